@@ -1,0 +1,87 @@
+# Every input problem ends in one of these: a classed condition that names where it happened.
+
+#' Conditions signalled by predictivebench
+#'
+#' Every problem with input data or arguments is signalled with [cli::cli_abort()] and the
+#' classes `predictivebench_error_<kind>` and `predictivebench_error`. Conditions about data
+#' carry the fields `file`, `row` and `field` (each `NULL` when it does not apply), so code can
+#' react to them and messages always say where the problem is.
+#'
+#' Kinds in use: `missing_file`, `json`, `encoding`, `field`, `schema`, `duplicate_id`,
+#' `path`, `dependency`, `python`, `argument`, `cache`, and benchmark-specific ones
+#' documented on each benchmark's help page.
+#'
+#' @name predictivebench-errors
+#' @examples
+#' tryCatch(
+#'   read_task_table(tempfile(fileext = ".parquet")),
+#'   predictivebench_error = function(e) conditionMessage(e)
+#' )
+NULL
+
+abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
+                     ..., call = rlang::caller_env(), .envir = parent.frame()) {
+  where <- c(
+    if (!is.null(file)) cli::format_inline("File: {.file {file}}"),
+    if (!is.null(row)) paste0("Row: ", row),
+    if (!is.null(field)) cli::format_inline("Field: {.field {field}}")
+  )
+  if (length(where)) {
+    where <- rlang::set_names(where, rep("i", length(where)))
+  }
+  cli::cli_abort(
+    c(message, where),
+    class = c(paste0("predictivebench_error_", kind), "predictivebench_error"),
+    file = file, row = row, field = field,
+    ...,
+    call = call,
+    .envir = .envir
+  )
+}
+
+check_string <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
+                         call = rlang::caller_env()) {
+  if (allow_null && is.null(x)) return(invisible(x))
+  if (!rlang::is_string(x)) {
+    abort_pb("{.arg {arg}} must be a single string.", "argument", call = call)
+  }
+  invisible(x)
+}
+
+check_count <- function(x, arg = rlang::caller_arg(x), min = 1, call = rlang::caller_env()) {
+  if (!is.numeric(x) || length(x) != 1 || is.na(x) || x != round(x) || x < min) {
+    abort_pb("{.arg {arg}} must be a whole number >= {min}.", "argument", call = call)
+  }
+  invisible(x)
+}
+
+check_number <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
+                         call = rlang::caller_env()) {
+  if (allow_null && is.null(x)) return(invisible(x))
+  if (!is.numeric(x) || length(x) != 1 || is.na(x)) {
+    abort_pb("{.arg {arg}} must be a single number.", "argument", call = call)
+  }
+  invisible(x)
+}
+
+check_flag <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
+  if (!rlang::is_bool(x)) {
+    abort_pb("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.", "argument", call = call)
+  }
+  invisible(x)
+}
+
+check_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
+                       call = rlang::caller_env()) {
+  if (allow_null && is.null(x)) return(invisible(x))
+  if (!inherits(x, "Chat")) {
+    abort_pb(
+      c("{.arg {arg}} must be an ellmer chat, such as {.code ellmer::chat_openai()}.",
+        i = "A baseline chat from {.fn baseline_chat} works offline."),
+      "argument", call = call
+    )
+  }
+  invisible(x)
+}
+
+`%||%` <- function(x, y) if (is.null(x)) y else x

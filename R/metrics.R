@@ -1,0 +1,114 @@
+# Means with intervals, grouped, in one tibble shape every benchmark's summary reuses.
+
+#' Mean with a confidence interval
+#'
+#' `mean_ci()` gives the mean of `x` with a normal-approximation (`method = "normal"`,
+#' mean +/- z * sd / sqrt(n)) or percentile-bootstrap (`method = "bootstrap"`) interval.
+#' Missing values are dropped and counted in `n_missing`.
+#'
+#' @param x Numeric scores (logical is treated as 0/1).
+#' @param level Confidence level.
+#' @param method `"normal"` or `"bootstrap"`.
+#' @param times Bootstrap resamples.
+#' @param seed Seed for the bootstrap, so intervals are reproducible. The global random
+#'   stream is left untouched.
+#' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing`.
+#' @export
+#' @examples
+#' mean_ci(c(1, 0, 1, 1))
+#' mean_ci(c(1, 0, 1, 1), method = "bootstrap")
+mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 1000,
+                    seed = 1) {
+  method <- rlang::arg_match(method)
+  if (!is.numeric(x) && !is.logical(x)) {
+    abort_pb("{.arg x} must be numeric.", "argument")
+  }
+  x <- as.double(x)
+  n_missing <- sum(is.na(x))
+  x <- x[!is.na(x)]
+  n <- length(x)
+  if (n == 0) {
+    return(tibble::tibble(mean = NA_real_, lower = NA_real_, upper = NA_real_, n = 0L,
+                          n_missing = n_missing))
+  }
+  m <- mean(x)
+  alpha <- (1 - level) / 2
+  if (method == "normal" || n == 1) {
+    half <- if (n > 1) stats::qnorm(1 - alpha) * stats::sd(x) / sqrt(n) else NA_real_
+    bounds <- c(m - half, m + half)
+  } else {
+    means <- with_seed(seed, vapply(seq_len(times), function(i) mean(sample(x, n, TRUE)), 1))
+    bounds <- unname(stats::quantile(means, c(alpha, 1 - alpha), names = FALSE))
+  }
+  tibble::tibble(mean = m, lower = bounds[[1]], upper = bounds[[2]], n = n,
+                 n_missing = n_missing)
+}
+
+#' Grouped means with intervals
+#'
+#' One row per group (and an `"overall"` row first), each from [mean_ci()]: the shape every
+#' `*_summary()` in predictivebench builds on.
+#'
+#' @param x Numeric scores.
+#' @param by A grouping vector as long as `x`, or `NULL` for the overall row only.
+#' @param ... Passed to [mean_ci()].
+#' @returns A tibble with `group`, `mean`, `lower`, `upper`, `n`, `n_missing`.
+#' @export
+#' @examples
+#' grouped_mean_ci(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"))
+grouped_mean_ci <- function(x, by = NULL, ...) {
+  overall <- cbind(tibble::tibble(group = "overall"), mean_ci(x, ...))
+  if (is.null(by)) return(tibble::as_tibble(overall))
+  if (length(by) != length(x)) {
+    abort_pb("{.arg by} must be as long as {.arg x}.", "argument")
+  }
+  groups <- sort(unique(by[!is.na(by)]))
+  rows <- lapply(groups, function(g) {
+    cbind(tibble::tibble(group = as.character(g)), mean_ci(x[!is.na(by) & by == g], ...))
+  })
+  tibble::as_tibble(do.call(rbind, c(list(overall), rows)))
+}
+
+#' F1 scores
+#'
+#' `f1_score()` is the harmonic mean `2pr / (p + r)`, `NA` when both are 0 or either is
+#' missing (a silent 0 would hide an empty group). `set_f1()` compares two sets: the F1 of
+#' precision `|pred n truth| / |pred|` and recall `|pred n truth| / |truth|`, 1 when both
+#' sets are empty and 0 when only one is.
+#'
+#' @param precision,recall Numbers in `[0, 1]` (or percentages; the scale is kept).
+#' @param pred,truth Vectors treated as sets (duplicates ignored).
+#' @returns A number.
+#' @export
+#' @examples
+#' f1_score(0.5, 1)
+#' set_f1(c("A", "B"), c("B", "C"))
+f1_score <- function(precision, recall) {
+  out <- 2 * precision * recall / (precision + recall)
+  out[is.na(precision) | is.na(recall) | (precision + recall) == 0] <- NA_real_
+  out
+}
+
+#' @rdname f1_score
+#' @export
+set_f1 <- function(pred, truth) {
+  pred <- unique(pred)
+  truth <- unique(truth)
+  if (!length(pred) && !length(truth)) return(1)
+  hits <- length(intersect(pred, truth))
+  precision <- if (length(pred)) hits / length(pred) else 0
+  recall <- if (length(truth)) hits / length(truth) else 0
+  if (precision + recall == 0) return(0)
+  2 * precision * recall / (precision + recall)
+}
+
+with_seed <- function(seed, code) {
+  if (is.null(seed)) return(code)
+  old <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
+  on.exit({
+    if (is.null(old)) rm(".Random.seed", envir = globalenv()) else
+      assign(".Random.seed", old, envir = globalenv())
+  })
+  set.seed(seed)
+  code
+}

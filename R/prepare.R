@@ -1,0 +1,115 @@
+# The bridge to the Python flatteners: Python parses raw files, R writes parquet.
+
+#' Flatten raw benchmark files into a parquet task table
+#'
+#' `prepare_task_table()` runs a benchmark's Python flattener (the same code as
+#' `python -m predictivebench prepare`) through reticulate, checks the result against the
+#' benchmark's schema and writes it with nanoparquet, so it needs pandas but no Python
+#' parquet engine. Each benchmark has a wrapper, such as [prepare_futurex()].
+#'
+#' The Python interpreter is the one reticulate picks: set `RETICULATE_PYTHON` to choose it
+#' (on Debian, `/usr/bin/python3` with `python3-pandas`). The `predictivebench` Python module
+#' is imported from, in order: `getOption("predictivebench.python_path")` or the environment
+#' variable `PREDICTIVEBENCH_PYTHON_PATH` (a folder holding `predictivebench/`), the installed
+#' module (`pip install ./python`), and the `python/` folder of a source checkout.
+#'
+#' @param benchmark The flattener, one of `"futurex"`, `"dsbench"`, `"deltabench"`,
+#'   `"processbench"`, `"arena"`, `"probsem"`.
+#' @param source The raw file or folder.
+#' @param out The parquet file to write. `NULL` returns the table without writing it.
+#' @param ... Options passed to the flattener by name (see each wrapper).
+#' @returns The path `out` (invisibly), or the task table when `out` is `NULL`.
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
+#' prepare_task_table("futurex", src, out = NULL)
+prepare_task_table <- function(benchmark, source, out = NULL, ...) {
+  check_string(benchmark)
+  check_string(source)
+  check_string(out, allow_null = TRUE)
+  module <- python_module()
+  preparer <- call_python(module$get_preparer(benchmark), source)
+  json <- call_python(module$prepare_json(benchmark, source, ...), source)
+  table <- table_from_columns(json, preparer$schema, file = source)
+  if (is.null(out)) return(table)
+  write_task_table(table, out, preparer$schema)
+}
+
+#' Is the Python side available?
+#'
+#' `TRUE` when reticulate finds a Python with pandas and the `predictivebench` module.
+#' @returns A single logical.
+#' @keywords internal
+python_available <- function() {
+  tryCatch({
+    python_module()
+    TRUE
+  }, error = function(e) FALSE)
+}
+
+python_module <- function() {
+  if (!requireNamespace("reticulate", quietly = TRUE)) {
+    abort_pb("The Python bridge needs the {.pkg reticulate} package.", "dependency")
+  }
+  path <- python_module_path()
+  ok <- tryCatch(reticulate::py_module_available("pandas"), error = function(e) FALSE)
+  if (!ok) {
+    abort_pb(
+      c("Python with {.pkg pandas} is not available to reticulate.",
+        i = "Set {.envvar RETICULATE_PYTHON} to a Python that has pandas and openpyxl,",
+        i = "e.g. {.code Sys.setenv(RETICULATE_PYTHON = \"/usr/bin/python3\")} on Debian."),
+      "dependency"
+    )
+  }
+  if (is.null(path)) {
+    return(reticulate::import("predictivebench", delay_load = FALSE))
+  }
+  reticulate::import_from_path("predictivebench", path = path)
+}
+
+python_module_path <- function() {
+  candidates <- c(
+    getOption("predictivebench.python_path"),
+    Sys.getenv("PREDICTIVEBENCH_PYTHON_PATH"),
+    if (!reticulate_module_installed()) source_python_path()
+  )
+  candidates <- candidates[nzchar(candidates)]
+  for (dir in candidates) {
+    if (file.exists(file.path(dir, "predictivebench", "__init__.py"))) return(dir)
+  }
+  if (reticulate_module_installed()) return(NULL)
+  abort_pb(
+    c("Can't find the {.pkg predictivebench} Python module.",
+      i = "Install it with {.code pip install ./python} from a source checkout,",
+      i = "or set {.envvar PREDICTIVEBENCH_PYTHON_PATH} to the checkout's {.file python} folder."),
+    "dependency"
+  )
+}
+
+reticulate_module_installed <- function() {
+  tryCatch(reticulate::py_module_available("predictivebench"), error = function(e) FALSE)
+}
+
+source_python_path <- function() {
+  # Under pkgload (a source checkout), system.file() points at the checkout itself.
+  root <- system.file(package = "predictivebench")
+  c(file.path(root, "python"), file.path(dirname(root), "python"))
+}
+
+call_python <- function(expr, source, call = rlang::caller_env()) {
+  tryCatch(expr, error = function(e) rethrow_python(e, source, call))
+}
+
+rethrow_python <- function(e, source, call) {
+  py <- e$parent %||% e
+  info <- tryCatch(
+    reticulate::py_to_r(reticulate::py_get_attr(e$py_object %||% py$py_object, "as_dict")()),
+    error = function(e2) NULL
+  )
+  if (is.null(info)) {
+    abort_pb(c("The Python flattener failed.", x = conditionMessage(e)), "python",
+             file = source, call = call)
+  }
+  abort_pb(info$message, info$kind, file = info$file %||% source, row = info$row,
+           field = info$field, call = call)
+}

@@ -1,0 +1,211 @@
+# Task tables: one row per sample, a fixed schema per benchmark, stored as parquet.
+
+schema_types <- c("string", "integer", "double", "logical",
+                  "list<string>", "list<integer>", "list<double>")
+
+#' Task-table schemas
+#'
+#' Each benchmark's task table has one documented schema: column names, types and whether a
+#' column may hold missing values. The Python flatteners check the same schema (a test keeps
+#' the two copies equal). Types are `string`, `integer`, `double`, `logical` and the list
+#' types `list<string>`, `list<integer>`, `list<double>`.
+#'
+#' @param benchmark A benchmark name, such as `"futurex"`. `NULL` lists the names.
+#' @returns A tibble with columns `name`, `type` and `nullable`, or (for `NULL`) a character
+#'   vector of benchmark names.
+#' @export
+#' @examples
+#' task_table_schema()
+#' task_table_schema("futurex")
+task_table_schema <- function(benchmark = NULL) {
+  dir <- system.file("schemas", package = "predictivebench")
+  if (is.null(benchmark)) {
+    return(sort(sub("\\.json$", "", list.files(dir, pattern = "\\.json$"))))
+  }
+  check_string(benchmark)
+  path <- file.path(dir, paste0(benchmark, ".json"))
+  if (!file.exists(path)) {
+    abort_pb(
+      c("Unknown benchmark {.val {benchmark}}.",
+        i = "Known: {.val {task_table_schema()}}."),
+      "argument"
+    )
+  }
+  columns <- jsonlite::read_json(path)$columns
+  tibble::tibble(
+    name = vapply(columns, `[[`, "", "name"),
+    type = vapply(columns, `[[`, "", "type"),
+    nullable = vapply(columns, function(x) isTRUE(x$nullable), TRUE)
+  )
+}
+
+#' Read, write and validate task tables
+#'
+#' `read_task_table()` reads a parquet task table and checks it against its benchmark's
+#' schema; `write_task_table()` checks a data frame and writes it with nanoparquet, recording
+#' the benchmark in the file's metadata; `validate_task_table()` does the check alone.
+#'
+#' @param path A parquet file.
+#' @param x A data frame in the benchmark's schema (extra columns are kept).
+#' @param benchmark The benchmark whose schema applies. When reading, `NULL` takes it from the
+#'   file's metadata.
+#' @param file Where `x` came from, for error messages.
+#' @returns `read_task_table()` and `validate_task_table()` return a tibble;
+#'   `write_task_table()` returns `path`, invisibly.
+#' @export
+#' @examples
+#' path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
+#' tbl <- read_task_table(path)
+#' tbl
+#' out <- write_task_table(tbl, tempfile(fileext = ".parquet"), "futurex")
+read_task_table <- function(path, benchmark = NULL) {
+  check_string(path)
+  check_string(benchmark, allow_null = TRUE)
+  if (!file.exists(path)) {
+    abort_pb("Task table does not exist.", "missing_file", file = path)
+  }
+  table <- tryCatch(
+    nanoparquet::read_parquet(path),
+    error = function(e) {
+      abort_pb(c("Can't read the task table as parquet.", x = conditionMessage(e)),
+               "parquet", file = path)
+    }
+  )
+  benchmark <- benchmark %||% task_table_benchmark(path)
+  if (is.null(benchmark)) {
+    abort_pb(
+      c("The task table does not say which benchmark it belongs to.",
+        i = "Pass {.arg benchmark}."),
+      "schema", file = path
+    )
+  }
+  validate_task_table(table, benchmark, file = path)
+}
+
+task_table_benchmark <- function(path) {
+  meta <- nanoparquet::read_parquet_metadata(path)$file_meta_data$key_value_metadata[[1]]
+  value <- meta$value[meta$key == "predictivebench.benchmark"]
+  if (length(value) == 1) value else NULL
+}
+
+#' @rdname read_task_table
+#' @export
+write_task_table <- function(x, path, benchmark) {
+  check_string(path)
+  x <- validate_task_table(x, benchmark)
+  dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
+  tmp <- paste0(path, ".tmp-", Sys.getpid())
+  on.exit(unlink(tmp), add = TRUE)
+  nanoparquet::write_parquet(
+    as.data.frame(x), tmp,
+    metadata = c(predictivebench.benchmark = benchmark)
+  )
+  file.rename(tmp, path)
+  invisible(path)
+}
+
+#' @rdname read_task_table
+#' @export
+validate_task_table <- function(x, benchmark, file = "<data frame>") {
+  check_string(benchmark)
+  if (!is.data.frame(x)) {
+    abort_pb("A task table must be a data frame, not {.obj_type_friendly {x}}.", "schema",
+             file = file)
+  }
+  schema <- task_table_schema(benchmark)
+  missing <- setdiff(schema$name, names(x))
+  if (length(missing)) {
+    abort_pb("Missing column{?s} {.field {missing}}.", "schema", file = file,
+             field = missing[[1]])
+  }
+  for (i in seq_len(nrow(schema))) {
+    x[[schema$name[[i]]]] <- check_column(
+      x[[schema$name[[i]]]], schema$type[[i]], schema$nullable[[i]],
+      file = file, field = schema$name[[i]]
+    )
+  }
+  if ("id" %in% names(x)) {
+    dup <- which(duplicated(x$id))
+    if (length(dup)) {
+      abort_pb("Duplicate id {.val {x$id[[dup[[1]]]]}}.", "duplicate_id", file = file,
+               row = dup[[1]], field = "id")
+    }
+  }
+  tibble::as_tibble(x[c(schema$name, setdiff(names(x), schema$name))])
+}
+
+check_column <- function(values, type, nullable, file, field) {
+  fail <- function(row, problem) {
+    abort_pb("Column {.field {field}} {problem}.", "schema", file = file, row = row,
+             field = field, call = rlang::caller_env(2))
+  }
+  if (startsWith(type, "list<")) {
+    element <- sub("^list<(.*)>$", "\\1", type)
+    if (!is.list(values)) fail(NULL, paste("must be a list column of", element))
+    values <- lapply(values, function(v) if (is.null(v)) v else coerce_scalar(v, element))
+    for (row in seq_along(values)) {
+      v <- values[[row]]
+      if (is.null(v) && !nullable) fail(row, "is missing")
+      if (!is.null(v) && !is_type(v, element)) fail(row, paste("must hold", element, "values"))
+    }
+    return(values)
+  }
+  values <- coerce_scalar(values, type)
+  if (!is_type(values, type)) {
+    fail(NULL, paste0("must be ", type, ", not ", class(values)[[1]]))
+  }
+  if (!nullable && anyNA(values)) fail(which(is.na(values))[[1]], "has a missing value")
+  values
+}
+
+coerce_scalar <- function(v, type) {
+  # parquet writers differ on integer width, and an all-NA column has no type of its own.
+  if (type == "integer" && is.double(v) && all(is.na(v) | v == round(v))) return(as.integer(v))
+  if (type == "double" && is.integer(v)) return(as.double(v))
+  if (is.logical(v) && all(is.na(v))) {
+    return(switch(type, string = as.character(v), integer = as.integer(v),
+                  double = as.double(v), v))
+  }
+  v
+}
+
+is_type <- function(v, type) {
+  switch(type,
+    string = is.character(v),
+    integer = is.integer(v),
+    double = is.double(v),
+    logical = is.logical(v),
+    FALSE
+  )
+}
+
+table_from_columns <- function(json, benchmark, file) {
+  parsed <- jsonlite::parse_json(json)
+  schema <- task_table_schema(benchmark)
+  columns <- parsed$columns
+  out <- lapply(seq_len(nrow(schema)), function(i) {
+    values <- columns[[schema$name[[i]]]]
+    json_column(values, schema$type[[i]])
+  })
+  names(out) <- schema$name
+  validate_task_table(tibble::as_tibble(out), benchmark, file = file)
+}
+
+json_column <- function(values, type) {
+  scalar <- function(v, element) {
+    missing <- vapply(v, is.null, TRUE)
+    v[missing] <- NA
+    switch(element,
+      string = as.character(unlist(v)),
+      integer = as.integer(unlist(v)),
+      double = as.double(unlist(v)),
+      logical = as.logical(unlist(v))
+    )
+  }
+  if (startsWith(type, "list<")) {
+    element <- sub("^list<(.*)>$", "\\1", type)
+    return(lapply(values, function(v) if (is.null(v)) NULL else scalar(v, element)))
+  }
+  if (length(values) == 0) return(scalar(list(), type))
+  scalar(values, type)
+}

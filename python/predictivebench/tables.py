@@ -1,0 +1,135 @@
+"""Task-table schemas, validation and writing, shared by every benchmark."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+from typing import Any, Dict, List, Mapping
+
+import pandas as pd
+
+from .errors import MissingDependencyError, PredictiveBenchError
+
+SCHEMA_DIR = Path(__file__).parent / "schemas"
+
+SCALAR_TYPES = {"string", "integer", "double", "logical"}
+LIST_TYPES = {"list<string>", "list<integer>", "list<double>"}
+
+
+def load_schema(benchmark: str) -> Dict[str, Any]:
+    """The schema of ``benchmark``: ``{"columns": [{"name", "type", "nullable"}...]}``."""
+    path = SCHEMA_DIR / f"{benchmark}.json"
+    if not path.exists():
+        raise PredictiveBenchError(f"no schema for benchmark '{benchmark}'", file=str(path),
+                                   kind="schema")
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return False
+
+
+def _check_scalar(value: Any, type_: str) -> bool:
+    if type_ == "string":
+        return isinstance(value, str)
+    if type_ == "logical":
+        return isinstance(value, bool)
+    if type_ == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_ == "double":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    raise AssertionError(type_)
+
+
+def _cell_problem(value: Any, type_: str, nullable: bool) -> str | None:
+    if type_ in SCALAR_TYPES:
+        if _is_missing(value):
+            return None if nullable else "is missing"
+        if hasattr(value, "item") and not isinstance(value, (list, str)):
+            value = value.item()  # numpy scalar
+        return None if _check_scalar(value, type_) else f"is {type(value).__name__}, not {type_}"
+    element = type_[len("list<"):-1]
+    if value is None:
+        return None if nullable else "is missing"
+    if not isinstance(value, (list, tuple)):
+        return f"is {type(value).__name__}, not {type_}"
+    for element_value in value:
+        if hasattr(element_value, "item"):
+            element_value = element_value.item()
+        if not _check_scalar(element_value, element):
+            return f"holds {type(element_value).__name__}, not {element}"
+    return None
+
+
+def validate_table(df: pd.DataFrame, benchmark: str, file: str = "<table>") -> pd.DataFrame:
+    """Check names, types and list columns against the benchmark's schema; return ``df``."""
+    schema = load_schema(benchmark)
+    expected = [column["name"] for column in schema["columns"]]
+    missing = [name for name in expected if name not in df.columns]
+    if missing:
+        raise PredictiveBenchError(f"missing column(s) {missing}", file=file, field=missing[0],
+                                   kind="schema")
+    for column in schema["columns"]:
+        name, type_ = column["name"], column["type"]
+        nullable = bool(column.get("nullable", False))
+        for position, value in enumerate(df[name].tolist()):
+            problem = _cell_problem(value, type_, nullable)
+            if problem:
+                raise PredictiveBenchError(f"value {problem}", file=file, row=position + 1,
+                                           field=name, kind="schema")
+    if "id" in df.columns:
+        duplicated = df["id"][df["id"].duplicated()].tolist()
+        if duplicated:
+            raise PredictiveBenchError(f"duplicate id '{duplicated[0]}'", file=file, field="id",
+                                       row=int(df.index[df["id"].duplicated()][0]) + 1,
+                                       kind="schema")
+    return df[expected]
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "tolist") and not hasattr(value, "item"):
+        value = value.tolist()  # numpy arrays from a parquet reader
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(element) for element in value]
+    if _is_missing(value):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def table_columns(df: pd.DataFrame, benchmark: str) -> str:
+    """The validated table as JSON text ``{"schema":..., "columns": {name: [values]}}``.
+
+    This is how R receives a table through reticulate: plain JSON keeps list columns, missing
+    values and integer/double types exact, with no DataFrame conversion quirks.
+    """
+    df = validate_table(df, benchmark)
+    columns: Mapping[str, List[Any]] = {
+        name: [_jsonable(value) for value in df[name].tolist()] for name in df.columns
+    }
+    return json.dumps({"benchmark": benchmark, "columns": columns}, ensure_ascii=False,
+                      allow_nan=False)
+
+
+def parquet_engine_available() -> bool:
+    return any(importlib.util.find_spec(name) is not None for name in ("pyarrow", "fastparquet"))
+
+
+def write_table(df: pd.DataFrame, benchmark: str, path: str) -> str:
+    """Validate ``df`` and write it to ``path`` as parquet (needs pyarrow or fastparquet)."""
+    df = validate_table(df, benchmark)
+    if not parquet_engine_available():
+        raise MissingDependencyError(
+            "writing parquet needs a parquet engine: install pyarrow "
+            "(pip install 'predictivebench[parquet]'), or call prepare_"
+            f"{benchmark}() from R, which writes parquet with nanoparquet",
+            file=path, kind="dependency")
+    df.to_parquet(path, index=False)
+    return path

@@ -1,0 +1,120 @@
+# A local OpenAI-compatible server for tests: scripted replies over real HTTP.
+#
+# fake_openai(reply) starts a webfakes app in a child process. `reply(body, n)` runs in that
+# process for every POST to /v1/chat/completions or /v1/completions; `body` is the parsed
+# request JSON and `n` the request number (1, 2, ...). It returns either a string (the
+# assistant's text) or a list with any of:
+#   text       the reply text (chat) or completion text
+#   status     an HTTP status to answer with instead (429, 500, ...)
+#   headers    extra response headers, e.g. list(`retry-after` = "0")
+#   delay      seconds to wait before answering (a timeout when larger than the client's)
+#   json       a complete response body to send as is (for /v1/completions with logprobs)
+#   choices    a character vector: one choice per element (for requests with n > 1)
+#   usage      list(prompt_tokens =, completion_tokens =)
+# The object returned has $url (the base_url to give ellmer), $count() (requests so far),
+# $requests() (their bodies, in arrival order) and $stop().
+fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
+  `%||%` <- function(x, y) if (is.null(x)) y else x
+  app <- webfakes::new_app()
+  app$use(webfakes::mw_json())
+  app$locals$n <- 0L
+  app$locals$bodies <- list()
+  # The reply function runs in the server's own process: give it the helpers it may use.
+  helpers <- new.env(parent = environment(reply) %||% globalenv())
+  helpers$last_user_text <- last_user_text
+  environment(helpers$last_user_text) <- helpers
+  helpers$`%||%` <- `%||%`
+  environment(reply) <- helpers
+  app$locals$reply <- reply
+  app$locals$latency <- latency
+  handle <- function(req, res) {
+    app <- req$app
+    body <- req$json
+    if (is.null(res$locals$out)) {
+      app$locals$n <- app$locals$n + 1L
+      n <- app$locals$n
+      app$locals$bodies[[n]] <- body
+      out <- app$locals$reply(body, n)
+      if (is.character(out)) out <- list(text = out)
+      res$locals$out <- out
+      res$locals$n <- n
+      delay <- (out$delay %||% 0) + app$locals$latency
+      # res$delay() answers later without blocking, so requests overlap like a real API's.
+      if (delay > 0) return(res$delay(delay))
+    }
+    out <- res$locals$out
+    n <- res$locals$n
+    for (name in names(out$headers)) res$set_header(name, out$headers[[name]])
+    if (!is.null(out$status)) {
+      return(res$set_status(out$status)$send_json(
+        list(error = list(message = paste("fake error", out$status), type = "fake")),
+        auto_unbox = TRUE
+      ))
+    }
+    usage <- out$usage %||% list(prompt_tokens = 10L, completion_tokens = 5L)
+    usage$total_tokens <- usage$prompt_tokens + usage$completion_tokens
+    if (!is.null(out$json)) {
+      return(res$send_json(out$json, auto_unbox = TRUE, null = "null", na = "null"))
+    }
+    if (grepl("/completions$", req$path) && !grepl("/chat/", req$path)) {
+      choices <- list(list(index = 0L, text = out$text %||% "", finish_reason = "stop",
+                           logprobs = out$logprobs))
+      return(res$send_json(list(id = paste0("cmpl-", n), object = "text_completion",
+                                created = 0L, model = body$model %||% "fake",
+                                choices = choices, usage = usage),
+                           auto_unbox = TRUE, null = "null"))
+    }
+    texts <- out$choices %||% rep(out$text %||% "", max(1L, body$n %||% 1L))
+    choices <- lapply(seq_along(texts), function(i) {
+      list(index = i - 1L,
+           message = list(role = "assistant", content = texts[[i]]),
+           logprobs = out$logprobs,
+           finish_reason = "stop")
+    })
+    res$send_json(list(id = paste0("chatcmpl-", n), object = "chat.completion",
+                       created = 0L, model = body$model %||% "fake",
+                       choices = choices, usage = usage),
+                  auto_unbox = TRUE, null = "null")
+  }
+  app$post("/v1/chat/completions", handle)
+  app$post("/v1/completions", handle)
+  app$get("/__count", function(req, res) res$send_json(list(n = req$app$locals$n),
+                                                        auto_unbox = TRUE))
+  app$get("/__requests", function(req, res) {
+    res$send_json(req$app$locals$bodies, auto_unbox = TRUE, null = "null")
+  })
+  proc <- webfakes::new_app_process(app, opts = webfakes::server_opts(num_threads = 64, enable_keep_alive = TRUE))
+  url <- sub("/$", "", proc$url())
+  list(
+    url = paste0(url, "/v1"),
+    count = function() jsonlite::fromJSON(paste0(url, "/__count"))$n,
+    requests = function() jsonlite::fromJSON(paste0(url, "/__requests"),
+                                             simplifyVector = FALSE),
+    stop = function() proc$stop(),
+    process = proc
+  )
+}
+
+# A real ellmer chat pointed at a fake server, with a recognisable fake key.
+fake_chat <- function(server, model = "fake-model", system_prompt = NULL, params = NULL,
+                      key = "sk-test-FAKEKEY-0123456789") {
+  ellmer::chat_openai_compatible(
+    base_url = server$url, model = model, system_prompt = system_prompt,
+    params = params, credentials = function() key
+  )
+}
+
+local_fake_openai <- function(reply = function(body, n) "ok", latency = 0,
+                              .local_envir = parent.frame()) {
+  server <- fake_openai(reply, latency)
+  withr::defer(server$stop(), envir = .local_envir)
+  server
+}
+
+# The text of the last user message in a chat request body.
+last_user_text <- function(body) {
+  messages <- body$messages
+  content <- messages[[length(messages)]]$content
+  if (is.character(content)) return(content)
+  paste(vapply(content, function(x) x$text %||% "", ""), collapse = "")
+}
