@@ -1,0 +1,28 @@
+# The two commands of README.md: `make demo` and `make test`. Both install what is missing first.
+PYTHON ?= /usr/bin/python3
+export RETICULATE_PYTHON ?= $(PYTHON)
+export PREDICTIVEBENCH_PYTHON_PATH ?= $(CURDIR)/python
+export NOT_CRAN = true
+
+.PHONY: deps demo test test-python test-r check docs
+
+deps:
+	@bash .ci/install-deps.sh
+
+demo: deps
+	@Rscript --vanilla .ci/demo.R
+
+test: deps
+	@Rscript --vanilla .ci/test.R
+
+test-python: deps
+	@cd python && $(PYTHON) -m pytest -q
+
+test-r: deps
+	@Rscript --vanilla -e 'testthat::test_local(".", stop_on_failure = TRUE)'
+
+docs: deps
+	@Rscript --vanilla -e 'roxygen2::roxygenise()'
+
+check: deps
+	@R CMD build --no-build-vignettes . && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual --ignore-vignettes predictivebench_*.tar.gz

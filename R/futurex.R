@@ -1,0 +1,430 @@
+# FutureX: forecasting questions in four levels, scored as the reference evaluator does.
+
+futurex_weights <- c(`1` = 0.1, `2` = 0.2, `3` = 0.3, `4` = 0.4)
+
+#' Flatten FutureX files into a task table
+#'
+#' Runs the Python flattener on a FutureX question set or predictions file (a JSON array of
+#' `{id, prompt, end_time, level, ground_truth, Std, "additional values", Description}`
+#' objects, plus `answer` in a predictions file) and writes the `futurex` task table. See
+#' [prepare_task_table()] for how Python is found.
+#'
+#' @param source The JSON file.
+#' @param out The parquet file to write, or `NULL` to return the table.
+#' @param duplicate_ids `"error"` (the default) stops at a repeated id; `"suffix"` keeps
+#'   every item and renames repeats `id#2`, `id#3`, .... Real FutureX files contain ids that
+#'   a spreadsheet rounded (`6.85147E+23`), shared by different questions.
+#' @returns The path `out` (invisibly), or the table.
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
+#' prepare_futurex(src)
+prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix")) {
+  duplicate_ids <- rlang::arg_match(duplicate_ids)
+  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids)
+}
+
+#' FutureX: forecasting as a vitals Task
+#'
+#' @description
+#' FutureX asks a model to forecast events; each question has a level:
+#' 1 single choice, 2 multiple choice, 3 and 4 open answers, scored as numbers when the item
+#' has a standard deviation `Std` and as rankings otherwise. `futurex_task()` runs the
+#' dataset's own prompts through [generate_solver()] (cache, retries, failure isolation) and
+#' scores the answers exactly as the reference evaluator (`eval.py`) does; [futurex_summary()]
+#' gives its level-weighted overall score. To score a predictions file without a model, use
+#' [futurex_score()].
+#'
+#' * `futurex_dataset()` reads a task table (by default the bundled sample of eleven
+#'   fictional questions).
+#' * `futurex_solver()` sends each `input` as one user message.
+#' * `futurex_scorer()` scores each answer in `[0, 1]`; see "Scoring".
+#'
+#' @section Scoring:
+#' The answer is the content of the **first** `\boxed{...}` up to the first `}`, or the whole
+#' text when there is no box.
+#' * Level 1: the predicted option (a standalone capital letter `\b[A-Z]\b` of the upper-cased
+#'   text, else the whole text if it is only letters, such as "Yes") must equal the stripped,
+#'   upper-cased ground truth. An unboxed "I think..." reads as option I, as in the reference.
+#' * Level 2: F1 between predicted and true option sets (both empty: 1).
+#' * Levels 3/4 with `Std`: `max(0, 1 - ((truth - pred) / Std)^2)`, and `Std == 0` means an
+#'   exact match within 1e-6. A value that cannot be parsed scores 0.
+#' * Levels 3/4 without `Std`: ranking. Rank prefixes like `1.` or `2nd:` are removed, the text
+#'   is split on `, ， 、 ; ；` and newlines; an exact ordered match scores 1, otherwise
+#'   `0.8 * |set(pred) n set(truth)| / length(truth)`.
+#' * Overall: `sum(mean(level) * weight)` over the levels present, weights 0.1, 0.2, 0.3, 0.4,
+#'   without renormalization. Items without an answer (a failed request, or no `answer` in a
+#'   predictions file) are skipped and counted.
+#'
+#' With a `scorer_chat`, numeric items are first normalized to the ground truth's unit by that
+#' model with the reference's prompt (system prompt "You are a precise number normalization
+#' assistant.", temperature 0.2); when its reply does not contain both
+#' `GROUND_TRUTH_VALUE:` and `PREDICTION_VALUE:` numbers, the plain parse is used.
+#'
+#' @section Differences from the original:
+#' * Level 1 with several letters in the answer: the reference takes an arbitrary element of
+#'   a Python set, which changes from run to run with Python's hash seed (on the reference's
+#'   random-baseline file, runs score 0.0986, 0.1077 or 0.1168 overall). Here the pick is the
+#'   one the reference makes under `PYTHONHASHSEED=0` with CPython 3.11+ (the set's iteration
+#'   order is reproduced exactly), so results are deterministic and match
+#'   `PYTHONHASHSEED=0 python3 eval.py`; that file then scores 0.1077.
+#' * Numbers: the reference reads the first run of digits and dots, losing signs and stopping
+#'   at commas (`"1,250"` is 1, `"-3.2"` is 3.2). That is the default
+#'   (`number_rule = "reference"`); `number_rule = "strict"` reads signed numbers with
+#'   thousands separators and exponents.
+#' * A `null` answer counts as no answer (skipped); the reference crashes on it for ranking
+#'   items. A non-string answer is an error.
+#' * Regular expressions use Unicode word boundaries and whitespace, like Python's `re`.
+#' * The reference reports a level with no items as 0; [futurex_summary()] reports `NA` with
+#'   `n = 0` (the overall score is the same).
+#'
+#' @param path A task table (parquet) or a data frame in the `futurex` schema.
+#' @param system_prompt,params Passed to [generate_solver()]; by default the chat is used as
+#'   configured (the reference sends only the prompt).
+#' @param number_rule `"reference"` (first run of digits and dots, as `eval.py`) or
+#'   `"strict"` (signed numbers with thousands separators); see [parse_number_text()].
+#' @param dataset A task table (tibble) from `futurex_dataset()`.
+#' @param solver,scorer A solver and scorer, by default `futurex_solver()` and
+#'   `futurex_scorer()`.
+#' @param epochs Passed to [vitals::Task].
+#' @param dir Where vitals writes its logs.
+#' @param name The task's name in logs.
+#' @inheritParams generate_solver
+#' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
+#'   functions for [vitals::Task]; `futurex_task()` a [vitals::Task].
+#' @export
+#' @examples
+#' tsk <- futurex_task(dir = tempfile())
+#' tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No"), "\\boxed{%s}"),
+#'          view = FALSE)
+#' futurex_summary(tsk)
+futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
+                         scorer = futurex_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),
+                         name = "futurex") {
+  dataset <- validate_task_table(dataset, "futurex")
+  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, epochs = epochs,
+                   name = name, dir = dir)
+}
+
+#' @rdname futurex_task
+#' @export
+futurex_dataset <- function(path = NULL) {
+  if (is.null(path)) {
+    path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
+  }
+  if (is.data.frame(path)) return(validate_task_table(path, "futurex"))
+  read_task_table(path, "futurex")
+}
+
+#' @rdname futurex_task
+#' @export
+futurex_solver <- function(system_prompt = NULL, params = NULL, cache = TRUE, max_active = 10,
+                           rpm = 500, max_tries = 3) {
+  generate_solver(system_prompt = system_prompt, params = params, cache = cache,
+                  max_active = max_active, rpm = rpm, max_tries = max_tries)
+}
+
+#' @rdname futurex_task
+#' @param scorer_chat An ellmer chat for the optional unit normalization of numeric items,
+#'   given to `futurex_scorer()` or through `$eval(scorer_chat = )`; `NULL` skips it.
+#' @export
+futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat = NULL,
+                           cache = TRUE) {
+  number_rule <- rlang::arg_match(number_rule)
+  check_chat(scorer_chat, allow_null = TRUE)
+  default_chat <- scorer_chat
+  function(samples, ..., scorer_chat = default_chat) {
+    scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache)
+    out <- list(
+      score = scores$score,
+      scorer_chat = if (!is.null(scorer_chat)) scores$chat,
+      scorer_metadata = lapply(seq_len(nrow(scores)), function(i) {
+        list(kind = scores$kind[[i]], extracted = scores$extracted[[i]],
+             pred_value = scores$pred_value[[i]], truth_value = scores$truth_value[[i]],
+             normalization = scores$normalization[[i]])
+      })
+    )
+    out[!vapply(out, is.null, TRUE)]
+  }
+}
+
+futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
+                                cache = TRUE) {
+  n <- length(answers)
+  kind <- futurex_kind(table$level, table$std)
+  numeric <- which(kind == "numeric" & !is.na(answers))
+  normalized <- futurex_normalize(answers[numeric], table$target[numeric], scorer_chat, cache)
+  pred_value <- truth_value <- rep(NA_real_, n)
+  normalization <- rep(NA_character_, n)
+  score <- rep(NA_real_, n)
+  for (i in seq_len(n)) {
+    if (is.na(answers[[i]])) next
+    score[[i]] <- switch(kind[[i]],
+      single = futurex_single_choice(answers[[i]], table$target[[i]]),
+      multiple = futurex_multi_choice(answers[[i]], table$target[[i]]),
+      ranking = futurex_ranking(answers[[i]], table$target[[i]]),
+      numeric = {
+        j <- match(i, numeric)
+        values <- if (!is.null(normalized) && !is.na(normalized$pred[[j]])) {
+          normalization[[i]] <- "llm"
+          c(normalized$pred[[j]], normalized$truth[[j]])
+        } else {
+          normalization[[i]] <- if (is.null(normalized)) "none" else "fallback"
+          c(parse_number_text(answers[[i]], futurex_number_rule(number_rule)),
+            parse_number_text(table$target[[i]], futurex_number_rule(number_rule)))
+        }
+        pred_value[[i]] <- values[[1]]
+        truth_value[[i]] <- values[[2]]
+        futurex_numeric(values[[1]], values[[2]], table$std[[i]])
+      }
+    )
+  }
+  chats <- NULL
+  if (!is.null(normalized)) {
+    chats <- lapply(seq_len(n), function(i) scorer_chat$clone())
+    chats[numeric] <- normalized$chat
+  }
+  tibble::tibble(
+    score = score, kind = kind,
+    extracted = extract_boxed(ifelse(is.na(answers), NA_character_, answers), which = "first",
+                              rule = "first_brace", fallback = "text"),
+    pred_value = pred_value, truth_value = truth_value, normalization = normalization,
+    chat = chats %||% rep(list(NULL), n)
+  )
+}
+
+futurex_number_rule <- function(rule) if (rule == "reference") "first_digits" else "strict"
+
+futurex_kind <- function(level, std) {
+  ifelse(level == 1, "single", ifelse(level == 2, "multiple",
+    ifelse(is.na(std), "ranking", "numeric")))
+}
+
+# Python's re is Unicode-aware by default; (*UCP) makes PCRE's \b, \s and \w agree with it.
+futurex_content <- function(text) {
+  extract_boxed(text, which = "first", rule = "first_brace", fallback = "text")
+}
+
+py_strip <- function(x) trimws(x, whitespace = "[\\h\\v]")
+
+futurex_options <- function(text) {
+  if (is.na(text) || !nzchar(text)) return(character())
+  content <- futurex_content(text)
+  letters <- regmatches(toupper(content),
+                        gregexpr("(*UCP)\\b([A-Z])\\b", toupper(content), perl = TRUE))[[1]]
+  if (length(letters)) return(unique(letters))
+  token <- py_strip(content)
+  if (grepl("^[A-Za-z]+$", token)) return(toupper(token))
+  character()
+}
+
+futurex_single_choice <- function(pred, truth) {
+  # The reference takes next(iter(set)), which changes with Python's hash seed; this is the
+  # element it takes under PYTHONHASHSEED=0.
+  options <- python_set_order(futurex_options(pred))
+  option <- if (length(options)) options[[1]] else ""
+  as.double(toupper(option) == toupper(py_strip(truth)))
+}
+
+futurex_multi_choice <- function(pred, truth) {
+  set_f1(futurex_options(pred), futurex_options(truth))
+}
+
+futurex_list <- function(text) {
+  content <- futurex_content(text)
+  content <- gsub("(*UCP)\\d+(?:st|nd|rd|th)?[:\uff1a.\\s]+", "", content, perl = TRUE)
+  items <- strsplit(content, "[,\uff0c\u3001;\uff1b\n]", perl = TRUE)[[1]]
+  items <- py_strip(items)
+  items[nzchar(items)]
+}
+
+futurex_ranking <- function(pred, truth) {
+  pred_list <- futurex_list(pred)
+  truth_list <- futurex_list(truth)
+  if (identical(pred_list, truth_list)) return(1)
+  if (!length(truth_list)) return(0)
+  0.8 * length(intersect(pred_list, truth_list)) / length(truth_list)
+}
+
+futurex_numeric <- function(pred, truth, std) {
+  if (is.na(pred) || is.na(truth)) return(0)
+  if (std == 0) return(as.double(abs(pred - truth) < 1e-6))
+  max(0, 1 - ((truth - pred) / std)^2)
+}
+
+futurex_normalize_prompt <- function(truth, pred) {
+  paste0(
+    " \nGround Truth: ", truth, "\nPrediction: ", pred, "\n\n",
+    "Task: Convert the prediction to match the SAME format and unit as the ground truth.\n\n",
+    "Examples:\n",
+    "- Ground Truth: \"10362 millions yuan\", Prediction: \"10362000000\" \n",
+    "  \u2192 Ground Truth Value: 10362, Prediction Value: 10362\n  \n",
+    "- Ground Truth: \"4522.61\", Prediction: \"4.52261 thousand\"\n",
+    "  \u2192 Ground Truth Value: 4522.61, Prediction Value: 4522.61\n\n",
+    "- Ground Truth: \"12740 million\", Prediction: \"12.74 billion\"\n",
+    "  \u2192 Ground Truth Value: 12740, Prediction Value: 12740\n\n",
+    "- Ground Truth: \"15.5 billion\", Prediction: \"15500 million\"\n",
+    "  \u2192 Ground Truth Value: 15.5, Prediction Value: 15.5\n\n",
+    "IMPORTANT: \n",
+    "1. Keep the SAME unit as ground truth (if GT is \"millions yuan\", convert prediction to ",
+    "millions yuan) \uff01\n",
+    "2. Extract only the numeric value, ignore unit text\n",
+    "3. If there is no numeric value in Prediction, set PREDICTION_VALUE to 0 directly\n",
+    "4. Return ONLY two numbers in this exact format:\n",
+    "   GROUND_TRUTH_VALUE: [number]\n",
+    "   PREDICTION_VALUE: [number]\n",
+    "5. No explanation, just the two numbers.\n\n",
+    "Now normalize:\n"
+  )
+}
+
+futurex_normalize <- function(answers, truths, scorer_chat, cache) {
+  if (is.null(scorer_chat) || !length(answers)) return(NULL)
+  chat <- configure_chat(scorer_chat, "You are a precise number normalization assistant.",
+                         list(temperature = 0.2))
+  res <- generate_responses(chat, futurex_normalize_prompt(truths, answers), cache = cache,
+                            key_extra = "futurex-normalize-v1")
+  parse_value <- function(label) {
+    m <- regmatches(res$result, regexec(paste0(label, ":\\s*([0-9.]+)"), res$result))
+    vapply(m, function(x) if (length(x) == 2) suppressWarnings(as.numeric(x[[2]])) else NA, 1)
+  }
+  truth <- parse_value("GROUND_TRUTH_VALUE")
+  pred <- parse_value("PREDICTION_VALUE")
+  ok <- !is.na(truth) & !is.na(pred)
+  list(pred = ifelse(ok, pred, NA_real_), truth = ifelse(ok, truth, NA_real_),
+       chat = res$chat, error = res$error)
+}
+
+#' FutureX headline numbers
+#'
+#' The reference evaluator's summary: the mean score of each level, the number of items
+#' scored, and the overall score `sum(mean(level) * weight)` over the levels present
+#' (weights 0.1, 0.2, 0.3, 0.4, no renormalization), each with a 95% interval. The overall
+#' interval combines the levels' standard errors (`sqrt(sum(w^2 * var / n))`), or, with
+#' `method = "bootstrap"`, resamples items within each level.
+#'
+#' @param x An evaluated [futurex_task()], its `$get_samples()` tibble, or the result of
+#'   [futurex_score()].
+#' @param method Interval method, `"normal"` or `"bootstrap"`.
+#' @param times,seed Bootstrap resamples and seed.
+#' @returns A tibble with rows `overall` and `level 1` to `level 4`: `group`, `mean`,
+#'   `lower`, `upper`, `n` (items scored), `n_missing` (items skipped: no answer), `weight`.
+#' @export
+#' @examples
+#' tsk <- futurex_task(dir = tempfile())
+#' tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
+#' futurex_summary(tsk)
+futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1) {
+  method <- rlang::arg_match(method)
+  items <- futurex_items(x)
+  levels <- 1:4
+  rows <- lapply(levels, function(l) {
+    ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed)
+    tibble::tibble(group = paste("level", l), ci, weight = futurex_weights[[l]])
+  })
+  by_level <- do.call(rbind, rows)
+  present <- by_level$n > 0
+  overall <- sum(by_level$mean[present] * by_level$weight[present])
+  bounds <- futurex_overall_interval(items, by_level, method, times, seed)
+  top <- tibble::tibble(group = "overall", mean = if (any(present)) overall else NA_real_,
+                        lower = bounds[[1]], upper = bounds[[2]], n = sum(by_level$n),
+                        n_missing = sum(by_level$n_missing), weight = sum(by_level$weight[present]))
+  skipped <- sum(by_level$n_missing)
+  if (skipped) {
+    cli::cli_inform("{skipped} item{?s} without an answer {?was/were} skipped.",
+                    class = "predictivebench_message_skipped")
+  }
+  rbind(top, by_level)
+}
+
+futurex_overall_interval <- function(items, by_level, method, times, seed) {
+  present <- by_level$n > 0
+  if (!any(present)) return(c(NA_real_, NA_real_))
+  if (method == "normal") {
+    var_terms <- vapply(which(present), function(l) {
+      s <- items$score[items$level == l & !is.na(items$score)]
+      if (length(s) > 1) futurex_weights[[l]]^2 * stats::var(s) / length(s) else 0
+    }, 1)
+    est <- sum(by_level$mean[present] * by_level$weight[present])
+    half <- stats::qnorm(0.975) * sqrt(sum(var_terms))
+    return(c(est - half, est + half))
+  }
+  groups <- lapply(which(present), function(l) items$score[items$level == l & !is.na(items$score)])
+  weights <- futurex_weights[which(present)]
+  draws <- with_seed(seed, vapply(seq_len(times), function(b) {
+    sum(vapply(seq_along(groups), function(k) {
+      mean(sample(groups[[k]], length(groups[[k]]), replace = TRUE)) * weights[[k]]
+    }, 1))
+  }, 1))
+  unname(stats::quantile(draws, c(0.025, 0.975)))
+}
+
+futurex_items <- function(x) {
+  if (inherits(x, "futurex_scores")) return(x$items)
+  if (inherits(x, "Task")) x <- x$get_samples()
+  if (!is.data.frame(x) || !all(c("level", "score") %in% names(x))) {
+    abort_pb(
+      "{.arg x} must be an evaluated FutureX task, its samples, or {.fn futurex_score} output.",
+      "argument"
+    )
+  }
+  tibble::tibble(id = x$id, level = x$level, score = as.double(x$score))
+}
+
+#' Score FutureX predictions without a model
+#'
+#' Like the reference's `eval.py -f FILE`: reads a predictions file (the question objects
+#' plus an `answer` string) and scores every answer with the rules of [futurex_task()].
+#' Items without an answer are skipped and counted.
+#'
+#' @param predictions A predictions JSON file (as with `eval.py`, a name without `.json`
+#'   also finds `name.json`), a `futurex` task table (parquet), or a data frame with the
+#'   task-table columns and `answer`.
+#' @param scorer_chat Optional chat for the LLM unit normalization of numeric items.
+#' @param duplicate_ids Passed to [prepare_futurex()] when reading JSON.
+#' @inheritParams futurex_task
+#' @returns An object of class `futurex_scores`: a list with `summary` (as
+#'   [futurex_summary()]) and `items` (one row per item: `id`, `level`, `kind`, `answer`,
+#'   `target`, `extracted`, `pred_value`, `truth_value`, `score`).
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
+#' scored <- futurex_score(path)
+#' scored
+#' scored$items
+futurex_score <- function(predictions, number_rule = c("reference", "strict"),
+                          scorer_chat = NULL, duplicate_ids = c("error", "suffix"),
+                          cache = TRUE) {
+  number_rule <- rlang::arg_match(number_rule)
+  duplicate_ids <- rlang::arg_match(duplicate_ids)
+  table <- futurex_predictions_table(predictions, duplicate_ids)
+  answers <- ifelse(table$has_answer, table$answer, NA_character_)
+  scores <- futurex_score_items(answers, table, number_rule, scorer_chat, cache)
+  items <- tibble::tibble(
+    id = table$id, level = table$level, kind = scores$kind, answer = answers,
+    target = table$target, extracted = scores$extracted, pred_value = scores$pred_value,
+    truth_value = scores$truth_value, score = scores$score
+  )
+  out <- structure(list(summary = NULL, items = items), class = "futurex_scores")
+  out$summary <- suppressMessages(futurex_summary(out))
+  out
+}
+
+futurex_predictions_table <- function(predictions, duplicate_ids) {
+  if (is.data.frame(predictions)) return(validate_task_table(predictions, "futurex"))
+  check_string(predictions)
+  path <- predictions
+  if (!file.exists(path) && !grepl("\\.json$", path) && file.exists(paste0(path, ".json"))) {
+    path <- paste0(path, ".json")
+  }
+  if (grepl("\\.parquet$", path)) return(read_task_table(path, "futurex"))
+  prepare_futurex(path, duplicate_ids = duplicate_ids)
+}
+
+#' @export
+print.futurex_scores <- function(x, ...) {
+  skipped <- sum(is.na(x$items$score))
+  cli::cli_text("FutureX scores for {nrow(x$items)} item{?s} ({skipped} without an answer).")
+  print(x$summary, ...)
+  invisible(x)
+}

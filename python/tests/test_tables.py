@@ -1,0 +1,74 @@
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from predictivebench import PredictiveBenchError, load_schema, table_columns, validate_table
+from predictivebench.registry import MODULES, get_preparer
+from predictivebench.tables import parquet_engine_available, write_table
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def futurex_row(**overrides):
+    row = {"id": "a", "input": "q", "target": "Yes", "level": 1, "std": None, "end_time": None,
+           "additional_values": None, "description": None, "answer": None, "has_answer": False}
+    row.update(overrides)
+    return row
+
+
+def test_python_and_r_schemas_are_identical():
+    python_dir = REPO / "python" / "predictivebench" / "schemas"
+    r_dir = REPO / "inst" / "schemas"
+    python_files = sorted(p.name for p in python_dir.glob("*.json"))
+    assert "futurex.json" in python_files
+    for name in python_files:
+        assert (r_dir / name).exists(), f"inst/schemas/{name} is missing"
+        assert json.loads((python_dir / name).read_text()) == json.loads((r_dir / name).read_text())
+
+
+def test_validate_accepts_a_good_table_and_orders_columns():
+    df = pd.DataFrame([futurex_row()])
+    df = df[list(reversed(df.columns))]
+    out = validate_table(df, "futurex")
+    assert list(out.columns) == [c["name"] for c in load_schema("futurex")["columns"]]
+
+
+def test_validate_names_the_row_and_field_of_a_wrong_type():
+    df = pd.DataFrame([futurex_row(), futurex_row(id="b", level="two")])
+    with pytest.raises(PredictiveBenchError) as error:
+        validate_table(df, "futurex", file="t.json")
+    assert error.value.row == 2 and error.value.field == "level"
+    assert "t.json" in str(error.value)
+
+
+def test_validate_rejects_missing_columns_and_duplicate_ids():
+    with pytest.raises(PredictiveBenchError, match="missing column"):
+        validate_table(pd.DataFrame([{"id": "a"}]), "futurex")
+    with pytest.raises(PredictiveBenchError, match="duplicate id"):
+        validate_table(pd.DataFrame([futurex_row(), futurex_row()]), "futurex")
+
+
+def test_table_columns_is_json_with_nulls():
+    text = table_columns(pd.DataFrame([futurex_row(std=1.5)]), "futurex")
+    parsed = json.loads(text)
+    assert parsed["columns"]["std"] == [1.5]
+    assert parsed["columns"]["answer"] == [None]
+
+
+def test_write_table_without_engine_says_so(tmp_path):
+    if parquet_engine_available():
+        out = tmp_path / "t.parquet"
+        write_table(pd.DataFrame([futurex_row()]), "futurex", str(out))
+        assert out.exists()
+        return
+    with pytest.raises(PredictiveBenchError, match="pyarrow") as error:
+        write_table(pd.DataFrame([futurex_row()]), "futurex", str(tmp_path / "t.parquet"))
+    assert error.value.kind == "dependency"
+
+
+def test_unknown_benchmark_is_a_clear_error():
+    with pytest.raises(PredictiveBenchError, match="unknown benchmark"):
+        get_preparer("nope")
+    assert "futurex" in MODULES

@@ -1,0 +1,4 @@
+library(testthat)
+library(predictivebench)
+
+test_check("predictivebench")

@@ -1,0 +1,33 @@
+test_that("mean_ci: normal interval by hand", {
+  x <- c(1, 0, 1, 1)
+  ci <- mean_ci(x)
+  half <- qnorm(0.975) * sd(x) / 2
+  expect_equal(ci$mean, 0.75)
+  expect_equal(c(ci$lower, ci$upper), c(0.75 - half, 0.75 + half))
+  expect_equal(ci$n, 4L)
+  expect_equal(mean_ci(c(1, NA))$n_missing, 1L)
+  expect_true(is.na(mean_ci(numeric())$mean))
+})
+
+test_that("bootstrap interval is reproducible and brackets the mean", {
+  x <- c(rep(1, 30), rep(0, 10))
+  a <- mean_ci(x, method = "bootstrap", seed = 3)
+  b <- mean_ci(x, method = "bootstrap", seed = 3)
+  expect_identical(a, b)
+  expect_true(a$lower < 0.75 && a$upper > 0.75)
+})
+
+test_that("grouped means put overall first", {
+  g <- grouped_mean_ci(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"))
+  expect_equal(g$group, c("overall", "a", "b"))
+  expect_equal(g$mean, c(0.6, 0.5, 2 / 3))
+  expect_error(grouped_mean_ci(1:2, by = "a"), class = "predictivebench_error_argument")
+})
+
+test_that("F1 helpers", {
+  expect_equal(f1_score(0.5, 1), 2 / 3)
+  expect_true(is.na(f1_score(0, 0)))
+  expect_equal(set_f1(c("A", "B"), c("B", "C")), 0.5)
+  expect_equal(set_f1(character(), character()), 1)
+  expect_equal(set_f1("A", character()), 0)
+})

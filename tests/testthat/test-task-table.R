@@ -1,0 +1,49 @@
+futurex_rows <- function(n = 2) {
+  tibble::tibble(
+    id = paste0("q", seq_len(n)), input = "prompt", target = "Yes", level = 1L,
+    std = NA_real_, end_time = NA_character_, additional_values = NA_character_,
+    description = NA_character_, answer = NA_character_, has_answer = FALSE
+  )
+}
+
+test_that("write then read gives the same table, benchmark taken from metadata", {
+  path <- withr::local_tempfile(fileext = ".parquet")
+  write_task_table(futurex_rows(), path, "futurex")
+  back <- read_task_table(path)
+  expect_equal(back, futurex_rows())
+})
+
+test_that("list columns survive the round trip", {
+  schema_dir <- withr::local_tempdir()
+  x <- futurex_rows()
+  x$extra <- list(c("a", "b"), character())
+  path <- withr::local_tempfile(fileext = ".parquet")
+  write_task_table(x, path, "futurex")
+  expect_equal(read_task_table(path)$extra, list(c("a", "b"), character()))
+})
+
+test_that("validation names file, row and field", {
+  x <- futurex_rows()
+  x$id[2] <- "q1"
+  err <- expect_error(validate_task_table(x, "futurex", file = "t.parquet"),
+                      class = "predictivebench_error_duplicate_id")
+  expect_equal(err$row, 2)
+  expect_equal(err$field, "id")
+  expect_match(conditionMessage(err), "t.parquet")
+  y <- futurex_rows()
+  y$level <- c("a", "b")
+  expect_error(validate_task_table(y, "futurex"), class = "predictivebench_error_schema")
+  z <- futurex_rows()
+  z$input[2] <- NA
+  err <- expect_error(validate_task_table(z, "futurex"), class = "predictivebench_error_schema")
+  expect_equal(err$row, 2)
+  expect_error(validate_task_table(futurex_rows()[, -1], "futurex"), "Missing column")
+  expect_error(task_table_schema("nope"), class = "predictivebench_error_argument")
+})
+
+test_that("reading a missing or non-parquet file is a classed error", {
+  expect_error(read_task_table(tempfile()), class = "predictivebench_error_missing_file")
+  bad <- withr::local_tempfile(fileext = ".parquet")
+  writeLines("not parquet", bad)
+  expect_error(read_task_table(bad, "futurex"), class = "predictivebench_error_parquet")
+})
