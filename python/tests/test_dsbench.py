@@ -1,0 +1,272 @@
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from openpyxl import Workbook
+
+from predictivebench import MissingDependencyError, PredictiveBenchError, prepare
+from predictivebench import dsbench
+
+PYTHON_DIR = Path(__file__).resolve().parents[1]
+SAMPLE = PYTHON_DIR.parent / "inst" / "extdata" / "dsbench"
+REFERENCE = PYTHON_DIR.parent.parent / "shared" / "reference" / "dsbench" / "data.json"
+
+
+def workbook(path, sheets):
+    wb = Workbook()
+    wb.remove(wb.active)
+    for name, rows in sheets.items():
+        ws = wb.create_sheet(name)
+        for row in rows:
+            ws.append(row)
+    wb.save(path)
+
+
+def competition(root, cid="c1", questions=("question1",), answers=("A",), files=None,
+                intro="Intro text.\n", name="comp", year=2020, extra_lines=()):
+    folder = root / "data" / cid
+    folder.mkdir(parents=True, exist_ok=True)
+    if intro is not None:
+        (folder / "introduction.txt").write_text(intro, encoding="utf-8")
+    for q in questions:
+        (folder / f"{q}.txt").write_text(f"What about {q}?\n", encoding="utf-8")
+    for fname, sheets in (files or {}).items():
+        workbook(folder / fname, sheets)
+    line = json.dumps({"id": cid, "name": name, "url": "", "txt": "",
+                       "questions": list(questions), "answers": list(answers), "year": year})
+    data = root / "data.json"
+    previous = data.read_text(encoding="utf-8") + "\n" if data.exists() else ""
+    data.write_text(previous + "\n".join(list(extra_lines) + [line]), encoding="utf-8")
+    return folder
+
+
+def independent_prompt(folder, introduction_name, question_name):
+    """The original protocol, written out again with pandas' own read_excel + to_string."""
+    names = sorted(n for n in os.listdir(folder)
+                   if n.lower().endswith(("xlsx", "xlsb", "xlsm")) and "answer" not in n.lower())
+    content = ""
+    for n in names:
+        sheets = pd.read_excel(os.path.join(folder, n), sheet_name=None)
+        content += f"The excel file {n} is: " + "".join(
+            f"Sheet name: {s}\n{df.to_string(index=False)}\n\n" for s, df in sheets.items())
+    with open(os.path.join(folder, introduction_name)) as h:
+        intro = h.read()
+    with open(os.path.join(folder, question_name + ".txt")) as h:
+        question = h.read()
+    text = f"The workbook is detailed as follows. {content} \n" if content else ""
+    text += f"The introduction is detailed as follows. \n {intro} \n"
+    return text + f"The questions are detailed as follows. \n {question}"
+
+
+def test_sample_prompts_match_pandas_byte_for_byte():
+    table = prepare("dsbench", str(SAMPLE))
+    assert len(table) == 7
+    for row in table.itertuples():
+        folder = SAMPLE / "data" / row.competition_id
+        expected = independent_prompt(folder, "introduction.txt", row.question_name)
+        assert row.input.encode("utf-8") == expected.encode("utf-8"), row.id
+
+
+def test_sample_has_dates_nans_digits_and_no_answer_workbook():
+    table = prepare("dsbench", str(SAMPLE))
+    first = table.input[0]
+    assert "2023-06-01" in first and "NaN" in first and "1.234568e+06" in first
+    assert "9876543210123" in first
+    for text in table.input:
+        assert "SECRET-ANSWER-MARKER" not in text
+        assert "Lemonade_Answers" not in text
+    assert table.workbook_files[0] == ["lemonade.xlsx"]
+    assert table.workbook_files[3] == ["Model.XLSM", "a_inputs.xlsx"]  # sorted by name
+    assert table.image_paths[0] == ["00000101/chart.png"]
+    assert table.image_used[0] == "00000101/chart.png"
+    assert table.image_used[5] is None
+    no_book = table[table.competition_id == "00000103"].input.iloc[0]
+    assert no_book.startswith("The introduction is detailed as follows. \n ")
+    assert table.workbook_chars[5] == 0
+    assert table.workbook_chars[0] == len(first.split(" \nThe introduction")[0]) - len(
+        "The workbook is detailed as follows. ")
+
+
+def test_answers_keep_python_str_and_raw_json():
+    table = prepare("dsbench", str(SAMPLE))
+    by_id = table.set_index("id")
+    assert by_id.loc["00000102_question2", "target"] == "{'Q': 2, 'Year': 2030, 'Profit': 150000.25}"
+    assert by_id.loc["00000102_question2", "target_type"] == "dict"
+    assert json.loads(by_id.loc["00000102_question2", "answer_json"]) == {
+        "Q": 2, "Year": 2030, "Profit": 150000.25}
+    assert by_id.loc["00000101_question2", "target"] == "667"
+    assert by_id.loc["00000101_question2", "target_type"] == "integer"
+    assert by_id.loc["00000101_question1", "target_type"] == "letter"
+    assert by_id.loc["00000102_question1", "target_type"] == "string"
+    assert by_id.loc["00000101_question1", "year"] == 2099
+
+
+def test_data_json_is_parsed_as_json_not_evaluated(tmp_path):
+    competition(tmp_path, answers=("A",))
+    data = tmp_path / "data.json"
+    data.write_text(data.read_text() + "\n__import__('os').system('echo pwned')", encoding="utf-8")
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "json" and info.value.row == 2
+
+
+def test_last_line_without_newline_and_blank_lines(tmp_path):
+    competition(tmp_path, "c1")
+    competition(tmp_path, "c2")
+    data = tmp_path / "data.json"
+    data.write_text(data.read_text().replace("\n", "\n\n").rstrip("\n"), encoding="utf-8")
+    assert list(prepare("dsbench", str(tmp_path)).id) == ["c1_question1", "c2_question1"]
+
+
+def test_competition_without_questions_needs_no_folder(tmp_path):
+    competition(tmp_path, "c1")
+    data = tmp_path / "data.json"
+    data.write_text(data.read_text() + "\n" + json.dumps(
+        {"id": "ghost", "questions": [], "answers": []}), encoding="utf-8")
+    assert len(prepare("dsbench", str(tmp_path))) == 1
+
+
+def test_missing_question_file_names_competition_and_file(tmp_path):
+    folder = competition(tmp_path, "c9", questions=("question1", "question2"), answers=("A", 1))
+    (folder / "question2.txt").unlink()
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "missing_file"
+    assert info.value.file.endswith("question2.txt")
+    assert "c9" in str(info.value)
+
+
+def test_missing_introduction(tmp_path):
+    competition(tmp_path, "c3", intro=None)
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.file.endswith("introduction.txt") and "c3" in str(info.value)
+
+
+def test_missing_competition_folder(tmp_path):
+    competition(tmp_path, "c1")
+    data = tmp_path / "data.json"
+    data.write_text(data.read_text() + "\n" + json.dumps(
+        {"id": "c404", "questions": ["question1"], "answers": ["B"]}), encoding="utf-8")
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "missing_file" and "c404" in str(info.value)
+
+
+def test_count_mismatch(tmp_path):
+    competition(tmp_path, "c1", questions=("question1", "question2"), answers=("A",))
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "count_mismatch" and "c1" in str(info.value)
+    assert info.value.field == "answers"
+
+
+@pytest.mark.parametrize("field,value", [("id", "../evil"), ("id", "/etc"), ("id", ".."),
+                                         ("questions", ["../../secret"])])
+def test_paths_cannot_escape(tmp_path, field, value):
+    competition(tmp_path, "c1")
+    record = {"id": "c2", "questions": ["question1"], "answers": ["A"]}
+    record[field] = value
+    data = tmp_path / "data.json"
+    data.write_text(data.read_text() + "\n" + json.dumps(record), encoding="utf-8")
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "path"
+
+
+def test_symlink_out_of_folder_is_refused(tmp_path):
+    folder = competition(tmp_path, "c1")
+    outside = tmp_path / "outside.xlsx"
+    workbook(outside, {"S": [["a"], [1]]})
+    os.symlink(outside, folder / "linked.xlsx")
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "path"
+
+
+def test_corrupt_workbook_names_the_file(tmp_path):
+    folder = competition(tmp_path, "c1")
+    (folder / "broken.xlsx").write_bytes(b"PK\x03\x04 this is not a workbook")
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "workbook" and info.value.file.endswith("broken.xlsx")
+    assert "c1" in str(info.value)
+    assert "Traceback" not in str(info.value)
+
+
+def test_password_protected_workbook(tmp_path):
+    folder = competition(tmp_path, "c1")
+    (folder / "locked.xlsx").write_bytes(dsbench.OLE_MAGIC + b"\x00" * 504)
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "workbook" and "password" in info.value.message
+
+
+def test_xlsb_without_pyxlsb_is_a_clear_error(tmp_path, monkeypatch):
+    folder = competition(tmp_path, "c1")
+    (folder / "binary.xlsb").write_bytes(b"PK\x03\x04")
+    real = dsbench.importlib.util.find_spec
+    monkeypatch.setattr(dsbench.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pyxlsb" else real(name, *a))
+    with pytest.raises(MissingDependencyError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "dependency" and info.value.file.endswith("binary.xlsb")
+    assert "pyxlsb" in info.value.message
+
+
+def test_skip_broken_records_and_reports(tmp_path, capsys):
+    competition(tmp_path, "good", questions=("question1", "question2"), answers=("A", "B"))
+    (tmp_path / "data" / "good" / "question2.txt").unlink()
+    bad = competition(tmp_path, "bad")
+    (bad / "broken.xlsm").write_bytes(b"nonsense")
+    competition(tmp_path, "odd", questions=("question1",), answers=("A", "B"))
+    report = tmp_path / "skipped.json"
+    table = prepare("dsbench", str(tmp_path), skip_broken=True, skipped_report=str(report))
+    assert list(table.id) == ["good_question1"]
+    skipped = json.loads(report.read_text())
+    assert [(s["competition"], s["question"], s["kind"]) for s in skipped] == [
+        ("good", "question2", "missing_file"), ("bad", None, "workbook"),
+        ("odd", None, "count_mismatch")]
+    assert "skipped 3 broken item(s)" in capsys.readouterr().err
+
+
+def test_workbook_selection_rule():
+    assert dsbench.is_workbook_name("Model.XLSX")
+    assert dsbench.is_workbook_name("macro.xlsm") and dsbench.is_workbook_name("b.xlsb")
+    assert not dsbench.is_workbook_name("Model_ANSWERS.xlsx")
+    assert not dsbench.is_workbook_name("old.xls") and not dsbench.is_workbook_name("a.csv")
+
+
+def test_render_ignores_callers_display_options():
+    df = pd.DataFrame({"x": [1.123456789, 2.5]})
+    default = df.to_string(index=False)
+    with pd.option_context("display.precision", 2):
+        assert df.to_string(index=False) != default
+        assert dsbench.render_sheet(df) == default
+        assert "1.123457" in dsbench.render_sheet(df)
+
+
+def test_cli_reports_errors_without_traceback(tmp_path):
+    competition(tmp_path, "c1", questions=("question1", "question2"), answers=("A",))
+    result = subprocess.run([sys.executable, "-m", "predictivebench", "prepare", "dsbench",
+                             str(tmp_path), str(tmp_path / "out.parquet")],
+                            cwd=PYTHON_DIR, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "2 questions but 1 answers" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not REFERENCE.exists(), reason="shared/reference/dsbench is absent")
+def test_reference_data_json_schema():
+    records = dsbench.read_data_json(str(REFERENCE))
+    metas = [dsbench.validate_competition(r, str(REFERENCE), line) for line, r in records]
+    assert len(metas) == 38
+    assert sum(len(m["questions"]) for m in metas) == 466
+    types = {dsbench.answer_type(a) for m in metas for a in m["answers"]}
+    assert {"letter", "string", "integer", "dict"} <= types
+    word_play = [m for m in metas if m["id"] == "00000009"][0]
+    assert dsbench.answer_string(word_play["answers"][0]).startswith("{'Q': 1, '# of words': 7")
