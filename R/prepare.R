@@ -101,14 +101,14 @@ call_python <- function(expr, source, call = rlang::caller_env()) {
 }
 
 rethrow_python <- function(e, source, call) {
-  py <- e$parent %||% e
-  info <- tryCatch(
-    reticulate::py_to_r(reticulate::py_get_attr(e$py_object %||% py$py_object, "as_dict")()),
-    error = function(e2) NULL
-  )
+  # reticulate raises Python exceptions as conditions that are also the Python object.
+  info <- if (inherits(e, "predictivebench.errors.PredictiveBenchError")) {
+    tryCatch(reticulate::py_to_r(e$as_dict()), error = function(e2) NULL)
+  }
   if (is.null(info)) {
-    abort_pb(c("The Python flattener failed.", x = conditionMessage(e)), "python",
-             file = source, call = call)
+    message <- sub("\nRun `reticulate::py_last_error\\(\\)`.*$", "", conditionMessage(e))
+    abort_pb(c("The Python flattener failed.", x = message), "python", file = source,
+             call = call)
   }
   abort_pb(info$message, info$kind, file = info$file %||% source, row = info$row,
            field = info$field, call = call)
