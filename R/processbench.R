@@ -1,0 +1,521 @@
+# ProcessBench-style first-error identification (ProcessBench and DeltaBench data):
+# the index of the earliest wrong step, by majority vote over sampled critiques.
+
+#' Flatten DeltaBench or ProcessBench files into a task table
+#'
+#' @description
+#' Run the Python flattener over a DeltaBench release or a ProcessBench split and get the
+#' `processbench` task table: one row per solution with `id`, `problem`, `steps` (a list of
+#' strings), `label` (the 0-based index of the first wrong step, `-1` when all steps are
+#' right), `task_l1`, `task_l2`, `origin`, `generator`, `final_answer_correct`, and for
+#' DeltaBench the raw 1-based `error_sections`, `unuseful_sections` and `sections_content`.
+#' See [task_table_schema()]`("processbench")` and [prepare_task_table()] for how Python is
+#' found.
+#'
+#' * `prepare_deltabench()` reads DeltaBench's JSON Lines (or a JSON array, or the CSV
+#'   release whose list columns are serialized strings: they are parsed as data, never
+#'   evaluated). `steps` are the `content` of each entry of `sections`;
+#'   `label = min(reason_error_section_numbers) - 1`.
+#' * `prepare_processbench()` reads a ProcessBench split (a JSON array or JSON Lines of
+#'   `{id, generator, problem, steps, final_answer_correct, label}`); `task_l1` is the split.
+#'
+#' @param source The raw file (`.jsonl`, `.json` or `.csv`).
+#' @param out The parquet file to write, or `NULL` (the default) to return the table.
+#' @param count_unuseful `FALSE` (the default) takes the label from
+#'   `reason_error_section_numbers` only. `TRUE` also counts
+#'   `reason_unuseful_section_numbers` as errors, as DeltaBench's own section-level ground
+#'   truth does ([deltabench_task()] always uses both).
+#' @param split The split name stored in `task_l1`; `NULL` (the default) takes the file name
+#'   without its extension (`gsm8k.json` gives `"gsm8k"`).
+#' @param on_error `"error"` (the default) stops at the first bad record (a section without
+#'   content, an empty step, a label or section number past the last step, a malformed line)
+#'   with an error naming the file, row and field. `"skip"` leaves such records out and
+#'   reports each one on standard error.
+#' @returns The path `out` (invisibly), or the table as a tibble.
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
+#' prepare_deltabench(src)
+#' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
+#' prepare_processbench(src, split = "sample")
+prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
+                               on_error = c("error", "skip")) {
+  check_flag(count_unuseful)
+  on_error <- rlang::arg_match(on_error)
+  prepare_task_table("deltabench", source, out = out, count_unuseful = count_unuseful,
+                     on_error = on_error)
+}
+
+#' @rdname prepare_deltabench
+#' @export
+prepare_processbench <- function(source, out = NULL, split = NULL,
+                                 on_error = c("error", "skip")) {
+  check_string(split, allow_null = TRUE)
+  on_error <- rlang::arg_match(on_error)
+  prepare_task_table("processbench", source, out = out, split = split, on_error = on_error)
+}
+
+processbench_templates <- list(
+  generic = paste0(
+    "The following is a problem and a solution (split into paragraphs, enclosed with tags ",
+    "and indexed from 0):\n\n[Problem]\n\n{problem}\n\n[Solution]\n\n{tagged_response}\n\n",
+    "Your task is to review and critique the solution paragraph by paragraph. Once you ",
+    "identify an error in a paragraph, return the index of the paragraph where the earliest ",
+    "error occurs. Otherwise, return the index of -1.\n\n",
+    "Please put your final answer (i.e., the index) in \\boxed{}."
+  ),
+  processbench = paste0(
+    "The following is a math problem and a solution (split into paragraphs, enclosed with ",
+    "tags and indexed from 0):\n\n[Math Problem]\n\n{problem}\n\n[Solution]\n\n",
+    "{tagged_response}\n\n",
+    "Your task is to review and critique the solution paragraph by paragraph. Once you ",
+    "identify an error in a paragraph, return the index of the paragraph where the earliest ",
+    "error occurs. Otherwise, return the index of -1 (which typically denotes \"not found\").",
+    "\n\nPlease put your final answer (i.e., the index) in \\boxed{}."
+  )
+)
+
+#' Build ProcessBench critique prompts
+#'
+#' The prompt asks for the 0-based index of the earliest wrong paragraph (or `-1`) in
+#' `\boxed{}`. Each step is tagged `<paragraph_i>\n{step}\n</paragraph_i>\n\n`, the tagged
+#' steps are concatenated and stripped of surrounding whitespace, and the problem and tagged
+#' solution are put into the template.
+#'
+#' @param problem A character vector of problems.
+#' @param steps A list of character vectors (the steps of each solution), as long as
+#'   `problem`.
+#' @param template `"generic"` (the default: "a problem", `[Problem]`, as DeltaBench's
+#'   ProcessBench-style runs word it) or `"processbench"` (ProcessBench's own template: "a
+#'   math problem", `[Math Problem]`, and `(which typically denotes "not found")`).
+#' @returns A character vector of prompts.
+#' @export
+#' @examples
+#' cat(processbench_prompt("What is 1 + 1?", list(c("1 + 1 = 3.", "So 3."))))
+processbench_prompt <- function(problem, steps, template = c("generic", "processbench")) {
+  template <- rlang::arg_match(template)
+  if (!is.character(problem)) abort_pb("{.arg problem} must be a character vector.", "argument")
+  if (!is.list(steps) || length(steps) != length(problem)) {
+    abort_pb("{.arg steps} must be a list as long as {.arg problem}.", "argument")
+  }
+  text <- processbench_templates[[template]]
+  vapply(seq_along(problem), function(i) {
+    s <- as.character(steps[[i]])
+    idx <- seq_along(s) - 1L
+    tagged <- paste0("<paragraph_", idx, ">\n", s, "\n</paragraph_", idx, ">\n\n",
+                     collapse = "")
+    tagged <- trimws(tagged, whitespace = "[\\h\\v]")  # Python's str.strip()
+    # Fill the slots in one pass so a problem that contains "{tagged_response}" is kept as is.
+    parts <- strsplit(text, "{problem}", fixed = TRUE)[[1]]
+    tail <- strsplit(parts[[2]], "{tagged_response}", fixed = TRUE)[[1]]
+    paste0(parts[[1]], problem[[i]], tail[[1]], tagged, tail[[2]])
+  }, "")
+}
+
+#' Majority vote over critiques
+#'
+#' Each critique's vote is its **last** `\boxed{}` (nested braces matched, see
+#' [extract_boxed()]) read as a whole number by [parse_integer_answer()] (`"02"` and `"+2"`
+#' are 2; `$`, spaces and extra enclosing braces are ignored). Votes that are not whole
+#' numbers are dropped. The prediction is the most frequent vote, ties going to the value
+#' seen first; with no valid vote there is no prediction (`NA`), which scores as wrong.
+#'
+#' @param texts A character vector: the critiques of one sample (`NA` for failed requests).
+#' @returns A list with `votes` (an integer vector as long as `texts`, `NA` where no valid
+#'   vote), `prediction` (an integer, `NA` when there is none) and `n_valid`.
+#' @export
+#' @examples
+#' processbench_vote(c("\\boxed{2}", "\\boxed{-1}", "\\boxed{02}", "no box"))
+processbench_vote <- function(texts) {
+  if (!is.character(texts) && !all(is.na(texts))) {
+    abort_pb("{.arg texts} must be a character vector.", "argument")
+  }
+  votes <- processbench_parse_index(as.character(texts))
+  valid <- votes[!is.na(votes)]
+  prediction <- NA_integer_
+  if (length(valid)) {
+    values <- unique(valid)
+    prediction <- values[[which.max(tabulate(match(valid, values)))]]
+  }
+  list(votes = votes, prediction = prediction, n_valid = length(valid))
+}
+
+processbench_parse_index <- function(texts) {
+  boxed <- extract_boxed(texts, which = "last", rule = "balanced")
+  boxed <- gsub("[$[:space:]]", "", boxed)
+  # \boxed{{2}} and \boxed{\text{2}} still mean 2.
+  repeat {
+    stripped <- sub("^(\\\\(text|mathbf|mathrm|textbf))?\\{(.*)\\}$", "\\3", boxed)
+    if (identical(stripped, boxed)) break
+    boxed <- stripped
+  }
+  parse_integer_answer(boxed)
+}
+
+#' ProcessBench-style first-error identification as a vitals Task
+#'
+#' @description
+#' Given a problem and a solution split into steps, the model returns the 0-based index of
+#' the first wrong step, or `-1` if there is none. `processbench_task()` runs this over
+#' DeltaBench data (the default, a shipped sample of made-up DeltaBench-format records) or
+#' ProcessBench data, with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
+#' and a majority vote ([processbench_vote()]). `processbench_summary()` gives the
+#' benchmark's metrics (error accuracy, correct accuracy and their harmonic mean F1) and
+#' [processbench_write_results()] writes the seed tool's output files.
+#'
+#' For DeltaBench's own section-level protocol (all erroneous sections, precision/recall
+#' over section sets), use [deltabench_task()]; the vignette explains why the two give
+#' different numbers.
+#'
+#' * `processbench_dataset()` reads a `processbench` task table (by default the shipped
+#'   DeltaBench-format sample) and adds `input` (the prompt) and `target` (the label).
+#' * `processbench_solver()` sends each prompt `n_votes` times, each vote its own request
+#'   with its own epoch (so each vote is its own cache entry and a re-run costs nothing),
+#'   and votes.
+#' * `processbench_scorer()` marks a sample correct (`C`) iff the prediction equals the label.
+#'
+#' @section Greedy mode:
+#' `n_votes = 1, temperature = 0` reproduces ProcessBench's default (non-voting) protocol.
+#' The defaults reproduce its voting protocol with DeltaBench's ProcessBench-style settings.
+#'
+#' @section Differences from the original:
+#' * Votes are separate requests (the same prompt, epochs 1 to `n_votes`, never a fixed seed
+#'   shared by every request, which would make the votes identical). ProcessBench asked vLLM
+#'   for `n` samples in one call; the samples are drawn the same way, only billed as
+#'   separate requests (the prompt is paid `n_votes` times, unless the provider caches it).
+#' * Sampling parameters: ProcessBench's voting used `temperature = 1, top_p = 0.9` (0.7 /
+#'   0.8 / top-k 20 for Qwen2.5-Math); here the default is `temperature = 0.7` and no
+#'   `top_p`; pass `temperature` and `params = list(top_p = 0.9)` to match a given run.
+#' * The answer is the last `\boxed{}` with nested braces matched; ProcessBench's regular
+#'   expression stopped at the first `}`, so `\boxed{\text{2}}` gave no answer there.
+#' * Votes are whole numbers before counting: `"02"`, `"+2"` and `"2"` are one vote for 2.
+#'   ProcessBench counted the raw strings, and a winning string that was not a number gave no
+#'   prediction; here invalid votes are dropped first, so the majority of valid votes wins.
+#' * Ties go to the value seen first (as Python's `Counter.most_common()` does).
+#' * A failed request is a missing vote, reported in the metadata, never a crash.
+#'
+#' @param path A task table (parquet) or a data frame in the `processbench` schema; `NULL`
+#'   (the default) is the shipped sample.
+#' @param template The prompt wording, `"generic"` or `"processbench"`; see
+#'   [processbench_prompt()].
+#' @param n_votes Critiques sampled per sample (default 8). 1 with `temperature = 0` is
+#'   greedy decoding, the cheapest run.
+#' @param temperature Sampling temperature (default 0.7). Voting needs a positive
+#'   temperature, or the votes are (nearly) identical.
+#' @param params Other request parameters (see [ellmer::params()]), such as
+#'   `list(top_p = 0.9, max_tokens = 8192)`.
+#' @param dataset A table from `processbench_dataset()`.
+#' @param solver,scorer By default `processbench_solver()` and `processbench_scorer()`.
+#' @param epochs Passed to [vitals::Task]: each epoch draws `n_votes` new critiques.
+#' @param dir Where vitals writes its logs.
+#' @param name The task's name in logs.
+#' @inheritParams generate_responses
+#' @returns `processbench_dataset()` a tibble; `processbench_solver()` and
+#'   `processbench_scorer()` functions for [vitals::Task]; `processbench_task()` a
+#'   [vitals::Task]. The solver's result is the prediction as a string (`NA` when no vote
+#'   was valid); its `solver_metadata` holds `prediction`, `votes`, `critiques` (every raw
+#'   text), `errors`, `n_valid`, `cached`, tokens, cost and seconds.
+#' @export
+#' @examples
+#' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(cache = FALSE))
+#' tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"),
+#'          view = FALSE)
+#' processbench_summary(tsk)
+processbench_task <- function(dataset = processbench_dataset(), template = c("generic", "processbench"),
+                              solver = processbench_solver(), scorer = processbench_scorer(),
+                              epochs = NULL, dir = vitals::vitals_log_dir(),
+                              name = "processbench") {
+  template <- rlang::arg_match(template)
+  dataset <- processbench_with_prompts(dataset, template)
+  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, epochs = epochs,
+                   name = name, dir = dir)
+}
+
+processbench_with_prompts <- function(dataset, template) {
+  dataset <- validate_task_table(dataset, "processbench")
+  dataset$input <- processbench_prompt(dataset$problem, dataset$steps, template)
+  dataset$target <- as.character(dataset$label)
+  dataset
+}
+
+#' @rdname processbench_task
+#' @export
+processbench_dataset <- function(path = NULL) {
+  if (is.null(path)) {
+    path <- system.file("extdata", "deltabench-sample.parquet", package = "predictivebench")
+  }
+  if (is.data.frame(path)) return(validate_task_table(path, "processbench"))
+  read_task_table(path, "processbench")
+}
+
+#' @rdname processbench_task
+#' @export
+processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL, cache = TRUE,
+                                max_active = 10, rpm = 500, max_tries = 3) {
+  check_count(n_votes)
+  check_number(temperature)
+  if (!is.null(params) && !is.list(params)) {
+    abort_pb("{.arg params} must be a list or {.code NULL}.", "argument")
+  }
+  if (n_votes > 1 && temperature == 0) {
+    cli::cli_warn("With {.code temperature = 0} the {n_votes} votes will be (nearly) identical.")
+  }
+  cache_dir(cache)
+  settings <- utils::modifyList(list(temperature = temperature), params %||% list())
+  function(inputs, ..., solver_chat) {
+    check_chat(solver_chat)
+    chat <- configure_chat(solver_chat, params = settings)
+    n <- length(inputs)
+    # Vote v of the k-th copy of a prompt (vitals epochs repeat inputs) is epoch
+    # (k - 1) * n_votes + v: every vote is its own request and its own cache entry.
+    copy <- occurrence_index(as.list(inputs))
+    prompts <- rep(inputs, each = n_votes)
+    epoch <- rep((copy - 1L) * n_votes, each = n_votes) + rep(seq_len(n_votes), times = n)
+    res <- generate_responses(chat, prompts, cache = cache, max_active = max_active,
+                              rpm = rpm, max_tries = max_tries, epoch = epoch)
+    warn_failures(res$error)
+    sample_of <- rep(seq_len(n), each = n_votes)
+    metadata <- vector("list", n)
+    result <- rep(NA_character_, n)
+    chats <- vector("list", n)
+    for (i in seq_len(n)) {
+      rows <- which(sample_of == i)
+      vote <- processbench_vote(res$result[rows])
+      if (!is.na(vote$prediction)) result[[i]] <- as.character(vote$prediction)
+      answered <- rows[is.na(res$error[rows])]
+      chats[[i]] <- res$chat[[if (length(answered)) answered[[1]] else rows[[1]]]]
+      metadata[[i]] <- list(
+        prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
+        critiques = res$result[rows], errors = res$error[rows],
+        cached = all(res$cached[rows]),
+        input_tokens = sum(res$input_tokens[rows]), output_tokens = sum(res$output_tokens[rows]),
+        cost = sum(res$cost[rows]), seconds = sum(res$seconds[rows])
+      )
+    }
+    list(result = result, solver_chat = chats, solver_metadata = metadata)
+  }
+}
+
+#' @rdname processbench_task
+#' @export
+processbench_scorer <- function() {
+  function(samples, ...) {
+    prediction <- processbench_prediction(samples$result)
+    correct <- !is.na(prediction) & prediction == samples$label
+    list(
+      score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      scorer_metadata = lapply(seq_along(prediction), function(i) {
+        list(prediction = prediction[[i]], label = samples$label[[i]])
+      })
+    )
+  }
+}
+
+# A result is the voted index; a raw critique (from another solver) is read by its last box.
+processbench_prediction <- function(result) {
+  result <- as.character(result)
+  out <- parse_integer_answer(result)
+  raw <- is.na(out) & !is.na(result)
+  out[raw] <- processbench_parse_index(result[raw])
+  out
+}
+
+#' ProcessBench headline numbers
+#'
+#' @description
+#' ProcessBench's metrics, in percent: **error accuracy** (samples whose label is not `-1`,
+#' i.e. with an error: the first wrong step must be found), **correct accuracy** (samples
+#' with label `-1`: the model must say there is no error) and **F1**, their harmonic mean,
+#' overall and by group (by default `task_l1`, ProcessBench's split). A sample without a
+#' prediction counts as wrong. The last row, `"mean of groups"`, is the mean of the groups'
+#' F1, the average ProcessBench reports over its four splits.
+#'
+#' A group with no samples on one side has `NA` for that accuracy and for F1, and one whose
+#' two accuracies are both 0 has `NA` F1; both are announced with a message, not reported as
+#' a silent 0. A message also warns about groups with fewer than 10 samples on one side:
+#' DeltaBench has few error-free solutions, so its correct accuracy is very uncertain.
+#'
+#' @param x An evaluated [processbench_task()] or its `$get_samples()` tibble (columns
+#'   `label`, `score` or `result`, and the grouping column).
+#' @param by The grouping column (default `"task_l1"`), or `NULL` for the overall row only.
+#' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see [mean_ci()]).
+#'   The F1 interval is always a bootstrap that resamples the two sides separately.
+#' @param times,seed Bootstrap resamples and seed (the global random stream is untouched).
+#' @returns A tibble with one row per group: `group`, `error_acc`, `error_lower`,
+#'   `error_upper`, `n_error`, `correct_acc`, `correct_lower`, `correct_upper`,
+#'   `n_correct`, `f1`, `f1_lower`, `f1_upper`, `n_no_prediction`.
+#' @export
+#' @examples
+#' samples <- tibble::tibble(
+#'   label = c(2, 0, -1, -1, 3), task_l1 = c("a", "a", "a", "b", "b"),
+#'   result = c("2", "1", "-1", "-1", NA)
+#' )
+#' processbench_summary(samples)
+processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootstrap"),
+                                 times = 1000, seed = 1) {
+  method <- rlang::arg_match(method)
+  items <- processbench_items(x, by)
+  groups <- if (is.null(by)) character() else sort(unique(items$group[!is.na(items$group)]))
+  notes <- new.env()
+  notes$na <- character()
+  notes$small <- character()
+  rows <- lapply(c("overall", groups), function(g) {
+    keep <- if (g == "overall") rep(TRUE, nrow(items)) else items$group %in% g
+    processbench_group_row(g, items[keep, ], method, times, seed, notes)
+  })
+  out <- do.call(rbind, rows)
+  if (length(groups)) {
+    f1s <- out$f1[out$group %in% groups]
+    out <- rbind(out, processbench_empty_row("mean of groups", mean(f1s)))
+    if (anyNA(f1s)) notes$na <- c(notes$na, "the mean of groups' F1, since a group's F1 is NA")
+  }
+  if (length(notes$na)) {
+    cli::cli_inform(c("Some metrics are NA, not 0:", rlang::set_names(notes$na, "*")),
+                    class = "predictivebench_message_na")
+  }
+  if (length(notes$small)) {
+    cli::cli_inform(
+      c("Some groups are tiny, so their accuracy and F1 are very uncertain:",
+        rlang::set_names(notes$small, "*")),
+      class = "predictivebench_message_small_group"
+    )
+  }
+  out
+}
+
+processbench_items <- function(x, by) {
+  if (inherits(x, "Task")) x <- x$get_samples()
+  if (!is.data.frame(x) || !"label" %in% names(x) || !any(c("score", "result") %in% names(x))) {
+    abort_pb(
+      "{.arg x} must be an evaluated ProcessBench task or its samples (with {.field label}).",
+      "argument"
+    )
+  }
+  if (!is.null(by) && !by %in% names(x)) {
+    abort_pb("There is no column {.field {by}} to group by.", "argument", field = by)
+  }
+  prediction <- if ("result" %in% names(x)) processbench_prediction(x$result) else
+    rep(NA_integer_, nrow(x))
+  match <- if ("score" %in% names(x)) {
+    as.character(x$score) %in% "C"
+  } else {
+    !is.na(prediction) & prediction == x$label
+  }
+  tibble::tibble(label = x$label, match = match, prediction = prediction,
+                 group = if (is.null(by)) NA_character_ else as.character(x[[by]]))
+}
+
+processbench_empty_row <- function(group, f1 = NA_real_) {
+  tibble::tibble(group = group, error_acc = NA_real_, error_lower = NA_real_,
+                 error_upper = NA_real_, n_error = NA_integer_, correct_acc = NA_real_,
+                 correct_lower = NA_real_, correct_upper = NA_real_, n_correct = NA_integer_,
+                 f1 = f1, f1_lower = NA_real_, f1_upper = NA_real_, n_no_prediction = NA_integer_)
+}
+
+processbench_group_row <- function(group, items, method, times, seed, notes) {
+  err <- 100 * items$match[items$label != -1]
+  cor <- 100 * items$match[items$label == -1]
+  e <- clamp_ci(mean_ci(err, method = method, times = times, seed = seed))
+  c <- clamp_ci(mean_ci(cor, method = method, times = times, seed = seed))
+  f1 <- f1_score(e$mean, c$mean)
+  for (side in list(list("with an error", length(err)), list("without an error", length(cor)))) {
+    if (side[[2]] == 0) {
+      notes$na <- c(notes$na, paste0(group, ": no sample ", side[[1]], ", so that accuracy and F1"))
+    } else if (side[[2]] < 10) {
+      notes$small <- c(notes$small, paste0(group, ": ", side[[2]], " sample",
+                                           if (side[[2]] > 1) "s", " ", side[[1]]))
+    }
+  }
+  if (length(err) && length(cor) && e$mean == 0 && c$mean == 0) {
+    notes$na <- c(notes$na, paste0(group, ": F1, since both accuracies are 0"))
+  }
+  bounds <- c(NA_real_, NA_real_)
+  if (!is.na(f1) && length(err) > 1 && length(cor) > 1) {
+    draws <- with_seed(seed, vapply(seq_len(times), function(b) {
+      f1_score(mean(sample(err, length(err), TRUE)), mean(sample(cor, length(cor), TRUE)))
+    }, 1))
+    bounds <- unname(stats::quantile(draws, c(0.025, 0.975), na.rm = TRUE))
+  }
+  tibble::tibble(group = group, error_acc = e$mean, error_lower = e$lower,
+                 error_upper = e$upper, n_error = e$n, correct_acc = c$mean,
+                 correct_lower = c$lower, correct_upper = c$upper, n_correct = c$n,
+                 f1 = f1, f1_lower = bounds[[1]], f1_upper = bounds[[2]],
+                 n_no_prediction = sum(is.na(items$prediction)))
+}
+
+#' Write ProcessBench results files
+#'
+#' Writes what ProcessBench's evaluation script leaves behind, for comparison with other
+#' runs: a JSON Lines file of per-sample results (`id`, `task_l1`, `label`, `prediction`,
+#' `match`, `votes`, `critiques`, `errors`) and a CSV of [processbench_summary()], named
+#' `{dataset}_{model}_votes{n}.jsonl` and `.csv`. Both are written atomically (a crash leaves
+#' the old file or the new one, never half of one) inside `dir`; characters other than
+#' letters, digits, `.`, `_` and `-` in the name parts become `-`, so a model name such as
+#' `org/model` cannot write elsewhere.
+#'
+#' @param x An evaluated [processbench_task()] or its samples.
+#' @param dir The directory to write into (created if needed).
+#' @param dataset The dataset's name, such as `"deltabench"` or `"gsm8k"`.
+#' @param model The model's name; `NULL` takes it from the first sample's chat.
+#' @param n_votes Votes per sample; `NULL` takes it from the solver metadata.
+#' @inheritParams processbench_summary
+#' @returns The two paths (named `results` and `summary`), invisibly.
+#' @export
+#' @examples
+#' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(n_votes = 3, cache = FALSE))
+#' tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
+#' processbench_write_results(tsk, tempfile(), dataset = "deltabench-sample")
+processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = NULL,
+                                       by = "task_l1") {
+  check_string(dir)
+  check_string(dataset)
+  check_string(model, allow_null = TRUE)
+  samples <- if (inherits(x, "Task")) x$get_samples() else x
+  items <- processbench_items(samples, by = NULL)
+  meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
+    rep(list(NULL), nrow(samples))
+  if (is.null(model)) {
+    chat <- if ("solver_chat" %in% names(samples)) samples$solver_chat[[1]]
+    model <- if (inherits(chat, "Chat")) chat$get_model() else "unknown"
+  }
+  n_votes <- n_votes %||% length(meta[[1]]$votes %||% 1L)
+  check_count(n_votes)
+  stem <- paste0(safe_name(dataset), "_", safe_name(model), "_votes", n_votes)
+  dir.create(dir, recursive = TRUE, showWarnings = FALSE)
+  paths <- c(results = file.path(dir, paste0(stem, ".jsonl")),
+             summary = file.path(dir, paste0(stem, ".csv")))
+  lines <- vapply(seq_len(nrow(samples)), function(i) {
+    m <- meta[[i]] %||% list()
+    record <- list(
+      id = if ("id" %in% names(samples)) samples$id[[i]] else i,
+      task_l1 = if ("task_l1" %in% names(samples)) samples$task_l1[[i]] else NA,
+      label = samples$label[[i]], prediction = items$prediction[[i]],
+      match = items$match[[i]], votes = I(m$votes %||% integer()),
+      critiques = I(m$critiques %||% character()), errors = I(m$errors %||% character())
+    )
+    as.character(jsonlite::toJSON(record, auto_unbox = TRUE, null = "null", na = "null",
+                                  digits = NA))
+  }, "")
+  summary <- suppressMessages(processbench_summary(samples, by = if (by %in% names(samples)) by))
+  write_atomic(paths[["results"]], function(tmp) {
+    con <- file(tmp, open = "w", encoding = "UTF-8")
+    on.exit(close(con))
+    writeLines(enc2utf8(lines), con, useBytes = TRUE)
+  })
+  write_atomic(paths[["summary"]], function(tmp) {
+    utils::write.csv(summary, tmp, row.names = FALSE, na = "")
+  })
+  invisible(paths)
+}
+
+clamp_ci <- function(ci) {
+  ci$lower <- pmax(ci$lower, 0)
+  ci$upper <- pmin(ci$upper, 100)
+  ci
+}
+
+safe_name <- function(x) {
+  x <- gsub("[^A-Za-z0-9._-]+", "-", x)
+  x <- gsub("^[.-]+", "", x)
+  if (!nzchar(x)) "unnamed" else x
+}
