@@ -301,7 +301,8 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
 #' scored, and the overall score `sum(mean(level) * weight)` over the levels present
 #' (weights 0.1, 0.2, 0.3, 0.4, no renormalization), each with a 95% interval. The overall
 #' interval combines the levels' standard errors (`sqrt(sum(w^2 * var / n))`), or, with
-#' `method = "bootstrap"`, resamples items within each level.
+#' `method = "bootstrap"`, resamples items within each level. Intervals are clipped to
+#' `[0, 1]`, the range of the scores.
 #'
 #' @param x An evaluated [futurex_task()], its `$get_samples()` tibble, or the result of
 #'   [futurex_score()].
@@ -319,7 +320,8 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   items <- futurex_items(x)
   levels <- 1:4
   rows <- lapply(levels, function(l) {
-    ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed)
+    ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed,
+                  limits = c(0, 1))
     tibble::tibble(group = paste("level", l), ci, weight = futurex_weights[[l]])
   })
   by_level <- do.call(rbind, rows)
@@ -347,7 +349,7 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
     }, 1)
     est <- sum(by_level$mean[present] * by_level$weight[present])
     half <- stats::qnorm(0.975) * sqrt(sum(var_terms))
-    return(c(est - half, est + half))
+    return(pmin(pmax(c(est - half, est + half), 0), 1))
   }
   groups <- lapply(which(present), function(l) items$score[items$level == l & !is.na(items$score)])
   weights <- futurex_weights[which(present)]

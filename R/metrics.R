@@ -12,13 +12,16 @@
 #' @param times Bootstrap resamples.
 #' @param seed Seed for the bootstrap, so intervals are reproducible. The global random
 #'   stream is left untouched.
+#' @param limits The range scores can take, such as `c(0, 1)`: the interval is clipped to
+#'   it (a normal interval can otherwise fall outside). `NULL` clips nothing.
 #' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing`.
 #' @export
 #' @examples
 #' mean_ci(c(1, 0, 1, 1))
 #' mean_ci(c(1, 0, 1, 1), method = "bootstrap")
+#' mean_ci(c(1, 0, 0, 0), limits = c(0, 1))
 mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 1000,
-                    seed = 1) {
+                    seed = 1, limits = NULL) {
   method <- rlang::arg_match(method)
   if (!is.numeric(x) && !is.logical(x)) {
     abort_pb("{.arg x} must be numeric.", "argument")
@@ -40,6 +43,7 @@ mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 
     means <- with_seed(seed, vapply(seq_len(times), function(i) mean(sample(x, n, TRUE)), 1))
     bounds <- unname(stats::quantile(means, c(alpha, 1 - alpha), names = FALSE))
   }
+  if (!is.null(limits)) bounds <- pmin(pmax(bounds, limits[[1]]), limits[[2]])
   tibble::tibble(mean = m, lower = bounds[[1]], upper = bounds[[2]], n = n,
                  n_missing = n_missing)
 }

@@ -7,6 +7,9 @@ test_that("mean_ci: normal interval by hand", {
   expect_equal(ci$n, 4L)
   expect_equal(mean_ci(c(1, NA))$n_missing, 1L)
   expect_true(is.na(mean_ci(numeric())$mean))
+  clipped <- mean_ci(c(1, 0, 0, 0), limits = c(0, 1))
+  expect_equal(clipped$lower, 0)
+  expect_lt(mean_ci(c(1, 0, 0, 0))$lower, 0)
 })
 
 test_that("bootstrap interval is reproducible and brackets the mean", {
