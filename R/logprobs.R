@@ -1,0 +1,466 @@
+# Log-probability scoring through OpenAI-compatible endpoints: the log-probability a model
+# gives a query string after a prefix, with the same cache as every other request.
+
+#' Log-probabilities of queries after a prefix
+#'
+#' @description
+#' `query_logprobs()` scores how likely a model finds each `query` right after its `prefix`:
+#' the log-probability of the query's tokens given everything before them. It is the engine
+#' of [probsem_task()] and works for any likelihood-based evaluation (cloze tests, multiple
+#' choice by likelihood, ranking continuations). Two backends:
+#'
+#' * `"completions"` (the faithful one): an OpenAI-compatible `/v1/completions` endpoint that
+#'   echoes prompt log-probabilities, such as vLLM or the llama.cpp server. The full text
+#'   `prefix + query` is sent with `echo = true, logprobs = 0, max_tokens = 0`; the score is
+#'   the sum of the log-probabilities of its last `n` tokens, where `n` comes from tokenizing
+#'   the query alone (a second echo request, shared by every prefix), as the original probsem
+#'   did with OpenAI's completion engines. Those last `n` tokens must be the query's own
+#'   tokens: a tokenizer can merge the query with the text before it (e.g. `"\nTrue"` or
+#'   `" True"` as one token), and then the span would score the wrong text. With
+#'   `span_check = TRUE` (the default) such a pair gets `NA` and an error saying which tokens
+#'   differ, instead of a silently wrong number. A leading special token that the endpoint
+#'   adds to every text (a BOS token with no log-probability) is recognised and skipped.
+#' * `"chat"` (an approximation, for chat-only providers): one request per distinct prefix
+#'   asks for a single answer token with its top alternatives (ellmer
+#'   `params(log_probs = TRUE, max_tokens = 1)` plus `top_logprobs`); a query's score is the
+#'   log-probability of its **first** token, read from those alternatives (the summed
+#'   probability of the alternatives that spell the longest prefix of the query, ignoring
+#'   surrounding spaces). Queries sharing a first token get the same score, and a query whose
+#'   first token is not among the `top_logprobs` alternatives gets `-Inf`. It is a
+#'   different quantity from the completions backend's, useful to rank short answers
+#'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers.
+#'
+#' Every request goes through the response cache (see [cache_dir()]): a second run sends
+#' nothing. Cache keys hold the base URL, model, request body and texts, never the API key.
+#' Failed requests (after `max_tries` attempts for HTTP 429/5xx and dropped connections)
+#' leave `NA` and their error; the other pairs are kept.
+#'
+#' @param chat An ellmer chat for an OpenAI-compatible provider, e.g.
+#'   `ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1", model = "...")`
+#'   or `ellmer::chat_vllm()`. The completions backend takes the base URL, model name and
+#'   credentials from it (override them with `base_url`, `model`, `api_key`); the chat
+#'   backend sends through it.
+#' @param prefix,query Character vectors of equal length (or length 1, recycled): the text
+#'   before each query, and the query. The scored text is `paste0(prefix, query)`.
+#' @param backend `"completions"` (sum over the query's tokens, the original's method) or
+#'   `"chat"` (first-token approximation).
+#' @param base_url,model,api_key Override the chat's endpoint (`base_url` ending in `/v1`),
+#'   model name and API key for the completions backend. With `chat = NULL` these are
+#'   required (`api_key` may stay `NULL` for a local server).
+#' @param span_check `TRUE` (the default) gives `NA` and an error when the last tokens of
+#'   the full text are not the query's own tokens; `FALSE` sums them anyway (the original
+#'   stopped with an assertion error).
+#' @param max_tokens Sent with the completions backend: `0` (the original's), or more for a
+#'   server that rejects 0 (the generated tokens are left out of the score).
+#' @param top_logprobs How many alternatives the chat backend asks for (OpenAI allows up to
+#'   20).
+#' @param system_prompt The chat backend's system prompt.
+#' @param cache `TRUE` (the default directory), `FALSE` or a directory; see [cache_dir()].
+#' @param max_active Requests in flight at once.
+#' @param max_tries Attempts per request.
+#' @param timeout Seconds before a completions request is abandoned.
+#' @returns A tibble with one row per pair: `prefix`, `query`, `logp` (the summed
+#'   log-probability, `NA` on failure), `n_tokens` (the query's token count), `tokens` (a list
+#'   of the scored tokens), `error` (`NA` or what went wrong) and `cached` (all requests for
+#'   the pair came from the cache).
+#' @seealso [logprob_softmax()] to turn scores into a distribution.
+#' @export
+#' @examples
+#' # Turning scores into a distribution works offline:
+#' logprob_softmax(c(-1.2, -3.4))
+#' \dontrun{
+#' # Scoring needs an OpenAI-compatible server with echo support, e.g. `vllm serve gpt2`.
+#' chat <- ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1",
+#'                                        model = "gpt2", credentials = function() "none")
+#' query_logprobs(chat, "The sky is", c(" blue", " green"))
+#' }
+query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions", "chat"),
+                           base_url = NULL, model = NULL, api_key = NULL, span_check = TRUE,
+                           max_tokens = 0, top_logprobs = 20,
+                           system_prompt = logprob_chat_system_prompt, cache = TRUE,
+                           max_active = 10, max_tries = 3, timeout = 120) {
+  backend <- rlang::arg_match(backend)
+  check_chat(chat, allow_null = backend == "completions")
+  if (!is.character(prefix) || !is.character(query) || anyNA(prefix) || anyNA(query)) {
+    abort_pb("{.arg prefix} and {.arg query} must be character vectors without NA.",
+             "argument")
+  }
+  n <- max(length(prefix), length(query))
+  if (!length(prefix) || !length(query) || n %% length(prefix) || n %% length(query)) {
+    abort_pb("{.arg prefix} and {.arg query} must have the same length (or length 1).",
+             "argument")
+  }
+  prefix <- rep_len(prefix, n)
+  query <- rep_len(query, n)
+  check_flag(span_check)
+  check_count(max_tokens, min = 0)
+  check_count(top_logprobs)
+  check_count(max_active)
+  check_count(max_tries)
+  check_number(timeout)
+  dir <- cache_dir(cache)
+  if (backend == "completions") {
+    endpoint <- logprob_endpoint(chat, base_url, model, api_key)
+    completions_scores(endpoint, prefix, query, dir, span_check, max_tokens, max_active,
+                       max_tries, timeout)
+  } else {
+    check_string(system_prompt, allow_null = TRUE)
+    chat_scores(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
+                max_tries)
+  }
+}
+
+logprob_chat_system_prompt <- paste(
+  "Continue the user's text exactly where it ends.",
+  "Reply with the continuation only, nothing else."
+)
+
+# ---- the completions backend -----------------------------------------------------------
+
+# Where to send completions requests. The credentials stay a function, called when a request
+# is built, so the key is never stored in a cache key, a record or a log.
+logprob_endpoint <- function(chat = NULL, base_url = NULL, model = NULL, api_key = NULL,
+                             call = rlang::caller_env()) {
+  check_string(base_url, allow_null = TRUE, call = call)
+  check_string(model, allow_null = TRUE, call = call)
+  check_string(api_key, allow_null = TRUE, call = call)
+  provider <- if (!is.null(chat)) chat$get_provider()
+  base_url <- base_url %||%
+    (if (!is.null(provider)) tryCatch(provider@base_url, error = function(e) NULL))
+  model <- model %||% (if (!is.null(chat)) chat$get_model_object()@name)
+  if (is.null(base_url) || is.null(model)) {
+    abort_pb(
+      c("The completions backend needs a base URL and a model.",
+        i = "Pass an OpenAI-compatible {.arg chat}, or {.arg base_url} and {.arg model}."),
+      "argument", call = call
+    )
+  }
+  credentials <- if (!is.null(api_key)) {
+    function() api_key
+  } else if (!is.null(provider)) {
+    tryCatch(provider@credentials, error = function(e) NULL)
+  }
+  headers <- if (!is.null(provider)) tryCatch(provider@extra_headers, error = function(e) NULL)
+  list(base_url = sub("/+$", "", base_url), model = model, credentials = credentials,
+       headers = headers)
+}
+
+completion_request <- function(endpoint, text, max_tokens, max_tries, timeout) {
+  req <- httr2::request(endpoint$base_url)
+  req <- httr2::req_url_path_append(req, "completions")
+  if (length(endpoint$headers)) req <- httr2::req_headers(req, !!!endpoint$headers)
+  if (!is.null(endpoint$credentials)) {
+    creds <- endpoint$credentials()
+    if (rlang::is_string(creds) && nzchar(creds)) {
+      req <- httr2::req_auth_bearer_token(req, creds)
+    } else if (is.list(creds) && length(creds)) {
+      req <- httr2::req_headers_redacted(req, !!!creds)
+    }
+  }
+  req <- httr2::req_body_json(req, completion_body(endpoint, text, max_tokens),
+                              auto_unbox = TRUE, digits = NA)
+  req <- httr2::req_timeout(req, timeout)
+  req <- httr2::req_retry(
+    req, max_tries = max_tries, retry_on_failure = TRUE,
+    is_transient = function(resp) httr2::resp_status(resp) %in% c(429, 500:599),
+    backoff = function(i) min(2^(i - 1), 30)
+  )
+  httr2::req_error(req, body = function(resp) {
+    tryCatch(httr2::resp_body_json(resp)$error$message, error = function(e) NULL)
+  })
+}
+
+completion_body <- function(endpoint, text, max_tokens) {
+  list(model = endpoint$model, prompt = text, echo = TRUE, logprobs = 0L,
+       max_tokens = as.integer(max_tokens))
+}
+
+completion_key <- function(endpoint, text, max_tokens) {
+  cache_key(kind = "completions-echo", version = 1L, base_url = endpoint$base_url,
+            body = completion_body(endpoint, text, max_tokens))
+}
+
+# The echoed prompt's tokens and log-probabilities, without any generated tokens.
+parse_completion <- function(body) {
+  choice <- body$choices[[1]]
+  lp <- choice$logprobs
+  if (is.null(lp) || is.null(lp$tokens)) {
+    abort_pb(
+      c("The completions response has no echoed token log-probabilities.",
+        i = "The endpoint must support {.code echo = true} with {.code logprobs}."),
+      "logprobs"
+    )
+  }
+  tokens <- vapply(lp$tokens, function(t) if (is.null(t)) NA_character_ else as.character(t), "")
+  logprobs <- vapply(lp$token_logprobs %||% list(),
+                     function(x) if (is.null(x)) NA_real_ else as.double(x), 1)
+  if (length(logprobs) != length(tokens)) {
+    abort_pb("The response has {length(tokens)} tokens but {length(logprobs)} log-probabilities.",
+             "logprobs")
+  }
+  generated <- as.integer(body$usage$completion_tokens %||% 0L)
+  if (generated > 0 && generated <= length(tokens)) {
+    keep <- seq_len(length(tokens) - generated)
+    tokens <- tokens[keep]
+    logprobs <- logprobs[keep]
+  }
+  list(tokens = tokens, logprobs = logprobs,
+       prompt_tokens = as.integer(body$usage$prompt_tokens %||% NA_integer_))
+}
+
+# One echo request per distinct text, cached, in parallel; a record or an error message each.
+echo_texts <- function(endpoint, texts, dir, max_tokens, max_active, max_tries, timeout) {
+  keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
+                 USE.NAMES = FALSE)
+  records <- lapply(keys, function(k) cache_get(dir, k))
+  cached <- !vapply(records, is.null, TRUE)
+  errors <- rep(NA_character_, length(texts))
+  todo <- which(!cached)
+  chunks <- split(todo, ceiling(seq_along(todo) / (4 * max_active)))
+  for (chunk in chunks) {
+    reqs <- lapply(texts[chunk], function(t) {
+      completion_request(endpoint, t, max_tokens, max_tries, timeout)
+    })
+    resps <- httr2::req_perform_parallel(reqs, on_error = "continue", progress = FALSE,
+                                         max_active = max_active)
+    for (j in seq_along(chunk)) {
+      i <- chunk[[j]]
+      resp <- resps[[j]]
+      record <- tryCatch({
+        if (inherits(resp, "error")) stop(resp)
+        parse_completion(httr2::resp_body_json(resp))
+      }, error = function(e) e)
+      if (inherits(record, "error")) {
+        errors[[i]] <- conditionMessage(record)
+      } else {
+        records[[i]] <- record
+        cache_set(dir, keys[[i]], record)
+      }
+    }
+  }
+  list(records = records, errors = errors, cached = cached)
+}
+
+completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,
+                               max_active, max_tries, timeout) {
+  full <- paste0(prefix, query)
+  texts <- unique(c(full, query))
+  echoed <- echo_texts(endpoint, texts, dir, max_tokens, max_active, max_tries, timeout)
+  at <- function(text) match(text, texts)
+  rows <- lapply(seq_along(full), function(i) {
+    f <- at(full[[i]])
+    q <- at(query[[i]])
+    err <- echoed$errors[[f]] %|NA|% echoed$errors[[q]]
+    if (!is.na(err)) {
+      return(list(logp = NA_real_, n_tokens = NA_integer_, tokens = character(), error = err))
+    }
+    query_span(echoed$records[[f]], echoed$records[[q]], query[[i]], span_check)
+  })
+  tibble::tibble(
+    prefix = prefix,
+    query = query,
+    logp = vapply(rows, `[[`, 1, "logp"),
+    n_tokens = vapply(rows, function(r) as.integer(r$n_tokens), 1L),
+    tokens = lapply(rows, `[[`, "tokens"),
+    error = vapply(rows, function(r) as.character(r$error), ""),
+    cached = echoed$cached[match(full, texts)] & echoed$cached[match(query, texts)]
+  )
+}
+
+# The summed log-probability of the full text's last tokens, as many as the query alone has,
+# after checking that they are the query's own tokens.
+query_span <- function(full, alone, query, span_check) {
+  q_tokens <- alone$tokens
+  if (!length(q_tokens) && !is.na(alone$prompt_tokens)) {
+    q_tokens <- rep(NA_character_, alone$prompt_tokens)
+  }
+  n <- length(q_tokens)
+  f_tokens <- full$tokens
+  tail_of <- function(k) if (k > 0 && k <= length(f_tokens)) utils::tail(f_tokens, k)
+  matches <- function(k, toks) k > 0 && identical(tail_of(k), toks)
+  # An endpoint that puts a BOS token before every text echoes it for the query alone too;
+  # it is not part of the query.
+  if (!matches(n, q_tokens) && n > 1 && is.na(alone$logprobs[[1]]) &&
+      identical(q_tokens[[1]], f_tokens[[1]]) && matches(n - 1, q_tokens[-1])) {
+    q_tokens <- q_tokens[-1]
+    n <- n - 1
+  }
+  if (n == 0 || n >= length(f_tokens)) {
+    return(list(logp = NA_real_, n_tokens = n, tokens = character(),
+                error = sprintf("The query %s has %d tokens but the full text has %d.",
+                                encodeString(query, quote = "\""), n, length(f_tokens))))
+  }
+  span <- utils::tail(seq_along(f_tokens), n)
+  error <- NA_character_
+  if (!matches(n, q_tokens)) {
+    error <- sprintf(
+      "The last %d token(s) of the text %s do not spell the query %s (tokenized alone: %s); the query merged with the text before it.",
+      n, token_list(f_tokens[span]), encodeString(query, quote = "\""), token_list(q_tokens)
+    )
+    if (span_check) {
+      return(list(logp = NA_real_, n_tokens = n, tokens = f_tokens[span], error = error))
+    }
+  }
+  lp <- full$logprobs[span]
+  if (anyNA(lp)) {
+    return(list(logp = NA_real_, n_tokens = n, tokens = f_tokens[span],
+                error = "A token of the query has no log-probability."))
+  }
+  list(logp = sum(lp), n_tokens = n, tokens = f_tokens[span],
+       error = if (span_check) NA_character_ else error)
+}
+
+token_list <- function(tokens) {
+  paste0("[", paste(encodeString(tokens, quote = "\""), collapse = ", "), "]")
+}
+
+# ---- the chat backend (first-token approximation) ---------------------------------------
+
+chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
+                        max_tries) {
+  prompts <- unique(prefix)
+  configured <- configure_chat(
+    chat, system_prompt,
+    ellmer::params(log_probs = TRUE, max_tokens = 1, top_logprobs = top_logprobs)
+  )
+  res <- generate_responses(configured, prompts, cache = cache, max_active = max_active,
+                            max_tries = max_tries, keep_json = TRUE,
+                            key_extra = list(kind = "first-token-logprobs", version = 1L),
+                            epoch = 1L, progress = FALSE)
+  at <- match(prefix, prompts)
+  rows <- lapply(seq_along(prefix), function(i) {
+    j <- at[[i]]
+    if (!is.na(res$error[[j]])) {
+      return(list(logp = NA_real_, token = NA_character_, error = res$error[[j]]))
+    }
+    top <- tryCatch(top_alternatives(res$json[[j]]), error = function(e) e)
+    if (inherits(top, "error")) {
+      return(list(logp = NA_real_, token = NA_character_, error = conditionMessage(top)))
+    }
+    first_token_logprob(top, query[[i]])
+  })
+  tibble::tibble(
+    prefix = prefix,
+    query = query,
+    logp = vapply(rows, `[[`, 1, "logp"),
+    n_tokens = ifelse(is.na(vapply(rows, `[[`, "", "token")), NA_integer_, 1L),
+    tokens = lapply(rows, function(r) if (is.na(r$token)) character() else r$token),
+    error = vapply(rows, function(r) as.character(r$error), ""),
+    cached = res$cached[at]
+  )
+}
+
+# The alternatives for the first answer token: a data frame of token and logprob, from a
+# chat-completions (`choices[[1]]$logprobs$content`) or responses (`output[[]]$content[[]]
+# $logprobs`) body.
+top_alternatives <- function(json) {
+  first <- json$choices[[1]]$logprobs$content[[1]]
+  if (is.null(first)) {
+    for (item in json$output %||% list()) {
+      for (content in item$content %||% list()) {
+        if (length(content$logprobs)) {
+          first <- content$logprobs[[1]]
+          break
+        }
+      }
+      if (!is.null(first)) break
+    }
+  }
+  if (is.null(first)) {
+    abort_pb(
+      c("The chat response has no token log-probabilities.",
+        i = "The provider must support {.code logprobs} with {.code top_logprobs}."),
+      "logprobs"
+    )
+  }
+  alts <- first$top_logprobs %||% list(first)
+  if (!length(alts)) alts <- list(first)
+  data.frame(
+    token = vapply(alts, function(a) as.character(a$token %||% NA_character_), ""),
+    logprob = vapply(alts, function(a) as.double(a$logprob %||% NA_real_), 1),
+    stringsAsFactors = FALSE
+  )
+}
+
+first_token_logprob <- function(top, query) {
+  text <- trimws(top$token)
+  ok <- !is.na(text) & nzchar(text) & !is.na(top$logprob) & startsWith(query, text)
+  if (!any(ok)) {
+    return(list(logp = -Inf, token = NA_character_,
+                error = NA_character_))
+  }
+  best <- max(nchar(text[ok]))
+  pick <- ok & nchar(text) == best
+  lp <- top$logprob[pick]
+  m <- max(lp)
+  list(logp = m + log(sum(exp(lp - m))), token = text[pick][[1]], error = NA_character_)
+}
+
+# ---- post-processing --------------------------------------------------------------------
+
+#' Turn query scores into a distribution
+#'
+#' `logprob_softmax()` is the softmax over one context's query scores, `exp(x) / sum(exp(x))`
+#' as in the original probsem. The original overflows for very negative sums (every
+#' `exp(x)` is 0, giving `NaN`); here such input is computed stably as
+#' `exp(x - max(x)) / sum(exp(x - max(x)))`. Wherever the original's formula is finite its
+#' exact result is returned, so probabilities match it to the last bit.
+#'
+#' `logprob_normalize()` applies the original's post-processing to summed log-probabilities:
+#' optional length normalization (`norm = "tokens"`, the original's `--norm`: divide by the
+#' query's token count; `"sqrt"`: divide by its square root, a variant used in the
+#' literature) and then division by `temperature` (the original's `--temp`).
+#'
+#' @param x Scores of one context's queries (log-probabilities, already divided by the
+#'   temperature).
+#' @param logp Summed log-probabilities.
+#' @param n_tokens Token counts of the queries.
+#' @param norm `"none"` (the default), `"tokens"` or `"sqrt"`. `TRUE`/`FALSE` mean
+#'   `"tokens"`/`"none"`, like the original's flag.
+#' @param temperature A positive number; scores are divided by it (default 1). Below 1 the
+#'   distribution is sharper, above 1 flatter.
+#' @returns A numeric vector as long as `x` (or `logp`). `logprob_softmax()` gives `NA`
+#'   everywhere when any score is `NA` or no score is finite.
+#' @export
+#' @examples
+#' logprob_softmax(c(-1, -2, -3))
+#' logprob_softmax(c(-1000, -1001))   # the original gives NaN here
+#' logprob_normalize(c(-4, -6), n_tokens = c(2, 3), norm = "tokens", temperature = 0.5)
+logprob_softmax <- function(x) {
+  if (!is.numeric(x)) abort_pb("{.arg x} must be numeric.", "argument")
+  x <- as.double(x)
+  if (!length(x)) return(x)
+  if (anyNA(x)) return(rep(NA_real_, length(x)))
+  e <- exp(x)
+  out <- e / sum(e)
+  if (all(is.finite(out))) return(out)
+  m <- max(x)
+  if (!is.finite(m)) {
+    if (m == Inf) return(ifelse(x == Inf, 1 / sum(x == Inf), 0))
+    return(rep(NA_real_, length(x)))
+  }
+  e <- exp(x - m)
+  e / sum(e)
+}
+
+#' @rdname logprob_softmax
+#' @export
+logprob_normalize <- function(logp, n_tokens, norm = "none", temperature = 1) {
+  norm <- logprob_norm_arg(norm)
+  check_number(temperature)
+  if (temperature <= 0) {
+    abort_pb("{.arg temperature} must be positive.", "argument")
+  }
+  divisor <- switch(norm, none = 1, tokens = n_tokens, sqrt = sqrt(n_tokens))
+  logp / divisor / temperature
+}
+
+logprob_norm_arg <- function(norm, call = rlang::caller_env()) {
+  if (isTRUE(norm)) return("tokens")
+  if (isFALSE(norm)) return("none")
+  if (!rlang::is_string(norm) || !norm %in% c("none", "tokens", "sqrt")) {
+    abort_pb("{.arg norm} must be {.val none}, {.val tokens}, {.val sqrt}, TRUE or FALSE.",
+             "argument", call = call)
+  }
+  norm
+}

@@ -1,0 +1,230 @@
+# A fake /v1/completions with echo: whitespace tokens ("\n" alone, words with one leading
+# space), each token's log-probability is -nchar(token) / 2 and the first token has none.
+# Runs in the server's process, so it is self-contained.
+echo_reply <- function(body, n) {
+  text <- body$prompt
+  tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
+  lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
+  list(json = list(
+    id = paste0("cmpl-", n), object = "text_completion", model = body$model,
+    choices = list(list(index = 0L, text = text, finish_reason = "length",
+                        logprobs = list(tokens = as.list(tokens), token_logprobs = lp))),
+    usage = list(prompt_tokens = length(tokens), completion_tokens = 0L,
+                 total_tokens = length(tokens))
+  ))
+}
+
+test_that("the completions backend sums the query's tokens, worked out by hand", {
+  server <- local_fake_openai(echo_reply)
+  chat <- fake_chat(server, model = "tiny-lm")
+  out <- query_logprobs(chat, "Is it on?\nAnswer:\n", c("True", "False", "very true"),
+                        cache = FALSE)
+  # "True" is one token (-4/2), "False" one (-5/2), "very true" two: "very" + " true".
+  expect_equal(out$logp, c(-2, -2.5, -2 - 2.5))
+  expect_equal(out$n_tokens, c(1L, 1L, 2L))
+  expect_equal(out$tokens[[3]], c("very", " true"))
+  expect_true(all(is.na(out$error)))
+  bodies <- server$requests()
+  # Three full texts and three queries alone.
+  expect_length(bodies, 6)
+  first <- bodies[[1]]
+  expect_identical(first$echo, TRUE)
+  expect_identical(first$logprobs, 0L)
+  expect_identical(first$max_tokens, 0L)
+  expect_identical(first$model, "tiny-lm")
+  prompts <- vapply(bodies, function(b) b$prompt, "")
+  expect_setequal(prompts, c("Is it on?\nAnswer:\nTrue", "Is it on?\nAnswer:\nFalse",
+                             "Is it on?\nAnswer:\nvery true", "True", "False", "very true"))
+})
+
+test_that("scores are cached: a second run sends nothing, and the key is not cached", {
+  server <- local_fake_openai(echo_reply)
+  dir <- withr::local_tempdir()
+  key <- "sk-test-FAKEKEY-0123456789"
+  chat <- fake_chat(server, key = key)
+  one <- query_logprobs(chat, c("A:\n", "B:\n"), "yes", cache = dir)
+  # Two full texts and one shared query-alone request.
+  expect_equal(server$count(), 3)
+  expect_false(any(one$cached))
+  two <- query_logprobs(chat, c("A:\n", "B:\n"), "yes", cache = dir)
+  expect_equal(server$count(), 3)
+  expect_true(all(two$cached))
+  expect_equal(two$logp, one$logp)
+  files <- list.files(dir, recursive = TRUE, full.names = TRUE)
+  expect_length(files, 3)
+  for (f in files) {
+    expect_false(grepl("FAKEKEY", paste(deparse(readRDS(f)), collapse = "")))
+  }
+  # Another model is another request.
+  query_logprobs(fake_chat(server, model = "other"), "A:\n", "yes", cache = dir)
+  expect_equal(server$count(), 5)
+})
+
+test_that("a query merged with the text before it is reported, not silently scored", {
+  # This tokenizer glues a newline to the following word, as many BPE vocabularies do.
+  merge_reply <- function(body, n) {
+    text <- body$prompt
+    tokens <- regmatches(text, gregexpr("\n?[^ \n]+| [^ \n]+|\n", text))[[1]]
+    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]))
+    list(json = list(choices = list(list(index = 0L, text = text,
+                                          logprobs = list(tokens = as.list(tokens),
+                                                          token_logprobs = lp))),
+                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+  }
+  server <- local_fake_openai(merge_reply)
+  chat <- fake_chat(server)
+  out <- query_logprobs(chat, "Answer:\n", "True", cache = FALSE)
+  expect_true(is.na(out$logp))
+  expect_match(out$error, "do not spell the query")
+  expect_match(out$error, "\\\\nTrue", fixed = FALSE)
+  loose <- query_logprobs(chat, "Answer:\n", "True", cache = FALSE, span_check = FALSE)
+  # The span is the merged token "\nTrue" (5 characters), scored anyway.
+  expect_equal(loose$logp, -5)
+  expect_match(loose$error, "do not spell")
+})
+
+test_that("a BOS token the server puts before every text is not counted as the query's", {
+  bos_reply <- function(body, n) {
+    text <- body$prompt
+    tokens <- c("<s>", regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]])
+    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
+    list(json = list(choices = list(list(index = 0L, text = text,
+                                          logprobs = list(tokens = as.list(tokens),
+                                                          token_logprobs = lp))),
+                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+  }
+  server <- local_fake_openai(bos_reply)
+  out <- query_logprobs(fake_chat(server), "Q\n", c("no", "not so"), cache = FALSE)
+  expect_equal(out$n_tokens, c(1L, 2L))
+  expect_equal(out$logp, c(-1, -1.5 - 1.5))
+  expect_true(all(is.na(out$error)))
+})
+
+test_that("generated tokens are left out when max_tokens > 0", {
+  gen_reply <- function(body, n) {
+    text <- paste0(body$prompt, " extra")
+    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
+    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
+    list(json = list(choices = list(list(index = 0L, text = text,
+                                          logprobs = list(tokens = as.list(tokens),
+                                                          token_logprobs = lp))),
+                     usage = list(prompt_tokens = length(tokens) - 1L,
+                                  completion_tokens = 1L)))
+  }
+  server <- local_fake_openai(gen_reply)
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", max_tokens = 1, cache = FALSE)
+  expect_equal(out$logp, -1.5)
+  expect_identical(server$requests()[[1]]$max_tokens, 1L)
+})
+
+test_that("a failed request leaves NA and its error; the other pairs are kept", {
+  fail_reply <- function(body, n) {
+    if (grepl("^broken", body$prompt)) return(list(status = 400))
+    text <- body$prompt
+    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
+    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -1)
+    list(json = list(choices = list(list(index = 0L, text = text,
+                                          logprobs = list(tokens = as.list(tokens),
+                                                          token_logprobs = lp))),
+                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+  }
+  server <- local_fake_openai(fail_reply)
+  dir <- withr::local_tempdir()
+  out <- query_logprobs(fake_chat(server), c("fine\n", "broken\n"), "yes", cache = dir,
+                        max_tries = 1)
+  expect_equal(out$logp[[1]], -1)
+  expect_true(is.na(out$logp[[2]]))
+  expect_match(out$error[[2]], "400|fake error")
+  # Only the successful requests were cached.
+  expect_length(list.files(dir, recursive = TRUE), 2)
+})
+
+test_that("an endpoint without echo log-probabilities is a clear error per pair", {
+  server <- local_fake_openai(function(body, n) "plain text")
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", cache = FALSE)
+  expect_true(is.na(out$logp))
+  expect_match(out$error, "no echoed token log-probabilities")
+})
+
+test_that("the completions backend needs a URL and model; arguments are checked", {
+  expect_error(query_logprobs(NULL, "a", "b"), class = "predictivebench_error_argument")
+  expect_error(query_logprobs(NULL, c("a", "b", "c"), c("x", "y"), base_url = "http://x/v1",
+                              model = "m"),
+               class = "predictivebench_error_argument")
+  expect_error(query_logprobs(NULL, "a", NA_character_, base_url = "http://x/v1", model = "m"),
+               class = "predictivebench_error_argument")
+  expect_error(query_logprobs(NULL, "a", "b", backend = "chat"),
+               class = "predictivebench_error_argument")
+})
+
+test_that("base_url, model and api_key can be given without a chat", {
+  server <- local_fake_openai(echo_reply)
+  out <- query_logprobs(NULL, "Q:\n", "True", base_url = server$url, model = "m2",
+                        api_key = "sk-other", cache = FALSE)
+  expect_equal(out$logp, -2)
+  expect_identical(server$requests()[[1]]$model, "m2")
+})
+
+test_that("the chat backend reads each query's first-token log-probability", {
+  chat_reply <- function(body, n) {
+    top <- list(list(token = "True", logprob = -0.1), list(token = " False", logprob = -2.4),
+                list(token = "Fal", logprob = -5), list(token = "false", logprob = -3),
+                list(token = " True", logprob = -3.2))
+    list(text = "True",
+         logprobs = list(content = list(list(token = "True", logprob = -0.1,
+                                             top_logprobs = top))))
+  }
+  server <- local_fake_openai(chat_reply)
+  chat <- fake_chat(server)
+  out <- query_logprobs(chat, c("Q1:\n", "Q1:\n", "Q1:\n", "Q2:\n"),
+                        c("True", "False", "Maybe", "True"), backend = "chat",
+                        top_logprobs = 5, cache = FALSE)
+  # "True" and " True" spell the same text: their probabilities add up.
+  expect_equal(out$logp[[1]], log(exp(-0.1) + exp(-3.2)))
+  # " False" is the longest alternative that starts "False" ("Fal" is shorter).
+  expect_equal(out$logp[[2]], -2.4)
+  expect_equal(out$logp[[3]], -Inf)
+  expect_equal(out$n_tokens, c(1L, 1L, NA, 1L))
+  # One request per distinct prefix, asking for log-probabilities of one token.
+  expect_equal(server$count(), 2)
+  body <- server$requests()[[1]]
+  expect_true(isTRUE(body$logprobs))
+  expect_equal(body$top_logprobs, 5)
+  expect_equal(body$max_completion_tokens, 1)
+  expect_match(last_user_text(body), "^Q[12]:\n$")
+})
+
+test_that("the chat backend caches and reports a response without log-probabilities", {
+  server <- local_fake_openai(function(body, n) "True")
+  dir <- withr::local_tempdir()
+  out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", cache = dir)
+  expect_true(is.na(out$logp))
+  expect_match(out$error, "no token log-probabilities")
+  query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", cache = dir)
+  expect_equal(server$count(), 1)
+})
+
+test_that("the softmax is the original's wherever that is finite, and stable elsewhere", {
+  x <- c(-1.3, -2.7, -0.2)
+  expect_identical(logprob_softmax(x), exp(x) / sum(exp(x)))
+  expect_equal(logprob_softmax(log(c(1, 3))), c(0.25, 0.75))
+  # The original gives NaN for these (0/0 and Inf/Inf).
+  expect_true(all(is.nan(exp(c(-1000, -1001)) / sum(exp(c(-1000, -1001))))))
+  expect_equal(logprob_softmax(c(-1000, -1001)), c(1, exp(-1)) / (1 + exp(-1)))
+  expect_equal(logprob_softmax(c(800, 799)), c(1, exp(-1)) / (1 + exp(-1)))
+  expect_equal(logprob_softmax(c(-Inf, -1)), c(0, 1))
+  expect_true(all(is.na(logprob_softmax(c(-Inf, -Inf)))))
+  expect_true(all(is.na(logprob_softmax(c(NA, -1)))))
+  expect_equal(logprob_softmax(c(-2, -2)), c(0.5, 0.5))
+})
+
+test_that("normalization and temperature follow the original's order", {
+  expect_equal(logprob_normalize(c(-4, -6), c(2, 3)), c(-4, -6))
+  expect_equal(logprob_normalize(c(-4, -6), c(2, 3), "tokens"), c(-2, -2))
+  expect_equal(logprob_normalize(c(-4, -6), c(2, 3), TRUE), c(-2, -2))
+  expect_equal(logprob_normalize(c(-4, -6), c(4, 9), "sqrt"), c(-2, -2))
+  expect_equal(logprob_normalize(c(-4, -6), c(2, 3), "tokens", temperature = 0.5), c(-4, -4))
+  expect_equal(logprob_normalize(-3, 1, temperature = 2), -1.5)
+  expect_error(logprob_normalize(-3, 1, temperature = 0), class = "predictivebench_error_argument")
+  expect_error(logprob_normalize(-3, 1, norm = "mean"), class = "predictivebench_error_argument")
+})
