@@ -1,0 +1,200 @@
+pb_table <- function() {
+  tibble::tibble(
+    id = c("s-apples", "s-pen", "s-train"),
+    problem = c("How many apples?", "What do a pen and a book cost?", "When does the train arrive?"),
+    steps = list(c("3 * 4 = 12.", "12 - 2 = 10."), c("8 + 3 = 12.", "So 12."),
+                 c("9:40 + 50 min = 10:30.", "So 10:30.", "Done.")),
+    label = c(-1L, 0L, 1L), task_l1 = c("a", "a", "b"), task_l2 = NA_character_,
+    origin = NA_character_, generator = NA_character_, final_answer_correct = NA,
+    error_sections = list(NULL, NULL, NULL), unuseful_sections = list(NULL, NULL, NULL),
+    sections_content = NA_character_
+  )
+}
+
+test_that("votes: last box, nested braces, 02 and +2, majority, ties to the first seen", {
+  v <- processbench_vote(c("\\boxed{1} no, \\boxed{2}", "\\boxed{02}", "\\boxed{+2}",
+                           "\\boxed{-1}"))
+  expect_equal(v$votes, c(2L, 2L, 2L, -1L))
+  expect_equal(v$prediction, 2L)
+  expect_equal(v$n_valid, 4L)
+  nested <- processbench_vote(c("\\boxed{\\frac{1}{2}} then \\boxed{{3}}",
+                                "\\boxed{\\text{3}}", "$\\boxed{ 3 }$"))
+  expect_equal(nested$votes, c(3L, 3L, 3L))
+  # a tie goes to the value seen first, whatever the values
+  expect_equal(processbench_vote(c("\\boxed{4}", "\\boxed{1}", "\\boxed{1}", "\\boxed{4}"))$prediction, 4L)
+  expect_equal(processbench_vote(c("\\boxed{1}", "\\boxed{4}", "\\boxed{4}", "\\boxed{1}"))$prediction, 1L)
+  # invalid votes are dropped before counting: two valid 5s beat nothing else
+  v <- processbench_vote(c("\\boxed{x}", "\\boxed{x}", "\\boxed{x}", "\\boxed{5}", "\\boxed{5}"))
+  expect_equal(v$prediction, 5L)
+  expect_equal(v$n_valid, 2L)
+  none <- processbench_vote(c("\\boxed{two}", "no box at all", NA, "\\boxed{2.5}"))
+  expect_true(is.na(none$prediction))
+  expect_equal(none$n_valid, 0L)
+  expect_equal(none$votes, rep(NA_integer_, 4))
+})
+
+test_that("prompts are ProcessBench's, with both wordings", {
+  p <- processbench_prompt("What is 1+1?", list(c("1+1=3.", "So 3.")))
+  expect_identical(p, paste0(
+    "The following is a problem and a solution (split into paragraphs, enclosed with tags and indexed from 0):\n\n",
+    "[Problem]\n\nWhat is 1+1?\n\n[Solution]\n\n",
+    "<paragraph_0>\n1+1=3.\n</paragraph_0>\n\n<paragraph_1>\nSo 3.\n</paragraph_1>\n\n",
+    "Your task is to review and critique the solution paragraph by paragraph. Once you identify an error in a paragraph, ",
+    "return the index of the paragraph where the earliest error occurs. Otherwise, return the index of -1.\n\n",
+    "Please put your final answer (i.e., the index) in \\boxed{}."
+  ))
+  q <- processbench_prompt("Q {tagged_response}", list("s"), template = "processbench")
+  expect_match(q, "^The following is a math problem and a solution")
+  expect_match(q, "[Math Problem]\n\nQ {tagged_response}\n\n[Solution]", fixed = TRUE)
+  expect_match(q, "index of -1 (which typically denotes \"not found\").\n\nPlease", fixed = TRUE)
+  expect_error(processbench_prompt("a", list()), class = "predictivebench_error_argument")
+})
+
+test_that("the solver sends n_votes separate requests at temperature 0.7, cached per vote", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (grepl("apples", text)) return("All fine. \\boxed{-1}")
+    if (grepl("pen and a book", text)) {
+      return(if (n %% 3 == 0) "\\boxed{1}" else "Paragraph 0 is wrong. \\boxed{0}")
+    }
+    list(status = 400L)  # the train question always fails: a recorded failure, not a crash
+  })
+  cache <- withr::local_tempdir()
+  tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 3, cache = cache))
+  expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                 class = "predictivebench_warning_failed_requests")
+  bodies <- server$requests()
+  expect_length(bodies, 9)
+  expect_true(all(vapply(bodies, function(b) identical(b$temperature, 0.7), TRUE)))
+  expect_true(all(vapply(bodies, function(b) is.null(b$seed), TRUE)))
+  s <- tsk$get_samples()
+  expect_equal(s$result[1:2], c("-1", "0"))
+  expect_true(is.na(s$result[[3]]))
+  expect_equal(as.character(s$score), c("C", "C", "I"))
+  m <- s$solver_metadata[[2]]
+  expect_length(m$critiques, 3)
+  expect_equal(sum(m$votes == 0L), 2)
+  expect_equal(m$prediction, 0L)
+  expect_true(all(!is.na(s$solver_metadata[[3]]$errors)))
+  # a second run answers every successful vote from the cache
+  before <- server$count()
+  tsk2 <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(),
+                            solver = processbench_solver(n_votes = 3, cache = cache))
+  tsk2$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(server$count(), before)
+  expect_true(all(vapply(tsk2$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+})
+
+test_that("greedy mode sends one request per sample at temperature 0", {
+  server <- local_fake_openai(function(body, n) "\\boxed{-1}")
+  tsk <- processbench_task(pb_table(), template = "processbench", dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 1, temperature = 0,
+                                                        cache = FALSE))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  bodies <- server$requests()
+  expect_length(bodies, 3)
+  expect_true(all(vapply(bodies, function(b) identical(b$temperature, 0L) ||
+                           identical(b$temperature, 0), TRUE)))
+  expect_match(last_user_text(bodies[[1]]), "[Math Problem]", fixed = TRUE)
+  expect_equal(as.character(tsk$get_samples()$score), c("C", "I", "I"))
+})
+
+test_that("the scorer reads voted indices and raw critiques", {
+  scorer <- processbench_scorer()
+  out <- scorer(tibble::tibble(result = c("2", NA, "So \\boxed{-1}", "-1"),
+                               label = c(2L, 2L, -1L, 0L)))
+  expect_equal(as.character(out$score), c("C", "I", "C", "I"))
+  expect_true(is.ordered(out$score))
+})
+
+test_that("summary: error/correct accuracy, F1, groups, NA with a message", {
+  samples <- tibble::tibble(
+    label = c(2, 0, 1, -1, -1, 3, -1),
+    task_l1 = c("a", "a", "a", "a", "b", "b", "b"),
+    result = c("2", "1", "1", "-1", "0", NA, "-1")
+  )
+  expect_message(s <- processbench_summary(samples), class = "predictivebench_message_small_group")
+  overall <- s[s$group == "overall", ]
+  expect_equal(overall$error_acc, 50)      # 2 of 4 errors found
+  expect_equal(overall$correct_acc, 200 / 3)
+  expect_equal(overall$f1, 2 * 50 * (200 / 3) / (50 + 200 / 3))
+  expect_equal(c(overall$n_error, overall$n_correct, overall$n_no_prediction), c(4L, 3L, 1L))
+  a <- s[s$group == "a", ]
+  expect_equal(c(a$error_acc, a$correct_acc), c(200 / 3, 100))
+  b <- s[s$group == "b", ]
+  expect_equal(c(b$error_acc, b$correct_acc, b$f1), c(0, 50, 0))
+  expect_equal(s$f1[s$group == "mean of groups"], mean(c(a$f1, b$f1)))
+  expect_true(all(s$error_lower <= s$error_acc & s$error_upper >= s$error_acc, na.rm = TRUE))
+
+  # an empty side and two zero accuracies are NA, announced
+  only_errors <- tibble::tibble(label = c(1, 2), task_l1 = "x", result = c("0", "0"))
+  expect_message(e <- processbench_summary(only_errors), class = "predictivebench_message_na")
+  expect_true(is.na(e$correct_acc[[1]]))
+  expect_true(is.na(e$f1[[1]]))
+  zeros <- tibble::tibble(label = c(1, -1), task_l1 = "x", result = c("0", "0"))
+  expect_message(z <- processbench_summary(zeros, by = NULL), "both accuracies are 0")
+  expect_true(is.na(z$f1))
+  expect_equal(nrow(z), 1)
+})
+
+test_that("results files are named {dataset}_{model}_votes{n} and written inside dir", {
+  tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 2, cache = FALSE))
+  tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
+  dir <- withr::local_tempdir()
+  paths <- processbench_write_results(tsk, dir, dataset = "my data", model = "../org/model:1")
+  expect_equal(basename(paths[["results"]]), "my-data_org-model-1_votes2.jsonl")
+  expect_equal(basename(paths[["summary"]]), "my-data_org-model-1_votes2.csv")
+  expect_equal(normalizePath(dirname(paths)), rep(normalizePath(dir), 2))
+  expect_setequal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(paths))
+  lines <- readLines(paths[["results"]])
+  expect_length(lines, 3)
+  first <- jsonlite::fromJSON(lines[[1]], simplifyVector = FALSE)
+  expect_equal(first$id, "s-apples")
+  expect_equal(first$prediction, -1L)
+  expect_true(first$match)
+  expect_equal(unlist(first$votes), c(-1L, -1L))
+  expect_length(first$critiques, 2)
+  csv <- utils::read.csv(paths[["summary"]])
+  expect_equal(csv$group, c("overall", "a", "b", "mean of groups"))
+  expect_equal(csv$correct_acc[[1]], 100)
+  # the model name defaults to the chat's, the vote count to the metadata's
+  auto <- processbench_write_results(tsk, dir, dataset = "d")
+  expect_equal(basename(auto[["results"]]), "d_baseline-constant_votes2.jsonl")
+})
+
+test_that("prepare_deltabench()/prepare_processbench() flatten through Python", {
+  skip_if_no_python()
+  src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
+  tbl <- prepare_deltabench(src)
+  expect_equal(tbl$label[tbl$id == "db-mean"], 3L)
+  expect_equal(tbl$label[tbl$id == "db-area"], -1L)
+  counted <- prepare_deltabench(src, count_unuseful = TRUE)
+  expect_equal(counted$label[counted$id == "db-prime"], 2L)
+  expect_equal(tbl$label[tbl$id == "db-prime"], 3L)
+  shipped <- processbench_dataset()
+  expect_equal(shipped$label, tbl$label)
+  bad <- withr::local_tempfile(fileext = ".jsonl")
+  writeLines(c(readLines(src)[[1]], "{broken"), bad)
+  err <- expect_error(prepare_deltabench(bad), class = "predictivebench_error_json")
+  expect_equal(err$row, "2")
+  ok <- suppressWarnings(prepare_deltabench(bad, on_error = "skip"))
+  expect_equal(nrow(ok), 1)
+  pb <- prepare_processbench(
+    system.file("extdata", "processbench-sample.json", package = "predictivebench")
+  )
+  expect_equal(unique(pb$task_l1), "processbench-sample")
+  expect_equal(sum(pb$label == -1), 3)
+})
+
+test_that("reference files convert with the expected labels", {
+  skip_if_no_python()
+  delta <- skip_if_no_reference("deltabench", "Deltabench_v1_examples.jsonl")
+  gsm8k <- skip_if_no_reference("processbench", "gsm8k.json")
+  d <- prepare_deltabench(delta)
+  expect_equal(d$label, c(6L, 6L, 13L, 1L, 15L, 1L, 1L, 3L, 8L))
+  g <- prepare_processbench(gsm8k)
+  expect_equal(c(sum(g$label != -1), sum(g$label == -1)), c(207L, 193L))
+  expect_equal(unique(g$task_l1), "gsm8k")
+})
