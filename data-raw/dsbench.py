@@ -15,6 +15,7 @@ import json
 import shutil
 import struct
 import subprocess
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -30,6 +31,15 @@ def save(wb: Workbook, path: Path) -> None:
     wb.properties.modified = FIXED
     wb.properties.creator = "predictivebench"
     wb.save(path)
+    # Zip entries carry the time of writing: fix it so a rebuild gives the same bytes.
+    with zipfile.ZipFile(path) as source:
+        entries = [(info, source.read(info.filename)) for info in source.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+        for info, data in entries:
+            fixed = zipfile.ZipInfo(info.filename, date_time=(2024, 1, 1, 0, 0, 0))
+            fixed.compress_type = zipfile.ZIP_DEFLATED
+            fixed.external_attr = info.external_attr
+            target.writestr(fixed, data)
 
 
 def png(path: Path, width: int = 8, height: int = 4) -> None:

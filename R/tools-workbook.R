@@ -1,0 +1,152 @@
+# ellmer tools over one competition's workbooks (DSBench's files mode), built on readxl.
+
+#' Tools that let a model read a folder's Excel workbooks
+#'
+#' @description
+#' `workbook_tools()` returns [ellmer::tool()]s that a chat can call to look at the
+#' workbooks of one folder instead of having them pasted into the prompt: list the
+#' workbooks, list a workbook's sheets with their sizes, and read a cell range. It is what
+#' [dsbench_solver()] registers in `mode = "files"`, for models whose context window cannot
+#' hold a large workbook as text; register it on your own chat with
+#' `chat$register_tools(workbook_tools(folder))`.
+#'
+#' The tools are confined to `folder`: they only open the workbooks listed by
+#' `list_workbooks` (a bare file name, never a path; symbolic links that leave the folder
+#' are refused), and answer workbooks (names containing "answer") are never offered, as in
+#' DSBench. Reading is done with [readxl::read_excel()], which handles `.xlsx` and `.xlsm`;
+#' an `.xlsb` file is listed but reading it returns an error message to the model. Every
+#' problem (unknown file, bad range, unreadable file) is returned to the model as an error
+#' message rather than stopping the evaluation.
+#'
+#' @param folder The folder holding the workbooks.
+#' @param max_cells The most cells one `read_range` call returns (the rest is cut and the
+#'   reply says so). Larger values give the model more per call but cost more tokens.
+#' @returns A list of three ellmer tools: `list_workbooks`, `list_sheets`, `read_range`.
+#' @export
+#' @examples
+#' folder <- system.file("extdata", "dsbench", "data", "00000101",
+#'                       package = "predictivebench")
+#' tools <- workbook_tools(folder)
+#' tools$list_workbooks()
+#' tools$list_sheets("lemonade.xlsx")
+#' cat(tools$read_range("lemonade.xlsx", "Sales", "A1:D3"))
+workbook_tools <- function(folder, max_cells = 2000) {
+  check_string(folder)
+  check_count(max_cells)
+  if (!dir.exists(folder)) {
+    abort_pb("Workbook folder does not exist.", "missing_file", file = folder)
+  }
+  folder <- normalizePath(folder, mustWork = TRUE)
+  list_workbooks <- function() {
+    files <- workbook_files(folder)
+    if (!length(files)) return("There are no workbooks.")
+    paste(files, collapse = "\n")
+  }
+  list_sheets <- function(file) {
+    tool_errors({
+      path <- workbook_path(folder, file)
+      sheets <- readxl::excel_sheets(path)
+      dims <- vapply(sheets, function(s) workbook_sheet_size(path, s), "")
+      paste0(sheets, " (", dims, ")", collapse = "\n")
+    })
+  }
+  read_range <- function(file, sheet, range = NULL) {
+    tool_errors({
+      path <- workbook_path(folder, file)
+      if (!is.null(range) && (!is.character(range) || !nzchar(range))) range <- NULL
+      cells <- suppressMessages(readxl::read_excel(
+        path, sheet = sheet, range = range, col_names = FALSE, col_types = "text",
+        .name_repair = "minimal"
+      ))
+      workbook_cells_text(cells, max_cells, range_first_row(range))
+    })
+  }
+  list(
+    list_workbooks = ellmer::tool(
+      list_workbooks, name = "list_workbooks",
+      description = "List the Excel workbooks available for this task (one file name a line)."
+    ),
+    list_sheets = ellmer::tool(
+      list_sheets, name = "list_sheets",
+      description = "List the sheets of a workbook with their used size (rows x columns).",
+      arguments = list(file = ellmer::type_string("Workbook file name from list_workbooks."))
+    ),
+    read_range = ellmer::tool(
+      read_range, name = "read_range",
+      description = paste(
+        "Read cells of a sheet as tab-separated text, one spreadsheet row a line. With an",
+        "Excel range such as 'A1:F40' each line starts with its Excel row number; without",
+        "one, the whole used range is returned (leading empty rows and columns dropped).",
+        "Empty cells are empty; dates are Excel serial numbers."
+      ),
+      arguments = list(
+        file = ellmer::type_string("Workbook file name from list_workbooks."),
+        sheet = ellmer::type_string("Sheet name from list_sheets."),
+        range = ellmer::type_string("Excel range like 'A1:F40'.", required = FALSE)
+      )
+    )
+  )
+}
+
+workbook_files <- function(folder) {
+  files <- list.files(folder, all.files = FALSE)
+  lower <- tolower(files)
+  keep <- (endsWith(lower, "xlsx") | endsWith(lower, "xlsm") | endsWith(lower, "xlsb")) &
+    !grepl("answer", lower, fixed = TRUE)
+  files <- files[keep & !dir.exists(file.path(folder, files))]
+  files[order(files, method = "radix")]
+}
+
+workbook_path <- function(folder, file) {
+  if (!rlang::is_string(file) || !nzchar(file)) {
+    stop("`file` must be one workbook file name.", call. = FALSE)
+  }
+  if (!file %in% workbook_files(folder)) {
+    stop("Unknown workbook '", file, "'. Available: ",
+         paste(workbook_files(folder), collapse = ", "), call. = FALSE)
+  }
+  path <- normalizePath(file.path(folder, file), mustWork = TRUE)
+  if (!startsWith(path, paste0(folder, .Platform$file.sep))) {
+    stop("Workbook '", file, "' is outside the competition folder.", call. = FALSE)
+  }
+  if (endsWith(tolower(file), "xlsb")) {
+    stop("Workbook '", file, "' is an .xlsb file, which this tool cannot read.", call. = FALSE)
+  }
+  path
+}
+
+workbook_sheet_size <- function(path, sheet) {
+  cells <- tryCatch(
+    suppressMessages(readxl::read_excel(path, sheet = sheet, col_names = FALSE,
+                                        col_types = "text", .name_repair = "minimal")),
+    error = function(e) NULL
+  )
+  if (is.null(cells)) return("unreadable")
+  paste(nrow(cells), "x", ncol(cells))
+}
+
+range_first_row <- function(range) {
+  if (is.null(range)) return(NULL)
+  digits <- regmatches(range, regexpr("[0-9]+", sub("^.*!", "", range)))
+  if (length(digits)) as.integer(digits) else NULL
+}
+
+workbook_cells_text <- function(cells, max_cells, first_row = NULL) {
+  if (!nrow(cells) || !ncol(cells)) return("(no cells)")
+  rows <- nrow(cells)
+  keep <- max(1L, min(rows, floor(max_cells / ncol(cells))))
+  m <- as.matrix(cells[seq_len(keep), , drop = FALSE])
+  m[is.na(m)] <- ""
+  lines <- apply(m, 1, paste, collapse = "\t")
+  if (!is.null(first_row)) lines <- paste(seq_len(keep) + first_row - 1L, lines, sep = "\t")
+  out <- paste(lines, collapse = "\n")
+  if (keep < rows) {
+    out <- paste0(out, "\n[", rows - keep, " more rows not shown; read a smaller range]")
+  }
+  out
+}
+
+# A tool's failure goes back to the model as text; the evaluation goes on.
+tool_errors <- function(expr) {
+  tryCatch(expr, error = function(e) paste("Error:", conditionMessage(e)))
+}
