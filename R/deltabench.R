@@ -169,8 +169,8 @@ strsplit_all <- function(x, sep) {
 #'   critique.
 #' @param clip_predictions `TRUE` (the default, the original's rule) drops predicted sections
 #'   beyond the last gold section before counting. That rule never penalises a guess past the
-#'   last error, so a constant guess of many sections scores far above chance (around 47%
-#'   F1 on DeltaBench); `FALSE` counts every predicted section.
+#'   last error, so a constant guess that names every section scores far above chance
+#'   (see `vignette("processbench")`); `FALSE` counts every predicted section.
 #' @returns A tibble with one row per critique: `judge`, `has_error` (gold not empty),
 #'   `predicted` (the sections counted), `tp`, `fp`, `fn`, `precision`, `recall`, `f1`
 #'   (`NA` for samples without gold errors and for failed critiques), `correct`, and `failed`.

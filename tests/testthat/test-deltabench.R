@@ -1,0 +1,142 @@
+test_that("the critic prompt is DeltaBench's, filled question first", {
+  p <- deltabench_prompt("Q: {{model_output}}?", "section1: 1 + 1 = 3.")
+  expect_match(p, "^I will provide you with a question and a robot\u2019s answer, divided")
+  expect_match(p, "output in the following format:  \n    Conclusion: no error", fixed = TRUE)
+  expect_match(p, "    \u2026 (repeat for each erroneous section)  \n\n\n**example:**", fixed = TRUE)
+  expect_match(p, "inequality \\( x + y > 1 \\) is incorrect", fixed = TRUE)
+  # as in the original, {{model_output}} inside the question is replaced too
+  expect_true(endsWith(p, paste0(
+    "**Input:**\n- Question: Q: section1: 1 + 1 = 3.?\n",
+    "- Robot's Answer: section1: 1 + 1 = 3.\n- judge result: "
+  )))
+  expect_equal(nchar(deltabench_prompt("", "")), 3537 - nchar("{{question}}{{model_output}}"))
+})
+
+test_that("critiques parse as DeltaBench's script reads them", {
+  out <- deltabench_parse(c(
+    "Analysis...\nConclusion: yes\nError Section Number: 3\nExplanation: wrong.\nError Section Number: section 12 and 14\nExplanation: also.\nError Section Number: none\nExplanation: -",
+    "Conclusion: no error",
+    "Conclusion: Yes, there are errors",
+    "Conclusion: YES\nError Section Number: 2",
+    "Error Section Number: 4 but the conclusion comes later. Conclusion: yes",
+    NA, ""
+  ))
+  expect_equal(out$judge, c(1L, 0L, 1L, 0L, 0L, NA, NA))
+  expect_equal(out$sections[[1]], c(3L, 12L, -1L))
+  expect_equal(out$sections[[3]], integer())
+  expect_equal(out$sections[[4]], integer())
+  expect_equal(out$conclusion[[2]], "no error")
+})
+
+test_that("per-sample precision/recall/F1, with and without clipping", {
+  critique <- c(
+    "Conclusion: yes\nError Section Number: 2\nError Section Number: 5\nError Section Number: 9",
+    "Conclusion: no error",
+    "Conclusion: yes\nError Section Number: 1",
+    NA,
+    "Conclusion: no error"
+  )
+  errors <- list(c(2L, 5L), c(3L), integer(), 4L, integer())
+  unuseful <- list(7L, integer(), integer(), integer(), integer())
+  clipped <- deltabench_score_critiques(critique, errors, unuseful)
+  # gold {2, 5, 7}; 9 > 7 is dropped: tp 2, fp 0, fn 1
+  expect_equal(c(clipped$tp[[1]], clipped$fp[[1]], clipped$fn[[1]]), c(2L, 0L, 1L))
+  expect_equal(clipped$precision[[1]], 1)
+  expect_equal(clipped$recall[[1]], 2 / 3)
+  expect_equal(clipped$f1[[1]], 0.8)
+  expect_equal(clipped$correct[[1]], 1L)
+  # missed error: all zero, wrong
+  expect_equal(c(clipped$tp[[2]], clipped$fn[[2]], clipped$f1[[2]], clipped$correct[[2]]),
+               c(0, 1, 0, 0))
+  # error-free samples: no section metrics, correct iff judged error-free
+  expect_true(is.na(clipped$f1[[3]]))
+  expect_equal(clipped$correct[c(3, 5)], c(0L, 1L))
+  expect_true(clipped$failed[[4]])
+  expect_true(is.na(clipped$correct[[4]]))
+  full <- deltabench_score_critiques(critique, errors, unuseful, clip_predictions = FALSE)
+  expect_equal(full$fp[[1]], 1L)
+  expect_equal(full$precision[[1]], 2 / 3)
+  expect_equal(full$f1[[1]], 2 / 3)
+})
+
+test_that("summary: macro and micro, by group, failed rows counted and reported", {
+  samples <- tibble::tibble(
+    task_l1 = c("math", "math", "code", "code", "code"),
+    error_sections = list(c(2L, 4L), 3L, 1L, integer(), 2L),
+    unuseful_sections = list(integer(), integer(), integer(), integer(), integer()),
+    result = c("Conclusion: yes\nError Section Number: 2",          # p 1, r 1/2
+               "Conclusion: yes\nError Section Number: 1\nError Section Number: 3", # p 1/2, r 1
+               "Conclusion: no error",                              # p 0, r 0
+               "Conclusion: no error",                              # error-free, right
+               NA)                                                  # failed
+  )
+  expect_message(s <- deltabench_summary(samples), class = "predictivebench_message_failed")
+  overall <- s[s$group == "overall", ]
+  expect_equal(c(overall$n, overall$n_with_errors, overall$n_error_free, overall$n_failed),
+               c(5L, 4L, 1L, 1L))
+  expect_equal(overall$precision_macro, 100 * (1 + 0.5 + 0) / 3)
+  expect_equal(overall$recall_macro, 100 * (0.5 + 1 + 0) / 3)
+  expect_equal(overall$f1_macro, 100 * (2 / 3 + 2 / 3 + 0) / 3)
+  # micro: tp 2, fp 1, fn 2
+  expect_equal(overall$precision_micro, 100 * 2 / 3)
+  expect_equal(overall$recall_micro, 50)
+  expect_equal(overall$f1_micro, 100 * 2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+  expect_equal(overall$accuracy, 75)         # 3 of 4 answered are correct
+  expect_equal(overall$error_free_accuracy, 100)
+  code <- s[s$group == "code", ]
+  expect_equal(code$f1_macro, 0)
+  expect_equal(code$n_failed, 1L)
+  # counting failures as wrong lowers the macro averages
+  z <- suppressMessages(deltabench_summary(samples, failed = "zero"))
+  expect_equal(z$f1_macro[[1]], 100 * (2 / 3 + 2 / 3 + 0 + 0) / 4)
+  expect_equal(z$recall_micro[[1]], 100 * 2 / 5)
+  expect_equal(z$accuracy[[1]], 60)
+  expect_error(deltabench_summary(samples, by = "nope"), class = "predictivebench_error_argument")
+})
+
+test_that("clipping lets a constant guess score well; clip_predictions = FALSE does not", {
+  guess <- paste0("Conclusion: yes\n",
+                  paste0("Error Section Number: ", 1:30, "\nExplanation: x", collapse = "\n"))
+  samples <- tibble::tibble(
+    task_l1 = "math", error_sections = list(3L, 5L, c(2L, 8L)),
+    unuseful_sections = list(integer(), integer(), integer()), result = guess
+  )
+  clipped <- deltabench_summary(samples)
+  unclipped <- deltabench_summary(samples, clip_predictions = FALSE)
+  expect_gt(clipped$f1_macro[[1]], 3 * unclipped$f1_macro[[1]])
+  expect_equal(unclipped$precision_micro[[1]], 100 * 4 / 90)
+})
+
+test_that("the task sends one request per sample at temperature 1, top_p 0.8", {
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("rectangle", last_user_text(body))) return("Conclusion: no error")
+    "Conclusion: yes\nError Section Number: 3\nExplanation: the sum is wrong."
+  })
+  tsk <- deltabench_task(dir = withr::local_tempdir(),
+                         solver = deltabench_solver(cache = FALSE))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  bodies <- server$requests()
+  n <- nrow(tsk$get_samples())
+  expect_length(bodies, n)
+  expect_equal(bodies[[1]]$temperature, 1)
+  expect_equal(bodies[[1]]$top_p, 0.8)
+  s <- tsk$get_samples()
+  expect_match(s$input[[1]], "- Question: What is the sum of the first five positive integers?",
+               fixed = TRUE)
+  expect_match(s$input[[1]], "- Robot's Answer: section1: We add", fixed = TRUE)
+  expect_equal(s$score[s$id == "db-sum"], 1)        # gold {3}
+  expect_equal(s$score[s$id == "db-area"], 1)       # error-free, judged so
+  expect_equal(s$score[s$id == "db-prime"], 2 / 3)  # gold {3, 4}
+  expect_equal(s$scorer_metadata[[which(s$id == "db-prime")]]$gold, c(3L, 4L))
+  summary <- deltabench_summary(tsk)
+  expect_equal(summary$group, c("overall", "code", "math", "physics"))
+})
+
+test_that("the section-level protocol refuses ProcessBench data", {
+  expect_error(
+    deltabench_task(processbench_dataset(system.file("extdata", "processbench-sample.parquet",
+                                                     package = "predictivebench")),
+                    dir = tempfile()),
+    class = "predictivebench_error_field"
+  )
+})
