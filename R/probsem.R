@@ -1,0 +1,510 @@
+# probsem: a prompt plus test suites; each context's queries are ranked by their likelihood.
+
+#' Flatten a probsem prompt and its test suites into a task table
+#'
+#' Runs the Python flattener on a probsem benchmark: a prompt file `<name>.txt` and test
+#' suites `<name>_<suite>.json` beside it, each
+#' `{"pretext", "context": [{"text", "expected"}, ...], "posttext", "queries"}`. The table
+#' has one row per context: `id` (`<suite>-<context_index>`), `input` (the text scored
+#' before each query), `target` (the expected query, `NA` when `expected` is -1), `prompt`,
+#' `suite`, `context_index` (0-based, the context's position in the suite file), `text` (the
+#' non-empty parts of pretext, context and posttext joined by newlines), `queries` and
+#' `expected` (the 0-based index of the query that should win, -1 for none).
+#'
+#' Text assembly is the original's: the scored text of a query is
+#' `prompt + "\n" + text + "\n" + query`, where the prompt file keeps its trailing newline
+#' (so `input + query` is the scored text). Queries must be non-empty, single-line and
+#' unique within a suite, and `expected` must be -1 or a query index; anything else is an
+#' error naming the suite file, the context or query and the field.
+#'
+#' @param source The prompt file (`.txt`; as with the original's `--prompt`, the name
+#'   without `.txt` works too).
+#' @param out The parquet file to write, or `NULL` to return the table.
+#' @param suites Suite names to read (`c("A", "B")` reads `<name>_A.json` and
+#'   `<name>_B.json`), or `NULL` (the default) for every `<name>_*.json` beside the prompt, in
+#'   name order.
+#' @returns The path `out` (invisibly), or the table.
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
+#' prepare_probsem(src)
+prepare_probsem <- function(source, out = NULL, suites = NULL) {
+  if (!is.null(suites) && (!is.character(suites) || anyNA(suites) || !length(suites))) {
+    abort_pb("{.arg suites} must be a character vector of suite names or {.code NULL}.",
+             "argument")
+  }
+  prepare_task_table("probsem", source, out = out,
+                     suites = if (!is.null(suites)) as.list(suites))
+}
+
+#' probsem: likelihood-based evaluation as a vitals Task
+#'
+#' @description
+#' probsem asks which of several queries a model finds most likely after a context: each
+#' context of a test suite is scored against every query of that suite, the score of a query
+#' is the model's log-probability of the query given everything before it, and a softmax
+#' over a context's scores gives a distribution. A context passes when its `expected` query
+#' gets the highest probability. Use it for cloze tests, multiple choice by likelihood,
+#' semantic parsing (which program does a model find likely for a sentence) and graded
+#' judgements; use the generative benchmarks when you want to grade free text.
+#'
+#' * `probsem_dataset()` reads a task table (by default the bundled sample, a short prompt
+#'   with two suites written for this package); build your own with [prepare_probsem()].
+#' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
+#'   returns the winning query as the result.
+#' * `probsem_scorer()` marks a context `C` when its expected query's probability equals the
+#'   maximum (ties count as correct, as in the original), `I` otherwise, and `NA` when
+#'   `expected` is -1 (no ground truth) or scoring failed.
+#' * `probsem_task()` puts them together. Evaluate it with
+#'   `$eval(solver_chat = <an OpenAI-compatible chat>)`; with the default `"completions"`
+#'   backend the chat only tells where to send requests (base URL, model, key).
+#'
+#' Read the results with [probsem_summary()] (accuracy per suite and the distributions) and
+#' write the original's CSV files with [probsem_write_results()].
+#'
+#' @section Scores:
+#' A query's raw score is its summed token log-probability (see [query_logprobs()]). It is
+#' then optionally length-normalized (`norm`) and divided by `temperature`; that value is the
+#' `logp` of the results and the input of the softmax ([logprob_softmax()]). Solver metadata
+#' holds, per context, `queries`, `logp_raw`, `n_tokens`, `logp`, `prob`, `errors`, and the
+#' `backend` and `model` used.
+#'
+#' @section Differences from the original:
+#' * Backends: the original scored with OpenAI completion engines (echo) or a local
+#'   HuggingFace model. Here the faithful backend is any OpenAI-compatible `/v1/completions`
+#'   endpoint with echo (vLLM, llama.cpp server); HuggingFace models are scored by serving
+#'   them with such a server. The `"chat"` backend (first-token log-probability from a chat
+#'   endpoint's top alternatives) is an approximation for chat-only providers with no
+#'   counterpart in the original.
+#' * Query length: the original took the query's token count from the usage of a request
+#'   for the query alone and asserted that the tokens matched. Here the same count is used; a
+#'   leading BOS token that a server adds to every text is skipped, and a mismatch is
+#'   reported per query (`NA` score and an error in the metadata) instead of stopping the
+#'   run; `span_check = FALSE` scores the span anyway.
+#' * Softmax: the original's `exp(x) / sum(exp(x))` gives `NaN` when every score is very
+#'   negative; here those contexts use the stable form. Wherever the original is finite the
+#'   result is identical.
+#' * `norm = "sqrt"` (divide by the square root of the token count) is an addition; the
+#'   original's `--norm` is `norm = "tokens"` (or `TRUE`).
+#' * Input checks: a multi-line, empty or repeated query, an `expected` outside -1 to the
+#'   number of queries minus one, and a missing field are errors naming the suite and the
+#'   query or context; the original silently scored the wrong text, failed an assertion, or
+#'   used a negative `expected` to index from the end.
+#' * Failed requests leave that context's scores `NA` (score `NA`) instead of ending the
+#'   run; [probsem_summary()] counts them.
+#'
+#' @param path A task table (parquet) or a data frame in the `probsem` schema.
+#' @param dataset A task table from `probsem_dataset()`.
+#' @param backend `"completions"` (the default, the original's method) or `"chat"` (the
+#'   first-token approximation); see [query_logprobs()].
+#' @param norm Length normalization of the summed log-probability: `"none"` (the default),
+#'   `"tokens"` (the original's `--norm`: divide by the query's token count) or `"sqrt"`.
+#'   `TRUE`/`FALSE` mean `"tokens"`/`"none"`.
+#' @param temperature Scores are divided by it before the softmax (the original's `--temp`,
+#'   default 1).
+#' @param solver,scorer A solver and scorer, by default `probsem_solver(dataset)` and
+#'   `probsem_scorer()`.
+#' @param epochs Passed to [vitals::Task]; scores are deterministic and cached, so more
+#'   epochs only repeat them.
+#' @param dir Where vitals writes its logs.
+#' @param name The task's name in logs.
+#' @inheritParams query_logprobs
+#' @returns `probsem_dataset()` a tibble; `probsem_solver()` and `probsem_scorer()`
+#'   functions for [vitals::Task]; `probsem_task()` a [vitals::Task].
+#' @export
+#' @examples
+#' probsem_dataset()
+#' tsk <- probsem_task(dir = tempfile())
+#' tsk
+#' \dontrun{
+#' # With a local OpenAI-compatible server (e.g. `vllm serve Qwen/Qwen2.5-0.5B`):
+#' chat <- ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1",
+#'                                        model = "Qwen/Qwen2.5-0.5B",
+#'                                        credentials = function() "none")
+#' tsk$eval(solver_chat = chat, view = FALSE)
+#' probsem_summary(tsk)
+#' }
+probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(dataset),
+                         scorer = probsem_scorer(), epochs = NULL,
+                         dir = vitals::vitals_log_dir(), name = "probsem") {
+  dataset <- validate_task_table(dataset, "probsem")
+  probsem_lookup(dataset)
+  vitals::Task$new(dataset = probsem_vitals_dataset(dataset), solver = solver,
+                   scorer = scorer, epochs = epochs, name = name, dir = dir)
+}
+
+# vitals needs a string target; a context without ground truth gets "" (it is scored NA).
+probsem_vitals_dataset <- function(dataset) {
+  dataset$target[is.na(dataset$target)] <- ""
+  dataset
+}
+
+#' @rdname probsem_task
+#' @export
+probsem_dataset <- function(path = NULL) {
+  if (is.null(path)) {
+    path <- system.file("extdata", "probsem-sample.parquet", package = "predictivebench")
+  }
+  if (is.data.frame(path)) return(validate_task_table(path, "probsem"))
+  read_task_table(path, "probsem")
+}
+
+#' @rdname probsem_task
+#' @export
+probsem_solver <- function(dataset = probsem_dataset(), backend = c("completions", "chat"),
+                           norm = "none", temperature = 1, base_url = NULL, model = NULL,
+                           api_key = NULL, span_check = TRUE, max_tokens = 0,
+                           top_logprobs = 20, system_prompt = logprob_chat_system_prompt,
+                           cache = TRUE, max_active = 10, max_tries = 3, timeout = 120) {
+  dataset <- validate_task_table(dataset, "probsem")
+  backend <- rlang::arg_match(backend)
+  norm <- logprob_norm_arg(norm)
+  logprob_normalize(0, 1, norm, temperature)
+  check_flag(span_check)
+  cache_dir(cache)
+  lookup <- probsem_lookup(dataset)
+  force(list(base_url, model, api_key, max_tokens, top_logprobs, system_prompt, max_active,
+             max_tries, timeout))
+  function(inputs, ..., solver_chat = NULL) {
+    check_chat(solver_chat, allow_null = backend == "completions")
+    rows <- match(inputs, lookup$input)
+    if (anyNA(rows)) {
+      abort_pb(
+        c("An input is not in the dataset this solver was built for.",
+          i = "Build the solver with the task's dataset: {.code probsem_solver(dataset)}."),
+        "argument"
+      )
+    }
+    queries <- lookup$queries[rows]
+    pairs <- tibble::tibble(
+      sample = rep(seq_along(inputs), lengths(queries)),
+      prefix = rep(inputs, lengths(queries)),
+      query = unlist(queries, use.names = FALSE)
+    )
+    key <- paste(nchar(pairs$prefix), pairs$prefix, pairs$query)
+    first <- !duplicated(key)
+    scored <- query_logprobs(
+      solver_chat, pairs$prefix[first], pairs$query[first], backend = backend,
+      base_url = base_url, model = model, api_key = api_key, span_check = span_check,
+      max_tokens = max_tokens, top_logprobs = top_logprobs, system_prompt = system_prompt,
+      cache = cache, max_active = max_active, max_tries = max_tries, timeout = timeout
+    )
+    scored <- scored[match(key, key[first]), ]
+    model_name <- if (backend == "completions") {
+      logprob_endpoint(solver_chat, base_url, model, api_key)$model
+    } else {
+      solver_chat$get_model_object()@name
+    }
+    metadata <- lapply(seq_along(inputs), function(i) {
+      s <- scored[pairs$sample == i, ]
+      logp <- logprob_normalize(s$logp, s$n_tokens, norm, temperature)
+      list(queries = s$query, logp_raw = s$logp, n_tokens = s$n_tokens, logp = logp,
+           prob = logprob_softmax(logp), errors = s$error, cached = all(s$cached),
+           backend = backend, model = model_name, norm = norm, temperature = temperature)
+    })
+    result <- vapply(metadata, function(m) {
+      if (anyNA(m$prob)) NA_character_ else m$queries[[which.max(m$prob)]]
+    }, "")
+    failed <- vapply(metadata, function(m) {
+      e <- m$errors[!is.na(m$errors)]
+      if (length(e)) e[[1]] else NA_character_
+    }, "")
+    warn_failures(failed)
+    template <- solver_chat %||% probsem_log_chat(base_url, model_name)
+    chats <- lapply(seq_along(inputs), function(i) {
+      probsem_chat(template, inputs[[i]], result[[i]])
+    })
+    list(result = result, solver_chat = chats, solver_metadata = metadata)
+  }
+}
+
+probsem_lookup <- function(dataset, call = rlang::caller_env()) {
+  keys <- unique(dataset$input)
+  queries <- lapply(keys, function(k) {
+    found <- unique(dataset$queries[dataset$input == k])
+    if (length(found) > 1) {
+      abort_pb(
+        c("Two contexts have the same text but different queries.",
+          i = "Evaluate their suites in separate tasks."),
+        "duplicate_input", row = which(dataset$input == k)[[2]], field = "queries",
+        call = call
+      )
+    }
+    found[[1]]
+  })
+  list(input = keys, queries = queries)
+}
+
+# vitals logs every sample's conversation: the scored prefix and the winning query.
+probsem_log_chat <- function(base_url, model) {
+  ellmer::chat_openai_compatible(base_url = base_url %||% "http://localhost/v1",
+                                 model = model %||% "unknown", credentials = function() "")
+}
+
+probsem_chat <- function(template, prefix, answer) {
+  chat <- template$clone()
+  chat$set_turns(list(
+    ellmer::UserTurn(contents = list(ellmer::ContentText(prefix))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText(answer %|NA|% "")),
+                          tokens = c(0, 0, 0), cost = 0,
+                          finish_reason = if (is.na(answer)) "error" else "stop")
+  ))
+  chat
+}
+
+#' @rdname probsem_task
+#' @export
+probsem_scorer <- function() {
+  function(samples, ...) {
+    judged <- lapply(seq_len(nrow(samples)), function(i) {
+      probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])
+    })
+    correct <- vapply(judged, `[[`, NA, "correct")
+    list(
+      score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      scorer_metadata = lapply(judged, function(j) j[c("expected_prob", "max_prob", "why")]),
+      explanation = vapply(judged, `[[`, "", "why")
+    )
+  }
+}
+
+probsem_judge <- function(meta, expected) {
+  out <- list(correct = NA, expected_prob = NA_real_, max_prob = NA_real_, why = "")
+  if (is.na(expected) || expected == -1) {
+    out$why <- "No ground truth (expected = -1)."
+    return(out)
+  }
+  prob <- meta$prob
+  if (!length(prob) || anyNA(prob)) {
+    out$why <- "Scoring failed for at least one query."
+    return(out)
+  }
+  out$expected_prob <- prob[[expected + 1]]
+  out$max_prob <- max(prob)
+  out$correct <- prob[[expected + 1]] == max(prob)
+  out$why <- sprintf("Expected %s has p = %.4g; the maximum is %.4g.",
+                     encodeString(meta$queries[[expected + 1]], quote = "\""),
+                     out$expected_prob, out$max_prob)
+  out
+}
+
+#' probsem results: accuracy per suite and the distributions
+#'
+#' `probsem_summary()` gives the original's test-suite accuracy for each suite: the share of
+#' contexts whose expected query's probability equals the maximum (ties count as correct).
+#' A suite with any context whose `expected` is -1 has no accuracy (`NA`, with a message),
+#' as in the original. Contexts whose scoring failed are left out and counted in
+#' `n_missing`. It also returns every context's distribution over its queries.
+#'
+#' @param x An evaluated [probsem_task()] or its `$get_samples()` tibble.
+#' @param method Interval method for the accuracy, `"normal"` or `"bootstrap"` (see
+#'   [mean_ci()]).
+#' @returns A list of class `probsem_summary` with
+#'   * `accuracy`: one row per prompt and suite, `prompt`, `suite`, `accuracy`, `lower`,
+#'     `upper`, `n` (contexts scored), `n_missing` (failed), `n_no_truth` (contexts with
+#'     `expected == -1`);
+#'   * `distributions`: one row per context and query, `id`, `prompt`, `suite`,
+#'     `context_index`, `text`, `query_index` (0-based), `query`, `expected`, `logp` (after
+#'     normalization and temperature), `prob`, `is_max`.
+#' @export
+#' @examples
+#' samples <- probsem_example_samples()
+#' probsem_summary(samples)
+probsem_summary <- function(x, method = c("normal", "bootstrap")) {
+  method <- rlang::arg_match(method)
+  samples <- probsem_samples(x)
+  dist <- probsem_distributions(samples)
+  correct <- vapply(seq_len(nrow(samples)), function(i) {
+    probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])$correct
+  }, NA)
+  groups <- unique(samples[c("prompt", "suite")])
+  rows <- lapply(seq_len(nrow(groups)), function(g) {
+    in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
+    no_truth <- sum(samples$expected[in_group] == -1)
+    ci <- mean_ci(as.double(correct[in_group & samples$expected != -1]), method = method)
+    if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
+    tibble::tibble(prompt = groups$prompt[[g]], suite = groups$suite[[g]],
+                   accuracy = ci$mean, lower = ci$lower, upper = ci$upper, n = ci$n,
+                   n_missing = ci$n_missing, n_no_truth = no_truth)
+  })
+  accuracy <- do.call(rbind, rows)
+  none <- accuracy$suite[accuracy$n_no_truth > 0]
+  if (length(none)) {
+    cli::cli_inform(
+      "Suite{?s} {.val {none}} {?has/have} contexts without ground truth (expected = -1): no accuracy.",
+      class = "predictivebench_message_no_truth"
+    )
+  }
+  failed <- sum(accuracy$n_missing)
+  if (failed) {
+    cli::cli_inform("{failed} context{?s} could not be scored and {?is/are} left out.",
+                    class = "predictivebench_message_skipped")
+  }
+  structure(list(accuracy = accuracy, distributions = dist), class = "probsem_summary")
+}
+
+#' @export
+print.probsem_summary <- function(x, ...) {
+  cat("<probsem_summary>\n$accuracy\n")
+  print(x$accuracy, ...)
+  cat("\n$distributions\n")
+  print(x$distributions, ...)
+  invisible(x)
+}
+
+probsem_samples <- function(x) {
+  if (inherits(x, "Task")) x <- x$get_samples()
+  needed <- c("prompt", "suite", "context_index", "text", "expected", "solver_metadata")
+  if (!is.data.frame(x) || !all(needed %in% names(x))) {
+    abort_pb("{.arg x} must be an evaluated probsem task or its samples.", "argument")
+  }
+  x
+}
+
+probsem_distributions <- function(samples) {
+  rows <- lapply(seq_len(nrow(samples)), function(i) {
+    m <- samples$solver_metadata[[i]]
+    k <- length(m$queries)
+    tibble::tibble(
+      id = rep(as.character(samples$id[[i]]), k),
+      prompt = samples$prompt[[i]], suite = samples$suite[[i]],
+      context_index = samples$context_index[[i]], text = samples$text[[i]],
+      query_index = seq_len(k) - 1L, query = m$queries, expected = samples$expected[[i]],
+      logp = as.double(m$logp), prob = as.double(m$prob),
+      is_max = if (anyNA(m$prob)) rep(NA, k) else m$prob == max(m$prob)
+    )
+  })
+  do.call(rbind, rows)
+}
+
+#' Write the original probsem results CSV files
+#'
+#' Writes one CSV per prompt and suite, named as the original's
+#' `<prompt>_<suite>_<model>_results.csv` (with the original's file-name sanitizing: `/`,
+#' `<`, `>`, `:`, `"`, `\`, `|`, `?`, `*` runs and a leading or trailing space or dot become
+#' `-`, so `meta-llama/Llama-3` gives `meta-llama-Llama-3`). Columns are `text` (the context's
+#' assembled pretext, context and posttext), `query`, `logp` (the score after normalization
+#' and temperature) and `score` (the softmax probability), one row per context and query in
+#' suite order. Numbers are written as pandas writes them (shortest round-trip form), missing
+#' values as empty fields. Files are written atomically.
+#'
+#' The original's CSV names the third column `weights` in some versions; `logp` here.
+#'
+#' @param x An evaluated [probsem_task()] or its `$get_samples()` tibble.
+#' @param dir The output folder (created if needed).
+#' @param model The model name for file names; `NULL` takes it from the solver metadata.
+#' @returns The paths written, invisibly.
+#' @export
+#' @examples
+#' paths <- probsem_write_results(probsem_example_samples(), tempfile())
+#' readLines(paths[[1]])
+probsem_write_results <- function(x, dir = ".", model = NULL) {
+  check_string(dir)
+  check_string(model, allow_null = TRUE)
+  samples <- probsem_samples(x)
+  dist <- probsem_distributions(samples)
+  if (is.null(model)) {
+    models <- unique(vapply(samples$solver_metadata, function(m) m$model %||% NA_character_, ""))
+    models <- models[!is.na(models)]
+    if (length(models) != 1) {
+      abort_pb("Can't tell the model name from the samples; pass {.arg model}.", "argument")
+    }
+    model <- models[[1]]
+  }
+  dir.create(dir, recursive = TRUE, showWarnings = FALSE)
+  groups <- unique(dist[c("prompt", "suite")])
+  paths <- vapply(seq_len(nrow(groups)), function(g) {
+    rows <- dist[dist$prompt == groups$prompt[[g]] & dist$suite == groups$suite[[g]], ]
+    run_id <- probsem_sanitize(paste0(groups$prompt[[g]], "_", groups$suite[[g]], "_", model))
+    path <- file.path(dir, paste0(run_id, "_results.csv"))
+    lines <- c("text,query,logp,score",
+               paste(csv_field(rows$text), csv_field(rows$query), py_float_repr(rows$logp),
+                     py_float_repr(rows$prob), sep = ","))
+    write_atomic(path, function(tmp) {
+      con <- file(tmp, open = "wb")
+      on.exit(close(con))
+      writeBin(charToRaw(enc2utf8(paste0(paste(lines, collapse = "\n"), "\n"))), con)
+    })
+    path
+  }, "")
+  invisible(paths)
+}
+
+# The original's sanitize_filename(): re.sub(r'^[ .]|[/<>:"\\|?*]+|[ .]$', "-", text).
+probsem_sanitize <- function(text) {
+  gsub('^[ .]|[/<>:"\\\\|?*]+|[ .]$', "-", text, perl = TRUE)
+}
+
+# Python csv QUOTE_MINIMAL: quote a field holding the delimiter, a quote or a line break.
+csv_field <- function(x) {
+  x <- enc2utf8(as.character(x))
+  x[is.na(x)] <- ""
+  quote <- grepl('[,"\r\n]', x)
+  x[quote] <- paste0('"', gsub('"', '""', x[quote], fixed = TRUE), '"')
+  x
+}
+
+# Python's repr() of a float (shortest round-trip digits; scientific below 1e-4 and from
+# 1e16), which is how pandas writes float columns; NA is written as an empty field.
+py_float_repr <- function(x) {
+  vapply(as.double(x), function(v) {
+    if (is.na(v)) return("")
+    if (is.infinite(v)) return(if (v > 0) "inf" else "-inf")
+    if (v == 0) return(if (1 / v < 0) "-0.0" else "0.0")
+    for (d in 1:17) {
+      s <- sprintf("%.*e", d - 1L, v)
+      if (as.double(s) == v) break
+    }
+    exponent <- as.integer(sub(".*e", "", s))
+    digits <- gsub("[-.]", "", sub("e.*", "", s))
+    digits <- sub("0+$", "", digits)
+    if (!nzchar(digits)) digits <- "0"
+    sign <- if (v < 0) "-" else ""
+    if (exponent >= -4 && exponent < 16) {
+      if (exponent >= 0) {
+        int_digits <- exponent + 1
+        padded <- formatC(digits, width = max(int_digits, nchar(digits)), flag = "-")
+        padded <- gsub(" ", "0", padded)
+        int_part <- substr(padded, 1, int_digits)
+        frac <- substring(padded, int_digits + 1)
+        if (!nzchar(frac)) frac <- "0"
+        return(paste0(sign, int_part, ".", frac))
+      }
+      return(paste0(sign, "0.", strrep("0", -exponent - 1), digits))
+    }
+    mantissa <- if (nchar(digits) > 1) {
+      paste0(substr(digits, 1, 1), ".", substring(digits, 2))
+    } else {
+      digits
+    }
+    paste0(sign, mantissa, "e", if (exponent < 0) "-" else "+",
+           formatC(abs(exponent), width = 2, flag = "0"))
+  }, "")
+}
+
+#' Example probsem samples, scored offline
+#'
+#' The bundled sample dataset with made-up scores in place of a model's, shaped like the
+#' samples of an evaluated [probsem_task()]: for trying [probsem_summary()] and
+#' [probsem_write_results()] without a server.
+#'
+#' @returns A tibble like `tsk$get_samples()`.
+#' @keywords internal
+#' @export
+#' @examples
+#' probsem_example_samples()
+probsem_example_samples <- function() {
+  samples <- probsem_dataset()
+  samples$solver_metadata <- lapply(seq_len(nrow(samples)), function(i) {
+    q <- samples$queries[[i]]
+    # Made-up scores: the expected query (or the first) is a little more likely.
+    raw <- -(seq_along(q) + nchar(q) / 10) - 1
+    winner <- if (samples$expected[[i]] >= 0) samples$expected[[i]] + 1 else 1
+    raw[[winner]] <- raw[[winner]] + 3
+    list(queries = q, logp_raw = raw, n_tokens = rep(1L, length(q)), logp = raw,
+         prob = logprob_softmax(raw), errors = rep(NA_character_, length(q)), cached = TRUE,
+         backend = "example", model = "example-model", norm = "none", temperature = 1)
+  })
+  samples$result <- vapply(samples$solver_metadata, function(m) m$queries[[which.max(m$prob)]], "")
+  samples
+}

@@ -1,0 +1,269 @@
+# A fake echo server whose log-probabilities depend on hints in the text: the last token
+# scores -0.25 when the text contains "[hint <token>]", otherwise every token scores
+# -nchar(token) / 2; the first token has none. Self-contained (runs in the server process).
+hint_reply <- function(body, n) {
+  text <- body$prompt
+  tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
+  lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
+  last <- length(tokens)
+  if (last > 1 && grepl(paste0("[hint ", trimws(tokens[[last]]), "]"), text, fixed = TRUE)) {
+    lp[[last]] <- -0.25
+  }
+  list(json = list(
+    choices = list(list(index = 0L, text = text,
+                        logprobs = list(tokens = as.list(tokens), token_logprobs = lp))),
+    usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)
+  ))
+}
+
+# A task table written by hand, in the schema the flattener produces.
+hint_table <- function() {
+  prompt <- "Notes.\n"
+  row <- function(suite, i, text, queries, expected) {
+    tibble::tibble(
+      id = paste0(suite, "-", i), input = paste0(prompt, "\n", text, "\n"),
+      target = if (expected >= 0) queries[[expected + 1]] else NA_character_,
+      prompt = "notes", suite = suite, context_index = as.integer(i), text = text,
+      queries = list(queries), expected = as.integer(expected)
+    )
+  }
+  rbind(
+    row("tf", 0, "one [hint True]\nAnswer:", c("True", "False"), 0),
+    row("tf", 1, "two [hint True]\nAnswer:", c("True", "False"), 1),
+    row("tf", 2, "three [hint True] [hint False]\nAnswer:", c("False", "True"), 1),
+    row("open", 0, "four\nAnswer:", c("cold", "very hot"), -1)
+  )
+}
+
+test_that("the bundled sample is a valid table with the two example suites", {
+  d <- probsem_dataset()
+  expect_equal(nrow(d), 6)
+  expect_equal(unique(d$suite), c("choice", "truth"))
+  expect_equal(d$expected, c(0L, 2L, -1L, 0L, 1L, 0L))
+  expect_true(is.na(d$target[[3]]))
+  expect_identical(d$queries[[4]], c("True", "False"))
+  prompt <- rawToChar(readBin(system.file("extdata", "probsem", "weather.txt",
+                                          package = "predictivebench"), "raw", 1e5))
+  # The prompt keeps its trailing newline, then one "\n" joins it to the text.
+  expect_identical(d$input[[4]], paste0(
+    prompt, "\n", "Say whether the statement is True or False.\n",
+    "The ferry ran on time on Tuesday.\nAnswer:\n"))
+  expect_identical(d$text[[1]], paste0(
+    "Pick the best option.\nWhich day was the ferry kept in port?\n",
+    "A) Monday\nB) Tuesday\nC) Wednesday\nThe answer is:"))
+})
+
+test_that("prepare_probsem() flattens the shipped files into the shipped table", {
+  skip_if_not(python_available(), "Python with pandas is not available")
+  src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
+  tbl <- prepare_probsem(src)
+  expect_equal(tbl, probsem_dataset(), ignore_attr = TRUE)
+  one <- prepare_probsem(src, suites = "truth")
+  expect_equal(unique(one$suite), "truth")
+  bad <- withr::local_tempdir()
+  writeLines("P", file.path(bad, "p.txt"))
+  writeLines('{"pretext": "", "posttext": "", "queries": ["a", "a"],
+               "context": [{"text": "x", "expected": 0}]}', file.path(bad, "p_S.json"))
+  err <- expect_error(prepare_probsem(file.path(bad, "p.txt")),
+                      class = "predictivebench_error_field")
+  expect_match(conditionMessage(err), "suite 'S', query 1 'a'")
+  expect_match(err$file, "p_S.json")
+})
+
+test_that("the walkthrough suites are assembled byte for byte", {
+  ref <- file.path("/work/shared/reference/probsem")
+  skip_if_not(dir.exists(ref), "../shared/reference/probsem is absent")
+  skip_if_not(python_available(), "Python with pandas is not available")
+  tbl <- prepare_probsem(file.path(ref, "test.txt"))
+  prompt <- rawToChar(readBin(file.path(ref, "test.txt"), "raw", 1e6))
+  a <- jsonlite::read_json(file.path(ref, "test_A.json"))
+  b <- jsonlite::read_json(file.path(ref, "test_B.json"))
+  expect_equal(tbl$id, c("A-0", "A-1", "B-0"))
+  expect_equal(tbl$expected, c(0L, 1L, -1L))
+  # The original: "\n".join([prompt, text, query]) with text = "\n".join(non-empty parts).
+  full <- function(suite, k, q) {
+    paste(c(prompt, paste(c(suite$pretext, suite$context[[k]]$text, suite$posttext),
+                          collapse = "\n"), q), collapse = "\n")
+  }
+  expect_identical(charToRaw(paste0(tbl$input[[1]], "True")), charToRaw(full(a, 1, "True")))
+  expect_identical(charToRaw(paste0(tbl$input[[2]], "False")), charToRaw(full(a, 2, "False")))
+  for (q in c("A", "B", "C", "D")) {
+    expect_identical(charToRaw(paste0(tbl$input[[3]], q)), charToRaw(full(b, 1, q)))
+  }
+  expect_match(tbl$input[[3]], "\nD) Only negative.\nThe correct answer is:\n$")
+})
+
+test_that("a task scores every query, picks the winner and marks C/I/NA by hand", {
+  server <- local_fake_openai(hint_reply)
+  dir <- withr::local_tempdir()
+  d <- hint_table()
+  tsk <- probsem_task(d, solver = probsem_solver(d, cache = dir), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server, model = "org/tiny:v1"), view = FALSE)
+  s <- tsk$get_samples()
+  m <- s$solver_metadata
+  # tf-0: True hinted (-0.25), False -5/2.
+  expect_equal(m[[1]]$logp, c(-0.25, -2.5))
+  expect_equal(m[[1]]$prob, exp(c(-0.25, -2.5)) / sum(exp(c(-0.25, -2.5))))
+  expect_equal(s$result[[1]], "True")
+  # tf-1 expects False, but True is hinted: incorrect.
+  expect_equal(s$result[[2]], "True")
+  # tf-2: both hinted, a tie; ties count as correct.
+  expect_equal(m[[3]]$logp, c(-0.25, -0.25))
+  expect_equal(m[[3]]$prob, c(0.5, 0.5))
+  # open-0: "cold" -2, "very hot" = "very" -2 + " hot" -2.
+  expect_equal(m[[4]]$logp, c(-2, -4))
+  expect_equal(m[[4]]$n_tokens, c(1L, 2L))
+  expect_equal(as.character(s$score), c("C", "I", "C", NA))
+  expect_equal(m[[1]]$model, "org/tiny:v1")
+  # Eight full texts and four distinct queries alone.
+  expect_equal(server$count(), 8 + 4)
+  # A second run costs nothing.
+  tsk2 <- probsem_task(d, solver = probsem_solver(d, cache = dir), dir = withr::local_tempdir())
+  tsk2$eval(solver_chat = fake_chat(server, model = "org/tiny:v1"), view = FALSE)
+  expect_equal(server$count(), 12)
+  expect_true(all(vapply(tsk2$get_samples()$solver_metadata, `[[`, NA, "cached")))
+
+  expect_message(probsem_summary(tsk), class = "predictivebench_message_no_truth")
+  sm <- suppressMessages(probsem_summary(tsk))
+  acc <- sm$accuracy
+  expect_equal(acc$suite, c("tf", "open"))
+  expect_equal(acc$accuracy, c(2 / 3, NA))
+  expect_equal(acc$n_no_truth, c(0L, 1L))
+  dist <- sm$distributions
+  expect_equal(nrow(dist), 8)
+  expect_equal(dist$is_max[dist$id == "tf-2"], c(TRUE, TRUE))
+  expect_equal(dist$query_index[dist$id == "open-0"], c(0L, 1L))
+
+  # The original's CSV: one file per suite, model name sanitized.
+  out <- withr::local_tempdir()
+  paths <- probsem_write_results(tsk, out)
+  expect_equal(basename(paths), c("notes_tf_org-tiny-v1_results.csv",
+                                  "notes_open_org-tiny-v1_results.csv"))
+  lines <- readLines(paths[[2]])
+  expect_equal(lines[[1]], "text,query,logp,score")
+  p <- exp(c(-2, -4)) / sum(exp(c(-2, -4)))
+  expect_equal(lines[[2]], paste0('"four\nAnswer:",cold,-2.0,', py_float_repr(p[[1]]))
+               |> strsplit("\n") |> unlist() |> utils::head(1))
+  csv <- utils::read.csv(paths[[2]], stringsAsFactors = FALSE)
+  expect_equal(csv$text, c("four\nAnswer:", "four\nAnswer:"))
+  expect_equal(csv$query, c("cold", "very hot"))
+  expect_equal(csv$logp, c(-2, -4))
+  expect_equal(csv$score, p)
+})
+
+test_that("norm and temperature change logp and the distribution as the original", {
+  server <- local_fake_openai(hint_reply)
+  d <- hint_table()[4, ]
+  run <- function(...) {
+    tsk <- probsem_task(d, solver = probsem_solver(d, cache = FALSE, ...),
+                        dir = withr::local_tempdir(.local_envir = parent.frame(2)))
+    tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+    tsk$get_samples()$solver_metadata[[1]]
+  }
+  # "cold" -2 (1 token), "very hot" -4 (2 tokens).
+  m <- run(norm = "tokens")
+  expect_equal(m$logp_raw, c(-2, -4))
+  expect_equal(m$logp, c(-2, -2))
+  expect_equal(m$prob, c(0.5, 0.5))
+  m <- run(norm = "sqrt", temperature = 2)
+  expect_equal(m$logp, c(-1, -4 / sqrt(2) / 2))
+  m <- run(temperature = 0.5)
+  expect_equal(m$logp, c(-4, -8))
+  expect_equal(m$prob, exp(c(-4, -8)) / sum(exp(c(-4, -8))))
+})
+
+test_that("a failed request gives NA for that context only and is counted", {
+  reply <- function(body, n) {
+    if (grepl("two", body$prompt)) return(list(status = 400))
+    text <- body$prompt
+    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
+    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
+    list(json = list(choices = list(list(index = 0L, text = text,
+                                          logprobs = list(tokens = as.list(tokens),
+                                                          token_logprobs = lp))),
+                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+  }
+  server <- local_fake_openai(reply)
+  d <- hint_table()[1:2, ]
+  tsk <- probsem_task(d, solver = probsem_solver(d, cache = FALSE, max_tries = 1),
+                      dir = withr::local_tempdir())
+  expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                 class = "predictivebench_warning_failed_requests")
+  s <- tsk$get_samples()
+  expect_true(is.na(s$result[[2]]))
+  expect_true(is.na(s$score[[2]]))
+  expect_equal(as.character(s$score[[1]]), "C")
+  expect_message(probsem_summary(s), class = "predictivebench_message_skipped")
+  sm <- suppressMessages(probsem_summary(s))
+  expect_equal(sm$accuracy$n_missing, 1L)
+  expect_equal(sm$accuracy$n, 1L)
+  expect_equal(sm$accuracy$accuracy, 1)
+})
+
+test_that("the chat backend runs a task through ellmer", {
+  chat_reply <- function(body, n) {
+    top <- list(list(token = "True", logprob = -0.5), list(token = "False", logprob = -1.5))
+    list(text = "True", logprobs = list(content = list(list(token = "True", logprob = -0.5,
+                                                            top_logprobs = top))))
+  }
+  server <- local_fake_openai(chat_reply)
+  d <- hint_table()[1:2, ]
+  tsk <- probsem_task(d, solver = probsem_solver(d, backend = "chat", cache = FALSE),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  s <- tsk$get_samples()
+  expect_equal(s$solver_metadata[[1]]$logp, c(-0.5, -1.5))
+  expect_equal(s$result, c("True", "True"))
+  expect_equal(as.character(s$score), c("C", "I"))
+  expect_equal(server$count(), 2)
+})
+
+test_that("the summary's -1 rule and ties work on hand-made samples", {
+  s <- probsem_example_samples()
+  expect_message(probsem_summary(s), "choice")
+  sm <- suppressMessages(probsem_summary(s))
+  expect_true(is.na(sm$accuracy$accuracy[sm$accuracy$suite == "choice"]))
+  expect_equal(sm$accuracy$accuracy[sm$accuracy$suite == "truth"], 1)
+  s$solver_metadata[[4]]$prob <- c(0.3, 0.7)
+  s$solver_metadata[[5]]$prob <- c(0.5, 0.5)
+  sm <- suppressMessages(probsem_summary(s))
+  expect_equal(sm$accuracy$accuracy[sm$accuracy$suite == "truth"], 2 / 3)
+  scored <- probsem_scorer()(s)
+  expect_equal(as.character(scored$score), c("C", "C", NA, "I", "C", "C"))
+  expect_error(probsem_summary(data.frame(x = 1)), class = "predictivebench_error_argument")
+})
+
+test_that("results CSVs follow pandas: quoting, float repr, the original's file names", {
+  expect_equal(py_float_repr(c(-3.5455160869406415, 0.1, 1e-05, 1e16, 123, 0.0001, 2.5e-300,
+                               -2, 1 / 3, 1e15, NA, -Inf)),
+               c("-3.5455160869406415", "0.1", "1e-05", "1e+16", "123.0", "0.0001", "2.5e-300",
+                 "-2.0", "0.3333333333333333", "1000000000000000.0", "", "-inf"))
+  expect_equal(csv_field(c("a,b", 'say "x"', "two\nlines", "plain")),
+               c('"a,b"', '"say ""x"""', '"two\nlines"', "plain"))
+  expect_equal(probsem_sanitize("p_s_meta-llama/Llama-3:8b?"), "p_s_meta-llama-Llama-3-8b-")
+  expect_equal(probsem_sanitize(".p_s_m "), "-p_s_m-")
+  s <- probsem_example_samples()
+  out <- withr::local_tempdir()
+  paths <- probsem_write_results(s, out, model = "my/model")
+  expect_equal(basename(paths), c("weather_choice_my-model_results.csv",
+                                  "weather_truth_my-model_results.csv"))
+  csv <- utils::read.csv(paths[[2]], stringsAsFactors = FALSE)
+  expect_equal(nrow(csv), 6)
+  expect_equal(csv$score, unlist(lapply(s$solver_metadata[4:6], `[[`, "prob")))
+  expect_equal(csv$logp, unlist(lapply(s$solver_metadata[4:6], `[[`, "logp")))
+  raw <- readBin(paths[[2]], "raw", 1e5)
+  expect_false(any(raw == as.raw(13)))
+  expect_equal(utils::tail(raw, 1), as.raw(10))
+})
+
+test_that("a solver refuses inputs from another dataset, and ambiguous inputs are caught", {
+  d <- hint_table()
+  solver <- probsem_solver(d[1, ], cache = FALSE)
+  expect_error(solver(d$input[2], solver_chat = NULL, base_url = "http://x/v1"),
+               class = "predictivebench_error_argument")
+  dup <- d[c(1, 1), ]
+  dup$id <- c("a", "b")
+  dup$queries[[2]] <- c("x", "y")
+  expect_error(probsem_task(dup, solver = function(...) NULL, dir = tempfile()),
+               class = "predictivebench_error_duplicate_input")
+})
