@@ -56,8 +56,8 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #'
 #' @description
 #' `elo_online()` plays the battles in order: both models start at `initial`, each battle
-#' updates both from their pre-battle ratings, `r += k * (actual - expected)` with
-#' `expected = 1 / (1 + base^((r_other - r) / scale))`; a tie and a `tie(all bad)` count 0.5.
+#' updates both from their pre-battle ratings, `rating + k * (actual - expected)`, with
+#' `expected = 1 / (1 + base^((other - rating) / scale))`; a tie and a `tie(all bad)` count 0.5.
 #' This is EloBench's rating, and it depends on the order of battles; `elo_median()` takes the
 #' median over `n` seeded random orders, which removes most of that dependence. For ratings
 #' with intervals, use [arena_ratings()] (Bradley-Terry by default).
