@@ -60,7 +60,7 @@ prompt_text <- function(prompt) {
 #' @param responder A function taking the prompt text and returning one string.
 #' @param name A model name for logs and cache keys.
 #' @param choices Candidate answers.
-#' @param template A [sprintf()] template the answer is put into, such as `"\\boxed{%s}"`.
+#' @param template A [sprintf()] template the answer is put into; `"%s"` gives the choice as it is.
 #' @param seed Seed for the random choice.
 #' @param answer The constant answer.
 #' @param data A data frame with the prompts in `input` and answers in `column`.

@@ -51,7 +51,6 @@ python_module <- function() {
   if (!requireNamespace("reticulate", quietly = TRUE)) {
     abort_pb("The Python bridge needs the {.pkg reticulate} package.", "dependency")
   }
-  path <- python_module_path()
   ok <- tryCatch(reticulate::py_module_available("pandas"), error = function(e) FALSE)
   if (!ok) {
     abort_pb(
@@ -61,23 +60,35 @@ python_module <- function() {
       "dependency"
     )
   }
-  if (is.null(path)) {
-    return(reticulate::import("predictivebench", delay_load = FALSE))
+  path <- python_module_path()
+  module <- if (is.null(path)) {
+    reticulate::import("predictivebench", delay_load = FALSE)
+  } else {
+    reticulate::import_from_path("predictivebench", path = path)
   }
-  reticulate::import_from_path("predictivebench", path = path)
+  if (!reticulate::py_has_attr(module, "prepare_json")) {
+    abort_pb(
+      c("The Python module {.pkg predictivebench} that was found is not this package's.",
+        i = "Set {.envvar PREDICTIVEBENCH_PYTHON_PATH} to the checkout's {.file python} folder."),
+      "dependency"
+    )
+  }
+  module
 }
 
+# Explicit settings win; then a pip-installed module; then a source checkout. The installed
+# module is checked by file, not by importing: a folder named `predictivebench` in the working
+# directory (an R library, a checkout) would otherwise pass for it.
 python_module_path <- function() {
-  candidates <- c(
-    getOption("predictivebench.python_path"),
-    Sys.getenv("PREDICTIVEBENCH_PYTHON_PATH"),
-    if (!reticulate_module_installed()) source_python_path()
-  )
-  candidates <- candidates[nzchar(candidates)]
-  for (dir in candidates) {
+  explicit <- c(getOption("predictivebench.python_path"),
+                Sys.getenv("PREDICTIVEBENCH_PYTHON_PATH"))
+  for (dir in explicit[nzchar(explicit)]) {
     if (file.exists(file.path(dir, "predictivebench", "__init__.py"))) return(dir)
   }
-  if (reticulate_module_installed()) return(NULL)
+  if (python_module_installed()) return(NULL)
+  for (dir in source_python_path()) {
+    if (file.exists(file.path(dir, "predictivebench", "__init__.py"))) return(dir)
+  }
   abort_pb(
     c("Can't find the {.pkg predictivebench} Python module.",
       i = "Install it with {.code pip install ./python} from a source checkout,",
@@ -86,8 +97,14 @@ python_module_path <- function() {
   )
 }
 
-reticulate_module_installed <- function() {
-  tryCatch(reticulate::py_module_available("predictivebench"), error = function(e) FALSE)
+python_module_installed <- function() {
+  tryCatch({
+    util <- reticulate::import("importlib.util")
+    spec <- util$find_spec("predictivebench")
+    origin <- if (is.null(spec)) NULL else spec$origin
+    !is.null(origin) && grepl("__init__\\.py$", origin) &&
+      !startsWith(normalizePath(origin), normalizePath(getwd()))
+  }, error = function(e) FALSE)
 }
 
 source_python_path <- function() {
