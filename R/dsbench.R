@@ -668,9 +668,12 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   questions <- mean_ci(correct, method = method, times = times, seed = seed)
   per <- tapply(correct, x$competition_id, mean)
   competitions <- mean_ci(as.double(per), method = method, times = times, seed = seed)
+  # Failed requests report no usage (NA) and count as 0; all NA (no prices) stays NA.
   meta_sum <- function(column, field) {
     if (!column %in% names(x)) return(0)
-    sum(vapply(x[[column]], function(m) as.double(m[[field]] %||% 0), 1), na.rm = FALSE)
+    values <- vapply(x[[column]], function(m) as.double(m[[field]] %||% NA), 1)
+    if (length(values) && all(is.na(values))) return(NA_real_)
+    sum(values, na.rm = TRUE)
   }
   failures <- function(column, field) {
     if (!column %in% names(x)) return(NA_integer_)
@@ -684,11 +687,12 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     n = c(questions$n, competitions$n),
     solver_failures = c(failures("solver_metadata", "error"), NA),
     judge_failures = c(failures("scorer_metadata", "judge_error"), NA),
-    input_tokens = c(meta_sum("solver_metadata", "input_tokens") +
-                       meta_sum("scorer_metadata", "input_tokens"), NA),
-    output_tokens = c(meta_sum("solver_metadata", "output_tokens") +
-                        meta_sum("scorer_metadata", "output_tokens"), NA),
-    cost = c(meta_sum("solver_metadata", "cost") + meta_sum("scorer_metadata", "cost"), NA)
+    input_tokens = c(add_na(meta_sum("solver_metadata", "input_tokens"),
+                            meta_sum("scorer_metadata", "input_tokens")), NA),
+    output_tokens = c(add_na(meta_sum("solver_metadata", "output_tokens"),
+                             meta_sum("scorer_metadata", "output_tokens")), NA),
+    cost = c(add_na(meta_sum("solver_metadata", "cost"), meta_sum("scorer_metadata", "cost")),
+             NA)
   )
   if (!by_competition) return(top)
   rows <- lapply(names(per), function(cid) {
@@ -700,3 +704,5 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   })
   rbind(top, do.call(rbind, rows))
 }
+
+add_na <- function(a, b) if (is.na(a) && is.na(b)) NA_real_ else sum(a, b, na.rm = TRUE)
