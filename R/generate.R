@@ -304,21 +304,25 @@ warn_failures <- function(errors) {
 #' passes. The original chat is not changed.
 #'
 #' @param chat An ellmer chat.
+#' @param api_args A list of extra request-body fields merged into the chat's `api_args`
+#'   (ellmer's escape hatch for fields it has no parameter for, such as `list(n = 8)`);
+#'   `NULL` keeps them.
 #' @inheritParams generate_solver
 #' @returns An ellmer chat.
 #' @export
 #' @examples
 #' chat <- baseline_constant("x")
 #' configure_chat(chat, "Be brief.", list(temperature = 0))$get_system_prompt()
-configure_chat <- function(chat, system_prompt = NULL, params = NULL) {
+configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args = NULL) {
   check_chat(chat)
   chat <- chat$clone()
   if (!is.null(system_prompt)) chat$set_system_prompt(system_prompt)
-  if (length(params)) {
+  if (length(params) || length(api_args)) {
     # ellmer keeps parameters on the chat's private Model object and has no setter for them.
     private <- chat$.__enclos_env__$private
     model <- private$model
-    model@params <- utils::modifyList(model@params, params)
+    if (length(params)) model@params <- utils::modifyList(model@params, params)
+    if (length(api_args)) model@extra_args <- utils::modifyList(model@extra_args, api_args)
     private$model <- model
   }
   chat

@@ -182,7 +182,8 @@ processbench_parse_index <- function(texts) {
 #' * Votes are separate requests (the same prompt, epochs 1 to `n_votes`, never a fixed seed
 #'   shared by every request, which would make the votes identical). ProcessBench asked vLLM
 #'   for `n` samples in one call; the samples are drawn the same way, only billed as
-#'   separate requests (the prompt is paid `n_votes` times, unless the provider caches it).
+#'   separate requests (the prompt is paid `n_votes` times, unless the provider caches it);
+#'   `n_per_request = TRUE` asks for them in one request instead.
 #' * Sampling parameters: ProcessBench's voting used `temperature = 1, top_p = 0.9` (0.7 /
 #'   0.8 / top-k 20 for Qwen2.5-Math); here the default is `temperature = 0.7` and no
 #'   `top_p`; pass `temperature` and `params = list(top_p = 0.9)` to match a given run.
@@ -204,6 +205,13 @@ processbench_parse_index <- function(texts) {
 #'   temperature, or the votes are (nearly) identical.
 #' @param params Other request parameters (see [ellmer::params()]), such as
 #'   `list(top_p = 0.9, max_tokens = 8192)`.
+#' @param n_per_request `FALSE` (the default) sends each vote as its own request, which
+#'   works with every provider. `TRUE` asks for all `n_votes` in one request with the
+#'   OpenAI-style `n` field, as ProcessBench did with vLLM: the prompt's input tokens are
+#'   paid once, but only providers that honour `n` (OpenAI, vLLM and other
+#'   OpenAI-compatible servers) return several choices; others refuse the field or return
+#'   one choice, which is warned about (`predictivebench_warning_n_ignored`). The whole
+#'   response is one cache entry, and a failed request loses all its votes.
 #' @param dataset A table from `processbench_dataset()`.
 #' @param solver,scorer By default `processbench_solver()` and `processbench_scorer()`.
 #' @param epochs Passed to [vitals::Task]: each epoch draws `n_votes` new critiques.
@@ -250,10 +258,12 @@ processbench_dataset <- function(path = NULL) {
 
 #' @rdname processbench_task
 #' @export
-processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL, cache = TRUE,
-                                max_active = 10, rpm = 500, max_tries = 3) {
+processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
+                                n_per_request = FALSE, cache = TRUE, max_active = 10,
+                                rpm = 500, max_tries = 3) {
   check_count(n_votes)
   check_number(temperature)
+  check_flag(n_per_request)
   if (!is.null(params) && !is.list(params)) {
     abort_pb("{.arg params} must be a list or {.code NULL}.", "argument")
   }
@@ -264,29 +274,47 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL, c
   settings <- utils::modifyList(list(temperature = temperature), params %||% list())
   function(inputs, ..., solver_chat) {
     check_chat(solver_chat)
-    chat <- configure_chat(solver_chat, params = settings)
     n <- length(inputs)
-    # Vote v of the k-th copy of a prompt (vitals epochs repeat inputs) is epoch
-    # (k - 1) * n_votes + v: every vote is its own request and its own cache entry.
+    # vitals epochs repeat inputs: the k-th copy of a prompt gets new votes.
     copy <- occurrence_index(as.list(inputs))
-    prompts <- rep(inputs, each = n_votes)
-    epoch <- rep((copy - 1L) * n_votes, each = n_votes) + rep(seq_len(n_votes), times = n)
-    res <- generate_responses(chat, prompts, cache = cache, max_active = max_active,
-                              rpm = rpm, max_tries = max_tries, epoch = epoch)
+    if (n_per_request && n_votes > 1) {
+      chat <- configure_chat(solver_chat, params = settings, api_args = list(n = n_votes))
+      res <- generate_responses(chat, inputs, cache = cache, max_active = max_active,
+                                rpm = rpm, max_tries = max_tries, epoch = copy,
+                                keep_json = TRUE)
+      groups <- as.list(seq_len(n))
+      texts <- lapply(seq_len(n), function(i) processbench_choices(res$json[[i]], res$result[[i]]))
+      short <- sum(lengths(texts) < n_votes & is.na(res$error))
+      if (short) {
+        cli::cli_warn(c(
+          "{short} response{?s} held fewer than {n_votes} choices: the provider ignored {.code n}.",
+          i = "Use {.code n_per_request = FALSE} to send one request per vote."
+        ), class = "predictivebench_warning_n_ignored")
+      }
+    } else {
+      chat <- configure_chat(solver_chat, params = settings)
+      # Vote v of the k-th copy is epoch (k - 1) * n_votes + v: every vote is its own
+      # request and its own cache entry.
+      prompts <- rep(inputs, each = n_votes)
+      epoch <- rep((copy - 1L) * n_votes, each = n_votes) + rep(seq_len(n_votes), times = n)
+      res <- generate_responses(chat, prompts, cache = cache, max_active = max_active,
+                                rpm = rpm, max_tries = max_tries, epoch = epoch)
+      groups <- split(seq_len(n * n_votes), rep(seq_len(n), each = n_votes))
+      texts <- lapply(groups, function(rows) res$result[rows])
+    }
     warn_failures(res$error)
-    sample_of <- rep(seq_len(n), each = n_votes)
     metadata <- vector("list", n)
     result <- rep(NA_character_, n)
     chats <- vector("list", n)
     for (i in seq_len(n)) {
-      rows <- which(sample_of == i)
-      vote <- processbench_vote(res$result[rows])
+      rows <- groups[[i]]
+      vote <- processbench_vote(texts[[i]])
       if (!is.na(vote$prediction)) result[[i]] <- as.character(vote$prediction)
       answered <- rows[is.na(res$error[rows])]
       chats[[i]] <- res$chat[[if (length(answered)) answered[[1]] else rows[[1]]]]
       metadata[[i]] <- list(
         prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
-        critiques = res$result[rows], errors = res$error[rows],
+        critiques = texts[[i]], errors = res$error[rows],
         cached = all(res$cached[rows]),
         input_tokens = sum(res$input_tokens[rows]), output_tokens = sum(res$output_tokens[rows]),
         cost = sum(res$cost[rows]), seconds = sum(res$seconds[rows])
@@ -294,6 +322,17 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL, c
     }
     list(result = result, solver_chat = chats, solver_metadata = metadata)
   }
+}
+
+# The texts of every choice in an OpenAI-style response; the parsed text when there is no
+# JSON (an offline baseline) and NA for a failed request.
+processbench_choices <- function(json, text) {
+  choices <- json$choices
+  if (!length(choices)) return(text)
+  vapply(choices, function(ch) {
+    content <- ch$message$content
+    if (is.character(content) && length(content) == 1) content else NA_character_
+  }, "")
 }
 
 #' @rdname processbench_task

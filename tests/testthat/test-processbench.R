@@ -55,7 +55,11 @@ test_that("the solver sends n_votes separate requests at temperature 0.7, cached
     text <- last_user_text(body)
     if (grepl("apples", text)) return("All fine. \\boxed{-1}")
     if (grepl("pen and a book", text)) {
-      return(if (n %% 3 == 0) "\\boxed{1}" else "Paragraph 0 is wrong. \\boxed{0}")
+      # two of the three votes say 0 and one says 1, whatever order the requests arrive in
+      env <- environment(sys.function())
+      seen <- get0("pen_seen", envir = env, inherits = FALSE, ifnotfound = 0) + 1
+      assign("pen_seen", seen, envir = env)
+      return(if (seen == 3) "\\boxed{1}" else "Paragraph 0 is wrong. \\boxed{0}")
     }
     list(status = 400L)  # the train question always fails: a recorded failure, not a crash
   })
@@ -197,4 +201,33 @@ test_that("reference files convert with the expected labels", {
   g <- prepare_processbench(gsm8k)
   expect_equal(c(sum(g$label != -1), sum(g$label == -1)), c(207L, 193L))
   expect_equal(unique(g$task_l1), "gsm8k")
+})
+
+test_that("n_per_request asks for all votes in one request with n", {
+  server <- local_fake_openai(function(body, n) {
+    k <- body$n %||% 1L
+    list(choices = c("\\boxed{1}", "\\boxed{2}", "\\boxed{2}")[seq_len(k)])
+  })
+  cache <- withr::local_tempdir()
+  solver <- processbench_solver(n_votes = 3, n_per_request = TRUE, cache = cache)
+  tsk <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(), solver = solver)
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  bodies <- server$requests()
+  expect_length(bodies, 2)
+  expect_equal(bodies[[1]]$n, 3L)
+  expect_equal(bodies[[1]]$temperature, 0.7)
+  m <- tsk$get_samples()$solver_metadata[[1]]
+  expect_equal(m$votes, c(1L, 2L, 2L))
+  expect_equal(m$prediction, 2L)
+  # cached: a re-run sends nothing and keeps the three votes
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(server$count(), 2)
+  expect_equal(tsk$get_samples()$solver_metadata[[2]]$votes, c(1L, 2L, 2L))
+  # a provider that ignores n is warned about
+  one <- local_fake_openai(function(body, n) list(choices = "\\boxed{0}"))
+  tsk1 <- processbench_task(pb_table()[1, ], dir = withr::local_tempdir(),
+                            solver = processbench_solver(n_votes = 3, n_per_request = TRUE,
+                                                         cache = FALSE))
+  expect_warning(tsk1$eval(solver_chat = fake_chat(one), view = FALSE),
+                 class = "predictivebench_warning_n_ignored")
 })
