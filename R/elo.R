@@ -273,7 +273,7 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
   if (!nrow(scores)) {
     abort_pb("There are no battles to rate.", "argument")
   }
-  if (by == "questions" && is.null(scores$question)) {
+  if (by == "questions" && !"question" %in% names(scores)) {
     abort_pb("{.code by = \"questions\"} needs a {.field question} column.", "argument",
              field = "question")
   }
@@ -452,8 +452,8 @@ autoplot.arena_ratings <- function(object, type = c("ratings", "winrate"), ...) 
       ggplot2::labs(x = "Rating", y = NULL,
                     title = paste("Arena ratings:", attr(object, "method")))
     if (!all(is.na(data$lower))) {
-      plot <- plot + ggplot2::geom_errorbarh(
-        ggplot2::aes(xmin = .data$lower, xmax = .data$upper), height = 0.2
+      plot <- plot + ggplot2::geom_errorbar(
+        ggplot2::aes(xmin = .data$lower, xmax = .data$upper), width = 0.2
       )
     }
     return(plot)
