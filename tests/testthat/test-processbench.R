@@ -231,3 +231,12 @@ test_that("n_per_request asks for all votes in one request with n", {
   expect_warning(tsk1$eval(solver_chat = fake_chat(one), view = FALSE),
                  class = "predictivebench_warning_n_ignored")
 })
+
+test_that("vitals epochs draw new votes: every (epoch, vote) is its own request", {
+  server <- local_fake_openai(function(body, n) "\\boxed{-1}")
+  tsk <- processbench_task(pb_table()[1, ], epochs = 2, dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 2, cache = withr::local_tempdir()))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(server$count(), 4)
+  expect_equal(nrow(tsk$get_samples()), 2)
+})
