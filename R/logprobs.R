@@ -28,7 +28,10 @@
 #'   surrounding spaces). Queries sharing a first token get the same score, and a query whose
 #'   first token is not among the `top_logprobs` alternatives gets `-Inf`. It is a
 #'   different quantity from the completions backend's, useful to rank short answers
-#'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers.
+#'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers. The number of
+#'   alternatives is sent as `top_logprobs` (an extra argument to [ellmer::params()]):
+#'   ellmer's `top_k` is the sampling parameter of that name, which OpenAI-compatible
+#'   servers do not read as a number of alternatives.
 #'
 #' Every request goes through the response cache (see [cache_dir()]): a second run sends
 #' nothing. Cache keys hold the base URL, model, request body and texts, never the API key.

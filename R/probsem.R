@@ -93,6 +93,14 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' * Failed requests leave that context's scores `NA` (score `NA`) instead of ending the
 #'   run; [probsem_summary()] counts them.
 #'
+#' @section Errors:
+#' Besides the shared kinds (see [predictivebench-errors]): `predictivebench_error_field`
+#' for a bad suite (from [prepare_probsem()]), and `predictivebench_error_duplicate_input`
+#' when two contexts have the same text but different queries (the solver finds a context's
+#' queries by its text, so such suites must be evaluated in separate tasks). Problems with a
+#' single request or response (HTTP errors, missing log-probabilities, a query span that does
+#' not match) never stop a run: they are in the metadata's `errors`.
+#'
 #' @param path A task table (parquet) or a data frame in the `probsem` schema.
 #' @param dataset A task table from `probsem_dataset()`.
 #' @param backend `"completions"` (the default, the original's method) or `"chat"` (the

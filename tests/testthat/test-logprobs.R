@@ -228,3 +228,20 @@ test_that("normalization and temperature follow the original's order", {
   expect_error(logprob_normalize(-3, 1, temperature = 0), class = "predictivebench_error_argument")
   expect_error(logprob_normalize(-3, 1, norm = "mean"), class = "predictivebench_error_argument")
 })
+
+test_that("a 429 is retried and then scored", {
+  flaky_reply <- function(body, n) {
+    if (n == 1) return(list(status = 429, headers = list(`retry-after` = "0")))
+    text <- body$prompt
+    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
+    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -1)
+    list(json = list(choices = list(list(index = 0L, text = text,
+                                          logprobs = list(tokens = as.list(tokens),
+                                                          token_logprobs = lp))),
+                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+  }
+  server <- local_fake_openai(flaky_reply)
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", cache = FALSE, max_active = 1)
+  expect_equal(out$logp, -1)
+  expect_equal(server$count(), 3)
+})
