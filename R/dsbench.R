@@ -51,7 +51,7 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
   report <- tempfile(fileext = ".json")
   on.exit(unlink(report), add = TRUE)
   result <- prepare_task_table("dsbench", data_dir, out = out, skip_broken = TRUE,
-                               skipped_report = report, ...)
+                               skipped_report = report, quiet = TRUE, ...)
   items <- if (file.exists(report)) jsonlite::read_json(report) else list()
   skipped <- tibble::tibble(
     competition = vapply(items, function(x) x$competition %||% NA_character_, ""),
@@ -364,7 +364,7 @@ dsbench_files_prompt <- function(row) {
 dsbench_folder_fingerprint <- function(folder) {
   files <- workbook_files(folder)
   list(basename(folder), files,
-       unname(tools::md5sum(file.path(folder, files))))
+       vapply(file.path(folder, files), digest::digest, "", file = TRUE, USE.NAMES = FALSE))
 }
 
 #' Conservative token count and front truncation for DSBench prompts
@@ -639,7 +639,8 @@ dsbench_option_letter <- function(text) {
 #' The original prints two accuracies: over all questions, and the unweighted mean of the
 #' per-competition accuracies. `dsbench_summary()` gives both with 95% intervals (a normal
 #' interval over questions; for the competition mean, a normal interval over the
-#' competitions' accuracies, or with `method = "bootstrap"` resampled competitions), the
+#' competitions' accuracies, or with `method = "bootstrap"` resampled competitions; bounds
+#' are clipped to `[0, 1]`), the
 #' number of questions, competitions and failed requests/judgements, and the tokens and
 #' cost of the solver and the judge from the samples' metadata.
 #'
@@ -682,8 +683,8 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   top <- tibble::tibble(
     group = c("questions", "competitions"),
     accuracy = c(questions$mean, competitions$mean),
-    lower = c(questions$lower, competitions$lower),
-    upper = c(questions$upper, competitions$upper),
+    lower = pmax(0, c(questions$lower, competitions$lower)),
+    upper = pmin(1, c(questions$upper, competitions$upper)),
     n = c(questions$n, competitions$n),
     solver_failures = c(failures("solver_metadata", "error"), NA),
     judge_failures = c(failures("scorer_metadata", "judge_error"), NA),
@@ -698,7 +699,8 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   rows <- lapply(names(per), function(cid) {
     ci <- mean_ci(correct[x$competition_id == cid], method = method, times = times,
                   seed = seed)
-    tibble::tibble(group = cid, accuracy = ci$mean, lower = ci$lower, upper = ci$upper,
+    tibble::tibble(group = cid, accuracy = ci$mean, lower = max(0, ci$lower),
+                   upper = min(1, ci$upper),
                    n = ci$n, solver_failures = NA, judge_failures = NA, input_tokens = NA,
                    output_tokens = NA, cost = NA)
   })

@@ -55,7 +55,7 @@ workbook_tools <- function(folder, max_cells = 2000) {
       path <- workbook_path(folder, file)
       if (!is.null(range) && (!is.character(range) || !nzchar(range))) range <- NULL
       cells <- suppressMessages(readxl::read_excel(
-        path, sheet = sheet, range = range, col_names = FALSE, col_types = "text",
+        path, sheet = sheet, range = range, col_names = FALSE, col_types = "list",
         .name_repair = "minimal"
       ))
       workbook_cells_text(cells, max_cells, range_first_row(range))
@@ -77,7 +77,7 @@ workbook_tools <- function(folder, max_cells = 2000) {
         "Read cells of a sheet as tab-separated text, one spreadsheet row a line. With an",
         "Excel range such as 'A1:F40' each line starts with its Excel row number; without",
         "one, the whole used range is returned (leading empty rows and columns dropped).",
-        "Empty cells are empty; dates are Excel serial numbers."
+        "Empty cells are empty; dates are written as YYYY-MM-DD."
       ),
       arguments = list(
         file = ellmer::type_string("Workbook file name from list_workbooks."),
@@ -135,8 +135,10 @@ workbook_cells_text <- function(cells, max_cells, first_row = NULL) {
   if (!nrow(cells) || !ncol(cells)) return("(no cells)")
   rows <- nrow(cells)
   keep <- max(1L, min(rows, floor(max_cells / ncol(cells))))
-  m <- as.matrix(cells[seq_len(keep), , drop = FALSE])
-  m[is.na(m)] <- ""
+  m <- vapply(cells, function(column) {
+    vapply(column[seq_len(keep)], workbook_cell_text, "")
+  }, character(keep))
+  m <- matrix(m, nrow = keep)
   lines <- apply(m, 1, paste, collapse = "\t")
   if (!is.null(first_row)) lines <- paste(seq_len(keep) + first_row - 1L, lines, sep = "\t")
   out <- paste(lines, collapse = "\n")
@@ -144,6 +146,17 @@ workbook_cells_text <- function(cells, max_cells, first_row = NULL) {
     out <- paste0(out, "\n[", rows - keep, " more rows not shown; read a smaller range]")
   }
   out
+}
+
+# One cell as text: dates in ISO form, numbers with up to 15 significant digits.
+workbook_cell_text <- function(value) {
+  if (length(value) != 1 || is.na(value)) return("")
+  if (inherits(value, "POSIXt")) {
+    text <- format(value, "%Y-%m-%d %H:%M:%S", tz = "UTC")
+    return(sub(" 00:00:00$", "", text))
+  }
+  if (is.numeric(value)) return(format(value, digits = 15, scientific = FALSE, trim = TRUE))
+  as.character(value)
 }
 
 # A tool's failure goes back to the model as text; the evaluation goes on.

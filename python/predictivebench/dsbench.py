@@ -327,17 +327,18 @@ def flatten_dsbench(records: List[Tuple[int, Any]], root: str, path: str,
 
 
 def prepare_dsbench(source: str, skip_broken: bool = False,
-                    skipped_report: Optional[str] = None) -> pd.DataFrame:
+                    skipped_report: Optional[str] = None, quiet: bool = False) -> pd.DataFrame:
     """A DSBench data-analysis folder (or its ``data.json``) as a task table.
 
     ``skip_broken=True`` leaves out broken competitions and questions instead of stopping, and
-    reports them on standard error (and, with ``skipped_report``, as JSON in that file).
+    reports them on standard error (unless ``quiet``) and, with ``skipped_report``, as JSON in
+    that file. They are also in ``table.attrs["skipped"]``.
     """
     data_json, root = competition_root(source)
     skipped = Skipped() if skip_broken else None
     table = flatten_dsbench(read_data_json(data_json, skipped), root, data_json, skipped)
     if skipped is not None:
-        if skipped.items:
+        if skipped.items and not quiet:
             print(f"predictivebench: skipped {len(skipped.items)} broken item(s):",
                   file=sys.stderr)
             for item in skipped.items:
