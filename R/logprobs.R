@@ -22,7 +22,8 @@
 #'   adds to every text (a BOS token with no log-probability) is recognised and skipped.
 #' * `"chat"` (an approximation, for chat-only providers): one request per distinct prefix
 #'   asks for a single answer token with its top alternatives (ellmer
-#'   `params(log_probs = TRUE, max_tokens = 1)` plus `top_logprobs`); a query's score is the
+#'   `params(log_probs = TRUE, max_tokens = 1)` plus `top_logprobs`; 16 tokens with
+#'   [ellmer::chat_openai()], whose Responses API allows no fewer); a query's score is the
 #'   log-probability of its **first** token, read from those alternatives (the summed
 #'   probability of the alternatives that spell the longest prefix of the query, ignoring
 #'   surrounding spaces). Queries sharing a first token get the same score, and a query whose
@@ -322,9 +323,12 @@ token_list <- function(tokens) {
 chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
                         max_tries) {
   prompts <- unique(prefix)
+  # OpenAI's Responses API (ellmer::chat_openai()) refuses fewer than 16 output tokens; only
+  # the first token is read either way.
+  max_tokens <- if (inherits(chat$get_provider(), "ellmer::ProviderOpenAI")) 16 else 1
   configured <- configure_chat(
     chat, system_prompt,
-    ellmer::params(log_probs = TRUE, max_tokens = 1, top_logprobs = top_logprobs)
+    ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
   )
   res <- generate_responses(configured, prompts, cache = cache, max_active = max_active,
                             max_tries = max_tries, keep_json = TRUE,

@@ -366,6 +366,8 @@ probsem_samples <- function(x) {
   if (!is.data.frame(x) || !all(needed %in% names(x))) {
     abort_pb("{.arg x} must be an evaluated probsem task or its samples.", "argument")
   }
+  # Scores are cached and deterministic, so further epochs repeat the first one.
+  if ("id" %in% names(x)) x <- x[!duplicated(x$id), ]
   x
 }
 

@@ -245,3 +245,22 @@ test_that("a 429 is retried and then scored", {
   expect_equal(out$logp, -1)
   expect_equal(server$count(), 3)
 })
+
+test_that("top alternatives are read from chat-completions and responses bodies", {
+  alt <- list(list(token = "A", logprob = -0.2), list(token = " B", logprob = -1.9))
+  chat_json <- list(choices = list(list(logprobs = list(content = list(
+    list(token = "A", logprob = -0.2, top_logprobs = alt))))))
+  responses_json <- list(output = list(
+    list(type = "reasoning", content = list()),
+    list(type = "message", content = list(list(type = "output_text", text = "A",
+      logprobs = list(list(token = "A", logprob = -0.2, top_logprobs = alt)))))
+  ))
+  for (json in list(chat_json, responses_json)) {
+    top <- top_alternatives(json)
+    expect_equal(top$token, c("A", " B"))
+    expect_equal(first_token_logprob(top, "B")$logp, -1.9)
+    expect_equal(first_token_logprob(top, "C")$logp, -Inf)
+  }
+  expect_error(top_alternatives(list(choices = list(list(message = "x")))),
+               class = "predictivebench_error_logprobs")
+})

@@ -271,3 +271,19 @@ test_that("a solver refuses inputs from another dataset, and ambiguous inputs ar
   expect_error(probsem_task(dup, solver = function(...) NULL, dir = tempfile()),
                class = "predictivebench_error_duplicate_input")
 })
+
+test_that("epochs repeat cached scores; the summary and CSV count each context once", {
+  server <- local_fake_openai(hint_reply)
+  d <- hint_table()[1:2, ]
+  tsk <- probsem_task(d, solver = probsem_solver(d, cache = withr::local_tempdir()),
+                      epochs = 2, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(nrow(tsk$get_samples()), 4)
+  # Two full texts per context and two queries alone, sent once.
+  expect_equal(server$count(), 4 + 2)
+  sm <- probsem_summary(tsk)
+  expect_equal(sm$accuracy$n, 2L)
+  expect_equal(nrow(sm$distributions), 4)
+  paths <- probsem_write_results(tsk, withr::local_tempdir())
+  expect_equal(nrow(utils::read.csv(paths[[1]])), 4)
+})
