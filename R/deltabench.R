@@ -263,6 +263,13 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' * `clip_predictions = FALSE` (not the default) removes the original's rule of dropping
 #'   predicted sections beyond the last gold section.
 #' * Requests run in parallel through [generate_responses()], with a response cache.
+#' * Field names: the original script reads `idea_error_section_numbers`,
+#'   `error_section_numbers` and `evaluation_label` from its internal data; the released
+#'   data has `reason_error_section_numbers` and `reason_unuseful_section_numbers`. Here the
+#'   gold set is their union and a sample "has errors" when that set is not empty.
+#' * Metrics are in percent (the original's CSV has fractions). The original's
+#'   sample-level detection precision, recall and F1 (did the critique flag the right
+#'   solutions) are not reported; its `accuracy` is.
 #'
 #' @param path A task table (parquet) or a data frame in the `processbench` schema with
 #'   `error_sections`, `unuseful_sections` and `sections_content` (DeltaBench data); `NULL`

@@ -194,6 +194,13 @@ processbench_parse_index <- function(texts) {
 #'   prediction; here invalid votes are dropped first, so the majority of valid votes wins.
 #' * Ties go to the value seen first (as Python's `Counter.most_common()` does).
 #' * A failed request is a missing vote, reported in the metadata, never a crash.
+#' * ProcessBench printed the accuracies and F1 and wrote `{split}_error.jsonl` and
+#'   `{split}_correct.jsonl`; here [processbench_summary()] adds counts, intervals and the
+#'   mean of the groups' F1, and [processbench_write_results()] writes one JSON Lines file
+#'   and one CSV summary, named `{dataset}_{model}_votes{n}`.
+#' * The flatteners check the data (a label or section number past the last step, an empty
+#'   step, a section without content stop with an error, or are skipped with
+#'   `on_error = "skip"`); the original loaded whatever it was given.
 #'
 #' @param path A task table (parquet) or a data frame in the `processbench` schema; `NULL`
 #'   (the default) is the shipped sample.
