@@ -455,41 +455,51 @@ csv_field <- function(x) {
 }
 
 # Python's repr() of a float (shortest round-trip digits; scientific below 1e-4 and from
-# 1e16), which is how pandas writes float columns; NA is written as an empty field.
+# 1e16), which is how pandas writes float columns; NA is written as an empty field. The
+# round trip is checked with jsonlite's parser (the C library's correctly rounded strtod):
+# R's own as.double() is off by one unit in the last place for some 15-16 digit strings.
 py_float_repr <- function(x) {
-  vapply(as.double(x), function(v) {
-    if (is.na(v)) return("")
-    if (is.infinite(v)) return(if (v > 0) "inf" else "-inf")
-    if (v == 0) return(if (1 / v < 0) "-0.0" else "0.0")
-    for (d in 1:17) {
-      s <- sprintf("%.*e", d - 1L, v)
-      if (as.double(s) == v) break
-    }
-    exponent <- as.integer(sub(".*e", "", s))
-    digits <- gsub("[-.]", "", sub("e.*", "", s))
-    digits <- sub("0+$", "", digits)
-    if (!nzchar(digits)) digits <- "0"
-    sign <- if (v < 0) "-" else ""
-    if (exponent >= -4 && exponent < 16) {
-      if (exponent >= 0) {
-        int_digits <- exponent + 1
-        padded <- formatC(digits, width = max(int_digits, nchar(digits)), flag = "-")
-        padded <- gsub(" ", "0", padded)
-        int_part <- substr(padded, 1, int_digits)
-        frac <- substring(padded, int_digits + 1)
-        if (!nzchar(frac)) frac <- "0"
-        return(paste0(sign, int_part, ".", frac))
-      }
-      return(paste0(sign, "0.", strrep("0", -exponent - 1), digits))
-    }
-    mantissa <- if (nchar(digits) > 1) {
-      paste0(substr(digits, 1, 1), ".", substring(digits, 2))
-    } else {
-      digits
-    }
-    paste0(sign, mantissa, "e", if (exponent < 0) "-" else "+",
-           formatC(abs(exponent), width = 2, flag = "0"))
+  x <- as.double(x)
+  out <- rep("", length(x))
+  out[is.infinite(x)] <- ifelse(x[is.infinite(x)] > 0, "inf", "-inf")
+  zero <- !is.na(x) & x == 0
+  out[zero] <- ifelse(1 / x[zero] < 0, "-0.0", "0.0")
+  todo <- which(is.finite(x) & x != 0)
+  if (!length(todo)) return(out)
+  v <- x[todo]
+  candidates <- vapply(1:17, function(d) sprintf("%.*e", d - 1L, v), character(length(v)))
+  candidates <- matrix(candidates, nrow = length(v))
+  parsed <- jsonlite::fromJSON(paste0("[", paste(t(candidates), collapse = ","), "]"))
+  parsed <- matrix(parsed, nrow = length(v), byrow = TRUE)
+  shortest <- vapply(seq_along(v), function(i) which(parsed[i, ] == v[[i]])[[1]], 1L)
+  out[todo] <- vapply(seq_along(v), function(i) {
+    py_float_digits(candidates[i, shortest[[i]]], v[[i]] < 0)
   }, "")
+  out
+}
+
+py_float_digits <- function(s, negative) {
+  exponent <- as.integer(sub(".*e", "", s))
+  digits <- gsub("[-.]", "", sub("e.*", "", s))
+  digits <- sub("0+$", "", digits)
+  if (!nzchar(digits)) digits <- "0"
+  sign <- if (negative) "-" else ""
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) return(paste0(sign, "0.", strrep("0", -exponent - 1), digits))
+    int_digits <- exponent + 1
+    if (nchar(digits) < int_digits) {
+      digits <- paste0(digits, strrep("0", int_digits - nchar(digits)))
+    }
+    frac <- substring(digits, int_digits + 1)
+    return(paste0(sign, substr(digits, 1, int_digits), ".", if (nzchar(frac)) frac else "0"))
+  }
+  mantissa <- if (nchar(digits) > 1) {
+    paste0(substr(digits, 1, 1), ".", substring(digits, 2))
+  } else {
+    digits
+  }
+  paste0(sign, mantissa, "e", if (exponent < 0) "-" else "+",
+         formatC(abs(exponent), width = 2, flag = "0"))
 }
 
 #' Example probsem samples, scored offline
