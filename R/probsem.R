@@ -92,6 +92,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #'   used a negative `expected` to index from the end.
 #' * Failed requests leave that context's scores `NA` (score `NA`) instead of ending the
 #'   run; [probsem_summary()] counts them.
+#' * Files: the original read `inputs/<prompt>.txt` and `inputs/<prompt>_<suite>.json` by
+#'   name and wrote `outputs/...`; here any paths ([prepare_probsem()],
+#'   [probsem_write_results()]). The results CSV's third column is `logp` (some versions of
+#'   the original call it `weights`); its values are the same.
 #'
 #' @section Errors:
 #' Besides the shared kinds (see [predictivebench-errors]): `predictivebench_error_field`
