@@ -29,6 +29,15 @@ dsbench_judge_template <- paste0(
 #' `pyxlsb`. See [prepare_task_table()] for how Python is found and [task_table_schema()]
 #' (`"dsbench"`) for the columns.
 #'
+#' @section Errors:
+#' Problems are signalled as `predictivebench_error_<kind>` conditions (see
+#' [predictivebench-errors]) naming the file and the competition: `missing_file` (a
+#' missing `data.json`, competition folder, `introduction.txt` or question file), `json`
+#' (a line that is not JSON), `field` (a malformed competition object), `count_mismatch`
+#' (questions and answers differ in number), `path` (an id, question name or link that
+#' would leave the folder), `workbook` (a corrupt or password-protected workbook) and
+#' `dependency` (an `.xlsb` workbook without the Python package `pyxlsb`).
+#'
 #' @param data_dir The folder holding `data.json` (competition folders in its `data/`
 #'   subfolder or beside it), or the `data.json` file.
 #' @param out The parquet file to write, or `NULL` to return the table.
@@ -109,7 +118,9 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #' **Files mode** (`mode = "files"`, beyond the original): the workbooks are not pasted in.
 #' The prompt is the original's without the workbook part, preceded by a note naming the
 #' workbook files, and the chat gets [workbook_tools()] confined to the competition folder
-#' (list workbooks, list sheets, read a range), so the model reads what it needs.
+#' (list workbooks, list sheets, read a range), so the model reads what it needs. The
+#' logged conversation keeps the question and the final answer (not the tool calls), and
+#' the tokens reported are those of the final request.
 #'
 #' @section Judge:
 #' The original judge (a `gpt-4o` model, given as `scorer_chat`) is sent one user message,
@@ -177,13 +188,17 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #' @examples
 #' # Offline: an oracle answers with the targets and a baseline judge says "True".
 #' data <- dsbench_dataset()
-#' tsk <- dsbench_task(scorer = dsbench_scorer(scorer_chat = baseline_constant("True")),
-#'                     dir = tempfile())
+#' tsk <- dsbench_task(
+#'   solver = dsbench_solver(cache = FALSE),
+#'   scorer = dsbench_scorer(scorer_chat = baseline_constant("True"), cache = FALSE),
+#'   dir = tempfile()
+#' )
 #' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
 #' dsbench_summary(tsk)
 #'
 #' # Without a judge: the deterministic scorer (not the original's).
-#' tsk <- dsbench_task(scorer = dsbench_scorer_exact(), dir = tempfile())
+#' tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
+#'                     scorer = dsbench_scorer_exact(), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
 #' dsbench_summary(tsk)
 dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(),
@@ -210,7 +225,9 @@ dsbench_dataset <- function(path = NULL, data_dir = NULL) {
     check_string(path)
     read_task_table(path, "dsbench")
   }
-  table$folder <- dsbench_folders(table$competition_dir, data_dir)
+  if (!is.null(data_dir) || !"folder" %in% names(table)) {
+    table$folder <- dsbench_folders(table$competition_dir, data_dir)
+  }
   table
 }
 
@@ -434,8 +451,9 @@ dsbench_truncate <- function(text, max_tokens, count_tokens = dsbench_count_toke
     from_end <- rev(cumsum(rev(pieces$cost)))
     first <- which(from_end <= max_tokens)[1]
     if (is.na(first)) return(list(text = "", tokens = 0, truncated = TRUE))
-    return(list(text = substring(text, pieces$start[[first]]), tokens = from_end[[first]],
-                truncated = TRUE))
+    # substring()'s default `last` is 1e6: give the end explicitly for long prompts.
+    return(list(text = substring(text, pieces$start[[first]], nchar(text)),
+                tokens = from_end[[first]], truncated = TRUE))
   }
   total <- count_tokens(text)
   if (!is.numeric(total) || length(total) != 1 || is.na(total)) {
@@ -447,9 +465,10 @@ dsbench_truncate <- function(text, max_tokens, count_tokens = dsbench_count_toke
   hi <- nchar(text) + 1L
   while (lo < hi) {
     mid <- (lo + hi) %/% 2L
-    if (count_tokens(substring(text, mid)) <= max_tokens) hi <- mid else lo <- mid + 1L
+    fits <- count_tokens(substring(text, mid, nchar(text))) <= max_tokens
+    if (fits) hi <- mid else lo <- mid + 1L
   }
-  kept <- substring(text, lo)
+  kept <- substring(text, lo, nchar(text))
   list(text = kept, tokens = count_tokens(kept), truncated = TRUE)
 }
 
@@ -587,7 +606,7 @@ dsbench_final_part <- function(text) {
   boxed <- extract_boxed(text, which = "last")
   if (!is.na(boxed)) return(boxed)
   pos <- gregexpr("answer", text, ignore.case = TRUE)[[1]]
-  if (pos[[1]] > 0) return(substring(text, pos[[length(pos)]] + 6))
+  if (pos[[1]] > 0) return(substring(text, pos[[length(pos)]] + 6, nchar(text)))
   text
 }
 
@@ -654,7 +673,8 @@ dsbench_option_letter <- function(text) {
 #' @export
 #' @examples
 #' data <- dsbench_dataset()
-#' tsk <- dsbench_task(scorer = dsbench_scorer_exact(), dir = tempfile())
+#' tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
+#'                     scorer = dsbench_scorer_exact(), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
 #' dsbench_summary(tsk, by_competition = TRUE)
 dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1,

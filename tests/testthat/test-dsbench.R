@@ -89,6 +89,14 @@ test_that("truncation keeps the tail within the budget", {
   expect_lte(dsbench_count_tokens(cut$text), 100)
   expect_gt(dsbench_count_tokens(cut$text), 90)
   expect_true(endsWith(text, cut$text))
+  # Prompts longer than a million characters (substring()'s default end) keep their tail.
+  long <- paste0(strrep("0123456789 ", 200000), "THE-END")
+  cut_long <- dsbench_truncate(long, max_tokens = 5000)
+  expect_true(endsWith(cut_long$text, "THE-END"))
+  expect_gt(nchar(cut_long$text), 10000)
+  expect_lte(dsbench_count_tokens(cut_long$text), 5000)
+  words_long <- function(x) length(strsplit(trimws(x), "\\s+")[[1]])
+  expect_true(endsWith(dsbench_truncate(long, 10, count_tokens = words_long)$text, "THE-END"))
   # A prompt within the budget is untouched; the estimate never exceeds UTF-8 bytes.
   short <- "Fits easily. 1234567 \u00e9\u4e2d"
   expect_identical(dsbench_truncate(short, 1000)$text, short)
