@@ -270,3 +270,16 @@ def test_reference_data_json_schema():
     assert {"letter", "string", "integer", "dict"} <= types
     word_play = [m for m in metas if m["id"] == "00000009"][0]
     assert dsbench.answer_string(word_play["answers"][0]).startswith("{'Q': 1, '# of words': 7")
+
+
+def test_source_may_be_the_data_json_file_or_a_flat_folder(tmp_path):
+    competition(tmp_path, "c1")
+    by_file = prepare("dsbench", str(tmp_path / "data.json"))
+    assert list(by_file.id) == ["c1_question1"]
+    flat = tmp_path / "flat"
+    (tmp_path / "data").rename(flat)
+    (tmp_path / "data.json").rename(flat / "data.json")
+    assert list(prepare("dsbench", str(flat)).competition_dir) == ["c1"]
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path / "nowhere"))
+    assert info.value.kind == "missing_file"
