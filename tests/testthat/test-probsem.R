@@ -101,9 +101,19 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
   server <- local_fake_openai(hint_reply)
   dir <- withr::local_tempdir()
   d <- hint_table()
-  tsk <- probsem_task(d, solver = probsem_solver(d, cache = dir), dir = withr::local_tempdir())
+  logs <- withr::local_tempdir()
+  tsk <- probsem_task(d, solver = probsem_solver(d, cache = dir), dir = logs)
   tsk$eval(solver_chat = fake_chat(server, model = "org/tiny:v1"), view = FALSE)
   s <- tsk$get_samples()
+  # Neither the vitals log nor the cache holds the API key.
+  written <- c(list.files(logs, recursive = TRUE, full.names = TRUE),
+               list.files(dir, recursive = TRUE, full.names = TRUE))
+  expect_gt(length(written), 0)
+  for (f in written) {
+    text <- if (grepl("[.]rds$", f)) paste(deparse(readRDS(f)), collapse = "") else
+      paste(readLines(f, warn = FALSE), collapse = "")
+    expect_false(grepl("FAKEKEY", text, fixed = TRUE))
+  }
   m <- s$solver_metadata
   # tf-0: True hinted (-0.25), False -5/2.
   expect_equal(m[[1]]$logp, c(-0.25, -2.5))
