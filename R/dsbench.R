@@ -103,7 +103,8 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #' background introduction and data analysis question. You must answer the question. "`
 #' (with its double space), with one more trailing space when an image is attached, as in
 #' the original. Parameters are `temperature = 0`, plus `max_tokens = 2256` on requests with
-#' an image (the original sets it only there). Images: the original attaches the first
+#' an image (the original sets it only there); the original's `top_p = 1` and zero
+#' frequency/presence penalties are the API defaults and are not sent. Images: the original attaches the first
 #' `.jpg`/`.png` of the folder (column `image_used`) to every question of the competition
 #' for vision models; `images = TRUE` does the same with [ellmer::content_image_file()].
 #'
@@ -145,6 +146,11 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #' * A question whose model request failed (after retries) is not sent to the judge and
 #'   counts as incorrect; the original stops on the first failed request.
 #' * `data.json` is parsed as JSON, never evaluated as Python.
+#' * Requests are sent in parallel, retried and cached ([generate_responses()]); the original
+#'   sends them one by one and stops at the first error. Tokens and cost come from ellmer
+#'   rather than the original's own price table.
+#' * [dsbench_summary()] adds intervals (clipped to `[0, 1]`) to the original's two
+#'   accuracies.
 #' * The deterministic `dsbench_scorer_exact()` and the files mode are not in the original.
 #'
 #' @param path A task table (parquet) or a data frame in the `dsbench` schema. `NULL` is the
