@@ -154,9 +154,16 @@ pair_counts <- function(scores, models = battle_models(scores)) {
 # ridge (1 / C with C = 1e6, as FastChat's LogisticRegression) keeps ratings finite when a
 # model never loses and makes the mean rating exactly `initial`.
 bt_fit <- function(i, j, wins_i, total, k, scale = 400, base = 10, initial = 1000,
-                   ridge = 1e-6, max_iter = 100, tol = 1e-9) {
-  w <- numeric(k)
+                   ridge = 1e-6, max_iter = 100, tol = 1e-9, start = NULL) {
+  w <- if (is.null(start)) numeric(k) else (start - initial) / scale
   lb <- log(base)
+  ui <- sort(unique(i))
+  uj <- sort(unique(j))
+  sum_by <- function(index, used, weight) {
+    out <- numeric(k)
+    out[used] <- rowsum(weight, index, reorder = TRUE)[, 1]
+    out
+  }
   loss <- function(w) {
     eta <- lb * (w[i] - w[j])
     -sum(wins_i * stats::plogis(eta, log.p = TRUE) +
@@ -167,10 +174,9 @@ bt_fit <- function(i, j, wins_i, total, k, scale = 400, base = 10, initial = 100
     eta <- lb * (w[i] - w[j])
     p <- stats::plogis(eta)
     g_pair <- lb * (total * p - wins_i)
-    grad <- ridge * w + tabulate_weighted(i, g_pair, k) - tabulate_weighted(j, g_pair, k)
+    grad <- ridge * w + sum_by(i, ui, g_pair) - sum_by(j, uj, g_pair)
     h_pair <- lb^2 * total * p * (1 - p)
-    hess <- diag(ridge + tabulate_weighted(i, h_pair, k) + tabulate_weighted(j, h_pair, k),
-                 nrow = k)
+    hess <- diag(ridge + sum_by(i, ui, h_pair) + sum_by(j, uj, h_pair), nrow = k)
     hess[cbind(i, j)] <- hess[cbind(i, j)] - h_pair
     hess[cbind(j, i)] <- hess[cbind(j, i)] - h_pair
     step <- tryCatch(solve(hess, grad), error = function(e) grad)
@@ -189,22 +195,15 @@ bt_fit <- function(i, j, wins_i, total, k, scale = 400, base = 10, initial = 100
   scale * w + initial
 }
 
-tabulate_weighted <- function(index, weight, k) {
-  out <- numeric(k)
-  sums <- rowsum(weight, index, reorder = TRUE)
-  out[as.integer(rownames(sums))] <- sums[, 1]
-  out
-}
-
 # Fit BT to the cell counts `n` of `cells` (from pair_counts()).
-bt_from_cells <- function(cells, n, k, scale, base, initial) {
+bt_from_cells <- function(cells, n, k, scale, base, initial, start = NULL) {
   wins_i <- n * ifelse(cells$outcome == 1L, 1, ifelse(cells$outcome == 2L, 0, 0.5))
   pair <- (cells$i - 1L) * k + cells$j
   total <- rowsum(n, pair, reorder = TRUE)
   wins <- rowsum(wins_i, pair, reorder = TRUE)
   keys <- as.integer(rownames(total))
   bt_fit((keys - 1L) %/% k + 1L, (keys - 1L) %% k + 1L, wins[, 1], total[, 1], k,
-         scale = scale, base = base, initial = initial)
+         scale = scale, base = base, initial = initial, start = start)
 }
 
 #' Ratings with intervals and ranks from battle outcomes
@@ -366,14 +365,17 @@ rating_fitter <- function(method, scores, models, k, initial, scale, base, n_ord
     ))
   }
   cells <- pair_counts(scores, models)
+  # Bootstrap fits start from the full fit, which saves most Newton steps.
+  start <- NULL
   fit_counts <- function(n) {
     keep <- n > 0
-    sub <- cells[keep, ]
-    ratings <- bt_from_cells(sub, n[keep], k_models, scale, base, initial)
-    ratings
+    bt_from_cells(cells[keep, ], n[keep], k_models, scale, base, initial, start = start)
   }
   list(
-    full = function() stats::setNames(fit_counts(cells$n), models),
+    full = function() {
+      start <<- fit_counts(cells$n)
+      stats::setNames(start, models)
+    },
     bootstrap = function(times, by) {
       total <- sum(cells$n)
       if (by == "battles") {
