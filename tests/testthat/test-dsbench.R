@@ -1,10 +1,5 @@
 sample_dir <- function() system.file("extdata", "dsbench", package = "predictivebench")
 
-skip_if_no_python <- function() {
-  Sys.setenv(RETICULATE_PYTHON = Sys.getenv("RETICULATE_PYTHON", "/usr/bin/python3"))
-  if (!predictivebench:::python_available()) skip("Python with pandas is not available")
-}
-
 # The original protocol again, from pandas' own read_excel + to_string called from R.
 independent_prompt <- function(folder, question_name) {
   pd <- reticulate::import("pandas", convert = FALSE)
@@ -321,4 +316,15 @@ test_that("dsbench_summary() reads the original's two accuracies", {
   expect_equal(s$n[1:2], c(4, 2))
   expect_equal(s$group, c("questions", "competitions", "a", "b"))
   expect_error(dsbench_summary(list()), class = "predictivebench_error_argument")
+})
+
+test_that("the real data.json parses: 38 competitions, 466 questions, paired answers", {
+  skip_if_no_python()
+  path <- skip_if_no_reference("dsbench", "data.json")
+  predictivebench:::python_module()$get_preparer("dsbench")  # imports the submodule
+  dsbench <- reticulate::import("predictivebench.dsbench")
+  records <- dsbench$read_data_json(path)
+  metas <- lapply(records, function(r) dsbench$validate_competition(r[[2]], path, r[[1]]))
+  expect_length(metas, 38)
+  expect_equal(sum(vapply(metas, function(m) length(m$questions), 1L)), 466)
 })
