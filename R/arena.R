@@ -699,7 +699,8 @@ arena_solver <- function(battles, records = NULL, version = c("231225", "231113"
                             position_swap = position_swap, cache = cache,
                             chunk_size = chunk_size, max_active = max_active, rpm = rpm,
                             max_tries = max_tries)
-    warn_failures(ifelse(is.na(judged$winner), judged$error %|NA|% "no verdict", NA))
+    warn_failures(ifelse(is.na(judged$winner),
+                         ifelse(is.na(judged$error), "no verdict", judged$error), NA))
     list(
       result = judged$gpt_4_response_text,
       solver_chat = judged$chat,
@@ -987,7 +988,11 @@ prepare_arena <- function(source, out = NULL) {
 #'
 #' * `tempcache/<dataset>/<judge setting>/`: the caches reusable across experiments,
 #'   `q_and_as.csv` (answers) and `battle_records.csv` (verdicts). The judge setting is the
-#'   judge's model and the prompt version, so another judge never reuses these verdicts.
+#'   judge's model and the prompt version, so another judge never reuses these verdicts. A new
+#'   setting starts from the answers in `tempcache/<dataset>/q_and_as.csv` when that file
+#'   exists (the original's layout), so answers made by the original are reused; to reuse an
+#'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
+#'   must name the judge's model).
 #' * `results/<experiment>/`: `questions.csv`, `models.csv`, `battle_arrangement.csv`,
 #'   `battle_records.csv`, `battle_outcomes.csv` (`model_a, model_b, winner` without failed
 #'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the vitals logs (`logs/`).
@@ -1085,6 +1090,13 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
   write_arena_csv(tibble::tibble(model = model_names), paths$models)
   dir.create(paths$logs, recursive = TRUE, showWarnings = FALSE)
 
+  # The original kept one answer cache per dataset (`tempcache/<dataset>/q_and_as.csv`);
+  # a new judge setting starts from it when it exists.
+  shared_answers <- file.path(dir, "tempcache", dataset, "q_and_as.csv")
+  if (!file.exists(paths$answers) && file.exists(shared_answers)) {
+    dir.create(cache_folder, recursive = TRUE, showWarnings = FALSE)
+    file.copy(shared_answers, paths$answers)
+  }
   answers <- if (file.exists(paths$answers)) arena_read_answers(paths$answers) else
     tibble::tibble(question = character())
   answers <- answers_for(answers, questions, model_names)

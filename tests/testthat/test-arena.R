@@ -421,3 +421,20 @@ test_that("prepare_arena() runs the Python flattener", {
   table <- arena_dataset(out)
   expect_equal(table, arena_dataset(src))
 })
+
+test_that("arena_run starts from the original's per-dataset answer cache", {
+  dir <- withr::local_tempdir()
+  dir.create(file.path(dir, "data", "old"), recursive = TRUE)
+  dir.create(file.path(dir, "tempcache", "old"), recursive = TRUE)
+  utils::write.csv(data.frame(question = c("q1", "q2")),
+                   file.path(dir, "data", "old", "questions.csv"), row.names = FALSE)
+  old <- data.frame(question = c("q1", "q2"), `org/big-model` = c("long answer one", "long two"),
+                    tiny = c("a", "b"), check.names = FALSE)
+  utils::write.csv(old, file.path(dir, "tempcache", "old", "q_and_as.csv"))
+  # Models given by name only: their answers must come from the cache.
+  run <- arena_run(dir, "old", "exp", c("org/big-model", "tiny"), arena_baseline_judge(),
+                   n = 2, bootstrap = 0)
+  expect_equal(nrow(run$records), 2)
+  expect_true(all(run$records$winner[run$records$model_a == "tiny"] == "model_b"))
+  expect_equal(run$ratings$model[[1]], "org/big-model")
+})
