@@ -229,9 +229,12 @@ bt_from_cells <- function(cells, n, k, scale, base, initial, start = NULL) {
 #'   `get_bootstrap_medium_elo()` (median of 1,000 bootstrap Elo runs, rounded) is close to
 #'   `method = "elo"` with `bootstrap = 1000`, taking `rating` as the median, but the random
 #'   draws differ (R's generator, not numpy's).
-#' * Bradley-Terry follows FastChat's `compute_mle_elo()` (scale 400, base 10, ties as half
-#'   wins, an L2 penalty of 1e-6) on aggregated counts instead of one row per battle, which
-#'   gives the same estimates.
+#' * Bradley-Terry follows FastChat's `compute_elo_mle_with_tie()` (scale 400, base 10, ties
+#'   as half wins, counts per unique outcome, bootstrap as a multinomial over those counts),
+#'   fitted by Newton's method with an L2 penalty of 1e-6 (as the `C = 1e6` of its older
+#'   `compute_mle_elo()`), which keeps the rating of a model that never lost finite. FastChat
+#'   anchors `mixtral-8x7b-instruct-v0.1` at 1114 when present; here nothing is anchored
+#'   unless `anchor` is given.
 #'
 #' @param battles A data frame with `model_a`, `model_b`, `winner` (and `question` for
 #'   `by = "questions"`), such as [arena_read_battles()] returns.
