@@ -104,17 +104,19 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #' (with its double space), with one more trailing space when an image is attached, as in
 #' the original. Parameters are `temperature = 0`, plus `max_tokens = 2256` on requests with
 #' an image (the original sets it only there); the original's `top_p = 1` and zero
-#' frequency/presence penalties are the API defaults and are not sent. Images: the original attaches the first
-#' `.jpg`/`.png` of the folder (column `image_used`) to every question of the competition
-#' for vision models; `images = TRUE` does the same with [ellmer::content_image_file()].
+#' frequency/presence penalties are the API defaults and are not sent. Images: the
+#' original attaches the first `.jpg`/`.png` of the folder (column `image_used`) to every
+#' question of the competition for vision models; `images = TRUE` does the same with
+#' [ellmer::content_image_file()].
 #'
 #' **Truncation.** The original keeps the last `context_limit - 6000` tiktoken tokens of the
 #' prompt. Without the exact tokenizer, the prompt is cut from the front so that
 #' `count_tokens()` of the rest is at most `context_limit - reserve_tokens`. The default
-#' counter, [dsbench_count_tokens()], is a conservative estimate (it over-counts, so the kept
-#' text fits): it never counts fewer tokens than a byte-level bound would allow to exceed,
-#' see its help page. Pass an exact tokenizer as `count_tokens` to cut at the same place as
-#' the original.
+#' counter, [dsbench_count_tokens()], is a conservative estimate: it splits text as GPT
+#' tokenizers pre-split it and counts generously per piece (see its help page), so it
+#' usually over-counts and the kept text fits the window; a prompt is then cut somewhat more
+#' than the original would cut it. Pass an exact tokenizer as `count_tokens` to cut where
+#' the original does.
 #'
 #' **Files mode** (`mode = "files"`, beyond the original): the workbooks are not pasted in.
 #' The prompt is the original's without the workbook part, preceded by a note naming the
@@ -305,7 +307,8 @@ dsbench_solve <- function(inputs, solver_chat, dataset, config) {
   if (config$mode == "files" && anyNA(folder)) {
     abort_pb(
       c("The files mode needs each sample's competition folder.",
-        i = "Use {.fn dsbench_task}, or pass {.arg dataset} from {.code dsbench_dataset(data_dir = )}."),
+        i = "Use {.fn dsbench_task}, or pass {.arg dataset} from",
+        i = "{.code dsbench_dataset(data_dir = )}."),
       "argument"
     )
   }

@@ -210,7 +210,7 @@ def render_sheet(df: pd.DataFrame) -> str:
 
 
 def render_workbook(name: str, sheets: List[Tuple[str, pd.DataFrame]]) -> str:
-    """``"The excel file {name} is: "`` followed by ``"Sheet name: {s}\\n{text}\\n\\n"`` per sheet."""
+    """``"The excel file {name} is: "`` + ``"Sheet name: {s}\\n{text}\\n\\n"`` per sheet."""
     text = "".join(f"Sheet name: {sheet}\n{render_sheet(df)}\n\n" for sheet, df in sheets)
     return f"The excel file {name} is: " + text
 

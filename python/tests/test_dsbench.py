@@ -95,7 +95,8 @@ def test_sample_has_dates_nans_digits_and_no_answer_workbook():
 def test_answers_keep_python_str_and_raw_json():
     table = prepare("dsbench", str(SAMPLE))
     by_id = table.set_index("id")
-    assert by_id.loc["00000102_question2", "target"] == "{'Q': 2, 'Year': 2030, 'Profit': 150000.25}"
+    assert by_id.loc["00000102_question2", "target"] == \
+        "{'Q': 2, 'Year': 2030, 'Profit': 150000.25}"
     assert by_id.loc["00000102_question2", "target_type"] == "dict"
     assert json.loads(by_id.loc["00000102_question2", "answer_json"]) == {
         "Q": 2, "Year": 2030, "Profit": 150000.25}

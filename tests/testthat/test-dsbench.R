@@ -134,7 +134,8 @@ test_that("solver and judge send the original requests; judgements are cached", 
       if (grepl("predicted answer is \n ANSWER-A.", text, fixed = TRUE)) return("true.")
       return("Flase")
     }
-    paste0("ANSWER-", if (grepl("A. North", text)) "C" else if (grepl("A. Left", text)) "A" else "X")
+    option <- if (grepl("A. North", text)) "C" else if (grepl("A. Left", text)) "A" else "X"
+    paste0("ANSWER-", option)
   })
   cache <- withr::local_tempdir()
   data <- dsbench_dataset()
