@@ -20,7 +20,7 @@ COLUMNS = ["id", "input", "target", "occurrences", "first_row"]
 
 
 def read_questions(path: str) -> List[Tuple[int, str]]:
-    """``(row, question)`` pairs from a questions CSV (row is the 1-based data row)."""
+    """``(row, question)`` pairs from a questions CSV (row: 1-based, blank lines not counted)."""
     text = read_text(path)
     if not text.strip():
         raise PredictiveBenchError("file is empty", file=path, kind="csv")
@@ -34,9 +34,11 @@ def read_questions(path: str) -> List[Tuple[int, str]]:
                                    kind="schema")
     column = header.index("question")
     out: List[Tuple[int, str]] = []
-    for number, row in enumerate(rows[1:], start=1):
+    number = 0
+    for row in rows[1:]:
         if not row:
-            continue
+            continue  # a blank line is no row, as in pandas and R
+        number += 1
         if len(row) != len(header):
             raise PredictiveBenchError(
                 f"expected {len(header)} fields, found {len(row)}", file=path, row=number,

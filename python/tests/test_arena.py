@@ -36,10 +36,10 @@ def test_unique_questions_in_first_order(tmp_path):
 
 
 def test_empty_string_is_a_question_and_blank_lines_are_skipped(tmp_path):
-    path = write(tmp_path, 'question\n""\nx\n\nx\n')
+    path = write(tmp_path, 'question\n""\n\nx\n\ny\n')
     table = prepare_arena(path)
-    assert table["input"].tolist() == ["", "x"]
-    assert table["occurrences"].tolist() == [1, 2]
+    assert table["input"].tolist() == ["", "x", "y"]
+    assert table["first_row"].tolist() == [1, 2, 3]
 
 
 def test_missing_question_column_names_the_field(tmp_path):

@@ -420,6 +420,12 @@ test_that("prepare_arena() runs the Python flattener", {
   prepare_arena(src, out)
   table <- arena_dataset(out)
   expect_equal(table, arena_dataset(src))
+  # R's own reader of questions.csv agrees with the flattener, blank lines and all.
+  odd <- withr::local_tempfile(fileext = ".csv")
+  writeLines(c(',question', '0,"b, with comma"', '', '1,a', '2,"b, with comma"',
+               '3,"multi', 'line"', '4,""'), odd)
+  expect_equal(prepare_arena(odd), arena_dataset(odd))
+  expect_equal(arena_dataset(odd)$occurrences, c(2L, 1L, 1L, 1L))
 })
 
 test_that("arena_run starts from the original's per-dataset answer cache", {
