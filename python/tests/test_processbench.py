@@ -158,3 +158,18 @@ def test_reference_files_convert_with_expected_labels():
     assert int((table["label"] != -1).sum()) == 207
     assert int((table["label"] == -1).sum()) == 193
     assert set(table["task_l1"]) == {"gsm8k"}
+
+
+def test_deltabench_json_array_and_skipped_duplicates(tmp_path, capsys):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([delta_record("a"), delta_record("a"), delta_record("b", errors=[])]),
+                    encoding="utf-8")
+    with pytest.raises(PredictiveBenchError, match="duplicate id") as info:
+        prepare("deltabench", str(path))
+    assert info.value.row == 2
+    table = prepare("deltabench", str(path), on_error="skip")
+    assert table["id"].tolist() == ["a", "b"]
+    assert table["label"].tolist() == [1, -1]
+    assert "duplicate id 'a'" in capsys.readouterr().err
+    with pytest.raises(PredictiveBenchError, match="on_error"):
+        prepare("deltabench", str(path), on_error="ignore")

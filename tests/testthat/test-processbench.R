@@ -130,6 +130,11 @@ test_that("summary: error/correct accuracy, F1, groups, NA with a message", {
   expect_equal(c(b$error_acc, b$correct_acc, b$f1), c(0, 50, 0))
   expect_equal(s$f1[s$group == "mean of groups"], mean(c(a$f1, b$f1)))
   expect_true(all(s$error_lower <= s$error_acc & s$error_upper >= s$error_acc, na.rm = TRUE))
+  boot <- suppressMessages(processbench_summary(samples, method = "bootstrap", times = 200))
+  expect_equal(boot$error_acc, s$error_acc)
+  expect_true(all(boot$f1_lower <= boot$f1 & boot$f1 <= boot$f1_upper, na.rm = TRUE))
+  expect_identical(boot, suppressMessages(processbench_summary(samples, method = "bootstrap",
+                                                               times = 200)))
 
   # an empty side and two zero accuracies are NA, announced
   only_errors <- tibble::tibble(label = c(1, 2), task_l1 = "x", result = c("0", "0"))
