@@ -176,8 +176,12 @@ parse_one_verdict <- function(text) {
                               null = "null", na = "null")
     return(list(winner = winner, score = as.character(score), format = "json"))
   }
-  s1 <- regmatches(text, regexec("-? ?Score (?:of|for) Model 1:\\s*([0-9.]+)", text, perl = TRUE))[[1]]
-  s2 <- regmatches(text, regexec("-? ?Score (?:of|for) Model 2:\\s*([0-9.]+)", text, perl = TRUE))[[1]]
+  score_of <- function(model) {
+    pattern <- paste0("-? ?Score (?:of|for) Model ", model, ":\\s*([0-9.]+)")
+    regmatches(text, regexec(pattern, text, perl = TRUE))[[1]]
+  }
+  s1 <- score_of(1)
+  s2 <- score_of(2)
   if (length(s1) == 2 && length(s2) == 2) {
     a <- s1[[2]]
     b <- s2[[2]]
@@ -643,7 +647,10 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
 #' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
-#' @param chunk_size Battles judged between two writes of `records`.
+#' @param chunk_size Battles judged between two writes of `records`. The whole file is
+#'   rewritten (atomically) each time, so with tens of thousands of records a larger chunk
+#'   saves time; a killed run loses at most one chunk. One process at a time should write a
+#'   given `records` file.
 #' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
 #'   original) or are dropped (`"drop"`, score `NA`).
 #' @param dir,name Where vitals writes logs, and the task's name.
@@ -1261,8 +1268,8 @@ arena_baseline_judge <- function(rule = c("longer", "first", "random"), seed = 1
     }
     scores <- switch(as.character(code), "1" = c("1", "0"), "2" = c("0", "1"),
                      "0" = c("0.5", "0.5"), "-1" = c("0", "0"))
-    sprintf("- Score of Model 1: %s\n- Score of Model 2: %s\n- Brief Explanation: Baseline judge (%s).\n",
-            scores[[1]], scores[[2]], rule)
+    sprintf(paste0("- Score of Model 1: %s\n- Score of Model 2: %s\n",
+                   "- Brief Explanation: Baseline judge (%s).\n"), scores[[1]], scores[[2]], rule)
   }, name = paste0("arena-baseline-judge-", rule))
 }
 
