@@ -622,8 +622,9 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
 #' * `arena_solver()` judges only battles missing from the battle cache `records` (a
 #'   `battle_records.csv`), and appends each chunk's verdicts to it atomically, so a run
 #'   killed while judging loses at most one chunk and re-judges nothing already recorded.
-#'   A cached verdict is used only when its `judger` is this judge's model; keep one file per
-#'   judge setting (as [arena_run()] does), since the prompt version is not a column.
+#'   A cached verdict is used only when its `judger` is this judge's model and its prompt
+#'   version matches (written into `gpt_4_response`; for the original's records, told by the
+#'   verdict's format: scores for `"231113"`, a JSON winner for `"231225"`).
 #' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
 #'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
 #'   for the first answer. Both orders are recorded in the cache.
@@ -631,8 +632,7 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
 #' @section Differences from the original:
 #' * The original cached verdicts by question and models only, so a second judge (or a new
 #'   prompt) silently reused the first judge's verdicts; here the judge model (the `judger`
-#'   column) and prompt version (the cache folder, and the response cache key) are part of the
-#'   key.
+#'   column) and the prompt version are part of the key.
 #' * A failed request is recorded with an empty winner (the original retried forever) and
 #'   judged again on the next run. A response with no readable verdict is `invalid`; with the
 #'   older score format the original left the winner empty instead.
@@ -780,10 +780,10 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
                                                      battles$answer_a, version)$user)
     req <- rbind(req, rev)
   }
-  key <- record_key(req$question, req$model_a, req$model_b, judger)
+  key <- record_key(req$question, req$model_a, req$model_b, judger, version)
   store <- if (!is.null(records) && file.exists(records)) read_battle_cache(records) else
     empty_records()
-  store_key <- record_key(store$question, store$model_a, store$model_b, store$judger)
+  store_key <- store_keys(store)
   usable <- !is.na(store$winner)
   hit <- match(key, store_key[usable])
   cached <- !is.na(hit)
@@ -803,7 +803,7 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       model_a = req$model_a[chunk], model_b = req$model_b[chunk], winner = verdict$winner,
       judger = judger, tstamp = now, question = req$question[chunk],
       answer_a = req$answer_a[chunk], answer_b = req$answer_b[chunk],
-      gpt_4_response = response_json(res), gpt_4_score = verdict$gpt_4_score,
+      gpt_4_response = response_json(res, version), gpt_4_score = verdict$gpt_4_score,
       is_valid = !is.na(res$result)
     )
     for (j in seq_along(chunk)) {
@@ -812,8 +812,8 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       rec$error[same] <- res$error[[j]]
     }
     if (!is.null(records)) {
-      store_key <- record_key(store$question, store$model_a, store$model_b, store$judger)
-      new_key <- record_key(new$question, new$model_a, new$model_b, new$judger)
+      store_key <- store_keys(store)
+      new_key <- store_keys(new)
       # A failed verdict is replaced when the battle is judged again.
       store <- rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
                      new[!(new_key %in% store_key[!is.na(store$winner)]), ])
@@ -846,8 +846,28 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   )
 }
 
-record_key <- function(question, model_a, model_b, judger) {
-  paste(question, model_a, model_b, judger, sep = "\r")
+record_key <- function(question, model_a, model_b, judger, version) {
+  paste(question, model_a, model_b, judger, version, sep = "\r")
+}
+
+store_keys <- function(records) {
+  record_key(records$question, records$model_a, records$model_b, records$judger,
+             record_version(records$gpt_4_response))
+}
+
+# The judge prompt version of recorded verdicts: written into gpt_4_response here; for the
+# original's records, told by the verdict's format (scores: 231113, JSON winner: 231225).
+record_version <- function(response) {
+  response <- as.character(response)
+  out <- rep(NA_character_, length(response))
+  tagged <- regmatches(response, regexec('"prompt_version":\\s*"([^"]+)"', response))
+  out <- vapply(tagged, function(m) if (length(m) == 2) m[[2]] else NA_character_, "")
+  untagged <- is.na(out) & !is.na(response)
+  score <- grepl("Score (of|for) Model [12]:", response, perl = TRUE)
+  json <- grepl("winner", response, fixed = TRUE)
+  out[untagged & score] <- "231113"
+  out[untagged & !score & json] <- "231225"
+  out
 }
 
 empty_records <- function() {
@@ -869,11 +889,12 @@ write_battle_cache <- function(records, path) {
   write_arena_csv(records[battle_record_columns], path)
 }
 
-response_json <- function(res) {
+response_json <- function(res, version) {
   vapply(seq_len(nrow(res)), function(i) {
     as.character(jsonlite::toJSON(list(
       is_valid = !is.na(res$result[[i]]),
       response = res$result[[i]] %|NA|% "",
+      prompt_version = version,
       usage = list(completion_tokens = res$output_tokens[[i]],
                    prompt_tokens = res$input_tokens[[i]]),
       error = res$error[[i]]

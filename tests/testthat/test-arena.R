@@ -262,6 +262,19 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(counter$n, nrow(battles)) # all from the battle cache
   run(counting_judge(counter, name = "judge-two"))
   expect_equal(counter$n, 2 * nrow(battles)) # another judge never reuses verdicts
+  # Nor does another prompt version, in the same file.
+  tsk <- arena_task(battles, records = records, cache = FALSE, version = "231113",
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
+  expect_equal(counter$n, 3 * nrow(battles))
+  saved <- arena_read_battles(records)
+  expect_equal(nrow(saved), 3 * nrow(battles))
+  expect_equal(table(predictivebench:::record_version(saved$gpt_4_response))[["231113"]],
+               nrow(battles))
+  tsk <- arena_task(battles, records = records, cache = FALSE, version = "231113",
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
+  expect_equal(counter$n, 3 * nrow(battles))
   counter$n <- 0
   records_first <- file.path(dir, "first.csv")
   tsk <- arena_task(battles, records = records_first, cache = FALSE, position_swap = TRUE,
@@ -409,6 +422,7 @@ test_that("the bundled sample and the question table", {
   expect_equal(ratings$model[[1]], "wordy-model")
   old <- arena_read_battles(file.path(predictivebench:::arena_sample_dir(), "tempcache",
                                       "sample", "battle_records.csv"))
+  expect_true(all(predictivebench:::record_version(old$gpt_4_response) == "231113"))
   texts <- vapply(old$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   expect_equal(arena_parse_verdict(texts)$winner, old$winner)
 })
