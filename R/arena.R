@@ -287,12 +287,15 @@ write_arena_csv <- function(data, path) {
 #'   model_b`); with `models`, a model in it that is not registered is an error.
 #' * `arena_read_questions()` reads a dataset's `questions.csv` (column `question`, repeats
 #'   allowed) and returns the unique questions in order of first appearance.
+#' * `arena_read_ratings()` reads an `elo_rating.csv`, as written here (`model, elo_rating,
+#'   rank`) or by the original (`Model, Elo Rating`; the rank is then 1 + the number of
+#'   higher ratings).
 #'
 #' @param path The CSV file.
 #' @param models Registered model names, or `NULL` to accept any.
 #' @returns A tibble; for `arena_read_battles()` with every column of the file, `winner`
-#'   normalized, and `is_valid` logical when present; `arena_read_questions()` a character
-#'   vector.
+#'   normalized, and `is_valid` logical when present; for `arena_read_ratings()` with
+#'   `model`, `elo_rating`, `rank`; `arena_read_questions()` a character vector.
 #' @export
 #' @examples
 #' dir <- system.file("extdata", "arena", package = "predictivebench")
@@ -342,6 +345,28 @@ check_registered <- function(arrangement, models, file = NULL, call = rlang::cal
     )
   }
   invisible(arrangement)
+}
+
+#' @rdname arena_read_battles
+#' @export
+arena_read_ratings <- function(path) {
+  check_string(path)
+  data <- read_arena_csv(path, character(), "rating file")
+  if (all(c("Model", "Elo Rating") %in% names(data))) {
+    # The original's layout: a 1-based index, `Model` and a rounded `Elo Rating`.
+    rating <- suppressWarnings(as.numeric(data[["Elo Rating"]]))
+    return(tibble::tibble(model = data$Model, elo_rating = rating,
+                          rank = as.integer(rank(-rating, ties.method = "min"))))
+  }
+  missing <- setdiff(c("model", "elo_rating"), names(data))
+  if (length(missing)) {
+    abort_pb("The rating file lacks column{?s} {.field {missing}}.", "schema", file = path,
+             field = missing[[1]])
+  }
+  rating <- suppressWarnings(as.numeric(data$elo_rating))
+  rank <- if ("rank" %in% names(data)) as.integer(data$rank) else
+    as.integer(rank(-rating, ties.method = "min"))
+  tibble::tibble(model = data$model, elo_rating = rating, rank = rank)
 }
 
 #' @rdname arena_read_battles

@@ -88,6 +88,13 @@ test_that("the original's files load", {
   expect_equal(sum(answers[-1] == "", na.rm = TRUE), 25)
   pairs <- arena_read_battles(reference_file("quora_100_battled_pairs.csv"))
   expect_equal(sum(is.na(pairs$winner)), 71)
+  published <- arena_read_ratings(reference_file("quora_100_elo_rating.csv"))
+  expect_equal(nrow(published), 17)
+  expect_equal(published$model[[1]], "gpt-4-turbo")
+  expect_equal(published$rank[1:3], 1:3)
+  # The published ratings were made another way: within 1.4 points of one online pass.
+  ours <- elo_online(pairs)
+  expect_lt(max(abs(ours[published$model] - published$elo_rating)), 1.5)
 })
 
 test_that("CSV files round-trip in the original layout; NaN is 'not generated'", {
@@ -377,6 +384,8 @@ test_that("arena_run writes EloBench's files inside dir and resumes from its cac
   ratings <- read.csv(file.path(results, "elo_rating.csv"), check.names = FALSE)
   expect_equal(names(ratings)[-1], c("model", "elo_rating", "rank"))
   expect_equal(ratings$model, c("big", "mid", "small"))
+  expect_equal(arena_read_ratings(file.path(results, "elo_rating.csv"))$rank,
+               run$ratings$rank)
   expect_equal(run$ratings$model[[1]], "big")
   expect_equal(nrow(run$records), 6)
   cache <- file.path(dir, "tempcache", "toy", "toy-judge_231225")
