@@ -86,17 +86,16 @@ arena_template_keys <- list(
   "231113" = c("question", "model1_answer", "model2_answer")
 )
 
-py_trim <- function(x) trimws(x, whitespace = "[\\h\\v]")
 
 chatml_messages <- function(text) {
-  parts <- strsplit(py_trim(text), "<|im_start|>", fixed = TRUE)[[1]][-1]
+  parts <- strsplit(py_strip(text), "<|im_start|>", fixed = TRUE)[[1]][-1]
   lapply(parts, function(p) {
     newline <- regexpr("\n", p, fixed = TRUE)
-    role <- py_trim(substr(p, 1, newline - 1))
+    role <- py_strip(substr(p, 1, newline - 1))
     rest <- substr(p, newline + 1, nchar(p))
     end <- regexpr("<|im_end|>", rest, fixed = TRUE)
     if (end > 0) rest <- substr(rest, 1, end - 1)
-    list(role = role, content = py_trim(rest))
+    list(role = role, content = py_strip(rest))
   })
 }
 

@@ -444,7 +444,7 @@ deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
 deltabench_group_row <- function(group, s, failed) {
   answered <- if (failed == "drop") !s$failed else rep(TRUE, nrow(s))
   with_errors <- s[s$has_error & answered, ]
-  ci <- mean_ci(100 * with_errors$f1)
+  ci <- mean_ci(100 * with_errors$f1, limits = c(0, 100))
   tp <- sum(with_errors$tp)
   fp <- sum(with_errors$fp)
   fn <- sum(with_errors$fn)

@@ -695,9 +695,11 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     abort_pb("{.arg x} must be an evaluated DSBench task or its samples.", "argument")
   }
   correct <- as.double(as.character(x$score) == "C")
-  questions <- mean_ci(correct, method = method, times = times, seed = seed)
+  questions <- mean_ci(correct, method = method, times = times, seed = seed,
+                       limits = c(0, 1))
   per <- tapply(correct, x$competition_id, mean)
-  competitions <- mean_ci(as.double(per), method = method, times = times, seed = seed)
+  competitions <- mean_ci(as.double(per), method = method, times = times, seed = seed,
+                          limits = c(0, 1))
   # Failed requests report no usage (NA) and count as 0; all NA (no prices) stays NA.
   meta_sum <- function(column, field) {
     if (!column %in% names(x)) return(0)
@@ -712,8 +714,8 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   top <- tibble::tibble(
     group = c("questions", "competitions"),
     accuracy = c(questions$mean, competitions$mean),
-    lower = pmax(0, c(questions$lower, competitions$lower)),
-    upper = pmin(1, c(questions$upper, competitions$upper)),
+    lower = c(questions$lower, competitions$lower),
+    upper = c(questions$upper, competitions$upper),
     n = c(questions$n, competitions$n),
     solver_failures = c(failures("solver_metadata", "error"), NA),
     judge_failures = c(failures("scorer_metadata", "judge_error"), NA),
@@ -727,9 +729,9 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   if (!by_competition) return(top)
   rows <- lapply(names(per), function(cid) {
     ci <- mean_ci(correct[x$competition_id == cid], method = method, times = times,
-                  seed = seed)
-    tibble::tibble(group = cid, accuracy = ci$mean, lower = max(0, ci$lower),
-                   upper = min(1, ci$upper),
+                  seed = seed, limits = c(0, 1))
+    tibble::tibble(group = cid, accuracy = ci$mean, lower = ci$lower,
+                   upper = ci$upper,
                    n = ci$n, solver_failures = NA, judge_failures = NA, input_tokens = NA,
                    output_tokens = NA, cost = NA)
   })

@@ -128,15 +128,8 @@ elo_median <- function(battles, n = 100, k = 4, initial = 1000, scale = 400, bas
 # Battles aggregated to one row per (unordered pair, outcome) cell: the only thing a
 # Bradley-Terry fit needs, so a million battles become a few thousand numbers.
 pair_counts <- function(scores, models = battle_models(scores)) {
-  a <- match(scores$model_a, models)
-  b <- match(scores$model_b, models)
-  swap <- a > b
-  i <- ifelse(swap, b, a)
-  j <- ifelse(swap, a, b)
-  s <- ifelse(swap, 1 - scores$score_a, scores$score_a)
-  outcome <- ifelse(s == 1, 1L, ifelse(s == 0, 2L, 3L))
   k <- length(models)
-  cell <- ((i - 1L) * k + (j - 1L)) * 3L + outcome
+  cell <- battle_cells(scores, models)
   n <- tabulate(cell, nbins = k * k * 3L)
   used <- which(n > 0)
   idx <- used - 1L
@@ -404,6 +397,8 @@ rating_fitter <- function(method, scores, models, k, initial, scale, base, n_ord
   )
 }
 
+# Each battle's cell: its unordered pair (i < j) and the outcome seen from i (1 win, 2 loss,
+# 3 tie), numbered so that tabulate() counts a million battles in one pass.
 battle_cells <- function(scores, models) {
   k <- length(models)
   a <- match(scores$model_a, models)

@@ -205,7 +205,6 @@ futurex_content <- function(text) {
   extract_boxed(text, which = "first", rule = "first_brace", fallback = "text")
 }
 
-py_strip <- function(x) trimws(x, whitespace = "[\\h\\v]")
 
 futurex_options <- function(text) {
   if (is.na(text) || !nzchar(text)) return(character())

@@ -333,7 +333,8 @@ probsem_summary <- function(x, method = c("normal", "bootstrap")) {
   rows <- lapply(seq_len(nrow(groups)), function(g) {
     in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
     no_truth <- sum(samples$expected[in_group] == -1)
-    ci <- mean_ci(as.double(correct[in_group & samples$expected != -1]), method = method)
+    ci <- mean_ci(as.double(correct[in_group & samples$expected != -1]), method = method,
+                  limits = c(0, 1))
     if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
     tibble::tibble(prompt = groups$prompt[[g]], suite = groups$suite[[g]],
                    accuracy = ci$mean, lower = ci$lower, upper = ci$upper, n = ci$n,

@@ -461,8 +461,8 @@ processbench_empty_row <- function(group, f1 = NA_real_) {
 processbench_group_row <- function(group, items, method, times, seed, notes) {
   err <- 100 * items$match[items$label != -1]
   cor <- 100 * items$match[items$label == -1]
-  e <- clamp_ci(mean_ci(err, method = method, times = times, seed = seed))
-  c <- clamp_ci(mean_ci(cor, method = method, times = times, seed = seed))
+  e <- mean_ci(err, method = method, times = times, seed = seed, limits = c(0, 100))
+  c <- mean_ci(cor, method = method, times = times, seed = seed, limits = c(0, 100))
   f1 <- f1_score(e$mean, c$mean)
   for (side in list(list("with an error", length(err)), list("without an error", length(cor)))) {
     if (side[[2]] == 0) {
@@ -552,12 +552,6 @@ processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = 
     utils::write.csv(summary, tmp, row.names = FALSE, na = "")
   })
   invisible(paths)
-}
-
-clamp_ci <- function(ci) {
-  ci$lower <- pmax(ci$lower, 0)
-  ci$upper <- pmin(ci$upper, 100)
-  ci
 }
 
 safe_name <- function(x) {

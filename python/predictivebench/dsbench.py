@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import pandas as pd
 
 from .errors import MissingDependencyError, PredictiveBenchError
-from .readers import inside, read_text, safe_join
+from .readers import inside, iter_json_lines, read_text, safe_join
 from .registry import Preparer
 
 EXCEL_ENDINGS = ("xlsx", "xlsb", "xlsm")
@@ -68,19 +68,8 @@ def read_data_json(path: str, skipped: Optional[Skipped] = None) -> List[Tuple[i
     text = read_text(path)
     if not text.strip():
         raise PredictiveBenchError("file is empty", file=path, kind="json")
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append((number, json.loads(line)))
-        except json.JSONDecodeError as error:
-            problem = PredictiveBenchError(f"invalid JSON at column {error.colno}: {error.msg}",
-                                           file=path, row=number, kind="json")
-            if skipped is None:
-                raise problem from None
-            skipped.add(problem, competition=None)
-    return records
+    on_error = None if skipped is None else (lambda problem: skipped.add(problem, competition=None))
+    return list(iter_json_lines(text, path, on_error))
 
 
 def validate_competition(record: Any, path: str, line: int) -> Dict[str, Any]:

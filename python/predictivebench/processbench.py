@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 import pandas as pd
 
 from .errors import PredictiveBenchError
-from .readers import parse_json, read_text
+from .readers import iter_json_lines, parse_json, read_text
 from .registry import Preparer
 
 COLUMNS = ["id", "problem", "steps", "label", "task_l1", "task_l2", "origin", "generator",
@@ -39,19 +39,7 @@ def _check_on_error(on_error: str) -> None:
 
 
 def _json_lines(text: str, path: str, on_error: str, skipped: Skipped) -> List[Record]:
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append((number, json.loads(line)))
-        except json.JSONDecodeError as error:
-            problem = PredictiveBenchError(f"invalid JSON at column {error.colno}: {error.msg}",
-                                           file=path, row=number, kind="json")
-            if on_error == "error":
-                raise problem from None
-            skipped.append(problem)
-    return records
+    return list(iter_json_lines(text, path, None if on_error == "error" else skipped.append))
 
 
 def parse_list_cell(value: Any, path: str, row: int, field: str) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from .errors import PredictiveBenchError
 
@@ -35,16 +35,24 @@ def parse_json(text: str, path: str) -> Any:
                                    file=path, row=error.lineno, kind="json") from None
 
 
-def iter_json_lines(text: str, path: str) -> Iterator[Tuple[int, Any]]:
-    """``(line_number, object)`` for each non-blank line; the last line may lack a newline."""
+def iter_json_lines(text: str, path: str,
+                    on_error: Optional[Callable[[PredictiveBenchError], None]] = None,
+                    ) -> Iterator[Tuple[int, Any]]:
+    """``(line_number, object)`` for each non-blank line; the last line may lack a newline.
+
+    A line that is not JSON raises, or, with ``on_error``, is handed to it and skipped.
+    """
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             yield number, json.loads(line)
         except json.JSONDecodeError as error:
-            raise PredictiveBenchError(f"invalid JSON at column {error.colno}: {error.msg}",
-                                       file=path, row=number, kind="json") from None
+            problem = PredictiveBenchError(f"invalid JSON at column {error.colno}: {error.msg}",
+                                           file=path, row=number, kind="json")
+            if on_error is None:
+                raise problem from None
+            on_error(problem)
 
 
 def read_json_records(path: str) -> List[Tuple[int, Any]]:
