@@ -24,5 +24,6 @@ test-r: deps
 docs: deps
 	@Rscript --vanilla -e 'roxygen2::roxygenise()'
 
+# R CMD check without re-running the tests (`make test` runs them); fails on any WARNING or ERROR.
 check: deps
-	@R CMD build --no-build-vignettes . && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual --ignore-vignettes predictivebench_*.tar.gz
+	@bash .ci/check.sh

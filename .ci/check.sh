@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# R CMD check of a freshly built tarball, tests left to `make test`. Fails on ERROR or WARNING.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+R CMD build --no-manual . > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+mv predictivebench_*.tar.gz "$out/"
+( cd "$out" && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual --no-tests predictivebench_*.tar.gz > check.log 2>&1 ) || true
+grep -E "^\* checking .*(NOTE|WARNING|ERROR)|^Status:" "$out/check.log" || true
+if grep -qE "^Status: .*(ERROR|WARNING)" "$out/check.log" || ! grep -q "^Status:" "$out/check.log"; then
+  cat "$out/check.log"
+  exit 1
+fi
