@@ -147,8 +147,9 @@ send_prompts <- function(chat, prompts, max_active, rpm, max_tries, keep_json) {
   started <- Sys.time()
   chats <- withr::with_options(
     list(ellmer_max_tries = max_tries),
-    suppressWarnings(ellmer::parallel_chat(chat$clone(), prompts, max_active = max_active,
-                                           rpm = rpm, on_error = "continue"))
+    without_jit(suppressWarnings(ellmer::parallel_chat(
+      chat$clone(), prompts, max_active = max_active, rpm = rpm, on_error = "continue"
+    )))
   )
   elapsed <- as.double(Sys.time() - started, units = "secs")
   lapply(chats, function(x) {
@@ -157,6 +158,16 @@ send_prompts <- function(chat, prompts, max_active, rpm, max_tries, keep_json) {
     turn <- x$last_turn()
     record_from_turn(turn, turn@duration %|NA|% elapsed, keep_json)
   })
+}
+
+# R's JIT byte-compiles each new closure when it is first run. ellmer sends every parallel
+# request through a fresh coro generator (a new closure), so with the JIT on (R's default)
+# most of a large run's CPU goes to the compiler: 300 requests took 25 s with it and 4 s
+# without on the bench machine (bench/throughput.R). The JIT level is restored on exit.
+without_jit <- function(expr) {
+  old <- compiler::enableJIT(0)
+  on.exit(compiler::enableJIT(old), add = TRUE)
+  expr
 }
 
 `%|NA|%` <- function(x, y) if (length(x) != 1 || is.na(x)) y else x
