@@ -33,6 +33,21 @@ def parse_json(text: str, path: str) -> Any:
     except json.JSONDecodeError as error:
         raise PredictiveBenchError(f"invalid JSON at column {error.colno}: {error.msg}",
                                    file=path, row=error.lineno, kind="json") from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise unreadable_json(error, path) from None
+
+
+def unreadable_json(error: BaseException, path: str, row: Any = None) -> PredictiveBenchError:
+    """Valid JSON syntax that Python's parser refuses: a number with thousands of digits
+    (ValueError), nesting deeper than the recursion limit, or a document too big for memory."""
+    if isinstance(error, RecursionError):
+        reason = "it is nested too deeply"
+    elif isinstance(error, MemoryError):
+        reason = "it is too large to read"
+    else:
+        reason = "it holds a number too long to convert (over 4300 digits)"
+    return PredictiveBenchError(f"JSON can't be read: {reason}", file=path, row=row,
+                                kind="json")
 
 
 def iter_json_lines(text: str, path: str,
@@ -50,6 +65,11 @@ def iter_json_lines(text: str, path: str,
         except json.JSONDecodeError as error:
             problem = PredictiveBenchError(f"invalid JSON at column {error.colno}: {error.msg}",
                                            file=path, row=number, kind="json")
+            if on_error is None:
+                raise problem from None
+            on_error(problem)
+        except (ValueError, RecursionError, MemoryError) as error:
+            problem = unreadable_json(error, path, number)
             if on_error is None:
                 raise problem from None
             on_error(problem)
