@@ -15,7 +15,7 @@ data <- futurex_shaped(n)
 
 zero <- fast_fake_server(latency = 0)
 ceiling0 <- server_ceiling(zero, n = 3000, concurrency = 50)
-zero$stop()
+invisible(zero$stop())
 cat(sprintf("fake server ceiling (no latency, plain curl, 50 connections): %.0f requests/s\n",
             ceiling0$per_second))
 
@@ -66,7 +66,7 @@ for (concurrency in c(10L, 50L)) {
   )
   unlink(c(cache, log_pb, log_vitals), recursive = TRUE)
 }
-server$stop()
+invisible(server$stop())
 result <- do.call(rbind, rows)
 cat(sprintf("\nn = %d samples, latency = %.0f ms\n", n, latency * 1000))
 for (i in seq_len(nrow(result))) {
