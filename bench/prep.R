@@ -142,7 +142,7 @@ for (r in results) {
                 r$benchmark, r$python_seconds, conditionMessage(seconds)))
     next
   }
-  rows <- nanoparquet::parquet_info(out)$num_rows
+  rows <- nanoparquet::read_parquet_info(out)$num_rows
   cat(sprintf(paste0("%-13s %6d rows from %6.1f MB: Python flattener %6.2f s (%5.2f ms/row); ",
                      "R prepare_task_table() to parquet %6.2f s (%5.2f ms/row)\n"),
               r$benchmark, rows, r$input_mb, r$python_seconds,
