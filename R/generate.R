@@ -146,7 +146,8 @@ send_prompts <- function(chat, prompts, max_active, rpm, max_tries, keep_json) {
   }
   started <- Sys.time()
   chats <- withr::with_options(
-    list(ellmer_max_tries = max_tries),
+    list(ellmer_max_tries = max_tries,
+         httr2_mock = getOption("httr2_mock") %||% bounded_retries(prompts, max_tries)),
     without_jit(suppressWarnings(ellmer::parallel_chat(
       chat$clone(), prompts, max_active = max_active, rpm = rpm, on_error = "continue"
     )))
@@ -158,6 +159,32 @@ send_prompts <- function(chat, prompts, max_active, rpm, max_tries, keep_json) {
     turn <- x$last_turn()
     record_from_turn(turn, turn@duration %|NA|% elapsed, keep_json)
   })
+}
+
+# httr2's req_perform_parallel() (behind ellmer::parallel_chat()) does not respect
+# req_retry(max_tries): a request answered 429 or 503 again and again is retried forever, so
+# one exhausted quota would hang a run. This httr2 mock sees every attempt before it is sent;
+# once a request body has been tried `max_tries` times (per copy of it in the batch), it
+# answers locally with a non-transient error instead, and the batch finishes.
+bounded_retries <- function(prompts, max_tries) {
+  tries <- new.env(parent = emptyenv())
+  copies <- table(vapply(prompts, prompt_fingerprint, ""))
+  limit <- max_tries * max(copies)
+  function(req) {
+    key <- digest::digest(req$body$data, algo = "md5")
+    tries[[key]] <- (tries[[key]] %||% 0L) + 1L
+    if (tries[[key]] <= limit) return(NULL)
+    message <- paste0("Gave up after ", limit, " tries: the provider kept answering with a ",
+                      "transient error (such as HTTP 429 or 503) or dropping the connection.")
+    httr2::response(
+      status_code = 499L, url = req$url,
+      headers = list(`Content-Type` = "application/json"),
+      body = charToRaw(as.character(jsonlite::toJSON(
+        list(error = list(message = message, type = "predictivebench_retries")),
+        auto_unbox = TRUE
+      )))
+    )
+  }
 }
 
 # R's JIT byte-compiles each new closure when it is first run. ellmer sends every parallel
