@@ -391,3 +391,41 @@ test_that("generate_responses() turns the JIT off only while ellmer sends, then 
   expect_equal(res$result, c("ok", "ok"))
   expect_equal(compiler::enableJIT(-1), 3)
 })
+
+test_that("a failing DSBench judge is retried, then recorded as an incorrect score with its error", {
+  skip_on_cran()
+  judge <- local_fake_openai(function(body, n) list(status = 500))
+  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
+                      scorer = dsbench_scorer(scorer_chat = fake_chat(judge), cache = FALSE,
+                                              max_tries = 2),
+                      dir = withr::local_tempdir())
+  expect_no_error(suppressWarnings(
+    tsk$eval(solver_chat = baseline_constant("The answer is B."), view = FALSE)
+  ))
+  samples <- tsk$get_samples()
+  n <- nrow(samples)
+  expect_gt(n, 0)
+  # every judgement was retried (one try in each of max_tries rounds)
+  expect_equal(judge$count(), 2 * n)
+  expect_true(all(samples$score == "I"))
+  meta <- samples$scorer_metadata
+  expect_true(all(vapply(meta, function(m) isFALSE(m$judged), TRUE)))
+  expect_true(all(vapply(meta, function(m) grepl("500", m$judge_error), TRUE)))
+})
+
+test_that("a failing arena judge is retried, then each battle is recorded as failed, never a crash", {
+  skip_on_cran()
+  judge <- local_fake_openai(function(body, n) list(status = 500))
+  tsk <- arena_task(cache = FALSE, max_tries = 2, dir = withr::local_tempdir())
+  expect_no_error(suppressWarnings(
+    tsk$eval(solver_chat = fake_chat(judge), view = FALSE)
+  ))
+  samples <- tsk$get_samples()
+  n <- nrow(samples)
+  expect_gt(n, 0)
+  expect_equal(judge$count(), 2 * n)
+  errors <- vapply(samples$solver_metadata, function(m) m$error %||% NA_character_, "")
+  expect_true(all(grepl("500", errors)))
+  # a battle without a verdict counts as a tie by default (invalid = "tie")
+  expect_equal(as.double(samples$score), rep(0.5, n))
+})
