@@ -15,7 +15,9 @@
 #'   failed prompt gets `NA` and its error message. Transient failures (HTTP 429, 5xx,
 #'   timeouts, dropped connections) are retried by ellmer (`max_tries` attempts, honouring
 #'   `retry-after`), and those still failing are sent again in up to `max_tries - 1` later
-#'   rounds, `backoff` seconds apart (doubling).
+#'   rounds, `backoff` seconds apart (doubling). A request that keeps failing transiently
+#'   (a provider answering 429 forever) is given up after `max_tries` attempts in a round
+#'   with a "Gave up after ... tries" error, never retried endlessly.
 #' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
 #'   the cache, and the error.
 #'
