@@ -20,19 +20,39 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Checked without loading anything: a package loaded here would keep its old version in this
+# session after an upgrade and make the post-install check fail, and an installed but too old
+# package (below DESCRIPTION's minimum) counts as missing.
 Rscript --vanilla - <<'RSCRIPT'
 fields <- read.dcf("DESCRIPTION", c("Imports", "Suggests"))
-deps <- unlist(strsplit(paste(fields[!is.na(fields)], collapse = ","), ","))
-deps <- trimws(sub("\\(.*\\)", "", deps))
-deps <- setdiff(deps[nzchar(deps)], c("R", rownames(installed.packages(priority = "base"))))
-deps <- unique(c(deps, "roxygen2", "pkgload", "testthat"))
-missing <- deps[!vapply(deps, requireNamespace, logical(1), quietly = TRUE)]
+deps <- trimws(unlist(strsplit(paste(fields[!is.na(fields)], collapse = ","), ",")))
+deps <- c(deps[nzchar(deps)], "roxygen2", "pkgload", "testthat")
+name <- trimws(sub("\\(.*", "", deps))
+minimum <- ifelse(grepl(">=", deps), trimws(sub(".*>=\\s*([^)]+)\\).*", "\\1", deps)), NA)
+keep <- !duplicated(name) & !name %in% c("R", rownames(installed.packages(priority = "base")))
+name <- name[keep]
+minimum <- minimum[keep]
+lacking <- function() {
+  installed <- vapply(name, function(p) {
+    v <- suppressWarnings(utils::packageDescription(p, fields = "Version"))
+    if (is.na(v)) NA_character_ else v
+  }, "")
+  too_old <- mapply(function(have, need) {
+    !is.na(have) && !is.na(need) && package_version(have) < package_version(need)
+  }, installed, minimum)
+  name[is.na(installed) | too_old]
+}
+missing <- lacking()
 if (length(missing)) {
   message("Installing CRAN packages: ", paste(missing, collapse = ", "))
-  lib <- .libPaths()[[1]]
-  install.packages(missing, repos = "https://cloud.r-project.org", lib = lib,
+  install.packages(missing, repos = "https://cloud.r-project.org", lib = .libPaths()[[1]],
                    Ncpus = max(1L, parallel::detectCores()))
-  still <- missing[!vapply(missing, requireNamespace, logical(1), quietly = TRUE)]
+  still <- lacking()
   if (length(still)) stop("Could not install: ", paste(still, collapse = ", "))
 }
 RSCRIPT
+
+# Everything must load in a fresh session (a broken or half-upgraded install fails here).
+Rscript --vanilla -e 'fields <- read.dcf("DESCRIPTION", "Imports")
+  deps <- trimws(sub("\\(.*", "", strsplit(fields[!is.na(fields)], ",")[[1]]))
+  for (p in deps[nzchar(deps)]) loadNamespace(p)'

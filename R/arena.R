@@ -234,6 +234,7 @@ read_arena_csv <- function(path, required, what = "file", call = rlang::caller_e
   if (!file.exists(path)) {
     abort_pb("The arena {what} does not exist.", "missing_file", file = path, call = call)
   }
+  check_csv_utf8(path, what, call)
   data <- tryCatch(
     utils::read.csv(path, colClasses = "character", na.strings = character(),
                     check.names = FALSE, encoding = "UTF-8", fileEncoding = "UTF-8"),
@@ -250,6 +251,35 @@ read_arena_csv <- function(path, required, what = "file", call = rlang::caller_e
              field = missing[[1]], call = call)
   }
   tibble::as_tibble(data)
+}
+
+# read.csv(fileEncoding = "UTF-8") stops at an invalid byte with only a warning and drops the
+# rows after it, so the bytes are checked first and the bad record is named.
+check_csv_utf8 <- function(path, what, call) {
+  bytes <- readBin(path, "raw", file.size(path))
+  if (!length(bytes) || validUTF8(rawToChar(bytes[bytes != as.raw(0)]))) return(invisible())
+  lines <- strsplit(rawToChar(bytes[bytes != as.raw(0)]), "\n", useBytes = TRUE)[[1]]
+  bad_line <- which(!validUTF8(lines))[[1]]
+  abort_pb(
+    c("The arena {what} is not valid UTF-8 (line {bad_line}).",
+      i = "Re-save it as UTF-8, e.g. with {.code iconv -f latin1 -t utf-8}."),
+    "encoding", file = path, row = csv_record_of_line(lines, bad_line), call = call
+  )
+}
+
+# The data row (1-based, after the header) that a line starts or continues; quoted fields
+# may span lines, so records are counted by their balanced quotes.
+csv_record_of_line <- function(lines, line) {
+  quotes <- vapply(gregexpr('"', lines[seq_len(line - 1)], useBytes = TRUE),
+                   function(m) sum(m > 0), 1)
+  open <- FALSE
+  records <- 0L
+  for (q in quotes) {
+    if (!open) records <- records + 1L
+    if (q %% 2 == 1) open <- !open
+  }
+  if (!open) records <- records + 1L
+  records - 1L
 }
 
 # Written like pandas' to_csv(): a leading unnamed 0-based index, every text quoted, so the

@@ -59,7 +59,10 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' With a `scorer_chat`, numeric items are first normalized to the ground truth's unit by that
 #' model with the reference's prompt (system prompt "You are a precise number normalization
 #' assistant.", temperature 0.2); when its reply does not contain both
-#' `GROUND_TRUTH_VALUE:` and `PREDICTION_VALUE:` numbers, the plain parse is used.
+#' `GROUND_TRUTH_VALUE:` and `PREDICTION_VALUE:` numbers, or the request fails after its
+#' retries, the plain parse is used and the reason is kept in the sample's
+#' `scorer_metadata$judge_error`. Items the judge never sees (levels 1 and 2, rankings, no
+#' answer) get a scorer chat that says so, so that `vitals_view()` shows every sample.
 #'
 #' @section Differences from the original:
 #' * Level 1 with several letters in the answer: the reference takes an arbitrary element of
@@ -141,7 +144,8 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
       scorer_metadata = lapply(seq_len(nrow(scores)), function(i) {
         list(kind = scores$kind[[i]], extracted = scores$extracted[[i]],
              pred_value = scores$pred_value[[i]], truth_value = scores$truth_value[[i]],
-             normalization = scores$normalization[[i]])
+             normalization = scores$normalization[[i]],
+             judge_error = scores$judge_error[[i]])
       })
     )
     out[!vapply(out, is.null, TRUE)]
@@ -179,9 +183,13 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
       }
     )
   }
+  judge_error <- rep(NA_character_, n)
   chats <- NULL
   if (!is.null(normalized)) {
-    chats <- lapply(seq_len(n), function(i) scorer_chat$clone())
+    judge_error[numeric] <- normalized$error
+    # vitals reads the last turn of every scorer chat, so items the judge never saw get a
+    # conversation that says so instead of an empty clone.
+    chats <- lapply(kind, function(k) unjudged_chat(scorer_chat, k))
     chats[numeric] <- normalized$chat
   }
   tibble::tibble(
@@ -189,8 +197,17 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
     extracted = extract_boxed(ifelse(is.na(answers), NA_character_, answers), which = "first",
                               rule = "first_brace", fallback = "text"),
     pred_value = pred_value, truth_value = truth_value, normalization = normalization,
-    chat = chats %||% rep(list(NULL), n)
+    judge_error = judge_error, chat = chats %||% rep(list(NULL), n)
   )
+}
+
+unjudged_chat <- function(scorer_chat, kind) {
+  why <- if (kind == "numeric") "it has no answer" else paste("it is a", kind, "item")
+  scorer_chat$clone()$set_turns(list(
+    ellmer::UserTurn(list(ellmer::ContentText(paste0("(not sent to the judge: ", why, ")")))),
+    ellmer::AssistantTurn(list(ellmer::ContentText("")), tokens = c(0, 0, 0), cost = 0,
+                          finish_reason = "not_judged")
+  ))
 }
 
 futurex_number_rule <- function(rule) if (rule == "reference") "first_digits" else "strict"
@@ -290,8 +307,11 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
   truth <- parse_value("GROUND_TRUTH_VALUE")
   pred <- parse_value("PREDICTION_VALUE")
   ok <- !is.na(truth) & !is.na(pred)
+  error <- ifelse(!ok & is.na(res$error),
+                  "The judge's reply has no GROUND_TRUTH_VALUE and PREDICTION_VALUE numbers.",
+                  res$error)
   list(pred = ifelse(ok, pred, NA_real_), truth = ifelse(ok, truth, NA_real_),
-       chat = res$chat, error = res$error)
+       chat = res$chat, error = error)
 }
 
 #' FutureX headline numbers
@@ -386,7 +406,10 @@ futurex_items <- function(x) {
 #' @inheritParams futurex_task
 #' @returns An object of class `futurex_scores`: a list with `summary` (as
 #'   [futurex_summary()]) and `items` (one row per item: `id`, `level`, `kind`, `answer`,
-#'   `target`, `extracted`, `pred_value`, `truth_value`, `score`).
+#'   `target`, `extracted`, `pred_value`, `truth_value`, `score`, `normalization` (for
+#'   numeric items: `"llm"` when the judge's values were used, `"fallback"` when the judge
+#'   failed or its reply had no values and the plain parse was used, `"none"` without a
+#'   judge) and `judge_error` (why the judge's values were not used, else `NA`)).
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
@@ -404,7 +427,8 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
   items <- tibble::tibble(
     id = table$id, level = table$level, kind = scores$kind, answer = answers,
     target = table$target, extracted = scores$extracted, pred_value = scores$pred_value,
-    truth_value = scores$truth_value, score = scores$score
+    truth_value = scores$truth_value, score = scores$score,
+    normalization = scores$normalization, judge_error = scores$judge_error
   )
   out <- structure(list(summary = NULL, items = items), class = "futurex_scores")
   out$summary <- suppressMessages(futurex_summary(out))
@@ -426,6 +450,11 @@ futurex_predictions_table <- function(predictions, duplicate_ids) {
 print.futurex_scores <- function(x, ...) {
   skipped <- sum(is.na(x$items$score))
   cli::cli_text("FutureX scores for {nrow(x$items)} item{?s} ({skipped} without an answer).")
+  fell_back <- sum(!is.na(x$items$judge_error))
+  if (fell_back) {
+    cli::cli_text("{fell_back} numeric item{?s} used the plain parse: the judge failed ",
+                  "(see {.field judge_error} in {.field $items}).")
+  }
   print(x$summary, ...)
   invisible(x)
 }

@@ -71,7 +71,9 @@ read_task_table <- function(path, benchmark = NULL) {
                "parquet", file = path)
     }
   )
-  benchmark <- benchmark %||% task_table_benchmark(path)
+  meta <- task_table_metadata(path)
+  table <- restore_empty_lists(table, meta)
+  benchmark <- benchmark %||% meta[["predictivebench.benchmark"]]
   if (is.null(benchmark)) {
     abort_pb(
       c("The task table does not say which benchmark it belongs to.",
@@ -82,10 +84,45 @@ read_task_table <- function(path, benchmark = NULL) {
   validate_task_table(table, benchmark, file = path)
 }
 
-task_table_benchmark <- function(path) {
+task_table_metadata <- function(path) {
   meta <- nanoparquet::read_parquet_metadata(path)$file_meta_data$key_value_metadata[[1]]
-  value <- meta$value[meta$key == "predictivebench.benchmark"]
-  if (length(value) == 1) value else NULL
+  as.list(rlang::set_names(meta$value, meta$key))
+}
+
+# nanoparquet (0.5.2) infers a list column's element type from its first non-empty element:
+# a column that is empty in every row can't be written, and one of character(0) only crashes
+# R when read back. Such a column is written as all missing, with its element type and a row
+# mask in the metadata ("integer:10": "1" = an empty vector, "0" = missing), from which the
+# reader restores the empty vectors.
+empty_list_key <- function(name) paste0("predictivebench.empty_rows.", name)
+
+stash_empty_lists <- function(x) {
+  meta <- character()
+  for (name in names(x)) {
+    col <- x[[name]]
+    if (!is.list(col) || !length(col) || any(lengths(col) > 0)) next
+    empty <- !vapply(col, is.null, TRUE)
+    if (!any(empty)) next
+    type <- typeof(col[[which(empty)[[1]]]])
+    meta[[empty_list_key(name)]] <- paste0(type, ":", paste(ifelse(empty, "1", "0"),
+                                                            collapse = ""))
+    x[[name]] <- rep(list(NULL), length(col))
+  }
+  list(data = x, metadata = meta)
+}
+
+restore_empty_lists <- function(table, meta) {
+  for (name in names(table)) {
+    value <- meta[[empty_list_key(name)]]
+    if (is.null(value)) next
+    type <- sub(":.*", "", value)
+    mask <- sub("^[^:]*:", "", value)
+    if (nchar(mask) != nrow(table) ||
+        !type %in% c("character", "integer", "double", "logical")) next
+    empty <- strsplit(mask, "", fixed = TRUE)[[1]] == "1"
+    table[[name]] <- lapply(empty, function(e) if (e) vector(type) else NULL)
+  }
+  table
 }
 
 #' @rdname read_task_table
@@ -96,9 +133,16 @@ write_task_table <- function(x, path, benchmark) {
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   tmp <- paste0(path, ".tmp-", Sys.getpid())
   on.exit(unlink(tmp), add = TRUE)
-  nanoparquet::write_parquet(
-    as.data.frame(x), tmp,
-    metadata = c(predictivebench.benchmark = benchmark)
+  stashed <- stash_empty_lists(as.data.frame(x))
+  tryCatch(
+    nanoparquet::write_parquet(
+      stashed$data, tmp,
+      metadata = c(predictivebench.benchmark = benchmark, stashed$metadata)
+    ),
+    error = function(e) {
+      abort_pb(c("Can't write the task table as parquet.", x = conditionMessage(e)),
+               "parquet", file = path)
+    }
   )
   file.rename(tmp, path)
   invisible(path)

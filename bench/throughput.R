@@ -24,6 +24,18 @@ chat <- fast_fake_chat(server)
 # Warm up: load everything lazily loaded (httr2, S7 classes, vitals' log writer).
 invisible(generate_responses(chat, c("warm", "up"), cache = FALSE))
 
+# The floor no HTTP client can beat: the same $eval() with an offline chat that answers at
+# once (no request, no latency), i.e. vitals' own per-sample cost plus scoring and logging.
+floor_task <- futurex_task(dataset = data, solver = futurex_solver(cache = FALSE),
+                           dir = tempfile("floor-log-"), name = "futurex-bench")
+t_floor <- wall(suppressMessages(
+  floor_task$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
+))
+cat(sprintf(paste0("offline floor: $eval() with an answering-at-once chat, no HTTP: %.2f s ",
+                   "(%.1f ms/sample); the 1.2x-ideal budget is %.2f s at concurrency 10 and ",
+                   "%.2f s at 50\n"),
+            t_floor, 1000 * t_floor / n, 1.2 * n * latency / 10, 1.2 * n * latency / 50))
+
 rows <- list()
 for (concurrency in c(10L, 50L)) {
   ideal <- n * latency / concurrency
@@ -58,6 +70,7 @@ for (concurrency in c(10L, 50L)) {
   rows[[length(rows) + 1]] <- data.frame(
     concurrency = concurrency, n = n, ideal_s = ideal, raw_curl_s = raw$seconds,
     pb_solver_s = t_solver, pb_eval_s = t_eval, vitals_eval_s = t_vitals,
+    offline_floor_s = t_floor,
     pb_vs_ideal = t_eval / ideal, pb_vs_raw = t_eval / raw$seconds,
     pb_vs_vitals = t_eval / t_vitals,
     overhead_ms_per_sample_vs_raw = 1000 * (t_eval - raw$seconds) / n,

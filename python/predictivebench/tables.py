@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping
 
@@ -131,5 +132,50 @@ def write_table(df: pd.DataFrame, benchmark: str, path: str) -> str:
             "(pip install 'predictivebench[parquet]'), or call prepare_"
             f"{benchmark}() from R, which writes parquet with nanoparquet",
             file=path, kind="dependency")
-    df.to_parquet(path, index=False)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        if importlib.util.find_spec("pyarrow") is not None:
+            _write_with_pyarrow(df, benchmark, tmp)
+        else:
+            df.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
     return path
+
+
+ARROW_TYPES = {"string": "string", "integer": "int32", "double": "float64", "logical": "bool_"}
+
+
+def _arrow_type(type_: str) -> Any:
+    import pyarrow as pa
+
+    if type_ in LIST_TYPES:
+        return pa.list_(_arrow_type(type_[len("list<"):-1]))
+    return getattr(pa, ARROW_TYPES[type_])()
+
+
+def arrow_schema(benchmark: str) -> Any:
+    """The pyarrow schema of a task table, with the benchmark in its metadata.
+
+    Explicit types keep a list column that is empty in every row a typed list (inference
+    would make it ``list<null>``) and integers 32-bit, as R reads them.
+    """
+    import pyarrow as pa
+
+    columns = load_schema(benchmark)["columns"]
+    fields = [pa.field(c["name"], _arrow_type(c["type"]), nullable=bool(c.get("nullable")))
+              for c in columns]
+    return pa.schema(fields, metadata={"predictivebench.benchmark": benchmark})
+
+
+def _write_with_pyarrow(df: pd.DataFrame, benchmark: str, path: str) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = arrow_schema(benchmark)
+    table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    metadata[b"predictivebench.benchmark"] = benchmark.encode("utf-8")
+    pq.write_table(table.replace_schema_metadata(metadata), path)

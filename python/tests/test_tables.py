@@ -72,3 +72,21 @@ def test_unknown_benchmark_is_a_clear_error():
     with pytest.raises(PredictiveBenchError, match="unknown benchmark"):
         get_preparer("nope")
     assert "futurex" in MODULES
+
+
+def test_pyarrow_writes_typed_empty_lists_and_the_benchmark(tmp_path):
+    pytest.importorskip("pyarrow")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    row = {"id": "a", "problem": "p", "steps": ["s1", "s2"], "label": -1, "task_l1": "math",
+           "task_l2": None, "origin": None, "generator": None, "final_answer_correct": None,
+           "error_sections": [], "unuseful_sections": None, "sections_content": None}
+    out = tmp_path / "t.parquet"
+    write_table(pd.DataFrame([row, dict(row, id="b")]), "processbench", str(out))
+    table = pq.read_table(out)
+    assert table.schema.field("error_sections").type == pa.list_(pa.int32())
+    assert table.schema.field("label").type == pa.int32()
+    assert table.schema.metadata[b"predictivebench.benchmark"] == b"processbench"
+    assert table.column("error_sections").to_pylist() == [[], []]
+    assert not list(tmp_path.glob("*.tmp-*"))

@@ -352,6 +352,14 @@ bad_inputs <- list(
              function() arena_read_battles(path)
            },
            "csv", "battle_records.csv", python = FALSE),
+  bad_case("arena: a non-UTF-8 byte after a quoted cell spanning lines",
+           function(d) {
+             path <- write_bytes(file.path(d, "battle_records.csv"),
+                                 c(charToRaw('model_a,model_b,winner,note\nm1,m2,model_a,"two\nlines"\n'),
+                                   charToRaw("m1,m2,tie,caf"), as.raw(0xe9), charToRaw("\n")))
+             function() arena_read_battles(path)
+           },
+           "encoding", "battle_records.csv", row = "2", python = FALSE),
   bad_case("arena: a non-UTF-8 battle file",
            function(d) {
              path <- write_bytes(file.path(d, "battle_records.csv"),
@@ -465,11 +473,8 @@ check_bad_input <- function(case) {
 # here): they are checked like the others, and skipped naming the problem while they fail.
 # Two that failed (a 5,000-digit number, 100,000-deep nesting) were fixed in the shared
 # reader (python/predictivebench/readers.py).
-known_failures <- c(
-  # R/arena.R read_arena_csv(): utils::read.csv(fileEncoding = "UTF-8") stops at the bad byte
-  # with warnings only, and the rows after it are silently lost
-  "arena: a non-UTF-8 battle file"
-)
+# (The non-UTF-8 battle file was one, fixed in R/arena.R by checking the bytes first.)
+known_failures <- character()
 
 test_that("the corpus has at least 30 broken inputs over every landed flattener", {
   expect_gte(length(bad_inputs), 30)
@@ -501,19 +506,7 @@ test_that("a valid file whose list column is empty in every row still writes a t
   path <- write_text(file.path(dir, "deltabench.jsonl"),
                      json_line(db_record("a")), json_line(db_record("b")))
   out <- file.path(dir, "out.parquet")
-  err <- tryCatch({
-    prepare_deltabench(path, out = out)
-    NULL
-  }, error = identity)
-  if (!is.null(err) && grepl("BYTE_ARRAY", conditionMessage(err), fixed = TRUE)) {
-    skip(paste(
-      "Known failure (shared machinery, R/task-table.R write_task_table()): nanoparquet",
-      "can't infer the type of a list column whose elements are all empty (here",
-      "error_sections and unuseful_sections), and its raw error reaches the user:",
-      conditionMessage(err)
-    ))
-  }
-  expect_null(err)
+  expect_no_error(prepare_deltabench(path, out = out))
   table <- read_task_table(out, "processbench")
   expect_equal(table$error_sections, list(integer(), integer()))
 })

@@ -261,22 +261,11 @@ test_that("two runs sharing one cache directory at the same time do not corrupt 
   expect_equal(res$result, vapply(seq_len(n), faults_answer, ""))
 })
 
-# vitals' scoring crashes on FutureX's scorer_chat list (reported to the lead): skip, naming
-# the failure, when that is the error; any other error fails the test.
-eval_or_known_failure <- function(tsk, ...) {
+eval_without_error <- function(tsk, ...) {
   err <- tryCatch({
     suppressWarnings(tsk$eval(..., view = FALSE))
     NULL
   }, error = identity)
-  if (!is.null(err) && grepl('slot "text"', conditionMessage(err), fixed = TRUE)) {
-    skip(paste(
-      "Known failure (R/futurex.R): with a scorer_chat, futurex_scorer() returns turnless",
-      "clones of the judge chat for non-numeric items, and vitals' scoring reads",
-      "last_turn()@text from them: 'trying to get slot \"text\" from ... NULL'. Any",
-      "$eval(scorer_chat =) over a dataset with a level 1/2 or ranking item crashes,",
-      "whether or not the judge works."
-    ))
-  }
   expect_null(err)
 }
 
@@ -297,13 +286,11 @@ test_that("a failing FutureX judge (normalization chat) is retried, then the pla
   # the plain parse is used when the judge fails: 1 - ((100 - 98) / 10)^2
   expect_equal(items$score[numeric], rep(0.96, length(numeric)))
   expect_equal(items$score[-numeric], rep(1, nrow(data) - length(numeric)))
-  # Expected: a failed judgement is recorded with its error, so it can be told from a judged
-  # one. FutureX does not record it yet (reported to the lead).
-  recorded <- any(grepl("500", unlist(items[grepl("error|normali", names(items))])))
-  if (!recorded) {
-    skip("Known gap (R/futurex.R): futurex_score() items do not record the judge's error")
-  }
-  expect_true(recorded)
+  # a failed judgement is recorded with its error, so it can be told from a judged one
+  expect_equal(items$normalization[numeric], rep("fallback", length(numeric)))
+  expect_match(items$judge_error[numeric], "500")
+  expect_true(all(is.na(items$judge_error[-numeric])))
+  expect_message(utils::capture.output(print(scored)), "used the plain parse")
 })
 
 test_that("a failing FutureX judge inside $eval() is retried, then recorded, never a crash", {
@@ -314,14 +301,21 @@ test_that("a failing FutureX judge inside $eval() is retried, then recorded, nev
   tsk <- futurex_task(dataset = data, solver = generate_solver(cache = FALSE),
                       scorer = futurex_scorer(scorer_chat = fake_chat(judge), cache = FALSE),
                       dir = withr::local_tempdir())
-  eval_or_known_failure(tsk, solver_chat = baseline_constant("\\boxed{98}"))
+  eval_without_error(tsk, solver_chat = baseline_constant("\\boxed{98}"))
   expect_gt(judge$count(), length(numeric))
   samples <- tsk$get_samples()
   meta <- samples$scorer_metadata
   expect_equal(vapply(meta[numeric], function(m) m$normalization, ""),
                rep("fallback", length(numeric)))
   expect_equal(as.double(samples$score[numeric]), rep(0.96, length(numeric)))
+  expect_match(vapply(meta[numeric], function(m) m$judge_error, ""), "500")
   expect_false(anyNA(samples$score))
+  # every sample has a scorer chat ending in an assistant turn, judged or not
+  chats <- samples$scorer_chat
+  expect_length(chats, nrow(data))
+  finish <- vapply(chats, function(ch) ch$last_turn()@finish_reason %||% NA_character_, "")
+  expect_equal(finish[-numeric], rep("not_judged", nrow(data) - length(numeric)))
+  expect_equal(finish[numeric], rep("error", length(numeric)))
 })
 
 test_that("a judge that errors outside HTTP is recorded as failed, never a crash", {
@@ -330,9 +324,10 @@ test_that("a judge that errors outside HTTP is recorded as failed, never a crash
   tsk <- futurex_task(dataset = data, solver = generate_solver(cache = FALSE),
                       scorer = futurex_scorer(scorer_chat = judge, cache = FALSE),
                       dir = withr::local_tempdir())
-  eval_or_known_failure(tsk, solver_chat = baseline_constant("\\boxed{100}"))
+  eval_without_error(tsk, solver_chat = baseline_constant("\\boxed{100}"))
   samples <- tsk$get_samples()
   expect_equal(samples$scorer_metadata[[3]]$normalization, "fallback")
+  expect_match(samples$scorer_metadata[[3]]$judge_error, "the judge fell over")
   expect_equal(as.double(samples$score[[3]]), 1)
 })
 
