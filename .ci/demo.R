@@ -1,11 +1,24 @@
 # The README's main job: a full offline FutureX evaluation of a baseline chat on the bundled
-# sample. Prints the FutureX summary and writes a vitals log to ./logs.
+# sample. Prints the FutureX summary and writes a vitals log to ./logs. A second, oracle
+# baseline (it echoes each ground truth) shows the other end of the scale.
 pkgload::load_all(quiet = TRUE)
 log_dir <- file.path(getwd(), "logs")
 dir.create(log_dir, showWarnings = FALSE)
-tsk <- futurex_task(solver = futurex_solver(cache = FALSE), dir = log_dir)
+run <- function(chat) {
+  tsk <- futurex_task(solver = futurex_solver(cache = FALSE), dir = log_dir)
+  tsk$eval(solver_chat = chat, view = FALSE)
+  tsk
+}
 baseline <- baseline_random(c("A", "B", "C", "D", "Yes", "No"), template = "\\boxed{%s}")
-tsk$eval(solver_chat = baseline, view = FALSE)
+tsk <- run(baseline)
 cat("\nFutureX summary for", baseline$get_model(), "on", nrow(tsk$get_samples()), "questions:\n")
 print(futurex_summary(tsk))
-cat("\nvitals log written to", log_dir, "- browse it with vitals::vitals_view(\"logs\")\n")
+
+oracle <- run(baseline_echo(futurex_dataset(), column = "target"))
+board <- rbind(
+  cbind(model = baseline$get_model(), futurex_summary(tsk)[1, ]),
+  cbind(model = "oracle (echoes the ground truth)", futurex_summary(oracle)[1, ])
+)
+cat("\nOverall scores, chance against an oracle:\n")
+print(tibble::as_tibble(board[c("model", "mean", "lower", "upper", "n")]))
+cat("\nvitals logs written to", log_dir, "- browse them with vitals::vitals_view(\"logs\")\n")
