@@ -13,7 +13,10 @@
 #' @param seed Seed for the bootstrap, so intervals are reproducible. The global random
 #'   stream is left untouched.
 #' @param limits The range scores can take, such as `c(0, 1)`: the interval is clipped to
-#'   it (a normal interval can otherwise fall outside). `NULL` clips nothing.
+#'   it (a normal interval can otherwise fall outside). `NULL` clips nothing. When every
+#'   score sits at one end of the range (all 0 or all 1), the normal interval would have no
+#'   width, claiming a certainty a few samples can't give; the Wilson score interval for
+#'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278).
 #' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing`.
 #' @export
 #' @examples
@@ -36,7 +39,10 @@ mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 
   }
   m <- mean(x)
   alpha <- (1 - level) / 2
-  if (method == "normal" || n == 1) {
+  at_limit <- !is.null(limits) && n > 1 && (all(x == limits[[1]]) || all(x == limits[[2]]))
+  if (method == "normal" && at_limit) {
+    bounds <- wilson_bounds(m, limits, n, stats::qnorm(1 - alpha))
+  } else if (method == "normal" || n == 1) {
     half <- if (n > 1) stats::qnorm(1 - alpha) * stats::sd(x) / sqrt(n) else NA_real_
     bounds <- c(m - half, m + half)
   } else {
@@ -46,6 +52,14 @@ mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 
   if (!is.null(limits)) bounds <- pmin(pmax(bounds, limits[[1]]), limits[[2]])
   tibble::tibble(mean = m, lower = bounds[[1]], upper = bounds[[2]], n = n,
                  n_missing = n_missing)
+}
+
+# The Wilson score interval of a proportion that is 0 or 1, on the scale of `limits`.
+wilson_bounds <- function(m, limits, n, z) {
+  p <- (m - limits[[1]]) / (limits[[2]] - limits[[1]])
+  centre <- (p + z^2 / (2 * n)) / (1 + z^2 / n)
+  half <- z / (1 + z^2 / n) * sqrt(p * (1 - p) / n + z^2 / (4 * n^2))
+  limits[[1]] + (c(centre - half, centre + half)) * (limits[[2]] - limits[[1]])
 }
 
 #' Grouped means with intervals

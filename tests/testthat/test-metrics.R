@@ -34,3 +34,20 @@ test_that("F1 helpers", {
   expect_equal(set_f1(character(), character()), 1)
   expect_equal(set_f1("A", character()), 0)
 })
+
+test_that("scores all at one limit get a Wilson interval, not a zero-width one", {
+  z <- stats::qnorm(0.975)
+  zeros <- mean_ci(rep(0, 10), limits = c(0, 1))
+  # Wilson at p = 0: [0, z^2 / (n + z^2)] = [0, 3.8415 / 13.8415]
+  expect_equal(c(zeros$lower, zeros$upper), c(0, z^2 / (10 + z^2)))
+  expect_equal(round(zeros$upper, 3), 0.278)
+  ones <- mean_ci(rep(1, 10), limits = c(0, 1))
+  expect_equal(c(ones$lower, ones$upper), c(10 / (10 + z^2), 1))
+  # on another scale (percent) the same interval, scaled
+  pct <- mean_ci(rep(100, 10), limits = c(0, 100))
+  expect_equal(pct$lower, 100 * 10 / (10 + z^2))
+  # without limits, or with a spread, the normal interval as before
+  expect_equal(mean_ci(rep(0, 10))$upper, 0)
+  mixed <- mean_ci(c(rep(0, 9), 1), limits = c(0, 1))
+  expect_equal(mixed$upper, 0.1 + z * stats::sd(c(rep(0, 9), 1)) / sqrt(10))
+})
