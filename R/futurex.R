@@ -321,7 +321,9 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
 #' (weights 0.1, 0.2, 0.3, 0.4, no renormalization), each with a 95% interval. The overall
 #' interval combines the levels' standard errors (`sqrt(sum(w^2 * var / n))`), or, with
 #' `method = "bootstrap"`, resamples items within each level. Intervals are clipped to
-#' `[0, 1]`, the range of the scores.
+#' `[0, 1]`, the range of the scores. A level whose scores are all 0 or all 1 gets a Wilson
+#' interval rather than a zero-width one (see [mean_ci()]), and its width stands in for that
+#' level's standard error in the overall interval.
 #'
 #' @param x An evaluated [futurex_task()], its `$get_samples()` tibble, or the result of
 #'   [futurex_score()].
@@ -362,12 +364,18 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
   present <- by_level$n > 0
   if (!any(present)) return(c(NA_real_, NA_real_))
   if (method == "normal") {
+    z <- stats::qnorm(0.975)
     var_terms <- vapply(which(present), function(l) {
       s <- items$score[items$level == l & !is.na(items$score)]
-      if (length(s) > 1) futurex_weights[[l]]^2 * stats::var(s) / length(s) else 0
+      if (length(s) < 2) return(0)
+      # a level whose scores are all 0 or all 1 has a Wilson interval (see mean_ci()): its
+      # width stands in for the standard error that var() would put at zero
+      se <- if (stats::var(s) > 0) sqrt(stats::var(s) / length(s)) else
+        (by_level$upper[[l]] - by_level$lower[[l]]) / (2 * z)
+      futurex_weights[[l]]^2 * se^2
     }, 1)
     est <- sum(by_level$mean[present] * by_level$weight[present])
-    half <- stats::qnorm(0.975) * sqrt(sum(var_terms))
+    half <- z * sqrt(sum(var_terms))
     return(pmin(pmax(c(est - half, est + half), 0), 1))
   }
   groups <- lapply(which(present), function(l) items$score[items$level == l & !is.na(items$score)])

@@ -208,3 +208,15 @@ test_that("prepare_futurex writes a readable task table", {
   expect_equal(table, futurex_dataset())
   expect_equal(futurex_dataset(table), table)
 })
+
+test_that("all-zero scores still get an honest (non-zero-width) overall interval", {
+  items <- tibble::tibble(id = paste0("q", 1:20), level = rep(1:4, each = 5), score = 0)
+  sm <- futurex_summary(items)
+  z <- stats::qnorm(0.975)
+  wilson_upper <- z^2 / (5 + z^2)
+  expect_equal(sm$upper[sm$group == "level 1"], wilson_upper)
+  # overall: se of each level = wilson_upper / (2 z); half = z * sqrt(sum(w^2 se^2))
+  se <- wilson_upper / (2 * z)
+  expect_equal(sm$upper[sm$group == "overall"], z * sqrt(sum(c(0.1, 0.2, 0.3, 0.4)^2 * se^2)))
+  expect_equal(sm$mean[sm$group == "overall"], 0)
+})
