@@ -112,18 +112,21 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #' **Truncation.** The original keeps the last `context_limit - 6000` tiktoken tokens of the
 #' prompt. Without the exact tokenizer, the prompt is cut from the front so that
 #' `count_tokens()` of the rest is at most `context_limit - reserve_tokens`. The default
-#' counter, [dsbench_count_tokens()], is a conservative estimate: it splits text as GPT
-#' tokenizers pre-split it and counts generously per piece (see its help page), so it
-#' usually over-counts and the kept text fits the window; a prompt is then cut somewhat more
-#' than the original would cut it. Pass an exact tokenizer as `count_tokens` to cut where
-#' the original does.
+#' counter, [dsbench_count_tokens()], is an estimate (see its help page): non-ASCII text
+#' counts at its UTF-8 byte length, a true upper bound, and ASCII text at generous but not
+#' guaranteed rates, so it usually over-counts and a prompt is cut somewhat more than the
+#' original would cut it. There is no separate safety margin: `reserve_tokens` (the
+#' original's 6,000 tokens kept for the answer) also absorbs an under-count; for prompts
+#' of unusual ASCII text (long hexadecimal ids, random letters) lower `context_limit`, or
+#' pass an exact tokenizer as `count_tokens` to cut where the original does.
 #'
 #' **Files mode** (`mode = "files"`, beyond the original): the workbooks are not pasted in.
 #' The prompt is the original's without the workbook part, preceded by a note naming the
 #' workbook files, and the chat gets [workbook_tools()] confined to the competition folder
 #' (list workbooks, list sheets, read a range), so the model reads what it needs. The
-#' logged conversation keeps the question and the final answer (not the tool calls), and
-#' the tokens reported are those of the final request.
+#' logged conversation keeps the question and the final answer (not the tool calls); the
+#' tokens and cost reported (per sample and in [dsbench_summary()]) are the sum over every
+#' round of the question's requests, tool calls included.
 #'
 #' @section Judge:
 #' The original judge (a `gpt-4o` model, given as `scorer_chat`) is sent one user message,
@@ -140,9 +143,14 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #' @section Differences from the original:
 #' * Workbooks are read in file-name order (`sort`); the original takes `os.listdir()` order,
 #'   which depends on the file system.
-#' * Truncation uses a conservative token estimate (or your `count_tokens`) instead of
-#'   tiktoken, and cuts at a token-piece boundary; with the estimate, a prompt near the limit
-#'   may be cut a little more than the original would.
+#' * Images: a folder's `.jpg`/`.png` files (case-insensitive) are also taken in file-name
+#'   order (Python `sorted()`, so upper-case names come first), all are listed in
+#'   `image_paths`, and only the first of them is sent (`image_used`), with every question
+#'   of the competition. The original also sends only one image, but the first in
+#'   `os.listdir()` order, so with several images it may send a different one.
+#' * Truncation uses a token estimate (or your `count_tokens`) instead of tiktoken, and
+#'   cuts at a token-piece boundary; with the estimate, a prompt near the limit is usually
+#'   cut a little more than the original would.
 #' * Images are sent with their real media type; the original labels every image
 #'   `image/jpeg`. They are sent at full size (`resize = "none"`), as in the original.
 #' * A question whose model request failed (after retries) is not sent to the judge and
@@ -169,7 +177,7 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 #'   for GPT-4 class models and 16,385 for `gpt-3.5-turbo-0125`.
 #' @param reserve_tokens Tokens kept free for the answer (the original's 6,000).
 #' @param count_tokens A function of one string returning its token count, used to cut the
-#'   prompt; the default is the conservative [dsbench_count_tokens()].
+#'   prompt; the default is the estimate [dsbench_count_tokens()].
 #' @param system_prompt `NULL` (the original's system prompt, see "Solver") or a string to
 #'   use instead.
 #' @param params Request parameters (see [ellmer::params()]); the default is the
@@ -393,21 +401,31 @@ dsbench_folder_fingerprint <- function(folder) {
        vapply(file.path(folder, files), digest::digest, "", file = TRUE, USE.NAMES = FALSE))
 }
 
-#' Conservative token count and front truncation for DSBench prompts
+#' Token estimate and front truncation for DSBench prompts
 #'
 #' @description
 #' The original DSBench keeps the last `context_limit - 6000` tokens of each prompt, counted
 #' with tiktoken. predictivebench has no exact tokenizer, so `dsbench_count_tokens()`
-#' estimates conservatively: it splits text the way GPT tokenizers pre-split it and counts
+#' estimates: it splits text the way GPT tokenizers pre-split it and counts
 #' * a run of ASCII letters as one token per 4 letters (rounded up),
 #' * each group of up to 3 digits as one token (numbers are split that way by `cl100k`),
 #' * a run of spaces or tabs as one token per 4 characters, each line break as one token,
-#' * every other ASCII character (punctuation) as one token, and every other character as
-#'   two tokens.
+#' * every other ASCII character (punctuation) as one token, and
+#' * every non-ASCII character as its length in UTF-8 bytes (2 for an accented Latin letter,
+#'   3 for most CJK characters, 4 for most emoji).
 #'
-#' Real tokenizers merge more (common words, punctuation pairs and long space runs are one
-#' token), so the estimate is usually above the true count and the cut prompt fits. It
-#' never exceeds the text's size in UTF-8 bytes, so a prompt of at most
+#' The non-ASCII part is a true upper bound: GPT tokenizers are byte-level BPE, where every
+#' token covers at least one byte, so no character needs more tokens than it has bytes. The
+#' ASCII part is only an estimate. Real tokenizers merge more than it assumes for ordinary
+#' text (common words, punctuation pairs and long space runs are one token), so the
+#' estimate is usually above the true count and the cut prompt fits; but a run of letters
+#' the tokenizer has rarely seen (hexadecimal ids, random codes) can take one token per 2 or
+#' 3 letters, and then the estimate is below the true count. The solver has no separate
+#' safety margin for this: its `reserve_tokens` (the original's 6,000) is room for the
+#' answer and absorbs small under-counts; lower `context_limit` for prompts full of such
+#' text, or pass an exact tokenizer as `count_tokens`.
+#'
+#' The estimate never exceeds the text's size in UTF-8 bytes, so a prompt of at most
 #' `max_tokens` bytes is never cut.
 #'
 #' `dsbench_truncate()` removes text from the front until `count_tokens()` of the rest is at
@@ -422,6 +440,7 @@ dsbench_folder_fingerprint <- function(folder) {
 #' @export
 #' @examples
 #' dsbench_count_tokens("Revenue 1234567.89 in 2023")
+#' dsbench_count_tokens("\u6570\u636e")  # two CJK characters, 3 UTF-8 bytes each
 #' dsbench_truncate("one two three four five six", max_tokens = 3)$text
 dsbench_count_tokens <- function(text) {
   check_string(text)
@@ -431,6 +450,7 @@ dsbench_count_tokens <- function(text) {
 dsbench_piece_pattern <- "[A-Za-z]+|[0-9]{1,3}|[ \t]+|\n|."
 
 dsbench_piece_costs <- function(text) {
+  text <- enc2utf8(text)
   m <- gregexpr(dsbench_piece_pattern, text, perl = TRUE)[[1]]
   if (m[[1]] == -1) return(list(start = integer(), cost = numeric()))
   len <- attr(m, "match.length")
@@ -441,7 +461,9 @@ dsbench_piece_costs <- function(text) {
   spaces <- first == " " | first == "\t"
   cost[spaces] <- ceiling(len[spaces] / 4)
   other <- !letters & !spaces & !grepl("[0-9\n]", first)
-  cost[other & !grepl("^[\001-\177]$", first, perl = TRUE)] <- 2
+  # A non-ASCII character (one piece each): its UTF-8 bytes, an upper bound for byte-level BPE.
+  wide <- other & !grepl("^[\001-\177]$", first, perl = TRUE)
+  cost[wide] <- nchar(first[wide], type = "bytes")
   list(start = as.integer(m), cost = cost)
 }
 

@@ -19,7 +19,8 @@
 #'   (a provider answering 429 forever) is given up after `max_tries` attempts in a round
 #'   with a "Gave up after ... tries" error, never retried endlessly.
 #' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
-#'   the cache, and the error.
+#'   the cache, and the error. With tools, tokens and cost are summed over every round of
+#'   the request (each tool call is one more request to the provider).
 #'
 #' Identical prompts within one call are told apart by their epoch (their occurrence
 #' number: 1, 2, ...), so `vitals` epochs and repeated votes are separate requests and
@@ -147,6 +148,7 @@ send_prompts <- function(chat, prompts, max_active, rpm, max_tries, keep_json) {
     }))
   }
   started <- Sys.time()
+  n_before <- length(chat$get_turns(include_system_prompt = TRUE))
   chats <- withr::with_options(
     list(ellmer_max_tries = max_tries,
          httr2_mock = getOption("httr2_mock") %||% bounded_retries(prompts, max_tries)),
@@ -159,8 +161,21 @@ send_prompts <- function(chat, prompts, max_active, rpm, max_tries, keep_json) {
     if (is.null(x)) return(simpleError("The request did not complete."))
     if (inherits(x, "error")) return(x)
     turn <- x$last_turn()
-    record_from_turn(turn, turn@duration %|NA|% elapsed, keep_json)
+    usage <- request_usage(x, n_before)
+    record_from_turn(turn, turn@duration %|NA|% elapsed, keep_json, usage$tokens, usage$cost)
   })
+}
+
+# Tokens and cost of every assistant turn this request added (with tools, one per round),
+# not only the last; the chat's earlier turns (`n_before`, counting the system prompt) are
+# not this request's.
+request_usage <- function(x, n_before) {
+  turns <- x$get_turns(include_system_prompt = TRUE)
+  new <- turns[setdiff(seq_along(turns), seq_len(n_before))]
+  new <- Filter(function(t) identical(t@role, "assistant"), new)
+  if (!length(new)) new <- list(x$last_turn())
+  tokens <- Reduce(`+`, lapply(new, function(t) t@tokens))
+  list(tokens = tokens, cost = sum(vapply(new, function(t) as.double(t@cost), 1)))
 }
 
 # httr2's req_perform_parallel() (behind ellmer::parallel_chat()) does not respect
@@ -203,18 +218,18 @@ without_jit <- function(expr) {
 
 `%|NA|%` <- function(x, y) if (length(x) != 1 || is.na(x)) y else x
 
-record_from_turn <- function(turn, seconds, keep_json) {
-  tokens <- turn@tokens
+# `tokens`/`cost` override the turn's own (the sum over a request's tool-call rounds).
+record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cost = turn@cost) {
   list(
     turn = ellmer::contents_record(
-      ellmer::AssistantTurn(contents = turn@contents, tokens = tokens, cost = turn@cost,
+      ellmer::AssistantTurn(contents = turn@contents, tokens = tokens, cost = cost,
                             duration = seconds, finish_reason = turn@finish_reason)
     ),
     text = turn@text,
     json = if (keep_json) turn@json else NULL,
     input_tokens = tokens[[1]],
     output_tokens = tokens[[2]],
-    cost = turn@cost,
+    cost = cost,
     seconds = seconds
   )
 }

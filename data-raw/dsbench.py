@@ -4,8 +4,8 @@ Run from the package root:  /usr/bin/python3 data-raw/dsbench.py
 
 Everything here is made up for the package: three fictional competitions written with
 openpyxl (several sheets, empty cells, dates, numbers with many digits, an answer workbook
-that the flattener must leave out, and a small image), plus one competition without
-questions (the original skips those). The parquet task table is then written from R
+that the flattener must leave out, and two small images, of which only the first by name is
+sent), plus one competition without questions (the original skips those). The parquet task table is then written from R
 (nanoparquet), because this machine's Python has no parquet engine.
 """
 from __future__ import annotations
@@ -42,14 +42,14 @@ def save(wb: Workbook, path: Path) -> None:
             target.writestr(fixed, data)
 
 
-def png(path: Path, width: int = 8, height: int = 4) -> None:
+def png(path: Path, width: int = 8, height: int = 4, colour: tuple = (30, 90, 200)) -> None:
     """A tiny two-colour bar chart as a PNG, written without an imaging library."""
     rows = b""
     for y in range(height):
         row = b"\x00"
         for x in range(width):
             tall = (x < width // 2 and y >= 1) or (x >= width // 2 and y >= 2)
-            row += bytes((30, 90, 200) if tall else (255, 255, 255))
+            row += bytes(colour if tall else (255, 255, 255))
         rows += row
 
     def chunk(kind: bytes, data: bytes) -> bytes:
@@ -91,6 +91,8 @@ def lemonade(folder: Path) -> None:
     answers.active.append(["question1", "SECRET-ANSWER-MARKER-C"])
     save(answers, folder / "Lemonade_Answers.xlsx")
     png(folder / "chart.png")
+    # A second image: images are taken in name order and only the first (chart.png) is sent.
+    png(folder / "stands.png", width=6, height=6, colour=(200, 60, 30))
     (folder / "introduction.txt").write_text(
         "A lemonade business runs three stands. The workbook lists daily sales and the cost of "
         "ingredients. Some days were not recorded completely.\n", encoding="utf-8")

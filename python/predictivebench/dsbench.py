@@ -10,6 +10,8 @@ evaluation notebooks send, byte for byte:
   rendered with ``DataFrame.to_string(index=False)``;
 * workbooks are taken in **sorted name order** (the original uses ``os.listdir`` order, which
   the file system decides);
+* images (``.jpg``/``.png``) are listed in sorted name order too (``image_paths``); the
+  original sends only the first of the folder, here the first by name (``image_used``);
 * the prompt is ``"The workbook is detailed as follows. {workbooks} \\n"`` (only when there is
   workbook text) + ``"The introduction is detailed as follows. \\n {intro} \\n"`` +
   ``"The questions are detailed as follows. \\n {question}"``.
@@ -258,7 +260,11 @@ def flatten_competition(meta: Dict[str, Any], root: str, path: str, line: int,
     workbooks = find_workbooks(folder)
     text = workbook_text(folder, workbooks, where)
     images = find_images(folder)
-    introduction = read_text(safe_join(folder, "introduction.txt", row=where))
+    try:
+        introduction = read_text(safe_join(folder, "introduction.txt", row=where))
+    except PredictiveBenchError as error:
+        error.row = where  # like a question file: the data.json line and the competition
+        raise
     rows = []
     for index, (name, answer) in enumerate(zip(meta["questions"], meta["answers"]), start=1):
         question_path = safe_join(folder, name + ".txt", row=where, field="questions")

@@ -82,7 +82,8 @@ def test_sample_has_dates_nans_digits_and_no_answer_workbook():
         assert "Lemonade_Answers" not in text
     assert table.workbook_files[0] == ["lemonade.xlsx"]
     assert table.workbook_files[3] == ["Model.XLSM", "a_inputs.xlsx"]  # sorted by name
-    assert table.image_paths[0] == ["00000101/chart.png"]
+    # Two images: both recorded in name order, only the first is the one sent.
+    assert table.image_paths[0] == ["00000101/chart.png", "00000101/stands.png"]
     assert table.image_used[0] == "00000101/chart.png"
     assert table.image_used[5] is None
     no_book = table[table.competition_id == "00000103"].input.iloc[0]
@@ -139,14 +140,28 @@ def test_missing_question_file_names_competition_and_file(tmp_path):
         prepare("dsbench", str(tmp_path))
     assert info.value.kind == "missing_file"
     assert info.value.file.endswith("question2.txt")
-    assert "c9" in str(info.value)
+    assert info.value.row == "1 (competition c9)"
 
 
 def test_missing_introduction(tmp_path):
+    competition(tmp_path, "c1")
     competition(tmp_path, "c3", intro=None)
     with pytest.raises(PredictiveBenchError) as info:
         prepare("dsbench", str(tmp_path))
-    assert info.value.file.endswith("introduction.txt") and "c3" in str(info.value)
+    assert info.value.kind == "missing_file"
+    assert info.value.file.endswith("introduction.txt")
+    # The row names the data.json line and the competition, as for a missing question file.
+    assert info.value.row == "2 (competition c3)"
+    assert "row 2 (competition c3)" in str(info.value)
+
+
+def test_images_in_name_order_first_one_used(tmp_path):
+    folder = competition(tmp_path, "c1")
+    for name in ("b.png", "a.jpg", "notes.gif", "C.PNG"):
+        (folder / name).write_bytes(b"not really an image")
+    table = prepare("dsbench", str(tmp_path))
+    assert table.image_paths[0] == ["c1/C.PNG", "c1/a.jpg", "c1/b.png"]  # sorted(), .gif out
+    assert table.image_used[0] == "c1/C.PNG"
 
 
 def test_missing_competition_folder(tmp_path):

@@ -106,7 +106,32 @@ test_that("the token estimate is conservative on table-like text", {
   expect_equal(dsbench_count_tokens("1234567"), 3)        # 123 456 7
   expect_equal(dsbench_count_tokens("2023-06-01"), 6)     # 202 3 - 06 - 01
   expect_equal(dsbench_count_tokens("Revenue"), 2)
-  expect_equal(dsbench_count_tokens("\u4e2d"), 2)
+})
+
+test_that("the token estimate on hand-worked ASCII, CJK and emoji text", {
+  # ASCII: Revenue (7 letters: 2) + " " (1) + 123 456 7 (3) + "." (1) + 89 (1) + " " (1)
+  # + in (1) + " " (1) + 202 3 (2) = 13.
+  expect_equal(dsbench_count_tokens("Revenue 1234567.89 in 2023"), 13)
+  # "Total,\n  x": Total (5 letters: 2) + "," (1) + "\n" (1) + "  " (1) + x (1) = 6.
+  expect_equal(dsbench_count_tokens("Total,\n  x"), 6)
+  # CJK: 3 UTF-8 bytes each, so 4 characters count 12 (the old 2-per-character rule gave 8).
+  cjk <- "\u6570\u636e\u5206\u6790"
+  expect_equal(nchar(cjk), 4)
+  expect_equal(dsbench_count_tokens(cjk), 12)
+  # Emoji: U+1F4C8 is 4 bytes; a heart with its variation selector is 3 + 3 bytes.
+  expect_equal(dsbench_count_tokens("\U0001F4C8"), 4)
+  expect_equal(dsbench_count_tokens("\u2764\uFE0F"), 6)
+  # Mixed: Sales (2) + " " (1) + emoji (4) + " " (1) + up (1) + " " (1) + Caf (1) + e-acute
+  # (2 bytes) = 13.
+  expect_equal(dsbench_count_tokens("Sales \U0001F4C8 up Caf\u00e9"), 13)
+  # Non-ASCII text counts exactly its UTF-8 bytes: an upper bound for byte-level BPE.
+  wide <- "\u00e9\u4e2d\U0001F600\u20ac"
+  expect_equal(dsbench_count_tokens(wide), nchar(wide, type = "bytes"))
+  expect_equal(nchar(wide, type = "bytes"), 2 + 3 + 4 + 3)
+  # The cut follows the byte counts: 3 CJK characters fit 9 tokens, 4 do not.
+  cut <- dsbench_truncate(paste0("head ", cjk), max_tokens = 9)
+  expect_identical(cut$text, "\u636e\u5206\u6790")
+  expect_equal(cut$tokens, 9)
 })
 
 test_that("the judge rule matches the original on hand cases", {
@@ -163,6 +188,23 @@ test_that("solver and judge send the original requests; judgements are cached", 
     is.list(content) && any(vapply(content, function(x) identical(x$type, "image_url"), TRUE))
   }, TRUE)
   expect_equal(sum(has_image), 3)
+  # The lemonade folder has two images (chart.png, stands.png): only the first is sent.
+  urls <- unlist(lapply(solver_req[has_image], function(b) {
+    content <- b$messages[[length(b$messages)]]$content
+    lapply(Filter(function(x) identical(x$type, "image_url"), content),
+           function(x) x$image_url$url)
+  }))
+  expect_length(urls, 3)
+  image_file <- function(name) file.path(sample_dir(), "data", "00000101", name)
+  data_url <- function(name) {
+    bytes <- readBin(image_file(name), "raw", file.size(image_file(name)))
+    paste0("data:image/png;base64,", gsub("\n", "", jsonlite::base64_enc(bytes)))
+  }
+  expect_true(all(urls == data_url("chart.png")))
+  expect_false(identical(data_url("chart.png"), data_url("stands.png")))
+  expect_identical(data$image_paths[[1]], c("00000101/chart.png", "00000101/stands.png"))
+  expect_identical(data$image_used[data$competition_id == "00000101"],
+                   rep("00000101/chart.png", 3))
   base <- paste0("You are a data analyst. I will give  you a background introduction and ",
                  "data analysis question. You must answer the question. ")
   expect_true(all(systems[has_image] == paste0(base, " ")))
@@ -183,6 +225,8 @@ test_that("solver and judge send the original requests; judgements are cached", 
   judge_texts <- vapply(judge_req, last_user_text, "")
   expect_false(any(grepl("introduction is detailed", judge_texts)))
   samples <- tsk$get_samples()
+  expect_identical(vapply(samples$solver_metadata, function(m) m$image %||% NA_character_, ""),
+                   c(rep("chart.png", 3), rep(NA, 4)))
   expect_identical(as.character(samples$score), c("C", "I", "C", "I", "I", "I", "I"))
   meta <- samples$scorer_metadata
   expect_false(is.na(meta[[2]]$judge_error))            # failed judgement, recorded
@@ -274,6 +318,14 @@ test_that("files mode sends no workbook text and answers through confined tools"
   expect_false(grepl("Sheet name:", last_user_text(first), fixed = TRUE))
   tool_names <- vapply(first$tools, function(t) t$`function`$name, "")
   expect_setequal(tool_names, c("list_workbooks", "list_sheets", "read_range"))
+  # Tokens count every round: the tool call (1 + 1) and the answer (10 + 5) for the three
+  # lemonade questions, the answer alone (10 + 5) for the two without a workbook.
+  meta <- samples$solver_metadata
+  expect_equal(vapply(meta, `[[`, 1, "input_tokens"), c(11, 11, 11, 10, 10))
+  expect_equal(vapply(meta, `[[`, 1, "output_tokens"), c(6, 6, 6, 5, 5))
+  summ <- dsbench_summary(tsk)
+  expect_equal(summ$input_tokens[[1]], 3 * 11 + 2 * 10)
+  expect_equal(summ$output_tokens[[1]], 3 * 6 + 2 * 5)
 })
 
 test_that("dataset and solver check their inputs", {

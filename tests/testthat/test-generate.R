@@ -140,3 +140,60 @@ test_that("generate_solver runs in a vitals Task and records failures per sample
   expect_equal(samples$solver_metadata[[1]]$input_tokens, 10)
   expect_length(list.files(tsk$dir, pattern = "\\.json$"), 1)
 })
+
+test_that("tokens are summed over a request's tool-call rounds, not earlier turns", {
+  server <- local_fake_openai(function(body, n) {
+    last <- body$messages[[length(body$messages)]]
+    if (identical(last$role, "tool")) {
+      return(list(text = paste("Looked up:", last$content),
+                  usage = list(prompt_tokens = 11L, completion_tokens = 5L)))
+    }
+    if (!grepl("look it up", last_user_text(body))) {
+      return(list(text = "plain", usage = list(prompt_tokens = 2L, completion_tokens = 1L)))
+    }
+    list(json = list(
+      id = paste0("c", n), object = "chat.completion", created = 0L, model = "fake",
+      choices = list(list(index = 0L, finish_reason = "tool_calls", message = list(
+        role = "assistant", content = NULL,
+        tool_calls = list(list(id = paste0("call", n), type = "function", `function` = list(
+          name = "lookup", arguments = '{"key": "x"}'
+        )))
+      ))),
+      usage = list(prompt_tokens = 7L, completion_tokens = 3L, total_tokens = 10L)
+    ))
+  })
+  # A system prompt and an earlier exchange (1000 tokens each way) the request must not count.
+  chat <- fake_chat(server, system_prompt = "Be brief.")
+  chat$set_turns(list(
+    ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("earlier answer")),
+                          tokens = c(1000, 1000, 0), cost = 1)
+  ))
+  chat$register_tool(ellmer::tool(function(key) "42", name = "lookup",
+                                  description = "Look a key up.",
+                                  arguments = list(key = ellmer::type_string())))
+  res <- generate_responses(chat, c("look it up", "just answer"), cache = FALSE)
+  expect_equal(res$result, c("Looked up: 42", "plain"))
+  expect_equal(server$count(), 3)
+  expect_equal(res$input_tokens, c(7 + 11, 2))
+  expect_equal(res$output_tokens, c(3 + 5, 1))
+  # The logged answer turn carries the request's total, so vitals' usage agrees.
+  expect_equal(unname(res$chat[[1]]$last_turn()@tokens[1:2]), c(18, 8))
+
+  # Cost: the sum over the request's assistant turns; the earlier turn's cost is left out.
+  turns <- list(
+    ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("a")), tokens = c(100, 100, 0),
+                          cost = 1),
+    ellmer::UserTurn(contents = list(ellmer::ContentText("now"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("calls a tool")),
+                          tokens = c(7, 3, 0), cost = 0.25),
+    ellmer::UserTurn(contents = list(ellmer::ContentText("tool result"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("done")), tokens = c(11, 5, 2),
+                          cost = 0.5)
+  )
+  x <- fake_chat(server, system_prompt = "Be brief.")$set_turns(turns)
+  usage <- request_usage(x, n_before = 3)  # the system prompt and the earlier exchange
+  expect_equal(unname(usage$tokens), c(18, 8, 2))
+  expect_equal(usage$cost, 0.75)
+})
