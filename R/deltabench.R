@@ -302,6 +302,7 @@ deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_
 
 deltabench_with_prompts <- function(dataset) {
   dataset <- validate_task_table(dataset, "processbench")
+  check_processbench_rows(dataset)
   missing <- vapply(dataset$error_sections, is.null, TRUE) | is.na(dataset$sections_content)
   if (any(missing)) {
     abort_pb(

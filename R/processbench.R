@@ -120,12 +120,17 @@ processbench_prompt <- function(problem, steps, template = c("generic", "process
 #' numbers are dropped. The prediction is the most frequent vote, ties going to the value
 #' seen first; with no valid vote there is no prediction (`NA`), which scores as wrong.
 #'
+#' A box that is never closed (a critique cut off by `max_tokens` after its last `\boxed`
+#' and opening brace) is not a box: the vote is the last *complete* box before it, as
+#' ProcessBench's regular expression reads such a text, and no vote when there is none.
+#'
 #' @param texts A character vector: the critiques of one sample (`NA` for failed requests).
 #' @returns A list with `votes` (an integer vector as long as `texts`, `NA` where no valid
 #'   vote), `prediction` (an integer, `NA` when there is none) and `n_valid`.
 #' @export
 #' @examples
 #' processbench_vote(c("\\boxed{2}", "\\boxed{-1}", "\\boxed{02}", "no box"))
+#' processbench_vote("\\boxed{1} On second thought, \\boxed{")  # truncated: votes 1
 processbench_vote <- function(texts) {
   if (!is.character(texts) && !all(is.na(texts))) {
     abort_pb("{.arg texts} must be a character vector.", "argument")
@@ -168,7 +173,11 @@ processbench_parse_index <- function(texts) {
 #' different numbers.
 #'
 #' * `processbench_dataset()` reads a `processbench` task table (by default the shipped
-#'   DeltaBench-format sample) and adds `input` (the prompt) and `target` (the label).
+#'   DeltaBench-format sample) and adds `input` (the prompt) and `target` (the label). It,
+#'   and `processbench_task()` given a data frame, check each row as the flatteners do: a
+#'   solution with no steps, a missing or blank step, a label outside -1 to the last step's
+#'   index, or a section number past the last step stops with a `predictivebench_error_field`
+#'   naming the file, row and field.
 #' * `processbench_solver()` sends each prompt `n_votes` times, each vote its own request
 #'   with its own epoch (so each vote is its own cache entry and a re-run costs nothing),
 #'   and votes.
@@ -180,7 +189,8 @@ processbench_parse_index <- function(texts) {
 #'
 #' @section Differences from the original:
 #' * Votes are separate requests (the same prompt, epochs 1 to `n_votes`, never a fixed seed
-#'   shared by every request, which would make the votes identical). ProcessBench asked vLLM
+#'   shared by every request, which would make the votes identical: a seed is offset per
+#'   vote, see `params`). ProcessBench asked vLLM
 #'   for `n` samples in one call; the samples are drawn the same way, only billed as
 #'   separate requests (the prompt is paid `n_votes` times, unless the provider caches it);
 #'   `n_per_request = TRUE` asks for them in one request instead.
@@ -211,14 +221,22 @@ processbench_parse_index <- function(texts) {
 #' @param temperature Sampling temperature (default 0.7). Voting needs a positive
 #'   temperature, or the votes are (nearly) identical.
 #' @param params Other request parameters (see [ellmer::params()]), such as
-#'   `list(top_p = 0.9, max_tokens = 8192)`.
+#'   `list(top_p = 0.9, max_tokens = 8192)`. They override the chat's own. A `seed` (here
+#'   or set on the chat with `ellmer::params(seed = )`) is offset per vote: vote `j` is sent
+#'   with `seed + j - 1`, counting votes across vitals epochs (the k-th epoch's votes are
+#'   `(k - 1) * n_votes + 1` to `k * n_votes`). A run is then reproducible, yet its votes
+#'   differ; one fixed seed on every request would make them identical. With a seed, the
+#'   requests go out one vote number at a time (in parallel over samples).
 #' @param n_per_request `FALSE` (the default) sends each vote as its own request, which
-#'   works with every provider. `TRUE` asks for all `n_votes` in one request with the
-#'   OpenAI-style `n` field, as ProcessBench did with vLLM: the prompt's input tokens are
-#'   paid once, but only providers that honour `n` (OpenAI, vLLM and other
-#'   OpenAI-compatible servers) return several choices; others refuse the field or return
-#'   one choice, which is warned about (`predictivebench_warning_n_ignored`). The whole
-#'   response is one cache entry, and a failed request loses all its votes.
+#'   works with every provider. It stays the default because many OpenAI-compatible
+#'   providers ignore `n` (returning one choice) or reject the request outright. `TRUE` asks
+#'   for all `n_votes` in one request with the OpenAI-style `n` field, as ProcessBench did
+#'   with vLLM: the prompt's input tokens are paid once where the provider honours `n`
+#'   (OpenAI, vLLM). When a response holds fewer choices than asked, the missing votes are
+#'   requested as separate requests (the epochs, seeds and cache entries
+#'   `n_per_request = FALSE` would use), with a message (`predictivebench_message_n_ignored`),
+#'   so every sample still gets `n_votes` votes. The `n` response is one cache entry; a
+#'   failed `n` request loses all its votes (recorded per vote in `errors`).
 #' @param dataset A table from `processbench_dataset()`.
 #' @param solver,scorer By default `processbench_solver()` and `processbench_scorer()`.
 #' @param epochs Passed to [vitals::Task]: each epoch draws `n_votes` new critiques.
@@ -229,7 +247,8 @@ processbench_parse_index <- function(texts) {
 #'   `processbench_scorer()` functions for [vitals::Task]; `processbench_task()` a
 #'   [vitals::Task]. The solver's result is the prediction as a string (`NA` when no vote
 #'   was valid); its `solver_metadata` holds `prediction`, `votes`, `critiques` (every raw
-#'   text), `errors`, `n_valid`, `cached`, tokens, cost and seconds.
+#'   text), `errors` (one per vote), `n_valid`, `n_votes`, `cached`, tokens, cost and
+#'   seconds.
 #' @export
 #' @examples
 #' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(cache = FALSE))
@@ -248,6 +267,7 @@ processbench_task <- function(dataset = processbench_dataset(), template = c("ge
 
 processbench_with_prompts <- function(dataset, template) {
   dataset <- validate_task_table(dataset, "processbench")
+  check_processbench_rows(dataset)
   dataset$input <- processbench_prompt(dataset$problem, dataset$steps, template)
   dataset$target <- as.character(dataset$label)
   dataset
@@ -259,8 +279,41 @@ processbench_dataset <- function(path = NULL) {
   if (is.null(path)) {
     path <- system.file("extdata", "deltabench-sample.parquet", package = "predictivebench")
   }
-  if (is.data.frame(path)) return(validate_task_table(path, "processbench"))
-  read_task_table(path, "processbench")
+  if (is.data.frame(path)) {
+    return(check_processbench_rows(validate_task_table(path, "processbench")))
+  }
+  check_processbench_rows(read_task_table(path, "processbench"), file = path)
+}
+
+# The flatteners' row checks, for tables that bypassed them (a data frame, a parquet file
+# written elsewhere): at least one step, no missing or blank step, a label in
+# [-1, number of steps), and DeltaBench section numbers within the steps.
+check_processbench_rows <- function(x, file = "<data frame>") {
+  n_steps <- lengths(x$steps)
+  for (row in seq_len(nrow(x))) {
+    steps <- x$steps[[row]]
+    if (!n_steps[[row]]) {
+      abort_pb("The solution has no steps.", "field", file = file, row = row, field = "steps")
+    }
+    blank <- which(is.na(steps) | !grepl("[^\\h\\v]", steps, perl = TRUE))
+    if (length(blank)) {
+      abort_pb("Step {blank[[1]] - 1} is missing or empty.", "field", file = file, row = row,
+               field = paste0("steps[", blank[[1]] - 1L, "]"))
+    }
+    label <- x$label[[row]]
+    if (label < -1 || label >= n_steps[[row]]) {
+      abort_pb("Label {label} is not a step: it must be -1 or 0 to {n_steps[[row]] - 1}.",
+               "field", file = file, row = row, field = "label")
+    }
+    for (field in c("error_sections", "unuseful_sections")) {
+      sections <- x[[field]][[row]]
+      if (any(is.na(sections) | sections < 1 | sections > n_steps[[row]])) {
+        abort_pb("Section numbers must be 1 to {n_steps[[row]]} (the steps, counted from 1).",
+                 "field", file = file, row = row, field = field)
+      }
+    }
+  }
+  x
 }
 
 #' @rdname processbench_task
@@ -282,46 +335,68 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
   function(inputs, ..., solver_chat) {
     check_chat(solver_chat)
     n <- length(inputs)
-    # vitals epochs repeat inputs: the k-th copy of a prompt gets new votes.
+    seed <- settings$seed %||% chat_seed(solver_chat)
+    send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {
+      processbench_requests(solver_chat, settings, prompts, vote = vote, epoch = epoch,
+                            seed = seed, api_args = api_args, cache = cache,
+                            max_active = max_active, rpm = rpm, max_tries = max_tries,
+                            keep_json = keep_json)
+    }
+    # vitals epochs repeat inputs: the k-th copy of a prompt gets new votes. Vote v of the
+    # k-th copy is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own
+    # request and cache entry) and its seed offset.
     copy <- occurrence_index(as.list(inputs))
+    first <- (copy - 1L) * n_votes
     if (n_per_request && n_votes > 1) {
-      chat <- configure_chat(solver_chat, params = settings, api_args = list(n = n_votes))
-      res <- generate_responses(chat, inputs, cache = cache, max_active = max_active,
-                                rpm = rpm, max_tries = max_tries, epoch = copy,
-                                keep_json = TRUE)
-      groups <- as.list(seq_len(n))
-      texts <- lapply(seq_len(n), function(i) processbench_choices(res$json[[i]], res$result[[i]]))
-      short <- sum(lengths(texts) < n_votes & is.na(res$error))
-      if (short) {
-        cli::cli_warn(c(
-          "{short} response{?s} held fewer than {n_votes} choices: the provider ignored {.code n}.",
-          i = "Use {.code n_per_request = FALSE} to send one request per vote."
-        ), class = "predictivebench_warning_n_ignored")
+      # One request per copy (epoch k) carrying the seed of its first vote.
+      res <- send(inputs, vote = first + 1L, epoch = copy, api_args = list(n = n_votes),
+                  keep_json = TRUE)
+      owner <- seq_len(n)
+      texts <- lapply(seq_len(n), function(i) {
+        if (is.na(res$error[[i]])) processbench_choices(res$json[[i]], res$result[[i]]) else
+          rep(NA_character_, n_votes)
+      })
+      errors <- lapply(seq_len(n), function(i) rep(res$error[[i]], length(texts[[i]])))
+      got <- lengths(texts)
+      short <- which(is.na(res$error) & got < n_votes)
+      if (length(short)) {
+        # The provider ignored `n`: the missing votes go out as separate requests, numbered
+        # (epoch and seed) as in n_per_request = FALSE, so they share its cache entries.
+        sample <- rep(short, n_votes - got[short])
+        vote <- first[sample] + unlist(lapply(short, function(i) seq.int(got[[i]] + 1L, n_votes)))
+        extra <- send(inputs[sample], vote = vote)
+        for (i in short) {
+          texts[[i]] <- c(texts[[i]], extra$result[sample == i])
+          errors[[i]] <- c(errors[[i]], extra$error[sample == i])
+        }
+        res <- bind_requests(list(res, extra), list(seq_len(n), n + seq_along(sample)))
+        owner <- c(owner, sample)
+        cli::cli_inform(c(
+          paste("{length(short)} response{?s} held fewer than {n_votes} choices:",
+                "the provider ignored {.code n}."),
+          i = "The {length(sample)} missing vote{?s} {?was/were} requested separately, cached.",
+          i = "{.code n_per_request = FALSE} sends one request per vote from the start."
+        ), class = "predictivebench_message_n_ignored")
       }
     } else {
-      chat <- configure_chat(solver_chat, params = settings)
-      # Vote v of the k-th copy is epoch (k - 1) * n_votes + v: every vote is its own
-      # request and its own cache entry.
-      prompts <- rep(inputs, each = n_votes)
-      epoch <- rep((copy - 1L) * n_votes, each = n_votes) + rep(seq_len(n_votes), times = n)
-      res <- generate_responses(chat, prompts, cache = cache, max_active = max_active,
-                                rpm = rpm, max_tries = max_tries, epoch = epoch)
-      groups <- split(seq_len(n * n_votes), rep(seq_len(n), each = n_votes))
-      texts <- lapply(groups, function(rows) res$result[rows])
+      owner <- rep(seq_len(n), each = n_votes)
+      res <- send(inputs[owner], vote = first[owner] + rep(seq_len(n_votes), times = n))
+      texts <- unname(split(res$result, owner))
+      errors <- unname(split(res$error, owner))
     }
-    warn_failures(res$error)
+    warn_failures(res$error)  # one per request, not per vote
     metadata <- vector("list", n)
     result <- rep(NA_character_, n)
     chats <- vector("list", n)
     for (i in seq_len(n)) {
-      rows <- groups[[i]]
+      rows <- which(owner == i)
       vote <- processbench_vote(texts[[i]])
       if (!is.na(vote$prediction)) result[[i]] <- as.character(vote$prediction)
       answered <- rows[is.na(res$error[rows])]
       chats[[i]] <- res$chat[[if (length(answered)) answered[[1]] else rows[[1]]]]
       metadata[[i]] <- list(
         prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
-        critiques = texts[[i]], errors = res$error[rows],
+        n_votes = n_votes, critiques = texts[[i]], errors = errors[[i]],
         cached = all(res$cached[rows]),
         input_tokens = sum(res$input_tokens[rows]), output_tokens = sum(res$output_tokens[rows]),
         cost = sum(res$cost[rows]), seconds = sum(res$seconds[rows])
@@ -329,6 +404,38 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
     }
     list(result = result, solver_chat = chats, solver_metadata = metadata)
   }
+}
+
+# The seed set on a chat with ellmer::params(seed = ), or NULL.
+chat_seed <- function(chat) {
+  tryCatch(chat$get_model_object()@params$seed, error = function(e) NULL)
+}
+
+# Sends prompts[i] with epoch[i]. Without a seed one chat sends them all. With a seed, vote j
+# is sent with seed + j - 1, so votes differ but a re-run draws the same ones; each distinct
+# vote number is one batch (parallel over samples) with its own chat.
+processbench_requests <- function(solver_chat, settings, prompts, vote, epoch, seed,
+                                  api_args = NULL, ...) {
+  if (is.null(seed)) {
+    chat <- configure_chat(solver_chat, params = settings, api_args = api_args)
+    return(generate_responses(chat, prompts, epoch = epoch, ...))
+  }
+  index <- unname(split(seq_along(prompts), vote))
+  parts <- lapply(index, function(rows) {
+    vote_settings <- utils::modifyList(settings, list(seed = seed + vote[[rows[[1]]]] - 1))
+    chat <- configure_chat(solver_chat, params = vote_settings, api_args = api_args)
+    generate_responses(chat, prompts[rows], epoch = epoch[rows], ...)
+  })
+  bind_requests(parts, index)
+}
+
+# Row-binds generate_responses() tibbles; index[[k]] are the rows parts[[k]] answers.
+bind_requests <- function(parts, index) {
+  order <- order(unlist(index, use.names = FALSE))
+  columns <- Reduce(intersect, lapply(parts, names))
+  tibble::as_tibble(rlang::set_names(lapply(columns, function(column) {
+    do.call(c, unname(lapply(parts, `[[`, column)))[order]
+  }), columns))
 }
 
 # The texts of every choice in an OpenAI-style response; the parsed text when there is no
@@ -503,7 +610,9 @@ processbench_group_row <- function(group, items, method, times, seed, notes) {
 #' @param dir The directory to write into (created if needed).
 #' @param dataset The dataset's name, such as `"deltabench"` or `"gsm8k"`.
 #' @param model The model's name; `NULL` takes it from the first sample's chat.
-#' @param n_votes Votes per sample; `NULL` takes it from the solver metadata.
+#' @param n_votes Votes per sample; `NULL` takes it from the solver metadata (`n_votes`,
+#'   recorded by [processbench_solver()] for every sample, so a sample whose requests failed
+#'   does not change the count).
 #' @inheritParams processbench_summary
 #' @returns The two paths (named `results` and `summary`), invisibly.
 #' @export
@@ -524,7 +633,9 @@ processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = 
     chat <- if ("solver_chat" %in% names(samples)) samples$solver_chat[[1]]
     model <- if (inherits(chat, "Chat")) chat$get_model() else "unknown"
   }
-  n_votes <- n_votes %||% length(meta[[1]]$votes %||% 1L)
+  # The solver records n_votes in every sample's metadata (failed votes included); older
+  # metadata without it falls back to the longest list of votes.
+  n_votes <- n_votes %||% processbench_meta_votes(meta)
   check_count(n_votes)
   stem <- paste0(safe_name(dataset), "_", safe_name(model), "_votes", n_votes)
   dir.create(dir, recursive = TRUE, showWarnings = FALSE)
@@ -552,6 +663,12 @@ processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = 
     utils::write.csv(summary, tmp, row.names = FALSE, na = "")
   })
   invisible(paths)
+}
+
+processbench_meta_votes <- function(meta) {
+  recorded <- unlist(lapply(meta, function(m) m$n_votes))
+  if (length(recorded)) return(max(recorded))
+  max(c(1L, lengths(lapply(meta, function(m) m$votes))))
 }
 
 safe_name <- function(x) {

@@ -64,7 +64,13 @@ def parse_list_cell(value: Any, path: str, row: int, field: str) -> Any:
                                    field=field, kind="field") from None
 
 
-def _csv_records(path: str) -> List[Record]:
+def _csv_records(path: str, on_error: str = "error",
+                 skipped: Optional[Skipped] = None) -> List[Record]:
+    """``(row, record)`` pairs from a CSV file whose list columns are serialized strings.
+
+    A row whose list cell can't be read raises, or with ``on_error="skip"`` is appended to
+    ``skipped`` and left out, as a malformed JSON line is.
+    """
     read_text(path)  # missing file, directory and encoding errors, with the file named
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -73,9 +79,15 @@ def _csv_records(path: str) -> List[Record]:
                                    kind="csv") from None
     records = []
     for number, record in enumerate(frame.to_dict(orient="records"), start=1):
-        for field in ("sections", "steps", *DELTABENCH_LISTS):
-            if field in record:
-                record[field] = parse_list_cell(record[field], path, number, field)
+        try:
+            for field in ("sections", "steps", *DELTABENCH_LISTS):
+                if field in record:
+                    record[field] = parse_list_cell(record[field], path, number, field)
+        except PredictiveBenchError as problem:
+            if on_error == "error" or skipped is None:
+                raise
+            skipped.append(problem)
+            continue
         if "label" in record and isinstance(record["label"], str) and record["label"] != "":
             try:
                 record["label"] = int(record["label"])
@@ -90,12 +102,13 @@ def read_records(path: str, on_error: str = "error",
     """``(row, record)`` pairs from a JSON array, JSON Lines or CSV file.
 
     Rows are 1-based: the line of a JSON Lines file, the element of a JSON array, the record
-    of a CSV file. With ``on_error="skip"``, malformed JSON lines are appended to ``skipped``.
+    of a CSV file. With ``on_error="skip"``, malformed JSON lines and CSV rows with an
+    unreadable list cell are appended to ``skipped``.
     """
     _check_on_error(on_error)
     skipped = [] if skipped is None else skipped
     if path.lower().endswith(".csv"):
-        return _csv_records(path)
+        return _csv_records(path, on_error, skipped)
     text = read_text(path)
     if not text.strip():
         raise PredictiveBenchError("file is empty", file=path, kind="json")

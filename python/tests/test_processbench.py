@@ -106,6 +106,25 @@ def test_malformed_line_errors_or_is_skipped_and_reported(tmp_path, capsys):
     assert "row 2" in err and "row 3 (id b)" in err
 
 
+def test_csv_unreadable_list_cell_errors_or_is_skipped_and_reported(tmp_path, capsys):
+    path = tmp_path / "math.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "problem", "steps", "label"])
+        writer.writerow(["a", "1 + 1?", json.dumps(["1 + 1 = 2.", "So 2."]), "-1"])
+        writer.writerow(["b", "2 + 2?", "[unclosed", "-1"])
+        writer.writerow(["c", "3 + 3?", repr(["3 + 3 = 7.", "So 7."]), "0"])
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("processbench", str(path))
+    assert info.value.row == 2 and info.value.field == "steps"
+    table = prepare("processbench", str(path), on_error="skip")
+    assert table["id"].tolist() == ["a", "c"]
+    assert table["label"].tolist() == [-1, 0]
+    err = capsys.readouterr().err
+    assert "skipped 1 record(s)" in err
+    assert "row 2" in err and "steps" in err
+
+
 def test_processbench_labels_splits_and_bad_input(tmp_path):
     path = tmp_path / "math.json"
     path.write_text(json.dumps([pb_record("m-0", 1), pb_record("m-1", -1)]), encoding="utf-8")

@@ -27,7 +27,13 @@ test_that("votes: last box, nested braces, 02 and +2, majority, ties to the firs
   v <- processbench_vote(c("\\boxed{x}", "\\boxed{x}", "\\boxed{x}", "\\boxed{5}", "\\boxed{5}"))
   expect_equal(v$prediction, 5L)
   expect_equal(v$n_valid, 2L)
-  none <- processbench_vote(c("\\boxed{two}", "no box at all", NA, "\\boxed{2.5}"))
+  # a last box cut off before its closing brace is skipped: the last complete box votes
+  cut <- processbench_vote(c("\\boxed{2} On reflection, the answer is \\boxed{",
+                             "\\boxed{-1} no, \\boxed{\\text{3",
+                             "\\boxed{0} then \\boxed{1} and \\boxed{\\frac{1}{2}",
+                             "only \\boxed{4"))
+  expect_equal(cut$votes, c(2L, -1L, 1L, NA))
+    none <- processbench_vote(c("\\boxed{two}", "no box at all", NA, "\\boxed{2.5}"))
   expect_true(is.na(none$prediction))
   expect_equal(none$n_valid, 0L)
   expect_equal(none$votes, rep(NA_integer_, 4))
@@ -173,6 +179,29 @@ test_that("results files are named {dataset}_{model}_votes{n} and written inside
   expect_equal(basename(auto[["results"]]), "d_baseline-constant_votes2.jsonl")
 })
 
+test_that("the results file counts the votes asked for, even when the first sample failed", {
+  # every request for the first sample fails: with n, that leaves a single failed response
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("apples", last_user_text(body))) return(list(status = 400L))
+    list(choices = rep("\\boxed{0}", body$n %||% 1L))
+  })
+  tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 8, n_per_request = TRUE,
+                                                        cache = FALSE))
+  expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                 class = "predictivebench_warning_failed_requests")
+  s <- tsk$get_samples()
+  expect_equal(s$solver_metadata[[1]]$n_votes, 8)
+  expect_length(s$solver_metadata[[1]]$errors, 8)
+  paths <- processbench_write_results(tsk, withr::local_tempdir(), dataset = "d", model = "m")
+  expect_equal(basename(paths[["results"]]), "d_m_votes8.jsonl")
+  # samples written by an older solver, without n_votes: the longest list of votes
+  old <- s
+  old$solver_metadata <- list(list(votes = NA_integer_), list(votes = c(0L, 0L, 1L)), NULL)
+  paths <- processbench_write_results(old, withr::local_tempdir(), dataset = "d", model = "m")
+  expect_equal(basename(paths[["results"]]), "d_m_votes3.jsonl")
+})
+
 test_that("prepare_deltabench()/prepare_processbench() flatten through Python", {
   skip_if_no_python()
   src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
@@ -228,13 +257,76 @@ test_that("n_per_request asks for all votes in one request with n", {
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   expect_equal(server$count(), 2)
   expect_equal(tsk$get_samples()$solver_metadata[[2]]$votes, c(1L, 2L, 2L))
-  # a provider that ignores n is warned about
-  one <- local_fake_openai(function(body, n) list(choices = "\\boxed{0}"))
-  tsk1 <- processbench_task(pb_table()[1, ], dir = withr::local_tempdir(),
+})
+
+test_that("n_per_request: votes a provider leaves out are requested separately, cached", {
+  # This provider ignores n: one choice per request, whatever was asked.
+  one <- local_fake_openai(function(body, n) {
+    list(choices = if (is.null(body$n)) "\\boxed{1}" else "\\boxed{0}")
+  })
+  cache <- withr::local_tempdir()
+  solver <- processbench_solver(n_votes = 3, n_per_request = TRUE, cache = cache)
+  tsk <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(), solver = solver)
+  expect_message(tsk$eval(solver_chat = fake_chat(one), view = FALSE),
+                 class = "predictivebench_message_n_ignored")
+  bodies <- one$requests()
+  expect_length(bodies, 6)  # per sample: the n request, then the 2 missing votes
+  asked_n <- vapply(bodies, function(b) !is.null(b$n), TRUE)
+  expect_equal(sum(asked_n), 2)
+  expect_true(all(vapply(bodies[!asked_n], function(b) identical(b$temperature, 0.7), TRUE)))
+  s <- tsk$get_samples()
+  for (m in s$solver_metadata) {
+    expect_equal(m$votes, c(0L, 1L, 1L))
+    expect_equal(m$n_votes, 3)
+    expect_length(m$critiques, 3)
+    expect_equal(m$errors, rep(NA_character_, 3))
+    expect_equal(m$prediction, 1L)
+  }
+  # a re-run sends nothing: the extra votes are cached too
+  expect_message(tsk$eval(solver_chat = fake_chat(one), view = FALSE),
+                 class = "predictivebench_message_n_ignored")
+  expect_equal(one$count(), 6)
+  expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+  # ... and they are the entries n_per_request = FALSE uses for votes 2 and 3
+  separate <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(),
+                                solver = processbench_solver(n_votes = 3, cache = cache))
+  separate$eval(solver_chat = fake_chat(one), view = FALSE)
+  expect_equal(one$count(), 8)  # only vote 1 of each sample was never sent on its own
+})
+
+test_that("a seed is offset per vote, so votes differ but re-runs repeat them", {
+  seeds_sent <- function(server) {
+    vapply(server$requests(), function(b) as.numeric(b$seed %||% NA), 1)
+  }
+  server <- local_fake_openai(function(body, n) paste0("\\boxed{", body$seed %% 2, "}"))
+  tsk <- processbench_task(pb_table()[1, ], dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 4, params = list(seed = 7),
+                                                        cache = FALSE))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(sort(seeds_sent(server)), c(7, 8, 9, 10))
+  expect_equal(tsk$get_samples()$solver_metadata[[1]]$votes, c(1L, 0L, 1L, 0L))
+
+  # a seed set on the chat itself, over two samples and two vitals epochs
+  chat_server <- local_fake_openai(function(body, n) "\\boxed{-1}")
+  chat <- fake_chat(chat_server, params = ellmer::params(seed = 5))
+  tsk2 <- processbench_task(pb_table()[1:2, ], epochs = 2, dir = withr::local_tempdir(),
+                            solver = processbench_solver(n_votes = 3, cache = FALSE))
+  tsk2$eval(solver_chat = chat, view = FALSE)
+  bodies <- chat_server$requests()
+  expect_length(bodies, 12)
+  seeds <- seeds_sent(chat_server)
+  prompts <- vapply(bodies, last_user_text, "")
+  for (p in unique(prompts)) expect_equal(sort(seeds[prompts == p]), 5:10)
+
+  # with n in one request, each request carries the seed of its first vote
+  n_server <- local_fake_openai(function(body, n) {
+    list(choices = rep("\\boxed{-1}", body$n %||% 1L))
+  })
+  tsk3 <- processbench_task(pb_table()[1, ], epochs = 2, dir = withr::local_tempdir(),
                             solver = processbench_solver(n_votes = 3, n_per_request = TRUE,
-                                                         cache = FALSE))
-  expect_warning(tsk1$eval(solver_chat = fake_chat(one), view = FALSE),
-                 class = "predictivebench_warning_n_ignored")
+                                                         params = list(seed = 7), cache = FALSE))
+  tsk3$eval(solver_chat = fake_chat(n_server), view = FALSE)
+  expect_equal(sort(seeds_sent(n_server)), c(7, 10))
 })
 
 test_that("vitals epochs draw new votes: every (epoch, vote) is its own request", {
