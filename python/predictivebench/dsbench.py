@@ -263,7 +263,10 @@ def flatten_competition(meta: Dict[str, Any], root: str, path: str, line: int,
     try:
         introduction = read_text(safe_join(folder, "introduction.txt", row=where))
     except PredictiveBenchError as error:
-        error.row = where  # like a question file: the data.json line and the competition
+        # a missing file gets the data.json line and the competition, like a question file;
+        # an unreadable one keeps the line of the introduction it points at
+        if error.row is None:
+            error.row = where
         raise
     rows = []
     for index, (name, answer) in enumerate(zip(meta["questions"], meta["answers"]), start=1):
