@@ -10,8 +10,11 @@
 #' choice by likelihood, ranking continuations). Two backends:
 #'
 #' * `"completions"` (the faithful one): an OpenAI-compatible `/v1/completions` endpoint that
-#'   echoes prompt log-probabilities, such as vLLM or the llama.cpp server. The full text
-#'   `prefix + query` is sent with `echo = true, logprobs = 0, max_tokens = 0`; the score is
+#'   echoes prompt log-probabilities, such as vLLM or llama-cpp-python's server
+#'   (`python -m llama_cpp.server --logits_all true`); mainline llama.cpp's `llama-server`
+#'   rejects `echo`. The full text `prefix + query` is sent with
+#'   `echo = true, logprobs = 0, max_tokens = 0` (see `max_tokens` for servers that refuse
+#'   0); the score is
 #'   the sum of the log-probabilities of its last `n` tokens, where `n` comes from tokenizing
 #'   the query alone (a second echo request, shared by every prefix), as the original probsem
 #'   did with OpenAI's completion engines. Those last `n` tokens must be the query's own
@@ -19,7 +22,11 @@
 #'   `" True"` as one token), and then the span would score the wrong text. With
 #'   `span_check = TRUE` (the default) such a pair gets `NA` and an error saying which tokens
 #'   differ, instead of a silently wrong number. A leading special token that the endpoint
-#'   adds to every text (a BOS token with no log-probability) is recognised and skipped.
+#'   adds to every text (a BOS token with no log-probability) is recognised and skipped. A
+#'   tokenizer that marks a word start only at the beginning of a text (SentencePiece gives
+#'   `"\u2581True"` for the query alone but `"True"` after a newline; others `" True"` and
+#'   `"True"`) is also accepted: the span passes when its joined text equals the query's
+#'   joined tokens without their one leading space or `"\u2581"` (U+2581).
 #' * `"chat"` (an approximation, for chat-only providers): one request per distinct prefix
 #'   asks for a single answer token with its top alternatives (ellmer
 #'   `params(log_probs = TRUE, max_tokens = 1)` plus `top_logprobs`; 16 tokens with
@@ -27,7 +34,8 @@
 #'   log-probability of its **first** token, read from those alternatives (the summed
 #'   probability of the alternatives that spell the longest prefix of the query, ignoring
 #'   surrounding spaces). Queries sharing a first token get the same score, and a query whose
-#'   first token is not among the `top_logprobs` alternatives gets `-Inf`. It is a
+#'   first token is not among the `top_logprobs` alternatives gets `-Inf` (probability 0
+#'   after [logprob_softmax()], with or without length normalization). It is a
 #'   different quantity from the completions backend's, useful to rank short answers
 #'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers. The number of
 #'   alternatives is sent as `top_logprobs` (an extra argument to [ellmer::params()]):
@@ -54,8 +62,10 @@
 #' @param span_check `TRUE` (the default) gives `NA` and an error when the last tokens of
 #'   the full text are not the query's own tokens; `FALSE` sums them anyway (the original
 #'   stopped with an assertion error).
-#' @param max_tokens Sent with the completions backend: `0` (the original's), or more for a
-#'   server that rejects 0 (the generated tokens are left out of the score).
+#' @param max_tokens Sent with the completions backend: `0` (the original's). Use `1` with a
+#'   server that refuses 0 (some vLLM versions require at least 1) or reads 0 as "no limit"
+#'   (llama-cpp-python then generates until the context is full); generated tokens are left
+#'   out of the score either way.
 #' @param top_logprobs How many alternatives the chat backend asks for (OpenAI allows up to
 #'   20).
 #' @param system_prompt The chat backend's system prompt.
@@ -64,7 +74,8 @@
 #' @param max_tries Attempts per request.
 #' @param timeout Seconds before a completions request is abandoned.
 #' @returns A tibble with one row per pair: `prefix`, `query`, `logp` (the summed
-#'   log-probability, `NA` on failure), `n_tokens` (the query's token count), `tokens` (a list
+#'   log-probability, `NA` on failure), `n_tokens` (the query's token count; always 1 with the
+#'   chat backend, which scores one token), `tokens` (a list
 #'   of the scored tokens), `error` (`NA` or what went wrong) and `cached` (all requests for
 #'   the pair came from the cache).
 #' @seealso [logprob_softmax()] to turn scores into a distribution.
@@ -208,8 +219,7 @@ parse_completion <- function(body) {
     tokens <- tokens[keep]
     logprobs <- logprobs[keep]
   }
-  list(tokens = tokens, logprobs = logprobs,
-       prompt_tokens = as.integer(body$usage$prompt_tokens %||% NA_integer_))
+  list(tokens = tokens, logprobs = logprobs)
 }
 
 # One echo request per distinct text, cached, in parallel; a record or an error message each.
@@ -271,17 +281,14 @@ completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tok
   )
 }
 
-# The summed log-probability of the full text's last tokens, as many as the query alone has,
-# after checking that they are the query's own tokens.
+# The summed log-probability of the full text's last tokens, as many as the endpoint echoes
+# for the query alone, after checking that they are the query's own tokens.
 query_span <- function(full, alone, query, span_check) {
   q_tokens <- alone$tokens
-  if (!length(q_tokens) && !is.na(alone$prompt_tokens)) {
-    q_tokens <- rep(NA_character_, alone$prompt_tokens)
-  }
   n <- length(q_tokens)
   f_tokens <- full$tokens
   tail_of <- function(k) if (k > 0 && k <= length(f_tokens)) utils::tail(f_tokens, k)
-  matches <- function(k, toks) k > 0 && identical(tail_of(k), toks)
+  matches <- function(k, toks) k > 0 && same_span(tail_of(k), toks, query)
   # An endpoint that puts a BOS token before every text echoes it for the query alone too;
   # it is not part of the query.
   if (!matches(n, q_tokens) && n > 1 && is.na(alone$logprobs[[1]]) &&
@@ -312,6 +319,21 @@ query_span <- function(full, alone, query, span_check) {
   }
   list(logp = sum(lp), n_tokens = n, tokens = f_tokens[span],
        error = if (span_check) NA_character_ else error)
+}
+
+# Whether the full text's last tokens `span` are the query's tokens `alone`: the same
+# tokens, or, for a tokenizer that marks a word start only at the beginning of a text
+# (SentencePiece's "\u2581True" alone but "True" after a newline; or " True" and "True"),
+# the same text once the one leading "\u2581" or space added to the query alone is dropped.
+# A space that is the query's own is never dropped, and the span never loses one: " True"
+# in the text for "True" alone is the text's space merged with the query.
+same_span <- function(span, alone, query) {
+  if (identical(span, alone)) return(TRUE)
+  if (length(span) != length(alone) || anyNA(span) || anyNA(alone)) return(FALSE)
+  alone_text <- paste(alone, collapse = "")
+  added <- startsWith(alone_text, "\u2581") ||
+    (startsWith(alone_text, " ") && !startsWith(query, " "))
+  added && identical(paste(span, collapse = ""), substring(alone_text, 2))
 }
 
 token_list <- function(tokens) {
@@ -350,7 +372,8 @@ chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt,
     prefix = prefix,
     query = query,
     logp = vapply(rows, `[[`, 1, "logp"),
-    n_tokens = ifelse(is.na(vapply(rows, `[[`, "", "token")), NA_integer_, 1L),
+    # The approximation scores one token per query, found among the alternatives or not.
+    n_tokens = rep(1L, length(rows)),
     tokens = lapply(rows, function(r) if (is.na(r$token)) character() else r$token),
     error = vapply(rows, function(r) as.character(r$error), ""),
     cached = res$cached[at]
@@ -410,13 +433,18 @@ first_token_logprob <- function(top, query) {
 #' `logprob_softmax()` is the softmax over one context's query scores, `exp(x) / sum(exp(x))`
 #' as in the original probsem. The original overflows for very negative sums (every
 #' `exp(x)` is 0, giving `NaN`); here such input is computed stably as
-#' `exp(x - max(x)) / sum(exp(x - max(x)))`. Wherever the original's formula is finite its
-#' exact result is returned, so probabilities match it to the last bit.
+#' `exp(x - max(x)) / sum(exp(x - max(x)))`. Wherever the original's formula is finite, the
+#' same formula is used, computed with R's `exp()` and `sum()`: the probabilities equal
+#' numpy's within a few units in the last place (numpy's `exp` and summation round
+#' differently), i.e. to about 15 significant digits, not bit for bit.
 #'
 #' `logprob_normalize()` applies the original's post-processing to summed log-probabilities:
 #' optional length normalization (`norm = "tokens"`, the original's `--norm`: divide by the
 #' query's token count; `"sqrt"`: divide by its square root, a variant used in the
-#' literature) and then division by `temperature` (the original's `--temp`).
+#' literature) and then division by `temperature` (the original's `--temp`). A score of
+#' `-Inf` (a query the chat backend did not find among the alternatives) stays `-Inf`
+#' whatever the token count, so it gets probability 0 and the other queries a proper
+#' distribution.
 #'
 #' @param x Scores of one context's queries (log-probabilities, already divided by the
 #'   temperature).
@@ -459,7 +487,10 @@ logprob_normalize <- function(logp, n_tokens, norm = "none", temperature = 1) {
     abort_pb("{.arg temperature} must be positive.", "argument")
   }
   divisor <- switch(norm, none = 1, tokens = n_tokens, sqrt = sqrt(n_tokens))
-  logp / divisor / temperature
+  out <- logp / divisor / temperature
+  # An impossible query stays impossible, even without a token count.
+  out[!is.na(logp) & logp == -Inf] <- -Inf
+  out
 }
 
 logprob_norm_arg <- function(norm, call = rlang::caller_env()) {

@@ -13,7 +13,9 @@
 #'
 #' Text assembly is the original's: the scored text of a query is
 #' `prompt + "\n" + text + "\n" + query`, where the prompt file keeps its trailing newline
-#' (so `input + query` is the scored text). Queries must be non-empty, single-line and
+#' (so `input + query` is the scored text). When pretext, context text and posttext are all
+#' empty, `text` is `""` and the scored text is `prompt + "\n\n" + query`, as the
+#' original's code builds it (`"\n".join([prompt, "", query])`). Queries must be non-empty, single-line and
 #' unique within a suite, and `expected` must be -1 or a query index; anything else is an
 #' error naming the suite file, the context or query and the field.
 #'
@@ -72,18 +74,27 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' @section Differences from the original:
 #' * Backends: the original scored with OpenAI completion engines (echo) or a local
 #'   HuggingFace model. Here the faithful backend is any OpenAI-compatible `/v1/completions`
-#'   endpoint with echo (vLLM, llama.cpp server); HuggingFace models are scored by serving
-#'   them with such a server. The `"chat"` backend (first-token log-probability from a chat
+#'   endpoint with echo (vLLM, llama-cpp-python's server; mainline llama.cpp's
+#'   `llama-server` rejects `echo`); HuggingFace models are scored by serving them with such
+#'   a server. Use `max_tokens = 1` with a server that refuses the original's 0 (some vLLM
+#'   versions) or reads it as "no limit" (llama-cpp-python); generated tokens are not
+#'   scored. The `"chat"` backend (first-token log-probability from a chat
 #'   endpoint's top alternatives) is an approximation for chat-only providers with no
-#'   counterpart in the original.
+#'   counterpart in the original: every query counts as one token (`n_tokens` 1), and a
+#'   query whose first token is not among the alternatives gets `logp = -Inf` and
+#'   probability 0, with any `norm`.
 #' * Query length: the original took the query's token count from the usage of a request
-#'   for the query alone and asserted that the tokens matched. Here the same count is used; a
-#'   leading BOS token that a server adds to every text is skipped, and a mismatch is
-#'   reported per query (`NA` score and an error in the metadata) instead of stopping the
-#'   run; `span_check = FALSE` scores the span anyway.
+#'   for the query alone and asserted that the tokens matched. Here the count is the number
+#'   of tokens echoed for the query alone; a leading BOS token that a server adds to every
+#'   text is skipped, a word-start mark that a tokenizer puts only at the start of a text
+#'   (SentencePiece's `"\u2581"`, or a space) is allowed for, and a mismatch is reported per
+#'   query (`NA` score and an error in the metadata) instead of stopping the run;
+#'   `span_check = FALSE` scores the span anyway.
 #' * Softmax: the original's `exp(x) / sum(exp(x))` gives `NaN` when every score is very
 #'   negative; here those contexts use the stable form. Wherever the original is finite the
-#'   result is identical.
+#'   same formula is used; R's `exp()` and `sum()` round slightly differently from numpy's,
+#'   so probabilities agree within a few units in the last place (about 15 significant
+#'   digits), not bit for bit.
 #' * `norm = "sqrt"` (divide by the square root of the token count) is an addition; the
 #'   original's `--norm` is `norm = "tokens"` (or `TRUE`).
 #' * Input checks: a multi-line, empty or repeated query, an `expected` outside -1 to the

@@ -11,6 +11,8 @@
 #   json       a complete response body to send as is (for /v1/completions with logprobs)
 #   choices    a character vector: one choice per element (for requests with n > 1)
 #   usage      list(prompt_tokens =, completion_tokens =)
+# Reply functions may also call last_user_text(), `%||%`, echo_tokenize() and
+# echo_completion() (below), which are copied into the server's process with them.
 # The object returned has $url (the base_url to give ellmer), $count() (requests so far),
 # $requests() (their bodies, in arrival order) and $stop().
 fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
@@ -24,6 +26,10 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
   helpers$last_user_text <- last_user_text
   environment(helpers$last_user_text) <- helpers
   helpers$`%||%` <- `%||%`
+  for (name in c("echo_tokenize", "echo_completion")) {
+    helpers[[name]] <- get(name)
+    environment(helpers[[name]]) <- helpers
+  }
   environment(reply) <- helpers
   app$locals$reply <- reply
   app$locals$latency <- latency
@@ -117,4 +123,27 @@ last_user_text <- function(body) {
   content <- messages[[length(messages)]]$content
   if (is.character(content)) return(content)
   paste(vapply(content, function(x) x$text %||% "", ""), collapse = "")
+}
+
+# A whitespace tokenizer for fake /v1/completions echo replies: "\n" alone, words with one
+# leading space, runs of spaces. Another `pattern` gives another tokenizer.
+echo_tokenize <- function(text, pattern = "\n| ?[^ \n]+| +") {
+  regmatches(text, gregexpr(pattern, text))[[1]]
+}
+
+# The reply of an OpenAI-compatible /v1/completions endpoint to `echo = true, logprobs = 0`:
+# the echoed `tokens` with their `logprobs` (by default -nchar(token) / 2), the first token
+# without one, as OpenAI's and vLLM's. The last `generated` tokens count as generated.
+# Use it in a fake_openai() reply function: `function(body, n) echo_completion(body$prompt)`.
+echo_completion <- function(text, tokens = echo_tokenize(text),
+                            logprobs = -nchar(tokens) / 2, generated = 0L, model = "fake") {
+  lp <- as.list(rep_len(as.double(logprobs), length(tokens)))
+  if (length(lp)) lp[1] <- list(NULL)
+  list(json = list(
+    object = "text_completion", model = model,
+    choices = list(list(index = 0L, text = text, finish_reason = "length",
+                        logprobs = list(tokens = as.list(tokens), token_logprobs = lp))),
+    usage = list(prompt_tokens = length(tokens) - generated, completion_tokens = generated,
+                 total_tokens = length(tokens))
+  ))
 }

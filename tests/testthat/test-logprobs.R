@@ -1,18 +1,7 @@
-# A fake /v1/completions with echo: whitespace tokens ("\n" alone, words with one leading
-# space), each token's log-probability is -nchar(token) / 2 and the first token has none.
-# Runs in the server's process, so it is self-contained.
-echo_reply <- function(body, n) {
-  text <- body$prompt
-  tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
-  lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
-  list(json = list(
-    id = paste0("cmpl-", n), object = "text_completion", model = body$model,
-    choices = list(list(index = 0L, text = text, finish_reason = "length",
-                        logprobs = list(tokens = as.list(tokens), token_logprobs = lp))),
-    usage = list(prompt_tokens = length(tokens), completion_tokens = 0L,
-                 total_tokens = length(tokens))
-  ))
-}
+# A fake /v1/completions with echo (see echo_completion() in helper-fake-openai.R):
+# whitespace tokens ("\n" alone, words with one leading space), each token's
+# log-probability is -nchar(token) / 2 and the first token has none.
+echo_reply <- function(body, n) echo_completion(body$prompt, model = body$model)
 
 test_that("the completions backend sums the query's tokens, worked out by hand", {
   server <- local_fake_openai(echo_reply)
@@ -63,13 +52,8 @@ test_that("scores are cached: a second run sends nothing, and the key is not cac
 test_that("a query merged with the text before it is reported, not silently scored", {
   # This tokenizer glues a newline to the following word, as many BPE vocabularies do.
   merge_reply <- function(body, n) {
-    text <- body$prompt
-    tokens <- regmatches(text, gregexpr("\n?[^ \n]+| [^ \n]+|\n", text))[[1]]
-    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]))
-    list(json = list(choices = list(list(index = 0L, text = text,
-                                          logprobs = list(tokens = as.list(tokens),
-                                                          token_logprobs = lp))),
-                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+    tokens <- echo_tokenize(body$prompt, "\n?[^ \n]+| [^ \n]+|\n")
+    echo_completion(body$prompt, tokens, logprobs = -nchar(tokens))
   }
   server <- local_fake_openai(merge_reply)
   chat <- fake_chat(server)
@@ -85,13 +69,7 @@ test_that("a query merged with the text before it is reported, not silently scor
 
 test_that("a BOS token the server puts before every text is not counted as the query's", {
   bos_reply <- function(body, n) {
-    text <- body$prompt
-    tokens <- c("<s>", regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]])
-    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
-    list(json = list(choices = list(list(index = 0L, text = text,
-                                          logprobs = list(tokens = as.list(tokens),
-                                                          token_logprobs = lp))),
-                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+    echo_completion(body$prompt, c("<s>", echo_tokenize(body$prompt)))
   }
   server <- local_fake_openai(bos_reply)
   out <- query_logprobs(fake_chat(server), "Q\n", c("no", "not so"), cache = FALSE)
@@ -102,14 +80,7 @@ test_that("a BOS token the server puts before every text is not counted as the q
 
 test_that("generated tokens are left out when max_tokens > 0", {
   gen_reply <- function(body, n) {
-    text <- paste0(body$prompt, " extra")
-    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
-    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
-    list(json = list(choices = list(list(index = 0L, text = text,
-                                          logprobs = list(tokens = as.list(tokens),
-                                                          token_logprobs = lp))),
-                     usage = list(prompt_tokens = length(tokens) - 1L,
-                                  completion_tokens = 1L)))
+    echo_completion(paste0(body$prompt, " extra"), generated = 1L)
   }
   server <- local_fake_openai(gen_reply)
   out <- query_logprobs(fake_chat(server), "Q\n", "yes", max_tokens = 1, cache = FALSE)
@@ -120,13 +91,7 @@ test_that("generated tokens are left out when max_tokens > 0", {
 test_that("a failed request leaves NA and its error; the other pairs are kept", {
   fail_reply <- function(body, n) {
     if (grepl("^broken", body$prompt)) return(list(status = 400))
-    text <- body$prompt
-    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
-    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -1)
-    list(json = list(choices = list(list(index = 0L, text = text,
-                                          logprobs = list(tokens = as.list(tokens),
-                                                          token_logprobs = lp))),
-                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+    echo_completion(body$prompt, logprobs = -1)
   }
   server <- local_fake_openai(fail_reply)
   dir <- withr::local_tempdir()
@@ -184,7 +149,8 @@ test_that("the chat backend reads each query's first-token log-probability", {
   # " False" is the longest alternative that starts "False" ("Fal" is shorter).
   expect_equal(out$logp[[2]], -2.4)
   expect_equal(out$logp[[3]], -Inf)
-  expect_equal(out$n_tokens, c(1L, 1L, NA, 1L))
+  # The approximation scores one token per query, found among the alternatives or not.
+  expect_equal(out$n_tokens, c(1L, 1L, 1L, 1L))
   # One request per distinct prefix, asking for log-probabilities of one token.
   expect_equal(server$count(), 2)
   body <- server$requests()[[1]]
@@ -232,13 +198,7 @@ test_that("normalization and temperature follow the original's order", {
 test_that("a 429 is retried and then scored", {
   flaky_reply <- function(body, n) {
     if (n == 1) return(list(status = 429, headers = list(`retry-after` = "0")))
-    text <- body$prompt
-    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
-    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -1)
-    list(json = list(choices = list(list(index = 0L, text = text,
-                                          logprobs = list(tokens = as.list(tokens),
-                                                          token_logprobs = lp))),
-                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+    echo_completion(body$prompt, logprobs = -1)
   }
   server <- local_fake_openai(flaky_reply)
   out <- query_logprobs(fake_chat(server), "Q\n", "yes", cache = FALSE, max_active = 1)
@@ -263,4 +223,74 @@ test_that("top alternatives are read from chat-completions and responses bodies"
   }
   expect_error(top_alternatives(list(choices = list(list(message = "x")))),
                class = "predictivebench_error_logprobs")
+})
+
+test_that("a word-start mark only at the start of a text is not a span mismatch", {
+  # SentencePiece-like: words carry "\u2581" for a preceding space, and the first word of a
+  # text gets one too; the gpt-like model marks with " " instead. "\n" is its own token.
+  sp_reply <- function(body, n) {
+    mark <- if (identical(body$model, "gpt-like")) " " else "\u2581"
+    tokens <- echo_tokenize(body$prompt, "\n| ?[^ \n]+")
+    tokens <- sub("^ ", mark, tokens)
+    if (tokens[[1]] != "\n" && !startsWith(tokens[[1]], mark)) {
+      tokens[[1]] <- paste0(mark, tokens[[1]])
+    }
+    echo_completion(body$prompt, tokens)
+  }
+  server <- local_fake_openai(sp_reply)
+  for (model in c("sp-like", "gpt-like")) {
+    chat <- fake_chat(server, model = model)
+    out <- query_logprobs(chat, "Answer:\n", c("True", "very true"), cache = FALSE)
+    # Alone: "\u2581True" / "\u2581very" "\u2581true"; after "\n": "True" / "very" "\u2581true".
+    expect_true(all(is.na(out$error)))
+    expect_equal(out$tokens[[1]], "True")
+    expect_equal(out$logp, c(-2, -2 - 2.5))
+    expect_equal(out$n_tokens, c(1L, 2L))
+    # A real mismatch is still reported: "un" + "true" is one token, "untrue".
+    bad <- query_logprobs(chat, "Say: un", "true", cache = FALSE)
+    expect_true(is.na(bad$logp))
+    expect_match(bad$error, "do not spell the query")
+  }
+  # The span may not drop a space: " True" in the text for "True" alone (GPT-2-like BPE)
+  # is the text's space merged with the query; nor may the query's own leading space go.
+  expect_false(same_span(" True", "True", "True"))
+  expect_true(same_span("True", " True", "True"))
+  expect_false(same_span("True", " True", " True"))
+  expect_true(same_span(c("very", "\u2581true"), c("\u2581very", "\u2581true"), "very true"))
+  expect_false(same_span(c("ver", "y\u2581true"), c("\u2581very"), "very true"))
+})
+
+test_that("normalization keeps -Inf, so a missing query gets probability 0", {
+  for (norm in c("none", "tokens", "sqrt")) {
+    logp <- logprob_normalize(c(-1, -Inf, -3), c(1L, NA, 4L), norm, temperature = 2)
+    expect_identical(logp[[2]], -Inf)
+    expect_false(anyNA(logp))
+    p <- logprob_softmax(logp)
+    expect_identical(p[[2]], 0)
+    expect_equal(sum(p), 1)
+  }
+  expect_equal(logprob_normalize(c(-1, -Inf, -3), c(1L, NA, 4L), "tokens"), c(-1, -Inf, -0.75))
+  expect_identical(logprob_normalize(c(NA, -Inf), c(1L, 0L), "tokens"), c(NA, -Inf))
+})
+
+test_that("the softmax equals numpy's exp(x) / sum(exp(x)) within a few ulp", {
+  # Computed with numpy 1.24.2 (Python 3.11.2) as
+  #   a = np.array(x); p = np.exp(a) / np.sum(np.exp(a)); [repr(float(v)) for v in p]
+  # R's exp() and sum() differ from numpy's by up to 2 units in the last place here.
+  cases <- list(
+    list(x = c(-1.3, -2.7, -0.2),
+         p = c(0.23525188368520228, 0.05801240027831481, 0.7067357160364829)),
+    list(x = c(-12.345, -13.5, -20.25, -12.5),
+         p = c(0.4604387336219158, 0.14506469330984775, 0.00016985329309282253,
+               0.39432671977514355)),
+    list(x = c(-0.1, -3.2, -7.7, -45.0, -2.0),
+         p = c(0.8367372690639715, 0.03769434658429568, 0.00041874636571624646,
+               2.647078836475116e-20, 0.1251496379860167))
+  )
+  for (case in cases) {
+    p <- logprob_softmax(case$x)
+    expect_true(all(abs(p - case$p) <= 1e-15 * case$p))
+    # The same formula as the original, evaluated in R.
+    expect_identical(p, exp(case$x) / sum(exp(case$x)))
+  }
 })

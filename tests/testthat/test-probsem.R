@@ -1,19 +1,22 @@
 # A fake echo server whose log-probabilities depend on hints in the text: the last token
 # scores -0.25 when the text contains "[hint <token>]", otherwise every token scores
-# -nchar(token) / 2; the first token has none. Self-contained (runs in the server process).
+# -nchar(token) / 2; the first token has none (echo_completion() in helper-fake-openai.R).
 hint_reply <- function(body, n) {
   text <- body$prompt
-  tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
-  lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
+  tokens <- echo_tokenize(text)
+  lp <- -nchar(tokens) / 2
   last <- length(tokens)
   if (last > 1 && grepl(paste0("[hint ", trimws(tokens[[last]]), "]"), text, fixed = TRUE)) {
     lp[[last]] <- -0.25
   }
-  list(json = list(
-    choices = list(list(index = 0L, text = text,
-                        logprobs = list(tokens = as.list(tokens), token_logprobs = lp))),
-    usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)
-  ))
+  echo_completion(text, tokens, lp)
+}
+
+# A fake chat endpoint whose first answer token is "True" (-0.5) or "False" (-1.5).
+true_false_reply <- function(body, n) {
+  top <- list(list(token = "True", logprob = -0.5), list(token = "False", logprob = -1.5))
+  list(text = "True", logprobs = list(content = list(list(token = "True", logprob = -0.5,
+                                                          top_logprobs = top))))
 }
 
 # A task table written by hand, in the schema the flattener produces.
@@ -189,13 +192,7 @@ test_that("norm and temperature change logp and the distribution as the original
 test_that("a failed request gives NA for that context only and is counted", {
   reply <- function(body, n) {
     if (grepl("two", body$prompt)) return(list(status = 400))
-    text <- body$prompt
-    tokens <- regmatches(text, gregexpr("\n| ?[^ \n]+| +", text))[[1]]
-    lp <- lapply(seq_along(tokens), function(i) if (i == 1) NULL else -nchar(tokens[[i]]) / 2)
-    list(json = list(choices = list(list(index = 0L, text = text,
-                                          logprobs = list(tokens = as.list(tokens),
-                                                          token_logprobs = lp))),
-                     usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)))
+    echo_completion(body$prompt)
   }
   server <- local_fake_openai(reply)
   d <- hint_table()[1:2, ]
@@ -215,12 +212,7 @@ test_that("a failed request gives NA for that context only and is counted", {
 })
 
 test_that("the chat backend runs a task through ellmer", {
-  chat_reply <- function(body, n) {
-    top <- list(list(token = "True", logprob = -0.5), list(token = "False", logprob = -1.5))
-    list(text = "True", logprobs = list(content = list(list(token = "True", logprob = -0.5,
-                                                            top_logprobs = top))))
-  }
-  server <- local_fake_openai(chat_reply)
+  server <- local_fake_openai(true_false_reply)
   d <- hint_table()[1:2, ]
   tsk <- probsem_task(d, solver = probsem_solver(d, backend = "chat", cache = FALSE),
                       dir = withr::local_tempdir())
@@ -299,4 +291,23 @@ test_that("epochs repeat cached scores; the summary and CSV count each context o
   expect_equal(nrow(sm$distributions), 4)
   paths <- probsem_write_results(tsk, withr::local_tempdir())
   expect_equal(nrow(utils::read.csv(paths[[1]])), 4)
+})
+
+test_that("the chat backend with norm gives a missing query probability 0, not NA", {
+  server <- local_fake_openai(true_false_reply)
+  d <- hint_table()[1, ]
+  d$queries[[1]] <- c("True", "Maybe", "False")
+  for (norm in c("tokens", "sqrt")) {
+    solver <- probsem_solver(d, backend = "chat", norm = norm, temperature = 0.5,
+                             cache = FALSE)
+    tsk <- probsem_task(d, solver = solver, dir = withr::local_tempdir())
+    tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+    s <- tsk$get_samples()
+    m <- s$solver_metadata[[1]]
+    expect_equal(m$n_tokens, c(1L, 1L, 1L))
+    expect_equal(m$logp, c(-1, -Inf, -3))
+    expect_equal(m$prob, c(exp(-1), 0, exp(-3)) / (exp(-1) + exp(-3)))
+    expect_equal(s$result, "True")
+    expect_equal(as.character(s$score), "C")
+  }
 })
