@@ -110,7 +110,9 @@ chatml_messages <- function(text) {
 #'
 #' Verdicts map to the original's winners: 1 `model_a`, 2 `model_b`, 0 `tie`, -1
 #' `tie(all bad)`; in the older format scores 1/0, 0/1, 0.5/0.5 and 0/0. Anything else is
-#' `invalid`; a missing response (a failed request) gives a missing winner.
+#' `invalid`, including a winner written as a string (`{"winner": "2"}`): the original
+#' looks the JSON value up among the numbers 1, 2, 0 and -1, so only a JSON number counts. A
+#' missing response (a failed request) gives a missing winner.
 #'
 #' @param question,answer_a,answer_b Character vectors (recycled).
 #' @param version `"231225"` or `"231113"`.
@@ -165,9 +167,10 @@ parse_one_verdict <- function(text) {
                                format = NA_character_))
   json <- verdict_json(text)
   if (!is.null(json)) {
+    # Only a JSON number is a verdict, as in the original (`winner in {1, 2, 0, -1}` in
+    # Python): the string "2" is invalid.
     code <- json$winner
-    code <- if (is.numeric(code) && length(code) == 1) code else
-      if (is.character(code) && length(code) == 1) suppressWarnings(as.numeric(code)) else NA
+    code <- if (is.numeric(code) && length(code) == 1) code else NA
     winner <- if (is.na(code)) "invalid" else
       switch(as.character(code), "1" = "model_a", "2" = "model_b", "0" = "tie",
              "-1" = "tie(all bad)", "invalid")
@@ -311,7 +314,9 @@ write_arena_csv <- function(data, path) {
 #'   row.
 #' * `arena_read_answers()` reads an answer cache `q_and_as.csv`: `question` plus one column
 #'   per model, where the text `NaN` means "not generated" (returned as `NA`) and an empty
-#'   string is a real empty answer.
+#'   string is a real empty answer. The text `NULL` also means "not generated", because an
+#'   older version of the original wrote it so (an answer that is literally `NULL` is
+#'   therefore read as missing, and generated again by [arena_answers()]).
 #' * `arena_read_arrangement()` reads `battle_arrangement.csv` (`question, model_a,
 #'   model_b`); with `models`, a model in it that is not registered is an error.
 #' * `arena_read_questions()` reads a dataset's `questions.csv` (column `question`, repeats
@@ -348,7 +353,7 @@ arena_read_answers <- function(path) {
   check_string(path)
   data <- read_arena_csv(path, "question", "answer cache")
   for (name in setdiff(names(data), "question")) {
-    data[[name]][data[[name]] == "NaN"] <- NA_character_
+    data[[name]][data[[name]] %in% c("NaN", "NULL")] <- NA_character_
   }
   data
 }
@@ -411,7 +416,7 @@ arena_read_questions <- function(path) {
 
 # Models: a named list whose elements are ellmer chats (answers are generated) or NULL, or a
 # character vector of names whose answers are already cached.
-register_models <- function(models, call = rlang::caller_env()) {
+register_models <- function(models, min = 2, call = rlang::caller_env()) {
   if (is.character(models)) models <- stats::setNames(vector("list", length(models)), models)
   if (inherits(models, "Chat")) models <- list(models)
   if (!is.list(models) || !length(models)) {
@@ -434,7 +439,9 @@ register_models <- function(models, call = rlang::caller_env()) {
     abort_pb("Model names must be unique and non-empty.", "argument", call = call)
   }
   names(models) <- nms
-  if (length(models) < 2) abort_pb("An arena needs at least two models.", "argument", call = call)
+  if (length(models) < min) {
+    abort_pb("An arena needs at least two models.", "argument", call = call)
+  }
   models
 }
 
@@ -560,8 +567,9 @@ pair_question_key <- function(a, b, question) {
 #' given as a chat, it sends the questions that have no answer yet through
 #' [generate_responses()] (response cache, retries, failure isolation) and rewrites the file
 #' atomically after every chunk, so an interrupted run keeps what it got. A failed request
-#' leaves `NaN` (not generated) and is tried again next time. Models given by name only must
-#' already have their answers in the file.
+#' leaves `NaN` (not generated) and is tried again next time; a real empty answer (`""`) is
+#' kept and never asked for again. Models given by name only must already have their answers
+#' in the file. One model is enough here (battles need two, answers do not).
 #'
 #' @param questions Questions to answer.
 #' @param models A named list of chats (or `NULL` elements, or a character vector) as for
@@ -579,7 +587,7 @@ pair_question_key <- function(a, b, question) {
 #' list.files(dir)
 arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size = 20,
                           max_active = 10, rpm = 500, max_tries = 3) {
-  models <- register_models(models)
+  models <- register_models(models, min = 1)
   check_string(cache_dir)
   check_count(chunk_size)
   path <- file.path(cache_dir, "q_and_as.csv")
@@ -682,6 +690,10 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
 #' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
 #'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
 #'   for the first answer. Both orders are recorded in the cache.
+#' * Inputs are mapped to battles by position, not by prompt text, so two battles with the
+#'   same prompt (the same question and answers from different models) each keep their own
+#'   models and cache record, also with `$eval(epochs = )` > 1 (every epoch of a battle reuses
+#'   its one recorded verdict).
 #'
 #' @section Differences from the original:
 #' * The original cached verdicts by question and models only, so a second judge (or a new
@@ -751,11 +763,7 @@ arena_solver <- function(battles, records = NULL, version = c("231225", "231113"
   force(battles)
   function(inputs, ..., solver_chat) {
     check_chat(solver_chat)
-    rows <- if (length(inputs) == nrow(battles) && identical(inputs, battles$input)) {
-      seq_len(nrow(battles))
-    } else {
-      match(inputs, battles$input)
-    }
+    rows <- battle_rows(inputs, battles)
     judged <- judge_battles(battles[rows, ], solver_chat, records = records, version = version,
                             position_swap = position_swap, cache = cache,
                             chunk_size = chunk_size, max_active = max_active, rpm = rpm,
@@ -775,6 +783,34 @@ arena_solver <- function(battles, records = NULL, version = c("231225", "231113"
       })
     )
   }
+}
+
+# The battle behind each input. vitals 0.4.0 passes the dataset's inputs in order with each
+# sample repeated `epochs` times in a row (`join_epochs()`: `rep(id, each = epochs)`), so
+# rows are taken by position and two battles with the same prompt (same question and
+# answers, different models) each keep their own models and verdict. The other layout
+# (the dataset repeated per epoch) is accepted when the texts say so. Matching by text is
+# the last resort, for inputs that are not the whole dataset, and refuses a prompt shared by
+# several battles, which it could not tell apart.
+battle_rows <- function(inputs, battles, call = rlang::caller_env()) {
+  inputs <- unname(as.character(inputs))
+  n <- nrow(battles)
+  if (n && length(inputs) && length(inputs) %% n == 0) {
+    epochs <- length(inputs) %/% n
+    for (rows in list(rep(seq_len(n), each = epochs), rep(seq_len(n), times = epochs))) {
+      if (identical(inputs, battles$input[rows])) return(rows)
+    }
+  }
+  rows <- match(inputs, battles$input)
+  shared <- unique(battles$input[duplicated(battles$input)])
+  if (anyNA(rows) || any(inputs %in% shared)) {
+    abort_pb(
+      c("The judging solver got inputs it can't map to its battles.",
+        i = "Evaluate the task made by {.fn arena_task} on its own dataset."),
+      "argument", call = call
+    )
+  }
+  rows
 }
 
 #' @rdname arena_task
@@ -1086,6 +1122,13 @@ prepare_arena <- function(source, out = NULL) {
 #' new question, or `max_rounds` is reached. Every file is written atomically after each
 #' chunk, so a killed run resumes where it stopped.
 #'
+#' Nothing stops silently: a model given by name only that has no cached answer to any of
+#' the questions is an error (class `predictivebench_error_answers`, naming the models)
+#' before anything is arranged; a pair that gets no battle in a round is a warning
+#' (`predictivebench_warning_no_battles`); and with `strategy = "pairs"`, pairs still short
+#' of `n` decisive battles at the end (because of `max_rounds` or because no question is
+#' left) are named in a warning (`predictivebench_warning_short_pairs`).
+#'
 #' @section Differences from the original:
 #' * Answers are the model's reply to the question sent as one user message (the original
 #'   used its own prompt template per local model).
@@ -1125,8 +1168,8 @@ prepare_arena <- function(source, out = NULL) {
 #' models <- list(
 #'   verbose = baseline_chat(function(q) paste("Here is a long and careful answer to:", q),
 #'                           "verbose"),
-#'   terse = baseline_constant("Ok."),
-#'   silent = baseline_constant("")
+#'   terse = baseline_chat(function(q) "Ok.", "terse"),
+#'   silent = baseline_chat(function(q) "", "silent")
 #' )
 #' judge <- arena_baseline_judge("longer")
 #' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, bootstrap = 100)
@@ -1182,11 +1225,13 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
   answers <- if (file.exists(paths$answers)) arena_read_answers(paths$answers) else
     tibble::tibble(question = character())
   answers <- answers_for(answers, questions, model_names)
+  check_cached_answers(models, answers, questions, paths$answers)
 
   arranged <- tibble::tibble(question = character(), model_a = character(),
                              model_b = character())
   records <- empty_records()[0, ]
   rounds <- 0L
+  stopped <- "max_rounds"
   for (round in seq_len(max_rounds)) {
     available <- vapply(model_names, function(m) {
       if (!is.null(models[[m]])) rep(TRUE, length(questions)) else
@@ -1201,11 +1246,17 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
       arena_arrange(questions, model_names, strategy = "all", seed = seed + round)
     } else {
       need <- pair_needs(records, model_names, n)
-      if (!length(need)) break
+      if (!length(need)) {
+        stopped <- "done"
+        break
+      }
       arena_arrange(questions, model_names, n = need, available = available,
                     existing = arranged, seed = seed + round)
     }
-    if (!nrow(new)) break
+    if (!nrow(new)) {
+      stopped <- "no_question"
+      break
+    }
     rounds <- rounds + 1L
     arranged <- rbind(arranged, new)
     write_arena_csv(arranged, paths$arrangement)
@@ -1214,6 +1265,11 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
                              chunk_size = answer_chunk_size, max_active = max_active,
                              rpm = rpm, max_tries = max_tries)
     battles <- arena_battles(new, answers, version)
+    wanted <- if (strategy == "pairs") names(need) else
+      if (strategy == "all") pair_keys(NULL, NULL, model_names) else
+        unique(pair_keys(new$model_a, new$model_b, model_names))
+    warn_pairs_without_battles(setdiff(wanted, pair_keys(battles$model_a, battles$model_b,
+                                                         model_names)), round)
     if (nrow(battles)) {
       task <- arena_task(battles, records = paths$records_cache, version = version,
                          position_swap = position_swap, invalid = invalid, cache = cache,
@@ -1230,6 +1286,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
     }
     if (strategy != "pairs") break
   }
+  if (strategy == "pairs") warn_short_pairs(records, model_names, n, stopped, max_rounds)
   failed <- sum(is.na(records$winner))
   if (failed) {
     cli::cli_warn(c("{failed} judgement{?s} failed; run {.fn arena_run} again to retry.",
@@ -1278,16 +1335,73 @@ outcomes_of <- function(records) {
 
 # Per pair (in registration order), how many more decisive battles are wanted.
 pair_needs <- function(records, models, n) {
-  pairs <- utils::combn(models, 2)
-  keys <- paste(pairs[1, ], pairs[2, ], sep = "\r")
+  keys <- pair_keys(NULL, NULL, models)
   decisive <- !is.na(records$winner) & records$winner %in% c("model_a", "model_b")
-  pos_a <- match(records$model_a, models)
-  pos_b <- match(records$model_b, models)
-  first <- ifelse(pos_a < pos_b, records$model_a, records$model_b)
-  second <- ifelse(pos_a < pos_b, records$model_b, records$model_a)
-  have <- table(factor(paste(first, second, sep = "\r")[decisive], levels = keys))
+  have <- table(factor(pair_keys(records$model_a, records$model_b, models)[decisive],
+                       levels = keys))
   need <- n - as.integer(have)
   stats::setNames(need, keys)[need > 0]
+}
+
+# A pair's key, `"first\rsecond"` in registration order; with `a = NULL`, every pair's.
+pair_keys <- function(a, b, models) {
+  if (is.null(a)) {
+    pairs <- utils::combn(models, 2)
+    return(paste(pairs[1, ], pairs[2, ], sep = "\r"))
+  }
+  if (!length(a)) return(character())
+  swap <- match(a, models) > match(b, models)
+  paste(ifelse(swap, b, a), ifelse(swap, a, b), sep = "\r")
+}
+
+pair_labels <- function(keys) sub("\r", " vs ", keys, fixed = TRUE)
+
+# Models given by name only battle on their cached answers; one without an answer to any
+# registered question could never battle, and the run would end with nothing to show.
+check_cached_answers <- function(models, answers, questions, file,
+                                 call = rlang::caller_env()) {
+  name_only <- names(models)[vapply(models, is.null, TRUE)]
+  rows <- match(questions, answers$question)
+  none <- name_only[vapply(name_only, function(m) all(is.na(answers[[m]][rows])), TRUE)]
+  if (length(none)) {
+    abort_pb(
+      c("{cli::qty(length(none))}Model{?s} {.val {none}} {?has/have} no cached answer to the
+         registered questions, so {?it/they} can't battle.",
+        i = "{cli::qty(length(none))}Give {?it/them} as an ellmer chat to generate answers,
+             or put {?its/their} answers in the answer cache."),
+      "answers", file = file, field = none[[1]], call = call
+    )
+  }
+  invisible()
+}
+
+warn_pairs_without_battles <- function(keys, round) {
+  if (!length(keys)) return(invisible())
+  labels <- pair_labels(keys)
+  cli::cli_warn(
+    c("Round {round}: {length(keys)} pair{?s} got no battle: {.val {labels}}.",
+      i = "A battle needs a question both models answered that the pair has not met on;
+           failed answers are asked for again on the next run."),
+    class = "predictivebench_warning_no_battles"
+  )
+}
+
+# After the rounds: the pairs still short of `n` decisive battles, and why.
+warn_short_pairs <- function(records, models, n, stopped, max_rounds) {
+  need <- pair_needs(records, models, n)
+  if (!length(need)) return(invisible())
+  labels <- sprintf("%s (%d of %d)", pair_labels(names(need)), n - need, n)
+  why <- if (stopped == "max_rounds") {
+    c(i = "{.fn arena_run} stopped at {.arg max_rounds} = {max_rounds}; raise it (the caches
+           keep every battle so far) to continue.")
+  } else {
+    c(i = "No question is left that both models answered and the pair has not met on.")
+  }
+  cli::cli_warn(
+    c("{length(need)} pair{?s} {?has/have} fewer than {n} decisive (non-tie) battle{?s}:
+       {.val {labels}}.", why),
+    class = "predictivebench_warning_short_pairs"
+  )
 }
 
 slug <- function(x) {

@@ -209,7 +209,11 @@ bt_from_cells <- function(cells, n, k, scale, base, initial, start = NULL) {
 #' million battles cost milliseconds and 1,000 bootstrap rounds seconds. Intervals are
 #' percentile-bootstrap intervals from resampling battles (`by = "battles"`, drawn as a
 #' multinomial over the pair counts) or whole questions (`by = "questions"`, which keeps
-#' battles on one question together). `rank` is 1 + the number of models whose lower bound is
+#' battles on one question together). A model none of whose battles is drawn in a replicate
+#' (likely with `by = "questions"` when it played on few questions) has no rating in that
+#' replicate, not `initial`: its interval comes from the replicates in which it played
+#' (quantiles with `na.rm = TRUE`), and with `anchor` from those in which the anchor played
+#' too. `rank` is 1 + the number of models whose lower bound is
 #' above this model's upper bound, so models whose intervals overlap share a rank.
 #'
 #' `method = "elo"` gives EloBench's online Elo in file order (see [elo_online()]);
@@ -294,9 +298,12 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
     rank <- vapply(rating, function(r) 1L + sum(rating > r), 1L)
   } else {
     draws <- t(apply(draws, 1, shift))
-    lower <- apply(draws, 2, stats::quantile, probs = alpha, names = FALSE)
-    upper <- apply(draws, 2, stats::quantile, probs = 1 - alpha, names = FALSE)
-    rank <- vapply(seq_len(k_models), function(m) 1L + sum(lower > upper[[m]]), 1L)
+    # A model absent from a replicate (its battles not drawn) has NA there: its interval
+    # comes from the replicates in which it played.
+    lower <- apply(draws, 2, stats::quantile, probs = alpha, names = FALSE, na.rm = TRUE)
+    upper <- apply(draws, 2, stats::quantile, probs = 1 - alpha, names = FALSE, na.rm = TRUE)
+    rank <- vapply(seq_len(k_models), function(m) 1L + sum(lower > upper[[m]], na.rm = TRUE),
+                   1L)
   }
   tallies <- battle_tallies(scores, models)
   out <- tibble::tibble(model = models, rating = unname(rating), lower = lower,
@@ -335,9 +342,14 @@ rating_fitter <- function(method, scores, models, k, initial, scale, base, n_ord
       unlist(groups[sample.int(length(groups), replace = TRUE)], use.names = FALSE)
     })
   }
+  # Models that play no battle in a replicate get NA there, not a rating.
+  absent_na <- function(rating, rows) {
+    rating[tabulate(c(a[rows], b[rows]), k_models) == 0] <- NA_real_
+    rating
+  }
   if (method == "elo") {
-    one <- function(rows) elo_pass(a[rows], b[rows], scores$score_a[rows], models, k,
-                                   initial, scale, base)
+    one <- function(rows) absent_na(elo_pass(a[rows], b[rows], scores$score_a[rows], models,
+                                             k, initial, scale, base), rows)
     return(list(
       full = function() one(seq_len(nrow(scores))),
       bootstrap = function(times, by) {
@@ -354,18 +366,23 @@ rating_fitter <- function(method, scores, models, k, initial, scale, base, n_ord
     return(list(
       full = function() one(seq_len(nrow(scores))),
       bootstrap = function(times, by) {
-        out <- t(vapply(resample_rows(times, by), one, numeric(k_models)))
-        out[is.na(out)] <- initial
-        out
+        # elo_median() on a replicate rates only the models in it; the others are NA.
+        t(vapply(resample_rows(times, by), one, numeric(k_models)))
       }
     ))
   }
   cells <- pair_counts(scores, models)
   # Bootstrap fits start from the full fit, which saves most Newton steps.
   start <- NULL
+  # A model with no battle among the drawn counts is NA (its fitted value would be the
+  # penalty's 0, i.e. `initial`, which is no rating).
   fit_counts <- function(n) {
     keep <- n > 0
-    bt_from_cells(cells[keep, ], n[keep], k_models, scale, base, initial, start = start)
+    out <- bt_from_cells(cells[keep, ], n[keep], k_models, scale, base, initial,
+                         start = start)
+    played <- tabulate(c(cells$i[keep], cells$j[keep]), k_models) > 0
+    out[!played] <- NA_real_
+    out
   }
   list(
     full = function() {

@@ -2,7 +2,8 @@
 
 One row per unique question, in order of first appearance, with how often it occurs and the
 1-based data row of its first occurrence. The CSV is read as pandas writes it (optionally with
-a leading unnamed index column); only a missing ``question`` value is skipped.
+a leading unnamed index column). Every value is a question, the empty string included; only
+blank lines (which are no rows, as in pandas and R) are skipped.
 """
 from __future__ import annotations
 

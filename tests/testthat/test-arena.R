@@ -49,16 +49,19 @@ test_that("the judge prompt is EloBench's, filled and split as the original does
 test_that("verdicts map to the original winners", {
   v <- arena_parse_verdict(c(
     '{"winner": 1, "explanation": "x"}', '{"winner": 2}', '{"winner": 0}', '{"winner": -1}',
-    '{"winner": 3}', '{"winner": "first"}', '```json\n{"winner": 2, "explanation": "y"}\n```',
+    '{"winner": 3}', '{"winner": "first"}', '{"winner": "2"}',
+    '```json\n{"winner": 2, "explanation": "y"}\n```',
     "- Score of Model 1: 1\n- Score of Model 2: 0", "Score for Model 1: 0\nScore for Model 2: 1",
     "- Score of Model 1: 0.5\n- Score of Model 2: 0.5", "- Score of Model 1: 0\n- Score of Model 2: 0",
     "- Score of Model 1: 1\n- Score of Model 2: 1", "I cannot decide.", NA
   ))
   expect_equal(v$winner, c("model_a", "model_b", "tie", "tie(all bad)", "invalid", "invalid",
-                           "model_b", "model_a", "model_b", "tie", "tie(all bad)", "invalid",
-                           "invalid", NA))
-  expect_equal(v$gpt_4_score[[8]], "{'model_a': '1', 'model_b': '0'}")
-  expect_equal(v$format[c(1, 8, 13)], c("json", "score", NA))
+                           "invalid", "model_b", "model_a", "model_b", "tie", "tie(all bad)",
+                           "invalid", "invalid", NA))
+  expect_equal(v$gpt_4_score[[9]], "{'model_a': '1', 'model_b': '0'}")
+  expect_equal(v$format[c(1, 7, 9, 14)], c("json", "json", "score", NA))
+  # A JSON number written with a decimal point is still the number (as in Python).
+  expect_equal(arena_parse_verdict('{"winner": 2.0}')$winner, "model_b")
 })
 
 test_that("judge responses are read from JSON and from the original's Python dicts", {
@@ -108,6 +111,10 @@ test_that("CSV files round-trip in the original layout; NaN is 'not generated'",
   expect_match(paste(lines, collapse = "\n"), '"NaN"', fixed = TRUE)
   back <- arena_read_answers(path)
   expect_equal(back, answers)
+  # An older original wrote NULL for "not generated"; it is read as missing too.
+  writeLines(c('"","question","a"', '"0","q1","NULL"', '"1","q2","NaN"', '"2","q3",""'),
+             path)
+  expect_equal(arena_read_answers(path)$a, c(NA, NA, ""))
   records <- tibble::tibble(model_a = "a", model_b = "b", winner = c("model_a", NA),
                             judger = "j", tstamp = "t", question = c("q1", "q2"),
                             answer_a = "x", answer_b = "y", gpt_4_response = "{}",
@@ -402,8 +409,12 @@ test_that("arena_run writes EloBench's files inside dir and resumes from its cac
   expect_equal(run2$records$winner, run$records$winner)
   # Ties send the pair to another round with a new question.
   tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
-  run3 <- arena_run(dir, "toy", "exp3", models, tie_judge, n = 1, max_rounds = 3,
-                    bootstrap = 0)
+  # max_rounds stops it with every pair short of a decisive battle, and it says so.
+  expect_warning(
+    run3 <- arena_run(dir, "toy", "exp3", models, tie_judge, n = 1, max_rounds = 3,
+                      bootstrap = 0),
+    class = "predictivebench_warning_short_pairs"
+  )
   expect_equal(run3$rounds, 3)
   expect_equal(nrow(run3$records), 9)
   expect_true(all(run3$records$winner == "tie"))
@@ -466,4 +477,165 @@ test_that("arena_run starts from the original's per-dataset answer cache", {
   expect_equal(nrow(run$records), 2)
   expect_true(all(run$records$winner[run$records$model_a == "tiny"] == "model_b"))
   expect_equal(run$ratings$model[[1]], "org/big-model")
+})
+
+test_that("a real empty answer is kept, and one model is enough to generate answers", {
+  dir <- withr::local_tempdir()
+  writeLines(c('"","question","solo"', '"0","q1",""', '"1","q2","NaN"'),
+             file.path(dir, "q_and_as.csv"))
+  counter <- new.env()
+  counter$n <- 0
+  solo <- baseline_chat(function(q) {
+    counter$n <- counter$n + 1
+    paste("A:", q)
+  }, name = "solo")
+  answers <- arena_answers(c("q1", "q2"), list(solo = solo), dir, cache = FALSE)
+  expect_equal(counter$n, 1) # only the NaN one
+  expect_equal(answers$solo, c("", "A: q2"))
+  expect_equal(arena_read_answers(file.path(dir, "q_and_as.csv"))$solo, c("", "A: q2"))
+  arena_answers(c("q1", "q2"), list(solo = solo), dir, cache = FALSE)
+  expect_equal(counter$n, 1)
+  # Battles still need two models.
+  expect_error(arena_arrange("q1", "solo"), class = "predictivebench_error_argument")
+})
+
+test_that("two battles with the same prompt keep their own models and records over epochs", {
+  # m2 and m3 answer alike, so m1-vs-m2 and m1-vs-m3 send the judge the same prompt.
+  answers <- tibble::tibble(question = "Same question?", m1 = "short", m2 = "a longer answer",
+                            m3 = "a longer answer")
+  arrangement <- tibble::tibble(question = "Same question?", model_a = "m1",
+                                model_b = c("m2", "m3"))
+  battles <- arena_battles(arrangement, answers)
+  expect_identical(battles$input[[1]], battles$input[[2]])
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  counter <- new.env()
+  counter$n <- 0
+  tsk <- arena_task(battles, records = records, cache = FALSE, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
+           view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(nrow(samples), 4)
+  meta <- samples$solver_metadata
+  expect_equal(vapply(meta, `[[`, "", "model_b"), samples$model_b)
+  expect_equal(sort(vapply(meta, `[[`, "", "model_b")), c("m2", "m2", "m3", "m3"))
+  expect_true(all(vapply(meta, `[[`, "", "winner") == "model_b"))
+  saved <- arena_read_battles(records)
+  expect_equal(nrow(saved), 2)
+  expect_setequal(saved$model_b, c("m2", "m3"))
+  expect_equal(counter$n, 2) # one request per battle, none per epoch
+  # Each epoch of a battle reuses its one record; a second eval asks for nothing.
+  before <- counter$n
+  tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
+           view = FALSE)
+  expect_equal(counter$n, before)
+  expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+  # Inputs by position: either epoch layout; text matching refuses a shared prompt.
+  rows <- predictivebench:::battle_rows
+  expect_equal(rows(battles$input[c(1, 1, 2, 2)], battles), c(1L, 1L, 2L, 2L))
+  three <- rbind(battles, battles[1, ])
+  three$input[[3]] <- "other"
+  expect_equal(rows(three$input[c(1, 2, 3, 1, 2, 3)], three), c(1:3, 1:3))
+  expect_equal(rows("other", three), 3L)
+  expect_error(rows(battles$input[1], battles), class = "predictivebench_error_argument")
+  expect_error(rows("unknown", battles), class = "predictivebench_error_argument")
+})
+
+named_constant <- function(answer, name) baseline_chat(function(q) answer, name = name)
+
+arena_folder <- function(questions, dataset = "toy") {
+  dir <- withr::local_tempdir(.local_envir = parent.frame())
+  dir.create(file.path(dir, "data", dataset), recursive = TRUE)
+  utils::write.csv(data.frame(question = questions),
+                   file.path(dir, "data", dataset, "questions.csv"), row.names = FALSE)
+  dir
+}
+
+test_that("name-only models without cached answers are an error, not an empty run", {
+  dir <- arena_folder(c("q1", "q2"))
+  err <- tryCatch(arena_run(dir, "toy", "exp", c("ghost1", "ghost2"), arena_baseline_judge()),
+                  error = identity)
+  expect_s3_class(err, "predictivebench_error_answers")
+  expect_match(conditionMessage(err), "ghost1")
+  expect_match(conditionMessage(err), "ghost2")
+  # A chat and a name-only model with answers only to other questions: the same.
+  dir.create(file.path(dir, "tempcache", "toy"), recursive = TRUE)
+  utils::write.csv(data.frame(question = "not registered", ghost1 = "x"),
+                   file.path(dir, "tempcache", "toy", "q_and_as.csv"))
+  models <- list(real = baseline_constant("hello"), ghost1 = NULL)
+  err <- tryCatch(arena_run(dir, "toy", "exp", models, arena_baseline_judge()),
+                  error = identity)
+  expect_s3_class(err, "predictivebench_error_answers")
+  expect_match(conditionMessage(err), "ghost1")
+  expect_false(grepl("real", conditionMessage(err)))
+  expect_false(file.exists(file.path(dir, "results", "exp", "battle_arrangement.csv")))
+})
+
+test_that("pairs left short are named: no question left, or no battle in a round", {
+  dir <- arena_folder(c("q1", "q2", "q3"))
+  dir.create(file.path(dir, "tempcache", "toy"), recursive = TRUE)
+  # `few` has a cached answer to q1 only, so its pairs can meet once.
+  utils::write.csv(data.frame(question = c("q1", "q2", "q3"), few = c("f", NA, NA)),
+                   file.path(dir, "tempcache", "toy", "q_and_as.csv"), na = "NaN")
+  # Distinct chat names: baseline chats with one name share response-cache entries.
+  models <- list(big = named_constant("a long answer", "big"),
+                 mid = named_constant("mid", "mid"), few = NULL)
+  warnings <- list()
+  run <- withCallingHandlers(
+    arena_run(dir, "toy", "exp", models, arena_baseline_judge(), n = 2, bootstrap = 0),
+    warning = function(w) {
+      warnings[[length(warnings) + 1]] <<- w
+      invokeRestart("muffleWarning")
+    }
+  )
+  expect_length(warnings, 1)
+  expect_s3_class(warnings[[1]], "predictivebench_warning_short_pairs")
+  msg <- conditionMessage(warnings[[1]])
+  expect_match(msg, "big vs few (1 of 2)", fixed = TRUE)
+  expect_match(msg, "mid vs few (1 of 2)", fixed = TRUE)
+  expect_false(grepl("big vs mid", msg, fixed = TRUE))
+  expect_match(msg, "No question is left")
+  expect_equal(nrow(run$records), 4)
+  expect_true(file.exists(run$paths$ratings))
+  # A model whose every answer fails: its pairs get no battle in the round, and say so.
+  broken <- baseline_chat(function(q) stop("down"), name = "broken")
+  dir2 <- arena_folder(c("q1", "q2"))
+  classes <- character()
+  run2 <- withCallingHandlers(
+    arena_run(dir2, "toy", "exp", list(big = models$big, broken = broken, mid = models$mid),
+              arena_baseline_judge(), n = 1, max_rounds = 1, bootstrap = 0),
+    warning = function(w) {
+      classes <<- c(classes, class(w)[[1]])
+      if (inherits(w, "predictivebench_warning_no_battles")) {
+        expect_match(conditionMessage(w), "Round 1: 2 pairs got no battle")
+        expect_match(conditionMessage(w), "big vs broken")
+        expect_match(conditionMessage(w), "broken vs mid")
+      }
+      if (inherits(w, "predictivebench_warning_short_pairs")) {
+        expect_match(conditionMessage(w), "max_rounds")
+      }
+      invokeRestart("muffleWarning")
+    },
+    predictivebench_message_skipped = function(m) invokeRestart("muffleMessage")
+  )
+  expect_equal(classes, c("predictivebench_warning_no_battles",
+                          "predictivebench_warning_short_pairs"))
+  expect_equal(nrow(run2$records), 1)
+})
+
+test_that("arena_run with strategy 'all': every pair on every question, in one round", {
+  dir <- arena_folder(c("q1", "q2", "q1", "q3"))
+  models <- list(big = named_constant("a long answer", "big"),
+                 mid = named_constant("mid", "mid"), small = named_constant("s", "small"))
+  tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
+  run <- arena_run(dir, "toy", "all", models, tie_judge, strategy = "all", bootstrap = 0)
+  expect_equal(run$rounds, 1)
+  expect_equal(nrow(run$records), 3 * 3)
+  key <- paste(pmin(run$records$model_a, run$records$model_b),
+               pmax(run$records$model_a, run$records$model_b), run$records$question)
+  expect_false(anyDuplicated(key) > 0)
+  expect_setequal(unique(run$records$question), c("q1", "q2", "q3"))
+  expect_true(all(run$records$winner == "tie"))
+  arranged <- arena_read_arrangement(run$paths$arrangement)
+  expect_equal(nrow(arranged), 9)
+  expect_equal(arena_read_ratings(run$paths$ratings)$elo_rating, rep(1000, 3))
 })

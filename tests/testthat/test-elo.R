@@ -194,3 +194,52 @@ test_that("win rates and plots", {
   expect_true(file.size(path) > 0)
   expect_output(print(fit), "Arena ratings")
 })
+
+test_that("a model absent from a bootstrap replicate gets NA there, not the initial rating", {
+  # `c` plays only on q2 and wins every battle it plays; resampling the two questions leaves
+  # q2 out of about a quarter of the replicates.
+  battles <- data.frame(
+    model_a = c("a", "a", "b", "c", "c", "c", "c"),
+    model_b = c("b", "b", "a", "a", "b", "a", "b"),
+    winner = c("model_a", "model_a", "model_b", "model_a", "model_a", "model_a", "model_a"),
+    question = c("q1", "q1", "q1", "q2", "q2", "q2", "q2")
+  )
+  scores <- predictivebench:::battle_scores(battles)
+  models <- predictivebench:::battle_models(scores)
+  for (method in c("bt", "elo", "elo_median")) {
+    fitter <- predictivebench:::rating_fitter(method, scores, models, k = 4, initial = 1000,
+                                              scale = 400, base = 10, n_orders = 3, seed = 1)
+    fitter$full()
+    draws <- withr::with_seed(3, fitter$bootstrap(40, "questions"))
+    colnames(draws) <- models
+    absent <- is.na(draws[, "c"])
+    expect_true(any(absent), info = method)
+    expect_false(all(absent), info = method)
+    # Only c can be absent (a and b play on both questions), and when c plays it is on top.
+    expect_false(anyNA(draws[, c("a", "b")]), info = method)
+    expect_true(all(draws[!absent, "c"] > 1000), info = method)
+    fit <- arena_ratings(battles, method = method, bootstrap = 40, by = "questions",
+                         n_orders = 3, seed = 3)
+    # The interval comes from the replicates in which c played: all above 1000.
+    expect_gt(fit$lower[fit$model == "c"], 1000)
+    expect_true(all(!is.na(fit$lower) & !is.na(fit$upper)), info = method)
+  }
+})
+
+test_that("the Elo methods resample by questions too", {
+  battles <- simulate_battles(400, c(a = 1200, b = 1000, c = 800))
+  by_b <- arena_ratings(battles, method = "elo", bootstrap = 30, seed = 2)
+  by_q <- arena_ratings(battles, method = "elo", bootstrap = 30, by = "questions", seed = 2)
+  expect_equal(by_q$rating, by_b$rating)
+  expect_equal(by_q$model, c("a", "b", "c"))
+  expect_true(all(by_q$lower <= by_q$upper))
+  expect_false(isTRUE(all.equal(by_q$lower, by_b$lower)))
+  expect_equal(by_q, arena_ratings(battles, method = "elo", bootstrap = 30, by = "questions",
+                                   seed = 2))
+  med <- arena_ratings(battles[1:150, ], method = "elo_median", bootstrap = 5, n_orders = 5,
+                       by = "questions", seed = 2)
+  expect_true(all(!is.na(med$lower) & med$lower <= med$upper))
+  expect_error(arena_ratings(battles[c("model_a", "model_b", "winner")], method = "elo",
+                             by = "questions"),
+               class = "predictivebench_error_argument")
+})
