@@ -10,7 +10,8 @@
 #'   parameters, system prompt, messages and epoch) is read from disk instead of sent, so a
 #'   second run makes no request. Answers are written after every chunk of `chunk_size`
 #'   prompts, so an interrupted run loses at most one chunk and resumes where it stopped.
-#'   See [cache_dir()]; `cache = FALSE` turns it off.
+#'   See [cache_dir()]; `cache = FALSE` turns it off. Offline [baseline_chat()]s are never
+#'   cached: they cost nothing, and two of them may share a name.
 #' * **Failure isolation.** A request that fails leaves every other answer in place; the
 #'   failed prompt gets `NA` and its error message. Transient failures (HTTP 429, 5xx,
 #'   timeouts, dropped connections) are retried by ellmer (`max_tries` attempts, honouring
@@ -63,7 +64,9 @@ generate_responses <- function(chat, prompts, cache = TRUE, max_active = 10, rpm
   n <- length(prompts)
   chunk_size <- chunk_size %||% (4L * max_active)
   epoch <- if (is.null(epoch)) occurrence_index(prompts) else rep_len(as.integer(epoch), n)
-  dir <- cache_dir(cache)
+  # A baseline answers locally for free, and two baselines can share a name (two constant
+  # answers): caching them could only serve one's answers to the other.
+  dir <- if (inherits(chat, "BaselineChat")) cache_dir(FALSE) else cache_dir(cache)
   request <- request_identity(chat, key_extra)
   keys <- vapply(seq_len(n), function(i) {
     cache_key(request, prompt_fingerprint(prompts[[i]]), epoch[[i]])

@@ -21,3 +21,13 @@ test_that("baseline_echo answers from a column; bad arguments are classed errors
   expect_true(is.na(res$result))
   expect_match(res$error, "one string")
 })
+
+test_that("baselines are never cached, so two that share a name keep their own answers", {
+  cache <- withr::local_tempdir()
+  first <- generate_responses(baseline_constant("yes"), c("q1", "q2"), cache = cache)
+  second <- generate_responses(baseline_constant("no"), c("q1", "q2"), cache = cache)
+  expect_equal(first$result, c("yes", "yes"))
+  expect_equal(second$result, c("no", "no"))
+  expect_false(any(second$cached))
+  expect_length(list.files(cache, recursive = TRUE), 0)
+})
