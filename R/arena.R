@@ -260,8 +260,9 @@ read_arena_csv <- function(path, required, what = "file", call = rlang::caller_e
 # rows after it, so the bytes are checked first and the bad record is named.
 check_csv_utf8 <- function(path, what, call) {
   bytes <- readBin(path, "raw", file.size(path))
-  if (!length(bytes) || validUTF8(rawToChar(bytes[bytes != as.raw(0)]))) return(invisible())
-  lines <- strsplit(rawToChar(bytes[bytes != as.raw(0)]), "\n", useBytes = TRUE)[[1]]
+  text <- rawToChar(bytes[bytes != as.raw(0)])
+  if (validUTF8(text)) return(invisible())
+  lines <- strsplit(text, "\n", useBytes = TRUE)[[1]]
   bad_line <- which(!validUTF8(lines))[[1]]
   abort_pb(
     c("The arena {what} is not valid UTF-8 (line {bad_line}).",
@@ -921,7 +922,7 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
     winner <- combine_swapped(winner_ab, winner_ba)
   }
   chats <- lapply(ab, function(i) {
-    assistant <- if (is.na(text[[i]])) failed_turn() else
+    assistant <- if (is.na(text[[i]])) empty_turn() else
       ellmer::AssistantTurn(contents = list(ellmer::ContentText(text[[i]])))
     judge$clone()$set_turns(list(user_turn_of(req$input[[i]]), assistant))
   })

@@ -85,7 +85,7 @@ write_atomic <- function(path, writer) {
   on.exit(if (file.exists(tmp)) unlink(tmp), add = TRUE)
   writer(tmp)
   if (!file.rename(tmp, path)) {
-    abort_pb("Can't move a finished cache entry into place.", "cache", file = path)
+    abort_pb("Can't move the finished file into place.", "cache", file = path)
   }
   invisible(path)
 }

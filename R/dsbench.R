@@ -578,7 +578,7 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, cache = TRU
     judged = rep(FALSE, n), cached = rep(FALSE, n), input_tokens = rep(0, n),
     output_tokens = rep(0, n), cost = rep(0, n),
     chat = lapply(prompts, function(p) {
-      chat$clone()$set_turns(list(user_turn_of(p), failed_turn()))
+      chat$clone()$set_turns(list(user_turn_of(p), empty_turn()))
     })
   )
   if (length(send)) {

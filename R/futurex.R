@@ -204,9 +204,8 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
 unjudged_chat <- function(scorer_chat, kind) {
   why <- if (kind == "numeric") "it has no answer" else paste("it is a", kind, "item")
   scorer_chat$clone()$set_turns(list(
-    ellmer::UserTurn(list(ellmer::ContentText(paste0("(not sent to the judge: ", why, ")")))),
-    ellmer::AssistantTurn(list(ellmer::ContentText("")), tokens = c(0, 0, 0), cost = 0,
-                          finish_reason = "not_judged")
+    user_turn_of(paste0("(not sent to the judge: ", why, ")")),
+    empty_turn(finish_reason = "not_judged")
   ))
 }
 

@@ -249,7 +249,7 @@ responses_tibble <- function(chat, prompts, records, errors, cached, keep_json) 
   chats <- lapply(seq_along(prompts), function(i) {
     user <- user_turn_of(prompts[[i]])
     turns <- c(base_turns, list(user))
-    assistant <- if (is.null(records[[i]])) failed_turn() else
+    assistant <- if (is.null(records[[i]])) empty_turn() else
       ellmer::contents_replay(records[[i]]$turn)
     turns <- c(turns, list(assistant))
     chat$clone()$set_turns(turns)
@@ -272,11 +272,12 @@ responses_tibble <- function(chat, prompts, records, errors, cached, keep_json) 
   out
 }
 
-# vitals' log writer needs an assistant turn in every chat, so a failed request gets an
-# empty one; the sample's result is NA and its error is in the solver metadata.
-failed_turn <- function() {
+# vitals' log writer needs an assistant turn in every chat, so a failed request (or an item
+# a judge never saw) gets an empty one; the sample's result is NA and its error is in the
+# metadata.
+empty_turn <- function(finish_reason = "error") {
   ellmer::AssistantTurn(contents = list(ellmer::ContentText("")), tokens = c(0, 0, 0),
-                        cost = 0, finish_reason = "error")
+                        cost = 0, finish_reason = finish_reason)
 }
 
 user_turn_of <- function(prompt) {

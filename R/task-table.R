@@ -130,22 +130,19 @@ restore_empty_lists <- function(table, meta) {
 write_task_table <- function(x, path, benchmark) {
   check_string(path)
   x <- validate_task_table(x, benchmark)
-  dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
-  tmp <- paste0(path, ".tmp-", Sys.getpid())
-  on.exit(unlink(tmp), add = TRUE)
   stashed <- stash_empty_lists(as.data.frame(x))
-  tryCatch(
-    nanoparquet::write_parquet(
-      stashed$data, tmp,
-      metadata = c(predictivebench.benchmark = benchmark, stashed$metadata)
-    ),
-    error = function(e) {
-      abort_pb(c("Can't write the task table as parquet.", x = conditionMessage(e)),
-               "parquet", file = path)
-    }
-  )
-  file.rename(tmp, path)
-  invisible(path)
+  write_atomic(path, function(tmp) {
+    tryCatch(
+      nanoparquet::write_parquet(
+        stashed$data, tmp,
+        metadata = c(predictivebench.benchmark = benchmark, stashed$metadata)
+      ),
+      error = function(e) {
+        abort_pb(c("Can't write the task table as parquet.", x = conditionMessage(e)),
+                 "parquet", file = path)
+      }
+    )
+  })
 }
 
 #' @rdname read_task_table

@@ -157,7 +157,7 @@ def _arrow_type(type_: str) -> Any:
 
 
 def arrow_schema(benchmark: str) -> Any:
-    """The pyarrow schema of a task table, with the benchmark in its metadata.
+    """The pyarrow schema of a task table.
 
     Explicit types keep a list column that is empty in every row a typed list (inference
     would make it ``list<null>``) and integers 32-bit, as R reads them.
@@ -167,7 +167,7 @@ def arrow_schema(benchmark: str) -> Any:
     columns = load_schema(benchmark)["columns"]
     fields = [pa.field(c["name"], _arrow_type(c["type"]), nullable=bool(c.get("nullable")))
               for c in columns]
-    return pa.schema(fields, metadata={"predictivebench.benchmark": benchmark})
+    return pa.schema(fields)
 
 
 def _write_with_pyarrow(df: pd.DataFrame, benchmark: str, path: str) -> None:
@@ -176,6 +176,7 @@ def _write_with_pyarrow(df: pd.DataFrame, benchmark: str, path: str) -> None:
 
     schema = arrow_schema(benchmark)
     table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    # added after from_pandas, which writes its own "pandas" entry, so that both are kept
     metadata = dict(table.schema.metadata or {})
     metadata[b"predictivebench.benchmark"] = benchmark.encode("utf-8")
     pq.write_table(table.replace_schema_metadata(metadata), path)
