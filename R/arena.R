@@ -313,6 +313,9 @@ write_arena_csv <- function(data, path) {
 #'   Winners must be `model_a`, `model_b`, `tie`, `tie(all bad)` (FastChat's
 #'   `tie (bothbad)` is accepted), `invalid` or empty; anything else is an error naming the
 #'   row.
+#' * Every reader here expects UTF-8: a file that is not valid UTF-8 is an error
+#'   (`predictivebench_error_encoding`) naming the file and the first data row with a bad
+#'   byte, rather than a partial read.
 #' * `arena_read_answers()` reads an answer cache `q_and_as.csv`: `question` plus one column
 #'   per model, where the text `NaN` means "not generated" (returned as `NA`) and an empty
 #'   string is a real empty answer. The text `NULL` also means "not generated", because an

@@ -44,6 +44,9 @@ task_table_schema <- function(benchmark = NULL) {
 #' `read_task_table()` reads a parquet task table and checks it against its benchmark's
 #' schema; `write_task_table()` checks a data frame and writes it with nanoparquet, recording
 #' the benchmark in the file's metadata; `validate_task_table()` does the check alone.
+#' Writes are atomic (a temporary file renamed into place). A list column that is empty (or
+#' missing) in every row, which nanoparquet can't write as a list, is stored as missing with
+#' a note in the file's metadata, and read back as the same empty vectors.
 #'
 #' @param path A parquet file.
 #' @param x A data frame in the benchmark's schema (extra columns are kept).
