@@ -23,7 +23,8 @@ fi
 # Checked without loading anything: a package loaded here would keep its old version in this
 # session after an upgrade and make the post-install check fail, and an installed but too old
 # package (below DESCRIPTION's minimum) counts as missing.
-Rscript --vanilla - <<'RSCRIPT'
+# Not --vanilla: the repositories come from R's own configuration (Rprofile.site), never from here.
+Rscript --no-save --no-restore --no-init-file --no-environ - <<'RSCRIPT'
 fields <- read.dcf("DESCRIPTION", c("Imports", "Suggests"))
 deps <- trimws(unlist(strsplit(paste(fields[!is.na(fields)], collapse = ","), ",")))
 deps <- c(deps[nzchar(deps)], "roxygen2", "pkgload", "testthat")
@@ -44,8 +45,12 @@ lacking <- function() {
 }
 missing <- lacking()
 if (length(missing)) {
+  repos <- getOption("repos")
+  if (!length(repos) || any(repos == "@CRAN@")) {
+    stop("No CRAN mirror is configured: set options(repos = ...) in Rprofile.site or ~/.Rprofile.")
+  }
   message("Installing CRAN packages: ", paste(missing, collapse = ", "))
-  install.packages(missing, repos = "https://cloud.r-project.org", lib = .libPaths()[[1]],
+  install.packages(missing, lib = .libPaths()[[1]],
                    Ncpus = max(1L, parallel::detectCores()))
   still <- lacking()
   if (length(still)) stop("Could not install: ", paste(still, collapse = ", "))

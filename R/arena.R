@@ -86,7 +86,6 @@ arena_template_keys <- list(
   "231113" = c("question", "model1_answer", "model2_answer")
 )
 
-
 chatml_messages <- function(text) {
   parts <- strsplit(py_strip(text), "<|im_start|>", fixed = TRUE)[[1]][-1]
   lapply(parts, function(p) {
@@ -1011,38 +1010,6 @@ arena_response_text <- function(record) {
   if (start < 0) return(record)
   python_string_literal(substr(record, start + attr(start, "match.length"), nchar(record))) %||%
     record
-}
-
-# The Python string literal at the start of `text` ('...' or "..."), unescaped.
-python_string_literal <- function(text) {
-  chars <- strsplit(text, "")[[1]]
-  if (!length(chars) || !chars[[1]] %in% c("'", "\"")) return(NULL)
-  quote <- chars[[1]]
-  out <- character()
-  i <- 2
-  escapes <- c(n = "\n", t = "\t", r = "\r", "\\" = "\\", "'" = "'", "\"" = "\"",
-               a = "\a", b = "\b", f = "\f", v = "\v")
-  while (i <= length(chars)) {
-    ch <- chars[[i]]
-    if (ch == quote) return(paste(out, collapse = ""))
-    if (ch == "\\" && i < length(chars)) {
-      nxt <- chars[[i + 1]]
-      if (nxt %in% c("x", "u", "U")) {
-        width <- c(x = 2, u = 4, U = 8)[[nxt]]
-        hex <- paste(chars[i + 1 + seq_len(width)], collapse = "")
-        out <- c(out, intToUtf8(strtoi(hex, 16L)))
-        i <- i + 2 + width
-        next
-      }
-      out <- c(out, if (nxt %in% names(escapes)) escapes[[nxt]] else
-        paste0("\\", nxt))
-      i <- i + 2
-      next
-    }
-    out <- c(out, ch)
-    i <- i + 1
-  }
-  NULL
 }
 
 arena_sample_dir <- function() system.file("extdata", "arena", package = "predictivebench")

@@ -272,23 +272,6 @@ responses_tibble <- function(chat, prompts, records, errors, cached, keep_json) 
   out
 }
 
-# vitals' log writer needs an assistant turn in every chat, so a failed request (or an item
-# a judge never saw) gets an empty one; the sample's result is NA and its error is in the
-# metadata.
-empty_turn <- function(finish_reason = "error") {
-  ellmer::AssistantTurn(contents = list(ellmer::ContentText("")), tokens = c(0, 0, 0),
-                        cost = 0, finish_reason = finish_reason)
-}
-
-user_turn_of <- function(prompt) {
-  contents <- if (is.character(prompt)) {
-    lapply(prompt, function(p) ellmer::ContentText(p))
-  } else {
-    lapply(prompt, function(p) if (is.character(p)) ellmer::ContentText(p) else p)
-  }
-  ellmer::UserTurn(contents = contents)
-}
-
 #' A vitals solver built on generate_responses()
 #'
 #' `generate_solver()` returns a solver for [vitals::Task] that sends each input through

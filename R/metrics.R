@@ -120,13 +120,3 @@ set_f1 <- function(pred, truth) {
   2 * precision * recall / (precision + recall)
 }
 
-with_seed <- function(seed, code) {
-  if (is.null(seed)) return(code)
-  old <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
-  on.exit({
-    if (is.null(old)) rm(".Random.seed", envir = globalenv()) else
-      assign(".Random.seed", old, envir = globalenv())
-  })
-  set.seed(seed)
-  code
-}

@@ -461,63 +461,6 @@ probsem_sanitize <- function(text) {
   gsub('^[ .]|[/<>:"\\\\|?*]+|[ .]$', "-", text, perl = TRUE)
 }
 
-# Python csv QUOTE_MINIMAL: quote a field holding the delimiter, a quote or a line break.
-csv_field <- function(x) {
-  x <- enc2utf8(as.character(x))
-  x[is.na(x)] <- ""
-  quote <- grepl('[,"\r\n]', x)
-  x[quote] <- paste0('"', gsub('"', '""', x[quote], fixed = TRUE), '"')
-  x
-}
-
-# Python's repr() of a float (shortest round-trip digits; scientific below 1e-4 and from
-# 1e16), which is how pandas writes float columns; NA is written as an empty field. The
-# round trip is checked with jsonlite's parser (the C library's correctly rounded strtod):
-# R's own as.double() is off by one unit in the last place for some 15-16 digit strings.
-py_float_repr <- function(x) {
-  x <- as.double(x)
-  out <- rep("", length(x))
-  out[is.infinite(x)] <- ifelse(x[is.infinite(x)] > 0, "inf", "-inf")
-  zero <- !is.na(x) & x == 0
-  out[zero] <- ifelse(1 / x[zero] < 0, "-0.0", "0.0")
-  todo <- which(is.finite(x) & x != 0)
-  if (!length(todo)) return(out)
-  v <- x[todo]
-  candidates <- vapply(1:17, function(d) sprintf("%.*e", d - 1L, v), character(length(v)))
-  candidates <- matrix(candidates, nrow = length(v))
-  parsed <- jsonlite::fromJSON(paste0("[", paste(t(candidates), collapse = ","), "]"))
-  parsed <- matrix(parsed, nrow = length(v), byrow = TRUE)
-  shortest <- vapply(seq_along(v), function(i) which(parsed[i, ] == v[[i]])[[1]], 1L)
-  out[todo] <- vapply(seq_along(v), function(i) {
-    py_float_digits(candidates[i, shortest[[i]]], v[[i]] < 0)
-  }, "")
-  out
-}
-
-py_float_digits <- function(s, negative) {
-  exponent <- as.integer(sub(".*e", "", s))
-  digits <- gsub("[-.]", "", sub("e.*", "", s))
-  digits <- sub("0+$", "", digits)
-  if (!nzchar(digits)) digits <- "0"
-  sign <- if (negative) "-" else ""
-  if (exponent >= -4 && exponent < 16) {
-    if (exponent < 0) return(paste0(sign, "0.", strrep("0", -exponent - 1), digits))
-    int_digits <- exponent + 1
-    if (nchar(digits) < int_digits) {
-      digits <- paste0(digits, strrep("0", int_digits - nchar(digits)))
-    }
-    frac <- substring(digits, int_digits + 1)
-    return(paste0(sign, substr(digits, 1, int_digits), ".", if (nzchar(frac)) frac else "0"))
-  }
-  mantissa <- if (nchar(digits) > 1) {
-    paste0(substr(digits, 1, 1), ".", substring(digits, 2))
-  } else {
-    digits
-  }
-  paste0(sign, mantissa, "e", if (exponent < 0) "-" else "+",
-         formatC(abs(exponent), width = 2, flag = "0"))
-}
-
 #' Example probsem samples, scored offline
 #'
 #' The bundled sample dataset with made-up scores in place of a model's, shaped like the

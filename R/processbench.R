@@ -406,11 +406,6 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
   }
 }
 
-# The seed set on a chat with ellmer::params(seed = ), or NULL.
-chat_seed <- function(chat) {
-  tryCatch(chat$get_model_object()@params$seed, error = function(e) NULL)
-}
-
 # Sends prompts[i] with epoch[i]. Without a seed one chat sends them all. With a seed, vote j
 # is sent with seed + j - 1, so votes differ but a re-run draws the same ones; each distinct
 # vote number is one batch (parallel over samples) with its own chat.
