@@ -1,7 +1,7 @@
 # The two commands of README.md: `make demo` and `make test`. Both install what is missing first.
 PYTHON ?= /usr/bin/python3
 export RETICULATE_PYTHON ?= $(PYTHON)
-export PREDICTIVEBENCH_PYTHON_PATH ?= $(CURDIR)/python
+export PREDICTIVEBENCH_PYTHON_PATH ?= $(CURDIR)/inst/python
 export NOT_CRAN = true
 
 .PHONY: deps demo test test-python test-r check docs

@@ -107,10 +107,9 @@ python_module_installed <- function() {
   }, error = function(e) FALSE)
 }
 
+# The module installed with the R package (inst/python); under pkgload, the checkout's copy.
 source_python_path <- function() {
-  # Under pkgload (a source checkout), system.file() points at the checkout itself.
-  root <- system.file(package = "predictivebench")
-  c(file.path(root, "python"), file.path(dirname(root), "python"))
+  system.file("python", package = "predictivebench")
 }
 
 call_python <- function(expr, source, call = rlang::caller_env()) {

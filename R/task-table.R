@@ -18,7 +18,7 @@ schema_types <- c("string", "integer", "double", "logical",
 #' task_table_schema()
 #' task_table_schema("futurex")
 task_table_schema <- function(benchmark = NULL) {
-  dir <- system.file("schemas", package = "predictivebench")
+  dir <- system.file("python", "predictivebench", "schemas", package = "predictivebench")
   if (is.null(benchmark)) {
     return(sort(sub("\\.json$", "", list.files(dir, pattern = "\\.json$"))))
   }

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 from openpyxl import Workbook
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inst" / "python"))
 from predictivebench import prepare  # noqa: E402
 
 COMPETITIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 6

@@ -137,7 +137,7 @@ dir <- tempfile("prep-")
 dir.create(dir)
 script <- file.path(dir, "generate.py")
 writeLines(generator, script)
-status <- system2(Sys.getenv("RETICULATE_PYTHON"), c(script, file.path(getwd(), "python"), dir, scale))
+status <- system2(Sys.getenv("RETICULATE_PYTHON"), c(script, file.path(getwd(), "inst", "python"), dir, scale))
 if (status != 0) stop("the generator failed")
 results <- jsonlite::read_json(file.path(dir, "results.json"))
 invisible(python_module())  # start Python once, outside the timings

@@ -12,9 +12,10 @@ from openpyxl import Workbook
 from predictivebench import MissingDependencyError, PredictiveBenchError, prepare
 from predictivebench import dsbench
 
-PYTHON_DIR = Path(__file__).resolve().parents[1]
-SAMPLE = PYTHON_DIR.parent / "inst" / "extdata" / "dsbench"
-REFERENCE = PYTHON_DIR.parent.parent / "shared" / "reference" / "dsbench" / "data.json"
+REPO = Path(__file__).resolve().parents[2]
+PYTHON_DIR = REPO / "inst" / "python"  # the module's one copy
+SAMPLE = REPO / "inst" / "extdata" / "dsbench"
+REFERENCE = REPO.parent / "shared" / "reference" / "dsbench" / "data.json"
 
 
 def workbook(path, sheets):

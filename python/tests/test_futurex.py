@@ -9,8 +9,9 @@ import pytest
 from predictivebench import PredictiveBenchError, prepare
 from predictivebench.tables import parquet_engine_available
 
-PYTHON_DIR = Path(__file__).resolve().parents[1]
-REFERENCE = PYTHON_DIR.parent.parent / "shared" / "reference" / "futurex"
+REPO = Path(__file__).resolve().parents[2]
+PYTHON_DIR = REPO / "inst" / "python"  # the module's one copy
+REFERENCE = REPO.parent / "shared" / "reference" / "futurex"
 
 
 def item(**overrides):

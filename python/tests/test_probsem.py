@@ -8,8 +8,9 @@ import pytest
 from predictivebench import PredictiveBenchError, prepare, table_columns
 from predictivebench.probsem import context_text, prepare_probsem, scored_prefix
 
-PYTHON_DIR = Path(__file__).resolve().parents[1]
-REFERENCE = PYTHON_DIR.parent.parent / "shared" / "reference" / "probsem"
+REPO = Path(__file__).resolve().parents[2]
+PYTHON_DIR = REPO / "inst" / "python"  # the module's one copy
+REFERENCE = REPO.parent / "shared" / "reference" / "probsem"
 
 PROMPT = "Read the note.\nThe lamp is on.\n"
 

@@ -154,13 +154,6 @@ def test_helpers():
     assert parse_list_cell("", "f", 1, "x") == []
 
 
-def test_schema_copies_are_identical():
-    root = Path(__file__).resolve().parents[2]
-    a = root / "python" / "predictivebench" / "schemas" / "processbench.json"
-    b = root / "inst" / "schemas" / "processbench.json"
-    assert json.loads(a.read_text()) == json.loads(b.read_text())
-
-
 def test_reference_files_convert_with_expected_labels():
     delta = REFERENCE / "deltabench" / "Deltabench_v1_examples.jsonl"
     gsm8k = REFERENCE / "processbench" / "gsm8k.json"

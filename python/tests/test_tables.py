@@ -18,16 +18,6 @@ def futurex_row(**overrides):
     return row
 
 
-def test_python_and_r_schemas_are_identical():
-    python_dir = REPO / "python" / "predictivebench" / "schemas"
-    r_dir = REPO / "inst" / "schemas"
-    python_files = sorted(p.name for p in python_dir.glob("*.json"))
-    assert "futurex.json" in python_files
-    for name in python_files:
-        assert (r_dir / name).exists(), f"inst/schemas/{name} is missing"
-        assert json.loads((python_dir / name).read_text()) == json.loads((r_dir / name).read_text())
-
-
 def test_validate_accepts_a_good_table_and_orders_columns():
     df = pd.DataFrame([futurex_row()])
     df = df[list(reversed(df.columns))]
