@@ -1,0 +1,111 @@
+# Answers and battles: generating only the missing answers into q_and_as.csv, and joining an
+# arrangement with the answers into battles ready to judge.
+
+#' Generate the answers the arena needs, and only those
+#'
+#' @description
+#' `arena_answers()` fills the answer cache `q_and_as.csv` in `cache_dir`: for each model
+#' given as a chat, it sends the questions that have no answer yet through
+#' [generate_responses()] (response cache, retries, failure isolation) and rewrites the file
+#' atomically after every chunk, so an interrupted run keeps what it got. A failed request
+#' leaves `NaN` (not generated) and is tried again next time; a real empty answer (`""`) is
+#' kept and never asked for again. Models given by name only must already have their answers
+#' in the file. One model is enough here (battles need two, answers do not).
+#'
+#' @param questions Questions to answer.
+#' @param models A named list of chats (or `NULL` elements, or a character vector) as for
+#'   [arena_run()].
+#' @param cache_dir The folder holding `q_and_as.csv`.
+#' @param chunk_size Questions per request batch between two writes of the file.
+#' @inheritParams generate_responses
+#' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
+#' @export
+#' @examples
+#' dir <- tempfile()
+#' models <- list(echo = baseline_chat(function(q) paste("You asked:", q), "echo"),
+#'                short = baseline_constant("Yes."))
+#' arena_answers(c("Why is the sky blue?", "Is water wet?"), models, dir, cache = FALSE)
+#' list.files(dir)
+arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size = 20,
+                          max_active = 10, rpm = 500, max_tries = 3) {
+  models <- register_models(models, min = 1)
+  check_string(cache_dir)
+  check_count(chunk_size)
+  path <- file.path(cache_dir, "q_and_as.csv")
+  answers <- if (file.exists(path)) arena_read_answers(path) else
+    tibble::tibble(question = character())
+  answers <- answers_for(answers, unique(as.character(questions)), names(models))
+  for (name in names(models)) {
+    chat <- models[[name]]
+    if (is.null(chat)) next
+    rows <- which(answers$question %in% questions & is.na(answers[[name]]))
+    for (chunk in split(rows, ceiling(seq_along(rows) / chunk_size))) {
+      res <- generate_responses(chat, answers$question[chunk], cache = cache,
+                                max_active = max_active, rpm = rpm, max_tries = max_tries,
+                                epoch = 1L, key_extra = "arena-answer-v1")
+      answers[[name]][chunk] <- res$result
+      write_answers(answers, path)
+    }
+  }
+  if (!file.exists(path)) write_answers(answers, path)
+  answers
+}
+
+answers_for <- function(answers, questions, models) {
+  new <- setdiff(questions, answers$question)
+  if (length(new)) {
+    extra <- tibble::tibble(question = new)
+    for (name in setdiff(names(answers), "question")) extra[[name]] <- NA_character_
+    answers <- rbind(answers, extra)
+  }
+  for (name in setdiff(models, names(answers))) answers[[name]] <- NA_character_
+  answers
+}
+
+write_answers <- function(answers, path) {
+  out <- answers
+  for (name in setdiff(names(out), "question")) out[[name]][is.na(out[[name]])] <- "NaN"
+  write_arena_csv(out, path)
+}
+
+#' Battles ready to judge
+#'
+#' `arena_battles()` joins an arrangement with the answers and builds each battle's judge
+#' prompt: the dataset of the judging [arena_task()]. Battles where either answer is missing
+#' are left out with a message; a model in the arrangement without an answer column is an
+#' error.
+#'
+#' @param arrangement A tibble `question, model_a, model_b` ([arena_arrange()]).
+#' @param answers A tibble `question` + one column per model ([arena_answers()]).
+#' @param version Judge prompt version, see [arena_judge_prompt()].
+#' @returns A tibble with `id`, `input` (the judge's user message), `target` (empty),
+#'   `question`, `model_a`, `model_b`, `answer_a`, `answer_b`.
+#' @export
+#' @examples
+#' answers <- tibble::tibble(question = c("q1", "q2"), m1 = c("a", "b"), m2 = c("c", NA))
+#' arrangement <- tibble::tibble(question = c("q1", "q2"), model_a = "m1", model_b = "m2")
+#' arena_battles(arrangement, answers)
+arena_battles <- function(arrangement, answers, version = c("231225", "231113")) {
+  version <- rlang::arg_match(version)
+  check_registered(arrangement, setdiff(names(answers), "question"))
+  row <- match(arrangement$question, answers$question)
+  pick <- function(models) {
+    vapply(seq_along(row), function(i) {
+      if (is.na(row[[i]])) NA_character_ else answers[[models[[i]]]][[row[[i]]]]
+    }, "")
+  }
+  answer_a <- pick(arrangement$model_a)
+  answer_b <- pick(arrangement$model_b)
+  ok <- !is.na(answer_a) & !is.na(answer_b)
+  if (any(!ok)) {
+    cli::cli_inform("{sum(!ok)} battle{?s} without both answers {?is/are} left out.",
+                    class = "predictivebench_message_skipped")
+  }
+  out <- tibble::tibble(question = arrangement$question[ok], model_a = arrangement$model_a[ok],
+                        model_b = arrangement$model_b[ok], answer_a = answer_a[ok],
+                        answer_b = answer_b[ok])
+  prompts <- arena_judge_prompt(out$question, out$answer_a, out$answer_b, version)$user
+  if (!nrow(out)) prompts <- character()
+  tibble::tibble(id = sprintf("battle-%d", seq_len(nrow(out))), input = prompts, target = "",
+                 out)
+}

@@ -1,0 +1,162 @@
+# Judging battles through the battle cache (battle_records.csv): keys by judge and prompt
+# version, atomic appends, and the judge's stored response.
+
+# Judge battles (a tibble from arena_battles()), using and extending the battle cache.
+judge_battles <- function(battles, chat, records = NULL, version = "231225",
+                          position_swap = FALSE, cache = TRUE, chunk_size = 20,
+                          max_active = 10, rpm = 500, max_tries = 3) {
+  judger <- chat$get_model()
+  prompt <- arena_judge_prompt("", "", "", version)
+  judge <- configure_chat(chat, prompt$system, list(temperature = 0, max_tokens = 800))
+  n <- nrow(battles)
+  # Requests: each battle in its own order, and swapped.
+  req <- tibble::tibble(battle = seq_len(n), swapped = FALSE, question = battles$question,
+                        model_a = battles$model_a, model_b = battles$model_b,
+                        answer_a = battles$answer_a, answer_b = battles$answer_b,
+                        input = battles$input)
+  if (position_swap && n) {
+    rev <- tibble::tibble(battle = seq_len(n), swapped = TRUE, question = battles$question,
+                          model_a = battles$model_b, model_b = battles$model_a,
+                          answer_a = battles$answer_b, answer_b = battles$answer_a,
+                          input = arena_judge_prompt(battles$question, battles$answer_b,
+                                                     battles$answer_a, version)$user)
+    req <- rbind(req, rev)
+  }
+  key <- record_key(req$question, req$model_a, req$model_b, judger, version)
+  store <- if (!is.null(records) && file.exists(records)) read_battle_cache(records) else
+    empty_records()
+  store_key <- store_keys(store)
+  usable <- !is.na(store$winner)
+  hit <- match(key, store_key[usable])
+  cached <- !is.na(hit)
+  rec <- store[usable, ][hit, ]
+  rec$cached <- cached
+  rec$error <- rep(NA_character_, nrow(rec))
+  todo <- which(!cached)
+  # Identical requests (same battle twice) are judged once.
+  todo <- todo[!duplicated(key[todo])]
+  for (chunk in split(todo, ceiling(seq_along(todo) / chunk_size))) {
+    res <- generate_responses(judge, req$input[chunk], cache = cache, max_active = max_active,
+                              rpm = rpm, max_tries = max_tries, epoch = 1L,
+                              key_extra = paste0("arena-judge-", version))
+    verdict <- arena_parse_verdict(res$result)
+    now <- format(Sys.time(), "%Y-%m-%d %H:%M:%OS6")
+    new <- tibble::tibble(
+      model_a = req$model_a[chunk], model_b = req$model_b[chunk], winner = verdict$winner,
+      judger = judger, tstamp = now, question = req$question[chunk],
+      answer_a = req$answer_a[chunk], answer_b = req$answer_b[chunk],
+      gpt_4_response = response_json(res, version), gpt_4_score = verdict$gpt_4_score,
+      is_valid = !is.na(res$result)
+    )
+    for (j in seq_along(chunk)) {
+      same <- which(key == key[[chunk[[j]]]])
+      rec[same, battle_record_columns] <- new[j, battle_record_columns]
+      rec$error[same] <- res$error[[j]]
+    }
+    if (!is.null(records)) {
+      store_key <- store_keys(store)
+      new_key <- store_keys(new)
+      # A failed verdict is replaced when the battle is judged again.
+      store <- rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
+                     new[!(new_key %in% store_key[!is.na(store$winner)]), ])
+      write_battle_cache(store, records)
+    }
+  }
+  if (!is.null(records) && !file.exists(records)) write_battle_cache(store, records)
+  text <- vapply(rec$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
+  ab <- seq_len(n)
+  winner_ab <- rec$winner[ab]
+  winner_ba <- rep(NA_character_, n)
+  winner <- winner_ab
+  if (position_swap && n) {
+    winner_ba <- swap_winner(rec$winner[n + ab])
+    winner <- combine_swapped(winner_ab, winner_ba)
+  }
+  chats <- lapply(ab, function(i) {
+    assistant <- if (is.na(text[[i]])) empty_turn() else
+      ellmer::AssistantTurn(contents = list(ellmer::ContentText(text[[i]])))
+    judge$clone()$set_turns(list(user_turn_of(req$input[[i]]), assistant))
+  })
+  tibble::tibble(
+    question = battles$question, model_a = battles$model_a, model_b = battles$model_b,
+    winner = winner, winner_ab = winner_ab, winner_ba = winner_ba, judger = judger,
+    tstamp = rec$tstamp[ab], answer_a = battles$answer_a, answer_b = battles$answer_b,
+    gpt_4_response = rec$gpt_4_response[ab], gpt_4_response_text = text[ab],
+    gpt_4_score = rec$gpt_4_score[ab], is_valid = !is.na(winner),
+    cached = if (position_swap && n) rec$cached[ab] & rec$cached[n + ab] else rec$cached[ab],
+    error = rec$error[ab], chat = chats
+  )
+}
+
+record_key <- function(question, model_a, model_b, judger, version) {
+  paste(question, model_a, model_b, judger, version, sep = "\r")
+}
+
+store_keys <- function(records) {
+  record_key(records$question, records$model_a, records$model_b, records$judger,
+             record_version(records$gpt_4_response))
+}
+
+# The judge prompt version of recorded verdicts: written into gpt_4_response here; for the
+# original's records, told by the verdict's format (scores: 231113, JSON winner: 231225).
+record_version <- function(response) {
+  response <- as.character(response)
+  out <- rep(NA_character_, length(response))
+  tagged <- regmatches(response, regexec('"prompt_version":\\s*"([^"]+)"', response))
+  out <- vapply(tagged, function(m) if (length(m) == 2) m[[2]] else NA_character_, "")
+  untagged <- is.na(out) & !is.na(response)
+  score <- grepl("Score (of|for) Model [12]:", response, perl = TRUE)
+  json <- grepl("winner", response, fixed = TRUE)
+  out[untagged & score] <- "231113"
+  out[untagged & !score & json] <- "231225"
+  out
+}
+
+empty_records <- function() {
+  out <- tibble::as_tibble(stats::setNames(
+    rep(list(character()), length(battle_record_columns)), battle_record_columns
+  ))
+  out$is_valid <- logical()
+  out
+}
+
+read_battle_cache <- function(path) {
+  data <- read_arena_csv(path, battle_record_columns, "battle cache")
+  data$winner <- normalize_winner(data$winner, file = path)
+  data$is_valid <- toupper(data$is_valid) %in% c("TRUE", "1")
+  data[battle_record_columns]
+}
+
+write_battle_cache <- function(records, path) {
+  write_arena_csv(records[battle_record_columns], path)
+}
+
+response_json <- function(res, version) {
+  vapply(seq_len(nrow(res)), function(i) {
+    as.character(jsonlite::toJSON(list(
+      is_valid = !is.na(res$result[[i]]),
+      response = res$result[[i]] %|NA|% "",
+      prompt_version = version,
+      usage = list(completion_tokens = res$output_tokens[[i]],
+                   prompt_tokens = res$input_tokens[[i]]),
+      error = res$error[[i]]
+    ), auto_unbox = TRUE, null = "null", na = "null"))
+  }, "")
+}
+
+#' @rdname arena_judge_prompt
+#' @param record A `gpt_4_response` value from `battle_records.csv`: JSON (as written here)
+#'   or a Python dict (as written by the original).
+#' @export
+arena_response_text <- function(record) {
+  if (length(record) != 1 || is.na(record) || !nzchar(record)) return(NA_character_)
+  parsed <- tryCatch(jsonlite::parse_json(record), error = function(e) NULL)
+  if (is.list(parsed) && !is.null(parsed$response)) {
+    if (isFALSE(parsed$is_valid) && !nzchar(parsed$response)) return(NA_character_)
+    return(parsed$response)
+  }
+  start <- regexpr("['\"]response['\"]:\\s*", record, perl = TRUE)
+  if (start < 0) return(record)
+  python_string_literal(substr(record, start + attr(start, "match.length"), nchar(record))) %||%
+    record
+}

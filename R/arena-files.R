@@ -1,0 +1,174 @@
+# EloBench's CSV layout: reading and writing its files (questions, answers, arrangements,
+# battle records, ratings) as pandas writes them, so the original tools and we share them.
+
+battle_record_columns <- c("model_a", "model_b", "winner", "judger", "tstamp", "question",
+                           "answer_a", "answer_b", "gpt_4_response", "gpt_4_score", "is_valid")
+
+read_arena_csv <- function(path, required, what = "file", call = rlang::caller_env()) {
+  if (!file.exists(path)) {
+    abort_pb("The arena {what} does not exist.", "missing_file", file = path, call = call)
+  }
+  check_csv_utf8(path, what, call)
+  data <- tryCatch(
+    utils::read.csv(path, colClasses = "character", na.strings = character(),
+                    check.names = FALSE, encoding = "UTF-8", fileEncoding = "UTF-8"),
+    error = function(e) {
+      abort_pb(c("Can't read the arena {what} as CSV.", x = conditionMessage(e)), "csv",
+               file = path, call = call)
+    }
+  )
+  first <- names(data)[1]
+  if (length(first) && (first %in% c("", "X", "Unnamed: 0"))) data <- data[-1]
+  missing <- setdiff(required, names(data))
+  if (length(missing)) {
+    abort_pb("The arena {what} lacks column{?s} {.field {missing}}.", "schema", file = path,
+             field = missing[[1]], call = call)
+  }
+  tibble::as_tibble(data)
+}
+
+# read.csv(fileEncoding = "UTF-8") stops at an invalid byte with only a warning and drops the
+# rows after it, so the bytes are checked first and the bad record is named.
+check_csv_utf8 <- function(path, what, call) {
+  bytes <- readBin(path, "raw", file.size(path))
+  text <- rawToChar(bytes[bytes != as.raw(0)])
+  if (validUTF8(text)) return(invisible())
+  lines <- strsplit(text, "\n", useBytes = TRUE)[[1]]
+  bad_line <- which(!validUTF8(lines))[[1]]
+  abort_pb(
+    c("The arena {what} is not valid UTF-8 (line {bad_line}).",
+      i = "Re-save it as UTF-8, e.g. with {.code iconv -f latin1 -t utf-8}."),
+    "encoding", file = path, row = csv_record_of_line(lines, bad_line), call = call
+  )
+}
+
+# The data row (1-based, after the header) that a line starts or continues; quoted fields
+# may span lines, so records are counted by their balanced quotes.
+csv_record_of_line <- function(lines, line) {
+  quotes <- vapply(gregexpr('"', lines[seq_len(line - 1)], useBytes = TRUE),
+                   function(m) sum(m > 0), 1)
+  open <- FALSE
+  records <- 0L
+  for (q in quotes) {
+    if (!open) records <- records + 1L
+    if (q %% 2 == 1) open <- !open
+  }
+  if (!open) records <- records + 1L
+  records - 1L
+}
+
+# Written like pandas' to_csv(): a leading unnamed 0-based index, every text quoted, so the
+# original tools read our files and we read theirs.
+write_arena_csv <- function(data, path) {
+  data <- as.data.frame(data, stringsAsFactors = FALSE)
+  for (name in names(data)) {
+    if (is.logical(data[[name]])) {
+      data[[name]] <- ifelse(is.na(data[[name]]), NA_character_,
+                             ifelse(data[[name]], "True", "False"))
+    }
+  }
+  rownames(data) <- if (nrow(data)) as.character(seq_len(nrow(data)) - 1L) else NULL
+  write_atomic(path, function(tmp) {
+    utils::write.csv(data, tmp, row.names = nrow(data) > 0, na = "", fileEncoding = "UTF-8")
+  })
+}
+
+#' Read and write the arena's CSV files
+#'
+#' @description
+#' EloBench keeps its state in CSV files, and predictivebench reads and writes them in the
+#' same layout, so existing results load and new ones open in the original tools:
+#'
+#' * `arena_read_battles()` reads `battle_records.csv` (the judged battles, with the judge's
+#'   response), `battled_pairs.csv` or `battle_outcomes.csv` (`model_a, model_b, winner`).
+#'   Winners must be `model_a`, `model_b`, `tie`, `tie(all bad)` (FastChat's
+#'   `tie (bothbad)` is accepted), `invalid` or empty; anything else is an error naming the
+#'   row.
+#' * Every reader here expects UTF-8: a file that is not valid UTF-8 is an error
+#'   (`predictivebench_error_encoding`) naming the file and the first data row with a bad
+#'   byte, rather than a partial read.
+#' * `arena_read_answers()` reads an answer cache `q_and_as.csv`: `question` plus one column
+#'   per model, where the text `NaN` means "not generated" (returned as `NA`) and an empty
+#'   string is a real empty answer. The text `NULL` also means "not generated", because an
+#'   older version of the original wrote it so (an answer that is literally `NULL` is
+#'   therefore read as missing, and generated again by [arena_answers()]).
+#' * `arena_read_arrangement()` reads `battle_arrangement.csv` (`question, model_a,
+#'   model_b`); with `models`, a model in it that is not registered is an error.
+#' * `arena_read_questions()` reads a dataset's `questions.csv` (column `question`, repeats
+#'   allowed) and returns the unique questions in order of first appearance.
+#' * `arena_read_ratings()` reads an `elo_rating.csv`, as written here (`model, elo_rating,
+#'   rank`) or by the original (`Model, Elo Rating`; the rank is then 1 + the number of
+#'   higher ratings).
+#'
+#' @param path The CSV file.
+#' @param models Registered model names, or `NULL` to accept any.
+#' @returns A tibble; for `arena_read_battles()` with every column of the file, `winner`
+#'   normalized, and `is_valid` logical when present; for `arena_read_ratings()` with
+#'   `model`, `elo_rating`, `rank`; `arena_read_questions()` a character vector.
+#' @export
+#' @examples
+#' dir <- system.file("extdata", "arena", package = "predictivebench")
+#' arena_read_questions(file.path(dir, "data", "sample", "questions.csv"))
+#' answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
+#' names(answers)
+#' arena_read_battles(file.path(dir, "tempcache", "sample", "battle_records.csv"))
+arena_read_battles <- function(path) {
+  check_string(path)
+  data <- read_arena_csv(path, c("model_a", "model_b", "winner"), "battle file")
+  data$winner <- normalize_winner(data$winner, file = path)
+  if ("is_valid" %in% names(data)) {
+    data$is_valid <- toupper(data$is_valid) %in% c("TRUE", "1")
+  }
+  data
+}
+
+#' @rdname arena_read_battles
+#' @export
+arena_read_answers <- function(path) {
+  check_string(path)
+  data <- read_arena_csv(path, "question", "answer cache")
+  for (name in setdiff(names(data), "question")) {
+    data[[name]][data[[name]] %in% c("NaN", "NULL")] <- NA_character_
+  }
+  data
+}
+
+#' @rdname arena_read_battles
+#' @export
+arena_read_arrangement <- function(path, models = NULL) {
+  check_string(path)
+  data <- read_arena_csv(path, c("question", "model_a", "model_b"), "arrangement")
+  if (!is.null(models)) check_registered(data, models, path)
+  data[c("question", "model_a", "model_b")]
+}
+
+#' @rdname arena_read_battles
+#' @export
+arena_read_ratings <- function(path) {
+  check_string(path)
+  data <- read_arena_csv(path, character(), "rating file")
+  if (all(c("Model", "Elo Rating") %in% names(data))) {
+    # The original's layout: a 1-based index, `Model` and a rounded `Elo Rating`.
+    rating <- suppressWarnings(as.numeric(data[["Elo Rating"]]))
+    return(tibble::tibble(model = data$Model, elo_rating = rating,
+                          rank = as.integer(rank(-rating, ties.method = "min"))))
+  }
+  missing <- setdiff(c("model", "elo_rating"), names(data))
+  if (length(missing)) {
+    abort_pb("The rating file lacks column{?s} {.field {missing}}.", "schema", file = path,
+             field = missing[[1]])
+  }
+  rating <- suppressWarnings(as.numeric(data$elo_rating))
+  rank <- if ("rank" %in% names(data)) as.integer(data$rank) else
+    as.integer(rank(-rating, ties.method = "min"))
+  tibble::tibble(model = data$model, elo_rating = rating, rank = rank)
+}
+
+#' @rdname arena_read_battles
+#' @export
+arena_read_questions <- function(path) {
+  check_string(path)
+  data <- read_arena_csv(path, "question", "question file")
+  questions <- data$question[!is.na(data$question)]
+  unique(questions)
+}

@@ -1,0 +1,173 @@
+# Model registration and battle arrangement: which models meet on which questions, and the
+# keys that name a pair.
+
+# Models: a named list whose elements are ellmer chats (answers are generated) or NULL, or a
+# character vector of names whose answers are already cached.
+register_models <- function(models, min = 2, call = rlang::caller_env()) {
+  if (is.character(models)) models <- stats::setNames(vector("list", length(models)), models)
+  if (inherits(models, "Chat")) models <- list(models)
+  if (!is.list(models) || !length(models)) {
+    abort_pb("{.arg models} must be a named list of chats or a character vector of names.",
+             "argument", call = call)
+  }
+  nms <- names(models) %||% rep("", length(models))
+  for (i in seq_along(models)) {
+    m <- models[[i]]
+    if (is.character(m) && length(m) == 1 && !nzchar(nms[[i]])) {
+      nms[[i]] <- m
+      models[i] <- list(NULL)
+    } else if (inherits(m, "Chat") && !nzchar(nms[[i]])) {
+      nms[[i]] <- m$get_model()
+    } else if (!is.null(m) && !inherits(m, "Chat")) {
+      abort_pb("Model {i} must be an ellmer chat or a name.", "argument", call = call)
+    }
+  }
+  if (any(!nzchar(nms)) || anyDuplicated(nms)) {
+    abort_pb("Model names must be unique and non-empty.", "argument", call = call)
+  }
+  names(models) <- nms
+  if (length(models) < min) {
+    abort_pb("An arena needs at least two models.", "argument", call = call)
+  }
+  models
+}
+
+check_registered <- function(arrangement, models, file = NULL, call = rlang::caller_env()) {
+  used <- c(arrangement$model_a, arrangement$model_b)
+  unknown <- setdiff(unique(used), models)
+  if (length(unknown)) {
+    row <- which(arrangement$model_a %in% unknown | arrangement$model_b %in% unknown)[[1]]
+    abort_pb(
+      c("The arrangement names model{?s} that {?was/were} never registered: {.val {unknown}}.",
+        i = "Registered: {.val {models}}."),
+      "model", file = file, row = row, call = call
+    )
+  }
+  invisible(arrangement)
+}
+
+#' Arrange battles between models
+#'
+#' @description
+#' `arena_arrange()` decides which models meet on which questions, as EloBench's
+#' `PairwiseBattleArrangement` does, and returns the arrangement (`question, model_a,
+#' model_b`), which [arena_run()] saves as `battle_arrangement.csv`.
+#'
+#' * `"pairs"`: for each unordered pair of models, `n` distinct questions that both models
+#'   answered (see `available`) and that the pair has not met on before (`existing`), drawn
+#'   with weights `1 / (1 + uses)` so questions used less often are preferred.
+#' * `"all"`: every pair on every question.
+#' * `"reload"`: the arrangement in `path`; every model in it must be registered and every
+#'   question known.
+#'
+#' With `shuffle`, model A and B are swapped at random in each battle, so neither model
+#' always comes first. Everything random depends only on `seed`.
+#'
+#' @section Differences from the original:
+#' The original draws the `n` questions of a pair with replacement from all questions (so a
+#' pair can meet twice on one question, or on a question one model never answered); here they
+#' are distinct and answerable, with the same preference for rarely used questions. A pair
+#' with fewer than `n` such questions gets all it can (the original stopped with an error).
+#'
+#' @param questions Unique questions (character).
+#' @param models Model names (character), or a list as given to [arena_run()].
+#' @param n Questions per pair for `"pairs"`: a count, or a named integer vector keyed
+#'   `"model_a\rmodel_b"` (models in registration order) giving each pair's count.
+#' @param strategy `"pairs"`, `"all"` or `"reload"`.
+#' @param available `NULL` (every model can answer every question) or a logical matrix with
+#'   one row per question and one column per model.
+#' @param existing An earlier arrangement whose pair-question combinations are not repeated.
+#' @param path For `"reload"`, the `battle_arrangement.csv` to read.
+#' @param shuffle Swap A and B at random per battle.
+#' @param seed Random seed; the global random stream is left untouched.
+#' @returns A tibble with `question`, `model_a`, `model_b`.
+#' @export
+#' @examples
+#' arena_arrange(c("q1", "q2", "q3"), c("m1", "m2", "m3"), n = 2)
+#' arena_arrange(c("q1", "q2"), c("m1", "m2"), strategy = "all")
+arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all", "reload"),
+                          available = NULL, existing = NULL, path = NULL, shuffle = TRUE,
+                          seed = 1) {
+  strategy <- rlang::arg_match(strategy)
+  if (is.list(models)) models <- names(register_models(models))
+  if (!is.character(models) || length(models) < 2) {
+    abort_pb("{.arg models} must name at least two models.", "argument")
+  }
+  questions <- unique(as.character(questions))
+  check_flag(shuffle)
+  if (strategy == "reload") {
+    check_string(path)
+    out <- arena_read_arrangement(path, models)
+    unknown <- setdiff(out$question, questions)
+    if (length(unknown)) {
+      abort_pb("The arrangement has {length(unknown)} question{?s} that {?is/are} not registered.",
+               "question", file = path, row = match(unknown[[1]], out$question),
+               field = "question")
+    }
+    return(out)
+  }
+  pairs <- utils::combn(models, 2)
+  empty <- tibble::tibble(question = character(), model_a = character(), model_b = character())
+  with_seed(seed, {
+    if (strategy == "all") {
+      out <- tibble::tibble(
+        question = rep(questions, each = ncol(pairs)),
+        model_a = rep(pairs[1, ], length(questions)),
+        model_b = rep(pairs[2, ], length(questions))
+      )
+    } else {
+      if (is.null(names(n))) check_count(n, min = 0)
+      can <- available %||% matrix(TRUE, length(questions), length(models),
+                                   dimnames = list(NULL, models))
+      uses <- stats::setNames(numeric(length(questions)), questions)
+      met <- character()
+      if (!is.null(existing) && nrow(existing)) {
+        counted <- table(existing$question)
+        hit <- intersect(names(counted), questions)
+        uses[hit] <- as.numeric(counted[hit])
+        met <- pair_question_key(existing$model_a, existing$model_b, existing$question)
+      }
+      rows <- list()
+      for (p in seq_len(ncol(pairs))) {
+        a <- pairs[1, p]
+        b <- pairs[2, p]
+        want <- if (is.null(names(n))) n else (n[paste(a, b, sep = "\r")] %|NA|% 0)
+        if (want <= 0) next
+        ok <- can[, a] & can[, b] & !pair_question_key(a, b, questions) %in% met
+        pool <- which(ok)
+        if (!length(pool)) next
+        take <- min(want, length(pool))
+        pick <- if (length(pool) == 1) pool else
+          sample(pool, take, prob = 1 / (1 + uses[pool]))
+        uses[pick] <- uses[pick] + 1
+        rows[[length(rows) + 1]] <- tibble::tibble(question = questions[pick], model_a = a,
+                                                   model_b = b)
+      }
+      out <- if (length(rows)) do.call(rbind, rows) else empty
+    }
+    if (shuffle && nrow(out)) {
+      flip <- stats::runif(nrow(out)) > 0.5
+      tmp <- out$model_a[flip]
+      out$model_a[flip] <- out$model_b[flip]
+      out$model_b[flip] <- tmp
+    }
+    out
+  })
+}
+
+pair_question_key <- function(a, b, question) {
+  paste(pmin(a, b), pmax(a, b), question, sep = "\r")
+}
+
+# A pair's key, `"first\rsecond"` in registration order; with `a = NULL`, every pair's.
+pair_keys <- function(a, b, models) {
+  if (is.null(a)) {
+    pairs <- utils::combn(models, 2)
+    return(paste(pairs[1, ], pairs[2, ], sep = "\r"))
+  }
+  if (!length(a)) return(character())
+  swap <- match(a, models) > match(b, models)
+  paste(ifelse(swap, b, a), ifelse(swap, a, b), sep = "\r")
+}
+
+pair_labels <- function(keys) sub("\r", " vs ", keys, fixed = TRUE)

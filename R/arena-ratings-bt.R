@@ -1,0 +1,89 @@
+# Bradley-Terry maximum likelihood on pair counts: battles aggregated to cells, fitted by Newton.
+
+# Battles aggregated to one row per (unordered pair, outcome) cell: the only thing a
+# Bradley-Terry fit needs, so a million battles become a few thousand numbers.
+pair_counts <- function(scores, models = battle_models(scores)) {
+  k <- length(models)
+  cell <- battle_cells(scores, models)
+  n <- tabulate(cell, nbins = k * k * 3L)
+  used <- which(n > 0)
+  idx <- used - 1L
+  tibble::tibble(
+    i = idx %/% 3L %/% k + 1L,
+    j = idx %/% 3L %% k + 1L,
+    outcome = idx %% 3L + 1L,
+    n = n[used],
+    cell = used
+  )
+}
+
+# Bradley-Terry maximum likelihood on pair counts by Newton's method. `wins_i` counts i's
+# points against j (a tie is half a win for each), `total` the battles of the pair. The tiny
+# ridge (1 / C with C = 1e6, as FastChat's LogisticRegression) keeps ratings finite when a
+# model never loses and makes the mean rating exactly `initial`.
+bt_fit <- function(i, j, wins_i, total, k, scale = 400, base = 10, initial = 1000,
+                   ridge = 1e-6, max_iter = 100, tol = 1e-9, start = NULL) {
+  w <- if (is.null(start)) numeric(k) else (start - initial) / scale
+  lb <- log(base)
+  ui <- sort(unique(i))
+  uj <- sort(unique(j))
+  sum_by <- function(index, used, weight) {
+    out <- numeric(k)
+    out[used] <- rowsum(weight, index, reorder = TRUE)[, 1]
+    out
+  }
+  loss <- function(w) {
+    eta <- lb * (w[i] - w[j])
+    -sum(wins_i * stats::plogis(eta, log.p = TRUE) +
+           (total - wins_i) * stats::plogis(-eta, log.p = TRUE)) + ridge / 2 * sum(w^2)
+  }
+  current <- loss(w)
+  for (iter in seq_len(max_iter)) {
+    eta <- lb * (w[i] - w[j])
+    p <- stats::plogis(eta)
+    g_pair <- lb * (total * p - wins_i)
+    grad <- ridge * w + sum_by(i, ui, g_pair) - sum_by(j, uj, g_pair)
+    h_pair <- lb^2 * total * p * (1 - p)
+    hess <- diag(ridge + sum_by(i, ui, h_pair) + sum_by(j, uj, h_pair), nrow = k)
+    hess[cbind(i, j)] <- hess[cbind(i, j)] - h_pair
+    hess[cbind(j, i)] <- hess[cbind(j, i)] - h_pair
+    step <- tryCatch(solve(hess, grad), error = function(e) grad)
+    t <- 1
+    repeat {
+      candidate <- w - t * step
+      value <- loss(candidate)
+      if (value <= current + 1e-12 * abs(current) || t < 1e-8) break
+      t <- t / 2
+    }
+    w <- candidate
+    improvement <- current - value
+    current <- value
+    if (max(abs(t * step)) < tol || improvement < tol * max(1, abs(current)) * 1e-3) break
+  }
+  scale * w + initial
+}
+
+# Fit BT to the cell counts `n` of `cells` (from pair_counts()).
+bt_from_cells <- function(cells, n, k, scale, base, initial, start = NULL) {
+  wins_i <- n * ifelse(cells$outcome == 1L, 1, ifelse(cells$outcome == 2L, 0, 0.5))
+  pair <- (cells$i - 1L) * k + cells$j
+  total <- rowsum(n, pair, reorder = TRUE)
+  wins <- rowsum(wins_i, pair, reorder = TRUE)
+  keys <- as.integer(rownames(total))
+  bt_fit((keys - 1L) %/% k + 1L, (keys - 1L) %% k + 1L, wins[, 1], total[, 1], k,
+         scale = scale, base = base, initial = initial, start = start)
+}
+
+# Each battle's cell: its unordered pair (i < j) and the outcome seen from i (1 win, 2 loss,
+# 3 tie), numbered so that tabulate() counts a million battles in one pass.
+battle_cells <- function(scores, models) {
+  k <- length(models)
+  a <- match(scores$model_a, models)
+  b <- match(scores$model_b, models)
+  swap <- a > b
+  i <- ifelse(swap, b, a)
+  j <- ifelse(swap, a, b)
+  s <- ifelse(swap, 1 - scores$score_a, scores$score_a)
+  outcome <- ifelse(s == 1, 1L, ifelse(s == 0, 2L, 3L))
+  ((i - 1L) * k + (j - 1L)) * 3L + outcome
+}

@@ -1,0 +1,310 @@
+# arena_run(): EloBench's whole pipeline in rounds (arrange, answer, judge, rate) and the
+# checks and warnings that keep it from stopping silently.
+
+#' Run an Elo arena: answers, judging in rounds, ratings, and EloBench's files
+#'
+#' @description
+#' `arena_run()` is EloBench's pipeline in one call. Inside `dir` it reads
+#' `data/<dataset>/questions.csv`, and writes:
+#'
+#' * `tempcache/<dataset>/<judge setting>/`: the caches reusable across experiments,
+#'   `q_and_as.csv` (answers) and `battle_records.csv` (verdicts). The judge setting is the
+#'   judge's model and the prompt version, so another judge never reuses these verdicts. A new
+#'   setting starts from the answers in `tempcache/<dataset>/q_and_as.csv` when that file
+#'   exists (the original's layout), so answers made by the original are reused; to reuse an
+#'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
+#'   must name the judge's model).
+#' * `results/<experiment>/`: `questions.csv`, `models.csv`, `battle_arrangement.csv`,
+#'   `battle_records.csv`, `battle_outcomes.csv` (`model_a, model_b, winner` without failed
+#'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the vitals logs (`logs/`).
+#'
+#' Each round arranges battles ([arena_arrange()]: for every pair still short of `n`
+#' decisive (non-tie) battles, that many new questions), generates only the missing answers
+#' ([arena_answers()]), and judges only the battles not yet in the battle cache (an
+#' [arena_task()]). Rounds repeat until every pair has `n` decisive battles, no pair can get a
+#' new question, or `max_rounds` is reached. Every file is written atomically after each
+#' chunk, so a killed run resumes where it stopped.
+#'
+#' Nothing stops silently: a model given by name only that has no cached answer to any of
+#' the questions is an error (class `predictivebench_error_answers`, naming the models)
+#' before anything is arranged; a pair that gets no battle in a round is a warning
+#' (`predictivebench_warning_no_battles`); and with `strategy = "pairs"`, pairs still short
+#' of `n` decisive battles at the end (because of `max_rounds` or because no question is
+#' left) are named in a warning (`predictivebench_warning_short_pairs`).
+#'
+#' @section Differences from the original:
+#' * Answers are the model's reply to the question sent as one user message (the original
+#'   used its own prompt template per local model).
+#' * Rounds, the pair-wise stopping rule and `position_swap` are new; one round with
+#'   `strategy = "pairs"` is the original's `Random_N_BattleCount_Each_CombPair`.
+#' * `elo_rating.csv` has the columns `model, elo_rating, rank` with decimals (the
+#'   original's ratings were rounded, with columns `Model, Elo Rating`).
+#' See also [arena_task()] and [arena_arrange()].
+#'
+#' @param dir The arena folder; nothing is written outside it.
+#' @param dataset Name of the folder `data/<dataset>` holding `questions.csv`.
+#' @param experiment Name of the results folder.
+#' @param models A named list of ellmer chats (their answers are generated) and/or names
+#'   whose answers are already in `q_and_as.csv` (a character vector, or `NULL` elements).
+#' @param judge The judge, an ellmer chat.
+#' @param n Decisive battles wanted per pair (`"pairs"`); questions per pair per round.
+#' @param strategy `"pairs"`, `"all"` (every pair on every question, one round) or `"reload"`
+#'   (the `battle_arrangement.csv` already in the results folder, or `arrangement`).
+#' @param arrangement For `"reload"`, another arrangement file to use.
+#' @param max_rounds Most rounds.
+#' @param rating_method,bootstrap How `elo_rating.csv` is computed; see [arena_ratings()].
+#'   The default is EloBench's online Elo in file order.
+#' @param seed Seed for arrangements and bootstrap.
+#' @param cache The response cache; by default `tempcache/responses` inside `dir`.
+#' @param answer_chunk_size,judge_chunk_size Requests between two writes of the caches.
+#' @inheritParams arena_task
+#' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
+#'   `records` (this experiment's battle records), `arrangement`, `answers`, `rounds` and
+#'   `paths`.
+#' @export
+#' @examples
+#' dir <- tempfile("arena-")
+#' dir.create(file.path(dir, "data", "demo"), recursive = TRUE)
+#' write.csv(data.frame(question = c("Name a fruit.", "Name a colour.", "Name a fruit.",
+#'                                   "Say hello.")),
+#'           file.path(dir, "data", "demo", "questions.csv"), row.names = FALSE)
+#' models <- list(
+#'   verbose = baseline_chat(function(q) paste("Here is a long and careful answer to:", q),
+#'                           "verbose"),
+#'   terse = baseline_chat(function(q) "Ok.", "terse"),
+#'   silent = baseline_chat(function(q) "", "silent")
+#' )
+#' judge <- arena_baseline_judge("longer")
+#' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, bootstrap = 100)
+#' run$ratings
+#' list.files(file.path(dir, "results", "exp1"))
+arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
+                      strategy = c("pairs", "all", "reload"), arrangement = NULL,
+                      version = c("231225", "231113"), position_swap = FALSE,
+                      max_rounds = 10, invalid = c("tie", "drop"),
+                      rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
+                      seed = 1, cache = file.path(dir, "tempcache", "responses"),
+                      answer_chunk_size = 20, judge_chunk_size = 20, max_active = 10,
+                      rpm = 500, max_tries = 3) {
+  check_string(dir)
+  check_path_name(dataset)
+  check_path_name(experiment)
+  check_chat(judge)
+  check_count(n)
+  check_count(max_rounds)
+  strategy <- rlang::arg_match(strategy)
+  version <- rlang::arg_match(version)
+  invalid <- rlang::arg_match(invalid)
+  rating_method <- rlang::arg_match(rating_method)
+  models <- register_models(models)
+  model_names <- names(models)
+
+  questions <- arena_read_questions(file.path(dir, "data", dataset, "questions.csv"))
+  setting <- paste0(slug(judge$get_model()), "_", version)
+  cache_folder <- file.path(dir, "tempcache", dataset, setting)
+  results <- file.path(dir, "results", experiment)
+  paths <- list(
+    answers = file.path(cache_folder, "q_and_as.csv"),
+    records_cache = file.path(cache_folder, "battle_records.csv"),
+    questions = file.path(results, "questions.csv"),
+    models = file.path(results, "models.csv"),
+    arrangement = file.path(results, "battle_arrangement.csv"),
+    records = file.path(results, "battle_records.csv"),
+    outcomes = file.path(results, "battle_outcomes.csv"),
+    ratings = file.path(results, "elo_rating.csv"),
+    logs = file.path(results, "logs")
+  )
+  write_arena_csv(tibble::tibble(question = questions), paths$questions)
+  write_arena_csv(tibble::tibble(model = model_names), paths$models)
+  dir.create(paths$logs, recursive = TRUE, showWarnings = FALSE)
+
+  # The original kept one answer cache per dataset (`tempcache/<dataset>/q_and_as.csv`);
+  # a new judge setting starts from it when it exists.
+  shared_answers <- file.path(dir, "tempcache", dataset, "q_and_as.csv")
+  if (!file.exists(paths$answers) && file.exists(shared_answers)) {
+    dir.create(cache_folder, recursive = TRUE, showWarnings = FALSE)
+    file.copy(shared_answers, paths$answers)
+  }
+  answers <- if (file.exists(paths$answers)) arena_read_answers(paths$answers) else
+    tibble::tibble(question = character())
+  answers <- answers_for(answers, questions, model_names)
+  check_cached_answers(models, answers, questions, paths$answers)
+
+  arranged <- tibble::tibble(question = character(), model_a = character(),
+                             model_b = character())
+  records <- empty_records()[0, ]
+  rounds <- 0L
+  stopped <- "max_rounds"
+  for (round in seq_len(max_rounds)) {
+    available <- vapply(model_names, function(m) {
+      if (!is.null(models[[m]])) rep(TRUE, length(questions)) else
+        !is.na(answers[[m]][match(questions, answers$question)])
+    }, logical(length(questions)))
+    available <- matrix(available, nrow = length(questions),
+                        dimnames = list(NULL, model_names))
+    new <- if (strategy == "reload") {
+      arena_arrange(questions, model_names, strategy = "reload",
+                    path = arrangement %||% paths$arrangement)
+    } else if (strategy == "all") {
+      arena_arrange(questions, model_names, strategy = "all", seed = seed + round)
+    } else {
+      need <- pair_needs(records, model_names, n)
+      if (!length(need)) {
+        stopped <- "done"
+        break
+      }
+      arena_arrange(questions, model_names, n = need, available = available,
+                    existing = arranged, seed = seed + round)
+    }
+    if (!nrow(new)) {
+      stopped <- "no_question"
+      break
+    }
+    rounds <- rounds + 1L
+    arranged <- rbind(arranged, new)
+    write_arena_csv(arranged, paths$arrangement)
+
+    answers <- arena_answers(unique(new$question), models, cache_folder, cache = cache,
+                             chunk_size = answer_chunk_size, max_active = max_active,
+                             rpm = rpm, max_tries = max_tries)
+    battles <- arena_battles(new, answers, version)
+    wanted <- if (strategy == "pairs") names(need) else
+      if (strategy == "all") pair_keys(NULL, NULL, model_names) else
+        unique(pair_keys(new$model_a, new$model_b, model_names))
+    warn_pairs_without_battles(setdiff(wanted, pair_keys(battles$model_a, battles$model_b,
+                                                         model_names)), round)
+    if (nrow(battles)) {
+      task <- arena_task(battles, records = paths$records_cache, version = version,
+                         position_swap = position_swap, invalid = invalid, cache = cache,
+                         chunk_size = judge_chunk_size, max_active = max_active, rpm = rpm,
+                         max_tries = max_tries, dir = paths$logs,
+                         name = paste0("arena-", experiment))
+      suppressWarnings(task$eval(solver_chat = judge, view = FALSE),
+                       classes = "predictivebench_warning_failed_requests")
+      samples <- task$get_samples()
+      judged <- experiment_records(samples, battles)
+      records <- rbind(records, judged)
+      write_arena_csv(records, paths$records)
+      write_arena_csv(outcomes_of(records), paths$outcomes)
+    }
+    if (strategy != "pairs") break
+  }
+  if (strategy == "pairs") warn_short_pairs(records, model_names, n, stopped, max_rounds)
+  failed <- sum(is.na(records$winner))
+  if (failed) {
+    cli::cli_warn(c("{failed} judgement{?s} failed; run {.fn arena_run} again to retry.",
+                    i = "Verdicts already recorded are not requested again."),
+                  class = "predictivebench_warning_failed_requests")
+  }
+  ratings <- NULL
+  if (nrow(records)) {
+    ratings <- arena_ratings(records, method = rating_method, bootstrap = bootstrap,
+                             invalid = invalid, seed = seed)
+    write_arena_csv(tibble::tibble(model = ratings$model, elo_rating = ratings$rating,
+                                   rank = ratings$rank), paths$ratings)
+  }
+  structure(list(ratings = ratings, records = records, arrangement = arranged,
+                 answers = answers, rounds = rounds, paths = paths),
+            class = "arena_run")
+}
+
+#' @export
+print.arena_run <- function(x, ...) {
+  cli::cat_line(cli::format_inline(
+    "{.strong Arena run}: {x$rounds} round{?s}, {nrow(x$records)} battle{?s}, ",
+    "{sum(is.na(x$records$winner))} failed."
+  ))
+  if (!is.null(x$ratings)) print(x$ratings, ...)
+  invisible(x)
+}
+
+experiment_records <- function(samples, battles) {
+  meta <- samples$solver_metadata
+  get <- function(field) vapply(meta, function(m) m[[field]] %||% NA_character_, "")
+  tibble::tibble(
+    model_a = samples$model_a, model_b = samples$model_b, winner = get("winner"),
+    judger = get("judger"), tstamp = get("tstamp"), question = samples$question,
+    answer_a = samples$answer_a, answer_b = samples$answer_b,
+    gpt_4_response = get("gpt_4_response"),
+    gpt_4_score = get("gpt_4_score"),
+    is_valid = !is.na(get("winner")) & get("winner") != "invalid"
+  )
+}
+
+outcomes_of <- function(records) {
+  ok <- !is.na(records$winner) & records$winner != "invalid"
+  records[ok, c("model_a", "model_b", "winner")]
+}
+
+# Per pair (in registration order), how many more decisive battles are wanted.
+pair_needs <- function(records, models, n) {
+  keys <- pair_keys(NULL, NULL, models)
+  decisive <- !is.na(records$winner) & records$winner %in% c("model_a", "model_b")
+  have <- table(factor(pair_keys(records$model_a, records$model_b, models)[decisive],
+                       levels = keys))
+  need <- n - as.integer(have)
+  stats::setNames(need, keys)[need > 0]
+}
+
+# Models given by name only battle on their cached answers; one without an answer to any
+# registered question could never battle, and the run would end with nothing to show.
+check_cached_answers <- function(models, answers, questions, file,
+                                 call = rlang::caller_env()) {
+  name_only <- names(models)[vapply(models, is.null, TRUE)]
+  rows <- match(questions, answers$question)
+  none <- name_only[vapply(name_only, function(m) all(is.na(answers[[m]][rows])), TRUE)]
+  if (length(none)) {
+    abort_pb(
+      c("{cli::qty(length(none))}Model{?s} {.val {none}} {?has/have} no cached answer to the
+         registered questions, so {?it/they} can't battle.",
+        i = "{cli::qty(length(none))}Give {?it/them} as an ellmer chat to generate answers,
+             or put {?its/their} answers in the answer cache."),
+      "answers", file = file, field = none[[1]], call = call
+    )
+  }
+  invisible()
+}
+
+warn_pairs_without_battles <- function(keys, round) {
+  if (!length(keys)) return(invisible())
+  labels <- pair_labels(keys)
+  cli::cli_warn(
+    c("Round {round}: {length(keys)} pair{?s} got no battle: {.val {labels}}.",
+      i = "A battle needs a question both models answered that the pair has not met on;
+           failed answers are asked for again on the next run."),
+    class = "predictivebench_warning_no_battles"
+  )
+}
+
+# After the rounds: the pairs still short of `n` decisive battles, and why.
+warn_short_pairs <- function(records, models, n, stopped, max_rounds) {
+  need <- pair_needs(records, models, n)
+  if (!length(need)) return(invisible())
+  labels <- sprintf("%s (%d of %d)", pair_labels(names(need)), n - need, n)
+  why <- if (stopped == "max_rounds") {
+    c(i = "{.fn arena_run} stopped at {.arg max_rounds} = {max_rounds}; raise it (the caches
+           keep every battle so far) to continue.")
+  } else {
+    c(i = "No question is left that both models answered and the pair has not met on.")
+  }
+  cli::cli_warn(
+    c("{length(need)} pair{?s} {?has/have} fewer than {n} decisive (non-tie) battle{?s}:
+       {.val {labels}}.", why),
+    class = "predictivebench_warning_short_pairs"
+  )
+}
+
+slug <- function(x) {
+  out <- gsub("[^A-Za-z0-9._-]+", "-", x)
+  out <- gsub("^[.-]+", "", out)
+  if (!nzchar(out)) "judge" else out
+}
+
+check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
+  check_string(x, arg = arg, call = call)
+  if (!nzchar(x) || grepl("[/\\\\]", x) || x %in% c(".", "..") || grepl("^~", x)) {
+    abort_pb("{.arg {arg}} must be a plain folder name inside {.arg dir}, not {.val {x}}.",
+             "path", call = call)
+  }
+  invisible(x)
+}

@@ -1,0 +1,235 @@
+# The arena as a vitals Task: the question table, the bundled sample, and the judging
+# solver, scorer and summary.
+
+#' The arena's question table
+#'
+#' `arena_dataset()` reads the unique questions of an arena dataset: a task table (parquet,
+#' schema `arena`, made by [prepare_arena()]) or a `questions.csv` read directly. By default,
+#' the bundled sample. `prepare_arena()` runs the Python flattener on a `questions.csv`.
+#'
+#' @param path A parquet task table, a `questions.csv`, or `NULL` for the sample.
+#' @param source A `questions.csv` (column `question`).
+#' @param out The parquet file to write, or `NULL` to return the table.
+#' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
+#'   and `first_row` (1-based row of its first occurrence). `prepare_arena()` returns `out`
+#'   invisibly, or the table.
+#' @export
+#' @examples
+#' arena_dataset()
+arena_dataset <- function(path = NULL) {
+  if (is.null(path)) path <- file.path(arena_sample_dir(), "data", "sample", "questions.csv")
+  if (is.data.frame(path)) return(validate_task_table(path, "arena"))
+  check_string(path)
+  if (grepl("\\.parquet$", path)) return(read_task_table(path, "arena"))
+  data <- read_arena_csv(path, "question", "question file")
+  q <- data$question
+  keep <- !is.na(q)
+  first <- which(keep & !duplicated(q))
+  tibble::tibble(
+    id = sprintf("q%d", seq_along(first)),
+    input = q[first],
+    target = NA_character_,
+    occurrences = as.integer(table(factor(q[keep], levels = q[first]))),
+    first_row = as.integer(first)
+  )
+}
+
+#' @rdname arena_dataset
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
+#'                    package = "predictivebench")
+#' prepare_arena(src)
+prepare_arena <- function(source, out = NULL) {
+  prepare_task_table("arena", source, out = out)
+}
+
+arena_sample_dir <- function() system.file("extdata", "arena", package = "predictivebench")
+
+arena_sample_battles <- function() {
+  dir <- arena_sample_dir()
+  answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
+  arrangement <- arena_read_arrangement(
+    file.path(dir, "results", "sample", "battle_arrangement.csv"),
+    models = setdiff(names(answers), "question")
+  )
+  arena_battles(arrangement, answers)
+}
+
+#' The arena's judging as a vitals Task
+#'
+#' @description
+#' Each sample is a battle: a question and the answers of `model_a` and `model_b`. The
+#' solver sends EloBench's judge prompt ([arena_judge_prompt()]) to the judge chat
+#' (`$eval(solver_chat = judge)`) at temperature 0 with at most 800 tokens, through
+#' [generate_responses()], and parses the verdict ([arena_parse_verdict()]). The scorer gives
+#' `model_a`'s points (1, 0 or 0.5). [arena_summary()] turns the judged battles into ratings.
+#' For the whole workflow (answers, arrangement, rounds, files), use [arena_run()].
+#'
+#' * `arena_solver()` judges only battles missing from the battle cache `records` (a
+#'   `battle_records.csv`), and appends each chunk's verdicts to it atomically, so a run
+#'   killed while judging loses at most one chunk and re-judges nothing already recorded.
+#'   A cached verdict is used only when its `judger` is this judge's model and its prompt
+#'   version matches (written into `gpt_4_response`; for the original's records, told by the
+#'   verdict's format: scores for `"231113"`, a JSON winner for `"231225"`).
+#' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
+#'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
+#'   for the first answer. Both orders are recorded in the cache.
+#' * Inputs are mapped to battles by position, not by prompt text, so two battles with the
+#'   same prompt (the same question and answers from different models) each keep their own
+#'   models and cache record, also with `$eval(epochs = )` > 1 (every epoch of a battle reuses
+#'   its one recorded verdict).
+#'
+#' @section Differences from the original:
+#' * The original cached verdicts by question and models only, so a second judge (or a new
+#'   prompt) silently reused the first judge's verdicts; here the judge model (the `judger`
+#'   column) and the prompt version are part of the key.
+#' * A failed request is recorded with an empty winner (the original retried forever) and
+#'   judged again on the next run. A response with no readable verdict is `invalid`; with the
+#'   older score format the original left the winner empty instead.
+#' * The original asked for `response_format = json_object`; ellmer has no portable switch for
+#'   it, so a JSON verdict inside a code fence or surrounded by text is also accepted.
+#' * `gpt_4_response` is written as JSON (`{"is_valid", "response", "usage"}`) rather than
+#'   a Python dict; both are read.
+#' * `position_swap` is new.
+#'
+#' @param battles Battles from [arena_battles()]; by default the bundled sample (four
+#'   fictional models on eight questions).
+#' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
+#' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
+#' @param position_swap Judge both orders and keep consistent verdicts.
+#' @param chunk_size Battles judged between two writes of `records`. The whole file is
+#'   rewritten (atomically) each time, so with tens of thousands of records a larger chunk
+#'   saves time; a killed run loses at most one chunk. One process at a time should write a
+#'   given `records` file.
+#' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
+#'   original) or are dropped (`"drop"`, score `NA`).
+#' @param dir,name Where vitals writes logs, and the task's name.
+#' @param x An evaluated arena task, its samples, or a data frame of battles.
+#' @param ... Passed to [arena_ratings()].
+#' @inheritParams generate_responses
+#' @returns `arena_task()` a [vitals::Task]; `arena_solver()`/`arena_scorer()` functions for
+#'   it; `arena_summary()` an [arena_ratings()] tibble.
+#' @export
+#' @examples
+#' judge <- arena_baseline_judge("longer") # offline; use a real chat for real ratings
+#' tsk <- arena_task(cache = FALSE, dir = tempfile())
+#' tsk$eval(solver_chat = judge, view = FALSE)
+#' arena_summary(tsk, bootstrap = 100)
+arena_task <- function(battles = arena_sample_battles(), records = NULL,
+                       version = c("231225", "231113"), position_swap = FALSE,
+                       invalid = c("tie", "drop"), cache = TRUE, chunk_size = 20,
+                       max_active = 10, rpm = 500, max_tries = 3,
+                       dir = vitals::vitals_log_dir(), name = "arena") {
+  version <- rlang::arg_match(version)
+  invalid <- rlang::arg_match(invalid)
+  needed <- c("input", "question", "model_a", "model_b", "answer_a", "answer_b")
+  if (!is.data.frame(battles) || !all(needed %in% names(battles))) {
+    abort_pb("{.arg battles} must come from {.fn arena_battles}.", "argument")
+  }
+  if (!"target" %in% names(battles)) battles$target <- ""
+  solver <- arena_solver(battles, records = records, version = version,
+                         position_swap = position_swap, cache = cache, chunk_size = chunk_size,
+                         max_active = max_active, rpm = rpm, max_tries = max_tries)
+  vitals::Task$new(dataset = battles, solver = solver, scorer = arena_scorer(invalid),
+                   name = name, dir = dir)
+}
+
+#' @rdname arena_task
+#' @export
+arena_solver <- function(battles, records = NULL, version = c("231225", "231113"),
+                         position_swap = FALSE, cache = TRUE, chunk_size = 20,
+                         max_active = 10, rpm = 500, max_tries = 3) {
+  version <- rlang::arg_match(version)
+  check_string(records, allow_null = TRUE)
+  check_flag(position_swap)
+  check_count(chunk_size)
+  cache_dir(cache)
+  force(battles)
+  function(inputs, ..., solver_chat) {
+    check_chat(solver_chat)
+    rows <- battle_rows(inputs, battles)
+    judged <- judge_battles(battles[rows, ], solver_chat, records = records, version = version,
+                            position_swap = position_swap, cache = cache,
+                            chunk_size = chunk_size, max_active = max_active, rpm = rpm,
+                            max_tries = max_tries)
+    warn_failures(ifelse(is.na(judged$winner),
+                         ifelse(is.na(judged$error), "no verdict", judged$error), NA))
+    list(
+      result = judged$gpt_4_response_text,
+      solver_chat = judged$chat,
+      solver_metadata = lapply(seq_len(nrow(judged)), function(i) {
+        list(winner = judged$winner[[i]], winner_ab = judged$winner_ab[[i]],
+             winner_ba = judged$winner_ba[[i]], judger = judged$judger[[i]],
+             cached = judged$cached[[i]], error = judged$error[[i]],
+             model_a = judged$model_a[[i]], model_b = judged$model_b[[i]],
+             question = judged$question[[i]], gpt_4_score = judged$gpt_4_score[[i]],
+             gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]])
+      })
+    )
+  }
+}
+
+# The battle behind each input. vitals 0.4.0 passes the dataset's inputs in order with each
+# sample repeated `epochs` times in a row (`join_epochs()`: `rep(id, each = epochs)`), so
+# rows are taken by position and two battles with the same prompt (same question and
+# answers, different models) each keep their own models and verdict. The other layout
+# (the dataset repeated per epoch) is accepted when the texts say so. Matching by text is
+# the last resort, for inputs that are not the whole dataset, and refuses a prompt shared by
+# several battles, which it could not tell apart.
+battle_rows <- function(inputs, battles, call = rlang::caller_env()) {
+  inputs <- unname(as.character(inputs))
+  n <- nrow(battles)
+  if (n && length(inputs) && length(inputs) %% n == 0) {
+    epochs <- length(inputs) %/% n
+    for (rows in list(rep(seq_len(n), each = epochs), rep(seq_len(n), times = epochs))) {
+      if (identical(inputs, battles$input[rows])) return(rows)
+    }
+  }
+  rows <- match(inputs, battles$input)
+  shared <- unique(battles$input[duplicated(battles$input)])
+  if (anyNA(rows) || any(inputs %in% shared)) {
+    abort_pb(
+      c("The judging solver got inputs it can't map to its battles.",
+        i = "Evaluate the task made by {.fn arena_task} on its own dataset."),
+      "argument", call = call
+    )
+  }
+  rows
+}
+
+#' @rdname arena_task
+#' @export
+arena_scorer <- function(invalid = c("tie", "drop")) {
+  invalid <- rlang::arg_match(invalid)
+  function(samples, ...) {
+    meta <- samples$solver_metadata
+    winner <- vapply(meta, function(m) m$winner %||% NA_character_, "")
+    failed <- is.na(winner) | winner == "invalid"
+    score <- ifelse(winner %in% "model_a", 1, ifelse(winner %in% "model_b", 0, 0.5))
+    score[failed] <- if (invalid == "tie") 0.5 else NA_real_
+    list(score = score,
+         scorer_metadata = lapply(winner, function(w) list(winner = w)),
+         explanation = ifelse(is.na(winner), "judgement failed", winner))
+  }
+}
+
+#' @rdname arena_task
+#' @export
+arena_summary <- function(x, invalid = c("tie", "drop"), ...) {
+  invalid <- rlang::arg_match(invalid)
+  arena_ratings(arena_outcomes(x), invalid = invalid, ...)
+}
+
+arena_outcomes <- function(x) {
+  if (inherits(x, "Task")) x <- x$get_samples()
+  if (!is.data.frame(x)) {
+    abort_pb("{.arg x} must be an evaluated arena task, its samples, or battles.", "argument")
+  }
+  if ("solver_metadata" %in% names(x)) {
+    winner <- vapply(x$solver_metadata, function(m) m$winner %||% NA_character_, "")
+    return(tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,
+                          question = x$question))
+  }
+  x
+}
