@@ -9,6 +9,7 @@ read_arena_csv <- function(path, required, what = "file", call = rlang::caller_e
     abort_pb("The arena {what} does not exist.", "missing_file", file = path, call = call)
   }
   check_csv_utf8(path, what, call)
+  check_csv_fields(path, what, call)
   data <- tryCatch(
     utils::read.csv(path, colClasses = "character", na.strings = character(),
                     check.names = FALSE, encoding = "UTF-8", fileEncoding = "UTF-8"),
@@ -40,6 +41,20 @@ check_csv_utf8 <- function(path, what, call) {
       i = "Re-save it as UTF-8, e.g. with {.code iconv -f latin1 -t utf-8}."),
     "encoding", file = path, row = csv_record_of_line(lines, bad_line), call = call
   )
+}
+
+# read.csv() pads a short row and wraps a long one into the next without a word, so every
+# record must have as many fields as the header (blank lines are no records, as in pandas;
+# a quoted field spanning lines is one record).
+check_csv_fields <- function(path, what, call) {
+  fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
+                                blank.lines.skip = TRUE)
+  fields <- fields[!is.na(fields)]
+  bad <- which(fields[-1] != fields[1])
+  if (!length(bad)) return(invisible())
+  found <- fields[[bad[[1]] + 1]]
+  abort_pb("The arena {what} has {found} field{?s} in a row; its header has {fields[[1]]}.",
+           "csv", file = path, row = bad[[1]], call = call)
 }
 
 # The data row (1-based, after the header) that a line starts or continues; quoted fields
@@ -105,6 +120,7 @@ write_arena_csv <- function(data, path) {
 #' @returns A tibble; for `arena_read_battles()` with every column of the file, `winner`
 #'   normalized, and `is_valid` logical when present; for `arena_read_ratings()` with
 #'   `model`, `elo_rating`, `rank`; `arena_read_questions()` a character vector.
+#' @family arena functions
 #' @export
 #' @examples
 #' dir <- system.file("extdata", "arena", package = "predictivebench")
@@ -168,7 +184,25 @@ arena_read_ratings <- function(path) {
 #' @export
 arena_read_questions <- function(path) {
   check_string(path)
-  data <- read_arena_csv(path, "question", "question file")
-  questions <- data$question[!is.na(data$question)]
-  unique(questions)
+  read_questions_table(path)$input
+}
+
+# The one reader of a `questions.csv`. R owns this file, not the Python flattener: it is part
+# of EloBench's working folder that arena_run() reads and writes at evaluation time, where
+# Python is optional (DESIGN.md), so the rule lives here once and prepare_arena() writes its
+# parquet from it. Unique questions in order of first appearance (an empty string is a
+# question), with how often each occurs and the 1-based data row of its first occurrence
+# (blank lines are no rows).
+read_questions_table <- function(path, call = rlang::caller_env()) {
+  data <- read_arena_csv(path, "question", "question file", call = call)
+  q <- data$question
+  keep <- !is.na(q)
+  first <- which(keep & !duplicated(q))
+  tibble::tibble(
+    id = sprintf("q%d", seq_along(first)),
+    input = q[first],
+    target = NA_character_,
+    occurrences = as.integer(table(factor(q[keep], levels = q[first]))),
+    first_row = as.integer(first)
+  )
 }

@@ -5,7 +5,11 @@
 #'
 #' `arena_dataset()` reads the unique questions of an arena dataset: a task table (parquet,
 #' schema `arena`, made by [prepare_arena()]) or a `questions.csv` read directly. By default,
-#' the bundled sample. `prepare_arena()` runs the Python flattener on a `questions.csv`.
+#' the bundled sample. `prepare_arena()` writes the table of a `questions.csv` as parquet.
+#' Both are plain R (no Python): `questions.csv` is part of EloBench's folder, which
+#' [arena_run()] reads at evaluation time, so its one reader is the R one. Every row must
+#' have as many fields as the header; blank lines are skipped; an empty string is a
+#' question.
 #'
 #' @param path A parquet task table, a `questions.csv`, or `NULL` for the sample.
 #' @param source A `questions.csv` (column `question`).
@@ -13,6 +17,7 @@
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
 #'   and `first_row` (1-based row of its first occurrence). `prepare_arena()` returns `out`
 #'   invisibly, or the table.
+#' @family arena functions
 #' @export
 #' @examples
 #' arena_dataset()
@@ -21,27 +26,21 @@ arena_dataset <- function(path = NULL) {
   if (is.data.frame(path)) return(validate_task_table(path, "arena"))
   check_string(path)
   if (grepl("\\.parquet$", path)) return(read_task_table(path, "arena"))
-  data <- read_arena_csv(path, "question", "question file")
-  q <- data$question
-  keep <- !is.na(q)
-  first <- which(keep & !duplicated(q))
-  tibble::tibble(
-    id = sprintf("q%d", seq_along(first)),
-    input = q[first],
-    target = NA_character_,
-    occurrences = as.integer(table(factor(q[keep], levels = q[first]))),
-    first_row = as.integer(first)
-  )
+  read_questions_table(path)
 }
 
 #' @rdname arena_dataset
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examples
 #' src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
 #'                    package = "predictivebench")
 #' prepare_arena(src)
 prepare_arena <- function(source, out = NULL) {
-  prepare_task_table("arena", source, out = out)
+  check_string(source)
+  check_string(out, allow_null = TRUE)
+  table <- validate_task_table(read_questions_table(source), "arena", file = source)
+  if (is.null(out)) return(table)
+  write_task_table(table, out, "arena")
 }
 
 arena_sample_dir <- function() system.file("extdata", "arena", package = "predictivebench")
@@ -110,6 +109,7 @@ arena_sample_battles <- function() {
 #' @inheritParams generate_responses
 #' @returns `arena_task()` a [vitals::Task]; `arena_solver()`/`arena_scorer()` functions for
 #'   it; `arena_summary()` an [arena_ratings()] tibble.
+#' @family arena functions
 #' @export
 #' @examples
 #' judge <- arena_baseline_judge("longer") # offline; use a real chat for real ratings

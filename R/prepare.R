@@ -14,7 +14,7 @@
 #' module (`pip install ./python`), and the `python/` folder of a source checkout.
 #'
 #' @param benchmark The flattener, one of `"futurex"`, `"dsbench"`, `"deltabench"`,
-#'   `"processbench"`, `"arena"`, `"probsem"`.
+#'   `"processbench"`, `"probsem"` (the arena needs no flattener: see [prepare_arena()]).
 #' @param source The raw file or folder.
 #' @param out The parquet file to write. `NULL` returns the table without writing it.
 #' @param ... Options passed to the flattener by name (see each wrapper).

@@ -304,34 +304,34 @@ bad_inputs <- list(
              list(text = "It rained.", expected = "0")))),
            "field", "weather_A.json", row = "0", field = "context.expected"),
 
-  # arena (EloBench): the questions flattener and the R readers of the pipeline's CSV files
+  # arena (EloBench): the R readers of questions.csv and the pipeline's other CSV files
   bad_case("arena: empty questions.csv",
            function(d) {
              path <- write_text(file.path(d, "questions.csv"), "")
-             function() prepare_task_table("arena", path)
+             function() prepare_arena(path)
            },
-           "csv", "questions.csv"),
+           "csv", "questions.csv", python = FALSE),
   bad_case("arena: questions.csv without a question column",
            function(d) {
              path <- write_text(file.path(d, "questions.csv"), "prompt", "\"What is 2+2?\"")
-             function() prepare_task_table("arena", path)
+             function() prepare_arena(path)
            },
-           "schema", "questions.csv", field = "question"),
+           "schema", "questions.csv", field = "question", python = FALSE),
   bad_case("arena: a ragged questions.csv row",
            function(d) {
              path <- write_text(file.path(d, "questions.csv"), ",question", "0,\"a\"",
                                 "1,\"b\",extra")
-             function() prepare_task_table("arena", path)
+             function() prepare_arena(path)
            },
-           "csv", "questions.csv", row = "2"),
+           "csv", "questions.csv", row = "2", python = FALSE),
   bad_case("arena: non-UTF-8 questions.csv",
            function(d) {
              path <- write_bytes(file.path(d, "questions.csv"),
                                  c(charToRaw("question\n\"ok\"\n\"caf"), as.raw(0xe9),
                                    charToRaw("\"\n")))
-             function() prepare_task_table("arena", path)
+             function() prepare_arena(path)
            },
-           "encoding", "questions.csv", row = "3"),
+           "encoding", "questions.csv", row = "2", python = FALSE),
   bad_case("arena: battle records without a winner column",
            function(d) {
              path <- write_text(file.path(d, "battle_records.csv"), "model_a,model_b",

@@ -16,7 +16,6 @@ MODULES: Dict[str, str] = {
     "dsbench": "dsbench",
     "deltabench": "processbench",
     "processbench": "processbench",
-    "arena": "arena",
     "probsem": "probsem",
 }
 
