@@ -144,10 +144,8 @@ response_json <- function(res, version) {
   }, "")
 }
 
-#' @rdname arena_judge_prompt
-#' @param record A `gpt_4_response` value from `battle_records.csv`: JSON (as written here)
-#'   or a Python dict (as written by the original).
-#' @export
+# The judge's text in a `gpt_4_response` value of `battle_records.csv`: JSON (as written
+# here, see response_json()) or a Python dict (as written by the original); NA for none.
 arena_response_text <- function(record) {
   if (length(record) != 1 || is.na(record) || !nzchar(record)) return(NA_character_)
   parsed <- tryCatch(jsonlite::parse_json(record), error = function(e) NULL)
