@@ -1,0 +1,54 @@
+test_that("answers: only missing ones are generated, and failures stay 'not generated'", {
+  dir <- withr::local_tempdir()
+  counter <- new.env()
+  counter$n <- 0
+  flaky <- baseline_chat(function(q) {
+    counter$n <- counter$n + 1
+    if (grepl("fail", q)) stop("boom")
+    paste("A:", q)
+  }, name = "flaky")
+  models <- list(flaky = flaky, cached_only = NULL)
+  questions <- c("one", "two", "please fail")
+  answers <- arena_answers(questions, models, dir, cache = FALSE, chunk_size = 1)
+  expect_equal(answers$flaky, c("A: one", "A: two", NA))
+  expect_true(all(is.na(answers$cached_only)))
+  expect_equal(counter$n, 3)
+  on_disk <- arena_read_answers(file.path(dir, "q_and_as.csv"))
+  expect_equal(on_disk$flaky, answers$flaky)
+  expect_match(paste(readLines(file.path(dir, "q_and_as.csv")), collapse = "\n"), "NaN")
+  counter$n <- 0
+  again <- arena_answers(c(questions, "three"), models, dir, cache = FALSE)
+  expect_equal(counter$n, 2) # the failed one and the new one
+  expect_equal(again$flaky[[4]], "A: three")
+})
+
+test_that("a real empty answer is kept, and one model is enough to generate answers", {
+  dir <- withr::local_tempdir()
+  writeLines(c('"","question","solo"', '"0","q1",""', '"1","q2","NaN"'),
+             file.path(dir, "q_and_as.csv"))
+  counter <- new.env()
+  counter$n <- 0
+  solo <- baseline_chat(function(q) {
+    counter$n <- counter$n + 1
+    paste("A:", q)
+  }, name = "solo")
+  answers <- arena_answers(c("q1", "q2"), list(solo = solo), dir, cache = FALSE)
+  expect_equal(counter$n, 1) # only the NaN one
+  expect_equal(answers$solo, c("", "A: q2"))
+  expect_equal(arena_read_answers(file.path(dir, "q_and_as.csv"))$solo, c("", "A: q2"))
+  arena_answers(c("q1", "q2"), list(solo = solo), dir, cache = FALSE)
+  expect_equal(counter$n, 1)
+  # Battles still need two models.
+  expect_error(arena_arrange("q1", "solo"), class = "predictivebench_error_argument")
+})
+
+test_that("battles name a model without answers", {
+  answers <- tibble::tibble(question = "q1", m1 = "a", m2 = "b")
+  expect_error(arena_battles(tibble::tibble(question = "q1", model_a = "m1", model_b = "m9"),
+                             answers),
+               class = "predictivebench_error_model")
+  expect_snapshot(
+    arena_battles(tibble::tibble(question = "q1", model_a = "m1", model_b = "m9"), answers),
+    error = TRUE
+  )
+})

@@ -1,0 +1,153 @@
+test_that("judge responses are read from JSON and from the original's Python dicts", {
+  expect_equal(arena_response_text('{"is_valid": true, "response": "hi\\nthere"}'), "hi\nthere")
+  py <- "{'is_valid': True, 'response': 'It\\'s \"fine\"\\n- Score', 'usage': None}"
+  expect_equal(arena_response_text(py), "It's \"fine\"\n- Score")
+  py2 <- "{'is_valid': True, 'response': \"Model 1's answer\\u00e9\", 'usage': None}"
+  expect_equal(arena_response_text(py2), "Model 1's answer\u00e9")
+  expect_true(is.na(arena_response_text(NA_character_)))
+  expect_equal(arena_response_text("plain text"), "plain text")
+})
+
+test_that("judging through a real chat: temperature 0, the prompt, and the verdicts", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (grepl("Question 1", text, fixed = TRUE)) return('{"winner": 1, "explanation": "a"}')
+    if (grepl("Question 2", text, fixed = TRUE)) return('{"winner": -1, "explanation": "b"}')
+    list(status = 400)
+  })
+  judge <- fake_chat(server, model = "judge-model")
+  battles <- sample_battles(3)
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  tsk <- arena_task(battles, records = records, cache = FALSE, dir = withr::local_tempdir())
+  expect_warning(tsk$eval(solver_chat = judge, view = FALSE),
+                 class = "predictivebench_warning_failed_requests")
+  samples <- tsk$get_samples()
+  winner <- vapply(samples$solver_metadata, `[[`, "", "winner")
+  q <- samples$question
+  expect_true(all(winner[q == "Question 1"] == "model_a"))
+  expect_true(all(winner[q == "Question 2"] == "tie(all bad)"))
+  expect_true(all(is.na(winner[q == "Question 3"])))
+  expect_equal(samples$score[q == "Question 1"], rep(1, sum(q == "Question 1")))
+  body <- server$requests()[[1]]
+  expect_equal(body$temperature, 0)
+  expect_equal(body$messages[[1]]$role, "system")
+  expect_match(body$messages[[1]]$content, "evaluate Large Language Model", fixed = TRUE)
+  expect_equal(body$model, "judge-model")
+  expect_true(identical(body$max_tokens, 800L) || identical(body$max_completion_tokens, 800L))
+  saved <- arena_read_battles(records)
+  expect_named(saved, predictivebench:::battle_record_columns)
+  expect_equal(sum(is.na(saved$winner)), sum(q == "Question 3"))
+  expect_true(all(saved$judger == "judge-model"))
+  expect_equal(nrow(saved), nrow(battles))
+  # A second run asks only for the failed verdicts.
+  before <- server$count()
+  tsk2 <- arena_task(battles, records = records, cache = FALSE, dir = withr::local_tempdir())
+  suppressWarnings(tsk2$eval(solver_chat = judge, view = FALSE))
+  expect_equal(server$count() - before, sum(q == "Question 3"))
+  expect_equal(nrow(arena_read_battles(records)), nrow(battles))
+  ratings <- arena_summary(tsk2, bootstrap = 0)
+  expect_s3_class(ratings, "arena_ratings")
+})
+
+test_that("the battle cache is keyed by the judge, and position swap judges both orders", {
+  battles <- sample_battles(2)
+  dir <- withr::local_tempdir()
+  records <- file.path(dir, "battle_records.csv")
+  counter <- new.env()
+  counter$n <- 0
+  run <- function(judge, swap = FALSE) {
+    tsk <- arena_task(battles, records = records, cache = FALSE, position_swap = swap,
+                      dir = withr::local_tempdir(.local_envir = parent.frame(2)))
+    tsk$eval(solver_chat = judge, view = FALSE)
+    tsk$get_samples()
+  }
+  run(counting_judge(counter, name = "judge-one"))
+  expect_equal(counter$n, nrow(battles))
+  run(counting_judge(counter, name = "judge-one"))
+  expect_equal(counter$n, nrow(battles)) # all from the battle cache
+  run(counting_judge(counter, name = "judge-two"))
+  expect_equal(counter$n, 2 * nrow(battles)) # another judge never reuses verdicts
+  # Nor does another prompt version, in the same file.
+  tsk <- arena_task(battles, records = records, cache = FALSE, version = "231113",
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
+  expect_equal(counter$n, 3 * nrow(battles))
+  saved <- arena_read_battles(records)
+  expect_equal(nrow(saved), 3 * nrow(battles))
+  expect_equal(table(predictivebench:::record_version(saved$gpt_4_response))[["231113"]],
+               nrow(battles))
+  tsk <- arena_task(battles, records = records, cache = FALSE, version = "231113",
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
+  expect_equal(counter$n, 3 * nrow(battles))
+  counter$n <- 0
+  records_first <- file.path(dir, "first.csv")
+  tsk <- arena_task(battles, records = records_first, cache = FALSE, position_swap = TRUE,
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, rule = "first", name = "biased"), view = FALSE)
+  expect_equal(counter$n, 2 * nrow(battles))
+  meta <- tsk$get_samples()$solver_metadata
+  expect_true(all(vapply(meta, `[[`, "", "winner_ab") == "model_a"))
+  expect_true(all(vapply(meta, `[[`, "", "winner_ba") == "model_b"))
+  expect_true(all(vapply(meta, `[[`, "", "winner") == "tie"))
+  expect_equal(nrow(arena_read_battles(records_first)), 2 * nrow(battles))
+  # A consistent judge keeps its verdicts under the swap.
+  counter$n <- 0
+  tsk <- arena_task(battles, records = file.path(dir, "longer.csv"), cache = FALSE,
+                    position_swap = TRUE, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, rule = "longer"), view = FALSE)
+  winners <- vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner")
+  expect_true(all(winners %in% c("model_a", "model_b")))
+})
+
+test_that("a run killed while judging re-judges nothing already recorded", {
+  skip_if_not_installed("callr")
+  skip_on_cran()
+  root <- normalizePath(file.path(testthat::test_path(), "..", ".."))
+  dir <- withr::local_tempdir()
+  records <- file.path(dir, "battle_records.csv")
+  battles <- sample_battles(4) # 12 battles
+  battles_rds <- file.path(dir, "battles.rds")
+  saveRDS(battles, battles_rds)
+  child <- callr::r_bg(function(root, battles_rds, records) {
+    if (file.exists(file.path(root, "DESCRIPTION")) && dir.exists(file.path(root, "R"))) {
+      pkgload::load_all(root, quiet = TRUE)
+    } else {
+      library(predictivebench)
+    }
+    inner <- arena_baseline_judge("longer")
+    slow <- baseline_chat(function(p) {
+      Sys.sleep(0.3)
+      inner$responder(p)
+    }, name = "slow-judge")
+    tsk <- arena_task(readRDS(battles_rds), records = records, cache = FALSE, chunk_size = 2,
+                      dir = tempfile())
+    tsk$eval(solver_chat = slow, view = FALSE)
+  }, args = list(root = root, battles_rds = battles_rds, records = records))
+  on.exit(if (child$is_alive()) child$kill(), add = TRUE)
+  deadline <- Sys.time() + 60
+  recorded <- 0
+  while (Sys.time() < deadline && child$is_alive()) {
+    if (file.exists(records)) {
+      recorded <- nrow(arena_read_battles(records))
+      if (recorded >= 4) break
+    }
+    Sys.sleep(0.05)
+  }
+  expect_true(child$is_alive(), info = paste(child$read_all_error(), collapse = "\n"))
+  child$kill()
+  # The file is whole after the kill (atomic writes): it reads, and has whole chunks.
+  saved <- arena_read_battles(records)
+  expect_gte(nrow(saved), 4)
+  expect_lt(nrow(saved), nrow(battles))
+  expect_equal(nrow(saved) %% 2, 0)
+  expect_length(list.files(dir, pattern = "^\\.battle_records"), 0L)
+  counter <- new.env()
+  counter$n <- 0
+  tsk <- arena_task(battles, records = records, cache = FALSE, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = counting_judge(counter, name = "slow-judge"), view = FALSE)
+  expect_equal(counter$n, nrow(battles) - nrow(saved))
+  final <- arena_read_battles(records)
+  expect_equal(nrow(final), nrow(battles))
+  expect_equal(final[seq_len(nrow(saved)), ], saved)
+})

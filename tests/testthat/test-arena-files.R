@@ -1,0 +1,141 @@
+test_that("the original's files load", {
+  dummy <- elobench_reference("dummy_battle_records.csv")
+  if (is.null(dummy)) skip("The reference folder shared/reference/elobench is absent.")
+  records <- arena_read_battles(dummy)
+  expect_equal(nrow(records), 18)
+  expect_named(records, predictivebench:::battle_record_columns)
+  expect_true(all(records$winner == "tie(all bad)"))
+  expect_true(all(records$is_valid))
+  # Re-parsing the stored responses (multi-line, with doubled quotes) gives the same winners.
+  texts <- vapply(records$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
+  expect_equal(arena_parse_verdict(texts)$winner, records$winner)
+  answers <- arena_read_answers(elobench_reference("quora_100_q_and_as.csv"))
+  expect_equal(dim(answers), c(99, 18))
+  expect_equal(names(answers)[[1]], "question")
+  expect_equal(sum(answers[-1] == "", na.rm = TRUE), 25)
+  pairs <- arena_read_battles(elobench_reference("quora_100_battled_pairs.csv"))
+  expect_equal(sum(is.na(pairs$winner)), 71)
+  published <- arena_read_ratings(elobench_reference("quora_100_elo_rating.csv"))
+  expect_equal(nrow(published), 17)
+  expect_equal(published$model[[1]], "gpt-4-turbo")
+  expect_equal(published$rank[1:3], 1:3)
+  # The published ratings were made another way: within 1.4 points of one online pass.
+  ours <- elo_online(pairs)
+  expect_lt(max(abs(ours[published$model] - published$elo_rating)), 1.5)
+})
+
+test_that("CSV files round-trip in the original layout; NaN is 'not generated'", {
+  dir <- withr::local_tempdir()
+  answers <- tibble::tibble(question = c("q1", "q,2\n\"x\""), a = c("yes", NA), b = c("", "no"))
+  path <- file.path(dir, "q_and_as.csv")
+  predictivebench:::write_answers(answers, path)
+  lines <- readLines(path)
+  expect_equal(lines[[1]], '"","question","a","b"')
+  expect_match(lines[[2]], '^"0","q1","yes",""$')
+  expect_match(paste(lines, collapse = "\n"), '"NaN"', fixed = TRUE)
+  back <- arena_read_answers(path)
+  expect_equal(back, answers)
+  # An older original wrote NULL for "not generated"; it is read as missing too.
+  writeLines(c('"","question","a"', '"0","q1","NULL"', '"1","q2","NaN"', '"2","q3",""'),
+             path)
+  expect_equal(arena_read_answers(path)$a, c(NA, NA, ""))
+  records <- tibble::tibble(model_a = "a", model_b = "b", winner = c("model_a", NA),
+                            judger = "j", tstamp = "t", question = c("q1", "q2"),
+                            answer_a = "x", answer_b = "y", gpt_4_response = "{}",
+                            gpt_4_score = NA_character_, is_valid = c(TRUE, FALSE))
+  rpath <- file.path(dir, "battle_records.csv")
+  predictivebench:::write_arena_csv(records, rpath)
+  expect_match(readLines(rpath)[[2]], '"True"$')
+  expect_equal(arena_read_battles(rpath)$winner, c("model_a", NA))
+  expect_equal(arena_read_battles(rpath)$is_valid, c(TRUE, FALSE))
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), c("battle_records.csv",
+                                                                  "q_and_as.csv"))
+})
+
+test_that("bad input gives clear, classed errors", {
+  dir <- withr::local_tempdir()
+  bad <- file.path(dir, "battles.csv")
+  writeLines(c("model_a,winner", "x,model_a"), bad)
+  err <- tryCatch(arena_read_battles(bad), error = identity)
+  expect_s3_class(err, "predictivebench_error_schema")
+  expect_equal(err$field, "model_b")
+  expect_equal(err$file, bad)
+  writeLines(c("model_a,model_b,winner", "x,y,model_a", "x,y,draw"), bad)
+  err <- tryCatch(arena_read_battles(bad), error = identity)
+  expect_s3_class(err, "predictivebench_error_winner")
+  expect_equal(err$row, 2)
+  writeLines(c("model_a,model_b,winner", "x,y,tie (bothbad)"), bad)
+  expect_equal(arena_read_battles(bad)$winner, "tie(all bad)")
+  expect_error(arena_read_battles(file.path(dir, "none.csv")),
+               class = "predictivebench_error_missing_file")
+  arr <- file.path(dir, "battle_arrangement.csv")
+  writeLines(c(",question,model_a,model_b", "0,q1,m1,m2", "1,q1,m1,ghost"), arr)
+  err <- tryCatch(arena_read_arrangement(arr, models = c("m1", "m2")), error = identity)
+  expect_s3_class(err, "predictivebench_error_model")
+  expect_match(conditionMessage(err), "ghost")
+  expect_equal(err$row, 2)
+})
+
+test_that("the readers' error messages name the file, row and field", {
+  # Relative paths keep the messages free of temporary folders.
+  withr::local_dir(withr::local_tempdir())
+  writeLines(c("model_a,winner", "x,model_a"), "battles.csv")
+  expect_snapshot(arena_read_battles("battles.csv"), error = TRUE)
+  writeLines(c("model_a,model_b,winner", "x,y,model_a", "x,y,draw"), "battles.csv")
+  expect_snapshot(arena_read_battles("battles.csv"), error = TRUE)
+  expect_snapshot(arena_read_answers("none.csv"), error = TRUE)
+  writeLines(c(",question,model_a,model_b", "0,q1,m1,m2", "1,q1,m1,ghost"), "arr.csv")
+  expect_snapshot(arena_read_arrangement("arr.csv", models = c("m1", "m2")), error = TRUE)
+  writeLines(c("Model,rating", "a,1000"), "elo_rating.csv")
+  expect_snapshot(arena_read_ratings("elo_rating.csv"), error = TRUE)
+})
+
+test_that("questions.csv: unique questions in order, with counts and first rows", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "questions.csv")
+  # R's own write.csv layout, with the unnamed index column.
+  utils::write.csv(data.frame(question = c("b?", "a?", "b?", "multi\nline, \"quoted\"", "a?",
+                                           "b?")), path)
+  table <- arena_dataset(path)
+  expect_equal(table$input, c("b?", "a?", "multi\nline, \"quoted\""))
+  expect_equal(table$occurrences, c(3L, 2L, 1L))
+  expect_equal(table$first_row, c(1L, 2L, 4L))
+  expect_equal(table$id, c("q1", "q2", "q3"))
+  expect_true(all(is.na(table$target)))
+  expect_equal(validate_task_table(table, "arena"), table)
+  expect_equal(arena_read_questions(path), table$input)
+  # An empty string is a question; blank lines are no rows.
+  writeLines(c(",question", '0,""', "", "1,x", "", "2,y"), path)
+  expect_equal(arena_dataset(path)$input, c("", "x", "y"))
+  expect_equal(arena_dataset(path)$first_row, 1:3)
+  # Except in a file of one column: read.csv() takes a line holding only `""` for a blank
+  # line (pandas reads it as an empty value). The retired Python flattener kept it.
+  writeLines(c("question", '""', "x"), path)
+  expect_equal(arena_dataset(path)$input, "x")
+  # A header alone is an empty, valid table.
+  writeLines("question", path)
+  expect_equal(nrow(validate_task_table(arena_dataset(path), "arena")), 0)
+})
+
+test_that("questions.csv: a missing column, a ragged row, a missing or empty file", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "questions.csv")
+  writeLines(c("prompt", "hello"), path)
+  err <- tryCatch(arena_dataset(path), error = identity)
+  expect_s3_class(err, "predictivebench_error_schema")
+  expect_equal(err$field, "question")
+  # read.csv() alone would pad the short row and wrap a long one into the next.
+  writeLines(c("question,source", "hi,a", "there"), path)
+  err <- tryCatch(arena_read_questions(path), error = identity)
+  expect_s3_class(err, "predictivebench_error_csv")
+  expect_equal(err$row, 2)
+  writeLines(c(",question", '0,"a"', '1,"b",extra'), path)
+  expect_error(prepare_arena(path), class = "predictivebench_error_csv")
+  expect_error(arena_dataset(file.path(dir, "nope.csv")),
+               class = "predictivebench_error_missing_file")
+  writeLines("   ", path)
+  expect_error(arena_dataset(path), class = "predictivebench_error")
+  withr::local_dir(dir)
+  writeLines(c("question,source", "hi,a", "there"), "questions.csv")
+  expect_snapshot(arena_dataset("questions.csv"), error = TRUE)
+})

@@ -1,0 +1,182 @@
+test_that("arena_run writes EloBench's files inside dir and resumes from its caches", {
+  dir <- withr::local_tempdir()
+  dir.create(file.path(dir, "data", "toy"), recursive = TRUE)
+  utils::write.csv(data.frame(question = c(paste("Question", 1:6), "Question 1")),
+                   file.path(dir, "data", "toy", "questions.csv"), row.names = FALSE)
+  counter <- new.env()
+  counter$n <- 0
+  answers <- new.env()
+  answers$n <- 0
+  chat <- function(name, words) {
+    baseline_chat(function(q) {
+      answers$n <- answers$n + 1
+      paste(rep(name, words), collapse = " ")
+    }, name = name)
+  }
+  models <- list(big = chat("big", 5), mid = chat("mid", 3), small = chat("small", 1))
+  judge <- counting_judge(counter, name = "toy-judge")
+  run <- arena_run(dir, "toy", "exp1", models, judge, n = 2, bootstrap = 50)
+  results <- file.path(dir, "results", "exp1")
+  expect_setequal(list.files(results),
+                  c("questions.csv", "models.csv", "battle_arrangement.csv",
+                    "battle_records.csv", "battle_outcomes.csv", "elo_rating.csv", "logs"))
+  expect_equal(read.csv(file.path(results, "questions.csv"))$question, paste("Question", 1:6))
+  expect_named(arena_read_battles(file.path(results, "battle_outcomes.csv")),
+               c("model_a", "model_b", "winner"))
+  expect_named(arena_read_battles(file.path(results, "battle_records.csv")),
+               predictivebench:::battle_record_columns)
+  ratings <- read.csv(file.path(results, "elo_rating.csv"), check.names = FALSE)
+  expect_equal(names(ratings)[-1], c("model", "elo_rating", "rank"))
+  expect_equal(ratings$model, c("big", "mid", "small"))
+  expect_equal(arena_read_ratings(file.path(results, "elo_rating.csv"))$rank,
+               run$ratings$rank)
+  expect_equal(run$ratings$model[[1]], "big")
+  expect_equal(nrow(run$records), 6)
+  cache <- file.path(dir, "tempcache", "toy", "toy-judge_231225")
+  expect_true(file.exists(file.path(cache, "q_and_as.csv")))
+  expect_true(file.exists(file.path(cache, "battle_records.csv")))
+  expect_equal(counter$n, 6)
+  # Another experiment on the same battles judges nothing and answers nothing again.
+  answered <- answers$n
+  file.copy(file.path(results, "battle_arrangement.csv"), file.path(dir, "arr.csv"))
+  run2 <- arena_run(dir, "toy", "exp2", models, judge, strategy = "reload",
+                    arrangement = file.path(dir, "arr.csv"), bootstrap = 0)
+  expect_equal(counter$n, 6)
+  expect_equal(answers$n, answered)
+  expect_equal(run2$records$winner, run$records$winner)
+  # Ties send the pair to another round with a new question.
+  tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
+  # max_rounds stops it with every pair short of a decisive battle, and it says so.
+  expect_warning(
+    run3 <- arena_run(dir, "toy", "exp3", models, tie_judge, n = 1, max_rounds = 3,
+                      bootstrap = 0),
+    class = "predictivebench_warning_short_pairs"
+  )
+  expect_equal(run3$rounds, 3)
+  expect_equal(nrow(run3$records), 9)
+  expect_true(all(run3$records$winner == "tie"))
+  expect_error(arena_run(dir, "../toy", "x", models, judge),
+               class = "predictivebench_error_path")
+  expect_error(arena_run(dir, "toy", "a/b", models, judge),
+               class = "predictivebench_error_path")
+  expect_error(arena_run(dir, "toy", "x", list(only = models$big), judge),
+               class = "predictivebench_error_argument")
+  outside <- list.files(dirname(dir), pattern = "^(results|tempcache|data)$")
+  expect_length(outside, 0)
+})
+
+test_that("arena_run starts from the original's per-dataset answer cache", {
+  dir <- withr::local_tempdir()
+  dir.create(file.path(dir, "data", "old"), recursive = TRUE)
+  dir.create(file.path(dir, "tempcache", "old"), recursive = TRUE)
+  utils::write.csv(data.frame(question = c("q1", "q2")),
+                   file.path(dir, "data", "old", "questions.csv"), row.names = FALSE)
+  old <- data.frame(question = c("q1", "q2"), `org/big-model` = c("long answer one", "long two"),
+                    tiny = c("a", "b"), check.names = FALSE)
+  utils::write.csv(old, file.path(dir, "tempcache", "old", "q_and_as.csv"))
+  # Models given by name only: their answers must come from the cache.
+  run <- arena_run(dir, "old", "exp", c("org/big-model", "tiny"), arena_baseline_judge(),
+                   n = 2, bootstrap = 0)
+  expect_equal(nrow(run$records), 2)
+  expect_true(all(run$records$winner[run$records$model_a == "tiny"] == "model_b"))
+  expect_equal(run$ratings$model[[1]], "org/big-model")
+})
+
+test_that("name-only models without cached answers are an error, not an empty run", {
+  dir <- arena_folder(c("q1", "q2"))
+  err <- tryCatch(arena_run(dir, "toy", "exp", c("ghost1", "ghost2"), arena_baseline_judge()),
+                  error = identity)
+  expect_s3_class(err, "predictivebench_error_answers")
+  expect_match(conditionMessage(err), "ghost1")
+  expect_match(conditionMessage(err), "ghost2")
+  # A chat and a name-only model with answers only to other questions: the same.
+  dir.create(file.path(dir, "tempcache", "toy"), recursive = TRUE)
+  utils::write.csv(data.frame(question = "not registered", ghost1 = "x"),
+                   file.path(dir, "tempcache", "toy", "q_and_as.csv"))
+  models <- list(real = baseline_constant("hello"), ghost1 = NULL)
+  err <- tryCatch(arena_run(dir, "toy", "exp", models, arena_baseline_judge()),
+                  error = identity)
+  expect_s3_class(err, "predictivebench_error_answers")
+  expect_match(conditionMessage(err), "ghost1")
+  expect_false(grepl("real", conditionMessage(err)))
+  expect_false(file.exists(file.path(dir, "results", "exp", "battle_arrangement.csv")))
+})
+
+test_that("pairs left short are named: no question left, or no battle in a round", {
+  dir <- arena_folder(c("q1", "q2", "q3"))
+  dir.create(file.path(dir, "tempcache", "toy"), recursive = TRUE)
+  # `few` has a cached answer to q1 only, so its pairs can meet once.
+  utils::write.csv(data.frame(question = c("q1", "q2", "q3"), few = c("f", NA, NA)),
+                   file.path(dir, "tempcache", "toy", "q_and_as.csv"), na = "NaN")
+  # Distinct chat names: baseline chats with one name share response-cache entries.
+  models <- list(big = named_constant("a long answer", "big"),
+                 mid = named_constant("mid", "mid"), few = NULL)
+  warnings <- list()
+  run <- withCallingHandlers(
+    arena_run(dir, "toy", "exp", models, arena_baseline_judge(), n = 2, bootstrap = 0),
+    warning = function(w) {
+      warnings[[length(warnings) + 1]] <<- w
+      invokeRestart("muffleWarning")
+    }
+  )
+  expect_length(warnings, 1)
+  expect_s3_class(warnings[[1]], "predictivebench_warning_short_pairs")
+  msg <- conditionMessage(warnings[[1]])
+  expect_match(msg, "big vs few (1 of 2)", fixed = TRUE)
+  expect_match(msg, "mid vs few (1 of 2)", fixed = TRUE)
+  expect_false(grepl("big vs mid", msg, fixed = TRUE))
+  expect_match(msg, "No question is left")
+  expect_equal(nrow(run$records), 4)
+  expect_true(file.exists(run$paths$ratings))
+  # A model whose every answer fails: its pairs get no battle in the round, and say so.
+  broken <- baseline_chat(function(q) stop("down"), name = "broken")
+  dir2 <- arena_folder(c("q1", "q2"))
+  classes <- character()
+  run2 <- withCallingHandlers(
+    arena_run(dir2, "toy", "exp", list(big = models$big, broken = broken, mid = models$mid),
+              arena_baseline_judge(), n = 1, max_rounds = 1, bootstrap = 0),
+    warning = function(w) {
+      classes <<- c(classes, class(w)[[1]])
+      if (inherits(w, "predictivebench_warning_no_battles")) {
+        expect_match(conditionMessage(w), "Round 1: 2 pairs got no battle")
+        expect_match(conditionMessage(w), "big vs broken")
+        expect_match(conditionMessage(w), "broken vs mid")
+      }
+      if (inherits(w, "predictivebench_warning_short_pairs")) {
+        expect_match(conditionMessage(w), "max_rounds")
+      }
+      invokeRestart("muffleWarning")
+    },
+    predictivebench_message_skipped = function(m) invokeRestart("muffleMessage")
+  )
+  expect_equal(classes, c("predictivebench_warning_no_battles",
+                          "predictivebench_warning_short_pairs"))
+  expect_equal(nrow(run2$records), 1)
+})
+
+test_that("arena_run with strategy 'all': every pair on every question, in one round", {
+  dir <- arena_folder(c("q1", "q2", "q1", "q3"))
+  models <- list(big = named_constant("a long answer", "big"),
+                 mid = named_constant("mid", "mid"), small = named_constant("s", "small"))
+  tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
+  run <- arena_run(dir, "toy", "all", models, tie_judge, strategy = "all", bootstrap = 0)
+  expect_equal(run$rounds, 1)
+  expect_equal(nrow(run$records), 3 * 3)
+  key <- paste(pmin(run$records$model_a, run$records$model_b),
+               pmax(run$records$model_a, run$records$model_b), run$records$question)
+  expect_false(anyDuplicated(key) > 0)
+  expect_setequal(unique(run$records$question), c("q1", "q2", "q3"))
+  expect_true(all(run$records$winner == "tie"))
+  arranged <- arena_read_arrangement(run$paths$arrangement)
+  expect_equal(nrow(arranged), 9)
+  expect_equal(arena_read_ratings(run$paths$ratings)$elo_rating, rep(1000, 3))
+})
+
+test_that("arena_run's argument and answer errors read well", {
+  dir <- arena_folder(c("q1", "q2"))
+  models <- list(big = named_constant("a long answer", "big"), mid = named_constant("m", "mid"))
+  expect_snapshot(arena_run(dir, "../toy", "x", models, arena_baseline_judge()), error = TRUE)
+  expect_snapshot(arena_run(dir, "toy", "a/b", models, arena_baseline_judge()), error = TRUE)
+  expect_snapshot(arena_run(dir, "toy", "exp", c("ghost1", "ghost2"), arena_baseline_judge()),
+                  error = TRUE, transform = function(x) gsub(dir, "<dir>", x, fixed = TRUE))
+})
