@@ -33,9 +33,7 @@ arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size
   check_string(cache_dir)
   check_count(chunk_size)
   path <- file.path(cache_dir, "q_and_as.csv")
-  answers <- if (file.exists(path)) arena_read_answers(path) else
-    tibble::tibble(question = character())
-  answers <- answers_for(answers, unique(as.character(questions)), names(models))
+  answers <- load_answers(path, unique(as.character(questions)), names(models))
   for (name in names(models)) {
     chat <- models[[name]]
     if (is.null(chat)) next
@@ -50,6 +48,14 @@ arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size
   }
   if (!file.exists(path)) write_answers(answers, path)
   answers
+}
+
+# The answer cache at `path` (empty when the file does not exist yet), with a row for every
+# question and a column for every model.
+load_answers <- function(path, questions, models) {
+  answers <- if (file.exists(path)) arena_read_answers(path) else
+    tibble::tibble(question = character())
+  answers_for(answers, questions, models)
 }
 
 answers_for <- function(answers, questions, models) {

@@ -121,10 +121,7 @@ empty_records <- function() {
 }
 
 read_battle_cache <- function(path) {
-  data <- read_arena_csv(path, battle_record_columns, "battle cache")
-  data$winner <- normalize_winner(data$winner, file = path)
-  data$is_valid <- toupper(data$is_valid) %in% c("TRUE", "1")
-  data[battle_record_columns]
+  read_battle_file(path, battle_record_columns, "battle cache")[battle_record_columns]
 }
 
 write_battle_cache <- function(records, path) {

@@ -130,8 +130,14 @@ write_arena_csv <- function(data, path) {
 #' arena_read_battles(file.path(dir, "tempcache", "sample", "battle_records.csv"))
 arena_read_battles <- function(path) {
   check_string(path)
-  data <- read_arena_csv(path, c("model_a", "model_b", "winner"), "battle file")
-  data$winner <- normalize_winner(data$winner, file = path)
+  read_battle_file(path, c("model_a", "model_b", "winner"), "battle file")
+}
+
+# Battles as the original writes them: winners normalized, `is_valid` (when present) logical
+# from pandas' `True`/`False`.
+read_battle_file <- function(path, required, what, call = rlang::caller_env()) {
+  data <- read_arena_csv(path, required, what, call = call)
+  data$winner <- normalize_winner(data$winner, file = path, call = call)
   if ("is_valid" %in% names(data)) {
     data$is_valid <- toupper(data$is_valid) %in% c("TRUE", "1")
   }

@@ -108,7 +108,6 @@ arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all",
     return(out)
   }
   pairs <- utils::combn(models, 2)
-  empty <- tibble::tibble(question = character(), model_a = character(), model_b = character())
   with_seed(seed, {
     if (strategy == "all") {
       out <- tibble::tibble(
@@ -144,7 +143,7 @@ arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all",
         rows[[length(rows) + 1]] <- tibble::tibble(question = questions[pick], model_a = a,
                                                    model_b = b)
       }
-      out <- if (length(rows)) do.call(rbind, rows) else empty
+      out <- if (length(rows)) do.call(rbind, rows) else empty_arrangement()
     }
     if (shuffle && nrow(out)) {
       flip <- stats::runif(nrow(out)) > 0.5
@@ -154,6 +153,10 @@ arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all",
     }
     out
   })
+}
+
+empty_arrangement <- function() {
+  tibble::tibble(question = character(), model_a = character(), model_b = character())
 }
 
 pair_question_key <- function(a, b, question) {

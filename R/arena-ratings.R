@@ -22,6 +22,17 @@ normalize_winner <- function(winner, file = NULL, call = rlang::caller_env()) {
   winner
 }
 
+# A failed judgement: no verdict (missing) or an unreadable one (`invalid`).
+failed_judgement <- function(winner) is.na(winner) | winner == "invalid"
+
+# model_a's points for each winner: 1, 0, or 0.5 for a tie; failed judgements count as
+# `failed` (a tie, 0.5, or NA to leave them out).
+winner_points <- function(winner, failed = 0.5) {
+  score <- ifelse(winner %in% "model_a", 1, ifelse(winner %in% "model_b", 0, 0.5))
+  score[failed_judgement(winner)] <- failed
+  score
+}
+
 # One row per battle with the score of model_a (1, 0 or 0.5); failed judgements
 # (`invalid`, empty) count as ties (as the original pipeline did) or are dropped.
 battle_scores <- function(battles, invalid = c("tie", "drop"), call = rlang::caller_env()) {
@@ -42,10 +53,8 @@ battle_scores <- function(battles, invalid = c("tie", "drop"), call = rlang::cal
   if (length(bad)) {
     abort_pb("A battle without a model name.", "schema", row = bad[[1]], call = call)
   }
-  failed <- is.na(winner) | winner == "invalid"
-  keep <- if (invalid == "drop") !failed else rep(TRUE, length(winner))
-  score <- ifelse(winner == "model_a", 1, ifelse(winner == "model_b", 0, 0.5))
-  score[failed] <- 0.5
+  keep <- if (invalid == "drop") !failed_judgement(winner) else rep(TRUE, length(winner))
+  score <- winner_points(winner)
   out <- tibble::tibble(model_a = model_a, model_b = model_b, winner = winner, score_a = score)
   if ("question" %in% names(battles)) out$question <- as.character(battles$question)
   out[keep, ]
@@ -202,26 +211,20 @@ rating_fitter <- function(method, scores, models, k, initial, scale, base, n_ord
     rating[tabulate(c(a[rows], b[rows]), k_models) == 0] <- NA_real_
     rating
   }
-  if (method == "elo") {
-    one <- function(rows) absent_na(elo_pass(a[rows], b[rows], scores$score_a[rows], models,
-                                             k, initial, scale, base), rows)
-    return(list(
-      full = function() one(seq_len(nrow(scores))),
-      bootstrap = function(times, by) {
-        t(vapply(resample_rows(times, by), one, numeric(k_models)))
+  if (method %in% c("elo", "elo_median")) {
+    one <- if (method == "elo") {
+      function(rows) absent_na(elo_pass(a[rows], b[rows], scores$score_a[rows], models,
+                                        k, initial, scale, base), rows)
+    } else {
+      # elo_median() on a replicate rates only the models in it; the others are NA.
+      function(rows) {
+        elo_median(scores[rows, ], n = n_orders, k = k, initial = initial, scale = scale,
+                   base = base, seed = seed)[models]
       }
-    ))
-  }
-  if (method == "elo_median") {
-    one <- function(rows) {
-      sub <- scores[rows, ]
-      elo_median(sub, n = n_orders, k = k, initial = initial, scale = scale, base = base,
-                 seed = seed)[models]
     }
     return(list(
       full = function() one(seq_len(nrow(scores))),
       bootstrap = function(times, by) {
-        # elo_median() on a replicate rates only the models in it; the others are NA.
         t(vapply(resample_rows(times, by), one, numeric(k_models)))
       }
     ))

@@ -126,13 +126,10 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
     dir.create(cache_folder, recursive = TRUE, showWarnings = FALSE)
     file.copy(shared_answers, paths$answers)
   }
-  answers <- if (file.exists(paths$answers)) arena_read_answers(paths$answers) else
-    tibble::tibble(question = character())
-  answers <- answers_for(answers, questions, model_names)
+  answers <- load_answers(paths$answers, questions, model_names)
   check_cached_answers(models, answers, questions, paths$answers)
 
-  arranged <- tibble::tibble(question = character(), model_a = character(),
-                             model_b = character())
+  arranged <- empty_arrangement()
   records <- empty_records()[0, ]
   rounds <- 0L
   stopped <- "max_rounds"
@@ -220,21 +217,19 @@ print.arena_run <- function(x, ...) {
 }
 
 experiment_records <- function(samples, battles) {
-  meta <- samples$solver_metadata
-  get <- function(field) vapply(meta, function(m) m[[field]] %||% NA_character_, "")
+  get <- function(field) metadata_field(samples$solver_metadata, field)
   tibble::tibble(
     model_a = samples$model_a, model_b = samples$model_b, winner = get("winner"),
     judger = get("judger"), tstamp = get("tstamp"), question = samples$question,
     answer_a = samples$answer_a, answer_b = samples$answer_b,
     gpt_4_response = get("gpt_4_response"),
     gpt_4_score = get("gpt_4_score"),
-    is_valid = !is.na(get("winner")) & get("winner") != "invalid"
+    is_valid = !failed_judgement(get("winner"))
   )
 }
 
 outcomes_of <- function(records) {
-  ok <- !is.na(records$winner) & records$winner != "invalid"
-  records[ok, c("model_a", "model_b", "winner")]
+  records[!failed_judgement(records$winner), c("model_a", "model_b", "winner")]
 }
 
 # Per pair (in registration order), how many more decisive battles are wanted.

@@ -203,11 +203,8 @@ battle_rows <- function(inputs, battles, call = rlang::caller_env()) {
 arena_scorer <- function(invalid = c("tie", "drop")) {
   invalid <- rlang::arg_match(invalid)
   function(samples, ...) {
-    meta <- samples$solver_metadata
-    winner <- vapply(meta, function(m) m$winner %||% NA_character_, "")
-    failed <- is.na(winner) | winner == "invalid"
-    score <- ifelse(winner %in% "model_a", 1, ifelse(winner %in% "model_b", 0, 0.5))
-    score[failed] <- if (invalid == "tie") 0.5 else NA_real_
+    winner <- metadata_field(samples$solver_metadata, "winner")
+    score <- winner_points(winner, failed = if (invalid == "tie") 0.5 else NA_real_)
     list(score = score,
          scorer_metadata = lapply(winner, function(w) list(winner = w)),
          explanation = ifelse(is.na(winner), "judgement failed", winner))
@@ -221,13 +218,18 @@ arena_summary <- function(x, invalid = c("tie", "drop"), ...) {
   arena_ratings(arena_outcomes(x), invalid = invalid, ...)
 }
 
+# One field of each sample's solver metadata, as text (NA where absent).
+metadata_field <- function(meta, field) {
+  vapply(meta, function(m) m[[field]] %||% NA_character_, "")
+}
+
 arena_outcomes <- function(x) {
   if (inherits(x, "Task")) x <- x$get_samples()
   if (!is.data.frame(x)) {
     abort_pb("{.arg x} must be an evaluated arena task, its samples, or battles.", "argument")
   }
   if ("solver_metadata" %in% names(x)) {
-    winner <- vapply(x$solver_metadata, function(m) m$winner %||% NA_character_, "")
+    winner <- metadata_field(x$solver_metadata, "winner")
     return(tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,
                           question = x$question))
   }

@@ -517,7 +517,7 @@ check_bad_input <- function(case) {
 # here): they are checked like the others, and skipped naming the problem while they fail.
 # Two that failed (a 5,000-digit number, 100,000-deep nesting) were fixed in the shared
 # reader (python/predictivebench/readers.py).
-# (The non-UTF-8 battle file was one, fixed in R/arena.R by checking the bytes first.)
+# (The non-UTF-8 battle file was one, fixed in R/arena-files.R by checking the bytes first.)
 known_failures <- character()
 
 test_that("the corpus has at least 30 broken inputs over every landed flattener", {
