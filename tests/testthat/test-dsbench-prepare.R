@@ -1,0 +1,86 @@
+# The original protocol again, from pandas' own read_excel + to_string called from R.
+independent_prompt <- function(folder, question_name) {
+  pd <- reticulate::import("pandas", convert = FALSE)
+  files <- list.files(folder)
+  lower <- tolower(files)
+  files <- files[(endsWith(lower, "xlsx") | endsWith(lower, "xlsm") | endsWith(lower, "xlsb")) &
+                   !grepl("answer", lower)]
+  files <- files[order(files, method = "radix")]
+  content <- ""
+  for (f in files) {
+    sheets <- pd$read_excel(file.path(folder, f), sheet_name = NULL)
+    names <- reticulate::py_to_r(reticulate::import_builtins()$list(sheets$keys()))
+    text <- paste0(vapply(names, function(s) {
+      df <- reticulate::py_get_item(sheets, s)
+      paste0("Sheet name: ", s, "\n", reticulate::py_to_r(df$to_string(index = FALSE)), "\n\n")
+    }, ""), collapse = "")
+    content <- paste0(content, "The excel file ", f, " is: ", text)
+  }
+  read <- function(p) {
+    x <- readChar(p, file.size(p), useBytes = TRUE)
+    Encoding(x) <- "UTF-8"
+    gsub("\r\n?", "\n", x)
+  }
+  intro <- read(file.path(folder, "introduction.txt"))
+  question <- read(file.path(folder, paste0(question_name, ".txt")))
+  paste0(
+    if (nzchar(content)) paste0("The workbook is detailed as follows. ", content, " \n"),
+    "The introduction is detailed as follows. \n ", intro, " \n",
+    "The questions are detailed as follows. \n ", question
+  )
+}
+
+test_that("the shipped parquet's prompts equal an independent pandas rendering", {
+  skip_if_no_python()
+  data <- dsbench_dataset()
+  for (i in seq_len(nrow(data))) {
+    expected <- independent_prompt(data$folder[[i]], data$question_name[[i]])
+    expect_identical(charToRaw(enc2utf8(data$input[[i]])), charToRaw(enc2utf8(expected)),
+                     label = data$id[[i]])
+  }
+  expect_false(any(grepl("SECRET-ANSWER-MARKER", data$input)))
+})
+
+test_that("prepare_dsbench() rebuilds the shipped table and writes parquet", {
+  skip_if_no_python()
+  out <- withr::local_tempfile(fileext = ".parquet")
+  prepare_dsbench(sample_dir(), out = out)
+  rebuilt <- read_task_table(out)
+  shipped <- read_task_table(system.file("extdata", "dsbench-sample.parquet",
+                                         package = "predictivebench"))
+  expect_identical(rebuilt$input, shipped$input)
+  expect_identical(rebuilt$workbook_files, shipped$workbook_files)
+  expect_identical(rebuilt$target[rebuilt$target_type == "dict"],
+                   "{'Q': 2, 'Year': 2030, 'Profit': 150000.25}")
+})
+
+test_that("prepare_dsbench() errors name competition and file; skip_broken records", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  file.copy(list.files(sample_dir(), full.names = TRUE), dir, recursive = TRUE)
+  unlink(file.path(dir, "data", "00000102", "question2.txt"))
+  err <- expect_error(prepare_dsbench(dir), class = "predictivebench_error_missing_file")
+  expect_match(conditionMessage(err), "00000102")
+  expect_match(err$file, "question2.txt$")
+  expect_warning(
+    table <- prepare_dsbench(dir, skip_broken = TRUE),
+    class = "predictivebench_warning_skipped"
+  )
+  expect_equal(nrow(table), 6)
+  skipped <- attr(table, "skipped")
+  expect_equal(skipped$competition, "00000102")
+  expect_equal(skipped$question, "question2")
+})
+
+test_that("the real data.json parses: every line a competition with paired answers", {
+  skip_if_no_python()
+  path <- skip_if_no_reference("dsbench", "data.json")
+  predictivebench:::python_module()$get_preparer("dsbench")  # imports the submodule
+  dsbench <- reticulate::import("predictivebench.dsbench")
+  records <- dsbench$read_data_json(path)
+  metas <- lapply(records, function(r) dsbench$validate_competition(r[[2]], path, r[[1]]))
+  lines <- readLines(path, encoding = "UTF-8", warn = FALSE)
+  expect_length(metas, sum(nzchar(trimws(lines))))
+  expect_true(all(vapply(metas, function(m) length(m$questions) == length(m$answers), TRUE)))
+  expect_gt(sum(vapply(metas, function(m) length(m$questions), 1L)), 0)
+})
