@@ -1,6 +1,7 @@
 # DSBench: a deterministic scorer without a judge (letters, numbers, text), not in the original.
 
 #' @rdname dsbench_task
+#' @order 5
 #' @export
 dsbench_scorer_exact <- function(tolerance = 1e-6) {
   check_number(tolerance)

@@ -9,6 +9,7 @@ dsbench_judge_template <- paste0(
 )
 
 #' @rdname dsbench_task
+#' @order 4
 #' @export
 dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rpm = 500,
                            max_tries = 3) {

@@ -128,6 +128,7 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
 #'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a
 #'   [vitals::Task].
+#' @order 1
 #' @export
 #' @examples
 #' # Offline: an oracle answers with the targets and a baseline judge says "True".
@@ -155,6 +156,7 @@ dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(),
 }
 
 #' @rdname dsbench_task
+#' @order 2
 #' @export
 dsbench_dataset <- function(path = NULL, data_dir = NULL) {
   check_string(data_dir, allow_null = TRUE)
@@ -203,6 +205,7 @@ dsbench_validate <- function(dataset) {
 }
 
 #' @rdname dsbench_task
+#' @order 3
 #' @export
 dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
                            context_limit = 128000, reserve_tokens = 6000,
