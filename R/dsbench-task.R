@@ -50,8 +50,9 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'
 #' **Files mode** (`mode = "files"`, beyond the original): the workbooks are not pasted in.
 #' The prompt is the original's without the workbook part, preceded by a note naming the
-#' workbook files, and the chat gets [workbook_tools()] confined to the competition folder
-#' (list workbooks, list sheets, read a range), so the model reads what it needs. The
+#' workbook files, and the chat gets [workbook_tools()] confined to the competition's
+#' workbooks as the task table lists them (`workbook_files`: list workbooks, list sheets,
+#' read a range), so the model reads what it needs. The
 #' logged conversation keeps the question and the final answer (not the tool calls); the
 #' tokens and cost reported (per sample and in [dsbench_summary()]) are the sum over every
 #' round of the question's requests, tool calls included.
@@ -188,14 +189,9 @@ dsbench_folders <- function(competition_dir, data_dir) {
   }
   root <- if (dir.exists(file.path(data_dir, "data"))) file.path(data_dir, "data") else data_dir
   root <- normalizePath(root, mustWork = TRUE)
-  folders <- file.path(root, competition_dir)
-  bad <- grepl("(^|[/\\\\])\\.\\.([/\\\\]|$)", competition_dir) |
-    grepl("^([/\\\\]|[A-Za-z]:)", competition_dir)
-  if (any(bad)) {
-    abort_pb("Competition folder {.val {competition_dir[bad][[1]]}} would leave {.arg data_dir}.",
-             "path", file = root, row = which(bad)[[1]], field = "competition_dir")
-  }
-  folders
+  # `competition_dir` is a competition id that the flattener has already checked to be a
+  # bare folder name (validate_competition() in dsbench.py): not checked a second time here.
+  file.path(root, competition_dir)
 }
 
 dsbench_validate <- function(dataset) {
@@ -293,8 +289,10 @@ dsbench_solve <- function(inputs, solver_chat, dataset, config) {
     chat <- configure_chat(solver_chat, system_prompt, params)
     key_extra <- "dsbench-solver-v1"
     if (config$mode == "files") {
-      chat$set_tools(workbook_tools(folder[[idx[[1]]]], max_cells = config$max_cells))
-      key_extra <- list(key_extra, "files", dsbench_folder_fingerprint(folder[[idx[[1]]]]),
+      # The rows of a group share one competition: its folder and workbook list.
+      files <- dataset$workbook_files[[row[[idx[[1]]]]]]
+      chat$set_tools(workbook_tools(folder[[idx[[1]]]], files, max_cells = config$max_cells))
+      key_extra <- list(key_extra, "files", dsbench_folder_fingerprint(folder[[idx[[1]]]], files),
                         config$max_cells)
     }
     res <- generate_responses(chat, prompts[idx], cache = config$cache,
@@ -326,8 +324,7 @@ dsbench_files_prompt <- function(row) {
          "The questions are detailed as follows. \n ", row$question)
 }
 
-dsbench_folder_fingerprint <- function(folder) {
-  files <- workbook_files(folder)
+dsbench_folder_fingerprint <- function(folder, files) {
   list(basename(folder), files,
        vapply(file.path(folder, files), digest::digest, "", file = TRUE, USE.NAMES = FALSE))
 }

@@ -84,3 +84,16 @@ test_that("the real data.json parses: every line a competition with paired answe
   expect_true(all(vapply(metas, function(m) length(m$questions) == length(m$answers), TRUE)))
   expect_gt(sum(vapply(metas, function(m) length(m$questions), 1L)), 0)
 })
+
+test_that("a symbolic link out of a competition folder is refused by the flattener", {
+  # The files mode's tools trust the table's workbook list, so this is where links are caught.
+  skip_if_no_python()
+  skip_on_os("windows")
+  dir <- withr::local_tempdir()
+  file.copy(list.files(sample_dir(), full.names = TRUE), dir, recursive = TRUE)
+  outside <- withr::local_tempdir()
+  file.copy(file.path(dir, "data", "00000101", "lemonade.xlsx"), outside)
+  file.symlink(file.path(outside, "lemonade.xlsx"), file.path(dir, "data", "00000101", "linked.xlsx"))
+  err <- expect_error(prepare_dsbench(dir), class = "predictivebench_error_path")
+  expect_match(conditionMessage(err), "outside the competition folder")
+})
