@@ -37,16 +37,15 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' question of the competition for vision models; `images = TRUE` does the same with
 #' [ellmer::content_image_file()].
 #'
-#' **Truncation.** The original keeps the last `context_limit - 6000` tiktoken tokens of the
-#' prompt. Without the exact tokenizer, the prompt is cut from the front so that
-#' `count_tokens()` of the rest is at most `context_limit - reserve_tokens`. The default
-#' counter, [dsbench_count_tokens()], is an estimate (see its help page): non-ASCII text
-#' counts at its UTF-8 byte length, a true upper bound, and ASCII text at generous but not
-#' guaranteed rates, so it usually over-counts and a prompt is cut somewhat more than the
-#' original would cut it. There is no separate safety margin: `reserve_tokens` (the
-#' original's 6,000 tokens kept for the answer) also absorbs an under-count; for prompts
-#' of unusual ASCII text (long hexadecimal ids, random letters) lower `context_limit`, or
-#' pass an exact tokenizer as `count_tokens` to cut where the original does.
+#' **Truncation.** As in the original, the prompt keeps its last
+#' `context_limit - reserve_tokens` tokens of tiktoken's encoding for the model (see
+#' [dsbench_truncate()]): with the suggested package \pkg{rtiktoken} installed, the kept
+#' text and its token count are tiktoken's. The encoding is `encoding`, or the one tiktoken
+#' gives the solver chat's model (`"cl100k_base"` for GPT-4 Turbo and GPT-3.5,
+#' `"o200k_base"` for GPT-4o and later; `"o200k_base"`, with a message, for models tiktoken
+#' does not know). Without rtiktoken the prompt is cut by a token estimate (a message says
+#' so once), which usually over-counts, so a prompt is then cut somewhat more than the
+#' original would cut it; `reserve_tokens` also absorbs an under-count.
 #'
 #' **Files mode** (`mode = "files"`, beyond the original): the workbooks are not pasted in.
 #' The prompt is the original's without the workbook part, preceded by a note naming the
@@ -77,9 +76,14 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   `image_paths`, and only the first of them is sent (`image_used`), with every question
 #'   of the competition. The original also sends only one image, but the first in
 #'   `os.listdir()` order, so with several images it may send a different one.
-#' * Truncation uses a token estimate (or your `count_tokens`) instead of tiktoken, and
-#'   cuts at a token-piece boundary; with the estimate, a prompt near the limit is usually
-#'   cut a little more than the original would.
+#' * Truncation cuts where the original does only with \pkg{rtiktoken} installed (the same
+#'   encodings and token ids as tiktoken). Without it, or with your own `count_tokens`, the
+#'   cut is by an estimate or by your counter, and a prompt near the limit is usually cut a
+#'   little more than the original would.
+#' * Models tiktoken does not know are cut with `"o200k_base"`; the original's
+#'   `tiktoken.encoding_for_model()` stops with an error for them.
+#' * Text that spells a special token (such as `"<|endoftext|>"`) counts as that one token;
+#'   the original's `encode()` refuses such text and stops.
 #' * Images are sent with their real media type; the original labels every image
 #'   `image/jpeg`. They are sent at full size (`resize = "none"`), as in the original.
 #' * A question whose model request failed (after retries) is not sent to the judge and
@@ -105,8 +109,12 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @param context_limit The model's context window in tokens. The original used 128,000
 #'   for GPT-4 class models and 16,385 for `gpt-3.5-turbo-0125`.
 #' @param reserve_tokens Tokens kept free for the answer (the original's 6,000).
-#' @param count_tokens A function of one string returning its token count, used to cut the
-#'   prompt; the default is the estimate [dsbench_count_tokens()].
+#' @param encoding The tiktoken encoding that counts and cuts the prompt (`"cl100k_base"`,
+#'   `"o200k_base"`) or an OpenAI model name; `NULL` (the default) takes the solver chat's
+#'   model, as the original's `tiktoken.encoding_for_model(model)`.
+#' @param count_tokens `NULL` (the default: tiktoken's count through rtiktoken, see
+#'   [dsbench_truncate()]) or a function of one string returning its token count, used
+#'   instead to cut the prompt.
 #' @param system_prompt `NULL` (the original's system prompt, see "Solver") or a string to
 #'   use instead.
 #' @param params Request parameters (see [ellmer::params()]); the default is the
@@ -205,7 +213,7 @@ dsbench_validate <- function(dataset) {
 #' @export
 dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
                            context_limit = 128000, reserve_tokens = 6000,
-                           count_tokens = dsbench_count_tokens, system_prompt = NULL,
+                           encoding = NULL, count_tokens = NULL, system_prompt = NULL,
                            params = list(temperature = 0), image_max_tokens = 2256,
                            dataset = NULL, max_cells = 2000, cache = TRUE, max_active = 10,
                            rpm = 500, max_tries = 3) {
@@ -216,12 +224,17 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
   if (reserve_tokens >= context_limit) {
     abort_pb("{.arg reserve_tokens} must be smaller than {.arg context_limit}.", "argument")
   }
-  if (!is.function(count_tokens)) abort_pb("{.arg count_tokens} must be a function.", "argument")
+  check_string(encoding, allow_null = TRUE)
+  if (identical(count_tokens, dsbench_count_tokens)) count_tokens <- NULL
+  if (!is.null(count_tokens) && !is.function(count_tokens)) {
+    abort_pb("{.arg count_tokens} must be a function or {.code NULL}.", "argument")
+  }
   check_string(system_prompt, allow_null = TRUE)
   check_count(image_max_tokens %||% 1)
   cache_dir(cache)
   config <- list(mode = mode, images = images, budget = context_limit - reserve_tokens,
-                 count_tokens = count_tokens, system_prompt = system_prompt, params = params,
+                 encoding = encoding, count_tokens = count_tokens,
+                 system_prompt = system_prompt, params = params,
                  image_max_tokens = image_max_tokens, max_cells = max_cells, cache = cache,
                  max_active = max_active, rpm = rpm, max_tries = max_tries)
   make <- function(dataset) {
@@ -252,8 +265,13 @@ dsbench_solve <- function(inputs, solver_chat, dataset, config) {
   } else {
     inputs
   }
+  # The encoding the original takes for its model; baseline chats answer whatever is cut.
+  encoding <- if (is.null(config$count_tokens)) {
+    config$encoding %||%
+      if (inherits(solver_chat, "BaselineChat")) "o200k_base" else solver_chat$get_model()
+  }
   cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,
-                count_tokens = config$count_tokens)
+                count_tokens = config$count_tokens, encoding = encoding)
   image <- rep(NA_character_, n)
   if (config$images && !is.null(dataset)) {
     used <- dataset$image_used[row]
@@ -306,7 +324,8 @@ dsbench_solve <- function(inputs, solver_chat, dataset, config) {
   for (i in seq_len(n)) {
     meta[[i]]$mode <- config$mode
     meta[[i]]$truncated <- cut[[i]]$truncated
-    meta[[i]]$prompt_tokens_estimate <- cut[[i]]$tokens
+    meta[[i]]$prompt_tokens <- cut[[i]]$tokens
+    meta[[i]]$tokenizer <- cut[[i]]$tokenizer
     meta[[i]]$image <- if (is.na(image[[i]])) NULL else basename(image[[i]])
   }
   list(result = res$result, solver_chat = res$chat, solver_metadata = meta)

@@ -119,6 +119,40 @@ test_that("a failed solver request is not judged and counts as incorrect", {
 })
 
 test_that("the solver truncates long prompts from the front", {
+  skip_if_not_installed("rtiktoken")
+  server <- local_fake_openai(function(body, n) "ok")
+  rlang::local_options(rlib_message_verbosity = "quiet")  # "fake-model": o200k_base
+  tsk <- dsbench_task(
+    solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
+                            cache = FALSE),
+    scorer = dsbench_scorer_exact(), dir = withr::local_tempdir()
+  )
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  sent <- vapply(server$requests(), last_user_text, "")
+  data <- dsbench_dataset()
+  # Each request is the last 100 o200k_base tokens of its prompt, decoded.
+  expected <- vapply(data$input, function(x) {
+    rtiktoken::decode_tokens(utils::tail(rtiktoken::get_tokens(x, "o200k_base"), 100),
+                             "o200k_base")
+  }, "", USE.NAMES = FALSE)
+  expect_setequal(sent, expected)
+  samples <- tsk$get_samples()
+  counts <- vapply(samples$input, rtiktoken::get_token_count, 1, model = "o200k_base")
+  expect_true(any(counts > 100))
+  meta <- samples$solver_metadata
+  expect_identical(vapply(meta, `[[`, TRUE, "truncated"), unname(counts > 100))
+  expect_equal(vapply(meta, `[[`, 1, "prompt_tokens"), unname(pmin(counts, 100)))
+  expect_true(all(vapply(meta, `[[`, "", "tokenizer") == "o200k_base"))
+  # The encoding follows the chat's model: gpt-4-turbo counts with cl100k_base.
+  solver <- dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
+                           cache = FALSE, encoding = "gpt-4-turbo-2024-04-09")
+  out <- solver(data$input[1:2], solver_chat = fake_chat(server))
+  expect_identical(out$solver_metadata[[1]]$tokenizer, "cl100k_base")
+})
+
+test_that("without rtiktoken the solver cuts by the estimate", {
+  local_no_tiktoken()
+  rlang::local_options(rlib_message_verbosity = "quiet")
   server <- local_fake_openai(function(body, n) "ok")
   tsk <- dsbench_task(
     solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
@@ -129,9 +163,10 @@ test_that("the solver truncates long prompts from the front", {
   sent <- vapply(server$requests(), last_user_text, "")
   data <- dsbench_dataset()
   expect_true(all(vapply(sent, function(s) any(endsWith(data$input, s)), TRUE)))
-  expect_true(all(vapply(sent, dsbench_count_tokens, 1) <= 100))
+  expect_true(all(vapply(sent, dsbench_estimate_tokens, 1) <= 100))
   meta <- tsk$get_samples()$solver_metadata
   expect_true(all(vapply(meta, `[[`, TRUE, "truncated")))
+  expect_true(all(vapply(meta, `[[`, "", "tokenizer") == "estimate"))
 })
 
 test_that("files mode sends no workbook text and answers through confined tools", {
