@@ -9,9 +9,12 @@
 #' and images. Each question becomes one row whose `input` is, byte for byte, the prompt the
 #' original notebooks send: every workbook (`xlsx`, `xlsb`, `xlsm`, except names containing
 #' "answer") read with pandas defaults and rendered with `DataFrame.to_string(index=False)`,
-#' then the introduction and the question. Reading `.xlsb` needs the Python package
-#' `pyxlsb`. See [prepare_task_table()] for how Python is found and [task_table_schema()]
-#' (`"dsbench"`) for the columns.
+#' then the introduction and the question. `.xlsb` workbooks are read the same way, by
+#' pandas through the Python package `pyxlsb` (its engine for binary workbooks; install it
+#' with `pip install pyxlsb`), so their dates come through as Excel serial numbers, as in
+#' the original. The workbook names go into the `workbook_files` column, the list the files
+#' mode of [dsbench_solver()] lets a model open. See [prepare_task_table()] for how Python
+#' is found and [task_table_schema()] (`"dsbench"`) for the columns.
 #'
 #' @section Errors:
 #' Problems are signalled as `predictivebench_error_<kind>` conditions (see

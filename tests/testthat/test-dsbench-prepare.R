@@ -8,7 +8,8 @@ independent_prompt <- function(folder, question_name) {
   files <- files[order(files, method = "radix")]
   content <- ""
   for (f in files) {
-    sheets <- pd$read_excel(file.path(folder, f), sheet_name = NULL)
+    engine <- if (endsWith(tolower(f), "xlsb")) "pyxlsb" else NULL
+    sheets <- pd$read_excel(file.path(folder, f), sheet_name = NULL, engine = engine)
     names <- reticulate::py_to_r(reticulate::import_builtins()$list(sheets$keys()))
     text <- paste0(vapply(names, function(s) {
       df <- reticulate::py_get_item(sheets, s)
@@ -33,6 +34,12 @@ independent_prompt <- function(folder, question_name) {
 test_that("the shipped parquet's prompts equal an independent pandas rendering", {
   skip_if_no_python()
   data <- dsbench_dataset()
+  # One row per question of data.json, in its order.
+  lines <- readLines(file.path(sample_dir(), "data.json"), encoding = "UTF-8", warn = FALSE)
+  records <- lapply(lines[nzchar(trimws(lines))], jsonlite::fromJSON)
+  expect_identical(data$id, unlist(lapply(records, function(r) {
+    if (length(r$questions)) paste0(r$id, "_", r$questions) else character()
+  })))
   for (i in seq_len(nrow(data))) {
     expected <- independent_prompt(data$folder[[i]], data$question_name[[i]])
     expect_identical(charToRaw(enc2utf8(data$input[[i]])), charToRaw(enc2utf8(expected)),
@@ -96,4 +103,47 @@ test_that("a symbolic link out of a competition folder is refused by the flatten
   file.symlink(file.path(outside, "lemonade.xlsx"), file.path(dir, "data", "00000101", "linked.xlsx"))
   err <- expect_error(prepare_dsbench(dir), class = "predictivebench_error_path")
   expect_match(conditionMessage(err), "outside the competition folder")
+})
+
+# A DSBench folder with one competition holding the three real .xlsb workbooks of
+# ../shared/reference/xlsb, copied to a temporary folder (never into the repository).
+xlsb_competition <- function(xlsb, env = parent.frame()) {
+  dir <- withr::local_tempdir(.local_envir = env)
+  folder <- file.path(dir, "data", "x1")
+  dir.create(folder, recursive = TRUE)
+  writeLines('{"id": "x1", "name": "binary", "questions": ["question1"], "answers": ["A"]}',
+             file.path(dir, "data.json"))
+  writeLines("About binary workbooks.", file.path(folder, "introduction.txt"))
+  writeLines("Which sheet is hidden?", file.path(folder, "question1.txt"))
+  file.copy(file.path(xlsb, c("any_sheets.xlsb", "date.xlsb", "issues.xlsb")), folder)
+  dir
+}
+
+test_that("without pyxlsb an .xlsb workbook is a classed error saying what to install", {
+  skip_if_no_python()
+  xlsb <- skip_if_no_reference("xlsb")
+  local_no_pyxlsb()
+  err <- expect_error(prepare_dsbench(xlsb_competition(xlsb)),
+                      class = "predictivebench_error_dependency")
+  expect_match(conditionMessage(err), "pip install pyxlsb", fixed = TRUE)
+  expect_match(conditionMessage(err), "any_sheets.xlsb", fixed = TRUE)
+})
+
+test_that(".xlsb workbooks are flattened like .xlsx ones (pandas with pyxlsb)", {
+  skip_if_no_python()
+  xlsb <- skip_if_no_reference("xlsb")
+  local_pyxlsb()
+  dir <- xlsb_competition(xlsb)
+  table <- prepare_dsbench(dir)
+  folder <- file.path(dir, "data", "x1")
+  expect_identical(table$workbook_files[[1]], c("any_sheets.xlsb", "date.xlsb", "issues.xlsb"))
+  expect_identical(charToRaw(enc2utf8(table$input[[1]])),
+                   charToRaw(enc2utf8(independent_prompt(folder, "question1"))))
+  expect_match(table$input[[1]], "Sheet name: VeryHidden\n", fixed = TRUE)
+  expect_match(table$input[[1]], "The excel file date.xlsb is: Sheet name: Sheet1\n",
+               fixed = TRUE)
+  # The files mode lists them; its readxl reader says it cannot read them.
+  tools <- workbook_tools(folder, table$workbook_files[[1]])
+  expect_identical(tools$list_workbooks(), "any_sheets.xlsb\ndate.xlsb\nissues.xlsb")
+  expect_match(tools$list_sheets("date.xlsb"), "cannot read")
 })
