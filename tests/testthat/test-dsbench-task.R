@@ -118,17 +118,25 @@ test_that("a failed solver request is not judged and counts as incorrect", {
   expect_equal(dsbench_summary(tsk)$solver_failures[[1]], 1)
 })
 
-test_that("the solver truncates long prompts from the front", {
-  skip_if_not_installed("rtiktoken")
-  server <- local_fake_openai(function(body, n) "ok")
-  rlang::local_options(rlib_message_verbosity = "quiet")  # "fake-model": o200k_base
+# Runs the sample with a 100-token budget (context 6100, 6000 reserved) against a fake
+# server; returns the evaluated task and the user texts the server received.
+run_with_budget_100 <- function(...) {
+  server <- local_fake_openai(function(body, n) "ok", .local_envir = parent.frame())
   tsk <- dsbench_task(
     solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
-                            cache = FALSE),
-    scorer = dsbench_scorer_exact(), dir = withr::local_tempdir()
+                            cache = FALSE, ...),
+    scorer = dsbench_scorer_exact(), dir = withr::local_tempdir(.local_envir = parent.frame())
   )
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
-  sent <- vapply(server$requests(), last_user_text, "")
+  list(task = tsk, sent = vapply(server$requests(), last_user_text, ""), server = server)
+}
+
+test_that("the solver truncates long prompts from the front", {
+  skip_if_not_installed("rtiktoken")
+  rlang::local_options(rlib_message_verbosity = "quiet")  # "fake-model": o200k_base
+  run <- run_with_budget_100()
+  tsk <- run$task
+  sent <- run$sent
   data <- dsbench_dataset()
   # Each request is the last 100 o200k_base tokens of its prompt, decoded.
   expected <- vapply(data$input, function(x) {
@@ -146,21 +154,16 @@ test_that("the solver truncates long prompts from the front", {
   # The encoding follows the chat's model: gpt-4-turbo counts with cl100k_base.
   solver <- dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
                            cache = FALSE, encoding = "gpt-4-turbo-2024-04-09")
-  out <- solver(data$input[1:2], solver_chat = fake_chat(server))
+  out <- solver(data$input[1:2], solver_chat = fake_chat(run$server))
   expect_identical(out$solver_metadata[[1]]$tokenizer, "cl100k_base")
 })
 
 test_that("without rtiktoken the solver cuts by the estimate", {
   local_no_tiktoken()
   rlang::local_options(rlib_message_verbosity = "quiet")
-  server <- local_fake_openai(function(body, n) "ok")
-  tsk <- dsbench_task(
-    solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
-                            cache = FALSE),
-    scorer = dsbench_scorer_exact(), dir = withr::local_tempdir()
-  )
-  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
-  sent <- vapply(server$requests(), last_user_text, "")
+  run <- run_with_budget_100()
+  tsk <- run$task
+  sent <- run$sent
   data <- dsbench_dataset()
   expect_true(all(vapply(sent, function(s) any(endsWith(data$input, s)), TRUE)))
   expect_true(all(vapply(sent, dsbench_estimate_tokens, 1) <= 100))
