@@ -117,7 +117,7 @@ dsbench_truncate_tiktoken <- function(text, max_tokens, encoding) {
     return(list(text = text, tokens = n, truncated = FALSE, tokenizer = encoding))
   }
   kept <- tokens[seq.int(n - max_tokens + 1, n)]
-  list(text = dsbench_decode_tail(kept, encoding), tokens = max_tokens, truncated = TRUE,
+  list(text = dsbench_decode_tail(kept, encoding), tokens = length(kept), truncated = TRUE,
        tokenizer = encoding)
 }
 

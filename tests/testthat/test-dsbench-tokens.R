@@ -102,7 +102,7 @@ test_that("the cut keeps the last tokens, as the original's decode(encode(p)[-n:
   # "token is great!".
   cut <- dsbench_truncate("tiktoken is great!", 2, encoding = "cl100k_base")
   expect_identical(cut[c("text", "tokens", "truncated", "tokenizer")],
-                   list(text = " great!", tokens = 2, truncated = TRUE,
+                   list(text = " great!", tokens = 2L, truncated = TRUE,
                         tokenizer = "cl100k_base"))
   expect_identical(dsbench_truncate("tiktoken is great!", 4, encoding = "cl100k_base")$text,
                    "token is great!")
