@@ -57,7 +57,7 @@ dsbench_count_tokens <- function(text, encoding = "o200k_base") {
   check_string(text)
   check_string(encoding)
   if (!dsbench_has_tiktoken()) return(dsbench_estimate_tokens(text))
-  rtiktoken::get_token_count(enc2utf8(text), encoding)
+  rtiktoken::get_token_count(enc2utf8(text), dsbench_model_encoding(encoding))
 }
 
 #' @rdname dsbench_count_tokens
@@ -91,9 +91,10 @@ tiktoken_installed <- function() requireNamespace("rtiktoken", quietly = TRUE)
 
 tiktoken_encodings <- c("o200k_base", "cl100k_base", "p50k_base", "p50k_edit", "r50k_base")
 
-# tiktoken's encoding for a model (an encoding name stays as it is), as the original's tiktoken.encoding_for_model(). For a
-# model tiktoken does not know (the original ran OpenAI models only), o200k_base, the
-# fallback OpenAI's cookbook uses ("How to count tokens with tiktoken").
+# tiktoken's encoding for a model, as the original's tiktoken.encoding_for_model() (an
+# encoding name stays as it is). For a model tiktoken does not know (the original ran OpenAI
+# models only), o200k_base, the fallback of OpenAI's cookbook ("How to count tokens with
+# tiktoken").
 dsbench_model_encoding <- function(model) {
   if (model %in% tiktoken_encodings) return(model)
   if (!tiktoken_installed()) return("o200k_base")
