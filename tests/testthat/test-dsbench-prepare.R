@@ -100,7 +100,8 @@ test_that("a symbolic link out of a competition folder is refused by the flatten
   file.copy(list.files(sample_dir(), full.names = TRUE), dir, recursive = TRUE)
   outside <- withr::local_tempdir()
   file.copy(file.path(dir, "data", "00000101", "lemonade.xlsx"), outside)
-  file.symlink(file.path(outside, "lemonade.xlsx"), file.path(dir, "data", "00000101", "linked.xlsx"))
+  file.symlink(file.path(outside, "lemonade.xlsx"),
+               file.path(dir, "data", "00000101", "linked.xlsx"))
   err <- expect_error(prepare_dsbench(dir), class = "predictivebench_error_path")
   expect_match(conditionMessage(err), "outside the competition folder")
 })
