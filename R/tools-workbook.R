@@ -1,5 +1,12 @@
 # ellmer tools over one competition's workbooks (DSBench's files mode), built on readxl.
 
+# Which files are workbooks, and that none of them leaves the competition folder, is decided
+# once, by the Python flattener (inst/python/predictivebench/dsbench.py: is_workbook_name(),
+# find_workbooks() and the link check in flatten_competition()), and recorded in the task
+# table's `workbook_files` column. The data flow runs raw -> Python -> parquet -> R, so R does
+# not list or check the folder again: the tools open exactly the names they are given and
+# refuse any other.
+
 #' Tools that let a model read a folder's Excel workbooks
 #'
 #' @description
@@ -8,43 +15,49 @@
 #' workbooks, list a workbook's sheets with their sizes, and read a cell range. It is what
 #' [dsbench_solver()] registers in `mode = "files"`, for models whose context window cannot
 #' hold a large workbook as text; register it on your own chat with
-#' `chat$register_tools(workbook_tools(folder))`.
+#' `chat$register_tools(workbook_tools(folder, files))`.
 #'
-#' The tools are confined to `folder`: they only open the workbooks listed by
-#' `list_workbooks` (a bare file name, never a path; symbolic links that leave the folder
-#' are refused), and answer workbooks (names containing "answer") are never offered, as in
-#' DSBench. Reading is done with [readxl::read_excel()], which handles `.xlsx` and `.xlsm`;
-#' an `.xlsb` file is listed but reading it returns an error message to the model. Every
-#' problem (unknown file, bad range, unreadable file) is returned to the model as an error
-#' message rather than stopping the evaluation.
+#' The tools are confined to `files`: they open only those names in `folder` and refuse
+#' every other name (another file, a path, a name from another folder). For DSBench, give
+#' the task table's `workbook_files` for the competition: [prepare_dsbench()] lists there
+#' the competition's workbooks (answer workbooks, whose names contain "answer", are never
+#' listed, as in DSBench) and refuses folders with links that lead outside them, so the list
+#' is the one place that decides what a model may read. Reading is done with
+#' [readxl::read_excel()], which handles `.xlsx` and `.xlsm`; an `.xlsb` file is listed but
+#' reading it returns an error message to the model. Every problem (unknown file, bad range,
+#' unreadable file) is returned to the model as an error message rather than stopping the
+#' evaluation.
 #'
 #' @param folder The folder holding the workbooks.
+#' @param files The workbook file names (bare names in `folder`) the model may open, in
+#'   the order `list_workbooks` gives them: for DSBench, a row's `workbook_files`.
 #' @param max_cells The most cells one `read_range` call returns (the rest is cut and the
 #'   reply says so). Larger values give the model more per call but cost more tokens.
 #' @returns A list of three ellmer tools: `list_workbooks`, `list_sheets`, `read_range`.
 #' @export
 #' @examples
-#' folder <- system.file("extdata", "dsbench", "data", "00000101",
-#'                       package = "predictivebench")
-#' tools <- workbook_tools(folder)
+#' data <- dsbench_dataset()
+#' tools <- workbook_tools(data$folder[[1]], data$workbook_files[[1]])
 #' tools$list_workbooks()
 #' tools$list_sheets("lemonade.xlsx")
 #' cat(tools$read_range("lemonade.xlsx", "Sales", "A1:D3"))
-workbook_tools <- function(folder, max_cells = 2000) {
+workbook_tools <- function(folder, files, max_cells = 2000) {
   check_string(folder)
+  if (!is.character(files) || anyNA(files)) {
+    abort_pb("{.arg files} must be a character vector of workbook file names.", "argument")
+  }
   check_count(max_cells)
   if (!dir.exists(folder)) {
     abort_pb("Workbook folder does not exist.", "missing_file", file = folder)
   }
   folder <- normalizePath(folder, mustWork = TRUE)
   list_workbooks <- function() {
-    files <- workbook_files(folder)
     if (!length(files)) return("There are no workbooks.")
     paste(files, collapse = "\n")
   }
   list_sheets <- function(file) {
     tool_errors({
-      path <- workbook_path(folder, file)
+      path <- workbook_path(folder, files, file)
       sheets <- readxl::excel_sheets(path)
       dims <- vapply(sheets, function(s) workbook_sheet_size(path, s), "")
       paste0(sheets, " (", dims, ")", collapse = "\n")
@@ -52,7 +65,7 @@ workbook_tools <- function(folder, max_cells = 2000) {
   }
   read_range <- function(file, sheet, range = NULL) {
     tool_errors({
-      path <- workbook_path(folder, file)
+      path <- workbook_path(folder, files, file)
       if (!is.null(range) && (!is.character(range) || !nzchar(range))) range <- NULL
       cells <- suppressMessages(readxl::read_excel(
         path, sheet = sheet, range = range, col_names = FALSE, col_types = "list",
@@ -88,30 +101,20 @@ workbook_tools <- function(folder, max_cells = 2000) {
   )
 }
 
-workbook_files <- function(folder) {
-  files <- list.files(folder, all.files = FALSE)
-  lower <- tolower(files)
-  keep <- (endsWith(lower, "xlsx") | endsWith(lower, "xlsm") | endsWith(lower, "xlsb")) &
-    !grepl("answer", lower, fixed = TRUE)
-  files <- files[keep & !dir.exists(file.path(folder, files))]
-  files[order(files, method = "radix")]
-}
-
-workbook_path <- function(folder, file) {
+# The path of `file`, one of the listed `files`; any other name is refused.
+workbook_path <- function(folder, files, file) {
   if (!rlang::is_string(file) || !nzchar(file)) {
     stop("`file` must be one workbook file name.", call. = FALSE)
   }
-  if (!file %in% workbook_files(folder)) {
-    stop("Unknown workbook '", file, "'. Available: ",
-         paste(workbook_files(folder), collapse = ", "), call. = FALSE)
-  }
-  path <- normalizePath(file.path(folder, file), mustWork = TRUE)
-  if (!startsWith(path, paste0(folder, .Platform$file.sep))) {
-    stop("Workbook '", file, "' is outside the competition folder.", call. = FALSE)
+  if (!file %in% files) {
+    stop("Unknown workbook '", file, "'. Available: ", paste(files, collapse = ", "),
+         call. = FALSE)
   }
   if (endsWith(tolower(file), "xlsb")) {
     stop("Workbook '", file, "' is an .xlsb file, which this tool cannot read.", call. = FALSE)
   }
+  path <- file.path(folder, file)
+  if (!file.exists(path)) stop("Workbook '", file, "' does not exist.", call. = FALSE)
   path
 }
 

@@ -1,6 +1,7 @@
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,21 @@ REPO = Path(__file__).resolve().parents[2]
 PYTHON_DIR = REPO / "inst" / "python"  # the module's one copy
 SAMPLE = REPO / "inst" / "extdata" / "dsbench"
 REFERENCE = REPO.parent / "shared" / "reference" / "dsbench" / "data.json"
+# Real .xlsb workbooks made by Excel, and pyxlsb for machines without it (see the READMEs
+# there); read in place, never copied into the repository.
+XLSB_DIR = REPO.parent / "shared" / "reference" / "xlsb"
+VENDOR = REPO.parent / "shared" / "vendor"
+XLSB_FILES = ("any_sheets.xlsb", "date.xlsb", "issues.xlsb")
+needs_xlsb = pytest.mark.skipif(not XLSB_DIR.is_dir(), reason="shared/reference/xlsb is absent")
+
+
+def use_vendored_pyxlsb_if_missing():
+    """Put ../shared/vendor on sys.path only when ``import pyxlsb`` fails."""
+    try:
+        import pyxlsb  # noqa: F401
+    except ImportError:
+        if str(VENDOR) not in sys.path:
+            sys.path.insert(0, str(VENDOR))
 
 
 def workbook(path, sheets):
@@ -52,7 +68,8 @@ def independent_prompt(folder, introduction_name, question_name):
                    if n.lower().endswith(("xlsx", "xlsb", "xlsm")) and "answer" not in n.lower())
     content = ""
     for n in names:
-        sheets = pd.read_excel(os.path.join(folder, n), sheet_name=None)
+        engine = "pyxlsb" if n.lower().endswith("xlsb") else None
+        sheets = pd.read_excel(os.path.join(folder, n), sheet_name=None, engine=engine)
         content += f"The excel file {n} is: " + "".join(
             f"Sheet name: {s}\n{df.to_string(index=False)}\n\n" for s, df in sheets.items())
     with open(os.path.join(folder, introduction_name)) as h:
@@ -66,7 +83,8 @@ def independent_prompt(folder, introduction_name, question_name):
 
 def test_sample_prompts_match_pandas_byte_for_byte():
     table = prepare("dsbench", str(SAMPLE))
-    assert len(table) == 7
+    records = dsbench.read_data_json(str(SAMPLE / "data.json"))
+    assert list(table.id) == [f"{r['id']}_{q}" for _, r in records for q in r["questions"]]
     for row in table.itertuples():
         folder = SAMPLE / "data" / row.competition_id
         expected = independent_prompt(folder, "introduction.txt", row.question_name)
@@ -224,6 +242,26 @@ def test_password_protected_workbook(tmp_path):
     assert info.value.kind == "workbook" and "password" in info.value.message
 
 
+@needs_xlsb
+def test_xlsb_workbooks_are_flattened_like_xlsx(tmp_path):
+    use_vendored_pyxlsb_if_missing()
+    folder = competition(tmp_path, "c1", files={"plain.xlsx": {"S": [["a", "b"], [1, 2]]}})
+    for name in XLSB_FILES:
+        shutil.copy(XLSB_DIR / name, folder / name)
+    table = prepare("dsbench", str(tmp_path))
+    assert table.workbook_files[0] == ["any_sheets.xlsb", "date.xlsb", "issues.xlsb",
+                                       "plain.xlsx"]
+    expected = independent_prompt(folder, "introduction.txt", "question1")
+    assert table.input[0].encode("utf-8") == expected.encode("utf-8")
+    text = table.input[0]
+    # Every sheet, hidden and chart sheets too; dates stay Excel serial numbers, as pandas
+    # reads them through pyxlsb; special characters come through as text.
+    for sheet in ("Visible", "Hidden", "VeryHidden", "Chart", "datatypes", "spc_chrs"):
+        assert f"Sheet name: {sheet}\n" in text
+    assert "The excel file date.xlsb is: Sheet name: Sheet1\n" in text and "44197" in text
+    assert "The excel file plain.xlsx is: " in text
+
+
 def test_xlsb_without_pyxlsb_is_a_clear_error(tmp_path, monkeypatch):
     folder = competition(tmp_path, "c1")
     (folder / "binary.xlsb").write_bytes(b"PK\x03\x04")
@@ -233,7 +271,19 @@ def test_xlsb_without_pyxlsb_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(MissingDependencyError) as info:
         prepare("dsbench", str(tmp_path))
     assert info.value.kind == "dependency" and info.value.file.endswith("binary.xlsb")
-    assert "pyxlsb" in info.value.message
+    assert "pip install pyxlsb" in info.value.message and "[xlsb]" in info.value.message
+
+
+@needs_xlsb
+def test_binary_workbook_under_another_name_without_pyxlsb(tmp_path, monkeypatch):
+    # pandas picks pyxlsb from the content; without it the error still says what to install.
+    folder = competition(tmp_path, "c1")
+    shutil.copy(XLSB_DIR / "date.xlsb", folder / "renamed.xlsx")
+    monkeypatch.setitem(sys.modules, "pyxlsb", None)  # import pyxlsb now fails
+    with pytest.raises(MissingDependencyError) as info:
+        prepare("dsbench", str(tmp_path), skip_broken=True)
+    assert info.value.kind == "dependency" and info.value.file.endswith("renamed.xlsx")
+    assert "pip install pyxlsb" in info.value.message
 
 
 def test_skip_broken_records_and_reports(tmp_path, capsys):
@@ -281,8 +331,9 @@ def test_cli_reports_errors_without_traceback(tmp_path):
 def test_reference_data_json_schema():
     records = dsbench.read_data_json(str(REFERENCE))
     metas = [dsbench.validate_competition(r, str(REFERENCE), line) for line, r in records]
-    assert len(metas) == 38
-    assert sum(len(m["questions"]) for m in metas) == 466
+    lines = REFERENCE.read_text(encoding="utf-8").splitlines()
+    assert len(metas) == sum(1 for line in lines if line.strip())  # every line read
+    assert all(len(m["questions"]) == len(m["answers"]) for m in metas)
     types = {dsbench.answer_type(a) for m in metas for a in m["answers"]}
     assert {"letter", "string", "integer", "dict"} <= types
     word_play = [m for m in metas if m["id"] == "00000009"][0]

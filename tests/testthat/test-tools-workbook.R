@@ -1,68 +1,74 @@
+# The tools take the workbook list from the task table (the flattener decides what a
+# workbook is): these tests build them from the bundled sample's rows.
+sample_tools <- function(id = "00000101", ...) {
+  data <- dsbench_dataset()
+  row <- match(id, data$competition_id)
+  workbook_tools(data$folder[[row]], data$workbook_files[[row]], ...)
+}
+
 competition_folder <- function(id = "00000101") {
   system.file("extdata", "dsbench", "data", id, package = "predictivebench")
 }
 
 test_that("workbook tools list workbooks and sheets, never answer workbooks", {
-  tools <- workbook_tools(competition_folder())
+  tools <- sample_tools()
   expect_named(tools, c("list_workbooks", "list_sheets", "read_range"))
   expect_identical(tools$list_workbooks(), "lemonade.xlsx")
   sheets <- strsplit(tools$list_sheets("lemonade.xlsx"), "\n")[[1]]
   expect_identical(sheets, c("Sales (6 x 5)", "Prices (4 x 3)", "Notes (2 x 2)"))
-  expect_identical(workbook_tools(competition_folder("00000103"))$list_workbooks(),
-                   "There are no workbooks.")
-  expect_identical(strsplit(workbook_tools(competition_folder("00000102"))$list_workbooks(),
-                            "\n")[[1]], c("Model.XLSM", "a_inputs.xlsx"))
+  expect_identical(sample_tools("00000103")$list_workbooks(), "There are no workbooks.")
+  expect_identical(strsplit(sample_tools("00000102")$list_workbooks(), "\n")[[1]],
+                   c("Model.XLSM", "a_inputs.xlsx"))
 })
 
 test_that("read_range returns the cells with Excel row numbers", {
-  tools <- workbook_tools(competition_folder())
+  tools <- sample_tools()
   expect_identical(tools$read_range("lemonade.xlsx", "Sales", "B4:D5"),
                    "4\tSouth\t310\t1234567.891234\n5\tSouth\t87\t")
   whole <- tools$read_range("lemonade.xlsx", "Prices")
   expect_match(whole, "^Item\tUnit cost\tMarkup %\nLemon\t0.35\t0.4\n")
   expect_match(tools$read_range("lemonade.xlsx", "Notes", "B2"), "9876543210123")
-  xlsm <- workbook_tools(competition_folder("00000102"))$read_range("Model.XLSM", "Plan", "A2:B2")
+  xlsm <- sample_tools("00000102")$read_range("Model.XLSM", "Plan", "A2:B2")
   expect_identical(xlsm, "2\t2030\t1250000.5")
 })
 
 test_that("read_range cuts large replies at max_cells", {
-  tools <- workbook_tools(competition_folder(), max_cells = 10)
+  tools <- sample_tools(max_cells = 10)
   out <- tools$read_range("lemonade.xlsx", "Sales", "A1:E6")
   expect_length(strsplit(out, "\n")[[1]], 3)
   expect_match(out, "[4 more rows not shown; read a smaller range]", fixed = TRUE)
 })
 
-test_that("tools are confined to the folder and report problems as text", {
-  tools <- workbook_tools(competition_folder())
+test_that("tools are confined to the listed files and report problems as text", {
+  tools <- sample_tools()
   expect_match(tools$read_range("Lemonade_Answers.xlsx", "Answers"), "^Error: Unknown workbook")
   expect_match(tools$read_range("../00000102/a_inputs.xlsx", "Inputs"), "^Error: Unknown")
   expect_match(tools$list_sheets("/etc/passwd"), "^Error: Unknown workbook")
   expect_match(tools$read_range("lemonade.xlsx", "Nope"), "^Error:")
   expect_match(tools$read_range("lemonade.xlsx", "Sales", "not a range"), "^Error:")
-})
-
-test_that("a symbolic link out of the folder is refused", {
-  skip_on_os("windows")
-  dir <- withr::local_tempdir()
-  outside <- withr::local_tempdir()
-  file.copy(file.path(competition_folder(), "lemonade.xlsx"), outside)
-  file.symlink(file.path(outside, "lemonade.xlsx"), file.path(dir, "linked.xlsx"))
-  tools <- workbook_tools(dir)
-  expect_identical(tools$list_workbooks(), "linked.xlsx")
-  expect_match(tools$list_sheets("linked.xlsx"), "outside the competition folder")
+  # A workbook that is in the folder but not in the list is refused too.
+  unlisted <- workbook_tools(competition_folder(), character())
+  expect_identical(unlisted$list_workbooks(), "There are no workbooks.")
+  expect_match(unlisted$list_sheets("lemonade.xlsx"), "^Error: Unknown workbook")
+  # A listed name that is not in the folder says so.
+  gone <- workbook_tools(competition_folder(), "gone.xlsx")
+  expect_match(gone$list_sheets("gone.xlsx"), "^Error: Workbook 'gone.xlsx' does not exist")
 })
 
 test_that(".xlsb files are listed but not read", {
   dir <- withr::local_tempdir()
   writeBin(as.raw(c(0x50, 0x4b, 3, 4)), file.path(dir, "data.xlsb"))
-  tools <- workbook_tools(dir)
+  tools <- workbook_tools(dir, "data.xlsb")
   expect_identical(tools$list_workbooks(), "data.xlsb")
   expect_match(tools$list_sheets("data.xlsb"), "cannot read")
 })
 
-test_that("workbook_tools() checks its folder", {
-  expect_error(workbook_tools(file.path(tempdir(), "nope")),
+test_that("workbook_tools() checks its folder and files", {
+  expect_error(workbook_tools(file.path(tempdir(), "nope"), character()),
                class = "predictivebench_error_missing_file")
-  expect_error(workbook_tools(competition_folder(), max_cells = 0),
+  expect_error(workbook_tools(competition_folder(), character(), max_cells = 0),
                class = "predictivebench_error_argument")
+  expect_error(workbook_tools(competition_folder(), NA_character_),
+               class = "predictivebench_error_argument")
+  expect_error(workbook_tools(competition_folder()))
 })

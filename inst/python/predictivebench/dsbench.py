@@ -35,6 +35,8 @@ from .registry import Preparer
 EXCEL_ENDINGS = ("xlsx", "xlsb", "xlsm")
 IMAGE_ENDINGS = (".jpg", ".png")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+XLSB_NEEDS = ("reading .xlsb workbooks needs the Python package pyxlsb: install it with "
+              "`pip install pyxlsb` (or this package's [xlsb] extra)")
 COLUMNS = ["id", "input", "target", "target_type", "answer_json", "competition_id",
            "competition_name", "year", "question_name", "question_index", "introduction",
            "question", "workbook_chars", "workbook_files", "image_paths", "image_used",
@@ -171,13 +173,14 @@ def find_images(folder: str) -> List[str]:
 def read_workbook(path: str, where: Any = None) -> List[Tuple[str, pd.DataFrame]]:
     """Every sheet of ``path`` as read by ``pd.ExcelFile(path).parse(sheet)`` (pandas defaults).
 
-    Corrupt and password-protected (encrypted) workbooks, and ``.xlsb`` files without pyxlsb,
-    raise a :class:`PredictiveBenchError` naming the file.
+    pandas chooses the engine from the file's content, as in the original: openpyxl for
+    ``.xlsx``/``.xlsm``, pyxlsb for ``.xlsb`` (the same as ``read_excel(engine="pyxlsb")``), so
+    binary workbooks are flattened exactly like the others. Corrupt and password-protected
+    (encrypted) workbooks raise a :class:`PredictiveBenchError` naming the file, and ``.xlsb``
+    workbooks without pyxlsb a :class:`MissingDependencyError` saying what to install.
     """
     if path.lower().endswith("xlsb") and importlib.util.find_spec("pyxlsb") is None:
-        raise MissingDependencyError(
-            "reading .xlsb workbooks needs the Python package pyxlsb (pip install pyxlsb)",
-            file=path, row=where, kind="dependency")
+        raise MissingDependencyError(XLSB_NEEDS, file=path, row=where, kind="dependency")
     with open(path, "rb") as handle:
         head = handle.read(8)
     if head == OLE_MAGIC:
@@ -189,6 +192,11 @@ def read_workbook(path: str, where: Any = None) -> List[Tuple[str, pd.DataFrame]
             return [(str(sheet), book.parse(sheet)) for sheet in book.sheet_names]
     except PredictiveBenchError:
         raise
+    except ImportError as error:  # a binary workbook under another name, pyxlsb missing
+        if "pyxlsb" not in str(error):
+            raise
+        raise MissingDependencyError(XLSB_NEEDS, file=path, row=where,
+                                     kind="dependency") from None
     except Exception as error:  # pandas/openpyxl/zipfile raise many types for a bad file
         raise PredictiveBenchError(f"can't read workbook ({type(error).__name__}: {error})",
                                    file=path, row=where, kind="workbook") from None

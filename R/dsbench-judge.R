@@ -1,0 +1,112 @@
+# DSBench: the original LLM judge (prompt, decision rule, the scorer that sends judgements).
+
+dsbench_judge_template <- paste0(
+  "Please judge whether the generated answer is right or wrong. We require that the correct ",
+  "answer to the prediction gives a clear answer, not just a calculation process or a ",
+  "disassembly of ideas. The question is %s. The true answer is \n %s. \n The predicted ",
+  "answer is \n %s.\n If the predicted answer is right, please output True. Otherwise output ",
+  "Flase. Don't output any other text content. You only can output True or False."
+)
+
+#' @rdname dsbench_task
+#' @order 4
+#' @export
+dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rpm = 500,
+                           max_tries = 3) {
+  check_chat(scorer_chat, allow_null = TRUE)
+  cache_dir(cache)
+  default_chat <- scorer_chat
+  function(samples, ..., scorer_chat = default_chat) {
+    if (is.null(scorer_chat)) {
+      abort_pb(
+        c("The DSBench judge needs a {.arg scorer_chat} (the original used gpt-4o).",
+          i = "Give it to {.fn dsbench_scorer} or to {.code $eval(scorer_chat = )}.",
+          i = "For a run without a judge, use {.code dsbench_scorer_exact()}."),
+        "argument"
+      )
+    }
+    check_chat(scorer_chat)
+    judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
+                            cache = cache, max_active = max_active, rpm = rpm,
+                            max_tries = max_tries)
+    list(
+      score = factor(ifelse(judged$correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      scorer_chat = judged$chat,
+      scorer_metadata = lapply(seq_len(nrow(judged)), function(i) {
+        list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],
+             judged = judged$judged[[i]], cached = judged$cached[[i]],
+             input_tokens = judged$input_tokens[[i]],
+             output_tokens = judged$output_tokens[[i]], cost = judged$cost[[i]])
+      }),
+      explanation = ifelse(!is.na(judged$reply), judged$reply,
+                           ifelse(is.na(judged$error), "not judged: no response from the solver",
+                                  paste("judge failed:", judged$error)))
+    )
+  }
+}
+
+#' The DSBench judge prompt and decision rule
+#'
+#' `dsbench_judge_prompt()` builds the original judge prompt; `dsbench_judge_correct()` is
+#' its decision rule: correct when the lower-cased reply contains `"true"` (so `"True"`,
+#' `"true."` and `"Not true"` are correct, `"False"`, `"Flase"`, an empty reply and a
+#' failed judgement are not). Both are used by [dsbench_scorer()].
+#'
+#' @param question The question text (the question file only).
+#' @param answer The true answer, as the Python `str()` of the `data.json` value (the task
+#'   table's `target`).
+#' @param prediction The model's whole response.
+#' @param reply The judge's reply; `NA` for a failed judgement.
+#' @returns A character vector of prompts; a logical vector.
+#' @export
+#' @examples
+#' cat(dsbench_judge_prompt("What is 2 + 2?\n", "4", "It is 4."))
+#' dsbench_judge_correct(c("True", "true.", "False", "Flase", "", NA))
+dsbench_judge_prompt <- function(question, answer, prediction) {
+  sprintf(dsbench_judge_template, question, answer, prediction)
+}
+
+#' @rdname dsbench_judge_prompt
+#' @export
+dsbench_judge_correct <- function(reply) {
+  !is.na(reply) & grepl("true", tolower(reply), fixed = TRUE)
+}
+
+dsbench_judge <- function(question, answer, prediction, scorer_chat, cache = TRUE, ...) {
+  n <- length(prediction)
+  chat <- configure_chat(scorer_chat, params = list(temperature = 0, max_tokens = 256))
+  chat$set_system_prompt(NULL)
+  send <- which(!is.na(prediction))
+  prompts <- dsbench_judge_prompt(question, answer, ifelse(is.na(prediction), "", prediction))
+  out <- tibble::tibble(
+    reply = rep(NA_character_, n),
+    error = rep(NA_character_, n),
+    judged = rep(FALSE, n), cached = rep(FALSE, n), input_tokens = rep(0, n),
+    output_tokens = rep(0, n), cost = rep(0, n),
+    chat = lapply(prompts, function(p) {
+      chat$clone()$set_turns(list(user_turn_of(p), empty_turn()))
+    })
+  )
+  if (length(send)) {
+    res <- generate_responses(chat, prompts[send], cache = cache,
+                              key_extra = "dsbench-judge-v1", ...)
+    out$reply[send] <- res$result
+    out$error[send] <- res$error
+    out$judged[send] <- is.na(res$error)
+    out$cached[send] <- res$cached
+    out$input_tokens[send] <- res$input_tokens
+    out$output_tokens[send] <- res$output_tokens
+    out$cost[send] <- res$cost
+    out$chat[send] <- res$chat
+    failed <- sum(!is.na(res$error))
+    if (failed) {
+      cli::cli_warn(
+        c("{failed} judgement{?s} failed; {?it counts/they count} as incorrect.",
+          i = "First error: {res$error[!is.na(res$error)][[1]]}"),
+        class = "predictivebench_warning_failed_judgements"
+      )
+    }
+  }
+  out$correct <- dsbench_judge_correct(out$reply)
+  out
+}

@@ -1,0 +1,68 @@
+# DSBench: prepare_dsbench(), the R side of the Python flattener (raw folder -> task table).
+
+#' Flatten a DSBench data-analysis folder into a task table
+#'
+#' Runs the Python flattener (`python -m predictivebench prepare dsbench`) through
+#' reticulate and writes the `dsbench` task table with nanoparquet. The folder is the
+#' original repository's `data_analysis/` layout: `data.json` (JSON Lines) and
+#' `data/<id>/` competition folders with `introduction.txt`, `questionN.txt`, Excel workbooks
+#' and images. Each question becomes one row whose `input` is, byte for byte, the prompt the
+#' original notebooks send: every workbook (`xlsx`, `xlsb`, `xlsm`, except names containing
+#' "answer") read with pandas defaults and rendered with `DataFrame.to_string(index=False)`,
+#' then the introduction and the question. `.xlsb` workbooks are read the same way, by
+#' pandas through the Python package `pyxlsb` (its engine for binary workbooks; install it
+#' with `pip install pyxlsb`), so their dates come through as Excel serial numbers, as in
+#' the original. The workbook names go into the `workbook_files` column, the list the files
+#' mode of [dsbench_solver()] lets a model open. See [prepare_task_table()] for how Python
+#' is found and [task_table_schema()] (`"dsbench"`) for the columns.
+#'
+#' @section Errors:
+#' Problems are signalled as `predictivebench_error_<kind>` conditions (see
+#' [predictivebench-errors]) naming the file and the competition: `missing_file` (a
+#' missing `data.json`, competition folder, `introduction.txt` or question file), `json`
+#' (a line that is not JSON), `field` (a malformed competition object), `count_mismatch`
+#' (questions and answers differ in number), `path` (an id, question name or link that
+#' would leave the folder), `workbook` (a corrupt or password-protected workbook) and
+#' `dependency` (an `.xlsb` workbook without the Python package `pyxlsb`).
+#'
+#' @param data_dir The folder holding `data.json` (competition folders in its `data/`
+#'   subfolder or beside it), or the `data.json` file.
+#' @param out The parquet file to write, or `NULL` to return the table.
+#' @param skip_broken `FALSE` (the default) stops at the first broken competition or
+#'   question (missing file or folder, unreadable or password-protected workbook,
+#'   question/answer count mismatch, a name that would leave `data_dir`) with an error naming
+#'   the competition and the file. `TRUE` leaves broken items out, warns with the list,
+#'   and attaches it to the result as the attribute `"skipped"`.
+#' @param ... Passed on to [prepare_task_table()].
+#' @returns The path `out` (invisibly), or the table; with `skip_broken = TRUE` either has
+#'   an attribute `"skipped"` (a tibble: `competition`, `question`, `file`, `kind`,
+#'   `message`).
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' prepare_dsbench(system.file("extdata", "dsbench", package = "predictivebench"))
+prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
+  check_string(data_dir)
+  check_flag(skip_broken)
+  if (!skip_broken) return(prepare_task_table("dsbench", data_dir, out = out, ...))
+  report <- tempfile(fileext = ".json")
+  on.exit(unlink(report), add = TRUE)
+  result <- prepare_task_table("dsbench", data_dir, out = out, skip_broken = TRUE,
+                               skipped_report = report, quiet = TRUE, ...)
+  items <- if (file.exists(report)) jsonlite::read_json(report) else list()
+  skipped <- tibble::tibble(
+    competition = vapply(items, function(x) x$competition %||% NA_character_, ""),
+    question = vapply(items, function(x) x$question %||% NA_character_, ""),
+    file = vapply(items, function(x) x$file %||% NA_character_, ""),
+    kind = vapply(items, function(x) x$kind %||% NA_character_, ""),
+    message = vapply(items, function(x) x$message %||% NA_character_, "")
+  )
+  if (nrow(skipped)) {
+    cli::cli_warn(
+      c("Skipped {nrow(skipped)} broken item{?s}:",
+        rlang::set_names(skipped$message, rep("*", nrow(skipped)))),
+      class = "predictivebench_warning_skipped"
+    )
+  }
+  attr(result, "skipped") <- skipped
+  if (is.null(out)) result else invisible(structure(out, skipped = skipped))
+}

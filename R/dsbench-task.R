@@ -1,0 +1,349 @@
+# DSBench: the dataset, the solver and the solve step (prompts, images, files mode), the Task.
+
+dsbench_system_prompt_text <- paste0(
+  "You are a data analyst. I will give  you a background introduction and data analysis ",
+  "question. You must answer the question. "
+)
+
+# The original's request with an image has one more trailing space in its system prompt.
+dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
+
+#' DSBench data analysis as a vitals Task
+#'
+#' @description
+#' DSBench's data-analysis part asks 466 questions about 38 modelling competitions; each
+#' competition has an introduction, questions and Excel workbooks. `dsbench_task()` runs
+#' them as the original evaluation does: one request per question, with the workbooks
+#' rendered as text in the prompt (see [prepare_dsbench()]), the original system prompt,
+#' temperature 0, the competition's first image attached, the prompt cut from the front to
+#' fit the context window, and an LLM judge that says whether the answer is right.
+#' [dsbench_summary()] gives the original's two headline numbers. Use the `files` mode of
+#' `dsbench_solver()` for models whose context cannot hold large workbooks, and
+#' `dsbench_scorer_exact()` for a cheap run without a judge.
+#'
+#' * `dsbench_dataset()` reads a task table (by default the bundled sample: three fictional
+#'   competitions, seven questions) and locates the competition folders.
+#' * `dsbench_solver()` sends the prompts.
+#' * `dsbench_scorer()` is the original judge; `dsbench_scorer_exact()` a deterministic one.
+#'
+#' @section Solver:
+#' The system prompt is the original's, `"You are a data analyst. I will give  you a
+#' background introduction and data analysis question. You must answer the question. "`
+#' (with its double space), with one more trailing space when an image is attached, as in
+#' the original. Parameters are `temperature = 0`, plus `max_tokens = 2256` on requests with
+#' an image (the original sets it only there); the original's `top_p = 1` and zero
+#' frequency/presence penalties are the API defaults and are not sent. Images: the
+#' original attaches the first `.jpg`/`.png` of the folder (column `image_used`) to every
+#' question of the competition for vision models; `images = TRUE` does the same with
+#' [ellmer::content_image_file()].
+#'
+#' **Truncation.** As in the original, the prompt keeps its last
+#' `context_limit - reserve_tokens` tokens of tiktoken's encoding for the model (see
+#' [dsbench_truncate()]): with the suggested package \pkg{rtiktoken} installed, the kept
+#' text and its token count are tiktoken's. The encoding is `encoding`, or the one tiktoken
+#' gives the solver chat's model (`"cl100k_base"` for GPT-4 Turbo and GPT-3.5,
+#' `"o200k_base"` for GPT-4o and later; `"o200k_base"`, with a message, for models tiktoken
+#' does not know). Without rtiktoken the prompt is cut by a token estimate (a message says
+#' so once), which usually over-counts, so a prompt is then cut somewhat more than the
+#' original would cut it; `reserve_tokens` also absorbs an under-count.
+#'
+#' **Files mode** (`mode = "files"`, beyond the original): the workbooks are not pasted in.
+#' The prompt is the original's without the workbook part, preceded by a note naming the
+#' workbook files, and the chat gets [workbook_tools()] confined to the competition's
+#' workbooks as the task table lists them (`workbook_files`: list workbooks, list sheets,
+#' read a range), so the model reads what it needs. The
+#' logged conversation keeps the question and the final answer (not the tool calls); the
+#' tokens and cost reported (per sample and in [dsbench_summary()]) are the sum over every
+#' round of the question's requests, tool calls included.
+#'
+#' @section Judge:
+#' The original judge (a `gpt-4o` model, given as `scorer_chat`) is sent one user message,
+#' at temperature 0 with `max_tokens = 256`: "Please judge whether the generated answer is
+#' right or wrong. ... The question is \{question\}. The true answer is \\n \{answer\}. \\n
+#' The predicted answer is \\n \{prediction\}.\\n If the predicted answer is right, please
+#' output True. Otherwise output Flase. ..." where the question is the question file alone
+#' (no introduction), the answer is the Python `str()` of the answer in `data.json` (so
+#' dicts read `{'Q': 1, ...}`), and the prediction is the whole response. The answer is
+#' correct when the judge's lower-cased reply contains `"true"`. Judgements go through
+#' [generate_responses()] (cached, retried); a failed judgement counts as incorrect and its
+#' error is in `scorer_metadata`.
+#'
+#' @section Differences from the original:
+#' * Workbooks are read in file-name order (`sort`); the original takes `os.listdir()` order,
+#'   which depends on the file system.
+#' * Images: a folder's `.jpg`/`.png` files (case-insensitive) are also taken in file-name
+#'   order (Python `sorted()`, so upper-case names come first), all are listed in
+#'   `image_paths`, and only the first of them is sent (`image_used`), with every question
+#'   of the competition. The original also sends only one image, but the first in
+#'   `os.listdir()` order, so with several images it may send a different one.
+#' * Truncation cuts where the original does only with \pkg{rtiktoken} installed (the same
+#'   encodings and token ids as tiktoken). Without it, or with your own `count_tokens`, the
+#'   cut is by an estimate or by your counter, and a prompt near the limit is usually cut a
+#'   little more than the original would.
+#' * Models tiktoken does not know are cut with `"o200k_base"`; the original's
+#'   `tiktoken.encoding_for_model()` stops with an error for them.
+#' * Text that spells a special token (such as `"<|endoftext|>"`) counts as that one token;
+#'   the original's `encode()` refuses such text and stops.
+#' * Images are sent with their real media type; the original labels every image
+#'   `image/jpeg`. They are sent at full size (`resize = "none"`), as in the original.
+#' * A question whose model request failed (after retries) is not sent to the judge and
+#'   counts as incorrect; the original stops on the first failed request.
+#' * `data.json` is parsed as JSON, never evaluated as Python.
+#' * Requests are sent in parallel, retried and cached ([generate_responses()]); the original
+#'   sends them one by one and stops at the first error. Tokens and cost come from ellmer
+#'   rather than the original's own price table.
+#' * [dsbench_summary()] adds intervals (clipped to `[0, 1]`) to the original's two
+#'   accuracies.
+#' * The deterministic `dsbench_scorer_exact()` and the files mode are not in the original.
+#'
+#' @param path A task table (parquet) or a data frame in the `dsbench` schema. `NULL` is the
+#'   bundled sample.
+#' @param data_dir The DSBench folder the table was made from (holding `data.json` and the
+#'   competition folders), needed for images and the files mode. `NULL` uses the bundled
+#'   sample's folder for the sample, and none otherwise (then images are not attached and
+#'   the files mode is unavailable).
+#' @param mode `"inline"` (the original: workbooks in the prompt) or `"files"` (workbooks
+#'   read through tools).
+#' @param images Attach each competition's first image, as the original does for vision
+#'   models. Set `FALSE` for models without vision.
+#' @param context_limit The model's context window in tokens. The original used 128,000
+#'   for GPT-4 class models and 16,385 for `gpt-3.5-turbo-0125`.
+#' @param reserve_tokens Tokens kept free for the answer (the original's 6,000).
+#' @param encoding The tiktoken encoding that counts and cuts the prompt (`"cl100k_base"`,
+#'   `"o200k_base"`) or an OpenAI model name; `NULL` (the default) takes the solver chat's
+#'   model, as the original's `tiktoken.encoding_for_model(model)`.
+#' @param count_tokens `NULL` (the default: tiktoken's count through rtiktoken, see
+#'   [dsbench_truncate()]) or a function of one string returning its token count, used
+#'   instead to cut the prompt.
+#' @param system_prompt `NULL` (the original's system prompt, see "Solver") or a string to
+#'   use instead.
+#' @param params Request parameters (see [ellmer::params()]); the default is the
+#'   original's `temperature = 0`.
+#' @param image_max_tokens `max_tokens` for requests with an image (the original's 2256);
+#'   `NULL` leaves it unset.
+#' @param max_cells Passed to [workbook_tools()] in the files mode.
+#' @param scorer_chat The judge, an ellmer chat (the original used `gpt-4o-2024-05-13`),
+#'   given here or through `$eval(scorer_chat = )`.
+#' @param dataset A task table (tibble) from `dsbench_dataset()`. For `dsbench_solver()`, the
+#'   rows it will see, used to find each input's image and folder; [dsbench_task()] fills it
+#'   in, so leave it `NULL` there.
+#' @param solver,scorer A solver and scorer, by default `dsbench_solver()` and
+#'   `dsbench_scorer()`.
+#' @param epochs Passed to [vitals::Task].
+#' @param dir Where vitals writes its logs.
+#' @param name The task's name in logs.
+#' @param tolerance For `dsbench_scorer_exact()`: relative tolerance for numbers.
+#' @inheritParams generate_solver
+#' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
+#'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a
+#'   [vitals::Task].
+#' @order 1
+#' @export
+#' @examples
+#' # Offline: an oracle answers with the targets and a baseline judge says "True".
+#' data <- dsbench_dataset()
+#' tsk <- dsbench_task(
+#'   solver = dsbench_solver(cache = FALSE),
+#'   scorer = dsbench_scorer(scorer_chat = baseline_constant("True"), cache = FALSE),
+#'   dir = tempfile()
+#' )
+#' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
+#' dsbench_summary(tsk)
+#'
+#' # Without a judge: the deterministic scorer (not the original's).
+#' tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
+#'                     scorer = dsbench_scorer_exact(), dir = tempfile())
+#' tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
+#' dsbench_summary(tsk)
+dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(),
+                         scorer = dsbench_scorer(), epochs = NULL,
+                         dir = vitals::vitals_log_dir(), name = "dsbench") {
+  dataset <- dsbench_validate(dataset)
+  if (inherits(solver, "dsbench_solver")) solver <- attr(solver, "bind")(dataset)
+  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, epochs = epochs,
+                   name = name, dir = dir)
+}
+
+#' @rdname dsbench_task
+#' @order 2
+#' @export
+dsbench_dataset <- function(path = NULL, data_dir = NULL) {
+  check_string(data_dir, allow_null = TRUE)
+  sample <- is.null(path)
+  if (sample) {
+    path <- system.file("extdata", "dsbench-sample.parquet", package = "predictivebench")
+    data_dir <- data_dir %||% system.file("extdata", "dsbench", package = "predictivebench")
+  }
+  table <- if (is.data.frame(path)) {
+    validate_task_table(path, "dsbench")
+  } else {
+    check_string(path)
+    read_task_table(path, "dsbench")
+  }
+  if (!is.null(data_dir) || !"folder" %in% names(table)) {
+    table$folder <- dsbench_folders(table$competition_dir, data_dir)
+  }
+  table
+}
+
+dsbench_folders <- function(competition_dir, data_dir) {
+  if (is.null(data_dir)) return(rep(NA_character_, length(competition_dir)))
+  if (!dir.exists(data_dir)) {
+    data_dir_file <- data_dir
+    data_dir <- dirname(data_dir)
+    if (!file.exists(data_dir_file)) {
+      abort_pb("DSBench folder does not exist.", "missing_file", file = data_dir_file)
+    }
+  }
+  root <- if (dir.exists(file.path(data_dir, "data"))) file.path(data_dir, "data") else data_dir
+  root <- normalizePath(root, mustWork = TRUE)
+  # `competition_dir` is a competition id that the flattener has already checked to be a
+  # bare folder name (validate_competition() in dsbench.py): not checked a second time here.
+  file.path(root, competition_dir)
+}
+
+dsbench_validate <- function(dataset) {
+  dataset <- validate_task_table(dataset, "dsbench")
+  if (!"folder" %in% names(dataset)) dataset$folder <- NA_character_
+  dataset
+}
+
+#' @rdname dsbench_task
+#' @order 3
+#' @export
+dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
+                           context_limit = 128000, reserve_tokens = 6000,
+                           encoding = NULL, count_tokens = NULL, system_prompt = NULL,
+                           params = list(temperature = 0), image_max_tokens = 2256,
+                           dataset = NULL, max_cells = 2000, cache = TRUE, max_active = 10,
+                           rpm = 500, max_tries = 3) {
+  mode <- rlang::arg_match(mode)
+  check_flag(images)
+  check_count(context_limit)
+  check_count(reserve_tokens, min = 0)
+  if (reserve_tokens >= context_limit) {
+    abort_pb("{.arg reserve_tokens} must be smaller than {.arg context_limit}.", "argument")
+  }
+  check_string(encoding, allow_null = TRUE)
+  if (identical(count_tokens, dsbench_count_tokens)) count_tokens <- NULL
+  if (!is.null(count_tokens) && !is.function(count_tokens)) {
+    abort_pb("{.arg count_tokens} must be a function or {.code NULL}.", "argument")
+  }
+  check_string(system_prompt, allow_null = TRUE)
+  check_count(image_max_tokens %||% 1)
+  cache_dir(cache)
+  config <- list(mode = mode, images = images, budget = context_limit - reserve_tokens,
+                 encoding = encoding, count_tokens = count_tokens,
+                 system_prompt = system_prompt, params = params,
+                 image_max_tokens = image_max_tokens, max_cells = max_cells, cache = cache,
+                 max_active = max_active, rpm = rpm, max_tries = max_tries)
+  make <- function(dataset) {
+    if (!is.null(dataset)) dataset <- dsbench_validate(dataset)
+    solver <- function(inputs, ..., solver_chat) {
+      check_chat(solver_chat)
+      dsbench_solve(inputs, solver_chat, dataset, config)
+    }
+    structure(solver, class = c("dsbench_solver", "function"), bind = make)
+  }
+  make(dataset)
+}
+
+dsbench_solve <- function(inputs, solver_chat, dataset, config) {
+  n <- length(inputs)
+  row <- if (is.null(dataset)) rep(NA_integer_, n) else match(inputs, dataset$input)
+  folder <- if (is.null(dataset)) rep(NA_character_, n) else dataset$folder[row]
+  if (config$mode == "files" && anyNA(folder)) {
+    abort_pb(
+      c("The files mode needs each sample's competition folder.",
+        i = "Use {.fn dsbench_task}, or pass {.arg dataset} from",
+        i = "{.code dsbench_dataset(data_dir = )}."),
+      "argument"
+    )
+  }
+  texts <- if (config$mode == "files") {
+    vapply(seq_len(n), function(i) dsbench_files_prompt(dataset[row[[i]], ]), "")
+  } else {
+    inputs
+  }
+  # The encoding the original takes for its model; baseline chats answer whatever is cut.
+  encoding <- if (is.null(config$count_tokens)) {
+    config$encoding %||%
+      if (inherits(solver_chat, "BaselineChat")) "o200k_base" else solver_chat$get_model()
+  }
+  cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,
+                count_tokens = config$count_tokens, encoding = encoding)
+  image <- rep(NA_character_, n)
+  if (config$images && !is.null(dataset)) {
+    used <- dataset$image_used[row]
+    has <- !is.na(used) & !is.na(row)
+    if (any(has & is.na(folder))) {
+      abort_pb(
+        c("Some samples have an image but the DSBench folder is unknown.",
+          i = "Pass {.arg data_dir} to {.fn dsbench_dataset}, or use {.code images = FALSE}."),
+        "argument"
+      )
+    }
+    image[has] <- file.path(dirname(folder[has]), used[has])
+  }
+  prompts <- lapply(seq_len(n), function(i) {
+    if (is.na(image[[i]])) return(cut[[i]]$text)
+    if (!file.exists(image[[i]])) {
+      abort_pb("Image file does not exist.", "missing_file", file = image[[i]])
+    }
+    list(cut[[i]]$text, ellmer::content_image_file(image[[i]], resize = "none"))
+  })
+  # Requests differ by system prompt and tools: send them in groups, keep the input order.
+  group <- paste(!is.na(image), if (config$mode == "files") folder else "")
+  results <- vector("list", n)
+  for (g in unique(group)) {
+    idx <- which(group == g)
+    with_image <- !is.na(image[[idx[[1]]]])
+    system_prompt <- config$system_prompt %||%
+      if (with_image) dsbench_system_prompt_image else dsbench_system_prompt_text
+    params <- config$params
+    if (with_image && !is.null(config$image_max_tokens)) {
+      params <- utils::modifyList(as.list(params), list(max_tokens = config$image_max_tokens))
+    }
+    chat <- configure_chat(solver_chat, system_prompt, params)
+    key_extra <- "dsbench-solver-v1"
+    if (config$mode == "files") {
+      # The rows of a group share one competition: its folder and workbook list.
+      files <- dataset$workbook_files[[row[[idx[[1]]]]]]
+      chat$set_tools(workbook_tools(folder[[idx[[1]]]], files, max_cells = config$max_cells))
+      key_extra <- list(key_extra, "files", dsbench_folder_fingerprint(folder[[idx[[1]]]], files),
+                        config$max_cells)
+    }
+    res <- generate_responses(chat, prompts[idx], cache = config$cache,
+                              max_active = config$max_active, rpm = config$rpm,
+                              max_tries = config$max_tries, key_extra = key_extra)
+    for (j in seq_along(idx)) results[[idx[[j]]]] <- res[j, ]
+  }
+  res <- do.call(rbind, results)
+  warn_failures(res$error)
+  meta <- response_metadata(res)
+  for (i in seq_len(n)) {
+    meta[[i]]$mode <- config$mode
+    meta[[i]]$truncated <- cut[[i]]$truncated
+    meta[[i]]$prompt_tokens <- cut[[i]]$tokens
+    meta[[i]]$tokenizer <- cut[[i]]$tokenizer
+    meta[[i]]$image <- if (is.na(image[[i]])) NULL else basename(image[[i]])
+  }
+  list(result = res$result, solver_chat = res$chat, solver_metadata = meta)
+}
+
+dsbench_files_prompt <- function(row) {
+  files <- row$workbook_files[[1]]
+  note <- if (length(files)) {
+    paste0(
+      "The workbook files are: ", paste(files, collapse = ", "), ". They are not shown ",
+      "here: use the tools list_workbooks, list_sheets and read_range to read them. \n"
+    )
+  } else ""
+  paste0(note, "The introduction is detailed as follows. \n ", row$introduction, " \n",
+         "The questions are detailed as follows. \n ", row$question)
+}
+
+dsbench_folder_fingerprint <- function(folder, files) {
+  list(basename(folder), files,
+       vapply(file.path(folder, files), digest::digest, "", file = TRUE, USE.NAMES = FALSE))
+}
