@@ -208,10 +208,12 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
 # ---- Results -------------------------------------------------------------------------------
 
 # The samples a summary reads: from an evaluated Task, or its `$get_samples()` tibble, with
-# the columns `needed`. `what` completes "{.arg x} must be ..." in the error.
+# the columns `needed` and the grouping column `by` (NULL for none). `what` completes
+# "{.arg x} must be ..." in the error.
 # A vitals log (a path, or vitals::vitals_log_read() output) plugs in here (issue 12): read
 # it, then restore the benchmark's columns from the samples' metadata before the check.
-benchmark_samples <- function(x, needed = character(), what, call = rlang::caller_env()) {
+benchmark_samples <- function(x, needed = character(), what, by = NULL,
+                              call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
   if (rlang::is_string(x) && grepl("\\.(json|eval)$", x)) {
     abort_pb(
@@ -222,6 +224,10 @@ benchmark_samples <- function(x, needed = character(), what, call = rlang::calle
   }
   if (!is.data.frame(x) || !all(needed %in% names(x))) {
     abort_pb(paste("{.arg x} must be", what), "argument", call = call)
+  }
+  if (!is.null(by) && !(rlang::is_string(by) && by %in% names(x))) {
+    abort_pb("There is no column {.field {by}} to group by.", "argument", field = by,
+             call = call)
   }
   x
 }
