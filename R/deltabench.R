@@ -32,6 +32,8 @@
 #'   with an error naming the file, row and field. `"skip"` leaves such records out and
 #'   reports each one on standard error.
 #' @returns The path `out` (invisibly), or the table as a tibble.
+#' @family processbench and deltabench
+#' @family task tables
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
@@ -132,6 +134,7 @@ Explanation: The analysis of the inequality \( x + y > 1 \) is incorrect. The ar
 #' @param question A character vector of questions.
 #' @param sections_content A character vector of sectioned answers, as long as `question`.
 #' @returns A character vector of prompts.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' prompt <- deltabench_prompt("What is 1 + 1?", "section1: 1 + 1 = 3.")
@@ -160,6 +163,7 @@ deltabench_prompt <- function(question, sections_content) {
 #' @returns A tibble with one row per critique: `conclusion` (text), `judge` (1 when the
 #'   critique reports errors, 0 when not, `NA` for a missing or empty critique) and
 #'   `sections` (a list of integer vectors, in the order written, duplicates kept).
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' deltabench_parse(c(
@@ -219,6 +223,7 @@ strsplit_all <- function(x, sep) {
 #' @returns A tibble with one row per critique: `judge`, `has_error` (gold not empty),
 #'   `predicted` (the sections counted), `tp`, `fp`, `fn`, `precision`, `recall`, `f1`
 #'   (`NA` for samples without gold errors and for failed critiques), `correct`, and `failed`.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' deltabench_score_critiques(
@@ -330,6 +335,7 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'   functions for [vitals::Task]; `deltabench_task()` a [vitals::Task]. The scorer's
 #'   `scorer_metadata` holds `judge`, `predicted`, `gold`, `tp`, `fp`, `fn`, `precision`,
 #'   `recall`, `f1` and `correct`.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' tsk <- deltabench_task(dir = tempfile(), solver = deltabench_solver(cache = FALSE))
@@ -440,6 +446,7 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
 #'   `metric`, `estimate`, `lower`, `upper` (95% normal intervals for the means; `NA` for
 #'   the micro metrics), `n`, and the group's counts `n_with_errors`, `n_error_free` and
 #'   `n_failed` (samples without a critique, counted in the first two as well).
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' samples <- tibble::tibble(

@@ -15,6 +15,8 @@ futurex_weights <- c(`1` = 0.1, `2` = 0.2, `3` = 0.3, `4` = 0.4)
 #'   every item and renames repeats `id#2`, `id#3`, .... Real FutureX files contain ids that
 #'   a spreadsheet rounded (`6.85147E+23`), shared by different questions.
 #' @returns The path `out` (invisibly), or the table.
+#' @family futurex
+#' @family task tables
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
@@ -93,6 +95,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @inheritParams generate_solver
 #' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
 #'   functions for [vitals::Task]; `futurex_task()` a [vitals::Task].
+#' @family futurex
 #' @export
 #' @examples
 #' tsk <- futurex_task(dir = tempfile())
@@ -327,6 +330,7 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
 #'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
 #'   `n_missing` (items skipped: no answer) and `weight`.
+#' @family futurex
 #' @export
 #' @examples
 #' tsk <- futurex_task(dir = tempfile())
@@ -415,6 +419,7 @@ futurex_items <- function(x, call = rlang::caller_env()) {
 #'   numeric items: `"llm"` when the judge's values were used, `"fallback"` when the judge
 #'   failed or its reply had no values and the plain parse was used, `"none"` without a
 #'   judge) and `judge_error` (why the judge's values were not used, else `NA`)).
+#' @family futurex
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")

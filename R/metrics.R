@@ -18,6 +18,7 @@
 #'   width, claiming a certainty a few samples can't give; the Wilson score interval for
 #'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278).
 #' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing`.
+#' @family metrics
 #' @export
 #' @examples
 #' mean_ci(c(1, 0, 1, 1))
@@ -97,6 +98,7 @@ grouped_summary <- function(x, by = NULL, metric = "mean", ...) {
 #' @param precision,recall Numbers in `[0, 1]` (or percentages; the scale is kept).
 #' @param pred,truth Vectors treated as sets (duplicates ignored).
 #' @returns A number.
+#' @family metrics
 #' @export
 #' @examples
 #' f1_score(0.5, 1)

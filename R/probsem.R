@@ -26,6 +26,8 @@
 #'   `<name>_B.json`), or `NULL` (the default) for every `<name>_*.json` beside the prompt, in
 #'   name order.
 #' @returns The path `out` (invisibly), or the table.
+#' @family probsem
+#' @family task tables
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
@@ -133,6 +135,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' @inheritParams query_logprobs
 #' @returns `probsem_dataset()` a tibble; `probsem_solver()` and `probsem_scorer()`
 #'   functions for [vitals::Task]; `probsem_task()` a [vitals::Task].
+#' @family probsem
 #' @export
 #' @examples
 #' probsem_dataset()
@@ -318,6 +321,7 @@ probsem_judge <- function(meta, expected) {
 #'   * `distributions`: one row per context and query, `id`, `prompt`, `suite`,
 #'     `context_index`, `text`, `query_index` (0-based), `query`, `expected`, `logp` (after
 #'     normalization and temperature), `prob`, `is_max`.
+#' @family probsem
 #' @export
 #' @examples
 #' # Samples shaped like an evaluated task's, with made-up scores in place of a model's
@@ -411,6 +415,7 @@ probsem_distributions <- function(samples) {
 #' @param dir The output folder (created if needed).
 #' @param model The model name for file names; `NULL` takes it from the solver metadata.
 #' @returns The paths written, invisibly.
+#' @family probsem
 #' @export
 #' @examples
 #' # Samples with made-up scores, as in the example of probsem_summary():

@@ -44,6 +44,7 @@ processbench_templates <- list(
 #'   ProcessBench-style runs word it) or `"processbench"` (ProcessBench's own template: "a
 #'   math problem", `[Math Problem]`, and `(which typically denotes "not found")`).
 #' @returns A character vector of prompts.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' cat(processbench_prompt("What is 1 + 1?", list(c("1 + 1 = 3.", "So 3."))))
@@ -82,6 +83,7 @@ processbench_prompt <- function(problem, steps, template = c("generic", "process
 #' @param texts A character vector: the critiques of one sample (`NA` for failed requests).
 #' @returns A list with `votes` (an integer vector as long as `texts`, `NA` where no valid
 #'   vote), `prediction` (an integer, `NA` when there is none) and `n_valid`.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' processbench_vote(c("\\boxed{2}", "\\boxed{-1}", "\\boxed{02}", "no box"))
@@ -202,6 +204,7 @@ processbench_parse_index <- function(texts) {
 #'   was valid); its `solver_metadata` holds `prediction`, `votes`, `critiques` (every raw
 #'   text), `errors` (one per vote), `n_valid`, `n_votes`, `cached`, tokens, cost and
 #'   seconds.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(cache = FALSE))
@@ -447,6 +450,7 @@ processbench_prediction <- function(result) {
 #'   `"f1"`) when there are groups: `group`, `metric`, `estimate`, `lower`, `upper`, `n`
 #'   (samples with an error for `error_acc`, without for `correct_acc`, both for `f1`), and
 #'   `n_no_prediction` (samples of the group with no valid vote).
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' samples <- tibble::tibble(
@@ -565,6 +569,7 @@ processbench_group_row <- function(group, items, method, times, seed, notes) {
 #'   does not change the count).
 #' @inheritParams processbench_summary
 #' @returns The two paths (named `results` and `summary`), invisibly.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(n_votes = 3, cache = FALSE))

@@ -40,7 +40,6 @@ hint_table <- function() {
 
 test_that("the bundled sample is a valid table with the two example suites", {
   d <- probsem_dataset()
-  expect_equal(nrow(d), 6)
   expect_equal(unique(d$suite), c("choice", "truth"))
   expect_equal(d$expected, c(0L, 2L, -1L, 0L, 1L, 0L))
   expect_true(is.na(d$target[[3]]))
@@ -313,4 +312,22 @@ test_that("the chat backend with norm gives a missing query probability 0, not N
     expect_equal(s$result, "True")
     expect_equal(as.character(s$score), "C")
   }
+})
+
+test_that("user-facing errors name the user's call", {
+  expect_snapshot(probsem_summary(data.frame(x = 1)), error = TRUE)
+  d <- hint_table()
+  dup <- d[c(1, 1), ]
+  dup$id <- c("a", "b")
+  dup$queries[[2]] <- c("x", "y")
+  expect_snapshot(probsem_task(dup, dir = tempfile()), error = TRUE)
+})
+
+test_that("probsem_dataset() and probsem_task() take a limit", {
+  full <- probsem_dataset()
+  expect_equal(probsem_dataset(limit = 2)$id, full$id[1:2])
+  shuffled <- probsem_dataset(shuffle = 2)
+  expect_setequal(shuffled$id, full$id)
+  tsk <- probsem_task(limit = 3, dir = withr::local_tempdir())
+  expect_equal(tsk$get_samples()$id, full$id[1:3])
 })
