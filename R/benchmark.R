@@ -15,7 +15,8 @@
 #' @param path A task table: a parquet file made by the benchmark's `prepare_*()`, a data
 #'   frame in the benchmark's schema, or `NULL` (the default) for the bundled sample.
 #' @param limit Run only part of the table: `NULL` (the default) keeps every row, a whole
-#'   number `n` the first `n` rows (as `--limit` in inspect_evals).
+#'   number `n` the first `n` rows (as `--limit` in inspect_evals). `*_task(limit = )`
+#'   takes the first `n` rows of its `dataset`.
 #' @param shuffle `FALSE` (the default) keeps the table's order. A number shuffles the rows
 #'   with that seed before `limit` is applied, so `limit = 20, shuffle = 1` is a
 #'   reproducible random sample of 20 (as `--sample-shuffle` in inspect_evals). The global
@@ -178,8 +179,6 @@ bound_rows <- function(dataset, row, epoch) {
 #' @param epochs Passed to [vitals::Task]: how many times each sample is solved.
 #' @param dir Where vitals writes its logs.
 #' @param name The task's name in logs.
-#' @param limit `NULL` (the default) runs every row of `dataset`; a whole number `n` the
-#'   first `n` (for a random sample, use the `*_dataset()` arguments `limit` and `shuffle`).
 #' @keywords internal
 #' @name task-args
 NULL

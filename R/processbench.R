@@ -162,9 +162,10 @@ processbench_parse_index <- function(texts) {
 #' * Ties go to the value seen first (as Python's `Counter.most_common()` does).
 #' * A failed request is a missing vote, reported in the metadata, never a crash.
 #' * ProcessBench printed the accuracies and F1 and wrote `{split}_error.jsonl` and
-#'   `{split}_correct.jsonl`; here [processbench_summary()] adds counts, intervals and the
-#'   mean of the groups' F1, and [processbench_write_results()] writes one JSON Lines file
-#'   and one CSV summary, named `{dataset}_{model}_votes{n}`.
+#'   `{split}_correct.jsonl`; here [processbench_summary()] reports them as fractions (0 to
+#'   1, not percent) and adds counts, intervals and the mean of the groups' F1, and
+#'   [processbench_write_results()] writes one JSON Lines file and one CSV summary, named
+#'   `{dataset}_{model}_votes{n}`.
 #' * The flatteners check the data (a label or section number past the last step, an empty
 #'   step, a section without content stop with an error, or are skipped with
 #'   `on_error = "skip"`); the original loaded whatever it was given.
