@@ -218,23 +218,8 @@ test_that("the results file counts the votes asked for, even when the first samp
   expect_equal(basename(paths[["results"]]), "d_m_votes3.jsonl")
 })
 
-test_that("prepare_deltabench()/prepare_processbench() flatten through Python", {
+test_that("prepare_processbench() flattens through Python", {
   skip_if_no_python()
-  src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
-  tbl <- prepare_deltabench(src)
-  expect_equal(tbl$label[tbl$id == "db-mean"], 3L)
-  expect_equal(tbl$label[tbl$id == "db-area"], -1L)
-  counted <- prepare_deltabench(src, count_unuseful = TRUE)
-  expect_equal(counted$label[counted$id == "db-prime"], 2L)
-  expect_equal(tbl$label[tbl$id == "db-prime"], 3L)
-  shipped <- processbench_dataset()
-  expect_equal(shipped$label, tbl$label)
-  bad <- withr::local_tempfile(fileext = ".jsonl")
-  writeLines(c(readLines(src)[[1]], "{broken"), bad)
-  err <- expect_error(prepare_deltabench(bad), class = "predictivebench_error_json")
-  expect_equal(err$row, "2")
-  ok <- suppressWarnings(prepare_deltabench(bad, on_error = "skip"))
-  expect_equal(nrow(ok), 1)
   pb <- prepare_processbench(
     system.file("extdata", "processbench-sample.json", package = "predictivebench")
   )
