@@ -1,6 +1,53 @@
 # DeltaBench's own section-level protocol: one critique per long chain of thought, every
 # erroneous section named, scored by precision/recall over section sets.
 
+#' Flatten DeltaBench or ProcessBench files into a task table
+#'
+#' @description
+#' Run the Python flattener over a DeltaBench release or a ProcessBench split and get the
+#' `processbench` task table: one row per solution with `id`, `problem`, `steps` (a list of
+#' strings), `label` (the 0-based index of the first wrong step, `-1` when all steps are
+#' right), `task_l1`, `task_l2`, `origin`, `generator`, `final_answer_correct`, and for
+#' DeltaBench the raw 1-based `error_sections`, `unuseful_sections` and `sections_content`.
+#' See [task_table_schema()]`("processbench")` and [prepare_task_table()] for how Python is
+#' found.
+#'
+#' * `prepare_deltabench()` reads DeltaBench's JSON Lines (or a JSON array, or the CSV
+#'   release whose list columns are serialized strings: they are parsed as data, never
+#'   evaluated). `steps` are the `content` of each entry of `sections`;
+#'   `label = min(reason_error_section_numbers) - 1`.
+#' * `prepare_processbench()` reads a ProcessBench split (a JSON array or JSON Lines of
+#'   `{id, generator, problem, steps, final_answer_correct, label}`); `task_l1` is the split.
+#'
+#' @param source The raw file (`.jsonl`, `.json` or `.csv`).
+#' @param out The parquet file to write, or `NULL` (the default) to return the table.
+#' @param count_unuseful `FALSE` (the default) takes the label from
+#'   `reason_error_section_numbers` only. `TRUE` also counts
+#'   `reason_unuseful_section_numbers` as errors, as DeltaBench's own section-level ground
+#'   truth does ([deltabench_task()] always uses both).
+#' @param split The split name stored in `task_l1`; `NULL` (the default) takes the file name
+#'   without its extension (`gsm8k.json` gives `"gsm8k"`).
+#' @param on_error `"error"` (the default) stops at the first bad record (a section without
+#'   content, an empty step, a label or section number past the last step, a malformed line)
+#'   with an error naming the file, row and field. `"skip"` leaves such records out and
+#'   reports each one on standard error.
+#' @returns The path `out` (invisibly), or the table as a tibble.
+#' @family processbench and deltabench
+#' @family task tables
+#' @export
+#' @examplesIf predictivebench:::python_available()
+#' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
+#' prepare_deltabench(src)
+#' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
+#' prepare_processbench(src, split = "sample")
+prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
+                               on_error = c("error", "skip")) {
+  check_flag(count_unuseful)
+  on_error <- rlang::arg_match(on_error)
+  prepare_task_table("deltabench", source, out = out, count_unuseful = count_unuseful,
+                     on_error = on_error)
+}
+
 # DeltaBench's critic prompt (OpenStellarTeam/DeltaBench, evaluation.py), word for word; the
 # curly apostrophe and the ellipsis are written as escapes to keep the source ASCII.
 deltabench_critic_template <- function() {
@@ -87,6 +134,7 @@ Explanation: The analysis of the inequality \( x + y > 1 \) is incorrect. The ar
 #' @param question A character vector of questions.
 #' @param sections_content A character vector of sectioned answers, as long as `question`.
 #' @returns A character vector of prompts.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' prompt <- deltabench_prompt("What is 1 + 1?", "section1: 1 + 1 = 3.")
@@ -115,6 +163,7 @@ deltabench_prompt <- function(question, sections_content) {
 #' @returns A tibble with one row per critique: `conclusion` (text), `judge` (1 when the
 #'   critique reports errors, 0 when not, `NA` for a missing or empty critique) and
 #'   `sections` (a list of integer vectors, in the order written, duplicates kept).
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' deltabench_parse(c(
@@ -174,6 +223,7 @@ strsplit_all <- function(x, sep) {
 #' @returns A tibble with one row per critique: `judge`, `has_error` (gold not empty),
 #'   `predicted` (the sections counted), `tp`, `fp`, `fn`, `precision`, `recall`, `f1`
 #'   (`NA` for samples without gold errors and for failed critiques), `correct`, and `failed`.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' deltabench_score_critiques(
@@ -267,13 +317,14 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'   `error_section_numbers` and `evaluation_label` from its internal data; the released
 #'   data has `reason_error_section_numbers` and `reason_unuseful_section_numbers`. Here the
 #'   gold set is their union and a sample "has errors" when that set is not empty.
-#' * Metrics are in percent (the original's CSV has fractions). The original's
+#' * Metrics are fractions, as in the original's CSV. The original's
 #'   sample-level detection precision, recall and F1 (did the critique flag the right
 #'   solutions) are not reported; its `accuracy` is.
 #'
 #' @param path A task table (parquet) or a data frame in the `processbench` schema with
 #'   `error_sections`, `unuseful_sections` and `sections_content` (DeltaBench data); `NULL`
 #'   is the shipped sample.
+#' @inheritParams task-table-args
 #' @param temperature,top_p Sampling parameters, by default DeltaBench's (1 and 0.8).
 #' @param params Other request parameters, such as `list(max_tokens = 4096)`.
 #' @param clip_predictions See [deltabench_score_critiques()].
@@ -284,6 +335,7 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'   functions for [vitals::Task]; `deltabench_task()` a [vitals::Task]. The scorer's
 #'   `scorer_metadata` holds `judge`, `predicted`, `gold`, `tp`, `fp`, `fn`, `precision`,
 #'   `recall`, `f1` and `correct`.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' tsk <- deltabench_task(dir = tempfile(), solver = deltabench_solver(cache = FALSE))
@@ -294,10 +346,11 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' deltabench_summary(tsk)
 deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_solver(),
                             scorer = deltabench_scorer(), epochs = NULL,
-                            dir = vitals::vitals_log_dir(), name = "deltabench") {
+                            dir = vitals::vitals_log_dir(), name = "deltabench",
+                            limit = NULL) {
   dataset <- deltabench_with_prompts(dataset)
-  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, epochs = epochs,
-                   name = name, dir = dir)
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+                 limit = limit)
 }
 
 deltabench_with_prompts <- function(dataset) {
@@ -322,8 +375,8 @@ deltabench_with_prompts <- function(dataset) {
 
 #' @rdname deltabench_task
 #' @export
-deltabench_dataset <- function(path = NULL) {
-  processbench_dataset(path)
+deltabench_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+  processbench_dataset(path, limit = limit, shuffle = shuffle)
 }
 
 #' @rdname deltabench_task
@@ -363,18 +416,22 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
 #' DeltaBench headline numbers
 #'
 #' @description
-#' DeltaBench's section-level metrics, in percent, overall and by group (by default
+#' DeltaBench's section-level metrics, as fractions from 0 to 1, overall and by group (by default
 #' `task_l1`), computed from the critiques (the samples' `result`) with
 #' [deltabench_score_critiques()]:
 #'
 #' * **macro** precision, recall and F1: the mean over samples with errors of each sample's
-#'   values, with a 95% normal interval for the F1;
+#'   values, with 95% normal intervals;
 #' * **micro** precision, recall and F1: from the summed true/false positives and false
 #'   negatives;
 #' * `accuracy`: the share of answered samples whose critique is `correct` (right conclusion
 #'   and, with errors, at least one gold section named), the original's `accuracy`;
-#' * counts: `n` samples, `n_with_errors`, `n_error_free`, `n_failed` (no critique), and
-#'   `error_free_accuracy`, the share of error-free samples judged error-free.
+#' * `error_free_accuracy`: the share of error-free samples judged error-free.
+#'
+#' The rows have the columns every predictivebench summary has, one row per group and
+#' metric; `n` is the number of samples behind each estimate (samples with errors for the
+#' macro and micro metrics, error-free ones for `error_free_accuracy`, all answered ones for
+#' `accuracy`).
 #'
 #' @param x An evaluated [deltabench_task()] or its `$get_samples()` tibble.
 #' @param by The grouping column (default `"task_l1"`), or `NULL`.
@@ -383,10 +440,13 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
 #' @param failed `"drop"` (the default, as the original) leaves samples without a critique
 #'   out of the metrics (they are still counted in `n_failed`, and a message says so);
 #'   `"zero"` counts them as critiques that found nothing.
-#' @returns A tibble with one row per group: `group`, `n`, `n_with_errors`, `n_error_free`,
-#'   `n_failed`, `precision_macro`, `recall_macro`, `f1_macro`, `f1_macro_lower`,
-#'   `f1_macro_upper`, `precision_micro`, `recall_micro`, `f1_micro`, `accuracy`,
-#'   `error_free_accuracy`.
+#' @returns A tibble with eight rows per group (`"overall"` first), one per `metric`
+#'   (`"precision_macro"`, `"recall_macro"`, `"f1_macro"`, `"precision_micro"`,
+#'   `"recall_micro"`, `"f1_micro"`, `"accuracy"`, `"error_free_accuracy"`): `group`,
+#'   `metric`, `estimate`, `lower`, `upper` (95% normal intervals for the means; `NA` for
+#'   the micro metrics), `n`, and the group's counts `n_with_errors`, `n_error_free` and
+#'   `n_failed` (samples without a critique, counted in the first two as well).
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' samples <- tibble::tibble(
@@ -399,15 +459,11 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
 deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
                                failed = c("drop", "zero")) {
   failed <- rlang::arg_match(failed)
-  if (inherits(x, "Task")) x <- x$get_samples()
-  needed <- c("result", "error_sections", "unuseful_sections")
-  if (!is.data.frame(x) || !all(needed %in% names(x))) {
-    abort_pb("{.arg x} must be an evaluated DeltaBench task or its samples (with {.field {needed}}).",
-             "argument")
-  }
-  if (!is.null(by) && !by %in% names(x)) {
-    abort_pb("There is no column {.field {by}} to group by.", "argument", field = by)
-  }
+  x <- benchmark_samples(
+    x, c("result", "error_sections", "unuseful_sections"),
+    "an evaluated DeltaBench task or its samples (with {.field result}, {.field error_sections} and {.field unuseful_sections}).",
+    by = by
+  )
   unuseful <- lapply(x$unuseful_sections, function(s) s %||% integer())
   scored <- deltabench_score_critiques(x$result, x$error_sections, unuseful,
                                        clip_predictions = clip_predictions)
@@ -445,26 +501,26 @@ deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
 deltabench_group_row <- function(group, s, failed) {
   answered <- if (failed == "drop") !s$failed else rep(TRUE, nrow(s))
   with_errors <- s[s$has_error & answered, ]
-  ci <- mean_ci(100 * with_errors$f1, limits = c(0, 100))
+  error_free <- s[!s$has_error & answered, ]
   tp <- sum(with_errors$tp)
   fp <- sum(with_errors$fp)
   fn <- sum(with_errors$fn)
   p_micro <- ratio0(tp, tp + fp)
   r_micro <- ratio0(tp, tp + fn)
-  f_micro <- ratio0(2 * p_micro * r_micro, p_micro + r_micro)
-  has <- nrow(with_errors) > 0
-  mean_or_na <- function(v) if (length(v)) mean(v) else NA_real_
-  error_free <- s[!s$has_error & answered, ]
-  tibble::tibble(
-    group = group, n = nrow(s), n_with_errors = sum(s$has_error),
-    n_error_free = sum(!s$has_error), n_failed = sum(s$failed),
-    precision_macro = 100 * mean_or_na(with_errors$precision),
-    recall_macro = 100 * mean_or_na(with_errors$recall),
-    f1_macro = ci$mean, f1_macro_lower = max(ci$lower, 0), f1_macro_upper = min(ci$upper, 100),
-    precision_micro = if (has) 100 * p_micro else NA_real_,
-    recall_micro = if (has) 100 * r_micro else NA_real_,
-    f1_micro = if (has) 100 * f_micro else NA_real_,
-    accuracy = 100 * mean_or_na(s$correct[answered]),
-    error_free_accuracy = 100 * mean_or_na(error_free$judge == 0)
+  micro <- function(value) {
+    list(mean = if (nrow(with_errors)) value else NA_real_, lower = NA_real_,
+         upper = NA_real_, n = nrow(with_errors))
+  }
+  ci <- function(x) mean_ci(as.double(x), limits = c(0, 1))
+  rows <- list(
+    precision_macro = ci(with_errors$precision), recall_macro = ci(with_errors$recall),
+    f1_macro = ci(with_errors$f1), precision_micro = micro(p_micro),
+    recall_micro = micro(r_micro),
+    f1_micro = micro(ratio0(2 * p_micro * r_micro, p_micro + r_micro)),
+    accuracy = ci(s$correct[answered]), error_free_accuracy = ci(error_free$judge == 0)
   )
+  do.call(rbind, lapply(names(rows), function(metric) {
+    summary_rows(group, metric, rows[[metric]], n_with_errors = sum(s$has_error),
+                 n_error_free = sum(!s$has_error), n_failed = sum(s$failed))
+  }))
 }

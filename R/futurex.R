@@ -15,6 +15,8 @@ futurex_weights <- c(`1` = 0.1, `2` = 0.2, `3` = 0.3, `4` = 0.4)
 #'   every item and renames repeats `id#2`, `id#3`, .... Real FutureX files contain ids that
 #'   a spreadsheet rounded (`6.85147E+23`), shared by different questions.
 #' @returns The path `out` (invisibly), or the table.
+#' @family futurex
+#' @family task tables
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
@@ -81,7 +83,8 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' * The reference reports a level with no items as 0; [futurex_summary()] reports `NA` with
 #'   `n = 0` (the overall score is the same).
 #'
-#' @param path A task table (parquet) or a data frame in the `futurex` schema.
+#' @inheritParams task-table-args
+#' @inheritParams task-args
 #' @param system_prompt,params Passed to [generate_solver()]; by default the chat is used as
 #'   configured (the reference sends only the prompt).
 #' @param number_rule `"reference"` (first run of digits and dots, as `eval.py`) or
@@ -89,12 +92,10 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @param dataset A task table (tibble) from `futurex_dataset()`.
 #' @param solver,scorer A solver and scorer, by default `futurex_solver()` and
 #'   `futurex_scorer()`.
-#' @param epochs Passed to [vitals::Task].
-#' @param dir Where vitals writes its logs.
-#' @param name The task's name in logs.
 #' @inheritParams generate_solver
 #' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
 #'   functions for [vitals::Task]; `futurex_task()` a [vitals::Task].
+#' @family futurex
 #' @export
 #' @examples
 #' tsk <- futurex_task(dir = tempfile())
@@ -103,20 +104,17 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' futurex_summary(tsk)
 futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
                          scorer = futurex_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),
-                         name = "futurex") {
+                         name = "futurex", limit = NULL) {
   dataset <- validate_task_table(dataset, "futurex")
-  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, epochs = epochs,
-                   name = name, dir = dir)
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+                 limit = limit)
 }
 
 #' @rdname futurex_task
 #' @export
-futurex_dataset <- function(path = NULL) {
-  if (is.null(path)) {
-    path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
-  }
-  if (is.data.frame(path)) return(validate_task_table(path, "futurex"))
-  read_task_table(path, "futurex")
+futurex_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+  benchmark_dataset("futurex", path, sample = "futurex-sample.parquet", limit = limit,
+                    shuffle = shuffle)
 }
 
 #' @rdname futurex_task
@@ -328,8 +326,11 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
 #'   [futurex_score()].
 #' @param method Interval method, `"normal"` or `"bootstrap"`.
 #' @param times,seed Bootstrap resamples and seed.
-#' @returns A tibble with rows `overall` and `level 1` to `level 4`: `group`, `mean`,
-#'   `lower`, `upper`, `n` (items scored), `n_missing` (items skipped: no answer), `weight`.
+#' @returns A tibble with rows `overall` and `level 1` to `level 4`, in the columns every
+#'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
+#'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
+#'   `n_missing` (items skipped: no answer) and `weight`.
+#' @family futurex
 #' @export
 #' @examples
 #' tsk <- futurex_task(dir = tempfile())
@@ -342,15 +343,19 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   rows <- lapply(levels, function(l) {
     ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed,
                   limits = c(0, 1))
-    tibble::tibble(group = paste("level", l), ci, weight = futurex_weights[[l]])
+    summary_rows(paste("level", l), "score", ci, n_missing = ci$n_missing,
+                 weight = futurex_weights[[l]])
   })
   by_level <- do.call(rbind, rows)
   present <- by_level$n > 0
-  overall <- sum(by_level$mean[present] * by_level$weight[present])
+  overall <- sum(by_level$estimate[present] * by_level$weight[present])
   bounds <- futurex_overall_interval(items, by_level, method, times, seed)
-  top <- tibble::tibble(group = "overall", mean = if (any(present)) overall else NA_real_,
-                        lower = bounds[[1]], upper = bounds[[2]], n = sum(by_level$n),
-                        n_missing = sum(by_level$n_missing), weight = sum(by_level$weight[present]))
+  top <- summary_rows(
+    "overall", "score",
+    list(mean = if (any(present)) overall else NA_real_, lower = bounds[[1]],
+         upper = bounds[[2]], n = sum(by_level$n)),
+    n_missing = sum(by_level$n_missing), weight = sum(by_level$weight[present])
+  )
   skipped <- sum(by_level$n_missing)
   if (skipped) {
     cli::cli_inform("{skipped} item{?s} without an answer {?was/were} skipped.",
@@ -373,7 +378,7 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
         (by_level$upper[[l]] - by_level$lower[[l]]) / (2 * z)
       futurex_weights[[l]]^2 * se^2
     }, 1)
-    est <- sum(by_level$mean[present] * by_level$weight[present])
+    est <- sum(by_level$estimate[present] * by_level$weight[present])
     half <- z * sqrt(sum(var_terms))
     return(pmin(pmax(c(est - half, est + half), 0), 1))
   }
@@ -387,15 +392,12 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
   unname(stats::quantile(draws, c(0.025, 0.975)))
 }
 
-futurex_items <- function(x) {
+futurex_items <- function(x, call = rlang::caller_env()) {
   if (inherits(x, "futurex_scores")) return(x$items)
-  if (inherits(x, "Task")) x <- x$get_samples()
-  if (!is.data.frame(x) || !all(c("level", "score") %in% names(x))) {
-    abort_pb(
-      "{.arg x} must be an evaluated FutureX task, its samples, or {.fn futurex_score} output.",
-      "argument"
-    )
-  }
+  x <- benchmark_samples(
+    x, c("level", "score"),
+    "an evaluated FutureX task, its samples, or {.fn futurex_score} output.", call = call
+  )
   tibble::tibble(id = x$id, level = x$level, score = as.double(x$score))
 }
 
@@ -417,6 +419,7 @@ futurex_items <- function(x) {
 #'   numeric items: `"llm"` when the judge's values were used, `"fallback"` when the judge
 #'   failed or its reply had no values and the plain parse was used, `"none"` without a
 #'   judge) and `judge_error` (why the judge's values were not used, else `NA`)).
+#' @family futurex
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")

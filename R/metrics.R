@@ -1,4 +1,4 @@
-# Means with intervals, grouped, in one tibble shape every benchmark's summary reuses.
+# Means with intervals, and the one row shape every benchmark's summary is built from.
 
 #' Mean with a confidence interval
 #'
@@ -18,6 +18,7 @@
 #'   width, claiming a certainty a few samples can't give; the Wilson score interval for
 #'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278).
 #' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing`.
+#' @family metrics
 #' @export
 #' @examples
 #' mean_ci(c(1, 0, 1, 1))
@@ -62,29 +63,29 @@ wilson_bounds <- function(m, limits, n, z) {
   limits[[1]] + (c(centre - half, centre + half)) * (limits[[2]] - limits[[1]])
 }
 
-#' Grouped means with intervals
-#'
-#' One row per group (and an `"overall"` row first), each from [mean_ci()]: the shape every
-#' `*_summary()` in predictivebench builds on.
-#'
-#' @param x Numeric scores.
-#' @param by A grouping vector as long as `x`, or `NULL` for the overall row only.
-#' @param ... Passed to [mean_ci()].
-#' @returns A tibble with `group`, `mean`, `lower`, `upper`, `n`, `n_missing`.
-#' @export
-#' @examples
-#' grouped_mean_ci(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"))
-grouped_mean_ci <- function(x, by = NULL, ...) {
-  overall <- cbind(tibble::tibble(group = "overall"), mean_ci(x, ...))
-  if (is.null(by)) return(tibble::as_tibble(overall))
-  if (length(by) != length(x)) {
+# ---- Summary rows --------------------------------------------------------------------------
+#
+# Every <bench>_summary() returns rows of one shape: `group`, `metric`, `estimate`, `lower`,
+# `upper`, `n`, then the benchmark's own columns, with estimates and bounds on the 0-1 scale
+# of the scores (never percent). summary_rows() builds them from mean_ci() rows;
+# grouped_summary() gives an "overall" row and one per group.
+
+summary_rows <- function(group, metric, ci, ...) {
+  tibble::tibble(group = as.character(group), metric = metric, estimate = ci$mean,
+                 lower = ci$lower, upper = ci$upper, n = as.integer(ci$n), ...)
+}
+
+grouped_summary <- function(x, by = NULL, metric = "mean", ...) {
+  if (!is.null(by) && length(by) != length(x)) {
     abort_pb("{.arg by} must be as long as {.arg x}.", "argument")
   }
-  groups <- sort(unique(by[!is.na(by)]))
-  rows <- lapply(groups, function(g) {
-    cbind(tibble::tibble(group = as.character(g)), mean_ci(x[!is.na(by) & by == g], ...))
+  groups <- if (is.null(by)) character() else sort(unique(by[!is.na(by)]))
+  rows <- lapply(c("overall", groups), function(g) {
+    keep <- if (g == "overall") rep(TRUE, length(x)) else !is.na(by) & by == g
+    ci <- mean_ci(x[keep], ...)
+    summary_rows(g, metric, ci, n_missing = ci$n_missing)
   })
-  tibble::as_tibble(do.call(rbind, c(list(overall), rows)))
+  do.call(rbind, rows)
 }
 
 #' F1 scores
@@ -97,6 +98,7 @@ grouped_mean_ci <- function(x, by = NULL, ...) {
 #' @param precision,recall Numbers in `[0, 1]` (or percentages; the scale is kept).
 #' @param pred,truth Vectors treated as sets (duplicates ignored).
 #' @returns A number.
+#' @family metrics
 #' @export
 #' @examples
 #' f1_score(0.5, 1)

@@ -26,6 +26,8 @@
 #'   `<name>_B.json`), or `NULL` (the default) for every `<name>_*.json` beside the prompt, in
 #'   name order.
 #' @returns The path `out` (invisibly), or the table.
+#' @family probsem
+#' @family task tables
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
@@ -111,12 +113,13 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' @section Errors:
 #' Besides the shared kinds (see [predictivebench-errors]): `predictivebench_error_field`
 #' for a bad suite (from [prepare_probsem()]), and `predictivebench_error_duplicate_input`
-#' when two contexts have the same text but different queries (the solver finds a context's
-#' queries by its text, so such suites must be evaluated in separate tasks). Problems with a
+#' when two contexts have the same text but different queries (their scored texts would be
+#' the same, so such suites must be evaluated in separate tasks). Problems with a
 #' single request or response (HTTP errors, missing log-probabilities, a query span that does
 #' not match) never stop a run: they are in the metadata's `errors`.
 #'
-#' @param path A task table (parquet) or a data frame in the `probsem` schema.
+#' @inheritParams task-table-args
+#' @inheritParams task-args
 #' @param dataset A task table from `probsem_dataset()`.
 #' @param backend `"completions"` (the default, the original's method) or `"chat"` (the
 #'   first-token approximation); see [query_logprobs()].
@@ -125,15 +128,14 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #'   `TRUE`/`FALSE` mean `"tokens"`/`"none"`.
 #' @param temperature Scores are divided by it before the softmax (the original's `--temp`,
 #'   default 1).
-#' @param solver,scorer A solver and scorer, by default `probsem_solver(dataset)` and
-#'   `probsem_scorer()`.
+#' @param solver,scorer A solver and scorer, by default `probsem_solver()` and
+#'   `probsem_scorer()`. The task gives the solver its dataset (each context's queries).
 #' @param epochs Passed to [vitals::Task]; scores are deterministic and cached, so more
 #'   epochs only repeat them.
-#' @param dir Where vitals writes its logs.
-#' @param name The task's name in logs.
 #' @inheritParams query_logprobs
 #' @returns `probsem_dataset()` a tibble; `probsem_solver()` and `probsem_scorer()`
 #'   functions for [vitals::Task]; `probsem_task()` a [vitals::Task].
+#' @family probsem
 #' @export
 #' @examples
 #' probsem_dataset()
@@ -147,13 +149,13 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' tsk$eval(solver_chat = chat, view = FALSE)
 #' probsem_summary(tsk)
 #' }
-probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(dataset),
+probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(),
                          scorer = probsem_scorer(), epochs = NULL,
-                         dir = vitals::vitals_log_dir(), name = "probsem") {
+                         dir = vitals::vitals_log_dir(), name = "probsem", limit = NULL) {
   dataset <- validate_task_table(dataset, "probsem")
-  probsem_lookup(dataset)
-  vitals::Task$new(dataset = probsem_vitals_dataset(dataset), solver = solver,
-                   scorer = scorer, epochs = epochs, name = name, dir = dir)
+  check_probsem_inputs(dataset)
+  benchmark_task(probsem_vitals_dataset(dataset), solver, scorer, epochs = epochs, dir = dir,
+                 name = name, limit = limit)
 }
 
 # vitals needs a string target; a context without ground truth gets "" (it is scored NA).
@@ -164,41 +166,30 @@ probsem_vitals_dataset <- function(dataset) {
 
 #' @rdname probsem_task
 #' @export
-probsem_dataset <- function(path = NULL) {
-  if (is.null(path)) {
-    path <- system.file("extdata", "probsem-sample.parquet", package = "predictivebench")
-  }
-  if (is.data.frame(path)) return(validate_task_table(path, "probsem"))
-  read_task_table(path, "probsem")
+probsem_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+  benchmark_dataset("probsem", path, sample = "probsem-sample.parquet", limit = limit,
+                    shuffle = shuffle)
 }
 
 #' @rdname probsem_task
 #' @export
-probsem_solver <- function(dataset = probsem_dataset(), backend = c("completions", "chat"),
+probsem_solver <- function(backend = c("completions", "chat"),
                            norm = "none", temperature = 1, base_url = NULL, model = NULL,
                            api_key = NULL, span_check = TRUE, max_tokens = 0,
                            top_logprobs = 20, system_prompt = logprob_chat_system_prompt,
                            cache = TRUE, max_active = 10, max_tries = 3, timeout = 120) {
-  dataset <- validate_task_table(dataset, "probsem")
   backend <- rlang::arg_match(backend)
   norm <- logprob_norm_arg(norm)
   logprob_normalize(0, 1, norm, temperature)
   check_flag(span_check)
   cache_dir(cache)
-  lookup <- probsem_lookup(dataset)
   force(list(base_url, model, api_key, max_tokens, top_logprobs, system_prompt, max_active,
              max_tries, timeout))
-  function(inputs, ..., solver_chat = NULL) {
+  # Each context's queries come from the task's dataset, which probsem_task() binds.
+  dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
     check_chat(solver_chat, allow_null = backend == "completions")
-    rows <- match(inputs, lookup$input)
-    if (anyNA(rows)) {
-      abort_pb(
-        c("An input is not in the dataset this solver was built for.",
-          i = "Build the solver with the task's dataset: {.code probsem_solver(dataset)}."),
-        "argument"
-      )
-    }
-    queries <- lookup$queries[rows]
+    if (!is_bound(rows)) unbound_solver_error("probsem")
+    queries <- rows$queries
     pairs <- tibble::tibble(
       sample = rep(seq_along(inputs), lengths(queries)),
       prefix = rep(inputs, lengths(queries)),
@@ -238,12 +229,13 @@ probsem_solver <- function(dataset = probsem_dataset(), backend = c("completions
       probsem_chat(template, inputs[[i]], result[[i]])
     })
     list(result = result, solver_chat = chats, solver_metadata = metadata)
-  }
+  })
 }
 
-probsem_lookup <- function(dataset, call = rlang::caller_env()) {
-  keys <- unique(dataset$input)
-  queries <- lapply(keys, function(k) {
+# Two contexts with the same text must have the same queries: the scored text is the
+# context's `input`, so their results could not be told apart.
+check_probsem_inputs <- function(dataset, call = rlang::caller_env()) {
+  for (k in unique(dataset$input[duplicated(dataset$input)])) {
     found <- unique(dataset$queries[dataset$input == k])
     if (length(found) > 1) {
       abort_pb(
@@ -253,9 +245,8 @@ probsem_lookup <- function(dataset, call = rlang::caller_env()) {
         call = call
       )
     }
-    found[[1]]
-  })
-  list(input = keys, queries = queries)
+  }
+  invisible(dataset)
 }
 
 # vitals logs every sample's conversation: the scored prefix and the winning query.
@@ -323,15 +314,23 @@ probsem_judge <- function(meta, expected) {
 #' @param method Interval method for the accuracy, `"normal"` or `"bootstrap"` (see
 #'   [mean_ci()]).
 #' @returns A list of class `probsem_summary` with
-#'   * `accuracy`: one row per prompt and suite, `prompt`, `suite`, `accuracy`, `lower`,
-#'     `upper`, `n` (contexts scored), `n_missing` (failed), `n_no_truth` (contexts with
-#'     `expected == -1`);
+#'   * `accuracy`: one row per prompt and suite, in the columns every predictivebench
+#'     summary has: `group` (the suite), `metric` (`"accuracy"`), `estimate`, `lower`,
+#'     `upper`, `n` (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts
+#'     with `expected == -1`) and `prompt`;
 #'   * `distributions`: one row per context and query, `id`, `prompt`, `suite`,
 #'     `context_index`, `text`, `query_index` (0-based), `query`, `expected`, `logp` (after
 #'     normalization and temperature), `prob`, `is_max`.
+#' @family probsem
 #' @export
 #' @examples
-#' samples <- probsem_example_samples()
+#' # Samples shaped like an evaluated task's, with made-up scores in place of a model's
+#' # (the first query of each context is the likeliest):
+#' samples <- probsem_dataset()
+#' samples$solver_metadata <- lapply(samples$queries, function(q) {
+#'   logp <- -seq_along(q)
+#'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")
+#' })
 #' probsem_summary(samples)
 probsem_summary <- function(x, method = c("normal", "bootstrap")) {
   method <- rlang::arg_match(method)
@@ -347,12 +346,11 @@ probsem_summary <- function(x, method = c("normal", "bootstrap")) {
     ci <- mean_ci(as.double(correct[in_group & samples$expected != -1]), method = method,
                   limits = c(0, 1))
     if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
-    tibble::tibble(prompt = groups$prompt[[g]], suite = groups$suite[[g]],
-                   accuracy = ci$mean, lower = ci$lower, upper = ci$upper, n = ci$n,
-                   n_missing = ci$n_missing, n_no_truth = no_truth)
+    summary_rows(groups$suite[[g]], "accuracy", ci, n_missing = ci$n_missing,
+                 n_no_truth = no_truth, prompt = groups$prompt[[g]])
   })
   accuracy <- do.call(rbind, rows)
-  none <- accuracy$suite[accuracy$n_no_truth > 0]
+  none <- accuracy$group[accuracy$n_no_truth > 0]
   if (length(none)) {
     cli::cli_inform(
       "Suite{?s} {.val {none}} {?has/have} contexts without ground truth (expected = -1): no accuracy.",
@@ -376,12 +374,9 @@ print.probsem_summary <- function(x, ...) {
   invisible(x)
 }
 
-probsem_samples <- function(x) {
-  if (inherits(x, "Task")) x <- x$get_samples()
+probsem_samples <- function(x, call = rlang::caller_env()) {
   needed <- c("prompt", "suite", "context_index", "text", "expected", "solver_metadata")
-  if (!is.data.frame(x) || !all(needed %in% names(x))) {
-    abort_pb("{.arg x} must be an evaluated probsem task or its samples.", "argument")
-  }
+  x <- benchmark_samples(x, needed, "an evaluated probsem task or its samples.", call = call)
   # Scores are cached and deterministic, so further epochs repeat the first one.
   if ("id" %in% names(x)) x <- x[!duplicated(x$id), ]
   x
@@ -420,9 +415,16 @@ probsem_distributions <- function(samples) {
 #' @param dir The output folder (created if needed).
 #' @param model The model name for file names; `NULL` takes it from the solver metadata.
 #' @returns The paths written, invisibly.
+#' @family probsem
 #' @export
 #' @examples
-#' paths <- probsem_write_results(probsem_example_samples(), tempfile())
+#' # Samples with made-up scores, as in the example of probsem_summary():
+#' samples <- probsem_dataset()
+#' samples$solver_metadata <- lapply(samples$queries, function(q) {
+#'   logp <- -seq_along(q)
+#'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")
+#' })
+#' paths <- probsem_write_results(samples, tempfile())
 #' readLines(paths[[1]])
 probsem_write_results <- function(x, dir = ".", model = NULL) {
   check_string(dir)
@@ -461,17 +463,8 @@ probsem_sanitize <- function(text) {
   gsub('^[ .]|[/<>:"\\\\|?*]+|[ .]$', "-", text, perl = TRUE)
 }
 
-#' Example probsem samples, scored offline
-#'
-#' The bundled sample dataset with made-up scores in place of a model's, shaped like the
-#' samples of an evaluated [probsem_task()]: for trying [probsem_summary()] and
-#' [probsem_write_results()] without a server.
-#'
-#' @returns A tibble like `tsk$get_samples()`.
-#' @keywords internal
-#' @export
-#' @examples
-#' probsem_example_samples()
+# The bundled sample dataset with made-up scores in place of a model's, shaped like the
+# samples of an evaluated probsem_task(): for tests of the summary and the results files.
 probsem_example_samples <- function() {
   samples <- probsem_dataset()
   samples$solver_metadata <- lapply(seq_len(nrow(samples)), function(i) {

@@ -1,51 +1,6 @@
 # ProcessBench-style first-error identification (ProcessBench and DeltaBench data):
 # the index of the earliest wrong step, by majority vote over sampled critiques.
 
-#' Flatten DeltaBench or ProcessBench files into a task table
-#'
-#' @description
-#' Run the Python flattener over a DeltaBench release or a ProcessBench split and get the
-#' `processbench` task table: one row per solution with `id`, `problem`, `steps` (a list of
-#' strings), `label` (the 0-based index of the first wrong step, `-1` when all steps are
-#' right), `task_l1`, `task_l2`, `origin`, `generator`, `final_answer_correct`, and for
-#' DeltaBench the raw 1-based `error_sections`, `unuseful_sections` and `sections_content`.
-#' See [task_table_schema()]`("processbench")` and [prepare_task_table()] for how Python is
-#' found.
-#'
-#' * `prepare_deltabench()` reads DeltaBench's JSON Lines (or a JSON array, or the CSV
-#'   release whose list columns are serialized strings: they are parsed as data, never
-#'   evaluated). `steps` are the `content` of each entry of `sections`;
-#'   `label = min(reason_error_section_numbers) - 1`.
-#' * `prepare_processbench()` reads a ProcessBench split (a JSON array or JSON Lines of
-#'   `{id, generator, problem, steps, final_answer_correct, label}`); `task_l1` is the split.
-#'
-#' @param source The raw file (`.jsonl`, `.json` or `.csv`).
-#' @param out The parquet file to write, or `NULL` (the default) to return the table.
-#' @param count_unuseful `FALSE` (the default) takes the label from
-#'   `reason_error_section_numbers` only. `TRUE` also counts
-#'   `reason_unuseful_section_numbers` as errors, as DeltaBench's own section-level ground
-#'   truth does ([deltabench_task()] always uses both).
-#' @param split The split name stored in `task_l1`; `NULL` (the default) takes the file name
-#'   without its extension (`gsm8k.json` gives `"gsm8k"`).
-#' @param on_error `"error"` (the default) stops at the first bad record (a section without
-#'   content, an empty step, a label or section number past the last step, a malformed line)
-#'   with an error naming the file, row and field. `"skip"` leaves such records out and
-#'   reports each one on standard error.
-#' @returns The path `out` (invisibly), or the table as a tibble.
-#' @export
-#' @examplesIf predictivebench:::python_available()
-#' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
-#' prepare_deltabench(src)
-#' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
-#' prepare_processbench(src, split = "sample")
-prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
-                               on_error = c("error", "skip")) {
-  check_flag(count_unuseful)
-  on_error <- rlang::arg_match(on_error)
-  prepare_task_table("deltabench", source, out = out, count_unuseful = count_unuseful,
-                     on_error = on_error)
-}
-
 #' @rdname prepare_deltabench
 #' @export
 prepare_processbench <- function(source, out = NULL, split = NULL,
@@ -89,6 +44,7 @@ processbench_templates <- list(
 #'   ProcessBench-style runs word it) or `"processbench"` (ProcessBench's own template: "a
 #'   math problem", `[Math Problem]`, and `(which typically denotes "not found")`).
 #' @returns A character vector of prompts.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' cat(processbench_prompt("What is 1 + 1?", list(c("1 + 1 = 3.", "So 3."))))
@@ -127,6 +83,7 @@ processbench_prompt <- function(problem, steps, template = c("generic", "process
 #' @param texts A character vector: the critiques of one sample (`NA` for failed requests).
 #' @returns A list with `votes` (an integer vector as long as `texts`, `NA` where no valid
 #'   vote), `prediction` (an integer, `NA` when there is none) and `n_valid`.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' processbench_vote(c("\\boxed{2}", "\\boxed{-1}", "\\boxed{02}", "no box"))
@@ -205,15 +162,16 @@ processbench_parse_index <- function(texts) {
 #' * Ties go to the value seen first (as Python's `Counter.most_common()` does).
 #' * A failed request is a missing vote, reported in the metadata, never a crash.
 #' * ProcessBench printed the accuracies and F1 and wrote `{split}_error.jsonl` and
-#'   `{split}_correct.jsonl`; here [processbench_summary()] adds counts, intervals and the
-#'   mean of the groups' F1, and [processbench_write_results()] writes one JSON Lines file
-#'   and one CSV summary, named `{dataset}_{model}_votes{n}`.
+#'   `{split}_correct.jsonl`; here [processbench_summary()] reports them as fractions (0 to
+#'   1, not percent) and adds counts, intervals and the mean of the groups' F1, and
+#'   [processbench_write_results()] writes one JSON Lines file and one CSV summary, named
+#'   `{dataset}_{model}_votes{n}`.
 #' * The flatteners check the data (a label or section number past the last step, an empty
 #'   step, a section without content stop with an error, or are skipped with
 #'   `on_error = "skip"`); the original loaded whatever it was given.
 #'
-#' @param path A task table (parquet) or a data frame in the `processbench` schema; `NULL`
-#'   (the default) is the shipped sample.
+#' @inheritParams task-table-args
+#' @inheritParams task-args
 #' @param template The prompt wording, `"generic"` or `"processbench"`; see
 #'   [processbench_prompt()].
 #' @param n_votes Critiques sampled per sample (default 8). 1 with `temperature = 0` is
@@ -240,8 +198,6 @@ processbench_parse_index <- function(texts) {
 #' @param dataset A table from `processbench_dataset()`.
 #' @param solver,scorer By default `processbench_solver()` and `processbench_scorer()`.
 #' @param epochs Passed to [vitals::Task]: each epoch draws `n_votes` new critiques.
-#' @param dir Where vitals writes its logs.
-#' @param name The task's name in logs.
 #' @inheritParams generate_responses
 #' @returns `processbench_dataset()` a tibble; `processbench_solver()` and
 #'   `processbench_scorer()` functions for [vitals::Task]; `processbench_task()` a
@@ -249,20 +205,21 @@ processbench_parse_index <- function(texts) {
 #'   was valid); its `solver_metadata` holds `prediction`, `votes`, `critiques` (every raw
 #'   text), `errors` (one per vote), `n_valid`, `n_votes`, `cached`, tokens, cost and
 #'   seconds.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(cache = FALSE))
 #' tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"),
 #'          view = FALSE)
 #' processbench_summary(tsk)
-processbench_task <- function(dataset = processbench_dataset(), template = c("generic", "processbench"),
-                              solver = processbench_solver(), scorer = processbench_scorer(),
-                              epochs = NULL, dir = vitals::vitals_log_dir(),
-                              name = "processbench") {
+processbench_task <- function(dataset = processbench_dataset(), solver = processbench_solver(),
+                              scorer = processbench_scorer(), epochs = NULL,
+                              dir = vitals::vitals_log_dir(), name = "processbench",
+                              limit = NULL, template = c("generic", "processbench")) {
   template <- rlang::arg_match(template)
   dataset <- processbench_with_prompts(dataset, template)
-  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, epochs = epochs,
-                   name = name, dir = dir)
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+                 limit = limit)
 }
 
 processbench_with_prompts <- function(dataset, template) {
@@ -275,14 +232,9 @@ processbench_with_prompts <- function(dataset, template) {
 
 #' @rdname processbench_task
 #' @export
-processbench_dataset <- function(path = NULL) {
-  if (is.null(path)) {
-    path <- system.file("extdata", "deltabench-sample.parquet", package = "predictivebench")
-  }
-  if (is.data.frame(path)) {
-    return(check_processbench_rows(validate_task_table(path, "processbench")))
-  }
-  check_processbench_rows(read_task_table(path, "processbench"), file = path)
+processbench_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+  benchmark_dataset("processbench", path, sample = "deltabench-sample.parquet", limit = limit,
+                    shuffle = shuffle, check = check_processbench_rows)
 }
 
 # The flatteners' row checks, for tables that bypassed them (a data frame, a parquet file
@@ -332,7 +284,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
   }
   cache_dir(cache)
   settings <- utils::modifyList(list(temperature = temperature), params %||% list())
-  function(inputs, ..., solver_chat) {
+  dataset_solver(function(inputs, bound, ..., solver_chat = NULL) {
     check_chat(solver_chat)
     n <- length(inputs)
     seed <- settings$seed %||% chat_seed(solver_chat)
@@ -342,10 +294,10 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
                             max_active = max_active, rpm = rpm, max_tries = max_tries,
                             keep_json = keep_json)
     }
-    # vitals epochs repeat inputs: the k-th copy of a prompt gets new votes. Vote v of the
-    # k-th copy is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own
+    # vitals epochs repeat inputs: the k-th epoch of a sample gets new votes. Vote v of
+    # epoch k is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own
     # request and cache entry) and its seed offset.
-    copy <- occurrence_index(as.list(inputs))
+    copy <- bound$.epoch
     first <- (copy - 1L) * n_votes
     if (n_per_request && n_votes > 1) {
       # One request per copy (epoch k) carrying the seed of its first vote.
@@ -403,7 +355,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
       )
     }
     list(result = result, solver_chat = chats, solver_metadata = metadata)
-  }
+  })
 }
 
 # Sends prompts[i] with epoch[i]. Without a seed one chat sends them all. With a seed, vote j
@@ -471,12 +423,17 @@ processbench_prediction <- function(result) {
 #' ProcessBench headline numbers
 #'
 #' @description
-#' ProcessBench's metrics, in percent: **error accuracy** (samples whose label is not `-1`,
+#' ProcessBench's metrics, as fractions from 0 to 1 (ProcessBench printed percentages):
+#' **error accuracy** (samples whose label is not `-1`,
 #' i.e. with an error: the first wrong step must be found), **correct accuracy** (samples
 #' with label `-1`: the model must say there is no error) and **F1**, their harmonic mean,
 #' overall and by group (by default `task_l1`, ProcessBench's split). A sample without a
 #' prediction counts as wrong. The last row, `"mean of groups"`, is the mean of the groups'
 #' F1, the average ProcessBench reports over its four splits.
+#'
+#' The rows have the columns every predictivebench summary has, one row per group and
+#' metric (`error_acc`, `correct_acc`, `f1`), so the numbers of a group are read with
+#' `s[s$group == "overall", ]`.
 #'
 #' A group with no samples on one side has `NA` for that accuracy and for F1, and one whose
 #' two accuracies are both 0 has `NA` F1; both are announced with a message, not reported as
@@ -489,9 +446,12 @@ processbench_prediction <- function(result) {
 #' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see [mean_ci()]).
 #'   The F1 interval is always a bootstrap that resamples the two sides separately.
 #' @param times,seed Bootstrap resamples and seed (the global random stream is untouched).
-#' @returns A tibble with one row per group: `group`, `error_acc`, `error_lower`,
-#'   `error_upper`, `n_error`, `correct_acc`, `correct_lower`, `correct_upper`,
-#'   `n_correct`, `f1`, `f1_lower`, `f1_upper`, `n_no_prediction`.
+#' @returns A tibble with three rows per group (`"overall"` first), one per `metric`
+#'   (`"error_acc"`, `"correct_acc"`, `"f1"`), and one last row `"mean of groups"` (metric
+#'   `"f1"`) when there are groups: `group`, `metric`, `estimate`, `lower`, `upper`, `n`
+#'   (samples with an error for `error_acc`, without for `correct_acc`, both for `f1`), and
+#'   `n_no_prediction` (samples of the group with no valid vote).
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' samples <- tibble::tibble(
@@ -513,8 +473,11 @@ processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootst
   })
   out <- do.call(rbind, rows)
   if (length(groups)) {
-    f1s <- out$f1[out$group %in% groups]
-    out <- rbind(out, processbench_empty_row("mean of groups", mean(f1s)))
+    f1s <- out$estimate[out$group %in% groups & out$metric == "f1"]
+    mean_of_groups <- list(mean = mean(f1s), lower = NA_real_, upper = NA_real_,
+                           n = nrow(items))
+    out <- rbind(out, summary_rows("mean of groups", "f1", mean_of_groups,
+                                   n_no_prediction = sum(is.na(items$prediction))))
     if (anyNA(f1s)) notes$na <- c(notes$na, "the mean of groups' F1, since a group's F1 is NA")
   }
   if (length(notes$na)) {
@@ -531,17 +494,8 @@ processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootst
   out
 }
 
-processbench_items <- function(x, by) {
-  if (inherits(x, "Task")) x <- x$get_samples()
-  if (!is.data.frame(x) || !"label" %in% names(x) || !any(c("score", "result") %in% names(x))) {
-    abort_pb(
-      "{.arg x} must be an evaluated ProcessBench task or its samples (with {.field label}).",
-      "argument"
-    )
-  }
-  if (!is.null(by) && !by %in% names(x)) {
-    abort_pb("There is no column {.field {by}} to group by.", "argument", field = by)
-  }
+processbench_items <- function(x, by, call = rlang::caller_env()) {
+  x <- processbench_samples(x, by = by, call = call)
   prediction <- if ("result" %in% names(x)) processbench_prediction(x$result) else
     rep(NA_integer_, nrow(x))
   match <- if ("score" %in% names(x)) {
@@ -553,18 +507,24 @@ processbench_items <- function(x, by) {
                  group = if (is.null(by)) NA_character_ else as.character(x[[by]]))
 }
 
-processbench_empty_row <- function(group, f1 = NA_real_) {
-  tibble::tibble(group = group, error_acc = NA_real_, error_lower = NA_real_,
-                 error_upper = NA_real_, n_error = NA_integer_, correct_acc = NA_real_,
-                 correct_lower = NA_real_, correct_upper = NA_real_, n_correct = NA_integer_,
-                 f1 = f1, f1_lower = NA_real_, f1_upper = NA_real_, n_no_prediction = NA_integer_)
+processbench_samples <- function(x, by = NULL, call = rlang::caller_env()) {
+  x <- benchmark_samples(
+    x, "label",
+    "an evaluated ProcessBench task or its samples (with {.field label}).", by = by,
+    call = call
+  )
+  if (!any(c("score", "result") %in% names(x))) {
+    abort_pb("{.arg x} must have a {.field score} or {.field result} column.", "argument",
+             call = call)
+  }
+  x
 }
 
 processbench_group_row <- function(group, items, method, times, seed, notes) {
-  err <- 100 * items$match[items$label != -1]
-  cor <- 100 * items$match[items$label == -1]
-  e <- mean_ci(err, method = method, times = times, seed = seed, limits = c(0, 100))
-  c <- mean_ci(cor, method = method, times = times, seed = seed, limits = c(0, 100))
+  err <- as.double(items$match[items$label != -1])
+  cor <- as.double(items$match[items$label == -1])
+  e <- mean_ci(err, method = method, times = times, seed = seed, limits = c(0, 1))
+  c <- mean_ci(cor, method = method, times = times, seed = seed, limits = c(0, 1))
   f1 <- f1_score(e$mean, c$mean)
   for (side in list(list("with an error", length(err)), list("without an error", length(cor)))) {
     if (side[[2]] == 0) {
@@ -584,11 +544,11 @@ processbench_group_row <- function(group, items, method, times, seed, notes) {
     }, 1))
     bounds <- unname(stats::quantile(draws, c(0.025, 0.975), na.rm = TRUE))
   }
-  tibble::tibble(group = group, error_acc = e$mean, error_lower = e$lower,
-                 error_upper = e$upper, n_error = e$n, correct_acc = c$mean,
-                 correct_lower = c$lower, correct_upper = c$upper, n_correct = c$n,
-                 f1 = f1, f1_lower = bounds[[1]], f1_upper = bounds[[2]],
-                 n_no_prediction = sum(is.na(items$prediction)))
+  f <- list(mean = f1, lower = bounds[[1]], upper = bounds[[2]], n = e$n + c$n)
+  no_prediction <- sum(is.na(items$prediction))
+  rbind(summary_rows(group, "error_acc", e, n_no_prediction = no_prediction),
+        summary_rows(group, "correct_acc", c, n_no_prediction = no_prediction),
+        summary_rows(group, "f1", f, n_no_prediction = no_prediction))
 }
 
 #' Write ProcessBench results files
@@ -610,6 +570,7 @@ processbench_group_row <- function(group, items, method, times, seed, notes) {
 #'   does not change the count).
 #' @inheritParams processbench_summary
 #' @returns The two paths (named `results` and `summary`), invisibly.
+#' @family processbench and deltabench
 #' @export
 #' @examples
 #' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(n_votes = 3, cache = FALSE))
@@ -620,7 +581,7 @@ processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = 
   check_string(dir)
   check_string(dataset)
   check_string(model, allow_null = TRUE)
-  samples <- if (inherits(x, "Task")) x$get_samples() else x
+  samples <- processbench_samples(x)
   items <- processbench_items(samples, by = NULL)
   meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
     rep(list(NULL), nrow(samples))

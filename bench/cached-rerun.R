@@ -23,7 +23,7 @@ run <- function() {
   seconds <- wall(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))
   cached <- vapply(tsk$get_samples()$solver_metadata, function(m) isTRUE(m$cached), TRUE)
   list(seconds = seconds, requests = server$count(), cached = sum(cached),
-       summary = futurex_summary(tsk)$mean)
+       summary = futurex_summary(tsk)$estimate)
 }
 first <- run()
 second <- run()

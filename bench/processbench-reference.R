@@ -16,12 +16,12 @@ gsm8k <- prepare_processbench(gsm8k_path)
 cat(sprintf("gsm8k: %d samples, %d with an error, %d without (expected 400, 207, 193)\n",
             nrow(gsm8k), sum(gsm8k$label != -1), sum(gsm8k$label == -1)))
 
-# Constant "-1" (no error anywhere): error accuracy 0, correct accuracy 100, F1 0.
+# Constant "-1" (no error anywhere): error accuracy 0, correct accuracy 1, F1 0.
 tsk <- processbench_task(gsm8k, template = "processbench", dir = tempfile(),
                          solver = processbench_solver(n_votes = 1, temperature = 0,
                                                       cache = FALSE))
 tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
-print(suppressMessages(processbench_summary(tsk))[, c("group", "error_acc", "correct_acc", "f1")])
+print(suppressMessages(processbench_summary(tsk))[, c("group", "metric", "estimate", "n")])
 
 delta <- prepare_deltabench(delta_path)
 cat("DeltaBench examples: labels", paste(delta$label, collapse = " "), "\n")
@@ -36,8 +36,9 @@ every <- baseline_chat(function(prompt) {
 }, name = "every-section")
 dtsk <- deltabench_task(delta, dir = tempfile(), solver = deltabench_solver(cache = FALSE))
 dtsk$eval(solver_chat = every, view = FALSE)
-columns <- c("group", "precision_macro", "recall_macro", "f1_macro", "f1_micro")
+metrics <- c("precision_macro", "recall_macro", "f1_macro", "f1_micro")
+show <- function(s) print(s[s$metric %in% metrics, c("group", "metric", "estimate")])
 cat("Every-section critic, clipped (the original's rule):\n")
-print(deltabench_summary(dtsk, by = NULL)[columns])
+show(deltabench_summary(dtsk, by = NULL))
 cat("Every-section critic, clip_predictions = FALSE:\n")
-print(deltabench_summary(dtsk, by = NULL, clip_predictions = FALSE)[columns])
+show(deltabench_summary(dtsk, by = NULL, clip_predictions = FALSE))

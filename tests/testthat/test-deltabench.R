@@ -71,27 +71,39 @@ test_that("summary: macro and micro, by group, failed rows counted and reported"
                NA)                                                  # failed
   )
   expect_message(s <- deltabench_summary(samples), class = "predictivebench_message_failed")
+  metrics <- c("precision_macro", "recall_macro", "f1_macro", "precision_micro",
+               "recall_micro", "f1_micro", "accuracy", "error_free_accuracy")
+  expect_equal(names(s), c("group", "metric", "estimate", "lower", "upper", "n",
+                           "n_with_errors", "n_error_free", "n_failed"))
+  expect_equal(s$metric, rep(metrics, 3))
+  value <- function(s, group, metric, column = "estimate") {
+    s[[column]][s$group == group & s$metric == metric]
+  }
   overall <- s[s$group == "overall", ]
-  expect_equal(c(overall$n, overall$n_with_errors, overall$n_error_free, overall$n_failed),
-               c(5L, 4L, 1L, 1L))
-  expect_equal(overall$precision_macro, 100 * (1 + 0.5 + 0) / 3)
-  expect_equal(overall$recall_macro, 100 * (0.5 + 1 + 0) / 3)
-  expect_equal(overall$f1_macro, 100 * (2 / 3 + 2 / 3 + 0) / 3)
+  expect_equal(c(overall$n_with_errors[[1]], overall$n_error_free[[1]], overall$n_failed[[1]]),
+               c(4L, 1L, 1L))
+  # n: the samples behind each number (the failed one is dropped)
+  expect_equal(overall$n, c(3L, 3L, 3L, 3L, 3L, 3L, 4L, 1L))
+  expect_equal(value(s, "overall", "precision_macro"), (1 + 0.5 + 0) / 3)
+  expect_equal(value(s, "overall", "recall_macro"), (0.5 + 1 + 0) / 3)
+  expect_equal(value(s, "overall", "f1_macro"), (2 / 3 + 2 / 3 + 0) / 3)
   # micro: tp 2, fp 1, fn 2
-  expect_equal(overall$precision_micro, 100 * 2 / 3)
-  expect_equal(overall$recall_micro, 50)
-  expect_equal(overall$f1_micro, 100 * 2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
-  expect_equal(overall$accuracy, 75)         # 3 of 4 answered are correct
-  expect_equal(overall$error_free_accuracy, 100)
-  code <- s[s$group == "code", ]
-  expect_equal(code$f1_macro, 0)
-  expect_equal(code$n_failed, 1L)
+  expect_equal(value(s, "overall", "precision_micro"), 2 / 3)
+  expect_equal(value(s, "overall", "recall_micro"), 0.5)
+  expect_equal(value(s, "overall", "f1_micro"), 2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+  expect_equal(value(s, "overall", "accuracy"), 0.75)         # 3 of 4 answered are correct
+  expect_equal(value(s, "overall", "error_free_accuracy"), 1)
+  expect_true(all(s$lower >= 0 & s$upper <= 1, na.rm = TRUE))
+  expect_true(all(is.na(s$lower[grepl("micro", s$metric)])))
+  expect_equal(value(s, "code", "f1_macro"), 0)
+  expect_equal(value(s, "code", "f1_macro", "n_failed"), 1L)
   # counting failures as wrong lowers the macro averages
   z <- suppressMessages(deltabench_summary(samples, failed = "zero"))
-  expect_equal(z$f1_macro[[1]], 100 * (2 / 3 + 2 / 3 + 0 + 0) / 4)
-  expect_equal(z$recall_micro[[1]], 100 * 2 / 5)
-  expect_equal(z$accuracy[[1]], 60)
+  expect_equal(value(z, "overall", "f1_macro"), (2 / 3 + 2 / 3 + 0 + 0) / 4)
+  expect_equal(value(z, "overall", "recall_micro"), 2 / 5)
+  expect_equal(value(z, "overall", "accuracy"), 0.6)
   expect_error(deltabench_summary(samples, by = "nope"), class = "predictivebench_error_argument")
+  expect_snapshot(deltabench_summary(samples["result"]), error = TRUE)
 })
 
 test_that("clipping lets a constant guess score well; clip_predictions = FALSE does not", {
@@ -103,8 +115,9 @@ test_that("clipping lets a constant guess score well; clip_predictions = FALSE d
   )
   clipped <- deltabench_summary(samples)
   unclipped <- deltabench_summary(samples, clip_predictions = FALSE)
-  expect_gt(clipped$f1_macro[[1]], 3 * unclipped$f1_macro[[1]])
-  expect_equal(unclipped$precision_micro[[1]], 100 * 4 / 90)
+  f1_macro <- function(s) s$estimate[s$group == "overall" & s$metric == "f1_macro"]
+  expect_gt(f1_macro(clipped), 3 * f1_macro(unclipped))
+  expect_equal(unclipped$estimate[unclipped$metric == "precision_micro"][[1]], 4 / 90)
 })
 
 test_that("the task sends one request per sample at temperature 1, top_p 0.8", {
@@ -129,7 +142,7 @@ test_that("the task sends one request per sample at temperature 1, top_p 0.8", {
   expect_equal(s$score[s$id == "db-prime"], 2 / 3)  # gold {3, 4}
   expect_equal(s$scorer_metadata[[which(s$id == "db-prime")]]$gold, c(3L, 4L))
   summary <- deltabench_summary(tsk)
-  expect_equal(summary$group, c("overall", "code", "math", "physics"))
+  expect_equal(unique(summary$group), c("overall", "code", "math", "physics"))
 })
 
 test_that("the section-level protocol refuses ProcessBench data", {
@@ -139,4 +152,30 @@ test_that("the section-level protocol refuses ProcessBench data", {
                     dir = tempfile()),
     class = "predictivebench_error_field"
   )
+})
+
+test_that("deltabench_dataset() and deltabench_task() take a limit", {
+  full <- deltabench_dataset()
+  expect_equal(deltabench_dataset(limit = 2)$id, full$id[1:2])
+  tsk <- deltabench_task(limit = 1, dir = withr::local_tempdir())
+  expect_equal(tsk$get_samples()$id, full$id[[1]])
+})
+
+test_that("prepare_deltabench() flattens through Python", {
+  skip_if_no_python()
+  src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
+  tbl <- prepare_deltabench(src)
+  expect_equal(tbl$label[tbl$id == "db-mean"], 3L)
+  expect_equal(tbl$label[tbl$id == "db-area"], -1L)
+  counted <- prepare_deltabench(src, count_unuseful = TRUE)
+  expect_equal(counted$label[counted$id == "db-prime"], 2L)
+  expect_equal(tbl$label[tbl$id == "db-prime"], 3L)
+  shipped <- processbench_dataset()
+  expect_equal(shipped$label, tbl$label)
+  bad <- withr::local_tempfile(fileext = ".jsonl")
+  writeLines(c(readLines(src)[[1]], "{broken"), bad)
+  err <- expect_error(prepare_deltabench(bad), class = "predictivebench_error_json")
+  expect_equal(err$row, "2")
+  ok <- suppressWarnings(prepare_deltabench(bad, on_error = "skip"))
+  expect_equal(nrow(ok), 1)
 })

@@ -213,7 +213,7 @@ test_that("an $eval() killed with SIGKILL resumes without re-asking answered sam
   expect_equal(resumed$id, uninterrupted$id)
   expect_equal(resumed$result, uninterrupted$result)
   expect_equal(resumed$score, uninterrupted$score)
-  expect_equal(futurex_summary(resumed)$mean, futurex_summary(uninterrupted)$mean)
+  expect_equal(futurex_summary(resumed)$estimate, futurex_summary(uninterrupted)$estimate)
 })
 
 test_that("two runs sharing one cache directory at the same time do not corrupt it", {

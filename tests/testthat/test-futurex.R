@@ -88,15 +88,15 @@ test_that("the bundled predictions score as worked out by hand", {
   expect_equal(s$n, c(10L, 3L, 2L, 2L, 3L))
   expect_equal(s$n_missing[[1]], 1L)
   level_means <- c(2 / 3, (0.8 + 2 / 3) / 2, 0.775, (1 + 1 - (0.2 / 1.5)^2 + 0.8) / 3)
-  expect_equal(s$mean[-1], level_means)
-  expect_equal(s$mean[[1]], sum(level_means * c(0.1, 0.2, 0.3, 0.4)))
-  expect_true(all(s$lower <= s$mean & s$mean <= s$upper))
+  expect_equal(s$estimate[-1], level_means)
+  expect_equal(s$estimate[[1]], sum(level_means * c(0.1, 0.2, 0.3, 0.4)))
+  expect_true(all(s$lower <= s$estimate & s$estimate <= s$upper))
   # without .json, like eval.py -f
-  expect_equal(futurex_score(sub("\\.json$", "", path))$summary$mean, s$mean)
+  expect_equal(futurex_score(sub("\\.json$", "", path))$summary$estimate, s$estimate)
   # the overall weights are not renormalized when a level is absent
   only_l1 <- futurex_summary(scored$items[scored$items$level == 1, ])
-  expect_equal(only_l1$mean[[1]], 0.1 * 2 / 3)
-  expect_true(is.na(only_l1$mean[[3]]))
+  expect_equal(only_l1$estimate[[1]], 0.1 * 2 / 3)
+  expect_true(is.na(only_l1$estimate[[3]]))
   expect_message(futurex_summary(scored), class = "predictivebench_message_skipped")
 })
 
@@ -105,7 +105,7 @@ test_that("the reference's random-baseline file scores 0.1077", {
   path <- skip_if_no_reference("futurex", "250915-random.json")
   expect_error(futurex_score(path), class = "predictivebench_error_duplicate_id")
   scored <- futurex_score(path, duplicate_ids = "suffix")
-  expect_equal(round(scored$summary$mean[[1]], 4), 0.1077)
+  expect_equal(round(scored$summary$estimate[[1]], 4), 0.1077)
   expect_equal(scored$summary$n[-1], c(11L, 10L, 9L, 23L))
 })
 
@@ -145,16 +145,15 @@ test_that("futurex_task end to end against the fake server, cached on the second
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
   samples <- tsk$get_samples()
-  expect_equal(nrow(samples), 11)
   expect_true(is.na(samples$score[samples$id == "fx-l1-vote"]))
   expect_equal(samples$score[samples$id == "fx-l1-rain"], 1)
   expect_equal(samples$score[samples$id == "fx-l1-ferry"], 0)
   expect_equal(samples$score[samples$id == "fx-l2-stocks"], 1)
   summary <- suppressMessages(futurex_summary(tsk))
   expect_equal(summary$n_missing[[1]], 1L)
-  expect_equal(summary$mean[[2]], 0.5)
+  expect_equal(summary$estimate[[2]], 0.5)
   sent <- server$count()
-  expect_equal(sent, 11)
+  expect_equal(sent, nrow(samples))  # one request per sample
 
   tsk2 <- futurex_task(solver = futurex_solver(cache = cache), dir = dir)
   expect_warning(tsk2$eval(solver_chat = fake_chat(server), view = FALSE))
@@ -218,5 +217,31 @@ test_that("all-zero scores still get an honest (non-zero-width) overall interval
   # overall: se of each level = wilson_upper / (2 z); half = z * sqrt(sum(w^2 se^2))
   se <- wilson_upper / (2 * z)
   expect_equal(sm$upper[sm$group == "overall"], z * sqrt(sum(c(0.1, 0.2, 0.3, 0.4)^2 * se^2)))
-  expect_equal(sm$mean[sm$group == "overall"], 0)
+  expect_equal(sm$estimate[sm$group == "overall"], 0)
+})
+
+test_that("the summary has the shared shape on the 0-1 scale", {
+  items <- tibble::tibble(id = paste0("q", 1:8), level = rep(1:4, 2),
+                          score = c(1, 0, 0.5, 1, 0, 0, 0.25, 0.5))
+  sm <- futurex_summary(items)
+  expect_equal(names(sm), c("group", "metric", "estimate", "lower", "upper", "n", "n_missing",
+                            "weight"))
+  expect_equal(sm$group, c("overall", paste("level", 1:4)))
+  expect_true(all(sm$metric == "score"))
+  expect_true(all(sm$lower >= 0 & sm$upper <= 1))
+})
+
+test_that("futurex_dataset() and futurex_task() take a limit", {
+  full <- futurex_dataset()
+  expect_equal(futurex_dataset(limit = 2)$id, full$id[1:2])
+  sampled <- futurex_dataset(limit = 3, shuffle = 1)
+  expect_equal(nrow(sampled), 3)
+  expect_true(all(sampled$id %in% full$id))
+  tsk <- futurex_task(limit = 4, dir = withr::local_tempdir())
+  expect_equal(tsk$get_samples()$id, full$id[1:4])
+})
+
+test_that("user-facing errors name the user's call", {
+  expect_snapshot(futurex_summary(data.frame(x = 1)), error = TRUE)
+  expect_snapshot(futurex_dataset(limit = -1), error = TRUE)
 })

@@ -20,11 +20,15 @@ test_that("bootstrap interval is reproducible and brackets the mean", {
   expect_true(a$lower < 0.75 && a$upper > 0.75)
 })
 
-test_that("grouped means put overall first", {
-  g <- grouped_mean_ci(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"))
+test_that("grouped summaries put overall first, in the summary shape", {
+  g <- grouped_summary(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"), metric = "accuracy")
+  expect_equal(names(g)[1:6], c("group", "metric", "estimate", "lower", "upper", "n"))
   expect_equal(g$group, c("overall", "a", "b"))
-  expect_equal(g$mean, c(0.6, 0.5, 2 / 3))
-  expect_error(grouped_mean_ci(1:2, by = "a"), class = "predictivebench_error_argument")
+  expect_equal(g$metric, rep("accuracy", 3))
+  expect_equal(g$estimate, c(0.6, 0.5, 2 / 3))
+  expect_equal(g$n, c(5L, 2L, 3L))
+  expect_equal(grouped_summary(c(1, NA, 0))$n_missing, 1L)
+  expect_error(grouped_summary(1:2, by = "a"), class = "predictivebench_error_argument")
 })
 
 test_that("F1 helpers", {

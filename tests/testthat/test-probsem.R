@@ -40,7 +40,6 @@ hint_table <- function() {
 
 test_that("the bundled sample is a valid table with the two example suites", {
   d <- probsem_dataset()
-  expect_equal(nrow(d), 6)
   expect_equal(unique(d$suite), c("choice", "truth"))
   expect_equal(d$expected, c(0L, 2L, -1L, 0L, 1L, 0L))
   expect_true(is.na(d$target[[3]]))
@@ -105,7 +104,7 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
   dir <- withr::local_tempdir()
   d <- hint_table()
   logs <- withr::local_tempdir()
-  tsk <- probsem_task(d, solver = probsem_solver(d, cache = dir), dir = logs)
+  tsk <- probsem_task(d, solver = probsem_solver(cache = dir), dir = logs)
   tsk$eval(solver_chat = fake_chat(server, model = "org/tiny:v1"), view = FALSE)
   s <- tsk$get_samples()
   # Neither the vitals log nor the cache holds the API key.
@@ -135,7 +134,7 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
   # Eight full texts and four distinct queries alone.
   expect_equal(server$count(), 8 + 4)
   # A second run costs nothing.
-  tsk2 <- probsem_task(d, solver = probsem_solver(d, cache = dir), dir = withr::local_tempdir())
+  tsk2 <- probsem_task(d, solver = probsem_solver(cache = dir), dir = withr::local_tempdir())
   tsk2$eval(solver_chat = fake_chat(server, model = "org/tiny:v1"), view = FALSE)
   expect_equal(server$count(), 12)
   expect_true(all(vapply(tsk2$get_samples()$solver_metadata, `[[`, NA, "cached")))
@@ -143,8 +142,8 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
   expect_message(probsem_summary(tsk), class = "predictivebench_message_no_truth")
   sm <- suppressMessages(probsem_summary(tsk))
   acc <- sm$accuracy
-  expect_equal(acc$suite, c("tf", "open"))
-  expect_equal(acc$accuracy, c(2 / 3, NA))
+  expect_equal(acc$group, c("tf", "open"))
+  expect_equal(acc$estimate, c(2 / 3, NA))
   expect_equal(acc$n_no_truth, c(0L, 1L))
   dist <- sm$distributions
   expect_equal(nrow(dist), 8)
@@ -172,7 +171,7 @@ test_that("norm and temperature change logp and the distribution as the original
   server <- local_fake_openai(hint_reply)
   d <- hint_table()[4, ]
   run <- function(...) {
-    tsk <- probsem_task(d, solver = probsem_solver(d, cache = FALSE, ...),
+    tsk <- probsem_task(d, solver = probsem_solver(cache = FALSE, ...),
                         dir = withr::local_tempdir(.local_envir = parent.frame(2)))
     tsk$eval(solver_chat = fake_chat(server), view = FALSE)
     tsk$get_samples()$solver_metadata[[1]]
@@ -196,7 +195,7 @@ test_that("a failed request gives NA for that context only and is counted", {
   }
   server <- local_fake_openai(reply)
   d <- hint_table()[1:2, ]
-  tsk <- probsem_task(d, solver = probsem_solver(d, cache = FALSE, max_tries = 1),
+  tsk <- probsem_task(d, solver = probsem_solver(cache = FALSE, max_tries = 1),
                       dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
@@ -208,13 +207,13 @@ test_that("a failed request gives NA for that context only and is counted", {
   sm <- suppressMessages(probsem_summary(s))
   expect_equal(sm$accuracy$n_missing, 1L)
   expect_equal(sm$accuracy$n, 1L)
-  expect_equal(sm$accuracy$accuracy, 1)
+  expect_equal(sm$accuracy$estimate, 1)
 })
 
 test_that("the chat backend runs a task through ellmer", {
   server <- local_fake_openai(true_false_reply)
   d <- hint_table()[1:2, ]
-  tsk <- probsem_task(d, solver = probsem_solver(d, backend = "chat", cache = FALSE),
+  tsk <- probsem_task(d, solver = probsem_solver(backend = "chat", cache = FALSE),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   s <- tsk$get_samples()
@@ -228,12 +227,12 @@ test_that("the summary's -1 rule and ties work on hand-made samples", {
   s <- probsem_example_samples()
   expect_message(probsem_summary(s), "choice")
   sm <- suppressMessages(probsem_summary(s))
-  expect_true(is.na(sm$accuracy$accuracy[sm$accuracy$suite == "choice"]))
-  expect_equal(sm$accuracy$accuracy[sm$accuracy$suite == "truth"], 1)
+  expect_true(is.na(sm$accuracy$estimate[sm$accuracy$group == "choice"]))
+  expect_equal(sm$accuracy$estimate[sm$accuracy$group == "truth"], 1)
   s$solver_metadata[[4]]$prob <- c(0.3, 0.7)
   s$solver_metadata[[5]]$prob <- c(0.5, 0.5)
   sm <- suppressMessages(probsem_summary(s))
-  expect_equal(sm$accuracy$accuracy[sm$accuracy$suite == "truth"], 2 / 3)
+  expect_equal(sm$accuracy$estimate[sm$accuracy$group == "truth"], 2 / 3)
   scored <- probsem_scorer()(s)
   expect_equal(as.character(scored$score), c("C", "C", NA, "I", "C", "C"))
   expect_error(probsem_summary(data.frame(x = 1)), class = "predictivebench_error_argument")
@@ -267,9 +266,12 @@ test_that("results CSVs follow pandas: quoting, float repr, the original's file 
 
 test_that("a solver refuses inputs from another dataset, and ambiguous inputs are caught", {
   d <- hint_table()
-  solver <- probsem_solver(d[1, ], cache = FALSE)
+  solver <- bind_dataset(probsem_solver(cache = FALSE), d[1, ])
   expect_error(solver(d$input[2], solver_chat = NULL, base_url = "http://x/v1"),
                class = "predictivebench_error_argument")
+  # the task gives the solver its dataset; alone it says so
+  expect_snapshot(probsem_solver(cache = FALSE)(d$input[1], base_url = "http://x/v1"),
+                  error = TRUE)
   dup <- d[c(1, 1), ]
   dup$id <- c("a", "b")
   dup$queries[[2]] <- c("x", "y")
@@ -280,7 +282,7 @@ test_that("a solver refuses inputs from another dataset, and ambiguous inputs ar
 test_that("epochs repeat cached scores; the summary and CSV count each context once", {
   server <- local_fake_openai(hint_reply)
   d <- hint_table()[1:2, ]
-  tsk <- probsem_task(d, solver = probsem_solver(d, cache = withr::local_tempdir()),
+  tsk <- probsem_task(d, solver = probsem_solver(cache = withr::local_tempdir()),
                       epochs = 2, dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   expect_equal(nrow(tsk$get_samples()), 4)
@@ -298,7 +300,7 @@ test_that("the chat backend with norm gives a missing query probability 0, not N
   d <- hint_table()[1, ]
   d$queries[[1]] <- c("True", "Maybe", "False")
   for (norm in c("tokens", "sqrt")) {
-    solver <- probsem_solver(d, backend = "chat", norm = norm, temperature = 0.5,
+    solver <- probsem_solver(backend = "chat", norm = norm, temperature = 0.5,
                              cache = FALSE)
     tsk <- probsem_task(d, solver = solver, dir = withr::local_tempdir())
     tsk$eval(solver_chat = fake_chat(server), view = FALSE)
@@ -310,4 +312,22 @@ test_that("the chat backend with norm gives a missing query probability 0, not N
     expect_equal(s$result, "True")
     expect_equal(as.character(s$score), "C")
   }
+})
+
+test_that("user-facing errors name the user's call", {
+  expect_snapshot(probsem_summary(data.frame(x = 1)), error = TRUE)
+  d <- hint_table()
+  dup <- d[c(1, 1), ]
+  dup$id <- c("a", "b")
+  dup$queries[[2]] <- c("x", "y")
+  expect_snapshot(probsem_task(dup, dir = tempfile()), error = TRUE)
+})
+
+test_that("probsem_dataset() and probsem_task() take a limit", {
+  full <- probsem_dataset()
+  expect_equal(probsem_dataset(limit = 2)$id, full$id[1:2])
+  shuffled <- probsem_dataset(shuffle = 2)
+  expect_setequal(shuffled$id, full$id)
+  tsk <- probsem_task(limit = 3, dir = withr::local_tempdir())
+  expect_equal(tsk$get_samples()$id, full$id[1:3])
 })

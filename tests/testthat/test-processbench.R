@@ -118,6 +118,11 @@ test_that("the scorer reads voted indices and raw critiques", {
   expect_true(is.ordered(out$score))
 })
 
+# One number of a summary: the `column` of `group`'s `metric` row.
+pb_value <- function(s, group, metric, column = "estimate") {
+  s[[column]][s$group == group & s$metric %in% metric]
+}
+
 test_that("summary: error/correct accuracy, F1, groups, NA with a message", {
   samples <- tibble::tibble(
     label = c(2, 0, 1, -1, -1, 3, -1),
@@ -125,32 +130,43 @@ test_that("summary: error/correct accuracy, F1, groups, NA with a message", {
     result = c("2", "1", "1", "-1", "0", NA, "-1")
   )
   expect_message(s <- processbench_summary(samples), class = "predictivebench_message_small_group")
-  overall <- s[s$group == "overall", ]
-  expect_equal(overall$error_acc, 50)      # 2 of 4 errors found
-  expect_equal(overall$correct_acc, 200 / 3)
-  expect_equal(overall$f1, 2 * 50 * (200 / 3) / (50 + 200 / 3))
-  expect_equal(c(overall$n_error, overall$n_correct, overall$n_no_prediction), c(4L, 3L, 1L))
-  a <- s[s$group == "a", ]
-  expect_equal(c(a$error_acc, a$correct_acc), c(200 / 3, 100))
-  b <- s[s$group == "b", ]
-  expect_equal(c(b$error_acc, b$correct_acc, b$f1), c(0, 50, 0))
-  expect_equal(s$f1[s$group == "mean of groups"], mean(c(a$f1, b$f1)))
-  expect_true(all(s$error_lower <= s$error_acc & s$error_upper >= s$error_acc, na.rm = TRUE))
+  expect_equal(names(s), c("group", "metric", "estimate", "lower", "upper", "n",
+                           "n_no_prediction"))
+  expect_equal(s$group, c(rep(c("overall", "a", "b"), each = 3), "mean of groups"))
+  expect_equal(s$metric, c(rep(c("error_acc", "correct_acc", "f1"), 3), "f1"))
+  expect_equal(pb_value(s, "overall", "error_acc"), 0.5)      # 2 of 4 errors found
+  expect_equal(pb_value(s, "overall", "correct_acc"), 2 / 3)
+  expect_equal(pb_value(s, "overall", "f1"), 2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+  expect_equal(pb_value(s, "overall", c("error_acc", "correct_acc", "f1"), "n"), c(4L, 3L, 7L))
+  expect_equal(pb_value(s, "overall", "f1", "n_no_prediction"), 1L)
+  expect_equal(pb_value(s, "a", c("error_acc", "correct_acc")), c(2 / 3, 1))
+  expect_equal(pb_value(s, "b", c("error_acc", "correct_acc", "f1")), c(0, 0.5, 0))
+  expect_equal(pb_value(s, "mean of groups", "f1"),
+               mean(c(pb_value(s, "a", "f1"), pb_value(s, "b", "f1"))))
+  expect_true(all(s$lower <= s$estimate & s$upper >= s$estimate, na.rm = TRUE))
+  expect_true(all(s$lower >= 0 & s$upper <= 1, na.rm = TRUE))
   boot <- suppressMessages(processbench_summary(samples, method = "bootstrap", times = 200))
-  expect_equal(boot$error_acc, s$error_acc)
-  expect_true(all(boot$f1_lower <= boot$f1 & boot$f1 <= boot$f1_upper, na.rm = TRUE))
+  expect_equal(boot$estimate, s$estimate)
+  expect_true(all(boot$lower <= boot$estimate & boot$estimate <= boot$upper, na.rm = TRUE))
   expect_identical(boot, suppressMessages(processbench_summary(samples, method = "bootstrap",
                                                                times = 200)))
 
   # an empty side and two zero accuracies are NA, announced
   only_errors <- tibble::tibble(label = c(1, 2), task_l1 = "x", result = c("0", "0"))
   expect_message(e <- processbench_summary(only_errors), class = "predictivebench_message_na")
-  expect_true(is.na(e$correct_acc[[1]]))
-  expect_true(is.na(e$f1[[1]]))
+  expect_true(is.na(pb_value(e, "overall", "correct_acc")))
+  expect_true(is.na(pb_value(e, "overall", "f1")))
   zeros <- tibble::tibble(label = c(1, -1), task_l1 = "x", result = c("0", "0"))
   expect_message(z <- processbench_summary(zeros, by = NULL), "both accuracies are 0")
-  expect_true(is.na(z$f1))
-  expect_equal(nrow(z), 1)
+  expect_true(is.na(pb_value(z, "overall", "f1")))
+  expect_equal(unique(z$group), "overall")
+})
+
+test_that("user-facing summary errors name the call and what is missing", {
+  expect_snapshot(processbench_summary(data.frame(x = 1)), error = TRUE)
+  expect_snapshot(processbench_summary(tibble::tibble(label = 1), by = NULL), error = TRUE)
+  samples <- tibble::tibble(label = 1, result = "1")
+  expect_snapshot(processbench_summary(samples, by = "split"), error = TRUE)
 })
 
 test_that("results files are named {dataset}_{model}_votes{n} and written inside dir", {
@@ -172,8 +188,8 @@ test_that("results files are named {dataset}_{model}_votes{n} and written inside
   expect_equal(unlist(first$votes), c(-1L, -1L))
   expect_length(first$critiques, 2)
   csv <- utils::read.csv(paths[["summary"]])
-  expect_equal(csv$group, c("overall", "a", "b", "mean of groups"))
-  expect_equal(csv$correct_acc[[1]], 100)
+  expect_equal(unique(csv$group), c("overall", "a", "b", "mean of groups"))
+  expect_equal(pb_value(csv, "overall", "correct_acc"), 1)
   # the model name defaults to the chat's, the vote count to the metadata's
   auto <- processbench_write_results(tsk, dir, dataset = "d")
   expect_equal(basename(auto[["results"]]), "d_baseline-constant_votes2.jsonl")
@@ -202,23 +218,8 @@ test_that("the results file counts the votes asked for, even when the first samp
   expect_equal(basename(paths[["results"]]), "d_m_votes3.jsonl")
 })
 
-test_that("prepare_deltabench()/prepare_processbench() flatten through Python", {
+test_that("prepare_processbench() flattens through Python", {
   skip_if_no_python()
-  src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
-  tbl <- prepare_deltabench(src)
-  expect_equal(tbl$label[tbl$id == "db-mean"], 3L)
-  expect_equal(tbl$label[tbl$id == "db-area"], -1L)
-  counted <- prepare_deltabench(src, count_unuseful = TRUE)
-  expect_equal(counted$label[counted$id == "db-prime"], 2L)
-  expect_equal(tbl$label[tbl$id == "db-prime"], 3L)
-  shipped <- processbench_dataset()
-  expect_equal(shipped$label, tbl$label)
-  bad <- withr::local_tempfile(fileext = ".jsonl")
-  writeLines(c(readLines(src)[[1]], "{broken"), bad)
-  err <- expect_error(prepare_deltabench(bad), class = "predictivebench_error_json")
-  expect_equal(err$row, "2")
-  ok <- suppressWarnings(prepare_deltabench(bad, on_error = "skip"))
-  expect_equal(nrow(ok), 1)
   pb <- prepare_processbench(
     system.file("extdata", "processbench-sample.json", package = "predictivebench")
   )

@@ -1,0 +1,237 @@
+# The skeleton every benchmark is built on, one helper per step of its data flow:
+#
+#   benchmark_dataset()  task table in: the bundled sample, a parquet file or a data frame,
+#                        checked against the benchmark's schema, optionally cut to `limit`
+#   dataset_solver()     a solver that needs dataset columns besides `input`
+#   bind_dataset()       gives such a solver the task's dataset (benchmark_task() does it)
+#   benchmark_task()     the vitals Task, with the core arguments every <bench>_task() takes
+#   benchmark_samples()  results out: an evaluated Task or its samples (a vitals log: issue 12)
+#   summary_rows()       (R/metrics.R) the rows of every <bench>_summary()
+#
+# A benchmark's file then holds only what is its own: prompts, solver, scorer and summary.
+# Adopted by futurex, processbench/deltabench and probsem. To adopt it elsewhere: DSBench's
+# `attr(solver, "bind")` becomes dataset_solver() reading `rows$folder` / `rows$image_used`
+# (benchmark_task() binds it), and the arena's battle_rows() is solver_rows() (the same
+# positional rule); their summaries move to summary_rows() (grouped_summary() gives
+# DSBench's by-competition rows).
+
+#' Task-table arguments shared by every benchmark
+#'
+#' @param path A task table: a parquet file made by the benchmark's `prepare_*()`, a data
+#'   frame in the benchmark's schema, or `NULL` (the default) for the bundled sample.
+#' @param limit Run only part of the table: `NULL` (the default) keeps every row, a whole
+#'   number `n` the first `n` rows (as `--limit` in inspect_evals). `*_task(limit = )`
+#'   takes the first `n` rows of its `dataset`.
+#' @param shuffle `FALSE` (the default) keeps the table's order. A number shuffles the rows
+#'   with that seed before `limit` is applied, so `limit = 20, shuffle = 1` is a
+#'   reproducible random sample of 20 (as `--sample-shuffle` in inspect_evals). The global
+#'   random stream is left untouched.
+#' @keywords internal
+#' @name task-table-args
+NULL
+
+# Reads a benchmark's task table. `sample` is the bundled file in inst/extdata used when
+# `path` is NULL; `check(table, file)` adds the benchmark's own row checks and returns the
+# table. Every <bench>_dataset() is this call plus what the benchmark adds (prompts, folders).
+benchmark_dataset <- function(benchmark, path = NULL, sample = NULL, limit = NULL,
+                              shuffle = FALSE, check = NULL, call = rlang::caller_env()) {
+  check_limit(limit, call = call)
+  check_shuffle(shuffle, call = call)
+  if (is.null(path)) {
+    if (is.null(sample)) {
+      abort_pb("{.arg path} must be a task table: there is no bundled sample.", "argument",
+               call = call)
+    }
+    path <- system.file("extdata", sample, package = "predictivebench", mustWork = TRUE)
+  }
+  if (is.data.frame(path)) {
+    file <- "<data frame>"
+    table <- validate_task_table(path, benchmark)
+  } else {
+    if (!rlang::is_string(path)) {
+      abort_pb(
+        "{.arg path} must be a parquet file or a data frame, not {.obj_type_friendly {path}}.",
+        "argument", call = call
+      )
+    }
+    file <- path
+    table <- read_task_table(path, benchmark)
+  }
+  if (!is.null(check)) table <- check(table, file = file)
+  take_rows(table, limit, shuffle)
+}
+
+# The first `limit` rows, after an optional seeded shuffle.
+take_rows <- function(table, limit = NULL, shuffle = FALSE) {
+  rows <- seq_len(nrow(table))
+  if (!isFALSE(shuffle)) rows <- with_seed(shuffle, sample(rows))
+  if (!is.null(limit)) rows <- utils::head(rows, limit)
+  table[rows, , drop = FALSE]
+}
+
+check_limit <- function(limit, call = rlang::caller_env()) {
+  if (!is.null(limit)) check_count(limit, call = call)
+  invisible(limit)
+}
+
+check_shuffle <- function(shuffle, call = rlang::caller_env()) {
+  if (!isFALSE(shuffle) && !(is.numeric(shuffle) && length(shuffle) == 1 && !is.na(shuffle))) {
+    abort_pb("{.arg shuffle} must be {.code FALSE} or a seed (a number).", "argument",
+             call = call)
+  }
+  invisible(shuffle)
+}
+
+# ---- Solvers that need dataset rows --------------------------------------------------------
+#
+# vitals calls a solver as `solver(inputs, ..., solver_chat)` with the `input` column only.
+# A benchmark whose solver needs other columns (probsem's queries, DSBench's folder, the
+# arena's models) or each sample's epoch wraps its solving function with dataset_solver():
+#
+#   dataset_solver(function(inputs, rows, ..., solver_chat) ...)
+#
+# `rows` has one row per input: the dataset row behind it (all its columns) plus `.row` (its
+# position in the dataset) and `.epoch` (1 for the first copy of a sample, 2 for the second
+# epoch, ...). benchmark_task() binds the task's dataset to the solver with bind_dataset(),
+# so users never pass a dataset to a solver. An unbound solver gets `rows` with only
+# `.row = NA` and `.epoch` counted over equal inputs; it can solve from `inputs` alone or
+# stop with unbound_solver_error(<benchmark>).
+
+dataset_solver <- function(solve) {
+  if (!is.function(solve)) abort_pb("{.arg solve} must be a function.", "argument")
+  make_dataset_solver(solve, NULL)
+}
+
+make_dataset_solver <- function(solve, dataset) {
+  solver <- function(inputs, ..., solver_chat = NULL) {
+    rows <- solver_rows(inputs, dataset)
+    solve(inputs, rows, ..., solver_chat = solver_chat)
+  }
+  structure(solver, class = c("predictivebench_solver", "function"), solve = solve)
+}
+
+# The solver given the task's dataset; any other solver (vitals::generate(), a user's own)
+# is returned as it is.
+bind_dataset <- function(solver, dataset) {
+  if (!inherits(solver, "predictivebench_solver")) return(solver)
+  make_dataset_solver(attr(solver, "solve"), dataset)
+}
+
+is_bound <- function(rows) !anyNA(rows$.row)
+
+# For a solver that can't work unbound: names the benchmark's solver and task.
+unbound_solver_error <- function(benchmark) {
+  task_fn <- paste0(benchmark, "_task")
+  abort_pb(
+    c("This solver needs the task's dataset.",
+      i = "Build the task with {.fn {task_fn}}, which gives the solver its dataset."),
+    "argument", call = rlang::call2(paste0(benchmark, "_solver"))
+  )
+}
+
+# The dataset rows behind `inputs`. vitals passes the dataset's inputs in order with each
+# sample repeated `epochs` times in a row (`rep(id, each = epochs)`), so rows are taken by
+# position: two samples with the same input each keep their own row. The other layout (the
+# dataset repeated per epoch) is accepted when the texts say so. Matching by text is the
+# last resort, for inputs that are not the whole dataset, and refuses an input shared by
+# several rows, which it could not tell apart.
+solver_rows <- function(inputs, dataset, call = rlang::caller_env()) {
+  inputs <- unname(as.character(inputs))
+  if (is.null(dataset)) {
+    return(tibble::tibble(.row = rep(NA_integer_, length(inputs)),
+                          .epoch = occurrence_index(as.list(inputs))))
+  }
+  n <- nrow(dataset)
+  if (n && length(inputs) && length(inputs) %% n == 0) {
+    epochs <- length(inputs) %/% n
+    layouts <- list(
+      list(row = rep(seq_len(n), each = epochs), epoch = rep(seq_len(epochs), times = n)),
+      list(row = rep(seq_len(n), times = epochs), epoch = rep(seq_len(epochs), each = n))
+    )
+    for (layout in layouts) {
+      if (identical(inputs, unname(as.character(dataset$input[layout$row])))) {
+        return(bound_rows(dataset, layout$row, layout$epoch))
+      }
+    }
+  }
+  row <- match(inputs, dataset$input)
+  shared <- dataset$input[duplicated(dataset$input)]
+  if (anyNA(row) || any(inputs %in% shared)) {
+    abort_pb(
+      c("The solver got inputs it can't find in its dataset.",
+        i = "Evaluate a task on the dataset it was built with."),
+      "argument", call = call
+    )
+  }
+  bound_rows(dataset, row, occurrence_index(as.list(inputs)))
+}
+
+bound_rows <- function(dataset, row, epoch) {
+  out <- tibble::as_tibble(dataset[row, , drop = FALSE])
+  out$.row <- as.integer(row)
+  out$.epoch <- as.integer(epoch)
+  out
+}
+
+# ---- Tasks ---------------------------------------------------------------------------------
+
+#' Arguments shared by every benchmark's task
+#'
+#' @param dataset The task table, from the benchmark's `*_dataset()`.
+#' @param solver,scorer A solver and scorer for [vitals::Task]; by default the benchmark's
+#'   own. A solver that needs more of the dataset than `input` is given the task's dataset
+#'   when the task is built.
+#' @param epochs Passed to [vitals::Task]: how many times each sample is solved.
+#' @param dir Where vitals writes its logs.
+#' @param name The task's name in logs.
+#' @keywords internal
+#' @name task-args
+NULL
+
+# The one way a <bench>_task() builds its vitals Task: checks the core arguments, cuts the
+# dataset to `limit`, binds it to a dataset_solver(), and passes `metrics` (issue 12) on.
+benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
+                           dir = vitals::vitals_log_dir(), name, limit = NULL,
+                           metrics = NULL, call = rlang::caller_env()) {
+  if (!is.data.frame(dataset) || !all(c("input", "target") %in% names(dataset))) {
+    abort_pb("{.arg dataset} must be a task table with {.field input} and {.field target}.",
+             "argument", call = call)
+  }
+  if (!is.function(solver)) abort_pb("{.arg solver} must be a function.", "argument", call = call)
+  if (!is.function(scorer)) abort_pb("{.arg scorer} must be a function.", "argument", call = call)
+  if (!is.null(epochs)) check_count(epochs, call = call)
+  check_string(name, call = call)
+  check_limit(limit, call = call)
+  dataset <- take_rows(dataset, limit)
+  # The name `solver` is what vitals records as the solver's name in the log.
+  solver <- bind_dataset(solver, dataset)
+  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, metrics = metrics,
+                   epochs = epochs, name = name, dir = dir)
+}
+
+# ---- Results -------------------------------------------------------------------------------
+
+# The samples a summary reads: from an evaluated Task, or its `$get_samples()` tibble, with
+# the columns `needed` and the grouping column `by` (NULL for none). `what` completes
+# "{.arg x} must be ..." in the error.
+# A vitals log (a path, or vitals::vitals_log_read() output) plugs in here (issue 12): read
+# it, then restore the benchmark's columns from the samples' metadata before the check.
+benchmark_samples <- function(x, needed = character(), what, by = NULL,
+                              call = rlang::caller_env()) {
+  if (inherits(x, "Task")) x <- x$get_samples()
+  if (rlang::is_string(x) && grepl("\\.(json|eval)$", x)) {
+    abort_pb(
+      c("Reading results from a vitals log file is not supported yet.",
+        i = "Pass the evaluated task, or its {.code $get_samples()}."),
+      "argument", file = x, call = call
+    )
+  }
+  if (!is.data.frame(x) || !all(needed %in% names(x))) {
+    abort_pb(paste("{.arg x} must be", what), "argument", call = call)
+  }
+  if (!is.null(by) && !(rlang::is_string(by) && by %in% names(x))) {
+    abort_pb("There is no column {.field {by}} to group by.", "argument", field = by,
+             call = call)
+  }
+  x
+}

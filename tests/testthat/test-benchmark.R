@@ -1,0 +1,144 @@
+test_that("benchmark_dataset() reads the sample, a parquet file or a data frame", {
+  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
+  path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
+  expect_equal(benchmark_dataset("futurex", path), sample)
+  expect_equal(benchmark_dataset("futurex", as.data.frame(sample)), sample)
+  expect_s3_class(sample, "tbl_df")
+  # the schema is checked whichever way the table comes in
+  bad <- sample
+  bad$level <- as.character(bad$level)
+  expect_error(benchmark_dataset("futurex", bad), class = "predictivebench_error_schema")
+  expect_error(benchmark_dataset("probsem", path), class = "predictivebench_error_schema")
+  expect_snapshot(benchmark_dataset("futurex", 42), error = TRUE)
+  expect_snapshot(benchmark_dataset("futurex"), error = TRUE)
+})
+
+test_that("benchmark_dataset() runs the benchmark's row check with the file name", {
+  path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
+  seen <- NULL
+  check <- function(table, file) {
+    seen <<- file
+    table[table$level == 1, ]
+  }
+  out <- benchmark_dataset("futurex", path, check = check)
+  expect_equal(seen, path)
+  expect_true(all(out$level == 1))
+  benchmark_dataset("futurex", as.data.frame(out), check = check)
+  expect_equal(seen, "<data frame>")
+})
+
+test_that("limit takes the first n rows; shuffle makes it a seeded random sample", {
+  full <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
+  first <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", limit = 3)
+  expect_equal(first$id, full$id[1:3])
+  expect_equal(nrow(benchmark_dataset("futurex", full, limit = 1000)), nrow(full))
+  a <- benchmark_dataset("futurex", full, limit = 4, shuffle = 7)
+  b <- benchmark_dataset("futurex", full, limit = 4, shuffle = 7)
+  expect_identical(a, b)
+  expect_true(all(a$id %in% full$id))
+  expect_false(identical(a$id, full$id[1:4]))
+  expect_false(identical(a$id, benchmark_dataset("futurex", full, limit = 4, shuffle = 8)$id))
+  # the global random stream is left alone
+  set.seed(1)
+  expected <- runif(1)
+  set.seed(1)
+  benchmark_dataset("futurex", full, shuffle = 3)
+  expect_equal(runif(1), expected)
+  expect_snapshot(benchmark_dataset("futurex", full, limit = 0), error = TRUE)
+  expect_snapshot(benchmark_dataset("futurex", full, shuffle = "yes"), error = TRUE)
+})
+
+test_that("solver_rows() maps inputs to rows by position, for either epoch layout", {
+  dataset <- tibble::tibble(input = c("a", "b", "a"), target = "", id = c("x", "y", "z"))
+  each <- solver_rows(c("a", "a", "b", "b", "a", "a"), dataset)
+  expect_equal(each$.row, c(1L, 1L, 2L, 2L, 3L, 3L))
+  expect_equal(each$.epoch, c(1L, 2L, 1L, 2L, 1L, 2L))
+  expect_equal(each$id, c("x", "x", "y", "y", "z", "z"))
+  times <- solver_rows(c("a", "b", "a", "a", "b", "a"), dataset)
+  expect_equal(times$.row, c(1L, 2L, 3L, 1L, 2L, 3L))
+  expect_equal(times$.epoch, c(1L, 1L, 1L, 2L, 2L, 2L))
+})
+
+test_that("solver_rows() falls back to the text, and refuses what it can't tell apart", {
+  dataset <- tibble::tibble(input = c("a", "b", "a"), target = "", id = c("x", "y", "z"))
+  sub <- solver_rows(c("b", "b"), dataset)
+  expect_equal(sub$.row, c(2L, 2L))
+  expect_equal(sub$.epoch, c(1L, 2L))
+  expect_snapshot(solver_rows("a", dataset), error = TRUE)
+  expect_error(solver_rows("c", dataset), class = "predictivebench_error_argument")
+  unbound <- solver_rows(c("p", "q", "p"), NULL)
+  expect_equal(unbound$.epoch, c(1L, 1L, 2L))
+  expect_false(is_bound(unbound))
+})
+
+test_that("a dataset_solver() gets the rows of the dataset it is bound to", {
+  got <- NULL
+  solver <- dataset_solver(function(inputs, rows, ..., solver_chat) {
+    got <<- list(rows = rows, chat = solver_chat, dots = list(...))
+    list(result = if (is_bound(rows)) rows$id else inputs,
+         solver_chat = rep(list(solver_chat), length(inputs)))
+  })
+  dataset <- tibble::tibble(input = c("a", "a"), target = "", id = c("x", "y"))
+  bound <- bind_dataset(solver, dataset)
+  out <- bound(c("a", "a"), solver_chat = "chat", extra = 1)
+  expect_equal(out$result, c("x", "y"))  # same text, each its own row
+  expect_equal(got$chat, "chat")
+  expect_equal(got$dots, list(extra = 1))
+  expect_true(is_bound(got$rows))
+  # unbound: no rows, epochs counted over equal inputs
+  solver(c("a", "a"))
+  expect_false(is_bound(got$rows))
+  expect_equal(got$rows$.epoch, 1:2)
+  # rebinding replaces the dataset; other solvers pass through unchanged
+  other <- tibble::tibble(input = "a", target = "", id = "w")
+  expect_equal(bind_dataset(bound, other)("a")$result, "w")
+  plain <- function(inputs, ..., solver_chat) NULL
+  expect_identical(bind_dataset(plain, dataset), plain)
+  expect_error(dataset_solver("no"), class = "predictivebench_error_argument")
+})
+
+# A chat per input that has answered it, as vitals logs each sample's conversation.
+answered_chats <- function(chat, inputs) {
+  lapply(inputs, function(input) {
+    ch <- chat$clone()
+    ch$chat(input, echo = "none")
+    ch
+  })
+}
+
+test_that("benchmark_task() checks the core arguments, applies limit and binds the solver", {
+  dataset <- tibble::tibble(input = c("a", "b", "c"), target = c("1", "2", "3"),
+                            id = c("x", "y", "z"))
+  solver <- dataset_solver(function(inputs, rows, ..., solver_chat) {
+    list(result = rows$target, solver_chat = answered_chats(solver_chat, inputs))
+  })
+  scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
+  tsk <- benchmark_task(dataset, solver, scorer, dir = tempfile(), name = "skeleton",
+                        limit = 2)
+  expect_equal(tsk$get_samples()$id, c("x", "y"))
+  tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)
+  expect_equal(tsk$get_samples()$result, c("1", "2"))
+  expect_equal(tsk$get_samples()$score, c(1, 1))
+  expect_snapshot(benchmark_task(dataset["id"], solver, scorer, name = "x"), error = TRUE)
+  expect_error(benchmark_task(dataset, solver, scorer, name = "x", epochs = 0),
+               class = "predictivebench_error_argument")
+  expect_error(benchmark_task(dataset, "solver", scorer, name = "x"),
+               class = "predictivebench_error_argument")
+})
+
+test_that("benchmark_samples() takes a Task or its samples, and says what it needs", {
+  dataset <- tibble::tibble(input = "a", target = "1", id = "x")
+  tsk <- benchmark_task(dataset, function(inputs, ..., solver_chat) {
+    list(result = "1", solver_chat = answered_chats(solver_chat, inputs))
+  }, function(samples, ...) list(score = 1), dir = tempfile(), name = "skeleton")
+  tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
+  from_task <- benchmark_samples(tsk, c("result", "score"), "a task.")
+  expect_equal(from_task, tsk$get_samples())
+  expect_equal(benchmark_samples(from_task, "result", "a task."), from_task)
+  expect_snapshot(
+    benchmark_samples(from_task, "level", "an evaluated FutureX task or its samples."),
+    error = TRUE
+  )
+  expect_error(benchmark_samples("run.json", "level", "a task."),
+               class = "predictivebench_error_argument")
+})
