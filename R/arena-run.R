@@ -172,10 +172,11 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
     warn_pairs_without_battles(setdiff(wanted, pair_keys(battles$model_a, battles$model_b,
                                                          model_names)), round)
     if (nrow(battles)) {
-      task <- arena_task(battles, records = paths$records_cache, version = version,
-                         position_swap = position_swap, invalid = invalid, cache = cache,
-                         chunk_size = judge_chunk_size, max_active = max_active, rpm = rpm,
-                         max_tries = max_tries, dir = paths$logs,
+      solver <- arena_solver(records = paths$records_cache, version = version,
+                             position_swap = position_swap, cache = cache,
+                             chunk_size = judge_chunk_size, max_active = max_active,
+                             rpm = rpm, max_tries = max_tries)
+      task <- arena_task(battles, solver, arena_scorer(invalid), dir = paths$logs,
                          name = paste0("arena-", experiment))
       suppressWarnings(task$eval(solver_chat = judge, view = FALSE),
                        classes = "predictivebench_warning_failed_requests")

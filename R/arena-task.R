@@ -9,9 +9,11 @@
 #' Both are plain R (no Python): `questions.csv` is part of EloBench's folder, which
 #' [arena_run()] reads at evaluation time, so its one reader is the R one. Every row must
 #' have as many fields as the header; blank lines are skipped; an empty string is a
-#' question.
+#' question. `limit` and `shuffle` take part of the table, as every `*_dataset()` does.
 #'
-#' @param path A parquet task table, a `questions.csv`, or `NULL` for the sample.
+#' @param path A parquet task table, a `questions.csv`, a data frame in the `arena` schema,
+#'   or `NULL` for the sample.
+#' @inheritParams task-table-args
 #' @param source A `questions.csv` (column `question`).
 #' @param out The parquet file to write, or `NULL` to return the table.
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
@@ -21,12 +23,13 @@
 #' @export
 #' @examples
 #' arena_dataset()
-arena_dataset <- function(path = NULL) {
-  if (is.null(path)) path <- file.path(arena_sample_dir(), "data", "sample", "questions.csv")
-  if (is.data.frame(path)) return(validate_task_table(path, "arena"))
-  check_string(path)
-  if (grepl("\\.parquet$", path)) return(read_task_table(path, "arena"))
-  read_questions_table(path)
+arena_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+  path <- path %||% file.path(arena_sample_dir(), "data", "sample", "questions.csv")
+  # A questions.csv is read here (its one reader is R's); tables go through the skeleton.
+  if (rlang::is_string(path) && !grepl("\\.parquet$", path)) {
+    path <- read_questions_table(path)
+  }
+  benchmark_dataset("arena", path, limit = limit, shuffle = shuffle)
 }
 
 #' @rdname arena_dataset
@@ -74,10 +77,19 @@ arena_sample_battles <- function() {
 #' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
 #'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
 #'   for the first answer. Both orders are recorded in the cache.
-#' * Inputs are mapped to battles by position, not by prompt text, so two battles with the
-#'   same prompt (the same question and answers from different models) each keep their own
-#'   models and cache record, also with `$eval(epochs = )` > 1 (every epoch of a battle reuses
-#'   its one recorded verdict).
+#' * `arena_task()` gives the solver its battles (the task's dataset): inputs are mapped to
+#'   battles by position, not by prompt text, so two battles with the same prompt (the same
+#'   question and answers from different models) each keep their own models and cache
+#'   record, also with `$eval(epochs = )` > 1 (every epoch of a battle reuses its one
+#'   recorded verdict). Judging settings (`records`, `version`, `position_swap`, ...) are
+#'   the solver's, `invalid` the scorer's, as in every `*_task()` of the package.
+#'
+#' @section Summary:
+#' `arena_summary()` returns ratings (an [arena_ratings()] tibble: `model`, `rating`, `lower`,
+#' `upper`, `rank`, battle counts), on the Elo scale, not the `group`, `metric`, `estimate`,
+#' `lower`, `upper`, `n` rows on a 0-1 scale of the other benchmarks' summaries: a rating is
+#' not a mean of sample scores. The arena has no accuracy-like table; the per-pair win rates
+#' are drawn by [autoplot.arena_ratings()].
 #'
 #' @section Differences from the original:
 #' * The original cached verdicts by question and models only, so a second judge (or a new
@@ -92,8 +104,12 @@ arena_sample_battles <- function() {
 #'   a Python dict; both are read.
 #' * `position_swap` is new.
 #'
-#' @param battles Battles from [arena_battles()]; by default the bundled sample (four
+#' @param dataset Battles from [arena_battles()]; by default the bundled sample (four
 #'   fictional models on eight questions).
+#' @param solver,scorer A solver and scorer, by default `arena_solver()` and
+#'   `arena_scorer()`.
+#' @inheritParams task-args
+#' @inheritParams task-table-args
 #' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
@@ -103,7 +119,6 @@ arena_sample_battles <- function() {
 #'   given `records` file.
 #' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
 #'   original) or are dropped (`"drop"`, score `NA`).
-#' @param dir,name Where vitals writes logs, and the task's name.
 #' @param x An evaluated arena task, its samples, or a data frame of battles.
 #' @param ... Passed to [arena_ratings()].
 #' @inheritParams generate_responses
@@ -113,31 +128,24 @@ arena_sample_battles <- function() {
 #' @export
 #' @examples
 #' judge <- arena_baseline_judge("longer") # offline; use a real chat for real ratings
-#' tsk <- arena_task(cache = FALSE, dir = tempfile())
+#' tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = tempfile())
 #' tsk$eval(solver_chat = judge, view = FALSE)
 #' arena_summary(tsk, bootstrap = 100)
-arena_task <- function(battles = arena_sample_battles(), records = NULL,
-                       version = c("231225", "231113"), position_swap = FALSE,
-                       invalid = c("tie", "drop"), cache = TRUE, chunk_size = 20,
-                       max_active = 10, rpm = 500, max_tries = 3,
-                       dir = vitals::vitals_log_dir(), name = "arena") {
-  version <- rlang::arg_match(version)
-  invalid <- rlang::arg_match(invalid)
+arena_task <- function(dataset = arena_sample_battles(), solver = arena_solver(),
+                       scorer = arena_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),
+                       name = "arena", limit = NULL) {
   needed <- c("input", "question", "model_a", "model_b", "answer_a", "answer_b")
-  if (!is.data.frame(battles) || !all(needed %in% names(battles))) {
-    abort_pb("{.arg battles} must come from {.fn arena_battles}.", "argument")
+  if (!is.data.frame(dataset) || !all(needed %in% names(dataset))) {
+    abort_pb("{.arg dataset} must be battles from {.fn arena_battles}.", "argument")
   }
-  if (!"target" %in% names(battles)) battles$target <- ""
-  solver <- arena_solver(battles, records = records, version = version,
-                         position_swap = position_swap, cache = cache, chunk_size = chunk_size,
-                         max_active = max_active, rpm = rpm, max_tries = max_tries)
-  vitals::Task$new(dataset = battles, solver = solver, scorer = arena_scorer(invalid),
-                   name = name, dir = dir)
+  if (!"target" %in% names(dataset)) dataset$target <- rep("", nrow(dataset))
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+                 limit = limit)
 }
 
 #' @rdname arena_task
 #' @export
-arena_solver <- function(battles, records = NULL, version = c("231225", "231113"),
+arena_solver <- function(records = NULL, version = c("231225", "231113"),
                          position_swap = FALSE, cache = TRUE, chunk_size = 20,
                          max_active = 10, rpm = 500, max_tries = 3) {
   version <- rlang::arg_match(version)
@@ -145,11 +153,12 @@ arena_solver <- function(battles, records = NULL, version = c("231225", "231113"
   check_flag(position_swap)
   check_count(chunk_size)
   cache_dir(cache)
-  force(battles)
-  function(inputs, ..., solver_chat) {
+  # Each input's battle (models, question, answers) is its dataset row, which arena_task()
+  # binds: two battles with the same prompt keep their own models and record.
+  dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
     check_chat(solver_chat)
-    rows <- battle_rows(inputs, battles)
-    judged <- judge_battles(battles[rows, ], solver_chat, records = records, version = version,
+    if (!is_bound(rows)) unbound_solver_error("arena")
+    judged <- judge_battles(rows, solver_chat, records = records, version = version,
                             position_swap = position_swap, cache = cache,
                             chunk_size = chunk_size, max_active = max_active, rpm = rpm,
                             max_tries = max_tries)
@@ -167,35 +176,7 @@ arena_solver <- function(battles, records = NULL, version = c("231225", "231113"
              gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]])
       })
     )
-  }
-}
-
-# The battle behind each input. vitals 0.4.0 passes the dataset's inputs in order with each
-# sample repeated `epochs` times in a row (`join_epochs()`: `rep(id, each = epochs)`), so
-# rows are taken by position and two battles with the same prompt (same question and
-# answers, different models) each keep their own models and verdict. The other layout
-# (the dataset repeated per epoch) is accepted when the texts say so. Matching by text is
-# the last resort, for inputs that are not the whole dataset, and refuses a prompt shared by
-# several battles, which it could not tell apart.
-battle_rows <- function(inputs, battles, call = rlang::caller_env()) {
-  inputs <- unname(as.character(inputs))
-  n <- nrow(battles)
-  if (n && length(inputs) && length(inputs) %% n == 0) {
-    epochs <- length(inputs) %/% n
-    for (rows in list(rep(seq_len(n), each = epochs), rep(seq_len(n), times = epochs))) {
-      if (identical(inputs, battles$input[rows])) return(rows)
-    }
-  }
-  rows <- match(inputs, battles$input)
-  shared <- unique(battles$input[duplicated(battles$input)])
-  if (anyNA(rows) || any(inputs %in% shared)) {
-    abort_pb(
-      c("The judging solver got inputs it can't map to its battles.",
-        i = "Evaluate the task made by {.fn arena_task} on its own dataset."),
-      "argument", call = call
-    )
-  }
-  rows
+  })
 }
 
 #' @rdname arena_task
@@ -223,11 +204,9 @@ metadata_field <- function(meta, field) {
   vapply(meta, function(m) m[[field]] %||% NA_character_, "")
 }
 
-arena_outcomes <- function(x) {
-  if (inherits(x, "Task")) x <- x$get_samples()
-  if (!is.data.frame(x)) {
-    abort_pb("{.arg x} must be an evaluated arena task, its samples, or battles.", "argument")
-  }
+arena_outcomes <- function(x, call = rlang::caller_env()) {
+  x <- benchmark_samples(x, c("model_a", "model_b"),
+                         "an evaluated arena task, its samples, or battles.", call = call)
   if ("solver_metadata" %in% names(x)) {
     winner <- metadata_field(x$solver_metadata, "winner")
     return(tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,

@@ -22,7 +22,8 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' `dsbench_scorer_exact()` for a cheap run without a judge.
 #'
 #' * `dsbench_dataset()` reads a task table (by default the bundled sample: three fictional
-#'   competitions, seven questions) and locates the competition folders.
+#'   competitions, seven questions), optionally a part of it (`limit`, `shuffle`), and
+#'   locates the competition folders.
 #' * `dsbench_solver()` sends the prompts.
 #' * `dsbench_scorer()` is the original judge; `dsbench_scorer_exact()` a deterministic one.
 #'
@@ -96,8 +97,8 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   accuracies.
 #' * The deterministic `dsbench_scorer_exact()` and the files mode are not in the original.
 #'
-#' @param path A task table (parquet) or a data frame in the `dsbench` schema. `NULL` is the
-#'   bundled sample.
+#' @inheritParams task-table-args
+#' @inheritParams task-args
 #' @param data_dir The DSBench folder the table was made from (holding `data.json` and the
 #'   competition folders), needed for images and the files mode. `NULL` uses the bundled
 #'   sample's folder for the sample, and none otherwise (then images are not attached and
@@ -124,14 +125,12 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @param max_cells Passed to [workbook_tools()] in the files mode.
 #' @param scorer_chat The judge, an ellmer chat (the original used `gpt-4o-2024-05-13`),
 #'   given here or through `$eval(scorer_chat = )`.
-#' @param dataset A task table (tibble) from `dsbench_dataset()`. For `dsbench_solver()`, the
-#'   rows it will see, used to find each input's image and folder; [dsbench_task()] fills it
-#'   in, so leave it `NULL` there.
+#' @param dataset A task table (tibble) from `dsbench_dataset()`. The solver reads each
+#'   question's folder, image and workbook list from it: [dsbench_task()] gives the solver
+#'   its dataset, so `dsbench_solver()` takes none. Called outside a task, the solver works
+#'   in the inline mode only, without images.
 #' @param solver,scorer A solver and scorer, by default `dsbench_solver()` and
 #'   `dsbench_scorer()`.
-#' @param epochs Passed to [vitals::Task].
-#' @param dir Where vitals writes its logs.
-#' @param name The task's name in logs.
 #' @param tolerance For `dsbench_scorer_exact()`: relative tolerance for numbers.
 #' @inheritParams generate_solver
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
@@ -157,29 +156,23 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' dsbench_summary(tsk)
 dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(),
                          scorer = dsbench_scorer(), epochs = NULL,
-                         dir = vitals::vitals_log_dir(), name = "dsbench") {
-  dataset <- dsbench_validate(dataset)
-  if (inherits(solver, "dsbench_solver")) solver <- attr(solver, "bind")(dataset)
-  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, epochs = epochs,
-                   name = name, dir = dir)
+                         dir = vitals::vitals_log_dir(), name = "dsbench", limit = NULL) {
+  dataset <- validate_task_table(dataset, "dsbench")
+  if (!"folder" %in% names(dataset)) dataset$folder <- NA_character_
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+                 limit = limit)
 }
 
 #' @rdname dsbench_task
 #' @order 2
 #' @export
-dsbench_dataset <- function(path = NULL, data_dir = NULL) {
+dsbench_dataset <- function(path = NULL, data_dir = NULL, limit = NULL, shuffle = FALSE) {
   check_string(data_dir, allow_null = TRUE)
-  sample <- is.null(path)
-  if (sample) {
-    path <- system.file("extdata", "dsbench-sample.parquet", package = "predictivebench")
+  if (is.null(path)) {
     data_dir <- data_dir %||% system.file("extdata", "dsbench", package = "predictivebench")
   }
-  table <- if (is.data.frame(path)) {
-    validate_task_table(path, "dsbench")
-  } else {
-    check_string(path)
-    read_task_table(path, "dsbench")
-  }
+  table <- benchmark_dataset("dsbench", path, sample = "dsbench-sample.parquet",
+                             limit = limit, shuffle = shuffle)
   if (!is.null(data_dir) || !"folder" %in% names(table)) {
     table$folder <- dsbench_folders(table$competition_dir, data_dir)
   }
@@ -202,12 +195,6 @@ dsbench_folders <- function(competition_dir, data_dir) {
   file.path(root, competition_dir)
 }
 
-dsbench_validate <- function(dataset) {
-  dataset <- validate_task_table(dataset, "dsbench")
-  if (!"folder" %in% names(dataset)) dataset$folder <- NA_character_
-  dataset
-}
-
 #' @rdname dsbench_task
 #' @order 3
 #' @export
@@ -215,7 +202,7 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
                            context_limit = 128000, reserve_tokens = 6000,
                            encoding = NULL, count_tokens = NULL, system_prompt = NULL,
                            params = list(temperature = 0), image_max_tokens = 2256,
-                           dataset = NULL, max_cells = 2000, cache = TRUE, max_active = 10,
+                           max_cells = 2000, cache = TRUE, max_active = 10,
                            rpm = 500, max_tries = 3) {
   mode <- rlang::arg_match(mode)
   check_flag(images)
@@ -237,31 +224,31 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
                  system_prompt = system_prompt, params = params,
                  image_max_tokens = image_max_tokens, max_cells = max_cells, cache = cache,
                  max_active = max_active, rpm = rpm, max_tries = max_tries)
-  make <- function(dataset) {
-    if (!is.null(dataset)) dataset <- dsbench_validate(dataset)
-    solver <- function(inputs, ..., solver_chat) {
-      check_chat(solver_chat)
-      dsbench_solve(inputs, solver_chat, dataset, config)
-    }
-    structure(solver, class = c("dsbench_solver", "function"), bind = make)
-  }
-  make(dataset)
+  # Each input's folder, image and workbook list come from the task's dataset, which
+  # dsbench_task() binds; unbound, the inline mode answers from the prompts alone.
+  dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
+    check_chat(solver_chat)
+    dsbench_solve(inputs, rows, solver_chat, config)
+  })
 }
 
-dsbench_solve <- function(inputs, solver_chat, dataset, config) {
+dsbench_solve <- function(inputs, rows, solver_chat, config,
+                          call = rlang::call2("dsbench_solver")) {
   n <- length(inputs)
-  row <- if (is.null(dataset)) rep(NA_integer_, n) else match(inputs, dataset$input)
-  folder <- if (is.null(dataset)) rep(NA_character_, n) else dataset$folder[row]
-  if (config$mode == "files" && anyNA(folder)) {
-    abort_pb(
-      c("The files mode needs each sample's competition folder.",
-        i = "Use {.fn dsbench_task}, or pass {.arg dataset} from",
-        i = "{.code dsbench_dataset(data_dir = )}."),
-      "argument"
-    )
+  bound <- is_bound(rows)
+  folder <- if (bound) rows$folder else rep(NA_character_, n)
+  if (config$mode == "files") {
+    if (!bound) unbound_solver_error("dsbench")
+    if (anyNA(folder)) {
+      abort_pb(
+        c("The files mode needs each sample's competition folder.",
+          i = "Pass {.arg data_dir} to {.fn dsbench_dataset}."),
+        "argument", call = call
+      )
+    }
   }
   texts <- if (config$mode == "files") {
-    vapply(seq_len(n), function(i) dsbench_files_prompt(dataset[row[[i]], ]), "")
+    vapply(seq_len(n), function(i) dsbench_files_prompt(rows[i, ]), "")
   } else {
     inputs
   }
@@ -273,14 +260,14 @@ dsbench_solve <- function(inputs, solver_chat, dataset, config) {
   cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,
                 count_tokens = config$count_tokens, encoding = encoding)
   image <- rep(NA_character_, n)
-  if (config$images && !is.null(dataset)) {
-    used <- dataset$image_used[row]
-    has <- !is.na(used) & !is.na(row)
+  if (config$images && bound) {
+    used <- rows$image_used
+    has <- !is.na(used)
     if (any(has & is.na(folder))) {
       abort_pb(
         c("Some samples have an image but the DSBench folder is unknown.",
           i = "Pass {.arg data_dir} to {.fn dsbench_dataset}, or use {.code images = FALSE}."),
-        "argument"
+        "argument", call = call
       )
     }
     image[has] <- file.path(dirname(folder[has]), used[has])
@@ -308,7 +295,7 @@ dsbench_solve <- function(inputs, solver_chat, dataset, config) {
     key_extra <- "dsbench-solver-v1"
     if (config$mode == "files") {
       # The rows of a group share one competition: its folder and workbook list.
-      files <- dataset$workbook_files[[row[[idx[[1]]]]]]
+      files <- rows$workbook_files[[idx[[1]]]]
       chat$set_tools(workbook_tools(folder[[idx[[1]]]], files, max_cells = config$max_cells))
       key_extra <- list(key_extra, "files", dsbench_folder_fingerprint(folder[[idx[[1]]]], files),
                         config$max_cells)

@@ -1,12 +1,8 @@
 test_that("the bundled sample and the question table", {
   ds <- arena_dataset()
-  expect_equal(nrow(ds), 8)
-  expect_equal(sum(ds$occurrences), 10)
   expect_equal(validate_task_table(ds, "arena")$input, ds$input)
-  battles <- predictivebench:::arena_sample_battles()
-  expect_equal(nrow(battles), 12)
   judge <- arena_baseline_judge("longer")
-  tsk <- arena_task(cache = FALSE, dir = withr::local_tempdir())
+  tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = withr::local_tempdir())
   tsk$eval(solver_chat = judge, view = FALSE)
   ratings <- arena_summary(tsk, bootstrap = 20)
   expect_equal(ratings$model[[1]], "wordy-model")
@@ -43,7 +39,9 @@ test_that("two battles with the same prompt keep their own models and records ov
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
   counter <- new.env()
   counter$n <- 0
-  tsk <- arena_task(battles, records = records, cache = FALSE, dir = withr::local_tempdir())
+  tsk <- arena_task(battles,
+                    solver = arena_solver(records = records, cache = FALSE),
+                    dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
            view = FALSE)
   samples <- tsk$get_samples()
@@ -62,13 +60,27 @@ test_that("two battles with the same prompt keep their own models and records ov
            view = FALSE)
   expect_equal(counter$n, before)
   expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
-  # Inputs by position: either epoch layout; text matching refuses a shared prompt.
-  rows <- predictivebench:::battle_rows
-  expect_equal(rows(battles$input[c(1, 1, 2, 2)], battles), c(1L, 1L, 2L, 2L))
-  three <- rbind(battles, battles[1, ])
-  three$input[[3]] <- "other"
-  expect_equal(rows(three$input[c(1, 2, 3, 1, 2, 3)], three), c(1:3, 1:3))
-  expect_equal(rows("other", three), 3L)
-  expect_error(rows(battles$input[1], battles), class = "predictivebench_error_argument")
-  expect_error(rows("unknown", battles), class = "predictivebench_error_argument")
+  # The positional rule itself is solver_rows()'s, tested in test-benchmark.R.
+})
+
+test_that("arena_dataset() and arena_task() take part of the table like every benchmark", {
+  ds <- arena_dataset()
+  expect_equal(arena_dataset(limit = 3), ds[1:3, ])
+  shuffled <- arena_dataset(shuffle = 2)
+  expect_setequal(shuffled$input, ds$input)
+  expect_equal(arena_dataset(limit = 2, shuffle = 2), shuffled[1:2, ])
+  battles <- predictivebench:::arena_sample_battles()
+  tsk <- arena_task(battles, arena_solver(cache = FALSE), limit = 2,
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(samples$model_b, battles$model_b[1:2])
+  expect_equal(vapply(samples$solver_metadata, `[[`, "", "model_b"), battles$model_b[1:2])
+})
+
+test_that("the judging solver needs its battles, and arena_summary() its samples", {
+  solver <- arena_solver(cache = FALSE)
+  expect_snapshot(solver("prompt", solver_chat = arena_baseline_judge("longer")), error = TRUE)
+  expect_snapshot(arena_task(data.frame(input = "x")), error = TRUE)
+  expect_snapshot(arena_summary(list()), error = TRUE)
 })

@@ -411,7 +411,8 @@ test_that("a failing DSBench judge is retried, then recorded as an incorrect sco
 test_that("a failing arena judge is retried, then each battle is recorded as failed, never a crash", {
   skip_on_cran()
   judge <- local_fake_openai(function(body, n) list(status = 500))
-  tsk <- arena_task(cache = FALSE, max_tries = 2, dir = withr::local_tempdir())
+  tsk <- arena_task(solver = arena_solver(cache = FALSE, max_tries = 2),
+                    dir = withr::local_tempdir())
   expect_no_error(suppressWarnings(
     tsk$eval(solver_chat = fake_chat(judge), view = FALSE)
   ))
