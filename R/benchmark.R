@@ -9,11 +9,9 @@
 #   summary_rows()       (R/metrics.R) the rows of every <bench>_summary()
 #
 # A benchmark's file then holds only what is its own: prompts, solver, scorer and summary.
-# Adopted by futurex, processbench/deltabench and probsem. To adopt it elsewhere: DSBench's
-# `attr(solver, "bind")` becomes dataset_solver() reading `rows$folder` / `rows$image_used`
-# (benchmark_task() binds it), and the arena's battle_rows() is solver_rows() (the same
-# positional rule); their summaries move to summary_rows() (grouped_summary() gives
-# DSBench's by-competition rows).
+# Adopted by every benchmark: futurex, processbench/deltabench, probsem, DSBench (its solver
+# reads `rows$folder`, `rows$image_used` and `rows$workbook_files`) and the arena (its
+# solver's rows are the battles; arena_summary() gives ratings, not summary rows).
 
 #' Task-table arguments shared by every benchmark
 #'
