@@ -19,7 +19,7 @@
 #' @param chunk_size Questions per request batch between two writes of the file.
 #' @inheritParams generate_responses
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' dir <- tempfile()
@@ -87,7 +87,7 @@ write_answers <- function(answers, path) {
 #' @param version Judge prompt version, see [arena_judge_prompt()].
 #' @returns A tibble with `id`, `input` (the judge's user message), `target` (empty),
 #'   `question`, `model_a`, `model_b`, `answer_a`, `answer_b`.
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' answers <- tibble::tibble(question = c("q1", "q2"), m1 = c("a", "b"), m2 = c("c", NA))

@@ -12,7 +12,7 @@
 #' @param rule `"longer"`, `"first"` or `"random"`.
 #' @param seed Seed for `"random"`.
 #' @returns An ellmer chat (class `BaselineChat`).
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' judge <- arena_baseline_judge()

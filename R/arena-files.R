@@ -120,7 +120,7 @@ write_arena_csv <- function(data, path) {
 #' @returns A tibble; for `arena_read_battles()` with every column of the file, `winner`
 #'   normalized, and `is_valid` logical when present; for `arena_read_ratings()` with
 #'   `model`, `elo_rating`, `rank`; `arena_read_questions()` a character vector.
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' dir <- system.file("extdata", "arena", package = "predictivebench")

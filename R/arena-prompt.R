@@ -118,7 +118,7 @@ chatml_messages <- function(text) {
 #' @returns `arena_judge_prompt()`: a list with `system` (one string) and `user` (one string
 #'   per question). `arena_parse_verdict()`: a tibble with `winner`, `gpt_4_score` (the
 #'   parsed verdict as the original records it) and `format` (`"json"`, `"score"` or `NA`).
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' p <- arena_judge_prompt("What is 2 + 2?", "4", "5")

@@ -22,7 +22,7 @@
 #' @param seed Seed for the orders; the global random stream is left untouched.
 #' @returns A named numeric vector of ratings, in the order models first appear (all
 #'   `model_a` values first, then `model_b`, as the original).
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' battles <- data.frame(

@@ -10,7 +10,7 @@
 #' @param type `"ratings"` or `"winrate"`.
 #' @param ... Unused.
 #' @returns A ggplot object (`plot()` returns it invisibly after printing).
-#' @family arena functions
+#' @family arena
 #' @exportS3Method ggplot2::autoplot
 #' @importFrom rlang .data
 #' @examplesIf rlang::is_installed("ggplot2")

@@ -110,7 +110,7 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #'   `lower`, `upper`, `rank`, `battles`, `wins`, `losses`, `ties` (failed judgements count as
 #'   ties unless dropped). The battles used are kept in the attribute `"battles"` for
 #'   [autoplot.arena_ratings()].
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' set.seed(1)

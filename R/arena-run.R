@@ -61,7 +61,7 @@
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
 #'   `records` (this experiment's battle records), `arrangement`, `answers`, `rounds` and
 #'   `paths`.
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' dir <- tempfile("arena-")

@@ -19,7 +19,7 @@
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
 #'   and `first_row` (1-based row of its first occurrence). `prepare_arena()` returns `out`
 #'   invisibly, or the table.
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' arena_dataset()
@@ -124,7 +124,7 @@ arena_sample_battles <- function() {
 #' @inheritParams generate_responses
 #' @returns `arena_task()` a [vitals::Task]; `arena_solver()`/`arena_scorer()` functions for
 #'   it; `arena_summary()` an [arena_ratings()] tibble.
-#' @family arena functions
+#' @family arena
 #' @export
 #' @examples
 #' judge <- arena_baseline_judge("longer") # offline; use a real chat for real ratings

@@ -58,6 +58,7 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
 #' @param prediction The model's whole response.
 #' @param reply The judge's reply; `NA` for a failed judgement.
 #' @returns A character vector of prompts; a logical vector.
+#' @family dsbench
 #' @export
 #' @examples
 #' cat(dsbench_judge_prompt("What is 2 + 2?\n", "4", "It is 4."))

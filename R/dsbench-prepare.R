@@ -37,6 +37,7 @@
 #' @returns The path `out` (invisibly), or the table; with `skip_broken = TRUE` either has
 #'   an attribute `"skipped"` (a tibble: `competition`, `question`, `file`, `kind`,
 #'   `message`).
+#' @family dsbench
 #' @export
 #' @examplesIf predictivebench:::python_available()
 #' prepare_dsbench(system.file("extdata", "dsbench", package = "predictivebench"))

@@ -19,6 +19,7 @@
 #'   (questions, or competitions on the `competitions` row), then `n_missing` (unscored
 #'   samples) and `solver_failures`, `judge_failures`, `input_tokens`, `output_tokens`,
 #'   `cost` on the first row (`NA` elsewhere; cost `NA` when the provider gives no prices).
+#' @family dsbench
 #' @export
 #' @examples
 #' data <- dsbench_dataset()

@@ -137,6 +137,7 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a
 #'   [vitals::Task].
 #' @order 1
+#' @family dsbench
 #' @export
 #' @examples
 #' # Offline: an oracle answers with the targets and a baseline judge says "True".

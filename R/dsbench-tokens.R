@@ -48,6 +48,7 @@
 #' @returns `dsbench_count_tokens()` a number; `dsbench_truncate()` a list with `text`,
 #'   `tokens` (the kept text's count: the number of tokens kept), `truncated` (whether
 #'   anything was removed) and `tokenizer` (the encoding, `"estimate"` or `"count_tokens"`).
+#' @family dsbench
 #' @export
 #' @examples
 #' dsbench_count_tokens("tiktoken is great!", "cl100k_base")

@@ -34,6 +34,7 @@
 #' @param max_cells The most cells one `read_range` call returns (the rest is cut and the
 #'   reply says so). Larger values give the model more per call but cost more tokens.
 #' @returns A list of three ellmer tools: `list_workbooks`, `list_sheets`, `read_range`.
+#' @family dsbench
 #' @export
 #' @examples
 #' data <- dsbench_dataset()
