@@ -238,16 +238,7 @@ test_that("the summary's -1 rule and ties work on hand-made samples", {
   expect_error(probsem_summary(data.frame(x = 1)), class = "predictivebench_error_argument")
 })
 
-test_that("results CSVs follow pandas: quoting, float repr, the original's file names", {
-  expect_equal(py_float_repr(c(-3.5455160869406415, 0.1, 1e-05, 1e16, 123, 0.0001, 2.5e-300,
-                               -2, 1 / 3, 1e15, NA, -Inf)),
-               c("-3.5455160869406415", "0.1", "1e-05", "1e+16", "123.0", "0.0001", "2.5e-300",
-                 "-2.0", "0.3333333333333333", "1000000000000000.0", "", "-inf"))
-  # R's own parser reads the 15-digit form back as this number; Python's repr needs 16.
-  expect_equal(py_float_repr(0.8676191342528909), "0.8676191342528909")
-  expect_equal(py_float_repr(c(0, -0, 5e-324, 12345.678)), c("0.0", "-0.0", "5e-324", "12345.678"))
-  expect_equal(csv_field(c("a,b", 'say "x"', "two\nlines", "plain")),
-               c('"a,b"', '"say ""x"""', '"two\nlines"', "plain"))
+test_that("results CSVs follow pandas: the original's file names, floats, line ends", {
   expect_equal(probsem_sanitize("p_s_meta-llama/Llama-3:8b?"), "p_s_meta-llama-Llama-3-8b-")
   expect_equal(probsem_sanitize(".p_s_m "), "-p_s_m-")
   s <- probsem_example_samples()
