@@ -417,8 +417,8 @@ arena_read_questions <- function(path) {
 
 # ---- Registration and arrangement ----------------------------------------------------------
 
-# Models: a named list whose elements are ellmer chats (answers are generated) or NULL, or a
-# character vector of names whose answers are already cached.
+# Models: a named list whose elements are ellmer chats or "provider/model" strings (answers
+# are generated) or NULL, or a character vector of names whose answers are already cached.
 register_models <- function(models, min = 2, call = rlang::caller_env()) {
   if (is.character(models)) models <- stats::setNames(vector("list", length(models)), models)
   if (inherits(models, "Chat")) models <- list(models)
@@ -432,6 +432,8 @@ register_models <- function(models, min = 2, call = rlang::caller_env()) {
     if (is.character(m) && length(m) == 1 && !nzchar(nms[[i]])) {
       nms[[i]] <- m
       models[i] <- list(NULL)
+    } else if (is.character(m) && length(m) == 1) {
+      models[[i]] <- as_chat(m, arg = paste0("models$", nms[[i]]), call = call)
     } else if (inherits(m, "Chat") && !nzchar(nms[[i]])) {
       nms[[i]] <- m$get_model()
     } else if (!is.null(m) && !inherits(m, "Chat")) {
@@ -765,7 +767,7 @@ arena_solver <- function(battles, records = NULL, version = c("231225", "231113"
   cache_dir(cache)
   force(battles)
   function(inputs, ..., solver_chat) {
-    check_chat(solver_chat)
+    solver_chat <- as_chat(solver_chat)
     rows <- battle_rows(inputs, battles)
     judged <- judge_battles(battles[rows, ], solver_chat, records = records, version = version,
                             position_swap = position_swap, cache = cache,
@@ -1059,7 +1061,7 @@ arena_dataset <- function(path = NULL) {
 
 #' @rdname arena_dataset
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
 #'                    package = "predictivebench")
 #' prepare_arena(src)
@@ -1157,7 +1159,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
   check_string(dir)
   check_path_name(dataset)
   check_path_name(experiment)
-  check_chat(judge)
+  judge <- as_chat(judge)
   check_count(n)
   check_count(max_rounds)
   strategy <- rlang::arg_match(strategy)

@@ -5,9 +5,12 @@ BaselineChat <- R6::R6Class(
   inherit = ellmer::Chat,
   public = list(
     responder = NULL,
+    base_url = NULL,
     initialize = function(responder, name) {
+      # Each baseline has its own address, so the answers of two baselines never mix.
+      self$base_url <- sprintf("http://baseline.invalid/%s/v1", baseline_id())
       template <- ellmer::chat_openai_compatible(
-        base_url = "http://baseline.invalid/v1", name = "predictivebench-baseline",
+        base_url = self$base_url, name = "predictivebench-baseline",
         model = name, credentials = function() ""
       )
       super$initialize(provider = template$get_provider(),
@@ -28,9 +31,65 @@ BaselineChat <- R6::R6Class(
       turn <- self$respond(prompt)
       self$add_turn(user_turn_of(prompt), turn)
       turn@text
+    },
+    # ellmer::parallel_chat(), which vitals::generate() and vitals' model-graded scorers call,
+    # sends requests through the provider it gets here. While the function that asked for it
+    # runs, requests to this baseline's address are answered locally (an httr2 mock that
+    # passes every other request on), so no request leaves the machine.
+    get_provider = function() {
+      caller <- parent.frame()
+      if (!identical(caller, globalenv())) {
+        mock <- baseline_mock(self, getOption("httr2_mock"))
+        withr::local_options(httr2_mock = mock, .local_envir = caller)
+      }
+      super$get_provider()
     }
   )
 )
+
+baseline_counter <- new.env(parent = emptyenv())
+
+baseline_id <- function() {
+  baseline_counter$n <- (baseline_counter$n %||% 0L) + 1L
+  baseline_counter$n
+}
+
+# An httr2 mock answering chat-completions requests to `chat`'s address with its responder;
+# other requests go to the mock that was set before, or to the network.
+baseline_mock <- function(chat, previous = NULL) {
+  prefix <- paste0(chat$base_url, "/")
+  function(req) {
+    if (!startsWith(httr2::req_get_url(req), prefix)) {
+      return(if (is.function(previous)) previous(req))
+    }
+    body <- httr2::req_get_body(req)
+    answer <- tryCatch(chat$respond(request_prompt(body$messages))@text,
+                       error = function(e) e)
+    if (inherits(answer, "error")) {
+      return(httr2::response_json(400L, body = list(error = list(
+        message = conditionMessage(answer)))))
+    }
+    httr2::response_json(body = list(
+      id = "baseline", object = "chat.completion", model = body$model %||% "baseline",
+      choices = list(list(index = 0L, finish_reason = "stop",
+                          message = list(role = "assistant", content = answer))),
+      usage = list(prompt_tokens = 0L, completion_tokens = 0L, total_tokens = 0L)
+    ))
+  }
+}
+
+# The text of the last user message of a chat-completions request, as prompt_text() reads a
+# prompt: its text parts joined by newlines.
+request_prompt <- function(messages) {
+  users <- Filter(function(m) identical(m$role, "user"), messages %||% list())
+  if (!length(users)) return("")
+  content <- users[[length(users)]]$content
+  if (is.character(content)) return(paste(content, collapse = "\n"))
+  parts <- vapply(content, function(p) {
+    if (identical(p$type, "text")) as.character(p$text %||% "") else ""
+  }, "")
+  paste(parts[nzchar(parts)], collapse = "\n")
+}
 
 prompt_text <- function(prompt) {
   if (is.character(prompt)) return(paste(prompt, collapse = "\n"))

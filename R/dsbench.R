@@ -51,7 +51,7 @@ dsbench_judge_template <- paste0(
 #'   an attribute `"skipped"` (a tibble: `competition`, `question`, `file`, `kind`,
 #'   `message`).
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' prepare_dsbench(system.file("extdata", "dsbench", package = "predictivebench"))
 prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
   check_string(data_dir)
@@ -300,7 +300,7 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
   make <- function(dataset) {
     if (!is.null(dataset)) dataset <- dsbench_validate(dataset)
     solver <- function(inputs, ..., solver_chat) {
-      check_chat(solver_chat)
+      solver_chat <- as_chat(solver_chat)
       dsbench_solve(inputs, solver_chat, dataset, config)
     }
     structure(solver, class = c("dsbench_solver", "function"), bind = make)
@@ -507,7 +507,7 @@ dsbench_truncate <- function(text, max_tokens, count_tokens = dsbench_count_toke
 #' @export
 dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rpm = 500,
                            max_tries = 3) {
-  check_chat(scorer_chat, allow_null = TRUE)
+  scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
   cache_dir(cache)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
@@ -519,7 +519,7 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
         "argument"
       )
     }
-    check_chat(scorer_chat)
+    scorer_chat <- as_chat(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
                             cache = cache, max_active = max_active, rpm = rpm,
                             max_tries = max_tries)

@@ -34,9 +34,22 @@ abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
     class = c(paste0("predictivebench_error_", kind), "predictivebench_error"),
     file = file, row = row, field = field,
     ...,
-    call = call,
+    call = user_call(call),
     .envir = .envir
   )
+}
+
+# The frame of the function the user called: the outermost predictivebench function on the
+# stack (prepare_futurex(), not prepare_task_table(), an internal helper or a tryCatch()
+# handler). `call` when no predictivebench function is on the stack, or when it is NULL.
+user_call <- function(call) {
+  if (is.null(call)) return(NULL)
+  ns <- topenv(environment(user_call))
+  for (i in seq_len(sys.nframe())) {
+    env <- environment(sys.function(i))
+    if (is.environment(env) && identical(topenv(env), ns)) return(sys.frame(i))
+  }
+  call
 }
 
 check_string <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
@@ -71,17 +84,31 @@ check_flag <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()
   invisible(x)
 }
 
-check_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
-                       call = rlang::caller_env()) {
-  if (allow_null && is.null(x)) return(invisible(x))
-  if (!inherits(x, "Chat")) {
-    abort_pb(
-      c("{.arg {arg}} must be an ellmer chat, such as {.code ellmer::chat_openai()}.",
-        i = "A baseline chat from {.fn baseline_chat} works offline."),
-      "argument", call = call
-    )
+# How every chat argument is taken (solver_chat, scorer_chat, a judge): an ellmer Chat, or a
+# "provider/model" string as in ellmer::chat() ("openai/gpt-4.1"), turned into a chat.
+# Callers keep the result: `solver_chat <- as_chat(solver_chat)`.
+as_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
+                    call = rlang::caller_env()) {
+  if (allow_null && is.null(x)) return(x)
+  if (inherits(x, "Chat")) return(x)
+  if (rlang::is_string(x) && nzchar(x)) {
+    return(tryCatch(
+      ellmer::chat(x),
+      error = function(e) {
+        abort_pb(c("Can't make a chat from {.arg {arg}} = {.val {x}}.",
+                   i = "Use {.val provider/model} as in {.fn ellmer::chat}, e.g. {.val openai/gpt-4.1}."),
+                 "argument", parent = e, call = call)
+      }
+    ))
   }
-  invisible(x)
+  abort_pb(
+    c("{.arg {arg}} must be an ellmer chat or a {.val provider/model} string, not {.obj_type_friendly {x}}.",
+      i = "For example {.code ellmer::chat_openai()} or {.val openai/gpt-4.1}; a baseline chat from {.fn baseline_chat} works offline."),
+    "argument", call = call
+  )
 }
+
+# The argument-check name for the same thing.
+check_chat <- as_chat
 
 `%||%` <- function(x, y) if (is.null(x)) y else x

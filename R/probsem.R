@@ -27,7 +27,7 @@
 #'   name order.
 #' @returns The path `out` (invisibly), or the table.
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
 #' prepare_probsem(src)
 prepare_probsem <- function(source, out = NULL, suites = NULL) {
@@ -189,7 +189,7 @@ probsem_solver <- function(dataset = probsem_dataset(), backend = c("completions
   force(list(base_url, model, api_key, max_tokens, top_logprobs, system_prompt, max_active,
              max_tries, timeout))
   function(inputs, ..., solver_chat = NULL) {
-    check_chat(solver_chat, allow_null = backend == "completions")
+    solver_chat <- check_logprob_chat(solver_chat, backend, base_url)
     rows <- match(inputs, lookup$input)
     if (anyNA(rows)) {
       abort_pb(

@@ -33,7 +33,7 @@
 #'   reports each one on standard error.
 #' @returns The path `out` (invisibly), or the table as a tibble.
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
 #' prepare_deltabench(src)
 #' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
@@ -333,7 +333,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
   cache_dir(cache)
   settings <- utils::modifyList(list(temperature = temperature), params %||% list())
   function(inputs, ..., solver_chat) {
-    check_chat(solver_chat)
+    solver_chat <- as_chat(solver_chat)
     n <- length(inputs)
     seed <- settings$seed %||% chat_seed(solver_chat)
     send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {
