@@ -56,14 +56,12 @@ python_module_path <- function(call = rlang::caller_env()) {
   explicit <- c(getOption("predictivebench.python_path"),
                 Sys.getenv("PREDICTIVEBENCH_PYTHON_PATH"))
   explicit <- explicit[nzchar(explicit)]
-  candidates <- c(explicit, system.file("python", package = "predictivebench"))
-  for (dir in candidates[nzchar(candidates)]) {
-    if (file.exists(file.path(dir, "predictivebench", "__init__.py"))) return(dir)
-  }
+  dir <- if (length(explicit)) explicit[[1]] else system.file("python", package = "predictivebench")
+  if (nzchar(dir) && file.exists(file.path(dir, "predictivebench", "__init__.py"))) return(dir)
   abort_pb(
     c("Can't find the {.pkg predictivebench} Python module.",
-      if (length(explicit)) c(x = "{.file {explicit[[1]]}} has no {.file predictivebench/__init__.py}."),
-      i = "Reinstall the R package, or set {.envvar PREDICTIVEBENCH_PYTHON_PATH} to a folder holding {.file predictivebench/}."),
+      x = if (length(explicit)) "{.file {dir}} (from {.envvar PREDICTIVEBENCH_PYTHON_PATH} or the option {.code predictivebench.python_path}) has no {.file predictivebench/__init__.py}.",
+      i = if (length(explicit)) "Unset it to use the module installed with the package." else "Reinstall the package: its {.file python} folder is missing."),
     "dependency", call = call
   )
 }
@@ -138,7 +136,10 @@ python_find_system <- function() {
 
 python_check_pandas <- function(which, call) {
   if (reticulate::py_module_available("pandas")) return(invisible(TRUE))
-  python <- reticulate::py_exe()
+  python_abort_no_pandas(reticulate::py_exe(), which, call)
+}
+
+python_abort_no_pandas <- function(python, which, call) {
   abort_pb(
     c("{.pkg pandas} is not installed in {which}, {.file {python}}.",
       i = "Install it there: {.code {shQuote(python)} -m pip install pandas openpyxl pyxlsb}",
