@@ -45,7 +45,7 @@ test_that("the installed tarball prepares raw files and runs an offline eval", {
     tsk$eval(solver_chat = baseline_constant("\\boxed{Yes}"), view = FALSE)
     list(
       package = find.package("predictivebench"),
-      module = reticulate::py_get_attr(reticulate::import("predictivebench"), "__file__"),
+      module = reticulate::py_eval("__import__('predictivebench').__file__"),
       python = reticulate::py_exe(),
       n = nrow(tsk$get_samples()),
       results = unique(tsk$get_samples()$result),
