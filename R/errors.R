@@ -46,7 +46,9 @@ user_call <- function(call) {
   if (is.null(call)) return(NULL)
   ns <- topenv(environment(user_call))
   for (i in seq_len(sys.nframe())) {
-    env <- environment(sys.function(i))
+    fn <- sys.function(i)
+    if (identical(fn, abort_pb) || identical(fn, user_call)) break
+    env <- environment(fn)
     if (is.environment(env) && identical(topenv(env), ns)) return(sys.frame(i))
   }
   call

@@ -19,6 +19,11 @@
 #' unique within a suite, and `expected` must be -1 or a query index; anything else is an
 #' error naming the suite file, the context or query and the field.
 #'
+#' The suites published with the CogSci 2023 paper use the original's older format,
+#' `{"premise", "context": [{"text", "expected"}, ...], "query", "programs"}`, read as well:
+#' the programs are the queries, and `text` joins premise, context text and `query` (left out
+#' when it is `";;"`) with newlines, as the paper-era original did, keeping empty parts.
+#'
 #' @param source The prompt file (`.txt`; as with the original's `--prompt`, the name
 #'   without `.txt` works too).
 #' @param out The parquet file to write, or `NULL` to return the table.

@@ -103,14 +103,15 @@ check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
     # Anything else is left to the parquet reader's own error.
     if (is.null(kind)) return(invisible())
   }
-  prepare <- if (is.null(benchmark)) "prepare_*" else prepare_function(benchmark)
+  prepare <- if (!is.null(benchmark)) prepare_function(benchmark)
   abort_pb(
     c("{.file {basename(path)}} is {kind}, not a parquet task table.",
       i = if (is.null(benchmark)) {
         "Make a task table from it with its benchmark's {.fn prepare_*} function, e.g. {.code prepare_futurex(\"{path}\", \"futurex.parquet\")}."
       } else {
         "Make a task table from it first: {.code {prepare}(\"{path}\", \"{benchmark}.parquet\")}, then read that."
-      }),
+      },
+      i = if (identical(benchmark, "processbench")) "From DeltaBench files, {.fn prepare_deltabench} makes the same kind of table."),
     "parquet", file = path, call = call
   )
 }
@@ -129,7 +130,8 @@ raw_file_kind <- function(path, head) {
   NULL
 }
 
-# The prepare_*() function for a benchmark (DeltaBench and ProcessBench have their own).
+# The prepare_*() function that makes a benchmark's task table (DeltaBench's raw files make
+# ProcessBench-schema tables too, with prepare_deltabench()).
 prepare_function <- function(benchmark) paste0("prepare_", benchmark)
 
 # A task table of another benchmark: its metadata says which.
