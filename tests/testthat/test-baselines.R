@@ -65,7 +65,8 @@ test_that("two baselines in one session keep their own answers; other requests p
 
 test_that("a baseline responder's error comes back as a failed request", {
   bad <- baseline_chat(function(text) 1)
-  res <- ellmer::parallel_chat(bad, list("q"), on_error = "return")
+  expect_warning(res <- ellmer::parallel_chat(bad, list("q"), on_error = "return"),
+                 "errored")
   expect_s3_class(res[[1]], "error")
   expect_match(conditionMessage(res[[1]]), "one string")
 })
