@@ -79,7 +79,12 @@ python_start <- function(call = rlang::caller_env()) {
              "dependency", call = call)
   }
   if (!is.null(chosen)) {
-    python_init_quietly()
+    started <- tryCatch(python_init_quietly(), error = function(e) e)
+    if (inherits(started, "error")) {
+      abort_pb(c("reticulate can't start the Python you chose, {.file {chosen$python}}.",
+                 x = conditionMessage(started)),
+               "dependency", call = call)
+    }
     return(python_check_pandas("the Python you chose for reticulate", call))
   }
   if (python_start_managed()) return(invisible(TRUE))

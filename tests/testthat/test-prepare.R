@@ -51,3 +51,19 @@ test_that("a system Python with pandas is found when reticulate's own can't be m
 test_that("python_available() is a single logical", {
   expect_true(rlang::is_bool(python_available()))
 })
+
+test_that("a RETICULATE_PYTHON that does not exist is named in the error", {
+  skip_on_cran()
+  skip_if_not_installed("callr")
+  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  skip_if_not(file.exists(file.path(root, "DESCRIPTION")), "not run from a source checkout")
+  msg <- callr::r(function(root) {
+    Sys.setenv(RETICULATE_PYTHON = "/nonexistent/bin/python3")
+    pkgload::load_all(root, quiet = TRUE, helpers = FALSE)
+    err <- tryCatch(prepare_futurex("questions.json"), error = identity)
+    c(class(err)[[1]], cli::ansi_strip(conditionMessage(err)), deparse(err$call[[1]]))
+  }, args = list(root = root))
+  expect_equal(msg[[1]], "predictivebench_error_dependency")
+  expect_match(msg[[2]], "/nonexistent/bin/python3", fixed = TRUE)
+  expect_equal(msg[[3]], "prepare_futurex")
+})
