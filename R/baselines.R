@@ -38,9 +38,10 @@ BaselineChat <- R6::R6Class(
     # passes every other request on), so no request leaves the machine.
     get_provider = function() {
       caller <- parent.frame()
-      if (!identical(caller, globalenv())) {
-        mock <- baseline_mock(self, getOption("httr2_mock"))
-        withr::local_options(httr2_mock = mock, .local_envir = caller)
+      current <- getOption("httr2_mock")
+      answered <- identical(attr(current, "baseline_url"), self$base_url)
+      if (!identical(caller, globalenv()) && !answered) {
+        withr::local_options(httr2_mock = baseline_mock(self, current), .local_envir = caller)
       }
       super$get_provider()
     }
@@ -58,7 +59,7 @@ baseline_id <- function() {
 # other requests go to the mock that was set before, or to the network.
 baseline_mock <- function(chat, previous = NULL) {
   prefix <- paste0(chat$base_url, "/")
-  function(req) {
+  mock <- function(req) {
     if (!startsWith(httr2::req_get_url(req), prefix)) {
       return(if (is.function(previous)) previous(req))
     }
@@ -76,6 +77,7 @@ baseline_mock <- function(chat, previous = NULL) {
       usage = list(prompt_tokens = 0L, completion_tokens = 0L, total_tokens = 0L)
     ))
   }
+  structure(mock, baseline_url = chat$base_url)
 }
 
 # The text of the last user message of a chat-completions request, as prompt_text() reads a

@@ -43,6 +43,13 @@ test_that("baselines answer inside vitals::generate() and ellmer::parallel_chat(
   samples <- tsk$get_samples()
   expect_equal(samples$result, c("4", "6", "8"))
   expect_true(all(samples$score == "C"))
+  # vitals' model-graded scorer sends through the same path.
+  graded <- vitals::Task$new(
+    dataset = ds, solver = vitals::generate(), dir = withr::local_tempdir(),
+    scorer = vitals::model_graded_qa(scorer_chat = baseline_constant("GRADE: C"))
+  )
+  graded$eval(solver_chat = oracle, view = FALSE)
+  expect_true(all(graded$get_samples()$score == "C"))
   chats <- ellmer::parallel_chat(baseline_constant("no"), list("a", "b"))
   expect_equal(vapply(chats, function(ch) ch$last_turn()@text, ""), c("no", "no"))
   # The answering mock is gone once parallel_chat() returns.
