@@ -108,8 +108,16 @@ prompt_text <- function(prompt) {
 #' Baseline chats are ellmer Chat objects that answer without a network, so a task runs out
 #' of the box and a report gets a real baseline row. Use them as `solver_chat` (or as a
 #' judge's `scorer_chat`) with predictivebench's solvers, which answer them locally through
-#' [generate_responses()]; their `$chat()` method works too. They report zero tokens and
-#' zero cost.
+#' [generate_responses()], and anywhere ellmer or vitals takes a chat: `$chat()`,
+#' [ellmer::parallel_chat()], [vitals::generate()] and vitals' model-graded scorers answer
+#' them locally too (each baseline has its own `baseline.invalid` address, answered in the
+#' session). They report zero tokens and zero cost.
+#'
+#' For log-probabilities ([query_logprobs()], [probsem_task()]) a baseline scores a
+#' context's queries with its answer to the context: the query it names gets
+#' log-probability 0 and the others `-Inf`; when it names none of them, all get 0 (a uniform
+#' distribution). So `baseline_echo(probsem_dataset())` is an oracle and
+#' `baseline_constant("")` a uniform guess.
 #'
 #' * `baseline_chat()` wraps any function of the prompt text.
 #' * `baseline_random()` picks one of `choices` at random; the pick depends only on `seed`
@@ -127,7 +135,7 @@ prompt_text <- function(prompt) {
 #' @param data A data frame with the prompts in `input` and answers in `column`.
 #' @param column The column to answer with.
 #' @param input The column holding prompts.
-#' @param default Answer for a prompt not found in `data`.
+#' @param default Answer for a prompt not found in `data`, or whose answer is missing.
 #' @returns An ellmer Chat (class `BaselineChat`).
 #' @export
 #' @examples
@@ -174,6 +182,7 @@ baseline_echo <- function(data, column = "target", input = "input", default = ""
   }
   lookup <- stats::setNames(as.character(data[[column]]), data[[input]])
   baseline_chat(function(text) {
-    if (text %in% names(lookup)) lookup[[text]] else default
+    answer <- if (text %in% names(lookup)) lookup[[text]] else NA_character_
+    if (is.na(answer)) default else answer
   }, name = paste0("baseline-echo-", column))
 }

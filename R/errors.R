@@ -39,19 +39,37 @@ abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
   )
 }
 
-# The frame of the function the user called: the outermost predictivebench function on the
-# stack (prepare_futurex(), not prepare_task_table(), an internal helper or a tryCatch()
-# handler). `call` when no predictivebench function is on the stack, or when it is NULL.
+# The frame of the function the user called: the outermost call on the stack of a
+# predictivebench function by its name (prepare_futurex(), not prepare_task_table(), an
+# internal helper or a tryCatch() handler). A solver or scorer closure that vitals calls as
+# `fn(...)` is not a name the user knows: with only closures on the stack the header names
+# no function. `call` when no predictivebench function is on the stack, or when it is NULL.
 user_call <- function(call) {
   if (is.null(call)) return(NULL)
   ns <- topenv(environment(user_call))
+  seen <- FALSE
   for (i in seq_len(sys.nframe())) {
     fn <- sys.function(i)
     if (identical(fn, abort_pb) || identical(fn, user_call)) break
     env <- environment(fn)
-    if (is.environment(env) && identical(topenv(env), ns)) return(sys.frame(i))
+    if (!is.environment(env) || !identical(topenv(env), ns)) next
+    seen <- TRUE
+    name <- call_name(sys.call(i))
+    if (!is.null(name) && identical(get0(name, envir = ns, inherits = FALSE), fn)) {
+      return(sys.frame(i))
+    }
   }
-  call
+  if (seen) NULL else call
+}
+
+# "f" for f(...) and pkg::f(...); NULL for anything else, such as g()(...) or x$f(...).
+call_name <- function(call) {
+  head <- call[[1]]
+  if (is.symbol(head)) return(as.character(head))
+  if (is.call(head) && length(head) == 3 && as.character(head[[1]]) %in% c("::", ":::")) {
+    return(as.character(head[[3]]))
+  }
+  NULL
 }
 
 check_string <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,

@@ -314,7 +314,7 @@ test_that("probsem runs a baseline offline and refuses chats without log-probabi
   withr::local_envvar(http_proxy = "http://127.0.0.1:9", https_proxy = "http://127.0.0.1:9")
   d <- probsem_dataset()
   tsk <- probsem_task(d, solver = probsem_solver(d, cache = FALSE), dir = withr::local_tempdir())
-  oracle <- baseline_echo(probsem_vitals_dataset(d))
+  oracle <- baseline_echo(d)  # a context without ground truth gets a uniform guess
   tsk$eval(solver_chat = oracle, view = FALSE)
   samples <- tsk$get_samples()
   has_truth <- d$expected >= 0
