@@ -1,8 +1,8 @@
 # Model registration and battle arrangement: which models meet on which questions, and the
 # keys that name a pair.
 
-# Models: a named list whose elements are ellmer chats (answers are generated) or NULL, or a
-# character vector of names whose answers are already cached.
+# Models: a named list whose elements are ellmer chats or "provider/model" strings (answers
+# are generated) or NULL, or a character vector of names whose answers are already cached.
 register_models <- function(models, min = 2, call = rlang::caller_env()) {
   if (is.character(models)) models <- stats::setNames(vector("list", length(models)), models)
   if (inherits(models, "Chat")) models <- list(models)
@@ -16,6 +16,8 @@ register_models <- function(models, min = 2, call = rlang::caller_env()) {
     if (is.character(m) && length(m) == 1 && !nzchar(nms[[i]])) {
       nms[[i]] <- m
       models[i] <- list(NULL)
+    } else if (is.character(m) && length(m) == 1) {
+      models[[i]] <- as_chat(m, arg = paste0("models$", nms[[i]]), call = call)
     } else if (inherits(m, "Chat") && !nzchar(nms[[i]])) {
       nms[[i]] <- m$get_model()
     } else if (!is.null(m) && !inherits(m, "Chat")) {

@@ -90,7 +90,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
   check_string(dir)
   check_path_name(dataset)
   check_path_name(experiment)
-  check_chat(judge)
+  judge <- as_chat(judge)
   check_count(n)
   check_count(max_rounds)
   strategy <- rlang::arg_match(strategy)

@@ -156,7 +156,7 @@ arena_solver <- function(records = NULL, version = c("231225", "231113"),
   # Each input's battle (models, question, answers) is its dataset row, which arena_task()
   # binds: two battles with the same prompt keep their own models and record.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
-    check_chat(solver_chat)
+    solver_chat <- as_chat(solver_chat)
     if (!is_bound(rows)) unbound_solver_error("arena")
     judged <- judge_battles(rows, solver_chat, records = records, version = version,
                             position_swap = position_swap, cache = cache,

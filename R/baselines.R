@@ -5,9 +5,12 @@ BaselineChat <- R6::R6Class(
   inherit = ellmer::Chat,
   public = list(
     responder = NULL,
+    base_url = NULL,
     initialize = function(responder, name) {
+      # Each baseline has its own address, so the answers of two baselines never mix.
+      self$base_url <- sprintf("http://baseline.invalid/%s/v1", baseline_id())
       template <- ellmer::chat_openai_compatible(
-        base_url = "http://baseline.invalid/v1", name = "predictivebench-baseline",
+        base_url = self$base_url, name = "predictivebench-baseline",
         model = name, credentials = function() ""
       )
       super$initialize(provider = template$get_provider(),
@@ -28,9 +31,67 @@ BaselineChat <- R6::R6Class(
       turn <- self$respond(prompt)
       self$add_turn(user_turn_of(prompt), turn)
       turn@text
+    },
+    # ellmer::parallel_chat(), which vitals::generate() and vitals' model-graded scorers call,
+    # sends requests through the provider it gets here. While the function that asked for it
+    # runs, requests to this baseline's address are answered locally (an httr2 mock that
+    # passes every other request on), so no request leaves the machine.
+    get_provider = function() {
+      caller <- parent.frame()
+      current <- getOption("httr2_mock")
+      answered <- identical(attr(current, "baseline_url"), self$base_url)
+      if (!identical(caller, globalenv()) && !answered) {
+        withr::local_options(httr2_mock = baseline_mock(self, current), .local_envir = caller)
+      }
+      super$get_provider()
     }
   )
 )
+
+baseline_counter <- new.env(parent = emptyenv())
+
+baseline_id <- function() {
+  baseline_counter$n <- (baseline_counter$n %||% 0L) + 1L
+  baseline_counter$n
+}
+
+# An httr2 mock answering chat-completions requests to `chat`'s address with its responder;
+# other requests go to the mock that was set before, or to the network.
+baseline_mock <- function(chat, previous = NULL) {
+  prefix <- paste0(chat$base_url, "/")
+  mock <- function(req) {
+    if (!startsWith(httr2::req_get_url(req), prefix)) {
+      return(if (is.function(previous)) previous(req))
+    }
+    body <- httr2::req_get_body(req)
+    answer <- tryCatch(chat$respond(request_prompt(body$messages))@text,
+                       error = function(e) e)
+    if (inherits(answer, "error")) {
+      return(httr2::response_json(400L, body = list(error = list(
+        message = conditionMessage(answer)))))
+    }
+    httr2::response_json(body = list(
+      id = "baseline", object = "chat.completion", model = body$model %||% "baseline",
+      choices = list(list(index = 0L, finish_reason = "stop",
+                          message = list(role = "assistant", content = answer))),
+      usage = list(prompt_tokens = 0L, completion_tokens = 0L, total_tokens = 0L)
+    ))
+  }
+  structure(mock, baseline_url = chat$base_url)
+}
+
+# The text of the last user message of a chat-completions request, as prompt_text() reads a
+# prompt: its text parts joined by newlines.
+request_prompt <- function(messages) {
+  users <- Filter(function(m) identical(m$role, "user"), messages %||% list())
+  if (!length(users)) return("")
+  content <- users[[length(users)]]$content
+  if (is.character(content)) return(paste(content, collapse = "\n"))
+  parts <- vapply(content, function(p) {
+    if (identical(p$type, "text")) as.character(p$text %||% "") else ""
+  }, "")
+  paste(parts[nzchar(parts)], collapse = "\n")
+}
 
 prompt_text <- function(prompt) {
   if (is.character(prompt)) return(paste(prompt, collapse = "\n"))
@@ -47,8 +108,16 @@ prompt_text <- function(prompt) {
 #' Baseline chats are ellmer Chat objects that answer without a network, so a task runs out
 #' of the box and a report gets a real baseline row. Use them as `solver_chat` (or as a
 #' judge's `scorer_chat`) with predictivebench's solvers, which answer them locally through
-#' [generate_responses()]; their `$chat()` method works too. They report zero tokens and
-#' zero cost.
+#' [generate_responses()], and anywhere ellmer or vitals takes a chat: `$chat()`,
+#' [ellmer::parallel_chat()], [vitals::generate()] and vitals' model-graded scorers answer
+#' them locally too (each baseline has its own `baseline.invalid` address, answered in the
+#' session). They report zero tokens and zero cost.
+#'
+#' For log-probabilities ([query_logprobs()], [probsem_task()]) a baseline scores a
+#' context's queries with its answer to the context: the query it names gets
+#' log-probability 0 and the others `-Inf`; when it names none of them, all get 0 (a uniform
+#' distribution). So `baseline_echo(probsem_dataset())` is an oracle and
+#' `baseline_constant("")` a uniform guess.
 #'
 #' * `baseline_chat()` wraps any function of the prompt text.
 #' * `baseline_random()` picks one of `choices` at random; the pick depends only on `seed`
@@ -66,7 +135,7 @@ prompt_text <- function(prompt) {
 #' @param data A data frame with the prompts in `input` and answers in `column`.
 #' @param column The column to answer with.
 #' @param input The column holding prompts.
-#' @param default Answer for a prompt not found in `data`.
+#' @param default Answer for a prompt not found in `data`, or whose answer is missing.
 #' @returns An ellmer Chat (class `BaselineChat`).
 #' @export
 #' @examples
@@ -113,6 +182,7 @@ baseline_echo <- function(data, column = "target", input = "input", default = ""
   }
   lookup <- stats::setNames(as.character(data[[column]]), data[[input]])
   baseline_chat(function(text) {
-    if (text %in% names(lookup)) lookup[[text]] else default
+    answer <- if (text %in% names(lookup)) lookup[[text]] else NA_character_
+    if (is.na(answer)) default else answer
   }, name = paste0("baseline-echo-", column))
 }

@@ -35,7 +35,7 @@
 #' @family processbench and deltabench
 #' @family task tables
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
 #' prepare_deltabench(src)
 #' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")

@@ -13,7 +13,7 @@ dsbench_judge_template <- paste0(
 #' @export
 dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rpm = 500,
                            max_tries = 3) {
-  check_chat(scorer_chat, allow_null = TRUE)
+  scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
   cache_dir(cache)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
@@ -25,7 +25,7 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
         "argument"
       )
     }
-    check_chat(scorer_chat)
+    scorer_chat <- as_chat(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
                             cache = cache, max_active = max_active, rpm = rpm,
                             max_tries = max_tries)

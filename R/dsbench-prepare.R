@@ -39,7 +39,7 @@
 #'   `message`).
 #' @family dsbench
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' prepare_dsbench(system.file("extdata", "dsbench", package = "predictivebench"))
 prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
   check_string(data_dir)

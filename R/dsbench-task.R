@@ -228,7 +228,7 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
   # Each input's folder, image and workbook list come from the task's dataset, which
   # dsbench_task() binds; unbound, the inline mode answers from the prompts alone.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
-    check_chat(solver_chat)
+    solver_chat <- as_chat(solver_chat)
     dsbench_solve(inputs, rows, solver_chat, config)
   })
 }

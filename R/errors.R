@@ -34,9 +34,43 @@ abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
     class = c(paste0("predictivebench_error_", kind), "predictivebench_error"),
     file = file, row = row, field = field,
     ...,
-    call = call,
+    call = user_call(call),
     .envir = .envir
   )
+}
+
+# The frame of the function the user called: the outermost call on the stack of a
+# predictivebench function by its name (prepare_futurex(), not prepare_task_table(), an
+# internal helper or a tryCatch() handler). A solver or scorer closure that vitals calls as
+# `fn(...)` is not a name the user knows: with only closures on the stack the header names
+# no function. `call` when no predictivebench function is on the stack, when it is NULL, or
+# when it is a call written out by the caller (it already says what the user called).
+user_call <- function(call) {
+  if (is.null(call) || !is.environment(call)) return(call)
+  ns <- topenv(environment(user_call))
+  seen <- FALSE
+  for (i in seq_len(sys.nframe())) {
+    fn <- sys.function(i)
+    if (identical(fn, abort_pb) || identical(fn, user_call)) break
+    env <- environment(fn)
+    if (!is.environment(env) || !identical(topenv(env), ns)) next
+    seen <- TRUE
+    name <- call_name(sys.call(i))
+    if (!is.null(name) && identical(get0(name, envir = ns, inherits = FALSE), fn)) {
+      return(sys.frame(i))
+    }
+  }
+  if (seen) NULL else call
+}
+
+# "f" for f(...) and pkg::f(...); NULL for anything else, such as g()(...) or x$f(...).
+call_name <- function(call) {
+  head <- call[[1]]
+  if (is.symbol(head)) return(as.character(head))
+  if (is.call(head) && length(head) == 3 && as.character(head[[1]]) %in% c("::", ":::")) {
+    return(as.character(head[[3]]))
+  }
+  NULL
 }
 
 check_string <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
@@ -71,17 +105,31 @@ check_flag <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()
   invisible(x)
 }
 
-check_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
-                       call = rlang::caller_env()) {
-  if (allow_null && is.null(x)) return(invisible(x))
-  if (!inherits(x, "Chat")) {
-    abort_pb(
-      c("{.arg {arg}} must be an ellmer chat, such as {.code ellmer::chat_openai()}.",
-        i = "A baseline chat from {.fn baseline_chat} works offline."),
-      "argument", call = call
-    )
+# How every chat argument is taken (solver_chat, scorer_chat, a judge): an ellmer Chat, or a
+# "provider/model" string as in ellmer::chat() ("openai/gpt-4.1"), turned into a chat.
+# Callers keep the result: `solver_chat <- as_chat(solver_chat)`.
+as_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
+                    call = rlang::caller_env()) {
+  if (allow_null && is.null(x)) return(x)
+  if (inherits(x, "Chat")) return(x)
+  if (rlang::is_string(x) && nzchar(x)) {
+    return(tryCatch(
+      ellmer::chat(x),
+      error = function(e) {
+        abort_pb(c("Can't make a chat from {.arg {arg}} = {.val {x}}.",
+                   i = "Use {.val provider/model} as in {.fn ellmer::chat}, e.g. {.val openai/gpt-4.1}."),
+                 "argument", parent = e, call = call)
+      }
+    ))
   }
-  invisible(x)
+  abort_pb(
+    c("{.arg {arg}} must be an ellmer chat or a {.val provider/model} string, not {.obj_type_friendly {x}}.",
+      i = "For example {.code ellmer::chat_openai()} or {.val openai/gpt-4.1}; a baseline chat from {.fn baseline_chat} works offline."),
+    "argument", call = call
+  )
 }
+
+# The argument-check name for the same thing.
+check_chat <- as_chat
 
 `%||%` <- function(x, y) if (is.null(x)) y else x

@@ -18,7 +18,7 @@ futurex_weights <- c(`1` = 0.1, `2` = 0.2, `3` = 0.3, `4` = 0.4)
 #' @family futurex
 #' @family task tables
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
 #' prepare_futurex(src)
 prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix")) {
@@ -132,9 +132,10 @@ futurex_solver <- function(system_prompt = NULL, params = NULL, cache = TRUE, ma
 futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat = NULL,
                            cache = TRUE) {
   number_rule <- rlang::arg_match(number_rule)
-  check_chat(scorer_chat, allow_null = TRUE)
+  scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
+    scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
     scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache)
     out <- list(
       score = scores$score,
@@ -421,7 +422,7 @@ futurex_items <- function(x, call = rlang::caller_env()) {
 #'   judge) and `judge_error` (why the judge's values were not used, else `NA`)).
 #' @family futurex
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
 #' scored <- futurex_score(path)
 #' scored

@@ -54,7 +54,7 @@
 generate_responses <- function(chat, prompts, cache = TRUE, max_active = 10, rpm = 500,
                                max_tries = 3, backoff = 1, chunk_size = NULL, epoch = NULL,
                                key_extra = NULL, keep_json = FALSE, progress = interactive()) {
-  check_chat(chat)
+  chat <- as_chat(chat)
   check_count(max_active)
   check_count(rpm)
   check_count(max_tries)
@@ -306,7 +306,7 @@ generate_solver <- function(prepare = identity, system_prompt = NULL, params = N
   force(prepare)
   cache_dir(cache)
   function(inputs, ..., solver_chat) {
-    check_chat(solver_chat)
+    solver_chat <- as_chat(solver_chat)
     chat <- configure_chat(solver_chat, system_prompt, params)
     res <- generate_responses(
       chat, prepare(inputs), cache = cache, max_active = max_active, rpm = rpm,
@@ -358,7 +358,7 @@ warn_failures <- function(errors) {
 #' chat <- baseline_constant("x")
 #' configure_chat(chat, "Be brief.", list(temperature = 0))$get_system_prompt()
 configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args = NULL) {
-  check_chat(chat)
+  chat <- as_chat(chat)
   chat <- chat$clone()
   if (!is.null(system_prompt)) chat$set_system_prompt(system_prompt)
   if (length(params) || length(api_args)) {

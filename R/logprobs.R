@@ -95,7 +95,8 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
                            system_prompt = logprob_chat_system_prompt, cache = TRUE,
                            max_active = 10, max_tries = 3, timeout = 120) {
   backend <- rlang::arg_match(backend)
-  check_chat(chat, allow_null = backend == "completions")
+  chat <- as_chat(chat, allow_null = backend == "completions")
+  check_logprob_chat(chat, backend, base_url)
   if (!is.character(prefix) || !is.character(query) || anyNA(prefix) || anyNA(query)) {
     abort_pb("{.arg prefix} and {.arg query} must be character vectors without NA.",
              "argument")
@@ -114,6 +115,9 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
   check_count(max_tries)
   check_number(timeout)
   dir <- cache_dir(cache)
+  if (inherits(chat, "BaselineChat")) {
+    return(baseline_scores(chat, prefix, query))
+  }
   if (backend == "completions") {
     endpoint <- logprob_endpoint(chat, base_url, model, api_key)
     completions_scores(endpoint, prefix, query, dir, span_check, max_tokens, max_active,
@@ -123,6 +127,70 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
     chat_scores(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
                 max_tries)
   }
+}
+
+#' Can a chat give log-probabilities?
+#'
+#' `check_logprob_chat()` refuses, before any request is sent, a chat whose provider can't
+#' give token log-probabilities the way [query_logprobs()] reads them, such as
+#' [ellmer::chat_anthropic()] or [ellmer::chat_google_gemini()]. Both backends need an
+#' OpenAI-compatible provider ([ellmer::chat_openai()], [ellmer::chat_openai_compatible()],
+#' [ellmer::chat_vllm()], [ellmer::chat_ollama()], ...); the completions backend also takes
+#' an explicit `base_url`. Baseline chats ([baseline_chat()]) score offline.
+#'
+#' @param chat An ellmer chat, a `"provider/model"` string, or `NULL` (the completions
+#'   backend with an explicit `base_url`).
+#' @param backend `"completions"` or `"chat"`, as in [query_logprobs()].
+#' @param base_url The completions endpoint, when given explicitly.
+#' @returns The chat, invisibly; otherwise an error of class
+#'   `predictivebench_error_logprobs_unsupported`.
+#' @export
+#' @examples
+#' check_logprob_chat(baseline_constant("True"))
+#' chat <- ellmer::chat_anthropic(credentials = function() "none")
+#' try(check_logprob_chat(chat, backend = "chat"))
+check_logprob_chat <- function(chat, backend = c("completions", "chat"), base_url = NULL) {
+  backend <- rlang::arg_match(backend)
+  chat <- as_chat(chat, allow_null = TRUE)
+  if (is.null(chat)) {
+    if (backend == "chat") {
+      abort_pb("The chat backend needs a {.arg chat}.", "argument")
+    }
+    return(invisible(chat))
+  }
+  if (inherits(chat, "BaselineChat")) return(invisible(chat))
+  if (backend == "completions" && !is.null(base_url)) return(invisible(chat))
+  provider <- chat$get_provider()
+  if (!inherits(provider, "ellmer::ProviderOpenAICompatible")) {
+    abort_pb(
+      c("{.cls {class(provider)[[1]]}} chats can't give token log-probabilities.",
+        i = "probsem and {.fn query_logprobs} need an OpenAI-compatible provider, such as {.fn ellmer::chat_openai}, {.fn ellmer::chat_vllm} or {.fn ellmer::chat_openai_compatible} (a local server).",
+        i = if (backend == "completions") "Or pass the {.arg base_url} of an OpenAI-compatible {.path /v1/completions} endpoint."),
+      "logprobs_unsupported"
+    )
+  }
+  invisible(chat)
+}
+
+# ---- baselines (offline) ------------------------------------------------------------------
+
+# A baseline scores the queries of each prefix with its answer to that prefix: the query it
+# names gets log-probability 0 and the others -Inf; when it names none of them, every query
+# gets 0 (a uniform distribution). One token per query; nothing is sent or cached.
+baseline_scores <- function(chat, prefix, query) {
+  answers <- vapply(unique(prefix), function(p) chat$respond(p)@text, "", USE.NAMES = FALSE)
+  answer <- trimws(answers[match(prefix, unique(prefix))])
+  named <- trimws(query) == answer
+  any_named <- stats::ave(named, prefix, FUN = any)
+  tibble::tibble(
+    prefix = prefix,
+    query = query,
+    logp = ifelse(named | !any_named, 0, -Inf),
+    n_tokens = rep(1L, length(query)),
+    tokens = as.list(query),
+    error = rep(NA_character_, length(query)),
+    cached = rep(FALSE, length(query))
+  )
 }
 
 logprob_chat_system_prompt <- paste(

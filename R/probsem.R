@@ -19,6 +19,11 @@
 #' unique within a suite, and `expected` must be -1 or a query index; anything else is an
 #' error naming the suite file, the context or query and the field.
 #'
+#' The suites published with the CogSci 2023 paper use the original's older format,
+#' `{"premise", "context": [{"text", "expected"}, ...], "query", "programs"}`, read as well:
+#' the programs are the queries, and `text` joins premise, context text and `query` (left out
+#' when it is `";;"`) with newlines, as the paper-era original did, keeping empty parts.
+#'
 #' @param source The prompt file (`.txt`; as with the original's `--prompt`, the name
 #'   without `.txt` works too).
 #' @param out The parquet file to write, or `NULL` to return the table.
@@ -29,7 +34,7 @@
 #' @family probsem
 #' @family task tables
 #' @export
-#' @examplesIf predictivebench:::python_available()
+#' @examplesIf python_available()
 #' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
 #' prepare_probsem(src)
 prepare_probsem <- function(source, out = NULL, suites = NULL) {
@@ -187,7 +192,7 @@ probsem_solver <- function(backend = c("completions", "chat"),
              max_tries, timeout))
   # Each context's queries come from the task's dataset, which probsem_task() binds.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
-    check_chat(solver_chat, allow_null = backend == "completions")
+    solver_chat <- check_logprob_chat(solver_chat, backend, base_url)
     if (!is_bound(rows)) unbound_solver_error("probsem")
     queries <- rows$queries
     pairs <- tibble::tibble(

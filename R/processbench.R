@@ -285,7 +285,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
   cache_dir(cache)
   settings <- utils::modifyList(list(temperature = temperature), params %||% list())
   dataset_solver(function(inputs, bound, ..., solver_chat = NULL) {
-    check_chat(solver_chat)
+    solver_chat <- as_chat(solver_chat)
     n <- length(inputs)
     seed <- settings$seed %||% chat_seed(solver_chat)
     send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {

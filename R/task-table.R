@@ -67,6 +67,7 @@ read_task_table <- function(path, benchmark = NULL) {
   if (!file.exists(path)) {
     abort_pb("Task table does not exist.", "missing_file", file = path)
   }
+  check_parquet_file(path, benchmark)
   table <- tryCatch(
     nanoparquet::read_parquet(path),
     error = function(e) {
@@ -76,6 +77,7 @@ read_task_table <- function(path, benchmark = NULL) {
   )
   meta <- task_table_metadata(path)
   table <- restore_empty_lists(table, meta)
+  check_table_benchmark(meta[["predictivebench.benchmark"]], benchmark, path)
   benchmark <- benchmark %||% meta[["predictivebench.benchmark"]]
   if (is.null(benchmark)) {
     abort_pb(
@@ -85,6 +87,61 @@ read_task_table <- function(path, benchmark = NULL) {
     )
   }
   validate_task_table(table, benchmark, file = path)
+}
+
+# A raw benchmark file (or a folder of them) where a parquet task table belongs: say which
+# prepare_*() makes the table. Parquet files start with the magic bytes "PAR1".
+check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
+  if (dir.exists(path)) {
+    kind <- "a folder"
+  } else {
+    con <- file(path, "rb")
+    head <- readBin(con, "raw", 512L)
+    close(con)
+    if (length(head) >= 4 && identical(rawToChar(head[1:4]), "PAR1")) return(invisible())
+    kind <- raw_file_kind(path, head)
+    # Anything else is left to the parquet reader's own error.
+    if (is.null(kind)) return(invisible())
+  }
+  prepare <- if (!is.null(benchmark)) prepare_function(benchmark)
+  abort_pb(
+    c("{.file {basename(path)}} is {kind}, not a parquet task table.",
+      i = if (is.null(benchmark)) {
+        "Make a task table from it with its benchmark's {.fn prepare_*} function, e.g. {.code prepare_futurex(\"{path}\", \"futurex.parquet\")}."
+      } else {
+        "Make a task table from it first: {.code {prepare}(\"{path}\", \"{benchmark}.parquet\")}, then read that."
+      },
+      i = if (identical(benchmark, "processbench")) "From DeltaBench files, {.fn prepare_deltabench} makes the same kind of table."),
+    "parquet", file = path, call = call
+  )
+}
+
+raw_file_kind <- function(path, head) {
+  ext <- tolower(tools::file_ext(path))
+  bom <- as.raw(c(0xef, 0xbb, 0xbf))
+  if (length(head) >= 3 && identical(head[1:3], bom)) head <- head[-(1:3)]
+  visible <- head[!head %in% as.raw(c(0x00, 0x09, 0x0a, 0x0d, 0x20))]
+  first <- if (length(visible)) rawToChar(visible[1]) else ""
+  if (ext == "jsonl" || (first == "{" && ext != "json")) return("a raw JSON Lines file")
+  if (ext == "json" || first %in% c("[", "{")) return("a raw JSON file")
+  if (ext %in% c("csv", "tsv")) return("a raw CSV file")
+  if (ext %in% c("xlsx", "xlsb", "xls")) return("an Excel workbook")
+  if (ext == "txt") return("a raw text file")
+  NULL
+}
+
+# The prepare_*() function that makes a benchmark's task table (DeltaBench's raw files make
+# ProcessBench-schema tables too, with prepare_deltabench()).
+prepare_function <- function(benchmark) paste0("prepare_", benchmark)
+
+# A task table of another benchmark: its metadata says which.
+check_table_benchmark <- function(found, benchmark, path, call = rlang::caller_env()) {
+  if (is.null(found) || is.null(benchmark) || identical(found, benchmark)) return(invisible())
+  abort_pb(
+    c("{.file {basename(path)}} is a {.val {found}} task table, not a {.val {benchmark}} one.",
+      i = "Use it with the {found} functions, e.g. {.code {found}_dataset(\"{path}\")}; make a {benchmark} table with {.fn {prepare_function(benchmark)}}."),
+    "benchmark", file = path, call = call
+  )
 }
 
 task_table_metadata <- function(path) {

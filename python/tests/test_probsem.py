@@ -210,3 +210,76 @@ def test_walkthrough_suites_byte_for_byte():
         for q, query in enumerate(data["queries"]):
             assert (df["input"][row] + query).encode("utf-8") == original_full_text(
                 prompt, data, data["context"][index], q).encode("utf-8")
+
+
+# ---- the CogSci 2023 paper's suite format: premise, context, query, programs -------------
+
+def paper_suite(**overrides):
+    base = {
+        "premise": ";; The kettle game.",
+        "context": [{"text": ";; Mia is quick.", "expected": 1},
+                    {"text": ";; Mia is slow.", "expected": -1}],
+        "query": ";;",
+        "programs": ["(condition (> (speed 'mia) 10))", "(condition (> (speed 'mia) 50))"],
+    }
+    base.update(overrides)
+    return base
+
+
+def paper_full_text(prompt, data, context, program):
+    """The paper-era original, written out independently: premise, context text, the query
+    unless it is ";;", and the program joined with newlines (no part dropped); the last line
+    is the program; the scored text is prompt, text and program joined with newlines."""
+    parts = [data["premise"], context["text"]]
+    if data["query"] != ";;":
+        parts.append(data["query"])
+    sample = "\n".join(parts + [program])
+    text = "\n".join(sample.split("\n")[:-1])
+    return "\n".join([prompt, text, sample.split("\n")[-1]])
+
+
+@pytest.mark.parametrize("query", [";;", ";; Who wins?"])
+def test_paper_format_programs_are_the_queries(tmp_path, query):
+    data = paper_suite(query=query)
+    path = write_benchmark(tmp_path, {"AV-1a": data}, name="tug")
+    df = prepare("probsem", path)
+    assert list(df["id"]) == ["AV-1a-0", "AV-1a-1"]
+    assert list(df["queries"][0]) == data["programs"]
+    assert list(df["expected"]) == [1, -1]
+    assert list(df["target"]) == [data["programs"][1], None]
+    for i, context in enumerate(data["context"]):
+        for program in data["programs"]:
+            assert df["input"][i] + program == paper_full_text(PROMPT, data, context, program)
+    if query == ";;":
+        assert df["text"][0] == ";; The kettle game.\n;; Mia is quick."
+    else:
+        assert df["text"][0] == ";; The kettle game.\n;; Mia is quick.\n;; Who wins?"
+
+
+def test_paper_format_keeps_empty_parts(tmp_path):
+    # The current format drops an empty part; the paper's joins every part.
+    data = paper_suite(premise="", context=[{"text": ";; Mia is quick.", "expected": 0}])
+    df = prepare("probsem", write_benchmark(tmp_path, {"A": data}))
+    assert df["text"][0] == "\n;; Mia is quick."
+
+
+def test_both_formats_side_by_side(tmp_path):
+    path = write_benchmark(tmp_path, {"A": suite(), "B": paper_suite()})
+    df = prepare("probsem", path)
+    assert list(df["suite"]) == ["A", "A", "A", "B", "B"]
+    assert list(df["queries"][3]) == paper_suite()["programs"]
+
+
+@pytest.mark.parametrize("data, field", [
+    (paper_suite(programs=[]), "programs"),
+    (paper_suite(programs="(x)"), "programs"),
+    ({k: v for k, v in paper_suite().items() if k != "query"}, "query"),
+    (paper_suite(premise=3), "premise"),
+    (dict(paper_suite(), queries=["a"]), "premise"),
+    (paper_suite(context=[{"text": ";; a", "expected": 5}]), "context.expected"),
+])
+def test_bad_paper_suites_name_the_field(tmp_path, data, field):
+    path = write_benchmark(tmp_path, {"A": data})
+    with pytest.raises(PredictiveBenchError) as err:
+        prepare("probsem", path)
+    assert err.value.field == field

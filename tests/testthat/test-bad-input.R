@@ -469,7 +469,7 @@ bad_inputs <- list(
              write_task_table(fx_table(), path, "futurex")
              function() processbench_dataset(path)
            },
-           "schema", "other.parquet", field = "problem", python = FALSE)
+           "benchmark", "other.parquet", python = FALSE)
 )
 
 check_bad_input <- function(case) {

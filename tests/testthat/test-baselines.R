@@ -31,3 +31,49 @@ test_that("baselines are never cached, so two that share a name keep their own a
   expect_false(any(second$cached))
   expect_length(list.files(cache, recursive = TRUE), 0)
 })
+
+test_that("baselines answer inside vitals::generate() and ellmer::parallel_chat(), offline", {
+  ds <- tibble::tibble(input = c("2+2?", "3+3?", "4+4?"), target = c("4", "6", "8"))
+  tsk <- vitals::Task$new(dataset = ds, solver = vitals::generate(),
+                          scorer = vitals::detect_exact(), dir = withr::local_tempdir())
+  oracle <- baseline_echo(ds)
+  # No network: any request that is not answered locally fails at once.
+  withr::local_envvar(http_proxy = "http://127.0.0.1:9", https_proxy = "http://127.0.0.1:9")
+  tsk$eval(solver_chat = oracle, view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(samples$result, c("4", "6", "8"))
+  expect_true(all(samples$score == "C"))
+  # vitals' model-graded scorer sends through the same path.
+  graded <- vitals::Task$new(
+    dataset = ds, solver = vitals::generate(), dir = withr::local_tempdir(),
+    scorer = vitals::model_graded_qa(scorer_chat = baseline_constant("GRADE: C"))
+  )
+  graded$eval(solver_chat = oracle, view = FALSE)
+  expect_true(all(graded$get_samples()$score == "C"))
+  chats <- ellmer::parallel_chat(baseline_constant("no"), list("a", "b"))
+  expect_equal(vapply(chats, function(ch) ch$last_turn()@text, ""), c("no", "no"))
+  # The answering mock is gone once parallel_chat() returns.
+  expect_null(getOption("httr2_mock"))
+})
+
+test_that("two baselines in one session keep their own answers; other requests pass", {
+  yes <- baseline_constant("yes")
+  no <- baseline_constant("no")
+  expect_false(identical(yes$base_url, no$base_url))
+  expect_equal(ellmer::parallel_chat_text(yes, list("q")), "yes")
+  expect_equal(ellmer::parallel_chat_text(no, list("q")), "no")
+  # The mock answers only its own address and hands other requests to the one before it.
+  before <- function(req) httr2::response(status_code = 418)
+  mock <- baseline_mock(yes, before)
+  other <- httr2::request("http://example.invalid/v1/chat/completions")
+  expect_equal(httr2::resp_status(mock(other)), 418)
+  expect_null(baseline_mock(yes)(other))
+})
+
+test_that("a baseline responder's error comes back as a failed request", {
+  bad <- baseline_chat(function(text) 1)
+  expect_warning(res <- ellmer::parallel_chat(bad, list("q"), on_error = "return"),
+                 "errored")
+  expect_s3_class(res[[1]], "error")
+  expect_match(conditionMessage(res[[1]]), "one string")
+})

@@ -8,7 +8,7 @@ test_that("benchmark_dataset() reads the sample, a parquet file or a data frame"
   bad <- sample
   bad$level <- as.character(bad$level)
   expect_error(benchmark_dataset("futurex", bad), class = "predictivebench_error_schema")
-  expect_error(benchmark_dataset("probsem", path), class = "predictivebench_error_schema")
+  expect_error(benchmark_dataset("probsem", path), class = "predictivebench_error_benchmark")
   expect_snapshot(benchmark_dataset("futurex", 42), error = TRUE)
   expect_snapshot(benchmark_dataset("futurex"), error = TRUE)
 })

@@ -66,3 +66,31 @@ test_that("reading a missing or non-parquet file is a classed error", {
   writeLines("not parquet", bad)
   expect_error(read_task_table(bad, "futurex"), class = "predictivebench_error_parquet")
 })
+
+test_that("a task table of another benchmark says which benchmark it is", {
+  withr::local_dir(withr::local_tempdir())
+  write_task_table(futurex_rows(), "futurex.parquet", "futurex")
+  err <- expect_error(probsem_dataset("futurex.parquet"), class = "predictivebench_error_benchmark")
+  expect_equal(err$file, "futurex.parquet")
+  expect_snapshot(probsem_dataset("futurex.parquet"), error = TRUE)
+  expect_snapshot(read_task_table("futurex.parquet", "processbench"), error = TRUE)
+  # Without a benchmark to compare, the metadata decides.
+  expect_equal(read_task_table("futurex.parquet"), futurex_rows())
+})
+
+test_that("a raw file where a task table belongs says which prepare_*() to run", {
+  withr::local_dir(withr::local_tempdir())
+  writeLines('[{"id": "q1", "prompt": "Will it rain?"}]', "questions.json")
+  writeLines(c('{"id": "a"}', '{"id": "b"}'), "records.jsonl")
+  writeLines(c("question", "Why?"), "questions.csv")
+  writeLines("\ufeff  {\"id\": 1}", "bom.data")
+  expect_snapshot(futurex_dataset("questions.json"), error = TRUE)
+  expect_snapshot(processbench_dataset("records.jsonl"), error = TRUE)
+  expect_snapshot(read_task_table("questions.csv"), error = TRUE)
+  err <- expect_error(read_task_table("bom.data", "deltabench"),
+                      class = "predictivebench_error_parquet")
+  expect_match(conditionMessage(err), "JSON Lines", fixed = TRUE)
+  expect_match(conditionMessage(err), "prepare_deltabench(", fixed = TRUE)
+  dir.create("dsbench-data")
+  expect_snapshot(dsbench_dataset("dsbench-data"), error = TRUE)
+})

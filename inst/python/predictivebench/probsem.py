@@ -5,6 +5,12 @@ A probsem benchmark is a prompt file ``<name>.txt`` (general context) and test s
 "posttext", "queries"}``. Every context is scored against every query; one table row holds
 one context with its queries.
 
+The suites published with the CogSci 2023 paper (the ``tug-of-war`` ones) use the original's
+older schema, ``{"premise", "context": [{"text", "expected"}...], "query", "programs"}``,
+read here as well: the programs are the queries, and a context's text joins ``premise``,
+its ``text`` and ``query`` with newlines, leaving ``query`` out when it is just ``";;"``
+(the paper-era original's rule). A suite is read in the schema whose keys it has.
+
 Text assembly follows the original exactly: a context's ``text`` joins the non-empty parts of
 ``[pretext, context text, posttext]`` with a newline, and the text scored for a query is
 ``prompt + "\\n" + text + "\\n" + query`` (the prompt file keeps its trailing newline). The
@@ -26,6 +32,7 @@ from .registry import Preparer
 COLUMNS = ["id", "input", "target", "prompt", "suite", "context_index", "text", "queries",
            "expected"]
 SUITE_KEYS = ("pretext", "context", "posttext", "queries")
+PAPER_SUITE_KEYS = ("premise", "context", "query", "programs")
 
 
 def prompt_path(source: str) -> str:
@@ -83,6 +90,48 @@ def read_suite(path: str) -> Dict[str, Any]:
 
 def _field_error(message: str, path: str, field: str, row: Any = None) -> PredictiveBenchError:
     return PredictiveBenchError(message, file=path, row=row, field=field, kind="field")
+
+
+def suite_format(suite: Dict[str, Any], path: str, name: str) -> str:
+    """``"paper"`` for the CogSci 2023 schema (``premise``/``query``/``programs``), else
+    ``"current"``; a suite with keys of both is refused."""
+    paper = [key for key in ("premise", "query", "programs") if key in suite]
+    current = [key for key in ("pretext", "posttext", "queries") if key in suite]
+    if paper and current:
+        raise _field_error(f"suite '{name}' mixes the two probsem formats: it has "
+                           f"{', '.join(repr(k) for k in current)} and "
+                           f"{', '.join(repr(k) for k in paper)}", path, paper[0])
+    return "paper" if paper else "current"
+
+
+def from_paper_suite(suite: Dict[str, Any], path: str, name: str) -> Dict[str, Any]:
+    """A paper-format suite in the current schema: the same contexts, ``programs`` as the
+    queries and ``premise`` (with ``query`` unless it is ``";;"``) as the text before each
+    context's own, which the paper-era original joined without dropping empty parts."""
+    for key in PAPER_SUITE_KEYS:
+        if key not in suite:
+            raise _field_error(f"suite '{name}' has no '{key}'", path, key)
+    for key in ("premise", "query"):
+        if not isinstance(suite[key], str):
+            raise _field_error(f"suite '{name}': '{key}' must be a string", path, key)
+    programs = suite["programs"]
+    if (not isinstance(programs, list) or not programs
+            or not all(isinstance(p, str) for p in programs)):
+        raise _field_error(f"suite '{name}': 'programs' must be a non-empty list of strings",
+                           path, "programs")
+    contexts = suite["context"]
+    converted = []
+    if isinstance(contexts, list):
+        for context in contexts:
+            if isinstance(context, dict) and isinstance(context.get("text"), str):
+                parts = [suite["premise"], context["text"]]
+                if suite["query"] != ";;":
+                    parts.append(suite["query"])
+                context = dict(context, text="\n".join(parts))
+            converted.append(context)
+    else:
+        converted = contexts
+    return {"pretext": "", "context": converted, "posttext": "", "queries": suite["programs"]}
 
 
 def validate_suite(suite: Dict[str, Any], path: str, name: str) -> None:
@@ -154,6 +203,8 @@ def scored_prefix(prompt: str, text: str) -> str:
 
 def flatten_suite(prompt: str, prompt_name: str, suite: Dict[str, Any], name: str,
                   path: str) -> List[Dict[str, Any]]:
+    if suite_format(suite, path, name) == "paper":
+        suite = from_paper_suite(suite, path, name)
     validate_suite(suite, path, name)
     queries = list(suite["queries"])
     rows = []

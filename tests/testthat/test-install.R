@@ -1,0 +1,62 @@
+# Installs the package the way a user does (R CMD build, then R CMD INSTALL of the tarball)
+# into a temporary library, and runs it from a fresh R process with none of the project's
+# environment variables: the Python module must come from the installed package and Python
+# must be found without RETICULATE_PYTHON.
+
+test_that("the installed tarball prepares raw files and runs an offline eval", {
+  skip_on_cran()
+  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  skip_if_not(file.exists(file.path(root, "DESCRIPTION")) &&
+                dir.exists(file.path(root, "inst", "python")),
+              "not run from a source checkout")
+  skip_if_not_installed("callr")
+  skip_if_not_installed("processx")
+
+  work <- withr::local_tempdir()
+  r <- file.path(R.home("bin"), "R")
+  built <- processx::run(r, c("CMD", "build", "--no-build-vignettes", "--no-manual", root),
+                         wd = work, error_on_status = FALSE)
+  expect_equal(built$status, 0, info = built$stderr)
+  tarball <- list.files(work, "^predictivebench_.*\\.tar\\.gz$", full.names = TRUE)
+  expect_length(tarball, 1)
+  # The tarball carries the Python module and its schemas, and no python/ project folder.
+  files <- utils::untar(tarball, list = TRUE)
+  expect_true("predictivebench/inst/python/predictivebench/__init__.py" %in% files)
+  expect_true(any(grepl("^predictivebench/inst/python/predictivebench/schemas/.*\\.json$", files)))
+  expect_false(any(startsWith(files, "predictivebench/python/")))
+
+  lib <- file.path(work, "lib")
+  dir.create(lib)
+  installed <- processx::run(r, c("CMD", "INSTALL", "--no-test-load", paste0("--library=", lib),
+                                  tarball),
+                             wd = work, error_on_status = FALSE)
+  expect_equal(installed$status, 0, info = installed$stderr)
+
+  out <- callr::r(function(lib, work) {
+    Sys.unsetenv(c("RETICULATE_PYTHON", "PREDICTIVEBENCH_PYTHON_PATH",
+                   "PREDICTIVEBENCH_CACHE_DIR", "RETICULATE_PYTHON_ENV"))
+    # reticulate's and predictivebench's own caches go to the temporary folder.
+    Sys.setenv(R_USER_CACHE_DIR = file.path(work, "cache"))
+    library(predictivebench, lib.loc = lib)
+    src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
+    table <- prepare_futurex(src, out = file.path(work, "futurex.parquet"))
+    tsk <- futurex_task(futurex_dataset(file.path(work, "futurex.parquet")),
+                        dir = file.path(work, "logs"))
+    tsk$eval(solver_chat = baseline_constant("\\boxed{Yes}"), view = FALSE)
+    list(
+      package = find.package("predictivebench"),
+      module = reticulate::py_eval("__import__('predictivebench').__file__"),
+      python = reticulate::py_exe(),
+      n = nrow(tsk$get_samples()),
+      results = unique(tsk$get_samples()$result),
+      logs = list.files(file.path(work, "logs"))
+    )
+  }, args = list(lib = lib, work = work), libpath = c(lib, .libPaths()))
+
+  expect_equal(normalizePath(out$package), normalizePath(file.path(lib, "predictivebench")))
+  expect_true(startsWith(normalizePath(out$module),
+                         normalizePath(file.path(lib, "predictivebench", "python"))))
+  expect_equal(out$n, 11)
+  expect_equal(out$results, "\\boxed{Yes}")
+  expect_length(out$logs, 1)
+})
