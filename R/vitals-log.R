@@ -315,9 +315,9 @@ log_usage <- function(path) {
   usage <- header$stats$model_usage %||% list()
   tibble::tibble(
     model = names(usage) %||% character(),
-    input_tokens = vapply(usage, function(u) as.double(u$input_tokens %||% 0), 1),
-    output_tokens = vapply(usage, function(u) as.double(u$output_tokens %||% 0), 1),
-    total_cost = vapply(usage, function(u) as.double(u$total_cost %||% NA), 1)
+    input_tokens = unname(vapply(usage, function(u) as.double(u$input_tokens %||% 0), 1)),
+    output_tokens = unname(vapply(usage, function(u) as.double(u$output_tokens %||% 0), 1)),
+    total_cost = unname(vapply(usage, function(u) as.double(u$total_cost %||% NA), 1))
   )
 }
 
