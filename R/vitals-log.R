@@ -107,11 +107,11 @@ metadata_pairs <- function(flats) {
 # is exact, 17 otherwise; NA is null.
 exact_number_json <- function(x) {
   x <- as.double(x)
-  out <- sprintf("%.15g", x)
-  inexact <- !is.na(x) & as.double(out) != x
-  out[inexact] <- sprintf("%.17g", x[inexact])
-  out[is.na(x)] <- "null"
-  out[is.infinite(x)] <- "null"
+  out <- rep("null", length(x))
+  finite <- is.finite(x)
+  out[finite] <- sprintf("%.15g", x[finite])
+  inexact <- finite & as.double(out) != x
+  out[which(inexact)] <- sprintf("%.17g", x[which(inexact)])
   out
 }
 

@@ -1,0 +1,66 @@
+local_futurex_benchmark <- function(.env = parent.frame()) {
+  old <- register_benchmark("futurex", futurex_summary,
+                            headline = c("overall", paste("level", 1:4)), by = "level")
+  withr::defer(if (is.null(old)) unregister_benchmark("futurex") else
+    do.call(register_benchmark, old), envir = .env)
+}
+
+futurex_run <- function(answer, dir) {
+  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
+                         scorer = futurex_scorer(), benchmark = "futurex", dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_constant(answer), view = FALSE))
+  tsk
+}
+
+test_that("a FutureX log's header and log file give futurex_summary()'s numbers", {
+  local_futurex_benchmark()
+  tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
+  live <- suppressMessages(futurex_summary(tsk))
+  log <- log_json(tsk$log_path)
+  expect_identical(log$results$scores[[1]]$metrics$overall$value,
+                   live$mean[live$group == "overall"])
+  expect_equal(log$results$scores[[1]]$name, "futurex_score")
+  expect_identical(suppressMessages(futurex_summary(log_samples(tsk$log_path))), live)
+})
+
+test_that("leaderboard() gives each benchmark's summary per model, from tasks and logs", {
+  local_futurex_benchmark()
+  local_arith_benchmark()
+  dir <- withr::local_tempdir()
+  a <- futurex_run("\\boxed{A}", dir)
+  b <- futurex_run("\\boxed{B}", dir)
+  arith <- arith_task(dir = withr::local_tempdir())
+  arith$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  board <- suppressMessages(leaderboard(a, b, arith))
+  expect_s3_class(board, "benchmark_leaderboard")
+  expect_named(board, c("benchmark", "model", "metric", "estimate", "lower", "upper", "n",
+                        "interval", "source"))
+  expect_equal(nrow(board), 5 + 5 + 2)
+  summary_a <- suppressMessages(futurex_summary(a))
+  row <- board[board$benchmark == "futurex" & board$metric == "overall", ][1, ]
+  expect_identical(row$estimate, summary_a$mean[1])
+  expect_identical(row$lower, summary_a$lower[1])
+  expect_identical(row$n, as.integer(summary_a$n[1]))
+  arith_rows <- board[board$benchmark == "arith", ]
+  arith_live <- arith_summary(arith)
+  expect_identical(arith_rows$estimate,
+                   arith_live$estimate[match(c("weighted", "level 1"), arith_live$group)])
+  # the same runs read back from the log directory give the same numbers
+  from_logs <- suppressMessages(leaderboard(dir))
+  expect_equal(nrow(from_logs), 10)
+  key <- function(x) x[order(x$source, x$metric), c("benchmark", "model", "metric",
+                                                     "estimate", "lower", "upper", "n")]
+  expect_equal(key(from_logs), key(board[board$benchmark == "futurex", ]))
+})
+
+test_that("leaderboard() names what it can't place", {
+  local_arith_benchmark()
+  plain <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(cache = FALSE),
+                            scorer = arith_scorer(), dir = withr::local_tempdir())
+  plain$eval(solver_chat = baseline_constant("2"), view = FALSE)
+  expect_error(leaderboard(plain), class = "predictivebench_error_argument")
+  expect_equal(leaderboard(arith = plain)$metric, c("weighted", "level 1"))
+  expect_error(leaderboard(unknown = plain), "No benchmark")
+  expect_error(leaderboard(file.path(tempdir(), "nope.json")),
+               class = "predictivebench_error_missing_file")
+})
