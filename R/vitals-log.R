@@ -109,9 +109,10 @@ exact_number_json <- function(x) {
   x <- as.double(x)
   out <- rep("null", length(x))
   finite <- is.finite(x)
-  out[finite] <- sprintf("%.15g", x[finite])
-  inexact <- finite & as.double(out) != x
-  out[which(inexact)] <- sprintf("%.17g", x[which(inexact)])
+  short <- sprintf("%.15g", x[finite])
+  inexact <- as.double(short) != x[finite]
+  short[inexact] <- sprintf("%.17g", x[finite][inexact])
+  out[finite] <- short
   out
 }
 
