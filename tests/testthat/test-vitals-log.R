@@ -21,14 +21,15 @@ test_that("flat_metadata() keeps scalars and writes longer values as JSON, rever
 test_that("metadata_pairs() gives each object's pairs, including awkward strings", {
   flats <- list(flat_metadata(list(a = 1, b = "x\n}, {\"y\": @@pb:s:1:zz@@")),
                 flat_metadata(list()),
-                flat_metadata(list(c = "\u00e9t\u00e9", d = NA)))
+                flat_metadata(list(c = paste0("\u00e9t\u00e9\t", "\001\\"), d = NA, e = 2.5, f = FALSE)))
   pairs <- metadata_pairs(flats)
   expect_length(pairs, 3)
   expect_equal(pairs[[2]], "")
   parsed <- lapply(pairs[c(1, 3)], function(p) jsonlite::parse_json(paste0("{", p, "}")))
   expect_equal(parsed[[1]]$b, "x\n}, {\"y\": @@pb:s:1:zz@@")
-  expect_equal(parsed[[2]]$c, "\u00e9t\u00e9")
+  expect_equal(parsed[[2]]$c, paste0("\u00e9t\u00e9\t", "\001\\"))
   expect_null(parsed[[2]]$d)
+  expect_identical(parsed[[2]][c("e", "f")], list(e = 2.5, f = FALSE))
 })
 
 test_that("exact_number_json() reads back as the same double", {
