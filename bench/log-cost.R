@@ -7,14 +7,15 @@
 #              vitals writes as str() text
 #   results    ResultsTask (benchmark "futurex"): flat metadata, exact scores and metrics,
 #              usage from metadata, the header rewritten
-# Each `$log()` is timed `reps` times; the median per sample and the ratio to vitals print.
+# Each `$log()` is timed `reps` times, in interleaved rounds; the median per sample and the
+# ratio to vitals print.
 #
-# Run from the package root:  Rscript bench/log-cost.R  [n=300] [reps=5]
+# Run from the package root:  Rscript bench/log-cost.R  [n=300] [reps=7]
 suppressMessages(pkgload::load_all(".", quiet = TRUE))
 source("bench/helper-fake-server.R")
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1) as.integer(args[[1]]) else 300L
-reps <- if (length(args) >= 2) as.integer(args[[2]]) else 5L
+reps <- if (length(args) >= 2) as.integer(args[[2]]) else 7L
 
 cat(machine_line(), "\n")
 data <- futurex_shaped(n)
@@ -37,10 +38,16 @@ for (name in names(tasks)) {
 }
 invisible(server$stop())
 
-per_sample_ms <- vapply(tasks, function(tsk) {
-  times <- vapply(seq_len(reps), function(i) wall(tsk$log(dir)), 1)
-  1000 * stats::median(times) / n
-}, 1)
+# Rounds interleave the tasks (and collect garbage before each call), so load from other
+# jobs on the machine and the session's growing heap fall on all three alike.
+times <- matrix(NA_real_, reps, length(tasks), dimnames = list(NULL, names(tasks)))
+for (r in seq_len(reps)) {
+  for (name in names(tasks)) {
+    invisible(gc(verbose = FALSE))
+    times[r, name] <- wall(tasks[[name]]$log(dir))
+  }
+}
+per_sample_ms <- 1000 * apply(times, 2, stats::median) / n
 sizes <- vapply(tasks, function(tsk) {
   path <- tsk$log(dir)
   file.size(path) / n / 1024
