@@ -22,7 +22,7 @@
 #' @export
 #' @examples
 #' report_failures(c(NA, NA))
-#' try(report_failures(c("HTTP 401 Unauthorized", NA)))
+#' tryCatch(report_failures(c("HTTP 401 Unauthorized", NA)), warning = conditionMessage)
 report_failures <- function(errors, what = "request") {
   check_string(what)
   errors <- as.character(unlist(errors))
