@@ -126,10 +126,12 @@ ResultsTask <- R6::R6Class(
       solver_meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
         vector("list", n)
       scorer_meta <- if ("scorer_metadata" %in% names(samples)) samples$scorer_metadata
-      solver_pairs <- metadata_pairs(sample_metadata(samples, private$pb_fields, solver_meta))
-      scorer_pairs <- if (!is.null(scorer_meta)) {
-        metadata_pairs(sample_metadata(samples, character(), scorer_meta))
+      solver_flat <- sample_metadata(samples, private$pb_fields, solver_meta)
+      scorer_flat <- if (!is.null(scorer_meta)) {
+        sample_metadata(samples, character(), scorer_meta)
       }
+      solver_pairs <- metadata_pairs(solver_flat)
+      scorer_pairs <- metadata_pairs(scorer_flat)
       usage <- run_usage(samples, solver_meta, scorer_meta)
 
       logged <- samples
@@ -144,9 +146,13 @@ ResultsTask <- R6::R6Class(
       header <- jsonlite::parse_json(parts$header)
       metric_names <- names(private$metric_results)
       metric_values <- vapply(private$metric_results, function(m) as.double(m$value)[1], 1)
-      header$eval$metadata <- list(benchmark = self$benchmark,
-                                   predictivebench = as.character(utils::packageVersion(
-                                     "predictivebench")))
+      header$eval$metadata <- list(
+        benchmark = self$benchmark,
+        predictivebench = as.character(utils::packageVersion("predictivebench")),
+        dataset_fields = as.list(private$pb_fields),
+        solver_json = as.list(attr(solver_flat, "json")),
+        scorer_json = as.list(attr(scorer_flat, "json"))
+      )
       header$eval$scorers[[1]]$metrics <- lapply(metric_names, function(name) {
         list(name = name, options = structure(list(), names = character()))
       })
@@ -195,25 +201,25 @@ unique_id <- local({
 
 # Flat metadata per sample: the dataset's columns in `fields`, then the solver's (or
 # scorer's) metadata; a metadata name that is also a field name gets the prefix "solver_".
-# The `predictivebench` field says which are dataset columns and which hold JSON.
+# A field that is JSON text in one sample is JSON text in all (a single vote is "[2]", as
+# eight are "[2,2,...]"), so each field has one type in the viewer and one reading back;
+# the JSON fields' names are in the `json` attribute of the result.
 sample_metadata <- function(samples, fields, meta) {
   columns <- lapply(fields, function(f) samples[[f]])
   names(columns) <- fields
-  layouts <- list()
-  lapply(seq_len(nrow(samples)), function(i) {
+  flats <- lapply(seq_len(nrow(samples)), function(i) {
     own <- meta[[i]]
     if (!is.null(own) && !is.list(own)) own <- list(value = own)
-    clash <- intersect(names(own), c(fields, "predictivebench"))
+    clash <- intersect(names(own), fields)
     if (length(clash)) names(own)[match(clash, names(own))] <- paste0("solver_", clash)
-    data <- lapply(columns, function(col) col[[i]])
-    flat <- flat_metadata(c(data, own))
-    json <- attr(flat, "json")
-    key <- paste(c("layout", json), collapse = "\r")
-    if (length(fields) || length(json)) {
-      layouts[[key]] <<- layouts[[key]] %||% layout_json(fields, json)
-      flat$predictivebench <- layouts[[key]]
-    }
-    attr(flat, "json") <- json
-    flat
+    flat_metadata(c(lapply(columns, function(col) col[[i]]), own))
   })
+  json <- unique(unlist(lapply(flats, attr, "json")))
+  for (i in seq_along(flats)) {
+    for (name in setdiff(intersect(json, names(flats[[i]])), attr(flats[[i]], "json"))) {
+      flats[[i]][[name]] <- as.character(jsonlite::toJSON(flats[[i]][[name]], digits = NA,
+                                                          na = "null"))
+    }
+  }
+  structure(flats, json = json)
 }

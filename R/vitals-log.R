@@ -224,7 +224,10 @@ log_samples <- function(x, dataset = NULL) {
   if (!file.exists(x)) abort_pb("Can't find the log.", "missing_file", file = x)
   log <- jsonlite::fromJSON(x, simplifyVector = FALSE)
   if (!length(log$samples)) return(tibble::tibble())
-  rows <- lapply(log$samples, log_sample_fields)
+  layout <- log$eval$metadata %||% list()
+  layout <- lapply(layout[c("dataset_fields", "solver_json", "scorer_json")],
+                   function(x) as.character(unlist(x)))
+  rows <- lapply(log$samples, log_sample_fields, layout = layout)
   out <- tibble::tibble(
     id = vapply(rows, function(r) r$id, ""),
     epoch = vapply(rows, function(r) r$epoch, 1L),
@@ -246,18 +249,13 @@ log_samples <- function(x, dataset = NULL) {
   out
 }
 
-log_sample_fields <- function(sample) {
-  meta <- sample$metadata %||% list()
-  layout <- metadata_layout(meta$predictivebench)
-  meta$predictivebench <- NULL
-  meta <- restore_metadata(meta, json = layout$json)
-  dataset <- meta[intersect(layout$dataset, names(meta))]
+log_sample_fields <- function(sample, layout) {
+  meta <- restore_metadata(sample$metadata %||% list(), json = layout$solver_json)
+  dataset <- meta[intersect(layout$dataset_fields, names(meta))]
   solver <- meta[setdiff(names(meta), names(dataset))]
   score <- if (length(sample$scores)) sample$scores[[1]] else list()
   scorer_meta <- score$metadata %||% list()
   scorer_meta$grading <- NULL
-  scorer_layout <- metadata_layout(scorer_meta$predictivebench)
-  scorer_meta$predictivebench <- NULL
   list(
     id = as.character(sample$id), epoch = as.integer(sample$epoch %||% 1L),
     input = log_text(sample$input), target = paste(unlist(sample$target), collapse = "\n"),
@@ -266,19 +264,8 @@ log_sample_fields <- function(sample) {
     score = score$value,
     scorer = names(sample$scores)[1] %||% NA_character_,
     explanation = as.character(score$explanation %||% NA_character_),
-    scorer_metadata = restore_metadata(scorer_meta, json = scorer_layout$json)
+    scorer_metadata = restore_metadata(scorer_meta, json = layout$scorer_json)
   )
-}
-
-# The `predictivebench` field of a logged metadata object: which fields are the dataset's
-# columns and which hold JSON text.
-metadata_layout <- function(text) {
-  layout <- if (is.character(text) && !is.na(text)) jsonlite::fromJSON(text) else list()
-  list(dataset = as.character(unlist(layout$dataset)), json = as.character(unlist(layout$json)))
-}
-
-layout_json <- function(dataset, json) {
-  as.character(jsonlite::toJSON(list(dataset = as.character(dataset), json = as.character(json))))
 }
 
 # A sample's input is a string, or a list of messages whose content is a string or blocks.

@@ -81,3 +81,15 @@ test_that("metadata_fields chooses the dataset columns a log carries", {
   expect_false("level" %in% names(log_samples(tsk$log_path)))
   expect_error(arith_task(dir = tempdir(), metadata_fields = "nope"), "lacks")
 })
+
+test_that("a field that is JSON in one sample is JSON in every sample", {
+  samples <- tibble::tibble(level = c(1L, 2L))
+  meta <- list(list(votes = 2L, note = "a"), list(votes = c(2L, 3L), note = "b"))
+  flats <- sample_metadata(samples, "level", meta)
+  expect_equal(attr(flats, "json"), "votes")
+  expect_equal(flats[[1]]$votes, "[2]")
+  expect_equal(flats[[1]]$level, 1L)
+  expect_equal(restore_metadata(flats[[1]], json = "votes")$votes, 2L)
+  clash <- sample_metadata(samples, "level", list(list(level = "x"), NULL))
+  expect_equal(clash[[1]]$solver_level, "x")
+})
