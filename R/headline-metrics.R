@@ -17,7 +17,8 @@
 #' row each, unchanged: the header then shows exactly what the summary prints.
 #' `benchmark_metrics()` does the same for a registered benchmark (see
 #' [register_benchmark()]); for an unregistered one, it gives `mean`, the mean of the scores
-#' that are not `NA`.
+#' that are not `NA`; for one registered with `headline = NULL` (groups that depend on the
+#' data), `NULL`: a [ResultsTask] then reports every group of the summary.
 #'
 #' @param summary A summary function (see [register_benchmark()]).
 #' @param headline The summary's `group` values to report, the first being the primary one.
@@ -63,6 +64,7 @@ benchmark_metrics <- function(benchmark) {
     return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
   }
   entry <- benchmark_entry(benchmark)
+  if (is.null(entry$headline)) return(NULL)
   summary_metrics(entry$summary, entry$headline)
 }
 

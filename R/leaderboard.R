@@ -83,8 +83,9 @@ log_board_rows <- function(path, label) {
 board_rows <- function(benchmark, model, x, source) {
   entry <- benchmark_entry(benchmark)
   rows <- summary_rows(entry$summary(x))
-  rows <- rows[match(entry$headline, rows$group), ]
-  tibble::tibble(benchmark = benchmark, model = model, metric = entry$headline,
+  headline <- entry$headline %||% rows$group
+  rows <- rows[match(headline, rows$group), ]
+  tibble::tibble(benchmark = benchmark, model = model, metric = headline,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
                  interval = entry$interval, source = source)

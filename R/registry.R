@@ -19,7 +19,9 @@ the_benchmarks <- new.env(parent = emptyenv())
 #' @param summary The summary function, or its name (looked up when used, in the
 #'   predictivebench namespace first).
 #' @param headline The summary's `group` values shown in log headers and leaderboards, the
-#'   first being the viewer's primary metric (FutureX: `"overall"` and each level).
+#'   first being the viewer's primary metric (FutureX: `"overall"` and each level). `NULL`
+#'   shows every group the summary returns, for summaries whose groups depend on the data
+#'   (one row per arena model, per probsem suite).
 #' @param by What a summary's groups are (`"level"`, `"task"`, `"competition"`, `"suite"`),
 #'   for axis labels.
 #' @param interval What `lower` and `upper` are, for plot labels.
@@ -38,14 +40,17 @@ register_benchmark <- function(name, summary, headline = "overall", by = "group"
   if (!is.function(summary) && !rlang::is_string(summary)) {
     abort_pb("{.arg summary} must be a function or the name of one.", "argument")
   }
-  if (!is.character(headline) || !length(headline) || anyNA(headline)) {
-    abort_pb("{.arg headline} must name at least one summary group.", "argument")
+  if (!is.null(headline) && (!is.character(headline) || !length(headline) || anyNA(headline))) {
+    abort_pb("{.arg headline} must name at least one summary group, or be {.code NULL}.",
+             "argument")
   }
   check_string(by)
   check_string(interval)
   old <- the_benchmarks[[name]]
   the_benchmarks[[name]] <- list(name = name, summary = summary, headline = headline, by = by,
                                  interval = interval)
+  # list(headline = NULL) would drop the element
+  if (is.null(headline)) the_benchmarks[[name]]["headline"] <- list(NULL)
   invisible(old)
 }
 
@@ -64,7 +69,7 @@ registered_benchmarks <- function() {
   entries <- mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
   tibble::tibble(
     name = names(entries) %||% character(),
-    headline = unname(lapply(entries, function(e) e$headline)),
+    headline = unname(lapply(entries, function(e) e$headline %||% character())),
     by = vapply(entries, function(e) e$by, "", USE.NAMES = FALSE),
     interval = vapply(entries, function(e) e$interval, "", USE.NAMES = FALSE)
   )

@@ -77,6 +77,8 @@ ResultsTask <- R6::R6Class(
       ids <- if ("id" %in% names(dataset)) dataset$id else seq_len(nrow(dataset))
       dataset$id <- as.character(ids)
       self$benchmark <- benchmark
+      metrics <- metrics %||% benchmark_metrics(benchmark)
+      private$pb_all_groups <- is.null(metrics)
       private$pb_fields <- metadata_fields %||% default_metadata_fields(dataset)
       missing <- setdiff(private$pb_fields, names(dataset))
       if (length(missing)) {
@@ -89,7 +91,7 @@ ResultsTask <- R6::R6Class(
       env$init <- super$initialize
       env[[solver_name]] <- solver
       env[[scorer_name]] <- scorer
-      env$args <- list(dataset = dataset, metrics = metrics %||% benchmark_metrics(benchmark),
+      env$args <- list(dataset = dataset, metrics = metrics,
                        epochs = epochs, name = name, dir = dir)
       eval(rlang::call2("init", dataset = quote(args$dataset), solver = as.name(solver_name),
                         scorer = as.name(scorer_name), metrics = quote(args$metrics),
@@ -113,6 +115,16 @@ ResultsTask <- R6::R6Class(
       super$score(...)
       if (private$scored) private$samples$score <- as_score(private$samples$score)
       invisible(self)
+    },
+
+    #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
+    #' `headline = NULL`, every group of its summary on this run.
+    measure = function() {
+      if (private$pb_all_groups && private$scored) {
+        summary <- benchmark_entry(self$benchmark)$summary
+        private$metric_fns <- summary_metrics(summary, summary_rows(summary(self))$group)
+      }
+      super$measure()
     },
 
     #' @description Write the log (as [vitals::Task]), with the additions above.
@@ -172,6 +184,7 @@ ResultsTask <- R6::R6Class(
   ),
   private = list(
     pb_fields = character(),
+    pb_all_groups = FALSE,
     # vitals 0.4.0 makes the task id "<name>/<model>/<hash of solver and scorer arguments>",
     # the same for every run of the same task; the Inspect viewer treats logs sharing a task
     # id as retries and shows only the newest. The last part here also hashes the run id.

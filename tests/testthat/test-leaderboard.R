@@ -64,3 +64,17 @@ test_that("leaderboard() names what it can't place", {
   expect_error(leaderboard(file.path(tempdir(), "nope.json")),
                class = "predictivebench_error_missing_file")
 })
+
+test_that("a benchmark registered without a headline reports every group", {
+  old <- register_benchmark("arith", arith_summary, headline = NULL, by = "level")
+  withr::defer(if (is.null(old)) unregister_benchmark("arith") else
+    do.call(register_benchmark, old))
+  listed <- registered_benchmarks()
+  expect_length(listed$headline[[match("arith", listed$name)]], 0)
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  groups <- arith_summary(tsk)$group
+  expect_named(tsk$metrics, groups)
+  expect_named(log_json(tsk$log_path)$results$scores[[1]]$metrics, groups)
+  expect_equal(leaderboard(tsk)$metric, groups)
+})
