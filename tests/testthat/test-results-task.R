@@ -130,3 +130,15 @@ test_that("a run whose requests all failed is logged with NA results", {
   expect_true(all(is.na(tsk$get_samples()$result)))
   expect_true(file.exists(tsk$log_path))
 })
+
+test_that("epochs are logged and read back sample by sample", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir(), epochs = 2)
+  tsk$eval(solver_chat = baseline_random(c("2", "4"), seed = 2), view = FALSE)
+  back <- log_samples(tsk$log_path)
+  expect_equal(nrow(back), 8)
+  live <- tsk$get_samples()
+  expect_identical(back$epoch, as.integer(live$epoch))
+  expect_identical(back$score, live$score)
+  expect_identical(arith_summary(back), arith_summary(tsk))
+})
