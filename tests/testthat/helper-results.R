@@ -75,3 +75,18 @@ arith_task <- function(solver = arith_solver(), scorer = arith_scorer(), dir, ..
 }
 
 log_json <- function(path) jsonlite::fromJSON(path, simplifyVector = FALSE)
+
+# FutureX as a registered benchmark, and one run of it with an offline chat.
+local_futurex_benchmark <- function(.env = parent.frame()) {
+  old <- register_benchmark("futurex", futurex_summary,
+                            headline = c("overall", paste("level", 1:4)), by = "level")
+  withr::defer(if (is.null(old)) unregister_benchmark("futurex") else
+    do.call(register_benchmark, old), envir = .env)
+}
+
+futurex_run <- function(answer, dir) {
+  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
+                         scorer = futurex_scorer(), benchmark = "futurex", dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_constant(answer), view = FALSE))
+  tsk
+}

@@ -1,17 +1,3 @@
-local_futurex_benchmark <- function(.env = parent.frame()) {
-  old <- register_benchmark("futurex", futurex_summary,
-                            headline = c("overall", paste("level", 1:4)), by = "level")
-  withr::defer(if (is.null(old)) unregister_benchmark("futurex") else
-    do.call(register_benchmark, old), envir = .env)
-}
-
-futurex_run <- function(answer, dir) {
-  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
-                         scorer = futurex_scorer(), benchmark = "futurex", dir = dir)
-  suppressMessages(tsk$eval(solver_chat = baseline_constant(answer), view = FALSE))
-  tsk
-}
-
 test_that("a FutureX log's header and log file give futurex_summary()'s numbers", {
   local_futurex_benchmark()
   tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
@@ -77,4 +63,31 @@ test_that("a benchmark registered without a headline reports every group", {
   expect_named(tsk$metrics, groups)
   expect_named(log_json(tsk$log_path)$results$scores[[1]]$metrics, groups)
   expect_equal(leaderboard(tsk)$metric, groups)
+})
+
+test_that("a FutureX run with a judge over HTTP logs the usage get_cost() reports", {
+  local_futurex_benchmark()
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("normalization", body$messages[[1]]$content %||% "")) {
+      list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12",
+           usage = list(prompt_tokens = 40L, completion_tokens = 9L))
+    } else {
+      list(text = "\\boxed{12}", usage = list(prompt_tokens = 20L, completion_tokens = 4L))
+    }
+  })
+  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
+                         scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
+                                                 cache = FALSE),
+                         benchmark = "futurex", dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  logged <- log_usage(tsk$log_path)
+  spent <- task_usage(tsk)
+  key <- function(x) x[order(x$model), c("model", "input_tokens", "output_tokens")]
+  expect_equal(key(logged), key(spent))
+  expect_equal(logged$input_tokens[logged$model == "openai_compatible/fake-model"], 11 * 20)
+  expect_gt(logged$input_tokens[logged$model == "openai_compatible/judge"], 0)
+  live <- suppressMessages(futurex_summary(tsk))
+  expect_identical(log_json(tsk$log_path)$results$scores[[1]]$metrics$overall$value,
+                   live$mean[[1]])
+  expect_identical(suppressMessages(futurex_summary(log_samples(tsk$log_path))), live)
 })
