@@ -215,8 +215,8 @@ unique_id <- local({
 # Flat metadata per sample: the dataset's columns in `fields`, then the solver's (or
 # scorer's) metadata; a metadata name that is also a field name gets the prefix "solver_".
 # A field that is JSON text in one sample is JSON text in all (a single vote is "[2]", as
-# eight are "[2,2,...]"), so each field has one type in the viewer and one reading back;
-# the JSON fields' names are in the `json` attribute of the result.
+# eight are "[2,2,...]"), as is a list column of the dataset, so each field has one type in
+# the viewer and one reading back; the JSON fields' names are in the `json` attribute.
 sample_metadata <- function(samples, fields, meta) {
   columns <- lapply(fields, function(f) samples[[f]])
   names(columns) <- fields
@@ -227,7 +227,8 @@ sample_metadata <- function(samples, fields, meta) {
     if (length(clash)) names(own)[match(clash, names(own))] <- paste0("solver_", clash)
     flat_metadata(c(lapply(columns, function(col) col[[i]]), own))
   })
-  json <- unique(unlist(lapply(flats, attr, "json")))
+  list_columns <- fields[vapply(columns, is.list, TRUE)]
+  json <- unique(c(list_columns, unlist(lapply(flats, attr, "json"))))
   for (i in seq_along(flats)) {
     for (name in setdiff(intersect(json, names(flats[[i]])), attr(flats[[i]], "json"))) {
       flats[[i]][[name]] <- as.character(jsonlite::toJSON(flats[[i]][[name]], digits = NA,

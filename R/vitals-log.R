@@ -237,7 +237,9 @@ log_samples <- function(x, dataset = NULL) {
   fields <- unique(unlist(lapply(rows, function(r) names(r$dataset))))
   for (field in fields) {
     values <- lapply(rows, function(r) r$dataset[[field]] %||% NA)
-    out[[field]] <- if (all(lengths(values) == 1)) unlist(values) else values
+    # a list column of the dataset (logged as JSON) stays a list column
+    list_column <- field %in% layout$solver_json || any(lengths(values) != 1)
+    out[[field]] <- if (list_column) values else unlist(values)
   }
   out$result <- vapply(rows, function(r) r$result, "")
   out$solver_metadata <- lapply(rows, function(r) r$solver)

@@ -93,3 +93,16 @@ test_that("a field that is JSON in one sample is JSON in every sample", {
   clash <- sample_metadata(samples, "level", list(list(level = "x"), NULL))
   expect_equal(clash[[1]]$solver_level, "x")
 })
+
+test_that("a list column of the dataset comes back as a list column", {
+  data <- arith_dataset()
+  data$sections <- list(2L, 3L, 1L, 4L)
+  tsk <- ResultsTask$new(dataset = data, solver = generate_solver(cache = FALSE),
+                         scorer = arith_scorer(), benchmark = "sections",
+                         metadata_fields = c("level", "sections"), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  back <- log_samples(tsk$log_path)
+  expect_type(back$sections, "list")
+  expect_identical(back$sections, data$sections)
+  expect_type(back$level, "integer")
+})
