@@ -154,30 +154,13 @@ ResultsTask <- R6::R6Class(
       private$samples <- logged
       path <- super$log(dir)
 
-      parts <- split_log_text(read_text(path), path)
-      header <- jsonlite::parse_json(parts$header)
-      metric_names <- names(private$metric_results)
-      metric_values <- vapply(private$metric_results, function(m) as.double(m$value)[1], 1)
-      header$eval$metadata <- list(
-        benchmark = self$benchmark,
-        predictivebench = as.character(utils::packageVersion("predictivebench")),
-        dataset_fields = as.list(private$pb_fields),
-        solver_json = as.list(attr(solver_flat, "json")),
-        scorer_json = as.list(attr(scorer_flat, "json"))
+      finish_log(
+        path, nonce, solver_pairs, scorer_pairs, private$metric_results, usage$header,
+        scores = samples$score,
+        metadata = list(benchmark = self$benchmark, dataset_fields = private$pb_fields,
+                        solver_json = attr(solver_flat, "json"),
+                        scorer_json = attr(scorer_flat, "json"))
       )
-      header$eval$scorers[[1]]$metrics <- lapply(metric_names, function(name) {
-        list(name = name, options = structure(list(), names = character()))
-      })
-      for (k in seq_along(metric_names)) {
-        header$results$scores[[1]]$metrics[[metric_names[[k]]]]$value <-
-          placeholder("v", n + k, nonce)
-      }
-      header$stats$model_usage <- usage$header
-      text <- fill_placeholders(
-        join_log_text(header, parts$rest), nonce, solver_pairs, scorer_pairs,
-        exact_number_json(c(samples$score, metric_values))
-      )
-      write_atomic(path, function(tmp) writeChar(text, tmp, eos = NULL, useBytes = TRUE))
       self$log_path <- path
       invisible(path)
     }

@@ -190,6 +190,34 @@ join_log_text <- function(header, rest) {
   paste0(sub("\n}\\s*$", ",", header), rest)
 }
 
+# Completes a log vitals wrote with placeholders: the header gets predictivebench's
+# metadata (the benchmark, which fields are dataset columns and which hold JSON), one
+# `eval.scorers` metric per headline metric, exact metric values and the model usage of
+# every request; every placeholder is filled; the file is replaced atomically.
+finish_log <- function(path, nonce, solver_pairs, scorer_pairs, metric_results, model_usage,
+                       scores, metadata) {
+  parts <- split_log_text(read_text(path), path)
+  header <- jsonlite::parse_json(parts$header)
+  header$eval$metadata <- c(
+    list(benchmark = metadata$benchmark,
+         predictivebench = as.character(utils::packageVersion("predictivebench"))),
+    lapply(metadata[c("dataset_fields", "solver_json", "scorer_json")], as.list)
+  )
+  names <- names(metric_results)
+  header$eval$scorers[[1]]$metrics <- lapply(names, function(name) {
+    list(name = name, options = structure(list(), names = character()))
+  })
+  n <- length(scores)
+  for (k in seq_along(names)) {
+    header$results$scores[[1]]$metrics[[names[[k]]]]$value <- placeholder("v", n + k, nonce)
+  }
+  header$stats$model_usage <- model_usage
+  values <- vapply(metric_results, function(m) as.double(m$value)[1], 1)
+  text <- fill_placeholders(join_log_text(header, parts$rest), nonce, solver_pairs,
+                            scorer_pairs, exact_number_json(c(scores, values)))
+  write_atomic(path, function(tmp) writeChar(text, tmp, eos = NULL, useBytes = TRUE))
+}
+
 #' Read a log's samples back, with their metadata
 #'
 #' `log_samples()` reads a log written by a [ResultsTask] (or any vitals log) into a tibble
