@@ -142,3 +142,17 @@ test_that("epochs are logged and read back sample by sample", {
   expect_identical(back$score, live$score)
   expect_identical(arith_summary(back), arith_summary(tsk))
 })
+
+test_that("a solver without metadata (vitals' generate()) is logged from its chats", {
+  server <- local_fake_openai(function(body, n) "4")
+  tsk <- ResultsTask$new(dataset = arith_dataset(), solver = vitals::generate(),
+                         scorer = arith_scorer(), benchmark = "plain",
+                         dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(log_usage(tsk$log_path)[c("model", "input_tokens", "output_tokens")],
+               task_usage(tsk)[c("model", "input_tokens", "output_tokens")])
+  meta <- log_json(tsk$log_path)$samples[[1]]$metadata
+  expect_equal(meta, list(level = 1L))
+  expect_named(tsk$metrics, "mean")
+  expect_equal(log_samples(tsk$log_path)$level, arith_dataset()$level)
+})
