@@ -75,6 +75,22 @@ summary_rows <- function(group, metric, ci, ...) {
                  lower = ci$lower, upper = ci$upper, n = as.integer(ci$n), ...)
 }
 
+#' Summary rows of a score by group
+#'
+#' `grouped_summary()` gives the rows every `<bench>_summary()` returns, for scores of your
+#' own: an `"overall"` row and one per group, each with `group`, `metric`, `estimate`,
+#' `lower`, `upper`, `n` (and `n_missing`), on the scale of the scores. Use it for the summary
+#' of a benchmark you add with [register_benchmark()].
+#'
+#' @param x Numeric scores.
+#' @param by Group of each score, or `NULL` for the overall row only.
+#' @param metric The name of the metric, stored in the `metric` column.
+#' @param ... Passed to [mean_ci()] (`level`, `method`, `limits`, ...).
+#' @returns A tibble.
+#' @family metrics
+#' @export
+#' @examples
+#' grouped_summary(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"), limits = c(0, 1))
 grouped_summary <- function(x, by = NULL, metric = "mean", ...) {
   if (!is.null(by) && length(by) != length(x)) {
     abort_pb("{.arg by} must be as long as {.arg x}.", "argument")

@@ -1,0 +1,64 @@
+# Saying plainly when requests failed, and not calling a failed solve a success.
+
+#' Report failed requests of a solve
+#'
+#' @description
+#' A solver calls `report_failures()` with the error of each request it sent (`NA` for a
+#' request that was answered):
+#'
+#' * when **every** request failed, it warns loudly (class
+#'   `predictivebench_warning_all_failed`) with the count and the first error, and marks the
+#'   `$eval()` step that is running as failed: vitals prints "✖ Solving" instead of
+#'   "✔ Solving" (`$eval()` opens that step with [cli::cli_progress_step()] before calling
+#'   the solver; the step is found on the call stack and closed with `result = "failed"`);
+#' * when **some** failed, it warns with the count, the first error, and how to retry: run
+#'   `$eval()` again, and the answered requests come from the cache.
+#'
+#' Both warnings also have the class `predictivebench_warning_failed_requests`.
+#'
+#' @param errors A character vector: one element per request, `NA` where it succeeded.
+#' @param what What a request is, for the message (`"request"`, `"vote"`, `"judge call"`).
+#' @returns The number of failed requests, invisibly.
+#' @export
+#' @examples
+#' report_failures(c(NA, NA))
+#' tryCatch(report_failures(c("HTTP 401 Unauthorized", NA)), warning = conditionMessage)
+report_failures <- function(errors, what = "request") {
+  check_string(what)
+  errors <- as.character(unlist(errors))
+  n <- length(errors)
+  failed <- sum(!is.na(errors))
+  if (!failed) return(invisible(0L))
+  first <- errors[!is.na(errors)][[1]]
+  what <- paste0(what, ifelse(n == 1, "", "s"))
+  if (failed == n) {
+    fail_eval_step()
+    cli::cli_warn(c(
+      "All {n} {what} failed: every result is {.code NA}.",
+      x = "First error: {first}",
+      i = "Check the model name, the API key and the endpoint, then run {.code $eval()} again."
+    ), class = c("predictivebench_warning_all_failed", "predictivebench_warning_failed_requests"))
+  } else {
+    cli::cli_warn(c(
+      "{failed} of {n} {what} failed; {?its/their} result{?s} {?is/are} {.code NA}.",
+      i = "First error: {first}",
+      i = "Run {.code $eval()} again to retry them: the answered ones come from the cache."
+    ), class = "predictivebench_warning_failed_requests")
+  }
+  invisible(failed)
+}
+
+# Closes the progress step of the vitals `$eval()` on the call stack as failed. `$eval()`
+# opens "Solving" with cli_progress_step() in its own frame; closing that frame's step with
+# result = "failed" prints "✖ Solving", and `$eval()` then opens "Scoring" as usual.
+fail_eval_step <- function() {
+  for (i in rev(seq_len(sys.nframe()))) {
+    frame <- sys.frame(i)
+    self <- get0("self", envir = frame, inherits = TRUE)
+    if (inherits(self, "Task") && identical(sys.function(i), self$eval)) {
+      cli::cli_progress_done(.envir = frame, result = "failed")
+      return(invisible(TRUE))
+    }
+  }
+  invisible(FALSE)
+}

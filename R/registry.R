@@ -1,0 +1,93 @@
+# Which benchmarks exist, how each summarises a run, and which rows are its headline.
+
+the_benchmarks <- new.env(parent = emptyenv())
+
+#' Register a benchmark's summary for logs and leaderboards
+#'
+#' @description
+#' The registry tells [ResultsTask], [benchmark_metrics()] and [leaderboard()] how a
+#' benchmark summarises a run. Each benchmark registers itself when the package loads
+#' (`rlang::on_load(register_benchmark(...))` in its file); register your own benchmark to
+#' put it in the same leaderboard.
+#'
+#' A summary function takes an evaluated task, its samples (`$get_samples()`), or the
+#' samples read back from its log by [log_samples()], and returns a tibble with one row per
+#' `group` and the columns `estimate` (on the scores' 0-1 scale), `lower`, `upper` and `n`
+#' (a column `mean` is accepted for `estimate`).
+#'
+#' @param name The benchmark's name, such as `"futurex"`.
+#' @param summary The summary function, or its name (looked up when used, in the
+#'   predictivebench namespace first).
+#' @param headline The summary's `group` values shown in log headers and leaderboards, the
+#'   first being the viewer's primary metric (FutureX: `"overall"` and each level). `NULL`
+#'   shows every group the summary returns, for summaries whose groups depend on the data
+#'   (one row per arena model, per probsem suite).
+#' @param by What a summary's groups are (`"level"`, `"task"`, `"competition"`, `"suite"`),
+#'   for axis labels.
+#' @param interval What `lower` and `upper` are, for plot labels.
+#' @returns `register_benchmark()`: the previous entry, invisibly. `registered_benchmarks()`:
+#'   a tibble of the entries.
+#' @export
+#' @examples
+#' register_benchmark("coinflip", function(x) {
+#'   grouped_summary(x$get_samples()$score, limits = c(0, 1))
+#' })
+#' registered_benchmarks()
+#' unregister_benchmark("coinflip")
+register_benchmark <- function(name, summary, headline = "overall", by = "group",
+                               interval = "95% confidence interval") {
+  check_string(name)
+  if (!is.function(summary) && !rlang::is_string(summary)) {
+    abort_pb("{.arg summary} must be a function or the name of one.", "argument")
+  }
+  if (!is.null(headline) && (!is.character(headline) || !length(headline) || anyNA(headline))) {
+    abort_pb("{.arg headline} must name at least one summary group, or be {.code NULL}.",
+             "argument")
+  }
+  check_string(by)
+  check_string(interval)
+  old <- the_benchmarks[[name]]
+  the_benchmarks[[name]] <- list(name = name, summary = summary, headline = headline, by = by,
+                                 interval = interval)
+  # list(headline = NULL) would drop the element
+  if (is.null(headline)) the_benchmarks[[name]]["headline"] <- list(NULL)
+  invisible(old)
+}
+
+#' @rdname register_benchmark
+#' @export
+unregister_benchmark <- function(name) {
+  check_string(name)
+  old <- the_benchmarks[[name]]
+  if (!is.null(old)) rm(list = name, envir = the_benchmarks)
+  invisible(old)
+}
+
+#' @rdname register_benchmark
+#' @export
+registered_benchmarks <- function() {
+  entries <- mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
+  tibble::tibble(
+    name = names(entries) %||% character(),
+    headline = unname(lapply(entries, function(e) e$headline %||% character())),
+    by = vapply(entries, function(e) e$by, "", USE.NAMES = FALSE),
+    interval = vapply(entries, function(e) e$interval, "", USE.NAMES = FALSE)
+  )
+}
+
+benchmark_entry <- function(name, call = rlang::caller_env()) {
+  entry <- if (rlang::is_string(name)) the_benchmarks[[name]]
+  if (is.null(entry)) {
+    abort_pb(c("No benchmark {.val {name}} is registered.",
+               i = "Registered: {.val {ls(the_benchmarks)}}; see {.fn register_benchmark}."),
+             "argument", call = call)
+  }
+  entry$summary <- summary_function(entry$summary)
+  entry
+}
+
+summary_function <- function(summary) {
+  if (is.function(summary)) return(summary)
+  ns <- topenv(environment(benchmark_entry))
+  get0(summary, envir = ns, mode = "function") %||% get(summary, mode = "function")
+}

@@ -1,0 +1,222 @@
+# A vitals Task whose log shows the benchmark's own results: one id per run, named solver and
+# scorer, headline metrics, exact scores, key-value metadata and true usage.
+
+#' A vitals Task that logs a benchmark's own results
+#'
+#' @description
+#' `ResultsTask` is a [vitals::Task] (every method and argument of `Task$new()` works the
+#' same) that writes what a user of `vitals_view()` needs to trust:
+#'
+#' * **Headline metrics.** Without `metrics`, the task uses [benchmark_metrics()]: the
+#'   registered benchmark's headline rows of its summary (see [register_benchmark()]), so
+#'   the number in the viewer's header is the one the summary prints. vitals' default
+#'   `accuracy` is the mean score times 100; these are the benchmark's numbers unchanged.
+#'   Scores and metrics are logged exactly (vitals rounds them to 4 digits).
+#' * **One score convention.** Scores are stored as numbers in `[0, 1]` ([as_score()]
+#'   converts `I`/`P`/`C` factors and logicals), and `id` as character, so
+#'   [vitals::vitals_bind()] combines any predictivebench tasks.
+#' * **Named steps.** The solver and scorer are logged as `solver_name` and `scorer_name`
+#'   (by default `<benchmark>_solver` and `<benchmark>_score`) instead of the argument names
+#'   vitals would see ("solver", "scorer").
+#' * **Key-value metadata.** Each sample's metadata shows the dataset columns in
+#'   `metadata_fields` and the solver's metadata, and its score the scorer's metadata, as
+#'   flat fields (see [flat_metadata()]), not as `str()` text. [log_samples()] reads them
+#'   back.
+#' * **True usage.** When the solver's (or scorer's) metadata has `input_tokens`,
+#'   `output_tokens` and `cost` summed over every request of the sample, the log's model
+#'   usage counts all of them: each vote, judge call and log-probability request, per model
+#'   (the scorer's under the scorer chat's model), and nothing for cached answers. It then
+#'   equals `$get_cost()` (compare [log_usage()] with [task_usage()]).
+#' * **One id per run.** vitals gives a re-run of the same task the same task id, and the
+#'   viewer then hides the earlier log behind "Show Retried Logs"; each `$eval()` here gets
+#'   its own run and task id, so every run stays visible.
+#'
+#' The path of the last log written is in `$log_path`.
+#'
+#' @param dataset,solver,scorer,epochs,dir As for [vitals::Task]. `id` becomes character
+#'   (and is added as `1, 2, ...` when missing).
+#' @param benchmark The benchmark's name, as registered with [register_benchmark()].
+#' @param metrics A named list of metric functions; `NULL` uses [benchmark_metrics()].
+#' @param name The task's name in logs; by default `benchmark`.
+#' @param solver_name,scorer_name Names of the solver and scorer in the log.
+#' @param metadata_fields Dataset columns to log with every sample (and restore with
+#'   [log_samples()]); by default every column holding one value per row (not lists)
+#'   besides `input`, `target` and `id`.
+#' @export
+#' @examples
+#' tsk <- ResultsTask$new(
+#'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"),
+#'                            level = c(1L, 2L)),
+#'   solver = generate_solver(cache = FALSE),
+#'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
+#'   benchmark = "arithmetic", dir = tempfile()
+#' )
+#' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
+#' tsk$metrics
+#' log_samples(tsk$log_path)
+ResultsTask <- R6::R6Class(
+  "ResultsTask",
+  inherit = vitals::Task,
+  lock_objects = FALSE,
+  public = list(
+    #' @field benchmark The benchmark's name.
+    benchmark = NULL,
+    #' @field log_path The log file last written by `$log()`.
+    log_path = NULL,
+
+    #' @description Create the task.
+    initialize = function(dataset, solver, scorer, benchmark, metrics = NULL, epochs = NULL,
+                          name = benchmark, dir = vitals::vitals_log_dir(),
+                          solver_name = paste0(benchmark, "_solver"),
+                          scorer_name = paste0(benchmark, "_score"), metadata_fields = NULL) {
+      check_string(benchmark)
+      check_string(solver_name)
+      check_string(scorer_name)
+      if (!is.data.frame(dataset)) abort_pb("{.arg dataset} must be a data frame.", "argument")
+      dataset <- tibble::as_tibble(dataset)
+      ids <- if ("id" %in% names(dataset)) dataset$id else seq_len(nrow(dataset))
+      dataset$id <- as.character(ids)
+      self$benchmark <- benchmark
+      metrics <- metrics %||% benchmark_metrics(benchmark)
+      private$pb_all_groups <- is.null(metrics)
+      private$pb_fields <- metadata_fields %||% default_metadata_fields(dataset)
+      missing <- setdiff(private$pb_fields, names(dataset))
+      if (length(missing)) {
+        abort_pb("{.arg metadata_fields} names columns {.arg dataset} lacks.", "argument",
+                 field = missing[[1]])
+      }
+      # vitals names the solver and scorer after the expressions given to Task$new()
+      # (deparse(substitute(solver))), so they are passed as variables with these names.
+      env <- new.env(parent = baseenv())
+      env$init <- super$initialize
+      env[[solver_name]] <- solver
+      env[[scorer_name]] <- scorer
+      env$args <- list(dataset = dataset, metrics = metrics,
+                       epochs = epochs, name = name, dir = dir)
+      eval(rlang::call2("init", dataset = quote(args$dataset), solver = as.name(solver_name),
+                        scorer = as.name(scorer_name), metrics = quote(args$metrics),
+                        epochs = quote(args$epochs), name = quote(args$name),
+                        dir = quote(args$dir)), env)
+      invisible(self)
+    },
+
+    #' @description Solve the task (as [vitals::Task]), with a run id of its own.
+    #' @param ...,epochs As for [vitals::Task].
+    solve = function(..., epochs = NULL) {
+      super$solve(..., epochs = epochs)
+      # vitals draws its run id from R's random stream: after set.seed() two runs share it.
+      private$run_id <- unique_id()
+      invisible(self)
+    },
+
+    #' @description Score the task (as [vitals::Task]); scores become numbers in `[0, 1]`.
+    #' @param ... As for [vitals::Task].
+    score = function(...) {
+      super$score(...)
+      if (private$scored) private$samples$score <- as_score(private$samples$score)
+      invisible(self)
+    },
+
+    #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
+    #' `headline = NULL`, every group of its summary on this run.
+    measure = function() {
+      if (private$pb_all_groups && private$scored) {
+        summary <- benchmark_entry(self$benchmark)$summary
+        private$metric_fns <- summary_metrics(summary, check_summary_rows(summary(self))$group)
+      }
+      super$measure()
+    },
+
+    #' @description Write the log (as [vitals::Task]), with the additions above.
+    #' @param dir The directory to write the log to.
+    log = function(dir = self$dir) {
+      if (!private$scored) return(super$log(dir))
+      samples <- private$samples
+      on.exit(private$samples <- samples, add = TRUE)
+      nonce <- substr(unique_id(), 1, 10)
+      n <- nrow(samples)
+      solver_meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
+        vector("list", n)
+      scorer_meta <- if ("scorer_metadata" %in% names(samples)) samples$scorer_metadata
+      solver_flat <- sample_metadata(samples, private$pb_fields, solver_meta)
+      scorer_flat <- if (!is.null(scorer_meta)) {
+        sample_metadata(samples, character(), scorer_meta)
+      }
+      solver_pairs <- metadata_pairs(solver_flat)
+      scorer_pairs <- metadata_pairs(scorer_flat)
+      usage <- run_usage(samples, solver_meta, scorer_meta)
+
+      logged <- samples
+      logged$solver_chat <- usage$solver_chats
+      logged$solver_metadata <- placeholder("s", seq_len(n), nonce)
+      if (!is.null(scorer_meta)) logged$scorer_metadata <- placeholder("m", seq_len(n), nonce)
+      logged$score <- placeholder("v", seq_len(n), nonce)
+      private$samples <- logged
+      path <- super$log(dir)
+
+      finish_log(
+        path, nonce, solver_pairs, scorer_pairs, private$metric_results, usage$header,
+        scores = samples$score,
+        metadata = list(benchmark = self$benchmark, dataset_fields = private$pb_fields,
+                        solver_json = attr(solver_flat, "json"),
+                        scorer_json = attr(scorer_flat, "json"))
+      )
+      self$log_path <- path
+      invisible(path)
+    }
+  ),
+  private = list(
+    pb_fields = character(),
+    pb_all_groups = FALSE,
+    # vitals 0.4.0 makes the task id "<name>/<model>/<hash of solver and scorer arguments>",
+    # the same for every run of the same task; the Inspect viewer treats logs sharing a task
+    # id as retries and shows only the newest. The last part here also hashes the run id.
+    compute_task_id = function() {
+      base <- super$compute_task_id()
+      run <- substr(digest::digest(list(base, private$run_id), algo = "sha256"), 1, 22)
+      sub("[^/]*$", run, base)
+    }
+  )
+)
+
+default_metadata_fields <- function(dataset) {
+  atomic <- vapply(dataset, function(col) is.atomic(col) && is.null(dim(col)), TRUE)
+  setdiff(names(dataset)[atomic], c("input", "target", "id", "epoch"))
+}
+
+# One id per call, unlike anything from R's random stream (which set.seed() repeats).
+unique_id <- local({
+  count <- 0L
+  function() {
+    count <<- count + 1L
+    stamp <- list(format(Sys.time(), "%Y-%m-%d %H:%M:%OS6"), Sys.getpid(), count,
+                  tempfile())
+    substr(digest::digest(stamp, algo = "sha256"), 1, 22)
+  }
+})
+
+# Flat metadata per sample: the dataset's columns in `fields`, then the solver's (or
+# scorer's) metadata; a metadata name that is also a field name gets the prefix "solver_".
+# A field that is JSON text in one sample is JSON text in all (a single vote is "[2]", as
+# eight are "[2,2,...]"), as is a list column of the dataset, so each field has one type in
+# the viewer and one reading back; the JSON fields' names are in the `json` attribute.
+sample_metadata <- function(samples, fields, meta) {
+  columns <- lapply(fields, function(f) samples[[f]])
+  names(columns) <- fields
+  flats <- lapply(seq_len(nrow(samples)), function(i) {
+    own <- meta[[i]]
+    if (!is.null(own) && !is.list(own)) own <- list(value = own)
+    clash <- intersect(names(own), fields)
+    if (length(clash)) names(own)[match(clash, names(own))] <- paste0("solver_", clash)
+    flat_metadata(c(lapply(columns, function(col) col[[i]]), own))
+  })
+  list_columns <- fields[vapply(columns, is.list, TRUE)]
+  json <- unique(c(list_columns, unlist(lapply(flats, attr, "json"))))
+  for (i in seq_along(flats)) {
+    for (name in setdiff(intersect(json, names(flats[[i]])), attr(flats[[i]], "json"))) {
+      flats[[i]][[name]] <- as.character(jsonlite::toJSON(flats[[i]][[name]], digits = NA,
+                                                          na = "null"))
+    }
+  }
+  structure(flats, json = json)
+}

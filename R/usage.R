@@ -1,0 +1,132 @@
+# Token and cost accounting per sample, so that logs count every request exactly once.
+
+#' Sum a sample's requests into usage metadata
+#'
+#' A benchmark that sends several requests for one sample (votes, a judge call per answer,
+#' one log-probability request per query) stores their sum in the sample's metadata with
+#' `usage_metadata()`; [ResultsTask] logs model usage from these fields, so the log counts
+#' every request, and a cached request costs nothing (as in [generate_responses()]).
+#' `set_chat_usage()` puts such a sum on a chat's last assistant turn, so the chat vitals
+#' logs for the sample carries the sample's whole usage.
+#'
+#' @param responses A tibble from [generate_responses()] (`cached`, `input_tokens`,
+#'   `output_tokens`, `cost`).
+#' @param rows The rows of `responses` that belong to the sample.
+#' @returns `usage_metadata()`: a list with `cached` (every request came from the cache),
+#'   `input_tokens`, `output_tokens` and `cost`, to include in `solver_metadata` or
+#'   `scorer_metadata`. `set_chat_usage()`: a clone of `chat`.
+#' @export
+#' @examples
+#' res <- generate_responses(baseline_constant("4"), c("2+2?", "2+2?"), cache = FALSE)
+#' usage_metadata(res, 1:2)
+#' chat <- set_chat_usage(res$chat[[1]], input_tokens = 20, output_tokens = 2, cost = 0.001)
+#' chat$get_tokens()
+usage_metadata <- function(responses, rows = seq_len(nrow(responses))) {
+  needed <- c("cached", "input_tokens", "output_tokens", "cost")
+  if (!is.data.frame(responses) || !all(needed %in% names(responses))) {
+    abort_pb("{.arg responses} must come from {.fn generate_responses}.", "argument")
+  }
+  list(
+    cached = all(responses$cached[rows]),
+    input_tokens = sum(responses$input_tokens[rows], na.rm = TRUE),
+    output_tokens = sum(responses$output_tokens[rows], na.rm = TRUE),
+    cost = sum(responses$cost[rows])
+  )
+}
+
+#' @rdname usage_metadata
+#' @param chat An ellmer chat with at least one assistant turn.
+#' @param input_tokens,output_tokens,cost The sample's totals.
+#' @export
+set_chat_usage <- function(chat, input_tokens, output_tokens, cost = NA_real_) {
+  turns <- chat$get_turns()
+  assistant <- which(vapply(turns, function(t) identical(t@role, "assistant"), TRUE))
+  if (!length(assistant)) return(chat)
+  last <- assistant[[length(assistant)]]
+  others <- turn_usage(turns[setdiff(assistant, last)])
+  t <- turns[[last]]
+  turns[[last]] <- ellmer::AssistantTurn(
+    contents = t@contents, json = t@json,
+    tokens = c(max(0, input_tokens - others[[1]]), max(0, output_tokens - others[[2]]), 0),
+    cost = if (is.na(cost)) NA_real_ else max(0, cost - others[[3]]),
+    duration = t@duration, finish_reason = t@finish_reason
+  )
+  chat$clone()$set_turns(turns)
+}
+
+# input tokens, output tokens and cost summed over assistant turns
+turn_usage <- function(turns) {
+  if (!length(turns)) return(c(0, 0, 0))
+  rowSums(vapply(turns, function(t) {
+    tokens <- t@tokens
+    zero_na(c(tokens[1:2], as.double(t@cost)))
+  }, c(1, 1, 1)))
+}
+
+zero_na <- function(x) {
+  x <- as.double(x)
+  x[is.na(x)] <- 0
+  x
+}
+
+chat_usage <- function(chat) {
+  turns <- Filter(function(t) identical(t@role, "assistant"), chat$get_turns())
+  turn_usage(turns)
+}
+
+# Per-sample usage (input, output, cost) from metadata, or from the chat when the metadata
+# has no token counts; `from_meta` says which.
+sample_usage <- function(meta, chats) {
+  n <- length(chats)
+  out <- matrix(0, n, 3)
+  from_meta <- rep(FALSE, n)
+  for (i in seq_len(n)) {
+    m <- meta[[i]]
+    if (is.list(m) && any(c("input_tokens", "output_tokens") %in% names(m))) {
+      out[i, ] <- c(zero_na(c(m$input_tokens %||% 0, m$output_tokens %||% 0)),
+                    as.double(m$cost %||% NA))
+      from_meta[[i]] <- TRUE
+    } else if (!is.null(chats[[i]])) {
+      out[i, ] <- chat_usage(chats[[i]])
+    }
+  }
+  list(usage = out, from_meta = from_meta)
+}
+
+# The solver chats to log (each carrying its sample's summed usage) and the header's model
+# usage: every model's tokens over the solver's and the scorer's requests.
+run_usage <- function(samples, solver_meta, scorer_meta) {
+  chats <- samples$solver_chat
+  solver <- sample_usage(solver_meta, chats)
+  for (i in which(solver$from_meta)) {
+    # most chats hold one answer whose tokens already are the sample's: leave those as they are
+    last <- zero_na(chats[[i]]$last_turn()@tokens[1:2])
+    if (!identical(last, solver$usage[i, 1:2])) {
+      chats[[i]] <- set_chat_usage(chats[[i]], solver$usage[i, 1], solver$usage[i, 2],
+                                   solver$usage[i, 3])
+    }
+  }
+  models <- vapply(chats, chat_model_label, "")
+  usage <- solver$usage
+  scorer_chats <- if ("scorer_chat" %in% names(samples)) samples$scorer_chat
+  if (!is.null(scorer_meta) || !is.null(scorer_chats)) {
+    scorer_chats <- scorer_chats %||% vector("list", nrow(samples))
+    scorer <- sample_usage(scorer_meta %||% vector("list", nrow(samples)), scorer_chats)
+    scorer_models <- vapply(seq_along(scorer_chats), function(i) {
+      if (is.null(scorer_chats[[i]])) models[[i]] else chat_model_label(scorer_chats[[i]])
+    }, "")
+    models <- c(models, scorer_models)
+    usage <- rbind(usage, scorer$usage)
+  }
+  keys <- unique(models)
+  header <- lapply(keys, function(k) {
+    rows <- usage[models == k, , drop = FALSE]
+    entry <- list(input_tokens = sum(rows[, 1]), output_tokens = sum(rows[, 2]),
+                  total_tokens = sum(rows[, 1:2]), input_tokens_cache_write = 0,
+                  input_tokens_cache_read = 0)
+    if (any(!is.na(rows[, 3]))) entry$total_cost <- sum(rows[, 3], na.rm = TRUE)
+    entry
+  })
+  names(header) <- keys
+  list(solver_chats = chats, header = header)
+}

@@ -1,0 +1,92 @@
+# A small benchmark for the results layer: arithmetic questions in two levels, a solver that
+# votes (several requests per sample), a scorer with an optional judge, and a summary whose
+# headline ("weighted") is not the plain mean of the scores.
+
+arith_dataset <- function() {
+  tibble::tibble(
+    id = c("a", "b", "c", "d"),
+    input = c("1+1?", "2+2?", "3+3?", "4+4?"),
+    target = c("2", "4", "6", "8"),
+    level = c(1L, 1L, 2L, 2L)
+  )
+}
+
+arith_summary <- function(x) {
+  samples <- if (inherits(x, "Task")) x$get_samples() else x
+  rows <- grouped_summary(samples$score, by = paste("level", samples$level), limits = c(0, 1))
+  names(rows)[names(rows) == "mean"] <- "estimate"
+  by_level <- rows[rows$group != "overall", ]
+  weighted <- sum(by_level$estimate * c(0.25, 0.75))
+  rbind(tibble::tibble(group = "weighted", estimate = weighted, lower = max(0, weighted - 0.1),
+                       upper = min(1, weighted + 0.1), n = sum(by_level$n),
+                       n_missing = sum(by_level$n_missing)), rows)
+}
+
+local_arith_benchmark <- function(name = "arith", .env = parent.frame()) {
+  old <- register_benchmark(name, arith_summary, headline = c("weighted", "level 1"),
+                            by = "level")
+  withr::defer(if (is.null(old)) unregister_benchmark(name) else
+    do.call(register_benchmark, old), envir = .env)
+  invisible(name)
+}
+
+# Sends every input `votes` times; the sample's result is the first answer, its metadata the
+# summed usage of all votes.
+arith_solver <- function(votes = 3, cache = FALSE) {
+  function(inputs, ..., solver_chat) {
+    owner <- rep(seq_along(inputs), each = votes)
+    res <- generate_responses(solver_chat, inputs[owner], cache = cache)
+    report_failures(res$error)
+    rows <- split(seq_along(owner), owner)
+    list(
+      result = vapply(rows, function(r) res$result[[r[[1]]]], ""),
+      solver_chat = lapply(rows, function(r) res$chat[[r[[1]]]]),
+      solver_metadata = lapply(rows, function(r) {
+        c(list(answers = res$result[r], errors = res$error[r]), usage_metadata(res, r))
+      })
+    )
+  }
+}
+
+# Scores 1 for the right answer and 1/3 otherwise; with a judge chat, each sample is also
+# sent to the judge once (its verdict is logged, its usage counted).
+arith_scorer <- function(judge = NULL, cache = FALSE) {
+  function(samples, ...) {
+    score <- ifelse(!is.na(samples$result) & samples$result == samples$target, 1, 1 / 3)
+    out <- list(score = score)
+    meta <- lapply(seq_len(nrow(samples)), function(i) {
+      list(extracted = samples$result[[i]], target = samples$target[[i]])
+    })
+    if (!is.null(judge)) {
+      res <- generate_responses(judge, paste("Judge:", samples$result), cache = cache)
+      out$scorer_chat <- res$chat
+      meta <- lapply(seq_along(meta), function(i) {
+        c(meta[[i]], list(verdict = res$result[[i]]), usage_metadata(res, i))
+      })
+    }
+    out$scorer_metadata <- meta
+    out
+  }
+}
+
+arith_task <- function(solver = arith_solver(), scorer = arith_scorer(), dir, ...) {
+  ResultsTask$new(dataset = arith_dataset(), solver = solver, scorer = scorer,
+                  benchmark = "arith", dir = dir, ...)
+}
+
+log_json <- function(path) jsonlite::fromJSON(path, simplifyVector = FALSE)
+
+# FutureX as a registered benchmark, and one run of it with an offline chat.
+local_futurex_benchmark <- function(.env = parent.frame()) {
+  old <- register_benchmark("futurex", futurex_summary,
+                            headline = c("overall", paste("level", 1:4)), by = "level")
+  withr::defer(if (is.null(old)) unregister_benchmark("futurex") else
+    do.call(register_benchmark, old), envir = .env)
+}
+
+futurex_run <- function(answer, dir) {
+  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
+                         scorer = futurex_scorer(), benchmark = "futurex", dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_constant(answer), view = FALSE))
+  tsk
+}

@@ -1,0 +1,32 @@
+skip_if_not_installed("ggplot2")
+
+test_that("a summary plot says what the interval is and how many samples each bar has", {
+  rows <- grouped_summary(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"), limits = c(0, 1))
+  p <- ggplot2::autoplot(benchmark_summary(rows, "demo", by = "suite",
+                                           interval = "95% Wilson interval"))
+  expect_s3_class(p, "ggplot")
+  expect_match(p$labels$title, "demo by suite")
+  expect_match(p$labels$y, "95% Wilson interval")
+  expect_match(p$labels$subtitle, "samples behind each bar")
+  built <- ggplot2::ggplot_build(p)
+  labels <- unlist(lapply(built$data, function(d) d$label))
+  expect_setequal(labels, c("n = 5", "n = 2", "n = 3"))
+  expect_equal(p$labels$x, "suite")
+})
+
+test_that("a leaderboard plot has a panel per benchmark metric and a bar per model", {
+  local_arith_benchmark()
+  runs <- lapply(c("2", "4"), function(answer) {
+    tsk <- arith_task(dir = withr::local_tempdir(.local_envir = parent.frame(2)))
+    tsk$eval(solver_chat = baseline_constant(answer), view = FALSE)
+    tsk
+  })
+  board <- leaderboard(!!!runs)
+  p <- ggplot2::autoplot(board)
+  built <- ggplot2::ggplot_build(p)
+  expect_equal(length(unique(built$layout$layout$PANEL)), 2)
+  expect_match(p$labels$y, "95% confidence interval")
+  expect_true("n = 4" %in% unlist(lapply(built$data, function(d) d$label)))
+  expect_error(benchmark_summary(data.frame(x = 1), "demo"),
+               class = "predictivebench_error_argument")
+})

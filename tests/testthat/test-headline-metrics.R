@@ -1,0 +1,50 @@
+test_that("summary_metrics() gives a plain vitals Task the summary's numbers, unscaled", {
+  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
+                          scorer = arith_scorer(),
+                          metrics = summary_metrics(arith_summary, c("weighted", "level 2")),
+                          dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
+  live <- arith_summary(tsk)
+  expect_identical(unname(tsk$metrics),
+                   live$estimate[match(c("weighted", "level 2"), live$group)])
+  expect_named(tsk$metrics, c("weighted", "level 2"))
+})
+
+test_that("the summary runs once per measurement, however many headline rows", {
+  calls <- 0
+  summary <- function(x) {
+    calls <<- calls + 1
+    arith_summary(x)
+  }
+  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
+                          scorer = arith_scorer(),
+                          metrics = summary_metrics(summary, c("weighted", "level 1", "level 2")),
+                          dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
+  expect_equal(calls, 1)
+})
+
+test_that("summary metrics explain their misuse", {
+  metrics <- summary_metrics(arith_summary, "nope")
+  expect_error(metrics$nope(c(1, 0)), "computed by a vitals Task")
+  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
+                          scorer = arith_scorer(), metrics = metrics,
+                          dir = withr::local_tempdir())
+  expect_error(tsk$eval(solver_chat = baseline_constant("2"), view = FALSE), "no single")
+  expect_error(summary_metrics("arith_summary"), class = "predictivebench_error_argument")
+  expect_error(summary_metrics(arith_summary, character()), "at least one")
+})
+
+test_that("benchmark_metrics() uses the registry, or the plain mean", {
+  local_arith_benchmark()
+  expect_named(benchmark_metrics("arith"), c("weighted", "level 1"))
+  plain <- benchmark_metrics("not-registered")
+  expect_named(plain, "mean")
+  expect_equal(plain$mean(c(1, 0, NA, 0)), 1 / 3)
+})
+
+test_that("check_summary_rows() accepts mean for estimate and names a missing column", {
+  rows <- check_summary_rows(grouped_summary(c(1, 0)))
+  expect_equal(rows$estimate, 0.5)
+  expect_error(check_summary_rows(data.frame(group = "a", estimate = 1)), class = "predictivebench_error_argument")
+})

@@ -1,0 +1,93 @@
+test_that("a FutureX log's header and log file give futurex_summary()'s numbers", {
+  local_futurex_benchmark()
+  tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
+  live <- suppressMessages(futurex_summary(tsk))
+  log <- log_json(tsk$log_path)
+  expect_identical(log$results$scores[[1]]$metrics$overall$value,
+                   live$estimate[live$group == "overall"])
+  expect_equal(log$results$scores[[1]]$name, "futurex_score")
+  expect_identical(suppressMessages(futurex_summary(log_samples(tsk$log_path))), live)
+})
+
+test_that("leaderboard() gives each benchmark's summary per model, from tasks and logs", {
+  local_futurex_benchmark()
+  local_arith_benchmark()
+  dir <- withr::local_tempdir()
+  a <- futurex_run("\\boxed{A}", dir)
+  b <- futurex_run("\\boxed{B}", dir)
+  arith <- arith_task(dir = withr::local_tempdir())
+  arith$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  board <- suppressMessages(leaderboard(a, b, arith))
+  expect_s3_class(board, "benchmark_leaderboard")
+  expect_named(board, c("benchmark", "model", "metric", "estimate", "lower", "upper", "n",
+                        "interval", "source"))
+  expect_equal(nrow(board), 5 + 5 + 2)
+  summary_a <- suppressMessages(futurex_summary(a))
+  row <- board[board$benchmark == "futurex" & board$metric == "overall", ][1, ]
+  expect_identical(row$estimate, summary_a$estimate[1])
+  expect_identical(row$lower, summary_a$lower[1])
+  expect_identical(row$n, as.integer(summary_a$n[1]))
+  arith_rows <- board[board$benchmark == "arith", ]
+  arith_live <- arith_summary(arith)
+  expect_identical(arith_rows$estimate,
+                   arith_live$estimate[match(c("weighted", "level 1"), arith_live$group)])
+  # the same runs read back from the log directory give the same numbers
+  from_logs <- suppressMessages(leaderboard(dir))
+  expect_equal(nrow(from_logs), 10)
+  key <- function(x) x[order(x$source, x$metric), c("benchmark", "model", "metric",
+                                                     "estimate", "lower", "upper", "n")]
+  expect_equal(key(from_logs), key(board[board$benchmark == "futurex", ]))
+})
+
+test_that("leaderboard() names what it can't place", {
+  local_arith_benchmark()
+  plain <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(cache = FALSE),
+                            scorer = arith_scorer(), dir = withr::local_tempdir())
+  plain$eval(solver_chat = baseline_constant("2"), view = FALSE)
+  expect_error(leaderboard(plain), class = "predictivebench_error_argument")
+  expect_equal(leaderboard(arith = plain)$metric, c("weighted", "level 1"))
+  expect_error(leaderboard(unknown = plain), "No benchmark")
+  expect_error(leaderboard(file.path(tempdir(), "nope.json")),
+               class = "predictivebench_error_missing_file")
+})
+
+test_that("a benchmark registered without a headline reports every group", {
+  old <- register_benchmark("arith", arith_summary, headline = NULL, by = "level")
+  withr::defer(if (is.null(old)) unregister_benchmark("arith") else
+    do.call(register_benchmark, old))
+  listed <- registered_benchmarks()
+  expect_length(listed$headline[[match("arith", listed$name)]], 0)
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  groups <- arith_summary(tsk)$group
+  expect_named(tsk$metrics, groups)
+  expect_named(log_json(tsk$log_path)$results$scores[[1]]$metrics, groups)
+  expect_equal(leaderboard(tsk)$metric, groups)
+})
+
+test_that("a FutureX run with a judge over HTTP logs the usage get_cost() reports", {
+  local_futurex_benchmark()
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("normalization", body$messages[[1]]$content %||% "")) {
+      list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12",
+           usage = list(prompt_tokens = 40L, completion_tokens = 9L))
+    } else {
+      list(text = "\\boxed{12}", usage = list(prompt_tokens = 20L, completion_tokens = 4L))
+    }
+  })
+  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
+                         scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
+                                                 cache = FALSE),
+                         benchmark = "futurex", dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  logged <- log_usage(tsk$log_path)
+  spent <- task_usage(tsk)
+  key <- function(x) x[order(x$model), c("model", "input_tokens", "output_tokens")]
+  expect_equal(key(logged), key(spent))
+  expect_equal(logged$input_tokens[logged$model == "openai_compatible/fake-model"], 11 * 20)
+  expect_gt(logged$input_tokens[logged$model == "openai_compatible/judge"], 0)
+  live <- suppressMessages(futurex_summary(tsk))
+  expect_identical(log_json(tsk$log_path)$results$scores[[1]]$metrics$overall$value,
+                   live$estimate[[1]])
+  expect_identical(suppressMessages(futurex_summary(log_samples(tsk$log_path))), live)
+})

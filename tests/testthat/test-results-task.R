@@ -1,0 +1,158 @@
+test_that("the log header shows the summary's headline numbers exactly, not x100", {
+  local_arith_benchmark()
+  dir <- withr::local_tempdir()
+  tsk <- arith_task(dir = dir)
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  live <- arith_summary(tsk)
+  log <- log_json(tsk$log_path)
+  metrics <- log$results$scores[[1]]$metrics
+  expect_named(metrics, c("weighted", "level 1"))
+  # 1/4 * mean(1, 1/3) + 3/4 * 1/3: not the plain mean of the scores
+  expect_identical(metrics$weighted$value, live$estimate[live$group == "weighted"])
+  expect_identical(metrics$`level 1`$value, live$estimate[live$group == "level 1"])
+  expect_false(isTRUE(all.equal(metrics$weighted$value, mean(tsk$get_samples()$score))))
+  expect_identical(unname(tsk$metrics[["weighted"]]), metrics$weighted$value)
+  # the scorer and solver carry the benchmark's names
+  expect_equal(log$results$scores[[1]]$name, "arith_score")
+  expect_match(log$plan$steps[[1]]$solver, "^arith_solver")
+  expect_equal(log$eval$metadata$benchmark, "arith")
+})
+
+test_that("scores are logged exactly and metadata as key-value fields", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  text <- readLines(tsk$log_path)
+  expect_false(any(grepl("List of|\\$ :|@@pb:", text)))
+  log <- log_json(tsk$log_path)
+  first <- log$samples[[1]]
+  expect_identical(first$scores[[1]]$value, 1 / 3)
+  meta <- first$metadata
+  expect_true(all(lengths(meta) <= 1))
+  expect_equal(meta$level, 1L)
+  expect_identical(meta$cached, FALSE)
+  expect_equal(jsonlite::fromJSON(meta$answers), rep("4", 3))
+  score_meta <- first$scores[[1]]$metadata
+  expect_equal(score_meta$extracted, "4")
+  expect_equal(score_meta$target, "2")
+})
+
+test_that("the summary of the log file equals the live one", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_random(c("2", "4", "6"), seed = 3), view = FALSE)
+  from_log <- log_samples(tsk$log_path)
+  expect_identical(arith_summary(from_log), arith_summary(tsk))
+  expect_identical(from_log$score, tsk$get_samples()$score)
+  expect_identical(from_log$level, tsk$get_samples()$level)
+  expect_equal(from_log$solver_metadata[[2]]$answers, tsk$get_samples()$solver_metadata[[2]]$answers)
+})
+
+test_that("model usage counts every vote and judge call, per model, as get_cost() does", {
+  local_arith_benchmark()
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("^Judge", last_user_text(body))) {
+      list(text = "fine", usage = list(prompt_tokens = 7L, completion_tokens = 2L))
+    } else {
+      list(text = "4", usage = list(prompt_tokens = 11L, completion_tokens = 3L))
+    }
+  })
+  judge <- fake_chat(server, model = "judge-model")
+  tsk <- arith_task(solver = arith_solver(votes = 3), scorer = arith_scorer(judge),
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  logged <- log_usage(tsk$log_path)
+  logged <- logged[order(logged$model), ]
+  expected <- tibble::tibble(model = c("openai_compatible/fake-model",
+                                       "openai_compatible/judge-model"),
+                             input_tokens = c(4 * 3 * 11, 4 * 7),
+                             output_tokens = c(4 * 3 * 3, 4 * 2))
+  expect_equal(logged[c("model", "input_tokens", "output_tokens")], expected)
+  spent <- task_usage(tsk)
+  spent <- spent[order(spent$model), ]
+  expect_equal(logged[c("model", "input_tokens", "output_tokens")],
+               spent[c("model", "input_tokens", "output_tokens")])
+  # a sample's own usage is its three votes
+  sample_usage <- log_json(tsk$log_path)$samples[[1]]$model_usage[[1]]
+  expect_equal(c(sample_usage$input_tokens, sample_usage$output_tokens), c(33, 9))
+})
+
+test_that("a cached re-run costs nothing, says so, and gets its own task id", {
+  local_arith_benchmark()
+  server <- local_fake_openai(function(body, n) "4")
+  cache <- withr::local_tempdir()
+  dir <- withr::local_tempdir()
+  make <- function() arith_task(solver = arith_solver(votes = 2, cache = cache), dir = dir)
+  set.seed(1)
+  first <- make()
+  first$eval(solver_chat = fake_chat(server), view = FALSE)
+  set.seed(1)
+  second <- make()
+  second$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(server$count(), 8)
+  expect_equal(nrow(task_usage(second)), 0)
+  usage <- log_usage(second$log_path)
+  expect_equal(sum(usage$input_tokens + usage$output_tokens), 0)
+  expect_true(all(vapply(log_json(second$log_path)$samples, function(s) s$metadata$cached, TRUE)))
+  ids <- vapply(c(first$log_path, second$log_path), function(p) log_json(p)$eval$task_id, "")
+  runs <- vapply(c(first$log_path, second$log_path), function(p) log_json(p)$eval$run_id, "")
+  expect_false(ids[[1]] == ids[[2]])
+  expect_false(runs[[1]] == runs[[2]])
+  expect_length(list.files(dir, pattern = "\\.json$"), 2)
+})
+
+test_that("vitals_bind() combines tasks whose scorers used different score types", {
+  local_arith_benchmark()
+  numeric <- arith_task(dir = withr::local_tempdir())
+  numeric$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  factor_scorer <- function(samples, ...) {
+    list(score = factor(ifelse(samples$result == samples$target, "C", "I"),
+                        levels = c("I", "C"), ordered = TRUE))
+  }
+  graded <- ResultsTask$new(
+    dataset = tibble::tibble(input = c("x", "y"), target = c("4", "5")),
+    solver = generate_solver(cache = FALSE), scorer = factor_scorer, benchmark = "graded",
+    dir = withr::local_tempdir()
+  )
+  graded$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  both <- vitals::vitals_bind(arith = numeric, graded = graded)
+  expect_type(both$score, "double")
+  expect_equal(both$score[both$task == "graded"], c(1, 0))
+  expect_equal(both$id[both$task == "graded"], c("1", "2"))
+})
+
+test_that("a run whose requests all failed is logged with NA results", {
+  local_arith_benchmark()
+  server <- local_fake_openai(function(body, n) list(status = 401))
+  tsk <- arith_task(solver = arith_solver(votes = 1), dir = withr::local_tempdir())
+  expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                 class = "predictivebench_warning_all_failed")
+  expect_true(all(is.na(tsk$get_samples()$result)))
+  expect_true(file.exists(tsk$log_path))
+})
+
+test_that("epochs are logged and read back sample by sample", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir(), epochs = 2)
+  tsk$eval(solver_chat = baseline_random(c("2", "4"), seed = 2), view = FALSE)
+  back <- log_samples(tsk$log_path)
+  expect_equal(nrow(back), 8)
+  live <- tsk$get_samples()
+  expect_identical(back$epoch, as.integer(live$epoch))
+  expect_identical(back$score, live$score)
+  expect_identical(arith_summary(back), arith_summary(tsk))
+})
+
+test_that("a solver without metadata (vitals' generate()) is logged from its chats", {
+  server <- local_fake_openai(function(body, n) "4")
+  tsk <- ResultsTask$new(dataset = arith_dataset(), solver = vitals::generate(),
+                         scorer = arith_scorer(), benchmark = "plain",
+                         dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  expect_equal(log_usage(tsk$log_path)[c("model", "input_tokens", "output_tokens")],
+               task_usage(tsk)[c("model", "input_tokens", "output_tokens")])
+  meta <- log_json(tsk$log_path)$samples[[1]]$metadata
+  expect_equal(meta, list(level = 1L))
+  expect_named(tsk$metrics, "mean")
+  expect_equal(log_samples(tsk$log_path)$level, arith_dataset()$level)
+})

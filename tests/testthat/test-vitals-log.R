@@ -1,0 +1,108 @@
+test_that("flat_metadata() keeps scalars and writes longer values as JSON, reversibly", {
+  x <- list(kind = "numeric", n = 3L, ok = TRUE, value = 0.1 + 0.2, none = NULL,
+            missing = NA, votes = c(2L, NA, 3L), texts = c("a \"quoted\"\nline", "b"),
+            nested = list(a = 1, b = "x"), level = factor("hard"),
+            day = as.Date("2025-01-02"))
+  flat <- flat_metadata(x)
+  expect_true(all(lengths(flat) == 1))
+  expect_false(any(vapply(flat, is.list, TRUE)))
+  expect_equal(attr(flat, "json"), c("votes", "texts", "nested"))
+  expect_identical(flat$level, "hard")
+  expect_identical(flat$day, "2025-01-02")
+  back <- restore_metadata(flat)
+  expect_identical(back$votes, c(2L, NA, 3L))
+  expect_identical(back$texts, x$texts)
+  expect_equal(back$nested, list(a = 1, b = "x"))
+  expect_identical(back$value, x$value)
+  expect_true(is.na(back$none))
+  expect_error(flat_metadata(list(1, 2)), class = "predictivebench_error_argument")
+})
+
+test_that("metadata_pairs() gives each object's pairs, including awkward strings", {
+  flats <- list(flat_metadata(list(a = 1, b = "x\n}, {\"y\": @@pb:s:1:zz@@")),
+                flat_metadata(list()),
+                flat_metadata(list(c = paste0("\u00e9t\u00e9\t", "\001\\"), d = NA, e = 2.5, f = FALSE)))
+  pairs <- metadata_pairs(flats)
+  expect_length(pairs, 3)
+  expect_equal(pairs[[2]], "")
+  parsed <- lapply(pairs[c(1, 3)], function(p) jsonlite::parse_json(paste0("{", p, "}")))
+  expect_equal(parsed[[1]]$b, "x\n}, {\"y\": @@pb:s:1:zz@@")
+  expect_equal(parsed[[2]]$c, paste0("\u00e9t\u00e9\t", "\001\\"))
+  expect_null(parsed[[2]]$d)
+  expect_identical(parsed[[2]][c("e", "f")], list(e = 2.5, f = FALSE))
+})
+
+test_that("exact_number_json() reads back as the same double", {
+  x <- c(1 / 3, 0.1 + 0.2, 1, 0, 2 / 3 * 0.1, NA, 1e-20)
+  text <- exact_number_json(x)
+  expect_equal(text[[3]], "1")
+  expect_equal(text[[6]], "null")
+  back <- vapply(text[-6], function(t) jsonlite::parse_json(t), 1)
+  expect_identical(unname(back), x[-6])
+})
+
+test_that("empty and missing scorer metadata leave valid JSON beside a judge's grading", {
+  local_arith_benchmark()
+  scorer <- function(samples, ...) {
+    n <- nrow(samples)
+    list(score = rep(1, n),
+         scorer_chat = lapply(seq_len(n), function(i) samples$solver_chat[[i]]),
+         scorer_metadata = c(list(NULL, list()), rep(list(list(note = "ok")), n - 2)))
+  }
+  tsk <- arith_task(scorer = scorer, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  log <- log_json(tsk$log_path)
+  metas <- lapply(log$samples, function(s) s$scores[[1]]$metadata)
+  expect_named(metas[[1]], "grading")
+  expect_named(metas[[2]], "grading")
+  expect_equal(metas[[3]]$note, "ok")
+  back <- log_samples(tsk$log_path)
+  expect_equal(back$scorer_metadata[[3]], list(note = "ok"))
+})
+
+test_that("log_samples() takes vitals_log_read() output with the dataset", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("4"))
+  expect_false("level" %in% names(read))
+  back <- log_samples(read, dataset = arith_dataset())
+  expect_identical(arith_summary(back), arith_summary(tsk))
+  expect_error(log_samples(read, dataset = arith_dataset()[1:2, ]), "not in")
+  expect_error(log_samples(tempfile(fileext = ".json")),
+               class = "predictivebench_error_missing_file")
+})
+
+test_that("metadata_fields chooses the dataset columns a log carries", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir(), metadata_fields = character())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  expect_null(log_json(tsk$log_path)$samples[[1]]$metadata$level)
+  expect_false("level" %in% names(log_samples(tsk$log_path)))
+  expect_error(arith_task(dir = tempdir(), metadata_fields = "nope"), "lacks")
+})
+
+test_that("a field that is JSON in one sample is JSON in every sample", {
+  samples <- tibble::tibble(level = c(1L, 2L))
+  meta <- list(list(votes = 2L, note = "a"), list(votes = c(2L, 3L), note = "b"))
+  flats <- sample_metadata(samples, "level", meta)
+  expect_equal(attr(flats, "json"), "votes")
+  expect_equal(flats[[1]]$votes, "[2]")
+  expect_equal(flats[[1]]$level, 1L)
+  expect_equal(restore_metadata(flats[[1]], json = "votes")$votes, 2L)
+  clash <- sample_metadata(samples, "level", list(list(level = "x"), NULL))
+  expect_equal(clash[[1]]$solver_level, "x")
+})
+
+test_that("a list column of the dataset comes back as a list column", {
+  data <- arith_dataset()
+  data$sections <- list(2L, 3L, 1L, 4L)
+  tsk <- ResultsTask$new(dataset = data, solver = generate_solver(cache = FALSE),
+                         scorer = arith_scorer(), benchmark = "sections",
+                         metadata_fields = c("level", "sections"), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  back <- log_samples(tsk$log_path)
+  expect_type(back$sections, "list")
+  expect_identical(back$sections, data$sections)
+  expect_type(back$level, "integer")
+})
