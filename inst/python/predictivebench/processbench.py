@@ -172,17 +172,27 @@ def first_error_label(error_sections: Iterable[int]) -> int:
     return min(numbers) - 1 if numbers else -1
 
 
-def flatten_deltabench_record(record: Any, path: str, row: int,
-                              count_unuseful: bool = False) -> Dict[str, Any]:
-    """One DeltaBench record as a task-table row."""
+def _record_head(record: Any, problem_field: str, path: str, row: int) -> Tuple[str, str, str]:
+    """A record's id, the row label errors use from here on, and its problem text."""
     if not isinstance(record, dict):
         _fail(f"expected an object, found {type(record).__name__}", path, row)
     record_id = _text(record, "id", path, row)
     where = f"{row} (id {record_id})"
-    problem = _text(record, "question", path, where)
-    sections = record.get("sections")
-    if not isinstance(sections, list) or not sections:
-        _fail("sections must be a non-empty list", path, where, "sections")
+    return record_id, where, _text(record, problem_field, path, where)
+
+
+def _non_empty_list(record: Dict[str, Any], field: str, path: str, where: str) -> List[Any]:
+    value = record.get(field)
+    if not isinstance(value, list) or not value:
+        _fail(f"{field} must be a non-empty list", path, where, field)
+    return value
+
+
+def flatten_deltabench_record(record: Any, path: str, row: int,
+                              count_unuseful: bool = False) -> Dict[str, Any]:
+    """One DeltaBench record as a task-table row."""
+    record_id, where, problem = _record_head(record, "question", path, row)
+    sections = _non_empty_list(record, "sections", path, where)
     steps = []
     for number, section in enumerate(sections, start=1):
         field = f"sections[{number}].content"
@@ -232,14 +242,8 @@ def _optional_flag(value: Any, path: str, row: Any, field: str) -> Optional[bool
 
 def flatten_processbench_record(record: Any, path: str, row: int, split: str) -> Dict[str, Any]:
     """One ProcessBench record ``{id, generator, problem, steps, final_answer_correct, label}``."""
-    if not isinstance(record, dict):
-        _fail(f"expected an object, found {type(record).__name__}", path, row)
-    record_id = _text(record, "id", path, row)
-    where = f"{row} (id {record_id})"
-    problem = _text(record, "problem", path, where)
-    steps = record.get("steps")
-    if not isinstance(steps, list) or not steps:
-        _fail("steps must be a non-empty list", path, where, "steps")
+    record_id, where, problem = _record_head(record, "problem", path, row)
+    steps = _non_empty_list(record, "steps", path, where)
     for number, step in enumerate(steps):
         if not isinstance(step, str) or not step.strip():
             _fail(f"step {number} is empty", path, where, f"steps[{number}]")
