@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -104,16 +104,22 @@ def suite_format(suite: Dict[str, Any], path: str, name: str) -> str:
     return "paper" if paper else "current"
 
 
+def _require_keys(suite: Dict[str, Any], keys: Iterable[str], texts: Iterable[str], path: str,
+                  name: str) -> None:
+    """Every key present, and the text ones strings."""
+    for key in keys:
+        if key not in suite:
+            raise _field_error(f"suite '{name}' has no '{key}'", path, key)
+    for key in texts:
+        if not isinstance(suite[key], str):
+            raise _field_error(f"suite '{name}': '{key}' must be a string", path, key)
+
+
 def from_paper_suite(suite: Dict[str, Any], path: str, name: str) -> Dict[str, Any]:
     """A paper-format suite in the current schema: the same contexts, ``programs`` as the
     queries and ``premise`` (with ``query`` unless it is ``";;"``) as the text before each
     context's own, which the paper-era original joined without dropping empty parts."""
-    for key in PAPER_SUITE_KEYS:
-        if key not in suite:
-            raise _field_error(f"suite '{name}' has no '{key}'", path, key)
-    for key in ("premise", "query"):
-        if not isinstance(suite[key], str):
-            raise _field_error(f"suite '{name}': '{key}' must be a string", path, key)
+    _require_keys(suite, PAPER_SUITE_KEYS, ("premise", "query"), path, name)
     programs = suite["programs"]
     if (not isinstance(programs, list) or not programs
             or not all(isinstance(p, str) for p in programs)):
@@ -140,12 +146,7 @@ def validate_suite(suite: Dict[str, Any], path: str, name: str) -> None:
     The original asserts most of these and silently breaks on two: a query with a newline
     (the text/query split moves a line) and a repeated query (an assertion with no message).
     """
-    for key in SUITE_KEYS:
-        if key not in suite:
-            raise _field_error(f"suite '{name}' has no '{key}'", path, key)
-    for key in ("pretext", "posttext"):
-        if not isinstance(suite[key], str):
-            raise _field_error(f"suite '{name}': '{key}' must be a string", path, key)
+    _require_keys(suite, SUITE_KEYS, ("pretext", "posttext"), path, name)
     queries = suite["queries"]
     if not isinstance(queries, list) or not queries:
         raise _field_error(f"suite '{name}': 'queries' must be a non-empty list of strings",
