@@ -118,11 +118,11 @@ ResultsTask <- R6::R6Class(
     },
 
     #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
-    #' `headline = NULL`, every group of its summary on this run.
+    #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()].
     measure = function() {
       if (private$pb_all_groups && private$scored) {
         summary <- benchmark_entry(self$benchmark)$summary
-        private$metric_fns <- summary_metrics(summary, check_summary_rows(summary(self))$group)
+        private$metric_fns <- summary_metrics(summary, summary_keys(quiet_summary(summary, self)))
       }
       super$measure()
     },

@@ -13,13 +13,13 @@ arith_dataset <- function() {
 
 arith_summary <- function(x) {
   samples <- if (inherits(x, "Task")) x$get_samples() else x
-  rows <- grouped_summary(samples$score, by = paste("level", samples$level), limits = c(0, 1))
-  names(rows)[names(rows) == "mean"] <- "estimate"
+  rows <- grouped_summary(samples$score, by = paste("level", samples$level), metric = "score",
+                          limits = c(0, 1))
   by_level <- rows[rows$group != "overall", ]
   weighted <- sum(by_level$estimate * c(0.25, 0.75))
-  rbind(tibble::tibble(group = "weighted", estimate = weighted, lower = max(0, weighted - 0.1),
-                       upper = min(1, weighted + 0.1), n = sum(by_level$n),
-                       n_missing = sum(by_level$n_missing)), rows)
+  rbind(tibble::tibble(group = "weighted", metric = "score", estimate = weighted,
+                       lower = max(0, weighted - 0.1), upper = min(1, weighted + 0.1),
+                       n = sum(by_level$n), n_missing = sum(by_level$n_missing)), rows)
 }
 
 local_arith_benchmark <- function(name = "arith", .env = parent.frame()) {
