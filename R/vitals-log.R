@@ -309,6 +309,13 @@ log_text <- function(input) {
   paste(texts, collapse = "\n")
 }
 
+# vitals::vitals_log_read() output: a sample's columns without vitals' `scorer` column, which
+# every scored task's $get_samples() and log_samples() of a file have.
+is_log_read <- function(x) {
+  all(c("id", "epoch", "input", "target", "result", "score", "solver_chat") %in% names(x)) &&
+    !"scorer" %in% names(x)
+}
+
 log_samples_frame <- function(x, dataset) {
   if (!all(c("id", "score") %in% names(x))) {
     abort_pb("{.arg x} must be a log file or {.fn vitals::vitals_log_read} output.", "argument")
