@@ -15,6 +15,9 @@
 #' * **One score convention.** Scores are stored as numbers in `[0, 1]` ([as_score()]
 #'   converts `I`/`P`/`C` factors and logicals), and `id` as character, so
 #'   [vitals::vitals_bind()] combines any predictivebench tasks.
+#' * **Explanations.** A scorer's `explanation` is logged as the score's explanation, also
+#'   when the scorer used a chat (a judge), where vitals would show the judge's last reply
+#'   instead; the judge's conversation stays in the score's `grading` metadata.
 #' * **Named steps.** The solver and scorer are logged as `solver_name` and `scorer_name`
 #'   (by default `<benchmark>_solver` and `<benchmark>_score`) instead of the argument names
 #'   vitals would see ("solver", "scorer").
@@ -159,7 +162,10 @@ ResultsTask <- R6::R6Class(
         scores = samples$score,
         metadata = list(benchmark = self$benchmark, dataset_fields = private$pb_fields,
                         solver_json = attr(solver_flat, "json"),
-                        scorer_json = attr(scorer_flat, "json"))
+                        scorer_json = attr(scorer_flat, "json")),
+        explanations = if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
+          as.character(samples$scorer_explanation)
+        }
       )
       self$log_path <- path
       invisible(path)
