@@ -3,7 +3,7 @@
 
 #' Tag a summary for plotting
 #'
-#' `benchmark_summary()` marks a summary tibble (columns `group`, `estimate` or `mean`,
+#' `benchmark_summary()` marks a summary tibble (columns `group`, `metric`, `estimate`,
 #' `lower`, `upper`, `n`) with what its groups are and what its interval is, so that
 #' `ggplot2::autoplot()` draws it with [autoplot_summary()]. Benchmarks return their
 #' summaries this way.
@@ -34,9 +34,11 @@ benchmark_summary <- function(rows, benchmark, by = "group",
 #' Plot a benchmark summary or a leaderboard
 #'
 #' @description
-#' `autoplot_summary()` draws any summary tibble (columns `group`, `estimate` or `mean`,
+#' `autoplot_summary()` draws any summary tibble (columns `group`, `metric`, `estimate`,
 #' `lower`, `upper`, `n`) as one bar per group with its interval as whiskers, and the number
-#' of samples behind each bar written on it; the title says what the interval is.
+#' of samples behind each bar written on it; the axis and subtitle say what the interval
+#' is. A summary with several rows per group (one per metric, such as ProcessBench's
+#' accuracies and F1) gets one panel per metric.
 #' `autoplot()` of a [benchmark_summary()] calls it with the summary's own labels.
 #'
 #' `autoplot()` of a [leaderboard()] draws one panel per benchmark and headline metric,
@@ -57,11 +59,15 @@ benchmark_summary <- function(rows, benchmark, by = "group",
 autoplot_summary <- function(summary, title = NULL, by = "group",
                              interval = "95% confidence interval") {
   rlang::check_installed("ggplot2", "to plot a summary.")
-  data <- as.data.frame(check_summary_rows(summary))
+  rows <- check_summary_rows(summary)
+  data <- as.data.frame(rows[summary_columns])
+  # one bar per headline key: per group, or per group within a panel per metric
+  several <- !identical(summary_keys(rows), as.character(rows$group))
   data$group <- factor(data$group, levels = unique(data$group))
+  data$metric <- factor(data$metric, levels = unique(data$metric))
   data$label <- paste0("n = ", data$n)
-  ggplot2::ggplot(data, ggplot2::aes(x = .data$group, y = .data$estimate)) +
-    ggplot2::geom_col(fill = "grey70") +
+  plot <- ggplot2::ggplot(data, ggplot2::aes(x = .data$group, y = .data$estimate)) +
+    ggplot2::geom_col(fill = "grey70", na.rm = TRUE) +
     ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lower, ymax = .data$upper), width = 0.2,
                            na.rm = TRUE) +
     ggplot2::geom_text(ggplot2::aes(y = 0, label = .data$label), vjust = -0.5, size = 3) +
@@ -69,8 +75,13 @@ autoplot_summary <- function(summary, title = NULL, by = "group",
       x = by, y = paste0("Estimate (0-1) with ", interval),
       title = title %||% "Summary by group",
       subtitle = paste0("Bars: estimate. Whiskers: ", interval,
-                        ". n: samples behind each bar.")
+                        " (none where not computed). n: samples behind each bar.")
     )
+  if (several) {
+    plot <- plot + ggplot2::facet_wrap(ggplot2::vars(.data$metric)) +
+      ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 30, hjust = 1))
+  }
+  plot
 }
 
 #' @rdname autoplot_summary

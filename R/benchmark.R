@@ -4,8 +4,9 @@
 #                        checked against the benchmark's schema, optionally cut to `limit`
 #   dataset_solver()     a solver that needs dataset columns besides `input`
 #   bind_dataset()       gives such a solver the task's dataset (benchmark_task() does it)
-#   benchmark_task()     the vitals Task, with the core arguments every <bench>_task() takes
-#   benchmark_samples()  results out: an evaluated Task or its samples (a vitals log: issue 12)
+#   benchmark_task()     the vitals Task (a ResultsTask), with the core arguments every
+#                        <bench>_task() takes
+#   benchmark_samples()  results out: an evaluated Task, its samples, or its vitals log
 #   summary_rows()       (R/metrics.R) the rows of every <bench>_summary()
 #
 # A benchmark's file then holds only what is its own: prompts, solver, scorer and summary.
@@ -187,10 +188,17 @@ bound_rows <- function(dataset, row, epoch) {
 NULL
 
 # The one way a <bench>_task() builds its vitals Task: checks the core arguments, cuts the
-# dataset to `limit`, binds it to a dataset_solver(), and passes `metrics` (issue 12) on.
+# dataset to `limit`, binds it to a dataset_solver(), and builds a ResultsTask named after
+# `benchmark` (its registered name), so the log shows the benchmark's headline metrics
+# (from its registered summary, unless `metrics` is given), its named solver and scorer
+# ("<benchmark>_solver", "<benchmark>_score"), the dataset columns `metadata_fields` as
+# key-value metadata (NULL: every one-value column), numeric 0-1 scores and true usage.
+# Transitional: a benchmark that does not pass `benchmark` yet gets a plain vitals Task (its
+# scores are not converted); once every <bench>_task() passes it, make it required.
 benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
                            dir = vitals::vitals_log_dir(), name, limit = NULL,
-                           metrics = NULL, call = rlang::caller_env()) {
+                           metrics = NULL, benchmark = NULL, metadata_fields = NULL,
+                           call = rlang::caller_env()) {
   if (!is.data.frame(dataset) || !all(c("input", "target") %in% names(dataset))) {
     abort_pb("{.arg dataset} must be a task table with {.field input} and {.field target}.",
              "argument", call = call)
@@ -199,33 +207,39 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   if (!is.function(scorer)) abort_pb("{.arg scorer} must be a function.", "argument", call = call)
   if (!is.null(epochs)) check_count(epochs, call = call)
   check_string(name, call = call)
+  check_string(benchmark, allow_null = TRUE, call = call)
   check_limit(limit, call = call)
   dataset <- take_rows(dataset, limit)
-  # The name `solver` is what vitals records as the solver's name in the log.
   solver <- bind_dataset(solver, dataset)
-  vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer, metrics = metrics,
-                   epochs = epochs, name = name, dir = dir)
+  if (is.null(benchmark)) {
+    return(vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer,
+                            metrics = metrics, epochs = epochs, name = name, dir = dir))
+  }
+  ResultsTask$new(dataset = dataset, solver = solver, scorer = scorer, benchmark = benchmark,
+                  metrics = metrics, epochs = epochs, name = name, dir = dir,
+                  metadata_fields = metadata_fields)
 }
 
 # ---- Results -------------------------------------------------------------------------------
 
-# The samples a summary reads: from an evaluated Task, or its `$get_samples()` tibble, with
-# the columns `needed` and the grouping column `by` (NULL for none). `what` completes
+# The samples a summary reads: from an evaluated Task, its `$get_samples()` tibble, a log
+# file it wrote, or vitals::vitals_log_read() output, with the columns `needed` and the
+# grouping column `by` (NULL for none). A log file is read by log_samples(), which restores
+# the dataset columns and metadata the task logged; vitals_log_read() output has none, so it
+# must already have them (log_samples(x, dataset = ) adds the dataset's). `what` completes
 # "{.arg x} must be ..." in the error.
-# A vitals log (a path, or vitals::vitals_log_read() output) plugs in here (issue 12): read
-# it, then restore the benchmark's columns from the samples' metadata before the check.
 benchmark_samples <- function(x, needed = character(), what, by = NULL,
                               call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
-  if (rlang::is_string(x) && grepl("\\.(json|eval)$", x)) {
-    abort_pb(
-      c("Reading results from a vitals log file is not supported yet.",
-        i = "Pass the evaluated task, or its {.code $get_samples()}."),
-      "argument", file = x, call = call
-    )
-  }
+  if (rlang::is_string(x)) x <- log_samples(x)
+  from_log_read <- is.data.frame(x) && is_log_read(x)
+  if (from_log_read) x <- log_samples(x)
   if (!is.data.frame(x) || !all(needed %in% names(x))) {
-    abort_pb(paste("{.arg x} must be", what), "argument", call = call)
+    hint <- if (from_log_read) {
+      c(i = paste("{.fn vitals::vitals_log_read} drops the dataset's columns: pass the log",
+                  "file itself, or add them with {.code log_samples(x, dataset = )}."))
+    }
+    abort_pb(c(paste("{.arg x} must be", what), hint), "argument", call = call)
   }
   if (!is.null(by) && !(rlang::is_string(by) && by %in% names(x))) {
     abort_pb("There is no column {.field {by}} to group by.", "argument", field = by,

@@ -1,6 +1,15 @@
 # DeltaBench's own section-level protocol: one critique per long chain of thought, every
 # erroneous section named, scored by precision/recall over section sets.
 
+deltabench_interval <- "95% normal interval (macro means and accuracies; none for micro)"
+
+rlang::on_load(register_benchmark(
+  "deltabench", "deltabench_summary",
+  headline = c("overall f1_macro", "overall precision_macro", "overall recall_macro",
+               "overall accuracy"),
+  by = "task", interval = deltabench_interval
+))
+
 #' Flatten DeltaBench or ProcessBench files into a task table
 #'
 #' @description
@@ -295,7 +304,15 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'   `target` (the gold sections, as text).
 #' * `deltabench_solver()` sends each prompt once through [generate_solver()] (cache,
 #'   retries, failure isolation).
-#' * `deltabench_scorer()` scores each critique (see "Scores").
+#' * `deltabench_scorer()` scores each critique (see "Scores"). Its explanation says what
+#'   the critique concluded and which sections it named vs the gold sections.
+#'
+#' The task is a [ResultsTask]: its log (see `vitals::vitals_view()`) shows
+#' [deltabench_summary()]'s overall macro F1, precision and recall and its accuracy as
+#' headline metrics, the scorer as `deltabench_score`, each sample's `label`, `task_l1`,
+#' `task_l2`, `error_sections` and `unuseful_sections` and the scorer's metadata as
+#' key-value fields, and the model usage `$get_cost()` reports (cached critiques cost
+#' nothing).
 #'
 #' @section Scores:
 #' The per-sample score is the critique's section F1 (0 to 1) for a sample with errors; for
@@ -332,7 +349,8 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' @param solver,scorer By default `deltabench_solver()` and `deltabench_scorer()`.
 #' @inheritParams processbench_task
 #' @returns `deltabench_dataset()` a tibble; `deltabench_solver()` and `deltabench_scorer()`
-#'   functions for [vitals::Task]; `deltabench_task()` a [vitals::Task]. The scorer's
+#'   functions for [vitals::Task]; `deltabench_task()` a [ResultsTask] (a [vitals::Task]).
+#'   The scorer's
 #'   `scorer_metadata` holds `judge`, `predicted`, `gold`, `tp`, `fp`, `fn`, `precision`,
 #'   `recall`, `f1` and `correct`.
 #' @family processbench and deltabench
@@ -350,7 +368,9 @@ deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_
                             limit = NULL) {
   dataset <- deltabench_with_prompts(dataset)
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit)
+                 limit = limit, benchmark = "deltabench",
+                 metadata_fields = c("label", "task_l1", "task_l2", "error_sections",
+                                     "unuseful_sections"))
 }
 
 deltabench_with_prompts <- function(dataset) {
@@ -402,6 +422,7 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
     score <- ifelse(scored$has_error, scored$f1, as.double(scored$judge == 0))
     list(
       score = score,
+      explanation = deltabench_explanation(scored, samples$target),
       scorer_metadata = lapply(seq_len(nrow(scored)), function(i) {
         list(judge = scored$judge[[i]], predicted = scored$predicted[[i]],
              gold = sort(unique(c(samples$error_sections[[i]], samples$unuseful_sections[[i]]))),
@@ -411,6 +432,18 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
       })
     )
   }
+}
+
+# Why a critique scored what it did: what it concluded and named vs the gold sections.
+deltabench_explanation <- function(scored, target) {
+  named <- vapply(scored$predicted, function(p) {
+    if (length(p)) paste("errors in sections", paste(p, collapse = ", ")) else "errors"
+  }, "")
+  said <- ifelse(scored$judge %in% 1L, named, "no error")
+  how <- ifelse(scored$has_error, paste0("F1 ", format(scored$f1, digits = 3)),
+                ifelse(scored$judge %in% 0L, "correct", "wrong"))
+  ifelse(scored$failed, "no critique (the request failed): not scored",
+         paste0("critique: ", said, " vs gold ", target, ": ", how))
 }
 
 #' DeltaBench headline numbers
@@ -433,7 +466,8 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
 #' macro and micro metrics, error-free ones for `error_free_accuracy`, all answered ones for
 #' `accuracy`).
 #'
-#' @param x An evaluated [deltabench_task()] or its `$get_samples()` tibble.
+#' @param x An evaluated [deltabench_task()], its `$get_samples()` tibble, or the log file
+#'   it wrote (or that log read by [log_samples()]).
 #' @param by The grouping column (default `"task_l1"`), or `NULL`.
 #' @param clip_predictions See [deltabench_score_critiques()]; the default keeps the
 #'   original's rule.
@@ -445,7 +479,12 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
 #'   `"recall_micro"`, `"f1_micro"`, `"accuracy"`, `"error_free_accuracy"`): `group`,
 #'   `metric`, `estimate`, `lower`, `upper` (95% normal intervals for the means; `NA` for
 #'   the micro metrics), `n`, and the group's counts `n_with_errors`, `n_error_free` and
-#'   `n_failed` (samples without a critique, counted in the first two as well).
+#'   `n_failed` (samples without a critique, counted in the first two as well). Its class
+#'   `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws a panel per metric and
+#'   a bar per group (see [autoplot_summary()]). The rows `"overall f1_macro"`,
+#'   `"overall precision_macro"`, `"overall recall_macro"` and `"overall accuracy"` (their
+#'   keys, see [summary_keys()]) are the task's headline metrics: the numbers the log's
+#'   header shows in `vitals_view()`.
 #' @family processbench and deltabench
 #' @export
 #' @examples
@@ -456,12 +495,18 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
 #'   result = c("Conclusion: yes\nError Section Number: 2", "Conclusion: no error", NA)
 #' )
 #' deltabench_summary(samples)
+#' # a task's summary, read from its log file, and its plot
+#' tsk <- deltabench_task(dir = tempfile(), solver = deltabench_solver(cache = FALSE))
+#' tsk$eval(solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2"),
+#'          view = FALSE)
+#' s <- deltabench_summary(tsk$log_path)
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
                                failed = c("drop", "zero")) {
   failed <- rlang::arg_match(failed)
   x <- benchmark_samples(
     x, c("result", "error_sections", "unuseful_sections"),
-    "an evaluated DeltaBench task or its samples (with {.field result}, {.field error_sections} and {.field unuseful_sections}).",
+    "an evaluated DeltaBench task, its log file, or its samples (with {.field result}, {.field error_sections} and {.field unuseful_sections}).",
     by = by
   )
   unuseful <- lapply(x$unuseful_sections, function(s) s %||% integer())
@@ -495,7 +540,8 @@ deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
       class = "predictivebench_message_failed"
     )
   }
-  do.call(rbind, rows)
+  benchmark_summary(do.call(rbind, rows), "deltabench", by = by %||% "group",
+                    interval = deltabench_interval)
 }
 
 deltabench_group_row <- function(group, s, failed) {

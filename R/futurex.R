@@ -2,6 +2,16 @@
 
 futurex_weights <- c(`1` = 0.1, `2` = 0.2, `3` = 0.3, `4` = 0.4)
 
+futurex_interval <- c(
+  normal = "95% normal interval (levels' standard errors combined)",
+  bootstrap = "95% bootstrap interval (items resampled within levels)"
+)
+
+rlang::on_load(register_benchmark(
+  "futurex", "futurex_summary", headline = c("overall", paste("level", 1:4)), by = "level",
+  interval = futurex_interval[["normal"]]
+))
+
 #' Flatten FutureX files into a task table
 #'
 #' Runs the Python flattener on a FutureX question set or predictions file (a JSON array of
@@ -40,7 +50,15 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' * `futurex_dataset()` reads a task table (by default the bundled sample of eleven
 #'   fictional questions).
 #' * `futurex_solver()` sends each `input` as one user message.
-#' * `futurex_scorer()` scores each answer in `[0, 1]`; see "Scoring".
+#' * `futurex_scorer()` scores each answer in `[0, 1]`; see "Scoring". Its explanation
+#'   says why: the kind of item and the extracted answer vs the target (and the values
+#'   compared, for numeric items).
+#'
+#' The task is a [ResultsTask]: its log (see `vitals::vitals_view()`) shows
+#' [futurex_summary()]'s overall score and each level's as headline metrics, the scorer as
+#' `futurex_score`, each item's `level`, `std` and `end_time` and the scorer's metadata as
+#' key-value fields, and model usage that counts the judge's requests too (as `$get_cost()`
+#' does; cached answers cost nothing).
 #'
 #' @section Scoring:
 #' The answer is the content of the **first** `\boxed{...}` up to the first `}`, or the whole
@@ -94,7 +112,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'   `futurex_scorer()`.
 #' @inheritParams generate_solver
 #' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
-#'   functions for [vitals::Task]; `futurex_task()` a [vitals::Task].
+#'   functions for [vitals::Task]; `futurex_task()` a [ResultsTask] (a [vitals::Task]).
 #' @family futurex
 #' @export
 #' @examples
@@ -107,7 +125,8 @@ futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
                          name = "futurex", limit = NULL) {
   dataset <- validate_task_table(dataset, "futurex")
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit)
+                 limit = limit, benchmark = "futurex",
+                 metadata_fields = c("level", "std", "end_time"))
 }
 
 #' @rdname futurex_task
@@ -139,12 +158,16 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
     scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache)
     out <- list(
       score = scores$score,
+      explanation = futurex_explanation(scores, samples$target),
       scorer_chat = if (!is.null(scorer_chat)) scores$chat,
       scorer_metadata = lapply(seq_len(nrow(scores)), function(i) {
-        list(kind = scores$kind[[i]], extracted = scores$extracted[[i]],
-             pred_value = scores$pred_value[[i]], truth_value = scores$truth_value[[i]],
-             normalization = scores$normalization[[i]],
-             judge_error = scores$judge_error[[i]])
+        meta <- list(kind = scores$kind[[i]], extracted = scores$extracted[[i]],
+                     pred_value = scores$pred_value[[i]], truth_value = scores$truth_value[[i]],
+                     normalization = scores$normalization[[i]],
+                     judge_error = scores$judge_error[[i]])
+        # the judge's requests for this item (none for items it never saw)
+        if (!is.null(scorer_chat)) meta <- c(meta, scores$judge_usage[[i]])
+        meta
       })
     )
     out[!vapply(out, is.null, TRUE)]
@@ -184,8 +207,10 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
   }
   judge_error <- rep(NA_character_, n)
   chats <- NULL
+  judge_usage <- rep(list(list(cached = TRUE, input_tokens = 0, output_tokens = 0, cost = 0)), n)
   if (!is.null(normalized)) {
     judge_error[numeric] <- normalized$error
+    judge_usage[numeric] <- normalized$usage
     # vitals reads the last turn of every scorer chat, so items the judge never saw get a
     # conversation that says so instead of an empty clone.
     chats <- lapply(kind, function(k) unjudged_chat(scorer_chat, k))
@@ -196,9 +221,25 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
     extracted = extract_boxed(ifelse(is.na(answers), NA_character_, answers), which = "first",
                               rule = "first_brace", fallback = "text"),
     pred_value = pred_value, truth_value = truth_value, normalization = normalization,
-    judge_error = judge_error, chat = chats %||% rep(list(NULL), n)
+    judge_error = judge_error, judge_usage = judge_usage, chat = chats %||% rep(list(NULL), n)
   )
 }
+
+# Why each item scored what it did: the kind of item and the extracted answer vs the target
+# (with the values compared, for numeric items).
+futurex_explanation <- function(scores, target) {
+  values <- ifelse(
+    scores$kind == "numeric" & !is.na(scores$normalization),
+    paste0(" (values ", format_value(scores$pred_value), " vs ",
+           format_value(scores$truth_value),
+           ifelse(scores$normalization == "llm", ", normalized by the judge", ""), ")"),
+    ""
+  )
+  ifelse(is.na(scores$score), "no answer (the request failed): not scored",
+         paste0(scores$kind, ": extracted ", scores$extracted, " vs ", target, values))
+}
+
+format_value <- function(x) ifelse(is.na(x), "none", format(x, digits = 15, trim = TRUE))
 
 unjudged_chat <- function(scorer_chat, kind) {
   why <- if (kind == "numeric") "it has no answer" else paste("it is a", kind, "item")
@@ -309,7 +350,8 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
                   "The judge's reply has no GROUND_TRUTH_VALUE and PREDICTION_VALUE numbers.",
                   res$error)
   list(pred = ifelse(ok, pred, NA_real_), truth = ifelse(ok, truth, NA_real_),
-       chat = res$chat, error = error)
+       chat = res$chat, error = error,
+       usage = lapply(seq_len(nrow(res)), function(i) usage_metadata(res, i)))
 }
 
 #' FutureX headline numbers
@@ -323,20 +365,29 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
 #' interval rather than a zero-width one (see [mean_ci()]), and its width stands in for that
 #' level's standard error in the overall interval.
 #'
-#' @param x An evaluated [futurex_task()], its `$get_samples()` tibble, or the result of
+#' @param x An evaluated [futurex_task()], its `$get_samples()` tibble, the log file it
+#'   wrote (or that log read by [log_samples()]; [vitals::vitals_log_read()] output lacks
+#'   `level`: add it with `log_samples(x, dataset = futurex_dataset())`), or the result of
 #'   [futurex_score()].
 #' @param method Interval method, `"normal"` or `"bootstrap"`.
 #' @param times,seed Bootstrap resamples and seed.
 #' @returns A tibble with rows `overall` and `level 1` to `level 4`, in the columns every
 #'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
-#'   `n_missing` (items skipped: no answer) and `weight`.
+#'   `n_missing` (items skipped: no answer) and `weight`. Its class `benchmark_summary` gives
+#'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot_summary()]). The
+#'   rows `overall` and `level 1` to `level 4` are the task's headline metrics: the numbers
+#'   the log's header shows in `vitals_view()`.
 #' @family futurex
 #' @export
 #' @examples
 #' tsk <- futurex_task(dir = tempfile())
 #' tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
-#' futurex_summary(tsk)
+#' s <- futurex_summary(tsk)
+#' s
+#' # the same numbers from the log file
+#' futurex_summary(tsk$log_path)
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1) {
   method <- rlang::arg_match(method)
   items <- futurex_items(x)
@@ -362,7 +413,8 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     cli::cli_inform("{skipped} item{?s} without an answer {?was/were} skipped.",
                     class = "predictivebench_message_skipped")
   }
-  rbind(top, by_level)
+  benchmark_summary(rbind(top, by_level), "futurex", by = "level",
+                    interval = futurex_interval[[method]])
 }
 
 futurex_overall_interval <- function(items, by_level, method, times, seed) {
@@ -397,7 +449,8 @@ futurex_items <- function(x, call = rlang::caller_env()) {
   if (inherits(x, "futurex_scores")) return(x$items)
   x <- benchmark_samples(
     x, c("level", "score"),
-    "an evaluated FutureX task, its samples, or {.fn futurex_score} output.", call = call
+    "an evaluated FutureX task, its samples or log file, or {.fn futurex_score} output.",
+    call = call
   )
   tibble::tibble(id = x$id, level = x$level, score = as.double(x$score))
 }

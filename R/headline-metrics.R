@@ -14,19 +14,23 @@
 #' `summary_metrics()` returns metric functions that compute the benchmark's summary on the
 #' task being measured (found on the call stack, so they work in any [vitals::Task], and
 #' the summary is computed once for all of them) and return its `estimate` for one headline
-#' row each, unchanged: the header then shows exactly what the summary prints.
+#' row each, named by the row's key ([summary_keys()]), unchanged: the header then shows exactly what the summary prints.
 #' `benchmark_metrics()` does the same for a registered benchmark (see
 #' [register_benchmark()]); for an unregistered one, it gives `mean`, the mean of the scores
 #' that are not `NA`; for one registered with `headline = NULL` (groups that depend on the
 #' data), `NULL`: a [ResultsTask] then reports every group of the summary.
 #'
 #' @param summary A summary function (see [register_benchmark()]).
-#' @param headline The summary's `group` values to report, the first being the primary one.
+#' @param headline The headline keys of the summary rows to report (see [summary_keys()]:
+#'   the `group`, or `"<group> <metric>"` when groups have several rows), the first being
+#'   the viewer's primary metric.
 #' @param benchmark A benchmark name.
 #' @returns A named list of functions, for `metrics =` of [vitals::Task].
 #' @export
 #' @examples
 #' summary <- function(x) grouped_summary(x$get_samples()$score, limits = c(0, 1))
+#' # the keys of its rows: "overall"; a summary with several metrics per group has keys
+#' # such as "overall f1" (see summary_keys())
 #' tsk <- vitals::Task$new(
 #'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4")),
 #'   solver = generate_solver(cache = FALSE),
@@ -38,18 +42,12 @@
 #' tsk$metrics
 summary_metrics <- function(summary, headline = "overall") {
   if (!is.function(summary)) abort_pb("{.arg summary} must be a function.", "argument")
-  if (!is.character(headline) || !length(headline) || anyNA(headline)) {
-    abort_pb("{.arg headline} must name at least one summary group.", "argument")
-  }
+  check_headline(headline)
   state <- new.env(parent = emptyenv())
-  metrics <- lapply(headline, function(row) {
+  metrics <- lapply(headline, function(key) {
     function(scores) {
       rows <- measured_summary(state, summary, scores)
-      value <- rows$estimate[rows$group == row]
-      if (length(value) != 1) {
-        abort_pb("The summary has no single {.val {row}} row.", "argument", field = "group")
-      }
-      as.double(value)
+      as.double(headline_rows(rows, key)$estimate)
     }
   })
   names(metrics) <- headline
@@ -74,11 +72,18 @@ measured_summary <- function(state, summary, scores) {
   task <- measured_task(scores)
   samples <- task$get_samples()
   if (!identical(state$task, task) || !identical(state$samples, samples)) {
-    state$rows <- check_summary_rows(summary(task))
+    # the summary's notes (skipped items, tiny groups) are for the user who calls it
+    state$rows <- check_summary_rows(quiet_summary(summary, task))
     state$task <- task
     state$samples <- samples
   }
   state$rows
+}
+
+quiet_summary <- function(summary, x) {
+  withCallingHandlers(summary(x), message = function(m) {
+    if (any(startsWith(class(m), "predictivebench_message"))) invokeRestart("muffleMessage")
+  })
 }
 
 # vitals calls metric(self$get_samples()$score) inside the Task's private apply_metrics():
@@ -92,14 +97,74 @@ measured_task <- function(scores) {
              i = "Give them as {.code metrics =} to {.code vitals::Task$new()}."), "argument")
 }
 
-# A summary as rows with `group`, `estimate`, `lower`, `upper`, `n`.
-check_summary_rows <- function(rows) {
-  if (!is.data.frame(rows)) abort_pb("A summary must return a data frame.", "argument")
-  if (!"estimate" %in% names(rows) && "mean" %in% names(rows)) rows$estimate <- rows$mean
-  missing <- setdiff(c("group", "estimate", "lower", "upper", "n"), names(rows))
+# A summary in the shape every <bench>_summary() returns (see summary_rows()): the columns
+# `group`, `metric`, `estimate`, `lower`, `upper` and `n`, then the benchmark's own.
+check_summary_rows <- function(rows, call = rlang::caller_env()) {
+  if (!is.data.frame(rows)) {
+    abort_pb("A summary must return a data frame.", "argument", call = call)
+  }
+  missing <- setdiff(summary_columns, names(rows))
   if (length(missing)) {
-    abort_pb("A summary must have the columns group, estimate, lower, upper and n.",
-             "argument", field = missing[[1]])
+    abort_pb("A summary must have the columns {.field {summary_columns}}.", "argument",
+             field = missing[[1]], call = call)
   }
   tibble::as_tibble(rows)
+}
+
+summary_columns <- c("group", "metric", "estimate", "lower", "upper", "n")
+
+#' The headline key of each summary row
+#'
+#' @description
+#' Log headers, [leaderboard()] rows and plots name a summary row by one key: its `group`
+#' when every group of the summary has one row (FutureX: `"overall"`, `"level 1"`, ...), else
+#' `"<group> <metric>"` (ProcessBench: `"overall f1"`, `"overall error_acc"`, ...,
+#' `"mean of groups f1"`). The `headline` of [register_benchmark()] and
+#' [summary_metrics()] lists such keys.
+#'
+#' @param rows A summary: a tibble with the columns `group`, `metric`, `estimate`, `lower`,
+#'   `upper` and `n` (as [grouped_summary()] returns).
+#' @returns A character vector, one key per row.
+#' @family metrics
+#' @export
+#' @examples
+#' summary_keys(grouped_summary(c(1, 0, 1), by = c("a", "b", "b")))
+#' two <- rbind(grouped_summary(c(1, 0), metric = "accuracy"),
+#'              grouped_summary(c(0.5, 1), metric = "f1"))
+#' summary_keys(two)
+summary_keys <- function(rows) {
+  rows <- check_summary_rows(rows)
+  group <- as.character(rows$group)
+  keys <- if (anyDuplicated(group)) paste(group, rows$metric) else group
+  if (anyDuplicated(keys)) {
+    abort_pb("Summary row {.val {keys[duplicated(keys)][1]}} appears twice.", "argument",
+             row = which(duplicated(keys))[1], field = "metric")
+  }
+  keys
+}
+
+# The rows of `rows` with the headline keys `keys`, in that order; a key the summary lacks is
+# an error naming the keys it has.
+headline_rows <- function(rows, keys, call = rlang::caller_env()) {
+  all_keys <- summary_keys(rows)
+  at <- match(keys, all_keys)
+  if (anyNA(at)) {
+    abort_pb(c("The summary has no single {.val {keys[is.na(at)][1]}} row.",
+               i = "Its rows are {.val {all_keys}}."), "argument", field = "group",
+             call = call)
+  }
+  out <- rows[at, , drop = FALSE]
+  out$key <- keys
+  out
+}
+
+check_headline <- function(headline, allow_null = FALSE, call = rlang::caller_env()) {
+  if (allow_null && is.null(headline)) return(invisible(headline))
+  if (!is.character(headline) || !length(headline) || anyNA(headline)) {
+    what <- if (allow_null) "at least one summary row, or be {.code NULL}" else
+      "at least one summary row"
+    abort_pb(paste0("{.arg headline} must name ", what, " (see {.fn summary_keys})."),
+             "argument", call = call)
+  }
+  invisible(headline)
 }

@@ -15,7 +15,8 @@
 #'
 #' @param ... Tasks, log files or directories.
 #' @returns A tibble of class `benchmark_leaderboard`: `benchmark`, `model`, `metric` (the
-#'   summary's group), `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
+#'   summary row's headline key, [summary_keys()]: its group, such as `"overall"`, or
+#'   `"<group> <metric>"`, such as `"overall f1"`), `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
 #'   `interval` (what `lower` and `upper` are) and `source` (the log file, or `NA` for a
 #'   task without one).
 #' @export
@@ -83,9 +84,8 @@ log_board_rows <- function(path, label) {
 board_rows <- function(benchmark, model, x, source) {
   entry <- benchmark_entry(benchmark)
   rows <- check_summary_rows(entry$summary(x))
-  headline <- entry$headline %||% rows$group
-  rows <- rows[match(headline, rows$group), ]
-  tibble::tibble(benchmark = benchmark, model = model, metric = headline,
+  rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
+  tibble::tibble(benchmark = benchmark, model = model, metric = rows$key,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
                  interval = entry$interval, source = source)

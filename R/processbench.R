@@ -1,6 +1,17 @@
 # ProcessBench-style first-error identification (ProcessBench and DeltaBench data):
 # the index of the earliest wrong step, by majority vote over sampled critiques.
 
+processbench_interval <- c(
+  normal = "95% normal interval (accuracies), 95% bootstrap interval (F1)",
+  bootstrap = "95% bootstrap interval"
+)
+
+rlang::on_load(register_benchmark(
+  "processbench", "processbench_summary",
+  headline = c("overall f1", "overall error_acc", "overall correct_acc"), by = "task",
+  interval = processbench_interval[["normal"]]
+))
+
 #' @rdname prepare_deltabench
 #' @export
 prepare_processbench <- function(source, out = NULL, split = NULL,
@@ -138,7 +149,15 @@ processbench_parse_index <- function(texts) {
 #' * `processbench_solver()` sends each prompt `n_votes` times, each vote its own request
 #'   with its own epoch (so each vote is its own cache entry and a re-run costs nothing),
 #'   and votes.
-#' * `processbench_scorer()` marks a sample correct (`C`) iff the prediction equals the label.
+#' * `processbench_scorer()` marks a sample correct (`C`, logged as 1) iff the prediction
+#'   equals the label. Its explanation lists the votes and the majority vs the label.
+#'
+#' The task is a [ResultsTask]: its log (see `vitals::vitals_view()`) shows
+#' [processbench_summary()]'s overall F1, error accuracy and correct accuracy as headline
+#' metrics, the scorer as `processbench_score`, each sample's `label`, `task_l1`,
+#' `task_l2`, `generator` and `final_answer_correct` and the solver's metadata as key-value
+#' fields, and model usage that counts all `n_votes` requests of each sample (as
+#' `$get_cost()` does; cached votes cost nothing).
 #'
 #' @section Greedy mode:
 #' `n_votes = 1, temperature = 0` reproduces ProcessBench's default (non-voting) protocol.
@@ -201,7 +220,7 @@ processbench_parse_index <- function(texts) {
 #' @inheritParams generate_responses
 #' @returns `processbench_dataset()` a tibble; `processbench_solver()` and
 #'   `processbench_scorer()` functions for [vitals::Task]; `processbench_task()` a
-#'   [vitals::Task]. The solver's result is the prediction as a string (`NA` when no vote
+#'   [ResultsTask] (a [vitals::Task]). The solver's result is the prediction as a string (`NA` when no vote
 #'   was valid); its `solver_metadata` holds `prediction`, `votes`, `critiques` (every raw
 #'   text), `errors` (one per vote), `n_valid`, `n_votes`, `cached`, tokens, cost and
 #'   seconds.
@@ -219,7 +238,9 @@ processbench_task <- function(dataset = processbench_dataset(), solver = process
   template <- rlang::arg_match(template)
   dataset <- processbench_with_prompts(dataset, template)
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit)
+                 limit = limit, benchmark = "processbench",
+                 metadata_fields = c("label", "task_l1", "task_l2", "generator",
+                                     "final_answer_correct"))
 }
 
 processbench_with_prompts <- function(dataset, template) {
@@ -336,7 +357,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
       texts <- unname(split(res$result, owner))
       errors <- unname(split(res$error, owner))
     }
-    warn_failures(res$error)  # one per request, not per vote
+    report_failures(res$error, what = "vote request")  # one per request, not per vote
     metadata <- vector("list", n)
     result <- rep(NA_character_, n)
     chats <- vector("list", n)
@@ -346,12 +367,11 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
       if (!is.na(vote$prediction)) result[[i]] <- as.character(vote$prediction)
       answered <- rows[is.na(res$error[rows])]
       chats[[i]] <- res$chat[[if (length(answered)) answered[[1]] else rows[[1]]]]
-      metadata[[i]] <- list(
-        prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
-        n_votes = n_votes, critiques = texts[[i]], errors = errors[[i]],
-        cached = all(res$cached[rows]),
-        input_tokens = sum(res$input_tokens[rows]), output_tokens = sum(res$output_tokens[rows]),
-        cost = sum(res$cost[rows]), seconds = sum(res$seconds[rows])
+      # usage summed over every vote request of the sample, so the log counts them all
+      metadata[[i]] <- c(
+        list(prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
+             n_votes = n_votes, critiques = texts[[i]], errors = errors[[i]]),
+        usage_metadata(res, rows), list(seconds = sum(res$seconds[rows]))
       )
     }
     list(result = result, solver_chat = chats, solver_metadata = metadata)
@@ -402,13 +422,31 @@ processbench_scorer <- function() {
   function(samples, ...) {
     prediction <- processbench_prediction(samples$result)
     correct <- !is.na(prediction) & prediction == samples$label
+    meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
+      vector("list", nrow(samples))
     list(
       score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      explanation = vapply(seq_along(prediction), function(i) {
+        processbench_explanation(meta[[i]]$votes, prediction[[i]], samples$label[[i]],
+                                 correct[[i]])
+      }, ""),
       scorer_metadata = lapply(seq_along(prediction), function(i) {
         list(prediction = prediction[[i]], label = samples$label[[i]])
       })
     )
   }
+}
+
+# Why a sample scored what it did: the votes, the majority, and the label.
+processbench_explanation <- function(votes, prediction, label, correct) {
+  votes_text <- if (length(votes)) {
+    paste0("votes ", paste(ifelse(is.na(votes), "none", votes), collapse = ", "),
+           " (", sum(!is.na(votes)), " valid of ", length(votes), "); majority ")
+  } else {
+    "prediction "
+  }
+  paste0(votes_text, if (is.na(prediction)) "none" else prediction, " vs label ", label, ": ",
+         if (correct) "correct" else "wrong")
 }
 
 # A result is the voted index; a raw critique (from another solver) is read by its last box.
@@ -440,8 +478,9 @@ processbench_prediction <- function(result) {
 #' a silent 0. A message also warns about groups with fewer than 10 samples on one side:
 #' DeltaBench has few error-free solutions, so its correct accuracy is very uncertain.
 #'
-#' @param x An evaluated [processbench_task()] or its `$get_samples()` tibble (columns
-#'   `label`, `score` or `result`, and the grouping column).
+#' @param x An evaluated [processbench_task()], its `$get_samples()` tibble (columns
+#'   `label`, `score` or `result`, and the grouping column), or the log file it wrote (or
+#'   that log read by [log_samples()]).
 #' @param by The grouping column (default `"task_l1"`), or `NULL` for the overall row only.
 #' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see [mean_ci()]).
 #'   The F1 interval is always a bootstrap that resamples the two sides separately.
@@ -450,7 +489,12 @@ processbench_prediction <- function(result) {
 #'   (`"error_acc"`, `"correct_acc"`, `"f1"`), and one last row `"mean of groups"` (metric
 #'   `"f1"`) when there are groups: `group`, `metric`, `estimate`, `lower`, `upper`, `n`
 #'   (samples with an error for `error_acc`, without for `correct_acc`, both for `f1`), and
-#'   `n_no_prediction` (samples of the group with no valid vote).
+#'   `n_no_prediction` (samples of the group with no valid vote). Its class
+#'   `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws a panel per metric and
+#'   a bar per group (see [autoplot_summary()]). The rows `"overall f1"`,
+#'   `"overall error_acc"` and `"overall correct_acc"` (their keys, see [summary_keys()])
+#'   are the task's headline metrics: the numbers the log's header shows in
+#'   `vitals_view()`.
 #' @family processbench and deltabench
 #' @export
 #' @examples
@@ -459,6 +503,12 @@ processbench_prediction <- function(result) {
 #'   result = c("2", "1", "-1", "-1", NA)
 #' )
 #' processbench_summary(samples)
+#' # a task's summary, read from its log file, and its plot
+#' tsk <- processbench_task(dir = tempfile(),
+#'                          solver = processbench_solver(n_votes = 3, cache = FALSE))
+#' tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
+#' s <- processbench_summary(tsk$log_path)
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootstrap"),
                                  times = 1000, seed = 1) {
   method <- rlang::arg_match(method)
@@ -491,7 +541,8 @@ processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootst
       class = "predictivebench_message_small_group"
     )
   }
-  out
+  benchmark_summary(out, "processbench", by = by %||% "group",
+                    interval = processbench_interval[[method]])
 }
 
 processbench_items <- function(x, by, call = rlang::caller_env()) {
@@ -499,7 +550,7 @@ processbench_items <- function(x, by, call = rlang::caller_env()) {
   prediction <- if ("result" %in% names(x)) processbench_prediction(x$result) else
     rep(NA_integer_, nrow(x))
   match <- if ("score" %in% names(x)) {
-    as.character(x$score) %in% "C"
+    as_score(x$score) %in% 1
   } else {
     !is.na(prediction) & prediction == x$label
   }
@@ -510,7 +561,8 @@ processbench_items <- function(x, by, call = rlang::caller_env()) {
 processbench_samples <- function(x, by = NULL, call = rlang::caller_env()) {
   x <- benchmark_samples(
     x, "label",
-    "an evaluated ProcessBench task or its samples (with {.field label}).", by = by,
+    "an evaluated ProcessBench task, its samples (with {.field label}) or its log file.",
+    by = by,
     call = call
   )
   if (!any(c("score", "result") %in% names(x))) {

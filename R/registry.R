@@ -11,17 +11,21 @@ the_benchmarks <- new.env(parent = emptyenv())
 #' put it in the same leaderboard.
 #'
 #' A summary function takes an evaluated task, its samples (`$get_samples()`), or the
-#' samples read back from its log by [log_samples()], and returns a tibble with one row per
-#' `group` and the columns `estimate` (on the scores' 0-1 scale), `lower`, `upper` and `n`
-#' (a column `mean` is accepted for `estimate`).
+#' samples read back from its log by [log_samples()], and returns the rows every
+#' predictivebench summary has (as [grouped_summary()] gives): `group`, `metric`,
+#' `estimate` (on the scores' 0-1 scale), `lower`, `upper` and `n`. Each row is named by
+#' its headline key ([summary_keys()]): its `group` when every group has one row, else
+#' `"<group> <metric>"`.
 #'
 #' @param name The benchmark's name, such as `"futurex"`.
 #' @param summary The summary function, or its name (looked up when used, in the
 #'   predictivebench namespace first).
-#' @param headline The summary's `group` values shown in log headers and leaderboards, the
-#'   first being the viewer's primary metric (FutureX: `"overall"` and each level). `NULL`
-#'   shows every group the summary returns, for summaries whose groups depend on the data
-#'   (one row per arena model, per probsem suite).
+#' @param headline The headline keys ([summary_keys()]) of the summary rows shown in log
+#'   headers and leaderboards, the first being the viewer's primary metric (FutureX:
+#'   `"overall"` and each level; ProcessBench: `"overall f1"`, `"overall error_acc"`, ...).
+#'   These keys are the metric names in the log. `NULL` shows every row the summary
+#'   returns, for summaries whose groups depend on the data (one row per arena model, per
+#'   probsem suite).
 #' @param by What a summary's groups are (`"level"`, `"task"`, `"competition"`, `"suite"`),
 #'   for axis labels.
 #' @param interval What `lower` and `upper` are, for plot labels.
@@ -40,10 +44,7 @@ register_benchmark <- function(name, summary, headline = "overall", by = "group"
   if (!is.function(summary) && !rlang::is_string(summary)) {
     abort_pb("{.arg summary} must be a function or the name of one.", "argument")
   }
-  if (!is.null(headline) && (!is.character(headline) || !length(headline) || anyNA(headline))) {
-    abort_pb("{.arg headline} must name at least one summary group, or be {.code NULL}.",
-             "argument")
-  }
+  check_headline(headline, allow_null = TRUE)
   check_string(by)
   check_string(interval)
   old <- the_benchmarks[[name]]

@@ -15,6 +15,9 @@
 #' * **One score convention.** Scores are stored as numbers in `[0, 1]` ([as_score()]
 #'   converts `I`/`P`/`C` factors and logicals), and `id` as character, so
 #'   [vitals::vitals_bind()] combines any predictivebench tasks.
+#' * **Explanations.** A scorer's `explanation` is logged as the score's explanation, also
+#'   when the scorer used a chat (a judge), where vitals would show the judge's last reply
+#'   instead; the judge's conversation stays in the score's `grading` metadata.
 #' * **Named steps.** The solver and scorer are logged as `solver_name` and `scorer_name`
 #'   (by default `<benchmark>_solver` and `<benchmark>_score`) instead of the argument names
 #'   vitals would see ("solver", "scorer").
@@ -118,11 +121,11 @@ ResultsTask <- R6::R6Class(
     },
 
     #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
-    #' `headline = NULL`, every group of its summary on this run.
+    #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()].
     measure = function() {
       if (private$pb_all_groups && private$scored) {
         summary <- benchmark_entry(self$benchmark)$summary
-        private$metric_fns <- summary_metrics(summary, check_summary_rows(summary(self))$group)
+        private$metric_fns <- summary_metrics(summary, summary_keys(quiet_summary(summary, self)))
       }
       super$measure()
     },
@@ -159,7 +162,10 @@ ResultsTask <- R6::R6Class(
         scores = samples$score,
         metadata = list(benchmark = self$benchmark, dataset_fields = private$pb_fields,
                         solver_json = attr(solver_flat, "json"),
-                        scorer_json = attr(scorer_flat, "json"))
+                        scorer_json = attr(scorer_flat, "json")),
+        explanations = if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
+          as.character(samples$scorer_explanation)
+        }
       )
       self$log_path <- path
       invisible(path)

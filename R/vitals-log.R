@@ -144,8 +144,12 @@ placeholder <- function(kind, i, nonce) sprintf("@@pb:%s:%d:%s@@", kind, i, nonc
 
 # Replaces every `"@@pb:<kind>:<i>:<nonce>@@"` in `text`: metadata placeholders (kinds `s`
 # and `m`, the value of a `solver_metadata`/`scorer_metadata` key) by that sample's pairs,
-# number placeholders (kind `v`) by the exact number.
-fill_placeholders <- function(text, nonce, solver_pairs, scorer_pairs, values) {
+# number placeholders (kind `v`) by the exact number. `explanations` (one per sample, `NA`
+# to keep what vitals wrote) replace the `explanation` of each sample's score, which vitals
+# writes right after its value (a `v` placeholder) and answer.
+fill_placeholders <- function(text, nonce, solver_pairs, scorer_pairs, values,
+                              explanations = NULL) {
+  if (!is.null(explanations)) text <- fill_explanations(text, nonce, explanations)
   meta <- paste0("(,\\s*)?\"(?:solver|scorer)_metadata\": \"@@pb:([sm]):(\\d+):", nonce, "@@\"")
   m <- gregexpr(meta, text, perl = TRUE)
   found <- regmatches(text, m)[[1]]
@@ -164,6 +168,23 @@ fill_placeholders <- function(text, nonce, solver_pairs, scorer_pairs, values) {
     index <- as.integer(sub(number, "\\1", found, perl = TRUE))
     regmatches(text, m) <- list(values[index])
   }
+  text
+}
+
+# A score with a scorer chat is logged by vitals with the judge's last reply as its
+# explanation, whatever the scorer explained; this puts the scorer's explanation back.
+fill_explanations <- function(text, nonce, explanations) {
+  json <- "(?:null|\"(?:[^\"\\\\]|\\\\.)*\")"
+  score <- paste0("(\"@@pb:v:(\\d+):", nonce, "@@\",\\s*\"answer\":\\s*", json,
+                  ",\\s*\"explanation\":\\s*)", json)
+  m <- gregexpr(score, text, perl = TRUE)
+  found <- regmatches(text, m)[[1]]
+  if (!length(found)) return(text)
+  parts <- regmatches(found, regexec(score, found, perl = TRUE))
+  regmatches(text, m) <- list(vapply(parts, function(p) {
+    explanation <- explanations[[as.integer(p[[3]])]]
+    if (is.na(explanation)) p[[1]] else paste0(p[[2]], json_string(explanation))
+  }, ""))
   text
 }
 
@@ -195,7 +216,7 @@ join_log_text <- function(header, rest) {
 # `eval.scorers` metric per headline metric, exact metric values and the model usage of
 # every request; every placeholder is filled; the file is replaced atomically.
 finish_log <- function(path, nonce, solver_pairs, scorer_pairs, metric_results, model_usage,
-                       scores, metadata) {
+                       scores, metadata, explanations = NULL) {
   parts <- split_log_text(read_text(path), path)
   header <- jsonlite::parse_json(parts$header)
   header$eval$metadata <- c(
@@ -214,7 +235,7 @@ finish_log <- function(path, nonce, solver_pairs, scorer_pairs, metric_results, 
   header$stats$model_usage <- model_usage
   values <- vapply(metric_results, function(m) as.double(m$value)[1], 1)
   text <- fill_placeholders(join_log_text(header, parts$rest), nonce, solver_pairs,
-                            scorer_pairs, exact_number_json(c(scores, values)))
+                            scorer_pairs, exact_number_json(c(scores, values)), explanations)
   write_atomic(path, function(tmp) writeChar(text, tmp, eos = NULL, useBytes = TRUE))
 }
 
@@ -307,6 +328,13 @@ log_text <- function(input) {
     vapply(Filter(function(b) identical(b$type, "text"), content), function(b) b$text, "")
   }))
   paste(texts, collapse = "\n")
+}
+
+# vitals::vitals_log_read() output: a sample's columns without vitals' `scorer` column, which
+# every scored task's $get_samples() and log_samples() of a file have.
+is_log_read <- function(x) {
+  all(c("id", "epoch", "input", "target", "result", "score", "solver_chat") %in% names(x)) &&
+    !"scorer" %in% names(x)
 }
 
 log_samples_frame <- function(x, dataset) {

@@ -13,13 +13,13 @@ arith_dataset <- function() {
 
 arith_summary <- function(x) {
   samples <- if (inherits(x, "Task")) x$get_samples() else x
-  rows <- grouped_summary(samples$score, by = paste("level", samples$level), limits = c(0, 1))
-  names(rows)[names(rows) == "mean"] <- "estimate"
+  rows <- grouped_summary(samples$score, by = paste("level", samples$level), metric = "score",
+                          limits = c(0, 1))
   by_level <- rows[rows$group != "overall", ]
   weighted <- sum(by_level$estimate * c(0.25, 0.75))
-  rbind(tibble::tibble(group = "weighted", estimate = weighted, lower = max(0, weighted - 0.1),
-                       upper = min(1, weighted + 0.1), n = sum(by_level$n),
-                       n_missing = sum(by_level$n_missing)), rows)
+  rbind(tibble::tibble(group = "weighted", metric = "score", estimate = weighted,
+                       lower = max(0, weighted - 0.1), upper = min(1, weighted + 0.1),
+                       n = sum(by_level$n), n_missing = sum(by_level$n_missing)), rows)
 }
 
 local_arith_benchmark <- function(name = "arith", .env = parent.frame()) {
@@ -53,7 +53,8 @@ arith_solver <- function(votes = 3, cache = FALSE) {
 arith_scorer <- function(judge = NULL, cache = FALSE) {
   function(samples, ...) {
     score <- ifelse(!is.na(samples$result) & samples$result == samples$target, 1, 1 / 3)
-    out <- list(score = score)
+    out <- list(score = score, explanation = paste("extracted", samples$result, "vs",
+                                                   samples$target))
     meta <- lapply(seq_len(nrow(samples)), function(i) {
       list(extracted = samples$result[[i]], target = samples$target[[i]])
     })
@@ -76,17 +77,48 @@ arith_task <- function(solver = arith_solver(), scorer = arith_scorer(), dir, ..
 
 log_json <- function(path) jsonlite::fromJSON(path, simplifyVector = FALSE)
 
-# FutureX as a registered benchmark, and one run of it with an offline chat.
-local_futurex_benchmark <- function(.env = parent.frame()) {
-  old <- register_benchmark("futurex", futurex_summary,
-                            headline = c("overall", paste("level", 1:4)), by = "level")
-  withr::defer(if (is.null(old)) unregister_benchmark("futurex") else
-    do.call(register_benchmark, old), envir = .env)
-}
-
+# One FutureX run with an offline chat (FutureX registers itself when the package loads).
 futurex_run <- function(answer, dir) {
-  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
-                         scorer = futurex_scorer(), benchmark = "futurex", dir = dir)
+  tsk <- futurex_task(solver = futurex_solver(cache = FALSE), dir = dir)
   suppressMessages(tsk$eval(solver_chat = baseline_constant(answer), view = FALSE))
   tsk
+}
+
+# What issue 12 asks of every benchmark's log, checked on an evaluated task: the header's
+# metrics are the registered headline rows of `summary` to the last digit, the scorer is
+# `<benchmark>_score`, every sample's score has an explanation, its metadata (and score metadata) is key-value with the
+# dataset `fields`, the model usage is what get_cost() reports, and the summary of the log
+# file is the live one. Returns the parsed log.
+expect_results_log <- function(tsk, summary, fields) {
+  live <- suppressMessages(summary(tsk))
+  log <- log_json(tsk$log_path)
+  entry <- registered_benchmarks()
+  headline <- entry$headline[[match(tsk$benchmark, entry$name)]]
+  metrics <- log$results$scores[[1]]$metrics
+  testthat::expect_named(metrics, headline)
+  keys <- summary_keys(live)
+  for (key in headline) {
+    # JSON has no integer/double distinction: a logged 0 reads back as an integer
+    testthat::expect_identical(as.double(metrics[[key]]$value %||% NA_real_),
+                               live$estimate[keys == key], label = key)
+  }
+  testthat::expect_match(log$results$scores[[1]]$name, paste0("^", tsk$benchmark, "_score"))
+  text <- readLines(tsk$log_path)
+  testthat::expect_false(any(grepl("List of|\\$ :|@@pb:", text)))
+  for (sample in log$samples) {
+    testthat::expect_true(all(lengths(sample$metadata) <= 1))
+    testthat::expect_true(all(fields %in% names(sample$metadata)))
+    # `grading` is vitals' record of a judge's conversation
+    score_meta <- sample$scores[[1]]$metadata
+    testthat::expect_true(all(lengths(score_meta[names(score_meta) != "grading"]) <= 1))
+    testthat::expect_true(nzchar(sample$scores[[1]]$explanation %||% ""))
+  }
+  usage <- function(x) {
+    x <- x[x$input_tokens + x$output_tokens > 0, ]
+    x <- x[order(x$model), c("model", "input_tokens", "output_tokens")]
+    tibble::as_tibble(x)
+  }
+  testthat::expect_equal(usage(log_usage(tsk$log_path)), usage(task_usage(tsk)))
+  testthat::expect_identical(suppressMessages(summary(tsk$log_path)), live)
+  invisible(log)
 }

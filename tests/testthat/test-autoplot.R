@@ -30,3 +30,14 @@ test_that("a leaderboard plot has a panel per benchmark metric and a bar per mod
   expect_error(benchmark_summary(data.frame(x = 1), "demo"),
                class = "predictivebench_error_argument")
 })
+
+test_that("a summary with several metrics per group gets a panel per metric", {
+  rows <- rbind(grouped_summary(c(1, 0, 1, 1), by = c("x", "x", "y", "y"), metric = "acc"),
+                grouped_summary(c(0, 0, 1), by = c("x", "x", "y"), metric = "f1"))
+  p <- autoplot_summary(rows, by = "task", interval = "95% normal interval")
+  built <- ggplot2::ggplot_build(p)
+  expect_equal(length(unique(built$layout$layout$PANEL)), 2)
+  expect_equal(p$labels$x, "task")
+  expect_setequal(unlist(lapply(built$data, function(d) d$label)),
+                  c("n = 4", "n = 2", "n = 3", "n = 1"))
+})

@@ -139,6 +139,48 @@ test_that("benchmark_samples() takes a Task or its samples, and says what it nee
     benchmark_samples(from_task, "level", "an evaluated FutureX task or its samples."),
     error = TRUE
   )
-  expect_error(benchmark_samples("run.json", "level", "a task."),
-               class = "predictivebench_error_argument")
+  expect_error(benchmark_samples(file.path(tempdir(), "no-run.json"), "level", "a task."),
+               class = "predictivebench_error_missing_file")
+})
+
+test_that("benchmark_task() with a benchmark name builds a ResultsTask that logs it", {
+  dataset <- tibble::tibble(input = c("a", "b"), target = c("1", "2"), id = c("x", "y"),
+                            level = 1:2, note = c("p", "q"))
+  scorer <- function(samples, ...) {
+    list(score = factor(ifelse(samples$result == samples$target, "C", "I"),
+                        levels = c("I", "C")))
+  }
+  tsk <- benchmark_task(dataset, generate_solver(cache = FALSE), scorer,
+                        dir = withr::local_tempdir(), name = "run 1", benchmark = "skeleton",
+                        metadata_fields = "level")
+  expect_s3_class(tsk, "ResultsTask")
+  tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
+  expect_identical(tsk$get_samples()$score, c(1, 0))
+  log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
+  expect_equal(log$results$scores[[1]]$name, "skeleton_score")
+  expect_equal(log$eval$metadata$benchmark, "skeleton")
+  expect_named(log$results$scores[[1]]$metrics, "mean")
+  expect_equal(log$samples[[2]]$metadata$level, 2L)
+  expect_null(log$samples[[2]]$metadata$note)
+  plain <- benchmark_task(dataset, generate_solver(cache = FALSE), scorer,
+                          dir = withr::local_tempdir(), name = "x")
+  expect_false(inherits(plain, "ResultsTask"))
+})
+
+test_that("benchmark_samples() reads a log file and vitals_log_read() output", {
+  dataset <- tibble::tibble(input = c("a", "b"), target = c("1", "2"), level = 1:2)
+  scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
+  tsk <- benchmark_task(dataset, generate_solver(cache = FALSE), scorer,
+                        dir = withr::local_tempdir(), name = "skeleton",
+                        benchmark = "skeleton")
+  tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
+  from_file <- benchmark_samples(tsk$log_path, c("level", "score"), "a task.")
+  expect_identical(from_file$level, 1:2)
+  expect_identical(from_file$score, tsk$get_samples()$score)
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("1"))
+  expect_identical(benchmark_samples(read, "score", "a task.")$score, c(1, 0))
+  expect_error(benchmark_samples(read, "level", "a task."), "log_samples")
+  with_level <- benchmark_samples(log_samples(read, dataset = log_samples(tsk$log_path)),
+                                  "level", "a task.")
+  expect_identical(with_level$level, 1:2)
 })

@@ -179,3 +179,74 @@ test_that("prepare_deltabench() flattens through Python", {
   ok <- suppressWarnings(prepare_deltabench(bad, on_error = "skip"))
   expect_equal(nrow(ok), 1)
 })
+
+db_fields <- c("label", "task_l1", "task_l2", "error_sections", "unuseful_sections")
+
+test_that("a DeltaBench log shows deltabench_summary()'s numbers, offline", {
+  tsk <- deltabench_task(dir = withr::local_tempdir(), solver = deltabench_solver(cache = FALSE))
+  tsk$eval(solver_chat = baseline_constant(
+    "Conclusion: yes\nError Section Number: 3\nExplanation: x"), view = FALSE)
+  log <- expect_results_log(tsk, deltabench_summary, db_fields)
+  expect_equal(log$results$scores[[1]]$name, "deltabench_score")
+  expect_named(log$results$scores[[1]]$metrics,
+               c("overall f1_macro", "overall precision_macro", "overall recall_macro",
+                 "overall accuracy"))
+  samples <- log$samples
+  ids <- vapply(samples, function(s) s$id, "")
+  prime <- samples[[which(ids == "db-prime")]]
+  expect_equal(prime$scores[[1]]$explanation,
+               "critique: errors in sections 3 vs gold 3, 4: F1 0.667")
+  live <- tsk$get_samples()
+  expect_equal(jsonlite::fromJSON(prime$metadata$error_sections),
+               live$error_sections[[which(live$id == "db-prime")]])
+  area <- samples[[which(ids == "db-area")]]
+  expect_equal(area$scores[[1]]$explanation, "critique: errors in sections 3 vs gold no error: wrong")
+  # an empty set is logged as [] and reads back as an empty list
+  back <- log_samples(tsk$log_path)
+  expect_equal(lapply(back$error_sections, function(x) as.integer(unlist(x))),
+               lapply(live$error_sections, as.integer))
+})
+
+test_that("a DeltaBench log over HTTP counts every critique; a cached re-run costs nothing", {
+  server <- local_fake_openai(function(body, n) {
+    list(text = if (grepl("rectangle", last_user_text(body))) "Conclusion: no error" else
+           "Conclusion: yes\nError Section Number: 3\nExplanation: the sum is wrong.",
+         usage = list(prompt_tokens = 100L, completion_tokens = 12L))
+  })
+  cache <- withr::local_tempdir()
+  run <- function() {
+    tsk <- deltabench_task(dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+                           solver = deltabench_solver(cache = cache))
+    tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+    tsk
+  }
+  first <- run()
+  n <- nrow(first$get_samples())
+  log <- expect_results_log(first, deltabench_summary, db_fields)
+  usage <- log_usage(first$log_path)
+  expect_equal(c(usage$input_tokens, usage$output_tokens), c(n * 100, n * 12))
+  ids <- vapply(log$samples, function(s) s$id, "")
+  expect_equal(log$samples[[which(ids == "db-area")]]$scores[[1]]$explanation,
+               "critique: no error vs gold no error: correct")
+  second <- run()
+  expect_equal(server$count(), n)
+  expect_results_log(second, deltabench_summary, db_fields)
+  expect_equal(sum(log_usage(second$log_path)$input_tokens), 0)
+  expect_true(all(vapply(log_json(second$log_path)$samples, function(s) s$metadata$cached, TRUE)))
+})
+
+test_that("deltabench_summary() plots a panel per metric and a bar per task", {
+  skip_if_not_installed("ggplot2")
+  samples <- tibble::tibble(
+    task_l1 = c("math", "math", "code"), error_sections = list(c(2L, 4L), integer(), 1L),
+    unuseful_sections = list(integer(), integer(), integer()),
+    result = c("Conclusion: yes\nError Section Number: 2", "Conclusion: no error",
+               "Conclusion: yes\nError Section Number: 1")
+  )
+  s <- deltabench_summary(samples)
+  p <- ggplot2::autoplot(s)
+  expect_equal(p$labels$title, "deltabench by task_l1")
+  expect_match(p$labels$y, "none for micro")
+  built <- ggplot2::ggplot_build(p)
+  expect_equal(length(unique(built$layout$layout$PANEL)), 8)
+})

@@ -228,3 +228,75 @@ test_that("user-facing errors name the user's call", {
   expect_snapshot(futurex_summary(data.frame(x = 1)), error = TRUE)
   expect_snapshot(futurex_dataset(limit = -1), error = TRUE)
 })
+
+test_that("a FutureX log shows futurex_summary()'s numbers, offline", {
+  tsk <- futurex_task(solver = futurex_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No", "12"), "\\boxed{%s}",
+                                         seed = 2), view = FALSE)
+  log <- expect_results_log(tsk, futurex_summary, c("level", "std", "end_time"))
+  expect_equal(log$results$scores[[1]]$name, "futurex_score")
+  expect_named(log$results$scores[[1]]$metrics, c("overall", paste("level", 1:4)))
+  first <- log$samples[[1]]
+  expect_equal(first$metadata$level, 1L)
+  expect_match(first$scores[[1]]$explanation, "^single: extracted [A-Za-z0-9]+ vs Yes$")
+  expect_equal(first$scores[[1]]$metadata$kind, "single")
+  # vitals_log_read() output with the dataset's level added
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("x"))
+  expect_identical(suppressMessages(futurex_summary(log_samples(read, futurex_dataset()))),
+                   suppressMessages(futurex_summary(tsk)))
+  expect_error(futurex_summary(read), "log_samples")
+})
+
+test_that("a FutureX log over HTTP counts the judge, and a cached re-run costs nothing", {
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("normalization", body$messages[[1]]$content %||% "")) {
+      list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12",
+           usage = list(prompt_tokens = 40L, completion_tokens = 9L))
+    } else {
+      list(text = "\\boxed{12}", usage = list(prompt_tokens = 20L, completion_tokens = 4L))
+    }
+  })
+  cache <- withr::local_tempdir()
+  run <- function() {
+    tsk <- futurex_task(solver = futurex_solver(cache = cache),
+                        scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
+                                                cache = cache),
+                        dir = withr::local_tempdir(.local_envir = parent.frame(2)))
+    suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+    tsk
+  }
+  first <- run()
+  log <- expect_results_log(first, futurex_summary, c("level", "std", "end_time"))
+  usage <- log_usage(first$log_path)
+  expect_equal(usage$input_tokens[usage$model == "openai_compatible/fake-model"], 11 * 20)
+  judged <- sum(futurex_dataset()$level >= 3 & !is.na(futurex_dataset()$std))
+  expect_equal(usage$input_tokens[usage$model == "openai_compatible/judge"], judged * 40)
+  numeric <- Filter(function(s) identical(s$scores[[1]]$metadata$kind, "numeric"), log$samples)
+  expect_match(numeric[[1]]$scores[[1]]$explanation,
+               "^numeric: extracted 12 vs .* \\(values 12 vs 12.5, normalized by the judge\\)$")
+  expect_equal(numeric[[1]]$scores[[1]]$metadata$input_tokens, 40)
+
+  sent <- server$count()
+  second <- run()
+  expect_equal(server$count(), sent)
+  expect_results_log(second, futurex_summary, c("level", "std", "end_time"))
+  expect_equal(sum(log_usage(second$log_path)$input_tokens), 0)
+  samples <- log_json(second$log_path)$samples
+  expect_true(all(vapply(samples, function(s) s$metadata$cached, TRUE)))
+  expect_true(all(vapply(samples, function(s) s$scores[[1]]$metadata$cached, TRUE)))
+  expect_false(log_json(second$log_path)$eval$task_id == log$eval$task_id)
+})
+
+test_that("futurex_summary() plots a bar per level with its interval and n", {
+  skip_if_not_installed("ggplot2")
+  tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
+  s <- suppressMessages(futurex_summary(tsk))
+  expect_s3_class(s, "benchmark_summary")
+  p <- ggplot2::autoplot(s)
+  expect_equal(p$labels$title, "futurex by level")
+  expect_match(p$labels$y, "levels' standard errors combined")
+  expect_true(paste0("n = ", s$n[[1]]) %in% unlist(lapply(ggplot2::ggplot_build(p)$data,
+                                                           function(d) d$label)))
+  boot <- suppressMessages(futurex_summary(tsk, method = "bootstrap", times = 50))
+  expect_match(ggplot2::autoplot(boot)$labels$y, "bootstrap")
+})

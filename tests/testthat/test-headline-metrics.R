@@ -43,8 +43,38 @@ test_that("benchmark_metrics() uses the registry, or the plain mean", {
   expect_equal(plain$mean(c(1, 0, NA, 0)), 1 / 3)
 })
 
-test_that("check_summary_rows() accepts mean for estimate and names a missing column", {
+test_that("check_summary_rows() takes the skeleton's rows and names a missing column", {
   rows <- check_summary_rows(grouped_summary(c(1, 0)))
   expect_equal(rows$estimate, 0.5)
-  expect_error(check_summary_rows(data.frame(group = "a", estimate = 1)), class = "predictivebench_error_argument")
+  expect_error(check_summary_rows(data.frame(group = "a", estimate = 1)),
+               class = "predictivebench_error_argument")
+  old_shape <- data.frame(group = "a", mean = 1, lower = 1, upper = 1, n = 1)
+  expect_error(check_summary_rows(old_shape), class = "predictivebench_error_argument")
+})
+
+test_that("a row's key is its group, or '<group> <metric>' when groups have several rows", {
+  one <- grouped_summary(c(1, 0, 1), by = c("a", "b", "b"))
+  expect_equal(summary_keys(one), c("overall", "a", "b"))
+  two <- rbind(grouped_summary(c(1, 0), by = c("a", "a"), metric = "acc"),
+               grouped_summary(c(0.5, 1), metric = "f1"))
+  expect_equal(summary_keys(two), c("overall acc", "a acc", "overall f1"))
+  expect_error(summary_keys(rbind(one, one)), "appears twice")
+})
+
+test_that("headline keys pick rows for metrics, registry and leaderboard alike", {
+  rows <- rbind(grouped_summary(c(1, 0, 1, 1), by = c("x", "x", "y", "y"), metric = "acc"),
+                grouped_summary(c(0, 0, 1, 1), by = c("x", "x", "y", "y"), metric = "f1"))
+  summary <- function(x) rows
+  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
+                          scorer = arith_scorer(),
+                          metrics = summary_metrics(summary, c("overall f1", "y acc")),
+                          dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
+  expect_identical(unname(tsk$metrics), c(0.5, 1))
+  expect_named(tsk$metrics, c("overall f1", "y acc"))
+  bad <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
+                          scorer = arith_scorer(),
+                          metrics = summary_metrics(summary, "overall"),
+                          dir = withr::local_tempdir())
+  expect_error(bad$eval(solver_chat = baseline_constant("2"), view = FALSE), "overall acc")
 })

@@ -1,5 +1,4 @@
 test_that("a FutureX log's header and log file give futurex_summary()'s numbers", {
-  local_futurex_benchmark()
   tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
   live <- suppressMessages(futurex_summary(tsk))
   log <- log_json(tsk$log_path)
@@ -10,7 +9,6 @@ test_that("a FutureX log's header and log file give futurex_summary()'s numbers"
 })
 
 test_that("leaderboard() gives each benchmark's summary per model, from tasks and logs", {
-  local_futurex_benchmark()
   local_arith_benchmark()
   dir <- withr::local_tempdir()
   a <- futurex_run("\\boxed{A}", dir)
@@ -66,7 +64,6 @@ test_that("a benchmark registered without a headline reports every group", {
 })
 
 test_that("a FutureX run with a judge over HTTP logs the usage get_cost() reports", {
-  local_futurex_benchmark()
   server <- local_fake_openai(function(body, n) {
     if (grepl("normalization", body$messages[[1]]$content %||% "")) {
       list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12",
@@ -75,10 +72,10 @@ test_that("a FutureX run with a judge over HTTP logs the usage get_cost() report
       list(text = "\\boxed{12}", usage = list(prompt_tokens = 20L, completion_tokens = 4L))
     }
   })
-  tsk <- ResultsTask$new(dataset = futurex_dataset(), solver = futurex_solver(cache = FALSE),
-                         scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
-                                                 cache = FALSE),
-                         benchmark = "futurex", dir = withr::local_tempdir())
+  tsk <- futurex_task(solver = futurex_solver(cache = FALSE),
+                      scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
+                                              cache = FALSE),
+                      dir = withr::local_tempdir())
   suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
   logged <- log_usage(tsk$log_path)
   spent <- task_usage(tsk)

@@ -81,7 +81,7 @@ test_that("the solver sends n_votes separate requests at temperature 0.7, cached
   s <- tsk$get_samples()
   expect_equal(s$result[1:2], c("-1", "0"))
   expect_true(is.na(s$result[[3]]))
-  expect_equal(as.character(s$score), c("C", "C", "I"))
+  expect_identical(s$score, c(1, 1, 0))
   m <- s$solver_metadata[[2]]
   expect_length(m$critiques, 3)
   expect_equal(sum(m$votes == 0L), 2)
@@ -107,7 +107,7 @@ test_that("greedy mode sends one request per sample at temperature 0", {
   expect_true(all(vapply(bodies, function(b) identical(b$temperature, 0L) ||
                            identical(b$temperature, 0), TRUE)))
   expect_match(last_user_text(bodies[[1]]), "[Math Problem]", fixed = TRUE)
-  expect_equal(as.character(tsk$get_samples()$score), c("C", "I", "I"))
+  expect_identical(tsk$get_samples()$score, c(1, 0, 0))
 })
 
 test_that("the scorer reads voted indices and raw critiques", {
@@ -337,4 +337,62 @@ test_that("vitals epochs draw new votes: every (epoch, vote) is its own request"
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   expect_equal(server$count(), 4)
   expect_equal(nrow(tsk$get_samples()), 2)
+})
+
+pb_fields <- c("label", "task_l1", "task_l2", "generator", "final_answer_correct")
+
+test_that("a ProcessBench log shows processbench_summary()'s F1 and accuracies, offline", {
+  tsk <- processbench_task(dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 3, cache = FALSE))
+  tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}", seed = 4),
+           view = FALSE)
+  log <- expect_results_log(tsk, processbench_summary, pb_fields)
+  expect_equal(log$results$scores[[1]]$name, "processbench_score")
+  expect_named(log$results$scores[[1]]$metrics,
+               c("overall f1", "overall error_acc", "overall correct_acc"))
+  first <- log$samples[[1]]
+  live <- tsk$get_samples()$solver_metadata[[1]]
+  expect_equal(jsonlite::fromJSON(first$metadata$votes), live$votes)
+  expect_match(first$scores[[1]]$explanation,
+               "^votes -?[0-9], -?[0-9], -?[0-9] \\(3 valid of 3\\); majority -?[0-9] vs label -?[0-9]: (correct|wrong)$")
+})
+
+test_that("a ProcessBench log over HTTP counts all votes; a cached re-run costs nothing", {
+  server <- local_fake_openai(function(body, n) {
+    list(text = "\\boxed{-1}", usage = list(prompt_tokens = 30L, completion_tokens = 5L))
+  })
+  cache <- withr::local_tempdir()
+  run <- function() {
+    tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+                             solver = processbench_solver(cache = cache))
+    tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+    tsk
+  }
+  first <- run()
+  expect_equal(server$count(), 3 * 8)
+  log <- expect_results_log(first, processbench_summary, pb_fields)
+  usage <- log_usage(first$log_path)
+  expect_equal(c(usage$input_tokens, usage$output_tokens), c(3 * 8 * 30, 3 * 8 * 5))
+  expect_equal(log$samples[[1]]$model_usage[[1]]$input_tokens, 8 * 30)
+  expect_match(log$samples[[2]]$scores[[1]]$explanation,
+               "^votes -1, -1, -1, -1, -1, -1, -1, -1 \\(8 valid of 8\\); majority -1 vs label 0: wrong$")
+  second <- run()
+  expect_equal(server$count(), 3 * 8)
+  expect_results_log(second, processbench_summary, pb_fields)
+  expect_equal(sum(log_usage(second$log_path)$input_tokens), 0)
+  expect_true(all(vapply(log_json(second$log_path)$samples, function(s) s$metadata$cached, TRUE)))
+})
+
+test_that("processbench_summary() plots a panel per metric and a bar per task", {
+  skip_if_not_installed("ggplot2")
+  samples <- tibble::tibble(label = c(2L, 0L, -1L, -1L, 3L), task_l1 = c("a", "a", "a", "b", "b"),
+                            result = c("2", "1", "-1", "-1", NA))
+  s <- suppressMessages(processbench_summary(samples))
+  expect_s3_class(s, "benchmark_summary")
+  p <- ggplot2::autoplot(s)
+  expect_equal(p$labels$title, "processbench by task_l1")
+  expect_match(p$labels$y, "bootstrap interval \\(F1\\)")
+  built <- ggplot2::ggplot_build(p)
+  expect_equal(length(unique(built$layout$layout$PANEL)), 3)
+  expect_true("n = 5" %in% unlist(lapply(built$data, function(d) d$label)))
 })

@@ -73,8 +73,14 @@ test_that("model usage counts every vote and judge call, per model, as get_cost(
   expect_equal(logged[c("model", "input_tokens", "output_tokens")],
                spent[c("model", "input_tokens", "output_tokens")])
   # a sample's own usage is its three votes
-  sample_usage <- log_json(tsk$log_path)$samples[[1]]$model_usage[[1]]
+  first <- log_json(tsk$log_path)$samples[[1]]
+  sample_usage <- first$model_usage[[1]]
   expect_equal(c(sample_usage$input_tokens, sample_usage$output_tokens), c(33, 9))
+  # the scorer's explanation, not the judge's reply ("fine") that vitals would log
+  expect_equal(vapply(log_json(tsk$log_path)$samples, function(s) s$scores[[1]]$explanation, ""),
+               paste("extracted 4 vs", c("2", "4", "6", "8")))
+  expect_equal(first$scores[[1]]$metadata$grading[[2]]$content[[1]]$text, "fine")
+  expect_equal(log_samples(tsk$log_path)$scorer_explanation[[1]], "extracted 4 vs 2")
 })
 
 test_that("a cached re-run costs nothing, says so, and gets its own task id", {
