@@ -75,7 +75,7 @@ test_that("solver and judge send the original requests; judgements are cached", 
   samples <- tsk$get_samples()
   expect_identical(vapply(samples$solver_metadata, function(m) m$image %||% NA_character_, ""),
                    c(rep("chart.png", 3), rep(NA, 4)))
-  expect_identical(as.character(samples$score), c("C", "I", "C", "I", "I", "I", "I"))
+  expect_identical(as_score(samples$score), c(1, 0, 1, 0, 0, 0, 0))
   meta <- samples$scorer_metadata
   expect_false(is.na(meta[[2]]$judge_error))            # failed judgement, recorded
   expect_true(is.na(meta[[1]]$judge_error))
@@ -110,9 +110,9 @@ test_that("a failed solver request is not judged and counts as incorrect", {
   )
   samples <- tsk$get_samples()
   failed <- which(grepl("CAB", samples$input))
-  expect_identical(as.character(samples$score[failed]), "I")
+  expect_identical(as_score(samples$score[failed]), 0)
   expect_false(samples$scorer_metadata[[failed]]$judged)
-  expect_equal(sum(as.character(samples$score) == "C"), nrow(samples) - 1)
+  expect_equal(sum(as_score(samples$score)), nrow(samples) - 1)
   judged <- Filter(function(b) b$model == "judge", server$requests())
   expect_length(judged, nrow(samples) - 1)
   expect_equal(dsbench_summary(tsk)$solver_failures[[1]], 1)
