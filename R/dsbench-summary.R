@@ -3,10 +3,12 @@
 # The log header and leaderboard show both accuracies; plots are by competition.
 rlang::on_load(register_benchmark(
   "dsbench", "dsbench_summary", headline = c("questions", "competitions"),
-  by = "competition", interval = dsbench_interval("normal")
+  by = "competition", interval = mean_ci_interval("normal")
 ))
 
-dsbench_interval <- function(method) {
+# What lower and upper of mean_ci(method = ) rows are, for plots and leaderboards (also
+# probsem's; it belongs beside mean_ci() in metrics.R).
+mean_ci_interval <- function(method) {
   if (method == "normal") {
     "95% normal interval (Wilson when all 0 or all 1)"
   } else {
@@ -71,7 +73,8 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     out[[field]] <- first(add_na(dsbench_usage(x, "solver_metadata", field),
                                  dsbench_usage(x, "scorer_metadata", field)))
   }
-  benchmark_summary(out, "dsbench", by = "competition", interval = dsbench_interval(method))
+  benchmark_summary(out, "dsbench", by = "competition",
+                    interval = mean_ci_interval(method))
 }
 
 # The sum of one usage field over the samples' metadata: failed requests report no usage

@@ -3,7 +3,7 @@
 # Logs and leaderboards show the accuracy of every suite (the suites depend on the data).
 rlang::on_load(register_benchmark(
   "probsem", "probsem_accuracy", headline = NULL, by = "suite",
-  interval = probsem_interval("normal")
+  interval = mean_ci_interval("normal")
 ))
 
 #' Flatten a probsem prompt and its test suites into a task table
@@ -413,12 +413,7 @@ probsem_accuracy <- function(x, method = "normal") {
                  n_no_truth = no_truth, prompt = groups$prompt[[g]])
   })
   benchmark_summary(do.call(rbind, rows), "probsem", by = "suite",
-                    interval = probsem_interval(method))
-}
-
-probsem_interval <- function(method) {
-  paste("95%", if (method == "normal") "normal interval (Wilson when all 0 or all 1)" else
-    "percentile bootstrap interval")
+                    interval = mean_ci_interval(method))
 }
 
 #' @rdname probsem_summary
