@@ -287,7 +287,7 @@ arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 
   benchmark_summary(out, "arena", by = "model", interval = arena_win_rate_interval)
 }
 
-arena_win_rate_interval <- "95% percentile bootstrap interval (battles resampled)"
+arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"
 
 # One field of each sample's solver metadata, as text (NA where absent).
 metadata_field <- function(meta, field) {

@@ -119,6 +119,8 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, cache = TRU
     out$cost[send] <- res$cost
     out$chat[send] <- res$chat
     failed <- sum(!is.na(res$error))
+    # Every judgement failed: the scoring step is not a success ("x Scoring").
+    if (failed == length(send)) fail_eval_step()
     if (failed) {
       cli::cli_warn(
         c("{failed} judgement{?s} failed; {?it counts/they count} as incorrect.",

@@ -6,14 +6,11 @@ rlang::on_load(register_benchmark(
   by = "competition", interval = mean_ci_interval("normal")
 ))
 
-# What lower and upper of mean_ci(method = ) rows are, for plots and leaderboards (also
-# probsem's; it belongs beside mean_ci() in metrics.R).
+# What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis (also
+# probsem's; it belongs beside mean_ci() in metrics.R). "Wilson" because mean_ci() gives the
+# Wilson interval when every score is 0 or every score is 1.
 mean_ci_interval <- function(method) {
-  if (method == "normal") {
-    "95% normal interval (Wilson when all 0 or all 1)"
-  } else {
-    "95% percentile bootstrap interval"
-  }
+  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap interval"
 }
 
 #' DSBench headline numbers

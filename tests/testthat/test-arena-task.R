@@ -153,7 +153,7 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
   dropped <- arena_win_rates(battles, invalid = "drop")
   expect_equal(dropped$n[dropped$group == "a"], 2L)
   expect_identical(arena_win_rates(battles), rates)
-  expect_equal(attr(rates, "interval"), "95% percentile bootstrap interval (battles resampled)")
+  expect_equal(attr(rates, "interval"), "95% bootstrap interval (battles resampled)")
   skip_if_not_installed("ggplot2")
   plot <- ggplot2::autoplot(rates)
   expect_equal(plot$labels$x, "model")

@@ -84,5 +84,5 @@ test_that("dsbench_summary() plots by competition", {
   plot <- ggplot2::autoplot(dsbench_summary(samples, by_competition = TRUE))
   expect_s3_class(plot, "ggplot")
   expect_equal(plot$labels$x, "competition")
-  expect_match(plot$labels$y, "normal interval")
+  expect_match(plot$labels$y, "normal \\(or Wilson\\) interval")
 })
