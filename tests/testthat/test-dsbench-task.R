@@ -257,3 +257,28 @@ test_that("dsbench_dataset() and dsbench_task() take part of the table", {
   expect_equal(tsk$get_samples()$id, data$id[1:2])
   expect_equal(dsbench_summary(tsk)$estimate[[1]], 1)
 })
+
+test_that("when every judgement fails, Scoring is not marked a success", {
+  server <- local_fake_openai(function(body, n) {
+    if (startsWith(last_user_text(body), "Please judge")) list(status = 401) else "ok"
+  })
+  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE, images = FALSE),
+                      scorer = dsbench_scorer(cache = FALSE, max_tries = 1),
+                      dir = withr::local_tempdir())
+  messages <- character()
+  expect_warning(
+    withCallingHandlers(
+      tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
+               view = FALSE),
+      message = function(m) {
+        messages <<- c(messages, conditionMessage(m))
+        invokeRestart("muffleMessage")
+      }
+    ),
+    class = "predictivebench_warning_failed_judgements"
+  )
+  expect_true(any(grepl("^(\u2714|v) Solving", messages)))
+  expect_true(any(grepl("^(\u2716|x) Scoring", messages)))
+  expect_false(any(grepl("^(\u2714|v) Scoring", messages)))
+  expect_true(all(as_score(tsk$get_samples()$score) == 0))
+})
