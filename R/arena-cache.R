@@ -32,6 +32,10 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   rec <- store[usable, ][hit, ]
   rec$cached <- cached
   rec$error <- rep(NA_character_, nrow(rec))
+  # What each request cost: nothing for a recorded verdict, a response-cache hit, or a
+  # copy of a request sent once for several battles (counted on the first of them).
+  usage <- tibble::tibble(cached = cached, input_tokens = rep(0, nrow(req)),
+                          output_tokens = rep(0, nrow(req)), cost = rep(0, nrow(req)))
   todo <- which(!cached)
   # Identical requests (same battle twice) are judged once.
   todo <- todo[!duplicated(key[todo])]
@@ -52,6 +56,9 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       same <- which(key == key[[chunk[[j]]]])
       rec[same, battle_record_columns] <- new[j, battle_record_columns]
       rec$error[same] <- res$error[[j]]
+      usage$cached[same] <- res$cached[[j]]
+      usage[chunk[[j]], c("input_tokens", "output_tokens", "cost")] <-
+        res[j, c("input_tokens", "output_tokens", "cost")]
     }
     if (!is.null(records)) {
       store_key <- store_keys(store)
@@ -84,7 +91,10 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
     gpt_4_response = rec$gpt_4_response[ab], gpt_4_response_text = text[ab],
     gpt_4_score = rec$gpt_4_score[ab], is_valid = !is.na(winner),
     cached = if (position_swap && n) rec$cached[ab] & rec$cached[n + ab] else rec$cached[ab],
-    error = rec$error[ab], chat = chats
+    error = rec$error[ab], chat = chats,
+    usage = lapply(ab, function(i) {
+      usage_metadata(usage, if (position_swap) c(i, n + i) else i)
+    })
   )
 }
 

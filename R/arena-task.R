@@ -1,5 +1,11 @@
 # The arena as a vitals Task: the question table, the bundled sample, and the judging
-# solver, scorer and summary.
+# solver, scorer and summaries.
+
+# Logs and leaderboards show each model's win rate (the models depend on the data).
+rlang::on_load(register_benchmark(
+  "arena", "arena_win_rates", headline = NULL, by = "model",
+  interval = arena_win_rate_interval
+))
 
 #' The arena's question table
 #'
@@ -88,8 +94,14 @@ arena_sample_battles <- function() {
 #' `arena_summary()` returns ratings (an [arena_ratings()] tibble: `model`, `rating`, `lower`,
 #' `upper`, `rank`, battle counts), on the Elo scale, not the `group`, `metric`, `estimate`,
 #' `lower`, `upper`, `n` rows on a 0-1 scale of the other benchmarks' summaries: a rating is
-#' not a mean of sample scores. The arena has no accuracy-like table; the per-pair win rates
-#' are drawn by [autoplot.arena_ratings()].
+#' not a mean of sample scores. [arena_win_rates()] gives each model's win rate in that
+#' shape (0-1, with intervals): these are the metrics an arena log shows and what
+#' [leaderboard()] reports. The per-pair win rates are drawn by [autoplot.arena_ratings()].
+#'
+#' `arena_task()` returns a [ResultsTask]: its log names the scorer `"arena_score"`, shows
+#' each battle's models and question and the verdicts as key-value metadata, explains each
+#' score by the verdicts (both orders with `position_swap`) and counts the tokens of both
+#' judge requests of a battle (none for a verdict from the battle cache).
 #'
 #' @section Differences from the original:
 #' * The original cached verdicts by question and models only, so a second judge (or a new
@@ -119,7 +131,7 @@ arena_sample_battles <- function() {
 #'   given `records` file.
 #' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
 #'   original) or are dropped (`"drop"`, score `NA`).
-#' @param x An evaluated arena task, its samples, or a data frame of battles.
+#' @param x An evaluated arena task, its samples, its log file, or a data frame of battles.
 #' @param ... Passed to [arena_ratings()].
 #' @inheritParams generate_responses
 #' @returns `arena_task()` a [vitals::Task]; `arena_solver()`/`arena_scorer()` functions for
@@ -140,7 +152,8 @@ arena_task <- function(dataset = arena_sample_battles(), solver = arena_solver()
   }
   if (!"target" %in% names(dataset)) dataset$target <- rep("", nrow(dataset))
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit)
+                 limit = limit, benchmark = "arena",
+                 metadata_fields = c("model_a", "model_b", "question"))
 }
 
 #' @rdname arena_task
@@ -162,18 +175,20 @@ arena_solver <- function(records = NULL, version = c("231225", "231113"),
                             position_swap = position_swap, cache = cache,
                             chunk_size = chunk_size, max_active = max_active, rpm = rpm,
                             max_tries = max_tries)
-    warn_failures(ifelse(is.na(judged$winner),
-                         ifelse(is.na(judged$error), "no verdict", judged$error), NA))
+    report_failures(ifelse(is.na(judged$winner),
+                           ifelse(is.na(judged$error), "no verdict", judged$error), NA),
+                    what = "battle")
+    # The battle's models and question are dataset columns, logged with every sample.
     list(
       result = judged$gpt_4_response_text,
       solver_chat = judged$chat,
       solver_metadata = lapply(seq_len(nrow(judged)), function(i) {
-        list(winner = judged$winner[[i]], winner_ab = judged$winner_ab[[i]],
-             winner_ba = judged$winner_ba[[i]], judger = judged$judger[[i]],
-             cached = judged$cached[[i]], error = judged$error[[i]],
-             model_a = judged$model_a[[i]], model_b = judged$model_b[[i]],
-             question = judged$question[[i]], gpt_4_score = judged$gpt_4_score[[i]],
-             gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]])
+        c(list(winner = judged$winner[[i]], winner_ab = judged$winner_ab[[i]],
+               winner_ba = judged$winner_ba[[i]], position_swap = position_swap,
+               judger = judged$judger[[i]],
+               error = judged$error[[i]], gpt_4_score = judged$gpt_4_score[[i]],
+               gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]]),
+          judged$usage[[i]])
       })
     )
   })
@@ -188,8 +203,32 @@ arena_scorer <- function(invalid = c("tie", "drop")) {
     score <- winner_points(winner, failed = if (invalid == "tie") 0.5 else NA_real_)
     list(score = score,
          scorer_metadata = lapply(winner, function(w) list(winner = w)),
-         explanation = ifelse(is.na(winner), "judgement failed", winner))
+         explanation = arena_explanation(samples, score))
   }
+}
+
+# Why a battle scored what it did: the verdict in the battle's order (AB) and, with a
+# position swap, in the swapped order (BA, told in AB's terms), the winner they give
+# together, and model_a's points.
+arena_explanation <- function(samples, score) {
+  meta <- samples$solver_metadata
+  said <- function(name) {
+    w <- metadata_field(meta, name)
+    ifelse(is.na(w), "no verdict", w)
+  }
+  swapped <- vapply(meta, function(m) isTRUE(m$position_swap), TRUE)
+  winner <- metadata_field(meta, "winner")
+  orders <- ifelse(
+    swapped,
+    paste0("Verdict AB: ", said("winner_ab"), "; BA (in AB's terms): ", said("winner_ba"),
+           "; combined: ", said("winner"), "."),
+    paste0("Verdict: ", said("winner"), ".")
+  )
+  named <- ifelse(winner %in% "model_a", paste0(" ", samples$model_a, " wins."),
+                  ifelse(winner %in% "model_b", paste0(" ", samples$model_b, " wins."), ""))
+  points <- ifelse(is.na(score), " Left out (failed judgements are dropped).",
+                   paste0(" model_a scores ", as.character(score), "."))
+  paste0(orders, named, points)
 }
 
 #' @rdname arena_task
@@ -199,9 +238,60 @@ arena_summary <- function(x, invalid = c("tie", "drop"), ...) {
   arena_ratings(arena_outcomes(x), invalid = invalid, ...)
 }
 
+#' Arena win rates: each model's share of points, with intervals
+#'
+#' @description
+#' `arena_win_rates()` summarises judged battles per model in the shape of every
+#' predictivebench summary: one row per model (`group`), `metric` `"win_rate"`, `estimate`
+#' the model's mean points over its battles (1 for a win, 0 for a loss, 0.5 for a tie;
+#' failed judgements count as ties or are dropped, see `invalid`), `lower` and `upper` a
+#' 95% percentile bootstrap interval (its battles resampled, `times` rounds, seeded so
+#' intervals are reproducible), and `n` its battles; then `wins`, `losses`, `ties`. Models
+#' are ordered by win rate, best first.
+#'
+#' It is the arena's registered summary (see [register_benchmark()]): an [arena_task()]
+#' log shows each model's win rate as a metric, and [leaderboard()] reports them. Win rates
+#' depend on the opponents each model met; [arena_summary()] gives ratings, which account
+#' for that. `ggplot2::autoplot()` draws the win rates (see [autoplot_summary()]).
+#'
+#' @param x An evaluated [arena_task()], its samples, its log file, or a data frame of
+#'   battles (`model_a`, `model_b`, `winner`).
+#' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
+#' @param times Bootstrap rounds.
+#' @param seed Seed for the bootstrap; the global random stream is left untouched.
+#' @returns A [benchmark_summary()] tibble.
+#' @family arena
+#' @export
+#' @examples
+#' battles <- data.frame(model_a = c("a", "b", "a", "c"), model_b = c("b", "c", "c", "b"),
+#'                       winner = c("model_a", "model_a", "tie", "model_b"))
+#' rates <- arena_win_rates(battles)
+#' rates
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(rates)
+arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 1) {
+  invalid <- rlang::arg_match(invalid)
+  check_count(times)
+  scores <- battle_scores(arena_outcomes(x), invalid = invalid)
+  points <- c(scores$score_a, 1 - scores$score_a)
+  model <- c(scores$model_a, scores$model_b)
+  rows <- lapply(battle_models(scores), function(m) {
+    mine <- points[model == m]
+    ci <- mean_ci(mine, method = "bootstrap", times = times, seed = seed, limits = c(0, 1))
+    summary_rows(m, "win_rate", ci, wins = sum(mine == 1), losses = sum(mine == 0),
+                 ties = sum(mine == 0.5))
+  })
+  out <- do.call(rbind, c(list(summary_rows(character(), "win_rate", mean_ci(double()),
+                                            wins = integer(), losses = integer(),
+                                            ties = integer())), rows))
+  out <- out[order(-out$estimate, out$group), ]
+  benchmark_summary(out, "arena", by = "model", interval = arena_win_rate_interval)
+}
+
+arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"
+
 # One field of each sample's solver metadata, as text (NA where absent).
 metadata_field <- function(meta, field) {
-  vapply(meta, function(m) m[[field]] %||% NA_character_, "")
+  vapply(meta, function(m) as.character(m[[field]] %||% NA_character_), "")
 }
 
 arena_outcomes <- function(x, call = rlang::caller_env()) {

@@ -14,7 +14,12 @@ dsbench_scorer_exact <- function(tolerance = 1e-6) {
     list(
       score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
       scorer_metadata = lapply(checked, function(x) x[c("rule", "extracted")]),
-      explanation = vapply(checked, function(x) paste0(x$rule, ": ", x$extracted %||% ""), "")
+      explanation = vapply(seq_along(checked), function(i) {
+        x <- checked[[i]]
+        sprintf("%s: extracted %s vs answer %s: %s.", x$rule,
+                dsbench_excerpt(x$extracted %||% NA_character_),
+                dsbench_excerpt(samples$target[[i]]), if (x$correct) "correct" else "incorrect")
+      }, "")
     )
   }
 }

@@ -33,16 +33,35 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
       score = factor(ifelse(judged$correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
       scorer_chat = judged$chat,
       scorer_metadata = lapply(seq_len(nrow(judged)), function(i) {
-        list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],
-             judged = judged$judged[[i]], cached = judged$cached[[i]],
-             input_tokens = judged$input_tokens[[i]],
-             output_tokens = judged$output_tokens[[i]], cost = judged$cost[[i]])
+        c(list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],
+               judged = judged$judged[[i]]),
+          usage_metadata(judged, i))
       }),
-      explanation = ifelse(!is.na(judged$reply), judged$reply,
-                           ifelse(is.na(judged$error), "not judged: no response from the solver",
-                                  paste("judge failed:", judged$error)))
+      explanation = dsbench_judge_explanation(samples$result, samples$target, judged)
     )
   }
+}
+
+# Why a question scored what it did: the judge's verdict, then the prediction and the answer.
+dsbench_judge_explanation <- function(prediction, answer, judged) {
+  verdict <- ifelse(
+    !is.na(judged$reply),
+    sprintf("The judge replied %s: %s.", encodeString(judged$reply, quote = "\""),
+            ifelse(judged$correct, "correct", "incorrect")),
+    ifelse(is.na(judged$error), "Not judged (the solver gave no response): incorrect.",
+           paste0("The judgement failed (", judged$error, "): incorrect."))
+  )
+  paste0(verdict, " Prediction: ", dsbench_excerpt(prediction), ". Answer: ",
+         dsbench_excerpt(answer), ".")
+}
+
+# A response or answer quoted for an explanation, its end kept when it is long (the
+# original's answers come last).
+dsbench_excerpt <- function(text, max_chars = 300) {
+  out <- ifelse(is.na(text), "none", text)
+  long <- nchar(out) > max_chars
+  out[long] <- paste0("...", substring(out[long], nchar(out[long]) - max_chars + 1))
+  ifelse(is.na(text), "none", encodeString(out, quote = "\""))
 }
 
 #' The DSBench judge prompt and decision rule
@@ -100,6 +119,8 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, cache = TRU
     out$cost[send] <- res$cost
     out$chat[send] <- res$chat
     failed <- sum(!is.na(res$error))
+    # Every judgement failed: the scoring step is not a success ("x Scoring").
+    if (failed == length(send)) fail_eval_step()
     if (failed) {
       cli::cli_warn(
         c("{failed} judgement{?s} failed; {?it counts/they count} as incorrect.",

@@ -1,5 +1,18 @@
 # DSBench: the original's two headline accuracies, with intervals, tokens and cost.
 
+# The log header and leaderboard show both accuracies; plots are by competition.
+rlang::on_load(register_benchmark(
+  "dsbench", "dsbench_summary", headline = c("questions", "competitions"),
+  by = "competition", interval = mean_ci_interval("normal")
+))
+
+# What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis (also
+# probsem's; it belongs beside mean_ci() in metrics.R). "Wilson" because mean_ci() gives the
+# Wilson interval when every score is 0 or every score is 1.
+mean_ci_interval <- function(method) {
+  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap interval"
+}
+
 #' DSBench headline numbers
 #'
 #' The original prints two accuracies: over all questions, and the unweighted mean of the
@@ -10,7 +23,8 @@
 #' number of questions, competitions and failed requests/judgements, and the tokens and
 #' cost of the solver and the judge from the samples' metadata.
 #'
-#' @param x An evaluated [dsbench_task()] or its `$get_samples()` tibble.
+#' @param x An evaluated [dsbench_task()], its `$get_samples()` tibble, or its log file
+#'   (`tsk$log_path`, read with [log_samples()]): the same numbers from each.
 #' @param by_competition Also return one row per competition.
 #' @inheritParams futurex_summary
 #' @returns A tibble in the shape of every predictivebench summary, with rows `questions`
@@ -19,6 +33,7 @@
 #'   (questions, or competitions on the `competitions` row), then `n_missing` (unscored
 #'   samples) and `solver_failures`, `judge_failures`, `input_tokens`, `output_tokens`,
 #'   `cost` on the first row (`NA` elsewhere; cost `NA` when the provider gives no prices).
+#'   It is a [benchmark_summary()]: `ggplot2::autoplot()` draws it by competition.
 #' @family dsbench
 #' @export
 #' @examples
@@ -26,14 +41,17 @@
 #' tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
 #'                     scorer = dsbench_scorer_exact(), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
-#' dsbench_summary(tsk, by_competition = TRUE)
+#' s <- dsbench_summary(tsk, by_competition = TRUE)
+#' s
+#' dsbench_summary(tsk$log_path)
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1,
                             by_competition = FALSE) {
   method <- rlang::arg_match(method)
   check_flag(by_competition)
   x <- benchmark_samples(x, c("score", "competition_id"),
                          "an evaluated DSBench task or its samples.")
-  correct <- as.double(as.character(x$score) == "C")
+  correct <- as_score(x$score)
   # The "overall" row is the accuracy over questions; the others, with by_competition.
   rows <- grouped_summary(correct, by = if (by_competition) x$competition_id,
                           metric = "accuracy", method = method, times = times, seed = seed,
@@ -52,7 +70,8 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     out[[field]] <- first(add_na(dsbench_usage(x, "solver_metadata", field),
                                  dsbench_usage(x, "scorer_metadata", field)))
   }
-  out
+  benchmark_summary(out, "dsbench", by = "competition",
+                    interval = mean_ci_interval(method))
 }
 
 # The sum of one usage field over the samples' metadata: failed requests report no usage

@@ -135,7 +135,10 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @inheritParams generate_solver
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
 #'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a
-#'   [vitals::Task].
+#'   [ResultsTask] (a [vitals::Task] whose log shows the two accuracies of
+#'   [dsbench_summary()] as its metrics, the scorer as `"dsbench_score"`, each sample's
+#'   competition and question as key-value metadata, and the tokens of every request,
+#'   the judge's included).
 #' @order 1
 #' @family dsbench
 #' @export
@@ -161,8 +164,13 @@ dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(),
   dataset <- validate_task_table(dataset, "dsbench")
   if (!"folder" %in% names(dataset)) dataset$folder <- NA_character_
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit)
+                 limit = limit, benchmark = "dsbench", metadata_fields = dsbench_log_fields)
 }
+
+# The dataset columns each sample's log entry shows (and log_samples() restores for
+# dsbench_summary()); the introduction and workbook text stay out of the log's metadata.
+dsbench_log_fields <- c("competition_id", "competition_name", "question_name",
+                        "question_index", "target_type")
 
 #' @rdname dsbench_task
 #' @order 2
@@ -307,8 +315,10 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     for (j in seq_along(idx)) results[[idx[[j]]]] <- res[j, ]
   }
   res <- do.call(rbind, results)
-  warn_failures(res$error)
-  meta <- response_metadata(res)
+  report_failures(res$error)
+  meta <- lapply(seq_len(n), function(i) {
+    c(list(error = res$error[[i]]), usage_metadata(res, i), list(seconds = res$seconds[[i]]))
+  })
   for (i in seq_len(n)) {
     meta[[i]]$mode <- config$mode
     meta[[i]]$truncated <- cut[[i]]$truncated

@@ -43,7 +43,13 @@
 #'   servers do not read as a number of alternatives.
 #'
 #' Every request goes through the response cache (see [cache_dir()]): a second run sends
-#' nothing. Cache keys hold the base URL, model, request body and texts, never the API key.
+#' nothing. Every request sent is counted: its tokens are in the result (`input_tokens`,
+#' `output_tokens`, `cost`, each request counted once, on the first pair that needs it;
+#' nothing for cached requests) and in ellmer's session usage ([ellmer::token_usage()]),
+#' so a [vitals::Task]'s `$get_cost()` includes them. Completions requests are counted
+#' under the chat's provider and model (an OpenAI-compatible one named by `model` when the
+#' chat has another model, or there is no chat); their cost is `NA`, as the endpoint gives
+#' no prices. Cache keys hold the base URL, model, request body and texts, never the API key.
 #' Failed requests (after `max_tries` attempts for HTTP 429/5xx and dropped connections)
 #' leave `NA` and their error; the other pairs are kept.
 #'
@@ -76,8 +82,10 @@
 #' @returns A tibble with one row per pair: `prefix`, `query`, `logp` (the summed
 #'   log-probability, `NA` on failure), `n_tokens` (the query's token count; always 1 with the
 #'   chat backend, which scores one token), `tokens` (a list
-#'   of the scored tokens), `error` (`NA` or what went wrong) and `cached` (all requests for
-#'   the pair came from the cache).
+#'   of the scored tokens), `error` (`NA` or what went wrong), `cached` (all requests for
+#'   the pair came from the cache), and `input_tokens`, `output_tokens` and `cost` of the
+#'   requests first needed by the pair (a request shared by several pairs, such as the
+#'   query alone, is counted on the first of them).
 #' @seealso [logprob_softmax()] to turn scores into a distribution.
 #' @export
 #' @examples
@@ -120,8 +128,11 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
   }
   if (backend == "completions") {
     endpoint <- logprob_endpoint(chat, base_url, model, api_key)
-    completions_scores(endpoint, prefix, query, dir, span_check, max_tokens, max_active,
-                       max_tries, timeout)
+    scores <- completions_scores(endpoint, prefix, query, dir, span_check, max_tokens,
+                                 max_active, max_tries, timeout)
+    log_request_usage(logprob_usage_chat(chat, endpoint), sum(scores$input_tokens),
+                      sum(scores$output_tokens), NA_real_)
+    scores
   } else {
     check_string(system_prompt, allow_null = TRUE)
     chat_scores(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
@@ -189,8 +200,47 @@ baseline_scores <- function(chat, prefix, query) {
     n_tokens = rep(1L, length(query)),
     tokens = as.list(query),
     error = rep(NA_character_, length(query)),
-    cached = rep(FALSE, length(query))
+    cached = rep(FALSE, length(query)),
+    input_tokens = 0, output_tokens = 0, cost = 0
   )
+}
+
+# ---- usage ----------------------------------------------------------------------------
+
+# The usage of each request, summed onto the first pair that needs it, so that summing over
+# pairs counts every request once. `owner` is that pair for each request; `usage` has one
+# row per request (`input_tokens`, `output_tokens`, `cost`).
+pair_usage <- function(n, owner, usage) {
+  out <- tibble::tibble(input_tokens = rep(0, n), output_tokens = rep(0, n),
+                        cost = rep(0, n))
+  for (field in names(out)) {
+    sums <- as.vector(tapply(usage[[field]], factor(owner, levels = seq_len(n)), sum))
+    out[[field]] <- ifelse(seq_len(n) %in% owner, as.double(sums), 0)
+  }
+  out
+}
+
+# The chat that names completions requests in usage records: the scoring chat when it asks
+# for the endpoint's model, otherwise an OpenAI-compatible chat for the endpoint's model.
+logprob_usage_chat <- function(chat, endpoint) {
+  if (!is.null(chat) && identical(chat$get_model(), endpoint$model)) return(chat)
+  ellmer::chat_openai_compatible(base_url = endpoint$base_url, model = endpoint$model,
+                                 credentials = function() "")
+}
+
+# Counts requests sent outside ellmer in its session usage (ellmer::token_usage(), which
+# vitals' $get_cost() reads): one assistant turn carrying their summed tokens and cost,
+# added to a copy of `chat` through the public Chat$add_turn().
+log_request_usage <- function(chat, input_tokens, output_tokens, cost) {
+  if (!(input_tokens + output_tokens > 0)) return(invisible())
+  record <- chat$clone()
+  record$set_turns(list())
+  record$add_turn(
+    ellmer::UserTurn(contents = list(ellmer::ContentText("log-probability requests"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("")),
+                          tokens = c(input_tokens, output_tokens, 0), cost = cost)
+  )
+  invisible()
 }
 
 logprob_chat_system_prompt <- paste(
@@ -287,7 +337,9 @@ parse_completion <- function(body) {
     tokens <- tokens[keep]
     logprobs <- logprobs[keep]
   }
-  list(tokens = tokens, logprobs = logprobs)
+  list(tokens = tokens, logprobs = logprobs,
+       input_tokens = as.double(body$usage$prompt_tokens %||% NA),
+       output_tokens = as.double(body$usage$completion_tokens %||% NA))
 }
 
 # One echo request per distinct text, cached, in parallel; a record or an error message each.
@@ -338,6 +390,16 @@ completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tok
     }
     query_span(echoed$records[[f]], echoed$records[[q]], query[[i]], span_check)
   })
+  # Requests answered from the cache, or failed, cost nothing here.
+  sent <- !echoed$cached & is.na(echoed$errors)
+  spent <- function(field) {
+    ifelse(sent, vapply(echoed$records, function(r) zero_na(r[[field]] %||% 0), 1), 0)
+  }
+  usage <- pair_usage(length(full), pmin(match(texts, full), match(texts, query),
+                                         na.rm = TRUE),
+                      list(input_tokens = spent("input_tokens"),
+                           output_tokens = spent("output_tokens"),
+                           cost = ifelse(sent, NA_real_, 0)))
   tibble::tibble(
     prefix = prefix,
     query = query,
@@ -345,7 +407,8 @@ completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tok
     n_tokens = vapply(rows, function(r) as.integer(r$n_tokens), 1L),
     tokens = lapply(rows, `[[`, "tokens"),
     error = vapply(rows, function(r) as.character(r$error), ""),
-    cached = echoed$cached[match(full, texts)] & echoed$cached[match(query, texts)]
+    cached = echoed$cached[match(full, texts)] & echoed$cached[match(query, texts)],
+    !!!usage
   )
 }
 
@@ -444,7 +507,8 @@ chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt,
     n_tokens = rep(1L, length(rows)),
     tokens = lapply(rows, function(r) if (is.na(r$token)) character() else r$token),
     error = vapply(rows, function(r) as.character(r$error), ""),
-    cached = res$cached[at]
+    cached = res$cached[at],
+    !!!pair_usage(length(prefix), match(prompts, prefix), res)
   )
 }
 

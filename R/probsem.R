@@ -1,5 +1,11 @@
 # probsem: a prompt plus test suites; each context's queries are ranked by their likelihood.
 
+# Logs and leaderboards show the accuracy of every suite (the suites depend on the data).
+rlang::on_load(register_benchmark(
+  "probsem", "probsem_accuracy", headline = NULL, by = "suite",
+  interval = mean_ci_interval("normal")
+))
+
 #' Flatten a probsem prompt and its test suites into a task table
 #'
 #' Runs the Python flattener on a probsem benchmark: a prompt file `<name>.txt` and test
@@ -160,7 +166,8 @@ probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(),
   dataset <- validate_task_table(dataset, "probsem")
   check_probsem_inputs(dataset)
   benchmark_task(probsem_vitals_dataset(dataset), solver, scorer, epochs = epochs, dir = dir,
-                 name = name, limit = limit)
+                 name = name, limit = limit, benchmark = "probsem",
+                 metadata_fields = c("prompt", "suite", "context_index", "text", "expected"))
 }
 
 # vitals needs a string target; a context without ground truth gets "" (it is scored NA).
@@ -209,17 +216,23 @@ probsem_solver <- function(backend = c("completions", "chat"),
       cache = cache, max_active = max_active, max_tries = max_tries, timeout = timeout
     )
     scored <- scored[match(key, key[first]), ]
-    model_name <- if (backend == "completions") {
-      logprob_endpoint(solver_chat, base_url, model, api_key)$model
+    # A pair scored once for several samples (epochs) costs nothing the second time.
+    scored[!first, c("input_tokens", "output_tokens", "cost")] <- 0
+    # The chat each sample is logged with names the model the usage is counted under.
+    template <- if (backend == "completions" && !inherits(solver_chat, "BaselineChat")) {
+      logprob_usage_chat(solver_chat, logprob_endpoint(solver_chat, base_url, model, api_key))
     } else {
-      solver_chat$get_model_object()@name
+      solver_chat
     }
+    model_name <- template$get_model_object()@name
     metadata <- lapply(seq_along(inputs), function(i) {
-      s <- scored[pairs$sample == i, ]
+      rows <- which(pairs$sample == i)
+      s <- scored[rows, ]
       logp <- logprob_normalize(s$logp, s$n_tokens, norm, temperature)
-      list(queries = s$query, logp_raw = s$logp, n_tokens = s$n_tokens, logp = logp,
-           prob = logprob_softmax(logp), errors = s$error, cached = all(s$cached),
-           backend = backend, model = model_name, norm = norm, temperature = temperature)
+      c(list(queries = s$query, logp_raw = s$logp, n_tokens = s$n_tokens, logp = logp,
+             prob = logprob_softmax(logp), errors = s$error, backend = backend,
+             model = model_name, norm = norm, temperature = temperature),
+        usage_metadata(scored, rows))
     })
     result <- vapply(metadata, function(m) {
       if (anyNA(m$prob)) NA_character_ else m$queries[[which.max(m$prob)]]
@@ -228,10 +241,9 @@ probsem_solver <- function(backend = c("completions", "chat"),
       e <- m$errors[!is.na(m$errors)]
       if (length(e)) e[[1]] else NA_character_
     }, "")
-    warn_failures(failed)
-    template <- solver_chat %||% probsem_log_chat(base_url, model_name)
+    report_failures(failed, what = "context")
     chats <- lapply(seq_along(inputs), function(i) {
-      probsem_chat(template, inputs[[i]], result[[i]])
+      probsem_chat(template, inputs[[i]], result[[i]], metadata[[i]])
     })
     list(result = result, solver_chat = chats, solver_metadata = metadata)
   })
@@ -254,18 +266,16 @@ check_probsem_inputs <- function(dataset, call = rlang::caller_env()) {
   invisible(dataset)
 }
 
-# vitals logs every sample's conversation: the scored prefix and the winning query.
-probsem_log_chat <- function(base_url, model) {
-  ellmer::chat_openai_compatible(base_url = base_url %||% "http://localhost/v1",
-                                 model = model %||% "unknown", credentials = function() "")
-}
-
-probsem_chat <- function(template, prefix, answer) {
+# vitals logs every sample's conversation: the scored prefix and the winning query, with the
+# tokens and cost of the sample's log-probability requests (already counted in ellmer's
+# session usage by query_logprobs(), so set here, not added).
+probsem_chat <- function(template, prefix, answer, usage) {
   chat <- template$clone()
   chat$set_turns(list(
     ellmer::UserTurn(contents = list(ellmer::ContentText(prefix))),
     ellmer::AssistantTurn(contents = list(ellmer::ContentText(answer %|NA|% "")),
-                          tokens = c(0, 0, 0), cost = 0,
+                          tokens = c(usage$input_tokens, usage$output_tokens, 0),
+                          cost = usage$cost,
                           finish_reason = if (is.na(answer)) "error" else "stop")
   ))
   chat
@@ -281,29 +291,46 @@ probsem_scorer <- function() {
     correct <- vapply(judged, `[[`, NA, "correct")
     list(
       score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
-      scorer_metadata = lapply(judged, function(j) j[c("expected_prob", "max_prob", "why")]),
+      scorer_metadata = lapply(judged, function(j) {
+        j[c("expected_query", "expected_prob", "max_prob")]
+      }),
       explanation = vapply(judged, `[[`, "", "why")
     )
   }
 }
 
+# Whether a context's expected query has the highest probability, and why, in words: the
+# expected query, the distribution over the queries, and the likeliest one.
 probsem_judge <- function(meta, expected) {
-  out <- list(correct = NA, expected_prob = NA_real_, max_prob = NA_real_, why = "")
+  out <- list(correct = NA, expected_query = NA_character_, expected_prob = NA_real_,
+              max_prob = NA_real_, why = "")
+  prob <- meta$prob
+  scored <- length(prob) && !anyNA(prob)
+  distribution <- if (scored) {
+    paste0(" Distribution: ", paste(encodeString(meta$queries, quote = "\""),
+                                    sprintf("%.4g", prob), collapse = ", "), ".")
+  } else ""
   if (is.na(expected) || expected == -1) {
-    out$why <- "No ground truth (expected = -1)."
+    out$why <- paste0("No ground truth (expected = -1).", distribution)
     return(out)
   }
-  prob <- meta$prob
-  if (!length(prob) || anyNA(prob)) {
+  out$expected_query <- meta$queries[[expected + 1]] %||% NA_character_
+  if (!scored) {
     out$why <- "Scoring failed for at least one query."
     return(out)
   }
   out$expected_prob <- prob[[expected + 1]]
   out$max_prob <- max(prob)
   out$correct <- prob[[expected + 1]] == max(prob)
-  out$why <- sprintf("Expected %s has p = %.4g; the maximum is %.4g.",
-                     encodeString(meta$queries[[expected + 1]], quote = "\""),
-                     out$expected_prob, out$max_prob)
+  likeliest <- meta$queries[prob == max(prob)]
+  out$why <- sprintf(
+    "%s: expected %s has p = %.4g; the likeliest %s %s (p = %.4g).%s",
+    if (out$correct) "Correct" else "Incorrect",
+    encodeString(out$expected_query, quote = "\""), out$expected_prob,
+    if (length(likeliest) > 1) "are" else "is",
+    paste(encodeString(likeliest, quote = "\""), collapse = " and "), out$max_prob,
+    distribution
+  )
   out
 }
 
@@ -315,17 +342,22 @@ probsem_judge <- function(meta, expected) {
 #' as in the original. Contexts whose scoring failed are left out and counted in
 #' `n_missing`. It also returns every context's distribution over its queries.
 #'
-#' @param x An evaluated [probsem_task()] or its `$get_samples()` tibble.
+#' @param x An evaluated [probsem_task()], its `$get_samples()` tibble, or its log file
+#'   (`tsk$log_path`, read with [log_samples()]).
 #' @param method Interval method for the accuracy, `"normal"` or `"bootstrap"` (see
 #'   [mean_ci()]).
 #' @returns A list of class `probsem_summary` with
 #'   * `accuracy`: one row per prompt and suite, in the columns every predictivebench
-#'     summary has: `group` (the suite), `metric` (`"accuracy"`), `estimate`, `lower`,
-#'     `upper`, `n` (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts
-#'     with `expected == -1`) and `prompt`;
+#'     summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of different
+#'     prompts share a name), `metric` (`"accuracy"`), `estimate`, `lower`, `upper`, `n`
+#'     (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts with
+#'     `expected == -1`) and `prompt`. It is a [benchmark_summary()], and these are the
+#'     metrics a probsem log shows, one per suite;
 #'   * `distributions`: one row per context and query, `id`, `prompt`, `suite`,
 #'     `context_index`, `text`, `query_index` (0-based), `query`, `expected`, `logp` (after
 #'     normalization and temperature), `prob`, `is_max`.
+#'
+#' `ggplot2::autoplot()` draws the accuracy by suite.
 #' @family probsem
 #' @export
 #' @examples
@@ -336,25 +368,13 @@ probsem_judge <- function(meta, expected) {
 #'   logp <- -seq_along(q)
 #'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")
 #' })
-#' probsem_summary(samples)
+#' s <- probsem_summary(samples)
+#' s
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 probsem_summary <- function(x, method = c("normal", "bootstrap")) {
   method <- rlang::arg_match(method)
   samples <- probsem_samples(x)
-  dist <- probsem_distributions(samples)
-  correct <- vapply(seq_len(nrow(samples)), function(i) {
-    probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])$correct
-  }, NA)
-  groups <- unique(samples[c("prompt", "suite")])
-  rows <- lapply(seq_len(nrow(groups)), function(g) {
-    in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
-    no_truth <- sum(samples$expected[in_group] == -1)
-    ci <- mean_ci(as.double(correct[in_group & samples$expected != -1]), method = method,
-                  limits = c(0, 1))
-    if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
-    summary_rows(groups$suite[[g]], "accuracy", ci, n_missing = ci$n_missing,
-                 n_no_truth = no_truth, prompt = groups$prompt[[g]])
-  })
-  accuracy <- do.call(rbind, rows)
+  accuracy <- probsem_accuracy(samples, method)
   none <- accuracy$group[accuracy$n_no_truth > 0]
   if (length(none)) {
     cli::cli_inform(
@@ -367,7 +387,41 @@ probsem_summary <- function(x, method = c("normal", "bootstrap")) {
     cli::cli_inform("{failed} context{?s} could not be scored and {?is/are} left out.",
                     class = "predictivebench_message_skipped")
   }
-  structure(list(accuracy = accuracy, distributions = dist), class = "probsem_summary")
+  structure(list(accuracy = accuracy, distributions = probsem_distributions(samples)),
+            class = "probsem_summary")
+}
+
+# The accuracy rows of probsem_summary(), one per suite: the summary registered for logs and
+# leaderboards (its groups are the metrics of a probsem log).
+probsem_accuracy <- function(x, method = "normal") {
+  samples <- probsem_samples(x)
+  correct <- vapply(seq_len(nrow(samples)), function(i) {
+    probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])$correct
+  }, NA)
+  groups <- unique(samples[c("prompt", "suite")])
+  # Suites of different prompts may share a name: then each group is "<prompt>_<suite>",
+  # as the original names its results files.
+  labels <- groups$suite
+  if (anyDuplicated(labels)) labels <- paste0(groups$prompt, "_", groups$suite)
+  rows <- lapply(seq_len(nrow(groups)), function(g) {
+    in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
+    no_truth <- sum(samples$expected[in_group] == -1)
+    ci <- mean_ci(as.double(correct[in_group & samples$expected != -1]), method = method,
+                  limits = c(0, 1))
+    if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
+    summary_rows(labels[[g]], "accuracy", ci, n_missing = ci$n_missing,
+                 n_no_truth = no_truth, prompt = groups$prompt[[g]])
+  })
+  benchmark_summary(do.call(rbind, rows), "probsem", by = "suite",
+                    interval = mean_ci_interval(method))
+}
+
+#' @rdname probsem_summary
+#' @param object A `probsem_summary`.
+#' @param ... Unused.
+#' @exportS3Method ggplot2::autoplot
+autoplot.probsem_summary <- function(object, ...) {
+  autoplot.benchmark_summary(object$accuracy)
 }
 
 #' @export

@@ -47,8 +47,8 @@ test_that("two battles with the same prompt keep their own models and records ov
   samples <- tsk$get_samples()
   expect_equal(nrow(samples), 4)
   meta <- samples$solver_metadata
-  expect_equal(vapply(meta, `[[`, "", "model_b"), samples$model_b)
-  expect_equal(sort(vapply(meta, `[[`, "", "model_b")), c("m2", "m2", "m3", "m3"))
+  # Each battle got its own record (the cache key holds the models), judged once.
+  expect_equal(sort(samples$model_b), c("m2", "m2", "m3", "m3"))
   expect_true(all(vapply(meta, `[[`, "", "winner") == "model_b"))
   saved <- arena_read_battles(records)
   expect_equal(nrow(saved), 2)
@@ -75,7 +75,7 @@ test_that("arena_dataset() and arena_task() take part of the table like every be
   tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
   samples <- tsk$get_samples()
   expect_equal(samples$model_b, battles$model_b[1:2])
-  expect_equal(vapply(samples$solver_metadata, `[[`, "", "model_b"), battles$model_b[1:2])
+  expect_equal(samples$model_a, battles$model_a[1:2])
 })
 
 test_that("the judging solver needs its battles, and arena_summary() its samples", {
@@ -83,4 +83,79 @@ test_that("the judging solver needs its battles, and arena_summary() its samples
   expect_snapshot(solver("prompt", solver_chat = arena_baseline_judge("longer")), error = TRUE)
   expect_snapshot(arena_task(data.frame(input = "x")), error = TRUE)
   expect_snapshot(arena_summary(list()), error = TRUE)
+})
+
+test_that("an offline arena log shows each model's win rate and reads back the same", {
+  tsk <- arena_task(solver = arena_solver(cache = FALSE, position_swap = TRUE),
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
+  rates <- arena_win_rates(tsk)
+  expect_gt(length(unique(rates$estimate)), 1)
+  expect_log_metrics(tsk$log_path, rates)
+  samples <- expect_key_value_metadata(tsk$log_path)
+  expect_equal(names(samples[[1]]$scores), "arena_score")
+  expect_equal(samples[[1]]$metadata$model_a, tsk$get_samples()$model_a[[1]])
+  expect_match(samples[[1]]$scores[[1]]$explanation,
+               "^Verdict AB: model_[ab]; BA \\(in AB's terms\\): model_[ab]; combined: ")
+  expect_log_usage(tsk)
+  expect_identical(arena_win_rates(tsk$log_path), rates)
+  expect_identical(arena_summary(tsk$log_path, bootstrap = 20),
+                   arena_summary(tsk, bootstrap = 20))
+})
+
+test_that("an arena log counts both judge requests of a battle; recorded verdicts are free", {
+  server <- local_fake_openai(function(body, n) {
+    list(text = '{"winner": 1, "explanation": "first"}',
+         usage = list(prompt_tokens = 50L, completion_tokens = 8L))
+  })
+  battles <- sample_battles()
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  make <- function() {
+    arena_task(battles, arena_solver(records = records, cache = FALSE, position_swap = TRUE),
+               dir = withr::local_tempdir())
+  }
+  tsk <- make()
+  tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
+  n <- nrow(battles)
+  expect_equal(server$count(), 2 * n)
+  usage <- expect_log_usage(tsk)
+  expect_equal(c(usage$input_tokens, usage$output_tokens), c(2 * n * 50, 2 * n * 8))
+  meta <- tsk$get_samples()$solver_metadata
+  expect_equal(vapply(meta, function(m) m$input_tokens, 1), rep(100, n))
+  # "1" in both orders: the orders disagree, a tie.
+  expect_true(all(vapply(meta, function(m) m$winner, "") == "tie"))
+  expect_log_metrics(tsk$log_path, arena_win_rates(tsk))
+  expect_match(log_samples(tsk$log_path)$scorer_explanation[[1]],
+               "Verdict AB: model_a; BA \\(in AB's terms\\): model_b; combined: tie")
+
+  again <- make()
+  again$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
+  expect_equal(server$count(), 2 * n)
+  expect_equal(nrow(task_usage(again)), 0)
+  expect_equal(sum(log_usage(again$log_path)$input_tokens), 0)
+  expect_true(all(vapply(log_samples(again$log_path)$solver_metadata,
+                         function(m) m$cached, TRUE)))
+})
+
+test_that("arena_win_rates() gives each model's mean points with a bootstrap interval", {
+  battles <- data.frame(model_a = c("a", "a", "b", "a"), model_b = c("b", "c", "c", "b"),
+                        winner = c("model_a", "tie", "model_b", NA))
+  rates <- arena_win_rates(battles)
+  expect_s3_class(rates, "benchmark_summary")
+  expect_equal(rates$group, c("c", "a", "b"))
+  # a: 1, 0.5 and a failed judgement as a tie; b: 0, 0 and 0.5; c: 0.5 and 1.
+  expect_equal(rates$estimate, c(0.75, 2 / 3, 1 / 6))
+  expect_equal(rates$n, c(2L, 3L, 3L))
+  expect_equal(rates$ties, c(1L, 2L, 1L))
+  expect_true(all(rates$metric == "win_rate"))
+  expect_true(all(rates$lower <= rates$estimate & rates$estimate <= rates$upper))
+  expect_true(all(rates$lower >= 0 & rates$upper <= 1))
+  dropped <- arena_win_rates(battles, invalid = "drop")
+  expect_equal(dropped$n[dropped$group == "a"], 2L)
+  expect_identical(arena_win_rates(battles), rates)
+  expect_equal(attr(rates, "interval"), "95% bootstrap interval (battles resampled)")
+  skip_if_not_installed("ggplot2")
+  plot <- ggplot2::autoplot(rates)
+  expect_equal(plot$labels$x, "model")
+  expect_match(plot$labels$title, "arena")
 })

@@ -14,3 +14,75 @@ test_that("dsbench_summary() reads the original's two accuracies", {
   expect_equal(s$judge_failures, c(NA_integer_, NA, NA, NA))
   expect_snapshot(dsbench_summary(list()), error = TRUE)
 })
+
+test_that("an offline DSBench log shows the summary's accuracies and reads back the same", {
+  data <- dsbench_dataset()
+  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
+  summ <- dsbench_summary(tsk)
+  expect_true(summ$estimate[[1]] > 0 && summ$estimate[[1]] < 1)
+  expect_s3_class(summ, "benchmark_summary")
+  expect_equal(attr(summ, "by"), "competition")
+  expect_log_metrics(tsk$log_path, summ)
+  log <- expect_key_value_metadata(tsk$log_path)
+  expect_equal(names(log[[1]]$scores), "dsbench_score")
+  expect_equal(log[[1]]$metadata$competition_id, data$competition_id[[1]])
+  expect_equal(log[[1]]$metadata$question_name, data$question_name[[1]])
+  expect_null(log[[1]]$metadata$introduction)
+  expect_match(log[[1]]$scores[[1]]$explanation, "extracted .* vs answer .*: (correct|incorrect)")
+  expect_log_usage(tsk)
+  expect_identical(dsbench_summary(tsk$log_path), summ)
+  expect_identical(dsbench_summary(tsk$log_path, by_competition = TRUE),
+                   dsbench_summary(tsk, by_competition = TRUE))
+})
+
+test_that("a DSBench log counts the judge's tokens; a cached re-run is marked and free", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (startsWith(text, "Please judge")) {
+      return(list(text = if (grepl("\n 667.", text, fixed = TRUE)) "True" else "False",
+                  usage = list(prompt_tokens = 30L, completion_tokens = 1L)))
+    }
+    list(text = "It is 667.", usage = list(prompt_tokens = 100L, completion_tokens = 4L))
+  })
+  cache <- withr::local_tempdir()
+  data <- dsbench_dataset()
+  make <- function() {
+    dsbench_task(solver = dsbench_solver(cache = cache, images = FALSE),
+                 scorer = dsbench_scorer(cache = cache), dir = withr::local_tempdir())
+  }
+  tsk <- make()
+  tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
+           view = FALSE)
+  summ <- dsbench_summary(tsk)
+  expect_log_metrics(tsk$log_path, summ)
+  usage <- expect_log_usage(tsk)
+  n <- nrow(data)
+  expect_equal(usage$input_tokens[usage$model == "openai_compatible/fake-model"], 100 * n)
+  expect_equal(usage$input_tokens[usage$model == "openai_compatible/judge"], 30 * n)
+  expect_equal(summ$input_tokens[[1]], 130 * n)
+  samples <- expect_key_value_metadata(tsk$log_path)
+  expect_match(samples[[1]]$scores[[1]]$explanation, "judge replied")
+  expect_identical(dsbench_summary(tsk$log_path), summ)
+
+  again <- make()
+  again$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
+             view = FALSE)
+  expect_equal(nrow(task_usage(again)), 0)
+  expect_equal(sum(log_usage(again$log_path)$input_tokens), 0)
+  cached <- log_samples(again$log_path)
+  expect_true(all(vapply(cached$solver_metadata, function(m) m$cached, TRUE)))
+  expect_true(all(vapply(cached$scorer_metadata, function(m) m$cached, TRUE)))
+  expect_false(identical(jsonlite::fromJSON(again$log_path)$eval$task_id,
+                         jsonlite::fromJSON(tsk$log_path)$eval$task_id))
+})
+
+test_that("dsbench_summary() plots by competition", {
+  skip_if_not_installed("ggplot2")
+  samples <- tibble::tibble(competition_id = c("a", "a", "b"), score = c(1, 0, 1))
+  plot <- ggplot2::autoplot(dsbench_summary(samples, by_competition = TRUE))
+  expect_s3_class(plot, "ggplot")
+  expect_equal(plot$labels$x, "competition")
+  expect_match(plot$labels$y, "normal \\(or Wilson\\) interval")
+})

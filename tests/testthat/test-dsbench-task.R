@@ -75,7 +75,7 @@ test_that("solver and judge send the original requests; judgements are cached", 
   samples <- tsk$get_samples()
   expect_identical(vapply(samples$solver_metadata, function(m) m$image %||% NA_character_, ""),
                    c(rep("chart.png", 3), rep(NA, 4)))
-  expect_identical(as.character(samples$score), c("C", "I", "C", "I", "I", "I", "I"))
+  expect_identical(as_score(samples$score), c(1, 0, 1, 0, 0, 0, 0))
   meta <- samples$scorer_metadata
   expect_false(is.na(meta[[2]]$judge_error))            # failed judgement, recorded
   expect_true(is.na(meta[[1]]$judge_error))
@@ -110,9 +110,9 @@ test_that("a failed solver request is not judged and counts as incorrect", {
   )
   samples <- tsk$get_samples()
   failed <- which(grepl("CAB", samples$input))
-  expect_identical(as.character(samples$score[failed]), "I")
+  expect_identical(as_score(samples$score[failed]), 0)
   expect_false(samples$scorer_metadata[[failed]]$judged)
-  expect_equal(sum(as.character(samples$score) == "C"), nrow(samples) - 1)
+  expect_equal(sum(as_score(samples$score)), nrow(samples) - 1)
   judged <- Filter(function(b) b$model == "judge", server$requests())
   expect_length(judged, nrow(samples) - 1)
   expect_equal(dsbench_summary(tsk)$solver_failures[[1]], 1)
@@ -256,4 +256,29 @@ test_that("dsbench_dataset() and dsbench_task() take part of the table", {
   tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
   expect_equal(tsk$get_samples()$id, data$id[1:2])
   expect_equal(dsbench_summary(tsk)$estimate[[1]], 1)
+})
+
+test_that("when every judgement fails, Scoring is not marked a success", {
+  server <- local_fake_openai(function(body, n) {
+    if (startsWith(last_user_text(body), "Please judge")) list(status = 401) else "ok"
+  })
+  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE, images = FALSE),
+                      scorer = dsbench_scorer(cache = FALSE, max_tries = 1),
+                      dir = withr::local_tempdir())
+  messages <- character()
+  expect_warning(
+    withCallingHandlers(
+      tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
+               view = FALSE),
+      message = function(m) {
+        messages <<- c(messages, conditionMessage(m))
+        invokeRestart("muffleMessage")
+      }
+    ),
+    class = "predictivebench_warning_failed_judgements"
+  )
+  expect_true(any(grepl("^(\u2714|v) Solving", messages)))
+  expect_true(any(grepl("^(\u2716|x) Scoring", messages)))
+  expect_false(any(grepl("^(\u2714|v) Scoring", messages)))
+  expect_true(all(as_score(tsk$get_samples()$score) == 0))
 })

@@ -402,7 +402,7 @@ test_that("a failing DSBench judge is retried, then recorded as an incorrect sco
   expect_gt(n, 0)
   # every judgement was retried (one try in each of max_tries rounds)
   expect_equal(judge$count(), 2 * n)
-  expect_true(all(samples$score == "I"))
+  expect_true(all(as_score(samples$score) == 0))
   meta <- samples$scorer_metadata
   expect_true(all(vapply(meta, function(m) isFALSE(m$judged), TRUE)))
   expect_true(all(vapply(meta, function(m) grepl("500", m$judge_error), TRUE)))

@@ -344,3 +344,58 @@ test_that("a 'provider/model' string is taken as ellmer::chat() takes it", {
   expect_error(check_logprob_chat("anthropic/claude-sonnet-4-5", "chat"),
                class = "predictivebench_error_logprobs_unsupported")
 })
+
+# Input tokens ellmer's session usage holds for one provider/model.
+session_input_tokens <- function(provider, model) {
+  usage <- suppressMessages(ellmer::token_usage())
+  sum(usage$input[usage$provider == provider & usage$model == model])
+}
+
+test_that("every completions request is counted once, in the result and in ellmer's usage", {
+  server <- local_fake_openai(echo_reply)
+  chat <- fake_chat(server, model = "usage-lm")
+  before <- session_input_tokens("OpenAI-compatible", "usage-lm")
+  cache <- withr::local_tempdir()
+  prefix <- c("Q one:\n", "Q two:\n")
+  out <- query_logprobs(chat, rep(prefix, each = 2), c("True", "False"), cache = cache)
+  # Every echoed token is a prompt token: four full texts and two queries alone, the query
+  # alone counted on the first pair that needs it.
+  sent <- vapply(server$requests(), function(b) length(echo_tokenize(b$prompt)), 1)
+  expect_length(sent, 6)
+  expect_equal(sum(out$input_tokens), sum(sent))
+  expect_equal(out$input_tokens[[3]], length(echo_tokenize("Q two:\nTrue")))
+  expect_equal(out$input_tokens[[1]], length(echo_tokenize("Q one:\nTrue")) + 1)
+  expect_equal(out$output_tokens, rep(0, 4))
+  expect_true(all(is.na(out$cost)))
+  expect_equal(session_input_tokens("OpenAI-compatible", "usage-lm") - before, sum(sent))
+  # From the cache: nothing sent, nothing counted.
+  again <- query_logprobs(chat, rep(prefix, each = 2), c("True", "False"), cache = cache)
+  expect_true(all(again$cached))
+  expect_equal(again$input_tokens, rep(0, 4))
+  expect_equal(again$cost, rep(0, 4))
+  expect_equal(session_input_tokens("OpenAI-compatible", "usage-lm") - before, sum(sent))
+})
+
+test_that("completions for another model than the chat's are counted under that model", {
+  server <- local_fake_openai(echo_reply)
+  before <- session_input_tokens("OpenAI-compatible", "other-lm")
+  out <- query_logprobs(fake_chat(server, model = "chat-lm"), "Q:\n", "True",
+                        model = "other-lm", cache = FALSE)
+  expect_equal(session_input_tokens("OpenAI-compatible", "other-lm") - before,
+               sum(out$input_tokens))
+  expect_gt(sum(out$input_tokens), 0)
+})
+
+test_that("the chat backend counts each distinct prefix's request on its first query", {
+  server <- local_fake_openai(function(body, n) {
+    top <- list(list(token = "True", logprob = -0.1))
+    list(text = "True", usage = list(prompt_tokens = 12L, completion_tokens = 1L),
+         logprobs = list(content = list(list(token = "True", logprob = -0.1,
+                                             top_logprobs = top))))
+  })
+  out <- query_logprobs(fake_chat(server), c("A?", "A?", "B?"), c("True", "No", "True"),
+                        backend = "chat", cache = FALSE)
+  expect_equal(server$count(), 2)
+  expect_equal(out$input_tokens, c(12, 0, 12))
+  expect_equal(out$output_tokens, c(1, 0, 1))
+})

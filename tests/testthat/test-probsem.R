@@ -129,7 +129,7 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
   # open-0: "cold" -2, "very hot" = "very" -2 + " hot" -2.
   expect_equal(m[[4]]$logp, c(-2, -4))
   expect_equal(m[[4]]$n_tokens, c(1L, 2L))
-  expect_equal(as.character(s$score), c("C", "I", "C", NA))
+  expect_equal(as_score(s$score), c(1, 0, 1, NA))
   expect_equal(m[[1]]$model, "org/tiny:v1")
   # Eight full texts and four distinct queries alone.
   expect_equal(server$count(), 8 + 4)
@@ -202,7 +202,7 @@ test_that("a failed request gives NA for that context only and is counted", {
   s <- tsk$get_samples()
   expect_true(is.na(s$result[[2]]))
   expect_true(is.na(s$score[[2]]))
-  expect_equal(as.character(s$score[[1]]), "C")
+  expect_equal(as_score(s$score[[1]]), 1)
   expect_message(probsem_summary(s), class = "predictivebench_message_skipped")
   sm <- suppressMessages(probsem_summary(s))
   expect_equal(sm$accuracy$n_missing, 1L)
@@ -219,7 +219,7 @@ test_that("the chat backend runs a task through ellmer", {
   s <- tsk$get_samples()
   expect_equal(s$solver_metadata[[1]]$logp, c(-0.5, -1.5))
   expect_equal(s$result, c("True", "True"))
-  expect_equal(as.character(s$score), c("C", "I"))
+  expect_equal(as_score(s$score), c(1, 0))
   expect_equal(server$count(), 2)
 })
 
@@ -301,7 +301,7 @@ test_that("the chat backend with norm gives a missing query probability 0, not N
     expect_equal(m$logp, c(-1, -Inf, -3))
     expect_equal(m$prob, c(exp(-1), 0, exp(-3)) / (exp(-1) + exp(-3)))
     expect_equal(s$result, "True")
-    expect_equal(as.character(s$score), "C")
+    expect_equal(as_score(s$score), 1)
   }
 })
 
@@ -321,4 +321,75 @@ test_that("probsem_dataset() and probsem_task() take a limit", {
   expect_setequal(shuffled$id, full$id)
   tsk <- probsem_task(limit = 3, dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[1:3])
+})
+
+test_that("an offline probsem log shows each suite's accuracy and reads back the same", {
+  tsk <- probsem_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("A"), view = FALSE)
+  summ <- suppressMessages(probsem_summary(tsk))
+  expect_s3_class(summ$accuracy, "benchmark_summary")
+  expect_true(any(!is.na(summ$accuracy$estimate)))
+  expect_log_metrics(tsk$log_path, summ$accuracy)
+  samples <- expect_key_value_metadata(tsk$log_path)
+  expect_equal(names(samples[[1]]$scores), "probsem_score")
+  expect_equal(samples[[1]]$metadata$suite, tsk$get_samples()$suite[[1]])
+  expect_match(samples[[1]]$scores[[1]]$explanation, "expected \"A\" .*Distribution: \"A\" 1")
+  expect_log_usage(tsk)
+  expect_identical(probsem_accuracy(tsk$log_path), summ$accuracy)
+  # The distributions too: -Inf log-probabilities (queries the baseline does not name) must
+  # survive the log's metadata.
+  expect_identical(suppressMessages(probsem_summary(tsk$log_path)), summ)
+})
+
+test_that("a probsem log counts every log-probability request; a cached re-run is free", {
+  server <- local_fake_openai(hint_reply)
+  cache <- withr::local_tempdir()
+  d <- hint_table()
+  make <- function() {
+    probsem_task(d, solver = probsem_solver(cache = cache), dir = withr::local_tempdir())
+  }
+  tsk <- make()
+  tsk$eval(solver_chat = fake_chat(server, model = "tiny-lm"), view = FALSE)
+  sent <- vapply(server$requests(), function(b) length(echo_tokenize(b$prompt)), 1)
+  usage <- expect_log_usage(tsk)
+  expect_equal(usage$model, "openai_compatible/tiny-lm")
+  expect_equal(usage$input_tokens, sum(sent))
+  summ <- suppressMessages(probsem_summary(tsk))
+  expect_log_metrics(tsk$log_path, summ$accuracy)
+  expect_key_value_metadata(tsk$log_path)
+  expect_identical(suppressMessages(probsem_summary(tsk$log_path)), summ)
+
+  again <- make()
+  again$eval(solver_chat = fake_chat(server, model = "tiny-lm"), view = FALSE)
+  expect_equal(nrow(task_usage(again)), 0)
+  expect_equal(sum(log_usage(again$log_path)$input_tokens), 0)
+  expect_true(all(vapply(log_samples(again$log_path)$solver_metadata,
+                         function(m) m$cached, TRUE)))
+})
+
+test_that("the chat backend's requests are in the log's usage too", {
+  server <- local_fake_openai(true_false_reply)
+  tsk <- probsem_task(hint_table()[1:3, ], solver = probsem_solver(backend = "chat",
+                                                                   cache = FALSE),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  usage <- expect_log_usage(tsk)
+  expect_equal(c(usage$input_tokens, usage$output_tokens), c(3 * 10, 3 * 5))
+})
+
+test_that("suites of two prompts with the same name get one accuracy row each", {
+  samples <- probsem_example_samples()
+  other <- samples
+  other$prompt <- "other"
+  other$id <- paste0("other-", other$id)
+  rows <- probsem_accuracy(rbind(samples, other))
+  expect_equal(anyDuplicated(rows$group), 0)
+  expect_true(all(startsWith(rows$group, paste0(rows$prompt, "_"))))
+})
+
+test_that("probsem_summary() plots the accuracy by suite", {
+  skip_if_not_installed("ggplot2")
+  plot <- ggplot2::autoplot(suppressMessages(probsem_summary(probsem_example_samples())))
+  expect_s3_class(plot, "ggplot")
+  expect_equal(plot$labels$x, "suite")
 })

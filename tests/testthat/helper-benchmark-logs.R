@@ -1,0 +1,40 @@
+# Checks of a benchmark's vitals log (issue 12), shared by the DSBench, probsem and arena
+# tests: the header's metrics are the summary's estimates, the model usage is what
+# $get_cost() counted, and sample metadata is key-value.
+
+# Every header metric equals, to the last digit, the estimate of the summary row it names
+# (a row's key is its group when groups are unique), and every row is in the header.
+expect_log_metrics <- function(path, rows) {
+  metrics <- jsonlite::fromJSON(path, simplifyVector = FALSE)$results$scores[[1]]$metrics
+  expect_setequal(names(metrics), rows$group)
+  for (key in names(metrics)) {
+    logged <- as.double(metrics[[key]]$value %||% NA_real_)
+    expect_identical(logged, as.double(rows$estimate[rows$group == key]), label = key)
+  }
+  invisible(metrics)
+}
+
+# The log's model usage per model (models with any tokens) is the task's $get_cost().
+expect_log_usage <- function(tsk) {
+  logged <- log_usage(tsk$log_path)
+  logged <- logged[logged$input_tokens + logged$output_tokens > 0, ]
+  spent <- task_usage(tsk)
+  expect_equal(as.data.frame(logged[order(logged$model), ]),
+               as.data.frame(spent[order(spent$model), ]))
+  invisible(logged)
+}
+
+# Each sample's metadata and score metadata are flat fields: one value each, no str() text.
+expect_key_value_metadata <- function(path) {
+  samples <- jsonlite::fromJSON(path, simplifyVector = FALSE)$samples
+  flat <- function(fields) {
+    all(vapply(fields, function(v) is.null(v) || (!is.list(v) && length(v) == 1), TRUE))
+  }
+  for (s in samples) {
+    expect_true(flat(s$metadata))
+    expect_false(any(grepl("^List of|^ \\$ ", unlist(s$metadata))))
+    expect_true(flat(s$scores[[1]]$metadata[setdiff(names(s$scores[[1]]$metadata),
+                                                    "grading")]))
+  }
+  invisible(samples)
+}
