@@ -220,8 +220,7 @@ sample_metadata <- function(samples, fields, meta) {
   json <- unique(c(list_columns, unlist(lapply(flats, attr, "json"))))
   for (i in seq_along(flats)) {
     for (name in setdiff(intersect(json, names(flats[[i]])), attr(flats[[i]], "json"))) {
-      flats[[i]][[name]] <- as.character(jsonlite::toJSON(flats[[i]][[name]], digits = NA,
-                                                          na = "null"))
+      flats[[i]][[name]] <- metadata_json(flats[[i]][[name]])
     }
   }
   structure(flats, json = json)

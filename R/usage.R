@@ -88,6 +88,9 @@ sample_usage <- function(meta, chats) {
       from_meta[[i]] <- TRUE
     } else if (!is.null(chats[[i]])) {
       out[i, ] <- chat_usage(chats[[i]])
+    } else {
+      # no request and no chat (a scorer without a judge): no tokens, and no price to add
+      out[i, 3] <- NA_real_
     }
   }
   list(usage = out, from_meta = from_meta)

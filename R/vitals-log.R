@@ -57,11 +57,24 @@ flat_metadata <- function(x) {
       return(unclass(value))
     }
     json <<- c(json, name)
-    as.character(jsonlite::toJSON(value, digits = NA, na = "null", null = "null"))
+    metadata_json(value)
   })
   names(out) <- names(x)
   attr(out, "json") <- json
   out
+}
+
+# JSON text of a metadata value that reads back as the same R value: numbers exactly (see
+# exact_number_json()), Inf, -Inf and NaN as the strings jsonlite reads back as numbers, NA
+# as null. jsonlite's toJSON(digits = NA) keeps 15 significant digits and writes -Inf as null.
+metadata_json <- function(value) {
+  if (is.numeric(value) && is.null(dim(value)) && !is.object(value)) {
+    text <- exact_number_json(value)
+    odd <- is.infinite(value) | is.nan(value)
+    text[odd] <- json_string(as.character(value[odd]))
+    return(paste0("[", paste(text, collapse = ","), "]"))
+  }
+  as.character(jsonlite::toJSON(value, digits = NA, na = "null", null = "null"))
 }
 
 #' @rdname flat_metadata

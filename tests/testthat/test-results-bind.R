@@ -1,17 +1,25 @@
 # One results layer: the tasks of every benchmark bind into one tibble (issue 12).
-# DSBench, probsem and the arena join this test when they adopt the results layer.
 
-test_that("vitals_bind() combines FutureX, ProcessBench and DeltaBench tasks", {
+test_that("vitals_bind() combines the tasks of all five benchmarks", {
   dir <- withr::local_tempdir()
   fx <- futurex_run("\\boxed{A}", dir)
   pb <- processbench_task(dir = dir, solver = processbench_solver(n_votes = 3, cache = FALSE))
   pb$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
   db <- deltabench_task(dir = dir, solver = deltabench_solver(cache = FALSE))
   db$eval(solver_chat = baseline_constant("Conclusion: no error"), view = FALSE)
-  both <- vitals::vitals_bind(futurex = fx, processbench = pb, deltabench = db)
-  expect_type(both$score, "double")
-  expect_type(both$id, "character")
-  expect_equal(as.vector(table(both$task)[c("futurex", "processbench", "deltabench")]),
-               c(nrow(fx$get_samples()), nrow(pb$get_samples()), nrow(db$get_samples())))
-  expect_true(all(is.na(both$score) | (both$score >= 0 & both$score <= 1)))
+  ds <- dsbench_task(solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+                     dir = dir)
+  ds$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
+  ps <- probsem_task(dir = dir)
+  ps$eval(solver_chat = baseline_constant("A"), view = FALSE)
+  ar <- arena_task(solver = arena_solver(cache = FALSE), dir = dir)
+  ar$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
+  tasks <- list(futurex = fx, processbench = pb, deltabench = db, dsbench = ds, probsem = ps,
+                arena = ar)
+  all <- do.call(vitals::vitals_bind, tasks)
+  expect_type(all$score, "double")
+  expect_type(all$id, "character")
+  expect_equal(as.vector(table(all$task)[names(tasks)]),
+               vapply(tasks, function(t) nrow(t$get_samples()), 1L, USE.NAMES = FALSE))
+  expect_true(all(is.na(all$score) | (all$score >= 0 & all$score <= 1)))
 })
