@@ -16,9 +16,9 @@
 #'
 #' @param ... Tasks, log files or directories.
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
-#'   `benchmark`, `model`, `metric` (the
-#'   summary row's headline key, [summary_keys()]: its group, such as `"overall"`, or
-#'   `"<group> <metric>"`, such as `"overall f1"`), `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
+#'   `benchmark`, `model`, `metric` (the summary row's headline key, [summary_keys()]: its
+#'   group, such as `"overall"`, or `"<group> <metric>"`, such as `"overall f1"`),
+#'   `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
 #'   `interval` (what `lower` and `upper` are) and `source` (the log file, or `NA` for a
 #'   task without one).
 #' @export
