@@ -65,24 +65,35 @@ autoplot_summary <- function(summary, title = NULL, by = "group",
   several <- !identical(summary_keys(rows), as.character(rows$group))
   data$group <- factor(data$group, levels = unique(data$group))
   data$metric <- factor(data$metric, levels = unique(data$metric))
-  data$label <- paste0("n = ", data$n)
-  plot <- ggplot2::ggplot(data, ggplot2::aes(x = .data$group, y = .data$estimate)) +
-    ggplot2::geom_col(fill = "grey70", na.rm = TRUE) +
-    ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lower, ymax = .data$upper), width = 0.2,
-                           na.rm = TRUE) +
-    ggplot2::geom_text(ggplot2::aes(y = 0, label = .data$label), vjust = -0.5, size = 3) +
-    ggplot2::labs(
-      x = by, y = paste0("Estimate (0-1) with ", interval),
-      title = title %||% "Summary by group",
-      subtitle = paste0("Bars: estimate. Whiskers: ", interval,
-                        " (none where not computed). n: samples behind each bar.")
-    )
+  plot <- interval_bars(data, "group", interval) +
+    ggplot2::labs(x = by, title = title %||% "Summary by group")
   if (several) {
-    plot <- plot + ggplot2::facet_wrap(ggplot2::vars(.data$metric)) +
+    plot <- plot + ggplot2::facet_wrap(ggplot2::vars(.data$metric), scales = "free_x") +
       ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 30, hjust = 1))
   }
   plot
 }
+
+# Bars of `estimate` per `x` with `lower`-`upper` whiskers and "n = " on each bar; the y axis
+# and subtitle say what the whiskers are.
+interval_bars <- function(data, x, interval) {
+  data$label <- paste0("n = ", data$n)
+  ggplot2::ggplot(data, ggplot2::aes(x = .data[[x]], y = .data$estimate)) +
+    ggplot2::geom_col(fill = "grey70", na.rm = TRUE) +
+    ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lower, ymax = .data$upper), width = 0.2,
+                           na.rm = TRUE) +
+    ggplot2::geom_text(ggplot2::aes(y = 0, label = .data$label), vjust = -0.5, size = 3) +
+    ggplot2::scale_y_continuous(limits = c(0, 1)) +
+    ggplot2::labs(
+      y = paste0("Estimate (0-1) with\n", wrap_label(interval, 50)),
+      subtitle = wrap_label(paste0(
+        "Bars: estimate. Whiskers: ", interval, " (none where not computed). ",
+        "n: samples behind each bar."
+      ), 75)
+    )
+}
+
+wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
 
 #' @rdname autoplot_summary
 #' @exportS3Method ggplot2::autoplot
@@ -97,22 +108,19 @@ autoplot.benchmark_leaderboard <- function(object, ...) {
   rlang::check_installed("ggplot2", "to plot a leaderboard.")
   data <- as.data.frame(unclass(object)[c("benchmark", "model", "metric", "estimate", "lower",
                                           "upper", "n", "interval")])
-  data$panel <- paste0(data$benchmark, ": ", data$metric)
+  data$panel <- paste0(data$benchmark, "\n", data$metric)
   data$panel <- factor(data$panel, levels = unique(data$panel))
-  data$label <- paste0("n = ", data$n)
-  interval <- unique(data$interval)
-  interval <- if (length(interval) == 1) interval else "the interval each benchmark reports"
-  ggplot2::ggplot(data, ggplot2::aes(x = .data$model, y = .data$estimate)) +
-    ggplot2::geom_col(fill = "grey70") +
-    ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lower, ymax = .data$upper), width = 0.2,
-                           na.rm = TRUE) +
-    ggplot2::geom_text(ggplot2::aes(y = 0, label = .data$label), vjust = -0.5, size = 3) +
+  intervals <- unique(data[c("benchmark", "interval")])
+  interval <- if (length(unique(intervals$interval)) == 1) intervals$interval[[1]] else
+    "the interval each benchmark reports (see the caption)"
+  caption <- if (nrow(intervals) > 1 && length(unique(intervals$interval)) > 1) {
+    paste(vapply(seq_len(nrow(intervals)), function(i) {
+      wrap_label(paste0(intervals$benchmark[[i]], ": ", intervals$interval[[i]]), 100)
+    }, ""), collapse = "\n")
+  }
+  interval_bars(data, "model", interval) +
     ggplot2::facet_wrap(ggplot2::vars(.data$panel)) +
-    ggplot2::labs(
-      x = "Model", y = paste0("Estimate (0-1) with ", interval),
-      title = "Headline metrics by benchmark and model",
-      subtitle = paste0("Bars: each benchmark's own estimate. Whiskers: ", interval,
-                        ". n: samples behind each bar.")
-    ) +
+    ggplot2::labs(x = "Model", title = "Headline metrics by benchmark and model",
+                  caption = caption) +
     ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 30, hjust = 1))
 }

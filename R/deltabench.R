@@ -506,7 +506,8 @@ deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
   failed <- rlang::arg_match(failed)
   x <- benchmark_samples(
     x, c("result", "error_sections", "unuseful_sections"),
-    "an evaluated DeltaBench task, its log file, or its samples (with {.field result}, {.field error_sections} and {.field unuseful_sections}).",
+    paste("an evaluated DeltaBench task, its log file, or its samples (with {.field result},",
+          "{.field error_sections} and {.field unuseful_sections})."),
     by = by
   )
   unuseful <- lapply(x$unuseful_sections, function(s) s %||% integer())

@@ -14,7 +14,8 @@
 #' `summary_metrics()` returns metric functions that compute the benchmark's summary on the
 #' task being measured (found on the call stack, so they work in any [vitals::Task], and
 #' the summary is computed once for all of them) and return its `estimate` for one headline
-#' row each, named by the row's key ([summary_keys()]), unchanged: the header then shows exactly what the summary prints.
+#' row each, named by the row's key ([summary_keys()]), unchanged: the header then shows
+#' exactly what the summary prints.
 #' `benchmark_metrics()` does the same for a registered benchmark (see
 #' [register_benchmark()]); for an unregistered one, it gives `mean`, the mean of the scores
 #' that are not `NA`; for one registered with `headline = NULL` (groups that depend on the

@@ -6,7 +6,8 @@
 #' `leaderboard()` takes evaluated tasks and log files of any registered benchmarks (see
 #' [register_benchmark()]) and returns one row per benchmark, model and headline metric: the
 #' benchmark's own summary of each run, by the same function that prints it, so every
-#' number equals that summary's. Logs are read back with [log_samples()].
+#' number equals that summary's (its notes about skipped items or tiny groups are not
+#' repeated here: call the summary to see them). Logs are read back with [log_samples()].
 #'
 #' Each argument is a [ResultsTask], a [vitals::Task] (named by its benchmark:
 #' `leaderboard(futurex = tsk)`), or a character vector of log files and directories (every
@@ -14,9 +15,10 @@
 #' take the argument's name. Plot it with `ggplot2::autoplot()`.
 #'
 #' @param ... Tasks, log files or directories.
-#' @returns A tibble of class `benchmark_leaderboard`: `benchmark`, `model`, `metric` (the
-#'   summary row's headline key, [summary_keys()]: its group, such as `"overall"`, or
-#'   `"<group> <metric>"`, such as `"overall f1"`), `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
+#' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
+#'   `benchmark`, `model`, `metric` (the summary row's headline key, [summary_keys()]: its
+#'   group, such as `"overall"`, or `"<group> <metric>"`, such as `"overall f1"`),
+#'   `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
 #'   `interval` (what `lower` and `upper` are) and `source` (the log file, or `NA` for a
 #'   task without one).
 #' @export
@@ -54,6 +56,8 @@ leaderboard <- function(...) {
     }
   }
   out <- do.call(rbind, rows)
+  # by benchmark and model; each run's headline metrics stay in their registered order
+  out <- out[order(out$benchmark, out$model, method = "radix"), ]
   class(out) <- c("benchmark_leaderboard", class(out))
   out
 }
@@ -83,7 +87,7 @@ log_board_rows <- function(path, label) {
 
 board_rows <- function(benchmark, model, x, source) {
   entry <- benchmark_entry(benchmark)
-  rows <- check_summary_rows(entry$summary(x))
+  rows <- check_summary_rows(quiet_summary(entry$summary, x))
   rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
   tibble::tibble(benchmark = benchmark, model = model, metric = rows$key,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),

@@ -220,10 +220,10 @@ processbench_parse_index <- function(texts) {
 #' @inheritParams generate_responses
 #' @returns `processbench_dataset()` a tibble; `processbench_solver()` and
 #'   `processbench_scorer()` functions for [vitals::Task]; `processbench_task()` a
-#'   [ResultsTask] (a [vitals::Task]). The solver's result is the prediction as a string (`NA` when no vote
-#'   was valid); its `solver_metadata` holds `prediction`, `votes`, `critiques` (every raw
-#'   text), `errors` (one per vote), `n_valid`, `n_votes`, `cached`, tokens, cost and
-#'   seconds.
+#'   [ResultsTask] (a [vitals::Task]). The solver's result is the prediction as a string
+#'   (`NA` when no vote was valid); its `solver_metadata` holds `prediction`, `votes`,
+#'   `critiques` (every raw text), `errors` (one per vote), `n_valid`, `n_votes`,
+#'   `cached`, tokens, cost and seconds.
 #' @family processbench and deltabench
 #' @export
 #' @examples

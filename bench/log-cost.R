@@ -21,8 +21,7 @@ cat(machine_line(), "\n")
 data <- futurex_shaped(n)
 server <- fast_fake_server(latency = 0)
 chat <- fast_fake_chat(server)
-register_benchmark("futurex", futurex_summary, headline = c("overall", paste("level", 1:4)),
-                   by = "level")
+# FutureX registers its summary (headline: overall and each level) when the package loads
 dir <- tempfile("log-cost-")
 
 tasks <- list(

@@ -7,7 +7,7 @@ test_that("a summary plot says what the interval is and how many samples each ba
   expect_s3_class(p, "ggplot")
   expect_match(p$labels$title, "demo by suite")
   expect_match(p$labels$y, "95% Wilson interval")
-  expect_match(p$labels$subtitle, "samples behind each bar")
+  expect_match(gsub("\n", " ", p$labels$subtitle), "samples behind each bar")
   built <- ggplot2::ggplot_build(p)
   labels <- unlist(lapply(built$data, function(d) d$label))
   expect_setequal(labels, c("n = 5", "n = 2", "n = 3"))
@@ -40,4 +40,17 @@ test_that("a summary with several metrics per group gets a panel per metric", {
   expect_equal(p$labels$x, "task")
   expect_setequal(unlist(lapply(built$data, function(d) d$label)),
                   c("n = 4", "n = 2", "n = 3", "n = 1"))
+})
+
+test_that("a leaderboard of benchmarks with different intervals names each in the caption", {
+  board <- structure(
+    tibble::tibble(benchmark = c("a", "b"), model = "m", metric = "overall",
+                   estimate = c(0.5, 0.25), lower = c(0.4, 0.1), upper = c(0.6, 0.4),
+                   n = c(10L, 20L), interval = c("95% normal interval", "95% bootstrap interval"),
+                   source = NA_character_),
+    class = c("benchmark_leaderboard", "tbl_df", "tbl", "data.frame")
+  )
+  p <- ggplot2::autoplot(board)
+  expect_match(p$labels$caption, "a: 95% normal interval\nb: 95% bootstrap interval")
+  expect_match(p$labels$y, "each benchmark reports")
 })

@@ -200,7 +200,8 @@ test_that("a DeltaBench log shows deltabench_summary()'s numbers, offline", {
   expect_equal(jsonlite::fromJSON(prime$metadata$error_sections),
                live$error_sections[[which(live$id == "db-prime")]])
   area <- samples[[which(ids == "db-area")]]
-  expect_equal(area$scores[[1]]$explanation, "critique: errors in sections 3 vs gold no error: wrong")
+  expect_equal(area$scores[[1]]$explanation,
+               "critique: errors in sections 3 vs gold no error: wrong")
   # an empty set is logged as [] and reads back as an empty list
   back <- log_samples(tsk$log_path)
   expect_equal(lapply(back$error_sections, function(x) as.integer(unlist(x))),
@@ -246,7 +247,7 @@ test_that("deltabench_summary() plots a panel per metric and a bar per task", {
   s <- deltabench_summary(samples)
   p <- ggplot2::autoplot(s)
   expect_equal(p$labels$title, "deltabench by task_l1")
-  expect_match(p$labels$y, "none for micro")
+  expect_match(gsub("\n", " ", p$labels$y), "none for micro")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 8)
 })
