@@ -185,7 +185,8 @@ benchmark_cluster <- function(benchmark, samples) {
     dsbench = "competition_id",
     processbench = ,
     deltabench = if ("problem" %in% names(samples) &&
-                       anyDuplicated(unique(samples[c("id", "problem")])$problem)) {
+                       anyDuplicated(unique(samples[intersect(c("id", "problem"),
+                                                              names(samples))])$problem)) {
       "problem"
     } else {
       "id"
@@ -227,7 +228,7 @@ normal_test <- function(estimate, se, level) {
 # Draws clusters (items when each is its own) with replacement; both models get the same
 # draw. Drawn copies of an item keep their own rows (a statistic sees each copy).
 paired_bootstrap <- function(x, y, fn, cluster, level, times, seed) {
-  members <- split(seq_len(nrow(x)), cluster)
+  members <- split(seq_len(nrow(x)), in_order(cluster))
   g <- length(members)
   estimate <- fn(x) - fn(y)
   draws <- with_seed(seed, vapply(seq_len(times), function(b) {

@@ -79,7 +79,7 @@ clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
   } else if (method == "normal" || groups < 2) {
     bounds <- c(m - z * se, m + z * se)
   } else {
-    members <- split(seq_len(n), cluster)
+    members <- split(seq_len(n), in_order(cluster))
     means <- with_seed(seed, vapply(seq_len(times), function(i) {
       mean(x[unlist(members[sample.int(groups, groups, TRUE)], use.names = FALSE)])
     }, 1))
@@ -137,6 +137,13 @@ resolve_cluster <- function(samples, cluster = "default", default = "id") {
   check_cluster(cluster, seq_len(nrow(samples)))
   cluster
 }
+
+# Clusters only when some cluster holds several scores (else NULL: the naive interval,
+# computed exactly as without clusters).
+shared_cluster <- function(cluster) if (anyDuplicated(cluster)) cluster
+
+# Cluster labels as a factor in order of appearance, so split() keeps the scores' order.
+in_order <- function(cluster) factor(cluster, levels = unique(cluster))
 
 check_scores <- function(x, call = rlang::caller_env()) {
   if (!is.numeric(x) && !is.logical(x)) {

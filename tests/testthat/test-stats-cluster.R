@@ -90,3 +90,39 @@ test_that("simulation: naive intervals under-cover clustered data, clustered one
   expect_gt(coverage[[2]], 0.9)
   expect_lt(coverage[[2]], 0.99)
 })
+
+test_that("futurex_summary() clusters an item's epochs", {
+  samples <- data.frame(id = rep(c("a", "b", "c", "d"), each = 2), level = 1,
+                        score = c(1, 1, 0, 0, 1, 1, 0, 1))
+  s <- futurex_summary(samples)
+  level1 <- s[s$group == "level 1", ]
+  ci <- mean_ci(samples$score, cluster = samples$id, limits = c(0, 1))
+  expect_equal(c(level1$lower, level1$upper), c(ci$lower, ci$upper))
+  # item sums of residuals (mean 0.625): 0.75, -1.25, 0.75, -0.25; sqrt(4/3 * 2.75) / 8
+  expect_equal(ci$se, sqrt(4 / 3 * 2.75) / 8)
+  naive <- futurex_summary(samples, cluster = NULL)
+  expect_lt(naive$upper[[2]] - naive$lower[[2]], level1$upper - level1$lower)
+  # one epoch: the default is exactly the naive summary
+  one <- samples[c(1, 3, 5, 7), ]
+  expect_equal(futurex_summary(one), futurex_summary(one, cluster = NULL))
+  expect_equal(futurex_summary(one, method = "bootstrap", times = 200),
+               futurex_summary(one, method = "bootstrap", times = 200, cluster = NULL))
+})
+
+test_that("processbench_summary() clusters solutions of one problem", {
+  samples <- tibble::tibble(
+    id = paste0("s", 1:8), problem = rep(c("p1", "p2", "p3", "p4"), each = 2),
+    label = c(1, 2, 0, 3, 1, 1, 2, 0), result = c("1", "2", "5", "5", "1", "1", "0", "1")
+  )
+  local_mocked_bindings(cli_inform = function(...) NULL, .package = "cli")
+  s <- processbench_summary(samples, by = NULL)
+  err <- s[s$metric == "error_acc", ]
+  ci <- mean_ci(c(1, 1, 0, 0, 1, 1, 0, 0), cluster = samples$problem, limits = c(0, 1))
+  expect_equal(c(err$lower, err$upper), c(ci$lower, ci$upper))
+  naive <- processbench_summary(samples, by = NULL, cluster = NULL)
+  expect_lt(naive$upper[[1]] - naive$lower[[1]], err$upper - err$lower)
+  # one solution per problem: the naive interval
+  samples$problem <- paste0("p", 1:8)
+  expect_equal(processbench_summary(samples, by = NULL),
+               processbench_summary(samples, by = NULL, cluster = NULL))
+})
