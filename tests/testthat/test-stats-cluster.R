@@ -114,15 +114,14 @@ test_that("processbench_summary() clusters solutions of one problem", {
     id = paste0("s", 1:8), problem = rep(c("p1", "p2", "p3", "p4"), each = 2),
     label = c(1, 2, 0, 3, 1, 1, 2, 0), result = c("1", "2", "5", "5", "1", "1", "0", "1")
   )
-  local_mocked_bindings(cli_inform = function(...) NULL, .package = "cli")
-  s <- processbench_summary(samples, by = NULL)
+  summarise <- function(...) suppressMessages(processbench_summary(samples, by = NULL, ...))
+  s <- summarise()
   err <- s[s$metric == "error_acc", ]
   ci <- mean_ci(c(1, 1, 0, 0, 1, 1, 0, 0), cluster = samples$problem, limits = c(0, 1))
   expect_equal(c(err$lower, err$upper), c(ci$lower, ci$upper))
-  naive <- processbench_summary(samples, by = NULL, cluster = NULL)
+  naive <- summarise(cluster = NULL)
   expect_lt(naive$upper[[1]] - naive$lower[[1]], err$upper - err$lower)
   # one solution per problem: the naive interval
   samples$problem <- paste0("p", 1:8)
-  expect_equal(processbench_summary(samples, by = NULL),
-               processbench_summary(samples, by = NULL, cluster = NULL))
+  expect_equal(summarise(), summarise(cluster = NULL))
 })
