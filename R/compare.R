@@ -106,7 +106,9 @@ compare_models <- function(x, y, benchmark = NULL, cluster = "default", statisti
 
 #' @export
 print.model_comparison <- function(x, ...) {
-  for (i in seq_len(nrow(x))) {
+  shown <- c("metric", "difference", "lower", "upper", "p_value", "n", "method")
+  lines <- if (all(shown %in% names(x))) seq_len(nrow(x)) else integer()
+  for (i in lines) {
     cli::cat_line(cli::format_inline(
       "{.strong {x$metric[[i]]}}: x - y = {signif(x$difference[[i]], 3)} ",
       "(interval {signif(x$lower[[i]], 3)} to ",
