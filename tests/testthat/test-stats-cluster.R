@@ -125,3 +125,25 @@ test_that("processbench_summary() clusters solutions of one problem", {
   samples$problem <- paste0("p", 1:8)
   expect_equal(summarise(), summarise(cluster = NULL))
 })
+
+test_that("deltabench_summary() clusters solutions of one problem", {
+  yes <- "Conclusion: yes\nError Section Number: 2"
+  no <- "Conclusion: no error"
+  samples <- tibble::tibble(
+    id = paste0("s", 1:8), problem = rep(c("p1", "p2", "p3", "p4"), each = 2),
+    task_l1 = "math", error_sections = rep(list(2L), 8),
+    unuseful_sections = rep(list(integer()), 8),
+    result = c(yes, yes, no, no, yes, yes, no, no)
+  )
+  summarise <- function(...) suppressMessages(deltabench_summary(samples, by = NULL, ...))
+  clustered <- summarise()
+  naive <- summarise(cluster = NULL)
+  at <- clustered$metric == "accuracy"
+  expect_equal(clustered$estimate, naive$estimate)
+  # accuracy 1 1 0 0 1 1 0 0: problem sums +-1, se = sqrt(4 / 3 * 4) / 8
+  z <- stats::qnorm(0.975)
+  expect_equal(clustered$upper[at], min(1, 0.5 + z * sqrt(16 / 3) / 8))
+  expect_lt(naive$upper[at] - naive$lower[at], clustered$upper[at] - clustered$lower[at])
+  samples$problem <- paste0("p", 1:8)
+  expect_equal(summarise(), summarise(cluster = NULL))
+})
