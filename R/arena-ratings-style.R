@@ -92,6 +92,7 @@ style_ratings <- function(scores, models, bootstrap, by, level, scale, base, ini
   }
   full <- fit_rows(rep(1, nrow(scores)))
   lower <- upper <- rep(NA_real_, k)
+  draws <- NULL
   if (bootstrap > 0) {
     groups <- if (by == "questions") match(scores$question, unique(scores$question)) else
       seq_len(nrow(scores))
@@ -104,7 +105,7 @@ style_ratings <- function(scores, models, bootstrap, by, level, scale, base, ini
     lower <- apply(draws, 2, stats::quantile, probs = alpha, names = FALSE, na.rm = TRUE)
     upper <- apply(draws, 2, stats::quantile, probs = 1 - alpha, names = FALSE, na.rm = TRUE)
   }
-  list(rating = full$rating, lower = lower, upper = upper, style = full$style)
+  list(rating = full$rating, lower = lower, upper = upper, style = full$style, draws = draws)
 }
 
 # The columns arena_ratings(style_control = TRUE) adds, in the rows' model order.

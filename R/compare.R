@@ -26,8 +26,8 @@
 #'   deviation and the p-value twice the share of draws on the far side of 0
 #'   (`method = "bootstrap"`).
 #'
-#' For arena ratings, compare two models inside one set of battles with [arena_ratings()]
-#' (its bootstrap intervals are already joint); `compare_models()` compares two runs.
+#' For arena ratings, which compare models inside one set of battles, use [arena_compare()]:
+#' the same paired bootstrap over battles or questions, for the rating difference.
 #'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
 #'   tibbles, their log files, or data frames with `id`, `score` (numbers, logicals or
