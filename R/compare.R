@@ -116,10 +116,7 @@ print.model_comparison <- function(x, ...) {
       "{x$n[[i]]} paired item{?s}, {x$method[[i]]})"
     ))
   }
-  y <- x
-  attr(y, "unpaired") <- NULL
-  class(y) <- setdiff(class(y), "model_comparison")
-  print(y, ...)
+  print(structure(x, unpaired = NULL, class = setdiff(class(x), "model_comparison")), ...)
   invisible(x)
 }
 
