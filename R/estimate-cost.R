@@ -38,7 +38,9 @@
 #'
 #' @param task A vitals Task (not modified: a copy is run).
 #' @param chat The ellmer chat you will pass as `solver_chat`.
-#' @param ... Other named arguments of `$eval()`, such as `scorer_chat`.
+#' @param ... Other named arguments of `$eval()`, such as `scorer_chat`. Requests to a
+#'   chat's model given here (a judge) are counted with that chat's tokenizer and priced at
+#'   its price.
 #' @param epochs Epochs, as for `$eval()`.
 #' @param cache The cache directory the run uses (`TRUE`: the default one).
 #' @param batch Price at the batch route's prices.
@@ -71,14 +73,12 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, cache = TRUE, batch = 
   dirs <- unique(c(cache_dir(cache), cache_dir(TRUE)))
   to_send <- dry_run(task, chat, dots, epochs, answer, dirs)
   total <- without_cache(dirs, dry_run(task, chat, dots, epochs, answer, dirs))
-  counts <- request_tokens(to_send, chat)
-  price <- model_price(chat, batch)
-  cost <- if (is.null(price)) NA_real_ else
-    (counts$input * price$input + counts$output * price$output) / 1e6
+  chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
+  counts <- request_costs(to_send, chats, batch)
   tibble::tibble(
     requests = length(total), cached = length(total) - length(to_send),
     to_send = length(to_send), input_tokens = counts$input,
-    output_tokens_max = counts$output, cost_max = cost, tokens = counts$how,
+    output_tokens_max = counts$output, cost_max = counts$cost, tokens = counts$how,
     provider = chat$get_provider()@name, model = chat$get_model(), batch = batch
   )
 }
@@ -171,25 +171,39 @@ fake_response <- function(url, body, answer) {
   httr2::response_json(status_code = 200L, url = url, body = json)
 }
 
-# Input tokens and the bound on output tokens over the requests.
-request_tokens <- function(requests, chat) {
-  openai <- is_openai_model(chat)
-  input <- vapply(requests, function(r) {
-    texts <- request_texts(r$body)
-    if (!openai) return(ceiling(sum(nchar(unlist(texts))) / 4))
+# Input tokens, the bound on output tokens and its price over the requests, each counted
+# and priced for the chat of its model (the solver's chat, or a judge passed in `...`).
+request_costs <- function(requests, chats, batch) {
+  models <- vapply(chats, function(ch) ch$get_model(), "")
+  prices <- lapply(chats, model_price, batch = batch)
+  openai <- vapply(chats, is_openai_model, NA)
+  rows <- lapply(requests, function(r) {
+    at <- match(r$body$model %||% NA_character_, models)
+    if (is.na(at)) at <- 1L
+    one_request(r$body, models[[at]], openai[[at]], prices[[at]])
+  })
+  pick <- function(field) vapply(rows, function(x) x[[field]], if (field == "exact") NA else 1)
+  exact <- pick("exact")
+  list(input = sum(pick("input")), output = sum(pick("output")), cost = sum(pick("cost")),
+       how = if (length(exact) && all(exact)) "exact" else "estimate")
+}
+
+one_request <- function(body, model, openai, price) {
+  texts <- request_texts(body)
+  input <- if (openai) {
     counts <- vapply(texts, function(t) {
-      as.double(rtiktoken::get_token_count(t, model = chat$get_model()))
+      as.double(rtiktoken::get_token_count(t, model = model))
     }, 1)
     # chat messages: 3 tokens per message and 3 to start the reply; a completions prompt
     # is its text alone
-    if (is.null(r$body$prompt)) sum(counts) + 3 * length(texts) + 3 else sum(counts)
-  }, 1)
-  output <- vapply(requests, function(r) {
-    b <- r$body
-    limit <- b$max_completion_tokens %||% b$max_tokens %||% b$max_output_tokens
-    if (is.null(limit)) NA_real_ else as.double(limit) * max(1, as.double(b$n %||% 1))
-  }, 1)
-  list(input = sum(input), output = sum(output), how = if (openai) "exact" else "estimate")
+    if (is.null(body$prompt)) sum(counts) + 3 * length(texts) + 3 else sum(counts)
+  } else {
+    ceiling(sum(nchar(texts)) / 4)
+  }
+  limit <- body$max_completion_tokens %||% body$max_tokens %||% body$max_output_tokens
+  output <- if (is.null(limit)) NA_real_ else as.double(limit) * max(1, as.double(body$n %||% 1))
+  cost <- if (is.null(price)) NA_real_ else (input * price$input + output * price$output) / 1e6
+  list(input = input, output = output, cost = cost, exact = openai)
 }
 
 # The texts a request sends, one per message: its messages (chat completions, Anthropic),

@@ -81,3 +81,38 @@ test_that("prices come from ellmer's table, batch prices from its batches rows",
 test_that("bad input is refused", {
   expect_error(estimate_cost(list(), NULL), class = "predictivebench_error_argument")
 })
+
+test_that("DSBench: solver and judge requests, each counted for its own chat", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) {
+    if (startsWith(last_user_text(body), "Please judge")) "True" else "ANSWER"
+  })
+  cache <- withr::local_tempdir()
+  tsk <- dsbench_task(solver = dsbench_solver(cache = cache),
+                      scorer = dsbench_scorer(cache = cache), dir = withr::local_tempdir())
+  solver <- fake_chat(server, model = "gpt-4.1")
+  judge <- fake_chat(server, model = "judge-model")
+  est <- estimate_cost(tsk, solver, scorer_chat = judge, cache = cache)
+  expect_equal(server$count(), 0)
+  suppressWarnings(tsk$eval(solver_chat = solver, scorer_chat = judge, view = FALSE))
+  expect_equal(est$requests, server$count())
+  expect_equal(est$requests, 2 * nrow(dsbench_dataset()))
+  # the judge's model is not an OpenAI one: its tokens are estimated
+  expect_equal(est$tokens, "estimate")
+  again <- estimate_cost(tsk, solver, scorer_chat = judge, cache = cache)
+  expect_equal(c(again$to_send, again$cached), c(0, est$requests))
+})
+
+test_that("probsem: log-probability requests are counted, and free once cached", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  cache <- withr::local_tempdir()
+  tsk <- probsem_task(solver = probsem_solver(cache = cache), dir = withr::local_tempdir())
+  chat <- fake_chat(server, model = "org/tiny:v1")
+  est <- estimate_cost(tsk, chat, cache = cache)
+  expect_equal(server$count(), 0)
+  tsk$eval(solver_chat = chat, view = FALSE)
+  expect_equal(est$requests, server$count())
+  expect_gt(est$requests, 0)
+  expect_equal(estimate_cost(tsk, chat, cache = cache)$to_send, 0)
+})
