@@ -99,7 +99,10 @@ dry_run <- function(task, chat, dots, epochs, answer, dirs) {
   copy <- task$clone(deep = TRUE)
   solver_args <- dots[startsWith(rlang::names2(dots), "solver_")]
   scorer_args <- dots[!startsWith(rlang::names2(dots), "solver_")]
-  withr::with_options(list(predictivebench.fast_path = FALSE), httr2::with_mocked_responses(
+  # Every request must go through httr2 (which the mock answers) and one by one: no fast
+  # path over curl, no provider batch.
+  options <- list(predictivebench.fast_path = FALSE, predictivebench.batch = FALSE)
+  withr::with_options(options, httr2::with_mocked_responses(
     mock,
     suppressMessages(suppressWarnings({
       do.call(copy$solve, c(list(solver_chat = chat), solver_args, list(epochs = epochs)))
