@@ -20,7 +20,7 @@
 #'   clusters, [clustered_se()] of `d`; normal interval and two-sided p-value
 #'   (`method = "paired"`).
 #' * Headline metrics that are not means (FutureX's level-weighted overall, ProcessBench's
-#'   F1, or any `statistic` you pass): a paired bootstrap that draws items (or whole clusters)
+#'   F1, DeltaBench's macro F1 over solutions with an error, or any `statistic` you pass): a paired bootstrap that draws items (or whole clusters)
 #'   with replacement, computes the metric for both models on the same draw, and takes the
 #'   percentile interval of the differences; the standard error is the draws' standard
 #'   deviation and the p-value twice the share of draws on the far side of 0
@@ -130,6 +130,7 @@ headline_statistic <- function(benchmark, statistic = NULL) {
   switch(benchmark %||% "",
     futurex = list(fn = futurex_weighted_score, metric = "overall", is_mean = FALSE),
     processbench = list(fn = processbench_f1, metric = "overall f1", is_mean = FALSE),
+    deltabench = list(fn = deltabench_macro_f1, metric = "overall f1_macro", is_mean = FALSE),
     list(fn = function(items) mean(items$score), metric = "mean score", is_mean = TRUE)
   )
 }
@@ -145,6 +146,12 @@ futurex_weighted_score <- function(items) {
 processbench_f1 <- function(items) {
   check_item_column(items, "label", "processbench")
   f1_score(mean(items$score[items$label != -1]), mean(items$score[items$label == -1]))
+}
+
+# DeltaBench's macro F1: the mean score (each critique's F1) over solutions with an error.
+deltabench_macro_f1 <- function(items) {
+  check_item_column(items, "has_error", "deltabench")
+  mean(items$score[items$has_error])
 }
 
 check_item_column <- function(items, column, benchmark) {
@@ -175,6 +182,7 @@ comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_en
   means <- tapply(score[keep], id[keep], mean)
   items$score <- as.double(means[items$id])
   for (column in intersect(c("level", "label"), names(x))) items[[column]] <- x[[column]][rows]
+  if ("error_sections" %in% names(x)) items$has_error <- lengths(x$error_sections[rows]) > 0
   items
 }
 

@@ -109,3 +109,14 @@ test_that("simulation: paired intervals are narrower than unpaired ones when sco
   expect_lt(mean(runs[1, ]), 0.8)
   expect_gt(mean(runs[2, ]), 0.88)
 })
+
+test_that("DeltaBench's headline is the macro F1 over solutions with an error", {
+  x <- tibble::tibble(id = 1:4, score = c(1, 0.5, 1, 0),
+                      error_sections = list(2L, c(1L, 3L), integer(), 4L))
+  y <- x
+  y$score <- c(0.5, 0.5, 0, 0)
+  out <- compare_models(x, y, benchmark = "deltabench", times = 100)
+  # x: mean(1, 0.5, 0) = 0.5; y: mean(0.5, 0.5, 0) = 1/3 (item 3 has no error)
+  expect_equal(c(out$x, out$y), c(0.5, 1 / 3))
+  expect_equal(out$metric, "overall f1_macro")
+})
