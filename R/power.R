@@ -24,6 +24,9 @@
 #'   the models (the same items are hard for both) shrinks the variance;
 #' * a pilot of one model (`x` only): `Var(d) = 2 Var(x)`, as if the two models were
 #'   uncorrelated with equal variance (conservative when they are correlated);
+#' * the two models' score variances `var_x`, `var_y` and the `correlation` of their item
+#'   scores: `Var(d) = var_x + var_y - 2 * correlation * sqrt(var_x * var_y)` (0/1 scores
+#'   with accuracy `p` have variance `p * (1 - p)`);
 #' * `sd_diff` given directly (for 0/1 scores of two models with accuracies `p1`, `p2` that
 #'   disagree on a share `q` of items, `Var(d)` is about `q - (p1 - p2)^2`).
 #'
@@ -35,6 +38,8 @@
 #' @param power Probability of detecting the difference.
 #' @param level Confidence level of the test (0.95: a two-sided test at 5%).
 #' @param sd_diff Standard deviation of the paired item differences, instead of a pilot.
+#' @param var_x,var_y,correlation The two models' item-score variances and the correlation
+#'   of their scores, instead of a pilot or `sd_diff`.
 #' @param design_effect The design effect `D`; `NULL` estimates it from the pilot's clusters
 #'   (1 without clusters or pilot).
 #' @param cluster,benchmark Clusters of the pilot's items, as in [compare_models()].
@@ -48,6 +53,8 @@
 #' power_analysis(n = 400, sd_diff = 0.5)
 #' # items needed to detect 3 points
 #' power_analysis(difference = 0.03, sd_diff = 0.5)
+#' # from variances: two models near 70% accuracy whose item scores correlate at 0.5
+#' power_analysis(difference = 0.03, var_x = 0.21, var_y = 0.21, correlation = 0.5)
 #' # from a pilot of two models
 #' set.seed(1)
 #' hard <- rnorm(60)
@@ -55,8 +62,9 @@
 #' b <- data.frame(id = 1:60, score = as.double(hard + rnorm(60, 0, 0.7) > 0.2))
 #' power_analysis(a, b, n = c(100, 500, 1000))
 power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL, power = 0.8,
-                           level = 0.95, sd_diff = NULL, design_effect = NULL,
-                           cluster = "default", benchmark = NULL) {
+                           level = 0.95, sd_diff = NULL, var_x = NULL, var_y = NULL,
+                           correlation = 0, design_effect = NULL, cluster = "default",
+                           benchmark = NULL) {
   if (is.null(n) == is.null(difference)) {
     abort_pb("Give exactly one of {.arg n} and {.arg difference}.", "argument")
   }
@@ -68,6 +76,9 @@ power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL, powe
   if (!is.null(difference) && (!is.numeric(difference) || any(is.na(difference) |
                                                                difference <= 0))) {
     abort_pb("{.arg difference} must be positive numbers.", "argument")
+  }
+  if (!is.null(var_x) || !is.null(var_y)) {
+    sd_diff <- variance_sd_diff(var_x, var_y, correlation)
   }
   variance <- pilot_variance(x, y, sd_diff, cluster, benchmark)
   deff <- design_effect %||% variance$design_effect
@@ -114,6 +125,21 @@ pilot_variance <- function(x, y, sd_diff, cluster, benchmark, call = rlang::call
   naive <- clustered_se(d)
   deff <- if (anyDuplicated(cl) && naive > 0) (clustered_se(d, cl) / naive)^2 else 1
   list(sd_diff = scale * stats::sd(d), design_effect = deff, source = source)
+}
+
+# sqrt(Var(x) + Var(y) - 2 Cov(x, y)) from the variances and the correlation.
+variance_sd_diff <- function(var_x, var_y, correlation, call = rlang::caller_env()) {
+  if (is.null(var_x) || is.null(var_y)) {
+    abort_pb("Give both {.arg var_x} and {.arg var_y}.", "argument", call = call)
+  }
+  check_number(var_x, call = call)
+  check_number(var_y, call = call)
+  check_number(correlation, call = call)
+  if (var_x < 0 || var_y < 0 || abs(correlation) > 1) {
+    abort_pb("Variances must be >= 0 and {.arg correlation} in [-1, 1].", "argument",
+             call = call)
+  }
+  sqrt(max(0, var_x + var_y - 2 * correlation * sqrt(var_x * var_y)))
 }
 
 check_probability <- function(p, arg, call = rlang::caller_env()) {

@@ -53,3 +53,16 @@ test_that("bad input is refused", {
   expect_error(power_analysis(difference = -1, sd_diff = 1),
                class = "predictivebench_error_argument")
 })
+
+test_that("variances and a correlation give the variance of differences", {
+  # 0.25 + 0.21 - 2 * 0.5 * sqrt(0.25 * 0.21) = 0.46 - 0.2291288 = 0.2308712
+  out <- power_analysis(n = 100, var_x = 0.25, var_y = 0.21, correlation = 0.5)
+  expect_equal(out$sd_diff^2, 0.46 - sqrt(0.0525))
+  expect_equal(out$difference, (stats::qnorm(0.975) + stats::qnorm(0.8)) *
+                 sqrt(0.46 - sqrt(0.0525)) / 10)
+  # uncorrelated: the variances add
+  expect_equal(power_analysis(n = 100, var_x = 0.25, var_y = 0.21)$sd_diff, sqrt(0.46))
+  expect_error(power_analysis(n = 100, var_x = 0.25), class = "predictivebench_error_argument")
+  expect_error(power_analysis(n = 100, var_x = 0.25, var_y = 0.2, correlation = 2),
+               class = "predictivebench_error_argument")
+})
