@@ -19,8 +19,8 @@
 #'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278).
 #' @param cluster The cluster of each score (items sharing a context), or `NULL` (every
 #'   score independent). With clusters the normal interval uses the clustered standard error
-#'   of [clustered_se()], the bootstrap resamples whole clusters, and the result gains
-#'   `n_clusters` and `se`.
+#'   of [clustered_se()], the bootstrap resamples whole clusters, the Wilson interval at a
+#'   limit counts clusters rather than scores, and the result gains `n_clusters` and `se`.
 #' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing` (and with
 #'   `cluster`, `n_clusters` and `se`).
 #' @family metrics
