@@ -56,7 +56,9 @@ battle_scores <- function(battles, invalid = c("tie", "drop"), call = rlang::cal
   keep <- if (invalid == "drop") !failed_judgement(winner) else rep(TRUE, length(winner))
   score <- winner_points(winner)
   out <- tibble::tibble(model_a = model_a, model_b = model_b, winner = winner, score_a = score)
-  if ("question" %in% names(battles)) out$question <- as.character(battles$question)
+  for (column in intersect(c("question", "answer_a", "answer_b"), names(battles))) {
+    out[[column]] <- as.character(battles[[column]])
+  }
   out[keep, ]
 }
 
@@ -105,11 +107,21 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #' @param anchor,anchor_rating A model whose rating is fixed (after fitting) at
 #'   `anchor_rating`; `NULL` centres the ratings on `initial`.
 #' @param n_orders Orders for `method = "elo_median"`.
+#' @param style_control Also fit style-controlled Bradley-Terry ratings (`method = "bt"`
+#'   only; `battles` need `answer_a` and `answer_b`): the model strengths are fitted
+#'   together with the effect of the answers' style, as the Chatbot Arena does since 2024 —
+#'   for each of length, markdown headers, lists and bold (see [arena_style_features()]) the
+#'   difference between the two answers relative to their sum, `(a - b) / (a + b + 1)`,
+#'   standardized over the battles. A model that wins because its answers are longer loses
+#'   that advantage. The ratings are centred on `initial` (`anchor` applies to the plain
+#'   ratings only) and their percentile-bootstrap intervals resample as `by` says.
 #' @inheritParams elo_online
 #' @returns A tibble of class `arena_ratings`, best model first: `model`, `rating`,
 #'   `lower`, `upper`, `rank`, `battles`, `wins`, `losses`, `ties` (failed judgements count as
 #'   ties unless dropped). The battles used are kept in the attribute `"battles"` for
-#'   [autoplot.arena_ratings()].
+#'   [autoplot.arena_ratings()]. With `style_control`, also `style_rating`, `style_lower`,
+#'   `style_upper`, and the fitted style coefficients (log-odds per standard deviation of
+#'   each feature) in the attribute `"style_coefficients"`.
 #' @family arena
 #' @export
 #' @examples
@@ -125,8 +137,12 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
                           by = c("battles", "questions"), level = 0.95,
                           invalid = c("tie", "drop"), anchor = NULL, anchor_rating = 1000,
                           k = 4, initial = 1000, scale = 400, base = 10, n_orders = 100,
-                          seed = 1) {
+                          seed = 1, style_control = FALSE) {
   method <- rlang::arg_match(method)
+  check_flag(style_control)
+  if (style_control && method != "bt") {
+    abort_pb("{.arg style_control} needs {.code method = \"bt\"}.", "argument")
+  }
   by <- rlang::arg_match(by)
   invalid <- rlang::arg_match(invalid)
   check_count(bootstrap, min = 0)
@@ -173,6 +189,10 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
   out <- tibble::tibble(model = models, rating = unname(rating), lower = lower,
                         upper = upper, rank = rank, tallies)
   out <- out[order(-out$rating, out$model), ]
+  if (style_control) {
+    out <- add_style_columns(out, style_ratings(scores, models, bootstrap, by, level, scale,
+                                                base, initial, seed), models)
+  }
   attr(out, "battles") <- scores
   attr(out, "method") <- method
   class(out) <- c("arena_ratings", class(out))

@@ -474,6 +474,10 @@ deltabench_explanation <- function(scored, target) {
 #' @param failed `"drop"` (the default, as the original) leaves samples without a critique
 #'   out of the metrics (they are still counted in `n_failed`, and a message says so);
 #'   `"zero"` counts them as critiques that found nothing.
+#' @param cluster Clusters of samples for the macro and accuracy intervals (see
+#'   [resolve_cluster()]): by default the solutions of one `problem` when some problem has
+#'   several in the data, else each item's epochs (`id`); with one of each, the naive
+#'   interval. `NULL` treats every sample as independent.
 #' @returns A tibble with eight rows per group (`"overall"` first), one per `metric`
 #'   (`"precision_macro"`, `"recall_macro"`, `"f1_macro"`, `"precision_micro"`,
 #'   `"recall_micro"`, `"f1_micro"`, `"accuracy"`, `"error_free_accuracy"`): `group`,
@@ -502,7 +506,7 @@ deltabench_explanation <- function(scored, target) {
 #' s <- deltabench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
-                               failed = c("drop", "zero")) {
+                               failed = c("drop", "zero"), cluster = "default") {
   failed <- rlang::arg_match(failed)
   x <- benchmark_samples(
     x, c("result", "error_sections", "unuseful_sections"),
@@ -513,6 +517,8 @@ deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
   unuseful <- lapply(x$unuseful_sections, function(s) s %||% integer())
   scored <- deltabench_score_critiques(x$result, x$error_sections, unuseful,
                                        clip_predictions = clip_predictions)
+  scored$cluster <- resolve_cluster(x, cluster, benchmark_cluster("deltabench", x)) %||%
+    seq_len(nrow(x))
   if (failed == "zero") {
     gold_n <- vapply(seq_len(nrow(x)), function(i) {
       length(unique(c(x$error_sections[[i]], unuseful[[i]])))
@@ -558,13 +564,16 @@ deltabench_group_row <- function(group, s, failed) {
     list(mean = if (nrow(with_errors)) value else NA_real_, lower = NA_real_,
          upper = NA_real_, n = nrow(with_errors))
   }
-  ci <- function(x) mean_ci(as.double(x), limits = c(0, 1))
+  ci <- function(x, cl) mean_ci(as.double(x), limits = c(0, 1), cluster = shared_cluster(cl))
+  ci_errors <- function(x) ci(x, with_errors$cluster)
   rows <- list(
-    precision_macro = ci(with_errors$precision), recall_macro = ci(with_errors$recall),
-    f1_macro = ci(with_errors$f1), precision_micro = micro(p_micro),
+    precision_macro = ci_errors(with_errors$precision),
+    recall_macro = ci_errors(with_errors$recall),
+    f1_macro = ci_errors(with_errors$f1), precision_micro = micro(p_micro),
     recall_micro = micro(r_micro),
     f1_micro = micro(ratio0(2 * p_micro * r_micro, p_micro + r_micro)),
-    accuracy = ci(s$correct[answered]), error_free_accuracy = ci(error_free$judge == 0)
+    accuracy = ci(s$correct[answered], s$cluster[answered]),
+    error_free_accuracy = ci(error_free$judge == 0, error_free$cluster)
   )
   do.call(rbind, lapply(names(rows), function(metric) {
     summary_rows(group, metric, rows[[metric]], n_with_errors = sum(s$has_error),

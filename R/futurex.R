@@ -371,6 +371,11 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
 #'   [futurex_score()].
 #' @param method Interval method, `"normal"` or `"bootstrap"`.
 #' @param times,seed Bootstrap resamples and seed.
+#' @param cluster Clusters of samples (see [resolve_cluster()]): by default each item's
+#'   epochs form one cluster (`"id"`), so several epochs of an item are not counted as
+#'   independent evidence; with one epoch this is the naive interval. `NULL` treats every
+#'   sample as independent. The levels' standard errors are then clustered
+#'   ([clustered_se()]) and the bootstrap draws whole clusters within each level.
 #' @returns A tibble with rows `overall` and `level 1` to `level 4`, in the columns every
 #'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
@@ -388,13 +393,15 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache) {
 #' # the same numbers from the log file
 #' futurex_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
-futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1) {
+futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1,
+                            cluster = "default") {
   method <- rlang::arg_match(method)
   items <- futurex_items(x)
+  items$cluster <- resolve_cluster(items, cluster, default = "id") %||% seq_len(nrow(items))
   levels <- 1:4
   rows <- lapply(levels, function(l) {
     ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed,
-                  limits = c(0, 1))
+                  limits = c(0, 1), cluster = shared_cluster(items$cluster[items$level == l]))
     summary_rows(paste("level", l), "score", ci, n_missing = ci$n_missing,
                  weight = futurex_weights[[l]])
   })
@@ -423,11 +430,12 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
   if (method == "normal") {
     z <- stats::qnorm(0.975)
     var_terms <- vapply(which(present), function(l) {
-      s <- items$score[items$level == l & !is.na(items$score)]
+      keep <- items$level == l & !is.na(items$score)
+      s <- items$score[keep]
       if (length(s) < 2) return(0)
       # a level whose scores are all 0 or all 1 has a Wilson interval (see mean_ci()): its
       # width stands in for the standard error that var() would put at zero
-      se <- if (stats::var(s) > 0) sqrt(stats::var(s) / length(s)) else
+      se <- if (stats::var(s) > 0) clustered_se(s, items$cluster[keep]) else
         (by_level$upper[[l]] - by_level$lower[[l]]) / (2 * z)
       futurex_weights[[l]]^2 * se^2
     }, 1)
@@ -435,11 +443,16 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
     half <- z * sqrt(sum(var_terms))
     return(pmin(pmax(c(est - half, est + half), 0), 1))
   }
-  groups <- lapply(which(present), function(l) items$score[items$level == l & !is.na(items$score)])
+  keep <- !is.na(items$score)
+  groups <- lapply(which(present), function(l) {
+    split(items$score[keep & items$level == l],
+          in_order(items$cluster[keep & items$level == l]))
+  })
   weights <- futurex_weights[which(present)]
   draws <- with_seed(seed, vapply(seq_len(times), function(b) {
     sum(vapply(seq_along(groups), function(k) {
-      mean(sample(groups[[k]], length(groups[[k]]), replace = TRUE)) * weights[[k]]
+      g <- groups[[k]]
+      mean(unlist(g[sample.int(length(g), length(g), replace = TRUE)])) * weights[[k]]
     }, 1))
   }, 1))
   unname(stats::quantile(draws, c(0.025, 0.975)))

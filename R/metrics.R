@@ -17,16 +17,26 @@
 #'   score sits at one end of the range (all 0 or all 1), the normal interval would have no
 #'   width, claiming a certainty a few samples can't give; the Wilson score interval for
 #'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278).
-#' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing`.
+#' @param cluster The cluster of each score (items sharing a context), or `NULL` (every
+#'   score independent). With clusters the normal interval uses the clustered standard error
+#'   of [clustered_se()], the bootstrap resamples whole clusters, the Wilson interval at a
+#'   limit counts clusters rather than scores, and the result gains `n_clusters` and `se`.
+#' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing` (and with
+#'   `cluster`, `n_clusters` and `se`).
 #' @family metrics
 #' @export
 #' @examples
 #' mean_ci(c(1, 0, 1, 1))
 #' mean_ci(c(1, 0, 1, 1), method = "bootstrap")
 #' mean_ci(c(1, 0, 0, 0), limits = c(0, 1))
+#' mean_ci(c(1, 1, 0, 0), cluster = c("a", "a", "b", "b"))
 mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 1000,
-                    seed = 1, limits = NULL) {
+                    seed = 1, limits = NULL, cluster = NULL) {
   method <- rlang::arg_match(method)
+  if (!is.null(cluster)) {
+    check_scores(x)
+    return(clustered_mean_ci(x, cluster, level, method, times, seed, limits))
+  }
   if (!is.numeric(x) && !is.logical(x)) {
     abort_pb("{.arg x} must be numeric.", "argument")
   }
@@ -85,21 +95,29 @@ summary_rows <- function(group, metric, ci, ...) {
 #' @param x Numeric scores.
 #' @param by Group of each score, or `NULL` for the overall row only.
 #' @param metric The name of the metric, stored in the `metric` column.
+#' @param cluster The cluster of each score, or `NULL` (see [mean_ci()]). With clusters
+#'   the rows gain `n_clusters` and `se_method` (`"clustered"`).
 #' @param ... Passed to [mean_ci()] (`level`, `method`, `limits`, ...).
 #' @returns A tibble.
 #' @family metrics
 #' @export
 #' @examples
 #' grouped_summary(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"), limits = c(0, 1))
-grouped_summary <- function(x, by = NULL, metric = "mean", ...) {
+grouped_summary <- function(x, by = NULL, metric = "mean", ..., cluster = NULL) {
   if (!is.null(by) && length(by) != length(x)) {
     abort_pb("{.arg by} must be as long as {.arg x}.", "argument")
   }
+  check_cluster(cluster, x)
   groups <- if (is.null(by)) character() else sort(unique(by[!is.na(by)]))
   rows <- lapply(c("overall", groups), function(g) {
     keep <- if (g == "overall") rep(TRUE, length(x)) else !is.na(by) & by == g
-    ci <- mean_ci(x[keep], ...)
-    summary_rows(g, metric, ci, n_missing = ci$n_missing)
+    if (is.null(cluster)) {
+      ci <- mean_ci(x[keep], ...)
+      return(summary_rows(g, metric, ci, n_missing = ci$n_missing))
+    }
+    ci <- mean_ci(x[keep], ..., cluster = cluster[keep])
+    summary_rows(g, metric, ci, n_missing = ci$n_missing, n_clusters = ci$n_clusters,
+                 se_method = "clustered")
   })
   do.call(rbind, rows)
 }

@@ -485,6 +485,12 @@ processbench_prediction <- function(result) {
 #' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see [mean_ci()]).
 #'   The F1 interval is always a bootstrap that resamples the two sides separately.
 #' @param times,seed Bootstrap resamples and seed (the global random stream is untouched).
+#' @param cluster Clusters of samples for the accuracies' intervals (see
+#'   [resolve_cluster()]): by default the solutions of one `problem` when some problem has
+#'   several solutions in the data, else each item's epochs (`id`); with one solution per
+#'   problem and one epoch this is the naive interval. `NULL` treats every sample as
+#'   independent. The F1 bootstrap resamples samples; for a clustered comparison of F1
+#'   between two models use [compare_models()].
 #' @returns A tibble with three rows per group (`"overall"` first), one per `metric`
 #'   (`"error_acc"`, `"correct_acc"`, `"f1"`), and one last row `"mean of groups"` (metric
 #'   `"f1"`) when there are groups: `group`, `metric`, `estimate`, `lower`, `upper`, `n`
@@ -510,9 +516,9 @@ processbench_prediction <- function(result) {
 #' s <- processbench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootstrap"),
-                                 times = 1000, seed = 1) {
+                                 times = 1000, seed = 1, cluster = "default") {
   method <- rlang::arg_match(method)
-  items <- processbench_items(x, by)
+  items <- processbench_items(x, by, cluster)
   groups <- if (is.null(by)) character() else sort(unique(items$group[!is.na(items$group)]))
   notes <- new.env()
   notes$na <- character()
@@ -545,8 +551,9 @@ processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootst
                     interval = processbench_interval[[method]])
 }
 
-processbench_items <- function(x, by, call = rlang::caller_env()) {
+processbench_items <- function(x, by, cluster = NULL, call = rlang::caller_env()) {
   x <- processbench_samples(x, by = by, call = call)
+  cluster <- resolve_cluster(x, cluster, benchmark_cluster("processbench", x))
   prediction <- if ("result" %in% names(x)) processbench_prediction(x$result) else
     rep(NA_integer_, nrow(x))
   match <- if ("score" %in% names(x)) {
@@ -555,7 +562,8 @@ processbench_items <- function(x, by, call = rlang::caller_env()) {
     !is.na(prediction) & prediction == x$label
   }
   tibble::tibble(label = x$label, match = match, prediction = prediction,
-                 group = if (is.null(by)) NA_character_ else as.character(x[[by]]))
+                 group = if (is.null(by)) NA_character_ else as.character(x[[by]]),
+                 cluster = cluster %||% seq_len(nrow(x)))
 }
 
 processbench_samples <- function(x, by = NULL, call = rlang::caller_env()) {
@@ -575,8 +583,10 @@ processbench_samples <- function(x, by = NULL, call = rlang::caller_env()) {
 processbench_group_row <- function(group, items, method, times, seed, notes) {
   err <- as.double(items$match[items$label != -1])
   cor <- as.double(items$match[items$label == -1])
-  e <- mean_ci(err, method = method, times = times, seed = seed, limits = c(0, 1))
-  c <- mean_ci(cor, method = method, times = times, seed = seed, limits = c(0, 1))
+  e <- mean_ci(err, method = method, times = times, seed = seed, limits = c(0, 1),
+               cluster = shared_cluster(items$cluster[items$label != -1]))
+  c <- mean_ci(cor, method = method, times = times, seed = seed, limits = c(0, 1),
+               cluster = shared_cluster(items$cluster[items$label == -1]))
   f1 <- f1_score(e$mean, c$mean)
   for (side in list(list("with an error", length(err)), list("without an error", length(cor)))) {
     if (side[[2]] == 0) {

@@ -1,0 +1,80 @@
+# Is one arena model really rated above another? The rating difference with a bootstrap
+# interval, from the same resampling as arena_ratings().
+
+#' Compare two models' arena ratings
+#'
+#' @description
+#' `arena_compare()` is [compare_models()] for the arena, whose headline (a rating) is not a
+#' mean: it fits the ratings of all models on the battles ([arena_ratings()]'s Bradley-Terry
+#' fit, or its style-controlled fit), then refits on `times` bootstrap resamples of the
+#' battles (or of whole questions, `by = "questions"`, which keeps a question's battles
+#' together), and reports the difference `model_x - model_y` with the standard deviation of
+#' the resampled differences as its standard error, their percentile interval, and a p-value
+#' of twice the share of resampled differences on the far side of 0. Both ratings come from
+#' the same resample each time, so the interval of the difference is narrower than comparing
+#' the two models' own intervals suggests when their ratings move together.
+#'
+#' @param battles Battles, as for [arena_ratings()].
+#' @param model_x,model_y The two models' names.
+#' @param style_control Compare the style-controlled ratings.
+#' @param times Bootstrap resamples.
+#' @inheritParams arena_ratings
+#' @returns A one-row tibble of class `model_comparison`, as [compare_models()] returns
+#'   (`x`, `y` are the two ratings; `n` the battles).
+#' @family arena
+#' @export
+#' @examples
+#' set.seed(1)
+#' strength <- c(a = 0.4, b = 0.2, c = 0)
+#' pairs <- t(replicate(600, sample(names(strength), 2)))
+#' p <- plogis(strength[pairs[, 1]] - strength[pairs[, 2]])
+#' battles <- data.frame(model_a = pairs[, 1], model_b = pairs[, 2],
+#'                       winner = ifelse(runif(600) < p, "model_a", "model_b"))
+#' arena_compare(battles, "a", "c", times = 200)
+arena_compare <- function(battles, model_x, model_y, by = c("battles", "questions"),
+                          style_control = FALSE, times = 1000, level = 0.95,
+                          invalid = c("tie", "drop"), scale = 400, base = 10, initial = 1000,
+                          seed = 1) {
+  by <- rlang::arg_match(by)
+  invalid <- rlang::arg_match(invalid)
+  check_string(model_x)
+  check_string(model_y)
+  check_count(times)
+  check_flag(style_control)
+  scores <- battle_scores(battles, invalid)
+  models <- battle_models(scores)
+  unknown <- setdiff(c(model_x, model_y), models)
+  if (length(unknown)) abort_pb("Model {.val {unknown}} has no battles.", "argument")
+  if (by == "questions" && !"question" %in% names(scores)) {
+    abort_pb("{.code by = \"questions\"} needs a {.field question} column.", "argument",
+             field = "question")
+  }
+  at <- match(c(model_x, model_y), models)
+  if (style_control) {
+    fit <- style_ratings(scores, models, times, by, level, scale, base, initial, seed)
+    rating <- fit$rating
+    draws <- fit$draws
+  } else {
+    fitter <- rating_fitter("bt", scores, models, 4, initial, scale, base, 1, seed)
+    rating <- fitter$full()
+    draws <- with_seed(seed, fitter$bootstrap(times, by))
+  }
+  differences <- draws[, at[[1]]] - draws[, at[[2]]]
+  alpha <- (1 - level) / 2
+  bounds <- unname(stats::quantile(differences, c(alpha, 1 - alpha), na.rm = TRUE))
+  p <- min(1, 2 * min(mean(differences <= 0, na.rm = TRUE),
+                      mean(differences >= 0, na.rm = TRUE)))
+  out <- tibble::tibble(
+    benchmark = "arena", metric = if (style_control) "style-controlled rating" else "rating",
+    x = unname(rating[[at[[1]]]]), y = unname(rating[[at[[2]]]]),
+    difference = unname(rating[[at[[1]]]] - rating[[at[[2]]]]),
+    se = stats::sd(differences, na.rm = TRUE), lower = bounds[[1]], upper = bounds[[2]],
+    p_value = p, se_unpaired = sqrt(stats::var(draws[, at[[1]]], na.rm = TRUE) +
+                                      stats::var(draws[, at[[2]]], na.rm = TRUE)),
+    n = nrow(scores), n_clusters = if (by == "questions") length(unique(scores$question)) else
+      nrow(scores),
+    n_only_x = 0L, n_only_y = 0L, method = "paired bootstrap"
+  )
+  class(out) <- c("model_comparison", class(out))
+  out
+}

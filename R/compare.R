@@ -1,0 +1,258 @@
+# Paired comparison of two models on the same items (Miller 2024, section 4: inference on
+# question-level paired differences), with a paired bootstrap for headline metrics that are
+# not means.
+
+#' Is one model really better than another on this benchmark?
+#'
+#' @description
+#' `compare_models()` pairs two runs of one benchmark item by item and estimates the
+#' difference of the benchmark's headline metric, `x` minus `y`, with a standard error, an
+#' interval and a p-value. Because both models answer the same items, the item-to-item
+#' variation in difficulty cancels out of the paired differences, and the interval is
+#' narrower than the one you would get by comparing the two summaries' intervals (reported
+#' as `se_unpaired` for contrast).
+#'
+#' * Each run's samples are reduced to one score per item (`id`): the mean over its epochs.
+#' * Items only one side answered (a missing id or a missing score) are left out and counted
+#'   in `n_only_x`, `n_only_y`, with a message; their ids are in the attribute `"unpaired"`.
+#' * Headline metrics that are means (DSBench and probsem accuracy, your own scores): the
+#'   mean of the paired differences `d`, with the standard error `sd(d) / sqrt(n)` or, with
+#'   clusters, [clustered_se()] of `d`; normal interval and two-sided p-value
+#'   (`method = "paired"`).
+#' * Headline metrics that are not means (FutureX's level-weighted overall, ProcessBench's
+#'   F1, DeltaBench's macro F1 over solutions with an error, or any `statistic` you pass): a paired bootstrap that draws items (or whole clusters)
+#'   with replacement, computes the metric for both models on the same draw, and takes the
+#'   percentile interval of the differences; the standard error is the draws' standard
+#'   deviation and the p-value twice the share of draws on the far side of 0
+#'   (`method = "bootstrap"`).
+#'
+#' For arena ratings, which compare models inside one set of battles, use [arena_compare()]:
+#' the same paired bootstrap over battles or questions, for the rating difference.
+#'
+#' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
+#'   tibbles, their log files, or data frames with `id`, `score` (numbers, logicals or
+#'   I/P/C) and optionally `cluster` (and the columns a `statistic` needs, such as `level`
+#'   for FutureX or `label` for ProcessBench).
+#' @param benchmark The benchmark, which picks the headline metric. `NULL` takes it from a
+#'   [ResultsTask], else uses the mean score.
+#' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else the
+#'   benchmark's default, see [resolve_cluster()]), a column name, or `NULL` for none (each
+#'   item its own cluster). Epochs are always averaged within an item first.
+#' @param statistic `NULL` for the benchmark's headline, or a function of a data frame of
+#'   items (one row per item: `id`, `score` and the other columns of the samples) returning
+#'   one number; a function always uses the bootstrap.
+#' @param level Confidence level.
+#' @param method `"auto"` (paired differences for means, bootstrap otherwise), `"paired"`
+#'   or `"bootstrap"`.
+#' @param times,seed Bootstrap draws and seed (the global random stream is untouched).
+#' @returns A one-row tibble of class `model_comparison`: `benchmark`, `metric`, `x`, `y`
+#'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
+#'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
+#'   `n_only_y` and `method`.
+#' @family metrics
+#' @export
+#' @examples
+#' a <- data.frame(id = 1:8, score = c(1, 1, 1, 0, 1, 1, 0, 1))
+#' b <- data.frame(id = 1:8, score = c(1, 0, 1, 0, 0, 1, 0, 1))
+#' compare_models(a, b)
+#' # items of one topic move together: cluster them
+#' a$cluster <- b$cluster <- rep(1:4, each = 2)
+#' compare_models(a, b)
+#' # FutureX: the level-weighted overall score, by a paired bootstrap
+#' fx <- futurex_dataset()
+#' run <- function(p) data.frame(id = fx$id, level = fx$level,
+#'                               score = as.double(seq_along(fx$id) %% p == 0))
+#' compare_models(run(2), run(3), benchmark = "futurex", times = 200)
+compare_models <- function(x, y, benchmark = NULL, cluster = "default", statistic = NULL,
+                           level = 0.95, method = c("auto", "paired", "bootstrap"),
+                           times = 1000, seed = 1) {
+  method <- rlang::arg_match(method)
+  check_number(level)
+  check_count(times)
+  benchmark <- benchmark %||% task_benchmark(x) %||% task_benchmark(y)
+  check_string(benchmark, allow_null = TRUE)
+  if (!is.null(statistic) && !is.function(statistic)) {
+    abort_pb("{.arg statistic} must be a function of the items, or {.code NULL}.", "argument")
+  }
+  head <- headline_statistic(benchmark, statistic)
+  items_x <- comparison_items(x, cluster, benchmark, "x")
+  items_y <- comparison_items(y, cluster, benchmark, "y")
+  pair <- pair_items(items_x, items_y)
+  if (!nrow(pair$x)) abort_pb("The two runs have no item in common.", "argument")
+  if (method == "auto") method <- if (head$is_mean) "paired" else "bootstrap"
+  if (method == "paired" && !head$is_mean) {
+    abort_pb("The headline {.val {head$metric}} is not a mean: use {.code method = \"bootstrap\"}.",
+             "argument")
+  }
+  cl <- pair$x$cluster
+  est <- if (method == "paired") {
+    paired_difference(pair$x$score, pair$y$score, cl, level)
+  } else {
+    paired_bootstrap(pair$x, pair$y, head$fn, cl, level, times, seed)
+  }
+  out <- tibble::tibble(
+    benchmark = benchmark %||% NA_character_, metric = head$metric,
+    x = head$fn(pair$x), y = head$fn(pair$y), difference = est$difference, se = est$se,
+    lower = est$lower, upper = est$upper, p_value = est$p_value,
+    se_unpaired = unpaired_se(pair, head, method, cl),
+    n = nrow(pair$x), n_clusters = length(unique(cl)),
+    n_only_x = length(pair$only_x), n_only_y = length(pair$only_y),
+    method = if (method == "paired") "paired differences" else "paired bootstrap"
+  )
+  attr(out, "unpaired") <- list(x = pair$only_x, y = pair$only_y)
+  class(out) <- c("model_comparison", class(out))
+  out
+}
+
+#' @export
+print.model_comparison <- function(x, ...) {
+  shown <- c("metric", "difference", "lower", "upper", "p_value", "n", "method")
+  lines <- if (all(shown %in% names(x))) seq_len(nrow(x)) else integer()
+  for (i in lines) {
+    cli::cat_line(cli::format_inline(
+      "{.strong {x$metric[[i]]}}: x - y = {signif(x$difference[[i]], 3)} ",
+      "(interval {signif(x$lower[[i]], 3)} to ",
+      "{signif(x$upper[[i]], 3)}, p = {format.pval(x$p_value[[i]], digits = 2)}; ",
+      "{x$n[[i]]} paired item{?s}, {x$method[[i]]})"
+    ))
+  }
+  print(structure(x, unpaired = NULL, class = setdiff(class(x), "model_comparison")), ...)
+  invisible(x)
+}
+
+task_benchmark <- function(x) if (inherits(x, "ResultsTask")) x$benchmark else NULL
+
+# The headline as a function of an items table, and whether it is a plain mean of `score`.
+headline_statistic <- function(benchmark, statistic = NULL) {
+  if (!is.null(statistic)) {
+    return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
+  }
+  switch(benchmark %||% "",
+    futurex = list(fn = futurex_weighted_score, metric = "overall", is_mean = FALSE),
+    processbench = list(fn = processbench_f1, metric = "overall f1", is_mean = FALSE),
+    deltabench = list(fn = deltabench_macro_f1, metric = "overall f1_macro", is_mean = FALSE),
+    list(fn = function(items) mean(items$score), metric = "mean score", is_mean = TRUE)
+  )
+}
+
+# FutureX's overall: sum of level means times their weights, over the levels present.
+futurex_weighted_score <- function(items) {
+  check_item_column(items, "level", "futurex")
+  means <- tapply(items$score, items$level, mean)
+  sum(means * futurex_weights[names(means)])
+}
+
+# ProcessBench's F1: of the accuracy on solutions with an error and on those without.
+processbench_f1 <- function(items) {
+  check_item_column(items, "label", "processbench")
+  f1_score(mean(items$score[items$label != -1]), mean(items$score[items$label == -1]))
+}
+
+# DeltaBench's macro F1: the mean score (each critique's F1) over solutions with an error.
+deltabench_macro_f1 <- function(items) {
+  check_item_column(items, "has_error", "deltabench")
+  mean(items$score[items$has_error])
+}
+
+check_item_column <- function(items, column, benchmark) {
+  if (!column %in% names(items)) {
+    abort_pb("{benchmark}'s headline needs a {.field {column}} column in both runs.",
+             "argument", field = column, call = rlang::caller_env(2))
+  }
+}
+
+# One row per item with a score: `id`, `score` (the mean over epochs), `cluster` and the
+# first value of every other one-value column. Unscored samples (NA) are dropped.
+comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_env()) {
+  if (inherits(x, "Task")) x <- x$get_samples()
+  if (rlang::is_string(x)) x <- log_samples(x)
+  if (!is.data.frame(x) || !all(c("id", "score") %in% names(x))) {
+    abort_pb("{.arg {arg}} must be an evaluated task, its samples or log file, or a data
+              frame with {.field id} and {.field score}.", "argument", call = call)
+  }
+  score <- as_score(x$score)
+  id <- as.character(x$id)
+  if (identical(cluster, "default") && "cluster" %in% names(x)) cluster <- "cluster"
+  labels <- resolve_cluster(x, cluster, default = benchmark_cluster(benchmark, x))
+  labels <- if (is.null(labels)) id else as.character(labels)
+  keep <- !is.na(score)
+  first <- !duplicated(id[keep])
+  rows <- which(keep)[first]
+  items <- tibble::tibble(id = id[rows], cluster = labels[rows])
+  means <- tapply(score[keep], id[keep], mean)
+  items$score <- as.double(means[items$id])
+  for (column in intersect(c("level", "label"), names(x))) items[[column]] <- x[[column]][rows]
+  if ("error_sections" %in% names(x)) items$has_error <- lengths(x$error_sections[rows]) > 0
+  items
+}
+
+# The default cluster column of a benchmark's samples (see resolve_cluster()).
+benchmark_cluster <- function(benchmark, samples) {
+  switch(benchmark %||% "",
+    dsbench = "competition_id",
+    processbench = ,
+    deltabench = if ("problem" %in% names(samples) &&
+                       anyDuplicated(unique(samples[intersect(c("id", "problem"),
+                                                              names(samples))])$problem)) {
+      "problem"
+    } else {
+      "id"
+    },
+    "id"
+  )
+}
+
+pair_items <- function(items_x, items_y) {
+  common <- intersect(items_x$id, items_y$id)
+  only_x <- setdiff(items_x$id, common)
+  only_y <- setdiff(items_y$id, common)
+  if (length(only_x) || length(only_y)) {
+    cli::cli_inform(
+      c("Items scored on one side only are left out:",
+        "*" = "{length(only_x)} only in {.arg x}, {length(only_y)} only in {.arg y}."),
+      class = "predictivebench_message_unpaired"
+    )
+  }
+  list(x = items_x[match(common, items_x$id), ], y = items_y[match(common, items_y$id), ],
+       only_x = only_x, only_y = only_y)
+}
+
+# Mean of paired differences with its (clustered) standard error.
+paired_difference <- function(x, y, cluster, level) {
+  d <- x - y
+  se <- if (anyDuplicated(cluster)) clustered_se(d, cluster) else clustered_se(d)
+  normal_test(mean(d), se, level)
+}
+
+normal_test <- function(estimate, se, level) {
+  z <- stats::qnorm(1 - (1 - level) / 2)
+  p <- if (is.na(se)) NA_real_ else if (se == 0) as.double(estimate == 0) else
+    2 * stats::pnorm(-abs(estimate / se))
+  list(difference = estimate, se = se, lower = estimate - z * se, upper = estimate + z * se,
+       p_value = p)
+}
+
+# Draws clusters (items when each is its own) with replacement; both models get the same
+# draw. Drawn copies of an item keep their own rows (a statistic sees each copy).
+paired_bootstrap <- function(x, y, fn, cluster, level, times, seed) {
+  members <- split(seq_len(nrow(x)), in_order(cluster))
+  g <- length(members)
+  estimate <- fn(x) - fn(y)
+  draws <- with_seed(seed, vapply(seq_len(times), function(b) {
+    rows <- unlist(members[sample.int(g, g, TRUE)], use.names = FALSE)
+    fn(x[rows, ]) - fn(y[rows, ])
+  }, 1))
+  alpha <- (1 - level) / 2
+  bounds <- unname(stats::quantile(draws, c(alpha, 1 - alpha), na.rm = TRUE))
+  p <- min(1, 2 * min(mean(draws <= 0, na.rm = TRUE), mean(draws >= 0, na.rm = TRUE)))
+  list(difference = estimate, se = stats::sd(draws, na.rm = TRUE), lower = bounds[[1]],
+       upper = bounds[[2]], p_value = p)
+}
+
+# The standard error of the difference if the two runs were independent samples: for
+# means sqrt(se_x^2 + se_y^2) (clustered where clusters are), else NA.
+unpaired_se <- function(pair, head, method, cluster) {
+  if (method != "paired") return(NA_real_)
+  clustered <- if (anyDuplicated(cluster)) cluster
+  sqrt(clustered_se(pair$x$score, clustered)^2 + clustered_se(pair$y$score, clustered)^2)
+}

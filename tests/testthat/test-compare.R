@@ -1,0 +1,122 @@
+test_that("the paired difference and its standard error, worked by hand", {
+  x <- data.frame(id = 1:5, score = c(1, 1, 1, 0, 1))
+  y <- data.frame(id = 1:5, score = c(1, 0, 0, 0, 1))
+  out <- compare_models(x, y)
+  # d = 0, 1, 1, 0, 0: mean 0.4; sd^2 = (3 * 0.16 + 2 * 0.36) / 4 = 0.3; se = sqrt(0.3 / 5)
+  expect_equal(out$difference, 0.4)
+  expect_equal(out$se, sqrt(0.06))
+  expect_equal(out$lower, 0.4 - stats::qnorm(0.975) * sqrt(0.06))
+  expect_equal(out$p_value, 2 * stats::pnorm(-0.4 / sqrt(0.06)))
+  expect_equal(c(out$x, out$y), c(0.8, 0.4))
+  # unpaired: x has sd^2 0.2, y 0.3: sqrt(0.2 / 5 + 0.3 / 5) = sqrt(0.1)
+  expect_equal(out$se_unpaired, sqrt(0.1))
+  expect_equal(out$method, "paired differences")
+})
+
+test_that("clustered paired differences, worked by hand", {
+  x <- data.frame(id = 1:8, score = c(1, 1, 1, 0, 1, 1, 0, 1), cluster = rep(1:4, each = 2))
+  y <- data.frame(id = 1:8, score = c(1, 0, 1, 0, 0, 1, 0, 1), cluster = rep(1:4, each = 2))
+  out <- compare_models(x, y)
+  # d = 0 1 | 0 0 | 1 0 | 0 0, mean 0.25; cluster sums 0.5, -0.5, 0.5, -0.5;
+  # se = sqrt(4 / 3 * 1) / 8
+  expect_equal(out$se, sqrt(4 / 3) / 8)
+  expect_equal(out$n_clusters, 4L)
+  naive <- compare_models(x, y, cluster = NULL)
+  expect_equal(naive$n_clusters, 8L)
+  expect_equal(naive$se, stats::sd(c(0, 1, 0, 0, 1, 0, 0, 0)) / sqrt(8))
+})
+
+test_that("epochs are averaged within an item, and one-sided items are left out", {
+  x <- data.frame(id = c(1, 1, 2, 3, 4), score = c(1, 0, 1, 1, 1))
+  y <- data.frame(id = c(1, 2, 3, 5), score = c(0, 1, 0, 1))
+  expect_message(out <- compare_models(x, y), class = "predictivebench_message_unpaired")
+  # item 1: x = 0.5 (two epochs), y = 0; d = 0.5, 0, 1
+  expect_equal(out$difference, 0.5)
+  expect_equal(out$n, 3L)
+  expect_equal(c(out$n_only_x, out$n_only_y), c(1L, 1L))
+  expect_equal(attr(out, "unpaired"), list(x = "4", y = "5"))
+  # a missing score counts as not answered
+  y$score[[2]] <- NA
+  out <- suppressMessages(compare_models(x, y))
+  expect_equal(out$n_only_x, 2L)
+})
+
+test_that("FutureX and ProcessBench headlines use a paired bootstrap", {
+  x <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 1, 1, 1, 0, 0, 1, 1))
+  y <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 0, 0, 1, 0, 0, 0, 1))
+  out <- compare_models(x, y, benchmark = "futurex", times = 300)
+  # level means x: 0.5, 0.5, 1, 1 -> 0.05 + 0.1 + 0.3 + 0.4 = 0.85;
+  # y: 0.5, 0, 0, 1 -> 0.05 + 0.4 = 0.45
+  expect_equal(c(out$x, out$y, out$difference), c(0.85, 0.45, 0.4))
+  expect_equal(out$method, "paired bootstrap")
+  expect_true(out$lower <= 0.4 && out$upper >= 0.4 && out$se > 0)
+  pb_x <- data.frame(id = 1:6, label = c(2, 3, 1, -1, -1, -1), score = c(1, 1, 0, 1, 1, 0))
+  pb_y <- data.frame(id = 1:6, label = c(2, 3, 1, -1, -1, -1), score = c(1, 0, 0, 1, 1, 1))
+  out <- compare_models(pb_x, pb_y, benchmark = "processbench", times = 300)
+  # x: error_acc 2/3, correct_acc 2/3, F1 2/3; y: 1/3 and 1, F1 = 2 * 1/3 / (4/3) = 0.5
+  expect_equal(out$difference, 2 / 3 - 0.5)
+  expect_error(compare_models(pb_x, pb_y, benchmark = "processbench", method = "paired"),
+               class = "predictivebench_error_argument")
+  expect_error(compare_models(x[-2], y[-2], benchmark = "futurex"),
+               class = "predictivebench_error_argument")
+})
+
+test_that("a paired bootstrap of the mean agrees with the paired formula", {
+  set.seed(3)
+  skill <- stats::rnorm(200)
+  x <- data.frame(id = 1:200, score = as.double(skill + stats::rnorm(200, 0, 0.5) > 0))
+  y <- data.frame(id = 1:200, score = as.double(skill + stats::rnorm(200, 0, 0.5) > 0.3))
+  formula <- compare_models(x, y)
+  boot <- compare_models(x, y, method = "bootstrap", times = 2000)
+  expect_equal(boot$difference, formula$difference)
+  expect_equal(boot$se, formula$se, tolerance = 0.1)
+})
+
+test_that("compare_models() reads evaluated tasks", {
+  run <- function(answer) {
+    tsk <- futurex_task(dir = tempfile())
+    tsk$eval(solver_chat = baseline_constant(answer), view = FALSE)
+    tsk
+  }
+  a <- run("\\boxed{A}")
+  b <- run("\\boxed{B}")
+  out <- compare_models(a, b, times = 100)
+  expect_equal(out$benchmark, "futurex")
+  expect_equal(out$difference, futurex_summary(a)$estimate[[1]] - futurex_summary(b)$estimate[[1]])
+})
+
+test_that("bad input is refused", {
+  expect_error(compare_models(data.frame(a = 1), data.frame(id = 1, score = 1)),
+               class = "predictivebench_error_argument")
+  expect_error(compare_models(data.frame(id = 1, score = 1), data.frame(id = 2, score = 1)),
+               class = "predictivebench_error_argument")
+})
+
+test_that("simulation: paired intervals are narrower than unpaired ones when scores correlate", {
+  # items of varying difficulty that both models feel (bench/stats-coverage.R: coverage of
+  # the paired interval about 0.95 with a clearly smaller width)
+  runs <- withr::with_seed(5, replicate(100, {
+    difficulty <- stats::rnorm(200, 0, 2)
+    p_x <- stats::plogis(difficulty + 0.1)
+    p_y <- stats::plogis(difficulty - 0.1)
+    x <- data.frame(id = 1:200, score = as.double(stats::runif(200) < p_x))
+    y <- data.frame(id = 1:200, score = as.double(stats::runif(200) < p_y))
+    out <- compare_models(x, y)
+    c(out$se / out$se_unpaired,
+      abs(out$difference - mean(p_x - p_y)) <= stats::qnorm(0.975) * out$se)
+  }))
+  expect_true(all(runs[1, ] < 1))
+  expect_lt(mean(runs[1, ]), 0.8)
+  expect_gt(mean(runs[2, ]), 0.88)
+})
+
+test_that("DeltaBench's headline is the macro F1 over solutions with an error", {
+  x <- tibble::tibble(id = 1:4, score = c(1, 0.5, 1, 0),
+                      error_sections = list(2L, c(1L, 3L), integer(), 4L))
+  y <- x
+  y$score <- c(0.5, 0.5, 0, 0)
+  out <- compare_models(x, y, benchmark = "deltabench", times = 100)
+  # x: mean(1, 0.5, 0) = 0.5; y: mean(0.5, 0.5, 0) = 1/3 (item 3 has no error)
+  expect_equal(c(out$x, out$y), c(0.5, 1 / 3))
+  expect_equal(out$metric, "overall f1_macro")
+})

@@ -1,0 +1,118 @@
+# estimate_cost() against the fake server: the requests it predicts are the requests the same
+# eval sends, and a re-run on a warm cache sends none. The default cache directory is a
+# temporary one (estimate_cost() moves it aside for a moment).
+
+local_default_cache <- function(envir = parent.frame()) {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir(.local_envir = envir),
+                       .local_envir = envir)
+}
+
+estimate_then_run <- function(tsk, server, cache, ...) {
+  chat <- fake_chat(server, model = "gpt-4.1")
+  before <- estimate_cost(tsk, chat, cache = cache, ...)
+  expect_equal(server$count(), 0)  # the estimate sent nothing
+  tsk$eval(solver_chat = chat, view = FALSE, ...)
+  sent <- server$count()
+  after <- estimate_cost(tsk, chat, cache = cache, ...)
+  list(before = before, sent = sent, after = after)
+}
+
+test_that("FutureX: the estimate equals the requests sent, and 0 on a cached re-run", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  cache <- withr::local_tempdir()
+  tsk <- futurex_task(dir = withr::local_tempdir(),
+                      solver = futurex_solver(cache = cache,
+                                              params = ellmer::params(max_tokens = 100)))
+  out <- estimate_then_run(tsk, server, cache)
+  n <- nrow(futurex_dataset())
+  expect_equal(out$sent, n)
+  expect_equal(out$before$requests, out$sent)
+  expect_equal(out$before$to_send, out$sent)
+  expect_equal(out$before$cached, 0)
+  expect_equal(out$after$requests, out$sent)
+  expect_equal(out$after$to_send, 0)
+  expect_equal(out$after$cached, out$sent)
+  # exact tokens: each request's messages through OpenAI's tokenizer, plus 3 + 3
+  prompts <- futurex_dataset()$input
+  tokens <- sum(vapply(prompts, function(p) rtiktoken::get_token_count(p, "gpt-4.1"), 1)) +
+    6 * n
+  expect_equal(out$before$input_tokens, tokens)
+  expect_equal(out$before$tokens, "exact")
+  expect_equal(out$before$output_tokens_max, 100 * n)
+  # the estimate left the cache as it was: the eval's answers are all that is in it
+  expect_equal(length(list.files(cache, recursive = TRUE)), n)
+})
+
+test_that("ProcessBench with 8 votes and 2 epochs: the estimate equals the requests sent", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) "\\boxed{-1}")
+  cache <- withr::local_tempdir()
+  tsk <- processbench_task(dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 8, cache = cache))
+  out <- estimate_then_run(tsk, server, cache, epochs = 2)
+  expect_equal(out$sent, 8 * 2 * nrow(processbench_dataset()))
+  expect_equal(out$before$requests, out$sent)
+  expect_equal(out$after$to_send, 0)
+  expect_equal(out$after$cached, out$sent)
+  expect_true(is.na(out$before$output_tokens_max))
+})
+
+test_that("prices come from ellmer's table, batch prices from its batches rows", {
+  local_default_cache()
+  chat <- ellmer::chat_openai(model = "gpt-4.1", credentials = function() "unused")
+  regular <- model_price(chat)
+  batch <- model_price(chat, batch = TRUE)
+  skip_if(is.null(regular), "ellmer has no price for gpt-4.1")
+  expect_true(batch$input < regular$input)
+  tsk <- futurex_task(dir = withr::local_tempdir(),
+                      solver = futurex_solver(params = ellmer::params(max_tokens = 10)))
+  est <- estimate_cost(tsk, chat, cache = withr::local_tempdir())
+  expect_equal(est$cost_max,
+               (est$input_tokens * regular$input + est$output_tokens_max * regular$output) / 1e6)
+  other <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "mystery",
+                                          credentials = function() "unused")
+  est <- estimate_cost(tsk, other, cache = withr::local_tempdir())
+  expect_true(is.na(est$cost_max))
+  expect_equal(est$tokens, "estimate")
+  expect_equal(est$input_tokens, sum(ceiling(nchar(futurex_dataset()$input) / 4)))
+})
+
+test_that("bad input is refused", {
+  expect_error(estimate_cost(list(), NULL), class = "predictivebench_error_argument")
+})
+
+test_that("DSBench: solver and judge requests, each counted for its own chat", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) {
+    if (startsWith(last_user_text(body), "Please judge")) "True" else "ANSWER"
+  })
+  cache <- withr::local_tempdir()
+  tsk <- dsbench_task(solver = dsbench_solver(cache = cache),
+                      scorer = dsbench_scorer(cache = cache), dir = withr::local_tempdir())
+  solver <- fake_chat(server, model = "gpt-4.1")
+  judge <- fake_chat(server, model = "judge-model")
+  est <- estimate_cost(tsk, solver, scorer_chat = judge, cache = cache)
+  expect_equal(server$count(), 0)
+  suppressWarnings(tsk$eval(solver_chat = solver, scorer_chat = judge, view = FALSE))
+  expect_equal(est$requests, server$count())
+  expect_equal(est$requests, 2 * nrow(dsbench_dataset()))
+  # the judge's model is not an OpenAI one: its tokens are estimated
+  expect_equal(est$tokens, "estimate")
+  again <- estimate_cost(tsk, solver, scorer_chat = judge, cache = cache)
+  expect_equal(c(again$to_send, again$cached), c(0, est$requests))
+})
+
+test_that("probsem: log-probability requests are counted, and free once cached", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  cache <- withr::local_tempdir()
+  tsk <- probsem_task(solver = probsem_solver(cache = cache), dir = withr::local_tempdir())
+  chat <- fake_chat(server, model = "org/tiny:v1")
+  est <- estimate_cost(tsk, chat, cache = cache)
+  expect_equal(server$count(), 0)
+  tsk$eval(solver_chat = chat, view = FALSE)
+  expect_equal(est$requests, server$count())
+  expect_gt(est$requests, 0)
+  expect_equal(estimate_cost(tsk, chat, cache = cache)$to_send, 0)
+})
