@@ -91,7 +91,7 @@ test_that("an interrupted run resumes: killed mid-run, it sends only what is mis
     sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'k')", deparse(server$url)),
-    sprintf("generate_responses(chat, %s, cache = %s, max_active = 1, chunk_size = 1)",
+    sprintf("generate_responses(chat, %s, cache = %s, max_active = 1)",
             paste(deparse(prompts), collapse = ""), deparse(dir))
   ), script)
   child <- processx::process$new(file.path(R.home("bin"), "Rscript"), script,
