@@ -50,3 +50,18 @@ ellmer_turn <- function(chat, json) {
   ellmer_internal("check_finish_reason")(reason, "warn")
   ellmer_internal("value_turn")(provider, chat$get_model_object(), json, has_type = FALSE)
 }
+
+# Why: R's JIT byte-compiles every new closure the first time it runs, and ellmer's
+# `$chat_async()` makes fresh coro generators (new closures) for every request, so with the
+# JIT on (R's default) each request through the general path costs ~450 ms of CPU here
+# instead of ~25 ms (bench/README.md). The JIT level is process-global, so it is lowered only
+# while such requests are in flight and restored on exit, even on error or interrupt; the
+# fast path and offline chats never touch it. Replaced by: coro generators that are compiled
+# once (or a per-function opt-out of the JIT in R); there is no public hook in either today.
+without_jit <- function(expr) {
+  # compiler ships with R; fetched this way it needs no Imports entry.
+  enable_jit <- utils::getFromNamespace("enableJIT", "compiler")
+  old <- enable_jit(0)
+  on.exit(enable_jit(old), add = TRUE)
+  expr
+}

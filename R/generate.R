@@ -115,8 +115,11 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
     }
     with_warnings_once({
       transport <- request_transport(chats, chat_index, prompts, keep_json, max_active)
-      request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
-                   max_tries = max_tries, backoff = backoff)
+      send <- function() {
+        request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
+                     max_tries = max_tries, backoff = backoff)
+      }
+      if (transport$uses_later) without_jit(send()) else send()  # R/compat.R
     })
   }
   responses_tibble(chats, chat_index, prompts, records, errors, cached, keep_json)

@@ -17,6 +17,7 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active)
   senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json)
   active <- c(local = 0L, curl = 0L, later = 0L)
   list(
+    uses_later = any(vapply(senders, function(s) s$kind == "later", TRUE)),
     start = function(i, finish) {
       sender <- senders[[chat_index[[i]]]]
       kind <- sender$kind

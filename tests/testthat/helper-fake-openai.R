@@ -1,7 +1,8 @@
 # A local OpenAI-compatible server for tests: scripted replies over real HTTP.
 #
 # fake_openai(reply) starts a webfakes app in a child process. `reply(body, n)` runs in that
-# process for every POST to /v1/chat/completions or /v1/completions; `body` is the parsed
+# process for every POST to /v1/chat/completions, /v1/completions, /v1/responses (OpenAI's
+# Responses API) or /v1/messages (Anthropic's Messages API); `body` is the parsed
 # request JSON and `n` the request number (1, 2, ...). It returns either a string (the
 # assistant's text) or a list with any of:
 #   text       the reply text (chat) or completion text
@@ -26,12 +27,15 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
   helpers$last_user_text <- last_user_text
   environment(helpers$last_user_text) <- helpers
   helpers$`%||%` <- `%||%`
-  for (name in c("echo_tokenize", "echo_completion")) {
+  for (name in c("echo_tokenize", "echo_completion", "fake_responses_body",
+                 "fake_messages_body")) {
     helpers[[name]] <- get(name)
     environment(helpers[[name]]) <- helpers
   }
   environment(reply) <- helpers
   app$locals$reply <- reply
+  app$locals$responses_body <- helpers$fake_responses_body
+  app$locals$messages_body <- helpers$fake_messages_body
   app$locals$latency <- latency
   handle <- function(req, res) {
     app <- req$app
@@ -70,6 +74,14 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
                                 choices = choices, usage = usage),
                            auto_unbox = TRUE, null = "null"))
     }
+    if (grepl("/responses$", req$path)) {
+      return(res$send_json(app$locals$responses_body(out$text %||% "", n, body$model, usage),
+                           auto_unbox = TRUE, null = "null"))
+    }
+    if (grepl("/messages$", req$path)) {
+      return(res$send_json(app$locals$messages_body(out$text %||% "", n, body$model, usage),
+                           auto_unbox = TRUE, null = "null"))
+    }
     texts <- out$choices %||% rep(out$text %||% "", max(1L, body$n %||% 1L))
     choices <- lapply(seq_along(texts), function(i) {
       list(index = i - 1L,
@@ -83,6 +95,8 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
                   auto_unbox = TRUE, null = "null")
   }
   app$post("/v1/chat/completions", handle)
+  app$post("/v1/responses", handle)
+  app$post("/v1/messages", handle)
   app$post("/v1/completions", handle)
   app$get("/__count", function(req, res) res$send_json(list(n = req$app$locals$n),
                                                         auto_unbox = TRUE))
@@ -101,6 +115,25 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
   )
 }
 
+# OpenAI's Responses API (ellmer::chat_openai()) and Anthropic's Messages API
+# (ellmer::chat_anthropic()) answer in their own shapes; `usage` is the chat-completions one.
+fake_responses_body <- function(text, n, model, usage) {
+  list(id = paste0("resp_", n), object = "response", status = "completed",
+       model = model %||% "fake",
+       output = list(list(type = "message", id = paste0("msg_", n), role = "assistant",
+                          status = "completed",
+                          content = list(list(type = "output_text", text = text,
+                                              annotations = list())))),
+       usage = list(input_tokens = usage$prompt_tokens, output_tokens = usage$completion_tokens,
+                    total_tokens = usage$total_tokens))
+}
+
+fake_messages_body <- function(text, n, model, usage) {
+  list(id = paste0("msg_", n), type = "message", role = "assistant", model = model %||% "fake",
+       content = list(list(type = "text", text = text)), stop_reason = "end_turn",
+       usage = list(input_tokens = usage$prompt_tokens, output_tokens = usage$completion_tokens))
+}
+
 # A real ellmer chat pointed at a fake server, with a recognisable fake key.
 fake_chat <- function(server, model = "fake-model", system_prompt = NULL, params = NULL,
                       key = "sk-test-FAKEKEY-0123456789") {
@@ -108,6 +141,17 @@ fake_chat <- function(server, model = "fake-model", system_prompt = NULL, params
     base_url = server$url, model = model, system_prompt = system_prompt,
     params = params, credentials = function() key
   )
+}
+
+# The same, through OpenAI's Responses API and through Anthropic's Messages API.
+fake_responses_chat <- function(server, model = "fake-model", params = NULL) {
+  ellmer::chat_openai(base_url = server$url, model = model, params = params,
+                      credentials = function() "sk-test-FAKEKEY-0123456789")
+}
+
+fake_anthropic_chat <- function(server, model = "fake-model", params = NULL) {
+  ellmer::chat_anthropic(base_url = server$url, model = model, params = params,
+                         credentials = function() "sk-ant-test-FAKEKEY")
 }
 
 local_fake_openai <- function(reply = function(body, n) "ok", latency = 0,
@@ -119,7 +163,7 @@ local_fake_openai <- function(reply = function(body, n) "ok", latency = 0,
 
 # The text of the last user message in a chat request body.
 last_user_text <- function(body) {
-  messages <- body$messages
+  messages <- body$messages %||% body$input
   content <- messages[[length(messages)]]$content
   if (is.character(content)) return(content)
   paste(vapply(content, function(x) x$text %||% "", ""), collapse = "")

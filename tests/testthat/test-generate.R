@@ -81,34 +81,45 @@ test_that("configure_chat overrides parameters and system prompt in the request"
   expect_null(original$get_model_object()@params$temperature)
 })
 
-test_that("an interrupted run resumes: killed mid-run, it sends only what is missing", {
+test_that("a run killed with SIGKILL pays again only for the requests in flight", {
   skip_on_cran()
+  skip_on_os("windows")
   server <- local_fake_openai(echo_reply, latency = 0.3)
   dir <- withr::local_tempdir()
-  prompts <- paste("item", 1:12)
+  n <- 24
+  max_active <- 3
+  prompts <- paste("item", seq_len(n))
   script <- withr::local_tempfile(fileext = ".R")
   writeLines(c(
     sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'k')", deparse(server$url)),
-    sprintf("generate_responses(chat, %s, cache = %s, max_active = 1)",
-            paste(deparse(prompts), collapse = ""), deparse(dir))
+    sprintf("generate_responses(chat, %s, cache = %s, max_active = %d, rpm = 1e6)",
+            paste(deparse(prompts), collapse = ""), deparse(dir), max_active)
   ), script)
   child <- processx::process$new(file.path(R.home("bin"), "Rscript"), script,
-                                 stdout = "|", stderr = "|")
+                                 stdout = NULL, stderr = NULL)
+  entries <- function() length(list.files(dir, recursive = TRUE, pattern = "\\.rds$"))
   deadline <- Sys.time() + 60
-  while (server$count() < 4 && Sys.time() < deadline) Sys.sleep(0.1)
-  child$kill()
+  while (entries() < 8 && child$is_alive() && Sys.time() < deadline) Sys.sleep(0.05)
+  child$signal(tools::SIGKILL)
+  child$wait(5000)
+  expect_false(child$is_alive())
   sent_before <- server$count()
-  expect_gte(sent_before, 4)
-  expect_lt(sent_before, 12)
-  done <- length(list.files(dir, recursive = TRUE, pattern = "\\.rds$"))
-  expect_gte(done, sent_before - 1)
+  done <- entries()
+  expect_gte(done, 8)
+  expect_lt(done, n)
+  # every request sent either answered into the cache or was in flight at the kill
+  expect_lte(sent_before - done, max_active)
 
-  res <- generate_responses(fake_chat(server), prompts, cache = dir)
-  expect_equal(res$result, paste("answer to", prompts))
-  expect_equal(server$count() - sent_before, 12 - done)
+  res <- generate_responses(fake_chat(server), prompts, cache = dir, max_active = max_active)
+  sent_after <- server$count() - sent_before
+  expect_equal(sent_after, n - done)
+  expect_lte(sent_before + sent_after - n, max_active)  # answers paid for twice
   expect_equal(sum(res$cached), done)
+  whole <- generate_responses(fake_chat(server), prompts, cache = FALSE)
+  expect_equal(res$result, whole$result)
+  expect_equal(res$result, paste("answer to", prompts))
 })
 
 test_that("API keys never reach the cache", {
@@ -196,4 +207,144 @@ test_that("tokens are summed over a request's tool-call rounds, not earlier turn
   usage <- request_usage(x, n_before = 3)  # the system prompt and the earlier exchange
   expect_equal(unname(usage$tokens), c(18, 8, 2))
   expect_equal(usage$cost, 0.75)
+})
+
+test_that("the fast path sends what ellmer sends and reads answers as ellmer does", {
+  server <- local_fake_openai(function(body, n) {
+    list(text = paste("answer to", last_user_text(body)),
+         usage = list(prompt_tokens = 120L, completion_tokens = 30L))
+  })
+  # A provider and model in ellmer's price table, so the cost is a number.
+  chat <- ellmer::chat_openai_compatible(
+    base_url = server$url, name = "OpenAI", model = "gpt-4.1-nano",
+    system_prompt = "Be brief.", params = ellmer::params(temperature = 0.3, seed = 9),
+    api_args = list(user = "bench"), credentials = function() "sk-test"
+  )
+  chat$set_turns(list(
+    ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("earlier answer")))
+  ))
+  prompts <- list("plain \"quoted\" \u00e9\n", list("two", "parts"))
+  expect_true(uses_fast_path(chat))
+  ours <- generate_responses(chat, prompts, cache = FALSE, max_active = 1)
+  theirs <- lapply(prompts, function(p) {
+    x <- chat$clone()
+    do.call(x$chat, c(as.list(p), echo = "none"))
+    x$last_turn()
+  })
+  bodies <- server$requests()
+  expect_length(bodies, 4)
+  expect_equal(bodies[1:2], bodies[3:4])
+  expect_equal(bodies[[1]]$user, "bench")
+  expect_equal(bodies[[1]]$seed, 9)
+  for (i in 1:2) {
+    turn <- ours$chat[[i]]$last_turn()
+    expect_equal(turn@contents, theirs[[i]]@contents)
+    expect_equal(turn@tokens, theirs[[i]]@tokens)
+    expect_equal(turn@cost, theirs[[i]]@cost)
+    expect_equal(turn@finish_reason, theirs[[i]]@finish_reason)
+  }
+  expect_false(is.na(ours$cost[[1]]))
+  expect_gt(ours$cost[[1]], 0)
+})
+
+test_that("other providers go through ellmer's own path (Responses, Anthropic)", {
+  server <- local_fake_openai(echo_reply)
+  dir <- withr::local_tempdir()
+  for (chat in list(fake_responses_chat(server), fake_anthropic_chat(server))) {
+    expect_false(uses_fast_path(chat))
+    res <- generate_responses(chat, c("a", "b"), cache = dir)
+    expect_equal(res$result, c("answer to a", "answer to b"))
+    expect_equal(res$input_tokens, c(10, 10))
+    again <- generate_responses(chat, c("a", "b"), cache = dir)
+    expect_true(all(again$cached))
+  }
+  expect_equal(server$count(), 4)
+})
+
+test_that("a provider warning reaches the user once per call, not once per request", {
+  server <- local_fake_openai(echo_reply)
+  # ellmer's Responses and Anthropic providers drop `seed`, with a warning per request.
+  for (chat in list(fake_responses_chat(server, params = ellmer::params(seed = 1)),
+                    fake_anthropic_chat(server, params = ellmer::params(seed = 1)))) {
+    warnings <- list()
+    res <- withCallingHandlers(
+      generate_responses(chat, paste("q", 1:5), cache = FALSE),
+      warning = function(w) {
+        warnings[[length(warnings) + 1]] <<- conditionMessage(w)
+        invokeRestart("muffleWarning")
+      }
+    )
+    expect_equal(res$result, paste("answer to q", 1:5))
+    expect_length(warnings, 1)
+    expect_match(warnings[[1]], "seed")
+  }
+  # the fast path too: chat completions have no `reasoning_effort`
+  chat <- fake_chat(server, params = ellmer::params(reasoning_effort = "low"))
+  expect_warning(generate_responses(chat, paste("r", 1:5), cache = FALSE), "reasoning_effort")
+  expect_no_warning(generate_responses(fake_chat(server), paste("r", 1:5), cache = FALSE))
+})
+
+test_that("ProcessBench: one seed warning per eval, n_per_request refused without n, Responses votes", {
+  server <- local_fake_openai(function(body, n) "\\boxed{1}")
+  data <- tibble::tibble(
+    id = c("s1", "s2"), problem = c("How many?", "When?"),
+    steps = list(c("3 * 4 = 12.", "So 12."), c("9 + 1 = 10.", "So 10.")),
+    label = c(1L, -1L), task_l1 = "a", task_l2 = NA_character_, origin = NA_character_,
+    generator = NA_character_, final_answer_correct = NA,
+    error_sections = list(NULL, NULL), unuseful_sections = list(NULL, NULL),
+    sections_content = NA_character_
+  )
+  chat <- fake_responses_chat(server)
+  tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 3, params = list(seed = 4),
+                                                        cache = FALSE))
+  warnings <- character()
+  withCallingHandlers(tsk$eval(solver_chat = chat, view = FALSE), warning = function(w) {
+    warnings <<- c(warnings, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_equal(sum(grepl("seed", warnings)), 1)
+  expect_equal(server$count(), 6)
+  meta <- tsk$get_samples()$solver_metadata
+  expect_equal(meta[[1]]$votes, c(1L, 1L, 1L))
+
+  before <- server$count()
+  for (chat in list(fake_responses_chat(server), fake_anthropic_chat(server))) {
+    tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                             solver = processbench_solver(n_votes = 3, n_per_request = TRUE,
+                                                          cache = FALSE))
+    expect_error(tsk$eval(solver_chat = chat, view = FALSE),
+                 class = "predictivebench_error_argument")
+  }
+  expect_equal(server$count(), before)
+
+  # votes read from a Responses body (one per message item)
+  json <- list(output = list(
+    list(type = "reasoning", summary = list()),
+    list(type = "message", content = list(list(type = "output_text", text = "\\boxed{2}")))
+  ))
+  expect_equal(processbench_choices(json, "ignored"), "\\boxed{2}")
+})
+
+test_that("the n_ignored message says cached only when the cache is on", {
+  one <- local_fake_openai(function(body, n) list(choices = "\\boxed{1}"))
+  data <- tibble::tibble(
+    id = "s1", problem = "How many?", steps = list(c("3 * 4 = 12.", "So 12.")), label = 1L,
+    task_l1 = "a", task_l2 = NA_character_, origin = NA_character_,
+    generator = NA_character_, final_answer_correct = NA, error_sections = list(NULL),
+    unuseful_sections = list(NULL), sections_content = NA_character_
+  )
+  for (cache in list(FALSE, withr::local_tempdir())) {
+    tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                             solver = processbench_solver(n_votes = 2, n_per_request = TRUE,
+                                                          cache = cache))
+    msg <- NULL
+    withCallingHandlers(tsk$eval(solver_chat = fake_chat(one), view = FALSE),
+                        predictivebench_message_n_ignored = function(m) {
+                          msg <<- conditionMessage(m)
+                          invokeRestart("muffleMessage")
+                        })
+    expect_equal(grepl("cached", msg), !isFALSE(cache))
+  }
 })
