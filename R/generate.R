@@ -52,6 +52,19 @@
 #' @param key_extra Anything else that should make a cache key distinct (a prompt version).
 #' @param keep_json Keep the provider's raw response JSON (for log-probabilities).
 #' @param progress Show a progress bar (advancing with each answer).
+#' @param batch `TRUE` sends the prompts not in the cache as one provider batch through
+#'   [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq; half the price, answers within
+#'   24 hours) instead of one request each. The batch's state file is kept in the cache
+#'   directory (`batches/`), so calling again after quitting R resumes the same batch
+#'   rather than submitting a new one; its answers enter the same cache, so a later run
+#'   without `batch` reuses them. An item the provider failed is marked failed with the
+#'   provider's error; the others are kept. Needs a cache. The default is
+#'   `getOption("predictivebench.batch", FALSE)`, so setting the option turns batches on
+#'   for every solver and judge.
+#' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
+#'   (or checks on it) and returns at once, with a message saying how to collect the
+#'   answers; until then the prompts have result `NA` and an error saying the batch is
+#'   still running.
 #' @returns A tibble with one row per prompt: `result` (the response text, `NA` on failure),
 #'   `chat` (an ellmer Chat holding the conversation), `error`, `cached`, `input_tokens`,
 #'   `output_tokens`, `cost`, `seconds` and, with `keep_json`, `json`.
@@ -61,13 +74,15 @@
 #' generate_responses(chat, c("Pick one: A or B?", "Again?"), cache = FALSE)
 generate_responses <- function(chat, prompts, cache = TRUE, max_active = 10, rpm = 500,
                                max_tries = 3, backoff = 1, epoch = NULL, key_extra = NULL,
-                               keep_json = FALSE, progress = interactive()) {
+                               keep_json = FALSE, progress = interactive(),
+                               batch = getOption("predictivebench.batch", FALSE),
+                               wait = TRUE) {
   check_chat(chat)
   prompts <- as_prompt_list(prompts)
   run_requests(list(chat), rep(1L, length(prompts)), prompts, cache = cache,
                max_active = max_active, rpm = rpm, max_tries = max_tries, backoff = backoff,
                epoch = epoch, key_extra = key_extra, keep_json = keep_json,
-               progress = progress)
+               progress = progress, batch = batch, wait = wait)
 }
 
 # generate_responses() for prompts that go to different chats (ProcessBench's per-vote seeds):
@@ -75,8 +90,11 @@ generate_responses <- function(chat, prompts, cache = TRUE, max_active = 10, rpm
 # shown once for the whole call.
 run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 10, rpm = 500,
                          max_tries = 3, backoff = 1, epoch = NULL, key_extra = NULL,
-                         keep_json = FALSE, progress = interactive()) {
+                         keep_json = FALSE, progress = interactive(), batch = FALSE,
+                         wait = TRUE) {
   check_count(max_active)
+  check_flag(batch)
+  check_flag(wait)
   check_count(rpm)
   check_count(max_tries)
   check_number(backoff)
@@ -97,6 +115,28 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
   cached <- !vapply(records, is.null, TRUE)
   errors <- rep(NA_character_, n)
   todo <- which(!cached)
+  if (length(todo) && batch) {
+    if (is.null(dir) && !offline) {
+      abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
+               "argument")
+    }
+    with_warnings_once(for (k in unique(chat_index[todo])) {
+      rows <- todo[chat_index[todo] == k]
+      values <- batch_requests(chats[[k]], prompts[rows], keys[rows], dir, wait, keep_json)
+      for (j in seq_along(rows)) {
+        i <- rows[[j]]
+        if (is.null(values[[j]])) {
+          errors[[i]] <- "The batch is still running: run the call again to collect it."
+        } else if (inherits(values[[j]], "error")) {
+          errors[[i]] <- conditionMessage(values[[j]])
+        } else {
+          records[[i]] <- values[[j]]
+          cache_set(dir, keys[[i]], values[[j]])
+        }
+      }
+    })
+    todo <- integer(0)
+  }
   if (length(todo)) {
     env <- environment()
     if (progress) {
@@ -261,8 +301,8 @@ responses_tibble <- function(chats, chat_index, prompts, records, errors, cached
 #' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
 generate_solver <- function(prepare = identity, system_prompt = NULL, params = NULL,
                             cache = TRUE, max_active = 10, rpm = 500, max_tries = 3,
-                            backoff = 1, key_extra = NULL,
-                            keep_json = FALSE) {
+                            backoff = 1, key_extra = NULL, keep_json = FALSE,
+                            batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
   force(prepare)
   cache_dir(cache)
   function(inputs, ..., solver_chat) {
@@ -271,7 +311,7 @@ generate_solver <- function(prepare = identity, system_prompt = NULL, params = N
     res <- generate_responses(
       chat, prepare(inputs), cache = cache, max_active = max_active, rpm = rpm,
       max_tries = max_tries, backoff = backoff,
-      key_extra = key_extra, keep_json = keep_json
+      key_extra = key_extra, keep_json = keep_json, batch = batch, wait = wait
     )
     warn_failures(res$error)
     list(result = res$result, solver_chat = res$chat, solver_metadata = response_metadata(res))

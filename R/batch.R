@@ -1,0 +1,88 @@
+# Provider batch APIs: prompts not in the cache go through ellmer::batch_chat().
+
+# Sends `prompts` (with cache keys `keys`) as one provider batch through
+# ellmer::batch_chat(), whose state file lives in the cache directory under a name made from
+# the keys: the same call made again (after quitting R) finds the file and resumes the same
+# batch instead of submitting a new one. Returns one value per prompt: a record, an error
+# (the provider's, for an item that failed), or NULL while the batch is still running
+# (`wait = FALSE`).
+batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
+  if (inherits(chat, "BaselineChat")) {
+    return(lapply(prompts, function(p) {
+      tryCatch(record_from_turn(chat$respond(p), 0, keep_json), error = identity)
+    }))
+  }
+  path <- batch_state_path(dir, keys)
+  dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
+  read_batch_state(path)
+  chats <- tryCatch(
+    ellmer::batch_chat(chat, prompts, path = path, wait = wait),
+    error = function(e) abort_batch(e, path)
+  )
+  if (is.null(chats)) {
+    batch_pending_message(path, read_batch_state(path), length(prompts))
+    return(vector("list", length(prompts)))
+  }
+  results <- read_batch_state(path)$results
+  batch_id <- read_batch_state(path)$batch$id %||% NA_character_
+  lapply(seq_along(chats), function(j) {
+    if (is.null(chats[[j]])) return(batch_item_error(results[[j]], batch_id))
+    turn <- chats[[j]]$last_turn()
+    record_from_turn(turn, NA_real_, keep_json)
+  })
+}
+
+batch_state_path <- function(dir, keys) {
+  file.path(dir, "batches", paste0("batch-", substr(cache_key(keys), 1, 24), ".json"))
+}
+
+# The state ellmer keeps, or NULL before the batch is submitted. A file that is not JSON (a
+# write cut short) is an error that names it: deleting it submits the batch again, which
+# the provider bills again, so it is left to the user.
+read_batch_state <- function(path) {
+  if (!file.exists(path)) return(NULL)
+  tryCatch(jsonlite::read_json(path), error = function(e) {
+    abort_pb(c(
+      "The batch state file is not valid JSON; the batch it recorded cannot be resumed.",
+      i = "Delete it to submit the prompts again (a new batch, billed again)."
+    ), "batch_state", file = path, parent = e)
+  })
+}
+
+abort_batch <- function(e, path) {
+  if (inherits(e, "predictivebench_error")) stop(e)
+  state <- tryCatch(read_batch_state(path), error = function(e2) NULL)
+  id <- state$batch$id
+  if (grepl("match stored value", conditionMessage(e))) {
+    abort_pb(c(
+      "The batch state file belongs to another chat or other prompts (ellmer's hash check).",
+      i = "Delete it, or use the chat and prompts it was made with."
+    ), "batch_state", file = path, parent = e)
+  }
+  abort_pb(c(
+    if (is.null(id)) "The provider did not accept the batch." else
+      "Batch {.val {id}} failed: {conditionMessage(e)}",
+    i = "Answers already in the cache are kept; run the call again to retry.",
+    i = if (!is.null(id)) "Its state is in {.file {path}}."
+  ), "batch", file = path, batch_id = id, parent = e)
+}
+
+batch_pending_message <- function(path, state, n) {
+  id <- state$batch$id %||% "?"
+  cli::cli_inform(c(
+    "Batch {.val {id}} ({n} request{?s}) was submitted and is still running.",
+    i = "Run the same call again (e.g. {.code $eval()}) to collect the answers when it ends.",
+    i = "Its state is in {.file {path}}."
+  ), class = "predictivebench_message_batch_pending")
+}
+
+# The provider's error for one failed item, in either batch shape: OpenAI (an HTTP status
+# and body, or an error line with no response) and Anthropic (errored / expired / canceled).
+batch_item_error <- function(result, batch_id) {
+  message <- result$body$error$message %||% result$error$error$message %||%
+    result$error$message %||%
+    (if (!is.null(result$type)) paste("The request", result$type)) %||%
+    (if (!is.null(result$status_code)) paste("HTTP", result$status_code)) %||%
+    "No result"
+  simpleError(paste0("Batch ", batch_id, ": ", message))
+}
