@@ -7,21 +7,25 @@
 # (the provider's, for an item that failed), or NULL while the batch is still running
 # (`wait = FALSE`).
 batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
-  if (inherits(chat, "BaselineChat")) {
-    return(lapply(prompts, function(p) {
-      tryCatch(record_from_turn(chat$respond(p), 0, keep_json), error = identity)
-    }))
-  }
   path <- batch_state_path(dir, keys)
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   read_batch_state(path)
-  chats <- tryCatch(
-    ellmer::batch_chat(chat, prompts, path = path, wait = wait),
-    error = function(e) abort_batch(e, path)
-  )
-  if (is.null(chats)) {
-    batch_pending_message(path, read_batch_state(path), length(prompts))
-    return(vector("list", length(prompts)))
+  # ellmer is asked to check once per call (wait = FALSE) and the waiting is done here, so
+  # that a batch which ends without completing (an expired or failed OpenAI batch, which
+  # ellmer 0.5.0 would keep polling forever) ends the wait with an error.
+  repeat {
+    chats <- tryCatch(
+      ellmer::batch_chat(chat, prompts, path = path, wait = FALSE),
+      error = function(e) abort_batch(e, path)
+    )
+    if (!is.null(chats)) break
+    state <- read_batch_state(path)
+    check_batch_not_ended(state, path)
+    if (!wait) {
+      batch_pending_message(path, state, length(prompts))
+      return(vector("list", length(prompts)))
+    }
+    Sys.sleep(getOption("predictivebench.batch_poll_seconds", 2))
   }
   results <- read_batch_state(path)$results
   batch_id <- read_batch_state(path)$batch$id %||% NA_character_
@@ -65,6 +69,22 @@ abort_batch <- function(e, path) {
     i = "Answers already in the cache are kept; run the call again to retry.",
     i = if (!is.null(id)) "Its state is in {.file {path}}."
   ), "batch", file = path, batch_id = id, parent = e)
+}
+
+# A batch that stopped without completing: OpenAI's "expired", "failed" (the whole batch
+# refused after upload), "cancelled".
+check_batch_not_ended <- function(state, path) {
+  status <- state$batch$status
+  if (!rlang::is_string(status) || !status %in% c("expired", "failed", "cancelled")) {
+    return(invisible())
+  }
+  id <- state$batch$id
+  reason <- state$batch$errors$data[[1]]$message
+  abort_pb(c(
+    "Batch {.val {id}} ended {.val {status}} without completing.",
+    i = if (!is.null(reason)) "The provider says: {reason}",
+    i = "Answers already in the cache are kept; delete the state file to submit again."
+  ), "batch", file = path, batch_id = id)
 }
 
 batch_pending_message <- function(path, state, n) {

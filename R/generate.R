@@ -115,8 +115,17 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
   cached <- !vapply(records, is.null, TRUE)
   errors <- rep(NA_character_, n)
   todo <- which(!cached)
+  local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
+  # Offline chats answer at once and for free: no pool, no rpm, no batch.
+  for (i in todo[local[todo]]) {
+    value <- tryCatch(record_from_turn(chats[[chat_index[[i]]]]$respond(prompts[[i]]), 0,
+                                       keep_json), error = identity)
+    if (inherits(value, "error")) errors[[i]] <- conditionMessage(value) else
+      records[[i]] <- value
+  }
+  todo <- todo[!local[todo]]
   if (length(todo) && batch) {
-    if (is.null(dir) && !offline) {
+    if (is.null(dir)) {
       abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
                "argument")
     }

@@ -3,8 +3,8 @@
 # A transport has `start(i, finish)` (send request i; call `finish(i, value)` once, with a
 # record or an error), `drive(timeout)` (wait up to `timeout` seconds for answers, running
 # their callbacks) and `close()` (cancel whatever is still in flight). Each chat gets a
-# sender of one of three kinds:
-# * "local": an offline baseline chat, answered at once;
+# sender of one of two kinds (offline baseline chats never get here: run_requests() answers
+# them at once):
 # * "curl": OpenAI-compatible chat completions (no tools), sent with curl's multi interface:
 #   ellmer builds the request once per chat (R/compat.R), each prompt is spliced into its
 #   JSON, and each response is read with ellmer's own parser. About a tenth of the CPU of a
@@ -15,7 +15,7 @@
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active) {
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
   senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json)
-  active <- c(local = 0L, curl = 0L, later = 0L)
+  active <- c(curl = 0L, later = 0L)
   list(
     uses_later = any(vapply(senders, function(s) s$kind == "later", TRUE)),
     start = function(i, finish) {
@@ -42,7 +42,6 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active)
 }
 
 chat_sender <- function(chat, pool, keep_json) {
-  if (inherits(chat, "BaselineChat")) return(local_sender(chat, keep_json))
   if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json))
   later_sender(chat, keep_json)
 }
@@ -52,12 +51,6 @@ chat_sender <- function(chat, pool, keep_json) {
 uses_fast_path <- function(chat) {
   identical(class(chat$get_provider())[[1]], "ellmer::ProviderOpenAICompatible") &&
     !length(chat$get_tools()) && ellmer_fast_path_available()
-}
-
-local_sender <- function(chat, keep_json) {
-  list(kind = "local", start = function(i, prompt, finish) {
-    finish(i, tryCatch(record_from_turn(chat$respond(prompt), 0, keep_json), error = identity))
-  })
 }
 
 later_sender <- function(chat, keep_json) {

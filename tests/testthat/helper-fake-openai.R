@@ -14,8 +14,9 @@
 #   usage      list(prompt_tokens =, completion_tokens =)
 # Reply functions may also call last_user_text(), `%||%`, echo_tokenize() and
 # echo_completion() (below), which are copied into the server's process with them.
-# The object returned has $url (the base_url to give ellmer), $count() (requests so far),
-# $requests() (their bodies, in arrival order) and $stop().
+# The object returned has $url (the base_url to give ellmer), $count() (requests so far,
+# batch items included), $requests() (their bodies, in arrival order), $uploads() (OpenAI
+# file uploads begun) and $stop(). `batch` configures the batch endpoints (add_batch_routes()).
 fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list()) {
   `%||%` <- function(x, y) if (is.null(x)) y else x
   app <- webfakes::new_app()
@@ -109,6 +110,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   list(
     url = paste0(url, "/v1"),
     count = function() jsonlite::fromJSON(paste0(url, "/__count"))$n,
+    uploads = function() jsonlite::fromJSON(paste0(url, "/__uploads"))$n,
     requests = function() jsonlite::fromJSON(paste0(url, "/__requests"),
                                              simplifyVector = FALSE),
     stop = function() proc$stop(),
@@ -171,11 +173,17 @@ add_batch_routes <- function(app, options) {
     TRUE
   }
   usage <- list(prompt_tokens = 10L, completion_tokens = 5L, total_tokens = 15L)
+  app$locals$uploads <- 0L
+  app$get("/__uploads", function(req, res) {
+    res$send_json(list(n = req$app$locals$uploads), auto_unbox = TRUE)
+  })
   app$post("/v1/files", function(req, res) {
     if (is.null(res$locals$seen)) {
       res$locals$seen <- TRUE
+      req$app$locals$uploads <- req$app$locals$uploads + 1L
+      # only the first upload is slow (long enough to kill the client during it)
       delay <- req$app$locals$batch_options$upload_delay %||% 0
-      if (delay > 0) return(res$delay(delay))
+      if (delay > 0 && req$app$locals$uploads == 1L) return(res$delay(delay))
     }
     id <- paste0("file-", length(req$app$locals$files) + 1L)
     req$app$locals$files[[id]] <- rawToChar(req$files$file$value)
@@ -320,9 +328,9 @@ fake_anthropic_chat <- function(server, model = "fake-model", params = NULL) {
                          credentials = function() "sk-ant-test-FAKEKEY")
 }
 
-local_fake_openai <- function(reply = function(body, n) "ok", latency = 0,
+local_fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
                               .local_envir = parent.frame()) {
-  server <- fake_openai(reply, latency)
+  server <- fake_openai(reply, latency, batch)
   withr::defer(server$stop(), envir = .local_envir)
   server
 }
