@@ -5,7 +5,8 @@
 # their callbacks) and `close()` (cancel whatever is still in flight). Each chat gets a
 # sender of one of two kinds (offline baseline chats never get here: run_requests() answers
 # them at once):
-# * "curl": OpenAI-compatible chat completions (no tools), sent with curl's multi interface:
+# * "curl": OpenAI-compatible chat completions, OpenAI Responses and Anthropic Messages (no
+#   tools), sent with curl's multi interface:
 #   ellmer builds the request once per chat (R/compat.R), each prompt is spliced into its
 #   JSON, and each response is read with ellmer's own parser. About a tenth of the CPU of a
 #   promise per request, which matters at 50 requests in flight.
@@ -46,10 +47,16 @@ chat_sender <- function(chat, pool, keep_json) {
   later_sender(chat, keep_json)
 }
 
-# The fast path: plain OpenAI-compatible chat completions, no tools, an ellmer that still
-# has the internals R/compat.R uses.
+# The fast path: providers whose request is one JSON POST with fixed headers, checked side
+# by side with ellmer's own path (test-generate.R): OpenAI-compatible chat completions,
+# OpenAI's Responses API and Anthropic's Messages API, without tools, with an ellmer that
+# still has the internals R/compat.R uses. (Subclasses are left out: they may sign or
+# refresh credentials per request, as AWS, Azure and Databricks do.)
+fast_path_providers <- c("ellmer::ProviderOpenAICompatible", "ellmer::ProviderOpenAI",
+                         "ellmer::ProviderAnthropic")
+
 uses_fast_path <- function(chat) {
-  identical(class(chat$get_provider())[[1]], "ellmer::ProviderOpenAICompatible") &&
+  class(chat$get_provider())[[1]] %in% fast_path_providers &&
     !length(chat$get_tools()) && ellmer_fast_path_available()
 }
 
@@ -103,7 +110,7 @@ request_template <- function(chat) {
   req <- ellmer_request(chat, c(existing, list(user_turn_of(placeholder))))
   json <- request_json(req)
   parts <- strsplit(json, paste0('"', placeholder, '"'), fixed = TRUE)[[1]]
-  headers <- unlist(httr2::req_get_headers(req, "reveal"))
+  headers <- vapply(httr2::req_get_headers(req, "reveal"), paste, "", collapse = ",")
   if (!"content-type" %in% tolower(names(headers))) {
     headers <- c(headers, `Content-Type` = "application/json")
   }

@@ -382,7 +382,10 @@ test_that("generate_responses() leaves no global switch behind (JIT level, optio
   on.exit(compiler::enableJIT(old), add = TRUE)
   options_before <- options()
   # the fast path, and ellmer's own path (which lowers the JIT while it sends, R/compat.R)
-  for (chat in list(fake_chat(server), fake_responses_chat(server))) {
+  tool <- ellmer::tool(function() "unused", name = "idle", description = "Never called.")
+  general <- fake_responses_chat(server)
+  general$register_tool(tool)
+  for (chat in list(fake_chat(server), general)) {
     res <- generate_responses(chat, c("a", "b"), cache = FALSE)
     expect_equal(res$result, c("ok", "ok"))
     expect_equal(compiler::enableJIT(-1), 3)

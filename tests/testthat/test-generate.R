@@ -209,49 +209,67 @@ test_that("tokens are summed over a request's tool-call rounds, not earlier turn
   expect_equal(usage$cost, 0.75)
 })
 
+# A tool the fake server never calls: registering it sends the chat through ellmer's own
+# `$chat_async()` path instead of the fast path.
+with_idle_tool <- function(chat) {
+  chat$register_tool(ellmer::tool(function() "unused", name = "idle",
+                                  description = "Never called."))
+  chat
+}
+
 test_that("the fast path sends what ellmer sends and reads answers as ellmer does", {
   server <- local_fake_openai(function(body, n) {
     list(text = paste("answer to", last_user_text(body)),
          usage = list(prompt_tokens = 120L, completion_tokens = 30L))
   })
-  # A provider and model in ellmer's price table, so the cost is a number.
-  chat <- ellmer::chat_openai_compatible(
-    base_url = server$url, name = "OpenAI", model = "gpt-4.1-nano",
-    system_prompt = "Be brief.", params = ellmer::params(temperature = 0.3, seed = 9),
-    api_args = list(user = "bench"), credentials = function() "sk-test"
+  # Providers and models in ellmer's price table, so the cost is a number.
+  makers <- list(
+    completions = function(...) ellmer::chat_openai_compatible(
+      base_url = server$url, name = "OpenAI", model = "gpt-4.1-nano", ...,
+      credentials = function() "sk-test"),
+    responses = function(...) ellmer::chat_openai(
+      base_url = server$url, model = "gpt-4.1-nano", ..., credentials = function() "sk-test"),
+    anthropic = function(...) ellmer::chat_anthropic(
+      base_url = server$url, model = "claude-3-5-haiku-latest", ...,
+      credentials = function() "sk-ant-test")
   )
-  chat$set_turns(list(
-    ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
-    ellmer::AssistantTurn(contents = list(ellmer::ContentText("earlier answer")))
-  ))
-  prompts <- list("plain \"quoted\" \u00e9\n", list("two", "parts"))
-  expect_true(uses_fast_path(chat))
-  ours <- generate_responses(chat, prompts, cache = FALSE, max_active = 1)
-  theirs <- lapply(prompts, function(p) {
-    x <- chat$clone()
-    do.call(x$chat, c(as.list(p), echo = "none"))
-    x$last_turn()
-  })
-  bodies <- server$requests()
-  expect_length(bodies, 4)
-  expect_equal(bodies[1:2], bodies[3:4])
-  expect_equal(bodies[[1]]$user, "bench")
-  expect_equal(bodies[[1]]$seed, 9)
-  for (i in 1:2) {
-    turn <- ours$chat[[i]]$last_turn()
-    expect_equal(turn@contents, theirs[[i]]@contents)
-    expect_equal(turn@tokens, theirs[[i]]@tokens)
-    expect_equal(turn@cost, theirs[[i]]@cost)
-    expect_equal(turn@finish_reason, theirs[[i]]@finish_reason)
+  for (kind in names(makers)) {
+    chat <- makers[[kind]](system_prompt = "Be brief.",
+                           params = ellmer::params(temperature = 0.3, max_tokens = 50),
+                           api_args = list(metadata = list(run = "bench")))
+    chat$set_turns(list(
+      ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
+      ellmer::AssistantTurn(contents = list(ellmer::ContentText("earlier answer")))
+    ))
+    prompts <- list("plain \"quoted\" \u00e9\n", list("two", "parts"))
+    expect_true(uses_fast_path(chat))
+    before <- server$count()
+    ours <- generate_responses(chat, prompts, cache = FALSE, max_active = 1)
+    theirs <- lapply(prompts, function(p) {
+      x <- chat$clone()
+      do.call(x$chat, c(as.list(p), echo = "none"))
+      x$last_turn()
+    })
+    bodies <- server$requests()[before + 1:4]
+    expect_equal(bodies[1:2], bodies[3:4], info = kind)
+    expect_equal(bodies[[1]]$metadata$run, "bench", info = kind)
+    for (i in 1:2) {
+      turn <- ours$chat[[i]]$last_turn()
+      expect_equal(turn@contents, theirs[[i]]@contents, info = kind)
+      expect_equal(turn@tokens, theirs[[i]]@tokens, info = kind)
+      expect_equal(turn@cost, theirs[[i]]@cost, info = kind)
+      expect_equal(turn@finish_reason, theirs[[i]]@finish_reason, info = kind)
+    }
+    expect_equal(ours$result[[1]], "answer to plain \"quoted\" \u00e9\n", info = kind)
+    if (kind != "anthropic") expect_gt(ours$cost[[1]], 0)
   }
-  expect_false(is.na(ours$cost[[1]]))
-  expect_gt(ours$cost[[1]], 0)
 })
 
-test_that("other providers go through ellmer's own path (Responses, Anthropic)", {
+test_that("chats the fast path does not cover go through ellmer's own $chat_async()", {
   server <- local_fake_openai(echo_reply)
   dir <- withr::local_tempdir()
-  for (chat in list(fake_responses_chat(server), fake_anthropic_chat(server))) {
+  for (chat in list(with_idle_tool(fake_responses_chat(server)),
+                    with_idle_tool(fake_anthropic_chat(server)))) {
     expect_false(uses_fast_path(chat))
     res <- generate_responses(chat, c("a", "b"), cache = dir)
     expect_equal(res$result, c("answer to a", "answer to b"))
@@ -265,8 +283,11 @@ test_that("other providers go through ellmer's own path (Responses, Anthropic)",
 test_that("a provider warning reaches the user once per call, not once per request", {
   server <- local_fake_openai(echo_reply)
   # ellmer's Responses and Anthropic providers drop `seed`, with a warning per request.
+  # on the fast path and on ellmer's own path (a chat with tools)
   for (chat in list(fake_responses_chat(server, params = ellmer::params(seed = 1)),
-                    fake_anthropic_chat(server, params = ellmer::params(seed = 1)))) {
+                    fake_anthropic_chat(server, params = ellmer::params(seed = 1)),
+                    with_idle_tool(fake_responses_chat(server, params = ellmer::params(seed = 1))),
+                    with_idle_tool(fake_anthropic_chat(server, params = ellmer::params(seed = 1))))) {
     warnings <- list()
     res <- withCallingHandlers(
       generate_responses(chat, paste("q", 1:5), cache = FALSE),
