@@ -234,7 +234,8 @@ request_usage <- function(x, n_before) {
   new <- Filter(function(t) identical(t@role, "assistant"), new)
   if (!length(new)) new <- list(x$last_turn())
   tokens <- Reduce(`+`, lapply(new, function(t) t@tokens))
-  list(tokens = tokens, cost = sum(vapply(new, function(t) as.double(t@cost), 1)))
+  # Added as they are (not sum()), so the cost keeps ellmer's class.
+  list(tokens = tokens, cost = Reduce(`+`, lapply(new, function(t) t@cost)))
 }
 
 `%|NA|%` <- function(x, y) if (length(x) != 1 || is.na(x)) y else x

@@ -13,7 +13,9 @@
 #
 # Run from the package root:  Rscript bench/throughput.R
 # Environment: PB_BENCH_N (prompts, default 1000), PB_BENCH_N_CPU (prompts for the CPU
-# measures, default 500), PB_BENCH_N_KILL (prompts of the kill run, default 300).
+# measures, default 500), PB_BENCH_N_KILL (prompts of the kill run, default 300),
+# PB_BENCH_OLD (a checkout of an earlier version: its generate_responses() is timed on the
+# same server and prompts, in a child process, for the old-vs-new columns).
 suppressMessages(pkgload::load_all(".", quiet = TRUE))
 source("bench/helper-fake-server.R")
 n <- as.integer(Sys.getenv("PB_BENCH_N", "1000"))
@@ -42,6 +44,26 @@ request_path <- function(chat, prompts, concurrency) {
     })
   }
   curl::multi_run(pool = pool)
+}
+
+# generate_responses() of another checkout, timed in a child process (its own load time
+# left out).
+old_engine_seconds <- function(checkout, url, prompts, concurrency) {
+  rds <- tempfile(fileext = ".rds")
+  saveRDS(prompts, rds)
+  out <- tempfile()
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    sprintf("suppressMessages(pkgload::load_all(%s, quiet = TRUE))", deparse(checkout)),
+    sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
+             credentials = function() 'sk-bench')", deparse(url)),
+    "invisible(generate_responses(chat, c('warm', 'up'), cache = FALSE))",
+    sprintf("t <- system.time(generate_responses(chat, readRDS(%s), cache = tempfile(),
+             max_active = %d, rpm = 1e6))[['elapsed']]", deparse(rds), concurrency),
+    sprintf("writeLines(format(t), %s)", deparse(out))
+  ), script)
+  system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE)
+  as.double(readLines(out))
 }
 
 # 1. CPU per request at no latency --------------------------------------------------------
@@ -73,9 +95,12 @@ for (concurrency in c(10L, 50L)) {
   gen_s <- wall(res <- generate_responses(chat, data$input, cache = tempfile("cache-"),
                                           max_active = concurrency, rpm = 1e6))
   floor_s <- if (concurrency == 10L) curl_s else max(curl_s, n * path_ms / 1000)
+  old_s <- if (nzchar(Sys.getenv("PB_BENCH_OLD"))) {
+    old_engine_seconds(Sys.getenv("PB_BENCH_OLD"), server$url, data$input, concurrency)
+  } else NA_real_
   rows[[length(rows) + 1]] <- data.frame(
     concurrency = concurrency, curl_s = curl_s, path_cpu_floor_s = n * path_ms / 1000,
-    floor_s = floor_s, generate_s = gen_s, ratio = gen_s / floor_s,
+    floor_s = floor_s, generate_s = gen_s, ratio = gen_s / floor_s, old_s = old_s,
     requests = server$count(), failed = sum(!is.na(res$error))
   )
 }
@@ -137,10 +162,12 @@ cat(sprintf("\nlognormal latency (median %.0f ms, sigma %g), n = %d prompts\n",
 for (i in seq_len(nrow(lognormal))) {
   r <- lognormal[i, ]
   cat(sprintf(paste0("concurrency %2d: plain curl %.2f s | path CPU floor %.2f s | ",
-                     "generate_responses() %.2f s = %.2fx %s | requests %d, failed %d\n"),
+                     "generate_responses() %.2f s = %.2fx %s | requests %d, failed %d%s\n"),
               r$concurrency, r$curl_s, r$path_cpu_floor_s, r$generate_s, r$ratio,
               if (r$concurrency == 10) "curl" else "max(curl, path CPU floor)",
-              r$requests, r$failed))
+              r$requests, r$failed,
+              if (is.na(r$old_s)) "" else sprintf(" | old engine %.2f s = %.2fx curl",
+                                                  r$old_s, r$old_s / r$curl_s)))
 }
 cat(sprintf(paste0("$eval() at concurrency 50: %.2f s | generate_responses() %.2f s + vitals' ",
                    "scoring and log (offline $eval()) %.2f s = %.2f s | ratio %.2fx\n"),
