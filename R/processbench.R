@@ -225,8 +225,8 @@ processbench_parse_index <- function(texts) {
 #'   or set on the chat with `ellmer::params(seed = )`) is offset per vote: vote `j` is sent
 #'   with `seed + j - 1`, counting votes across vitals epochs (the k-th epoch's votes are
 #'   `(k - 1) * n_votes + 1` to `k * n_votes`). A run is then reproducible, yet its votes
-#'   differ; one fixed seed on every request would make them identical. With a seed, the
-#'   requests go out one vote number at a time (in parallel over samples).
+#'   differ; one fixed seed on every request would make them identical. A provider that
+#'   ignores `seed` (OpenAI's Responses API, Anthropic) says so once per eval.
 #' @param n_per_request `FALSE` (the default) sends each vote as its own request, which
 #'   works with every provider. It stays the default because many OpenAI-compatible
 #'   providers ignore `n` (returning one choice) or reject the request outright. `TRUE` asks
@@ -236,7 +236,9 @@ processbench_parse_index <- function(texts) {
 #'   requested as separate requests (the epochs, seeds and cache entries
 #'   `n_per_request = FALSE` would use), with a message (`predictivebench_message_n_ignored`),
 #'   so every sample still gets `n_votes` votes. The `n` response is one cache entry; a
-#'   failed `n` request loses all its votes (recorded per vote in `errors`).
+#'   failed `n` request loses all its votes (recorded per vote in `errors`). Providers
+#'   whose API has no `n` (OpenAI's Responses API, i.e. [ellmer::chat_openai()];
+#'   Anthropic; Gemini; Bedrock) are refused up front with an error.
 #' @param dataset A table from `processbench_dataset()`.
 #' @param solver,scorer By default `processbench_solver()` and `processbench_scorer()`.
 #' @param epochs Passed to [vitals::Task]: each epoch draws `n_votes` new critiques.
