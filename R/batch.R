@@ -5,7 +5,9 @@
 # the keys: the same call made again (after quitting R) finds the file and resumes the same
 # batch instead of submitting a new one. Returns one value per prompt: a record, an error
 # (the provider's, for an item that failed), or NULL while the batch is still running
-# (`wait = FALSE`).
+# (`wait = FALSE`). Once the batch has ended, the values carry its state file as attribute
+# "done": the caller deletes it after caching the answers, so that items that failed go
+# into a new batch next time instead of being read back from the old one.
 batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   path <- batch_state_path(dir, keys)
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
@@ -20,6 +22,10 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
     )
     if (!is.null(chats)) break
     state <- read_batch_state(path)
+    if (openai_batch_expired(chat, state)) {
+      return(structure(openai_expired_results(chat, state, length(prompts), keep_json),
+                       done = path))
+    }
     check_batch_not_ended(state, path)
     if (!wait) {
       batch_pending_message(path, state, length(prompts))
@@ -29,11 +35,12 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   }
   results <- read_batch_state(path)$results
   batch_id <- read_batch_state(path)$batch$id %||% NA_character_
-  lapply(seq_along(chats), function(j) {
+  values <- lapply(seq_along(chats), function(j) {
     if (is.null(chats[[j]])) return(batch_item_error(results[[j]], batch_id))
     turn <- chats[[j]]$last_turn()
     record_from_turn(turn, NA_real_, keep_json)
   })
+  structure(values, done = path)
 }
 
 batch_state_path <- function(dir, keys) {
@@ -85,6 +92,40 @@ check_batch_not_ended <- function(state, path) {
     i = if (!is.null(reason)) "The provider says: {reason}",
     i = "Answers already in the cache are kept; delete the state file to submit again."
   ), "batch", file = path, batch_id = id)
+}
+
+# An OpenAI batch that expired: the requests it finished are in its output file, the rest
+# in its error file.
+openai_batch_expired <- function(chat, state) {
+  identical(state$batch$status, "expired") &&
+    inherits(chat$get_provider(), "ellmer::ProviderOpenAI") &&
+    !is.null(ellmer_base_request(chat))  # R/compat.R
+}
+
+openai_expired_results <- function(chat, state, n, keep_json) {
+  id <- state$batch$id
+  values <- rep(list(batch_item_error(list(type = "expired"), id)), n)
+  lines <- c(openai_batch_file(chat, state$batch$output_file_id),
+             openai_batch_file(chat, state$batch$error_file_id))
+  for (line in lines) {
+    x <- jsonlite::parse_json(line)
+    j <- suppressWarnings(as.integer(sub("^chat-", "", x$custom_id %||% "")))
+    if (is.na(j) || j < 1 || j > n) next
+    values[[j]] <- if (identical(as.integer(x$response$status_code), 200L)) {
+      tryCatch(record_from_turn(ellmer_turn(chat, x$response$body), NA_real_, keep_json),
+               error = identity)
+    } else {
+      batch_item_error(x$response %||% x, id)
+    }
+  }
+  values
+}
+
+openai_batch_file <- function(chat, file_id) {
+  if (!rlang::is_string(file_id)) return(character())
+  req <- httr2::req_url_path_append(ellmer_base_request(chat), "files", file_id, "content")
+  lines <- strsplit(httr2::resp_body_string(httr2::req_perform(req)), "\n")[[1]]
+  lines[nzchar(lines)]
 }
 
 batch_pending_message <- function(path, state, n) {

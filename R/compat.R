@@ -65,3 +65,15 @@ without_jit <- function(expr) {
   on.exit(enable_jit(old), add = TRUE)
   expr
 }
+
+# Why: ellmer 0.5.0 keeps polling an OpenAI batch that ended "expired" (its status check only
+# knows "completed") and could not read the error file's lines for expired requests (their
+# `response` is null) anyway. To keep the answered part of such a batch, R/batch.R
+# downloads the batch's output and error files itself, with the provider's authenticated
+# base request. Replaced by: ellmer handling terminal batch states (or a public
+# batch_retrieve()).
+ellmer_base_request <- function(chat) {
+  base_request <- ellmer_internal("base_request")
+  if (is.null(base_request)) return(NULL)
+  base_request(chat$get_provider())
+}

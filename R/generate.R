@@ -57,8 +57,12 @@
 #'   24 hours) instead of one request each. The batch's state file is kept in the cache
 #'   directory (`batches/`), so calling again after quitting R resumes the same batch
 #'   rather than submitting a new one; its answers enter the same cache, so a later run
-#'   without `batch` reuses them. An item the provider failed is marked failed with the
-#'   provider's error; the others are kept. Needs a cache. The default is
+#'   without `batch` reuses them (the state file is then deleted). An item the provider
+#'   failed (or that expired) is marked failed with the provider's error; the others are
+#'   kept, and the next call sends the failed ones in a new batch. A corrupt state file, one
+#'   made for another chat, a batch refused as a whole or one that ended without
+#'   completing are errors of class `predictivebench_error_batch_state` or
+#'   `predictivebench_error_batch` naming the file and batch. Needs a cache. The default is
 #'   `getOption("predictivebench.batch", FALSE)`, so setting the option turns batches on
 #'   for every solver and judge.
 #' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
@@ -143,6 +147,8 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
           cache_set(dir, keys[[i]], values[[j]])
         }
       }
+      # The answers are cached: the ended batch's state is no longer needed (R/batch.R).
+      unlink(attr(values, "done"))
     })
     todo <- integer(0)
   }

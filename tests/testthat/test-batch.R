@@ -29,13 +29,25 @@ test_that("batch = TRUE end to end: partial failure kept per item, answers cache
     expect_match(res$error[[2]], "^Batch (batch|msgbatch)_[0-9]+: fake error 400")
     expect_true(all(is.na(res$error[-2])))
     expect_equal(res$input_tokens[c(1, 3)], c(10, 10))
-    expect_length(batch_files(dir), 1)
-    # the answers are in the same cache: a later run without batch sends only the failed one
+    # the answers are in the cache, so the ended batch's state file is gone
+    expect_length(batch_files(dir), 0)
+    # a later run without batch sends only the failed one
     again <- generate_responses(chat, prompts, cache = dir)
     expect_equal(server$count() - before, 4)
     expect_equal(again$cached, c(TRUE, FALSE, TRUE))
     expect_equal(again$result[c(1, 3)], res$result[c(1, 3)])
   }
+})
+
+test_that("items a batch failed go into a new batch on the next run", {
+  server <- local_fake_openai(batch_reply)
+  dir <- withr::local_tempdir()
+  chat <- fake_anthropic_chat(server)
+  res <- generate_responses(chat, c("bad 1", "bad 2"), cache = dir, batch = TRUE)
+  expect_equal(res$result, c(NA_character_, NA_character_))
+  before <- server$count()
+  again <- generate_responses(chat, c("bad 1", "bad 2"), cache = dir, batch = TRUE)
+  expect_equal(server$count() - before, 2)  # sent again, not read back from the old batch
 })
 
 test_that("an expired Anthropic batch keeps what was answered and marks the rest expired", {
@@ -48,23 +60,18 @@ test_that("an expired Anthropic batch keeps what was answered and marks the rest
   expect_match(res$error[[2]], "expired")
 })
 
-test_that("an expired OpenAI batch ends in an error naming the batch, losing nothing cached", {
+test_that("an expired OpenAI batch keeps what was answered and marks the rest expired", {
   server <- local_fake_openai(batch_reply)
   dir <- withr::local_tempdir()
   chat <- fake_responses_chat(server)
   generate_responses(chat, "a", cache = dir)
-  err <- tryCatch(generate_responses(chat, c("a", "b", "late c"), cache = dir, batch = TRUE),
-                  error = identity)
-  if (!inherits(err, "error")) {
-    # an ellmer that reads OpenAI's error file (response: null) keeps the rest
-    expect_equal(err$result[1:2], c("answer to a", "answer to b"))
-    expect_match(err$error[[3]], "expired|completion window")
-  } else {
-    expect_s3_class(err, "predictivebench_error_batch")
-    expect_match(conditionMessage(err), "batch_")
-    expect_identical(err$batch_id, "batch_1")
-  }
-  expect_true(generate_responses(chat, "a", cache = dir)$cached)
+  res <- generate_responses(chat, c("a", "b", "late c", "bad d"), cache = dir, batch = TRUE)
+  expect_equal(res$result, c("answer to a", "answer to b", NA, NA))
+  expect_equal(res$cached, c(TRUE, FALSE, FALSE, FALSE))
+  expect_match(res$error[[3]], "^Batch batch_[0-9]+: .*completion window expired")
+  expect_match(res$error[[4]], "fake error 400")
+  # the answered item entered the cache
+  expect_true(generate_responses(chat, "b", cache = dir)$cached)
 })
 
 test_that("wait = FALSE submits and says how to collect; a new R process resumes the batch", {
@@ -102,7 +109,7 @@ test_that("wait = FALSE submits and says how to collect; a new R process resumes
                               batch = TRUE)
     expect_equal(res$result, c("answer to x", "answer to y"))
     expect_equal(server$count() - before, 2)
-    expect_length(batch_files(dir), 1)
+    expect_length(batch_files(dir), 0)
   }
 })
 
