@@ -51,9 +51,13 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       tokens <- tokens - 1
       transport$start(i, finish)
     }
-    # Wait for an answer, the next retry or the next rpm token, whichever comes first.
-    wake <- if (length(queue)) max(0, min(ready_at) - now) else Inf
-    if (length(queue) && tokens < 1) wake <- max(wake, (1 - tokens) * 60 / rpm)
+    # Wait for an answer, or (with a free slot) for the next retry or rpm token, whichever
+    # comes first. With every slot taken only an answer can free one: no busy polling.
+    wake <- Inf
+    if (length(queue) && active < max_active) {
+      wake <- max(0, min(ready_at) - now)
+      if (tokens < 1) wake <- max(wake, (1 - tokens) * 60 / rpm)
+    }
     if (active > 0L) {
       transport$drive(min(wake, 1))
     } else if (is.finite(wake)) {
