@@ -115,69 +115,76 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
     cache_key(identities[[chat_index[[i]]]], prompt_fingerprint(prompts[[i]]), epoch[[i]])
   }, "")
 
-  records <- lapply(keys, function(key) cache_get(dir, key))
-  cached <- !vapply(records, is.null, TRUE)
-  errors <- rep(NA_character_, n)
+  state <- new.env(parent = emptyenv())
+  state$records <- lapply(keys, function(key) cache_get(dir, key))
+  state$errors <- rep(NA_character_, n)
+  cached <- !vapply(state$records, is.null, TRUE)
+  # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
+  # killed loses only the requests in flight.
+  keep <- function(i, value) {
+    if (inherits(value, "error")) {
+      state$errors[[i]] <- conditionMessage(value)
+    } else {
+      state$records[[i]] <- value
+      cache_set(dir, keys[[i]], value)
+    }
+  }
   todo <- which(!cached)
   local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
-  # Offline chats answer at once and for free: no pool, no rpm, no batch.
-  for (i in todo[local[todo]]) {
-    value <- tryCatch(record_from_turn(chats[[chat_index[[i]]]]$respond(prompts[[i]]), 0,
-                                       keep_json), error = identity)
-    if (inherits(value, "error")) errors[[i]] <- conditionMessage(value) else
-      records[[i]] <- value
-  }
+  answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
   if (length(todo) && batch) {
     if (is.null(dir)) {
       abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
                "argument")
     }
-    with_warnings_once(for (k in unique(chat_index[todo])) {
-      rows <- todo[chat_index[todo] == k]
-      values <- batch_requests(chats[[k]], prompts[rows], keys[rows], dir, wait, keep_json)
-      for (j in seq_along(rows)) {
-        i <- rows[[j]]
-        if (is.null(values[[j]])) {
-          errors[[i]] <- "The batch is still running: run the call again to collect it."
-        } else if (inherits(values[[j]], "error")) {
-          errors[[i]] <- conditionMessage(values[[j]])
-        } else {
-          records[[i]] <- values[[j]]
-          cache_set(dir, keys[[i]], values[[j]])
-        }
-      }
-      # The answers are cached: the ended batch's state is no longer needed (R/batch.R).
-      unlink(attr(values, "done"))
-    })
-    todo <- integer(0)
+    send_batches(chats, chat_index, prompts, keys, todo, dir, wait, keep, keep_json)
+  } else if (length(todo)) {
+    send_pool(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries, backoff,
+              keep_json, progress)
   }
-  if (length(todo)) {
-    env <- environment()
-    if (progress) {
-      cli::cli_progress_bar("Generating", total = length(todo), .envir = env)
-    }
-    # Every answer is kept the moment it arrives, so a run that is killed loses only the
-    # requests in flight.
-    deliver <- function(i, value) {
-      if (inherits(value, "error")) {
-        errors[[i]] <<- conditionMessage(value)
-      } else {
-        records[[i]] <<- value
-        cache_set(dir, keys[[i]], value)
-      }
-      if (progress) cli::cli_progress_update(.envir = env)
-    }
-    with_warnings_once({
-      transport <- request_transport(chats, chat_index, prompts, keep_json, max_active)
-      send <- function() {
-        request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
-                     max_tries = max_tries, backoff = backoff)
-      }
-      if (transport$uses_later) without_jit(send()) else send()  # R/compat.R
-    })
+  responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
+                   keep_json)
+}
+
+# Offline chats answer at once and for free: no pool, no rpm, no batch, no cache.
+answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
+  for (i in rows) {
+    keep(i, tryCatch(record_from_turn(chats[[chat_index[[i]]]]$respond(prompts[[i]]), 0,
+                                      keep_json), error = identity))
   }
-  responses_tibble(chats, chat_index, prompts, records, errors, cached, keep_json)
+}
+
+send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries,
+                      backoff, keep_json, progress) {
+  env <- environment()
+  if (progress) cli::cli_progress_bar("Generating", total = length(todo), .envir = env)
+  deliver <- function(i, value) {
+    keep(i, value)
+    if (progress) cli::cli_progress_update(.envir = env)
+  }
+  with_warnings_once({
+    transport <- request_transport(chats, chat_index, prompts, keep_json, max_active)
+    send <- function() {
+      request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
+                   max_tries = max_tries, backoff = backoff)
+    }
+    if (transport$uses_later) without_jit(send()) else send()  # R/compat.R
+  })
+}
+
+# One provider batch per chat (R/batch.R).
+send_batches <- function(chats, chat_index, prompts, keys, todo, dir, wait, keep, keep_json) {
+  with_warnings_once(for (k in unique(chat_index[todo])) {
+    rows <- todo[chat_index[todo] == k]
+    values <- batch_requests(chats[[k]], prompts[rows], keys[rows], dir, wait, keep_json)
+    for (j in seq_along(rows)) {
+      keep(rows[[j]], values[[j]] %||%
+             simpleError("The batch is still running: run the call again to collect it."))
+    }
+    # The answers are cached: the ended batch's state is no longer needed.
+    unlink(attr(values, "done"))
+  })
 }
 
 # Runs `expr` holding back its warnings, then gives each distinct one once: ellmer warns per
