@@ -13,6 +13,12 @@
 #' `FALSE` (no cache: every request is sent and nothing is written) or a path to use instead.
 #' `cache_clear()` deletes the cached responses.
 #'
+#' Each answer is written the moment it arrives, atomically (a temporary file renamed into
+#' place), so a run that is killed leaves only whole entries and loses only the requests in
+#' flight. The subdirectory `batches/` holds the state files of provider batches
+#' (`batch = TRUE` in [generate_responses()]), which let a batch be resumed after quitting R;
+#' `cache_clear()` leaves them.
+#'
 #' @param cache `TRUE`, `FALSE` or a directory.
 #' @returns `cache_dir()` returns the directory (or `NULL` when `cache` is `FALSE`);
 #'   `cache_clear()` returns the number of files deleted, invisibly.

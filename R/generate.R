@@ -4,21 +4,25 @@
 #'
 #' `generate_responses()` is the engine behind every predictivebench solver and judge. It
 #' sends each prompt as a fresh conversation (the chat's system prompt and earlier turns are
-#' kept) through [ellmer::parallel_chat()], and adds what vitals' `generate()` lacks:
+#' kept) and adds what vitals' `generate()` lacks:
 #'
+#' * **A continuous pool.** `max_active` requests are in flight until the work is done: when
+#'   one answers, the next starts, so one slow request never holds up the others. At most
+#'   `rpm` requests start per minute.
 #' * **A response cache.** A request already answered (same provider, base URL, model,
 #'   parameters, system prompt, messages and epoch) is read from disk instead of sent, so a
-#'   second run makes no request. Answers are written after every chunk of `chunk_size`
-#'   prompts, so an interrupted run loses at most one chunk and resumes where it stopped.
-#'   See [cache_dir()]; `cache = FALSE` turns it off. Offline [baseline_chat()]s are never
-#'   cached: they cost nothing, and two of them may share a name.
+#'   second run makes no request. Each answer is written (atomically) the moment it
+#'   arrives, so a run that is interrupted or killed loses only the requests in flight and
+#'   resumes where it stopped. See [cache_dir()]; `cache = FALSE` turns it off. Offline
+#'   [baseline_chat()]s are never cached: they cost nothing, and two of them may share a name.
 #' * **Failure isolation.** A request that fails leaves every other answer in place; the
 #'   failed prompt gets `NA` and its error message. Transient failures (HTTP 429, 5xx,
-#'   timeouts, dropped connections) are retried by ellmer (`max_tries` attempts, honouring
-#'   `retry-after`), and those still failing are sent again in up to `max_tries - 1` later
-#'   rounds, `backoff` seconds apart (doubling). A request that keeps failing transiently
-#'   (a provider answering 429 forever) is given up after `max_tries` attempts in a round
-#'   with a "Gave up after ... tries" error, never retried endlessly.
+#'   timeouts, dropped connections) go back into the pool and are sent again after the
+#'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
+#'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
+#'   after ... tries"), never retried endlessly.
+#' * **Warnings once.** A provider warning (a parameter it does not support, such as
+#'   `seed`; a truncated answer) is shown once per call, not once per request.
 #' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
 #'   the cache, and the error. With tools, tokens and cost are summed over every round of
 #'   the request (each tool call is one more request to the provider).
@@ -27,7 +31,11 @@
 #' number: 1, 2, ...), so `vitals` epochs and repeated votes are separate requests and
 #' separate cache entries.
 #'
-#' Offline [baseline_chat()]s are answered locally, with the same outputs.
+#' Requests to OpenAI-compatible chat-completion APIs ([ellmer::chat_openai_compatible()],
+#' without tools) are sent on a fast path: ellmer builds the request once, each prompt is
+#' put into it, and ellmer's own parser reads each answer, so turns, tokens and costs are
+#' ellmer's. Every other chat is sent through ellmer's `$chat_async()`. Offline
+#' [baseline_chat()]s are answered locally, with the same outputs.
 #'
 #' @param chat An ellmer chat (or a baseline chat) with the provider, model and parameters
 #'   to use. It is cloned, never modified.
@@ -36,14 +44,31 @@
 #' @param cache `TRUE` (the default directory), `FALSE` (no cache) or a directory.
 #' @param max_active Requests in flight at once.
 #' @param rpm Requests per minute at most.
-#' @param max_tries Attempts per request (ellmer's retries and ours).
-#' @param backoff Seconds before the first retry round (doubling each round).
-#' @param chunk_size Prompts sent between cache writes; `NULL` is `4 * max_active`.
+#' @param max_tries Attempts per request, the first included.
+#' @param backoff Seconds before the first retry of a request that failed transiently
+#'   (doubling with each retry), unless the provider says when to retry.
 #' @param epoch Epoch of each prompt (integers, recycled). `NULL` numbers repeated
 #'   prompts 1, 2, ....
 #' @param key_extra Anything else that should make a cache key distinct (a prompt version).
 #' @param keep_json Keep the provider's raw response JSON (for log-probabilities).
-#' @param progress Show a progress bar.
+#' @param progress Show a progress bar (advancing with each answer).
+#' @param batch `TRUE` sends the prompts not in the cache as one provider batch through
+#'   [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq; half the price, answers within
+#'   24 hours) instead of one request each. The batch's state file is kept in the cache
+#'   directory (`batches/`), so calling again after quitting R resumes the same batch
+#'   rather than submitting a new one; its answers enter the same cache, so a later run
+#'   without `batch` reuses them (the state file is then deleted). An item the provider
+#'   failed (or that expired) is marked failed with the provider's error; the others are
+#'   kept, and the next call sends the failed ones in a new batch. A corrupt state file, one
+#'   made for another chat, a batch refused as a whole or one that ended without
+#'   completing are errors of class `predictivebench_error_batch_state` or
+#'   `predictivebench_error_batch` naming the file and batch. Needs a cache. The default is
+#'   `getOption("predictivebench.batch", FALSE)`, so setting the option turns batches on
+#'   for every solver and judge.
+#' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
+#'   (or checks on it) and returns at once, with a message saying how to collect the
+#'   answers; until then the prompts have result `NA` and an error saying the batch is
+#'   still running.
 #' @returns A tibble with one row per prompt: `result` (the response text, `NA` on failure),
 #'   `chat` (an ellmer Chat holding the conversation), `error`, `cached`, `input_tokens`,
 #'   `output_tokens`, `cost`, `seconds` and, with `keep_json`, `json`.
@@ -52,59 +77,141 @@
 #' chat <- baseline_constant("\\boxed{A}")
 #' generate_responses(chat, c("Pick one: A or B?", "Again?"), cache = FALSE)
 generate_responses <- function(chat, prompts, cache = TRUE, max_active = 10, rpm = 500,
-                               max_tries = 3, backoff = 1, chunk_size = NULL, epoch = NULL,
-                               key_extra = NULL, keep_json = FALSE, progress = interactive()) {
+                               max_tries = 3, backoff = 1, epoch = NULL, key_extra = NULL,
+                               keep_json = FALSE, progress = interactive(),
+                               batch = getOption("predictivebench.batch", FALSE),
+                               wait = TRUE) {
   chat <- as_chat(chat)
+  prompts <- as_prompt_list(prompts)
+  run_requests(list(chat), rep(1L, length(prompts)), prompts, cache = cache,
+               max_active = max_active, rpm = rpm, max_tries = max_tries, backoff = backoff,
+               epoch = epoch, key_extra = key_extra, keep_json = keep_json,
+               progress = progress, batch = batch, wait = wait)
+}
+
+# generate_responses() for prompts that go to different chats (ProcessBench's per-vote seeds):
+# prompt i is sent through chats[[chat_index[i]]], all in one pool, and provider warnings are
+# shown once for the whole call.
+run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 10, rpm = 500,
+                         max_tries = 3, backoff = 1, epoch = NULL, key_extra = NULL,
+                         keep_json = FALSE, progress = interactive(), batch = FALSE,
+                         wait = TRUE) {
   check_count(max_active)
+  check_flag(batch)
+  check_flag(wait)
   check_count(rpm)
   check_count(max_tries)
   check_number(backoff)
   check_flag(keep_json)
-  prompts <- as_prompt_list(prompts)
   n <- length(prompts)
-  chunk_size <- chunk_size %||% (4L * max_active)
-  epoch <- if (is.null(epoch)) occurrence_index(prompts) else rep_len(as.integer(epoch), n)
+  epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
+    rep_len(as.integer(epoch), n)
   # A baseline answers locally for free, and two baselines can share a name (two constant
   # answers): caching them could only serve one's answers to the other.
-  dir <- if (inherits(chat, "BaselineChat")) cache_dir(FALSE) else cache_dir(cache)
-  request <- request_identity(chat, key_extra)
+  offline <- all(vapply(chats, inherits, TRUE, what = "BaselineChat"))
+  dir <- if (offline) cache_dir(FALSE) else cache_dir(cache)
+  identities <- lapply(chats, request_identity, key_extra = key_extra)
   keys <- vapply(seq_len(n), function(i) {
-    cache_key(request, prompt_fingerprint(prompts[[i]]), epoch[[i]])
+    cache_key(identities[[chat_index[[i]]]], prompt_fingerprint(prompts[[i]]), epoch[[i]])
   }, "")
 
-  records <- lapply(keys, function(key) cache_get(dir, key))
-  cached <- !vapply(records, is.null, TRUE)
-  errors <- rep(NA_character_, n)
-  transient <- rep(FALSE, n)
-  todo <- which(!cached)
-
-  for (round in seq_len(max_tries)) {
-    if (!length(todo)) break
-    if (round > 1) Sys.sleep(backoff * 2^(round - 2))
-    chunks <- split(todo, ceiling(seq_along(todo) / chunk_size))
-    if (progress && length(chunks) > 1) {
-      cli::cli_progress_bar("Generating", total = length(todo), .envir = environment())
+  state <- new.env(parent = emptyenv())
+  state$records <- lapply(keys, function(key) cache_get(dir, key))
+  state$errors <- rep(NA_character_, n)
+  cached <- !vapply(state$records, is.null, TRUE)
+  # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
+  # killed loses only the requests in flight.
+  keep <- function(i, value) {
+    if (inherits(value, "error")) {
+      state$errors[[i]] <- conditionMessage(value)
+    } else {
+      state$records[[i]] <- value
+      cache_set(dir, keys[[i]], value)
     }
-    for (chunk in chunks) {
-      answers <- send_prompts(chat, prompts[chunk], max_active, rpm, max_tries, keep_json)
-      for (j in seq_along(chunk)) {
-        i <- chunk[[j]]
-        if (inherits(answers[[j]], "error")) {
-          errors[[i]] <- conditionMessage(answers[[j]])
-          transient[[i]] <- is_transient_error(answers[[j]])
-        } else {
-          records[[i]] <- answers[[j]]
-          errors[[i]] <- NA_character_
-          cache_set(dir, keys[[i]], answers[[j]])
-        }
-      }
-      if (progress && length(chunks) > 1) {
-        cli::cli_progress_update(length(chunk), .envir = environment())
-      }
-    }
-    todo <- todo[!is.na(errors[todo]) & transient[todo]]
   }
-  responses_tibble(chat, prompts, records, errors, cached, keep_json)
+  todo <- which(!cached)
+  local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
+  answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
+  todo <- todo[!local[todo]]
+  if (length(todo) && batch) {
+    if (is.null(dir)) {
+      abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
+               "argument")
+    }
+    send_batches(chats, chat_index, prompts, keys, todo, dir, wait, keep, keep_json)
+  } else if (length(todo)) {
+    # ellmer logs the usage of what it sends itself; what the curl fast path sent is logged
+    # here, also when the run is interrupted.
+    on.exit(log_fast_path_usage(chats, chat_index, todo, state$records), add = TRUE)
+    send_pool(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries, backoff,
+              keep_json, progress)
+  }
+  responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
+                   keep_json)
+}
+
+log_fast_path_usage <- function(chats, chat_index, rows, records) {
+  for (k in unique(chat_index[rows])) {
+    if (!uses_fast_path(chats[[k]])) next
+    answered <- Filter(Negate(is.null), records[rows[chat_index[rows] == k]])
+    if (!length(answered)) next
+    total <- function(field) sum(vapply(answered, function(r) as.double(r[[field]]), 1))
+    log_session_usage(chats[[k]], total("input_tokens"), total("output_tokens"), total("cost"))
+  }
+}
+
+# Offline chats answer at once and for free: no pool, no rpm, no batch, no cache.
+answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
+  for (i in rows) {
+    keep(i, tryCatch(record_from_turn(chats[[chat_index[[i]]]]$respond(prompts[[i]]), 0,
+                                      keep_json), error = identity))
+  }
+}
+
+send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries,
+                      backoff, keep_json, progress) {
+  env <- environment()
+  if (progress) cli::cli_progress_bar("Generating", total = length(todo), .envir = env)
+  deliver <- function(i, value) {
+    keep(i, value)
+    if (progress) cli::cli_progress_update(.envir = env)
+  }
+  with_warnings_once({
+    transport <- request_transport(chats, chat_index, prompts, keep_json, max_active)
+    send <- function() {
+      request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
+                   max_tries = max_tries, backoff = backoff)
+    }
+    if (transport$uses_later) without_jit(send()) else send()  # R/compat.R
+  })
+}
+
+# One provider batch per chat (R/batch.R).
+send_batches <- function(chats, chat_index, prompts, keys, todo, dir, wait, keep, keep_json) {
+  with_warnings_once(for (k in unique(chat_index[todo])) {
+    rows <- todo[chat_index[todo] == k]
+    values <- batch_requests(chats[[k]], prompts[rows], keys[rows], dir, wait, keep_json)
+    for (j in seq_along(rows)) {
+      keep(rows[[j]], values[[j]] %||%
+             simpleError("The batch is still running: run the call again to collect it."))
+    }
+    # The answers are cached: the ended batch's state is no longer needed.
+    unlink(attr(values, "done"))
+  })
+}
+
+# Runs `expr` holding back its warnings, then gives each distinct one once: ellmer warns per
+# request (a parameter the provider does not support, a truncated answer), which over
+# thousands of requests would bury the message, while suppressing it would hide it.
+with_warnings_once <- function(expr) {
+  seen <- list()
+  out <- withCallingHandlers(expr, warning = function(w) {
+    message <- conditionMessage(w)
+    if (!message %in% names(seen)) seen[[message]] <<- w
+    tryInvokeRestart("muffleWarning")
+  })
+  for (w in seen) warning(w)
+  out
 }
 
 as_prompt_list <- function(prompts) {
@@ -115,8 +222,8 @@ as_prompt_list <- function(prompts) {
   prompts
 }
 
-occurrence_index <- function(prompts) {
-  fingerprints <- vapply(prompts, prompt_fingerprint, "")
+occurrence_index <- function(prompts, group = rep(1L, length(prompts))) {
+  fingerprints <- paste(group, vapply(prompts, prompt_fingerprint, ""))
   stats::ave(seq_along(fingerprints), fingerprints, FUN = seq_along)
 }
 
@@ -144,31 +251,6 @@ request_identity <- function(chat, key_extra = NULL) {
   )
 }
 
-send_prompts <- function(chat, prompts, max_active, rpm, max_tries, keep_json) {
-  if (inherits(chat, "BaselineChat")) {
-    return(lapply(prompts, function(p) {
-      tryCatch(record_from_turn(chat$respond(p), 0, keep_json), error = identity)
-    }))
-  }
-  started <- Sys.time()
-  n_before <- length(chat$get_turns(include_system_prompt = TRUE))
-  chats <- withr::with_options(
-    list(ellmer_max_tries = max_tries,
-         httr2_mock = getOption("httr2_mock") %||% bounded_retries(prompts, max_tries)),
-    without_jit(suppressWarnings(ellmer::parallel_chat(
-      chat$clone(), prompts, max_active = max_active, rpm = rpm, on_error = "continue"
-    )))
-  )
-  elapsed <- as.double(Sys.time() - started, units = "secs")
-  lapply(chats, function(x) {
-    if (is.null(x)) return(simpleError("The request did not complete."))
-    if (inherits(x, "error")) return(x)
-    turn <- x$last_turn()
-    usage <- request_usage(x, n_before)
-    record_from_turn(turn, turn@duration %|NA|% elapsed, keep_json, usage$tokens, usage$cost)
-  })
-}
-
 # Tokens and cost of every assistant turn this request added (with tools, one per round),
 # not only the last; the chat's earlier turns (`n_before`, counting the system prompt) are
 # not this request's.
@@ -178,45 +260,8 @@ request_usage <- function(x, n_before) {
   new <- Filter(function(t) identical(t@role, "assistant"), new)
   if (!length(new)) new <- list(x$last_turn())
   tokens <- Reduce(`+`, lapply(new, function(t) t@tokens))
-  list(tokens = tokens, cost = sum(vapply(new, function(t) as.double(t@cost), 1)))
-}
-
-# httr2's req_perform_parallel() (behind ellmer::parallel_chat()) does not respect
-# req_retry(max_tries): a request answered 429 or 503 again and again is retried forever, so
-# one exhausted quota would hang a run. This httr2 mock sees every attempt before it is sent;
-# once a request body has been tried `max_tries` times (per copy of it in the batch), it
-# answers locally with a non-transient error instead, and the batch finishes.
-bounded_retries <- function(prompts, max_tries) {
-  tries <- new.env(parent = emptyenv())
-  copies <- table(vapply(prompts, prompt_fingerprint, ""))
-  limit <- max_tries * max(copies)
-  function(req) {
-    key <- digest::digest(req$body$data, algo = "md5")
-    tries[[key]] <- (tries[[key]] %||% 0L) + 1L
-    if (tries[[key]] <= limit) return(NULL)
-    message <- paste0("Gave up after ", limit, " tries: the provider kept answering with a ",
-                      "transient error (such as HTTP 429 or 503) or dropping the connection.")
-    httr2::response(
-      status_code = 499L, url = req$url,
-      headers = list(`Content-Type` = "application/json"),
-      body = charToRaw(as.character(jsonlite::toJSON(
-        list(error = list(message = message, type = "predictivebench_retries")),
-        auto_unbox = TRUE
-      )))
-    )
-  }
-}
-
-# R's JIT byte-compiles each new closure when it is first run. ellmer sends every parallel
-# request through a fresh coro generator (a new closure), so with the JIT on (R's default)
-# most of a large run's CPU goes to the compiler: 300 requests took 25 s with it and 4 s
-# without on the bench machine (bench/throughput.R). The JIT level is restored on exit.
-without_jit <- function(expr) {
-  # compiler ships with R; fetched this way it needs no Imports entry.
-  enable_jit <- utils::getFromNamespace("enableJIT", "compiler")
-  old <- enable_jit(0)
-  on.exit(enable_jit(old), add = TRUE)
-  expr
+  # Added as they are (not sum()), so the cost keeps ellmer's class.
+  list(tokens = tokens, cost = Reduce(`+`, lapply(new, function(t) t@cost)))
 }
 
 `%|NA|%` <- function(x, y) if (length(x) != 1 || is.na(x)) y else x
@@ -237,22 +282,20 @@ record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cos
   )
 }
 
-is_transient_error <- function(e) {
-  status <- tryCatch(httr2::resp_status(e$resp), error = function(e2) NA_integer_)
-  if (!is.na(status)) return(status == 429 || status >= 500)
-  inherits(e, c("httr2_failure", "curl_error", "httr2_timeout")) ||
-    grepl("timeout|timed out|connect|reset", conditionMessage(e), ignore.case = TRUE)
-}
-
-responses_tibble <- function(chat, prompts, records, errors, cached, keep_json) {
-  base_turns <- chat$get_turns()
+responses_tibble <- function(chats, chat_index, prompts, records, errors, cached, keep_json) {
+  base_turns <- lapply(chats, function(chat) chat$get_turns())
   chats <- lapply(seq_along(prompts), function(i) {
-    user <- user_turn_of(prompts[[i]])
-    turns <- c(base_turns, list(user))
-    assistant <- if (is.null(records[[i]])) empty_turn() else
+    k <- chat_index[[i]]
+    assistant <- if (is.null(records[[i]])) {
+      empty_turn()
+    } else if (cached[[i]]) {
+      # A cached answer cost nothing this run: its replayed turn says so, so that token and
+      # cost totals read from the chats (vitals' log, get_cost()) count only what was sent.
+      without_usage(ellmer::contents_replay(records[[i]]$turn))
+    } else {
       ellmer::contents_replay(records[[i]]$turn)
-    turns <- c(turns, list(assistant))
-    chat$clone()$set_turns(turns)
+    }
+    chats[[k]]$clone()$set_turns(c(base_turns[[k]], list(user_turn_of(prompts[[i]]), assistant)))
   })
   field <- function(name, default) {
     vapply(records, function(r) if (is.null(r)) default else as.double(r[[name]] %||% default),
@@ -301,8 +344,8 @@ responses_tibble <- function(chat, prompts, records, errors, cached, keep_json) 
 #' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
 generate_solver <- function(prepare = identity, system_prompt = NULL, params = NULL,
                             cache = TRUE, max_active = 10, rpm = 500, max_tries = 3,
-                            backoff = 1, chunk_size = NULL, key_extra = NULL,
-                            keep_json = FALSE) {
+                            backoff = 1, key_extra = NULL, keep_json = FALSE,
+                            batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
   force(prepare)
   cache_dir(cache)
   function(inputs, ..., solver_chat) {
@@ -310,10 +353,10 @@ generate_solver <- function(prepare = identity, system_prompt = NULL, params = N
     chat <- configure_chat(solver_chat, system_prompt, params)
     res <- generate_responses(
       chat, prepare(inputs), cache = cache, max_active = max_active, rpm = rpm,
-      max_tries = max_tries, backoff = backoff, chunk_size = chunk_size,
-      key_extra = key_extra, keep_json = keep_json
+      max_tries = max_tries, backoff = backoff,
+      key_extra = key_extra, keep_json = keep_json, batch = batch, wait = wait
     )
-    warn_failures(res$error)
+    report_failures(res$error)
     list(result = res$result, solver_chat = res$chat, solver_metadata = response_metadata(res))
   }
 }
@@ -328,17 +371,6 @@ response_metadata <- function(res) {
     if ("json" %in% names(res)) out$json <- res$json[[i]]
     out
   })
-}
-
-warn_failures <- function(errors) {
-  failed <- sum(!is.na(errors))
-  if (failed) {
-    cli::cli_warn(c(
-      "{failed} request{?s} failed; {?its/their} sample{?s} {?has/have} result {.code NA}.",
-      i = "First error: {errors[!is.na(errors)][[1]]}",
-      i = "Run {.code $eval()} again to retry them; answered requests come from the cache."
-    ), class = "predictivebench_warning_failed_requests")
-  }
 }
 
 #' Override a chat's system prompt and request parameters
@@ -362,12 +394,7 @@ configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args =
   chat <- chat$clone()
   if (!is.null(system_prompt)) chat$set_system_prompt(system_prompt)
   if (length(params) || length(api_args)) {
-    # ellmer keeps parameters on the chat's private Model object and has no setter for them.
-    private <- chat$.__enclos_env__$private
-    model <- private$model
-    if (length(params)) model@params <- utils::modifyList(model@params, params)
-    if (length(api_args)) model@extra_args <- utils::modifyList(model@extra_args, api_args)
-    private$model <- model
+    chat_set_params(chat, params, api_args)  # R/compat.R
   }
   chat
 }

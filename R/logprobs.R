@@ -130,7 +130,7 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
     endpoint <- logprob_endpoint(chat, base_url, model, api_key)
     scores <- completions_scores(endpoint, prefix, query, dir, span_check, max_tokens,
                                  max_active, max_tries, timeout)
-    log_request_usage(logprob_usage_chat(chat, endpoint), sum(scores$input_tokens),
+    log_session_usage(logprob_usage_chat(chat, endpoint), sum(scores$input_tokens),
                       sum(scores$output_tokens), NA_real_)
     scores
   } else {
@@ -226,21 +226,6 @@ logprob_usage_chat <- function(chat, endpoint) {
   if (!is.null(chat) && identical(chat$get_model(), endpoint$model)) return(chat)
   ellmer::chat_openai_compatible(base_url = endpoint$base_url, model = endpoint$model,
                                  credentials = function() "")
-}
-
-# Counts requests sent outside ellmer in its session usage (ellmer::token_usage(), which
-# vitals' $get_cost() reads): one assistant turn carrying their summed tokens and cost,
-# added to a copy of `chat` through the public Chat$add_turn().
-log_request_usage <- function(chat, input_tokens, output_tokens, cost) {
-  if (!(input_tokens + output_tokens > 0)) return(invisible())
-  record <- chat$clone()
-  record$set_turns(list())
-  record$add_turn(
-    ellmer::UserTurn(contents = list(ellmer::ContentText("log-probability requests"))),
-    ellmer::AssistantTurn(contents = list(ellmer::ContentText("")),
-                          tokens = c(input_tokens, output_tokens, 0), cost = cost)
-  )
-  invisible()
 }
 
 logprob_chat_system_prompt <- paste(

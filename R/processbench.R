@@ -202,8 +202,8 @@ processbench_parse_index <- function(texts) {
 #'   or set on the chat with `ellmer::params(seed = )`) is offset per vote: vote `j` is sent
 #'   with `seed + j - 1`, counting votes across vitals epochs (the k-th epoch's votes are
 #'   `(k - 1) * n_votes + 1` to `k * n_votes`). A run is then reproducible, yet its votes
-#'   differ; one fixed seed on every request would make them identical. With a seed, the
-#'   requests go out one vote number at a time (in parallel over samples).
+#'   differ; one fixed seed on every request would make them identical. A provider that
+#'   ignores `seed` (OpenAI's Responses API, Anthropic) says so once per eval.
 #' @param n_per_request `FALSE` (the default) sends each vote as its own request, which
 #'   works with every provider. It stays the default because many OpenAI-compatible
 #'   providers ignore `n` (returning one choice) or reject the request outright. `TRUE` asks
@@ -213,7 +213,9 @@ processbench_parse_index <- function(texts) {
 #'   requested as separate requests (the epochs, seeds and cache entries
 #'   `n_per_request = FALSE` would use), with a message (`predictivebench_message_n_ignored`),
 #'   so every sample still gets `n_votes` votes. The `n` response is one cache entry; a
-#'   failed `n` request loses all its votes (recorded per vote in `errors`).
+#'   failed `n` request loses all its votes (recorded per vote in `errors`). Providers
+#'   whose API has no `n` (OpenAI's Responses API, i.e. [ellmer::chat_openai()];
+#'   Anthropic; Gemini; Bedrock) are refused up front with an error.
 #' @param dataset A table from `processbench_dataset()`.
 #' @param solver,scorer By default `processbench_solver()` and `processbench_scorer()`.
 #' @param epochs Passed to [vitals::Task]: each epoch draws `n_votes` new critiques.
@@ -307,6 +309,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
   settings <- utils::modifyList(list(temperature = temperature), params %||% list())
   dataset_solver(function(inputs, bound, ..., solver_chat = NULL) {
     solver_chat <- as_chat(solver_chat)
+    if (n_per_request && n_votes > 1) check_provider_has_n(solver_chat)
     n <- length(inputs)
     seed <- settings$seed %||% chat_seed(solver_chat)
     send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {
@@ -347,7 +350,8 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
         cli::cli_inform(c(
           paste("{length(short)} response{?s} held fewer than {n_votes} choices:",
                 "the provider ignored {.code n}."),
-          i = "The {length(sample)} missing vote{?s} {?was/were} requested separately, cached.",
+          i = paste0("The {length(sample)} missing vote{?s} {?was/were} requested separately",
+                     if (is.null(cache_dir(cache))) "." else ", cached."),
           i = "{.code n_per_request = FALSE} sends one request per vote from the start."
         ), class = "predictivebench_message_n_ignored")
       }
@@ -379,21 +383,36 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
 }
 
 # Sends prompts[i] with epoch[i]. Without a seed one chat sends them all. With a seed, vote j
-# is sent with seed + j - 1, so votes differ but a re-run draws the same ones; each distinct
-# vote number is one batch (parallel over samples) with its own chat.
+# is sent with seed + j - 1, so votes differ but a re-run draws the same ones: one chat per
+# distinct vote number, all in one request pool (so a provider's warning shows once).
 processbench_requests <- function(solver_chat, settings, prompts, vote, epoch, seed,
                                   api_args = NULL, ...) {
   if (is.null(seed)) {
     chat <- configure_chat(solver_chat, params = settings, api_args = api_args)
     return(generate_responses(chat, prompts, epoch = epoch, ...))
   }
-  index <- unname(split(seq_along(prompts), vote))
-  parts <- lapply(index, function(rows) {
-    vote_settings <- utils::modifyList(settings, list(seed = seed + vote[[rows[[1]]]] - 1))
-    chat <- configure_chat(solver_chat, params = vote_settings, api_args = api_args)
-    generate_responses(chat, prompts[rows], epoch = epoch[rows], ...)
+  votes <- sort(unique(vote))
+  chats <- lapply(votes, function(v) {
+    configure_chat(solver_chat, params = utils::modifyList(settings, list(seed = seed + v - 1)),
+                   api_args = api_args)
   })
-  bind_requests(parts, index)
+  run_requests(chats, match(vote, votes), as_prompt_list(prompts), epoch = epoch, ...)
+}
+
+# Only OpenAI-style chat completions take `n` (several choices in one request); OpenAI's
+# Responses API, Anthropic and Gemini would drop it and bill every vote but the first twice.
+check_provider_has_n <- function(chat) {
+  no_n <- c("ellmer::ProviderOpenAI", "ellmer::ProviderAnthropic",
+            "ellmer::ProviderGoogleGemini", "ellmer::ProviderAWSBedrock")
+  provider <- chat$get_provider()
+  if (inherits(provider, no_n)) {
+    abort_pb(c(
+      "{.code n_per_request = TRUE} needs a chat-completions API that takes {.field n}.",
+      x = "{provider@name} ({.cls {class(provider)[[1]]}}) has no {.field n}.",
+      i = "Use {.code n_per_request = FALSE} (one request per vote)."
+    ), "argument")
+  }
+  invisible(chat)
 }
 
 # Row-binds generate_responses() tibbles; index[[k]] are the rows parts[[k]] answers.
@@ -409,10 +428,21 @@ bind_requests <- function(parts, index) {
 # JSON (an offline baseline) and NA for a failed request.
 processbench_choices <- function(json, text) {
   choices <- json$choices
+  if (!length(choices) && length(json$output)) return(responses_texts(json$output, text))
   if (!length(choices)) return(text)
   vapply(choices, function(ch) {
     content <- ch$message$content
     if (is.character(content) && length(content) == 1) content else NA_character_
+  }, "")
+}
+
+# The Responses API's shape: one vote per message item, its output_text parts joined.
+responses_texts <- function(output, text) {
+  messages <- Filter(function(item) identical(item$type, "message"), output)
+  if (!length(messages)) return(text)
+  vapply(messages, function(item) {
+    parts <- Filter(function(part) identical(part$type, "output_text"), item$content)
+    paste(vapply(parts, function(part) part$text %||% "", ""), collapse = "")
   }, "")
 }
 

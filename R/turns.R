@@ -17,3 +17,9 @@ user_turn_of <- function(prompt) {
   }
   ellmer::UserTurn(contents = contents)
 }
+
+# The same answer with no tokens, cost or time: what a cached answer costs on a re-run.
+without_usage <- function(turn) {
+  ellmer::AssistantTurn(contents = turn@contents, tokens = c(0, 0, 0), cost = 0, duration = 0,
+                        finish_reason = turn@finish_reason)
+}

@@ -134,3 +134,19 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
   names(header) <- keys
   list(solver_chats = chats, header = header)
 }
+
+# Counts requests sent outside ellmer (the engine's curl fast path, completions for
+# log-probabilities) in ellmer's session usage (ellmer::token_usage(), which vitals'
+# $get_cost() reads): one assistant turn carrying their summed tokens and cost, added to a
+# copy of `chat` through the public Chat$add_turn(), which logs it as ellmer logs its own.
+log_session_usage <- function(chat, input_tokens, output_tokens, cost) {
+  if (!(input_tokens + output_tokens > 0)) return(invisible())
+  record <- chat$clone()
+  record$set_turns(list())
+  record$add_turn(
+    ellmer::UserTurn(contents = list(ellmer::ContentText("requests sent by predictivebench"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("")),
+                          tokens = c(input_tokens, output_tokens, 0), cost = cost)
+  )
+  invisible()
+}

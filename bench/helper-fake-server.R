@@ -7,12 +7,24 @@
 # This one is a minimal asyncio HTTP/1.1 server in Python (/usr/bin/python3, standard
 # library only) with TCP_NODELAY and one write per response: it answers every POST with one
 # fixed chat completion after `latency` seconds (asyncio.sleep, so requests overlap), keeps
-# connections alive, and counts requests. `fast_fake_server()` returns $url (the base_url for ellmer), $count(), $reset()
+# connections alive, and counts requests. With `sigma > 0` the latency is lognormal (median
+# `latency`), drawn per item number so that every client meets the same latencies. `fast_fake_server()` returns $url (the base_url for ellmer), $count(), $reset()
 # and $stop(). Its own ceiling is measured by bench/throughput.R (server_ceiling()).
 
-fast_fake_server_py <- r"---(import asyncio, json, socket, sys
+fast_fake_server_py <- r"---(import asyncio, hashlib, json, math, re, socket, sys
+from statistics import NormalDist
 latency = float(sys.argv[1]); reply = sys.argv[2]; port_file = sys.argv[3]
+sigma = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
 n = 0
+def delay(payload):
+    # Lognormal latency (median `latency`, log-sd `sigma`), a fixed function of the item
+    # number in the prompt, so every client sending the same items meets the same latencies.
+    if sigma <= 0:
+        return latency
+    m = re.search(rb"item (\d+)", payload)
+    key = m.group(1) if m else payload
+    u = (int(hashlib.md5(key).hexdigest()[:12], 16) % 1000000 + 0.5) / 1000000
+    return latency * math.exp(sigma * NormalDist().inv_cdf(u))
 body = json.dumps({"id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
     "model": "fake-model", "choices": [{"index": 0, "finish_reason": "stop",
     "message": {"role": "assistant", "content": reply}}],
@@ -35,16 +47,16 @@ async def handle(reader, writer):
             for line in lines[1:]:
                 if line.lower().startswith("content-length:"):
                     length = int(line.split(":", 1)[1])
-            if length:
-                await reader.readexactly(length)
+            payload = await reader.readexactly(length) if length else b""
             if method == "GET":
                 if path.startswith("/__reset"):
                     n = 0
                 writer.write(response(json.dumps({"n": n}).encode()))
             else:
                 n += 1
-                if latency > 0:
-                    await asyncio.sleep(latency)
+                wait = delay(payload)
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 writer.write(ok)
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError):
@@ -61,11 +73,12 @@ async def main():
 asyncio.run(main())
 )---"
 
-fast_fake_server <- function(latency = 0.1, reply = "\\boxed{A}", python = "/usr/bin/python3") {
+fast_fake_server <- function(latency = 0.1, reply = "\\boxed{A}", python = "/usr/bin/python3",
+                             sigma = 0) {
   script <- tempfile(fileext = ".py")
   writeLines(fast_fake_server_py, script)
   port_file <- tempfile()
-  proc <- processx::process$new(python, c(script, format(latency), reply, port_file),
+  proc <- processx::process$new(python, c(script, format(latency), reply, port_file, format(sigma)),
                                 stdout = NULL, stderr = "|", cleanup = TRUE)
   deadline <- Sys.time() + 20
   while (!file.exists(port_file) || !length(readLines(port_file, warn = FALSE))) {
@@ -93,15 +106,22 @@ fast_fake_chat <- function(server, model = "fake-model") {
 
 # The server's own ceiling: n requests sent with plain curl multi (no ellmer, no httr2) at
 # `concurrency` connections. Returns requests per second and the wall time.
-server_ceiling <- function(server, n = 2000, concurrency = 50) {
-  body <- '{"model":"fake-model","messages":[{"role":"user","content":"hi"}]}'
+server_ceiling <- function(server, n = 2000, concurrency = 50, prompts = NULL) {
+  bodies <- if (is.null(prompts)) {
+    rep('{"model":"fake-model","messages":[{"role":"user","content":"hi"}]}', n)
+  } else {
+    vapply(prompts, function(p) as.character(jsonlite::toJSON(list(
+      model = "fake-model", messages = list(list(role = "user", content = p))
+    ), auto_unbox = TRUE)), "")
+  }
+  n <- length(bodies)
   pool <- curl::new_pool(total_con = concurrency, host_con = concurrency, multiplex = FALSE)
   done <- 0L
   failed <- 0L
   started <- Sys.time()
   for (i in seq_len(n)) {
     h <- curl::new_handle(url = paste0(server$url, "/chat/completions"),
-                          postfields = body)
+                          postfields = bodies[[i]])
     curl::handle_setheaders(h, `Content-Type` = "application/json")
     curl::curl_fetch_multi(paste0(server$url, "/chat/completions"), handle = h, pool = pool,
                            done = function(res) done <<- done + 1L,

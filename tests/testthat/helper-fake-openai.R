@@ -1,7 +1,8 @@
 # A local OpenAI-compatible server for tests: scripted replies over real HTTP.
 #
 # fake_openai(reply) starts a webfakes app in a child process. `reply(body, n)` runs in that
-# process for every POST to /v1/chat/completions or /v1/completions; `body` is the parsed
+# process for every POST to /v1/chat/completions, /v1/completions, /v1/responses (OpenAI's
+# Responses API) or /v1/messages (Anthropic's Messages API); `body` is the parsed
 # request JSON and `n` the request number (1, 2, ...). It returns either a string (the
 # assistant's text) or a list with any of:
 #   text       the reply text (chat) or completion text
@@ -13,9 +14,10 @@
 #   usage      list(prompt_tokens =, completion_tokens =)
 # Reply functions may also call last_user_text(), `%||%`, echo_tokenize() and
 # echo_completion() (below), which are copied into the server's process with them.
-# The object returned has $url (the base_url to give ellmer), $count() (requests so far),
-# $requests() (their bodies, in arrival order) and $stop().
-fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
+# The object returned has $url (the base_url to give ellmer), $count() (requests so far,
+# batch items included), $requests() (their bodies, in arrival order), $uploads() (OpenAI
+# file uploads begun) and $stop(). `batch` configures the batch endpoints (add_batch_routes()).
+fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list()) {
   `%||%` <- function(x, y) if (is.null(x)) y else x
   app <- webfakes::new_app()
   app$use(webfakes::mw_json())
@@ -26,12 +28,15 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
   helpers$last_user_text <- last_user_text
   environment(helpers$last_user_text) <- helpers
   helpers$`%||%` <- `%||%`
-  for (name in c("echo_tokenize", "echo_completion")) {
+  for (name in c("echo_tokenize", "echo_completion", "fake_responses_body",
+                 "fake_messages_body")) {
     helpers[[name]] <- get(name)
     environment(helpers[[name]]) <- helpers
   }
   environment(reply) <- helpers
   app$locals$reply <- reply
+  app$locals$responses_body <- helpers$fake_responses_body
+  app$locals$messages_body <- helpers$fake_messages_body
   app$locals$latency <- latency
   handle <- function(req, res) {
     app <- req$app
@@ -70,6 +75,14 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
                                 choices = choices, usage = usage),
                            auto_unbox = TRUE, null = "null"))
     }
+    if (grepl("/responses$", req$path)) {
+      return(res$send_json(app$locals$responses_body(out$text %||% "", n, body$model, usage),
+                           auto_unbox = TRUE, null = "null"))
+    }
+    if (grepl("/messages$", req$path)) {
+      return(res$send_json(app$locals$messages_body(out$text %||% "", n, body$model, usage),
+                           auto_unbox = TRUE, null = "null"))
+    }
     texts <- out$choices %||% rep(out$text %||% "", max(1L, body$n %||% 1L))
     choices <- lapply(seq_along(texts), function(i) {
       list(index = i - 1L,
@@ -83,7 +96,10 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
                   auto_unbox = TRUE, null = "null")
   }
   app$post("/v1/chat/completions", handle)
+  app$post("/v1/responses", handle)
+  app$post("/v1/messages", handle)
   app$post("/v1/completions", handle)
+  add_batch_routes(app, batch)
   app$get("/__count", function(req, res) res$send_json(list(n = req$app$locals$n),
                                                         auto_unbox = TRUE))
   app$get("/__requests", function(req, res) {
@@ -94,11 +110,202 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0) {
   list(
     url = paste0(url, "/v1"),
     count = function() jsonlite::fromJSON(paste0(url, "/__count"))$n,
+    uploads = function() jsonlite::fromJSON(paste0(url, "/__uploads"))$n,
     requests = function() jsonlite::fromJSON(paste0(url, "/__requests"),
                                              simplifyVector = FALSE),
     stop = function() proc$stop(),
     process = proc
   )
+}
+
+# Batch APIs, as ellmer::batch_chat() calls them: OpenAI's Files + Batches (a JSONL file of
+# /v1/responses requests is uploaded, a batch made of it, polled, and its output and error
+# files downloaded) and Anthropic's Message Batches (requests in the body, polled, results
+# downloaded from `results_url`). Every item goes through `reply(body, n)` when the batch is
+# created (counted like any request); an item whose reply has a `status` fails with it, and
+# one whose reply is `list(expire = TRUE)` expires (the batch then ends "expired" on OpenAI).
+# `batch` options: `polls` (polls answered "in progress" first, default 1), `reject` (answer
+# 400 to the batch itself), `upload_delay` (seconds the OpenAI file upload takes).
+add_batch_routes <- function(app, options) {
+  `%||%` <- function(x, y) if (is.null(x)) y else x
+  # What the Batches endpoints show of a batch: in progress until polled enough, then final.
+  openai_batch_view <- function(batch, ended) {
+    list(id = batch$id, object = "batch", endpoint = batch$endpoint,
+         input_file_id = batch$input_file_id, completion_window = "24h",
+         status = if (ended) batch$final else "in_progress",
+         request_counts = if (ended) batch$request_counts else
+           list(total = batch$request_counts$total, completed = 0L, failed = 0L),
+         output_file_id = if (ended) batch$output_file_id,
+         error_file_id = if (ended) batch$error_file_id)
+  }
+
+  anthropic_batch_view <- function(batch, ended, root) {
+    counts <- batch$counts
+    if (!ended) {
+      counts <- list(processing = length(batch$results), succeeded = 0L, errored = 0L,
+                     canceled = 0L, expired = 0L)
+    }
+    list(id = batch$id, type = "message_batch",
+         processing_status = if (ended) "ended" else "in_progress", request_counts = counts,
+         results_url = if (ended) paste0(root, "/v1/messages/batches/", batch$id, "/results"))
+  }
+  app$use(webfakes::mw_multipart())
+  app$locals$batch_options <- options
+  app$locals$files <- list()
+  app$locals$batches <- list()
+  # Runs every item of a new batch through the reply function: a list of outcomes.
+  run_items <- function(app, bodies) {
+    lapply(bodies, function(body) {
+      app$locals$n <- app$locals$n + 1L
+      n <- app$locals$n
+      app$locals$bodies[[n]] <- body
+      out <- app$locals$reply(body, n)
+      if (is.character(out)) out <- list(text = out)
+      out$n <- n
+      out
+    })
+  }
+  reject <- function(req, res) {
+    if (!isTRUE(req$app$locals$batch_options$reject)) return(FALSE)
+    res$set_status(400)$send_json(list(error = list(message = "fake: the batch is invalid",
+                                                    type = "invalid_request_error")),
+                                  auto_unbox = TRUE)
+    TRUE
+  }
+  usage <- list(prompt_tokens = 10L, completion_tokens = 5L, total_tokens = 15L)
+  app$locals$uploads <- 0L
+  app$get("/__uploads", function(req, res) {
+    res$send_json(list(n = req$app$locals$uploads), auto_unbox = TRUE)
+  })
+  app$post("/v1/files", function(req, res) {
+    if (is.null(res$locals$seen)) {
+      res$locals$seen <- TRUE
+      req$app$locals$uploads <- req$app$locals$uploads + 1L
+      # only the first upload is slow (long enough to kill the client during it)
+      delay <- req$app$locals$batch_options$upload_delay %||% 0
+      if (delay > 0 && req$app$locals$uploads == 1L) return(res$delay(delay))
+    }
+    id <- paste0("file-", length(req$app$locals$files) + 1L)
+    req$app$locals$files[[id]] <- rawToChar(req$files$file$value)
+    res$send_json(list(id = id, object = "file", purpose = "batch", filename = "batch.jsonl",
+                       bytes = length(req$files$file$value)), auto_unbox = TRUE)
+  })
+  app$get("/v1/files/:id/content", function(req, res) {
+    res$set_type("application/jsonl")$send(req$app$locals$files[[req$params$id]])
+  })
+  app$post("/v1/batches", function(req, res) {
+    if (reject(req, res)) return()
+    app <- req$app
+    lines <- strsplit(app$locals$files[[req$json$input_file_id]], "\n")[[1]]
+    requests <- lapply(lines[nzchar(lines)], jsonlite::parse_json)
+    outs <- run_items(app, lapply(requests, `[[`, "body"))
+    id <- paste0("batch_", length(app$locals$batches) + 1L)
+    line <- function(r, out) {
+      if (isTRUE(out$expire)) {
+        return(list(id = paste0("batch_req_", out$n), custom_id = r$custom_id, response = NULL,
+                    error = list(code = "batch_expired", message = paste(
+                      "This request could not be executed before the completion window",
+                      "expired."))))
+      }
+      body <- if (is.null(out$status)) {
+        app$locals$responses_body(out$text %||% "", out$n, r$body$model, usage)
+      } else {
+        list(error = list(message = paste("fake error", out$status), type = "fake"))
+      }
+      list(id = paste0("batch_req_", out$n), custom_id = r$custom_id,
+           response = list(status_code = out$status %||% 200L,
+                           request_id = paste0("req_", out$n), body = body),
+           error = NULL)
+    }
+    all <- Map(line, requests, outs)
+    expired <- vapply(outs, function(o) isTRUE(o$expire), TRUE)
+    jsonl <- function(x) {
+      if (!length(x)) return(NULL)
+      file <- paste0("file-", length(app$locals$files) + 1L)
+      app$locals$files[[file]] <- paste0(vapply(x, function(l) {
+        as.character(jsonlite::toJSON(l, auto_unbox = TRUE, null = "null"))
+      }, ""), "\n", collapse = "")
+      file
+    }
+    ok <- vapply(outs, function(o) is.null(o$status) && !isTRUE(o$expire), TRUE)
+    app$locals$batches[[id]] <- list(
+      id = id, object = "batch", endpoint = req$json$endpoint,
+      input_file_id = req$json$input_file_id, completion_window = "24h",
+      final = if (any(expired)) "expired" else "completed",
+      polls = app$locals$batch_options$polls %||% 1L,
+      request_counts = list(total = length(outs), completed = sum(ok),
+                            failed = sum(!ok)),
+      output_file_id = jsonl(all[!expired]), error_file_id = jsonl(all[expired])
+    )
+    res$send_json(openai_batch_view(app$locals$batches[[id]], FALSE), auto_unbox = TRUE,
+                  null = "null")
+  })
+  app$get("/v1/batches/:id", function(req, res) {
+    batch <- req$app$locals$batches[[req$params$id]]
+    batch$polls <- batch$polls - 1L
+    req$app$locals$batches[[req$params$id]] <- batch
+    res$send_json(openai_batch_view(batch, batch$polls < 0), auto_unbox = TRUE, null = "null")
+  })
+  app$post("/v1/messages/batches", function(req, res) {
+    if (reject(req, res)) return()
+    app <- req$app
+    requests <- req$json$requests
+    outs <- run_items(app, lapply(requests, `[[`, "params"))
+    id <- paste0("msgbatch_", length(app$locals$batches) + 1L)
+    results <- Map(function(r, out) {
+      result <- if (isTRUE(out$expire)) list(type = "expired") else if (!is.null(out$status)) {
+        list(type = "errored", error = list(type = "error", error = list(
+          type = "invalid_request_error", message = paste("fake error", out$status))))
+      } else {
+        list(type = "succeeded", message = app$locals$messages_body(
+          out$text %||% "", out$n, r$params$model, usage))
+      }
+      list(custom_id = r$custom_id, result = result)
+    }, requests, outs)
+    types <- vapply(results, function(r) r$result$type, "")
+    app$locals$batches[[id]] <- list(
+      id = id, results = results, polls = app$locals$batch_options$polls %||% 1L,
+      counts = list(processing = 0L, succeeded = sum(types == "succeeded"),
+                    errored = sum(types == "errored"), canceled = 0L,
+                    expired = sum(types == "expired"))
+    )
+    res$send_json(anthropic_batch_view(app$locals$batches[[id]], FALSE, ""),
+                  auto_unbox = TRUE, null = "null")
+  })
+  app$get("/v1/messages/batches/:id", function(req, res) {
+    batch <- req$app$locals$batches[[req$params$id]]
+    batch$polls <- batch$polls - 1L
+    req$app$locals$batches[[req$params$id]] <- batch
+    root <- sub("/v1/.*$", "", req$url)
+    res$send_json(anthropic_batch_view(batch, batch$polls < 0, root), auto_unbox = TRUE,
+                  null = "null")
+  })
+  app$get("/v1/messages/batches/:id/results", function(req, res) {
+    batch <- req$app$locals$batches[[req$params$id]]
+    res$set_type("application/binary")$send(paste0(vapply(batch$results, function(l) {
+      as.character(jsonlite::toJSON(l, auto_unbox = TRUE, null = "null"))
+    }, ""), "\n", collapse = ""))
+  })
+  invisible(app)
+}
+
+# OpenAI's Responses API (ellmer::chat_openai()) and Anthropic's Messages API
+# (ellmer::chat_anthropic()) answer in their own shapes; `usage` is the chat-completions one.
+fake_responses_body <- function(text, n, model, usage) {
+  list(id = paste0("resp_", n), object = "response", status = "completed",
+       model = model %||% "fake",
+       output = list(list(type = "message", id = paste0("msg_", n), role = "assistant",
+                          status = "completed",
+                          content = list(list(type = "output_text", text = text,
+                                              annotations = list())))),
+       usage = list(input_tokens = usage$prompt_tokens, output_tokens = usage$completion_tokens,
+                    total_tokens = usage$total_tokens))
+}
+
+fake_messages_body <- function(text, n, model, usage) {
+  list(id = paste0("msg_", n), type = "message", role = "assistant", model = model %||% "fake",
+       content = list(list(type = "text", text = text)), stop_reason = "end_turn",
+       usage = list(input_tokens = usage$prompt_tokens, output_tokens = usage$completion_tokens))
 }
 
 # A real ellmer chat pointed at a fake server, with a recognisable fake key.
@@ -110,16 +317,27 @@ fake_chat <- function(server, model = "fake-model", system_prompt = NULL, params
   )
 }
 
-local_fake_openai <- function(reply = function(body, n) "ok", latency = 0,
+# The same, through OpenAI's Responses API and through Anthropic's Messages API.
+fake_responses_chat <- function(server, model = "fake-model", params = NULL) {
+  ellmer::chat_openai(base_url = server$url, model = model, params = params,
+                      credentials = function() "sk-test-FAKEKEY-0123456789")
+}
+
+fake_anthropic_chat <- function(server, model = "fake-model", params = NULL) {
+  ellmer::chat_anthropic(base_url = server$url, model = model, params = params,
+                         credentials = function() "sk-ant-test-FAKEKEY")
+}
+
+local_fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
                               .local_envir = parent.frame()) {
-  server <- fake_openai(reply, latency)
+  server <- fake_openai(reply, latency, batch)
   withr::defer(server$stop(), envir = .local_envir)
   server
 }
 
 # The text of the last user message in a chat request body.
 last_user_text <- function(body) {
-  messages <- body$messages
+  messages <- body$messages %||% body$input
   content <- messages[[length(messages)]]$content
   if (is.character(content)) return(content)
   paste(vapply(content, function(x) x$text %||% "", ""), collapse = "")

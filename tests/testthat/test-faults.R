@@ -134,16 +134,15 @@ test_that("a request that keeps timing out is marked failed with its error, the 
 })
 
 # A script that evaluates a FutureX-shaped task read from `data` and saves its samples.
-eval_script <- function(data, cache, log_dir, out, server_url, max_active = 1,
-                        chunk_size = NULL) {
+eval_script <- function(data, cache, log_dir, out, server_url, max_active = 1) {
   script <- tempfile(fileext = ".R")
   writeLines(c(
     sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'sk-child-key')", deparse(server_url)),
     sprintf("data <- read_task_table(%s, 'futurex')", deparse(data)),
-    sprintf("solver <- generate_solver(cache = %s, max_active = %d, chunk_size = %s,
-             backoff = 0)", deparse(cache), max_active, deparse(chunk_size)),
+    sprintf("solver <- generate_solver(cache = %s, max_active = %d, backoff = 0)",
+            deparse(cache), max_active),
     sprintf("tsk <- futurex_task(dataset = data, solver = solver, dir = %s)", deparse(log_dir)),
     "tsk$eval(solver_chat = chat, view = FALSE)",
     sprintf("saveRDS(tsk$get_samples(), %s)", deparse(out))
@@ -176,7 +175,7 @@ test_that("an $eval() killed with SIGKILL resumes without re-asking answered sam
   cache <- file.path(tmp, "cache")
   out <- file.path(tmp, "resumed.rds")
   script <- eval_script(data, cache, file.path(tmp, "logs"), out, server$url,
-                        max_active = 1, chunk_size = 2)
+                        max_active = 1)
 
   child <- run_child(script)
   deadline <- Sys.time() + 60
@@ -234,7 +233,7 @@ test_that("two runs sharing one cache directory at the same time do not corrupt 
   runs <- lapply(c("a", "b"), function(x) {
     run_child(eval_script(file.path(tmp, paste0(x, ".parquet")), cache,
                           file.path(tmp, paste0("logs-", x)), file.path(tmp, paste0(x, ".rds")),
-                          server$url, max_active = 4, chunk_size = 1))
+                          server$url, max_active = 4))
   })
   for (run in runs) {
     run$wait(120000)
@@ -377,14 +376,21 @@ test_that("a provider that keeps answering 429 is given up on after max_tries (n
   expect_lte(server$count(), 4)
 })
 
-test_that("generate_responses() turns the JIT off only while ellmer sends, then restores it", {
+test_that("generate_responses() leaves no global switch behind (JIT level, options)", {
   server <- local_fake_openai(function(body, n) "ok")
   old <- compiler::enableJIT(3)
   on.exit(compiler::enableJIT(old), add = TRUE)
-  expect_equal(without_jit(compiler::enableJIT(-1)), 0)
-  res <- generate_responses(fake_chat(server), c("a", "b"), cache = FALSE)
-  expect_equal(res$result, c("ok", "ok"))
-  expect_equal(compiler::enableJIT(-1), 3)
+  options_before <- options()
+  # the fast path, and ellmer's own path (which lowers the JIT while it sends, R/compat.R)
+  tool <- ellmer::tool(function() "unused", name = "idle", description = "Never called.")
+  general <- fake_responses_chat(server)
+  general$register_tool(tool)
+  for (chat in list(fake_chat(server), general)) {
+    res <- generate_responses(chat, c("a", "b"), cache = FALSE)
+    expect_equal(res$result, c("ok", "ok"))
+    expect_equal(compiler::enableJIT(-1), 3)
+    expect_equal(options(), options_before)
+  }
 })
 
 test_that("a failing DSBench judge is retried, then recorded as an incorrect score with its error", {

@@ -81,34 +81,45 @@ test_that("configure_chat overrides parameters and system prompt in the request"
   expect_null(original$get_model_object()@params$temperature)
 })
 
-test_that("an interrupted run resumes: killed mid-run, it sends only what is missing", {
+test_that("a run killed with SIGKILL pays again only for the requests in flight", {
   skip_on_cran()
+  skip_on_os("windows")
   server <- local_fake_openai(echo_reply, latency = 0.3)
   dir <- withr::local_tempdir()
-  prompts <- paste("item", 1:12)
+  n <- 24
+  max_active <- 3
+  prompts <- paste("item", seq_len(n))
   script <- withr::local_tempfile(fileext = ".R")
   writeLines(c(
     sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'k')", deparse(server$url)),
-    sprintf("generate_responses(chat, %s, cache = %s, max_active = 1, chunk_size = 1)",
-            paste(deparse(prompts), collapse = ""), deparse(dir))
+    sprintf("generate_responses(chat, %s, cache = %s, max_active = %d, rpm = 1e6)",
+            paste(deparse(prompts), collapse = ""), deparse(dir), max_active)
   ), script)
   child <- processx::process$new(file.path(R.home("bin"), "Rscript"), script,
-                                 stdout = "|", stderr = "|")
+                                 stdout = NULL, stderr = NULL)
+  entries <- function() length(list.files(dir, recursive = TRUE, pattern = "\\.rds$"))
   deadline <- Sys.time() + 60
-  while (server$count() < 4 && Sys.time() < deadline) Sys.sleep(0.1)
-  child$kill()
+  while (entries() < 8 && child$is_alive() && Sys.time() < deadline) Sys.sleep(0.05)
+  child$signal(tools::SIGKILL)
+  child$wait(5000)
+  expect_false(child$is_alive())
   sent_before <- server$count()
-  expect_gte(sent_before, 4)
-  expect_lt(sent_before, 12)
-  done <- length(list.files(dir, recursive = TRUE, pattern = "\\.rds$"))
-  expect_gte(done, sent_before - 1)
+  done <- entries()
+  expect_gte(done, 8)
+  expect_lt(done, n)
+  # every request sent either answered into the cache or was in flight at the kill
+  expect_lte(sent_before - done, max_active)
 
-  res <- generate_responses(fake_chat(server), prompts, cache = dir)
-  expect_equal(res$result, paste("answer to", prompts))
-  expect_equal(server$count() - sent_before, 12 - done)
+  res <- generate_responses(fake_chat(server), prompts, cache = dir, max_active = max_active)
+  sent_after <- server$count() - sent_before
+  expect_equal(sent_after, n - done)
+  expect_lte(sent_before + sent_after - n, max_active)  # answers paid for twice
   expect_equal(sum(res$cached), done)
+  whole <- generate_responses(fake_chat(server), prompts, cache = FALSE)
+  expect_equal(res$result, whole$result)
+  expect_equal(res$result, paste("answer to", prompts))
 })
 
 test_that("API keys never reach the cache", {
@@ -196,4 +207,222 @@ test_that("tokens are summed over a request's tool-call rounds, not earlier turn
   usage <- request_usage(x, n_before = 3)  # the system prompt and the earlier exchange
   expect_equal(unname(usage$tokens), c(18, 8, 2))
   expect_equal(usage$cost, 0.75)
+})
+
+# A tool the fake server never calls: registering it sends the chat through ellmer's own
+# `$chat_async()` path instead of the fast path.
+with_idle_tool <- function(chat) {
+  chat$register_tool(ellmer::tool(function() "unused", name = "idle",
+                                  description = "Never called."))
+  chat
+}
+
+test_that("the fast path sends what ellmer sends and reads answers as ellmer does", {
+  server <- local_fake_openai(function(body, n) {
+    list(text = paste("answer to", last_user_text(body)),
+         usage = list(prompt_tokens = 120L, completion_tokens = 30L))
+  })
+  # Providers and models in ellmer's price table, so the cost is a number.
+  makers <- list(
+    completions = function(...) ellmer::chat_openai_compatible(
+      base_url = server$url, name = "OpenAI", model = "gpt-4.1-nano", ...,
+      credentials = function() "sk-test"),
+    responses = function(...) ellmer::chat_openai(
+      base_url = server$url, model = "gpt-4.1-nano", ..., credentials = function() "sk-test"),
+    anthropic = function(...) ellmer::chat_anthropic(
+      base_url = server$url, model = "claude-3-5-haiku-latest", ...,
+      credentials = function() "sk-ant-test")
+  )
+  for (kind in names(makers)) {
+    chat <- makers[[kind]](system_prompt = "Be brief.",
+                           params = ellmer::params(temperature = 0.3, max_tokens = 50),
+                           api_args = list(metadata = list(run = "bench")))
+    chat$set_turns(list(
+      ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
+      ellmer::AssistantTurn(contents = list(ellmer::ContentText("earlier answer")))
+    ))
+    prompts <- list("plain \"quoted\" \u00e9\n", list("two", "parts"))
+    expect_true(uses_fast_path(chat))
+    before <- server$count()
+    ours <- generate_responses(chat, prompts, cache = FALSE, max_active = 1)
+    theirs <- lapply(prompts, function(p) {
+      x <- chat$clone()
+      do.call(x$chat, c(as.list(p), echo = "none"))
+      x$last_turn()
+    })
+    bodies <- server$requests()[before + 1:4]
+    expect_equal(bodies[1:2], bodies[3:4], info = kind)
+    expect_equal(bodies[[1]]$metadata$run, "bench", info = kind)
+    for (i in 1:2) {
+      turn <- ours$chat[[i]]$last_turn()
+      expect_equal(turn@contents, theirs[[i]]@contents, info = kind)
+      expect_equal(turn@tokens, theirs[[i]]@tokens, info = kind)
+      expect_equal(turn@cost, theirs[[i]]@cost, info = kind)
+      expect_equal(turn@finish_reason, theirs[[i]]@finish_reason, info = kind)
+    }
+    expect_equal(ours$result[[1]], "answer to plain \"quoted\" \u00e9\n", info = kind)
+    if (kind != "anthropic") expect_gt(ours$cost[[1]], 0)
+  }
+})
+
+test_that("chats the fast path does not cover go through ellmer's own $chat_async()", {
+  server <- local_fake_openai(echo_reply)
+  dir <- withr::local_tempdir()
+  for (chat in list(with_idle_tool(fake_responses_chat(server)),
+                    with_idle_tool(fake_anthropic_chat(server)))) {
+    expect_false(uses_fast_path(chat))
+    res <- generate_responses(chat, c("a", "b"), cache = dir)
+    expect_equal(res$result, c("answer to a", "answer to b"))
+    expect_equal(res$input_tokens, c(10, 10))
+    again <- generate_responses(chat, c("a", "b"), cache = dir)
+    expect_true(all(again$cached))
+  }
+  expect_equal(server$count(), 4)
+})
+
+test_that("a provider warning reaches the user once per call, not once per request", {
+  server <- local_fake_openai(echo_reply)
+  # ellmer's Responses and Anthropic providers drop `seed`, with a warning per request.
+  # on the fast path and on ellmer's own path (a chat with tools)
+  for (chat in list(fake_responses_chat(server, params = ellmer::params(seed = 1)),
+                    fake_anthropic_chat(server, params = ellmer::params(seed = 1)),
+                    with_idle_tool(fake_responses_chat(server, params = ellmer::params(seed = 1))),
+                    with_idle_tool(fake_anthropic_chat(server, params = ellmer::params(seed = 1))))) {
+    warnings <- list()
+    res <- withCallingHandlers(
+      generate_responses(chat, paste("q", 1:5), cache = FALSE),
+      warning = function(w) {
+        warnings[[length(warnings) + 1]] <<- conditionMessage(w)
+        invokeRestart("muffleWarning")
+      }
+    )
+    expect_equal(res$result, paste("answer to q", 1:5))
+    expect_length(warnings, 1)
+    expect_match(warnings[[1]], "seed")
+  }
+  # the fast path too: chat completions have no `reasoning_effort`
+  chat <- fake_chat(server, params = ellmer::params(reasoning_effort = "low"))
+  expect_warning(generate_responses(chat, paste("r", 1:5), cache = FALSE), "reasoning_effort")
+  expect_no_warning(generate_responses(fake_chat(server), paste("r", 1:5), cache = FALSE))
+})
+
+test_that("ProcessBench: one seed warning per eval, n_per_request refused without n, Responses votes", {
+  server <- local_fake_openai(function(body, n) "\\boxed{1}")
+  data <- tibble::tibble(
+    id = c("s1", "s2"), problem = c("How many?", "When?"),
+    steps = list(c("3 * 4 = 12.", "So 12."), c("9 + 1 = 10.", "So 10.")),
+    label = c(1L, -1L), task_l1 = "a", task_l2 = NA_character_, origin = NA_character_,
+    generator = NA_character_, final_answer_correct = NA,
+    error_sections = list(NULL, NULL), unuseful_sections = list(NULL, NULL),
+    sections_content = NA_character_
+  )
+  chat <- fake_responses_chat(server)
+  tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 3, params = list(seed = 4),
+                                                        cache = FALSE))
+  warnings <- character()
+  withCallingHandlers(tsk$eval(solver_chat = chat, view = FALSE), warning = function(w) {
+    warnings <<- c(warnings, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_equal(sum(grepl("seed", warnings)), 1)
+  expect_equal(server$count(), 6)
+  meta <- tsk$get_samples()$solver_metadata
+  expect_equal(meta[[1]]$votes, c(1L, 1L, 1L))
+
+  before <- server$count()
+  for (chat in list(fake_responses_chat(server), fake_anthropic_chat(server))) {
+    tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                             solver = processbench_solver(n_votes = 3, n_per_request = TRUE,
+                                                          cache = FALSE))
+    expect_error(tsk$eval(solver_chat = chat, view = FALSE),
+                 class = "predictivebench_error_argument")
+  }
+  expect_equal(server$count(), before)
+
+  # votes read from a Responses body (one per message item)
+  json <- list(output = list(
+    list(type = "reasoning", summary = list()),
+    list(type = "message", content = list(list(type = "output_text", text = "\\boxed{2}")))
+  ))
+  expect_equal(processbench_choices(json, "ignored"), "\\boxed{2}")
+})
+
+test_that("the n_ignored message says cached only when the cache is on", {
+  one <- local_fake_openai(function(body, n) list(choices = "\\boxed{1}"))
+  data <- tibble::tibble(
+    id = "s1", problem = "How many?", steps = list(c("3 * 4 = 12.", "So 12.")), label = 1L,
+    task_l1 = "a", task_l2 = NA_character_, origin = NA_character_,
+    generator = NA_character_, final_answer_correct = NA, error_sections = list(NULL),
+    unuseful_sections = list(NULL), sections_content = NA_character_
+  )
+  for (cache in list(FALSE, withr::local_tempdir())) {
+    tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                             solver = processbench_solver(n_votes = 2, n_per_request = TRUE,
+                                                          cache = cache))
+    msg <- NULL
+    withCallingHandlers(tsk$eval(solver_chat = fake_chat(one), view = FALSE),
+                        predictivebench_message_n_ignored = function(m) {
+                          msg <<- conditionMessage(m)
+                          invokeRestart("muffleMessage")
+                        })
+    expect_equal(grepl("cached", msg), !isFALSE(cache))
+  }
+})
+
+test_that("a transient failure re-enters the pool while slow requests are still in flight", {
+  # A scripted transport, no HTTP: item 2 is slow (it answers only when nothing else is in
+  # flight); item 1 fails with a 503 on its first try. Rounds would resend item 1 only after
+  # item 2 answered; the pool resends it at once.
+  active <- integer(0)
+  starts <- list()
+  tries <- integer(4)
+  callbacks <- list()
+  transport <- list(
+    start = function(i, finish) {
+      tries[[i]] <<- tries[[i]] + 1L
+      starts[[length(starts) + 1]] <<- list(i = i, try = tries[[i]], active = active)
+      active <<- c(active, i)
+      callbacks[[as.character(i)]] <<- finish
+    },
+    drive = function(timeout) {
+      # a short wait (for the next rpm token) passes without an answer, as on a network
+      if (timeout < 0.01) return(Sys.sleep(timeout))
+      ready <- setdiff(active, if (length(active) > 1) 2L)
+      i <- ready[[1]]
+      active <<- setdiff(active, i)
+      value <- if (i == 1L && tries[[1]] == 1L) {
+        structure(class = c("error", "condition"), list(message = "HTTP 503", status = 503L))
+      } else paste("answer", i)
+      callbacks[[as.character(i)]](i, value)
+    },
+    close = function() NULL
+  )
+  delivered <- list()
+  request_pool(1:4, transport, function(i, value) delivered[[as.character(i)]] <<- value,
+               max_active = 2, rpm = 1e6, max_tries = 3, backoff = 0)
+  expect_equal(unname(unlist(delivered[as.character(1:4)])), paste("answer", 1:4))
+  retry <- Filter(function(s) s$i == 1L && s$try == 2L, starts)
+  expect_length(retry, 1)
+  expect_true(2L %in% retry[[1]]$active)  # item 2 was still in flight
+  expect_equal(tries, c(2L, 1L, 1L, 1L))
+})
+
+test_that("a request failing transiently every time is given up after max_tries", {
+  tries <- 0L
+  transport <- list(
+    start = function(i, finish) {
+      tries <<- tries + 1L
+      finish(i, structure(class = c("error", "condition"),
+                          list(message = "HTTP 429", status = 429L, retry_after = "0")))
+    },
+    drive = function(timeout) NULL,
+    close = function() NULL
+  )
+  out <- NULL
+  request_pool(1L, transport, function(i, value) out <<- value, max_active = 1, rpm = 1e6,
+               max_tries = 3, backoff = 0)
+  expect_equal(tries, 3L)
+  expect_s3_class(out, "predictivebench_gave_up")
+  expect_match(conditionMessage(out), "Gave up after 3 tries.*429")
 })

@@ -1,0 +1,149 @@
+# Provider batch APIs: prompts not in the cache go through ellmer::batch_chat().
+
+# Sends `prompts` (with cache keys `keys`) as one provider batch through
+# ellmer::batch_chat(), whose state file lives in the cache directory under a name made from
+# the keys: the same call made again (after quitting R) finds the file and resumes the same
+# batch instead of submitting a new one. Returns one value per prompt: a record, an error
+# (the provider's, for an item that failed), or NULL while the batch is still running
+# (`wait = FALSE`). Once the batch has ended, the values carry its state file as attribute
+# "done": the caller deletes it after caching the answers, so that items that failed go
+# into a new batch next time instead of being read back from the old one.
+batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
+  path <- batch_state_path(dir, keys)
+  dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
+  read_batch_state(path)
+  # ellmer is asked to check once per call (wait = FALSE) and the waiting is done here, so
+  # that a batch which ends without completing (an expired or failed OpenAI batch, which
+  # ellmer 0.5.0 would keep polling forever) ends the wait with an error.
+  repeat {
+    chats <- tryCatch(
+      ellmer::batch_chat(chat, prompts, path = path, wait = FALSE),
+      error = function(e) abort_batch(e, path)
+    )
+    if (!is.null(chats)) break
+    state <- read_batch_state(path)
+    if (openai_batch_expired(chat, state)) {
+      return(structure(openai_expired_results(chat, state, length(prompts), keep_json),
+                       done = path))
+    }
+    check_batch_not_ended(state, path)
+    if (!wait) {
+      batch_pending_message(path, state, length(prompts))
+      return(vector("list", length(prompts)))
+    }
+    Sys.sleep(getOption("predictivebench.batch_poll_seconds", 2))
+  }
+  results <- read_batch_state(path)$results
+  batch_id <- read_batch_state(path)$batch$id %||% NA_character_
+  values <- lapply(seq_along(chats), function(j) {
+    if (is.null(chats[[j]])) return(batch_item_error(results[[j]], batch_id))
+    turn <- chats[[j]]$last_turn()
+    record_from_turn(turn, NA_real_, keep_json)
+  })
+  structure(values, done = path)
+}
+
+batch_state_path <- function(dir, keys) {
+  file.path(dir, "batches", paste0("batch-", substr(cache_key(keys), 1, 24), ".json"))
+}
+
+# The state ellmer keeps, or NULL before the batch is submitted. A file that is not JSON (a
+# write cut short) is an error that names it: deleting it submits the batch again, which
+# the provider bills again, so it is left to the user.
+read_batch_state <- function(path) {
+  if (!file.exists(path)) return(NULL)
+  tryCatch(jsonlite::read_json(path), error = function(e) {
+    abort_pb(c(
+      "The batch state file is not valid JSON; the batch it recorded cannot be resumed.",
+      i = "Delete it to submit the prompts again (a new batch, billed again)."
+    ), "batch_state", file = path, parent = e)
+  })
+}
+
+abort_batch <- function(e, path) {
+  if (inherits(e, "predictivebench_error")) stop(e)
+  state <- tryCatch(read_batch_state(path), error = function(e2) NULL)
+  id <- state$batch$id
+  if (grepl("match stored value", conditionMessage(e))) {
+    abort_pb(c(
+      "The batch state file belongs to another chat or other prompts (ellmer's hash check).",
+      i = "Delete it, or use the chat and prompts it was made with."
+    ), "batch_state", file = path, parent = e)
+  }
+  abort_pb(c(
+    if (is.null(id)) "The provider did not accept the batch." else
+      "Batch {.val {id}} failed: {conditionMessage(e)}",
+    i = "Answers already in the cache are kept; run the call again to retry.",
+    i = if (!is.null(id)) "Its state is in {.file {path}}."
+  ), "batch", file = path, batch_id = id, parent = e)
+}
+
+# A batch that stopped without completing: OpenAI's "expired", "failed" (the whole batch
+# refused after upload), "cancelled".
+check_batch_not_ended <- function(state, path) {
+  status <- state$batch$status
+  if (!rlang::is_string(status) || !status %in% c("expired", "failed", "cancelled")) {
+    return(invisible())
+  }
+  id <- state$batch$id
+  reason <- state$batch$errors$data[[1]]$message
+  abort_pb(c(
+    "Batch {.val {id}} ended {.val {status}} without completing.",
+    i = if (!is.null(reason)) "The provider says: {reason}",
+    i = "Answers already in the cache are kept; delete the state file to submit again."
+  ), "batch", file = path, batch_id = id)
+}
+
+# An OpenAI batch that expired: the requests it finished are in its output file, the rest
+# in its error file.
+openai_batch_expired <- function(chat, state) {
+  identical(state$batch$status, "expired") &&
+    inherits(chat$get_provider(), "ellmer::ProviderOpenAI") &&
+    !is.null(ellmer_base_request(chat))  # R/compat.R
+}
+
+openai_expired_results <- function(chat, state, n, keep_json) {
+  id <- state$batch$id
+  values <- rep(list(batch_item_error(list(type = "expired"), id)), n)
+  lines <- c(openai_batch_file(chat, state$batch$output_file_id),
+             openai_batch_file(chat, state$batch$error_file_id))
+  for (line in lines) {
+    x <- jsonlite::parse_json(line)
+    j <- suppressWarnings(as.integer(sub("^chat-", "", x$custom_id %||% "")))
+    if (is.na(j) || j < 1 || j > n) next
+    values[[j]] <- if (identical(as.integer(x$response$status_code), 200L)) {
+      tryCatch(record_from_turn(ellmer_turn(chat, x$response$body), NA_real_, keep_json),
+               error = identity)
+    } else {
+      batch_item_error(x$response %||% x, id)
+    }
+  }
+  values
+}
+
+openai_batch_file <- function(chat, file_id) {
+  if (!rlang::is_string(file_id)) return(character())
+  req <- httr2::req_url_path_append(ellmer_base_request(chat), "files", file_id, "content")
+  lines <- strsplit(httr2::resp_body_string(httr2::req_perform(req)), "\n")[[1]]
+  lines[nzchar(lines)]
+}
+
+batch_pending_message <- function(path, state, n) {
+  id <- state$batch$id %||% "?"
+  cli::cli_inform(c(
+    "Batch {.val {id}} ({n} request{?s}) was submitted and is still running.",
+    i = "Run the same call again (e.g. {.code $eval()}) to collect the answers when it ends.",
+    i = "Its state is in {.file {path}}."
+  ), class = "predictivebench_message_batch_pending")
+}
+
+# The provider's error for one failed item, in either batch shape: OpenAI (an HTTP status
+# and body, or an error line with no response) and Anthropic (errored / expired / canceled).
+batch_item_error <- function(result, batch_id) {
+  message <- result$body$error$message %||% result$error$error$message %||%
+    result$error$message %||%
+    (if (!is.null(result$type)) paste("The request", result$type)) %||%
+    (if (!is.null(result$status_code)) paste("HTTP", result$status_code)) %||%
+    "No result"
+  simpleError(paste0("Batch ", batch_id, ": ", message))
+}

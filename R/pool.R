@@ -1,0 +1,111 @@
+# A continuous request pool: `max_active` requests in flight until the work is done.
+
+# Sends requests `todo` (integers) through `transport` (R/transport.R) and hands every final
+# outcome to `deliver(i, value)` the moment it is known: `value` is a record or an error.
+# * As soon as one request finishes, the next one starts, so a slow request never holds up
+#   the others (there are no rounds or chunks).
+# * At most `rpm` requests start per minute: a token bucket holding up to `max_active`
+#   starts, refilled at `rpm / 60` per second.
+# * A transient failure (HTTP 429 or 5xx, a timeout, a dropped connection) goes back into
+#   the queue, to be sent again after `retry-after` or `backoff * 2^(k - 1)` seconds (k-th
+#   retry) while the other requests go on; after `max_tries` attempts it is delivered as
+#   failed ("Gave up after ... tries"), so a provider answering 429 forever cannot hang a run.
+request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
+                         max_tries = 3, backoff = 1) {
+  queue <- as.integer(todo)
+  ready_at <- rep(0, length(queue))
+  tries <- integer(max(c(0L, queue)))
+  active <- 0L
+  capacity <- min(rpm, max_active)
+  tokens <- capacity
+  refilled <- now_seconds()
+  fatal <- NULL
+  on.exit(transport$close(), add = TRUE)
+
+  finish <- function(i, value) {
+    active <<- active - 1L
+    if (inherits(value, "error") && is_transient_error(value) && tries[[i]] < max_tries) {
+      queue <<- c(queue, i)
+      ready_at <<- c(ready_at, now_seconds() + retry_delay(value, tries[[i]], backoff))
+      return(invisible())
+    }
+    if (inherits(value, "error") && is_transient_error(value)) {
+      value <- gave_up_error(value, tries[[i]])
+    }
+    # An error while keeping the answer (a full disk) stops the run, after the loop.
+    tryCatch(deliver(i, value), error = function(e) fatal <<- e)
+  }
+
+  while (length(queue) || active > 0L) {
+    if (!is.null(fatal)) stop(fatal)
+    now <- now_seconds()
+    tokens <- min(capacity, tokens + (now - refilled) * rpm / 60)
+    refilled <- now
+    while (active < max_active && tokens >= 1 && length(queue) && any(ready_at <= now)) {
+      j <- which(ready_at <= now)[[1]]
+      i <- queue[[j]]
+      queue <- queue[-j]
+      ready_at <- ready_at[-j]
+      tries[[i]] <- tries[[i]] + 1L
+      active <- active + 1L
+      tokens <- tokens - 1
+      transport$start(i, finish)
+    }
+    # Wait for an answer, or (with a free slot) for the next retry or rpm token, whichever
+    # comes first. With every slot taken only an answer can free one: no busy polling.
+    wake <- Inf
+    if (length(queue) && active < max_active) {
+      wake <- max(0, min(ready_at) - now)
+      if (tokens < 1) wake <- max(wake, (1 - tokens) * 60 / rpm)
+    }
+    if (active > 0L) {
+      transport$drive(min(wake, 1))
+    } else if (is.finite(wake)) {
+      Sys.sleep(min(wake, 1))
+    }
+  }
+  if (!is.null(fatal)) stop(fatal)
+  invisible()
+}
+
+now_seconds <- function() proc.time()[["elapsed"]]
+
+# Seconds before retry number `tries` of a request that failed with `error`: the provider's
+# `retry-after` when it gave one (at most a minute), otherwise exponential backoff.
+retry_delay <- function(error, tries, backoff) {
+  after <- suppressWarnings(as.double(error_retry_after(error)))
+  if (length(after) == 1 && !is.na(after) && after >= 0) return(min(after, 60))
+  backoff * 2^(tries - 1)
+}
+
+gave_up_error <- function(error, tries) {
+  structure(class = c("predictivebench_gave_up", "error", "condition"), list(
+    message = paste0("Gave up after ", tries, " tries (a transient error each time): ",
+                     conditionMessage(error)),
+    call = NULL, parent = error
+  ))
+}
+
+# HTTP status of a failed request (NA when it never got an answer).
+error_status <- function(e) {
+  if (!is.null(e$status)) return(as.integer(e$status))
+  if (!is.null(e$resp)) return(tryCatch(httr2::resp_status(e$resp), error = function(e2) NA_integer_))
+  NA_integer_
+}
+
+error_retry_after <- function(e) {
+  if (!is.null(e$retry_after)) return(e$retry_after)
+  if (!is.null(e$resp)) {
+    return(tryCatch(httr2::resp_header(e$resp, "retry-after"), error = function(e2) NULL))
+  }
+  NULL
+}
+
+is_transient_error <- function(e) {
+  if (inherits(e, "predictivebench_gave_up")) return(FALSE)
+  status <- error_status(e)
+  if (!is.na(status)) return(status == 429 || status >= 500)
+  inherits(e, c("httr2_failure", "curl_error", "httr2_timeout",
+                "predictivebench_connection_error")) ||
+    grepl("timeout|timed out|connect|reset", conditionMessage(e), ignore.case = TRUE)
+}
