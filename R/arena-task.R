@@ -97,9 +97,11 @@ arena_sample_battles <- function() {
 #' not a mean of sample scores. [arena_win_rates()] gives each model's win rate in that
 #' shape (0-1, with intervals): these are the metrics an arena log shows and what
 #' [leaderboard()] reports. The per-pair win rates are drawn by [autoplot.arena_ratings()].
+#' The battles keep their answers (`answer_a`, `answer_b`), in the task and in its log, so
+#' `arena_summary(tsk, style_control = TRUE)` adds style-controlled ratings from either.
 #'
 #' `arena_task()` returns a [ResultsTask]: its log names the scorer `"arena_score"`, shows
-#' each battle's models and question and the verdicts as key-value metadata, explains each
+#' each battle's models, question and answers and the verdicts as key-value metadata, explains each
 #' score by the verdicts (both orders with `position_swap`) and counts the tokens of both
 #' judge requests of a battle (none for a verdict from the battle cache).
 #'
@@ -153,7 +155,7 @@ arena_task <- function(dataset = arena_sample_battles(), solver = arena_solver()
   if (!"target" %in% names(dataset)) dataset$target <- rep("", nrow(dataset))
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
                  limit = limit, benchmark = "arena",
-                 metadata_fields = c("model_a", "model_b", "question"))
+                 metadata_fields = c("model_a", "model_b", "question", "answer_a", "answer_b"))
 }
 
 #' @rdname arena_task
@@ -299,8 +301,11 @@ arena_outcomes <- function(x, call = rlang::caller_env()) {
                          "an evaluated arena task, its samples, or battles.", call = call)
   if ("solver_metadata" %in% names(x)) {
     winner <- metadata_field(x$solver_metadata, "winner")
-    return(tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,
-                          question = x$question))
+    out <- tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,
+                          question = x$question)
+    # the answers, for arena_summary(style_control = TRUE)
+    for (column in intersect(c("answer_a", "answer_b"), names(x))) out[[column]] <- x[[column]]
+    return(out)
   }
   x
 }

@@ -17,7 +17,7 @@ mean_ci_interval <- function(method) {
 #'
 #' The original prints two accuracies: over all questions, and the unweighted mean of the
 #' per-competition accuracies. `dsbench_summary()` gives both with 95% intervals (a normal
-#' interval over questions; for the competition mean, a normal interval over the
+#' interval over questions, clustered by competition (see `cluster`); for the competition mean, a normal interval over the
 #' competitions' accuracies, or with `method = "bootstrap"` resampled competitions; bounds
 #' are clipped to `[0, 1]`), the
 #' number of questions, competitions and failed requests/judgements, and the tokens and
@@ -26,6 +26,13 @@ mean_ci_interval <- function(method) {
 #' @param x An evaluated [dsbench_task()], its `$get_samples()` tibble, or its log file
 #'   (`tsk$log_path`, read with [log_samples()]): the same numbers from each.
 #' @param by_competition Also return one row per competition.
+#' @param cluster Clusters of samples for the `questions` row (see [resolve_cluster()]): by
+#'   default the questions of one competition (`"competition_id"`), which share its data
+#'   and workbook, so the interval is the clustered one ([clustered_se()]; the bootstrap
+#'   draws whole competitions). `NULL` treats every question as independent (the naive
+#'   interval). With a single competition the clustered interval can't be estimated
+#'   and is `NA`: use `NULL` (or `"id"` for epochs) there. The `competitions` row is already a mean over competitions and is not
+#'   affected; per-competition rows cluster only the epochs of one question (`id`).
 #' @inheritParams futurex_summary
 #' @returns A tibble in the shape of every predictivebench summary, with rows `questions`
 #'   and `competitions` (and, with `by_competition`, one per competition): `group`,
@@ -46,23 +53,29 @@ mean_ci_interval <- function(method) {
 #' dsbench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1,
-                            by_competition = FALSE) {
+                            by_competition = FALSE, cluster = "default") {
   method <- rlang::arg_match(method)
   check_flag(by_competition)
   x <- benchmark_samples(x, c("score", "competition_id"),
                          "an evaluated DSBench task or its samples.")
   correct <- as_score(x$score)
-  # The "overall" row is the accuracy over questions; the others, with by_competition.
-  rows <- grouped_summary(correct, by = if (by_competition) x$competition_id,
-                          metric = "accuracy", method = method, times = times, seed = seed,
-                          limits = c(0, 1))
-  rows$group[[1]] <- "questions"
+  cl <- resolve_cluster(x, cluster, default = "competition_id")
+  columns <- c("group", "metric", "estimate", "lower", "upper", "n", "n_missing")
+  questions <- grouped_summary(correct, metric = "accuracy", method = method, times = times,
+                               seed = seed, limits = c(0, 1), cluster = cl)[columns]
+  questions$group[[1]] <- "questions"
+  # Within one competition, only the epochs of a question are clustered.
+  rows <- if (by_competition) {
+    grouped_summary(correct, by = x$competition_id, metric = "accuracy", method = method,
+                    times = times, seed = seed, limits = c(0, 1),
+                    cluster = shared_cluster(x[["id"]]))[-1, columns]
+  }
   competitions <- mean_ci(as.double(tapply(correct, x$competition_id, mean)), method = method,
                           times = times, seed = seed, limits = c(0, 1))
-  out <- rbind(rows[1, ],
+  out <- rbind(questions,
                summary_rows("competitions", "accuracy", competitions,
                             n_missing = competitions$n_missing),
-               rows[-1, ])
+               rows)
   first <- function(value) c(value, rep(NA, nrow(out) - 1))
   out$solver_failures <- first(dsbench_failures(x, "solver_metadata", "error"))
   out$judge_failures <- first(dsbench_failures(x, "scorer_metadata", "judge_error"))

@@ -8,6 +8,8 @@
 #' benchmark's own summary of each run, by the same function that prints it, so every
 #' number equals that summary's (its notes about skipped items or tiny groups are not
 #' repeated here: call the summary to see them). Logs are read back with [log_samples()].
+#' The intervals are the summaries' defaults, so they are clustered where the summary
+#' clusters (DSBench questions by competition, epochs of one item; see [resolve_cluster()]).
 #'
 #' Each argument is a [ResultsTask], a [vitals::Task] (named by its benchmark:
 #' `leaderboard(futurex = tsk)`), or a character vector of log files and directories (every

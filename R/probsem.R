@@ -346,6 +346,17 @@ probsem_judge <- function(meta, expected) {
 #'   (`tsk$log_path`, read with [log_samples()]).
 #' @param method Interval method for the accuracy, `"normal"` or `"bootstrap"` (see
 #'   [mean_ci()]).
+#' @param cluster Clusters of contexts for each suite's interval (see [resolve_cluster()]):
+#'   a column of the samples, one label per context (after epochs are dropped), `NULL`, or
+#'   `"default"` (`"id"`). The contexts of a suite share its scenario, so across suites one
+#'   suite is one cluster; but each row here is a single suite, which is one cluster and
+#'   can't be clustered by suite (its standard error would be undefined). A row can only
+#'   cluster contexts within its suite: by default each context (`id`) is its own cluster,
+#'   since scores are deterministic and repeated epochs are counted once, which gives the
+#'   naive interval; give a column or vector that groups contexts sharing something within
+#'   a suite (the same text, say) to cluster them. Clusters are used only when some cluster
+#'   holds several contexts. To compare two models over all suites with one suite as one
+#'   cluster, use `compare_models(x, y, cluster = "suite")`.
 #' @returns A list of class `probsem_summary` with
 #'   * `accuracy`: one row per prompt and suite, in the columns every predictivebench
 #'     summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of different
@@ -371,10 +382,10 @@ probsem_judge <- function(meta, expected) {
 #' s <- probsem_summary(samples)
 #' s
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
-probsem_summary <- function(x, method = c("normal", "bootstrap")) {
+probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "default") {
   method <- rlang::arg_match(method)
   samples <- probsem_samples(x)
-  accuracy <- probsem_accuracy(samples, method)
+  accuracy <- probsem_accuracy(samples, method, cluster)
   none <- accuracy$group[accuracy$n_no_truth > 0]
   if (length(none)) {
     cli::cli_inform(
@@ -393,8 +404,9 @@ probsem_summary <- function(x, method = c("normal", "bootstrap")) {
 
 # The accuracy rows of probsem_summary(), one per suite: the summary registered for logs and
 # leaderboards (its groups are the metrics of a probsem log).
-probsem_accuracy <- function(x, method = "normal") {
+probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   samples <- probsem_samples(x)
+  cl <- resolve_cluster(samples, cluster, default = "id")
   correct <- vapply(seq_len(nrow(samples)), function(i) {
     probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])$correct
   }, NA)
@@ -406,8 +418,9 @@ probsem_accuracy <- function(x, method = "normal") {
   rows <- lapply(seq_len(nrow(groups)), function(g) {
     in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
     no_truth <- sum(samples$expected[in_group] == -1)
-    ci <- mean_ci(as.double(correct[in_group & samples$expected != -1]), method = method,
-                  limits = c(0, 1))
+    scored <- in_group & samples$expected != -1
+    ci <- mean_ci(as.double(correct[scored]), method = method, limits = c(0, 1),
+                  cluster = shared_cluster(cl[scored]))
     if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
     summary_rows(labels[[g]], "accuracy", ci, n_missing = ci$n_missing,
                  n_no_truth = no_truth, prompt = groups$prompt[[g]])

@@ -159,3 +159,19 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
   expect_equal(plot$labels$x, "model")
   expect_match(plot$labels$title, "arena")
 })
+
+test_that("arena_summary(style_control = TRUE) works from an evaluated arena task", {
+  tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
+  samples <- tsk$get_samples()
+  outcomes <- predictivebench:::arena_outcomes(tsk)
+  expect_identical(outcomes$answer_a, samples$answer_a)
+  expect_identical(outcomes$answer_b, samples$answer_b)
+  r <- arena_summary(tsk, bootstrap = 0, style_control = TRUE)
+  expect_true(all(c("style_rating", "style_lower", "style_upper") %in% names(r)))
+  expect_identical(r$rating, arena_summary(tsk, bootstrap = 0)$rating)
+  # the judge prefers the longer answer, so length carries a positive coefficient
+  expect_gt(attr(r, "style_coefficients")[["length"]], 0)
+  # the log keeps the answers too
+  expect_identical(arena_summary(tsk$log_path, bootstrap = 0, style_control = TRUE), r)
+})

@@ -86,3 +86,45 @@ test_that("dsbench_summary() plots by competition", {
   expect_equal(plot$labels$x, "competition")
   expect_match(plot$labels$y, "normal \\(or Wilson\\) interval")
 })
+
+test_that("dsbench_summary() clusters questions by competition (worked two-cluster example)", {
+  # competition a: 1, 1, 1, 0; competition b: 1, 0, 0, 0; mean 0.5.
+  samples <- tibble::tibble(
+    id = paste0("q", 1:8), competition_id = rep(c("a", "b"), each = 4),
+    score = factor(c("C", "C", "C", "I", "C", "I", "I", "I"), levels = c("I", "C"),
+                   ordered = TRUE)
+  )
+  z <- stats::qnorm(0.975)
+  # clustered: residual sums per competition are +1 and -1, so
+  # SE = sqrt(2 / 1 * (1^2 + 1^2)) / 8 = 0.25
+  s <- dsbench_summary(samples, by_competition = TRUE)
+  expect_equal(s$estimate[[1]], 0.5)
+  expect_equal(c(s$lower[[1]], s$upper[[1]]), 0.5 + c(-1, 1) * z * 0.25)
+  # naive: sd(x) / sqrt(8) = sqrt(8 / 7 * 0.25) / sqrt(8) = sqrt(1 / 28)
+  naive <- dsbench_summary(samples, by_competition = TRUE, cluster = NULL)
+  expect_equal(c(naive$lower[[1]], naive$upper[[1]]), 0.5 + c(-1, 1) * z * sqrt(1 / 28))
+  expect_identical(dsbench_summary(samples, cluster = "competition_id"),
+                   dsbench_summary(samples))
+  # the competitions row and the per-competition rows don't change
+  expect_identical(s[-1, ], naive[-1, ])
+  expect_equal(s$group, c("questions", "competitions", "a", "b"))
+  expect_error(dsbench_summary(samples, cluster = "nope"),
+               class = "predictivebench_error_argument")
+})
+
+test_that("per-competition rows cluster only the epochs of a question", {
+  # three epochs of q1 (right, right, wrong) and of q2 (all wrong), in one competition
+  samples <- tibble::tibble(
+    id = rep(c("q1", "q2"), each = 3), competition_id = "a",
+    score = factor(c("C", "C", "I", "I", "I", "I"), levels = c("I", "C"), ordered = TRUE)
+  )
+  z <- stats::qnorm(0.975)
+  s <- dsbench_summary(samples, by_competition = TRUE)
+  # mean 1/3; residual sums per question +1 and -1: SE = sqrt(2 * 2) / 6 = 1/3
+  expect_equal(s$upper[[3]], 1 / 3 + z / 3)
+  # one competition is one cluster: the questions row can't be clustered by competition
+  expect_true(is.na(s$upper[[1]]))
+  # naive: sd / sqrt(6) = sqrt(4 / 15) / sqrt(6)
+  naive <- dsbench_summary(samples, cluster = NULL)
+  expect_equal(naive$upper[[1]], 1 / 3 + z * sqrt(4 / 15 / 6))
+})

@@ -88,3 +88,19 @@ test_that("a FutureX run with a judge over HTTP logs the usage get_cost() report
                    live$estimate[[1]])
   expect_identical(suppressMessages(futurex_summary(log_samples(tsk$log_path))), live)
 })
+
+test_that("leaderboard() gives DSBench's clustered interval (worked numbers)", {
+  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+                      dir = withr::local_tempdir())
+  # only the first of the 7 sample questions is "C": competitions 1, 0, 0 | 0, 0 | 0, 0
+  tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
+  board <- leaderboard(tsk)
+  row <- board[board$metric == "questions", ]
+  expect_equal(row$estimate, 1 / 7)
+  # residual sums per competition 4/7, -2/7, -2/7: SE = sqrt(3 / 2 * 24 / 49) / 7 = 6 / 49;
+  # the naive SE would be sd / sqrt(7) = 1 / 7
+  z <- stats::qnorm(0.975)
+  expect_equal(row$upper, 1 / 7 + z * 6 / 49)
+  expect_identical(row$upper, dsbench_summary(tsk)$upper[[1]])
+  expect_equal(dsbench_summary(tsk, cluster = NULL)$upper[[1]], 1 / 7 + z / 7)
+})

@@ -393,3 +393,28 @@ test_that("probsem_summary() plots the accuracy by suite", {
   expect_s3_class(plot, "ggplot")
   expect_equal(plot$labels$x, "suite")
 })
+
+test_that("probsem_summary() clusters contexts within a suite when told how (worked example)", {
+  # one suite of 8 contexts; scenes x (right, right, right, wrong) and y (right, wrong x 3)
+  right <- c(TRUE, TRUE, TRUE, FALSE, TRUE, FALSE, FALSE, FALSE)
+  samples <- tibble::tibble(
+    id = paste0("s-", 0:7), prompt = "p", suite = "s", context_index = 0:7,
+    text = paste("context", 0:7), expected = 0L, scene = rep(c("x", "y"), each = 4),
+    solver_metadata = lapply(right, function(r) {
+      p <- if (r) c(0.8, 0.2) else c(0.2, 0.8)
+      list(queries = c("q0", "q1"), logp = log(p), prob = p)
+    })
+  )
+  z <- stats::qnorm(0.975)
+  naive <- probsem_summary(samples)$accuracy
+  # by default each context is its own cluster: the naive sd / sqrt(n) = sqrt(1 / 28)
+  expect_equal(naive$upper - 0.5, z * sqrt(1 / 28))
+  expect_identical(probsem_summary(samples, cluster = NULL)$accuracy, naive)
+  # clustered by scene: residual sums +1 and -1, SE = sqrt(2 * 2) / 8 = 0.25
+  by_scene <- probsem_summary(samples, cluster = "scene")$accuracy
+  expect_equal(by_scene$estimate, 0.5)
+  expect_equal(c(by_scene$lower, by_scene$upper), 0.5 + c(-1, 1) * z * 0.25)
+  expect_identical(probsem_accuracy(samples, cluster = "scene"), by_scene)
+  # one suite is one cluster: its interval can't be clustered by suite
+  expect_true(is.na(probsem_summary(samples, cluster = "suite")$accuracy$lower))
+})
