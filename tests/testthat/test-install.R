@@ -3,7 +3,7 @@
 # environment variables: the Python module must come from the installed package and Python
 # must be found without RETICULATE_PYTHON.
 
-test_that("the installed tarball prepares raw files and runs an offline eval", {
+test_that("the installed tarball prepares every benchmark's raw files and runs an offline eval", {
   skip_on_cran()
   root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
   skip_if_not(file.exists(file.path(root, "DESCRIPTION")) &&
@@ -43,7 +43,17 @@ test_that("the installed tarball prepares raw files and runs an offline eval", {
     tsk <- futurex_task(futurex_dataset(file.path(work, "futurex.parquet")),
                         dir = file.path(work, "logs"))
     tsk$eval(solver_chat = baseline_constant("\\boxed{Yes}"), view = FALSE)
+    # Every benchmark's raw files, flattened by the installed package alone.
+    extdata <- function(...) system.file("extdata", ..., package = "predictivebench")
+    prepared <- c(
+      dsbench = nrow(prepare_dsbench(extdata("dsbench"))),
+      processbench = nrow(prepare_processbench(extdata("processbench-sample.json"))),
+      deltabench = nrow(prepare_deltabench(extdata("deltabench-sample.jsonl"))),
+      probsem = nrow(prepare_probsem(extdata("probsem", "weather.txt"))),
+      arena = nrow(prepare_arena(extdata("arena", "data", "sample", "questions.csv")))
+    )
     list(
+      prepared = prepared,
       package = find.package("predictivebench"),
       module = reticulate::py_eval("__import__('predictivebench').__file__"),
       python = reticulate::py_exe(),
@@ -59,4 +69,6 @@ test_that("the installed tarball prepares raw files and runs an offline eval", {
   expect_equal(out$n, 11)
   expect_equal(out$results, "\\boxed{Yes}")
   expect_length(out$logs, 1)
+  expect_named(out$prepared, c("dsbench", "processbench", "deltabench", "probsem", "arena"))
+  expect_true(all(out$prepared > 0))
 })
