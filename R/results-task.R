@@ -121,11 +121,16 @@ ResultsTask <- R6::R6Class(
     },
 
     #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
-    #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()].
+    #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()],
+    #' those with an estimate first (the log list shows the first).
     measure = function() {
       if (private$pb_all_groups && private$scored) {
         summary <- benchmark_entry(self$benchmark)$summary
-        private$metric_fns <- summary_metrics(summary, summary_keys(quiet_summary(summary, self)))
+        rows <- check_summary_rows(quiet_summary(summary, self))
+        # The log list shows the first metric: put the groups that have a number first (a
+        # probsem suite without ground truth has none).
+        keys <- summary_keys(rows)[order(is.na(rows$estimate))]
+        private$metric_fns <- summary_metrics(summary, keys)
       }
       super$measure()
     },

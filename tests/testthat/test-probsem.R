@@ -418,3 +418,12 @@ test_that("probsem_summary() clusters contexts within a suite when told how (wor
   # one suite is one cluster: its interval can't be clustered by suite
   expect_true(is.na(probsem_summary(samples, cluster = "suite")$accuracy$lower))
 })
+
+test_that("the log lists a suite with an accuracy first, so the log list shows a number", {
+  tsk <- probsem_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_echo(probsem_dataset()), view = FALSE)
+  metrics <- log_json(tsk$log_path)$results$scores[[1]]$metrics
+  # the sample's "choice" suite has a context without ground truth: no accuracy
+  expect_equal(names(metrics), c("truth", "choice"))
+  expect_equal(metrics[[1]]$value, 1)
+})
