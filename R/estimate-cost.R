@@ -77,12 +77,14 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, cache = TRUE, batch = 
   total <- without_cache(dirs, dry_run(task, chat, dots, epochs, answer, dirs))
   chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
   counts <- request_costs(to_send, chats, batch)
+  # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
+  batch <- batch || (length(to_send) > 0 && all(vapply(to_send, `[[`, NA, "batch")))
   tibble::tibble(
     requests = length(total), cached = length(total) - length(to_send),
     to_send = length(to_send), input_tokens = counts$input,
     output_tokens_max = counts$output, cost_max = counts$cost, tokens = counts$how,
     provider = chat$get_provider()@name, model = chat$get_model(),
-    batch = batch || (length(to_send) > 0 && all(vapply(to_send, `[[`, NA, "batch")))
+    batch = batch
   )
 }
 
