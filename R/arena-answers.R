@@ -16,7 +16,8 @@
 #' @param models A named list of chats (or `NULL` elements, or a character vector) as for
 #'   [arena_run()].
 #' @param cache_dir The folder holding `q_and_as.csv`.
-#' @param chunk_size Questions per request batch between two writes of the file.
+#' @param chunk_size Questions sent between two writes of the file (with `batch = TRUE`,
+#'   all of a model's missing questions go in one provider batch).
 #' @inheritParams generate_responses
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
 #' @family arena
@@ -28,7 +29,8 @@
 #' arena_answers(c("Why is the sky blue?", "Is water wet?"), models, dir, cache = FALSE)
 #' list.files(dir)
 arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size = 20,
-                          max_active = 10, rpm = 500, max_tries = 3) {
+                          max_active = 10, rpm = 500, max_tries = 3,
+                          batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
   models <- register_models(models, min = 1)
   check_string(cache_dir)
   check_count(chunk_size)
@@ -38,10 +40,12 @@ arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size
     chat <- models[[name]]
     if (is.null(chat)) next
     rows <- which(answers$question %in% questions & is.na(answers[[name]]))
-    for (chunk in split(rows, ceiling(seq_along(rows) / chunk_size))) {
+    # A provider batch takes every question at once: chunks would be separate batches.
+    for (chunk in split(rows, ceiling(seq_along(rows) / if (batch) Inf else chunk_size))) {
       res <- generate_responses(chat, answers$question[chunk], cache = cache,
                                 max_active = max_active, rpm = rpm, max_tries = max_tries,
-                                epoch = 1L, key_extra = "arena-answer-v1")
+                                epoch = 1L, key_extra = "arena-answer-v1", batch = batch,
+                                wait = wait)
       answers[[name]][chunk] <- res$result
       write_answers(answers, path)
     }

@@ -4,7 +4,8 @@
 # Judge battles (a tibble from arena_battles()), using and extending the battle cache.
 judge_battles <- function(battles, chat, records = NULL, version = "231225",
                           position_swap = FALSE, cache = TRUE, chunk_size = 20,
-                          max_active = 10, rpm = 500, max_tries = 3) {
+                          max_active = 10, rpm = 500, max_tries = 3, batch = FALSE,
+                          wait = TRUE) {
   judger <- chat$get_model()
   prompt <- arena_judge_prompt("", "", "", version)
   judge <- configure_chat(chat, prompt$system, list(temperature = 0, max_tokens = 800))
@@ -39,10 +40,12 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   todo <- which(!cached)
   # Identical requests (same battle twice) are judged once.
   todo <- todo[!duplicated(key[todo])]
-  for (chunk in split(todo, ceiling(seq_along(todo) / chunk_size))) {
+  # A provider batch takes every request at once: chunks would be separate batches.
+  for (chunk in split(todo, ceiling(seq_along(todo) / if (batch) Inf else chunk_size))) {
     res <- generate_responses(judge, req$input[chunk], cache = cache, max_active = max_active,
                               rpm = rpm, max_tries = max_tries, epoch = 1L,
-                              key_extra = paste0("arena-judge-", version))
+                              key_extra = paste0("arena-judge-", version), batch = batch,
+                              wait = wait)
     verdict <- arena_parse_verdict(res$result)
     now <- format(Sys.time(), "%Y-%m-%d %H:%M:%OS6")
     new <- tibble::tibble(

@@ -57,6 +57,9 @@
 #' @param seed Seed for arrangements and bootstrap.
 #' @param cache The response cache; by default `tempcache/responses` inside `dir`.
 #' @param answer_chunk_size,judge_chunk_size Requests between two writes of the caches.
+#' @param batch `TRUE` sends each round's missing answers, then its battles, as provider
+#'   batches (see [generate_responses()]), waiting for each: the next round is arranged
+#'   from the verdicts of this one.
 #' @inheritParams arena_task
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
 #'   `records` (this experiment's battle records), `arrangement`, `answers`, `rounds` and
@@ -86,7 +89,8 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
                       rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
                       seed = 1, cache = file.path(dir, "tempcache", "responses"),
                       answer_chunk_size = 20, judge_chunk_size = 20, max_active = 10,
-                      rpm = 500, max_tries = 3) {
+                      rpm = 500, max_tries = 3,
+                      batch = getOption("predictivebench.batch", FALSE)) {
   check_string(dir)
   check_path_name(dataset)
   check_path_name(experiment)
@@ -164,7 +168,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
 
     answers <- arena_answers(unique(new$question), models, cache_folder, cache = cache,
                              chunk_size = answer_chunk_size, max_active = max_active,
-                             rpm = rpm, max_tries = max_tries)
+                             rpm = rpm, max_tries = max_tries, batch = batch)
     battles <- arena_battles(new, answers, version)
     wanted <- if (strategy == "pairs") names(need) else
       if (strategy == "all") pair_keys(NULL, NULL, model_names) else
@@ -175,7 +179,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
       solver <- arena_solver(records = paths$records_cache, version = version,
                              position_swap = position_swap, cache = cache,
                              chunk_size = judge_chunk_size, max_active = max_active,
-                             rpm = rpm, max_tries = max_tries)
+                             rpm = rpm, max_tries = max_tries, batch = batch)
       task <- arena_task(battles, solver, arena_scorer(invalid), dir = paths$logs,
                          name = paste0("arena-", experiment))
       suppressWarnings(task$eval(solver_chat = judge, view = FALSE),

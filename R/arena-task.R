@@ -130,7 +130,7 @@ arena_sample_battles <- function() {
 #' @param chunk_size Battles judged between two writes of `records`. The whole file is
 #'   rewritten (atomically) each time, so with tens of thousands of records a larger chunk
 #'   saves time; a killed run loses at most one chunk. One process at a time should write a
-#'   given `records` file.
+#'   given `records` file. With `batch = TRUE` every battle goes in one batch.
 #' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
 #'   original) or are dropped (`"drop"`, score `NA`).
 #' @param x An evaluated arena task, its samples, its log file, or a data frame of battles.
@@ -162,7 +162,8 @@ arena_task <- function(dataset = arena_sample_battles(), solver = arena_solver()
 #' @export
 arena_solver <- function(records = NULL, version = c("231225", "231113"),
                          position_swap = FALSE, cache = TRUE, chunk_size = 20,
-                         max_active = 10, rpm = 500, max_tries = 3) {
+                         max_active = 10, rpm = 500, max_tries = 3,
+                         batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
   version <- rlang::arg_match(version)
   check_string(records, allow_null = TRUE)
   check_flag(position_swap)
@@ -176,7 +177,7 @@ arena_solver <- function(records = NULL, version = c("231225", "231113"),
     judged <- judge_battles(rows, solver_chat, records = records, version = version,
                             position_swap = position_swap, cache = cache,
                             chunk_size = chunk_size, max_active = max_active, rpm = rpm,
-                            max_tries = max_tries)
+                            max_tries = max_tries, batch = batch, wait = wait)
     report_failures(ifelse(is.na(judged$winner),
                            ifelse(is.na(judged$error), "no verdict", judged$error), NA),
                     what = "battle")

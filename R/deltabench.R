@@ -402,13 +402,14 @@ deltabench_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
 #' @rdname deltabench_task
 #' @export
 deltabench_solver <- function(temperature = 1, top_p = 0.8, params = NULL, cache = TRUE,
-                              max_active = 10, rpm = 500, max_tries = 3) {
+                              max_active = 10, rpm = 500, max_tries = 3,
+                              batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
   check_number(temperature)
   check_number(top_p)
   settings <- utils::modifyList(list(temperature = temperature, top_p = top_p),
                                 params %||% list())
   generate_solver(params = settings, cache = cache, max_active = max_active, rpm = rpm,
-                  max_tries = max_tries)
+                  max_tries = max_tries, batch = batch, wait = wait)
 }
 
 #' @rdname deltabench_task

@@ -12,7 +12,8 @@ dsbench_judge_template <- paste0(
 #' @order 4
 #' @export
 dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rpm = 500,
-                           max_tries = 3) {
+                           max_tries = 3, batch = getOption("predictivebench.batch", FALSE),
+                           wait = TRUE) {
   scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
   cache_dir(cache)
   default_chat <- scorer_chat
@@ -28,7 +29,7 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
     scorer_chat <- as_chat(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
                             cache = cache, max_active = max_active, rpm = rpm,
-                            max_tries = max_tries)
+                            max_tries = max_tries, batch = batch, wait = wait)
     list(
       score = factor(ifelse(judged$correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
       scorer_chat = judged$chat,

@@ -212,7 +212,8 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
                            encoding = NULL, count_tokens = NULL, system_prompt = NULL,
                            params = list(temperature = 0), image_max_tokens = 2256,
                            max_cells = 2000, cache = TRUE, max_active = 10,
-                           rpm = 500, max_tries = 3) {
+                           rpm = 500, max_tries = 3,
+                           batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
   mode <- rlang::arg_match(mode)
   check_flag(images)
   check_count(context_limit)
@@ -232,7 +233,8 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
                  encoding = encoding, count_tokens = count_tokens,
                  system_prompt = system_prompt, params = params,
                  image_max_tokens = image_max_tokens, max_cells = max_cells, cache = cache,
-                 max_active = max_active, rpm = rpm, max_tries = max_tries)
+                 max_active = max_active, rpm = rpm, max_tries = max_tries,
+                 batch = batch, wait = wait)
   # Each input's folder, image and workbook list come from the task's dataset, which
   # dsbench_task() binds; unbound, the inline mode answers from the prompts alone.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
@@ -311,7 +313,8 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     }
     res <- generate_responses(chat, prompts[idx], cache = config$cache,
                               max_active = config$max_active, rpm = config$rpm,
-                              max_tries = config$max_tries, key_extra = key_extra)
+                              max_tries = config$max_tries, key_extra = key_extra,
+                              batch = config$batch, wait = config$wait)
     for (j in seq_along(idx)) results[[idx[[j]]]] <- res[j, ]
   }
   res <- do.call(rbind, results)

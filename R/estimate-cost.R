@@ -43,11 +43,13 @@
 #'   its price.
 #' @param epochs Epochs, as for `$eval()`.
 #' @param cache The cache directory the run uses (`TRUE`: the default one).
-#' @param batch Price at the batch route's prices.
+#' @param batch Price every request at the batch route's prices. Requests of a solver or
+#'   judge built with `batch = TRUE` are priced so anyway: the dry run counts them as the same
+#'   requests, one by one, at the batch price.
 #' @param answer The placeholder reply text of every request.
 #' @returns A one-row tibble: `requests`, `cached`, `to_send`, `input_tokens`,
 #'   `output_tokens_max`, `cost_max`, `tokens` (`"exact"` or `"estimate"`), `provider`,
-#'   `model`, `batch`.
+#'   `model`, `batch` (whether every request to send is priced at the batch price).
 #' @family metrics
 #' @export
 #' @examples
@@ -75,11 +77,14 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, cache = TRUE, batch = 
   total <- without_cache(dirs, dry_run(task, chat, dots, epochs, answer, dirs))
   chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
   counts <- request_costs(to_send, chats, batch)
+  # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
+  batch <- batch || (length(to_send) > 0 && all(vapply(to_send, `[[`, NA, "batch")))
   tibble::tibble(
     requests = length(total), cached = length(total) - length(to_send),
     to_send = length(to_send), input_tokens = counts$input,
     output_tokens_max = counts$output, cost_max = counts$cost, tokens = counts$how,
-    provider = chat$get_provider()@name, model = chat$get_model(), batch = batch
+    provider = chat$get_provider()@name, model = chat$get_model(),
+    batch = batch
   )
 }
 
@@ -91,17 +96,21 @@ dry_run <- function(task, chat, dots, epochs, answer, dirs) {
   on.exit(for (i in seq_along(dirs)) remove_new_files(dirs[[i]], before[[i]]), add = TRUE)
   seen <- new.env()
   seen$requests <- list()
+  seen$batch <- FALSE
   mock <- function(req) {
     body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
-    seen$requests[[length(seen$requests) + 1]] <- list(url = req$url, body = body)
+    seen$requests[[length(seen$requests) + 1]] <- list(url = req$url, body = body,
+                                                        batch = seen$batch)
     fake_response(req$url, body, answer)
   }
   copy <- task$clone(deep = TRUE)
   solver_args <- dots[startsWith(rlang::names2(dots), "solver_")]
   scorer_args <- dots[!startsWith(rlang::names2(dots), "solver_")]
   # Every request must go through httr2 (which the mock answers) and one by one: no fast
-  # path over curl, no provider batch.
-  options <- list(predictivebench.fast_path = FALSE, predictivebench.batch = FALSE)
+  # path over curl, no provider batch; a solver built with `batch = TRUE` sends one by one
+  # too, and its requests are marked for the batch price (dry_run_batch()).
+  options <- list(predictivebench.fast_path = FALSE, predictivebench.batch = FALSE,
+                  predictivebench.dry_run = seen)
   withr::with_options(options, httr2::with_mocked_responses(
     mock,
     suppressMessages(suppressWarnings({
@@ -110,6 +119,17 @@ dry_run <- function(task, chat, dots, epochs, answer, dirs) {
     }))
   ))
   seen$requests
+}
+
+# Called by the engine (run_requests()) with its `batch`: inside estimate_cost()'s dry run, a
+# batch becomes requests sent one by one (which the mock answers), marked for the batch price
+# until the caller returns. Outside it, `batch` is returned unchanged.
+dry_run_batch <- function(batch, frame = parent.frame()) {
+  seen <- getOption("predictivebench.dry_run")
+  if (!batch || is.null(seen)) return(batch)
+  seen$batch <- TRUE
+  withr::defer(seen$batch <- FALSE, envir = frame)
+  FALSE
 }
 
 # Runs `expr` with the cache directories moved aside (so every request misses), then puts
@@ -178,12 +198,14 @@ fake_response <- function(url, body, answer) {
 # and priced for the chat of its model (the solver's chat, or a judge passed in `...`).
 request_costs <- function(requests, chats, batch) {
   models <- vapply(chats, function(ch) ch$get_model(), "")
-  prices <- lapply(chats, model_price, batch = batch)
+  prices <- list(regular = lapply(chats, model_price, batch = batch),
+                 batch = lapply(chats, model_price, batch = TRUE))
   openai <- vapply(chats, is_openai_model, NA)
   rows <- lapply(requests, function(r) {
     at <- match(r$body$model %||% NA_character_, models)
     if (is.na(at)) at <- 1L
-    one_request(r$body, models[[at]], openai[[at]], prices[[at]])
+    price <- prices[[if (isTRUE(r$batch)) "batch" else "regular"]][[at]]
+    one_request(r$body, models[[at]], openai[[at]], price)
   })
   pick <- function(field) vapply(rows, function(x) x[[field]], if (field == "exact") NA else 1)
   exact <- pick("exact")

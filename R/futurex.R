@@ -139,9 +139,11 @@ futurex_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
 #' @rdname futurex_task
 #' @export
 futurex_solver <- function(system_prompt = NULL, params = NULL, cache = TRUE, max_active = 10,
-                           rpm = 500, max_tries = 3) {
+                           rpm = 500, max_tries = 3, batch = getOption("predictivebench.batch", FALSE),
+                           wait = TRUE) {
   generate_solver(system_prompt = system_prompt, params = params, cache = cache,
-                  max_active = max_active, rpm = rpm, max_tries = max_tries)
+                  max_active = max_active, rpm = rpm, max_tries = max_tries, batch = batch,
+                  wait = wait)
 }
 
 #' @rdname futurex_task
@@ -149,13 +151,15 @@ futurex_solver <- function(system_prompt = NULL, params = NULL, cache = TRUE, ma
 #'   given to `futurex_scorer()` or through `$eval(scorer_chat = )`; `NULL` skips it.
 #' @export
 futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat = NULL,
-                           cache = TRUE) {
+                           cache = TRUE, batch = getOption("predictivebench.batch", FALSE),
+                           wait = TRUE) {
   number_rule <- rlang::arg_match(number_rule)
   scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
     scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
-    scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache)
+    scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache,
+                                  batch = batch, wait = wait)
     out <- list(
       score = scores$score,
       explanation = futurex_explanation(scores, samples$target),
@@ -175,11 +179,12 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
 }
 
 futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
-                                cache = TRUE) {
+                                cache = TRUE, ...) {
   n <- length(answers)
   kind <- futurex_kind(table$level, table$std)
   numeric <- which(kind == "numeric" & !is.na(answers))
-  normalized <- futurex_normalize(answers[numeric], table$target[numeric], scorer_chat, cache)
+  normalized <- futurex_normalize(answers[numeric], table$target[numeric], scorer_chat, cache,
+                                  ...)
   pred_value <- truth_value <- rep(NA_real_, n)
   normalization <- rep(NA_character_, n)
   score <- rep(NA_real_, n)
@@ -333,12 +338,13 @@ futurex_normalize_prompt <- function(truth, pred) {
   )
 }
 
-futurex_normalize <- function(answers, truths, scorer_chat, cache) {
+# `...`: batch and wait for generate_responses().
+futurex_normalize <- function(answers, truths, scorer_chat, cache, ...) {
   if (is.null(scorer_chat) || !length(answers)) return(NULL)
   chat <- configure_chat(scorer_chat, "You are a precise number normalization assistant.",
                          list(temperature = 0.2))
   res <- generate_responses(chat, futurex_normalize_prompt(truths, answers), cache = cache,
-                            key_extra = "futurex-normalize-v1")
+                            key_extra = "futurex-normalize-v1", ...)
   parse_value <- function(label) {
     m <- regmatches(res$result, regexec(paste0(label, ":\\s*([0-9.]+)"), res$result))
     vapply(m, function(x) if (length(x) == 2) suppressWarnings(as.numeric(x[[2]])) else NA, 1)

@@ -53,8 +53,11 @@
 #' @param keep_json Keep the provider's raw response JSON (for log-probabilities).
 #' @param progress Show a progress bar (advancing with each answer).
 #' @param batch `TRUE` sends the prompts not in the cache as one provider batch through
-#'   [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq; half the price, answers within
-#'   24 hours) instead of one request each. The batch's state file is kept in the cache
+#'   [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq) instead of one request each.
+#'   The trade-off: half the price, but answers take minutes to hours (up to 24) instead of
+#'   seconds, and the run is resumable across R sessions. Every solver and judge takes it;
+#'   probsem's log-probability requests ([query_logprobs()], [probsem_solver()]) cannot be
+#'   batched and are always sent one by one. The batch's state file is kept in the cache
 #'   directory (`batches/`), so calling again after quitting R resumes the same batch
 #'   rather than submitting a new one; its answers enter the same cache, so a later run
 #'   without `batch` reuses them (the state file is then deleted). An item the provider
@@ -99,6 +102,7 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
   check_count(max_active)
   check_flag(batch)
   check_flag(wait)
+  batch <- dry_run_batch(batch)  # R/estimate-cost.R: counted one by one, at the batch price
   check_count(rpm)
   check_count(max_tries)
   check_number(backoff)

@@ -471,7 +471,7 @@ chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt,
   res <- generate_responses(configured, prompts, cache = cache, max_active = max_active,
                             max_tries = max_tries, keep_json = TRUE,
                             key_extra = list(kind = "first-token-logprobs", version = 1L),
-                            epoch = 1L, progress = FALSE)
+                            epoch = 1L, progress = FALSE, batch = FALSE)  # never batched
   at <- match(prefix, prompts)
   rows <- lapply(seq_along(prefix), function(i) {
     j <- at[[i]]

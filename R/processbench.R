@@ -295,7 +295,8 @@ check_processbench_rows <- function(x, file = "<data frame>") {
 #' @export
 processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
                                 n_per_request = FALSE, cache = TRUE, max_active = 10,
-                                rpm = 500, max_tries = 3) {
+                                rpm = 500, max_tries = 3,
+                                batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
   check_count(n_votes)
   check_number(temperature)
   check_flag(n_per_request)
@@ -316,7 +317,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
       processbench_requests(solver_chat, settings, prompts, vote = vote, epoch = epoch,
                             seed = seed, api_args = api_args, cache = cache,
                             max_active = max_active, rpm = rpm, max_tries = max_tries,
-                            keep_json = keep_json)
+                            keep_json = keep_json, batch = batch, wait = wait)
     }
     # vitals epochs repeat inputs: the k-th epoch of a sample gets new votes. Vote v of
     # epoch k is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own

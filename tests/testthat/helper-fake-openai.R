@@ -365,3 +365,18 @@ echo_completion <- function(text, tokens = echo_tokenize(text),
                  total_tokens = length(tokens))
   ))
 }
+
+# A reply that echoes the last user message; a message containing "reject" gets HTTP 400.
+echo_reply <- function(body, n) {
+  text <- last_user_text(body)
+  if (grepl("reject", text)) return(list(status = 400))
+  paste("answer to", text)
+}
+
+# A tool the fake server never calls: registering it sends the chat through ellmer's own
+# `$chat_async()` path instead of the fast path.
+with_idle_tool <- function(chat) {
+  chat$register_tool(ellmer::tool(function() "unused", name = "idle",
+                                  description = "Never called."))
+  chat
+}

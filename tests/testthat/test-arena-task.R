@@ -175,3 +175,17 @@ test_that("arena_summary(style_control = TRUE) works from an evaluated arena tas
   # the log keeps the answers too
   expect_identical(arena_summary(tsk$log_path, bootstrap = 0, style_control = TRUE), r)
 })
+
+test_that("batch = TRUE judges every battle in one batch, whatever the chunk size", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}')
+  battles <- sample_battles()
+  cache <- withr::local_tempdir()
+  tsk <- arena_task(battles, arena_solver(cache = cache, chunk_size = 2, position_swap = TRUE,
+                                          batch = TRUE),
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_responses_chat(server, model = "judge-lm"), view = FALSE)
+  expect_equal(server$count(), 2 * nrow(battles))
+  expect_equal(server$uploads(), 1)
+  expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner") == "tie"))
+})

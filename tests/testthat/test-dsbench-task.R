@@ -282,3 +282,25 @@ test_that("when every judgement fails, Scoring is not marked a success", {
   expect_false(any(grepl("^(\u2714|v) Scoring", messages)))
   expect_true(all(as_score(tsk$get_samples()$score) == 0))
 })
+
+test_that("the judge takes batch = TRUE: one batch, cached for a later run without it", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) "True")
+  cache <- withr::local_tempdir()
+  data <- dsbench_dataset()
+  run <- function(batch) {
+    tsk <- dsbench_task(data, solver = dsbench_solver(cache = FALSE),
+                        scorer = dsbench_scorer(cache = cache, batch = batch),
+                        dir = withr::local_tempdir())
+    tsk$eval(solver_chat = baseline_constant("42"), scorer_chat = fake_responses_chat(server),
+             view = FALSE)
+    tsk$get_samples()
+  }
+  first <- run(TRUE)
+  expect_equal(server$count(), nrow(data))
+  expect_equal(server$uploads(), 1)
+  expect_true(all(first$score == 1))
+  again <- run(FALSE)
+  expect_equal(server$count(), nrow(data))
+  expect_true(all(vapply(again$scorer_metadata, `[[`, TRUE, "cached")))
+})

@@ -78,6 +78,39 @@ test_that("prices come from ellmer's table, batch prices from its batches rows",
   expect_equal(est$input_tokens, sum(ceiling(nchar(futurex_dataset()$input) / 4)))
 })
 
+test_that("a solver built with batch = TRUE: the same requests, at the batch price", {
+  local_default_cache()
+  chat <- ellmer::chat_openai(model = "gpt-4.1", base_url = "http://127.0.0.1:9/v1",
+                              credentials = function() "unused")
+  regular <- model_price(chat)
+  batch <- model_price(chat, batch = TRUE)
+  skip_if(is.null(regular), "ellmer has no price for gpt-4.1")
+  cache <- withr::local_tempdir()
+  solver <- function(batch) {
+    futurex_solver(cache = cache, params = ellmer::params(max_tokens = 10), batch = batch)
+  }
+  one_by_one <- estimate_cost(futurex_task(dir = withr::local_tempdir(), solver = solver(FALSE)),
+                              chat, cache = cache)
+  batched <- estimate_cost(futurex_task(dir = withr::local_tempdir(), solver = solver(TRUE)),
+                           chat, cache = cache)
+  expect_equal(batched$to_send, nrow(futurex_dataset()))
+  expect_equal(batched[c("requests", "to_send", "input_tokens", "output_tokens_max")],
+               one_by_one[c("requests", "to_send", "input_tokens", "output_tokens_max")])
+  expect_true(batched$batch)
+  expect_false(one_by_one$batch)
+  expect_equal(batched$cost_max,
+               (batched$input_tokens * batch$input + batched$output_tokens_max * batch$output) /
+                 1e6)
+  expect_lt(batched$cost_max, one_by_one$cost_max)
+  # the same as pricing the one-by-one solver at the batch price
+  expect_equal(batched$cost_max, estimate_cost(
+    futurex_task(dir = withr::local_tempdir(), solver = solver(FALSE)), chat, cache = cache,
+    batch = TRUE
+  )$cost_max)
+  # no batch was submitted or left behind, and the cache is as it was
+  expect_length(list.files(cache, recursive = TRUE, all.files = TRUE), 0)
+})
+
 test_that("bad input is refused", {
   expect_error(estimate_cost(list(), NULL), class = "predictivebench_error_argument")
 })

@@ -300,3 +300,65 @@ test_that("futurex_summary() plots a bar per level with its interval and n", {
   boot <- suppressMessages(futurex_summary(tsk, method = "bootstrap", times = 50))
   expect_match(ggplot2::autoplot(boot)$labels$y, "bootstrap")
 })
+
+test_that("batch = TRUE: $eval() through a provider batch; a later run without it sends 0", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("Yes or No", last_user_text(body))) "\\boxed{Yes}" else "\\boxed{B, D}"
+  })
+  cache <- withr::local_tempdir()
+  chat <- fake_responses_chat(server)
+  tsk <- futurex_task(solver = futurex_solver(cache = cache, batch = TRUE),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = chat, view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(server$count(), nrow(samples))
+  expect_equal(server$uploads(), 1)  # one batch file for every sample
+  expect_false(anyNA(samples$result))
+  expect_equal(samples$score[samples$id == "fx-l1-rain"], 1)
+  expect_equal(samples$score[samples$id == "fx-l2-stocks"], 1)
+  # the answers are in the response cache: a run without batch sends nothing
+  again <- futurex_task(solver = futurex_solver(cache = cache), dir = withr::local_tempdir())
+  again$eval(solver_chat = chat, view = FALSE)
+  expect_equal(server$count(), nrow(samples))
+  expect_true(all(vapply(again$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+  expect_equal(again$get_samples()$score, samples$score)
+})
+
+test_that("batch = TRUE, wait = FALSE: $eval() submits and says how to collect; again collects", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) "\\boxed{Yes}", batch = list(polls = 1))
+  cache <- withr::local_tempdir()
+  chat <- fake_anthropic_chat(server)
+  tsk <- futurex_task(solver = futurex_solver(cache = cache, batch = TRUE, wait = FALSE),
+                      dir = withr::local_tempdir())
+  expect_message(
+    suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE),
+                     classes = "predictivebench_warning_failed_requests"),
+    "Run the same call again", class = "predictivebench_message_batch_pending"
+  )
+  n <- nrow(tsk$get_samples())
+  expect_true(all(is.na(tsk$get_samples()$result)))
+  expect_match(tsk$get_samples()$solver_metadata[[1]]$error, "still running")
+  expect_equal(server$count(), n)
+  expect_no_message(tsk$eval(solver_chat = chat, view = FALSE),
+                    class = "predictivebench_message_batch_pending")
+  expect_equal(tsk$get_samples()$result, rep("\\boxed{Yes}", n))
+  expect_equal(server$count(), n)  # collected, not submitted again
+  expect_length(list.files(file.path(cache, "batches")), 0)
+})
+
+test_that("the scorer's normalization judge takes batch = TRUE", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5")
+  dataset <- futurex_dataset()
+  dataset <- dataset[dataset$id == "fx-l3-temp", ]
+  cache <- withr::local_tempdir()
+  tsk <- futurex_task(dataset = dataset, solver = futurex_solver(cache = FALSE),
+                      scorer = futurex_scorer(cache = cache, batch = TRUE),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("\\boxed{99}"),
+           scorer_chat = fake_responses_chat(server), view = FALSE)
+  expect_equal(tsk$get_samples()$score, 1)
+  expect_equal(server$uploads(), 1)
+})

@@ -1,9 +1,3 @@
-echo_reply <- function(body, n) {
-  text <- last_user_text(body)
-  if (grepl("reject", text)) return(list(status = 400))
-  paste("answer to", text)
-}
-
 test_that("answers come back in order with tokens, and a second run sends nothing", {
   server <- local_fake_openai(echo_reply)
   chat <- fake_chat(server)
@@ -209,77 +203,6 @@ test_that("tokens are summed over a request's tool-call rounds, not earlier turn
   expect_equal(usage$cost, 0.75)
 })
 
-# A tool the fake server never calls: registering it sends the chat through ellmer's own
-# `$chat_async()` path instead of the fast path.
-with_idle_tool <- function(chat) {
-  chat$register_tool(ellmer::tool(function() "unused", name = "idle",
-                                  description = "Never called."))
-  chat
-}
-
-test_that("the fast path sends what ellmer sends and reads answers as ellmer does", {
-  server <- local_fake_openai(function(body, n) {
-    list(text = paste("answer to", last_user_text(body)),
-         usage = list(prompt_tokens = 120L, completion_tokens = 30L))
-  })
-  # Providers and models in ellmer's price table, so the cost is a number.
-  makers <- list(
-    completions = function(...) ellmer::chat_openai_compatible(
-      base_url = server$url, name = "OpenAI", model = "gpt-4.1-nano", ...,
-      credentials = function() "sk-test"),
-    responses = function(...) ellmer::chat_openai(
-      base_url = server$url, model = "gpt-4.1-nano", ..., credentials = function() "sk-test"),
-    anthropic = function(...) ellmer::chat_anthropic(
-      base_url = server$url, model = "claude-3-5-haiku-latest", ...,
-      credentials = function() "sk-ant-test")
-  )
-  for (kind in names(makers)) {
-    chat <- makers[[kind]](system_prompt = "Be brief.",
-                           params = ellmer::params(temperature = 0.3, max_tokens = 50),
-                           api_args = list(metadata = list(run = "bench")))
-    chat$set_turns(list(
-      ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
-      ellmer::AssistantTurn(contents = list(ellmer::ContentText("earlier answer")))
-    ))
-    prompts <- list("plain \"quoted\" \u00e9\n", list("two", "parts"))
-    expect_true(uses_fast_path(chat))
-    before <- server$count()
-    ours <- generate_responses(chat, prompts, cache = FALSE, max_active = 1)
-    theirs <- lapply(prompts, function(p) {
-      x <- chat$clone()
-      do.call(x$chat, c(as.list(p), echo = "none"))
-      x$last_turn()
-    })
-    bodies <- server$requests()[before + 1:4]
-    expect_equal(bodies[1:2], bodies[3:4], info = kind)
-    expect_equal(bodies[[1]]$metadata$run, "bench", info = kind)
-    for (i in 1:2) {
-      turn <- ours$chat[[i]]$last_turn()
-      expect_equal(turn@contents, theirs[[i]]@contents, info = kind)
-      expect_equal(turn@tokens, theirs[[i]]@tokens, info = kind)
-      expect_equal(turn@cost, theirs[[i]]@cost, info = kind)
-      expect_equal(turn@finish_reason, theirs[[i]]@finish_reason, info = kind)
-    }
-    expect_equal(ours$result[[1]], "answer to plain \"quoted\" \u00e9\n", info = kind)
-    if (kind != "anthropic") expect_gt(ours$cost[[1]], 0)
-  }
-})
-
-test_that("chats the fast path does not cover go through ellmer's own $chat_async()", {
-  server <- local_fake_openai(echo_reply)
-  dir <- withr::local_tempdir()
-  for (chat in list(with_idle_tool(fake_responses_chat(server)),
-                    with_idle_tool(fake_anthropic_chat(server)))) {
-    expect_false(uses_fast_path(chat))
-    res <- generate_responses(chat, c("a", "b"), cache = dir)
-    expect_equal(res$result, c("answer to a", "answer to b"))
-    expect_equal(res$input_tokens, c(10, 10))
-    again <- generate_responses(chat, c("a", "b"), cache = dir)
-    expect_true(all(again$cached))
-  }
-  expect_equal(server$count(), 4)
-})
-
 test_that("a provider warning reaches the user once per call, not once per request", {
   server <- local_fake_openai(echo_reply)
   # ellmer's Responses and Anthropic providers drop `seed`, with a warning per request.
@@ -368,61 +291,4 @@ test_that("the n_ignored message says cached only when the cache is on", {
                         })
     expect_equal(grepl("cached", msg), !isFALSE(cache))
   }
-})
-
-test_that("a transient failure re-enters the pool while slow requests are still in flight", {
-  # A scripted transport, no HTTP: item 2 is slow (it answers only when nothing else is in
-  # flight); item 1 fails with a 503 on its first try. Rounds would resend item 1 only after
-  # item 2 answered; the pool resends it at once.
-  active <- integer(0)
-  starts <- list()
-  tries <- integer(4)
-  callbacks <- list()
-  transport <- list(
-    start = function(i, finish) {
-      tries[[i]] <<- tries[[i]] + 1L
-      starts[[length(starts) + 1]] <<- list(i = i, try = tries[[i]], active = active)
-      active <<- c(active, i)
-      callbacks[[as.character(i)]] <<- finish
-    },
-    drive = function(timeout) {
-      # a short wait (for the next rpm token) passes without an answer, as on a network
-      if (timeout < 0.01) return(Sys.sleep(timeout))
-      ready <- setdiff(active, if (length(active) > 1) 2L)
-      i <- ready[[1]]
-      active <<- setdiff(active, i)
-      value <- if (i == 1L && tries[[1]] == 1L) {
-        structure(class = c("error", "condition"), list(message = "HTTP 503", status = 503L))
-      } else paste("answer", i)
-      callbacks[[as.character(i)]](i, value)
-    },
-    close = function() NULL
-  )
-  delivered <- list()
-  request_pool(1:4, transport, function(i, value) delivered[[as.character(i)]] <<- value,
-               max_active = 2, rpm = 1e6, max_tries = 3, backoff = 0)
-  expect_equal(unname(unlist(delivered[as.character(1:4)])), paste("answer", 1:4))
-  retry <- Filter(function(s) s$i == 1L && s$try == 2L, starts)
-  expect_length(retry, 1)
-  expect_true(2L %in% retry[[1]]$active)  # item 2 was still in flight
-  expect_equal(tries, c(2L, 1L, 1L, 1L))
-})
-
-test_that("a request failing transiently every time is given up after max_tries", {
-  tries <- 0L
-  transport <- list(
-    start = function(i, finish) {
-      tries <<- tries + 1L
-      finish(i, structure(class = c("error", "condition"),
-                          list(message = "HTTP 429", status = 429L, retry_after = "0")))
-    },
-    drive = function(timeout) NULL,
-    close = function() NULL
-  )
-  out <- NULL
-  request_pool(1L, transport, function(i, value) out <<- value, max_active = 1, rpm = 1e6,
-               max_tries = 3, backoff = 0)
-  expect_equal(tries, 3L)
-  expect_s3_class(out, "predictivebench_gave_up")
-  expect_match(conditionMessage(out), "Gave up after 3 tries.*429")
 })

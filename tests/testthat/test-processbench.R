@@ -400,3 +400,46 @@ test_that("processbench_summary() plots a panel per metric and a bar per task", 
   expect_equal(length(unique(built$layout$layout$PANEL)), 3)
   expect_true("n = 5" %in% unlist(lapply(built$data, function(d) d$label)))
 })
+
+test_that("batch = TRUE: 8 votes a sample through a provider batch; a later run sends 0", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("apples", last_user_text(body))) "\\boxed{-1}" else "\\boxed{0}"
+  })
+  cache <- withr::local_tempdir()
+  chat <- fake_responses_chat(server)
+  tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
+                           solver = processbench_solver(cache = cache, batch = TRUE))
+  tsk$eval(solver_chat = chat, view = FALSE)
+  s <- tsk$get_samples()
+  expect_equal(server$count(), 3 * 8)
+  expect_equal(server$uploads(), 1)  # one chat sends every vote: one batch
+  expect_equal(s$result, c("-1", "0", "0"))
+  expect_equal(lengths(lapply(s$solver_metadata, `[[`, "critiques")), c(8, 8, 8))
+  expect_identical(s$score, c(1, 1, 0))
+  again <- processbench_task(pb_table(), dir = withr::local_tempdir(),
+                             solver = processbench_solver(cache = cache))
+  again$eval(solver_chat = chat, view = FALSE)
+  expect_equal(server$count(), 3 * 8)
+  expect_equal(again$get_samples()$result, s$result)
+})
+
+test_that("batch = TRUE, wait = FALSE: the votes are collected by a second $eval()", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) "\\boxed{-1}", batch = list(polls = 1))
+  cache <- withr::local_tempdir()
+  chat <- fake_anthropic_chat(server)
+  tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 2, cache = cache,
+                                                        batch = TRUE, wait = FALSE))
+  expect_message(
+    suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE),
+                     classes = "predictivebench_warning_failed_requests"),
+    class = "predictivebench_message_batch_pending"
+  )
+  expect_true(all(is.na(tsk$get_samples()$result)))
+  expect_no_message(tsk$eval(solver_chat = chat, view = FALSE),
+                    class = "predictivebench_message_batch_pending")
+  expect_equal(tsk$get_samples()$result, rep("-1", 3))
+  expect_equal(server$count(), 3 * 2)
+})
