@@ -37,12 +37,7 @@ BaselineChat <- R6::R6Class(
     # runs, requests to this baseline's address are answered locally (an httr2 mock that
     # passes every other request on), so no request leaves the machine.
     get_provider = function() {
-      caller <- parent.frame()
-      current <- getOption("httr2_mock")
-      answered <- identical(attr(current, "baseline_url"), self$base_url)
-      if (!identical(caller, globalenv()) && !answered) {
-        withr::local_options(httr2_mock = baseline_mock(self, current), .local_envir = caller)
-      }
+      local_baseline_answers(self, parent.frame())  # R/compat.R
       super$get_provider()
     }
   )
@@ -53,44 +48,6 @@ baseline_counter <- new.env(parent = emptyenv())
 baseline_id <- function() {
   baseline_counter$n <- (baseline_counter$n %||% 0L) + 1L
   baseline_counter$n
-}
-
-# An httr2 mock answering chat-completions requests to `chat`'s address with its responder;
-# other requests go to the mock that was set before, or to the network.
-baseline_mock <- function(chat, previous = NULL) {
-  prefix <- paste0(chat$base_url, "/")
-  mock <- function(req) {
-    if (!startsWith(httr2::req_get_url(req), prefix)) {
-      return(if (is.function(previous)) previous(req))
-    }
-    body <- httr2::req_get_body(req)
-    answer <- tryCatch(chat$respond(request_prompt(body$messages))@text,
-                       error = function(e) e)
-    if (inherits(answer, "error")) {
-      return(httr2::response_json(400L, body = list(error = list(
-        message = conditionMessage(answer)))))
-    }
-    httr2::response_json(body = list(
-      id = "baseline", object = "chat.completion", model = body$model %||% "baseline",
-      choices = list(list(index = 0L, finish_reason = "stop",
-                          message = list(role = "assistant", content = answer))),
-      usage = list(prompt_tokens = 0L, completion_tokens = 0L, total_tokens = 0L)
-    ))
-  }
-  structure(mock, baseline_url = chat$base_url)
-}
-
-# The text of the last user message of a chat-completions request, as prompt_text() reads a
-# prompt: its text parts joined by newlines.
-request_prompt <- function(messages) {
-  users <- Filter(function(m) identical(m$role, "user"), messages %||% list())
-  if (!length(users)) return("")
-  content <- users[[length(users)]]$content
-  if (is.character(content)) return(paste(content, collapse = "\n"))
-  parts <- vapply(content, function(p) {
-    if (identical(p$type, "text")) as.character(p$text %||% "") else ""
-  }, "")
-  paste(parts[nzchar(parts)], collapse = "\n")
 }
 
 prompt_text <- function(prompt) {

@@ -1,5 +1,6 @@
 # Every place predictivebench reaches past ellmer's public API, in one file. Each helper says
-# why it exists and which public hook would replace it; nothing here changes global state.
+# why it exists and which public hook would replace it; nothing here changes global state
+# beyond the frame that asked (an option set with withr, restored when that frame ends).
 
 # ellmer's internal functions, looked up by name. `NULL` when this ellmer version has no such
 # function, so callers can fall back to the public API instead of failing.
@@ -76,4 +77,58 @@ ellmer_base_request <- function(chat) {
   base_request <- ellmer_internal("base_request")
   if (is.null(base_request)) return(NULL)
   base_request(chat$get_provider())
+}
+
+# Why: vitals::generate() and vitals' model-graded scorers send every request through
+# ellmer::parallel_chat(), which performs HTTP with the chat's provider; ellmer has no hook
+# for a chat that answers locally. So while the function that asked a baseline chat for its
+# provider runs, httr2's documented mock option (`httr2_mock`, scoped to that frame with
+# withr) answers requests to the baseline's own address with its responder and passes every
+# other request on. Replaced by: an ellmer provider class a package can implement to answer
+# without HTTP, were ellmer to export one.
+local_baseline_answers <- function(chat, frame) {
+  current <- getOption("httr2_mock")
+  answered <- identical(attr(current, "baseline_url"), chat$base_url)
+  if (!identical(frame, globalenv()) && !answered) {
+    withr::local_options(httr2_mock = baseline_mock(chat, current), .local_envir = frame)
+  }
+  invisible()
+}
+
+# An httr2 mock answering chat-completions requests to `chat`'s address with its responder;
+# other requests go to the mock that was set before, or to the network.
+baseline_mock <- function(chat, previous = NULL) {
+  prefix <- paste0(chat$base_url, "/")
+  mock <- function(req) {
+    if (!startsWith(httr2::req_get_url(req), prefix)) {
+      return(if (is.function(previous)) previous(req))
+    }
+    body <- httr2::req_get_body(req)
+    answer <- tryCatch(chat$respond(request_prompt(body$messages))@text,
+                       error = function(e) e)
+    if (inherits(answer, "error")) {
+      return(httr2::response_json(400L, body = list(error = list(
+        message = conditionMessage(answer)))))
+    }
+    httr2::response_json(body = list(
+      id = "baseline", object = "chat.completion", model = body$model %||% "baseline",
+      choices = list(list(index = 0L, finish_reason = "stop",
+                          message = list(role = "assistant", content = answer))),
+      usage = list(prompt_tokens = 0L, completion_tokens = 0L, total_tokens = 0L)
+    ))
+  }
+  structure(mock, baseline_url = chat$base_url)
+}
+
+# The text of the last user message of a chat-completions request, as prompt_text() reads a
+# prompt: its text parts joined by newlines.
+request_prompt <- function(messages) {
+  users <- Filter(function(m) identical(m$role, "user"), messages %||% list())
+  if (!length(users)) return("")
+  content <- users[[length(users)]]$content
+  if (is.character(content)) return(paste(content, collapse = "\n"))
+  parts <- vapply(content, function(p) {
+    if (identical(p$type, "text")) as.character(p$text %||% "") else ""
+  }, "")
+  paste(parts[nzchar(parts)], collapse = "\n")
 }

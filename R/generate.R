@@ -377,22 +377,10 @@ response_metadata <- function(res) {
   })
 }
 
-#' Override a chat's system prompt and request parameters
-#'
-#' Returns a clone of `chat` with `system_prompt` (when not `NULL`) and `params` merged into
-#' its parameters, so a benchmark can fix, e.g., `temperature = 0` whatever chat the user
-#' passes. The original chat is not changed.
-#'
-#' @param chat An ellmer chat.
-#' @param api_args A list of extra request-body fields merged into the chat's `api_args`
-#'   (ellmer's escape hatch for fields it has no parameter for, such as `list(n = 8)`);
-#'   `NULL` keeps them.
-#' @inheritParams generate_solver
-#' @returns An ellmer chat.
-#' @export
-#' @examples
-#' chat <- baseline_constant("x")
-#' configure_chat(chat, "Be brief.", list(temperature = 0))$get_system_prompt()
+# A clone of `chat` with `system_prompt` (when not NULL), `params` merged into its parameters
+# and `api_args` into its extra request-body fields (ellmer's escape hatch, e.g. list(n = 8)),
+# so a benchmark can fix, e.g., temperature = 0 whatever chat the user passes. Internal: it
+# rests on a workaround (ellmer has no public setter for a chat's parameters; R/compat.R).
 configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args = NULL) {
   chat <- as_chat(chat)
   chat <- chat$clone()

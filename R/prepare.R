@@ -32,9 +32,9 @@ prepare_task_table <- function(benchmark, source, out = NULL, ...) {
   module <- python_module()
   preparer <- call_python(module$get_preparer(benchmark), source)
   json <- call_python(module$prepare_json(benchmark, source, ...), source)
-  table <- table_from_columns(json, preparer$schema, file = source)
+  table <- table_from_columns(json, preparer$schema)
   if (is.null(out)) return(table)
-  write_task_table(table, out, preparer$schema)
+  write_parquet_table(table, out, preparer$schema)
 }
 
 call_python <- function(expr, source, call = rlang::caller_env()) {

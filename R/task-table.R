@@ -189,7 +189,13 @@ restore_empty_lists <- function(table, meta) {
 #' @export
 write_task_table <- function(x, path, benchmark) {
   check_string(path)
-  x <- validate_task_table(x, benchmark)
+  write_parquet_table(validate_task_table(x, benchmark), path, benchmark)
+}
+
+# Writes a table already checked against `benchmark`'s schema: by validate_task_table(), or
+# by the Python flattener, which owns the checks of the tables it makes (one pass: raw files
+# -> Python -> parquet), so prepare_*() does not check them again.
+write_parquet_table <- function(x, path, benchmark) {
   stashed <- stash_empty_lists(as.data.frame(x))
   write_atomic(path, function(tmp) {
     tryCatch(
@@ -280,7 +286,7 @@ is_type <- function(v, type) {
   )
 }
 
-table_from_columns <- function(json, benchmark, file) {
+table_from_columns <- function(json, benchmark) {
   parsed <- jsonlite::parse_json(json)
   schema <- task_table_schema(benchmark)
   columns <- parsed$columns
@@ -289,7 +295,9 @@ table_from_columns <- function(json, benchmark, file) {
     json_column(values, schema$type[[i]])
   })
   names(out) <- schema$name
-  validate_task_table(tibble::as_tibble(out), benchmark, file = file)
+  # Python validated the table before sending it (tables.py, table_columns()); json_column()
+  # only gives each column its R type.
+  tibble::as_tibble(out)
 }
 
 json_column <- function(values, type) {
