@@ -1,0 +1,159 @@
+# The ProcessBench solver: n_votes critiques per sample, as separate requests or one
+# request with n, and reading the choices back.
+
+#' @rdname processbench_task
+#' @order 3
+#' @export
+processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
+                                n_per_request = FALSE, cache = TRUE, max_active = 10,
+                                rpm = 500, max_tries = 3,
+                                batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+  check_count(n_votes)
+  check_number(temperature)
+  check_flag(n_per_request)
+  if (!is.null(params) && !is.list(params)) {
+    abort_pb("{.arg params} must be a list or {.code NULL}.", "argument")
+  }
+  if (n_votes > 1 && temperature == 0) {
+    cli::cli_warn("With {.code temperature = 0} the {n_votes} votes will be (nearly) identical.")
+  }
+  cache_dir(cache)
+  settings <- utils::modifyList(list(temperature = temperature), params %||% list())
+  dataset_solver(function(inputs, bound, ..., solver_chat = NULL) {
+    solver_chat <- as_chat(solver_chat)
+    if (n_per_request && n_votes > 1) check_provider_has_n(solver_chat)
+    n <- length(inputs)
+    seed <- settings$seed %||% chat_seed(solver_chat)
+    send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {
+      processbench_requests(solver_chat, settings, prompts, vote = vote, epoch = epoch,
+                            seed = seed, api_args = api_args, cache = cache,
+                            max_active = max_active, rpm = rpm, max_tries = max_tries,
+                            keep_json = keep_json, batch = batch, wait = wait)
+    }
+    # vitals epochs repeat inputs: the k-th epoch of a sample gets new votes. Vote v of
+    # epoch k is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own
+    # request and cache entry) and its seed offset.
+    copy <- bound$.epoch
+    first <- (copy - 1L) * n_votes
+    if (n_per_request && n_votes > 1) {
+      # One request per copy (epoch k) carrying the seed of its first vote.
+      res <- send(inputs, vote = first + 1L, epoch = copy, api_args = list(n = n_votes),
+                  keep_json = TRUE)
+      owner <- seq_len(n)
+      texts <- lapply(seq_len(n), function(i) {
+        if (is.na(res$error[[i]])) processbench_choices(res$json[[i]], res$result[[i]]) else
+          rep(NA_character_, n_votes)
+      })
+      errors <- lapply(seq_len(n), function(i) rep(res$error[[i]], length(texts[[i]])))
+      got <- lengths(texts)
+      short <- which(is.na(res$error) & got < n_votes)
+      if (length(short)) {
+        # The provider ignored `n`: the missing votes go out as separate requests, numbered
+        # (epoch and seed) as in n_per_request = FALSE, so they share its cache entries.
+        sample <- rep(short, n_votes - got[short])
+        vote <- first[sample] + unlist(lapply(short, function(i) seq.int(got[[i]] + 1L, n_votes)))
+        extra <- send(inputs[sample], vote = vote)
+        for (i in short) {
+          texts[[i]] <- c(texts[[i]], extra$result[sample == i])
+          errors[[i]] <- c(errors[[i]], extra$error[sample == i])
+        }
+        res <- bind_requests(list(res, extra), list(seq_len(n), n + seq_along(sample)))
+        owner <- c(owner, sample)
+        cli::cli_inform(c(
+          paste("{length(short)} response{?s} held fewer than {n_votes} choices:",
+                "the provider ignored {.code n}."),
+          i = paste0("The {length(sample)} missing vote{?s} {?was/were} requested separately",
+                     if (is.null(cache_dir(cache))) "." else ", cached."),
+          i = "{.code n_per_request = FALSE} sends one request per vote from the start."
+        ), class = "predictivebench_message_n_ignored")
+      }
+    } else {
+      owner <- rep(seq_len(n), each = n_votes)
+      res <- send(inputs[owner], vote = first[owner] + rep(seq_len(n_votes), times = n))
+      texts <- unname(split(res$result, owner))
+      errors <- unname(split(res$error, owner))
+    }
+    report_failures(res$error, what = "vote request")  # one per request, not per vote
+    metadata <- vector("list", n)
+    result <- rep(NA_character_, n)
+    chats <- vector("list", n)
+    for (i in seq_len(n)) {
+      rows <- which(owner == i)
+      vote <- processbench_vote(texts[[i]])
+      if (!is.na(vote$prediction)) result[[i]] <- as.character(vote$prediction)
+      answered <- rows[is.na(res$error[rows])]
+      chats[[i]] <- res$chat[[if (length(answered)) answered[[1]] else rows[[1]]]]
+      # usage summed over every vote request of the sample, so the log counts them all
+      metadata[[i]] <- c(
+        list(prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
+             n_votes = n_votes, critiques = texts[[i]], errors = errors[[i]]),
+        usage_metadata(res, rows), list(seconds = sum(res$seconds[rows]))
+      )
+    }
+    list(result = result, solver_chat = chats, solver_metadata = metadata)
+  })
+}
+
+# Sends prompts[i] with epoch[i]. Without a seed one chat sends them all. With a seed, vote j
+# is sent with seed + j - 1, so votes differ but a re-run draws the same ones: one chat per
+# distinct vote number, all in one request pool (so a provider's warning shows once).
+processbench_requests <- function(solver_chat, settings, prompts, vote, epoch, seed,
+                                  api_args = NULL, ...) {
+  if (is.null(seed)) {
+    chat <- configure_chat(solver_chat, params = settings, api_args = api_args)
+    return(generate_responses(chat, prompts, epoch = epoch, ...))
+  }
+  votes <- sort(unique(vote))
+  chats <- lapply(votes, function(v) {
+    configure_chat(solver_chat, params = utils::modifyList(settings, list(seed = seed + v - 1)),
+                   api_args = api_args)
+  })
+  run_requests(chats, match(vote, votes), as_prompt_list(prompts), epoch = epoch, ...)
+}
+
+# Only OpenAI-style chat completions take `n` (several choices in one request); OpenAI's
+# Responses API, Anthropic and Gemini would drop it and bill every vote but the first twice.
+check_provider_has_n <- function(chat) {
+  no_n <- c("ellmer::ProviderOpenAI", "ellmer::ProviderAnthropic",
+            "ellmer::ProviderGoogleGemini", "ellmer::ProviderAWSBedrock")
+  provider <- chat$get_provider()
+  if (inherits(provider, no_n)) {
+    abort_pb(c(
+      "{.code n_per_request = TRUE} needs a chat-completions API that takes {.field n}.",
+      x = "{provider@name} ({.cls {class(provider)[[1]]}}) has no {.field n}.",
+      i = "Use {.code n_per_request = FALSE} (one request per vote)."
+    ), "argument")
+  }
+  invisible(chat)
+}
+
+# Row-binds generate_responses() tibbles; index[[k]] are the rows parts[[k]] answers.
+bind_requests <- function(parts, index) {
+  order <- order(unlist(index, use.names = FALSE))
+  columns <- Reduce(intersect, lapply(parts, names))
+  tibble::as_tibble(rlang::set_names(lapply(columns, function(column) {
+    do.call(c, unname(lapply(parts, `[[`, column)))[order]
+  }), columns))
+}
+
+# The texts of every choice in an OpenAI-style response; the parsed text when there is no
+# JSON (an offline baseline) and NA for a failed request.
+processbench_choices <- function(json, text) {
+  choices <- json$choices
+  if (!length(choices) && length(json$output)) return(responses_texts(json$output, text))
+  if (!length(choices)) return(text)
+  vapply(choices, function(ch) {
+    content <- ch$message$content
+    if (is.character(content) && length(content) == 1) content else NA_character_
+  }, "")
+}
+
+# The Responses API's shape: one vote per message item, its output_text parts joined.
+responses_texts <- function(output, text) {
+  messages <- Filter(function(item) identical(item$type, "message"), output)
+  if (!length(messages)) return(text)
+  vapply(messages, function(item) {
+    parts <- Filter(function(part) identical(part$type, "output_text"), item$content)
+    paste(vapply(parts, function(part) part$text %||% "", ""), collapse = "")
+  }, "")
+}
