@@ -130,71 +130,6 @@ test_that("base_url, model and api_key can be given without a chat", {
   expect_identical(server$requests()[[1]]$model, "m2")
 })
 
-test_that("the chat backend reads each query's first-token log-probability", {
-  chat_reply <- function(body, n) {
-    top <- list(list(token = "True", logprob = -0.1), list(token = " False", logprob = -2.4),
-                list(token = "Fal", logprob = -5), list(token = "false", logprob = -3),
-                list(token = " True", logprob = -3.2))
-    list(text = "True",
-         logprobs = list(content = list(list(token = "True", logprob = -0.1,
-                                             top_logprobs = top))))
-  }
-  server <- local_fake_openai(chat_reply)
-  chat <- fake_chat(server)
-  out <- query_logprobs(chat, c("Q1:\n", "Q1:\n", "Q1:\n", "Q2:\n"),
-                        c("True", "False", "Maybe", "True"), backend = "chat",
-                        top_logprobs = 5, cache = FALSE)
-  # "True" and " True" spell the same text: their probabilities add up.
-  expect_equal(out$logp[[1]], log(exp(-0.1) + exp(-3.2)))
-  # " False" is the longest alternative that starts "False" ("Fal" is shorter).
-  expect_equal(out$logp[[2]], -2.4)
-  expect_equal(out$logp[[3]], -Inf)
-  # The approximation scores one token per query, found among the alternatives or not.
-  expect_equal(out$n_tokens, c(1L, 1L, 1L, 1L))
-  # One request per distinct prefix, asking for log-probabilities of one token.
-  expect_equal(server$count(), 2)
-  body <- server$requests()[[1]]
-  expect_true(isTRUE(body$logprobs))
-  expect_equal(body$top_logprobs, 5)
-  expect_equal(body$max_completion_tokens, 1)
-  expect_match(last_user_text(body), "^Q[12]:\n$")
-})
-
-test_that("the chat backend caches and reports a response without log-probabilities", {
-  server <- local_fake_openai(function(body, n) "True")
-  dir <- withr::local_tempdir()
-  out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", cache = dir)
-  expect_true(is.na(out$logp))
-  expect_match(out$error, "no token log-probabilities")
-  query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", cache = dir)
-  expect_equal(server$count(), 1)
-})
-
-test_that("the softmax is the original's wherever that is finite, and stable elsewhere", {
-  x <- c(-1.3, -2.7, -0.2)
-  expect_identical(logprob_softmax(x), exp(x) / sum(exp(x)))
-  expect_equal(logprob_softmax(log(c(1, 3))), c(0.25, 0.75))
-  # The original gives NaN for these (0/0 and Inf/Inf).
-  expect_true(all(is.nan(exp(c(-1000, -1001)) / sum(exp(c(-1000, -1001))))))
-  expect_equal(logprob_softmax(c(-1000, -1001)), c(1, exp(-1)) / (1 + exp(-1)))
-  expect_equal(logprob_softmax(c(800, 799)), c(1, exp(-1)) / (1 + exp(-1)))
-  expect_equal(logprob_softmax(c(-Inf, -1)), c(0, 1))
-  expect_true(all(is.na(logprob_softmax(c(-Inf, -Inf)))))
-  expect_true(all(is.na(logprob_softmax(c(NA, -1)))))
-  expect_equal(logprob_softmax(c(-2, -2)), c(0.5, 0.5))
-})
-
-test_that("normalization and temperature follow the original's order", {
-  expect_equal(logprob_normalize(c(-4, -6), c(2, 3)), c(-4, -6))
-  expect_equal(logprob_normalize(c(-4, -6), c(2, 3), "tokens"), c(-2, -2))
-  expect_equal(logprob_normalize(c(-4, -6), c(2, 3), TRUE), c(-2, -2))
-  expect_equal(logprob_normalize(c(-4, -6), c(4, 9), "sqrt"), c(-2, -2))
-  expect_equal(logprob_normalize(c(-4, -6), c(2, 3), "tokens", temperature = 0.5), c(-4, -4))
-  expect_equal(logprob_normalize(-3, 1, temperature = 2), -1.5)
-  expect_error(logprob_normalize(-3, 1, temperature = 0), class = "predictivebench_error_argument")
-  expect_error(logprob_normalize(-3, 1, norm = "mean"), class = "predictivebench_error_argument")
-})
-
 test_that("a 429 is retried and then scored", {
   flaky_reply <- function(body, n) {
     if (n == 1) return(list(status = 429, headers = list(`retry-after` = "0")))
@@ -204,25 +139,6 @@ test_that("a 429 is retried and then scored", {
   out <- query_logprobs(fake_chat(server), "Q\n", "yes", cache = FALSE, max_active = 1)
   expect_equal(out$logp, -1)
   expect_equal(server$count(), 3)
-})
-
-test_that("top alternatives are read from chat-completions and responses bodies", {
-  alt <- list(list(token = "A", logprob = -0.2), list(token = " B", logprob = -1.9))
-  chat_json <- list(choices = list(list(logprobs = list(content = list(
-    list(token = "A", logprob = -0.2, top_logprobs = alt))))))
-  responses_json <- list(output = list(
-    list(type = "reasoning", content = list()),
-    list(type = "message", content = list(list(type = "output_text", text = "A",
-      logprobs = list(list(token = "A", logprob = -0.2, top_logprobs = alt)))))
-  ))
-  for (json in list(chat_json, responses_json)) {
-    top <- top_alternatives(json)
-    expect_equal(top$token, c("A", " B"))
-    expect_equal(first_token_logprob(top, "B")$logp, -1.9)
-    expect_equal(first_token_logprob(top, "C")$logp, -Inf)
-  }
-  expect_error(top_alternatives(list(choices = list(list(message = "x")))),
-               class = "predictivebench_error_logprobs")
 })
 
 test_that("a word-start mark only at the start of a text is not a span mismatch", {
@@ -258,86 +174,6 @@ test_that("a word-start mark only at the start of a text is not a span mismatch"
   expect_false(same_span("True", " True", " True"))
   expect_true(same_span(c("very", "\u2581true"), c("\u2581very", "\u2581true"), "very true"))
   expect_false(same_span(c("ver", "y\u2581true"), c("\u2581very"), "very true"))
-})
-
-test_that("normalization keeps -Inf, so a missing query gets probability 0", {
-  for (norm in c("none", "tokens", "sqrt")) {
-    logp <- logprob_normalize(c(-1, -Inf, -3), c(1L, NA, 4L), norm, temperature = 2)
-    expect_identical(logp[[2]], -Inf)
-    expect_false(anyNA(logp))
-    p <- logprob_softmax(logp)
-    expect_identical(p[[2]], 0)
-    expect_equal(sum(p), 1)
-  }
-  expect_equal(logprob_normalize(c(-1, -Inf, -3), c(1L, NA, 4L), "tokens"), c(-1, -Inf, -0.75))
-  expect_identical(logprob_normalize(c(NA, -Inf), c(1L, 0L), "tokens"), c(NA, -Inf))
-})
-
-test_that("the softmax equals numpy's exp(x) / sum(exp(x)) within a few ulp", {
-  # Computed with numpy 1.24.2 (Python 3.11.2) as
-  #   a = np.array(x); p = np.exp(a) / np.sum(np.exp(a)); [repr(float(v)) for v in p]
-  # R's exp() and sum() differ from numpy's by up to 2 units in the last place here.
-  cases <- list(
-    list(x = c(-1.3, -2.7, -0.2),
-         p = c(0.23525188368520228, 0.05801240027831481, 0.7067357160364829)),
-    list(x = c(-12.345, -13.5, -20.25, -12.5),
-         p = c(0.4604387336219158, 0.14506469330984775, 0.00016985329309282253,
-               0.39432671977514355)),
-    list(x = c(-0.1, -3.2, -7.7, -45.0, -2.0),
-         p = c(0.8367372690639715, 0.03769434658429568, 0.00041874636571624646,
-               2.647078836475116e-20, 0.1251496379860167))
-  )
-  for (case in cases) {
-    p <- logprob_softmax(case$x)
-    expect_true(all(abs(p - case$p) <= 1e-15 * case$p))
-    # The same formula as the original, evaluated in R.
-    expect_identical(p, exp(case$x) / sum(exp(case$x)))
-  }
-})
-
-test_that("a baseline scores queries offline: the query it names, else uniform", {
-  withr::local_envvar(http_proxy = "http://127.0.0.1:9", https_proxy = "http://127.0.0.1:9")
-  oracle <- baseline_echo(data.frame(input = c("Is it on?\n", "Is it off?\n"),
-                                     target = c("True", "False")))
-  out <- query_logprobs(oracle, rep(c("Is it on?\n", "Is it off?\n", "Other?\n"), each = 2),
-                        c("True", "False"), cache = FALSE)
-  expect_equal(out$logp, c(0, -Inf, -Inf, 0, 0, 0))
-  expect_true(all(is.na(out$error)))
-  expect_equal(logprob_softmax(out$logp[5:6]), c(0.5, 0.5))
-  # The chat backend too.
-  chat_out <- query_logprobs(oracle, "Is it off?\n", c("True", "False"), backend = "chat",
-                             cache = FALSE)
-  expect_equal(chat_out$logp, c(-Inf, 0))
-})
-
-test_that("probsem runs a baseline offline and refuses chats without log-probabilities", {
-  withr::local_envvar(http_proxy = "http://127.0.0.1:9", https_proxy = "http://127.0.0.1:9")
-  d <- probsem_dataset()
-  tsk <- probsem_task(d, solver = probsem_solver(cache = FALSE), dir = withr::local_tempdir())
-  oracle <- baseline_echo(d)  # a context without ground truth gets a uniform guess
-  tsk$eval(solver_chat = oracle, view = FALSE)
-  samples <- tsk$get_samples()
-  has_truth <- d$expected >= 0
-  expect_equal(samples$result[has_truth], d$target[has_truth])
-  claude <- ellmer::chat_anthropic(model = "claude-sonnet-4-5", credentials = function() "x")
-  expect_error(check_logprob_chat(claude), class = "predictivebench_error_logprobs_unsupported")
-  expect_error(check_logprob_chat(claude, "chat"),
-               class = "predictivebench_error_logprobs_unsupported")
-  expect_snapshot(probsem_solver(cache = FALSE)(d$input[1], solver_chat = claude),
-                  error = TRUE)
-  # An explicit completions endpoint, an OpenAI-compatible chat or a baseline pass.
-  expect_null(check_logprob_chat(NULL))
-  expect_s3_class(check_logprob_chat(claude, base_url = "http://localhost:8000/v1"), "Chat")
-  vllm <- ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1", model = "m",
-                                         credentials = function() "x")
-  expect_s3_class(check_logprob_chat(vllm, "chat"), "Chat")
-  expect_error(check_logprob_chat(NULL, "chat"), class = "predictivebench_error_argument")
-})
-
-test_that("a 'provider/model' string for a provider without log-probabilities is refused", {
-  withr::local_envvar(OPENAI_API_KEY = "sk-test")
-  expect_error(check_logprob_chat("anthropic/claude-sonnet-4-5", "chat"),
-               class = "predictivebench_error_logprobs_unsupported")
 })
 
 # Input tokens ellmer's session usage holds for one provider/model.
@@ -379,18 +215,4 @@ test_that("completions for another model than the chat's are counted under that 
   expect_equal(session_input_tokens("OpenAI-compatible", "other-lm") - before,
                sum(out$input_tokens))
   expect_gt(sum(out$input_tokens), 0)
-})
-
-test_that("the chat backend counts each distinct prefix's request on its first query", {
-  server <- local_fake_openai(function(body, n) {
-    top <- list(list(token = "True", logprob = -0.1))
-    list(text = "True", usage = list(prompt_tokens = 12L, completion_tokens = 1L),
-         logprobs = list(content = list(list(token = "True", logprob = -0.1,
-                                             top_logprobs = top))))
-  })
-  out <- query_logprobs(fake_chat(server), c("A?", "A?", "B?"), c("True", "No", "True"),
-                        backend = "chat", cache = FALSE)
-  expect_equal(server$count(), 2)
-  expect_equal(out$input_tokens, c(12, 0, 12))
-  expect_equal(out$output_tokens, c(1, 0, 1))
 })

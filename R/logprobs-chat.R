@@ -1,0 +1,92 @@
+# The chat backend of query_logprobs(): a query's first-token log-probability read from the
+# top alternatives of a chat completion.
+
+logprob_chat_system_prompt <- paste(
+  "Continue the user's text exactly where it ends.",
+  "Reply with the continuation only, nothing else."
+)
+
+chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
+                        max_tries) {
+  prompts <- unique(prefix)
+  # OpenAI's Responses API (ellmer::chat_openai()) refuses fewer than 16 output tokens; only
+  # the first token is read either way.
+  max_tokens <- if (inherits(chat$get_provider(), "ellmer::ProviderOpenAI")) 16 else 1
+  configured <- configure_chat(
+    chat, system_prompt,
+    ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
+  )
+  res <- generate_responses(configured, prompts, cache = cache, max_active = max_active,
+                            max_tries = max_tries, keep_json = TRUE,
+                            key_extra = list(kind = "first-token-logprobs", version = 1L),
+                            epoch = 1L, progress = FALSE, batch = FALSE)  # never batched
+  at <- match(prefix, prompts)
+  rows <- lapply(seq_along(prefix), function(i) {
+    j <- at[[i]]
+    if (!is.na(res$error[[j]])) {
+      return(list(logp = NA_real_, token = NA_character_, error = res$error[[j]]))
+    }
+    top <- tryCatch(top_alternatives(res$json[[j]]), error = function(e) e)
+    if (inherits(top, "error")) {
+      return(list(logp = NA_real_, token = NA_character_, error = conditionMessage(top)))
+    }
+    first_token_logprob(top, query[[i]])
+  })
+  tibble::tibble(
+    prefix = prefix,
+    query = query,
+    logp = vapply(rows, `[[`, 1, "logp"),
+    # The approximation scores one token per query, found among the alternatives or not.
+    n_tokens = rep(1L, length(rows)),
+    tokens = lapply(rows, function(r) if (is.na(r$token)) character() else r$token),
+    error = vapply(rows, function(r) as.character(r$error), ""),
+    cached = res$cached[at],
+    !!!pair_usage(length(prefix), match(prompts, prefix), res)
+  )
+}
+
+# The alternatives for the first answer token: a data frame of token and logprob, from a
+# chat-completions (`choices[[1]]$logprobs$content`) or responses (`output[[]]$content[[]]
+# $logprobs`) body.
+top_alternatives <- function(json) {
+  first <- json$choices[[1]]$logprobs$content[[1]]
+  if (is.null(first)) {
+    for (item in json$output %||% list()) {
+      for (content in item$content %||% list()) {
+        if (length(content$logprobs)) {
+          first <- content$logprobs[[1]]
+          break
+        }
+      }
+      if (!is.null(first)) break
+    }
+  }
+  if (is.null(first)) {
+    abort_pb(
+      c("The chat response has no token log-probabilities.",
+        i = "The provider must support {.code logprobs} with {.code top_logprobs}."),
+      "logprobs"
+    )
+  }
+  alts <- first$top_logprobs %||% list(first)
+  if (!length(alts)) alts <- list(first)
+  data.frame(
+    token = vapply(alts, function(a) as.character(a$token %||% NA_character_), ""),
+    logprob = vapply(alts, function(a) as.double(a$logprob %||% NA_real_), 1),
+    stringsAsFactors = FALSE
+  )
+}
+
+first_token_logprob <- function(top, query) {
+  text <- trimws(top$token)
+  ok <- !is.na(text) & nzchar(text) & !is.na(top$logprob) & startsWith(query, text)
+  if (!any(ok)) {
+    return(list(logp = -Inf, token = NA_character_,
+                error = NA_character_))
+  }
+  best <- max(nchar(text[ok]))
+  pick <- ok & nchar(text) == best
+  lp <- top$logprob[pick]
+  m <- max(lp)
+  list(logp = m + log(sum(exp(lp - m))), token = text[pick][[1]], error = NA_character_)
+}

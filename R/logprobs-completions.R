@@ -1,0 +1,223 @@
+# The completions backend of query_logprobs(): echoed /v1/completions requests, cached, and
+# the query's span of tokens summed.
+
+# Where to send completions requests. The credentials stay a function, called when a request
+# is built, so the key is never stored in a cache key, a record or a log.
+logprob_endpoint <- function(chat = NULL, base_url = NULL, model = NULL, api_key = NULL,
+                             call = rlang::caller_env()) {
+  check_string(base_url, allow_null = TRUE, call = call)
+  check_string(model, allow_null = TRUE, call = call)
+  check_string(api_key, allow_null = TRUE, call = call)
+  provider <- if (!is.null(chat)) chat$get_provider()
+  base_url <- base_url %||%
+    (if (!is.null(provider)) tryCatch(provider@base_url, error = function(e) NULL))
+  model <- model %||% (if (!is.null(chat)) chat$get_model_object()@name)
+  if (is.null(base_url) || is.null(model)) {
+    abort_pb(
+      c("The completions backend needs a base URL and a model.",
+        i = "Pass an OpenAI-compatible {.arg chat}, or {.arg base_url} and {.arg model}."),
+      "argument", call = call
+    )
+  }
+  credentials <- if (!is.null(api_key)) {
+    function() api_key
+  } else if (!is.null(provider)) {
+    tryCatch(provider@credentials, error = function(e) NULL)
+  }
+  headers <- if (!is.null(provider)) tryCatch(provider@extra_headers, error = function(e) NULL)
+  list(base_url = sub("/+$", "", base_url), model = model, credentials = credentials,
+       headers = headers)
+}
+
+completion_request <- function(endpoint, text, max_tokens, max_tries, timeout) {
+  req <- httr2::request(endpoint$base_url)
+  req <- httr2::req_url_path_append(req, "completions")
+  if (length(endpoint$headers)) req <- httr2::req_headers(req, !!!endpoint$headers)
+  if (!is.null(endpoint$credentials)) {
+    creds <- endpoint$credentials()
+    if (rlang::is_string(creds) && nzchar(creds)) {
+      req <- httr2::req_auth_bearer_token(req, creds)
+    } else if (is.list(creds) && length(creds)) {
+      req <- httr2::req_headers_redacted(req, !!!creds)
+    }
+  }
+  req <- httr2::req_body_json(req, completion_body(endpoint, text, max_tokens),
+                              auto_unbox = TRUE, digits = NA)
+  req <- httr2::req_timeout(req, timeout)
+  req <- httr2::req_retry(
+    req, max_tries = max_tries, retry_on_failure = TRUE,
+    is_transient = function(resp) httr2::resp_status(resp) %in% c(429, 500:599),
+    backoff = function(i) min(2^(i - 1), 30)
+  )
+  httr2::req_error(req, body = function(resp) {
+    tryCatch(httr2::resp_body_json(resp)$error$message, error = function(e) NULL)
+  })
+}
+
+completion_body <- function(endpoint, text, max_tokens) {
+  list(model = endpoint$model, prompt = text, echo = TRUE, logprobs = 0L,
+       max_tokens = as.integer(max_tokens))
+}
+
+completion_key <- function(endpoint, text, max_tokens) {
+  cache_key(kind = "completions-echo", version = 1L, base_url = endpoint$base_url,
+            body = completion_body(endpoint, text, max_tokens))
+}
+
+# The echoed prompt's tokens and log-probabilities, without any generated tokens.
+parse_completion <- function(body) {
+  choice <- body$choices[[1]]
+  lp <- choice$logprobs
+  if (is.null(lp) || is.null(lp$tokens)) {
+    abort_pb(
+      c("The completions response has no echoed token log-probabilities.",
+        i = "The endpoint must support {.code echo = true} with {.code logprobs}."),
+      "logprobs"
+    )
+  }
+  tokens <- vapply(lp$tokens, function(t) if (is.null(t)) NA_character_ else as.character(t), "")
+  logprobs <- vapply(lp$token_logprobs %||% list(),
+                     function(x) if (is.null(x)) NA_real_ else as.double(x), 1)
+  if (length(logprobs) != length(tokens)) {
+    abort_pb("The response has {length(tokens)} tokens but {length(logprobs)} log-probabilities.",
+             "logprobs")
+  }
+  generated <- as.integer(body$usage$completion_tokens %||% 0L)
+  if (generated > 0 && generated <= length(tokens)) {
+    keep <- seq_len(length(tokens) - generated)
+    tokens <- tokens[keep]
+    logprobs <- logprobs[keep]
+  }
+  list(tokens = tokens, logprobs = logprobs,
+       input_tokens = as.double(body$usage$prompt_tokens %||% NA),
+       output_tokens = as.double(body$usage$completion_tokens %||% NA))
+}
+
+# One echo request per distinct text, cached, in parallel; a record or an error message each.
+echo_texts <- function(endpoint, texts, dir, max_tokens, max_active, max_tries, timeout) {
+  keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
+                 USE.NAMES = FALSE)
+  records <- lapply(keys, function(k) cache_get(dir, k))
+  cached <- !vapply(records, is.null, TRUE)
+  errors <- rep(NA_character_, length(texts))
+  todo <- which(!cached)
+  chunks <- split(todo, ceiling(seq_along(todo) / (4 * max_active)))
+  for (chunk in chunks) {
+    reqs <- lapply(texts[chunk], function(t) {
+      completion_request(endpoint, t, max_tokens, max_tries, timeout)
+    })
+    resps <- httr2::req_perform_parallel(reqs, on_error = "continue", progress = FALSE,
+                                         max_active = max_active)
+    for (j in seq_along(chunk)) {
+      i <- chunk[[j]]
+      resp <- resps[[j]]
+      record <- tryCatch({
+        if (inherits(resp, "error")) stop(resp)
+        parse_completion(httr2::resp_body_json(resp))
+      }, error = function(e) e)
+      if (inherits(record, "error")) {
+        errors[[i]] <- conditionMessage(record)
+      } else {
+        records[[i]] <- record
+        cache_set(dir, keys[[i]], record)
+      }
+    }
+  }
+  list(records = records, errors = errors, cached = cached)
+}
+
+completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,
+                               max_active, max_tries, timeout) {
+  full <- paste0(prefix, query)
+  texts <- unique(c(full, query))
+  echoed <- echo_texts(endpoint, texts, dir, max_tokens, max_active, max_tries, timeout)
+  at <- function(text) match(text, texts)
+  rows <- lapply(seq_along(full), function(i) {
+    f <- at(full[[i]])
+    q <- at(query[[i]])
+    err <- echoed$errors[[f]] %|NA|% echoed$errors[[q]]
+    if (!is.na(err)) {
+      return(list(logp = NA_real_, n_tokens = NA_integer_, tokens = character(), error = err))
+    }
+    query_span(echoed$records[[f]], echoed$records[[q]], query[[i]], span_check)
+  })
+  # Requests answered from the cache, or failed, cost nothing here.
+  sent <- !echoed$cached & is.na(echoed$errors)
+  spent <- function(field) {
+    ifelse(sent, vapply(echoed$records, function(r) zero_na(r[[field]] %||% 0), 1), 0)
+  }
+  usage <- pair_usage(length(full), pmin(match(texts, full), match(texts, query),
+                                         na.rm = TRUE),
+                      list(input_tokens = spent("input_tokens"),
+                           output_tokens = spent("output_tokens"),
+                           cost = ifelse(sent, NA_real_, 0)))
+  tibble::tibble(
+    prefix = prefix,
+    query = query,
+    logp = vapply(rows, `[[`, 1, "logp"),
+    n_tokens = vapply(rows, function(r) as.integer(r$n_tokens), 1L),
+    tokens = lapply(rows, `[[`, "tokens"),
+    error = vapply(rows, function(r) as.character(r$error), ""),
+    cached = echoed$cached[match(full, texts)] & echoed$cached[match(query, texts)],
+    !!!usage
+  )
+}
+
+# The summed log-probability of the full text's last tokens, as many as the endpoint echoes
+# for the query alone, after checking that they are the query's own tokens.
+query_span <- function(full, alone, query, span_check) {
+  q_tokens <- alone$tokens
+  n <- length(q_tokens)
+  f_tokens <- full$tokens
+  tail_of <- function(k) if (k > 0 && k <= length(f_tokens)) utils::tail(f_tokens, k)
+  matches <- function(k, toks) k > 0 && same_span(tail_of(k), toks, query)
+  # An endpoint that puts a BOS token before every text echoes it for the query alone too;
+  # it is not part of the query.
+  if (!matches(n, q_tokens) && n > 1 && is.na(alone$logprobs[[1]]) &&
+      identical(q_tokens[[1]], f_tokens[[1]]) && matches(n - 1, q_tokens[-1])) {
+    q_tokens <- q_tokens[-1]
+    n <- n - 1
+  }
+  if (n == 0 || n >= length(f_tokens)) {
+    return(list(logp = NA_real_, n_tokens = n, tokens = character(),
+                error = sprintf("The query %s has %d tokens but the full text has %d.",
+                                encodeString(query, quote = "\""), n, length(f_tokens))))
+  }
+  span <- utils::tail(seq_along(f_tokens), n)
+  error <- NA_character_
+  if (!matches(n, q_tokens)) {
+    error <- sprintf(
+      "The last %d token(s) of the text %s do not spell the query %s (tokenized alone: %s); the query merged with the text before it.",
+      n, token_list(f_tokens[span]), encodeString(query, quote = "\""), token_list(q_tokens)
+    )
+    if (span_check) {
+      return(list(logp = NA_real_, n_tokens = n, tokens = f_tokens[span], error = error))
+    }
+  }
+  lp <- full$logprobs[span]
+  if (anyNA(lp)) {
+    return(list(logp = NA_real_, n_tokens = n, tokens = f_tokens[span],
+                error = "A token of the query has no log-probability."))
+  }
+  list(logp = sum(lp), n_tokens = n, tokens = f_tokens[span],
+       error = if (span_check) NA_character_ else error)
+}
+
+# Whether the full text's last tokens `span` are the query's tokens `alone`: the same
+# tokens, or, for a tokenizer that marks a word start only at the beginning of a text
+# (SentencePiece's "\u2581True" alone but "True" after a newline; or " True" and "True"),
+# the same text once the one leading "\u2581" or space added to the query alone is dropped.
+# A space that is the query's own is never dropped, and the span never loses one: " True"
+# in the text for "True" alone is the text's space merged with the query.
+same_span <- function(span, alone, query) {
+  if (identical(span, alone)) return(TRUE)
+  if (length(span) != length(alone) || anyNA(span) || anyNA(alone)) return(FALSE)
+  alone_text <- paste(alone, collapse = "")
+  added <- startsWith(alone_text, "\u2581") ||
+    (startsWith(alone_text, " ") && !startsWith(query, " "))
+  added && identical(paste(span, collapse = ""), substring(alone_text, 2))
+}
+
+token_list <- function(tokens) {
+  paste0("[", paste(encodeString(tokens, quote = "\""), collapse = ", "), "]")
+}

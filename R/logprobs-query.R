@@ -1,0 +1,229 @@
+# Log-probability scoring through OpenAI-compatible endpoints: the log-probability a model
+# gives a query string after a prefix, with the same cache as every other request.
+
+#' Log-probabilities of queries after a prefix
+#'
+#' @description
+#' `query_logprobs()` scores how likely a model finds each `query` right after its `prefix`:
+#' the log-probability of the query's tokens given everything before them. It is the engine
+#' of [probsem_task()] and works for any likelihood-based evaluation (cloze tests, multiple
+#' choice by likelihood, ranking continuations). Two backends:
+#'
+#' * `"completions"` (the faithful one): an OpenAI-compatible `/v1/completions` endpoint that
+#'   echoes prompt log-probabilities, such as vLLM or llama-cpp-python's server
+#'   (`python -m llama_cpp.server --logits_all true`); mainline llama.cpp's `llama-server`
+#'   rejects `echo`. The full text `prefix + query` is sent with
+#'   `echo = true, logprobs = 0, max_tokens = 0` (see `max_tokens` for servers that refuse
+#'   0); the score is
+#'   the sum of the log-probabilities of its last `n` tokens, where `n` comes from tokenizing
+#'   the query alone (a second echo request, shared by every prefix), as the original probsem
+#'   did with OpenAI's completion engines. Those last `n` tokens must be the query's own
+#'   tokens: a tokenizer can merge the query with the text before it (e.g. `"\nTrue"` or
+#'   `" True"` as one token), and then the span would score the wrong text. With
+#'   `span_check = TRUE` (the default) such a pair gets `NA` and an error saying which tokens
+#'   differ, instead of a silently wrong number. A leading special token that the endpoint
+#'   adds to every text (a BOS token with no log-probability) is recognised and skipped. A
+#'   tokenizer that marks a word start only at the beginning of a text (SentencePiece gives
+#'   `"\u2581True"` for the query alone but `"True"` after a newline; others `" True"` and
+#'   `"True"`) is also accepted: the span passes when its joined text equals the query's
+#'   joined tokens without their one leading space or `"\u2581"` (U+2581).
+#' * `"chat"` (an approximation, for chat-only providers): one request per distinct prefix
+#'   asks for a single answer token with its top alternatives (ellmer
+#'   `params(log_probs = TRUE, max_tokens = 1)` plus `top_logprobs`; 16 tokens with
+#'   [ellmer::chat_openai()], whose Responses API allows no fewer); a query's score is the
+#'   log-probability of its **first** token, read from those alternatives (the summed
+#'   probability of the alternatives that spell the longest prefix of the query, ignoring
+#'   surrounding spaces). Queries sharing a first token get the same score, and a query whose
+#'   first token is not among the `top_logprobs` alternatives gets `-Inf` (probability 0
+#'   after [logprob_softmax()], with or without length normalization). It is a
+#'   different quantity from the completions backend's, useful to rank short answers
+#'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers. The number of
+#'   alternatives is sent as `top_logprobs` (an extra argument to [ellmer::params()]):
+#'   ellmer's `top_k` is the sampling parameter of that name, which OpenAI-compatible
+#'   servers do not read as a number of alternatives.
+#'
+#' Every request goes through the response cache (see [cache_dir()]): a second run sends
+#' nothing. Every request sent is counted: its tokens are in the result (`input_tokens`,
+#' `output_tokens`, `cost`, each request counted once, on the first pair that needs it;
+#' nothing for cached requests) and in ellmer's session usage ([ellmer::token_usage()]),
+#' so a [vitals::Task]'s `$get_cost()` includes them. Completions requests are counted
+#' under the chat's provider and model (an OpenAI-compatible one named by `model` when the
+#' chat has another model, or there is no chat); their cost is `NA`, as the endpoint gives
+#' no prices. Cache keys hold the base URL, model, request body and texts, never the API key.
+#' Failed requests (after `max_tries` attempts for HTTP 429/5xx and dropped connections)
+#' leave `NA` and their error; the other pairs are kept.
+#'
+#' @param chat An ellmer chat for an OpenAI-compatible provider, e.g.
+#'   `ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1", model = "...")`
+#'   or `ellmer::chat_vllm()`. The completions backend takes the base URL, model name and
+#'   credentials from it (override them with `base_url`, `model`, `api_key`); the chat
+#'   backend sends through it.
+#' @param prefix,query Character vectors of equal length (or length 1, recycled): the text
+#'   before each query, and the query. The scored text is `paste0(prefix, query)`.
+#' @param backend `"completions"` (sum over the query's tokens, the original's method) or
+#'   `"chat"` (first-token approximation).
+#' @param base_url,model,api_key Override the chat's endpoint (`base_url` ending in `/v1`),
+#'   model name and API key for the completions backend. With `chat = NULL` these are
+#'   required (`api_key` may stay `NULL` for a local server).
+#' @param span_check `TRUE` (the default) gives `NA` and an error when the last tokens of
+#'   the full text are not the query's own tokens; `FALSE` sums them anyway (the original
+#'   stopped with an assertion error).
+#' @param max_tokens Sent with the completions backend: `0` (the original's). Use `1` with a
+#'   server that refuses 0 (some vLLM versions require at least 1) or reads 0 as "no limit"
+#'   (llama-cpp-python then generates until the context is full); generated tokens are left
+#'   out of the score either way.
+#' @param top_logprobs How many alternatives the chat backend asks for (OpenAI allows up to
+#'   20).
+#' @param system_prompt The chat backend's system prompt.
+#' @param cache `TRUE` (the default directory), `FALSE` or a directory; see [cache_dir()].
+#' @param max_active Requests in flight at once.
+#' @param max_tries Attempts per request.
+#' @param timeout Seconds before a completions request is abandoned.
+#' @returns A tibble with one row per pair: `prefix`, `query`, `logp` (the summed
+#'   log-probability, `NA` on failure), `n_tokens` (the query's token count; always 1 with the
+#'   chat backend, which scores one token), `tokens` (a list
+#'   of the scored tokens), `error` (`NA` or what went wrong), `cached` (all requests for
+#'   the pair came from the cache), and `input_tokens`, `output_tokens` and `cost` of the
+#'   requests first needed by the pair (a request shared by several pairs, such as the
+#'   query alone, is counted on the first of them).
+#' @seealso [logprob_softmax()] to turn scores into a distribution.
+#' @export
+#' @examples
+#' # Turning scores into a distribution works offline:
+#' logprob_softmax(c(-1.2, -3.4))
+#' \dontrun{
+#' # Scoring needs an OpenAI-compatible server with echo support, e.g. `vllm serve gpt2`.
+#' chat <- ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1",
+#'                                        model = "gpt2", credentials = function() "none")
+#' query_logprobs(chat, "The sky is", c(" blue", " green"))
+#' }
+query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions", "chat"),
+                           base_url = NULL, model = NULL, api_key = NULL, span_check = TRUE,
+                           max_tokens = 0, top_logprobs = 20,
+                           system_prompt = logprob_chat_system_prompt, cache = TRUE,
+                           max_active = 10, max_tries = 3, timeout = 120) {
+  backend <- rlang::arg_match(backend)
+  chat <- as_chat(chat, allow_null = backend == "completions")
+  check_logprob_chat(chat, backend, base_url)
+  if (!is.character(prefix) || !is.character(query) || anyNA(prefix) || anyNA(query)) {
+    abort_pb("{.arg prefix} and {.arg query} must be character vectors without NA.",
+             "argument")
+  }
+  n <- max(length(prefix), length(query))
+  if (!length(prefix) || !length(query) || n %% length(prefix) || n %% length(query)) {
+    abort_pb("{.arg prefix} and {.arg query} must have the same length (or length 1).",
+             "argument")
+  }
+  prefix <- rep_len(prefix, n)
+  query <- rep_len(query, n)
+  check_flag(span_check)
+  check_count(max_tokens, min = 0)
+  check_count(top_logprobs)
+  check_count(max_active)
+  check_count(max_tries)
+  check_number(timeout)
+  dir <- cache_dir(cache)
+  if (inherits(chat, "BaselineChat")) {
+    return(baseline_scores(chat, prefix, query))
+  }
+  if (backend == "completions") {
+    endpoint <- logprob_endpoint(chat, base_url, model, api_key)
+    scores <- completions_scores(endpoint, prefix, query, dir, span_check, max_tokens,
+                                 max_active, max_tries, timeout)
+    log_session_usage(logprob_usage_chat(chat, endpoint), sum(scores$input_tokens),
+                      sum(scores$output_tokens), NA_real_)
+    scores
+  } else {
+    check_string(system_prompt, allow_null = TRUE)
+    chat_scores(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
+                max_tries)
+  }
+}
+
+#' Can a chat give log-probabilities?
+#'
+#' `check_logprob_chat()` refuses, before any request is sent, a chat whose provider can't
+#' give token log-probabilities the way [query_logprobs()] reads them, such as
+#' [ellmer::chat_anthropic()] or [ellmer::chat_google_gemini()]. Both backends need an
+#' OpenAI-compatible provider ([ellmer::chat_openai()], [ellmer::chat_openai_compatible()],
+#' [ellmer::chat_vllm()], [ellmer::chat_ollama()], ...); the completions backend also takes
+#' an explicit `base_url`. Baseline chats ([baseline_chat()]) score offline.
+#'
+#' @param chat An ellmer chat, a `"provider/model"` string, or `NULL` (the completions
+#'   backend with an explicit `base_url`).
+#' @param backend `"completions"` or `"chat"`, as in [query_logprobs()].
+#' @param base_url The completions endpoint, when given explicitly.
+#' @returns The chat, invisibly; otherwise an error of class
+#'   `predictivebench_error_logprobs_unsupported`.
+#' @export
+#' @examples
+#' check_logprob_chat(baseline_constant("True"))
+#' chat <- ellmer::chat_anthropic(credentials = function() "none")
+#' try(check_logprob_chat(chat, backend = "chat"))
+check_logprob_chat <- function(chat, backend = c("completions", "chat"), base_url = NULL) {
+  backend <- rlang::arg_match(backend)
+  chat <- as_chat(chat, allow_null = TRUE)
+  if (is.null(chat)) {
+    if (backend == "chat") {
+      abort_pb("The chat backend needs a {.arg chat}.", "argument")
+    }
+    return(invisible(chat))
+  }
+  if (inherits(chat, "BaselineChat")) return(invisible(chat))
+  if (backend == "completions" && !is.null(base_url)) return(invisible(chat))
+  provider <- chat$get_provider()
+  if (!inherits(provider, "ellmer::ProviderOpenAICompatible")) {
+    abort_pb(
+      c("{.cls {class(provider)[[1]]}} chats can't give token log-probabilities.",
+        i = "probsem and {.fn query_logprobs} need an OpenAI-compatible provider, such as {.fn ellmer::chat_openai}, {.fn ellmer::chat_vllm} or {.fn ellmer::chat_openai_compatible} (a local server).",
+        i = if (backend == "completions") "Or pass the {.arg base_url} of an OpenAI-compatible {.path /v1/completions} endpoint."),
+      "logprobs_unsupported"
+    )
+  }
+  invisible(chat)
+}
+
+# ---- baselines (offline) ------------------------------------------------------------------
+
+# A baseline scores the queries of each prefix with its answer to that prefix: the query it
+# names gets log-probability 0 and the others -Inf; when it names none of them, every query
+# gets 0 (a uniform distribution). One token per query; nothing is sent or cached.
+baseline_scores <- function(chat, prefix, query) {
+  answers <- vapply(unique(prefix), function(p) chat$respond(p)@text, "", USE.NAMES = FALSE)
+  answer <- trimws(answers[match(prefix, unique(prefix))])
+  named <- trimws(query) == answer
+  any_named <- stats::ave(named, prefix, FUN = any)
+  tibble::tibble(
+    prefix = prefix,
+    query = query,
+    logp = ifelse(named | !any_named, 0, -Inf),
+    n_tokens = rep(1L, length(query)),
+    tokens = as.list(query),
+    error = rep(NA_character_, length(query)),
+    cached = rep(FALSE, length(query)),
+    input_tokens = 0, output_tokens = 0, cost = 0
+  )
+}
+
+# ---- usage ----------------------------------------------------------------------------
+
+# The usage of each request, summed onto the first pair that needs it, so that summing over
+# pairs counts every request once. `owner` is that pair for each request; `usage` has one
+# row per request (`input_tokens`, `output_tokens`, `cost`).
+pair_usage <- function(n, owner, usage) {
+  out <- tibble::tibble(input_tokens = rep(0, n), output_tokens = rep(0, n),
+                        cost = rep(0, n))
+  for (field in names(out)) {
+    sums <- as.vector(tapply(usage[[field]], factor(owner, levels = seq_len(n)), sum))
+    out[[field]] <- ifelse(seq_len(n) %in% owner, as.double(sums), 0)
+  }
+  out
+}
+
+# The chat that names completions requests in usage records: the scoring chat when it asks
+# for the endpoint's model, otherwise an OpenAI-compatible chat for the endpoint's model.
+logprob_usage_chat <- function(chat, endpoint) {
+  if (!is.null(chat) && identical(chat$get_model(), endpoint$model)) return(chat)
+  ellmer::chat_openai_compatible(base_url = endpoint$base_url, model = endpoint$model,
+                                 credentials = function() "")
+}

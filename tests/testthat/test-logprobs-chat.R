@@ -1,0 +1,72 @@
+test_that("the chat backend reads each query's first-token log-probability", {
+  chat_reply <- function(body, n) {
+    top <- list(list(token = "True", logprob = -0.1), list(token = " False", logprob = -2.4),
+                list(token = "Fal", logprob = -5), list(token = "false", logprob = -3),
+                list(token = " True", logprob = -3.2))
+    list(text = "True",
+         logprobs = list(content = list(list(token = "True", logprob = -0.1,
+                                             top_logprobs = top))))
+  }
+  server <- local_fake_openai(chat_reply)
+  chat <- fake_chat(server)
+  out <- query_logprobs(chat, c("Q1:\n", "Q1:\n", "Q1:\n", "Q2:\n"),
+                        c("True", "False", "Maybe", "True"), backend = "chat",
+                        top_logprobs = 5, cache = FALSE)
+  # "True" and " True" spell the same text: their probabilities add up.
+  expect_equal(out$logp[[1]], log(exp(-0.1) + exp(-3.2)))
+  # " False" is the longest alternative that starts "False" ("Fal" is shorter).
+  expect_equal(out$logp[[2]], -2.4)
+  expect_equal(out$logp[[3]], -Inf)
+  # The approximation scores one token per query, found among the alternatives or not.
+  expect_equal(out$n_tokens, c(1L, 1L, 1L, 1L))
+  # One request per distinct prefix, asking for log-probabilities of one token.
+  expect_equal(server$count(), 2)
+  body <- server$requests()[[1]]
+  expect_true(isTRUE(body$logprobs))
+  expect_equal(body$top_logprobs, 5)
+  expect_equal(body$max_completion_tokens, 1)
+  expect_match(last_user_text(body), "^Q[12]:\n$")
+})
+
+test_that("the chat backend caches and reports a response without log-probabilities", {
+  server <- local_fake_openai(function(body, n) "True")
+  dir <- withr::local_tempdir()
+  out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", cache = dir)
+  expect_true(is.na(out$logp))
+  expect_match(out$error, "no token log-probabilities")
+  query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", cache = dir)
+  expect_equal(server$count(), 1)
+})
+
+test_that("top alternatives are read from chat-completions and responses bodies", {
+  alt <- list(list(token = "A", logprob = -0.2), list(token = " B", logprob = -1.9))
+  chat_json <- list(choices = list(list(logprobs = list(content = list(
+    list(token = "A", logprob = -0.2, top_logprobs = alt))))))
+  responses_json <- list(output = list(
+    list(type = "reasoning", content = list()),
+    list(type = "message", content = list(list(type = "output_text", text = "A",
+      logprobs = list(list(token = "A", logprob = -0.2, top_logprobs = alt)))))
+  ))
+  for (json in list(chat_json, responses_json)) {
+    top <- top_alternatives(json)
+    expect_equal(top$token, c("A", " B"))
+    expect_equal(first_token_logprob(top, "B")$logp, -1.9)
+    expect_equal(first_token_logprob(top, "C")$logp, -Inf)
+  }
+  expect_error(top_alternatives(list(choices = list(list(message = "x")))),
+               class = "predictivebench_error_logprobs")
+})
+
+test_that("the chat backend counts each distinct prefix's request on its first query", {
+  server <- local_fake_openai(function(body, n) {
+    top <- list(list(token = "True", logprob = -0.1))
+    list(text = "True", usage = list(prompt_tokens = 12L, completion_tokens = 1L),
+         logprobs = list(content = list(list(token = "True", logprob = -0.1,
+                                             top_logprobs = top))))
+  })
+  out <- query_logprobs(fake_chat(server), c("A?", "A?", "B?"), c("True", "No", "True"),
+                        backend = "chat", cache = FALSE)
+  expect_equal(server$count(), 2)
+  expect_equal(out$input_tokens, c(12, 0, 12))
+  expect_equal(out$output_tokens, c(1, 0, 1))
+})
