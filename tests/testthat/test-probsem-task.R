@@ -223,38 +223,6 @@ test_that("the chat backend runs a task through ellmer", {
   expect_equal(server$count(), 2)
 })
 
-test_that("the summary's -1 rule and ties work on hand-made samples", {
-  s <- probsem_example_samples()
-  expect_message(probsem_summary(s), "choice")
-  sm <- suppressMessages(probsem_summary(s))
-  expect_true(is.na(sm$accuracy$estimate[sm$accuracy$group == "choice"]))
-  expect_equal(sm$accuracy$estimate[sm$accuracy$group == "truth"], 1)
-  s$solver_metadata[[4]]$prob <- c(0.3, 0.7)
-  s$solver_metadata[[5]]$prob <- c(0.5, 0.5)
-  sm <- suppressMessages(probsem_summary(s))
-  expect_equal(sm$accuracy$estimate[sm$accuracy$group == "truth"], 2 / 3)
-  scored <- probsem_scorer()(s)
-  expect_equal(as.character(scored$score), c("C", "C", NA, "I", "C", "C"))
-  expect_error(probsem_summary(data.frame(x = 1)), class = "predictivebench_error_argument")
-})
-
-test_that("results CSVs follow pandas: the original's file names, floats, line ends", {
-  expect_equal(probsem_sanitize("p_s_meta-llama/Llama-3:8b?"), "p_s_meta-llama-Llama-3-8b-")
-  expect_equal(probsem_sanitize(".p_s_m "), "-p_s_m-")
-  s <- probsem_example_samples()
-  out <- withr::local_tempdir()
-  paths <- probsem_write_results(s, out, model = "my/model")
-  expect_equal(basename(paths), c("weather_choice_my-model_results.csv",
-                                  "weather_truth_my-model_results.csv"))
-  csv <- utils::read.csv(paths[[2]], stringsAsFactors = FALSE)
-  expect_equal(nrow(csv), 6)
-  expect_equal(csv$score, unlist(lapply(s$solver_metadata[4:6], `[[`, "prob")))
-  expect_equal(csv$logp, unlist(lapply(s$solver_metadata[4:6], `[[`, "logp")))
-  raw <- readBin(paths[[2]], "raw", 1e5)
-  expect_false(any(raw == as.raw(13)))
-  expect_equal(utils::tail(raw, 1), as.raw(10))
-})
-
 test_that("a solver refuses inputs from another dataset, and ambiguous inputs are caught", {
   d <- hint_table()
   solver <- bind_dataset(probsem_solver(cache = FALSE), d[1, ])
@@ -323,24 +291,6 @@ test_that("probsem_dataset() and probsem_task() take a limit", {
   expect_equal(tsk$get_samples()$id, full$id[1:3])
 })
 
-test_that("an offline probsem log shows each suite's accuracy and reads back the same", {
-  tsk <- probsem_task(dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_constant("A"), view = FALSE)
-  summ <- suppressMessages(probsem_summary(tsk))
-  expect_s3_class(summ$accuracy, "benchmark_summary")
-  expect_true(any(!is.na(summ$accuracy$estimate)))
-  expect_log_metrics(tsk$log_path, summ$accuracy)
-  samples <- expect_key_value_metadata(tsk$log_path)
-  expect_equal(names(samples[[1]]$scores), "probsem_score")
-  expect_equal(samples[[1]]$metadata$suite, tsk$get_samples()$suite[[1]])
-  expect_match(samples[[1]]$scores[[1]]$explanation, "expected \"A\" .*Distribution: \"A\" 1")
-  expect_log_usage(tsk)
-  expect_identical(probsem_accuracy(tsk$log_path), summ$accuracy)
-  # The distributions too: -Inf log-probabilities (queries the baseline does not name) must
-  # survive the log's metadata.
-  expect_identical(suppressMessages(probsem_summary(tsk$log_path)), summ)
-})
-
 test_that("a probsem log counts every log-probability request; a cached re-run is free", {
   server <- local_fake_openai(hint_reply)
   cache <- withr::local_tempdir()
@@ -375,55 +325,4 @@ test_that("the chat backend's requests are in the log's usage too", {
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   usage <- expect_log_usage(tsk)
   expect_equal(c(usage$input_tokens, usage$output_tokens), c(3 * 10, 3 * 5))
-})
-
-test_that("suites of two prompts with the same name get one accuracy row each", {
-  samples <- probsem_example_samples()
-  other <- samples
-  other$prompt <- "other"
-  other$id <- paste0("other-", other$id)
-  rows <- probsem_accuracy(rbind(samples, other))
-  expect_equal(anyDuplicated(rows$group), 0)
-  expect_true(all(startsWith(rows$group, paste0(rows$prompt, "_"))))
-})
-
-test_that("probsem_summary() plots the accuracy by suite", {
-  skip_if_not_installed("ggplot2")
-  plot <- ggplot2::autoplot(suppressMessages(probsem_summary(probsem_example_samples())))
-  expect_s3_class(plot, "ggplot")
-  expect_equal(plot$labels$x, "suite")
-})
-
-test_that("probsem_summary() clusters contexts within a suite when told how (worked example)", {
-  # one suite of 8 contexts; scenes x (right, right, right, wrong) and y (right, wrong x 3)
-  right <- c(TRUE, TRUE, TRUE, FALSE, TRUE, FALSE, FALSE, FALSE)
-  samples <- tibble::tibble(
-    id = paste0("s-", 0:7), prompt = "p", suite = "s", context_index = 0:7,
-    text = paste("context", 0:7), expected = 0L, scene = rep(c("x", "y"), each = 4),
-    solver_metadata = lapply(right, function(r) {
-      p <- if (r) c(0.8, 0.2) else c(0.2, 0.8)
-      list(queries = c("q0", "q1"), logp = log(p), prob = p)
-    })
-  )
-  z <- stats::qnorm(0.975)
-  naive <- probsem_summary(samples)$accuracy
-  # by default each context is its own cluster: the naive sd / sqrt(n) = sqrt(1 / 28)
-  expect_equal(naive$upper - 0.5, z * sqrt(1 / 28))
-  expect_identical(probsem_summary(samples, cluster = NULL)$accuracy, naive)
-  # clustered by scene: residual sums +1 and -1, SE = sqrt(2 * 2) / 8 = 0.25
-  by_scene <- probsem_summary(samples, cluster = "scene")$accuracy
-  expect_equal(by_scene$estimate, 0.5)
-  expect_equal(c(by_scene$lower, by_scene$upper), 0.5 + c(-1, 1) * z * 0.25)
-  expect_identical(probsem_accuracy(samples, cluster = "scene"), by_scene)
-  # one suite is one cluster: its interval can't be clustered by suite
-  expect_true(is.na(probsem_summary(samples, cluster = "suite")$accuracy$lower))
-})
-
-test_that("the log lists a suite with an accuracy first, so the log list shows a number", {
-  tsk <- probsem_task(dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_echo(probsem_dataset()), view = FALSE)
-  metrics <- log_json(tsk$log_path)$results$scores[[1]]$metrics
-  # the sample's "choice" suite has a context without ground truth: no accuracy
-  expect_equal(names(metrics), c("truth", "choice"))
-  expect_equal(metrics[[1]]$value, 1)
 })

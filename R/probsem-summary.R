@@ -1,0 +1,162 @@
+# probsem summary: each suite's accuracy and each context's distribution over its queries,
+# and the benchmark's registration.
+
+# Logs and leaderboards show the accuracy of every suite (the suites depend on the data).
+rlang::on_load(register_benchmark(
+  "probsem", "probsem_accuracy", headline = NULL, by = "suite",
+  interval = mean_ci_interval("normal")
+))
+
+#' probsem results: accuracy per suite and the distributions
+#'
+#' `probsem_summary()` gives the original's test-suite accuracy for each suite: the share of
+#' contexts whose expected query's probability equals the maximum (ties count as correct).
+#' A suite with any context whose `expected` is -1 has no accuracy (`NA`, with a message),
+#' as in the original. Contexts whose scoring failed are left out and counted in
+#' `n_missing`. It also returns every context's distribution over its queries.
+#'
+#' @param x An evaluated [probsem_task()], its `$get_samples()` tibble, or its log file
+#'   (`tsk$log_path`, read with [log_samples()]).
+#' @param method Interval method for the accuracy, `"normal"` or `"bootstrap"` (see
+#'   [mean_ci()]).
+#' @param cluster Clusters of contexts for each suite's interval (see [resolve_cluster()]):
+#'   a column of the samples, one label per context (after epochs are dropped), `NULL`, or
+#'   `"default"` (`"id"`). The contexts of a suite share its scenario, so across suites one
+#'   suite is one cluster; but each row here is a single suite, which is one cluster and
+#'   can't be clustered by suite (its standard error would be undefined). A row can only
+#'   cluster contexts within its suite: by default each context (`id`) is its own cluster,
+#'   since scores are deterministic and repeated epochs are counted once, which gives the
+#'   naive interval; give a column or vector that groups contexts sharing something within
+#'   a suite (the same text, say) to cluster them. Clusters are used only when some cluster
+#'   holds several contexts. To compare two models over all suites with one suite as one
+#'   cluster, use `compare_models(x, y, cluster = "suite")`.
+#' @returns A list of class `probsem_summary` with
+#'   * `accuracy`: one row per prompt and suite, in the columns every predictivebench
+#'     summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of different
+#'     prompts share a name), `metric` (`"accuracy"`), `estimate`, `lower`, `upper`, `n`
+#'     (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts with
+#'     `expected == -1`) and `prompt`. It is a [benchmark_summary()], and these are the
+#'     metrics a probsem log shows, one per suite;
+#'   * `distributions`: one row per context and query, `id`, `prompt`, `suite`,
+#'     `context_index`, `text`, `query_index` (0-based), `query`, `expected`, `logp` (after
+#'     normalization and temperature), `prob`, `is_max`.
+#'
+#' `ggplot2::autoplot()` draws the accuracy by suite.
+#' @family probsem
+#' @export
+#' @examples
+#' # Samples shaped like an evaluated task's, with made-up scores in place of a model's
+#' # (the first query of each context is the likeliest):
+#' samples <- probsem_dataset()
+#' samples$solver_metadata <- lapply(samples$queries, function(q) {
+#'   logp <- -seq_along(q)
+#'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")
+#' })
+#' s <- probsem_summary(samples)
+#' s
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
+probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "default") {
+  method <- rlang::arg_match(method)
+  samples <- probsem_samples(x)
+  accuracy <- probsem_accuracy(samples, method, cluster)
+  none <- accuracy$group[accuracy$n_no_truth > 0]
+  if (length(none)) {
+    cli::cli_inform(
+      "Suite{?s} {.val {none}} {?has/have} contexts without ground truth (expected = -1): no accuracy.",
+      class = "predictivebench_message_no_truth"
+    )
+  }
+  failed <- sum(accuracy$n_missing)
+  if (failed) {
+    cli::cli_inform("{failed} context{?s} could not be scored and {?is/are} left out.",
+                    class = "predictivebench_message_skipped")
+  }
+  structure(list(accuracy = accuracy, distributions = probsem_distributions(samples)),
+            class = "probsem_summary")
+}
+
+# The accuracy rows of probsem_summary(), one per suite: the summary registered for logs and
+# leaderboards (its groups are the metrics of a probsem log).
+probsem_accuracy <- function(x, method = "normal", cluster = "default") {
+  samples <- probsem_samples(x)
+  cl <- resolve_cluster(samples, cluster, default = "id")
+  correct <- vapply(seq_len(nrow(samples)), function(i) {
+    probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])$correct
+  }, NA)
+  groups <- unique(samples[c("prompt", "suite")])
+  # Suites of different prompts may share a name: then each group is "<prompt>_<suite>",
+  # as the original names its results files.
+  labels <- groups$suite
+  if (anyDuplicated(labels)) labels <- paste0(groups$prompt, "_", groups$suite)
+  rows <- lapply(seq_len(nrow(groups)), function(g) {
+    in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
+    no_truth <- sum(samples$expected[in_group] == -1)
+    scored <- in_group & samples$expected != -1
+    ci <- mean_ci(as.double(correct[scored]), method = method, limits = c(0, 1),
+                  cluster = shared_cluster(cl[scored]))
+    if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
+    summary_rows(labels[[g]], "accuracy", ci, n_missing = ci$n_missing,
+                 n_no_truth = no_truth, prompt = groups$prompt[[g]])
+  })
+  benchmark_summary(do.call(rbind, rows), "probsem", by = "suite",
+                    interval = mean_ci_interval(method))
+}
+
+#' @rdname probsem_summary
+#' @param object A `probsem_summary`.
+#' @param ... Unused.
+#' @exportS3Method ggplot2::autoplot
+autoplot.probsem_summary <- function(object, ...) {
+  autoplot.benchmark_summary(object$accuracy)
+}
+
+#' @export
+print.probsem_summary <- function(x, ...) {
+  cat("<probsem_summary>\n$accuracy\n")
+  print(x$accuracy, ...)
+  cat("\n$distributions\n")
+  print(x$distributions, ...)
+  invisible(x)
+}
+
+probsem_samples <- function(x, call = rlang::caller_env()) {
+  needed <- c("prompt", "suite", "context_index", "text", "expected", "solver_metadata")
+  x <- benchmark_samples(x, needed, "an evaluated probsem task or its samples.", call = call)
+  # Scores are cached and deterministic, so further epochs repeat the first one.
+  if ("id" %in% names(x)) x <- x[!duplicated(x$id), ]
+  x
+}
+
+probsem_distributions <- function(samples) {
+  rows <- lapply(seq_len(nrow(samples)), function(i) {
+    m <- samples$solver_metadata[[i]]
+    k <- length(m$queries)
+    tibble::tibble(
+      id = rep(as.character(samples$id[[i]]), k),
+      prompt = samples$prompt[[i]], suite = samples$suite[[i]],
+      context_index = samples$context_index[[i]], text = samples$text[[i]],
+      query_index = seq_len(k) - 1L, query = m$queries, expected = samples$expected[[i]],
+      logp = as.double(m$logp), prob = as.double(m$prob),
+      is_max = if (anyNA(m$prob)) rep(NA, k) else m$prob == max(m$prob)
+    )
+  })
+  do.call(rbind, rows)
+}
+
+# The bundled sample dataset with made-up scores in place of a model's, shaped like the
+# samples of an evaluated probsem_task(): for tests of the summary and the results files.
+probsem_example_samples <- function() {
+  samples <- probsem_dataset()
+  samples$solver_metadata <- lapply(seq_len(nrow(samples)), function(i) {
+    q <- samples$queries[[i]]
+    # Made-up scores: the expected query (or the first) is a little more likely.
+    raw <- -(seq_along(q) + nchar(q) / 10) - 1
+    winner <- if (samples$expected[[i]] >= 0) samples$expected[[i]] + 1 else 1
+    raw[[winner]] <- raw[[winner]] + 3
+    list(queries = q, logp_raw = raw, n_tokens = rep(1L, length(q)), logp = raw,
+         prob = logprob_softmax(raw), errors = rep(NA_character_, length(q)), cached = TRUE,
+         backend = "example", model = "example-model", norm = "none", temperature = 1)
+  })
+  samples$result <- vapply(samples$solver_metadata, function(m) m$queries[[which.max(m$prob)]], "")
+  samples
+}

@@ -1,0 +1,16 @@
+test_that("results CSVs follow pandas: the original's file names, floats, line ends", {
+  expect_equal(probsem_sanitize("p_s_meta-llama/Llama-3:8b?"), "p_s_meta-llama-Llama-3-8b-")
+  expect_equal(probsem_sanitize(".p_s_m "), "-p_s_m-")
+  s <- probsem_example_samples()
+  out <- withr::local_tempdir()
+  paths <- probsem_write_results(s, out, model = "my/model")
+  expect_equal(basename(paths), c("weather_choice_my-model_results.csv",
+                                  "weather_truth_my-model_results.csv"))
+  csv <- utils::read.csv(paths[[2]], stringsAsFactors = FALSE)
+  expect_equal(nrow(csv), 6)
+  expect_equal(csv$score, unlist(lapply(s$solver_metadata[4:6], `[[`, "prob")))
+  expect_equal(csv$logp, unlist(lapply(s$solver_metadata[4:6], `[[`, "logp")))
+  raw <- readBin(paths[[2]], "raw", 1e5)
+  expect_false(any(raw == as.raw(13)))
+  expect_equal(utils::tail(raw, 1), as.raw(10))
+})
