@@ -1,0 +1,251 @@
+# Scoring FutureX answers as the reference evaluator does: the rule of each level, the
+# optional LLM unit normalization, and futurex_score() for a predictions file.
+
+futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
+                                cache = TRUE, ...) {
+  n <- length(answers)
+  kind <- futurex_kind(table$level, table$std)
+  numeric <- which(kind == "numeric" & !is.na(answers))
+  normalized <- futurex_normalize(answers[numeric], table$target[numeric], scorer_chat, cache,
+                                  ...)
+  pred_value <- truth_value <- rep(NA_real_, n)
+  normalization <- rep(NA_character_, n)
+  score <- rep(NA_real_, n)
+  for (i in seq_len(n)) {
+    if (is.na(answers[[i]])) next
+    score[[i]] <- switch(kind[[i]],
+      single = futurex_single_choice(answers[[i]], table$target[[i]]),
+      multiple = futurex_multi_choice(answers[[i]], table$target[[i]]),
+      ranking = futurex_ranking(answers[[i]], table$target[[i]]),
+      numeric = {
+        j <- match(i, numeric)
+        values <- if (!is.null(normalized) && !is.na(normalized$pred[[j]])) {
+          normalization[[i]] <- "llm"
+          c(normalized$pred[[j]], normalized$truth[[j]])
+        } else {
+          normalization[[i]] <- if (is.null(normalized)) "none" else "fallback"
+          c(parse_number_text(answers[[i]], futurex_number_rule(number_rule)),
+            parse_number_text(table$target[[i]], futurex_number_rule(number_rule)))
+        }
+        pred_value[[i]] <- values[[1]]
+        truth_value[[i]] <- values[[2]]
+        futurex_numeric(values[[1]], values[[2]], table$std[[i]])
+      }
+    )
+  }
+  judge_error <- rep(NA_character_, n)
+  chats <- NULL
+  judge_usage <- rep(list(list(cached = TRUE, input_tokens = 0, output_tokens = 0, cost = 0)), n)
+  if (!is.null(normalized)) {
+    judge_error[numeric] <- normalized$error
+    judge_usage[numeric] <- normalized$usage
+    # vitals reads the last turn of every scorer chat, so items the judge never saw get a
+    # conversation that says so instead of an empty clone.
+    chats <- lapply(kind, function(k) unjudged_chat(scorer_chat, k))
+    chats[numeric] <- normalized$chat
+  }
+  tibble::tibble(
+    score = score, kind = kind,
+    extracted = extract_boxed(ifelse(is.na(answers), NA_character_, answers), which = "first",
+                              rule = "first_brace", fallback = "text"),
+    pred_value = pred_value, truth_value = truth_value, normalization = normalization,
+    judge_error = judge_error, judge_usage = judge_usage, chat = chats %||% rep(list(NULL), n)
+  )
+}
+
+# Why each item scored what it did: the kind of item and the extracted answer vs the target
+# (with the values compared, for numeric items).
+futurex_explanation <- function(scores, target) {
+  values <- ifelse(
+    scores$kind == "numeric" & !is.na(scores$normalization),
+    paste0(" (values ", format_value(scores$pred_value), " vs ",
+           format_value(scores$truth_value),
+           ifelse(scores$normalization == "llm", ", normalized by the judge", ""), ")"),
+    ""
+  )
+  ifelse(is.na(scores$score), "no answer (the request failed): not scored",
+         paste0(scores$kind, ": extracted ", scores$extracted, " vs ", target, values))
+}
+
+format_value <- function(x) ifelse(is.na(x), "none", format(x, digits = 15, trim = TRUE))
+
+unjudged_chat <- function(scorer_chat, kind) {
+  why <- if (kind == "numeric") "it has no answer" else paste("it is a", kind, "item")
+  scorer_chat$clone()$set_turns(list(
+    user_turn_of(paste0("(not sent to the judge: ", why, ")")),
+    empty_turn(finish_reason = "not_judged")
+  ))
+}
+
+futurex_number_rule <- function(rule) if (rule == "reference") "first_digits" else "strict"
+
+futurex_kind <- function(level, std) {
+  ifelse(level == 1, "single", ifelse(level == 2, "multiple",
+    ifelse(is.na(std), "ranking", "numeric")))
+}
+
+# Python's re is Unicode-aware by default; (*UCP) makes PCRE's \b, \s and \w agree with it.
+futurex_content <- function(text) {
+  extract_boxed(text, which = "first", rule = "first_brace", fallback = "text")
+}
+
+futurex_options <- function(text) {
+  if (is.na(text) || !nzchar(text)) return(character())
+  content <- futurex_content(text)
+  letters <- regmatches(toupper(content),
+                        gregexpr("(*UCP)\\b([A-Z])\\b", toupper(content), perl = TRUE))[[1]]
+  if (length(letters)) return(unique(letters))
+  token <- py_strip(content)
+  if (grepl("^[A-Za-z]+$", token)) return(toupper(token))
+  character()
+}
+
+futurex_single_choice <- function(pred, truth) {
+  # The reference takes next(iter(set)), which changes with Python's hash seed; this is the
+  # element it takes under PYTHONHASHSEED=0.
+  options <- python_set_order(futurex_options(pred))
+  option <- if (length(options)) options[[1]] else ""
+  as.double(toupper(option) == toupper(py_strip(truth)))
+}
+
+futurex_multi_choice <- function(pred, truth) {
+  set_f1(futurex_options(pred), futurex_options(truth))
+}
+
+futurex_list <- function(text) {
+  content <- futurex_content(text)
+  content <- gsub("(*UCP)\\d+(?:st|nd|rd|th)?[:\uff1a.\\s]+", "", content, perl = TRUE)
+  items <- strsplit(content, "[,\uff0c\u3001;\uff1b\n]", perl = TRUE)[[1]]
+  items <- py_strip(items)
+  items[nzchar(items)]
+}
+
+futurex_ranking <- function(pred, truth) {
+  pred_list <- futurex_list(pred)
+  truth_list <- futurex_list(truth)
+  if (identical(pred_list, truth_list)) return(1)
+  if (!length(truth_list)) return(0)
+  0.8 * length(intersect(pred_list, truth_list)) / length(truth_list)
+}
+
+futurex_numeric <- function(pred, truth, std) {
+  if (is.na(pred) || is.na(truth)) return(0)
+  if (std == 0) return(as.double(abs(pred - truth) < 1e-6))
+  max(0, 1 - ((truth - pred) / std)^2)
+}
+
+futurex_normalize_prompt <- function(truth, pred) {
+  paste0(
+    " \nGround Truth: ", truth, "\nPrediction: ", pred, "\n\n",
+    "Task: Convert the prediction to match the SAME format and unit as the ground truth.\n\n",
+    "Examples:\n",
+    "- Ground Truth: \"10362 millions yuan\", Prediction: \"10362000000\" \n",
+    "  \u2192 Ground Truth Value: 10362, Prediction Value: 10362\n  \n",
+    "- Ground Truth: \"4522.61\", Prediction: \"4.52261 thousand\"\n",
+    "  \u2192 Ground Truth Value: 4522.61, Prediction Value: 4522.61\n\n",
+    "- Ground Truth: \"12740 million\", Prediction: \"12.74 billion\"\n",
+    "  \u2192 Ground Truth Value: 12740, Prediction Value: 12740\n\n",
+    "- Ground Truth: \"15.5 billion\", Prediction: \"15500 million\"\n",
+    "  \u2192 Ground Truth Value: 15.5, Prediction Value: 15.5\n\n",
+    "IMPORTANT: \n",
+    "1. Keep the SAME unit as ground truth (if GT is \"millions yuan\", convert prediction to ",
+    "millions yuan) \uff01\n",
+    "2. Extract only the numeric value, ignore unit text\n",
+    "3. If there is no numeric value in Prediction, set PREDICTION_VALUE to 0 directly\n",
+    "4. Return ONLY two numbers in this exact format:\n",
+    "   GROUND_TRUTH_VALUE: [number]\n",
+    "   PREDICTION_VALUE: [number]\n",
+    "5. No explanation, just the two numbers.\n\n",
+    "Now normalize:\n"
+  )
+}
+
+# `...`: batch and wait for generate_responses().
+futurex_normalize <- function(answers, truths, scorer_chat, cache, ...) {
+  if (is.null(scorer_chat) || !length(answers)) return(NULL)
+  chat <- configure_chat(scorer_chat, "You are a precise number normalization assistant.",
+                         list(temperature = 0.2))
+  res <- generate_responses(chat, futurex_normalize_prompt(truths, answers), cache = cache,
+                            key_extra = "futurex-normalize-v1", ...)
+  parse_value <- function(label) {
+    m <- regmatches(res$result, regexec(paste0(label, ":\\s*([0-9.]+)"), res$result))
+    vapply(m, function(x) if (length(x) == 2) suppressWarnings(as.numeric(x[[2]])) else NA, 1)
+  }
+  truth <- parse_value("GROUND_TRUTH_VALUE")
+  pred <- parse_value("PREDICTION_VALUE")
+  ok <- !is.na(truth) & !is.na(pred)
+  error <- ifelse(!ok & is.na(res$error),
+                  "The judge's reply has no GROUND_TRUTH_VALUE and PREDICTION_VALUE numbers.",
+                  res$error)
+  list(pred = ifelse(ok, pred, NA_real_), truth = ifelse(ok, truth, NA_real_),
+       chat = res$chat, error = error,
+       usage = lapply(seq_len(nrow(res)), function(i) usage_metadata(res, i)))
+}
+
+#' Score FutureX predictions without a model
+#'
+#' Like the reference's `eval.py -f FILE`: reads a predictions file (the question objects
+#' plus an `answer` string) and scores every answer with the rules of [futurex_task()].
+#' Items without an answer are skipped and counted.
+#'
+#' @param predictions A predictions JSON file (as with `eval.py`, a name without `.json`
+#'   also finds `name.json`), a `futurex` task table (parquet), or a data frame with the
+#'   task-table columns and `answer`.
+#' @param scorer_chat Optional chat for the LLM unit normalization of numeric items.
+#' @param duplicate_ids Passed to [prepare_futurex()] when reading JSON.
+#' @inheritParams futurex_task
+#' @returns An object of class `futurex_scores`: a list with `summary` (as
+#'   [futurex_summary()]) and `items` (one row per item: `id`, `level`, `kind`, `answer`,
+#'   `target`, `extracted`, `pred_value`, `truth_value`, `score`, `normalization` (for
+#'   numeric items: `"llm"` when the judge's values were used, `"fallback"` when the judge
+#'   failed or its reply had no values and the plain parse was used, `"none"` without a
+#'   judge) and `judge_error` (why the judge's values were not used, else `NA`)).
+#' @family futurex
+#' @export
+#' @examplesIf python_available()
+#' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
+#' scored <- futurex_score(path)
+#' scored
+#' scored$items
+futurex_score <- function(predictions, number_rule = c("reference", "strict"),
+                          scorer_chat = NULL, duplicate_ids = c("error", "suffix"),
+                          cache = TRUE) {
+  number_rule <- rlang::arg_match(number_rule)
+  duplicate_ids <- rlang::arg_match(duplicate_ids)
+  table <- futurex_predictions_table(predictions, duplicate_ids)
+  answers <- ifelse(table$has_answer, table$answer, NA_character_)
+  scores <- futurex_score_items(answers, table, number_rule, scorer_chat, cache)
+  items <- tibble::tibble(
+    id = table$id, level = table$level, kind = scores$kind, answer = answers,
+    target = table$target, extracted = scores$extracted, pred_value = scores$pred_value,
+    truth_value = scores$truth_value, score = scores$score,
+    normalization = scores$normalization, judge_error = scores$judge_error
+  )
+  out <- structure(list(summary = NULL, items = items), class = "futurex_scores")
+  out$summary <- suppressMessages(futurex_summary(out))
+  out
+}
+
+futurex_predictions_table <- function(predictions, duplicate_ids) {
+  if (is.data.frame(predictions)) return(validate_task_table(predictions, "futurex"))
+  check_string(predictions)
+  path <- predictions
+  if (!file.exists(path) && !grepl("\\.json$", path) && file.exists(paste0(path, ".json"))) {
+    path <- paste0(path, ".json")
+  }
+  if (grepl("\\.parquet$", path)) return(read_task_table(path, "futurex"))
+  prepare_futurex(path, duplicate_ids = duplicate_ids)
+}
+
+#' @export
+print.futurex_scores <- function(x, ...) {
+  skipped <- sum(is.na(x$items$score))
+  cli::cli_text("FutureX scores for {nrow(x$items)} item{?s} ({skipped} without an answer).")
+  fell_back <- sum(!is.na(x$items$judge_error))
+  if (fell_back) {
+    cli::cli_text("{fell_back} numeric item{?s} used the plain parse: the judge failed ",
+                  "(see {.field judge_error} in {.field $items}).")
+  }
+  print(x$summary, ...)
+  invisible(x)
+}

@@ -1,0 +1,129 @@
+# FutureX summary: the level-weighted overall score and each level's, with intervals, and
+# the benchmark's registration.
+
+futurex_weights <- c(`1` = 0.1, `2` = 0.2, `3` = 0.3, `4` = 0.4)
+
+futurex_interval <- c(
+  normal = "95% normal interval (levels' standard errors combined)",
+  bootstrap = "95% bootstrap interval (items resampled within levels)"
+)
+
+rlang::on_load(register_benchmark(
+  "futurex", "futurex_summary", headline = c("overall", paste("level", 1:4)), by = "level",
+  interval = futurex_interval[["normal"]]
+))
+
+#' FutureX headline numbers
+#'
+#' The reference evaluator's summary: the mean score of each level, the number of items
+#' scored, and the overall score `sum(mean(level) * weight)` over the levels present
+#' (weights 0.1, 0.2, 0.3, 0.4, no renormalization), each with a 95% interval. The overall
+#' interval combines the levels' standard errors (`sqrt(sum(w^2 * var / n))`), or, with
+#' `method = "bootstrap"`, resamples items within each level. Intervals are clipped to
+#' `[0, 1]`, the range of the scores. A level whose scores are all 0 or all 1 gets a Wilson
+#' interval rather than a zero-width one (see [mean_ci()]), and its width stands in for that
+#' level's standard error in the overall interval.
+#'
+#' @param x An evaluated [futurex_task()], its `$get_samples()` tibble, the log file it
+#'   wrote (or that log read by [log_samples()]; [vitals::vitals_log_read()] output lacks
+#'   `level`: add it with `log_samples(x, dataset = futurex_dataset())`), or the result of
+#'   [futurex_score()].
+#' @param method Interval method, `"normal"` or `"bootstrap"`.
+#' @param times,seed Bootstrap resamples and seed.
+#' @param cluster Clusters of samples (see [resolve_cluster()]): by default each item's
+#'   epochs form one cluster (`"id"`), so several epochs of an item are not counted as
+#'   independent evidence; with one epoch this is the naive interval. `NULL` treats every
+#'   sample as independent. The levels' standard errors are then clustered
+#'   ([clustered_se()]) and the bootstrap draws whole clusters within each level.
+#' @returns A tibble with rows `overall` and `level 1` to `level 4`, in the columns every
+#'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
+#'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
+#'   `n_missing` (items skipped: no answer) and `weight`. Its class `benchmark_summary` gives
+#'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot_summary()]). The
+#'   rows `overall` and `level 1` to `level 4` are the task's headline metrics: the numbers
+#'   the log's header shows in `vitals_view()`.
+#' @family futurex
+#' @export
+#' @examples
+#' tsk <- futurex_task(dir = tempfile())
+#' tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
+#' s <- futurex_summary(tsk)
+#' s
+#' # the same numbers from the log file
+#' futurex_summary(tsk$log_path)
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
+futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1,
+                            cluster = "default") {
+  method <- rlang::arg_match(method)
+  items <- futurex_items(x)
+  items$cluster <- resolve_cluster(items, cluster, default = "id") %||% seq_len(nrow(items))
+  levels <- 1:4
+  rows <- lapply(levels, function(l) {
+    ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed,
+                  limits = c(0, 1), cluster = shared_cluster(items$cluster[items$level == l]))
+    summary_rows(paste("level", l), "score", ci, n_missing = ci$n_missing,
+                 weight = futurex_weights[[l]])
+  })
+  by_level <- do.call(rbind, rows)
+  present <- by_level$n > 0
+  overall <- sum(by_level$estimate[present] * by_level$weight[present])
+  bounds <- futurex_overall_interval(items, by_level, method, times, seed)
+  top <- summary_rows(
+    "overall", "score",
+    list(mean = if (any(present)) overall else NA_real_, lower = bounds[[1]],
+         upper = bounds[[2]], n = sum(by_level$n)),
+    n_missing = sum(by_level$n_missing), weight = sum(by_level$weight[present])
+  )
+  skipped <- sum(by_level$n_missing)
+  if (skipped) {
+    cli::cli_inform("{skipped} item{?s} without an answer {?was/were} skipped.",
+                    class = "predictivebench_message_skipped")
+  }
+  benchmark_summary(rbind(top, by_level), "futurex", by = "level",
+                    interval = futurex_interval[[method]])
+}
+
+futurex_overall_interval <- function(items, by_level, method, times, seed) {
+  present <- by_level$n > 0
+  if (!any(present)) return(c(NA_real_, NA_real_))
+  if (method == "normal") {
+    z <- stats::qnorm(0.975)
+    var_terms <- vapply(which(present), function(l) {
+      keep <- items$level == l & !is.na(items$score)
+      s <- items$score[keep]
+      if (length(s) < 2) return(0)
+      # a level whose scores are all 0 or all 1 has a Wilson interval (see mean_ci()): its
+      # width stands in for the standard error that var() would put at zero
+      se <- if (stats::var(s) > 0) clustered_se(s, items$cluster[keep]) else
+        (by_level$upper[[l]] - by_level$lower[[l]]) / (2 * z)
+      futurex_weights[[l]]^2 * se^2
+    }, 1)
+    est <- sum(by_level$estimate[present] * by_level$weight[present])
+    half <- z * sqrt(sum(var_terms))
+    return(pmin(pmax(c(est - half, est + half), 0), 1))
+  }
+  keep <- !is.na(items$score)
+  groups <- lapply(which(present), function(l) {
+    split(items$score[keep & items$level == l],
+          in_order(items$cluster[keep & items$level == l]))
+  })
+  weights <- futurex_weights[which(present)]
+  draws <- with_seed(seed, vapply(seq_len(times), function(b) {
+    sum(vapply(seq_along(groups), function(k) {
+      g <- groups[[k]]
+      mean(unlist(g[sample.int(length(g), length(g), replace = TRUE)])) * weights[[k]]
+    }, 1))
+  }, 1))
+  unname(stats::quantile(draws, c(0.025, 0.975)))
+}
+
+futurex_items <- function(x, call = rlang::caller_env()) {
+  if (inherits(x, "futurex_scores")) return(x$items)
+  x <- benchmark_samples(
+    x, c("level", "score"),
+    "an evaluated FutureX task, its samples or log file, or {.fn futurex_score} output.",
+    call = call
+  )
+  tibble::tibble(id = x$id, level = x$level, score = as.double(x$score))
+}
+

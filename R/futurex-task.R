@@ -1,0 +1,168 @@
+# The FutureX Task: preparing and reading the task table, and the vitals Task with its
+# solver and scorer.
+
+#' Flatten FutureX files into a task table
+#'
+#' Runs the Python flattener on a FutureX question set or predictions file (a JSON array of
+#' `{id, prompt, end_time, level, ground_truth, Std, "additional values", Description}`
+#' objects, plus `answer` in a predictions file) and writes the `futurex` task table. See
+#' [prepare_task_table()] for how Python is found.
+#'
+#' @param source The JSON file.
+#' @param out The parquet file to write, or `NULL` to return the table.
+#' @param duplicate_ids `"error"` (the default) stops at a repeated id; `"suffix"` keeps
+#'   every item and renames repeats `id#2`, `id#3`, .... Real FutureX files contain ids that
+#'   a spreadsheet rounded (`6.85147E+23`), shared by different questions.
+#' @returns The path `out` (invisibly), or the table.
+#' @family futurex
+#' @family task tables
+#' @export
+#' @examplesIf python_available()
+#' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
+#' prepare_futurex(src)
+prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix")) {
+  duplicate_ids <- rlang::arg_match(duplicate_ids)
+  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids)
+}
+
+#' FutureX: forecasting as a vitals Task
+#'
+#' @description
+#' FutureX asks a model to forecast events; each question has a level:
+#' 1 single choice, 2 multiple choice, 3 and 4 open answers, scored as numbers when the item
+#' has a standard deviation `Std` and as rankings otherwise. `futurex_task()` runs the
+#' dataset's own prompts through [generate_solver()] (cache, retries, failure isolation) and
+#' scores the answers exactly as the reference evaluator (`eval.py`) does; [futurex_summary()]
+#' gives its level-weighted overall score. To score a predictions file without a model, use
+#' [futurex_score()].
+#'
+#' * `futurex_dataset()` reads a task table (by default the bundled sample of eleven
+#'   fictional questions).
+#' * `futurex_solver()` sends each `input` as one user message.
+#' * `futurex_scorer()` scores each answer in `[0, 1]`; see "Scoring". Its explanation
+#'   says why: the kind of item and the extracted answer vs the target (and the values
+#'   compared, for numeric items).
+#'
+#' The task is a [ResultsTask]: its log (see `vitals::vitals_view()`) shows
+#' [futurex_summary()]'s overall score and each level's as headline metrics, the scorer as
+#' `futurex_score`, each item's `level`, `std` and `end_time` and the scorer's metadata as
+#' key-value fields, and model usage that counts the judge's requests too (as `$get_cost()`
+#' does; cached answers cost nothing).
+#'
+#' @section Scoring:
+#' The answer is the content of the **first** `\boxed{...}` up to the first `}`, or the whole
+#' text when there is no box.
+#' * Level 1: the predicted option (a standalone capital letter `\b[A-Z]\b` of the upper-cased
+#'   text, else the whole text if it is only letters, such as "Yes") must equal the stripped,
+#'   upper-cased ground truth. An unboxed "I think..." reads as option I, as in the reference.
+#' * Level 2: F1 between predicted and true option sets (both empty: 1).
+#' * Levels 3/4 with `Std`: `max(0, 1 - ((truth - pred) / Std)^2)`, and `Std == 0` means an
+#'   exact match within 1e-6. A value that cannot be parsed scores 0.
+#' * Levels 3/4 without `Std`: ranking. Rank prefixes like `1.` or `2nd:` are removed, the text
+#'   is split on `, ， 、 ; ；` and newlines; an exact ordered match scores 1, otherwise
+#'   `0.8 * |set(pred) n set(truth)| / length(truth)`.
+#' * Overall: `sum(mean(level) * weight)` over the levels present, weights 0.1, 0.2, 0.3, 0.4,
+#'   without renormalization. Items without an answer (a failed request, or no `answer` in a
+#'   predictions file) are skipped and counted.
+#'
+#' With a `scorer_chat`, numeric items are first normalized to the ground truth's unit by that
+#' model with the reference's prompt (system prompt "You are a precise number normalization
+#' assistant.", temperature 0.2); when its reply does not contain both
+#' `GROUND_TRUTH_VALUE:` and `PREDICTION_VALUE:` numbers, or the request fails after its
+#' retries, the plain parse is used and the reason is kept in the sample's
+#' `scorer_metadata$judge_error`. Items the judge never sees (levels 1 and 2, rankings, no
+#' answer) get a scorer chat that says so, so that `vitals_view()` shows every sample.
+#'
+#' @section Differences from the original:
+#' * Level 1 with several letters in the answer: the reference takes an arbitrary element of
+#'   a Python set, which changes from run to run with Python's hash seed (on the reference's
+#'   random-baseline file, runs score 0.0986, 0.1077 or 0.1168 overall). Here the pick is the
+#'   one the reference makes under `PYTHONHASHSEED=0` with CPython 3.11+ (the set's iteration
+#'   order is reproduced exactly), so results are deterministic and match
+#'   `PYTHONHASHSEED=0 python3 eval.py`; that file then scores 0.1077.
+#' * Numbers: the reference reads the first run of digits and dots, losing signs and stopping
+#'   at commas (`"1,250"` is 1, `"-3.2"` is 3.2). That is the default
+#'   (`number_rule = "reference"`); `number_rule = "strict"` reads signed numbers with
+#'   thousands separators and exponents.
+#' * A `null` answer counts as no answer (skipped); the reference crashes on it for ranking
+#'   items. A non-string answer is an error.
+#' * Regular expressions use Unicode word boundaries and whitespace, like Python's `re`.
+#' * The reference reports a level with no items as 0; [futurex_summary()] reports `NA` with
+#'   `n = 0` (the overall score is the same).
+#'
+#' @inheritParams task-table-args
+#' @inheritParams task-args
+#' @param system_prompt,params Passed to [generate_solver()]; by default the chat is used as
+#'   configured (the reference sends only the prompt).
+#' @param number_rule `"reference"` (first run of digits and dots, as `eval.py`) or
+#'   `"strict"` (signed numbers with thousands separators); see [parse_number_text()].
+#' @param dataset A task table (tibble) from `futurex_dataset()`.
+#' @param solver,scorer A solver and scorer, by default `futurex_solver()` and
+#'   `futurex_scorer()`.
+#' @inheritParams generate_solver
+#' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
+#'   functions for [vitals::Task]; `futurex_task()` a [ResultsTask] (a [vitals::Task]).
+#' @family futurex
+#' @export
+#' @examples
+#' tsk <- futurex_task(dir = tempfile())
+#' tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No"), "\\boxed{%s}"),
+#'          view = FALSE)
+#' futurex_summary(tsk)
+futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
+                         scorer = futurex_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),
+                         name = "futurex", limit = NULL) {
+  dataset <- validate_task_table(dataset, "futurex")
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+                 limit = limit, benchmark = "futurex",
+                 metadata_fields = c("level", "std", "end_time"))
+}
+
+#' @rdname futurex_task
+#' @export
+futurex_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+  benchmark_dataset("futurex", path, sample = "futurex-sample.parquet", limit = limit,
+                    shuffle = shuffle)
+}
+
+#' @rdname futurex_task
+#' @export
+futurex_solver <- function(system_prompt = NULL, params = NULL, cache = TRUE, max_active = 10,
+                           rpm = 500, max_tries = 3, batch = getOption("predictivebench.batch", FALSE),
+                           wait = TRUE) {
+  generate_solver(system_prompt = system_prompt, params = params, cache = cache,
+                  max_active = max_active, rpm = rpm, max_tries = max_tries, batch = batch,
+                  wait = wait)
+}
+
+#' @rdname futurex_task
+#' @param scorer_chat An ellmer chat for the optional unit normalization of numeric items,
+#'   given to `futurex_scorer()` or through `$eval(scorer_chat = )`; `NULL` skips it.
+#' @export
+futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat = NULL,
+                           cache = TRUE, batch = getOption("predictivebench.batch", FALSE),
+                           wait = TRUE) {
+  number_rule <- rlang::arg_match(number_rule)
+  scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
+  default_chat <- scorer_chat
+  function(samples, ..., scorer_chat = default_chat) {
+    scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
+    scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache,
+                                  batch = batch, wait = wait)
+    out <- list(
+      score = scores$score,
+      explanation = futurex_explanation(scores, samples$target),
+      scorer_chat = if (!is.null(scorer_chat)) scores$chat,
+      scorer_metadata = lapply(seq_len(nrow(scores)), function(i) {
+        meta <- list(kind = scores$kind[[i]], extracted = scores$extracted[[i]],
+                     pred_value = scores$pred_value[[i]], truth_value = scores$truth_value[[i]],
+                     normalization = scores$normalization[[i]],
+                     judge_error = scores$judge_error[[i]])
+        # the judge's requests for this item (none for items it never saw)
+        if (!is.null(scorer_chat)) meta <- c(meta, scores$judge_usage[[i]])
+        meta
+      })
+    )
+    out[!vapply(out, is.null, TRUE)]
+  }
+}

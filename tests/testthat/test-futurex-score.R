@@ -1,0 +1,156 @@
+score_one <- function(answer, target, level, std = NA_real_, rule = "reference") {
+  table <- tibble::tibble(target = target, level = level, std = std)
+  predictivebench:::futurex_score_items(answer, table, rule)$score
+}
+
+test_that("level 1: options, Yes/No words, and the reference's quirks", {
+  expect_equal(score_one("\\boxed{Yes}", "Yes", 1L), 1)
+  expect_equal(score_one("\\boxed{yes}", " YES ", 1L), 1)
+  expect_equal(score_one("\\boxed{B}", "B", 1L), 1)
+  # first box only, and its content stops at the first brace
+  expect_equal(score_one("\\boxed{A} \\boxed{B}", "B", 1L), 0)
+  # an unboxed sentence reads as option I ("I think ...")
+  expect_equal(score_one("I think it will rain", "I", 1L), 1)
+  expect_equal(score_one("I think it will rain", "Yes", 1L), 0)
+  # no letters and not a single word: no option
+  expect_equal(score_one("\\boxed{maybe so}", "B", 1L), 0)
+  # a letter inside CJK text is not a standalone letter (Unicode word boundaries)
+  expect_equal(score_one("\\boxed{选A项}", "A", 1L), 0)
+})
+
+test_that("level 1 with several letters picks as PYTHONHASHSEED=0 Python does", {
+  expect_equal(predictivebench:::python_set_order(c("A", "C", "B"))[[1]], "B")
+  expect_equal(predictivebench:::python_set_order(c("C", "A"))[[1]], "C")
+  expect_equal(score_one("\\boxed{A, C, B}", "B", 1L), 1)
+  expect_equal(score_one("\\boxed{A, C, B}", "A", 1L), 0)
+})
+
+test_that("level 2: F1 of option sets", {
+  expect_equal(score_one("\\boxed{A, B, C}", "A, C", 2L), 0.8)
+  expect_equal(score_one("\\boxed{D}", "B, D", 2L), 2 / 3)
+  expect_equal(score_one("\\boxed{E}", "B, D", 2L), 0)
+  expect_equal(score_one("\\boxed{none here}", "none at all", 2L), 1)
+})
+
+test_that("numeric: the reference parse, the strict parse, Std = 0", {
+  expect_equal(score_one("\\boxed{11.5}", "12.5", 3L, 2), 0.75)
+  # the reference reads "1,180" as 1 and "1,250" as 1: a perfect score
+  expect_equal(score_one("\\boxed{1,180 units}", "1,250 units", 4L, 100), 1)
+  expect_equal(score_one("\\boxed{1,180 units}", "1,250 units", 4L, 100, "strict"), 0.51)
+  # signs are lost by the reference
+  expect_equal(score_one("\\boxed{-3.0}", "-3.2", 4L, 1.5), 1 - (0.2 / 1.5)^2)
+  expect_equal(score_one("\\boxed{3.2}", "-3.2", 4L, 1.5), 1)
+  expect_equal(score_one("\\boxed{3.2}", "-3.2", 4L, 1.5, "strict"), 0)
+  expect_equal(score_one("\\boxed{7}", "7", 4L, 0), 1)
+  expect_equal(score_one("\\boxed{7.01}", "7", 4L, 0), 0)
+  # "904.27." is not a Python float: the reference scores 0
+  expect_equal(score_one("\\boxed{904.27}", "904.27.", 4L, 10), 0)
+  expect_equal(score_one("\\boxed{no idea}", "5", 4L, 1), 0)
+  expect_equal(score_one("\\boxed{100}", "5", 4L, 1), 0)
+})
+
+test_that("ranking: prefixes removed, exact order 1, else 0.8 * overlap / k", {
+  truth <- "\\boxed{1. Blue River, 2. Paper Moon, 3. Quiet Town}"
+  expect_equal(score_one("\\boxed{1. Blue River, 2. Paper Moon, 3. Quiet Town}", truth, 3L), 1)
+  expect_equal(score_one("\\boxed{Blue River; Paper Moon; Quiet Town}", truth, 3L), 1)
+  expect_equal(score_one("\\boxed{1st: Blue River、2nd: Quiet Town、3rd: Paper Moon}", truth, 3L), 0.8)
+  expect_equal(score_one("\\boxed{Blue River, Nothing}", truth, 3L), 0.8 / 3)
+  expect_equal(score_one("第6名：甲，第7名：乙", "\\boxed{第6名：甲，第7名：乙}", 3L), 1)
+  expect_equal(score_one("\\boxed{x}", "\\boxed{}", 4L), 0)
+})
+
+test_that("the bundled predictions score as worked out by hand", {
+  skip_if_no_python()
+  path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
+  scored <- futurex_score(path)
+  expect_s3_class(scored, "futurex_scores")
+  expect_equal(scored$items$score,
+               c(1, 0, 1, 0.8, 2 / 3, 0.8, 0.75, 1, 1 - (0.2 / 1.5)^2, 0.8, NA))
+  s <- scored$summary
+  expect_equal(s$group, c("overall", paste("level", 1:4)))
+  expect_equal(s$n, c(10L, 3L, 2L, 2L, 3L))
+  expect_equal(s$n_missing[[1]], 1L)
+  level_means <- c(2 / 3, (0.8 + 2 / 3) / 2, 0.775, (1 + 1 - (0.2 / 1.5)^2 + 0.8) / 3)
+  expect_equal(s$estimate[-1], level_means)
+  expect_equal(s$estimate[[1]], sum(level_means * c(0.1, 0.2, 0.3, 0.4)))
+  expect_true(all(s$lower <= s$estimate & s$estimate <= s$upper))
+  # without .json, like eval.py -f
+  expect_equal(futurex_score(sub("\\.json$", "", path))$summary$estimate, s$estimate)
+  # the overall weights are not renormalized when a level is absent
+  only_l1 <- futurex_summary(scored$items[scored$items$level == 1, ])
+  expect_equal(only_l1$estimate[[1]], 0.1 * 2 / 3)
+  expect_true(is.na(only_l1$estimate[[3]]))
+  expect_message(futurex_summary(scored), class = "predictivebench_message_skipped")
+})
+
+test_that("the reference's random-baseline file scores 0.1077", {
+  skip_if_no_python()
+  path <- skip_if_no_reference("futurex", "250915-random.json")
+  expect_error(futurex_score(path), class = "predictivebench_error_duplicate_id")
+  scored <- futurex_score(path, duplicate_ids = "suffix")
+  expect_equal(round(scored$summary$estimate[[1]], 4), 0.1077)
+  expect_equal(scored$summary$n[-1], c(11L, 10L, 9L, 23L))
+})
+
+test_that("bad prediction files are classed errors naming file, row and field", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  write <- function(x, name) {
+    path <- file.path(dir, name)
+    writeLines(x, path)
+    path
+  }
+  good <- '{"id": "a", "prompt": "p", "level": 1, "ground_truth": "A", "Std": null'
+  err <- expect_error(futurex_score(write(paste0("[", good, ', "answer": 5}]'), "num.json")),
+                      class = "predictivebench_error_field")
+  expect_equal(err$field, "answer")
+  expect_match(err$row, "^1")
+  expect_match(conditionMessage(err), "num.json")
+  err <- expect_error(futurex_score(write(sub('"level": 1', '"level": 7', paste0("[", good, "}]")),
+                                          "lvl.json")), class = "predictivebench_error_field")
+  expect_equal(err$field, "level")
+  expect_error(futurex_score(write("[{", "trunc.json")), class = "predictivebench_error_json")
+  expect_error(futurex_score(file.path(dir, "missing.json")),
+               class = "predictivebench_error_missing_file")
+  expect_error(futurex_score(write(paste0("[", good, "},", good, "}]"), "dup.json")),
+               class = "predictivebench_error_duplicate_id")
+})
+
+test_that("LLM unit normalization is used when it parses and falls back when not", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (grepl("1,250 thousand", text)) "GROUND_TRUTH_VALUE: 1250\nPREDICTION_VALUE: 1180"
+    else "I am not sure"
+  })
+  path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
+  table <- read_task_table(path)
+  table$answer <- "\\boxed{1,180 thousand units}"
+  table$has_answer <- TRUE
+  numeric <- table[!is.na(table$std), ]
+  scored <- futurex_score(numeric, scorer_chat = fake_chat(server), cache = FALSE)
+  sales <- scored$items[scored$items$id == "fx-l4-sales", ]
+  expect_equal(sales$score, 1 - (70 / 100)^2)
+  expect_equal(c(sales$pred_value, sales$truth_value), c(1180, 1250))
+  temp <- scored$items[scored$items$id == "fx-l3-temp", ]
+  # fallback to the reference parse: 1 vs 12.5 with Std 2
+  expect_equal(temp$score, 0)
+  body <- server$requests()[[1]]
+  expect_equal(body$temperature, 0.2)
+  expect_equal(body$messages[[1]]$content, "You are a precise number normalization assistant.")
+  expect_match(last_user_text(body), "Now normalize:\n$")
+})
+
+test_that("the scorer's normalization judge takes batch = TRUE", {
+  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
+  server <- local_fake_openai(function(body, n) "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5")
+  dataset <- futurex_dataset()
+  dataset <- dataset[dataset$id == "fx-l3-temp", ]
+  cache <- withr::local_tempdir()
+  tsk <- futurex_task(dataset = dataset, solver = futurex_solver(cache = FALSE),
+                      scorer = futurex_scorer(cache = cache, batch = TRUE),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("\\boxed{99}"),
+           scorer_chat = fake_responses_chat(server), view = FALSE)
+  expect_equal(tsk$get_samples()$score, 1)
+  expect_equal(server$uploads(), 1)
+})

@@ -1,0 +1,59 @@
+test_that("all-zero scores still get an honest (non-zero-width) overall interval", {
+  items <- tibble::tibble(id = paste0("q", 1:20), level = rep(1:4, each = 5), score = 0)
+  sm <- futurex_summary(items)
+  z <- stats::qnorm(0.975)
+  wilson_upper <- z^2 / (5 + z^2)
+  expect_equal(sm$upper[sm$group == "level 1"], wilson_upper)
+  # overall: se of each level = wilson_upper / (2 z); half = z * sqrt(sum(w^2 se^2))
+  se <- wilson_upper / (2 * z)
+  expect_equal(sm$upper[sm$group == "overall"], z * sqrt(sum(c(0.1, 0.2, 0.3, 0.4)^2 * se^2)))
+  expect_equal(sm$estimate[sm$group == "overall"], 0)
+})
+
+test_that("the summary has the shared shape on the 0-1 scale", {
+  items <- tibble::tibble(id = paste0("q", 1:8), level = rep(1:4, 2),
+                          score = c(1, 0, 0.5, 1, 0, 0, 0.25, 0.5))
+  sm <- futurex_summary(items)
+  expect_equal(names(sm), c("group", "metric", "estimate", "lower", "upper", "n", "n_missing",
+                            "weight"))
+  expect_equal(sm$group, c("overall", paste("level", 1:4)))
+  expect_true(all(sm$metric == "score"))
+  expect_true(all(sm$lower >= 0 & sm$upper <= 1))
+})
+
+test_that("user-facing errors name the user's call", {
+  expect_snapshot(futurex_summary(data.frame(x = 1)), error = TRUE)
+  expect_snapshot(futurex_dataset(limit = -1), error = TRUE)
+})
+
+test_that("a FutureX log shows futurex_summary()'s numbers, offline", {
+  tsk <- futurex_task(solver = futurex_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No", "12"), "\\boxed{%s}",
+                                         seed = 2), view = FALSE)
+  log <- expect_results_log(tsk, futurex_summary, c("level", "std", "end_time"))
+  expect_equal(log$results$scores[[1]]$name, "futurex_score")
+  expect_named(log$results$scores[[1]]$metrics, c("overall", paste("level", 1:4)))
+  first <- log$samples[[1]]
+  expect_equal(first$metadata$level, 1L)
+  expect_match(first$scores[[1]]$explanation, "^single: extracted [A-Za-z0-9]+ vs Yes$")
+  expect_equal(first$scores[[1]]$metadata$kind, "single")
+  # vitals_log_read() output with the dataset's level added
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("x"))
+  expect_identical(suppressMessages(futurex_summary(log_samples(read, futurex_dataset()))),
+                   suppressMessages(futurex_summary(tsk)))
+  expect_error(futurex_summary(read), "log_samples")
+})
+
+test_that("futurex_summary() plots a bar per level with its interval and n", {
+  skip_if_not_installed("ggplot2")
+  tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
+  s <- suppressMessages(futurex_summary(tsk))
+  expect_s3_class(s, "benchmark_summary")
+  p <- ggplot2::autoplot(s)
+  expect_equal(p$labels$title, "futurex by level")
+  expect_match(gsub("\n", " ", p$labels$y), "levels' standard errors combined")
+  expect_true(paste0("n = ", s$n[[1]]) %in% unlist(lapply(ggplot2::ggplot_build(p)$data,
+                                                           function(d) d$label)))
+  boot <- suppressMessages(futurex_summary(tsk, method = "bootstrap", times = 50))
+  expect_match(ggplot2::autoplot(boot)$labels$y, "bootstrap")
+})
