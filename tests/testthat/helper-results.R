@@ -124,3 +124,14 @@ expect_results_log <- function(tsk, summary, fields) {
   testthat::expect_identical(suppressMessages(summary(tsk$log_path)), live)
   invisible(log)
 }
+
+# Fake-server replies for a FutureX run with a normalization judge: the judge gives the values
+# 12.5 and 12, the solver answers \boxed{12}; each with its own token counts.
+futurex_judge_reply <- function(body, n) {
+  if (grepl("normalization", body$messages[[1]]$content %||% "")) {
+    list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12",
+         usage = list(prompt_tokens = 40L, completion_tokens = 9L))
+  } else {
+    list(text = "\\boxed{12}", usage = list(prompt_tokens = 20L, completion_tokens = 4L))
+  }
+}

@@ -60,14 +60,7 @@ test_that("futurex_dataset() and futurex_task() take a limit", {
 })
 
 test_that("a FutureX log over HTTP counts the judge, and a cached re-run costs nothing", {
-  server <- local_fake_openai(function(body, n) {
-    if (grepl("normalization", body$messages[[1]]$content %||% "")) {
-      list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12",
-           usage = list(prompt_tokens = 40L, completion_tokens = 9L))
-    } else {
-      list(text = "\\boxed{12}", usage = list(prompt_tokens = 20L, completion_tokens = 4L))
-    }
-  })
+  server <- local_fake_openai(futurex_judge_reply)
   cache <- withr::local_tempdir()
   run <- function() {
     tsk <- futurex_task(solver = futurex_solver(cache = cache),

@@ -64,14 +64,7 @@ test_that("a benchmark registered without a headline reports every group", {
 })
 
 test_that("a FutureX run with a judge over HTTP logs the usage get_cost() reports", {
-  server <- local_fake_openai(function(body, n) {
-    if (grepl("normalization", body$messages[[1]]$content %||% "")) {
-      list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12",
-           usage = list(prompt_tokens = 40L, completion_tokens = 9L))
-    } else {
-      list(text = "\\boxed{12}", usage = list(prompt_tokens = 20L, completion_tokens = 4L))
-    }
-  })
+  server <- local_fake_openai(futurex_judge_reply)
   tsk <- futurex_task(solver = futurex_solver(cache = FALSE),
                       scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
                                               cache = FALSE),
