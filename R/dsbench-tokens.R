@@ -88,10 +88,6 @@ dsbench_has_tiktoken <- function() {
   FALSE
 }
 
-tiktoken_installed <- function() requireNamespace("rtiktoken", quietly = TRUE)
-
-tiktoken_encodings <- c("o200k_base", "cl100k_base", "p50k_base", "p50k_edit", "r50k_base")
-
 # tiktoken's encoding for a model, as the original's tiktoken.encoding_for_model() (an
 # encoding name stays as it is). For a model tiktoken does not know (the original ran OpenAI
 # models only), o200k_base, the fallback of OpenAI's cookbook ("How to count tokens with
@@ -99,15 +95,17 @@ tiktoken_encodings <- c("o200k_base", "cl100k_base", "p50k_base", "p50k_edit", "
 dsbench_model_encoding <- function(model) {
   if (model %in% tiktoken_encodings) return(model)
   if (!tiktoken_installed()) return("o200k_base")
-  tryCatch(rtiktoken::model_to_tokenizer(model), error = function(e) {
+  encoding <- tiktoken_encoding(model)
+  if (is.null(encoding)) {
     cli::cli_inform(
       c("tiktoken has no encoding for model {.val {model}}: DSBench prompts are cut with
          {.val o200k_base}.",
         i = "Give {.arg encoding} to {.fn dsbench_solver} to choose another."),
       .frequency = "once", .frequency_id = paste0("predictivebench_dsbench_encoding_", model)
     )
-    "o200k_base"
-  })
+    encoding <- "o200k_base"
+  }
+  encoding
 }
 
 # The original: encoding.decode(encoding.encode(prompt)[-(limit - 6000):]).

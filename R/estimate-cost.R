@@ -200,12 +200,12 @@ request_costs <- function(requests, chats, batch) {
   models <- vapply(chats, function(ch) ch$get_model(), "")
   prices <- list(regular = lapply(chats, model_price, batch = batch),
                  batch = lapply(chats, model_price, batch = TRUE))
-  openai <- vapply(chats, is_openai_model, NA)
+  encodings <- lapply(chats, openai_encoding)
   rows <- lapply(requests, function(r) {
     at <- match(r$body$model %||% NA_character_, models)
     if (is.na(at)) at <- 1L
     price <- prices[[if (isTRUE(r$batch)) "batch" else "regular"]][[at]]
-    one_request(r$body, models[[at]], openai[[at]], price)
+    one_request(r$body, encodings[[at]], price)
   })
   pick <- function(field) vapply(rows, function(x) x[[field]], if (field == "exact") NA else 1)
   exact <- pick("exact")
@@ -213,11 +213,12 @@ request_costs <- function(requests, chats, batch) {
        how = if (length(exact) && all(exact)) "exact" else "estimate")
 }
 
-one_request <- function(body, model, openai, price) {
+# `encoding`: tiktoken's encoding for the model (exact counts), or NULL (an estimate).
+one_request <- function(body, encoding, price) {
   texts <- request_texts(body)
-  input <- if (openai) {
+  input <- if (!is.null(encoding)) {
     counts <- vapply(texts, function(t) {
-      as.double(rtiktoken::get_token_count(t, model = model))
+      as.double(rtiktoken::get_token_count(enc2utf8(t), encoding))
     }, 1)
     # chat messages: 3 tokens per message and 3 to start the reply; a completions prompt
     # is its text alone
@@ -228,7 +229,7 @@ one_request <- function(body, model, openai, price) {
   limit <- body$max_completion_tokens %||% body$max_tokens %||% body$max_output_tokens
   output <- if (is.null(limit)) NA_real_ else as.double(limit) * max(1, as.double(body$n %||% 1))
   cost <- if (is.null(price)) NA_real_ else (input * price$input + output * price$output) / 1e6
-  list(input = input, output = output, cost = cost, exact = openai)
+  list(input = input, output = output, cost = cost, exact = !is.null(encoding))
 }
 
 # The texts a request sends, one per message: its messages (chat completions, Anthropic),
@@ -247,9 +248,12 @@ request_texts <- function(body) {
   }, "")
 }
 
-is_openai_model <- function(chat) {
-  rlang::is_installed("rtiktoken") && (chat$get_provider()@name == "OpenAI" ||
-    grepl("^(gpt-|o[0-9]|chatgpt-|text-|davinci|babbage)", chat$get_model()))
+# The tokenizer for an OpenAI model (by provider or by name), or NULL: other providers'
+# tokenizers are not public, and a model tiktoken does not know is estimated too.
+openai_encoding <- function(chat) {
+  openai <- chat$get_provider()@name == "OpenAI" ||
+    grepl("^(gpt-|o[0-9]|chatgpt-|text-|davinci|babbage)", chat$get_model())
+  if (openai) tiktoken_encoding(chat$get_model())
 }
 
 # ellmer's price per million tokens for the chat's provider and model, or NULL.
