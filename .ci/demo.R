@@ -1,7 +1,7 @@
 # The README's main job: a full offline FutureX evaluation of a baseline chat on the bundled
 # sample. Prints the FutureX summary and writes a vitals log to ./logs. A second, oracle
 # baseline (it echoes each ground truth) shows the other end of the scale.
-pkgload::load_all(quiet = TRUE)
+pkgload::load_all(Sys.getenv("PREDICTIVEBENCH_ROOT", "."), quiet = TRUE)
 log_dir <- file.path(getwd(), "logs")
 dir.create(log_dir, showWarnings = FALSE)
 run <- function(chat) {
@@ -15,10 +15,7 @@ cat("\nFutureX summary for", baseline$get_model(), "on", nrow(tsk$get_samples())
 print(futurex_summary(tsk))
 
 oracle <- run(baseline_echo(futurex_dataset(), column = "target"))
-board <- rbind(
-  cbind(model = baseline$get_model(), futurex_summary(tsk)[1, ]),
-  cbind(model = "oracle (echoes the ground truth)", futurex_summary(oracle)[1, ])
-)
-cat("\nOverall scores, chance against an oracle:\n")
-print(tibble::as_tibble(board[c("model", "mean", "lower", "upper", "n")]))
+board <- leaderboard(tsk, oracle)
+cat("\nOverall scores, chance against an oracle (leaderboard()):\n")
+print(board[board$metric == "overall", c("model", "estimate", "lower", "upper", "n")])
 cat("\nvitals logs written to", log_dir, "- browse them with vitals::vitals_view(\"logs\")\n")

@@ -1,0 +1,16 @@
+# `make demo`, one of the README's two commands, runs .ci/demo.R: it must keep working as the
+# summaries and the results layer change.
+test_that("the README's demo runs and prints the summary and the leaderboard", {
+  skip_on_cran()
+  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  demo <- file.path(root, ".ci", "demo.R")
+  skip_if_not(file.exists(demo), "not run from a source checkout")
+  skip_if_not_installed("processx")
+  work <- withr::local_tempdir()
+  out <- processx::run(file.path(R.home("bin"), "Rscript"), c("--vanilla", demo), wd = work,
+                       env = c("current", PREDICTIVEBENCH_ROOT = root), error_on_status = FALSE)
+  expect_equal(out$status, 0, info = out$stderr)
+  expect_match(out$stdout, "FutureX summary for baseline-random-1 on 11 questions")
+  expect_match(out$stdout, "oracle|echo")
+  expect_length(list.files(file.path(work, "logs"), pattern = "\\.json$"), 2)
+})
