@@ -227,13 +227,11 @@ def paper_suite(**overrides):
 
 
 def paper_full_text(prompt, data, context, program):
-    """The paper-era original, written out independently: premise, context text, the query
-    unless it is ";;", and the program joined with newlines (no part dropped); the last line
-    is the program; the scored text is prompt, text and program joined with newlines."""
-    parts = [data["premise"], context["text"]]
-    if data["query"] != ";;":
-        parts.append(data["query"])
-    sample = "\n".join(parts + [program])
+    """The paper-era original (commit 5d0c92c), written out independently: premise, context
+    text, query and program with every part equal to ";;" dropped, joined with newlines; the
+    last line is the program; the scored text is prompt, text and program joined."""
+    parts = [p for p in (data["premise"], context["text"], data["query"], program) if p != ";;"]
+    sample = "\n".join(parts)
     text = "\n".join(sample.split("\n")[:-1])
     return "\n".join([prompt, text, sample.split("\n")[-1]])
 
@@ -254,6 +252,22 @@ def test_paper_format_programs_are_the_queries(tmp_path, query):
         assert df["text"][0] == ";; The kettle game.\n;; Mia is quick."
     else:
         assert df["text"][0] == ";; The kettle game.\n;; Mia is quick.\n;; Who wins?"
+
+
+def test_paper_format_drops_every_bare_premise_and_query(tmp_path):
+    # The tug-of-war suites have premise ";;" and query ";;": the scored text is the prompt,
+    # the context's own line and the program, nothing between them.
+    data = paper_suite(premise=";;", query=";;")
+    df = prepare("probsem", write_benchmark(tmp_path, {"A": data}))
+    assert df["text"][0] == ";; Mia is quick."
+    assert df["input"][0] == PROMPT + "\n;; Mia is quick.\n"
+    only_program = paper_suite(premise=";;", query=";;",
+                               context=[{"text": ";;", "expected": 0}])
+    df = prepare("probsem", write_benchmark(tmp_path, {"B": only_program}, name="solo"))
+    program = only_program["programs"][0]
+    assert df["input"][0] + program == PROMPT + "\n\n" + program
+    assert df["input"][0] + program == paper_full_text(PROMPT, only_program,
+                                                       only_program["context"][0], program)
 
 
 def test_paper_format_keeps_empty_parts(tmp_path):
@@ -283,3 +297,27 @@ def test_bad_paper_suites_name_the_field(tmp_path, data, field):
     with pytest.raises(PredictiveBenchError) as err:
         prepare("probsem", path)
     assert err.value.field == field
+
+
+COGSCI = REPO.parent / "shared" / "reference" / "probsem-cogsci2023"
+
+
+@pytest.mark.skipif(not COGSCI.exists(),
+                    reason="../shared/reference/probsem-cogsci2023 is absent")
+@pytest.mark.parametrize("suite_name", ["AV-1a", "AV-1b"])
+def test_cogsci2023_texts_equal_the_published_results(suite_name):
+    import pandas as pd
+    prompt = (COGSCI / "tug-of-war.txt").read_bytes().decode("utf-8")
+    data = json.loads((COGSCI / f"tug-of-war_{suite_name}.json").read_text(encoding="utf-8"))
+    df = prepare("probsem", str(COGSCI / "tug-of-war.txt"), suites=[suite_name])
+    published = pd.read_csv(COGSCI / f"tug-of-war_{suite_name}_code-davinci-002_results.csv",
+                            keep_default_na=False)
+    assert len(df) == len(data["context"]) == 9
+    # The original's results table holds, per sentence and program, the text it scored.
+    pairs = [(df["text"][i], program) for i in range(len(df)) for program in df["queries"][i]]
+    assert pairs == list(zip(published["text"], published["program"]))
+    for i, context in enumerate(data["context"]):
+        assert df["text"][i] == context["text"]
+        for program in data["programs"]:
+            assert df["input"][i] + program == paper_full_text(prompt, data, context, program)
+            assert df["input"][i] + program == prompt + "\n" + context["text"] + "\n" + program

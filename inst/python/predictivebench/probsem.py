@@ -8,11 +8,13 @@ one context with its queries.
 The suites published with the CogSci 2023 paper (the ``tug-of-war`` ones) use the original's
 older schema, ``{"premise", "context": [{"text", "expected"}...], "query", "programs"}``,
 read here as well: the programs are the queries, and a context's text joins ``premise``,
-its ``text`` and ``query`` with newlines, leaving ``query`` out when it is just ``";;"``
-(the paper-era original's rule). A suite is read in the schema whose keys it has.
+its ``text`` and ``query`` with newlines, leaving out every one of them that is exactly
+``";;"`` (the paper-era original, commit 5d0c92c, drops parts equal to ``";;"``, where the
+current one drops empty parts). A suite is read in the schema whose keys it has.
 
 Text assembly follows the original exactly: a context's ``text`` joins the non-empty parts of
-``[pretext, context text, posttext]`` with a newline, and the text scored for a query is
+``[pretext, context text, posttext]`` with a newline (paper format: the parts of
+``[premise, context text, query]`` that are not ``";;"``), and the text scored for a query is
 ``prompt + "\\n" + text + "\\n" + query`` (the prompt file keeps its trailing newline). The
 table's ``input`` is that text without the query, so ``input + query`` is the scored text.
 """
@@ -115,10 +117,19 @@ def _require_keys(suite: Dict[str, Any], keys: Iterable[str], texts: Iterable[st
             raise _field_error(f"suite '{name}': '{key}' must be a string", path, key)
 
 
+PAPER_BLANK = ";;"
+
+
+def paper_text(premise: str, text: str, query: str) -> str:
+    """The paper-era text before a program: the parts that are not exactly ``";;"``, joined
+    with newlines (an empty part is kept, as the original keeps it)."""
+    return "\n".join(part for part in (premise, text, query) if part != PAPER_BLANK)
+
+
 def from_paper_suite(suite: Dict[str, Any], path: str, name: str) -> Dict[str, Any]:
     """A paper-format suite in the current schema: the same contexts, ``programs`` as the
-    queries and ``premise`` (with ``query`` unless it is ``";;"``) as the text before each
-    context's own, which the paper-era original joined without dropping empty parts."""
+    queries and each context's text built by :func:`paper_text`, so that the current
+    schema's own assembly (no pretext or posttext) yields the original's scored text."""
     _require_keys(suite, PAPER_SUITE_KEYS, ("premise", "query"), path, name)
     programs = suite["programs"]
     if (not isinstance(programs, list) or not programs
@@ -130,10 +141,8 @@ def from_paper_suite(suite: Dict[str, Any], path: str, name: str) -> Dict[str, A
     if isinstance(contexts, list):
         for context in contexts:
             if isinstance(context, dict) and isinstance(context.get("text"), str):
-                parts = [suite["premise"], context["text"]]
-                if suite["query"] != ";;":
-                    parts.append(suite["query"])
-                context = dict(context, text="\n".join(parts))
+                context = dict(context, text=paper_text(suite["premise"], context["text"],
+                                                        suite["query"]))
             converted.append(context)
     else:
         converted = contexts
