@@ -10,9 +10,15 @@
 #'
 #' @param source The JSON file.
 #' @param out The parquet file to write, or `NULL` to return the table.
-#' @param duplicate_ids `"error"` (the default) stops at a repeated id; `"suffix"` keeps
-#'   every item and renames repeats `id#2`, `id#3`, .... Real FutureX files contain ids that
-#'   a spreadsheet rounded (`6.85147E+23`), shared by different questions.
+#' Real FutureX files contain ids that a spreadsheet rounded (`6.85147E+23`), shared by
+#' different questions (two in the pinned `250915` file). Such an id, one in scientific
+#' notation, always becomes `<id>#<the first 8 hex digits of the sha256 of its prompt>`, so
+#' it is unique, the same in every run and the same in a question file and its predictions
+#' files, whatever their order. The reference evaluator never reads ids, so this changes no
+#' score. Other ids are kept as written.
+#'
+#' @param duplicate_ids For any other repeated id: `"error"` (the default) stops;
+#'   `"suffix"` keeps every item and renames repeats `id#2`, `id#3`, ... in file order.
 #' @returns The path `out` (invisibly), or the table.
 #' @family futurex
 #' @family task tables

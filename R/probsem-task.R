@@ -22,8 +22,11 @@
 #'
 #' The suites published with the CogSci 2023 paper use the original's older format,
 #' `{"premise", "context": [{"text", "expected"}, ...], "query", "programs"}`, read as well:
-#' the programs are the queries, and `text` joins premise, context text and `query` (left out
-#' when it is `";;"`) with newlines, as the paper-era original did, keeping empty parts.
+#' the programs are the queries, and `text` joins premise, context text and `query` with
+#' newlines, leaving out each part that is exactly `";;"` (and keeping empty ones), as the
+#' paper-era original (commit 5d0c92c) did. The tug-of-war suites have premise and query
+#' `";;"`, so each scored text is `prompt + "\n" + context text + "\n" + program`, the texts
+#' of the paper's `_results.csv`. The current format instead leaves out empty parts.
 #'
 #' @param source The prompt file (`.txt`; as with the original's `--prompt`, the name
 #'   without `.txt` works too).

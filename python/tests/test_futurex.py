@@ -1,3 +1,4 @@
+import hashlib
 import json
 import os
 import subprocess
@@ -111,10 +112,33 @@ def test_cli_writes_parquet_or_explains_missing_engine(tmp_path):
 
 
 @pytest.mark.skipif(not REFERENCE.exists(), reason="../shared/reference is not present")
-def test_reference_question_set_has_a_spreadsheet_mangled_duplicate_id():
+def test_reference_question_set_loads_with_its_mangled_ids_made_unique():
     path = str(REFERENCE / "250915.json")
-    with pytest.raises(PredictiveBenchError, match="6.85147E"):
-        prepare("futurex", path)
-    df = prepare("futurex", path, duplicate_ids="suffix")
-    assert len(df) == 53
+    df = prepare("futurex", path)
+    assert len(df) == 53 and df["id"].is_unique
     assert sorted(df["level"].unique().tolist()) == [1, 2, 3, 4]
+    mangled = df.index[df["id"].str.startswith("6.85147E+23#")].tolist()
+    assert mangled == [1, 29]
+    for i in mangled:
+        digest = hashlib.sha256(df["input"][i].encode("utf-8")).hexdigest()[:8]
+        assert df["id"][i] == "6.85147E+23#" + digest
+    # The predictions file of the same questions gets the same ids.
+    predictions = prepare("futurex", str(REFERENCE / "250915-random.json"))
+    assert predictions["id"].tolist() == df["id"].tolist()
+
+
+def test_mangled_ids_follow_the_prompt_not_the_position(tmp_path):
+    a = item(id="6.85147E+23", prompt="Who wins?")
+    b = item(id="6.85147E+23", prompt="Who loses?")
+    forward = prepare("futurex", write(tmp_path, [a, b], "f.json"))
+    backward = prepare("futurex", write(tmp_path, [b, a], "b.json"))
+    alone = prepare("futurex", write(tmp_path, [b], "one.json"))
+    digest = hashlib.sha256("Who wins?".encode("utf-8")).hexdigest()[:8]
+    assert forward["id"][0] == "6.85147E+23#" + digest
+    assert forward["id"].tolist() == backward["id"].tolist()[::-1]
+    assert alone["id"][0] == forward["id"][1]
+    # Ordinary ids, numbers included, are left as they are; real repeats still stop.
+    plain = prepare("futurex", write(tmp_path, [item(id="6850000"), item(id=12)], "p.json"))
+    assert plain["id"].tolist() == ["6850000", "12"]
+    with pytest.raises(PredictiveBenchError, match="duplicate id"):
+        prepare("futurex", write(tmp_path, [a, dict(a, ground_truth="B")], "d.json"))

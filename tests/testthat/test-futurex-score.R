@@ -86,10 +86,15 @@ test_that("the bundled predictions score as worked out by hand", {
 test_that("the reference's random-baseline file scores 0.1077", {
   skip_if_no_python()
   path <- skip_if_no_reference("futurex", "250915-random.json")
-  expect_error(futurex_score(path), class = "predictivebench_error_duplicate_id")
-  scored <- futurex_score(path, duplicate_ids = "suffix")
+  # Its two questions with the spreadsheet-rounded id 6.85147E+23 load without any option,
+  # with the ids the question file gets.
+  scored <- futurex_score(path)
   expect_equal(round(scored$summary$estimate[[1]], 4), 0.1077)
   expect_equal(scored$summary$n[-1], c(11L, 10L, 9L, 23L))
+  questions <- prepare_futurex(skip_if_no_reference("futurex", "250915.json"))
+  expect_identical(scored$items$id, questions$id)
+  expect_equal(anyDuplicated(questions$id), 0L)
+  expect_equal(sum(startsWith(questions$id, "6.85147E+23#")), 2L)
 })
 
 test_that("bad prediction files are classed errors naming file, row and field", {

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import numbers
+import re
 from typing import Any, Dict, List, Optional
 
 import pandas as pd
@@ -46,6 +48,7 @@ def flatten_item(item: Any, path: str, row: int) -> Dict[str, Any]:
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool) or str(item_id) == "":
         raise PredictiveBenchError("id must be a non-empty string", file=path, row=row,
                                    field="id", kind="field")
+    item_id = stable_id(str(item_id), item["prompt"])
     where = f"{row} (id {item_id})"
     level = item["level"]
     if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
@@ -65,7 +68,7 @@ def flatten_item(item: Any, path: str, row: int) -> Dict[str, Any]:
         raise PredictiveBenchError(f"answer must be a string, found {type(answer).__name__}",
                                    file=path, row=where, field="answer", kind="field")
     return {
-        "id": str(item_id),
+        "id": item_id,
         "input": item["prompt"],
         "target": item["ground_truth"],
         "level": level,
@@ -79,14 +82,31 @@ def flatten_item(item: Any, path: str, row: int) -> Dict[str, Any]:
     }
 
 
+#: An id a spreadsheet turned into a rounded number, such as ``6.85147E+23``.
+MANGLED_ID = re.compile(r"[+-]?[0-9](\.[0-9]+)?[eE][+-]?[0-9]+")
+
+
+def stable_id(item_id: str, prompt: Any) -> str:
+    """``item_id``, or for a spreadsheet-mangled id ``<id>#<first 8 hex of sha256(prompt)>``.
+
+    A rounded id no longer names one question (the pinned 250915 file has two questions with
+    id ``6.85147E+23``); the reference evaluator never reads ids, so any unique rule is
+    faithful. The prompt names the question, so the id is the same in every run, in a
+    question file and in its predictions files, whatever their order or subset.
+    """
+    if not isinstance(prompt, str) or not MANGLED_ID.fullmatch(item_id):
+        return item_id
+    return f"{item_id}#{hashlib.sha256(prompt.encode('utf-8')).hexdigest()[:8]}"
+
+
 DUPLICATE_ID_RULES = ("error", "suffix")
 
 
 def deduplicate_ids(rows: List[Dict[str, Any]], path: str, rule: str) -> None:
     """Stop at a repeated id, or (``rule="suffix"``) rename the k-th repeat to ``id#k``.
 
-    Real FutureX files hold ids that a spreadsheet rounded (``6.85147E+23``) so that two
-    different questions share one; the reference evaluator ignores ids, so they still score.
+    Spreadsheet-mangled ids never get here as repeats (see :func:`stable_id`); a repeat left
+    is a real one. The reference evaluator ignores ids, so renamed items still score.
     """
     if rule not in DUPLICATE_ID_RULES:
         raise PredictiveBenchError(f"duplicate_ids must be one of {DUPLICATE_ID_RULES}",
