@@ -7,8 +7,9 @@
 #' Run the Python flattener over a DeltaBench release or a ProcessBench split and get the
 #' `processbench` task table: one row per solution with `id`, `problem`, `steps` (a list of
 #' strings), `label` (the 0-based index of the first wrong step, `-1` when all steps are
-#' right), `task_l1`, `task_l2`, `origin`, `generator`, `final_answer_correct`, and for
-#' DeltaBench the raw 1-based `error_sections`, `unuseful_sections` and `sections_content`.
+#' right), `task_l1`, `task_l2`, `origin`, `generator`, `final_answer_correct`, for
+#' DeltaBench the raw 1-based `error_sections`, `unuseful_sections` and `sections_content`,
+#' and for ProcessBench `split`.
 #' See [task_table_schema()]`("processbench")` and [prepare_task_table()] for how Python is
 #' found.
 #'
@@ -16,17 +17,22 @@
 #'   release whose list columns are serialized strings: they are parsed as data, never
 #'   evaluated). `steps` are the `content` of each entry of `sections`;
 #'   `label = min(reason_error_section_numbers) - 1`.
-#' * `prepare_processbench()` reads a ProcessBench split (a JSON array or JSON Lines of
-#'   `{id, generator, problem, steps, final_answer_correct, label}`); `task_l1` is the split.
+#' * `prepare_processbench()` reads ProcessBench splits (each a JSON array or JSON Lines of
+#'   `{id, generator, problem, steps, final_answer_correct, label}`), one file or several
+#'   stacked into one table in the order given; `split` and `task_l1` hold each row's split.
+#'   ProcessBench's four files (`gsm8k`, `math`, `olympiadbench`, `omnimath`) so make one
+#'   table of 3,400 rows, and [processbench_summary()] reports each split and the mean F1
+#'   of the splits, as the original does. Ids must be unique across the files.
 #'
-#' @param source The raw file (`.jsonl`, `.json` or `.csv`).
+#' @param source The raw file (`.jsonl`, `.json` or `.csv`); for `prepare_processbench()` a
+#'   character vector of files, one per split.
 #' @param out The parquet file to write, or `NULL` (the default) to return the table.
 #' @param count_unuseful `FALSE` (the default) takes the label from
 #'   `reason_error_section_numbers` only. `TRUE` also counts
 #'   `reason_unuseful_section_numbers` as errors, as DeltaBench's own section-level ground
 #'   truth does ([deltabench_task()] always uses both).
-#' @param split The split name stored in `task_l1`; `NULL` (the default) takes the file name
-#'   without its extension (`gsm8k.json` gives `"gsm8k"`).
+#' @param split The split names stored in `split` and `task_l1`, one per file; `NULL` (the
+#'   default) takes each file's name without its extension (`gsm8k.json` gives `"gsm8k"`).
 #' @param on_error `"error"` (the default) stops at the first bad record (a section without
 #'   content, an empty step, a label or section number past the last step, a malformed line)
 #'   with an error naming the file, row and field. `"skip"` leaves such records out and
@@ -40,6 +46,12 @@
 #' prepare_deltabench(src)
 #' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
 #' prepare_processbench(src, split = "sample")
+#' # several splits make one table
+#' dir <- tempfile()
+#' dir.create(dir)
+#' file.copy(src, file.path(dir, c("gsm8k.json", "math.json")))
+#' table <- prepare_processbench(file.path(dir, c("gsm8k.json", "math.json")))
+#' table(table$split)
 prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
                                on_error = c("error", "skip")) {
   check_flag(count_unuseful)

@@ -82,6 +82,14 @@ check_string <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
   invisible(x)
 }
 
+check_strings <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
+  if (!is.character(x) || !length(x) || anyNA(x) || any(!nzchar(x))) {
+    abort_pb("{.arg {arg}} must be a character vector of non-empty strings.", "argument",
+             call = call)
+  }
+  invisible(x)
+}
+
 check_count <- function(x, arg = rlang::caller_arg(x), min = 1, call = rlang::caller_env()) {
   if (!is.numeric(x) || length(x) != 1 || is.na(x) || x != round(x) || x < min) {
     abort_pb("{.arg {arg}} must be a whole number >= {min}.", "argument", call = call)

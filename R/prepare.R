@@ -17,7 +17,8 @@
 #'
 #' @param benchmark The flattener, one of `"futurex"`, `"dsbench"`, `"deltabench"`,
 #'   `"processbench"`, `"probsem"` (the arena needs no flattener: see [prepare_arena()]).
-#' @param source The raw file or folder.
+#' @param source The raw file or folder; several files where the flattener stacks them
+#'   (ProcessBench's splits, see [prepare_processbench()]).
 #' @param out The parquet file to write. `NULL` returns the table without writing it.
 #' @param ... Options passed to the flattener by name (see each wrapper).
 #' @returns The path `out` (invisibly), or the task table when `out` is `NULL`.
@@ -27,14 +28,19 @@
 #' prepare_task_table("futurex", src, out = NULL)
 prepare_task_table <- function(benchmark, source, out = NULL, ...) {
   check_string(benchmark)
-  check_string(source)
+  check_strings(source)
   check_string(out, allow_null = TRUE)
   module <- python_module()
   preparer <- call_python(module$get_preparer(benchmark), source)
-  json <- call_python(module$prepare_json(benchmark, source, ...), source)
+  json <- call_python(module$prepare_json(benchmark, python_strings(source), ...), source)
   table <- table_from_columns(json, preparer$schema)
   if (is.null(out)) return(table)
   write_parquet_table(table, out, preparer$schema)
+}
+
+# Strings for Python: one as a str, several as a list (the flattener's "several files").
+python_strings <- function(x) {
+  if (is.null(x) || length(x) == 1) x else as.list(x)
 }
 
 call_python <- function(expr, source, call = rlang::caller_env()) {
@@ -48,9 +54,10 @@ rethrow_python <- function(e, source, call) {
   }
   if (is.null(info)) {
     message <- sub("\nRun `reticulate::py_last_error\\(\\)`.*$", "", conditionMessage(e))
-    abort_pb(c("The Python flattener failed.", x = message), "python", file = source,
-             call = call)
+    abort_pb(c("The Python flattener failed.", x = message), "python",
+             file = paste(source, collapse = ", "), call = call)
   }
-  abort_pb(info$message, info$kind, file = info$file %||% source, row = info$row,
+  abort_pb(info$message, info$kind, file = info$file %||% paste(source, collapse = ", "),
+           row = info$row,
            field = info$field, call = call)
 }

@@ -5,9 +5,17 @@
 #' @export
 prepare_processbench <- function(source, out = NULL, split = NULL,
                                  on_error = c("error", "skip")) {
-  check_string(split, allow_null = TRUE)
+  check_strings(source)
+  if (!is.null(split)) {
+    check_strings(split)
+    if (length(split) != length(source)) {
+      abort_pb("{.arg split} must name each of the {length(source)} file{?s}.", "argument",
+               field = "split")
+    }
+  }
   on_error <- rlang::arg_match(on_error)
-  prepare_task_table("processbench", source, out = out, split = split, on_error = on_error)
+  prepare_task_table("processbench", source, out = out, split = python_strings(split),
+                     on_error = on_error)
 }
 
 #' ProcessBench-style first-error identification as a vitals Task
@@ -127,7 +135,7 @@ processbench_task <- function(dataset = processbench_dataset(), solver = process
   dataset <- processbench_with_prompts(dataset, template)
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
                  limit = limit, benchmark = "processbench",
-                 metadata_fields = c("label", "task_l1", "task_l2", "generator",
+                 metadata_fields = c("label", "task_l1", "split", "task_l2", "generator",
                                      "final_answer_correct"))
 }
 

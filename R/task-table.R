@@ -35,8 +35,20 @@ task_table_schema <- function(benchmark = NULL) {
   tibble::tibble(
     name = vapply(columns, `[[`, "", "name"),
     type = vapply(columns, `[[`, "", "type"),
-    nullable = vapply(columns, function(x) isTRUE(x$nullable), TRUE)
+    nullable = vapply(columns, function(x) isTRUE(x$nullable), TRUE),
+    optional = vapply(columns, function(x) isTRUE(x$optional), TRUE)
   )
+}
+
+# A column the schema marks optional came after the schema's first tables: tables written
+# before it (and data frames built by hand) lack it, and read as all missing.
+add_optional_columns <- function(x, schema) {
+  for (name in schema$name[schema$optional & !schema$name %in% names(x)]) {
+    type <- schema$type[schema$name == name]
+    x[[name]] <- if (startsWith(type, "list<")) rep(list(NULL), nrow(x)) else
+      rep(json_column(list(NULL), type), nrow(x))
+  }
+  x
 }
 
 #' Read, write and validate task tables
@@ -49,7 +61,9 @@ task_table_schema <- function(benchmark = NULL) {
 #' a note in the file's metadata, and read back as the same empty vectors.
 #'
 #' @param path A parquet file.
-#' @param x A data frame in the benchmark's schema (extra columns are kept).
+#' @param x A data frame in the benchmark's schema (extra columns are kept; a column the
+#'   schema marks optional, such as ProcessBench's `split`, may be absent and is then
+#'   added as missing).
 #' @param benchmark The benchmark whose schema applies. When reading, `NULL` takes it from the
 #'   file's metadata.
 #' @param file Where `x` came from, for error messages.
@@ -220,6 +234,7 @@ validate_task_table <- function(x, benchmark, file = "<data frame>") {
              file = file)
   }
   schema <- task_table_schema(benchmark)
+  x <- add_optional_columns(x, schema)
   missing <- setdiff(schema$name, names(x))
   if (length(missing)) {
     abort_pb("Missing column{?s} {.field {missing}}.", "schema", file = file,
@@ -290,11 +305,13 @@ table_from_columns <- function(json, benchmark) {
   parsed <- jsonlite::parse_json(json)
   schema <- task_table_schema(benchmark)
   columns <- parsed$columns
-  out <- lapply(seq_len(nrow(schema)), function(i) {
+  present <- schema$name %in% names(columns)
+  out <- lapply(which(present), function(i) {
     values <- columns[[schema$name[[i]]]]
     json_column(values, schema$type[[i]])
   })
-  names(out) <- schema$name
+  names(out) <- schema$name[present]
+  out <- add_optional_columns(tibble::as_tibble(out), schema)[schema$name]
   # Python validated the table before sending it (tables.py, table_columns()); json_column()
   # only gives each column its R type.
   tibble::as_tibble(out)

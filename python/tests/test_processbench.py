@@ -185,3 +185,60 @@ def test_deltabench_json_array_and_skipped_duplicates(tmp_path, capsys):
     assert "duplicate id 'a'" in capsys.readouterr().err
     with pytest.raises(PredictiveBenchError, match="on_error"):
         prepare("deltabench", str(path), on_error="ignore")
+
+
+def split_files(tmp_path, sizes):
+    """One made-up ProcessBench file per split, ids ``<split>-<k>``, labels 1, -1, 1, ..."""
+    paths = []
+    for split, n in sizes.items():
+        records = [pb_record(f"{split}-{k}", 1 if k % 2 == 0 else -1) for k in range(n)]
+        path = tmp_path / f"{split}.json"
+        path.write_text(json.dumps(records), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def test_several_splits_make_one_table_with_a_split_column(tmp_path):
+    paths = split_files(tmp_path, {"math": 3, "olympiadbench": 2, "omnimath": 1})
+    table = prepare("processbench", paths)
+    assert table["split"].tolist() == ["math"] * 3 + ["olympiadbench"] * 2 + ["omnimath"]
+    assert table["task_l1"].tolist() == table["split"].tolist()
+    assert table["id"].tolist()[2:4] == ["math-2", "olympiadbench-0"]
+    assert table["label"].tolist() == [1, -1, 1, 1, -1, 1]
+    # one file keeps its behaviour, with the split column filled
+    assert prepare("processbench", paths[0])["split"].tolist() == ["math"] * 3
+    named = prepare("processbench", paths[:2], split=["a", "b"])
+    assert named["split"].tolist() == ["a"] * 3 + ["b"] * 2
+    with pytest.raises(PredictiveBenchError, match="one non-empty name per file"):
+        prepare("processbench", paths, split=["a", "b"])
+    with pytest.raises(PredictiveBenchError, match="named twice"):
+        prepare("processbench", paths[:2], split=["a", "a"])
+    # DeltaBench rows have no split
+    delta = write_lines(tmp_path / "d.jsonl", [delta_record("a")])
+    assert prepare("deltabench", delta)["split"].tolist() == [None]
+    with pytest.raises(PredictiveBenchError, match="reads one file") as info:
+        prepare("deltabench", [delta, delta])
+    assert info.value.field == "source"
+
+
+def test_an_id_repeated_across_splits_names_both_files(tmp_path):
+    first, second = split_files(tmp_path, {"math": 2, "gsm8k": 1})
+    Path(second).write_text(json.dumps([pb_record("math-1")]), encoding="utf-8")
+    with pytest.raises(PredictiveBenchError, match="duplicate id 'math-1'") as info:
+        prepare("processbench", [first, second])
+    assert info.value.file == second and info.value.row == 1
+    assert first in str(info.value)
+
+
+def test_reference_gsm8k_stacks_with_the_other_splits(tmp_path):
+    gsm8k = REFERENCE / "processbench" / "gsm8k.json"
+    if not gsm8k.exists():
+        pytest.skip(f"reference files not found under {REFERENCE}")
+    others = split_files(tmp_path, {"math": 4, "olympiadbench": 2, "omnimath": 3})
+    table = prepare("processbench", [str(gsm8k)] + others)
+    assert len(table) == 409
+    assert table.groupby("split", sort=False).size().to_dict() == {
+        "gsm8k": 400, "math": 4, "olympiadbench": 2, "omnimath": 3}
+    gsm = table[table["split"] == "gsm8k"]
+    assert int((gsm["label"] != -1).sum()) == 207
+    assert table["id"].is_unique

@@ -13,7 +13,7 @@ import ast
 import json
 import os
 import sys
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
@@ -22,7 +22,8 @@ from .readers import iter_json_lines, parse_json, read_text
 from .registry import Preparer
 
 COLUMNS = ["id", "problem", "steps", "label", "task_l1", "task_l2", "origin", "generator",
-           "final_answer_correct", "error_sections", "unuseful_sections", "sections_content"]
+           "final_answer_correct", "error_sections", "unuseful_sections", "sections_content",
+           "split"]
 ON_ERROR = ("error", "skip")
 DELTABENCH_LISTS = ("reason_error_section_numbers", "reason_unuseful_section_numbers")
 
@@ -224,6 +225,7 @@ def flatten_deltabench_record(record: Any, path: str, row: int,
         "error_sections": errors,
         "unuseful_sections": unuseful,
         "sections_content": content,
+        "split": None,
     }
 
 
@@ -269,6 +271,7 @@ def flatten_processbench_record(record: Any, path: str, row: int, split: str) ->
         "error_sections": None,
         "unuseful_sections": None,
         "sections_content": None,
+        "split": split,
     }
 
 
@@ -337,21 +340,60 @@ def split_name(source: str) -> str:
     return base
 
 
-def prepare_processbench(source: str, split: Optional[str] = None,
-                         on_error: str = "error") -> pd.DataFrame:
-    """A ProcessBench split (JSON array, JSON Lines or CSV) as a ``processbench`` table.
+def _split_names(sources: List[str], split: Union[None, str, Sequence[str]]) -> List[str]:
+    """One split name per file: ``split`` (a name per file), else each file's stem."""
+    if split is None:
+        names = [split_name(source) for source in sources]
+    else:
+        names = [split] if isinstance(split, str) else list(split)
+        if len(names) != len(sources) or not all(isinstance(n, str) and n for n in names):
+            raise PredictiveBenchError(
+                f"split must give one non-empty name per file ({len(sources)})",
+                field="split", kind="argument")
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise PredictiveBenchError(f"split '{name}' is named twice", file=sources[i],
+                                       field="split", kind="argument")
+    return names
 
-    ``task_l1`` is ``split``, by default the file name without its extension.
+
+def _check_ids_across(tables: List[Tuple[str, List[Dict[str, Any]]]]) -> None:
+    """Ids stay unique when splits are stacked; a repeat names both files."""
+    first: Dict[str, str] = {}
+    for source, rows in tables:
+        for row, flat in enumerate(rows, start=1):
+            if flat["id"] in first:
+                raise PredictiveBenchError(
+                    f"duplicate id '{flat['id']}' (also in {first[flat['id']]})", file=source,
+                    row=row, field="id", kind="duplicate_id")
+            first[flat["id"]] = source
+
+
+def prepare_processbench(source: Union[str, Sequence[str]],
+                         split: Union[None, str, Sequence[str]] = None,
+                         on_error: str = "error") -> pd.DataFrame:
+    """ProcessBench splits (JSON array, JSON Lines or CSV, one file each) as one table.
+
+    ``source`` is a file or a list of files, stacked in that order; ``split`` and
+    ``task_l1`` hold each file's split, by default the file name without its extension
+    (``gsm8k``, ``math``, ``olympiadbench``, ``omnimath`` for the released files).
     """
     _check_on_error(on_error)
-    split = split or split_name(source)
-    skipped: Skipped = []
-    records = read_records(source, on_error, skipped)
-    rows = flatten_records(records,
-                           lambda r, p, n: flatten_processbench_record(r, p, n, split),
-                           source, on_error, skipped)
-    report_skipped(skipped, source)
-    return to_table(rows)
+    sources = [source] if isinstance(source, str) else list(source)
+    if not sources or not all(isinstance(s, str) for s in sources):
+        raise PredictiveBenchError("source must be a file or a non-empty list of files",
+                                   field="source", kind="argument")
+    tables = []
+    for path, name in zip(sources, _split_names(sources, split)):
+        skipped: Skipped = []
+        records = read_records(path, on_error, skipped)
+        rows = flatten_records(
+            records, lambda r, p, n, name=name: flatten_processbench_record(r, p, n, name),
+            path, on_error, skipped)
+        report_skipped(skipped, path)
+        tables.append((path, rows))
+    _check_ids_across(tables)
+    return to_table([row for _, rows in tables for row in rows])
 
 
 def add_deltabench_arguments(parser: argparse.ArgumentParser) -> None:
@@ -363,7 +405,8 @@ def add_deltabench_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_processbench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", dest="split", default=None,
-                        help="the split name stored in task_l1 (default: the file name)")
+                        help="the split name stored in split and task_l1 (default: the file "
+                             "name)")
     parser.add_argument("--on-error", dest="on_error", choices=ON_ERROR, default="error",
                         help="stop at a bad record, or skip it and report it on stderr")
 
@@ -374,5 +417,6 @@ PREPARERS = {
                            help="a DeltaBench release (JSON Lines, JSON array or CSV)"),
     "processbench": Preparer("processbench", "processbench", prepare_processbench,
                              add_arguments=add_processbench_arguments,
-                             help="a ProcessBench split (JSON array, JSON Lines or CSV)"),
+                             help="a ProcessBench split (JSON array, JSON Lines or CSV)",
+                             multiple_sources=True),
 }

@@ -30,6 +30,8 @@ class Preparer:
     add_arguments: Optional[Callable[[argparse.ArgumentParser], None]] = None
     help: str = ""
     options: Dict[str, str] = field(default_factory=dict)
+    #: whether ``function`` takes a list of files (stacked into one table) as ``source``
+    multiple_sources: bool = False
 
 
 def get_preparer(name: str) -> Preparer:

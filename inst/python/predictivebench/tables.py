@@ -72,6 +72,10 @@ def validate_table(df: pd.DataFrame, benchmark: str, file: str = "<table>") -> p
     """Check names, types and list columns against the benchmark's schema; return ``df``."""
     schema = load_schema(benchmark)
     expected = [column["name"] for column in schema["columns"]]
+    for column in schema["columns"]:
+        # An optional column came later than the schema's first tables; they lack it.
+        if column.get("optional") and column["name"] not in df.columns:
+            df = df.assign(**{column["name"]: None})
     missing = [name for name in expected if name not in df.columns]
     if missing:
         raise PredictiveBenchError(f"missing column(s) {missing}", file=file, field=missing[0],
