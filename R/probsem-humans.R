@@ -1,0 +1,260 @@
+# probsem's own metric: the CogSci 2023 paper's comparison of the model's distribution over
+# programs with human judgements (the original's paper/norms.py).
+
+#' Compare probsem distributions with human judgements
+#'
+#' @description
+#' The CogSci 2023 probsem suites have no right answer (`expected` is -1 everywhere): the
+#' paper asks how close the model's distribution over programs comes to people's. For each
+#' sentence ("Jack is strong."), people chose a strength threshold 0, 10, ..., 100; the
+#' programs (`(condition (> (strength 'jack) 50))`) say the same with one threshold each.
+#' `probsem_compare_humans()` follows the paper's procedure (`paper/norms.py` at commit
+#' 5d0c92c):
+#'
+#' * the human distribution of a sentence is the share of subjects who chose each threshold;
+#' * the model distribution is `softmax(weights / T)` over the sentence's programs, ordered
+#'   by their threshold (the last number in the program);
+#' * `T` is fitted for each sentence on all the **other** sentences of its suite, minimizing
+#'   the sum of their Jensen-Shannon distances with Nelder-Mead from `T = 1`, with the steps
+#'   and stopping rule of `scipy.optimize.fmin()`;
+#' * `js_distance` is the Jensen-Shannon distance (`scipy.spatial.distance.jensenshannon`,
+#'   natural log: the square root of the divergence, from 0 to `sqrt(log(2))`) between the
+#'   two distributions;
+#' * `pval` is the share of `permutations` random shuffles (of both distributions,
+#'   independently) whose distance is at most the observed one: a small p-value says the
+#'   model's distribution is closer to people's than a shuffled one would be.
+#'
+#' The distances equal the paper's published `_stats.csv` files. The p-values come from R's
+#' random numbers, not numpy's, so they match the published ones only up to Monte-Carlo
+#' error (about `sqrt(p * (1 - p) / permutations)`); with the same `seed` they are the same
+#' in every run. The paper then corrects the p-values of a suite for multiple comparisons
+#' (Benjamini-Hochberg): `stats::p.adjust(pval, "BH")`.
+#'
+#' @param x An evaluated [probsem_task()], its `$get_samples()` tibble or log file, or a data
+#'   frame in the paper's results layout: `text` (the sentence as the suite writes it,
+#'   `";; Jack is strong."`), `program` and `weights` (the program's log-probability), one
+#'   row per sentence and program (an optional `suite` column keeps suites apart). From a
+#'   task, the weights are each query's `logp` (after the length normalization and
+#'   temperature chosen for the task, as the original's weights were).
+#' @param humans The human results: a CSV file (the paper's `<prompt>_<experiment>_human_results.csv`)
+#'   or a data frame, one row per subject (an optional `subject_id` column) and one column
+#'   per sentence, named as the paper names them (`"jack is strong"`, matched to the
+#'   sentence `";; Jack is strong."`); each cell a threshold or missing.
+#' @param permutations Random shuffles for each p-value (10,000, as in the paper).
+#' @param seed Seed for the shuffles (the global random stream is left as it was); `NULL`
+#'   uses the global stream.
+#' @returns A tibble with one row per sentence, in the order of `x`: `suite` (when `x` has
+#'   suites), `text`, `js_distance`, `pval` and `temperature`. A suite none of whose
+#'   sentences is in `humans` is left out, with a message; a suite with only some is an
+#'   error naming the missing sentences.
+#' @family probsem
+#' @export
+#' @examples
+#' # Two made-up sentences, three programs each, and five people's judgements.
+#' programs <- sprintf("(condition (> (height 'ann) %d))", c(0, 50, 100))
+#' model <- data.frame(
+#'   text = rep(c(";; Ann is tall.", ";; Ann is short."), each = 3),
+#'   program = rep(programs, 2),
+#'   weights = c(-3, -1, -2, -1, -2, -4)
+#' )
+#' humans <- data.frame(
+#'   subject_id = 1:5,
+#'   "ann is tall" = c(50, 50, 100, 50, 0),
+#'   "ann is short" = c(0, 0, 50, 0, 0),
+#'   check.names = FALSE
+#' )
+#' probsem_compare_humans(model, humans, permutations = 1000)
+probsem_compare_humans <- function(x, humans, permutations = 10000, seed = 0) {
+  check_count(permutations)
+  check_number(seed, allow_null = TRUE)
+  model <- probsem_model_weights(x)
+  judgements <- probsem_read_humans(humans)
+  groups <- split(model, factor(model$suite, levels = unique(model$suite)))
+  rows <- with_seed(seed, lapply(unname(groups), probsem_compare_suite,
+                                 judgements = judgements, permutations = permutations))
+  out <- do.call(rbind, rows)
+  if (is.null(out)) {
+    abort_pb("None of the sentences of {.arg x} is in {.arg humans}.", "argument",
+             field = "text")
+  }
+  if (!"suite" %in% names(x) && !probsem_is_task_like(x)) out$suite <- NULL
+  out
+}
+
+probsem_is_task_like <- function(x) {
+  inherits(x, "Task") || rlang::is_string(x) ||
+    (is.data.frame(x) && "solver_metadata" %in% names(x))
+}
+
+# The model's side as the paper's results table: suite, text, program, weights, threshold.
+probsem_model_weights <- function(x, call = rlang::caller_env()) {
+  if (probsem_is_task_like(x)) {
+    dist <- probsem_distributions(probsem_samples(x, call = call))
+    x <- tibble::tibble(suite = dist$suite, text = dist$text, program = dist$query,
+                        weights = dist$logp)
+  } else if (!is.data.frame(x) || !all(c("text", "program", "weights") %in% names(x))) {
+    abort_pb(c("{.arg x} must be an evaluated probsem task, its samples, or a data frame",
+               i = "A data frame needs the columns {.field text}, {.field program} and
+                    {.field weights}, as the paper's results files have."),
+             "argument", call = call)
+  }
+  suite <- if ("suite" %in% names(x)) as.character(x$suite) else rep("", nrow(x))
+  weights <- suppressWarnings(as.double(x$weights))
+  bad <- which(is.na(weights) | is.infinite(weights))
+  if (length(bad)) {
+    abort_pb("Weight {.val {x$weights[[bad[[1]]]]}} is not a finite number.", "field",
+             row = bad[[1]], field = "weights", call = call)
+  }
+  model <- tibble::tibble(suite = suite, text = as.character(x$text),
+                          program = as.character(x$program), weights = weights)
+  model$threshold <- probsem_threshold(model$program, call = call)
+  model
+}
+
+# A program's threshold: its last number ("(condition (> (strength 'jack) 50))" gives 50).
+# The paper read characters 32 to 34 of the program, the same number for its programs.
+probsem_threshold <- function(program, call = rlang::caller_env()) {
+  numbers <- regmatches(program, gregexpr("-?[0-9]+(\\.[0-9]+)?", program))
+  threshold <- vapply(numbers, function(n) if (length(n)) as.double(n[[length(n)]]) else NA,
+                      double(1))
+  if (anyNA(threshold)) {
+    row <- which(is.na(threshold))[[1]]
+    abort_pb("Program {.val {program[[row]]}} has no threshold (no number).", "field",
+             row = row, field = "program", call = call)
+  }
+  threshold
+}
+
+# Human judgements as a long table: text (the sentence as the suites write it) and value.
+probsem_read_humans <- function(humans, call = rlang::caller_env()) {
+  file <- "<data frame>"
+  if (rlang::is_string(humans)) {
+    file <- humans
+    if (!file.exists(file)) abort_pb("Human results file does not exist.", "missing_file",
+                                     file = file, call = call)
+    humans <- tryCatch(
+      utils::read.csv(file, check.names = FALSE, stringsAsFactors = FALSE,
+                      fileEncoding = "UTF-8"),
+      error = function(e) abort_pb(c("Can't read the human results as CSV.",
+                                     x = conditionMessage(e)), "csv", file = file, call = call)
+    )
+  }
+  if (!is.data.frame(humans)) {
+    abort_pb("{.arg humans} must be a CSV file or a data frame, not {.obj_type_friendly {humans}}.",
+             "argument", call = call)
+  }
+  sentences <- setdiff(names(humans), "subject_id")
+  rows <- lapply(sentences, function(s) {
+    values <- humans[[s]]
+    number <- suppressWarnings(as.double(values))
+    bad <- which(!is.na(values) & (is.na(number) | is.infinite(number)))
+    if (length(bad)) {
+      abort_pb("Judgement {.val {values[[bad[[1]]]]}} is not a number.", "field", file = file,
+               row = bad[[1]], field = s, call = call)
+    }
+    tibble::tibble(text = probsem_human_text(s), value = number[!is.na(number)],
+                   column = s, row = which(!is.na(number)))
+  })
+  out <- do.call(rbind, rows)
+  attr(out, "file") <- file
+  out
+}
+
+# The paper's sentence text for a human-results column: f";; {column.capitalize()}." (Python's
+# capitalize(): first character upper case, the rest lower case).
+probsem_human_text <- function(column) {
+  paste0(";; ", toupper(substr(column, 1, 1)), tolower(substring(column, 2)), ".")
+}
+
+probsem_compare_suite <- function(model, judgements, permutations, call = rlang::caller_env()) {
+  texts <- unique(model$text)
+  known <- texts %in% judgements$text
+  label <- if (nzchar(model$suite[[1]])) paste("Suite", model$suite[[1]]) else "x"
+  if (!any(known)) {
+    cli::cli_inform(c(i = "{label}: no sentence is in {.arg humans}; left out."),
+                    class = "predictivebench_message_skipped")
+    return(NULL)
+  }
+  if (!all(known)) {
+    abort_pb(c("{label}: {sum(!known)} sentence{?s} {?is/are} not in {.arg humans}: {.val {texts[!known]}}.",
+               i = "A human-results column is the sentence in lower case, without {.val ;; } and the final period."),
+             "field", file = attr(judgements, "file"), field = "text", call = call)
+  }
+  if (length(texts) < 2) {
+    abort_pb("{label}: the temperature is fitted on the other sentences, so at least two are needed.",
+             "argument", field = "text", call = call)
+  }
+  pairs <- lapply(texts, probsem_sentence_pair, model = model, judgements = judgements,
+                  call = call)
+  fits <- lapply(seq_along(texts), function(i) {
+    temperature <- probsem_fit_temperature(pairs[-i])
+    model_probs <- logprob_softmax(pairs[[i]]$weights / temperature)
+    observed <- js_distance(pairs[[i]]$human, model_probs)
+    list(temperature = temperature, js = observed,
+         pval = probsem_permutation_pval(pairs[[i]]$human, model_probs, observed,
+                                         permutations))
+  })
+  tibble::tibble(
+    suite = model$suite[[1]], text = texts,
+    js_distance = vapply(fits, `[[`, double(1), "js"),
+    pval = vapply(fits, `[[`, double(1), "pval"),
+    temperature = vapply(fits, `[[`, double(1), "temperature")
+  )
+}
+
+# One sentence: the model's weights ordered by threshold and the human distribution over
+# the same thresholds. A judgement at no program's threshold is an error (the paper would
+# have dropped it silently).
+probsem_sentence_pair <- function(text, model, judgements, call) {
+  rows <- model[model$text == text, ]
+  rows <- rows[order(rows$threshold), ]
+  if (anyDuplicated(rows$threshold)) {
+    abort_pb("Sentence {.val {text}} has two programs with threshold {.val {rows$threshold[duplicated(rows$threshold)][[1]]}}.",
+             "field", field = "program", call = call)
+  }
+  people <- judgements[judgements$text == text, ]
+  off <- which(!people$value %in% rows$threshold)
+  if (length(off)) {
+    abort_pb(c("Judgement {.val {people$value[[off[[1]]]]}} is not a program's threshold.",
+               i = "Thresholds: {.val {rows$threshold}}."),
+             "field", file = attr(judgements, "file"), row = people$row[[off[[1]]]],
+             field = people$column[[off[[1]]]], call = call)
+  }
+  if (!nrow(people)) {
+    abort_pb("Sentence {.val {text}} has no judgements.", "field",
+             file = attr(judgements, "file"), field = people$column[[1]] %||% text, call = call)
+  }
+  counts <- tabulate(match(people$value, rows$threshold), nbins = nrow(rows))
+  list(weights = rows$weights, human = counts / sum(counts))
+}
+
+# T minimizing the summed distance over the given sentences, from T = 1 (the paper's fmin).
+probsem_fit_temperature <- function(pairs) {
+  loss <- function(temperature) {
+    if (temperature <= 0) return(Inf)
+    sum(vapply(pairs, function(p) {
+      js_distance(p$human, logprob_softmax(p$weights / temperature))
+    }, double(1)))
+  }
+  nelder_mead(loss, 1)$par[[1]]
+}
+
+# Share of shuffles (each distribution permuted on its own) at most as far apart as observed.
+probsem_permutation_pval <- function(human, model, observed, permutations) {
+  k <- length(human)
+  h <- matrix(human[replicate(permutations, sample.int(k))], nrow = k)
+  m <- matrix(model[replicate(permutations, sample.int(k))], nrow = k)
+  mean(js_distance(h, m) <= observed)
+}
+
+# scipy.spatial.distance.jensenshannon(p, q) with the natural log, for vectors or for the
+# columns of two matrices: each side is scaled to sum 1, and 0 * log(0) counts 0.
+js_distance <- function(p, q) {
+  p <- as.matrix(p)
+  q <- as.matrix(q)
+  p <- sweep(p, 2, colSums(p), "/")
+  q <- sweep(q, 2, colSums(q), "/")
+  m <- (p + q) / 2
+  rel <- function(a) ifelse(a > 0, a * log(a / m), 0)
+  sqrt(pmax(colSums(rel(p) + rel(q)) / 2, 0))
+}
