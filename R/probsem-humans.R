@@ -36,9 +36,9 @@
 #'   row per sentence and program (an optional `suite` column keeps suites apart). From a
 #'   task, the weights are each query's `logp` (after the length normalization and
 #'   temperature chosen for the task, as the original's weights were).
-#' @param humans The human results: a CSV file (the paper's `<prompt>_<experiment>_human_results.csv`)
-#'   or a data frame, one row per subject (an optional `subject_id` column) and one column
-#'   per sentence, named as the paper names them (`"jack is strong"`, matched to the
+#' @param humans The human results: a CSV file (the paper's
+#'   `<prompt>_<experiment>_human_results.csv`) or a data frame, one row per subject (an
+#'   optional `subject_id` column) and one column per sentence, named as the paper names them (`"jack is strong"`, matched to the
 #'   sentence `";; Jack is strong."`); each cell a threshold or missing.
 #' @param permutations Random shuffles for each p-value (10,000, as in the paper).
 #' @param seed Seed for the shuffles (the global random stream is left as it was); `NULL`
@@ -140,8 +140,8 @@ probsem_read_humans <- function(humans, call = rlang::caller_env()) {
     )
   }
   if (!is.data.frame(humans)) {
-    abort_pb("{.arg humans} must be a CSV file or a data frame, not {.obj_type_friendly {humans}}.",
-             "argument", call = call)
+    abort_pb("{.arg humans} must be a CSV file or a data frame, not
+              {.obj_type_friendly {humans}}.", "argument", call = call)
   }
   sentences <- setdiff(names(humans), "subject_id")
   rows <- lapply(sentences, function(s) {
@@ -176,12 +176,16 @@ probsem_compare_suite <- function(model, judgements, permutations, call = rlang:
     return(NULL)
   }
   if (!all(known)) {
-    abort_pb(c("{label}: {sum(!known)} sentence{?s} {?is/are} not in {.arg humans}: {.val {texts[!known]}}.",
-               i = "A human-results column is the sentence in lower case, without {.val ;; } and the final period."),
+    missing <- texts[!known]
+    abort_pb(c("{label}: {length(missing)} sentence{?s} {?is/are} not in {.arg humans}:
+                {.val {missing}}.",
+               i = "A human-results column is the sentence in lower case, without
+                    {.val ;; } and the final period."),
              "field", file = attr(judgements, "file"), field = "text", call = call)
   }
   if (length(texts) < 2) {
-    abort_pb("{label}: the temperature is fitted on the other sentences, so at least two are needed.",
+    abort_pb("{label}: the temperature is fitted on the other sentences, so at least two
+              are needed.",
              "argument", field = "text", call = call)
   }
   pairs <- lapply(texts, probsem_sentence_pair, model = model, judgements = judgements,
@@ -209,7 +213,8 @@ probsem_sentence_pair <- function(text, model, judgements, call) {
   rows <- model[model$text == text, ]
   rows <- rows[order(rows$threshold), ]
   if (anyDuplicated(rows$threshold)) {
-    abort_pb("Sentence {.val {text}} has two programs with threshold {.val {rows$threshold[duplicated(rows$threshold)][[1]]}}.",
+    twice <- rows$threshold[duplicated(rows$threshold)][[1]]
+    abort_pb("Sentence {.val {text}} has two programs with threshold {.val {twice}}.",
              "field", field = "program", call = call)
   }
   people <- judgements[judgements$text == text, ]
