@@ -46,10 +46,14 @@
 #' prepare_deltabench(src)
 #' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
 #' prepare_processbench(src, split = "sample")
-#' # several splits make one table
+#' # several splits make one table (here two made from the sample, with their own ids)
 #' dir <- tempfile()
 #' dir.create(dir)
-#' file.copy(src, file.path(dir, c("gsm8k.json", "math.json")))
+#' records <- jsonlite::read_json(src)
+#' for (split in c("gsm8k", "math")) {
+#'   for (i in seq_along(records)) records[[i]]$id <- paste0(split, "-", i - 1)
+#'   jsonlite::write_json(records, file.path(dir, paste0(split, ".json")), auto_unbox = TRUE)
+#' }
 #' table <- prepare_processbench(file.path(dir, c("gsm8k.json", "math.json")))
 #' table(table$split)
 prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
