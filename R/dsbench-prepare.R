@@ -27,7 +27,10 @@
 #'
 #' @param data_dir The folder holding `data.json` (competition folders in its `data/`
 #'   subfolder or beside it), or the `data.json` file.
-#' @param out The parquet file to write, or `NULL` to return the table.
+#' @param out The parquet file to write, or `NULL` to return the table. The file records
+#'   the DSBench folder it was made from (its path, and its path relative to `out` when
+#'   `out` is written inside that folder), so [dsbench_dataset()] finds the competition
+#'   folders without `data_dir`.
 #' @param skip_broken `FALSE` (the default) stops at the first broken competition or
 #'   question (missing file or folder, unreadable or password-protected workbook,
 #'   question/answer count mismatch, a name that would leave `data_dir`) with an error naming
@@ -43,11 +46,36 @@
 #' prepare_dsbench(system.file("extdata", "dsbench", package = "predictivebench"))
 prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
   check_string(data_dir)
+  check_string(out, allow_null = TRUE)
   check_flag(skip_broken)
-  if (!skip_broken) return(prepare_task_table("dsbench", data_dir, out = out, ...))
+  table <- if (skip_broken) dsbench_prepare_skipping(data_dir, ...) else
+    prepare_task_table("dsbench", data_dir, ...)
+  if (is.null(out)) return(table)
+  write_parquet_table(table, out, "dsbench", metadata = dsbench_root_metadata(data_dir, out))
+  skipped <- attr(table, "skipped")
+  invisible(if (is.null(skipped)) out else structure(out, skipped = skipped))
+}
+
+# Where the table came from, for dsbench_dataset() to find the competition folders without
+# `data_dir`: the folder's absolute path, and its path relative to the parquet file's folder
+# when it lies inside that folder (then the two can be moved together).
+dsbench_root_metadata <- function(data_dir, out) {
+  root <- dsbench_root(data_dir)
+  dir.create(dirname(out), recursive = TRUE, showWarnings = FALSE)
+  here <- normalizePath(dirname(out), mustWork = TRUE)
+  meta <- c(predictivebench.dsbench_root = root)
+  if (root == here) {
+    meta[["predictivebench.dsbench_root_relative"]] <- "."
+  } else if (startsWith(root, paste0(here, "/"))) {
+    meta[["predictivebench.dsbench_root_relative"]] <- substring(root, nchar(here) + 2)
+  }
+  meta
+}
+
+dsbench_prepare_skipping <- function(data_dir, ...) {
   report <- tempfile(fileext = ".json")
   on.exit(unlink(report), add = TRUE)
-  result <- prepare_task_table("dsbench", data_dir, out = out, skip_broken = TRUE,
+  result <- prepare_task_table("dsbench", data_dir, skip_broken = TRUE,
                                skipped_report = report, quiet = TRUE, ...)
   items <- if (file.exists(report)) jsonlite::read_json(report) else list()
   skipped <- tibble::tibble(
@@ -65,5 +93,5 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
     )
   }
   attr(result, "skipped") <- skipped
-  if (is.null(out)) result else invisible(structure(out, skipped = skipped))
+  result
 }

@@ -101,8 +101,11 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @inheritParams task-args
 #' @param data_dir The DSBench folder the table was made from (holding `data.json` and the
 #'   competition folders), needed for images and the files mode. `NULL` uses the bundled
-#'   sample's folder for the sample, and none otherwise (then images are not attached and
-#'   the files mode is unavailable).
+#'   sample's folder for the sample; for a parquet file written by [prepare_dsbench()], the
+#'   folder it was made from (recorded in the file, and found relative to the parquet file
+#'   when the file was written inside that folder, so the two can move together), else a
+#'   `data/` folder or the competition folders next to the parquet file; else none (then
+#'   images are not attached and the files mode is unavailable).
 #' @param mode `"inline"` (the original: workbooks in the prompt) or `"files"` (workbooks
 #'   read through tools).
 #' @param images Attach each competition's first image, as the original does for vision
@@ -182,26 +185,66 @@ dsbench_dataset <- function(path = NULL, data_dir = NULL, limit = NULL, shuffle 
   }
   table <- benchmark_dataset("dsbench", path, sample = "dsbench-sample.parquet",
                              limit = limit, shuffle = shuffle)
-  if (!is.null(data_dir) || !"folder" %in% names(table)) {
-    table$folder <- dsbench_folders(table$competition_dir, data_dir)
+  if (!is.null(data_dir)) {
+    table$folder <- dsbench_folders(table$competition_dir, dsbench_root(data_dir))
+  } else if (!"folder" %in% names(table)) {
+    root <- if (rlang::is_string(path)) dsbench_parquet_root(path, table$competition_dir)
+    table$folder <- dsbench_folders(table$competition_dir, root, file = path)
   }
   table
 }
 
-dsbench_folders <- function(competition_dir, data_dir) {
-  if (is.null(data_dir)) return(rep(NA_character_, length(competition_dir)))
+# The folder holding the competition folders: `data_dir/data` when there is one, else
+# `data_dir` (or the folder of a `data.json` given as `data_dir`).
+dsbench_root <- function(data_dir) {
   if (!dir.exists(data_dir)) {
-    data_dir_file <- data_dir
-    data_dir <- dirname(data_dir)
-    if (!file.exists(data_dir_file)) {
-      abort_pb("DSBench folder does not exist.", "missing_file", file = data_dir_file)
+    if (!file.exists(data_dir)) {
+      abort_pb("DSBench folder does not exist.", "missing_file", file = data_dir)
     }
+    data_dir <- dirname(data_dir)
   }
   root <- if (dir.exists(file.path(data_dir, "data"))) file.path(data_dir, "data") else data_dir
-  root <- normalizePath(root, mustWork = TRUE)
-  # `competition_dir` is a competition id that the flattener has already checked to be a
-  # bare folder name (validate_competition() in dsbench.py): not checked a second time here.
+  normalizePath(root, mustWork = TRUE)
+}
+
+# Each competition's folder under `root` (NA without a root). Ids are bare folder names: the
+# flattener checks them (validate_competition() in dsbench.py), and a table read from a
+# parquet file made elsewhere is checked here, so no folder leaves `root`.
+dsbench_folders <- function(competition_dir, root, file = "<data frame>") {
+  if (is.null(root)) return(rep(NA_character_, length(competition_dir)))
+  bad <- which(!grepl("^[^/\\\\]+$", competition_dir) | competition_dir %in% c(".", ".."))
+  if (length(bad)) {
+    abort_pb("Competition folder {.val {competition_dir[[bad[[1]]]]}} is not a folder name.",
+             "path", file = file, row = bad[[1]], field = "competition_dir")
+  }
   file.path(root, competition_dir)
+}
+
+# The DSBench folder of a task table read from `path`, found without `data_dir`: the folder
+# prepare_dsbench() recorded in the file's metadata, relative to the parquet file (when the
+# table was written inside it) or as it was; else a folder next to the parquet file. Each
+# must hold every competition folder of the table; NULL when none does.
+dsbench_parquet_root <- function(path, competition_dir) {
+  meta <- task_table_metadata(path)
+  here <- dirname(normalizePath(path, mustWork = TRUE))
+  relative <- meta[["predictivebench.dsbench_root_relative"]]
+  candidates <- c(
+    if (!is.null(relative) && dsbench_is_relative_inside(relative)) file.path(here, relative),
+    meta[["predictivebench.dsbench_root"]],
+    file.path(here, "data"), here
+  )
+  for (root in candidates) {
+    if (dir.exists(root) && all(dir.exists(file.path(root, unique(competition_dir))))) {
+      return(normalizePath(root))
+    }
+  }
+  NULL
+}
+
+# A path below the parquet file's folder: relative, with no ".." part.
+dsbench_is_relative_inside <- function(relative) {
+  parts <- strsplit(relative, "[/\\\\]")[[1]]
+  nzchar(relative) && !grepl("^([/\\\\]|[A-Za-z]:)", relative) && !any(parts == "..")
 }
 
 #' @rdname dsbench_task
@@ -277,7 +320,9 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     if (any(has & is.na(folder))) {
       abort_pb(
         c("Some samples have an image but the DSBench folder is unknown.",
-          i = "Pass {.arg data_dir} to {.fn dsbench_dataset}, or use {.code images = FALSE}."),
+          i = "Pass {.arg data_dir} to {.fn dsbench_dataset} (not needed for a parquet
+               file from {.fn prepare_dsbench} whose folder still exists), or use
+               {.code images = FALSE}."),
         "argument", call = call
       )
     }

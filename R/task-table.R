@@ -209,13 +209,13 @@ write_task_table <- function(x, path, benchmark) {
 # Writes a table already checked against `benchmark`'s schema: by validate_task_table(), or
 # by the Python flattener, which owns the checks of the tables it makes (one pass: raw files
 # -> Python -> parquet), so prepare_*() does not check them again.
-write_parquet_table <- function(x, path, benchmark) {
+write_parquet_table <- function(x, path, benchmark, metadata = character()) {
   stashed <- stash_empty_lists(as.data.frame(x))
   write_atomic(path, function(tmp) {
     tryCatch(
       nanoparquet::write_parquet(
         stashed$data, tmp,
-        metadata = c(predictivebench.benchmark = benchmark, stashed$metadata)
+        metadata = c(predictivebench.benchmark = benchmark, stashed$metadata, metadata)
       ),
       error = function(e) {
         abort_pb(c("Can't write the task table as parquet.", x = conditionMessage(e)),

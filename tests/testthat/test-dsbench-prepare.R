@@ -148,3 +148,59 @@ test_that(".xlsb workbooks are flattened like .xlsx ones (pandas with pyxlsb)", 
   expect_identical(tools$list_workbooks(), "any_sheets.xlsb\ndate.xlsb\nissues.xlsb")
   expect_match(tools$list_sheets("date.xlsb"), "cannot read")
 })
+
+# The bundled DSBench folder, copied so that it can be moved about.
+copy_sample_dir <- function(to) {
+  dir.create(to, recursive = TRUE)
+  file.copy(list.files(sample_dir(), full.names = TRUE), to, recursive = TRUE)
+  to
+}
+
+test_that("a table read back from parquet finds its competition folders", {
+  skip_if_no_python()
+  base <- withr::local_tempdir()
+  src <- copy_sample_dir(file.path(base, "dsbench"))
+  # written inside the folder: found relative to the parquet file, even after a move
+  inside <- prepare_dsbench(src, out = file.path(src, "dsbench.parquet"))
+  meta <- task_table_metadata(inside)
+  expect_equal(meta[["predictivebench.dsbench_root_relative"]], "data")
+  expect_equal(meta[["predictivebench.dsbench_root"]], normalizePath(file.path(src, "data")))
+  moved <- file.path(base, "moved")
+  file.rename(src, moved)
+  table <- dsbench_dataset(file.path(moved, "dsbench.parquet"))
+  expect_true(all(dir.exists(table$folder)))
+  expect_true(all(startsWith(table$folder, normalizePath(moved))))
+  # written elsewhere: the recorded absolute folder
+  out <- prepare_dsbench(moved, out = file.path(base, "elsewhere", "dsbench.parquet"))
+  expect_null(task_table_metadata(out)[["predictivebench.dsbench_root_relative"]])
+  expect_true(all(startsWith(dsbench_dataset(out)$folder, normalizePath(moved))))
+  # the images and the files mode work without data_dir
+  tsk <- dsbench_task(dsbench_dataset(out),
+                      solver = dsbench_solver(mode = "files", cache = FALSE),
+                      scorer = dsbench_scorer_exact(), dir = file.path(base, "logs"))
+  expect_no_error(suppressMessages(tsk$eval(solver_chat = baseline_constant("C"), view = FALSE)))
+  # the folder gone: unknown again, as for a table made elsewhere
+  file.rename(moved, file.path(base, "gone"))
+  expect_true(all(is.na(dsbench_dataset(out)$folder)))
+  # data_dir still wins
+  expect_true(all(dir.exists(dsbench_dataset(out, data_dir = file.path(base, "gone"))$folder)))
+})
+
+test_that("a parquet file next to its DSBench folder finds it without metadata", {
+  base <- withr::local_tempdir()
+  src <- copy_sample_dir(file.path(base, "dsbench"))
+  table <- read_task_table(system.file("extdata", "dsbench-sample.parquet",
+                                       package = "predictivebench"))
+  path <- write_task_table(table, file.path(src, "sample.parquet"), "dsbench")
+  found <- dsbench_dataset(path)$folder
+  expect_equal(found, file.path(normalizePath(file.path(src, "data")), table$competition_dir))
+  # a relative folder that would leave the parquet file's folder is not followed
+  expect_false(dsbench_is_relative_inside("../data"))
+  expect_false(dsbench_is_relative_inside("/etc"))
+  expect_true(dsbench_is_relative_inside("data"))
+  # a competition folder name that would leave the DSBench folder is refused
+  table$competition_dir[[2]] <- "../elsewhere"
+  bad <- write_task_table(table, file.path(base, "bad.parquet"), "dsbench")
+  err <- expect_error(dsbench_dataset(bad, data_dir = src), class = "predictivebench_error_path")
+  expect_equal(c(err$row, err$field), c("2", "competition_dir"))
+})
