@@ -242,3 +242,25 @@ def test_reference_gsm8k_stacks_with_the_other_splits(tmp_path):
     gsm = table[table["split"] == "gsm8k"]
     assert int((gsm["label"] != -1).sum()) == 207
     assert table["id"].is_unique
+
+
+def test_cli_stacks_several_split_files(tmp_path):
+    import subprocess
+    import sys
+    from predictivebench.tables import parquet_engine_available
+    paths = split_files(tmp_path, {"math": 2, "omnimath": 1})
+    out = tmp_path / "pb.parquet"
+    python_dir = Path(__file__).resolve().parents[2] / "inst" / "python"
+    run = subprocess.run([sys.executable, "-m", "predictivebench", "prepare", "processbench",
+                          *paths, str(out)], cwd=python_dir, capture_output=True, text=True)
+    if parquet_engine_available():
+        assert run.returncode == 0, run.stderr
+        assert "wrote 3 rows" in run.stdout
+        import pandas as pd
+        assert pd.read_parquet(out)["split"].tolist() == ["math", "math", "omnimath"]
+    else:
+        assert run.returncode == 2 and "pyarrow" in run.stderr
+    bad = subprocess.run([sys.executable, "-m", "predictivebench", "prepare", "processbench",
+                          *paths, str(out), "--split", "x"], cwd=python_dir,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "one non-empty name per file" in bad.stderr

@@ -23,7 +23,10 @@ def build_parser() -> argparse.ArgumentParser:
         except (ImportError, PredictiveBenchError):
             continue
         sub = benchmarks.add_parser(name, help=preparer.help)
-        sub.add_argument("source", help="the raw file or directory")
+        if preparer.multiple_sources:
+            sub.add_argument("source", nargs="+", help="the raw files, stacked in this order")
+        else:
+            sub.add_argument("source", help="the raw file or directory")
         sub.add_argument("out", help="the parquet file to write")
         if preparer.add_arguments is not None:
             preparer.add_arguments(sub)
@@ -42,8 +45,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         preparer = get_preparer(args.benchmark)
         options = {key: value for key, value in vars(args).items()
                    if key not in {"command", "benchmark", "source", "out"}}
-        table = validate_table(preparer.function(args.source, **options), preparer.schema,
-                               file=args.source)
+        source = args.source
+        if isinstance(source, list):
+            source = source[0] if len(source) == 1 else source
+        file = source if isinstance(source, str) else ", ".join(source)
+        table = validate_table(preparer.function(source, **options), preparer.schema,
+                               file=file)
         write_table(table, preparer.schema, args.out)
     except PredictiveBenchError as error:
         print(f"predictivebench: error: {error}", file=sys.stderr)

@@ -404,9 +404,9 @@ def add_deltabench_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_processbench_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--split", dest="split", default=None,
-                        help="the split name stored in split and task_l1 (default: the file "
-                             "name)")
+    parser.add_argument("--split", dest="split", action="append", default=None,
+                        help="the split name stored in split and task_l1, once per file "
+                             "(default: each file's name)")
     parser.add_argument("--on-error", dest="on_error", choices=ON_ERROR, default="error",
                         help="stop at a bad record, or skip it and report it on stderr")
 
