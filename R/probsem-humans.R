@@ -35,7 +35,8 @@
 #'   `";; Jack is strong."`), `program` and `weights` (the program's log-probability), one
 #'   row per sentence and program (an optional `suite` column keeps suites apart). From a
 #'   task, the weights are each query's `logp` (after the length normalization and
-#'   temperature chosen for the task, as the original's weights were).
+#'   temperature chosen for the task, as the original's weights were). A weight of `-Inf`
+#'   gives its program probability 0.
 #' @param humans The human results: a CSV file (the paper's
 #'   `<prompt>_<experiment>_human_results.csv`) or a data frame, one row per subject (an
 #'   optional `subject_id` column) and one column per sentence, named as the paper names them (`"jack is strong"`, matched to the
@@ -99,11 +100,13 @@ probsem_model_weights <- function(x, call = rlang::caller_env()) {
              "argument", call = call)
   }
   suite <- if ("suite" %in% names(x)) as.character(x$suite) else rep("", nrow(x))
+  # -Inf is a program the model gives no probability (a baseline, or the chat backend when
+  # the program's first token is not among the alternatives): probability 0, as in softmax.
   weights <- suppressWarnings(as.double(x$weights))
-  bad <- which(is.na(weights) | is.infinite(weights))
+  bad <- which(is.na(weights) | weights == Inf)
   if (length(bad)) {
-    abort_pb("Weight {.val {x$weights[[bad[[1]]]]}} is not a finite number.", "field",
-             row = bad[[1]], field = "weights", call = call)
+    abort_pb("Weight {.val {x$weights[[bad[[1]]]]}} is not a number below infinity.",
+             "field", row = bad[[1]], field = "weights", call = call)
   }
   model <- tibble::tibble(suite = suite, text = as.character(x$text),
                           program = as.character(x$program), weights = weights)
@@ -190,6 +193,12 @@ probsem_compare_suite <- function(model, judgements, permutations, call = rlang:
   }
   pairs <- lapply(texts, probsem_sentence_pair, model = model, judgements = judgements,
                   call = call)
+  for (i in seq_along(pairs)) {
+    if (all(pairs[[i]]$weights == -Inf)) {
+      abort_pb("{label}: every program of {.val {texts[[i]]}} has weight -Inf.", "field",
+               field = "weights", call = call)
+    }
+  }
   fits <- lapply(seq_along(texts), function(i) {
     temperature <- probsem_fit_temperature(pairs[-i])
     model_probs <- logprob_softmax(pairs[[i]]$weights / temperature)

@@ -160,3 +160,31 @@ test_that("the CogSci 2023 distances equal the published ones; p-values within M
     expect_true(all(out$temperature > 0))
   }
 })
+
+test_that("an evaluated task and its log file are compared with people", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  writeLines(c(";; Heights of people.", "(define height (mem (lambda (p) (gaussian 50 20))))"),
+             file.path(dir, "ann.txt"))
+  suite <- list(premise = ";;", query = ";;", programs = pbh_programs,
+                context = lapply(pbh_texts, function(t) list(text = t, expected = -1L)))
+  jsonlite::write_json(suite, file.path(dir, "ann_AV.json"), auto_unbox = TRUE)
+  table <- prepare_probsem(file.path(dir, "ann.txt"))
+  expect_equal(table$text, pbh_texts)
+  tsk <- probsem_task(table, dir = file.path(dir, "logs"),
+                      solver = probsem_solver(cache = FALSE))
+  # The baseline names the middle program: all of the model's probability is on 50, at
+  # every temperature (the other programs' weights are -Inf).
+  tsk$eval(solver_chat = baseline_constant(pbh_programs[[2]]), view = FALSE)
+  out <- probsem_compare_humans(tsk, pbh_humans(), permutations = 100)
+  expect_equal(out$suite, rep("AV", 3))
+  expect_equal(out$text, pbh_texts)
+  expect_equal(out$js_distance, vapply(pbh_people, js_distance, 0, q = c(0, 1, 0)))
+  expect_equal(probsem_compare_humans(tsk$log_path, pbh_humans(), permutations = 100), out)
+  expect_equal(probsem_compare_humans(tsk$get_samples(), pbh_humans(), permutations = 100),
+               out)
+  all_inf <- pbh_model()
+  all_inf$weights[4:6] <- -Inf
+  expect_error(probsem_compare_humans(all_inf, pbh_humans()),
+               class = "predictivebench_error_field")
+})
