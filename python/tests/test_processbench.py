@@ -264,3 +264,14 @@ def test_cli_stacks_several_split_files(tmp_path):
                           *paths, str(out), "--split", "x"], cwd=python_dir,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "one non-empty name per file" in bad.stderr
+
+
+def test_a_table_without_the_optional_split_column_validates(tmp_path):
+    from predictivebench import validate_table
+    path = write_lines(tmp_path / "d.jsonl", [delta_record("a")])
+    old = prepare("deltabench", path).drop(columns=["split"])
+    checked = validate_table(old, "processbench")
+    assert checked["split"].tolist() == [None]
+    assert list(checked.columns)[-1] == "split"
+    with pytest.raises(PredictiveBenchError, match="missing column"):
+        validate_table(old.drop(columns=["label"]), "processbench")
