@@ -40,7 +40,8 @@
 #' @param humans The human results: a CSV file (the paper's
 #'   `<prompt>_<experiment>_human_results.csv`) or a data frame, one row per subject (an
 #'   optional `subject_id` column) and one column per sentence, named as the paper names them (`"jack is strong"`, matched to the
-#'   sentence `";; Jack is strong."`); each cell a threshold or missing.
+#'   sentence `";; Jack is strong."`); each cell a threshold or missing (a sentence with
+#'   no judgement at all counts as absent).
 #' @param permutations Random shuffles for each p-value (10,000, as in the paper).
 #' @param seed Seed for the shuffles (the global random stream is left as it was); `NULL`
 #'   uses the global stream.
@@ -94,7 +95,7 @@ probsem_model_weights <- function(x, call = rlang::caller_env()) {
     x <- tibble::tibble(suite = dist$suite, text = dist$text, program = dist$query,
                         weights = dist$logp)
   } else if (!is.data.frame(x) || !all(c("text", "program", "weights") %in% names(x))) {
-    abort_pb(c("{.arg x} must be an evaluated probsem task, its samples, or a data frame",
+    abort_pb(c("{.arg x} must be an evaluated probsem task, its samples, or a data frame.",
                i = "A data frame needs the columns {.field text}, {.field program} and
                     {.field weights}, as the paper's results files have."),
              "argument", call = call)
@@ -233,10 +234,6 @@ probsem_sentence_pair <- function(text, model, judgements, call) {
                i = "Thresholds: {.val {rows$threshold}}."),
              "field", file = attr(judgements, "file"), row = people$row[[off[[1]]]],
              field = people$column[[off[[1]]]], call = call)
-  }
-  if (!nrow(people)) {
-    abort_pb("Sentence {.val {text}} has no judgements.", "field",
-             file = attr(judgements, "file"), field = people$column[[1]] %||% text, call = call)
   }
   counts <- tabulate(match(people$value, rows$threshold), nbins = nrow(rows))
   list(weights = rows$weights, human = counts / sum(counts))
