@@ -8,11 +8,13 @@ schema_types <- c("string", "integer", "double", "logical",
 #' Each benchmark's task table has one documented schema: column names, types and whether a
 #' column may hold missing values. The Python flatteners check the same schema (a test keeps
 #' the two copies equal). Types are `string`, `integer`, `double`, `logical` and the list
-#' types `list<string>`, `list<integer>`, `list<double>`.
+#' types `list<string>`, `list<integer>`, `list<double>`. A column marked `optional` came
+#' after the schema's first tables (ProcessBench's `split`): a table without it is still
+#' valid, and reads with the column all missing.
 #'
 #' @param benchmark A benchmark name, such as `"futurex"`. `NULL` lists the names.
-#' @returns A tibble with columns `name`, `type` and `nullable`, or (for `NULL`) a character
-#'   vector of benchmark names.
+#' @returns A tibble with columns `name`, `type`, `nullable` and `optional`, or (for `NULL`)
+#'   a character vector of benchmark names.
 #' @export
 #' @examples
 #' task_table_schema()

@@ -58,6 +58,9 @@ test_that("validation names file, row and field", {
   expect_equal(err$row, 2)
   expect_error(validate_task_table(futurex_rows()[, -1], "futurex"), "Missing column")
   expect_error(task_table_schema("nope"), class = "predictivebench_error_argument")
+  schema <- task_table_schema("processbench")
+  expect_equal(schema$name[schema$optional], "split")
+  expect_false(any(task_table_schema("futurex")$optional))
 })
 
 test_that("reading a missing or non-parquet file is a classed error", {
