@@ -4,7 +4,8 @@ Both benchmarks ask for the first wrong step of a solution split into steps. A r
 problem, the steps in order, and ``label``: the 0-based index of the first wrong step, or -1
 when every step is right. DeltaBench rows also keep the raw 1-based section-number lists and
 ``sections_content`` (the text DeltaBench's own critic prompt shows), for its section-level
-protocol.
+protocol. ProcessBench rows keep their ``split`` (the file's stem, also in ``task_l1``):
+its four split files stack into one table.
 """
 from __future__ import annotations
 
