@@ -100,7 +100,12 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @inheritParams task-table-args
 #' @inheritParams task-args
 #' @param data_dir The DSBench folder the table was made from (holding `data.json` and the
-#'   competition folders), needed for images and the files mode. `NULL` uses the bundled
+#'   competition folders), needed for images and the files mode. The solver opens only files
+#'   inside it: before any request, every row's competition folder (`competition_dir`), image
+#'   (`image_used`, inside the row's competition folder) and, in the files mode, workbooks
+#'   (`workbook_files`) are checked to stay inside after links are resolved, whoever made the
+#'   table; one that leads out is an error (`predictivebench_error_path`) naming the row and
+#'   field. `NULL` uses the bundled
 #'   sample's folder for the sample, and none otherwise (then images are not attached and
 #'   the files mode is unavailable).
 #' @param mode `"inline"` (the original: workbooks in the prompt) or `"files"` (workbooks
@@ -199,8 +204,7 @@ dsbench_folders <- function(competition_dir, data_dir) {
   }
   root <- if (dir.exists(file.path(data_dir, "data"))) file.path(data_dir, "data") else data_dir
   root <- normalizePath(root, mustWork = TRUE)
-  # `competition_dir` is a competition id that the flattener has already checked to be a
-  # bare folder name (validate_competition() in dsbench.py): not checked a second time here.
+  # The solver checks each folder where it uses it (R/dsbench-paths.R), whoever made the table.
   file.path(root, competition_dir)
 }
 
@@ -268,8 +272,6 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     config$encoding %||%
       if (inherits(solver_chat, "BaselineChat")) "o200k_base" else solver_chat$get_model()
   }
-  cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,
-                count_tokens = config$count_tokens, encoding = encoding)
   image <- rep(NA_character_, n)
   if (config$images && bound) {
     used <- rows$image_used
@@ -281,8 +283,13 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
         "argument", call = call
       )
     }
-    image[has] <- file.path(dirname(folder[has]), used[has])
   }
+  # Every file a row names is checked before any request (R/dsbench-paths.R).
+  if (bound) folder <- dsbench_row_folders(rows, call = call)
+  if (config$mode == "files") dsbench_check_workbooks(rows, folder, call = call)
+  if (config$images && bound) image <- dsbench_row_images(rows, folder, call = call)
+  cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,
+                count_tokens = config$count_tokens, encoding = encoding)
   prompts <- lapply(seq_len(n), function(i) {
     if (is.na(image[[i]])) return(cut[[i]]$text)
     if (!file.exists(image[[i]])) {
