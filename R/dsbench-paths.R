@@ -41,10 +41,22 @@ dsbench_row_images <- function(rows, folders, call = rlang::caller_env()) {
       abort_path_outside(rows$folder[[i]], used, "image", file = rows$folder[[i]],
                          row = dsbench_row_label(rows, i), field = "image_used", call = call)
     }
+    row <- dsbench_row_label(rows, i)
+    if (!file.exists(real)) {
+      abort_pb("The image {.val {used}} does not exist.", "missing_file", file = real,
+               row = row, field = "image_used", call = call)
+    }
+    if (!tolower(tools::file_ext(real)) %in% dsbench_image_types) {
+      abort_pb("The image {.val {used}} is not a {.val {dsbench_image_types}} file.", "field",
+               file = real, row = row, field = "image_used", call = call)
+    }
     out[[i]] <- real
   }
   out
 }
+
+# The image files ellmer::content_image_file() can send.
+dsbench_image_types <- c("png", "jpg", "jpeg", "webp", "gif")
 
 # Every listed workbook of each row is inside its competition folder.
 dsbench_check_workbooks <- function(rows, folders, call = rlang::caller_env()) {

@@ -292,9 +292,6 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
                 count_tokens = config$count_tokens, encoding = encoding)
   prompts <- lapply(seq_len(n), function(i) {
     if (is.na(image[[i]])) return(cut[[i]]$text)
-    if (!file.exists(image[[i]])) {
-      abort_pb("Image file does not exist.", "missing_file", file = image[[i]])
-    }
     list(cut[[i]]$text, ellmer::content_image_file(image[[i]], resize = "none"))
   })
   # Requests differ by system prompt and tools: send them in groups, keep the input order.

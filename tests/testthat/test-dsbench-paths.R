@@ -51,6 +51,22 @@ test_that("an image that leaves the data folder is refused before any request", 
   expect_path_error(run_dsbench_table(bad), 3, "image_used")
 })
 
+test_that("an image that is missing or not an image names the row before any request", {
+  copy <- local_dsbench_copy()
+  data <- dsbench_dataset(data_dir = copy$root)
+  bad <- data
+  bad$image_used[[2]] <- "00000101/gone.png"
+  run <- run_dsbench_table(bad)
+  expect_s3_class(run$error, "predictivebench_error_missing_file")
+  expect_identical(c(run$error$row, run$error$field), c("2 (id 00000101_question2)", "image_used"))
+  expect_identical(run$sent, 0L)
+  bad$image_used[[2]] <- "00000101/introduction.txt"
+  run <- run_dsbench_table(bad)
+  expect_s3_class(run$error, "predictivebench_error_field")
+  expect_identical(run$error$field, "image_used")
+  expect_identical(run$sent, 0L)
+})
+
 test_that("a shared parquet gets the same checks as a prepared table", {
   copy <- local_dsbench_copy()
   bad <- dsbench_dataset(data_dir = copy$root)
