@@ -113,13 +113,21 @@ test_that("wait = FALSE submits and says how to collect; a new R process resumes
   }
 })
 
-test_that("a corrupt state file and one from another chat are classed errors naming the file", {
-  server <- local_fake_openai(batch_reply, batch = list(polls = 5))
-  dir <- withr::local_tempdir()
+# A batch of two prompts submitted and still running: its chat, cache folder and state file.
+pending_batch <- function(server, env = parent.frame()) {
+  dir <- withr::local_tempdir(.local_envir = env)
   chat <- fake_anthropic_chat(server)
   suppressMessages(generate_responses(chat, c("p", "q"), cache = dir, batch = TRUE,
                                       wait = FALSE))
-  state <- batch_files(dir)
+  list(chat = chat, dir = dir, state = batch_files(dir))
+}
+
+test_that("a corrupt state file and one from another chat are classed errors naming the file", {
+  server <- local_fake_openai(batch_reply, batch = list(polls = 5))
+  pending <- pending_batch(server)
+  chat <- pending$chat
+  dir <- pending$dir
+  state <- pending$state
   expect_length(state, 1)
   good <- readLines(state)
 
@@ -147,11 +155,10 @@ test_that("a corrupt state file and one from another chat are classed errors nam
 
 test_that("a state file of another shape names the field; nothing is submitted again", {
   server <- local_fake_openai(batch_reply, batch = list(polls = 5))
-  dir <- withr::local_tempdir()
-  chat <- fake_anthropic_chat(server)
-  suppressMessages(generate_responses(chat, c("p", "q"), cache = dir, batch = TRUE,
-                                      wait = FALSE))
-  state <- batch_files(dir)
+  pending <- pending_batch(server)
+  chat <- pending$chat
+  dir <- pending$dir
+  state <- pending$state
   good <- jsonlite::read_json(state)
   json <- function(x) jsonlite::toJSON(x, auto_unbox = TRUE, null = "null")
   change <- function(...) {
