@@ -143,7 +143,10 @@ write_arena_csv <- function(data, path) {
 #'   row.
 #' * Every reader here expects UTF-8: a file that is not valid UTF-8 is an error
 #'   (`predictivebench_error_encoding`) naming the file and the first data row with a bad
-#'   byte, rather than a partial read.
+#'   byte, rather than a partial read. A NUL byte (a damaged file, or UTF-16 text), which
+#'   `read.csv()` would drop with the rows after it, is an error naming its row and column;
+#'   so are two columns of one name, a battle without a model, and a rating or rank that is
+#'   not a finite number.
 #' * `arena_read_answers()` reads an answer cache `q_and_as.csv`: `question` plus one column
 #'   per model, where the text `NaN` means "not generated" (returned as `NA`) and an empty
 #'   string is a real empty answer. The text `NULL` also means "not generated", because an
