@@ -221,6 +221,7 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   check_string(benchmark, allow_null = TRUE, call = call)
   check_limit(limit, call = call)
   check_not_empty(dataset, call = call)
+  check_vitals_columns(dataset, call = call)
   dataset <- take_rows(dataset, limit)
   solver <- bind_dataset(solver, dataset)
   if (is.null(benchmark)) {
@@ -230,6 +231,23 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   ResultsTask$new(dataset = dataset, solver = solver, scorer = scorer, benchmark = benchmark,
                   metrics = metrics, epochs = epochs, name = name, dir = dir,
                   metadata_fields = metadata_fields)
+}
+
+# Columns vitals writes into each sample: a task table's own column of that name would be
+# overwritten without a word (`result`, `score`), or, for `epoch`, split in two by vitals'
+# join when `epochs` > 1.
+vitals_columns <- c("epoch", "result", "solver_chat", "solver_metadata", "score",
+                    "scorer_chat", "scorer_metadata")
+
+check_vitals_columns <- function(dataset, call = rlang::caller_env()) {
+  taken <- intersect(names(dataset), vitals_columns)
+  if (!length(taken)) return(invisible(dataset))
+  abort_pb(
+    c("The task table has a column {.field {taken[[1]]}}, a name vitals keeps for its own
+       results.",
+      i = "Rename or drop it; vitals' own columns are {.field {vitals_columns}}."),
+    "schema", field = taken[[1]], call = call
+  )
 }
 
 # ---- Results -------------------------------------------------------------------------------

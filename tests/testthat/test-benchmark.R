@@ -39,6 +39,16 @@ test_that("an empty task table is a classed error naming the file, not a crash i
                class = "predictivebench_error_empty")
 })
 
+test_that("a task table column that vitals keeps for its results is refused, naming it", {
+  sample <- futurex_dataset()
+  for (name in c("epoch", "result", "score", "solver_chat")) {
+    x <- sample
+    x[[name]] <- "mine"
+    err <- expect_error(futurex_task(x, dir = tempfile()), class = "predictivebench_error_schema")
+    expect_identical(err$field, name)
+  }
+})
+
 test_that("limit takes the first n rows; shuffle makes it a seeded random sample", {
   full <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
   first <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", limit = 3)
