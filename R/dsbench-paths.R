@@ -35,13 +35,13 @@ dsbench_row_images <- function(rows, folders, call = rlang::caller_env()) {
   out <- rep(NA_character_, nrow(rows))
   for (i in which(!is.na(rows$image_used))) {
     used <- rows$image_used[[i]]
+    row <- dsbench_row_label(rows, i)
     # Relative to the data folder, and inside this row's competition folder.
     real <- path_inside(dirname(rows$folder[[i]]), used)
     if (is.null(real) || !is_within(real, folders[[i]])) {
-      abort_path_outside(rows$folder[[i]], used, "image", file = rows$folder[[i]],
-                         row = dsbench_row_label(rows, i), field = "image_used", call = call)
+      abort_path_outside(rows$folder[[i]], used, "image", file = rows$folder[[i]], row = row,
+                         field = "image_used", call = call)
     }
-    row <- dsbench_row_label(rows, i)
     if (!file.exists(real)) {
       abort_pb("The image {.val {used}} does not exist.", "missing_file", file = real,
                row = row, field = "image_used", call = call)
