@@ -33,6 +33,7 @@ expect_path_error <- function(run, row, field) {
 }
 
 test_that("an image that leaves the data folder is refused before any request", {
+  skip_on_os("windows")  # symbolic links
   copy <- local_dsbench_copy()
   data <- dsbench_dataset(data_dir = copy$root)
   file.symlink(file.path(copy$outside, "secret.png"),
@@ -80,6 +81,7 @@ test_that("a shared parquet gets the same checks as a prepared table", {
 })
 
 test_that("a competition folder that leaves the data folder is refused", {
+  skip_on_os("windows")  # symbolic links
   copy <- local_dsbench_copy()
   data <- dsbench_dataset(data_dir = copy$root)
   # A name that climbs out, as a data frame would have it.
@@ -99,6 +101,7 @@ test_that("a competition folder that leaves the data folder is refused", {
 })
 
 test_that("the files mode refuses workbooks that leave the competition folder", {
+  skip_on_os("windows")  # symbolic links
   copy <- local_dsbench_copy()
   data <- dsbench_dataset(data_dir = copy$root)
   file.symlink(file.path(copy$outside, "secret.xlsx"),
@@ -113,6 +116,7 @@ test_that("the files mode refuses workbooks that leave the competition folder", 
 })
 
 test_that("links that stay inside the folders are followed", {
+  skip_on_os("windows")  # symbolic links
   copy <- local_dsbench_copy()
   folder <- file.path(copy$root, "data", "00000101")
   file.symlink(file.path(folder, "stands.png"), file.path(folder, "alias.png"))

@@ -74,6 +74,7 @@ test_that("workbook_tools() checks its folder and files", {
 })
 
 test_that("names that lead outside the folder are refused, when made and when opened", {
+  skip_on_os("windows")  # symbolic links
   dir <- withr::local_tempdir()
   folder <- file.path(dir, "c1")
   dir.create(folder)
