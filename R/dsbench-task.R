@@ -285,7 +285,9 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     }
   }
   # Every file a row names is checked before any request (R/dsbench-paths.R).
-  if (bound) folder <- dsbench_row_folders(rows, call = call)
+  if (bound && (config$mode == "files" || config$images)) {
+    folder <- dsbench_row_folders(rows, call = call)
+  }
   if (config$mode == "files") dsbench_check_workbooks(rows, folder, call = call)
   if (config$images && bound) image <- dsbench_row_images(rows, folder, call = call)
   cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,

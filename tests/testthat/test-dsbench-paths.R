@@ -88,16 +88,18 @@ test_that("a competition folder that leaves the data folder is refused", {
   bad <- data
   bad$competition_dir[bad$competition_id == "00000103"] <- ".."
   bad <- dsbench_dataset(bad[names(bad) != "folder"], data_dir = copy$root)
-  expect_path_error(run_dsbench_table(bad, images = FALSE), 6, "competition_dir")
+  expect_path_error(run_dsbench_table(bad, mode = "files"), 6, "competition_dir")
+  # Without images or the files mode no file is opened, and nothing is checked.
+  expect_false(inherits(run_dsbench_table(bad, images = FALSE)$error, "error"))
   # A competition folder that is a link to a folder outside.
   moved <- file.path(copy$outside, "moved")
   file.rename(file.path(copy$root, "data", "00000103"), moved)
   file.symlink(moved, file.path(copy$root, "data", "00000103"))
-  expect_path_error(run_dsbench_table(data, images = FALSE), 6, "competition_dir")
+  expect_path_error(run_dsbench_table(data, mode = "files"), 6, "competition_dir")
   # A `folder` that is not the row's competition_dir in a data folder.
   bad <- data
   bad$folder[[1]] <- copy$outside
-  expect_path_error(run_dsbench_table(bad, images = FALSE), 1, "folder")
+  expect_path_error(run_dsbench_table(bad), 1, "folder")
 })
 
 test_that("the files mode refuses workbooks that leave the competition folder", {
