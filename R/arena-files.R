@@ -8,6 +8,7 @@ read_arena_csv <- function(path, required, what = "file", call = rlang::caller_e
   if (!file.exists(path)) {
     abort_pb("The arena {what} does not exist.", "missing_file", file = path, call = call)
   }
+  check_csv_nul(path, what, call)
   check_csv_utf8(path, what, call)
   check_csv_fields(path, what, call)
   data <- tryCatch(
@@ -20,12 +21,53 @@ read_arena_csv <- function(path, required, what = "file", call = rlang::caller_e
   )
   first <- names(data)[1]
   if (length(first) && (first %in% c("", "X", "Unnamed: 0"))) data <- data[-1]
+  dup <- names(data)[duplicated(names(data))]
+  if (length(dup)) {
+    abort_pb("The arena {what} has two columns named {.field {dup[[1]]}}.", "schema",
+             file = path, field = dup[[1]], call = call)
+  }
   missing <- setdiff(required, names(data))
   if (length(missing)) {
     abort_pb("The arena {what} lacks column{?s} {.field {missing}}.", "schema", file = path,
              field = missing[[1]], call = call)
   }
   tibble::as_tibble(data)
+}
+
+# read.csv() drops a line with a NUL byte (or, with fileEncoding, every line after it) with
+# only a warning: the first NUL is named by its data row and column.
+check_csv_nul <- function(path, what, call) {
+  bytes <- readBin(path, "raw", file.size(path))
+  at <- match(as.raw(0), bytes)
+  if (is.na(at)) return(invisible())
+  place <- csv_place(bytes[seq_len(at - 1)])
+  field <- csv_header(bytes)[place$field]
+  if (is.na(field) || !nzchar(field)) field <- paste("column", place$field)
+  abort_pb(
+    c("The arena {what} holds a NUL byte.",
+      i = "The file is damaged, or is not UTF-8 text (UTF-16?): re-save it as UTF-8."),
+    "encoding", file = path, row = if (place$record == 0) "header" else place$record,
+    field = field, call = call
+  )
+}
+
+# Which record (0 = the header) and field (1-based) the byte after `prefix` falls in, quotes
+# respected: a quoted field may hold commas and line breaks.
+csv_place <- function(prefix) {
+  quote <- prefix == charToRaw('"')
+  outside <- (cumsum(quote) %% 2 == 0) & !quote
+  breaks <- which(outside & prefix == charToRaw("\n"))
+  start <- if (length(breaks)) max(breaks) else 0L
+  commas <- which(outside & prefix == charToRaw(","))
+  list(record = length(breaks), field = 1L + sum(commas > start))
+}
+
+csv_header <- function(bytes) {
+  end <- match(charToRaw("\n"), bytes, nomatch = length(bytes) + 1L)
+  line <- bytes[seq_len(end - 1)]
+  line <- rawToChar(line[line != as.raw(0)])
+  names(tryCatch(utils::read.csv(text = line, check.names = FALSE, colClasses = "character"),
+                 error = function(e) NULL))
 }
 
 # read.csv(fileEncoding = "UTF-8") stops at an invalid byte with only a warning and drops the
@@ -101,7 +143,10 @@ write_arena_csv <- function(data, path) {
 #'   row.
 #' * Every reader here expects UTF-8: a file that is not valid UTF-8 is an error
 #'   (`predictivebench_error_encoding`) naming the file and the first data row with a bad
-#'   byte, rather than a partial read.
+#'   byte, rather than a partial read. A NUL byte (a damaged file, or UTF-16 text), which
+#'   `read.csv()` would drop with the rows after it, is an error naming its row and column;
+#'   so are two columns of one name, a battle without a model, and a rating or rank that is
+#'   not a finite number.
 #' * `arena_read_answers()` reads an answer cache `q_and_as.csv`: `question` plus one column
 #'   per model, where the text `NaN` means "not generated" (returned as `NA`) and an empty
 #'   string is a real empty answer. The text `NULL` also means "not generated", because an
@@ -137,6 +182,13 @@ arena_read_battles <- function(path) {
 # from pandas' `True`/`False`.
 read_battle_file <- function(path, required, what, call = rlang::caller_env()) {
   data <- read_arena_csv(path, required, what, call = call)
+  for (field in c("model_a", "model_b")) {
+    empty <- which(is.na(data[[field]]) | !nzchar(trimws(data[[field]])))
+    if (length(empty)) {
+      abort_pb("The arena {what} has a battle without a model.", "model", file = path,
+               row = empty[[1]], field = field, call = call)
+    }
+  }
   data$winner <- normalize_winner(data$winner, file = path, call = call)
   if ("is_valid" %in% names(data)) {
     data$is_valid <- toupper(data$is_valid) %in% c("TRUE", "1")
@@ -171,7 +223,7 @@ arena_read_ratings <- function(path) {
   data <- read_arena_csv(path, character(), "rating file")
   if (all(c("Model", "Elo Rating") %in% names(data))) {
     # The original's layout: a 1-based index, `Model` and a rounded `Elo Rating`.
-    rating <- suppressWarnings(as.numeric(data[["Elo Rating"]]))
+    rating <- rating_numbers(data[["Elo Rating"]], path, "Elo Rating")
     return(tibble::tibble(model = data$Model, elo_rating = rating,
                           rank = as.integer(rank(-rating, ties.method = "min"))))
   }
@@ -180,10 +232,26 @@ arena_read_ratings <- function(path) {
     abort_pb("The rating file lacks column{?s} {.field {missing}}.", "schema", file = path,
              field = missing[[1]])
   }
-  rating <- suppressWarnings(as.numeric(data$elo_rating))
-  rank <- if ("rank" %in% names(data)) as.integer(data$rank) else
+  rating <- rating_numbers(data$elo_rating, path, "elo_rating")
+  rank <- if ("rank" %in% names(data)) {
+    as.integer(rating_numbers(data$rank, path, "rank", whole = TRUE))
+  } else {
     as.integer(rank(-rating, ties.method = "min"))
+  }
   tibble::tibble(model = data$model, elo_rating = rating, rank = rank)
+}
+
+# A rating file's numbers: anything that is not a finite number (text, an empty cell, `inf`)
+# is an error naming its row, rather than a rating silently missing.
+rating_numbers <- function(x, path, field, whole = FALSE, call = rlang::caller_env()) {
+  values <- suppressWarnings(as.numeric(x))
+  bad <- which(!is.finite(values) | (whole & values != round(values)))
+  if (length(bad)) {
+    kind <- if (whole) "whole number" else "number"
+    abort_pb("The rating file has {.val {x[[bad[[1]]]]}} where a {kind} belongs.", "field",
+             file = path, row = bad[[1]], field = field, call = call)
+  }
+  values
 }
 
 #' @rdname arena_read_battles
@@ -201,6 +269,10 @@ arena_read_questions <- function(path) {
 # (blank lines are no rows).
 read_questions_table <- function(path, call = rlang::caller_env()) {
   data <- read_arena_csv(path, "question", "question file", call = call)
+  if (!nrow(data)) {
+    abort_pb("The arena question file has no questions.", "empty", file = path,
+             field = "question", call = call)
+  }
   q <- data$question
   keep <- !is.na(q)
   first <- which(keep & !duplicated(q))

@@ -24,14 +24,35 @@ register_models <- function(models, min = 2, call = rlang::caller_env()) {
       abort_pb("Model {i} must be an ellmer chat or a name.", "argument", call = call)
     }
   }
-  if (any(!nzchar(nms)) || anyDuplicated(nms)) {
-    abort_pb("Model names must be unique and non-empty.", "argument", call = call)
-  }
+  check_model_names(nms, call = call)
   names(models) <- nms
   if (length(models) < min) {
     abort_pb("An arena needs at least two models.", "argument", call = call)
   }
   models
+}
+
+# Names the arena's files give another meaning: `question` is the answer cache's question
+# column (q_and_as.csv has one column per model beside it), and a control character would
+# break a CSV line or the "\r" that joins a pair's key (pair_keys()).
+check_model_names <- function(nms, call = rlang::caller_env()) {
+  if (any(is.na(nms) | !nzchar(nms)) || anyDuplicated(nms)) {
+    abort_pb("Model names must be unique and non-empty.", "argument", call = call)
+  }
+  if ("question" %in% nms) {
+    abort_pb(
+      c("A model can't be named {.val question}.",
+        i = "The answer cache {.file q_and_as.csv} keeps the questions in a column of that
+             name, beside one column per model; give the model another name."),
+      "argument", field = "question", call = call
+    )
+  }
+  bad <- nms[grepl("[[:cntrl:]]", nms)]
+  if (length(bad)) {
+    abort_pb("Model name {.val {bad[[1]]}} holds a control character (a line break, tab or
+              carriage return).", "argument", call = call)
+  }
+  invisible(nms)
 }
 
 check_registered <- function(arrangement, models, file = NULL, call = rlang::caller_env()) {
@@ -96,6 +117,7 @@ arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all",
   if (!is.character(models) || length(models) < 2) {
     abort_pb("{.arg models} must name at least two models.", "argument")
   }
+  check_model_names(models)
   questions <- unique(as.character(questions))
   check_flag(shuffle)
   if (strategy == "reload") {

@@ -46,6 +46,8 @@
 #' @param experiment Name of the results folder.
 #' @param models A named list of ellmer chats (their answers are generated) and/or names
 #'   whose answers are already in `q_and_as.csv` (a character vector, or `NULL` elements).
+#'   Names are unique; `question` (the answer cache's question column) and names with a
+#'   control character (line break, tab) are refused.
 #' @param judge The judge, an ellmer chat.
 #' @param n Decisive battles wanted per pair (`"pairs"`); questions per pair per round.
 #' @param strategy `"pairs"`, `"all"` (every pair on every question, one round) or `"reload"`

@@ -11,7 +11,7 @@
 batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   path <- batch_state_path(dir, keys)
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
-  read_batch_state(path)
+  read_batch_state(path, length(prompts))
   # ellmer is asked to check once per call (wait = FALSE) and the waiting is done here, so
   # that a batch which ends without completing (an expired or failed OpenAI batch, which
   # ellmer 0.5.0 would keep polling forever) ends the wait with an error.
@@ -50,14 +50,51 @@ batch_state_path <- function(dir, keys) {
 # The state ellmer keeps, or NULL before the batch is submitted. A file that is not JSON (a
 # write cut short) is an error that names it: deleting it submits the batch again, which
 # the provider bills again, so it is left to the user.
-read_batch_state <- function(path) {
+read_batch_state <- function(path, n = NULL, call = rlang::caller_env()) {
   if (!file.exists(path)) return(NULL)
-  tryCatch(jsonlite::read_json(path), error = function(e) {
+  state <- tryCatch(jsonlite::read_json(path), error = function(e) {
     abort_pb(c(
       "The batch state file is not valid JSON; the batch it recorded cannot be resumed.",
       i = "Delete it to submit the prompts again (a new batch, billed again)."
-    ), "batch_state", file = path, parent = e)
+    ), "batch_state", file = path, parent = e, call = call)
   })
+  check_batch_state(state, path, n, call = call)
+}
+
+# ellmer 0.5.0's BatchJob writes {version, stage, batch, results, started_at, hash} and trusts
+# what it reads back: JSON of another shape makes it fail on an unrelated line, or (with no
+# batch) be reported as a batch the provider refused. Checked here, naming the field.
+batch_stages <- c("submitting", "waiting", "retrieving", "done")
+
+check_batch_state <- function(state, path, n = NULL, call = rlang::caller_env()) {
+  malformed <- function(field, problem) {
+    abort_pb(c(
+      "The batch state file is malformed: {problem}.",
+      i = "It was not written by {.fn ellmer::batch_chat}, or was changed since.",
+      i = "Delete it to submit the prompts again (a new batch, billed again)."
+    ), "batch_state", file = path, field = field, call = call)
+  }
+  if (!is.list(state) || is.null(names(state))) malformed(NULL, "it is not a JSON object")
+  if (!rlang::is_string(state$stage) || !state$stage %in% batch_stages) {
+    malformed("stage", paste("the stage is not one of", paste(batch_stages, collapse = ", ")))
+  }
+  if (!is.list(state$hash) || !length(state$hash) || is.null(names(state$hash))) {
+    malformed("hash", "the hash of the chat and prompts is missing")
+  }
+  if (!is.numeric(state$started_at) || length(state$started_at) != 1) {
+    malformed("started_at", "the start time is not a number")
+  }
+  if (state$stage != "submitting" &&
+      !(is.list(state$batch) && rlang::is_string(state$batch$id) && nzchar(state$batch$id))) {
+    malformed("batch", "it records no batch id")
+  }
+  if (!is.null(state$results) && !is.list(state$results)) {
+    malformed("results", "the results are not a list")
+  }
+  if (!is.null(n) && state$stage == "done" && length(state$results) != n) {
+    malformed("results", paste(length(state$results), "results for", n, "prompts"))
+  }
+  state
 }
 
 abort_batch <- function(e, path) {

@@ -56,8 +56,19 @@ benchmark_dataset <- function(benchmark, path = NULL, sample = NULL, limit = NUL
     file <- path
     table <- read_task_table(path, benchmark)
   }
+  check_not_empty(table, file, call = call)
   if (!is.null(check)) table <- check(table, file = file)
   take_rows(table, limit, shuffle)
+}
+
+# A task with no samples has nothing to evaluate (vitals would fail deep inside `$eval()`).
+check_not_empty <- function(table, file = NULL, call = rlang::caller_env()) {
+  if (nrow(table)) return(invisible(table))
+  abort_pb(
+    c("The task table has no rows: there is nothing to evaluate.",
+      i = "Check the file it was made from, or the filter that emptied it."),
+    "empty", file = file, call = call
+  )
 }
 
 # The first `limit` rows, after an optional seeded shuffle.
@@ -209,6 +220,8 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   check_string(name, call = call)
   check_string(benchmark, allow_null = TRUE, call = call)
   check_limit(limit, call = call)
+  check_not_empty(dataset, call = call)
+  check_vitals_columns(dataset, call = call)
   dataset <- take_rows(dataset, limit)
   solver <- bind_dataset(solver, dataset)
   if (is.null(benchmark)) {
@@ -218,6 +231,23 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   ResultsTask$new(dataset = dataset, solver = solver, scorer = scorer, benchmark = benchmark,
                   metrics = metrics, epochs = epochs, name = name, dir = dir,
                   metadata_fields = metadata_fields)
+}
+
+# Columns vitals writes into each sample: a task table's own column of that name would be
+# overwritten without a word (`result`, `score`), or, for `epoch`, split in two by vitals'
+# join when `epochs` > 1.
+vitals_columns <- c("epoch", "result", "solver_chat", "solver_metadata", "score",
+                    "scorer_chat", "scorer_metadata")
+
+check_vitals_columns <- function(dataset, call = rlang::caller_env()) {
+  taken <- intersect(names(dataset), vitals_columns)
+  if (!length(taken)) return(invisible(dataset))
+  abort_pb(
+    c("The task table has a column {.field {taken[[1]]}}, a name vitals keeps for its own
+       results.",
+      i = "Rename or drop it; vitals' own columns are {.field {vitals_columns}}."),
+    "schema", field = taken[[1]], call = call
+  )
 }
 
 # ---- Results -------------------------------------------------------------------------------

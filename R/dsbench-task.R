@@ -105,7 +105,12 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   folder it was made from (recorded in the file, and found relative to the parquet file
 #'   when the file was written inside that folder, so the two can move together), else a
 #'   `data/` folder or the competition folders next to the parquet file; else none (then
-#'   images are not attached and the files mode is unavailable).
+#'   images are not attached and the files mode is unavailable). The solver opens only files
+#'   inside it: before any request, every row's competition folder (`competition_dir`), image
+#'   (`image_used`, inside the row's competition folder) and, in the files mode, workbooks
+#'   (`workbook_files`) are checked to stay inside after links are resolved, whoever made the
+#'   table; one that leads out is an error (`predictivebench_error_path`) naming the row and
+#'   field.
 #' @param mode `"inline"` (the original: workbooks in the prompt) or `"files"` (workbooks
 #'   read through tools).
 #' @param images Attach each competition's first image, as the original does for vision
@@ -187,7 +192,9 @@ dsbench_dataset <- function(path = NULL, data_dir = NULL, limit = NULL, shuffle 
                              limit = limit, shuffle = shuffle)
   if (!is.null(data_dir)) {
     table$folder <- dsbench_folders(table$competition_dir, dsbench_root(data_dir))
-  } else if (!"folder" %in% names(table)) {
+  } else if (rlang::is_string(path) || !"folder" %in% names(table)) {
+    # A file's own `folder` column is never trusted: a shared parquet must not choose which
+    # folder on this disk counts as the data folder.
     root <- if (rlang::is_string(path)) dsbench_parquet_root(path, table$competition_dir)
     table$folder <- dsbench_folders(table$competition_dir, root, file = path)
   }
@@ -230,7 +237,7 @@ dsbench_parquet_root <- function(path, competition_dir) {
   relative <- meta[["predictivebench.dsbench_root_relative"]]
   candidates <- c(
     if (!is.null(relative) && dsbench_is_relative_inside(relative)) file.path(here, relative),
-    meta[["predictivebench.dsbench_root"]],
+    dsbench_recorded_root(meta[["predictivebench.dsbench_root"]]),
     file.path(here, "data"), here
   )
   for (root in candidates) {
@@ -239,6 +246,14 @@ dsbench_parquet_root <- function(path, competition_dir) {
     }
   }
   NULL
+}
+
+# The absolute folder a parquet file names counts only when it is a DSBench folder (its
+# data.json beside or above the competition folders), so a file made elsewhere can't point
+# the solver at another folder of this disk.
+dsbench_recorded_root <- function(root) {
+  if (is.null(root) || !nzchar(root)) return(NULL)
+  if (any(file.exists(file.path(c(root, dirname(root)), "data.json")))) root
 }
 
 # A path below the parquet file's folder: relative, with no ".." part.
@@ -311,8 +326,6 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     config$encoding %||%
       if (inherits(solver_chat, "BaselineChat")) "o200k_base" else solver_chat$get_model()
   }
-  cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,
-                count_tokens = config$count_tokens, encoding = encoding)
   image <- rep(NA_character_, n)
   if (config$images && bound) {
     used <- rows$image_used
@@ -326,13 +339,17 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
         "argument", call = call
       )
     }
-    image[has] <- file.path(dirname(folder[has]), used[has])
   }
+  # Every file a row names is checked before any request (R/dsbench-paths.R).
+  if (bound && (config$mode == "files" || config$images)) {
+    folder <- dsbench_row_folders(rows, call = call)
+  }
+  if (config$mode == "files") dsbench_check_workbooks(rows, folder, call = call)
+  if (config$images && bound) image <- dsbench_row_images(rows, folder, call = call)
+  cut <- lapply(texts, dsbench_truncate, max_tokens = config$budget,
+                count_tokens = config$count_tokens, encoding = encoding)
   prompts <- lapply(seq_len(n), function(i) {
     if (is.na(image[[i]])) return(cut[[i]]$text)
-    if (!file.exists(image[[i]])) {
-      abort_pb("Image file does not exist.", "missing_file", file = image[[i]])
-    }
     list(cut[[i]]$text, ellmer::content_image_file(image[[i]], resize = "none"))
   })
   # Requests differ by system prompt and tools: send them in groups, keep the input order.

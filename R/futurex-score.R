@@ -227,14 +227,17 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
 }
 
 futurex_predictions_table <- function(predictions, duplicate_ids) {
-  if (is.data.frame(predictions)) return(validate_task_table(predictions, "futurex"))
+  if (is.data.frame(predictions)) {
+    return(check_not_empty(validate_task_table(predictions, "futurex"), "<data frame>"))
+  }
   check_string(predictions)
   path <- predictions
   if (!file.exists(path) && !grepl("\\.json$", path) && file.exists(paste0(path, ".json"))) {
     path <- paste0(path, ".json")
   }
-  if (grepl("\\.parquet$", path)) return(read_task_table(path, "futurex"))
-  prepare_futurex(path, duplicate_ids = duplicate_ids)
+  table <- if (grepl("\\.parquet$", path)) read_task_table(path, "futurex") else
+    prepare_futurex(path, duplicate_ids = duplicate_ids)
+  check_not_empty(table, path)
 }
 
 #' @export

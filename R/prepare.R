@@ -15,6 +15,16 @@
 #' installed with this package; set `PREDICTIVEBENCH_PYTHON_PATH` (or the option
 #' `predictivebench.python_path`) to a folder holding another `predictivebench/` to use that.
 #'
+#' @section Errors:
+#' Every problem with the raw files is a `predictivebench_error_<kind>` condition (see
+#' [predictivebench-errors]) naming the file, row and field. Besides each benchmark's own
+#' checks, every flattener refuses a NUL byte in a text file (`encoding`: a damaged file, or
+#' UTF-16 text) and the numbers `NaN`, `Infinity` and `-Infinity` anywhere in a JSON file
+#' (`json`: they are not JSON, though Python's parser takes them; the field is named by its
+#' path, such as `Std` or `context[2].expected`). The table it makes is checked again: no
+#' infinite number, no NUL character, and for DSBench no file name that leaves the data
+#' folder (`path`).
+#'
 #' @param benchmark The flattener, one of `"futurex"`, `"dsbench"`, `"deltabench"`,
 #'   `"processbench"`, `"probsem"` (the arena needs no flattener: see [prepare_arena()]).
 #' @param source The raw file or folder; several files where the flattener stacks them

@@ -279,6 +279,10 @@ check_column <- function(values, type, nullable, file, field) {
     fail(NULL, paste0("must be ", type, ", not ", class(values)[[1]]))
   }
   if (!nullable && anyNA(values)) fail(which(is.na(values))[[1]], "has a missing value")
+  # JSON, Python's checks and the scorers know no infinite numbers (NaN is a missing value).
+  if (type == "double" && any(is.infinite(values))) {
+    fail(which(is.infinite(values))[[1]], "has an infinite value")
+  }
   values
 }
 

@@ -1,11 +1,11 @@
 # ellmer tools over one competition's workbooks (DSBench's files mode), built on readxl.
 
-# Which files are workbooks, and that none of them leaves the competition folder, is decided
-# once, by the Python flattener (inst/python/predictivebench/dsbench.py: is_workbook_name(),
-# find_workbooks() and the link check in flatten_competition()), and recorded in the task
-# table's `workbook_files` column. The data flow runs raw -> Python -> parquet -> R, so R does
-# not list or check the folder again: the tools open exactly the names they are given and
-# refuse any other.
+# Which files are workbooks is decided once, by the Python flattener
+# (inst/python/predictivebench/dsbench.py: is_workbook_name(), find_workbooks()), and recorded
+# in the task table's `workbook_files` column: R does not list the folder again, and the
+# tools open exactly the names they are given and refuse any other. A table may come from
+# anywhere, so every given name is checked to stay inside the folder (links resolved) when
+# the tools are made, and again when the model opens it (a link may appear in between).
 
 #' Tools that let a model read a folder's Excel workbooks
 #'
@@ -18,7 +18,10 @@
 #' `chat$register_tools(workbook_tools(folder, files))`.
 #'
 #' The tools are confined to `files`: they open only those names in `folder` and refuse
-#' every other name (another file, a path, a name from another folder). For DSBench, give
+#' every other name (another file, a path, a name from another folder). A name in `files`
+#' that leads outside `folder` (an absolute path, `..`, or a link that resolves outside) is
+#' an error (`predictivebench_error_path`) when the tools are made, and is refused again
+#' when the model opens it. For DSBench, give
 #' the task table's `workbook_files` for the competition: [prepare_dsbench()] lists there
 #' the competition's workbooks (answer workbooks, whose names contain "answer", are never
 #' listed, as in DSBench) and refuses folders with links that lead outside them, so the list
@@ -52,6 +55,9 @@ workbook_tools <- function(folder, files, max_cells = 2000) {
     abort_pb("Workbook folder does not exist.", "missing_file", file = folder)
   }
   folder <- normalizePath(folder, mustWork = TRUE)
+  for (i in seq_along(files)) {
+    check_path_inside(folder, files[[i]], "workbook", file = folder, row = i, field = "files")
+  }
   list_workbooks <- function() {
     if (!length(files)) return("There are no workbooks.")
     paste(files, collapse = "\n")
@@ -114,7 +120,8 @@ workbook_path <- function(folder, files, file) {
   if (endsWith(tolower(file), "xlsb")) {
     stop("Workbook '", file, "' is an .xlsb file, which this tool cannot read.", call. = FALSE)
   }
-  path <- file.path(folder, file)
+  path <- path_inside(folder, file)
+  if (is.null(path)) stop("Workbook '", file, "' is outside the folder.", call. = FALSE)
   if (!file.exists(path)) stop("Workbook '", file, "' does not exist.", call. = FALSE)
   path
 }

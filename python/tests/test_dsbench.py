@@ -224,6 +224,28 @@ def test_symlink_out_of_folder_is_refused(tmp_path):
     assert info.value.kind == "path"
 
 
+def test_competition_folder_linked_out_of_the_data_folder_is_refused(tmp_path):
+    outside = tmp_path / "elsewhere"
+    real = competition(outside, "c1")
+    competition(tmp_path / "root", "c1")
+    target = tmp_path / "root" / "data" / "c1"
+    shutil.rmtree(target)
+    os.symlink(real, target)
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path / "root"))
+    assert info.value.kind == "path" and info.value.field == "id"
+    assert "competition c1" in str(info.value.row)
+
+
+def test_nul_byte_in_a_question_file_names_the_file_and_line(tmp_path):
+    folder = competition(tmp_path, "c1")
+    (folder / "question1.txt").write_bytes(b"What is\n2 + \x002?\n")
+    with pytest.raises(PredictiveBenchError) as info:
+        prepare("dsbench", str(tmp_path))
+    assert info.value.kind == "encoding" and info.value.file.endswith("question1.txt")
+    assert "line 2" in str(info.value)
+
+
 def test_corrupt_workbook_names_the_file(tmp_path):
     folder = competition(tmp_path, "c1")
     (folder / "broken.xlsx").write_bytes(b"PK\x03\x04 this is not a workbook")

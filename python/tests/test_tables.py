@@ -80,3 +80,44 @@ def test_pyarrow_writes_typed_empty_lists_and_the_benchmark(tmp_path):
     assert table.schema.metadata[b"predictivebench.benchmark"] == b"processbench"
     assert table.column("error_sections").to_pylist() == [[], []]
     assert not list(tmp_path.glob("*.tmp-*"))
+
+
+def test_validate_names_non_finite_doubles_and_nul_characters():
+    df = pd.DataFrame([futurex_row(), futurex_row(id="b", std=float("inf"))])
+    with pytest.raises(PredictiveBenchError, match="not a finite number") as error:
+        validate_table(df, "futurex", file="t.parquet")
+    assert (error.value.row, error.value.field, error.value.kind) == (2, "std", "schema")
+    # NaN in a double column is a missing value, as pandas writes one
+    assert validate_table(pd.DataFrame([futurex_row(std=float("nan"))]), "futurex") is not None
+    with pytest.raises(PredictiveBenchError, match="NUL character") as error:
+        validate_table(pd.DataFrame([futurex_row(input="a\x00b")]), "futurex")
+    assert (error.value.row, error.value.field) == (1, "input")
+
+
+def dsbench_row(**overrides):
+    row = {"id": "c1_q1", "input": "p", "target": "A", "target_type": "letter",
+           "answer_json": '"A"', "competition_id": "c1", "competition_name": None, "year": None,
+           "question_name": "q1", "question_index": 1, "introduction": "i", "question": "q",
+           "workbook_chars": 0, "workbook_files": ["book.xlsx"], "image_paths": ["c1/a.png"],
+           "image_used": "c1/a.png", "competition_dir": "c1"}
+    row.update(overrides)
+    return row
+
+
+@pytest.mark.parametrize("field, value", [
+    ("competition_dir", ".."), ("competition_dir", "/etc"), ("competition_dir", "a/b"),
+    ("workbook_files", ["ok.xlsx", "../secret.xlsx"]), ("workbook_files", ["/tmp/x.xlsx"]),
+    ("image_used", "c1/../../x.png"), ("image_used", "/etc/x.png"), ("image_used", "c2/a.png"),
+    ("image_paths", ["c1/a.png", "c1/sub/b.png"]),
+])
+def test_validate_refuses_dsbench_names_that_leave_the_data_folder(field, value):
+    df = pd.DataFrame([dsbench_row(), dsbench_row(id="c1_q2", **{field: value})])
+    with pytest.raises(PredictiveBenchError) as error:
+        validate_table(df, "dsbench", file="shared.parquet")
+    assert (error.value.row, error.value.field, error.value.kind) == (2, field, "path")
+    assert error.value.file == "shared.parquet"
+
+
+def test_validate_accepts_dsbench_rows_without_images():
+    df = pd.DataFrame([dsbench_row(image_used=None, image_paths=[], workbook_files=[])])
+    assert len(validate_table(df, "dsbench")) == 1

@@ -109,9 +109,71 @@ test_that("questions.csv: unique questions in order, with counts and first rows"
   # line (pandas reads it as an empty value). The retired Python flattener kept it.
   writeLines(c("question", '""', "x"), path)
   expect_equal(arena_dataset(path)$input, "x")
-  # A header alone is an empty, valid table.
+  # A header alone has no questions: nothing to evaluate.
   writeLines("question", path)
-  expect_equal(nrow(validate_task_table(arena_dataset(path), "arena")), 0)
+  err <- expect_error(arena_dataset(path), class = "predictivebench_error_empty")
+  expect_identical(err$file, path)
+  expect_error(prepare_arena(path), class = "predictivebench_error_empty")
+})
+
+test_that("a NUL byte is an error naming its row and field, not a silent loss", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "questions.csv")
+  nul <- function(...) {
+    parts <- lapply(list(...), function(x) if (is.raw(x)) x else charToRaw(x))
+    writeBin(do.call(c, parts), path)
+  }
+  # read.csv() alone warns and drops the questions from this one on.
+  nul(',question\n0,"What is 1?"\n1,"Wh', as.raw(0), 'at is 2?"\n2,"Three?"\n')
+  err <- expect_error(arena_read_questions(path), class = "predictivebench_error_encoding")
+  expect_identical(err$file, path)
+  expect_identical(err$row, 2L)
+  expect_identical(err$field, "question")
+  # A quoted field spanning lines, commas inside quotes, and an unnamed index column.
+  nul(',question,source\n0,"a, b\nc",x\n1,"d",y', as.raw(0), "\n")
+  err <- expect_error(arena_read_questions(path), class = "predictivebench_error_encoding")
+  expect_identical(c(err$row, err$field), c("2", "source"))
+  nul(as.raw(0), ",question\n0,a\n")
+  err <- expect_error(arena_read_questions(path), class = "predictivebench_error_encoding")
+  expect_identical(c(err$row, err$field), c("header", "column 1"))
+  # UTF-16 text is full of NUL bytes: it says so.
+  writeBin(iconv("question\nhello\n", "UTF-8", "UTF-16LE", toRaw = TRUE)[[1]], path)
+  expect_snapshot(arena_read_answers(path), error = TRUE,
+                  transform = function(x) gsub(dir, "<tmp>", x, fixed = TRUE))
+})
+
+test_that("a NUL byte in a real EloBench file is named", {
+  source <- elobench_reference("rwq_200_questions.csv")
+  if (is.null(source)) skip("The reference folder shared/reference/elobench is absent.")
+  bytes <- readBin(source, "raw", file.size(source))
+  questions <- arena_read_questions(source)
+  expect_length(questions, 200)
+  # The first byte of the 57th question's text.
+  at <- grepRaw(questions[[57]], bytes, fixed = TRUE)
+  path <- file.path(withr::local_tempdir(), "questions.csv")
+  writeBin(c(bytes[seq_len(at)], as.raw(0), bytes[-seq_len(at)]), path)
+  err <- expect_error(arena_read_questions(path), class = "predictivebench_error_encoding")
+  expect_identical(c(err$row, err$field), c(57L, "question"))
+})
+
+test_that("duplicate columns, empty model names and rating numbers are checked", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "f.csv")
+  writeLines(c("question,m1,m1", '"a","x","y"'), path)
+  err <- expect_error(arena_read_answers(path), class = "predictivebench_error_schema")
+  expect_identical(err$field, "m1")
+  writeLines(c("model_a,model_b,winner", "m1,m2,model_a", "m1,,model_b"), path)
+  err <- expect_error(arena_read_battles(path), class = "predictivebench_error_model")
+  expect_identical(c(err$row, err$field), c("2", "model_b"))
+  writeLines(c("model,elo_rating", "m1,1010.5", "m2,abc"), path)
+  err <- expect_error(arena_read_ratings(path), class = "predictivebench_error_field")
+  expect_identical(c(err$row, err$field), c("2", "elo_rating"))
+  writeLines(c("model,elo_rating,rank", "m1,1010.5,1", "m2,990,1.5"), path)
+  err <- expect_error(arena_read_ratings(path), class = "predictivebench_error_field")
+  expect_identical(c(err$row, err$field), c("2", "rank"))
+  writeLines(c(",Model,Elo Rating", "1,m1,Inf"), path)
+  err <- expect_error(arena_read_ratings(path), class = "predictivebench_error_field")
+  expect_identical(c(err$row, err$field), c("1", "Elo Rating"))
 })
 
 test_that("questions.csv: a missing column, a ragged row, a missing or empty file", {

@@ -46,3 +46,21 @@ test_that("registration errors say what a model must be", {
   expect_snapshot(arena_arrange("q1", list(a = NULL, a = NULL)), error = TRUE)
   expect_snapshot(arena_arrange("q1", list(a = NULL, b = 42)), error = TRUE)
 })
+
+test_that("names the arena's files give another meaning are refused", {
+  # `question` is the answer cache's question column: today's wrong message said the
+  # arrangement named an unregistered model.
+  expect_snapshot(arena_arrange("q1", c("question", "m2")), error = TRUE)
+  err <- expect_error(
+    arena_answers("q1", list(question = baseline_constant("a")), withr::local_tempdir(),
+                  cache = FALSE),
+    class = "predictivebench_error_argument"
+  )
+  expect_identical(err$field, "question")
+  # "\r" joins a pair's key; a line break would split a CSV line.
+  for (name in c("a\rb", "a\nb", "tab\there")) {
+    expect_error(arena_arrange("q1", c(name, "m2")), "control character",
+                 class = "predictivebench_error_argument")
+  }
+  expect_error(arena_arrange("q1", c(NA, "m2")), class = "predictivebench_error_argument")
+})

@@ -469,7 +469,80 @@ bad_inputs <- list(
              write_task_table(fx_table(), path, "futurex")
              function() processbench_dataset(path)
            },
-           "benchmark", "other.parquet", python = FALSE)
+           "benchmark", "other.parquet", python = FALSE),
+
+  # NUL bytes, NaN/Infinity, empty tables and names that leave the data folder (issue 18)
+  bad_case("futurex: Infinity as a Std",
+           function(d) fx_raw(d, '[{"id": "a", "prompt": "p", "level": 1, "ground_truth": "1"},',
+                              ' {"id": "b", "prompt": "p", "level": 3, "ground_truth": "2",',
+                              '  "Std": Infinity}]'),
+           "json", "questions.json", row = "2", field = "Std"),
+  bad_case("futurex: a NUL byte in a prompt",
+           function(d) {
+             path <- write_bytes(file.path(d, "questions.json"),
+                                 c(charToRaw('[{"id": "a", "prompt": "p'), as.raw(0),
+                                   charToRaw('", "level": 1, "ground_truth": "1"}]')))
+             function() prepare_futurex(path)
+           },
+           "encoding", "questions.json", row = "1"),
+  bad_case("processbench: NaN as a label",
+           function(d) pb_lines(d, json_line(pb_record("a")),
+                                sub('"label":-1', '"label":NaN', json_line(pb_record("b")))),
+           "json", "gsm8k.jsonl", row = "2", field = "label"),
+  bad_case("deltabench: -Infinity in a section number",
+           function(d) db_lines(d, sub('"reason_error_section_numbers":[]',
+                                       '"reason_error_section_numbers":[-Infinity]',
+                                       json_line(db_record("a")), fixed = TRUE)),
+           "json", "deltabench.jsonl", row = "1", field = "reason_error_section_numbers[1]"),
+  bad_case("probsem: NaN as an expected option",
+           function(d) ps_folder(d, suite_text = paste0(
+             '{"pretext": "Context:", "posttext": "", "queries": ["Wet.", "Dry."],',
+             ' "context": [{"text": "It rained.", "expected": NaN}]}')),
+           "json", "weather_A.json", field = "context[1].expected"),
+  bad_case("dsbench: NaN as an answer",
+           function(d) ds_folder(d, data_json = paste0(
+             '{"id": "c1", "name": "Comp", "year": 2024, "questions": ["question1"], ',
+             '"answers": [NaN]}')),
+           "json", "data.json", row = "1", field = "answers[1]"),
+  bad_case("dsbench: a NUL byte in a question file",
+           function(d) ds_folder(d, extra = function(folder) {
+             write_bytes(file.path(folder, "question1.txt"),
+                         c(charToRaw("Which option?\nA or"), as.raw(0), charToRaw(" B.")))
+           }),
+           "encoding", "question1.txt"),
+  bad_case("arena: a NUL byte in questions.csv",
+           function(d) {
+             path <- write_bytes(file.path(d, "questions.csv"),
+                                 c(charToRaw(',question\n0,"a"\n1,"b'), as.raw(0),
+                                   charToRaw('"\n2,"c"\n')))
+             function() prepare_arena(path)
+           },
+           "encoding", "questions.csv", row = "2", field = "question", python = FALSE),
+  bad_case("task table: a parquet file without rows",
+           function(d) {
+             path <- write_task_table(fx_table()[0, ], file.path(d, "none.parquet"), "futurex")
+             function() futurex_dataset(path)
+           },
+           "empty", "none.parquet", python = FALSE),
+  bad_case("task table: an infinite Std",
+           function(d) {
+             x <- fx_table()
+             x$std[[3]] <- Inf
+             function() validate_task_table(x, "futurex", file = "mine.parquet")
+           },
+           "schema", "mine.parquet", row = "3", field = "std", python = FALSE),
+  bad_case("task table: a dsbench image outside the data folder",
+           function(d) {
+             file.copy(system.file("extdata", "dsbench", package = "predictivebench"), d,
+                       recursive = TRUE)
+             x <- dsbench_dataset(data_dir = file.path(d, "dsbench"))
+             x$image_used[[3]] <- "00000101/../../../outside.png"
+             tsk <- dsbench_task(x, solver = dsbench_solver(cache = FALSE),
+                                 scorer = dsbench_scorer_exact(), dir = d)
+             function() tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)
+           },
+           "path", "00000101", row = "3 (id 00000101_question3)", field = "image_used",
+           python = FALSE)
 )
 
 check_bad_input <- function(case) {

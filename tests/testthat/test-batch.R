@@ -113,13 +113,21 @@ test_that("wait = FALSE submits and says how to collect; a new R process resumes
   }
 })
 
-test_that("a corrupt state file and one from another chat are classed errors naming the file", {
-  server <- local_fake_openai(batch_reply, batch = list(polls = 5))
-  dir <- withr::local_tempdir()
+# A batch of two prompts submitted and still running: its chat, cache folder and state file.
+pending_batch <- function(server, env = parent.frame()) {
+  dir <- withr::local_tempdir(.local_envir = env)
   chat <- fake_anthropic_chat(server)
   suppressMessages(generate_responses(chat, c("p", "q"), cache = dir, batch = TRUE,
                                       wait = FALSE))
-  state <- batch_files(dir)
+  list(chat = chat, dir = dir, state = batch_files(dir))
+}
+
+test_that("a corrupt state file and one from another chat are classed errors naming the file", {
+  server <- local_fake_openai(batch_reply, batch = list(polls = 5))
+  pending <- pending_batch(server)
+  chat <- pending$chat
+  dir <- pending$dir
+  state <- pending$state
   expect_length(state, 1)
   good <- readLines(state)
 
@@ -143,6 +151,47 @@ test_that("a corrupt state file and one from another chat are classed errors nam
   expect_s3_class(err, "predictivebench_error_batch_state")
   expect_identical(err$file, state)
   expect_match(conditionMessage(err), "not valid JSON")
+})
+
+test_that("a state file of another shape names the field; nothing is submitted again", {
+  server <- local_fake_openai(batch_reply, batch = list(polls = 5))
+  pending <- pending_batch(server)
+  chat <- pending$chat
+  dir <- pending$dir
+  state <- pending$state
+  good <- jsonlite::read_json(state)
+  json <- function(x) jsonlite::toJSON(x, auto_unbox = TRUE, null = "null")
+  change <- function(...) {
+    values <- list(...)
+    for (name in names(values)) good[name] <- list(values[[name]])
+    good
+  }
+  cases <- list(
+    list(text = "[]", field = NULL, message = "not a JSON object"),
+    list(text = '"x"', field = NULL, message = "not a JSON object"),
+    list(text = json(good[setdiff(names(good), "batch")]), field = "batch",
+         message = "no batch id"),
+    list(text = json(change(batch = "abc")), field = "batch", message = "no batch id"),
+    list(text = json(change(stage = "weird")), field = "stage", message = "stage is not"),
+    list(text = json(good[setdiff(names(good), "hash")]), field = "hash",
+         message = "hash"),
+    list(text = json(change(started_at = "yesterday")), field = "started_at",
+         message = "start time"),
+    list(text = json(change(stage = "done", results = list(list(type = "x")))),
+         field = "results", message = "1 results for 2 prompts")
+  )
+  before <- server$count()
+  for (case in cases) {
+    writeLines(case$text, state)
+    err <- tryCatch(generate_responses(chat, c("p", "q"), cache = dir, batch = TRUE),
+                    error = identity)
+    expect_s3_class(err, "predictivebench_error_batch_state")
+    expect_identical(err$file, state)
+    expect_identical(err$field, case$field)
+    expect_match(conditionMessage(err), case$message)
+    expect_no_match(conditionMessage(err), "did not accept")
+  }
+  expect_equal(server$count(), before)
 })
 
 test_that("a batch refused as a whole (HTTP 400) is a classed error; cached answers stay", {

@@ -27,6 +27,28 @@ test_that("benchmark_dataset() runs the benchmark's row check with the file name
   expect_equal(seen, "<data frame>")
 })
 
+test_that("an empty task table is a classed error naming the file, not a crash in $eval()", {
+  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
+  path <- write_task_table(sample[0, ], withr::local_tempfile(fileext = ".parquet"), "futurex")
+  err <- expect_error(futurex_dataset(path), class = "predictivebench_error_empty")
+  expect_identical(err$file, path)
+  expect_error(futurex_dataset(sample[0, ]), class = "predictivebench_error_empty")
+  # A table emptied after it was read stops when the task is made.
+  expect_snapshot(futurex_task(sample[0, ], dir = tempfile()), error = TRUE)
+  expect_error(dsbench_task(dsbench_dataset()[0, ], dir = tempfile()),
+               class = "predictivebench_error_empty")
+})
+
+test_that("a task table column that vitals keeps for its results is refused, naming it", {
+  sample <- futurex_dataset()
+  for (name in c("epoch", "result", "score", "solver_chat")) {
+    x <- sample
+    x[[name]] <- "mine"
+    err <- expect_error(futurex_task(x, dir = tempfile()), class = "predictivebench_error_schema")
+    expect_identical(err$field, name)
+  }
+})
+
 test_that("limit takes the first n rows; shuffle makes it a seeded random sample", {
   full <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
   first <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", limit = 3)

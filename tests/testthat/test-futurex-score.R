@@ -119,6 +119,31 @@ test_that("bad prediction files are classed errors naming file, row and field", 
                class = "predictivebench_error_missing_file")
   expect_error(futurex_score(write(paste0("[", good, "},", good, "}]"), "dup.json")),
                class = "predictivebench_error_duplicate_id")
+  # An empty file of predictions: said so, not "`text` must be a character vector".
+  err <- expect_error(futurex_score(write("[]", "none.json")),
+                      class = "predictivebench_error_empty")
+  expect_identical(err$file, file.path(dir, "none.json"))
+  # Infinity and NaN, which Python's parser would take, name the item and field.
+  err <- expect_error(futurex_score(write(sub('"Std": null', '"Std": -Infinity',
+                                              paste0("[", good, "}]")), "inf.json")),
+                      class = "predictivebench_error_json")
+  expect_equal(c(err$row, err$field), c("1", "Std"))
+})
+
+test_that("the real FutureX file with Infinity in a Std names the item and field", {
+  skip_if_no_python()
+  source <- skip_if_no_reference("futurex", "250915.json")
+  lines <- readLines(source, encoding = "UTF-8", warn = FALSE)
+  at <- grep('"Std": [0-9]', lines)[[1]]
+  lines[[at]] <- sub('"Std": [0-9.]+', '"Std": Infinity', lines[[at]])
+  path <- file.path(withr::local_tempdir(), "250915.json")
+  writeLines(lines, path, useBytes = TRUE)
+  items <- jsonlite::fromJSON(source, simplifyVector = FALSE)
+  row <- which(vapply(items, function(x) !is.null(x$Std), TRUE))[[1]]
+  err <- expect_error(futurex_score(path, duplicate_ids = "suffix"),
+                      class = "predictivebench_error_json")
+  expect_equal(c(err$row, err$field, err$file), c(as.character(row), "Std", path))
+  expect_match(conditionMessage(err), paste0("line ", at))
 })
 
 test_that("LLM unit normalization is used when it parses and falls back when not", {

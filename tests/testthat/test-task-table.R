@@ -57,6 +57,14 @@ test_that("validation names file, row and field", {
   err <- expect_error(validate_task_table(z, "futurex"), class = "predictivebench_error_schema")
   expect_equal(err$row, 2)
   expect_error(validate_task_table(futurex_rows()[, -1], "futurex"), "Missing column")
+  # JSON and the Python side know no infinite numbers; NaN is a missing value.
+  w <- futurex_rows()
+  w$std[2] <- -Inf
+  err <- expect_error(validate_task_table(w, "futurex"), "infinite",
+                      class = "predictivebench_error_schema")
+  expect_equal(c(err$row, err$field), c("2", "std"))
+  w$std[2] <- NaN
+  expect_true(is.na(validate_task_table(w, "futurex")$std[[2]]))
   expect_error(task_table_schema("nope"), class = "predictivebench_error_argument")
   schema <- task_table_schema("processbench")
   expect_equal(schema$name[schema$optional], "split")

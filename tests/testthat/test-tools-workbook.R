@@ -72,3 +72,28 @@ test_that("workbook_tools() checks its folder and files", {
                class = "predictivebench_error_argument")
   expect_error(workbook_tools(competition_folder()))
 })
+
+test_that("names that lead outside the folder are refused, when made and when opened", {
+  skip_on_os("windows")  # symbolic links
+  dir <- withr::local_tempdir()
+  folder <- file.path(dir, "c1")
+  dir.create(folder)
+  file.copy(file.path(competition_folder(), "lemonade.xlsx"), file.path(dir, "secret.xlsx"))
+  file.symlink(file.path(dir, "secret.xlsx"), file.path(folder, "linked.xlsx"))
+  for (name in c("../secret.xlsx", file.path(dir, "secret.xlsx"), "linked.xlsx")) {
+    error <- expect_error(workbook_tools(folder, c("ok.xlsx", name)),
+                          class = "predictivebench_error_path")
+    expect_identical(error$row, 2L)
+    expect_identical(error$field, "files")
+  }
+  # A link put in place after the tools were made is refused when the model opens it.
+  file.copy(file.path(competition_folder(), "lemonade.xlsx"), file.path(folder, "late.xlsx"))
+  tools <- workbook_tools(folder, "late.xlsx")
+  expect_match(tools$list_sheets("late.xlsx"), "^Sales")
+  unlink(file.path(folder, "late.xlsx"))
+  file.symlink(file.path(dir, "secret.xlsx"), file.path(folder, "late.xlsx"))
+  expect_match(tools$list_sheets("late.xlsx"), "^Error: Workbook 'late.xlsx' is outside")
+  # Excel's lock files start with "~": a name, not a home folder.
+  file.copy(file.path(competition_folder(), "lemonade.xlsx"), file.path(folder, "~$book.xlsx"))
+  expect_match(workbook_tools(folder, "~$book.xlsx")$list_sheets("~$book.xlsx"), "^Sales")
+})

@@ -38,14 +38,24 @@ def _is_missing(value: Any) -> bool:
 
 def _check_scalar(value: Any, type_: str) -> bool:
     if type_ == "string":
-        return isinstance(value, str)
+        return isinstance(value, str) and "\0" not in value
     if type_ == "logical":
         return isinstance(value, bool)
     if type_ == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
     if type_ == "double":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value)
     raise AssertionError(type_)
+
+
+def _value_problem(value: Any, type_: str) -> str:
+    """Why a value that is not missing fails ``type_``."""
+    if isinstance(value, str) and "\0" in value:
+        return "holds a NUL character"
+    if isinstance(value, float) and type_ == "double":
+        return f"is {value}, not a finite number"
+    return f"is {type(value).__name__}, not {type_}"
 
 
 def _cell_problem(value: Any, type_: str, nullable: bool) -> str | None:
@@ -54,7 +64,7 @@ def _cell_problem(value: Any, type_: str, nullable: bool) -> str | None:
             return None if nullable else "is missing"
         if hasattr(value, "item") and not isinstance(value, (list, str)):
             value = value.item()  # numpy scalar
-        return None if _check_scalar(value, type_) else f"is {type(value).__name__}, not {type_}"
+        return None if _check_scalar(value, type_) else _value_problem(value, type_)
     element = type_[len("list<"):-1]
     if value is None:
         return None if nullable else "is missing"
@@ -64,8 +74,45 @@ def _cell_problem(value: Any, type_: str, nullable: bool) -> str | None:
         if hasattr(element_value, "item"):
             element_value = element_value.item()
         if not _check_scalar(element_value, element):
-            return f"holds {type(element_value).__name__}, not {element}"
+            return "holds a value that " + _value_problem(element_value, element)
     return None
+
+
+# Names a DSBench table gives to files in its data folder. R checks them again where it opens
+# them (after resolving links); here a table made or passed anywhere is refused early.
+DSBENCH_NAMES = {"competition_dir": "folder", "workbook_files": "file",
+                 "image_used": "image", "image_paths": "image"}
+
+
+def _is_bare_name(name: str) -> bool:
+    return name not in ("", ".", "..") and "/" not in name and "\\" not in name \
+        and not os.path.isabs(name)
+
+
+def _dsbench_name_problem(value: Any, kind: str, competition: Any) -> str | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    names = [value] if isinstance(value, str) else list(value)
+    for name in names:
+        if not isinstance(name, str):
+            continue
+        if kind == "image":
+            head, _, tail = name.partition("/")
+            if head != competition or not _is_bare_name(tail):
+                return (f"names '{name}', which is not '<competition_dir>/<file>' inside the "
+                        "data folder")
+        elif not _is_bare_name(name):
+            return f"names '{name}', which is not a plain {kind} name inside the data folder"
+    return None
+
+
+def _check_dsbench_names(df: pd.DataFrame, file: str) -> None:
+    for position, row in enumerate(df.to_dict(orient="records"), start=1):
+        for name, kind in DSBENCH_NAMES.items():
+            problem = _dsbench_name_problem(row[name], kind, row["competition_dir"])
+            if problem:
+                raise PredictiveBenchError(problem, file=file, row=position, field=name,
+                                           kind="path")
 
 
 def validate_table(df: pd.DataFrame, benchmark: str, file: str = "<table>") -> pd.DataFrame:
@@ -88,6 +135,8 @@ def validate_table(df: pd.DataFrame, benchmark: str, file: str = "<table>") -> p
             if problem:
                 raise PredictiveBenchError(f"value {problem}", file=file, row=position + 1,
                                            field=name, kind="schema")
+    if benchmark == "dsbench":
+        _check_dsbench_names(df, file)
     if "id" in df.columns:
         duplicated = df["id"][df["id"].duplicated()].tolist()
         if duplicated:

@@ -1,0 +1,52 @@
+# Paths that come from data: a name read from a task table or a file stays inside the folder
+# the user gave, after links are resolved (as Python's readers.safe_join() does). Checked
+# where the path is used, so a table made anywhere gets the same checks as a prepared one.
+
+# The real path of `name` under `root`, or NULL when it would leave `root`: an absolute
+# path, a `..` part (refused even when it would come back inside, as in Python), or a link
+# that resolves outside. `name` need not exist.
+path_inside <- function(root, name) {
+  if (!rlang::is_string(name) || is.na(name) || !nzchar(name) || is_absolute(name)) {
+    return(NULL)
+  }
+  if (".." %in% strsplit(name, "[/\\\\]")[[1]]) return(NULL)
+  real <- real_path(file.path(root, name))
+  if (is_within(real, real_path(root))) real else NULL
+}
+
+# Whether the real path `real` is `root` itself or below it (both already resolved).
+is_within <- function(real, root) {
+  root <- sub("/+$", "", root)
+  identical(real, root) || startsWith(real, paste0(root, "/"))
+}
+
+# "/x", "\\server\\x", "C:x". A leading "~" is a file name here (Excel's "~$book.xlsx"):
+# file.path() does not expand it.
+is_absolute <- function(name) grepl("^([/\\\\]|[A-Za-z]:)", name)
+
+# normalizePath() resolves links only in paths that exist: a missing file is resolved
+# through the nearest folder above it that exists.
+real_path <- function(path) {
+  if (file.exists(path)) return(normalizePath(path, winslash = "/", mustWork = TRUE))
+  parent <- dirname(path)
+  if (identical(parent, path)) return(path)
+  file.path(real_path(parent), basename(path))
+}
+
+# The real path of `name` under `root`, or a `predictivebench_error_path` naming where the
+# name came from (`file`, `row`, `field`) and the folder it must stay in.
+check_path_inside <- function(root, name, what, file = NULL, row = NULL, field = NULL,
+                              call = rlang::caller_env()) {
+  path_inside(root, name) %||%
+    abort_path_outside(root, name, what, file = file, row = row, field = field, call = call)
+}
+
+abort_path_outside <- function(root, name, what, file = NULL, row = NULL, field = NULL,
+                               call = rlang::caller_env()) {
+  abort_pb(
+    c("The {what} {.val {name}} leads outside its folder {.file {root}}.",
+      i = "Names from data must stay inside their folder (no absolute path, no {.val ..},
+           no link that leads out)."),
+    "path", file = file, row = row, field = field, call = call
+  )
+}
