@@ -87,10 +87,13 @@ test_that("a competition folder that leaves the data folder is refused", {
   # A name that climbs out, as a data frame would have it.
   bad <- data
   bad$competition_dir[bad$competition_id == "00000103"] <- ".."
-  bad <- dsbench_dataset(bad[names(bad) != "folder"], data_dir = copy$root)
+  # Refused as soon as the table meets its data folder, before any solver is built.
+  err <- expect_error(dsbench_dataset(bad[names(bad) != "folder"], data_dir = copy$root),
+                      class = "predictivebench_error_path")
+  expect_equal(err$row, 6)
+  expect_equal(err$field, "competition_dir")
+  # Given with its own `folder` column, the solver refuses it before any request.
   expect_path_error(run_dsbench_table(bad, mode = "files"), 6, "competition_dir")
-  # Without images or the files mode no file is opened, and nothing is checked.
-  expect_false(inherits(run_dsbench_table(bad, images = FALSE)$error, "error"))
   # A competition folder that is a link to a folder outside.
   moved <- file.path(copy$outside, "moved")
   file.rename(file.path(copy$root, "data", "00000103"), moved)
