@@ -133,3 +133,24 @@ test_that("links that stay inside the folders are followed", {
   expect_false(inherits(run$error, "error"))
   expect_identical(run$sent, 1L)
 })
+
+test_that("a shared parquet can't choose the data folder", {
+  copy <- local_dsbench_copy()
+  data <- dsbench_dataset(data_dir = copy$root)
+  # A folder outside that holds the same competition folders but is no DSBench folder.
+  decoy <- file.path(copy$outside, "decoy")
+  for (id in unique(data$competition_dir)) dir.create(file.path(decoy, id), recursive = TRUE)
+  table <- data[names(data) != "folder"]
+  table$folder <- file.path(decoy, table$competition_dir)  # its own column: ignored
+  path <- file.path(copy$outside, "elsewhere", "shared.parquet")
+  dir.create(dirname(path))
+  write_parquet_table(table, path, "dsbench",
+                      metadata = c(predictivebench.dsbench_root = decoy))
+  expect_true(all(is.na(dsbench_dataset(path)$folder)))
+  # The same record pointing at a real DSBench folder (data.json above it) is followed.
+  write_parquet_table(table, path, "dsbench",
+                      metadata = c(predictivebench.dsbench_root =
+                                     file.path(copy$root, "data")))
+  expect_equal(dsbench_dataset(path)$folder,
+               file.path(normalizePath(file.path(copy$root, "data")), table$competition_dir))
+})
