@@ -236,12 +236,20 @@ probsem_solver <- function(backend = c("completions", "chat"),
       e <- m$errors[!is.na(m$errors)]
       if (length(e)) e[[1]] else NA_character_
     }, "")
-    report_failures(failed, what = "context")
+    report_failures(failed, what = "context", hint = probsem_failure_hint(scored))
     chats <- lapply(seq_along(inputs), function(i) {
       probsem_chat(template, inputs[[i]], result[[i]], metadata[[i]])
     })
     list(result = result, solver_chat = chats, solver_metadata = metadata)
   })
+}
+
+# A request that failed has no token count; a pair with one was answered, and its error says
+# what was wrong with the answer, which no API key would fix.
+probsem_failure_hint <- function(scored) {
+  failed <- !is.na(scored$error)
+  if (!any(failed) || anyNA(scored$n_tokens[failed])) return(NULL)
+  "The endpoint answered every request; the first error says why its answers could not be scored."
 }
 
 # Two contexts with the same text must have the same queries: the scored text is the
