@@ -73,7 +73,7 @@ test_that("probsem_summary() plots the accuracy by suite", {
   skip_if_not_installed("ggplot2")
   plot <- ggplot2::autoplot(suppressMessages(probsem_summary(probsem_example_samples())))
   expect_s3_class(plot, "ggplot")
-  expect_equal(plot$labels$x, "suite")
+  expect_equal(plot$labels$y, "suite")
 })
 
 test_that("probsem_summary() clusters contexts within a suite when told how (worked example)", {
