@@ -85,6 +85,7 @@ compare_models <- function(x, y, benchmark = NULL, cluster = "default", statisti
   head <- headline_statistic(benchmark, statistic)
   items_x <- comparison_items(x, cluster, benchmark, "x")
   items_y <- comparison_items(y, cluster, benchmark, "y")
+  if (is.null(benchmark) && is.null(statistic)) hint_benchmark(items_x, items_y)
   pair <- pair_items(items_x, items_y)
   if (!nrow(pair$x)) abort_pb("The two runs have no item in common.", "argument")
   if (method == "auto") method <- if (head$is_mean) "paired" else "bootstrap"
@@ -139,6 +140,21 @@ task_benchmark <- function(x) {
     if (rlang::is_string(meta$benchmark)) return(meta$benchmark)
   }
   NULL
+}
+
+# Plain samples don't say their benchmark, so they are compared on the mean score; when
+# their columns are those of a benchmark whose headline is not a mean, say which to name.
+hint_benchmark <- function(items_x, items_y) {
+  columns <- c(futurex = "level", processbench = "label", deltabench = "has_error")
+  present <- columns[columns %in% intersect(names(items_x), names(items_y))]
+  if (!length(present)) return(invisible(NULL))
+  bench <- names(present)[[1]]
+  cli::cli_inform(
+    c("Comparing mean scores: neither run names its benchmark.",
+      i = "If these are {bench} runs, pass {.code benchmark = \"{bench}\"} to compare its
+           headline, which is not a plain mean."),
+    class = "predictivebench_message_benchmark"
+  )
 }
 
 # Two runs of different benchmarks have no headline in common.

@@ -154,3 +154,15 @@ test_that("a log file names its benchmark; runs of two benchmarks are refused", 
   expect_equal(runs_benchmark(NULL, "probsem"), "probsem")
   expect_null(task_benchmark(data.frame(id = 1, score = 1)))
 })
+
+test_that("plain samples with a FutureX level column are compared on the mean, with a hint", {
+  x <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 1, 1, 1, 0, 0, 1, 1))
+  y <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 0, 0, 1, 0, 0, 0, 1))
+  msg <- expect_message(out <- compare_models(x, y), class = "predictivebench_message_benchmark")
+  expect_match(conditionMessage(msg), "benchmark = \"futurex\"", fixed = TRUE)
+  expect_equal(out$metric, "mean score")
+  expect_no_message(compare_models(x, y, benchmark = "futurex", times = 50),
+                    class = "predictivebench_message_benchmark")
+  expect_no_message(compare_models(x[c("id", "score")], y[c("id", "score")]),
+                    class = "predictivebench_message_benchmark")
+})
