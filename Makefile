@@ -16,7 +16,7 @@ test: deps
 	@Rscript --vanilla .ci/test.R
 
 test-python: deps
-	@cd python && $(PYTHON) -m pytest -q
+	@$(PYTHON) -m pytest -q python/tests
 
 test-r: deps
 	@Rscript --vanilla -e 'testthat::test_local(".", stop_on_failure = TRUE)'

@@ -22,20 +22,7 @@
 autoplot.arena_ratings <- function(object, type = c("ratings", "winrate"), ...) {
   rlang::check_installed("ggplot2", "to plot arena ratings.")
   type <- rlang::arg_match(type)
-  if (type == "ratings") {
-    data <- as.data.frame(unclass(object)[c("model", "rating", "lower", "upper", "rank")])
-    data$model <- factor(data$model, levels = rev(object$model))
-    plot <- ggplot2::ggplot(data, ggplot2::aes(x = .data$rating, y = .data$model)) +
-      ggplot2::geom_point() +
-      ggplot2::labs(x = "Rating", y = NULL,
-                    title = paste("Arena ratings:", attr(object, "method")))
-    if (!all(is.na(data$lower))) {
-      plot <- plot + ggplot2::geom_errorbar(
-        ggplot2::aes(xmin = .data$lower, xmax = .data$upper), width = 0.2
-      )
-    }
-    return(plot)
-  }
+  if (type == "ratings") return(ratings_plot(object))
   data <- win_rate_matrix(attr(object, "battles"), object$model)
   ggplot2::ggplot(data, ggplot2::aes(x = .data$opponent, y = .data$model,
                                      fill = .data$win_rate)) +
@@ -46,8 +33,41 @@ autoplot.arena_ratings <- function(object, type = c("ratings", "winrate"), ...) 
     ggplot2::scale_fill_gradient2(low = "#b2182b", mid = "white", high = "#2166ac",
                                   midpoint = 0.5, limits = c(0, 1), na.value = "grey90") +
     ggplot2::labs(x = "Opponent", y = "Model", fill = "Win rate",
-                  title = "Observed win rate (row against column, ties count half)") +
-    ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 45, hjust = 1))
+                  title = "Observed win rate (row against column, ties count half)",
+                  subtitle = "Number: share of points won. Grey: no battle.") +
+    ggplot2::theme_bw() +
+    ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 45, hjust = 1),
+                   panel.grid = ggplot2::element_blank())
+}
+
+# Best model at the top; each model's battle count is part of its label, so no text sits
+# among the whiskers.
+ratings_plot <- function(object) {
+  data <- as.data.frame(unclass(object)[c("model", "rating", "lower", "upper", "battles")])
+  labels <- paste0(object$model, "\n(", object$battles, " battles)")
+  data$model <- factor(data$model, levels = rev(object$model), labels = rev(labels))
+  method <- attr(object, "method")
+  method <- switch(method %||% "", bt = "Bradley-Terry", elo = "online Elo",
+                   elo_median = "online Elo, median over orders", method)
+  with_interval <- !all(is.na(data$lower))
+  plot <- ggplot2::ggplot(data, ggplot2::aes(x = .data$rating, y = .data$model))
+  if (with_interval) {
+    plot <- plot + ggplot2::geom_errorbar(
+      ggplot2::aes(xmin = .data$lower, xmax = .data$upper), width = 0.3, orientation = "y",
+      na.rm = TRUE
+    )
+  }
+  plot + ggplot2::geom_point(size = 2) +
+    ggplot2::theme_bw() +
+    ggplot2::theme(panel.grid.minor = ggplot2::element_blank()) +
+    ggplot2::labs(
+      x = "Rating", y = NULL, title = paste("Arena ratings:", method),
+      subtitle = if (with_interval) {
+        "Points: rating. Whiskers: bootstrap percentile interval."
+      } else {
+        "Points: rating (no interval: bootstrap = 0)."
+      }
+    )
 }
 
 #' @rdname autoplot.arena_ratings

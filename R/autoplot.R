@@ -35,14 +35,21 @@ benchmark_summary <- function(rows, benchmark, by = "group",
 #'
 #' @description
 #' `autoplot_summary()` draws any summary tibble (columns `group`, `metric`, `estimate`,
-#' `lower`, `upper`, `n`) as one bar per group with its interval as whiskers, and the number
-#' of samples behind each bar written on it; the axis and subtitle say what the interval
-#' is. A summary with several rows per group (one per metric, such as ProcessBench's
-#' accuracies and F1) gets one panel per metric.
+#' `lower`, `upper`, `n`) as one row per group: a point at the estimate with its interval
+#' as whiskers, on a 0-1 axis, and the number of samples behind it written in a column to
+#' the right, where labels can't collide with whiskers or with each other. Groups read
+#' top to bottom in the summary's order, their names horizontal; the axis and subtitle say
+#' what the interval is. A group without an estimate says so ("no estimate") instead of
+#' showing a zero. A summary with several rows per group (one per metric, such as
+#' ProcessBench's accuracies and F1) gets one panel per metric.
 #' `autoplot()` of a [benchmark_summary()] calls it with the summary's own labels.
 #'
-#' `autoplot()` of a [leaderboard()] draws one panel per benchmark and headline metric,
-#' one bar per model.
+#' `autoplot()` of a [leaderboard()] draws one panel per benchmark and headline metric, each
+#' with the models on the same vertical axis (in the same order in every panel), so a model
+#' is read across a row of panels.
+#'
+#' `bench/plots.R` renders every plot of the package as a PNG, at six models and five
+#' benchmarks for the leaderboard, to look at them.
 #'
 #' @param object,summary A summary or a leaderboard.
 #' @param title The plot's title; by default it names the benchmark.
@@ -61,35 +68,49 @@ autoplot_summary <- function(summary, title = NULL, by = "group",
   rlang::check_installed("ggplot2", "to plot a summary.")
   rows <- check_summary_rows(summary)
   data <- as.data.frame(rows[summary_columns])
-  # one bar per headline key: per group, or per group within a panel per metric
+  # one row per headline key: per group, or per group within a panel per metric
   several <- !identical(summary_keys(rows), as.character(rows$group))
-  data$group <- factor(data$group, levels = unique(data$group))
+  data$group <- top_down(data$group)
   data$metric <- factor(data$metric, levels = unique(data$metric))
-  plot <- interval_bars(data, "group", interval) +
-    ggplot2::labs(x = by, title = title %||% "Summary by group")
-  if (several) {
-    plot <- plot + ggplot2::facet_wrap(ggplot2::vars(.data$metric), scales = "free_x") +
-      ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 30, hjust = 1))
-  }
+  plot <- interval_rows(data, "group", interval) +
+    ggplot2::labs(y = by, title = title %||% "Summary by group")
+  if (several) plot <- plot + ggplot2::facet_wrap(ggplot2::vars(.data$metric))
   plot
 }
 
-# Bars of `estimate` per `x` with `lower`-`upper` whiskers and "n = " on each bar; the y axis
-# and subtitle say what the whiskers are.
-interval_bars <- function(data, x, interval) {
+# A factor whose first level is drawn at the top of a vertical discrete axis.
+top_down <- function(x) factor(x, levels = rev(unique(as.character(x))))
+
+# One row per `y` value: the estimate as a point, `lower`-`upper` as whiskers, on a 0-1 axis;
+# "n = " in a column right of 1, apart from every whisker. The x axis and subtitle say what
+# the whiskers are.
+interval_rows <- function(data, y, interval) {
   data$label <- paste0("n = ", data$n)
-  ggplot2::ggplot(data, ggplot2::aes(x = .data[[x]], y = .data$estimate)) +
-    ggplot2::geom_col(fill = "grey70", na.rm = TRUE) +
-    ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lower, ymax = .data$upper), width = 0.2,
-                           na.rm = TRUE) +
-    ggplot2::geom_text(ggplot2::aes(y = 0, label = .data$label), vjust = -0.5, size = 3) +
-    ggplot2::scale_y_continuous(limits = c(0, 1)) +
+  missing <- data[is.na(data$estimate), , drop = FALSE]
+  missing$estimate <- rep(0.5, nrow(missing))
+  ggplot2::ggplot(data, ggplot2::aes(x = .data$estimate, y = .data[[y]])) +
+    ggplot2::geom_vline(xintercept = c(0, 1), colour = "grey80") +
+    ggplot2::geom_errorbar(ggplot2::aes(xmin = .data$lower, xmax = .data$upper),
+                           width = 0.3, orientation = "y", na.rm = TRUE) +
+    ggplot2::geom_point(size = 2, na.rm = TRUE) +
+    ggplot2::geom_text(ggplot2::aes(x = 1.04, label = .data$label), hjust = 0, size = 3,
+                       colour = "grey30") +
+    # where there is no estimate (an F1 of groups without errors, a suite without ground
+    # truth) the row says so, rather than showing nothing or a zero
+    ggplot2::geom_text(data = missing, label = "no estimate", size = 3, colour = "grey45",
+                       fontface = "italic") +
+    ggplot2::scale_x_continuous(limits = c(0, 1.3), breaks = c(0, 0.25, 0.5, 0.75, 1),
+                                labels = c("0", ".25", ".5", ".75", "1"),
+                                expand = ggplot2::expansion(mult = c(0.02, 0))) +
+    ggplot2::theme_bw() +
+    ggplot2::theme(panel.grid.minor = ggplot2::element_blank(),
+                   panel.grid.major.x = ggplot2::element_line(colour = "grey92")) +
     ggplot2::labs(
-      y = paste0("Estimate (0-1) with\n", wrap_label(interval, 50)),
+      x = paste0("Estimate (0-1) with ", wrap_label(interval, 60)),
       subtitle = wrap_label(paste0(
-        "Bars: estimate. Whiskers: ", interval, " (none where not computed). ",
-        "n: samples behind each bar."
-      ), 75)
+        "Points: estimate. Whiskers: ", interval, " (none where not computed). ",
+        "n: samples behind each estimate."
+      ), 90)
     )
 }
 
@@ -118,9 +139,11 @@ autoplot.benchmark_leaderboard <- function(object, ...) {
       wrap_label(paste0(intervals$benchmark[[i]], ": ", intervals$interval[[i]]), 100)
     }, ""), collapse = "\n")
   }
-  interval_bars(data, "model", interval) +
-    ggplot2::facet_wrap(ggplot2::vars(.data$panel)) +
-    ggplot2::labs(x = "Model", title = "Headline metrics by benchmark and model",
-                  caption = caption) +
-    ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 30, hjust = 1))
+  # the same model order, alphabetical from the top, in every panel
+  data$model <- factor(data$model, levels = rev(sort(unique(as.character(data$model)))))
+  panels <- length(levels(data$panel))
+  interval_rows(data, "model", interval) +
+    ggplot2::facet_wrap(ggplot2::vars(.data$panel), ncol = min(3L, panels)) +
+    ggplot2::labs(y = NULL, title = "Headline metrics by benchmark and model",
+                  caption = caption)
 }

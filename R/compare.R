@@ -30,11 +30,14 @@
 #' the same paired bootstrap over battles or questions, for the rating difference.
 #'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
-#'   tibbles, their log files, or data frames with `id`, `score` (numbers, logicals or
-#'   I/P/C) and optionally `cluster` (and the columns a `statistic` needs, such as `level`
-#'   for FutureX or `label` for ProcessBench).
+#'   tibbles, their log files, [futurex_score()] results (a predictions file scored without
+#'   a model), or data frames with `id`, `score` (numbers, logicals or I/P/C) and optionally
+#'   `cluster` (and the columns a `statistic` needs, such as `level` for FutureX or `label`
+#'   for ProcessBench). Each side may be a different kind of run.
 #' @param benchmark The benchmark, which picks the headline metric. `NULL` takes it from a
-#'   [ResultsTask], else uses the mean score.
+#'   [ResultsTask], a [futurex_score()] result or a log file (two runs that name different
+#'   benchmarks are an error); plain samples and data frames, which don't say, are compared
+#'   on the mean score unless you name the benchmark.
 #' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else the
 #'   benchmark's default, see [resolve_cluster()]), a column name, or `NULL` for none (each
 #'   item its own cluster). Epochs are always averaged within an item first.
@@ -63,20 +66,26 @@
 #' run <- function(p) data.frame(id = fx$id, level = fx$level,
 #'                               score = as.double(seq_along(fx$id) %% p == 0))
 #' compare_models(run(2), run(3), benchmark = "futurex", times = 200)
+#' @examplesIf python_available()
+#' # A FutureX predictions file scored without a model against another run
+#' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
+#' scored <- futurex_score(path)
+#' compare_models(scored, run(2), times = 200)
 compare_models <- function(x, y, benchmark = NULL, cluster = "default", statistic = NULL,
                            level = 0.95, method = c("auto", "paired", "bootstrap"),
                            times = 1000, seed = 1) {
   method <- rlang::arg_match(method)
   check_number(level)
   check_count(times)
-  benchmark <- benchmark %||% task_benchmark(x) %||% task_benchmark(y)
   check_string(benchmark, allow_null = TRUE)
+  benchmark <- benchmark %||% runs_benchmark(task_benchmark(x), task_benchmark(y))
   if (!is.null(statistic) && !is.function(statistic)) {
     abort_pb("{.arg statistic} must be a function of the items, or {.code NULL}.", "argument")
   }
   head <- headline_statistic(benchmark, statistic)
   items_x <- comparison_items(x, cluster, benchmark, "x")
   items_y <- comparison_items(y, cluster, benchmark, "y")
+  if (is.null(benchmark) && is.null(statistic)) hint_benchmark(items_x, items_y)
   pair <- pair_items(items_x, items_y)
   if (!nrow(pair$x)) abort_pb("The two runs have no item in common.", "argument")
   if (method == "auto") method <- if (head$is_mean) "paired" else "bootstrap"
@@ -120,7 +129,42 @@ print.model_comparison <- function(x, ...) {
   invisible(x)
 }
 
-task_benchmark <- function(x) if (inherits(x, "ResultsTask")) x$benchmark else NULL
+# The benchmark a run says it comes from: a ResultsTask's, futurex_score()'s (a predictions
+# file scored without a model), or the one a log file records; NULL for plain samples.
+task_benchmark <- function(x) {
+  if (inherits(x, "ResultsTask")) return(x$benchmark)
+  if (inherits(x, "futurex_scores")) return("futurex")
+  if (rlang::is_string(x) && file.exists(x)) {
+    meta <- tryCatch(jsonlite::fromJSON(x, simplifyVector = FALSE)$eval$metadata,
+                     error = function(e) NULL)
+    if (rlang::is_string(meta$benchmark)) return(meta$benchmark)
+  }
+  NULL
+}
+
+# Plain samples don't say their benchmark, so they are compared on the mean score; when
+# their columns are those of a benchmark whose headline is not a mean, say which to name.
+hint_benchmark <- function(items_x, items_y) {
+  columns <- c(futurex = "level", processbench = "label", deltabench = "has_error")
+  present <- columns[columns %in% intersect(names(items_x), names(items_y))]
+  if (!length(present)) return(invisible(NULL))
+  bench <- names(present)[[1]]
+  cli::cli_inform(
+    c("Comparing mean scores: neither run names its benchmark.",
+      i = "If these are {bench} runs, pass {.code benchmark = \"{bench}\"} to compare its
+           headline, which is not a plain mean."),
+    class = "predictivebench_message_benchmark"
+  )
+}
+
+# Two runs of different benchmarks have no headline in common.
+runs_benchmark <- function(bx, by, call = rlang::caller_env()) {
+  if (!is.null(bx) && !is.null(by) && !identical(bx, by)) {
+    abort_pb("{.arg x} is a {.val {bx}} run and {.arg y} a {.val {by}} run: compare runs of one benchmark.",
+             "argument", call = call)
+  }
+  bx %||% by
+}
 
 # The headline as a function of an items table, and whether it is a plain mean of `score`.
 headline_statistic <- function(benchmark, statistic = NULL) {
@@ -165,6 +209,7 @@ check_item_column <- function(items, column, benchmark) {
 # first value of every other one-value column. Unscored samples (NA) are dropped.
 comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
+  if (inherits(x, "futurex_scores")) x <- x$items
   if (rlang::is_string(x)) x <- log_samples(x)
   if (!is.data.frame(x) || !all(c("id", "score") %in% names(x))) {
     abort_pb("{.arg {arg}} must be an evaluated task, its samples or log file, or a data

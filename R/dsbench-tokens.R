@@ -97,11 +97,12 @@ dsbench_model_encoding <- function(model) {
   if (!tiktoken_installed()) return("o200k_base")
   encoding <- tiktoken_encoding(model)
   if (is.null(encoding)) {
-    cli::cli_inform(
+    inform_once(
       c("tiktoken has no encoding for model {.val {model}}: DSBench prompts are cut with
          {.val o200k_base}.",
-        i = "Give {.arg encoding} to {.fn dsbench_solver} to choose another."),
-      .frequency = "once", .frequency_id = paste0("predictivebench_dsbench_encoding_", model)
+        i = "Give {.arg encoding} to {.fn dsbench_solver} to choose another.",
+        i = "Shown once per model in a session."),
+      id = paste0("dsbench_encoding_", model)
     )
     encoding <- "o200k_base"
   }

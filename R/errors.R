@@ -20,6 +20,18 @@
 #' )
 NULL
 
+# Messages already given in this session, by id. cli's `.frequency = "once"` footer says
+# "displayed once per session" whatever the id, which misleads when the id names a model
+# (the message then shows once per model); inform_once() says how often itself, if at all.
+the_informed <- new.env(parent = emptyenv())
+
+inform_once <- function(message, id, .envir = parent.frame()) {
+  if (exists(id, envir = the_informed, inherits = FALSE)) return(invisible(FALSE))
+  assign(id, TRUE, envir = the_informed)
+  cli::cli_inform(message, class = "predictivebench_message_once", .envir = .envir)
+  invisible(TRUE)
+}
+
 abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
                      ..., call = rlang::caller_env(), .envir = parent.frame()) {
   where <- c(

@@ -18,13 +18,17 @@
 #'
 #' @param errors A character vector: one element per request, `NA` where it succeeded.
 #' @param what What a request is, for the message (`"request"`, `"vote"`, `"judge call"`).
+#' @param hint What to do when every request failed. `NULL` suggests checking the model name,
+#'   the API key and the endpoint, right for errors of the request itself; a solver whose
+#'   requests were answered but whose answers could not be used says what to change instead.
 #' @returns The number of failed requests, invisibly.
 #' @export
 #' @examples
 #' report_failures(c(NA, NA))
 #' tryCatch(report_failures(c("HTTP 401 Unauthorized", NA)), warning = conditionMessage)
-report_failures <- function(errors, what = "request") {
+report_failures <- function(errors, what = "request", hint = NULL) {
   check_string(what)
+  check_string(hint, allow_null = TRUE)
   errors <- as.character(unlist(errors))
   n <- length(errors)
   failed <- sum(!is.na(errors))
@@ -36,7 +40,7 @@ report_failures <- function(errors, what = "request") {
     cli::cli_warn(c(
       "All {n} {what} failed: every result is {.code NA}.",
       x = "First error: {first}",
-      i = "Check the model name, the API key and the endpoint, then run {.code $eval()} again."
+      i = hint %||% "Check the model name, the API key and the endpoint, then run {.code $eval()} again."
     ), class = c("predictivebench_warning_all_failed", "predictivebench_warning_failed_requests"))
   } else {
     cli::cli_warn(c(

@@ -91,16 +91,16 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
     var_terms <- vapply(which(present), function(l) {
       keep <- items$level == l & !is.na(items$score)
       s <- items$score[keep]
-      if (length(s) < 2) return(0)
-      # a level whose scores are all 0 or all 1 has a Wilson interval (see mean_ci()): its
-      # width stands in for the standard error that var() would put at zero
-      se <- if (stats::var(s) > 0) clustered_se(s, items$cluster[keep]) else
+      # a level whose scores are all 0 or all 1 (one item included) has a Wilson interval
+      # (see mean_ci()): its width stands in for the standard error var() would put at zero
+      se <- if (length(s) > 1 && stats::var(s) > 0) clustered_se(s, items$cluster[keep]) else
         (by_level$upper[[l]] - by_level$lower[[l]]) / (2 * z)
+      if (is.na(se)) return(0)
       futurex_weights[[l]]^2 * se^2
     }, 1)
     est <- sum(by_level$estimate[present] * by_level$weight[present])
     half <- z * sqrt(sum(var_terms))
-    return(pmin(pmax(c(est - half, est + half), 0), 1))
+    return(clip_to_limits(c(est - half, est + half), c(0, 1)))
   }
   keep <- !is.na(items$score)
   groups <- lapply(which(present), function(l) {
@@ -114,7 +114,7 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
       mean(unlist(g[sample.int(length(g), length(g), replace = TRUE)])) * weights[[k]]
     }, 1))
   }, 1))
-  unname(stats::quantile(draws, c(0.025, 0.975)))
+  clip_to_limits(unname(stats::quantile(draws, c(0.025, 0.975))), c(0, 1))
 }
 
 futurex_items <- function(x, call = rlang::caller_env()) {

@@ -43,7 +43,10 @@
 #'   ellmer content (e.g. text plus [ellmer::content_image_file()]).
 #' @param cache `TRUE` (the default directory), `FALSE` (no cache) or a directory.
 #' @param max_active Requests in flight at once.
-#' @param rpm Requests per minute at most.
+#' @param rpm Requests per minute at most. The default, 500, suits hosted providers; a
+#'   local server (vLLM, a mock) has no rate limit, and at 500 a minute the limit, not the
+#'   server, sets the pace: when it does for most of a run, a message (once per session)
+#'   says so and which setting to raise.
 #' @param max_tries Attempts per request, the first included.
 #' @param backoff Seconds before the first retry of a request that failed transiently
 #'   (doubling with each retry), unless the provider says when to retry.
@@ -186,8 +189,48 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, m
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = max_tries, backoff = backoff)
     }
+    started <- Sys.time()
     if (transport$uses_later) without_jit(send()) else send()  # R/compat.R
   })
+  note_rpm_pace(length(todo), rpm, max_active, as.double(Sys.time() - started, units = "secs"),
+                chats)
+}
+
+# The pool starts at most `rpm` requests a minute, so `n` requests take at least
+# (n - max_active) * 60 / rpm seconds whatever the server does. When that floor is most of
+# the run (a fast server, often a local one, behind the default rpm = 500), say so once per
+# session, with the setting to change: the throttle would otherwise cost time without a word.
+note_rpm_pace <- function(n, rpm, max_active, seconds, chats) {
+  least <- max(0, n - max_active) * 60 / rpm
+  if (least < 1 || least < seconds / 2) return(invisible(FALSE))
+  urls <- unique(unlist(lapply(chats, chat_base_url)))
+  local <- length(urls) && all(is_loopback_url(urls))
+  inform_once(c(
+    "The {.arg rpm} limit set the pace: {n} requests at {.code rpm = {rpm}} take at least
+     {round(least, 1)} s of this run's {round(seconds, 1)} s.",
+    i = if (local) {
+      "{.url {urls[[1]]}} is a local server, with no rate limit to respect: pass a higher
+       {.arg rpm} (such as {.code rpm = 1e6}) to the solver or scorer."
+    } else {
+      "If your provider allows more, pass a higher {.arg rpm} to the solver or scorer."
+    },
+    i = "Shown once per session."
+  ), id = "rpm_pace")
+}
+
+chat_base_url <- function(chat) {
+  if (inherits(chat, "BaselineChat")) return(NULL)
+  tryCatch(chat$get_provider()@base_url, error = function(e) NULL)
+}
+
+is_loopback_url <- function(url) {
+  host <- sub("^[a-zA-Z][a-zA-Z0-9+.-]*://", "", url)
+  host <- sub("^[^@/]*@", "", host)
+  host <- sub("[/?#].*$", "", host)
+  host <- ifelse(startsWith(host, "["), sub("^\\[([^]]*)\\].*$", "\\1", host),
+                 sub(":[0-9]*$", "", host))
+  tolower(host) %in% c("localhost", "::1") | grepl("^127\\.", host) |
+    grepl("\\.localhost$", tolower(host))
 }
 
 # One provider batch per chat (R/batch.R).

@@ -16,10 +16,12 @@ chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt,
     chat, system_prompt,
     ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
   )
-  res <- generate_responses(configured, prompts, cache = cache, max_active = max_active,
-                            max_tries = max_tries, keep_json = TRUE,
-                            key_extra = list(kind = "first-token-logprobs", version = 1L),
-                            epoch = 1L, progress = FALSE, batch = FALSE)  # never batched
+  res <- without_max_tokens_warning(
+    generate_responses(configured, prompts, cache = cache, max_active = max_active,
+                       max_tries = max_tries, keep_json = TRUE,
+                       key_extra = list(kind = "first-token-logprobs", version = 1L),
+                       epoch = 1L, progress = FALSE, batch = FALSE)  # never batched
+  )
   at <- match(prefix, prompts)
   rows <- lapply(seq_along(prefix), function(i) {
     j <- at[[i]]
@@ -43,6 +45,18 @@ chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt,
     cached = res$cached[at],
     !!!pair_usage(length(prefix), match(prompts, prefix), res)
   )
+}
+
+# The answers stop at `max_tokens` on purpose (only the first token is read), so ellmer's
+# warning that a response "was truncated because it hit the max_tokens limit", given for
+# every such run, reports the design, not a problem: it is muffled here and nowhere else.
+without_max_tokens_warning <- function(expr) {
+  withCallingHandlers(expr, warning = function(w) {
+    message <- cli::ansi_strip(conditionMessage(w))
+    if (grepl("truncated", message, fixed = TRUE) && grepl("max_tokens", message, fixed = TRUE)) {
+      tryInvokeRestart("muffleWarning")
+    }
+  })
 }
 
 # The alternatives for the first answer token: a data frame of token and logprob, from a

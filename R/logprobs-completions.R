@@ -180,8 +180,7 @@ query_span <- function(full, alone, query, span_check) {
   }
   if (n == 0 || n >= length(f_tokens)) {
     return(list(logp = NA_real_, n_tokens = n, tokens = character(),
-                error = sprintf("The query %s has %d tokens but the full text has %d.",
-                                encodeString(query, quote = "\""), n, length(f_tokens))))
+                error = missing_context_error(query, n, length(f_tokens))))
   }
   span <- utils::tail(seq_along(f_tokens), n)
   error <- NA_character_
@@ -201,6 +200,22 @@ query_span <- function(full, alone, query, span_check) {
   }
   list(logp = sum(lp), n_tokens = n, tokens = f_tokens[span],
        error = if (span_check) NA_character_ else error)
+}
+
+# The endpoint answered, but the text it echoed for context + query is no longer than the
+# query's own: the context's tokens, which the query's log-probability is conditioned on, are
+# not there. Say so, and what to do, rather than compare two token counts.
+missing_context_error <- function(query, n_query, n_full) {
+  quoted <- encodeString(query, quote = "\"")
+  if (n_query == 0) {
+    return(sprintf("The endpoint echoed no tokens for the query %s: it does not return the prompt's tokens (echo = true with logprobs).", quoted))
+  }
+  sprintf(paste(
+    "The endpoint echoed %d token(s) for context + query and %d for the query %s alone, so the",
+    "context is missing from what it echoed: either the context is empty or the endpoint does",
+    "not echo the prompt with log-probabilities (echo = true, logprobs = 0), which the",
+    "completions backend needs. For such an endpoint use backend = \"chat\"."
+  ), n_full, n_query, quoted)
 }
 
 # Whether the full text's last tokens `span` are the query's tokens `alone`: the same

@@ -16,7 +16,10 @@
 #'   it (a normal interval can otherwise fall outside). `NULL` clips nothing. When every
 #'   score sits at one end of the range (all 0 or all 1), the normal interval would have no
 #'   width, claiming a certainty a few samples can't give; the Wilson score interval for
-#'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278).
+#'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278), also for a
+#'   single score (one 1 on `c(0, 1)`: 0.207 to 1). A single score strictly inside the range
+#'   has no interval (`NA`): one value says nothing about its spread. Bounds within rounding
+#'   error of a limit are set to it exactly, so an interval reads `0`, never `2.78e-17`.
 #' @param cluster The cluster of each score (items sharing a context), or `NULL` (every
 #'   score independent). With clusters the normal interval uses the clustered standard error
 #'   of [clustered_se()], the bootstrap resamples whole clusters, the Wilson interval at a
@@ -50,7 +53,7 @@ mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 
   }
   m <- mean(x)
   alpha <- (1 - level) / 2
-  at_limit <- !is.null(limits) && n > 1 && (all(x == limits[[1]]) || all(x == limits[[2]]))
+  at_limit <- !is.null(limits) && (all(x == limits[[1]]) || all(x == limits[[2]]))
   if (method == "normal" && at_limit) {
     bounds <- wilson_bounds(m, limits, n, stats::qnorm(1 - alpha))
   } else if (method == "normal" || n == 1) {
@@ -60,9 +63,20 @@ mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 
     means <- with_seed(seed, vapply(seq_len(times), function(i) mean(sample(x, n, TRUE)), 1))
     bounds <- unname(stats::quantile(means, c(alpha, 1 - alpha), names = FALSE))
   }
-  if (!is.null(limits)) bounds <- pmin(pmax(bounds, limits[[1]]), limits[[2]])
+  bounds <- clip_to_limits(bounds, limits)
   tibble::tibble(mean = m, lower = bounds[[1]], upper = bounds[[2]], n = n,
                  n_missing = n_missing)
+}
+
+# Interval bounds clipped to `limits`, and set exactly to a limit when floating-point error
+# alone separates them from it (the Wilson lower bound at p = 0 computes as 2.78e-17).
+clip_to_limits <- function(bounds, limits) {
+  if (is.null(limits)) return(bounds)
+  bounds <- pmin(pmax(bounds, limits[[1]]), limits[[2]])
+  tolerance <- sqrt(.Machine$double.eps) * (limits[[2]] - limits[[1]])
+  bounds[!is.na(bounds) & abs(bounds - limits[[1]]) < tolerance] <- limits[[1]]
+  bounds[!is.na(bounds) & abs(bounds - limits[[2]]) < tolerance] <- limits[[2]]
+  bounds
 }
 
 # The Wilson score interval of a proportion that is 0 or 1, on the scale of `limits`.

@@ -10,7 +10,12 @@ rlang::on_load(register_benchmark(
 #' probsem results: accuracy per suite and the distributions
 #'
 #' `probsem_summary()` gives the original's test-suite accuracy for each suite: the share of
-#' contexts whose expected query's probability equals the maximum (ties count as correct).
+#' contexts whose expected query's probability equals the maximum. Ties count as correct, as
+#' in the original's suite accuracy (`print_summary()` compares with `scores.max(axis=1)`;
+#' only its per-context "PASSED" line uses `np.argmax`, the first maximum). So a model that
+#' gives every query the same probability (a uniform guesser, or a backend that cannot tell
+#' the queries apart) scores 100%: each suite's row counts the contexts that were correct
+#' only through a tie in `n_tied`, and the summary says so when there are any.
 #' A suite with any context whose `expected` is -1 has no accuracy (`NA`, with a message),
 #' as in the original. Contexts whose scoring failed are left out and counted in
 #' `n_missing`. It also returns every context's distribution over its queries.
@@ -35,7 +40,8 @@ rlang::on_load(register_benchmark(
 #'     summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of different
 #'     prompts share a name), `metric` (`"accuracy"`), `estimate`, `lower`, `upper`, `n`
 #'     (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts with
-#'     `expected == -1`) and `prompt`. It is a [benchmark_summary()], and these are the
+#'     `expected == -1`), `n_tied` (contexts counted correct whose maximum probability is
+#'     shared with another query) and `prompt`. It is a [benchmark_summary()], and these are the
 #'     metrics a probsem log shows, one per suite;
 #'   * `distributions`: one row per context and query, `id`, `prompt`, `suite`,
 #'     `context_index`, `text`, `query_index` (0-based), `query`, `expected`, `logp` (after
@@ -66,6 +72,18 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
       class = "predictivebench_message_no_truth"
     )
   }
+  tied <- accuracy$n_tied > 0 & !is.na(accuracy$estimate)
+  if (any(tied)) {
+    note <- sprintf("%s: %d of %d", accuracy$group[tied], accuracy$n_tied[tied], accuracy$n[tied])
+    cli::cli_inform(
+      c("Some contexts count as correct only through a tie: the expected query shares the
+         maximum probability with another query.",
+        "*" = "{note}",
+        i = "Ties count as correct, as in the original's suite accuracy, so a model that
+             gives every query the same probability scores 100%."),
+      class = "predictivebench_message_ties"
+    )
+  }
   failed <- sum(accuracy$n_missing)
   if (failed) {
     cli::cli_inform("{failed} context{?s} could not be scored and {?is/are} left out.",
@@ -80,9 +98,11 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
 probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   samples <- probsem_samples(x)
   cl <- resolve_cluster(samples, cluster, default = "id")
-  correct <- vapply(seq_len(nrow(samples)), function(i) {
-    probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])$correct
-  }, NA)
+  judged <- lapply(seq_len(nrow(samples)), function(i) {
+    probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])
+  })
+  correct <- vapply(judged, `[[`, NA, "correct")
+  tied <- correct %in% TRUE & vapply(judged, `[[`, NA, "tied")
   groups <- unique(samples[c("prompt", "suite")])
   # Suites of different prompts may share a name: then each group is "<prompt>_<suite>",
   # as the original names its results files.
@@ -96,7 +116,8 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
                   cluster = shared_cluster(cl[scored]))
     if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
     summary_rows(labels[[g]], "accuracy", ci, n_missing = ci$n_missing,
-                 n_no_truth = no_truth, prompt = groups$prompt[[g]])
+                 n_no_truth = no_truth, n_tied = sum(tied[scored]),
+                 prompt = groups$prompt[[g]])
   })
   benchmark_summary(do.call(rbind, rows), "probsem", by = "suite",
                     interval = mean_ci_interval(method))
@@ -114,6 +135,11 @@ autoplot.probsem_summary <- function(object, ...) {
 print.probsem_summary <- function(x, ...) {
   cat("<probsem_summary>\n$accuracy\n")
   print(x$accuracy, ...)
+  tied <- sum(x$accuracy$n_tied[!is.na(x$accuracy$estimate)])
+  if (tied) {
+    cat(sprintf("# %d context(s) counted correct only through a tie (column n_tied);\n", tied))
+    cat("# ties count as correct, as in the original, so equal probabilities score 100%.\n")
+  }
   cat("\n$distributions\n")
   print(x$distributions, ...)
   invisible(x)

@@ -66,7 +66,8 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
 #'   returns the winning query as the result.
 #' * `probsem_scorer()` marks a context `C` when its expected query's probability equals the
-#'   maximum (ties count as correct, as in the original), `I` otherwise, and `NA` when
+#'   maximum (ties count as correct, as in the original's suite accuracy; the explanation
+#'   says "Correct through a tie"), `I` otherwise, and `NA` when
 #'   `expected` is -1 (no ground truth) or scoring failed.
 #' * `probsem_task()` puts them together. Evaluate it with
 #'   `$eval(solver_chat = <an OpenAI-compatible chat>)`; with the default `"completions"`
@@ -239,12 +240,20 @@ probsem_solver <- function(backend = c("completions", "chat"),
       e <- m$errors[!is.na(m$errors)]
       if (length(e)) e[[1]] else NA_character_
     }, "")
-    report_failures(failed, what = "context")
+    report_failures(failed, what = "context", hint = probsem_failure_hint(scored))
     chats <- lapply(seq_along(inputs), function(i) {
       probsem_chat(template, inputs[[i]], result[[i]], metadata[[i]])
     })
     list(result = result, solver_chat = chats, solver_metadata = metadata)
   })
+}
+
+# A request that failed has no token count; a pair with one was answered, and its error says
+# what was wrong with the answer, which no API key would fix.
+probsem_failure_hint <- function(scored) {
+  failed <- !is.na(scored$error)
+  if (!any(failed) || anyNA(scored$n_tokens[failed])) return(NULL)
+  "The endpoint answered every request; the first error says why its answers could not be scored."
 }
 
 # Two contexts with the same text must have the same queries: the scored text is the
@@ -301,7 +310,7 @@ probsem_scorer <- function() {
 # expected query, the distribution over the queries, and the likeliest one.
 probsem_judge <- function(meta, expected) {
   out <- list(correct = NA, expected_query = NA_character_, expected_prob = NA_real_,
-              max_prob = NA_real_, why = "")
+              max_prob = NA_real_, tied = FALSE, why = "")
   prob <- meta$prob
   scored <- length(prob) && !anyNA(prob)
   distribution <- if (scored) {
@@ -321,9 +330,10 @@ probsem_judge <- function(meta, expected) {
   out$max_prob <- max(prob)
   out$correct <- prob[[expected + 1]] == max(prob)
   likeliest <- meta$queries[prob == max(prob)]
+  out$tied <- length(likeliest) > 1
   out$why <- sprintf(
     "%s: expected %s has p = %.4g; the likeliest %s %s (p = %.4g).%s",
-    if (out$correct) "Correct" else "Incorrect",
+    if (!out$correct) "Incorrect" else if (out$tied) "Correct through a tie" else "Correct",
     encodeString(out$expected_query, quote = "\""), out$expected_prob,
     if (length(likeliest) > 1) "are" else "is",
     paste(encodeString(likeliest, quote = "\""), collapse = " and "), out$max_prob,

@@ -72,8 +72,7 @@ clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
   m <- mean(x)
   z <- stats::qnorm(1 - (1 - level) / 2)
   se <- clustered_se(x, cluster)
-  at_limit <- !is.null(limits) && groups > 1 &&
-    (all(x == limits[[1]]) || all(x == limits[[2]]))
+  at_limit <- !is.null(limits) && (all(x == limits[[1]]) || all(x == limits[[2]]))
   if (method == "normal" && at_limit) {
     bounds <- wilson_bounds(m, limits, groups, z)
   } else if (method == "normal" || groups < 2) {
@@ -86,7 +85,7 @@ clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
     alpha <- (1 - level) / 2
     bounds <- unname(stats::quantile(means, c(alpha, 1 - alpha), names = FALSE))
   }
-  if (!is.null(limits)) bounds <- pmin(pmax(bounds, limits[[1]]), limits[[2]])
+  bounds <- clip_to_limits(bounds, limits)
   tibble::tibble(mean = m, lower = bounds[[1]], upper = bounds[[2]], n = n,
                  n_missing = n_missing, n_clusters = groups, se = se)
 }

@@ -156,7 +156,7 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
   expect_equal(attr(rates, "interval"), "95% bootstrap interval (battles resampled)")
   skip_if_not_installed("ggplot2")
   plot <- ggplot2::autoplot(rates)
-  expect_equal(plot$labels$x, "model")
+  expect_equal(plot$labels$y, "model")
   expect_match(plot$labels$title, "arena")
 })
 

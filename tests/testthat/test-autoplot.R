@@ -6,12 +6,12 @@ test_that("a summary plot says what the interval is and how many samples each ba
                                            interval = "95% Wilson interval"))
   expect_s3_class(p, "ggplot")
   expect_match(p$labels$title, "demo by suite")
-  expect_match(p$labels$y, "95% Wilson interval")
-  expect_match(gsub("\n", " ", p$labels$subtitle), "samples behind each bar")
+  expect_match(p$labels$x, "95% Wilson interval")
+  expect_match(gsub("\n", " ", p$labels$subtitle), "samples behind each estimate")
   built <- ggplot2::ggplot_build(p)
   labels <- unlist(lapply(built$data, function(d) d$label))
   expect_setequal(labels, c("n = 5", "n = 2", "n = 3"))
-  expect_equal(p$labels$x, "suite")
+  expect_equal(p$labels$y, "suite")
 })
 
 test_that("a leaderboard plot has a panel per benchmark metric and a bar per model", {
@@ -25,7 +25,7 @@ test_that("a leaderboard plot has a panel per benchmark metric and a bar per mod
   p <- ggplot2::autoplot(board)
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 2)
-  expect_match(p$labels$y, "95% confidence interval")
+  expect_match(p$labels$x, "95% confidence interval")
   expect_true("n = 4" %in% unlist(lapply(built$data, function(d) d$label)))
   expect_error(benchmark_summary(data.frame(x = 1), "demo"),
                class = "predictivebench_error_argument")
@@ -37,7 +37,7 @@ test_that("a summary with several metrics per group gets a panel per metric", {
   p <- autoplot_summary(rows, by = "task", interval = "95% normal interval")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 2)
-  expect_equal(p$labels$x, "task")
+  expect_equal(p$labels$y, "task")
   expect_setequal(unlist(lapply(built$data, function(d) d$label)),
                   c("n = 4", "n = 2", "n = 3", "n = 1"))
 })
@@ -52,5 +52,62 @@ test_that("a leaderboard of benchmarks with different intervals names each in th
   )
   p <- ggplot2::autoplot(board)
   expect_match(p$labels$caption, "a: 95% normal interval\nb: 95% bootstrap interval")
-  expect_match(p$labels$y, "each benchmark reports")
+  expect_match(p$labels$x, "each benchmark reports")
+})
+
+# A leaderboard of six models and five benchmarks, as bench/plots.R draws it.
+six_by_five <- function() {
+  models <- c("gpt-4.1-mini-2025-04-14", "claude-sonnet-4-20250514", "Qwen/Qwen2.5-72B-Instruct",
+              "meta-llama/Llama-3.3-70B-Instruct", "gemini-2.5-flash", "deepseek-chat")
+  benches <- c("dsbench", "futurex", "processbench", "deltabench", "probsem")
+  grid <- expand.grid(model = models, benchmark = benches, stringsAsFactors = FALSE)
+  est <- seq(0.05, 0.95, length.out = nrow(grid))
+  rows <- tibble::tibble(benchmark = grid$benchmark, model = grid$model, metric = "overall",
+                         estimate = est, lower = pmax(0, est - 0.1), upper = pmin(1, est + 0.1),
+                         n = 10L, interval = "95% normal interval", source = NA_character_)
+  rows$estimate[[1]] <- NA_real_
+  structure(rows, class = c("benchmark_leaderboard", "tbl_df", "tbl", "data.frame"))
+}
+
+test_that("a leaderboard plot reads at six models x five benchmarks", {
+  p <- ggplot2::autoplot(six_by_five())
+  built <- ggplot2::ggplot_build(p)
+  layout <- built$layout$layout
+  # one panel per benchmark headline, in rows of at most three
+  expect_equal(nrow(layout), 5)
+  expect_lte(max(layout$COL), 3)
+  # models on the one vertical axis, the same order in every panel, names not rotated
+  expect_match(rlang::as_label(p$mapping$y), "model")
+  expect_equal(levels(p$data$model), rev(sort(unique(as.character(p$data$model)))))
+  expect_null(p$theme$axis.text.x$angle)
+  # whiskers are horizontal intervals around each estimate
+  geoms <- vapply(p$layers, function(l) class(l$geom)[[1]], "")
+  bars <- built$data[[which(geoms == "GeomErrorbar")]]
+  expect_true(all(bars$xmin <= bars$xmax, na.rm = TRUE))
+  expect_equal(nrow(bars), 30)
+  # every "n =" label stands in one column right of the 0-1 axis, one per row and panel:
+  # no label can touch a whisker or another label
+  texts <- built$data[which(geoms == "GeomText")]
+  n_labels <- texts[[1]]
+  expect_true(all(n_labels$x > 1))
+  expect_true(all(bars$xmax <= 1, na.rm = TRUE))
+  expect_false(anyDuplicated(paste(n_labels$PANEL, n_labels$y)) > 0)
+  # a missing estimate says so
+  expect_equal(texts[[2]]$label, "no estimate")
+  path <- withr::local_tempfile(fileext = ".png")
+  ggplot2::ggsave(path, p, width = 12, height = 7, dpi = 50)
+  expect_gt(file.size(path), 0)
+})
+
+test_that("arena ratings: best model on top, battles in its label, whiskers horizontal", {
+  battles <- data.frame(model_a = c("a", "a", "b", "b", "a"), model_b = c("b", "c", "c", "a", "b"),
+                        winner = c("model_a", "model_a", "model_a", "model_b", "tie"))
+  fit <- arena_ratings(battles, bootstrap = 20)
+  p <- ggplot2::autoplot(fit)
+  expect_equal(levels(p$data$model)[[length(fit$model)]],
+               paste0(fit$model[[1]], "\n(", fit$battles[[1]], " battles)"))
+  expect_match(p$labels$title, "Bradley-Terry")
+  expect_match(p$labels$subtitle, "bootstrap percentile interval")
+  none <- ggplot2::autoplot(arena_ratings(battles, bootstrap = 0))
+  expect_match(none$labels$subtitle, "no interval")
 })

@@ -120,3 +120,49 @@ test_that("DeltaBench's headline is the macro F1 over solutions with an error", 
   expect_equal(c(out$x, out$y), c(0.5, 1 / 3))
   expect_equal(out$metric, "overall f1_macro")
 })
+
+test_that("futurex_score() results are compared on FutureX's level-weighted overall", {
+  skip_if_no_python()
+  path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
+  scored <- suppressMessages(futurex_score(path))
+  items <- scored$items
+  other <- data.frame(id = items$id, level = items$level,
+                      score = as.double(seq_len(nrow(items)) %% 2 == 0))
+  out <- compare_models(scored, other, times = 200)
+  expect_equal(out$benchmark, "futurex")
+  expect_equal(out$metric, "overall")
+  # the x side is futurex_summary()'s overall on the same (scored) items
+  expect_equal(out$x, scored$summary$estimate[scored$summary$group == "overall"])
+  kept <- !is.na(items$score)
+  plain <- mean(items$score[kept])
+  weighted <- futurex_weighted_score(tibble::tibble(level = items$level[kept],
+                                                    score = items$score[kept]))
+  expect_equal(out$x, weighted)
+  expect_false(isTRUE(all.equal(out$x, plain)))
+  # a scored file on either side, and two scored files
+  expect_equal(compare_models(other, scored, times = 50)$benchmark, "futurex")
+  expect_equal(compare_models(scored, scored, times = 50)$difference, 0)
+})
+
+test_that("a log file names its benchmark; runs of two benchmarks are refused", {
+  tsk <- futurex_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
+  expect_equal(task_benchmark(tsk$log_path), "futurex")
+  out <- compare_models(tsk$log_path, tsk, times = 50)
+  expect_equal(out$metric, "overall")
+  expect_error(runs_benchmark("futurex", "probsem"), class = "predictivebench_error_argument")
+  expect_equal(runs_benchmark(NULL, "probsem"), "probsem")
+  expect_null(task_benchmark(data.frame(id = 1, score = 1)))
+})
+
+test_that("plain samples with a FutureX level column are compared on the mean, with a hint", {
+  x <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 1, 1, 1, 0, 0, 1, 1))
+  y <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 0, 0, 1, 0, 0, 0, 1))
+  msg <- expect_message(out <- compare_models(x, y), class = "predictivebench_message_benchmark")
+  expect_match(conditionMessage(msg), "benchmark = \"futurex\"", fixed = TRUE)
+  expect_equal(out$metric, "mean score")
+  expect_no_message(compare_models(x, y, benchmark = "futurex", times = 50),
+                    class = "predictivebench_message_benchmark")
+  expect_no_message(compare_models(x[c("id", "score")], y[c("id", "score")]),
+                    class = "predictivebench_message_benchmark")
+})

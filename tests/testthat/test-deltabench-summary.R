@@ -96,7 +96,7 @@ test_that("deltabench_summary() plots a panel per metric and a bar per task", {
   s <- deltabench_summary(samples)
   p <- ggplot2::autoplot(s)
   expect_equal(p$labels$title, "deltabench by task_l1")
-  expect_match(gsub("\n", " ", p$labels$y), "none for micro")
+  expect_match(gsub("\n", " ", p$labels$x), "none for micro")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 8)
 })

@@ -83,8 +83,8 @@ test_that("dsbench_summary() plots by competition", {
   samples <- tibble::tibble(competition_id = c("a", "a", "b"), score = c(1, 0, 1))
   plot <- ggplot2::autoplot(dsbench_summary(samples, by_competition = TRUE))
   expect_s3_class(plot, "ggplot")
-  expect_equal(plot$labels$x, "competition")
-  expect_match(plot$labels$y, "normal \\(or Wilson\\) interval")
+  expect_equal(plot$labels$y, "competition")
+  expect_match(plot$labels$x, "normal \\(or Wilson\\) interval")
 })
 
 test_that("dsbench_summary() clusters questions by competition (worked two-cluster example)", {

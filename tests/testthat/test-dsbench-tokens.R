@@ -91,8 +91,14 @@ test_that("token counts are tiktoken's: the cookbook's published ids", {
   expect_identical(dsbench_model_encoding("gpt-3.5-turbo-0125"), "cl100k_base")
   expect_identical(dsbench_model_encoding("gpt-4o-2024-05-13"), "o200k_base")
   rlang::local_options(rlib_message_verbosity = "verbose")
-  expect_message(enc <- dsbench_model_encoding("not-an-openai-model"), "o200k_base")
+  rm(list = ls(the_informed), envir = the_informed)
+  msg <- expect_message(enc <- dsbench_model_encoding("not-an-openai-model"), "o200k_base")
   expect_identical(enc, "o200k_base")
+  # It says how often it shows, truthfully: once per model, not "once per session".
+  expect_match(conditionMessage(msg), "once per model")
+  expect_no_match(conditionMessage(msg), "once per session")
+  expect_no_message(dsbench_model_encoding("not-an-openai-model"))
+  expect_message(dsbench_model_encoding("another-unknown-model"), "another-unknown-model")
 })
 
 test_that("the cut keeps the last tokens, as the original's decode(encode(p)[-n:])", {

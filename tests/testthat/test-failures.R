@@ -32,3 +32,13 @@ test_that("when every request fails, the warning says so and Solving is not a su
 test_that("outside a vitals eval, report_failures() only warns", {
   expect_warning(report_failures("boom", what = "vote"), "All 1 vote failed")
 })
+
+test_that("a hint replaces the API-key advice when every request failed", {
+  w <- expect_warning(report_failures(c("bad answer", "bad answer"), hint = "Use another backend."),
+                      class = "predictivebench_warning_all_failed")
+  expect_match(conditionMessage(w), "Use another backend.", fixed = TRUE)
+  expect_no_match(conditionMessage(w), "API key")
+  w <- expect_warning(report_failures("HTTP 401"), class = "predictivebench_warning_all_failed")
+  expect_match(conditionMessage(w), "API key")
+  expect_error(report_failures(NA, hint = 1), class = "predictivebench_error_argument")
+})

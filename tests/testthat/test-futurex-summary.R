@@ -51,9 +51,9 @@ test_that("futurex_summary() plots a bar per level with its interval and n", {
   expect_s3_class(s, "benchmark_summary")
   p <- ggplot2::autoplot(s)
   expect_equal(p$labels$title, "futurex by level")
-  expect_match(gsub("\n", " ", p$labels$y), "levels' standard errors combined")
+  expect_match(gsub("\n", " ", p$labels$x), "levels' standard errors combined")
   expect_true(paste0("n = ", s$n[[1]]) %in% unlist(lapply(ggplot2::ggplot_build(p)$data,
                                                            function(d) d$label)))
   boot <- suppressMessages(futurex_summary(tsk, method = "bootstrap", times = 50))
-  expect_match(ggplot2::autoplot(boot)$labels$y, "bootstrap")
+  expect_match(ggplot2::autoplot(boot)$labels$x, "bootstrap")
 })

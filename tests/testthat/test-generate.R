@@ -292,3 +292,37 @@ test_that("the n_ignored message says cached only when the cache is on", {
     expect_equal(grepl("cached", msg), !isFALSE(cache))
   }
 })
+
+test_that("an rpm limit that sets a run's pace says so once, naming the setting", {
+  server <- local_fake_openai(function(body, n) "ok")
+  rm(list = ls(the_informed), envir = the_informed)
+  # 6 requests at 120 a minute, one at a time: at least 2.5 s of throttle for answers a
+  # local server gives in milliseconds.
+  msg <- expect_message(
+    generate_responses(fake_chat(server), paste("q", 1:6), cache = FALSE, max_active = 1,
+                       rpm = 120, progress = FALSE),
+    class = "predictivebench_message_once"
+  )
+  expect_match(conditionMessage(msg), "rpm = 120", fixed = TRUE)
+  expect_match(conditionMessage(msg), "local server")
+  # once per session
+  expect_no_message(generate_responses(fake_chat(server), paste("r", 1:6), cache = FALSE,
+                                       max_active = 1, rpm = 120, progress = FALSE))
+  # no note when the limit cannot have mattered
+  rm(list = ls(the_informed), envir = the_informed)
+  expect_no_message(generate_responses(fake_chat(server), paste("s", 1:6), cache = FALSE,
+                                       max_active = 2, rpm = 1e6, progress = FALSE))
+})
+
+test_that("the pace note's arithmetic and loopback hosts", {
+  rm(list = ls(the_informed), envir = the_informed)
+  # 1000 requests at 500 a minute: at least 118.8 s; a 10 s floor in a 300 s run is not the pace
+  expect_false(note_rpm_pace(60, 500, 10, 300, list()))
+  msg <- expect_message(note_rpm_pace(1000, 500, 10, 125, list()))
+  expect_match(conditionMessage(msg), "at least 118.8 s", fixed = TRUE)
+  expect_match(conditionMessage(msg), "If your provider allows more")
+  expect_equal(is_loopback_url(c("http://127.0.0.1:8000/v1", "http://localhost/v1",
+                                 "http://[::1]:9/v1", "https://api.openai.com/v1",
+                                 "http://10.0.0.2:8000", "http://user@LOCALHOST:1")),
+               c(TRUE, TRUE, TRUE, FALSE, FALSE, TRUE))
+})

@@ -70,3 +70,28 @@ test_that("the chat backend counts each distinct prefix's request on its first q
   expect_equal(out$input_tokens, c(12, 0, 12))
   expect_equal(out$output_tokens, c(1, 0, 1))
 })
+
+test_that("answers cut at max_tokens on purpose raise no ellmer truncation warning", {
+  # Every answer stops at the one token asked for, as a real endpoint reports it.
+  length_reply <- function(body, n) {
+    top <- list(list(token = "True", logprob = -0.5), list(token = "False", logprob = -1.5))
+    list(json = list(
+      id = paste0("chatcmpl-", n), object = "chat.completion", created = 0L, model = "fake",
+      choices = list(list(index = 0L, message = list(role = "assistant", content = "True"),
+                          logprobs = list(content = list(list(token = "True", logprob = -0.5,
+                                                              top_logprobs = top))),
+                          finish_reason = "length")),
+      usage = list(prompt_tokens = 5L, completion_tokens = 1L, total_tokens = 6L)
+    ))
+  }
+  server <- local_fake_openai(length_reply)
+  chat <- fake_chat(server)
+  # ellmer itself warns for such an answer ...
+  expect_warning(chat$clone()$chat("Q:\n", echo = "none"), "max_tokens")
+  # ... but not when the chat backend reads the first token on purpose.
+  expect_no_warning(out <- query_logprobs(chat, c("Q1:\n", "Q2:\n"), "True",
+                                          backend = "chat", cache = FALSE))
+  expect_equal(out$logp, c(-0.5, -0.5))
+  # Other warnings still come through.
+  expect_warning(without_max_tokens_warning(warning("something else")), "something else")
+})

@@ -111,6 +111,18 @@ test_that("an endpoint without echo log-probabilities is a clear error per pair"
   expect_match(out$error, "no echoed token log-probabilities")
 })
 
+test_that("an endpoint that does not echo the context says so, not a token count", {
+  # It answers every text with the one token "True", as if the prompt were not echoed.
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt, tokens = "True"))
+  out <- query_logprobs(fake_chat(server), "Is it on?\nAnswer:\n", "True", cache = FALSE)
+  expect_true(is.na(out$logp))
+  expect_no_match(out$error, "has 1 tokens but the full text has 1", fixed = TRUE)
+  expect_match(out$error, "echoed 1 token(s) for context + query and 1 for the query \"True\"",
+               fixed = TRUE)
+  expect_match(out$error, "does not echo the prompt", fixed = TRUE)
+  expect_match(out$error, "backend = \"chat\"", fixed = TRUE)
+})
+
 test_that("the completions backend needs a URL and model; arguments are checked", {
   expect_error(query_logprobs(NULL, "a", "b"), class = "predictivebench_error_argument")
   expect_error(query_logprobs(NULL, c("a", "b", "c"), c("x", "y"), base_url = "http://x/v1",

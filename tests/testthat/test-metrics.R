@@ -55,3 +55,30 @@ test_that("scores all at one limit get a Wilson interval, not a zero-width one",
   mixed <- mean_ci(c(rep(0, 9), 1), limits = c(0, 1))
   expect_equal(mixed$upper, 0.1 + z * stats::sd(c(rep(0, 9), 1)) / sqrt(10))
 })
+
+test_that("a bound at a limit is the limit exactly, not a rounding error beside it", {
+  # the Wilson lower bound at p = 0 computes as 2.78e-17 before snapping
+  z <- stats::qnorm(0.975)
+  n <- 10
+  raw <- (z^2 / (2 * n)) / (1 + z^2 / n) - z / (1 + z^2 / n) * sqrt(z^2 / (4 * n^2))
+  expect_false(identical(raw, 0))
+  expect_identical(mean_ci(rep(0, n), limits = c(0, 1))$lower, 0)
+  expect_identical(mean_ci(rep(1, n), limits = c(0, 1))$upper, 1)
+  expect_identical(mean_ci(rep(0, 4), limits = c(0, 1), cluster = c(1, 1, 2, 3))$lower, 0)
+  expect_identical(clip_to_limits(c(-1e-17, 1 + 1e-17, 0.5), c(0, 1)), c(0, 1, 0.5))
+})
+
+test_that("a single score at a limit gets the promised Wilson interval", {
+  z <- stats::qnorm(0.975)
+  one <- mean_ci(1, limits = c(0, 1))
+  expect_equal(c(one$lower, one$upper), c(1 / (1 + z^2), 1))
+  zero <- mean_ci(0, limits = c(0, 1))
+  expect_equal(c(zero$lower, zero$upper), c(0, z^2 / (1 + z^2)))
+  clustered <- mean_ci(0, limits = c(0, 1), cluster = "a")
+  expect_equal(clustered$upper, z^2 / (1 + z^2))
+  # one score inside the range says nothing about spread: no interval
+  expect_true(is.na(mean_ci(0.5, limits = c(0, 1))$lower))
+  # the rows of a one-item group carry the interval too
+  g <- grouped_summary(c(1, 0, 1), by = c("a", "a", "b"), limits = c(0, 1))
+  expect_equal(g$lower[g$group == "b"], 1 / (1 + z^2))
+})

@@ -13,6 +13,34 @@ test_that("the summary's -1 rule and ties work on hand-made samples", {
   expect_error(probsem_summary(data.frame(x = 1)), class = "predictivebench_error_argument")
 })
 
+test_that("a uniform guesser's 100% on tied suites is counted and said, ties kept correct", {
+  s <- probsem_example_samples()
+  s <- s[s$expected != -1, ]
+  # Every query equally likely: each context is correct only through a tie.
+  s$solver_metadata <- lapply(s$solver_metadata, function(m) {
+    m$prob <- rep(1 / length(m$queries), length(m$queries))
+    m
+  })
+  msg <- expect_message(probsem_summary(s), class = "predictivebench_message_ties")
+  expect_match(conditionMessage(msg), "only through a tie")
+  expect_match(conditionMessage(msg), "truth: 3 of 3")
+  sm <- suppressMessages(probsem_summary(s))
+  # Faithful to the original's suite accuracy: ties count as correct.
+  expect_true(all(sm$accuracy$estimate == 1))
+  expect_equal(sm$accuracy$n_tied, sm$accuracy$n)
+  expect_match(probsem_scorer()(s)$explanation[[1]], "^Correct through a tie")
+  expect_match(paste(capture.output(print(sm)), collapse = "\n"),
+               "5 context(s) counted correct only through a tie", fixed = TRUE)
+  # A clear winner is no tie, and no message.
+  s2 <- s[1, ]
+  prob <- rep(0.1, length(s2$queries[[1]]))
+  prob[[s2$expected[[1]] + 1]] <- 0.9
+  s2$solver_metadata[[1]]$prob <- prob
+  expect_no_message(sm2 <- probsem_summary(s2), class = "predictivebench_message_ties")
+  expect_equal(sm2$accuracy$n_tied, 0L)
+  expect_no_match(paste(capture.output(print(sm2)), collapse = "\n"), "through a tie")
+})
+
 test_that("an offline probsem log shows each suite's accuracy and reads back the same", {
   tsk <- probsem_task(dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("A"), view = FALSE)
@@ -45,7 +73,7 @@ test_that("probsem_summary() plots the accuracy by suite", {
   skip_if_not_installed("ggplot2")
   plot <- ggplot2::autoplot(suppressMessages(probsem_summary(probsem_example_samples())))
   expect_s3_class(plot, "ggplot")
-  expect_equal(plot$labels$x, "suite")
+  expect_equal(plot$labels$y, "suite")
 })
 
 test_that("probsem_summary() clusters contexts within a suite when told how (worked example)", {

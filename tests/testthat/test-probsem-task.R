@@ -210,6 +210,17 @@ test_that("a failed request gives NA for that context only and is counted", {
   expect_equal(sm$accuracy$estimate, 1)
 })
 
+test_that("answers that can't be scored are reported as such, not as an API key problem", {
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt, tokens = "True"))
+  tsk <- probsem_task(hint_table()[1:2, ], solver = probsem_solver(cache = FALSE),
+                      dir = withr::local_tempdir())
+  w <- expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                      class = "predictivebench_warning_all_failed")
+  expect_no_match(conditionMessage(w), "API key")
+  expect_match(conditionMessage(w), "The endpoint answered every request")
+  expect_match(conditionMessage(w), "does not echo the prompt")
+})
+
 test_that("the chat backend runs a task through ellmer", {
   server <- local_fake_openai(true_false_reply)
   d <- hint_table()[1:2, ]

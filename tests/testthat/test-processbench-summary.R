@@ -71,7 +71,7 @@ test_that("processbench_summary() plots a panel per metric and a bar per task", 
   expect_s3_class(s, "benchmark_summary")
   p <- ggplot2::autoplot(s)
   expect_equal(p$labels$title, "processbench by task_l1")
-  expect_match(gsub("\n", " ", p$labels$y), "bootstrap interval \\(F1\\)")
+  expect_match(gsub("\n", " ", p$labels$x), "bootstrap interval \\(F1\\)")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 3)
   expect_true("n = 5" %in% unlist(lapply(built$data, function(d) d$label)))

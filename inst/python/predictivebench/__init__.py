@@ -3,7 +3,7 @@ from .errors import MissingDependencyError, PredictiveBenchError
 from .registry import available, get_preparer
 from .tables import load_schema, table_columns, validate_table, write_table
 
-__version__ = "0.2.0"
+__version__ = "0.1.0"
 
 
 def _checked_source(preparer, source):
