@@ -41,7 +41,8 @@ test_that("FutureX: the estimate equals the requests sent, and 0 on a cached re-
   expect_equal(out$before$tokens, "exact")
   expect_equal(out$before$output_tokens_max, 100 * n)
   # the estimate left the cache as it was: the eval's answers are all that is in it
-  expect_equal(length(list.files(cache, recursive = TRUE)), n)
+  expect_equal(length(list.files(file.path(cache, "responses"), recursive = TRUE)), n)
+  expect_setequal(list.files(cache), c("predictivebench-cache.json", "responses"))
 })
 
 test_that("ProcessBench with 8 votes and 2 epochs: the estimate equals the requests sent", {
