@@ -235,6 +235,58 @@ test_that("a fully cached run needs no writable cache", {
   expect_equal(server$count(), 1)
 })
 
+test_that("a process SIGKILLed in the middle of writing an entry loses nothing already written", {
+  skip_on_cran()
+  skip_on_os("windows")
+  server <- local_fake_openai(function(body, n) paste("answer to", last_user_text(body)))
+  root <- withr::local_tempdir()
+  cache <- file.path(root, "cache")
+  flag <- file.path(root, "writing")
+  prompts <- sprintf("item %02d", 1:12)
+  child <- callr::r_bg(function(pkg, url, cache, flag, prompts) {
+    pkgload::load_all(pkg, quiet = TRUE)
+    ns <- asNamespace("predictivebench")
+    original <- get("write_atomic", ns)
+    entries <- 0
+    # the 5th entry is killed half-written: its temporary file holds half the bytes
+    slow <- function(path, writer) {
+      if (!grepl("[.]rds$", path)) return(original(path, writer))
+      entries <<- entries + 1
+      if (entries < 5) return(original(path, writer))
+      original(path, function(tmp) {
+        writer(tmp)
+        bytes <- readBin(tmp, "raw", file.size(tmp))
+        writeBin(bytes[seq_len(length(bytes) %/% 2)], tmp)
+        writeLines("", flag)
+        Sys.sleep(600)
+      })
+    }
+    utils::assignInNamespace("write_atomic", slow, "predictivebench")
+    chat <- ellmer::chat_openai_compatible(base_url = url, model = "fake-model",
+                                           credentials = function() "sk-child")
+    generate_responses(chat, prompts, cache = cache, max_active = 2)
+  }, args = list(testthat::test_path("..", ".."), server$url, cache, flag, prompts),
+  stdout = tempfile(), stderr = tempfile())
+  deadline <- Sys.time() + 90
+  while (!file.exists(flag) && child$is_alive() && Sys.time() < deadline) Sys.sleep(0.05)
+  expect_true(file.exists(flag), info = paste(readLines(child$get_error_file()), collapse = "\n"))
+  child$kill()
+  child$wait(5000)
+  paid <- server$count()
+  entries <- list.files(file.path(cache, "responses"), pattern = "[.]rds$", recursive = TRUE)
+  half <- list.files(file.path(cache, "responses"), pattern = "^[.]", recursive = TRUE,
+                     all.files = TRUE)
+  expect_length(entries, 4)
+  expect_length(half, 1)  # the interrupted write is a temporary file, never an entry
+  res <- expect_no_warning(generate_responses(fake_chat(server), prompts, cache = cache))
+  expect_equal(sum(res$cached), 4)
+  expect_equal(server$count() - paid, length(prompts) - 4)  # only the missing are resent
+  expect_equal(res$result, paste("answer to", prompts))
+  # cache_clear() takes the leftover too, and counts only entries
+  expect_equal(cache_clear(cache), length(prompts))
+  expect_length(list.files(file.path(cache, "responses"), all.files = TRUE, recursive = TRUE), 0)
+})
+
 test_that("cache_dir honours FALSE, a path, the option and the env var", {
   expect_null(cache_dir(FALSE))
   expect_equal(cache_dir("x"), "x")
