@@ -7,6 +7,9 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
                           max_active = 10, rpm = 500, max_tries = 3, batch = FALSE,
                           wait = TRUE) {
   judger <- chat$get_model()
+  # estimate_cost()'s dry run reads the battle cache but must not record its placeholder
+  # verdicts in it.
+  write_records <- !is.null(records) && is.null(getOption("predictivebench.dry_run"))
   prompt <- arena_judge_prompt("", "", "", version)
   judge <- configure_chat(chat, prompt$system, list(temperature = 0, max_tokens = 800))
   n <- nrow(battles)
@@ -63,9 +66,9 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       usage[chunk[[j]], c("input_tokens", "output_tokens", "cost")] <-
         res[j, c("input_tokens", "output_tokens", "cost")]
     }
-    if (!is.null(records)) store <- update_battle_cache(records, new)
+    if (write_records) store <- update_battle_cache(records, new)
   }
-  if (!is.null(records) && !file.exists(records)) store <- update_battle_cache(records, new = NULL)
+  if (write_records && !file.exists(records)) store <- update_battle_cache(records, new = NULL)
   text <- vapply(rec$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   ab <- seq_len(n)
   winner_ab <- rec$winner[ab]

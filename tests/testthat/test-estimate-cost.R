@@ -216,3 +216,26 @@ test_that("an estimate_cost() killed mid-run leaves the cache as it was; the nex
     expect_equal(res$result, paste("real answer to", sprintf("Question %d?", seq_len(n))))
   }
 })
+
+test_that("an arena judge's estimate reads the battle cache but records no placeholder verdict", {
+  local_default_cache()
+  root <- withr::local_tempdir()
+  records <- file.path(root, "battle_records.csv")
+  battles <- sample_battles(2)
+  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
+                                         credentials = function() "sk-unused")
+  tsk <- arena_task(battles, arena_solver(records = records, cache = file.path(root, "cache")),
+                    dir = file.path(root, "logs"))
+  est <- estimate_cost(tsk, chat)
+  expect_equal(est$requests, nrow(battles))
+  expect_false(file.exists(records))
+  expect_false(dir.exists(file.path(root, "cache")))
+  # with 2 verdicts recorded only the others are to be sent (the battle cache is read before any
+  # request, so these are not counted as requests at all), and the file is left as it was
+  judge <- baseline_chat(arena_baseline_judge("longer")$responder, name = "gpt-4.1")
+  judge_battles(battles[1:2, ], judge, records = records)
+  before <- tools::md5sum(records)
+  est <- estimate_cost(tsk, chat)
+  expect_equal(est$to_send, nrow(battles) - 2)
+  expect_equal(unname(tools::md5sum(records)), unname(before))
+})
