@@ -20,7 +20,8 @@
 #'   earlier turns, the tools (name, description, arguments and function), the messages and
 #'   the epoch. Two chats that differ in any of these never share an answer. The API key is
 #'   not part of the key, and neither it nor any header value is written anywhere: only the
-#'   hash is.
+#'   hash is. Because every property counts, an ellmer update that adds one makes earlier
+#'   entries misses (sent again), never wrong answers.
 #' * **Owned layout.** The directory holds a marker file, `predictivebench-cache.json`
 #'   (format and layout version), and the entries under `responses/`. `cache_clear()`
 #'   deletes only files named like entries inside `responses/`; it refuses (an error of class
@@ -29,7 +30,8 @@
 #'   batches, which let a batch be resumed after quitting R) and downloaded data sets.
 #'   Entries of the earlier layout (two-character folders at the top of the directory, from
 #'   predictivebench before the marker) are neither read (their keys do not cover the
-#'   headers or tools) nor deleted: delete those folders yourself.
+#'   headers or tools) nor deleted: a message says so once, when the marker is written, and
+#'   you delete those folders yourself.
 #' * **A bad entry is a miss.** An entry that can't be read, or was written by another
 #'   layout version, is sent again and rewritten, with one warning per call naming a file.
 #' * **Nothing paid is lost.** Each answer is written the moment it arrives, atomically (a
@@ -193,7 +195,10 @@ cache_prepare <- function(dir) {
   target <- cache_view(dir)$write
   read_cache_marker(target)
   done <- tryCatch({
-    if (!file.exists(cache_marker_path(target))) write_cache_marker(target)
+    if (!file.exists(cache_marker_path(target))) {
+      write_cache_marker(target)
+      inform_old_layout(target)
+    }
     probe <- file.path(target, cache_entries_folder, paste0(".probe-", Sys.getpid()))
     write_atomic(probe, function(tmp) writeLines("probe", tmp))
     unlink(probe)
@@ -206,6 +211,21 @@ cache_prepare <- function(dir) {
              "cache", file = target)
   }
   invisible(target)
+}
+
+# Entries of the layout before the marker sit in two-character folders at the top: they are
+# never read (their keys are of another version) and not ours to delete unasked.
+inform_old_layout <- function(dir) {
+  old <- list.files(dir, pattern = "^[0-9a-f]{2}$")
+  old <- old[vapply(file.path(dir, old), function(d) {
+    any(grepl("^[0-9a-f]{64}\\.rds$", list.files(d)))
+  }, TRUE)]
+  if (!length(old)) return(invisible())
+  cli::cli_inform(c(
+    "{.path {dir}} holds {length(old)} folder{?s} of cached responses of an earlier layout,
+     which {?is/are} not used.",
+    i = "Delete {?it/them} ({.val {old}}) to free the space."
+  ), class = "predictivebench_message_old_cache")
 }
 
 write_cache_marker <- function(dir) {

@@ -9,8 +9,9 @@
 #' * **A continuous pool.** `max_active` requests are in flight until the work is done: when
 #'   one answers, the next starts, so one slow request never holds up the others. At most
 #'   `rpm` requests start per minute.
-#' * **A response cache.** A request already answered (same provider, base URL, model,
-#'   parameters, system prompt, messages and epoch) is read from disk instead of sent, so a
+#' * **A response cache.** A request already answered (same provider and every provider
+#'   and model property, headers included, system prompt, turns, tools, messages and epoch)
+#'   is read from disk instead of sent, so a
 #'   second run makes no request. Each answer is written (atomically) the moment it
 #'   arrives, so a run that is interrupted or killed loses only the requests in flight and
 #'   resumes where it stopped. See [cache_dir()]; `cache = FALSE` turns it off. Offline

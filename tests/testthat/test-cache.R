@@ -162,6 +162,13 @@ test_that("cache_clear() deletes only its own entries, and refuses a folder with
   saveRDS(list(text = "old"), file.path(dir, "ab", paste0(strrep("ab", 32), ".rds")))
 
   expect_equal(cache_clear(dir), 2L)
+  # the old layout's folders are named once, when the marker is first written
+  fresh <- withr::local_tempdir()
+  dir.create(file.path(fresh, "ab"))
+  saveRDS(list(text = "old"), file.path(fresh, "ab", paste0(strrep("ab", 32), ".rds")))
+  expect_message(cache_prepare(fresh), "ab", class = "predictivebench_message_old_cache")
+  expect_no_message(cache_prepare(fresh))
+  expect_true(file.exists(file.path(fresh, "ab", paste0(strrep("ab", 32), ".rds"))))
   expect_null(cache_get(dir, key))
   left <- list.files(dir, recursive = TRUE, all.files = TRUE)
   expect_setequal(left, c("notes.txt", "model.rds", "predictivebench-cache.json",
