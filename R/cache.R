@@ -142,8 +142,9 @@ cache_view <- function(dir) {
 cache_get_many <- function(dir, keys) {
   if (is.null(dir)) return(vector("list", length(keys)))
   bad <- character()
+  read <- cache_view(dir)$read
   out <- lapply(keys, function(key) {
-    for (d in cache_view(dir)$read) {
+    for (d in read) {
       path <- cache_path(d, key)
       if (!file.exists(path)) next
       value <- read_cache_entry(path, key)
