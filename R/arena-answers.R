@@ -7,7 +7,9 @@
 #' `arena_answers()` fills the answer cache `q_and_as.csv` in `cache_dir`: for each model
 #' given as a chat, it sends the questions that have no answer yet through
 #' [generate_responses()] (response cache, retries, failure isolation) and rewrites the file
-#' atomically after every chunk, so an interrupted run keeps what it got. A failed request
+#' atomically after every chunk, so an interrupted run keeps what it got. Each write holds a
+#' lock (`q_and_as.csv.lock`) and merges the answers another process added meanwhile, so
+#' two runs on one folder lose no answer. A failed request
 #' leaves `NaN` (not generated) and is tried again next time; a real empty answer (`""`) is
 #' kept and never asked for again. Models given by name only must already have their answers
 #' in the file. One model is enough here (battles need two, answers do not).
