@@ -8,7 +8,7 @@
 #' given as a chat, it sends the questions that have no answer yet through
 #' [generate_responses()] (response cache, retries, failure isolation) and rewrites the file
 #' atomically after every chunk, so an interrupted run keeps what it got. Each write holds a
-#' lock (`q_and_as.csv.lock`) and merges the answers another process added meanwhile, so
+#' lock (`.q_and_as.csv.lock`) and merges the answers another process added meanwhile, so
 #' two runs on one folder lose no answer. A failed request
 #' leaves `NaN` (not generated) and is tried again next time; a real empty answer (`""`) is
 #' kept and never asked for again. Models given by name only must already have their answers
