@@ -181,13 +181,6 @@ cache_set <- function(dir, key, value) {
   invisible(path)
 }
 
-cache_has <- function(dir, keys) {
-  if (is.null(dir)) return(rep(FALSE, length(keys)))
-  found <- rep(FALSE, length(keys))
-  for (d in cache_view(dir)$read) found <- found | file.exists(cache_path(d, keys))
-  found
-}
-
 # Called before the first request is sent: makes the cache directory (the dry run's overlay
 # inside estimate_cost()), writes its marker and a probe file, so that an unwritable cache
 # stops the run before anything is paid rather than after.
