@@ -7,7 +7,9 @@
 #' `arena_answers()` fills the answer cache `q_and_as.csv` in `cache_dir`: for each model
 #' given as a chat, it sends the questions that have no answer yet through
 #' [generate_responses()] (response cache, retries, failure isolation) and rewrites the file
-#' atomically after every chunk, so an interrupted run keeps what it got. A failed request
+#' atomically after every chunk, so an interrupted run keeps what it got. Each write holds a
+#' lock (`.q_and_as.csv.lock`) and merges the answers another process added meanwhile, so
+#' two runs on one folder lose no answer. A failed request
 #' leaves `NaN` (not generated) and is tried again next time; a real empty answer (`""`) is
 #' kept and never asked for again. Models given by name only must already have their answers
 #' in the file. One model is enough here (battles need two, answers do not).
@@ -39,19 +41,32 @@ arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size
   for (name in names(models)) {
     chat <- models[[name]]
     if (is.null(chat)) next
-    rows <- which(answers$question %in% questions & is.na(answers[[name]]))
+    pending <- answers$question[answers$question %in% questions & is.na(answers[[name]])]
     # A provider batch takes every question at once: chunks would be separate batches.
-    for (chunk in split(rows, ceiling(seq_along(rows) / if (batch) Inf else chunk_size))) {
-      res <- generate_responses(chat, answers$question[chunk], cache = cache,
+    for (chunk in split(pending, ceiling(seq_along(pending) / if (batch) Inf else chunk_size))) {
+      res <- generate_responses(chat, chunk, cache = cache,
                                 max_active = max_active, rpm = rpm, max_tries = max_tries,
                                 epoch = 1L, key_extra = "arena-answer-v1", batch = batch,
                                 wait = wait)
-      answers[[name]][chunk] <- res$result
-      write_answers(answers, path)
+      answers <- update_answers(path, answers, chunk, name, res$result)
     }
   }
-  if (!file.exists(path)) write_answers(answers, path)
+  if (!file.exists(path)) answers <- update_answers(path, answers, character(), NULL, NULL)
   answers
+}
+
+# Under the file's lock: the answer cache as it is now (another process may have added
+# answers since it was read), with `results` of `model` for `questions` merged in, written
+# back and returned. A failure (NA) never replaces an answer.
+update_answers <- function(path, answers, questions, model, results) {
+  with_file_lock(path, {
+    merged <- load_answers(path, answers$question, setdiff(names(answers), "question"))
+    at <- match(questions, merged$question)
+    ok <- !is.na(results)
+    if (length(model)) merged[[model]][at[ok]] <- results[ok]
+    write_answers(merged, path)
+    merged
+  })
 }
 
 # The answer cache at `path` (empty when the file does not exist yet), with a row for every

@@ -7,6 +7,9 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
                           max_active = 10, rpm = 500, max_tries = 3, batch = FALSE,
                           wait = TRUE) {
   judger <- chat$get_model()
+  # estimate_cost()'s dry run reads the battle cache but must not record its placeholder
+  # verdicts in it.
+  write_records <- !is.null(records) && is.null(getOption("predictivebench.dry_run"))
   prompt <- arena_judge_prompt("", "", "", version)
   judge <- configure_chat(chat, prompt$system, list(temperature = 0, max_tokens = 800))
   n <- nrow(battles)
@@ -63,16 +66,9 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       usage[chunk[[j]], c("input_tokens", "output_tokens", "cost")] <-
         res[j, c("input_tokens", "output_tokens", "cost")]
     }
-    if (!is.null(records)) {
-      store_key <- store_keys(store)
-      new_key <- store_keys(new)
-      # A failed verdict is replaced when the battle is judged again.
-      store <- rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
-                     new[!(new_key %in% store_key[!is.na(store$winner)]), ])
-      write_battle_cache(store, records)
-    }
+    if (write_records) store <- update_battle_cache(records, new)
   }
-  if (!is.null(records) && !file.exists(records)) write_battle_cache(store, records)
+  if (write_records && !file.exists(records)) store <- update_battle_cache(records, new = NULL)
   text <- vapply(rec$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   ab <- seq_len(n)
   winner_ab <- rec$winner[ab]
@@ -131,6 +127,26 @@ empty_records <- function() {
   ))
   out$is_valid <- logical()
   out
+}
+
+# Under the file's lock: the battle cache as it is now (another run on the same folder may
+# have added verdicts since it was read) with `new` merged in, written back and returned.
+update_battle_cache <- function(path, new) {
+  with_file_lock(path, {
+    store <- if (file.exists(path)) read_battle_cache(path) else empty_records()
+    if (!is.null(new)) store <- merge_battle_records(store, new)
+    write_battle_cache(store, path)
+    store
+  })
+}
+
+# A failed verdict is replaced when the battle is judged again; a verdict already recorded
+# (by this run or another) is kept, and the same battle is never recorded twice.
+merge_battle_records <- function(store, new) {
+  store_key <- store_keys(store)
+  new_key <- store_keys(new)
+  rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
+        new[!(new_key %in% store_key[!is.na(store$winner)]) & !duplicated(new_key), ])
 }
 
 read_battle_cache <- function(path) {

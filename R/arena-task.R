@@ -77,7 +77,8 @@ arena_sample_battles <- function() {
 #' * `arena_solver()` judges only battles missing from the battle cache `records` (a
 #'   `battle_records.csv`), and appends each chunk's verdicts to it atomically, so a run
 #'   killed while judging loses at most one chunk and re-judges nothing already recorded.
-#'   A cached verdict is used only when its `judger` is this judge's model and its prompt
+#'   Each write holds a lock (`.battle_records.csv.lock`) and merges what another run on the
+#'   same file recorded meanwhile, so concurrent runs lose no verdict. A cached verdict is used only when its `judger` is this judge's model and its prompt
 #'   version matches (written into `gpt_4_response`; for the original's records, told by the
 #'   verdict's format: scores for `"231113"`, a JSON winner for `"231225"`).
 #' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts

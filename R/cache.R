@@ -1,11 +1,11 @@
-# A content-addressed response cache on disk: one file per answered request, written atomically.
+# A content-addressed response cache on disk: one file per answered request, written
+# atomically, in a layout only predictivebench writes (a marker file and `responses/`).
 
 #' Where cached responses live
 #'
 #' Every request predictivebench sends (solver answers, judge verdicts, log-probabilities)
-#' is cached on disk under a key made from the provider, model, request parameters, messages
-#' and epoch, never the API key. A second `$eval()` of the same task therefore sends no
-#' request, and a run that was interrupted resumes where it stopped.
+#' is cached on disk. A second `$eval()` of the same task therefore sends no request, and a
+#' run that was interrupted resumes where it stopped.
 #'
 #' The directory is, in order: `getOption("predictivebench.cache_dir")`, the environment
 #' variable `PREDICTIVEBENCH_CACHE_DIR`, or `tools::R_user_dir("predictivebench", "cache")`.
@@ -13,20 +13,49 @@
 #' `FALSE` (no cache: every request is sent and nothing is written) or a path to use instead.
 #' `cache_clear()` deletes the cached responses.
 #'
-#' Each answer is written the moment it arrives, atomically (a temporary file renamed into
-#' place), so a run that is killed leaves only whole entries and loses only the requests in
-#' flight. The subdirectory `batches/` holds the state files of provider batches
-#' (`batch = TRUE` in [generate_responses()]), which let a batch be resumed after quitting R;
-#' `cache_clear()` leaves them.
+#' @section What the cache guarantees:
+#' * **Keyed by everything that changes the answer.** The key is a SHA-256 hash of the
+#'   provider's class and every property of the provider and model (base URL, model,
+#'   parameters, `api_args`, the names and values of `api_headers`), the system prompt, the
+#'   earlier turns, the tools (name, description, arguments and function), the messages and
+#'   the epoch. Two chats that differ in any of these never share an answer. The API key is
+#'   not part of the key, and neither it nor any header value is written anywhere: only the
+#'   hash is. Because every property counts, an ellmer update that adds one makes earlier
+#'   entries misses (sent again), never wrong answers.
+#' * **Owned layout.** The directory holds a marker file, `predictivebench-cache.json`
+#'   (format and layout version), and the entries under `responses/`. `cache_clear()`
+#'   deletes only files named like entries inside `responses/`; it refuses (an error of class
+#'   `predictivebench_error_cache`) a directory without the marker, and leaves everything
+#'   else in the directory alone: your own files, `batches/` (the state files of provider
+#'   batches, which let a batch be resumed after quitting R) and downloaded data sets.
+#'   Entries of the earlier layout (two-character folders at the top of the directory, from
+#'   predictivebench before the marker) are neither read (their keys do not cover the
+#'   headers or tools) nor deleted: a message says so once, when the marker is written, and
+#'   you delete those folders yourself.
+#' * **A bad entry is a miss.** An entry that can't be read, or was written by another
+#'   layout version, is sent again and rewritten, with one warning per call naming a file.
+#' * **Nothing paid is lost.** Each answer is written the moment it arrives, atomically (a
+#'   temporary file renamed into place), so a run that is killed leaves only whole entries
+#'   and the rerun sends only what is missing. Two processes may use one cache at the same
+#'   time: an entry is one file, and a reader sees it whole or not at all.
+#' * **Checked before paying.** Before the first request is sent the cache directory is
+#'   created and written to once; when that fails the run stops with an error of class
+#'   `predictivebench_error_cache` naming the directory, and nothing is sent.
+#' * **Dry runs leave it alone.** [estimate_cost()] reads the cache but writes only into a
+#'   private temporary directory, so however it ends (an error, Ctrl-C, a killed R) the
+#'   cache is as it was.
 #'
 #' @param cache `TRUE`, `FALSE` or a directory.
 #' @returns `cache_dir()` returns the directory (or `NULL` when `cache` is `FALSE`);
-#'   `cache_clear()` returns the number of files deleted, invisibly.
+#'   `cache_clear()` returns the number of entries deleted, invisibly.
 #' @export
 #' @examples
 #' cache_dir()
 #' cache_dir(FALSE)
-#' cache_dir(file.path(tempdir(), "my-cache"))
+#' dir <- file.path(tempdir(), "my-cache")
+#' cache_dir(dir)
+#' generate_responses(baseline_constant("A"), "Pick one", cache = dir)
+#' cache_clear(dir)
 cache_dir <- function(cache = TRUE) {
   if (isFALSE(cache)) return(NULL)
   if (isTRUE(cache)) {
@@ -45,9 +74,45 @@ cache_dir <- function(cache = TRUE) {
 cache_clear <- function(cache = TRUE) {
   dir <- cache_dir(cache)
   if (is.null(dir) || !dir.exists(dir)) return(invisible(0L))
-  files <- list.files(dir, pattern = "\\.rds$", recursive = TRUE, full.names = TRUE)
+  if (!file.exists(cache_marker_path(dir))) {
+    abort_pb(c("{.path {dir}} is not a predictivebench response cache: it has no marker file.",
+               i = "Nothing was deleted."), "cache", file = dir)
+  }
+  read_cache_marker(dir)
+  root <- file.path(dir, cache_entries_folder)
+  folders <- list.files(root, pattern = "^[0-9a-f]{2}$", full.names = TRUE)
+  folders <- folders[dir.exists(folders)]
+  files <- unlist(lapply(folders, list.files, full.names = TRUE, all.files = TRUE,
+                         pattern = "^\\.?[0-9a-f]{64}\\.rds"))
+  entries <- sum(grepl("^[0-9a-f]{64}\\.rds$", basename(files)))
   unlink(files)
-  invisible(length(files))
+  # Only folders the clearing emptied go: a folder holding anything else is the user's.
+  for (f in folders) {
+    if (!length(list.files(f, all.files = TRUE, no.. = TRUE))) unlink(f, recursive = TRUE)
+  }
+  invisible(entries)
+}
+
+cache_format <- "predictivebench-cache"
+cache_layout_version <- 2L
+cache_marker_file <- "predictivebench-cache.json"
+cache_entries_folder <- "responses"
+
+cache_marker_path <- function(dir) file.path(dir, cache_marker_file)
+
+# The marker of `dir`, or NULL when there is none; a marker of another format or layout
+# version is an error: its entries are not ours to read, write or delete.
+read_cache_marker <- function(dir) {
+  path <- cache_marker_path(dir)
+  if (!file.exists(path)) return(NULL)
+  marker <- tryCatch(jsonlite::read_json(path), error = function(e) NULL)
+  if (!identical(marker$format, cache_format) ||
+      !identical(as.integer(marker$version %||% NA), cache_layout_version)) {
+    abort_pb(c("{.path {dir}} holds a response cache of another format or layout version.",
+               i = "Use another cache directory, or delete this one yourself."),
+             "cache", file = path)
+  }
+  marker
 }
 
 # Keys hash canonical JSON rather than R serialization, so they do not change with the R
@@ -59,27 +124,109 @@ cache_key <- function(...) {
 }
 
 cache_path <- function(dir, key) {
-  file.path(dir, substr(key, 1, 2), paste0(key, ".rds"))
+  file.path(dir, cache_entries_folder, substr(key, 1, 2), paste0(key, ".rds"))
 }
 
-cache_get <- function(dir, key) {
-  if (is.null(dir)) return(NULL)
-  path <- cache_path(dir, key)
-  if (!file.exists(path)) return(NULL)
-  # A file that can't be read (a disk error, a foreign file) counts as a miss, not a crash:
-  # the request is simply sent again and the entry rewritten.
-  tryCatch(readRDS(path), error = function(e) NULL)
+# Where a cache directory is read and written. Inside estimate_cost()'s dry run (the option
+# `predictivebench.cache_overlay`) writes go to a private overlay, and reads look there
+# first, then in the real directory (unless `hide`): the real cache is only ever read.
+cache_view <- function(dir) {
+  overlay <- getOption("predictivebench.cache_overlay")
+  if (is.null(dir) || is.null(overlay)) return(list(read = dir, write = dir))
+  private <- file.path(overlay$dir, substr(digest::digest(dir, algo = "sha256"), 1, 16))
+  list(read = c(private, if (!isTRUE(overlay$hide)) dir), write = private)
+}
+
+# Entries of `keys`, NULL for a miss. Entries that can't be read or are of another layout
+# are misses too, with one warning for the call that names the first of them.
+cache_get_many <- function(dir, keys) {
+  if (is.null(dir)) return(vector("list", length(keys)))
+  bad <- character()
+  read <- cache_view(dir)$read
+  out <- lapply(keys, function(key) {
+    for (d in read) {
+      path <- cache_path(d, key)
+      if (!file.exists(path)) next
+      value <- read_cache_entry(path, key)
+      if (!inherits(value, "cache_miss")) return(value)
+      bad <<- c(bad, path)
+    }
+    NULL
+  })
+  if (length(bad)) {
+    cli::cli_warn(c(
+      "{length(bad)} cache entr{?y/ies} could not be read or {?is/are} of another layout;
+       {?its/their} request{?s} {?is/are} sent again.",
+      i = "First: {.file {bad[[1]]}}"
+    ), class = "predictivebench_warning_cache_entry")
+  }
+  out
+}
+
+cache_get <- function(dir, key) cache_get_many(dir, key)[[1]]
+
+read_cache_entry <- function(path, key) {
+  entry <- tryCatch(readRDS(path), error = function(e) NULL)
+  ok <- is.list(entry) && identical(entry$format, cache_format) &&
+    identical(entry$version, cache_layout_version) && identical(entry$key, key)
+  if (ok) entry$value else structure(list(), class = "cache_miss")
 }
 
 cache_set <- function(dir, key, value) {
   if (is.null(dir)) return(invisible(NULL))
-  path <- cache_path(dir, key)
-  write_atomic(path, function(tmp) saveRDS(value, tmp, compress = FALSE))
+  path <- cache_path(cache_view(dir)$write, key)
+  entry <- list(format = cache_format, version = cache_layout_version, key = key,
+                value = value)
+  write_atomic(path, function(tmp) saveRDS(entry, tmp, compress = FALSE))
   invisible(path)
 }
 
-cache_has <- function(dir, keys) {
-  if (is.null(dir)) return(rep(FALSE, length(keys)))
-  file.exists(cache_path(dir, keys))
+# Called before the first request is sent: makes the cache directory (the dry run's overlay
+# inside estimate_cost()), writes its marker and a probe file, so that an unwritable cache
+# stops the run before anything is paid rather than after.
+cache_prepare <- function(dir) {
+  if (is.null(dir)) return(invisible(NULL))
+  target <- cache_view(dir)$write
+  read_cache_marker(target)
+  done <- tryCatch({
+    if (!file.exists(cache_marker_path(target))) {
+      write_cache_marker(target)
+      inform_old_layout(target)
+    }
+    probe <- file.path(target, cache_entries_folder, paste0(".probe-", Sys.getpid()))
+    write_atomic(probe, function(tmp) writeLines("probe", tmp))
+    unlink(probe)
+    TRUE
+  }, error = identity, warning = identity)
+  if (!isTRUE(done)) {
+    abort_pb(c("Can't write to the response cache {.path {target}}; no request was sent.",
+               i = "Give a writable directory in {.arg cache}, or {.code cache = FALSE}.",
+               x = conditionMessage(done)),
+             "cache", file = target)
+  }
+  invisible(target)
 }
 
+# Entries of the layout before the marker sit in two-character folders at the top: they are
+# never read (their keys are of another version) and not ours to delete unasked.
+inform_old_layout <- function(dir) {
+  old <- list.files(dir, pattern = "^[0-9a-f]{2}$")
+  old <- old[vapply(file.path(dir, old), function(d) {
+    any(grepl("^[0-9a-f]{64}\\.rds$", list.files(d)))
+  }, TRUE)]
+  if (!length(old)) return(invisible())
+  cli::cli_inform(c(
+    "{.path {dir}} holds {length(old)} folder{?s} of cached responses of an earlier layout,
+     which {?is/are} not used.",
+    i = "Delete {?it/them} ({.val {old}}) to free the space."
+  ), class = "predictivebench_message_old_cache")
+}
+
+write_cache_marker <- function(dir) {
+  marker <- list(format = cache_format, version = cache_layout_version,
+                 entries = cache_entries_folder,
+                 about = "Written by the R package predictivebench. cache_clear() deletes only the entries under responses/.")
+  write_atomic(cache_marker_path(dir), function(tmp) {
+    jsonlite::write_json(marker, tmp, auto_unbox = TRUE, pretty = TRUE)
+  })
+}

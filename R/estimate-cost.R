@@ -30,11 +30,12 @@
 #' scorers `requests` is an estimate; for solvers and judges called once per sample it is
 #' exact.
 #'
-#' The dry run writes nothing to the cache or the logs: answers the placeholder run puts in
-#' the cache directory are removed at the end. To count cached requests too it runs twice,
-#' once with the cache directories (`cache` and the default one) moved aside for a moment,
-#' so don't run another evaluation on the same cache at the same time. `cached` counts hits in the cache directory `cache`; a solver
-#' built with its own `cache =` directory must be estimated with that directory.
+#' The dry run writes nothing to the cache or the logs, and never moves or hides the cache:
+#' it reads the cache directories and puts the placeholder answers into a private
+#' temporary directory (deleted at the end), so however it ends, even killed, the cache is
+#' as it was and no placeholder answer is ever served as a model's. To count cached requests
+#' too it runs twice, the second time without reading the cache. `cached` counts hits in
+#' every cache the task's solver and scorer use (their own `cache =` directories).
 #'
 #' @param task A vitals Task (not modified: a copy is run).
 #' @param chat The ellmer chat you will pass as `solver_chat`.
@@ -42,7 +43,8 @@
 #'   chat's model given here (a judge) are counted with that chat's tokenizer and priced at
 #'   its price.
 #' @param epochs Epochs, as for `$eval()`.
-#' @param cache The cache directory the run uses (`TRUE`: the default one).
+#' @param cache The cache directory the run uses (`TRUE`: the default one); checked only,
+#'   since the dry run reads the caches the task's solver and scorer are built with.
 #' @param batch Price every request at the batch route's prices. Requests of a solver or
 #'   judge built with `batch = TRUE` are priced so anyway: the dry run counts them as the same
 #'   requests, one by one, at the batch price.
@@ -71,10 +73,9 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, cache = TRUE, batch = 
   if (length(dots) && !all(nzchar(rlang::names2(dots)))) {
     abort_pb("All arguments in {.arg ...} must be named.", "argument")
   }
-  # the default directory too: a solver built with `cache = TRUE` writes there
-  dirs <- unique(c(cache_dir(cache), cache_dir(TRUE)))
-  to_send <- dry_run(task, chat, dots, epochs, answer, dirs)
-  total <- without_cache(dirs, dry_run(task, chat, dots, epochs, answer, dirs))
+  cache_dir(cache)
+  to_send <- dry_run(task, chat, dots, epochs, answer, hide_cache = FALSE)
+  total <- dry_run(task, chat, dots, epochs, answer, hide_cache = TRUE)
   chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
   counts <- request_costs(to_send, chats, batch)
   # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
@@ -89,11 +90,13 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, cache = TRUE, batch = 
 }
 
 # Solves and scores a copy of `task` with every HTTP request answered by fake_response();
-# returns the requests (url and body). Cache files it adds to the directories `dirs` are
-# removed.
-dry_run <- function(task, chat, dots, epochs, answer, dirs) {
-  before <- lapply(dirs, function(d) if (dir.exists(d)) cache_files(d))
-  on.exit(for (i in seq_along(dirs)) remove_new_files(dirs[[i]], before[[i]]), add = TRUE)
+# returns the requests (url and body). Every cache is read-only for it: answers go to a
+# private overlay (cache_view()), in the session's temporary directory, so neither an error
+# nor a kill leaves a placeholder answer where a real run would read it. `hide_cache` also
+# stops it reading the real caches, so that every request counts.
+dry_run <- function(task, chat, dots, epochs, answer, hide_cache) {
+  overlay <- tempfile("predictivebench-dry-run-")
+  on.exit(unlink(overlay, recursive = TRUE), add = TRUE)
   seen <- new.env()
   seen$requests <- list()
   seen$batch <- FALSE
@@ -110,7 +113,8 @@ dry_run <- function(task, chat, dots, epochs, answer, dirs) {
   # path over curl, no provider batch; a solver built with `batch = TRUE` sends one by one
   # too, and its requests are marked for the batch price (dry_run_batch()).
   options <- list(predictivebench.fast_path = FALSE, predictivebench.batch = FALSE,
-                  predictivebench.dry_run = seen)
+                  predictivebench.dry_run = seen,
+                  predictivebench.cache_overlay = list(dir = overlay, hide = hide_cache))
   withr::with_options(options, httr2::with_mocked_responses(
     mock,
     suppressMessages(suppressWarnings({
@@ -130,32 +134,6 @@ dry_run_batch <- function(batch, frame = parent.frame()) {
   seen$batch <- TRUE
   withr::defer(seen$batch <- FALSE, envir = frame)
   FALSE
-}
-
-# Runs `expr` with the cache directories moved aside (so every request misses), then puts
-# them back; what `expr` wrote there is dropped.
-without_cache <- function(dirs, expr) {
-  dirs <- dirs[dir.exists(dirs)]
-  asides <- paste0(dirs, ".estimate-", Sys.getpid())
-  moved <- file.rename(dirs, asides)
-  on.exit({
-    unlink(dirs[moved], recursive = TRUE)
-    file.rename(asides[moved], dirs[moved])
-  }, add = TRUE)
-  if (!all(moved)) {
-    abort_pb("Can't move the cache aside to count every request.", "cache",
-             file = dirs[!moved][[1]])
-  }
-  expr
-}
-
-cache_files <- function(dir) list.files(dir, recursive = TRUE, all.files = TRUE)
-
-remove_new_files <- function(dir, before) {
-  if (!dir.exists(dir)) return(invisible())
-  added <- setdiff(cache_files(dir), before)
-  unlink(file.path(dir, added))
-  invisible(added)
 }
 
 # A successful reply in the shape of the endpoint's API, with the placeholder text.

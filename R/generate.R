@@ -9,8 +9,9 @@
 #' * **A continuous pool.** `max_active` requests are in flight until the work is done: when
 #'   one answers, the next starts, so one slow request never holds up the others. At most
 #'   `rpm` requests start per minute.
-#' * **A response cache.** A request already answered (same provider, base URL, model,
-#'   parameters, system prompt, messages and epoch) is read from disk instead of sent, so a
+#' * **A response cache.** A request already answered (same provider and every provider
+#'   and model property, headers included, system prompt, turns, tools, messages and epoch)
+#'   is read from disk instead of sent, so a
 #'   second run makes no request. Each answer is written (atomically) the moment it
 #'   arrives, so a run that is interrupted or killed loses only the requests in flight and
 #'   resumes where it stopped. See [cache_dir()]; `cache = FALSE` turns it off. Offline
@@ -123,7 +124,7 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
   }, "")
 
   state <- new.env(parent = emptyenv())
-  state$records <- lapply(keys, function(key) cache_get(dir, key))
+  state$records <- cache_get_many(dir, keys)
   state$errors <- rep(NA_character_, n)
   cached <- !vapply(state$records, is.null, TRUE)
   # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
@@ -140,6 +141,7 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
   local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
+  if (length(todo)) cache_prepare(dir)  # an unwritable cache stops the run before it pays
   if (length(todo) && batch) {
     if (is.null(dir)) {
       abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
@@ -281,21 +283,60 @@ prompt_fingerprint <- function(prompt) {
   }), algo = "sha256")
 }
 
-# What identifies a request besides its messages; never the credentials.
+# What identifies a request besides its messages: the provider's class and every property
+# of the provider and model, the system prompt, turns and tools; never the credentials.
+# Header values (gateway routing, but also keys some gateways take as headers) enter only
+# hashed, and the whole identity only ever as part of a hashed cache key.
 request_identity <- function(chat, key_extra = NULL) {
   provider <- chat$get_provider()
-  model <- chat$get_model_object()
   list(
-    version = 1L,
-    provider = provider@name,
-    base_url = tryCatch(provider@base_url, error = function(e) NA_character_),
-    model = model@name,
-    params = model@params,
-    extra_args = model@extra_args,
+    version = 2L,
+    provider_class = class(provider)[[1]],
+    provider = provider_properties(provider),
+    model = canonical_value(chat$get_model_object()),
     system_prompt = chat$get_system_prompt(),
     turns = lapply(chat$get_turns(), function(t) ellmer::contents_record(t)),
+    tools = lapply(unname(chat$get_tools()), tool_fingerprint),
     extra = key_extra
   )
+}
+
+# Every property of the provider except its credentials and those ellmer keeps on the model
+# object (reading them on the provider is deprecated).
+provider_properties <- function(provider) {
+  names <- setdiff(S7::prop_names(provider), c("credentials", "model", "params", "extra_args"))
+  props <- lapply(stats::setNames(names, names), function(name) {
+    value <- S7::prop(provider, name)
+    if (name == "extra_headers") hash_headers(value) else canonical_value(value)
+  })
+  Filter(Negate(is.null), props)
+}
+
+# Names and values of headers, as one hash each: they change the answer (gateway routing)
+# but may hold credentials.
+hash_headers <- function(headers) {
+  if (!length(headers)) return(list())
+  pairs <- paste0(tolower(rlang::names2(headers)), ":", vapply(headers, paste, "",
+                                                              collapse = ","))
+  vapply(sort(pairs), digest::digest, "", algo = "sha256", serialize = FALSE, USE.NAMES = FALSE)
+}
+
+# A tool changes the answer by its definition and by what its function returns.
+tool_fingerprint <- function(tool) {
+  list(definition = canonical_value(tool),
+       fun = digest::digest(deparse(S7::S7_data(tool)), algo = "sha256"))
+}
+
+# A value reduced to what JSON can hold: S7 objects become their class and properties;
+# functions and environments (credentials, callbacks) are left out.
+canonical_value <- function(x) {
+  if (is.function(x) && !inherits(x, "S7_object") || is.environment(x)) return(NULL)
+  if (inherits(x, "S7_object")) {
+    props <- lapply(S7::props(x), canonical_value)
+    return(c(list(.class = class(x)[[1]]), Filter(Negate(is.null), props)))
+  }
+  if (is.list(x)) return(lapply(x, canonical_value))
+  x
 }
 
 # Tokens and cost of every assistant turn this request added (with tools, one per round),

@@ -60,7 +60,8 @@ completion_body <- function(endpoint, text, max_tokens) {
 }
 
 completion_key <- function(endpoint, text, max_tokens) {
-  cache_key(kind = "completions-echo", version = 1L, base_url = endpoint$base_url,
+  cache_key(kind = "completions-echo", version = 2L, base_url = endpoint$base_url,
+            headers = hash_headers(endpoint$headers),
             body = completion_body(endpoint, text, max_tokens))
 }
 
@@ -97,10 +98,11 @@ parse_completion <- function(body) {
 echo_texts <- function(endpoint, texts, dir, max_tokens, max_active, max_tries, timeout) {
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
-  records <- lapply(keys, function(k) cache_get(dir, k))
+  records <- cache_get_many(dir, keys)
   cached <- !vapply(records, is.null, TRUE)
   errors <- rep(NA_character_, length(texts))
   todo <- which(!cached)
+  if (length(todo)) cache_prepare(dir)
   chunks <- split(todo, ceiling(seq_along(todo) / (4 * max_active)))
   for (chunk in chunks) {
     reqs <- lapply(texts[chunk], function(t) {

@@ -12,3 +12,18 @@ write_atomic <- function(path, writer) {
   }
   invisible(path)
 }
+
+# Runs `expr` holding an exclusive lock on `path` (the hidden file `.<name>.lock` beside it), so that
+# processes sharing a file (two arena runs on one folder) read-merge-write it in turn
+# instead of overwriting each other's updates.
+with_file_lock <- function(path, expr, timeout = getOption("predictivebench.lock_timeout_s", 600)) {
+  dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
+  lock_file <- file.path(dirname(path), paste0(".", basename(path), ".lock"))
+  lock <- filelock::lock(lock_file, timeout = timeout * 1000)
+  if (is.null(lock)) {
+    abort_pb("Timed out after {timeout} s waiting for another process to release the file.",
+             "lock", file = path)
+  }
+  on.exit(filelock::unlock(lock), add = TRUE)
+  expr
+}

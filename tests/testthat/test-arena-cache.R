@@ -166,3 +166,74 @@ test_that("a run killed while judging re-judges nothing already recorded", {
   expect_equal(nrow(final), nrow(battles))
   expect_equal(final[seq_len(nrow(saved)), ], saved)
 })
+
+# A child R process running arena_run() on `dir`: `models` answer through the fake server
+# (and the response cache in `dir`), a slow "longer" baseline judges; both caches are
+# rewritten after every request.
+arena_child <- function(dir, experiment, models, url) {
+  callr::r_bg(function(pkg, dir, experiment, models, url) {
+    pkgload::load_all(pkg, quiet = TRUE)
+    chats <- lapply(stats::setNames(models, models), function(m) {
+      ellmer::chat_openai_compatible(base_url = url, model = m,
+                                     credentials = function() "sk-child")
+    })
+    inner <- arena_baseline_judge("longer")
+    judge <- baseline_chat(function(p) {
+      Sys.sleep(0.05)
+      inner$responder(p)
+    }, name = "judge")
+    arena_run(dir, "toy", experiment, chats, judge, strategy = "all", bootstrap = 0,
+              answer_chunk_size = 1, judge_chunk_size = 1, max_active = 1)
+    invisible(NULL)
+  }, args = list(testthat::test_path("..", ".."), dir, experiment, models, url),
+  stdout = tempfile(), stderr = tempfile())
+}
+
+arena_caches <- function(dir) {
+  folder <- file.path(dir, "tempcache", "toy", "judge_231225")
+  answers <- arena_read_answers(file.path(folder, "q_and_as.csv"))
+  answers <- answers[order(answers$question), sort(names(answers))]
+  records <- read_battle_cache(file.path(folder, "battle_records.csv"))
+  records$tstamp <- NULL
+  records <- records[order(records$question, records$model_a, records$model_b), ]
+  list(answers = as.data.frame(answers), records = as.data.frame(records))
+}
+
+test_that("two arena_run()s on one folder at the same time lose no answer or verdict", {
+  skip_on_cran()
+  skip_on_os("windows")
+  server <- local_fake_openai(function(body, n) {
+    words <- as.integer(sub("^m", "", body$model))
+    paste(c(rep(body$model, words), "on", last_user_text(body)), collapse = " ")
+  }, latency = 0.05)
+  questions <- paste("Question", 1:6)
+  together <- arena_folder(questions)
+  # m2 is in both runs: both answer it, each run also fills a column of its own
+  runs <- list(arena_child(together, "a", c("m1", "m2"), server$url),
+               arena_child(together, "b", c("m2", "m3"), server$url))
+  for (run in runs) {
+    run$wait(120000)
+    expect_equal(run$get_exit_status(), 0, info = paste(readLines(run$get_error_file()),
+                                                        collapse = "\n"))
+  }
+  one_by_one <- arena_folder(questions)
+  for (args in list(list("a", c("m1", "m2")), list("b", c("m2", "m3")))) {
+    run <- arena_child(one_by_one, args[[1]], args[[2]], server$url)
+    run$wait(120000)
+    expect_equal(run$get_exit_status(), 0)
+  }
+  concurrent <- arena_caches(together)
+  sequential <- arena_caches(one_by_one)
+  expect_false(anyNA(as.matrix(concurrent$answers)))
+  expect_equal(nrow(concurrent$answers), 6)
+  expect_equal(concurrent$answers, sequential$answers, ignore_attr = TRUE)
+  expect_equal(nrow(concurrent$records), 2 * 6)  # pairs (m1, m2) and (m2, m3) on 6 questions
+  expect_equal(concurrent$records, sequential$records, ignore_attr = TRUE)
+  for (x in c("a", "b")) {
+    experiment <- function(dir) {
+      out <- utils::read.csv(file.path(dir, "results", x, "battle_outcomes.csv"))
+      out[do.call(order, out), ]
+    }
+    expect_equal(experiment(together), experiment(one_by_one), ignore_attr = TRUE)
+  }
+})

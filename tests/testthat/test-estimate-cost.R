@@ -41,7 +41,8 @@ test_that("FutureX: the estimate equals the requests sent, and 0 on a cached re-
   expect_equal(out$before$tokens, "exact")
   expect_equal(out$before$output_tokens_max, 100 * n)
   # the estimate left the cache as it was: the eval's answers are all that is in it
-  expect_equal(length(list.files(cache, recursive = TRUE)), n)
+  expect_equal(length(list.files(file.path(cache, "responses"), recursive = TRUE)), n)
+  expect_setequal(list.files(cache), c("predictivebench-cache.json", "responses"))
 })
 
 test_that("ProcessBench with 8 votes and 2 epochs: the estimate equals the requests sent", {
@@ -148,4 +149,93 @@ test_that("probsem: log-probability requests are counted, and free once cached",
   expect_equal(est$requests, server$count())
   expect_gt(est$requests, 0)
   expect_equal(estimate_cost(tsk, chat, cache = cache)$to_send, 0)
+})
+
+# A child R process that runs estimate_cost() on `n` FutureX-shaped questions with a scorer
+# that blocks forever at its `block_at`-th call (1: the run reading the cache, 2: the run
+# counting every request), after touching a file in `flags` so the test knows when to kill.
+estimate_child <- function(server_url, cache, flags, n, block_at) {
+  callr::r_bg(function(root, server_url, cache, flags, n, block_at) {
+    pkgload::load_all(root, quiet = TRUE)
+    chat <- ellmer::chat_openai_compatible(base_url = server_url, model = "gpt-4.1",
+                                           credentials = function() "sk-child")
+    scorer <- function(samples, ...) {
+      calls <- length(list.files(flags)) + 1
+      writeLines("", file.path(flags, paste0("call-", calls)))
+      if (calls == block_at) Sys.sleep(600)
+      list(score = factor(rep("C", nrow(samples)), levels = c("I", "C"), ordered = TRUE))
+    }
+    tsk <- vitals::Task$new(
+      dataset = tibble::tibble(input = sprintf("Question %d?", seq_len(n)), target = "A"),
+      solver = generate_solver(cache = cache), scorer = scorer, dir = tempfile()
+    )
+    estimate_cost(tsk, chat, cache = cache)
+  }, args = list(testthat::test_path("..", ".."), server_url, cache, flags, n, block_at),
+  stdout = tempfile(), stderr = tempfile())
+}
+
+cache_snapshot <- function(dir) {
+  files <- sort(list.files(dir, recursive = TRUE, all.files = TRUE, full.names = TRUE))
+  stats::setNames(tools::md5sum(files), files)
+}
+
+test_that("an estimate_cost() killed mid-run leaves the cache as it was; the next eval serves no placeholder", {
+  skip_on_cran()
+  skip_on_os("windows")
+  server <- local_fake_openai(function(body, n) paste("real answer to", last_user_text(body)))
+  n <- 6
+  for (block_at in 1:2) {
+    root <- withr::local_tempdir()
+    cache <- file.path(root, "cache")
+    flags <- file.path(root, "flags")
+    dir.create(flags)
+    # the real cache answers the first 3 questions
+    generate_responses(fake_chat(server, model = "gpt-4.1"), sprintf("Question %d?", 1:3),
+                       cache = cache)
+    before <- cache_snapshot(cache)
+    sent <- server$count()
+    child <- estimate_child(server$url, cache, flags, n, block_at)
+    deadline <- Sys.time() + 90
+    while (length(list.files(flags)) < block_at && child$is_alive() && Sys.time() < deadline) {
+      Sys.sleep(0.1)
+    }
+    expect_true(child$is_alive(), info = paste(readLines(child$get_error_file()),
+                                               collapse = "\n"))
+    child$kill()  # SIGKILL: no on.exit() runs
+    child$wait(5000)
+    expect_equal(length(list.files(flags)), block_at)
+    # nothing added, changed, renamed or hidden in the real cache
+    expect_equal(cache_snapshot(cache), before)
+    expect_equal(list.files(root), c("cache", "flags"))
+    expect_equal(server$count(), sent)  # the dry run sent nothing
+    # the next run sends the 3 missing questions and serves only real answers
+    res <- generate_responses(fake_chat(server, model = "gpt-4.1"),
+                              sprintf("Question %d?", seq_len(n)), cache = cache)
+    expect_equal(server$count(), sent + 3)
+    expect_equal(res$cached, rep(c(TRUE, FALSE), each = 3))
+    expect_equal(res$result, paste("real answer to", sprintf("Question %d?", seq_len(n))))
+  }
+})
+
+test_that("an arena judge's estimate reads the battle cache but records no placeholder verdict", {
+  local_default_cache()
+  root <- withr::local_tempdir()
+  records <- file.path(root, "battle_records.csv")
+  battles <- sample_battles(2)
+  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
+                                         credentials = function() "sk-unused")
+  tsk <- arena_task(battles, arena_solver(records = records, cache = file.path(root, "cache")),
+                    dir = file.path(root, "logs"))
+  est <- estimate_cost(tsk, chat)
+  expect_equal(est$requests, nrow(battles))
+  expect_false(file.exists(records))
+  expect_false(dir.exists(file.path(root, "cache")))
+  # with 2 verdicts recorded only the others are to be sent (the battle cache is read before any
+  # request, so these are not counted as requests at all), and the file is left as it was
+  judge <- baseline_chat(arena_baseline_judge("longer")$responder, name = "gpt-4.1")
+  judge_battles(battles[1:2, ], judge, records = records)
+  before <- tools::md5sum(records)
+  est <- estimate_cost(tsk, chat)
+  expect_equal(est$to_send, nrow(battles) - 2)
+  expect_equal(unname(tools::md5sum(records)), unname(before))
 })

@@ -247,10 +247,11 @@ test_that("two runs sharing one cache directory at the same time do not corrupt 
   # every entry is whole and readable, no temporary file is left, one entry per item
   files <- cache_entries(cache)
   expect_length(files, n)
-  records <- lapply(files, readRDS)
+  records <- lapply(files, function(f) readRDS(f)$value)
   expect_true(all(vapply(records, function(r) rlang::is_string(r$text), TRUE)))
-  leftovers <- setdiff(list.files(cache, recursive = TRUE, all.files = TRUE), 
-                       list.files(cache, recursive = TRUE, pattern = "\\.rds$"))
+  leftovers <- setdiff(list.files(cache, recursive = TRUE, all.files = TRUE),
+                       c(list.files(cache, recursive = TRUE, pattern = "\\.rds$"),
+                         "predictivebench-cache.json"))
   expect_length(leftovers, 0)
   # a third run finds everything
   before <- server$count()

@@ -120,11 +120,13 @@ test_that("API keys never reach the cache", {
   server <- local_fake_openai(echo_reply)
   dir <- withr::local_tempdir()
   generate_responses(fake_chat(server, key = "sk-SECRET-KEY-123"), "q", cache = dir)
-  files <- list.files(dir, recursive = TRUE, full.names = TRUE)
-  expect_length(files, 1)
-  bytes <- readBin(files, "raw", file.size(files))
-  expect_length(grepRaw("answer to q", bytes, fixed = TRUE), 1)
-  expect_length(grepRaw("sk-SECRET-KEY-123", bytes, fixed = TRUE), 0)
+  files <- list.files(dir, recursive = TRUE, full.names = TRUE, all.files = TRUE)
+  entry <- grep("\\.rds$", files, value = TRUE)
+  expect_length(entry, 1)
+  expect_length(grepRaw("answer to q", readBin(entry, "raw", file.size(entry)), fixed = TRUE), 1)
+  for (f in files) {
+    expect_length(grepRaw("sk-SECRET-KEY-123", readBin(f, "raw", file.size(f)), fixed = TRUE), 0)
+  }
 })
 
 test_that("generate_solver runs in a vitals Task and records failures per sample", {

@@ -123,5 +123,5 @@ test_that("cache keys and entries do not depend on the key", {
   generate_responses(fake_chat(server, key = "sk-another-key"), "q", cache = root)
   # one request: the second chat, with another key, is served from the same entry
   expect_equal(server$count(), 1)
-  expect_length(list.files(root, recursive = TRUE), 1)
+  expect_length(list.files(root, pattern = "\\.rds$", recursive = TRUE), 1)
 })
