@@ -119,7 +119,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' @family processbench and deltabench
 #' @export
 #' @examples
-#' tsk <- deltabench_task(dir = tempfile(), solver = deltabench_solver(cache = FALSE))
+#' tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = tempfile(), solver = deltabench_solver(cache = FALSE))
 #' tsk$eval(
 #'   solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
 #'   view = FALSE
@@ -158,8 +158,10 @@ deltabench_with_prompts <- function(dataset) {
 
 #' @rdname deltabench_task
 #' @export
-deltabench_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
-  processbench_dataset(path, limit = limit, shuffle = shuffle)
+deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
+  benchmark_dataset("processbench", path, sample = "deltabench-sample.parquet", limit = limit,
+                    shuffle = shuffle, check = check_processbench_rows, version = version,
+                    versions = "deltabench")
 }
 
 #' @rdname deltabench_task

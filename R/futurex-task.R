@@ -105,7 +105,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @family futurex
 #' @export
 #' @examples
-#' tsk <- futurex_task(dir = tempfile())
+#' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No"), "\\boxed{%s}"),
 #'          view = FALSE)
 #' futurex_summary(tsk)
@@ -120,9 +120,9 @@ futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
 
 #' @rdname futurex_task
 #' @export
-futurex_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+futurex_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("futurex", path, sample = "futurex-sample.parquet", limit = limit,
-                    shuffle = shuffle)
+                    shuffle = shuffle, version = version)
 }
 
 #' @rdname futurex_task

@@ -144,8 +144,8 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' @family probsem
 #' @export
 #' @examples
-#' probsem_dataset()
-#' tsk <- probsem_task(dir = tempfile())
+#' probsem_dataset(version = "sample")
+#' tsk <- probsem_task(probsem_dataset(version = "sample"), dir = tempfile())
 #' tsk
 #' \dontrun{
 #' # With a local OpenAI-compatible server (e.g. `vllm serve Qwen/Qwen2.5-0.5B`):
@@ -173,9 +173,9 @@ probsem_vitals_dataset <- function(dataset) {
 
 #' @rdname probsem_task
 #' @export
-probsem_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+probsem_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("probsem", path, sample = "probsem-sample.parquet", limit = limit,
-                    shuffle = shuffle)
+                    shuffle = shuffle, version = version)
 }
 
 #' @rdname probsem_task

@@ -115,7 +115,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @order 1
 #' @export
 #' @examples
-#' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(cache = FALSE))
+#' tsk <- processbench_task(processbench_dataset(version = "sample"), dir = tempfile(), solver = processbench_solver(cache = FALSE))
 #' tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"),
 #'          view = FALSE)
 #' processbench_summary(tsk)
@@ -142,9 +142,9 @@ processbench_with_prompts <- function(dataset, template) {
 #' @rdname processbench_task
 #' @order 2
 #' @export
-processbench_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+processbench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("processbench", path, sample = "deltabench-sample.parquet", limit = limit,
-                    shuffle = shuffle, check = check_processbench_rows)
+                    shuffle = shuffle, check = check_processbench_rows, version = version)
 }
 
 # The flatteners' row checks, for tables that bypassed them (a data frame, a parquet file
