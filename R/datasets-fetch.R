@@ -151,7 +151,7 @@ check_download <- function(row, tmp, headers, call) {
 check_sha256 <- function(row, path, expected, call) {
   if (is.na(expected)) return(invisible(path))
   actual <- sha256_file(path)
-  if (!identical(actual, expected)) {
+  if (!identical(unname(actual), unname(expected))) {
     if (!startsWith(basename(path), ".")) unlink(path)
     abort_pb(
       c("{.file {row$path}} does not match its pinned sha256.",
@@ -227,12 +227,16 @@ download_request <- function(url, token) {
       max_tries = getOption("predictivebench.download_tries", 5),
       retry_on_failure = TRUE,
       is_transient = function(resp) httr2::resp_status(resp) %in% c(429L, 500:599),
-      backoff = function(i) getOption("predictivebench.download_backoff", min(2^i, 60))
+      backoff = function(i) getOption("predictivebench.download_backoff", min(2^i, 60)),
+      after = function(resp) download_retry_after(resp)
     ) |>
     httr2::req_progress()
   if (!is.null(token)) req <- httr2::req_auth_bearer_token(req, token)
   req
 }
+
+# Seconds the server asked to wait (Retry-After), NA when it did not say.
+download_retry_after <- function(resp) httr2::resp_retry_after(resp)
 
 url_origin <- function(url) {
   parts <- httr2::url_parse(url)
