@@ -75,6 +75,15 @@ fake_file_server <- function(files) {
   )
 }
 
+# The package's own pins, only the rows whose file is in ../shared/reference, served from
+# there: the real bytes checked against the real pins.
+reference_pins <- function(benchmark, version, files) {
+  pins <- predictivebench:::pinned_files()
+  rows <- pins[pins$benchmark == benchmark & pins$version == version & pins$path %in% names(files), ]
+  rows$local <- unname(vapply(rows$path, function(p) skip_if_no_reference(files[[p]]), ""))
+  rows
+}
+
 # A versions table (the layout of pinned_files()) for fixtures: one row per file, its size
 # and sha256 computed from the fixture itself.
 fixture_pins <- function(benchmark, version, host, repo, files, default = TRUE,
@@ -113,12 +122,6 @@ local_pinned_servers <- function(pins, env = parent.frame()) {
   withr::local_envvar(HF_ENDPOINT = hf$url, PREDICTIVEBENCH_GITHUB_URL = gh$url,
                       HF_HUB_OFFLINE = NA, HF_TOKEN = NA, .local_envir = env)
   list(gh = gh, hf = hf)
-}
-
-reference_dir <- function() test_path("..", "..", "..", "shared", "reference")
-
-skip_if_no_reference <- function() {
-  if (!dir.exists(reference_dir())) skip("../shared/reference is absent")
 }
 
 # Replaces an internal function of the package until the calling test ends (testthat 3.1.6
