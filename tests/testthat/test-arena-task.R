@@ -63,7 +63,7 @@ test_that("two battles with the same prompt keep their own models and records ov
   # The positional rule itself is solver_rows()'s, tested in test-benchmark.R.
 })
 
-test_that("arena_dataset(version = "sample") and arena_task() take part of the table like every benchmark", {
+test_that("arena_dataset() and arena_task() take part of the table like every benchmark", {
   ds <- arena_dataset(version = "sample")
   expect_equal(arena_dataset(version = "sample", limit = 3), ds[1:3, ])
   shuffled <- arena_dataset(version = "sample", shuffle = 2)

@@ -32,7 +32,7 @@ test_that("the section-level protocol refuses ProcessBench data", {
   )
 })
 
-test_that("deltabench_dataset(version = "sample") and deltabench_task(deltabench_dataset(version = "sample")) take a limit", {
+test_that("deltabench_dataset() and deltabench_task() take a limit", {
   full <- deltabench_dataset(version = "sample")
   expect_equal(deltabench_dataset(version = "sample", limit = 2)$id, full$id[1:2])
   tsk <- deltabench_task(deltabench_dataset(version = "sample"), limit = 1, dir = withr::local_tempdir())

@@ -243,7 +243,7 @@ test_that("dataset and solver check their inputs", {
                   error = TRUE)
 })
 
-test_that("dsbench_dataset(version = "sample") and dsbench_task(dsbench_dataset(version = "sample")) take part of the table", {
+test_that("dsbench_dataset() and dsbench_task() take part of the table", {
   data <- dsbench_dataset(version = "sample")
   expect_equal(dsbench_dataset(version = "sample", limit = 2), data[1:2, ])
   shuffled <- dsbench_dataset(version = "sample", shuffle = 1)

@@ -49,7 +49,7 @@ test_that("prepare_futurex writes a readable task table", {
   expect_equal(futurex_dataset(table), table)
 })
 
-test_that("futurex_dataset(version = "sample") and futurex_task(futurex_dataset(version = "sample")) take a limit", {
+test_that("futurex_dataset() and futurex_task() take a limit", {
   full <- futurex_dataset(version = "sample")
   expect_equal(futurex_dataset(version = "sample", limit = 2)$id, full$id[1:2])
   sampled <- futurex_dataset(version = "sample", limit = 3, shuffle = 1)

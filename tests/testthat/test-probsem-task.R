@@ -282,7 +282,7 @@ test_that("user-facing errors name the user's call", {
   expect_snapshot(probsem_task(dup, dir = tempfile()), error = TRUE)
 })
 
-test_that("probsem_dataset(version = "sample") and probsem_task(probsem_dataset(version = "sample")) take a limit", {
+test_that("probsem_dataset() and probsem_task() take a limit", {
   full <- probsem_dataset(version = "sample")
   expect_equal(probsem_dataset(version = "sample", limit = 2)$id, full$id[1:2])
   shuffled <- probsem_dataset(version = "sample", shuffle = 2)
