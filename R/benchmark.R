@@ -1,6 +1,7 @@
 # The skeleton every benchmark is built on, one helper per step of its data flow:
 #
-#   benchmark_dataset()  task table in: the bundled sample, a parquet file or a data frame,
+#   benchmark_dataset()  task table in: the real benchmark (R/datasets-*.R), the bundled
+#                        sample, a parquet file or a data frame,
 #                        checked against the benchmark's schema, optionally cut to `limit`
 #   dataset_solver()     a solver that needs dataset columns besides `input`
 #   bind_dataset()       gives such a solver the task's dataset (benchmark_task() does it)

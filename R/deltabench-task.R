@@ -103,7 +103,8 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'
 #' @param path A task table (parquet) or a data frame in the `processbench` schema with
 #'   `error_sections`, `unuseful_sections` and `sections_content` (DeltaBench data); `NULL`
-#'   is the shipped sample.
+#'   is the real DeltaBench at `version` (`"v1"`, 1,236 records, downloaded once) or, with
+#'   `version = "sample"`, the shipped sample.
 #' @inheritParams task-table-args
 #' @param temperature,top_p Sampling parameters, by default DeltaBench's (1 and 0.8).
 #' @param params Other request parameters, such as `list(max_tokens = 4096)`.

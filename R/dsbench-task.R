@@ -21,8 +21,9 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' `dsbench_solver()` for models whose context cannot hold large workbooks, and
 #' `dsbench_scorer_exact()` for a cheap run without a judge.
 #'
-#' * `dsbench_dataset()` reads a task table (by default the bundled sample: three fictional
-#'   competitions, seven questions), optionally a part of it (`limit`, `shuffle`), and
+#' * `dsbench_dataset()` reads a task table (by default the real DSBench, version `"v1"`:
+#'   466 questions, downloaded once, non-commercial use only; `version = "sample"` is the
+#'   bundled sample of three fictional competitions, seven questions), optionally a part of it (`limit`, `shuffle`), and
 #'   locates the competition folders.
 #' * `dsbench_solver()` sends the prompts.
 #' * `dsbench_scorer()` is the original judge; `dsbench_scorer_exact()` a deterministic one.

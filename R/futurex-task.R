@@ -36,8 +36,9 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' gives its level-weighted overall score. To score a predictions file without a model, use
 #' [futurex_score()].
 #'
-#' * `futurex_dataset()` reads a task table (by default the bundled sample of eleven
-#'   fictional questions).
+#' * `futurex_dataset()` reads a task table: by default the real question set `"250915"`
+#'   (53 questions, downloaded once; `version = "sp500"` for the other), or
+#'   `version = "sample"` for the bundled sample of eleven fictional questions.
 #' * `futurex_solver()` sends each `input` as one user message.
 #' * `futurex_scorer()` scores each answer in `[0, 1]`; see "Scoring". Its explanation
 #'   says why: the kind of item and the extracted answer vs the target (and the values

@@ -58,8 +58,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' semantic parsing (which program does a model find likely for a sentence) and graded
 #' judgements; use the generative benchmarks when you want to grade free text.
 #'
-#' * `probsem_dataset()` reads a task table (by default the bundled sample, a short prompt
-#'   with two suites written for this package); build your own with [prepare_probsem()].
+#' * `probsem_dataset()` reads a task table: by default the CogSci 2023 suites of the
+#'   original (version `"cogsci2023"`, downloaded once with the paper's human results), or
+#'   `version = "sample"` for the bundled sample, a short prompt with two suites written for
+#'   this package; build your own with [prepare_probsem()].
 #' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
 #'   returns the winning query as the result.
 #' * `probsem_scorer()` marks a context `C` when its expected query's probability equals the

@@ -15,8 +15,9 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @description
 #' Given a problem and a solution split into steps, the model returns the 0-based index of
 #' the first wrong step, or `-1` if there is none. `processbench_task()` runs this over
-#' DeltaBench data (the default, a shipped sample of made-up DeltaBench-format records) or
-#' ProcessBench data, with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
+#' the real ProcessBench (the default: version `"hf"`, its four splits, 3,400 samples,
+#' downloaded once; `"2f2fd8ae"` is the paper's GitHub release), DeltaBench data, or, with
+#' `version = "sample"`, a shipped sample of made-up DeltaBench-format records, with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
 #' and a majority vote ([processbench_vote()]). `processbench_summary()` gives the
 #' benchmark's metrics (error accuracy, correct accuracy and their harmonic mean F1) and
 #' [processbench_write_results()] writes the seed tool's output files.
