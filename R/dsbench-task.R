@@ -147,6 +147,7 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' # Offline: an oracle answers with the targets and a baseline judge says "True".
 #' data <- dsbench_dataset(version = "sample")
 #' tsk <- dsbench_task(
+#'   data,
 #'   solver = dsbench_solver(cache = FALSE),
 #'   scorer = dsbench_scorer(scorer_chat = baseline_constant("True"), cache = FALSE),
 #'   dir = tempfile()

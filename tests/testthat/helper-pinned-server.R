@@ -1,3 +1,8 @@
+# No test reaches the real GitHub or Hugging Face, nor the user's datasets cache: a call of a
+# real benchmark that a test forgot to point at a local server fails at once, offline.
+Sys.setenv(HF_HUB_OFFLINE = "1")
+options(predictivebench.datasets_dir = file.path(tempdir(), "predictivebench-datasets"))
+
 # Local stand-ins for GitHub and Hugging Face: files served in the real URL layouts.
 #
 # fake_file_server(files) starts a webfakes app in a child process serving `files`, a named

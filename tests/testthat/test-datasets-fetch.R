@@ -11,6 +11,13 @@ arena_pins <- function(file, host = "github", ...) {
                c("data/tiny/questions.csv" = file), items = 3, ...)
 }
 
+# After `times` faults of `kind`, the file still arrives; the server has seen `total` requests.
+expect_recovers <- function(servers, pins, kind, times, total) {
+  servers$gh$fault(fixture_url_path(pins), kind, times = times)
+  expect_equal(nrow(suppressMessages(arena_dataset())), 3)
+  expect_equal(nrow(servers$gh$log()), total)
+}
+
 test_that("the first call downloads and prepares, the second makes no request", {
   pins <- arena_pins(arena_fixture())
   servers <- local_pinned_servers(pins)
@@ -55,28 +62,22 @@ test_that("an interrupted transfer leaves no partial file and is retried", {
   expect_equal(nrow(servers$gh$log()), 2)
   expect_length(list.files(datasets_dir(), recursive = TRUE, all.files = TRUE), 0)
   # one broken transfer, then the whole file
-  servers$gh$fault(fixture_url_path(pins), "truncate", times = 1)
-  expect_equal(nrow(suppressMessages(arena_dataset())), 3)
-  expect_equal(nrow(servers$gh$log()), 4)
+  expect_recovers(servers, pins, "truncate", times = 1, total = 4)
 })
 
 test_that("429 and 500 are retried, waiting as Retry-After says", {
   pins <- arena_pins(arena_fixture())
   servers <- local_pinned_servers(pins)
-  servers$gh$fault(fixture_url_path(pins), "429", times = 1)
   waits <- numeric()
   real_after <- download_retry_after
   local_replace_internal("download_retry_after", function(resp) {
     waits <<- c(waits, real_after(resp))
     utils::tail(waits, 1)
   })
-  expect_equal(nrow(suppressMessages(arena_dataset())), 3)
+  expect_recovers(servers, pins, "429", times = 1, total = 2)
   expect_equal(waits, 1)
-  expect_equal(nrow(servers$gh$log()), 2)
   unlink(datasets_dir(), recursive = TRUE)
-  servers$gh$fault(fixture_url_path(pins), "500", times = 2)
-  expect_equal(nrow(suppressMessages(arena_dataset())), 3)
-  expect_equal(nrow(servers$gh$log()), 5)
+  expect_recovers(servers, pins, "500", times = 2, total = 5)
 })
 
 test_that("offline, a missing file is an error listing the URL and where to save it", {

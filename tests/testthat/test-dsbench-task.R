@@ -123,6 +123,7 @@ test_that("a failed solver request is not judged and counts as incorrect", {
 run_with_budget_100 <- function(...) {
   server <- local_fake_openai(function(body, n) "ok", .local_envir = parent.frame())
   tsk <- dsbench_task(
+    dsbench_dataset(version = "sample"),
     solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
                             cache = FALSE, ...),
     scorer = dsbench_scorer_exact(), dir = withr::local_tempdir(.local_envir = parent.frame())
