@@ -98,7 +98,7 @@ abort_offline <- function(rows, dest, call, reason = "Offline ({.envvar HF_HUB_O
     c(paste0(reason, ": {rows$benchmark[[1]]} version {.val {rows$version[[1]]}} is not in the cache."),
       i = "Download {cli::qty(length(files))}{?this file/these files} and save {?it/them} at exactly {?this path/these paths}:",
       rlang::set_names(files, rep("*", length(files))),
-      i = "Then call {.code {fn}(version = \"{rows$version[[1]]}\")} again: it verifies and prepares {?it/them}."),
+      i = "Then call {.code {fn}(version = \"{rows$version[[1]]}\")} again: it verifies and prepares {cli::qty(length(files))}{?it/them}."),
     "offline", call = call, urls = pinned_url(rows), paths = dest
   )
 }

@@ -61,7 +61,9 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' * `probsem_dataset()` reads a task table: by default the CogSci 2023 suites of the
 #'   original (version `"cogsci2023"`, downloaded once with the paper's human results), or
 #'   `version = "sample"` for the bundled sample, a short prompt with two suites written for
-#'   this package; build your own with [prepare_probsem()].
+#'   this package. The paper's human judgements come with the default version:
+#'   `fetch_benchmark("probsem")[["paper/tug-of-war_AV-1_human_results.csv"]]` (and
+#'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`). Build your own with [prepare_probsem()].
 #' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
 #'   returns the winning query as the result.
 #' * `probsem_scorer()` marks a context `C` when its expected query's probability equals the

@@ -27,9 +27,10 @@ e2e_pins <- function(zip) {
 }
 
 run_every_task <- function(pins, datasets, hf, gh, pkg) {
+  # the package as a user has it: without the test helpers (which turn the network off)
+  suppressMessages(pkgload::load_all(pkg, quiet = TRUE, helpers = FALSE))
   Sys.setenv(HF_ENDPOINT = hf, PREDICTIVEBENCH_GITHUB_URL = gh)
   options(predictivebench.versions = pins, predictivebench.datasets_dir = datasets)
-  suppressMessages(pkgload::load_all(pkg, quiet = TRUE))
   logs <- tempfile()
   run <- function(tsk, chat) {
     tsk$eval(solver_chat = chat, view = FALSE)
