@@ -92,3 +92,43 @@ test_that("every task runs its default version from a fresh session, then from t
   expect_equal(out2[names(out2) != "arena_run"], out[names(out) != "arena_run"])
   expect_equal(nrow(servers$gh$log()) + nrow(servers$hf$log()), requests)
 })
+
+# ProcessBench's real default: four splits, 3,400 samples, one task table with a `split`
+# column. The reference holds gsm8k (400); the other three splits are made here in the same
+# schema from its records, 1,000 each, with their own ids.
+synthetic_split <- function(records, split, n, dir) {
+  rows <- rep_len(seq_along(records), n)
+  out <- lapply(seq_len(n), function(i) {
+    r <- records[[rows[[i]]]]
+    r$id <- sprintf("%s-%d", split, i - 1L)
+    r
+  })
+  path <- file.path(dir, paste0(split, ".json"))
+  jsonlite::write_json(out, path, auto_unbox = TRUE)
+  path
+}
+
+test_that("processbench_task() runs all 3,400 samples of its four splits", {
+  skip_if_no_python()
+  gsm8k <- skip_if_no_reference("processbench", "gsm8k.json")
+  dir <- withr::local_tempdir()
+  two <- c(gsm8k, synthetic_split(jsonlite::read_json(gsm8k), "math", 3, dir))
+  takes_several <- tryCatch(is.data.frame(prepare_processbench(two)), error = function(e) FALSE)
+  skip_if_not(takes_several, "prepare_processbench() takes one file until the realdata-flatten branch is merged")
+  records <- jsonlite::read_json(gsm8k)
+  files <- c("gsm8k.json" = gsm8k,
+             vapply(c(math = "math", olympiadbench = "olympiadbench", omnimath = "omnimath"),
+                    function(s) synthetic_split(records, s, 1000, dir), ""))
+  names(files) <- c("gsm8k.json", "math.json", "olympiadbench.json", "omnimath.json")
+  pins <- fixture_pins("processbench", "hf", "hf", "Qwen/ProcessBench", files, role = "split",
+                       items = 3400)
+  local_pinned_servers(pins)
+  tsk <- suppressMessages(processbench_task(solver = processbench_solver(cache = FALSE),
+                                            dir = withr::local_tempdir()))
+  tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"), view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(nrow(samples), 3400)
+  expect_false(anyNA(samples$score))
+  expect_equal(as.vector(table(tsk$dataset$split)[c("gsm8k", "math", "olympiadbench", "omnimath")]),
+               c(400, 1000, 1000, 1000))
+})
