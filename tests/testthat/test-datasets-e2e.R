@@ -65,6 +65,7 @@ run_every_task <- function(pins, datasets, hf, gh, pkg) {
 test_that("every task runs its default version from a fresh session, then from the cache", {
   skip_if_no_python()
   skip_if_not_installed("callr")
+  skip_if(!nzchar(Sys.which("zip")), "no zip program to build the archive")
   zip <- file.path(withr::local_tempdir(), "data.zip")
   withr::with_dir(system.file("extdata", "dsbench", package = "predictivebench"),
                   utils::zip(zip, "data", flags = "-qr"))
