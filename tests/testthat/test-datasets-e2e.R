@@ -124,7 +124,8 @@ test_that("processbench_task() runs all 3,400 samples of its four splits", {
   pins <- fixture_pins("processbench", "hf", "hf", "Qwen/ProcessBench", files, role = "split",
                        items = 3400)
   local_pinned_servers(pins)
-  tsk <- suppressMessages(processbench_task(solver = processbench_solver(cache = FALSE),
+  # one vote a sample keeps the 3,400 samples quick; the votes are tested elsewhere
+  tsk <- suppressMessages(processbench_task(solver = processbench_solver(n_votes = 1, cache = FALSE),
                                             dir = withr::local_tempdir()))
   tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"), view = FALSE)
   samples <- tsk$get_samples()
