@@ -120,7 +120,9 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' @family processbench and deltabench
 #' @export
 #' @examples
-#' tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = tempfile(), solver = deltabench_solver(cache = FALSE))
+#' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
+#'                        dir = tempfile(),
+#'                        solver = deltabench_solver(cache = FALSE))
 #' tsk$eval(
 #'   solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
 #'   view = FALSE

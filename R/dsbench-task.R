@@ -23,7 +23,8 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'
 #' * `dsbench_dataset()` reads a task table (by default the real DSBench, version `"v1"`:
 #'   466 questions, downloaded once, non-commercial use only; `version = "sample"` is the
-#'   bundled sample of three fictional competitions, seven questions), optionally a part of it (`limit`, `shuffle`), and
+#'   bundled sample of three fictional competitions, seven questions), optionally a part of it
+#'   (`limit`, `shuffle`), and
 #'   locates the competition folders.
 #' * `dsbench_solver()` sends the prompts.
 #' * `dsbench_scorer()` is the original judge; `dsbench_scorer_exact()` a deterministic one.

@@ -17,7 +17,8 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' the first wrong step, or `-1` if there is none. `processbench_task()` runs this over
 #' the real ProcessBench (the default: version `"hf"`, its four splits, 3,400 samples,
 #' downloaded once; `"2f2fd8ae"` is the paper's GitHub release), DeltaBench data, or, with
-#' `version = "sample"`, a shipped sample of made-up DeltaBench-format records, with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
+#' `version = "sample"`, a shipped sample of made-up DeltaBench-format records,
+#' with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
 #' and a majority vote ([processbench_vote()]). `processbench_summary()` gives the
 #' benchmark's metrics (error accuracy, correct accuracy and their harmonic mean F1) and
 #' [processbench_write_results()] writes the seed tool's output files.
@@ -116,7 +117,9 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @order 1
 #' @export
 #' @examples
-#' tsk <- processbench_task(processbench_dataset(version = "sample"), dir = tempfile(), solver = processbench_solver(cache = FALSE))
+#' tsk <- processbench_task(processbench_dataset(version = "sample"),
+#'                          dir = tempfile(),
+#'                          solver = processbench_solver(cache = FALSE))
 #' tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"),
 #'          view = FALSE)
 #' processbench_summary(tsk)
