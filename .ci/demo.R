@@ -5,7 +5,7 @@ pkgload::load_all(Sys.getenv("PREDICTIVEBENCH_ROOT", "."), quiet = TRUE)
 log_dir <- file.path(getwd(), "logs")
 dir.create(log_dir, showWarnings = FALSE)
 run <- function(chat) {
-  tsk <- futurex_task(solver = futurex_solver(cache = FALSE), dir = log_dir)
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = FALSE), dir = log_dir)
   tsk$eval(solver_chat = chat, view = FALSE)
   tsk
 }
@@ -14,7 +14,7 @@ tsk <- run(baseline)
 cat("\nFutureX summary for", baseline$get_model(), "on", nrow(tsk$get_samples()), "questions:\n")
 print(futurex_summary(tsk))
 
-oracle <- run(baseline_echo(futurex_dataset(), column = "target"))
+oracle <- run(baseline_echo(futurex_dataset(version = "sample"), column = "target"))
 board <- leaderboard(tsk, oracle)
 cat("\nOverall scores, chance against an oracle (leaderboard()):\n")
 print(board[board$metric == "overall", c("model", "estimate", "lower", "upper", "n")])

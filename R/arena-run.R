@@ -42,7 +42,10 @@
 #' See also [arena_task()] and [arena_arrange()].
 #'
 #' @param dir The arena folder; nothing is written outside it.
-#' @param dataset Name of the folder `data/<dataset>` holding `questions.csv`.
+#' @param dataset Name of the folder `data/<dataset>` holding `questions.csv`. When that
+#'   file is missing and `dataset` is a pinned EloBench version (`"rwq"`, `"rwq_200"`,
+#'   `"quora_100"`, see [benchmark_versions()]), the real `questions.csv` is downloaded once
+#'   (verified, cached) and copied there.
 #' @param experiment Name of the results folder.
 #' @param models A named list of ellmer chats (their answers are generated) and/or names
 #'   whose answers are already in `q_and_as.csv` (a character vector, or `NULL` elements).
@@ -96,6 +99,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
   check_string(dir)
   check_path_name(dataset)
   check_path_name(experiment)
+  arena_install_questions(dir, dataset)
   judge <- as_chat(judge)
   check_count(n)
   check_count(max_rounds)
@@ -310,4 +314,18 @@ check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_
              "path", call = call)
   }
   invisible(x)
+}
+
+# A pinned EloBench dataset not yet in `dir` is fetched (verified, cached) and copied to
+# data/<dataset>/questions.csv, the layout the original reads.
+arena_install_questions <- function(dir, dataset, call = rlang::caller_env()) {
+  dest <- file.path(dir, "data", dataset, "questions.csv")
+  pins <- versions_table()
+  if (file.exists(dest) || !dataset %in% pins$version[pins$benchmark == "arena"]) {
+    return(invisible(dest))
+  }
+  source <- fetch_version(version_files("arena", dataset, call = call), call = call)
+  dir.create(dirname(dest), recursive = TRUE, showWarnings = FALSE)
+  write_atomic(dest, function(tmp) file.copy(source[[1]], tmp, overwrite = TRUE))
+  invisible(dest)
 }

@@ -11,14 +11,16 @@ rlang::on_load(register_benchmark(
 #'
 #' `arena_dataset()` reads the unique questions of an arena dataset: a task table (parquet,
 #' schema `arena`, made by [prepare_arena()]) or a `questions.csv` read directly. By default,
-#' the bundled sample. `prepare_arena()` writes the table of a `questions.csv` as parquet.
+#' EloBench's real questions (version `"rwq"`, 20,772 questions; `"rwq_200"` and
+#' `"quora_100"` are its subsets), downloaded once; `version = "sample"` is the bundled
+#' sample. `prepare_arena()` writes the table of a `questions.csv` as parquet.
 #' Both are plain R (no Python): `questions.csv` is part of EloBench's folder, which
 #' [arena_run()] reads at evaluation time, so its one reader is the R one. Every row must
 #' have as many fields as the header; blank lines are skipped; an empty string is a
 #' question. `limit` and `shuffle` take part of the table, as every `*_dataset()` does.
 #'
 #' @param path A parquet task table, a `questions.csv`, a data frame in the `arena` schema,
-#'   or `NULL` for the sample.
+#'   or `NULL` for the real questions at `version`.
 #' @inheritParams task-table-args
 #' @param source A `questions.csv` (column `question`).
 #' @param out The parquet file to write, or `NULL` to return the table.
@@ -28,14 +30,17 @@ rlang::on_load(register_benchmark(
 #' @family arena
 #' @export
 #' @examples
-#' arena_dataset()
-arena_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
-  path <- path %||% file.path(arena_sample_dir(), "data", "sample", "questions.csv")
+#' arena_dataset(version = "sample")
+arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
+  if (is.null(path) && is_sample(version)) {
+    path <- file.path(arena_sample_dir(), "data", "sample", "questions.csv")
+    version <- NULL
+  }
   # A questions.csv is read here (its one reader is R's); tables go through the skeleton.
   if (rlang::is_string(path) && !grepl("\\.parquet$", path)) {
     path <- read_questions_table(path)
   }
-  benchmark_dataset("arena", path, limit = limit, shuffle = shuffle)
+  benchmark_dataset("arena", path, limit = limit, shuffle = shuffle, version = version)
 }
 
 #' @rdname arena_dataset

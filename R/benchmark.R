@@ -1,6 +1,7 @@
 # The skeleton every benchmark is built on, one helper per step of its data flow:
 #
-#   benchmark_dataset()  task table in: the bundled sample, a parquet file or a data frame,
+#   benchmark_dataset()  task table in: the real benchmark (R/datasets-*.R), the bundled
+#                        sample, a parquet file or a data frame,
 #                        checked against the benchmark's schema, optionally cut to `limit`
 #   dataset_solver()     a solver that needs dataset columns besides `input`
 #   bind_dataset()       gives such a solver the task's dataset (benchmark_task() does it)
@@ -17,7 +18,13 @@
 #' Task-table arguments shared by every benchmark
 #'
 #' @param path A task table: a parquet file made by the benchmark's `prepare_*()`, a data
-#'   frame in the benchmark's schema, or `NULL` (the default) for the bundled sample.
+#'   frame in the benchmark's schema, or `NULL` (the default) for the real benchmark at
+#'   `version`.
+#' @param version With `path = NULL`: a version of the real benchmark from
+#'   [benchmark_versions()], `NULL` (the default) for its default version, or `"sample"` for
+#'   the small bundled sample that examples and tests use. The first use of a version
+#'   downloads, verifies and prepares it; later uses read the cached table (see
+#'   [fetch_benchmark()]).
 #' @param limit Run only part of the table: `NULL` (the default) keeps every row, a whole
 #'   number `n` the first `n` rows (as `--limit` in inspect_evals). `*_task(limit = )`
 #'   takes the first `n` rows of its `dataset`.
@@ -29,19 +36,28 @@
 #' @name task-table-args
 NULL
 
-# Reads a benchmark's task table. `sample` is the bundled file in inst/extdata used when
-# `path` is NULL; `check(table, file)` adds the benchmark's own row checks and returns the
-# table. Every <bench>_dataset() is this call plus what the benchmark adds (prompts, folders).
+# Reads a benchmark's task table. With `path` NULL: the real benchmark's `version` (pinned
+# under the name `versions`, by default the schema's), or with `version = "sample"` the
+# bundled file `sample` in inst/extdata. `check(table, file)` adds the benchmark's own row
+# checks and returns the table. Every <bench>_dataset() is this call plus what the
+# benchmark adds (prompts, folders).
 benchmark_dataset <- function(benchmark, path = NULL, sample = NULL, limit = NULL,
-                              shuffle = FALSE, check = NULL, call = rlang::caller_env()) {
+                              shuffle = FALSE, check = NULL, version = NULL,
+                              versions = benchmark, call = rlang::caller_env()) {
   check_limit(limit, call = call)
   check_shuffle(shuffle, call = call)
-  if (is.null(path)) {
+  check_string(version, allow_null = TRUE, call = call)
+  if (!is.null(path) && !is.null(version)) {
+    abort_pb("Give {.arg path} or {.arg version}, not both.", "argument", call = call)
+  }
+  if (is.null(path) && is_sample(version)) {
     if (is.null(sample)) {
       abort_pb("{.arg path} must be a task table: there is no bundled sample.", "argument",
                call = call)
     }
     path <- system.file("extdata", sample, package = "predictivebench", mustWork = TRUE)
+  } else if (is.null(path)) {
+    path <- real_task_table(versions, version, call = call)
   }
   if (is.data.frame(path)) {
     file <- "<data frame>"
@@ -70,6 +86,8 @@ check_not_empty <- function(table, file = NULL, call = rlang::caller_env()) {
     "empty", file = file, call = call
   )
 }
+
+is_sample <- function(version) identical(version, "sample")
 
 # The first `limit` rows, after an optional seeded shuffle.
 take_rows <- function(table, limit = NULL, shuffle = FALSE) {

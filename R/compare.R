@@ -62,7 +62,7 @@
 #' a$cluster <- b$cluster <- rep(1:4, each = 2)
 #' compare_models(a, b)
 #' # FutureX: the level-weighted overall score, by a paired bootstrap
-#' fx <- futurex_dataset()
+#' fx <- futurex_dataset(version = "sample")
 #' run <- function(p) data.frame(id = fx$id, level = fx$level,
 #'                               score = as.double(seq_along(fx$id) %% p == 0))
 #' compare_models(run(2), run(3), benchmark = "futurex", times = 200)

@@ -66,7 +66,9 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' )
 #' deltabench_summary(samples)
 #' # a task's summary, read from its log file, and its plot
-#' tsk <- deltabench_task(dir = tempfile(), solver = deltabench_solver(cache = FALSE))
+#' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
+#'                        dir = tempfile(),
+#'                        solver = deltabench_solver(cache = FALSE))
 #' tsk$eval(solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2"),
 #'          view = FALSE)
 #' s <- deltabench_summary(tsk$log_path)

@@ -119,7 +119,8 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'
 #' @param path A task table (parquet) or a data frame in the `processbench` schema with
 #'   `error_sections`, `unuseful_sections` and `sections_content` (DeltaBench data); `NULL`
-#'   is the shipped sample.
+#'   is the real DeltaBench at `version` (`"v1"`, 1,236 records, downloaded once) or, with
+#'   `version = "sample"`, the shipped sample.
 #' @inheritParams task-table-args
 #' @param temperature,top_p Sampling parameters, by default DeltaBench's (1 and 0.8).
 #' @param params Other request parameters, such as `list(max_tokens = 4096)`.
@@ -135,7 +136,9 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' @family processbench and deltabench
 #' @export
 #' @examples
-#' tsk <- deltabench_task(dir = tempfile(), solver = deltabench_solver(cache = FALSE))
+#' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
+#'                        dir = tempfile(),
+#'                        solver = deltabench_solver(cache = FALSE))
 #' tsk$eval(
 #'   solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
 #'   view = FALSE
@@ -174,8 +177,10 @@ deltabench_with_prompts <- function(dataset) {
 
 #' @rdname deltabench_task
 #' @export
-deltabench_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
-  processbench_dataset(path, limit = limit, shuffle = shuffle)
+deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
+  benchmark_dataset("processbench", path, sample = "deltabench-sample.parquet", limit = limit,
+                    shuffle = shuffle, check = check_processbench_rows, version = version,
+                    versions = "deltabench")
 }
 
 #' @rdname deltabench_task

@@ -44,8 +44,8 @@ mean_ci_interval <- function(method) {
 #' @family dsbench
 #' @export
 #' @examples
-#' data <- dsbench_dataset()
-#' tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
+#' data <- dsbench_dataset(version = "sample")
+#' tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
 #'                     scorer = dsbench_scorer_exact(), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
 #' s <- dsbench_summary(tsk, by_competition = TRUE)

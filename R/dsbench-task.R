@@ -21,8 +21,10 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' `dsbench_solver()` for models whose context cannot hold large workbooks, and
 #' `dsbench_scorer_exact()` for a cheap run without a judge.
 #'
-#' * `dsbench_dataset()` reads a task table (by default the bundled sample: three fictional
-#'   competitions, seven questions), optionally a part of it (`limit`, `shuffle`), and
+#' * `dsbench_dataset()` reads a task table (by default the real DSBench, version `"v1"`:
+#'   466 questions, downloaded once, non-commercial use only; `version = "sample"` is the
+#'   bundled sample of three fictional competitions, seven questions), optionally a part of it
+#'   (`limit`, `shuffle`), and
 #'   locates the competition folders.
 #' * `dsbench_solver()` sends the prompts.
 #' * `dsbench_scorer()` is the original judge; `dsbench_scorer_exact()` a deterministic one.
@@ -152,8 +154,9 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @export
 #' @examples
 #' # Offline: an oracle answers with the targets and a baseline judge says "True".
-#' data <- dsbench_dataset()
+#' data <- dsbench_dataset(version = "sample")
 #' tsk <- dsbench_task(
+#'   data,
 #'   solver = dsbench_solver(cache = FALSE),
 #'   scorer = dsbench_scorer(scorer_chat = baseline_constant("True"), cache = FALSE),
 #'   dir = tempfile()
@@ -162,7 +165,7 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' dsbench_summary(tsk)
 #'
 #' # Without a judge: the deterministic scorer (not the original's).
-#' tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
+#' tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
 #'                     scorer = dsbench_scorer_exact(), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
 #' dsbench_summary(tsk)
@@ -183,13 +186,18 @@ dsbench_log_fields <- c("competition_id", "competition_name", "question_name",
 #' @rdname dsbench_task
 #' @order 2
 #' @export
-dsbench_dataset <- function(path = NULL, data_dir = NULL, limit = NULL, shuffle = FALSE) {
+dsbench_dataset <- function(path = NULL, data_dir = NULL, version = NULL, limit = NULL,
+                            shuffle = FALSE) {
   check_string(data_dir, allow_null = TRUE)
-  if (is.null(path)) {
-    data_dir <- data_dir %||% system.file("extdata", "dsbench", package = "predictivebench")
-  }
   table <- benchmark_dataset("dsbench", path, sample = "dsbench-sample.parquet",
-                             limit = limit, shuffle = shuffle)
+                             limit = limit, shuffle = shuffle, version = version)
+  if (is.null(path)) {
+    data_dir <- data_dir %||% if (is_sample(version)) {
+      system.file("extdata", "dsbench", package = "predictivebench")
+    } else {
+      dsbench_real_dir(version_files("dsbench", version))
+    }
+  }
   if (!is.null(data_dir)) {
     table$folder <- dsbench_folders(table$competition_dir, dsbench_root(data_dir))
   } else if (rlang::is_string(path) || !"folder" %in% names(table)) {

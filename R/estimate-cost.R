@@ -56,7 +56,7 @@
 #' @export
 #' @examples
 #' old <- options(predictivebench.cache_dir = tempfile())
-#' tsk <- futurex_task(dir = tempfile(),
+#' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile(),
 #'                     solver = futurex_solver(params = ellmer::params(max_tokens = 500)))
 #' chat <- ellmer::chat_openai(model = "gpt-4.1", credentials = function() "not used")
 #' estimate_cost(tsk, chat, cache = tempfile())

@@ -45,7 +45,7 @@ rlang::on_load(register_benchmark(
 #' @family futurex
 #' @export
 #' @examples
-#' tsk <- futurex_task(dir = tempfile())
+#' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
 #' s <- futurex_summary(tsk)
 #' s

@@ -42,8 +42,9 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' gives its level-weighted overall score. To score a predictions file without a model, use
 #' [futurex_score()].
 #'
-#' * `futurex_dataset()` reads a task table (by default the bundled sample of eleven
-#'   fictional questions).
+#' * `futurex_dataset()` reads a task table: by default the real question set `"250915"`
+#'   (53 questions, downloaded once; `version = "sp500"` for the other), or
+#'   `version = "sample"` for the bundled sample of eleven fictional questions.
 #' * `futurex_solver()` sends each `input` as one user message.
 #' * `futurex_scorer()` scores each answer in `[0, 1]`; see "Scoring". Its explanation
 #'   says why: the kind of item and the extracted answer vs the target (and the values
@@ -111,7 +112,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @family futurex
 #' @export
 #' @examples
-#' tsk <- futurex_task(dir = tempfile())
+#' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No"), "\\boxed{%s}"),
 #'          view = FALSE)
 #' futurex_summary(tsk)
@@ -126,9 +127,9 @@ futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
 
 #' @rdname futurex_task
 #' @export
-futurex_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+futurex_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("futurex", path, sample = "futurex-sample.parquet", limit = limit,
-                    shuffle = shuffle)
+                    shuffle = shuffle, version = version)
 }
 
 #' @rdname futurex_task

@@ -21,7 +21,7 @@
 #' @export
 #' @examples
 #' # Samples with made-up scores, as in the example of probsem_summary():
-#' samples <- probsem_dataset()
+#' samples <- probsem_dataset(version = "sample")
 #' samples$solver_metadata <- lapply(samples$queries, function(q) {
 #'   logp <- -seq_along(q)
 #'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")

@@ -53,7 +53,7 @@ rlang::on_load(register_benchmark(
 #' @examples
 #' # Samples shaped like an evaluated task's, with made-up scores in place of a model's
 #' # (the first query of each context is the likeliest):
-#' samples <- probsem_dataset()
+#' samples <- probsem_dataset(version = "sample")
 #' samples$solver_metadata <- lapply(samples$queries, function(q) {
 #'   logp <- -seq_along(q)
 #'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")
@@ -172,7 +172,7 @@ probsem_distributions <- function(samples) {
 # The bundled sample dataset with made-up scores in place of a model's, shaped like the
 # samples of an evaluated probsem_task(): for tests of the summary and the results files.
 probsem_example_samples <- function() {
-  samples <- probsem_dataset()
+  samples <- probsem_dataset(version = "sample")
   samples$solver_metadata <- lapply(seq_len(nrow(samples)), function(i) {
     q <- samples$queries[[i]]
     # Made-up scores: the expected query (or the first) is a little more likely.

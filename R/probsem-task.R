@@ -61,8 +61,12 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' semantic parsing (which program does a model find likely for a sentence) and graded
 #' judgements; use the generative benchmarks when you want to grade free text.
 #'
-#' * `probsem_dataset()` reads a task table (by default the bundled sample, a short prompt
-#'   with two suites written for this package); build your own with [prepare_probsem()].
+#' * `probsem_dataset()` reads a task table: by default the CogSci 2023 suites of the
+#'   original (version `"cogsci2023"`, downloaded once with the paper's human results), or
+#'   `version = "sample"` for the bundled sample, a short prompt with two suites written for
+#'   this package. The paper's human judgements come with the default version:
+#'   `fetch_benchmark("probsem")[["paper/tug-of-war_AV-1_human_results.csv"]]` (and
+#'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`). Build your own with [prepare_probsem()].
 #' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
 #'   returns the winning query as the result.
 #' * `probsem_scorer()` marks a context `C` when its expected query's probability equals the
@@ -148,8 +152,8 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' @family probsem
 #' @export
 #' @examples
-#' probsem_dataset()
-#' tsk <- probsem_task(dir = tempfile())
+#' probsem_dataset(version = "sample")
+#' tsk <- probsem_task(probsem_dataset(version = "sample"), dir = tempfile())
 #' tsk
 #' \dontrun{
 #' # With a local OpenAI-compatible server (e.g. `vllm serve Qwen/Qwen2.5-0.5B`):
@@ -177,9 +181,9 @@ probsem_vitals_dataset <- function(dataset) {
 
 #' @rdname probsem_task
 #' @export
-probsem_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+probsem_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("probsem", path, sample = "probsem-sample.parquet", limit = limit,
-                    shuffle = shuffle)
+                    shuffle = shuffle, version = version)
 }
 
 #' @rdname probsem_task

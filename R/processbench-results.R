@@ -22,7 +22,9 @@
 #' @family processbench and deltabench
 #' @export
 #' @examples
-#' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(n_votes = 3, cache = FALSE))
+#' tsk <- processbench_task(processbench_dataset(version = "sample"),
+#'                          dir = tempfile(),
+#'                          solver = processbench_solver(n_votes = 3, cache = FALSE))
 #' tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
 #' processbench_write_results(tsk, tempfile(), dataset = "deltabench-sample")
 processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = NULL,

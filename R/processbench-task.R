@@ -23,8 +23,10 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @description
 #' Given a problem and a solution split into steps, the model returns the 0-based index of
 #' the first wrong step, or `-1` if there is none. `processbench_task()` runs this over
-#' DeltaBench data (the default, a shipped sample of made-up DeltaBench-format records) or
-#' ProcessBench data, with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
+#' the real ProcessBench (the default: version `"hf"`, its four splits, 3,400 samples,
+#' downloaded once; `"2f2fd8ae"` is the paper's GitHub release), DeltaBench data, or, with
+#' `version = "sample"`, a shipped sample of made-up DeltaBench-format records,
+#' with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
 #' and a majority vote ([processbench_vote()]). `processbench_summary()` gives the
 #' benchmark's metrics (error accuracy, correct accuracy and their harmonic mean F1) and
 #' [processbench_write_results()] writes the seed tool's output files.
@@ -123,7 +125,9 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @order 1
 #' @export
 #' @examples
-#' tsk <- processbench_task(dir = tempfile(), solver = processbench_solver(cache = FALSE))
+#' tsk <- processbench_task(processbench_dataset(version = "sample"),
+#'                          dir = tempfile(),
+#'                          solver = processbench_solver(cache = FALSE))
 #' tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"),
 #'          view = FALSE)
 #' processbench_summary(tsk)
@@ -150,9 +154,9 @@ processbench_with_prompts <- function(dataset, template) {
 #' @rdname processbench_task
 #' @order 2
 #' @export
-processbench_dataset <- function(path = NULL, limit = NULL, shuffle = FALSE) {
+processbench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("processbench", path, sample = "deltabench-sample.parquet", limit = limit,
-                    shuffle = shuffle, check = check_processbench_rows)
+                    shuffle = shuffle, check = check_processbench_rows, version = version)
 }
 
 # The flatteners' row checks, for tables that bypassed them (a data frame, a parquet file

@@ -40,7 +40,7 @@
 #' @family dsbench
 #' @export
 #' @examples
-#' data <- dsbench_dataset()
+#' data <- dsbench_dataset(version = "sample")
 #' tools <- workbook_tools(data$folder[[1]], data$workbook_files[[1]])
 #' tools$list_workbooks()
 #' tools$list_sheets("lemonade.xlsx")

@@ -136,7 +136,7 @@ server_ceiling <- function(server, n = 2000, concurrency = 50, prompts = NULL) {
 # A FutureX-shaped task table of `n` samples: the shipped sample's rows recycled, each
 # prompt made unique (so every sample is its own request and cache entry).
 futurex_shaped <- function(n) {
-  base <- futurex_dataset()
+  base <- futurex_dataset(version = "sample")
   rows <- rep_len(seq_len(nrow(base)), n)
   out <- base[rows, ]
   out$id <- sprintf("bench-%06d", seq_len(n))

@@ -1,5 +1,5 @@
 test_that("the bundled sample and the question table", {
-  ds <- arena_dataset()
+  ds <- arena_dataset(version = "sample")
   expect_equal(validate_task_table(ds, "arena")$input, ds$input)
   judge <- arena_baseline_judge("longer")
   tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = withr::local_tempdir())
@@ -64,11 +64,11 @@ test_that("two battles with the same prompt keep their own models and records ov
 })
 
 test_that("arena_dataset() and arena_task() take part of the table like every benchmark", {
-  ds <- arena_dataset()
-  expect_equal(arena_dataset(limit = 3), ds[1:3, ])
-  shuffled <- arena_dataset(shuffle = 2)
+  ds <- arena_dataset(version = "sample")
+  expect_equal(arena_dataset(version = "sample", limit = 3), ds[1:3, ])
+  shuffled <- arena_dataset(version = "sample", shuffle = 2)
   expect_setequal(shuffled$input, ds$input)
-  expect_equal(arena_dataset(limit = 2, shuffle = 2), shuffled[1:2, ])
+  expect_equal(arena_dataset(version = "sample", limit = 2, shuffle = 2), shuffled[1:2, ])
   battles <- predictivebench:::arena_sample_battles()
   tsk <- arena_task(battles, arena_solver(cache = FALSE), limit = 2,
                     dir = withr::local_tempdir())

@@ -414,35 +414,35 @@ bad_inputs <- list(
            "duplicate_id", "dup.parquet", row = "3", field = "id", python = FALSE),
   bad_case("task table: list column holding numbers",
            function(d) {
-             x <- processbench_dataset()
+             x <- processbench_dataset(version = "sample")
              x$steps[[1]] <- list(1, 2)
              function() validate_task_table(x, "processbench", file = "steps.parquet")
            },
            "schema", "steps.parquet", row = "1", field = "steps", python = FALSE),
   bad_case("task table: processbench data frame with no steps in a row",
            function(d) {
-             x <- processbench_dataset()
+             x <- processbench_dataset(version = "sample")
              x$steps[[2]] <- character()
              function() processbench_task(x, dir = d)
            },
            "field", "<data frame>", row = "2", field = "steps", python = FALSE),
   bad_case("task table: processbench data frame with a missing step",
            function(d) {
-             x <- processbench_dataset()
+             x <- processbench_dataset(version = "sample")
              x$steps[[3]] <- c(x$steps[[3]][[1]], NA)
              function() processbench_task(x, dir = d)
            },
            "field", "<data frame>", row = "3", field = "steps[1]", python = FALSE),
   bad_case("task table: processbench data frame whose steps are NA",
            function(d) {
-             x <- processbench_dataset()
+             x <- processbench_dataset(version = "sample")
              x$steps[[1]] <- NA
              function() processbench_task(x, dir = d)
            },
            "field", "<data frame>", row = "1", field = "steps[0]", python = FALSE),
   bad_case("task table: processbench parquet with a label past the last step",
            function(d) {
-             x <- processbench_dataset()
+             x <- processbench_dataset(version = "sample")
              x$label[[2]] <- length(x$steps[[2]])
              path <- file.path(d, "labels.parquet")
              write_task_table(x, path, "processbench")
@@ -451,14 +451,14 @@ bad_inputs <- list(
            "field", "labels.parquet", row = "2", field = "label", python = FALSE),
   bad_case("task table: processbench data frame with a label below -1",
            function(d) {
-             x <- processbench_dataset()
+             x <- processbench_dataset(version = "sample")
              x$label[[1]] <- -2L
              function() processbench_task(x, dir = d)
            },
            "field", "<data frame>", row = "1", field = "label", python = FALSE),
   bad_case("task table: deltabench data frame with an error section past the last step",
            function(d) {
-             x <- processbench_dataset()
+             x <- processbench_dataset(version = "sample")
              x$error_sections[[4]] <- length(x$steps[[4]]) + 1L
              function() deltabench_task(x, dir = d)
            },

@@ -1,5 +1,5 @@
 test_that("benchmark_dataset() reads the sample, a parquet file or a data frame", {
-  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
+  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", version = "sample")
   path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
   expect_equal(benchmark_dataset("futurex", path), sample)
   expect_equal(benchmark_dataset("futurex", as.data.frame(sample)), sample)
@@ -10,7 +10,7 @@ test_that("benchmark_dataset() reads the sample, a parquet file or a data frame"
   expect_error(benchmark_dataset("futurex", bad), class = "predictivebench_error_schema")
   expect_error(benchmark_dataset("probsem", path), class = "predictivebench_error_benchmark")
   expect_snapshot(benchmark_dataset("futurex", 42), error = TRUE)
-  expect_snapshot(benchmark_dataset("futurex"), error = TRUE)
+  expect_snapshot(benchmark_dataset("futurex", version = "sample"), error = TRUE)
 })
 
 test_that("benchmark_dataset() runs the benchmark's row check with the file name", {
@@ -50,8 +50,8 @@ test_that("a task table column that vitals keeps for its results is refused, nam
 })
 
 test_that("limit takes the first n rows; shuffle makes it a seeded random sample", {
-  full <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
-  first <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", limit = 3)
+  full <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", version = "sample")
+  first <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", version = "sample", limit = 3)
   expect_equal(first$id, full$id[1:3])
   expect_equal(nrow(benchmark_dataset("futurex", full, limit = 1000)), nrow(full))
   a <- benchmark_dataset("futurex", full, limit = 4, shuffle = 7)

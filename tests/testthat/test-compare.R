@@ -74,7 +74,7 @@ test_that("a paired bootstrap of the mean agrees with the paired formula", {
 
 test_that("compare_models() reads evaluated tasks", {
   run <- function(answer) {
-    tsk <- futurex_task(dir = tempfile())
+    tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
     tsk$eval(solver_chat = baseline_constant(answer), view = FALSE)
     tsk
   }

@@ -3,7 +3,7 @@ test_that("the task sends one request per sample at temperature 1, top_p 0.8", {
     if (grepl("rectangle", last_user_text(body))) return("Conclusion: no error")
     "Conclusion: yes\nError Section Number: 3\nExplanation: the sum is wrong."
   })
-  tsk <- deltabench_task(dir = withr::local_tempdir(),
+  tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = withr::local_tempdir(),
                          solver = deltabench_solver(cache = FALSE))
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   bodies <- server$requests()
@@ -33,9 +33,9 @@ test_that("the section-level protocol refuses ProcessBench data", {
 })
 
 test_that("deltabench_dataset() and deltabench_task() take a limit", {
-  full <- deltabench_dataset()
-  expect_equal(deltabench_dataset(limit = 2)$id, full$id[1:2])
-  tsk <- deltabench_task(limit = 1, dir = withr::local_tempdir())
+  full <- deltabench_dataset(version = "sample")
+  expect_equal(deltabench_dataset(version = "sample", limit = 2)$id, full$id[1:2])
+  tsk <- deltabench_task(deltabench_dataset(version = "sample"), limit = 1, dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[[1]])
 })
 
@@ -48,7 +48,7 @@ test_that("prepare_deltabench() flattens through Python", {
   counted <- prepare_deltabench(src, count_unuseful = TRUE)
   expect_equal(counted$label[counted$id == "db-prime"], 2L)
   expect_equal(tbl$label[tbl$id == "db-prime"], 3L)
-  shipped <- processbench_dataset()
+  shipped <- processbench_dataset(version = "sample")
   expect_equal(shipped$label, tbl$label)
   bad <- withr::local_tempfile(fileext = ".jsonl")
   writeLines(c(readLines(src)[[1]], "{broken"), bad)
@@ -66,7 +66,7 @@ test_that("a DeltaBench log over HTTP counts every critique; a cached re-run cos
   })
   cache <- withr::local_tempdir()
   run <- function() {
-    tsk <- deltabench_task(dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+    tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = withr::local_tempdir(.local_envir = parent.frame(2)),
                            solver = deltabench_solver(cache = cache))
     tsk$eval(solver_chat = fake_chat(server), view = FALSE)
     tsk

@@ -1,5 +1,5 @@
 test_that("the exact scorer matches letters, numbers and strings without a judge", {
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   answers <- c("The answer is C.", "Total: 667 cups", "**A**", "It is $5,000,000.",
                "{'Q': 2}", "\\boxed{6}", "Use concatenate()")
   scorer <- dsbench_scorer_exact()

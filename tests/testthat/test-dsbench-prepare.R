@@ -33,7 +33,7 @@ independent_prompt <- function(folder, question_name) {
 
 test_that("the shipped parquet's prompts equal an independent pandas rendering", {
   skip_if_no_python()
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   # One row per question of data.json, in its order.
   lines <- readLines(file.path(sample_dir(), "data.json"), encoding = "UTF-8", warn = FALSE)
   records <- lapply(lines[nzchar(trimws(lines))], jsonlite::fromJSON)
@@ -73,7 +73,7 @@ test_that("prepare_dsbench() errors name competition and file; skip_broken recor
     table <- prepare_dsbench(dir, skip_broken = TRUE),
     class = "predictivebench_warning_skipped"
   )
-  expect_equal(nrow(table), nrow(dsbench_dataset()) - 1) # the broken question left out
+  expect_equal(nrow(table), nrow(dsbench_dataset(version = "sample")) - 1) # the broken question left out
   skipped <- attr(table, "skipped")
   expect_equal(skipped$competition, "00000102")
   expect_equal(skipped$question, "question2")

@@ -16,8 +16,8 @@ test_that("dsbench_summary() reads the original's two accuracies", {
 })
 
 test_that("an offline DSBench log shows the summary's accuracies and reads back the same", {
-  data <- dsbench_dataset()
-  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+  data <- dsbench_dataset(version = "sample")
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
   summ <- dsbench_summary(tsk)
@@ -47,9 +47,9 @@ test_that("a DSBench log counts the judge's tokens; a cached re-run is marked an
     list(text = "It is 667.", usage = list(prompt_tokens = 100L, completion_tokens = 4L))
   })
   cache <- withr::local_tempdir()
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   make <- function() {
-    dsbench_task(solver = dsbench_solver(cache = cache, images = FALSE),
+    dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = cache, images = FALSE),
                  scorer = dsbench_scorer(cache = cache), dir = withr::local_tempdir())
   }
   tsk <- make()

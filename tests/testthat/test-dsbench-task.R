@@ -11,7 +11,7 @@ test_that("solver and judge send the original requests; judgements are cached", 
     paste0("ANSWER-", option)
   })
   cache <- withr::local_tempdir()
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   tsk <- dsbench_task(
     data, solver = dsbench_solver(cache = cache, max_tries = 1),
     scorer = dsbench_scorer(cache = cache, max_tries = 1), dir = withr::local_tempdir()
@@ -101,7 +101,7 @@ test_that("a failed solver request is not judged and counts as incorrect", {
     if (grepl("CAB", text)) return(list(status = 400))
     "ok"
   })
-  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE, images = FALSE, max_tries = 1),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE, images = FALSE, max_tries = 1),
                       scorer = dsbench_scorer(cache = FALSE), dir = withr::local_tempdir())
   expect_warning(
     tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
@@ -123,6 +123,7 @@ test_that("a failed solver request is not judged and counts as incorrect", {
 run_with_budget_100 <- function(...) {
   server <- local_fake_openai(function(body, n) "ok", .local_envir = parent.frame())
   tsk <- dsbench_task(
+    dsbench_dataset(version = "sample"),
     solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
                             cache = FALSE, ...),
     scorer = dsbench_scorer_exact(), dir = withr::local_tempdir(.local_envir = parent.frame())
@@ -137,7 +138,7 @@ test_that("the solver truncates long prompts from the front", {
   run <- run_with_budget_100()
   tsk <- run$task
   sent <- run$sent
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   # Each request is the last 100 o200k_base tokens of its prompt, decoded.
   expected <- vapply(data$input, function(x) {
     rtiktoken::decode_tokens(utils::tail(rtiktoken::get_tokens(x, "o200k_base"), 100),
@@ -164,7 +165,7 @@ test_that("without rtiktoken the solver cuts by the estimate", {
   run <- run_with_budget_100()
   tsk <- run$task
   sent <- run$sent
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   expect_true(all(vapply(sent, function(s) any(endsWith(data$input, s)), TRUE)))
   expect_true(all(vapply(sent, dsbench_estimate_tokens, 1) <= 100))
   meta <- tsk$get_samples()$solver_metadata
@@ -190,7 +191,7 @@ test_that("files mode sends no workbook text and answers through confined tools"
       usage = list(prompt_tokens = 1L, completion_tokens = 1L, total_tokens = 2L)
     ))
   })
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   tsk <- dsbench_task(
     data[data$competition_id %in% c("00000101", "00000103"), ],
     solver = dsbench_solver(mode = "files", images = FALSE, cache = FALSE),
@@ -217,9 +218,9 @@ test_that("files mode sends no workbook text and answers through confined tools"
 test_that("dataset and solver check their inputs", {
   expect_error(dsbench_solver(context_limit = 100, reserve_tokens = 200),
                class = "predictivebench_error_argument")
-  expect_error(dsbench_dataset(data_dir = tempfile()),
+  expect_error(dsbench_dataset(version = "sample", data_dir = tempfile()),
                class = "predictivebench_error_missing_file")
-  tsk <- dsbench_task(scorer = dsbench_scorer(), dir = withr::local_tempdir())
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), scorer = dsbench_scorer(), dir = withr::local_tempdir())
   expect_error(
     suppressWarnings(tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)),
     class = "predictivebench_error_argument"
@@ -244,14 +245,14 @@ test_that("dataset and solver check their inputs", {
 })
 
 test_that("dsbench_dataset() and dsbench_task() take part of the table", {
-  data <- dsbench_dataset()
-  expect_equal(dsbench_dataset(limit = 2), data[1:2, ])
-  shuffled <- dsbench_dataset(shuffle = 1)
+  data <- dsbench_dataset(version = "sample")
+  expect_equal(dsbench_dataset(version = "sample", limit = 2), data[1:2, ])
+  shuffled <- dsbench_dataset(version = "sample", shuffle = 1)
   expect_setequal(shuffled$id, data$id)
-  expect_equal(dsbench_dataset(limit = 3, shuffle = 1), shuffled[1:3, ])
+  expect_equal(dsbench_dataset(version = "sample", limit = 3, shuffle = 1), shuffled[1:3, ])
   # Each row keeps its own folder and image after the cut.
   expect_equal(shuffled$folder, data$folder[match(shuffled$id, data$id)])
-  tsk <- dsbench_task(limit = 2, solver = dsbench_solver(cache = FALSE),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), limit = 2, solver = dsbench_solver(cache = FALSE),
                       scorer = dsbench_scorer_exact(), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
   expect_equal(tsk$get_samples()$id, data$id[1:2])
@@ -262,7 +263,7 @@ test_that("when every judgement fails, Scoring is not marked a success", {
   server <- local_fake_openai(function(body, n) {
     if (startsWith(last_user_text(body), "Please judge")) list(status = 401) else "ok"
   })
-  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE, images = FALSE),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE, images = FALSE),
                       scorer = dsbench_scorer(cache = FALSE, max_tries = 1),
                       dir = withr::local_tempdir())
   messages <- character()
@@ -287,7 +288,7 @@ test_that("the judge takes batch = TRUE: one batch, cached for a later run witho
   withr::local_options(predictivebench.batch_poll_seconds = 0.05)
   server <- local_fake_openai(function(body, n) "True")
   cache <- withr::local_tempdir()
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   run <- function(batch) {
     tsk <- dsbench_task(data, solver = dsbench_solver(cache = FALSE),
                         scorer = dsbench_scorer(cache = cache, batch = batch),

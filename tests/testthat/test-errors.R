@@ -35,12 +35,12 @@ test_that("abort_pb() leaves out what does not apply, and passes extra fields on
 
 test_that("the error header names the function the user called, not the check", {
   # check_count() inside benchmark_dataset() inside futurex_dataset(): the user called the last
-  err <- expect_error(futurex_dataset(limit = -1), class = "predictivebench_error_argument")
+  err <- expect_error(futurex_dataset(version = "sample", limit = -1), class = "predictivebench_error_argument")
   expect_identical(err$call[[1]], quote(futurex_dataset))
   expect_identical(predictivebench::futurex_dataset, futurex_dataset)
-  err <- expect_error(predictivebench::futurex_dataset(limit = 0))
+  err <- expect_error(predictivebench::futurex_dataset(version = "sample", limit = 0))
   expect_identical(err$call[[1]], quote(predictivebench::futurex_dataset))
-  expect_snapshot(futurex_dataset(limit = 1.5), error = TRUE)
+  expect_snapshot(futurex_dataset(version = "sample", limit = 1.5), error = TRUE)
   # a package function reached under another name (as vitals calls a solver closure,
   # `fn(...)`) is not a name the user knows: the header names no function
   fn <- check_count

@@ -21,11 +21,11 @@ test_that("FutureX: the estimate equals the requests sent, and 0 on a cached re-
   local_default_cache()
   server <- local_fake_openai(function(body, n) "\\boxed{A}")
   cache <- withr::local_tempdir()
-  tsk <- futurex_task(dir = withr::local_tempdir(),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(),
                       solver = futurex_solver(cache = cache,
                                               params = ellmer::params(max_tokens = 100)))
   out <- estimate_then_run(tsk, server, cache)
-  n <- nrow(futurex_dataset())
+  n <- nrow(futurex_dataset(version = "sample"))
   expect_equal(out$sent, n)
   expect_equal(out$before$requests, out$sent)
   expect_equal(out$before$to_send, out$sent)
@@ -34,7 +34,7 @@ test_that("FutureX: the estimate equals the requests sent, and 0 on a cached re-
   expect_equal(out$after$to_send, 0)
   expect_equal(out$after$cached, out$sent)
   # exact tokens: each request's messages through OpenAI's tokenizer, plus 3 + 3
-  prompts <- futurex_dataset()$input
+  prompts <- futurex_dataset(version = "sample")$input
   tokens <- sum(vapply(prompts, function(p) rtiktoken::get_token_count(p, "gpt-4.1"), 1)) +
     6 * n
   expect_equal(out$before$input_tokens, tokens)
@@ -49,10 +49,10 @@ test_that("ProcessBench with 8 votes and 2 epochs: the estimate equals the reque
   local_default_cache()
   server <- local_fake_openai(function(body, n) "\\boxed{-1}")
   cache <- withr::local_tempdir()
-  tsk <- processbench_task(dir = withr::local_tempdir(),
+  tsk <- processbench_task(processbench_dataset(version = "sample"), dir = withr::local_tempdir(),
                            solver = processbench_solver(n_votes = 8, cache = cache))
   out <- estimate_then_run(tsk, server, cache, epochs = 2)
-  expect_equal(out$sent, 8 * 2 * nrow(processbench_dataset()))
+  expect_equal(out$sent, 8 * 2 * nrow(processbench_dataset(version = "sample")))
   expect_equal(out$before$requests, out$sent)
   expect_equal(out$after$to_send, 0)
   expect_equal(out$after$cached, out$sent)
@@ -66,7 +66,7 @@ test_that("prices come from ellmer's table, batch prices from its batches rows",
   batch <- model_price(chat, batch = TRUE)
   skip_if(is.null(regular), "ellmer has no price for gpt-4.1")
   expect_true(batch$input < regular$input)
-  tsk <- futurex_task(dir = withr::local_tempdir(),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(),
                       solver = futurex_solver(params = ellmer::params(max_tokens = 10)))
   est <- estimate_cost(tsk, chat, cache = withr::local_tempdir())
   expect_equal(est$cost_max,
@@ -76,7 +76,7 @@ test_that("prices come from ellmer's table, batch prices from its batches rows",
   est <- estimate_cost(tsk, other, cache = withr::local_tempdir())
   expect_true(is.na(est$cost_max))
   expect_equal(est$tokens, "estimate")
-  expect_equal(est$input_tokens, sum(ceiling(nchar(futurex_dataset()$input) / 4)))
+  expect_equal(est$input_tokens, sum(ceiling(nchar(futurex_dataset(version = "sample")$input) / 4)))
 })
 
 test_that("a solver built with batch = TRUE: the same requests, at the batch price", {
@@ -90,11 +90,11 @@ test_that("a solver built with batch = TRUE: the same requests, at the batch pri
   solver <- function(batch) {
     futurex_solver(cache = cache, params = ellmer::params(max_tokens = 10), batch = batch)
   }
-  one_by_one <- estimate_cost(futurex_task(dir = withr::local_tempdir(), solver = solver(FALSE)),
+  one_by_one <- estimate_cost(futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(), solver = solver(FALSE)),
                               chat, cache = cache)
-  batched <- estimate_cost(futurex_task(dir = withr::local_tempdir(), solver = solver(TRUE)),
+  batched <- estimate_cost(futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(), solver = solver(TRUE)),
                            chat, cache = cache)
-  expect_equal(batched$to_send, nrow(futurex_dataset()))
+  expect_equal(batched$to_send, nrow(futurex_dataset(version = "sample")))
   expect_equal(batched[c("requests", "to_send", "input_tokens", "output_tokens_max")],
                one_by_one[c("requests", "to_send", "input_tokens", "output_tokens_max")])
   expect_true(batched$batch)
@@ -105,7 +105,7 @@ test_that("a solver built with batch = TRUE: the same requests, at the batch pri
   expect_lt(batched$cost_max, one_by_one$cost_max)
   # the same as pricing the one-by-one solver at the batch price
   expect_equal(batched$cost_max, estimate_cost(
-    futurex_task(dir = withr::local_tempdir(), solver = solver(FALSE)), chat, cache = cache,
+    futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(), solver = solver(FALSE)), chat, cache = cache,
     batch = TRUE
   )$cost_max)
   # no batch was submitted or left behind, and the cache is as it was
@@ -122,7 +122,7 @@ test_that("DSBench: solver and judge requests, each counted for its own chat", {
     if (startsWith(last_user_text(body), "Please judge")) "True" else "ANSWER"
   })
   cache <- withr::local_tempdir()
-  tsk <- dsbench_task(solver = dsbench_solver(cache = cache),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = cache),
                       scorer = dsbench_scorer(cache = cache), dir = withr::local_tempdir())
   solver <- fake_chat(server, model = "gpt-4.1")
   judge <- fake_chat(server, model = "judge-model")
@@ -130,7 +130,7 @@ test_that("DSBench: solver and judge requests, each counted for its own chat", {
   expect_equal(server$count(), 0)
   suppressWarnings(tsk$eval(solver_chat = solver, scorer_chat = judge, view = FALSE))
   expect_equal(est$requests, server$count())
-  expect_equal(est$requests, 2 * nrow(dsbench_dataset()))
+  expect_equal(est$requests, 2 * nrow(dsbench_dataset(version = "sample")))
   # the judge's model is not an OpenAI one: its tokens are estimated
   expect_equal(est$tokens, "estimate")
   again <- estimate_cost(tsk, solver, scorer_chat = judge, cache = cache)
@@ -141,7 +141,7 @@ test_that("probsem: log-probability requests are counted, and free once cached",
   local_default_cache()
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
   cache <- withr::local_tempdir()
-  tsk <- probsem_task(solver = probsem_solver(cache = cache), dir = withr::local_tempdir())
+  tsk <- probsem_task(probsem_dataset(version = "sample"), solver = probsem_solver(cache = cache), dir = withr::local_tempdir())
   chat <- fake_chat(server, model = "org/tiny:v1")
   est <- estimate_cost(tsk, chat, cache = cache)
   expect_equal(server$count(), 0)

@@ -397,7 +397,7 @@ test_that("generate_responses() leaves no global switch behind (JIT level, optio
 test_that("a failing DSBench judge is retried, then recorded as an incorrect score with its error", {
   skip_on_cran()
   judge <- local_fake_openai(function(body, n) list(status = 500))
-  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
                       scorer = dsbench_scorer(scorer_chat = fake_chat(judge), cache = FALSE,
                                               max_tries = 2),
                       dir = withr::local_tempdir())

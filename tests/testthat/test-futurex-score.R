@@ -173,7 +173,7 @@ test_that("LLM unit normalization is used when it parses and falls back when not
 test_that("the scorer's normalization judge takes batch = TRUE", {
   withr::local_options(predictivebench.batch_poll_seconds = 0.05)
   server <- local_fake_openai(function(body, n) "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5")
-  dataset <- futurex_dataset()
+  dataset <- futurex_dataset(version = "sample")
   dataset <- dataset[dataset$id == "fx-l3-temp", ]
   cache <- withr::local_tempdir()
   tsk <- futurex_task(dataset = dataset, solver = futurex_solver(cache = FALSE),

@@ -23,11 +23,11 @@ test_that("the summary has the shared shape on the 0-1 scale", {
 
 test_that("user-facing errors name the user's call", {
   expect_snapshot(futurex_summary(data.frame(x = 1)), error = TRUE)
-  expect_snapshot(futurex_dataset(limit = -1), error = TRUE)
+  expect_snapshot(futurex_dataset(version = "sample", limit = -1), error = TRUE)
 })
 
 test_that("a FutureX log shows futurex_summary()'s numbers, offline", {
-  tsk <- futurex_task(solver = futurex_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = FALSE), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No", "12"), "\\boxed{%s}",
                                          seed = 2), view = FALSE)
   log <- expect_results_log(tsk, futurex_summary, c("level", "std", "end_time"))
@@ -39,7 +39,7 @@ test_that("a FutureX log shows futurex_summary()'s numbers, offline", {
   expect_equal(first$scores[[1]]$metadata$kind, "single")
   # vitals_log_read() output with the dataset's level added
   read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("x"))
-  expect_identical(suppressMessages(futurex_summary(log_samples(read, futurex_dataset()))),
+  expect_identical(suppressMessages(futurex_summary(log_samples(read, futurex_dataset(version = "sample")))),
                    suppressMessages(futurex_summary(tsk)))
   expect_error(futurex_summary(read), "log_samples")
 })

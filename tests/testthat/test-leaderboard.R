@@ -65,7 +65,7 @@ test_that("a benchmark registered without a headline reports every group", {
 
 test_that("a FutureX run with a judge over HTTP logs the usage get_cost() reports", {
   server <- local_fake_openai(futurex_judge_reply)
-  tsk <- futurex_task(solver = futurex_solver(cache = FALSE),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = FALSE),
                       scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
                                               cache = FALSE),
                       dir = withr::local_tempdir())
@@ -83,7 +83,7 @@ test_that("a FutureX run with a judge over HTTP logs the usage get_cost() report
 })
 
 test_that("leaderboard() gives DSBench's clustered interval (worked numbers)", {
-  tsk <- dsbench_task(solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
                       dir = withr::local_tempdir())
   # only the first of the 7 sample questions is "C": competitions 1, 0, 0 | 0, 0 | 0, 0
   tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)

@@ -15,7 +15,7 @@ test_that("a baseline scores queries offline: the query it names, else uniform",
 
 test_that("probsem runs a baseline offline and refuses chats without log-probabilities", {
   withr::local_envvar(http_proxy = "http://127.0.0.1:9", https_proxy = "http://127.0.0.1:9")
-  d <- probsem_dataset()
+  d <- probsem_dataset(version = "sample")
   tsk <- probsem_task(d, solver = probsem_solver(cache = FALSE), dir = withr::local_tempdir())
   oracle <- baseline_echo(d)  # a context without ground truth gets a uniform guess
   tsk$eval(solver_chat = oracle, view = FALSE)

@@ -42,7 +42,7 @@ test_that("a uniform guesser's 100% on tied suites is counted and said, ties kep
 })
 
 test_that("an offline probsem log shows each suite's accuracy and reads back the same", {
-  tsk <- probsem_task(dir = withr::local_tempdir())
+  tsk <- probsem_task(probsem_dataset(version = "sample"), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("A"), view = FALSE)
   summ <- suppressMessages(probsem_summary(tsk))
   expect_s3_class(summ$accuracy, "benchmark_summary")
@@ -102,8 +102,8 @@ test_that("probsem_summary() clusters contexts within a suite when told how (wor
 })
 
 test_that("the log lists a suite with an accuracy first, so the log list shows a number", {
-  tsk <- probsem_task(dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_echo(probsem_dataset()), view = FALSE)
+  tsk <- probsem_task(probsem_dataset(version = "sample"), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_echo(probsem_dataset(version = "sample")), view = FALSE)
   metrics <- log_json(tsk$log_path)$results$scores[[1]]$metrics
   # the sample's "choice" suite has a context without ground truth: no accuracy
   expect_equal(names(metrics), c("truth", "choice"))

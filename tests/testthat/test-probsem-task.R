@@ -39,7 +39,7 @@ hint_table <- function() {
 }
 
 test_that("the bundled sample is a valid table with the two example suites", {
-  d <- probsem_dataset()
+  d <- probsem_dataset(version = "sample")
   expect_equal(unique(d$suite), c("choice", "truth"))
   expect_equal(d$expected, c(0L, 2L, -1L, 0L, 1L, 0L))
   expect_true(is.na(d$target[[3]]))
@@ -59,7 +59,7 @@ test_that("prepare_probsem() flattens the shipped files into the shipped table",
   skip_if_not(python_available(), "Python with pandas is not available")
   src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
   tbl <- prepare_probsem(src)
-  expect_equal(tbl, probsem_dataset(), ignore_attr = TRUE)
+  expect_equal(tbl, probsem_dataset(version = "sample"), ignore_attr = TRUE)
   one <- prepare_probsem(src, suites = "truth")
   expect_equal(unique(one$suite), "truth")
   bad <- withr::local_tempdir()
@@ -294,11 +294,11 @@ test_that("user-facing errors name the user's call", {
 })
 
 test_that("probsem_dataset() and probsem_task() take a limit", {
-  full <- probsem_dataset()
-  expect_equal(probsem_dataset(limit = 2)$id, full$id[1:2])
-  shuffled <- probsem_dataset(shuffle = 2)
+  full <- probsem_dataset(version = "sample")
+  expect_equal(probsem_dataset(version = "sample", limit = 2)$id, full$id[1:2])
+  shuffled <- probsem_dataset(version = "sample", shuffle = 2)
   expect_setequal(shuffled$id, full$id)
-  tsk <- probsem_task(limit = 3, dir = withr::local_tempdir())
+  tsk <- probsem_task(probsem_dataset(version = "sample"), limit = 3, dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[1:3])
 })
 

@@ -45,7 +45,7 @@ test_that("user-facing summary errors name the call and what is missing", {
 })
 
 test_that("a ProcessBench log shows processbench_summary()'s F1 and accuracies, offline", {
-  tsk <- processbench_task(dir = withr::local_tempdir(),
+  tsk <- processbench_task(processbench_dataset(version = "sample"), dir = withr::local_tempdir(),
                            solver = processbench_solver(n_votes = 3, cache = FALSE))
   tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}", seed = 4),
            view = FALSE)

@@ -50,7 +50,7 @@ test_that("a full eval (solver, judge, failures, results files) writes the key n
   # ... or as a credentials function (how the test helper builds chats)
   fn_chat <- fake_chat(server, key = secret_key)
 
-  data <- futurex_dataset()
+  data <- futurex_dataset(version = "sample")
   data$input[[2]] <- paste(data$input[[2]], "Description: fail")
   conditions <- character()
   record <- function(cnd) {
@@ -81,7 +81,7 @@ test_that("a full eval (solver, judge, failures, results files) writes the key n
   expect_false(any(grepl(secret_part, conditions, fixed = TRUE)))
 
   # ProcessBench writes results files of its own
-  pb <- processbench_task(solver = processbench_solver(n_votes = 2), dir = logs)
+  pb <- processbench_task(processbench_dataset(version = "sample"), solver = processbench_solver(n_votes = 2), dir = logs)
   suppressWarnings(pb$eval(solver_chat = env_chat, view = FALSE))
   paths <- processbench_write_results(pb, results, dataset = "deltabench-sample")
   expect_true(all(file.exists(paths)))
@@ -106,7 +106,7 @@ test_that("saved samples of a run keyed from the environment hold no key", {
   root <- withr::local_tempdir()
   withr::local_envvar(OPENAI_API_KEY = secret_key)
   server <- local_fake_openai(function(body, n) "\\boxed{A}")
-  tsk <- futurex_task(solver = futurex_solver(cache = file.path(root, "cache")),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = file.path(root, "cache")),
                       dir = file.path(root, "logs"))
   tsk$eval(solver_chat = ellmer::chat_openai_compatible(base_url = server$url, model = "fake-model"),
            view = FALSE)

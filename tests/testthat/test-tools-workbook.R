@@ -1,7 +1,7 @@
 # The tools take the workbook list from the task table (the flattener decides what a
 # workbook is): these tests build them from the bundled sample's rows.
 sample_tools <- function(id = "00000101", ...) {
-  data <- dsbench_dataset()
+  data <- dsbench_dataset(version = "sample")
   row <- match(id, data$competition_id)
   workbook_tools(data$folder[[row]], data$workbook_files[[row]], ...)
 }

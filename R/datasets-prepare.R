@@ -1,0 +1,110 @@
+# A real benchmark's task table: fetched, flattened once, and cached next to its raw files.
+# The cached table is keyed by the files' checksums and the flattener's source, so a new
+# flattener (or a new pin) prepares again while the raw files are reused.
+
+# The task table of `benchmark` at `version` (NULL: the default).
+real_task_table <- function(benchmark, version = NULL, call = rlang::caller_env()) {
+  rows <- version_files(benchmark, version, call = call)
+  schema <- dataset_schema(benchmark)
+  path <- prepared_table_path(rows)
+  if (file.exists(path)) return(read_task_table(path, schema))
+  files <- fetch_version(rows, call = call)
+  # a file pinned without a sha256 has one now, and it is part of the key
+  path <- prepared_table_path(rows)
+  cli::cli_inform(c(i = "Preparing {benchmark} version {.val {rows$version[[1]]}} (once)."))
+  write_task_table(prepare_version(benchmark, rows, files), path, schema)
+  read_task_table(path, schema)
+}
+
+dataset_schema <- function(benchmark) if (benchmark == "deltabench") "processbench" else benchmark
+
+prepared_table_path <- function(rows) {
+  key <- digest::digest(list(
+    files = paste(rows$path, vapply(seq_len(nrow(rows)), function(i) expected_sha256(rows[i, ]), "")),
+    flattener = flattener_source(rows$benchmark[[1]])
+  ), algo = "sha256")
+  file.path(version_dir(rows$benchmark[[1]], rows$version[[1]]),
+            paste0("table-", substr(key, 1, 16), ".parquet"))
+}
+
+# What the prepared table depends on besides the raw files: the package version and the
+# source of the Python flattener that made it (the arena's reader is R, in the package).
+flattener_source <- function(benchmark) {
+  version <- as.character(utils::packageVersion("predictivebench"))
+  module <- if (benchmark == "deltabench") "processbench" else benchmark
+  dir <- tryCatch(file.path(python_module_path(), "predictivebench"), error = function(e) NULL)
+  if (is.null(dir) || benchmark == "arena") return(version)
+  files <- file.path(dir, c(paste0(module, ".py"), "tables.py", "readers.py"))
+  c(version, vapply(files[file.exists(files)], function(f) digest::digest(file = f), ""))
+}
+
+# The flattener's recipe for each benchmark's raw files.
+prepare_version <- function(benchmark, rows, files) {
+  switch(benchmark,
+    futurex = prepare_futurex(files[[1]]),
+    processbench = prepare_processbench(unname(files)),
+    deltabench = prepare_deltabench(files[[1]]),
+    arena = prepare_arena(files[[1]]),
+    probsem = prepare_probsem_version(rows, files),
+    dsbench = prepare_dsbench(dsbench_real_dir(rows, files)),
+    abort_pb("No recipe prepares {.val {benchmark}}.", "argument")
+  )
+}
+
+# Each prompt file with its own suites (`<prompt>_*.json`, found by the flattener).
+prepare_probsem_version <- function(rows, files) {
+  prompts <- files[rows$role == "prompt"]
+  tables <- lapply(prompts, prepare_probsem)
+  tibble::as_tibble(do.call(rbind, tables))
+}
+
+# ---- DSBench: data.zip unpacked once, with data.json beside the competition folders -------
+
+dsbench_real_dir <- function(rows, files = NULL) {
+  dir <- file.path(version_dir(rows$benchmark[[1]], rows$version[[1]]), "dsbench")
+  if (dir.exists(dir) || is.null(files)) return(dir)
+  zip <- files[rows$role == "zip"]
+  answers <- files[rows$role == "answers"]
+  write_atomic_dir(dir, function(tmp) {
+    unzip_safely(zip, tmp)
+    file.copy(answers, file.path(tmp, "data.json"), overwrite = TRUE)
+  })
+  dir
+}
+
+# A zip's entries all land inside `exdir`: absolute names and `..` are refused before
+# anything is written.
+unzip_safely <- function(zip, exdir) {
+  entries <- utils::unzip(zip, list = TRUE)$Name
+  parts <- strsplit(entries, "[/\\\\]")
+  bad <- grepl("^([/\\\\]|[A-Za-z]:)", entries) | vapply(parts, function(p) ".." %in% p, TRUE)
+  if (any(bad)) {
+    abort_pb("The archive has an entry outside its folder: {.file {entries[bad][[1]]}}.",
+             "path", file = zip, field = entries[bad][[1]])
+  }
+  utils::unzip(zip, exdir = exdir)
+  # An archive holding one folder that is not the competitions' `data/` is unwrapped.
+  top <- unique(vapply(parts, `[[`, "", 1))
+  top <- top[!top %in% c("__MACOSX", "")]
+  if (length(top) == 1 && top != "data" && dir.exists(file.path(exdir, top))) {
+    inner <- file.path(exdir, top)
+    for (f in list.files(inner, all.files = TRUE, no.. = TRUE)) {
+      file.rename(file.path(inner, f), file.path(exdir, f))
+    }
+    unlink(inner, recursive = TRUE)
+  }
+  invisible(exdir)
+}
+
+# A folder built under a temporary name and renamed into place when complete.
+write_atomic_dir <- function(dir, writer) {
+  dir.create(dirname(dir), recursive = TRUE, showWarnings = FALSE)
+  tmp <- tempfile(paste0(".", basename(dir), "-"), tmpdir = dirname(dir))
+  on.exit(unlink(tmp, recursive = TRUE), add = TRUE)
+  dir.create(tmp)
+  writer(tmp)
+  if (!file.rename(tmp, dir)) {
+    abort_pb("Can't move the finished folder into place.", "cache", file = dir)
+  }
+  invisible(dir)
+}

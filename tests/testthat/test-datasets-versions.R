@@ -1,0 +1,95 @@
+# The pinned versions: the table, and the real bytes (from ../shared/reference) against it.
+
+test_that("every benchmark has exactly one default version, pinned at a 40-hex commit", {
+  pins <- pinned_files()
+  expect_setequal(unique(pins$benchmark),
+                  c("futurex", "processbench", "deltabench", "dsbench", "arena", "probsem"))
+  defaults <- unique(pins[pins$default, c("benchmark", "version")])
+  expect_equal(anyDuplicated(defaults$benchmark), 0)
+  expect_equal(nrow(defaults), 6)
+  expect_true(all(grepl("^[0-9a-f]{40}$", pins$commit)))
+  expect_true(all(is.na(pins$sha256) | grepl("^[0-9a-f]{64}$", pins$sha256)))
+  expect_false(anyNA(pins$licence))
+})
+
+test_that("benchmark_versions() lists URLs in the real layouts, under the two variables", {
+  withr::local_envvar(HF_ENDPOINT = NA, PREDICTIVEBENCH_GITHUB_URL = NA)
+  withr::local_options(predictivebench.datasets_dir = withr::local_tempdir())
+  v <- benchmark_versions("processbench")
+  expect_named(v, c("benchmark", "version", "default", "items", "licence", "file", "size",
+                    "url", "sha256", "citation", "cached"))
+  expect_equal(v$url[v$version == "hf"][[1]],
+               "https://huggingface.co/datasets/Qwen/ProcessBench/resolve/3bdcd5371ed567559a78f559c01c13a6deee7604/gsm8k.json")
+  expect_equal(v$url[v$version == "2f2fd8ae"][[1]],
+               "https://raw.githubusercontent.com/QwenLM/ProcessBench/2f2fd8ae590aeb949f7be265478b05280f93db68/dataset/gsm8k.json")
+  expect_false(any(v$cached))
+  withr::local_envvar(HF_ENDPOINT = "http://mirror.test/", PREDICTIVEBENCH_GITHUB_URL = "http://gh.test")
+  v <- benchmark_versions("processbench")
+  expect_match(v$url[v$version == "hf"][[1]], "^http://mirror.test/datasets/Qwen/")
+  expect_match(v$url[v$version == "2f2fd8ae"][[1]], "^http://gh.test/QwenLM/")
+  expect_equal(sum(benchmark_versions("dsbench")$licence == "non-commercial use only"), 2)
+  expect_match(unique(benchmark_versions("deltabench")$licence), "none declared")
+})
+
+test_that("the real FutureX 250915.json matches its pin: 53 questions", {
+  skip_if_no_python()
+  pins <- reference_pins("futurex", "250915", c("dataset/250915.json" = "futurex/250915.json"))
+  expect_equal(pins$sha256, digest::digest(file = pins$local, algo = "sha256"))
+  expect_equal(pins$size, file.size(pins$local))
+  local_pinned_servers(pins)
+  fx <- suppressMessages(futurex_dataset())
+  expect_equal(nrow(fx), 53)
+  expect_equal(nrow(fx), pins$items)
+  expect_equal(anyDuplicated(fx$id), 0)
+})
+
+test_that("the real ProcessBench gsm8k.json matches the 2f2fd8ae pin: 400 samples", {
+  skip_if_no_python()
+  pins <- reference_pins("processbench", "2f2fd8ae",
+                         c("dataset/gsm8k.json" = "processbench/gsm8k.json"))
+  expect_equal(pins$sha256, digest::digest(file = pins$local, algo = "sha256"))
+  expect_equal(pins$size, file.size(pins$local))
+  servers <- local_pinned_servers(pins)
+  pb <- suppressMessages(processbench_dataset(version = "2f2fd8ae"))
+  expect_equal(nrow(pb), 400)
+  expect_equal(sum(pb$label != -1), 207)
+  expect_equal(unique(pb$task_l1), "gsm8k")
+  expect_equal(servers$gh$log()$path,
+               "/QwenLM/ProcessBench/2f2fd8ae590aeb949f7be265478b05280f93db68/dataset/gsm8k.json")
+})
+
+test_that("the real EloBench rwq_200 questions match their pin: 200 questions", {
+  pins <- reference_pins("arena", "rwq_200",
+                         c("data/rwq_200/questions.csv" = "elobench/rwq_200_questions.csv"))
+  expect_equal(pins$sha256, digest::digest(file = pins$local, algo = "sha256"))
+  local_pinned_servers(pins)
+  q <- suppressMessages(arena_dataset(version = "rwq_200"))
+  expect_equal(sum(q$occurrences), 200)
+})
+
+test_that("the real DSBench data.json matches its pin: 38 competitions, 466 questions", {
+  pins <- reference_pins("dsbench", "v1", c("data_analysis/data.json" = "dsbench/data.json"))
+  local_pinned_servers(pins)
+  files <- suppressMessages(fetch_benchmark("dsbench", "v1"))
+  lines <- readLines(files[["data_analysis/data.json"]], warn = FALSE)
+  lines <- lines[nzchar(trimws(lines))]
+  questions <- vapply(lines, function(l) length(jsonlite::fromJSON(l)$questions), 1L)
+  expect_equal(length(lines), 38)
+  expect_equal(sum(questions), pins$items)
+})
+
+test_that("the real probsem CogSci 2023 files match their pins", {
+  skip_if_no_python()
+  ref <- c("inputs/tug-of-war.txt" = "probsem-cogsci2023/tug-of-war.txt",
+           "inputs/tug-of-war_AV-1a.json" = "probsem-cogsci2023/tug-of-war_AV-1a.json",
+           "inputs/tug-of-war_AV-1b.json" = "probsem-cogsci2023/tug-of-war_AV-1b.json",
+           "paper/tug-of-war_AV-1_human_results.csv" = "probsem-cogsci2023/tug-of-war_AV-1_human_results.csv")
+  pins <- reference_pins("probsem", "cogsci2023", ref)
+  expect_equal(nrow(pins), 4)
+  expect_equal(pins$sha256, unname(vapply(pins$local, digest::digest, "", file = TRUE, algo = "sha256")))
+  local_pinned_servers(pins)
+  ps <- suppressMessages(probsem_dataset())
+  expect_setequal(unique(ps$suite), c("AV-1a", "AV-1b"))
+  expect_true(file.exists(file.path(datasets_dir(), "probsem", "cogsci2023", "files", "paper",
+                                    "tug-of-war_AV-1_human_results.csv")))
+})
