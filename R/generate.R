@@ -148,7 +148,7 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
     # here, also when the run is interrupted.
     on.exit(log_fast_path_usage(chats, chat_index, todo, state$records), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries, backoff,
-              keep_json, progress)
+              keep_json, progress, cached = !is.null(dir))
   }
   responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
                    keep_json)
@@ -173,7 +173,7 @@ answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
 }
 
 send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries,
-                      backoff, keep_json, progress) {
+                      backoff, keep_json, progress, cached) {
   env <- environment()
   if (progress) cli::cli_progress_bar("Generating", total = length(todo), .envir = env)
   deliver <- function(i, value) {
@@ -186,7 +186,13 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, m
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = max_tries, backoff = backoff)
     }
-    if (transport$uses_later) without_jit(send()) else send()  # R/compat.R
+    # Refused credentials stop the run with one error (the pool sent nothing more).
+    tryCatch(
+      if (transport$uses_later) without_jit(send()) else send(),  # R/compat.R
+      predictivebench_pool_halted = function(halt) {
+        abort_auth(halt, transport$label(halt$i), cached)
+      }
+    )
   })
 }
 
