@@ -59,10 +59,10 @@ ellmer_turn <- function(chat, json) {
 # own S7 class whose only method, for ellmer's internal `chat_request()` generic (the request
 # of every round, tools included), turns redirects off and makes a 30x an error (read by
 # http_error()). The S7 method is registered once per provider class and session, for
-# classes only this package makes. ellmer's own error-body reader is left out: it errors on an empty body, and
-# inside a later callback that error would escape the event loop; http_error() reads the
-# provider's message instead. Replaced by: a public way to set request options (or a
-# request hook) on a chat or provider.
+# classes only this package makes. ellmer's own error-body reader is left out: it errors on
+# an empty body, and inside a later callback that error would escape the event loop;
+# http_error() reads the provider's message instead. Replaced by: a public way to set
+# request options (or a request hook) on a chat or provider.
 chat_without_redirects <- function(chat) {
   if (is.null(ellmer_internal("chat_request"))) return(chat)
   private <- chat$.__enclos_env__$private

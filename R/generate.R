@@ -21,6 +21,24 @@
 #'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
 #'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
 #'   after ... tries"), never retried endlessly.
+#' * **A deadline on every request.** A request that has not answered within
+#'   `getOption("ellmer_timeout_s", 300)` seconds (ellmer's own request timeout) is cancelled
+#'   by the pool and counts as a transient failure (retried up to `max_tries`), on the fast
+#'   path and on ellmer's `$chat_async()` path alike, so a server that accepts a connection
+#'   and never answers cannot hang a run. With tools, each tool-call round gets a new
+#'   deadline.
+#' * **No redirects.** A provider answering 30x gets an error naming where it pointed, and
+#'   the redirect is not followed, to another host or the same one: following it would send
+#'   the API key (and, on a 307/308, the prompt) wherever it points, and an API answering
+#'   a POST with a redirect is misconfigured anyway. Point `base_url` at the final address.
+#' * **The provider's own words.** A failed request's error is the HTTP status followed by
+#'   the provider's explanation (the `message` of an OpenAI, Anthropic or Gemini error
+#'   body, or a plain-text body), e.g.
+#'   `HTTP 400 Bad Request: Invalid model (invalid_request_error)`.
+#' * **A refused key stops the run.** At the first HTTP 401 or 403 nothing more is sent:
+#'   the requests already in flight (at most `max_active`) are awaited, their answers
+#'   cached, and the call ends with one error of class `predictivebench_error_auth` naming
+#'   the provider and its address, rather than failing every prompt one by one.
 #' * **Warnings once.** A provider warning (a parameter it does not support, such as
 #'   `seed`; a truncated answer) is shown once per call, not once per request.
 #' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from

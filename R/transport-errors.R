@@ -105,7 +105,8 @@ abort_auth <- function(halt, label, cached, call = rlang::caller_env()) {
     c("The provider refused the credentials: {halt$error$message}",
       i = "Provider: {label}.",
       i = "Stopped after {halt$sent} request{?s}; {halt$unsent} w{?as/ere} not sent.",
-      i = if (cached) "Answers received before are kept in the cache: a rerun does not pay for them again.",
+      i = if (cached) paste("Answers received before are kept in the cache: a rerun does",
+                            "not pay for them again."),
       i = "Check the API key (and its permissions for this model), then run again."),
     "auth", status = error_status(halt$error), provider = label, parent = NULL, call = call
   )

@@ -156,10 +156,12 @@ curl_sender <- function(chat, pool, keep_json) {
     start = function(i, prompt, finish) {
       key <- as.character(i)
       started <- now_seconds()
-      # curl's own timeout is only a backstop: request_pool() cancels a request at its
-      # deadline. Redirects are not followed (see the top of this file).
+      # request_pool() enforces the deadline; curl's own timeout at the same moment only
+      # wakes curl's wait then (it otherwise waits up to a second between checks), and
+      # fails the request with the same deadline error (connection_error()). Redirects
+      # are not followed (see the top of this file).
       handle <- curl::new_handle(url = template$url, useragent = template$useragent,
-                                 timeout_ms = round((request_deadline() + 5) * 1000),
+                                 timeout_ms = round(request_deadline() * 1000),
                                  followlocation = 0L)
       curl::handle_setopt(handle, copypostfields = template$body(prompt))
       curl::handle_setheaders(handle, .list = template$headers)

@@ -293,7 +293,7 @@ test_that("the n_ignored message says cached only when the cache is on", {
   }
 })
 
-test_that("a refused key stops the run with one classed error after at most max_active requests; answers from before stay cached", {
+test_that("a refused key stops the run after max_active requests; earlier answers stay cached", {
   skip_on_cran()
   refuse <- withr::local_tempfile()
   reply <- function(body, n) {

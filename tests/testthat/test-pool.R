@@ -120,7 +120,7 @@ test_that("a request that makes progress (a tool round) gets a new deadline each
   expect_equal(script$cancelled, c(2L, 1L))
 })
 
-test_that("a refused key (401/403) stops the pool: nothing more is sent, what is in flight is delivered", {
+test_that("a refused key (401/403) stops the pool; what is in flight is delivered", {
   for (status in c(401L, 403L)) {
     refusal <- structure(class = c("error", "condition"),
                          list(message = paste("HTTP", status), status = status))
