@@ -33,10 +33,8 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
   fatal <- NULL
   halt <- NULL
   on.exit(transport$close(), add = TRUE)
-  # (a transport whose requests have no rounds need not say how far they got)
-  progress_of <- function(i) {
-    as.double(if (is.null(transport$progress)) 0 else transport$progress(i))
-  }
+  # (a transport whose requests have no rounds has no `progress`)
+  progress_of <- function(i) as.double(transport$progress(i))
 
   finish <- function(i, value) {
     if (is.na(started[[i]])) return(invisible())  # cancelled at its deadline
@@ -56,26 +54,34 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     tryCatch(deliver(i, value), error = function(e) fatal <<- e)
   }
 
-  # Requests past their deadline are cancelled and fail; a request that made progress (a
-  # tool-call round) gets a new deadline. Returns the seconds until the next deadline.
+  # Requests past their deadline are cancelled and fail. A request that made progress (a
+  # tool-call round) gets a new deadline from when that was seen: progress is looked at
+  # every `poll_every` seconds (not at every answer, which would cost the fast path CPU at
+  # 50 in flight), so a stall after a round ends at most that much past its deadline.
+  poll_every <- min(1, deadline / 4)
+  polled <- -Inf
   enforce_deadlines <- function(now) {
-    for (i in which(!is.na(started))) {
-      p <- progress_of(i)
-      if (!identical(p, progress[[i]])) {
-        progress[[i]] <<- p
-        started[[i]] <<- now
-      }
-      if (now - started[[i]] >= deadline) {
-        transport$cancel(i)
-        finish(i, deadline_error(deadline))
+    live <- which(!is.na(started))
+    if (!is.null(transport$progress) && now - polled >= poll_every) {
+      polled <<- now
+      for (i in live) {
+        p <- progress_of(i)
+        if (!identical(p, progress[[i]])) {
+          progress[[i]] <<- p
+          started[[i]] <<- now
+        }
       }
     }
-    if (any(!is.na(started))) max(0, min(started, na.rm = TRUE) + deadline - now) else Inf
+    for (i in live[now - started[live] >= deadline]) {
+      transport$cancel(i)
+      finish(i, deadline_error(deadline))
+    }
   }
 
   while (length(queue) || active > 0L) {
     if (!is.null(fatal)) stop(fatal)
     now <- now_seconds()
+    enforce_deadlines(now)
     tokens <- min(capacity, tokens + (now - refilled) * rpm / 60)
     refilled <- now
     while (is.null(halt) && active < max_active && tokens >= 1 && length(queue) &&
@@ -90,7 +96,9 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       tokens <- tokens - 1
       started[[i]] <- now
       transport$start(i, finish)
-      if (!is.na(started[[i]])) progress[[i]] <- progress_of(i)
+      if (!is.na(started[[i]]) && !is.null(transport$progress)) {
+        progress[[i]] <- progress_of(i)
+      }
     }
     if (!is.null(halt) && active == 0L) break
     # Wait for an answer, or (with a free slot) for the next retry or rpm token, whichever
@@ -102,8 +110,8 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       if (tokens < 1) wake <- max(wake, (1 - tokens) * 60 / rpm)
     }
     if (active > 0L) {
-      transport$drive(min(wake, 1, enforce_deadlines(now)))
-      enforce_deadlines(now_seconds())
+      next_deadline <- min(started, na.rm = TRUE) + deadline - now
+      transport$drive(max(0, min(wake, 1, next_deadline)))
     } else if (is.finite(wake)) {
       Sys.sleep(min(wake, 1))
     }

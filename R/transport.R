@@ -3,7 +3,8 @@
 # A transport has `start(i, finish)` (send request i; call `finish(i, value)` once, with a
 # record or an error), `drive(timeout)` (wait up to `timeout` seconds for answers, running
 # their callbacks), `cancel(i)` (abandon request i: its `finish` is never called),
-# `progress(i)` (a number that changes when request i makes progress: a tool-call round),
+# `progress(i)` (a number that changes when request i makes progress: a tool-call round;
+# NULL when no request has rounds),
 # `label(i)` (the provider and address request i goes to, for error messages) and `close()`
 # (cancel whatever is still in flight). Each chat gets a sender of one of two kinds (offline
 # baseline chats never get here: run_requests() answers them at once):
@@ -49,7 +50,10 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active)
       if (senders[[chat_index[[i]]]]$cancel(i)) active[[kind]] <<- active[[kind]] - 1L
       invisible()
     },
-    progress = function(i) senders[[chat_index[[i]]]]$progress(i),
+    # Only ellmer's path has rounds (tool calls) that progress.
+    progress = if (any(vapply(senders, function(s) s$kind == "later", TRUE))) {
+      function(i) senders[[chat_index[[i]]]]$progress(i)
+    },
     label = function(i) chat_label(chats[[chat_index[[i]]]]),
     close = function() {
       for (handle in curl::multi_list(pool)) curl::multi_cancel(handle)
@@ -143,7 +147,10 @@ later_sender <- function(chat, keep_json) {
       TRUE
     },
     # Each tool-call round adds turns to the request's chat.
-    progress = function(i) length(clones[[as.character(i)]]$get_turns()),
+    progress = function(i) {
+      x <- clones[[as.character(i)]]
+      if (is.null(x)) 0L else length(x$get_turns())
+    },
     abandoned = function() abandoned
   )
 }
