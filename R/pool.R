@@ -24,6 +24,7 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
   size <- max(c(0L, queue))
   tries <- integer(size)
   started <- rep(NA_real_, size)  # of the attempt in flight; NA when none
+  live <- integer()  # the requests in flight (at most max_active: cheap to scan per turn)
   progress <- rep(NA_real_, size)
   sent <- 0L
   active <- 0L
@@ -39,6 +40,7 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
   finish <- function(i, value) {
     if (is.na(started[[i]])) return(invisible())  # cancelled at its deadline
     started[[i]] <<- NA_real_
+    live <<- live[live != i]
     active <<- active - 1L
     if (inherits(value, "error") && is_auth_error(value) && is.null(halt)) {
       halt <<- list(i = i, error = value)
@@ -61,7 +63,6 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
   poll_every <- min(1, deadline / 4)
   polled <- -Inf
   enforce_deadlines <- function(now) {
-    live <- which(!is.na(started))
     if (!is.null(transport$progress) && now - polled >= poll_every) {
       polled <<- now
       for (i in live) {
@@ -95,6 +96,7 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       sent <- sent + 1L
       tokens <- tokens - 1
       started[[i]] <- now
+      live <- c(live, i)
       transport$start(i, finish)
       if (!is.na(started[[i]]) && !is.null(transport$progress)) {
         progress[[i]] <- progress_of(i)
@@ -110,7 +112,7 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       if (tokens < 1) wake <- max(wake, (1 - tokens) * 60 / rpm)
     }
     if (active > 0L) {
-      next_deadline <- min(started, na.rm = TRUE) + deadline - now
+      next_deadline <- min(started[live]) + deadline - now
       transport$drive(max(0, min(wake, 1, next_deadline)))
     } else if (is.finite(wake)) {
       Sys.sleep(min(wake, 1))

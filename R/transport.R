@@ -157,7 +157,8 @@ later_sender <- function(chat, keep_json) {
 
 curl_sender <- function(chat, pool, keep_json) {
   template <- request_template(chat)
-  handles <- list()  # by request, while in flight
+  handles <- new.env(parent = emptyenv())  # by request, while in flight
+  timeout_ms <- round(request_deadline() * 1000)
   list(
     kind = "curl",
     start = function(i, prompt, finish) {
@@ -168,17 +169,17 @@ curl_sender <- function(chat, pool, keep_json) {
       # fails the request with the same deadline error (connection_error()). Redirects
       # are not followed (see the top of this file).
       handle <- curl::new_handle(url = template$url, useragent = template$useragent,
-                                 timeout_ms = round(request_deadline() * 1000),
+                                 timeout_ms = timeout_ms,
                                  followlocation = 0L)
       curl::handle_setopt(handle, copypostfields = template$body(prompt))
       curl::handle_setheaders(handle, .list = template$headers)
-      handles[[key]] <<- handle
+      handles[[key]] <- handle
       curl::multi_add(handle, pool = pool, done = function(res) {
-        handles[[key]] <<- NULL
+        rm(list = key, envir = handles)
         finish(i, tryCatch(curl_record(chat, res, now_seconds() - started, keep_json),
                            error = identity))
       }, fail = function(message) {
-        handles[[key]] <<- NULL
+        rm(list = key, envir = handles)
         finish(i, connection_error(message))
       })
       invisible()
@@ -187,7 +188,7 @@ curl_sender <- function(chat, pool, keep_json) {
       key <- as.character(i)
       handle <- handles[[key]]
       if (is.null(handle)) return(FALSE)
-      handles[[key]] <<- NULL
+      rm(list = key, envir = handles)
       curl::multi_cancel(handle)
       TRUE
     },
