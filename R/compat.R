@@ -52,6 +52,50 @@ ellmer_turn <- function(chat, json) {
   ellmer_internal("value_turn")(provider, chat$get_model_object(), json, has_type = FALSE)
 }
 
+# Why: ellmer's requests follow redirects (httr2's default), to any host, and so send the API
+# key header, and on a 307/308 the prompt, to wherever a redirect points; ellmer has no
+# option or hook to set a request's curl options. So the chat that `$chat_async()` sends
+# through (a clone, R/transport.R) gets its provider wrapped in a subclass of the provider's
+# own S7 class whose only method, for ellmer's internal `chat_request()` generic (the request
+# of every round, tools included), turns redirects off and makes a 30x an error (read by
+# http_error()). The S7 method is registered once per provider class and session, for
+# classes only this package makes. ellmer's own error-body reader is left out: it errors on
+# an empty body, and inside a later callback that error would escape the event loop;
+# http_error() reads the provider's message instead. Replaced by: a public way to set
+# request options (or a request hook) on a chat or provider.
+chat_without_redirects <- function(chat) {
+  if (is.null(ellmer_internal("chat_request"))) return(chat)
+  private <- chat$.__enclos_env__$private
+  provider <- private$provider
+  private$provider <- no_redirect_class(S7::S7_class(provider))(provider)
+  chat
+}
+
+no_redirect_classes <- new.env(parent = emptyenv())
+
+# One subclass per provider class, made (and its method registered) once per session.
+no_redirect_class <- function(parent) {
+  name <- paste0("predictivebench_no_redirect_", parent@package %||% "", "_", parent@name)
+  if (!is.null(no_redirect_classes[[name]])) return(no_redirect_classes[[name]])
+  class <- S7::new_class(name, parent = parent, package = NULL,
+                         constructor = function(provider) S7::new_object(provider))
+  chat_request <- ellmer_internal("chat_request")
+  S7::method(chat_request, class) <- function(provider, model, stream = TRUE, turns = list(),
+                                              tools = list(), type = NULL) {
+    req <- chat_request(S7::super(provider, parent), model = model, stream = stream,
+                        turns = turns, tools = tools, type = type)
+    req <- httr2::req_options(req, followlocation = 0L)
+    # Over plain http, HTTP/1.1 is what curl speaks anyway; saying so up front keeps curl's
+    # default pool (which multiplexes) from holding every other request to the host until
+    # the first connection answers, which a stalled server never does.
+    if (startsWith(req$url, "http://")) req <- httr2::req_options(req, http_version = 2L)
+    httr2::req_error(req, is_error = function(resp) httr2::resp_status(resp) >= 300,
+                     body = function(resp) NULL)
+  }
+  no_redirect_classes[[name]] <- class
+  class
+}
+
 # Why: R's JIT byte-compiles every new closure the first time it runs, and ellmer's
 # `$chat_async()` makes fresh coro generators (new closures) for every request, so with the
 # JIT on (R's default) each request through the general path costs ~450 ms of CPU here

@@ -22,6 +22,24 @@
 #'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
 #'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
 #'   after ... tries"), never retried endlessly.
+#' * **A deadline on every request.** A request that has not answered within
+#'   `getOption("ellmer_timeout_s", 300)` seconds (ellmer's own request timeout) is cancelled
+#'   by the pool and counts as a transient failure (retried up to `max_tries`), on the fast
+#'   path and on ellmer's `$chat_async()` path alike, so a server that accepts a connection
+#'   and never answers cannot hang a run. With tools, each tool-call round gets a new
+#'   deadline.
+#' * **No redirects.** A provider answering 30x gets an error naming where it pointed, and
+#'   the redirect is not followed, to another host or the same one: following it would send
+#'   the API key (and, on a 307/308, the prompt) wherever it points, and an API answering
+#'   a POST with a redirect is misconfigured anyway. Point `base_url` at the final address.
+#' * **The provider's own words.** A failed request's error is the HTTP status followed by
+#'   the provider's explanation (the `message` of an OpenAI, Anthropic or Gemini error
+#'   body, or a plain-text body), e.g.
+#'   `HTTP 400 Bad Request: Invalid model (invalid_request_error)`.
+#' * **A refused key stops the run.** At the first HTTP 401 or 403 nothing more is sent:
+#'   the requests already in flight (at most `max_active`) are awaited, their answers
+#'   cached, and the call ends with one error of class `predictivebench_error_auth` naming
+#'   the provider and its address, rather than failing every prompt one by one.
 #' * **Warnings once.** A provider warning (a parameter it does not support, such as
 #'   `seed`; a truncated answer) is shown once per call, not once per request.
 #' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
@@ -153,7 +171,7 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
     # here, also when the run is interrupted.
     on.exit(log_fast_path_usage(chats, chat_index, todo, state$records), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries, backoff,
-              keep_json, progress)
+              keep_json, progress, cached = !is.null(dir))
   }
   responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
                    keep_json)
@@ -178,7 +196,7 @@ answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
 }
 
 send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries,
-                      backoff, keep_json, progress) {
+                      backoff, keep_json, progress, cached) {
   env <- environment()
   if (progress) cli::cli_progress_bar("Generating", total = length(todo), .envir = env)
   deliver <- function(i, value) {
@@ -192,7 +210,13 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, m
                    max_tries = max_tries, backoff = backoff)
     }
     started <- Sys.time()
-    if (transport$uses_later) without_jit(send()) else send()  # R/compat.R
+    # Refused credentials stop the run with one error (the pool sent nothing more).
+    tryCatch(
+      if (transport$uses_later) without_jit(send()) else send(),  # R/compat.R
+      predictivebench_pool_halted = function(halt) {
+        abort_auth(halt, transport$label(halt$i), cached)
+      }
+    )
   })
   note_rpm_pace(length(todo), rpm, max_active, as.double(Sys.time() - started, units = "secs"),
                 chats)

@@ -6,65 +6,126 @@
 #   the others (there are no rounds or chunks).
 # * At most `rpm` requests start per minute: a token bucket holding up to `max_active`
 #   starts, refilled at `rpm / 60` per second.
-# * A transient failure (HTTP 429 or 5xx, a timeout, a dropped connection) goes back into
+# * Every request has a deadline (`deadline` seconds; with tools, per round), enforced here,
+#   whatever the transport does: past it, the request is cancelled and fails with a
+#   `predictivebench_error_deadline`, which counts as transient.
+# * A transient failure (HTTP 429 or 5xx, a deadline, a dropped connection) goes back into
 #   the queue, to be sent again after `retry-after` or `backoff * 2^(k - 1)` seconds (k-th
 #   retry) while the other requests go on; after `max_tries` attempts it is delivered as
 #   failed ("Gave up after ... tries"), so a provider answering 429 forever cannot hang a run.
+# * A 401 or 403 (the credentials are refused) stops the pool: nothing more is sent, the
+#   requests in flight are awaited (their answers delivered), then a
+#   `predictivebench_pool_halted` condition is raised with the refusal (`error`), the request
+#   (`i`) and how many requests were `sent` and `unsent`.
 request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
-                         max_tries = 3, backoff = 1) {
+                         max_tries = 3, backoff = 1, deadline = request_deadline()) {
   queue <- as.integer(todo)
   ready_at <- rep(0, length(queue))
-  tries <- integer(max(c(0L, queue)))
+  size <- max(c(0L, queue))
+  tries <- integer(size)
+  started <- rep(NA_real_, size)  # of the attempt in flight; NA when none
+  live <- integer()  # the requests in flight (at most max_active: cheap to scan per turn)
+  progress <- rep(NA_real_, size)
+  sent <- 0L
   active <- 0L
   capacity <- min(rpm, max_active)
   tokens <- capacity
   refilled <- now_seconds()
   fatal <- NULL
+  halt <- NULL
   on.exit(transport$close(), add = TRUE)
+  # (a transport whose requests have no rounds has no `progress`)
+  progress_of <- function(i) as.double(transport$progress(i))
 
   finish <- function(i, value) {
+    if (is.na(started[[i]])) return(invisible())  # cancelled at its deadline
+    started[[i]] <<- NA_real_
+    live <<- live[live != i]
     active <<- active - 1L
-    if (inherits(value, "error") && is_transient_error(value) && tries[[i]] < max_tries) {
+    if (inherits(value, "error") && is_auth_error(value) && is.null(halt)) {
+      halt <<- list(i = i, error = value)
+    }
+    transient <- inherits(value, "error") && is_transient_error(value)
+    if (transient && is.null(halt) && tries[[i]] < max_tries) {
       queue <<- c(queue, i)
       ready_at <<- c(ready_at, now_seconds() + retry_delay(value, tries[[i]], backoff))
       return(invisible())
     }
-    if (inherits(value, "error") && is_transient_error(value)) {
-      value <- gave_up_error(value, tries[[i]])
-    }
+    if (transient && tries[[i]] >= max_tries) value <- gave_up_error(value, tries[[i]])
     # An error while keeping the answer (a full disk) stops the run, after the loop.
     tryCatch(deliver(i, value), error = function(e) fatal <<- e)
+  }
+
+  # Requests past their deadline are cancelled and fail. A request that made progress (a
+  # tool-call round) gets a new deadline from when that was seen: progress is looked at
+  # every `poll_every` seconds (not at every answer, which would cost the fast path CPU at
+  # 50 in flight), so a stall after a round ends at most that much past its deadline.
+  poll_every <- min(1, deadline / 4)
+  polled <- -Inf
+  enforce_deadlines <- function(now) {
+    if (!is.null(transport$progress) && now - polled >= poll_every) {
+      polled <<- now
+      for (i in live) {
+        p <- progress_of(i)
+        if (!identical(p, progress[[i]])) {
+          progress[[i]] <<- p
+          started[[i]] <<- now
+        }
+      }
+    }
+    for (i in live[now - started[live] >= deadline]) {
+      transport$cancel(i)
+      finish(i, deadline_error(deadline))
+    }
   }
 
   while (length(queue) || active > 0L) {
     if (!is.null(fatal)) stop(fatal)
     now <- now_seconds()
+    enforce_deadlines(now)
     tokens <- min(capacity, tokens + (now - refilled) * rpm / 60)
     refilled <- now
-    while (active < max_active && tokens >= 1 && length(queue) && any(ready_at <= now)) {
+    while (is.null(halt) && active < max_active && tokens >= 1 && length(queue) &&
+           any(ready_at <= now)) {
       j <- which(ready_at <= now)[[1]]
       i <- queue[[j]]
       queue <- queue[-j]
       ready_at <- ready_at[-j]
       tries[[i]] <- tries[[i]] + 1L
       active <- active + 1L
+      sent <- sent + 1L
       tokens <- tokens - 1
+      started[[i]] <- now
+      live <- c(live, i)
       transport$start(i, finish)
+      if (!is.na(started[[i]]) && !is.null(transport$progress)) {
+        progress[[i]] <- progress_of(i)
+      }
     }
+    if (!is.null(halt) && active == 0L) break
     # Wait for an answer, or (with a free slot) for the next retry or rpm token, whichever
-    # comes first. With every slot taken only an answer can free one: no busy polling.
+    # comes first, and never past the next deadline. With every slot taken only an answer
+    # or a deadline can free one: no busy polling.
     wake <- Inf
-    if (length(queue) && active < max_active) {
+    if (is.null(halt) && length(queue) && active < max_active) {
       wake <- max(0, min(ready_at) - now)
       if (tokens < 1) wake <- max(wake, (1 - tokens) * 60 / rpm)
     }
     if (active > 0L) {
-      transport$drive(min(wake, 1))
+      next_deadline <- min(started[live]) + deadline - now
+      transport$drive(max(0, min(wake, 1, next_deadline)))
     } else if (is.finite(wake)) {
       Sys.sleep(min(wake, 1))
     }
   }
   if (!is.null(fatal)) stop(fatal)
+  if (!is.null(halt)) {
+    unsent <- sum(tries[unique(queue)] == 0L)
+    stop(structure(class = c("predictivebench_pool_halted", "error", "condition"), list(
+      message = conditionMessage(halt$error), call = NULL, error = halt$error, i = halt$i,
+      sent = sent, unsent = unsent
+    )))
+  }
   invisible()
 }
 
@@ -106,6 +167,6 @@ is_transient_error <- function(e) {
   status <- error_status(e)
   if (!is.na(status)) return(status == 429 || status >= 500)
   inherits(e, c("httr2_failure", "curl_error", "httr2_timeout",
-                "predictivebench_connection_error")) ||
+                "predictivebench_connection_error", "predictivebench_error_deadline")) ||
     grepl("timeout|timed out|connect|reset", conditionMessage(e), ignore.case = TRUE)
 }

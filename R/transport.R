@@ -2,9 +2,12 @@
 #
 # A transport has `start(i, finish)` (send request i; call `finish(i, value)` once, with a
 # record or an error), `drive(timeout)` (wait up to `timeout` seconds for answers, running
-# their callbacks) and `close()` (cancel whatever is still in flight). Each chat gets a
-# sender of one of two kinds (offline baseline chats never get here: run_requests() answers
-# them at once):
+# their callbacks), `cancel(i)` (abandon request i: its `finish` is never called),
+# `progress(i)` (a number that changes when request i makes progress: a tool-call round;
+# NULL when no request has rounds),
+# `label(i)` (the provider and address request i goes to, for error messages) and `close()`
+# (cancel whatever is still in flight). Each chat gets a sender of one of two kinds (offline
+# baseline chats never get here: run_requests() answers them at once):
 # * "curl": OpenAI-compatible chat completions, OpenAI Responses and Anthropic Messages (no
 #   tools), sent with curl's multi interface:
 #   ellmer builds the request once per chat (R/compat.R), each prompt is spliced into its
@@ -12,18 +15,24 @@
 #   promise per request, which matters at 50 requests in flight.
 # * "later": every other provider (and chats with tools), through ellmer's public
 #   `$chat_async()`, whose promises run on the later event loop.
+# On both, redirects are never followed (a 30x is an error naming where it pointed: following
+# one would send the API key, and on a 307/308 the prompt, to wherever it points) and an HTTP
+# error carries the provider's own explanation (http_error()).
 
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active) {
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
   senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json)
   active <- c(curl = 0L, later = 0L)
+  kind_of <- function(i) senders[[chat_index[[i]]]]$kind
+  # ellmer's requests go to curl's default pool, which httr2 drives: whatever this run added
+  # there and abandoned (past its deadline, or on interrupt) is cancelled when it closes.
+  before <- curl::multi_list()
   list(
     uses_later = any(vapply(senders, function(s) s$kind == "later", TRUE)),
     start = function(i, finish) {
-      sender <- senders[[chat_index[[i]]]]
-      kind <- sender$kind
+      kind <- kind_of(i)
       active[[kind]] <<- active[[kind]] + 1L
-      sender$start(i, prompts[[i]], function(i, value) {
+      senders[[chat_index[[i]]]]$start(i, prompts[[i]], function(i, value) {
         active[[kind]] <<- active[[kind]] - 1L
         finish(i, value)
       })
@@ -33,13 +42,49 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active)
       # waits briefly in turn.
       if (active[["curl"]] > 0L && active[["later"]] > 0L) timeout <- min(timeout, 0.01)
       if (active[["curl"]] > 0L) curl::multi_run(timeout = timeout, poll = TRUE, pool = pool)
-      if (active[["later"]] > 0L) later::run_now(timeout)
+      if (active[["later"]] > 0L) drive_later(timeout)
       invisible()
     },
+    cancel = function(i) {
+      kind <- kind_of(i)
+      if (senders[[chat_index[[i]]]]$cancel(i)) active[[kind]] <<- active[[kind]] - 1L
+      invisible()
+    },
+    # Only ellmer's path has rounds (tool calls) that progress.
+    progress = if (any(vapply(senders, function(s) s$kind == "later", TRUE))) {
+      function(i) senders[[chat_index[[i]]]]$progress(i)
+    },
+    label = function(i) chat_label(chats[[chat_index[[i]]]]),
     close = function() {
       for (handle in curl::multi_list(pool)) curl::multi_cancel(handle)
+      if (active[["later"]] > 0L || any(vapply(senders, function(s) s$abandoned(), TRUE))) {
+        for (handle in curl::multi_list()) {
+          if (!any(vapply(before, identical, TRUE, handle))) curl::multi_cancel(handle)
+        }
+      }
     }
   )
+}
+
+# Runs the later event loop for ellmer's requests. httr2 drives them (curl's default pool)
+# from a later callback that waits only on the sockets that were in flight when it was
+# registered, with curl's millisecond timeout read as seconds: a request added meanwhile is
+# not even sent, and a timeout not noticed, until that callback wakes, which a server that
+# never answers postpones for hours. So whenever ellmer has requests in that pool they are
+# driven here, all of them, and the callbacks their answers resolve run at once.
+drive_later <- function(timeout) {
+  later::run_now(0)
+  if (!length(curl::multi_list())) return(later::run_now(timeout))
+  curl::multi_run(timeout = min(timeout, 0.05), poll = TRUE)
+  later::run_now(0)
+}
+
+# "OpenAI at https://api.openai.com/v1": who a request went to, for error messages.
+chat_label <- function(chat) {
+  provider <- chat$get_provider()
+  url <- tryCatch(provider@base_url, error = function(e) NULL)
+  if (!rlang::is_string(url) || !nzchar(url)) return(provider@name)
+  paste(provider@name, "at", url)
 }
 
 chat_sender <- function(chat, pool, keep_json) {
@@ -65,43 +110,91 @@ uses_fast_path <- function(chat) {
 
 later_sender <- function(chat, keep_json) {
   n_before <- length(chat$get_turns(include_system_prompt = TRUE))
-  list(kind = "later", start = function(i, prompt, finish) {
-    x <- chat$clone()
-    started <- now_seconds()
-    done <- tryCatch(
-      do.call(x$chat_async, if (is.character(prompt)) as.list(prompt) else prompt),
-      error = identity
-    )
-    if (inherits(done, "error")) return(finish(i, done))
-    promises::then(done, onFulfilled = function(text) {
-      turn <- x$last_turn()
-      usage <- request_usage(x, n_before)
-      seconds <- turn@duration %|NA|% (now_seconds() - started)
-      finish(i, tryCatch(record_from_turn(turn, seconds, keep_json, usage$tokens, usage$cost),
-                         error = identity))
-    }, onRejected = function(e) finish(i, e))
-    invisible()
-  })
+  clones <- list()  # by request, while in flight
+  abandoned <- FALSE
+  list(
+    kind = "later",
+    start = function(i, prompt, finish) {
+      x <- chat_without_redirects(chat$clone())  # R/compat.R
+      key <- as.character(i)
+      clones[[key]] <<- x
+      # A settled promise of an attempt that was cancelled (past its deadline) is ignored.
+      settle <- function(value) {
+        if (!identical(clones[[key]], x)) return(invisible())
+        clones[[key]] <<- NULL
+        finish(i, value)
+      }
+      started <- now_seconds()
+      done <- tryCatch(
+        do.call(x$chat_async, if (is.character(prompt)) as.list(prompt) else prompt),
+        error = identity
+      )
+      if (inherits(done, "error")) return(settle(request_error(done)))
+      promises::then(done, onFulfilled = function(text) {
+        turn <- x$last_turn()
+        usage <- request_usage(x, n_before)
+        seconds <- turn@duration %|NA|% (now_seconds() - started)
+        settle(tryCatch(record_from_turn(turn, seconds, keep_json, usage$tokens, usage$cost),
+                        error = identity))
+      }, onRejected = function(e) settle(request_error(e)))
+      invisible()
+    },
+    cancel = function(i) {
+      key <- as.character(i)
+      if (is.null(clones[[key]])) return(FALSE)
+      clones[[key]] <<- NULL
+      abandoned <<- TRUE
+      TRUE
+    },
+    # Each tool-call round adds turns to the request's chat.
+    progress = function(i) {
+      x <- clones[[as.character(i)]]
+      if (is.null(x)) 0L else length(x$get_turns())
+    },
+    abandoned = function() abandoned
+  )
 }
 
 curl_sender <- function(chat, pool, keep_json) {
   template <- request_template(chat)
-  timeout <- getOption("ellmer_timeout_s", 5 * 60)
-  list(kind = "curl", start = function(i, prompt, finish) {
-    started <- now_seconds()
-    handle <- curl::new_handle(url = template$url, timeout_ms = round(timeout * 1000),
-                               useragent = template$useragent)
-    curl::handle_setopt(handle, copypostfields = template$body(prompt))
-    curl::handle_setheaders(handle, .list = template$headers)
-    curl::multi_add(handle, pool = pool, done = function(res) {
-      finish(i, tryCatch(curl_record(chat, res, now_seconds() - started, keep_json),
-                         error = identity))
-    }, fail = function(message) {
-      finish(i, structure(class = c("predictivebench_connection_error", "error", "condition"),
-                          list(message = message, call = NULL)))
-    })
-    invisible()
-  })
+  handles <- new.env(parent = emptyenv())  # by request, while in flight
+  timeout_ms <- round(request_deadline() * 1000)
+  list(
+    kind = "curl",
+    start = function(i, prompt, finish) {
+      key <- as.character(i)
+      started <- now_seconds()
+      # request_pool() enforces the deadline; curl's own timeout at the same moment only
+      # wakes curl's wait then (it otherwise waits up to a second between checks), and
+      # fails the request with the same deadline error (connection_error()). Redirects
+      # are not followed (see the top of this file).
+      handle <- curl::new_handle(url = template$url, useragent = template$useragent,
+                                 timeout_ms = timeout_ms,
+                                 followlocation = 0L)
+      curl::handle_setopt(handle, copypostfields = template$body(prompt))
+      curl::handle_setheaders(handle, .list = template$headers)
+      handles[[key]] <- handle
+      curl::multi_add(handle, pool = pool, done = function(res) {
+        rm(list = key, envir = handles)
+        finish(i, tryCatch(curl_record(chat, res, now_seconds() - started, keep_json),
+                           error = identity))
+      }, fail = function(message) {
+        rm(list = key, envir = handles)
+        finish(i, connection_error(message))
+      })
+      invisible()
+    },
+    cancel = function(i) {
+      key <- as.character(i)
+      handle <- handles[[key]]
+      if (is.null(handle)) return(FALSE)
+      rm(list = key, envir = handles)
+      curl::multi_cancel(handle)
+      TRUE
+    },
+    progress = function(i) 0L,
+    abandoned = function() FALSE
+  )
 }
 
 # What ellmer would send for this chat, built once: the URL, the headers (with the key), and
@@ -134,21 +227,16 @@ request_json <- function(req) {
                                          digits = 22, null = "null")))
 }
 
-# A curl response as a record, or the error ellmer would raise for it (httr2's, with the
-# provider's message).
+# A curl response as a record, or the error for it (http_error()).
 curl_record <- function(chat, res, seconds, keep_json) {
+  if (res$status_code >= 300) {
+    return(http_error(httr2::response(
+      status_code = res$status_code, url = res$url,
+      headers = curl::parse_headers_list(res$headers), body = res$content
+    )))
+  }
   text <- rawToChar(res$content)
   Encoding(text) <- "UTF-8"
-  if (res$status_code >= 400) {
-    headers <- curl::parse_headers_list(res$headers)
-    resp <- httr2::response(status_code = res$status_code, url = res$url,
-                            headers = headers, body = res$content)
-    message <- tryCatch({
-      error <- jsonlite::parse_json(text)$error
-      if (is.list(error)) error$message else error
-    }, error = function(e) NULL)
-    return(tryCatch(httr2::resp_check_status(resp, info = message), error = identity))
-  }
   turn <- ellmer_turn(chat, jsonlite::parse_json(text))
   record_from_turn(turn, seconds, keep_json)
 }

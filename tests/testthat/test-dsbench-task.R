@@ -261,7 +261,7 @@ test_that("dsbench_dataset() and dsbench_task() take part of the table", {
 
 test_that("when every judgement fails, Scoring is not marked a success", {
   server <- local_fake_openai(function(body, n) {
-    if (startsWith(last_user_text(body), "Please judge")) list(status = 401) else "ok"
+    if (startsWith(last_user_text(body), "Please judge")) list(status = 400) else "ok"
   })
   tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE, images = FALSE),
                       scorer = dsbench_scorer(cache = FALSE, max_tries = 1),

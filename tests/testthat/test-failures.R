@@ -9,7 +9,7 @@ test_that("report_failures() is silent without failures and counts partial ones"
 })
 
 test_that("when every request fails, the warning says so and Solving is not a success", {
-  server <- local_fake_openai(function(body, n) list(status = 401))
+  server <- local_fake_openai(function(body, n) list(status = 400))
   tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 2),
                           scorer = arith_scorer(), dir = withr::local_tempdir())
   messages <- character()
@@ -22,7 +22,7 @@ test_that("when every request fails, the warning says so and Solving is not a su
     class = "predictivebench_warning_all_failed"
   )
   expect_match(conditionMessage(w), "All 8 requests failed")
-  expect_match(conditionMessage(w), "401")
+  expect_match(conditionMessage(w), "400")
   solving <- grep("Solving", messages, value = TRUE)
   expect_true(any(grepl("^(\u2716|x) Solving", solving)))
   expect_false(any(grepl("^(\u2714|v) Solving", solving)))

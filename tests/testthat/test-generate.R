@@ -328,3 +328,38 @@ test_that("the pace note's arithmetic and loopback hosts", {
                                  "http://10.0.0.2:8000", "http://user@LOCALHOST:1")),
                c(TRUE, TRUE, TRUE, FALSE, FALSE, TRUE))
 })
+
+test_that("a refused key stops the run after max_active requests; earlier answers stay cached", {
+  skip_on_cran()
+  refuse <- withr::local_tempfile()
+  reply <- function(body, n) {
+    if (file.exists(refuse)) list(status = 401) else paste("answer to", last_user_text(body))
+  }
+  environment(reply) <- list2env(list(refuse = refuse), parent = baseenv())
+  server <- local_fake_openai(reply)
+  dir <- withr::local_tempdir()
+  prompts <- paste("question", 1:20)
+  chats <- list(fast = fake_chat(server), async = with_idle_tool(fake_chat(server)))
+  for (path in names(chats)) {
+    chat <- chats[[path]]
+    key <- paste(path, prompts)
+    unlink(refuse)
+    first <- generate_responses(chat, key[1:5], cache = dir)
+    writeLines("refuse", refuse)
+    before <- server$count()
+    err <- expect_error(generate_responses(chat, key, cache = dir, max_active = 3),
+                        class = "predictivebench_error_auth")
+    expect_lte(server$count() - before, 3)
+    expect_match(conditionMessage(err), "HTTP 401 Unauthorized: fake error 401")
+    expect_match(conditionMessage(err), paste("OpenAI-compatible at", server$url),
+                 fixed = TRUE)
+    expect_match(conditionMessage(err), "were not sent")
+    # the answers from before are still there: with the key fixed only the rest is sent
+    unlink(refuse)
+    before <- server$count()
+    again <- generate_responses(chat, key, cache = dir, max_active = 3)
+    expect_equal(again$cached, rep(c(TRUE, FALSE), c(5, 15)), info = path)
+    expect_equal(again$result[1:5], first$result)
+    expect_equal(server$count() - before, 15)
+  }
+})

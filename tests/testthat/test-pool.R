@@ -56,3 +56,88 @@ test_that("a request failing transiently every time is given up after max_tries"
   expect_s3_class(out, "predictivebench_gave_up")
   expect_match(conditionMessage(out), "Gave up after 3 tries.*429")
 })
+
+# A scripted transport whose requests never answer unless `answers` says so; records what
+# the pool started and cancelled. `rounds[i]` is how many times request i reports progress.
+silent_transport <- function(answers = list(), rounds = integer()) {
+  env <- new.env()
+  env$started <- integer()
+  env$cancelled <- integer()
+  env$polls <- integer()
+  env$finish <- list()
+  env$transport <- list(
+    start = function(i, finish) {
+      env$started <- c(env$started, i)
+      env$finish[[as.character(i)]] <- finish
+    },
+    drive = function(timeout) {
+      Sys.sleep(min(timeout, 0.05))
+      for (key in names(answers)) {
+        finish <- env$finish[[key]]
+        if (!is.null(finish)) {
+          env$finish[[key]] <- NULL
+          finish(as.integer(key), answers[[key]])
+        }
+      }
+    },
+    cancel = function(i) {
+      env$cancelled <- c(env$cancelled, i)
+      env$finish[[as.character(i)]] <- NULL
+    },
+    progress = function(i) {
+      env$polls[i] <- (if (is.na(env$polls[i])) 0L else env$polls[i]) + 1L
+      min(env$polls[i], rounds[i] %|NA|% 0L)
+    },
+    close = function() NULL
+  )
+  env
+}
+
+test_that("a request that never answers is cancelled at its deadline and fails with its class", {
+  script <- silent_transport(answers = list(`2` = "answer 2"))
+  delivered <- list()
+  request_pool(1:2, script$transport, function(i, value) delivered[[i]] <<- value,
+               max_active = 2, rpm = 1e6, max_tries = 2, backoff = 0, deadline = 0.2)
+  expect_equal(delivered[[2]], "answer 2")
+  expect_s3_class(delivered[[1]], "predictivebench_gave_up")
+  expect_s3_class(delivered[[1]]$parent, "predictivebench_error_deadline")
+  expect_match(conditionMessage(delivered[[1]]), "deadline of 0.2 s")
+  # each attempt was cancelled (and so sent again), not left running
+  expect_equal(script$started, c(1L, 2L, 1L))
+  expect_equal(script$cancelled, c(1L, 1L))
+})
+
+test_that("a request that makes progress (a tool round) gets a new deadline each time", {
+  # Request 1 reports progress for its first 40 checks (two per wait of up to 0.05 s),
+  # so it outlives a deadline of 0.1 s before it stalls; request 2 never progresses.
+  script <- silent_transport(rounds = c(40L, 0L))
+  delivered <- list()
+  request_pool(1:2, script$transport, function(i, value) delivered[[i]] <<- value,
+               max_active = 2, rpm = 1e6, max_tries = 1, backoff = 0, deadline = 0.1)
+  expect_s3_class(delivered[[1]]$parent, "predictivebench_error_deadline")
+  expect_s3_class(delivered[[2]]$parent, "predictivebench_error_deadline")
+  # request 2 was cancelled first although it started second
+  expect_equal(script$cancelled, c(2L, 1L))
+})
+
+test_that("a refused key (401/403) stops the pool; what is in flight is delivered", {
+  for (status in c(401L, 403L)) {
+    refusal <- structure(class = c("error", "condition"),
+                         list(message = paste("HTTP", status), status = status))
+    # request 1 is refused; 2 and 3 (in flight with it) answer; 4 to 10 are never sent
+    script <- silent_transport(answers = list(`1` = refusal, `2` = "answer 2",
+                                              `3` = "answer 3"))
+    delivered <- list()
+    halted <- tryCatch(
+      request_pool(1:10, script$transport, function(i, value) delivered[[i]] <<- value,
+                   max_active = 3, rpm = 1e6, max_tries = 3, backoff = 0),
+      predictivebench_pool_halted = identity
+    )
+    expect_s3_class(halted, "predictivebench_pool_halted")
+    expect_equal(halted$i, 1L)
+    expect_identical(halted$error, refusal)
+    expect_equal(c(halted$sent, halted$unsent), c(3L, 7L))
+    expect_equal(script$started, 1:3)
+    expect_equal(delivered[2:3], list("answer 2", "answer 3"))
+  }
+})

@@ -129,7 +129,7 @@ test_that("vitals_bind() combines tasks whose scorers used different score types
 
 test_that("a run whose requests all failed is logged with NA results", {
   local_arith_benchmark()
-  server <- local_fake_openai(function(body, n) list(status = 401))
+  server <- local_fake_openai(function(body, n) list(status = 400))
   tsk <- arith_task(solver = arith_solver(votes = 1), dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_all_failed")

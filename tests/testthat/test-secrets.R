@@ -41,7 +41,7 @@ test_that("a full eval (solver, judge, failures, results files) writes the key n
   withr::local_envvar(OPENAI_API_KEY = secret_key, VITALS_LOG_DIR = logs)
   server <- local_fake_openai(function(body, n) {
     text <- last_user_text(body)
-    if (grepl("Description: fail", text)) return(list(status = 401))
+    if (grepl("Description: fail", text)) return(list(status = 400))
     if (grepl("GROUND_TRUTH_VALUE", text)) return("GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1")
     "\\boxed{A}"
   })
@@ -65,7 +65,7 @@ test_that("a full eval (solver, judge, failures, results files) writes the key n
                         warning = record, message = record)
     samples <- tsk$get_samples()
     errors <- vapply(samples$solver_metadata, function(m) m$error %||% NA_character_, "")
-    expect_match(errors[[2]], "401")
+    expect_match(errors[[2]], "400")
     expect_false(any(grepl(secret_part, errors, fixed = TRUE)))
     expect_false(any(grepl(secret_part, format(samples), fixed = TRUE)))
     expect_false(any(grepl(secret_part, capture.output(print(futurex_summary(tsk))),
@@ -77,7 +77,7 @@ test_that("a full eval (solver, judge, failures, results files) writes the key n
                                   warning = record, message = record)
     expect_true(any(judged$items$score > 0))
   }
-  expect_true(any(grepl("401", conditions)))
+  expect_true(any(grepl("400", conditions)))
   expect_false(any(grepl(secret_part, conditions, fixed = TRUE)))
 
   # ProcessBench writes results files of its own

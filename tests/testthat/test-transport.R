@@ -63,3 +63,98 @@ test_that("chats the fast path does not cover go through ellmer's own $chat_asyn
   }
   expect_equal(server$count(), 4)
 })
+
+# The chats of every path: the fast path (OpenAI-compatible, Anthropic) and ellmer's own
+# $chat_async() (a chat with tools, of each wire format).
+every_path_chats <- function(server) {
+  list(fast = fake_chat(server), fast_anthropic = fake_anthropic_chat(server),
+       async = with_idle_tool(fake_chat(server)),
+       async_anthropic = with_idle_tool(fake_anthropic_chat(server)))
+}
+
+test_that("a server that accepts and never answers: each path ends the request at its deadline", {
+  skip_on_cran()
+  server <- local_fake_openai(function(body, n) list(delay = 3600, text = "never sent"))
+  withr::local_options(ellmer_timeout_s = 1.5)
+  for (path in names(every_path_chats(server))) {
+    chat <- every_path_chats(server)[[path]]
+    before <- server$count()
+    delivered <- list()
+    transport <- request_transport(list(chat), c(1L, 1L), list("a", "b"), keep_json = FALSE,
+                                   max_active = 2)
+    request_pool(1:2, transport, function(i, value) delivered[[i]] <<- value, max_active = 2,
+                 max_tries = 2, backoff = 0)
+    expect_length(delivered, 2)
+    for (value in delivered) {
+      expect_s3_class(value, "predictivebench_gave_up")
+      expect_s3_class(value$parent, "predictivebench_error_deadline")
+    }
+    # both were sent, twice each (the stall is the server's, not a refused connection)
+    expect_equal(server$count() - before, 4, info = path)
+  }
+})
+
+test_that("an eval on ellmer's own path returns when the server stalls, each sample saying why", {
+  skip_on_cran()
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("stall", last_user_text(body))) list(delay = 3600, text = "x") else "fine"
+  })
+  # (long enough for the answering request on a loaded machine: the deadline counts from
+  # when the request is started, ellmer's own work included)
+  withr::local_options(ellmer_timeout_s = 5)
+  tsk <- vitals::Task$new(
+    dataset = tibble::tibble(input = c("stall here", "answer this"), target = c("x", "fine")),
+    solver = generate_solver(cache = FALSE, max_tries = 1),
+    scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
+    dir = withr::local_tempdir()
+  )
+  expect_warning(tsk$eval(solver_chat = with_idle_tool(fake_chat(server)), view = FALSE),
+                 class = "predictivebench_warning_failed_requests")
+  samples <- tsk$get_samples()
+  errors <- vapply(samples$solver_metadata, function(m) m$error %||% NA_character_, "")
+  expect_match(errors[[1]], "no answer within the deadline of 5 s")
+  expect_equal(samples$result[[2]], "fine", info = errors[[2]])
+})
+
+test_that("a redirect to another origin is followed on no path: the other host receives nothing", {
+  skip_on_cran()
+  bystander <- local_fake_bystander()
+  for (status in c(307L, 302L)) {
+    redirect <- local_fake_redirect(bystander$origin, status = status)
+    chats <- every_path_chats(redirect)
+    for (path in names(chats)) {
+      res <- generate_responses(chats[[path]], c("secret prompt", "another"), cache = FALSE,
+                                max_tries = 3, backoff = 0)
+      expect_equal(res$result, c(NA_character_, NA_character_), info = path)
+      expect_match(res$error, paste0("HTTP ", status, " .* to ", bystander$origin,
+                                     ": not followed"), info = path)
+    }
+    # not retried: one request per prompt and path, and not one reached the other origin
+    expect_equal(redirect$count(), 2 * length(chats))
+  }
+  expect_equal(bystander$count(), 0)
+  expect_length(bystander$seen(), 0)
+})
+
+test_that("the provider's own error text reaches the sample's error on every path", {
+  skip_on_cran()
+  bodies <- list(
+    openai = list('{"error":{"message":"Invalid model: nope","type":"invalid_request_error"}}',
+                  "application/json", "Invalid model: nope (invalid_request_error)"),
+    anthropic = list(paste0('{"type":"error","error":{"type":"invalid_request_error",',
+                            '"message":"max_tokens: 99999 > 8192"}}'),
+                     "application/json", "max_tokens: 99999 > 8192 (invalid_request_error)"),
+    text = list("upstream: quota exceeded for project p-1\n", "text/plain",
+                "upstream: quota exceeded for project p-1")
+  )
+  for (format in names(bodies)) {
+    body <- bodies[[format]]
+    server <- local_fake_error(400L, body[[1]], body[[2]])
+    chats <- every_path_chats(server)
+    for (path in names(chats)) {
+      res <- generate_responses(chats[[path]], "a", cache = FALSE, max_tries = 1)
+      expect_equal(res$error, paste("HTTP 400 Bad Request:", body[[3]]),
+                   info = paste(format, path))
+    }
+  }
+})
