@@ -44,12 +44,20 @@ completion_request <- function(endpoint, text, max_tokens, max_tries, timeout) {
   req <- httr2::req_body_json(req, completion_body(endpoint, text, max_tokens),
                               auto_unbox = TRUE, digits = NA)
   req <- httr2::req_timeout(req, timeout)
+  # Like the pool's transports: a redirect is never followed (it would carry the key and the
+  # text to wherever it points) but reported as an error.
+  req <- httr2::req_options(req, followlocation = 0L)
   req <- httr2::req_retry(
     req, max_tries = max_tries, retry_on_failure = TRUE,
     is_transient = function(resp) httr2::resp_status(resp) %in% c(429, 500:599),
     backoff = function(i) min(2^(i - 1), 30)
   )
-  httr2::req_error(req, body = function(resp) {
+  httr2::req_error(req, is_error = function(resp) httr2::resp_status(resp) >= 300,
+                   body = function(resp) {
+    location <- httr2::resp_header(resp, "location")
+    if (httr2::resp_status(resp) < 400 && !is.null(location)) {
+      return("a redirect, not followed (predictivebench follows no redirect).")
+    }
     tryCatch(httr2::resp_body_json(resp)$error$message, error = function(e) NULL)
   })
 }

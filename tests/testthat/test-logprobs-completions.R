@@ -228,3 +228,15 @@ test_that("completions for another model than the chat's are counted under that 
                sum(out$input_tokens))
   expect_gt(sum(out$input_tokens), 0)
 })
+
+test_that("the completions backend follows no redirect: the other origin gets nothing", {
+  bystander <- local_fake_bystander()
+  redirect <- local_fake_redirect(bystander$origin, status = 307L)
+  chat <- ellmer::chat_openai_compatible(base_url = redirect$url, model = "fake-model",
+                                         credentials = function() "secret-key")
+  out <- query_logprobs(chat, "The secret text\n", "yes", cache = FALSE, max_tries = 1)
+  expect_true(is.na(out$logp))
+  expect_match(out$error, "redirect, not followed")
+  expect_gte(redirect$count(), 1)  # not retried, but the context may be asked separately
+  expect_equal(bystander$count(), 0)
+})
