@@ -18,18 +18,22 @@ test_that("flat_metadata() keeps scalars and writes longer values as JSON, rever
   expect_error(flat_metadata(list(1, 2)), class = "predictivebench_error_argument")
 })
 
-test_that("metadata_pairs() gives each object's pairs, including awkward strings", {
-  flats <- list(flat_metadata(list(a = 1, b = "x\n}, {\"y\": @@pb:s:1:zz@@")),
-                flat_metadata(list()),
-                flat_metadata(list(c = paste0("\u00e9t\u00e9\t", "\001\\"), d = NA, e = 2.5, f = FALSE)))
-  pairs <- metadata_pairs(flats)
-  expect_length(pairs, 3)
-  expect_equal(pairs[[2]], "")
-  parsed <- lapply(pairs[c(1, 3)], function(p) jsonlite::parse_json(paste0("{", p, "}")))
-  expect_equal(parsed[[1]]$b, "x\n}, {\"y\": @@pb:s:1:zz@@")
-  expect_equal(parsed[[2]]$c, paste0("\u00e9t\u00e9\t", "\001\\"))
-  expect_null(parsed[[2]]$d)
-  expect_identical(parsed[[2]][c("e", "f")], list(e = 2.5, f = FALSE))
+test_that("a log is written in one piece: awkward strings and exact numbers read back", {
+  log <- list(version = 2L, eval = list(created = "2026-01-02T03:04:05+00:00", task_id = "a/b/c"),
+              samples = list(list(id = "x", metadata = exact_fields(flat_metadata(list(
+                b = "x\n}, {\"y\": @@pb:s:1:zz@@", c = paste0("\u00e9t\u00e9\t", "\001\\"),
+                d = NA, e = 1 / 3, f = FALSE, g = 2.5))))))
+  dir <- withr::local_tempdir()
+  path <- write_log(log, dir)
+  expect_equal(basename(path), "2026-01-02T03-04-05+00-00-a-b-c.json")
+  back <- jsonlite::read_json(path)$samples[[1]]$metadata
+  expect_equal(back$b, "x\n}, {\"y\": @@pb:s:1:zz@@")
+  expect_equal(back$c, paste0("\u00e9t\u00e9\t", "\001\\"))
+  expect_null(back$d)
+  expect_identical(back[c("e", "f", "g")], list(e = 1 / 3, f = FALSE, g = 2.5))
+  expect_equal(read_log_header(path)$eval$task_id, "a/b/c")
+  # nothing but the file itself is left in the directory
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
 })
 
 test_that("exact_number_json() reads back as the same double", {
