@@ -168,6 +168,15 @@ read_log_header <- function(path) {
   header
 }
 
+# A whole log, parsed; a file that is not JSON is a classed error naming it.
+read_log_json <- function(path) {
+  tryCatch(jsonlite::fromJSON(path, simplifyVector = FALSE),
+           error = function(e) {
+             abort_pb("The log is not valid JSON (a truncated or unfinished file?).", "json",
+                      file = path, parent = e)
+           })
+}
+
 read_text <- function(path) {
   text <- readChar(path, file.size(path), useBytes = TRUE)
   Encoding(text) <- "UTF-8"
@@ -206,7 +215,7 @@ log_samples <- function(x, dataset = NULL) {
   if (is.data.frame(x)) return(log_samples_frame(x, dataset))
   check_string(x)
   if (!file.exists(x)) abort_pb("Can't find the log.", "missing_file", file = x)
-  log <- jsonlite::fromJSON(x, simplifyVector = FALSE)
+  log <- read_log_json(x)
   if (!length(log$samples)) return(tibble::tibble())
   layout <- log$eval$metadata %||% list()
   layout <- lapply(layout[c("dataset_fields", "solver_json", "scorer_json")],
