@@ -38,3 +38,17 @@ expect_key_value_metadata <- function(path) {
   }
   invisible(samples)
 }
+
+# Validates logs against Inspect AI's published log schema (component EvalLog of
+# ../shared/reference/inspect/inspect-openapi.json) with Python's jsonschema (Debian's
+# python3-jsonschema), through tests/testthat/inspect/validate_log.py. Skips only when the
+# reference folder is absent. Returns the validator's lines, one per log ("ok <path>").
+expect_inspect_valid <- function(paths) {
+  schema <- skip_if_no_reference("inspect", "inspect-openapi.json")
+  python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
+  script <- testthat::test_path("inspect", "validate_log.py")
+  res <- processx::run(python, c(script, schema, paths), error_on_status = FALSE)
+  testthat::expect(res$status == 0,
+                   paste0("Inspect's schema rejects a log:\n", res$stdout, res$stderr))
+  invisible(strsplit(res$stdout, "\n")[[1]])
+}
