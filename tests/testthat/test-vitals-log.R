@@ -198,3 +198,16 @@ test_that("a sample whose score is NA is unscored in the log, and reads back as 
   expect_equal(back$scorer_metadata[[2]], list(note = "n"))
   expect_identical(arith_summary(back), arith_summary(tsk))
 })
+
+test_that("the schema check rejects what Inspect rejects: a null metric, 1..n ids of strings", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  expect_inspect_valid(tsk$log_path)
+  log <- jsonlite::read_json(tsk$log_path)
+  log$results$scores[[1]]$metrics$weighted$value <- NULL
+  log$results$scores[[1]]$metrics$weighted["value"] <- list(NULL)
+  bad <- withr::local_tempfile(fileext = ".json")
+  jsonlite::write_json(log, bad, auto_unbox = TRUE, null = "null")
+  expect_failure(expect_inspect_valid(bad), "weighted")
+})
