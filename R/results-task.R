@@ -66,6 +66,9 @@ ResultsTask <- R6::R6Class(
     benchmark = NULL,
     #' @field log_path The log file last written by `$log()`.
     log_path = NULL,
+    #' @field write_log `FALSE` makes `$log()` write nothing (a step of a larger run whose
+    #'   log is written once at the end, as [arena_run()]'s rounds).
+    write_log = TRUE,
 
     #' @description Create the task.
     initialize = function(dataset, solver, scorer, benchmark, metrics = NULL, epochs = NULL,
@@ -148,6 +151,7 @@ ResultsTask <- R6::R6Class(
     #' shows), with the additions above.
     #' @param dir The directory to write the log to.
     log = function(dir = self$dir) {
+      if (!isTRUE(self$write_log)) return(invisible(NULL))
       if (!"score" %in% names(self$get_samples())) return(super$log(dir))
       log <- results_log(self, private$pb_fields, private$pb_run_id)
       path <- write_log(log, dir)
