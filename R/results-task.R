@@ -33,6 +33,15 @@
 #' * **One id per run.** vitals gives a re-run of the same task the same task id, and the
 #'   viewer then hides the earlier log behind "Show Retried Logs"; each `$eval()` here gets
 #'   its own run and task id, so every run stays visible.
+#' * **Valid for Inspect AI.** The log is built as data and written once, in Inspect AI's
+#'   log format: `eval.dataset.sample_ids` are the samples' own ids, each sample's
+#'   `model_usage` counts its own requests (so the header is their sum), a headline metric
+#'   that is `NA` is left out and named in `eval.metadata.not_computed`, and a sample whose
+#'   score is `NA` has no score (Inspect's "unscored"; its answer and explanation stay in its
+#'   metadata field `unscored_score`). [log_samples()], the summaries and [leaderboard()]
+#'   read it back.
+#' * **Failed steps.** When every request of the solve (or of a judge) failed, `$eval()`
+#'   shows "x Solving" (or "x Scoring"), not a success (see [report_failures()]).
 #'
 #' The path of the last log written is in `$log_path`.
 #'
