@@ -10,7 +10,8 @@
 #
 # The baseline chat answers each request in R (no server, no network): what is measured is
 # the package's own cost (requests, scoring, metrics, log). The response cache is off, as on
-# a first run. Peak memory is the R process's peak resident set (VmHWM in /proc), so run one
+# a first run. On a shared machine the wall time depends on the other jobs; the CPU time of
+# the process is printed beside it. Peak memory is the R process's peak resident set (VmHWM in /proc), so run one
 # benchmark per process:
 #
 #   Rscript bench/end-to-end.R processbench [n=3400] [votes=8]
@@ -58,6 +59,7 @@ if (which == "processbench") {
   label <- sprintf("FutureX-shaped, %d samples", n)
 }
 prepared <- Sys.time()
+cpu_before <- proc.time()
 steps <- character()
 timed <- withCallingHandlers(
   suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE)),
@@ -68,12 +70,14 @@ timed <- withCallingHandlers(
   }
 )
 finished <- Sys.time()
+cpu <- proc.time() - cpu_before
 log_seconds <- wall(tsk$log(tempfile("log-only-")))
 
 cat(label, "\n")
 cat(sprintf("  task table:            %6.1f s\n", as.double(prepared - started, units = "secs")))
-cat(sprintf("  $eval() end to end:    %6.1f s (solve, score, metrics and log)\n",
-            as.double(finished - prepared, units = "secs")))
+cat(sprintf("  $eval() end to end:    %6.1f s wall, %.1f s CPU of this process (solve, score, metrics and log)\n",
+            as.double(finished - prepared, units = "secs"),
+            cpu[["user.self"]] + cpu[["sys.self"]]))
 cat(sprintf("  of which $log() alone: %6.1f s (timed again after the run), log %.1f MiB\n",
             log_seconds, file.size(tsk$log_path) / 2^20))
 cat(sprintf("  peak memory (VmHWM):   %6.0f MiB\n", peak_mib()))
