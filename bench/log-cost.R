@@ -47,11 +47,7 @@ for (n in sizes) {
     }
   }
   per_sample_ms <- 1000 * apply(times, 2, stats::median) / n
-  kib <- vapply(tasks, function(tsk) {
-    files <- list.files(dir, pattern = "[.]json$", full.names = TRUE)
-    newest <- files[which.max(file.mtime(files))]
-    file.size(tsk$log(dir)) / n / 1024
-  }, 1)
+  kib <- vapply(tasks, function(tsk) file.size(tsk$log(dir)) / n / 1024, 1)
   rows[[length(rows) + 1]] <- data.frame(
     n = n, vitals_ms_per_sample = round(per_sample_ms[["vitals"]], 3),
     results_ms_per_sample = round(per_sample_ms[["results"]], 3),
@@ -59,6 +55,9 @@ for (n in sizes) {
     vitals_kib_per_sample = round(kib[["vitals"]], 2),
     results_kib_per_sample = round(kib[["results"]], 2)
   )
+  # each size as it finishes, so a long run shows its first sizes
+  print(rows[[length(rows)]], row.names = FALSE)
+  cat("load average:", readLines("/proc/loadavg"), "\n")
   unlink(list.files(dir, full.names = TRUE))
   rm(tasks)
   invisible(gc(verbose = FALSE))
