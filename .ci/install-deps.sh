@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_packages=(
-  python3 python3-pandas python3-openpyxl python3-pytest python3-numpy
+  python3 python3-pandas python3-openpyxl python3-pytest python3-numpy python3-jsonschema
   libcurl4-openssl-dev libssl-dev libxml2-dev libuv1-dev zlib1g-dev pandoc make
 )
 missing=()

@@ -16,7 +16,14 @@
 #'   must name the judge's model).
 #' * `results/<experiment>/`: `questions.csv`, `models.csv`, `battle_arrangement.csv`,
 #'   `battle_records.csv`, `battle_outcomes.csv` (`model_a, model_b, winner` without failed
-#'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the vitals logs (`logs/`).
+#'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the run's log (`logs/`).
+#'
+#' The log (one per call, in Inspect AI's format, for `vitals::vitals_view()`) shows the
+#' run as a user reads it: its headline is every model's rating by [arena_summary()]'s
+#' method and defaults (benchmark `"arena_ratings"`, so [leaderboard()] reports it), the
+#' competitors are the models evaluated and the judge is the scorer's model, and each row
+#' is one battle judged in this run: the question and both answers, then the verdict, with
+#' the judge's conversation as the score's grading.
 #'
 #' Each round arranges battles ([arena_arrange()]: for every pair still short of `n`
 #' decisive (non-tie) battles, that many new questions), generates only the missing answers
@@ -141,6 +148,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
 
   arranged <- empty_arrangement()
   records <- empty_records()[0, ]
+  judged_samples <- list()
   rounds <- 0L
   stopped <- "max_rounds"
   for (round in seq_len(max_rounds)) {
@@ -188,9 +196,12 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
                              rpm = rpm, max_tries = max_tries, batch = batch)
       task <- arena_task(battles, solver, arena_scorer(invalid), dir = paths$logs,
                          name = paste0("arena-", experiment))
+      # one log per run, written below: none per round
+      task$write_log <- FALSE
       suppressWarnings(task$eval(solver_chat = judge, view = FALSE),
                        classes = "predictivebench_warning_failed_requests")
       samples <- task$get_samples()
+      judged_samples <- c(judged_samples, list(samples))
       judged <- experiment_records(samples, battles)
       records <- rbind(records, judged)
       write_arena_csv(records, paths$records)
@@ -212,10 +223,90 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
     write_arena_csv(tibble::tibble(model = ratings$model, elo_rating = ratings$rating,
                                    rank = ratings$rank), paths$ratings)
   }
+  log <- if (length(judged_samples)) {
+    arena_run_log(do.call(rbind, judged_samples), model_names, paths$logs, experiment, invalid)
+  }
+  paths$log <- log
   structure(list(ratings = ratings, records = records, arrangement = arranged,
                  answers = answers, rounds = rounds, paths = paths),
             class = "arena_run")
 }
+
+# The log of one arena_run(): a ResultsTask over the battles judged in the run (the judge's
+# samples of every round), replayed without a request. Each row's conversation is the
+# question and both answers, then the verdict, under the competitors' name; the judge's own
+# conversation is the scorer's chat (its grading, and its usage under the judge's model).
+arena_run_log <- function(judged, models, dir, experiment, invalid) {
+  winner <- metadata_field(judged$solver_metadata, "winner")
+  verdict <- ifelse(winner %in% "model_a", paste(judged$model_a, "wins"),
+                    ifelse(winner %in% "model_b", paste(judged$model_b, "wins"),
+                           ifelse(is.na(winner), "no verdict", winner)))
+  battles <- tibble::tibble(
+    id = sprintf("battle-%d", seq_len(nrow(judged))),
+    input = arena_battle_text(judged$question, judged$model_a, judged$answer_a,
+                              judged$model_b, judged$answer_b),
+    target = "", question = judged$question, model_a = judged$model_a,
+    model_b = judged$model_b, answer_a = judged$answer_a, answer_b = judged$answer_b
+  )
+  competitors <- baseline_chat(function(q) "", name = paste(models, collapse = " vs "))
+  replay <- function(inputs, ...) {
+    chats <- lapply(seq_along(inputs), function(i) {
+      competitors$clone()$set_turns(list(
+        ellmer::UserTurn(contents = list(ellmer::ContentText(inputs[[i]]))),
+        ellmer::AssistantTurn(contents = list(ellmer::ContentText(
+          paste0("Verdict: ", verdict[[i]], "\n\n", na_as_empty(judged$result[[i]]))
+        )))
+      ))
+    })
+    list(result = verdict, solver_chat = chats,
+         solver_metadata = lapply(judged$solver_metadata, function(m) {
+           m[setdiff(names(m), c("input_tokens", "output_tokens", "cost", "cached"))]
+         }))
+  }
+  judge_usage <- lapply(judged$solver_metadata, function(m) {
+    m[intersect(names(m), c("cached", "input_tokens", "output_tokens", "cost"))]
+  })
+  scorer <- function(samples, ...) {
+    scored <- arena_scorer(invalid)(samples)
+    scored$scorer_metadata <- Map(c, scored$scorer_metadata, judge_usage)
+    scored$scorer_chat <- judged$solver_chat
+    scored
+  }
+  task <- ResultsTask$new(battles, solver = replay, scorer = scorer,
+                          benchmark = "arena_ratings", name = paste0("arena-", experiment),
+                          dir = dir, solver_name = "arena_battles",
+                          scorer_name = "arena_verdict",
+                          metadata_fields = c("model_a", "model_b", "question", "answer_a",
+                                              "answer_b"))
+  suppressMessages(task$eval(solver_chat = competitors, view = FALSE))
+  task$log_path
+}
+
+na_as_empty <- function(x) ifelse(is.na(x), "", x)
+
+# A battle as a reader of the log sees it: the question, then each model's answer.
+arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
+  paste0("Question:\n", question, "\n\n", "Answer of ", model_a, " (model_a):\n",
+         na_as_empty(answer_a), "\n\n", "Answer of ", model_b, " (model_b):\n",
+         na_as_empty(answer_b))
+}
+
+# The run log's headline: every model's rating, by arena_summary()'s method and defaults,
+# as summary rows (`estimate` is the rating, on its own scale, not 0-1).
+arena_rating_rows <- function(x) {
+  ratings <- arena_summary(x)
+  rows <- summary_rows(ratings$model, "rating",
+                       list(mean = ratings$rating, lower = ratings$lower,
+                            upper = ratings$upper, n = ratings$battles))
+  benchmark_summary(rows, "arena_ratings", by = "model", interval = arena_rating_interval)
+}
+
+arena_rating_interval <- "95% bootstrap interval of the rating (battles resampled)"
+
+rlang::on_load(register_benchmark(
+  "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
+  interval = arena_rating_interval
+))
 
 #' @export
 print.arena_run <- function(x, ...) {

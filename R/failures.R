@@ -7,10 +7,10 @@
 #' request that was answered):
 #'
 #' * when **every** request failed, it warns loudly (class
-#'   `predictivebench_warning_all_failed`) with the count and the first error, and marks the
-#'   `$eval()` step that is running as failed: vitals prints "✖ Solving" instead of
-#'   "✔ Solving" (`$eval()` opens that step with [cli::cli_progress_step()] before calling
-#'   the solver; the step is found on the call stack and closed with `result = "failed"`);
+#'   `predictivebench_warning_all_failed`) with the count and the first error, and, in a
+#'   [ResultsTask], marks the `$eval()` step that is running as failed: vitals prints
+#'   "✖ Solving" instead of "✔ Solving" (the task's `$solve()` hears of it through a
+#'   condition of class `predictivebench_step_failed`; a plain [vitals::Task] only warns);
 #' * when **some** failed, it warns with the count, the first error, and how to retry: run
 #'   `$eval()` again, and the answered requests come from the cache.
 #'
@@ -52,17 +52,10 @@ report_failures <- function(errors, what = "request", hint = NULL) {
   invisible(failed)
 }
 
-# Closes the progress step of the vitals `$eval()` on the call stack as failed. `$eval()`
-# opens "Solving" with cli_progress_step() in its own frame; closing that frame's step with
-# result = "failed" prints "✖ Solving", and `$eval()` then opens "Scoring" as usual.
+# Says that the step running (a solve or a score) failed as a whole: a ResultsTask's
+# `$solve()`/`$score()` catch this condition and mark `$eval()`'s step as failed ("x Solving",
+# see vitals_fail_step()). Outside a ResultsTask nothing listens, and nothing happens.
 fail_eval_step <- function() {
-  for (i in rev(seq_len(sys.nframe()))) {
-    frame <- sys.frame(i)
-    self <- get0("self", envir = frame, inherits = TRUE)
-    if (inherits(self, "Task") && identical(sys.function(i), self$eval)) {
-      cli::cli_progress_done(.envir = frame, result = "failed")
-      return(invisible(TRUE))
-    }
-  }
-  invisible(FALSE)
+  rlang::signal("Every request of this step failed.", class = "predictivebench_step_failed")
+  invisible()
 }

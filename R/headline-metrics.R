@@ -12,10 +12,12 @@
 #' be computed from the scores alone.
 #'
 #' `summary_metrics()` returns metric functions that compute the benchmark's summary on the
-#' task being measured (found on the call stack, so they work in any [vitals::Task], and
-#' the summary is computed once for all of them) and return its `estimate` for one headline
-#' row each, named by the row's key ([summary_keys()]), unchanged: the header then shows
-#' exactly what the summary prints.
+#' task being measured (the summary is computed once for all of them) and return its
+#' `estimate` for one headline row each, named by the row's key ([summary_keys()]),
+#' unchanged: the header then shows exactly what the summary prints. vitals calls a metric
+#' with the scores alone, so the functions are told their task: a [ResultsTask] does that
+#' itself; for a plain [vitals::Task], give `task` and set them with `$set_metrics()` (see
+#' the example).
 #' `benchmark_metrics()` does the same for a registered benchmark (see
 #' [register_benchmark()]); for an unregistered one, it gives `mean`, the mean of the scores
 #' that are not `NA`; for one registered with `headline = NULL` (groups that depend on the
@@ -25,6 +27,7 @@
 #' @param headline The headline keys of the summary rows to report (see [summary_keys()]:
 #'   the `group`, or `"<group> <metric>"` when groups have several rows), the first being
 #'   the viewer's primary metric.
+#' @param task The task whose summary the metrics report; a [ResultsTask] sets it itself.
 #' @param benchmark A benchmark name.
 #' @returns A named list of functions, for `metrics =` of [vitals::Task].
 #' @export
@@ -36,23 +39,37 @@
 #'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4")),
 #'   solver = generate_solver(cache = FALSE),
 #'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
-#'   metrics = summary_metrics(summary),
 #'   dir = tempfile()
 #' )
+#' tsk$set_metrics(summary_metrics(summary, task = tsk))
 #' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
 #' tsk$metrics
-summary_metrics <- function(summary, headline = "overall") {
+summary_metrics <- function(summary, headline = "overall", task = NULL) {
   if (!is.function(summary)) abort_pb("{.arg summary} must be a function.", "argument")
   check_headline(headline)
+  if (!is.null(task) && !inherits(task, "Task")) {
+    abort_pb("{.arg task} must be a vitals Task.", "argument")
+  }
   state <- new.env(parent = emptyenv())
+  state$task <- task
   metrics <- lapply(headline, function(key) {
-    function(scores) {
+    structure(function(scores) {
       rows <- measured_summary(state, summary, scores)
       as.double(headline_rows(rows, key)$estimate)
-    }
+    }, predictivebench_state = state)
   })
   names(metrics) <- headline
   metrics
+}
+
+# Tells summary metrics (from summary_metrics()) which task they measure; other metric
+# functions are left alone.
+bind_summary_metrics <- function(metrics, task) {
+  for (fn in metrics) {
+    state <- attr(fn, "predictivebench_state")
+    if (is.environment(state)) state$task <- task
+  }
+  invisible(metrics)
 }
 
 #' @rdname summary_metrics
@@ -70,7 +87,12 @@ benchmark_metrics <- function(benchmark) {
 # The summary of the task whose scores are being measured, computed once per state of its
 # samples.
 measured_summary <- function(state, summary, scores) {
-  task <- measured_task(scores)
+  task <- state$task
+  if (is.null(task) || !identical(task$get_samples()$score, scores)) {
+    abort_pb(c("Summary metrics are computed on the task they measure.",
+               i = "Use a {.cls ResultsTask}, or give the task: {.code
+                    tsk$set_metrics(summary_metrics(summary, task = tsk))}."), "argument")
+  }
   samples <- task$get_samples()
   if (!identical(state$task, task) || !identical(state$samples, samples)) {
     # the summary's notes (skipped items, tiny groups) are for the user who calls it
@@ -85,17 +107,6 @@ quiet_summary <- function(summary, x) {
   withCallingHandlers(summary(x), message = function(m) {
     if (any(startsWith(class(m), "predictivebench_message"))) invokeRestart("muffleMessage")
   })
-}
-
-# vitals calls metric(self$get_samples()$score) inside the Task's private apply_metrics():
-# the Task is the `self` of a calling frame.
-measured_task <- function(scores) {
-  for (i in rev(seq_len(sys.nframe()))) {
-    self <- get0("self", envir = sys.frame(i), inherits = TRUE)
-    if (inherits(self, "Task") && identical(self$get_samples()$score, scores)) return(self)
-  }
-  abort_pb(c("Summary metrics are computed by a vitals Task.",
-             i = "Give them as {.code metrics =} to {.code vitals::Task$new()}."), "argument")
 }
 
 # A summary in the shape every <bench>_summary() returns (see summary_rows()): the columns

@@ -16,12 +16,22 @@
 #' `.json` log inside). A log written by a [ResultsTask] names its benchmark; other logs
 #' take the argument's name. Plot it with `ggplot2::autoplot()`.
 #'
+#' Every row says which run it comes from (`run`, `created`), so two runs of one model are
+#' told apart; `runs = "latest"` keeps the latest run of each benchmark and model. A log in
+#' a directory (or named) that can't be read (a truncated file) or placed (it names no
+#' registered benchmark and the argument has no name) is skipped, with one warning (class
+#' `predictivebench_warning_skipped_logs`) naming every skipped file and why; the other logs
+#' still give their rows.
+#'
 #' @param ... Tasks, log files or directories.
+#' @param runs `"all"` runs, or only the `"latest"` of each benchmark and model (by
+#'   `created`).
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
 #'   `benchmark`, `model`, `metric` (the summary row's headline key, [summary_keys()]: its
 #'   group, such as `"overall"`, or `"<group> <metric>"`, such as `"overall f1"`),
 #'   `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
-#'   `interval` (what `lower` and `upper` are) and `source` (the log file, or `NA` for a
+#'   `interval` (what `lower` and `upper` are), `run` (the run id in the log), `created`
+#'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
 #'   task without one).
 #' @export
 #' @examples
@@ -41,23 +51,33 @@
 #' board <- leaderboard(run("2"), run("4"))
 #' board
 #' unregister_benchmark("arithmetic")
-leaderboard <- function(...) {
+leaderboard <- function(..., runs = c("all", "latest")) {
+  runs <- rlang::arg_match(runs)
   inputs <- rlang::list2(...)
   if (!length(inputs)) abort_pb("Give at least one task or log file.", "argument")
   labels <- rlang::names2(inputs)
   rows <- list()
+  skipped <- character()
   for (k in seq_along(inputs)) {
     x <- inputs[[k]]
     label <- if (nzchar(labels[[k]])) labels[[k]] else NULL
     if (inherits(x, "Task")) {
       rows <- c(rows, list(task_board_rows(x, label)))
     } else if (is.character(x)) {
-      rows <- c(rows, lapply(log_files(x), log_board_rows, label = label))
+      for (path in log_files(x)) {
+        found <- tryCatch(log_board_rows(path, label), predictivebench_error = function(e) {
+          skipped[[path]] <<- conditionMessage(e)
+          NULL
+        })
+        rows <- c(rows, list(found))
+      }
     } else {
       abort_pb("Argument {k} is neither a vitals Task nor a log file.", "argument")
     }
   }
-  out <- do.call(rbind, rows)
+  warn_skipped_logs(skipped)
+  out <- do.call(rbind, c(list(empty_board()), rows))
+  if (runs == "latest") out <- latest_runs(out)
   # by benchmark and model; each run's headline metrics stay in their registered order
   out <- out[order(out$benchmark, out$model, method = "radix"), ]
   class(out) <- c("benchmark_leaderboard", class(out))
@@ -74,27 +94,60 @@ task_board_rows <- function(task, label) {
   if (!"score" %in% names(samples)) abort_pb("A task must be evaluated first.", "argument")
   model <- chat_model_label(samples$solver_chat[[1]])
   source <- if (inherits(task, "ResultsTask")) task$log_path %||% NA_character_ else NA_character_
-  board_rows(benchmark, model, task, source)
+  header <- if (!is.na(source) && file.exists(source)) read_log_header(source)
+  board_rows(benchmark, model, task, source, header)
 }
 
 log_board_rows <- function(path, label) {
-  header <- jsonlite::parse_json(split_log_text(read_text(path), path)$header)
+  header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
   if (is.null(benchmark)) {
     abort_pb("The log names no benchmark: name the argument, as in {.code futurex = path}.",
              "argument", file = path)
   }
-  board_rows(benchmark, header$eval$model %||% NA_character_, log_samples(path), path)
+  board_rows(benchmark, header$eval$model %||% NA_character_, log_samples(path), path, header)
 }
 
-board_rows <- function(benchmark, model, x, source) {
+# Logs that could not be read or placed, in one warning.
+warn_skipped_logs <- function(skipped) {
+  if (!length(skipped)) return(invisible())
+  reasons <- vapply(strsplit(skipped, "\n"), `[[`, "", 1)
+  lines <- sprintf("%s: %s", names(skipped), reasons)
+  cli::cli_warn(
+    c("Skipped {length(skipped)} log{?s} that could not be read or placed:",
+      rlang::set_names(lines, rep("x", length(lines)))),
+    class = "predictivebench_warning_skipped_logs", files = names(skipped)
+  )
+}
+
+# Each benchmark and model's rows from its latest run (by `created`; runs without a log
+# come after every logged one).
+latest_runs <- function(board) {
+  key <- paste(board$benchmark, board$model, sep = "\r")
+  run <- paste(board$run, board$source, board$created, sep = "\r")
+  newest <- order(board$created, decreasing = TRUE, na.last = TRUE, method = "radix")
+  first <- !duplicated(key[newest])
+  latest <- stats::setNames(run[newest][first], key[newest][first])
+  board[run == latest[key], ]
+}
+
+empty_board <- function() {
+  tibble::tibble(benchmark = character(), model = character(), metric = character(),
+                 estimate = double(), lower = double(), upper = double(), n = integer(),
+                 interval = character(), run = character(), created = character(),
+                 source = character())
+}
+
+board_rows <- function(benchmark, model, x, source, header = NULL) {
   entry <- benchmark_entry(benchmark)
   rows <- check_summary_rows(quiet_summary(entry$summary, x))
   rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
   tibble::tibble(benchmark = benchmark, model = model, metric = rows$key,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
-                 interval = entry$interval, source = source)
+                 interval = entry$interval,
+                 run = header$eval$run_id %||% NA_character_,
+                 created = header$eval$created %||% NA_character_, source = source)
 }
 
 # Log files named, and the .json logs inside directories named (newest first).

@@ -33,6 +33,15 @@
 #' * **One id per run.** vitals gives a re-run of the same task the same task id, and the
 #'   viewer then hides the earlier log behind "Show Retried Logs"; each `$eval()` here gets
 #'   its own run and task id, so every run stays visible.
+#' * **Valid for Inspect AI.** The log is built as data and written once, in Inspect AI's
+#'   log format: `eval.dataset.sample_ids` are the samples' own ids, each sample's
+#'   `model_usage` counts its own requests (so the header is their sum), a headline metric
+#'   that is `NA` is left out and named in `eval.metadata.not_computed`, and a sample whose
+#'   score is `NA` has no score (Inspect's "unscored"; its answer and explanation stay in its
+#'   metadata field `unscored_score`). [log_samples()], the summaries and [leaderboard()]
+#'   read it back.
+#' * **Failed steps.** When every request of the solve (or of a judge) failed, `$eval()`
+#'   shows "x Solving" (or "x Scoring"), not a success (see [report_failures()]).
 #'
 #' The path of the last log written is in `$log_path`.
 #'
@@ -66,6 +75,9 @@ ResultsTask <- R6::R6Class(
     benchmark = NULL,
     #' @field log_path The log file last written by `$log()`.
     log_path = NULL,
+    #' @field write_log `FALSE` makes `$log()` write nothing (a step of a larger run whose
+    #'   log is written once at the end, as [arena_run()]'s rounds).
+    write_log = TRUE,
 
     #' @description Create the task.
     initialize = function(dataset, solver, scorer, benchmark, metrics = NULL, epochs = NULL,
@@ -82,6 +94,7 @@ ResultsTask <- R6::R6Class(
       self$benchmark <- benchmark
       metrics <- metrics %||% benchmark_metrics(benchmark)
       private$pb_all_groups <- is.null(metrics)
+      private$pb_metrics <- metrics
       private$pb_fields <- metadata_fields %||% default_metadata_fields(dataset)
       missing <- setdiff(private$pb_fields, names(dataset))
       if (length(missing)) {
@@ -106,17 +119,22 @@ ResultsTask <- R6::R6Class(
     #' @description Solve the task (as [vitals::Task]), with a run id of its own.
     #' @param ...,epochs As for [vitals::Task].
     solve = function(..., epochs = NULL) {
-      super$solve(..., epochs = epochs)
+      step <- parent.frame()
+      failed <- catch_step_failure(super$solve(..., epochs = epochs))
+      if (failed) vitals_fail_step(step)
       # vitals draws its run id from R's random stream: after set.seed() two runs share it.
-      private$run_id <- unique_id()
+      private$pb_run_id <- unique_id()
       invisible(self)
     },
 
     #' @description Score the task (as [vitals::Task]); scores become numbers in `[0, 1]`.
     #' @param ... As for [vitals::Task].
     score = function(...) {
-      super$score(...)
-      if (private$scored) private$samples$score <- as_score(private$samples$score)
+      step <- parent.frame()
+      failed <- catch_step_failure(super$score(...))
+      if (failed) vitals_fail_step(step)
+      samples <- self$get_samples()
+      if ("score" %in% names(samples)) vitals_set_scores(self, as_score(samples$score))
       invisible(self)
     },
 
@@ -124,54 +142,29 @@ ResultsTask <- R6::R6Class(
     #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()],
     #' those with an estimate first (the log list shows the first).
     measure = function() {
-      if (private$pb_all_groups && private$scored) {
+      samples <- self$get_samples()
+      if (private$pb_all_groups && "score" %in% names(samples)) {
         summary <- benchmark_entry(self$benchmark)$summary
         rows <- check_summary_rows(quiet_summary(summary, self))
         # The log list shows the first metric: put the groups that have a number first (a
         # probsem suite without ground truth has none).
         keys <- summary_keys(rows)[order(is.na(rows$estimate))]
-        private$metric_fns <- summary_metrics(summary, keys)
+        private$pb_metrics <- summary_metrics(summary, keys)
+        vitals_set_metric_fns(self, private$pb_metrics)
       }
+      bind_summary_metrics(private$pb_metrics, self)
       super$measure()
     },
 
-    #' @description Write the log (as [vitals::Task]), with the additions above.
+    #' @description Write the log: one file in Inspect AI's log format (which vitals' viewer
+    #' shows), with the additions above.
     #' @param dir The directory to write the log to.
     log = function(dir = self$dir) {
-      if (!private$scored) return(super$log(dir))
-      samples <- private$samples
-      on.exit(private$samples <- samples, add = TRUE)
-      nonce <- substr(unique_id(), 1, 10)
-      n <- nrow(samples)
-      solver_meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
-        vector("list", n)
-      scorer_meta <- if ("scorer_metadata" %in% names(samples)) samples$scorer_metadata
-      solver_flat <- sample_metadata(samples, private$pb_fields, solver_meta)
-      scorer_flat <- if (!is.null(scorer_meta)) {
-        sample_metadata(samples, character(), scorer_meta)
-      }
-      solver_pairs <- metadata_pairs(solver_flat)
-      scorer_pairs <- metadata_pairs(scorer_flat)
-      usage <- run_usage(samples, solver_meta, scorer_meta)
-
-      logged <- samples
-      logged$solver_chat <- usage$solver_chats
-      logged$solver_metadata <- placeholder("s", seq_len(n), nonce)
-      if (!is.null(scorer_meta)) logged$scorer_metadata <- placeholder("m", seq_len(n), nonce)
-      logged$score <- placeholder("v", seq_len(n), nonce)
-      private$samples <- logged
-      path <- super$log(dir)
-
-      finish_log(
-        path, nonce, solver_pairs, scorer_pairs, private$metric_results, usage$header,
-        scores = samples$score,
-        metadata = list(benchmark = self$benchmark, dataset_fields = private$pb_fields,
-                        solver_json = attr(solver_flat, "json"),
-                        scorer_json = attr(scorer_flat, "json")),
-        explanations = if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
-          as.character(samples$scorer_explanation)
-        }
-      )
+      if (!isTRUE(self$write_log)) return(invisible(NULL))
+      if (!"score" %in% names(self$get_samples())) return(super$log(dir))
+      log <- results_log(self, private$pb_fields, private$pb_run_id)
+      path <- write_log(log, dir)
+      self$dir <- dir
       self$log_path <- path
       invisible(path)
     }
@@ -179,14 +172,8 @@ ResultsTask <- R6::R6Class(
   private = list(
     pb_fields = character(),
     pb_all_groups = FALSE,
-    # vitals 0.4.0 makes the task id "<name>/<model>/<hash of solver and scorer arguments>",
-    # the same for every run of the same task; the Inspect viewer treats logs sharing a task
-    # id as retries and shows only the newest. The last part here also hashes the run id.
-    compute_task_id = function() {
-      base <- super$compute_task_id()
-      run <- substr(digest::digest(list(base, private$run_id), algo = "sha256"), 1, 22)
-      sub("[^/]*$", run, base)
-    }
+    pb_metrics = NULL,
+    pb_run_id = NULL
   )
 )
 
@@ -229,4 +216,154 @@ sample_metadata <- function(samples, fields, meta) {
     }
   }
   structure(flats, json = json)
+}
+
+# Runs a solve or score step and says whether a solver or scorer reported that the step
+# failed as a whole (report_failures() signals `predictivebench_step_failed` when every
+# request failed); the warnings themselves go on to the user.
+catch_step_failure <- function(expr) {
+  failed <- FALSE
+  withCallingHandlers(expr, predictivebench_step_failed = function(c) failed <<- TRUE)
+  failed
+}
+
+# The log of a scored ResultsTask, as one list in Inspect's EvalLog shape (see
+# R/vitals-log.R for what it adds to vitals' own): the samples as vitals translates them,
+# then the header built here.
+results_log <- function(task, fields, run_id) {
+  state <- vitals_log_state(task)
+  samples <- task$get_samples()
+  n <- nrow(samples)
+  solver_meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
+    vector("list", n)
+  scorer_meta <- if ("scorer_metadata" %in% names(samples)) samples$scorer_metadata
+  solver_flat <- sample_metadata(samples, fields, solver_meta)
+  scorer_flat <- if (!is.null(scorer_meta)) sample_metadata(samples, character(), scorer_meta)
+  usage <- run_usage(samples, solver_meta, scorer_meta)
+
+  # vitals would write the metadata columns as str() text: they are set below instead
+  bare <- samples
+  bare$solver_chat <- usage$solver_chats
+  bare$solver_metadata <- NULL
+  bare$scorer_metadata <- NULL
+  translated <- vitals_translate_samples(task, bare)
+  explanations <- if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
+    as.character(samples$scorer_explanation)
+  }
+  scores <- as.double(samples$score)
+  for (i in seq_len(n)) {
+    translated[[i]] <- log_sample(translated[[i]], samples$id[[i]], scores[[i]],
+                                  solver_flat[[i]], scorer_flat[[i]], usage$samples[[i]],
+                                  explanations[i])
+  }
+
+  model <- chat_model_label(samples$solver_chat[[1]])
+  scorer_name <- state$scores$name
+  if ("scorer_chat" %in% names(samples) && !is.null(samples$scorer_chat[[1]])) {
+    scorer_name <- paste0(scorer_name, " (", samples$scorer_chat[[1]]$get_model(), ")")
+  }
+  values <- vapply(state$metric_results, function(m) as.double(m$value)[1], 1)
+  computed <- names(values)[!is.na(values)]
+  metrics <- lapply(computed, function(name) {
+    list(name = name, value = exact_json(values[[name]]), params = empty_object())
+  })
+  names(metrics) <- computed
+  ids <- unique(samples$id)
+  created <- log_timestamp()
+  task_id <- paste(state$dataset_name, samples$solver_chat[[1]]$get_model(),
+                   substr(digest::digest(list(state$solver_name, state$solver_args,
+                                              state$scores$name, run_id), algo = "sha256"),
+                          1, 22), sep = "/")
+  epochs <- if ("epoch" %in% names(samples)) max(as.integer(samples$epoch)) else 1L
+  list(
+    version = 2L,
+    status = "success",
+    eval = list(
+      run_id = run_id %||% unique_id(), created = created, task = task_id, task_id = task_id,
+      task_version = 0L, task_file = "", task_attribs = empty_object(),
+      task_args = empty_object(),
+      dataset = list(name = state$dataset_name, samples = length(ids),
+                     sample_ids = as.list(ids), shuffled = FALSE),
+      model = model, model_args = empty_object(),
+      config = list(epochs = epochs),
+      revision = list(type = "git", origin = "https://github.com/UKGovernmentBEIS/inspect_ai.git",
+                      commit = "9140d8a2"),
+      packages = list(inspect_ai = "0.3.63",
+                      vitals = as.character(utils::packageVersion("vitals")),
+                      predictivebench = as.character(utils::packageVersion("predictivebench"))),
+      metadata = list(
+        benchmark = task$benchmark,
+        predictivebench = as.character(utils::packageVersion("predictivebench")),
+        dataset_fields = as.list(fields),
+        solver_json = as.list(attr(solver_flat, "json")),
+        scorer_json = as.list(attr(scorer_flat, "json")),
+        not_computed = as.list(setdiff(names(values), computed))
+      ),
+      scorers = list(list(
+        name = scorer_name, options = empty_object(),
+        metrics = lapply(computed, function(name) list(name = name, options = empty_object())),
+        metadata = empty_object()
+      ))
+    ),
+    plan = list(name = "plan", steps = plan_steps(samples, state, model),
+                config = empty_object()),
+    results = list(
+      total_samples = n, completed_samples = n,
+      scores = list(list(name = scorer_name, scorer = scorer_name, params = empty_object(),
+                         metrics = if (length(metrics)) metrics else empty_object(),
+                         scored_samples = sum(!is.na(scores)),
+                         unscored_samples = sum(is.na(scores))))
+    ),
+    stats = list(
+      started_at = log_timestamp(state$timestamps$solve$started_at),
+      completed_at = log_timestamp(state$timestamps$score$completed_at),
+      model_usage = usage$header
+    ),
+    samples = translated
+  )
+}
+
+# One translated sample with predictivebench's additions: its own id, flat metadata, exact
+# score (or none, when it is NA: see unscored_field), the scorer's explanation and the usage
+# of every request it made.
+log_sample <- function(sample, id, score, solver_flat, scorer_flat, usage, explanation) {
+  sample$id <- id
+  sample$metadata <- exact_fields(solver_flat)
+  sample$model_usage <- usage
+  entry <- sample$scores[[1]]
+  grading <- entry$metadata["grading"]
+  entry$metadata <- c(if (!is.null(grading[[1]])) grading, exact_fields(scorer_flat))
+  if (!length(entry$metadata)) entry$metadata <- empty_object()
+  if (length(explanation) && !is.na(explanation)) entry$explanation <- explanation
+  if (is.na(score)) {
+    entry$value <- NULL
+    entry$scorer <- names(sample$scores)[[1]]
+    sample$metadata[[unscored_field]] <- as.character(jsonlite::toJSON(
+      entry, auto_unbox = TRUE, digits = NA, na = "null", json_verbatim = TRUE
+    ))
+    sample$scores <- NULL
+  } else {
+    entry$value <- exact_json(score)
+    sample$scores[[1]] <- entry
+  }
+  sample
+}
+
+# The plan's steps: the system prompt (when there is one) and the solver, named as the task
+# names it, with its arguments as an object (unnamed arguments get their position).
+plan_steps <- function(samples, state, model) {
+  args <- state$solver_args %||% list()
+  if (length(args)) {
+    keys <- names(args) %||% rep("", length(args))
+    keys[!nzchar(keys)] <- paste0("arg", which(!nzchar(keys)))
+    names(args) <- keys
+  } else {
+    args <- empty_object()
+  }
+  steps <- list(list(solver = paste0(state$solver_name, " (", model, ")"), params = args))
+  prompt <- samples$solver_chat[[1]]$get_system_prompt()
+  if (!is.null(prompt)) {
+    steps <- c(list(list(solver = "system_message", params = list(template = prompt))), steps)
+  }
+  steps
 }

@@ -96,10 +96,12 @@ sample_usage <- function(meta, chats) {
   list(usage = out, from_meta = from_meta)
 }
 
-# The solver chats to log (each carrying its sample's summed usage) and the header's model
-# usage: every model's tokens over the solver's and the scorer's requests.
+# The solver chats to log (each carrying its sample's summed usage), each sample's model usage
+# (its solver's and scorer's requests, per model) and the header's: the sum over samples,
+# so Inspect's per-sample and per-log totals agree.
 run_usage <- function(samples, solver_meta, scorer_meta) {
   chats <- samples$solver_chat
+  n <- length(chats)
   solver <- sample_usage(solver_meta, chats)
   for (i in which(solver$from_meta)) {
     # most chats hold one answer whose tokens already are the sample's: leave those as they are
@@ -112,18 +114,30 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
   }
   models <- vapply(chats, chat_model_label, "")
   usage <- solver$usage
+  owner <- seq_len(n)
   scorer_chats <- if ("scorer_chat" %in% names(samples)) samples$scorer_chat
   if (!is.null(scorer_meta) || !is.null(scorer_chats)) {
-    scorer_chats <- scorer_chats %||% vector("list", nrow(samples))
-    scorer <- sample_usage(scorer_meta %||% vector("list", nrow(samples)), scorer_chats)
+    scorer_chats <- scorer_chats %||% vector("list", n)
+    scorer <- sample_usage(scorer_meta %||% vector("list", n), scorer_chats)
     scorer_models <- vapply(seq_along(scorer_chats), function(i) {
       if (is.null(scorer_chats[[i]])) models[[i]] else chat_model_label(scorer_chats[[i]])
     }, "")
     models <- c(models, scorer_models)
     usage <- rbind(usage, scorer$usage)
+    owner <- c(owner, seq_len(n))
   }
+  rows_of <- split(seq_along(owner), factor(owner, levels = seq_len(n)))
+  per_sample <- lapply(rows_of, function(rows) {
+    usage_entries(usage[rows, , drop = FALSE], models[rows])
+  })
+  names(per_sample) <- NULL
+  list(solver_chats = chats, samples = per_sample, header = usage_entries(usage, models))
+}
+
+# Inspect's ModelUsage per model, from rows of (input tokens, output tokens, cost).
+usage_entries <- function(usage, models) {
   keys <- unique(models)
-  header <- lapply(keys, function(k) {
+  out <- lapply(keys, function(k) {
     rows <- usage[models == k, , drop = FALSE]
     entry <- list(input_tokens = sum(rows[, 1]), output_tokens = sum(rows[, 2]),
                   total_tokens = sum(rows[, 1:2]), input_tokens_cache_write = 0,
@@ -131,8 +145,8 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
     if (any(!is.na(rows[, 3]))) entry$total_cost <- sum(rows[, 3], na.rm = TRUE)
     entry
   })
-  names(header) <- keys
-  list(solver_chats = chats, header = header)
+  names(out) <- keys
+  out
 }
 
 # Counts requests sent outside ellmer (the engine's curl fast path, completions for

@@ -1,28 +1,23 @@
-# What predictivebench adds to the log vitals writes: flat metadata, exact numbers, true
-# usage, and a reader that gives the samples back.
+# The log a ResultsTask writes, as data: built as one R list in Inspect AI's EvalLog shape and
+# written with one jsonlite call (write_log()), then read back (log_samples(), log_usage(),
+# read_log_header()).
 #
-# How vitals (0.4.0) writes a log, and what that means here:
-# * `Task$log()` builds one list and writes it with `jsonlite::write_json(auto_unbox = TRUE,
-#   pretty = TRUE)`, whose default `digits = 4` rounds every number: a score of 0.8333333 is
-#   logged as 0.8333 and a header metric of 0.1666667 as 0.1667. Scores and metrics are
-#   therefore written here as exact numbers after vitals has written the file.
-# * Sample metadata is `as_metadata(sample["solver_metadata"])` and score metadata
-#   `as_metadata(sample["scorer_metadata"])`: one key, `solver_metadata`, whose value is
-#   `capture.output(str(<the list>))` ("List of 6", " $ kind: chr ..."), the lines the issue
-#   saw in the viewer. There is no way to hand vitals a key-value object, so the log is
-#   written with a short placeholder in that column, and the placeholder is then replaced
-#   by the flat key-value pairs of `flat_metadata()`. Skipping `str()` also makes `$log()`
-#   cheaper (bench/log-cost.R).
-# * Model usage: the header's `stats.model_usage` is the sum of `chat$get_tokens()` over the
-#   *solver* chats only, under the first solver chat's model; scorer chats (judges) are never
-#   counted, and a solver that made 8 requests for a sample but returns one conversation
-#   logs one request's tokens. A sample's own `model_usage` is its solver chat's tokens. Here
-#   the solver chat's last assistant turn carries the sample's summed tokens while the log
-#   is written, and the header is rebuilt per model from the solver's and the scorer's
-#   metadata (`input_tokens`, `output_tokens`, `cost`), as `Task$get_cost()` counts them.
-# * `vitals_log_read()` returns `id`, `epoch`, `input`, `target`, `result`, `score` and the
-#   chats, but no metadata: the dataset's own columns (a FutureX item's level) are lost.
-#   `log_samples()` reads them back from the flat metadata.
+# What differs from the log vitals (0.4.0) writes, and why:
+# * Numbers: vitals writes with jsonlite's default `digits = 4` (a score of 0.8333333 is
+#   logged as 0.8333). Here scores, metrics and numeric metadata are exact (exact_json()).
+# * Metadata: vitals writes a sample's `solver_metadata` as one key whose value is lines of
+#   `str()` output. Here it is flat key-value pairs (flat_metadata()), read back by
+#   log_samples().
+# * Usage: vitals counts the solver chats only, under the first chat's model. Here each
+#   sample's `model_usage` has every request of the sample per model (votes, judge calls,
+#   log-probability requests, from the solver's and scorer's metadata), and the header's is
+#   their sum (run_usage()).
+# * Inspect's reader: vitals writes `eval.dataset.sample_ids` as 1..n and `null` where a
+#   number is `NA`. Here the ids are the samples' own, a metric that is `NA` is left out of
+#   the metrics and named in `eval.metadata.not_computed`, and a sample whose score is `NA`
+#   has no `scores` (Inspect's "unscored"), its answer and explanation kept in its metadata
+#   field `unscored` (JSON text). jsonlite can't read the `NaN` literal Inspect uses, and
+#   vitals_log_read() reads with jsonlite, so `NaN` is not written.
 
 #' Flatten metadata into the key-value fields the viewer shows
 #'
@@ -71,7 +66,8 @@ metadata_json <- function(value) {
   if (is.numeric(value) && is.null(dim(value)) && !is.object(value)) {
     text <- exact_number_json(value)
     odd <- is.infinite(value) | is.nan(value)
-    text[odd] <- json_string(as.character(value[odd]))
+    # "Inf", "-Inf" and "NaN" need no escaping; jsonlite reads them back as numbers
+    text[odd] <- paste0("\"", as.character(value[odd]), "\"")
     return(paste0("[", paste(text, collapse = ","), "]"))
   }
   as.character(jsonlite::toJSON(value, digits = NA, na = "null", null = "null"))
@@ -93,53 +89,11 @@ restore_metadata <- function(flat, json = attr(flat, "json")) {
   out
 }
 
-# The JSON text of many flat metadata lists, one string of `"key": value` pairs per list.
-# The values are scalars, so they are encoded here as vectors over all samples at once: a
-# jsonlite call per sample would cost more than a twentieth of vitals' whole sample.
-metadata_pairs <- function(flats) {
-  pairs <- rep("", length(flats))
-  sizes <- lengths(flats)
-  if (!sum(sizes)) return(pairs)
-  owner <- rep(seq_along(flats), sizes)
-  keys <- unlist(lapply(flats, names), use.names = FALSE)
-  values <- unlist(lapply(flats, unclass), recursive = FALSE, use.names = FALSE)
-  text <- rep("null", length(values))
-  type <- vapply(values, typeof, "")
-  missing <- vapply(values, is.na, TRUE)
-  strings <- type == "character" & !missing
-  text[strings] <- json_string(unlist(values[strings]))
-  numbers <- type %in% c("double", "integer") & !missing
-  text[numbers] <- exact_number_json(unlist(values[numbers]))
-  flags <- type == "logical" & !missing
-  text[flags] <- ifelse(unlist(values[flags]), "true", "false")
-  joined <- vapply(split(paste0(json_string(keys), ": ", text), owner), paste, "",
-                   collapse = ", ")
-  pairs[as.integer(names(joined))] <- joined
-  pairs
-}
-
-# Strings as JSON string literals.
-json_string <- function(x) {
-  x <- enc2utf8(as.character(x))
-  x <- gsub("\\", "\\\\", x, fixed = TRUE)
-  x <- gsub("\"", "\\\"", x, fixed = TRUE)
-  x <- gsub("\n", "\\n", x, fixed = TRUE)
-  x <- gsub("\r", "\\r", x, fixed = TRUE)
-  x <- gsub("\t", "\\t", x, fixed = TRUE)
-  control <- grepl("[\001-\037]", x, useBytes = TRUE)
-  if (any(control)) {
-    x[control] <- vapply(x[control], function(s) {
-      chars <- strsplit(s, "")[[1]]
-      codes <- vapply(chars, utf8ToInt, 1L)
-      chars[codes < 32] <- sprintf("\\u%04x", codes[codes < 32])
-      paste(chars, collapse = "")
-    }, "", USE.NAMES = FALSE)
-  }
-  paste0("\"", x, "\"")
-}
-
 # Numbers as JSON text that reads back as the same double: 15 significant digits when that
-# is exact, 17 otherwise; NA is null.
+# is exact, 17 otherwise; NA is null. jsonlite's `digits = NA` stops at 15 digits (1/3 would
+# read back as another double), so numbers whose value matters to the last digit (scores,
+# headline metrics, numeric metadata) are handed to jsonlite as this text, marked as JSON
+# for its `json_verbatim` option.
 exact_number_json <- function(x) {
   x <- as.double(x)
   out <- rep("null", length(x))
@@ -151,105 +105,82 @@ exact_number_json <- function(x) {
   out
 }
 
-# Placeholders written through vitals and replaced afterwards. The nonce keeps a
-# placeholder from ever matching text that a model wrote.
-placeholder <- function(kind, i, nonce) sprintf("@@pb:%s:%d:%s@@", kind, i, nonce)
+exact_json <- function(x) structure(exact_number_json(x), class = "json")
 
-# Replaces every `"@@pb:<kind>:<i>:<nonce>@@"` in `text`: metadata placeholders (kinds `s`
-# and `m`, the value of a `solver_metadata`/`scorer_metadata` key) by that sample's pairs,
-# number placeholders (kind `v`) by the exact number. `explanations` (one per sample, `NA`
-# to keep what vitals wrote) replace the `explanation` of each sample's score, which vitals
-# writes right after its value (a `v` placeholder) and answer.
-fill_placeholders <- function(text, nonce, solver_pairs, scorer_pairs, values,
-                              explanations = NULL) {
-  if (!is.null(explanations)) text <- fill_explanations(text, nonce, explanations)
-  meta <- paste0("(,\\s*)?\"(?:solver|scorer)_metadata\": \"@@pb:([sm]):(\\d+):", nonce, "@@\"")
-  m <- gregexpr(meta, text, perl = TRUE)
-  found <- regmatches(text, m)[[1]]
-  if (length(found)) {
-    parts <- regmatches(found, regexec(meta, found, perl = TRUE))
-    regmatches(text, m) <- list(vapply(parts, function(p) {
-      pairs <- if (p[[3]] == "s") solver_pairs[[as.integer(p[[4]])]] else
-        scorer_pairs[[as.integer(p[[4]])]]
-      if (!nzchar(pairs)) "" else paste0(p[[2]], pairs)
-    }, ""))
+# A flat metadata list (see flat_metadata()) ready for the log: every double that 15 digits
+# would not give back exactly becomes exact JSON text; an empty list stays a JSON object.
+exact_fields <- function(flat) {
+  attr(flat, "json") <- NULL
+  if (!length(flat)) return(empty_object())
+  doubles <- vapply(flat, is.double, TRUE)
+  for (k in which(doubles)) {
+    value <- flat[[k]]
+    if (is.finite(value) && as.double(sprintf("%.15g", value)) != value) {
+      flat[[k]] <- exact_json(value)
+    }
   }
-  number <- paste0("\"@@pb:v:(\\d+):", nonce, "@@\"")
-  m <- gregexpr(number, text, perl = TRUE)
-  found <- regmatches(text, m)[[1]]
-  if (length(found)) {
-    index <- as.integer(sub(number, "\\1", found, perl = TRUE))
-    regmatches(text, m) <- list(values[index])
-  }
-  text
+  flat
 }
 
-# A score with a scorer chat is logged by vitals with the judge's last reply as its
-# explanation, whatever the scorer explained; this puts the scorer's explanation back.
-fill_explanations <- function(text, nonce, explanations) {
-  json <- "(?:null|\"(?:[^\"\\\\]|\\\\.)*\")"
-  score <- paste0("(\"@@pb:v:(\\d+):", nonce, "@@\",\\s*\"answer\":\\s*", json,
-                  ",\\s*\"explanation\":\\s*)", json)
-  m <- gregexpr(score, text, perl = TRUE)
-  found <- regmatches(text, m)[[1]]
-  if (!length(found)) return(text)
-  parts <- regmatches(found, regexec(score, found, perl = TRUE))
-  regmatches(text, m) <- list(vapply(parts, function(p) {
-    explanation <- explanations[[as.integer(p[[3]])]]
-    if (is.na(explanation)) p[[1]] else paste0(p[[2]], json_string(explanation))
-  }, ""))
-  text
+empty_object <- function() structure(list(), names = character())
+
+# Writes a log (a list in Inspect's EvalLog shape, `samples` last) in one serializer call:
+# pretty-printed as vitals writes it (vitals' header reader looks for the top-level
+# `"samples"` key at two spaces' indent), exact numbers verbatim, `NA` as null. The file
+# name is vitals': "<created>_<task id>.json" with `_`, `/` and `:` as `-`.
+write_log <- function(log, dir) {
+  name <- gsub("[_/:]", "-", paste0(log$eval$created, "_", log$eval$task_id))
+  path <- file.path(dir, paste0(name, ".json"))
+  json <- jsonlite::toJSON(log, auto_unbox = TRUE, pretty = TRUE, digits = NA, na = "null",
+                           json_verbatim = TRUE)
+  write_atomic(path, function(tmp) {
+    con <- file(tmp, open = "wb")
+    on.exit(close(con))
+    writeBin(charToRaw(paste0(enc2utf8(json), "\n")), con)
+  })
+  path
+}
+
+# A time as Inspect writes it (ISO 8601 with the offset as +hh:mm), as vitals does.
+log_timestamp <- function(time = Sys.time()) {
+  stamp <- format(time, "%Y-%m-%dT%H:%M:%S%z")
+  sub("([+-][0-9]{2})([0-9]{2})$", "\\1:\\2", stamp)
+}
+
+# The log's header: everything but the samples. A log written pretty-printed (by vitals or
+# here) has its samples after the header at two spaces' indent, so only the text before
+# them is parsed; any other JSON log is parsed whole. A file that is not JSON (a truncated
+# log) is an error of class `predictivebench_error_json` naming it.
+read_log_header <- function(path) {
+  if (!file.exists(path)) abort_pb("Can't find the log.", "missing_file", file = path)
+  text <- read_text(path)
+  at <- regexpr("\n  \"samples\": ", text, fixed = TRUE)
+  json <- if (at > 0) paste0(sub(",\\s*$", "", substr(text, 1, at - 1)), "\n}") else text
+  header <- tryCatch(jsonlite::parse_json(json),
+                     error = function(e) {
+                       abort_pb("The log is not valid JSON (a truncated or unfinished file?).",
+                                "json", file = path, parent = e)
+                     })
+  if (!is.list(header) || is.null(header$eval)) {
+    abort_pb("This is not a vitals log: it has no {.field eval} header.", "json", file = path)
+  }
+  header$samples <- NULL
+  header
+}
+
+# A whole log, parsed; a file that is not JSON is a classed error naming it.
+read_log_json <- function(path) {
+  tryCatch(jsonlite::fromJSON(path, simplifyVector = FALSE),
+           error = function(e) {
+             abort_pb("The log is not valid JSON (a truncated or unfinished file?).", "json",
+                      file = path, parent = e)
+           })
 }
 
 read_text <- function(path) {
   text <- readChar(path, file.size(path), useBytes = TRUE)
   Encoding(text) <- "UTF-8"
   text
-}
-
-# The log's header (everything before the top-level "samples" key, which vitals' own header
-# reader also relies on) and the rest.
-split_log_text <- function(text, path) {
-  at <- regexpr("\n  \"samples\": ", text, fixed = TRUE)
-  if (at < 0) {
-    abort_pb("This is not a vitals log: it has no {.field samples}.", "json", file = path)
-  }
-  list(header = paste0(sub(",\\s*$", "", substr(text, 1, at - 1)), "\n}"),
-       rest = substr(text, at, nchar(text)))
-}
-
-join_log_text <- function(header, rest) {
-  header <- as.character(jsonlite::toJSON(header, auto_unbox = TRUE, pretty = TRUE,
-                                          digits = NA, na = "null", null = "null"))
-  paste0(sub("\n}\\s*$", ",", header), rest)
-}
-
-# Completes a log vitals wrote with placeholders: the header gets predictivebench's
-# metadata (the benchmark, which fields are dataset columns and which hold JSON), one
-# `eval.scorers` metric per headline metric, exact metric values and the model usage of
-# every request; every placeholder is filled; the file is replaced atomically.
-finish_log <- function(path, nonce, solver_pairs, scorer_pairs, metric_results, model_usage,
-                       scores, metadata, explanations = NULL) {
-  parts <- split_log_text(read_text(path), path)
-  header <- jsonlite::parse_json(parts$header)
-  header$eval$metadata <- c(
-    list(benchmark = metadata$benchmark,
-         predictivebench = as.character(utils::packageVersion("predictivebench"))),
-    lapply(metadata[c("dataset_fields", "solver_json", "scorer_json")], as.list)
-  )
-  names <- names(metric_results)
-  header$eval$scorers[[1]]$metrics <- lapply(names, function(name) {
-    list(name = name, options = structure(list(), names = character()))
-  })
-  n <- length(scores)
-  for (k in seq_along(names)) {
-    header$results$scores[[1]]$metrics[[names[[k]]]]$value <- placeholder("v", n + k, nonce)
-  }
-  header$stats$model_usage <- model_usage
-  values <- vapply(metric_results, function(m) as.double(m$value)[1], 1)
-  text <- fill_placeholders(join_log_text(header, parts$rest), nonce, solver_pairs,
-                            scorer_pairs, exact_number_json(c(scores, values)), explanations)
-  write_atomic(path, function(tmp) writeChar(text, tmp, eos = NULL, useBytes = TRUE))
 }
 
 #' Read a log's samples back, with their metadata
@@ -284,7 +215,7 @@ log_samples <- function(x, dataset = NULL) {
   if (is.data.frame(x)) return(log_samples_frame(x, dataset))
   check_string(x)
   if (!file.exists(x)) abort_pb("Can't find the log.", "missing_file", file = x)
-  log <- jsonlite::fromJSON(x, simplifyVector = FALSE)
+  log <- read_log_json(x)
   if (!length(log$samples)) return(tibble::tibble())
   layout <- log$eval$metadata %||% list()
   layout <- lapply(layout[c("dataset_fields", "solver_json", "scorer_json")],
@@ -314,10 +245,17 @@ log_samples <- function(x, dataset = NULL) {
 }
 
 log_sample_fields <- function(sample, layout) {
-  meta <- restore_metadata(sample$metadata %||% list(), json = layout$solver_json)
+  meta <- sample$metadata %||% list()
+  unscored <- meta[[unscored_field]]
+  meta[[unscored_field]] <- NULL
+  meta <- restore_metadata(meta, json = layout$solver_json)
   dataset <- meta[intersect(layout$dataset_fields, names(meta))]
   solver <- meta[setdiff(names(meta), names(dataset))]
   score <- if (length(sample$scores)) sample$scores[[1]] else list()
+  if (!length(sample$scores) && is.character(unscored)) {
+    score <- jsonlite::parse_json(unscored)
+    sample$scores <- stats::setNames(list(score), score$scorer)
+  }
   scorer_meta <- score$metadata %||% list()
   scorer_meta$grading <- NULL
   list(
@@ -331,6 +269,10 @@ log_sample_fields <- function(sample, layout) {
     scorer_metadata = restore_metadata(scorer_meta, json = layout$scorer_json)
   )
 }
+
+# The sample metadata field that keeps an unscored sample's answer, explanation and scorer
+# metadata (JSON text), since Inspect takes no score without a number.
+unscored_field <- "unscored_score"
 
 # A sample's input is a string, or a list of messages whose content is a string or blocks.
 log_text <- function(input) {
@@ -392,7 +334,7 @@ log_samples_frame <- function(x, dataset) {
 #' log_usage(tsk$log_path)
 log_usage <- function(path) {
   check_string(path)
-  header <- jsonlite::parse_json(split_log_text(read_text(path), path)$header)
+  header <- read_log_header(path)
   usage <- header$stats$model_usage %||% list()
   tibble::tibble(
     model = names(usage) %||% character(),

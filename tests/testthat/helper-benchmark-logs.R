@@ -3,12 +3,16 @@
 # $get_cost() counted, and sample metadata is key-value.
 
 # Every header metric equals, to the last digit, the estimate of the summary row it names
-# (a row's key is its group when groups are unique), and every row is in the header.
+# (a row's key is its group when groups are unique), and every row is in the header: as a
+# metric, or, when its estimate is NA, named in `eval.metadata.not_computed`.
 expect_log_metrics <- function(path, rows) {
-  metrics <- jsonlite::fromJSON(path, simplifyVector = FALSE)$results$scores[[1]]$metrics
-  expect_setequal(names(metrics), rows$group)
+  log <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+  metrics <- log$results$scores[[1]]$metrics
+  missing <- as.character(unlist(log$eval$metadata$not_computed))
+  expect_setequal(names(metrics), rows$group[!is.na(rows$estimate)])
+  expect_setequal(missing, rows$group[is.na(rows$estimate)])
   for (key in names(metrics)) {
-    logged <- as.double(metrics[[key]]$value %||% NA_real_)
+    logged <- as.double(metrics[[key]]$value)
     expect_identical(logged, as.double(rows$estimate[rows$group == key]), label = key)
   }
   invisible(metrics)
@@ -37,4 +41,18 @@ expect_key_value_metadata <- function(path) {
                                                     "grading")]))
   }
   invisible(samples)
+}
+
+# Validates logs against Inspect AI's published log schema (component EvalLog of
+# ../shared/reference/inspect/inspect-openapi.json) with Python's jsonschema (Debian's
+# python3-jsonschema), through tests/testthat/inspect/validate_log.py. Skips only when the
+# reference folder is absent. Returns the validator's lines, one per log ("ok <path>").
+expect_inspect_valid <- function(paths) {
+  schema <- skip_if_no_reference("inspect", "inspect-openapi.json")
+  python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
+  script <- testthat::test_path("inspect", "validate_log.py")
+  res <- processx::run(python, c(script, schema, paths), error_on_status = FALSE)
+  testthat::expect(res$status == 0,
+                   paste0("Inspect's schema rejects a log:\n", res$stdout, res$stderr))
+  invisible(strsplit(res$stdout, "\n")[[1]])
 }

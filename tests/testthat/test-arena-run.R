@@ -180,3 +180,44 @@ test_that("arena_run's argument and answer errors read well", {
   expect_snapshot(arena_run(dir, "toy", "exp", c("ghost1", "ghost2"), arena_baseline_judge()),
                   error = TRUE, transform = function(x) gsub(dir, "<dir>", x, fixed = TRUE))
 })
+
+test_that("one run writes one log: ratings as headline, competitors and judge, readable rows", {
+  dir <- withr::local_tempdir()
+  dir.create(file.path(dir, "data", "toy"), recursive = TRUE)
+  utils::write.csv(data.frame(question = paste("Question", 1:6)),
+                   file.path(dir, "data", "toy", "questions.csv"), row.names = FALSE)
+  models <- list(big = named_constant("big big big big", "big"),
+                 small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
+  counter <- new.env()
+  counter$n <- 0
+  judge <- counting_judge(counter, name = "toy-judge")
+  # several rounds (n = 2 decisive battles per pair), one log
+  run <- suppressWarnings(arena_run(dir, "toy", "exp1", models, judge, n = 2, bootstrap = 50))
+  logs <- list.files(file.path(dir, "results", "exp1", "logs"), pattern = "[.]json$",
+                     full.names = TRUE)
+  expect_length(logs, 1)
+  expect_equal(run$paths$log, logs)
+  log <- log_json(logs)
+  expect_equal(log$eval$metadata$benchmark, "arena_ratings")
+  # headline: arena_summary()'s ratings of the run's battles, model by model
+  ratings <- arena_summary(run$records)
+  metrics <- log$results$scores[[1]]$metrics
+  expect_setequal(names(metrics), ratings$model)
+  for (m in ratings$model) {
+    expect_equal(metrics[[m]]$value, ratings$rating[ratings$model == m], label = m)
+  }
+  # the competitors are the model evaluated, the judge the scorer's model
+  expect_match(log$eval$model, "big vs small vs mid", fixed = TRUE)
+  expect_match(log$results$scores[[1]]$name, "toy-judge", fixed = TRUE)
+  # rows: the question and both answers, then the verdict
+  expect_equal(length(log$samples), nrow(run$records))
+  first <- log$samples[[1]]
+  expect_match(first$input, "^Question:\nQuestion")
+  expect_match(first$input, paste0("Answer of ", first$metadata$model_a, " \\(model_a\\)"))
+  expect_match(first$messages[[2]]$content[[1]]$text, "^Verdict: ")
+  expect_inspect_valid(logs)
+  # read back: the leaderboard reports the same ratings
+  board <- suppressMessages(leaderboard(logs))
+  expect_equal(board$estimate[match(ratings$model, board$metric)],
+               ratings$rating)
+})

@@ -10,8 +10,9 @@ test_that("report_failures() is silent without failures and counts partial ones"
 
 test_that("when every request fails, the warning says so and Solving is not a success", {
   server <- local_fake_openai(function(body, n) list(status = 400))
-  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 2),
-                          scorer = arith_scorer(), dir = withr::local_tempdir())
+  tsk <- ResultsTask$new(dataset = arith_dataset(), solver = arith_solver(votes = 2),
+                         scorer = arith_scorer(), benchmark = "arith-failing",
+                         dir = withr::local_tempdir())
   messages <- character()
   w <- expect_warning(
     withCallingHandlers(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
@@ -29,8 +30,14 @@ test_that("when every request fails, the warning says so and Solving is not a su
   expect_true(any(grepl("^(\u2714|v) Scoring", messages)))
 })
 
-test_that("outside a vitals eval, report_failures() only warns", {
+test_that("outside a ResultsTask's eval, report_failures() only warns", {
   expect_warning(report_failures("boom", what = "vote"), "All 1 vote failed")
+  # a plain vitals Task hears nothing of the failed step: "Solving" is not marked
+  server <- local_fake_openai(function(body, n) list(status = 400))
+  plain <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
+                            scorer = arith_scorer(), dir = withr::local_tempdir())
+  expect_warning(suppressMessages(plain$eval(solver_chat = fake_chat(server), view = FALSE)),
+                 class = "predictivebench_warning_all_failed")
 })
 
 test_that("a hint replaces the API-key advice when every request failed", {

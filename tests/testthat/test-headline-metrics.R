@@ -1,8 +1,7 @@
 test_that("summary_metrics() gives a plain vitals Task the summary's numbers, unscaled", {
   tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
-                          scorer = arith_scorer(),
-                          metrics = summary_metrics(arith_summary, c("weighted", "level 2")),
-                          dir = withr::local_tempdir())
+                          scorer = arith_scorer(), dir = withr::local_tempdir())
+  tsk$set_metrics(summary_metrics(arith_summary, c("weighted", "level 2"), task = tsk))
   tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
   live <- arith_summary(tsk)
   expect_identical(unname(tsk$metrics),
@@ -17,19 +16,26 @@ test_that("the summary runs once per measurement, however many headline rows", {
     arith_summary(x)
   }
   tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
-                          scorer = arith_scorer(),
-                          metrics = summary_metrics(summary, c("weighted", "level 1", "level 2")),
-                          dir = withr::local_tempdir())
+                          scorer = arith_scorer(), dir = withr::local_tempdir())
+  tsk$set_metrics(summary_metrics(summary, c("weighted", "level 1", "level 2"), task = tsk))
   tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
   expect_equal(calls, 1)
 })
 
 test_that("summary metrics explain their misuse", {
   metrics <- summary_metrics(arith_summary, "nope")
-  expect_error(metrics$nope(c(1, 0)), "computed by a vitals Task")
+  expect_error(metrics$nope(c(1, 0)), "task they measure", class = "predictivebench_error_argument")
+  # without their task a plain vitals Task can't compute them, and says how to give it
+  unbound <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
+                              scorer = arith_scorer(),
+                              metrics = summary_metrics(arith_summary, "weighted"),
+                              dir = withr::local_tempdir())
+  expect_error(unbound$eval(solver_chat = baseline_constant("2"), view = FALSE),
+               "summary_metrics\\(summary, task = tsk\\)")
   tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
-                          scorer = arith_scorer(), metrics = metrics,
-                          dir = withr::local_tempdir())
+                          scorer = arith_scorer(), dir = withr::local_tempdir())
+  tsk$set_metrics(summary_metrics(arith_summary, "nope", task = tsk))
+  expect_error(summary_metrics(arith_summary, task = "tsk"), class = "predictivebench_error_argument")
   expect_error(tsk$eval(solver_chat = baseline_constant("2"), view = FALSE), "no single")
   expect_error(summary_metrics("arith_summary"), class = "predictivebench_error_argument")
   expect_error(summary_metrics(arith_summary, character()), "at least one")
@@ -66,15 +72,13 @@ test_that("headline keys pick rows for metrics, registry and leaderboard alike",
                 grouped_summary(c(0, 0, 1, 1), by = c("x", "x", "y", "y"), metric = "f1"))
   summary <- function(x) rows
   tsk <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
-                          scorer = arith_scorer(),
-                          metrics = summary_metrics(summary, c("overall f1", "y acc")),
-                          dir = withr::local_tempdir())
+                          scorer = arith_scorer(), dir = withr::local_tempdir())
+  tsk$set_metrics(summary_metrics(summary, c("overall f1", "y acc"), task = tsk))
   tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
   expect_identical(unname(tsk$metrics), c(0.5, 1))
   expect_named(tsk$metrics, c("overall f1", "y acc"))
   bad <- vitals::Task$new(dataset = arith_dataset(), solver = arith_solver(votes = 1),
-                          scorer = arith_scorer(),
-                          metrics = summary_metrics(summary, "overall"),
-                          dir = withr::local_tempdir())
+                          scorer = arith_scorer(), dir = withr::local_tempdir())
+  bad$set_metrics(summary_metrics(summary, "overall", task = bad))
   expect_error(bad$eval(solver_chat = baseline_constant("2"), view = FALSE), "overall acc")
 })

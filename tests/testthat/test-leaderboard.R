@@ -18,7 +18,7 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
   board <- suppressMessages(leaderboard(a, b, arith))
   expect_s3_class(board, "benchmark_leaderboard")
   expect_named(board, c("benchmark", "model", "metric", "estimate", "lower", "upper", "n",
-                        "interval", "source"))
+                        "interval", "run", "created", "source"))
   expect_equal(nrow(board), 5 + 5 + 2)
   summary_a <- suppressMessages(futurex_summary(a))
   row <- board[board$benchmark == "futurex" & board$metric == "overall", ][1, ]
@@ -96,4 +96,45 @@ test_that("leaderboard() gives DSBench's clustered interval (worked numbers)", {
   expect_equal(row$upper, 1 / 7 + z * 6 / 49)
   expect_identical(row$upper, dsbench_summary(tsk)$upper[[1]])
   expect_equal(dsbench_summary(tsk, cluster = NULL)$upper[[1]], 1 / 7 + z / 7)
+})
+
+test_that("a truncated log and a log naming no benchmark are skipped with one warning", {
+  dir <- withr::local_tempdir()
+  a <- futurex_run("\\boxed{A}", dir)
+  b <- futurex_run("\\boxed{B}", dir)
+  # a run killed while writing: half of the file
+  text <- readChar(b$log_path, file.size(b$log_path), useBytes = TRUE)
+  writeChar(substr(text, 1, nchar(text) %/% 2), b$log_path, eos = NULL, useBytes = TRUE)
+  # a vitals log of no benchmark
+  plain <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(cache = FALSE),
+                            scorer = arith_scorer(), dir = dir)
+  plain$eval(solver_chat = baseline_constant("2"), view = FALSE)
+  w <- expect_warning(board <- suppressMessages(leaderboard(dir)),
+                      class = "predictivebench_warning_skipped_logs")
+  expect_setequal(w$files, c(b$log_path, list.files(dir, "dataset", full.names = TRUE)))
+  expect_match(conditionMessage(w), basename(b$log_path), fixed = TRUE)
+  expect_match(conditionMessage(w), "truncated")
+  expect_match(conditionMessage(w), "names no benchmark")
+  # the good log still gives its rows, equal to its summary
+  expect_equal(unique(board$source), a$log_path)
+  live <- suppressMessages(futurex_summary(a))
+  expect_identical(board$estimate[board$metric == "overall"], live$estimate[[1]])
+})
+
+test_that("re-runs of one model are told apart, or only the latest is kept", {
+  dir <- withr::local_tempdir()
+  first <- futurex_run("\\boxed{A}", dir)
+  Sys.sleep(1.1) # the logs' `created` is to the second
+  second <- futurex_run("\\boxed{B}", dir)
+  board <- suppressMessages(leaderboard(dir))
+  expect_equal(length(unique(board$run)), 2)
+  runs <- vapply(c(first$log_path, second$log_path), function(p) log_json(p)$eval$run_id, "")
+  expect_setequal(board$run, unname(runs))
+  expect_false(anyNA(board$created))
+  latest <- suppressMessages(leaderboard(dir, runs = "latest"))
+  expect_equal(unique(latest$source), second$log_path)
+  expect_equal(nrow(latest), nrow(board) / 2)
+  # tasks: the run of each task's own log
+  from_tasks <- suppressMessages(leaderboard(first, second))
+  expect_setequal(from_tasks$run, unname(runs))
 })

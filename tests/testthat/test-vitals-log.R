@@ -18,18 +18,22 @@ test_that("flat_metadata() keeps scalars and writes longer values as JSON, rever
   expect_error(flat_metadata(list(1, 2)), class = "predictivebench_error_argument")
 })
 
-test_that("metadata_pairs() gives each object's pairs, including awkward strings", {
-  flats <- list(flat_metadata(list(a = 1, b = "x\n}, {\"y\": @@pb:s:1:zz@@")),
-                flat_metadata(list()),
-                flat_metadata(list(c = paste0("\u00e9t\u00e9\t", "\001\\"), d = NA, e = 2.5, f = FALSE)))
-  pairs <- metadata_pairs(flats)
-  expect_length(pairs, 3)
-  expect_equal(pairs[[2]], "")
-  parsed <- lapply(pairs[c(1, 3)], function(p) jsonlite::parse_json(paste0("{", p, "}")))
-  expect_equal(parsed[[1]]$b, "x\n}, {\"y\": @@pb:s:1:zz@@")
-  expect_equal(parsed[[2]]$c, paste0("\u00e9t\u00e9\t", "\001\\"))
-  expect_null(parsed[[2]]$d)
-  expect_identical(parsed[[2]][c("e", "f")], list(e = 2.5, f = FALSE))
+test_that("a log is written in one piece: awkward strings and exact numbers read back", {
+  log <- list(version = 2L, eval = list(created = "2026-01-02T03:04:05+00:00", task_id = "a/b/c"),
+              samples = list(list(id = "x", metadata = exact_fields(flat_metadata(list(
+                b = "x\n}, {\"y\": @@pb:s:1:zz@@", c = paste0("\u00e9t\u00e9\t", "\001\\"),
+                d = NA, e = 1 / 3, f = FALSE, g = 2.5))))))
+  dir <- withr::local_tempdir()
+  path <- write_log(log, dir)
+  expect_equal(basename(path), "2026-01-02T03-04-05+00-00-a-b-c.json")
+  back <- jsonlite::read_json(path)$samples[[1]]$metadata
+  expect_equal(back$b, "x\n}, {\"y\": @@pb:s:1:zz@@")
+  expect_equal(back$c, paste0("\u00e9t\u00e9\t", "\001\\"))
+  expect_null(back$d)
+  expect_identical(back[c("e", "f", "g")], list(e = 1 / 3, f = FALSE, g = 2.5))
+  expect_equal(read_log_header(path)$eval$task_id, "a/b/c")
+  # nothing but the file itself is left in the directory
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
 })
 
 test_that("exact_number_json() reads back as the same double", {
@@ -105,4 +109,105 @@ test_that("a list column of the dataset comes back as a list column", {
   expect_type(back$sections, "list")
   expect_identical(back$sections, data$sections)
   expect_type(back$level, "integer")
+})
+
+test_that("logs of all six benchmarks are valid for Inspect AI's reader and read back", {
+  skip_if_no_reference("inspect", "inspect-openapi.json")
+  dir <- withr::local_tempdir()
+  run <- function(tsk, chat) {
+    suppressMessages(suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE)))
+    tsk
+  }
+  # FutureX under a limit without level-3/4 items (NA headlines), in two epochs
+  futurex <- run(futurex_task(solver = futurex_solver(cache = FALSE), limit = 3, epochs = 2,
+                              dir = dir), baseline_constant("\\boxed{A}"))
+  dsbench <- run(dsbench_task(solver = dsbench_solver(cache = FALSE),
+                              scorer = dsbench_scorer_exact(), dir = dir),
+                 baseline_constant("The answer is C."))
+  # ProcessBench without an erroneous sample: F1 is undefined
+  pb <- processbench_dataset(system.file("extdata", "processbench-sample.parquet",
+                                         package = "predictivebench"))
+  processbench <- run(processbench_task(pb[pb$label == -1, ],
+                                        solver = processbench_solver(cache = FALSE), dir = dir),
+                      baseline_constant("\\boxed{-1}"))
+  deltabench <- run(deltabench_task(solver = deltabench_solver(cache = FALSE), limit = 2,
+                                    dir = dir), baseline_constant("Conclusion: no error"))
+  arena <- run(arena_task(solver = arena_solver(cache = FALSE), dir = dir),
+               arena_baseline_judge("longer"))
+  # a probsem suite without ground truth: no accuracy
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  ps <- probsem_dataset()
+  probsem <- run(probsem_task(ps[ps$suite == ps$suite[[3]] & ps$expected == -1, ],
+                              solver = probsem_solver(cache = FALSE), dir = dir),
+                 fake_chat(server))
+  tasks <- list(futurex = futurex, dsbench = dsbench, processbench = processbench,
+                deltabench = deltabench, arena = arena, probsem = probsem)
+  paths <- vapply(tasks, function(t) t$log_path, "")
+  lines <- expect_inspect_valid(paths)
+  expect_length(grep("^ok ", lines), 6)
+
+  logs <- lapply(paths, log_json)
+  # the NA headlines are left out and named, not written as null
+  for (name in c("futurex", "processbench", "probsem")) {
+    expect_true(length(logs[[name]]$eval$metadata$not_computed) > 0, label = name)
+  }
+  expect_true("level 3" %in% unlist(logs$futurex$eval$metadata$not_computed))
+  for (name in names(tasks)) {
+    log <- logs[[name]]
+    samples <- tasks[[name]]$get_samples()
+    # the samples' own ids, once each, and every sample carries one of them
+    expect_identical(unlist(log$eval$dataset$sample_ids), unique(samples$id), label = name)
+    expect_setequal(vapply(log$samples, function(s) as.character(s$id), ""), samples$id)
+    # the header's usage is the sum of the samples'
+    header <- log$stats$model_usage
+    for (model in names(header)) {
+      summed <- sum(vapply(log$samples, function(s) {
+        as.double(s$model_usage[[model]]$input_tokens %||% 0)
+      }, 1))
+      expect_equal(summed, as.double(header[[model]]$input_tokens), label = paste(name, model))
+    }
+    # round trip: the log's summary is the live one
+    summary <- get(paste0(name, "_summary"))
+    expect_identical(suppressMessages(summary(log_samples(paths[[name]]))),
+                     suppressMessages(summary(tasks[[name]])), label = name)
+  }
+  expect_equal(logs$futurex$eval$config$epochs, 2)
+  expect_equal(nrow(log_samples(paths[["futurex"]])), 6)
+  # vitals reads them back too
+  read <- vitals::vitals_log_read(paths[["processbench"]],
+                                  solver_chat = baseline_constant("\\boxed{-1}"))
+  expect_identical(as.character(read$id), processbench$get_samples()$id)
+  board <- suppressMessages(leaderboard(dir))
+  expect_setequal(unique(board$benchmark), names(tasks))
+})
+
+test_that("a sample whose score is NA is unscored in the log, and reads back as NA", {
+  local_arith_benchmark()
+  scorer <- function(samples, ...) {
+    list(score = c(1, NA, 0, NA), scorer_metadata = rep(list(list(note = "n")), 4))
+  }
+  tsk <- arith_task(scorer = scorer, dir = withr::local_tempdir())
+  suppressWarnings(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  log <- log_json(tsk$log_path)
+  expect_null(log$samples[[2]]$scores)
+  expect_equal(log$results$scores[[1]]$unscored_samples, 2)
+  expect_inspect_valid(tsk$log_path)
+  back <- log_samples(tsk$log_path)
+  expect_identical(back$score, c(1, NA, 0, NA))
+  expect_identical(back$result, unname(tsk$get_samples()$result))
+  expect_equal(back$scorer_metadata[[2]], list(note = "n"))
+  expect_identical(arith_summary(back), arith_summary(tsk))
+})
+
+test_that("the schema check rejects what Inspect rejects: a null metric, 1..n ids of strings", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  expect_inspect_valid(tsk$log_path)
+  log <- jsonlite::read_json(tsk$log_path)
+  log$results$scores[[1]]$metrics$weighted$value <- NULL
+  log$results$scores[[1]]$metrics$weighted["value"] <- list(NULL)
+  bad <- withr::local_tempfile(fileext = ".json")
+  jsonlite::write_json(log, bad, auto_unbox = TRUE, null = "null")
+  expect_failure(expect_inspect_valid(bad), "weighted")
 })

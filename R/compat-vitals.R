@@ -1,0 +1,108 @@
+# Every place predictivebench reaches past vitals' exported API, in one file. Written against
+# vitals 0.4.0. Each reach says why it is needed and which public hook would replace it;
+# tests/testthat/test-compat-vitals.R has a canary per reach that fails with a clear message
+# when vitals changes shape. Nothing else in the package touches vitals' private fields,
+# private methods or unexported functions. (R/compat.R holds ellmer's workarounds.)
+
+# The R6 private environment of a vitals Task.
+# Why: `Task` keeps its samples, scores, timestamps, metric functions and run id in private
+# fields and has no getters for them; `ResultsTask` builds its log from them.
+# Public hook that would replace it: `Task$get_log_parts()` (or `$log(writer =)`, a function
+# given vitals' log as a list before it is written).
+vitals_private <- function(task) {
+  private <- task$.__enclos_env__$private
+  if (!is.environment(private)) vitals_changed("a Task's R6 private environment")
+  private
+}
+
+# What a log needs from a scored Task's private state, checked for shape.
+# Why and hook: as for vitals_private().
+vitals_log_state <- function(task) {
+  private <- vitals_private(task)
+  needed <- c("samples", "scores", "timestamps", "metric_results", "run_id", "solutions",
+              "dataset_name")
+  missing <- setdiff(needed, ls(private, all.names = TRUE))
+  if (length(missing)) vitals_changed(paste0("Task private field `", missing[[1]], "`"))
+  list(scores = private$scores, timestamps = private$timestamps,
+       metric_results = private$metric_results, run_id = private$run_id,
+       solver_name = private$solutions$name, solver_args = private$solutions$arguments,
+       dataset_name = private$dataset_name)
+}
+
+# Sets the metric functions a Task's `$measure()` applies.
+# Why: `ResultsTask` learns its headline rows only once the summary has run on the scored
+# samples (a probsem suite without ground truth), after `$new()`. `$set_metrics()` is public
+# but also resets the metrics already measured, and is fine to use otherwise.
+# Public hook that would replace it: `Task$set_metrics(reset = FALSE)`.
+vitals_set_metric_fns <- function(task, metrics) {
+  private <- vitals_private(task)
+  if (!exists("metric_fns", envir = private, inherits = FALSE)) {
+    vitals_changed("Task private field `metric_fns`")
+  }
+  private$metric_fns <- metrics
+  invisible(task)
+}
+
+# A scored Task's samples in Inspect's `EvalSample` form, as vitals' `$log()` makes them:
+# messages and events from the solver and scorer chats (with their working times), output,
+# input and score. The caller passes `samples` without the metadata columns, and sets
+# metadata, scores and usage itself.
+# Why: vitals' `$log()` builds these and writes them in one step; predictivebench needs the
+# list before it is written (exact numbers, key-value metadata, true usage, the samples' own
+# ids), and translating chats into Inspect's events is vitals' job, not one to copy.
+# Public hook that would replace it: `Task$log(writer =)` or an exported
+# `translate_to_samples()`.
+vitals_translate_samples <- function(task, samples) {
+  private <- vitals_private(task)
+  for (method in c("add_working_times", "add_working_starts")) {
+    if (!is.function(private[[method]])) vitals_changed(paste0("Task private method `", method, "()`"))
+  }
+  translate <- vitals_internal("translate_to_samples")
+  samples <- private$add_working_times(samples)
+  samples <- private$add_working_starts(samples)
+  translate(samples, scores = private$scores, timestamps = private$timestamps)
+}
+
+# An unexported vitals function, or an error saying vitals changed.
+vitals_internal <- function(name) {
+  fn <- get0(name, envir = asNamespace("vitals"), mode = "function", inherits = FALSE)
+  if (is.null(fn)) vitals_changed(paste0("internal function `", name, "()`"))
+  fn
+}
+
+# Where `$eval()` shows its steps. vitals' `$eval()` opens "Solving" and "Scoring" with
+# cli::cli_progress_step() in its own frame and then calls `do.call(self$solve, ...)` and
+# `do.call(self$score, ...)` from that frame, so the caller of `ResultsTask$solve()`/`$score()`
+# is the frame holding the step. Closing it there with `result = "failed"` prints
+# "x Solving" when every request of the step failed.
+# Why: vitals has no way for a solver or scorer to say its step failed.
+# Public hook that would replace it: a solver/scorer output field such as `failed = TRUE`
+# that `$eval()` turns into a failed step.
+vitals_fail_step <- function(frame) {
+  if (!is.environment(frame)) return(invisible(FALSE))
+  cli::cli_progress_done(.envir = frame, result = "failed")
+  invisible(TRUE)
+}
+
+vitals_changed <- function(what, call = rlang::caller_env()) {
+  abort_pb(
+    c("vitals {utils::packageVersion('vitals')} has no {what}, which predictivebench relies on.",
+      i = "predictivebench is written against vitals 0.4.0; see {.file R/compat-vitals.R}."),
+    "dependency", call = call
+  )
+}
+
+# Replaces the scores of a scored Task's samples.
+# Why: `ResultsTask` stores every scorer's scores as numbers in [0, 1] (as_score()) so that
+# summaries, `vitals_bind()` and the log see one convention; `$get_samples()` returns a copy.
+# Public hook that would replace it: a `Task$set_samples()`, or `metrics`/scorers that
+# declare their score type.
+vitals_set_scores <- function(task, scores) {
+  private <- vitals_private(task)
+  if (!is.data.frame(private$samples) || !"score" %in% names(private$samples) ||
+      length(scores) != nrow(private$samples)) {
+    vitals_changed("Task private field `samples` with a `score` column")
+  }
+  private$samples$score <- scores
+  invisible(task)
+}

@@ -1,0 +1,84 @@
+# Canaries: one per reach past vitals' exported API (R/compat-vitals.R). Each fails with a
+# message naming what vitals changed, so an upgrade of vitals shows what to fix.
+
+scored_arith_task <- function() {
+  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(cache = FALSE),
+                          scorer = arith_scorer(), dir = withr::local_tempdir(.local_envir = parent.frame()))
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  tsk
+}
+
+test_that("canary: a Task keeps its state in the private fields the log reads", {
+  tsk <- scored_arith_task()
+  private <- tsk$.__enclos_env__$private
+  expect(is.environment(private), "vitals changed: a Task has no R6 private environment")
+  for (field in c("samples", "scores", "timestamps", "metric_results", "run_id", "solutions",
+                  "dataset_name", "metric_fns")) {
+    expect(exists(field, envir = private, inherits = FALSE),
+           sprintf("vitals changed: Task has no private field `%s` (see vitals_log_state())", field))
+  }
+  state <- vitals_log_state(tsk)
+  expect(is.character(state$scores$name) && is.character(state$solver_name),
+         "vitals changed: private `scores$name`/`solutions$name` are no longer names")
+  expect(inherits(state$timestamps$solve$started_at, "POSIXct") &&
+           inherits(state$timestamps$score$completed_at, "POSIXct"),
+         "vitals changed: private `timestamps` no longer has solve/score start and end times")
+  expect(is.numeric(state$metric_results[[1]]$value),
+         "vitals changed: private `metric_results` entries have no numeric `value`")
+})
+
+test_that("canary: $measure() applies the metric functions set in private `metric_fns`", {
+  tsk <- scored_arith_task()
+  vitals_set_metric_fns(tsk, list(seven = function(scores) 7))
+  tsk$measure()
+  expect(identical(unname(tsk$metrics), 7),
+         "vitals changed: $measure() no longer applies private `metric_fns`")
+})
+
+test_that("canary: translate_to_samples() gives Inspect samples from a Task's samples", {
+  tsk <- scored_arith_task()
+  fn <- get0("translate_to_samples", envir = asNamespace("vitals"), inherits = FALSE)
+  expect(is.function(fn), "vitals changed: no internal translate_to_samples()")
+  expect(identical(names(formals(fn)), c("dataset", "scores", "timestamps")),
+         "vitals changed: translate_to_samples() takes other arguments")
+  private <- tsk$.__enclos_env__$private
+  for (method in c("add_working_times", "add_working_starts")) {
+    expect(is.function(private[[method]]),
+           sprintf("vitals changed: Task has no private method `%s()`", method))
+  }
+  samples <- tsk$get_samples()
+  samples$solver_metadata <- NULL
+  out <- vitals_translate_samples(tsk, samples)
+  expect(length(out) == nrow(samples), "vitals changed: not one translated sample per row")
+  needed <- c("id", "epoch", "input", "target", "messages", "output", "scores", "metadata",
+              "events", "model_usage")
+  expect(all(needed %in% names(out[[1]])),
+         paste("vitals changed: a translated sample lacks",
+               paste(setdiff(needed, names(out[[1]])), collapse = ", ")))
+  expect(all(c("value", "answer", "explanation", "metadata") %in% names(out[[1]]$scores[[1]])),
+         "vitals changed: a translated score lacks value/answer/explanation/metadata")
+})
+
+test_that("canary: $eval() opens its steps in its own frame and calls $solve()/$score() there", {
+  body <- paste(deparse(body(vitals::Task$public_methods$eval)), collapse = "\n")
+  solving <- regexpr('cli_progress_step("Solving")', body, fixed = TRUE)
+  solve <- regexpr("do.call(self$solve", body, fixed = TRUE)
+  scoring <- regexpr('cli_progress_step("Scoring")', body, fixed = TRUE)
+  score <- regexpr("do.call(self$score", body, fixed = TRUE)
+  expect(all(c(solving, solve, scoring, score) > 0) && solving < solve && solve < scoring &&
+           scoring < score,
+         "vitals changed: $eval() no longer opens 'Solving'/'Scoring' before calling $solve()/$score() from its frame (see vitals_fail_step())")
+})
+
+test_that("canary: scores live in private `samples$score`", {
+  tsk <- scored_arith_task()
+  vitals_set_scores(tsk, rep(0.25, 4))
+  expect(identical(tsk$get_samples()$score, rep(0.25, 4)),
+         "vitals changed: $get_samples() no longer returns private `samples`")
+  expect_error(vitals_set_scores(tsk, 1), class = "predictivebench_error_dependency")
+})
+
+test_that("a missing vitals internal is a classed error that names it", {
+  expect_error(vitals_internal("no_such_function"), "no_such_function",
+               class = "predictivebench_error_dependency")
+})
