@@ -35,12 +35,12 @@ test_that("an empty task table is a classed error naming the file, not a crash i
   expect_error(futurex_dataset(sample[0, ]), class = "predictivebench_error_empty")
   # A table emptied after it was read stops when the task is made.
   expect_snapshot(futurex_task(sample[0, ], dir = tempfile()), error = TRUE)
-  expect_error(dsbench_task(dsbench_dataset()[0, ], dir = tempfile()),
+  expect_error(dsbench_task(dsbench_dataset(version = "sample")[0, ], dir = tempfile()),
                class = "predictivebench_error_empty")
 })
 
 test_that("a task table column that vitals keeps for its results is refused, naming it", {
-  sample <- futurex_dataset()
+  sample <- futurex_dataset(version = "sample")
   for (name in c("epoch", "result", "score", "solver_chat")) {
     x <- sample
     x[[name]] <- "mine"

@@ -145,7 +145,8 @@ test_that("futurex_score() results are compared on FutureX's level-weighted over
 })
 
 test_that("a log file names its benchmark; runs of two benchmarks are refused", {
-  tsk <- futurex_task(dir = withr::local_tempdir())
+  tsk <- futurex_task(futurex_dataset(version = "sample"),
+                      dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
   expect_equal(task_benchmark(tsk$log_path), "futurex")
   out <- compare_models(tsk$log_path, tsk, times = 50)

@@ -119,9 +119,11 @@ test_that("logs of all six benchmarks are valid for Inspect AI's reader and read
     tsk
   }
   # FutureX under a limit without level-3/4 items (NA headlines), in two epochs
-  futurex <- run(futurex_task(solver = futurex_solver(cache = FALSE), limit = 3, epochs = 2,
+  futurex <- run(futurex_task(futurex_dataset(version = "sample"),
+                      solver = futurex_solver(cache = FALSE), limit = 3, epochs = 2,
                               dir = dir), baseline_constant("\\boxed{A}"))
-  dsbench <- run(dsbench_task(solver = dsbench_solver(cache = FALSE),
+  dsbench <- run(dsbench_task(dsbench_dataset(version = "sample"),
+                      solver = dsbench_solver(cache = FALSE),
                               scorer = dsbench_scorer_exact(), dir = dir),
                  baseline_constant("The answer is C."))
   # ProcessBench without an erroneous sample: F1 is undefined
@@ -130,13 +132,14 @@ test_that("logs of all six benchmarks are valid for Inspect AI's reader and read
   processbench <- run(processbench_task(pb[pb$label == -1, ],
                                         solver = processbench_solver(cache = FALSE), dir = dir),
                       baseline_constant("\\boxed{-1}"))
-  deltabench <- run(deltabench_task(solver = deltabench_solver(cache = FALSE), limit = 2,
+  deltabench <- run(deltabench_task(deltabench_dataset(version = "sample"),
+                      solver = deltabench_solver(cache = FALSE), limit = 2,
                                     dir = dir), baseline_constant("Conclusion: no error"))
   arena <- run(arena_task(solver = arena_solver(cache = FALSE), dir = dir),
                arena_baseline_judge("longer"))
   # a probsem suite without ground truth: no accuracy
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
-  ps <- probsem_dataset()
+  ps <- probsem_dataset(version = "sample")
   probsem <- run(probsem_task(ps[ps$suite == ps$suite[[3]] & ps$expected == -1, ],
                               solver = probsem_solver(cache = FALSE), dir = dir),
                  fake_chat(server))
