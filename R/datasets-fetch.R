@@ -238,11 +238,6 @@ download_request <- function(url, token) {
 # Seconds the server asked to wait (Retry-After), NA when it did not say.
 download_retry_after <- function(resp) httr2::resp_retry_after(resp)
 
-url_origin <- function(url) {
-  parts <- httr2::url_parse(url)
-  paste0(parts$scheme, "://", parts$hostname, if (!is.null(parts$port)) paste0(":", parts$port))
-}
-
 linked_header <- function(resp, name) {
   value <- httr2::resp_header(resp, name)
   if (is.null(value)) return(NULL)

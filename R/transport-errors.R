@@ -60,7 +60,9 @@ redirect_error <- function(resp, head) {
   ))
 }
 
+# "scheme://host[:port]" of a URL (a string or httr2::url_parse() output).
 url_origin <- function(url) {
+  if (is.character(url)) url <- httr2::url_parse(url)
   paste0(url$scheme, "://", url$hostname, if (!is.null(url$port)) paste0(":", url$port))
 }
 

@@ -125,20 +125,37 @@ exact_fields <- function(flat) {
 empty_object <- function() structure(list(), names = character())
 
 # Writes a log (a list in Inspect's EvalLog shape, `samples` last) in one serializer call:
-# pretty-printed as vitals writes it (vitals' header reader looks for the top-level
-# `"samples"` key at two spaces' indent), exact numbers verbatim, `NA` as null. The file
-# name is vitals': "<created>_<task id>.json" with `_`, `/` and `:` as `-`.
+# yyjsonr, pretty-printed at two spaces as vitals writes it (vitals' header reader looks for
+# the top-level `"samples"` key at that indent). yyjson writes every double in its shortest
+# form that reads back exactly, `NA` as null, and text marked as JSON (exact_json()) as is.
+# It is ~10x faster than jsonlite on a log (bench/log-cost.R), whose cost was half of `$log()`.
+# The file name is vitals': "<created>_<task id>.json" with `_`, `/` and `:` as `-`.
 write_log <- function(log, dir) {
   name <- gsub("[_/:]", "-", paste0(log$eval$created, "_", log$eval$task_id))
   path <- file.path(dir, paste0(name, ".json"))
-  json <- jsonlite::toJSON(log, auto_unbox = TRUE, pretty = TRUE, digits = NA, na = "null",
-                           json_verbatim = TRUE)
+  json <- yyjsonr::write_json_str(nulls_as_objects(log), opts = log_json_options())
   write_atomic(path, function(tmp) {
     con <- file(tmp, open = "wb")
     on.exit(close(con))
     writeBin(charToRaw(paste0(enc2utf8(json), "\n")), con)
   })
   path
+}
+
+log_json_options <- function() {
+  yyjsonr::opts_write_json(auto_unbox = TRUE, pretty = TRUE, json_verbatim = TRUE)
+}
+
+# A NULL inside the log becomes an empty object, as jsonlite (and so vitals) writes it: the
+# fields vitals leaves NULL (a sample's `store`, a message's `metadata`) are objects in
+# Inspect's schema, and yyjson would write null.
+nulls_as_objects <- function(x) {
+  if (!is.list(x) || is.data.frame(x) || !length(x)) return(x)
+  empty <- vapply(x, is.null, TRUE)
+  if (any(empty)) x[empty] <- list(empty_object())
+  nested <- !empty & vapply(x, is.list, TRUE)
+  if (any(nested)) x[nested] <- lapply(x[nested], nulls_as_objects)
+  x
 }
 
 # A time as Inspect writes it (ISO 8601 with the offset as +hh:mm), as vitals does.

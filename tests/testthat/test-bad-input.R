@@ -535,7 +535,7 @@ bad_inputs <- list(
            function(d) {
              file.copy(system.file("extdata", "dsbench", package = "predictivebench"), d,
                        recursive = TRUE)
-             x <- dsbench_dataset(data_dir = file.path(d, "dsbench"))
+             x <- dsbench_dataset(version = "sample", data_dir = file.path(d, "dsbench"))
              x$image_used[[3]] <- "00000101/../../../outside.png"
              tsk <- dsbench_task(x, solver = dsbench_solver(cache = FALSE),
                                  scorer = dsbench_scorer_exact(), dir = d)

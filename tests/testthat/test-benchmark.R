@@ -28,7 +28,8 @@ test_that("benchmark_dataset() runs the benchmark's row check with the file name
 })
 
 test_that("an empty task table is a classed error naming the file, not a crash in $eval()", {
-  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet")
+  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet",
+                              version = "sample")
   path <- write_task_table(sample[0, ], withr::local_tempfile(fileext = ".parquet"), "futurex")
   err <- expect_error(futurex_dataset(path), class = "predictivebench_error_empty")
   expect_identical(err$file, path)

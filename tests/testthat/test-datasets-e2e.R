@@ -113,9 +113,6 @@ test_that("processbench_task() runs all 3,400 samples of its four splits", {
   skip_if_no_python()
   gsm8k <- skip_if_no_reference("processbench", "gsm8k.json")
   dir <- withr::local_tempdir()
-  two <- c(gsm8k, synthetic_split(jsonlite::read_json(gsm8k), "math", 3, dir))
-  takes_several <- tryCatch(is.data.frame(prepare_processbench(two)), error = function(e) FALSE)
-  skip_if_not(takes_several, "prepare_processbench() takes one file until the realdata-flatten branch is merged")
   records <- jsonlite::read_json(gsm8k)
   files <- c("gsm8k.json" = gsm8k,
              vapply(c(math = "math", olympiadbench = "olympiadbench", omnimath = "omnimath"),
@@ -131,6 +128,7 @@ test_that("processbench_task() runs all 3,400 samples of its four splits", {
   samples <- tsk$get_samples()
   expect_equal(nrow(samples), 3400)
   expect_false(anyNA(samples$score))
-  expect_equal(as.vector(table(tsk$dataset$split)[c("gsm8k", "math", "olympiadbench", "omnimath")]),
+  split <- suppressMessages(processbench_dataset())$split
+  expect_equal(as.vector(table(split)[c("gsm8k", "math", "olympiadbench", "omnimath")]),
                c(400, 1000, 1000, 1000))
 })

@@ -35,7 +35,7 @@ expect_path_error <- function(run, row, field) {
 test_that("an image that leaves the data folder is refused before any request", {
   skip_on_os("windows")  # symbolic links
   copy <- local_dsbench_copy()
-  data <- dsbench_dataset(data_dir = copy$root)
+  data <- dsbench_dataset(version = "sample", data_dir = copy$root)
   file.symlink(file.path(copy$outside, "secret.png"),
                file.path(copy$root, "data", "00000101", "linked.png"))
   for (used in c("00000101/../../secret.png", file.path(copy$outside, "secret.png"),
@@ -54,7 +54,7 @@ test_that("an image that leaves the data folder is refused before any request", 
 
 test_that("an image that is missing or not an image names the row before any request", {
   copy <- local_dsbench_copy()
-  data <- dsbench_dataset(data_dir = copy$root)
+  data <- dsbench_dataset(version = "sample", data_dir = copy$root)
   bad <- data
   bad$image_used[[2]] <- "00000101/gone.png"
   run <- run_dsbench_table(bad)
@@ -70,7 +70,7 @@ test_that("an image that is missing or not an image names the row before any req
 
 test_that("a shared parquet gets the same checks as a prepared table", {
   copy <- local_dsbench_copy()
-  bad <- dsbench_dataset(data_dir = copy$root)
+  bad <- dsbench_dataset(version = "sample", data_dir = copy$root)
   bad$folder <- NULL
   bad$image_used[[1]] <- "00000101/../../secret.png"
   path <- write_task_table(bad, file.path(copy$outside, "shared.parquet"), "dsbench")
@@ -83,7 +83,7 @@ test_that("a shared parquet gets the same checks as a prepared table", {
 test_that("a competition folder that leaves the data folder is refused", {
   skip_on_os("windows")  # symbolic links
   copy <- local_dsbench_copy()
-  data <- dsbench_dataset(data_dir = copy$root)
+  data <- dsbench_dataset(version = "sample", data_dir = copy$root)
   # A name that climbs out, as a data frame would have it.
   bad <- data
   bad$competition_dir[bad$competition_id == "00000103"] <- ".."
@@ -108,7 +108,7 @@ test_that("a competition folder that leaves the data folder is refused", {
 test_that("the files mode refuses workbooks that leave the competition folder", {
   skip_on_os("windows")  # symbolic links
   copy <- local_dsbench_copy()
-  data <- dsbench_dataset(data_dir = copy$root)
+  data <- dsbench_dataset(version = "sample", data_dir = copy$root)
   file.symlink(file.path(copy$outside, "secret.xlsx"),
                file.path(copy$root, "data", "00000102", "linked.xlsx"))
   for (name in c("../../../secret.xlsx", file.path(copy$outside, "secret.xlsx"),
@@ -126,7 +126,7 @@ test_that("links that stay inside the folders are followed", {
   folder <- file.path(copy$root, "data", "00000101")
   file.symlink(file.path(folder, "stands.png"), file.path(folder, "alias.png"))
   file.symlink(file.path(folder, "lemonade.xlsx"), file.path(folder, "alias.xlsx"))
-  data <- dsbench_dataset(data_dir = copy$root)
+  data <- dsbench_dataset(version = "sample", data_dir = copy$root)
   data$image_used[[1]] <- "00000101/alias.png"
   data$workbook_files[[1]] <- "alias.xlsx"
   run <- run_dsbench_table(data[1, ], mode = "files")
@@ -136,7 +136,7 @@ test_that("links that stay inside the folders are followed", {
 
 test_that("a shared parquet can't choose the data folder", {
   copy <- local_dsbench_copy()
-  data <- dsbench_dataset(data_dir = copy$root)
+  data <- dsbench_dataset(version = "sample", data_dir = copy$root)
   # A folder outside that holds the same competition folders but is no DSBench folder.
   decoy <- file.path(copy$outside, "decoy")
   for (id in unique(data$competition_dir)) dir.create(file.path(decoy, id), recursive = TRUE)
