@@ -75,7 +75,9 @@ no_redirect_classes <- new.env(parent = emptyenv())
 
 # One subclass per provider class, made (and its method registered) once per session.
 no_redirect_class <- function(parent) {
-  name <- paste0("predictivebench_no_redirect_", parent@package %||% "", "_", parent@name)
+  # attr(), not @: codetools under R 4.2 reads the name after @ as a variable
+  name <- paste0("predictivebench_no_redirect_", attr(parent, "package") %||% "", "_",
+                 attr(parent, "name"))
   if (!is.null(no_redirect_classes[[name]])) return(no_redirect_classes[[name]])
   class <- S7::new_class(name, parent = parent, package = NULL,
                          constructor = function(provider) S7::new_object(provider))
