@@ -1,5 +1,5 @@
 # The log a ResultsTask writes, as data: built as one R list in Inspect AI's EvalLog shape and
-# written with one jsonlite call (write_log()), then read back (log_samples(), log_usage(),
+# written with one yyjsonr call (write_log()), then read back (log_samples(), log_usage(),
 # read_log_header()).
 #
 # What differs from the log vitals (0.4.0) writes, and why:
@@ -92,7 +92,7 @@ restore_metadata <- function(flat, json = attr(flat, "json")) {
 # Numbers as JSON text that reads back as the same double: 15 significant digits when that
 # is exact, 17 otherwise; NA is null. jsonlite's `digits = NA` stops at 15 digits (1/3 would
 # read back as another double), so numbers whose value matters to the last digit (scores,
-# headline metrics, numeric metadata) are handed to jsonlite as this text, marked as JSON
+# headline metrics, numeric metadata) are handed to the serializer as this text, marked as JSON
 # for its `json_verbatim` option.
 exact_number_json <- function(x) {
   x <- as.double(x)
