@@ -228,7 +228,7 @@ catch_step_failure <- function(expr) {
 }
 
 # The log of a scored ResultsTask, as one list in Inspect's EvalLog shape (see
-# R/vitals-log.R for what it adds to vitals' own): the samples as vitals translates them,
+# R/results-log.R for what it adds to vitals' own): the samples as vitals translates them,
 # then the header built here.
 results_log <- function(task, fields, run_id) {
   state <- vitals_log_state(task)

@@ -3,7 +3,7 @@
 # meets the same ones), n FutureX-shaped prompts, ratios printed in one run:
 #
 # 1. CPU per request at no latency: the request path alone (curl multi + ellmer's request
-#    and response code, R/transport.R), generate_responses() on top of it (the package's own
+#    and response code, R/engine-transport.R), generate_responses() on top of it (the package's own
 #    cost = the difference), and ellmer::parallel_chat() for reference.
 # 2. concurrency 10: generate_responses() vs plain curl multi on the same prompts;
 #    concurrency 50: vs max(plain curl, n x the path's CPU per request);

@@ -60,7 +60,7 @@ test_that("two battles with the same prompt keep their own models and records ov
            view = FALSE)
   expect_equal(counter$n, before)
   expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
-  # The positional rule itself is solver_rows()'s, tested in test-benchmark.R.
+  # The positional rule itself is solver_rows()'s, tested in test-benchmark-skeleton.R.
 })
 
 test_that("arena_dataset() and arena_task() take part of the table like every benchmark", {

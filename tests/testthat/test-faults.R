@@ -382,7 +382,7 @@ test_that("generate_responses() leaves no global switch behind (JIT level, optio
   old <- compiler::enableJIT(3)
   on.exit(compiler::enableJIT(old), add = TRUE)
   options_before <- options()
-  # the fast path, and ellmer's own path (which lowers the JIT while it sends, R/compat.R)
+  # the fast path, and ellmer's own path (which lowers the JIT while it sends, R/engine-compat-ellmer.R)
   tool <- ellmer::tool(function() "unused", name = "idle", description = "Never called.")
   general <- fake_responses_chat(server)
   general$register_tool(tool)

@@ -1,4 +1,4 @@
-# R/compat.R: every place predictivebench reaches past ellmer's public API, each checked
+# R/engine-compat-ellmer.R: every place predictivebench reaches past ellmer's public API, each checked
 # against the ellmer installed, so an ellmer release that moves one fails here first.
 
 compat_chat <- function(...) {

@@ -1,4 +1,4 @@
-# R/transport.R: the fast path over curl sends and reads what ellmer's own path does; other
+# R/engine-transport.R: the fast path over curl sends and reads what ellmer's own path does; other
 # chats go through ellmer's $chat_async().
 
 test_that("the fast path sends what ellmer sends and reads answers as ellmer does", {

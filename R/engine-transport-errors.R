@@ -1,4 +1,4 @@
-# What a failed request becomes, the same on every transport (R/transport.R): a condition
+# What a failed request becomes, the same on every transport (R/engine-transport.R): a condition
 # whose message says what the provider said, and whose class says what kind of failure it is.
 # * `predictivebench_error_deadline`: no answer within the deadline (request_deadline());
 #   transient, so the pool sends the request again.

@@ -1,6 +1,6 @@
 # A continuous request pool: `max_active` requests in flight until the work is done.
 
-# Sends requests `todo` (integers) through `transport` (R/transport.R) and hands every final
+# Sends requests `todo` (integers) through `transport` (R/engine-transport.R) and hands every final
 # outcome to `deliver(i, value)` the moment it is known: `value` is a record or an error.
 # * As soon as one request finishes, the next one starts, so a slow request never holds up
 #   the others (there are no rounds or chunks).

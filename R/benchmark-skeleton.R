@@ -8,7 +8,7 @@
 #   benchmark_task()     the vitals Task (a ResultsTask), with the core arguments every
 #                        <bench>_task() takes
 #   benchmark_samples()  results out: an evaluated Task, its samples, or its vitals log
-#   summary_rows()       (R/metrics.R) the rows of every <bench>_summary()
+#   summary_rows()       (R/stats-metrics.R) the rows of every <bench>_summary()
 #
 # A benchmark's file then holds only what is its own: prompts, solver, scorer and summary.
 # Adopted by every benchmark: futurex, processbench/deltabench, probsem, DSBench (its solver

@@ -37,7 +37,7 @@ BaselineChat <- R6::R6Class(
     # runs, requests to this baseline's address are answered locally (an httr2 mock that
     # passes every other request on), so no request leaves the machine.
     get_provider = function() {
-      local_baseline_answers(self, parent.frame())  # R/compat.R
+      local_baseline_answers(self, parent.frame())  # R/engine-compat-ellmer.R
       super$get_provider()
     }
   )

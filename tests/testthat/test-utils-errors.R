@@ -1,4 +1,4 @@
-# abort_pb(), user_call() and the argument checks of R/errors.R.
+# abort_pb(), user_call() and the argument checks of R/utils-errors.R.
 
 test_that("abort_pb() classes the condition and carries file, row and field", {
   err <- expect_error(

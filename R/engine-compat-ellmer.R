@@ -22,7 +22,7 @@ chat_set_params <- function(chat, params = NULL, api_args = NULL) {
   chat
 }
 
-# The fast request path (R/transport.R) sends OpenAI-compatible chat completions over curl's
+# The fast request path (R/engine-transport.R) sends OpenAI-compatible chat completions over curl's
 # multi interface without ellmer's per-request promise and coro machinery, which costs about
 # 10 ms of CPU per request (more than the network at 50 requests in flight). To send exactly
 # what ellmer would send and read the answer exactly as ellmer would, it uses ellmer's own
@@ -55,7 +55,7 @@ ellmer_turn <- function(chat, json) {
 # Why: ellmer's requests follow redirects (httr2's default), to any host, and so send the API
 # key header, and on a 307/308 the prompt, to wherever a redirect points; ellmer has no
 # option or hook to set a request's curl options. So the chat that `$chat_async()` sends
-# through (a clone, R/transport.R) gets its provider wrapped in a subclass of the provider's
+# through (a clone, R/engine-transport.R) gets its provider wrapped in a subclass of the provider's
 # own S7 class whose only method, for ellmer's internal `chat_request()` generic (the request
 # of every round, tools included), turns redirects off and makes a 30x an error (read by
 # http_error()). The S7 method is registered once per provider class and session, for
@@ -115,7 +115,7 @@ without_jit <- function(expr) {
 
 # Why: ellmer 0.5.0 keeps polling an OpenAI batch that ended "expired" (its status check only
 # knows "completed") and could not read the error file's lines for expired requests (their
-# `response` is null) anyway. To keep the answered part of such a batch, R/batch.R
+# `response` is null) anyway. To keep the answered part of such a batch, R/engine-batch.R
 # downloads the batch's output and error files itself, with the provider's authenticated
 # base request. Replaced by: ellmer handling terminal batch states (or a public
 # batch_retrieve()).

@@ -1,8 +1,8 @@
 # Every place predictivebench reaches past vitals' exported API, in one file. Written against
 # vitals 0.4.0. Each reach says why it is needed and which public hook would replace it;
-# tests/testthat/test-compat-vitals.R has a canary per reach that fails with a clear message
+# tests/testthat/test-results-compat-vitals.R has a canary per reach that fails with a clear message
 # when vitals changes shape. Nothing else in the package touches vitals' private fields,
-# private methods or unexported functions. (R/compat.R holds ellmer's workarounds.)
+# private methods or unexported functions. (R/engine-compat-ellmer.R holds ellmer's workarounds.)
 
 # The R6 private environment of a vitals Task.
 # Why: `Task` keeps its samples, scores, timestamps, metric functions and run id in private
@@ -87,7 +87,7 @@ vitals_fail_step <- function(frame) {
 vitals_changed <- function(what, call = rlang::caller_env()) {
   abort_pb(
     c("vitals {utils::packageVersion('vitals')} has no {what}, which predictivebench relies on.",
-      i = "predictivebench is written against vitals 0.4.0; see {.file R/compat-vitals.R}."),
+      i = "predictivebench is written against vitals 0.4.0; see {.file R/results-compat-vitals.R}."),
     "dependency", call = call
   )
 }

@@ -124,7 +124,7 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
   check_count(max_active)
   check_flag(batch)
   check_flag(wait)
-  batch <- dry_run_batch(batch)  # R/estimate-cost.R: counted one by one, at the batch price
+  batch <- dry_run_batch(batch)  # R/engine-estimate-cost.R: counted one by one, at the batch price
   check_count(rpm)
   check_count(max_tries)
   check_number(backoff)
@@ -212,7 +212,7 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, m
     started <- Sys.time()
     # Refused credentials stop the run with one error (the pool sent nothing more).
     tryCatch(
-      if (transport$uses_later) without_jit(send()) else send(),  # R/compat.R
+      if (transport$uses_later) without_jit(send()) else send(),  # R/engine-compat-ellmer.R
       predictivebench_pool_halted = function(halt) {
         abort_auth(halt, transport$label(halt$i), cached)
       }
@@ -259,7 +259,7 @@ is_loopback_url <- function(url) {
     grepl("\\.localhost$", tolower(host))
 }
 
-# One provider batch per chat (R/batch.R).
+# One provider batch per chat (R/engine-batch.R).
 send_batches <- function(chats, chat_index, prompts, keys, todo, dir, wait, keep, keep_json) {
   with_warnings_once(for (k in unique(chat_index[todo])) {
     rows <- todo[chat_index[todo] == k]
@@ -488,13 +488,13 @@ response_metadata <- function(res) {
 # A clone of `chat` with `system_prompt` (when not NULL), `params` merged into its parameters
 # and `api_args` into its extra request-body fields (ellmer's escape hatch, e.g. list(n = 8)),
 # so a benchmark can fix, e.g., temperature = 0 whatever chat the user passes. Internal: it
-# rests on a workaround (ellmer has no public setter for a chat's parameters; R/compat.R).
+# rests on a workaround (ellmer has no public setter for a chat's parameters; R/engine-compat-ellmer.R).
 configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args = NULL) {
   chat <- as_chat(chat)
   chat <- chat$clone()
   if (!is.null(system_prompt)) chat$set_system_prompt(system_prompt)
   if (length(params) || length(api_args)) {
-    chat_set_params(chat, params, api_args)  # R/compat.R
+    chat_set_params(chat, params, api_args)  # R/engine-compat-ellmer.R
   }
   chat
 }

@@ -1,4 +1,4 @@
-# Canaries: one per reach past vitals' exported API (R/compat-vitals.R). Each fails with a
+# Canaries: one per reach past vitals' exported API (R/results-compat-vitals.R). Each fails with a
 # message naming what vitals changed, so an upgrade of vitals shows what to fix.
 
 scored_arith_task <- function() {

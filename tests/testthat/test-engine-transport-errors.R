@@ -1,4 +1,4 @@
-# R/transport-errors.R: what a failed request becomes (no HTTP: responses built in memory).
+# R/engine-transport-errors.R: what a failed request becomes (no HTTP: responses built in memory).
 
 error_response <- function(status, body, type = "application/json", headers = list()) {
   httr2::response(status_code = status, url = "https://api.example.com/v1/chat/completions",

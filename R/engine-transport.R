@@ -1,4 +1,4 @@
-# How one request is sent: the transports request_pool() (R/pool.R) drives.
+# How one request is sent: the transports request_pool() (R/engine-pool.R) drives.
 #
 # A transport has `start(i, finish)` (send request i; call `finish(i, value)` once, with a
 # record or an error), `drive(timeout)` (wait up to `timeout` seconds for answers, running
@@ -10,7 +10,7 @@
 # baseline chats never get here: run_requests() answers them at once):
 # * "curl": OpenAI-compatible chat completions, OpenAI Responses and Anthropic Messages (no
 #   tools), sent with curl's multi interface:
-#   ellmer builds the request once per chat (R/compat.R), each prompt is spliced into its
+#   ellmer builds the request once per chat (R/engine-compat-ellmer.R), each prompt is spliced into its
 #   JSON, and each response is read with ellmer's own parser. About a tenth of the CPU of a
 #   promise per request, which matters at 50 requests in flight.
 # * "later": every other provider (and chats with tools), through ellmer's public
@@ -93,9 +93,9 @@ chat_sender <- function(chat, pool, keep_json) {
 }
 
 # The fast path: providers whose request is one JSON POST with fixed headers, checked side
-# by side with ellmer's own path (test-generate.R): OpenAI-compatible chat completions,
+# by side with ellmer's own path (test-engine-generate.R): OpenAI-compatible chat completions,
 # OpenAI's Responses API and Anthropic's Messages API, without tools, with an ellmer that
-# still has the internals R/compat.R uses. (Subclasses are left out: they may sign or
+# still has the internals R/engine-compat-ellmer.R uses. (Subclasses are left out: they may sign or
 # refresh credentials per request, as AWS, Azure and Databricks do.)
 fast_path_providers <- c("ellmer::ProviderOpenAICompatible", "ellmer::ProviderOpenAI",
                          "ellmer::ProviderAnthropic")
@@ -115,7 +115,7 @@ later_sender <- function(chat, keep_json) {
   list(
     kind = "later",
     start = function(i, prompt, finish) {
-      x <- chat_without_redirects(chat$clone())  # R/compat.R
+      x <- chat_without_redirects(chat$clone())  # R/engine-compat-ellmer.R
       key <- as.character(i)
       clones[[key]] <<- x
       # A settled promise of an attempt that was cancelled (past its deadline) is ignored.

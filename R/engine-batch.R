@@ -136,7 +136,7 @@ check_batch_not_ended <- function(state, path) {
 openai_batch_expired <- function(chat, state) {
   identical(state$batch$status, "expired") &&
     inherits(chat$get_provider(), "ellmer::ProviderOpenAI") &&
-    !is.null(ellmer_base_request(chat))  # R/compat.R
+    !is.null(ellmer_base_request(chat))  # R/engine-compat-ellmer.R
 }
 
 openai_expired_results <- function(chat, state, n, keep_json) {

@@ -1,4 +1,4 @@
-# R/pool.R: the continuous request pool, driven by a scripted transport (no HTTP).
+# R/engine-pool.R: the continuous request pool, driven by a scripted transport (no HTTP).
 
 test_that("a transient failure re-enters the pool while slow requests are still in flight", {
   # A scripted transport, no HTTP: item 2 is slow (it answers only when nothing else is in
