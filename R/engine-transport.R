@@ -156,9 +156,17 @@ later_sender <- function(chat, keep_json) {
 }
 
 curl_sender <- function(chat, pool, keep_json) {
-  template <- request_template(chat)
+  post_sender(pool, request_template(chat), request_deadline(), function(res, seconds) {
+    curl_record(chat, res, seconds, keep_json)
+  })
+}
+
+# Sends `template` (url, headers, useragent, body(prompt)) as JSON POSTs on curl's `pool`;
+# `read(res, seconds)` turns curl's response into a record or an error. Also the sender of
+# log-probability requests (R/engine-transport-completions.R).
+post_sender <- function(pool, template, deadline, read) {
   handles <- new.env(parent = emptyenv())  # by request, while in flight
-  timeout_ms <- round(request_deadline() * 1000)
+  timeout_ms <- round(deadline * 1000)
   list(
     kind = "curl",
     start = function(i, prompt, finish) {
@@ -172,12 +180,11 @@ curl_sender <- function(chat, pool, keep_json) {
                                  timeout_ms = timeout_ms,
                                  followlocation = 0L)
       curl::handle_setopt(handle, copypostfields = template$body(prompt))
-      curl::handle_setheaders(handle, .list = template$headers)
+      curl::handle_setheaders(handle, .list = as.list(template$headers))
       handles[[key]] <- handle
       curl::multi_add(handle, pool = pool, done = function(res) {
         rm(list = key, envir = handles)
-        finish(i, tryCatch(curl_record(chat, res, now_seconds() - started, keep_json),
-                           error = identity))
+        finish(i, tryCatch(read(res, now_seconds() - started), error = identity))
       }, fail = function(message) {
         rm(list = key, envir = handles)
         finish(i, connection_error(message))
@@ -229,14 +236,15 @@ request_json <- function(req) {
 
 # A curl response as a record, or the error for it (http_error()).
 curl_record <- function(chat, res, seconds, keep_json) {
-  if (res$status_code >= 300) {
-    return(http_error(httr2::response(
-      status_code = res$status_code, url = res$url,
-      headers = curl::parse_headers_list(res$headers), body = res$content
-    )))
-  }
+  if (res$status_code >= 300) return(http_error(curl_response(res)))
   text <- rawToChar(res$content)
   Encoding(text) <- "UTF-8"
   turn <- ellmer_turn(chat, jsonlite::parse_json(text))
   record_from_turn(turn, seconds, keep_json)
+}
+
+# curl's answer as an httr2 response (for http_error() and httr2's readers).
+curl_response <- function(res) {
+  httr2::response(status_code = res$status_code, url = res$url,
+                  headers = curl::parse_headers_list(res$headers), body = res$content)
 }

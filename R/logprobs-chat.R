@@ -6,8 +6,7 @@ logprob_chat_system_prompt <- paste(
   "Reply with the continuation only, nothing else."
 )
 
-chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
-                        max_tries) {
+chat_scores <- function(chat, prefix, query, settings, top_logprobs, system_prompt) {
   prompts <- unique(prefix)
   # OpenAI's Responses API (ellmer::chat_openai()) refuses fewer than 16 output tokens; only
   # the first token is read either way.
@@ -16,12 +15,7 @@ chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt,
     chat, system_prompt,
     ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
   )
-  res <- without_max_tokens_warning(
-    generate_responses(configured, prompts, cache = cache, max_active = max_active,
-                       max_tries = max_tries, keep_json = TRUE,
-                       key_extra = list(kind = "first-token-logprobs", version = 1L),
-                       epoch = 1L, progress = FALSE, batch = FALSE)  # never batched
-  )
+  res <- without_max_tokens_warning(logprob_chat_requests(configured, prompts, settings))
   at <- match(prefix, prompts)
   rows <- lapply(seq_along(prefix), function(i) {
     j <- at[[i]]
@@ -45,6 +39,19 @@ chat_scores <- function(chat, prefix, query, cache, top_logprobs, system_prompt,
     cached = res$cached[at],
     !!!pair_usage(length(prefix), match(prompts, prefix), res)
   )
+}
+
+# One request per prompt through the engine's pool (run_requests(): its retries, deadline,
+# cache and 401/403 stop), keeping the response JSON the alternatives are read from. Never
+# batched: a provider batch gives no log-probabilities back the same way.
+logprob_chat_requests <- function(chat, prompts, settings) {
+  # (the pool reads its deadline from this option until run_requests() takes `settings`)
+  withr::local_options(ellmer_timeout_s = settings_deadline(settings))
+  run_requests(list(chat), rep(1L, length(prompts)), as.list(prompts),
+               cache = settings$cache, max_active = settings$max_active, rpm = settings$rpm,
+               max_tries = settings$max_tries, backoff = settings$backoff,
+               key_extra = list(kind = "first-token-logprobs", version = 1L), epoch = 1L,
+               keep_json = TRUE, progress = FALSE, batch = FALSE)
 }
 
 # The answers stop at `max_tokens` on purpose (only the first token is read), so ellmer's

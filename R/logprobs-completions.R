@@ -29,39 +29,6 @@ logprob_endpoint <- function(chat = NULL, base_url = NULL, model = NULL, api_key
        headers = headers)
 }
 
-completion_request <- function(endpoint, text, max_tokens, max_tries, timeout) {
-  req <- httr2::request(endpoint$base_url)
-  req <- httr2::req_url_path_append(req, "completions")
-  if (length(endpoint$headers)) req <- httr2::req_headers(req, !!!endpoint$headers)
-  if (!is.null(endpoint$credentials)) {
-    creds <- endpoint$credentials()
-    if (rlang::is_string(creds) && nzchar(creds)) {
-      req <- httr2::req_auth_bearer_token(req, creds)
-    } else if (is.list(creds) && length(creds)) {
-      req <- httr2::req_headers_redacted(req, !!!creds)
-    }
-  }
-  req <- httr2::req_body_json(req, completion_body(endpoint, text, max_tokens),
-                              auto_unbox = TRUE, digits = NA)
-  req <- httr2::req_timeout(req, timeout)
-  # Like the pool's transports: a redirect is never followed (it would carry the key and the
-  # text to wherever it points) but reported as an error.
-  req <- httr2::req_options(req, followlocation = 0L)
-  req <- httr2::req_retry(
-    req, max_tries = max_tries, retry_on_failure = TRUE,
-    is_transient = function(resp) httr2::resp_status(resp) %in% c(429, 500:599),
-    backoff = function(i) min(2^(i - 1), 30)
-  )
-  httr2::req_error(req, is_error = function(resp) httr2::resp_status(resp) >= 300,
-                   body = function(resp) {
-    location <- httr2::resp_header(resp, "location")
-    if (httr2::resp_status(resp) < 400 && !is.null(location)) {
-      return("a redirect, not followed (predictivebench follows no redirect).")
-    }
-    tryCatch(httr2::resp_body_json(resp)$error$message, error = function(e) NULL)
-  })
-}
-
 completion_body <- function(endpoint, text, max_tokens) {
   list(model = endpoint$model, prompt = text, echo = TRUE, logprobs = 0L,
        max_tokens = as.integer(max_tokens))
@@ -102,45 +69,57 @@ parse_completion <- function(body) {
        output_tokens = as.double(body$usage$completion_tokens %||% NA))
 }
 
-# One echo request per distinct text, cached, in parallel; a record or an error message each.
-echo_texts <- function(endpoint, texts, dir, max_tokens, max_active, max_tries, timeout) {
+# One echo request per distinct text, cached, through the one request pool (request_pool(),
+# completions_transport()); a record or an error message each. Each answer is cached the
+# moment it arrives. A refused key (401/403) stops the call with one error of class
+# `predictivebench_error_auth`.
+echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
   records <- cache_get_many(dir, keys)
   cached <- !vapply(records, is.null, TRUE)
   errors <- rep(NA_character_, length(texts))
-  todo <- which(!cached)
-  if (length(todo)) cache_prepare(dir)
-  chunks <- split(todo, ceiling(seq_along(todo) / (4 * max_active)))
-  for (chunk in chunks) {
-    reqs <- lapply(texts[chunk], function(t) {
-      completion_request(endpoint, t, max_tokens, max_tries, timeout)
-    })
-    resps <- httr2::req_perform_parallel(reqs, on_error = "continue", progress = FALSE,
-                                         max_active = max_active)
-    for (j in seq_along(chunk)) {
-      i <- chunk[[j]]
-      resp <- resps[[j]]
-      record <- tryCatch({
-        if (inherits(resp, "error")) stop(resp)
-        parse_completion(httr2::resp_body_json(resp))
-      }, error = function(e) e)
-      if (inherits(record, "error")) {
-        errors[[i]] <- conditionMessage(record)
-      } else {
-        records[[i]] <- record
-        cache_set(dir, keys[[i]], record)
-      }
+  keep <- function(i, value) {
+    if (inherits(value, "error")) {
+      errors[[i]] <<- conditionMessage(value)
+    } else {
+      records[[i]] <<- value
+      cache_set(dir, keys[[i]], value)
     }
+  }
+  todo <- which(!cached)
+  if (length(todo)) {
+    cache_prepare(dir)  # an unwritable cache stops the run before it pays
+    send_completions(endpoint, texts, todo, keep, max_tokens, settings,
+                     cached = !is.null(dir))
   }
   list(records = records, errors = errors, cached = cached)
 }
 
+send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, cached,
+                             call = rlang::caller_env()) {
+  deadline <- settings_deadline(settings)
+  read <- function(resp) parse_completion(httr2::resp_body_json(resp))
+  transport <- completions_transport(endpoint, texts, max_tokens, read, settings$max_active,
+                                     deadline)
+  started <- now_seconds()
+  tryCatch(
+    request_pool(todo, transport, keep, max_active = settings$max_active, rpm = settings$rpm,
+                 max_tries = settings$max_tries, backoff = settings$backoff,
+                 deadline = deadline),
+    predictivebench_pool_halted = function(halt) {
+      abort_auth(halt, transport$label(halt$i), cached, call = call)
+    }
+  )
+  note_rpm_pace(length(todo), settings$rpm, settings$max_active, now_seconds() - started,
+                list(logprob_usage_chat(NULL, endpoint)))
+}
+
 completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,
-                               max_active, max_tries, timeout) {
+                               settings) {
   full <- paste0(prefix, query)
   texts <- unique(c(full, query))
-  echoed <- echo_texts(endpoint, texts, dir, max_tokens, max_active, max_tries, timeout)
+  echoed <- echo_texts(endpoint, texts, dir, max_tokens, settings)
   at <- function(text) match(text, texts)
   rows <- lapply(seq_along(full), function(i) {
     f <- at(full[[i]])

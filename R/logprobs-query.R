@@ -42,16 +42,27 @@
 #'   ellmer's `top_k` is the sampling parameter of that name, which OpenAI-compatible
 #'   servers do not read as a number of alternatives.
 #'
-#' Every request goes through the response cache (see [cache_dir()]): a second run sends
-#' nothing. Every request sent is counted: its tokens are in the result (`input_tokens`,
+#' Every request, of either backend, goes through the one request pool every solver and
+#' judge uses, with `settings` (see [request_settings()]): `max_active` requests in flight,
+#' at most `rpm` started a minute, a deadline (`timeout`) on each, HTTP 429, 5xx, timeouts
+#' and dropped connections retried (after the provider's `retry-after`, or `backoff` seconds
+#' doubling) up to `max_tries` attempts, redirects never followed, the provider's own error
+#' text in each error, and a refused key (HTTP 401 or 403) stopping the call at once with
+#' an error of class `predictivebench_error_auth`. Log-probability requests are never
+#' batched: with `batch = TRUE` (or the option `predictivebench.batch`) they are sent
+#' through the pool all the same, and a message says so once per session (a provider batch
+#' does not give echoed prompt log-probabilities, and the rest of a run may be batched).
+#'
+#' Every request goes through the response cache (`settings$cache`, see [cache_dir()]): a
+#' second run sends nothing. Every request sent is counted: its tokens are in the result (`input_tokens`,
 #' `output_tokens`, `cost`, each request counted once, on the first pair that needs it;
 #' nothing for cached requests) and in ellmer's session usage ([ellmer::token_usage()]),
 #' so a [vitals::Task]'s `$get_cost()` includes them. Completions requests are counted
 #' under the chat's provider and model (an OpenAI-compatible one named by `model` when the
 #' chat has another model, or there is no chat); their cost is `NA`, as the endpoint gives
 #' no prices. Cache keys hold the base URL, model, request body and texts, never the API key.
-#' Failed requests (after `max_tries` attempts for HTTP 429/5xx and dropped connections)
-#' leave `NA` and their error; the other pairs are kept.
+#' Failed requests (after `max_tries` attempts for HTTP 429/5xx, timeouts and dropped
+#' connections) leave `NA` and their error; the other pairs are kept.
 #'
 #' @param chat An ellmer chat for an OpenAI-compatible provider, e.g.
 #'   `ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1", model = "...")`
@@ -75,10 +86,7 @@
 #' @param top_logprobs How many alternatives the chat backend asks for (OpenAI allows up to
 #'   20).
 #' @param system_prompt The chat backend's system prompt.
-#' @param cache `TRUE` (the default directory), `FALSE` or a directory; see [cache_dir()].
-#' @param max_active Requests in flight at once.
-#' @param max_tries Attempts per request.
-#' @param timeout Seconds before a completions request is abandoned.
+#' @param settings How requests are sent: [request_settings()] (`NULL` for the defaults).
 #' @returns A tibble with one row per pair: `prefix`, `query`, `logp` (the summed
 #'   log-probability, `NA` on failure), `n_tokens` (the query's token count; always 1 with the
 #'   chat backend, which scores one token), `tokens` (a list
@@ -100,8 +108,7 @@
 query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions", "chat"),
                            base_url = NULL, model = NULL, api_key = NULL, span_check = TRUE,
                            max_tokens = 0, top_logprobs = 20,
-                           system_prompt = logprob_chat_system_prompt, cache = TRUE,
-                           max_active = 10, max_tries = 3, timeout = 120) {
+                           system_prompt = logprob_chat_system_prompt, settings = NULL) {
   backend <- rlang::arg_match(backend)
   chat <- as_chat(chat, allow_null = backend == "completions")
   check_logprob_chat(chat, backend, base_url)
@@ -119,25 +126,35 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
   check_flag(span_check)
   check_count(max_tokens, min = 0)
   check_count(top_logprobs)
-  check_count(max_active)
-  check_count(max_tries)
-  check_number(timeout)
-  dir <- cache_dir(cache)
+  settings <- as_request_settings(settings)
+  dir <- cache_dir(settings$cache)
   if (inherits(chat, "BaselineChat")) {
     return(baseline_scores(chat, prefix, query))
   }
+  note_logprobs_unbatched(settings)
   if (backend == "completions") {
     endpoint <- logprob_endpoint(chat, base_url, model, api_key)
     scores <- completions_scores(endpoint, prefix, query, dir, span_check, max_tokens,
-                                 max_active, max_tries, timeout)
+                                 settings)
     log_session_usage(logprob_usage_chat(chat, endpoint), sum(scores$input_tokens),
                       sum(scores$output_tokens), NA_real_)
     scores
   } else {
     check_string(system_prompt, allow_null = TRUE)
-    chat_scores(chat, prefix, query, cache, top_logprobs, system_prompt, max_active,
-                max_tries)
+    chat_scores(chat, prefix, query, settings, top_logprobs, system_prompt)
   }
+}
+
+# Log-probabilities are not batched (no provider batch echoes prompt log-probabilities), but
+# `batch = TRUE` may be set for a whole run (the option), other benchmarks' requests batched:
+# rather than fail, the requests are sent through the pool, and that is said once.
+note_logprobs_unbatched <- function(settings) {
+  if (!isTRUE(settings$batch)) return(invisible(FALSE))
+  inform_once(c(
+    "Log-probability requests are never batched: {.code batch = TRUE} is ignored for them.",
+    i = "They are sent one by one through the request pool (and cached) instead.",
+    i = "Shown once per session."
+  ), id = "logprobs_unbatched")
 }
 
 #' Can a chat give log-probabilities?

@@ -192,14 +192,13 @@ probsem_solver <- function(backend = c("completions", "chat"),
                            norm = "none", temperature = 1, base_url = NULL, model = NULL,
                            api_key = NULL, span_check = TRUE, max_tokens = 0,
                            top_logprobs = 20, system_prompt = logprob_chat_system_prompt,
-                           cache = TRUE, max_active = 10, max_tries = 3, timeout = 120) {
+                           settings = NULL) {
   backend <- rlang::arg_match(backend)
   norm <- logprob_norm_arg(norm)
   logprob_normalize(0, 1, norm, temperature)
   check_flag(span_check)
-  cache_dir(cache)
-  force(list(base_url, model, api_key, max_tokens, top_logprobs, system_prompt, max_active,
-             max_tries, timeout))
+  settings <- as_request_settings(settings)
+  force(list(base_url, model, api_key, max_tokens, top_logprobs, system_prompt))
   # Each context's queries come from the task's dataset, which probsem_task() binds.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
     solver_chat <- check_logprob_chat(solver_chat, backend, base_url)
@@ -216,7 +215,7 @@ probsem_solver <- function(backend = c("completions", "chat"),
       solver_chat, pairs$prefix[first], pairs$query[first], backend = backend,
       base_url = base_url, model = model, api_key = api_key, span_check = span_check,
       max_tokens = max_tokens, top_logprobs = top_logprobs, system_prompt = system_prompt,
-      cache = cache, max_active = max_active, max_tries = max_tries, timeout = timeout
+      settings = as_request_settings(settings, ...)  # `$eval(max_active = 50)`, say
     )
     scored <- scored[match(key, key[first]), ]
     # A pair scored once for several samples (epochs) costs nothing the second time.

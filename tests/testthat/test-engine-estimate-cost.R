@@ -141,7 +141,7 @@ test_that("probsem: log-probability requests are counted, and free once cached",
   local_default_cache()
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
   cache <- withr::local_tempdir()
-  tsk <- probsem_task(probsem_dataset(version = "sample"), solver = probsem_solver(cache = cache), dir = withr::local_tempdir())
+  tsk <- probsem_task(probsem_dataset(version = "sample"), solver = probsem_solver(settings = request_settings(cache = cache)), dir = withr::local_tempdir())
   chat <- fake_chat(server, model = "org/tiny:v1")
   est <- estimate_cost(tsk, chat, cache = cache)
   expect_equal(server$count(), 0)

@@ -172,7 +172,7 @@ test_that("an evaluated task and its log file are compared with people", {
   table <- prepare_probsem(file.path(dir, "ann.txt"))
   expect_equal(table$text, pbh_texts)
   tsk <- probsem_task(table, dir = file.path(dir, "logs"),
-                      solver = probsem_solver(cache = FALSE))
+                      solver = probsem_solver(settings = request_settings(cache = FALSE)))
   # The baseline names the middle program: all of the model's probability is on 50, at
   # every temperature (the other programs' weights are -Inf).
   tsk$eval(solver_chat = baseline_constant(pbh_programs[[2]]), view = FALSE)

@@ -1,0 +1,80 @@
+# The transport for log-probability requests: a raw JSON POST to an OpenAI-compatible
+# `<base_url>/completions` (echo with logprobs), for request_pool() (R/engine-pool.R).
+#
+# It has the interface of request_transport() (R/engine-transport.R) and sends on the same
+# curl sender as the chat fast path (post_sender()), so a completions request gets what every
+# other request gets from the pool: retries of 429/5xx/deadline after `retry-after` or the
+# backoff, the pool's deadline, no redirect followed, the provider's own error text, and a
+# 401/403 stopping the run. Each answer is read into a record by `read(resp)` (an httr2
+# response, status < 300), or becomes the error http_error() gives for the response.
+#
+# Inside estimate_cost()'s dry run (the fast path turned off) requests go through httr2 one
+# at a time instead, where its mock answers them: the dry run must reach no server.
+completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
+                                  deadline = request_deadline()) {
+  template <- completion_template(endpoint, max_tokens)
+  read_response <- function(resp) {
+    if (httr2::resp_status(resp) >= 300) return(http_error(resp))
+    read(resp)
+  }
+  label <- function(i) paste("OpenAI-compatible completions at", endpoint$base_url)
+  if (!isTRUE(getOption("predictivebench.fast_path", TRUE))) {
+    return(httr2_transport(template, texts, read_response, label))
+  }
+  pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
+  sender <- post_sender(pool, template, deadline, function(res, seconds) {
+    read_response(curl_response(res))
+  })
+  list(
+    start = function(i, finish) sender$start(i, texts[[i]], finish),
+    drive = function(timeout) {
+      curl::multi_run(timeout = timeout, poll = TRUE, pool = pool)
+      invisible()
+    },
+    cancel = function(i) invisible(sender$cancel(i)),
+    progress = NULL,  # a completions request has no rounds
+    label = label,
+    close = function() for (handle in curl::multi_list(pool)) curl::multi_cancel(handle)
+  )
+}
+
+# The request for a text: its URL, headers (the credentials read once, here, and kept only
+# in memory) and JSON body. `data(text)` is the body as a list (for httr2's mock).
+completion_template <- function(endpoint, max_tokens) {
+  headers <- c(unlist(endpoint$headers), `Content-Type` = "application/json")
+  creds <- if (!is.null(endpoint$credentials)) endpoint$credentials()
+  if (rlang::is_string(creds) && nzchar(creds)) {
+    headers <- c(headers, Authorization = paste("Bearer", creds))
+  } else if (is.list(creds) && length(creds)) {
+    headers <- c(headers, unlist(creds))
+  }
+  data <- function(text) completion_body(endpoint, text, max_tokens)
+  list(url = paste0(endpoint$base_url, "/completions"), headers = headers, data = data,
+       body = function(text) {
+         enc2utf8(as.character(jsonlite::toJSON(data(text), auto_unbox = TRUE, digits = NA)))
+       },
+       useragent = "predictivebench")
+}
+
+# One request at a time through httr2 (whose mock estimate_cost() installs): each answer is
+# known when start() returns.
+httr2_transport <- function(template, texts, read_response, label) {
+  list(
+    start = function(i, finish) {
+      req <- httr2::request(template$url)
+      req <- httr2::req_headers(req, !!!as.list(template$headers))
+      req <- httr2::req_body_json(req, template$data(texts[[i]]), auto_unbox = TRUE,
+                                  digits = NA)
+      req <- httr2::req_error(req, is_error = function(resp) FALSE)
+      req <- httr2::req_options(req, followlocation = 0L)
+      resp <- tryCatch(httr2::req_perform(req), error = identity)
+      finish(i, if (inherits(resp, "error")) request_error(resp) else
+        tryCatch(read_response(resp), error = identity))
+    },
+    drive = function(timeout) invisible(),
+    cancel = function(i) invisible(),
+    progress = NULL,
+    label = label,
+    close = function() invisible()
+  )
+}
