@@ -27,9 +27,9 @@ deadline_error <- function(seconds) {
   ))
 }
 
-connection_error <- function(message) {
+connection_error <- function(message, deadline = request_deadline()) {
   if (grepl("Timeout was reached|timed out", message, ignore.case = TRUE)) {
-    return(deadline_error(request_deadline()))
+    return(deadline_error(deadline))
   }
   structure(class = c("predictivebench_connection_error", "error", "condition"),
             list(message = message, call = NULL))

@@ -187,7 +187,7 @@ post_sender <- function(pool, template, deadline, read) {
         finish(i, tryCatch(read(res, now_seconds() - started), error = identity))
       }, fail = function(message) {
         rm(list = key, envir = handles)
-        finish(i, connection_error(message))
+        finish(i, connection_error(message, deadline))
       })
       invisible()
     },

@@ -240,3 +240,163 @@ test_that("the completions backend follows no redirect: the other origin gets no
   expect_gte(redirect$count(), 1)  # not retried, but the context may be asked separately
   expect_equal(bystander$count(), 0)
 })
+
+# ---- through the one request pool --------------------------------------------------------
+
+test_that("a 429's retry-after reaches the pool, and the request is sent again and scored", {
+  flaky_reply <- function(body, n) {
+    if (n == 1) return(list(status = 429, headers = list(`retry-after` = "0")))
+    echo_completion(body$prompt, logprobs = -1)
+  }
+  server <- local_fake_openai(flaky_reply)
+  # backoff = 60: a retry that ignored the server's retry-after would wait a minute.
+  settings <- request_settings(cache = FALSE, max_active = 1, backoff = 60)
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = settings)
+  expect_equal(out$logp, -1)
+  expect_equal(server$count(), 3)
+  # The error the transport delivers for a 429 is the pool's transient kind, with the
+  # provider's retry-after and own message.
+  always_429 <- local_fake_openai(function(body, n) {
+    list(status = 429, headers = list(`retry-after` = "7"))
+  })
+  endpoint <- logprob_endpoint(fake_chat(always_429))
+  got <- NULL
+  transport <- completions_transport(endpoint, "Q\nyes", 0, identity, max_active = 1)
+  transport$start(1L, function(i, value) got <<- value)
+  while (is.null(got)) transport$drive(1)
+  transport$close()
+  expect_equal(error_status(got), 429L)
+  expect_equal(error_retry_after(got), "7")
+  expect_true(is_transient_error(got))
+  expect_match(conditionMessage(got), "HTTP 429 Too Many Requests: fake error 429 (fake)",
+               fixed = TRUE)
+})
+
+test_that("a 5xx is retried until max_tries; a 400 is not retried and says what the provider said", {
+  reply <- function(body, n) {
+    if (grepl("^down", body$prompt)) return(list(status = 503))
+    if (grepl("^bad", body$prompt)) return(list(status = 400))
+    if (n == 1) return(list(status = 502))
+    echo_completion(body$prompt, logprobs = -1)
+  }
+  server <- local_fake_openai(reply)
+  settings <- request_settings(cache = FALSE, max_active = 1, max_tries = 2, backoff = 0)
+  out <- query_logprobs(fake_chat(server), "fine\n", "yes", settings = settings)
+  expect_equal(out$logp, -1)
+  expect_equal(server$count(), 3)  # the 502, its retry, the query alone
+  before <- server$count()
+  out <- query_logprobs(fake_chat(server), c("down\n", "bad\n"), "yes", settings = settings)
+  prompts <- vapply(server$requests()[-seq_len(before)], function(b) b$prompt, "")
+  expect_equal(sum(prompts == "down\nyes"), 2)  # max_tries
+  expect_equal(sum(prompts == "bad\nyes"), 1)   # not transient: sent once
+  expect_match(out$error[[1]], "Gave up after 2 tries", fixed = TRUE)
+  expect_match(out$error[[1]], "HTTP 503 Service Unavailable: fake error 503 (fake)",
+               fixed = TRUE)
+  expect_identical(out$error[[2]], "HTTP 400 Bad Request: fake error 400 (fake)")
+})
+
+test_that("a request that never answers is cut at the settings' deadline, and retried", {
+  reply <- function(body, n) {
+    if (n == 1) return(list(delay = 60))
+    echo_completion(body$prompt, logprobs = -1)
+  }
+  server <- local_fake_openai(reply)
+  settings <- request_settings(cache = FALSE, max_active = 1, max_tries = 2, backoff = 0,
+                               timeout = 1)
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = settings)
+  expect_equal(out$logp, -1)
+  expect_equal(server$count(), 3)
+  # With one try the pair fails with the deadline's message.
+  server <- local_fake_openai(function(body, n) list(delay = 60))
+  one <- request_settings(cache = FALSE, max_tries = 1, timeout = 1)
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = one)
+  expect_true(is.na(out$logp))
+  expect_match(out$error, "Timed out: no answer within the deadline of 1 s", fixed = TRUE)
+})
+
+test_that("a redirect is not followed and not retried", {
+  bystander <- local_fake_bystander()
+  redirect <- local_fake_redirect(bystander$origin, status = 308L)
+  chat <- ellmer::chat_openai_compatible(base_url = redirect$url, model = "fake-model",
+                                         credentials = function() "secret-key")
+  out <- query_logprobs(chat, "The secret text\n", "yes",
+                        settings = request_settings(cache = FALSE, backoff = 0))
+  expect_match(out$error, "HTTP 308 Permanent Redirect to http://127.0.0.1:[0-9]+: not followed")
+  expect_equal(redirect$count(), 2)  # the full text and the query alone, once each
+  expect_equal(bystander$count(), 0)
+})
+
+test_that("a refused key (401) stops the run at once with predictivebench_error_auth", {
+  server <- local_fake_openai(function(body, n) list(status = 401))
+  dir <- withr::local_tempdir()
+  settings <- request_settings(cache = dir, max_active = 1)
+  expect_error(
+    query_logprobs(fake_chat(server), paste0("Q", 1:5, "\n"), "yes", settings = settings),
+    class = "predictivebench_error_auth"
+  )
+  expect_equal(server$count(), 1)
+  err <- tryCatch(
+    query_logprobs(fake_chat(server), paste0("Q", 1:5, "\n"), "yes", settings = settings),
+    error = identity
+  )
+  expect_match(conditionMessage(err), "fake error 401", fixed = TRUE)
+  expect_match(conditionMessage(err), paste("OpenAI-compatible completions at", server$url),
+               fixed = TRUE)
+  expect_match(conditionMessage(err), "5 were not sent", fixed = TRUE)
+  expect_no_match(conditionMessage(err), "FAKEKEY", fixed = TRUE)
+})
+
+# A /v1/completions server that counts the requests it holds at once: each is answered after
+# `delay` seconds, and /__peak gives the most it held together.
+local_peak_server <- function(delay, .local_envir = parent.frame()) {
+  app <- webfakes::new_app()
+  app$use(webfakes::mw_json())
+  app$locals$active <- 0L
+  app$locals$peak <- 0L
+  app$locals$delay <- delay
+  app$post("/v1/completions", function(req, res) {
+    locals <- req$app$locals
+    if (is.null(res$locals$held)) {
+      res$locals$held <- TRUE
+      locals$active <- locals$active + 1L
+      locals$peak <- max(locals$peak, locals$active)
+      return(res$delay(locals$delay))
+    }
+    locals$active <- locals$active - 1L
+    tokens <- regmatches(req$json$prompt, gregexpr("\n| ?[^ \n]+", req$json$prompt))[[1]]
+    res$send_json(list(
+      choices = list(list(index = 0L, text = req$json$prompt, logprobs = list(
+        tokens = as.list(tokens), token_logprobs = c(list(NULL), as.list(rep(-1, length(tokens) - 1)))
+      ))),
+      usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)
+    ), auto_unbox = TRUE, null = "null")
+  })
+  app$get("/__peak", function(req, res) {
+    res$send_json(list(peak = req$app$locals$peak), auto_unbox = TRUE)
+  })
+  proc <- webfakes::new_app_process(app, opts = webfakes::server_opts(num_threads = 16))
+  withr::defer(proc$stop(), envir = .local_envir)
+  origin <- sub("/$", "", proc$url())
+  list(url = paste0(origin, "/v1"),
+       peak = function() jsonlite::fromJSON(paste0(origin, "/__peak"))$peak)
+}
+
+test_that("the server never holds more than max_active requests at once, and does hold that many", {
+  server <- local_peak_server(delay = 0.3)
+  prefixes <- paste0("Question ", 1:8, "\n")
+  out <- query_logprobs(NULL, prefixes, "yes", base_url = server$url, model = "m",
+                        settings = request_settings(cache = FALSE, max_active = 3, rpm = Inf))
+  expect_equal(out$logp, rep(-1, 8))
+  expect_equal(server$peak(), 3)
+})
+
+test_that("batch = TRUE is ignored for log-probabilities, with one message", {
+  rm(list = ls(the_informed), envir = the_informed)
+  server <- local_fake_openai(echo_reply)
+  settings <- request_settings(cache = FALSE, batch = TRUE)
+  expect_message(out <- query_logprobs(fake_chat(server), "Q:\n", "True", settings = settings),
+                 "never batched", class = "predictivebench_message_once")
+  expect_equal(out$logp, -2)
+  expect_equal(server$count(), 2)
+  expect_no_message(query_logprobs(fake_chat(server), "Q:\n", "True", settings = settings))
+})
