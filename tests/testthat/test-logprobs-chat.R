@@ -95,3 +95,27 @@ test_that("answers cut at max_tokens on purpose raise no ellmer truncation warni
   # Other warnings still come through.
   expect_warning(without_max_tokens_warning(warning("something else")), "something else")
 })
+
+test_that("the chat backend's requests go through the pool: retries, deadline, 401 stop", {
+  alternatives <- list(content = list(list(token = "True", logprob = -0.5,
+                                           top_logprobs = list(list(token = "True",
+                                                                    logprob = -0.5)))))
+  reply <- function(body, n) {
+    if (n == 1) return(list(status = 503, headers = list(`retry-after` = "0")))
+    if (n == 2) return(list(delay = 60))
+    list(text = "True", logprobs = alternatives)
+  }
+  server <- local_fake_openai(reply)
+  settings <- request_settings(cache = FALSE, max_tries = 3, backoff = 0, timeout = 1)
+  out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat",
+                        settings = settings)
+  expect_equal(out$logp, -0.5)
+  expect_equal(server$count(), 3)  # a 503, a request cut at the 1 s deadline, an answer
+  refused <- local_fake_openai(function(body, n) list(status = 401))
+  expect_error(
+    query_logprobs(fake_chat(refused), paste0("Q", 1:4, ":\n"), "True", backend = "chat",
+                   settings = request_settings(cache = FALSE, max_active = 1)),
+    class = "predictivebench_error_auth"
+  )
+  expect_equal(refused$count(), 1)
+})

@@ -337,3 +337,24 @@ test_that("the chat backend's requests are in the log's usage too", {
   usage <- expect_log_usage(tsk)
   expect_equal(c(usage$input_tokens, usage$output_tokens), c(3 * 10, 3 * 5))
 })
+
+test_that("the solver's settings apply, and $eval()'s named settings override them", {
+  server <- local_fake_openai(function(body, n) list(status = 503, headers = list(`retry-after` = "0")))
+  d <- hint_table()[1, ]
+  run <- function(...) {
+    tsk <- probsem_task(d, solver = probsem_solver(
+      settings = request_settings(cache = FALSE, max_tries = 2, backoff = 0)
+    ), dir = withr::local_tempdir())
+    before <- server$count()
+    suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE, ...))
+    server$count() - before
+  }
+  twice <- run()
+  once <- run(max_tries = 1)
+  expect_gt(once, 0)
+  expect_equal(twice, 2 * once)
+  expect_error(probsem_solver(settings = list(max_active = 0)),
+               class = "predictivebench_error_argument")
+  expect_error(probsem_solver(settings = list(nonsense = 1)),
+               class = "predictivebench_error_argument")
+})
