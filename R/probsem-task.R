@@ -68,7 +68,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #'   `fetch_benchmark("probsem")[["paper/tug-of-war_AV-1_human_results.csv"]]` (and
 #'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`). Build your own with [prepare_probsem()].
 #' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
-#'   returns the winning query as the result.
+#'   returns the winning query as the result. Its requests go through the one request pool
+#'   with `settings` ([request_settings()]); settings named in `$eval()` override them, as
+#'   in `tsk$eval(solver_chat = chat, max_active = 50)`. They are never batched (`batch =
+#'   TRUE` is ignored for them, with a message).
 #' * `probsem_scorer()` marks a context `C` when its expected query's probability equals the
 #'   maximum (ties count as correct, as in the original's suite accuracy; the explanation
 #'   says "Correct through a tie"), `I` otherwise, and `NA` when
