@@ -8,8 +8,8 @@
 # 401/403 stopping the run. Each answer is read into a record by `read(resp)` (an httr2
 # response, status < 300), or becomes the error http_error() gives for the response.
 #
-# Inside estimate_cost()'s dry run (the fast path turned off) requests go through httr2 one
-# at a time instead, where its mock answers them: the dry run must reach no server.
+# Inside estimate_cost()'s dry run requests go through httr2 one at a time instead, where
+# its mock answers them: the dry run must reach no server.
 completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
                                   deadline = request_deadline()) {
   template <- completion_template(endpoint, max_tokens)
@@ -18,7 +18,7 @@ completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
     read(resp)
   }
   label <- function(i) paste("OpenAI-compatible completions at", endpoint$base_url)
-  if (!isTRUE(getOption("predictivebench.fast_path", TRUE))) {
+  if (!is.null(getOption("predictivebench.dry_run"))) {
     return(httr2_transport(template, texts, read_response, label))
   }
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)

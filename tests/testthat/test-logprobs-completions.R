@@ -400,3 +400,14 @@ test_that("batch = TRUE is ignored for log-probabilities, with one message", {
   expect_equal(server$count(), 2)
   expect_no_message(query_logprobs(fake_chat(server), "Q:\n", "True", settings = settings))
 })
+
+test_that("completions cache keys are those of earlier versions: existing caches stay valid", {
+  # The key of this request as predictivebench 0.1.0 wrote it (before the pool sent it);
+  # the API key is in no key.
+  for (key in list(NULL, "sk-x")) {
+    endpoint <- logprob_endpoint(base_url = "http://localhost:8000/v1/", model = "gpt2",
+                                 api_key = key)
+    expect_identical(completion_key(endpoint, "Answer:\nTrue", 0),
+                     "255d72ba8b673b61735f3e41b68de7a566d12fdffa9654acbf4a30de80fded4a")
+  }
+})
