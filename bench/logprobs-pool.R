@@ -1,0 +1,57 @@
+# Log-probability requests through the one pool (issue 21) against the httr2 chunks they
+# were sent in before: a local server with lognormal latency (median 200 ms, sigma 1; each
+# item's latency fixed by its number, so both clients meet the same ones), n distinct
+# contexts scored with query_logprobs() (n + 1 completions requests: each context + query,
+# and the query alone), concurrency 10, no cache. The server answers with a chat completion,
+# not an echo, so every pair ends with the same per-pair error in both versions: what is
+# timed is sending and reading the requests.
+#
+# Run from the package root:  PB_BENCH_OLD=<checkout of 6849d9a> Rscript bench/logprobs-pool.R
+# (make the checkout with `git worktree add /tmp/old 6849d9a` or `git archive 6849d9a | tar -x`).
+# Environment: PB_BENCH_N (contexts, default 400).
+suppressMessages(pkgload::load_all(".", quiet = TRUE))
+source("bench/helper-fake-server.R")
+n <- as.integer(Sys.getenv("PB_BENCH_N", "400"))
+old <- Sys.getenv("PB_BENCH_OLD")
+concurrency <- 10L
+cat(machine_line(), "\n")
+
+server <- fast_fake_server(latency = 0.2, sigma = 1)
+on.exit(server$stop(), add = TRUE)
+prefixes <- sprintf("Context item %d\nAnswer:\n", seq_len(n))
+
+old_seconds <- function(checkout) {
+  rds <- tempfile(fileext = ".rds")
+  saveRDS(prefixes, rds)
+  out <- tempfile()
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    sprintf("suppressMessages(pkgload::load_all(%s, quiet = TRUE))", deparse(checkout)),
+    sprintf("t <- system.time(query_logprobs(NULL, readRDS(%s), ' yes', base_url = %s,
+             model = 'm', cache = FALSE, max_active = %d))[['elapsed']]",
+            deparse(rds), deparse(server$url), concurrency),
+    sprintf("writeLines(format(t), %s)", deparse(out))
+  ), script)
+  system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE)
+  as.double(readLines(out))
+}
+
+settings <- request_settings(cache = FALSE, max_active = concurrency, rpm = Inf)
+new_run <- function() {
+  t <- system.time(out <- query_logprobs(NULL, prefixes, " yes", base_url = server$url,
+                                         model = "m", settings = settings))
+  stopifnot(nrow(out) == n, all(!is.na(out$error)))
+  t[["elapsed"]]
+}
+server$reset()
+new <- new_run()
+sent <- server$count()
+cat(sprintf("pool (this checkout): %d requests in %.2f s (%.1f requests/s)\n", sent, new,
+            sent / new))
+if (nzchar(old)) {
+  before <- old_seconds(old)
+  cat(sprintf("httr2 chunks of %d (%s): %.2f s\n", 4L * concurrency, old, before))
+  cat(sprintf("ratio pool / chunks: %.2f\n", new / before))
+} else {
+  cat("Set PB_BENCH_OLD to a checkout of 6849d9a to time the httr2 chunks too.\n")
+}
