@@ -1,3 +1,6 @@
+# Requests sent, nothing cached.
+no_cache <- request_settings(cache = FALSE)
+
 test_that("the chat backend reads each query's first-token log-probability", {
   chat_reply <- function(body, n) {
     top <- list(list(token = "True", logprob = -0.1), list(token = " False", logprob = -2.4),
@@ -11,7 +14,7 @@ test_that("the chat backend reads each query's first-token log-probability", {
   chat <- fake_chat(server)
   out <- query_logprobs(chat, c("Q1:\n", "Q1:\n", "Q1:\n", "Q2:\n"),
                         c("True", "False", "Maybe", "True"), backend = "chat",
-                        top_logprobs = 5, settings = request_settings(cache = FALSE))
+                        top_logprobs = 5, settings = no_cache)
   # "True" and " True" spell the same text: their probabilities add up.
   expect_equal(out$logp[[1]], log(exp(-0.1) + exp(-3.2)))
   # " False" is the longest alternative that starts "False" ("Fal" is shorter).
@@ -31,10 +34,12 @@ test_that("the chat backend reads each query's first-token log-probability", {
 test_that("the chat backend caches and reports a response without log-probabilities", {
   server <- local_fake_openai(function(body, n) "True")
   dir <- withr::local_tempdir()
-  out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", settings = request_settings(cache = dir))
+  out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat",
+                        settings = request_settings(cache = dir))
   expect_true(is.na(out$logp))
   expect_match(out$error, "no token log-probabilities")
-  query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat", settings = request_settings(cache = dir))
+  query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat",
+                 settings = request_settings(cache = dir))
   expect_equal(server$count(), 1)
 })
 
@@ -65,7 +70,7 @@ test_that("the chat backend counts each distinct prefix's request on its first q
                                              top_logprobs = top))))
   })
   out <- query_logprobs(fake_chat(server), c("A?", "A?", "B?"), c("True", "No", "True"),
-                        backend = "chat", settings = request_settings(cache = FALSE))
+                        backend = "chat", settings = no_cache)
   expect_equal(server$count(), 2)
   expect_equal(out$input_tokens, c(12, 0, 12))
   expect_equal(out$output_tokens, c(1, 0, 1))
@@ -90,7 +95,7 @@ test_that("answers cut at max_tokens on purpose raise no ellmer truncation warni
   expect_warning(chat$clone()$chat("Q:\n", echo = "none"), "max_tokens")
   # ... but not when the chat backend reads the first token on purpose.
   expect_no_warning(out <- query_logprobs(chat, c("Q1:\n", "Q2:\n"), "True",
-                                          backend = "chat", settings = request_settings(cache = FALSE)))
+                                          backend = "chat", settings = no_cache))
   expect_equal(out$logp, c(-0.5, -0.5))
   # Other warnings still come through.
   expect_warning(without_max_tokens_warning(warning("something else")), "something else")

@@ -1,3 +1,6 @@
+# Requests sent, nothing cached.
+no_cache <- request_settings(cache = FALSE)
+
 # A fake /v1/completions with echo (see echo_completion() in helper-fake-openai.R):
 # whitespace tokens ("\n" alone, words with one leading space), each token's
 # log-probability is -nchar(token) / 2 and the first token has none.
@@ -7,7 +10,7 @@ test_that("the completions backend sums the query's tokens, worked out by hand",
   server <- local_fake_openai(echo_reply)
   chat <- fake_chat(server, model = "tiny-lm")
   out <- query_logprobs(chat, "Is it on?\nAnswer:\n", c("True", "False", "very true"),
-                        settings = request_settings(cache = FALSE))
+                        settings = no_cache)
   # "True" is one token (-4/2), "False" one (-5/2), "very true" two: "very" + " true".
   expect_equal(out$logp, c(-2, -2.5, -2 - 2.5))
   expect_equal(out$n_tokens, c(1L, 1L, 2L))
@@ -45,7 +48,8 @@ test_that("scores are cached: a second run sends nothing, and the key is not cac
     expect_length(grepRaw("FAKEKEY", readBin(f, "raw", file.size(f)), fixed = TRUE), 0)
   }
   # Another model is another request.
-  query_logprobs(fake_chat(server, model = "other"), "A:\n", "yes", settings = request_settings(cache = dir))
+  query_logprobs(fake_chat(server, model = "other"), "A:\n", "yes",
+                 settings = request_settings(cache = dir))
   expect_equal(server$count(), 5)
 })
 
@@ -57,11 +61,11 @@ test_that("a query merged with the text before it is reported, not silently scor
   }
   server <- local_fake_openai(merge_reply)
   chat <- fake_chat(server)
-  out <- query_logprobs(chat, "Answer:\n", "True", settings = request_settings(cache = FALSE))
+  out <- query_logprobs(chat, "Answer:\n", "True", settings = no_cache)
   expect_true(is.na(out$logp))
   expect_match(out$error, "do not spell the query")
   expect_match(out$error, "\\\\nTrue", fixed = FALSE)
-  loose <- query_logprobs(chat, "Answer:\n", "True", settings = request_settings(cache = FALSE), span_check = FALSE)
+  loose <- query_logprobs(chat, "Answer:\n", "True", settings = no_cache, span_check = FALSE)
   # The span is the merged token "\nTrue" (5 characters), scored anyway.
   expect_equal(loose$logp, -5)
   expect_match(loose$error, "do not spell")
@@ -72,7 +76,7 @@ test_that("a BOS token the server puts before every text is not counted as the q
     echo_completion(body$prompt, c("<s>", echo_tokenize(body$prompt)))
   }
   server <- local_fake_openai(bos_reply)
-  out <- query_logprobs(fake_chat(server), "Q\n", c("no", "not so"), settings = request_settings(cache = FALSE))
+  out <- query_logprobs(fake_chat(server), "Q\n", c("no", "not so"), settings = no_cache)
   expect_equal(out$n_tokens, c(1L, 2L))
   expect_equal(out$logp, c(-1, -1.5 - 1.5))
   expect_true(all(is.na(out$error)))
@@ -83,7 +87,7 @@ test_that("generated tokens are left out when max_tokens > 0", {
     echo_completion(paste0(body$prompt, " extra"), generated = 1L)
   }
   server <- local_fake_openai(gen_reply)
-  out <- query_logprobs(fake_chat(server), "Q\n", "yes", max_tokens = 1, settings = request_settings(cache = FALSE))
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", max_tokens = 1, settings = no_cache)
   expect_equal(out$logp, -1.5)
   expect_identical(server$requests()[[1]]$max_tokens, 1L)
 })
@@ -95,7 +99,8 @@ test_that("a failed request leaves NA and its error; the other pairs are kept", 
   }
   server <- local_fake_openai(fail_reply)
   dir <- withr::local_tempdir()
-  out <- query_logprobs(fake_chat(server), c("fine\n", "broken\n"), "yes", settings = request_settings(cache = dir,
+  out <- query_logprobs(fake_chat(server), c("fine\n", "broken\n"), "yes",
+                        settings = request_settings(cache = dir,
                         max_tries = 1))
   expect_equal(out$logp[[1]], -1)
   expect_true(is.na(out$logp[[2]]))
@@ -106,7 +111,7 @@ test_that("a failed request leaves NA and its error; the other pairs are kept", 
 
 test_that("an endpoint without echo log-probabilities is a clear error per pair", {
   server <- local_fake_openai(function(body, n) "plain text")
-  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = request_settings(cache = FALSE))
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = no_cache)
   expect_true(is.na(out$logp))
   expect_match(out$error, "no echoed token log-probabilities")
 })
@@ -114,7 +119,7 @@ test_that("an endpoint without echo log-probabilities is a clear error per pair"
 test_that("an endpoint that does not echo the context says so, not a token count", {
   # It answers every text with the one token "True", as if the prompt were not echoed.
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt, tokens = "True"))
-  out <- query_logprobs(fake_chat(server), "Is it on?\nAnswer:\n", "True", settings = request_settings(cache = FALSE))
+  out <- query_logprobs(fake_chat(server), "Is it on?\nAnswer:\n", "True", settings = no_cache)
   expect_true(is.na(out$logp))
   expect_no_match(out$error, "has 1 tokens but the full text has 1", fixed = TRUE)
   expect_match(out$error, "echoed 1 token(s) for context + query and 1 for the query \"True\"",
@@ -137,7 +142,7 @@ test_that("the completions backend needs a URL and model; arguments are checked"
 test_that("base_url, model and api_key can be given without a chat", {
   server <- local_fake_openai(echo_reply)
   out <- query_logprobs(NULL, "Q:\n", "True", base_url = server$url, model = "m2",
-                        api_key = "sk-other", settings = request_settings(cache = FALSE))
+                        api_key = "sk-other", settings = no_cache)
   expect_equal(out$logp, -2)
   expect_identical(server$requests()[[1]]$model, "m2")
 })
@@ -148,7 +153,8 @@ test_that("a 429 is retried and then scored", {
     echo_completion(body$prompt, logprobs = -1)
   }
   server <- local_fake_openai(flaky_reply)
-  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = request_settings(cache = FALSE, max_active = 1))
+  out <- query_logprobs(fake_chat(server), "Q\n", "yes",
+                        settings = request_settings(cache = FALSE, max_active = 1))
   expect_equal(out$logp, -1)
   expect_equal(server$count(), 3)
 })
@@ -168,14 +174,14 @@ test_that("a word-start mark only at the start of a text is not a span mismatch"
   server <- local_fake_openai(sp_reply)
   for (model in c("sp-like", "gpt-like")) {
     chat <- fake_chat(server, model = model)
-    out <- query_logprobs(chat, "Answer:\n", c("True", "very true"), settings = request_settings(cache = FALSE))
+    out <- query_logprobs(chat, "Answer:\n", c("True", "very true"), settings = no_cache)
     # Alone: "\u2581True" / "\u2581very" "\u2581true"; after "\n": "True" / "very" "\u2581true".
     expect_true(all(is.na(out$error)))
     expect_equal(out$tokens[[1]], "True")
     expect_equal(out$logp, c(-2, -2 - 2.5))
     expect_equal(out$n_tokens, c(1L, 2L))
     # A real mismatch is still reported: "un" + "true" is one token, "untrue".
-    bad <- query_logprobs(chat, "Say: un", "true", settings = request_settings(cache = FALSE))
+    bad <- query_logprobs(chat, "Say: un", "true", settings = no_cache)
     expect_true(is.na(bad$logp))
     expect_match(bad$error, "do not spell the query")
   }
@@ -200,7 +206,8 @@ test_that("every completions request is counted once, in the result and in ellme
   before <- session_input_tokens("OpenAI-compatible", "usage-lm")
   cache <- withr::local_tempdir()
   prefix <- c("Q one:\n", "Q two:\n")
-  out <- query_logprobs(chat, rep(prefix, each = 2), c("True", "False"), settings = request_settings(cache = cache))
+  out <- query_logprobs(chat, rep(prefix, each = 2), c("True", "False"),
+                        settings = request_settings(cache = cache))
   # Every echoed token is a prompt token: four full texts and two queries alone, the query
   # alone counted on the first pair that needs it.
   sent <- vapply(server$requests(), function(b) length(echo_tokenize(b$prompt)), 1)
@@ -212,7 +219,8 @@ test_that("every completions request is counted once, in the result and in ellme
   expect_true(all(is.na(out$cost)))
   expect_equal(session_input_tokens("OpenAI-compatible", "usage-lm") - before, sum(sent))
   # From the cache: nothing sent, nothing counted.
-  again <- query_logprobs(chat, rep(prefix, each = 2), c("True", "False"), settings = request_settings(cache = cache))
+  again <- query_logprobs(chat, rep(prefix, each = 2), c("True", "False"),
+                          settings = request_settings(cache = cache))
   expect_true(all(again$cached))
   expect_equal(again$input_tokens, rep(0, 4))
   expect_equal(again$cost, rep(0, 4))
@@ -223,7 +231,7 @@ test_that("completions for another model than the chat's are counted under that 
   server <- local_fake_openai(echo_reply)
   before <- session_input_tokens("OpenAI-compatible", "other-lm")
   out <- query_logprobs(fake_chat(server, model = "chat-lm"), "Q:\n", "True",
-                        model = "other-lm", settings = request_settings(cache = FALSE))
+                        model = "other-lm", settings = no_cache)
   expect_equal(session_input_tokens("OpenAI-compatible", "other-lm") - before,
                sum(out$input_tokens))
   expect_gt(sum(out$input_tokens), 0)
@@ -234,7 +242,8 @@ test_that("the completions backend follows no redirect: the other origin gets no
   redirect <- local_fake_redirect(bystander$origin, status = 307L)
   chat <- ellmer::chat_openai_compatible(base_url = redirect$url, model = "fake-model",
                                          credentials = function() "secret-key")
-  out <- query_logprobs(chat, "The secret text\n", "yes", settings = request_settings(cache = FALSE, max_tries = 1))
+  out <- query_logprobs(chat, "The secret text\n", "yes",
+                        settings = request_settings(cache = FALSE, max_tries = 1))
   expect_true(is.na(out$logp))
   expect_match(out$error, "HTTP 307 Temporary Redirect to http://127.0.0.1:[0-9]+: not followed")
   expect_gte(redirect$count(), 1)  # not retried, but the context may be asked separately
@@ -256,7 +265,7 @@ test_that("a 429 is sent again after the server's retry-after, and scored", {
   expect_equal(server$count(), 3)
 })
 
-test_that("a 5xx is retried until max_tries; a 400 is not retried and says what the provider said", {
+test_that("a 5xx is retried up to max_tries; a 400 is sent once, with the provider's words", {
   reply <- function(body, n) {
     if (grepl("^down", body$prompt)) return(list(status = 503))
     if (grepl("^bad", body$prompt)) return(list(status = 400))
@@ -350,7 +359,8 @@ local_peak_server <- function(delay, .local_envir = parent.frame()) {
     tokens <- regmatches(req$json$prompt, gregexpr("\n| ?[^ \n]+", req$json$prompt))[[1]]
     res$send_json(list(
       choices = list(list(index = 0L, text = req$json$prompt, logprobs = list(
-        tokens = as.list(tokens), token_logprobs = c(list(NULL), as.list(rep(-1, length(tokens) - 1)))
+        tokens = as.list(tokens),
+        token_logprobs = c(list(NULL), as.list(rep(-1, length(tokens) - 1)))
       ))),
       usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)
     ), auto_unbox = TRUE, null = "null")

@@ -1,3 +1,6 @@
+# Requests sent, nothing cached.
+no_cache <- request_settings(cache = FALSE)
+
 # A fake echo server whose log-probabilities depend on hints in the text: the last token
 # scores -0.25 when the text contains "[hint <token>]", otherwise every token scores
 # -nchar(token) / 2; the first token has none (echo_completion() in helper-fake-openai.R).
@@ -104,7 +107,8 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
   dir <- withr::local_tempdir()
   d <- hint_table()
   logs <- withr::local_tempdir()
-  tsk <- probsem_task(d, solver = probsem_solver(settings = request_settings(cache = dir)), dir = logs)
+  tsk <- probsem_task(d, solver = probsem_solver(settings = request_settings(cache = dir)),
+                      dir = logs)
   tsk$eval(solver_chat = fake_chat(server, model = "org/tiny:v1"), view = FALSE)
   s <- tsk$get_samples()
   # Neither the vitals log nor the cache holds the API key.
@@ -134,7 +138,8 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
   # Eight full texts and four distinct queries alone.
   expect_equal(server$count(), 8 + 4)
   # A second run costs nothing.
-  tsk2 <- probsem_task(d, solver = probsem_solver(settings = request_settings(cache = dir)), dir = withr::local_tempdir())
+  tsk2 <- probsem_task(d, solver = probsem_solver(settings = request_settings(cache = dir)),
+                       dir = withr::local_tempdir())
   tsk2$eval(solver_chat = fake_chat(server, model = "org/tiny:v1"), view = FALSE)
   expect_equal(server$count(), 12)
   expect_true(all(vapply(tsk2$get_samples()$solver_metadata, `[[`, NA, "cached")))
@@ -171,7 +176,7 @@ test_that("norm and temperature change logp and the distribution as the original
   server <- local_fake_openai(hint_reply)
   d <- hint_table()[4, ]
   run <- function(...) {
-    tsk <- probsem_task(d, solver = probsem_solver(settings = request_settings(cache = FALSE), ...),
+    tsk <- probsem_task(d, solver = probsem_solver(settings = no_cache, ...),
                         dir = withr::local_tempdir(.local_envir = parent.frame(2)))
     tsk$eval(solver_chat = fake_chat(server), view = FALSE)
     tsk$get_samples()$solver_metadata[[1]]
@@ -195,7 +200,8 @@ test_that("a failed request gives NA for that context only and is counted", {
   }
   server <- local_fake_openai(reply)
   d <- hint_table()[1:2, ]
-  tsk <- probsem_task(d, solver = probsem_solver(settings = request_settings(cache = FALSE, max_tries = 1)),
+  one_try <- request_settings(cache = FALSE, max_tries = 1)
+  tsk <- probsem_task(d, solver = probsem_solver(settings = one_try),
                       dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
@@ -212,7 +218,7 @@ test_that("a failed request gives NA for that context only and is counted", {
 
 test_that("answers that can't be scored are reported as such, not as an API key problem", {
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt, tokens = "True"))
-  tsk <- probsem_task(hint_table()[1:2, ], solver = probsem_solver(settings = request_settings(cache = FALSE)),
+  tsk <- probsem_task(hint_table()[1:2, ], solver = probsem_solver(settings = no_cache),
                       dir = withr::local_tempdir())
   w <- expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                       class = "predictivebench_warning_all_failed")
@@ -224,7 +230,7 @@ test_that("answers that can't be scored are reported as such, not as an API key 
 test_that("the chat backend runs a task through ellmer", {
   server <- local_fake_openai(true_false_reply)
   d <- hint_table()[1:2, ]
-  tsk <- probsem_task(d, solver = probsem_solver(backend = "chat", settings = request_settings(cache = FALSE)),
+  tsk <- probsem_task(d, solver = probsem_solver(backend = "chat", settings = no_cache),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   s <- tsk$get_samples()
@@ -236,11 +242,11 @@ test_that("the chat backend runs a task through ellmer", {
 
 test_that("a solver refuses inputs from another dataset, and ambiguous inputs are caught", {
   d <- hint_table()
-  solver <- bind_dataset(probsem_solver(settings = request_settings(cache = FALSE)), d[1, ])
+  solver <- bind_dataset(probsem_solver(settings = no_cache), d[1, ])
   expect_error(solver(d$input[2], solver_chat = NULL, base_url = "http://x/v1"),
                class = "predictivebench_error_argument")
   # the task gives the solver its dataset; alone it says so
-  expect_snapshot(probsem_solver(settings = request_settings(cache = FALSE))(d$input[1], base_url = "http://x/v1"),
+  expect_snapshot(probsem_solver(settings = no_cache)(d$input[1], base_url = "http://x/v1"),
                   error = TRUE)
   dup <- d[c(1, 1), ]
   dup$id <- c("a", "b")
@@ -252,7 +258,8 @@ test_that("a solver refuses inputs from another dataset, and ambiguous inputs ar
 test_that("epochs repeat cached scores; the summary and CSV count each context once", {
   server <- local_fake_openai(hint_reply)
   d <- hint_table()[1:2, ]
-  tsk <- probsem_task(d, solver = probsem_solver(settings = request_settings(cache = withr::local_tempdir())),
+  cached <- request_settings(cache = withr::local_tempdir())
+  tsk <- probsem_task(d, solver = probsem_solver(settings = cached),
                       epochs = 2, dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   expect_equal(nrow(tsk$get_samples()), 4)
@@ -271,7 +278,7 @@ test_that("the chat backend with norm gives a missing query probability 0, not N
   d$queries[[1]] <- c("True", "Maybe", "False")
   for (norm in c("tokens", "sqrt")) {
     solver <- probsem_solver(backend = "chat", norm = norm, temperature = 0.5,
-                             settings = request_settings(cache = FALSE))
+                             settings = no_cache)
     tsk <- probsem_task(d, solver = solver, dir = withr::local_tempdir())
     tsk$eval(solver_chat = fake_chat(server), view = FALSE)
     s <- tsk$get_samples()
@@ -307,7 +314,8 @@ test_that("a probsem log counts every log-probability request; a cached re-run i
   cache <- withr::local_tempdir()
   d <- hint_table()
   make <- function() {
-    probsem_task(d, solver = probsem_solver(settings = request_settings(cache = cache)), dir = withr::local_tempdir())
+    probsem_task(d, solver = probsem_solver(settings = request_settings(cache = cache)),
+                 dir = withr::local_tempdir())
   }
   tsk <- make()
   tsk$eval(solver_chat = fake_chat(server, model = "tiny-lm"), view = FALSE)
@@ -331,7 +339,7 @@ test_that("a probsem log counts every log-probability request; a cached re-run i
 test_that("the chat backend's requests are in the log's usage too", {
   server <- local_fake_openai(true_false_reply)
   tsk <- probsem_task(hint_table()[1:3, ], solver = probsem_solver(backend = "chat",
-                                                                   settings = request_settings(cache = FALSE)),
+                                                                   settings = no_cache),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   usage <- expect_log_usage(tsk)
@@ -339,7 +347,9 @@ test_that("the chat backend's requests are in the log's usage too", {
 })
 
 test_that("the solver's settings apply, and $eval()'s named settings override them", {
-  server <- local_fake_openai(function(body, n) list(status = 503, headers = list(`retry-after` = "0")))
+  server <- local_fake_openai(function(body, n) {
+    list(status = 503, headers = list(`retry-after` = "0"))
+  })
   d <- hint_table()[1, ]
   run <- function(...) {
     tsk <- probsem_task(d, solver = probsem_solver(
