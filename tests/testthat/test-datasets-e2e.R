@@ -47,7 +47,8 @@ run_every_task <- function(pins, datasets, hf, gh, pkg) {
     dsbench = run(dsbench_task(solver = dsbench_solver(cache = FALSE),
                                scorer = dsbench_scorer_exact(), dir = logs),
                   baseline_constant("The answer is C.")),
-    probsem = run(probsem_task(solver = probsem_solver(cache = FALSE), dir = logs),
+    probsem = run(probsem_task(solver = probsem_solver(settings = list(cache = FALSE)),
+                               dir = logs),
                   baseline_constant("")),
     arena_questions = c(n = nrow(arena_dataset()), scored = NA)
   ))

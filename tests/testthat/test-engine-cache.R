@@ -207,7 +207,8 @@ test_that("an unwritable cache is an error naming it before any request is sent"
                class = "predictivebench_error_cache")
   expect_equal(server$count(), 0)
   # the log-probability backend too
-  expect_error(query_logprobs(fake_chat(server), "A:", "yes", cache = cache),
+  expect_error(query_logprobs(fake_chat(server), "A:", "yes",
+                              settings = request_settings(cache = cache)),
                class = "predictivebench_error_cache")
   expect_equal(server$count(), 0)
 })

@@ -141,7 +141,8 @@ test_that("logs of all six benchmarks are valid for Inspect AI's reader and read
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
   ps <- probsem_dataset(version = "sample")
   probsem <- run(probsem_task(ps[ps$suite == ps$suite[[3]] & ps$expected == -1, ],
-                              solver = probsem_solver(cache = FALSE), dir = dir),
+                              solver = probsem_solver(settings = list(cache = FALSE)),
+                              dir = dir),
                  fake_chat(server))
   tasks <- list(futurex = futurex, dsbench = dsbench, processbench = processbench,
                 deltabench = deltabench, arena = arena, probsem = probsem)
