@@ -7,7 +7,8 @@
 # This one is a minimal asyncio HTTP/1.1 server in Python (/usr/bin/python3, standard
 # library only) with TCP_NODELAY and one write per response: it answers every POST with one
 # fixed chat completion after `latency` seconds (asyncio.sleep, so requests overlap), keeps
-# connections alive, and counts requests. With `sigma > 0` the latency is lognormal (median
+# connections alive, and counts requests. A POST to /v1/completions gets an echo of its
+# prompt with log-probabilities instead (for query_logprobs()). With `sigma > 0` the latency is lognormal (median
 # `latency`), drawn per item number so that every client meets the same latencies. `fast_fake_server()` returns $url (the base_url for ellmer), $count(), $reset()
 # and $stop(). Its own ceiling is measured by bench/throughput.R (server_ceiling()).
 
@@ -33,6 +34,17 @@ def response(payload):
     return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
             + str(len(payload)).encode() + b"\r\nConnection: keep-alive\r\n\r\n" + payload)
 ok = response(body)
+def echo(payload):
+    # /v1/completions with echo: the prompt's whitespace tokens, each with log-probability -1
+    # (the first with none), nothing generated.
+    prompt = json.loads(payload)["prompt"]
+    tokens = re.findall(r"\n| ?[^ \n]+| +", prompt)
+    logprobs = [None] + [-1.0] * (len(tokens) - 1)
+    return response(json.dumps({"object": "text_completion", "model": "fake-model",
+        "choices": [{"index": 0, "text": prompt, "finish_reason": "length",
+                     "logprobs": {"tokens": tokens, "token_logprobs": logprobs}}],
+        "usage": {"prompt_tokens": len(tokens), "completion_tokens": 0,
+                  "total_tokens": len(tokens)}}).encode())
 async def handle(reader, writer):
     global n
     sock = writer.get_extra_info("socket")
@@ -57,7 +69,8 @@ async def handle(reader, writer):
                 wait = delay(payload)
                 if wait > 0:
                     await asyncio.sleep(wait)
-                writer.write(ok)
+                completions = path.endswith("/completions") and "/chat/" not in path
+                writer.write(echo(payload) if completions else ok)
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError):
         pass
@@ -157,4 +170,22 @@ machine_line <- function() {
   sprintf("machine: %s cores, %s RAM; %s; ellmer %s, vitals %s, httr2 %s",
           parallel::detectCores(), mem, R.version.string, utils::packageVersion("ellmer"),
           utils::packageVersion("vitals"), utils::packageVersion("httr2"))
+}
+
+# Seconds the expression `timed` (a string of R code) takes in a child process that loaded
+# the package from `checkout` (an earlier version) and ran `setup`; `data` is there as `data`.
+checkout_seconds <- function(checkout, data, setup = character(), timed) {
+  rds <- tempfile(fileext = ".rds")
+  saveRDS(data, rds)
+  out <- tempfile()
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    sprintf("suppressMessages(pkgload::load_all(%s, quiet = TRUE))", deparse(checkout)),
+    sprintf("data <- readRDS(%s)", deparse(rds)),
+    setup,
+    sprintf("t <- system.time(%s)[['elapsed']]", timed),
+    sprintf("writeLines(format(t), %s)", deparse(out))
+  ), script)
+  system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE)
+  as.double(readLines(out))
 }

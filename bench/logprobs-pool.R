@@ -2,9 +2,8 @@
 # were sent in before: a local server with lognormal latency (median 200 ms, sigma 1; each
 # item's latency fixed by its number, so both clients meet the same ones), n distinct
 # contexts scored with query_logprobs() (n + 1 completions requests: each context + query,
-# and the query alone), concurrency 10, no cache. The server answers with a chat completion,
-# not an echo, so every pair ends with the same per-pair error in both versions: what is
-# timed is sending and reading the requests.
+# and the query alone), concurrency 10, no cache; and the same requests sent with plain curl
+# multi, the floor.
 #
 # Run from the package root:  PB_BENCH_OLD=<checkout of 6849d9a> Rscript bench/logprobs-pool.R
 # (make the checkout with `git worktree add /tmp/old 6849d9a` or `git archive 6849d9a | tar -x`).
@@ -21,33 +20,39 @@ on.exit(server$stop(), add = TRUE)
 prefixes <- sprintf("Context item %d\nAnswer:\n", seq_len(n))
 
 old_seconds <- function(checkout) {
-  rds <- tempfile(fileext = ".rds")
-  saveRDS(prefixes, rds)
-  out <- tempfile()
-  script <- tempfile(fileext = ".R")
-  writeLines(c(
-    sprintf("suppressMessages(pkgload::load_all(%s, quiet = TRUE))", deparse(checkout)),
-    sprintf("t <- system.time(query_logprobs(NULL, readRDS(%s), ' yes', base_url = %s,
-             model = 'm', cache = FALSE, max_active = %d))[['elapsed']]",
-            deparse(rds), deparse(server$url), concurrency),
-    sprintf("writeLines(format(t), %s)", deparse(out))
-  ), script)
-  system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE)
-  as.double(readLines(out))
+  checkout_seconds(checkout, prefixes, timed = sprintf(
+    "query_logprobs(NULL, data, ' yes', base_url = %s, model = 'm', cache = FALSE,
+                    max_active = %d)", deparse(server$url), concurrency
+  ))
 }
 
 settings <- request_settings(cache = FALSE, max_active = concurrency, rpm = Inf)
 new_run <- function() {
   t <- system.time(out <- query_logprobs(NULL, prefixes, " yes", base_url = server$url,
                                          model = "m", settings = settings))
-  stopifnot(nrow(out) == n, all(!is.na(out$error)))
+  stopifnot(nrow(out) == n, all(out$logp == -1))
   t[["elapsed"]]
 }
+# The floor: the same requests with plain curl multi (no pool, no parsing, no cache).
+plain_curl <- function() {
+  texts <- c(paste0(prefixes, " yes"), " yes")
+  pool <- curl::new_pool(total_con = concurrency, host_con = concurrency, multiplex = FALSE)
+  for (text in texts) {
+    body <- jsonlite::toJSON(list(model = "m", prompt = text, echo = TRUE, logprobs = 0L,
+                                  max_tokens = 0L), auto_unbox = TRUE)
+    h <- curl::new_handle(url = paste0(server$url, "/completions"), postfields = body)
+    curl::handle_setheaders(h, `Content-Type` = "application/json")
+    curl::multi_add(h, pool = pool)
+  }
+  system.time(curl::multi_run(pool = pool))[["elapsed"]]
+}
+floor <- plain_curl()
 server$reset()
 new <- new_run()
 sent <- server$count()
-cat(sprintf("pool (this checkout): %d requests in %.2f s (%.1f requests/s)\n", sent, new,
-            sent / new))
+cat(sprintf("plain curl multi: %.2f s\n", floor))
+cat(sprintf("pool (this checkout): %d requests in %.2f s (%.1f requests/s), %.2fx plain curl\n",
+            sent, new, sent / new, new / floor))
 if (nzchar(old)) {
   before <- old_seconds(old)
   cat(sprintf("httr2 chunks of %d (%s): %.2f s\n", 4L * concurrency, old, before))

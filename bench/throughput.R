@@ -49,21 +49,12 @@ request_path <- function(chat, prompts, concurrency) {
 # generate_responses() of another checkout, timed in a child process (its own load time
 # left out).
 old_engine_seconds <- function(checkout, url, prompts, concurrency) {
-  rds <- tempfile(fileext = ".rds")
-  saveRDS(prompts, rds)
-  out <- tempfile()
-  script <- tempfile(fileext = ".R")
-  writeLines(c(
-    sprintf("suppressMessages(pkgload::load_all(%s, quiet = TRUE))", deparse(checkout)),
+  checkout_seconds(checkout, prompts, setup = c(
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'sk-bench')", deparse(url)),
-    "invisible(generate_responses(chat, c('warm', 'up'), cache = FALSE))",
-    sprintf("t <- system.time(generate_responses(chat, readRDS(%s), cache = tempfile(),
-             max_active = %d, rpm = 1e6))[['elapsed']]", deparse(rds), concurrency),
-    sprintf("writeLines(format(t), %s)", deparse(out))
-  ), script)
-  system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE)
-  as.double(readLines(out))
+    "invisible(generate_responses(chat, c('warm', 'up'), cache = FALSE))"
+  ), timed = sprintf("generate_responses(chat, data, cache = tempfile(), max_active = %d,
+                      rpm = 1e6)", concurrency))
 }
 
 # 1. CPU per request at no latency --------------------------------------------------------
