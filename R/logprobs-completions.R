@@ -1,8 +1,9 @@
 # The completions backend of query_logprobs(): echoed /v1/completions requests, cached, and
 # the query's span of tokens summed.
 
-# Where to send completions requests. The credentials stay a function, called when a request
-# is built, so the key is never stored in a cache key, a record or a log.
+# Where to send completions requests. The credentials stay a function, called when the
+# requests of a call are built (completion_template()), so the key is never stored in a
+# cache key, a record or a log.
 logprob_endpoint <- function(chat = NULL, base_url = NULL, model = NULL, api_key = NULL,
                              call = rlang::caller_env()) {
   check_string(base_url, allow_null = TRUE, call = call)
