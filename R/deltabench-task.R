@@ -146,11 +146,10 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' deltabench_summary(tsk)
 deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_solver(),
                             scorer = deltabench_scorer(), epochs = NULL,
-                            dir = vitals::vitals_log_dir(), name = "deltabench",
-                            limit = NULL) {
+                            dir = vitals::vitals_log_dir(), name = "deltabench") {
   dataset <- deltabench_with_prompts(dataset)
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit, benchmark = "deltabench",
+                 benchmark = "deltabench",
                  metadata_fields = c("label", "task_l1", "task_l2", "error_sections",
                                      "unuseful_sections"))
 }

@@ -106,6 +106,10 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @param dataset A task table (tibble) from `futurex_dataset()`.
 #' @param solver,scorer A solver and scorer, by default `futurex_solver()` and
 #'   `futurex_scorer()`.
+#' @param judge For `futurex_task()`: the chat given to the default scorer as its
+#'   `scorer_chat` (the unit normalization of numeric items, see `futurex_scorer()`);
+#'   `NULL` (the default) scores without it, as the reference does. Ignored when you give
+#'   your own `scorer`.
 #' @inheritParams generate_solver
 #' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
 #'   functions for [vitals::Task]; `futurex_task()` a [ResultsTask] (a [vitals::Task]).
@@ -117,11 +121,11 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'          view = FALSE)
 #' futurex_summary(tsk)
 futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
-                         scorer = futurex_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),
-                         name = "futurex", limit = NULL) {
+                         scorer = futurex_scorer(scorer_chat = judge), epochs = NULL,
+                         dir = vitals::vitals_log_dir(), name = "futurex", judge = NULL) {
   dataset <- validate_task_table(dataset, "futurex")
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit, benchmark = "futurex",
+                 benchmark = "futurex",
                  metadata_fields = c("level", "std", "end_time"))
 }
 

@@ -165,11 +165,11 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' }
 probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(),
                          scorer = probsem_scorer(), epochs = NULL,
-                         dir = vitals::vitals_log_dir(), name = "probsem", limit = NULL) {
+                         dir = vitals::vitals_log_dir(), name = "probsem") {
   dataset <- validate_task_table(dataset, "probsem")
   check_probsem_inputs(dataset)
   benchmark_task(probsem_vitals_dataset(dataset), solver, scorer, epochs = epochs, dir = dir,
-                 name = name, limit = limit, benchmark = "probsem",
+                 name = name, benchmark = "probsem",
                  metadata_fields = c("prompt", "suite", "context_index", "text", "expected"))
 }
 

@@ -49,13 +49,13 @@ test_that("prepare_futurex writes a readable task table", {
   expect_equal(futurex_dataset(table), table)
 })
 
-test_that("futurex_dataset() and futurex_task() take a limit", {
+test_that("futurex_dataset() takes a limit, which its task keeps", {
   full <- futurex_dataset(version = "sample")
   expect_equal(futurex_dataset(version = "sample", limit = 2)$id, full$id[1:2])
   sampled <- futurex_dataset(version = "sample", limit = 3, shuffle = 1)
   expect_equal(nrow(sampled), 3)
   expect_true(all(sampled$id %in% full$id))
-  tsk <- futurex_task(futurex_dataset(version = "sample"), limit = 4, dir = withr::local_tempdir())
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 4), dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[1:4])
 })
 

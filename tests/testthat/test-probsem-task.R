@@ -293,12 +293,12 @@ test_that("user-facing errors name the user's call", {
   expect_snapshot(probsem_task(dup, dir = tempfile()), error = TRUE)
 })
 
-test_that("probsem_dataset() and probsem_task() take a limit", {
+test_that("probsem_dataset() takes a limit, which its task keeps", {
   full <- probsem_dataset(version = "sample")
   expect_equal(probsem_dataset(version = "sample", limit = 2)$id, full$id[1:2])
   shuffled <- probsem_dataset(version = "sample", shuffle = 2)
   expect_setequal(shuffled$id, full$id)
-  tsk <- probsem_task(probsem_dataset(version = "sample"), limit = 3, dir = withr::local_tempdir())
+  tsk <- probsem_task(probsem_dataset(version = "sample", limit = 3), dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[1:3])
 })
 
