@@ -203,9 +203,8 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
     scored <- deltabench_score_critiques(samples$result, samples$error_sections,
                                          lapply(samples$unuseful_sections, function(x) x %||% integer()),
                                          clip_predictions = clip_predictions)
-    score <- ifelse(scored$has_error, scored$f1, as.double(scored$judge == 0))
     list(
-      score = score,
+      score = score_values(ifelse(scored$has_error, scored$f1, scored$judge == 0)),
       explanation = deltabench_explanation(scored, samples$target),
       scorer_metadata = lapply(seq_len(nrow(scored)), function(i) {
         list(judge = scored$judge[[i]], predicted = scored$predicted[[i]],

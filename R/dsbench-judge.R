@@ -31,7 +31,7 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
                             cache = cache, max_active = max_active, rpm = rpm,
                             max_tries = max_tries, batch = batch, wait = wait)
     list(
-      score = factor(ifelse(judged$correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      score = score_values(judged$correct),
       scorer_chat = judged$chat,
       scorer_metadata = lapply(seq_len(nrow(judged)), function(i) {
         c(list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],

@@ -161,7 +161,7 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
     scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache,
                                   batch = batch, wait = wait)
     out <- list(
-      score = scores$score,
+      score = score_values(scores$score),
       explanation = futurex_explanation(scores, samples$target),
       scorer_chat = if (!is.null(scorer_chat)) scores$chat,
       scorer_metadata = lapply(seq_len(nrow(scores)), function(i) {

@@ -301,7 +301,7 @@ probsem_scorer <- function() {
     })
     correct <- vapply(judged, `[[`, NA, "correct")
     list(
-      score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      score = score_values(correct),
       scorer_metadata = lapply(judged, function(j) {
         j[c("expected_query", "expected_prob", "max_prob")]
       }),

@@ -9,7 +9,7 @@ test_that("the summary's -1 rule and ties work on hand-made samples", {
   sm <- suppressMessages(probsem_summary(s))
   expect_equal(sm$accuracy$estimate[sm$accuracy$group == "truth"], 2 / 3)
   scored <- probsem_scorer()(s)
-  expect_equal(as.character(scored$score), c("C", "C", NA, "I", "C", "C"))
+  expect_identical(scored$score, c(1, 1, NA, 0, 1, 1))
   expect_error(probsem_summary(data.frame(x = 1)), class = "predictivebench_error_argument")
 })
 
