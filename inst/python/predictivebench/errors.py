@@ -45,3 +45,13 @@ class PredictiveBenchError(ValueError):
 
 class MissingDependencyError(PredictiveBenchError):
     """An optional Python package (pyarrow, pyxlsb) is needed and not installed."""
+
+
+# What every preparer does with a broken item: stop (the default) or leave it out and list it.
+ON_ERROR = ("error", "skip")
+
+
+def check_on_error(on_error: str) -> None:
+    if on_error not in ON_ERROR:
+        raise PredictiveBenchError(f"on_error must be one of {ON_ERROR}, not {on_error!r}",
+                                   kind="argument")
