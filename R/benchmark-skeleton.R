@@ -13,7 +13,7 @@
 # A benchmark's file then holds only what is its own: prompts, solver, scorer and summary.
 # Adopted by every benchmark: futurex, processbench/deltabench, probsem, DSBench (its solver
 # reads `rows$folder`, `rows$image_used` and `rows$workbook_files`) and the arena (its
-# solver's rows are the battles; arena_summary() gives ratings, not summary rows).
+# judging solver's rows are the battles).
 
 #' Task-table arguments shared by every benchmark
 #'
