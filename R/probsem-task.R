@@ -77,7 +77,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #'   `$eval(solver_chat = <an OpenAI-compatible chat>)`; with the default `"completions"`
 #'   backend the chat only tells where to send requests (base URL, model, key).
 #'
-#' Read the results with [probsem_summary()] (accuracy per suite and the distributions) and
+#' Read the results with [probsem_summary()] (accuracy per suite) and [probsem_distributions()] (the distributions), and
 #' write the original's CSV files with [probsem_write_results()].
 #'
 #' @section Scores:

@@ -141,11 +141,11 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
 
   expect_message(probsem_summary(tsk), class = "predictivebench_message_no_truth")
   sm <- suppressMessages(probsem_summary(tsk))
-  acc <- sm$accuracy
+  acc <- sm
   expect_equal(acc$group, c("tf", "open"))
   expect_equal(acc$estimate, c(2 / 3, NA))
   expect_equal(acc$n_no_truth, c(0L, 1L))
-  dist <- sm$distributions
+  dist <- probsem_distributions(tsk)
   expect_equal(nrow(dist), 8)
   expect_equal(dist$is_max[dist$id == "tf-2"], c(TRUE, TRUE))
   expect_equal(dist$query_index[dist$id == "open-0"], c(0L, 1L))
@@ -205,9 +205,9 @@ test_that("a failed request gives NA for that context only and is counted", {
   expect_equal(as_score(s$score[[1]]), 1)
   expect_message(probsem_summary(s), class = "predictivebench_message_skipped")
   sm <- suppressMessages(probsem_summary(s))
-  expect_equal(sm$accuracy$n_missing, 1L)
-  expect_equal(sm$accuracy$n, 1L)
-  expect_equal(sm$accuracy$estimate, 1)
+  expect_equal(sm$n_missing, 1L)
+  expect_equal(sm$n, 1L)
+  expect_equal(sm$estimate, 1)
 })
 
 test_that("answers that can't be scored are reported as such, not as an API key problem", {
@@ -259,8 +259,8 @@ test_that("epochs repeat cached scores; the summary and CSV count each context o
   # Two full texts per context and two queries alone, sent once.
   expect_equal(server$count(), 4 + 2)
   sm <- probsem_summary(tsk)
-  expect_equal(sm$accuracy$n, 2L)
-  expect_equal(nrow(sm$distributions), 4)
+  expect_equal(sm$n, 2L)
+  expect_equal(nrow(probsem_distributions(tsk)), 4)
   paths <- probsem_write_results(tsk, withr::local_tempdir())
   expect_equal(nrow(utils::read.csv(paths[[1]])), 4)
 })
@@ -316,7 +316,7 @@ test_that("a probsem log counts every log-probability request; a cached re-run i
   expect_equal(usage$model, "openai_compatible/tiny-lm")
   expect_equal(usage$input_tokens, sum(sent))
   summ <- suppressMessages(probsem_summary(tsk))
-  expect_log_metrics(tsk$log_path, summ$accuracy)
+  expect_log_metrics(tsk$log_path, summ)
   expect_key_value_metadata(tsk$log_path)
   expect_identical(suppressMessages(probsem_summary(tsk$log_path)), summ)
 
