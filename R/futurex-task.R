@@ -19,6 +19,9 @@
 #'
 #' @param duplicate_ids For any other repeated id: `"error"` (the default) stops;
 #'   `"suffix"` keeps every item and renames repeats `id#2`, `id#3`, ... in file order.
+#' @param on_error `"error"` (the default) stops at the first malformed item (a missing
+#'   field, a level outside 1-4, ...) with an error naming its row and field; `"skip"`
+#'   leaves malformed items out and lists them (on standard error).
 #' @returns The path `out` (invisibly), or the table.
 #' @family futurex
 #' @family task tables
@@ -26,9 +29,12 @@
 #' @examplesIf python_available()
 #' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
 #' prepare_futurex(src)
-prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix")) {
+prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix"),
+                            on_error = c("error", "skip")) {
   duplicate_ids <- rlang::arg_match(duplicate_ids)
-  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids)
+  on_error <- rlang::arg_match(on_error)
+  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids,
+                     on_error = on_error)
 }
 
 #' FutureX: forecasting as a vitals Task

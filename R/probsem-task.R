@@ -34,6 +34,9 @@
 #' @param suites Suite names to read (`c("A", "B")` reads `<name>_A.json` and
 #'   `<name>_B.json`), or `NULL` (the default) for every `<name>_*.json` beside the prompt, in
 #'   name order.
+#' @param on_error `"error"` (the default) stops at the first suite file that can't be read
+#'   or is malformed, with an error naming the file and field; `"skip"` leaves such suites
+#'   out and lists them (on standard error).
 #' @returns The path `out` (invisibly), or the table.
 #' @family probsem
 #' @family task tables
@@ -41,13 +44,14 @@
 #' @examplesIf python_available()
 #' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
 #' prepare_probsem(src)
-prepare_probsem <- function(source, out = NULL, suites = NULL) {
+prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("error", "skip")) {
+  on_error <- rlang::arg_match(on_error)
   if (!is.null(suites) && (!is.character(suites) || anyNA(suites) || !length(suites))) {
     abort_pb("{.arg suites} must be a character vector of suite names or {.code NULL}.",
              "argument")
   }
   prepare_task_table("probsem", source, out = out,
-                     suites = if (!is.null(suites)) as.list(suites))
+                     suites = if (!is.null(suites)) as.list(suites), on_error = on_error)
 }
 
 #' probsem: likelihood-based evaluation as a vitals Task

@@ -138,3 +138,16 @@ test_that("batch = TRUE, wait = FALSE: $eval() submits and says how to collect; 
   expect_equal(server$count(), n)  # collected, not submitted again
   expect_length(list.files(file.path(cache, "batches")), 0)
 })
+
+test_that("prepare_futurex(on_error = 'skip') leaves out a malformed item", {
+  skip_if_no_python()
+  src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
+  items <- jsonlite::read_json(src)
+  items[[2]]$level <- 9
+  bad <- withr::local_tempfile(fileext = ".json")
+  jsonlite::write_json(items, bad, auto_unbox = TRUE, null = "null")
+  err <- expect_error(prepare_futurex(bad), class = "predictivebench_error_field")
+  expect_equal(err$field, "level")
+  table <- prepare_futurex(bad, on_error = "skip")
+  expect_equal(table$id, prepare_futurex(src)$id[-2])
+})

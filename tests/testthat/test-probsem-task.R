@@ -337,3 +337,18 @@ test_that("the chat backend's requests are in the log's usage too", {
   usage <- expect_log_usage(tsk)
   expect_equal(c(usage$input_tokens, usage$output_tokens), c(3 * 10, 3 * 5))
 })
+
+test_that("prepare_probsem(on_error = 'skip') leaves out a broken suite", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  src <- system.file("extdata", "probsem", package = "predictivebench")
+  file.copy(list.files(src, full.names = TRUE), dir)
+  prompt <- file.path(dir, "weather.txt")
+  whole <- prepare_probsem(prompt)
+  suites <- unique(whole$suite)
+  writeLines("{not json", file.path(dir, paste0("weather_", suites[[1]], ".json")))
+  expect_error(prepare_probsem(prompt), class = "predictivebench_error")
+  table <- prepare_probsem(prompt, on_error = "skip")
+  expect_setequal(unique(table$suite), suites[-1])
+  expect_equal(table$id, whole$id[whole$suite != suites[[1]]])
+})

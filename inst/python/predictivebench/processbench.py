@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
-from .errors import ON_ERROR, PredictiveBenchError, check_on_error
+from .errors import ON_ERROR, PredictiveBenchError, check_on_error, report_skipped
 from .readers import iter_json_lines, parse_json, read_text
 from .registry import Preparer
 
@@ -275,16 +275,6 @@ def to_table(rows: List[Dict[str, Any]]) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({name: [] for name in COLUMNS})
     return pd.DataFrame(rows, columns=COLUMNS).astype({"label": "int64"}, copy=False)
-
-
-def report_skipped(skipped: Skipped, path: str, stream: Any = None) -> None:
-    """Tell the user which records were skipped and why (one line each, on stderr)."""
-    if not skipped:
-        return
-    stream = stream or sys.stderr
-    print(f"predictivebench: skipped {len(skipped)} record(s) of {path}:", file=stream)
-    for problem in skipped:
-        print(f"  {problem}", file=stream)
 
 
 def flatten_records(records: List[Record], flatten: Any, path: str, on_error: str,
