@@ -193,12 +193,12 @@ arena_explanation <- function(samples, score) {
 #' intervals are reproducible), and `n` its battles; then `wins`, `losses`, `ties`. Models
 #' are ordered by win rate, best first.
 #'
-#' It is the arena's registered summary (see [register_benchmark()]): an [arena_task()]
-#' log shows each model's win rate as a metric, and [leaderboard()] reports them. Win rates
-#' depend on the opponents each model met; [arena_summary()] gives ratings, which account
-#' for that. `ggplot2::autoplot()` draws the win rates (see [autoplot_summary()]).
+#' [arena_summary()] gives these rows for battles; a judging task's log shows them as its
+#' metrics. Win rates depend on the opponents each model met; [arena_ratings()] gives
+#' ratings, which account for that. `ggplot2::autoplot()` draws the win rates (see
+#' [autoplot_summary()]).
 #'
-#' @param x An evaluated [arena_task()], its samples, its log file, or a data frame of
+#' @param x An evaluated judging task, its samples, its log file, or a data frame of
 #'   battles (`model_a`, `model_b`, `winner`).
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
 #' @param times Bootstrap rounds.

@@ -1,13 +1,5 @@
 # DSBench: the dataset, the solver and the solve step (prompts, images, files mode), the Task.
 
-dsbench_system_prompt_text <- paste0(
-  "You are a data analyst. I will give  you a background introduction and data analysis ",
-  "question. You must answer the question. "
-)
-
-# The original's request with an image has one more trailing space in its system prompt.
-dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
-
 #' DSBench data analysis as a vitals Task
 #'
 #' @description
@@ -406,18 +398,6 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     meta[[i]]$image <- if (is.na(image[[i]])) NULL else basename(image[[i]])
   }
   list(result = res$result, solver_chat = res$chat, solver_metadata = meta)
-}
-
-dsbench_files_prompt <- function(row) {
-  files <- row$workbook_files[[1]]
-  note <- if (length(files)) {
-    paste0(
-      "The workbook files are: ", paste(files, collapse = ", "), ". They are not shown ",
-      "here: use the tools list_workbooks, list_sheets and read_range to read them. \n"
-    )
-  } else ""
-  paste0(note, "The introduction is detailed as follows. \n ", row$introduction, " \n",
-         "The questions are detailed as follows. \n ", row$question)
 }
 
 dsbench_folder_fingerprint <- function(folder, files) {
