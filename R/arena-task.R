@@ -220,8 +220,8 @@ arena_reference_answers <- function(answers, call = rlang::caller_env()) {
 # reference models' names.
 arena_model_name <- function(samples, references) {
   chat <- if ("solver_chat" %in% names(samples) && nrow(samples)) samples$solver_chat[[1]]
-  name <- if (inherits(chat, "Chat")) chat_model_label(chat) else "model"
-  if (is.na(name) || !nzchar(name)) name <- "model"
+  name <- if (inherits(chat, "Chat")) tryCatch(chat$get_model(), error = function(e) NULL)
+  if (!rlang::is_string(name) || !nzchar(name)) name <- "model"
   while (name %in% references) name <- paste0(name, " (evaluated)")
   name
 }

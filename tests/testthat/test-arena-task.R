@@ -133,3 +133,24 @@ test_that("arena_dataset() takes part of the table like every benchmark", {
 })
 
 
+
+test_that("request settings given to $eval() reach the arena's solver", {
+  toy <- arena_toy()
+  server <- local_fake_openai(function(body, n) "medium answer")
+  tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                    scorer = arena_scorer(toy$answers, arena_baseline_judge("longer"),
+                                          settings = no_cache()),
+                    dir = withr::local_tempdir())
+  cache <- withr::local_tempdir()
+  tsk$eval(solver_chat = fake_chat(server, model = "candidate-lm"), cache = cache,
+           view = FALSE)
+  expect_equal(server$count(), 3)
+  first <- tsk$get_samples()$score
+  # the solver's settings said no cache; $eval(cache = ) overrides it
+  tsk$eval(solver_chat = fake_chat(server, model = "candidate-lm"), cache = cache,
+           view = FALSE)
+  expect_equal(server$count(), 3)
+  expect_identical(tsk$get_samples()$score, first)
+  expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+  expect_equal(tsk$get_samples()$scorer_metadata[[1]]$model, "candidate-lm")
+})
