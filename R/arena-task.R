@@ -25,6 +25,9 @@ arena_interval <- "95% confidence interval (a question's epochs clustered)"
 #' @inheritParams task-table-args
 #' @param source A `questions.csv` (column `question`).
 #' @param out The parquet file to write, or `NULL` to return the table.
+#' @param on_error `"error"` (the default) stops at a row whose field count differs from
+#'   the header's, naming the row; `"skip"` leaves such rows out with a warning naming them
+#'   (`first_row` still counts the file's rows).
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
 #'   and `first_row` (1-based row of its first occurrence). `prepare_arena()` returns `out`
 #'   invisibly, or the table.
@@ -50,10 +53,11 @@ arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = F
 #' src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
 #'                    package = "predictivebench")
 #' prepare_arena(src)
-prepare_arena <- function(source, out = NULL) {
+prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   check_string(source)
   check_string(out, allow_null = TRUE)
-  table <- validate_task_table(read_questions_table(source), "arena", file = source)
+  on_error <- rlang::arg_match(on_error)
+  table <- validate_task_table(read_questions_table(source, on_error), "arena", file = source)
   if (is.null(out)) return(table)
   write_task_table(table, out, "arena")
 }

@@ -154,3 +154,19 @@ test_that("request settings given to $eval() reach the arena's solver", {
   expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
   expect_equal(tsk$get_samples()$scorer_metadata[[1]]$model, "candidate-lm")
 })
+
+test_that("prepare_arena(on_error = 'skip') leaves out ragged rows and names them", {
+  odd <- withr::local_tempfile(fileext = ".csv")
+  writeLines(c(',question', '0,"first"', '1,"two, fields",extra', '', '2,"multi', 'line"',
+               '3', '4,"first"'), odd)
+  expect_error(prepare_arena(odd), class = "predictivebench_error_csv")
+  expect_warning(table <- prepare_arena(odd, on_error = "skip"),
+                 class = "predictivebench_warning_skipped")
+  expect_equal(table$input, c("first", "multi\nline"))
+  expect_equal(table$occurrences, c(2L, 1L))
+  # rows of the file as it is: the skipped rows 2 and 4 still count
+  expect_equal(table$first_row, c(1L, 3L))
+  # a clean file reads the same either way
+  clean <- file.path(predictivebench:::arena_sample_dir(), "data", "sample", "questions.csv")
+  expect_identical(prepare_arena(clean, on_error = "skip"), prepare_arena(clean))
+})

@@ -115,7 +115,7 @@ test_that("prepare_*() name their input source, their output out, and skip with 
     expect_identical(args[1:2], c("source", "out"), label = b)
     expect_false(any(c("data_dir", "skip_broken") %in% args), label = b)
   }
-  for (b in c("futurex", "processbench", "deltabench", "probsem", "dsbench")) {
+  for (b in benchmarks) {
     on_error <- formals(get(paste0("prepare_", b), envir = ns))$on_error
     expect_identical(eval(on_error), c("error", "skip"), label = b)
   }
