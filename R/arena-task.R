@@ -193,6 +193,7 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
     s <- as_request_settings(settings, ...)
     model <- arena_model_name(samples, setdiff(names(reference), "question"))
     battles <- arena_reference_battles(samples, reference, model, version)
+    warn_unreferenced(samples, battles)
     judged <- if (!nrow(battles)) {
       tibble::tibble(winner = character(), error = character(), usage = list(), chat = list())
     } else {
@@ -218,6 +219,19 @@ arena_reference_answers <- function(answers, call = rlang::caller_env()) {
                 model.", i = "See {.fn arena_read_answers}."), "argument", call = call)
   }
   tibble::as_tibble(answers)
+}
+
+# Questions without a battle are unscored; say so when the reference answers are the cause
+# (the bundled sample's answers do not cover EloBench's real questions).
+warn_unreferenced <- function(samples, battles) {
+  none <- !seq_len(nrow(samples)) %in% battles$.sample & !is.na(samples$result)
+  if (!any(none)) return(invisible())
+  cli::cli_inform(
+    c("{sum(none)} of {nrow(samples)} questions {cli::qty(sum(none))}{?has/have} no reference
+       answer: unscored.",
+      i = "Give the reference models' answers to these questions with {.arg answers}."),
+    class = "predictivebench_message_skipped"
+  )
 }
 
 # The evaluated model's name in its battles: the solver chat's model, told apart from the

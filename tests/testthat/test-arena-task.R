@@ -62,7 +62,10 @@ test_that("failed judgements are ties or dropped; unanswered questions are unsco
 
   # a question the model did not answer, or no reference answered, has no battle
   scorer <- arena_scorer(toy$answers, arena_baseline_judge("longer"), settings = no_cache())
-  out <- scorer(tibble::tibble(input = c("q1", "unknown"), result = c(NA, "an answer")))
+  expect_message(
+    out <- scorer(tibble::tibble(input = c("q1", "unknown"), result = c(NA, "an answer"))),
+    "1 of 2 questions has no reference answer", class = "predictivebench_message_skipped"
+  )
   expect_identical(out$score, c(NA_real_, NA_real_))
   expect_match(out$explanation[[1]], "No battle")
 })
