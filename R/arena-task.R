@@ -321,13 +321,13 @@ arena_reference_outcomes <- function(samples) {
                    model_b = as.character(battles$opponent),
                    winner = as.character(battles$winner),
                    question = rep(as.character(samples$input[[i]]), n),
-                   id = rep(as.character(samples$id[[i]] %||% i), n),
-                   answer_a = rep(as.character(samples$result[[i]] %||% NA), n))
+                   answer_a = rep(as.character(samples$result[[i]] %||% NA), n),
+                   .row = rep(i, n))
   })
   out <- do.call(rbind, rows)
   out %||% tibble::tibble(model_a = character(), model_b = character(),
-                          winner = character(), question = character(), id = character(),
-                          answer_a = character())
+                          winner = character(), question = character(),
+                          answer_a = character(), .row = integer())
 }
 
 #' Arena summary: the evaluated model's win rates
@@ -372,9 +372,8 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
   }
   battles <- arena_reference_outcomes(x)
   points <- winner_points(battles$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
-  if (is.null(x$id)) x$id <- as.character(seq_len(nrow(x)))
   cl <- resolve_cluster(x, cluster, default = "id")
-  sample_of <- match(battles$id, as.character(x$id))
+  sample_of <- battles$.row
   score <- vapply(seq_len(nrow(x)), function(i) {
     p <- points[sample_of == i]
     if (!length(p) || all(is.na(p))) NA_real_ else mean(p, na.rm = TRUE)

@@ -173,3 +173,20 @@ test_that("prepare_arena(on_error = 'skip') leaves out ragged rows and names the
   clean <- file.path(predictivebench:::arena_sample_dir(), "data", "sample", "questions.csv")
   expect_identical(prepare_arena(clean, on_error = "skip"), prepare_arena(clean))
 })
+
+test_that("with epochs, each epoch's battles count for that epoch; a question is one cluster", {
+  toy <- arena_toy()
+  tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                    judge = arena_baseline_judge("longer"), answers = toy$answers,
+                    epochs = 2, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = toy$model, view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(nrow(samples), 6)
+  expect_equal(sort(samples$score), sort(rep(c(0.5, 0.25, 1), 2)))
+  s <- arena_summary(tsk)
+  expect_equal(s$estimate[[1]], mean(c(0.5, 0.25, 1)))
+  # the epochs of a question are one cluster: wider than six independent samples
+  naive <- arena_summary(tsk, cluster = NULL)
+  expect_gt(s$upper[[1]] - s$lower[[1]], naive$upper[[1]] - naive$lower[[1]])
+  expect_equal(nrow(predictivebench:::arena_outcomes(tsk)), 2 * 5)
+})
