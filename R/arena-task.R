@@ -163,7 +163,8 @@ arena_solver <- function(temperature = NULL, params = NULL, system_prompt = NULL
   settings <- as_request_settings(settings)
   function(inputs, ..., solver_chat) {
     s <- as_request_settings(settings, ...)
-    # The answer cache key of arena_answers(): a task and an arena_run() share answers.
+    # key_extra as arena_answers(): the first epoch of a question reuses an answer that
+    # arena_run() cached for the same chat, and the other way round.
     solve <- generate_solver(system_prompt = system_prompt, params = params, cache = s$cache,
                              max_active = s$max_active, rpm = s$rpm, max_tries = s$max_tries,
                              backoff = s$backoff, key_extra = "arena-answer-v1",

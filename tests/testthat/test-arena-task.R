@@ -190,3 +190,19 @@ test_that("with epochs, each epoch's battles count for that epoch; a question is
   expect_gt(s$upper[[1]] - s$lower[[1]], naive$upper[[1]] - naive$lower[[1]])
   expect_equal(nrow(predictivebench:::arena_outcomes(tsk)), 2 * 5)
 })
+
+test_that("the task's answers and arena_answers() share the response cache", {
+  toy <- arena_toy()
+  server <- local_fake_openai(function(body, n) "medium answer")
+  cache <- withr::local_tempdir()
+  chat <- fake_chat(server, model = "candidate-lm")
+  arena_answers(toy$questions$input, list(candidate = chat), withr::local_tempdir(),
+                cache = cache)
+  expect_equal(server$count(), 3)
+  tsk <- arena_task(toy$questions,
+                    solver = arena_solver(settings = request_settings(cache = cache)),
+                    judge = arena_baseline_judge("longer"), answers = toy$answers,
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server, model = "candidate-lm"), view = FALSE)
+  expect_equal(server$count(), 3)
+})
