@@ -97,7 +97,7 @@ write_answers <- function(answers, path) {
 #' Battles ready to judge
 #'
 #' `arena_battles()` joins an arrangement with the answers and builds each battle's judge
-#' prompt: the dataset of the judging [arena_task()]. Battles where either answer is missing
+#' prompt: the dataset of [arena_run()]'s judging. Battles where either answer is missing
 #' are left out with a message; a model in the arrangement without an answer column is an
 #' error.
 #'

@@ -267,7 +267,19 @@ arena_read_questions <- function(path) {
 # parquet from it. Unique questions in order of first appearance (an empty string is a
 # question), with how often each occurs and the 1-based data row of its first occurrence
 # (blank lines are no rows).
-read_questions_table <- function(path, call = rlang::caller_env()) {
+#
+# With `on_error = "skip"`, rows with more or fewer fields than the header (the file's only
+# row-level fault) are left out with a warning naming them; `first_row` still counts the
+# file's own rows.
+read_questions_table <- function(path, on_error = "error", call = rlang::caller_env()) {
+  rows <- NULL
+  if (on_error == "skip" && file.exists(path)) {
+    check_csv_nul(path, "question file", call)
+    check_csv_utf8(path, "question file", call)
+    kept <- csv_without_ragged_rows(path)
+    path <- kept$path
+    rows <- kept$rows
+  }
   data <- read_arena_csv(path, "question", "question file", call = call)
   if (!nrow(data)) {
     abort_pb("The arena question file has no questions.", "empty", file = path,
@@ -281,6 +293,43 @@ read_questions_table <- function(path, call = rlang::caller_env()) {
     input = q[first],
     target = NA_character_,
     occurrences = as.integer(table(factor(q[keep], levels = q[first]))),
-    first_row = as.integer(first)
+    first_row = as.integer(if (is.null(rows)) first else rows[first])
   )
+}
+
+# A copy of a CSV file without the records whose field count differs from the header's
+# (warned about, by data row), and the data rows of the original that the copy keeps.
+csv_without_ragged_rows <- function(path) {
+  fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
+                                blank.lines.skip = TRUE)
+  fields <- fields[!is.na(fields)]
+  bad <- which(fields[-1] != fields[1])
+  rows <- setdiff(seq_len(length(fields) - 1L), bad)
+  if (!length(bad)) return(list(path = path, rows = rows))
+  cli::cli_warn(
+    c("Skipped {length(bad)} row{?s} of {.file {path}} whose field count differs from the
+       header's: data row{?s} {bad}."),
+    class = "predictivebench_warning_skipped"
+  )
+  lines <- readLines(path, encoding = "UTF-8", warn = FALSE)
+  record <- csv_line_records(lines)
+  copy <- tempfile(fileext = ".csv")
+  writeLines(lines[!is.na(record) & !record %in% bad], copy, useBytes = TRUE)
+  list(path = copy, rows = rows)
+}
+
+# The record each line belongs to (0 = the header, NA = a blank line between records),
+# quotes respected: a quoted field may span lines.
+csv_line_records <- function(lines) {
+  quotes <- vapply(gregexpr('"', lines, useBytes = TRUE), function(m) sum(m > 0), 1)
+  record <- rep(NA_integer_, length(lines))
+  open <- FALSE
+  current <- -1L
+  for (i in seq_along(lines)) {
+    if (!open && !nzchar(lines[[i]])) next
+    if (!open) current <- current + 1L
+    record[[i]] <- current
+    if (quotes[[i]] %% 2 == 1) open <- !open
+  }
+  record
 }

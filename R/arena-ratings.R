@@ -99,7 +99,10 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #'   unless `anchor` is given.
 #'
 #' @param battles A data frame with `model_a`, `model_b`, `winner` (and `question` for
-#'   `by = "questions"`), such as [arena_read_battles()] returns.
+#'   `by = "questions"`), such as [arena_read_battles()] returns, or an evaluated
+#'   [arena_task()], its samples or its log file (its model against each reference model:
+#'   the arena's Elo table, which [arena_summary()] leaves out because a rating is not on
+#'   the 0-1 scale of summary rows).
 #' @param method `"bt"` (Bradley-Terry, the default), `"elo"` or `"elo_median"`.
 #' @param bootstrap Bootstrap rounds; 0 skips intervals (then `rank` follows the rating).
 #' @param by Resample `"battles"` or `"questions"`.
@@ -148,7 +151,7 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
   check_count(bootstrap, min = 0)
   check_number(level)
   check_string(anchor, allow_null = TRUE)
-  scores <- battle_scores(battles, invalid)
+  scores <- battle_scores(arena_outcomes(battles), invalid)
   if (!nrow(scores)) {
     abort_pb("There are no battles to rate.", "argument")
   }

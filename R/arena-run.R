@@ -19,7 +19,7 @@
 #'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the run's log (`logs/`).
 #'
 #' The log (one per call, in Inspect AI's format, for `vitals::vitals_view()`) shows the
-#' run as a user reads it: its headline is every model's rating by [arena_summary()]'s
+#' run as a user reads it: its headline is every model's rating by [arena_ratings()]'s
 #' method and defaults (benchmark `"arena_ratings"`, so [leaderboard()] reports it), the
 #' competitors are the models evaluated and the judge is the scorer's model, and each row
 #' is one battle judged in this run: the question and both answers, then the verdict, with
@@ -27,8 +27,8 @@
 #'
 #' Each round arranges battles ([arena_arrange()]: for every pair still short of `n`
 #' decisive (non-tie) battles, that many new questions), generates only the missing answers
-#' ([arena_answers()]), and judges only the battles not yet in the battle cache (an
-#' [arena_task()]). Rounds repeat until every pair has `n` decisive battles, no pair can get a
+#' ([arena_answers()]), and judges only the battles not yet in the battle cache (a
+#' judging task, each sample a battle). Rounds repeat until every pair has `n` decisive battles, no pair can get a
 #' new question, or `max_rounds` is reached. Every file is written atomically after each
 #' chunk, so a killed run resumes where it stopped.
 #'
@@ -46,7 +46,8 @@
 #'   `strategy = "pairs"` is the original's `Random_N_BattleCount_Each_CombPair`.
 #' * `elo_rating.csv` has the columns `model, elo_rating, rank` with decimals (the
 #'   original's ratings were rounded, with columns `Model, Elo Rating`).
-#' See also [arena_task()] and [arena_arrange()].
+#' To evaluate one model against reference answers as a vitals Task, use [arena_task()]. See
+#' also [arena_arrange()].
 #'
 #' @param dir The arena folder; nothing is written outside it.
 #' @param dataset Name of the folder `data/<dataset>` holding `questions.csv`. When that
@@ -73,6 +74,7 @@
 #'   batches (see [generate_responses()]), waiting for each: the next round is arranged
 #'   from the verdicts of this one.
 #' @inheritParams arena_task
+#' @inheritParams generate_responses
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
 #'   `records` (this experiment's battle records), `arrangement`, `answers`, `rounds` and
 #'   `paths`.
@@ -190,11 +192,11 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
     warn_pairs_without_battles(setdiff(wanted, pair_keys(battles$model_a, battles$model_b,
                                                          model_names)), round)
     if (nrow(battles)) {
-      solver <- arena_solver(records = paths$records_cache, version = version,
+      solver <- arena_judge_solver(records = paths$records_cache, version = version,
                              position_swap = position_swap, cache = cache,
                              chunk_size = judge_chunk_size, max_active = max_active,
                              rpm = rpm, max_tries = max_tries, batch = batch)
-      task <- arena_task(battles, solver, arena_scorer(invalid), dir = paths$logs,
+      task <- arena_judge_task(battles, solver, arena_verdict_scorer(invalid), dir = paths$logs,
                          name = paste0("arena-", experiment))
       # one log per run, written below: none per round
       task$write_log <- FALSE
@@ -267,7 +269,7 @@ arena_run_log <- function(judged, models, dir, experiment, invalid) {
     m[intersect(names(m), c("cached", "input_tokens", "output_tokens", "cost"))]
   })
   scorer <- function(samples, ...) {
-    scored <- arena_scorer(invalid)(samples)
+    scored <- arena_verdict_scorer(invalid)(samples)
     scored$scorer_metadata <- Map(c, scored$scorer_metadata, judge_usage)
     scored$scorer_chat <- judged$solver_chat
     scored
@@ -291,10 +293,10 @@ arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
          na_as_empty(answer_b))
 }
 
-# The run log's headline: every model's rating, by arena_summary()'s method and defaults,
+# The run log's headline: every model's rating, by arena_ratings()' method and defaults,
 # as summary rows (`estimate` is the rating, on its own scale, not 0-1).
 arena_rating_rows <- function(x) {
-  ratings <- arena_summary(x)
+  ratings <- arena_ratings(x)
   rows <- summary_rows(ratings$model, "rating",
                        list(mean = ratings$rating, lower = ratings$lower,
                             upper = ratings$upper, n = ratings$battles))

@@ -1,16 +1,17 @@
-# The arena as a vitals Task: the question table, the bundled sample, and the judging
-# solver, scorer and summaries.
+# The arena as a vitals Task: the questions (the dataset), the evaluated model answering
+# them (the solver), and EloBench's judge comparing each answer with reference models'
+# answers (the scorer); arena_summary() gives win rates as summary rows.
 
-# Logs and leaderboards show each model's win rate (the models depend on the data).
 rlang::on_load(register_benchmark(
-  "arena", "arena_win_rates", headline = NULL, by = "model",
-  interval = arena_win_rate_interval
+  "arena", "arena_summary", headline = NULL, by = "opponent", interval = arena_interval
 ))
+
+arena_interval <- "95% confidence interval (a question's epochs clustered)"
 
 #' The arena's question table
 #'
 #' `arena_dataset()` reads the unique questions of an arena dataset: a task table (parquet,
-#' schema `arena`, made by [prepare_arena()]) or a `questions.csv` read directly. By default,
+#' schema `arena`, made by `prepare_arena()`) or a `questions.csv` read directly. By default,
 #' EloBench's real questions (version `"rwq"`, 20,772 questions; `"rwq_200"` and
 #' `"quora_100"` are its subsets), downloaded once; `version = "sample"` is the bundled
 #' sample. `prepare_arena()` writes the table of a `questions.csv` as parquet.
@@ -24,6 +25,9 @@ rlang::on_load(register_benchmark(
 #' @inheritParams task-table-args
 #' @param source A `questions.csv` (column `question`).
 #' @param out The parquet file to write, or `NULL` to return the table.
+#' @param on_error `"error"` (the default) stops at a row whose field count differs from
+#'   the header's, naming the row; `"skip"` leaves such rows out with a warning naming them
+#'   (`first_row` still counts the file's rows).
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
 #'   and `first_row` (1-based row of its first occurrence). `prepare_arena()` returns `out`
 #'   invisibly, or the table.
@@ -49,270 +53,342 @@ arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = F
 #' src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
 #'                    package = "predictivebench")
 #' prepare_arena(src)
-prepare_arena <- function(source, out = NULL) {
+prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   check_string(source)
   check_string(out, allow_null = TRUE)
-  table <- validate_task_table(read_questions_table(source), "arena", file = source)
+  on_error <- rlang::arg_match(on_error)
+  table <- validate_task_table(read_questions_table(source, on_error), "arena", file = source)
   if (is.null(out)) return(table)
   write_task_table(table, out, "arena")
 }
 
 arena_sample_dir <- function() system.file("extdata", "arena", package = "predictivebench")
 
-arena_sample_battles <- function() {
-  dir <- arena_sample_dir()
-  answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
-  arrangement <- arena_read_arrangement(
-    file.path(dir, "results", "sample", "battle_arrangement.csv"),
-    models = setdiff(names(answers), "question")
-  )
-  arena_battles(arrangement, answers)
-}
-
-#' The arena's judging as a vitals Task
+#' One model in the arena: its answers judged against reference answers
 #'
 #' @description
-#' Each sample is a battle: a question and the answers of `model_a` and `model_b`. The
-#' solver sends EloBench's judge prompt ([arena_judge_prompt()]) to the judge chat
-#' (`$eval(solver_chat = judge)`) at temperature 0 with at most 800 tokens, through
-#' [generate_responses()], and parses the verdict ([arena_parse_verdict()]). The scorer gives
-#' `model_a`'s points (1, 0 or 0.5). [arena_summary()] turns the judged battles into ratings.
-#' For the whole workflow (answers, arrangement, rounds, files), use [arena_run()].
+#' `arena_task()` evaluates one model the way EloBench rates it, as a vitals Task over the
+#' arena's questions ([arena_dataset()]):
 #'
-#' * `arena_solver()` judges only battles missing from the battle cache `records` (a
-#'   `battle_records.csv`), and appends each chunk's verdicts to it atomically, so a run
-#'   killed while judging loses at most one chunk and re-judges nothing already recorded.
-#'   Each write holds a lock (`.battle_records.csv.lock`) and merges what another run on the
-#'   same file recorded meanwhile, so concurrent runs lose no verdict. A cached verdict is used only when its `judger` is this judge's model and its prompt
-#'   version matches (written into `gpt_4_response`; for the original's records, told by the
-#'   verdict's format: scores for `"231113"`, a JSON winner for `"231225"`).
-#' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
-#'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
-#'   for the first answer. Both orders are recorded in the cache.
-#' * `arena_task()` gives the solver its battles (the task's dataset): inputs are mapped to
-#'   battles by position, not by prompt text, so two battles with the same prompt (the same
-#'   question and answers from different models) each keep their own models and cache
-#'   record, also with `$eval(epochs = )` > 1 (every epoch of a battle reuses its one
-#'   recorded verdict). Judging settings (`records`, `version`, `position_swap`, ...) are
-#'   the solver's, `invalid` the scorer's, as in every `*_task()` of the package.
+#' * the **solver** (`arena_solver()`) is the evaluated model (`$eval(solver_chat = )`)
+#'   answering each question, sent as one user message as [arena_run()] does;
+#' * the **scorer** (`arena_scorer()`) puts that answer in a battle against each reference
+#'   model's answer to the same question (`answers`, an EloBench answer cache
+#'   `q_and_as.csv`), judged by EloBench's judge prompt ([arena_judge_prompt()]) at
+#'   temperature 0 with at most 800 tokens; the judge is the task's `judge`, the scorer's
+#'   `scorer_chat` or `$eval(scorer_chat = )`. Each battle gives the evaluated model 1 for a
+#'   win, 0 for a loss and 0.5 for a tie; `tie(all bad)` (both answers bad) is also 0.5, as
+#'   the original's Elo counts it; a failed judgement is a tie (the original) or, with
+#'   `invalid = "drop"`, left out. A question's score is the mean over its battles, a double
+#'   in `[0, 1]`; a question no reference model answered, or that the model failed to
+#'   answer, is `NA` (unscored).
+#' * `arena_summary()` gives the standard summary rows: the `overall` win rate and the win
+#'   rate against each reference model (`group` `"vs <model>"`), on the 0-1 scale with 95%
+#'   intervals. The Elo table of the evaluated model and the reference models, fitted to
+#'   these battles, is [arena_ratings()] (an Elo rating is not on the 0-1 scale of summary
+#'   rows).
 #'
-#' @section Summary:
-#' `arena_summary()` returns ratings (an [arena_ratings()] tibble: `model`, `rating`, `lower`,
-#' `upper`, `rank`, battle counts), on the Elo scale, not the `group`, `metric`, `estimate`,
-#' `lower`, `upper`, `n` rows on a 0-1 scale of the other benchmarks' summaries: a rating is
-#' not a mean of sample scores. [arena_win_rates()] gives each model's win rate in that
-#' shape (0-1, with intervals): these are the metrics an arena log shows and what
-#' [leaderboard()] reports. The per-pair win rates are drawn by [autoplot.arena_ratings()].
-#' The battles keep their answers (`answer_a`, `answer_b`), in the task and in its log, so
-#' `arena_summary(tsk, style_control = TRUE)` adds style-controlled ratings from either.
-#'
-#' `arena_task()` returns a [ResultsTask]: its log names the scorer `"arena_score"`, shows
-#' each battle's models, question and answers and the verdicts as key-value metadata, explains each
-#' score by the verdicts (both orders with `position_swap`) and counts the tokens of both
-#' judge requests of a battle (none for a verdict from the battle cache).
+#' To rate several models against each other in EloBench's own way (every pair of models on
+#' arranged questions, rounds, EloBench's files), use [arena_run()].
 #'
 #' @section Differences from the original:
-#' * The original cached verdicts by question and models only, so a second judge (or a new
-#'   prompt) silently reused the first judge's verdicts; here the judge model (the `judger`
-#'   column) and the prompt version are part of the key.
-#' * A failed request is recorded with an empty winner (the original retried forever) and
-#'   judged again on the next run. A response with no readable verdict is `invalid`; with the
-#'   older score format the original left the winner empty instead.
-#' * The original asked for `response_format = json_object`; ellmer has no portable switch for
+#' * EloBench rates models from battles between every pair on arranged questions; a task
+#'   evaluates one model at a time, in a battle on every question against every reference
+#'   model that answered it. The evaluated model is always the first answer (`model_a`)
+#'   the judge reads; `position_swap = TRUE` judges both orders and keeps a verdict only
+#'   when both agree (a disagreement is a tie), against the judge's preference for the
+#'   first answer.
+#' * Answers are the model's reply to the question sent as one user message (the original
+#'   used its own prompt template per local model).
+#' * A failed judge request is recorded with no verdict (the original retried forever); a
+#'   response with no readable verdict is `invalid`; both count as `invalid` says. The
+#'   original asked for `response_format = json_object`; ellmer has no portable switch for
 #'   it, so a JSON verdict inside a code fence or surrounded by text is also accepted.
-#' * `gpt_4_response` is written as JSON (`{"is_valid", "response", "usage"}`) rather than
-#'   a Python dict; both are read.
-#' * `position_swap` is new.
 #'
-#' @param dataset Battles from [arena_battles()]; by default the bundled sample (four
-#'   fictional models on eight questions).
+#' @param dataset Questions from [arena_dataset()].
 #' @param solver,scorer A solver and scorer, by default `arena_solver()` and
-#'   `arena_scorer()`.
+#'   `arena_scorer(answers = answers, scorer_chat = judge)`.
 #' @inheritParams task-args
-#' @inheritParams task-table-args
-#' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
+#' @param judge For `arena_task()`: the judge chat given to the default scorer; `NULL`
+#'   leaves it to `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
+#' @param answers The reference models' answers: an EloBench answer cache (`q_and_as.csv`,
+#'   `question` and one column per model, `NaN` for no answer, see [arena_read_answers()]),
+#'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers
+#'   (four fictional models on the sample's questions). For EloBench's real questions, give
+#'   answers to them, such as EloBench's `tempcache/<dataset>/q_and_as.csv` or the cache an
+#'   [arena_run()] wrote.
+#' @param temperature,params,system_prompt For `arena_solver()`: the evaluated model's
+#'   sampling temperature (`NULL`, the default, keeps the chat's own, as the original
+#'   generated with each model's defaults), other request parameters ([ellmer::params()])
+#'   and a system prompt replacing the chat's (`NULL` keeps it).
+#' @param settings How requests are sent: a [request_settings()] object, or `NULL` for the
+#'   defaults; a setting given to `$eval()` (such as `max_active = 50`) overrides it.
+#' @param scorer_chat For `arena_scorer()`: the judge chat (the original used gpt-4), or
+#'   `NULL` to take it from `$eval(scorer_chat = )`.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
-#' @param chunk_size Battles judged between two writes of `records`. The whole file is
-#'   rewritten (atomically) each time, so with tens of thousands of records a larger chunk
-#'   saves time; a killed run loses at most one chunk. One process at a time should write a
-#'   given `records` file. With `batch = TRUE` every battle goes in one batch.
-#' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
-#'   original) or are dropped (`"drop"`, score `NA`).
-#' @param x An evaluated arena task, its samples, its log file, or a data frame of battles.
-#' @param ... Passed to [arena_ratings()].
-#' @inheritParams generate_responses
-#' @returns `arena_task()` a [vitals::Task]; `arena_solver()`/`arena_scorer()` functions for
-#'   it; `arena_summary()` an [arena_ratings()] tibble.
+#' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped
+#'   (`"drop"`).
+#' @returns `arena_task()` a [ResultsTask] (a [vitals::Task]); `arena_solver()` and
+#'   `arena_scorer()` functions for it. The scorer's `scorer_metadata` holds `model` (the
+#'   evaluated model's name in the battles), `wins`, `ties`, `losses`, `failed` and
+#'   `battles` (JSON: each reference model and the verdict) and the judge's usage.
 #' @family arena
 #' @export
 #' @examples
-#' judge <- arena_baseline_judge("longer") # offline; use a real chat for real ratings
-#' tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = tempfile())
-#' tsk$eval(solver_chat = judge, view = FALSE)
-#' arena_summary(tsk, bootstrap = 100)
-arena_task <- function(dataset = arena_sample_battles(), solver = arena_solver(),
-                       scorer = arena_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),
-                       name = "arena", limit = NULL) {
-  needed <- c("input", "question", "model_a", "model_b", "answer_a", "answer_b")
-  if (!is.data.frame(dataset) || !all(needed %in% names(dataset))) {
-    abort_pb("{.arg dataset} must be battles from {.fn arena_battles}.", "argument")
-  }
-  if (!"target" %in% names(dataset)) dataset$target <- rep("", nrow(dataset))
+#' # Offline: a baseline model and a judge that prefers the longer answer.
+#' tsk <- arena_task(arena_dataset(version = "sample"), judge = arena_baseline_judge("longer"),
+#'                   dir = tempfile())
+#' tsk$eval(solver_chat = baseline_chat(function(q) "Purring, eight legs, 100 degrees: it depends."),
+#'          view = FALSE)
+#' arena_summary(tsk)
+#' arena_ratings(tsk, bootstrap = 0)
+arena_task <- function(dataset = arena_dataset(), solver = arena_solver(),
+                       scorer = arena_scorer(answers = answers, scorer_chat = judge),
+                       epochs = NULL, dir = vitals::vitals_log_dir(), name = "arena",
+                       judge = NULL, answers = NULL) {
+  dataset <- validate_task_table(dataset, "arena")
+  dataset$target <- rep("", nrow(dataset))
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit, benchmark = "arena",
-                 metadata_fields = c("model_a", "model_b", "question", "answer_a", "answer_b"))
+                 benchmark = "arena")
 }
 
 #' @rdname arena_task
 #' @export
-arena_solver <- function(records = NULL, version = c("231225", "231113"),
-                         position_swap = FALSE, cache = TRUE, chunk_size = 20,
-                         max_active = 10, rpm = 500, max_tries = 3,
-                         batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+arena_solver <- function(temperature = NULL, params = NULL, system_prompt = NULL,
+                         settings = NULL) {
+  check_number(temperature, allow_null = TRUE)
+  check_string(system_prompt, allow_null = TRUE)
+  params <- c(params, if (!is.null(temperature)) list(temperature = temperature))
+  settings <- as_request_settings(settings)
+  function(inputs, ..., solver_chat) {
+    s <- as_request_settings(settings, ...)
+    # key_extra as arena_answers(): the first epoch of a question reuses an answer that
+    # arena_run() cached for the same chat, and the other way round.
+    solve <- generate_solver(system_prompt = system_prompt, params = params, cache = s$cache,
+                             max_active = s$max_active, rpm = s$rpm, max_tries = s$max_tries,
+                             backoff = s$backoff, key_extra = "arena-answer-v1",
+                             batch = s$batch, wait = s$wait)
+    solve(inputs, solver_chat = solver_chat)
+  }
+}
+
+#' @rdname arena_task
+#' @export
+arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225", "231113"),
+                         position_swap = FALSE, invalid = c("tie", "drop"), settings = NULL) {
   version <- rlang::arg_match(version)
-  check_string(records, allow_null = TRUE)
+  invalid <- rlang::arg_match(invalid)
   check_flag(position_swap)
-  check_count(chunk_size)
-  cache_dir(cache)
-  # Each input's battle (models, question, answers) is its dataset row, which arena_task()
-  # binds: two battles with the same prompt keep their own models and record.
-  dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
-    solver_chat <- as_chat(solver_chat)
-    if (!is_bound(rows)) unbound_solver_error("arena")
-    judged <- judge_battles(rows, solver_chat, records = records, version = version,
-                            position_swap = position_swap, cache = cache,
-                            chunk_size = chunk_size, max_active = max_active, rpm = rpm,
-                            max_tries = max_tries, batch = batch, wait = wait)
+  reference <- arena_reference_answers(answers)
+  default_chat <- as_chat(scorer_chat, allow_null = TRUE)
+  settings <- as_request_settings(settings)
+  function(samples, ..., scorer_chat = default_chat) {
+    if (is.null(scorer_chat)) {
+      abort_pb(c("The arena's scorer needs a judge (the original used gpt-4).",
+                 i = "Give {.code arena_task(judge = )}, {.code arena_scorer(scorer_chat = )}
+                      or {.code $eval(scorer_chat = )}."),
+               "argument")
+    }
+    scorer_chat <- as_chat(scorer_chat)
+    s <- as_request_settings(settings, ...)
+    model <- arena_model_name(samples, setdiff(names(reference), "question"))
+    battles <- arena_reference_battles(samples, reference, model, version)
+    warn_unreferenced(samples, battles)
+    judged <- if (!nrow(battles)) {
+      tibble::tibble(winner = character(), error = character(), usage = list(), chat = list())
+    } else {
+      judge_battles(battles, scorer_chat, version = version, position_swap = position_swap,
+                    cache = s$cache, chunk_size = Inf, max_active = s$max_active,
+                    rpm = s$rpm, max_tries = s$max_tries, batch = s$batch, wait = s$wait)
+    }
     report_failures(ifelse(is.na(judged$winner),
                            ifelse(is.na(judged$error), "no verdict", judged$error), NA),
-                    what = "battle")
-    # The battle's models and question are dataset columns, logged with every sample.
-    list(
-      result = judged$gpt_4_response_text,
-      solver_chat = judged$chat,
-      solver_metadata = lapply(seq_len(nrow(judged)), function(i) {
-        c(list(winner = judged$winner[[i]], winner_ab = judged$winner_ab[[i]],
-               winner_ba = judged$winner_ba[[i]], position_swap = position_swap,
-               judger = judged$judger[[i]],
-               error = judged$error[[i]], gpt_4_score = judged$gpt_4_score[[i]],
-               gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]]),
-          judged$usage[[i]])
-      })
-    )
-  })
-}
-
-#' @rdname arena_task
-#' @export
-arena_scorer <- function(invalid = c("tie", "drop")) {
-  invalid <- rlang::arg_match(invalid)
-  function(samples, ...) {
-    winner <- metadata_field(samples$solver_metadata, "winner")
-    score <- winner_points(winner, failed = if (invalid == "tie") 0.5 else NA_real_)
-    list(score = score,
-         scorer_metadata = lapply(winner, function(w) list(winner = w)),
-         explanation = arena_explanation(samples, score))
+                    what = "judgement")
+    arena_reference_scores(samples, battles, judged, model, invalid, scorer_chat)
   }
 }
 
-# Why a battle scored what it did: the verdict in the battle's order (AB) and, with a
-# position swap, in the swapped order (BA, told in AB's terms), the winner they give
-# together, and model_a's points.
-arena_explanation <- function(samples, score) {
-  meta <- samples$solver_metadata
-  said <- function(name) {
-    w <- metadata_field(meta, name)
-    ifelse(is.na(w), "no verdict", w)
+# The reference answers as a tibble `question` + one column per model.
+arena_reference_answers <- function(answers, call = rlang::caller_env()) {
+  if (is.null(answers)) {
+    answers <- file.path(arena_sample_dir(), "tempcache", "sample", "q_and_as.csv")
   }
-  swapped <- vapply(meta, function(m) isTRUE(m$position_swap), TRUE)
-  winner <- metadata_field(meta, "winner")
-  orders <- ifelse(
-    swapped,
-    paste0("Verdict AB: ", said("winner_ab"), "; BA (in AB's terms): ", said("winner_ba"),
-           "; combined: ", said("winner"), "."),
-    paste0("Verdict: ", said("winner"), ".")
+  if (rlang::is_string(answers)) answers <- arena_read_answers(answers)
+  if (!is.data.frame(answers) || !"question" %in% names(answers) || ncol(answers) < 2) {
+    abort_pb(c("{.arg answers} must be an answer cache: {.field question} and one column per
+                model.", i = "See {.fn arena_read_answers}."), "argument", call = call)
+  }
+  tibble::as_tibble(answers)
+}
+
+# Questions without a battle are unscored; say so when the reference answers are the cause
+# (the bundled sample's answers do not cover EloBench's real questions).
+warn_unreferenced <- function(samples, battles) {
+  none <- !seq_len(nrow(samples)) %in% battles$.sample & !is.na(samples$result)
+  if (!any(none)) return(invisible())
+  cli::cli_inform(
+    c("{sum(none)} of {nrow(samples)} questions {cli::qty(sum(none))}{?has/have} no reference
+       answer: unscored.",
+      i = "Give the reference models' answers to these questions with {.arg answers}."),
+    class = "predictivebench_message_skipped"
   )
-  named <- ifelse(winner %in% "model_a", paste0(" ", samples$model_a, " wins."),
-                  ifelse(winner %in% "model_b", paste0(" ", samples$model_b, " wins."), ""))
-  points <- ifelse(is.na(score), " Left out (failed judgements are dropped).",
-                   paste0(" model_a scores ", as.character(score), "."))
-  paste0(orders, named, points)
 }
 
-#' @rdname arena_task
-#' @export
-arena_summary <- function(x, invalid = c("tie", "drop"), ...) {
-  invalid <- rlang::arg_match(invalid)
-  arena_ratings(arena_outcomes(x), invalid = invalid, ...)
+# The evaluated model's name in its battles: the solver chat's model, told apart from the
+# reference models' names.
+arena_model_name <- function(samples, references) {
+  chat <- if ("solver_chat" %in% names(samples) && nrow(samples)) samples$solver_chat[[1]]
+  name <- if (inherits(chat, "Chat")) tryCatch(chat$get_model(), error = function(e) NULL)
+  if (!rlang::is_string(name) || !nzchar(name)) name <- "model"
+  while (name %in% references) name <- paste0(name, " (evaluated)")
+  name
 }
 
-#' Arena win rates: each model's share of points, with intervals
+# One battle per sample and reference model that answered its question: the sample's answer
+# as model_a, the reference's as model_b; `.sample` is the sample's row.
+arena_reference_battles <- function(samples, reference, model, version) {
+  row <- match(samples$input, reference$question)
+  models <- setdiff(names(reference), "question")
+  pairs <- expand.grid(.sample = seq_len(nrow(samples)), model_b = models,
+                       stringsAsFactors = FALSE)
+  pairs <- pairs[order(pairs$.sample), ]
+  answer_b <- vapply(seq_len(nrow(pairs)), function(i) {
+    r <- row[[pairs$.sample[[i]]]]
+    if (is.na(r)) NA_character_ else as.character(reference[[pairs$model_b[[i]]]][[r]])
+  }, "")
+  answer_a <- as.character(samples$result[pairs$.sample])
+  keep <- !is.na(answer_a) & !is.na(answer_b)
+  out <- tibble::tibble(.sample = pairs$.sample[keep],
+                        question = as.character(samples$input[pairs$.sample[keep]]),
+                        model_a = rep(model, sum(keep)), model_b = pairs$model_b[keep],
+                        answer_a = answer_a[keep], answer_b = answer_b[keep])
+  out$input <- if (nrow(out)) {
+    arena_judge_prompt(out$question, out$answer_a, out$answer_b, version)$user
+  } else {
+    character()
+  }
+  out
+}
+
+# Each sample's score (mean points over its battles), metadata and explanation.
+arena_reference_scores <- function(samples, battles, judged, model, invalid, judge) {
+  points <- winner_points(judged$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
+  by_sample <- split(seq_len(nrow(battles)), factor(battles$.sample, seq_len(nrow(samples))))
+  usage <- tibble::tibble(
+    cached = vapply(judged$usage, function(u) isTRUE(u$cached), TRUE),
+    input_tokens = vapply(judged$usage, function(u) as.double(u$input_tokens %||% 0), 0),
+    output_tokens = vapply(judged$usage, function(u) as.double(u$output_tokens %||% 0), 0),
+    cost = vapply(judged$usage, function(u) as.double(u$cost %||% 0), 0)
+  )
+  score <- vapply(by_sample, function(i) {
+    if (!length(i) || all(is.na(points[i]))) NA_real_ else mean(points[i], na.rm = TRUE)
+  }, 0)
+  list(
+    score = score_values(unname(score)),
+    scorer_chat = lapply(by_sample, function(i) {
+      if (length(i)) judged$chat[[i[[1]]]] else judge$clone()$set_turns(list())
+    }),
+    scorer_metadata = lapply(unname(by_sample), function(i) {
+      winner <- judged$winner[i]
+      c(list(model = model, wins = sum(winner %in% "model_a"),
+             ties = sum(winner %in% c("tie", "tie(all bad)")),
+             losses = sum(winner %in% "model_b"), failed = sum(failed_judgement(winner)),
+             battles = jsonlite::toJSON(list(opponent = battles$model_b[i],
+                                             winner = winner))),
+        usage_metadata(usage, i))
+    }),
+    explanation = unname(vapply(by_sample, function(i) {
+      if (!length(i)) return("No battle: no reference model answered this question, or the model did not.")
+      said <- c(model_a = "win", model_b = "loss", tie = "tie", `tie(all bad)` = "tie(all bad)",
+                invalid = "invalid verdict")[judged$winner[i]]
+      verdict <- ifelse(is.na(said), "no verdict", said)
+      paste0(paste0("vs ", battles$model_b[i], ": ", verdict, " (",
+                    ifelse(is.na(points[i]), "dropped", format(points[i])), ")",
+                    collapse = "; "), ".")
+    }, ""))
+  )
+}
+
+# The battles of an arena_task()'s samples, from the scorer's metadata.
+arena_reference_outcomes <- function(samples) {
+  rows <- lapply(seq_len(nrow(samples)), function(i) {
+    meta <- samples$scorer_metadata[[i]]
+    if (is.null(meta$battles)) return(NULL)
+    battles <- jsonlite::fromJSON(as.character(meta$battles))
+    n <- length(battles$opponent)
+    if (!n) return(NULL)
+    tibble::tibble(model_a = rep(as.character(meta$model), n),
+                   model_b = as.character(battles$opponent),
+                   winner = as.character(battles$winner),
+                   question = rep(as.character(samples$input[[i]]), n),
+                   answer_a = rep(as.character(samples$result[[i]] %||% NA), n),
+                   .row = rep(i, n))
+  })
+  out <- do.call(rbind, rows)
+  out %||% tibble::tibble(model_a = character(), model_b = character(),
+                          winner = character(), question = character(),
+                          answer_a = character(), .row = integer())
+}
+
+#' Arena summary: the evaluated model's win rates
 #'
-#' @description
-#' `arena_win_rates()` summarises judged battles per model in the shape of every
-#' predictivebench summary: one row per model (`group`), `metric` `"win_rate"`, `estimate`
-#' the model's mean points over its battles (1 for a win, 0 for a loss, 0.5 for a tie;
-#' failed judgements count as ties or are dropped, see `invalid`), `lower` and `upper` a
-#' 95% percentile bootstrap interval (its battles resampled, `times` rounds, seeded so
-#' intervals are reproducible), and `n` its battles; then `wins`, `losses`, `ties`. Models
-#' are ordered by win rate, best first.
+#' `arena_summary()` gives an evaluated [arena_task()]'s summary rows, as every
+#' `<bench>_summary()` does: `overall` (the mean score of the questions: its win rate, ties
+#' half) and one row per reference model (`"vs <model>"`: its points in the battles against
+#' that model), `metric` `"win_rate"`, `estimate` on the 0-1 scale, a 95% interval
+#' (normal, clipped to `[0, 1]`; a question's epochs form one cluster) and `n` (questions,
+#' or battles against that model), then `n_missing` (unscored). Given battles (`model_a`,
+#' `model_b`, `winner`, as [arena_run()] records them) it gives each model's win rate
+#' instead, one row per model, with bootstrap intervals. The Elo ratings are
+#' [arena_ratings()].
 #'
-#' It is the arena's registered summary (see [register_benchmark()]): an [arena_task()]
-#' log shows each model's win rate as a metric, and [leaderboard()] reports them. Win rates
-#' depend on the opponents each model met; [arena_summary()] gives ratings, which account
-#' for that. `ggplot2::autoplot()` draws the win rates (see [autoplot_summary()]).
-#'
-#' @param x An evaluated [arena_task()], its samples, its log file, or a data frame of
-#'   battles (`model_a`, `model_b`, `winner`).
+#' @param x An evaluated [arena_task()], its samples, its log file, or battles.
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
-#' @param times Bootstrap rounds.
-#' @param seed Seed for the bootstrap; the global random stream is left untouched.
-#' @returns A [benchmark_summary()] tibble.
+#' @param method,times,seed Interval method (`"normal"` or `"bootstrap"`), bootstrap rounds
+#'   and seed.
+#' @param cluster Clusters of samples (see [resolve_cluster()]): by default a question's
+#'   epochs (`"id"`); `NULL` treats every sample as independent.
+#' @returns A [benchmark_summary()] tibble: `group`, `metric`, `estimate`, `lower`, `upper`,
+#'   `n`, then `n_missing`.
 #' @family arena
 #' @export
 #' @examples
-#' battles <- data.frame(model_a = c("a", "b", "a", "c"), model_b = c("b", "c", "c", "b"),
-#'                       winner = c("model_a", "model_a", "tie", "model_b"))
-#' rates <- arena_win_rates(battles)
-#' rates
-#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(rates)
-arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 1) {
+#' tsk <- arena_task(arena_dataset(version = "sample"), judge = arena_baseline_judge("longer"),
+#'                   dir = tempfile())
+#' tsk$eval(solver_chat = baseline_chat(function(q) "It depends."), view = FALSE)
+#' arena_summary(tsk)
+arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "bootstrap"),
+                          times = 1000, seed = 1, cluster = "default") {
   invalid <- rlang::arg_match(invalid)
-  check_count(times)
-  scores <- battle_scores(arena_outcomes(x), invalid = invalid)
-  points <- c(scores$score_a, 1 - scores$score_a)
-  model <- c(scores$model_a, scores$model_b)
-  rows <- lapply(battle_models(scores), function(m) {
-    mine <- points[model == m]
-    ci <- mean_ci(mine, method = "bootstrap", times = times, seed = seed, limits = c(0, 1))
-    summary_rows(m, "win_rate", ci, wins = sum(mine == 1), losses = sum(mine == 0),
-                 ties = sum(mine == 0.5))
-  })
-  out <- do.call(rbind, c(list(summary_rows(character(), "win_rate", mean_ci(double()),
-                                            wins = integer(), losses = integer(),
-                                            ties = integer())), rows))
-  out <- out[order(-out$estimate, out$group), ]
-  benchmark_summary(out, "arena", by = "model", interval = arena_win_rate_interval)
-}
-
-arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"
-
-# One field of each sample's solver metadata, as text (NA where absent).
-metadata_field <- function(meta, field) {
-  vapply(meta, function(m) as.character(m[[field]] %||% NA_character_), "")
-}
-
-arena_outcomes <- function(x, call = rlang::caller_env()) {
-  x <- benchmark_samples(x, c("model_a", "model_b"),
-                         "an evaluated arena task, its samples, or battles.", call = call)
-  if ("solver_metadata" %in% names(x)) {
-    winner <- metadata_field(x$solver_metadata, "winner")
-    out <- tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,
-                          question = x$question)
-    # the answers, for arena_summary(style_control = TRUE)
-    for (column in intersect(c("answer_a", "answer_b"), names(x))) out[[column]] <- x[[column]]
-    return(out)
+  method <- rlang::arg_match(method)
+  x <- benchmark_samples(x, character(), "an evaluated arena task, its samples, its log file,
+                         or battles.")
+  if (all(c("model_a", "model_b") %in% names(x))) {
+    return(arena_win_rates(x, invalid = invalid, times = times, seed = seed))
   }
-  x
+  if (!all(c("input", "scorer_metadata") %in% names(x))) {
+    abort_pb("{.arg x} must be an evaluated arena task, its samples, its log file, or battles.",
+             "argument")
+  }
+  battles <- arena_reference_outcomes(x)
+  points <- winner_points(battles$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
+  cl <- resolve_cluster(x, cluster, default = "id")
+  sample_of <- battles$.row
+  score <- vapply(seq_len(nrow(x)), function(i) {
+    p <- points[sample_of == i]
+    if (!length(p) || all(is.na(p))) NA_real_ else mean(p, na.rm = TRUE)
+  }, 0)
+  ci_args <- list(method = method, times = times, seed = seed, limits = c(0, 1))
+  overall <- rlang::exec(mean_ci, score, !!!ci_args, cluster = cl)
+  rows <- list(summary_rows("overall", "win_rate", overall, n_missing = overall$n_missing))
+  for (opponent in sort(unique(battles$model_b))) {
+    mine <- battles$model_b == opponent
+    ci <- rlang::exec(mean_ci, points[mine], !!!ci_args,
+                      cluster = if (!is.null(cl)) cl[sample_of[mine]])
+    rows <- c(rows, list(summary_rows(paste("vs", opponent), "win_rate", ci,
+                                      n_missing = ci$n_missing)))
+  }
+  out <- do.call(rbind, lapply(rows, function(r) r[c(summary_columns, "n_missing")]))
+  benchmark_summary(out, "arena", by = "opponent", interval = arena_interval)
 }

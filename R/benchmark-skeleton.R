@@ -13,7 +13,7 @@
 # A benchmark's file then holds only what is its own: prompts, solver, scorer and summary.
 # Adopted by every benchmark: futurex, processbench/deltabench, probsem, DSBench (its solver
 # reads `rows$folder`, `rows$image_used` and `rows$workbook_files`) and the arena (its
-# solver's rows are the battles; arena_summary() gives ratings, not summary rows).
+# judging solver's rows are the battles).
 
 #' Task-table arguments shared by every benchmark
 #'
@@ -26,8 +26,8 @@
 #'   downloads, verifies and prepares it; later uses read the cached table (see
 #'   [fetch_benchmark()]).
 #' @param limit Run only part of the table: `NULL` (the default) keeps every row, a whole
-#'   number `n` the first `n` rows (as `--limit` in inspect_evals). `*_task(limit = )`
-#'   takes the first `n` rows of its `dataset`.
+#'   number `n` the first `n` rows (as `--limit` in inspect_evals). Only `*_dataset()`
+#'   takes `limit`: a `*_task()` runs every row of the dataset it is given.
 #' @param shuffle `FALSE` (the default) keeps the table's order. A number shuffles the rows
 #'   with that seed before `limit` is applied, so `limit = 20, shuffle = 1` is a
 #'   reproducible random sample of 20 (as `--sample-shuffle` in inspect_evals). The global
@@ -216,8 +216,7 @@ bound_rows <- function(dataset, row, epoch) {
 #' @name task-args
 NULL
 
-# The one way a <bench>_task() builds its vitals Task: checks the core arguments, cuts the
-# dataset to `limit`, binds it to a dataset_solver(), and builds a ResultsTask named after
+# The one way a <bench>_task() builds its vitals Task: checks the core arguments, binds it to a dataset_solver(), and builds a ResultsTask named after
 # `benchmark` (its registered name), so the log shows the benchmark's headline metrics
 # (from its registered summary, unless `metrics` is given), its named solver and scorer
 # ("<benchmark>_solver", "<benchmark>_score"), the dataset columns `metadata_fields` as
@@ -225,8 +224,7 @@ NULL
 # Transitional: a benchmark that does not pass `benchmark` yet gets a plain vitals Task (its
 # scores are not converted); once every <bench>_task() passes it, make it required.
 benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
-                           dir = vitals::vitals_log_dir(), name, limit = NULL,
-                           metrics = NULL, benchmark = NULL, metadata_fields = NULL,
+                           dir = vitals::vitals_log_dir(), name, metrics = NULL, benchmark = NULL, metadata_fields = NULL,
                            call = rlang::caller_env()) {
   if (!is.data.frame(dataset) || !all(c("input", "target") %in% names(dataset))) {
     abort_pb("{.arg dataset} must be a task table with {.field input} and {.field target}.",
@@ -237,10 +235,8 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   if (!is.null(epochs)) check_count(epochs, call = call)
   check_string(name, call = call)
   check_string(benchmark, allow_null = TRUE, call = call)
-  check_limit(limit, call = call)
   check_not_empty(dataset, call = call)
   check_vitals_columns(dataset, call = call)
-  dataset <- take_rows(dataset, limit)
   solver <- bind_dataset(solver, dataset)
   if (is.null(benchmark)) {
     return(vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer,

@@ -146,11 +146,10 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' deltabench_summary(tsk)
 deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_solver(),
                             scorer = deltabench_scorer(), epochs = NULL,
-                            dir = vitals::vitals_log_dir(), name = "deltabench",
-                            limit = NULL) {
+                            dir = vitals::vitals_log_dir(), name = "deltabench") {
   dataset <- deltabench_with_prompts(dataset)
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit, benchmark = "deltabench",
+                 benchmark = "deltabench",
                  metadata_fields = c("label", "task_l1", "task_l2", "error_sections",
                                      "unuseful_sections"))
 }
@@ -204,9 +203,8 @@ deltabench_scorer <- function(clip_predictions = TRUE) {
     scored <- deltabench_score_critiques(samples$result, samples$error_sections,
                                          lapply(samples$unuseful_sections, function(x) x %||% integer()),
                                          clip_predictions = clip_predictions)
-    score <- ifelse(scored$has_error, scored$f1, as.double(scored$judge == 0))
     list(
-      score = score,
+      score = score_values(ifelse(scored$has_error, scored$f1, scored$judge == 0)),
       explanation = deltabench_explanation(scored, samples$target),
       scorer_metadata = lapply(seq_len(nrow(scored)), function(i) {
         list(judge = scored$judge[[i]], predicted = scored$predicted[[i]],

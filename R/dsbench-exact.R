@@ -12,7 +12,7 @@ dsbench_scorer_exact <- function(tolerance = 1e-6) {
     })
     correct <- vapply(checked, `[[`, TRUE, "correct")
     list(
-      score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      score = score_values(correct),
       scorer_metadata = lapply(checked, function(x) x[c("rule", "extracted")]),
       explanation = vapply(seq_along(checked), function(i) {
         x <- checked[[i]]

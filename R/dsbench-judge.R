@@ -1,12 +1,4 @@
-# DSBench: the original LLM judge (prompt, decision rule, the scorer that sends judgements).
-
-dsbench_judge_template <- paste0(
-  "Please judge whether the generated answer is right or wrong. We require that the correct ",
-  "answer to the prediction gives a clear answer, not just a calculation process or a ",
-  "disassembly of ideas. The question is %s. The true answer is \n %s. \n The predicted ",
-  "answer is \n %s.\n If the predicted answer is right, please output True. Otherwise output ",
-  "Flase. Don't output any other text content. You only can output True or False."
-)
+# DSBench: the original LLM judge (decision rule, the scorer that sends judgements; its prompt is in dsbench-prompt.R).
 
 #' @rdname dsbench_task
 #' @order 4
@@ -31,7 +23,7 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
                             cache = cache, max_active = max_active, rpm = rpm,
                             max_tries = max_tries, batch = batch, wait = wait)
     list(
-      score = factor(ifelse(judged$correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      score = score_values(judged$correct),
       scorer_chat = judged$chat,
       scorer_metadata = lapply(seq_len(nrow(judged)), function(i) {
         c(list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],
@@ -63,28 +55,6 @@ dsbench_excerpt <- function(text, max_chars = 300) {
   long <- nchar(out) > max_chars
   out[long] <- paste0("...", substring(out[long], nchar(out[long]) - max_chars + 1))
   ifelse(is.na(text), "none", encodeString(out, quote = "\""))
-}
-
-#' The DSBench judge prompt and decision rule
-#'
-#' `dsbench_judge_prompt()` builds the original judge prompt; `dsbench_judge_correct()` is
-#' its decision rule: correct when the lower-cased reply contains `"true"` (so `"True"`,
-#' `"true."` and `"Not true"` are correct, `"False"`, `"Flase"`, an empty reply and a
-#' failed judgement are not). Both are used by [dsbench_scorer()].
-#'
-#' @param question The question text (the question file only).
-#' @param answer The true answer, as the Python `str()` of the `data.json` value (the task
-#'   table's `target`).
-#' @param prediction The model's whole response.
-#' @param reply The judge's reply; `NA` for a failed judgement.
-#' @returns A character vector of prompts; a logical vector.
-#' @family dsbench
-#' @export
-#' @examples
-#' cat(dsbench_judge_prompt("What is 2 + 2?\n", "4", "It is 4."))
-#' dsbench_judge_correct(c("True", "true.", "False", "Flase", "", NA))
-dsbench_judge_prompt <- function(question, answer, prediction) {
-  sprintf(dsbench_judge_template, question, answer, prediction)
 }
 
 #' @rdname dsbench_judge_prompt

@@ -25,33 +25,33 @@
 #' would leave the folder), `workbook` (a corrupt or password-protected workbook) and
 #' `dependency` (an `.xlsb` workbook without the Python package `pyxlsb`).
 #'
-#' @param data_dir The folder holding `data.json` (competition folders in its `data/`
+#' @param source The folder holding `data.json` (competition folders in its `data/`
 #'   subfolder or beside it), or the `data.json` file.
 #' @param out The parquet file to write, or `NULL` to return the table. The file records
 #'   the DSBench folder it was made from (its path, and its path relative to `out` when
 #'   `out` is written inside that folder), so [dsbench_dataset()] finds the competition
-#'   folders without `data_dir`.
-#' @param skip_broken `FALSE` (the default) stops at the first broken competition or
+#'   folders without its `data_dir`.
+#' @param on_error `"error"` (the default) stops at the first broken competition or
 #'   question (missing file or folder, unreadable or password-protected workbook,
-#'   question/answer count mismatch, a name that would leave `data_dir`) with an error naming
-#'   the competition and the file. `TRUE` leaves broken items out, warns with the list,
+#'   question/answer count mismatch, a name that would leave `source`) with an error naming
+#'   the competition and the file. `"skip"` leaves broken items out, warns with the list,
 #'   and attaches it to the result as the attribute `"skipped"`.
 #' @param ... Passed on to [prepare_task_table()].
-#' @returns The path `out` (invisibly), or the table; with `skip_broken = TRUE` either has
+#' @returns The path `out` (invisibly), or the table; with `on_error = "skip"` either has
 #'   an attribute `"skipped"` (a tibble: `competition`, `question`, `file`, `kind`,
 #'   `message`).
 #' @family dsbench
 #' @export
 #' @examplesIf python_available()
 #' prepare_dsbench(system.file("extdata", "dsbench", package = "predictivebench"))
-prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
-  check_string(data_dir)
+prepare_dsbench <- function(source, out = NULL, on_error = c("error", "skip"), ...) {
+  check_string(source)
   check_string(out, allow_null = TRUE)
-  check_flag(skip_broken)
-  table <- if (skip_broken) dsbench_prepare_skipping(data_dir, ...) else
-    prepare_task_table("dsbench", data_dir, ...)
+  on_error <- rlang::arg_match(on_error)
+  table <- if (on_error == "skip") dsbench_prepare_skipping(source, ...) else
+    prepare_task_table("dsbench", source, ...)
   if (is.null(out)) return(table)
-  write_parquet_table(table, out, "dsbench", metadata = dsbench_root_metadata(data_dir, out))
+  write_parquet_table(table, out, "dsbench", metadata = dsbench_root_metadata(source, out))
   skipped <- attr(table, "skipped")
   invisible(if (is.null(skipped)) out else structure(out, skipped = skipped))
 }
@@ -59,8 +59,8 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
 # Where the table came from, for dsbench_dataset() to find the competition folders without
 # `data_dir`: the folder's absolute path, and its path relative to the parquet file's folder
 # when it lies inside that folder (then the two can be moved together).
-dsbench_root_metadata <- function(data_dir, out) {
-  root <- dsbench_root(data_dir)
+dsbench_root_metadata <- function(source, out) {
+  root <- dsbench_root(source)
   dir.create(dirname(out), recursive = TRUE, showWarnings = FALSE)
   here <- normalizePath(dirname(out), mustWork = TRUE)
   meta <- c(predictivebench.dsbench_root = root)
@@ -72,10 +72,10 @@ dsbench_root_metadata <- function(data_dir, out) {
   meta
 }
 
-dsbench_prepare_skipping <- function(data_dir, ...) {
+dsbench_prepare_skipping <- function(source, ...) {
   report <- tempfile(fileext = ".json")
   on.exit(unlink(report), add = TRUE)
-  result <- prepare_task_table("dsbench", data_dir, skip_broken = TRUE,
+  result <- prepare_task_table("dsbench", source, on_error = "skip",
                                skipped_report = report, quiet = TRUE, ...)
   items <- if (file.exists(report)) jsonlite::read_json(report) else list()
   skipped <- tibble::tibble(

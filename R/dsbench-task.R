@@ -1,13 +1,5 @@
 # DSBench: the dataset, the solver and the solve step (prompts, images, files mode), the Task.
 
-dsbench_system_prompt_text <- paste0(
-  "You are a data analyst. I will give  you a background introduction and data analysis ",
-  "question. You must answer the question. "
-)
-
-# The original's request with an image has one more trailing space in its system prompt.
-dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
-
 #' DSBench data analysis as a vitals Task
 #'
 #' @description
@@ -114,7 +106,8 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   table; one that leads out is an error (`predictivebench_error_path`) naming the row and
 #'   field.
 #' @param mode `"inline"` (the original: workbooks in the prompt) or `"files"` (workbooks
-#'   read through tools).
+#'   read through tools). `dsbench_task(mode = )` gives it to the default solver (ignored
+#'   when you give your own `solver`).
 #' @param images Attach each competition's first image, as the original does for vision
 #'   models. Set `FALSE` for models without vision.
 #' @param context_limit The model's context window in tokens. The original used 128,000
@@ -141,6 +134,9 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   in the inline mode only, without images.
 #' @param solver,scorer A solver and scorer, by default `dsbench_solver()` and
 #'   `dsbench_scorer()`.
+#' @param judge For `dsbench_task()`: the judge chat given to the default scorer as its
+#'   `scorer_chat` (the original used gpt-4o). `NULL` (the default) leaves it to
+#'   `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
 #' @param tolerance For `dsbench_scorer_exact()`: relative tolerance for numbers.
 #' @inheritParams generate_solver
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
@@ -169,13 +165,15 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'                     scorer = dsbench_scorer_exact(), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
 #' dsbench_summary(tsk)
-dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(),
-                         scorer = dsbench_scorer(), epochs = NULL,
-                         dir = vitals::vitals_log_dir(), name = "dsbench", limit = NULL) {
+dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(mode = mode),
+                         scorer = dsbench_scorer(scorer_chat = judge), epochs = NULL,
+                         dir = vitals::vitals_log_dir(), name = "dsbench",
+                         mode = c("inline", "files"), judge = NULL) {
+  mode <- rlang::arg_match(mode)
   dataset <- validate_task_table(dataset, "dsbench")
   if (!"folder" %in% names(dataset)) dataset$folder <- NA_character_
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit, benchmark = "dsbench", metadata_fields = dsbench_log_fields)
+                 benchmark = "dsbench", metadata_fields = dsbench_log_fields)
 }
 
 # The dataset columns each sample's log entry shows (and log_samples() restores for
@@ -186,8 +184,8 @@ dsbench_log_fields <- c("competition_id", "competition_name", "question_name",
 #' @rdname dsbench_task
 #' @order 2
 #' @export
-dsbench_dataset <- function(path = NULL, data_dir = NULL, version = NULL, limit = NULL,
-                            shuffle = FALSE) {
+dsbench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE,
+                            data_dir = NULL) {
   check_string(data_dir, allow_null = TRUE)
   table <- benchmark_dataset("dsbench", path, sample = "dsbench-sample.parquet",
                              limit = limit, shuffle = shuffle, version = version)
@@ -400,18 +398,6 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     meta[[i]]$image <- if (is.na(image[[i]])) NULL else basename(image[[i]])
   }
   list(result = res$result, solver_chat = res$chat, solver_metadata = meta)
-}
-
-dsbench_files_prompt <- function(row) {
-  files <- row$workbook_files[[1]]
-  note <- if (length(files)) {
-    paste0(
-      "The workbook files are: ", paste(files, collapse = ", "), ". They are not shown ",
-      "here: use the tools list_workbooks, list_sheets and read_range to read them. \n"
-    )
-  } else ""
-  paste0(note, "The introduction is detailed as follows. \n ", row$introduction, " \n",
-         "The questions are detailed as follows. \n ", row$question)
 }
 
 dsbench_folder_fingerprint <- function(folder, files) {

@@ -19,6 +19,9 @@
 #'
 #' @param duplicate_ids For any other repeated id: `"error"` (the default) stops;
 #'   `"suffix"` keeps every item and renames repeats `id#2`, `id#3`, ... in file order.
+#' @param on_error `"error"` (the default) stops at the first malformed item (a missing
+#'   field, a level outside 1-4, ...) with an error naming its row and field; `"skip"`
+#'   leaves malformed items out and lists them (on standard error).
 #' @returns The path `out` (invisibly), or the table.
 #' @family futurex
 #' @family task tables
@@ -26,9 +29,12 @@
 #' @examplesIf python_available()
 #' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
 #' prepare_futurex(src)
-prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix")) {
+prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix"),
+                            on_error = c("error", "skip")) {
   duplicate_ids <- rlang::arg_match(duplicate_ids)
-  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids)
+  on_error <- rlang::arg_match(on_error)
+  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids,
+                     on_error = on_error)
 }
 
 #' FutureX: forecasting as a vitals Task
@@ -106,6 +112,10 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @param dataset A task table (tibble) from `futurex_dataset()`.
 #' @param solver,scorer A solver and scorer, by default `futurex_solver()` and
 #'   `futurex_scorer()`.
+#' @param judge For `futurex_task()`: the chat given to the default scorer as its
+#'   `scorer_chat` (the unit normalization of numeric items, see `futurex_scorer()`);
+#'   `NULL` (the default) scores without it, as the reference does. Ignored when you give
+#'   your own `scorer`.
 #' @inheritParams generate_solver
 #' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
 #'   functions for [vitals::Task]; `futurex_task()` a [ResultsTask] (a [vitals::Task]).
@@ -117,11 +127,11 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'          view = FALSE)
 #' futurex_summary(tsk)
 futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
-                         scorer = futurex_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),
-                         name = "futurex", limit = NULL) {
+                         scorer = futurex_scorer(scorer_chat = judge), epochs = NULL,
+                         dir = vitals::vitals_log_dir(), name = "futurex", judge = NULL) {
   dataset <- validate_task_table(dataset, "futurex")
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit, benchmark = "futurex",
+                 benchmark = "futurex",
                  metadata_fields = c("level", "std", "end_time"))
 }
 
@@ -157,7 +167,7 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
     scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache,
                                   batch = batch, wait = wait)
     out <- list(
-      score = scores$score,
+      score = score_values(scores$score),
       explanation = futurex_explanation(scores, samples$target),
       scorer_chat = if (!is.null(scorer_chat)) scores$chat,
       scorer_metadata = lapply(seq_len(nrow(scores)), function(i) {

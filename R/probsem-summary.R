@@ -1,13 +1,13 @@
-# probsem summary: each suite's accuracy and each context's distribution over its queries,
-# and the benchmark's registration.
+# probsem summary: each suite's accuracy (the summary rows), each context's distribution over
+# its queries (probsem_distributions()), and the benchmark's registration.
 
 # Logs and leaderboards show the accuracy of every suite (the suites depend on the data).
 rlang::on_load(register_benchmark(
-  "probsem", "probsem_accuracy", headline = NULL, by = "suite",
+  "probsem", "probsem_summary", headline = NULL, by = "suite",
   interval = mean_ci_interval("normal")
 ))
 
-#' probsem results: accuracy per suite and the distributions
+#' probsem results: accuracy per suite, and the distributions over the queries
 #'
 #' `probsem_summary()` gives the original's test-suite accuracy for each suite: the share of
 #' contexts whose expected query's probability equals the maximum. Ties count as correct, as
@@ -18,7 +18,8 @@ rlang::on_load(register_benchmark(
 #' only through a tie in `n_tied`, and the summary says so when there are any.
 #' A suite with any context whose `expected` is -1 has no accuracy (`NA`, with a message),
 #' as in the original. Contexts whose scoring failed are left out and counted in
-#' `n_missing`. It also returns every context's distribution over its queries.
+#' `n_missing`. `probsem_distributions()` gives every context's distribution over its
+#' queries, the numbers the accuracy is computed from.
 #'
 #' @param x An evaluated [probsem_task()], its `$get_samples()` tibble, or its log file
 #'   (`tsk$log_path`, read with [log_samples()]).
@@ -35,19 +36,18 @@ rlang::on_load(register_benchmark(
 #'   a suite (the same text, say) to cluster them. Clusters are used only when some cluster
 #'   holds several contexts. To compare two models over all suites with one suite as one
 #'   cluster, use `compare_models(x, y, cluster = "suite")`.
-#' @returns A list of class `probsem_summary` with
-#'   * `accuracy`: one row per prompt and suite, in the columns every predictivebench
-#'     summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of different
-#'     prompts share a name), `metric` (`"accuracy"`), `estimate`, `lower`, `upper`, `n`
-#'     (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts with
-#'     `expected == -1`), `n_tied` (contexts counted correct whose maximum probability is
-#'     shared with another query) and `prompt`. It is a [benchmark_summary()], and these are the
-#'     metrics a probsem log shows, one per suite;
-#'   * `distributions`: one row per context and query, `id`, `prompt`, `suite`,
-#'     `context_index`, `text`, `query_index` (0-based), `query`, `expected`, `logp` (after
-#'     normalization and temperature), `prob`, `is_max`.
+#' @returns `probsem_summary()`: one row per prompt and suite, in the columns every
+#'   predictivebench summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of
+#'   different prompts share a name), `metric` (`"accuracy"`), `estimate`, `lower`, `upper`,
+#'   `n` (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts with
+#'   `expected == -1`), `n_tied` (contexts counted correct whose maximum probability is
+#'   shared with another query) and `prompt`. It is a [benchmark_summary()]
+#'   (`ggplot2::autoplot()` draws the accuracy by suite), and these are the metrics a probsem
+#'   log shows, one per suite.
 #'
-#' `ggplot2::autoplot()` draws the accuracy by suite.
+#'   `probsem_distributions()`: a tibble with one row per context and query, `id`,
+#'   `prompt`, `suite`, `context_index`, `text`, `query_index` (0-based), `query`,
+#'   `expected`, `logp` (after normalization and temperature), `prob`, `is_max`.
 #' @family probsem
 #' @export
 #' @examples
@@ -60,6 +60,7 @@ rlang::on_load(register_benchmark(
 #' })
 #' s <- probsem_summary(samples)
 #' s
+#' probsem_distributions(samples)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "default") {
   method <- rlang::arg_match(method)
@@ -89,12 +90,10 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
     cli::cli_inform("{failed} context{?s} could not be scored and {?is/are} left out.",
                     class = "predictivebench_message_skipped")
   }
-  structure(list(accuracy = accuracy, distributions = probsem_distributions(samples)),
-            class = "probsem_summary")
+  accuracy
 }
 
-# The accuracy rows of probsem_summary(), one per suite: the summary registered for logs and
-# leaderboards (its groups are the metrics of a probsem log).
+# The accuracy rows of probsem_summary(), one per suite, without its notes.
 probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   samples <- probsem_samples(x)
   cl <- resolve_cluster(samples, cluster, default = "id")
@@ -123,28 +122,6 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
                     interval = mean_ci_interval(method))
 }
 
-#' @rdname probsem_summary
-#' @param object A `probsem_summary`.
-#' @param ... Unused.
-#' @exportS3Method ggplot2::autoplot
-autoplot.probsem_summary <- function(object, ...) {
-  autoplot.benchmark_summary(object$accuracy)
-}
-
-#' @export
-print.probsem_summary <- function(x, ...) {
-  cat("<probsem_summary>\n$accuracy\n")
-  print(x$accuracy, ...)
-  tied <- sum(x$accuracy$n_tied[!is.na(x$accuracy$estimate)])
-  if (tied) {
-    cat(sprintf("# %d context(s) counted correct only through a tie (column n_tied);\n", tied))
-    cat("# ties count as correct, as in the original, so equal probabilities score 100%.\n")
-  }
-  cat("\n$distributions\n")
-  print(x$distributions, ...)
-  invisible(x)
-}
-
 probsem_samples <- function(x, call = rlang::caller_env()) {
   needed <- c("prompt", "suite", "context_index", "text", "expected", "solver_metadata")
   x <- benchmark_samples(x, needed, "an evaluated probsem task or its samples.", call = call)
@@ -153,7 +130,10 @@ probsem_samples <- function(x, call = rlang::caller_env()) {
   x
 }
 
-probsem_distributions <- function(samples) {
+#' @rdname probsem_summary
+#' @export
+probsem_distributions <- function(x) {
+  samples <- probsem_samples(x)
   rows <- lapply(seq_len(nrow(samples)), function(i) {
     m <- samples$solver_metadata[[i]]
     k <- length(m$queries)

@@ -34,6 +34,9 @@
 #' @param suites Suite names to read (`c("A", "B")` reads `<name>_A.json` and
 #'   `<name>_B.json`), or `NULL` (the default) for every `<name>_*.json` beside the prompt, in
 #'   name order.
+#' @param on_error `"error"` (the default) stops at the first suite file that can't be read
+#'   or is malformed, with an error naming the file and field; `"skip"` leaves such suites
+#'   out and lists them (on standard error).
 #' @returns The path `out` (invisibly), or the table.
 #' @family probsem
 #' @family task tables
@@ -41,13 +44,14 @@
 #' @examplesIf python_available()
 #' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
 #' prepare_probsem(src)
-prepare_probsem <- function(source, out = NULL, suites = NULL) {
+prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("error", "skip")) {
+  on_error <- rlang::arg_match(on_error)
   if (!is.null(suites) && (!is.character(suites) || anyNA(suites) || !length(suites))) {
     abort_pb("{.arg suites} must be a character vector of suite names or {.code NULL}.",
              "argument")
   }
   prepare_task_table("probsem", source, out = out,
-                     suites = if (!is.null(suites)) as.list(suites))
+                     suites = if (!is.null(suites)) as.list(suites), on_error = on_error)
 }
 
 #' probsem: likelihood-based evaluation as a vitals Task
@@ -80,7 +84,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #'   `$eval(solver_chat = <an OpenAI-compatible chat>)`; with the default `"completions"`
 #'   backend the chat only tells where to send requests (base URL, model, key).
 #'
-#' Read the results with [probsem_summary()] (accuracy per suite and the distributions) and
+#' Read the results with [probsem_summary()] (accuracy per suite) and [probsem_distributions()] (the distributions), and
 #' write the original's CSV files with [probsem_write_results()].
 #'
 #' @section Scores:
@@ -168,11 +172,11 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
 #' }
 probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(),
                          scorer = probsem_scorer(), epochs = NULL,
-                         dir = vitals::vitals_log_dir(), name = "probsem", limit = NULL) {
+                         dir = vitals::vitals_log_dir(), name = "probsem") {
   dataset <- validate_task_table(dataset, "probsem")
   check_probsem_inputs(dataset)
   benchmark_task(probsem_vitals_dataset(dataset), solver, scorer, epochs = epochs, dir = dir,
-                 name = name, limit = limit, benchmark = "probsem",
+                 name = name, benchmark = "probsem",
                  metadata_fields = c("prompt", "suite", "context_index", "text", "expected"))
 }
 
@@ -303,7 +307,7 @@ probsem_scorer <- function() {
     })
     correct <- vapply(judged, `[[`, NA, "correct")
     list(
-      score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      score = score_values(correct),
       scorer_metadata = lapply(judged, function(j) {
         j[c("expected_query", "expected_prob", "max_prob")]
       }),

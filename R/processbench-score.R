@@ -10,7 +10,7 @@ processbench_scorer <- function() {
     meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
       vector("list", nrow(samples))
     list(
-      score = factor(ifelse(correct, "C", "I"), levels = c("I", "C"), ordered = TRUE),
+      score = score_values(correct),
       explanation = vapply(seq_along(prediction), function(i) {
         processbench_explanation(meta[[i]]$votes, prediction[[i]], samples$label[[i]],
                                  correct[[i]])

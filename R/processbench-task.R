@@ -134,11 +134,11 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 processbench_task <- function(dataset = processbench_dataset(), solver = processbench_solver(),
                               scorer = processbench_scorer(), epochs = NULL,
                               dir = vitals::vitals_log_dir(), name = "processbench",
-                              limit = NULL, template = c("generic", "processbench")) {
+                              template = c("generic", "processbench")) {
   template <- rlang::arg_match(template)
   dataset <- processbench_with_prompts(dataset, template)
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 limit = limit, benchmark = "processbench",
+                 benchmark = "processbench",
                  metadata_fields = c("label", "task_l1", "split", "task_l2", "generator",
                                      "final_answer_correct"))
 }

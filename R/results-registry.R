@@ -24,7 +24,7 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   headers and leaderboards, the first being the viewer's primary metric (FutureX:
 #'   `"overall"` and each level; ProcessBench: `"overall f1"`, `"overall error_acc"`, ...).
 #'   These keys are the metric names in the log. `NULL` shows every row the summary
-#'   returns, for summaries whose groups depend on the data (one row per arena model, per
+#'   returns, for summaries whose groups depend on the data (one row per arena opponent, per
 #'   probsem suite).
 #' @param by What a summary's groups are (`"level"`, `"task"`, `"competition"`, `"suite"`),
 #'   for axis labels.

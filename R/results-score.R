@@ -11,7 +11,10 @@
 #' probabilities) that a three-level factor would round away, while a factor is a number
 #' without loss: `as_score()` maps `I` to 0, `P` to 0.5 and `C` to 1.
 #'
-#' [ResultsTask] applies `as_score()` to whatever its scorer returns.
+#' Every scorer of the package makes its scores with one internal helper (`score_values()`),
+#' so they are doubles from the start; [ResultsTask] still applies `as_score()` to whatever a
+#' scorer returns, for scorers of your own (vitals' `model_graded_qa()` gives a factor) and
+#' for logs written before scores were numbers.
 #'
 #' @param x Scores: numbers in `[0, 1]`, logicals, or a factor or character vector with
 #'   values among `I`, `P`, `C`.
@@ -36,10 +39,23 @@ as_score <- function(x) {
     abort_pb("Scores must be numbers, logicals or I/P/C, not {.obj_type_friendly {x}}.",
              "argument")
   }
+  score_values(x)
+}
+
+# The one way a scorer of the package makes its scores: correct/incorrect (TRUE/FALSE) or a
+# grade in [0, 1] becomes a double in [0, 1]; NA (or `unscored`) is a sample that could not
+# be scored. A value outside [0, 1] is a bug in the scorer, so it stops here.
+score_values <- function(x, unscored = NULL, call = rlang::caller_env()) {
+  if (!is.logical(x) && !is.numeric(x)) {
+    abort_pb("Scores must be numbers or logicals, not {.obj_type_friendly {x}}.", "argument",
+             call = call)
+  }
   x <- as.double(x)
+  if (!is.null(unscored)) x[unscored] <- NA_real_
   outside <- !is.na(x) & (x < 0 | x > 1)
   if (any(outside)) {
-    abort_pb("Score {x[outside][1]} is outside [0, 1].", "argument", row = which(outside)[1])
+    abort_pb("Score {x[outside][1]} is outside [0, 1].", "argument", row = which(outside)[1],
+             call = call)
   }
   x
 }

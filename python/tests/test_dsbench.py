@@ -303,19 +303,19 @@ def test_binary_workbook_under_another_name_without_pyxlsb(tmp_path, monkeypatch
     shutil.copy(XLSB_DIR / "date.xlsb", folder / "renamed.xlsx")
     monkeypatch.setitem(sys.modules, "pyxlsb", None)  # import pyxlsb now fails
     with pytest.raises(MissingDependencyError) as info:
-        prepare("dsbench", str(tmp_path), skip_broken=True)
+        prepare("dsbench", str(tmp_path), on_error="skip")
     assert info.value.kind == "dependency" and info.value.file.endswith("renamed.xlsx")
     assert "pip install pyxlsb" in info.value.message
 
 
-def test_skip_broken_records_and_reports(tmp_path, capsys):
+def test_on_error_skip_records_and_reports(tmp_path, capsys):
     competition(tmp_path, "good", questions=("question1", "question2"), answers=("A", "B"))
     (tmp_path / "data" / "good" / "question2.txt").unlink()
     bad = competition(tmp_path, "bad")
     (bad / "broken.xlsm").write_bytes(b"nonsense")
     competition(tmp_path, "odd", questions=("question1",), answers=("A", "B"))
     report = tmp_path / "skipped.json"
-    table = prepare("dsbench", str(tmp_path), skip_broken=True, skipped_report=str(report))
+    table = prepare("dsbench", str(tmp_path), on_error="skip", skipped_report=str(report))
     assert list(table.id) == ["good_question1"]
     skipped = json.loads(report.read_text())
     assert [(s["competition"], s["question"], s["kind"]) for s in skipped] == [

@@ -61,6 +61,18 @@ def test_bad_items_name_row_and_field(tmp_path, bad, field):
     assert error.value.file == path
 
 
+def test_on_error_skip_leaves_out_bad_items_and_lists_them(tmp_path, capsys):
+    path = write(tmp_path, [item(id="ok"), item(id="bad", level=5), item(id="ok2")])
+    with pytest.raises(PredictiveBenchError):
+        prepare("futurex", path)
+    df = prepare("futurex", path, on_error="skip")
+    assert df["id"].tolist() == ["ok", "ok2"]
+    err = capsys.readouterr().err
+    assert "skipped 1 item(s)" in err and "row 2" in err
+    with pytest.raises(PredictiveBenchError, match="on_error"):
+        prepare("futurex", path, on_error="ignore")
+
+
 def test_duplicate_ids_error_or_suffix(tmp_path):
     path = write(tmp_path, [item(), item(ground_truth="No"), item(ground_truth="Yes")])
     with pytest.raises(PredictiveBenchError, match="duplicate id") as error:

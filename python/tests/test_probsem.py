@@ -321,3 +321,14 @@ def test_cogsci2023_texts_equal_the_published_results(suite_name):
         for program in data["programs"]:
             assert df["input"][i] + program == paper_full_text(prompt, data, context, program)
             assert df["input"][i] + program == prompt + "\n" + context["text"] + "\n" + program
+
+
+def test_on_error_skip_leaves_out_a_broken_suite(tmp_path, capsys):
+    path = write_benchmark(tmp_path, {"A": suite(), "B": suite(queries=[])})
+    (tmp_path / "lamp_C.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(PredictiveBenchError):
+        prepare("probsem", path)
+    df = prepare("probsem", path, on_error="skip")
+    assert set(df["suite"]) == {"A"}
+    err = capsys.readouterr().err
+    assert "skipped 2 suite(s)" in err and "lamp_C.json" in err

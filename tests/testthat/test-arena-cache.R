@@ -18,8 +18,8 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   judge <- fake_chat(server, model = "judge-model")
   battles <- sample_battles(3)
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE),
+  tsk <- arena_judge_task(battles,
+                    solver = arena_judge_solver(records = records, cache = FALSE),
                     dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = judge, view = FALSE),
                  class = "predictivebench_warning_failed_requests")
@@ -43,13 +43,13 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   expect_equal(nrow(saved), nrow(battles))
   # A second run asks only for the failed verdicts.
   before <- server$count()
-  tsk2 <- arena_task(battles,
-                     solver = arena_solver(records = records, cache = FALSE),
+  tsk2 <- arena_judge_task(battles,
+                     solver = arena_judge_solver(records = records, cache = FALSE),
                      dir = withr::local_tempdir())
   suppressWarnings(tsk2$eval(solver_chat = judge, view = FALSE))
   expect_equal(server$count() - before, sum(q == "Question 3"))
   expect_equal(nrow(arena_read_battles(records)), nrow(battles))
-  ratings <- arena_summary(tsk2, bootstrap = 0)
+  ratings <- arena_ratings(tsk2, bootstrap = 0)
   expect_s3_class(ratings, "arena_ratings")
 })
 
@@ -60,8 +60,8 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   counter <- new.env()
   counter$n <- 0
   run <- function(judge, swap = FALSE) {
-    tsk <- arena_task(battles,
-                      solver = arena_solver(records = records, cache = FALSE,
+    tsk <- arena_judge_task(battles,
+                      solver = arena_judge_solver(records = records, cache = FALSE,
                                             position_swap = swap),
                       dir = withr::local_tempdir(.local_envir = parent.frame(2)))
     tsk$eval(solver_chat = judge, view = FALSE)
@@ -74,8 +74,8 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   run(counting_judge(counter, name = "judge-two"))
   expect_equal(counter$n, 2 * nrow(battles)) # another judge never reuses verdicts
   # Nor does another prompt version, in the same file.
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE, version = "231113"),
+  tsk <- arena_judge_task(battles,
+                    solver = arena_judge_solver(records = records, cache = FALSE, version = "231113"),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
   expect_equal(counter$n, 3 * nrow(battles))
@@ -83,15 +83,15 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(nrow(saved), 3 * nrow(battles))
   expect_equal(table(predictivebench:::record_version(saved$gpt_4_response))[["231113"]],
                nrow(battles))
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE, version = "231113"),
+  tsk <- arena_judge_task(battles,
+                    solver = arena_judge_solver(records = records, cache = FALSE, version = "231113"),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
   expect_equal(counter$n, 3 * nrow(battles))
   counter$n <- 0
   records_first <- file.path(dir, "first.csv")
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = records_first, cache = FALSE,
+  tsk <- arena_judge_task(battles,
+                    solver = arena_judge_solver(records = records_first, cache = FALSE,
                                           position_swap = TRUE),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, rule = "first", name = "biased"), view = FALSE)
@@ -103,8 +103,8 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(nrow(arena_read_battles(records_first)), 2 * nrow(battles))
   # A consistent judge keeps its verdicts under the swap.
   counter$n <- 0
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = file.path(dir, "longer.csv"),
+  tsk <- arena_judge_task(battles,
+                    solver = arena_judge_solver(records = file.path(dir, "longer.csv"),
                                           cache = FALSE, position_swap = TRUE),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, rule = "longer"), view = FALSE)
@@ -132,8 +132,8 @@ test_that("a run killed while judging re-judges nothing already recorded", {
       Sys.sleep(0.3)
       inner$responder(p)
     }, name = "slow-judge")
-    tsk <- arena_task(readRDS(battles_rds),
-                      solver = arena_solver(records = records, cache = FALSE, chunk_size = 2),
+    tsk <- arena_judge_task(readRDS(battles_rds),
+                      solver = arena_judge_solver(records = records, cache = FALSE, chunk_size = 2),
                       dir = tempfile())
     tsk$eval(solver_chat = slow, view = FALSE)
   }, args = list(root = root, battles_rds = battles_rds, records = records))
@@ -157,8 +157,8 @@ test_that("a run killed while judging re-judges nothing already recorded", {
   expect_length(list.files(dir, pattern = "^\\.battle_records"), 0L)
   counter <- new.env()
   counter$n <- 0
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE),
+  tsk <- arena_judge_task(battles,
+                    solver = arena_judge_solver(records = records, cache = FALSE),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "slow-judge"), view = FALSE)
   expect_equal(counter$n, nrow(battles) - nrow(saved))

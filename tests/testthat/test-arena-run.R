@@ -199,8 +199,8 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   expect_equal(run$paths$log, logs)
   log <- log_json(logs)
   expect_equal(log$eval$metadata$benchmark, "arena_ratings")
-  # headline: arena_summary()'s ratings of the run's battles, model by model
-  ratings <- arena_summary(run$records)
+  # headline: arena_ratings()'s ratings of the run's battles, model by model
+  ratings <- arena_ratings(run$records)
   metrics <- log$results$scores[[1]]$metrics
   expect_setequal(names(metrics), ratings$model)
   for (m in ratings$model) {

@@ -1,16 +1,114 @@
-test_that("the bundled sample and the question table", {
-  ds <- arena_dataset(version = "sample")
-  expect_equal(validate_task_table(ds, "arena")$input, ds$input)
-  judge <- arena_baseline_judge("longer")
-  tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = withr::local_tempdir())
-  tsk$eval(solver_chat = judge, view = FALSE)
-  ratings <- arena_summary(tsk, bootstrap = 20)
-  expect_equal(ratings$model[[1]], "wordy-model")
-  old <- arena_read_battles(file.path(predictivebench:::arena_sample_dir(), "tempcache",
-                                      "sample", "battle_records.csv"))
-  expect_true(all(predictivebench:::record_version(old$gpt_4_response) == "231113"))
-  texts <- vapply(old$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
-  expect_equal(arena_parse_verdict(texts)$winner, old$winner)
+# arena_task(): one model's answers to the arena's questions, judged in battles against
+# reference models' answers.
+
+arena_toy <- function() {
+  csv <- withr::local_tempfile(fileext = ".csv", .local_envir = parent.frame())
+  writeLines(c("question", "q1", "q2", "q3"), csv)
+  list(
+    questions = arena_dataset(csv),
+    answers = tibble::tibble(question = c("q1", "q2", "q3"),
+                             long = c("a very long answer", "another long answer", NA),
+                             short = c("x", "", "y")),
+    model = baseline_chat(function(q) c(q1 = "medium answer", q2 = "", q3 = "zz")[[q]],
+                          name = "candidate")
+  )
+}
+
+no_cache <- function() request_settings(cache = FALSE)
+
+test_that("arena_task(arena_dataset()) scores each answer by its battles: win 1, tie 0.5, loss 0", {
+  toy <- arena_toy()
+  tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                    judge = arena_baseline_judge("longer"), answers = toy$answers,
+                    dir = withr::local_tempdir())
+  expect_s3_class(tsk, "Task")
+  tsk$eval(solver_chat = toy$model, view = FALSE)
+  samples <- tsk$get_samples()
+  # q1: loses to long, beats short; q2: loses to long, both empty vs short is a
+  # tie(all bad), 0.5; q3: long has no answer (no battle), beats short.
+  expect_identical(samples$score, c(0.5, 0.25, 1))
+  meta <- samples$scorer_metadata
+  expect_equal(vapply(meta, `[[`, 1L, "wins"), c(1L, 0L, 1L))
+  expect_equal(vapply(meta, `[[`, 1L, "ties"), c(0L, 1L, 0L))
+  expect_equal(vapply(meta, `[[`, 1L, "losses"), c(1L, 1L, 0L))
+  expect_match(samples$scorer_explanation[[2]], "vs short: tie\\(all bad\\) \\(0.5\\)")
+
+  s <- arena_summary(tsk)
+  expect_named(s, c("group", "metric", "estimate", "lower", "upper", "n", "n_missing"))
+  expect_equal(s$group, c("overall", "vs long", "vs short"))
+  expect_equal(s$estimate, c(mean(c(0.5, 0.25, 1)), 0, 2.5 / 3))
+  expect_equal(s$n, c(3L, 2L, 3L))
+  expect_true(all(s$lower <= s$estimate & s$estimate <= s$upper))
+  expect_identical(arena_summary(tsk$log_path), s)
+
+  ratings <- arena_ratings(tsk, bootstrap = 0)
+  expect_setequal(ratings$model, c(meta[[1]]$model, "long", "short"))
+  expect_equal(ratings$battles[ratings$model == "long"], 2L)
+})
+
+test_that("failed judgements are ties or dropped; unanswered questions are unscored", {
+  toy <- arena_toy()
+  garbage <- baseline_chat(function(prompt) "no verdict here", name = "garbage-judge")
+  scored <- function(invalid) {
+    tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                      scorer = arena_scorer(toy$answers, garbage, invalid = invalid,
+                                            settings = no_cache()),
+                      dir = withr::local_tempdir())
+    suppressWarnings(tsk$eval(solver_chat = toy$model, view = FALSE))
+    tsk$get_samples()$score
+  }
+  expect_identical(scored("tie"), c(0.5, 0.5, 0.5))
+  expect_identical(scored("drop"), c(NA_real_, NA_real_, NA_real_))
+
+  # a question the model did not answer, or no reference answered, has no battle
+  scorer <- arena_scorer(toy$answers, arena_baseline_judge("longer"), settings = no_cache())
+  expect_message(
+    out <- scorer(tibble::tibble(input = c("q1", "unknown"), result = c(NA, "an answer"))),
+    "1 of 2 questions has no reference answer", class = "predictivebench_message_skipped"
+  )
+  expect_identical(out$score, c(NA_real_, NA_real_))
+  expect_match(out$explanation[[1]], "No battle")
+})
+
+test_that("position_swap keeps only verdicts both orders agree on", {
+  toy <- arena_toy()
+  tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                    scorer = arena_scorer(toy$answers, arena_baseline_judge("first"),
+                                          position_swap = TRUE, settings = no_cache()),
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = toy$model, view = FALSE)
+  # a judge that always prefers the first answer disagrees with itself: every battle ties
+  expect_identical(tsk$get_samples()$score, c(0.5, 0.5, 0.5))
+})
+
+test_that("the arena's scorer says when it has no judge", {
+  toy <- arena_toy()
+  tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                    answers = toy$answers, dir = withr::local_tempdir())
+  expect_error(tsk$eval(solver_chat = toy$model, view = FALSE),
+               class = "predictivebench_error_argument")
+  expect_error(arena_scorer(answers = data.frame(x = 1)),
+               class = "predictivebench_error_argument")
+})
+
+test_that("arena_summary() of battles gives each model's win rate", {
+  battles <- data.frame(model_a = c("a", "a", "b"), model_b = c("b", "c", "c"),
+                        winner = c("model_a", "tie", "model_b"))
+  s <- arena_summary(battles)
+  expect_true(all(c("group", "metric", "estimate", "lower", "upper", "n") %in% names(s)))
+  expect_equal(s$estimate[s$group == "a"], 0.75)
+})
+
+test_that("the bundled sample: arena_task() with the sample's reference answers", {
+  tsk <- arena_task(arena_dataset(version = "sample"),
+                    solver = arena_solver(settings = no_cache()),
+                    judge = arena_baseline_judge("longer"), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_chat(function(q) "It depends."), view = FALSE)
+  score <- tsk$get_samples()$score
+  expect_type(score, "double")
+  expect_true(all(score >= 0 & score <= 1))
+  expect_equal(arena_summary(tsk)$group[-1],
+               paste("vs", sort(c("careful-model", "quick-model", "wordy-model", "echo-model"))))
 })
 
 test_that("prepare_arena() writes the question table as parquet, without Python", {
@@ -28,164 +126,83 @@ test_that("prepare_arena() writes the question table as parquet, without Python"
   expect_equal(arena_dataset(odd)$first_row, c(1L, 2L, 4L, 5L))
 })
 
-test_that("two battles with the same prompt keep their own models and records over epochs", {
-  # m2 and m3 answer alike, so m1-vs-m2 and m1-vs-m3 send the judge the same prompt.
-  answers <- tibble::tibble(question = "Same question?", m1 = "short", m2 = "a longer answer",
-                            m3 = "a longer answer")
-  arrangement <- tibble::tibble(question = "Same question?", model_a = "m1",
-                                model_b = c("m2", "m3"))
-  battles <- arena_battles(arrangement, answers)
-  expect_identical(battles$input[[1]], battles$input[[2]])
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  counter <- new.env()
-  counter$n <- 0
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
-           view = FALSE)
-  samples <- tsk$get_samples()
-  expect_equal(nrow(samples), 4)
-  meta <- samples$solver_metadata
-  # Each battle got its own record (the cache key holds the models), judged once.
-  expect_equal(sort(samples$model_b), c("m2", "m2", "m3", "m3"))
-  expect_true(all(vapply(meta, `[[`, "", "winner") == "model_b"))
-  saved <- arena_read_battles(records)
-  expect_equal(nrow(saved), 2)
-  expect_setequal(saved$model_b, c("m2", "m3"))
-  expect_equal(counter$n, 2) # one request per battle, none per epoch
-  # Each epoch of a battle reuses its one record; a second eval asks for nothing.
-  before <- counter$n
-  tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
-           view = FALSE)
-  expect_equal(counter$n, before)
-  expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
-  # The positional rule itself is solver_rows()'s, tested in test-benchmark-skeleton.R.
-})
 
-test_that("arena_dataset() and arena_task() take part of the table like every benchmark", {
+test_that("arena_dataset() takes part of the table like every benchmark", {
   ds <- arena_dataset(version = "sample")
   expect_equal(arena_dataset(version = "sample", limit = 3), ds[1:3, ])
   shuffled <- arena_dataset(version = "sample", shuffle = 2)
   expect_setequal(shuffled$input, ds$input)
   expect_equal(arena_dataset(version = "sample", limit = 2, shuffle = 2), shuffled[1:2, ])
-  battles <- predictivebench:::arena_sample_battles()
-  tsk <- arena_task(battles, arena_solver(cache = FALSE), limit = 2,
+})
+
+
+
+test_that("request settings given to $eval() reach the arena's solver", {
+  toy <- arena_toy()
+  server <- local_fake_openai(function(body, n) "medium answer")
+  tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                    scorer = arena_scorer(toy$answers, arena_baseline_judge("longer"),
+                                          settings = no_cache()),
                     dir = withr::local_tempdir())
-  tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
-  samples <- tsk$get_samples()
-  expect_equal(samples$model_b, battles$model_b[1:2])
-  expect_equal(samples$model_a, battles$model_a[1:2])
-})
-
-test_that("the judging solver needs its battles, and arena_summary() its samples", {
-  solver <- arena_solver(cache = FALSE)
-  expect_snapshot(solver("prompt", solver_chat = arena_baseline_judge("longer")), error = TRUE)
-  expect_snapshot(arena_task(data.frame(input = "x")), error = TRUE)
-  expect_snapshot(arena_summary(list()), error = TRUE)
-})
-
-test_that("an offline arena log shows each model's win rate and reads back the same", {
-  tsk <- arena_task(solver = arena_solver(cache = FALSE, position_swap = TRUE),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
-  rates <- arena_win_rates(tsk)
-  expect_gt(length(unique(rates$estimate)), 1)
-  expect_log_metrics(tsk$log_path, rates)
-  samples <- expect_key_value_metadata(tsk$log_path)
-  expect_equal(names(samples[[1]]$scores), "arena_score")
-  expect_equal(samples[[1]]$metadata$model_a, tsk$get_samples()$model_a[[1]])
-  expect_match(samples[[1]]$scores[[1]]$explanation,
-               "^Verdict AB: model_[ab]; BA \\(in AB's terms\\): model_[ab]; combined: ")
-  expect_log_usage(tsk)
-  expect_identical(arena_win_rates(tsk$log_path), rates)
-  expect_identical(arena_summary(tsk$log_path, bootstrap = 20),
-                   arena_summary(tsk, bootstrap = 20))
-})
-
-test_that("an arena log counts both judge requests of a battle; recorded verdicts are free", {
-  server <- local_fake_openai(function(body, n) {
-    list(text = '{"winner": 1, "explanation": "first"}',
-         usage = list(prompt_tokens = 50L, completion_tokens = 8L))
-  })
-  battles <- sample_battles()
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  make <- function() {
-    arena_task(battles, arena_solver(records = records, cache = FALSE, position_swap = TRUE),
-               dir = withr::local_tempdir())
-  }
-  tsk <- make()
-  tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
-  n <- nrow(battles)
-  expect_equal(server$count(), 2 * n)
-  usage <- expect_log_usage(tsk)
-  expect_equal(c(usage$input_tokens, usage$output_tokens), c(2 * n * 50, 2 * n * 8))
-  meta <- tsk$get_samples()$solver_metadata
-  expect_equal(vapply(meta, function(m) m$input_tokens, 1), rep(100, n))
-  # "1" in both orders: the orders disagree, a tie.
-  expect_true(all(vapply(meta, function(m) m$winner, "") == "tie"))
-  expect_log_metrics(tsk$log_path, arena_win_rates(tsk))
-  expect_match(log_samples(tsk$log_path)$scorer_explanation[[1]],
-               "Verdict AB: model_a; BA \\(in AB's terms\\): model_b; combined: tie")
-
-  again <- make()
-  again$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
-  expect_equal(server$count(), 2 * n)
-  expect_equal(nrow(task_usage(again)), 0)
-  expect_equal(sum(log_usage(again$log_path)$input_tokens), 0)
-  expect_true(all(vapply(log_samples(again$log_path)$solver_metadata,
-                         function(m) m$cached, TRUE)))
-})
-
-test_that("arena_win_rates() gives each model's mean points with a bootstrap interval", {
-  battles <- data.frame(model_a = c("a", "a", "b", "a"), model_b = c("b", "c", "c", "b"),
-                        winner = c("model_a", "tie", "model_b", NA))
-  rates <- arena_win_rates(battles)
-  expect_s3_class(rates, "benchmark_summary")
-  expect_equal(rates$group, c("c", "a", "b"))
-  # a: 1, 0.5 and a failed judgement as a tie; b: 0, 0 and 0.5; c: 0.5 and 1.
-  expect_equal(rates$estimate, c(0.75, 2 / 3, 1 / 6))
-  expect_equal(rates$n, c(2L, 3L, 3L))
-  expect_equal(rates$ties, c(1L, 2L, 1L))
-  expect_true(all(rates$metric == "win_rate"))
-  expect_true(all(rates$lower <= rates$estimate & rates$estimate <= rates$upper))
-  expect_true(all(rates$lower >= 0 & rates$upper <= 1))
-  dropped <- arena_win_rates(battles, invalid = "drop")
-  expect_equal(dropped$n[dropped$group == "a"], 2L)
-  expect_identical(arena_win_rates(battles), rates)
-  expect_equal(attr(rates, "interval"), "95% bootstrap interval (battles resampled)")
-  skip_if_not_installed("ggplot2")
-  plot <- ggplot2::autoplot(rates)
-  expect_equal(plot$labels$y, "model")
-  expect_match(plot$labels$title, "arena")
-})
-
-test_that("arena_summary(style_control = TRUE) works from an evaluated arena task", {
-  tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = withr::local_tempdir())
-  tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
-  samples <- tsk$get_samples()
-  outcomes <- predictivebench:::arena_outcomes(tsk)
-  expect_identical(outcomes$answer_a, samples$answer_a)
-  expect_identical(outcomes$answer_b, samples$answer_b)
-  r <- arena_summary(tsk, bootstrap = 0, style_control = TRUE)
-  expect_true(all(c("style_rating", "style_lower", "style_upper") %in% names(r)))
-  expect_identical(r$rating, arena_summary(tsk, bootstrap = 0)$rating)
-  # the judge prefers the longer answer, so length carries a positive coefficient
-  expect_gt(attr(r, "style_coefficients")[["length"]], 0)
-  # the log keeps the answers too
-  expect_identical(arena_summary(tsk$log_path, bootstrap = 0, style_control = TRUE), r)
-})
-
-test_that("batch = TRUE judges every battle in one batch, whatever the chunk size", {
-  withr::local_options(predictivebench.batch_poll_seconds = 0.05)
-  server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}')
-  battles <- sample_battles()
   cache <- withr::local_tempdir()
-  tsk <- arena_task(battles, arena_solver(cache = cache, chunk_size = 2, position_swap = TRUE,
-                                          batch = TRUE),
+  tsk$eval(solver_chat = fake_chat(server, model = "candidate-lm"), cache = cache,
+           view = FALSE)
+  expect_equal(server$count(), 3)
+  first <- tsk$get_samples()$score
+  # the solver's settings said no cache; $eval(cache = ) overrides it
+  tsk$eval(solver_chat = fake_chat(server, model = "candidate-lm"), cache = cache,
+           view = FALSE)
+  expect_equal(server$count(), 3)
+  expect_identical(tsk$get_samples()$score, first)
+  expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+  expect_equal(tsk$get_samples()$scorer_metadata[[1]]$model, "candidate-lm")
+})
+
+test_that("prepare_arena(on_error = 'skip') leaves out ragged rows and names them", {
+  odd <- withr::local_tempfile(fileext = ".csv")
+  writeLines(c(',question', '0,"first"', '1,"two, fields",extra', '', '2,"multi', 'line"',
+               '3', '4,"first"'), odd)
+  expect_error(prepare_arena(odd), class = "predictivebench_error_csv")
+  expect_warning(table <- prepare_arena(odd, on_error = "skip"),
+                 class = "predictivebench_warning_skipped")
+  expect_equal(table$input, c("first", "multi\nline"))
+  expect_equal(table$occurrences, c(2L, 1L))
+  # rows of the file as it is: the skipped rows 2 and 4 still count
+  expect_equal(table$first_row, c(1L, 3L))
+  # a clean file reads the same either way
+  clean <- file.path(predictivebench:::arena_sample_dir(), "data", "sample", "questions.csv")
+  expect_identical(prepare_arena(clean, on_error = "skip"), prepare_arena(clean))
+})
+
+test_that("with epochs, each epoch's battles count for that epoch; a question is one cluster", {
+  toy <- arena_toy()
+  tsk <- arena_task(toy$questions, solver = arena_solver(settings = no_cache()),
+                    judge = arena_baseline_judge("longer"), answers = toy$answers,
+                    epochs = 2, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = toy$model, view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(nrow(samples), 6)
+  expect_equal(sort(samples$score), sort(rep(c(0.5, 0.25, 1), 2)))
+  s <- arena_summary(tsk)
+  expect_equal(s$estimate[[1]], mean(c(0.5, 0.25, 1)))
+  # the epochs of a question are one cluster: wider than six independent samples
+  naive <- arena_summary(tsk, cluster = NULL)
+  expect_gt(s$upper[[1]] - s$lower[[1]], naive$upper[[1]] - naive$lower[[1]])
+  expect_equal(nrow(predictivebench:::arena_outcomes(tsk)), 2 * 5)
+})
+
+test_that("the task's answers and arena_answers() share the response cache", {
+  toy <- arena_toy()
+  server <- local_fake_openai(function(body, n) "medium answer")
+  cache <- withr::local_tempdir()
+  chat <- fake_chat(server, model = "candidate-lm")
+  arena_answers(toy$questions$input, list(candidate = chat), withr::local_tempdir(),
+                cache = cache)
+  expect_equal(server$count(), 3)
+  tsk <- arena_task(toy$questions,
+                    solver = arena_solver(settings = request_settings(cache = cache)),
+                    judge = arena_baseline_judge("longer"), answers = toy$answers,
                     dir = withr::local_tempdir())
-  tsk$eval(solver_chat = fake_responses_chat(server, model = "judge-lm"), view = FALSE)
-  expect_equal(server$count(), 2 * nrow(battles))
-  expect_equal(server$uploads(), 1)
-  expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner") == "tie"))
+  tsk$eval(solver_chat = fake_chat(server, model = "candidate-lm"), view = FALSE)
+  expect_equal(server$count(), 3)
 })

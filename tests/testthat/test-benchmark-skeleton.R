@@ -129,15 +129,14 @@ answered_chats <- function(chat, inputs) {
   })
 }
 
-test_that("benchmark_task() checks the core arguments, applies limit and binds the solver", {
+test_that("benchmark_task() checks the core arguments and binds the solver", {
   dataset <- tibble::tibble(input = c("a", "b", "c"), target = c("1", "2", "3"),
                             id = c("x", "y", "z"))
   solver <- dataset_solver(function(inputs, rows, ..., solver_chat) {
     list(result = rows$target, solver_chat = answered_chats(solver_chat, inputs))
   })
   scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
-  tsk <- benchmark_task(dataset, solver, scorer, dir = tempfile(), name = "skeleton",
-                        limit = 2)
+  tsk <- benchmark_task(dataset[1:2, ], solver, scorer, dir = tempfile(), name = "skeleton")
   expect_equal(tsk$get_samples()$id, c("x", "y"))
   tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)
   expect_equal(tsk$get_samples()$result, c("1", "2"))

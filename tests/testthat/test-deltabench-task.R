@@ -32,10 +32,10 @@ test_that("the section-level protocol refuses ProcessBench data", {
   )
 })
 
-test_that("deltabench_dataset() and deltabench_task() take a limit", {
+test_that("deltabench_dataset() takes a limit, which its task keeps", {
   full <- deltabench_dataset(version = "sample")
   expect_equal(deltabench_dataset(version = "sample", limit = 2)$id, full$id[1:2])
-  tsk <- deltabench_task(deltabench_dataset(version = "sample"), limit = 1, dir = withr::local_tempdir())
+  tsk <- deltabench_task(deltabench_dataset(version = "sample", limit = 1), dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[[1]])
 })
 

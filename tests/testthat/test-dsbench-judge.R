@@ -3,15 +3,6 @@ test_that("the judge rule matches the original on hand cases", {
     dsbench_judge_correct(c("True", "true.", "TRUE", "False", "Flase", "", NA, "untrue")),
     c(TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE)
   )
-  prompt <- dsbench_judge_prompt("Q?\n", "{'Q': 1}", "It is 1")
-  expect_identical(prompt, paste0(
-    "Please judge whether the generated answer is right or wrong. We require that the correct ",
-    "answer to the prediction gives a clear answer, not just a calculation process or a ",
-    "disassembly of ideas. The question is Q?\n. The true answer is \n {'Q': 1}. \n The ",
-    "predicted answer is \n It is 1.\n If the predicted answer is right, please output True. ",
-    "Otherwise output Flase. Don't output any other text content. You only can output True ",
-    "or False."
-  ))
 })
 
 test_that("a judged question's explanation gives the verdict, prediction and answer", {

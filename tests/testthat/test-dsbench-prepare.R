@@ -61,7 +61,7 @@ test_that("prepare_dsbench() rebuilds the shipped table and writes parquet", {
                    "{'Q': 2, 'Year': 2030, 'Profit': 150000.25}")
 })
 
-test_that("prepare_dsbench() errors name competition and file; skip_broken records", {
+test_that("prepare_dsbench() errors name competition and file; on_error = 'skip' records", {
   skip_if_no_python()
   dir <- withr::local_tempdir()
   file.copy(list.files(sample_dir(), full.names = TRUE), dir, recursive = TRUE)
@@ -70,7 +70,7 @@ test_that("prepare_dsbench() errors name competition and file; skip_broken recor
   expect_match(conditionMessage(err), "00000102")
   expect_match(err$file, "question2.txt$")
   expect_warning(
-    table <- prepare_dsbench(dir, skip_broken = TRUE),
+    table <- prepare_dsbench(dir, on_error = "skip"),
     class = "predictivebench_warning_skipped"
   )
   expect_equal(nrow(table), nrow(dsbench_dataset(version = "sample")) - 1) # the broken question left out

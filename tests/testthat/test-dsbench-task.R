@@ -244,7 +244,7 @@ test_that("dataset and solver check their inputs", {
                   error = TRUE)
 })
 
-test_that("dsbench_dataset() and dsbench_task() take part of the table", {
+test_that("dsbench_dataset() takes part of the table, which its task keeps", {
   data <- dsbench_dataset(version = "sample")
   expect_equal(dsbench_dataset(version = "sample", limit = 2), data[1:2, ])
   shuffled <- dsbench_dataset(version = "sample", shuffle = 1)
@@ -252,7 +252,7 @@ test_that("dsbench_dataset() and dsbench_task() take part of the table", {
   expect_equal(dsbench_dataset(version = "sample", limit = 3, shuffle = 1), shuffled[1:3, ])
   # Each row keeps its own folder and image after the cut.
   expect_equal(shuffled$folder, data$folder[match(shuffled$id, data$id)])
-  tsk <- dsbench_task(dsbench_dataset(version = "sample"), limit = 2, solver = dsbench_solver(cache = FALSE),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2), solver = dsbench_solver(cache = FALSE),
                       scorer = dsbench_scorer_exact(), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
   expect_equal(tsk$get_samples()$id, data$id[1:2])

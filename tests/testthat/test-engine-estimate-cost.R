@@ -224,7 +224,7 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   battles <- sample_battles(2)
   chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
                                          credentials = function() "sk-unused")
-  tsk <- arena_task(battles, arena_solver(records = records, cache = file.path(root, "cache")),
+  tsk <- arena_judge_task(battles, arena_judge_solver(records = records, cache = file.path(root, "cache")),
                     dir = file.path(root, "logs"))
   est <- estimate_cost(tsk, chat)
   expect_equal(est$requests, nrow(battles))

@@ -418,7 +418,7 @@ test_that("a failing DSBench judge is retried, then recorded as an incorrect sco
 test_that("a failing arena judge is retried, then each battle is recorded as failed, never a crash", {
   skip_on_cran()
   judge <- local_fake_openai(function(body, n) list(status = 500))
-  tsk <- arena_task(solver = arena_solver(cache = FALSE, max_tries = 2),
+  tsk <- arena_judge_task(solver = arena_judge_solver(cache = FALSE, max_tries = 2),
                     dir = withr::local_tempdir())
   expect_no_error(suppressWarnings(
     tsk$eval(solver_chat = fake_chat(judge), view = FALSE)

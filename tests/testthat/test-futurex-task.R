@@ -49,13 +49,13 @@ test_that("prepare_futurex writes a readable task table", {
   expect_equal(futurex_dataset(table), table)
 })
 
-test_that("futurex_dataset() and futurex_task() take a limit", {
+test_that("futurex_dataset() takes a limit, which its task keeps", {
   full <- futurex_dataset(version = "sample")
   expect_equal(futurex_dataset(version = "sample", limit = 2)$id, full$id[1:2])
   sampled <- futurex_dataset(version = "sample", limit = 3, shuffle = 1)
   expect_equal(nrow(sampled), 3)
   expect_true(all(sampled$id %in% full$id))
-  tsk <- futurex_task(futurex_dataset(version = "sample"), limit = 4, dir = withr::local_tempdir())
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 4), dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[1:4])
 })
 
@@ -137,4 +137,17 @@ test_that("batch = TRUE, wait = FALSE: $eval() submits and says how to collect; 
   expect_equal(tsk$get_samples()$result, rep("\\boxed{Yes}", n))
   expect_equal(server$count(), n)  # collected, not submitted again
   expect_length(list.files(file.path(cache, "batches")), 0)
+})
+
+test_that("prepare_futurex(on_error = 'skip') leaves out a malformed item", {
+  skip_if_no_python()
+  src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
+  items <- jsonlite::read_json(src)
+  items[[2]]$level <- 9
+  bad <- withr::local_tempfile(fileext = ".json")
+  jsonlite::write_json(items, bad, auto_unbox = TRUE, null = "null")
+  err <- expect_error(prepare_futurex(bad), class = "predictivebench_error_field")
+  expect_equal(err$field, "level")
+  table <- prepare_futurex(bad, on_error = "skip")
+  expect_equal(table$id, prepare_futurex(src)$id[-2])
 })

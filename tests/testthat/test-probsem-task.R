@@ -146,11 +146,11 @@ test_that("a task scores every query, picks the winner and marks C/I/NA by hand"
 
   expect_message(probsem_summary(tsk), class = "predictivebench_message_no_truth")
   sm <- suppressMessages(probsem_summary(tsk))
-  acc <- sm$accuracy
+  acc <- sm
   expect_equal(acc$group, c("tf", "open"))
   expect_equal(acc$estimate, c(2 / 3, NA))
   expect_equal(acc$n_no_truth, c(0L, 1L))
-  dist <- sm$distributions
+  dist <- probsem_distributions(tsk)
   expect_equal(nrow(dist), 8)
   expect_equal(dist$is_max[dist$id == "tf-2"], c(TRUE, TRUE))
   expect_equal(dist$query_index[dist$id == "open-0"], c(0L, 1L))
@@ -211,9 +211,9 @@ test_that("a failed request gives NA for that context only and is counted", {
   expect_equal(as_score(s$score[[1]]), 1)
   expect_message(probsem_summary(s), class = "predictivebench_message_skipped")
   sm <- suppressMessages(probsem_summary(s))
-  expect_equal(sm$accuracy$n_missing, 1L)
-  expect_equal(sm$accuracy$n, 1L)
-  expect_equal(sm$accuracy$estimate, 1)
+  expect_equal(sm$n_missing, 1L)
+  expect_equal(sm$n, 1L)
+  expect_equal(sm$estimate, 1)
 })
 
 test_that("answers that can't be scored are reported as such, not as an API key problem", {
@@ -266,8 +266,8 @@ test_that("epochs repeat cached scores; the summary and CSV count each context o
   # Two full texts per context and two queries alone, sent once.
   expect_equal(server$count(), 4 + 2)
   sm <- probsem_summary(tsk)
-  expect_equal(sm$accuracy$n, 2L)
-  expect_equal(nrow(sm$distributions), 4)
+  expect_equal(sm$n, 2L)
+  expect_equal(nrow(probsem_distributions(tsk)), 4)
   paths <- probsem_write_results(tsk, withr::local_tempdir())
   expect_equal(nrow(utils::read.csv(paths[[1]])), 4)
 })
@@ -300,12 +300,12 @@ test_that("user-facing errors name the user's call", {
   expect_snapshot(probsem_task(dup, dir = tempfile()), error = TRUE)
 })
 
-test_that("probsem_dataset() and probsem_task() take a limit", {
+test_that("probsem_dataset() takes a limit, which its task keeps", {
   full <- probsem_dataset(version = "sample")
   expect_equal(probsem_dataset(version = "sample", limit = 2)$id, full$id[1:2])
   shuffled <- probsem_dataset(version = "sample", shuffle = 2)
   expect_setequal(shuffled$id, full$id)
-  tsk <- probsem_task(probsem_dataset(version = "sample"), limit = 3, dir = withr::local_tempdir())
+  tsk <- probsem_task(probsem_dataset(version = "sample", limit = 3), dir = withr::local_tempdir())
   expect_equal(tsk$get_samples()$id, full$id[1:3])
 })
 
@@ -324,7 +324,7 @@ test_that("a probsem log counts every log-probability request; a cached re-run i
   expect_equal(usage$model, "openai_compatible/tiny-lm")
   expect_equal(usage$input_tokens, sum(sent))
   summ <- suppressMessages(probsem_summary(tsk))
-  expect_log_metrics(tsk$log_path, summ$accuracy)
+  expect_log_metrics(tsk$log_path, summ)
   expect_key_value_metadata(tsk$log_path)
   expect_identical(suppressMessages(probsem_summary(tsk$log_path)), summ)
 
@@ -367,4 +367,19 @@ test_that("the solver's settings apply, and $eval()'s named settings override th
                class = "predictivebench_error_argument")
   expect_error(probsem_solver(settings = list(nonsense = 1)),
                class = "predictivebench_error_argument")
+})
+
+test_that("prepare_probsem(on_error = 'skip') leaves out a broken suite", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  src <- system.file("extdata", "probsem", package = "predictivebench")
+  file.copy(list.files(src, full.names = TRUE), dir)
+  prompt <- file.path(dir, "weather.txt")
+  whole <- prepare_probsem(prompt)
+  suites <- unique(whole$suite)
+  writeLines("{not json", file.path(dir, paste0("weather_", suites[[1]], ".json")))
+  expect_error(prepare_probsem(prompt), class = "predictivebench_error")
+  table <- prepare_probsem(prompt, on_error = "skip")
+  expect_setequal(unique(table$suite), suites[-1])
+  expect_equal(table$id, whole$id[whole$suite != suites[[1]]])
 })

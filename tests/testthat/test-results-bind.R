@@ -12,8 +12,10 @@ test_that("vitals_bind() combines the tasks of all five benchmarks", {
   ds$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
   ps <- probsem_task(probsem_dataset(version = "sample"), dir = dir)
   ps$eval(solver_chat = baseline_constant("A"), view = FALSE)
-  ar <- arena_task(solver = arena_solver(cache = FALSE), dir = dir)
-  ar$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
+  ar <- arena_task(arena_dataset(version = "sample"),
+                   solver = arena_solver(settings = request_settings(cache = FALSE)),
+                   judge = arena_baseline_judge("longer"), dir = dir)
+  ar$eval(solver_chat = baseline_chat(function(q) "It depends."), view = FALSE)
   tasks <- list(futurex = fx, processbench = pb, deltabench = db, dsbench = ds, probsem = ps,
                 arena = ar)
   all <- do.call(vitals::vitals_bind, tasks)

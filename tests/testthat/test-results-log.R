@@ -119,8 +119,8 @@ test_that("logs of all six benchmarks are valid for Inspect AI's reader and read
     tsk
   }
   # FutureX under a limit without level-3/4 items (NA headlines), in two epochs
-  futurex <- run(futurex_task(futurex_dataset(version = "sample"),
-                      solver = futurex_solver(cache = FALSE), limit = 3, epochs = 2,
+  futurex <- run(futurex_task(futurex_dataset(version = "sample", limit = 3),
+                      solver = futurex_solver(cache = FALSE), epochs = 2,
                               dir = dir), baseline_constant("\\boxed{A}"))
   dsbench <- run(dsbench_task(dsbench_dataset(version = "sample"),
                       solver = dsbench_solver(cache = FALSE),
@@ -132,11 +132,13 @@ test_that("logs of all six benchmarks are valid for Inspect AI's reader and read
   processbench <- run(processbench_task(pb[pb$label == -1, ],
                                         solver = processbench_solver(cache = FALSE), dir = dir),
                       baseline_constant("\\boxed{-1}"))
-  deltabench <- run(deltabench_task(deltabench_dataset(version = "sample"),
-                      solver = deltabench_solver(cache = FALSE), limit = 2,
+  deltabench <- run(deltabench_task(deltabench_dataset(version = "sample", limit = 2),
+                      solver = deltabench_solver(cache = FALSE),
                                     dir = dir), baseline_constant("Conclusion: no error"))
-  arena <- run(arena_task(solver = arena_solver(cache = FALSE), dir = dir),
-               arena_baseline_judge("longer"))
+  arena <- run(arena_task(arena_dataset(version = "sample"),
+                          solver = arena_solver(settings = request_settings(cache = FALSE)),
+                          judge = arena_baseline_judge("longer"), dir = dir),
+               baseline_chat(function(q) "It depends on the details."))
   # a probsem suite without ground truth: no accuracy
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
   ps <- probsem_dataset(version = "sample")

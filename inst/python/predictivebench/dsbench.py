@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from .errors import MissingDependencyError, PredictiveBenchError
+from .errors import ON_ERROR, MissingDependencyError, PredictiveBenchError, check_on_error
 from .readers import inside, iter_json_lines, read_text, safe_join
 from .registry import Preparer
 
@@ -51,7 +51,7 @@ DEFAULT_DISPLAY = ("display.precision", 6, "display.float_format", None,
 
 @dataclass
 class Skipped:
-    """Items left out by ``skip_broken=True``, with the error that excluded them."""
+    """Items left out by ``on_error="skip"``, with the error that excluded them."""
 
     items: List[Dict[str, Any]] = field(default_factory=list)
 
@@ -332,16 +332,17 @@ def flatten_dsbench(records: List[Tuple[int, Any]], root: str, path: str,
     return table
 
 
-def prepare_dsbench(source: str, skip_broken: bool = False,
+def prepare_dsbench(source: str, on_error: str = "error",
                     skipped_report: Optional[str] = None, quiet: bool = False) -> pd.DataFrame:
     """A DSBench data-analysis folder (or its ``data.json``) as a task table.
 
-    ``skip_broken=True`` leaves out broken competitions and questions instead of stopping, and
+    ``on_error="skip"`` leaves out broken competitions and questions instead of stopping, and
     reports them on standard error (unless ``quiet``) and, with ``skipped_report``, as JSON in
     that file. They are also in ``table.attrs["skipped"]``.
     """
     data_json, root = competition_root(source)
-    skipped = Skipped() if skip_broken else None
+    check_on_error(on_error)
+    skipped = Skipped() if on_error == "skip" else None
     table = flatten_dsbench(read_data_json(data_json, skipped), root, data_json, skipped)
     if skipped is not None:
         if skipped.items and not quiet:
@@ -357,10 +358,10 @@ def prepare_dsbench(source: str, skip_broken: bool = False,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--skip-broken", dest="skip_broken", action="store_true",
-                        help="leave out broken competitions/questions and list them")
+    parser.add_argument("--on-error", dest="on_error", choices=ON_ERROR, default="error",
+                        help="'skip' leaves out broken competitions/questions and lists them")
     parser.add_argument("--skipped-report", dest="skipped_report", default=None,
-                        help="with --skip-broken, also write the skipped items to this JSON file")
+                        help="with --on-error skip, also write the skipped items to this JSON file")
 
 
 PREPARERS = {

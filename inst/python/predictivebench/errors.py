@@ -1,8 +1,9 @@
 """One exception type for every input problem, carrying where it happened."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Any, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
 
 
 @dataclass
@@ -45,3 +46,43 @@ class PredictiveBenchError(ValueError):
 
 class MissingDependencyError(PredictiveBenchError):
     """An optional Python package (pyarrow, pyxlsb) is needed and not installed."""
+
+
+# What every preparer does with a broken item: stop (the default) or leave it out and list it.
+ON_ERROR = ("error", "skip")
+
+
+def check_on_error(on_error: str) -> None:
+    if on_error not in ON_ERROR:
+        raise PredictiveBenchError(f"on_error must be one of {ON_ERROR}, not {on_error!r}",
+                                   kind="argument")
+
+
+T = TypeVar("T")
+
+
+def skip_broken(items: Iterable[Tuple[Any, ...]], flatten: Callable[..., T], on_error: str,
+                skipped: List[PredictiveBenchError]) -> List[T]:
+    """``flatten(*item)`` for each item; a bad item raises, or with ``on_error="skip"`` is
+    appended to ``skipped`` and left out."""
+    check_on_error(on_error)
+    out = []
+    for item in items:
+        try:
+            out.append(flatten(*item))
+        except PredictiveBenchError as problem:
+            if on_error == "error":
+                raise
+            skipped.append(problem)
+    return out
+
+
+def report_skipped(skipped: List[PredictiveBenchError], path: str, stream: Any = None,
+                   what: str = "record") -> None:
+    """Tell the user which items were skipped and why (one line each, on stderr)."""
+    if not skipped:
+        return
+    stream = stream or sys.stderr
+    print(f"predictivebench: skipped {len(skipped)} {what}(s) of {path}:", file=stream)
+    for problem in skipped:
+        print(f"  {problem}", file=stream)

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 
 import pandas as pd
 
-from .errors import PredictiveBenchError
+from .errors import ON_ERROR, PredictiveBenchError, report_skipped, skip_broken
 from .readers import parse_json, read_text
 from .registry import Preparer
 
@@ -129,8 +129,11 @@ def deduplicate_ids(rows: List[Dict[str, Any]], path: str, rule: str) -> None:
             seen[original] = row
 
 
-def flatten_futurex(items: List[Any], path: str, duplicate_ids: str = "error") -> pd.DataFrame:
-    rows = [flatten_item(item, path, row) for row, item in enumerate(items, start=1)]
+def flatten_futurex(items: List[Any], path: str, duplicate_ids: str = "error",
+                    on_error: str = "error",
+                    skipped: Optional[List[PredictiveBenchError]] = None) -> pd.DataFrame:
+    rows = skip_broken(((item, path, row) for row, item in enumerate(items, start=1)),
+                       flatten_item, on_error, [] if skipped is None else skipped)
     deduplicate_ids(rows, path, duplicate_ids)
     columns = ["id", "input", "target", "level", "std", "end_time", "additional_values",
                "description", "answer", "has_answer"]
@@ -138,14 +141,24 @@ def flatten_futurex(items: List[Any], path: str, duplicate_ids: str = "error") -
         if rows else pd.DataFrame({name: [] for name in columns})
 
 
-def prepare_futurex(source: str, duplicate_ids: str = "error") -> pd.DataFrame:
-    """A FutureX question set or prediction file (JSON array) as a task table."""
-    return flatten_futurex(read_futurex(source), source, duplicate_ids=duplicate_ids)
+def prepare_futurex(source: str, duplicate_ids: str = "error",
+                    on_error: str = "error") -> pd.DataFrame:
+    """A FutureX question set or prediction file (JSON array) as a task table.
+
+    ``on_error="skip"`` leaves out malformed items and reports them on stderr.
+    """
+    skipped: List[PredictiveBenchError] = []
+    table = flatten_futurex(read_futurex(source), source, duplicate_ids=duplicate_ids,
+                            on_error=on_error, skipped=skipped)
+    report_skipped(skipped, source, what="item")
+    return table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duplicate-ids", dest="duplicate_ids", choices=DUPLICATE_ID_RULES,
                         default="error", help="stop at a repeated id, or rename repeats id#2...")
+    parser.add_argument("--on-error", dest="on_error", choices=ON_ERROR, default="error",
+                        help="stop at a malformed item, or skip it and list it on stderr")
 
 
 PREPARERS = {

@@ -27,7 +27,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from .errors import PredictiveBenchError
+from .errors import ON_ERROR, PredictiveBenchError, report_skipped, skip_broken
 from .readers import parse_json, read_text
 from .registry import Preparer
 
@@ -240,25 +240,38 @@ def flatten_probsem(prompt: str, prompt_name: str,
     rows: List[Dict[str, Any]] = []
     for name, suite, path in suites:
         rows.extend(flatten_suite(prompt, prompt_name, suite, name, path))
+    return probsem_table(rows)
+
+
+def probsem_table(rows: List[Dict[str, Any]]) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({column: [] for column in COLUMNS})
     return pd.DataFrame(rows, columns=COLUMNS).astype(
         {"context_index": "int64", "expected": "int64"}, copy=False)
 
 
-def prepare_probsem(source: str, suites: Optional[Sequence[str]] = None) -> pd.DataFrame:
+def prepare_probsem(source: str, suites: Optional[Sequence[str]] = None,
+                    on_error: str = "error") -> pd.DataFrame:
     """A prompt file and its test suites (``<prompt>_<suite>.json`` beside it) as a task table.
 
     ``suites`` names the suites to read (``["A", "B"]`` reads ``<prompt>_A.json`` and
     ``<prompt>_B.json``); by default every matching file is read, in name order.
+    ``on_error="skip"`` leaves out a suite file that can't be read or is malformed, and
+    reports it on stderr.
     """
     if isinstance(suites, str):
         suites = [suites]
     path = prompt_path(source)
     prompt = read_text(path)
-    found = find_suites(path, suites)
-    loaded = [(name, read_suite(suite_path), suite_path) for name, suite_path in found]
-    return flatten_probsem(prompt, prompt_stem(path), loaded)
+    name = prompt_stem(path)
+    skipped: List[PredictiveBenchError] = []
+
+    def load(suite: str, suite_path: str) -> List[Dict[str, Any]]:
+        return flatten_suite(prompt, name, read_suite(suite_path), suite, suite_path)
+
+    per_suite = skip_broken(find_suites(path, suites), load, on_error, skipped)
+    report_skipped(skipped, path, what="suite")
+    return probsem_table([row for rows in per_suite for row in rows])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -266,6 +279,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="NAME",
                         help="a test suite to read, <prompt>_NAME.json beside the prompt "
                              "(repeat for several; default: every <prompt>_*.json)")
+    parser.add_argument("--on-error", dest="on_error", choices=ON_ERROR, default="error",
+                        help="stop at a malformed suite, or skip it and list it on stderr")
 
 
 PREPARERS = {

@@ -18,14 +18,13 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
-from .errors import PredictiveBenchError
+from .errors import ON_ERROR, PredictiveBenchError, check_on_error, report_skipped
 from .readers import iter_json_lines, parse_json, read_text
 from .registry import Preparer
 
 COLUMNS = ["id", "problem", "steps", "label", "task_l1", "task_l2", "origin", "generator",
            "final_answer_correct", "error_sections", "unuseful_sections", "sections_content",
            "split"]
-ON_ERROR = ("error", "skip")
 DELTABENCH_LISTS = ("reason_error_section_numbers", "reason_unuseful_section_numbers")
 
 Record = Tuple[int, Any]
@@ -33,12 +32,6 @@ Skipped = List[PredictiveBenchError]
 
 
 # ---------------------------------------------------------------------------------- reading
-
-def _check_on_error(on_error: str) -> None:
-    if on_error not in ON_ERROR:
-        raise PredictiveBenchError(f"on_error must be one of {ON_ERROR}, not {on_error!r}",
-                                   kind="argument")
-
 
 def _json_lines(text: str, path: str, on_error: str, skipped: Skipped) -> List[Record]:
     return list(iter_json_lines(text, path, None if on_error == "error" else skipped.append))
@@ -107,7 +100,7 @@ def read_records(path: str, on_error: str = "error",
     of a CSV file. With ``on_error="skip"``, malformed JSON lines and CSV rows with an
     unreadable list cell are appended to ``skipped``.
     """
-    _check_on_error(on_error)
+    check_on_error(on_error)
     skipped = [] if skipped is None else skipped
     if path.lower().endswith(".csv"):
         return _csv_records(path, on_error, skipped)
@@ -284,16 +277,6 @@ def to_table(rows: List[Dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS).astype({"label": "int64"}, copy=False)
 
 
-def report_skipped(skipped: Skipped, path: str, stream: Any = None) -> None:
-    """Tell the user which records were skipped and why (one line each, on stderr)."""
-    if not skipped:
-        return
-    stream = stream or sys.stderr
-    print(f"predictivebench: skipped {len(skipped)} record(s) of {path}:", file=stream)
-    for problem in skipped:
-        print(f"  {problem}", file=stream)
-
-
 def flatten_records(records: List[Record], flatten: Any, path: str, on_error: str,
                     skipped: Skipped) -> List[Dict[str, Any]]:
     rows, seen = [], {}
@@ -322,7 +305,7 @@ def prepare_deltabench(source: str, count_unuseful: bool = False,
     ``count_unuseful=True`` counts ``reason_unuseful_section_numbers`` as errors too.
     ``on_error="skip"`` leaves out bad records and reports them on stderr.
     """
-    _check_on_error(on_error)
+    check_on_error(on_error)
     skipped: Skipped = []
     records = read_records(source, on_error, skipped)
     rows = flatten_records(
@@ -379,7 +362,7 @@ def prepare_processbench(source: Union[str, Sequence[str]],
     ``task_l1`` hold each file's split, by default the file name without its extension
     (``gsm8k``, ``math``, ``olympiadbench``, ``omnimath`` for the released files).
     """
-    _check_on_error(on_error)
+    check_on_error(on_error)
     sources = [source] if isinstance(source, str) else list(source)
     if not sources or not all(isinstance(s, str) for s in sources):
         raise PredictiveBenchError("source must be a file or a non-empty list of files",

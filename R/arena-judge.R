@@ -1,0 +1,260 @@
+# The arena's judging as a vitals Task, internal: each sample a battle between two models'
+# answers, judged by EloBench's judge. arena_run() judges its rounds with it; the user's
+# arena_task() (R/arena-task.R) judges one model's answers against reference answers with the
+# same judge_battles().
+
+# Logs of a judging task show each model's win rate (the models depend on the data).
+rlang::on_load(register_benchmark(
+  "arena_battles", "arena_win_rates", headline = NULL, by = "model",
+  interval = arena_win_rate_interval
+))
+
+arena_sample_battles <- function() {
+  dir <- arena_sample_dir()
+  answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
+  arrangement <- arena_read_arrangement(
+    file.path(dir, "results", "sample", "battle_arrangement.csv"),
+    models = setdiff(names(answers), "question")
+  )
+  arena_battles(arrangement, answers)
+}
+
+#' The arena's judging as a vitals Task (internal: arena_run()'s rounds)
+#'
+#' @description
+#' Each sample is a battle: a question and the answers of `model_a` and `model_b`. The
+#' solver sends EloBench's judge prompt ([arena_judge_prompt()]) to the judge chat
+#' (`$eval(solver_chat = judge)`) at temperature 0 with at most 800 tokens, through
+#' [generate_responses()], and parses the verdict ([arena_parse_verdict()]). The scorer gives
+#' `model_a`'s points (1, 0 or 0.5). [arena_ratings()] turns the judged battles into ratings.
+#' For the whole workflow (answers, arrangement, rounds, files), use [arena_run()].
+#'
+#' * `arena_judge_solver()` judges only battles missing from the battle cache `records` (a
+#'   `battle_records.csv`), and appends each chunk's verdicts to it atomically, so a run
+#'   killed while judging loses at most one chunk and re-judges nothing already recorded.
+#'   Each write holds a lock (`.battle_records.csv.lock`) and merges what another run on the
+#'   same file recorded meanwhile, so concurrent runs lose no verdict. A cached verdict is used only when its `judger` is this judge's model and its prompt
+#'   version matches (written into `gpt_4_response`; for the original's records, told by the
+#'   verdict's format: scores for `"231113"`, a JSON winner for `"231225"`).
+#' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
+#'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
+#'   for the first answer. Both orders are recorded in the cache.
+#' * `arena_judge_task()` gives the solver its battles (the task's dataset): inputs are mapped to
+#'   battles by position, not by prompt text, so two battles with the same prompt (the same
+#'   question and answers from different models) each keep their own models and cache
+#'   record, also with `$eval(epochs = )` > 1 (every epoch of a battle reuses its one
+#'   recorded verdict). Judging settings (`records`, `version`, `position_swap`, ...) are
+#'   the solver's, `invalid` the scorer's, as in every `*_task()` of the package.
+#'
+#' @section Summary:
+#' `arena_ratings()` returns ratings (an [arena_ratings()] tibble: `model`, `rating`, `lower`,
+#' `upper`, `rank`, battle counts), on the Elo scale, not the `group`, `metric`, `estimate`,
+#' `lower`, `upper`, `n` rows on a 0-1 scale of the other benchmarks' summaries: a rating is
+#' not a mean of sample scores. [arena_win_rates()] gives each model's win rate in that
+#' shape (0-1, with intervals): these are the metrics an arena log shows and what
+#' [leaderboard()] reports. The per-pair win rates are drawn by [autoplot.arena_ratings()].
+#' The battles keep their answers (`answer_a`, `answer_b`), in the task and in its log, so
+#' `arena_ratings(tsk, style_control = TRUE)` adds style-controlled ratings from either.
+#'
+#' `arena_judge_task()` returns a [ResultsTask]: its log names the scorer `"arena_score"`, shows
+#' each battle's models, question and answers and the verdicts as key-value metadata, explains each
+#' score by the verdicts (both orders with `position_swap`) and counts the tokens of both
+#' judge requests of a battle (none for a verdict from the battle cache).
+#'
+#' @section Differences from the original:
+#' * The original cached verdicts by question and models only, so a second judge (or a new
+#'   prompt) silently reused the first judge's verdicts; here the judge model (the `judger`
+#'   column) and the prompt version are part of the key.
+#' * A failed request is recorded with an empty winner (the original retried forever) and
+#'   judged again on the next run. A response with no readable verdict is `invalid`; with the
+#'   older score format the original left the winner empty instead.
+#' * The original asked for `response_format = json_object`; ellmer has no portable switch for
+#'   it, so a JSON verdict inside a code fence or surrounded by text is also accepted.
+#' * `gpt_4_response` is written as JSON (`{"is_valid", "response", "usage"}`) rather than
+#'   a Python dict; both are read.
+#' * `position_swap` is new.
+#'
+#' @param dataset Battles from [arena_battles()]; by default the bundled sample (four
+#'   fictional models on eight questions).
+#' @param solver,scorer A solver and scorer, by default `arena_judge_solver()` and
+#'   `arena_verdict_scorer()`.
+#' @inheritParams task-args
+#' @inheritParams task-table-args
+#' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
+#' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
+#' @param position_swap Judge both orders and keep consistent verdicts.
+#' @param chunk_size Battles judged between two writes of `records`. The whole file is
+#'   rewritten (atomically) each time, so with tens of thousands of records a larger chunk
+#'   saves time; a killed run loses at most one chunk. One process at a time should write a
+#'   given `records` file. With `batch = TRUE` every battle goes in one batch.
+#' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
+#'   original) or are dropped (`"drop"`, score `NA`).
+#' @param x An evaluated arena task, its samples, its log file, or a data frame of battles.
+#' @param ... Passed to [arena_ratings()].
+#' @inheritParams generate_responses
+#' @returns `arena_judge_task()` a [vitals::Task]; `arena_judge_solver()` and
+#'   `arena_verdict_scorer()` functions for it.
+#' @noRd
+arena_judge_task <- function(dataset = arena_sample_battles(), solver = arena_judge_solver(),
+                             scorer = arena_verdict_scorer(), epochs = NULL,
+                             dir = vitals::vitals_log_dir(), name = "arena_battles") {
+  needed <- c("input", "question", "model_a", "model_b", "answer_a", "answer_b")
+  if (!is.data.frame(dataset) || !all(needed %in% names(dataset))) {
+    abort_pb("{.arg dataset} must be battles from {.fn arena_battles}.", "argument")
+  }
+  if (!"target" %in% names(dataset)) dataset$target <- rep("", nrow(dataset))
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+                 benchmark = "arena_battles",
+                 metadata_fields = c("model_a", "model_b", "question", "answer_a", "answer_b"))
+}
+
+# The judging solver: its solver_chat is the judge.
+arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
+                         position_swap = FALSE, cache = TRUE, chunk_size = 20,
+                         max_active = 10, rpm = 500, max_tries = 3,
+                         batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+  version <- rlang::arg_match(version)
+  check_string(records, allow_null = TRUE)
+  check_flag(position_swap)
+  check_count(chunk_size)
+  cache_dir(cache)
+  # Each input's battle (models, question, answers) is its dataset row, which arena_task()
+  # binds: two battles with the same prompt keep their own models and record.
+  dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
+    solver_chat <- as_chat(solver_chat)
+    if (!is_bound(rows)) unbound_solver_error("arena_judge")
+    judged <- judge_battles(rows, solver_chat, records = records, version = version,
+                            position_swap = position_swap, cache = cache,
+                            chunk_size = chunk_size, max_active = max_active, rpm = rpm,
+                            max_tries = max_tries, batch = batch, wait = wait)
+    report_failures(ifelse(is.na(judged$winner),
+                           ifelse(is.na(judged$error), "no verdict", judged$error), NA),
+                    what = "battle")
+    # The battle's models and question are dataset columns, logged with every sample.
+    list(
+      result = judged$gpt_4_response_text,
+      solver_chat = judged$chat,
+      solver_metadata = lapply(seq_len(nrow(judged)), function(i) {
+        c(list(winner = judged$winner[[i]], winner_ab = judged$winner_ab[[i]],
+               winner_ba = judged$winner_ba[[i]], position_swap = position_swap,
+               judger = judged$judger[[i]],
+               error = judged$error[[i]], gpt_4_score = judged$gpt_4_score[[i]],
+               gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]]),
+          judged$usage[[i]])
+      })
+    )
+  })
+}
+
+# model_a's points in each judged battle.
+arena_verdict_scorer <- function(invalid = c("tie", "drop")) {
+  invalid <- rlang::arg_match(invalid)
+  function(samples, ...) {
+    winner <- metadata_field(samples$solver_metadata, "winner")
+    score <- winner_points(winner, failed = if (invalid == "tie") 0.5 else NA_real_)
+    list(score = score,
+         scorer_metadata = lapply(winner, function(w) list(winner = w)),
+         explanation = arena_explanation(samples, score))
+  }
+}
+
+# Why a battle scored what it did: the verdict in the battle's order (AB) and, with a
+# position swap, in the swapped order (BA, told in AB's terms), the winner they give
+# together, and model_a's points.
+arena_explanation <- function(samples, score) {
+  meta <- samples$solver_metadata
+  said <- function(name) {
+    w <- metadata_field(meta, name)
+    ifelse(is.na(w), "no verdict", w)
+  }
+  swapped <- vapply(meta, function(m) isTRUE(m$position_swap), TRUE)
+  winner <- metadata_field(meta, "winner")
+  orders <- ifelse(
+    swapped,
+    paste0("Verdict AB: ", said("winner_ab"), "; BA (in AB's terms): ", said("winner_ba"),
+           "; combined: ", said("winner"), "."),
+    paste0("Verdict: ", said("winner"), ".")
+  )
+  named <- ifelse(winner %in% "model_a", paste0(" ", samples$model_a, " wins."),
+                  ifelse(winner %in% "model_b", paste0(" ", samples$model_b, " wins."), ""))
+  points <- ifelse(is.na(score), " Left out (failed judgements are dropped).",
+                   paste0(" model_a scores ", as.character(score), "."))
+  paste0(orders, named, points)
+}
+
+#' Arena win rates: each model's share of points, with intervals
+#'
+#' @description
+#' `arena_win_rates()` summarises judged battles per model in the shape of every
+#' predictivebench summary: one row per model (`group`), `metric` `"win_rate"`, `estimate`
+#' the model's mean points over its battles (1 for a win, 0 for a loss, 0.5 for a tie;
+#' failed judgements count as ties or are dropped, see `invalid`), `lower` and `upper` a
+#' 95% percentile bootstrap interval (its battles resampled, `times` rounds, seeded so
+#' intervals are reproducible), and `n` its battles; then `wins`, `losses`, `ties`. Models
+#' are ordered by win rate, best first.
+#'
+#' [arena_summary()] gives these rows for battles; a judging task's log shows them as its
+#' metrics. Win rates depend on the opponents each model met; [arena_ratings()] gives
+#' ratings, which account for that. `ggplot2::autoplot()` draws the win rates (see
+#' [autoplot_summary()]).
+#'
+#' @param x An evaluated judging task, its samples, its log file, or a data frame of
+#'   battles (`model_a`, `model_b`, `winner`).
+#' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
+#' @param times Bootstrap rounds.
+#' @param seed Seed for the bootstrap; the global random stream is left untouched.
+#' @returns A [benchmark_summary()] tibble.
+#' @family arena
+#' @export
+#' @examples
+#' battles <- data.frame(model_a = c("a", "b", "a", "c"), model_b = c("b", "c", "c", "b"),
+#'                       winner = c("model_a", "model_a", "tie", "model_b"))
+#' rates <- arena_win_rates(battles)
+#' rates
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(rates)
+arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 1) {
+  invalid <- rlang::arg_match(invalid)
+  check_count(times)
+  scores <- battle_scores(arena_outcomes(x), invalid = invalid)
+  points <- c(scores$score_a, 1 - scores$score_a)
+  model <- c(scores$model_a, scores$model_b)
+  rows <- lapply(battle_models(scores), function(m) {
+    mine <- points[model == m]
+    ci <- mean_ci(mine, method = "bootstrap", times = times, seed = seed, limits = c(0, 1))
+    summary_rows(m, "win_rate", ci, wins = sum(mine == 1), losses = sum(mine == 0),
+                 ties = sum(mine == 0.5))
+  })
+  out <- do.call(rbind, c(list(summary_rows(character(), "win_rate", mean_ci(double()),
+                                            wins = integer(), losses = integer(),
+                                            ties = integer())), rows))
+  out <- out[order(-out$estimate, out$group), ]
+  benchmark_summary(out, "arena", by = "model", interval = arena_win_rate_interval)
+}
+
+arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"
+
+# One field of each sample's solver metadata, as text (NA where absent).
+metadata_field <- function(meta, field) {
+  vapply(meta, function(m) as.character(m[[field]] %||% NA_character_), "")
+}
+
+# The battles behind `x`, one row each (`model_a`, `model_b`, `winner`, `question`, and the
+# answers when known): from battles as they are, a judging task's samples, or an
+# arena_task()'s samples (its model against each reference, from the scorer's metadata).
+arena_outcomes <- function(x, call = rlang::caller_env()) {
+  what <- "an evaluated arena task, its samples, its log file, or battles."
+  x <- benchmark_samples(x, character(), what, call = call)
+  if (!all(c("model_a", "model_b") %in% names(x)) && "scorer_metadata" %in% names(x)) {
+    return(arena_reference_outcomes(x))
+  }
+  x <- benchmark_samples(x, c("model_a", "model_b"), what, call = call)
+  if ("solver_metadata" %in% names(x)) {
+    winner <- metadata_field(x$solver_metadata, "winner")
+    out <- tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,
+                          question = x$question)
+    # the answers, for arena_ratings(style_control = TRUE)
+    for (column in intersect(c("answer_a", "answer_b"), names(x))) out[[column]] <- x[[column]]
+    return(out)
+  }
+  x
+}
