@@ -49,7 +49,7 @@ prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
   check_string(out, allow_null = TRUE)
   check_flag(skip_broken)
   table <- if (skip_broken) dsbench_prepare_skipping(data_dir, ...) else
-    prepare_task_table("dsbench", data_dir, ...)
+    flatten_task_table("dsbench", data_dir, ...)
   if (is.null(out)) return(table)
   write_parquet_table(table, out, "dsbench", metadata = dsbench_root_metadata(data_dir, out))
   skipped <- attr(table, "skipped")
@@ -75,7 +75,7 @@ dsbench_root_metadata <- function(data_dir, out) {
 dsbench_prepare_skipping <- function(data_dir, ...) {
   report <- tempfile(fileext = ".json")
   on.exit(unlink(report), add = TRUE)
-  result <- prepare_task_table("dsbench", data_dir, skip_broken = TRUE,
+  result <- flatten_task_table("dsbench", data_dir, skip_broken = TRUE,
                                skipped_report = report, quiet = TRUE, ...)
   items <- if (file.exists(report)) jsonlite::read_json(report) else list()
   skipped <- tibble::tibble(

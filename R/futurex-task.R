@@ -28,7 +28,7 @@
 #' prepare_futurex(src)
 prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix")) {
   duplicate_ids <- rlang::arg_match(duplicate_ids)
-  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids)
+  flatten_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids)
 }
 
 #' FutureX: forecasting as a vitals Task

@@ -46,7 +46,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL) {
     abort_pb("{.arg suites} must be a character vector of suite names or {.code NULL}.",
              "argument")
   }
-  prepare_task_table("probsem", source, out = out,
+  flatten_task_table("probsem", source, out = out,
                      suites = if (!is.null(suites)) as.list(suites))
 }
 
