@@ -10,10 +10,11 @@ rlang::on_load(register_benchmark(
 #' The arena's question table
 #'
 #' `arena_dataset()` reads the unique questions of an arena dataset: a task table (parquet,
-#' schema `arena`, made by [prepare_arena()]) or a `questions.csv` read directly. By default,
+#' schema `arena`, made by [prepare_task_table()]) or a `questions.csv` read directly. By default,
 #' EloBench's real questions (version `"rwq"`, 20,772 questions; `"rwq_200"` and
 #' `"quora_100"` are its subsets), downloaded once; `version = "sample"` is the bundled
-#' sample. `prepare_arena()` writes the table of a `questions.csv` as parquet.
+#' sample. `prepare_task_table("arena", source, out)` writes the table of a `questions.csv`
+#' as parquet.
 #' Both are plain R (no Python): `questions.csv` is part of EloBench's folder, which
 #' [arena_run()] reads at evaluation time, so its one reader is the R one. Every row must
 #' have as many fields as the header; blank lines are skipped; an empty string is a
@@ -22,11 +23,8 @@ rlang::on_load(register_benchmark(
 #' @param path A parquet task table, a `questions.csv`, a data frame in the `arena` schema,
 #'   or `NULL` for the real questions at `version`.
 #' @inheritParams task-table-args
-#' @param source A `questions.csv` (column `question`).
-#' @param out The parquet file to write, or `NULL` to return the table.
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
-#'   and `first_row` (1-based row of its first occurrence). `prepare_arena()` returns `out`
-#'   invisibly, or the table.
+#'   and `first_row` (1-based row of its first occurrence).
 #' @family arena
 #' @export
 #' @examples
@@ -43,12 +41,8 @@ arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = F
   benchmark_dataset("arena", path, limit = limit, shuffle = shuffle, version = version)
 }
 
-#' @rdname arena_dataset
-#' @export
-#' @examples
-#' src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
-#'                    package = "predictivebench")
-#' prepare_arena(src)
+# prepare_task_table("arena", source, out): a `questions.csv` (column `question`) as a task
+# table, returned or written to `out`.
 prepare_arena <- function(source, out = NULL) {
   check_string(source)
   check_string(out, allow_null = TRUE)
@@ -261,7 +255,7 @@ arena_summary <- function(x, invalid = c("tie", "drop"), ...) {
 #' It is the arena's registered summary (see [register_benchmark()]): an [arena_task()]
 #' log shows each model's win rate as a metric, and [leaderboard()] reports them. Win rates
 #' depend on the opponents each model met; [arena_summary()] gives ratings, which account
-#' for that. `ggplot2::autoplot()` draws the win rates (see [autoplot_summary()]).
+#' for that. `ggplot2::autoplot()` draws the win rates (see [autoplot.benchmark_summary()]).
 #'
 #' @param x An evaluated [arena_task()], its samples, its log file, or a data frame of
 #'   battles (`model_a`, `model_b`, `winner`).
@@ -269,14 +263,7 @@ arena_summary <- function(x, invalid = c("tie", "drop"), ...) {
 #' @param times Bootstrap rounds.
 #' @param seed Seed for the bootstrap; the global random stream is left untouched.
 #' @returns A [benchmark_summary()] tibble.
-#' @family arena
-#' @export
-#' @examples
-#' battles <- data.frame(model_a = c("a", "b", "a", "c"), model_b = c("b", "c", "c", "b"),
-#'                       winner = c("model_a", "model_a", "tie", "model_b"))
-#' rates <- arena_win_rates(battles)
-#' rates
-#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(rates)
+#' @keywords internal
 arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 1) {
   invalid <- rlang::arg_match(invalid)
   check_count(times)

@@ -38,24 +38,7 @@
 #'   with an error naming the file, row and field. `"skip"` leaves such records out and
 #'   reports each one on standard error.
 #' @returns The path `out` (invisibly), or the table as a tibble.
-#' @family processbench and deltabench
-#' @family task tables
-#' @export
-#' @examplesIf python_available()
-#' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
-#' prepare_deltabench(src)
-#' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
-#' prepare_processbench(src, split = "sample")
-#' # several splits make one table (here two made from the sample, with their own ids)
-#' dir <- tempfile()
-#' dir.create(dir)
-#' records <- jsonlite::read_json(src)
-#' for (split in c("gsm8k", "math")) {
-#'   for (i in seq_along(records)) records[[i]]$id <- paste0(split, "-", i - 1)
-#'   jsonlite::write_json(records, file.path(dir, paste0(split, ".json")), auto_unbox = TRUE)
-#' }
-#' table <- prepare_processbench(file.path(dir, c("gsm8k.json", "math.json")))
-#' table(table$split)
+#' @keywords internal
 prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
                                on_error = c("error", "skip")) {
   check_flag(count_unuseful)

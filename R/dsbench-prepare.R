@@ -40,10 +40,7 @@
 #' @returns The path `out` (invisibly), or the table; with `skip_broken = TRUE` either has
 #'   an attribute `"skipped"` (a tibble: `competition`, `question`, `file`, `kind`,
 #'   `message`).
-#' @family dsbench
-#' @export
-#' @examplesIf python_available()
-#' prepare_dsbench(system.file("extdata", "dsbench", package = "predictivebench"))
+#' @keywords internal
 prepare_dsbench <- function(data_dir, out = NULL, skip_broken = FALSE, ...) {
   check_string(data_dir)
   check_string(out, allow_null = TRUE)

@@ -14,12 +14,11 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' DSBench's data-analysis part asks 466 questions about 38 modelling competitions; each
 #' competition has an introduction, questions and Excel workbooks. `dsbench_task()` runs
 #' them as the original evaluation does: one request per question, with the workbooks
-#' rendered as text in the prompt (see [prepare_dsbench()]), the original system prompt,
+#' rendered as text in the prompt (see [prepare_task_table()]), the original system prompt,
 #' temperature 0, the competition's first image attached, the prompt cut from the front to
 #' fit the context window, and an LLM judge that says whether the answer is right.
 #' [dsbench_summary()] gives the original's two headline numbers. Use the `files` mode of
-#' `dsbench_solver()` for models whose context cannot hold large workbooks, and
-#' `dsbench_scorer_exact()` for a cheap run without a judge.
+#' `dsbench_solver()` for models whose context cannot hold large workbooks.
 #'
 #' * `dsbench_dataset()` reads a task table (by default the real DSBench, version `"v1"`:
 #'   466 questions, downloaded once, non-commercial use only; `version = "sample"` is the
@@ -27,7 +26,7 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   (`limit`, `shuffle`), and
 #'   locates the competition folders.
 #' * `dsbench_solver()` sends the prompts.
-#' * `dsbench_scorer()` is the original judge; `dsbench_scorer_exact()` a deterministic one.
+#' * `dsbench_scorer()` is the original judge.
 #'
 #' @section Solver:
 #' The system prompt is the original's, `"You are a data analyst. I will give  you a
@@ -97,7 +96,7 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   rather than the original's own price table.
 #' * [dsbench_summary()] adds intervals (clipped to `[0, 1]`) to the original's two
 #'   accuracies.
-#' * The deterministic `dsbench_scorer_exact()` and the files mode are not in the original.
+#' * The files mode is not in the original.
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args
@@ -141,7 +140,6 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #'   in the inline mode only, without images.
 #' @param solver,scorer A solver and scorer, by default `dsbench_solver()` and
 #'   `dsbench_scorer()`.
-#' @param tolerance For `dsbench_scorer_exact()`: relative tolerance for numbers.
 #' @inheritParams generate_solver
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
 #'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a
@@ -158,16 +156,11 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' tsk <- dsbench_task(
 #'   data,
 #'   solver = dsbench_solver(cache = FALSE),
-#'   scorer = dsbench_scorer(scorer_chat = baseline_constant("True"), cache = FALSE),
+#'   scorer = dsbench_scorer(scorer_chat = baseline_chat("True"), cache = FALSE),
 #'   dir = tempfile()
 #' )
-#' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
-#' dsbench_summary(tsk)
-#'
-#' # Without a judge: the deterministic scorer (not the original's).
-#' tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
-#'                     scorer = dsbench_scorer_exact(), dir = tempfile())
-#' tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
+#' oracle <- baseline_chat(function(prompt) data$target[match(prompt, data$input)])
+#' tsk$eval(solver_chat = oracle, view = FALSE)
 #' dsbench_summary(tsk)
 dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(),
                          scorer = dsbench_scorer(), epochs = NULL,

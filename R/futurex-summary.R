@@ -39,7 +39,7 @@ rlang::on_load(register_benchmark(
 #'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
 #'   `n_missing` (items skipped: no answer) and `weight`. Its class `benchmark_summary` gives
-#'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot_summary()]). The
+#'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot.benchmark_summary()]). The
 #'   rows `overall` and `level 1` to `level 4` are the task's headline metrics: the numbers
 #'   the log's header shows in `vitals_view()`.
 #' @family futurex

@@ -20,12 +20,7 @@
 #' @param duplicate_ids For any other repeated id: `"error"` (the default) stops;
 #'   `"suffix"` keeps every item and renames repeats `id#2`, `id#3`, ... in file order.
 #' @returns The path `out` (invisibly), or the table.
-#' @family futurex
-#' @family task tables
-#' @export
-#' @examplesIf python_available()
-#' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
-#' prepare_futurex(src)
+#' @keywords internal
 prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix")) {
   duplicate_ids <- rlang::arg_match(duplicate_ids)
   flatten_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids)

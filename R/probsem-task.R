@@ -35,12 +35,7 @@
 #'   `<name>_B.json`), or `NULL` (the default) for every `<name>_*.json` beside the prompt, in
 #'   name order.
 #' @returns The path `out` (invisibly), or the table.
-#' @family probsem
-#' @family task tables
-#' @export
-#' @examplesIf python_available()
-#' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
-#' prepare_probsem(src)
+#' @keywords internal
 prepare_probsem <- function(source, out = NULL, suites = NULL) {
   if (!is.null(suites) && (!is.character(suites) || anyNA(suites) || !length(suites))) {
     abort_pb("{.arg suites} must be a character vector of suite names or {.code NULL}.",

@@ -53,7 +53,7 @@ rlang::on_load(register_benchmark(
 #'   (samples with an error for `error_acc`, without for `correct_acc`, both for `f1`), and
 #'   `n_no_prediction` (samples of the group with no valid vote). Its class
 #'   `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws a panel per metric and
-#'   a bar per group (see [autoplot_summary()]). The rows `"overall f1"`,
+#'   a bar per group (see [autoplot.benchmark_summary()]). The rows `"overall f1"`,
 #'   `"overall error_acc"` and `"overall correct_acc"` (their keys, see [summary_keys()])
 #'   are the task's headline metrics: the numbers the log's header shows in
 #'   `vitals_view()`.

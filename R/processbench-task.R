@@ -2,7 +2,6 @@
 # critiques each solution's steps.
 
 #' @rdname prepare_deltabench
-#' @export
 prepare_processbench <- function(source, out = NULL, split = NULL,
                                  on_error = c("error", "skip")) {
   check_strings(source)
