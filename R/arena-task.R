@@ -141,7 +141,8 @@ arena_sample_battles <- function() {
 #' @family arena
 #' @export
 #' @examples
-#' judge <- arena_baseline_judge("longer") # offline; use a real chat for real ratings
+#' # offline: a judge that always prefers the first answer; use a real chat for real ratings
+#' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
 #' tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = tempfile())
 #' tsk$eval(solver_chat = judge, view = FALSE)
 #' arena_summary(tsk, bootstrap = 100)

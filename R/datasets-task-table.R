@@ -62,6 +62,7 @@ add_optional_columns <- function(x, schema) {
 #' @param benchmark The benchmark whose schema applies. `NULL` (the default) takes it from
 #'   the file's metadata.
 #' @returns A tibble.
+#' @family data
 #' @export
 #' @examples
 #' path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")

@@ -69,7 +69,7 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
 #'                        dir = tempfile(),
 #'                        solver = deltabench_solver(cache = FALSE))
-#' tsk$eval(solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2"),
+#' tsk$eval(solver_chat = baseline_chat("Conclusion: yes\nError Section Number: 2"),
 #'          view = FALSE)
 #' s <- deltabench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)

@@ -123,7 +123,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'                        dir = tempfile(),
 #'                        solver = deltabench_solver(cache = FALSE))
 #' tsk$eval(
-#'   solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
+#'   solver_chat = baseline_chat("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
 #'   view = FALSE
 #' )
 #' deltabench_summary(tsk)

@@ -92,7 +92,7 @@ prompt_text <- function(prompt) {
 #'   default) gives the choice as it is.
 #' @param seed Seed for the random choice.
 #' @returns An ellmer Chat (class `BaselineChat`).
-#' @family engine
+#' @family results
 #' @export
 #' @examples
 #' baseline_chat("42")$chat("Anything")

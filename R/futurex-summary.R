@@ -46,7 +46,7 @@ rlang::on_load(register_benchmark(
 #' @export
 #' @examples
 #' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
-#' tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
+#' tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE)
 #' s <- futurex_summary(tsk)
 #' s
 #' # the same numbers from the log file

@@ -108,8 +108,8 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @export
 #' @examples
 #' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
-#' tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No"), "\\boxed{%s}"),
-#'          view = FALSE)
+#' guess <- baseline_chat(choices = c("A", "B", "Yes", "No"), template = "\\boxed{%s}")
+#' tsk$eval(solver_chat = guess, view = FALSE)
 #' futurex_summary(tsk)
 futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
                          scorer = futurex_scorer(), epochs = NULL, dir = vitals::vitals_log_dir(),

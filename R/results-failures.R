@@ -22,6 +22,7 @@
 #'   the API key and the endpoint, right for errors of the request itself; a solver whose
 #'   requests were answered but whose answers could not be used says what to change instead.
 #' @returns The number of failed requests, invisibly.
+#' @family results
 #' @export
 #' @examples
 #' report_failures(c(NA, NA))

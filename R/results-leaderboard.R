@@ -33,24 +33,17 @@
 #'   `interval` (what `lower` and `upper` are), `run` (the run id in the log), `created`
 #'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
 #'   task without one).
+#' @family results
 #' @export
 #' @examples
-#' register_benchmark("arithmetic", function(x) {
-#'   samples <- if (inherits(x, "Task")) x$get_samples() else x
-#'   grouped_summary(samples$score, limits = c(0, 1))
-#' })
-#' data <- tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"))
-#' run <- function(answer) {
-#'   tsk <- ResultsTask$new(
-#'     dataset = data, solver = generate_solver(cache = FALSE),
-#'     scorer = function(samples, ...) list(score = samples$result == samples$target),
-#'     benchmark = "arithmetic", dir = tempfile()
-#'   )
-#'   tsk$eval(solver_chat = baseline_constant(answer), view = FALSE)
+#' data <- futurex_dataset(version = "sample")
+#' run <- function(answer, name) {
+#'   tsk <- futurex_task(data, dir = tempfile())
+#'   tsk$eval(solver_chat = baseline_chat(answer, name = name), view = FALSE)
 #' }
-#' board <- leaderboard(run("2"), run("4"))
+#' board <- leaderboard(run("\\boxed{Yes}", "always-yes"), run("\\boxed{No}", "always-no"))
 #' board
-#' unregister_benchmark("arithmetic")
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(board)
 leaderboard <- function(..., runs = c("all", "latest")) {
   runs <- rlang::arg_match(runs)
   inputs <- rlang::list2(...)

@@ -52,7 +52,7 @@
 #'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
 #'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
 #'   `n_only_y` and `method`.
-#' @family metrics
+#' @family results
 #' @export
 #' @examples
 #' a <- data.frame(id = 1:8, score = c(1, 1, 1, 0, 1, 1, 0, 1))
@@ -66,11 +66,11 @@
 #' run <- function(p) data.frame(id = fx$id, level = fx$level,
 #'                               score = as.double(seq_along(fx$id) %% p == 0))
 #' compare_models(run(2), run(3), benchmark = "futurex", times = 200)
-#' @examplesIf python_available()
-#' # A FutureX predictions file scored without a model against another run
-#' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
-#' scored <- futurex_score(path)
-#' compare_models(scored, run(2), times = 200)
+#' # predictions scored without a model against another run
+#' preds <- fx
+#' preds$answer <- "\\boxed{Yes}"
+#' preds$has_answer <- TRUE
+#' compare_models(futurex_score(preds), run(2), times = 200)
 compare_models <- function(x, y, benchmark = NULL, cluster = "default", statistic = NULL,
                            level = 0.95, method = c("auto", "paired", "bootstrap"),
                            times = 1000, seed = 1) {
