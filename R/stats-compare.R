@@ -26,8 +26,8 @@
 #'   deviation and the p-value twice the share of draws on the far side of 0
 #'   (`method = "bootstrap"`).
 #'
-#' For arena ratings, which compare models inside one set of battles, use [arena_compare()]:
-#' the same paired bootstrap over battles or questions, for the rating difference.
+#' Arena ratings compare models inside one set of battles, not two runs: read their
+#' bootstrap intervals in [arena_ratings()].
 #'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
 #'   tibbles, their log files, [futurex_score()] results (a predictions file scored without
