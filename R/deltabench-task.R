@@ -61,7 +61,8 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' [processbench_task()]: it asks a different question (one index, not a set), so its
 #' numbers are not comparable; see `vignette("processbench")`.
 #'
-#' * `deltabench_dataset()` reads a `processbench` task table made by [prepare_deltabench()]
+#' * `deltabench_dataset()` reads a `processbench` task table made by
+#'   [prepare_task_table()]`("deltabench", source)`
 #'   (by default the shipped made-up sample) and adds `input` (the critic prompt) and
 #'   `target` (the gold sections, as text).
 #' * `deltabench_solver()` sends each prompt once through [generate_solver()] (cache,

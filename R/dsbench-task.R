@@ -102,7 +102,7 @@ dsbench_system_prompt_image <- paste0(dsbench_system_prompt_text, " ")
 #' @inheritParams task-args
 #' @param data_dir The DSBench folder the table was made from (holding `data.json` and the
 #'   competition folders), needed for images and the files mode. `NULL` uses the bundled
-#'   sample's folder for the sample; for a parquet file written by [prepare_dsbench()], the
+#'   sample's folder for the sample; for a parquet file written by [prepare_task_table()], the
 #'   folder it was made from (recorded in the file, and found relative to the parquet file
 #'   when the file was written inside that folder, so the two can move together), else a
 #'   `data/` folder or the competition folders next to the parquet file; else none (then

@@ -36,7 +36,7 @@ rlang::on_load(register_benchmark(
 #'   `label`, `score` or `result`, and the grouping column), or the log file it wrote (or
 #'   that log read by [log_samples()]).
 #' @param by The grouping column (default `"task_l1"`, which holds ProcessBench's split; a
-#'   table of several splits from [prepare_processbench()] also has them in `split`), or
+#'   table of several splits from [prepare_task_table()] also has them in `split`), or
 #'   `NULL` for the overall row only.
 #' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see [mean_ci()]).
 #'   The F1 interval is always a bootstrap that resamples the two sides separately.
