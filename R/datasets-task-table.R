@@ -109,15 +109,15 @@ check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
     # Anything else is left to the parquet reader's own error.
     if (is.null(kind)) return(invisible())
   }
-  prepare <- if (!is.null(benchmark)) prepare_function(benchmark)
+  prepare <- prepare_call(benchmark %||% "futurex", path)
   abort_pb(
     c("{.file {basename(path)}} is {kind}, not a parquet task table.",
       i = if (is.null(benchmark)) {
-        "Make a task table from it with its benchmark's {.fn prepare_*} function, e.g. {.code prepare_futurex(\"{path}\", \"futurex.parquet\")}."
+        "Make a task table from it with {.fn prepare_task_table}, e.g. {.code {prepare}}."
       } else {
-        "Make a task table from it first: {.code {prepare}(\"{path}\", \"{benchmark}.parquet\")}, then read that."
+        "Make a task table from it first: {.code {prepare}}, then read that."
       },
-      i = if (identical(benchmark, "processbench")) "From DeltaBench files, {.fn prepare_deltabench} makes the same kind of table."),
+      i = if (identical(benchmark, "processbench")) "From DeltaBench files, {.code {prepare_call(\"deltabench\", path)}} makes the same kind of table."),
     "parquet", file = path, call = call
   )
 }
@@ -136,16 +136,19 @@ raw_file_kind <- function(path, head) {
   NULL
 }
 
-# The prepare_*() function that makes a benchmark's task table (DeltaBench's raw files make
-# ProcessBench-schema tables too, with prepare_deltabench()).
-prepare_function <- function(benchmark) paste0("prepare_", benchmark)
+# The call that makes a benchmark's task table from `path`, for messages (DeltaBench's raw
+# files make ProcessBench-schema tables too).
+prepare_call <- function(benchmark, path) {
+  sprintf('prepare_task_table("%s", "%s", "%s.parquet")', benchmark, path,
+          if (benchmark == "deltabench") "processbench" else benchmark)
+}
 
 # A task table of another benchmark: its metadata says which.
 check_table_benchmark <- function(found, benchmark, path, call = rlang::caller_env()) {
   if (is.null(found) || is.null(benchmark) || identical(found, benchmark)) return(invisible())
   abort_pb(
     c("{.file {basename(path)}} is a {.val {found}} task table, not a {.val {benchmark}} one.",
-      i = "Use it with the {found} functions, e.g. {.code {found}_dataset(\"{path}\")}; make a {benchmark} table with {.fn {prepare_function(benchmark)}}."),
+      i = "Use it with the {found} functions, e.g. {.code {found}_dataset(\"{path}\")}; make a {benchmark} table with {.fn prepare_task_table}."),
     "benchmark", file = path, call = call
   )
 }
