@@ -17,7 +17,7 @@
 #'   in `n_only_x`, `n_only_y`, with a message; their ids are in the attribute `"unpaired"`.
 #' * Headline metrics that are means (DSBench and probsem accuracy, your own scores): the
 #'   mean of the paired differences `d`, with the standard error `sd(d) / sqrt(n)` or, with
-#'   clusters, [clustered_se()] of `d`; normal interval and two-sided p-value
+#'   clusters, the clustered (CR1) standard error of `d`; normal interval and two-sided p-value
 #'   (`method = "paired"`).
 #' * Headline metrics that are not means (FutureX's level-weighted overall, ProcessBench's
 #'   F1, DeltaBench's macro F1 over solutions with an error, or any `statistic` you pass): a paired bootstrap that draws items (or whole clusters)
@@ -39,7 +39,7 @@
 #'   benchmarks are an error); plain samples and data frames, which don't say, are compared
 #'   on the mean score unless you name the benchmark.
 #' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else the
-#'   benchmark's default, see [resolve_cluster()]), a column name, or `NULL` for none (each
+#'   benchmark's default, as in its `<benchmark>_summary()`), a column name, or `NULL` for none (each
 #'   item its own cluster). Epochs are always averaged within an item first.
 #' @param statistic `NULL` for the benchmark's headline, or a function of a data frame of
 #'   items (one row per item: `id`, `score` and the other columns of the samples) returning
