@@ -59,3 +59,85 @@ test_that("every public help topic is reachable from the reference index", {
   unlisted <- Filter(function(topic) !any(topic %in% entries), public_topics())
   expect_equal(vapply(unlisted, `[[`, "", 1), character())
 })
+
+# Functions called anywhere in parsed code (call heads, `pkg::fun` included as `fun`).
+called_functions <- function(exprs) {
+  found <- character()
+  # an empty argument (`x[, 1]`) is the missing symbol: not walked
+  walk_parts <- function(e) {
+    parts <- as.list(e)
+    for (i in seq_along(parts)) if (!identical(parts[[i]], quote(expr = ))) walk(parts[[i]])
+  }
+  walk <- function(e) {
+    if (is.call(e)) {
+      head <- e[[1]]
+      if (is.name(head)) found <<- c(found, as.character(head))
+      if (is.call(head) && identical(head[[1]], as.name("::")) &&
+          identical(as.character(head[[2]]), "predictivebench")) {
+        found <<- c(found, as.character(head[[3]]))
+      }
+      walk_parts(e)
+    } else if (is.expression(e) || is.list(e)) {
+      walk_parts(e)
+    }
+  }
+  walk(exprs)
+  unique(found)
+}
+
+internal_functions <- function() {
+  ns <- asNamespace("predictivebench")
+  funs <- Filter(function(n) is.function(get(n, ns)), ls(ns, all.names = TRUE))
+  setdiff(funs, namespace_exports())
+}
+
+test_that("examples of exported topics call exported functions only", {
+  files <- list.files(source_file("man"), pattern = "\\.Rd$", full.names = TRUE)
+  internal <- internal_functions()
+  offenders <- character()
+  for (f in files) {
+    rd <- tools::parse_Rd(f)
+    ex <- withr::local_tempfile(fileext = ".R")
+    tools::Rd2ex(rd, ex)
+    if (!file.exists(ex)) next
+    bad <- intersect(called_functions(parse(ex, keep.source = FALSE)), internal)
+    if (length(bad)) offenders <- c(offenders, paste0(basename(f), ": ", bad))
+  }
+  expect_equal(offenders, character())
+})
+
+# The R code of a Markdown file: its ```{r ...} chunks (and README's ```r blocks).
+markdown_code <- function(path) {
+  lines <- readLines(path, warn = FALSE)
+  inside <- FALSE
+  code <- character()
+  for (line in lines) {
+    if (!inside && grepl("^\\s*```\\s*(\\{r[ ,}].*|\\{r\\}|r)\\s*$", line)) {
+      inside <- TRUE
+    } else if (inside && grepl("^\\s*```\\s*$", line)) {
+      inside <- FALSE
+    } else if (inside) {
+      code <- c(code, line)
+    }
+  }
+  code
+}
+
+test_that("vignettes, the README and the demo call exported functions only", {
+  internal <- internal_functions()
+  files <- c(list.files(source_file("vignettes"), pattern = "\\.Rmd$", full.names = TRUE),
+             source_file("README.md"))
+  offenders <- character()
+  for (f in files) {
+    code <- parse(text = markdown_code(f), keep.source = FALSE)
+    bad <- intersect(called_functions(code), internal)
+    if (length(bad)) offenders <- c(offenders, paste0(basename(f), ": ", bad))
+  }
+  demo <- source_file(".ci", "demo.R")
+  bad <- intersect(called_functions(parse(demo, keep.source = FALSE)), internal)
+  if (length(bad)) offenders <- c(offenders, paste0("demo.R: ", bad))
+  expect_equal(offenders, character())
+  # the check sees code at all: the FutureX vignette calls futurex_task()
+  futurex <- markdown_code(source_file("vignettes", "futurex.Rmd"))
+  expect_true("futurex_task" %in% called_functions(parse(text = futurex)))
+})
