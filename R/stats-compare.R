@@ -35,12 +35,12 @@
 #'   `cluster` (and the columns a `statistic` needs, such as `level` for FutureX or `label`
 #'   for ProcessBench). Each side may be a different kind of run.
 #' @param benchmark The benchmark, which picks the headline metric. `NULL` takes it from a
-#'   [ResultsTask], a [futurex_score()] result or a log file (two runs that name different
+#'   `<benchmark>_task()`, a [futurex_score()] result or a log file (two runs that name different
 #'   benchmarks are an error); plain samples and data frames, which don't say, are compared
 #'   on the mean score unless you name the benchmark.
-#' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else the
-#'   benchmark's default, as in its `<benchmark>_summary()`), a column name, or `NULL` for none (each
-#'   item its own cluster). Epochs are always averaged within an item first.
+#' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else
+#'   the benchmark's default, as in its `<benchmark>_summary()`), a column name, or `NULL`
+#'   for none (each item its own cluster). Epochs are always averaged within an item first.
 #' @param statistic `NULL` for the benchmark's headline, or a function of a data frame of
 #'   items (one row per item: `id`, `score` and the other columns of the samples) returning
 #'   one number; a function always uses the bootstrap.
