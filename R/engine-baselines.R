@@ -104,7 +104,10 @@ prompt_text <- function(prompt) {
 baseline_chat <- function(answer = NULL, name = NULL, choices = NULL, template = "%s",
                           seed = 1) {
   check_string(name, allow_null = TRUE)
-  if (is.null(answer) && !is.null(choices)) {
+  if (!is.null(answer) && !is.null(choices)) {
+    abort_pb("Give {.arg answer} or {.arg choices}, not both.", "argument")
+  }
+  if (!is.null(choices)) {
     return(baseline_random(choices, template = template, seed = seed, name = name))
   }
   if (rlang::is_string(answer)) {

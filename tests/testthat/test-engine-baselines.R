@@ -37,6 +37,8 @@ test_that("baseline_chat() takes a string, a function or choices", {
   answers <- generate_responses(guess, paste("q", 1:40), cache = FALSE)$result
   expect_setequal(unique(answers), c("<A>", "<B>"))
   expect_error(baseline_chat(choices = character()), class = "predictivebench_error_argument")
+  expect_error(baseline_chat("A", choices = c("A", "B")), "not both",
+               class = "predictivebench_error_argument")
 })
 
 test_that("baselines are never cached, so two that share a name keep their own answers", {
