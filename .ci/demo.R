@@ -9,12 +9,13 @@ run <- function(chat) {
   tsk$eval(solver_chat = chat, view = FALSE)
   tsk
 }
-baseline <- baseline_random(c("A", "B", "C", "D", "Yes", "No"), template = "\\boxed{%s}")
+baseline <- baseline_chat(choices = c("A", "B", "C", "D", "Yes", "No"), template = "\\boxed{%s}")
 tsk <- run(baseline)
 cat("\nFutureX summary for", baseline$get_model(), "on", nrow(tsk$get_samples()), "questions:\n")
 print(futurex_summary(tsk))
 
-oracle <- run(baseline_echo(futurex_dataset(version = "sample"), column = "target"))
+gold <- futurex_dataset(version = "sample")
+oracle <- run(baseline_chat(function(prompt) gold$target[match(prompt, gold$input)], name = "oracle"))
 board <- leaderboard(tsk, oracle)
 cat("\nOverall scores, chance against an oracle (leaderboard()):\n")
 print(board[board$metric == "overall", c("model", "estimate", "lower", "upper", "n")])

@@ -22,14 +22,7 @@
 #'   all of a model's missing questions go in one provider batch).
 #' @inheritParams generate_responses
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
-#' @family arena
-#' @export
-#' @examples
-#' dir <- tempfile()
-#' models <- list(echo = baseline_chat(function(q) paste("You asked:", q), "echo"),
-#'                short = baseline_constant("Yes."))
-#' arena_answers(c("Why is the sky blue?", "Is water wet?"), models, dir, cache = FALSE)
-#' list.files(dir)
+#' @keywords internal
 arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size = 20,
                           max_active = 10, rpm = 500, max_tries = 3,
                           batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
@@ -106,12 +99,7 @@ write_answers <- function(answers, path) {
 #' @param version Judge prompt version, see [arena_judge_prompt()].
 #' @returns A tibble with `id`, `input` (the judge's user message), `target` (empty),
 #'   `question`, `model_a`, `model_b`, `answer_a`, `answer_b`.
-#' @family arena
-#' @export
-#' @examples
-#' answers <- tibble::tibble(question = c("q1", "q2"), m1 = c("a", "b"), m2 = c("c", NA))
-#' arrangement <- tibble::tibble(question = c("q1", "q2"), model_a = "m1", model_b = "m2")
-#' arena_battles(arrangement, answers)
+#' @keywords internal
 arena_battles <- function(arrangement, answers, version = c("231225", "231113")) {
   version <- rlang::arg_match(version)
   check_registered(arrangement, setdiff(names(answers), "question"))

@@ -12,11 +12,7 @@
 #' @param rule `"longer"`, `"first"` or `"random"`.
 #' @param seed Seed for `"random"`.
 #' @returns An ellmer chat (class `BaselineChat`).
-#' @family arena
-#' @export
-#' @examples
-#' judge <- arena_baseline_judge()
-#' judge$chat(arena_judge_prompt("Hi?", "Hello there!", "Hi")$user)
+#' @keywords internal
 arena_baseline_judge <- function(rule = c("longer", "first", "random"), seed = 1) {
   rule <- rlang::arg_match(rule)
   check_number(seed)

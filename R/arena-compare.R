@@ -21,16 +21,7 @@
 #' @inheritParams arena_ratings
 #' @returns A one-row tibble of class `model_comparison`, as [compare_models()] returns
 #'   (`x`, `y` are the two ratings; `n` the battles).
-#' @family arena
-#' @export
-#' @examples
-#' set.seed(1)
-#' strength <- c(a = 0.4, b = 0.2, c = 0)
-#' pairs <- t(replicate(600, sample(names(strength), 2)))
-#' p <- plogis(strength[pairs[, 1]] - strength[pairs[, 2]])
-#' battles <- data.frame(model_a = pairs[, 1], model_b = pairs[, 2],
-#'                       winner = ifelse(runif(600) < p, "model_a", "model_b"))
-#' arena_compare(battles, "a", "c", times = 200)
+#' @keywords internal
 arena_compare <- function(battles, model_x, model_y, by = c("battles", "questions"),
                           style_control = FALSE, times = 1000, level = 0.95,
                           invalid = c("tie", "drop"), scale = 400, base = 10, initial = 1000,

@@ -165,14 +165,7 @@ write_arena_csv <- function(data, path) {
 #' @returns A tibble; for `arena_read_battles()` with every column of the file, `winner`
 #'   normalized, and `is_valid` logical when present; for `arena_read_ratings()` with
 #'   `model`, `elo_rating`, `rank`; `arena_read_questions()` a character vector.
-#' @family arena
-#' @export
-#' @examples
-#' dir <- system.file("extdata", "arena", package = "predictivebench")
-#' arena_read_questions(file.path(dir, "data", "sample", "questions.csv"))
-#' answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
-#' names(answers)
-#' arena_read_battles(file.path(dir, "tempcache", "sample", "battle_records.csv"))
+#' @keywords internal
 arena_read_battles <- function(path) {
   check_string(path)
   read_battle_file(path, c("model_a", "model_b", "winner"), "battle file")
@@ -197,7 +190,6 @@ read_battle_file <- function(path, required, what, call = rlang::caller_env()) {
 }
 
 #' @rdname arena_read_battles
-#' @export
 arena_read_answers <- function(path) {
   check_string(path)
   data <- read_arena_csv(path, "question", "answer cache")
@@ -208,7 +200,6 @@ arena_read_answers <- function(path) {
 }
 
 #' @rdname arena_read_battles
-#' @export
 arena_read_arrangement <- function(path, models = NULL) {
   check_string(path)
   data <- read_arena_csv(path, c("question", "model_a", "model_b"), "arrangement")
@@ -217,7 +208,6 @@ arena_read_arrangement <- function(path, models = NULL) {
 }
 
 #' @rdname arena_read_battles
-#' @export
 arena_read_ratings <- function(path) {
   check_string(path)
   data <- read_arena_csv(path, character(), "rating file")
@@ -255,7 +245,6 @@ rating_numbers <- function(x, path, field, whole = FALSE, call = rlang::caller_e
 }
 
 #' @rdname arena_read_battles
-#' @export
 arena_read_questions <- function(path) {
   check_string(path)
   read_questions_table(path)$input

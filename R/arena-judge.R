@@ -196,7 +196,7 @@ arena_explanation <- function(samples, score) {
 #' [arena_summary()] gives these rows for battles; a judging task's log shows them as its
 #' metrics. Win rates depend on the opponents each model met; [arena_ratings()] gives
 #' ratings, which account for that. `ggplot2::autoplot()` draws the win rates (see
-#' [autoplot_summary()]).
+#' [autoplot.benchmark_summary()]).
 #'
 #' @param x An evaluated judging task, its samples, its log file, or a data frame of
 #'   battles (`model_a`, `model_b`, `winner`).
@@ -204,14 +204,7 @@ arena_explanation <- function(samples, score) {
 #' @param times Bootstrap rounds.
 #' @param seed Seed for the bootstrap; the global random stream is left untouched.
 #' @returns A [benchmark_summary()] tibble.
-#' @family arena
-#' @export
-#' @examples
-#' battles <- data.frame(model_a = c("a", "b", "a", "c"), model_b = c("b", "c", "c", "b"),
-#'                       winner = c("model_a", "model_a", "tie", "model_b"))
-#' rates <- arena_win_rates(battles)
-#' rates
-#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(rates)
+#' @keywords internal
 arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 1) {
   invalid <- rlang::arg_match(invalid)
   check_count(times)

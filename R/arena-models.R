@@ -104,11 +104,7 @@ check_registered <- function(arrangement, models, file = NULL, call = rlang::cal
 #' @param shuffle Swap A and B at random per battle.
 #' @param seed Random seed; the global random stream is left untouched.
 #' @returns A tibble with `question`, `model_a`, `model_b`.
-#' @family arena
-#' @export
-#' @examples
-#' arena_arrange(c("q1", "q2", "q3"), c("m1", "m2", "m3"), n = 2)
-#' arena_arrange(c("q1", "q2"), c("m1", "m2"), strategy = "all")
+#' @keywords internal
 arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all", "reload"),
                           available = NULL, existing = NULL, path = NULL, shuffle = TRUE,
                           seed = 1) {

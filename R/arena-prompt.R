@@ -118,14 +118,7 @@ chatml_messages <- function(text) {
 #' @returns `arena_judge_prompt()`: a list with `system` (one string) and `user` (one string
 #'   per question). `arena_parse_verdict()`: a tibble with `winner`, `gpt_4_score` (the
 #'   parsed verdict as the original records it) and `format` (`"json"`, `"score"` or `NA`).
-#' @family arena
-#' @export
-#' @examples
-#' p <- arena_judge_prompt("What is 2 + 2?", "4", "5")
-#' cat(p$system)
-#' cat(p$user)
-#' arena_parse_verdict(c('{"winner": 1, "explanation": "A is right"}',
-#'                       "- Score of Model 1: 0\n- Score of Model 2: 1", "no idea", NA))
+#' @keywords internal
 arena_judge_prompt <- function(question, answer_a, answer_b, version = c("231225", "231113")) {
   version <- rlang::arg_match(version)
   n <- max(length(question), length(answer_a), length(answer_b))
@@ -150,7 +143,6 @@ arena_judge_prompt <- function(question, answer_a, answer_b, version = c("231225
 }
 
 #' @rdname arena_judge_prompt
-#' @export
 arena_parse_verdict <- function(text) {
   text <- as.character(text)
   out <- lapply(text, parse_one_verdict)

@@ -22,16 +22,7 @@
 #' @param seed Seed for the orders; the global random stream is left untouched.
 #' @returns A named numeric vector of ratings, in the order models first appear (all
 #'   `model_a` values first, then `model_b`, as the original).
-#' @family arena
-#' @export
-#' @examples
-#' battles <- data.frame(
-#'   model_a = c("a", "a", "b", "c"),
-#'   model_b = c("b", "c", "c", "a"),
-#'   winner = c("model_a", "model_a", "tie", "model_b")
-#' )
-#' elo_online(battles)
-#' elo_median(battles, n = 20)
+#' @keywords internal
 elo_online <- function(battles, k = 4, initial = 1000, scale = 400, base = 10,
                        invalid = c("tie", "drop")) {
   check_number(k)
@@ -58,7 +49,6 @@ elo_pass <- function(a, b, s, models, k, initial, scale, base) {
 }
 
 #' @rdname elo_online
-#' @export
 elo_median <- function(battles, n = 100, k = 4, initial = 1000, scale = 400, base = 10,
                        invalid = c("tie", "drop"), seed = 1) {
   check_count(n)

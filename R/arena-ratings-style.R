@@ -13,10 +13,7 @@
 #'
 #' @param answers A character vector.
 #' @returns A tibble with one row per answer: `length`, `headers`, `lists`, `bold`.
-#' @family arena
-#' @export
-#' @examples
-#' arena_style_features(c("Short.", "# Title\n\n- one\n- two\n\n**Done**"))
+#' @keywords internal
 arena_style_features <- function(answers) {
   answers <- as.character(answers)
   answers[is.na(answers)] <- ""

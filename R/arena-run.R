@@ -92,7 +92,8 @@
 #'   terse = baseline_chat(function(q) "Ok.", "terse"),
 #'   silent = baseline_chat(function(q) "", "silent")
 #' )
-#' judge <- arena_baseline_judge("longer")
+#' # offline: a judge that always prefers the first answer; use a real chat for real ratings
+#' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
 #' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, bootstrap = 100)
 #' run$ratings
 #' list.files(file.path(dir, "results", "exp1"))

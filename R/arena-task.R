@@ -11,10 +11,11 @@ arena_interval <- "95% confidence interval (a question's epochs clustered)"
 #' The arena's question table
 #'
 #' `arena_dataset()` reads the unique questions of an arena dataset: a task table (parquet,
-#' schema `arena`, made by `prepare_arena()`) or a `questions.csv` read directly. By default,
+#' schema `arena`, made by [prepare_task_table()]) or a `questions.csv` read directly. By default,
 #' EloBench's real questions (version `"rwq"`, 20,772 questions; `"rwq_200"` and
 #' `"quora_100"` are its subsets), downloaded once; `version = "sample"` is the bundled
-#' sample. `prepare_arena()` writes the table of a `questions.csv` as parquet.
+#' sample. `prepare_task_table("arena", source, out)` writes the table of a `questions.csv`
+#' as parquet.
 #' Both are plain R (no Python): `questions.csv` is part of EloBench's folder, which
 #' [arena_run()] reads at evaluation time, so its one reader is the R one. Every row must
 #' have as many fields as the header; blank lines are skipped; an empty string is a
@@ -29,8 +30,7 @@ arena_interval <- "95% confidence interval (a question's epochs clustered)"
 #'   the header's, naming the row; `"skip"` leaves such rows out with a warning naming them
 #'   (`first_row` still counts the file's rows).
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
-#'   and `first_row` (1-based row of its first occurrence). `prepare_arena()` returns `out`
-#'   invisibly, or the table.
+#'   and `first_row` (1-based row of its first occurrence).
 #' @family arena
 #' @export
 #' @examples
@@ -48,11 +48,7 @@ arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = F
 }
 
 #' @rdname arena_dataset
-#' @export
-#' @examples
-#' src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
-#'                    package = "predictivebench")
-#' prepare_arena(src)
+#' @keywords internal
 prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   check_string(source)
   check_string(out, allow_null = TRUE)
@@ -136,9 +132,10 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #' @family arena
 #' @export
 #' @examples
-#' # Offline: a baseline model and a judge that prefers the longer answer.
-#' tsk <- arena_task(arena_dataset(version = "sample"), judge = arena_baseline_judge("longer"),
-#'                   dir = tempfile())
+#' # Offline: a baseline model and a judge that always prefers the first answer (the
+#' # evaluated model's); use a real chat as the judge for real win rates.
+#' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
+#' tsk <- arena_task(arena_dataset(version = "sample"), judge = judge, dir = tempfile())
 #' tsk$eval(solver_chat = baseline_chat(function(q) "Purring, eight legs, 100 degrees: it depends."),
 #'          view = FALSE)
 #' arena_summary(tsk)
@@ -354,8 +351,8 @@ arena_reference_outcomes <- function(samples) {
 #' @family arena
 #' @export
 #' @examples
-#' tsk <- arena_task(arena_dataset(version = "sample"), judge = arena_baseline_judge("longer"),
-#'                   dir = tempfile())
+#' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
+#' tsk <- arena_task(arena_dataset(version = "sample"), judge = judge, dir = tempfile())
 #' tsk$eval(solver_chat = baseline_chat(function(q) "It depends."), view = FALSE)
 #' arena_summary(tsk)
 arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "bootstrap"),

@@ -41,7 +41,7 @@
 #' @param version A version from [benchmark_versions()]; `NULL` for the default.
 #' @returns `datasets_dir()` the folder; `fetch_benchmark()` the paths of the version's
 #'   files, named by their path in the repository (invisibly).
-#' @family datasets
+#' @family data
 #' @export
 #' @examples
 #' datasets_dir()

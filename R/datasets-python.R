@@ -26,9 +26,7 @@ python_packages <- c("pandas", "openpyxl", "pyxlsb")
 #' (a folder holding `predictivebench/`), which take precedence.
 #'
 #' @returns A single logical.
-#' @export
-#' @examples
-#' python_available()
+#' @keywords internal
 python_available <- function() {
   tryCatch({
     python_module()

@@ -15,10 +15,7 @@ schema_types <- c("string", "integer", "double", "logical",
 #' @param benchmark A benchmark name, such as `"futurex"`. `NULL` lists the names.
 #' @returns A tibble with columns `name`, `type`, `nullable` and `optional`, or (for `NULL`)
 #'   a character vector of benchmark names.
-#' @export
-#' @examples
-#' task_table_schema()
-#' task_table_schema("futurex")
+#' @keywords internal
 task_table_schema <- function(benchmark = NULL) {
   dir <- system.file("python", "predictivebench", "schemas", package = "predictivebench")
   if (is.null(benchmark)) {
@@ -55,28 +52,21 @@ add_optional_columns <- function(x, schema) {
 
 #' Read, write and validate task tables
 #'
-#' `read_task_table()` reads a parquet task table and checks it against its benchmark's
-#' schema; `write_task_table()` checks a data frame and writes it with nanoparquet, recording
-#' the benchmark in the file's metadata; `validate_task_table()` does the check alone.
-#' Writes are atomic (a temporary file renamed into place). A list column that is empty (or
+#' `read_task_table()` reads a parquet task table (made by [prepare_task_table()] or by
+#' `python -m predictivebench prepare`) and checks it against its benchmark's schema: column
+#' names and types, as the Python flattener writes them. A list column that is empty (or
 #' missing) in every row, which nanoparquet can't write as a list, is stored as missing with
 #' a note in the file's metadata, and read back as the same empty vectors.
 #'
 #' @param path A parquet file.
-#' @param x A data frame in the benchmark's schema (extra columns are kept; a column the
-#'   schema marks optional, such as ProcessBench's `split`, may be absent and is then
-#'   added as missing).
-#' @param benchmark The benchmark whose schema applies. When reading, `NULL` takes it from the
-#'   file's metadata.
-#' @param file Where `x` came from, for error messages.
-#' @returns `read_task_table()` and `validate_task_table()` return a tibble;
-#'   `write_task_table()` returns `path`, invisibly.
+#' @param benchmark The benchmark whose schema applies. `NULL` (the default) takes it from
+#'   the file's metadata.
+#' @returns A tibble.
+#' @family data
 #' @export
 #' @examples
 #' path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
-#' tbl <- read_task_table(path)
-#' tbl
-#' out <- write_task_table(tbl, tempfile(fileext = ".parquet"), "futurex")
+#' read_task_table(path)
 read_task_table <- function(path, benchmark = NULL) {
   check_string(path)
   check_string(benchmark, allow_null = TRUE)
@@ -119,15 +109,15 @@ check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
     # Anything else is left to the parquet reader's own error.
     if (is.null(kind)) return(invisible())
   }
-  prepare <- if (!is.null(benchmark)) prepare_function(benchmark)
+  prepare <- prepare_call(benchmark %||% "futurex", path)
   abort_pb(
     c("{.file {basename(path)}} is {kind}, not a parquet task table.",
       i = if (is.null(benchmark)) {
-        "Make a task table from it with its benchmark's {.fn prepare_*} function, e.g. {.code prepare_futurex(\"{path}\", \"futurex.parquet\")}."
+        "Make a task table from it with {.fn prepare_task_table}, e.g. {.code {prepare}}."
       } else {
-        "Make a task table from it first: {.code {prepare}(\"{path}\", \"{benchmark}.parquet\")}, then read that."
+        "Make a task table from it first: {.code {prepare}}, then read that."
       },
-      i = if (identical(benchmark, "processbench")) "From DeltaBench files, {.fn prepare_deltabench} makes the same kind of table."),
+      i = if (identical(benchmark, "processbench")) "From DeltaBench files, {.code {prepare_call(\"deltabench\", path)}} makes the same kind of table."),
     "parquet", file = path, call = call
   )
 }
@@ -146,16 +136,19 @@ raw_file_kind <- function(path, head) {
   NULL
 }
 
-# The prepare_*() function that makes a benchmark's task table (DeltaBench's raw files make
-# ProcessBench-schema tables too, with prepare_deltabench()).
-prepare_function <- function(benchmark) paste0("prepare_", benchmark)
+# The call that makes a benchmark's task table from `path`, for messages (DeltaBench's raw
+# files make ProcessBench-schema tables too).
+prepare_call <- function(benchmark, path) {
+  sprintf('prepare_task_table("%s", "%s", "%s.parquet")', benchmark, path,
+          if (benchmark == "deltabench") "processbench" else benchmark)
+}
 
 # A task table of another benchmark: its metadata says which.
 check_table_benchmark <- function(found, benchmark, path, call = rlang::caller_env()) {
   if (is.null(found) || is.null(benchmark) || identical(found, benchmark)) return(invisible())
   abort_pb(
     c("{.file {basename(path)}} is a {.val {found}} task table, not a {.val {benchmark}} one.",
-      i = "Use it with the {found} functions, e.g. {.code {found}_dataset(\"{path}\")}; make a {benchmark} table with {.fn {prepare_function(benchmark)}}."),
+      i = "Use it with the {found} functions, e.g. {.code {found}_dataset(\"{path}\")}; make a {benchmark} table with {.fn prepare_task_table}."),
     "benchmark", file = path, call = call
   )
 }
@@ -201,8 +194,8 @@ restore_empty_lists <- function(table, meta) {
   table
 }
 
-#' @rdname read_task_table
-#' @export
+# Checks a data frame against `benchmark`'s schema and writes it atomically with nanoparquet,
+# recording the benchmark in the file's metadata; returns `path`, invisibly.
 write_task_table <- function(x, path, benchmark) {
   check_string(path)
   write_parquet_table(validate_task_table(x, benchmark), path, benchmark)
@@ -227,8 +220,9 @@ write_parquet_table <- function(x, path, benchmark, metadata = character()) {
   })
 }
 
-#' @rdname read_task_table
-#' @export
+# The schema check alone: `x` a data frame (extra columns kept; a column the schema marks
+# optional, such as ProcessBench's `split`, may be absent and is added as missing); `file`
+# names where it came from in errors.
 validate_task_table <- function(x, benchmark, file = "<data frame>") {
   check_string(benchmark)
   if (!is.data.frame(x)) {

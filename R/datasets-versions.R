@@ -145,7 +145,7 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
 #' @returns A tibble: `benchmark`, `version`, `default`, `items` (samples in the version),
 #'   `licence`, `file`, `size` (bytes), `url`, `sha256`, `citation` and `cached` (the file
 #'   is in the cache).
-#' @family datasets
+#' @family data
 #' @export
 #' @examples
 #' benchmark_versions("futurex")

@@ -21,13 +21,7 @@
 #' @returns A tibble with one row per critique: `judge`, `has_error` (gold not empty),
 #'   `predicted` (the sections counted), `tp`, `fp`, `fn`, `precision`, `recall`, `f1`
 #'   (`NA` for samples without gold errors and for failed critiques), `correct`, and `failed`.
-#' @family processbench and deltabench
-#' @export
-#' @examples
-#' deltabench_score_critiques(
-#'   c("Conclusion: yes\nError Section Number: 2\nError Section Number: 9", "Conclusion: no error"),
-#'   error_sections = list(c(2L, 4L), integer()), unuseful_sections = list(integer(), integer())
-#' )
+#' @keywords internal
 deltabench_score_critiques <- function(critique, error_sections, unuseful_sections,
                                        clip_predictions = TRUE) {
   check_flag(clip_predictions)

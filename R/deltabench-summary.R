@@ -51,7 +51,7 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'   the micro metrics), `n`, and the group's counts `n_with_errors`, `n_error_free` and
 #'   `n_failed` (samples without a critique, counted in the first two as well). Its class
 #'   `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws a panel per metric and
-#'   a bar per group (see [autoplot_summary()]). The rows `"overall f1_macro"`,
+#'   a bar per group (see [autoplot.benchmark_summary()]). The rows `"overall f1_macro"`,
 #'   `"overall precision_macro"`, `"overall recall_macro"` and `"overall accuracy"` (their
 #'   keys, see [summary_keys()]) are the task's headline metrics: the numbers the log's
 #'   header shows in `vitals_view()`.
@@ -69,7 +69,7 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
 #'                        dir = tempfile(),
 #'                        solver = deltabench_solver(cache = FALSE))
-#' tsk$eval(solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2"),
+#' tsk$eval(solver_chat = baseline_chat("Conclusion: yes\nError Section Number: 2"),
 #'          view = FALSE)
 #' s <- deltabench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)

@@ -38,29 +38,12 @@
 #'   with an error naming the file, row and field. `"skip"` leaves such records out and
 #'   reports each one on standard error.
 #' @returns The path `out` (invisibly), or the table as a tibble.
-#' @family processbench and deltabench
-#' @family task tables
-#' @export
-#' @examplesIf python_available()
-#' src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
-#' prepare_deltabench(src)
-#' src <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
-#' prepare_processbench(src, split = "sample")
-#' # several splits make one table (here two made from the sample, with their own ids)
-#' dir <- tempfile()
-#' dir.create(dir)
-#' records <- jsonlite::read_json(src)
-#' for (split in c("gsm8k", "math")) {
-#'   for (i in seq_along(records)) records[[i]]$id <- paste0(split, "-", i - 1)
-#'   jsonlite::write_json(records, file.path(dir, paste0(split, ".json")), auto_unbox = TRUE)
-#' }
-#' table <- prepare_processbench(file.path(dir, c("gsm8k.json", "math.json")))
-#' table(table$split)
+#' @keywords internal
 prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
                                on_error = c("error", "skip")) {
   check_flag(count_unuseful)
   on_error <- rlang::arg_match(on_error)
-  prepare_task_table("deltabench", source, out = out, count_unuseful = count_unuseful,
+  flatten_task_table("deltabench", source, out = out, count_unuseful = count_unuseful,
                      on_error = on_error)
 }
 
@@ -78,7 +61,8 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' [processbench_task()]: it asks a different question (one index, not a set), so its
 #' numbers are not comparable; see `vignette("processbench")`.
 #'
-#' * `deltabench_dataset()` reads a `processbench` task table made by [prepare_deltabench()]
+#' * `deltabench_dataset()` reads a `processbench` task table made by
+#'   [prepare_task_table()]`("deltabench", source)`
 #'   (by default the shipped made-up sample) and adds `input` (the critic prompt) and
 #'   `target` (the gold sections, as text).
 #' * `deltabench_solver()` sends each prompt once through [generate_solver()] (cache,
@@ -140,7 +124,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'                        dir = tempfile(),
 #'                        solver = deltabench_solver(cache = FALSE))
 #' tsk$eval(
-#'   solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
+#'   solver_chat = baseline_chat("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
 #'   view = FALSE
 #' )
 #' deltabench_summary(tsk)

@@ -1,8 +1,6 @@
 # DSBench: a deterministic scorer without a judge (letters, numbers, text), not in the original.
 
-#' @rdname dsbench_task
-#' @order 5
-#' @export
+# A cheap run without a judge: letters, numbers (relative `tolerance`) and short strings.
 dsbench_scorer_exact <- function(tolerance = 1e-6) {
   check_number(tolerance)
   function(samples, ...) {

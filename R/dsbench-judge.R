@@ -58,7 +58,6 @@ dsbench_excerpt <- function(text, max_chars = 300) {
 }
 
 #' @rdname dsbench_judge_prompt
-#' @export
 dsbench_judge_correct <- function(reply) {
   !is.na(reply) & grepl("true", tolower(reply), fixed = TRUE)
 }

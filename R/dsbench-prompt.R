@@ -42,11 +42,7 @@ dsbench_judge_template <- paste0(
 #' @param prediction The model's whole response.
 #' @param reply The judge's reply; `NA` for a failed judgement.
 #' @returns A character vector of prompts; a logical vector.
-#' @family dsbench
-#' @export
-#' @examples
-#' cat(dsbench_judge_prompt("What is 2 + 2?\n", "4", "It is 4."))
-#' dsbench_judge_correct(c("True", "true.", "False", "Flase", "", NA))
+#' @keywords internal
 dsbench_judge_prompt <- function(question, answer, prediction) {
   sprintf(dsbench_judge_template, question, answer, prediction)
 }

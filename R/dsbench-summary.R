@@ -45,9 +45,12 @@ mean_ci_interval <- function(method) {
 #' @export
 #' @examples
 #' data <- dsbench_dataset(version = "sample")
-#' tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
-#'                     scorer = dsbench_scorer_exact(), dir = tempfile())
-#' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
+#' # offline: an oracle answers with the targets, a baseline judge says "True"
+#' tsk <- dsbench_task(data, solver = dsbench_solver(cache = FALSE),
+#'                     scorer = dsbench_scorer(scorer_chat = baseline_chat("True"), cache = FALSE),
+#'                     dir = tempfile())
+#' oracle <- baseline_chat(function(prompt) data$target[match(prompt, data$input)])
+#' tsk$eval(solver_chat = oracle, view = FALSE)
 #' s <- dsbench_summary(tsk, by_competition = TRUE)
 #' s
 #' dsbench_summary(tsk$log_path)

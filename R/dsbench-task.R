@@ -6,12 +6,11 @@
 #' DSBench's data-analysis part asks 466 questions about 38 modelling competitions; each
 #' competition has an introduction, questions and Excel workbooks. `dsbench_task()` runs
 #' them as the original evaluation does: one request per question, with the workbooks
-#' rendered as text in the prompt (see [prepare_dsbench()]), the original system prompt,
+#' rendered as text in the prompt (see [prepare_task_table()]), the original system prompt,
 #' temperature 0, the competition's first image attached, the prompt cut from the front to
 #' fit the context window, and an LLM judge that says whether the answer is right.
 #' [dsbench_summary()] gives the original's two headline numbers. Use the `files` mode of
-#' `dsbench_solver()` for models whose context cannot hold large workbooks, and
-#' `dsbench_scorer_exact()` for a cheap run without a judge.
+#' `dsbench_solver()` for models whose context cannot hold large workbooks.
 #'
 #' * `dsbench_dataset()` reads a task table (by default the real DSBench, version `"v1"`:
 #'   466 questions, downloaded once, non-commercial use only; `version = "sample"` is the
@@ -19,7 +18,7 @@
 #'   (`limit`, `shuffle`), and
 #'   locates the competition folders.
 #' * `dsbench_solver()` sends the prompts.
-#' * `dsbench_scorer()` is the original judge; `dsbench_scorer_exact()` a deterministic one.
+#' * `dsbench_scorer()` is the original judge.
 #'
 #' @section Solver:
 #' The system prompt is the original's, `"You are a data analyst. I will give  you a
@@ -89,13 +88,13 @@
 #'   rather than the original's own price table.
 #' * [dsbench_summary()] adds intervals (clipped to `[0, 1]`) to the original's two
 #'   accuracies.
-#' * The deterministic `dsbench_scorer_exact()` and the files mode are not in the original.
+#' * The files mode is not in the original.
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args
 #' @param data_dir The DSBench folder the table was made from (holding `data.json` and the
 #'   competition folders), needed for images and the files mode. `NULL` uses the bundled
-#'   sample's folder for the sample; for a parquet file written by [prepare_dsbench()], the
+#'   sample's folder for the sample; for a parquet file written by [prepare_task_table()], the
 #'   folder it was made from (recorded in the file, and found relative to the parquet file
 #'   when the file was written inside that folder, so the two can move together), else a
 #'   `data/` folder or the competition folders next to the parquet file; else none (then
@@ -154,16 +153,11 @@
 #' tsk <- dsbench_task(
 #'   data,
 #'   solver = dsbench_solver(cache = FALSE),
-#'   scorer = dsbench_scorer(scorer_chat = baseline_constant("True"), cache = FALSE),
+#'   scorer = dsbench_scorer(scorer_chat = baseline_chat("True"), cache = FALSE),
 #'   dir = tempfile()
 #' )
-#' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
-#' dsbench_summary(tsk)
-#'
-#' # Without a judge: the deterministic scorer (not the original's).
-#' tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
-#'                     scorer = dsbench_scorer_exact(), dir = tempfile())
-#' tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
+#' oracle <- baseline_chat(function(prompt) data$target[match(prompt, data$input)])
+#' tsk$eval(solver_chat = oracle, view = FALSE)
 #' dsbench_summary(tsk)
 dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(mode = mode),
                          scorer = dsbench_scorer(scorer_chat = judge), epochs = NULL,

@@ -48,12 +48,7 @@
 #' @returns `dsbench_count_tokens()` a number; `dsbench_truncate()` a list with `text`,
 #'   `tokens` (the kept text's count: the number of tokens kept), `truncated` (whether
 #'   anything was removed) and `tokenizer` (the encoding, `"estimate"` or `"count_tokens"`).
-#' @family dsbench
-#' @export
-#' @examples
-#' dsbench_count_tokens("tiktoken is great!", "cl100k_base")
-#' dsbench_count_tokens("\u6570\u636e")  # two CJK characters
-#' dsbench_truncate("one two three four five six", max_tokens = 3)$text
+#' @keywords internal
 dsbench_count_tokens <- function(text, encoding = "o200k_base") {
   check_string(text)
   check_string(encoding)
@@ -62,7 +57,6 @@ dsbench_count_tokens <- function(text, encoding = "o200k_base") {
 }
 
 #' @rdname dsbench_count_tokens
-#' @export
 dsbench_truncate <- function(text, max_tokens, count_tokens = NULL, encoding = "o200k_base") {
   check_string(text)
   check_count(max_tokens)

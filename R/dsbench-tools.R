@@ -37,14 +37,7 @@
 #' @param max_cells The most cells one `read_range` call returns (the rest is cut and the
 #'   reply says so). Larger values give the model more per call but cost more tokens.
 #' @returns A list of three ellmer tools: `list_workbooks`, `list_sheets`, `read_range`.
-#' @family dsbench
-#' @export
-#' @examples
-#' data <- dsbench_dataset(version = "sample")
-#' tools <- workbook_tools(data$folder[[1]], data$workbook_files[[1]])
-#' tools$list_workbooks()
-#' tools$list_sheets("lemonade.xlsx")
-#' cat(tools$read_range("lemonade.xlsx", "Sales", "A1:D3"))
+#' @keywords internal
 workbook_tools <- function(folder, files, max_cells = 2000) {
   check_string(folder)
   if (!is.character(files) || anyNA(files)) {

@@ -62,83 +62,93 @@ prompt_text <- function(prompt) {
 
 #' Offline baseline chats
 #'
-#' Baseline chats are ellmer Chat objects that answer without a network, so a task runs out
-#' of the box and a report gets a real baseline row. Use them as `solver_chat` (or as a
-#' judge's `scorer_chat`) with predictivebench's solvers, which answer them locally through
-#' [generate_responses()], and anywhere ellmer or vitals takes a chat: `$chat()`,
-#' [ellmer::parallel_chat()], [vitals::generate()] and vitals' model-graded scorers answer
-#' them locally too (each baseline has its own `baseline.invalid` address, answered in the
-#' session). They report zero tokens and zero cost.
+#' @description
+#' `baseline_chat()` makes an ellmer Chat that answers without a network, so a task runs out
+#' of the box and a report gets a real baseline row. Use it as `solver_chat` (or as a judge's
+#' `scorer_chat`) with predictivebench's solvers, and anywhere ellmer or vitals takes a chat:
+#' `$chat()`, [ellmer::parallel_chat()], [vitals::generate()] and vitals' model-graded
+#' scorers answer it locally too (each baseline has its own `baseline.invalid` address,
+#' answered in the session). It reports zero tokens and zero cost, and its answers are never
+#' cached.
 #'
-#' For log-probabilities ([query_logprobs()], [probsem_task()]) a baseline scores a
-#' context's queries with its answer to the context: the query it names gets
-#' log-probability 0 and the others `-Inf`; when it names none of them, all get 0 (a uniform
-#' distribution). So `baseline_echo(probsem_dataset())` is an oracle and
-#' `baseline_constant("")` a uniform guess.
+#' * A string: every prompt gets that answer (`baseline_chat("\\boxed{Yes}")`).
+#' * A function of the prompt text returning one string: an oracle that looks the prompt up
+#'   in a dataset, a judge that reads a prompt, any rule.
+#' * `choices` (with `answer = NULL`): a random guesser that picks one of `choices`; the pick
+#'   depends only on `seed` and the prompt, so it does not change with the order or the number
+#'   of samples.
 #'
-#' * `baseline_chat()` wraps any function of the prompt text.
-#' * `baseline_random()` picks one of `choices` at random; the pick depends only on `seed`
-#'   and the prompt, so it does not change with the order or the number of samples.
-#' * `baseline_constant()` always gives `answer`.
-#' * `baseline_echo()` looks the prompt up in a data frame and answers with another column
-#'   (an oracle when that column is the target).
+#' For log-probabilities ([probsem_task()]) a baseline scores a context's queries with its
+#' answer to the context: the query it names gets log-probability 0 and the others `-Inf`;
+#' when it names none of them, all get 0 (a uniform distribution). So a function answering
+#' each context's `target` is an oracle and `baseline_chat("")` a uniform guess.
 #'
-#' @param responder A function taking the prompt text and returning one string.
-#' @param name A model name for logs and cache keys.
-#' @param choices Candidate answers.
-#' @param template A [sprintf()] template the answer is put into; `"%s"` gives the choice as it is.
+#' @param answer The answer: a string, or a function taking the prompt text and returning one
+#'   string. `NULL` with `choices` for a random guesser.
+#' @param name A model name for logs and reports. `NULL` (the default) names it after its
+#'   kind: `"baseline-constant"`, `"baseline"` (a function) or `"baseline-random-<seed>"`.
+#' @param choices Candidate answers for a random guesser.
+#' @param template A [sprintf()] template each random choice is put into; `"%s"` (the
+#'   default) gives the choice as it is.
 #' @param seed Seed for the random choice.
-#' @param answer The constant answer.
-#' @param data A data frame with the prompts in `input` and answers in `column`.
-#' @param column The column to answer with.
-#' @param input The column holding prompts.
-#' @param default Answer for a prompt not found in `data`, or whose answer is missing.
 #' @returns An ellmer Chat (class `BaselineChat`).
+#' @family results
 #' @export
 #' @examples
-#' chat <- baseline_random(c("A", "B", "C"), template = "\\boxed{%s}")
-#' chat$chat("Which option?")
-#' baseline_constant("42")$chat("Anything")
-#' oracle <- baseline_echo(data.frame(input = "2+2?", target = "4"), column = "target")
-#' oracle$chat("2+2?")
-baseline_chat <- function(responder, name = "baseline") {
-  if (!is.function(responder)) {
-    abort_pb("{.arg responder} must be a function.", "argument")
+#' baseline_chat("42")$chat("Anything")
+#' guess <- baseline_chat(choices = c("A", "B", "C"), template = "\\boxed{%s}")
+#' guess$chat("Which option?")
+#' gold <- data.frame(input = c("2+2?", "3+3?"), target = c("4", "6"))
+#' oracle <- baseline_chat(function(prompt) gold$target[match(prompt, gold$input)], "oracle")
+#' oracle$chat("3+3?")
+baseline_chat <- function(answer = NULL, name = NULL, choices = NULL, template = "%s",
+                          seed = 1) {
+  check_string(name, allow_null = TRUE)
+  if (!is.null(answer) && !is.null(choices)) {
+    abort_pb("Give {.arg answer} or {.arg choices}, not both.", "argument")
   }
-  check_string(name)
-  BaselineChat$new(responder, name)
+  if (!is.null(choices)) {
+    return(baseline_random(choices, template = template, seed = seed, name = name))
+  }
+  if (rlang::is_string(answer)) {
+    return(baseline_responder(function(text) answer, name %||% "baseline-constant"))
+  }
+  if (!is.function(answer)) {
+    abort_pb(c("{.arg answer} must be a string or a function of the prompt text.",
+               i = "For a random guesser give {.arg choices} instead."), "argument")
+  }
+  baseline_responder(answer, name %||% "baseline")
 }
 
-#' @rdname baseline_chat
-#' @export
-baseline_random <- function(choices, template = "%s", seed = 1) {
+baseline_responder <- function(responder, name) BaselineChat$new(responder, name)
+
+# The random guesser; baseline_chat(choices = ) is its public form.
+baseline_random <- function(choices, template = "%s", seed = 1, name = NULL) {
   if (!is.character(choices) || !length(choices)) {
     abort_pb("{.arg choices} must be a non-empty character vector.", "argument")
   }
   check_string(template)
   check_number(seed)
-  baseline_chat(function(text) {
+  baseline_responder(function(text) {
     hash <- strtoi(substr(digest::digest(list(seed, text), algo = "sha256"), 1, 7), 16L)
     sprintf(template, choices[[hash %% length(choices) + 1]])
-  }, name = paste0("baseline-random-", seed))
+  }, name = name %||% paste0("baseline-random-", seed))
 }
 
-#' @rdname baseline_chat
-#' @export
+# Short forms kept for the package's own tests and internals.
 baseline_constant <- function(answer) {
   check_string(answer)
-  baseline_chat(function(text) answer, name = "baseline-constant")
+  baseline_chat(answer)
 }
 
-#' @rdname baseline_chat
-#' @export
+# An oracle over a data frame: the prompt is looked up in `input`, the answer is `column`.
 baseline_echo <- function(data, column = "target", input = "input", default = "") {
   if (!is.data.frame(data) || !all(c(column, input) %in% names(data))) {
     abort_pb("{.arg data} must be a data frame with columns {.field {c(input, column)}}.",
              "argument", field = setdiff(c(input, column), names(data))[1])
   }
   lookup <- stats::setNames(as.character(data[[column]]), data[[input]])
-  baseline_chat(function(text) {
+  baseline_responder(function(text) {
     answer <- if (text %in% names(lookup)) lookup[[text]] else NA_character_
     if (is.na(answer)) default else answer
   }, name = paste0("baseline-echo-", column))

@@ -48,13 +48,13 @@
 #' @param cache `TRUE`, `FALSE` or a directory.
 #' @returns `cache_dir()` returns the directory (or `NULL` when `cache` is `FALSE`);
 #'   `cache_clear()` returns the number of entries deleted, invisibly.
+#' @family engine
 #' @export
 #' @examples
 #' cache_dir()
 #' cache_dir(FALSE)
 #' dir <- file.path(tempdir(), "my-cache")
 #' cache_dir(dir)
-#' generate_responses(baseline_constant("A"), "Pick one", cache = dir)
 #' cache_clear(dir)
 cache_dir <- function(cache = TRUE) {
   if (isFALSE(cache)) return(NULL)

@@ -52,7 +52,7 @@
 #' @returns A one-row tibble: `requests`, `cached`, `to_send`, `input_tokens`,
 #'   `output_tokens_max`, `cost_max`, `tokens` (`"exact"` or `"estimate"`), `provider`,
 #'   `model`, `batch` (whether every request to send is priced at the batch price).
-#' @family metrics
+#' @family engine
 #' @export
 #' @examples
 #' old <- options(predictivebench.cache_dir = tempfile())

@@ -97,10 +97,7 @@
 #' @returns A tibble with one row per prompt: `result` (the response text, `NA` on failure),
 #'   `chat` (an ellmer Chat holding the conversation), `error`, `cached`, `input_tokens`,
 #'   `output_tokens`, `cost`, `seconds` and, with `keep_json`, `json`.
-#' @export
-#' @examples
-#' chat <- baseline_constant("\\boxed{A}")
-#' generate_responses(chat, c("Pick one: A or B?", "Again?"), cache = FALSE)
+#' @keywords internal
 generate_responses <- function(chat, prompts, cache = TRUE, max_active = 10, rpm = 500,
                                max_tries = 3, backoff = 1, epoch = NULL, key_extra = NULL,
                                keep_json = FALSE, progress = interactive(),
@@ -442,18 +439,7 @@ responses_tibble <- function(chats, chat_index, prompts, records, errors, cached
 #'   chat's, such as `list(temperature = 0)`; `NULL` keeps the chat's.
 #' @inheritParams generate_responses
 #' @returns A function `function(inputs, ..., solver_chat)`.
-#' @export
-#' @examples
-#' tsk <- vitals::Task$new(
-#'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4")),
-#'   solver = generate_solver(cache = FALSE),
-#'   scorer = function(samples, ...) {
-#'     list(score = factor(ifelse(samples$result == samples$target, "C", "I"),
-#'                         levels = c("I", "C"), ordered = TRUE))
-#'   },
-#'   dir = tempfile()
-#' )
-#' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
+#' @keywords internal
 generate_solver <- function(prepare = identity, system_prompt = NULL, params = NULL,
                             cache = TRUE, max_active = 10, rpm = 500, max_tries = 3,
                             backoff = 1, key_extra = NULL, keep_json = FALSE,

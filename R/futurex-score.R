@@ -166,7 +166,8 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache, ...) {
 #'   also finds `name.json`), a `futurex` task table (parquet), or a data frame with the
 #'   task-table columns and `answer`.
 #' @param scorer_chat Optional chat for the LLM unit normalization of numeric items.
-#' @param duplicate_ids Passed to [prepare_futurex()] when reading JSON.
+#' @param duplicate_ids For repeated ids when reading JSON: `"error"` (the default) stops;
+#'   `"suffix"` keeps every item and renames repeats `id#2`, `id#3`, ... in file order.
 #' @inheritParams futurex_task
 #' @returns An object of class `futurex_scores`: a list with `summary` (as
 #'   [futurex_summary()]) and `items` (one row per item: `id`, `level`, `kind`, `answer`,
@@ -176,11 +177,18 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache, ...) {
 #'   judge) and `judge_error` (why the judge's values were not used, else `NA`)).
 #' @family futurex
 #' @export
-#' @examplesIf python_available()
-#' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
-#' scored <- futurex_score(path)
+#' @examples
+#' # a data frame of predictions: the task table with `answer` (and `has_answer`)
+#' preds <- futurex_dataset(version = "sample")
+#' preds$answer <- "\\boxed{Yes}"
+#' preds$has_answer <- TRUE
+#' scored <- futurex_score(preds)
 #' scored
 #' scored$items
+#' # a predictions JSON file, as eval.py reads it, needs Python with pandas
+#' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
+#' tryCatch(futurex_score(path),
+#'          predictivebench_error_dependency = function(e) conditionMessage(e))
 futurex_score <- function(predictions, number_rule = c("reference", "strict"),
                           scorer_chat = NULL, duplicate_ids = c("error", "suffix"),
                           cache = TRUE) {

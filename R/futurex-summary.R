@@ -21,32 +21,30 @@ rlang::on_load(register_benchmark(
 #' interval combines the levels' standard errors (`sqrt(sum(w^2 * var / n))`), or, with
 #' `method = "bootstrap"`, resamples items within each level. Intervals are clipped to
 #' `[0, 1]`, the range of the scores. A level whose scores are all 0 or all 1 gets a Wilson
-#' interval rather than a zero-width one (see [mean_ci()]), and its width stands in for that
+#' interval rather than a zero-width one, and its width stands in for that
 #' level's standard error in the overall interval.
 #'
 #' @param x An evaluated [futurex_task()], its `$get_samples()` tibble, the log file it
-#'   wrote (or that log read by [log_samples()]; [vitals::vitals_log_read()] output lacks
-#'   `level`: add it with `log_samples(x, dataset = futurex_dataset())`), or the result of
-#'   [futurex_score()].
+#'   wrote, or the result of [futurex_score()].
 #' @param method Interval method, `"normal"` or `"bootstrap"`.
 #' @param times,seed Bootstrap resamples and seed.
-#' @param cluster Clusters of samples (see [resolve_cluster()]): by default each item's
-#'   epochs form one cluster (`"id"`), so several epochs of an item are not counted as
+#' @param cluster Clusters of samples (`"default"`, a column name, or `NULL`): by default
+#'   each item's epochs form one cluster (`"id"`), so several epochs of an item are not counted as
 #'   independent evidence; with one epoch this is the naive interval. `NULL` treats every
-#'   sample as independent. The levels' standard errors are then clustered
-#'   ([clustered_se()]) and the bootstrap draws whole clusters within each level.
+#'   sample as independent. The levels' standard errors are then clustered (CR1) and the
+#'   bootstrap draws whole clusters within each level.
 #' @returns A tibble with rows `overall` and `level 1` to `level 4`, in the columns every
 #'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
 #'   `n_missing` (items skipped: no answer) and `weight`. Its class `benchmark_summary` gives
-#'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot_summary()]). The
+#'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot.benchmark_summary()]). The
 #'   rows `overall` and `level 1` to `level 4` are the task's headline metrics: the numbers
 #'   the log's header shows in `vitals_view()`.
 #' @family futurex
 #' @export
 #' @examples
 #' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
-#' tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
+#' tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE)
 #' s <- futurex_summary(tsk)
 #' s
 #' # the same numbers from the log file

@@ -23,17 +23,12 @@
 #'   field, a level outside 1-4, ...) with an error naming its row and field; `"skip"`
 #'   leaves malformed items out and lists them (on standard error).
 #' @returns The path `out` (invisibly), or the table.
-#' @family futurex
-#' @family task tables
-#' @export
-#' @examplesIf python_available()
-#' src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
-#' prepare_futurex(src)
+#' @keywords internal
 prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix"),
                             on_error = c("error", "skip")) {
   duplicate_ids <- rlang::arg_match(duplicate_ids)
   on_error <- rlang::arg_match(on_error)
-  prepare_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids,
+  flatten_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids,
                      on_error = on_error)
 }
 
@@ -123,8 +118,8 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' @export
 #' @examples
 #' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
-#' tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No"), "\\boxed{%s}"),
-#'          view = FALSE)
+#' guess <- baseline_chat(choices = c("A", "B", "Yes", "No"), template = "\\boxed{%s}")
+#' tsk$eval(solver_chat = guess, view = FALSE)
 #' futurex_summary(tsk)
 futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
                          scorer = futurex_scorer(scorer_chat = judge), epochs = NULL,

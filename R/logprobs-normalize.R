@@ -29,11 +29,7 @@
 #'   distribution is sharper, above 1 flatter.
 #' @returns A numeric vector as long as `x` (or `logp`). `logprob_softmax()` gives `NA`
 #'   everywhere when any score is `NA` or no score is finite.
-#' @export
-#' @examples
-#' logprob_softmax(c(-1, -2, -3))
-#' logprob_softmax(c(-1000, -1001))   # the original gives NaN here
-#' logprob_normalize(c(-4, -6), n_tokens = c(2, 3), norm = "tokens", temperature = 0.5)
+#' @keywords internal
 logprob_softmax <- function(x) {
   if (!is.numeric(x)) abort_pb("{.arg x} must be numeric.", "argument")
   x <- as.double(x)
@@ -52,7 +48,6 @@ logprob_softmax <- function(x) {
 }
 
 #' @rdname logprob_softmax
-#' @export
 logprob_normalize <- function(logp, n_tokens, norm = "none", temperature = 1) {
   norm <- logprob_norm_arg(norm)
   check_number(temperature)

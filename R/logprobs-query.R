@@ -95,16 +95,7 @@
 #'   requests first needed by the pair (a request shared by several pairs, such as the
 #'   query alone, is counted on the first of them).
 #' @seealso [logprob_softmax()] to turn scores into a distribution.
-#' @export
-#' @examples
-#' # Turning scores into a distribution works offline:
-#' logprob_softmax(c(-1.2, -3.4))
-#' \dontrun{
-#' # Scoring needs an OpenAI-compatible server with echo support, e.g. `vllm serve gpt2`.
-#' chat <- ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1",
-#'                                        model = "gpt2", credentials = function() "none")
-#' query_logprobs(chat, "The sky is", c(" blue", " green"))
-#' }
+#' @keywords internal
 query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions", "chat"),
                            base_url = NULL, model = NULL, api_key = NULL, span_check = TRUE,
                            max_tokens = 0, top_logprobs = 20,
@@ -172,11 +163,7 @@ note_logprobs_unbatched <- function(settings) {
 #' @param base_url The completions endpoint, when given explicitly.
 #' @returns The chat, invisibly; otherwise an error of class
 #'   `predictivebench_error_logprobs_unsupported`.
-#' @export
-#' @examples
-#' check_logprob_chat(baseline_constant("True"))
-#' chat <- ellmer::chat_anthropic(credentials = function() "none")
-#' try(check_logprob_chat(chat, backend = "chat"))
+#' @keywords internal
 check_logprob_chat <- function(chat, backend = c("completions", "chat"), base_url = NULL) {
   backend <- rlang::arg_match(backend)
   chat <- as_chat(chat, allow_null = TRUE)

@@ -17,17 +17,7 @@
 #' @param dir The output folder (created if needed).
 #' @param model The model name for file names; `NULL` takes it from the solver metadata.
 #' @returns The paths written, invisibly.
-#' @family probsem
-#' @export
-#' @examples
-#' # Samples with made-up scores, as in the example of probsem_summary():
-#' samples <- probsem_dataset(version = "sample")
-#' samples$solver_metadata <- lapply(samples$queries, function(q) {
-#'   logp <- -seq_along(q)
-#'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")
-#' })
-#' paths <- probsem_write_results(samples, tempfile())
-#' readLines(paths[[1]])
+#' @keywords internal
 probsem_write_results <- function(x, dir = ".", model = NULL) {
   check_string(dir)
   check_string(model, allow_null = TRUE)

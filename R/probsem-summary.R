@@ -56,7 +56,7 @@ rlang::on_load(register_benchmark(
 #' samples <- probsem_dataset(version = "sample")
 #' samples$solver_metadata <- lapply(samples$queries, function(q) {
 #'   logp <- -seq_along(q)
-#'   list(queries = q, logp = logp, prob = logprob_softmax(logp), model = "example-model")
+#'   list(queries = q, logp = logp, prob = exp(logp) / sum(exp(logp)), model = "example-model")
 #' })
 #' s <- probsem_summary(samples)
 #' s

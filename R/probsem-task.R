@@ -38,19 +38,14 @@
 #'   or is malformed, with an error naming the file and field; `"skip"` leaves such suites
 #'   out and lists them (on standard error).
 #' @returns The path `out` (invisibly), or the table.
-#' @family probsem
-#' @family task tables
-#' @export
-#' @examplesIf python_available()
-#' src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
-#' prepare_probsem(src)
+#' @keywords internal
 prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("error", "skip")) {
   on_error <- rlang::arg_match(on_error)
   if (!is.null(suites) && (!is.character(suites) || anyNA(suites) || !length(suites))) {
     abort_pb("{.arg suites} must be a character vector of suite names or {.code NULL}.",
              "argument")
   }
-  prepare_task_table("probsem", source, out = out,
+  flatten_task_table("probsem", source, out = out,
                      suites = if (!is.null(suites)) as.list(suites), on_error = on_error)
 }
 
@@ -70,7 +65,8 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #'   `version = "sample"` for the bundled sample, a short prompt with two suites written for
 #'   this package. The paper's human judgements come with the default version:
 #'   `fetch_benchmark("probsem")[["paper/tug-of-war_AV-1_human_results.csv"]]` (and
-#'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`). Build your own with [prepare_probsem()].
+#'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`). Build your own with
+#'   [prepare_task_table()]`("probsem", source)`.
 #' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
 #'   returns the winning query as the result. Its requests go through the one request pool
 #'   with `settings` ([request_settings()]); settings named in `$eval()` override them, as
@@ -127,13 +123,13 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' * Failed requests leave that context's scores `NA` (score `NA`) instead of ending the
 #'   run; [probsem_summary()] counts them.
 #' * Files: the original read `inputs/<prompt>.txt` and `inputs/<prompt>_<suite>.json` by
-#'   name and wrote `outputs/...`; here any paths ([prepare_probsem()],
-#'   [probsem_write_results()]). The results CSV's third column is `logp` (some versions of
-#'   the original call it `weights`); its values are the same.
+#'   name and wrote `outputs/...`; here any paths ([prepare_task_table()]), and the results
+#'   CSV's numbers (`text`, `query`, `logp`, `score`; some versions of the original call the
+#'   third column `weights`) are the rows of `probsem_distributions()`.
 #'
 #' @section Errors:
 #' Besides the shared kinds (see [predictivebench-errors]): `predictivebench_error_field`
-#' for a bad suite (from [prepare_probsem()]), and `predictivebench_error_duplicate_input`
+#' for a bad suite (from [prepare_task_table()]), and `predictivebench_error_duplicate_input`
 #' when two contexts have the same text but different queries (their scored texts would be
 #' the same, so such suites must be evaluated in separate tasks). Problems with a
 #' single request or response (HTTP errors, missing log-probabilities, a query span that does

@@ -35,10 +35,7 @@ processbench_templates <- list(
 #'   ProcessBench-style runs word it) or `"processbench"` (ProcessBench's own template: "a
 #'   math problem", `[Math Problem]`, and `(which typically denotes "not found")`).
 #' @returns A character vector of prompts.
-#' @family processbench and deltabench
-#' @export
-#' @examples
-#' cat(processbench_prompt("What is 1 + 1?", list(c("1 + 1 = 3.", "So 3."))))
+#' @keywords internal
 processbench_prompt <- function(problem, steps, template = c("generic", "processbench")) {
   template <- rlang::arg_match(template)
   if (!is.character(problem)) abort_pb("{.arg problem} must be a character vector.", "argument")
@@ -74,11 +71,7 @@ processbench_prompt <- function(problem, steps, template = c("generic", "process
 #' @param texts A character vector: the critiques of one sample (`NA` for failed requests).
 #' @returns A list with `votes` (an integer vector as long as `texts`, `NA` where no valid
 #'   vote), `prediction` (an integer, `NA` when there is none) and `n_valid`.
-#' @family processbench and deltabench
-#' @export
-#' @examples
-#' processbench_vote(c("\\boxed{2}", "\\boxed{-1}", "\\boxed{02}", "no box"))
-#' processbench_vote("\\boxed{1} On second thought, \\boxed{")  # truncated: votes 1
+#' @keywords internal
 processbench_vote <- function(texts) {
   if (!is.character(texts) && !all(is.na(texts))) {
     abort_pb("{.arg texts} must be a character vector.", "argument")

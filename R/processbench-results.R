@@ -19,14 +19,7 @@
 #'   does not change the count).
 #' @inheritParams processbench_summary
 #' @returns The two paths (named `results` and `summary`), invisibly.
-#' @family processbench and deltabench
-#' @export
-#' @examples
-#' tsk <- processbench_task(processbench_dataset(version = "sample"),
-#'                          dir = tempfile(),
-#'                          solver = processbench_solver(n_votes = 3, cache = FALSE))
-#' tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
-#' processbench_write_results(tsk, tempfile(), dataset = "deltabench-sample")
+#' @keywords internal
 processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = NULL,
                                        by = "task_l1") {
   check_string(dir)

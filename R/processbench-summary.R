@@ -36,7 +36,7 @@ rlang::on_load(register_benchmark(
 #'   `label`, `score` or `result`, and the grouping column), or the log file it wrote (or
 #'   that log read by [log_samples()]).
 #' @param by The grouping column (default `"task_l1"`, which holds ProcessBench's split; a
-#'   table of several splits from [prepare_processbench()] also has them in `split`), or
+#'   table of several splits from [prepare_task_table()] also has them in `split`), or
 #'   `NULL` for the overall row only.
 #' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see [mean_ci()]).
 #'   The F1 interval is always a bootstrap that resamples the two sides separately.
@@ -53,7 +53,7 @@ rlang::on_load(register_benchmark(
 #'   (samples with an error for `error_acc`, without for `correct_acc`, both for `f1`), and
 #'   `n_no_prediction` (samples of the group with no valid vote). Its class
 #'   `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws a panel per metric and
-#'   a bar per group (see [autoplot_summary()]). The rows `"overall f1"`,
+#'   a bar per group (see [autoplot.benchmark_summary()]). The rows `"overall f1"`,
 #'   `"overall error_acc"` and `"overall correct_acc"` (their keys, see [summary_keys()])
 #'   are the task's headline metrics: the numbers the log's header shows in
 #'   `vitals_view()`.
@@ -68,7 +68,7 @@ rlang::on_load(register_benchmark(
 #' # a task's summary, read from its log file, and its plot
 #' tsk <- processbench_task(processbench_dataset(version = "sample"), dir = tempfile(),
 #'                          solver = processbench_solver(n_votes = 3, cache = FALSE))
-#' tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
+#' tsk$eval(solver_chat = baseline_chat("\\boxed{-1}"), view = FALSE)
 #' s <- processbench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootstrap"),

@@ -2,7 +2,6 @@
 # critiques each solution's steps.
 
 #' @rdname prepare_deltabench
-#' @export
 prepare_processbench <- function(source, out = NULL, split = NULL,
                                  on_error = c("error", "skip")) {
   check_strings(source)
@@ -14,7 +13,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
     }
   }
   on_error <- rlang::arg_match(on_error)
-  prepare_task_table("processbench", source, out = out, split = python_strings(split),
+  flatten_task_table("processbench", source, out = out, split = python_strings(split),
                      on_error = on_error)
 }
 
@@ -128,8 +127,8 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' tsk <- processbench_task(processbench_dataset(version = "sample"),
 #'                          dir = tempfile(),
 #'                          solver = processbench_solver(cache = FALSE))
-#' tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"),
-#'          view = FALSE)
+#' guess <- baseline_chat(choices = c("-1", "0", "1", "2"), template = "\\boxed{%s}")
+#' tsk$eval(solver_chat = guess, view = FALSE)
 #' processbench_summary(tsk)
 processbench_task <- function(dataset = processbench_dataset(), solver = processbench_solver(),
                               scorer = processbench_scorer(), epochs = NULL,

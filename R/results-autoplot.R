@@ -5,7 +5,7 @@
 #'
 #' `benchmark_summary()` marks a summary tibble (columns `group`, `metric`, `estimate`,
 #' `lower`, `upper`, `n`) with what its groups are and what its interval is, so that
-#' `ggplot2::autoplot()` draws it with [autoplot_summary()]. Benchmarks return their
+#' `ggplot2::autoplot()` draws it. Benchmarks return their
 #' summaries this way.
 #'
 #' @param rows The summary tibble.
@@ -13,11 +13,7 @@
 #' @param by What the groups are (`"level"`, `"task"`, `"competition"`, `"suite"`).
 #' @param interval What `lower` and `upper` are.
 #' @returns `rows`, with class `benchmark_summary` added.
-#' @export
-#' @examples
-#' rows <- grouped_summary(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"))
-#' s <- benchmark_summary(rows, "demo", by = "suite")
-#' class(s)
+#' @keywords internal
 benchmark_summary <- function(rows, benchmark, by = "group",
                               interval = "95% confidence interval") {
   rows <- check_summary_rows(rows)
@@ -31,38 +27,8 @@ benchmark_summary <- function(rows, benchmark, by = "group",
   rows
 }
 
-#' Plot a benchmark summary or a leaderboard
-#'
-#' @description
-#' `autoplot_summary()` draws any summary tibble (columns `group`, `metric`, `estimate`,
-#' `lower`, `upper`, `n`) as one row per group: a point at the estimate with its interval
-#' as whiskers, on a 0-1 axis, and the number of samples behind it written in a column to
-#' the right, where labels can't collide with whiskers or with each other. Groups read
-#' top to bottom in the summary's order, their names horizontal; the axis and subtitle say
-#' what the interval is. A group without an estimate says so ("no estimate") instead of
-#' showing a zero. A summary with several rows per group (one per metric, such as
-#' ProcessBench's accuracies and F1) gets one panel per metric.
-#' `autoplot()` of a [benchmark_summary()] calls it with the summary's own labels.
-#'
-#' `autoplot()` of a [leaderboard()] draws one panel per benchmark and headline metric, each
-#' with the models on the same vertical axis (in the same order in every panel), so a model
-#' is read across a row of panels.
-#'
-#' `bench/plots.R` renders every plot of the package as a PNG, at six models and five
-#' benchmarks for the leaderboard, to look at them.
-#'
-#' @param object,summary A summary or a leaderboard.
-#' @param title The plot's title; by default it names the benchmark.
-#' @param by What the groups are, for the axis.
-#' @param interval What `lower` and `upper` are.
-#' @param ... Unused.
-#' @returns A ggplot object.
-#' @export
-#' @examplesIf rlang::is_installed("ggplot2")
-#' rows <- grouped_summary(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"),
-#'                         limits = c(0, 1))
-#' autoplot_summary(rows, by = "suite")
-#' ggplot2::autoplot(benchmark_summary(rows, "demo", by = "suite"))
+# Draws any summary tibble (columns `group`, `metric`, `estimate`, `lower`, `upper`, `n`); the
+# autoplot() methods below are its public face.
 autoplot_summary <- function(summary, title = NULL, by = "group",
                              interval = "95% confidence interval") {
   rlang::check_installed("ggplot2", "to plot a summary.")
@@ -116,14 +82,40 @@ interval_rows <- function(data, y, interval) {
 
 wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
 
-#' @rdname autoplot_summary
+#' Plot a benchmark summary or a leaderboard
+#'
+#' @description
+#' `ggplot2::autoplot()` of a summary (what every `<benchmark>_summary()` returns) draws one
+#' row per group: a point at the estimate with its interval as whiskers, on a 0-1 axis, and
+#' the number of samples behind it written in a column to the right, where labels can't
+#' collide with whiskers or with each other. Groups read top to bottom in the summary's
+#' order, their names horizontal; the axis and subtitle say what the interval is. A group
+#' without an estimate says so ("no estimate") instead of showing a zero. A summary with
+#' several rows per group (one per metric, such as ProcessBench's accuracies and F1) gets
+#' one panel per metric.
+#'
+#' `autoplot()` of a [leaderboard()] draws one panel per benchmark and headline metric, each
+#' with the models on the same vertical axis (in the same order in every panel), so a model
+#' is read across a row of panels.
+#'
+#' `bench/plots.R` renders every plot of the package as a PNG, at six models and five
+#' benchmarks for the leaderboard, to look at them.
+#'
+#' @param object A summary or a leaderboard.
+#' @param ... Unused.
+#' @returns A ggplot object.
+#' @family results
+#' @examplesIf rlang::is_installed("ggplot2")
+#' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile())
+#' tsk$eval(solver_chat = baseline_chat("\\boxed{Yes}"), view = FALSE)
+#' ggplot2::autoplot(futurex_summary(tsk))
 #' @exportS3Method ggplot2::autoplot
 autoplot.benchmark_summary <- function(object, ...) {
   autoplot_summary(object, title = paste(attr(object, "benchmark"), "by", attr(object, "by")),
                    by = attr(object, "by"), interval = attr(object, "interval"))
 }
 
-#' @rdname autoplot_summary
+#' @rdname autoplot.benchmark_summary
 #' @exportS3Method ggplot2::autoplot
 autoplot.benchmark_leaderboard <- function(object, ...) {
   rlang::check_installed("ggplot2", "to plot a leaderboard.")

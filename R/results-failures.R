@@ -8,9 +8,10 @@
 #'
 #' * when **every** request failed, it warns loudly (class
 #'   `predictivebench_warning_all_failed`) with the count and the first error, and, in a
-#'   [ResultsTask], marks the `$eval()` step that is running as failed: vitals prints
-#'   "✖ Solving" instead of "✔ Solving" (the task's `$solve()` hears of it through a
-#'   condition of class `predictivebench_step_failed`; a plain [vitals::Task] only warns);
+#'   task made by a `<benchmark>_task()`, marks the `$eval()` step that is running as
+#'   failed: vitals prints "✖ Solving" instead of "✔ Solving" (the task's `$solve()` hears
+#'   of it through a condition of class `predictivebench_step_failed`; a plain
+#'   [vitals::Task] only warns);
 #' * when **some** failed, it warns with the count, the first error, and how to retry: run
 #'   `$eval()` again, and the answered requests come from the cache.
 #'
@@ -22,6 +23,7 @@
 #'   the API key and the endpoint, right for errors of the request itself; a solver whose
 #'   requests were answered but whose answers could not be used says what to change instead.
 #' @returns The number of failed requests, invisibly.
+#' @family results
 #' @export
 #' @examples
 #' report_failures(c(NA, NA))

@@ -30,20 +30,7 @@
 #' @param task The task whose summary the metrics report; a [ResultsTask] sets it itself.
 #' @param benchmark A benchmark name.
 #' @returns A named list of functions, for `metrics =` of [vitals::Task].
-#' @export
-#' @examples
-#' summary <- function(x) grouped_summary(x$get_samples()$score, limits = c(0, 1))
-#' # the keys of its rows: "overall"; a summary with several metrics per group has keys
-#' # such as "overall f1" (see summary_keys())
-#' tsk <- vitals::Task$new(
-#'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4")),
-#'   solver = generate_solver(cache = FALSE),
-#'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
-#'   dir = tempfile()
-#' )
-#' tsk$set_metrics(summary_metrics(summary, task = tsk))
-#' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
-#' tsk$metrics
+#' @keywords internal
 summary_metrics <- function(summary, headline = "overall", task = NULL) {
   if (!is.function(summary)) abort_pb("{.arg summary} must be a function.", "argument")
   check_headline(headline)
@@ -73,7 +60,6 @@ bind_summary_metrics <- function(metrics, task) {
 }
 
 #' @rdname summary_metrics
-#' @export
 benchmark_metrics <- function(benchmark) {
   check_string(benchmark)
   if (is.null(the_benchmarks[[benchmark]])) {
@@ -137,13 +123,7 @@ summary_columns <- c("group", "metric", "estimate", "lower", "upper", "n")
 #' @param rows A summary: a tibble with the columns `group`, `metric`, `estimate`, `lower`,
 #'   `upper` and `n` (as [grouped_summary()] returns).
 #' @returns A character vector, one key per row.
-#' @family metrics
-#' @export
-#' @examples
-#' summary_keys(grouped_summary(c(1, 0, 1), by = c("a", "b", "b")))
-#' two <- rbind(grouped_summary(c(1, 0), metric = "accuracy"),
-#'              grouped_summary(c(0.5, 1), metric = "f1"))
-#' summary_keys(two)
+#' @keywords internal
 summary_keys <- function(rows) {
   rows <- check_summary_rows(rows)
   group <- as.character(rows$group)

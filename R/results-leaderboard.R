@@ -3,18 +3,18 @@
 #' Headline numbers across benchmarks and models
 #'
 #' @description
-#' `leaderboard()` takes evaluated tasks and log files of any registered benchmarks (see
-#' [register_benchmark()]) and returns one row per benchmark, model and headline metric: the
-#' benchmark's own summary of each run, by the same function that prints it, so every
-#' number equals that summary's (its notes about skipped items or tiny groups are not
-#' repeated here: call the summary to see them). Logs are read back with [log_samples()].
-#' The intervals are the summaries' defaults, so they are clustered where the summary
-#' clusters (DSBench questions by competition, epochs of one item; see [resolve_cluster()]).
+#' `leaderboard()` takes evaluated tasks and log files of the package's benchmarks and
+#' returns one row per benchmark, model and headline metric: the benchmark's own summary of
+#' each run (`<benchmark>_summary()`), by the same function that prints it, so every number
+#' equals that summary's (its notes about skipped items or tiny groups are not repeated
+#' here: call the summary to see them). The intervals are the summaries' defaults, so they
+#' are clustered where the summary clusters (DSBench questions by competition, epochs of one
+#' item; see each summary's `cluster`).
 #'
-#' Each argument is a [ResultsTask], a [vitals::Task] (named by its benchmark:
-#' `leaderboard(futurex = tsk)`), or a character vector of log files and directories (every
-#' `.json` log inside). A log written by a [ResultsTask] names its benchmark; other logs
-#' take the argument's name. Plot it with `ggplot2::autoplot()`.
+#' Each argument is a task made by a `<benchmark>_task()`, another [vitals::Task] (named by
+#' its benchmark: `leaderboard(futurex = tsk)`), or a character vector of log files and
+#' directories (every `.json` log inside). A log written by a `<benchmark>_task()` names its
+#' benchmark; other logs take the argument's name. Plot it with `ggplot2::autoplot()`.
 #'
 #' Every row says which run it comes from (`run`, `created`), so two runs of one model are
 #' told apart; `runs = "latest"` keeps the latest run of each benchmark and model. A log in
@@ -27,30 +27,24 @@
 #' @param runs `"all"` runs, or only the `"latest"` of each benchmark and model (by
 #'   `created`).
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
-#'   `benchmark`, `model`, `metric` (the summary row's headline key, [summary_keys()]: its
-#'   group, such as `"overall"`, or `"<group> <metric>"`, such as `"overall f1"`),
+#'   `benchmark`, `model`, `metric` (the summary row's headline key: its group, such as
+#'   `"overall"`, or `"<group> <metric>"` where a group has several metrics, such as
+#'   `"overall f1"`),
 #'   `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
 #'   `interval` (what `lower` and `upper` are), `run` (the run id in the log), `created`
 #'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
 #'   task without one).
+#' @family results
 #' @export
 #' @examples
-#' register_benchmark("arithmetic", function(x) {
-#'   samples <- if (inherits(x, "Task")) x$get_samples() else x
-#'   grouped_summary(samples$score, limits = c(0, 1))
-#' })
-#' data <- tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"))
-#' run <- function(answer) {
-#'   tsk <- ResultsTask$new(
-#'     dataset = data, solver = generate_solver(cache = FALSE),
-#'     scorer = function(samples, ...) list(score = samples$result == samples$target),
-#'     benchmark = "arithmetic", dir = tempfile()
-#'   )
-#'   tsk$eval(solver_chat = baseline_constant(answer), view = FALSE)
+#' data <- futurex_dataset(version = "sample")
+#' run <- function(answer, name) {
+#'   tsk <- futurex_task(data, dir = tempfile())
+#'   tsk$eval(solver_chat = baseline_chat(answer, name = name), view = FALSE)
 #' }
-#' board <- leaderboard(run("2"), run("4"))
+#' board <- leaderboard(run("\\boxed{Yes}", "always-yes"), run("\\boxed{No}", "always-no"))
 #' board
-#' unregister_benchmark("arithmetic")
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(board)
 leaderboard <- function(..., runs = c("all", "latest")) {
   runs <- rlang::arg_match(runs)
   inputs <- rlang::list2(...)

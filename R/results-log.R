@@ -32,11 +32,7 @@
 #' @param x A named list (one sample's metadata). `NULL` gives an empty list.
 #' @returns A named list of length-one values, with attribute `json` (the names of the
 #'   fields that hold JSON text).
-#' @export
-#' @examples
-#' flat <- flat_metadata(list(kind = "numeric", votes = c(2L, 2L, 3L), judge = NULL))
-#' str(flat)
-#' restore_metadata(flat)
+#' @keywords internal
 flat_metadata <- function(x) {
   if (is.null(x)) x <- list()
   if (!is.list(x) || (length(x) && is.null(names(x)))) {
@@ -76,7 +72,6 @@ metadata_json <- function(value) {
 #' @rdname flat_metadata
 #' @param flat A list from `flat_metadata()` (or read from a log).
 #' @param json Names of the fields holding JSON text; by default the `json` attribute.
-#' @export
 restore_metadata <- function(flat, json = attr(flat, "json")) {
   out <- lapply(names(flat), function(name) {
     value <- flat[[name]]
@@ -217,17 +212,7 @@ read_text <- function(path) {
 #' @param x A log file, or a data frame from [vitals::vitals_log_read()].
 #' @param dataset For a data frame: the task table whose columns to add by `id`.
 #' @returns A tibble with one row per sample and epoch.
-#' @export
-#' @examples
-#' tsk <- ResultsTask$new(
-#'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"),
-#'                            level = c(1L, 2L)),
-#'   solver = generate_solver(cache = FALSE),
-#'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
-#'   benchmark = "arithmetic", dir = tempfile()
-#' )
-#' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
-#' log_samples(tsk$log_path)
+#' @keywords internal
 log_samples <- function(x, dataset = NULL) {
   if (is.data.frame(x)) return(log_samples_frame(x, dataset))
   check_string(x)
@@ -339,16 +324,7 @@ log_samples_frame <- function(x, dataset) {
 #'
 #' @param path A log file.
 #' @returns A tibble: `model`, `input_tokens`, `output_tokens`, `total_cost`.
-#' @export
-#' @examples
-#' tsk <- ResultsTask$new(
-#'   dataset = tibble::tibble(input = "1+1?", target = "2"),
-#'   solver = generate_solver(cache = FALSE),
-#'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
-#'   benchmark = "arithmetic", dir = tempfile()
-#' )
-#' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
-#' log_usage(tsk$log_path)
+#' @keywords internal
 log_usage <- function(path) {
   check_string(path)
   header <- read_log_header(path)
@@ -368,16 +344,7 @@ log_usage <- function(path) {
 #'
 #' @param task An evaluated [vitals::Task].
 #' @returns A tibble: `model`, `input_tokens`, `output_tokens`, `total_cost`.
-#' @export
-#' @examples
-#' tsk <- ResultsTask$new(
-#'   dataset = tibble::tibble(input = "1+1?", target = "2"),
-#'   solver = generate_solver(cache = FALSE),
-#'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
-#'   benchmark = "arithmetic", dir = tempfile()
-#' )
-#' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
-#' task_usage(tsk)
+#' @keywords internal
 task_usage <- function(task) {
   if (!inherits(task, "Task")) abort_pb("{.arg task} must be a vitals Task.", "argument")
   cost <- task$get_cost()

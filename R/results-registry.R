@@ -31,13 +31,7 @@ the_benchmarks <- new.env(parent = emptyenv())
 #' @param interval What `lower` and `upper` are, for plot labels.
 #' @returns `register_benchmark()`: the previous entry, invisibly. `registered_benchmarks()`:
 #'   a tibble of the entries.
-#' @export
-#' @examples
-#' register_benchmark("coinflip", function(x) {
-#'   grouped_summary(x$get_samples()$score, limits = c(0, 1))
-#' })
-#' registered_benchmarks()
-#' unregister_benchmark("coinflip")
+#' @keywords internal
 register_benchmark <- function(name, summary, headline = "overall", by = "group",
                                interval = "95% confidence interval") {
   check_string(name)
@@ -56,7 +50,6 @@ register_benchmark <- function(name, summary, headline = "overall", by = "group"
 }
 
 #' @rdname register_benchmark
-#' @export
 unregister_benchmark <- function(name) {
   check_string(name)
   old <- the_benchmarks[[name]]
@@ -65,7 +58,6 @@ unregister_benchmark <- function(name) {
 }
 
 #' @rdname register_benchmark
-#' @export
 registered_benchmarks <- function() {
   entries <- mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
   tibble::tibble(

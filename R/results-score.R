@@ -19,11 +19,7 @@
 #' @param x Scores: numbers in `[0, 1]`, logicals, or a factor or character vector with
 #'   values among `I`, `P`, `C`.
 #' @returns A double vector as long as `x`.
-#' @export
-#' @examples
-#' as_score(factor(c("C", "I", "P"), levels = c("I", "P", "C"), ordered = TRUE))
-#' as_score(c(TRUE, FALSE, NA))
-#' as_score(c(0.25, 1))
+#' @keywords internal
 as_score <- function(x) {
   if (is.factor(x)) x <- as.character(x)
   if (is.logical(x)) return(as.double(x))

@@ -54,18 +54,7 @@
 #' @param metadata_fields Dataset columns to log with every sample (and restore with
 #'   [log_samples()]); by default every column holding one value per row (not lists)
 #'   besides `input`, `target` and `id`.
-#' @export
-#' @examples
-#' tsk <- ResultsTask$new(
-#'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"),
-#'                            level = c(1L, 2L)),
-#'   solver = generate_solver(cache = FALSE),
-#'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
-#'   benchmark = "arithmetic", dir = tempfile()
-#' )
-#' tsk$eval(solver_chat = baseline_constant("2"), view = FALSE)
-#' tsk$metrics
-#' log_samples(tsk$log_path)
+#' @keywords internal
 ResultsTask <- R6::R6Class(
   "ResultsTask",
   inherit = vitals::Task,

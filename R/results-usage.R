@@ -15,12 +15,7 @@
 #' @returns `usage_metadata()`: a list with `cached` (every request came from the cache),
 #'   `input_tokens`, `output_tokens` and `cost`, to include in `solver_metadata` or
 #'   `scorer_metadata`. `set_chat_usage()`: a clone of `chat`.
-#' @export
-#' @examples
-#' res <- generate_responses(baseline_constant("4"), c("2+2?", "2+2?"), cache = FALSE)
-#' usage_metadata(res, 1:2)
-#' chat <- set_chat_usage(res$chat[[1]], input_tokens = 20, output_tokens = 2, cost = 0.001)
-#' chat$get_tokens()
+#' @keywords internal
 usage_metadata <- function(responses, rows = seq_len(nrow(responses))) {
   needed <- c("cached", "input_tokens", "output_tokens", "cost")
   if (!is.data.frame(responses) || !all(needed %in% names(responses))) {
@@ -37,7 +32,6 @@ usage_metadata <- function(responses, rows = seq_len(nrow(responses))) {
 #' @rdname usage_metadata
 #' @param chat An ellmer chat with at least one assistant turn.
 #' @param input_tokens,output_tokens,cost The sample's totals.
-#' @export
 set_chat_usage <- function(chat, input_tokens, output_tokens, cost = NA_real_) {
   turns <- chat$get_turns()
   assistant <- which(vapply(turns, function(t) identical(t@role, "assistant"), TRUE))

@@ -30,13 +30,7 @@
 #'   naive standard error.
 #' @param small_sample Apply the `G / (G - 1)` correction.
 #' @returns A number.
-#' @family metrics
-#' @export
-#' @examples
-#' x <- c(1, 1, 1, 0, 0, 0)
-#' clustered_se(x)                                 # naive: sd / sqrt(6)
-#' clustered_se(x, cluster = c(1, 1, 1, 2, 2, 2))  # two clusters that disagree
-#' clustered_se(x, cluster = c(1, 2, 1, 2, 1, 2))  # clusters that look alike
+#' @keywords internal
 clustered_se <- function(x, cluster = NULL, small_sample = TRUE) {
   check_scores(x)
   check_cluster(cluster, x)
@@ -113,13 +107,7 @@ clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
 #' @param default The benchmark's default column.
 #' @returns `resolve_cluster()` returns the cluster vector (one per row of `samples`) or
 #'   `NULL`.
-#' @family metrics
-#' @export
-#' @examples
-#' samples <- data.frame(id = c("a", "a", "b", "b"), competition_id = c(1, 1, 1, 2))
-#' resolve_cluster(samples, "default", default = "competition_id")
-#' resolve_cluster(samples, "id")
-#' resolve_cluster(samples, NULL)
+#' @keywords internal
 resolve_cluster <- function(samples, cluster = "default", default = "id") {
   if (is.null(cluster)) return(NULL)
   if (identical(cluster, "default")) {

@@ -17,7 +17,7 @@
 #'   in `n_only_x`, `n_only_y`, with a message; their ids are in the attribute `"unpaired"`.
 #' * Headline metrics that are means (DSBench and probsem accuracy, your own scores): the
 #'   mean of the paired differences `d`, with the standard error `sd(d) / sqrt(n)` or, with
-#'   clusters, [clustered_se()] of `d`; normal interval and two-sided p-value
+#'   clusters, the clustered (CR1) standard error of `d`; normal interval and two-sided p-value
 #'   (`method = "paired"`).
 #' * Headline metrics that are not means (FutureX's level-weighted overall, ProcessBench's
 #'   F1, DeltaBench's macro F1 over solutions with an error, or any `statistic` you pass): a paired bootstrap that draws items (or whole clusters)
@@ -26,8 +26,8 @@
 #'   deviation and the p-value twice the share of draws on the far side of 0
 #'   (`method = "bootstrap"`).
 #'
-#' For arena ratings, which compare models inside one set of battles, use [arena_compare()]:
-#' the same paired bootstrap over battles or questions, for the rating difference.
+#' Arena ratings compare models inside one set of battles, not two runs: read their
+#' bootstrap intervals in [arena_ratings()].
 #'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
 #'   tibbles, their log files, [futurex_score()] results (a predictions file scored without
@@ -35,12 +35,12 @@
 #'   `cluster` (and the columns a `statistic` needs, such as `level` for FutureX or `label`
 #'   for ProcessBench). Each side may be a different kind of run.
 #' @param benchmark The benchmark, which picks the headline metric. `NULL` takes it from a
-#'   [ResultsTask], a [futurex_score()] result or a log file (two runs that name different
+#'   `<benchmark>_task()`, a [futurex_score()] result or a log file (two runs that name different
 #'   benchmarks are an error); plain samples and data frames, which don't say, are compared
 #'   on the mean score unless you name the benchmark.
-#' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else the
-#'   benchmark's default, see [resolve_cluster()]), a column name, or `NULL` for none (each
-#'   item its own cluster). Epochs are always averaged within an item first.
+#' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else
+#'   the benchmark's default, as in its `<benchmark>_summary()`), a column name, or `NULL`
+#'   for none (each item its own cluster). Epochs are always averaged within an item first.
 #' @param statistic `NULL` for the benchmark's headline, or a function of a data frame of
 #'   items (one row per item: `id`, `score` and the other columns of the samples) returning
 #'   one number; a function always uses the bootstrap.
@@ -52,7 +52,7 @@
 #'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
 #'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
 #'   `n_only_y` and `method`.
-#' @family metrics
+#' @family results
 #' @export
 #' @examples
 #' a <- data.frame(id = 1:8, score = c(1, 1, 1, 0, 1, 1, 0, 1))
@@ -66,11 +66,11 @@
 #' run <- function(p) data.frame(id = fx$id, level = fx$level,
 #'                               score = as.double(seq_along(fx$id) %% p == 0))
 #' compare_models(run(2), run(3), benchmark = "futurex", times = 200)
-#' @examplesIf python_available()
-#' # A FutureX predictions file scored without a model against another run
-#' path <- system.file("extdata", "futurex-predictions.json", package = "predictivebench")
-#' scored <- futurex_score(path)
-#' compare_models(scored, run(2), times = 200)
+#' # predictions scored without a model against another run
+#' preds <- fx
+#' preds$answer <- "\\boxed{Yes}"
+#' preds$has_answer <- TRUE
+#' compare_models(futurex_score(preds), run(2), times = 200)
 compare_models <- function(x, y, benchmark = NULL, cluster = "default", statistic = NULL,
                            level = 0.95, method = c("auto", "paired", "bootstrap"),
                            times = 1000, seed = 1) {

@@ -26,13 +26,7 @@
 #'   limit counts clusters rather than scores, and the result gains `n_clusters` and `se`.
 #' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing` (and with
 #'   `cluster`, `n_clusters` and `se`).
-#' @family metrics
-#' @export
-#' @examples
-#' mean_ci(c(1, 0, 1, 1))
-#' mean_ci(c(1, 0, 1, 1), method = "bootstrap")
-#' mean_ci(c(1, 0, 0, 0), limits = c(0, 1))
-#' mean_ci(c(1, 1, 0, 0), cluster = c("a", "a", "b", "b"))
+#' @keywords internal
 mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 1000,
                     seed = 1, limits = NULL, cluster = NULL) {
   method <- rlang::arg_match(method)
@@ -113,10 +107,7 @@ summary_rows <- function(group, metric, ci, ...) {
 #'   the rows gain `n_clusters` and `se_method` (`"clustered"`).
 #' @param ... Passed to [mean_ci()] (`level`, `method`, `limits`, ...).
 #' @returns A tibble.
-#' @family metrics
-#' @export
-#' @examples
-#' grouped_summary(c(1, 0, 1, 1, 0), by = c("a", "a", "b", "b", "b"), limits = c(0, 1))
+#' @keywords internal
 grouped_summary <- function(x, by = NULL, metric = "mean", ..., cluster = NULL) {
   if (!is.null(by) && length(by) != length(x)) {
     abort_pb("{.arg by} must be as long as {.arg x}.", "argument")
@@ -146,11 +137,7 @@ grouped_summary <- function(x, by = NULL, metric = "mean", ..., cluster = NULL) 
 #' @param precision,recall Numbers in `[0, 1]` (or percentages; the scale is kept).
 #' @param pred,truth Vectors treated as sets (duplicates ignored).
 #' @returns A number.
-#' @family metrics
-#' @export
-#' @examples
-#' f1_score(0.5, 1)
-#' set_f1(c("A", "B"), c("B", "C"))
+#' @keywords internal
 f1_score <- function(precision, recall) {
   out <- 2 * precision * recall / (precision + recall)
   out[is.na(precision) | is.na(recall) | (precision + recall) == 0] <- NA_real_
@@ -158,7 +145,6 @@ f1_score <- function(precision, recall) {
 }
 
 #' @rdname f1_score
-#' @export
 set_f1 <- function(pred, truth) {
   pred <- unique(pred)
   truth <- unique(truth)

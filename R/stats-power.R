@@ -46,7 +46,7 @@
 #' @returns A tibble with one row per `n` or `difference`: `n` (items; needed items are
 #'   rounded up), `difference` (detectable or asked), `power`, `level`, `sd_diff`,
 #'   `design_effect` and `source` (where the variance came from).
-#' @family metrics
+#' @family results
 #' @export
 #' @examples
 #' # stated inputs: sd of differences 0.5, 400 items, 80% power at 5%

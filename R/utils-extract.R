@@ -13,11 +13,7 @@
 #' @param fallback What to return where no box is found: `"na"` or `"text"` (the whole text,
 #'   as FutureX's evaluator does).
 #' @returns A character vector as long as `text`.
-#' @export
-#' @examples
-#' extract_boxed("So the answer is \\boxed{\\frac{1}{2}}.")
-#' extract_boxed("\\boxed{A} then \\boxed{B}", which = "first")
-#' extract_boxed("\\boxed{\\frac{1}{2}}", rule = "first_brace")
+#' @keywords internal
 extract_boxed <- function(text, which = c("last", "first"), rule = c("balanced", "first_brace"),
                           fallback = c("na", "text")) {
   which <- rlang::arg_match(which)
@@ -74,10 +70,7 @@ boxed_balanced <- function(x) {
 #' @param text A character vector.
 #' @param rule `"strict"` or `"first_digits"`.
 #' @returns A double vector, `NA` where no number is found.
-#' @export
-#' @examples
-#' parse_number_text(c("-1,234.5 million", "about 3e3", "none"))
-#' parse_number_text(c("-1,234.5 million", "904.27."), rule = "first_digits")
+#' @keywords internal
 parse_number_text <- function(text, rule = c("strict", "first_digits")) {
   rule <- rlang::arg_match(rule)
   if (!is.character(text)) {
@@ -109,9 +102,7 @@ parse_number_text <- function(text, rule = c("strict", "first_digits")) {
 #'
 #' @param text A character vector.
 #' @returns An integer vector.
-#' @export
-#' @examples
-#' parse_integer_answer(c("02", "+2", "-1", "two", "2.5"))
+#' @keywords internal
 parse_integer_answer <- function(text) {
   if (!is.character(text)) {
     abort_pb("{.arg text} must be a character vector.", "argument")

@@ -127,7 +127,8 @@ test_that("a run killed while judging re-judges nothing already recorded", {
     } else {
       library(predictivebench)
     }
-    inner <- arena_baseline_judge("longer")
+    # internal, and the child may have the installed package attached (exports only)
+    inner <- utils::getFromNamespace("arena_baseline_judge", "predictivebench")("longer")
     slow <- baseline_chat(function(p) {
       Sys.sleep(0.3)
       inner$responder(p)

@@ -32,8 +32,23 @@ test_that("Python's errors come back as classed R errors naming file, row and fi
   expect_equal(err$field, "prompt")
   err <- expect_error(prepare_task_table("nosuch", "x.json"),
                       class = "predictivebench_error_argument")
-  expect_match(conditionMessage(err), "unknown benchmark 'nosuch'", fixed = TRUE)
-  expect_equal(err$file, "x.json")
+  expect_match(conditionMessage(err), "no benchmark \"nosuch\"")
+  expect_equal(err$field, "benchmark")
+})
+
+test_that("prepare_task_table() is the one verb: each benchmark's options pass through `...`", {
+  src <- system.file("extdata", "arena", "data", "sample", "questions.csv",
+                     package = "predictivebench")
+  expect_identical(prepare_task_table("arena", src), prepare_arena(src))
+  skip_if_no_python()
+  delta <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
+  expect_identical(prepare_task_table("deltabench", delta, count_unuseful = TRUE),
+                   prepare_deltabench(delta, count_unuseful = TRUE))
+  expect_false(identical(prepare_task_table("deltabench", delta)$label,
+                         prepare_task_table("deltabench", delta, count_unuseful = TRUE)$label))
+  pb <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
+  expect_equal(unique(prepare_task_table("processbench", pb, split = "mine")$split), "mine")
+  expect_error(prepare_task_table("futurex", delta, nosuch = 1))
 })
 
 test_that("any other Python failure is a `python` error naming the source file", {

@@ -101,7 +101,7 @@ test_that("a raw file where a task table belongs says which prepare_*() to run",
   err <- expect_error(read_task_table("bom.data", "deltabench"),
                       class = "predictivebench_error_parquet")
   expect_match(conditionMessage(err), "JSON Lines", fixed = TRUE)
-  expect_match(conditionMessage(err), "prepare_deltabench(", fixed = TRUE)
+  expect_match(conditionMessage(err), 'prepare_task_table("deltabench", "bom.data"', fixed = TRUE)
   dir.create("dsbench-data")
   expect_snapshot(dsbench_dataset("dsbench-data"), error = TRUE)
 })

@@ -15,11 +15,30 @@ test_that("baseline_echo answers from a column; bad arguments are classed errors
   expect_equal(generate_responses(oracle, c("b", "a", "zzz"), cache = FALSE)$result,
                c("2", "1", ""))
   expect_error(baseline_echo(data.frame(x = 1)), class = "predictivebench_error_argument")
-  expect_error(baseline_chat("nope"), class = "predictivebench_error_argument")
+  expect_error(baseline_chat(1), class = "predictivebench_error_argument")
+  expect_error(baseline_chat(), class = "predictivebench_error_argument")
   bad <- baseline_chat(function(text) 1)
   res <- generate_responses(bad, "q", cache = FALSE)
   expect_true(is.na(res$result))
   expect_match(res$error, "one string")
+})
+
+test_that("baseline_chat() takes a string, a function or choices", {
+  expect_equal(baseline_chat("42")$chat("anything"), "42")
+  expect_equal(baseline_chat("42")$get_model(), "baseline-constant")
+  gold <- data.frame(input = c("a", "b"), target = c("1", "2"))
+  oracle <- baseline_chat(function(prompt) gold$target[match(prompt, gold$input)], "oracle")
+  expect_equal(generate_responses(oracle, c("b", "a"), cache = FALSE)$result, c("2", "1"))
+  expect_equal(oracle$get_model(), "oracle")
+  guess <- baseline_chat(choices = c("A", "B"), template = "<%s>", seed = 3)
+  expect_equal(guess$get_model(), "baseline-random-3")
+  expect_equal(guess$chat("q7"),
+               baseline_random(c("A", "B"), template = "<%s>", seed = 3)$chat("q7"))
+  answers <- generate_responses(guess, paste("q", 1:40), cache = FALSE)$result
+  expect_setequal(unique(answers), c("<A>", "<B>"))
+  expect_error(baseline_chat(choices = character()), class = "predictivebench_error_argument")
+  expect_error(baseline_chat("A", choices = c("A", "B")), "not both",
+               class = "predictivebench_error_argument")
 })
 
 test_that("baselines are never cached, so two that share a name keep their own answers", {

@@ -1,0 +1,143 @@
+# The reference index (_pkgdown.yml) against the exports and the help topics, as
+# pkgdown::check_pkgdown() would check it. Both files are in the source tree only.
+
+source_file <- function(...) {
+  path <- testthat::test_path("..", "..", ...)
+  if (!file.exists(path)) skip(paste(file.path(...), "is not in this tree (an installed package)"))
+  path
+}
+
+namespace_exports <- function() {
+  lines <- readLines(source_file("NAMESPACE"))
+  sub("^export\\((.*)\\)$", "\\1", grep("^export\\(", lines, value = TRUE))
+}
+
+reference_entries <- function() {
+  skip_if_not_installed("yaml")
+  config <- yaml::read_yaml(source_file("_pkgdown.yml"))
+  unlist(lapply(config$reference, function(section) section$contents))
+}
+
+# Non-internal help topics: name and aliases of each Rd file.
+public_topics <- function() {
+  files <- list.files(source_file("man"), pattern = "\\.Rd$", full.names = TRUE)
+  topics <- lapply(files, function(f) {
+    rd <- tools::parse_Rd(f)
+    tags <- vapply(rd, attr, "", "Rd_tag")
+    field <- function(tag) unlist(lapply(rd[tags == tag], as.character))
+    if ("internal" %in% field("\\keyword")) return(NULL)
+    unique(c(field("\\name"), field("\\alias")))
+  })
+  Filter(Negate(is.null), topics)
+}
+
+test_that("the NAMESPACE stays a surface a user can learn: at most 50 exports", {
+  exports <- namespace_exports()
+  expect_lte(length(exports), 50)
+  # each benchmark's family is complete
+  for (b in c("futurex", "processbench", "deltabench", "probsem", "dsbench", "arena")) {
+    family <- paste0(b, c("_task", "_dataset", "_solver", "_scorer", "_summary"))
+    expect_equal(setdiff(family, exports), character())
+  }
+  # steps of one benchmark and the old helpers are gone
+  expect_false(any(c("prepare_futurex", "baseline_constant", "autoplot_summary",
+                     "generate_responses", "elo_online", "python_available") %in% exports))
+})
+
+test_that("_pkgdown.yml lists every export exactly once, and nothing that is not a topic", {
+  exports <- namespace_exports()
+  entries <- reference_entries()
+  listed <- entries[entries %in% exports]
+  expect_setequal(listed, exports)
+  expect_equal(listed[duplicated(listed)], character())
+  aliases <- unlist(public_topics())
+  expect_equal(setdiff(entries, c(exports, aliases)), character())
+})
+
+test_that("every public help topic is reachable from the reference index", {
+  entries <- reference_entries()
+  unlisted <- Filter(function(topic) !any(topic %in% entries), public_topics())
+  expect_equal(vapply(unlisted, `[[`, "", 1), character())
+})
+
+# Functions called anywhere in parsed code (call heads, `pkg::fun` included as `fun`).
+called_functions <- function(exprs) {
+  found <- character()
+  # an empty argument (`x[, 1]`) is the missing symbol: not walked
+  walk_parts <- function(e) {
+    parts <- as.list(e)
+    for (i in seq_along(parts)) if (!identical(parts[[i]], quote(expr = ))) walk(parts[[i]])
+  }
+  walk <- function(e) {
+    if (is.call(e)) {
+      head <- e[[1]]
+      if (is.name(head)) found <<- c(found, as.character(head))
+      if (is.call(head) && identical(head[[1]], as.name("::")) &&
+          identical(as.character(head[[2]]), "predictivebench")) {
+        found <<- c(found, as.character(head[[3]]))
+      }
+      walk_parts(e)
+    } else if (is.expression(e) || is.list(e)) {
+      walk_parts(e)
+    }
+  }
+  walk(exprs)
+  unique(found)
+}
+
+internal_functions <- function() {
+  ns <- asNamespace("predictivebench")
+  funs <- Filter(function(n) is.function(get(n, ns)), ls(ns, all.names = TRUE))
+  setdiff(funs, namespace_exports())
+}
+
+test_that("examples of exported topics call exported functions only", {
+  files <- list.files(source_file("man"), pattern = "\\.Rd$", full.names = TRUE)
+  internal <- internal_functions()
+  offenders <- character()
+  for (f in files) {
+    rd <- tools::parse_Rd(f)
+    ex <- withr::local_tempfile(fileext = ".R")
+    tools::Rd2ex(rd, ex)
+    if (!file.exists(ex)) next
+    bad <- intersect(called_functions(parse(ex, keep.source = FALSE)), internal)
+    if (length(bad)) offenders <- c(offenders, paste0(basename(f), ": ", bad))
+  }
+  expect_equal(offenders, character())
+})
+
+# The R code of a Markdown file: its ```{r ...} chunks (and README's ```r blocks).
+markdown_code <- function(path) {
+  lines <- readLines(path, warn = FALSE)
+  inside <- FALSE
+  code <- character()
+  for (line in lines) {
+    if (!inside && grepl("^\\s*```\\s*(\\{r[ ,}].*|\\{r\\}|r)\\s*$", line)) {
+      inside <- TRUE
+    } else if (inside && grepl("^\\s*```\\s*$", line)) {
+      inside <- FALSE
+    } else if (inside) {
+      code <- c(code, line)
+    }
+  }
+  code
+}
+
+test_that("vignettes, the README and the demo call exported functions only", {
+  internal <- internal_functions()
+  files <- c(list.files(source_file("vignettes"), pattern = "\\.Rmd$", full.names = TRUE),
+             source_file("README.md"))
+  offenders <- character()
+  for (f in files) {
+    code <- parse(text = markdown_code(f), keep.source = FALSE)
+    bad <- intersect(called_functions(code), internal)
+    if (length(bad)) offenders <- c(offenders, paste0(basename(f), ": ", bad))
+  }
+  demo <- source_file(".ci", "demo.R")
+  bad <- intersect(called_functions(parse(demo, keep.source = FALSE)), internal)
+  if (length(bad)) offenders <- c(offenders, paste0("demo.R: ", bad))
+  expect_equal(offenders, character())
+  # the check sees code at all: the FutureX vignette calls futurex_task()
+  futurex <- markdown_code(source_file("vignettes", "futurex.Rmd"))
+  expect_true("futurex_task" %in% called_functions(parse(text = futurex)))
+})
