@@ -83,7 +83,9 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     if (!is.null(fatal)) stop(fatal)
     now <- now_seconds()
     enforce_deadlines(now)
-    tokens <- min(capacity, tokens + (now - refilled) * rpm / 60)
+    # (rpm = Inf: no limit; Inf * 0 would be NaN)
+    tokens <- if (is.infinite(rpm)) capacity else
+      min(capacity, tokens + (now - refilled) * rpm / 60)
     refilled <- now
     while (is.null(halt) && active < max_active && tokens >= 1 && length(queue) &&
            any(ready_at <= now)) {

@@ -22,14 +22,15 @@ request_deadline <- function() {
 deadline_error <- function(seconds) {
   structure(class = c("predictivebench_error_deadline", "error", "condition"), list(
     message = paste0("Timed out: no answer within the deadline of ", format(seconds),
-                     " s (option `ellmer_timeout_s`); the request was cancelled."),
+                     " s (setting `timeout`, by default option `ellmer_timeout_s`); the request ",
+                     "was cancelled."),
     call = NULL, deadline = seconds
   ))
 }
 
-connection_error <- function(message) {
+connection_error <- function(message, deadline = request_deadline()) {
   if (grepl("Timeout was reached|timed out", message, ignore.case = TRUE)) {
-    return(deadline_error(request_deadline()))
+    return(deadline_error(deadline))
   }
   structure(class = c("predictivebench_connection_error", "error", "condition"),
             list(message = message, call = NULL))

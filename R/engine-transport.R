@@ -19,9 +19,10 @@
 # one would send the API key, and on a 307/308 the prompt, to wherever it points) and an HTTP
 # error carries the provider's own explanation (http_error()).
 
-request_transport <- function(chats, chat_index, prompts, keep_json, max_active) {
+request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
+                              deadline = request_deadline()) {
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
-  senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json)
+  senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline)
   active <- c(curl = 0L, later = 0L)
   kind_of <- function(i) senders[[chat_index[[i]]]]$kind
   # ellmer's requests go to curl's default pool, which httr2 drives: whatever this run added
@@ -87,8 +88,8 @@ chat_label <- function(chat) {
   paste(provider@name, "at", url)
 }
 
-chat_sender <- function(chat, pool, keep_json) {
-  if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json))
+chat_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
+  if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json, deadline))
   later_sender(chat, keep_json)
 }
 
@@ -155,10 +156,10 @@ later_sender <- function(chat, keep_json) {
   )
 }
 
-curl_sender <- function(chat, pool, keep_json) {
+curl_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
   template <- request_template(chat)
   handles <- new.env(parent = emptyenv())  # by request, while in flight
-  timeout_ms <- round(request_deadline() * 1000)
+  timeout_ms <- round(deadline * 1000)
   list(
     kind = "curl",
     start = function(i, prompt, finish) {
@@ -180,7 +181,7 @@ curl_sender <- function(chat, pool, keep_json) {
                            error = identity))
       }, fail = function(message) {
         rm(list = key, envir = handles)
-        finish(i, connection_error(message))
+        finish(i, connection_error(message, deadline))
       })
       invisible()
     },
