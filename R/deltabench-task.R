@@ -138,7 +138,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' @examples
 #' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
 #'                        dir = tempfile(),
-#'                        solver = deltabench_solver(cache = FALSE))
+#'                        solver = deltabench_solver(settings = request_settings(cache = FALSE)))
 #' tsk$eval(
 #'   solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
 #'   view = FALSE
@@ -185,15 +185,12 @@ deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffl
 
 #' @rdname deltabench_task
 #' @export
-deltabench_solver <- function(temperature = 1, top_p = 0.8, params = NULL, cache = TRUE,
-                              max_active = 10, rpm = 500, max_tries = 3,
-                              batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+deltabench_solver <- function(top_p = 0.8, temperature = 1, params = NULL, settings = NULL) {
   check_number(temperature)
   check_number(top_p)
-  settings <- utils::modifyList(list(temperature = temperature, top_p = top_p),
-                                params %||% list())
-  generate_solver(params = settings, cache = cache, max_active = max_active, rpm = rpm,
-                  max_tries = max_tries, batch = batch, wait = wait)
+  request_params <- utils::modifyList(list(temperature = temperature, top_p = top_p),
+                                      params %||% list())
+  generate_solver(params = request_params, settings = settings)
 }
 
 #' @rdname deltabench_task

@@ -117,8 +117,11 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
 # generate_responses() for prompts that go to different chats (ProcessBench's per-vote seeds,
 # DSBench's system prompts and tools): prompt i is sent through chats[[chat_index[i]]], all in
 # one pool, and provider warnings are shown once for the whole call.
+# `chat_keys` (one per chat) replaces `key_extra` when the chats differ by more than their
+# identity shows (DSBench's workbook tools, whose folder is in their closure).
 run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
-                         key_extra = NULL, keep_json = FALSE, progress = interactive()) {
+                         key_extra = NULL, keep_json = FALSE, progress = interactive(),
+                         chat_keys = NULL) {
   settings <- as_request_settings(settings)
   batch <- dry_run_batch(settings$batch)  # R/engine-estimate-cost.R: counted one by one, at the batch price
   check_flag(keep_json)
@@ -129,7 +132,9 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   # answers): caching them could only serve one's answers to the other.
   offline <- all(vapply(chats, inherits, TRUE, what = "BaselineChat"))
   dir <- if (offline) cache_dir(FALSE) else cache_dir(settings$cache)
-  identities <- lapply(chats, request_identity, key_extra = key_extra)
+  identities <- lapply(seq_along(chats), function(k) {
+    request_identity(chats[[k]], if (is.null(chat_keys)) key_extra else chat_keys[[k]])
+  })
   keys <- vapply(seq_len(n), function(i) {
     cache_key(identities[[chat_index[[i]]]], prompt_fingerprint(prompts[[i]]), epoch[[i]])
   }, "")
