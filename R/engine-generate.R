@@ -140,7 +140,9 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   }, "")
 
   state <- new.env(parent = emptyenv())
+  local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
   state$records <- cache_get_many(dir, keys)
+  state$records[local] <- list(NULL)  # (a baseline among real chats: see `offline`)
   state$errors <- rep(NA_character_, n)
   cached <- !vapply(state$records, is.null, TRUE)
   # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
@@ -150,11 +152,10 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
       state$errors[[i]] <- conditionMessage(value)
     } else {
       state$records[[i]] <- value
-      cache_set(dir, keys[[i]], value)
+      if (!local[[i]]) cache_set(dir, keys[[i]], value)
     }
   }
   todo <- which(!cached)
-  local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
   if (length(todo)) cache_prepare(dir)  # an unwritable cache stops the run before it pays
