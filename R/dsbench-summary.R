@@ -45,7 +45,7 @@ mean_ci_interval <- function(method) {
 #' @export
 #' @examples
 #' data <- dsbench_dataset(version = "sample")
-#' tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
+#' tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)),
 #'                     scorer = dsbench_scorer_exact(), dir = tempfile())
 #' tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
 #' s <- dsbench_summary(tsk, by_competition = TRUE)

@@ -24,7 +24,8 @@
 #' @examples
 #' tsk <- processbench_task(processbench_dataset(version = "sample"),
 #'                          dir = tempfile(),
-#'                          solver = processbench_solver(n_votes = 3, cache = FALSE))
+#'                          solver = processbench_solver(n_votes = 3,
+#'                                                       settings = request_settings(cache = FALSE)))
 #' tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
 #' processbench_write_results(tsk, tempfile(), dataset = "deltabench-sample")
 processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = NULL,

@@ -127,7 +127,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @examples
 #' tsk <- processbench_task(processbench_dataset(version = "sample"),
 #'                          dir = tempfile(),
-#'                          solver = processbench_solver(cache = FALSE))
+#'                          solver = processbench_solver(settings = request_settings(cache = FALSE)))
 #' tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"),
 #'          view = FALSE)
 #' processbench_summary(tsk)

@@ -37,7 +37,7 @@
 #' # such as "overall f1" (see summary_keys())
 #' tsk <- vitals::Task$new(
 #'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4")),
-#'   solver = generate_solver(cache = FALSE),
+#'   solver = generate_solver(settings = request_settings(cache = FALSE)),
 #'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
 #'   dir = tempfile()
 #' )

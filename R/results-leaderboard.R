@@ -42,7 +42,7 @@
 #' data <- tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"))
 #' run <- function(answer) {
 #'   tsk <- ResultsTask$new(
-#'     dataset = data, solver = generate_solver(cache = FALSE),
+#'     dataset = data, solver = generate_solver(settings = request_settings(cache = FALSE)),
 #'     scorer = function(samples, ...) list(score = samples$result == samples$target),
 #'     benchmark = "arithmetic", dir = tempfile()
 #'   )

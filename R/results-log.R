@@ -222,7 +222,7 @@ read_text <- function(path) {
 #' tsk <- ResultsTask$new(
 #'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"),
 #'                            level = c(1L, 2L)),
-#'   solver = generate_solver(cache = FALSE),
+#'   solver = generate_solver(settings = request_settings(cache = FALSE)),
 #'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
 #'   benchmark = "arithmetic", dir = tempfile()
 #' )
@@ -343,7 +343,7 @@ log_samples_frame <- function(x, dataset) {
 #' @examples
 #' tsk <- ResultsTask$new(
 #'   dataset = tibble::tibble(input = "1+1?", target = "2"),
-#'   solver = generate_solver(cache = FALSE),
+#'   solver = generate_solver(settings = request_settings(cache = FALSE)),
 #'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
 #'   benchmark = "arithmetic", dir = tempfile()
 #' )
@@ -372,7 +372,7 @@ log_usage <- function(path) {
 #' @examples
 #' tsk <- ResultsTask$new(
 #'   dataset = tibble::tibble(input = "1+1?", target = "2"),
-#'   solver = generate_solver(cache = FALSE),
+#'   solver = generate_solver(settings = request_settings(cache = FALSE)),
 #'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
 #'   benchmark = "arithmetic", dir = tempfile()
 #' )

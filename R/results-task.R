@@ -59,7 +59,7 @@
 #' tsk <- ResultsTask$new(
 #'   dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4"),
 #'                            level = c(1L, 2L)),
-#'   solver = generate_solver(cache = FALSE),
+#'   solver = generate_solver(settings = request_settings(cache = FALSE)),
 #'   scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
 #'   benchmark = "arithmetic", dir = tempfile()
 #' )

@@ -19,7 +19,8 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   battles <- sample_battles(3)
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
   tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE),
+                    solver = arena_solver(records = records,
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = judge, view = FALSE),
                  class = "predictivebench_warning_failed_requests")
@@ -44,7 +45,8 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   # A second run asks only for the failed verdicts.
   before <- server$count()
   tsk2 <- arena_task(battles,
-                     solver = arena_solver(records = records, cache = FALSE),
+                     solver = arena_solver(records = records,
+                                           settings = request_settings(cache = FALSE)),
                      dir = withr::local_tempdir())
   suppressWarnings(tsk2$eval(solver_chat = judge, view = FALSE))
   expect_equal(server$count() - before, sum(q == "Question 3"))
@@ -61,8 +63,9 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   counter$n <- 0
   run <- function(judge, swap = FALSE) {
     tsk <- arena_task(battles,
-                      solver = arena_solver(records = records, cache = FALSE,
-                                            position_swap = swap),
+                      solver = arena_solver(records = records,
+                                            position_swap = swap,
+                                            settings = request_settings(cache = FALSE)),
                       dir = withr::local_tempdir(.local_envir = parent.frame(2)))
     tsk$eval(solver_chat = judge, view = FALSE)
     tsk$get_samples()
@@ -75,7 +78,8 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(counter$n, 2 * nrow(battles)) # another judge never reuses verdicts
   # Nor does another prompt version, in the same file.
   tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE, version = "231113"),
+                    solver = arena_solver(records = records, version = "231113",
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
   expect_equal(counter$n, 3 * nrow(battles))
@@ -84,15 +88,17 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(table(predictivebench:::record_version(saved$gpt_4_response))[["231113"]],
                nrow(battles))
   tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE, version = "231113"),
+                    solver = arena_solver(records = records, version = "231113",
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
   expect_equal(counter$n, 3 * nrow(battles))
   counter$n <- 0
   records_first <- file.path(dir, "first.csv")
   tsk <- arena_task(battles,
-                    solver = arena_solver(records = records_first, cache = FALSE,
-                                          position_swap = TRUE),
+                    solver = arena_solver(records = records_first,
+                                          position_swap = TRUE,
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, rule = "first", name = "biased"), view = FALSE)
   expect_equal(counter$n, 2 * nrow(battles))
@@ -104,8 +110,8 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   # A consistent judge keeps its verdicts under the swap.
   counter$n <- 0
   tsk <- arena_task(battles,
-                    solver = arena_solver(records = file.path(dir, "longer.csv"),
-                                          cache = FALSE, position_swap = TRUE),
+                    solver = arena_solver(records = file.path(dir, "longer.csv"), position_swap = TRUE,
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, rule = "longer"), view = FALSE)
   winners <- vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner")
@@ -133,7 +139,8 @@ test_that("a run killed while judging re-judges nothing already recorded", {
       inner$responder(p)
     }, name = "slow-judge")
     tsk <- arena_task(readRDS(battles_rds),
-                      solver = arena_solver(records = records, cache = FALSE, chunk_size = 2),
+                      solver = arena_solver(records = records,
+                                            settings = request_settings(cache = FALSE)),
                       dir = tempfile())
     tsk$eval(solver_chat = slow, view = FALSE)
   }, args = list(root = root, battles_rds = battles_rds, records = records))
@@ -158,7 +165,8 @@ test_that("a run killed while judging re-judges nothing already recorded", {
   counter <- new.env()
   counter$n <- 0
   tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE),
+                    solver = arena_solver(records = records,
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "slow-judge"), view = FALSE)
   expect_equal(counter$n, nrow(battles) - nrow(saved))
@@ -183,7 +191,7 @@ arena_child <- function(dir, experiment, models, url) {
       inner$responder(p)
     }, name = "judge")
     arena_run(dir, "toy", experiment, chats, judge, strategy = "all", bootstrap = 0,
-              answer_chunk_size = 1, judge_chunk_size = 1, max_active = 1)
+              settings = request_settings(max_active = 1))
     invisible(NULL)
   }, args = list(testthat::test_path("..", ".."), dir, experiment, models, url),
   stdout = tempfile(), stderr = tempfile())

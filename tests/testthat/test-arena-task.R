@@ -2,7 +2,7 @@ test_that("the bundled sample and the question table", {
   ds <- arena_dataset(version = "sample")
   expect_equal(validate_task_table(ds, "arena")$input, ds$input)
   judge <- arena_baseline_judge("longer")
-  tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk <- arena_task(solver = arena_solver(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   tsk$eval(solver_chat = judge, view = FALSE)
   ratings <- arena_summary(tsk, bootstrap = 20)
   expect_equal(ratings$model[[1]], "wordy-model")
@@ -40,7 +40,8 @@ test_that("two battles with the same prompt keep their own models and records ov
   counter <- new.env()
   counter$n <- 0
   tsk <- arena_task(battles,
-                    solver = arena_solver(records = records, cache = FALSE),
+                    solver = arena_solver(records = records,
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
            view = FALSE)
@@ -70,7 +71,7 @@ test_that("arena_dataset() and arena_task() take part of the table like every be
   expect_setequal(shuffled$input, ds$input)
   expect_equal(arena_dataset(version = "sample", limit = 2, shuffle = 2), shuffled[1:2, ])
   battles <- predictivebench:::arena_sample_battles()
-  tsk <- arena_task(battles, arena_solver(cache = FALSE), limit = 2,
+  tsk <- arena_task(battles, arena_solver(settings = request_settings(cache = FALSE)), limit = 2,
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
   samples <- tsk$get_samples()
@@ -79,14 +80,15 @@ test_that("arena_dataset() and arena_task() take part of the table like every be
 })
 
 test_that("the judging solver needs its battles, and arena_summary() its samples", {
-  solver <- arena_solver(cache = FALSE)
+  solver <- arena_solver(settings = request_settings(cache = FALSE))
   expect_snapshot(solver("prompt", solver_chat = arena_baseline_judge("longer")), error = TRUE)
   expect_snapshot(arena_task(data.frame(input = "x")), error = TRUE)
   expect_snapshot(arena_summary(list()), error = TRUE)
 })
 
 test_that("an offline arena log shows each model's win rate and reads back the same", {
-  tsk <- arena_task(solver = arena_solver(cache = FALSE, position_swap = TRUE),
+  tsk <- arena_task(solver = arena_solver( position_swap = TRUE,
+                                          settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
   rates <- arena_win_rates(tsk)
@@ -111,7 +113,8 @@ test_that("an arena log counts both judge requests of a battle; recorded verdict
   battles <- sample_battles()
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
   make <- function() {
-    arena_task(battles, arena_solver(records = records, cache = FALSE, position_swap = TRUE),
+    arena_task(battles, arena_solver(records = records, position_swap = TRUE,
+                                     settings = request_settings(cache = FALSE)),
                dir = withr::local_tempdir())
   }
   tsk <- make()
@@ -161,7 +164,7 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
 })
 
 test_that("arena_summary(style_control = TRUE) works from an evaluated arena task", {
-  tsk <- arena_task(solver = arena_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk <- arena_task(solver = arena_solver(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
   samples <- tsk$get_samples()
   outcomes <- predictivebench:::arena_outcomes(tsk)
@@ -181,8 +184,8 @@ test_that("batch = TRUE judges every battle in one batch, whatever the chunk siz
   server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}')
   battles <- sample_battles()
   cache <- withr::local_tempdir()
-  tsk <- arena_task(battles, arena_solver(cache = cache, chunk_size = 2, position_swap = TRUE,
-                                          batch = TRUE),
+  tsk <- arena_task(battles, arena_solver( position_swap = TRUE,
+                                          settings = request_settings(cache = cache, batch = TRUE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_responses_chat(server, model = "judge-lm"), view = FALSE)
   expect_equal(server$count(), 2 * nrow(battles))
