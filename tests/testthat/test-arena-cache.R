@@ -118,61 +118,65 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_true(all(winners %in% c("model_a", "model_b")))
 })
 
-test_that("a run killed while judging re-judges nothing already recorded", {
+test_that("a run killed while judging pays again only for the verdicts in flight", {
   skip_if_not_installed("callr")
   skip_on_cran()
+  skip_on_os("windows")
+  # Every battle is judged in one pool; the response cache keeps each verdict the moment it
+  # arrives, so after a SIGKILL the rerun sends only what was not answered yet.
+  server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}',
+                              latency = 0.3)
   root <- normalizePath(file.path(testthat::test_path(), "..", ".."))
   dir <- withr::local_tempdir()
   records <- file.path(dir, "battle_records.csv")
+  cache <- file.path(dir, "responses")
   battles <- sample_battles(4) # 12 battles
   battles_rds <- file.path(dir, "battles.rds")
   saveRDS(battles, battles_rds)
-  child <- callr::r_bg(function(root, battles_rds, records) {
+  max_active <- 2
+  child <- callr::r_bg(function(root, battles_rds, records, cache, url, max_active) {
     if (file.exists(file.path(root, "DESCRIPTION")) && dir.exists(file.path(root, "R"))) {
       pkgload::load_all(root, quiet = TRUE)
     } else {
       library(predictivebench)
     }
-    inner <- arena_baseline_judge("longer")
-    slow <- baseline_chat(function(p) {
-      Sys.sleep(0.3)
-      inner$responder(p)
-    }, name = "slow-judge")
+    judge <- ellmer::chat_openai_compatible(base_url = url, model = "judge-lm",
+                                            credentials = function() "sk-child")
+    settings <- request_settings(cache = cache, max_active = max_active, rpm = Inf)
     tsk <- arena_task(readRDS(battles_rds),
-                      solver = arena_solver(records = records,
-                                            settings = request_settings(cache = FALSE)),
+                      solver = arena_solver(records = records, settings = settings),
                       dir = tempfile())
-    tsk$eval(solver_chat = slow, view = FALSE)
-  }, args = list(root = root, battles_rds = battles_rds, records = records))
+    tsk$eval(solver_chat = judge, view = FALSE)
+  }, args = list(root = root, battles_rds = battles_rds, records = records, cache = cache,
+                 url = server$url, max_active = max_active))
   on.exit(if (child$is_alive()) child$kill(), add = TRUE)
+  entries <- function() length(list.files(cache, recursive = TRUE, pattern = "\\.rds$"))
   deadline <- Sys.time() + 60
-  recorded <- 0
-  while (Sys.time() < deadline && child$is_alive()) {
-    if (file.exists(records)) {
-      recorded <- nrow(arena_read_battles(records))
-      if (recorded >= 4) break
-    }
-    Sys.sleep(0.05)
-  }
+  while (Sys.time() < deadline && child$is_alive() && entries() < 4) Sys.sleep(0.05)
   expect_true(child$is_alive(), info = paste(child$read_all_error(), collapse = "\n"))
-  child$kill()
-  # The file is whole after the kill (atomic writes): it reads, and has whole chunks.
-  saved <- arena_read_battles(records)
-  expect_gte(nrow(saved), 4)
-  expect_lt(nrow(saved), nrow(battles))
-  expect_equal(nrow(saved) %% 2, 0)
-  expect_length(list.files(dir, pattern = "^\\.battle_records"), 0L)
-  counter <- new.env()
-  counter$n <- 0
+  child$signal(tools::SIGKILL)
+  child$wait(5000)
+  sent_before <- server$count()
+  done <- entries()
+  expect_gte(done, 4)
+  expect_lt(done, nrow(battles))
+  # nothing was recorded in the battle file yet: it is written when the pool is done
+  expect_false(file.exists(records))
   tsk <- arena_task(battles,
                     solver = arena_solver(records = records,
-                                          settings = request_settings(cache = FALSE)),
+                                          settings = request_settings(cache = cache,
+                                                                      rpm = Inf)),
                     dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, name = "slow-judge"), view = FALSE)
-  expect_equal(counter$n, nrow(battles) - nrow(saved))
+  tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
+  # the rerun sent only the verdicts not in the response cache, none already answered
+  expect_equal(server$count() - sent_before, nrow(battles) - done)
+  expect_lte(sent_before - done, max_active)  # paid twice: at most those in flight
+  expect_equal(sum(metadata_field(tsk$get_samples()$solver_metadata, "cached") == "TRUE"),
+               done)
   final <- arena_read_battles(records)
   expect_equal(nrow(final), nrow(battles))
-  expect_equal(final[seq_len(nrow(saved)), ], saved)
+  expect_true(all(final$winner == "model_a"))
+  expect_length(list.files(dir, pattern = "^\\.battle_records"), 0L)
 })
 
 # A child R process running arena_run() on `dir`: `models` answer through the fake server
