@@ -224,3 +224,26 @@ test_that("arena judging sends every battle in one pool, not chunks of 20, with 
   expect_gt(max_in_flight(arrivals, delay), 20)
   expect_equal(nrow(arena_read_battles(records)), nrow(battles))
 })
+
+test_that("arena answers interrupted mid-pool are resumed from the response cache", {
+  # The run stops at the first refused request (a 401 halts the pool) with six answers
+  # cached but none written to q_and_as.csv yet; the rerun sends only the missing ones.
+  allow <- withr::local_tempfile()
+  server <- local_fake_openai(function(body, n) {
+    if (n > 6 && !file.exists(allow)) return(list(status = 401))
+    paste("answer to", last_user_text(body))
+  })
+  dir <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  questions <- paste("Question", 1:10)
+  models <- list(m1 = fake_chat(server, model = "m1"))
+  settings <- request_settings(cache = cache, max_active = 1, rpm = Inf)
+  expect_error(arena_answers(questions, models, dir, settings),
+               class = "predictivebench_error_auth")
+  expect_equal(server$count(), 7)
+  writeLines("ok", allow)
+  answers <- arena_answers(questions, models, dir, settings)
+  expect_equal(server$count() - 7, length(questions) - 6)
+  expect_equal(answers$m1, paste("answer to", questions))
+  expect_equal(arena_read_answers(file.path(dir, "q_and_as.csv"))$m1, answers$m1)
+})
