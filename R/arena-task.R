@@ -135,6 +135,8 @@ arena_sample_battles <- function() {
 #' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
+#' @param temperature The judge's temperature: EloBench's 0. The battle cache `records` is
+#'   keyed by judge and prompt version only, so give another temperature its own `records`.
 #' @inheritParams settings-args
 #' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
 #'   original) or are dropped (`"drop"`, score `NA`).
@@ -167,10 +169,11 @@ arena_task <- function(dataset = arena_sample_battles(), solver = arena_solver()
 #' @rdname arena_task
 #' @export
 arena_solver <- function(records = NULL, version = c("231225", "231113"),
-                         position_swap = FALSE, settings = NULL) {
+                         position_swap = FALSE, temperature = 0, settings = NULL) {
   version <- rlang::arg_match(version)
   check_string(records, allow_null = TRUE)
   check_flag(position_swap)
+  check_number(temperature)
   settings <- as_request_settings(settings)
   cache_dir(settings$cache)
   # Each input's battle (models, question, answers) is its dataset row, which arena_task()
@@ -179,7 +182,7 @@ arena_solver <- function(records = NULL, version = c("231225", "231113"),
     solver_chat <- as_chat(solver_chat)
     if (!is_bound(rows)) unbound_solver_error("arena")
     judged <- judge_battles(rows, solver_chat, records = records, version = version,
-                            position_swap = position_swap,
+                            position_swap = position_swap, temperature = temperature,
                             settings = as_request_settings(settings, ...))
     report_failures(ifelse(is.na(judged$winner),
                            ifelse(is.na(judged$error), "no verdict", judged$error), NA),

@@ -85,6 +85,7 @@ test_that("no solver or judge constructor takes request settings one by one", {
   expect_equal(formals(dsbench_solver)$temperature, 0)
   expect_equal(formals(processbench_solver)$temperature, 0.7)
   expect_equal(formals(deltabench_solver)$temperature, 1)
+  expect_equal(formals(arena_solver)$temperature, 0)
   expect_true("temperature" %in% names(formals(futurex_solver)))
 })
 
