@@ -3,14 +3,16 @@
 
 # Judge battles (a tibble from arena_battles()), using and extending the battle cache.
 judge_battles <- function(battles, chat, records = NULL, version = "231225",
-                          position_swap = FALSE, temperature = 0, settings = NULL) {
+                          position_swap = FALSE, temperature = 0, params = NULL,
+                          system_prompt = NULL, settings = NULL) {
   judger <- chat$get_model()
   # estimate_cost()'s dry run reads the battle cache but must not record its placeholder
   # verdicts in it.
   write_records <- !is.null(records) && is.null(getOption("predictivebench.dry_run"))
   prompt <- arena_judge_prompt("", "", "", version)
-  judge <- configure_chat(chat, prompt$system,
-                          list(temperature = temperature, max_tokens = 800))
+  judge <- configure_chat(chat, system_prompt %||% prompt$system,
+                          utils::modifyList(list(temperature = temperature, max_tokens = 800),
+                                            as.list(params)))
   n <- nrow(battles)
   # Requests: each battle in its own order, and swapped.
   req <- tibble::tibble(battle = seq_len(n), swapped = FALSE, question = battles$question,

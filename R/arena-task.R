@@ -135,8 +135,10 @@ arena_sample_battles <- function() {
 #' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
-#' @param temperature The judge's temperature: EloBench's 0. The battle cache `records` is
-#'   keyed by judge and prompt version only, so give another temperature its own `records`.
+#' @param temperature,params,system_prompt The judge's temperature (EloBench's 0), other
+#'   request parameters (added to EloBench's `max_tokens = 800`) and system prompt (`NULL`:
+#'   EloBench's for `version`). The battle cache `records` is keyed by judge and prompt
+#'   version only, so give other settings their own `records`.
 #' @inheritParams settings-args
 #' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
 #'   original) or are dropped (`"drop"`, score `NA`).
@@ -169,11 +171,13 @@ arena_task <- function(dataset = arena_sample_battles(), solver = arena_solver()
 #' @rdname arena_task
 #' @export
 arena_solver <- function(records = NULL, version = c("231225", "231113"),
-                         position_swap = FALSE, temperature = 0, settings = NULL) {
+                         position_swap = FALSE, temperature = 0, params = NULL,
+                         system_prompt = NULL, settings = NULL) {
   version <- rlang::arg_match(version)
   check_string(records, allow_null = TRUE)
   check_flag(position_swap)
   check_number(temperature)
+  check_string(system_prompt, allow_null = TRUE)
   settings <- as_request_settings(settings)
   cache_dir(settings$cache)
   # Each input's battle (models, question, answers) is its dataset row, which arena_task()
@@ -183,6 +187,7 @@ arena_solver <- function(records = NULL, version = c("231225", "231113"),
     if (!is_bound(rows)) unbound_solver_error("arena")
     judged <- judge_battles(rows, solver_chat, records = records, version = version,
                             position_swap = position_swap, temperature = temperature,
+                            params = params, system_prompt = system_prompt,
                             settings = as_request_settings(settings, ...))
     report_failures(ifelse(is.na(judged$winner),
                            ifelse(is.na(judged$error), "no verdict", judged$error), NA),

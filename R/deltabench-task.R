@@ -185,12 +185,15 @@ deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffl
 
 #' @rdname deltabench_task
 #' @export
-deltabench_solver <- function(top_p = 0.8, temperature = 1, params = NULL, settings = NULL) {
+deltabench_solver <- function(top_p = 0.8, temperature = 1, params = NULL,
+                              system_prompt = NULL, settings = NULL) {
   check_number(temperature)
   check_number(top_p)
+  check_string(system_prompt, allow_null = TRUE)
   request_params <- utils::modifyList(list(temperature = temperature, top_p = top_p),
                                       params %||% list())
-  generate_solver(params = request_params, settings = settings)
+  generate_solver(system_prompt = system_prompt, params = request_params,
+                  settings = settings)
 }
 
 #' @rdname deltabench_task

@@ -5,10 +5,11 @@
 #' @order 3
 #' @export
 processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature = 0.7,
-                                params = NULL, settings = NULL) {
+                                params = NULL, system_prompt = NULL, settings = NULL) {
   check_count(n_votes)
   check_number(temperature)
   check_flag(n_per_request)
+  check_string(system_prompt, allow_null = TRUE)
   if (!is.null(params) && !is.list(params)) {
     abort_pb("{.arg params} must be a list or {.code NULL}.", "argument")
   }
@@ -25,8 +26,9 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
     n <- length(inputs)
     seed <- request_params$seed %||% chat_seed(solver_chat)
     send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {
-      processbench_requests(solver_chat, request_params, prompts, vote = vote, epoch = epoch,
-                            seed = seed, api_args = api_args, settings = run_settings,
+      processbench_requests(configure_chat(solver_chat, system_prompt), request_params,
+                            prompts, vote = vote, epoch = epoch, seed = seed,
+                            api_args = api_args, settings = run_settings,
                             keep_json = keep_json)
     }
     # vitals epochs repeat inputs: the k-th epoch of a sample gets new votes. Vote v of

@@ -87,6 +87,12 @@ test_that("no solver or judge constructor takes request settings one by one", {
   expect_equal(formals(deltabench_solver)$temperature, 1)
   expect_equal(formals(arena_solver)$temperature, 0)
   expect_true("temperature" %in% names(formals(futurex_solver)))
+  # the same sampling arguments, in the same order, before settings
+  for (f in list(futurex_solver, processbench_solver, deltabench_solver, dsbench_solver,
+                 arena_solver)) {
+    args <- names(formals(f))
+    expect_equal(utils::tail(args, 4), c("temperature", "params", "system_prompt", "settings"))
+  }
 })
 
 test_that("dsbench_solver() sends temperature = 0 unless told otherwise", {
