@@ -109,3 +109,25 @@ test_that("dsbench_solver() sends temperature = 0 unless told otherwise", {
   temps <- vapply(server$requests(), function(b) b$temperature, 1)
   expect_equal(temps, c(0, 0, 0.5, 0.5))
 })
+
+test_that("system_prompt and params of the ProcessBench, DeltaBench and arena solvers are sent", {
+  server <- local_fake_openai(function(body, n) '{"winner": 1}')
+  offline <- request_settings(cache = FALSE)
+  data <- processbench_dataset(version = "sample", limit = 1)
+  tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 1, system_prompt = "PB.",
+                                                        settings = offline))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  tsk <- deltabench_task(deltabench_dataset(version = "sample", limit = 1),
+                         dir = withr::local_tempdir(),
+                         solver = deltabench_solver(system_prompt = "DB.", settings = offline))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  tsk <- arena_task(sample_battles(1)[1, ], dir = withr::local_tempdir(),
+                    solver = arena_solver(system_prompt = "AR.", params = list(seed = 3),
+                                          settings = offline))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  bodies <- server$requests()
+  expect_equal(vapply(bodies, function(b) b$messages[[1]]$content, ""), c("PB.", "DB.", "AR."))
+  expect_equal(c(bodies[[3]]$temperature, bodies[[3]]$seed), c(0, 3))
+  expect_equal(bodies[[3]]$max_tokens %||% bodies[[3]]$max_completion_tokens, 800)
+})
