@@ -5,7 +5,7 @@ pkgload::load_all(Sys.getenv("PREDICTIVEBENCH_ROOT", "."), quiet = TRUE)
 log_dir <- file.path(getwd(), "logs")
 dir.create(log_dir, showWarnings = FALSE)
 run <- function(chat) {
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = FALSE), dir = log_dir)
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = FALSE)), dir = log_dir)
   tsk$eval(solver_chat = chat, view = FALSE)
   tsk
 }

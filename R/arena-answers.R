@@ -4,10 +4,13 @@
 #' Generate the answers the arena needs, and only those
 #'
 #' @description
-#' `arena_answers()` fills the answer cache `q_and_as.csv` in `cache_dir`: for each model
-#' given as a chat, it sends the questions that have no answer yet through
-#' [generate_responses()] (response cache, retries, failure isolation) and rewrites the file
-#' atomically after every chunk, so an interrupted run keeps what it got. Each write holds a
+#' `arena_answers()` fills the answer cache `q_and_as.csv` in `cache_dir`: the questions
+#' that have no answer yet, for every model given as a chat, go into one request pool
+#' ([generate_responses()]: response cache, retries, failure isolation), and the file is
+#' rewritten atomically when the pool is done. The response cache keeps each answer the
+#' moment it arrives, so a run that is interrupted or killed loses only the requests in
+#' flight: the next call reads the others from it without sending them (unless the settings
+#' turn the cache off). Each write holds a
 #' lock (`.q_and_as.csv.lock`) and merges the answers another process added meanwhile, so
 #' two runs on one folder lose no answer. A failed request
 #' leaves `NaN` (not generated) and is tried again next time; a real empty answer (`""`) is
@@ -18,45 +21,41 @@
 #' @param models A named list of chats (or `NULL` elements, or a character vector) as for
 #'   [arena_run()].
 #' @param cache_dir The folder holding `q_and_as.csv`.
-#' @param chunk_size Questions sent between two writes of the file (with `batch = TRUE`,
-#'   all of a model's missing questions go in one provider batch).
-#' @inheritParams generate_responses
+#' @inheritParams settings-args
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
 #' @keywords internal
-arena_answers <- function(questions, models, cache_dir, cache = TRUE, chunk_size = 20,
-                          max_active = 10, rpm = 500, max_tries = 3,
-                          batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+arena_answers <- function(questions, models, cache_dir, settings = NULL) {
   models <- register_models(models, min = 1)
   check_string(cache_dir)
-  check_count(chunk_size)
+  settings <- as_request_settings(settings)
   path <- file.path(cache_dir, "q_and_as.csv")
   answers <- load_answers(path, unique(as.character(questions)), names(models))
-  for (name in names(models)) {
-    chat <- models[[name]]
-    if (is.null(chat)) next
-    pending <- answers$question[answers$question %in% questions & is.na(answers[[name]])]
-    # A provider batch takes every question at once: chunks would be separate batches.
-    for (chunk in split(pending, ceiling(seq_along(pending) / if (batch) Inf else chunk_size))) {
-      res <- generate_responses(chat, chunk, cache = cache,
-                                max_active = max_active, rpm = rpm, max_tries = max_tries,
-                                epoch = 1L, key_extra = "arena-answer-v1", batch = batch,
-                                wait = wait)
-      answers <- update_answers(path, answers, chunk, name, res$result)
-    }
+  chats <- Filter(Negate(is.null), models)
+  # Every model's missing answers in one pool: prompt i goes to chats[[chat_index[i]]] (with
+  # `batch`, one provider batch per model).
+  pending <- lapply(names(chats), function(name) {
+    answers$question[answers$question %in% questions & is.na(answers[[name]])]
+  })
+  model <- rep(names(chats), lengths(pending))
+  asked <- unlist(pending, use.names = FALSE) %||% character()
+  if (length(asked)) {
+    res <- run_requests(unname(chats), match(model, names(chats)), as.list(asked), settings,
+                        epoch = 1L, key_extra = "arena-answer-v1")
+    answers <- update_answers(path, answers, asked, model, res$result)
   }
   if (!file.exists(path)) answers <- update_answers(path, answers, character(), NULL, NULL)
   answers
 }
 
 # Under the file's lock: the answer cache as it is now (another process may have added
-# answers since it was read), with `results` of `model` for `questions` merged in, written
-# back and returned. A failure (NA) never replaces an answer.
+# answers since it was read), with `results` (of `model`, one per question) for `questions`
+# merged in, written back and returned. A failure (NA) never replaces an answer.
 update_answers <- function(path, answers, questions, model, results) {
   with_file_lock(path, {
     merged <- load_answers(path, answers$question, setdiff(names(answers), "question"))
     at <- match(questions, merged$question)
     ok <- !is.na(results)
-    if (length(model)) merged[[model]][at[ok]] <- results[ok]
+    for (m in unique(model)) merged[[m]][at[ok & model == m]] <- results[ok & model == m]
     write_answers(merged, path)
     merged
   })

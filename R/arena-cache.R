@@ -3,15 +3,16 @@
 
 # Judge battles (a tibble from arena_battles()), using and extending the battle cache.
 judge_battles <- function(battles, chat, records = NULL, version = "231225",
-                          position_swap = FALSE, cache = TRUE, chunk_size = 20,
-                          max_active = 10, rpm = 500, max_tries = 3, batch = FALSE,
-                          wait = TRUE) {
+                          position_swap = FALSE, temperature = 0, params = NULL,
+                          system_prompt = NULL, settings = NULL) {
   judger <- chat$get_model()
   # estimate_cost()'s dry run reads the battle cache but must not record its placeholder
   # verdicts in it.
   write_records <- !is.null(records) && is.null(getOption("predictivebench.dry_run"))
   prompt <- arena_judge_prompt("", "", "", version)
-  judge <- configure_chat(chat, prompt$system, list(temperature = 0, max_tokens = 800))
+  judge <- configure_chat(chat, system_prompt %||% prompt$system,
+                          utils::modifyList(list(temperature = temperature, max_tokens = 800),
+                                            as.list(params)))
   n <- nrow(battles)
   # Requests: each battle in its own order, and swapped.
   req <- tibble::tibble(battle = seq_len(n), swapped = FALSE, question = battles$question,
@@ -43,27 +44,26 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   todo <- which(!cached)
   # Identical requests (same battle twice) are judged once.
   todo <- todo[!duplicated(key[todo])]
-  # A provider batch takes every request at once: chunks would be separate batches.
-  for (chunk in split(todo, ceiling(seq_along(todo) / if (batch) Inf else chunk_size))) {
-    res <- generate_responses(judge, req$input[chunk], cache = cache, max_active = max_active,
-                              rpm = rpm, max_tries = max_tries, epoch = 1L,
-                              key_extra = paste0("arena-judge-", version), batch = batch,
-                              wait = wait)
+  # Every request in one pool. The response cache keeps each verdict the moment it arrives,
+  # so a killed run loses only those in flight; the battle file is written when it is done.
+  if (length(todo)) {
+    res <- generate_responses(judge, req$input[todo], settings, epoch = 1L,
+                              key_extra = paste0("arena-judge-", version))
     verdict <- arena_parse_verdict(res$result)
     now <- format(Sys.time(), "%Y-%m-%d %H:%M:%OS6")
     new <- tibble::tibble(
-      model_a = req$model_a[chunk], model_b = req$model_b[chunk], winner = verdict$winner,
-      judger = judger, tstamp = now, question = req$question[chunk],
-      answer_a = req$answer_a[chunk], answer_b = req$answer_b[chunk],
+      model_a = req$model_a[todo], model_b = req$model_b[todo], winner = verdict$winner,
+      judger = judger, tstamp = now, question = req$question[todo],
+      answer_a = req$answer_a[todo], answer_b = req$answer_b[todo],
       gpt_4_response = response_json(res, version), gpt_4_score = verdict$gpt_4_score,
       is_valid = !is.na(res$result)
     )
-    for (j in seq_along(chunk)) {
-      same <- which(key == key[[chunk[[j]]]])
+    for (j in seq_along(todo)) {
+      same <- which(key == key[[todo[[j]]]])
       rec[same, battle_record_columns] <- new[j, battle_record_columns]
       rec$error[same] <- res$error[[j]]
       usage$cached[same] <- res$cached[[j]]
-      usage[chunk[[j]], c("input_tokens", "output_tokens", "cost")] <-
+      usage[todo[[j]], c("input_tokens", "output_tokens", "cost")] <-
         res[j, c("input_tokens", "output_tokens", "cost")]
     }
     if (write_records) store <- update_battle_cache(records, new)

@@ -30,8 +30,10 @@ arena_sample_battles <- function() {
 #' For the whole workflow (answers, arrangement, rounds, files), use [arena_run()].
 #'
 #' * `arena_judge_solver()` judges only battles missing from the battle cache `records` (a
-#'   `battle_records.csv`), and appends each chunk's verdicts to it atomically, so a run
-#'   killed while judging loses at most one chunk and re-judges nothing already recorded.
+#'   `battle_records.csv`), all in one request pool, and adds their verdicts to it
+#'   atomically when the pool is done. The response cache keeps each verdict the moment it
+#'   arrives, so a run killed while judging loses only the requests in flight: the next run
+#'   reads the others from the response cache and sends nothing already answered.
 #'   Each write holds a lock (`.battle_records.csv.lock`) and merges what another run on the
 #'   same file recorded meanwhile, so concurrent runs lose no verdict. A cached verdict is used only when its `judger` is this judge's model and its prompt
 #'   version matches (written into `gpt_4_response`; for the original's records, told by the
@@ -83,10 +85,9 @@ arena_sample_battles <- function() {
 #' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
-#' @param chunk_size Battles judged between two writes of `records`. The whole file is
-#'   rewritten (atomically) each time, so with tens of thousands of records a larger chunk
-#'   saves time; a killed run loses at most one chunk. One process at a time should write a
-#'   given `records` file. With `batch = TRUE` every battle goes in one batch.
+#' @param temperature,params,system_prompt The judge's temperature (EloBench's 0), other
+#'   request parameters and system prompt (`NULL`: EloBench's for `version`).
+#' @inheritParams settings-args
 #' @param invalid For the scorer and summary: failed judgements count as a `"tie"` (the
 #'   original) or are dropped (`"drop"`, score `NA`).
 #' @param x An evaluated arena task, its samples, its log file, or a data frame of battles.
@@ -110,23 +111,24 @@ arena_judge_task <- function(dataset = arena_sample_battles(), solver = arena_ju
 
 # The judging solver: its solver_chat is the judge.
 arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
-                         position_swap = FALSE, cache = TRUE, chunk_size = 20,
-                         max_active = 10, rpm = 500, max_tries = 3,
-                         batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+                               position_swap = FALSE, temperature = 0, params = NULL,
+                               system_prompt = NULL, settings = NULL) {
   version <- rlang::arg_match(version)
   check_string(records, allow_null = TRUE)
   check_flag(position_swap)
-  check_count(chunk_size)
-  cache_dir(cache)
+  check_number(temperature)
+  check_string(system_prompt, allow_null = TRUE)
+  settings <- as_request_settings(settings)
+  cache_dir(settings$cache)
   # Each input's battle (models, question, answers) is its dataset row, which arena_task()
   # binds: two battles with the same prompt keep their own models and record.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
     solver_chat <- as_chat(solver_chat)
     if (!is_bound(rows)) unbound_solver_error("arena_judge")
     judged <- judge_battles(rows, solver_chat, records = records, version = version,
-                            position_swap = position_swap, cache = cache,
-                            chunk_size = chunk_size, max_active = max_active, rpm = rpm,
-                            max_tries = max_tries, batch = batch, wait = wait)
+                            position_swap = position_swap, temperature = temperature,
+                            params = params, system_prompt = system_prompt,
+                            settings = as_request_settings(settings, ...))
     report_failures(ifelse(is.na(judged$winner),
                            ifelse(is.na(judged$error), "no verdict", judged$error), NA),
                     what = "battle")

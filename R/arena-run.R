@@ -29,8 +29,10 @@
 #' decisive (non-tie) battles, that many new questions), generates only the missing answers
 #' ([arena_answers()]), and judges only the battles not yet in the battle cache (a
 #' judging task, each sample a battle). Rounds repeat until every pair has `n` decisive battles, no pair can get a
-#' new question, or `max_rounds` is reached. Every file is written atomically after each
-#' chunk, so a killed run resumes where it stopped.
+#' new question, or `max_rounds` is reached. A round's answers, then its battles, each go
+#' into one request pool; every file is written atomically, and the response cache keeps
+#' each answer and verdict the moment it arrives, so a killed run resumes where it stopped
+#' (only the requests in flight are sent again).
 #'
 #' Nothing stops silently: a model given by name only that has no cached answer to any of
 #' the questions is an error (class `predictivebench_error_answers`, naming the models)
@@ -68,11 +70,12 @@
 #' @param rating_method,bootstrap How `elo_rating.csv` is computed; see [arena_ratings()].
 #'   The default is EloBench's online Elo in file order.
 #' @param seed Seed for arrangements and bootstrap.
-#' @param cache The response cache; by default `tempcache/responses` inside `dir`.
-#' @param answer_chunk_size,judge_chunk_size Requests between two writes of the caches.
-#' @param batch `TRUE` sends each round's missing answers, then its battles, as provider
-#'   batches (see [generate_responses()]), waiting for each: the next round is arranged
-#'   from the verdicts of this one.
+#' @param settings How requests are sent (answers and verdicts): a [request_settings()]
+#'   object, or `NULL` for the defaults with the response cache in `tempcache/responses`
+#'   inside `dir` (so the run stays within `dir` and resumes from it). With
+#'   `batch = TRUE` each round's missing answers, then its battles, are sent as provider
+#'   batches, waiting for each (`wait` is ignored): the next round is arranged from the
+#'   verdicts of this one.
 #' @inheritParams arena_task
 #' @inheritParams generate_responses
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
@@ -102,11 +105,13 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
                       version = c("231225", "231113"), position_swap = FALSE,
                       max_rounds = 10, invalid = c("tie", "drop"),
                       rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
-                      seed = 1, cache = file.path(dir, "tempcache", "responses"),
-                      answer_chunk_size = 20, judge_chunk_size = 20, max_active = 10,
-                      rpm = 500, max_tries = 3,
-                      batch = getOption("predictivebench.batch", FALSE)) {
+                      seed = 1, settings = NULL) {
   check_string(dir)
+  settings <- as_request_settings(
+    settings %||% request_settings(cache = file.path(dir, "tempcache", "responses"))
+  )
+  # The next round is arranged from this one's verdicts: a batch must be waited for.
+  settings$wait <- TRUE
   check_path_name(dataset)
   check_path_name(experiment)
   arena_install_questions(dir, dataset)
@@ -183,9 +188,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
     arranged <- rbind(arranged, new)
     write_arena_csv(arranged, paths$arrangement)
 
-    answers <- arena_answers(unique(new$question), models, cache_folder, cache = cache,
-                             chunk_size = answer_chunk_size, max_active = max_active,
-                             rpm = rpm, max_tries = max_tries, batch = batch)
+    answers <- arena_answers(unique(new$question), models, cache_folder, settings)
     battles <- arena_battles(new, answers, version)
     wanted <- if (strategy == "pairs") names(need) else
       if (strategy == "all") pair_keys(NULL, NULL, model_names) else
@@ -194,9 +197,7 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
                                                          model_names)), round)
     if (nrow(battles)) {
       solver <- arena_judge_solver(records = paths$records_cache, version = version,
-                             position_swap = position_swap, cache = cache,
-                             chunk_size = judge_chunk_size, max_active = max_active,
-                             rpm = rpm, max_tries = max_tries, batch = batch)
+                                   position_swap = position_swap, settings = settings)
       task <- arena_judge_task(battles, solver, arena_verdict_scorer(invalid), dir = paths$logs,
                          name = paste0("arena-", experiment))
       # one log per run, written below: none per round

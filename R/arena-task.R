@@ -162,10 +162,8 @@ arena_solver <- function(temperature = NULL, params = NULL, system_prompt = NULL
     s <- as_request_settings(settings, ...)
     # key_extra as arena_answers(): the first epoch of a question reuses an answer that
     # arena_run() cached for the same chat, and the other way round.
-    solve <- generate_solver(system_prompt = system_prompt, params = params, cache = s$cache,
-                             max_active = s$max_active, rpm = s$rpm, max_tries = s$max_tries,
-                             backoff = s$backoff, key_extra = "arena-answer-v1",
-                             batch = s$batch, wait = s$wait)
+    solve <- generate_solver(system_prompt = system_prompt, params = params, settings = s,
+                             key_extra = "arena-answer-v1")
     solve(inputs, solver_chat = solver_chat)
   }
 }
@@ -196,8 +194,7 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
       tibble::tibble(winner = character(), error = character(), usage = list(), chat = list())
     } else {
       judge_battles(battles, scorer_chat, version = version, position_swap = position_swap,
-                    cache = s$cache, chunk_size = Inf, max_active = s$max_active,
-                    rpm = s$rpm, max_tries = s$max_tries, batch = s$batch, wait = s$wait)
+                    settings = s)
     }
     report_failures(ifelse(is.na(judged$winner),
                            ifelse(is.na(judged$error), "no verdict", judged$error), NA),

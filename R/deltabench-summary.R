@@ -68,7 +68,7 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' # a task's summary, read from its log file, and its plot
 #' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
 #'                        dir = tempfile(),
-#'                        solver = deltabench_solver(cache = FALSE))
+#'                        solver = deltabench_solver(settings = request_settings(cache = FALSE)))
 #' tsk$eval(solver_chat = baseline_chat("Conclusion: yes\nError Section Number: 2"),
 #'          view = FALSE)
 #' s <- deltabench_summary(tsk$log_path)

@@ -122,7 +122,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' @examples
 #' tsk <- deltabench_task(deltabench_dataset(version = "sample"),
 #'                        dir = tempfile(),
-#'                        solver = deltabench_solver(cache = FALSE))
+#'                        solver = deltabench_solver(settings = request_settings(cache = FALSE)))
 #' tsk$eval(
 #'   solver_chat = baseline_chat("Conclusion: yes\nError Section Number: 2\nExplanation: x"),
 #'   view = FALSE
@@ -168,15 +168,15 @@ deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffl
 
 #' @rdname deltabench_task
 #' @export
-deltabench_solver <- function(temperature = 1, top_p = 0.8, params = NULL, cache = TRUE,
-                              max_active = 10, rpm = 500, max_tries = 3,
-                              batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+deltabench_solver <- function(top_p = 0.8, temperature = 1, params = NULL,
+                              system_prompt = NULL, settings = NULL) {
   check_number(temperature)
   check_number(top_p)
-  settings <- utils::modifyList(list(temperature = temperature, top_p = top_p),
-                                params %||% list())
-  generate_solver(params = settings, cache = cache, max_active = max_active, rpm = rpm,
-                  max_tries = max_tries, batch = batch, wait = wait)
+  check_string(system_prompt, allow_null = TRUE)
+  request_params <- utils::modifyList(list(temperature = temperature, top_p = top_p),
+                                      params %||% list())
+  generate_solver(system_prompt = system_prompt, params = request_params,
+                  settings = settings)
 }
 
 #' @rdname deltabench_task

@@ -3,11 +3,10 @@
 #' @rdname dsbench_task
 #' @order 4
 #' @export
-dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rpm = 500,
-                           max_tries = 3, batch = getOption("predictivebench.batch", FALSE),
-                           wait = TRUE) {
+dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
   scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
-  cache_dir(cache)
+  settings <- as_request_settings(settings)
+  cache_dir(settings$cache)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
     if (is.null(scorer_chat)) {
@@ -20,8 +19,7 @@ dsbench_scorer <- function(scorer_chat = NULL, cache = TRUE, max_active = 10, rp
     }
     scorer_chat <- as_chat(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
-                            cache = cache, max_active = max_active, rpm = rpm,
-                            max_tries = max_tries, batch = batch, wait = wait)
+                            as_request_settings(settings, ...))
     list(
       score = score_values(judged$correct),
       scorer_chat = judged$chat,
@@ -62,7 +60,7 @@ dsbench_judge_correct <- function(reply) {
   !is.na(reply) & grepl("true", tolower(reply), fixed = TRUE)
 }
 
-dsbench_judge <- function(question, answer, prediction, scorer_chat, cache = TRUE, ...) {
+dsbench_judge <- function(question, answer, prediction, scorer_chat, settings = NULL) {
   n <- length(prediction)
   chat <- configure_chat(scorer_chat, params = list(temperature = 0, max_tokens = 256))
   chat$set_system_prompt(NULL)
@@ -78,8 +76,7 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, cache = TRU
     })
   )
   if (length(send)) {
-    res <- generate_responses(chat, prompts[send], cache = cache,
-                              key_extra = "dsbench-judge-v1", ...)
+    res <- generate_responses(chat, prompts[send], settings, key_extra = "dsbench-judge-v1")
     out$reply[send] <- res$result
     out$error[send] <- res$error
     out$judged[send] <- is.na(res$error)

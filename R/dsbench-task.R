@@ -120,8 +120,10 @@
 #'   instead to cut the prompt.
 #' @param system_prompt `NULL` (the original's system prompt, see "Solver") or a string to
 #'   use instead.
-#' @param params Request parameters (see [ellmer::params()]); the default is the
-#'   original's `temperature = 0`.
+#' @param temperature The original's 0; `NULL` leaves the chat's own.
+#' @param params Other request parameters (see [ellmer::params()]), such as
+#'   `list(max_tokens = 4096)`.
+#' @inheritParams settings-args
 #' @param image_max_tokens `max_tokens` for requests with an image (the original's 2256);
 #'   `NULL` leaves it unset.
 #' @param max_cells Passed to [workbook_tools()] in the files mode.
@@ -136,7 +138,6 @@
 #' @param judge For `dsbench_task()`: the judge chat given to the default scorer as its
 #'   `scorer_chat` (the original used gpt-4o). `NULL` (the default) leaves it to
 #'   `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
-#' @param tolerance For `dsbench_scorer_exact()`: relative tolerance for numbers.
 #' @inheritParams generate_solver
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
 #'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a
@@ -152,8 +153,8 @@
 #' data <- dsbench_dataset(version = "sample")
 #' tsk <- dsbench_task(
 #'   data,
-#'   solver = dsbench_solver(cache = FALSE),
-#'   scorer = dsbench_scorer(scorer_chat = baseline_chat("True"), cache = FALSE),
+#'   solver = dsbench_solver(settings = request_settings(cache = FALSE)),
+#'   scorer = dsbench_scorer(scorer_chat = baseline_chat("True")),
 #'   dir = tempfile()
 #' )
 #' oracle <- baseline_chat(function(prompt) data$target[match(prompt, data$input)])
@@ -267,11 +268,9 @@ dsbench_is_relative_inside <- function(relative) {
 #' @export
 dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
                            context_limit = 128000, reserve_tokens = 6000,
-                           encoding = NULL, count_tokens = NULL, system_prompt = NULL,
-                           params = list(temperature = 0), image_max_tokens = 2256,
-                           max_cells = 2000, cache = TRUE, max_active = 10,
-                           rpm = 500, max_tries = 3,
-                           batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+                           encoding = NULL, count_tokens = NULL, image_max_tokens = 2256,
+                           max_cells = 2000, temperature = 0, params = NULL,
+                           system_prompt = NULL, settings = NULL) {
   mode <- rlang::arg_match(mode)
   check_flag(images)
   check_count(context_limit)
@@ -286,17 +285,22 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
   }
   check_string(system_prompt, allow_null = TRUE)
   check_count(image_max_tokens %||% 1)
-  cache_dir(cache)
+  check_number(temperature, allow_null = TRUE)
+  if (!is.null(temperature)) {
+    params <- utils::modifyList(list(temperature = temperature), as.list(params))
+  }
+  settings <- as_request_settings(settings)
+  cache_dir(settings$cache)
   config <- list(mode = mode, images = images, budget = context_limit - reserve_tokens,
                  encoding = encoding, count_tokens = count_tokens,
                  system_prompt = system_prompt, params = params,
-                 image_max_tokens = image_max_tokens, max_cells = max_cells, cache = cache,
-                 max_active = max_active, rpm = rpm, max_tries = max_tries,
-                 batch = batch, wait = wait)
+                 image_max_tokens = image_max_tokens, max_cells = max_cells,
+                 settings = settings)
   # Each input's folder, image and workbook list come from the task's dataset, which
   # dsbench_task() binds; unbound, the inline mode answers from the prompts alone.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
     solver_chat <- as_chat(solver_chat)
+    config$settings <- as_request_settings(settings, ...)
     dsbench_solve(inputs, rows, solver_chat, config)
   })
 }
@@ -352,11 +356,13 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
     if (is.na(image[[i]])) return(cut[[i]]$text)
     list(cut[[i]]$text, ellmer::content_image_file(image[[i]], resize = "none"))
   })
-  # Requests differ by system prompt and tools: send them in groups, keep the input order.
+  # Requests differ by system prompt and tools: one chat per group, all sent in one pool.
   group <- paste(!is.na(image), if (config$mode == "files") folder else "")
-  results <- vector("list", n)
-  for (g in unique(group)) {
-    idx <- which(group == g)
+  groups <- unique(group)
+  chats <- vector("list", length(groups))
+  keys <- vector("list", length(groups))
+  for (k in seq_along(groups)) {
+    idx <- which(group == groups[[k]])
     with_image <- !is.na(image[[idx[[1]]]])
     system_prompt <- config$system_prompt %||%
       if (with_image) dsbench_system_prompt_image else dsbench_system_prompt_text
@@ -373,13 +379,11 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
       key_extra <- list(key_extra, "files", dsbench_folder_fingerprint(folder[[idx[[1]]]], files),
                         config$max_cells)
     }
-    res <- generate_responses(chat, prompts[idx], cache = config$cache,
-                              max_active = config$max_active, rpm = config$rpm,
-                              max_tries = config$max_tries, key_extra = key_extra,
-                              batch = config$batch, wait = config$wait)
-    for (j in seq_along(idx)) results[[idx[[j]]]] <- res[j, ]
+    chats[[k]] <- chat
+    keys[[k]] <- key_extra
   }
-  res <- do.call(rbind, results)
+  res <- run_requests(chats, match(group, groups), prompts, config$settings,
+                      chat_keys = keys)
   report_failures(res$error)
   meta <- lapply(seq_len(n), function(i) {
     c(list(error = res$error[[i]]), usage_metadata(res, i), list(seconds = res$seconds[[i]]))

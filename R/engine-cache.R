@@ -9,8 +9,9 @@
 #'
 #' The directory is, in order: `getOption("predictivebench.cache_dir")`, the environment
 #' variable `PREDICTIVEBENCH_CACHE_DIR`, or `tools::R_user_dir("predictivebench", "cache")`.
-#' Every function that sends requests has a `cache` argument: `TRUE` (this directory),
-#' `FALSE` (no cache: every request is sent and nothing is written) or a path to use instead.
+#' The `cache` field of the [request_settings()] every solver and judge takes (or
+#' `$eval(cache = )`) says which cache a run uses: `TRUE` (this directory), `FALSE` (no
+#' cache: every request is sent and nothing is written) or a path to use instead.
 #' `cache_clear()` deletes the cached responses.
 #'
 #' @section What the cache guarantees:
@@ -200,7 +201,9 @@ cache_prepare <- function(dir) {
   }, error = identity, warning = identity)
   if (!isTRUE(done)) {
     abort_pb(c("Can't write to the response cache {.path {target}}; no request was sent.",
-               i = "Give a writable directory in {.arg cache}, or {.code cache = FALSE}.",
+               i = "Give a writable directory as the {.arg cache} setting
+                    ({.code settings = request_settings(cache = )} or {.code $eval(cache = )}),
+                    or {.code cache = FALSE}.",
                x = conditionMessage(done)),
              "cache", file = target)
   }

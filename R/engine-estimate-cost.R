@@ -21,9 +21,10 @@
 #'   request sets one (pass `params = ellmer::params(max_tokens = )` to the solver to bound
 #'   it);
 #' * `cost_max`: input tokens plus the output bound at the prices of ellmer's price table
-#'   when it knows the provider and model, else `NA`: tokens only. With `batch = TRUE` (the
-#'   route through [ellmer::batch_chat()]) the table's `batches` prices, or half the regular
-#'   price where it lists none (the providers' batch discount).
+#'   when it knows the provider and model, else `NA`: tokens only. Requests a run would
+#'   send as a provider batch (the setting `batch = TRUE`, the route through
+#'   [ellmer::batch_chat()]) at the table's `batches` prices, or half the regular price
+#'   where it lists none (the providers' batch discount).
 #'
 #' Judge calls and tool rounds that depend on the model's answers are counted as they
 #' happen for the placeholder answer `answer` (an empty reply by default), so for such
@@ -35,19 +36,19 @@
 #' temporary directory (deleted at the end), so however it ends, even killed, the cache is
 #' as it was and no placeholder answer is ever served as a model's. To count cached requests
 #' too it runs twice, the second time without reading the cache. `cached` counts hits in
-#' every cache the task's solver and scorer use (their own `cache =` directories).
+#' every cache the task's solver and scorer use (their settings' `cache`, or the one given
+#' here).
 #'
 #' @param task A vitals Task (not modified: a copy is run).
 #' @param chat The ellmer chat you will pass as `solver_chat`.
-#' @param ... Other named arguments of `$eval()`, such as `scorer_chat`. Requests to a
-#'   chat's model given here (a judge) are counted with that chat's tokenizer and priced at
-#'   its price.
+#' @param ... Other named arguments of `$eval()`, such as `scorer_chat`, and request
+#'   settings (see [request_settings()]) as `$eval()` takes them, which override the
+#'   solver's and scorer's own: `batch = TRUE` prices the run as provider batches, `cache`
+#'   names the cache the run will use. Requests to a chat's model given here (a judge) are
+#'   counted with that chat's tokenizer and priced at its price. A solver or judge whose
+#'   settings say `batch = TRUE` is priced at the batch price anyway: the dry run counts its
+#'   requests one by one, at that price.
 #' @param epochs Epochs, as for `$eval()`.
-#' @param cache The cache directory the run uses (`TRUE`: the default one); checked only,
-#'   since the dry run reads the caches the task's solver and scorer are built with.
-#' @param batch Price every request at the batch route's prices. Requests of a solver or
-#'   judge built with `batch = TRUE` are priced so anyway: the dry run counts them as the same
-#'   requests, one by one, at the batch price.
 #' @param answer The placeholder reply text of every request.
 #' @returns A one-row tibble: `requests`, `cached`, `to_send`, `input_tokens`,
 #'   `output_tokens_max`, `cost_max`, `tokens` (`"exact"` or `"estimate"`), `provider`,
@@ -62,18 +63,18 @@
 #' estimate_cost(tsk, chat, cache = tempfile())
 #' estimate_cost(tsk, chat, cache = tempfile(), batch = TRUE)
 #' options(old)
-estimate_cost <- function(task, chat, ..., epochs = NULL, cache = TRUE, batch = FALSE,
-                          answer = "") {
+estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
   if (!inherits(task, "Task")) abort_pb("{.arg task} must be a vitals Task.", "argument")
   if (!inherits(chat, "Chat")) abort_pb("{.arg chat} must be an ellmer chat.", "argument")
   if (!is.null(epochs)) check_count(epochs)
-  check_flag(batch)
   check_string(answer)
   dots <- list(...)
   if (length(dots) && !all(nzchar(rlang::names2(dots)))) {
     abort_pb("All arguments in {.arg ...} must be named.", "argument")
   }
-  cache_dir(cache)
+  # settings given here are checked now, as request_settings() would
+  do.call(as_request_settings, c(list(NULL), dots[names(dots) %in% request_setting_names()]))
+  batch <- isTRUE(dots$batch)
   to_send <- dry_run(task, chat, dots, epochs, answer, hide_cache = FALSE)
   total <- dry_run(task, chat, dots, epochs, answer, hide_cache = TRUE)
   chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
@@ -107,7 +108,9 @@ dry_run <- function(task, chat, dots, epochs, answer, hide_cache) {
     fake_response(req$url, body, answer)
   }
   copy <- task$clone(deep = TRUE)
-  solver_args <- dots[startsWith(rlang::names2(dots), "solver_")]
+  # As $eval() splits them: request settings go to the solver and the scorer.
+  settings <- rlang::names2(dots) %in% request_setting_names()
+  solver_args <- dots[startsWith(rlang::names2(dots), "solver_") | settings]
   scorer_args <- dots[!startsWith(rlang::names2(dots), "solver_")]
   # Every request must go through httr2 (which the mock answers) and one by one: no fast
   # path over curl, no provider batch; a solver built with `batch = TRUE` sends one by one

@@ -6,6 +6,9 @@
 #' sends each prompt as a fresh conversation (the chat's system prompt and earlier turns are
 #' kept) and adds what vitals' `generate()` lacks:
 #'
+#' How requests are sent (`max_active`, `rpm`, `max_tries`, `backoff`, `timeout`, `cache`,
+#' `batch`, `wait`) is one [request_settings()] object, the same for every solver and judge.
+#'
 #' * **A continuous pool.** `max_active` requests are in flight until the work is done: when
 #'   one answers, the next starts, so one slow request never holds up the others. At most
 #'   `rpm` requests start per minute.
@@ -22,8 +25,9 @@
 #'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
 #'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
 #'   after ... tries"), never retried endlessly.
-#' * **A deadline on every request.** A request that has not answered within
-#'   `getOption("ellmer_timeout_s", 300)` seconds (ellmer's own request timeout) is cancelled
+#' * **A deadline on every request.** A request that has not answered within the
+#'   `timeout` setting (by default `getOption("ellmer_timeout_s", 300)` seconds, ellmer's
+#'   own request timeout) is cancelled
 #'   by the pool and counts as a transient failure (retried up to `max_tries`), on the fast
 #'   path and on ellmer's `$chat_async()` path alike, so a server that accepts a connection
 #'   and never answers cannot hang a run. With tools, each tool-call round gets a new
@@ -45,6 +49,18 @@
 #' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
 #'   the cache, and the error. With tools, tokens and cost are summed over every round of
 #'   the request (each tool call is one more request to the provider).
+#' * **Provider batches.** With the setting `batch = TRUE` the prompts not in the cache go
+#'   as one provider batch through [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq):
+#'   half the price, answers in minutes to hours, resumable across R sessions (the batch's
+#'   state file is kept in the cache directory, `batches/`, so calling again after quitting
+#'   R resumes the same batch; its answers enter the same cache). An item the provider failed
+#'   (or that expired) is marked failed with the provider's error; the next call sends the
+#'   failed ones in a new batch. A corrupt state file, one made for another chat, a batch
+#'   refused as a whole or one that ended without completing are errors of class
+#'   `predictivebench_error_batch_state` or `predictivebench_error_batch` naming the file and
+#'   batch. With `wait = FALSE` the call submits the batch (or checks on it) and returns at
+#'   once; until the batch ends the prompts have result `NA` and an error saying it is still
+#'   running. Log-probability requests cannot be batched.
 #'
 #' Identical prompts within one call are told apart by their epoch (their occurrence
 #' number: 1, 2, ...), so `vitals` epochs and repeated votes are separate requests and
@@ -60,71 +76,51 @@
 #'   to use. It is cloned, never modified.
 #' @param prompts A character vector, or a list whose elements are strings or lists of
 #'   ellmer content (e.g. text plus [ellmer::content_image_file()]).
-#' @param cache `TRUE` (the default directory), `FALSE` (no cache) or a directory.
-#' @param max_active Requests in flight at once.
-#' @param rpm Requests per minute at most. The default, 500, suits hosted providers; a
-#'   local server (vLLM, a mock) has no rate limit, and at 500 a minute the limit, not the
-#'   server, sets the pace: when it does for most of a run, a message (once per session)
-#'   says so and which setting to raise.
-#' @param max_tries Attempts per request, the first included.
-#' @param backoff Seconds before the first retry of a request that failed transiently
-#'   (doubling with each retry), unless the provider says when to retry.
+#' @inheritParams settings-args
+#' @param ... Named settings that override those of `settings` (as `$eval()` passes them
+#'   to a solver), e.g. `cache = FALSE, max_active = 50`.
 #' @param epoch Epoch of each prompt (integers, recycled). `NULL` numbers repeated
 #'   prompts 1, 2, ....
 #' @param key_extra Anything else that should make a cache key distinct (a prompt version).
 #' @param keep_json Keep the provider's raw response JSON (for log-probabilities).
 #' @param progress Show a progress bar (advancing with each answer).
-#' @param batch `TRUE` sends the prompts not in the cache as one provider batch through
-#'   [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq) instead of one request each.
-#'   The trade-off: half the price, but answers take minutes to hours (up to 24) instead of
-#'   seconds, and the run is resumable across R sessions. Every solver and judge takes it;
-#'   probsem's log-probability requests ([query_logprobs()], [probsem_solver()]) cannot be
-#'   batched and are always sent one by one. The batch's state file is kept in the cache
-#'   directory (`batches/`), so calling again after quitting R resumes the same batch
-#'   rather than submitting a new one; its answers enter the same cache, so a later run
-#'   without `batch` reuses them (the state file is then deleted). An item the provider
-#'   failed (or that expired) is marked failed with the provider's error; the others are
-#'   kept, and the next call sends the failed ones in a new batch. A corrupt state file, one
-#'   made for another chat, a batch refused as a whole or one that ended without
-#'   completing are errors of class `predictivebench_error_batch_state` or
-#'   `predictivebench_error_batch` naming the file and batch. Needs a cache. The default is
-#'   `getOption("predictivebench.batch", FALSE)`, so setting the option turns batches on
-#'   for every solver and judge.
-#' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
-#'   (or checks on it) and returns at once, with a message saying how to collect the
-#'   answers; until then the prompts have result `NA` and an error saying the batch is
-#'   still running.
 #' @returns A tibble with one row per prompt: `result` (the response text, `NA` on failure),
 #'   `chat` (an ellmer Chat holding the conversation), `error`, `cached`, `input_tokens`,
 #'   `output_tokens`, `cost`, `seconds` and, with `keep_json`, `json`.
 #' @keywords internal
-generate_responses <- function(chat, prompts, cache = TRUE, max_active = 10, rpm = 500,
-                               max_tries = 3, backoff = 1, epoch = NULL, key_extra = NULL,
-                               keep_json = FALSE, progress = interactive(),
-                               batch = getOption("predictivebench.batch", FALSE),
-                               wait = TRUE) {
+generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL,
+                               key_extra = NULL, keep_json = FALSE,
+                               progress = interactive()) {
+  settings <- settings_with_dots(settings, ...)
   chat <- as_chat(chat)
   prompts <- as_prompt_list(prompts)
-  run_requests(list(chat), rep(1L, length(prompts)), prompts, cache = cache,
-               max_active = max_active, rpm = rpm, max_tries = max_tries, backoff = backoff,
-               epoch = epoch, key_extra = key_extra, keep_json = keep_json,
-               progress = progress, batch = batch, wait = wait)
+  run_requests(list(chat), rep(1L, length(prompts)), prompts, settings, epoch = epoch,
+               key_extra = key_extra, keep_json = keep_json, progress = progress)
 }
 
-# generate_responses() for prompts that go to different chats (ProcessBench's per-vote seeds):
-# prompt i is sent through chats[[chat_index[i]]], all in one pool, and provider warnings are
-# shown once for the whole call.
-run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 10, rpm = 500,
-                         max_tries = 3, backoff = 1, epoch = NULL, key_extra = NULL,
-                         keep_json = FALSE, progress = interactive(), batch = FALSE,
-                         wait = TRUE) {
-  check_count(max_active)
-  check_flag(batch)
-  check_flag(wait)
-  batch <- dry_run_batch(batch)  # R/engine-estimate-cost.R: counted one by one, at the batch price
-  check_count(rpm)
-  check_count(max_tries)
-  check_number(backoff)
+# `settings` updated by `...`, which must all name settings: a misspelt one (`max_activ`)
+# would otherwise be ignored without a word.
+settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
+  dots <- list(...)
+  unknown <- setdiff(rlang::names2(dots), request_setting_names())
+  if (length(unknown)) {
+    abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
+               i = "Settings: {.field {request_setting_names()}}."),
+             "argument", call = call)
+  }
+  as_request_settings(settings, ..., call = call)
+}
+
+# generate_responses() for prompts that go to different chats (ProcessBench's per-vote seeds,
+# DSBench's system prompts and tools): prompt i is sent through chats[[chat_index[i]]], all in
+# one pool, and provider warnings are shown once for the whole call.
+# `chat_keys` (one per chat) replaces `key_extra` when the chats differ by more than their
+# identity shows (DSBench's workbook tools, whose folder is in their closure).
+run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
+                         key_extra = NULL, keep_json = FALSE, progress = interactive(),
+                         chat_keys = NULL) {
+  settings <- as_request_settings(settings)
+  batch <- dry_run_batch(settings$batch)  # R/engine-estimate-cost.R: counted one by one, at the batch price
   check_flag(keep_json)
   n <- length(prompts)
   epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
@@ -132,14 +128,18 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
   # A baseline answers locally for free, and two baselines can share a name (two constant
   # answers): caching them could only serve one's answers to the other.
   offline <- all(vapply(chats, inherits, TRUE, what = "BaselineChat"))
-  dir <- if (offline) cache_dir(FALSE) else cache_dir(cache)
-  identities <- lapply(chats, request_identity, key_extra = key_extra)
+  dir <- if (offline) cache_dir(FALSE) else cache_dir(settings$cache)
+  identities <- lapply(seq_along(chats), function(k) {
+    request_identity(chats[[k]], if (is.null(chat_keys)) key_extra else chat_keys[[k]])
+  })
   keys <- vapply(seq_len(n), function(i) {
     cache_key(identities[[chat_index[[i]]]], prompt_fingerprint(prompts[[i]]), epoch[[i]])
   }, "")
 
   state <- new.env(parent = emptyenv())
+  local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
   state$records <- cache_get_many(dir, keys)
+  state$records[local] <- list(NULL)  # (a baseline among real chats: see `offline`)
   state$errors <- rep(NA_character_, n)
   cached <- !vapply(state$records, is.null, TRUE)
   # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
@@ -149,11 +149,10 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
       state$errors[[i]] <- conditionMessage(value)
     } else {
       state$records[[i]] <- value
-      cache_set(dir, keys[[i]], value)
+      if (!local[[i]]) cache_set(dir, keys[[i]], value)
     }
   }
   todo <- which(!cached)
-  local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
   if (length(todo)) cache_prepare(dir)  # an unwritable cache stops the run before it pays
@@ -162,13 +161,13 @@ run_requests <- function(chats, chat_index, prompts, cache = TRUE, max_active = 
       abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
                "argument")
     }
-    send_batches(chats, chat_index, prompts, keys, todo, dir, wait, keep, keep_json)
+    send_batches(chats, chat_index, prompts, keys, todo, dir, settings$wait, keep, keep_json)
   } else if (length(todo)) {
     # ellmer logs the usage of what it sends itself; what the curl fast path sent is logged
     # here, also when the run is interrupted.
     on.exit(log_fast_path_usage(chats, chat_index, todo, state$records), add = TRUE)
-    send_pool(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries, backoff,
-              keep_json, progress, cached = !is.null(dir))
+    send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
+              cached = !is.null(dir))
   }
   responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
                    keep_json)
@@ -192,8 +191,11 @@ answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
   }
 }
 
-send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, max_tries,
-                      backoff, keep_json, progress, cached) {
+send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
+                      cached) {
+  max_active <- settings$max_active
+  rpm <- settings$rpm
+  deadline <- settings_deadline(settings)
   env <- environment()
   if (progress) cli::cli_progress_bar("Generating", total = length(todo), .envir = env)
   deliver <- function(i, value) {
@@ -201,10 +203,12 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, max_active, rpm, m
     if (progress) cli::cli_progress_update(.envir = env)
   }
   with_warnings_once({
-    transport <- request_transport(chats, chat_index, prompts, keep_json, max_active)
+    transport <- request_transport(chats, chat_index, prompts, keep_json, max_active,
+                                   deadline)
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
-                   max_tries = max_tries, backoff = backoff)
+                   max_tries = settings$max_tries, backoff = settings$backoff,
+                   deadline = deadline)
     }
     started <- Sys.time()
     # Refused credentials stop the run with one error (the pool sent nothing more).
@@ -232,10 +236,12 @@ note_rpm_pace <- function(n, rpm, max_active, seconds, chats) {
     "The {.arg rpm} limit set the pace: {n} requests at {.code rpm = {rpm}} take at least
      {round(least, 1)} s of this run's {round(seconds, 1)} s.",
     i = if (local) {
-      "{.url {urls[[1]]}} is a local server, with no rate limit to respect: pass a higher
-       {.arg rpm} (such as {.code rpm = 1e6}) to the solver or scorer."
+      "{.url {urls[[1]]}} is a local server, with no rate limit to respect: raise
+       {.arg rpm}, e.g. {.code settings = request_settings(rpm = Inf)} or
+       {.code $eval(rpm = Inf)}."
     } else {
-      "If your provider allows more, pass a higher {.arg rpm} to the solver or scorer."
+      "If your provider allows more, raise {.arg rpm}, e.g.
+       {.code settings = request_settings(rpm = 2000)} or {.code $eval(rpm = 2000)}."
     },
     i = "Shown once per session."
   ), id = "rpm_pace")
@@ -438,22 +444,19 @@ responses_tibble <- function(chats, chat_index, prompts, records, errors, cached
 #' @param params A list of request parameters (see [ellmer::params()]) that override the
 #'   chat's, such as `list(temperature = 0)`; `NULL` keeps the chat's.
 #' @inheritParams generate_responses
-#' @returns A function `function(inputs, ..., solver_chat)`.
+#' @returns A function `function(inputs, ..., solver_chat)`; named settings among its
+#'   `...` (from `$eval(max_active = 50)`, say) override `settings`.
 #' @keywords internal
 generate_solver <- function(prepare = identity, system_prompt = NULL, params = NULL,
-                            cache = TRUE, max_active = 10, rpm = 500, max_tries = 3,
-                            backoff = 1, key_extra = NULL, keep_json = FALSE,
-                            batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+                            settings = NULL, key_extra = NULL, keep_json = FALSE) {
   force(prepare)
-  cache_dir(cache)
+  settings <- as_request_settings(settings)
+  cache_dir(settings$cache)
   function(inputs, ..., solver_chat) {
     solver_chat <- as_chat(solver_chat)
     chat <- configure_chat(solver_chat, system_prompt, params)
-    res <- generate_responses(
-      chat, prepare(inputs), cache = cache, max_active = max_active, rpm = rpm,
-      max_tries = max_tries, backoff = backoff,
-      key_extra = key_extra, keep_json = keep_json, batch = batch, wait = wait
-    )
+    res <- generate_responses(chat, prepare(inputs), as_request_settings(settings, ...),
+                              key_extra = key_extra, keep_json = keep_json)
     report_failures(res$error)
     list(result = res$result, solver_chat = res$chat, solver_metadata = response_metadata(res))
   }

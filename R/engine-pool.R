@@ -83,12 +83,9 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     if (!is.null(fatal)) stop(fatal)
     now <- now_seconds()
     enforce_deadlines(now)
-    # (rpm = Inf: no limit; Inf * 0 seconds would be NaN)
-    tokens <- if (is.finite(rpm)) {
+    # (rpm = Inf: no limit; Inf * 0 would be NaN)
+    tokens <- if (is.infinite(rpm)) capacity else
       min(capacity, tokens + (now - refilled) * rpm / 60)
-    } else {
-      capacity
-    }
     refilled <- now
     while (is.null(halt) && active < max_active && tokens >= 1 && length(queue) &&
            any(ready_at <= now)) {

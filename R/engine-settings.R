@@ -63,6 +63,16 @@ print.predictivebench_settings <- function(x, ...) {
   invisible(x)
 }
 
+#' Request settings argument
+#'
+#' @param settings How requests are sent: a [request_settings()] object (or a list of
+#'   its fields, such as `list(cache = FALSE)`), `NULL` for the defaults. Named settings
+#'   given to `$eval()` (`tsk$eval(solver_chat = chat, max_active = 50)`) override these
+#'   for that run.
+#' @keywords internal
+#' @name settings-args
+NULL
+
 # `settings` as given to a constructor (NULL, a settings object, or a list of fields),
 # updated by named arguments (from `$eval(...)`, say) that name settings; other arguments
 # are left for the caller.

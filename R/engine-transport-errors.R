@@ -22,7 +22,8 @@ request_deadline <- function() {
 deadline_error <- function(seconds) {
   structure(class = c("predictivebench_error_deadline", "error", "condition"), list(
     message = paste0("Timed out: no answer within the deadline of ", format(seconds),
-                     " s (option `ellmer_timeout_s`); the request was cancelled."),
+                     " s (setting `timeout`, by default option `ellmer_timeout_s`); the request ",
+                     "was cancelled."),
     call = NULL, deadline = seconds
   ))
 }

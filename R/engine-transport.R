@@ -19,9 +19,10 @@
 # one would send the API key, and on a 307/308 the prompt, to wherever it points) and an HTTP
 # error carries the provider's own explanation (http_error()).
 
-request_transport <- function(chats, chat_index, prompts, keep_json, max_active) {
+request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
+                              deadline = request_deadline()) {
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
-  senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json)
+  senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline)
   active <- c(curl = 0L, later = 0L)
   kind_of <- function(i) senders[[chat_index[[i]]]]$kind
   # ellmer's requests go to curl's default pool, which httr2 drives: whatever this run added
@@ -87,8 +88,8 @@ chat_label <- function(chat) {
   paste(provider@name, "at", url)
 }
 
-chat_sender <- function(chat, pool, keep_json) {
-  if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json))
+chat_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
+  if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json, deadline))
   later_sender(chat, keep_json)
 }
 
@@ -155,8 +156,8 @@ later_sender <- function(chat, keep_json) {
   )
 }
 
-curl_sender <- function(chat, pool, keep_json) {
-  post_sender(pool, request_template(chat), request_deadline(), function(res, seconds) {
+curl_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
+  post_sender(pool, request_template(chat), deadline, function(res, seconds) {
     curl_record(chat, res, seconds, keep_json)
   })
 }

@@ -2,12 +2,12 @@
 # optional LLM unit normalization, and futurex_score() for a predictions file.
 
 futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
-                                cache = TRUE, ...) {
+                                settings = NULL) {
   n <- length(answers)
   kind <- futurex_kind(table$level, table$std)
   numeric <- which(kind == "numeric" & !is.na(answers))
-  normalized <- futurex_normalize(answers[numeric], table$target[numeric], scorer_chat, cache,
-                                  ...)
+  normalized <- futurex_normalize(answers[numeric], table$target[numeric], scorer_chat,
+                                  settings)
   pred_value <- truth_value <- rep(NA_real_, n)
   normalization <- rep(NA_character_, n)
   score <- rep(NA_real_, n)
@@ -134,13 +134,12 @@ futurex_numeric <- function(pred, truth, std) {
   max(0, 1 - ((truth - pred) / std)^2)
 }
 
-# `...`: batch and wait for generate_responses().
-futurex_normalize <- function(answers, truths, scorer_chat, cache, ...) {
+futurex_normalize <- function(answers, truths, scorer_chat, settings = NULL) {
   if (is.null(scorer_chat) || !length(answers)) return(NULL)
   chat <- configure_chat(scorer_chat, "You are a precise number normalization assistant.",
                          list(temperature = 0.2))
-  res <- generate_responses(chat, futurex_normalize_prompt(truths, answers), cache = cache,
-                            key_extra = "futurex-normalize-v1", ...)
+  res <- generate_responses(chat, futurex_normalize_prompt(truths, answers), settings,
+                            key_extra = "futurex-normalize-v1")
   parse_value <- function(label) {
     m <- regmatches(res$result, regexec(paste0(label, ":\\s*([0-9.]+)"), res$result))
     vapply(m, function(x) if (length(x) == 2) suppressWarnings(as.numeric(x[[2]])) else NA, 1)
@@ -191,12 +190,13 @@ futurex_normalize <- function(answers, truths, scorer_chat, cache, ...) {
 #'          predictivebench_error_dependency = function(e) conditionMessage(e))
 futurex_score <- function(predictions, number_rule = c("reference", "strict"),
                           scorer_chat = NULL, duplicate_ids = c("error", "suffix"),
-                          cache = TRUE) {
+                          settings = NULL) {
   number_rule <- rlang::arg_match(number_rule)
   duplicate_ids <- rlang::arg_match(duplicate_ids)
   table <- futurex_predictions_table(predictions, duplicate_ids)
   answers <- ifelse(table$has_answer, table$answer, NA_character_)
-  scores <- futurex_score_items(answers, table, number_rule, scorer_chat, cache)
+  scores <- futurex_score_items(answers, table, number_rule, scorer_chat,
+                                as_request_settings(settings))
   items <- tibble::tibble(
     id = table$id, level = table$level, kind = scores$kind, answer = answers,
     target = table$target, extracted = scores$extracted, pred_value = scores$pred_value,

@@ -100,8 +100,9 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args
-#' @param system_prompt,params Passed to [generate_solver()]; by default the chat is used as
-#'   configured (the reference sends only the prompt).
+#' @param temperature,params,system_prompt Passed to [generate_solver()]; by default
+#'   (`NULL`) the chat is used as configured (the reference sends only the prompt).
+#' @inheritParams settings-args
 #' @param number_rule `"reference"` (first run of digits and dots, as `eval.py`) or
 #'   `"strict"` (signed numbers with thousands separators); see [parse_number_text()].
 #' @param dataset A task table (tibble) from `futurex_dataset()`.
@@ -139,12 +140,13 @@ futurex_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle =
 
 #' @rdname futurex_task
 #' @export
-futurex_solver <- function(system_prompt = NULL, params = NULL, cache = TRUE, max_active = 10,
-                           rpm = 500, max_tries = 3, batch = getOption("predictivebench.batch", FALSE),
-                           wait = TRUE) {
-  generate_solver(system_prompt = system_prompt, params = params, cache = cache,
-                  max_active = max_active, rpm = rpm, max_tries = max_tries, batch = batch,
-                  wait = wait)
+futurex_solver <- function(temperature = NULL, params = NULL, system_prompt = NULL,
+                           settings = NULL) {
+  check_number(temperature, allow_null = TRUE)
+  if (!is.null(temperature)) {
+    params <- utils::modifyList(list(temperature = temperature), params %||% list())
+  }
+  generate_solver(system_prompt = system_prompt, params = params, settings = settings)
 }
 
 #' @rdname futurex_task
@@ -152,15 +154,15 @@ futurex_solver <- function(system_prompt = NULL, params = NULL, cache = TRUE, ma
 #'   given to `futurex_scorer()` or through `$eval(scorer_chat = )`; `NULL` skips it.
 #' @export
 futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat = NULL,
-                           cache = TRUE, batch = getOption("predictivebench.batch", FALSE),
-                           wait = TRUE) {
+                           settings = NULL) {
   number_rule <- rlang::arg_match(number_rule)
+  settings <- as_request_settings(settings)
   scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
     scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
-    scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat, cache,
-                                  batch = batch, wait = wait)
+    scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat,
+                                  as_request_settings(settings, ...))
     out <- list(
       score = score_values(scores$score),
       explanation = futurex_explanation(scores, samples$target),

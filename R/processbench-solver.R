@@ -4,31 +4,32 @@
 #' @rdname processbench_task
 #' @order 3
 #' @export
-processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
-                                n_per_request = FALSE, cache = TRUE, max_active = 10,
-                                rpm = 500, max_tries = 3,
-                                batch = getOption("predictivebench.batch", FALSE), wait = TRUE) {
+processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature = 0.7,
+                                params = NULL, system_prompt = NULL, settings = NULL) {
   check_count(n_votes)
   check_number(temperature)
   check_flag(n_per_request)
+  check_string(system_prompt, allow_null = TRUE)
   if (!is.null(params) && !is.list(params)) {
     abort_pb("{.arg params} must be a list or {.code NULL}.", "argument")
   }
   if (n_votes > 1 && temperature == 0) {
     cli::cli_warn("With {.code temperature = 0} the {n_votes} votes will be (nearly) identical.")
   }
-  cache_dir(cache)
-  settings <- utils::modifyList(list(temperature = temperature), params %||% list())
+  settings <- as_request_settings(settings)
+  cache_dir(settings$cache)
+  request_params <- utils::modifyList(list(temperature = temperature), params %||% list())
   dataset_solver(function(inputs, bound, ..., solver_chat = NULL) {
     solver_chat <- as_chat(solver_chat)
+    run_settings <- as_request_settings(settings, ...)
     if (n_per_request && n_votes > 1) check_provider_has_n(solver_chat)
     n <- length(inputs)
-    seed <- settings$seed %||% chat_seed(solver_chat)
+    seed <- request_params$seed %||% chat_seed(solver_chat)
     send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {
-      processbench_requests(solver_chat, settings, prompts, vote = vote, epoch = epoch,
-                            seed = seed, api_args = api_args, cache = cache,
-                            max_active = max_active, rpm = rpm, max_tries = max_tries,
-                            keep_json = keep_json, batch = batch, wait = wait)
+      processbench_requests(configure_chat(solver_chat, system_prompt), request_params,
+                            prompts, vote = vote, epoch = epoch, seed = seed,
+                            api_args = api_args, settings = run_settings,
+                            keep_json = keep_json)
     }
     # vitals epochs repeat inputs: the k-th epoch of a sample gets new votes. Vote v of
     # epoch k is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own
@@ -63,7 +64,7 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
           paste("{length(short)} response{?s} held fewer than {n_votes} choices:",
                 "the provider ignored {.code n}."),
           i = paste0("The {length(sample)} missing vote{?s} {?was/were} requested separately",
-                     if (is.null(cache_dir(cache))) "." else ", cached."),
+                     if (is.null(cache_dir(run_settings$cache))) "." else ", cached."),
           i = "{.code n_per_request = FALSE} sends one request per vote from the start."
         ), class = "predictivebench_message_n_ignored")
       }
@@ -97,15 +98,16 @@ processbench_solver <- function(n_votes = 8, temperature = 0.7, params = NULL,
 # Sends prompts[i] with epoch[i]. Without a seed one chat sends them all. With a seed, vote j
 # is sent with seed + j - 1, so votes differ but a re-run draws the same ones: one chat per
 # distinct vote number, all in one request pool (so a provider's warning shows once).
-processbench_requests <- function(solver_chat, settings, prompts, vote, epoch, seed,
+processbench_requests <- function(solver_chat, request_params, prompts, vote, epoch, seed,
                                   api_args = NULL, ...) {
   if (is.null(seed)) {
-    chat <- configure_chat(solver_chat, params = settings, api_args = api_args)
+    chat <- configure_chat(solver_chat, params = request_params, api_args = api_args)
     return(generate_responses(chat, prompts, epoch = epoch, ...))
   }
   votes <- sort(unique(vote))
   chats <- lapply(votes, function(v) {
-    configure_chat(solver_chat, params = utils::modifyList(settings, list(seed = seed + v - 1)),
+    configure_chat(solver_chat,
+                   params = utils::modifyList(request_params, list(seed = seed + v - 1)),
                    api_args = api_args)
   })
   run_requests(chats, match(vote, votes), as_prompt_list(prompts), epoch = epoch, ...)

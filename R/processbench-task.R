@@ -89,6 +89,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #'   [processbench_prompt()].
 #' @param n_votes Critiques sampled per sample (default 8). 1 with `temperature = 0` is
 #'   greedy decoding, the cheapest run.
+#' @param system_prompt `NULL` (the chat's own; the original sends none) or a system prompt.
 #' @param temperature Sampling temperature (default 0.7). Voting needs a positive
 #'   temperature, or the votes are (nearly) identical.
 #' @param params Other request parameters (see [ellmer::params()]), such as
@@ -126,7 +127,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @examples
 #' tsk <- processbench_task(processbench_dataset(version = "sample"),
 #'                          dir = tempfile(),
-#'                          solver = processbench_solver(cache = FALSE))
+#'                          solver = processbench_solver(settings = request_settings(cache = FALSE)))
 #' guess <- baseline_chat(choices = c("-1", "0", "1", "2"), template = "\\boxed{%s}")
 #' tsk$eval(solver_chat = guess, view = FALSE)
 #' processbench_summary(tsk)

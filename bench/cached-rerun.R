@@ -17,7 +17,7 @@ invisible(generate_responses(chat, c("warm", "up"), cache = FALSE))
 cache <- tempfile("cache-")
 run <- function() {
   tsk <- futurex_task(dataset = data,
-                      solver = futurex_solver(cache = cache, max_active = concurrency, rpm = 1e6),
+                      solver = futurex_solver(settings = request_settings(cache = cache, max_active = concurrency, rpm = 1e6)),
                       dir = tempfile("log-"), name = "futurex-bench")
   server$reset()
   seconds <- wall(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))

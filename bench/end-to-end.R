@@ -49,13 +49,14 @@ if (which == "processbench") {
   data <- processbench_real_shape(n)
   chat <- baseline_constant("\\boxed{-1}")
   tsk <- processbench_task(data, template = "processbench", dir = dir,
-                           solver = processbench_solver(n_votes = votes, cache = FALSE))
+                           solver = processbench_solver(n_votes = votes,
+                                                        settings = request_settings(cache = FALSE)))
   label <- sprintf("ProcessBench, %d problems x %d votes (%d requests)", n, votes, n * votes)
 } else {
   n <- if (length(args) >= 2) as.integer(args[[2]]) else 20000L
   data <- futurex_shaped(n)
   chat <- baseline_constant("\\boxed{A}")
-  tsk <- futurex_task(data, solver = futurex_solver(cache = FALSE), dir = dir)
+  tsk <- futurex_task(data, solver = futurex_solver(settings = request_settings(cache = FALSE)), dir = dir)
   label <- sprintf("FutureX-shaped, %d samples", n)
 }
 prepared <- Sys.time()

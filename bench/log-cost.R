@@ -28,7 +28,7 @@ make_tasks <- function(n) {
   tasks <- list(
     vitals = vitals::Task$new(dataset = data, solver = vitals::generate(chat),
                               scorer = vitals::detect_includes(), dir = dir, name = "vitals"),
-    results = futurex_task(data, solver = futurex_solver(cache = FALSE), dir = dir)
+    results = futurex_task(data, solver = futurex_solver(settings = request_settings(cache = FALSE)), dir = dir)
   )
   for (name in names(tasks)) {
     suppressMessages(suppressWarnings(tasks[[name]]$eval(solver_chat = chat, view = FALSE)))

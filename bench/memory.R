@@ -21,7 +21,7 @@ writeLines(c(
           deparse(server$url)),
   "loaded <- hwm()",
   "log <- tempfile('log-')",
-  sprintf("tsk <- futurex_task(dataset = data, solver = futurex_solver(cache = tempfile('cache-'), max_active = %d, rpm = 1e6), dir = log)", concurrency),
+  sprintf("tsk <- futurex_task(dataset = data, solver = futurex_solver(settings = request_settings(cache = tempfile('cache-'), max_active = %d, rpm = 1e6)), dir = log)", concurrency),
   "seconds <- system.time(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))[['elapsed']]",
   "samples <- tsk$get_samples()",
   "log_mb <- sum(file.size(list.files(log, full.names = TRUE))) / 1024^2",

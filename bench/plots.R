@@ -49,16 +49,17 @@ fx_samples <- tibble::tibble(id = fx$id, level = fx$level,
 save(ggplot2::autoplot(futurex_summary(fx_samples)), "futurex-summary")
 
 pb <- processbench_task(processbench_dataset(version = "sample"), dir = tempfile(),
-                        solver = processbench_solver(n_votes = 3, cache = FALSE))
+                        solver = processbench_solver(n_votes = 3,
+                                                     settings = request_settings(cache = FALSE)))
 pb$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
 save(ggplot2::autoplot(processbench_summary(pb)), "processbench-summary")
 
-db <- deltabench_task(deltabench_dataset(version = "sample"), dir = tempfile(), solver = deltabench_solver(cache = FALSE))
+db <- deltabench_task(deltabench_dataset(version = "sample"), dir = tempfile(), solver = deltabench_solver(settings = request_settings(cache = FALSE)))
 db$eval(solver_chat = baseline_constant("Conclusion: yes\nError Section Number: 2"),
         view = FALSE)
 save(ggplot2::autoplot(deltabench_summary(db)), "deltabench-summary")
 
-ds <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+ds <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)), scorer = dsbench_scorer_exact(),
                    dir = tempfile())
 ds$eval(solver_chat = baseline_echo(dsbench_dataset(), "target"), view = FALSE)
 save(ggplot2::autoplot(dsbench_summary(ds, by_competition = TRUE)), "dsbench-summary")

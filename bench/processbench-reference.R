@@ -19,7 +19,7 @@ cat(sprintf("gsm8k: %d samples, %d with an error, %d without (expected 400, 207,
 # Constant "-1" (no error anywhere): error accuracy 0, correct accuracy 1, F1 0.
 tsk <- processbench_task(gsm8k, template = "processbench", dir = tempfile(),
                          solver = processbench_solver(n_votes = 1, temperature = 0,
-                                                      cache = FALSE))
+                                                      settings = request_settings(cache = FALSE)))
 tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
 print(suppressMessages(processbench_summary(tsk))[, c("group", "metric", "estimate", "n")])
 
@@ -34,7 +34,7 @@ every <- baseline_chat(function(prompt) {
   paste0("Conclusion: yes\n",
          paste0("Error Section Number: ", seq_len(n), "\nExplanation: -", collapse = "\n"))
 }, name = "every-section")
-dtsk <- deltabench_task(delta, dir = tempfile(), solver = deltabench_solver(cache = FALSE))
+dtsk <- deltabench_task(delta, dir = tempfile(), solver = deltabench_solver(settings = request_settings(cache = FALSE)))
 dtsk$eval(solver_chat = every, view = FALSE)
 metrics <- c("precision_macro", "recall_macro", "f1_macro", "f1_micro")
 show <- function(s) print(s[s$metric %in% metrics, c("group", "metric", "estimate")])

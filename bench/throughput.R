@@ -109,18 +109,17 @@ lognormal <- do.call(rbind, rows)
 # 3. $eval() vs generate_responses() + vitals' own scoring and log time ----------------------
 # Warm up vitals' log writer and the scorer (lazy loading, the JIT) on a few samples first.
 invisible(suppressMessages(futurex_task(dataset = data[1:5, ],
-                                        solver = futurex_solver(cache = FALSE),
+                                        solver = futurex_solver(settings = request_settings(cache = FALSE)),
                                         dir = tempfile("warm-log-"))$eval(
   solver_chat = baseline_constant("\\boxed{A}"), view = FALSE
 )))
-floor_task <- futurex_task(dataset = data, solver = futurex_solver(cache = FALSE),
+floor_task <- futurex_task(dataset = data, solver = futurex_solver(settings = request_settings(cache = FALSE)),
                            dir = tempfile("floor-log-"), name = "futurex-bench")
 vitals_s <- wall(suppressMessages(
   floor_task$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
 ))
 tsk <- futurex_task(dataset = data,
-                    solver = futurex_solver(cache = tempfile("cache-"), max_active = 50,
-                                            rpm = 1e6),
+                    solver = futurex_solver(settings = request_settings(cache = tempfile("cache-"), max_active = 50, rpm = 1e6)),
                     dir = tempfile("pb-log-"), name = "futurex-bench")
 eval_s <- wall(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))
 gen50_s <- lognormal$generate_s[lognormal$concurrency == 50]

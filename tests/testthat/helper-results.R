@@ -79,7 +79,7 @@ log_json <- function(path) jsonlite::fromJSON(path, simplifyVector = FALSE)
 
 # One FutureX run with an offline chat (FutureX registers itself when the package loads).
 futurex_run <- function(answer, dir) {
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = FALSE), dir = dir)
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = FALSE)), dir = dir)
   suppressMessages(tsk$eval(solver_chat = baseline_constant(answer), view = FALSE))
   tsk
 }

@@ -9,7 +9,7 @@ test_that("answers: only missing ones are generated, and failures stay 'not gene
   }, name = "flaky")
   models <- list(flaky = flaky, cached_only = NULL)
   questions <- c("one", "two", "please fail")
-  answers <- arena_answers(questions, models, dir, cache = FALSE, chunk_size = 1)
+  answers <- arena_answers(questions, models, dir, settings = request_settings(cache = FALSE))
   expect_equal(answers$flaky, c("A: one", "A: two", NA))
   expect_true(all(is.na(answers$cached_only)))
   expect_equal(counter$n, 3)
@@ -17,7 +17,8 @@ test_that("answers: only missing ones are generated, and failures stay 'not gene
   expect_equal(on_disk$flaky, answers$flaky)
   expect_match(paste(readLines(file.path(dir, "q_and_as.csv")), collapse = "\n"), "NaN")
   counter$n <- 0
-  again <- arena_answers(c(questions, "three"), models, dir, cache = FALSE)
+  again <- arena_answers(c(questions, "three"), models, dir,
+                         settings = request_settings(cache = FALSE))
   expect_equal(counter$n, 2) # the failed one and the new one
   expect_equal(again$flaky[[4]], "A: three")
 })
@@ -32,11 +33,12 @@ test_that("a real empty answer is kept, and one model is enough to generate answ
     counter$n <- counter$n + 1
     paste("A:", q)
   }, name = "solo")
-  answers <- arena_answers(c("q1", "q2"), list(solo = solo), dir, cache = FALSE)
+  answers <- arena_answers(c("q1", "q2"), list(solo = solo), dir,
+                           settings = request_settings(cache = FALSE))
   expect_equal(counter$n, 1) # only the NaN one
   expect_equal(answers$solo, c("", "A: q2"))
   expect_equal(arena_read_answers(file.path(dir, "q_and_as.csv"))$solo, c("", "A: q2"))
-  arena_answers(c("q1", "q2"), list(solo = solo), dir, cache = FALSE)
+  arena_answers(c("q1", "q2"), list(solo = solo), dir, settings = request_settings(cache = FALSE))
   expect_equal(counter$n, 1)
   # Battles still need two models.
   expect_error(arena_arrange("q1", "solo"), class = "predictivebench_error_argument")

@@ -19,7 +19,7 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   battles <- sample_battles(3)
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, cache = FALSE),
+                    solver = arena_judge_solver(records = records, settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = judge, view = FALSE),
                  class = "predictivebench_warning_failed_requests")
@@ -44,12 +44,12 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   # A second run asks only for the failed verdicts.
   before <- server$count()
   tsk2 <- arena_judge_task(battles,
-                     solver = arena_judge_solver(records = records, cache = FALSE),
+                     solver = arena_judge_solver(records = records, settings = request_settings(cache = FALSE)),
                      dir = withr::local_tempdir())
   suppressWarnings(tsk2$eval(solver_chat = judge, view = FALSE))
   expect_equal(server$count() - before, sum(q == "Question 3"))
   expect_equal(nrow(arena_read_battles(records)), nrow(battles))
-  ratings <- arena_ratings(tsk2, bootstrap = 0)
+  ratings <- arena_summary(tsk2, bootstrap = 0)
   expect_s3_class(ratings, "arena_ratings")
 })
 
@@ -61,8 +61,7 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   counter$n <- 0
   run <- function(judge, swap = FALSE) {
     tsk <- arena_judge_task(battles,
-                      solver = arena_judge_solver(records = records, cache = FALSE,
-                                            position_swap = swap),
+                      solver = arena_judge_solver(records = records, position_swap = swap, settings = request_settings(cache = FALSE)),
                       dir = withr::local_tempdir(.local_envir = parent.frame(2)))
     tsk$eval(solver_chat = judge, view = FALSE)
     tsk$get_samples()
@@ -75,7 +74,7 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(counter$n, 2 * nrow(battles)) # another judge never reuses verdicts
   # Nor does another prompt version, in the same file.
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, cache = FALSE, version = "231113"),
+                    solver = arena_judge_solver(records = records, version = "231113", settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
   expect_equal(counter$n, 3 * nrow(battles))
@@ -84,15 +83,14 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(table(predictivebench:::record_version(saved$gpt_4_response))[["231113"]],
                nrow(battles))
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, cache = FALSE, version = "231113"),
+                    solver = arena_judge_solver(records = records, version = "231113", settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
   expect_equal(counter$n, 3 * nrow(battles))
   counter$n <- 0
   records_first <- file.path(dir, "first.csv")
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records_first, cache = FALSE,
-                                          position_swap = TRUE),
+                    solver = arena_judge_solver(records = records_first, position_swap = TRUE, settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, rule = "first", name = "biased"), view = FALSE)
   expect_equal(counter$n, 2 * nrow(battles))
@@ -104,68 +102,71 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   # A consistent judge keeps its verdicts under the swap.
   counter$n <- 0
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = file.path(dir, "longer.csv"),
-                                          cache = FALSE, position_swap = TRUE),
+                    solver = arena_judge_solver(records = file.path(dir, "longer.csv"), position_swap = TRUE, settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, rule = "longer"), view = FALSE)
   winners <- vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner")
   expect_true(all(winners %in% c("model_a", "model_b")))
 })
 
-test_that("a run killed while judging re-judges nothing already recorded", {
+test_that("a run killed while judging pays again only for the verdicts in flight", {
   skip_if_not_installed("callr")
   skip_on_cran()
+  skip_on_os("windows")
+  # Every battle is judged in one pool; the response cache keeps each verdict the moment it
+  # arrives, so after a SIGKILL the rerun sends only what was not answered yet.
+  server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}',
+                              latency = 0.3)
   root <- normalizePath(file.path(testthat::test_path(), "..", ".."))
   dir <- withr::local_tempdir()
   records <- file.path(dir, "battle_records.csv")
+  cache <- file.path(dir, "responses")
   battles <- sample_battles(4) # 12 battles
   battles_rds <- file.path(dir, "battles.rds")
   saveRDS(battles, battles_rds)
-  child <- callr::r_bg(function(root, battles_rds, records) {
+  max_active <- 2
+  child <- callr::r_bg(function(root, battles_rds, records, cache, url, max_active) {
     if (file.exists(file.path(root, "DESCRIPTION")) && dir.exists(file.path(root, "R"))) {
       pkgload::load_all(root, quiet = TRUE)
     } else {
       library(predictivebench)
     }
-    # internal, and the child may have the installed package attached (exports only)
-    inner <- utils::getFromNamespace("arena_baseline_judge", "predictivebench")("longer")
-    slow <- baseline_chat(function(p) {
-      Sys.sleep(0.3)
-      inner$responder(p)
-    }, name = "slow-judge")
+    judge <- ellmer::chat_openai_compatible(base_url = url, model = "judge-lm",
+                                            credentials = function() "sk-child")
+    settings <- request_settings(cache = cache, max_active = max_active, rpm = Inf)
     tsk <- arena_judge_task(readRDS(battles_rds),
-                      solver = arena_judge_solver(records = records, cache = FALSE, chunk_size = 2),
+                      solver = arena_judge_solver(records = records, settings = settings),
                       dir = tempfile())
-    tsk$eval(solver_chat = slow, view = FALSE)
-  }, args = list(root = root, battles_rds = battles_rds, records = records))
+    tsk$eval(solver_chat = judge, view = FALSE)
+  }, args = list(root = root, battles_rds = battles_rds, records = records, cache = cache,
+                 url = server$url, max_active = max_active))
   on.exit(if (child$is_alive()) child$kill(), add = TRUE)
+  entries <- function() length(list.files(cache, recursive = TRUE, pattern = "\\.rds$"))
   deadline <- Sys.time() + 60
-  recorded <- 0
-  while (Sys.time() < deadline && child$is_alive()) {
-    if (file.exists(records)) {
-      recorded <- nrow(arena_read_battles(records))
-      if (recorded >= 4) break
-    }
-    Sys.sleep(0.05)
-  }
+  while (Sys.time() < deadline && child$is_alive() && entries() < 4) Sys.sleep(0.05)
   expect_true(child$is_alive(), info = paste(child$read_all_error(), collapse = "\n"))
-  child$kill()
-  # The file is whole after the kill (atomic writes): it reads, and has whole chunks.
-  saved <- arena_read_battles(records)
-  expect_gte(nrow(saved), 4)
-  expect_lt(nrow(saved), nrow(battles))
-  expect_equal(nrow(saved) %% 2, 0)
-  expect_length(list.files(dir, pattern = "^\\.battle_records"), 0L)
-  counter <- new.env()
-  counter$n <- 0
+  child$signal(tools::SIGKILL)
+  child$wait(5000)
+  sent_before <- server$count()
+  done <- entries()
+  expect_gte(done, 4)
+  expect_lt(done, nrow(battles))
+  # nothing was recorded in the battle file yet: it is written when the pool is done
+  expect_false(file.exists(records))
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, cache = FALSE),
+                    solver = arena_judge_solver(records = records, settings = request_settings(cache = cache,
+                                                                      rpm = Inf)),
                     dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, name = "slow-judge"), view = FALSE)
-  expect_equal(counter$n, nrow(battles) - nrow(saved))
+  tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
+  # the rerun sent only the verdicts not in the response cache, none already answered
+  expect_equal(server$count() - sent_before, nrow(battles) - done)
+  expect_lte(sent_before - done, max_active)  # paid twice: at most those in flight
+  expect_equal(sum(metadata_field(tsk$get_samples()$solver_metadata, "cached") == "TRUE"),
+               done)
   final <- arena_read_battles(records)
   expect_equal(nrow(final), nrow(battles))
-  expect_equal(final[seq_len(nrow(saved)), ], saved)
+  expect_true(all(final$winner == "model_a"))
+  expect_length(list.files(dir, pattern = "^\\.battle_records"), 0L)
 })
 
 # A child R process running arena_run() on `dir`: `models` answer through the fake server
@@ -184,7 +185,7 @@ arena_child <- function(dir, experiment, models, url) {
       inner$responder(p)
     }, name = "judge")
     arena_run(dir, "toy", experiment, chats, judge, strategy = "all", bootstrap = 0,
-              answer_chunk_size = 1, judge_chunk_size = 1, max_active = 1)
+              settings = request_settings(max_active = 1))
     invisible(NULL)
   }, args = list(testthat::test_path("..", ".."), dir, experiment, models, url),
   stdout = tempfile(), stderr = tempfile())

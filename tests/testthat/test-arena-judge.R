@@ -1,6 +1,6 @@
 test_that("the judging task rates the bundled battles; old records parse the same", {
   judge <- arena_baseline_judge("longer")
-  tsk <- arena_judge_task(solver = arena_judge_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   tsk$eval(solver_chat = judge, view = FALSE)
   ratings <- arena_ratings(tsk, bootstrap = 20)
   expect_equal(ratings$model[[1]], "wordy-model")
@@ -23,7 +23,7 @@ test_that("two battles with the same prompt keep their own models and records ov
   counter <- new.env()
   counter$n <- 0
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, cache = FALSE),
+                    solver = arena_judge_solver(records = records, settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
            view = FALSE)
@@ -47,14 +47,14 @@ test_that("two battles with the same prompt keep their own models and records ov
 })
 
 test_that("the judging solver needs its battles, and arena_ratings() its samples", {
-  solver <- arena_judge_solver(cache = FALSE)
+  solver <- arena_judge_solver(settings = request_settings(cache = FALSE))
   expect_snapshot(solver("prompt", solver_chat = arena_baseline_judge("longer")), error = TRUE)
   expect_snapshot(arena_judge_task(data.frame(input = "x")), error = TRUE)
   expect_snapshot(arena_ratings(list()), error = TRUE)
 })
 
 test_that("an offline arena log shows each model's win rate and reads back the same", {
-  tsk <- arena_judge_task(solver = arena_judge_solver(cache = FALSE, position_swap = TRUE),
+  tsk <- arena_judge_task(solver = arena_judge_solver(position_swap = TRUE, settings = request_settings(cache = FALSE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
   rates <- arena_win_rates(tsk)
@@ -79,7 +79,7 @@ test_that("an arena log counts both judge requests of a battle; recorded verdict
   battles <- sample_battles()
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
   make <- function() {
-    arena_judge_task(battles, arena_judge_solver(records = records, cache = FALSE, position_swap = TRUE),
+    arena_judge_task(battles, arena_judge_solver(records = records, position_swap = TRUE, settings = request_settings(cache = FALSE)),
                dir = withr::local_tempdir())
   }
   tsk <- make()
@@ -129,7 +129,7 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
 })
 
 test_that("arena_ratings(style_control = TRUE) works from an evaluated arena task", {
-  tsk <- arena_judge_task(solver = arena_judge_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
   samples <- tsk$get_samples()
   outcomes <- predictivebench:::arena_outcomes(tsk)
@@ -149,8 +149,7 @@ test_that("batch = TRUE judges every battle in one batch, whatever the chunk siz
   server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}')
   battles <- sample_battles()
   cache <- withr::local_tempdir()
-  tsk <- arena_judge_task(battles, arena_judge_solver(cache = cache, chunk_size = 2, position_swap = TRUE,
-                                          batch = TRUE),
+  tsk <- arena_judge_task(battles, arena_judge_solver(position_swap = TRUE, settings = request_settings(cache = cache, batch = TRUE)),
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_responses_chat(server, model = "judge-lm"), view = FALSE)
   expect_equal(server$count(), 2 * nrow(battles))

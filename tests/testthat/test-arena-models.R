@@ -53,7 +53,7 @@ test_that("names the arena's files give another meaning are refused", {
   expect_snapshot(arena_arrange("q1", c("question", "m2")), error = TRUE)
   err <- expect_error(
     arena_answers("q1", list(question = baseline_constant("a")), withr::local_tempdir(),
-                  cache = FALSE),
+                  settings = request_settings(cache = FALSE)),
     class = "predictivebench_error_argument"
   )
   expect_identical(err$field, "question")

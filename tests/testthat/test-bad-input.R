@@ -537,7 +537,7 @@ bad_inputs <- list(
                        recursive = TRUE)
              x <- dsbench_dataset(version = "sample", data_dir = file.path(d, "dsbench"))
              x$image_used[[3]] <- "00000101/../../../outside.png"
-             tsk <- dsbench_task(x, solver = dsbench_solver(cache = FALSE),
+             tsk <- dsbench_task(x, solver = dsbench_solver(settings = request_settings(cache = FALSE)),
                                  scorer = dsbench_scorer_exact(), dir = d)
              function() tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)
            },

@@ -172,7 +172,7 @@ test_that("benchmark_task() with a benchmark name builds a ResultsTask that logs
     list(score = factor(ifelse(samples$result == samples$target, "C", "I"),
                         levels = c("I", "C")))
   }
-  tsk <- benchmark_task(dataset, generate_solver(cache = FALSE), scorer,
+  tsk <- benchmark_task(dataset, generate_solver(settings = request_settings(cache = FALSE)), scorer,
                         dir = withr::local_tempdir(), name = "run 1", benchmark = "skeleton",
                         metadata_fields = "level")
   expect_s3_class(tsk, "ResultsTask")
@@ -184,7 +184,7 @@ test_that("benchmark_task() with a benchmark name builds a ResultsTask that logs
   expect_named(log$results$scores[[1]]$metrics, "mean")
   expect_equal(log$samples[[2]]$metadata$level, 2L)
   expect_null(log$samples[[2]]$metadata$note)
-  plain <- benchmark_task(dataset, generate_solver(cache = FALSE), scorer,
+  plain <- benchmark_task(dataset, generate_solver(settings = request_settings(cache = FALSE)), scorer,
                           dir = withr::local_tempdir(), name = "x")
   expect_false(inherits(plain, "ResultsTask"))
 })
@@ -192,7 +192,7 @@ test_that("benchmark_task() with a benchmark name builds a ResultsTask that logs
 test_that("benchmark_samples() reads a log file and vitals_log_read() output", {
   dataset <- tibble::tibble(input = c("a", "b"), target = c("1", "2"), level = 1:2)
   scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
-  tsk <- benchmark_task(dataset, generate_solver(cache = FALSE), scorer,
+  tsk <- benchmark_task(dataset, generate_solver(settings = request_settings(cache = FALSE)), scorer,
                         dir = withr::local_tempdir(), name = "skeleton",
                         benchmark = "skeleton")
   tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)

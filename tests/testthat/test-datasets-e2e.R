@@ -38,13 +38,13 @@ run_every_task <- function(pins, datasets, hf, gh, pkg) {
     c(n = nrow(s), scored = sum(!is.na(s$score)))
   }
   out <- suppressMessages(list(
-    futurex = run(futurex_task(solver = futurex_solver(cache = FALSE), dir = logs),
+    futurex = run(futurex_task(solver = futurex_solver(settings = request_settings(cache = FALSE)), dir = logs),
                   baseline_random(c("A", "B", "Yes", "No"), "\\boxed{%s}")),
-    processbench = run(processbench_task(solver = processbench_solver(cache = FALSE), dir = logs),
+    processbench = run(processbench_task(solver = processbench_solver(settings = request_settings(cache = FALSE)), dir = logs),
                        baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}")),
-    deltabench = run(deltabench_task(solver = deltabench_solver(cache = FALSE), dir = logs),
+    deltabench = run(deltabench_task(solver = deltabench_solver(settings = request_settings(cache = FALSE)), dir = logs),
                      baseline_constant("Conclusion: yes\nError Section Number: 2\nExplanation: x")),
-    dsbench = run(dsbench_task(solver = dsbench_solver(cache = FALSE),
+    dsbench = run(dsbench_task(solver = dsbench_solver(settings = request_settings(cache = FALSE)),
                                scorer = dsbench_scorer_exact(), dir = logs),
                   baseline_constant("The answer is C.")),
     probsem = run(probsem_task(solver = probsem_solver(settings = list(cache = FALSE)),
@@ -123,7 +123,8 @@ test_that("processbench_task() runs all 3,400 samples of its four splits", {
                        items = 3400)
   local_pinned_servers(pins)
   # one vote a sample keeps the 3,400 samples quick; the votes are tested elsewhere
-  tsk <- suppressMessages(processbench_task(solver = processbench_solver(n_votes = 1, cache = FALSE),
+  tsk <- suppressMessages(processbench_task(solver = processbench_solver(n_votes = 1,
+                                                                         settings = request_settings(cache = FALSE)),
                                             dir = withr::local_tempdir()))
   tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}"), view = FALSE)
   samples <- tsk$get_samples()

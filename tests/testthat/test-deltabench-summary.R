@@ -60,7 +60,7 @@ test_that("clipping lets a constant guess score well; clip_predictions = FALSE d
 })
 
 test_that("a DeltaBench log shows deltabench_summary()'s numbers, offline", {
-  tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = withr::local_tempdir(), solver = deltabench_solver(cache = FALSE))
+  tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = withr::local_tempdir(), solver = deltabench_solver(settings = request_settings(cache = FALSE)))
   tsk$eval(solver_chat = baseline_constant(
     "Conclusion: yes\nError Section Number: 3\nExplanation: x"), view = FALSE)
   log <- expect_results_log(tsk, deltabench_summary, db_fields)

@@ -4,7 +4,7 @@ test_that("the task sends one request per sample at temperature 1, top_p 0.8", {
     "Conclusion: yes\nError Section Number: 3\nExplanation: the sum is wrong."
   })
   tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = withr::local_tempdir(),
-                         solver = deltabench_solver(cache = FALSE))
+                         solver = deltabench_solver(settings = request_settings(cache = FALSE)))
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   bodies <- server$requests()
   n <- nrow(tsk$get_samples())
@@ -67,7 +67,7 @@ test_that("a DeltaBench log over HTTP counts every critique; a cached re-run cos
   cache <- withr::local_tempdir()
   run <- function() {
     tsk <- deltabench_task(deltabench_dataset(version = "sample"), dir = withr::local_tempdir(.local_envir = parent.frame(2)),
-                           solver = deltabench_solver(cache = cache))
+                           solver = deltabench_solver(settings = request_settings(cache = cache)))
     tsk$eval(solver_chat = fake_chat(server), view = FALSE)
     tsk
   }

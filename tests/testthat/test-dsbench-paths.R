@@ -18,7 +18,8 @@ local_dsbench_copy <- function(env = parent.frame()) {
 # the error and how many requests reached the server.
 run_dsbench_table <- function(table, ...) {
   server <- local_fake_openai(function(body, n) "ok")
-  tsk <- dsbench_task(table, solver = dsbench_solver(cache = FALSE, ...),
+  tsk <- dsbench_task(table, solver = dsbench_solver( ...,
+                                                     settings = request_settings(cache = FALSE)),
                       scorer = dsbench_scorer_exact(), dir = withr::local_tempdir())
   error <- tryCatch(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)),
                     error = identity)

@@ -176,7 +176,8 @@ test_that("a table read back from parquet finds its competition folders", {
   expect_true(all(startsWith(dsbench_dataset(out)$folder, normalizePath(moved))))
   # the images and the files mode work without data_dir
   tsk <- dsbench_task(dsbench_dataset(out),
-                      solver = dsbench_solver(mode = "files", cache = FALSE),
+                      solver = dsbench_solver(mode = "files",
+                                              settings = request_settings(cache = FALSE)),
                       scorer = dsbench_scorer_exact(), dir = file.path(base, "logs"))
   expect_no_error(suppressMessages(tsk$eval(solver_chat = baseline_constant("C"), view = FALSE)))
   # the folder gone: unknown again, as for a table made elsewhere

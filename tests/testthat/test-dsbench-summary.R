@@ -17,7 +17,7 @@ test_that("dsbench_summary() reads the original's two accuracies", {
 
 test_that("an offline DSBench log shows the summary's accuracies and reads back the same", {
   data <- dsbench_dataset(version = "sample")
-  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)), scorer = dsbench_scorer_exact(),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
   summ <- dsbench_summary(tsk)
@@ -49,8 +49,9 @@ test_that("a DSBench log counts the judge's tokens; a cached re-run is marked an
   cache <- withr::local_tempdir()
   data <- dsbench_dataset(version = "sample")
   make <- function() {
-    dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = cache, images = FALSE),
-                 scorer = dsbench_scorer(cache = cache), dir = withr::local_tempdir())
+    dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver( images = FALSE,
+                                                                              settings = request_settings(cache = cache)),
+                 scorer = dsbench_scorer(settings = request_settings(cache = cache)), dir = withr::local_tempdir())
   }
   tsk <- make()
   tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),

@@ -13,8 +13,8 @@ test_that("solver and judge send the original requests; judgements are cached", 
   cache <- withr::local_tempdir()
   data <- dsbench_dataset(version = "sample")
   tsk <- dsbench_task(
-    data, solver = dsbench_solver(cache = cache, max_tries = 1),
-    scorer = dsbench_scorer(cache = cache, max_tries = 1), dir = withr::local_tempdir()
+    data, solver = dsbench_solver(settings = request_settings(cache = cache, max_tries = 1)),
+    scorer = dsbench_scorer(settings = request_settings(cache = cache, max_tries = 1)), dir = withr::local_tempdir()
   )
   expect_warning(
     tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
@@ -101,8 +101,9 @@ test_that("a failed solver request is not judged and counts as incorrect", {
     if (grepl("CAB", text)) return(list(status = 400))
     "ok"
   })
-  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE, images = FALSE, max_tries = 1),
-                      scorer = dsbench_scorer(cache = FALSE), dir = withr::local_tempdir())
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver( images = FALSE,
+                                                                                   settings = request_settings(cache = FALSE, max_tries = 1)),
+                      scorer = dsbench_scorer(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   expect_warning(
     tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
              view = FALSE),
@@ -124,8 +125,8 @@ run_with_budget_100 <- function(...) {
   server <- local_fake_openai(function(body, n) "ok", .local_envir = parent.frame())
   tsk <- dsbench_task(
     dsbench_dataset(version = "sample"),
-    solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
-                            cache = FALSE, ...),
+    solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE, ...,
+                            settings = request_settings(cache = FALSE)),
     scorer = dsbench_scorer_exact(), dir = withr::local_tempdir(.local_envir = parent.frame())
   )
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
@@ -153,8 +154,8 @@ test_that("the solver truncates long prompts from the front", {
   expect_equal(vapply(meta, `[[`, 1, "prompt_tokens"), unname(pmin(counts, 100)))
   expect_true(all(vapply(meta, `[[`, "", "tokenizer") == "o200k_base"))
   # The encoding follows the chat's model: gpt-4-turbo counts with cl100k_base.
-  solver <- dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE,
-                           cache = FALSE, encoding = "gpt-4-turbo-2024-04-09")
+  solver <- dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE, encoding = "gpt-4-turbo-2024-04-09",
+                           settings = request_settings(cache = FALSE))
   out <- solver(data$input[1:2], solver_chat = fake_chat(run$server))
   expect_identical(out$solver_metadata[[1]]$tokenizer, "cl100k_base")
 })
@@ -194,7 +195,8 @@ test_that("files mode sends no workbook text and answers through confined tools"
   data <- dsbench_dataset(version = "sample")
   tsk <- dsbench_task(
     data[data$competition_id %in% c("00000101", "00000103"), ],
-    solver = dsbench_solver(mode = "files", images = FALSE, cache = FALSE),
+    solver = dsbench_solver(mode = "files", images = FALSE,
+                            settings = request_settings(cache = FALSE)),
     scorer = dsbench_scorer_exact(), dir = withr::local_tempdir()
   )
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
@@ -233,11 +235,12 @@ test_that("dataset and solver check their inputs", {
   expect_snapshot(suppressMessages(tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)),
                   error = TRUE)
   # The files mode needs the task's dataset, and its folders.
-  files <- dsbench_solver(mode = "files", cache = FALSE)
+  files <- dsbench_solver(mode = "files", settings = request_settings(cache = FALSE))
   expect_snapshot(files("question", solver_chat = baseline_constant("x")), error = TRUE)
   tsk <- dsbench_task(
     dsbench_dataset(system.file("extdata", "dsbench-sample.parquet", package = "predictivebench")),
-    solver = dsbench_solver(mode = "files", images = FALSE, cache = FALSE),
+    solver = dsbench_solver(mode = "files", images = FALSE,
+                            settings = request_settings(cache = FALSE)),
     scorer = dsbench_scorer_exact(), dir = withr::local_tempdir()
   )
   expect_snapshot(suppressMessages(tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)),
@@ -252,7 +255,7 @@ test_that("dsbench_dataset() takes part of the table, which its task keeps", {
   expect_equal(dsbench_dataset(version = "sample", limit = 3, shuffle = 1), shuffled[1:3, ])
   # Each row keeps its own folder and image after the cut.
   expect_equal(shuffled$folder, data$folder[match(shuffled$id, data$id)])
-  tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2), solver = dsbench_solver(cache = FALSE),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2), solver = dsbench_solver(settings = request_settings(cache = FALSE)),
                       scorer = dsbench_scorer_exact(), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_echo(data, "target"), view = FALSE)
   expect_equal(tsk$get_samples()$id, data$id[1:2])
@@ -263,8 +266,9 @@ test_that("when every judgement fails, Scoring is not marked a success", {
   server <- local_fake_openai(function(body, n) {
     if (startsWith(last_user_text(body), "Please judge")) list(status = 400) else "ok"
   })
-  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE, images = FALSE),
-                      scorer = dsbench_scorer(cache = FALSE, max_tries = 1),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver( images = FALSE,
+                                                                                   settings = request_settings(cache = FALSE)),
+                      scorer = dsbench_scorer(settings = request_settings(cache = FALSE, max_tries = 1)),
                       dir = withr::local_tempdir())
   messages <- character()
   expect_warning(
@@ -290,8 +294,8 @@ test_that("the judge takes batch = TRUE: one batch, cached for a later run witho
   cache <- withr::local_tempdir()
   data <- dsbench_dataset(version = "sample")
   run <- function(batch) {
-    tsk <- dsbench_task(data, solver = dsbench_solver(cache = FALSE),
-                        scorer = dsbench_scorer(cache = cache, batch = batch),
+    tsk <- dsbench_task(data, solver = dsbench_solver(settings = request_settings(cache = FALSE)),
+                        scorer = dsbench_scorer(settings = request_settings(cache = cache, batch = batch)),
                         dir = withr::local_tempdir())
     tsk$eval(solver_chat = baseline_constant("42"), scorer_chat = fake_responses_chat(server),
              view = FALSE)

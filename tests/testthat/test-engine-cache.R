@@ -202,7 +202,7 @@ test_that("an unwritable cache is an error naming it before any request is sent"
   expect_equal(server$count(), 0)
   # a vitals solver stops the same way, before sending
   tsk <- futurex_task(futurex_dataset(version = "sample"),
-                      dir = withr::local_tempdir(), solver = futurex_solver(cache = cache))
+                      dir = withr::local_tempdir(), solver = futurex_solver(settings = request_settings(cache = cache)))
   expect_error(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                class = "predictivebench_error_cache")
   expect_equal(server$count(), 0)

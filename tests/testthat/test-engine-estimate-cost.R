@@ -22,8 +22,9 @@ test_that("FutureX: the estimate equals the requests sent, and 0 on a cached re-
   server <- local_fake_openai(function(body, n) "\\boxed{A}")
   cache <- withr::local_tempdir()
   tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(),
-                      solver = futurex_solver(cache = cache,
-                                              params = ellmer::params(max_tokens = 100)))
+                      solver = futurex_solver(
+                                              params = ellmer::params(max_tokens = 100),
+                                              settings = request_settings(cache = cache)))
   out <- estimate_then_run(tsk, server, cache)
   n <- nrow(futurex_dataset(version = "sample"))
   expect_equal(out$sent, n)
@@ -50,7 +51,8 @@ test_that("ProcessBench with 8 votes and 2 epochs: the estimate equals the reque
   server <- local_fake_openai(function(body, n) "\\boxed{-1}")
   cache <- withr::local_tempdir()
   tsk <- processbench_task(processbench_dataset(version = "sample"), dir = withr::local_tempdir(),
-                           solver = processbench_solver(n_votes = 8, cache = cache))
+                           solver = processbench_solver(n_votes = 8,
+                                                        settings = request_settings(cache = cache)))
   out <- estimate_then_run(tsk, server, cache, epochs = 2)
   expect_equal(out$sent, 8 * 2 * nrow(processbench_dataset(version = "sample")))
   expect_equal(out$before$requests, out$sent)
@@ -88,7 +90,8 @@ test_that("a solver built with batch = TRUE: the same requests, at the batch pri
   skip_if(is.null(regular), "ellmer has no price for gpt-4.1")
   cache <- withr::local_tempdir()
   solver <- function(batch) {
-    futurex_solver(cache = cache, params = ellmer::params(max_tokens = 10), batch = batch)
+    futurex_solver( params = ellmer::params(max_tokens = 10),
+                   settings = request_settings(cache = cache, batch = batch))
   }
   one_by_one <- estimate_cost(futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(), solver = solver(FALSE)),
                               chat, cache = cache)
@@ -122,8 +125,8 @@ test_that("DSBench: solver and judge requests, each counted for its own chat", {
     if (startsWith(last_user_text(body), "Please judge")) "True" else "ANSWER"
   })
   cache <- withr::local_tempdir()
-  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = cache),
-                      scorer = dsbench_scorer(cache = cache), dir = withr::local_tempdir())
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = cache)),
+                      scorer = dsbench_scorer(settings = request_settings(cache = cache)), dir = withr::local_tempdir())
   solver <- fake_chat(server, model = "gpt-4.1")
   judge <- fake_chat(server, model = "judge-model")
   est <- estimate_cost(tsk, solver, scorer_chat = judge, cache = cache)
@@ -167,7 +170,7 @@ estimate_child <- function(server_url, cache, flags, n, block_at) {
     }
     tsk <- vitals::Task$new(
       dataset = tibble::tibble(input = sprintf("Question %d?", seq_len(n)), target = "A"),
-      solver = generate_solver(cache = cache), scorer = scorer, dir = tempfile()
+      solver = generate_solver(settings = request_settings(cache = cache)), scorer = scorer, dir = tempfile()
     )
     estimate_cost(tsk, chat, cache = cache)
   }, args = list(testthat::test_path("..", ".."), server_url, cache, flags, n, block_at),
@@ -224,7 +227,7 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   battles <- sample_battles(2)
   chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
                                          credentials = function() "sk-unused")
-  tsk <- arena_judge_task(battles, arena_judge_solver(records = records, cache = file.path(root, "cache")),
+  tsk <- arena_judge_task(battles, arena_judge_solver(records = records, settings = request_settings(cache = file.path(root, "cache"))),
                     dir = file.path(root, "logs"))
   est <- estimate_cost(tsk, chat)
   expect_equal(est$requests, nrow(battles))

@@ -133,7 +133,7 @@ test_that("generate_solver runs in a vitals Task and records failures per sample
   server <- local_fake_openai(echo_reply)
   ds <- tibble::tibble(input = c("a", "reject", "c"), target = "x")
   tsk <- vitals::Task$new(
-    dataset = ds, solver = generate_solver(cache = FALSE, backoff = 0),
+    dataset = ds, solver = generate_solver(settings = request_settings(cache = FALSE, backoff = 0)),
     scorer = function(samples, ...) {
       list(score = factor(ifelse(is.na(samples$result), "I", "C"), c("I", "C"), ordered = TRUE))
     },
@@ -244,7 +244,7 @@ test_that("ProcessBench: one seed warning per eval, n_per_request refused withou
   chat <- fake_responses_chat(server)
   tsk <- processbench_task(data, dir = withr::local_tempdir(),
                            solver = processbench_solver(n_votes = 3, params = list(seed = 4),
-                                                        cache = FALSE))
+                                                        settings = request_settings(cache = FALSE)))
   warnings <- character()
   withCallingHandlers(tsk$eval(solver_chat = chat, view = FALSE), warning = function(w) {
     warnings <<- c(warnings, conditionMessage(w))
@@ -259,7 +259,7 @@ test_that("ProcessBench: one seed warning per eval, n_per_request refused withou
   for (chat in list(fake_responses_chat(server), fake_anthropic_chat(server))) {
     tsk <- processbench_task(data, dir = withr::local_tempdir(),
                              solver = processbench_solver(n_votes = 3, n_per_request = TRUE,
-                                                          cache = FALSE))
+                                                          settings = request_settings(cache = FALSE)))
     expect_error(tsk$eval(solver_chat = chat, view = FALSE),
                  class = "predictivebench_error_argument")
   }
@@ -284,7 +284,7 @@ test_that("the n_ignored message says cached only when the cache is on", {
   for (cache in list(FALSE, withr::local_tempdir())) {
     tsk <- processbench_task(data, dir = withr::local_tempdir(),
                              solver = processbench_solver(n_votes = 2, n_per_request = TRUE,
-                                                          cache = cache))
+                                                          settings = request_settings(cache = cache)))
     msg <- NULL
     withCallingHandlers(tsk$eval(solver_chat = fake_chat(one), view = FALSE),
                         predictivebench_message_n_ignored = function(m) {

@@ -141,3 +141,109 @@ test_that("a refused key (401/403) stops the pool; what is in flight is delivere
     expect_equal(delivered[2:3], list("answer 2", "answer 3"))
   }
 })
+
+# The former bypasses (DSBench's request groups, arena answers and arena judging in chunks of
+# 20) now go through one pool with one retry policy. The fake server answers each request
+# `delay` seconds after it arrives, with its arrival time as the text; request 1 first gets a
+# 429. Requests that arrived within `delay` of one another were in flight at the same time,
+# so more of them than one group (or chunk) holds shows that the groups share one pool.
+arrival_reply <- function(delay, verdict = FALSE) {
+  force(delay)
+  force(verdict)
+  function(body, n) {
+    if (n == 1) return(list(status = 429, headers = list(`retry-after` = "0")))
+    now <- sprintf("%.3f", as.numeric(Sys.time()))
+    list(text = if (verdict) paste0('{"winner": 1, "explanation": "', now, '"}') else now,
+         delay = delay)
+  }
+}
+
+max_in_flight <- function(arrivals, delay) {
+  arrivals <- as.numeric(arrivals)
+  max(vapply(arrivals, function(t) sum(arrivals >= t & arrivals < t + delay), 1))
+}
+
+test_that("DSBench's request groups (system prompts, images) share one pool and its retries", {
+  skip_on_cran()
+  delay <- 1.5
+  server <- local_fake_openai(arrival_reply(delay))
+  data <- dsbench_dataset(version = "sample")
+  with_image <- !is.na(data$image_used)
+  expect_true(any(with_image) && any(!with_image))  # two groups: with and without an image
+  tsk <- dsbench_task(data, dir = withr::local_tempdir(), scorer = dsbench_scorer_exact(),
+                      solver = dsbench_solver(count_tokens = function(x) nchar(x) %/% 4,
+                                              settings = request_settings(cache = FALSE,
+                                                                          backoff = 0,
+                                                                          rpm = Inf)))
+  suppressWarnings(tsk$eval(solver_chat = fake_chat(server, model = "gpt-4o"), view = FALSE))
+  result <- tsk$get_samples()$result
+  expect_false(anyNA(result))
+  expect_equal(server$count(), nrow(data) + 1)  # the 429 was retried
+  expect_gt(max_in_flight(result, delay), max(sum(with_image), sum(!with_image)))
+  # the groups kept their own system prompts
+  systems <- vapply(server$requests()[-1], function(b) b$messages[[1]]$content, "")
+  expect_setequal(unique(systems), c(dsbench_system_prompt_text, dsbench_system_prompt_image))
+})
+
+test_that("arena answers of every model go into one pool, not chunks of 20, with its retries", {
+  skip_on_cran()
+  delay <- 2
+  server <- local_fake_openai(arrival_reply(delay))
+  dir <- withr::local_tempdir()
+  questions <- paste("Question", 1:15)
+  models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
+  answers <- arena_answers(questions, models, dir,
+                           request_settings(cache = FALSE, max_active = 40, rpm = Inf,
+                                            backoff = 0))
+  expect_false(anyNA(c(answers$m1, answers$m2)))
+  expect_equal(server$count(), 2 * length(questions) + 1)
+  # more in flight at once than one chunk of 20, and than one model's questions
+  expect_gt(max_in_flight(c(answers$m1, answers$m2), delay), 20)
+  on_disk <- arena_read_answers(file.path(dir, "q_and_as.csv"))
+  expect_equal(on_disk$m2, answers$m2)
+})
+
+test_that("arena judging sends every battle in one pool, not chunks of 20, with its retries", {
+  skip_on_cran()
+  delay <- 2
+  server <- local_fake_openai(arrival_reply(delay, verdict = TRUE))
+  battles <- sample_battles(8) # 24 battles
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  tsk <- arena_task(battles,
+                    solver = arena_solver(records = records,
+                                          settings = request_settings(cache = FALSE,
+                                                                      max_active = 40,
+                                                                      rpm = Inf,
+                                                                      backoff = 0)),
+                    dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
+  samples <- tsk$get_samples()
+  expect_true(all(metadata_field(samples$solver_metadata, "winner") == "model_a"))
+  expect_equal(server$count(), nrow(battles) + 1)
+  arrivals <- vapply(samples$result, function(r) jsonlite::parse_json(r)$explanation, "")
+  expect_gt(max_in_flight(arrivals, delay), 20)
+  expect_equal(nrow(arena_read_battles(records)), nrow(battles))
+})
+
+test_that("arena answers interrupted mid-pool are resumed from the response cache", {
+  # The run stops at the first refused request (a 401 halts the pool) with six answers
+  # cached but none written to q_and_as.csv yet; the rerun sends only the missing ones.
+  allow <- withr::local_tempfile()
+  server <- local_fake_openai(function(body, n) {
+    if (n > 6 && !file.exists(allow)) return(list(status = 401))
+    paste("answer to", last_user_text(body))
+  })
+  dir <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  questions <- paste("Question", 1:10)
+  models <- list(m1 = fake_chat(server, model = "m1"))
+  settings <- request_settings(cache = cache, max_active = 1, rpm = Inf)
+  expect_error(arena_answers(questions, models, dir, settings),
+               class = "predictivebench_error_auth")
+  expect_equal(server$count(), 7)
+  writeLines("ok", allow)
+  answers <- arena_answers(questions, models, dir, settings)
+  expect_equal(server$count() - 7, length(questions) - 6)
+  expect_equal(answers$m1, paste("answer to", questions))
+  expect_equal(arena_read_answers(file.path(dir, "q_and_as.csv"))$m1, answers$m1)
+})

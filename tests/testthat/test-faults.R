@@ -64,8 +64,7 @@ test_that("20% flaky requests (429 with and without retry-after, 500, timeouts):
   data <- faults_dataset(n)
   task <- function() {
     futurex_task(dataset = data,
-                 solver = generate_solver(cache = dir, max_active = 8, max_tries = 2,
-                                          backoff = 0),
+                 solver = generate_solver(settings = request_settings(cache = dir, max_active = 8, max_tries = 2, backoff = 0)),
                  dir = withr::local_tempdir(.local_envir = parent.frame(2)))
   }
   tsk <- task()
@@ -118,7 +117,7 @@ test_that("a request that keeps timing out is marked failed with its error, the 
   })
   withr::local_options(ellmer_timeout_s = 0.5)
   tsk <- futurex_task(dataset = faults_dataset(4),
-                      solver = generate_solver(cache = FALSE, max_tries = 2, backoff = 0),
+                      solver = generate_solver(settings = request_settings(cache = FALSE, max_tries = 2, backoff = 0)),
                       dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
@@ -141,7 +140,7 @@ eval_script <- function(data, cache, log_dir, out, server_url, max_active = 1) {
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'sk-child-key')", deparse(server_url)),
     sprintf("data <- read_task_table(%s, 'futurex')", deparse(data)),
-    sprintf("solver <- generate_solver(cache = %s, max_active = %d, backoff = 0)",
+    sprintf("solver <- generate_solver(settings = request_settings(cache = %s, max_active = %d, backoff = 0))",
             deparse(cache), max_active),
     sprintf("tsk <- futurex_task(dataset = data, solver = solver, dir = %s)", deparse(log_dir)),
     "tsk$eval(solver_chat = chat, view = FALSE)",
@@ -204,8 +203,7 @@ test_that("an $eval() killed with SIGKILL resumes without re-asking answered sam
 
   # the same task run once, without interruption, on its own cache
   whole <- futurex_task(dataset = faults_dataset(n),
-                        solver = generate_solver(cache = file.path(tmp, "cache-whole"),
-                                                 max_active = 4),
+                        solver = generate_solver(settings = request_settings(cache = file.path(tmp, "cache-whole"), max_active = 4)),
                         dir = file.path(tmp, "logs-whole"))
   whole$eval(solver_chat = fake_chat(server), view = FALSE)
   uninterrupted <- whole$get_samples()
@@ -279,7 +277,7 @@ test_that("a failing FutureX judge (normalization chat) is retried, then the pla
   numeric <- which(data$level == 4)
   scored <- NULL
   expect_no_error(scored <- futurex_score(data, scorer_chat = fake_chat(judge),
-                                          cache = FALSE))
+                                          settings = request_settings(cache = FALSE)))
   # retried: each numeric item was asked more than once (once per round)
   expect_gt(judge$count(), length(numeric))
   items <- scored$items
@@ -298,8 +296,9 @@ test_that("a failing FutureX judge inside $eval() is retried, then recorded, nev
   judge <- local_fake_openai(function(body, n) list(status = 500))
   data <- faults_dataset(6)
   numeric <- which(data$level == 4)
-  tsk <- futurex_task(dataset = data, solver = generate_solver(cache = FALSE),
-                      scorer = futurex_scorer(scorer_chat = fake_chat(judge), cache = FALSE),
+  tsk <- futurex_task(dataset = data, solver = generate_solver(settings = request_settings(cache = FALSE)),
+                      scorer = futurex_scorer(scorer_chat = fake_chat(judge),
+                                              settings = request_settings(cache = FALSE)),
                       dir = withr::local_tempdir())
   eval_without_error(tsk, solver_chat = baseline_constant("\\boxed{98}"))
   expect_gt(judge$count(), length(numeric))
@@ -321,8 +320,9 @@ test_that("a failing FutureX judge inside $eval() is retried, then recorded, nev
 test_that("a judge that errors outside HTTP is recorded as failed, never a crash", {
   judge <- baseline_chat(function(prompt) stop("the judge fell over"), name = "broken-judge")
   data <- faults_dataset(3)
-  tsk <- futurex_task(dataset = data, solver = generate_solver(cache = FALSE),
-                      scorer = futurex_scorer(scorer_chat = judge, cache = FALSE),
+  tsk <- futurex_task(dataset = data, solver = generate_solver(settings = request_settings(cache = FALSE)),
+                      scorer = futurex_scorer(scorer_chat = judge,
+                                              settings = request_settings(cache = FALSE)),
                       dir = withr::local_tempdir())
   eval_without_error(tsk, solver_chat = baseline_constant("\\boxed{100}"))
   samples <- tsk$get_samples()
@@ -397,9 +397,9 @@ test_that("generate_responses() leaves no global switch behind (JIT level, optio
 test_that("a failing DSBench judge is retried, then recorded as an incorrect score with its error", {
   skip_on_cran()
   judge <- local_fake_openai(function(body, n) list(status = 500))
-  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE),
-                      scorer = dsbench_scorer(scorer_chat = fake_chat(judge), cache = FALSE,
-                                              max_tries = 2),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)),
+                      scorer = dsbench_scorer(scorer_chat = fake_chat(judge),
+                                              settings = request_settings(cache = FALSE, max_tries = 2)),
                       dir = withr::local_tempdir())
   expect_no_error(suppressWarnings(
     tsk$eval(solver_chat = baseline_constant("The answer is B."), view = FALSE)
@@ -418,7 +418,7 @@ test_that("a failing DSBench judge is retried, then recorded as an incorrect sco
 test_that("a failing arena judge is retried, then each battle is recorded as failed, never a crash", {
   skip_on_cran()
   judge <- local_fake_openai(function(body, n) list(status = 500))
-  tsk <- arena_judge_task(solver = arena_judge_solver(cache = FALSE, max_tries = 2),
+  tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE, max_tries = 2)),
                     dir = withr::local_tempdir())
   expect_no_error(suppressWarnings(
     tsk$eval(solver_chat = fake_chat(judge), view = FALSE)

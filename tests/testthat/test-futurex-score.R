@@ -157,7 +157,8 @@ test_that("LLM unit normalization is used when it parses and falls back when not
   table$answer <- "\\boxed{1,180 thousand units}"
   table$has_answer <- TRUE
   numeric <- table[!is.na(table$std), ]
-  scored <- futurex_score(numeric, scorer_chat = fake_chat(server), cache = FALSE)
+  scored <- futurex_score(numeric, scorer_chat = fake_chat(server),
+                          settings = request_settings(cache = FALSE))
   sales <- scored$items[scored$items$id == "fx-l4-sales", ]
   expect_equal(sales$score, 1 - (70 / 100)^2)
   expect_equal(c(sales$pred_value, sales$truth_value), c(1180, 1250))
@@ -176,8 +177,8 @@ test_that("the scorer's normalization judge takes batch = TRUE", {
   dataset <- futurex_dataset(version = "sample")
   dataset <- dataset[dataset$id == "fx-l3-temp", ]
   cache <- withr::local_tempdir()
-  tsk <- futurex_task(dataset = dataset, solver = futurex_solver(cache = FALSE),
-                      scorer = futurex_scorer(cache = cache, batch = TRUE),
+  tsk <- futurex_task(dataset = dataset, solver = futurex_solver(settings = request_settings(cache = FALSE)),
+                      scorer = futurex_scorer(settings = request_settings(cache = cache, batch = TRUE)),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("\\boxed{99}"),
            scorer_chat = fake_responses_chat(server), view = FALSE)

@@ -27,7 +27,7 @@ test_that("user-facing errors name the user's call", {
 })
 
 test_that("a FutureX log shows futurex_summary()'s numbers, offline", {
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = FALSE), dir = withr::local_tempdir())
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_random(c("A", "B", "Yes", "No", "12"), "\\boxed{%s}",
                                          seed = 2), view = FALSE)
   log <- expect_results_log(tsk, futurex_summary, c("level", "std", "end_time"))

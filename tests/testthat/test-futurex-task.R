@@ -6,7 +6,7 @@ test_that("futurex_task end to end against the fake server, cached on the second
   })
   dir <- withr::local_tempdir()
   cache <- withr::local_tempdir()
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = cache), dir = dir)
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache)), dir = dir)
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
   samples <- tsk$get_samples()
@@ -20,7 +20,7 @@ test_that("futurex_task end to end against the fake server, cached on the second
   sent <- server$count()
   expect_equal(sent, nrow(samples))  # one request per sample
 
-  tsk2 <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = cache), dir = dir)
+  tsk2 <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache)), dir = dir)
   expect_warning(tsk2$eval(solver_chat = fake_chat(server), view = FALSE))
   # only the failed request is sent again
   expect_equal(server$count(), sent + 1)
@@ -31,7 +31,7 @@ test_that("the scorer accepts a judge chat through $eval(scorer_chat =)", {
   server <- local_fake_openai(function(body, n) "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5")
   dataset <- futurex_dataset(version = "sample")
   dataset <- dataset[dataset$id == "fx-l3-temp", ]
-  tsk <- futurex_task(dataset = dataset, solver = futurex_solver(cache = FALSE),
+  tsk <- futurex_task(dataset = dataset, solver = futurex_solver(settings = request_settings(cache = FALSE)),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("\\boxed{99}"), scorer_chat = fake_chat(server),
            view = FALSE)
@@ -63,9 +63,9 @@ test_that("a FutureX log over HTTP counts the judge, and a cached re-run costs n
   server <- local_fake_openai(futurex_judge_reply)
   cache <- withr::local_tempdir()
   run <- function() {
-    tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = cache),
+    tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache)),
                         scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
-                                                cache = cache),
+                                                settings = request_settings(cache = cache)),
                         dir = withr::local_tempdir(.local_envir = parent.frame(2)))
     suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
     tsk
@@ -99,7 +99,7 @@ test_that("batch = TRUE: $eval() through a provider batch; a later run without i
   })
   cache <- withr::local_tempdir()
   chat <- fake_responses_chat(server)
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = cache, batch = TRUE),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache, batch = TRUE)),
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = chat, view = FALSE)
   samples <- tsk$get_samples()
@@ -109,7 +109,7 @@ test_that("batch = TRUE: $eval() through a provider batch; a later run without i
   expect_equal(samples$score[samples$id == "fx-l1-rain"], 1)
   expect_equal(samples$score[samples$id == "fx-l2-stocks"], 1)
   # the answers are in the response cache: a run without batch sends nothing
-  again <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = cache), dir = withr::local_tempdir())
+  again <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache)), dir = withr::local_tempdir())
   again$eval(solver_chat = chat, view = FALSE)
   expect_equal(server$count(), nrow(samples))
   expect_true(all(vapply(again$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
@@ -121,7 +121,7 @@ test_that("batch = TRUE, wait = FALSE: $eval() submits and says how to collect; 
   server <- local_fake_openai(function(body, n) "\\boxed{Yes}", batch = list(polls = 1))
   cache <- withr::local_tempdir()
   chat <- fake_anthropic_chat(server)
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = cache, batch = TRUE, wait = FALSE),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache, batch = TRUE, wait = FALSE)),
                       dir = withr::local_tempdir())
   expect_message(
     suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE),

@@ -1,6 +1,7 @@
 test_that("results files are named {dataset}_{model}_votes{n} and written inside dir", {
   tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
-                           solver = processbench_solver(n_votes = 2, cache = FALSE))
+                           solver = processbench_solver(n_votes = 2,
+                                                        settings = request_settings(cache = FALSE)))
   tsk$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
   dir <- withr::local_tempdir()
   paths <- processbench_write_results(tsk, dir, dataset = "my data", model = "../org/model:1")
@@ -32,7 +33,7 @@ test_that("the results file counts the votes asked for, even when the first samp
   })
   tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
                            solver = processbench_solver(n_votes = 8, n_per_request = TRUE,
-                                                        cache = FALSE))
+                                                        settings = request_settings(cache = FALSE)))
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
   s <- tsk$get_samples()

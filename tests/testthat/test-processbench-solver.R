@@ -13,7 +13,8 @@ test_that("the solver sends n_votes separate requests at temperature 0.7, cached
   })
   cache <- withr::local_tempdir()
   tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
-                           solver = processbench_solver(n_votes = 3, cache = cache))
+                           solver = processbench_solver(n_votes = 3,
+                                                        settings = request_settings(cache = cache)))
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
   bodies <- server$requests()
@@ -32,7 +33,8 @@ test_that("the solver sends n_votes separate requests at temperature 0.7, cached
   # a second run answers every successful vote from the cache
   before <- server$count()
   tsk2 <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(),
-                            solver = processbench_solver(n_votes = 3, cache = cache))
+                            solver = processbench_solver(n_votes = 3,
+                                                         settings = request_settings(cache = cache)))
   tsk2$eval(solver_chat = fake_chat(server), view = FALSE)
   expect_equal(server$count(), before)
   expect_true(all(vapply(tsk2$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
@@ -42,7 +44,7 @@ test_that("greedy mode sends one request per sample at temperature 0", {
   server <- local_fake_openai(function(body, n) "\\boxed{-1}")
   tsk <- processbench_task(pb_table(), template = "processbench", dir = withr::local_tempdir(),
                            solver = processbench_solver(n_votes = 1, temperature = 0,
-                                                        cache = FALSE))
+                                                        settings = request_settings(cache = FALSE)))
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   bodies <- server$requests()
   expect_length(bodies, 3)
@@ -58,7 +60,8 @@ test_that("n_per_request asks for all votes in one request with n", {
     list(choices = c("\\boxed{1}", "\\boxed{2}", "\\boxed{2}")[seq_len(k)])
   })
   cache <- withr::local_tempdir()
-  solver <- processbench_solver(n_votes = 3, n_per_request = TRUE, cache = cache)
+  solver <- processbench_solver(n_votes = 3, n_per_request = TRUE,
+                                settings = request_settings(cache = cache))
   tsk <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(), solver = solver)
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   bodies <- server$requests()
@@ -80,7 +83,8 @@ test_that("n_per_request: votes a provider leaves out are requested separately, 
     list(choices = if (is.null(body$n)) "\\boxed{1}" else "\\boxed{0}")
   })
   cache <- withr::local_tempdir()
-  solver <- processbench_solver(n_votes = 3, n_per_request = TRUE, cache = cache)
+  solver <- processbench_solver(n_votes = 3, n_per_request = TRUE,
+                                settings = request_settings(cache = cache))
   tsk <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(), solver = solver)
   expect_message(tsk$eval(solver_chat = fake_chat(one), view = FALSE),
                  class = "predictivebench_message_n_ignored")
@@ -104,7 +108,8 @@ test_that("n_per_request: votes a provider leaves out are requested separately, 
   expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
   # ... and they are the entries n_per_request = FALSE uses for votes 2 and 3
   separate <- processbench_task(pb_table()[1:2, ], dir = withr::local_tempdir(),
-                                solver = processbench_solver(n_votes = 3, cache = cache))
+                                solver = processbench_solver(n_votes = 3,
+                                                             settings = request_settings(cache = cache)))
   separate$eval(solver_chat = fake_chat(one), view = FALSE)
   expect_equal(one$count(), 8)  # only vote 1 of each sample was never sent on its own
 })
@@ -116,7 +121,7 @@ test_that("a seed is offset per vote, so votes differ but re-runs repeat them", 
   server <- local_fake_openai(function(body, n) paste0("\\boxed{", body$seed %% 2, "}"))
   tsk <- processbench_task(pb_table()[1, ], dir = withr::local_tempdir(),
                            solver = processbench_solver(n_votes = 4, params = list(seed = 7),
-                                                        cache = FALSE))
+                                                        settings = request_settings(cache = FALSE)))
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   expect_equal(sort(seeds_sent(server)), c(7, 8, 9, 10))
   expect_equal(tsk$get_samples()$solver_metadata[[1]]$votes, c(1L, 0L, 1L, 0L))
@@ -125,7 +130,8 @@ test_that("a seed is offset per vote, so votes differ but re-runs repeat them", 
   chat_server <- local_fake_openai(function(body, n) "\\boxed{-1}")
   chat <- fake_chat(chat_server, params = ellmer::params(seed = 5))
   tsk2 <- processbench_task(pb_table()[1:2, ], epochs = 2, dir = withr::local_tempdir(),
-                            solver = processbench_solver(n_votes = 3, cache = FALSE))
+                            solver = processbench_solver(n_votes = 3,
+                                                         settings = request_settings(cache = FALSE)))
   tsk2$eval(solver_chat = chat, view = FALSE)
   bodies <- chat_server$requests()
   expect_length(bodies, 12)
@@ -139,7 +145,8 @@ test_that("a seed is offset per vote, so votes differ but re-runs repeat them", 
   })
   tsk3 <- processbench_task(pb_table()[1, ], epochs = 2, dir = withr::local_tempdir(),
                             solver = processbench_solver(n_votes = 3, n_per_request = TRUE,
-                                                         params = list(seed = 7), cache = FALSE))
+                                                         params = list(seed = 7),
+                                                         settings = request_settings(cache = FALSE)))
   tsk3$eval(solver_chat = fake_chat(n_server), view = FALSE)
   expect_equal(sort(seeds_sent(n_server)), c(7, 10))
 })
@@ -147,7 +154,8 @@ test_that("a seed is offset per vote, so votes differ but re-runs repeat them", 
 test_that("vitals epochs draw new votes: every (epoch, vote) is its own request", {
   server <- local_fake_openai(function(body, n) "\\boxed{-1}")
   tsk <- processbench_task(pb_table()[1, ], epochs = 2, dir = withr::local_tempdir(),
-                           solver = processbench_solver(n_votes = 2, cache = withr::local_tempdir()))
+                           solver = processbench_solver(n_votes = 2,
+                                                        settings = request_settings(cache = withr::local_tempdir())))
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   expect_equal(server$count(), 4)
   expect_equal(nrow(tsk$get_samples()), 2)
@@ -160,7 +168,7 @@ test_that("a ProcessBench log over HTTP counts all votes; a cached re-run costs 
   cache <- withr::local_tempdir()
   run <- function() {
     tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(.local_envir = parent.frame(2)),
-                             solver = processbench_solver(cache = cache))
+                             solver = processbench_solver(settings = request_settings(cache = cache)))
     tsk$eval(solver_chat = fake_chat(server), view = FALSE)
     tsk
   }
@@ -188,7 +196,7 @@ test_that("batch = TRUE: 8 votes a sample through a provider batch; a later run 
   cache <- withr::local_tempdir()
   chat <- fake_responses_chat(server)
   tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
-                           solver = processbench_solver(cache = cache, batch = TRUE))
+                           solver = processbench_solver(settings = request_settings(cache = cache, batch = TRUE)))
   tsk$eval(solver_chat = chat, view = FALSE)
   s <- tsk$get_samples()
   expect_equal(server$count(), 3 * 8)
@@ -197,7 +205,7 @@ test_that("batch = TRUE: 8 votes a sample through a provider batch; a later run 
   expect_equal(lengths(lapply(s$solver_metadata, `[[`, "critiques")), c(8, 8, 8))
   expect_identical(s$score, c(1, 1, 0))
   again <- processbench_task(pb_table(), dir = withr::local_tempdir(),
-                             solver = processbench_solver(cache = cache))
+                             solver = processbench_solver(settings = request_settings(cache = cache)))
   again$eval(solver_chat = chat, view = FALSE)
   expect_equal(server$count(), 3 * 8)
   expect_equal(again$get_samples()$result, s$result)
@@ -209,8 +217,8 @@ test_that("batch = TRUE, wait = FALSE: the votes are collected by a second $eval
   cache <- withr::local_tempdir()
   chat <- fake_anthropic_chat(server)
   tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
-                           solver = processbench_solver(n_votes = 2, cache = cache,
-                                                        batch = TRUE, wait = FALSE))
+                           solver = processbench_solver(n_votes = 2,
+                                                        settings = request_settings(cache = cache, batch = TRUE, wait = FALSE)))
   expect_message(
     suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE),
                      classes = "predictivebench_warning_failed_requests"),

@@ -46,7 +46,8 @@ test_that("user-facing summary errors name the call and what is missing", {
 
 test_that("a ProcessBench log shows processbench_summary()'s F1 and accuracies, offline", {
   tsk <- processbench_task(processbench_dataset(version = "sample"), dir = withr::local_tempdir(),
-                           solver = processbench_solver(n_votes = 3, cache = FALSE))
+                           solver = processbench_solver(n_votes = 3,
+                                                        settings = request_settings(cache = FALSE)))
   tsk$eval(solver_chat = baseline_random(c("-1", "0", "1", "2"), "\\boxed{%s}", seed = 4),
            view = FALSE)
   log <- expect_results_log(tsk, processbench_summary, pb_fields)

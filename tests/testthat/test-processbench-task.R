@@ -75,7 +75,8 @@ test_that("the splits are summarized one by one and averaged, from a log too", {
   files <- pb_split_files(dir, c(gsm8k = 2, math = 4))
   table <- prepare_processbench(files)
   tsk <- processbench_task(table, dir = file.path(dir, "logs"),
-                           solver = processbench_solver(n_votes = 1, cache = FALSE))
+                           solver = processbench_solver(n_votes = 1,
+                                                        settings = request_settings(cache = FALSE)))
   # Always "1": right on every label-1 item, wrong on every label -1 one.
   tsk$eval(solver_chat = baseline_constant("\\boxed{1}"), view = FALSE)
   for (s in list(suppressMessages(processbench_summary(tsk, by = "split")),

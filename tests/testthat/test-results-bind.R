@@ -3,11 +3,12 @@
 test_that("vitals_bind() combines the tasks of all five benchmarks", {
   dir <- withr::local_tempdir()
   fx <- futurex_run("\\boxed{A}", dir)
-  pb <- processbench_task(processbench_dataset(version = "sample"), dir = dir, solver = processbench_solver(n_votes = 3, cache = FALSE))
+  pb <- processbench_task(processbench_dataset(version = "sample"), dir = dir, solver = processbench_solver(n_votes = 3,
+                                                                                                            settings = request_settings(cache = FALSE)))
   pb$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE)
-  db <- deltabench_task(deltabench_dataset(version = "sample"), dir = dir, solver = deltabench_solver(cache = FALSE))
+  db <- deltabench_task(deltabench_dataset(version = "sample"), dir = dir, solver = deltabench_solver(settings = request_settings(cache = FALSE)))
   db$eval(solver_chat = baseline_constant("Conclusion: no error"), view = FALSE)
-  ds <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+  ds <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)), scorer = dsbench_scorer_exact(),
                      dir = dir)
   ds$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
   ps <- probsem_task(probsem_dataset(version = "sample"), dir = dir)

@@ -2,7 +2,7 @@
 # message naming what vitals changed, so an upgrade of vitals shows what to fix.
 
 scored_arith_task <- function() {
-  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(cache = FALSE),
+  tsk <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(settings = request_settings(cache = FALSE)),
                           scorer = arith_scorer(), dir = withr::local_tempdir(.local_envir = parent.frame()))
   suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
   tsk

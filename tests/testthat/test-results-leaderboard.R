@@ -39,7 +39,7 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
 
 test_that("leaderboard() names what it can't place", {
   local_arith_benchmark()
-  plain <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(cache = FALSE),
+  plain <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(settings = request_settings(cache = FALSE)),
                             scorer = arith_scorer(), dir = withr::local_tempdir())
   plain$eval(solver_chat = baseline_constant("2"), view = FALSE)
   expect_error(leaderboard(plain), class = "predictivebench_error_argument")
@@ -65,9 +65,9 @@ test_that("a benchmark registered without a headline reports every group", {
 
 test_that("a FutureX run with a judge over HTTP logs the usage get_cost() reports", {
   server <- local_fake_openai(futurex_judge_reply)
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = FALSE),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = FALSE)),
                       scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
-                                              cache = FALSE),
+                                              settings = request_settings(cache = FALSE)),
                       dir = withr::local_tempdir())
   suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
   logged <- log_usage(tsk$log_path)
@@ -83,7 +83,7 @@ test_that("a FutureX run with a judge over HTTP logs the usage get_cost() report
 })
 
 test_that("leaderboard() gives DSBench's clustered interval (worked numbers)", {
-  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(cache = FALSE), scorer = dsbench_scorer_exact(),
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)), scorer = dsbench_scorer_exact(),
                       dir = withr::local_tempdir())
   # only the first of the 7 sample questions is "C": competitions 1, 0, 0 | 0, 0 | 0, 0
   tsk$eval(solver_chat = baseline_constant("The answer is C."), view = FALSE)
@@ -106,7 +106,7 @@ test_that("a truncated log and a log naming no benchmark are skipped with one wa
   text <- readChar(b$log_path, file.size(b$log_path), useBytes = TRUE)
   writeChar(substr(text, 1, nchar(text) %/% 2), b$log_path, eos = NULL, useBytes = TRUE)
   # a vitals log of no benchmark
-  plain <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(cache = FALSE),
+  plain <- vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(settings = request_settings(cache = FALSE)),
                             scorer = arith_scorer(), dir = dir)
   plain$eval(solver_chat = baseline_constant("2"), view = FALSE)
   w <- expect_warning(board <- suppressMessages(leaderboard(dir)),

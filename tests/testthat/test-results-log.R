@@ -101,7 +101,7 @@ test_that("a field that is JSON in one sample is JSON in every sample", {
 test_that("a list column of the dataset comes back as a list column", {
   data <- arith_dataset()
   data$sections <- list(2L, 3L, 1L, 4L)
-  tsk <- ResultsTask$new(dataset = data, solver = generate_solver(cache = FALSE),
+  tsk <- ResultsTask$new(dataset = data, solver = generate_solver(settings = request_settings(cache = FALSE)),
                          scorer = arith_scorer(), benchmark = "sections",
                          metadata_fields = c("level", "sections"), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
@@ -120,20 +120,20 @@ test_that("logs of all six benchmarks are valid for Inspect AI's reader and read
   }
   # FutureX under a limit without level-3/4 items (NA headlines), in two epochs
   futurex <- run(futurex_task(futurex_dataset(version = "sample", limit = 3),
-                      solver = futurex_solver(cache = FALSE), epochs = 2,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)), epochs = 2,
                               dir = dir), baseline_constant("\\boxed{A}"))
   dsbench <- run(dsbench_task(dsbench_dataset(version = "sample"),
-                      solver = dsbench_solver(cache = FALSE),
+                      solver = dsbench_solver(settings = request_settings(cache = FALSE)),
                               scorer = dsbench_scorer_exact(), dir = dir),
                  baseline_constant("The answer is C."))
   # ProcessBench without an erroneous sample: F1 is undefined
   pb <- processbench_dataset(system.file("extdata", "processbench-sample.parquet",
                                          package = "predictivebench"))
   processbench <- run(processbench_task(pb[pb$label == -1, ],
-                                        solver = processbench_solver(cache = FALSE), dir = dir),
+                                        solver = processbench_solver(settings = request_settings(cache = FALSE)), dir = dir),
                       baseline_constant("\\boxed{-1}"))
   deltabench <- run(deltabench_task(deltabench_dataset(version = "sample", limit = 2),
-                      solver = deltabench_solver(cache = FALSE),
+                      solver = deltabench_solver(settings = request_settings(cache = FALSE)),
                                     dir = dir), baseline_constant("Conclusion: no error"))
   arena <- run(arena_task(arena_dataset(version = "sample"),
                           solver = arena_solver(settings = request_settings(cache = FALSE)),

@@ -117,7 +117,7 @@ test_that("vitals_bind() combines tasks whose scorers used different score types
   }
   graded <- ResultsTask$new(
     dataset = tibble::tibble(input = c("x", "y"), target = c("4", "5")),
-    solver = generate_solver(cache = FALSE), scorer = factor_scorer, benchmark = "graded",
+    solver = generate_solver(settings = request_settings(cache = FALSE)), scorer = factor_scorer, benchmark = "graded",
     dir = withr::local_tempdir()
   )
   graded$eval(solver_chat = baseline_constant("4"), view = FALSE)

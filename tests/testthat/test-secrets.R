@@ -106,7 +106,7 @@ test_that("saved samples of a run keyed from the environment hold no key", {
   root <- withr::local_tempdir()
   withr::local_envvar(OPENAI_API_KEY = secret_key)
   server <- local_fake_openai(function(body, n) "\\boxed{A}")
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(cache = file.path(root, "cache")),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = file.path(root, "cache"))),
                       dir = file.path(root, "logs"))
   tsk$eval(solver_chat = ellmer::chat_openai_compatible(base_url = server$url, model = "fake-model"),
            view = FALSE)

@@ -1,0 +1,133 @@
+# request_settings(): one object for how requests are sent, threaded through every solver,
+# judge and the engine, and overridden by $eval()'s named arguments.
+
+test_that("request_settings() checks its fields; as_request_settings() merges overrides", {
+  s <- request_settings(max_active = 50, rpm = Inf)
+  expect_s3_class(s, "predictivebench_settings")
+  expect_equal(s$max_active, 50)
+  expect_equal(s$rpm, Inf)
+  expect_error(request_settings(rpm = 0), class = "predictivebench_error_argument")
+  expect_error(request_settings(timeout = -1), class = "predictivebench_error_argument")
+  expect_error(request_settings(cache = NA), class = "predictivebench_error_argument")
+  merged <- as_request_settings(s, max_tries = 1, solver_chat = "not a setting")
+  expect_equal(c(merged$max_active, merged$max_tries), c(50, 1))
+  # a list of fields is accepted; other names are refused
+  expect_equal(as_request_settings(list(cache = FALSE))$cache, FALSE)
+  expect_error(as_request_settings(list(chache = FALSE)), class = "predictivebench_error_argument")
+  expect_equal(settings_deadline(request_settings(timeout = 7)), 7)
+  withr::local_options(ellmer_timeout_s = 9)
+  expect_equal(settings_deadline(request_settings()), 9)
+})
+
+test_that("generate_responses() takes settings, and refuses a misspelt one in ...", {
+  server <- local_fake_openai(function(body, n) list(status = 500))
+  res <- generate_responses(fake_chat(server), "q",
+                            request_settings(cache = FALSE, max_tries = 2, backoff = 0))
+  expect_equal(server$count(), 2)
+  expect_match(res$error, "Gave up after 2 tries")
+  # `...` overrides the object
+  generate_responses(fake_chat(server), "q", request_settings(cache = FALSE, backoff = 0),
+                     max_tries = 1)
+  expect_equal(server$count(), 3)
+  expect_error(generate_responses(fake_chat(server), "q", max_activ = 2),
+               class = "predictivebench_error_argument")
+  expect_equal(server$count(), 3)
+})
+
+test_that("the timeout setting is the pool's deadline", {
+  skip_on_cran()
+  server <- local_fake_openai(function(body, n) list(text = "late", delay = 5))
+  res <- generate_responses(fake_chat(server), "q",
+                            request_settings(cache = FALSE, max_tries = 1, timeout = 0.5))
+  expect_true(is.na(res$result))
+  expect_match(res$error, "deadline of 0.5 s")
+})
+
+test_that("$eval()'s named settings reach the solver and the judge", {
+  server <- local_fake_openai(function(body, n) list(status = 500))
+  data <- futurex_dataset(version = "sample")
+  tsk <- futurex_task(data, dir = withr::local_tempdir(),
+                      solver = futurex_solver(settings = request_settings(cache = FALSE,
+                                                                          max_tries = 3,
+                                                                          backoff = 0)))
+  suppressWarnings(try(tsk$eval(solver_chat = fake_chat(server), max_tries = 1, view = FALSE),
+                       silent = TRUE))
+  expect_equal(server$count(), nrow(data))  # one try each, not three
+  # a cache named in $eval() is the one the solver reads and writes
+  ok <- local_fake_openai(function(body, n) "\\boxed{A}")
+  dir <- withr::local_tempdir()
+  tsk <- futurex_task(data, dir = withr::local_tempdir(), solver = futurex_solver())
+  tsk$eval(solver_chat = fake_chat(ok), cache = dir, rpm = Inf, view = FALSE)
+  expect_equal(length(list.files(dir, recursive = TRUE, pattern = "\\.rds$")), nrow(data))
+  # and the judge of a scorer gets them too
+  judge <- local_fake_openai(function(body, n) list(status = 503))
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), dir = withr::local_tempdir(),
+                      solver = dsbench_solver(settings = request_settings(cache = FALSE)),
+                      scorer = dsbench_scorer(settings = request_settings(max_tries = 3,
+                                                                         backoff = 0)))
+  suppressWarnings(try(tsk$eval(solver_chat = baseline_constant("42"),
+                                scorer_chat = fake_chat(judge), max_tries = 1, cache = FALSE,
+                                view = FALSE), silent = TRUE))
+  expect_equal(judge$count(), nrow(dsbench_dataset(version = "sample")))
+})
+
+test_that("no solver or judge constructor takes request settings one by one", {
+  old <- c("cache", "max_active", "rpm", "max_tries", "backoff", "batch", "wait", "timeout",
+           "chunk_size", "answer_chunk_size", "judge_chunk_size")
+  constructors <- list(generate_solver, futurex_solver, futurex_scorer, futurex_score,
+                       processbench_solver, deltabench_solver, dsbench_solver, dsbench_scorer,
+                       arena_solver, arena_answers, arena_run, judge_battles)
+  for (f in constructors) {
+    expect_length(intersect(names(formals(f)), old), 0)
+    expect_true("settings" %in% names(formals(f)))
+  }
+  # temperature is `temperature =` in every solver, with the original's default
+  expect_equal(formals(dsbench_solver)$temperature, 0)
+  expect_equal(formals(processbench_solver)$temperature, 0.7)
+  expect_equal(formals(deltabench_solver)$temperature, 1)
+  expect_equal(formals(arena_solver)$temperature, 0)
+  expect_true("temperature" %in% names(formals(futurex_solver)))
+  # the same sampling arguments, in the same order, before settings
+  for (f in list(futurex_solver, processbench_solver, deltabench_solver, dsbench_solver,
+                 arena_solver)) {
+    args <- names(formals(f))
+    expect_equal(utils::tail(args, 4), c("temperature", "params", "system_prompt", "settings"))
+  }
+})
+
+test_that("dsbench_solver() sends temperature = 0 unless told otherwise", {
+  server <- local_fake_openai(function(body, n) "42")
+  data <- dsbench_dataset(version = "sample", limit = 2)
+  run <- function(solver) {
+    tsk <- dsbench_task(data, dir = withr::local_tempdir(), scorer = dsbench_scorer_exact(),
+                        solver = solver)
+    suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  }
+  run(dsbench_solver(images = FALSE, settings = request_settings(cache = FALSE)))
+  run(dsbench_solver(images = FALSE, temperature = 0.5,
+                     settings = request_settings(cache = FALSE)))
+  temps <- vapply(server$requests(), function(b) b$temperature, 1)
+  expect_equal(temps, c(0, 0, 0.5, 0.5))
+})
+
+test_that("system_prompt and params of the ProcessBench, DeltaBench and arena solvers are sent", {
+  server <- local_fake_openai(function(body, n) '{"winner": 1}')
+  offline <- request_settings(cache = FALSE)
+  data <- processbench_dataset(version = "sample", limit = 1)
+  tsk <- processbench_task(data, dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_votes = 1, system_prompt = "PB.",
+                                                        settings = offline))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  tsk <- deltabench_task(deltabench_dataset(version = "sample", limit = 1),
+                         dir = withr::local_tempdir(),
+                         solver = deltabench_solver(system_prompt = "DB.", settings = offline))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  tsk <- arena_task(sample_battles(1)[1, ], dir = withr::local_tempdir(),
+                    solver = arena_solver(system_prompt = "AR.", params = list(seed = 3),
+                                          settings = offline))
+  tsk$eval(solver_chat = fake_chat(server), view = FALSE)
+  bodies <- server$requests()
+  expect_equal(vapply(bodies, function(b) b$messages[[1]]$content, ""), c("PB.", "DB.", "AR."))
+  expect_equal(c(bodies[[3]]$temperature, bodies[[3]]$seed), c(0, 3))
+  expect_equal(bodies[[3]]$max_tokens %||% bodies[[3]]$max_completion_tokens, 800)
+})
