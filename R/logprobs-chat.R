@@ -45,13 +45,11 @@ chat_scores <- function(chat, prefix, query, settings, top_logprobs, system_prom
 # cache and 401/403 stop), keeping the response JSON the alternatives are read from. Never
 # batched: a provider batch gives no log-probabilities back the same way.
 logprob_chat_requests <- function(chat, prompts, settings) {
-  # (the pool reads its deadline from this option until run_requests() takes `settings`)
-  withr::local_options(ellmer_timeout_s = settings_deadline(settings))
-  run_requests(list(chat), rep(1L, length(prompts)), as.list(prompts),
-               cache = settings$cache, max_active = settings$max_active, rpm = settings$rpm,
-               max_tries = settings$max_tries, backoff = settings$backoff,
+  # never batched: a batch returns no log-probabilities
+  settings <- as_request_settings(settings, batch = FALSE)
+  run_requests(list(chat), rep(1L, length(prompts)), as.list(prompts), settings,
                key_extra = list(kind = "first-token-logprobs", version = 1L), epoch = 1L,
-               keep_json = TRUE, progress = FALSE, batch = FALSE)
+               keep_json = TRUE, progress = FALSE)
 }
 
 # The answers stop at `max_tokens` on purpose (only the first token is read), so ellmer's

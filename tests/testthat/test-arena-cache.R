@@ -49,7 +49,7 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   suppressWarnings(tsk2$eval(solver_chat = judge, view = FALSE))
   expect_equal(server$count() - before, sum(q == "Question 3"))
   expect_equal(nrow(arena_read_battles(records)), nrow(battles))
-  ratings <- arena_summary(tsk2, bootstrap = 0)
+  ratings <- arena_ratings(tsk2, bootstrap = 0)
   expect_s3_class(ratings, "arena_ratings")
 })
 

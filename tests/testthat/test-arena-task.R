@@ -197,7 +197,7 @@ test_that("the task's answers and arena_answers() share the response cache", {
   cache <- withr::local_tempdir()
   chat <- fake_chat(server, model = "candidate-lm")
   arena_answers(toy$questions$input, list(candidate = chat), withr::local_tempdir(),
-                cache = cache)
+                settings = request_settings(cache = cache))
   expect_equal(server$count(), 3)
   tsk <- arena_task(toy$questions,
                     solver = arena_solver(settings = request_settings(cache = cache)),

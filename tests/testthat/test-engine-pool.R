@@ -209,8 +209,8 @@ test_that("arena judging sends every battle in one pool, not chunks of 20, with 
   server <- local_fake_openai(arrival_reply(delay, verdict = TRUE))
   battles <- sample_battles(8) # 24 battles
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  tsk <- arena_task(battles,
-                    solver = arena_solver(records = records,
+  tsk <- arena_judge_task(battles,
+                    solver = arena_judge_solver(records = records,
                                           settings = request_settings(cache = FALSE,
                                                                       max_active = 40,
                                                                       rpm = Inf,

@@ -76,7 +76,8 @@ test_that("no solver or judge constructor takes request settings one by one", {
            "chunk_size", "answer_chunk_size", "judge_chunk_size")
   constructors <- list(generate_solver, futurex_solver, futurex_scorer, futurex_score,
                        processbench_solver, deltabench_solver, dsbench_solver, dsbench_scorer,
-                       arena_solver, arena_answers, arena_run, judge_battles)
+                       arena_solver, arena_scorer, arena_judge_solver, arena_answers, arena_run,
+                       judge_battles, probsem_solver, query_logprobs)
   for (f in constructors) {
     expect_length(intersect(names(formals(f)), old), 0)
     expect_true("settings" %in% names(formals(f)))
@@ -85,7 +86,8 @@ test_that("no solver or judge constructor takes request settings one by one", {
   expect_equal(formals(dsbench_solver)$temperature, 0)
   expect_equal(formals(processbench_solver)$temperature, 0.7)
   expect_equal(formals(deltabench_solver)$temperature, 1)
-  expect_equal(formals(arena_solver)$temperature, 0)
+  expect_equal(formals(arena_judge_solver)$temperature, 0)  # the judge's, EloBench's 0
+  expect_null(formals(arena_solver)$temperature)  # the evaluated model keeps its own
   expect_true("temperature" %in% names(formals(futurex_solver)))
   # the same sampling arguments, in the same order, before settings
   for (f in list(futurex_solver, processbench_solver, deltabench_solver, dsbench_solver,
@@ -122,8 +124,8 @@ test_that("system_prompt and params of the ProcessBench, DeltaBench and arena so
                          dir = withr::local_tempdir(),
                          solver = deltabench_solver(system_prompt = "DB.", settings = offline))
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
-  tsk <- arena_task(sample_battles(1)[1, ], dir = withr::local_tempdir(),
-                    solver = arena_solver(system_prompt = "AR.", params = list(seed = 3),
+  tsk <- arena_judge_task(sample_battles(1)[1, ], dir = withr::local_tempdir(),
+                    solver = arena_judge_solver(system_prompt = "AR.", params = list(seed = 3),
                                           settings = offline))
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
   bodies <- server$requests()

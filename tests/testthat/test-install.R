@@ -39,18 +39,18 @@ test_that("the installed tarball prepares every benchmark's raw files and runs a
     Sys.setenv(R_USER_CACHE_DIR = file.path(work, "cache"))
     library(predictivebench, lib.loc = lib)
     src <- system.file("extdata", "futurex-questions.json", package = "predictivebench")
-    table <- prepare_futurex(src, out = file.path(work, "futurex.parquet"))
+    table <- prepare_task_table("futurex", src, out = file.path(work, "futurex.parquet"))
     tsk <- futurex_task(futurex_dataset(file.path(work, "futurex.parquet")),
                         dir = file.path(work, "logs"))
-    tsk$eval(solver_chat = baseline_constant("\\boxed{Yes}"), view = FALSE)
+    tsk$eval(solver_chat = baseline_chat("\\boxed{Yes}"), view = FALSE)
     # Every benchmark's raw files, flattened by the installed package alone.
     extdata <- function(...) system.file("extdata", ..., package = "predictivebench")
     prepared <- c(
-      dsbench = nrow(prepare_dsbench(extdata("dsbench"))),
-      processbench = nrow(prepare_processbench(extdata("processbench-sample.json"))),
-      deltabench = nrow(prepare_deltabench(extdata("deltabench-sample.jsonl"))),
-      probsem = nrow(prepare_probsem(extdata("probsem", "weather.txt"))),
-      arena = nrow(prepare_arena(extdata("arena", "data", "sample", "questions.csv")))
+      dsbench = nrow(prepare_task_table("dsbench", extdata("dsbench"))),
+      processbench = nrow(prepare_task_table("processbench", extdata("processbench-sample.json"))),
+      deltabench = nrow(prepare_task_table("deltabench", extdata("deltabench-sample.jsonl"))),
+      probsem = nrow(prepare_task_table("probsem", extdata("probsem", "weather.txt"))),
+      arena = nrow(prepare_task_table("arena", extdata("arena", "data", "sample", "questions.csv")))
     )
     list(
       prepared = prepared,
