@@ -221,11 +221,9 @@ NULL
 # (from its registered summary, unless `metrics` is given), its named solver and scorer
 # ("<benchmark>_solver", "<benchmark>_score"), the dataset columns `metadata_fields` as
 # key-value metadata (NULL: every one-value column), numeric 0-1 scores and true usage.
-# Transitional: a benchmark that does not pass `benchmark` yet gets a plain vitals Task (its
-# scores are not converted); once every <bench>_task() passes it, make it required.
 benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
-                           dir = vitals::vitals_log_dir(), name, metrics = NULL, benchmark = NULL, metadata_fields = NULL,
-                           call = rlang::caller_env()) {
+                           dir = vitals::vitals_log_dir(), name, benchmark, metrics = NULL,
+                           metadata_fields = NULL, call = rlang::caller_env()) {
   if (!is.data.frame(dataset) || !all(c("input", "target") %in% names(dataset))) {
     abort_pb("{.arg dataset} must be a task table with {.field input} and {.field target}.",
              "argument", call = call)
@@ -234,14 +232,10 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   if (!is.function(scorer)) abort_pb("{.arg scorer} must be a function.", "argument", call = call)
   if (!is.null(epochs)) check_count(epochs, call = call)
   check_string(name, call = call)
-  check_string(benchmark, allow_null = TRUE, call = call)
+  check_string(benchmark, call = call)
   check_not_empty(dataset, call = call)
   check_vitals_columns(dataset, call = call)
   solver <- bind_dataset(solver, dataset)
-  if (is.null(benchmark)) {
-    return(vitals::Task$new(dataset = dataset, solver = solver, scorer = scorer,
-                            metrics = metrics, epochs = epochs, name = name, dir = dir))
-  }
   ResultsTask$new(dataset = dataset, solver = solver, scorer = scorer, benchmark = benchmark,
                   metrics = metrics, epochs = epochs, name = name, dir = dir,
                   metadata_fields = metadata_fields)

@@ -136,15 +136,16 @@ test_that("benchmark_task() checks the core arguments and binds the solver", {
     list(result = rows$target, solver_chat = answered_chats(solver_chat, inputs))
   })
   scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
-  tsk <- benchmark_task(dataset[1:2, ], solver, scorer, dir = tempfile(), name = "skeleton")
+  tsk <- benchmark_task(dataset[1:2, ], solver, scorer, dir = tempfile(), name = "skeleton",
+                        benchmark = "skeleton")
   expect_equal(tsk$get_samples()$id, c("x", "y"))
   tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)
   expect_equal(tsk$get_samples()$result, c("1", "2"))
   expect_equal(tsk$get_samples()$score, c(1, 1))
-  expect_snapshot(benchmark_task(dataset["id"], solver, scorer, name = "x"), error = TRUE)
-  expect_error(benchmark_task(dataset, solver, scorer, name = "x", epochs = 0),
+  expect_snapshot(benchmark_task(dataset["id"], solver, scorer, name = "x", benchmark = "x"), error = TRUE)
+  expect_error(benchmark_task(dataset, solver, scorer, name = "x", benchmark = "x", epochs = 0),
                class = "predictivebench_error_argument")
-  expect_error(benchmark_task(dataset, "solver", scorer, name = "x"),
+  expect_error(benchmark_task(dataset, "solver", scorer, name = "x", benchmark = "x"),
                class = "predictivebench_error_argument")
 })
 
@@ -152,7 +153,8 @@ test_that("benchmark_samples() takes a Task or its samples, and says what it nee
   dataset <- tibble::tibble(input = "a", target = "1", id = "x")
   tsk <- benchmark_task(dataset, function(inputs, ..., solver_chat) {
     list(result = "1", solver_chat = answered_chats(solver_chat, inputs))
-  }, function(samples, ...) list(score = 1), dir = tempfile(), name = "skeleton")
+  }, function(samples, ...) list(score = 1), dir = tempfile(), name = "skeleton",
+  benchmark = "skeleton")
   tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
   from_task <- benchmark_samples(tsk, c("result", "score"), "a task.")
   expect_equal(from_task, tsk$get_samples())
@@ -184,9 +186,8 @@ test_that("benchmark_task() with a benchmark name builds a ResultsTask that logs
   expect_named(log$results$scores[[1]]$metrics, "mean")
   expect_equal(log$samples[[2]]$metadata$level, 2L)
   expect_null(log$samples[[2]]$metadata$note)
-  plain <- benchmark_task(dataset, generate_solver(settings = request_settings(cache = FALSE)), scorer,
-                          dir = withr::local_tempdir(), name = "x")
-  expect_false(inherits(plain, "ResultsTask"))
+  expect_error(benchmark_task(dataset, generate_solver(), scorer, name = "x"),
+               "benchmark")
 })
 
 test_that("benchmark_samples() reads a log file and vitals_log_read() output", {
