@@ -247,3 +247,22 @@ test_that("arena answers interrupted mid-pool are resumed from the response cach
   expect_equal(answers$m1, paste("answer to", questions))
   expect_equal(arena_read_answers(file.path(dir, "q_and_as.csv"))$m1, answers$m1)
 })
+
+test_that("no model request is sent outside the pool", {
+  # Source files only exist in a checkout (not in an installed package under R CMD check).
+  src <- test_path("..", "..", "R")
+  skip_if_not(dir.exists(src), "R sources not available (installed package)")
+  senders <- "req_perform|req_retry|\\$chat\\(|chat_async|parallel_chat|batch_chat|curl_fetch|multi_run"
+  files <- list.files(src, pattern = "[.]R$", full.names = TRUE)
+  hits <- unlist(lapply(files, function(f) {
+    lines <- readLines(f, warn = FALSE)
+    code <- sub("#.*$", "", lines)
+    at <- grep(senders, code)
+    if (length(at)) paste0(basename(f), ":", at)
+  }))
+  # The engine's own transports and batch route send; dataset downloads are not model
+  # requests.
+  allowed <- grepl("^engine-", hits) | grepl("^datasets-fetch[.]R:", hits)
+  expect_equal(hits[!allowed], character())
+  expect_true(any(grepl("^engine-transport", hits)))  # the check does see the senders
+})
