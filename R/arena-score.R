@@ -1,0 +1,159 @@
+# The arena task's scorer: the evaluated model's answer in a battle against each reference
+# model's answer, judged by EloBench's judge; win 1, tie 0.5, loss 0.
+
+#' @rdname arena_task
+#' @export
+arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225", "231113"),
+                         position_swap = FALSE, invalid = c("tie", "drop"), settings = NULL) {
+  version <- rlang::arg_match(version)
+  invalid <- rlang::arg_match(invalid)
+  check_flag(position_swap)
+  reference <- arena_reference_answers(answers)
+  default_chat <- as_chat(scorer_chat, allow_null = TRUE)
+  settings <- as_request_settings(settings)
+  function(samples, ..., scorer_chat = default_chat) {
+    if (is.null(scorer_chat)) {
+      abort_pb(c("The arena's scorer needs a judge (the original used gpt-4).",
+                 i = "Give {.code arena_task(judge = )}, {.code arena_scorer(scorer_chat = )}
+                      or {.code $eval(scorer_chat = )}."),
+               "argument")
+    }
+    scorer_chat <- as_chat(scorer_chat)
+    s <- as_request_settings(settings, ...)
+    model <- arena_model_name(samples, setdiff(names(reference), "question"))
+    battles <- arena_reference_battles(samples, reference, model, version)
+    warn_unreferenced(samples, battles)
+    judged <- if (!nrow(battles)) {
+      tibble::tibble(winner = character(), error = character(), usage = list(), chat = list())
+    } else {
+      judge_battles(battles, scorer_chat, version = version, position_swap = position_swap,
+                    settings = s)
+    }
+    report_failures(ifelse(is.na(judged$winner),
+                           ifelse(is.na(judged$error), "no verdict", judged$error), NA),
+                    what = "judgement")
+    arena_reference_scores(samples, battles, judged, model, invalid, scorer_chat)
+  }
+}
+
+# The reference answers as a tibble `question` + one column per model.
+arena_reference_answers <- function(answers, call = rlang::caller_env()) {
+  if (is.null(answers)) {
+    answers <- file.path(arena_sample_dir(), "tempcache", "sample", "q_and_as.csv")
+  }
+  if (rlang::is_string(answers)) answers <- arena_read_answers(answers)
+  if (!is.data.frame(answers) || !"question" %in% names(answers) || ncol(answers) < 2) {
+    abort_pb(c("{.arg answers} must be an answer cache: {.field question} and one column per
+                model.", i = "See {.fn arena_read_answers}."), "argument", call = call)
+  }
+  tibble::as_tibble(answers)
+}
+
+# Questions without a battle are unscored; say so when the reference answers are the cause
+# (the bundled sample's answers do not cover EloBench's real questions).
+warn_unreferenced <- function(samples, battles) {
+  none <- !seq_len(nrow(samples)) %in% battles$.sample & !is.na(samples$result)
+  if (!any(none)) return(invisible())
+  cli::cli_inform(
+    c("{sum(none)} of {nrow(samples)} questions {cli::qty(sum(none))}{?has/have} no reference
+       answer: unscored.",
+      i = "Give the reference models' answers to these questions with {.arg answers}."),
+    class = "predictivebench_message_skipped"
+  )
+}
+
+# The evaluated model's name in its battles: the solver chat's model, told apart from the
+# reference models' names.
+arena_model_name <- function(samples, references) {
+  chat <- if ("solver_chat" %in% names(samples) && nrow(samples)) samples$solver_chat[[1]]
+  name <- if (inherits(chat, "Chat")) tryCatch(chat$get_model(), error = function(e) NULL)
+  if (!rlang::is_string(name) || !nzchar(name)) name <- "model"
+  while (name %in% references) name <- paste0(name, " (evaluated)")
+  name
+}
+
+# One battle per sample and reference model that answered its question: the sample's answer
+# as model_a, the reference's as model_b; `.sample` is the sample's row.
+arena_reference_battles <- function(samples, reference, model, version) {
+  row <- match(samples$input, reference$question)
+  models <- setdiff(names(reference), "question")
+  pairs <- expand.grid(.sample = seq_len(nrow(samples)), model_b = models,
+                       stringsAsFactors = FALSE)
+  pairs <- pairs[order(pairs$.sample), ]
+  answer_b <- vapply(seq_len(nrow(pairs)), function(i) {
+    r <- row[[pairs$.sample[[i]]]]
+    if (is.na(r)) NA_character_ else as.character(reference[[pairs$model_b[[i]]]][[r]])
+  }, "")
+  answer_a <- as.character(samples$result[pairs$.sample])
+  keep <- !is.na(answer_a) & !is.na(answer_b)
+  out <- tibble::tibble(.sample = pairs$.sample[keep],
+                        question = as.character(samples$input[pairs$.sample[keep]]),
+                        model_a = rep(model, sum(keep)), model_b = pairs$model_b[keep],
+                        answer_a = answer_a[keep], answer_b = answer_b[keep])
+  out$input <- if (nrow(out)) {
+    arena_judge_prompt(out$question, out$answer_a, out$answer_b, version)$user
+  } else {
+    character()
+  }
+  out
+}
+
+# Each sample's score (mean points over its battles), metadata and explanation.
+arena_reference_scores <- function(samples, battles, judged, model, invalid, judge) {
+  points <- winner_points(judged$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
+  by_sample <- split(seq_len(nrow(battles)), factor(battles$.sample, seq_len(nrow(samples))))
+  usage <- tibble::tibble(
+    cached = vapply(judged$usage, function(u) isTRUE(u$cached), TRUE),
+    input_tokens = vapply(judged$usage, function(u) as.double(u$input_tokens %||% 0), 0),
+    output_tokens = vapply(judged$usage, function(u) as.double(u$output_tokens %||% 0), 0),
+    cost = vapply(judged$usage, function(u) as.double(u$cost %||% 0), 0)
+  )
+  score <- vapply(by_sample, function(i) {
+    if (!length(i) || all(is.na(points[i]))) NA_real_ else mean(points[i], na.rm = TRUE)
+  }, 0)
+  list(
+    score = score_values(unname(score)),
+    scorer_chat = lapply(by_sample, function(i) {
+      if (length(i)) judged$chat[[i[[1]]]] else judge$clone()$set_turns(list())
+    }),
+    scorer_metadata = lapply(unname(by_sample), function(i) {
+      winner <- judged$winner[i]
+      c(list(model = model, wins = sum(winner %in% "model_a"),
+             ties = sum(winner %in% c("tie", "tie(all bad)")),
+             losses = sum(winner %in% "model_b"), failed = sum(failed_judgement(winner)),
+             battles = jsonlite::toJSON(list(opponent = battles$model_b[i],
+                                             winner = winner))),
+        usage_metadata(usage, i))
+    }),
+    explanation = unname(vapply(by_sample, function(i) {
+      if (!length(i)) return("No battle: no reference model answered this question, or the model did not.")
+      said <- c(model_a = "win", model_b = "loss", tie = "tie", `tie(all bad)` = "tie(all bad)",
+                invalid = "invalid verdict")[judged$winner[i]]
+      verdict <- ifelse(is.na(said), "no verdict", said)
+      paste0(paste0("vs ", battles$model_b[i], ": ", verdict, " (",
+                    ifelse(is.na(points[i]), "dropped", format(points[i])), ")",
+                    collapse = "; "), ".")
+    }, ""))
+  )
+}
+
+# The battles of an arena_task()'s samples, from the scorer's metadata.
+arena_reference_outcomes <- function(samples) {
+  rows <- lapply(seq_len(nrow(samples)), function(i) {
+    meta <- samples$scorer_metadata[[i]]
+    if (is.null(meta$battles)) return(NULL)
+    battles <- jsonlite::fromJSON(as.character(meta$battles))
+    n <- length(battles$opponent)
+    if (!n) return(NULL)
+    tibble::tibble(model_a = rep(as.character(meta$model), n),
+                   model_b = as.character(battles$opponent),
+                   winner = as.character(battles$winner),
+                   question = rep(as.character(samples$input[[i]]), n),
+                   answer_a = rep(as.character(samples$result[[i]] %||% NA), n),
+                   .row = rep(i, n))
+  })
+  out <- do.call(rbind, rows)
+  out %||% tibble::tibble(model_a = character(), model_b = character(),
+                          winner = character(), question = character(),
+                          answer_a = character(), .row = integer())
+}
