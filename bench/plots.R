@@ -43,7 +43,7 @@ board <- structure(rows, class = c("benchmark_leaderboard", "tbl_df", "tbl", "da
 save(ggplot2::autoplot(board), "leaderboard-6x5", width = 12, height = 7)
 
 # ---- benchmark summaries --------------------------------------------------------------------
-fx <- futurex_dataset()
+fx <- futurex_dataset(version = "sample")
 fx_samples <- tibble::tibble(id = fx$id, level = fx$level,
                              score = as.double(stats::runif(nrow(fx)) < 0.4))
 save(ggplot2::autoplot(futurex_summary(fx_samples)), "futurex-summary")
@@ -61,7 +61,7 @@ save(ggplot2::autoplot(deltabench_summary(db)), "deltabench-summary")
 
 ds <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)), scorer = dsbench_scorer_exact(),
                    dir = tempfile())
-ds$eval(solver_chat = baseline_echo(dsbench_dataset(), "target"), view = FALSE)
+ds$eval(solver_chat = baseline_echo(dsbench_dataset(version = "sample"), "target"), view = FALSE)
 save(ggplot2::autoplot(dsbench_summary(ds, by_competition = TRUE)), "dsbench-summary")
 
 save(ggplot2::autoplot(suppressMessages(probsem_summary(probsem_example_samples()))),
@@ -79,3 +79,20 @@ battles <- do.call(rbind, lapply(seq_len(30), function(i) {
 ratings <- arena_ratings(battles, bootstrap = 100)
 save(ggplot2::autoplot(ratings), "arena-ratings")
 save(ggplot2::autoplot(ratings, type = "winrate"), "arena-winrate", width = 9, height = 7)
+
+# ---- arena task: one model against the reference answers --------------------------------------
+judge <- baseline_chat(function(prompt) {
+  # the longer answer wins, as arena_baseline_judge("longer") decides
+  answer <- function(i) {
+    sub(sprintf("(?s).*Response of LLM-%d: \n\n``` \n\n(.*?) \n\n```.*", i), "\\1", prompt,
+        perl = TRUE)
+  }
+  n <- nchar(c(answer(1), answer(2)))
+  winner <- if (all(n == 0)) -1 else if (n[1] > n[2]) 1 else if (n[1] < n[2]) 2 else 0
+  sprintf('{"winner": %d, "explanation": "The longer answer wins."}', winner)
+}, name = "longer-judge")
+at <- arena_task(arena_dataset(version = "sample"), judge = judge, dir = tempfile(),
+                 solver = arena_solver(settings = request_settings(cache = FALSE)))
+at$eval(solver_chat = baseline_chat(function(q) paste("A medium-length answer to:", q)),
+        view = FALSE)
+save(ggplot2::autoplot(arena_summary(at)), "arena-task-summary")
