@@ -1,6 +1,7 @@
 #' @keywords internal
 #' @rawNamespace if (getRversion() < "4.3.0") importFrom("S7", "@")
 #' @importFrom R6 R6Class
+#' @importFrom vitals Task
 "_PACKAGE"
 
 # S7 properties read with `@` look like free variables to R < 4.3's code checks.
