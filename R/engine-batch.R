@@ -10,6 +10,8 @@
 # into a new batch next time instead of being read back from the old one.
 batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   path <- batch_state_path(dir, keys)
+  # Redirects are followed on no route: the batch API's requests carry the key too.
+  chat <- chat_without_redirects(chat$clone())
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   read_batch_state(path, length(prompts))
   # ellmer is asked to check once per call (wait = FALSE) and the waiting is done here, so

@@ -94,8 +94,33 @@ no_redirect_class <- function(parent) {
     httr2::req_error(req, is_error = function(resp) httr2::resp_status(resp) >= 300,
                      body = function(resp) NULL)
   }
+  # Batch APIs (files, batches, polls, results; R/engine-batch.R) build their requests on
+  # base_request(): the same rule for them.
+  base_request <- ellmer_internal("base_request")
+  if (!is.null(base_request)) {
+    S7::method(base_request, class) <- function(provider) {
+      req <- base_request(S7::super(provider, parent))
+      req <- httr2::req_options(req, followlocation = 0L)
+      refuse_redirects(req)
+    }
+  }
   no_redirect_classes[[name]] <- class
   class
+}
+
+# A 30x is an error (keeping the provider's own reading of error bodies for 4xx/5xx), so a
+# redirect that is not followed fails with its status and target instead of being parsed as
+# an answer.
+refuse_redirects <- function(req) {
+  body <- req$policies$error_body
+  httr2::req_error(req, is_error = function(resp) httr2::resp_status(resp) >= 300,
+                   body = function(resp) {
+                     if (httr2::resp_status(resp) < 400) {
+                       location <- httr2::resp_header(resp, "location") %||% "?"
+                       return(paste0("Redirect to ", url_origin(location), ": not followed."))
+                     }
+                     if (is.function(body)) body(resp)
+                   })
 }
 
 # Why: R's JIT byte-compiles every new closure the first time it runs, and ellmer's

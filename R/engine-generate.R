@@ -36,6 +36,7 @@
 #'   the redirect is not followed, to another host or the same one: following it would send
 #'   the API key (and, on a 307/308, the prompt) wherever it points, and an API answering
 #'   a POST with a redirect is misconfigured anyway. Point `base_url` at the final address.
+#'   The same holds for provider batch APIs (upload, submit, poll, results).
 #' * **The provider's own words.** A failed request's error is the HTTP status followed by
 #'   the provider's explanation (the `message` of an OpenAI, Anthropic or Gemini error
 #'   body, or a plain-text body), e.g.

@@ -243,3 +243,19 @@ test_that("batch = TRUE needs a cache", {
                                   "q", cache = FALSE, batch = TRUE),
                class = "predictivebench_error_argument")
 })
+
+test_that("a batch API answering with a redirect is not followed: the key reaches nobody else", {
+  skip_on_cran()
+  bystander <- local_fake_bystander()
+  redirect <- local_fake_redirect(bystander$origin, status = 307L)
+  for (chat in list(fake_responses_chat(redirect), fake_anthropic_chat(redirect))) {
+    dir <- withr::local_tempdir()
+    err <- expect_error(generate_responses(chat, c("secret a", "secret b"), cache = dir,
+                                           batch = TRUE),
+                        class = "predictivebench_error_batch")
+    expect_match(conditionMessage(err), "307")
+  }
+  expect_gt(redirect$count(), 0)
+  expect_equal(bystander$count(), 0)
+  expect_length(bystander$seen(), 0)
+})
