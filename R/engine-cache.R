@@ -58,14 +58,12 @@
 #' cache_dir(dir)
 #' cache_clear(dir)
 cache_dir <- function(cache = TRUE) {
+  check_cache_arg(cache)
   if (isFALSE(cache)) return(NULL)
   if (isTRUE(cache)) {
     env <- Sys.getenv("PREDICTIVEBENCH_CACHE_DIR")
     cache <- getOption("predictivebench.cache_dir") %||%
       (if (nzchar(env)) env else tools::R_user_dir("predictivebench", "cache"))
-  }
-  if (!rlang::is_string(cache)) {
-    abort_pb("{.arg cache} must be {.code TRUE}, {.code FALSE} or a directory.", "argument")
   }
   cache
 }

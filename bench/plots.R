@@ -81,16 +81,7 @@ save(ggplot2::autoplot(ratings), "arena-ratings")
 save(ggplot2::autoplot(ratings, type = "winrate"), "arena-winrate", width = 9, height = 7)
 
 # ---- arena task: one model against the reference answers --------------------------------------
-judge <- baseline_chat(function(prompt) {
-  # the longer answer wins, as arena_baseline_judge("longer") decides
-  answer <- function(i) {
-    sub(sprintf("(?s).*Response of LLM-%d: \n\n``` \n\n(.*?) \n\n```.*", i), "\\1", prompt,
-        perl = TRUE)
-  }
-  n <- nchar(c(answer(1), answer(2)))
-  winner <- if (all(n == 0)) -1 else if (n[1] > n[2]) 1 else if (n[1] < n[2]) 2 else 0
-  sprintf('{"winner": %d, "explanation": "The longer answer wins."}', winner)
-}, name = "longer-judge")
+judge <- arena_baseline_judge("longer")  # offline: the longer answer wins
 at <- arena_task(arena_dataset(version = "sample"), judge = judge, dir = tempfile(),
                  solver = arena_solver(settings = request_settings(cache = FALSE)))
 at$eval(solver_chat = baseline_chat(function(q) paste("A medium-length answer to:", q)),
