@@ -22,7 +22,9 @@
 #'   directory.
 #' @param batch `TRUE` sends the requests not in the cache as one provider batch (half the
 #'   price, answers in minutes to hours, resumable across sessions); log-probability requests
-#'   cannot be batched. The default is `getOption("predictivebench.batch", FALSE)`.
+#'   cannot be batched. Like every request, the batch API's follow no redirect (a 30x is an
+#'   error), so the key goes nowhere else. The default is
+#'   `getOption("predictivebench.batch", FALSE)`.
 #' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
 #'   and returns at once, saying how to collect the answers.
 #' @returns A `predictivebench_settings` object (a list with these fields).
