@@ -124,10 +124,11 @@ empty_object <- function() structure(list(), names = character())
 # the top-level `"samples"` key at that indent). yyjson writes every double in its shortest
 # form that reads back exactly, `NA` as null, and text marked as JSON (exact_json()) as is.
 # It is ~10x faster than jsonlite on a log (bench/log-cost.R), whose cost was half of `$log()`.
-# The file name is vitals': "<created>_<task id>.json" with `_`, `/` and `:` as `-`.
+# The file name is vitals': "<created>_<task id>.json" with `_`, `/` and `:` as `-`, made
+# portable (no spaces, at most 255 bytes) by portable_file_name(): a task id holds model names.
 write_log <- function(log, dir) {
   name <- gsub("[_/:]", "-", paste0(log$eval$created, "_", log$eval$task_id))
-  path <- file.path(dir, paste0(name, ".json"))
+  path <- file.path(dir, portable_file_name(name, ext = ".json", max_part = 200L))
   json <- yyjsonr::write_json_str(nulls_as_objects(log), opts = log_json_options())
   write_atomic(path, function(tmp) {
     con <- file(tmp, open = "wb")

@@ -29,11 +29,15 @@ the_benchmarks <- new.env(parent = emptyenv())
 #' @param by What a summary's groups are (`"level"`, `"task"`, `"competition"`, `"suite"`),
 #'   for axis labels.
 #' @param interval What `lower` and `upper` are, for plot labels.
+#' @param lower_is_better The summary `metric`s (the column, such as `"js_distance"`) for
+#'   which a smaller estimate is better; boards and plots read it from here and never from
+#'   a metric's name.
 #' @returns `register_benchmark()`: the previous entry, invisibly. `registered_benchmarks()`:
 #'   a tibble of the entries.
 #' @keywords internal
 register_benchmark <- function(name, summary, headline = "overall", by = "group",
-                               interval = "95% confidence interval") {
+                               interval = "95% confidence interval",
+                               lower_is_better = character()) {
   check_string(name)
   if (!is.function(summary) && !rlang::is_string(summary)) {
     abort_pb("{.arg summary} must be a function or the name of one.", "argument")
@@ -41,9 +45,12 @@ register_benchmark <- function(name, summary, headline = "overall", by = "group"
   check_headline(headline, allow_null = TRUE)
   check_string(by)
   check_string(interval)
+  if (!is.character(lower_is_better) || anyNA(lower_is_better)) {
+    abort_pb("{.arg lower_is_better} must be a character vector of metric names.", "argument")
+  }
   old <- the_benchmarks[[name]]
   the_benchmarks[[name]] <- list(name = name, summary = summary, headline = headline, by = by,
-                                 interval = interval)
+                                 interval = interval, lower_is_better = lower_is_better)
   # list(headline = NULL) would drop the element
   if (is.null(headline)) the_benchmarks[[name]]["headline"] <- list(NULL)
   invisible(old)
@@ -64,7 +71,8 @@ registered_benchmarks <- function() {
     name = names(entries) %||% character(),
     headline = unname(lapply(entries, function(e) e$headline %||% character())),
     by = vapply(entries, function(e) e$by, "", USE.NAMES = FALSE),
-    interval = vapply(entries, function(e) e$interval, "", USE.NAMES = FALSE)
+    interval = vapply(entries, function(e) e$interval, "", USE.NAMES = FALSE),
+    lower_is_better = unname(lapply(entries, function(e) e$lower_is_better %||% character()))
   )
 }
 

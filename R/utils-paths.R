@@ -50,3 +50,32 @@ abort_path_outside <- function(root, name, what, file = NULL, row = NULL, field 
     "path", file = file, row = row, field = field, call = call
   )
 }
+
+# A file or folder name the package makes (a log, an arena folder, a cache or batch-state
+# file): portable on every file system the package runs on and at most `max_bytes` bytes.
+# Each part keeps only ASCII letters, digits, `.`, `+`, `-` and `_` (anything else becomes `-`, so no
+# space and no path separator survives); a part longer than `max_part` bytes, and the whole
+# name when it is still too long, keeps its head and ends in a short hash of the original,
+# so two different long names never meet. Same input, same name.
+portable_file_name <- function(parts, ext = "", sep = "_", max_bytes = 255L, max_part = 64L) {
+  parts <- as.character(parts)
+  clean <- vapply(parts, portable_part, "", max_part = max_part, USE.NAMES = FALSE)
+  name <- paste(clean, collapse = sep)
+  room <- max_bytes - nchar(ext, type = "bytes")
+  if (nchar(name, type = "bytes") > room) {
+    name <- paste0(substr(name, 1, room - 13L), "-", short_hash(paste(parts, collapse = "\n")))
+  }
+  paste0(name, ext)
+}
+
+portable_part <- function(part, max_part = 64L) {
+  clean <- gsub("[^A-Za-z0-9.+_-]+", "-", enc2utf8(part))
+  clean <- gsub("^[.-]+|-+$", "", clean)
+  if (!nzchar(clean)) clean <- "x"
+  if (nchar(clean, type = "bytes") > max_part) {
+    clean <- paste0(substr(clean, 1, max_part - 13L), "-", short_hash(part))
+  }
+  clean
+}
+
+short_hash <- function(x) substr(digest::digest(enc2utf8(x), algo = "sha256", serialize = FALSE), 1, 12)

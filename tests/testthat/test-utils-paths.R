@@ -40,3 +40,23 @@ test_that("check_path_inside() names where the name came from", {
   expect_identical(error$row, 3)
   expect_identical(error$field, "image_used")
 })
+
+test_that("portable_file_name() keeps names portable, short and distinct", {
+  spaced <- portable_file_name(c("arena", "careful vs brief vs echo"), ".json")
+  expect_equal(spaced, "arena_careful-vs-brief-vs-echo.json")
+  expect_false(grepl("[ /\\\\]", portable_file_name("a/b\\c d:e")))
+
+  models <- paste0("openrouter/some-provider/a-very-long-model-identifier-", 1:8, "-instruct")
+  long <- portable_file_name(c("2026-11-26T10-00-00+00-00", paste(models, collapse = " vs ")),
+                             ".json", max_part = 200L)
+  expect_lte(nchar(long, type = "bytes"), 255)
+  expect_match(long, "\\.json$")
+  other <- portable_file_name(c("2026-11-26T10-00-00+00-00",
+                                paste(rev(models), collapse = " vs ")), ".json", max_part = 200L)
+  expect_false(identical(long, other))
+  expect_identical(long, portable_file_name(c("2026-11-26T10-00-00+00-00",
+                                              paste(models, collapse = " vs ")),
+                                            ".json", max_part = 200L))
+  expect_equal(portable_file_name("..."), "x")
+  expect_lte(nchar(portable_file_name(strrep("\u00e9", 300)), type = "bytes"), 255)
+})
