@@ -210,7 +210,13 @@ bound_rows <- function(dataset, row, epoch) {
 #'   own. A solver that needs more of the dataset than `input` is given the task's dataset
 #'   when the task is built.
 #' @param epochs Passed to [vitals::Task]: how many times each sample is solved.
-#' @param dir Where vitals writes its logs.
+#' @param dir The folder the task's logs go to. The default, `vitals::vitals_log_dir()`, is
+#'   the environment variable `VITALS_LOG_DIR`. When it is unset, logs go to `logs` in
+#'   `tools::R_user_dir("predictivebench", "data")` (never the working directory), and the
+#'   package sets `VITALS_LOG_DIR` to that folder for the session and says so once, so
+#'   `vitals::vitals_view()` with no arguments shows them. In a later session, browse them
+#'   with `vitals::vitals_view(file.path(tools::R_user_dir("predictivebench", "data"),
+#'   "logs"))`.
 #' @param name The task's name in logs.
 #' @keywords internal
 #' @name task-args

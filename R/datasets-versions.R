@@ -65,7 +65,7 @@ pinned_files <- function() {
     pin("arena", "quora_100", FALSE, "github", elo, elo_commit,
         "data/quora_100/questions.csv", 8846,
         "692119fbe31b297ccb74a6894ed3cd905fdb20728b769cd149c6b58397946edb", no_licence(elo),
-        elobench_citation, 100),
+        elobench_citation, 99),
     pin("probsem", "cogsci2023", TRUE, "github", probsem, probsem_commit,
         c("inputs/tug-of-war.txt", "inputs/tug-of-war_AV-1a.json",
           "inputs/tug-of-war_AV-1b.json", "inputs/tug-of-war-mix.txt",
@@ -82,12 +82,16 @@ pinned_files <- function() {
           "64826f8465daeda7f39060b35b74fb033338437053b777a8b31c6e17ffe2a70d",
           "b26cf98c63c6dd934bd563c87c5bf090489732b7945ba0a246eedb070bf8794d",
           "75330871080415d6d0b1004bb5be18fc992202c1a28d0ba3f9f9b6659818279b"),
-        "MIT", probsem_citation, 5,
+        "MIT", probsem_citation, 36,
         role = c("prompt", rep("suite", 2), "prompt", rep("suite", 3), rep("humans", 2)))
   )
   do.call(rbind, rows)
 }
 
+# `items` is the number of rows `<bench>_dataset(version = )` returns (contexts for probsem,
+# unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
+# counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
+# ../shared/reference).
 pin <- function(benchmark, version, default, host, repo, commit, path, size, sha256, licence,
                 citation, items, role = "data") {
   tibble::tibble(
@@ -142,9 +146,15 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
 #'
 #' @param benchmark `NULL` for all, or one of `"futurex"`, `"processbench"`,
 #'   `"deltabench"`, `"dsbench"`, `"arena"`, `"probsem"`.
-#' @returns A tibble: `benchmark`, `version`, `default`, `items` (samples in the version),
-#'   `licence`, `file`, `size` (bytes), `url`, `sha256`, `citation` and `cached` (the file
-#'   is in the cache).
+#' `items` is the number of rows `<bench>_dataset(version = )` returns: questions
+#' (FutureX, DSBench), solutions (ProcessBench, DeltaBench), contexts (probsem) and unique
+#' questions (the arena: EloBench's `quora_100` lists 100 questions, one of them twice, so it
+#' has 99 items). Each benchmark's bundled sample is listed too, as version `"sample"`, with
+#' its file inside the installed package and no URL.
+#'
+#' @returns A tibble: `benchmark`, `version`, `default`, `items` (rows of the version's
+#'   dataset), `licence`, `file`, `size` (bytes), `url`, `sha256`, `citation` and `cached`
+#'   (the file is in the cache; always `TRUE` for a sample).
 #' @family data
 #' @export
 #' @examples
@@ -153,12 +163,36 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
 benchmark_versions <- function(benchmark = NULL) {
   check_string(benchmark, allow_null = TRUE)
   table <- versions_table()
-  if (!is.null(benchmark)) table <- table[table$benchmark == benchmark, , drop = FALSE]
-  tibble::tibble(
+  samples <- sample_versions()
+  if (!is.null(benchmark)) {
+    table <- table[table$benchmark == benchmark, , drop = FALSE]
+    samples <- samples[samples$benchmark == benchmark, , drop = FALSE]
+  }
+  pinned <- tibble::tibble(
     benchmark = table$benchmark, version = table$version, default = table$default,
     items = table$items, licence = table$licence, file = table$path, size = table$size,
     url = pinned_url(table), sha256 = table$sha256, citation = table$citation,
     cached = file.exists(raw_file_path(table))
+  )
+  bundled <- tibble::tibble(
+    benchmark = samples$benchmark, version = rep("sample", nrow(samples)), default = FALSE,
+    items = samples$items, licence = "MIT (made up for predictivebench)", file = samples$file,
+    size = file.size(system.file(samples$file, package = "predictivebench")),
+    url = NA_character_, sha256 = NA_character_, citation = NA_character_, cached = TRUE
+  )
+  out <- rbind(pinned, bundled)
+  out[order(match(out$benchmark, unique(c(pinned$benchmark, bundled$benchmark)))), ]
+}
+
+# Each benchmark's bundled sample (`<bench>_dataset(version = "sample")`): its file inside
+# the installed package and its rows (tests/testthat/test-datasets-versions.R counts them).
+sample_versions <- function() {
+  tibble::tibble(
+    benchmark = c("futurex", "processbench", "deltabench", "dsbench", "arena", "probsem"),
+    file = c("extdata/futurex-sample.parquet", "extdata/deltabench-sample.parquet",
+             "extdata/deltabench-sample.parquet", "extdata/dsbench-sample.parquet",
+             "extdata/arena/data/sample/questions.csv", "extdata/probsem-sample.parquet"),
+    items = c(11L, 8L, 8L, 7L, 8L, 6L)
   )
 }
 

@@ -37,7 +37,9 @@
 #'   task, the weights are each query's `logp` (after the length normalization and
 #'   temperature chosen for the task, as the original's weights were). A weight of `-Inf`
 #'   gives its program probability 0.
-#' @param humans The human results: a CSV file (the paper's
+#' @param humans `NULL` (the default) for the judgements that `x` carries (a task on a
+#'   version with the paper's human results, such as the default `"cogsci2023"`, carries
+#'   them in its column `human_judgements`), or the human results: a CSV file (the paper's
 #'   `<prompt>_<experiment>_human_results.csv`) or a data frame, one row per subject (an
 #'   optional `subject_id` column) and one column per sentence, named as the paper names them (`"jack is strong"`, matched to the
 #'   sentence `";; Jack is strong."`); each cell a threshold or missing (a sentence with
@@ -66,20 +68,50 @@
 #'   check.names = FALSE
 #' )
 #' probsem_compare_humans(model, humans, permutations = 1000)
-probsem_compare_humans <- function(x, humans, permutations = 10000, seed = 0) {
+probsem_compare_humans <- function(x, humans = NULL, permutations = 10000, seed = 0) {
   check_count(permutations)
   check_number(seed, allow_null = TRUE)
   model <- probsem_model_weights(x)
-  judgements <- probsem_read_humans(humans)
-  groups <- split(model, factor(model$suite, levels = unique(model$suite)))
-  rows <- with_seed(seed, lapply(unname(groups), probsem_compare_suite,
-                                 judgements = judgements, permutations = permutations))
-  out <- do.call(rbind, rows)
+  judgements <- if (is.null(humans)) {
+    probsem_sample_humans(probsem_samples(x))
+  } else {
+    probsem_read_humans(humans)
+  }
+  out <- probsem_compare(model, judgements, permutations, seed)
   if (is.null(out)) {
     abort_pb("None of the sentences of {.arg x} is in {.arg humans}.", "argument",
              field = "text")
   }
+  out <- out[c("suite", "text", "js_distance", "pval", "temperature")]
   if (!"suite" %in% names(x) && !probsem_is_task_like(x)) out$suite <- NULL
+  out
+}
+
+# The paper's comparison of each suite (see probsem_compare_humans()): `model` as
+# probsem_model_weights() gives it, `judgements` as probsem_read_humans(); NULL when no
+# sentence has judgements. `permutations = 0` leaves the p-values NA.
+probsem_compare <- function(model, judgements, permutations = 10000, seed = 0) {
+  groups <- split(model, factor(model$suite, levels = unique(model$suite)))
+  rows <- with_seed(seed, lapply(unname(groups), probsem_compare_suite,
+                                 judgements = judgements, permutations = permutations))
+  do.call(rbind, rows)
+}
+
+# The human judgements a task's samples carry (the column `human_judgements` that
+# probsem_dataset() adds for a version with the paper's human results), in the long layout
+# of probsem_read_humans(); a task without them is an error saying what to pass.
+probsem_sample_humans <- function(samples, call = rlang::caller_env()) {
+  if (!"human_judgements" %in% names(samples)) {
+    abort_pb(c("{.arg x} carries no human judgements: give {.arg humans}.",
+               i = "Tasks on a version with the paper's human results (the default
+                    {.val cogsci2023}) carry them."), "argument", call = call)
+  }
+  values <- lapply(samples$human_judgements, function(v) as.double(unlist(v)))
+  n <- lengths(values)
+  out <- tibble::tibble(text = rep(as.character(samples$text), n), value = unlist(values),
+                        column = "human_judgements", row = rep(seq_along(values), n))
+  out$value <- as.double(out$value)
+  attr(out, "file") <- "<samples>"
   out
 }
 
@@ -204,15 +236,24 @@ probsem_compare_suite <- function(model, judgements, permutations, call = rlang:
     temperature <- probsem_fit_temperature(pairs[-i])
     model_probs <- logprob_softmax(pairs[[i]]$weights / temperature)
     observed <- js_distance(pairs[[i]]$human, model_probs)
-    list(temperature = temperature, js = observed,
-         pval = probsem_permutation_pval(pairs[[i]]$human, model_probs, observed,
-                                         permutations))
+    pval <- if (permutations > 0) {
+      probsem_permutation_pval(pairs[[i]]$human, model_probs, observed, permutations)
+    } else {
+      NA_real_
+    }
+    list(temperature = temperature, js = observed, pval = pval,
+         n_people = sum(pairs[[i]]$counts), model = model_probs, human = pairs[[i]]$human,
+         threshold = pairs[[i]]$threshold)
   })
   tibble::tibble(
     suite = model$suite[[1]], text = texts,
     js_distance = vapply(fits, `[[`, double(1), "js"),
     pval = vapply(fits, `[[`, double(1), "pval"),
-    temperature = vapply(fits, `[[`, double(1), "temperature")
+    temperature = vapply(fits, `[[`, double(1), "temperature"),
+    n_people = vapply(fits, `[[`, double(1), "n_people"),
+    threshold = lapply(fits, `[[`, "threshold"),
+    model_prob = lapply(fits, `[[`, "model"),
+    human_prob = lapply(fits, `[[`, "human")
   )
 }
 
@@ -236,7 +277,8 @@ probsem_sentence_pair <- function(text, model, judgements, call) {
              field = people$column[[off[[1]]]], call = call)
   }
   counts <- tabulate(match(people$value, rows$threshold), nbins = nrow(rows))
-  list(weights = rows$weights, human = counts / sum(counts))
+  list(weights = rows$weights, human = counts / sum(counts), counts = counts,
+       threshold = rows$threshold)
 }
 
 # T minimizing the summed distance over the given sentences, from T = 1 (the paper's fmin).
@@ -268,4 +310,45 @@ js_distance <- function(p, q) {
   m <- (p + q) / 2
   rel <- function(a) ifelse(a > 0, a * log(a / m), 0)
   sqrt(pmax(colSums(rel(p) + rel(q)) / 2, 0))
+}
+
+# The paper's comparison for a task's own samples (one per context): for every suite whose
+# contexts all carry human judgements (column `human_judgements`) and were all scored, each
+# sentence's Jensen-Shannon distance and fitted temperature, without p-values (the scorer
+# and probsem_summary() need the distances; probsem_compare_humans() adds p-values). A tibble
+# with one row per such context: `id`, `label` ("<prompt>_<suite>"), `text`, `js_distance`,
+# `temperature`, `n_people`, `threshold`, `model_prob`, `human_prob`; NULL when there is none.
+probsem_human_fits <- function(samples) {
+  if (!"human_judgements" %in% names(samples)) return(NULL)
+  samples <- samples[!duplicated(samples$id), , drop = FALSE]
+  label <- paste0(samples$prompt, "_", samples$suite)
+  judged <- lengths(samples$human_judgements) > 0
+  scored <- vapply(samples$solver_metadata, function(m) {
+    logp <- as.double(unlist(m$logp))
+    length(logp) > 0 && !anyNA(logp) && any(logp > -Inf)
+  }, TRUE)
+  usable <- tapply(judged & scored, label, all)[label] &
+    tapply(judged, label, sum)[label] >= 2
+  if (!any(usable)) return(NULL)
+  kept <- samples[usable, , drop = FALSE]
+  dist <- probsem_distributions(kept)
+  model <- tibble::tibble(suite = paste0(dist$prompt, "_", dist$suite), text = dist$text,
+                          program = dist$query, weights = dist$logp)
+  model$threshold <- probsem_threshold(model$program)
+  fits <- probsem_compare(model, probsem_sample_humans(kept), permutations = 0)
+  at <- match(paste(fits$suite, fits$text), paste(label[usable], kept$text))
+  fits$id <- as.character(kept$id[at])
+  names(fits)[names(fits) == "suite"] <- "label"
+  fits[c("id", "label", "text", "js_distance", "temperature", "n_people", "threshold",
+         "model_prob", "human_prob")]
+}
+
+# The scorer's explanation of a sentence's distance: both distributions over the thresholds.
+probsem_human_why <- function(fit) {
+  shares <- function(p) paste(sprintf("%g: %.3f", fit$threshold[[1]], p[[1]]), collapse = ", ")
+  sprintf(paste("Jensen-Shannon distance to %d people's judgements: %.4f (0 is the same",
+                "distribution, %.4f the farthest; temperature %.4g, fitted on the suite's",
+                "other sentences). Model: %s. People: %s."),
+          as.integer(fit$n_people), fit$js_distance, sqrt(log(2)), fit$temperature,
+          shares(fit$model_prob), shares(fit$human_prob))
 }

@@ -9,13 +9,20 @@ probsem_scorer <- function() {
       probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])
     })
     correct <- vapply(judged, `[[`, NA, "correct")
-    list(
-      score = score_values(correct),
-      scorer_metadata = lapply(judged, function(j) {
-        j[c("expected_query", "expected_prob", "max_prob")]
-      }),
-      explanation = vapply(judged, `[[`, "", "why")
-    )
+    score <- score_values(correct)
+    metadata <- lapply(judged, function(j) j[c("expected_query", "expected_prob", "max_prob")])
+    explanation <- vapply(judged, `[[`, "", "why")
+    # A context with the paper's human judgements is scored by its distance to them.
+    fits <- probsem_human_fits(samples)
+    at <- if (!is.null(fits)) match(as.character(samples$id), fits$id) else integer()
+    for (i in which(!is.na(at))) {
+      fit <- fits[at[[i]], ]
+      score[[i]] <- fit$js_distance
+      explanation[[i]] <- probsem_human_why(fit)
+      metadata[[i]] <- c(metadata[[i]], js_distance = fit$js_distance,
+                         temperature = fit$temperature, n_people = fit$n_people)
+    }
+    list(score = score_values(score), scorer_metadata = metadata, explanation = explanation)
   }
 }
 

@@ -1,15 +1,29 @@
 # probsem summary: each suite's accuracy (the summary rows), each context's distribution over
 # its queries (probsem_distributions()), and the benchmark's registration.
 
-# Logs and leaderboards show the accuracy of every suite (the suites depend on the data).
+# Logs and leaderboards show every row (the suites depend on the data): on a version with
+# human judgements the paper's mean Jensen-Shannon distance first, lower being better.
 rlang::on_load(register_benchmark(
   "probsem", "probsem_summary", headline = NULL, by = "suite",
-  interval = mean_ci_interval("normal")
+  interval = mean_ci_interval("normal"), lower_is_better = "js_distance"
 ))
 
-#' probsem results: accuracy per suite, and the distributions over the queries
+#' probsem results: distance to people, accuracy per suite, and the distributions
 #'
-#' `probsem_summary()` gives the original's test-suite accuracy for each suite: the share of
+#' @description
+#' On a version with the paper's human judgements (the default `"cogsci2023"`, whose
+#' contexts carry them in `human_judgements`), `probsem_summary()` leads with the CogSci 2023
+#' paper's metric: the Jensen-Shannon distance between the model's distribution over a
+#' sentence's programs and people's judgements (see [probsem_compare_humans()], whose
+#' `js_distance` it is; lower is better, 0 to `sqrt(log(2))`). Its rows, with `metric`
+#' `"js_distance"`: `"overall"` (the mean over every sentence, the headline), one per suite
+#' (the mean over its sentences), then one per sentence (`"<suite>: <sentence>"`, with `n`
+#' 1, no interval, and the fitted `temperature`). The intervals are normal intervals over
+#' sentences. Only suites whose every context has judgements and was scored get these
+#' rows; p-values are left to [probsem_compare_humans()] (10,000 permutations each).
+#'
+#' Then, and alone elsewhere, `probsem_summary()` gives the original's test-suite accuracy
+#' for each suite: the share of
 #' contexts whose expected query's probability equals the maximum. Ties count as correct, as
 #' in the original's suite accuracy (`print_summary()` compares with `scores.max(axis=1)`;
 #' only its per-context "PASSED" line uses `np.argmax`, the first maximum). So a model that
@@ -36,12 +50,14 @@ rlang::on_load(register_benchmark(
 #'   a suite (the same text, say) to cluster them. Clusters are used only when some cluster
 #'   holds several contexts. To compare two models over all suites with one suite as one
 #'   cluster, use `compare_models(x, y, cluster = "suite")`.
-#' @returns `probsem_summary()`: one row per prompt and suite, in the columns every
+#' @returns `probsem_summary()`: the `js_distance` rows above (when there are human
+#'   judgements), then one accuracy row per prompt and suite, in the columns every
 #'   predictivebench summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of
-#'   different prompts share a name), `metric` (`"accuracy"`), `estimate`, `lower`, `upper`,
-#'   `n` (contexts scored), then `n_missing` (failed), `n_no_truth` (contexts with
-#'   `expected == -1`), `n_tied` (contexts counted correct whose maximum probability is
-#'   shared with another query) and `prompt`. It is a [benchmark_summary()]
+#'   different prompts share a name), `metric` (`"accuracy"` or `"js_distance"`), `estimate`,
+#'   `lower`, `upper`, `n` (contexts scored, or sentences compared), then `n_missing`
+#'   (failed), `n_no_truth` (contexts with `expected == -1`), `n_tied` (contexts counted
+#'   correct whose maximum probability is shared with another query), `prompt` and
+#'   `temperature` (of a sentence row). It is a [benchmark_summary()]
 #'   (`ggplot2::autoplot()` draws the accuracy by suite), and these are the metrics a probsem
 #'   log shows, one per suite.
 #'
@@ -66,7 +82,9 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   method <- rlang::arg_match(method)
   samples <- probsem_samples(x)
   accuracy <- probsem_accuracy(samples, method, cluster)
-  none <- accuracy$group[accuracy$n_no_truth > 0]
+  humans <- probsem_human_rows(samples, method, cluster)
+  # a suite compared with people needs no ground truth to have a number
+  none <- accuracy$group[accuracy$n_no_truth > 0 & !accuracy$group %in% humans$group]
   if (length(none)) {
     cli::cli_inform(
       "Suite{?s} {.val {none}} {?has/have} contexts without ground truth (expected = -1): no accuracy.",
@@ -90,7 +108,51 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
     cli::cli_inform("{failed} context{?s} could not be scored and {?is/are} left out.",
                     class = "predictivebench_message_skipped")
   }
-  accuracy
+  if (is.null(humans)) return(accuracy)
+  accuracy$temperature <- NA_real_
+  benchmark_summary(rbind(humans, accuracy), "probsem", by = "suite",
+                    interval = mean_ci_interval(method))
+}
+
+# The js_distance rows of probsem_summary(): overall, per suite, per sentence; NULL without
+# human judgements.
+probsem_human_rows <- function(samples, method = "normal", cluster = "default") {
+  fits <- probsem_human_fits(samples)
+  if (is.null(fits)) return(NULL)
+  labels <- probsem_suite_labels(samples)
+  at <- match(fits$id, as.character(samples$id))
+  fits$group <- labels$label[match(fits$label, labels$key)]
+  fits$prompt <- samples$prompt[at]
+  cl <- resolve_cluster(samples, cluster, default = "id")
+  cl <- if (!is.null(cl)) cl[at]
+  mean_row <- function(group, rows) {
+    ci <- mean_ci(fits$js_distance[rows], method = method,
+                  cluster = shared_cluster(cl[rows]))
+    summary_rows(group, "js_distance", ci, n_missing = 0L, n_no_truth = NA_integer_,
+                 n_tied = NA_integer_, prompt = unique(fits$prompt[rows])[1],
+                 temperature = NA_real_)
+  }
+  all_rows <- seq_len(nrow(fits))
+  overall <- mean_row("overall", all_rows)
+  overall$prompt <- NA_character_
+  suites <- lapply(unique(fits$group), function(g) mean_row(g, which(fits$group == g)))
+  sentences <- summary_rows(
+    paste0(fits$group, ": ", sub("^;;\\s*", "", fits$text)), "js_distance",
+    list(mean = fits$js_distance, lower = NA_real_, upper = NA_real_, n = 1L),
+    n_missing = 0L, n_no_truth = NA_integer_, n_tied = NA_integer_, prompt = fits$prompt,
+    temperature = fits$temperature
+  )
+  do.call(rbind, c(list(overall), suites, list(sentences)))
+}
+
+# Each prompt and suite's group label: the suite, or "<prompt>_<suite>" when suites of
+# different prompts share a name (as the original names its results files); `key` is
+# always "<prompt>_<suite>".
+probsem_suite_labels <- function(samples) {
+  groups <- unique(samples[c("prompt", "suite")])
+  key <- paste0(groups$prompt, "_", groups$suite)
+  label <- if (anyDuplicated(groups$suite)) key else groups$suite
+  tibble::tibble(prompt = groups$prompt, suite = groups$suite, key = key, label = label)
 }
 
 # The accuracy rows of probsem_summary(), one per suite, without its notes.
@@ -102,11 +164,8 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   })
   correct <- vapply(judged, `[[`, NA, "correct")
   tied <- correct %in% TRUE & vapply(judged, `[[`, NA, "tied")
-  groups <- unique(samples[c("prompt", "suite")])
-  # Suites of different prompts may share a name: then each group is "<prompt>_<suite>",
-  # as the original names its results files.
-  labels <- groups$suite
-  if (anyDuplicated(labels)) labels <- paste0(groups$prompt, "_", groups$suite)
+  groups <- probsem_suite_labels(samples)
+  labels <- groups$label
   rows <- lapply(seq_len(nrow(groups)), function(g) {
     in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
     no_truth <- sum(samples$expected[in_group] == -1)

@@ -61,11 +61,14 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' judgements; use the generative benchmarks when you want to grade free text.
 #'
 #' * `probsem_dataset()` reads a task table: by default the CogSci 2023 suites of the
-#'   original (version `"cogsci2023"`, downloaded once with the paper's human results), or
-#'   `version = "sample"` for the bundled sample, a short prompt with two suites written for
-#'   this package. The paper's human judgements come with the default version:
-#'   `fetch_benchmark("probsem")[["paper/tug-of-war_AV-1_human_results.csv"]]` (and
-#'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`). Build your own with
+#'   original (version `"cogsci2023"`, 36 contexts in five suites, downloaded once with the
+#'   paper's human results), or `version = "sample"` for the bundled sample, a short prompt
+#'   with two suites written for this package. Every context of the default version carries
+#'   the paper's human judgements of its sentence in the list column `human_judgements`
+#'   (the strength thresholds the subjects chose, from
+#'   `fetch_benchmark("probsem")[["paper/tug-of-war_AV-1_human_results.csv"]]` and
+#'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`); other versions and your own tables
+#'   have none unless you add the column. Build your own with
 #'   [prepare_task_table()]`("probsem", source)`.
 #' * `probsem_solver()` scores every query of every context with [query_logprobs()] and
 #'   returns the winning query as the result. Its requests go through the one request pool
@@ -75,13 +78,27 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' * `probsem_scorer()` marks a context `C` when its expected query's probability equals the
 #'   maximum (ties count as correct, as in the original's suite accuracy; the explanation
 #'   says "Correct through a tie"), `I` otherwise, and `NA` when
-#'   `expected` is -1 (no ground truth) or scoring failed.
+#'   `expected` is -1 (no ground truth) or scoring failed. A context that carries the
+#'   paper's human judgements (column `human_judgements`, which `probsem_dataset()` adds for
+#'   the default `"cogsci2023"`) is scored instead by its Jensen-Shannon distance to them
+#'   (see [probsem_compare_humans()]; 0 is people's distribution, lower is better), when
+#'   every context of its suite has judgements and was scored; its explanation shows both
+#'   distributions.
 #' * `probsem_task()` puts them together. Evaluate it with
 #'   `$eval(solver_chat = <an OpenAI-compatible chat>)`; with the default `"completions"`
 #'   backend the chat only tells where to send requests (base URL, model, key).
 #'
-#' Read the results with [probsem_summary()] (accuracy per suite) and [probsem_distributions()] (the distributions), and
-#' write the original's CSV files with [probsem_write_results()].
+#' Read the results with [probsem_summary()] (on the default version the paper's mean
+#' Jensen-Shannon distance to human judgements, lower is better, per suite and per
+#' sentence; elsewhere the accuracy per suite) and [probsem_distributions()] (the
+#' distributions), and write the original's CSV files with [probsem_write_results()]. In
+#' `vitals::vitals_view()` each sample shows its context's own text and its queries (the
+#' full scored text is in its conversation) and its own score.
+#'
+#' @section Logs:
+#' The task's log keeps what the summary reads (the context's fields, the queries'
+#' log-probabilities and, on the default version, `human_judgements`), so
+#' `probsem_summary(tsk$log_path)` equals `probsem_summary(tsk)`.
 #'
 #' @section Scores:
 #' A query's raw score is its summed token log-probability (see [query_logprobs()]). It is
@@ -171,22 +188,56 @@ probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(),
                          dir = vitals::vitals_log_dir(), name = "probsem") {
   dataset <- validate_task_table(dataset, "probsem")
   check_probsem_inputs(dataset)
+  fields <- c("prompt", "suite", "context_index", "text", "expected",
+              intersect("human_judgements", names(dataset)))
   benchmark_task(probsem_vitals_dataset(dataset), solver, scorer, epochs = epochs, dir = dir,
-                 name = name, benchmark = "probsem",
-                 metadata_fields = c("prompt", "suite", "context_index", "text", "expected"))
+                 name = name, benchmark = "probsem", metadata_fields = fields)
 }
 
 # vitals needs a string target; a context without ground truth gets "" (it is scored NA).
+# The viewer lists samples by their `input`, and every scored text starts with the same
+# prompt: the input vitals shows is the context's own text and its queries, and the text
+# scored before each query moves to `scored_text`, which the solver reads (the conversation
+# of each sample still shows it in full).
 probsem_vitals_dataset <- function(dataset) {
   dataset$target[is.na(dataset$target)] <- ""
+  dataset$scored_text <- dataset$input
+  dataset$input <- vapply(seq_len(nrow(dataset)), function(i) {
+    queries <- paste0("- ", dataset$queries[[i]], collapse = "\n")
+    context <- if (nzchar(dataset$text[[i]])) dataset$text[[i]] else "(no context text)"
+    paste0(context, "\n\nQueries:\n", queries)
+  }, "")
   dataset
 }
 
 #' @rdname probsem_task
 #' @export
 probsem_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
-  benchmark_dataset("probsem", path, sample = "probsem-sample.parquet", limit = limit,
-                    shuffle = shuffle, version = version)
+  table <- benchmark_dataset("probsem", path, sample = "probsem-sample.parquet", limit = limit,
+                             shuffle = shuffle, version = version)
+  if (is.null(path) && !is_sample(version)) table <- probsem_add_humans(table, version)
+  table
+}
+
+# The paper's human judgements of each context's sentence, for a version that pins them
+# (files of role "humans", named `<prompt>_<experiment>_human_results.csv`): the list
+# column `human_judgements`, each the thresholds the subjects chose for that sentence
+# (empty where nobody judged it). The log keeps it, so the summary of a log is the task's.
+probsem_add_humans <- function(table, version = NULL) {
+  rows <- version_files("probsem", version)
+  rows <- rows[rows$role == "humans", , drop = FALSE]
+  if (!nrow(rows)) return(table)
+  files <- fetch_version(rows)
+  table$human_judgements <- rep(list(double()), nrow(table))
+  for (i in seq_len(nrow(rows))) {
+    prompt <- sub("_[^_]+_human_results[.]csv$", "", basename(rows$path[[i]]))
+    judgements <- probsem_read_humans(files[[i]])
+    mine <- which(table$prompt == prompt)
+    table$human_judgements[mine] <- lapply(table$text[mine], function(text) {
+      judgements$value[judgements$text == text]
+    })
+  }
+  table
 }
 
 #' @rdname probsem_task
@@ -207,6 +258,8 @@ probsem_solver <- function(backend = c("completions", "chat"),
     solver_chat <- check_logprob_chat(solver_chat, backend, base_url)
     if (!is_bound(rows)) unbound_solver_error("probsem")
     queries <- rows$queries
+    # probsem_task() shows each context's own text as the input, and scores `scored_text`
+    if ("scored_text" %in% names(rows)) inputs <- rows$scored_text
     pairs <- tibble::tibble(
       sample = rep(seq_along(inputs), lengths(queries)),
       prefix = rep(inputs, lengths(queries)),

@@ -1,10 +1,19 @@
-# Saying plainly when requests failed, and not calling a failed solve a success.
+# Saying plainly when requests failed, and not calling a failed solve a success; and, after a
+# run, which samples failed.
 
-#' Report failed requests of a solve
+#' Report failed requests: while solving, or after a run
 #'
 #' @description
-#' A solver calls `report_failures()` with the error of each request it sent (`NA` for a
-#' request that was answered):
+#' **After a run**, give `report_failures()` an evaluated task (any `<benchmark>_task()`), a
+#' log file it wrote (`tsk$log_path`), or a folder of logs (such as
+#' `vitals::vitals_log_dir()`): it returns one row per failed sample and says how many
+#' samples of each run failed. A sample failed when it has no result, or when its solver's
+#' or scorer's metadata holds an error (a request that failed for good, a vote, a judge call
+#' or a log-probability request): retry it by running `$eval()` again, since every answered
+#' request comes from the cache.
+#'
+#' **While solving**, a solver calls `report_failures()` with the error of each request it
+#' sent (`NA` for a request that was answered):
 #'
 #' * when **every** request failed, it warns loudly (class
 #'   `predictivebench_warning_all_failed`) with the count and the first error, and, in a
@@ -17,18 +26,37 @@
 #'
 #' Both warnings also have the class `predictivebench_warning_failed_requests`.
 #'
-#' @param errors A character vector: one element per request, `NA` where it succeeded.
+#' @param x An evaluated task, a log file, or a folder of logs; or, in a solver, a
+#'   character vector of errors: one element per request, `NA` where it succeeded. (A single
+#'   string is read as a log when it names an existing file or folder.)
 #' @param what What a request is, for the message (`"request"`, `"vote"`, `"judge call"`).
 #' @param hint What to do when every request failed. `NULL` suggests checking the model name,
 #'   the API key and the endpoint, right for errors of the request itself; a solver whose
 #'   requests were answered but whose answers could not be used says what to change instead.
-#' @returns The number of failed requests, invisibly.
+#' @returns For a task, log or folder: a tibble with one row per failed sample, `log` (the
+#'   file, `NA` for a task), `benchmark`, `model`, `id`, `epoch`, `step` (`"solve"` or
+#'   `"score"`) and `error` (the first error, or `"no result"`); no rows when nothing
+#'   failed. For errors: the number of failed requests, invisibly.
 #' @family results
 #' @export
 #' @examples
 #' report_failures(c(NA, NA))
 #' tryCatch(report_failures(c("HTTP 401 Unauthorized", NA)), warning = conditionMessage)
-report_failures <- function(errors, what = "request", hint = NULL) {
+#'
+#' # After a run: an offline chat that fails on every second question
+#' failing <- baseline_chat(function(prompt) {
+#'   if (nchar(prompt) %% 2) stop("HTTP 500 Internal Server Error")
+#'   "\\boxed{A}"
+#' })
+#' tsk <- futurex_task(futurex_dataset(version = "sample", limit = 4), dir = tempfile(),
+#'                     solver = futurex_solver(settings = request_settings(cache = FALSE,
+#'                                                                         max_tries = 1)))
+#' suppressWarnings(tsk$eval(solver_chat = failing, view = FALSE))
+#' report_failures(tsk)
+#' report_failures(tsk$log_path)
+report_failures <- function(x, what = "request", hint = NULL) {
+  if (is_run_record(x)) return(failed_samples(x))
+  errors <- x
   check_string(what)
   check_string(hint, allow_null = TRUE)
   errors <- as.character(unlist(errors))
@@ -60,4 +88,94 @@ report_failures <- function(errors, what = "request", hint = NULL) {
 fail_eval_step <- function() {
   rlang::signal("Every request of this step failed.", class = "predictivebench_step_failed")
   invisible()
+}
+
+# A finished run: a task, or a string naming an existing log file or folder.
+is_run_record <- function(x) {
+  inherits(x, "Task") || (rlang::is_string(x) && (file.exists(x) || dir.exists(x)))
+}
+
+# The failed samples of a task, a log, or every log in a folder (see report_failures()).
+failed_samples <- function(x) {
+  runs <- if (inherits(x, "Task")) {
+    list(run_failures(x$get_samples(), NA_character_, x$benchmark %||% NA_character_,
+                      task_model(x)))
+  } else {
+    paths <- if (dir.exists(x)) {
+      sort(list.files(x, pattern = "[.]json$", full.names = TRUE, recursive = TRUE))
+    } else {
+      x
+    }
+    lapply(paths, log_failures)
+  }
+  out <- do.call(rbind, c(list(no_failures()), runs))
+  say_failures(out, runs)
+  out
+}
+
+log_failures <- function(path) {
+  header <- read_log_header(path)
+  samples <- log_samples(path)
+  benchmark <- as.character(header$eval$metadata$benchmark %||% header$eval$task %||% NA)
+  out <- run_failures(samples, path, benchmark, as.character(header$eval$model %||% NA))
+  attr(out, "samples") <- nrow(samples)
+  out
+}
+
+task_model <- function(task) {
+  samples <- task$get_samples()
+  if (!"solver_chat" %in% names(samples) || !nrow(samples)) return(NA_character_)
+  chat_model_label(samples$solver_chat[[1]])
+}
+
+# One row per failed sample of one run: no result, or an error in the solver's or scorer's
+# metadata (fields `error`, `errors` and `*_error` holding text).
+run_failures <- function(samples, log, benchmark, model) {
+  n <- nrow(samples)
+  solve_error <- metadata_errors(samples$solver_metadata, n)
+  score_error <- metadata_errors(samples$scorer_metadata, n)
+  no_result <- if ("result" %in% names(samples)) is.na(samples$result) else rep(FALSE, n)
+  failed <- no_result | !is.na(solve_error) | !is.na(score_error)
+  step <- ifelse(no_result | !is.na(solve_error), "solve", "score")
+  error <- ifelse(!is.na(solve_error), solve_error,
+                  ifelse(!is.na(score_error), score_error, "no result"))
+  out <- tibble::tibble(
+    log = rep(log, n)[failed], benchmark = rep(benchmark, n)[failed],
+    model = rep(model, n)[failed], id = as.character(samples$id)[failed],
+    epoch = as.integer(samples$epoch %||% rep(1L, n))[failed], step = step[failed],
+    error = error[failed]
+  )
+  attr(out, "samples") <- n
+  out
+}
+
+metadata_errors <- function(metadata, n) {
+  if (is.null(metadata)) return(rep(NA_character_, n))
+  vapply(metadata, function(m) {
+    if (!is.list(m)) return(NA_character_)
+    fields <- names(m)[names(m) %in% c("error", "errors") | endsWith(names(m), "_error")]
+    texts <- unlist(lapply(m[fields], function(v) if (is.character(v)) v), use.names = FALSE)
+    texts <- texts[!is.na(texts) & nzchar(texts)]
+    if (length(texts)) texts[[1]] else NA_character_
+  }, "")
+}
+
+no_failures <- function() {
+  tibble::tibble(log = character(), benchmark = character(), model = character(),
+                 id = character(), epoch = integer(), step = character(), error = character())
+}
+
+say_failures <- function(out, runs) {
+  total <- sum(vapply(runs, function(r) attr(r, "samples") %||% 0L, 1))
+  if (!nrow(out)) {
+    cli::cli_inform(c(v = "No failed sample in {length(runs)} run{?s} ({total} sample{?s})."),
+                    class = "predictivebench_message_failures")
+    return(invisible())
+  }
+  cli::cli_inform(
+    c("!" = "{nrow(out)} of {total} sample{?s} failed in {length(runs)} run{?s}.",
+      i = "First error: {out$error[[1]]}",
+      i = "Run {.code $eval()} again to retry them: answered requests come from the cache."),
+    class = "predictivebench_message_failures"
+  )
 }

@@ -45,8 +45,12 @@
 #'
 #' The path of the last log written is in `$log_path`.
 #'
-#' @param dataset,solver,scorer,epochs,dir As for [vitals::Task]. `id` becomes character
+#' @param dataset,solver,scorer,epochs As for [vitals::Task]. `id` becomes character
 #'   (and is added as `1, 2, ...` when missing).
+#' @param dir The folder the log is written to. By default `vitals::vitals_log_dir()`, the
+#'   environment variable `VITALS_LOG_DIR`; when that is unset, `logs` in
+#'   `tools::R_user_dir("predictivebench", "data")`, which then becomes `VITALS_LOG_DIR` for
+#'   the session (said once), so `vitals::vitals_view()` finds the logs.
 #' @param benchmark The benchmark's name, as registered with [register_benchmark()].
 #' @param metrics A named list of metric functions; `NULL` uses [benchmark_metrics()].
 #' @param name The task's name in logs; by default `benchmark`.
@@ -76,6 +80,7 @@ ResultsTask <- R6::R6Class(
       check_string(benchmark)
       check_string(solver_name)
       check_string(scorer_name)
+      dir <- resolve_log_dir(dir)
       if (!is.data.frame(dataset)) abort_pb("{.arg dataset} must be a data frame.", "argument")
       dataset <- tibble::as_tibble(dataset)
       ids <- if ("id" %in% names(dataset)) dataset$id else seq_len(nrow(dataset))
@@ -165,6 +170,36 @@ ResultsTask <- R6::R6Class(
     pb_run_id = NULL
   )
 )
+
+# The folder a task logs to. `vitals::vitals_log_dir()` is `NA` when `VITALS_LOG_DIR` is
+# unset, and vitals would then write to a folder named "NA" that `vitals_view()` can't find:
+# such a task logs to log_dir_default() instead.
+resolve_log_dir <- function(dir, call = rlang::caller_env()) {
+  unset <- is.null(dir) || (length(dir) == 1 && (is.na(dir) || !nzchar(dir)))
+  if (unset) return(log_dir_default())
+  check_string(dir, call = call)
+  dir
+}
+
+# The default log folder: `VITALS_LOG_DIR` when set, else `logs` in the package's user data
+# folder (tools::R_user_dir(), never the working directory), which then becomes
+# `VITALS_LOG_DIR` for the rest of the session, so that `vitals::vitals_view()` with no
+# arguments finds the logs. Said once per session.
+log_dir_default <- function() {
+  dir <- Sys.getenv("VITALS_LOG_DIR")
+  if (nzchar(dir)) return(dir)
+  dir <- file.path(tools::R_user_dir("predictivebench", "data"), "logs")
+  Sys.setenv(VITALS_LOG_DIR = dir)
+  cli::cli_inform(
+    c(i = "Writing vitals logs to {.path {dir}}.",
+      " " = "{.code vitals::vitals_view()} shows them in this session (it reads
+             {.envvar VITALS_LOG_DIR}, now set to that folder); set {.envvar VITALS_LOG_DIR}
+             or give {.arg dir} to log elsewhere."),
+    class = "predictivebench_message_log_dir",
+    .frequency = "once", .frequency_id = "predictivebench_log_dir"
+  )
+  dir
+}
 
 default_metadata_fields <- function(dataset) {
   atomic <- vapply(dataset, function(col) is.atomic(col) && is.null(dim(col)), TRUE)

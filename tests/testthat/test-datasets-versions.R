@@ -22,13 +22,14 @@ test_that("benchmark_versions() lists URLs in the real layouts, under the two va
                "https://huggingface.co/datasets/Qwen/ProcessBench/resolve/3bdcd5371ed567559a78f559c01c13a6deee7604/gsm8k.json")
   expect_equal(v$url[v$version == "2f2fd8ae"][[1]],
                "https://raw.githubusercontent.com/QwenLM/ProcessBench/2f2fd8ae590aeb949f7be265478b05280f93db68/dataset/gsm8k.json")
-  expect_false(any(v$cached))
+  expect_false(any(v$cached[v$version != "sample"]))
   withr::local_envvar(HF_ENDPOINT = "http://mirror.test/", PREDICTIVEBENCH_GITHUB_URL = "http://gh.test")
   v <- benchmark_versions("processbench")
   expect_match(v$url[v$version == "hf"][[1]], "^http://mirror.test/datasets/Qwen/")
   expect_match(v$url[v$version == "2f2fd8ae"][[1]], "^http://gh.test/QwenLM/")
   expect_equal(sum(benchmark_versions("dsbench")$licence == "non-commercial use only"), 2)
-  expect_match(unique(benchmark_versions("deltabench")$licence), "none declared")
+  delta <- benchmark_versions("deltabench")
+  expect_match(unique(delta$licence[delta$version != "sample"]), "none declared")
 })
 
 test_that("the real FutureX 250915.json matches its pin: 53 questions", {
@@ -65,6 +66,29 @@ test_that("the real EloBench rwq_200 questions match their pin: 200 questions", 
   local_pinned_servers(pins)
   q <- suppressMessages(arena_dataset(version = "rwq_200"))
   expect_equal(sum(q$occurrences), 200)
+  expect_equal(nrow(q), pins$items)
+})
+
+test_that("benchmark_versions() counts the rows each sample dataset gives, for every benchmark", {
+  v <- benchmark_versions()
+  samples <- v[v$version == "sample", ]
+  expect_setequal(samples$benchmark, unique(pinned_files()$benchmark))
+  for (b in samples$benchmark) {
+    data <- suppressMessages(get(paste0(b, "_dataset"))(version = "sample"))
+    expect_equal(samples$items[samples$benchmark == b], nrow(data), label = b)
+  }
+  expect_true(all(file.exists(system.file(samples$file, package = "predictivebench"))))
+  expect_true(all(is.na(samples$url)) && all(samples$cached) && !any(samples$default))
+  # one row per pinned file besides
+  expect_equal(sum(v$version != "sample"), nrow(pinned_files()))
+})
+
+test_that("the arena counts unique questions: quora_100 asks one question twice", {
+  # EloBench's answer cache for quora_100 has one row per question the dataset holds
+  answers <- arena_read_answers(skip_if_no_reference("elobench", "quora_100_q_and_as.csv"))
+  quora <- benchmark_versions("arena")
+  expect_equal(quora$items[quora$version == "quora_100"], length(unique(answers$question)))
+  expect_equal(quora$items[quora$version == "quora_100"], 99)
 })
 
 test_that("the real DSBench data.json matches its pin: 38 competitions, 466 questions", {
@@ -90,6 +114,16 @@ test_that("the real probsem CogSci 2023 files match their pins", {
   local_pinned_servers(pins)
   ps <- suppressMessages(probsem_dataset())
   expect_setequal(unique(ps$suite), c("AV-1a", "AV-1b"))
+  # one row per context of the suite files (the AV-2 suites make up the pinned 36)
+  contexts <- vapply(pins$local[grepl("json$", pins$local)],
+                     function(f) length(jsonlite::fromJSON(f, simplifyVector = FALSE)$context), 1L)
+  expect_equal(nrow(ps), sum(contexts))
+  expect_equal(benchmark_versions("probsem")$items[[1]], 36)
+  # every context carries the paper's human judgements of its sentence
+  expect_true(all(lengths(ps$human_judgements) > 0))
+  humans <- utils::read.csv(pins$local[grepl("human", pins$local)], check.names = FALSE)
+  jack <- ps$human_judgements[[match(";; Jack is strong.", ps$text)]]
+  expect_equal(jack, humans[["jack is strong"]][!is.na(humans[["jack is strong"]])])
   expect_true(file.exists(file.path(datasets_dir(), "probsem", "cogsci2023", "files", "paper",
                                     "tug-of-war_AV-1_human_results.csv")))
 })
