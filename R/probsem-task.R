@@ -259,7 +259,11 @@ probsem_solver <- function(backend = c("completions", "chat"),
     if (!is_bound(rows)) unbound_solver_error("probsem")
     queries <- rows$queries
     # probsem_task() shows each context's own text as the input, and scores `scored_text`
-    if ("scored_text" %in% names(rows)) inputs <- rows$scored_text
+    shown <- NULL
+    if ("scored_text" %in% names(rows)) {
+      shown <- rows$input
+      inputs <- rows$scored_text
+    }
     pairs <- tibble::tibble(
       sample = rep(seq_along(inputs), lengths(queries)),
       prefix = rep(inputs, lengths(queries)),
@@ -301,7 +305,7 @@ probsem_solver <- function(backend = c("completions", "chat"),
     }, "")
     report_failures(failed, what = "context", hint = probsem_failure_hint(scored))
     chats <- lapply(seq_along(inputs), function(i) {
-      probsem_chat(template, inputs[[i]], result[[i]], metadata[[i]])
+      probsem_chat(template, inputs[[i]], result[[i]], metadata[[i]], shown[i])
     })
     list(result = result, solver_chat = chats, solver_metadata = metadata)
   })
@@ -334,11 +338,15 @@ check_probsem_inputs <- function(dataset, call = rlang::caller_env()) {
 
 # vitals logs every sample's conversation: the scored prefix and the winning query, with the
 # tokens and cost of the sample's log-probability requests (already counted in ellmer's
-# session usage by query_logprobs(), so set here, not added).
-probsem_chat <- function(template, prefix, answer, usage) {
+# session usage by query_logprobs(), so set here, not added). vitals takes a sample's input
+# in the log from the first user turn: `shown` (the context's own text and queries) goes
+# first, so that samples that share a prompt can be told apart in the viewer.
+probsem_chat <- function(template, prefix, answer, usage, shown = NULL) {
   chat <- template$clone()
+  contents <- list(ellmer::ContentText(prefix))
+  if (length(shown) && !is.na(shown)) contents <- c(list(ellmer::ContentText(shown)), contents)
   chat$set_turns(list(
-    ellmer::UserTurn(contents = list(ellmer::ContentText(prefix))),
+    ellmer::UserTurn(contents = contents),
     ellmer::AssistantTurn(contents = list(ellmer::ContentText(answer %|NA|% "")),
                           tokens = c(usage$input_tokens, usage$output_tokens, 0),
                           cost = usage$cost,

@@ -57,7 +57,8 @@
 #' @param solver_name,scorer_name Names of the solver and scorer in the log.
 #' @param metadata_fields Dataset columns to log with every sample (and restore with
 #'   [log_samples()]); by default every column holding one value per row (not lists)
-#'   besides `input`, `target` and `id`.
+#'   besides `input`, `target` and `id`. The column the benchmark's summary clusters its
+#'   intervals by by default (such as ProcessBench's `problem`) is always logged too.
 #' @keywords internal
 ResultsTask <- R6::R6Class(
   "ResultsTask",
@@ -89,7 +90,8 @@ ResultsTask <- R6::R6Class(
       metrics <- metrics %||% benchmark_metrics(benchmark)
       private$pb_all_groups <- is.null(metrics)
       private$pb_metrics <- metrics
-      private$pb_fields <- metadata_fields %||% default_metadata_fields(dataset)
+      private$pb_fields <- union(metadata_fields %||% default_metadata_fields(dataset),
+                                 summary_fields(benchmark, dataset))
       missing <- setdiff(private$pb_fields, names(dataset))
       if (length(missing)) {
         abort_pb("{.arg metadata_fields} names columns {.arg dataset} lacks.", "argument",
@@ -199,6 +201,15 @@ log_dir_default <- function() {
     .frequency = "once", .frequency_id = "predictivebench_log_dir"
   )
   dir
+}
+
+# Dataset columns a benchmark's summary reads besides the logged ones: the column its
+# default intervals cluster by (ProcessBench's `problem`, DSBench's `competition_id`; see
+# resolve_cluster()). The log always keeps them, so that a summary of the log has the same
+# intervals as the summary of the task.
+summary_fields <- function(benchmark, dataset) {
+  cluster <- benchmark_cluster(benchmark, dataset)
+  setdiff(intersect(cluster, names(dataset)), c("input", "target", "id", "epoch"))
 }
 
 default_metadata_fields <- function(dataset) {

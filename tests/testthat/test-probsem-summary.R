@@ -111,3 +111,72 @@ test_that("the log lists a suite with an accuracy first, so the log list shows a
   expect_equal(unlist(log$eval$metadata$not_computed), "choice")
   expect_equal(metrics[[1]]$value, 1)
 })
+
+# The paper's AV-1 suites as an evaluated task's samples, with code-davinci-002's published
+# weights as the queries' log-probabilities and the human judgements each context carries.
+paper_samples <- function(dir) {
+  humans <- probsem_read_humans(file.path(dir, "tug-of-war_AV-1_human_results.csv"))
+  rows <- lapply(c("AV-1a", "AV-1b"), function(suite) {
+    results <- utils::read.csv(file.path(dir, paste0("tug-of-war_", suite,
+                                                     "_code-davinci-002_results.csv")))
+    texts <- unique(results$text)
+    tibble::tibble(
+      id = paste0(suite, "-", seq_along(texts) - 1L), prompt = "tug-of-war", suite = suite,
+      context_index = seq_along(texts) - 1L, text = texts, expected = -1L,
+      solver_metadata = lapply(texts, function(t) {
+        r <- results[results$text == t, ]
+        list(queries = r$program, logp = r$weights, prob = logprob_softmax(r$weights))
+      }),
+      human_judgements = lapply(texts, function(t) humans$value[humans$text == t])
+    )
+  })
+  do.call(rbind, rows)
+}
+
+test_that("with human judgements the headline is the paper's mean JS distance, per sentence too", {
+  dir <- skip_if_no_reference("probsem-cogsci2023")
+  samples <- paper_samples(dir)
+  published <- do.call(rbind, lapply(c("AV-1a", "AV-1b"), function(suite) {
+    stats <- utils::read.csv(file.path(dir, paste0("tug-of-war_", suite,
+                                                   "_code-davinci-002_stats.csv")))
+    stats$suite <- suite
+    stats
+  }))
+  s <- suppressMessages(probsem_summary(samples))
+  js <- s[s$metric == "js_distance", ]
+  expect_equal(js$group[[1]], "overall")
+  expect_equal(js$estimate[[1]], mean(published$js_distance), tolerance = 1e-9)
+  expect_equal(js$n[[1]], 18L)
+  expect_true(js$lower[[1]] < js$estimate[[1]] && js$estimate[[1]] < js$upper[[1]])
+  for (suite in c("AV-1a", "AV-1b")) {
+    expect_equal(js$estimate[js$group == suite],
+                 mean(published$js_distance[published$suite == suite]), tolerance = 1e-9)
+  }
+  sentences <- js[js$n == 1 & !js$group %in% c("overall", "AV-1a", "AV-1b"), ]
+  expect_equal(sentences$group, paste0(published$suite, ": ", sub("^;; ", "", published$text)))
+  expect_lt(max(abs(sentences$estimate - published$js_distance)), 1e-9)
+  expect_true(all(sentences$temperature > 0))
+  # the accuracy rows stay (no ground truth: NA), and say nothing about it
+  acc <- s[s$metric == "accuracy", ]
+  expect_equal(acc$group, c("AV-1a", "AV-1b"))
+  expect_true(all(is.na(acc$estimate)))
+  expect_no_message(probsem_summary(samples), class = "predictivebench_message_no_truth")
+  # registered as lower-is-better
+  entry <- registered_benchmarks()
+  expect_equal(entry$lower_is_better[[match("probsem", entry$name)]], "js_distance")
+  # the scorer gives each context its own distance
+  scored <- probsem_scorer()(samples)
+  expect_lt(max(abs(scored$score[match(published$text, samples$text)] -
+                      published$js_distance)), 1e-9)
+  expect_match(scored$explanation[[1]], "Jensen-Shannon distance to [0-9]+ people")
+  # and probsem_compare_humans() reads the judgements the samples carry
+  compared <- probsem_compare_humans(samples, permutations = 10)
+  expect_lt(max(abs(compared$js_distance - published$js_distance)), 1e-9)
+})
+
+test_that("a suite without human judgements keeps accuracy as its only number", {
+  samples <- probsem_example_samples()
+  samples$human_judgements <- rep(list(double()), nrow(samples))
+  expect_identical(suppressMessages(probsem_summary(samples)),
+                   suppressMessages(probsem_summary(probsem_example_samples())))
+})

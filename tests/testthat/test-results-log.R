@@ -217,3 +217,87 @@ test_that("the schema check rejects what Inspect rejects: a null metric, 1..n id
   jsonlite::write_json(log, bad, auto_unbox = TRUE, null = "null")
   expect_failure(expect_inspect_valid(bad), "weighted")
 })
+
+test_that("every benchmark's summary of its log equals the summary of the task, intervals too", {
+  dir <- withr::local_tempdir()
+  no_cache <- request_settings(cache = FALSE)
+  run <- function(tsk, chat) {
+    suppressMessages(suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE)))
+    tsk
+  }
+  guess <- function(choices, template) baseline_chat(choices = choices, template = template)
+  # ProcessBench with two solutions of each of two problems: the default intervals cluster
+  # by problem, which the log must keep
+  pb <- processbench_dataset(version = "sample")
+  pb$problem[c(2, 4)] <- pb$problem[c(1, 3)]
+  tasks <- list(
+    futurex = run(futurex_task(futurex_dataset(version = "sample"), epochs = 2, dir = dir,
+                               solver = futurex_solver(settings = no_cache)),
+                  guess(c("A", "B", "Yes", "No"), "\\boxed{%s}")),
+    processbench = run(processbench_task(pb, dir = dir,
+                                         solver = processbench_solver(settings = no_cache)),
+                       guess(c("-1", "0", "1", "2"), "\\boxed{%s}")),
+    deltabench = run(deltabench_task(deltabench_dataset(version = "sample"), dir = dir,
+                                     solver = deltabench_solver(settings = no_cache)),
+                     guess(c("yes\nError Section Number: 3", "no", "yes\nError Section Number: 1"),
+                           "Conclusion: %s\nExplanation: x")),
+    dsbench = run(dsbench_task(dsbench_dataset(version = "sample"), dir = dir,
+                               solver = dsbench_solver(settings = no_cache),
+                               scorer = dsbench_scorer_exact()),
+                  guess(c("A", "B", "C", "42"), "The answer is %s.")),
+    arena = run(arena_task(arena_dataset(version = "sample"), dir = dir,
+                           solver = arena_solver(settings = no_cache),
+                           judge = arena_baseline_judge("longer")),
+                guess(c("Yes.", "It depends on the details of the question."), "%s"))
+  )
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  tasks$probsem <- run(probsem_task(probsem_dataset(version = "sample"), dir = dir,
+                                    solver = probsem_solver(settings = no_cache)),
+                       fake_chat(server))
+  expect_true(anyDuplicated(tasks$processbench$get_samples()$problem) > 0)
+  for (name in names(tasks)) {
+    summary <- get(paste0(name, "_summary"))
+    live <- suppressMessages(summary(tasks[[name]]))
+    logged <- suppressMessages(summary(tasks[[name]]$log_path))
+    expect_identical(logged, live, label = name)
+    expect_true(any(!is.na(live$lower)), label = name)
+  }
+  # ProcessBench's intervals are the clustered ones, in the log as in the task
+  clustered <- suppressMessages(processbench_summary(tasks$processbench, cluster = NULL))
+  expect_false(identical(clustered$upper,
+                         suppressMessages(processbench_summary(tasks$processbench))$upper))
+})
+
+test_that("probsem's distance to people from its log equals the task's", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  programs <- sprintf("(condition (> (height 'ann) %d))", c(0, 50, 100))
+  texts <- c(";; Ann is tall.", ";; Ann is short.", ";; Ann is very tall.")
+  writeLines(c(";; Heights of people.", "(define height (mem (lambda (p) (gaussian 50 20))))"),
+             file.path(dir, "ann.txt"))
+  suite <- list(premise = ";;", query = ";;", programs = programs,
+                context = lapply(texts, function(t) list(text = t, expected = -1L)))
+  jsonlite::write_json(suite, file.path(dir, "ann_AV.json"), auto_unbox = TRUE)
+  table <- prepare_probsem(file.path(dir, "ann.txt"))
+  table$human_judgements <- list(c(50, 50, 100, 50, 0), c(0, 0, 50, 0, 100),
+                                 c(100, 100, 50, 100, 100))
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  tsk <- probsem_task(table, dir = file.path(dir, "logs"),
+                      solver = probsem_solver(settings = request_settings(cache = FALSE)))
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  live <- suppressMessages(probsem_summary(tsk))
+  expect_equal(live$group[[1]], "overall")
+  expect_equal(live$metric[[1]], "js_distance")
+  expect_identical(suppressMessages(probsem_summary(tsk$log_path)), live)
+  # each sample's row in the viewer: its own context and queries, and its own score
+  log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
+  inputs <- vapply(log$samples, function(s) s$input, "")
+  expect_equal(unname(vapply(texts, function(t) sum(startsWith(inputs, t)), 1L)), c(1L, 1L, 1L))
+  expect_true(all(grepl(programs[[2]], inputs, fixed = TRUE)))
+  scores <- vapply(log$samples, function(s) s$scores[[1]]$value, 1)
+  sentences <- live[live$n == 1 & grepl(": ", live$group), ]
+  expect_equal(sort(scores), sort(sentences$estimate))
+  # the header's first metric is the mean distance
+  expect_equal(names(log$results$scores[[1]]$metrics)[[1]], "overall js_distance")
+  expect_equal(log$results$scores[[1]]$metrics[[1]]$value, live$estimate[[1]])
+})
