@@ -101,12 +101,16 @@ failed_samples <- function(x) {
     list(run_failures(x$get_samples(), NA_character_, x$benchmark %||% NA_character_,
                       task_model(x)))
   } else {
-    paths <- if (dir.exists(x)) {
-      sort(list.files(x, pattern = "[.]json$", full.names = TRUE, recursive = TRUE))
+    if (dir.exists(x)) {
+      paths <- sort(list.files(x, pattern = "[.]json$", full.names = TRUE, recursive = TRUE))
+      # a folder may hold other JSON files besides logs: they are passed over
+      runs <- lapply(paths, function(path) {
+        tryCatch(log_failures(path), predictivebench_error_json = function(e) NULL)
+      })
+      Filter(Negate(is.null), runs)
     } else {
-      x
+      list(log_failures(x))
     }
-    lapply(paths, log_failures)
   }
   out <- do.call(rbind, c(list(no_failures()), runs))
   say_failures(out, runs)
@@ -142,7 +146,8 @@ run_failures <- function(samples, log, benchmark, model) {
   out <- tibble::tibble(
     log = rep(log, n)[failed], benchmark = rep(benchmark, n)[failed],
     model = rep(model, n)[failed], id = as.character(samples$id)[failed],
-    epoch = as.integer(samples$epoch %||% rep(1L, n))[failed], step = step[failed],
+    epoch = as.integer(if ("epoch" %in% names(samples)) samples$epoch else rep(1L, n))[failed],
+    step = step[failed],
     error = error[failed]
   )
   attr(out, "samples") <- n

@@ -49,3 +49,41 @@ test_that("a hint replaces the API-key advice when every request failed", {
   expect_match(conditionMessage(w), "API key")
   expect_error(report_failures(NA, hint = 1), class = "predictivebench_error_argument")
 })
+
+test_that("after a run, report_failures() lists failed samples of a task, a log or a folder", {
+  dir <- withr::local_tempdir()
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("reject", last_user_text(body))) list(status = 400) else "\\boxed{A}"
+  })
+  ds <- futurex_dataset(version = "sample", limit = 4)
+  ds$input[[2]] <- paste(ds$input[[2]], "(reject)")
+  settings <- request_settings(cache = FALSE, max_tries = 1)
+  tsk <- futurex_task(ds, solver = futurex_solver(settings = settings), dir = dir)
+  suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+
+  expect_message(from_task <- report_failures(tsk), "1 of 4 samples failed in 1 run",
+                 class = "predictivebench_message_failures")
+  expect_named(from_task, c("log", "benchmark", "model", "id", "epoch", "step", "error"))
+  expect_equal(from_task$id, ds$id[[2]])
+  expect_equal(from_task$step, "solve")
+  expect_equal(from_task$benchmark, "futurex")
+  expect_equal(from_task$model, "openai_compatible/fake-model")
+  expect_match(from_task$error, "400")
+  expect_true(is.na(from_task$log))
+
+  from_log <- suppressMessages(report_failures(tsk$log_path))
+  expect_equal(from_log$log, tsk$log_path)
+  expect_equal(from_log[-1], from_task[-1])
+
+  # a folder: every log in it, the clean run adds no row
+  clean <- futurex_task(futurex_dataset(version = "sample", limit = 3),
+                        solver = futurex_solver(settings = settings), dir = dir)
+  clean$eval(solver_chat = fake_chat(server), view = FALSE)
+  writeLines('{"not": "a log"}', file.path(dir, "other.json"))
+  expect_message(from_dir <- report_failures(dir), "1 of 7 samples failed in 2 runs")
+  expect_equal(from_dir[-1], from_task[-1])
+  expect_message(none <- report_failures(clean), "No failed sample",
+                 class = "predictivebench_message_failures")
+  expect_equal(nrow(none), 0)
+  expect_named(none, names(from_task))
+})
