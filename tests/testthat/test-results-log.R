@@ -300,4 +300,5 @@ test_that("probsem's distance to people from its log equals the task's", {
   # the header's first metric is the mean distance
   expect_equal(names(log$results$scores[[1]]$metrics)[[1]], "overall js_distance")
   expect_equal(log$results$scores[[1]]$metrics[[1]]$value, live$estimate[[1]])
+  expect_inspect_valid(tsk$log_path)
 })
