@@ -161,15 +161,20 @@ test_that("the CogSci 2023 distances equal the published ones; p-values within M
   }
 })
 
-test_that("an evaluated task and its log file are compared with people", {
-  skip_if_no_python()
-  dir <- withr::local_tempdir()
+# The made-up experiment as a task table, in the CogSci 2023 suites' format (needs Python).
+pbh_table <- function(dir) {
   writeLines(c(";; Heights of people.", "(define height (mem (lambda (p) (gaussian 50 20))))"),
              file.path(dir, "ann.txt"))
   suite <- list(premise = ";;", query = ";;", programs = pbh_programs,
                 context = lapply(pbh_texts, function(t) list(text = t, expected = -1L)))
   jsonlite::write_json(suite, file.path(dir, "ann_AV.json"), auto_unbox = TRUE)
-  table <- prepare_probsem(file.path(dir, "ann.txt"))
+  prepare_probsem(file.path(dir, "ann.txt"))
+}
+
+test_that("an evaluated task and its log file are compared with people", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  table <- pbh_table(dir)
   expect_equal(table$text, pbh_texts)
   tsk <- probsem_task(table, dir = file.path(dir, "logs"),
                       solver = probsem_solver(settings = request_settings(cache = FALSE)))
@@ -187,4 +192,35 @@ test_that("an evaluated task and its log file are compared with people", {
   all_inf$weights[4:6] <- -Inf
   expect_error(probsem_compare_humans(all_inf, pbh_humans()),
                class = "predictivebench_error_field")
+})
+
+test_that("a task carrying human judgements: distance to people from its log equals the task's", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  programs <- pbh_programs
+  texts <- pbh_texts
+  table <- pbh_table(dir)
+  humans <- pbh_humans()
+  table$human_judgements <- lapply(sub("^;; ", "", sub("[.]$", "", tolower(texts))),
+                                   function(column) humans[[column]])
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  tsk <- probsem_task(table, dir = file.path(dir, "logs"),
+                      solver = probsem_solver(settings = request_settings(cache = FALSE)))
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  live <- suppressMessages(probsem_summary(tsk))
+  expect_equal(live$group[[1]], "overall")
+  expect_equal(live$metric[[1]], "js_distance")
+  expect_identical(suppressMessages(probsem_summary(tsk$log_path)), live)
+  # each sample's row in the viewer: its own context and queries, and its own score
+  log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
+  inputs <- vapply(log$samples, function(s) s$input, "")
+  expect_equal(unname(vapply(texts, function(t) sum(startsWith(inputs, t)), 1L)), c(1L, 1L, 1L))
+  expect_true(all(grepl(programs[[2]], inputs, fixed = TRUE)))
+  scores <- vapply(log$samples, function(s) s$scores[[1]]$value, 1)
+  sentences <- live[live$n == 1 & grepl(": ", live$group), ]
+  expect_equal(sort(scores), sort(sentences$estimate))
+  # the header's first metric is the mean distance
+  expect_equal(names(log$results$scores[[1]]$metrics)[[1]], "overall js_distance")
+  expect_equal(log$results$scores[[1]]$metrics[[1]]$value, live$estimate[[1]])
+  expect_inspect_valid(tsk$log_path)
 })

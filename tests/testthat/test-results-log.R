@@ -267,38 +267,3 @@ test_that("every benchmark's summary of its log equals the summary of the task, 
   expect_false(identical(clustered$upper,
                          suppressMessages(processbench_summary(tasks$processbench))$upper))
 })
-
-test_that("probsem's distance to people from its log equals the task's", {
-  skip_if_no_python()
-  dir <- withr::local_tempdir()
-  programs <- sprintf("(condition (> (height 'ann) %d))", c(0, 50, 100))
-  texts <- c(";; Ann is tall.", ";; Ann is short.", ";; Ann is very tall.")
-  writeLines(c(";; Heights of people.", "(define height (mem (lambda (p) (gaussian 50 20))))"),
-             file.path(dir, "ann.txt"))
-  suite <- list(premise = ";;", query = ";;", programs = programs,
-                context = lapply(texts, function(t) list(text = t, expected = -1L)))
-  jsonlite::write_json(suite, file.path(dir, "ann_AV.json"), auto_unbox = TRUE)
-  table <- prepare_probsem(file.path(dir, "ann.txt"))
-  table$human_judgements <- list(c(50, 50, 100, 50, 0), c(0, 0, 50, 0, 100),
-                                 c(100, 100, 50, 100, 100))
-  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
-  tsk <- probsem_task(table, dir = file.path(dir, "logs"),
-                      solver = probsem_solver(settings = request_settings(cache = FALSE)))
-  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
-  live <- suppressMessages(probsem_summary(tsk))
-  expect_equal(live$group[[1]], "overall")
-  expect_equal(live$metric[[1]], "js_distance")
-  expect_identical(suppressMessages(probsem_summary(tsk$log_path)), live)
-  # each sample's row in the viewer: its own context and queries, and its own score
-  log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
-  inputs <- vapply(log$samples, function(s) s$input, "")
-  expect_equal(unname(vapply(texts, function(t) sum(startsWith(inputs, t)), 1L)), c(1L, 1L, 1L))
-  expect_true(all(grepl(programs[[2]], inputs, fixed = TRUE)))
-  scores <- vapply(log$samples, function(s) s$scores[[1]]$value, 1)
-  sentences <- live[live$n == 1 & grepl(": ", live$group), ]
-  expect_equal(sort(scores), sort(sentences$estimate))
-  # the header's first metric is the mean distance
-  expect_equal(names(log$results$scores[[1]]$metrics)[[1]], "overall js_distance")
-  expect_equal(log$results$scores[[1]]$metrics[[1]]$value, live$estimate[[1]])
-  expect_inspect_valid(tsk$log_path)
-})
