@@ -58,8 +58,9 @@ rlang::on_load(register_benchmark(
 #'   (failed), `n_no_truth` (contexts with `expected == -1`), `n_tied` (contexts counted
 #'   correct whose maximum probability is shared with another query), `prompt` and
 #'   `temperature` (of a sentence row). It is a [benchmark_summary()]
-#'   (`ggplot2::autoplot()` draws the accuracy by suite), and these are the metrics a probsem
-#'   log shows, one per suite.
+#'   (`ggplot2::autoplot()` draws it by suite), and every row is a metric of a probsem log,
+#'   those with a number first (the overall distance, when there is one, is the viewer's
+#'   headline).
 #'
 #'   `probsem_distributions()`: a tibble with one row per context and query, `id`,
 #'   `prompt`, `suite`, `context_index`, `text`, `query_index` (0-based), `query`,

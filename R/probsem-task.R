@@ -137,6 +137,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #'   number of queries minus one, and a missing field are errors naming the suite and the
 #'   query or context; the original silently scored the wrong text, failed an assertion, or
 #'   used a negative `expected` to index from the end.
+#' * Headline: the paper reports each sentence's Jensen-Shannon distance to people (with
+#'   p-values); the headline here is their mean, per suite and over all sentences, with a
+#'   normal interval over sentences, which the paper does not give. Each context's score
+#'   in the log is its sentence's distance.
 #' * Failed requests leave that context's scores `NA` (score `NA`) instead of ending the
 #'   run; [probsem_summary()] counts them.
 #' * Files: the original read `inputs/<prompt>.txt` and `inputs/<prompt>_<suite>.json` by
