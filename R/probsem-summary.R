@@ -1,5 +1,6 @@
-# probsem summary: each suite's accuracy (the summary rows), each context's distribution over
-# its queries (probsem_distributions()), and the benchmark's registration.
+# probsem summary: the paper's Jensen-Shannon distance to people where contexts carry human
+# judgements, each suite's accuracy (the summary rows), each context's distribution over its
+# queries (probsem_distributions()), and the benchmark's registration.
 
 # Logs and leaderboards show every row (the suites depend on the data): on a version with
 # human judgements the paper's mean Jensen-Shannon distance first, lower being better.
