@@ -18,7 +18,9 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
   board <- suppressMessages(leaderboard(a, b, arith))
   expect_s3_class(board, "benchmark_leaderboard")
   expect_named(board, c("benchmark", "model", "metric", "estimate", "lower", "upper", "n",
-                        "interval", "run", "created", "source"))
+                        "interval", "better", "scale", "run", "created", "source"))
+  expect_equal(unique(board$better), "higher")
+  expect_equal(unique(board$scale), "0-1")
   expect_equal(nrow(board), 5 + 5 + 2)
   summary_a <- suppressMessages(futurex_summary(a))
   row <- board[board$benchmark == "futurex" & board$metric == "overall", ][1, ]
