@@ -140,3 +140,52 @@ test_that("re-runs of one model are told apart, or only the latest is kept", {
   from_tasks <- suppressMessages(leaderboard(first, second))
   expect_setequal(from_tasks$run, unname(runs))
 })
+
+test_that("a log's rows come from its header alone, as its task gave them", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{A}", dir)
+  columns <- c("benchmark", "model", "metric", "estimate", "lower", "upper", "n", "better",
+               "scale", "run", "created")
+  from_task <- suppressMessages(leaderboard(tsk))
+  logged <- log_json(tsk$log_path)$eval$metadata$headline
+  expect_equal(vapply(logged, `[[`, "", "key"), from_task$metric)
+  expect_identical(leaderboard(tsk$log_path)[columns], from_task[columns])
+  # no sample is read: a log whose samples can't be parsed still gives its rows
+  text <- readChar(tsk$log_path, file.size(tsk$log_path), useBytes = TRUE)
+  unreadable <- file.path(withr::local_tempdir(), "unreadable.json")
+  writeChar(sub("\n  \"samples\": [", "\n  \"samples\": [not JSON,", text, fixed = TRUE),
+            unreadable, eos = NULL, useBytes = TRUE)
+  expect_error(log_samples(unreadable), class = "predictivebench_error_json")
+  expect_identical(leaderboard(unreadable)[columns], from_task[columns])
+  # a log without headline rows in its header (written before they were) is summarised
+  # from its samples, to the same numbers
+  older <- file.path(withr::local_tempdir(), "older.json")
+  writeChar(sub("\"headline\": ", "\"headline_before\": ", text, fixed = TRUE), older,
+            eos = NULL, useBytes = TRUE)
+  from_samples <- suppressMessages(leaderboard(older))
+  expect_identical(from_samples$estimate, from_task$estimate)
+  expect_identical(from_samples$lower, from_task$lower)
+  expect_identical(from_samples$upper, from_task$upper)
+})
+
+test_that("the board says which metrics are lower-is-better and on the Elo scale, from the registry", {
+  old <- register_benchmark("arith", arith_summary, headline = c("weighted", "level 1"),
+                            by = "level", lower_is_better = "score")
+  withr::defer(if (is.null(old)) unregister_benchmark("arith") else
+    do.call(register_benchmark, old))
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  board <- leaderboard(tsk)
+  expect_equal(board$better, c("lower", "lower"))
+  expect_equal(board$scale, c("0-1", "0-1"))
+  # the same benchmark registered as a board of ratings of models: each group is a model
+  register_benchmark("arith", arith_summary, headline = NULL, by = "model",
+                     elo_scale = "score")
+  board <- leaderboard(tsk)
+  expect_equal(board$model, sort(c("weighted", "overall", "level 1", "level 2")))
+  expect_equal(unique(board$metric), "score")
+  expect_equal(unique(board$scale), "Elo")
+  expect_equal(unique(board$better), "higher")
+  expect_error(register_benchmark("x", identity, elo_scale = NA_character_),
+               class = "predictivebench_error_argument")
+})
