@@ -129,8 +129,13 @@ proportion_bounds <- function(data) {
 axis_breaks <- function(limits) {
   if (limits[[2]] <= 1.5) return(c(0, 0.25, 0.5, 0.75, 1))
   data_to <- limits[[1]] + (limits[[2]] - limits[[1]]) / 1.4
-  breaks <- pretty(c(limits[[1]], data_to), n = 3)
-  breaks[breaks >= limits[[1]] & breaks <= data_to]
+  # the finest round step that gives at most four breaks
+  steps <- c(1, 2, 2.5, 5) * rep(10^(0:4), each = 4)
+  for (step in steps) {
+    breaks <- seq(ceiling(limits[[1]] / step) * step, data_to, by = step)
+    if (length(breaks) <= 4) return(breaks)
+  }
+  breaks
 }
 
 axis_labels <- function(breaks) {
@@ -154,7 +159,8 @@ wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
 #' several rows per group (one per metric, such as ProcessBench's accuracies and F1) gets
 #' one panel per metric.
 #'
-#' `autoplot()` of a [leaderboard()] draws one panel per benchmark and headline metric, each
+#' `autoplot()` of a [leaderboard()] draws one panel per benchmark (its primary headline
+#' metric; `metrics = "all"` for one panel per benchmark and headline metric), each
 #' with the models on the same vertical axis (in the same order in every panel), so a model
 #' is read across a row of panels. Ratings on the Elo scale (an [arena_run()]'s competitors)
 #' get an axis of their own, fitted to their panel; a metric for which lower is better
@@ -167,6 +173,10 @@ wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
 #' benchmarks for the leaderboard, to look at them.
 #'
 #' @param object A summary or a leaderboard.
+#' @param metrics For a leaderboard: each benchmark's `"primary"` headline metric (the
+#'   first it registers, the one the viewer shows first: FutureX's `"overall"`,
+#'   ProcessBench's `"overall f1"`, an arena run's `"rating"`), one panel per benchmark; or
+#'   `"all"` its headline metrics, a panel each. Filter the board to plot others.
 #' @param ... Unused.
 #' @returns A ggplot object.
 #' @family results
@@ -182,8 +192,10 @@ autoplot.benchmark_summary <- function(object, ...) {
 
 #' @rdname autoplot.benchmark_summary
 #' @exportS3Method ggplot2::autoplot
-autoplot.benchmark_leaderboard <- function(object, ...) {
+autoplot.benchmark_leaderboard <- function(object, metrics = c("primary", "all"), ...) {
   rlang::check_installed("ggplot2", "to plot a leaderboard.")
+  metrics <- rlang::arg_match(metrics)
+  if (metrics == "primary") object <- primary_rows(object)
   data <- board_plot_data(object)
   intervals <- unique(data[c("benchmark", "interval")])
   interval <- if (length(unique(intervals$interval)) == 1) intervals$interval[[1]] else
@@ -197,17 +209,30 @@ autoplot.benchmark_leaderboard <- function(object, ...) {
     }, "", USE.NAMES = FALSE), collapse = "\n")
   }
   panels <- length(levels(data$panel))
+  shared <- attr(data, "provider")
+  if (!is.null(shared)) {
+    caption <- paste(c(caption, paste0("Models: ", shared, "/<model>")), collapse = "\n")
+  }
+  rows <- length(levels(data$model))
   interval_rows(data, "model", interval) +
     ggplot2::facet_wrap(ggplot2::vars(.data$panel), ncol = min(3L, panels),
                         scales = if (any(data$scale == "Elo")) "free_x" else "fixed") +
     ggplot2::labs(y = NULL, title = "Headline metrics by benchmark and model",
                   caption = caption) +
     ggplot2::theme(strip.text = ggplot2::element_text(size = 8),
-                   axis.text.y = ggplot2::element_text(size = 8),
+                   axis.text.y = ggplot2::element_text(size = if (rows > 10) 7 else 8,
+                                                       lineheight = 0.85),
                    axis.text.x = ggplot2::element_text(size = 7),
                    axis.title.x = ggplot2::element_text(size = 9),
                    plot.caption = ggplot2::element_text(size = 7, hjust = 0),
                    plot.subtitle = ggplot2::element_text(size = 8))
+}
+
+# Each benchmark's primary headline metric: the first the board lists for it (boards keep
+# each run's headline rows in their registered order, the viewer's primary metric first).
+primary_rows <- function(board) {
+  first <- board$metric[!duplicated(board$benchmark)]
+  board[board$metric == first[match(board$benchmark, unique(board$benchmark))], ]
 }
 
 # The board's rows as the plot draws them: one panel per benchmark and metric, its title
@@ -223,16 +248,31 @@ board_plot_data <- function(board) {
   data$panel <- paste0(data$benchmark, ": ", data$metric,
                        ifelse(nzchar(note), paste0("\n(", note, ")"), ""))
   data$panel <- factor(data$panel, levels = unique(data$panel))
-  data$model <- run_labels(data)
+  model <- as.character(data$model)
+  provider <- shared_provider(model)
+  if (!is.null(provider)) model <- substring(model, nchar(provider) + 2L)
+  # long names wrap where the rows have room for two lines
+  if (length(unique(model)) <= 8) model <- wrap_model(model)
+  data$model <- run_labels(data, model)
   # the same model order, alphabetical from the top, in every panel
   data$model <- factor(data$model, levels = rev(sort(unique(data$model))))
+  attr(data, "provider") <- provider
   data
+}
+
+# The provider every model label starts with ("openai/..."), when all share one and the
+# names stay distinct without it: said once in the caption rather than on every row.
+shared_provider <- function(model) {
+  if (!length(model) || !all(grepl("/", model, fixed = TRUE))) return(NULL)
+  prefix <- unique(sub("/.*$", "", model))
+  rest <- substring(model, nchar(prefix[[1]]) + 2L)
+  if (length(prefix) != 1 || length(unique(rest)) != length(unique(model))) return(NULL)
+  prefix
 }
 
 # A model's label, with its run when it has several runs of one benchmark metric (runs
 # numbered by `created`), so re-runs get rows of their own; long names wrap.
-run_labels <- function(data) {
-  model <- wrap_model(as.character(data$model))
+run_labels <- function(data, model) {
   run <- if (is.null(data[["run"]])) rep(NA_character_, nrow(data)) else data$run
   key <- paste(data$benchmark, data$metric, model, sep = "\r")
   runs <- tapply(run, key, function(r) length(unique(r)))

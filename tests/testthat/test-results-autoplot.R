@@ -22,9 +22,12 @@ test_that("a leaderboard plot has a panel per benchmark metric and a bar per mod
     tsk
   })
   board <- leaderboard(!!!runs)
-  p <- ggplot2::autoplot(board)
+  p <- ggplot2::autoplot(board, metrics = "all")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 2)
+  # by default, each benchmark's primary (first) headline metric
+  primary <- ggplot2::autoplot(board)
+  expect_equal(levels(primary$data$panel), "arith: weighted")
   expect_match(p$labels$x, "95% confidence interval")
   expect_true("n = 4" %in% unlist(lapply(built$data, function(d) d$label)))
   expect_error(benchmark_summary(data.frame(x = 1), "demo"),
