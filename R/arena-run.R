@@ -70,8 +70,11 @@
 #'   (the `battle_arrangement.csv` already in the results folder, or `arrangement`).
 #' @param arrangement For `"reload"`, another arrangement file to use.
 #' @param max_rounds Most rounds.
-#' @param rating_method,bootstrap How `elo_rating.csv` is computed; see [arena_ratings()].
-#'   The default is EloBench's online Elo in file order.
+#' @param rating_method,bootstrap How the ratings are computed (`run$ratings`,
+#'   `elo_rating.csv`, the log's headline and so [leaderboard()]); see [arena_ratings()].
+#'   The default is EloBench's online Elo in file order. All are on the Elo scale (400
+#'   points for 10:1 odds, 1000 the start or the mean); `"bt"` on perfectly separated
+#'   battles uses a prior and warns (see [arena_ratings()]).
 #' @param seed Seed for arrangements and bootstrap.
 #' @param settings How requests are sent (answers and verdicts): a [request_settings()]
 #'   object, or `NULL` for the defaults with the response cache in `tempcache/responses`

@@ -139,9 +139,10 @@ six_by_six <- function() {
 test_that("ratings get a panel and axis of their own; lower-is-better says so", {
   p <- ggplot2::autoplot(six_by_six())
   built <- ggplot2::ggplot_build(p)
-  layout <- built$layout$layout
-  expect_equal(nrow(layout), 6)
   titles <- levels(p$data$panel)
+  layout <- built$layout$layout
+  expect_equal(nrow(layout), length(titles))
+  expect_length(titles, 6)
   expect_true(any(grepl("probsem: overall\n(lower is better)", titles, fixed = TRUE)))
   elo_title <- grep("arena_ratings", titles, value = TRUE)
   expect_match(elo_title, "Elo scale")
