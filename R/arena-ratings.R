@@ -223,8 +223,8 @@ warn_separated <- function(groups, models) {
   cli::cli_warn(
     c("The battles are perfectly separated: Bradley-Terry's maximum-likelihood ratings are
        infinite.",
-      i = "Groups that never scored (no win, no tie) against the groups before them:
-           {paste(labels, collapse = ' > ')}.",
+      i = "In these groups, no model won or tied a battle against a model of a group
+           before its own: {paste(labels, collapse = ' > ')}.",
       i = "The ratings use a Gaussian prior toward equal strength (standard deviation
            {.arg scale} points); battles won across these groups would let the data decide."),
     class = "predictivebench_warning_separated",

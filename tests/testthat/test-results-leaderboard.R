@@ -189,3 +189,17 @@ test_that("the board says which metrics are lower-is-better and on the Elo scale
   expect_error(register_benchmark("x", identity, elo_scale = NA_character_),
                class = "predictivebench_error_argument")
 })
+
+test_that("a log's header is read from the start of the file only, in any chunk size", {
+  tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
+  text <- readChar(tsk$log_path, file.size(tsk$log_path), useBytes = TRUE)
+  end <- regexpr("\n  \"samples\": ", text, fixed = TRUE) + nchar("\n  \"samples\": ") - 1
+  for (chunk in c(5L, 64L, 65536L)) {
+    prefix <- read_log_prefix(tsk$log_path, chunk = chunk)
+    expect_identical(nchar(prefix, "bytes"), as.integer(end), label = chunk)
+  }
+  # a file without the key is read whole
+  plain <- withr::local_tempfile(fileext = ".json")
+  writeLines('{"eval": {"model": "m"}}', plain)
+  expect_identical(read_log_header(plain)$eval$model, "m")
+})
