@@ -151,10 +151,11 @@ headline_metadata <- function(metrics) {
   rows <- headline_rows(state$rows, names(metrics))
   number <- function(x) if (is.na(x)) NULL else exact_json(as.double(x))
   lapply(seq_len(nrow(rows)), function(i) {
-    list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
-         metric = as.character(rows$metric[[i]]), estimate = number(rows$estimate[[i]]),
-         lower = number(rows$lower[[i]]), upper = number(rows$upper[[i]]),
-         n = as.integer(rows$n[[i]]))
+    row <- list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
+                metric = as.character(rows$metric[[i]]), estimate = number(rows$estimate[[i]]),
+                lower = number(rows$lower[[i]]), upper = number(rows$upper[[i]]),
+                n = as.integer(rows$n[[i]]))
+    row[!vapply(row, is.null, TRUE)]
   })
 }
 
