@@ -162,7 +162,7 @@ arena_verdict_scorer <- function(invalid = c("tie", "drop")) {
 
 # Why a battle scored what it did: the verdict in the battle's order (AB) and, with a
 # position swap, in the swapped order (BA, told in AB's terms), the winner they give
-# together, and model_a's points.
+# together, and whose points the score is (model_a's, named).
 arena_explanation <- function(samples, score) {
   meta <- samples$solver_metadata
   said <- function(name) {
@@ -180,7 +180,8 @@ arena_explanation <- function(samples, score) {
   named <- ifelse(winner %in% "model_a", paste0(" ", samples$model_a, " wins."),
                   ifelse(winner %in% "model_b", paste0(" ", samples$model_b, " wins."), ""))
   points <- ifelse(is.na(score), " Left out (failed judgements are dropped).",
-                   paste0(" model_a scores ", as.character(score), "."))
+                   paste0(" The score is ", samples$model_a, "'s (model_a) points: ",
+                          as.character(score), "."))
   paste0(orders, named, points)
 }
 

@@ -63,15 +63,51 @@ bt_fit <- function(i, j, wins_i, total, k, scale = 400, base = 10, initial = 100
   scale * w + initial
 }
 
-# Fit BT to the cell counts `n` of `cells` (from pair_counts()).
+# Fit BT to the cell counts `n` of `cells` (from pair_counts()). When the battles are
+# perfectly separated the maximum likelihood is at infinity (FastChat's tiny ridge then
+# gives ratings near +-5000): the fit uses a Gaussian prior toward equal strength instead,
+# and the result says so in its attribute "separated" (the groups, best first).
 bt_from_cells <- function(cells, n, k, scale, base, initial, start = NULL) {
   wins_i <- n * ifelse(cells$outcome == 1L, 1, ifelse(cells$outcome == 2L, 0, 0.5))
   pair <- (cells$i - 1L) * k + cells$j
   total <- rowsum(n, pair, reorder = TRUE)
   wins <- rowsum(wins_i, pair, reorder = TRUE)
   keys <- as.integer(rownames(total))
-  bt_fit((keys - 1L) %/% k + 1L, (keys - 1L) %% k + 1L, wins[, 1], total[, 1], k,
-         scale = scale, base = base, initial = initial, start = start)
+  i <- (keys - 1L) %/% k + 1L
+  j <- (keys - 1L) %% k + 1L
+  groups <- separated_groups(i, j, wins[, 1], total[, 1], k)
+  ridge <- if (is.null(groups)) 1e-6 else separation_ridge
+  out <- bt_fit(i, j, wins[, 1], total[, 1], k, scale = scale, base = base,
+                initial = initial, ridge = ridge, start = if (is.null(groups)) start)
+  attr(out, "separated") <- groups
+  out
+}
+
+# The prior used when the battles are perfectly separated: each strength ~ N(0, 1) in units
+# of `scale`, so a rating's prior standard deviation is `scale` (400) points around `initial`.
+separation_ridge <- 1
+
+# Bradley-Terry's maximum likelihood exists when, in every set of models linked by battles,
+# each model of a pair that met can reach the other through "scored against" links (a win
+# or a tie). Otherwise the battles are separated: NULL when they are not, else the strongly
+# linked groups of models (indices), ordered so that a group never scored against the
+# groups before it.
+separated_groups <- function(i, j, wins_i, total, k) {
+  scored <- diag(k) > 0
+  scored[cbind(i, j)[wins_i > 0, , drop = FALSE]] <- TRUE
+  scored[cbind(j, i)[total - wins_i > 0, , drop = FALSE]] <- TRUE
+  reach <- scored
+  repeat {
+    wider <- (reach %*% reach) > 0
+    if (identical(wider, reach)) break
+    reach <- wider
+  }
+  if (all(reach[cbind(i, j)] & reach[cbind(j, i)])) return(NULL)
+  played <- sort(unique(c(i, j)))
+  group <- vapply(played, function(m) min(played[reach[m, played] & reach[played, m]]), 1L)
+  members <- split(played, group)
+  # a group above reaches more models than any group it beat
+  members[order(-vapply(members, function(g) sum(reach[g[[1]], ]), 1), names(members))]
 }
 
 # Each battle's cell: its unordered pair (i < j) and the outcome seen from i (1 win, 2 loss,

@@ -68,10 +68,6 @@ style_bt_fit <- function(a, b, score, covariates, k, weight = rep(1, length(scor
 # Style-controlled ratings on the plain scale (mean `initial`), with percentile-bootstrap
 # intervals from the same resampling as the plain ratings (battles or questions).
 style_ratings <- function(scores, models, bootstrap, by, level, scale, base, initial, seed) {
-  if (!all(c("answer_a", "answer_b") %in% names(scores))) {
-    abort_pb("Style control needs the answers: columns {.field answer_a} and {.field answer_b}.",
-             "argument", field = "answer_a", call = rlang::caller_env(2))
-  }
   k <- length(models)
   a <- match(scores$model_a, models)
   b <- match(scores$model_b, models)

@@ -94,9 +94,16 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #' * Bradley-Terry follows FastChat's `compute_elo_mle_with_tie()` (scale 400, base 10, ties
 #'   as half wins, counts per unique outcome, bootstrap as a multinomial over those counts),
 #'   fitted by Newton's method with an L2 penalty of 1e-6 (as the `C = 1e6` of its older
-#'   `compute_mle_elo()`), which keeps the rating of a model that never lost finite. FastChat
-#'   anchors `mixtral-8x7b-instruct-v0.1` at 1114 when present; here nothing is anchored
-#'   unless `anchor` is given.
+#'   `compute_mle_elo()`). FastChat anchors `mixtral-8x7b-instruct-v0.1` at 1114 when
+#'   present; here nothing is anchored unless `anchor` is given.
+#' * When the battles are perfectly separated (some group of models never scored a win or
+#'   a tie against another group it met, as when one model won every battle), the maximum
+#'   likelihood is at infinity and FastChat's tiny penalty gives ratings near +-5000 with
+#'   tight intervals. Here such a fit (the full fit, and each bootstrap replicate that is
+#'   separated) uses a Gaussian prior toward equal strength instead, with a standard
+#'   deviation of `scale` (400) points around `initial`, and the full fit warns (class
+#'   `predictivebench_warning_separated`, naming the groups). Battles that are not separated
+#'   are fitted as FastChat fits them.
 #'
 #' @param battles A data frame with `model_a`, `model_b`, `winner` (and `question` for
 #'   `by = "questions"`), such as [arena_read_battles()] returns, or an evaluated
@@ -155,6 +162,10 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
   if (!nrow(scores)) {
     abort_pb("There are no battles to rate.", "argument")
   }
+  if (style_control && !all(c("answer_a", "answer_b") %in% names(scores))) {
+    abort_pb("Style control needs the answers: columns {.field answer_a} and {.field answer_b}.",
+             "argument", field = "answer_a")
+  }
   if (by == "questions" && !"question" %in% names(scores)) {
     abort_pb("{.code by = \"questions\"} needs a {.field question} column.", "argument",
              field = "question")
@@ -166,6 +177,8 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
   k_models <- length(models)
   fit <- rating_fitter(method, scores, models, k, initial, scale, base, n_orders, seed)
   rating <- fit$full()
+  warn_separated(attr(rating, "separated"), models)
+  attr(rating, "separated") <- NULL
   draws <- NULL
   if (bootstrap > 0) {
     draws <- with_seed(seed, fit$bootstrap(bootstrap, by))
@@ -189,8 +202,8 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
                    1L)
   }
   tallies <- battle_tallies(scores, models)
-  out <- tibble::tibble(model = models, rating = unname(rating), lower = lower,
-                        upper = upper, rank = rank, tallies)
+  out <- tibble::tibble(model = models, rating = unname(rating), lower = unname(lower),
+                        upper = unname(upper), rank = rank, tallies)
   out <- out[order(-out$rating, out$model), ]
   if (style_control) {
     out <- add_style_columns(out, style_ratings(scores, models, bootstrap, by, level, scale,
@@ -200,6 +213,23 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
   attr(out, "method") <- method
   class(out) <- c("arena_ratings", class(out))
   out
+}
+
+# Perfectly separated battles have no finite maximum-likelihood rating: say which groups
+# and what the fit did instead (see bt_from_cells()).
+warn_separated <- function(groups, models) {
+  if (is.null(groups)) return(invisible())
+  labels <- vapply(groups, function(g) paste0("{", paste(models[g], collapse = ", "), "}"), "")
+  cli::cli_warn(
+    c("The battles are perfectly separated: Bradley-Terry's maximum-likelihood ratings are
+       infinite.",
+      i = "In these groups, no model won or tied a battle against a model of a group
+           before its own: {paste(labels, collapse = ' > ')}.",
+      i = "The ratings use a Gaussian prior toward equal strength (standard deviation
+           {.arg scale} points); battles won across these groups would let the data decide."),
+    class = "predictivebench_warning_separated",
+    groups = unname(lapply(groups, function(g) models[g]))
+  )
 }
 
 battle_tallies <- function(scores, models) {

@@ -19,11 +19,14 @@
 #'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the run's log (`logs/`).
 #'
 #' The log (one per call, in Inspect AI's format, for `vitals::vitals_view()`) shows the
-#' run as a user reads it: its headline is every model's rating by [arena_ratings()]'s
-#' method and defaults (benchmark `"arena_ratings"`, so [leaderboard()] reports it), the
+#' run as a user reads it: its headline is every model's rating on the Elo scale, the
+#' numbers of `run$ratings` and `elo_rating.csv` (the run's `rating_method`, `bootstrap`
+#' and `seed`, which each logged battle carries in `rating_options`; benchmark
+#' `"arena_ratings"`, so [leaderboard()] reports each competitor as a model), the
 #' competitors are the models evaluated and the judge is the scorer's model, and each row
 #' is one battle judged in this run: the question and both answers, then the verdict, with
-#' the judge's conversation as the score's grading.
+#' the judge's conversation as the score's grading. A row's result and score are
+#' `model_a`'s: "careful wins against echo" scores 1, "careful loses to echo" 0, a tie 0.5.
 #'
 #' Each round arranges battles ([arena_arrange()]: for every pair still short of `n`
 #' decisive (non-tie) battles, that many new questions), generates only the missing answers
@@ -67,8 +70,11 @@
 #'   (the `battle_arrangement.csv` already in the results folder, or `arrangement`).
 #' @param arrangement For `"reload"`, another arrangement file to use.
 #' @param max_rounds Most rounds.
-#' @param rating_method,bootstrap How `elo_rating.csv` is computed; see [arena_ratings()].
-#'   The default is EloBench's online Elo in file order.
+#' @param rating_method,bootstrap How the ratings are computed (`run$ratings`,
+#'   `elo_rating.csv`, the log's headline and so [leaderboard()]); see [arena_ratings()].
+#'   The default is EloBench's online Elo in file order. All are on the Elo scale (400
+#'   points for 10:1 odds, 1000 the start or the mean); `"bt"` on perfectly separated
+#'   battles uses a prior and warns (see [arena_ratings()]).
 #' @param seed Seed for arrangements and bootstrap.
 #' @param settings How requests are sent (answers and verdicts): a [request_settings()]
 #'   object, or `NULL` for the defaults with the response cache in `tempcache/responses`
@@ -228,7 +234,8 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
                                    rank = ratings$rank), paths$ratings)
   }
   log <- if (length(judged_samples)) {
-    arena_run_log(do.call(rbind, judged_samples), model_names, paths$logs, experiment, invalid)
+    rating <- list(method = rating_method, bootstrap = bootstrap, seed = seed, invalid = invalid)
+    arena_run_log(do.call(rbind, judged_samples), model_names, paths$logs, experiment, rating)
   }
   paths$log <- log
   structure(list(ratings = ratings, records = records, arrangement = arranged,
@@ -240,18 +247,21 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
 # samples of every round), replayed without a request. Each row's conversation is the
 # question and both answers, then the verdict, under the competitors' name; the judge's own
 # conversation is the scorer's chat (its grading, and its usage under the judge's model).
-arena_run_log <- function(judged, models, dir, experiment, invalid) {
+# Each row's result and score are model_a's. `rating` holds the run's arena_ratings()
+# options (method, bootstrap, seed, invalid), logged with every battle so that the log's
+# headline, read back anywhere, is the run's ratings (elo_rating.csv).
+arena_run_log <- function(judged, models, dir, experiment, rating) {
   winner <- metadata_field(judged$solver_metadata, "winner")
-  verdict <- ifelse(winner %in% "model_a", paste(judged$model_a, "wins"),
-                    ifelse(winner %in% "model_b", paste(judged$model_b, "wins"),
-                           ifelse(is.na(winner), "no verdict", winner)))
   battles <- tibble::tibble(
     id = sprintf("battle-%d", seq_len(nrow(judged))),
     input = arena_battle_text(judged$question, judged$model_a, judged$answer_a,
                               judged$model_b, judged$answer_b),
     target = "", question = judged$question, model_a = judged$model_a,
-    model_b = judged$model_b, answer_a = judged$answer_a, answer_b = judged$answer_b
+    model_b = judged$model_b, answer_a = judged$answer_a, answer_b = judged$answer_b,
+    rating_options = as.character(jsonlite::toJSON(rating, auto_unbox = TRUE))
   )
+  verdict <- battle_outcome_text(judged$model_a, judged$model_b, winner)
+  invalid <- rating$invalid
   competitors <- baseline_chat(function(q) "", name = paste(models, collapse = " vs "))
   replay <- function(inputs, ...) {
     chats <- lapply(seq_along(inputs), function(i) {
@@ -281,9 +291,24 @@ arena_run_log <- function(judged, models, dir, experiment, invalid) {
                           dir = dir, solver_name = "arena_battles",
                           scorer_name = "arena_verdict",
                           metadata_fields = c("model_a", "model_b", "question", "answer_a",
-                                              "answer_b"))
-  suppressMessages(task$eval(solver_chat = competitors, view = FALSE))
+                                              "answer_b", "rating_options"))
+  # arena_ratings() already warned about these battles for the run
+  suppressWarnings(suppressMessages(task$eval(solver_chat = competitors, view = FALSE)),
+                   classes = "predictivebench_warning_separated")
   task$log_path
+}
+
+# A battle's outcome told from model_a's side, as its score is: "careful wins against
+# echo" (1), "careful loses to echo" (0), "careful ties with echo" (0.5).
+battle_outcome_text <- function(model_a, model_b, winner) {
+  outcome <- ifelse(winner %in% "model_a", "wins against",
+                    ifelse(winner %in% "model_b", "loses to",
+                           ifelse(winner %in% "tie(all bad)", "ties (both bad) with",
+                                  "ties with")))
+  ifelse(failed_judgement(winner),
+         paste0("no verdict (", ifelse(is.na(winner), "failed", winner), ") for ", model_a,
+                " against ", model_b),
+         paste(model_a, outcome, model_b))
 }
 
 na_as_empty <- function(x) ifelse(is.na(x), "", x)
@@ -295,10 +320,15 @@ arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
          na_as_empty(answer_b))
 }
 
-# The run log's headline: every model's rating, by arena_ratings()' method and defaults,
-# as summary rows (`estimate` is the rating, on its own scale, not 0-1).
+# The run log's headline: every model's rating as summary rows (`estimate` is the rating,
+# on the Elo scale, not 0-1), by the run's own arena_ratings() options when the battles
+# carry them (an arena_run() log), else by arena_ratings()' defaults.
 arena_rating_rows <- function(x) {
-  ratings <- arena_ratings(x)
+  samples <- benchmark_samples(x, character(), "an arena run's log or its battles.")
+  options <- if ("rating_options" %in% names(samples) && nrow(samples)) {
+    jsonlite::fromJSON(as.character(samples$rating_options[[1]]))
+  }
+  ratings <- rlang::exec(arena_ratings, samples, !!!options)
   rows <- summary_rows(ratings$model, "rating",
                        list(mean = ratings$rating, lower = ratings$lower,
                             upper = ratings$upper, n = ratings$battles))
@@ -309,7 +339,7 @@ arena_rating_interval <- "95% bootstrap interval of the rating (battles resample
 
 rlang::on_load(register_benchmark(
   "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
-  interval = arena_rating_interval
+  interval = arena_rating_interval, elo_scale = "rating"
 ))
 
 #' @export

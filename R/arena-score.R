@@ -114,7 +114,7 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
   list(
     score = score_values(unname(score)),
     scorer_chat = lapply(by_sample, function(i) {
-      if (length(i)) judged$chat[[i[[1]]]] else judge$clone()$set_turns(list())
+      if (length(i)) judged$chat[[i[[1]]]] else no_battle_chat(judge)
     }),
     scorer_metadata = lapply(unname(by_sample), function(i) {
       winner <- judged$winner[i]
@@ -126,7 +126,7 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
         usage_metadata(usage, i))
     }),
     explanation = unname(vapply(by_sample, function(i) {
-      if (!length(i)) return("No battle: no reference model answered this question, or the model did not.")
+      if (!length(i)) return(no_battle_text)
       said <- c(model_a = "win", model_b = "loss", tie = "tie", `tie(all bad)` = "tie(all bad)",
                 invalid = "invalid verdict")[judged$winner[i]]
       verdict <- ifelse(is.na(said), "no verdict", said)
@@ -135,6 +135,17 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
                     collapse = "; "), ".")
     }, ""))
   )
+}
+
+no_battle_text <- "No battle: no reference model answered this question, or the model did not."
+
+# The scorer chat of a question without a battle: the judge was not asked, and the chat
+# says so (vitals reads a scorer chat's last turn, and an empty chat stops it).
+no_battle_chat <- function(judge) {
+  judge$clone()$set_turns(list(
+    ellmer::UserTurn(contents = list(ellmer::ContentText(no_battle_text))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("Not judged.")))
+  ))
 }
 
 # The battles of an arena_task()'s samples, from the scorer's metadata.

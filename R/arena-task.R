@@ -112,7 +112,11 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers
 #'   (four fictional models on the sample's questions). For EloBench's real questions, give
 #'   answers to them, such as EloBench's `tempcache/<dataset>/q_and_as.csv` or the cache an
-#'   [arena_run()] wrote.
+#'   [arena_run()] wrote. With the default scorer, `arena_task()` stops before anything is
+#'   solved (an error of class `predictivebench_error_answers` that says what to pass) when
+#'   none of the dataset's questions has a reference answer, as for the default real
+#'   questions with the bundled answers; questions some reference answered are judged, the
+#'   others unscored (with a message).
 #' @param temperature,params,system_prompt For `arena_solver()`: the evaluated model's
 #'   sampling temperature (`NULL`, the default, keeps the chat's own, as the original
 #'   generated with each model's defaults), other request parameters ([ellmer::params()])
@@ -145,9 +149,36 @@ arena_task <- function(dataset = arena_dataset(), solver = arena_solver(),
                        epochs = NULL, dir = vitals::vitals_log_dir(), name = "arena",
                        judge = NULL, answers = NULL) {
   dataset <- validate_task_table(dataset, "arena")
+  if (missing(scorer)) {
+    # read once, here, so the check and the scorer see the same answers
+    reference <- arena_reference_answers(answers)
+    check_reference_coverage(dataset$input, reference, is.null(answers))
+    scorer <- arena_scorer(answers = reference, scorer_chat = judge)
+  }
   dataset$target <- rep("", nrow(dataset))
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
                  benchmark = "arena")
+}
+
+# With the default scorer, a dataset none of whose questions has a reference answer could
+# only give unscored samples: stop before solving (nothing paid) and say what to pass.
+check_reference_coverage <- function(questions, reference, bundled,
+                                     call = rlang::caller_env()) {
+  answered <- rowSums(!is.na(as.matrix(reference[setdiff(names(reference), "question")]))) > 0
+  if (!length(questions) || any(questions %in% reference$question[answered])) {
+    return(invisible())
+  }
+  whose <- if (bundled) "the bundled sample's reference answers" else "{.arg answers}"
+  abort_pb(
+    c(paste0("None of the {length(questions)} question{?s} has a reference answer in ", whose,
+             ", so no battle could be judged."),
+      i = "Give the reference models' answers to these questions: {.code arena_task(answers =
+           )} with an EloBench answer cache ({.file q_and_as.csv}: {.field question} and one
+           column per model), such as the one {.fn arena_run} writes in
+           {.file tempcache/<dataset>/<judge setting>/q_and_as.csv}.",
+      i = "The bundled answers are for {.code arena_dataset(version = \"sample\")}."),
+    "answers", field = "answers", call = call
+  )
 }
 
 #' @rdname arena_task

@@ -47,37 +47,102 @@ autoplot_summary <- function(summary, title = NULL, by = "group",
 # A factor whose first level is drawn at the top of a vertical discrete axis.
 top_down <- function(x) factor(x, levels = rev(unique(as.character(x))))
 
-# One row per `y` value: the estimate as a point, `lower`-`upper` as whiskers, on a 0-1 axis;
-# "n = " in a column right of 1, apart from every whisker. The x axis and subtitle say what
-# the whiskers are.
+# One row per `y` value: the estimate as a point, `lower`-`upper` as whiskers, on a 0-1 axis
+# (rows whose `scale` is "Elo" on an axis of their own, fitted to their panel: facet with
+# free x scales); "n = " in a column right of each axis, apart from every whisker. The x
+# axis and subtitle say what the whiskers are.
 interval_rows <- function(data, y, interval) {
   data$label <- paste0("n = ", data$n)
+  data <- axis_columns(data)
   missing <- data[is.na(data$estimate), , drop = FALSE]
-  missing$estimate <- rep(0.5, nrow(missing))
+  missing$estimate <- missing$middle
   ggplot2::ggplot(data, ggplot2::aes(x = .data$estimate, y = .data[[y]])) +
-    ggplot2::geom_vline(xintercept = c(0, 1), colour = "grey80") +
+    ggplot2::geom_vline(data = proportion_bounds(data), ggplot2::aes(xintercept = .data$at),
+                        colour = "grey80") +
+    # each axis's extent: 0 to the "n =" column for 0-1 axes, the panel's own for ratings
+    ggplot2::geom_blank(ggplot2::aes(x = .data$axis_from)) +
+    ggplot2::geom_blank(ggplot2::aes(x = .data$axis_to)) +
     ggplot2::geom_errorbar(ggplot2::aes(xmin = .data$lower, xmax = .data$upper),
                            width = 0.3, orientation = "y", na.rm = TRUE) +
     ggplot2::geom_point(size = 2, na.rm = TRUE) +
-    ggplot2::geom_text(ggplot2::aes(x = 1.04, label = .data$label), hjust = 0, size = 3,
-                       colour = "grey30") +
+    ggplot2::geom_text(ggplot2::aes(x = .data$label_at, label = .data$label), hjust = 1,
+                       size = 2.5, colour = "grey30") +
     # where there is no estimate (an F1 of groups without errors, a suite without ground
     # truth) the row says so, rather than showing nothing or a zero
-    ggplot2::geom_text(data = missing, label = "no estimate", size = 3, colour = "grey45",
+    ggplot2::geom_text(data = missing, label = "no estimate", size = 2.6, colour = "grey45",
                        fontface = "italic") +
-    ggplot2::scale_x_continuous(limits = c(0, 1.3), breaks = c(0, 0.25, 0.5, 0.75, 1),
-                                labels = c("0", ".25", ".5", ".75", "1"),
+    ggplot2::scale_x_continuous(breaks = axis_breaks, labels = axis_labels,
                                 expand = ggplot2::expansion(mult = c(0.02, 0))) +
     ggplot2::theme_bw() +
     ggplot2::theme(panel.grid.minor = ggplot2::element_blank(),
                    panel.grid.major.x = ggplot2::element_line(colour = "grey92")) +
     ggplot2::labs(
-      x = paste0("Estimate (0-1) with ", wrap_label(interval, 60)),
+      x = wrap_label(paste0(if (any(data$scale == "Elo")) {
+        "Estimate (0-1; ratings on the Elo scale)"
+      } else {
+        "Estimate (0-1)"
+      }, " with ", interval), 70),
       subtitle = wrap_label(paste0(
         "Points: estimate. Whiskers: ", interval, " (none where not computed). ",
-        "n: samples behind each estimate."
+        "n: samples ", if (any(data$scale == "Elo")) "(battles for ratings) ",
+        "behind each estimate."
       ), 90)
     )
+}
+
+# Where each row's axis starts and ends, where its "n =" label stands and where "no
+# estimate" goes: 0-1 for proportions, and for ratings the span of their panel (`panel`,
+# when there is one), with the same share of room for the labels.
+axis_columns <- function(data) {
+  if (is.null(data[["scale"]])) data$scale <- rep("0-1", nrow(data))
+  panel <- if (is.null(data[["panel"]])) rep("all", nrow(data)) else as.character(data$panel)
+  from <- rep(0, nrow(data))
+  to <- rep(1, nrow(data))
+  for (p in unique(panel[data$scale == "Elo"])) {
+    rows <- panel == p
+    values <- c(data$estimate[rows], data$lower[rows], data$upper[rows])
+    span <- range(values, na.rm = TRUE)
+    if (!all(is.finite(span))) span <- c(900, 1100)
+    if (diff(span) < 1) span <- span + c(-50, 50)
+    from[rows] <- span[[1]]
+    to[rows] <- span[[2]]
+  }
+  width <- to - from
+  data$axis_from <- from
+  # the "n =" labels end at the right edge: a column of 0.4 of the axis, clear of 0-1
+  data$axis_to <- to + 0.4 * width
+  data$label_at <- data$axis_to
+  data$middle <- from + width / 2
+  data
+}
+
+# The lines at 0 and 1 of the 0-1 axes: in the panels of proportions only, when panels mix
+# scales.
+proportion_bounds <- function(data) {
+  if (is.null(data[["panel"]])) return(data.frame(at = c(0, 1)))
+  panels <- unique(data$panel[data$scale == "0-1"])
+  data.frame(panel = rep(panels, each = 2), at = rep(c(0, 1), length(panels)))
+}
+
+# Breaks and labels of an axis: quarters for a 0-1 axis (its extent ends at 1.4), three or
+# so round numbers for ratings (four digits each).
+axis_breaks <- function(limits) {
+  if (limits[[2]] <= 1.5) return(c(0, 0.25, 0.5, 0.75, 1))
+  data_to <- limits[[1]] + (limits[[2]] - limits[[1]]) / 1.4
+  # the finest round step that gives at most four breaks
+  steps <- c(1, 2, 2.5, 5) * rep(10^(0:4), each = 4)
+  for (step in steps) {
+    breaks <- seq(ceiling(limits[[1]] / step) * step, data_to, by = step)
+    if (length(breaks) <= 4) return(breaks)
+  }
+  breaks
+}
+
+axis_labels <- function(breaks) {
+  if (all(breaks <= 1, na.rm = TRUE)) {
+    return(sub("^0[.]", ".", format(breaks, drop0trailing = TRUE, trim = TRUE)))
+  }
+  format(breaks, trim = TRUE, scientific = FALSE, big.mark = "")
 }
 
 wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
@@ -94,14 +159,24 @@ wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
 #' several rows per group (one per metric, such as ProcessBench's accuracies and F1) gets
 #' one panel per metric.
 #'
-#' `autoplot()` of a [leaderboard()] draws one panel per benchmark and headline metric, each
+#' `autoplot()` of a [leaderboard()] draws one panel per benchmark (its primary headline
+#' metric; `metrics = "all"` for one panel per benchmark and headline metric), each
 #' with the models on the same vertical axis (in the same order in every panel), so a model
-#' is read across a row of panels.
+#' is read across a row of panels. Ratings on the Elo scale (an [arena_run()]'s competitors)
+#' get an axis of their own, fitted to their panel; a metric for which lower is better
+#' (probsem's distance to human judgements) says so in its panel's title. A model with
+#' several runs of one benchmark (re-runs) gets a row per run, `"(run 1)"`, `"(run 2)"` in
+#' the order they were created. Long model names wrap, and the plot reads at six models
+#' and six benchmarks at ggsave's default size (7 x 7 inches).
 #'
 #' `bench/plots.R` renders every plot of the package as a PNG, at six models and five
 #' benchmarks for the leaderboard, to look at them.
 #'
 #' @param object A summary or a leaderboard.
+#' @param metrics For a leaderboard: each benchmark's `"primary"` headline metric (the
+#'   first it registers, the one the viewer shows first: FutureX's `"overall"`,
+#'   ProcessBench's `"overall f1"`, an arena run's `"rating"`), one panel per benchmark; or
+#'   `"all"` its headline metrics, a panel each. Filter the board to plot others.
 #' @param ... Unused.
 #' @returns A ggplot object.
 #' @family results
@@ -117,25 +192,107 @@ autoplot.benchmark_summary <- function(object, ...) {
 
 #' @rdname autoplot.benchmark_summary
 #' @exportS3Method ggplot2::autoplot
-autoplot.benchmark_leaderboard <- function(object, ...) {
+autoplot.benchmark_leaderboard <- function(object, metrics = c("primary", "all"), ...) {
   rlang::check_installed("ggplot2", "to plot a leaderboard.")
-  data <- as.data.frame(unclass(object)[c("benchmark", "model", "metric", "estimate", "lower",
-                                          "upper", "n", "interval")])
-  data$panel <- paste0(data$benchmark, "\n", data$metric)
-  data$panel <- factor(data$panel, levels = unique(data$panel))
+  metrics <- rlang::arg_match(metrics)
+  if (metrics == "primary") object <- primary_rows(object)
+  data <- board_plot_data(object)
   intervals <- unique(data[c("benchmark", "interval")])
   interval <- if (length(unique(intervals$interval)) == 1) intervals$interval[[1]] else
     "the interval each benchmark reports (see the caption)"
+  # one caption line per interval, naming its benchmarks
   caption <- if (nrow(intervals) > 1 && length(unique(intervals$interval)) > 1) {
-    paste(vapply(seq_len(nrow(intervals)), function(i) {
-      wrap_label(paste0(intervals$benchmark[[i]], ": ", intervals$interval[[i]]), 100)
-    }, ""), collapse = "\n")
+    kinds <- unique(intervals$interval)
+    paste(vapply(kinds, function(k) {
+      wrap_label(paste0(paste(intervals$benchmark[intervals$interval == k], collapse = ", "),
+                        ": ", k), 110)
+    }, "", USE.NAMES = FALSE), collapse = "\n")
   }
-  # the same model order, alphabetical from the top, in every panel
-  data$model <- factor(data$model, levels = rev(sort(unique(as.character(data$model)))))
   panels <- length(levels(data$panel))
+  shared <- attr(data, "provider")
+  if (!is.null(shared)) {
+    caption <- paste(c(caption, paste0("Models: ", shared, "/<model>")), collapse = "\n")
+  }
+  rows <- length(levels(data$model))
   interval_rows(data, "model", interval) +
-    ggplot2::facet_wrap(ggplot2::vars(.data$panel), ncol = min(3L, panels)) +
+    ggplot2::facet_wrap(ggplot2::vars(.data$panel), ncol = min(3L, panels),
+                        scales = if (any(data$scale == "Elo")) "free_x" else "fixed") +
     ggplot2::labs(y = NULL, title = "Headline metrics by benchmark and model",
-                  caption = caption)
+                  caption = caption) +
+    ggplot2::theme(strip.text = ggplot2::element_text(size = 8),
+                   axis.text.y = ggplot2::element_text(size = if (rows > 10) 7 else 8,
+                                                       lineheight = 0.85),
+                   axis.text.x = ggplot2::element_text(size = 7),
+                   axis.title.x = ggplot2::element_text(size = 9),
+                   plot.caption = ggplot2::element_text(size = 7, hjust = 0),
+                   plot.subtitle = ggplot2::element_text(size = 8))
+}
+
+# Each benchmark's primary headline metric: the first the board lists for it (boards keep
+# each run's headline rows in their registered order, the viewer's primary metric first).
+primary_rows <- function(board) {
+  first <- board$metric[!duplicated(board$benchmark)]
+  board[board$metric == first[match(board$benchmark, unique(board$benchmark))], ]
+}
+
+# The board's rows as the plot draws them: one panel per benchmark and metric, its title
+# saying when lower is better and when the axis is a rating; one row per model (and run,
+# when a model has several runs of a benchmark), in the same order in every panel.
+board_plot_data <- function(board) {
+  data <- as.data.frame(unclass(board))
+  if (is.null(data[["better"]])) data$better <- rep("higher", nrow(data))
+  if (is.null(data[["scale"]])) data$scale <- rep("0-1", nrow(data))
+  note <- ifelse(data$better == "lower", "lower is better", "")
+  note <- ifelse(data$scale == "Elo", paste0("Elo scale", ifelse(nzchar(note), "; ", ""), note),
+                 note)
+  data$panel <- paste0(data$benchmark, ": ", data$metric,
+                       ifelse(nzchar(note), paste0("\n(", note, ")"), ""))
+  data$panel <- factor(data$panel, levels = unique(data$panel))
+  model <- as.character(data$model)
+  provider <- shared_provider(model)
+  if (!is.null(provider)) model <- substring(model, nchar(provider) + 2L)
+  # long names wrap where the rows have room for two lines
+  if (length(unique(model)) <= 8) model <- wrap_model(model)
+  data$model <- run_labels(data, model)
+  # the same model order, alphabetical from the top, in every panel
+  data$model <- factor(data$model, levels = rev(sort(unique(data$model))))
+  attr(data, "provider") <- provider
+  data
+}
+
+# The provider every model label starts with ("openai/..."), when all share one and the
+# names stay distinct without it: said once in the caption rather than on every row.
+shared_provider <- function(model) {
+  if (!length(model) || !all(grepl("/", model, fixed = TRUE))) return(NULL)
+  prefix <- unique(sub("/.*$", "", model))
+  rest <- substring(model, nchar(prefix[[1]]) + 2L)
+  if (length(prefix) != 1 || length(unique(rest)) != length(unique(model))) return(NULL)
+  prefix
+}
+
+# A model's label, with its run when it has several runs of one benchmark metric (runs
+# numbered by `created`), so re-runs get rows of their own; long names wrap.
+run_labels <- function(data, model) {
+  run <- if (is.null(data[["run"]])) rep(NA_character_, nrow(data)) else data$run
+  key <- paste(data$benchmark, data$metric, model, sep = "\r")
+  runs <- tapply(run, key, function(r) length(unique(r)))
+  several <- runs[key] > 1
+  if (!any(several)) return(model)
+  created <- if (is.null(data[["created"]])) run else data$created
+  number <- ave(seq_along(key), key, FUN = function(i) {
+    match(paste(created[i], run[i]), sort(unique(paste(created[i], run[i]))))
+  })
+  ifelse(several, paste0(model, " (run ", number, ")"), model)
+}
+
+# Model names of more than 24 characters wrap at a "/" or "-" so panels keep their width.
+wrap_model <- function(x) {
+  vapply(x, function(name) {
+    if (is.na(name) || nchar(name) <= 24) return(name)
+    cut <- gregexpr("[/-]", name)[[1]]
+    cut <- cut[cut > 8 & cut < nchar(name) - 4]
+    if (!length(cut)) return(name)
+    at <- cut[[which.min(abs(cut - nchar(name) / 2))]]
+    paste0(substr(name, 1, at), "\n", substr(name, at + 1, nchar(name)))
+  }, "", USE.NAMES = FALSE)
 }

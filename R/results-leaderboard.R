@@ -16,6 +16,18 @@
 #' directories (every `.json` log inside). A log written by a `<benchmark>_task()` names its
 #' benchmark; other logs take the argument's name. Plot it with `ggplot2::autoplot()`.
 #'
+#' A log of the package holds its headline rows (estimates and intervals, as its task's
+#' summary gave them) in its header, so a log's rows are read from the header alone, without
+#' reading or summarising its samples; older logs and logs of plain vitals tasks are
+#' summarised from their samples.
+#'
+#' An [arena_run()] log gives one row per competitor: each is a model, its rating (metric
+#' `"rating"`, on the Elo scale: 1000 the mean, 400 points for 10:1 odds) the run's
+#' `rating_method` gave, equal to its `elo_rating.csv`. Whether a smaller estimate is
+#' better and which scale it is on come from the benchmark's registration
+#' ([register_benchmark()]'s `lower_is_better` and `elo_scale`), such as probsem's
+#' Jensen-Shannon distance to human judgements.
+#'
 #' Every row says which run it comes from (`run`, `created`), so two runs of one model are
 #' told apart; `runs = "latest"` keeps the latest run of each benchmark and model. A log in
 #' a directory (or named) that can't be read (a truncated file) or placed (it names no
@@ -29,9 +41,11 @@
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
 #'   `benchmark`, `model`, `metric` (the summary row's headline key: its group, such as
 #'   `"overall"`, or `"<group> <metric>"` where a group has several metrics, such as
-#'   `"overall f1"`),
-#'   `estimate`, `lower`, `upper`, `n` (samples behind the estimate),
-#'   `interval` (what `lower` and `upper` are), `run` (the run id in the log), `created`
+#'   `"overall f1"`; for a benchmark whose groups are models, the summary's metric, such as
+#'   `"rating"`),
+#'   `estimate`, `lower`, `upper`, `n` (samples, or battles, behind the estimate),
+#'   `interval` (what `lower` and `upper` are), `better` (`"higher"` or `"lower"`), `scale`
+#'   (`"0-1"` or `"Elo"`), `run` (the run id in the log), `created`
 #'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
 #'   task without one).
 #' @family results
@@ -89,9 +103,12 @@ task_board_rows <- function(task, label) {
   model <- chat_model_label(samples$solver_chat[[1]])
   source <- if (inherits(task, "ResultsTask")) task$log_path %||% NA_character_ else NA_character_
   header <- if (!is.na(source) && file.exists(source)) read_log_header(source)
-  board_rows(benchmark, model, task, source, header)
+  board_rows(benchmark, model, summary_headline(benchmark, task), source, header)
 }
 
+# A log's rows come from its header: the headline rows the task logged (see
+# logged_headline()), so no sample is read. A log without them (written before they were
+# logged, or by plain vitals) is summarised from its samples.
 log_board_rows <- function(path, label) {
   header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
@@ -99,7 +116,60 @@ log_board_rows <- function(path, label) {
     abort_pb("The log names no benchmark: name the argument, as in {.code futurex = path}.",
              "argument", file = path)
   }
-  board_rows(benchmark, header$eval$model %||% NA_character_, log_samples(path), path, header)
+  logged <- if (ends_like_a_log(path)) logged_headline(header$eval$metadata$headline)
+  rows <- logged %||% summary_headline(benchmark, log_samples(path))
+  board_rows(benchmark, header$eval$model %||% NA_character_, rows, path, header)
+}
+
+# Whether a log file ends as a whole log written at two spaces' indent does (the samples,
+# then the top-level object, closed): a file cut short (a damaged copy) is read whole
+# instead, which fails on it and names it, rather than trusting its header.
+ends_like_a_log <- function(path) {
+  size <- file.size(path)
+  con <- file(path, open = "rb")
+  on.exit(close(con))
+  if (size > 64) seek(con, size - 64)
+  tail <- rawToChar(readBin(con, "raw", 64))
+  grepl("\n  ]\n}\\s*$", tail, useBytes = TRUE)
+}
+
+# The headline rows of a benchmark's summary of `x` (a task, samples), with their keys.
+summary_headline <- function(benchmark, x) {
+  entry <- benchmark_entry(benchmark)
+  rows <- check_summary_rows(quiet_summary(entry$summary, x))
+  headline_rows(rows, entry$headline %||% summary_keys(rows))
+}
+
+# The headline rows a ResultsTask measured (`metrics` from summary_metrics(), named by
+# their keys), for the log's header (`eval.metadata.headline`): one object per row with
+# `key`, `group`, `metric`, `estimate`, `lower`, `upper` and `n`, numbers exact, a missing
+# one left out. NULL for metrics that are not a summary's. The board reads these, so a log
+# gives the numbers its task gave without reading a sample.
+headline_metadata <- function(metrics) {
+  state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
+  if (!is.environment(state) || is.null(state$rows)) return(NULL)
+  rows <- headline_rows(state$rows, names(metrics))
+  number <- function(x) if (is.na(x)) NULL else exact_json(as.double(x))
+  lapply(seq_len(nrow(rows)), function(i) {
+    row <- list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
+                metric = as.character(rows$metric[[i]]), estimate = number(rows$estimate[[i]]),
+                lower = number(rows$lower[[i]]), upper = number(rows$upper[[i]]),
+                n = as.integer(rows$n[[i]]))
+    row[!vapply(row, is.null, TRUE)]
+  })
+}
+
+# The headline rows logged in a header (headline_metadata()), as summary rows with keys.
+logged_headline <- function(logged) {
+  if (!length(logged)) return(NULL)
+  field <- function(name, as) as(vapply(logged, function(r) {
+    value <- r[[name]]
+    if (is.null(value) || (is.list(value) && !length(value))) NA else value
+  }, FUN.VALUE = if (identical(as, as.character)) "" else NA_real_))
+  tibble::tibble(group = field("group", as.character), metric = field("metric", as.character),
+                 estimate = field("estimate", as.double), lower = field("lower", as.double),
+                 upper = field("upper", as.double), n = as.integer(field("n", as.double)),
+                 key = field("key", as.character))
 }
 
 # Logs that could not be read or placed, in one warning.
@@ -128,18 +198,25 @@ latest_runs <- function(board) {
 empty_board <- function() {
   tibble::tibble(benchmark = character(), model = character(), metric = character(),
                  estimate = double(), lower = double(), upper = double(), n = integer(),
-                 interval = character(), run = character(), created = character(),
-                 source = character())
+                 interval = character(), better = character(), scale = character(),
+                 run = character(), created = character(), source = character())
 }
 
-board_rows <- function(benchmark, model, x, source, header = NULL) {
+# One board row per headline row. A benchmark whose groups are models (registered with
+# `by = "model"`, the competitors of an arena run) gives each group as a model, under the
+# summary's metric; the others give the run's model, under the headline key. Direction and
+# scale come from the registry.
+board_rows <- function(benchmark, model, rows, source, header = NULL) {
   entry <- benchmark_entry(benchmark)
-  rows <- check_summary_rows(quiet_summary(entry$summary, x))
-  rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
-  tibble::tibble(benchmark = benchmark, model = model, metric = rows$key,
+  by_model <- identical(entry$by, "model")
+  tibble::tibble(benchmark = benchmark,
+                 model = if (by_model) as.character(rows$group) else rep(model, nrow(rows)),
+                 metric = if (by_model) as.character(rows$metric) else rows$key,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
                  interval = entry$interval,
+                 better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
+                 scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
                  run = header$eval$run_id %||% NA_character_,
                  created = header$eval$created %||% NA_character_, source = source)
 }

@@ -166,7 +166,7 @@ log_timestamp <- function(time = Sys.time()) {
 # log) is an error of class `predictivebench_error_json` naming it.
 read_log_header <- function(path) {
   if (!file.exists(path)) abort_pb("Can't find the log.", "missing_file", file = path)
-  text <- read_text(path)
+  text <- read_log_prefix(path)
   at <- regexpr("\n  \"samples\": ", text, fixed = TRUE)
   json <- if (at > 0) paste0(sub(",\\s*$", "", substr(text, 1, at - 1)), "\n}") else text
   header <- tryCatch(jsonlite::parse_json(json),
@@ -179,6 +179,31 @@ read_log_header <- function(path) {
   }
   header$samples <- NULL
   header
+}
+
+# The start of a log, up to and including its top-level `"samples"` key (the whole file when
+# it has none): a header is read without reading the samples, however large.
+read_log_prefix <- function(path, chunk = 65536L) {
+  con <- file(path, open = "rb")
+  on.exit(close(con))
+  marker <- charToRaw("\n  \"samples\": ")
+  read <- raw()
+  repeat {
+    more <- readBin(con, "raw", chunk)
+    # search the new bytes (and the marker's length before them)
+    from <- max(1L, length(read) - length(marker) + 2L)
+    read <- c(read, more)
+    at <- if (length(read) >= from) grepRaw(marker, read, offset = from, fixed = TRUE)
+    if (length(at)) {
+      read <- read[seq_len(at + length(marker) - 1L)]
+      break
+    }
+    if (length(more) < chunk) break
+    chunk <- chunk * 2L
+  }
+  text <- rawToChar(read)
+  Encoding(text) <- "UTF-8"
+  text
 }
 
 # A whole log, parsed; a file that is not JSON is a classed error naming it.

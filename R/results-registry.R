@@ -27,17 +27,21 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   returns, for summaries whose groups depend on the data (one row per arena opponent, per
 #'   probsem suite).
 #' @param by What a summary's groups are (`"level"`, `"task"`, `"competition"`, `"suite"`),
-#'   for axis labels.
+#'   for axis labels. `"model"` says each group is a model (the competitors of an arena
+#'   run): [leaderboard()] then shows each as a model of its own.
 #' @param interval What `lower` and `upper` are, for plot labels.
 #' @param lower_is_better The summary `metric`s (the column, such as `"js_distance"`) for
 #'   which a smaller estimate is better; boards and plots read it from here and never from
 #'   a metric's name.
+#' @param elo_scale The summary `metric`s whose estimates are ratings on the Elo scale (1000
+#'   the mean, 400 points of difference for 10:1 odds) rather than on 0-1, such as the
+#'   arena's `"rating"`; boards and plots put them on an axis of their own.
 #' @returns `register_benchmark()`: the previous entry, invisibly. `registered_benchmarks()`:
 #'   a tibble of the entries.
 #' @keywords internal
 register_benchmark <- function(name, summary, headline = "overall", by = "group",
                                interval = "95% confidence interval",
-                               lower_is_better = character()) {
+                               lower_is_better = character(), elo_scale = character()) {
   check_string(name)
   if (!is.function(summary) && !rlang::is_string(summary)) {
     abort_pb("{.arg summary} must be a function or the name of one.", "argument")
@@ -48,9 +52,13 @@ register_benchmark <- function(name, summary, headline = "overall", by = "group"
   if (!is.character(lower_is_better) || anyNA(lower_is_better)) {
     abort_pb("{.arg lower_is_better} must be a character vector of metric names.", "argument")
   }
+  if (!is.character(elo_scale) || anyNA(elo_scale)) {
+    abort_pb("{.arg elo_scale} must be a character vector of metric names.", "argument")
+  }
   old <- the_benchmarks[[name]]
   the_benchmarks[[name]] <- list(name = name, summary = summary, headline = headline, by = by,
-                                 interval = interval, lower_is_better = lower_is_better)
+                                 interval = interval, lower_is_better = lower_is_better,
+                                 elo_scale = elo_scale)
   # list(headline = NULL) would drop the element
   if (is.null(headline)) the_benchmarks[[name]]["headline"] <- list(NULL)
   invisible(old)
@@ -72,7 +80,8 @@ registered_benchmarks <- function() {
     headline = unname(lapply(entries, function(e) e$headline %||% character())),
     by = vapply(entries, function(e) e$by, "", USE.NAMES = FALSE),
     interval = vapply(entries, function(e) e$interval, "", USE.NAMES = FALSE),
-    lower_is_better = unname(lapply(entries, function(e) e$lower_is_better %||% character()))
+    lower_is_better = unname(lapply(entries, function(e) e$lower_is_better %||% character())),
+    elo_scale = unname(lapply(entries, function(e) e$elo_scale %||% character()))
   )
 }
 

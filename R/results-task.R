@@ -159,6 +159,7 @@ ResultsTask <- R6::R6Class(
       if (!isTRUE(self$write_log)) return(invisible(NULL))
       if (!"score" %in% names(self$get_samples())) return(super$log(dir))
       log <- results_log(self, private$pb_fields, private$pb_run_id)
+      log$eval$metadata$headline <- headline_metadata(private$pb_metrics)
       path <- write_log(log, dir)
       self$dir <- dir
       self$log_path <- path

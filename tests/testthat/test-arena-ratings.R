@@ -41,10 +41,37 @@ test_that("ties are half wins, the anchor fixes one model, and perfect records s
                             bootstrap = 0, anchor = "b", anchor_rating = 1500)
   expect_equal(anchored$rating[anchored$model == "b"], 1500)
   expect_error(arena_ratings(tie1, anchor = "nobody"), class = "predictivebench_error_argument")
+})
+
+test_that("perfectly separated battles give finite ratings from a prior, with a warning", {
+  # 5 of 5: the likelihood grows without bound as x pulls away from y
   sweep <- data.frame(model_a = rep("x", 5), model_b = rep("y", 5), winner = "model_a")
-  r <- arena_ratings(sweep, bootstrap = 0)$rating
-  expect_true(all(is.finite(r)))
-  expect_gt(r[[1]], r[[2]])
+  w <- expect_warning(fit <- arena_ratings(sweep, bootstrap = 50),
+                      class = "predictivebench_warning_separated")
+  expect_equal(w$groups, list("x", "y"))
+  r <- fit$rating
+  # the prior's optimum: u = 5 ln10 (1 - plogis(2 ln10 u)) with u = (r_x - 1000) / 400
+  u <- (r[[1]] - 1000) / 400
+  expect_equal(u, 5 * log(10) * (1 - stats::plogis(2 * log(10) * u)), tolerance = 1e-6)
+  expect_equal(mean(r), 1000)
+  expect_true(r[[1]] > 1200 && r[[1]] < 1300)
+  expect_true(all(is.finite(c(fit$lower, fit$upper))))
+  expect_true(all(abs(c(fit$lower, fit$upper) - 1000) < 400))
+  # a chain of groups: {a, b} (who beat each other) never lost to {c, d}; c beat d
+  chain <- data.frame(model_a = c("a", "b", "a", "b", "c", "c"),
+                      model_b = c("b", "a", "c", "d", "d", "d"), winner = "model_a")
+  w <- expect_warning(fit <- arena_ratings(chain, bootstrap = 0),
+                      class = "predictivebench_warning_separated")
+  expect_equal(w$groups, list(c("a", "b"), "c", "d"))
+  expect_match(conditionMessage(w), "{a, b} > {c} > {d}", fixed = TRUE)
+  expect_true(all(abs(fit$rating - 1000) < 600))
+  # one loss across the groups (d beats b) links them all: the maximum likelihood, no prior
+  chain$winner[[4]] <- "model_b"
+  expect_no_warning(fit <- arena_ratings(chain, bootstrap = 0))
+  expect_equal(mean(fit$rating), 1000)
+  # ties link both ways
+  tied <- data.frame(model_a = c("x", "x"), model_b = c("y", "y"), winner = c("model_a", "tie"))
+  expect_no_warning(arena_ratings(tied, bootstrap = 0))
 })
 
 test_that("bootstrap intervals by battles and by questions, and ranks from them", {
@@ -90,8 +117,10 @@ test_that("a model absent from a bootstrap replicate gets NA there, not the init
     # Only c can be absent (a and b play on both questions), and when c plays it is on top.
     expect_false(anyNA(draws[, c("a", "b")]), info = method)
     expect_true(all(draws[!absent, "c"] > 1000), info = method)
-    fit <- arena_ratings(battles, method = method, bootstrap = 40, by = "questions",
-                         n_orders = 3, seed = 3)
+    # (c never lost: Bradley-Terry says the battles are separated)
+    fit <- suppressWarnings(arena_ratings(battles, method = method, bootstrap = 40,
+                                          by = "questions", n_orders = 3, seed = 3),
+                            classes = "predictivebench_warning_separated")
     # The interval comes from the replicates in which c played: all above 1000.
     expect_gt(fit$lower[fit$model == "c"], 1000)
     expect_true(all(!is.na(fit$lower) & !is.na(fit$upper)), info = method)

@@ -199,25 +199,75 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   expect_equal(run$paths$log, logs)
   log <- log_json(logs)
   expect_equal(log$eval$metadata$benchmark, "arena_ratings")
-  # headline: arena_ratings()'s ratings of the run's battles, model by model
-  ratings <- arena_ratings(run$records)
-  metrics <- log$results$scores[[1]]$metrics
-  expect_setequal(names(metrics), ratings$model)
-  for (m in ratings$model) {
-    expect_equal(metrics[[m]]$value, ratings$rating[ratings$model == m], label = m)
-  }
   # the competitors are the model evaluated, the judge the scorer's model
   expect_match(log$eval$model, "big vs small vs mid", fixed = TRUE)
   expect_match(log$results$scores[[1]]$name, "toy-judge", fixed = TRUE)
-  # rows: the question and both answers, then the verdict
+  # rows: the question and both answers, then the verdict, told from model_a's side as
+  # its score is
   expect_equal(length(log$samples), nrow(run$records))
   first <- log$samples[[1]]
   expect_match(first$input, "^Question:\nQuestion")
   expect_match(first$input, paste0("Answer of ", first$metadata$model_a, " \\(model_a\\)"))
   expect_match(first$messages[[2]]$content[[1]]$text, "^Verdict: ")
+  for (sample in log$samples) {
+    a <- sample$metadata$model_a
+    b <- sample$metadata$model_b
+    said <- c(`1` = "wins against", `0` = "loses to", `0.5` = "ties with")
+    expect_equal(sample$scores[[1]]$answer,
+                 paste(a, said[[as.character(sample$scores[[1]]$value)]], b))
+    expect_match(sample$scores[[1]]$explanation,
+                 paste0("The score is ", a, "'s (model_a) points: ", sample$scores[[1]]$value),
+                 fixed = TRUE)
+  }
   expect_inspect_valid(logs)
-  # read back: the leaderboard reports the same ratings
-  board <- suppressMessages(leaderboard(logs))
-  expect_equal(board$estimate[match(ratings$model, board$metric)],
-               ratings$rating)
+})
+
+test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, leaderboard", {
+  dir <- arena_folder(paste("Question", 1:6))
+  models <- list(big = named_constant("big big big big", "big"),
+                 small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
+  judge <- arena_baseline_judge("longer")
+  agree <- function(run, ratings) {
+    csv <- arena_read_ratings(run$paths$ratings)
+    expect_equal(csv$elo_rating[match(ratings$model, csv$model)], ratings$rating,
+                 tolerance = 1e-12)
+    expect_equal(run$ratings$rating, ratings$rating)
+    log <- log_json(run$paths$log)
+    metrics <- log$results$scores[[1]]$metrics
+    expect_setequal(names(metrics), ratings$model)
+    for (m in ratings$model) {
+      expect_identical(as.double(metrics[[m]]$value), ratings$rating[ratings$model == m])
+    }
+    # the board: one row per competitor, as a model, with the same ratings and intervals
+    board <- leaderboard(run$paths$log)
+    expect_setequal(board$model, ratings$model)
+    expect_equal(unique(board$metric), "rating")
+    expect_equal(unique(board$scale), "Elo")
+    at <- match(ratings$model, board$model)
+    expect_identical(board$estimate[at], ratings$rating)
+    expect_identical(board$lower[at], ratings$lower)
+    expect_identical(board$upper[at], ratings$upper)
+    expect_identical(board$n[at], ratings$battles)
+    # the same from the samples of the log (no header headline) as from the header
+    from_samples <- suppressWarnings(arena_rating_rows(run$paths$log),
+                                     classes = "predictivebench_warning_separated")
+    expect_identical(from_samples$estimate[match(ratings$model, from_samples$group)],
+                     ratings$rating)
+  }
+  # EloBench's online Elo, the default
+  run <- suppressWarnings(arena_run(dir, "toy", "elo", models, judge, n = 2, bootstrap = 30))
+  agree(run, arena_ratings(run$records, method = "elo", bootstrap = 30))
+  expect_true(all(abs(run$ratings$rating - 1000) < 50))
+  # Bradley-Terry on perfectly separated pairs: finite ratings from the prior, a warning
+  expect_warning(
+    run_bt <- suppressWarnings(arena_run(dir, "toy", "bt", models, judge, n = 2,
+                                         rating_method = "bt", bootstrap = 30),
+                               classes = "predictivebench_warning_short_pairs"),
+    class = "predictivebench_warning_separated"
+  )
+  bt <- suppressWarnings(arena_ratings(run_bt$records, bootstrap = 30),
+                         classes = "predictivebench_warning_separated")
+  agree(run_bt, bt)
+  expect_true(all(abs(bt$rating - 1000) < 600))
+  expect_equal(bt$model, c("big", "mid", "small"))
 })

@@ -40,8 +40,19 @@ test_that("arena_task(arena_dataset()) scores each answer by its battles: win 1,
   expect_equal(s$n, c(3L, 2L, 3L))
   expect_true(all(s$lower <= s$estimate & s$estimate <= s$upper))
   expect_identical(arena_summary(tsk$log_path), s)
+  # the board gives the same headline, estimates and intervals, from the task and its log
+  from_task <- leaderboard(tsk)
+  from_log <- leaderboard(tsk$log_path)
+  expect_equal(from_task$metric, s$group)
+  for (column in c("model", "metric", "estimate", "lower", "upper", "n", "better", "scale")) {
+    expect_identical(from_log[[column]], from_task[[column]], label = column)
+  }
+  expect_identical(from_task$estimate, s$estimate)
+  expect_identical(from_task$upper, s$upper)
 
-  ratings <- arena_ratings(tsk, bootstrap = 0)
+  # long never lost: separated battles, rated with the prior
+  expect_warning(ratings <- arena_ratings(tsk, bootstrap = 0),
+                 class = "predictivebench_warning_separated")
   expect_setequal(ratings$model, c(meta[[1]]$model, "long", "short"))
   expect_equal(ratings$battles[ratings$model == "long"], 2L)
 })
@@ -205,4 +216,44 @@ test_that("the task's answers and arena_answers() share the response cache", {
                     dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server, model = "candidate-lm"), view = FALSE)
   expect_equal(server$count(), 3)
+})
+
+test_that("arena_task() without answers stops before solving when no question has one", {
+  csv <- withr::local_tempfile(fileext = ".csv")
+  writeLines(c("question", "A question the sample has no answer to", "Another one"), csv)
+  asked <- new.env()
+  asked$n <- 0
+  model <- baseline_chat(function(q) {
+    asked$n <- asked$n + 1
+    "an answer"
+  }, name = "candidate")
+  # the bundled answers cover none of these questions: a classed error that says what to pass
+  err <- expect_error(arena_task(arena_dataset(csv), judge = arena_baseline_judge("longer"),
+                                 dir = withr::local_tempdir()),
+                      class = "predictivebench_error_answers")
+  expect_match(conditionMessage(err), "None of the 2 questions has a reference answer")
+  expect_match(conditionMessage(err), "arena_task(answers = )", fixed = TRUE)
+  expect_match(conditionMessage(err), "q_and_as.csv", fixed = TRUE)
+  expect_equal(asked$n, 0)
+  toy <- arena_toy()
+  expect_error(arena_task(arena_dataset(csv), answers = toy$answers),
+               "in `answers`", class = "predictivebench_error_answers")
+})
+
+test_that("questions without a reference answer are unscored, and the run still logs", {
+  csv <- withr::local_tempfile(fileext = ".csv")
+  writeLines(c("question", "q1", "a question nobody answered"), csv)
+  toy <- arena_toy()
+  tsk <- arena_task(arena_dataset(csv), solver = arena_solver(settings = no_cache()),
+                    judge = arena_baseline_judge("longer"), answers = toy$answers,
+                    dir = withr::local_tempdir())
+  expect_message(tsk$eval(solver_chat = named_constant("medium answer", "candidate"),
+                          view = FALSE),
+                 "1 of 2 questions has no reference answer")
+  samples <- tsk$get_samples()
+  expect_identical(samples$score, c(0.5, NA))
+  expect_true(file.exists(tsk$log_path))
+  logged <- log_samples(tsk$log_path)
+  expect_match(logged$scorer_explanation[[2]], "No battle")
+  expect_identical(arena_summary(tsk$log_path), arena_summary(tsk))
 })

@@ -22,9 +22,12 @@ test_that("a leaderboard plot has a panel per benchmark metric and a bar per mod
     tsk
   })
   board <- leaderboard(!!!runs)
-  p <- ggplot2::autoplot(board)
+  p <- ggplot2::autoplot(board, metrics = "all")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 2)
+  # by default, each benchmark's primary (first) headline metric
+  primary <- ggplot2::autoplot(board)
+  expect_equal(levels(primary$data$panel), "arith: weighted")
   expect_match(p$labels$x, "95% confidence interval")
   expect_true("n = 4" %in% unlist(lapply(built$data, function(d) d$label)))
   expect_error(benchmark_summary(data.frame(x = 1), "demo"),
@@ -100,8 +103,9 @@ test_that("a leaderboard plot reads at six models x five benchmarks", {
 })
 
 test_that("arena ratings: best model on top, battles in its label, whiskers horizontal", {
-  battles <- data.frame(model_a = c("a", "a", "b", "b", "a"), model_b = c("b", "c", "c", "a", "b"),
-                        winner = c("model_a", "model_a", "model_a", "model_b", "tie"))
+  battles <- data.frame(model_a = c("a", "a", "b", "b", "a", "c"),
+                        model_b = c("b", "c", "c", "a", "b", "a"),
+                        winner = c("model_a", "model_a", "model_a", "model_b", "tie", "model_a"))
   fit <- arena_ratings(battles, bootstrap = 20)
   p <- ggplot2::autoplot(fit)
   expect_equal(levels(p$data$model)[[length(fit$model)]],
@@ -110,4 +114,81 @@ test_that("arena ratings: best model on top, battles in its label, whiskers hori
   expect_match(p$labels$subtitle, "bootstrap percentile interval")
   none <- ggplot2::autoplot(arena_ratings(battles, bootstrap = 0))
   expect_match(none$labels$subtitle, "no interval")
+})
+
+# Six models x six benchmarks: five 0-1 headlines (probsem's lower-is-better) and the arena's
+# ratings on the Elo scale.
+six_by_six <- function() {
+  board <- six_by_five()
+  board$better <- ifelse(board$benchmark == "probsem", "lower", "higher")
+  board$scale <- "0-1"
+  board$run <- "r1"
+  board$created <- "2026-11-26T10:00:00+00:00"
+  models <- unique(board$model)
+  ratings <- tibble::tibble(benchmark = "arena_ratings", model = models, metric = "rating",
+                            estimate = seq(1150, 850, length.out = 6), n = 40L,
+                            interval = "95% bootstrap interval of the rating",
+                            source = NA_character_, better = "higher", scale = "Elo",
+                            run = "r2", created = "2026-11-26T11:00:00+00:00")
+  ratings$lower <- ratings$estimate - 60
+  ratings$upper <- ratings$estimate + 70
+  out <- rbind(tibble::as_tibble(unclass(board)), ratings[names(unclass(board))])
+  structure(out, class = c("benchmark_leaderboard", "tbl_df", "tbl", "data.frame"))
+}
+
+test_that("ratings get a panel and axis of their own; lower-is-better says so", {
+  p <- ggplot2::autoplot(six_by_six())
+  built <- ggplot2::ggplot_build(p)
+  titles <- levels(p$data$panel)
+  layout <- built$layout$layout
+  expect_equal(nrow(layout), length(titles))
+  expect_length(titles, 6)
+  expect_true(any(grepl("probsem: overall\n(lower is better)", titles, fixed = TRUE)))
+  elo_title <- grep("arena_ratings", titles, value = TRUE)
+  expect_match(elo_title, "Elo scale")
+  elo_panel <- layout$PANEL[match(elo_title, layout$panel)]
+  # each panel's x range: 0-1 (and the "n =" column) for proportions, the ratings' span for
+  # the arena: every rating and whisker is drawn inside its panel
+  ranges <- lapply(built$layout$panel_params, function(pp) pp$x.range)
+  elo_range <- ranges[[elo_panel]]
+  expect_true(elo_range[[1]] <= 850 - 60 && elo_range[[2]] >= 1150 + 70)
+  for (panel in setdiff(seq_along(ranges), elo_panel)) {
+    expect_true(ranges[[panel]][[1]] <= 0 && ranges[[panel]][[2]] < 2)
+  }
+  geoms <- vapply(p$layers, function(l) class(l$geom)[[1]], "")
+  bars <- built$data[[which(geoms == "GeomErrorbar")]]
+  elo_bars <- bars[bars$PANEL == elo_panel, ]
+  expect_equal(nrow(elo_bars), 6)
+  expect_true(all(elo_bars$xmin >= elo_range[[1]] & elo_bars$xmax <= elo_range[[2]]))
+  # "n =" labels stand right of every whisker of their panel
+  labels <- built$data[[which(geoms == "GeomText")[[1]]]]
+  for (panel in unique(labels$PANEL)) {
+    right_of <- max(bars$xmax[bars$PANEL == panel], na.rm = TRUE)
+    expect_true(all(labels$x[labels$PANEL == panel] > right_of))
+  }
+  # the lines at 0 and 1 are drawn in the 0-1 panels only
+  lines <- built$data[[which(geoms == "GeomVline")]]
+  expect_false(elo_panel %in% lines$PANEL)
+  expect_match(p$labels$x, "Elo scale")
+  # ggsave's default size (7 x 7 inches) renders
+  path <- withr::local_tempfile(fileext = ".png")
+  suppressMessages(ggplot2::ggsave(path, p, width = 7, height = 7, dpi = 72))
+  expect_gt(file.size(path), 0)
+})
+
+test_that("re-runs of a model get rows of their own, numbered by when they ran", {
+  board <- six_by_six()
+  again <- board[board$benchmark == "futurex" & board$model == "deepseek-chat", ]
+  again$run <- "r9"
+  again$created <- "2026-11-27T10:00:00+00:00"
+  again$estimate <- 0.5
+  board <- structure(rbind(tibble::as_tibble(unclass(board)), again), class = class(board))
+  p <- ggplot2::autoplot(board)
+  futurex <- p$data[p$data$benchmark == "futurex", ]
+  expect_setequal(as.character(futurex$model[grepl("deepseek", futurex$model)]),
+                  c("deepseek-chat (run 1)", "deepseek-chat (run 2)"))
+  expect_equal(futurex$estimate[futurex$model == "deepseek-chat (run 2)"], 0.5)
+  # long names wrap at a "/" or "-"
+  expect_true(any(grepl("meta-llama/\nLlama-3.3-70B-Instruct|meta-llama/Llama-\n",
+                        levels(p$data$model))))
 })

@@ -18,7 +18,9 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
   board <- suppressMessages(leaderboard(a, b, arith))
   expect_s3_class(board, "benchmark_leaderboard")
   expect_named(board, c("benchmark", "model", "metric", "estimate", "lower", "upper", "n",
-                        "interval", "run", "created", "source"))
+                        "interval", "better", "scale", "run", "created", "source"))
+  expect_equal(unique(board$better), "higher")
+  expect_equal(unique(board$scale), "0-1")
   expect_equal(nrow(board), 5 + 5 + 2)
   summary_a <- suppressMessages(futurex_summary(a))
   row <- board[board$benchmark == "futurex" & board$metric == "overall", ][1, ]
@@ -137,4 +139,85 @@ test_that("re-runs of one model are told apart, or only the latest is kept", {
   # tasks: the run of each task's own log
   from_tasks <- suppressMessages(leaderboard(first, second))
   expect_setequal(from_tasks$run, unname(runs))
+})
+
+test_that("a log's rows come from its header alone, as its task gave them", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{A}", dir)
+  columns <- c("benchmark", "model", "metric", "estimate", "lower", "upper", "n", "better",
+               "scale", "run", "created")
+  from_task <- suppressMessages(leaderboard(tsk))
+  logged <- log_json(tsk$log_path)$eval$metadata$headline
+  expect_equal(vapply(logged, `[[`, "", "key"), from_task$metric)
+  expect_identical(leaderboard(tsk$log_path)[columns], from_task[columns])
+  # no sample is read: a log whose samples can't be parsed still gives its rows
+  text <- readChar(tsk$log_path, file.size(tsk$log_path), useBytes = TRUE)
+  unreadable <- file.path(withr::local_tempdir(), "unreadable.json")
+  writeChar(sub("\n  \"samples\": [", "\n  \"samples\": [not JSON,", text, fixed = TRUE),
+            unreadable, eos = NULL, useBytes = TRUE)
+  expect_error(log_samples(unreadable), class = "predictivebench_error_json")
+  expect_identical(leaderboard(unreadable)[columns], from_task[columns])
+  # a log without headline rows in its header (written before they were) is summarised
+  # from its samples, to the same numbers
+  older <- file.path(withr::local_tempdir(), "older.json")
+  writeChar(sub("\"headline\": ", "\"headline_before\": ", text, fixed = TRUE), older,
+            eos = NULL, useBytes = TRUE)
+  from_samples <- suppressMessages(leaderboard(older))
+  expect_identical(from_samples$estimate, from_task$estimate)
+  expect_identical(from_samples$lower, from_task$lower)
+  expect_identical(from_samples$upper, from_task$upper)
+})
+
+test_that("the board says which metrics are lower-is-better and on the Elo scale, from the registry", {
+  old <- register_benchmark("arith", arith_summary, headline = c("weighted", "level 1"),
+                            by = "level", lower_is_better = "score")
+  withr::defer(if (is.null(old)) unregister_benchmark("arith") else
+    do.call(register_benchmark, old))
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  board <- leaderboard(tsk)
+  expect_equal(board$better, c("lower", "lower"))
+  expect_equal(board$scale, c("0-1", "0-1"))
+  # the same benchmark registered as a board of ratings of models: each group is a model
+  register_benchmark("arith", arith_summary, headline = NULL, by = "model",
+                     elo_scale = "score")
+  board <- leaderboard(tsk)
+  expect_equal(board$model, sort(c("weighted", "overall", "level 1", "level 2")))
+  expect_equal(unique(board$metric), "score")
+  expect_equal(unique(board$scale), "Elo")
+  expect_equal(unique(board$better), "higher")
+  expect_error(register_benchmark("x", identity, elo_scale = NA_character_),
+               class = "predictivebench_error_argument")
+})
+
+test_that("a log's header is read from the start of the file only, in any chunk size", {
+  tsk <- futurex_run("\\boxed{A}", withr::local_tempdir())
+  text <- readChar(tsk$log_path, file.size(tsk$log_path), useBytes = TRUE)
+  end <- regexpr("\n  \"samples\": ", text, fixed = TRUE) + nchar("\n  \"samples\": ") - 1
+  for (chunk in c(5L, 64L, 65536L)) {
+    prefix <- read_log_prefix(tsk$log_path, chunk = chunk)
+    expect_identical(nchar(prefix, "bytes"), as.integer(end), label = chunk)
+  }
+  # a file without the key is read whole
+  plain <- withr::local_tempfile(fileext = ".json")
+  writeLines('{"eval": {"model": "m"}}', plain)
+  expect_identical(read_log_header(plain)$eval$model, "m")
+})
+
+test_that("headline rows without an estimate or interval are logged without them and read back as NA", {
+  rows <- tibble::tibble(group = c("a", "b"), metric = "rating", estimate = c(1010.5, NA),
+                         lower = c(NA_real_, NA), upper = c(1020.25, NA), n = c(3L, 0L))
+  metrics <- summary_metrics(function(x) rows, c("a", "b"))
+  state <- attr(metrics[[1]], "predictivebench_state")
+  state$rows <- rows
+  logged <- headline_metadata(metrics)
+  expect_named(logged[[2]], c("key", "group", "metric", "n"))
+  json <- yyjsonr::write_json_str(logged, opts = log_json_options())
+  back <- logged_headline(jsonlite::parse_json(json))
+  expect_identical(back$estimate, rows$estimate)
+  expect_identical(back$lower, rows$lower)
+  expect_identical(back$upper, rows$upper)
+  expect_identical(back$n, rows$n)
+  expect_identical(back$key, c("a", "b"))
+  expect_null(headline_metadata(list(mean = function(scores) mean(scores))))
 })
