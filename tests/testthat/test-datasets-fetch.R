@@ -1,16 +1,5 @@
 # Downloads against local stand-ins for GitHub and Hugging Face (helper-pinned-server.R).
 
-arena_fixture <- function() {
-  f <- withr::local_tempfile(fileext = ".csv", .local_envir = parent.frame())
-  writeLines(c(",question", "0,What is 2 + 2?", "1,Name a colour.", "2,Why is the sky blue?"), f)
-  f
-}
-
-arena_pins <- function(file, host = "github", ...) {
-  fixture_pins("arena", "tiny", host, "v-xchen-v/EloBench",
-               c("data/tiny/questions.csv" = file), items = 3, ...)
-}
-
 # After `times` faults of `kind`, the file still arrives; the server has seen `total` requests.
 expect_recovers <- function(servers, pins, kind, times, total) {
   servers$gh$fault(fixture_url_path(pins), kind, times = times)
@@ -40,7 +29,7 @@ test_that("a corrupted byte is an error naming the file, and nothing is kept", {
   err <- expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error_checksum")
   expect_match(conditionMessage(err), "questions.csv")
   expect_match(conditionMessage(err), "sha256")
-  expect_length(list.files(datasets_dir(), recursive = TRUE, all.files = TRUE), 0)
+  expect_length(kept_files(), 0)
   # the next call downloads again and succeeds
   expect_equal(nrow(suppressMessages(arena_dataset())), 3)
 })
@@ -50,7 +39,7 @@ test_that("a wrong size is refused before the checksum, and nothing is kept", {
   pins$size <- pins$size + 1
   local_pinned_servers(pins)
   expect_error(suppressMessages(arena_dataset()), "bytes", class = "predictivebench_error_checksum")
-  expect_length(list.files(datasets_dir(), recursive = TRUE, all.files = TRUE), 0)
+  expect_length(kept_files(), 0)
 })
 
 test_that("an interrupted transfer leaves no partial file and is retried", {
@@ -60,7 +49,7 @@ test_that("an interrupted transfer leaves no partial file and is retried", {
   withr::local_options(predictivebench.download_tries = 2)
   expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error_offline")
   expect_equal(nrow(servers$gh$log()), 2)
-  expect_length(list.files(datasets_dir(), recursive = TRUE, all.files = TRUE), 0)
+  expect_length(kept_files(), 0)
   # one broken transfer, then the whole file
   expect_recovers(servers, pins, "truncate", times = 1, total = 4)
 })
