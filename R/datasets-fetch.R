@@ -50,9 +50,9 @@
 #'
 #' @section Limits:
 #' Every file's download, retries and redirects included, has a deadline: the option
-#' `predictivebench.download_timeout`, default 3600 seconds. A transfer that moves less than
-#' 1,000 bytes per second for `predictivebench.download_stall` seconds (default 30) has
-#' stalled, and is retried while the deadline allows. Either ends in an error of class
+#' `predictivebench.download_timeout`, default 3600 seconds. A transfer that receives no
+#' byte for `predictivebench.download_stall` seconds (default 30), or less than 1,000 bytes
+#' per second over that long, has stalled, and is retried while the deadline allows. Either ends in an error of class
 #' `predictivebench_error_deadline` (its field `limit` is `"deadline"` or `"stall"`). A
 #' body longer than the file's pinned size (or the size the server announced) is cut off at
 #' once; a file with no known size may have at most `predictivebench.download_max_bytes`
@@ -80,11 +80,9 @@
 #' @export
 #' @examples
 #' datasets_dir()
-#' # a tighter deadline and stall limit for one call
-#' withr::with_options(
-#'   list(predictivebench.download_timeout = 600, predictivebench.download_stall = 10),
-#'   getOption("predictivebench.download_timeout")
-#' )
+#' # a tighter deadline and stall limit, then back to the defaults
+#' old <- options(predictivebench.download_timeout = 600, predictivebench.download_stall = 10)
+#' options(old)
 #' \dontrun{
 #' fetch_benchmark("futurex")
 #' }
@@ -428,54 +426,88 @@ linked_header <- function(resp, name) {
   gsub('^(W/)?"|"$', "", value)
 }
 
-# One request into `path`. curl enforces the time left before the deadline and the stall
-# limit; a progress callback stops the transfer as soon as more than `max_bytes` arrived
-# (or were announced). Returns list(status, headers, url), or the failure as a condition
-# (its `limit` says which limit ended it, if one did).
+# One request into `path`, run by curl's multi interface one step at a time (a tenth of a
+# second apart while no byte comes; curl's own waits last a second), so that the limits
+# are checked between steps: curl enforces the time left before the
+# deadline, a body announced longer than `max_bytes`, and a transfer slower than
+# `download_low_speed` (averaged over a few seconds); the loop stops a transfer when no
+# byte arrived for `limits$stall` seconds (curl's average would first wait out an earlier
+# burst), and the writer stops it before a byte past `max_bytes` is written. Returns
+# list(status, headers, url), or the failure as a condition (its `limit` says which limit
+# ended it, if one did).
 download_once <- function(url, path, token, max_bytes, limits, deadline, label, call) {
   left <- deadline - now_seconds()
   if (left <= 0) abort_deadline(url, "deadline", limits, call)
+  out <- file(path, "wb")
+  on.exit(close(out), add = TRUE)
   received <- 0
-  too_big <- FALSE
+  last_byte <- now_seconds()
+  stopped <- NULL
+  result <- NULL
   bar <- cli::cli_progress_bar(format = paste0("Downloading ", label, " {cli::pb_current_bytes}"),
                                total = NA, clear = TRUE)
-  on_progress <- function(down, up) {
-    received <<- down[[2]]
-    if (down[[1]] > max_bytes || down[[2]] > max_bytes) {
-      too_big <<- TRUE
-      return(FALSE)
+  write_body <- function(bytes, ...) {
+    if (!is.null(stopped) || !length(bytes)) return(invisible())
+    last_byte <<- now_seconds()
+    if (received + length(bytes) > max_bytes) {
+      stopped <<- "too_big"
+      received <<- received + length(bytes)
+      return(invisible())
     }
-    cli::cli_progress_update(id = bar, set = down[[2]])
-    TRUE
+    writeBin(bytes, out)
+    received <<- received + length(bytes)
+    cli::cli_progress_update(id = bar, set = received)
   }
-  handle <- curl::new_handle(
-    useragent = "predictivebench (https://github.com/predictivebench)", followlocation = 0L,
-    timeout_ms = ceiling(left * 1000), connecttimeout_ms = ceiling(min(left, limits$stall) * 1000),
-    low_speed_limit = download_low_speed, low_speed_time = max(1L, ceiling(limits$stall)),
-    noprogress = FALSE, xferinfofunction = on_progress
-  )
-  if (!is.null(token)) curl::handle_setheaders(handle, Authorization = paste("Bearer", token))
-  result <- tryCatch(
-    curl::curl_fetch_disk(url, path, handle = handle),
-    # curl reports a transfer stopped by its progress callback as an interrupt
-    interrupt = function(e) if (too_big) e else rlang::interrupt(),
-    error = function(e) e
-  )
+  handle <- download_handle(url, token, max_bytes, limits, left)
+  pool <- curl::new_pool()
+  curl::multi_add(handle, pool = pool, data = write_body,
+                  done = function(resp) result <<- resp,
+                  fail = function(message) result <<- download_failure(message))
+  on.exit(try(curl::multi_cancel(handle), silent = TRUE), add = TRUE)
+  while (is.null(result) && is.null(stopped)) {
+    before <- received
+    curl::multi_run(timeout = 0, pool = pool)
+    if (!is.null(result) || received > before) next
+    if (now_seconds() - last_byte > limits$stall) stopped <- "stall" else Sys.sleep(0.1)
+  }
   cli::cli_progress_done(id = bar)
-  if (too_big) abort_too_big(label, url, max_bytes, received, call)
+  if (identical(stopped, "too_big") || identical(result$limit, "too_big")) {
+    abort_too_big(label, url, max_bytes, received, call)
+  }
+  if (identical(stopped, "stall")) result <- download_failure("No byte arrived.", "stall")
   if (inherits(result, "error")) {
     result$address <- url
-    result$limit <- download_limit_hit(result, limits)
     return(result)
   }
   list(status = result$status_code, headers = curl::parse_headers_list(result$headers),
        url = result$url)
 }
 
-# "stall" or "deadline" for a curl timeout, NULL for any other failure.
-download_limit_hit <- function(e, limits) {
-  if (!inherits(e, "curl_error_operation_timedout")) return(NULL)
-  if (grepl("too slow", conditionMessage(e), ignore.case = TRUE)) "stall" else "deadline"
+download_handle <- function(url, token, max_bytes, limits, left) {
+  handle <- curl::new_handle(
+    url = url, useragent = "predictivebench (https://github.com/predictivebench)",
+    followlocation = 0L, timeout_ms = ceiling(left * 1000),
+    connecttimeout_ms = ceiling(min(left, limits$stall) * 1000),
+    low_speed_limit = download_low_speed, low_speed_time = max(1L, ceiling(limits$stall)),
+    maxfilesize_large = max_bytes
+  )
+  if (!is.null(token)) curl::handle_setheaders(handle, Authorization = paste("Bearer", token))
+  handle
+}
+
+# A failed transfer as a condition; `limit` is the limit that ended it ("stall",
+# "deadline", "too_big"), read from curl's message when not given.
+download_failure <- function(message, limit = NULL) {
+  limit <- limit %||% if (grepl("too slow", message, ignore.case = TRUE)) {
+    "stall"
+  } else if (grepl("timed out|timeout", message, ignore.case = TRUE) &&
+             !grepl("connect", message, ignore.case = TRUE)) {
+    "deadline"
+  } else if (grepl("maximum file size", message, ignore.case = TRUE)) {
+    "too_big"
+  }
+  structure(class = c("predictivebench_download_failure", "error", "condition"),
+            list(message = message, call = NULL, limit = limit))
 }
 
 abort_too_big <- function(label, url, max_bytes, received, call) {
@@ -493,7 +525,7 @@ abort_transfer <- function(url, path, e, limits, call) {
 
 abort_deadline <- function(url, limit, limits, call, why = NULL) {
   what <- if (limit == "stall") {
-    paste0("stalled (less than ", download_low_speed, " bytes/s for ", limits$stall, " s, option {.code predictivebench.download_stall})")
+    paste0("stalled (no byte, or less than ", download_low_speed, " bytes/s, for ", limits$stall, " s; option {.code predictivebench.download_stall})")
   } else {
     paste0("passed its deadline of ", limits$timeout, " s (option {.code predictivebench.download_timeout})")
   }

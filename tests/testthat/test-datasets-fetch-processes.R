@@ -37,13 +37,17 @@ wait_until <- function(condition, what, limit = 180) {
 
 test_that("a transfer killed with SIGKILL leaves a partial file that the next call removes", {
   skip_on_os("windows")
-  pins <- arena_pins(arena_fixture(n = 200))
+  pins <- arena_pins(arena_fixture(n = 2000))
   servers <- local_pinned_servers(pins)
   # 20 pieces a second apart: the child is killed mid-transfer
   servers$gh$fault(fixture_url_path(pins), "slow", times = 1, delay = 1)
   child <- start_child_fetch(pins, servers)
   withr::defer(child$kill())
-  wait_until(function() length(partial_files()) > 0 || !child$is_alive(), "a partial file")
+  # bytes on disk: the transfer is under way
+  wait_until(function() {
+    partial <- partial_files()
+    (length(partial) > 0 && isTRUE(file.size(partial[[1]]) > 0)) || !child$is_alive()
+  }, "a partial file with bytes in it")
   expect_true(child$is_alive())
   child$signal(tools::SIGKILL)
   child$wait()
@@ -55,7 +59,7 @@ test_that("a transfer killed with SIGKILL leaves a partial file that the next ca
                                      "questions.csv")))
 
   table <- suppressMessages(arena_dataset())
-  expect_equal(nrow(table), 200)
+  expect_equal(nrow(table), 2000)
   expect_length(partial_files(), 0)
   expect_false(file.exists(left))
   expect_equal(nrow(servers$gh$log()), 2)
