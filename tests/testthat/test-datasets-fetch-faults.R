@@ -219,3 +219,28 @@ test_that("redact_url() masks the password or a lone token of every URL in a tex
                "see http://u:****@h:1/x and https://****@h/y, not mail@h")
   expect_equal(redact_url("https://huggingface.co/datasets/x"), "https://huggingface.co/datasets/x")
 })
+
+test_that("ProcessBench hf (no sha256 pinned): a captive portal, then garbage, then the real split", {
+  skip_if_no_python()
+  split <- system.file("extdata", "processbench-sample.json", package = "predictivebench")
+  pins <- fixture_pins("processbench", "hf", "hf", "Qwen/ProcessBench",
+                       c("gsm8k.json" = split), role = "split", sha256 = FALSE)
+  pins$size <- NA_real_
+  servers <- local_pinned_servers(pins)
+  record <- file.path(datasets_dir(), "processbench", "hf", "sha256.json")
+  servers$hf$fault(fixture_url_path(pins), "html")
+  expect_error(suppressMessages(processbench_dataset()), "HTML page",
+               class = "predictivebench_error_html_page")
+  expect_length(kept_files(), 0)
+  # not HTML, but not a split either: the flattener refuses it, and it is not kept
+  servers$hf$fault(fixture_url_path(pins), "garbage")
+  expect_error(suppressMessages(processbench_dataset()), class = "predictivebench_error")
+  expect_false(file.exists(record))
+  expect_length(kept_files(), 0)
+  # the network fixed: downloaded, accepted, recorded; the next call makes no request
+  table <- suppressMessages(processbench_dataset())
+  expect_equal(nrow(table), nrow(prepare_processbench(split)))
+  expect_equal(jsonlite::read_json(record)[["gsm8k.json"]], digest::digest(file = split, algo = "sha256"))
+  expect_equal(suppressMessages(processbench_dataset()), table)
+  expect_equal(nrow(servers$hf$log()), 3)
+})
