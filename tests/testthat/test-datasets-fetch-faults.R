@@ -4,6 +4,13 @@
 
 three_questions <- c("What is 2 + 2?", "Name a colour.", "Why is the sky blue?")
 
+# A Hugging Face file pinned with neither sha256 nor size (as ProcessBench `hf` is).
+unpinned_arena_pins <- function(env = parent.frame()) {
+  pins <- arena_pins(arena_fixture(env = env), host = "hf", sha256 = FALSE)
+  pins$size <- NA_real_
+  pins
+}
+
 test_that("a transfer that stalls ends with the stall's error, and nothing is kept", {
   pins <- arena_pins(arena_fixture())
   servers <- local_pinned_servers(pins)
@@ -89,8 +96,7 @@ test_that("bytes beyond the pinned size stop the transfer at once, and nothing i
 })
 
 test_that("a file of unknown size stops at the limit for unknown sizes", {
-  pins <- arena_pins(arena_fixture(), host = "hf", sha256 = FALSE)
-  pins$size <- NA_real_
+  pins <- unpinned_arena_pins()
   servers <- local_pinned_servers(pins)
   servers$hf$fault(fixture_url_path(pins), "endless", times = 1)
   withr::local_options(predictivebench.download_max_bytes = 3e6)
@@ -103,8 +109,7 @@ test_that("a file of unknown size stops at the limit for unknown sizes", {
 })
 
 test_that("an HTML page served with 200 for a file with no sha256 is refused, and nothing is recorded", {
-  pins <- arena_pins(arena_fixture(), host = "hf", sha256 = FALSE)
-  pins$size <- NA_real_
+  pins <- unpinned_arena_pins()
   servers <- local_pinned_servers(pins)
   servers$hf$fault(fixture_url_path(pins), "html")
   err <- expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error_html_page")
@@ -128,8 +133,7 @@ test_that("a page that starts as HTML is recognised without its content type", {
 })
 
 test_that("a file with no pinned sha256 counts only once the flattener accepted it", {
-  pins <- arena_pins(arena_fixture(), host = "hf", sha256 = FALSE)
-  pins$size <- NA_real_
+  pins <- unpinned_arena_pins()
   servers <- local_pinned_servers(pins)
   servers$hf$fault(fixture_url_path(pins), "garbage")
   expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error")
@@ -143,8 +147,7 @@ test_that("a file with no pinned sha256 counts only once the flattener accepted 
 test_that("a redirect to any scheme but http(s) is refused, and nothing is copied", {
   local_secret <- withr::local_tempfile(fileext = ".csv")
   writeLines(c(",question", "0,a local file that must not be copied"), local_secret)
-  pins <- arena_pins(arena_fixture(), host = "hf", sha256 = FALSE)
-  pins$size <- NA_real_
+  pins <- unpinned_arena_pins()
   servers <- local_pinned_servers(pins)
   for (to in c(paste0("file://", local_secret), "ftp://127.0.0.1/questions.csv",
                "gopher://127.0.0.1/x")) {
