@@ -10,7 +10,7 @@ options(predictivebench.datasets_dir = file.path(tempdir(), "predictivebench-dat
 # The returned object has $url, $log() (every request: path and Authorization header),
 # $fault(path, kind, times) and $stop(). Faults are answered before the file:
 #   "429"       status 429 with Retry-After: `after` (default 1)
-#   "500"       status 500
+#   "500"       status 500 (also "408" and "503")
 #   "truncate"  the headers promise the whole file, half of it is sent, the connection closes
 #   "corrupt"   the file with one byte changed
 #   "redirect"  302 to `to` (another server's URL or any address, file:///etc/passwd) with
@@ -96,7 +96,7 @@ fake_file_server <- function(files) {
     if (kind == "429") {
       return(res$set_status(429L)$set_header("Retry-After", if (is.null(fault$after)) "1" else fault$after)$send("slow down"))
     }
-    if (kind == "500") return(res$set_status(500L)$send("oops"))
+    if (kind %in% c("408", "500", "503")) return(res$set_status(as.integer(kind))$send("oops"))
     if (kind == "redirect") {
       res$set_header("Location", fault$to)
       if (!is.null(fault$etag)) res$set_header("X-Linked-Etag", paste0("\"", fault$etag, "\""))

@@ -54,7 +54,7 @@ test_that("an interrupted transfer leaves no partial file and is retried", {
   expect_recovers(servers, pins, "truncate", times = 1, total = 4)
 })
 
-test_that("429 and 500 are retried, waiting as Retry-After says", {
+test_that("429, 408, 500 and 503 are retried, waiting as Retry-After says", {
   pins <- arena_pins(arena_fixture())
   servers <- local_pinned_servers(pins)
   waits <- numeric()
@@ -67,6 +67,10 @@ test_that("429 and 500 are retried, waiting as Retry-After says", {
   expect_equal(waits, 1)
   unlink(datasets_dir(), recursive = TRUE)
   expect_recovers(servers, pins, "500", times = 2, total = 5)
+  unlink(datasets_dir(), recursive = TRUE)
+  expect_recovers(servers, pins, "408", times = 1, total = 7)
+  unlink(datasets_dir(), recursive = TRUE)
+  expect_recovers(servers, pins, "503", times = 1, total = 9)
 })
 
 test_that("offline, a missing file is an error listing the URL and where to save it", {
