@@ -338,16 +338,22 @@ download_to <- function(url, path, token = NULL, size = NA, limits = download_li
       url <- httr2::url_build(httr2::url_parse(resp$headers$location, base_url = resp$url))
       next
     }
-    if (resp$status >= 400) {
-      abort_pb(c("Can't download {.url {redact_url(resp$url)}}: HTTP {resp$status}.",
-                 i = "The pinned file may have moved; see {.fn benchmark_versions}."),
-               "download", file = redact_url(url), call = call)
-    }
+    if (resp$status >= 400) abort_http_status(resp, url, call)
     linked$type <- resp$headers[["content-type"]]
     return(linked)
   }
   abort_pb("Too many redirects from {.url {redact_url(url)}}.", "download",
            file = redact_url(url), call = call)
+}
+
+abort_http_status <- function(resp, url, call) {
+  hint <- if (is_transient_download(resp)) {
+    "Gave up after {resp$tries} tr{?y/ies}; try again later."
+  } else {
+    "The pinned file may have moved; see {.fn benchmark_versions}."
+  }
+  abort_pb(c("Can't download {.url {redact_url(resp$url)}}: HTTP {resp$status}.", i = hint),
+           "download", file = redact_url(url), call = call)
 }
 
 check_download_scheme <- function(url, hop, call) {
@@ -365,14 +371,21 @@ check_download_scheme <- function(url, hop, call) {
 }
 
 # One address, tried up to `limits$tries` times while the deadline allows. Returns the last
-# response; a transfer that never completed is an error.
+# response (with the number of `tries`); a transfer that never completed is an error.
 download_retrying <- function(url, path, token, max_bytes, limits, deadline, label, call) {
   for (try in seq_len(limits$tries)) {
     resp <- download_once(url, path, token, max_bytes, limits, deadline, label, call)
-    if (!is_transient_download(resp) || try == limits$tries) break
-    wait_to_retry(resp, try, limits, deadline, call)
+    if (!is_transient_download(resp)) break
+    wait <- retry_wait(resp, try, limits, call)
+    if (try == limits$tries) break
+    if (now_seconds() + wait > deadline) {
+      abort_deadline(url, "deadline", limits, call,
+                     why = paste0("the next try would start after it (a wait of ", wait, " s)"))
+    }
+    Sys.sleep(wait)
   }
   if (inherits(resp, "error")) abort_transfer(url, path, resp, limits, call)
+  resp$tries <- try
   resp
 }
 
@@ -381,27 +394,22 @@ is_transient_download <- function(resp) {
   resp$status %in% c(408L, 429L, 500:599)
 }
 
-# Waits as the server said (Retry-After), at most the request engine's cap: the engine's
-# retry_delay() says how long it would wait, and a server asking for longer is told no.
-wait_to_retry <- function(resp, try, limits, deadline, call) {
+# Seconds to wait before the next try: as the server said (Retry-After), at most the
+# request engine's cap (its retry_delay() says how long it would wait; a server asking for
+# longer is told when to come back), else the backoff.
+retry_wait <- function(resp, try, limits, call) {
   after <- download_retry_after(resp)
-  wait <- download_backoff(limits, try)
-  if (!is.na(after)) {
-    wait <- retry_delay(list(retry_after = after), 1L, 0)
-    if (after > wait) abort_retry_later(resp, after, wait, call)
-  }
-  if (now_seconds() + wait > deadline) {
-    abort_deadline(resp$url %||% resp$address, "deadline", limits, call,
-                   why = paste0("the next try would start after it (a wait of ", wait, " s)"))
-  }
-  Sys.sleep(wait)
+  if (is.na(after)) return(download_backoff(limits, try))
+  wait <- retry_delay(list(retry_after = after), 1L, 0)
+  if (after > wait) abort_retry_later(resp, after, wait, call)
+  wait
 }
 
 abort_retry_later <- function(resp, after, cap, call) {
   at <- Sys.time() + after
   when <- format(at, "%Y-%m-%d %H:%M:%S UTC", tz = "UTC")
   abort_pb(
-    c("{.url {redact_url(resp$url)}} answered HTTP {resp$status} and asks to retry in {after} s, longer than the {cap} s predictivebench waits.",
+    c("{.url {redact_url(resp$url)}} answered HTTP {resp$status} and asks to retry in {format(round(after), big.mark = ',', scientific = FALSE)} s, longer than the {cap} s predictivebench waits.",
       i = "Try again after {when}."),
     "retry_later", file = redact_url(resp$url), retry_after = after, retry_at = at, call = call
   )

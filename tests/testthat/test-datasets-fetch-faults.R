@@ -81,6 +81,17 @@ test_that("Retry-After is honoured up to the request engine's cap; past it, an e
   expect_equal(suppressMessages(arena_dataset())$input, three_questions)
 })
 
+test_that("a server that keeps failing is given up after the tries, saying so", {
+  pins <- arena_pins(arena_fixture())
+  servers <- local_pinned_servers(pins)
+  servers$gh$fault(fixture_url_path(pins), "503", times = -1)
+  withr::local_options(predictivebench.download_tries = 2)
+  expect_error(suppressMessages(arena_dataset()), "Gave up after 2 tries",
+               class = "predictivebench_error_download")
+  expect_equal(nrow(servers$gh$log()), 2)
+  expect_length(kept_files(), 0)
+})
+
 test_that("bytes beyond the pinned size stop the transfer at once, and nothing is cached", {
   pins <- arena_pins(arena_fixture())
   servers <- local_pinned_servers(pins)
