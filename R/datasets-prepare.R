@@ -2,18 +2,53 @@
 # The cached table is keyed by the files' checksums and the flattener's source, so a new
 # flattener (or a new pin) prepares again while the raw files are reused.
 
-# The task table of `benchmark` at `version` (NULL: the default).
+# The task table of `benchmark` at `version` (NULL: the default). The first call fetches and
+# prepares under the version's lock: a process that waited for it reads the table the first
+# one cached.
 real_task_table <- function(benchmark, version = NULL, call = rlang::caller_env()) {
   rows <- version_files(benchmark, version, call = call)
   schema <- dataset_schema(benchmark)
-  path <- prepared_table_path(rows)
-  if (file.exists(path)) return(read_task_table(path, schema))
-  files <- fetch_version(rows, call = call)
-  # a file pinned without a sha256 has one now, and it is part of the key
-  path <- prepared_table_path(rows)
+  if (!file.exists(prepared_table_path(rows))) {
+    limits <- download_limits(call)
+    with_version_lock(rows, limits, {
+      if (!file.exists(prepared_table_path(rows))) {
+        prepare_real_table(benchmark, rows, schema, limits, call)
+      }
+    })
+  }
+  read_task_table(prepared_table_path(rows), schema)
+}
+
+prepare_real_table <- function(benchmark, rows, schema, limits, call) {
+  files <- fetch_files(rows, limits, call = call)
   cli::cli_inform(c(i = "Preparing {benchmark} version {.val {rows$version[[1]]}} (once)."))
-  write_task_table(prepare_version(benchmark, rows, files), path, schema)
-  read_task_table(path, schema)
+  table <- prepare_accepted(benchmark, rows, files)
+  # the sha256 recorded for a file pinned without one is part of the key
+  path <- prepared_table_path(rows)
+  partial <- partial_path(path)
+  on.exit(unlink(partial), add = TRUE)
+  write_task_table(table, partial, schema)
+  if (!file.rename(partial, path)) {
+    abort_pb("Can't move the prepared table into place.", "cache", file = path, call = call)
+  }
+  invisible(path)
+}
+
+# The flattener is the check of a file pinned without a sha256: once it accepted the file,
+# its sha256 is recorded; if it refused it (anything but a missing dependency), the file and
+# what was unpacked from it are deleted, so the next call downloads it again.
+prepare_accepted <- function(benchmark, rows, files) {
+  unverified <- which(is.na(vapply(seq_len(nrow(rows)), function(i) expected_sha256(rows[i, ]), "")))
+  table <- withCallingHandlers(
+    prepare_version(benchmark, rows, files),
+    error = function(e) {
+      if (length(unverified) && !inherits(e, "predictivebench_error_dependency")) {
+        unlink(c(files[unverified], dsbench_real_dir(rows)), recursive = TRUE)
+      }
+    }
+  )
+  for (i in unverified) record_sha256(rows[i, ], files[[i]])
+  table
 }
 
 dataset_schema <- function(benchmark) if (benchmark == "deltabench") "processbench" else benchmark
@@ -99,7 +134,7 @@ unzip_safely <- function(zip, exdir) {
 # A folder built under a temporary name and renamed into place when complete.
 write_atomic_dir <- function(dir, writer) {
   dir.create(dirname(dir), recursive = TRUE, showWarnings = FALSE)
-  tmp <- tempfile(paste0(".", basename(dir), "-"), tmpdir = dirname(dir))
+  tmp <- partial_path(dir)
   on.exit(unlink(tmp, recursive = TRUE), add = TRUE)
   dir.create(tmp)
   writer(tmp)

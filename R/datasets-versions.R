@@ -171,7 +171,7 @@ benchmark_versions <- function(benchmark = NULL) {
   pinned <- tibble::tibble(
     benchmark = table$benchmark, version = table$version, default = table$default,
     items = table$items, licence = table$licence, file = table$path, size = table$size,
-    url = pinned_url(table), sha256 = table$sha256, citation = table$citation,
+    url = redact_url(pinned_url(table)), sha256 = table$sha256, citation = table$citation,
     cached = file.exists(raw_file_path(table))
   )
   bundled <- tibble::tibble(

@@ -1,16 +1,5 @@
 # Downloads against local stand-ins for GitHub and Hugging Face (helper-pinned-server.R).
 
-arena_fixture <- function() {
-  f <- withr::local_tempfile(fileext = ".csv", .local_envir = parent.frame())
-  writeLines(c(",question", "0,What is 2 + 2?", "1,Name a colour.", "2,Why is the sky blue?"), f)
-  f
-}
-
-arena_pins <- function(file, host = "github", ...) {
-  fixture_pins("arena", "tiny", host, "v-xchen-v/EloBench",
-               c("data/tiny/questions.csv" = file), items = 3, ...)
-}
-
 # After `times` faults of `kind`, the file still arrives; the server has seen `total` requests.
 expect_recovers <- function(servers, pins, kind, times, total) {
   servers$gh$fault(fixture_url_path(pins), kind, times = times)
@@ -40,7 +29,7 @@ test_that("a corrupted byte is an error naming the file, and nothing is kept", {
   err <- expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error_checksum")
   expect_match(conditionMessage(err), "questions.csv")
   expect_match(conditionMessage(err), "sha256")
-  expect_length(list.files(datasets_dir(), recursive = TRUE, all.files = TRUE), 0)
+  expect_length(kept_files(), 0)
   # the next call downloads again and succeeds
   expect_equal(nrow(suppressMessages(arena_dataset())), 3)
 })
@@ -50,7 +39,7 @@ test_that("a wrong size is refused before the checksum, and nothing is kept", {
   pins$size <- pins$size + 1
   local_pinned_servers(pins)
   expect_error(suppressMessages(arena_dataset()), "bytes", class = "predictivebench_error_checksum")
-  expect_length(list.files(datasets_dir(), recursive = TRUE, all.files = TRUE), 0)
+  expect_length(kept_files(), 0)
 })
 
 test_that("an interrupted transfer leaves no partial file and is retried", {
@@ -60,12 +49,12 @@ test_that("an interrupted transfer leaves no partial file and is retried", {
   withr::local_options(predictivebench.download_tries = 2)
   expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error_offline")
   expect_equal(nrow(servers$gh$log()), 2)
-  expect_length(list.files(datasets_dir(), recursive = TRUE, all.files = TRUE), 0)
+  expect_length(kept_files(), 0)
   # one broken transfer, then the whole file
   expect_recovers(servers, pins, "truncate", times = 1, total = 4)
 })
 
-test_that("429 and 500 are retried, waiting as Retry-After says", {
+test_that("429, 408, 500 and 503 are retried, waiting as Retry-After says", {
   pins <- arena_pins(arena_fixture())
   servers <- local_pinned_servers(pins)
   waits <- numeric()
@@ -78,6 +67,10 @@ test_that("429 and 500 are retried, waiting as Retry-After says", {
   expect_equal(waits, 1)
   unlink(datasets_dir(), recursive = TRUE)
   expect_recovers(servers, pins, "500", times = 2, total = 5)
+  unlink(datasets_dir(), recursive = TRUE)
+  expect_recovers(servers, pins, "408", times = 1, total = 7)
+  unlink(datasets_dir(), recursive = TRUE)
+  expect_recovers(servers, pins, "503", times = 1, total = 9)
 })
 
 test_that("offline, a missing file is an error listing the URL and where to save it", {
