@@ -19,8 +19,10 @@ daemons_running <- function() {
   !is.null(connections) && length(connections) == 1 && connections > 0
 }
 
-# Runs every cell on the daemons, each attempt once more for a cell that failed (an error in
-# the cell, or its daemon died under it) while it has retries left.
+# Runs the cells on the daemons: one group of cells per daemon, each group in overlapping
+# rounds inside its worker (as in this process), so a daemon's cells share its pool. A cell
+# that failed (an error in it, or its daemon died under it) is tried again, in a new group,
+# while it has retries left; a cell the dead daemon had finished is done (its record says so).
 run_on_daemons <- function(cells, log_dir, settings, retries) {
   outcomes <- vector("list", length(cells))
   tries <- integer(length(cells))
@@ -29,15 +31,50 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
   portable <- lapply(cells, portable_cell)
   while (length(todo)) {
     tries[todo] <- tries[todo] + 1L
-    # run_cell() travels as a reference to the package's namespace, which the worker loads
-    results <- mirai::mirai_map(portable[todo], run_cell,
+    groups <- split(todo, rep_len(seq_len(min(length(todo), daemon_count(length(todo)))),
+                                  length(todo)))
+    # run_cell_group() travels as a reference to the package's namespace, which the worker
+    # loads
+    results <- mirai::mirai_map(unname(lapply(groups, function(g) portable[g])),
+                                run_cell_group,
                                 .args = list(log_dir = log_dir, settings = settings))[]
-    for (j in seq_along(todo)) outcomes[[todo[[j]]]] <- remote_outcome(results[[j]])
+    for (j in seq_along(groups)) {
+      for (k in seq_along(groups[[j]])) {
+        i <- groups[[j]][[k]]
+        outcomes[[i]] <- group_outcome(results[[j]], k, log_dir, cells[[i]])
+      }
+    }
     failed <- todo[vapply(outcomes[todo], function(o) o$status == "failed", TRUE)]
     todo <- failed[tries[failed] <= retries]
   }
-  for (i in seq_along(cells)) outcomes[[i]]$attempts <- tries[[i]]
+  for (i in seq_along(cells)) {
+    outcomes[[i]]$attempts <- tries[[i]]
+    outcomes[[i]]$reused <- FALSE
+  }
   outcomes
+}
+
+# What a daemon runs: its cells, in rounds, each attempted once (retries are the caller's).
+run_cell_group <- function(cells, log_dir, settings) {
+  run_in_rounds(cells, 0L, function(cell) run_cell(cell, log_dir, settings))
+}
+
+# The daemons connected now; with none yet (a cluster's jobs still starting), one group per
+# cell.
+daemon_count <- function(n_cells) {
+  connections <- tryCatch(mirai::status()$connections, error = function(e) NULL)
+  if (!is.numeric(connections) || length(connections) != 1 || connections < 1) return(n_cells)
+  as.integer(connections)
+}
+
+# The outcome of the k-th cell of a group: the worker's, or, when the daemon failed, the
+# cell's record if it finished before, else a failed attempt.
+group_outcome <- function(result, k, log_dir, cell) {
+  if (is.list(result) && !inherits(result, c("miraiError", "errorValue")) &&
+      length(result) >= k && is.list(result[[k]]) && !is.null(result[[k]]$status)) {
+    return(result[[k]])
+  }
+  read_manifest(log_dir, cell$id) %||% remote_outcome(result)
 }
 
 portable_cell <- function(cell) {
@@ -46,12 +83,9 @@ portable_cell <- function(cell) {
   cell
 }
 
-# A worker's answer, or the failure of its daemon (mirai's error value: the connection was
-# reset, the daemon was killed) as a failed attempt.
+# The failure of a daemon (mirai's error value: the connection was reset, the daemon was
+# killed) or of the code it ran, as a failed attempt.
 remote_outcome <- function(result) {
-  if (is.list(result) && !is.null(result$status) && !inherits(result, "miraiError")) {
-    return(result)
-  }
   message <- if (inherits(result, "errorValue") || is.numeric(result)) {
     paste0("The daemon running the cell failed: ", mirai_error_text(result))
   } else {

@@ -12,7 +12,7 @@ local_daemons <- function(n, .local_envir = parent.frame()) {
       loadNamespace("predictivebench")
     }
     Sys.setenv(OPENAI_API_KEY = "sk-test-worker-env")
-  }, .args = list(path = path))
+  }, .args = list(path = path))[]
   invisible(n)
 }
 
