@@ -186,3 +186,24 @@ test_that("bad input is refused up front, with classed errors", {
                class = "predictivebench_error_argument")
   expect_length(list.files(logs), 0)
 })
+
+test_that("a set can end with one arena run among its models", {
+  logs <- withr::local_tempdir()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  arena_dir <- arena_folder(paste("Question", 1:3))
+  models <- list(named_constant("a long and careful answer", "careful"),
+                 named_constant("short", "brief"))
+  set <- quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
+                   judge = arena_baseline_judge("longer"),
+                   arena = list(dir = arena_dir, dataset = "toy", experiment = "set", n = 1,
+                                bootstrap = 20))
+  expect_equal(set$status, c("done", "done"))
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  ratings <- read.csv(file.path(arena_dir, "results", "set", "elo_rating.csv"))
+  expect_equal(ratings$model[[1]], set$model[[1]])
+  expect_setequal(ratings$model, set$model)
+  expect_error(quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
+                         arena = list(dataset = "toy")),
+               class = "predictivebench_error_argument")
+})
