@@ -70,8 +70,10 @@ task_set_benchmark <- function(task, label, call) {
 version_identity <- function(name, version) {
   if (is_sample(version)) {
     path <- system.file("extdata", package = "predictivebench")
-    files <- list.files(path, pattern = paste0("^", name), full.names = TRUE)
-    return(list(version = "sample", md5 = unname(tools::md5sum(files))))
+    files <- list.files(path, recursive = TRUE)
+    files <- files[startsWith(files, name)]  # its file, or its folder's files
+    return(list(version = "sample",
+                md5 = unname(tools::md5sum(file.path(path, sort(files))))))
   }
   rows <- version_files(name, version)
   list(version = unique(rows$version), commit = rows$commit, path = rows$path,
