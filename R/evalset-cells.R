@@ -10,13 +10,10 @@
 # ("futurex", or "futurex@sample" for a version) is built when the cell runs (in a worker,
 # from the judge's spec); a task object is copied for each model.
 set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env()) {
-  if (inherits(benchmarks, "Task")) benchmarks <- list(benchmarks)
-  if (is.character(benchmarks)) benchmarks <- as.list(benchmarks)
-  if (!is.list(benchmarks) || !length(benchmarks)) {
-    abort_pb(c("{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
-               i = "For example {.code c(\"futurex\", \"processbench\")}."),
-             "argument", call = call)
-  }
+  benchmarks <- as_set_list(benchmarks, "Task", c(
+    "{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
+    i = "For example {.code c(\"futurex\", \"processbench\")}."
+  ), call)
   entries <- lapply(seq_along(benchmarks), function(i) {
     b <- benchmarks[[i]]
     if (rlang::is_string(b)) return(named_benchmark(b, judge, limit, call))
@@ -32,6 +29,15 @@ set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env())
              "argument", call = call)
   }
   entries
+}
+
+# A set's benchmarks or models as a non-empty list: one object of class `class`, or a
+# character vector, becomes one.
+as_set_list <- function(x, class, message, call) {
+  if (inherits(x, class)) x <- list(x)
+  if (is.character(x)) x <- as.list(x)
+  if (!is.list(x) || !length(x)) abort_pb(message, "argument", call = call)
+  x
 }
 
 set_benchmark_names <- c("futurex", "processbench", "deltabench", "probsem", "dsbench", "arena")

@@ -135,14 +135,10 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
 }
 
 check_set_models <- function(models, call = rlang::caller_env()) {
-  if (inherits(models, "Chat")) models <- list(models)
-  if (is.character(models)) models <- as.list(models)
-  if (!is.list(models) || !length(models)) {
-    abort_pb(c("{.arg models} must be {.val provider/model} strings or ellmer chats.",
-               i = "For example {.code c(\"openai/gpt-4.1\", \"anthropic/claude-sonnet-4-0\")}."),
-             "argument", call = call)
-  }
-  models
+  as_set_list(models, "Chat", c(
+    "{.arg models} must be {.val provider/model} strings or ellmer chats.",
+    i = "For example {.code c(\"openai/gpt-4.1\", \"anthropic/claude-sonnet-4-0\")}."
+  ), call)
 }
 
 # In parallel on the user's mirai daemons, or here in overlapping rounds.
