@@ -23,7 +23,8 @@
 #' * **Failures.** A cell that fails (an error, a refused key, or a step whose every request
 #'   failed) is tried again up to `retries` more times in the same call, then reported with
 #'   `status = "failed"` and its `error`; it never stops the other cells, and the next call
-#'   tries it again.
+#'   tries it again. The log of a failed attempt, if it wrote one, stays in `log_dir` (see
+#'   [report_failures()]); only a done cell's log is in the returned `log_path`.
 #' * **Overlap.** In one process the cells' requests overlap: each round, every unfinished
 #'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
 #'   the models' own, with the models' requests interleaved; then the cells go on from the
@@ -118,6 +119,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   cells <- set_cells(entries, specs, chats, epochs)
 
   dir.create(log_dir, recursive = TRUE, showWarnings = FALSE)
+  log_dir <- normalizePath(log_dir, winslash = "/")  # as workers elsewhere find it
   outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
