@@ -36,7 +36,8 @@
 #'   chat from a spec that carries no secret (the ellmer constructor, model, `base_url`,
 #'   parameters and system prompt): the key comes from the worker's own environment
 #'   (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...), as a chat sent to another process loses its
-#'   credentials anyway (ellmer issue 700). Workers share the response cache and the arena
+#'   credentials anyway (ellmer issue 700). A chat's extra headers (`api_headers`) are not
+#'   carried either, as they may hold keys. Workers share the response cache and the arena
 #'   caches through the file system, under their locks. Offline [baseline_chat()]s travel as
 #'   they are. Task objects travel as they are too: give a judge through `judge` (not inside
 #'   a task) so that workers rebuild it from its spec.
