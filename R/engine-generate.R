@@ -156,6 +156,11 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   todo <- which(!cached)
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
+  # R/evalset-overlap.R: inside an evaluation set's round, the set sends them with its other cells'
+  if (length(todo) && !batch) {
+    todo <- defer_to_eval_set(chats, chat_index, prompts, epoch, keys, todo, settings,
+                              key_extra, chat_keys, keep_json, keep)
+  }
   if (length(todo)) cache_prepare(dir)  # an unwritable cache stops the run before it pays
   if (length(todo) && batch) {
     if (is.null(dir)) {

@@ -1,0 +1,129 @@
+# The cells of an evaluation set (one benchmark x one model) and their identity.
+#
+# A cell's identity is what changes its results: the benchmark, its version (the pinned
+# commit and checksum, or the dataset itself for a task object), the task's options (its
+# solver and scorer as configured, the judge), the model spec and the epochs. Transport
+# settings (max_active, rpm, timeout, retries, cache, batch) are not part of it: changing them
+# reruns nothing.
+
+# One entry per benchmark: list(benchmark, label, version, task or NULL, identity). A name
+# ("futurex", or "futurex@sample" for a version) is built when the cell runs (in a worker,
+# from the judge's spec); a task object is copied for each model.
+set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env()) {
+  benchmarks <- as_set_list(benchmarks, "Task", c(
+    "{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
+    i = "For example {.code c(\"futurex\", \"processbench\")}."
+  ), call)
+  entries <- lapply(seq_along(benchmarks), function(i) {
+    b <- benchmarks[[i]]
+    if (rlang::is_string(b)) return(named_benchmark(b, judge, limit, call))
+    if (inherits(b, "Task")) return(task_set_benchmark(b, rlang::names2(benchmarks)[[i]], call))
+    abort_pb("{.arg benchmarks} element {i} is {.obj_type_friendly {b}}, not a name or a Task.",
+             "argument", field = "benchmarks", call = call)
+  })
+  labels <- vapply(entries, `[[`, "", "label")
+  if (anyDuplicated(labels)) {
+    abort_pb(c("Benchmark {.val {labels[duplicated(labels)][1]}} appears twice in
+                {.arg benchmarks}.",
+               i = "Name the tasks to run one benchmark twice: {.code list(a = tsk1, b = tsk2)}."),
+             "argument", call = call)
+  }
+  entries
+}
+
+# A set's benchmarks or models as a non-empty list: one object of class `class`, or a
+# character vector, becomes one.
+as_set_list <- function(x, class, message, call) {
+  if (inherits(x, class)) x <- list(x)
+  if (is.character(x)) x <- as.list(x)
+  if (!is.list(x) || !length(x)) abort_pb(message, "argument", call = call)
+  x
+}
+
+set_benchmark_names <- c("futurex", "processbench", "deltabench", "probsem", "dsbench", "arena")
+
+named_benchmark <- function(x, judge, limit, call) {
+  name <- sub("@.*$", "", x)
+  version <- if (grepl("@", x)) sub("^[^@]*@", "", x)
+  if (!name %in% set_benchmark_names) {
+    abort_pb(c("{.val {x}} is not a benchmark.",
+               i = "Names: {.val {set_benchmark_names}}, optionally with a version as in
+                    {.val futurex@sample} (see {.fn benchmark_versions})."),
+             "argument", field = "benchmarks", call = call)
+  }
+  takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
+  judge <- if (takes_judge) judge
+  list(benchmark = name, label = x, version = version %||% "default", task = NULL,
+       judge = if (!is.null(judge)) chat_spec(judge, "judge", call), judge_chat = judge,
+       limit = limit,
+       identity = list(benchmark = name, pins = version_identity(name, version),
+                       limit = limit,
+                       judge = if (!is.null(judge)) spec_identity(chat_spec(judge, "judge", call))))
+}
+
+task_set_benchmark <- function(task, label, call) {
+  benchmark <- task$benchmark %||% task$name %||% "task"
+  label <- if (nzchar(label)) label else benchmark
+  list(benchmark = benchmark, label = label, version = "task", task = task, judge = NULL,
+       limit = NULL,
+       identity = list(benchmark = benchmark, dataset = task_dataset(task),
+                       solver = closure_fingerprint(task_step(task, "solver")),
+                       scorer = closure_fingerprint(task_step(task, "scorer"))))
+}
+
+# The pinned files of a named version (commit, path, checksum), or the bundled sample's
+# checksum: a re-pinned version is another cell.
+version_identity <- function(name, version) {
+  if (is_sample(version)) {
+    path <- system.file("extdata", package = "predictivebench")
+    files <- list.files(path, recursive = TRUE)
+    files <- files[startsWith(files, name)]  # its file, or its folder's files
+    return(list(version = "sample",
+                md5 = unname(tools::md5sum(file.path(path, sort(files))))))
+  }
+  rows <- version_files(name, version)
+  list(version = unique(rows$version), commit = rows$commit, path = rows$path,
+       sha256 = rows$sha256)
+}
+
+benchmark_function <- function(name, what) {
+  get(paste0(name, "_", what), envir = asNamespace("predictivebench"), mode = "function")
+}
+
+# The task's dataset: its samples without what an evaluation added, one row per sample.
+task_dataset <- function(task) {
+  samples <- tibble::as_tibble(vitals_private(task)$samples)
+  if ("epoch" %in% names(samples)) samples <- samples[samples$epoch %in% c(1, NA), ]
+  samples[setdiff(names(samples), c(vitals_columns, "scorer_explanation"))]
+}
+
+task_step <- function(task, what) vitals_private(task)[[what]]
+
+# Every benchmark x model cell: its identity hash (`id`), the model spec and the epochs.
+# `chats`: the models as given (used in this process; workers rebuild them from `specs`).
+set_cells <- function(benchmarks, specs, chats, epochs) {
+  grid <- expand.grid(b = seq_along(benchmarks), m = seq_along(specs))
+  lapply(seq_len(nrow(grid)), function(r) {
+    b <- benchmarks[[grid$b[[r]]]]
+    spec <- specs[[grid$m[[r]]]]
+    identity <- list(version = 1L, benchmark = b$identity, model = spec_identity(spec),
+                     epochs = epochs)
+    list(id = substr(digest::digest(identity, algo = "sha256"), 1, 16), benchmark = b,
+         model = spec, chat = chats[[grid$m[[r]]]], label = spec_label(spec), epochs = epochs)
+  })
+}
+
+# The cell's task, made in the process that runs it, writing its log to `log_dir`.
+cell_task <- function(cell, log_dir) {
+  b <- cell$benchmark
+  if (!is.null(b$task)) {
+    task <- b$task$clone(deep = TRUE)
+    task$dir <- log_dir
+    return(task)
+  }
+  version <- if (!identical(b$version, "default")) b$version
+  dataset <- benchmark_function(b$benchmark, "dataset")(version = version, limit = b$limit)
+  args <- list(dataset = dataset, dir = log_dir)
+  if (!is.null(b$judge)) args$judge <- b$judge_chat %||% chat_from_spec(b$judge)
+  do.call(benchmark_function(b$benchmark, "task"), args)
+}

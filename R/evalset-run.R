@@ -1,0 +1,53 @@
+# Running one cell, in this process or in a mirai worker: build the chat from its spec and the
+# task, evaluate, then record the outcome (the benchmark's registered headline, the cost)
+# beside the log. An error, or a solve whose every request failed, is a failed attempt: no
+# record is written, so the cell is not done.
+
+run_cell <- function(cell, log_dir, settings) {
+  withr::local_options(cli.progress_show_after = Inf)
+  failed_step <- FALSE
+  task <- NULL
+  error <- tryCatch({
+    chat <- cell$chat %||% chat_from_spec(cell$model)
+    task <- cell_task(cell, log_dir)
+    args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
+              unclass(settings))
+    withCallingHandlers(
+      suppressMessages(do.call(task$eval, args)),
+      predictivebench_step_failed = function(c) failed_step <<- TRUE
+    )
+    NULL
+  }, predictivebench_cell_waits = function(c) c, error = function(e) e)
+  if (inherits(error, "predictivebench_cell_waits")) return(new_outcome("waiting"))
+  if (!is.null(error)) return(new_outcome("failed", error = conditionMessage(error)))
+  if (failed_step) {
+    return(new_outcome("failed", log_path = task$log_path %||% NA_character_,
+                       error = "Every request of a step failed (see report_failures())."))
+  }
+  outcome <- cell_outcome(task)
+  write_manifest(log_dir, cell, outcome)
+  outcome
+}
+
+# The evaluated task's log, headline (its registered summary's first headline row, as the
+# log header and leaderboard() show it) and cost.
+cell_outcome <- function(task) {
+  headline <- cell_headline(task)
+  usage <- task_usage(task)
+  new_outcome("done", log_path = task$log_path %||% NA_character_, metric = headline$key,
+              headline = headline$estimate, cost = sum(usage$total_cost))
+}
+
+# The headline as the task measured it for its log (the metrics ResultsTask computed from
+# the registered summary; not computed again): the registered headline's first key, or for
+# a benchmark whose groups depend on the data, the first metric with a number.
+cell_headline <- function(task) {
+  results <- vitals_log_state(task)$metric_results
+  values <- vapply(results, function(m) as.double(m$value)[1], 1)
+  if (!length(values)) return(list(key = NA_character_, estimate = NA_real_))
+  name <- task$benchmark
+  registered <- rlang::is_string(name) && !is.null(the_benchmarks[[name]])
+  key <- if (registered) the_benchmarks[[name]]$headline[1] else NULL
+  key <- key %||% names(values)[[1]]
+  list(key = key, estimate = if (key %in% names(values)) values[[key]] else NA_real_)
+}

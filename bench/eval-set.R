@@ -1,0 +1,121 @@
+# Evaluation sets (issue 26): 4 models x 2 benchmarks against the fast fake server.
+# * each cell alone (its own fresh cache): the longest cell and the sum of the cells;
+# * the whole set in this process (fresh cache): its time / the longest cell (target <= 1.3);
+# * the same set on mirai::daemons(2) (fresh cache), if mirai is installed;
+# * a rerun of the set: requests sent (target 0);
+# * SIGKILL of the process running the set mid-way, then a rerun here: the cells done before
+#   the kill are reused, and the requests paid twice (sent before the kill and again after)
+#   against max_active per cell running at the kill. The killed set runs with max_active 4
+#   per model, so that the kill falls mid-way through its requests.
+#
+# Run from the package root:  Rscript bench/eval-set.R [latency] [max_active]
+suppressMessages(pkgload::load_all(".", quiet = TRUE))
+source("bench/helper-fake-server.R")
+args <- commandArgs(trailingOnly = TRUE)
+latency <- if (length(args) >= 1) as.double(args[[1]]) else 1
+max_active <- if (length(args) >= 2) as.integer(args[[2]]) else 40L
+
+cat(machine_line(), "\n")
+server <- fast_fake_server(latency = latency)
+Sys.setenv(OPENAI_API_KEY = "sk-bench-not-a-key")  # what the daemons' rebuilt chats read
+model_names <- paste0("model-", 1:4)
+models <- lapply(model_names, function(m) fast_fake_chat(server, m))
+# each model's requests of both cells fit in its max_active: futurex 8, processbench 4 x 8 votes
+benchmarks <- c("futurex@sample", "processbench@sample")
+limits <- c(8L, 4L)
+settings_in <- function(cache) request_settings(cache = cache, max_active = max_active, rpm = Inf)
+run_set <- function(benchmarks, models, limit = NULL, log_dir = tempfile("logs-"),
+                    cache = tempfile("cache-")) {
+  server$reset()
+  seconds <- wall(set <- suppressMessages(eval_set(benchmarks, models, log_dir = log_dir,
+                                                   settings = settings_in(cache),
+                                                   limit = limit)))
+  list(seconds = seconds, requests = server$count(), set = set)
+}
+# the named sample versions with a limit each: tasks built once, passed as objects
+tasks <- list(
+  "futurex@sample" = futurex_task(futurex_dataset(version = "sample", limit = limits[[1]]),
+                                  dir = tempdir()),
+  "processbench@sample" = processbench_task(processbench_dataset(version = "sample",
+                                                                  limit = limits[[2]]),
+                                            dir = tempdir())
+)
+# warm-up (byte-compiling the eval path) so that the first cell timed is not the slowest
+invisible(suppressMessages(eval_set(list(warm = futurex_task(
+  futurex_dataset(version = "sample", limit = 1), dir = tempdir())), models[1],
+  log_dir = tempfile(), settings = settings_in(tempfile()))))
+
+alone <- do.call(rbind, lapply(seq_along(tasks), function(b) {
+  do.call(rbind, lapply(seq_along(models), function(m) {
+    r <- run_set(tasks[b], models[m])
+    data.frame(benchmark = names(tasks)[[b]], model = model_names[[m]], seconds = r$seconds,
+               requests = r$requests)
+  }))
+}))
+here <- run_set(tasks, models)
+log_dir <- tempfile("logs-")
+cache <- tempfile("cache-")
+first <- run_set(tasks, models, log_dir = log_dir, cache = cache)
+rerun <- run_set(tasks, models, log_dir = log_dir, cache = cache)
+
+on_daemons <- NULL
+if (rlang::is_installed("mirai")) {
+  mirai::daemons(2)
+  mirai::everywhere({
+    pkgload::load_all(path, quiet = TRUE)
+    Sys.setenv(OPENAI_API_KEY = "sk-bench-not-a-key")
+  }, .args = list(path = normalizePath(".")))[]
+  on_daemons <- run_set(tasks, models)
+  mirai::daemons(0)
+}
+
+# SIGKILL mid-set: a child process runs the same set (its own log folder and cache) and is
+# killed once half of the set's requests have arrived.
+kill_active <- 4L
+kill_dir <- tempfile("logs-killed-")
+kill_cache <- tempfile("cache-killed-")
+script <- tempfile(fileext = ".R")
+writeLines(c(
+  'suppressMessages(pkgload::load_all(".", quiet = TRUE))',
+  'source("bench/helper-fake-server.R")',
+  sprintf('models <- lapply(%s, function(m) ellmer::chat_openai_compatible(base_url = "%s", model = m, credentials = function() "sk-bench-not-a-key"))',
+          paste(deparse(model_names), collapse = ""), server$url),
+  sprintf('tasks <- list("futurex@sample" = futurex_task(futurex_dataset(version = "sample", limit = %dL), dir = tempdir()), "processbench@sample" = processbench_task(processbench_dataset(version = "sample", limit = %dL), dir = tempdir()))',
+          limits[[1]], limits[[2]]),
+  sprintf('eval_set(tasks, models, log_dir = "%s", settings = request_settings(cache = "%s", max_active = %dL, rpm = Inf))',
+          kill_dir, kill_cache, kill_active)
+), script)
+server$reset()
+child <- processx::process$new("Rscript", script, stdout = "|", stderr = "|")
+while (child$is_alive() && server$count() < first$requests / 2) Sys.sleep(0.02)
+child$kill()  # SIGKILL
+before_kill <- server$count()
+done_at_kill <- length(list.files(file.path(kill_dir, ".eval-set")))
+after <- run_set(tasks, models, log_dir = kill_dir, cache = kill_cache)
+invisible(server$stop())
+
+longest <- max(alone$seconds)
+total <- sum(alone$seconds)
+cat(sprintf("latency %.0f ms, max_active %d per model; %d cells (%s x %d models)\n",
+            latency * 1000, max_active, nrow(alone), paste(names(tasks), collapse = ", "),
+            length(models)))
+print(alone, row.names = FALSE, digits = 3)
+cat(sprintf(paste0(
+  "cells alone: longest %.2f s, sum %.2f s\n",
+  "set in this process: %.2f s, %d requests; set / longest cell = %.2f (target <= 1.3); ",
+  "set / sum of cells = %.2f\n"),
+  longest, total, here$seconds, here$requests, here$seconds / longest, here$seconds / total))
+if (!is.null(on_daemons)) {
+  cat(sprintf("set on daemons(2): %.2f s, %d requests; daemons / in-process = %.2f\n",
+              on_daemons$seconds, on_daemons$requests, on_daemons$seconds / here$seconds))
+}
+cat(sprintf("rerun of the set: %.2f s, %d requests sent (target 0), %d of %d cells reused\n",
+            rerun$seconds, rerun$requests, sum(rerun$set$reused), nrow(rerun$set)))
+paid_twice <- before_kill + after$requests - first$requests
+running <- nrow(alone) - done_at_kill
+cat(sprintf(paste0(
+  "SIGKILL after %d of %d requests (%d cells done): the rerun sent %d, reused %d cells; ",
+  "paid twice %d <= max_active x cells running at the kill = %d x %d = %d: %s\n"),
+  before_kill, first$requests, done_at_kill, after$requests, sum(after$set$reused),
+  paid_twice, kill_active, running, kill_active * running, paid_twice <= kill_active * running))
+if (rerun$requests != 0) stop("the rerun sent requests")

@@ -1,0 +1,24 @@
+# Evaluation sets against the fake server: every model answers "\boxed{A}"; the model named
+# "broken" gets HTTP 500 (a transient error, given up after max_tries) for every request.
+local_set_server <- function(latency = 0, .local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    if (identical(body$model, "broken")) return(list(status = 500))
+    "\\boxed{A}"
+  }, latency = latency, .local_envir = .local_envir)
+}
+
+set_chats <- function(server, models) {
+  chats <- lapply(models, function(m) fake_chat(server, model = m))
+  names(chats) <- NULL
+  chats
+}
+
+# Settings of a quick set: its own cache, one try per request, no rate limit.
+set_settings <- function(cache, ...) {
+  request_settings(cache = cache, max_tries = 1, backoff = 0, rpm = Inf, ...)
+}
+
+# The benchmarks of most set tests: two bundled samples, cut to 3 samples each.
+set_benchmarks_sample <- c("futurex@sample", "processbench@sample")
+
+quiet_set <- function(...) suppressMessages(suppressWarnings(eval_set(...)))

@@ -1,0 +1,209 @@
+test_that("a set runs every cell, headlines its summary, and a rerun sends no request", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, c("m1", "m2"))
+  set <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = settings, limit = 3)
+  expect_named(set, c("benchmark", "model", "cell_id", "status", "log_path", "metric",
+                      "headline", "cost", "attempts", "reused", "error"))
+  expect_equal(nrow(set), 4)
+  expect_equal(set$benchmark, rep(set_benchmarks_sample, 2))
+  expect_equal(set$model, rep(c("openai_compatible/m1", "openai_compatible/m2"), each = 2))
+  expect_equal(set$status, rep("done", 4))
+  expect_true(all(file.exists(set$log_path)))
+  expect_true(all(dirname(normalizePath(set$log_path)) == normalizePath(logs)))
+  expect_equal(anyDuplicated(set$cell_id), 0L)
+  expect_false(any(set$reused))
+  # the headline is the registered summary's first headline row, read back from the log
+  fx <- suppressMessages(futurex_summary(set$log_path[[1]]))
+  expect_equal(set$metric[[1]], "overall")
+  expect_equal(set$headline[[1]], fx$estimate[fx$group == "overall"])
+  pb <- suppressMessages(processbench_summary(set$log_path[[2]]))
+  expect_equal(set$headline[[2]], pb$estimate[paste(pb$group, pb$metric) == set$metric[[2]]])
+  # every request of every cell was sent once (futurex: 1 per sample, processbench: 8 votes)
+  sent <- server$count()
+  expect_equal(sent, 2 * (3 + 3 * 8))
+
+  again <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = settings,
+                     limit = 3)
+  expect_equal(server$count(), sent)
+  expect_true(all(again$reused))
+  expect_equal(again$attempts, rep(0L, 4))
+  expect_equal(again[c("cell_id", "status", "log_path", "headline")],
+               set[c("cell_id", "status", "log_path", "headline")])
+})
+
+test_that("adding a model or a benchmark runs only the new cells", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  quiet_set("futurex@sample", set_chats(server, "m1"), log_dir = logs, settings = settings,
+            limit = 2)
+  expect_equal(server$count(), 2)
+  more <- quiet_set(set_benchmarks_sample, set_chats(server, c("m1", "m2")), log_dir = logs,
+                    settings = settings, limit = 2)
+  expect_equal(more$reused, c(TRUE, FALSE, FALSE, FALSE))
+  expect_equal(more$status, rep("done", 4))
+  # the 3 new cells only (futurex 2 requests, processbench 2 x 8 votes); the first cell's log
+  # was not rewritten
+  expect_equal(server$count(), 2 + 2 + 2 * 16)
+  expect_length(list.files(logs, pattern = "\\.json$"), 4)
+})
+
+test_that("a cell's identity ignores transport settings, not epochs, limit or the model", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  chats <- set_chats(server, "m1")
+  first <- quiet_set("futurex@sample", chats, log_dir = logs, settings = set_settings(cache),
+                     limit = 2)
+  # other transport settings, another retry count: the same cell, nothing runs
+  same <- quiet_set("futurex@sample", chats, log_dir = logs, retries = 3, limit = 2,
+                    settings = set_settings(cache, max_active = 2, timeout = 30))
+  expect_equal(same$cell_id, first$cell_id)
+  expect_true(same$reused)
+  ids <- c(
+    quiet_set("futurex@sample", chats, log_dir = logs, settings = set_settings(cache),
+              limit = 2, epochs = 2)$cell_id,
+    quiet_set("futurex@sample", chats, log_dir = logs, settings = set_settings(cache),
+              limit = 1)$cell_id,
+    quiet_set("futurex@sample", list(fake_chat(server, "m1", params = ellmer::params(temperature = 0))),
+              log_dir = logs, settings = set_settings(cache), limit = 2)$cell_id
+  )
+  expect_equal(anyDuplicated(c(first$cell_id, ids)), 0L)
+})
+
+test_that("a cell whose log is gone or cut short runs again", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, c("m1", "m2"))
+  set <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2)
+  unlink(set$log_path[[1]])
+  writeLines("{\"version\": 2, \"status\": \"succ", set$log_path[[2]])
+  again <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2)
+  expect_equal(again$reused, c(FALSE, FALSE))
+  expect_equal(again$status, c("done", "done"))
+  expect_true(all(file.exists(again$log_path)))
+  # the answers came from the cache
+  expect_equal(server$count(), 4)
+})
+
+test_that("a cell that always fails is retried, reported, and never stops the others", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, c("m1", "broken", "m2"))
+  set <- quiet_set("processbench@sample", chats, log_dir = logs, settings = settings,
+                   limit = 2, retries = 2)
+  expect_equal(set$status, c("done", "failed", "done"))
+  expect_equal(set$attempts, c(1L, 3L, 1L))
+  expect_match(set$error[[2]], "failed")
+  expect_true(is.na(set$error[[1]]))
+  # 3 attempts of 2 samples x 8 votes, each request sent once per attempt
+  expect_equal(sum(vapply(server$requests(), `[[`, "", "model") == "broken"), 3 * 16)
+  # the next call tries the failed cell again, and only it
+  before <- server$count()
+  again <- quiet_set("processbench@sample", chats, log_dir = logs, settings = settings,
+                     limit = 2, retries = 0)
+  expect_equal(again$reused, c(TRUE, FALSE, TRUE))
+  expect_equal(server$count(), before + 16)
+})
+
+test_that("a refused key fails its cell only", {
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "refused")) list(status = 401) else "\\boxed{A}"
+  })
+  logs <- withr::local_tempdir()
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "refused")), log_dir = logs,
+                   settings = set_settings(withr::local_tempdir()), limit = 2, retries = 0)
+  expect_equal(set$status, c("done", "failed"))
+  expect_match(set$error[[2]], "401|refused|credentials", ignore.case = TRUE)
+})
+
+test_that("the cost preview covers the cells to run; max_cost refuses to start above it", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  priced <- ellmer::chat_openai(model = "gpt-4.1", base_url = server$url,
+                                credentials = function() "sk-test")
+  task <- futurex_task(futurex_dataset(version = "sample", limit = 3), dir = logs,
+                       solver = futurex_solver(params = ellmer::params(max_tokens = 100)))
+  preview <- eval_set(list(task), list(priced), log_dir = logs, settings = settings,
+                      dry_run = TRUE)
+  expect_equal(preview$status, "to run")
+  expect_equal(preview$to_send, 3L)
+  expect_gt(preview$cost_max, 0)
+  expect_equal(server$count(), 0)
+  expect_error(eval_set(list(task), list(priced), log_dir = logs, settings = settings,
+                        max_cost = preview$cost_max / 2),
+               class = "predictivebench_error_cost")
+  expect_equal(server$count(), 0)
+  expect_length(list.files(logs), 0)
+  # a model without a price can't be kept under a budget
+  expect_error(eval_set(list(task), set_chats(server, "m1"), log_dir = logs,
+                        settings = settings, max_cost = 1),
+               class = "predictivebench_error_cost")
+  set <- quiet_set(list(task), list(priced), log_dir = logs, settings = settings,
+                   max_cost = preview$cost_max * 2)
+  expect_equal(set$status, "done")
+  expect_equal(server$count(), 3)
+  done <- eval_set(list(task), list(priced), log_dir = logs, settings = settings,
+                   dry_run = TRUE)
+  expect_equal(done$status, "done")
+  expect_equal(done$to_send, 0L)
+})
+
+test_that("task objects are cells as names are; a name may pin a version", {
+  logs <- withr::local_tempdir()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  tasks <- list(short = futurex_task(futurex_dataset(version = "sample", limit = 2), dir = logs),
+                long = futurex_task(futurex_dataset(version = "sample", limit = 3), dir = logs))
+  models <- list(baseline_chat("\\boxed{A}", name = "a"))
+  set <- quiet_set(tasks, models, log_dir = logs)
+  expect_equal(set$benchmark, c("short", "long"))
+  expect_equal(set$status, c("done", "done"))
+  expect_equal(nrow(suppressMessages(futurex_summary(set$log_path[[2]]))) > 0, TRUE)
+  # the same tasks, rebuilt: the same cells
+  rebuilt <- list(short = futurex_task(futurex_dataset(version = "sample", limit = 2), dir = logs),
+                  long = futurex_task(futurex_dataset(version = "sample", limit = 3), dir = logs))
+  expect_true(all(quiet_set(rebuilt, models, log_dir = logs)$reused))
+})
+
+test_that("bad input is refused up front, with classed errors", {
+  logs <- withr::local_tempdir()
+  chat <- baseline_chat("A")
+  expect_error(eval_set("nope", list(chat), log_dir = logs),
+               class = "predictivebench_error_argument")
+  expect_error(eval_set(3, list(chat), log_dir = logs), class = "predictivebench_error_argument")
+  expect_error(eval_set("futurex@sample", 42, log_dir = logs),
+               class = "predictivebench_error_argument")
+  expect_error(eval_set("futurex@sample", list(chat), log_dir = logs, retries = -1),
+               class = "predictivebench_error_argument")
+  expect_error(eval_set(c("futurex@sample", "futurex@sample"), list(chat), log_dir = logs),
+               class = "predictivebench_error_argument")
+  expect_error(eval_set("futurex@sample", list(chat), log_dir = logs, arena = list(1)),
+               class = "predictivebench_error_argument")
+  expect_length(list.files(logs), 0)
+})
+
+test_that("a set can end with one arena run among its models", {
+  logs <- withr::local_tempdir()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  arena_dir <- arena_folder(paste("Question", 1:3))
+  models <- list(named_constant("a long and careful answer", "careful"),
+                 named_constant("short", "brief"))
+  set <- quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
+                   judge = arena_baseline_judge("longer"),
+                   arena = list(dir = arena_dir, dataset = "toy", experiment = "set", n = 1,
+                                bootstrap = 20))
+  expect_equal(set$status, c("done", "done"))
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  ratings <- read.csv(file.path(arena_dir, "results", "set", "elo_rating.csv"))
+  expect_equal(ratings$model[[1]], set$model[[1]])
+  expect_setequal(ratings$model, set$model)
+  expect_error(quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
+                         arena = list(dataset = "toy")),
+               class = "predictivebench_error_argument")
+})
