@@ -509,6 +509,11 @@ test_that("a 200 whose body is an error object is a failed request: retried, nev
   again <- generate_responses(fake_chat(server), prompts, settings)
   expect_equal(server$count(), 7 + 2 + 2)
   expect_equal(again$cached, c(FALSE, TRUE, FALSE, TRUE))
+  # the same on ellmer's own path (a chat with tools)
+  async <- generate_responses(with_idle_tool(fake_chat(server)), "always", settings)
+  expect_true(is.na(async$result))
+  expect_match(async$error, "Gave up after 2 tries.*error object \\(code 502\\)")
+  expect_length(cache_entries(cache), 2)  # "once" and "fine" only
 })
 
 test_that("an answer with no content at all is a failed request, never cached", {
