@@ -167,11 +167,15 @@ cache_get_many <- function(dir, keys) {
 
 cache_get <- function(dir, key) cache_get_many(dir, key)[[1]]
 
-# An entry whose answer turn has no content at all (a 200 that held no answer, cached by a
-# version before such a 200 was an error) is no answer: a miss, sent again.
+# An entry whose answer turn has no content at all is no answer (a 200 that held none,
+# cached by a version before such a 200 was an error): a miss, sent again. Records checked
+# to be answers say so (`answered`), so an empty answer `""` (a turn without contents too)
+# stays a hit.
 holds_answer <- function(value) {
   if (!is.list(value)) return(FALSE)
-  if (is.list(value$turn)) return(length(value$turn$props$contents) > 0)
+  if (is.list(value$turn)) {
+    return(isTRUE(value$answered) || length(value$turn$props$contents) > 0)
+  }
   TRUE
 }
 

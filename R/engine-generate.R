@@ -431,7 +431,9 @@ record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cos
     input_tokens = tokens[[1]],
     output_tokens = tokens[[2]],
     cost = cost,
-    seconds = seconds
+    seconds = seconds,
+    # checked to be an answer (answer_problem()), even when empty: see holds_answer()
+    answered = TRUE
   )
 }
 

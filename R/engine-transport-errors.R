@@ -226,7 +226,9 @@ answer_problem <- function(json, turn = NULL) {
       return(no_answer_error("the list of choices is empty"))
     }
   }
-  if (!is.null(turn) && !length(turn@contents)) {
+  # (ellmer drops an empty text, so a real empty answer `""` also reads as a turn without
+  # contents: the body tells them apart)
+  if (!is.null(turn) && !length(turn@contents) && body_without_content(json)) {
     reason <- filter_reason(json)
     return(no_answer_error(paste0("the answer has no content",
                                   if (!is.na(reason)) paste0(" (", reason, ")")),
@@ -235,12 +237,29 @@ answer_problem <- function(json, turn = NULL) {
   NULL
 }
 
-# "finish_reason: content_filter" (OpenAI, Azure) or "stop_reason: refusal" (Anthropic) of
-# a response body, NA for any other.
+# Whether a response body holds no content at all: a chat-completions message whose
+# `content` is null with no tool call, an Anthropic message with an empty `content`, a
+# Responses API reply with an empty `output`. An empty string is content (an empty answer).
+body_without_content <- function(json) {
+  if (!is.list(json) || is.null(names(json))) return(FALSE)
+  if (length(json$choices)) {
+    message <- json$choices[[1]]$message
+    return(is.list(message) && is.null(message$content) && !length(message$tool_calls))
+  }
+  if (identical(json$type, "message")) return(!length(json$content))
+  if ("output" %in% names(json)) return(!length(json$output))
+  FALSE
+}
+
+# Why a provider gave no content for good: "finish_reason: content_filter" (OpenAI, Azure),
+# OpenAI's `refusal` message, "stop_reason: refusal" (Anthropic); NA for any other.
 filter_reason <- function(json) {
   if (!is.list(json)) return(NA_character_)
-  finish <- tryCatch(json$choices[[1]]$finish_reason, error = function(e) NULL)
-  if (identical(finish, "content_filter")) return("finish_reason: content_filter")
+  first <- tryCatch(json$choices[[1]], error = function(e) NULL)
+  if (identical(first$finish_reason, "content_filter")) return("finish_reason: content_filter")
+  if (rlang::is_string(first$message$refusal)) {
+    return(paste("refusal:", truncate_text(first$message$refusal, 200)))
+  }
   if (identical(json$stop_reason, "refusal")) return("stop_reason: refusal")
   NA_character_
 }

@@ -101,19 +101,10 @@ test_that("names that lead outside the folder are refused, when made and when op
 # A fake model that always calls a tool (read_range), round after round, `delay` seconds a
 # round: the runaway of issue 25 (109 paid rounds in 92 s despite timeout = 10).
 always_tool_server <- function(delay = 0, .local_envir = parent.frame()) {
-  local_fake_openai(function(body, n) {
-    list(delay = delay, json = list(
-      id = paste0("c", n), object = "chat.completion", created = 0L, model = "fake",
-      choices = list(list(index = 0L, finish_reason = "tool_calls", message = list(
-        role = "assistant", content = NULL,
-        tool_calls = list(list(id = paste0("call", n), type = "function", `function` = list(
-          name = "read_range",
-          arguments = '{"file": "lemonade.xlsx", "sheet": "Sales", "range": "B4:C4"}'
-        )))
-      ))),
-      usage = list(prompt_tokens = 10L, completion_tokens = 2L, total_tokens = 12L)
-    ))
-  }, .local_envir = .local_envir)
+  call <- tool_call_body("read_range",
+                         list(file = "lemonade.xlsx", sheet = "Sales", range = "B4:C4"))
+  local_fake_openai(function(body, n) list(delay = delay, json = call),
+                    .local_envir = .local_envir)
 }
 
 files_mode_task <- function(settings) {
@@ -132,7 +123,7 @@ test_that("files mode: max_turns caps a model that always calls a tool; paid tur
   meta <- tsk$get_samples()$solver_metadata[[1]]
   expect_match(meta$error, "Stopped after 4 turns \\(setting `max_turns`\\)")
   expect_equal(server$count(), 4)  # not sent again: its turns were paid
-  expect_equal(c(meta$input_tokens, meta$output_tokens), c(4 * 10, 4 * 2))
+  expect_equal(c(meta$input_tokens, meta$output_tokens), c(4 * 10, 4 * 5))
   expect_equal(request_settings()$max_turns, 20)
 })
 

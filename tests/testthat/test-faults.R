@@ -548,11 +548,25 @@ test_that("a cached entry that holds no answer is a miss: the request is sent ag
   stored <- readRDS(entry)
   stored$value$turn <- ellmer::contents_record(ellmer::AssistantTurn(contents = list()))
   stored$value$text <- ""
+  stored$value$answered <- NULL
   saveRDS(stored, entry)
   second <- generate_responses(chat, "hello", settings)
   expect_false(second$cached)
   expect_equal(second$result, "answer 2")
   expect_equal(server$count(), 2)
+})
+
+test_that("a real empty answer (content \"\") is an answer: cached and served again", {
+  server <- local_fake_openai(function(body, n) "")
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, rpm = Inf)
+  first <- generate_responses(fake_chat(server), "say nothing", settings)
+  expect_equal(first$result, "")
+  expect_true(is.na(first$error))
+  second <- generate_responses(fake_chat(server), "say nothing", settings)
+  expect_true(second$cached)
+  expect_equal(second$result, "")
+  expect_equal(server$count(), 1)
 })
 
 test_that("a 408 (and a 409) is retried", {
