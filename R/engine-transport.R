@@ -60,6 +60,7 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
     usage = function(i) senders[[chat_index[[i]]]]$usage(i),
     label = function(i) chat_label(chats[[chat_index[[i]]]]),
     close = function() {
+      for (sender in senders) if (!is.null(sender$release)) sender$release()
       for (handle in curl::multi_list(pool)) curl::multi_cancel(handle)
       if (active[["later"]] > 0L || any(vapply(senders, function(s) s$abandoned(), TRUE))) {
         for (handle in curl::multi_list()) {
@@ -115,10 +116,26 @@ uses_fast_path <- function(chat) {
 # With tools, each tool-call round is one more paid turn: at most `max_turns` per request.
 # When the model asks for a tool after that many, the tool is not run and the request fails
 # with max_turns_error() carrying what its turns cost.
+# ellmer's clones share their callbacks (with each other and the chat they came from), so
+# each request's callback acts only on its own tool requests and is removed when the
+# request ends, is cancelled, or the transport closes: none is left on the user's chat.
 later_sender <- function(chat, keep_json, max_turns = 20L) {
   n_before <- length(chat$get_turns(include_system_prompt = TRUE))
   clones <- list()  # by request, while in flight
+  removers <- list()  # of each request's tool-request callback, while in flight
   abandoned <- FALSE
+  release <- function(key) {
+    remove <- removers[[key]]
+    removers[[key]] <<- NULL
+    if (is.function(remove)) remove()
+  }
+  own_request <- function(x, request) {
+    last <- x$last_turn()
+    ids <- if (is.null(last)) character() else vapply(Filter(function(c) {
+      S7::S7_inherits(c, ellmer::ContentToolRequest)
+    }, last@contents), function(c) c@id, "")
+    request@id %in% ids
+  }
   turns_of <- function(x) {
     new <- x$get_turns(include_system_prompt = TRUE)
     new <- new[setdiff(seq_along(new), seq_len(n_before))]
@@ -128,17 +145,18 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
     kind = "later",
     start = function(i, prompt, finish) {
       x <- chat_without_redirects(chat$clone())  # R/engine-compat-ellmer.R
-      x$on_tool_request(function(request) {
-        if (turns_of(x) >= max_turns) {
+      key <- as.character(i)
+      removers[[key]] <<- x$on_tool_request(function(request) {
+        if (own_request(x, request) && turns_of(x) >= max_turns) {
           stop(max_turns_error(max_turns, request_usage(x, n_before)))
         }
       })
-      key <- as.character(i)
       clones[[key]] <<- x
       # A settled promise of an attempt that was cancelled (past its deadline) is ignored.
       settle <- function(value) {
         if (!identical(clones[[key]], x)) return(invisible())
         clones[[key]] <<- NULL
+        release(key)
         finish(i, value)
       }
       started <- now_seconds()
@@ -162,9 +180,11 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
       key <- as.character(i)
       if (is.null(clones[[key]])) return(FALSE)
       clones[[key]] <<- NULL
+      release(key)
       abandoned <<- TRUE
       TRUE
     },
+    release = function() for (key in names(removers)) release(key),
     # Each tool-call round adds an assistant turn to the request's chat.
     progress = function(i) {
       x <- clones[[as.character(i)]]

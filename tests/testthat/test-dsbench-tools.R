@@ -119,7 +119,10 @@ files_mode_task <- function(settings) {
 test_that("files mode: max_turns caps a model that always calls a tool; paid turns count", {
   server <- always_tool_server()
   tsk <- files_mode_task(request_settings(cache = FALSE, max_turns = 4, rpm = Inf))
-  suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  chat <- fake_chat(server)
+  suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE))
+  # the cap's callback is not left behind on the user's chat (ellmer's clones share them)
+  expect_equal(chat$.__enclos_env__$private$callback_on_tool_request$count(), 0)
   meta <- tsk$get_samples()$solver_metadata[[1]]
   expect_match(meta$error, "Stopped after 4 turns \\(setting `max_turns`\\)")
   expect_equal(server$count(), 4)  # not sent again: its turns were paid
