@@ -17,6 +17,14 @@
 #' kept and never asked for again. Models given by name only must already have their answers
 #' in the file. One model is enough here (battles need two, answers do not).
 #'
+#' An answer is reused only for the same request: beside `q_and_as.csv` (whose layout stays
+#' EloBench's), `q_and_as_sources.csv` records for each answer the package generated the
+#' identity of its request (`question_sha256, model, identity`: the response cache's key of
+#' the chat, see [generate_responses()], so provider, base URL, model, parameters, headers
+#' and system prompt). A chat whose identity differs (the same model name at another
+#' server, or with other parameters) gets its answers generated anew. Answers with no
+#' source row (EloBench's own file, or answers you put there) are reused as they are.
+#'
 #' @param questions Questions to answer.
 #' @param models A named list of chats (or `NULL` elements, or a character vector) as for
 #'   [arena_run()].
@@ -31,6 +39,8 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL) {
   path <- file.path(cache_dir, "q_and_as.csv")
   answers <- load_answers(path, unique(as.character(questions)), names(models))
   chats <- Filter(Negate(is.null), models)
+  identity <- vapply(chats, answer_identity, "")
+  answers <- without_other_sources(answers, identity, read_answer_sources(path))
   # Every model's missing answers in one pool: prompt i goes to chats[[chat_index[i]]] (with
   # `batch`, one provider batch per model).
   pending <- lapply(names(chats), function(name) {
@@ -40,25 +50,72 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL) {
   asked <- unlist(pending, use.names = FALSE) %||% character()
   if (length(asked)) {
     res <- run_requests(unname(chats), match(model, names(chats)), as.list(asked), settings,
-                        epoch = 1L, key_extra = "arena-answer-v1")
-    answers <- update_answers(path, answers, asked, model, res$result)
+                        epoch = 1L, key_extra = answer_key_extra)
+    answers <- update_answers(path, answers, asked, model, res$result, identity)
   }
   if (!file.exists(path)) answers <- update_answers(path, answers, character(), NULL, NULL)
   answers
 }
 
+answer_key_extra <- "arena-answer-v1"
+
+# The identity of a chat's answer requests (arena_identity()).
+answer_identity <- function(chat) arena_identity(chat, answer_key_extra)
+
+# `answers` with the answers of each chat's model that another request (another identity,
+# in `sources`) generated taken out (NA), so that they are asked for again.
+without_other_sources <- function(answers, identity, sources) {
+  if (!nrow(sources) || !length(identity)) return(answers)
+  hashes <- question_hash(answers$question)
+  for (m in names(identity)) {
+    mine <- sources[sources$model == m, ]
+    other <- mine$question_sha256[mine$identity != identity[[m]]]
+    answers[[m]][hashes %in% other] <- NA_character_
+  }
+  answers
+}
+
+question_hash <- function(question) {
+  vapply(enc2utf8(as.character(question)), digest::digest, "", algo = "sha256",
+         serialize = FALSE, USE.NAMES = FALSE)
+}
+
+answer_sources_path <- function(path) file.path(dirname(path), "q_and_as_sources.csv")
+
+read_answer_sources <- function(path) {
+  sources <- answer_sources_path(path)
+  empty <- tibble::tibble(question_sha256 = character(), model = character(),
+                          identity = character())
+  if (!file.exists(sources)) return(empty)
+  data <- read_arena_csv(sources, names(empty), "answer sources")
+  tibble::as_tibble(data[names(empty)])
+}
+
 # Under the file's lock: the answer cache as it is now (another process may have added
 # answers since it was read), with `results` (of `model`, one per question) for `questions`
-# merged in, written back and returned. A failure (NA) never replaces an answer.
-update_answers <- function(path, answers, questions, model, results) {
+# merged in, written back and returned; each new answer's request identity (`identity`, by
+# model) goes into the sources file. A failure (NA) never replaces an answer.
+update_answers <- function(path, answers, questions, model, results, identity = NULL) {
   with_file_lock(path, {
     merged <- load_answers(path, answers$question, setdiff(names(answers), "question"))
     at <- match(questions, merged$question)
     ok <- !is.na(results)
     for (m in unique(model)) merged[[m]][at[ok & model == m]] <- results[ok & model == m]
+    if (any(ok)) {
+      record_answer_sources(path, questions[ok], model[ok], identity[model[ok]])
+    }
     write_answers(merged, path)
-    merged
+    without_other_sources(merged, identity, read_answer_sources(path))
   })
+}
+
+record_answer_sources <- function(path, questions, model, identity) {
+  sources <- read_answer_sources(path)
+  new <- tibble::tibble(question_sha256 = question_hash(questions), model = model,
+                        identity = unname(identity))
+  key <- paste(sources$question_sha256, sources$model)
+  sources <- rbind(sources[!key %in% paste(new$question_sha256, new$model), ], new)
+  write_arena_csv(sources, answer_sources_path(path))
 }
 
 # The answer cache at `path` (empty when the file does not exist yet), with a row for every

@@ -1,5 +1,14 @@
-# Judging battles through the battle cache (battle_records.csv): keys by judge and prompt
-# version, atomic appends, and the judge's stored response.
+# Judging battles through the battle cache (battle_records.csv): keys by the judge's request
+# identity and prompt version, atomic appends, and the judge's stored response.
+#
+# A verdict is reused only for the same judge request: its identity is the response cache's
+# (request_identity(): provider, base URL, model, parameters, headers, system prompt),
+# hashed, and written into the record's `gpt_4_response` JSON (`judge_identity`, beside
+# `prompt_version`), so battle_records.csv keeps EloBench's columns. Another judge, another
+# server or other parameters never reuse a verdict. Records of EloBench itself (no
+# `prompt_version` tag: their response is the original's) are reused by judge model name,
+# as the original did, since a user copies them in on purpose; records this package wrote
+# before identities were recorded (a `prompt_version` but no `judge_identity`) are not.
 
 # Judge battles (a tibble from arena_battles()), using and extending the battle cache.
 judge_battles <- function(battles, chat, records = NULL, version = "231225",
@@ -27,10 +36,11 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
                                                      battles$answer_a, version)$user)
     req <- rbind(req, rev)
   }
-  key <- record_key(req$question, req$model_a, req$model_b, judger, version)
+  identity <- judge_identity(judge, version)
+  key <- record_key(req$question, req$model_a, req$model_b, judger, version, identity)
   store <- if (!is.null(records) && file.exists(records)) read_battle_cache(records) else
     empty_records()
-  store_key <- store_keys(store)
+  store_key <- store_keys(store, identity)
   usable <- !is.na(store$winner)
   hit <- match(key, store_key[usable])
   cached <- !is.na(hit)
@@ -48,14 +58,15 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   # so a killed run loses only those in flight; the battle file is written when it is done.
   if (length(todo)) {
     res <- generate_responses(judge, req$input[todo], settings, epoch = 1L,
-                              key_extra = paste0("arena-judge-", version))
+                              key_extra = judge_key_extra(version))
     verdict <- arena_parse_verdict(res$result)
     now <- format(Sys.time(), "%Y-%m-%d %H:%M:%OS6")
     new <- tibble::tibble(
       model_a = req$model_a[todo], model_b = req$model_b[todo], winner = verdict$winner,
       judger = judger, tstamp = now, question = req$question[todo],
       answer_a = req$answer_a[todo], answer_b = req$answer_b[todo],
-      gpt_4_response = response_json(res, version), gpt_4_score = verdict$gpt_4_score,
+      gpt_4_response = response_json(res, version, identity),
+      gpt_4_score = verdict$gpt_4_score,
       is_valid = !is.na(res$result)
     )
     for (j in seq_along(todo)) {
@@ -66,9 +77,11 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       usage[todo[[j]], c("input_tokens", "output_tokens", "cost")] <-
         res[j, c("input_tokens", "output_tokens", "cost")]
     }
-    if (write_records) store <- update_battle_cache(records, new)
+    if (write_records) store <- update_battle_cache(records, new, identity)
   }
-  if (write_records && !file.exists(records)) store <- update_battle_cache(records, new = NULL)
+  if (write_records && !file.exists(records)) {
+    store <- update_battle_cache(records, new = NULL, identity)
+  }
   text <- vapply(rec$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   ab <- seq_len(n)
   winner_ab <- rec$winner[ab]
@@ -97,13 +110,39 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   )
 }
 
-record_key <- function(question, model_a, model_b, judger, version) {
-  paste(question, model_a, model_b, judger, version, sep = "\r")
+record_key <- function(question, model_a, model_b, judger, version, identity) {
+  paste(question, model_a, model_b, judger, version, identity, sep = "\r")
 }
 
-store_keys <- function(records) {
+judge_key_extra <- function(version) paste0("arena-judge-", version)
+
+judge_identity <- function(judge, version) arena_identity(judge, judge_key_extra(version))
+
+# The hashed request identity of a (configured) chat: the response cache's, so it names no
+# credential and fits a CSV cell. An offline baseline chat is known by its name and
+# settings (each has an address of its own, which would make every one new), as the arena
+# caches knew every judge before.
+arena_identity <- function(chat, key_extra) {
+  identity <- request_identity(chat, key_extra)
+  if (inherits(chat, "BaselineChat")) identity$provider$base_url <- NULL
+  cache_key(identity)
+}
+
+# Keys of recorded verdicts, for a judge of identity `identity`: a record's own identity;
+# EloBench's records (untagged) count as this judge's when its model name matches.
+store_keys <- function(records, identity) {
+  response <- records$gpt_4_response
+  recorded <- record_identity(response)
+  original <- is.na(recorded) & !grepl('"prompt_version"', as.character(response), fixed = TRUE)
+  recorded[original] <- identity
   record_key(records$question, records$model_a, records$model_b, records$judger,
-             record_version(records$gpt_4_response))
+             record_version(response), recorded)
+}
+
+record_identity <- function(response) {
+  tagged <- regmatches(as.character(response),
+                       regexec('"judge_identity":\\s*"([0-9a-f]+)"', as.character(response)))
+  vapply(tagged, function(m) if (length(m) == 2) m[[2]] else NA_character_, "")
 }
 
 # The judge prompt version of recorded verdicts: written into gpt_4_response here; for the
@@ -131,10 +170,10 @@ empty_records <- function() {
 
 # Under the file's lock: the battle cache as it is now (another run on the same folder may
 # have added verdicts since it was read) with `new` merged in, written back and returned.
-update_battle_cache <- function(path, new) {
+update_battle_cache <- function(path, new, identity) {
   with_file_lock(path, {
     store <- if (file.exists(path)) read_battle_cache(path) else empty_records()
-    if (!is.null(new)) store <- merge_battle_records(store, new)
+    if (!is.null(new)) store <- merge_battle_records(store, new, identity)
     write_battle_cache(store, path)
     store
   })
@@ -142,9 +181,9 @@ update_battle_cache <- function(path, new) {
 
 # A failed verdict is replaced when the battle is judged again; a verdict already recorded
 # (by this run or another) is kept, and the same battle is never recorded twice.
-merge_battle_records <- function(store, new) {
-  store_key <- store_keys(store)
-  new_key <- store_keys(new)
+merge_battle_records <- function(store, new, identity) {
+  store_key <- store_keys(store, identity)
+  new_key <- store_keys(new, identity)
   rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
         new[!(new_key %in% store_key[!is.na(store$winner)]) & !duplicated(new_key), ])
 }
@@ -157,12 +196,13 @@ write_battle_cache <- function(records, path) {
   write_arena_csv(records[battle_record_columns], path)
 }
 
-response_json <- function(res, version) {
+response_json <- function(res, version, identity) {
   vapply(seq_len(nrow(res)), function(i) {
     as.character(jsonlite::toJSON(list(
       is_valid = !is.na(res$result[[i]]),
       response = res$result[[i]] %|NA|% "",
       prompt_version = version,
+      judge_identity = identity,
       usage = list(completion_tokens = res$output_tokens[[i]],
                    prompt_tokens = res$input_tokens[[i]]),
       error = res$error[[i]]

@@ -8,8 +8,12 @@
 #' `data/<dataset>/questions.csv`, and writes:
 #'
 #' * `tempcache/<dataset>/<judge setting>/`: the caches reusable across experiments,
-#'   `q_and_as.csv` (answers) and `battle_records.csv` (verdicts). The judge setting is the
-#'   judge's model and the prompt version, so another judge never reuses these verdicts. A new
+#'   `q_and_as.csv` (answers, with `q_and_as_sources.csv`) and `battle_records.csv`
+#'   (verdicts). The judge setting is the judge's model and the prompt version (a portable
+#'   folder name: other characters become `-`, and a long model id ends in a short hash). A
+#'   verdict or an answer is reused only for the same request, by the response cache's
+#'   identity (provider, base URL, model, parameters, headers, system prompt): a judge of
+#'   the same model name at another server, or with other parameters, judges again. A new
 #'   setting starts from the answers in `tempcache/<dataset>/q_and_as.csv` when that file
 #'   exists (the original's layout), so answers made by the original are reused; to reuse an
 #'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
@@ -59,7 +63,8 @@
 #'   file is missing and `dataset` is a pinned EloBench version (`"rwq"`, `"rwq_200"`,
 #'   `"quora_100"`, see [benchmark_versions()]), the real `questions.csv` is downloaded once
 #'   (verified, cached) and copied there.
-#' @param experiment Name of the results folder.
+#' @param experiment Name of the results folder (at most 200 bytes; checked, with
+#'   `dataset`, before anything is sent).
 #' @param models A named list of ellmer chats (their answers are generated) and/or names
 #'   whose answers are already in `q_and_as.csv` (a character vector, or `NULL` elements).
 #'   Names are unique; `question` (the answer cache's question column) and names with a
@@ -132,7 +137,8 @@ arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
   model_names <- names(models)
 
   questions <- arena_read_questions(file.path(dir, "data", dataset, "questions.csv"))
-  setting <- paste0(slug(judge$get_model()), "_", version)
+  # A folder name made from the judge's model: portable and short, whatever the model id.
+  setting <- portable_file_name(c(judge$get_model(), version))
   cache_folder <- file.path(dir, "tempcache", dataset, setting)
   results <- file.path(dir, "results", experiment)
   paths <- list(
@@ -426,16 +432,21 @@ warn_short_pairs <- function(records, models, n, stopped, max_rounds) {
   )
 }
 
-slug <- function(x) {
-  out <- gsub("[^A-Za-z0-9._-]+", "-", x)
-  out <- gsub("^[.-]+", "", out)
-  if (!nzchar(out)) "judge" else out
-}
-
-check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
+# A folder name the user gives (`dataset`, `experiment`): checked before anything is paid,
+# so a run never fails at its end writing a file it can't name. Besides no path separator,
+# it must fit a file name (at most `max_bytes` bytes, no control character), with room left
+# for the names the package makes from it (the log's: "arena-<experiment>").
+check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env(),
+                            max_bytes = 200L) {
   check_string(x, arg = arg, call = call)
   if (!nzchar(x) || grepl("[/\\\\]", x) || x %in% c(".", "..") || grepl("^~", x)) {
     abort_pb("{.arg {arg}} must be a plain folder name inside {.arg dir}, not {.val {x}}.",
+             "path", call = call)
+  }
+  if (nchar(x, type = "bytes") > max_bytes || grepl("[[:cntrl:]]", x)) {
+    abort_pb(c("{.arg {arg}} must be a folder name of at most {max_bytes} bytes without
+                control characters.",
+               i = "It has {nchar(x, type = 'bytes')} bytes; nothing was sent."),
              "path", call = call)
   }
   invisible(x)

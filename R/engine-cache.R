@@ -35,6 +35,9 @@
 #'   you delete those folders yourself.
 #' * **A bad entry is a miss.** An entry that can't be read, or was written by another
 #'   layout version, is sent again and rewritten, with one warning per call naming a file.
+#'   An entry that holds no answer (a turn without content) is a miss too. A failed
+#'   request (an HTTP error, a 200 whose body is an error object or has no answer) is
+#'   never cached.
 #' * **Nothing paid is lost.** Each answer is written the moment it arrives, atomically (a
 #'   temporary file renamed into place), so a run that is killed leaves only whole entries
 #'   and the rerun sends only what is missing. Two processes may use one cache at the same
@@ -147,7 +150,7 @@ cache_get_many <- function(dir, keys) {
       path <- cache_path(d, key)
       if (!file.exists(path)) next
       value <- read_cache_entry(path, key)
-      if (!inherits(value, "cache_miss")) return(value)
+      if (!inherits(value, "cache_miss")) return(if (holds_answer(value)) value)
       bad <<- c(bad, path)
     }
     NULL
@@ -163,6 +166,18 @@ cache_get_many <- function(dir, keys) {
 }
 
 cache_get <- function(dir, key) cache_get_many(dir, key)[[1]]
+
+# An entry whose answer turn has no content at all is no answer (a 200 that held none,
+# cached by a version before such a 200 was an error): a miss, sent again. Records checked
+# to be answers say so (`answered`), so an empty answer `""` (a turn without contents too)
+# stays a hit.
+holds_answer <- function(value) {
+  if (!is.list(value)) return(FALSE)
+  if (is.list(value$turn)) {
+    return(isTRUE(value$answered) || length(value$turn$props$contents) > 0)
+  }
+  TRUE
+}
 
 read_cache_entry <- function(path, key) {
   entry <- tryCatch(readRDS(path), error = function(e) NULL)

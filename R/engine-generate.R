@@ -20,8 +20,8 @@
 #'   resumes where it stopped. See [cache_dir()]; `cache = FALSE` turns it off. Offline
 #'   [baseline_chat()]s are never cached: they cost nothing, and two of them may share a name.
 #' * **Failure isolation.** A request that fails leaves every other answer in place; the
-#'   failed prompt gets `NA` and its error message. Transient failures (HTTP 429, 5xx,
-#'   timeouts, dropped connections) go back into the pool and are sent again after the
+#'   failed prompt gets `NA` and its error message. Transient failures (HTTP 408, 409,
+#'   425, 429, 5xx, timeouts, dropped or reset connections) go back into the pool and are sent again after the
 #'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
 #'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
 #'   after ... tries"), never retried endlessly.
@@ -30,8 +30,11 @@
 #'   own request timeout) is cancelled
 #'   by the pool and counts as a transient failure (retried up to `max_tries`), on the fast
 #'   path and on ellmer's `$chat_async()` path alike, so a server that accepts a connection
-#'   and never answers cannot hang a run. With tools, each tool-call round gets a new
-#'   deadline.
+#'   and never answers cannot hang a run. With tools, the deadline covers every tool-call
+#'   round of the request, and at most `max_turns` turns are paid: past either, the request
+#'   fails with its own error (`predictivebench_error_sample_deadline`,
+#'   `predictivebench_error_max_turns`), is not sent again, and the turns it was paid for
+#'   count in its tokens and cost.
 #' * **No redirects.** A provider answering 30x gets an error naming where it pointed, and
 #'   the redirect is not followed, to another host or the same one: following it would send
 #'   the API key (and, on a 307/308, the prompt) wherever it points, and an API answering
@@ -41,7 +44,15 @@
 #'   the provider's explanation (the `message` of an OpenAI, Anthropic or Gemini error
 #'   body, or a plain-text body), e.g.
 #'   `HTTP 400 Bad Request: Invalid model (invalid_request_error)`.
-#' * **A refused key stops the run.** At the first HTTP 401 or 403 nothing more is sent:
+#' * **An error is never an answer.** A 200 whose body is an error object (as OpenRouter
+#'   sends for errors met while generating), an empty `choices` list or an answer with no
+#'   content at all is a failed request: retried when transient, never cached. A cached
+#'   entry that holds no answer is sent again.
+#' * **A refusal is not a refused key.** A 400 or 403 whose body flags the prompt's content
+#'   (OpenRouter's moderation 403, Azure's `content_filter`, a safety or policy code) is
+#'   that prompt's error (class `predictivebench_error_refusal`), and the run goes on.
+#' * **A refused key stops the run.** At the first HTTP 401, or 403 that is not a content
+#'   refusal, nothing more is sent:
 #'   the requests already in flight (at most `max_active`) are awaited, their answers
 #'   cached, and the call ends with one error of class `predictivebench_error_auth` naming
 #'   the provider and its address, rather than failing every prompt one by one.
@@ -142,12 +153,14 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   state$records <- cache_get_many(dir, keys)
   state$records[local] <- list(NULL)  # (a baseline among real chats: see `offline`)
   state$errors <- rep(NA_character_, n)
+  state$paid <- vector("list", n)  # usage of failed requests that were paid (tool rounds)
   cached <- !vapply(state$records, is.null, TRUE)
   # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
-  # killed loses only the requests in flight.
+  # killed loses only the requests in flight. A failure is never cached.
   keep <- function(i, value) {
     if (inherits(value, "error")) {
       state$errors[[i]] <- conditionMessage(value)
+      state$paid[[i]] <- error_usage(value)
     } else {
       state$records[[i]] <- value
       if (!local[[i]]) cache_set(dir, keys[[i]], value)
@@ -175,8 +188,32 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
               cached = !is.null(dir))
   }
-  responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
-                   keep_json)
+  out <- responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
+                          keep_json)
+  with_paid_failures(out, state$paid)
+}
+
+# A failed request's paid rounds (a sample past its deadline or turn cap, with tool rounds
+# answered before) count in its usage: tokens, cost.
+with_paid_failures <- function(out, paid) {
+  for (i in which(!vapply(paid, is.null, TRUE))) {
+    tokens <- paid[[i]]$tokens
+    out$input_tokens[[i]] <- as.double(tokens[[1]])
+    out$output_tokens[[i]] <- as.double(tokens[[2]])
+    out$cost[[i]] <- as.double(paid[[i]]$cost)
+  }
+  out
+}
+
+# `error` carrying the usage (request_usage()) of the rounds its request was paid for.
+with_usage <- function(error, usage) {
+  if (!is.null(usage) && length(usage$tokens) >= 2) error$usage <- usage
+  error
+}
+
+error_usage <- function(error) {
+  usage <- error$usage %||% error$parent$usage
+  if (is.list(usage) && length(usage$tokens) >= 2) usage else NULL
 }
 
 log_fast_path_usage <- function(chats, chat_index, rows, records) {
@@ -210,7 +247,7 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
   }
   with_warnings_once({
     transport <- request_transport(chats, chat_index, prompts, keep_json, max_active,
-                                   deadline)
+                                   deadline, settings$max_turns)
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = settings$max_tries, backoff = settings$backoff,
@@ -399,7 +436,9 @@ record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cos
     input_tokens = tokens[[1]],
     output_tokens = tokens[[2]],
     cost = cost,
-    seconds = seconds
+    seconds = seconds,
+    # checked to be an answer (answer_problem()), even when empty: see holds_answer()
+    answered = TRUE
   )
 }
 

@@ -6,9 +6,11 @@
 #   the others (there are no rounds or chunks).
 # * At most `rpm` requests start per minute: a token bucket holding up to `max_active`
 #   starts, refilled at `rpm / 60` per second.
-# * Every request has a deadline (`deadline` seconds; with tools, per round), enforced here,
-#   whatever the transport does: past it, the request is cancelled and fails with a
-#   `predictivebench_error_deadline`, which counts as transient.
+# * Every request has one deadline (`deadline` seconds, all its tool-call rounds included),
+#   enforced here, whatever the transport does: past it, the request is cancelled and fails
+#   with a `predictivebench_error_deadline`, which counts as transient; a request that had
+#   already been paid for tool-call rounds fails with `predictivebench_error_sample_deadline`
+#   instead, carrying their usage, and is not sent again (that would pay them again).
 # * A transient failure (HTTP 429 or 5xx, a deadline, a dropped connection) goes back into
 #   the queue, to be sent again after `retry-after` or `backoff * 2^(k - 1)` seconds (k-th
 #   retry) while the other requests go on; after `max_tries` attempts it is delivered as
@@ -25,7 +27,6 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
   tries <- integer(size)
   started <- rep(NA_real_, size)  # of the attempt in flight; NA when none
   live <- integer()  # the requests in flight (at most max_active: cheap to scan per turn)
-  progress <- rep(NA_real_, size)
   sent <- 0L
   active <- 0L
   capacity <- min(rpm, max_active)
@@ -34,8 +35,11 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
   fatal <- NULL
   halt <- NULL
   on.exit(transport$close(), add = TRUE)
-  # (a transport whose requests have no rounds has no `progress`)
-  progress_of <- function(i) as.double(transport$progress(i))
+  # Tool-call rounds request i was paid for in its attempt in flight (a transport whose
+  # requests have no rounds has no `progress`).
+  rounds_of <- function(i) {
+    if (is.null(transport$progress)) 0 else as.double(transport$progress(i))
+  }
 
   finish <- function(i, value) {
     if (is.na(started[[i]])) return(invisible())  # cancelled at its deadline
@@ -56,26 +60,15 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     tryCatch(deliver(i, value), error = function(e) fatal <<- e)
   }
 
-  # Requests past their deadline are cancelled and fail. A request that made progress (a
-  # tool-call round) gets a new deadline from when that was seen: progress is looked at
-  # every `poll_every` seconds (not at every answer, which would cost the fast path CPU at
-  # 50 in flight), so a stall after a round ends at most that much past its deadline.
-  poll_every <- min(1, deadline / 4)
-  polled <- -Inf
+  # Requests past their deadline are cancelled and fail. The deadline runs from the
+  # attempt's start, whatever it does meanwhile: tool-call rounds do not renew it.
   enforce_deadlines <- function(now) {
-    if (!is.null(transport$progress) && now - polled >= poll_every) {
-      polled <<- now
-      for (i in live) {
-        p <- progress_of(i)
-        if (!identical(p, progress[[i]])) {
-          progress[[i]] <<- p
-          started[[i]] <<- now
-        }
-      }
-    }
     for (i in live[now - started[live] >= deadline]) {
+      rounds <- rounds_of(i)
+      usage <- if (rounds > 0 && !is.null(transport$usage)) transport$usage(i)
       transport$cancel(i)
-      finish(i, deadline_error(deadline))
+      finish(i, if (rounds > 0) sample_deadline_error(deadline, rounds, usage) else
+        deadline_error(deadline))
     }
   }
 
@@ -100,9 +93,6 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       started[[i]] <- now
       live <- c(live, i)
       transport$start(i, finish)
-      if (!is.na(started[[i]]) && !is.null(transport$progress)) {
-        progress[[i]] <- progress_of(i)
-      }
     }
     if (!is.null(halt) && active == 0L) break
     # Wait for an answer, or (with a free slot) for the next retry or rpm token, whichever
@@ -164,10 +154,22 @@ error_retry_after <- function(e) {
   NULL
 }
 
+# Transient, as the official OpenAI and Anthropic SDKs retry: 408 (request timeout), 409
+# (conflict: both SDKs retry it, Anthropic documents `conflict_error` as retryable), 425
+# (too early), 429, every 5xx (Anthropic's 529 overloaded too), timeouts and dropped or
+# reset connections; and a 200 that held no answer unless it says why not for good
+# (no_answer_error()). A sample past its own deadline or turn cap is not retried: its
+# rounds were paid, and another attempt would pay them again.
+transient_statuses <- c(408L, 409L, 425L, 429L)
+
 is_transient_error <- function(e) {
-  if (inherits(e, "predictivebench_gave_up")) return(FALSE)
+  if (inherits(e, c("predictivebench_gave_up", "predictivebench_error_sample_deadline",
+                    "predictivebench_error_max_turns"))) {
+    return(FALSE)
+  }
+  if (inherits(e, "predictivebench_error_no_answer")) return(isTRUE(e$transient))
   status <- error_status(e)
-  if (!is.na(status)) return(status == 429 || status >= 500)
+  if (!is.na(status)) return(status %in% transient_statuses || status >= 500)
   inherits(e, c("httr2_failure", "curl_error", "httr2_timeout",
                 "predictivebench_connection_error", "predictivebench_error_deadline")) ||
     grepl("timeout|timed out|connect|reset", conditionMessage(e), ignore.case = TRUE)

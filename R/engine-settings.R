@@ -12,12 +12,20 @@
 #' @param rpm Requests started per minute at most. The default, 500, suits hosted
 #'   providers; when it, rather than the server, sets the pace of most of a run (a local
 #'   server such as vLLM or a mock), a message says so once per session. `Inf` for none.
-#' @param max_tries Attempts per request, the first included. Transient failures (HTTP 429,
-#'   5xx, timeouts, dropped connections) are retried; others are not.
+#' @param max_tries Attempts per request, the first included. Transient failures (HTTP 408,
+#'   409, 425, 429, 5xx, timeouts, dropped or reset connections, a 200 without an answer)
+#'   are retried; others are not.
 #' @param backoff Seconds before the first retry (doubling with each retry), unless the
 #'   provider says when to retry (`retry-after`).
 #' @param timeout Seconds a request may take before the pool cancels it (a transient
-#'   failure). `NULL` uses ellmer's own `getOption("ellmer_timeout_s", 300)`.
+#'   failure). `NULL` uses ellmer's own `getOption("ellmer_timeout_s", 300)`. With tools
+#'   (DSBench's `mode = "files"`) it is the sample's one deadline, over all its tool-call
+#'   rounds: past it the sample fails (`predictivebench_error_sample_deadline`) and is not
+#'   sent again, its paid rounds counted in its usage.
+#' @param max_turns With tools: the most turns (requests to the provider, one per
+#'   tool-call round) one sample may take. The default, 20, is ample for reading a few
+#'   workbooks and stops a model that calls tools forever; past it the sample fails
+#'   (`predictivebench_error_max_turns`), its paid turns counted in its usage.
 #' @param cache `TRUE` (the default directory, see [cache_dir()]), `FALSE` (no cache) or a
 #'   directory.
 #' @param batch `TRUE` sends the requests not in the cache as one provider batch (half the
@@ -33,7 +41,7 @@
 #' @examples
 #' request_settings(max_active = 50, rpm = Inf)
 request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff = 1,
-                             timeout = NULL, cache = TRUE,
+                             timeout = NULL, max_turns = 20L, cache = TRUE,
                              batch = getOption("predictivebench.batch", FALSE),
                              wait = TRUE) {
   check_count(max_active)
@@ -45,12 +53,14 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
     abort_pb("{.arg timeout} must be a positive number of seconds, not {timeout}.",
              "argument")
   }
+  check_count(max_turns)
   check_cache_arg(cache)
   check_flag(batch)
   check_flag(wait)
   structure(
     list(max_active = max_active, rpm = rpm, max_tries = max_tries, backoff = backoff,
-         timeout = timeout, cache = cache, batch = batch, wait = wait),
+         timeout = timeout, max_turns = max_turns, cache = cache, batch = batch,
+         wait = wait),
     class = "predictivebench_settings"
   )
 }

@@ -28,6 +28,28 @@ deadline_error <- function(seconds) {
   ))
 }
 
+# A sample with tool-call rounds past its one deadline: its rounds were paid (`usage`,
+# counted in its usage), and it is not sent again.
+sample_deadline_error <- function(seconds, rounds, usage = NULL) {
+  structure(class = c("predictivebench_error_sample_deadline", "error", "condition"), list(
+    message = paste0("Timed out: the sample took longer than its deadline of ",
+                     format(seconds), " s (setting `timeout`) over ", rounds,
+                     " tool-call round", if (rounds != 1) "s", "; it was stopped and is ",
+                     "not sent again (its rounds were paid and are counted)."),
+    call = NULL, deadline = seconds, rounds = rounds, usage = usage
+  ))
+}
+
+# A sample whose model asked for tools after `max_turns` paid turns.
+max_turns_error <- function(max_turns, usage = NULL) {
+  structure(class = c("predictivebench_error_max_turns", "error", "condition"), list(
+    message = paste0("Stopped after ", max_turns, " turn", if (max_turns != 1) "s",
+                     " (setting `max_turns`): the model was still calling tools. Its turns ",
+                     "were paid and are counted; raise `max_turns` to allow more."),
+    call = NULL, max_turns = max_turns, usage = usage
+  ))
+}
+
 connection_error <- function(message, deadline = request_deadline()) {
   if (grepl("Timeout was reached|timed out", message, ignore.case = TRUE)) {
     return(deadline_error(deadline))
@@ -42,10 +64,14 @@ http_error <- function(resp) {
   head <- paste0("HTTP ", status, " ", httr2::resp_status_desc(resp) %|NA|% "")
   if (status < 400) return(redirect_error(resp, trimws(head)))
   said <- provider_error_text(resp)
+  flagged <- status %in% c(400L, 403L) && content_flagged(error_body_json(resp))
   structure(
-    class = c(paste0("httr2_http_", status), "httr2_http", "httr2_error", "error", "condition"),
-    list(message = paste0(trimws(head), if (length(said)) paste0(": ", said) else "."),
-         call = NULL, status = status, resp = resp, provider_message = said)
+    class = c(if (flagged) "predictivebench_error_refusal", paste0("httr2_http_", status),
+              "httr2_http", "httr2_error", "error", "condition"),
+    list(message = paste0(trimws(head), if (length(said)) paste0(": ", said) else ".",
+                          if (flagged) " (the provider refused this prompt's content)"),
+         call = NULL, status = status, resp = resp, provider_message = said,
+         content_flagged = flagged)
   )
 }
 
@@ -99,7 +125,54 @@ request_error <- function(e) {
   e
 }
 
-is_auth_error <- function(e) isTRUE(error_status(e) %in% c(401L, 403L))
+# A refusal of the credentials stops the run; a refusal of one prompt's content is that
+# sample's error and the run goes on. The rule, from the providers' documented bodies:
+# * 401 is always the credentials (OpenAI, Anthropic `authentication_error`, OpenRouter
+#   "Invalid credentials": https://openrouter.ai/docs/api/reference/errors-and-debugging).
+# * 403 is the credentials or their permissions (Anthropic `permission_error`, Gemini
+#   `PERMISSION_DENIED`, OpenAI's unsupported region), unless the body flags the content:
+#   OpenRouter's moderation 403 ("your input was flagged", with `error.metadata.reasons`
+#   and `flagged_input`, same page), or a content-filter / safety / policy code.
+# * 400 that flags content (Azure OpenAI's content filter, `"code": "content_filter"` with
+#   `innererror.code = "ResponsibleAIPolicyViolation"`: Azure OpenAI "Content filtering"
+#   docs) was never an auth failure; it is classed `predictivebench_error_refusal` too.
+is_auth_error <- function(e) {
+  status <- error_status(e)
+  if (isTRUE(status == 401L)) return(TRUE)
+  isTRUE(status == 403L) && !isTRUE(e$content_flagged)
+}
+
+# Whether an error body says the provider refused this prompt's (or answer's) content. A
+# body whose type names the credentials (authentication_error, permission_error,
+# PERMISSION_DENIED, invalid_api_key) never counts as a content flag.
+content_flagged <- function(json) {
+  if (!is.list(json)) return(FALSE)
+  if (is.null(names(json)) && length(json) && is.list(json[[1]])) json <- json[[1]]
+  error <- json$error
+  if (!is.list(error)) error <- json
+  codes <- unlist(list(error$type, error$code, error$status, error$innererror$code,
+                       error$param), use.names = FALSE)
+  codes <- as.character(codes[vapply(codes, rlang::is_scalar_atomic, TRUE)])
+  auth <- "authentication|permission|unauthori[sz]ed|invalid_api_key|api_key|credential"
+  if (any(grepl(auth, codes, ignore.case = TRUE))) return(FALSE)
+  metadata <- error$metadata
+  if (is.list(metadata) && any(c("reasons", "flagged_input") %in% names(metadata))) {
+    return(TRUE)
+  }
+  flag <- "content_filter|content_policy|moderation|safety|policy_violation|flagged|ResponsibleAI"
+  if (any(grepl(flag, codes, ignore.case = TRUE))) return(TRUE)
+  message <- error$message
+  rlang::is_string(message) &&
+    grepl("flagged|moderation|content (management |filtering )?polic|content filter|safety",
+          message, ignore.case = TRUE)
+}
+
+# The body of an error response as JSON, or NULL.
+error_body_json <- function(resp) {
+  text <- tryCatch(httr2::resp_body_string(resp, encoding = "UTF-8"), error = function(e) "")
+  if (!nzchar(text)) return(NULL)
+  tryCatch(jsonlite::parse_json(text), error = function(e) NULL)
+}
 
 # The one error a run ends with when the provider refuses its credentials (request_pool()
 # stopped sending at the first 401/403). `label` names the provider and its address.
@@ -113,4 +186,80 @@ abort_auth <- function(halt, label, cached, call = rlang::caller_env()) {
       i = "Check the API key (and its permissions for this model), then run again."),
     "auth", status = error_status(halt$error), provider = label, parent = NULL, call = call
   )
+}
+
+# A 200 that is not an answer is a failed request, never cached (R/engine-generate.R keeps
+# only records): a body that is an error object (OpenRouter documents errors met while the
+# model generates as HTTP 200 with `{"error": {"code": , "message": }}`:
+# https://openrouter.ai/docs/api/reference/errors-and-debugging), an empty `choices` list,
+# or an answer with no content at all. It is retried (transient) unless it says the
+# failure is for good: an error code that is not transient, or content the provider filtered
+# (Azure's `finish_reason: "content_filter"`, Anthropic's `stop_reason: "refusal"`).
+no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALSE) {
+  structure(
+    class = c(if (flagged) "predictivebench_error_refusal", "predictivebench_error_no_answer",
+              "error", "condition"),
+    list(message = paste0("HTTP 200 without an answer: ", problem,
+                          if (flagged) " (the provider refused this prompt's content)"),
+         call = NULL, code = code, transient = transient && !flagged,
+         content_flagged = flagged)
+  )
+}
+
+# Why a parsed 200 response body (`json`) and the turn read from it hold no answer, as a
+# no_answer_error(); NULL when they hold one. `turn` may be NULL (before ellmer reads it).
+answer_problem <- function(json, turn = NULL) {
+  if (is.list(json) && !is.null(names(json))) {
+    error <- json$error
+    answered <- !is.null(json$choices) || !is.null(json$output) || !is.null(json$content)
+    if (!is.null(error) && !answered) {
+      said <- if (is.list(error)) error$message %||% "" else as.character(error)[[1]]
+      code <- if (is.list(error)) suppressWarnings(as.integer(error$code %||% NA)) else NA
+      code <- code[1] %|NA|% NA_integer_
+      transient <- is.na(code) || code %in% transient_statuses || code >= 500
+      return(no_answer_error(paste0("the body is an error object",
+                                    if (!is.na(code)) paste0(" (code ", code, ")"),
+                                    if (nzchar(said)) paste0(": ", truncate_text(said, 300))),
+                             code, transient, content_flagged(json)))
+    }
+    if ("choices" %in% names(json) && !length(json$choices)) {
+      return(no_answer_error("the list of choices is empty"))
+    }
+  }
+  # (ellmer drops an empty text, so a real empty answer `""` also reads as a turn without
+  # contents: the body tells them apart)
+  if (!is.null(turn) && !length(turn@contents) && body_without_content(json)) {
+    reason <- filter_reason(json)
+    return(no_answer_error(paste0("the answer has no content",
+                                  if (!is.na(reason)) paste0(" (", reason, ")")),
+                           flagged = !is.na(reason)))
+  }
+  NULL
+}
+
+# Whether a response body holds no content at all: a chat-completions message whose
+# `content` is null with no tool call, an Anthropic message with an empty `content`, a
+# Responses API reply with an empty `output`. An empty string is content (an empty answer).
+body_without_content <- function(json) {
+  if (!is.list(json) || is.null(names(json))) return(FALSE)
+  if (length(json$choices)) {
+    message <- json$choices[[1]]$message
+    return(is.list(message) && is.null(message$content) && !length(message$tool_calls))
+  }
+  if (identical(json$type, "message")) return(!length(json$content))
+  if ("output" %in% names(json)) return(!length(json$output))
+  FALSE
+}
+
+# Why a provider gave no content for good: "finish_reason: content_filter" (OpenAI, Azure),
+# OpenAI's `refusal` message, "stop_reason: refusal" (Anthropic); NA for any other.
+filter_reason <- function(json) {
+  if (!is.list(json)) return(NA_character_)
+  first <- tryCatch(json$choices[[1]], error = function(e) NULL)
+  if (identical(first$finish_reason, "content_filter")) return("finish_reason: content_filter")
+  if (rlang::is_string(first$message$refusal)) {
+    return(paste("refusal:", truncate_text(first$message$refusal, 200)))
+  }
+  if (identical(json$stop_reason, "refusal")) return("stop_reason: refusal")
+  NA_character_
 }

@@ -20,9 +20,10 @@
 # error carries the provider's own explanation (http_error()).
 
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
-                              deadline = request_deadline()) {
+                              deadline = request_deadline(), max_turns = 20L) {
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
-  senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline)
+  senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline,
+                    max_turns = max_turns)
   active <- c(curl = 0L, later = 0L)
   kind_of <- function(i) senders[[chat_index[[i]]]]$kind
   # ellmer's requests go to curl's default pool, which httr2 drives: whatever this run added
@@ -55,8 +56,11 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
     progress = if (any(vapply(senders, function(s) s$kind == "later", TRUE))) {
       function(i) senders[[chat_index[[i]]]]$progress(i)
     },
+    # What request i's rounds so far cost (request_usage()), NULL for none.
+    usage = function(i) senders[[chat_index[[i]]]]$usage(i),
     label = function(i) chat_label(chats[[chat_index[[i]]]]),
     close = function() {
+      for (sender in senders) if (!is.null(sender$release)) sender$release()
       for (handle in curl::multi_list(pool)) curl::multi_cancel(handle)
       if (active[["later"]] > 0L || any(vapply(senders, function(s) s$abandoned(), TRUE))) {
         for (handle in curl::multi_list()) {
@@ -88,9 +92,9 @@ chat_label <- function(chat) {
   paste(provider@name, "at", url)
 }
 
-chat_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
+chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), max_turns = 20L) {
   if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json, deadline))
-  later_sender(chat, keep_json)
+  later_sender(chat, keep_json, max_turns)
 }
 
 # The fast path: providers whose request is one JSON POST with fixed headers, checked side
@@ -109,20 +113,50 @@ uses_fast_path <- function(chat) {
     !length(chat$get_tools()) && ellmer_fast_path_available()
 }
 
-later_sender <- function(chat, keep_json) {
+# With tools, each tool-call round is one more paid turn: at most `max_turns` per request.
+# When the model asks for a tool after that many, the tool is not run and the request fails
+# with max_turns_error() carrying what its turns cost.
+# ellmer's clones share their callbacks (with each other and the chat they came from), so
+# each request's callback acts only on its own tool requests and is removed when the
+# request ends, is cancelled, or the transport closes: none is left on the user's chat.
+later_sender <- function(chat, keep_json, max_turns = 20L) {
   n_before <- length(chat$get_turns(include_system_prompt = TRUE))
   clones <- list()  # by request, while in flight
+  removers <- list()  # of each request's tool-request callback, while in flight
   abandoned <- FALSE
+  release <- function(key) {
+    remove <- removers[[key]]
+    removers[[key]] <<- NULL
+    if (is.function(remove)) remove()
+  }
+  own_request <- function(x, request) {
+    last <- x$last_turn()
+    ids <- if (is.null(last)) character() else vapply(Filter(function(c) {
+      S7::S7_inherits(c, ellmer::ContentToolRequest)
+    }, last@contents), function(c) c@id, "")
+    request@id %in% ids
+  }
+  turns_of <- function(x) {
+    new <- x$get_turns(include_system_prompt = TRUE)
+    new <- new[setdiff(seq_along(new), seq_len(n_before))]
+    sum(vapply(new, function(t) identical(t@role, "assistant"), TRUE))
+  }
   list(
     kind = "later",
     start = function(i, prompt, finish) {
       x <- chat_without_redirects(chat$clone())  # R/engine-compat-ellmer.R
       key <- as.character(i)
+      removers[[key]] <<- x$on_tool_request(function(request) {
+        if (own_request(x, request) && turns_of(x) >= max_turns) {
+          stop(max_turns_error(max_turns, request_usage(x, n_before)))
+        }
+      })
       clones[[key]] <<- x
       # A settled promise of an attempt that was cancelled (past its deadline) is ignored.
       settle <- function(value) {
         if (!identical(clones[[key]], x)) return(invisible())
         clones[[key]] <<- NULL
+        release(key)
         finish(i, value)
       }
       started <- now_seconds()
@@ -135,6 +169,8 @@ later_sender <- function(chat, keep_json) {
         turn <- x$last_turn()
         usage <- request_usage(x, n_before)
         seconds <- turn@duration %|NA|% (now_seconds() - started)
+        problem <- answer_problem(turn@json, turn)
+        if (!is.null(problem)) return(settle(with_usage(problem, usage)))
         settle(tryCatch(record_from_turn(turn, seconds, keep_json, usage$tokens, usage$cost),
                         error = identity))
       }, onRejected = function(e) settle(request_error(e)))
@@ -144,13 +180,19 @@ later_sender <- function(chat, keep_json) {
       key <- as.character(i)
       if (is.null(clones[[key]])) return(FALSE)
       clones[[key]] <<- NULL
+      release(key)
       abandoned <<- TRUE
       TRUE
     },
-    # Each tool-call round adds turns to the request's chat.
+    release = function() for (key in names(removers)) release(key),
+    # Each tool-call round adds an assistant turn to the request's chat.
     progress = function(i) {
       x <- clones[[as.character(i)]]
-      if (is.null(x)) 0L else length(x$get_turns())
+      if (is.null(x)) 0L else turns_of(x)
+    },
+    usage = function(i) {
+      x <- clones[[as.character(i)]]
+      if (is.null(x) || !turns_of(x)) NULL else request_usage(x, n_before)
     },
     abandoned = function() abandoned
   )
@@ -201,6 +243,7 @@ post_sender <- function(pool, template, deadline, read) {
       TRUE
     },
     progress = function(i) 0L,
+    usage = function(i) NULL,
     abandoned = function() FALSE
   )
 }
@@ -240,8 +283,12 @@ curl_record <- function(chat, res, seconds, keep_json) {
   if (res$status_code >= 300) return(http_error(curl_response(res)))
   text <- rawToChar(res$content)
   Encoding(text) <- "UTF-8"
-  turn <- ellmer_turn(chat, jsonlite::parse_json(text))
-  record_from_turn(turn, seconds, keep_json)
+  json <- tryCatch(jsonlite::parse_json(text), error = function(e) NULL)
+  if (is.null(json)) return(no_answer_error("the body is not JSON"))
+  problem <- answer_problem(json)
+  if (!is.null(problem)) return(problem)
+  turn <- ellmer_turn(chat, json)
+  answer_problem(json, turn) %||% record_from_turn(turn, seconds, keep_json)
 }
 
 # curl's answer as an httr2 response (for http_error() and httr2's readers).

@@ -4,7 +4,13 @@
 # the new one, never half of one, and two writers of the same key cannot interleave.
 write_atomic <- function(path, writer) {
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
-  tmp <- tempfile(paste0(".", basename(path), "-"), tmpdir = dirname(path))
+  # (the temporary name adds ~14 bytes: a long name is shortened so that it stays a valid
+  # file name, at most 255 bytes)
+  base <- basename(path)
+  if (nchar(base, type = "bytes") > 200L) {
+    base <- portable_file_name(base, max_bytes = 200L, max_part = 200L)
+  }
+  tmp <- tempfile(paste0(".", base, "-"), tmpdir = dirname(path))
   on.exit(if (file.exists(tmp)) unlink(tmp), add = TRUE)
   writer(tmp)
   if (!file.rename(tmp, path)) {

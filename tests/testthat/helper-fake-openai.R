@@ -9,7 +9,8 @@
 #   status     an HTTP status to answer with instead (429, 500, ...)
 #   headers    extra response headers, e.g. list(`retry-after` = "0")
 #   delay      seconds to wait before answering (a timeout when larger than the client's)
-#   json       a complete response body to send as is (for /v1/completions with logprobs)
+#   json       a complete response body to send as is (for /v1/completions with logprobs;
+#              with `status`, the error body sent with it)
 #   choices    a character vector: one choice per element (for requests with n > 1)
 #   usage      list(prompt_tokens =, completion_tokens =)
 # Reply functions may also call last_user_text(), `%||%`, echo_tokenize() and
@@ -57,9 +58,11 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
     n <- res$locals$n
     for (name in names(out$headers)) res$set_header(name, out$headers[[name]])
     if (!is.null(out$status)) {
+      # `json` with a `status`: that error body (a provider's own) instead of the default
       return(res$set_status(out$status)$send_json(
-        list(error = list(message = paste("fake error", out$status), type = "fake")),
-        auto_unbox = TRUE
+        out$json %||%
+          list(error = list(message = paste("fake error", out$status), type = "fake")),
+        auto_unbox = TRUE, null = "null"
       ))
     }
     usage <- out$usage %||% list(prompt_tokens = 10L, completion_tokens = 5L)
@@ -371,6 +374,22 @@ echo_reply <- function(body, n) {
   text <- last_user_text(body)
   if (grepl("reject", text)) return(list(status = 400))
   paste("answer to", text)
+}
+
+# A chat-completions body whose answer is a call of tool `name` with `arguments` (a list):
+# a fake model that calls tools. Use it as a reply's `json`.
+tool_call_body <- function(name, arguments = list(), n = 1L) {
+  list(id = paste0("chatcmpl-", n), object = "chat.completion", created = 0L, model = "fake",
+       choices = list(list(index = 0L, finish_reason = "tool_calls", message = list(
+         role = "assistant", content = NULL,
+         tool_calls = list(list(id = paste0("call_", n), type = "function", `function` = list(
+           name = name,
+           arguments = if (length(arguments)) {
+             as.character(jsonlite::toJSON(arguments, auto_unbox = TRUE))
+           } else "{}"
+         )))
+       ))),
+       usage = list(prompt_tokens = 10L, completion_tokens = 5L, total_tokens = 15L))
 }
 
 # A tool the fake server never calls: registering it sends the chat through ellmer's own

@@ -239,3 +239,62 @@ test_that("two arena_run()s on one folder at the same time lose no answer or ver
     expect_equal(experiment(together), experiment(one_by_one), ignore_attr = TRUE)
   }
 })
+
+test_that("verdicts are reused only by the same judge request: same model name at another server judges again", {
+  verdict <- function(body, n) '{"winner": 1, "explanation": "first"}'
+  first <- local_fake_openai(verdict)
+  second <- local_fake_openai(verdict)
+  battles <- sample_battles(2)
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  judge_with <- function(chat, params = NULL) {
+    tsk <- arena_judge_task(battles,
+                            solver = arena_judge_solver(records = records, params = params,
+                                                        settings = request_settings(cache = FALSE)),
+                            dir = withr::local_tempdir(.local_envir = parent.frame()))
+    tsk$eval(solver_chat = chat, view = FALSE)
+    tsk
+  }
+  judge_with(fake_chat(first, model = "judge-model"))
+  expect_equal(first$count(), nrow(battles))
+  # the same judge again: every verdict is reused
+  judge_with(fake_chat(first, model = "judge-model"))
+  expect_equal(first$count(), nrow(battles))
+  # the same model name at another base URL: it judges every battle itself
+  judge_with(fake_chat(second, model = "judge-model"))
+  expect_equal(second$count(), nrow(battles))
+  # other parameters: judged again too
+  judge_with(fake_chat(first, model = "judge-model"), params = list(top_p = 0.5))
+  expect_equal(first$count(), 2 * nrow(battles))
+  # EloBench's layout is kept, each record naming its judge request by a hash
+  saved <- arena_read_battles(records)
+  expect_named(saved, predictivebench:::battle_record_columns)
+  expect_true(all(saved$judger == "judge-model"))
+  identities <- unique(record_identity(saved$gpt_4_response))
+  expect_length(identities, 3)
+  expect_true(all(grepl("^[0-9a-f]{64}$", identities)))
+  expect_false(any(grepl("FAKEKEY", readLines(records))))
+})
+
+test_that("EloBench's own records are still reused by judge name; older package records are not", {
+  battles <- sample_battles(1)
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  counter <- new.env()
+  counter$n <- 0
+  judge <- counting_judge(counter, name = "gpt-4")
+  original <- tibble::tibble(
+    model_a = battles$model_a, model_b = battles$model_b, winner = "model_a", judger = "gpt-4",
+    tstamp = "2023-12-25 00:00:00", question = battles$question, answer_a = battles$answer_a,
+    answer_b = battles$answer_b,
+    gpt_4_response = "{'response': '{\"winner\": 1}'}", gpt_4_score = "", is_valid = TRUE
+  )
+  write_battle_cache(original, records)
+  judged <- judge_battles(battles, judge, records = records)
+  expect_equal(counter$n, 0)
+  expect_true(all(judged$cached))
+  # a record this package wrote before identities were recorded names no judge request
+  older <- original
+  older$gpt_4_response <- '{"is_valid":true,"response":"{\\"winner\\": 1}","prompt_version":"231225"}'
+  write_battle_cache(older, records)
+  judge_battles(battles, judge, records = records)
+  expect_equal(counter$n, nrow(battles))
+})

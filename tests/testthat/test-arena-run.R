@@ -271,3 +271,47 @@ test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, lead
   expect_true(all(abs(bt$rating - 1000) < 600))
   expect_equal(bt$model, c("big", "mid", "small"))
 })
+
+test_that("arena_run with eight long real model ids completes and writes its log; names stay portable", {
+  dir <- arena_folder(paste("Question", 1:3))
+  ids <- c("meta-llama/Llama-3.3-70B-Instruct-Turbo-Free",
+           "anthropic/claude-3-7-sonnet-20250219:thinking",
+           "accounts/fireworks/models/deepseek-r1-distill-llama-70b",
+           "mistralai/Mixtral-8x22B-Instruct-v0.1 (via Together AI)",
+           "Qwen/Qwen2.5-72B-Instruct-Turbo@2024-11-01",
+           "google/gemini-2.0-flash-thinking-exp-01-21",
+           "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF-hf-endpoint",
+           "openai/gpt-4o-2024-11-20:online-with-web-search-preview")
+  models <- stats::setNames(lapply(seq_along(ids), function(i) {
+    named_constant(strrep("word ", i), ids[[i]])
+  }), ids)
+  counter <- new.env()
+  counter$n <- 0
+  judge <- counting_judge(counter, name = "bedrock/us.anthropic.claude-3-5-sonnet-20241022-v2:0 / judge")
+  run <- suppressWarnings(arena_run(dir, "toy", "eight-models", models, judge, n = 1,
+                                    max_rounds = 1, bootstrap = 0))
+  expect_equal(counter$n, choose(8, 2))
+  expect_true(file.exists(run$paths$log))
+  expect_equal(nrow(run$ratings), 8)
+  made <- list.files(dir, recursive = TRUE, include.dirs = TRUE, all.files = TRUE)
+  names <- unique(unlist(strsplit(made, "/", fixed = TRUE)))
+  expect_true(all(nchar(names, type = "bytes") <= 255))
+  expect_false(any(grepl(" ", names)))
+  expect_lte(nchar(basename(run$paths$log), type = "bytes"), 255)
+  # the judge's cache folder is named from its model id, portably
+  expect_false(any(grepl(":", list.files(file.path(dir, "tempcache", "toy")))))
+})
+
+test_that("a folder name that can't be made is refused before anything is paid", {
+  dir <- arena_folder(c("q1", "q2"))
+  counter <- new.env()
+  counter$n <- 0
+  models <- list(a = named_constant("x", "a"), b = named_constant("yy", "b"))
+  err <- expect_error(arena_run(dir, "toy", strrep("e", 230), models, counting_judge(counter)),
+                      class = "predictivebench_error_path")
+  expect_match(conditionMessage(err), "at most 200 bytes")
+  expect_error(arena_run(dir, "toy", "tab\there", models, counting_judge(counter)),
+               class = "predictivebench_error_path")
+  expect_equal(counter$n, 0)
+  expect_false(dir.exists(file.path(dir, "results")))
+})

@@ -97,3 +97,61 @@ test_that("names that lead outside the folder are refused, when made and when op
   file.copy(file.path(competition_folder(), "lemonade.xlsx"), file.path(folder, "~$book.xlsx"))
   expect_match(workbook_tools(folder, "~$book.xlsx")$list_sheets("~$book.xlsx"), "^Sales")
 })
+
+# A fake model that always calls a tool (read_range), round after round, `delay` seconds a
+# round: the runaway of issue 25 (109 paid rounds in 92 s despite timeout = 10).
+always_tool_server <- function(delay = 0, .local_envir = parent.frame()) {
+  call <- tool_call_body("read_range",
+                         list(file = "lemonade.xlsx", sheet = "Sales", range = "B4:C4"))
+  local_fake_openai(function(body, n) list(delay = delay, json = call),
+                    .local_envir = .local_envir)
+}
+
+files_mode_task <- function(settings) {
+  data <- dsbench_dataset(version = "sample")
+  dsbench_task(
+    data[data$competition_id == "00000101", ][1, ],
+    solver = dsbench_solver(mode = "files", images = FALSE, settings = settings),
+    scorer = dsbench_scorer_exact(), dir = withr::local_tempdir(.local_envir = parent.frame())
+  )
+}
+
+test_that("files mode: max_turns caps a model that always calls a tool; paid turns count", {
+  server <- always_tool_server()
+  tsk <- files_mode_task(request_settings(cache = FALSE, max_turns = 4, rpm = Inf))
+  chat <- fake_chat(server)
+  suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE))
+  # the cap's callback is not left behind on the user's chat (ellmer's clones share them)
+  expect_equal(chat$.__enclos_env__$private$callback_on_tool_request$count(), 0)
+  meta <- tsk$get_samples()$solver_metadata[[1]]
+  expect_match(meta$error, "Stopped after 4 turns \\(setting `max_turns`\\)")
+  expect_equal(server$count(), 4)  # not sent again: its turns were paid
+  expect_equal(c(meta$input_tokens, meta$output_tokens), c(4 * 10, 4 * 5))
+  expect_equal(request_settings()$max_turns, 20)
+})
+
+test_that("files mode: one deadline covers every tool round; past it the sample fails", {
+  # each round takes 0.4 s and the sample may take 1.5 s: a few rounds, then its deadline
+  server <- always_tool_server(delay = 0.4)
+  tsk <- files_mode_task(request_settings(cache = FALSE, timeout = 1.5, max_turns = 100,
+                                          max_tries = 3, rpm = Inf))
+  suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  meta <- tsk$get_samples()$solver_metadata[[1]]
+  expect_match(meta$error, "took longer than its deadline of 1.5 s")
+  rounds <- server$count()
+  expect_lt(rounds, 10)  # far from max_turns: the deadline, not the cap, ended it
+  # the rounds answered before the deadline are counted (the one cut off may not be)
+  expect_gte(meta$input_tokens, 10)
+  expect_equal(meta$input_tokens %% 10, 0)
+  # not retried: a second attempt would pay its rounds again
+  Sys.sleep(0.5)
+  expect_equal(server$count(), rounds)
+})
+
+test_that("the sample's deadline and turn cap are errors of their own class", {
+  expect_s3_class(sample_deadline_error(10, 3), "predictivebench_error_sample_deadline")
+  expect_s3_class(max_turns_error(20), "predictivebench_error_max_turns")
+  expect_false(is_transient_error(sample_deadline_error(10, 3)))
+  expect_false(is_transient_error(max_turns_error(20)))
+  expect_true(is_transient_error(deadline_error(10)))
+})

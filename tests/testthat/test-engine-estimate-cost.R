@@ -235,8 +235,13 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   expect_false(dir.exists(file.path(root, "cache")))
   # with 2 verdicts recorded only the others are to be sent (the battle cache is read before any
   # request, so these are not counted as requests at all), and the file is left as it was
-  judge <- baseline_chat(arena_baseline_judge("longer")$responder, name = "gpt-4.1")
-  judge_battles(battles[1:2, ], judge, records = records)
+  # (recorded by the same judge request: a verdict is reused only for its identity, so a
+  # judge of the same model name elsewhere would not count; answered here by a mock)
+  withr::with_options(list(predictivebench.fast_path = FALSE), httr2::with_mocked_responses(
+    function(req) fake_response(req$url, httr2::req_get_body(req), '{"winner": 1}'),
+    judge_battles(battles[1:2, ], chat, records = records,
+                  settings = request_settings(cache = FALSE))
+  ))
   before <- tools::md5sum(records)
   est <- estimate_cost(tsk, chat)
   expect_equal(est$to_send, nrow(battles) - 2)

@@ -107,17 +107,19 @@ test_that("a request that never answers is cancelled at its deadline and fails w
   expect_equal(script$cancelled, c(1L, 1L))
 })
 
-test_that("a request that makes progress (a tool round) gets a new deadline each time", {
-  # Request 1 reports progress for its first 40 checks (two per wait of up to 0.05 s),
-  # so it outlives a deadline of 0.1 s before it stalls; request 2 never progresses.
-  script <- silent_transport(rounds = c(40L, 0L))
+test_that("a request's tool rounds do not renew its deadline; past it, it is not resent", {
+  # Request 1 reports progress (tool-call rounds) at every check, so it has been paid for
+  # rounds when its one deadline passes; request 2 never progresses.
+  script <- silent_transport(rounds = c(1000L, 0L))
   delivered <- list()
   request_pool(1:2, script$transport, function(i, value) delivered[[i]] <<- value,
-               max_active = 2, rpm = 1e6, max_tries = 1, backoff = 0, deadline = 0.1)
-  expect_s3_class(delivered[[1]]$parent, "predictivebench_error_deadline")
-  expect_s3_class(delivered[[2]]$parent, "predictivebench_error_deadline")
-  # request 2 was cancelled first although it started second
-  expect_equal(script$cancelled, c(2L, 1L))
+               max_active = 2, rpm = 1e6, max_tries = 3, backoff = 0, deadline = 0.2)
+  expect_s3_class(delivered[[1]], "predictivebench_error_sample_deadline")
+  expect_match(conditionMessage(delivered[[1]]), "took longer than its deadline of 0.2 s")
+  # the one without rounds is retried as before, then given up
+  expect_s3_class(delivered[[2]], "predictivebench_gave_up")
+  expect_equal(sum(script$started == 1L), 1L)
+  expect_equal(sum(script$started == 2L), 3L)
 })
 
 test_that("a refused key (401/403) stops the pool; what is in flight is delivered", {

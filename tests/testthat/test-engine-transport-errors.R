@@ -74,3 +74,67 @@ test_that("a curl timeout is the deadline's error; other failures keep their mes
   withr::local_options(ellmer_timeout_s = -1)
   expect_error(request_deadline(), class = "predictivebench_error_argument")
 })
+
+# The providers' documented error bodies (see is_auth_error() for the sources).
+documented_bodies <- list(
+  openai_401 = list(401, '{"error":{"message":"Incorrect API key provided: sk-...","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}'),
+  openai_403_region = list(403, '{"error":{"message":"Country, region, or territory not supported","type":"request_forbidden","param":null,"code":"unsupported_country_region_territory"}}'),
+  anthropic_401 = list(401, '{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}'),
+  anthropic_403 = list(403, '{"type":"error","error":{"type":"permission_error","message":"Your API key does not have permission to use the specified resource."}}'),
+  gemini_403 = list(403, '{"error":{"code":403,"message":"Method doesn\'t allow unregistered callers.","status":"PERMISSION_DENIED"}}'),
+  openrouter_401 = list(401, '{"error":{"code":401,"message":"No auth credentials found"}}'),
+  openrouter_403_moderation = list(403, '{"error":{"code":403,"message":"Your chosen model requires moderation and your input was flagged","metadata":{"reasons":["violence"],"flagged_input":"how do I ...","provider_name":"OpenAI","model_slug":"openai/gpt-4o"}}}'),
+  azure_400_filter = list(400, '{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI\'s content management policy.","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"hate":{"filtered":false,"severity":"safe"},"violence":{"filtered":true,"severity":"high"}}}}}'),
+  openai_400_safety = list(400, '{"error":{"message":"Your request was rejected as a result of our safety system.","type":"invalid_request_error","param":null,"code":"content_policy_violation"}}'),
+  anthropic_400 = list(400, '{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: must be positive"}}')
+)
+
+test_that("a refusal of content is not an auth failure; 401 and a permission 403 are", {
+  classify <- function(x) {
+    e <- http_error(error_response(x[[1]], x[[2]]))
+    c(auth = is_auth_error(e), refusal = inherits(e, "predictivebench_error_refusal"),
+      transient = is_transient_error(e))
+  }
+  got <- lapply(documented_bodies, classify)
+  for (name in c("openai_401", "openai_403_region", "anthropic_401", "anthropic_403",
+                 "gemini_403", "openrouter_401")) {
+    expect_equal(got[[name]], c(auth = TRUE, refusal = FALSE, transient = FALSE), label = name)
+  }
+  for (name in c("openrouter_403_moderation", "azure_400_filter", "openai_400_safety")) {
+    expect_equal(got[[name]], c(auth = FALSE, refusal = TRUE, transient = FALSE), label = name)
+  }
+  expect_equal(got$anthropic_400, c(auth = FALSE, refusal = FALSE, transient = FALSE))
+  # the message says it was the content, and keeps the provider's words
+  e <- http_error(error_response(403, documented_bodies$openrouter_403_moderation[[2]]))
+  expect_match(conditionMessage(e), "HTTP 403 Forbidden: Your chosen model requires moderation")
+  expect_match(conditionMessage(e), "refused this prompt's content")
+  # a 403 with no body, or a body that says nothing of content, is still the credentials
+  expect_true(is_auth_error(http_error(error_response(403, "", "text/plain"))))
+  expect_true(is_auth_error(http_error(error_response(403, "Forbidden", "text/plain"))))
+})
+
+test_that("every transient status is retried: 408, 409, 425, 429, 5xx, resets", {
+  transient <- function(status) is_transient_error(http_error(error_response(status, "{}")))
+  for (status in c(408, 409, 425, 429, 500, 502, 503, 504, 529)) {
+    expect_true(transient(status), label = status)
+  }
+  for (status in c(400, 402, 404, 413, 422)) expect_false(transient(status), label = status)
+  reset <- connection_error("Recv failure: Connection reset by peer")
+  expect_true(is_transient_error(reset))
+})
+
+test_that("a 200 that holds no answer is an error: error object, no choices, no content", {
+  err <- answer_problem(list(error = list(code = 502L, message = "Upstream provider down")))
+  expect_s3_class(err, "predictivebench_error_no_answer")
+  expect_match(conditionMessage(err), "error object \\(code 502\\): Upstream provider down")
+  expect_true(is_transient_error(err))
+  permanent <- answer_problem(list(error = list(code = 400L, message = "Bad input")))
+  expect_false(is_transient_error(permanent))
+  flagged <- answer_problem(jsonlite::parse_json(documented_bodies$openrouter_403_moderation[[2]]))
+  expect_s3_class(flagged, "predictivebench_error_refusal")
+  expect_false(is_transient_error(flagged))
+  empty <- answer_problem(list(id = "x", choices = list()))
+  expect_match(conditionMessage(empty), "choices is empty")
+  expect_true(is_transient_error(empty))
+  expect_null(answer_problem(list(id = "x", choices = list(list(message = list(content = "hi"))))))
+})

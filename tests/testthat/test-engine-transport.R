@@ -100,11 +100,14 @@ test_that("an eval on ellmer's own path returns when the server stalls, each sam
     if (grepl("stall", last_user_text(body))) list(delay = 3600, text = "x") else "fine"
   })
   # (long enough for the answering request on a loaded machine: the deadline counts from
-  # when the request is started, ellmer's own work included)
+  # when the request is started, ellmer's own work included; one request at a time, the
+  # answering one first: webfakes holds back a reply while a delayed one is pending, and a
+  # sample's deadline is no longer renewed by a round)
   withr::local_options(ellmer_timeout_s = 5)
   tsk <- vitals::Task$new(
-    dataset = tibble::tibble(input = c("stall here", "answer this"), target = c("x", "fine")),
-    solver = generate_solver(settings = request_settings(cache = FALSE, max_tries = 1)),
+    dataset = tibble::tibble(input = c("answer this", "stall here"), target = c("fine", "x")),
+    solver = generate_solver(settings = request_settings(cache = FALSE, max_tries = 1,
+                                                         max_active = 1)),
     scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
     dir = withr::local_tempdir()
   )
@@ -112,8 +115,8 @@ test_that("an eval on ellmer's own path returns when the server stalls, each sam
                  class = "predictivebench_warning_failed_requests")
   samples <- tsk$get_samples()
   errors <- vapply(samples$solver_metadata, function(m) m$error %||% NA_character_, "")
-  expect_match(errors[[1]], "no answer within the deadline of 5 s")
-  expect_equal(samples$result[[2]], "fine", info = errors[[2]])
+  expect_match(errors[[2]], "no answer within the deadline of 5 s")
+  expect_equal(samples$result[[1]], "fine", info = errors[[1]])
 })
 
 test_that("a redirect to another origin is followed on no path: the other host receives nothing", {

@@ -432,3 +432,153 @@ test_that("a failing arena judge is retried, then each battle is recorded as fai
   # a battle without a verdict counts as a tie by default (invalid = "tie")
   expect_equal(as.double(samples$score), rep(0.5, n))
 })
+
+# Issue 25 (trust, round 2): the engine's last edges, each against the fake server.
+
+test_that("a 403 that flags one prompt's content is that sample's error; the run goes on", {
+  moderation <- jsonlite::parse_json(paste0(
+    '{"error":{"code":403,"message":"Your chosen model requires moderation and your input ',
+    'was flagged","metadata":{"reasons":["violence"],"flagged_input":"item 2",',
+    '"provider_name":"OpenAI","model_slug":"openai/gpt-4o"}}}'
+  ))
+  azure <- jsonlite::parse_json(paste0(
+    '{"error":{"message":"The response was filtered due to the prompt triggering Azure ',
+    'OpenAI\'s content management policy.","type":null,"param":"prompt",',
+    '"code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation"}}}'
+  ))
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (text == "item 2") return(list(status = 403, json = moderation))
+    if (text == "item 7") return(list(status = 400, json = azure))
+    paste("answer to", text)
+  })
+  cache <- withr::local_tempdir()
+  prompts <- paste("item", 1:11)
+  res <- generate_responses(fake_chat(server), prompts,
+                            request_settings(cache = cache, max_active = 2, rpm = Inf))
+  expect_equal(server$count(), 11)  # every prompt was sent: the run did not stop
+  expect_equal(res$result[-c(2, 7)], paste("answer to", prompts[-c(2, 7)]))
+  expect_true(all(is.na(res$result[c(2, 7)])))
+  expect_match(res$error[[2]], "HTTP 403 Forbidden: Your chosen model requires moderation")
+  expect_match(res$error[[7]], "HTTP 400 Bad Request: The response was filtered")
+  # neither refusal is cached; the rerun sends only those two
+  generate_responses(fake_chat(server), prompts, request_settings(cache = cache, rpm = Inf))
+  expect_equal(server$count(), 13)
+})
+
+test_that("a 403 whose body is a permission error still stops the run as refused credentials", {
+  permission <- jsonlite::parse_json(paste0(
+    '{"type":"error","error":{"type":"permission_error","message":"Your API key does not ',
+    'have permission to use the specified resource."}}'
+  ))
+  server <- local_fake_openai(function(body, n) list(status = 403, json = permission))
+  err <- expect_error(
+    generate_responses(fake_chat(server), paste("item", 1:11),
+                       request_settings(cache = FALSE, max_active = 2, rpm = Inf)),
+    class = "predictivebench_error_auth"
+  )
+  expect_lte(server$count(), 2)
+  expect_match(conditionMessage(err), "refused the credentials")
+})
+
+test_that("a 200 whose body is an error object is a failed request: retried, never cached", {
+  # OpenRouter's documented mid-generation error: HTTP 200 with an error body
+  down <- list(error = list(code = 502L, message = "Upstream provider returned an error"))
+  flaky <- withr::local_tempfile()
+  writeLines("on", flaky)
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (text == "always") return(list(json = down))
+    if (text == "once" && file.exists(flaky)) {
+      unlink(flaky)
+      return(list(json = down))
+    }
+    if (text == "no choices") return(list(json = list(id = "x", object = "chat.completion",
+                                                      choices = list())))
+    paste("answer to", text)
+  })
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, max_tries = 2, backoff = 0, rpm = Inf)
+  prompts <- c("always", "once", "no choices", "fine")
+  res <- generate_responses(fake_chat(server), prompts, settings)
+  expect_equal(res$result, c(NA, "answer to once", NA, "answer to fine"))
+  expect_match(res$error[[1]], "Gave up after 2 tries.*error object \\(code 502\\)")
+  expect_match(res$error[[3]], "choices is empty")
+  expect_equal(server$count(), 2 + 2 + 2 + 1)
+  # the failures were not cached: a rerun sends them (and only them) again
+  again <- generate_responses(fake_chat(server), prompts, settings)
+  expect_equal(server$count(), 7 + 2 + 2)
+  expect_equal(again$cached, c(FALSE, TRUE, FALSE, TRUE))
+  # the same on ellmer's own path (a chat with tools)
+  async <- generate_responses(with_idle_tool(fake_chat(server)), "always", settings)
+  expect_true(is.na(async$result))
+  expect_match(async$error, "Gave up after 2 tries.*error object \\(code 502\\)")
+  expect_length(cache_entries(cache), 2)  # "once" and "fine" only
+})
+
+test_that("an answer with no content at all is a failed request, never cached", {
+  nothing <- list(id = "x", object = "chat.completion", created = 0L, model = "fake",
+                  choices = list(list(index = 0L, finish_reason = "stop",
+                                      message = list(role = "assistant", content = NULL))),
+                  usage = list(prompt_tokens = 3L, completion_tokens = 0L, total_tokens = 3L))
+  server <- local_fake_openai(function(body, n) list(json = nothing))
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, max_tries = 1, rpm = Inf)
+  res <- generate_responses(fake_chat(server), "hello", settings)
+  expect_true(is.na(res$result))
+  expect_match(res$error, "no content")
+  expect_length(cache_entries(cache), 0)
+  # the same through ellmer's own path (a chat with tools)
+  res2 <- generate_responses(with_idle_tool(fake_chat(server)), "hello", settings)
+  expect_true(is.na(res2$result))
+  expect_match(res2$error, "no content")
+  expect_length(cache_entries(cache), 0)
+})
+
+test_that("a cached entry that holds no answer is a miss: the request is sent again", {
+  server <- local_fake_openai(function(body, n) paste("answer", n))
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, rpm = Inf)
+  chat <- fake_chat(server)
+  first <- generate_responses(chat, "hello", settings)
+  expect_equal(first$result, "answer 1")
+  entry <- cache_entries(cache)
+  expect_length(entry, 1)
+  # An entry written by an older version for a 200 that held no answer
+  stored <- readRDS(entry)
+  stored$value$turn <- ellmer::contents_record(ellmer::AssistantTurn(contents = list()))
+  stored$value$text <- ""
+  stored$value$answered <- NULL
+  saveRDS(stored, entry)
+  second <- generate_responses(chat, "hello", settings)
+  expect_false(second$cached)
+  expect_equal(second$result, "answer 2")
+  expect_equal(server$count(), 2)
+})
+
+test_that("a real empty answer (content \"\") is an answer: cached and served again", {
+  server <- local_fake_openai(function(body, n) "")
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, rpm = Inf)
+  first <- generate_responses(fake_chat(server), "say nothing", settings)
+  expect_equal(first$result, "")
+  expect_true(is.na(first$error))
+  second <- generate_responses(fake_chat(server), "say nothing", settings)
+  expect_true(second$cached)
+  expect_equal(second$result, "")
+  expect_equal(server$count(), 1)
+})
+
+test_that("a 408 (and a 409) is retried", {
+  # (425 is covered in test-engine-transport-errors.R: webfakes can't send it)
+  for (status in c(408L, 409L)) {
+    server <- local_fake_openai(function(body, n) {
+      if (n == 1) return(list(status = status))
+      "ok"
+    })
+    res <- generate_responses(fake_chat(server), "x",
+                              request_settings(cache = FALSE, backoff = 0, rpm = Inf))
+    expect_equal(res$result, "ok", label = status)
+    expect_equal(server$count(), 2, label = status)
+  }
+})

@@ -35,3 +35,11 @@ test_that("with_file_lock() waits for another process's lock, and times out with
   }), "done")
   expect_equal(readLines(path), "x")
 })
+
+test_that("write_atomic() writes a file whose name is near the 255-byte limit", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, paste0(strrep("n", 250), ".json"))
+  write_atomic(path, function(tmp) writeLines("x", tmp))
+  expect_equal(readLines(path), "x")
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
+})
