@@ -67,7 +67,10 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   sha256. `NULL`: nothing is unpacked.
 #' @param statistic The headline as a function of an items table (one row per compared item:
 #'   `id`, `score`, `cluster` and the `statistic_columns`), for [compare_models()]. `NULL`
-#'   (the default): the mean score. Its metric is named by the first `headline` key.
+#'   (the default): the mean score.
+#' @param statistic_metric The name [compare_models()] gives `statistic`'s number: the
+#'   headline key of the summary row it reproduces. `NULL` (the default): the first
+#'   `headline` key.
 #' @param statistic_columns The sample columns `statistic` reads; [compare_models()] keeps
 #'   them in the items and, given plain samples with these columns, suggests the benchmark.
 #' @param cluster The default cluster of [compare_models()]: a column of the samples, or a
@@ -90,8 +93,8 @@ new_benchmark <- function(name, summary, headline = "overall", by = "group",
                           lower_is_better = character(), elo_scale = character(),
                           schema = name, sample = NULL, sample_items = NULL, versions = NULL,
                           prepare = NULL, prepare_pinned = NULL, flattener = NULL,
-                          unpacked = NULL, statistic = NULL, statistic_columns = character(),
-                          cluster = "id") {
+                          unpacked = NULL, statistic = NULL, statistic_metric = NULL,
+                          statistic_columns = character(), cluster = "id") {
   check_string(name)
   if (!is.function(summary) && !rlang::is_string(summary)) {
     abort_pb("{.arg summary} must be a function or the name of one.", "argument")
@@ -102,6 +105,7 @@ new_benchmark <- function(name, summary, headline = "overall", by = "group",
   check_metric_names(lower_is_better, "lower_is_better")
   check_metric_names(elo_scale, "elo_scale")
   check_metric_names(statistic_columns, "statistic_columns")
+  check_string(statistic_metric, allow_null = TRUE)
   if (!rlang::is_string(schema)) schema <- check_schema_table(schema)
   check_sample(sample, sample_items)
   check_versions(versions, name)
@@ -118,8 +122,8 @@ new_benchmark <- function(name, summary, headline = "overall", by = "group",
                 schema = schema, sample = sample, sample_items = sample_items,
                 versions = versions, prepare = prepare, prepare_pinned = prepare_pinned,
                 flattener = flattener, unpacked = unpacked, statistic = statistic,
-                statistic_columns = statistic_columns, cluster = cluster)
-  # keep NULL fields (list(x = NULL) keeps them; `[[<-` would drop them)
+                statistic_metric = statistic_metric, statistic_columns = statistic_columns,
+                cluster = cluster)
   the_benchmarks[[name]] <- entry
   invisible(old)
 }

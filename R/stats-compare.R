@@ -181,7 +181,8 @@ headline_statistic <- function(benchmark, statistic = NULL) {
   list(fn = function(items) {
     check_item_columns(items, needed, entry$name)
     entry$statistic(items)
-  }, metric = entry$headline[[1]] %||% "statistic", is_mean = FALSE)
+  }, metric = entry$statistic_metric %||% entry$headline[[1]] %||% "statistic",
+  is_mean = FALSE)
 }
 
 check_item_columns <- function(items, columns, benchmark) {

@@ -42,6 +42,10 @@ test_that("the six benchmarks carry their data, headline statistic and cluster",
   expect_equal(headline_statistic("processbench")$metric, "overall f1")
   expect_equal(headline_statistic("deltabench")$metric, "overall f1_macro")
   expect_true(headline_statistic("dsbench")$is_mean)
+  new_benchmark("stat-test", identity, headline = c("overall", "worst"), statistic = min,
+                statistic_metric = "worst")
+  withr::defer(unregister_benchmark("stat-test"))
+  expect_equal(headline_statistic("stat-test")$metric, "worst")
   expect_equal(benchmark_cluster("dsbench", data.frame(competition_id = 1)), "competition_id")
   shared <- data.frame(id = c("a", "b"), problem = c("p", "p"))
   expect_equal(benchmark_cluster("processbench", shared), "problem")
