@@ -168,7 +168,8 @@ runs_benchmark <- function(bx, by, call = rlang::caller_env()) {
 }
 
 # The headline as a function of an items table, and whether it is a plain mean of `score`:
-# the benchmark's registered `statistic`, named by its `statistic_metric` (its first headline key).
+# the benchmark's registered `statistic`, named by its `statistic_metric` (by default its
+# first headline key).
 headline_statistic <- function(benchmark, statistic = NULL) {
   if (!is.null(statistic)) {
     return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
