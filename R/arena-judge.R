@@ -4,7 +4,7 @@
 # same judge_battles().
 
 # Logs of a judging task show each model's win rate (the models depend on the data).
-rlang::on_load(register_benchmark(
+rlang::on_load(new_benchmark(
   "arena_battles", "arena_win_rates", headline = NULL, by = "model",
   interval = arena_win_rate_interval
 ))

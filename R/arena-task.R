@@ -2,10 +2,6 @@
 # them (the solver), and EloBench's judge comparing each answer with reference models'
 # answers (the scorer); arena_summary() gives win rates as summary rows.
 
-rlang::on_load(register_benchmark(
-  "arena", "arena_summary", headline = NULL, by = "opponent", interval = arena_interval
-))
-
 arena_interval <- "95% confidence interval (a question's epochs clustered)"
 
 #' The arena's question table

@@ -37,13 +37,14 @@
 NULL
 
 # Reads a benchmark's task table. With `path` NULL: the real benchmark's `version` (pinned
-# under the name `versions`, by default the schema's), or with `version = "sample"` the
-# bundled file `sample` in inst/extdata. `check(table, file)` adds the benchmark's own row
-# checks and returns the table. Every <bench>_dataset() is this call plus what the
-# benchmark adds (prompts, folders).
-benchmark_dataset <- function(benchmark, path = NULL, sample = NULL, limit = NULL,
-                              shuffle = FALSE, check = NULL, version = NULL,
-                              versions = benchmark, call = rlang::caller_env()) {
+# under the name `versions`, by default the schema's), or with `version = "sample"` its
+# registered sample (a file in the installed package, or a data frame; see new_benchmark()).
+# `check(table, file)` adds the benchmark's own row checks and returns the table. Every
+# <bench>_dataset() is this call plus what the benchmark adds (prompts, folders).
+benchmark_dataset <- function(benchmark, path = NULL, limit = NULL, shuffle = FALSE,
+                              check = NULL, version = NULL, versions = benchmark,
+                              sample = registration(versions)$sample,
+                              call = rlang::caller_env()) {
   check_limit(limit, call = call)
   check_shuffle(shuffle, call = call)
   check_string(version, allow_null = TRUE, call = call)
@@ -55,7 +56,8 @@ benchmark_dataset <- function(benchmark, path = NULL, sample = NULL, limit = NUL
       abort_pb("{.arg path} must be a task table: there is no bundled sample.", "argument",
                call = call)
     }
-    path <- system.file("extdata", sample, package = "predictivebench", mustWork = TRUE)
+    path <- if (is.data.frame(sample)) sample else
+      system.file(sample, package = "predictivebench", mustWork = TRUE)
   } else if (is.null(path)) {
     path <- real_task_table(versions, version, call = call)
   }

@@ -51,7 +51,7 @@
 #' character, and for DSBench no file name that leaves the data folder (`path`).
 #'
 #' @param benchmark One of `"futurex"`, `"processbench"`, `"deltabench"`, `"probsem"`,
-#'   `"dsbench"`, `"arena"`.
+#'   `"dsbench"`, `"arena"`, or any benchmark registered with a preparer.
 #' @param source The raw file or folder; several files where the benchmark stacks them
 #'   (ProcessBench's splits).
 #' @param out The parquet file to write. `NULL` (the default) returns the table without
@@ -71,9 +71,7 @@
 #'          predictivebench_error_dependency = function(e) conditionMessage(e))
 prepare_task_table <- function(benchmark, source, out = NULL, ...) {
   check_string(benchmark)
-  preparers <- list(futurex = prepare_futurex, processbench = prepare_processbench,
-                    deltabench = prepare_deltabench, probsem = prepare_probsem,
-                    dsbench = prepare_dsbench, arena = prepare_arena)
+  preparers <- Filter(Negate(is.null), lapply(registrations(), function(e) e$prepare))
   if (!benchmark %in% names(preparers)) {
     abort_pb(c("There is no benchmark {.val {benchmark}}.",
                i = "Use one of {.val {names(preparers)}}."), "argument", field = "benchmark")

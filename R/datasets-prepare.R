@@ -43,7 +43,8 @@ prepare_accepted <- function(benchmark, rows, files) {
     prepare_version(benchmark, rows, files),
     error = function(e) {
       if (length(unverified) && !inherits(e, "predictivebench_error_dependency")) {
-        unlink(c(files[unverified], dsbench_real_dir(rows)), recursive = TRUE)
+        unpacked <- benchmark_entry(rows$benchmark[[1]])$unpacked
+        unlink(c(files[unverified], if (!is.null(unpacked)) unpacked(rows)), recursive = TRUE)
       }
     }
   )
@@ -51,7 +52,12 @@ prepare_accepted <- function(benchmark, rows, files) {
   table
 }
 
-dataset_schema <- function(benchmark) if (benchmark == "deltabench") "processbench" else benchmark
+# The schema a benchmark's tables use: its own name, or another's (DeltaBench's tables are
+# ProcessBench's), or a schema of its own (a data frame) named after the benchmark.
+dataset_schema <- function(benchmark) {
+  schema <- registration(benchmark)$schema
+  if (rlang::is_string(schema)) schema else benchmark
+}
 
 prepared_table_path <- function(rows) {
   key <- digest::digest(list(
@@ -63,48 +69,23 @@ prepared_table_path <- function(rows) {
 }
 
 # What the prepared table depends on besides the raw files: the package version and the
-# source of the Python flattener that made it (the arena's reader is R, in the package).
+# source of the Python flattener that made it (a table read by R, as the arena's, depends on
+# the package version alone).
 flattener_source <- function(benchmark) {
   version <- as.character(utils::packageVersion("predictivebench"))
-  module <- if (benchmark == "deltabench") "processbench" else benchmark
+  module <- registration(benchmark)$flattener
   dir <- tryCatch(file.path(python_module_path(), "predictivebench"), error = function(e) NULL)
-  if (is.null(dir) || benchmark == "arena") return(version)
+  if (is.null(dir) || is.null(module)) return(version)
   files <- file.path(dir, c(paste0(module, ".py"), "tables.py", "readers.py"))
   c(version, vapply(files[file.exists(files)], function(f) digest::digest(file = f), ""))
 }
 
-# The flattener's recipe for each benchmark's raw files.
+# The benchmark's recipe for its pinned files (see new_benchmark()'s `prepare_pinned`).
 prepare_version <- function(benchmark, rows, files) {
-  switch(benchmark,
-    futurex = prepare_futurex(files[[1]]),
-    processbench = prepare_processbench(unname(files)),
-    deltabench = prepare_deltabench(files[[1]]),
-    arena = prepare_arena(files[[1]]),
-    probsem = prepare_probsem_version(rows, files),
-    dsbench = prepare_dsbench(dsbench_real_dir(rows, files)),
-    abort_pb("No recipe prepares {.val {benchmark}}.", "argument")
-  )
-}
-
-# Each prompt file with its own suites (`<prompt>_*.json`, found by the flattener).
-prepare_probsem_version <- function(rows, files) {
-  prompts <- files[rows$role == "prompt"]
-  tables <- lapply(prompts, prepare_probsem)
-  tibble::as_tibble(do.call(rbind, tables))
-}
-
-# ---- DSBench: data.zip unpacked once, with data.json beside the competition folders -------
-
-dsbench_real_dir <- function(rows, files = NULL) {
-  dir <- file.path(version_dir(rows$benchmark[[1]], rows$version[[1]]), "dsbench")
-  if (dir.exists(dir) || is.null(files)) return(dir)
-  zip <- files[rows$role == "zip"]
-  answers <- files[rows$role == "answers"]
-  write_atomic_dir(dir, function(tmp) {
-    unzip_safely(zip, tmp)
-    file.copy(answers, file.path(tmp, "data.json"), overwrite = TRUE)
-  })
-  dir
+  entry <- benchmark_entry(benchmark)
+  if (!is.null(entry$prepare_pinned)) return(entry$prepare_pinned(rows, files))
+  if (is.null(entry$prepare)) abort_pb("No recipe prepares {.val {benchmark}}.", "argument")
+  entry$prepare(files[[1]])
 }
 
 # A zip's entries all land inside `exdir`: absolute names and `..` are refused before

@@ -22,6 +22,9 @@ task_table_schema <- function(benchmark = NULL) {
     return(sort(sub("\\.json$", "", list.files(dir, pattern = "\\.json$"))))
   }
   check_string(benchmark)
+  own <- registration(benchmark)$schema
+  if (is.data.frame(own)) return(own)
+  if (rlang::is_string(own)) benchmark <- own
   path <- file.path(dir, paste0(benchmark, ".json"))
   if (!file.exists(path)) {
     abort_pb(
@@ -109,7 +112,7 @@ check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
     # Anything else is left to the parquet reader's own error.
     if (is.null(kind)) return(invisible())
   }
-  prepare <- prepare_call(benchmark %||% "futurex", path)
+  prepare <- prepare_call(benchmark %||% "<benchmark>", path)
   abort_pb(
     c("{.file {basename(path)}} is {kind}, not a parquet task table.",
       i = if (is.null(benchmark)) {
@@ -117,7 +120,7 @@ check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
       } else {
         "Make a task table from it first: {.code {prepare}}, then read that."
       },
-      i = if (identical(benchmark, "processbench")) "From DeltaBench files, {.code {prepare_call(\"deltabench\", path)}} makes the same kind of table."),
+      same_schema_hint(benchmark, path)),
     "parquet", file = path, call = call
   )
 }
@@ -136,11 +139,23 @@ raw_file_kind <- function(path, head) {
   NULL
 }
 
-# The call that makes a benchmark's task table from `path`, for messages (DeltaBench's raw
-# files make ProcessBench-schema tables too).
+# The call that makes a benchmark's task table from `path`, for messages; the file is named
+# after the schema (DeltaBench's raw files make ProcessBench-schema tables).
 prepare_call <- function(benchmark, path) {
+  schema <- registration(benchmark)$schema
   sprintf('prepare_task_table("%s", "%s", "%s.parquet")', benchmark, path,
-          if (benchmark == "deltabench") "processbench" else benchmark)
+          if (rlang::is_string(schema)) schema else benchmark)
+}
+
+# Other benchmarks whose raw files make tables in `benchmark`'s schema.
+same_schema_hint <- function(benchmark, path) {
+  if (is.null(benchmark)) return(NULL)
+  others <- Filter(function(e) identical(e$schema, benchmark) && e$name != benchmark &&
+                     !is.null(e$prepare), registrations())
+  vapply(names(others), function(other) {
+    call <- gsub("}", "}}", gsub("{", "{{", prepare_call(other, path), fixed = TRUE), fixed = TRUE)
+    paste0("From ", other, "'s files, {.code ", call, "} makes the same kind of table.")
+  }, "", USE.NAMES = FALSE) |> rlang::set_names("i")
 }
 
 # A task table of another benchmark: its metadata says which.

@@ -3,13 +3,6 @@
 
 deltabench_interval <- "95% normal interval (macro means and accuracies; none for micro)"
 
-rlang::on_load(register_benchmark(
-  "deltabench", "deltabench_summary",
-  headline = c("overall f1_macro", "overall precision_macro", "overall recall_macro",
-               "overall accuracy"),
-  by = "task", interval = deltabench_interval
-))
-
 ratio0 <- function(x, y) if (y > 0) x / y else 0
 
 #' DeltaBench headline numbers

@@ -161,7 +161,7 @@ deltabench_with_prompts <- function(dataset) {
 #' @rdname deltabench_task
 #' @export
 deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
-  benchmark_dataset("processbench", path, sample = "deltabench-sample.parquet", limit = limit,
+  benchmark_dataset("processbench", path, limit = limit,
                     shuffle = shuffle, check = check_processbench_rows, version = version,
                     versions = "deltabench")
 }

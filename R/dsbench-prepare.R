@@ -92,3 +92,16 @@ dsbench_prepare_skipping <- function(source, ...) {
   attr(result, "skipped") <- skipped
   result
 }
+
+# A pinned version: data.zip unpacked once, with data.json beside the competition folders.
+dsbench_real_dir <- function(rows, files = NULL) {
+  dir <- file.path(version_dir(rows$benchmark[[1]], rows$version[[1]]), "dsbench")
+  if (dir.exists(dir) || is.null(files)) return(dir)
+  zip <- files[rows$role == "zip"]
+  answers <- files[rows$role == "answers"]
+  write_atomic_dir(dir, function(tmp) {
+    unzip_safely(zip, tmp)
+    file.copy(answers, file.path(tmp, "data.json"), overwrite = TRUE)
+  })
+  dir
+}

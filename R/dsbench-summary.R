@@ -1,11 +1,6 @@
 # DSBench: the original's two headline accuracies, with intervals, tokens and cost.
 
 # The log header and leaderboard show both accuracies; plots are by competition.
-rlang::on_load(register_benchmark(
-  "dsbench", "dsbench_summary", headline = c("questions", "competitions"),
-  by = "competition", interval = mean_ci_interval("normal")
-))
-
 # What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis (also
 # probsem's; it belongs beside mean_ci() in metrics.R). "Wilson" because mean_ci() gives the
 # Wilson interval when every score is 0 or every score is 1.

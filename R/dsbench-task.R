@@ -182,8 +182,8 @@ dsbench_log_fields <- c("competition_id", "competition_name", "question_name",
 dsbench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE,
                             data_dir = NULL) {
   check_string(data_dir, allow_null = TRUE)
-  table <- benchmark_dataset("dsbench", path, sample = "dsbench-sample.parquet",
-                             limit = limit, shuffle = shuffle, version = version)
+  table <- benchmark_dataset("dsbench", path, limit = limit, shuffle = shuffle,
+                             version = version)
   if (is.null(path)) {
     data_dir <- data_dir %||% if (is_sample(version)) {
       system.file("extdata", "dsbench", package = "predictivebench")

@@ -203,7 +203,8 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
     truth_value = scores$truth_value, score = scores$score,
     normalization = scores$normalization, judge_error = scores$judge_error
   )
-  out <- structure(list(summary = NULL, items = items), class = "futurex_scores")
+  out <- structure(list(summary = NULL, items = items), class = "futurex_scores",
+                   benchmark = "futurex")
   out$summary <- suppressMessages(futurex_summary(out))
   out
 }

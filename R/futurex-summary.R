@@ -1,5 +1,4 @@
-# FutureX summary: the level-weighted overall score and each level's, with intervals, and
-# the benchmark's registration.
+# FutureX summary: the level-weighted overall score and each level's, with intervals.
 
 futurex_weights <- c(`1` = 0.1, `2` = 0.2, `3` = 0.3, `4` = 0.4)
 
@@ -7,11 +6,6 @@ futurex_interval <- c(
   normal = "95% normal interval (levels' standard errors combined)",
   bootstrap = "95% bootstrap interval (items resampled within levels)"
 )
-
-rlang::on_load(register_benchmark(
-  "futurex", "futurex_summary", headline = c("overall", paste("level", 1:4)), by = "level",
-  interval = futurex_interval[["normal"]]
-))
 
 #' FutureX headline numbers
 #'

@@ -134,7 +134,7 @@ futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
 #' @rdname futurex_task
 #' @export
 futurex_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
-  benchmark_dataset("futurex", path, sample = "futurex-sample.parquet", limit = limit,
+  benchmark_dataset("futurex", path, limit = limit,
                     shuffle = shuffle, version = version)
 }
 

@@ -4,11 +4,6 @@
 
 # Logs and leaderboards show every row (the suites depend on the data): on a version with
 # human judgements the paper's mean Jensen-Shannon distance first, lower being better.
-rlang::on_load(register_benchmark(
-  "probsem", "probsem_summary", headline = NULL, by = "suite",
-  interval = mean_ci_interval("normal"), lower_is_better = "js_distance"
-))
-
 #' probsem results: distance to people, accuracy per suite, and the distributions
 #'
 #' @description

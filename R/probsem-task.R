@@ -217,7 +217,7 @@ probsem_vitals_dataset <- function(dataset) {
 #' @rdname probsem_task
 #' @export
 probsem_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
-  table <- benchmark_dataset("probsem", path, sample = "probsem-sample.parquet", limit = limit,
+  table <- benchmark_dataset("probsem", path, limit = limit,
                              shuffle = shuffle, version = version)
   if (is.null(path) && !is_sample(version)) table <- probsem_add_humans(table, version)
   table

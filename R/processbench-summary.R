@@ -6,12 +6,6 @@ processbench_interval <- c(
   bootstrap = "95% bootstrap interval"
 )
 
-rlang::on_load(register_benchmark(
-  "processbench", "processbench_summary",
-  headline = c("overall f1", "overall error_acc", "overall correct_acc"), by = "task",
-  interval = processbench_interval[["normal"]]
-))
-
 #' ProcessBench headline numbers
 #'
 #' @description

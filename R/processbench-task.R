@@ -155,7 +155,7 @@ processbench_with_prompts <- function(dataset, template) {
 #' @order 2
 #' @export
 processbench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
-  benchmark_dataset("processbench", path, sample = "deltabench-sample.parquet", limit = limit,
+  benchmark_dataset("processbench", path, limit = limit,
                     shuffle = shuffle, check = check_processbench_rows, version = version)
 }
 

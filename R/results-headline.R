@@ -19,11 +19,11 @@
 #' itself; for a plain [vitals::Task], give `task` and set them with `$set_metrics()` (see
 #' the example).
 #' `benchmark_metrics()` does the same for a registered benchmark (see
-#' [register_benchmark()]); for an unregistered one, it gives `mean`, the mean of the scores
+#' [new_benchmark()]); for an unregistered one, it gives `mean`, the mean of the scores
 #' that are not `NA`; for one registered with `headline = NULL` (groups that depend on the
 #' data), `NULL`: a [ResultsTask] then reports every group of the summary.
 #'
-#' @param summary A summary function (see [register_benchmark()]).
+#' @param summary A summary function (see [new_benchmark()]).
 #' @param headline The headline keys of the summary rows to report (see [summary_keys()]:
 #'   the `group`, or `"<group> <metric>"` when groups have several rows), the first being
 #'   the viewer's primary metric.
@@ -117,7 +117,7 @@ summary_columns <- c("group", "metric", "estimate", "lower", "upper", "n")
 #' Log headers, [leaderboard()] rows and plots name a summary row by one key: its `group`
 #' when every group of the summary has one row (FutureX: `"overall"`, `"level 1"`, ...), else
 #' `"<group> <metric>"` (ProcessBench: `"overall f1"`, `"overall error_acc"`, ...,
-#' `"mean of groups f1"`). The `headline` of [register_benchmark()] and
+#' `"mean of groups f1"`). The `headline` of [new_benchmark()] and
 #' [summary_metrics()] lists such keys.
 #'
 #' @param rows A summary: a tibble with the columns `group`, `metric`, `estimate`, `lower`,

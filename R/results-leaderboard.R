@@ -25,7 +25,7 @@
 #' `"rating"`, on the Elo scale: 1000 the mean, 400 points for 10:1 odds) the run's
 #' `rating_method` gave, equal to its `elo_rating.csv`. Whether a smaller estimate is
 #' better and which scale it is on come from the benchmark's registration
-#' ([register_benchmark()]'s `lower_is_better` and `elo_scale`), such as probsem's
+#' ([new_benchmark()]'s `lower_is_better` and `elo_scale`), such as probsem's
 #' Jensen-Shannon distance to human judgements.
 #'
 #' Every row says which run it comes from (`run`, `created`), so two runs of one model are
@@ -95,7 +95,7 @@ leaderboard <- function(..., runs = c("all", "latest")) {
 task_board_rows <- function(task, label) {
   benchmark <- if (inherits(task, "ResultsTask")) task$benchmark else label
   if (is.null(benchmark)) {
-    abort_pb("Name a plain vitals Task by its benchmark: {.code leaderboard(futurex = tsk)}.",
+    abort_pb("Name a plain vitals Task by its benchmark: {.code leaderboard(<benchmark> = tsk)}.",
              "argument")
   }
   samples <- task$get_samples()
@@ -113,7 +113,7 @@ log_board_rows <- function(path, label) {
   header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
   if (is.null(benchmark)) {
-    abort_pb("The log names no benchmark: name the argument, as in {.code futurex = path}.",
+    abort_pb("The log names no benchmark: name the argument, as in {.code <benchmark> = path}.",
              "argument", file = path)
   }
   logged <- if (ends_like_a_log(path)) logged_headline(header$eval$metadata$headline)

@@ -133,7 +133,7 @@ print.model_comparison <- function(x, ...) {
 # file scored without a model), or the one a log file records; NULL for plain samples.
 task_benchmark <- function(x) {
   if (inherits(x, "ResultsTask")) return(x$benchmark)
-  if (inherits(x, "futurex_scores")) return("futurex")
+  if (is_scores_object(x)) return(x$benchmark %||% attr(x, "benchmark"))
   if (rlang::is_string(x) && file.exists(x)) {
     meta <- tryCatch(jsonlite::fromJSON(x, simplifyVector = FALSE)$eval$metadata,
                      error = function(e) NULL)
@@ -145,8 +145,9 @@ task_benchmark <- function(x) {
 # Plain samples don't say their benchmark, so they are compared on the mean score; when
 # their columns are those of a benchmark whose headline is not a mean, say which to name.
 hint_benchmark <- function(items_x, items_y) {
-  columns <- c(futurex = "level", processbench = "label", deltabench = "has_error")
-  present <- columns[columns %in% intersect(names(items_x), names(items_y))]
+  common <- intersect(names(items_x), names(items_y))
+  present <- Filter(function(e) !is.null(e$statistic) && length(e$statistic_columns) &&
+                      all(e$statistic_columns %in% common), registrations())
   if (!length(present)) return(invisible(NULL))
   bench <- names(present)[[1]]
   cli::cli_inform(
@@ -166,42 +167,30 @@ runs_benchmark <- function(bx, by, call = rlang::caller_env()) {
   bx %||% by
 }
 
-# The headline as a function of an items table, and whether it is a plain mean of `score`.
+# The headline as a function of an items table, and whether it is a plain mean of `score`:
+# the benchmark's registered `statistic`, named by its `statistic_metric` (by default its
+# first headline key).
 headline_statistic <- function(benchmark, statistic = NULL) {
   if (!is.null(statistic)) {
     return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
   }
-  switch(benchmark %||% "",
-    futurex = list(fn = futurex_weighted_score, metric = "overall", is_mean = FALSE),
-    processbench = list(fn = processbench_f1, metric = "overall f1", is_mean = FALSE),
-    deltabench = list(fn = deltabench_macro_f1, metric = "overall f1_macro", is_mean = FALSE),
-    list(fn = function(items) mean(items$score), metric = "mean score", is_mean = TRUE)
-  )
+  entry <- registration(benchmark)
+  if (is.null(entry$statistic)) {
+    return(list(fn = function(items) mean(items$score), metric = "mean score", is_mean = TRUE))
+  }
+  needed <- entry$statistic_columns
+  list(fn = function(items) {
+    check_item_columns(items, needed, entry$name)
+    entry$statistic(items)
+  }, metric = entry$statistic_metric %||% entry$headline[[1]] %||% "statistic",
+  is_mean = FALSE)
 }
 
-# FutureX's overall: sum of level means times their weights, over the levels present.
-futurex_weighted_score <- function(items) {
-  check_item_column(items, "level", "futurex")
-  means <- tapply(items$score, items$level, mean)
-  sum(means * futurex_weights[names(means)])
-}
-
-# ProcessBench's F1: of the accuracy on solutions with an error and on those without.
-processbench_f1 <- function(items) {
-  check_item_column(items, "label", "processbench")
-  f1_score(mean(items$score[items$label != -1]), mean(items$score[items$label == -1]))
-}
-
-# DeltaBench's macro F1: the mean score (each critique's F1) over solutions with an error.
-deltabench_macro_f1 <- function(items) {
-  check_item_column(items, "has_error", "deltabench")
-  mean(items$score[items$has_error])
-}
-
-check_item_column <- function(items, column, benchmark) {
-  if (!column %in% names(items)) {
-    abort_pb("{benchmark}'s headline needs a {.field {column}} column in both runs.",
-             "argument", field = column, call = rlang::caller_env(2))
+check_item_columns <- function(items, columns, benchmark) {
+  missing <- setdiff(columns, names(items))
+  if (length(missing)) {
+    abort_pb("{benchmark}'s headline needs a {.field {missing[[1]]}} column in both runs.",
+             "argument", field = missing[[1]], call = rlang::caller_env(3))
   }
 }
 
@@ -209,7 +198,7 @@ check_item_column <- function(items, column, benchmark) {
 # first value of every other one-value column. Unscored samples (NA) are dropped.
 comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
-  if (inherits(x, "futurex_scores")) x <- x$items
+  if (is_scores_object(x)) x <- x$items
   if (rlang::is_string(x)) x <- log_samples(x)
   if (!is.data.frame(x) || !all(c("id", "score") %in% names(x))) {
     abort_pb("{.arg {arg}} must be an evaluated task, its samples or log file, or a data
@@ -226,25 +215,27 @@ comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_en
   items <- tibble::tibble(id = id[rows], cluster = labels[rows])
   means <- tapply(score[keep], id[keep], mean)
   items$score <- as.double(means[items$id])
-  for (column in intersect(c("level", "label"), names(x))) items[[column]] <- x[[column]][rows]
-  if ("error_sections" %in% names(x)) items$has_error <- lengths(x$error_sections[rows]) > 0
+  for (column in intersect(statistic_columns(), names(x))) items[[column]] <- x[[column]][rows]
   items
 }
 
-# The default cluster column of a benchmark's samples (see resolve_cluster()).
+# The default cluster column of a benchmark's samples (see resolve_cluster()): its
+# registered `cluster`, a column or a function of the samples.
 benchmark_cluster <- function(benchmark, samples) {
-  switch(benchmark %||% "",
-    dsbench = "competition_id",
-    processbench = ,
-    deltabench = if ("problem" %in% names(samples) &&
-                       anyDuplicated(unique(samples[intersect(c("id", "problem"),
-                                                              names(samples))])$problem)) {
-      "problem"
-    } else {
-      "id"
-    },
-    "id"
-  )
+  cluster <- registration(benchmark)$cluster %||% "id"
+  if (is.function(cluster)) cluster(samples) else cluster
+}
+
+# Every column a registered headline statistic reads.
+statistic_columns <- function() {
+  unique(unlist(lapply(registrations(), function(e) e$statistic_columns), use.names = FALSE))
+}
+
+# A benchmark's scores computed without a model (as futurex_score()'s): a list with the
+# per-item `items` and the `benchmark` it scored.
+is_scores_object <- function(x) {
+  is.list(x) && !is.data.frame(x) && is.data.frame(x$items) &&
+    rlang::is_string(x$benchmark %||% attr(x, "benchmark"))
 }
 
 pair_items <- function(items_x, items_y) {

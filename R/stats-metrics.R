@@ -98,7 +98,7 @@ summary_rows <- function(group, metric, ci, ...) {
 #' `grouped_summary()` gives the rows every `<bench>_summary()` returns, for scores of your
 #' own: an `"overall"` row and one per group, each with `group`, `metric`, `estimate`,
 #' `lower`, `upper`, `n` (and `n_missing`), on the scale of the scores. Use it for the summary
-#' of a benchmark you add with [register_benchmark()].
+#' of a benchmark you add with [new_benchmark()].
 #'
 #' @param x Numeric scores.
 #' @param by Group of each score, or `NULL` for the overall row only.

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from predictivebench import PredictiveBenchError, load_schema, table_columns, validate_table
-from predictivebench.registry import MODULES, get_preparer
+from predictivebench.registry import get_preparer, registered
 from predictivebench.tables import parquet_engine_available, write_table
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,7 +61,8 @@ def test_write_table_without_engine_says_so(tmp_path):
 def test_unknown_benchmark_is_a_clear_error():
     with pytest.raises(PredictiveBenchError, match="unknown benchmark"):
         get_preparer("nope")
-    assert "futurex" in MODULES
+    assert registered()["deltabench"] == "processbench"
+    assert set(registered()) >= {"futurex", "processbench", "deltabench", "probsem", "dsbench"}
 
 
 def test_pyarrow_writes_typed_empty_lists_and_the_benchmark(tmp_path):

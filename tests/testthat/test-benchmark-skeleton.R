@@ -1,5 +1,5 @@
 test_that("benchmark_dataset() reads the sample, a parquet file or a data frame", {
-  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", version = "sample")
+  sample <- benchmark_dataset("futurex", version = "sample")
   path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
   expect_equal(benchmark_dataset("futurex", path), sample)
   expect_equal(benchmark_dataset("futurex", as.data.frame(sample)), sample)
@@ -10,7 +10,7 @@ test_that("benchmark_dataset() reads the sample, a parquet file or a data frame"
   expect_error(benchmark_dataset("futurex", bad), class = "predictivebench_error_schema")
   expect_error(benchmark_dataset("probsem", path), class = "predictivebench_error_benchmark")
   expect_snapshot(benchmark_dataset("futurex", 42), error = TRUE)
-  expect_snapshot(benchmark_dataset("futurex", version = "sample"), error = TRUE)
+  expect_snapshot(benchmark_dataset("futurex", version = "sample", sample = NULL), error = TRUE)
 })
 
 test_that("benchmark_dataset() runs the benchmark's row check with the file name", {
@@ -28,8 +28,7 @@ test_that("benchmark_dataset() runs the benchmark's row check with the file name
 })
 
 test_that("an empty task table is a classed error naming the file, not a crash in $eval()", {
-  sample <- benchmark_dataset("futurex", sample = "futurex-sample.parquet",
-                              version = "sample")
+  sample <- benchmark_dataset("futurex", version = "sample")
   path <- write_task_table(sample[0, ], withr::local_tempfile(fileext = ".parquet"), "futurex")
   err <- expect_error(futurex_dataset(path), class = "predictivebench_error_empty")
   expect_identical(err$file, path)
@@ -51,8 +50,8 @@ test_that("a task table column that vitals keeps for its results is refused, nam
 })
 
 test_that("limit takes the first n rows; shuffle makes it a seeded random sample", {
-  full <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", version = "sample")
-  first <- benchmark_dataset("futurex", sample = "futurex-sample.parquet", version = "sample", limit = 3)
+  full <- benchmark_dataset("futurex", version = "sample")
+  first <- benchmark_dataset("futurex", version = "sample", limit = 3)
   expect_equal(first$id, full$id[1:3])
   expect_equal(nrow(benchmark_dataset("futurex", full, limit = 1000)), nrow(full))
   a <- benchmark_dataset("futurex", full, limit = 4, shuffle = 7)

@@ -7,7 +7,7 @@ import sys
 from typing import List, Optional
 
 from .errors import PredictiveBenchError
-from .registry import MODULES, get_preparer
+from .registry import get_preparer, registered
 from .tables import load_schema, validate_table, write_table
 
 
@@ -17,7 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     prepare = commands.add_parser("prepare", help="flatten raw files into a parquet task table")
     benchmarks = prepare.add_subparsers(dest="benchmark", required=True)
-    for name in MODULES:
+    for name in registered():
         try:
             preparer = get_preparer(name)
         except (ImportError, PredictiveBenchError):
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         if preparer.add_arguments is not None:
             preparer.add_arguments(sub)
     schema = commands.add_parser("schema", help="print a benchmark's task-table schema")
-    schema.add_argument("benchmark", choices=sorted(MODULES))
+    schema.add_argument("benchmark", choices=sorted(registered()))
     return parser
 
 

@@ -30,7 +30,7 @@ import pandas as pd
 
 from .errors import ON_ERROR, MissingDependencyError, PredictiveBenchError, check_on_error
 from .readers import inside, iter_json_lines, read_text, safe_join
-from .registry import Preparer
+from .registry import Preparer, register
 
 EXCEL_ENDINGS = ("xlsx", "xlsb", "xlsm")
 IMAGE_ENDINGS = (".jpg", ".png")
@@ -364,7 +364,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --on-error skip, also write the skipped items to this JSON file")
 
 
-PREPARERS = {
-    "dsbench": Preparer("dsbench", "dsbench", prepare_dsbench, add_arguments=add_arguments,
-                        help="a DSBench data-analysis folder (data.json + data/<id>/)"),
-}
+PREPARERS = register(
+    Preparer("dsbench", "dsbench", prepare_dsbench, add_arguments=add_arguments,
+             help="a DSBench data-analysis folder (data.json + data/<id>/)")
+)

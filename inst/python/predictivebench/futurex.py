@@ -11,7 +11,7 @@ import pandas as pd
 
 from .errors import ON_ERROR, PredictiveBenchError, report_skipped, skip_broken
 from .readers import parse_json, read_text
-from .registry import Preparer
+from .registry import Preparer, register
 
 REQUIRED = ("id", "prompt", "level", "ground_truth")
 LEVELS = (1, 2, 3, 4)
@@ -161,8 +161,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop at a malformed item, or skip it and list it on stderr")
 
 
-PREPARERS = {
-    "futurex": Preparer("futurex", "futurex", prepare_futurex,
-                        add_arguments=add_arguments,
-                        help="a FutureX question set or predictions file (JSON array)"),
-}
+PREPARERS = register(
+    Preparer("futurex", "futurex", prepare_futurex,
+             add_arguments=add_arguments,
+             help="a FutureX question set or predictions file (JSON array)")
+)

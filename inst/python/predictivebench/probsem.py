@@ -29,7 +29,7 @@ import pandas as pd
 
 from .errors import ON_ERROR, PredictiveBenchError, report_skipped, skip_broken
 from .readers import parse_json, read_text
-from .registry import Preparer
+from .registry import Preparer, register
 
 COLUMNS = ["id", "input", "target", "prompt", "suite", "context_index", "text", "queries",
            "expected"]
@@ -283,7 +283,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop at a malformed suite, or skip it and list it on stderr")
 
 
-PREPARERS = {
-    "probsem": Preparer("probsem", "probsem", prepare_probsem, add_arguments=add_arguments,
-                        help="a probsem prompt .txt with its <prompt>_<suite>.json test suites"),
-}
+PREPARERS = register(
+    Preparer("probsem", "probsem", prepare_probsem, add_arguments=add_arguments,
+             help="a probsem prompt .txt with its <prompt>_<suite>.json test suites")
+)

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import ON_ERROR, PredictiveBenchError, check_on_error, report_skipped
 from .readers import iter_json_lines, parse_json, read_text
-from .registry import Preparer
+from .registry import Preparer, register
 
 COLUMNS = ["id", "problem", "steps", "label", "task_l1", "task_l2", "origin", "generator",
            "final_answer_correct", "error_sections", "unuseful_sections", "sections_content",
@@ -395,12 +395,12 @@ def add_processbench_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop at a bad record, or skip it and report it on stderr")
 
 
-PREPARERS = {
-    "deltabench": Preparer("deltabench", "processbench", prepare_deltabench,
-                           add_arguments=add_deltabench_arguments,
-                           help="a DeltaBench release (JSON Lines, JSON array or CSV)"),
-    "processbench": Preparer("processbench", "processbench", prepare_processbench,
-                             add_arguments=add_processbench_arguments,
-                             help="a ProcessBench split (JSON array, JSON Lines or CSV)",
-                             multiple_sources=True),
-}
+PREPARERS = register(
+    Preparer("deltabench", "processbench", prepare_deltabench,
+             add_arguments=add_deltabench_arguments,
+             help="a DeltaBench release (JSON Lines, JSON array or CSV)"),
+    Preparer("processbench", "processbench", prepare_processbench,
+             add_arguments=add_processbench_arguments,
+             help="a ProcessBench split (JSON array, JSON Lines or CSV)",
+             multiple_sources=True)
+)

@@ -1,0 +1,245 @@
+# What makes a benchmark one: its registration. Each benchmark registers itself from its own
+# files (`rlang::on_load(new_benchmark(...))`); the shared layers (datasets-*, results-*,
+# stats-*, engine-*) read the registration and never name a benchmark.
+
+the_benchmarks <- new.env(parent = emptyenv())
+
+#' Register a benchmark: everything the shared layers need to know about it
+#'
+#' @description
+#' `new_benchmark()` is the one place a benchmark says what makes it one: its task-table
+#' schema, its bundled sample, its pinned real versions and how they are prepared, its
+#' summary, its headline statistic for [compare_models()], its default cluster, and what
+#' logs and [leaderboard()] show. Each benchmark calls it from its own files when the
+#' package loads (`rlang::on_load(new_benchmark(...))`); the data, results and statistics
+#' layers read the registration and never switch on a benchmark's name, so adding a
+#' benchmark adds files and touches none outside them (see "Adding a benchmark" in
+#' `vignette("results")`). `register_benchmark()` is the same function under its former
+#' name.
+#'
+#' A summary function takes an evaluated task, its samples (`$get_samples()`), or the
+#' samples read back from its log by [log_samples()], and returns the rows every
+#' predictivebench summary has (as [grouped_summary()] gives): `group`, `metric`,
+#' `estimate` (on the scores' 0-1 scale), `lower`, `upper` and `n`. Each row is named by
+#' its headline key ([summary_keys()]): its `group` when every group has one row, else
+#' `"<group> <metric>"`.
+#'
+#' @param name The benchmark's name, such as `"futurex"`.
+#' @param summary The summary function, or its name (looked up when used, in the
+#'   predictivebench namespace first).
+#' @param headline The headline keys ([summary_keys()]) of the summary rows shown in log
+#'   headers and leaderboards, the first being the viewer's primary metric (FutureX:
+#'   `"overall"` and each level; ProcessBench: `"overall f1"`, `"overall error_acc"`, ...).
+#'   These keys are the metric names in the log. `NULL` shows every row the summary
+#'   returns, for summaries whose groups depend on the data (one row per arena opponent, per
+#'   probsem suite).
+#' @param by What a summary's groups are (`"level"`, `"task"`, `"competition"`, `"suite"`),
+#'   for axis labels. `"model"` says each group is a model (the competitors of an arena
+#'   run): [leaderboard()] then shows each as a model of its own.
+#' @param interval What `lower` and `upper` are, for plot labels.
+#' @param lower_is_better The summary `metric`s (the column, such as `"js_distance"`) for
+#'   which a smaller estimate is better; boards and plots read it from here and never from
+#'   a metric's name.
+#' @param elo_scale The summary `metric`s whose estimates are ratings on the Elo scale (1000
+#'   the mean, 400 points of difference for 10:1 odds) rather than on 0-1, such as the
+#'   arena's `"rating"`; boards and plots put them on an axis of their own.
+#' @param schema The task table's schema: the name of a schema the Python flatteners share
+#'   (`inst/python/predictivebench/schemas/<schema>.json`; DeltaBench uses
+#'   `"processbench"`), or a data frame with columns `name`, `type` and, optionally,
+#'   `nullable` and `optional` (see [task_table_schema()]).
+#' @param sample The bundled sample (`version = "sample"`): a file inside the installed
+#'   package (such as `"extdata/futurex-sample.parquet"`) or a data frame in the schema.
+#'   `NULL`: none.
+#' @param sample_items The rows the sample's dataset has, for [benchmark_versions()]
+#'   (`NULL`: the rows of a data frame `sample`).
+#' @param versions The pinned real versions: a data frame in the layout of
+#'   [benchmark_versions()]'s source (one row per file; see `pin()` in
+#'   `R/datasets-versions.R`). `NULL`: none, only `path` and the sample.
+#' @param prepare The function [prepare_task_table()] calls: `function(source, out = NULL,
+#'   ...)`. `NULL`: the benchmark has no raw files of its own.
+#' @param prepare_pinned How a pinned version's downloaded files become its task table:
+#'   `function(rows, files)`, `rows` the version's pinned rows and `files` their local
+#'   paths. `NULL` (the default): `prepare(files[[1]])`.
+#' @param flattener The Python module whose source is part of a prepared table's cache key
+#'   (`NULL`: the table is read by R and keyed by the package version alone).
+#' @param unpacked A function of a version's `rows` giving the folder its files were
+#'   unpacked into, deleted with them when the preparer refuses a file pinned without a
+#'   sha256. `NULL`: nothing is unpacked.
+#' @param statistic The headline as a function of an items table (one row per compared item:
+#'   `id`, `score`, `cluster` and the `statistic_columns`), for [compare_models()]. `NULL`
+#'   (the default): the mean score.
+#' @param statistic_metric The name [compare_models()] gives `statistic`'s number: the
+#'   headline key of the summary row it reproduces. `NULL` (the default): the first
+#'   `headline` key.
+#' @param statistic_columns The sample columns `statistic` reads; [compare_models()] keeps
+#'   them in the items and, given plain samples with these columns, suggests the benchmark.
+#' @param cluster The default cluster of [compare_models()]: a column of the samples, or a
+#'   function of the samples returning one.
+#' @returns `new_benchmark()`: the previous registration of `name` (a list of these
+#'   arguments), invisibly, so `do.call(new_benchmark, old)` restores it.
+#'   `registered_benchmarks()`: a tibble of the registrations.
+#' @keywords internal
+#' @examples
+#' toy <- data.frame(id = c("a", "b"), input = c("1 + 1?", "2 + 2?"), target = c("2", "4"))
+#' old <- predictivebench:::new_benchmark(
+#'   "toy", summary = function(x) predictivebench:::grouped_summary(x), headline = "overall",
+#'   schema = data.frame(name = c("id", "input", "target"), type = "string"),
+#'   sample = toy
+#' )
+#' predictivebench:::registered_benchmarks()[c("name", "by")]
+#' predictivebench:::unregister_benchmark("toy")
+new_benchmark <- function(name, summary, headline = "overall", by = "group",
+                          interval = "95% confidence interval",
+                          lower_is_better = character(), elo_scale = character(),
+                          schema = name, sample = NULL, sample_items = NULL, versions = NULL,
+                          prepare = NULL, prepare_pinned = NULL, flattener = NULL,
+                          unpacked = NULL, statistic = NULL, statistic_metric = NULL,
+                          statistic_columns = character(), cluster = "id") {
+  check_string(name)
+  if (!is.function(summary) && !rlang::is_string(summary)) {
+    abort_pb("{.arg summary} must be a function or the name of one.", "argument")
+  }
+  check_headline(headline, allow_null = TRUE)
+  check_string(by)
+  check_string(interval)
+  check_metric_names(lower_is_better, "lower_is_better")
+  check_metric_names(elo_scale, "elo_scale")
+  check_metric_names(statistic_columns, "statistic_columns")
+  check_string(statistic_metric, allow_null = TRUE)
+  if (!rlang::is_string(schema)) schema <- check_schema_table(schema)
+  check_sample(sample, sample_items)
+  check_versions(versions, name)
+  for (arg in c("prepare", "prepare_pinned", "unpacked", "statistic")) {
+    check_function_or_null(get(arg), arg)
+  }
+  check_string(flattener, allow_null = TRUE)
+  if (!rlang::is_string(cluster) && !is.function(cluster)) {
+    abort_pb("{.arg cluster} must be a column name or a function of the samples.", "argument")
+  }
+  old <- the_benchmarks[[name]]
+  entry <- list(name = name, summary = summary, headline = headline, by = by,
+                interval = interval, lower_is_better = lower_is_better, elo_scale = elo_scale,
+                schema = schema, sample = sample, sample_items = sample_items,
+                versions = versions, prepare = prepare, prepare_pinned = prepare_pinned,
+                flattener = flattener, unpacked = unpacked, statistic = statistic,
+                statistic_metric = statistic_metric, statistic_columns = statistic_columns,
+                cluster = cluster)
+  the_benchmarks[[name]] <- entry
+  invisible(old)
+}
+
+#' @rdname new_benchmark
+register_benchmark <- new_benchmark
+
+#' @rdname new_benchmark
+unregister_benchmark <- function(name) {
+  check_string(name)
+  old <- the_benchmarks[[name]]
+  if (!is.null(old)) rm(list = name, envir = the_benchmarks)
+  invisible(old)
+}
+
+#' @rdname new_benchmark
+registered_benchmarks <- function() {
+  entries <- mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
+  tibble::tibble(
+    name = names(entries) %||% character(),
+    headline = unname(lapply(entries, function(e) e$headline %||% character())),
+    by = vapply(entries, function(e) e$by, "", USE.NAMES = FALSE),
+    interval = vapply(entries, function(e) e$interval, "", USE.NAMES = FALSE),
+    lower_is_better = unname(lapply(entries, function(e) e$lower_is_better %||% character())),
+    elo_scale = unname(lapply(entries, function(e) e$elo_scale %||% character())),
+    schema = vapply(entries, function(e) schema_label(e$schema), "", USE.NAMES = FALSE),
+    has_data = vapply(entries, function(e) !is.null(e$prepare) || !is.null(e$sample), TRUE,
+                      USE.NAMES = FALSE)
+  )
+}
+
+benchmark_entry <- function(name, call = rlang::caller_env()) {
+  entry <- registration(name)
+  if (is.null(entry)) {
+    abort_pb(c("No benchmark {.val {name}} is registered.",
+               i = "Registered: {.val {ls(the_benchmarks)}}; see {.fn new_benchmark}."),
+             "argument", call = call)
+  }
+  entry$summary <- summary_function(entry$summary)
+  entry
+}
+
+# The registration of `name`, or NULL (an unregistered name, or NULL).
+registration <- function(name) {
+  if (rlang::is_string(name)) the_benchmarks[[name]]
+}
+
+# Every registration, in name order.
+registrations <- function() mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
+
+# The registrations with data of their own (a sample, pinned versions or a preparer), as
+# opposed to summaries registered for logs only (the arena's battles and ratings).
+data_benchmarks <- function() {
+  Filter(function(e) !is.null(e$prepare) || !is.null(e$sample) || !is.null(e$versions),
+         registrations())
+}
+
+summary_function <- function(summary) {
+  if (is.function(summary)) return(summary)
+  ns <- topenv(environment(benchmark_entry))
+  get0(summary, envir = ns, mode = "function") %||% get(summary, mode = "function")
+}
+
+schema_label <- function(schema) if (rlang::is_string(schema)) schema else "<own>"
+
+# ---- checks of a registration --------------------------------------------------------------
+
+check_metric_names <- function(x, arg, call = rlang::caller_env()) {
+  if (!is.character(x) || anyNA(x)) {
+    abort_pb("{.arg {arg}} must be a character vector of names.", "argument", call = call)
+  }
+  invisible(x)
+}
+
+check_function_or_null <- function(x, arg, call = rlang::caller_env()) {
+  if (!is.null(x) && !is.function(x)) {
+    abort_pb("{.arg {arg}} must be a function or {.code NULL}.", "argument", call = call)
+  }
+  invisible(x)
+}
+
+# A schema given as a data frame: `name` and a known `type` per column; `nullable` and
+# `optional` default to FALSE.
+check_schema_table <- function(schema, call = rlang::caller_env()) {
+  if (!is.data.frame(schema) || !all(c("name", "type") %in% names(schema)) ||
+      !is.character(schema$name) || anyNA(schema$name) || anyDuplicated(schema$name)) {
+    abort_pb("{.arg schema} must be a schema name or a data frame of unique column
+              {.field name}s and their {.field type}s.", "argument", call = call)
+  }
+  bad <- setdiff(schema$type, schema_types)
+  if (length(bad)) {
+    abort_pb(c("{.arg schema} has an unknown type {.val {bad[[1]]}}.",
+               i = "Types: {.val {schema_types}}."), "argument", field = "type", call = call)
+  }
+  n <- nrow(schema)
+  tibble::tibble(name = schema$name, type = as.character(schema$type),
+                 nullable = as.logical(schema$nullable %||% rep(FALSE, n)),
+                 optional = as.logical(schema$optional %||% rep(FALSE, n)))
+}
+
+check_sample <- function(sample, items, call = rlang::caller_env()) {
+  if (!is.null(sample) && !rlang::is_string(sample) && !is.data.frame(sample)) {
+    abort_pb("{.arg sample} must be a file in the package, a data frame or {.code NULL}.",
+             "argument", call = call)
+  }
+  if (!is.null(items)) check_count(items, call = call)
+  invisible(sample)
+}
+
+check_versions <- function(versions, name, call = rlang::caller_env()) {
+  if (is.null(versions)) return(invisible())
+  needed <- names(pin("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
+  if (!is.data.frame(versions) || !all(needed %in% names(versions)) ||
+      !all(versions$benchmark == name)) {
+    abort_pb(c("{.arg versions} must be pinned files of {.val {name}}, made with {.fn pin}.",
+               i = "Columns: {.field {needed}}."), "argument", call = call)
+  }
+  invisible(versions)
+}

@@ -1,0 +1,27 @@
+# DeltaBench as one registration: its tables are ProcessBench-schema tables, flattened by
+# the ProcessBench module.
+
+deltabench_citation <- "He et al. (2025). Can Large Language Models Detect Errors in Long Chain-of-Thought Reasoning? arXiv:2502.19361."
+
+deltabench_versions <- function() {
+  pin("deltabench", "v1", TRUE, "hf", "OpenStellarTeam/DeltaBench",
+      "0952360c055990b828a8d27f6a4916f6a174dd67", "Deltabench_v1.jsonl", 65296034,
+      "d8d36e95e37f2f0a4fd607ff2f47ab852cc70dc2306cecfc08af0378212b0648",
+      "none declared (the dataset card names no licence)", deltabench_citation, 1236)
+}
+
+# DeltaBench's macro F1: the mean score (each critique's F1) over solutions with an error.
+deltabench_macro_f1 <- function(items) {
+  mean(items$score[lengths(items$error_sections) > 0])
+}
+
+rlang::on_load(new_benchmark(
+  "deltabench", "deltabench_summary",
+  headline = c("overall f1_macro", "overall precision_macro", "overall recall_macro",
+               "overall accuracy"),
+  by = "task", interval = deltabench_interval, schema = "processbench",
+  sample = "extdata/deltabench-sample.parquet", sample_items = 8L,
+  versions = deltabench_versions(), prepare = prepare_deltabench, flattener = "processbench",
+  statistic = deltabench_macro_f1, statistic_columns = "error_sections",
+  cluster = solution_cluster
+))

@@ -1,0 +1,26 @@
+# DSBench as one registration: what the shared layers know about it.
+
+dsbench_citation <- "Jing et al. (2024). DSBench: How Far Are Data Science Agents to Becoming Data Science Experts? arXiv:2409.07703."
+
+dsbench_versions <- function() {
+  rbind(
+    pin("dsbench", "v1", TRUE, "hf", "liqiang888/DSBench",
+        "1196d6553ec200e1262841efc89cda5954ffe89f", "data_analysis/data.zip", NA, NA,
+        "non-commercial use only", dsbench_citation, 466, role = "zip"),
+    pin("dsbench", "v1", TRUE, "github", "LiqiangJing/DSBench",
+        "ba786096137a5108af11c016ad3f09cdb97beefd", "data_analysis/data.json", 19407,
+        "ff822b69d46e08b384fa9b93ff39762c33b9887d315a5653bb536aeaba7572ea",
+        "non-commercial use only", dsbench_citation, 466, role = "answers")
+  )
+}
+
+rlang::on_load(new_benchmark(
+  "dsbench", "dsbench_summary", headline = c("questions", "competitions"),
+  by = "competition", interval = mean_ci_interval("normal"),
+  sample = "extdata/dsbench-sample.parquet", sample_items = 7L, versions = dsbench_versions(),
+  prepare = prepare_dsbench,
+  prepare_pinned = function(rows, files) prepare_dsbench(dsbench_real_dir(rows, files)),
+  flattener = "dsbench", unpacked = dsbench_real_dir,
+  # questions of one competition share its workbooks
+  cluster = "competition_id"
+))

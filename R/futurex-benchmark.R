@@ -1,0 +1,30 @@
+# FutureX as one registration: what the shared layers know about it.
+
+futurex_citation <- "Zeng et al. (2025). FutureX: An Advanced Live Benchmark for LLM Agents in Future Prediction. arXiv:2508.11987."
+
+futurex_versions <- function() {
+  repo <- "LanLanLan-Ian/Prediction"
+  commit <- "8b20fc87116c5ebe14d90552ac894e2b6c25ec20"
+  rbind(
+    pin("futurex", "250915", TRUE, "github", repo, commit, "dataset/250915.json",
+        55723, "602ab824d07acef7b48d0137a8ff9ceb2b6e763b82172d3181c1bd8744298403",
+        no_licence(repo), futurex_citation, 53),
+    pin("futurex", "sp500", FALSE, "github", repo, commit, "dataset/25sp500.json",
+        35820, "b7f29d1639d362d5b7699b528eebbbd07f6501c6912b8d781e399cf237c31288",
+        no_licence(repo), futurex_citation, 50)
+  )
+}
+
+# FutureX's overall: sum of level means times their weights, over the levels present.
+futurex_weighted_score <- function(items) {
+  means <- tapply(items$score, items$level, mean)
+  sum(means * futurex_weights[names(means)])
+}
+
+rlang::on_load(new_benchmark(
+  "futurex", "futurex_summary", headline = c("overall", paste("level", 1:4)), by = "level",
+  interval = futurex_interval[["normal"]],
+  sample = "extdata/futurex-sample.parquet", sample_items = 11L, versions = futurex_versions(),
+  prepare = prepare_futurex, flattener = "futurex",
+  statistic = futurex_weighted_score, statistic_columns = "level"
+))

@@ -1,0 +1,47 @@
+# ProcessBench as one registration: what the shared layers know about it.
+
+processbench_citation <- "Zheng et al. (2024). ProcessBench: Identifying Process Errors in Mathematical Reasoning. arXiv:2412.06559."
+
+processbench_versions <- function() {
+  splits <- c("gsm8k", "math", "olympiadbench", "omnimath")
+  rbind(
+    pin("processbench", "hf", TRUE, "hf", "Qwen/ProcessBench",
+        "3bdcd5371ed567559a78f559c01c13a6deee7604",
+        paste0(splits, ".json"), NA, NA, "apache-2.0", processbench_citation, 3400,
+        role = "split"),
+    pin("processbench", "2f2fd8ae", FALSE, "github", "QwenLM/ProcessBench",
+        "2f2fd8ae590aeb949f7be265478b05280f93db68",
+        paste0("dataset/", splits, ".json"), c(574343, 1938778, 2808955, 2842872),
+        c("fb1c59dfd1e83e1c5a48dbe598db27e4bc0b8bc524a09445f2d4b69178f61349",
+          "520ae64463d6ceb4bf13af31693389a5d5b14934cdad3468193dea4a5ceb0414",
+          "e9d801c9f3c03f949adbfa08e90cb21ad85c0b9224bc5e98326f8215c218aa55",
+          "e8d7cf4512c82168dae2fe48b1718069a3002e7910af1d180a27ee0d9948ba47"),
+        paste(no_licence("QwenLM/ProcessBench"), "at this commit; its Hugging Face copy is apache-2.0"),
+        processbench_citation, 3400, role = "split")
+  )
+}
+
+# ProcessBench's F1: of the accuracy on solutions with an error and on those without.
+processbench_f1 <- function(items) {
+  f1_score(mean(items$score[items$label != -1]), mean(items$score[items$label == -1]))
+}
+
+# ProcessBench and DeltaBench items are solutions; when several solutions share a problem,
+# the problem is the cluster.
+solution_cluster <- function(samples) {
+  shared <- "problem" %in% names(samples) &&
+    anyDuplicated(unique(samples[intersect(c("id", "problem"), names(samples))])$problem)
+  if (shared) "problem" else "id"
+}
+
+rlang::on_load(new_benchmark(
+  "processbench", "processbench_summary",
+  headline = c("overall f1", "overall error_acc", "overall correct_acc"), by = "task",
+  interval = processbench_interval[["normal"]],
+  sample = "extdata/deltabench-sample.parquet", sample_items = 8L,
+  versions = processbench_versions(),
+  prepare = prepare_processbench,
+  prepare_pinned = function(rows, files) prepare_processbench(unname(files)),
+  flattener = "processbench",
+  statistic = processbench_f1, statistic_columns = "label", cluster = solution_cluster
+))

@@ -1,0 +1,221 @@
+test_that("benchmarks register, list and unregister", {
+  old <- register_benchmark("reg-test", "arith_summary", headline = c("weighted"), by = "level",
+                            interval = "90% interval")
+  withr::defer(unregister_benchmark("reg-test"))
+  expect_null(old)
+  listed <- registered_benchmarks()
+  row <- listed[listed$name == "reg-test", ]
+  expect_equal(row$headline[[1]], "weighted")
+  expect_equal(row$interval, "90% interval")
+  entry <- benchmark_entry("reg-test")
+  expect_true(is.function(entry$summary))
+  expect_equal(unregister_benchmark("reg-test")$by, "level")
+  expect_false("reg-test" %in% registered_benchmarks()$name)
+  expect_error(benchmark_entry("reg-test"), "No benchmark")
+})
+
+test_that("register_benchmark() checks its arguments", {
+  expect_error(register_benchmark("x", 1), class = "predictivebench_error_argument")
+  expect_error(register_benchmark("x", identity, headline = NA_character_), "at least one")
+  expect_error(register_benchmark(c("a", "b"), identity), class = "predictivebench_error_argument")
+})
+
+test_that("new_benchmark() checks what makes a benchmark one", {
+  expect_error(new_benchmark("x", identity, schema = data.frame(name = "id", type = "text")),
+               class = "predictivebench_error_argument")
+  expect_error(new_benchmark("x", identity, sample = 1), class = "predictivebench_error_argument")
+  expect_error(new_benchmark("x", identity, versions = data.frame(a = 1)),
+               class = "predictivebench_error_argument")
+  expect_error(new_benchmark("x", identity, statistic = "min"),
+               class = "predictivebench_error_argument")
+  expect_error(new_benchmark("x", identity, cluster = 1), class = "predictivebench_error_argument")
+  expect_false("x" %in% registered_benchmarks()$name)
+  # the former name is the same function, for code written against it
+  expect_identical(register_benchmark, new_benchmark)
+})
+
+test_that("the six benchmarks carry their data, headline statistic and cluster", {
+  data <- names(data_benchmarks())
+  expect_setequal(data, c("arena", "deltabench", "dsbench", "futurex", "probsem", "processbench"))
+  expect_equal(registration("deltabench")$schema, "processbench")
+  expect_equal(headline_statistic("futurex")$metric, "overall")
+  expect_equal(headline_statistic("processbench")$metric, "overall f1")
+  expect_equal(headline_statistic("deltabench")$metric, "overall f1_macro")
+  expect_true(headline_statistic("dsbench")$is_mean)
+  new_benchmark("stat-test", identity, headline = c("overall", "worst"), statistic = min,
+                statistic_metric = "worst")
+  withr::defer(unregister_benchmark("stat-test"))
+  expect_equal(headline_statistic("stat-test")$metric, "worst")
+  expect_equal(benchmark_cluster("dsbench", data.frame(competition_id = 1)), "competition_id")
+  shared <- data.frame(id = c("a", "b"), problem = c("p", "p"))
+  expect_equal(benchmark_cluster("processbench", shared), "problem")
+  expect_equal(benchmark_cluster("deltabench", data.frame(id = "a", problem = "p")), "id")
+})
+
+# ---- No switch on benchmark names in the shared layers --------------------------------------
+
+test_that("the shared layers name no benchmark outside comments", {
+  dir <- test_path("..", "..", "R")
+  skip_if_not(dir.exists(dir), "the package's R/ sources are not here (an installed copy)")
+  files <- list.files(dir, pattern = "^(engine|datasets|results|stats)-.*\\.R$", full.names = TRUE)
+  expect_gt(length(files), 10)
+  names <- "\\b(futurex|processbench|deltabench|probsem|dsbench|arena)"
+  found <- unlist(lapply(files, function(f) {
+    lines <- readLines(f, warn = FALSE)
+    hit <- grepl(names, lines, perl = TRUE) & !grepl("^\\s*#", lines)
+    if (any(hit)) paste0(basename(f), ":", which(hit), ": ", trimws(lines[hit]))
+  }))
+  expect_identical(found, NULL)
+})
+
+# ---- Proof: a seventh benchmark, defined entirely here ---------------------------------------
+#
+# "toyqa": short questions in three topics. Its headline is its worst topic's accuracy (not a
+# mean of the scores), its items cluster by topic, and its real version is a pinned CSV that
+# its own preparer reads. Nothing outside this file knows it.
+
+toyqa_schema <- data.frame(name = c("id", "input", "target", "topic"), type = "string")
+
+toyqa_sample <- tibble::tibble(
+  id = paste0("q", 1:6),
+  input = c("1 + 1?", "2 + 2?", "Capital of France?", "Capital of Italy?", "Red + blue?",
+            "Blue + yellow?"),
+  target = c("2", "4", "Paris", "Rome", "purple", "green"),
+  topic = rep(c("sums", "capitals", "colours"), each = 2)
+)
+
+# The raw file of its real version: question,answer,topic.
+prepare_toyqa <- function(source, out = NULL) {
+  raw <- utils::read.csv(source, stringsAsFactors = FALSE)
+  table <- tibble::tibble(id = paste0("q", seq_len(nrow(raw))), input = raw$question,
+                          target = raw$answer, topic = raw$topic)
+  if (is.null(out)) table else write_task_table(table, out, "toyqa")
+}
+
+toyqa_summary <- function(x) {
+  x <- benchmark_samples(x, c("score", "topic"), "an evaluated toyqa task or its samples.")
+  rows <- grouped_summary(as_score(x$score), by = x$topic, metric = "accuracy",
+                          limits = c(0, 1))
+  topics <- rows[rows$group != "overall", ]
+  worst <- topics[which.min(topics$estimate), ]
+  worst$group <- "worst"
+  benchmark_summary(rbind(worst, rows), "toyqa", by = "topic")
+}
+
+toyqa_worst_topic <- function(items) min(tapply(items$score, items$topic, mean))
+
+toyqa_dataset <- function(path = NULL, version = NULL, limit = NULL) {
+  benchmark_dataset("toyqa", path, version = version, limit = limit)
+}
+
+toyqa_task <- function(dataset = toyqa_dataset(version = "sample"), dir) {
+  scorer <- function(samples, ...) {
+    list(score = as.numeric(trimws(samples$result) == samples$target))
+  }
+  benchmark_task(dataset, vitals::generate(), scorer, dir = dir, name = "toyqa",
+                 benchmark = "toyqa")
+}
+
+local_toyqa <- function(versions = NULL, env = parent.frame()) {
+  old <- new_benchmark(
+    "toyqa", toyqa_summary, headline = c("worst", "overall"), by = "topic",
+    schema = toyqa_schema, sample = toyqa_sample, versions = versions,
+    prepare = prepare_toyqa, statistic = toyqa_worst_topic, statistic_columns = "topic",
+    cluster = "topic"
+  )
+  withr::defer(if (is.null(old)) unregister_benchmark("toyqa") else
+    do.call(new_benchmark, old), envir = env)
+}
+
+# Knows sums and capitals; answers "no idea" on colours.
+toyqa_partial <- function() {
+  gold <- toyqa_sample[toyqa_sample$topic != "colours", ]
+  baseline_chat(function(prompt) {
+    hit <- gold$target[gold$input == prompt]
+    if (length(hit)) hit else "no idea"
+  }, name = "toy-partial")
+}
+
+test_that("a seventh benchmark registered in a test runs dataset, task, eval, summary, board and comparison", {
+  local_toyqa()
+  dir <- withr::local_tempdir()
+
+  # _dataset(): the registered sample, checked against the registered schema
+  data <- toyqa_dataset(version = "sample")
+  expect_equal(nrow(data), 6)
+  bad <- toyqa_sample
+  bad$topic <- 1:6
+  expect_error(toyqa_dataset(bad), class = "predictivebench_error_schema")
+  expect_equal(nrow(toyqa_dataset(version = "sample", limit = 2)), 2)
+
+  # _task() and $eval() with offline baselines
+  oracle <- toyqa_task(data, dir)
+  oracle$eval(solver_chat = baseline_chat(function(p) data$target[data$input == p],
+                                          name = "toy-oracle"), view = FALSE)
+  partial <- toyqa_task(data, dir)
+  partial$eval(solver_chat = toyqa_partial(), view = FALSE)
+
+  # _summary(): the task and its log agree
+  live <- toyqa_summary(partial)
+  expect_equal(live$estimate[live$group == "worst"], 0)
+  expect_equal(live$estimate[live$group == "overall"], 4 / 6)
+  from_log <- toyqa_summary(log_samples(partial$log_path))
+  expect_equal(from_log[c("group", "estimate", "lower", "upper", "n")],
+               live[c("group", "estimate", "lower", "upper", "n")])
+  # the log's headline is the registered one
+  expect_setequal(names(log_json(partial$log_path)$results$scores[[1]]$metrics),
+                  c("worst", "overall"))
+
+  # leaderboard(): the registered headline rows, per model, from tasks and from the logs
+  board <- suppressMessages(leaderboard(oracle, partial))
+  expect_equal(unique(board$benchmark), "toyqa")
+  expect_setequal(board$metric, c("worst", "overall"))
+  expect_equal(board$estimate[endsWith(board$model, "toy-oracle") & board$metric == "worst"], 1)
+  expect_equal(board$estimate[endsWith(board$model, "toy-partial") & board$metric == "overall"], 4 / 6)
+  from_logs <- suppressMessages(leaderboard(dir))
+  expect_equal(sort(from_logs$estimate), sort(board$estimate))
+
+  # compare_models(): the registered statistic (worst topic) and cluster (topic)
+  cmp <- suppressMessages(compare_models(oracle, partial, times = 200))
+  expect_equal(cmp$benchmark, "toyqa")
+  expect_equal(cmp$metric, "worst")
+  expect_equal(c(cmp$x, cmp$y, cmp$difference), c(1, 0, 1))
+  expect_equal(cmp$n_clusters, 3)
+  # plain samples with the statistic's columns: compared on the mean, with a hint naming it
+  plain <- function(t) t$get_samples()[c("id", "score", "topic")]
+  msg <- expect_message(compare_models(plain(oracle), plain(partial), times = 50),
+                        class = "predictivebench_message_benchmark")
+  expect_match(conditionMessage(msg), "benchmark = \"toyqa\"", fixed = TRUE)
+
+  # TODO(lead): enable once eval_set() (branch `evalset`) is on main. The evaluation set
+  # reads the registered summary and headline, so the toy should run there unchanged:
+  # set <- eval_set(list(toyqa = oracle$clone()), ...)
+  # expect_setequal(<set's headline rows for toyqa>$metric, c("worst", "overall"))
+})
+
+test_that("a seventh benchmark's real version is pinned, fetched and prepared from its registration", {
+  raw <- withr::local_tempfile(fileext = ".csv")
+  writeLines(c("question,answer,topic", "1 + 2?,3,sums", "Capital of Spain?,Madrid,capitals"),
+               raw)
+  pins <- fixture_pins("toyqa", "v1", "github", "toy/toyqa", c("data/toyqa.csv" = raw),
+                       items = 2)
+  local_toyqa(versions = pins[names(pinned_files())])
+  server <- fake_file_server(rlang::set_names(list(raw), fixture_url_path(pins)))
+  withr::defer(server$stop())
+  withr::local_options(predictivebench.datasets_dir = withr::local_tempdir(),
+                       predictivebench.download_backoff = 0)
+  withr::local_envvar(PREDICTIVEBENCH_GITHUB_URL = server$url, HF_HUB_OFFLINE = NA)
+
+  listed <- benchmark_versions("toyqa")
+  expect_equal(listed$version, "v1")
+  expect_true(listed$default)
+  table <- suppressMessages(toyqa_dataset())
+  expect_equal(table$input, c("1 + 2?", "Capital of Spain?"))
+  expect_equal(table$topic, c("sums", "capitals"))
+  # the second call reads the cached table: no new download
+  requests <- nrow(server$log())
+  expect_equal(suppressMessages(toyqa_dataset()), table)
+  expect_equal(nrow(server$log()), requests)
+  # prepare_task_table() knows it too
+  expect_equal(prepare_task_table("toyqa", raw), table)
+})
