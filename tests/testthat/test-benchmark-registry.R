@@ -187,10 +187,19 @@ test_that("a seventh benchmark registered in a test runs dataset, task, eval, su
                         class = "predictivebench_message_benchmark")
   expect_match(conditionMessage(msg), "benchmark = \"toyqa\"", fixed = TRUE)
 
-  # TODO(lead): enable once eval_set() (branch `evalset`) is on main. The evaluation set
-  # reads the registered summary and headline, so the toy should run there unchanged:
-  # set <- eval_set(list(toyqa = oracle$clone()), ...)
-  # expect_setequal(<set's headline rows for toyqa>$metric, c("worst", "overall"))
+  # eval_set(): the toy's cells run unchanged, each headline read from its registration
+  set_dir <- withr::local_tempdir()
+  models <- list(baseline_chat(function(p) data$target[data$input == p], name = "toy-oracle"),
+                 toyqa_partial())
+  set <- suppressMessages(eval_set(list(toyqa = toyqa_task(data, set_dir)), models,
+                                   log_dir = set_dir))
+  expect_equal(nrow(set), 2)
+  expect_true(all(set$status == "done"))
+  expect_equal(unique(set$metric), "worst")
+  expect_equal(sort(set$headline), c(0, 1))
+  again <- suppressMessages(eval_set(list(toyqa = toyqa_task(data, set_dir)), models,
+                                     log_dir = set_dir))
+  expect_true(all(again$reused))
 })
 
 test_that("a seventh benchmark's real version is pinned, fetched and prepared from its registration", {
