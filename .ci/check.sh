@@ -4,9 +4,14 @@
 # check's output instead of running them again).
 #
 # Fails on any ERROR or WARNING, and on any NOTE that the allow-list in .ci/check-notes.R does
-# not name: only notes the environment causes (no network for CRAN's incoming checks or the
-# clock, a new package's maintainer line, no HTML tidy) are allowed, never one about the
-# package. The check's folder is kept in $CHECK_DIR when it is set (.ci/run reads the test
+# not name. Allowed are only notes the environment causes, each with exactly its own details:
+#   - "CRAN incoming feasibility": the maintainer line / "New submission" of a package not
+#     on CRAN (with a network; without one the check prints a Note_to_CRAN_maintainers);
+#   - "future file timestamps": "unable to verify current time" (the time server needs a
+#     network);
+#   - "examples": over 5 s elapsed while under 5 s of CPU each (a busy shared machine);
+#   - "HTML version of manual": no HTML Tidy or V8 on the machine.
+# Never one about the package. The check's folder is kept in $CHECK_DIR when it is set (.ci/run reads the test
 # counts from it), else removed.
 #
 # The environment of the check:

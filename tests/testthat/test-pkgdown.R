@@ -142,10 +142,11 @@ test_that("vignettes, the README and the demo call exported functions only", {
   expect_true("futurex_task" %in% called_functions(parse(text = futurex)))
 })
 
-# pkgdown::check_pkgdown() first checks the site's address (pkgdown's check_urls()): the `url`
-# of _pkgdown.yml must be one of DESCRIPTION's URLs. The function itself runs where pkgdown
-# is installed; this machine lacks it (its graphics dependencies take long to build), so the
-# same condition is checked here as well, with BugReports.
+# pkgdown::check_pkgdown() checks the site's address (pkgdown's check_urls(): the `url` of
+# _pkgdown.yml must be one of DESCRIPTION's URLs), then the reference and article indexes
+# (the tests above). pkgdown is not a dependency (its graphics dependencies take long to
+# build, and a test calling it would have to declare it), so its address rule is checked here,
+# with BugReports.
 test_that("pkgdown::check_pkgdown()'s address check holds: the site url is in DESCRIPTION's URL", {
   skip_if_not_installed("yaml")
   fields <- read.dcf(source_file("DESCRIPTION"), c("URL", "BugReports"))
@@ -160,7 +161,4 @@ test_that("pkgdown::check_pkgdown()'s address check holds: the site url is in DE
   bugs <- fields[1, "BugReports"]
   expect_match(bugs, "^https://github\\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/issues$")
   expect_true(sub("/issues$", "", bugs) %in% urls)
-  if (requireNamespace("pkgdown", quietly = TRUE)) {
-    expect_no_error(suppressMessages(pkgdown::check_pkgdown(source_file())))
-  }
 })
