@@ -4,7 +4,7 @@ export RETICULATE_PYTHON ?= $(PYTHON)
 export PREDICTIVEBENCH_PYTHON_PATH ?= $(CURDIR)/inst/python
 export NOT_CRAN = true
 
-.PHONY: deps demo test test-python test-r check docs
+.PHONY: deps demo test test-python test-r check test-from-check docs
 
 deps:
 	@bash .ci/install-deps.sh
@@ -24,6 +24,13 @@ test-r: deps
 docs: deps
 	@Rscript --vanilla -e 'roxygen2::roxygenise()'
 
-# R CMD check without re-running the tests (`make test` runs them); fails on any WARNING or ERROR.
+# R CMD check --as-cran of the built tarball, tests included (run there on the installed package);
+# fails on any ERROR, WARNING or NOTE the environment does not explain (.ci/check-notes.R).
+# CHECK_DIR=<dir> keeps the check's folder.
 check: deps
 	@bash .ci/check.sh
+
+# CI's second half (.ci/run): pytest, plus the R test counts of the check kept in CHECK_DIR,
+# and the combined count line; the R tests are not run a second time.
+test-from-check:
+	@Rscript --vanilla .ci/test.R --r-from-check "$(CHECK_DIR)/predictivebench.Rcheck"

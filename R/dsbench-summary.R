@@ -41,8 +41,10 @@ mean_ci_interval <- function(method) {
 #' @examples
 #' data <- dsbench_dataset(version = "sample")
 #' # offline: an oracle answers with the targets, a baseline judge says "True"
-#' tsk <- dsbench_task(data, solver = dsbench_solver(settings = request_settings(cache = FALSE)),
-#'                     scorer = dsbench_scorer(scorer_chat = baseline_chat("True"), settings = request_settings(cache = FALSE)),
+#' no_cache <- request_settings(cache = FALSE)
+#' tsk <- dsbench_task(data, solver = dsbench_solver(settings = no_cache),
+#'                     scorer = dsbench_scorer(scorer_chat = baseline_chat("True"),
+#'                                             settings = no_cache),
 #'                     dir = tempfile())
 #' oracle <- baseline_chat(function(prompt) data$target[match(prompt, data$input)])
 #' tsk$eval(solver_chat = oracle, view = FALSE)

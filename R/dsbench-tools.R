@@ -29,7 +29,8 @@
 #' [readxl::read_excel()], which handles `.xlsx` and `.xlsm`; an `.xlsb` file is listed but
 #' reading it returns an error message to the model. Every problem (unknown file, bad range,
 #' unreadable file) is returned to the model as an error message rather than stopping the
-#' evaluation.
+#' evaluation. readxl is a suggested package: without it the tools are not made, and the
+#' error (`predictivebench_error_dependency`) says to install it.
 #'
 #' @param folder The folder holding the workbooks.
 #' @param files The workbook file names (bare names in `folder`) the model may open, in
@@ -39,6 +40,7 @@
 #' @returns A list of three ellmer tools: `list_workbooks`, `list_sheets`, `read_range`.
 #' @keywords internal
 workbook_tools <- function(folder, files, max_cells = 2000) {
+  check_readxl()
   check_string(folder)
   if (!is.character(files) || anyNA(files)) {
     abort_pb("{.arg files} must be a character vector of workbook file names.", "argument")
@@ -98,6 +100,19 @@ workbook_tools <- function(folder, files, max_cells = 2000) {
         range = ellmer::type_string("Excel range like 'A1:F40'.", required = FALSE)
       )
     )
+  )
+}
+
+# readxl is in Suggests: only DSBench's files mode reads workbooks in R (six packages that
+# nothing else needs). A function of its own so tests can pretend it is not installed.
+readxl_installed <- function() requireNamespace("readxl", quietly = TRUE)
+
+check_readxl <- function(call = rlang::caller_env()) {
+  if (readxl_installed()) return(invisible(TRUE))
+  abort_pb(
+    c("The workbook tools (DSBench's files mode) need the {.pkg readxl} package.",
+      i = "Install it with {.code install.packages(\"readxl\")}, or use {.code mode = \"inline\"}."),
+    "dependency", call = call
   )
 }
 

@@ -48,10 +48,11 @@ completion_template <- function(endpoint, max_tokens) {
   } else if (is.list(creds) && length(creds)) {
     headers <- c(headers, unlist(creds))
   }
-  data <- function(text) completion_body(endpoint, text, max_tokens)
-  list(url = paste0(endpoint$base_url, "/completions"), headers = headers, data = data,
+  # not a local `data`: R CMD check reads `data(text)` as utils::data() (a NOTE)
+  body_list <- function(text) completion_body(endpoint, text, max_tokens)
+  list(url = paste0(endpoint$base_url, "/completions"), headers = headers, data = body_list,
        body = function(text) {
-         enc2utf8(as.character(jsonlite::toJSON(data(text), auto_unbox = TRUE, digits = NA)))
+         enc2utf8(as.character(jsonlite::toJSON(body_list(text), auto_unbox = TRUE, digits = NA)))
        },
        useragent = "predictivebench")
 }

@@ -61,7 +61,8 @@ processbench_interval <- c(
 #' processbench_summary(samples)
 #' # a task's summary, read from its log file, and its plot
 #' tsk <- processbench_task(processbench_dataset(version = "sample"), dir = tempfile(),
-#'                          solver = processbench_solver(n_votes = 3, settings = request_settings(cache = FALSE)))
+#'                          solver = processbench_solver(n_votes = 3,
+#'                                                       settings = request_settings(cache = FALSE)))
 #' tsk$eval(solver_chat = baseline_chat("\\boxed{-1}"), view = FALSE)
 #' s <- processbench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)

@@ -52,6 +52,7 @@ def built(tmp_path_factory):
     src = tmp_path_factory.mktemp("src")
     shutil.copy2(ROOT / "pyproject.toml", src)
     shutil.copy2(ROOT / "LICENSE", src)
+    shutil.copy2(ROOT / "LICENSE.md", src)
     shutil.copytree(ROOT / "python", src / "python",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache"))
     shutil.copytree(MODULE, src / "inst" / "python" / "predictivebench",
@@ -130,3 +131,29 @@ def test_the_installed_wheel_imports_without_the_source_tree(built, tmp_path):
     assert Path(where).resolve().is_relative_to(venv.resolve())
     assert "futurex" in available
     assert int(n_columns) > 0
+
+
+MIT_GRANT = "Permission is hereby granted, free of charge, to any person obtaining a copy"
+MIT_DISCLAIMER = 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND'
+
+
+def test_the_wheel_carries_the_full_mit_text_not_the_r_stub(built):
+    _, wheel = built
+    with zipfile.ZipFile(wheel) as zf:
+        dist_info = [n for n in zf.namelist() if ".dist-info/" in n]
+        licences = {n: zf.read(n).decode("utf-8") for n in dist_info
+                    if Path(n).name.upper().startswith("LICEN")}
+    assert licences, f"no licence file in {dist_info}"
+    for name, text in licences.items():
+        # R's stub is two lines, "YEAR: ..." and "COPYRIGHT HOLDER: ...": never a licence text.
+        assert "COPYRIGHT HOLDER:" not in text, name
+        assert MIT_GRANT in " ".join(text.split()), name
+        assert MIT_DISCLAIMER in text, name
+
+
+def test_the_sdist_carries_the_full_mit_text(built):
+    sdist, _ = built
+    version = predictivebench.__version__
+    with tarfile.open(sdist) as tar:
+        text = tar.extractfile(f"predictivebench-{version}/LICENSE.md").read().decode("utf-8")
+    assert MIT_GRANT in " ".join(text.split())

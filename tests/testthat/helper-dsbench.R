@@ -19,7 +19,7 @@ local_no_tiktoken <- function(env = parent.frame()) {
 # sys.path (only then) for the rest of the calling test.
 local_pyxlsb <- function(env = parent.frame()) {
   if (reticulate::py_module_available("pyxlsb")) return(invisible())
-  vendor <- normalizePath(testthat::test_path("..", "..", "..", "shared", "vendor"),
+  vendor <- normalizePath(file.path(skip_if_no_source_tree(), "..", "shared", "vendor"),
                           mustWork = TRUE)
   sys <- reticulate::import("sys", convert = FALSE)
   sys$path$insert(0L, vendor)

@@ -9,7 +9,8 @@ skip_if_no_python <- function() {
 }
 
 reference_dir <- function(...) {
-  root <- testthat::test_path("..", "..", "..", "shared", "reference")
+  # beside the checkout: ../shared/reference
+  root <- file.path(source_tree() %||% testthat::test_path("..", ".."), "..", "shared", "reference")
   file.path(root, ...)
 }
 

@@ -117,7 +117,7 @@ test_that("a run killed while judging pays again only for the verdicts in flight
   # arrives, so after a SIGKILL the rerun sends only what was not answered yet.
   server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}',
                               latency = 0.3)
-  root <- normalizePath(file.path(testthat::test_path(), "..", ".."))
+  root <- skip_if_no_source_tree()
   dir <- withr::local_tempdir()
   records <- file.path(dir, "battle_records.csv")
   cache <- file.path(dir, "responses")
@@ -187,7 +187,7 @@ arena_child <- function(dir, experiment, models, url) {
     arena_run(dir, "toy", experiment, chats, judge, strategy = "all", bootstrap = 0,
               settings = request_settings(max_active = 1))
     invisible(NULL)
-  }, args = list(testthat::test_path("..", ".."), dir, experiment, models, url),
+  }, args = list(skip_if_no_source_tree(), dir, experiment, models, url),
   stdout = tempfile(), stderr = tempfile())
 }
 

@@ -72,8 +72,7 @@ test_that("every task runs its default version from a fresh session, then from t
                   utils::zip(zip, "data", flags = "-qr"))
   pins <- e2e_pins(zip)
   servers <- local_pinned_servers(pins)
-  args <- list(pins, datasets_dir(), servers$hf$url, servers$gh$url,
-               normalizePath(test_path("..", "..")))
+  args <- list(pins, datasets_dir(), servers$hf$url, servers$gh$url, skip_if_no_source_tree())
   out <- callr::r(run_every_task, args = args)
   n <- vapply(out, function(x) unname(x[["n"]]), 1)
   expect_equal(n[["futurex"]], nrow(futurex_dataset(version = "sample")))

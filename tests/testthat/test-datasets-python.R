@@ -43,8 +43,7 @@ test_that("python_available() is a single logical", {
 test_that("a RETICULATE_PYTHON that does not exist is named in the error", {
   skip_on_cran()
   skip_if_not_installed("callr")
-  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
-  skip_if_not(file.exists(file.path(root, "DESCRIPTION")), "not run from a source checkout")
+  root <- skip_if_no_source_tree()
   msg <- callr::r(function(root) {
     Sys.setenv(RETICULATE_PYTHON = "/nonexistent/bin/python3")
     pkgload::load_all(root, quiet = TRUE, helpers = FALSE)

@@ -2,9 +2,8 @@
 # summaries and the results layer change.
 test_that("the README's demo runs and prints the summary and the leaderboard", {
   skip_on_cran()
-  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  root <- skip_if_no_source_tree()
   demo <- file.path(root, ".ci", "demo.R")
-  skip_if_not(file.exists(demo), "not run from a source checkout")
   skip_if_not_installed("processx")
   work <- withr::local_tempdir()
   out <- processx::run(file.path(R.home("bin"), "Rscript"), c("--vanilla", demo), wd = work,

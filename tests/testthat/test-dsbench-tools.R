@@ -10,7 +10,17 @@ competition_folder <- function(id = "00000101") {
   system.file("extdata", "dsbench", "data", id, package = "predictivebench")
 }
 
+test_that("without readxl (a suggested package) the tools are not made: a classed error names it", {
+  local_replace_internal("readxl_installed", function() FALSE)
+  err <- expect_error(workbook_tools(competition_folder(), "lemonade.xlsx"),
+                      class = "predictivebench_error_dependency")
+  expect_match(conditionMessage(err), "readxl", fixed = TRUE)
+  expect_match(conditionMessage(err), "install.packages(\"readxl\")", fixed = TRUE)
+  expect_s3_class(err, "predictivebench_error")
+})
+
 test_that("workbook tools list workbooks and sheets, never answer workbooks", {
+  skip_if_not_installed("readxl")
   tools <- sample_tools()
   expect_named(tools, c("list_workbooks", "list_sheets", "read_range"))
   expect_identical(tools$list_workbooks(), "lemonade.xlsx")
@@ -22,6 +32,7 @@ test_that("workbook tools list workbooks and sheets, never answer workbooks", {
 })
 
 test_that("read_range returns the cells with Excel row numbers", {
+  skip_if_not_installed("readxl")
   tools <- sample_tools()
   expect_identical(tools$read_range("lemonade.xlsx", "Sales", "B4:D5"),
                    "4\tSouth\t310\t1234567.891234\n5\tSouth\t87\t")
@@ -33,6 +44,7 @@ test_that("read_range returns the cells with Excel row numbers", {
 })
 
 test_that("read_range cuts large replies at max_cells", {
+  skip_if_not_installed("readxl")
   tools <- sample_tools(max_cells = 10)
   out <- tools$read_range("lemonade.xlsx", "Sales", "A1:E6")
   expect_length(strsplit(out, "\n")[[1]], 3)
@@ -40,6 +52,7 @@ test_that("read_range cuts large replies at max_cells", {
 })
 
 test_that("tools are confined to the listed files and report problems as text", {
+  skip_if_not_installed("readxl")
   tools <- sample_tools()
   expect_match(tools$read_range("Lemonade_Answers.xlsx", "Answers"), "^Error: Unknown workbook")
   expect_match(tools$read_range("../00000102/a_inputs.xlsx", "Inputs"), "^Error: Unknown")
@@ -56,6 +69,7 @@ test_that("tools are confined to the listed files and report problems as text", 
 })
 
 test_that(".xlsb files are listed but not read", {
+  skip_if_not_installed("readxl")
   dir <- withr::local_tempdir()
   writeBin(as.raw(c(0x50, 0x4b, 3, 4)), file.path(dir, "data.xlsb"))
   tools <- workbook_tools(dir, "data.xlsb")
@@ -64,6 +78,7 @@ test_that(".xlsb files are listed but not read", {
 })
 
 test_that("workbook_tools() checks its folder and files", {
+  skip_if_not_installed("readxl")
   expect_error(workbook_tools(file.path(tempdir(), "nope"), character()),
                class = "predictivebench_error_missing_file")
   expect_error(workbook_tools(competition_folder(), character(), max_cells = 0),
@@ -74,6 +89,7 @@ test_that("workbook_tools() checks its folder and files", {
 })
 
 test_that("names that lead outside the folder are refused, when made and when opened", {
+  skip_if_not_installed("readxl")
   skip_on_os("windows")  # symbolic links
   dir <- withr::local_tempdir()
   folder <- file.path(dir, "c1")

@@ -85,7 +85,7 @@ test_that("wait = FALSE submits and says how to collect; a new R process resumes
     script <- withr::local_tempfile(fileext = ".R")
     maker <- if (shape == "openai") "chat_openai" else "chat_anthropic"
     writeLines(c(
-      sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
+      sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(skip_if_no_source_tree())),
       sprintf("chat <- ellmer::%s(base_url = %s, model = 'fake-model',
                credentials = function() 'sk-test-FAKEKEY-0123456789')", maker,
               deparse(server$url)),
@@ -217,7 +217,7 @@ test_that("a run killed during the upload submits again on the next run; nothing
   generate_responses(chat, "answered", cache = dir)
   script <- withr::local_tempfile(fileext = ".R")
   writeLines(c(
-    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
+    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(skip_if_no_source_tree())),
     sprintf("chat <- ellmer::chat_openai(base_url = %s, model = 'fake-model',
              credentials = function() 'sk-test-FAKEKEY-0123456789')", deparse(server$url)),
     sprintf("generate_responses(chat, c('answered', 'u', 'v'), cache = %s, batch = TRUE)",

@@ -273,7 +273,7 @@ test_that("a process SIGKILLed in the middle of writing an entry loses nothing a
     chat <- ellmer::chat_openai_compatible(base_url = url, model = "fake-model",
                                            credentials = function() "sk-child")
     generate_responses(chat, prompts, cache = cache, max_active = 2)
-  }, args = list(testthat::test_path("..", ".."), server$url, cache, flag, prompts),
+  }, args = list(skip_if_no_source_tree(), server$url, cache, flag, prompts),
   stdout = tempfile(), stderr = tempfile())
   deadline <- Sys.time() + 90
   while (!file.exists(flag) && child$is_alive() && Sys.time() < deadline) Sys.sleep(0.05)

@@ -173,7 +173,7 @@ estimate_child <- function(server_url, cache, flags, n, block_at) {
       solver = generate_solver(settings = request_settings(cache = cache)), scorer = scorer, dir = tempfile()
     )
     estimate_cost(tsk, chat, cache = cache)
-  }, args = list(testthat::test_path("..", ".."), server_url, cache, flags, n, block_at),
+  }, args = list(skip_if_no_source_tree(), server_url, cache, flags, n, block_at),
   stdout = tempfile(), stderr = tempfile())
 }
 

@@ -85,7 +85,7 @@ test_that("a run killed with SIGKILL pays again only for the requests in flight"
   prompts <- paste("item", seq_len(n))
   script <- withr::local_tempfile(fileext = ".R")
   writeLines(c(
-    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
+    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(skip_if_no_source_tree())),
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'k')", deparse(server$url)),
     sprintf("generate_responses(chat, %s, cache = %s, max_active = %d, rpm = 1e6)",

@@ -251,9 +251,7 @@ test_that("arena answers interrupted mid-pool are resumed from the response cach
 })
 
 test_that("no model request is sent outside the pool", {
-  # Source files only exist in a checkout (not in an installed package under R CMD check).
-  src <- test_path("..", "..", "R")
-  skip_if_not(dir.exists(src), "R sources not available (installed package)")
+  src <- file.path(skip_if_no_source_tree(), "R")
   senders <- "req_perform|req_retry|\\$chat\\(|chat_async|parallel_chat|batch_chat|curl_fetch|multi_run"
   files <- list.files(src, pattern = "[.]R$", full.names = TRUE)
   hits <- unlist(lapply(files, function(f) {

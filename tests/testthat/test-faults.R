@@ -136,7 +136,7 @@ test_that("a request that keeps timing out is marked failed with its error, the 
 eval_script <- function(data, cache, log_dir, out, server_url, max_active = 1) {
   script <- tempfile(fileext = ".R")
   writeLines(c(
-    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
+    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(skip_if_no_source_tree())),
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'sk-child-key')", deparse(server_url)),
     sprintf("data <- read_task_table(%s, 'futurex')", deparse(data)),
@@ -353,7 +353,7 @@ test_that("a provider that keeps answering 429 is given up on after max_tries (n
   out <- withr::local_tempfile(fileext = ".rds")
   script <- withr::local_tempfile(fileext = ".R")
   writeLines(c(
-    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(testthat::test_path("..", ".."))),
+    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(skip_if_no_source_tree())),
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'k')", deparse(server$url)),
     "res <- generate_responses(chat, 'judge me', cache = FALSE, max_tries = 2, backoff = 0)",

@@ -5,10 +5,7 @@
 
 test_that("the installed tarball prepares every benchmark's raw files and runs an offline eval", {
   skip_on_cran()
-  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
-  skip_if_not(file.exists(file.path(root, "DESCRIPTION")) &&
-                dir.exists(file.path(root, "inst", "python")),
-              "not run from a source checkout")
+  root <- skip_if_no_source_tree()
   skip_if_not_installed("callr")
   skip_if_not_installed("processx")
 

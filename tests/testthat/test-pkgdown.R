@@ -2,8 +2,8 @@
 # pkgdown::check_pkgdown() would check it. Both files are in the source tree only.
 
 source_file <- function(...) {
-  path <- testthat::test_path("..", "..", ...)
-  if (!file.exists(path)) skip(paste(file.path(...), "is not in this tree (an installed package)"))
+  path <- file.path(skip_if_no_source_tree(), ...)
+  if (!file.exists(path)) skip(paste(file.path(...), "is not in the source tree"))
   path
 }
 
@@ -140,4 +140,25 @@ test_that("vignettes, the README and the demo call exported functions only", {
   # the check sees code at all: the FutureX vignette calls futurex_task()
   futurex <- markdown_code(source_file("vignettes", "futurex.Rmd"))
   expect_true("futurex_task" %in% called_functions(parse(text = futurex)))
+})
+
+# pkgdown::check_pkgdown() checks the site's address (pkgdown's check_urls(): the `url` of
+# _pkgdown.yml must be one of DESCRIPTION's URLs), then the reference and article indexes
+# (the tests above). pkgdown is not a dependency (its graphics dependencies take long to
+# build, and a test calling it would have to declare it), so its address rule is checked here,
+# with BugReports.
+test_that("pkgdown::check_pkgdown()'s address check holds: the site url is in DESCRIPTION's URL", {
+  skip_if_not_installed("yaml")
+  fields <- read.dcf(source_file("DESCRIPTION"), c("URL", "BugReports"))
+  expect_false(anyNA(fields))
+  urls <- sub("/$", "", strsplit(trimws(fields[1, "URL"]), "[,[:space:]]+")[[1]])
+  well_formed <- "^https://[A-Za-z0-9.-]+\\.[a-z]+(/[A-Za-z0-9._-]+)*$"
+  expect_true(all(grepl(well_formed, urls)), info = paste(urls, collapse = " "))
+  site <- yaml::read_yaml(source_file("_pkgdown.yml"))$url
+  expect_true(rlang::is_string(site))
+  expect_true(sub("/$", "", site) %in% urls)
+  # BugReports is the issue tracker of the repository that URL names
+  bugs <- fields[1, "BugReports"]
+  expect_match(bugs, "^https://github\\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/issues$")
+  expect_true(sub("/issues$", "", bugs) %in% urls)
 })

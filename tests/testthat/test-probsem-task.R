@@ -77,7 +77,7 @@ test_that("prepare_probsem() flattens the shipped files into the shipped table",
 
 test_that("the walkthrough suites are assembled byte for byte", {
   # The reference folder sits beside the checkout: ../shared/reference/probsem.
-  candidates <- c(test_path("..", "..", "..", "shared", "reference", "probsem"),
+  candidates <- c(reference_dir("probsem"),
                   "/work/shared/reference/probsem")
   ref <- Filter(dir.exists, candidates)
   skip_if(length(ref) == 0, "../shared/reference/probsem is absent")

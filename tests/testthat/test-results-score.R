@@ -20,8 +20,7 @@ test_that("score_values() makes every scorer's scores: doubles in [0, 1], NA uns
 })
 
 test_that("no scorer of the package builds an I/C factor", {
-  src <- test_path("..", "..", "R")
-  skip_if_not(dir.exists(src))
+  src <- file.path(skip_if_no_source_tree(), "R")
   code <- unlist(lapply(list.files(src, "\\.R$", full.names = TRUE), readLines))
   code <- code[!grepl("^\\s*#", code)]
   expect_false(any(grepl("ordered = TRUE", code, fixed = TRUE)))

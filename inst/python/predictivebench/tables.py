@@ -182,8 +182,9 @@ def write_table(df: pd.DataFrame, benchmark: str, path: str) -> str:
     if not parquet_engine_available():
         raise MissingDependencyError(
             "writing parquet needs a parquet engine: install pyarrow "
-            "(pip install 'predictivebench[parquet]'), or call prepare_"
-            f"{benchmark}() from R, which writes parquet with nanoparquet",
+            "(pip install 'predictivebench[parquet]'), or call "
+            f"prepare_task_table(\"{benchmark}\", source, out) from R, which writes "
+            "parquet with nanoparquet",
             file=path, kind="dependency")
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
