@@ -6,8 +6,8 @@
 #   results    futurex_task() (a ResultsTask): flat metadata, exact scores and metrics,
 #              usage per sample, the header built as data, one yyjsonr call
 #   vitals     vitals::Task with vitals::generate() and vitals::detect_includes()
-# Each `$log()` is timed `reps` times in interleaved rounds (garbage collected before each
-# call). Per sample it prints the median wall time, the median CPU time of this process
+# Each `$log()` is timed `reps` times in interleaved rounds over all sizes (garbage
+# collected before each call). Per sample it prints the median wall time, the median CPU time of this process
 # (user + system) and the median time R's garbage collector took during the call, then the
 # ratio of the per-sample cost at the largest size to the smallest (target <= 1.2: linear).
 # The machine is shared: CPU time is what the log costs this process, wall time also counts
@@ -72,37 +72,42 @@ json_writers <- function(task, n) {
 }
 json_size <- if ("results" %in% kinds) sizes[which.min(abs(sizes - 800L))]
 
-rows <- list()
-for (n in sizes) {
-  tasks <- make_tasks(n)
-  times <- array(NA_real_, c(reps, length(tasks), 3),
-                 dimnames = list(NULL, names(tasks), c("wall", "cpu", "gc")))
-  for (r in seq_len(reps)) {
-    for (name in names(tasks)) {
+# Every size is solved first and then timed in interleaved rounds (each round logs every
+# size once, smallest first), so that a change of the machine's load during the run falls on
+# all sizes alike instead of on whichever size ran last. All sizes' tasks are alive while
+# they are timed; the garbage-collection column shows what the larger heap costs.
+tasks <- lapply(sizes, make_tasks)
+names(tasks) <- sizes
+times <- array(NA_real_, c(reps, length(sizes), length(kinds), 3),
+               dimnames = list(NULL, sizes, kinds, c("wall", "cpu", "gc")))
+loads <- character(reps)
+for (r in seq_len(reps)) {
+  for (i in seq_along(sizes)) {
+    for (name in kinds) {
       invisible(gc(verbose = FALSE))
-      times[r, name, ] <- costs(tasks[[name]]$log(dir))
+      times[r, i, name, ] <- costs(tasks[[i]][[name]]$log(dir))
     }
   }
-  ms <- 1000 * apply(times, c(2, 3), stats::median) / n
-  kib <- vapply(tasks, function(tsk) file.size(tsk$log_path %||% tsk$log(dir)) / n / 1024, 1)
-  row <- data.frame(n = n)
-  for (name in names(tasks)) {
-    row[[paste0(name, "_wall_ms")]] <- round(ms[name, "wall"], 3)
-    row[[paste0(name, "_cpu_ms")]] <- round(ms[name, "cpu"], 3)
-    row[[paste0(name, "_gc_ms")]] <- round(ms[name, "gc"], 3)
-    row[[paste0(name, "_kib")]] <- round(kib[[name]], 2)
-  }
-  row$load1 <- as.double(strsplit(readLines("/proc/loadavg"), " ")[[1]][[1]])
-  rows[[length(rows) + 1]] <- row
-  # each size as it finishes, so a long run shows its first sizes
-  print(row, row.names = FALSE)
-  if (identical(n, json_size)) json_writers(tasks$results, n)
-  unlink(list.files(dir, full.names = TRUE))
-  rm(tasks)
-  invisible(gc(verbose = FALSE))
+  loads[[r]] <- strsplit(readLines("/proc/loadavg"), " ")[[1]][[1]]
+  cat(sprintf("round %d done, load average %s\n", r, loads[[r]]))
 }
+rows <- lapply(seq_along(sizes), function(i) {
+  n <- sizes[[i]]
+  row <- data.frame(n = n)
+  for (name in kinds) {
+    ms <- 1000 * apply(times[, i, name, , drop = FALSE], 4, stats::median) / n
+    row[[paste0(name, "_wall_ms")]] <- round(ms[["wall"]], 3)
+    row[[paste0(name, "_cpu_ms")]] <- round(ms[["cpu"]], 3)
+    row[[paste0(name, "_gc_ms")]] <- round(ms[["gc"]], 3)
+    log_path <- tasks[[i]][[name]]$log_path %||% tasks[[i]][[name]]$log(dir)
+    row[[paste0(name, "_kib")]] <- round(file.size(log_path) / n / 1024, 2)
+  }
+  row
+})
+if (!is.null(json_size)) json_writers(tasks[[match(json_size, sizes)]]$results, json_size)
 report <- do.call(rbind, rows)
-cat(sprintf("median of %d $log() calls per task and size, ms per sample\n", reps))
+cat(sprintf("median of %d $log() calls per task and size, ms per sample; load average after each round: %s\n",
+            reps, paste(loads, collapse = ", ")))
 print(report, row.names = FALSE)
 first <- report[1, ]
 last <- report[nrow(report), ]
