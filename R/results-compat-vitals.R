@@ -57,10 +57,61 @@ vitals_translate_samples <- function(task, samples) {
   for (method in c("add_working_times", "add_working_starts")) {
     if (!is.function(private[[method]])) vitals_changed(paste0("Task private method `", method, "()`"))
   }
-  translate <- vitals_internal("translate_to_samples")
   samples <- private$add_working_times(samples)
   samples <- private$add_working_starts(samples)
-  translate(samples, scores = private$scores, timestamps = private$timestamps)
+  translators <- vitals_sample_translators()
+  scorer_name <- private$scores$name
+  timestamps <- private$timestamps
+  columns <- as.list(samples)
+  lapply(seq_len(nrow(samples)), function(i) {
+    # the row as vitals' translate_to_samples() sees it (`samples[i, ]`), without building
+    # a one-row tibble per sample: a list column keeps its list, an atomic one its class
+    row <- lapply(columns, function(column) column[i])
+    translate_sample(row, scorer_name, timestamps, translators)
+  })
+}
+
+# vitals' translate_to_sample() for one row (a named list, see vitals_translate_samples()),
+# step by step with vitals' own translators and in its field order, but without the two
+# fields the caller replaces: `metadata` (vitals would print the metadata columns as str()
+# text) and `model_usage` (vitals would sum every solver chat's tokens again). Those were a
+# fifth of a log's cost; they stay in place as NULL for the caller to set.
+translate_sample <- function(row, scorer_name, timestamps, translators) {
+  chat <- row$solver_chat[[1]]
+  scorer_chat <- NULL
+  if ("scorer_chat" %in% names(row)) {
+    scorer_chat <- row$scorer_chat[[1]]
+    scorer_name <- paste0(scorer_name, " (", scorer_chat$get_model(), ")")
+  }
+  input <- translators$message_content_from_turn(chat$get_turns()[[1]])
+  if (translators$is_content_list(input)) {
+    input <- list(list(content = input, source = "input", role = "user"))
+  }
+  # vitals draws message and event ids from R's random stream: built in vitals' order
+  messages <- translators$translate_to_messages(chat)
+  output <- translators$translate_to_output(chat)
+  score <- translators$translate_to_score(
+    output = row$result[[1]], score = row$score[[1]], scorer = scorer_name,
+    scorer_chat = scorer_chat,
+    scorer_explanation = if ("scorer_explanation" %in% names(row)) row$scorer_explanation[[1]],
+    metadata = list()
+  )
+  events <- translators$translate_to_events(sample = row, timestamps = timestamps)
+  sample <- list(
+    id = row$id, epoch = if ("epoch" %in% names(row)) row$epoch else 1, input = input,
+    target = as.character(row$target), messages = messages, output = output,
+    scores = stats::setNames(list(score), scorer_name), metadata = NULL, store = NULL,
+    events = events, model_usage = NULL, attachments = NULL
+  )
+  translators$condense_sample(sample)
+}
+
+# The vitals internals translate_sample() calls, looked up once per log.
+vitals_sample_translators <- function() {
+  names <- c("message_content_from_turn", "is_content_list", "translate_to_messages",
+             "translate_to_output", "translate_to_score", "translate_to_events",
+             "condense_sample")
+  stats::setNames(lapply(names, vitals_internal), names)
 }
 
 # An unexported vitals function, or an error saying vitals changed.

@@ -123,7 +123,11 @@ empty_object <- function() structure(list(), names = character())
 # yyjsonr, pretty-printed at two spaces as vitals writes it (vitals' header reader looks for
 # the top-level `"samples"` key at that indent). yyjson writes every double in its shortest
 # form that reads back exactly, `NA` as null, and text marked as JSON (exact_json()) as is.
-# It is ~10x faster than jsonlite on a log (bench/log-cost.R), whose cost was half of `$log()`.
+# Why yyjsonr and not jsonlite, which the rest of the package (and vitals) uses: serialising
+# an 800-sample FutureX log takes 0.7 to 1.1 s of CPU with yyjsonr and 4.2 to 6.7 s with
+# jsonlite::toJSON() (4.8x to 9.3x in five runs of bench/log-cost.R, issue 27), where all the
+# rest of `$log()` takes 5 to 9 ms per sample: with jsonlite a log would cost twice as much,
+# and its text would change (see bench/README.md).
 # The file name is vitals': "<created>_<task id>.json" with `_`, `/` and `:` as `-`, made
 # portable (no spaces, at most 255 bytes) by portable_file_name(): a task id holds model names.
 write_log <- function(log, dir) {

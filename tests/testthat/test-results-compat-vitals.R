@@ -35,28 +35,53 @@ test_that("canary: $measure() applies the metric functions set in private `metri
          "vitals changed: $measure() no longer applies private `metric_fns`")
 })
 
-test_that("canary: translate_to_samples() gives Inspect samples from a Task's samples", {
+test_that("canary: the translators translate_sample() calls exist and take vitals' arguments", {
+  translators <- vitals_sample_translators()
+  expect_identical(names(formals(translators$translate_to_score)),
+                   c("output", "score", "scorer", "scorer_chat", "scorer_explanation",
+                     "metadata"))
+  expect_identical(names(formals(translators$translate_to_events)), c("sample", "timestamps"))
+  for (name in c("translate_to_messages", "translate_to_output")) {
+    expect_identical(names(formals(translators[[name]])), "chat", label = name)
+  }
+  expect_identical(names(formals(translators$condense_sample)), "sample")
   tsk <- scored_arith_task()
-  fn <- get0("translate_to_samples", envir = asNamespace("vitals"), inherits = FALSE)
-  expect(is.function(fn), "vitals changed: no internal translate_to_samples()")
-  expect(identical(names(formals(fn)), c("dataset", "scores", "timestamps")),
-         "vitals changed: translate_to_samples() takes other arguments")
   private <- tsk$.__enclos_env__$private
   for (method in c("add_working_times", "add_working_starts")) {
     expect(is.function(private[[method]]),
            sprintf("vitals changed: Task has no private method `%s()`", method))
   }
+})
+
+test_that("canary: translate_sample() gives what vitals' translate_to_samples() gives", {
+  # with a judge, so the scorer's events and grading are compared too
+  tsk <- vitals::Task$new(dataset = arith_dataset(),
+                          solver = generate_solver(settings = request_settings(cache = FALSE)),
+                          scorer = arith_scorer(judge = baseline_constant("fine")),
+                          dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
   samples <- tsk$get_samples()
   samples$solver_metadata <- NULL
-  out <- vitals_translate_samples(tsk, samples)
-  expect(length(out) == nrow(samples), "vitals changed: not one translated sample per row")
-  needed <- c("id", "epoch", "input", "target", "messages", "output", "scores", "metadata",
-              "events", "model_usage")
-  expect(all(needed %in% names(out[[1]])),
-         paste("vitals changed: a translated sample lacks",
-               paste(setdiff(needed, names(out[[1]])), collapse = ", ")))
-  expect(all(c("value", "answer", "explanation", "metadata") %in% names(out[[1]]$scores[[1]])),
-         "vitals changed: a translated score lacks value/answer/explanation/metadata")
+  samples$scorer_metadata <- NULL
+  private <- tsk$.__enclos_env__$private
+  vitals_samples <- private$add_working_starts(private$add_working_times(samples))
+  # vitals draws event and message ids from R's random stream
+  ours <- withr::with_seed(1, vitals_translate_samples(tsk, samples))
+  theirs <- withr::with_seed(1, vitals:::translate_to_samples(
+    vitals_samples, scores = private$scores, timestamps = private$timestamps
+  ))
+  expect_length(ours, nrow(samples))
+  for (i in seq_along(ours)) {
+    # the two fields the caller sets are left NULL in place; everything else is vitals'
+    expect_identical(names(ours[[i]]), names(theirs[[i]]))
+    expect_null(ours[[i]]$metadata)
+    expect_null(ours[[i]]$model_usage)
+    theirs[[i]]$scores[[1]]$metadata <- theirs[[i]]$scores[[1]]$metadata["grading"]
+    ours[[i]]$scores[[1]]$metadata <- ours[[i]]$scores[[1]]$metadata["grading"]
+    keep <- setdiff(names(theirs[[i]]), c("metadata", "model_usage"))
+    expect_identical(ours[[i]][keep], theirs[[i]][keep])
+  }
+  expect_true(length(ours[[1]]$scores[[1]]$metadata$grading) > 0)
 })
 
 test_that("canary: $eval() opens its steps in its own frame and calls $solve()/$score() there", {

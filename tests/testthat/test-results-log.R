@@ -267,3 +267,37 @@ test_that("every benchmark's summary of its log equals the summary of the task, 
   expect_false(identical(clustered$upper,
                          suppressMessages(processbench_summary(tasks$processbench))$upper))
 })
+
+# A log's text with what changes from run to run (run and task ids, times, event and message
+# ids) replaced by placeholders, so two logs of the same run can be compared byte for byte.
+stable_log_text <- function(path) {
+  text <- readLines(path, encoding = "UTF-8", warn = FALSE)
+  keys <- c("run_id", "created", "task", "task_id", "started_at", "completed_at", "completed",
+            "timestamp")
+  pattern <- paste0('^(\\s*"(', paste(keys, collapse = "|"), ')": )"[^"]*"')
+  text <- sub(pattern, '\\1"<varies>"', text)
+  text <- sub('^(\\s*"(working_start|working_time|time)": )[-0-9.eE+]+', "\\1<varies>", text)
+  sub('^(\\s*"id": )"(msg_)?[A-Za-z0-9]{22}"', '\\1"<random id>"', text)
+}
+
+test_that("a ProcessBench and a FutureX log are the same text as before the writer was reworked", {
+  # The snapshots were written by the log writer of issue 19 (vitals' translate_to_samples(),
+  # then the additions of results_log()); a faster writer must give the same bytes.
+  dir <- withr::local_tempdir()
+  futurex <- futurex_run("\\boxed{A}", dir)
+  pb <- processbench_dataset(system.file("extdata", "processbench-sample.parquet",
+                                         package = "predictivebench"))
+  processbench <- processbench_task(pb, dir = dir,
+                                    solver = processbench_solver(settings = request_settings(cache = FALSE)))
+  suppressMessages(processbench$eval(solver_chat = baseline_constant("\\boxed{-1}"), view = FALSE))
+  paths <- c(futurex = futurex$log_path, processbench = processbench$log_path)
+  for (name in names(paths)) {
+    stable <- file.path(dir, paste0(name, "-log.json"))
+    writeLines(stable_log_text(paths[[name]]), stable, useBytes = TRUE)
+    expect_snapshot_file(stable, paste0(name, "-log.json"))
+  }
+  expect_length(grep("^ok ", expect_inspect_valid(paths)), 2)
+  read <- vitals::vitals_log_read(processbench$log_path,
+                                  solver_chat = baseline_constant("\\boxed{-1}"))
+  expect_identical(as.character(read$id), processbench$get_samples()$id)
+})
