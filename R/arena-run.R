@@ -96,7 +96,8 @@
 #'   inside `dir` (so the run stays within `dir` and resumes from it). With
 #'   `batch = TRUE` each round's missing answers, then its battles, are sent as provider
 #'   batches, waiting for each (`wait` is ignored): the next round is arranged from the
-#'   verdicts of this one.
+#'   verdicts of this one. The run builds its own settings from these (`wait = TRUE`); the
+#'   object given is never changed.
 #' @inheritParams arena_task
 #' @inheritParams generate_responses
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
@@ -325,8 +326,8 @@ warn_failed_judgements <- function(records) {
                 class = "predictivebench_warning_failed_requests")
 }
 
-# The log of one arena_run(): a ResultsTask over the battles judged in the run (the judge's
-# samples of every round), replayed without a request. Each row's conversation is the
+# The log of one arena_run(): the judging task (arena_judge_task()) over the battles judged
+# in the run (the judge's samples of every round), replayed without a request. Each row's conversation is the
 # question and both answers, then the verdict, under the competitors' name; the judge's own
 # conversation is the scorer's chat (its grading, and its usage under the judge's model).
 # Each row's result and score are model_a's. `rating` holds the run's arena_ratings()
@@ -368,12 +369,9 @@ arena_run_log <- function(judged, models, dir, experiment, rating) {
     scored$scorer_chat <- judged$solver_chat
     scored
   }
-  task <- ResultsTask$new(battles, solver = replay, scorer = scorer,
-                          benchmark = "arena_ratings", name = paste0("arena-", experiment),
-                          dir = dir, solver_name = "arena_battles",
-                          scorer_name = "arena_verdict",
-                          metadata_fields = c("model_a", "model_b", "question", "answer_a",
-                                              "answer_b", "rating_options"))
+  task <- arena_judge_task(battles, replay, scorer, dir = dir,
+                           name = paste0("arena-", experiment), benchmark = "arena_ratings",
+                           fields = "rating_options")
   # arena_ratings() already warned about these battles for the run
   suppressWarnings(suppressMessages(task$eval(solver_chat = competitors, view = FALSE)),
                    classes = "predictivebench_warning_separated")

@@ -1,3 +1,14 @@
+# Chats that answer with their name `words` times, counting the questions in `counter$n`.
+counting_models <- function(counter, ...) {
+  words <- list(...)
+  Map(function(name, n) {
+    baseline_chat(function(q) {
+      counter$n <- counter$n + 1
+      paste(rep(name, n), collapse = " ")
+    }, name = name)
+  }, names(words), words)
+}
+
 test_that("arena_run writes EloBench's files inside dir and resumes from its caches", {
   dir <- withr::local_tempdir()
   dir.create(file.path(dir, "data", "toy"), recursive = TRUE)
@@ -7,13 +18,7 @@ test_that("arena_run writes EloBench's files inside dir and resumes from its cac
   counter$n <- 0
   answers <- new.env()
   answers$n <- 0
-  chat <- function(name, words) {
-    baseline_chat(function(q) {
-      answers$n <- answers$n + 1
-      paste(rep(name, words), collapse = " ")
-    }, name = name)
-  }
-  models <- list(big = chat("big", 5), mid = chat("mid", 3), small = chat("small", 1))
+  models <- counting_models(answers, big = 5, mid = 3, small = 1)
   judge <- counting_judge(counter, name = "toy-judge")
   run <- arena_run(dir, "toy", "exp1", models, judge, n = 2, bootstrap = 50)
   results <- file.path(dir, "results", "exp1")
@@ -322,13 +327,7 @@ test_that("with cache = FALSE nothing is cached: a rerun sends every request aga
   judged$n <- 0
   asked <- new.env()
   asked$n <- 0
-  chat <- function(name, words) {
-    baseline_chat(function(q) {
-      asked$n <- asked$n + 1
-      paste(rep(name, words), collapse = " ")
-    }, name = name)
-  }
-  models <- list(big = chat("big", 5), small = chat("small", 1))
+  models <- counting_models(asked, big = 5, small = 1)
   settings <- request_settings(cache = FALSE)
   run1 <- arena_run(dir, "toy", "first", models, counting_judge(judged), n = 2,
                     bootstrap = 0, settings = settings)
