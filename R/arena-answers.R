@@ -25,22 +25,36 @@
 #' server, or with other parameters) gets its answers generated anew. Answers with no
 #' source row (EloBench's own file, or answers you put there) are reused as they are.
 #'
+#' With `cache = FALSE` the file is no cache: no answer of a chat is read from `q_and_as.csv`
+#' or written to it, and every one is asked for again (answers of models given by name only,
+#' which can't be asked for, are still read). [arena_run()] sets it from its settings' `cache`
+#' (see `store_caching()`), so that `cache = FALSE` there means no cache anywhere; the
+#' response cache follows `settings` alone.
+#'
 #' @param questions Questions to answer.
 #' @param models A named list of chats (or `NULL` elements, or a character vector) as for
 #'   [arena_run()].
 #' @param cache_dir The folder holding `q_and_as.csv`.
+#' @param cache Whether `q_and_as.csv` is used as a cache (read for the chats' answers and
+#'   written).
 #' @inheritParams settings-args
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
 #' @keywords internal
-arena_answers <- function(questions, models, cache_dir, settings = NULL) {
+arena_answers <- function(questions, models, cache_dir, settings = NULL, cache = TRUE) {
   models <- register_models(models, min = 1)
   check_string(cache_dir)
+  check_flag(cache)
   settings <- as_request_settings(settings)
   path <- file.path(cache_dir, "q_and_as.csv")
+  caching <- cache
   answers <- load_answers(path, unique(as.character(questions)), names(models))
   chats <- Filter(Negate(is.null), models)
   identity <- vapply(chats, answer_identity, "")
-  answers <- without_other_sources(answers, identity, read_answer_sources(path))
+  answers <- if (caching) {
+    without_other_sources(answers, identity, read_answer_sources(path))
+  } else {
+    without_chat_answers(answers, names(chats))
+  }
   # Every model's missing answers in one pool: prompt i goes to chats[[chat_index[i]]] (with
   # `batch`, one provider batch per model).
   pending <- lapply(names(chats), function(name) {
@@ -51,9 +65,22 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL) {
   if (length(asked)) {
     res <- run_requests(unname(chats), match(model, names(chats)), as.list(asked), settings,
                         epoch = 1L, key_extra = answer_key_extra)
-    answers <- update_answers(path, answers, asked, model, res$result, identity)
+    answers <- if (caching) {
+      update_answers(path, answers, asked, model, res$result, identity)
+    } else {
+      merge_answer_results(answers, asked, model, res$result)
+    }
   }
-  if (!file.exists(path)) answers <- update_answers(path, answers, character(), NULL, NULL)
+  if (caching && !file.exists(path)) {
+    answers <- update_answers(path, answers, character(), NULL, NULL)
+  }
+  answers
+}
+
+# Without a cache, no answer of a chat is reused: each is asked for again. Answers of models
+# given by name only are the user's data, kept.
+without_chat_answers <- function(answers, chat_names) {
+  for (m in chat_names) answers[[m]] <- NA_character_
   answers
 }
 
@@ -78,69 +105,6 @@ without_other_sources <- function(answers, identity, sources) {
 question_hash <- function(question) {
   vapply(enc2utf8(as.character(question)), digest::digest, "", algo = "sha256",
          serialize = FALSE, USE.NAMES = FALSE)
-}
-
-answer_sources_path <- function(path) file.path(dirname(path), "q_and_as_sources.csv")
-
-read_answer_sources <- function(path) {
-  sources <- answer_sources_path(path)
-  empty <- tibble::tibble(question_sha256 = character(), model = character(),
-                          identity = character())
-  if (!file.exists(sources)) return(empty)
-  data <- read_arena_csv(sources, names(empty), "answer sources")
-  tibble::as_tibble(data[names(empty)])
-}
-
-# Under the file's lock: the answer cache as it is now (another process may have added
-# answers since it was read), with `results` (of `model`, one per question) for `questions`
-# merged in, written back and returned; each new answer's request identity (`identity`, by
-# model) goes into the sources file. A failure (NA) never replaces an answer.
-update_answers <- function(path, answers, questions, model, results, identity = NULL) {
-  with_file_lock(path, {
-    merged <- load_answers(path, answers$question, setdiff(names(answers), "question"))
-    at <- match(questions, merged$question)
-    ok <- !is.na(results)
-    for (m in unique(model)) merged[[m]][at[ok & model == m]] <- results[ok & model == m]
-    if (any(ok)) {
-      record_answer_sources(path, questions[ok], model[ok], identity[model[ok]])
-    }
-    write_answers(merged, path)
-    without_other_sources(merged, identity, read_answer_sources(path))
-  })
-}
-
-record_answer_sources <- function(path, questions, model, identity) {
-  sources <- read_answer_sources(path)
-  new <- tibble::tibble(question_sha256 = question_hash(questions), model = model,
-                        identity = unname(identity))
-  key <- paste(sources$question_sha256, sources$model)
-  sources <- rbind(sources[!key %in% paste(new$question_sha256, new$model), ], new)
-  write_arena_csv(sources, answer_sources_path(path))
-}
-
-# The answer cache at `path` (empty when the file does not exist yet), with a row for every
-# question and a column for every model.
-load_answers <- function(path, questions, models) {
-  answers <- if (file.exists(path)) arena_read_answers(path) else
-    tibble::tibble(question = character())
-  answers_for(answers, questions, models)
-}
-
-answers_for <- function(answers, questions, models) {
-  new <- setdiff(questions, answers$question)
-  if (length(new)) {
-    extra <- tibble::tibble(question = new)
-    for (name in setdiff(names(answers), "question")) extra[[name]] <- NA_character_
-    answers <- rbind(answers, extra)
-  }
-  for (name in setdiff(models, names(answers))) answers[[name]] <- NA_character_
-  answers
-}
-
-write_answers <- function(answers, path) {
-  out <- answers
-  for (name in setdiff(names(out), "question")) out[[name]][is.na(out[[name]])] <- "NaN"
-  write_arena_csv(out, path)
 }
 
 #' Battles ready to judge

@@ -168,34 +168,6 @@ empty_records <- function() {
   out
 }
 
-# Under the file's lock: the battle cache as it is now (another run on the same folder may
-# have added verdicts since it was read) with `new` merged in, written back and returned.
-update_battle_cache <- function(path, new, identity) {
-  with_file_lock(path, {
-    store <- if (file.exists(path)) read_battle_cache(path) else empty_records()
-    if (!is.null(new)) store <- merge_battle_records(store, new, identity)
-    write_battle_cache(store, path)
-    store
-  })
-}
-
-# A failed verdict is replaced when the battle is judged again; a verdict already recorded
-# (by this run or another) is kept, and the same battle is never recorded twice.
-merge_battle_records <- function(store, new, identity) {
-  store_key <- store_keys(store, identity)
-  new_key <- store_keys(new, identity)
-  rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
-        new[!(new_key %in% store_key[!is.na(store$winner)]) & !duplicated(new_key), ])
-}
-
-read_battle_cache <- function(path) {
-  read_battle_file(path, battle_record_columns, "battle cache")[battle_record_columns]
-}
-
-write_battle_cache <- function(records, path) {
-  write_arena_csv(records[battle_record_columns], path)
-}
-
 response_json <- function(res, version, identity) {
   vapply(seq_len(nrow(res)), function(i) {
     as.character(jsonlite::toJSON(list(

@@ -80,6 +80,10 @@ arena_sample_battles <- function() {
 #'   fictional models on eight questions).
 #' @param solver,scorer A solver and scorer, by default `arena_judge_solver()` and
 #'   `arena_verdict_scorer()`.
+#' @param benchmark,fields The registered benchmark whose summary the log shows, and battle
+#'   columns logged besides the battle's own: `arena_run()` writes its run log with this
+#'   same task (benchmark `"arena_ratings"`, the battles of every round replayed, with
+#'   `"rating_options"`), so the judging task is defined here only.
 #' @inheritParams task-args
 #' @inheritParams task-table-args
 #' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
@@ -98,16 +102,19 @@ arena_sample_battles <- function() {
 #' @noRd
 arena_judge_task <- function(dataset = arena_sample_battles(), solver = arena_judge_solver(),
                              scorer = arena_verdict_scorer(), epochs = NULL,
-                             dir = vitals::vitals_log_dir(), name = "arena_battles") {
-  needed <- c("input", "question", "model_a", "model_b", "answer_a", "answer_b")
+                             dir = vitals::vitals_log_dir(), name = "arena_battles",
+                             benchmark = "arena_battles", fields = character()) {
+  needed <- c("input", battle_fields)
   if (!is.data.frame(dataset) || !all(needed %in% names(dataset))) {
     abort_pb("{.arg dataset} must be battles from {.fn arena_battles}.", "argument")
   }
   if (!"target" %in% names(dataset)) dataset$target <- rep("", nrow(dataset))
   benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 benchmark = "arena_battles",
-                 metadata_fields = c("model_a", "model_b", "question", "answer_a", "answer_b"))
+                 benchmark = benchmark, metadata_fields = c(battle_fields, fields))
 }
+
+# What a battle is, logged with every sample.
+battle_fields <- c("model_a", "model_b", "question", "answer_a", "answer_b")
 
 # The judging solver: its solver_chat is the judge.
 arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),

@@ -4,20 +4,24 @@
 #' Run an Elo arena: answers, judging in rounds, ratings, and EloBench's files
 #'
 #' @description
-#' `arena_run()` is EloBench's pipeline in one call. Inside `dir` it reads
-#' `data/<dataset>/questions.csv`, and writes:
+#' `arena_run()` is EloBench's pipeline in one call, in four steps a round: arrange, answer,
+#' judge, then rate. Inside `dir` it reads the questions (`dataset`, or
+#' `data/<version>/questions.csv`), and writes:
 #'
-#' * `tempcache/<dataset>/<judge setting>/`: the caches reusable across experiments,
+#' * `tempcache/<version>/<judge setting>/`: the caches reusable across experiments,
 #'   `q_and_as.csv` (answers, with `q_and_as_sources.csv`) and `battle_records.csv`
 #'   (verdicts). The judge setting is the judge's model and the prompt version (a portable
 #'   folder name: other characters become `-`, and a long model id ends in a short hash). A
 #'   verdict or an answer is reused only for the same request, by the response cache's
 #'   identity (provider, base URL, model, parameters, headers, system prompt): a judge of
 #'   the same model name at another server, or with other parameters, judges again. A new
-#'   setting starts from the answers in `tempcache/<dataset>/q_and_as.csv` when that file
+#'   setting starts from the answers in `tempcache/<version>/q_and_as.csv` when that file
 #'   exists (the original's layout), so answers made by the original are reused; to reuse an
 #'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
-#'   must name the judge's model).
+#'   must name the judge's model). With `cache = FALSE` in `settings` there is no cache
+#'   anywhere: no answer or verdict is read from these files or written to them, nor to the
+#'   response cache, so a second run sends every request again (answers of models given by
+#'   name only, the user's data, are still read).
 #' * `results/<experiment>/`: `questions.csv`, `models.csv`, `battle_arrangement.csv`,
 #'   `battle_records.csv`, `battle_outcomes.csv` (`model_a, model_b, winner` without failed
 #'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the run's log (`logs/`).
@@ -59,12 +63,18 @@
 #' also [arena_arrange()].
 #'
 #' @param dir The arena folder; nothing is written outside it.
-#' @param dataset Name of the folder `data/<dataset>` holding `questions.csv`. When that
-#'   file is missing and `dataset` is a pinned EloBench version (`"rwq"`, `"rwq_200"`,
-#'   `"quora_100"`, see [benchmark_versions()]), the real `questions.csv` is downloaded once
-#'   (verified, cached) and copied there.
+#' @param version The data version: names the folders `data/<version>` (its
+#'   `questions.csv`, read when `dataset` is `NULL`) and `tempcache/<version>` (the caches).
+#'   When that file is missing and `version` is a pinned EloBench version (`"rwq"`,
+#'   `"rwq_200"`, `"quora_100"`, see [benchmark_versions()]), the real `questions.csv` is
+#'   downloaded once (verified, cached) and copied there. (Before 0.1.0 this argument was
+#'   called `dataset`.)
 #' @param experiment Name of the results folder (at most 200 bytes; checked, with
-#'   `dataset`, before anything is sent).
+#'   `version`, before anything is sent).
+#' @param dataset `NULL` (the questions of `data/<version>/questions.csv`), or a table of
+#'   questions: a `question` column, or the `input` column of [arena_dataset()].
+#' @param prompt_version The judge prompt version: `"231225"` (a JSON verdict) or `"231113"`
+#'   (scores), see [arena_judge_prompt()]. (Before 0.1.0: `version`.)
 #' @param models A named list of ellmer chats (their answers are generated) and/or names
 #'   whose answers are already in `q_and_as.csv` (a character vector, or `NULL` elements).
 #'   Names are unique; `question` (the answer cache's question column) and names with a
@@ -86,7 +96,8 @@
 #'   inside `dir` (so the run stays within `dir` and resumes from it). With
 #'   `batch = TRUE` each round's missing answers, then its battles, are sent as provider
 #'   batches, waiting for each (`wait` is ignored): the next round is arranged from the
-#'   verdicts of this one.
+#'   verdicts of this one. The run builds its own settings from these (`wait = TRUE`); the
+#'   object given is never changed.
 #' @inheritParams arena_task
 #' @inheritParams generate_responses
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
@@ -111,146 +122,212 @@
 #' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, bootstrap = 100)
 #' run$ratings
 #' list.files(file.path(dir, "results", "exp1"))
-arena_run <- function(dir, dataset, experiment, models, judge, n = 1,
+arena_run <- function(dir, version, experiment, models, judge, n = 1,
                       strategy = c("pairs", "all", "reload"), arrangement = NULL,
-                      version = c("231225", "231113"), position_swap = FALSE,
-                      max_rounds = 10, invalid = c("tie", "drop"),
+                      dataset = NULL, prompt_version = c("231225", "231113"),
+                      position_swap = FALSE, max_rounds = 10, invalid = c("tie", "drop"),
                       rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
                       seed = 1, settings = NULL) {
   check_string(dir)
-  settings <- as_request_settings(
-    settings %||% request_settings(cache = file.path(dir, "tempcache", "responses"))
-  )
-  # The next round is arranged from this one's verdicts: a batch must be waited for.
-  settings$wait <- TRUE
-  check_path_name(dataset)
+  settings <- arena_settings(settings, dir)
+  check_path_name(version)
   check_path_name(experiment)
-  arena_install_questions(dir, dataset)
   judge <- as_chat(judge)
   check_count(n)
   check_count(max_rounds)
-  strategy <- rlang::arg_match(strategy)
-  version <- rlang::arg_match(version)
-  invalid <- rlang::arg_match(invalid)
-  rating_method <- rlang::arg_match(rating_method)
-  models <- register_models(models)
-  model_names <- names(models)
-
-  questions <- arena_read_questions(file.path(dir, "data", dataset, "questions.csv"))
-  # A folder name made from the judge's model: portable and short, whatever the model id.
-  setting <- portable_file_name(c(judge$get_model(), version))
-  cache_folder <- file.path(dir, "tempcache", dataset, setting)
-  results <- file.path(dir, "results", experiment)
-  paths <- list(
-    answers = file.path(cache_folder, "q_and_as.csv"),
-    records_cache = file.path(cache_folder, "battle_records.csv"),
-    questions = file.path(results, "questions.csv"),
-    models = file.path(results, "models.csv"),
-    arrangement = file.path(results, "battle_arrangement.csv"),
-    records = file.path(results, "battle_records.csv"),
-    outcomes = file.path(results, "battle_outcomes.csv"),
-    ratings = file.path(results, "elo_rating.csv"),
-    logs = file.path(results, "logs")
+  check_flag(position_swap)
+  run <- list(
+    strategy = rlang::arg_match(strategy), n = n, arrangement = arrangement, seed = seed,
+    prompt_version = rlang::arg_match(prompt_version), position_swap = position_swap,
+    invalid = rlang::arg_match(invalid), experiment = experiment, judge = judge,
+    settings = settings, models = register_models(models)
   )
-  write_arena_csv(tibble::tibble(question = questions), paths$questions)
-  write_arena_csv(tibble::tibble(model = model_names), paths$models)
-  dir.create(paths$logs, recursive = TRUE, showWarnings = FALSE)
+  rating <- list(method = rlang::arg_match(rating_method), bootstrap = bootstrap, seed = seed,
+                 invalid = run$invalid)
+  run$model_names <- names(run$models)
+  run$paths <- arena_layout(dir, version, experiment, judge, run$prompt_version)
+  run$questions <- arena_questions(run$paths, version, dataset)
+  open_arena_store(run$paths, run$questions, run$model_names, settings)
+  state <- arena_start(run)
 
-  # The original kept one answer cache per dataset (`tempcache/<dataset>/q_and_as.csv`);
-  # a new judge setting starts from it when it exists.
-  shared_answers <- file.path(dir, "tempcache", dataset, "q_and_as.csv")
-  if (!file.exists(paths$answers) && file.exists(shared_answers)) {
-    dir.create(cache_folder, recursive = TRUE, showWarnings = FALSE)
-    file.copy(shared_answers, paths$answers)
-  }
-  answers <- load_answers(paths$answers, questions, model_names)
-  check_cached_answers(models, answers, questions, paths$answers)
-
-  arranged <- empty_arrangement()
-  records <- empty_records()[0, ]
-  judged_samples <- list()
-  rounds <- 0L
-  stopped <- "max_rounds"
   for (round in seq_len(max_rounds)) {
-    available <- vapply(model_names, function(m) {
-      if (!is.null(models[[m]])) rep(TRUE, length(questions)) else
-        !is.na(answers[[m]][match(questions, answers$question)])
-    }, logical(length(questions)))
-    available <- matrix(available, nrow = length(questions),
-                        dimnames = list(NULL, model_names))
-    new <- if (strategy == "reload") {
-      arena_arrange(questions, model_names, strategy = "reload",
-                    path = arrangement %||% paths$arrangement)
-    } else if (strategy == "all") {
-      arena_arrange(questions, model_names, strategy = "all", seed = seed + round)
-    } else {
-      need <- pair_needs(records, model_names, n)
-      if (!length(need)) {
-        stopped <- "done"
-        break
-      }
-      arena_arrange(questions, model_names, n = need, available = available,
-                    existing = arranged, seed = seed + round)
-    }
-    if (!nrow(new)) {
-      stopped <- "no_question"
+    new <- arena_arrange_round(run, state, round)
+    if (!is.null(new$stopped)) {
+      state$stopped <- new$stopped
       break
     }
-    rounds <- rounds + 1L
-    arranged <- rbind(arranged, new)
-    write_arena_csv(arranged, paths$arrangement)
+    state <- arena_answer_round(run, state, new$arrangement)
+    state <- arena_judge_round(run, state, new, round)
+    if (run$strategy != "pairs") break
+  }
+  arena_rate(run, state, rating, max_rounds)
+}
 
-    answers <- arena_answers(unique(new$question), models, cache_folder, settings)
-    battles <- arena_battles(new, answers, version)
-    wanted <- if (strategy == "pairs") names(need) else
-      if (strategy == "all") pair_keys(NULL, NULL, model_names) else
-        unique(pair_keys(new$model_a, new$model_b, model_names))
-    warn_pairs_without_battles(setdiff(wanted, pair_keys(battles$model_a, battles$model_b,
-                                                         model_names)), round)
-    if (nrow(battles)) {
-      solver <- arena_judge_solver(records = paths$records_cache, version = version,
-                                   position_swap = position_swap, settings = settings)
-      task <- arena_judge_task(battles, solver, arena_verdict_scorer(invalid), dir = paths$logs,
-                         name = paste0("arena-", experiment))
-      # one log per run, written below: none per round
-      task$write_log <- FALSE
-      suppressWarnings(task$eval(solver_chat = judge, view = FALSE),
-                       classes = "predictivebench_warning_failed_requests")
-      samples <- task$get_samples()
-      judged_samples <- c(judged_samples, list(samples))
-      judged <- experiment_records(samples, battles)
-      records <- rbind(records, judged)
-      write_arena_csv(records, paths$records)
-      write_arena_csv(outcomes_of(records), paths$outcomes)
-    }
-    if (strategy != "pairs") break
+# How an arena run sends its requests: the user's settings, or the defaults with the
+# response cache inside `dir`, always waiting for a batch (the next round is arranged from
+# this one's verdicts). A new settings object: the one given is never changed.
+arena_settings <- function(settings, dir, call = rlang::caller_env()) {
+  given <- as_request_settings(
+    settings %||% request_settings(cache = arena_default_cache(dir)), call = call
+  )
+  rlang::exec(request_settings, !!!utils::modifyList(unclass(given), list(wait = TRUE)))
+}
+
+# The questions: the table given as `dataset` (a `question` column, or the `input` column of
+# arena_dataset()), else data/<version>/questions.csv, fetched when `version` is a pinned
+# EloBench version.
+arena_questions <- function(paths, version, dataset, call = rlang::caller_env()) {
+  if (!is.null(dataset)) return(dataset_questions(dataset, call = call))
+  arena_install_questions(paths$source_questions, version, call = call)
+  if (!file.exists(paths$source_questions)) {
+    abort_pb(c(
+      "Can't find the questions of version {.val {version}}.",
+      i = "Give {.arg dataset} (a table of questions), or put them in {.file {paths$source_questions}}.",
+      i = if (version %in% arena_prompt_versions) {
+        "The judge prompt version is now {.arg prompt_version}; {.arg version} names the data."
+      }
+    ), "path", file = paths$source_questions, call = call)
   }
-  if (strategy == "pairs") warn_short_pairs(records, model_names, n, stopped, max_rounds)
-  failed <- sum(is.na(records$winner))
-  if (failed) {
-    cli::cli_warn(c("{failed} judgement{?s} failed; run {.fn arena_run} again to retry.",
-                    i = "Verdicts already recorded are not requested again."),
-                  class = "predictivebench_warning_failed_requests")
+  arena_read_questions(paths$source_questions)
+}
+
+arena_prompt_versions <- c("231225", "231113")
+
+dataset_questions <- function(dataset, call = rlang::caller_env()) {
+  column <- intersect(c("question", "input"), names(dataset))[1]
+  if (!is.data.frame(dataset) || is.na(column) || !is.character(dataset[[column]])) {
+    abort_pb("{.arg dataset} must be a table of questions: a character {.field question} or
+              {.field input} column (as {.fn arena_dataset} gives).", "argument", call = call)
   }
+  questions <- unique(dataset[[column]])
+  if (anyNA(questions)) {
+    abort_pb("{.arg dataset} has a missing question in {.field {column}}, row
+              {which(is.na(dataset[[column]]))[1]}.", "argument", field = column, call = call)
+  }
+  questions
+}
+
+# Before the first round: the answers known so far (models given by name only must have
+# some) and nothing arranged or judged.
+arena_start <- function(run) {
+  answers <- load_answers(run$paths$answers, run$questions, run$model_names)
+  check_cached_answers(run$models, answers, run$questions, run$paths$answers)
+  if (!store_caching(run$settings)) {
+    answers <- without_chat_answers(answers, names(Filter(Negate(is.null), run$models)))
+  }
+  list(answers = answers, arranged = empty_arrangement(), records = empty_records()[0, ],
+       samples = list(), rounds = 0L, stopped = "max_rounds")
+}
+
+# Arrange: the round's new battles, or why the rounds stop ("done": every pair has its
+# decisive battles; "no_question": no battle can be arranged).
+arena_arrange_round <- function(run, state, round) {
+  questions <- run$questions
+  if (run$strategy == "reload") {
+    new <- arena_arrange(questions, run$model_names, strategy = "reload",
+                         path = run$arrangement %||% run$paths$arrangement)
+  } else if (run$strategy == "all") {
+    new <- arena_arrange(questions, run$model_names, strategy = "all", seed = run$seed + round)
+  } else {
+    need <- pair_needs(state$records, run$model_names, run$n)
+    if (!length(need)) return(list(stopped = "done"))
+    new <- arena_arrange(questions, run$model_names, n = need,
+                         available = answer_availability(run, state$answers),
+                         existing = state$arranged, seed = run$seed + round)
+  }
+  if (!nrow(new)) return(list(stopped = "no_question"))
+  list(arrangement = new, wanted = round_pairs(run, new, if (run$strategy == "pairs") need))
+}
+
+# Which model can answer which question: a chat any, a name only those it has answers to.
+answer_availability <- function(run, answers) {
+  rows <- match(run$questions, answers$question)
+  available <- vapply(run$model_names, function(m) {
+    if (!is.null(run$models[[m]])) rep(TRUE, length(run$questions)) else
+      !is.na(answers[[m]][rows])
+  }, logical(length(run$questions)))
+  matrix(available, nrow = length(run$questions), dimnames = list(NULL, run$model_names))
+}
+
+# The pairs a round means to battle, to warn about those that get none.
+round_pairs <- function(run, new, need) {
+  switch(run$strategy,
+         pairs = names(need),
+         all = pair_keys(NULL, NULL, run$model_names),
+         reload = unique(pair_keys(new$model_a, new$model_b, run$model_names)))
+}
+
+# Answer: the round's arrangement recorded, and only the missing answers generated.
+arena_answer_round <- function(run, state, new) {
+  state$rounds <- state$rounds + 1L
+  state$arranged <- rbind(state$arranged, new)
+  write_round_results(run$paths, state$arranged, NULL)
+  state$answers <- arena_answers(unique(new$question), run$models, run$paths$cache,
+                                 run$settings, cache = store_caching(run$settings))
+  state
+}
+
+# Judge: the round's battles through the judging task, their records added to the results.
+arena_judge_round <- function(run, state, new, round) {
+  battles <- arena_battles(new$arrangement, state$answers, run$prompt_version)
+  judged_pairs <- pair_keys(battles$model_a, battles$model_b, run$model_names)
+  warn_pairs_without_battles(setdiff(new$wanted, judged_pairs), round)
+  if (!nrow(battles)) return(state)
+  samples <- judge_round(run, battles)
+  state$samples <- c(state$samples, list(samples))
+  state$records <- rbind(state$records, experiment_records(samples, battles))
+  write_round_results(run$paths, state$arranged, state$records)
+  state
+}
+
+# One round's battles judged by the judging task (arena_judge_task()), its log left to the
+# run (one log per run).
+judge_round <- function(run, battles) {
+  solver <- arena_judge_solver(records = verdict_cache(run$paths, run$settings),
+                               version = run$prompt_version,
+                               position_swap = run$position_swap, settings = run$settings)
+  task <- arena_judge_task(battles, solver, arena_verdict_scorer(run$invalid),
+                           dir = run$paths$logs, name = paste0("arena-", run$experiment))
+  task$write_log <- FALSE
+  suppressWarnings(task$eval(solver_chat = run$judge, view = FALSE),
+                   classes = "predictivebench_warning_failed_requests")
+  task$get_samples()
+}
+
+# Rate: warnings for what is missing, the ratings (elo_rating.csv) and the run's log.
+arena_rate <- function(run, state, rating, max_rounds) {
+  records <- state$records
+  if (run$strategy == "pairs") {
+    warn_short_pairs(records, run$model_names, run$n, state$stopped, max_rounds)
+  }
+  warn_failed_judgements(records)
   ratings <- NULL
   if (nrow(records)) {
-    ratings <- arena_ratings(records, method = rating_method, bootstrap = bootstrap,
-                             invalid = invalid, seed = seed)
+    ratings <- arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
+                             invalid = rating$invalid, seed = rating$seed)
     write_arena_csv(tibble::tibble(model = ratings$model, elo_rating = ratings$rating,
-                                   rank = ratings$rank), paths$ratings)
+                                   rank = ratings$rank), run$paths$ratings)
   }
-  log <- if (length(judged_samples)) {
-    rating <- list(method = rating_method, bootstrap = bootstrap, seed = seed, invalid = invalid)
-    arena_run_log(do.call(rbind, judged_samples), model_names, paths$logs, experiment, rating)
+  paths <- run$paths[setdiff(names(run$paths), c("source_questions", "shared_answers", "cache"))]
+  paths$log <- if (length(state$samples)) {
+    arena_run_log(do.call(rbind, state$samples), run$model_names, run$paths$logs,
+                  run$experiment, rating)
   }
-  paths$log <- log
-  structure(list(ratings = ratings, records = records, arrangement = arranged,
-                 answers = answers, rounds = rounds, paths = paths),
+  structure(list(ratings = ratings, records = records, arrangement = state$arranged,
+                 answers = state$answers, rounds = state$rounds, paths = paths),
             class = "arena_run")
 }
 
-# The log of one arena_run(): a ResultsTask over the battles judged in the run (the judge's
-# samples of every round), replayed without a request. Each row's conversation is the
+warn_failed_judgements <- function(records) {
+  failed <- sum(is.na(records$winner))
+  if (!failed) return(invisible())
+  cli::cli_warn(c("{failed} judgement{?s} failed; run {.fn arena_run} again to retry.",
+                  i = "Verdicts already recorded are not requested again."),
+                class = "predictivebench_warning_failed_requests")
+}
+
+# The log of one arena_run(): the judging task (arena_judge_task()) over the battles judged
+# in the run (the judge's samples of every round), replayed without a request. Each row's conversation is the
 # question and both answers, then the verdict, under the competitors' name; the judge's own
 # conversation is the scorer's chat (its grading, and its usage under the judge's model).
 # Each row's result and score are model_a's. `rating` holds the run's arena_ratings()
@@ -292,12 +369,9 @@ arena_run_log <- function(judged, models, dir, experiment, rating) {
     scored$scorer_chat <- judged$solver_chat
     scored
   }
-  task <- ResultsTask$new(battles, solver = replay, scorer = scorer,
-                          benchmark = "arena_ratings", name = paste0("arena-", experiment),
-                          dir = dir, solver_name = "arena_battles",
-                          scorer_name = "arena_verdict",
-                          metadata_fields = c("model_a", "model_b", "question", "answer_a",
-                                              "answer_b", "rating_options"))
+  task <- arena_judge_task(battles, replay, scorer, dir = dir,
+                           name = paste0("arena-", experiment), benchmark = "arena_ratings",
+                           fields = "rating_options")
   # arena_ratings() already warned about these battles for the run
   suppressWarnings(suppressMessages(task$eval(solver_chat = competitors, view = FALSE)),
                    classes = "predictivebench_warning_separated")
@@ -368,10 +442,6 @@ experiment_records <- function(samples, battles) {
     gpt_4_score = get("gpt_4_score"),
     is_valid = !failed_judgement(get("winner"))
   )
-}
-
-outcomes_of <- function(records) {
-  records[!failed_judgement(records$winner), c("model_a", "model_b", "winner")]
 }
 
 # Per pair (in registration order), how many more decisive battles are wanted.
@@ -450,18 +520,4 @@ check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_
              "path", call = call)
   }
   invisible(x)
-}
-
-# A pinned EloBench dataset not yet in `dir` is fetched (verified, cached) and copied to
-# data/<dataset>/questions.csv, the layout the original reads.
-arena_install_questions <- function(dir, dataset, call = rlang::caller_env()) {
-  dest <- file.path(dir, "data", dataset, "questions.csv")
-  pins <- versions_table()
-  if (file.exists(dest) || !dataset %in% pins$version[pins$benchmark == "arena"]) {
-    return(invisible(dest))
-  }
-  source <- fetch_version(version_files("arena", dataset, call = call), call = call)
-  dir.create(dirname(dest), recursive = TRUE, showWarnings = FALSE)
-  write_atomic(dest, function(tmp) file.copy(source[[1]], tmp, overwrite = TRUE))
-  invisible(dest)
 }

@@ -1,3 +1,14 @@
+# Chats that answer with their name `words` times, counting the questions in `counter$n`.
+counting_models <- function(counter, ...) {
+  words <- list(...)
+  Map(function(name, n) {
+    baseline_chat(function(q) {
+      counter$n <- counter$n + 1
+      paste(rep(name, n), collapse = " ")
+    }, name = name)
+  }, names(words), words)
+}
+
 test_that("arena_run writes EloBench's files inside dir and resumes from its caches", {
   dir <- withr::local_tempdir()
   dir.create(file.path(dir, "data", "toy"), recursive = TRUE)
@@ -7,13 +18,7 @@ test_that("arena_run writes EloBench's files inside dir and resumes from its cac
   counter$n <- 0
   answers <- new.env()
   answers$n <- 0
-  chat <- function(name, words) {
-    baseline_chat(function(q) {
-      answers$n <- answers$n + 1
-      paste(rep(name, words), collapse = " ")
-    }, name = name)
-  }
-  models <- list(big = chat("big", 5), mid = chat("mid", 3), small = chat("small", 1))
+  models <- counting_models(answers, big = 5, mid = 3, small = 1)
   judge <- counting_judge(counter, name = "toy-judge")
   run <- arena_run(dir, "toy", "exp1", models, judge, n = 2, bootstrap = 50)
   results <- file.path(dir, "results", "exp1")
@@ -314,4 +319,57 @@ test_that("a folder name that can't be made is refused before anything is paid",
                class = "predictivebench_error_path")
   expect_equal(counter$n, 0)
   expect_false(dir.exists(file.path(dir, "results")))
+})
+
+test_that("with cache = FALSE nothing is cached: a rerun sends every request again", {
+  dir <- arena_folder(paste("Question", 1:4))
+  judged <- new.env()
+  judged$n <- 0
+  asked <- new.env()
+  asked$n <- 0
+  models <- counting_models(asked, big = 5, small = 1)
+  settings <- request_settings(cache = FALSE)
+  run1 <- arena_run(dir, "toy", "first", models, counting_judge(judged), n = 2,
+                    bootstrap = 0, settings = settings)
+  first <- c(asked = asked$n, judged = judged$n)
+  expect_gt(first[["asked"]], 0)
+  expect_gt(first[["judged"]], 0)
+  run2 <- arena_run(dir, "toy", "first", models, counting_judge(judged), n = 2,
+                    bootstrap = 0, settings = settings, strategy = "reload")
+  expect_equal(c(asked = asked$n, judged = judged$n), 2 * first)
+  # no answer, verdict or response cache anywhere; the results are written
+  expect_false(dir.exists(file.path(dir, "tempcache")))
+  expect_true(file.exists(file.path(dir, "results", "first", "elo_rating.csv")))
+  expect_equal(nrow(run2$records), nrow(run1$records))
+  expect_false(settings$cache)
+  expect_true(settings$wait)
+
+  # with the default settings the same rerun sends nothing
+  dir2 <- arena_folder(paste("Question", 1:4))
+  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, bootstrap = 0)
+  before <- c(asked = asked$n, judged = judged$n)
+  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, bootstrap = 0,
+            strategy = "reload")
+  expect_equal(c(asked = asked$n, judged = judged$n), before)
+})
+
+test_that("the questions can be a table (dataset), and version names the data", {
+  dir <- withr::local_tempdir()
+  models <- list(big = named_constant("a long and careful answer", "big"),
+                 small = named_constant("short", "small"))
+  questions <- tibble::tibble(id = c("a", "b", "c"), input = paste("Question", 1:3))
+  run <- arena_run(dir, "mine", "exp", models, arena_baseline_judge("longer"), n = 1,
+                   bootstrap = 0, dataset = questions, prompt_version = "231113")
+  expect_equal(read.csv(file.path(dir, "results", "exp", "questions.csv"))$question,
+               questions$input)
+  expect_true(dir.exists(file.path(dir, "tempcache", "mine")))
+  expect_match(list.files(file.path(dir, "tempcache", "mine")), "231113")
+  expect_equal(run$ratings$model[[1]], "big")
+  # an old call, with the judge prompt version where the data version now goes
+  err <- expect_error(arena_run(dir, "231113", "exp", models, arena_baseline_judge()),
+                      class = "predictivebench_error_path")
+  expect_match(conditionMessage(err), "prompt_version")
+  expect_error(arena_run(dir, "mine", "exp", models, arena_baseline_judge(),
+                         dataset = data.frame(text = "q")),
+               class = "predictivebench_error_argument")
 })

@@ -195,7 +195,7 @@ test_that("a set can end with one arena run among its models", {
                  named_constant("short", "brief"))
   set <- quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
                    judge = arena_baseline_judge("longer"),
-                   arena = list(dir = arena_dir, dataset = "toy", experiment = "set", n = 1,
+                   arena = list(dir = arena_dir, version = "toy", experiment = "set", n = 1,
                                 bootstrap = 20))
   expect_equal(set$status, c("done", "done"))
   run <- attr(set, "arena_run")
@@ -204,6 +204,6 @@ test_that("a set can end with one arena run among its models", {
   expect_equal(ratings$model[[1]], set$model[[1]])
   expect_setequal(ratings$model, set$model)
   expect_error(quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
-                         arena = list(dataset = "toy")),
+                         arena = list(version = "toy")),
                class = "predictivebench_error_argument")
 })
