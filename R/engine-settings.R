@@ -35,6 +35,85 @@
 #'   `getOption("predictivebench.batch", FALSE)`.
 #' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
 #'   and returns at once, saying how to collect the answers.
+#' @section What every request gets:
+#' Each prompt is sent as a fresh conversation (the chat's system prompt and earlier turns
+#' are kept), with what vitals' `generate()` lacks:
+#'
+#' * **A continuous pool.** `max_active` requests are in flight until the work is done: when
+#'   one answers, the next starts, so one slow request never holds up the others. At most
+#'   `rpm` requests start per minute.
+#' * **A response cache.** A request already answered (same provider and every provider
+#'   and model property, headers included, system prompt, turns, tools, messages and epoch)
+#'   is read from disk instead of sent, so a
+#'   second run makes no request. Each answer is written (atomically) the moment it
+#'   arrives, so a run that is interrupted or killed loses only the requests in flight and
+#'   resumes where it stopped. See [cache_dir()]; `cache = FALSE` turns it off. Offline
+#'   [baseline_chat()]s are never cached: they cost nothing, and two of them may share a name.
+#' * **Failure isolation.** A request that fails leaves every other answer in place; the
+#'   failed prompt gets `NA` and its error message. Transient failures (HTTP 408, 409,
+#'   425, 429, 5xx, timeouts, dropped or reset connections) go back into the pool and are sent again after the
+#'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
+#'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
+#'   after ... tries"), never retried endlessly.
+#' * **A deadline on every request.** A request that has not answered within the
+#'   `timeout` setting (by default `getOption("ellmer_timeout_s", 300)` seconds, ellmer's
+#'   own request timeout) is cancelled
+#'   by the pool and counts as a transient failure (retried up to `max_tries`), on the fast
+#'   path and on ellmer's `$chat_async()` path alike, so a server that accepts a connection
+#'   and never answers cannot hang a run. With tools, the deadline covers every tool-call
+#'   round of the request, and at most `max_turns` turns are paid: past either, the request
+#'   fails with its own error (`predictivebench_error_sample_deadline`,
+#'   `predictivebench_error_max_turns`), is not sent again, and the turns it was paid for
+#'   count in its tokens and cost.
+#' * **No redirects.** A provider answering 30x gets an error naming where it pointed, and
+#'   the redirect is not followed, to another host or the same one: following it would send
+#'   the API key (and, on a 307/308, the prompt) wherever it points, and an API answering
+#'   a POST with a redirect is misconfigured anyway. Point `base_url` at the final address.
+#'   The same holds for provider batch APIs (upload, submit, poll, results).
+#' * **The provider's own words.** A failed request's error is the HTTP status followed by
+#'   the provider's explanation (the `message` of an OpenAI, Anthropic or Gemini error
+#'   body, or a plain-text body), e.g.
+#'   `HTTP 400 Bad Request: Invalid model (invalid_request_error)`.
+#' * **An error is never an answer.** A 200 whose body is an error object (as OpenRouter
+#'   sends for errors met while generating), an empty `choices` list or an answer with no
+#'   content at all is a failed request: retried when transient, never cached. A cached
+#'   entry that holds no answer is sent again.
+#' * **A refusal is not a refused key.** A 400 or 403 whose body flags the prompt's content
+#'   (OpenRouter's moderation 403, Azure's `content_filter`, a safety or policy code) is
+#'   that prompt's error (class `predictivebench_error_refusal`), and the run goes on.
+#' * **A refused key stops the run.** At the first HTTP 401, or 403 that is not a content
+#'   refusal, nothing more is sent:
+#'   the requests already in flight (at most `max_active`) are awaited, their answers
+#'   cached, and the call ends with one error of class `predictivebench_error_auth` naming
+#'   the provider and its address, rather than failing every prompt one by one.
+#' * **Warnings once.** A provider warning (a parameter it does not support, such as
+#'   `seed`; a truncated answer) is shown once per call, not once per request.
+#' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
+#'   the cache, and the error. With tools, tokens and cost are summed over every round of
+#'   the request (each tool call is one more request to the provider).
+#' * **Provider batches.** With the setting `batch = TRUE` the prompts not in the cache go
+#'   as one provider batch through [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq):
+#'   half the price, answers in minutes to hours, resumable across R sessions (the batch's
+#'   state file is kept in the cache directory, `batches/`, so calling again after quitting
+#'   R resumes the same batch; its answers enter the same cache). An item the provider failed
+#'   (or that expired) is marked failed with the provider's error; the next call sends the
+#'   failed ones in a new batch. A corrupt state file, one made for another chat, a batch
+#'   refused as a whole or one that ended without completing are errors of class
+#'   `predictivebench_error_batch_state` or `predictivebench_error_batch` naming the file and
+#'   batch. With `wait = FALSE` the call submits the batch (or checks on it) and returns at
+#'   once; until the batch ends the prompts have result `NA` and an error saying it is still
+#'   running. Log-probability requests cannot be batched.
+#'
+#' Identical prompts within one call are told apart by their epoch (their occurrence
+#' number: 1, 2, ...), so `vitals` epochs and repeated votes are separate requests and
+#' separate cache entries.
+#'
+#' Requests to OpenAI-compatible chat-completion APIs ([ellmer::chat_openai_compatible()],
+#' without tools) are sent on a fast path: ellmer builds the request once, each prompt is
+#' put into it, and ellmer's own parser reads each answer, so turns, tokens and costs are
+#' ellmer's. Every other chat is sent through ellmer's `$chat_async()`. Offline
+#' [baseline_chat()]s are answered locally, with the same outputs.
+#'
 #' @returns A `predictivebench_settings` object (a list with these fields).
 #' @family engine
 #' @export
