@@ -29,24 +29,11 @@
 generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL,
                                key_extra = NULL, keep_json = FALSE,
                                progress = interactive()) {
-  settings <- settings_with_dots(settings, ...)
+  settings <- settings_with_dots(settings %||% request_settings(), ...)
   chat <- as_chat(chat)
   prompts <- as_prompt_list(prompts)
   run_requests(list(chat), rep(1L, length(prompts)), prompts, settings, epoch = epoch,
                key_extra = key_extra, keep_json = keep_json, progress = progress)
-}
-
-# `settings` updated by `...`, which must all name settings: a misspelt one (`max_activ`)
-# would otherwise be ignored without a word.
-settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
-  dots <- list(...)
-  unknown <- setdiff(rlang::names2(dots), request_setting_names())
-  if (length(unknown)) {
-    abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
-               i = "Settings: {.field {request_setting_names()}}."),
-             "argument", call = call)
-  }
-  as_request_settings(settings, ..., call = call)
 }
 
 # generate_responses() for prompts that go to different chats (ProcessBench's per-vote seeds,
@@ -57,8 +44,9 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
 run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
                          key_extra = NULL, keep_json = FALSE, progress = interactive(),
                          chat_keys = NULL) {
-  settings <- as_request_settings(settings)
-  batch <- dry_run_batch(settings$batch)  # R/engine-estimate-cost.R: counted one by one, at the batch price
+  settings <- settings %||% request_settings()
+  check_settings_object(settings)
+  batch <- dry_run_batch(settings)  # R/engine-estimate-cost.R: counted one by one, at the batch price
   check_flag(keep_json)
   n <- length(prompts)
   epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
@@ -76,7 +64,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
 
   state <- new.env(parent = emptyenv())
   local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
-  state$records <- cache_get_many(dir, keys)
+  state$records <- cache_get_many(dir, keys, settings$dry_run)
   state$records[local] <- list(NULL)  # (a baseline among real chats: see `offline`)
   state$errors <- rep(NA_character_, n)
   state$paid <- vector("list", n)  # usage of failed requests that were paid (tool rounds)
@@ -89,7 +77,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
       state$paid[[i]] <- error_usage(value)
     } else {
       state$records[[i]] <- value
-      if (!local[[i]]) cache_set(dir, keys[[i]], value)
+      if (!local[[i]]) cache_set(dir, keys[[i]], value, settings$dry_run)
     }
   }
   todo <- which(!cached)
@@ -100,7 +88,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     todo <- defer_to_eval_set(chats, chat_index, prompts, epoch, keys, todo, settings,
                               key_extra, chat_keys, keep_json, keep)
   }
-  if (length(todo)) cache_prepare(dir)  # an unwritable cache stops the run before it pays
+  if (length(todo)) cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
   if (length(todo) && batch) {
     if (is.null(dir)) {
       abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
@@ -110,7 +98,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   } else if (length(todo)) {
     # ellmer logs the usage of what it sends itself; what the curl fast path sent is logged
     # here, also when the run is interrupted.
-    on.exit(log_fast_path_usage(chats, chat_index, todo, state$records), add = TRUE)
+    on.exit(log_fast_path_usage(chats, chat_index, todo, state$records, settings), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
               cached = !is.null(dir))
   }
@@ -142,9 +130,9 @@ error_usage <- function(error) {
   if (is.list(usage) && length(usage$tokens) >= 2) usage else NULL
 }
 
-log_fast_path_usage <- function(chats, chat_index, rows, records) {
+log_fast_path_usage <- function(chats, chat_index, rows, records, settings) {
   for (k in unique(chat_index[rows])) {
-    if (!uses_fast_path(chats[[k]])) next
+    if (!uses_fast_path(chats[[k]], settings)) next
     answered <- Filter(Negate(is.null), records[rows[chat_index[rows] == k]])
     if (!length(answered)) next
     total <- function(field) sum(vapply(answered, function(r) as.double(r[[field]]), 1))
@@ -173,7 +161,8 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
   }
   with_warnings_once({
     transport <- request_transport(chats, chat_index, prompts, keep_json, max_active,
-                                   deadline, settings$max_turns)
+                                   deadline, settings$max_turns,
+                                   fast_path = is.null(settings$dry_run))
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = settings$max_tries, backoff = settings$backoff,

@@ -31,8 +31,7 @@
 #' @param batch `TRUE` sends the requests not in the cache as one provider batch (half the
 #'   price, answers in minutes to hours, resumable across sessions); log-probability requests
 #'   cannot be batched. Like every request, the batch API's follow no redirect (a 30x is an
-#'   error), so the key goes nowhere else. The default is
-#'   `getOption("predictivebench.batch", FALSE)`.
+#'   error), so the key goes nowhere else.
 #' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
 #'   and returns at once, saying how to collect the answers.
 #' @section What every request gets:
@@ -114,15 +113,15 @@
 #' ellmer's. Every other chat is sent through ellmer's `$chat_async()`. Offline
 #' [baseline_chat()]s are answered locally, with the same outputs.
 #'
-#' @returns A `predictivebench_settings` object (a list with these fields).
+#' @returns A `predictivebench_settings` object (a list with these fields), validated once
+#'   here and only read afterwards.
 #' @family engine
 #' @export
 #' @examples
 #' request_settings(max_active = 50, rpm = Inf)
 request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff = 1,
                              timeout = NULL, max_turns = 20L, cache = TRUE,
-                             batch = getOption("predictivebench.batch", FALSE),
-                             wait = TRUE) {
+                             batch = FALSE, wait = TRUE) {
   check_count(max_active)
   check_rpm(rpm)
   check_count(max_tries)
@@ -136,12 +135,17 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
   check_cache_arg(cache)
   check_flag(batch)
   check_flag(wait)
-  structure(
-    list(max_active = max_active, rpm = rpm, max_tries = max_tries, backoff = backoff,
-         timeout = timeout, max_turns = max_turns, cache = cache, batch = batch,
-         wait = wait),
-    class = "predictivebench_settings"
-  )
+  new_request_settings(list(max_active = max_active, rpm = rpm, max_tries = max_tries,
+                            backoff = backoff, timeout = timeout, max_turns = max_turns,
+                            cache = cache, batch = batch, wait = wait))
+}
+
+# The object every downstream function reads. `dry_run` is the one field request_settings()
+# does not take: a context made by new_dry_run() (R/engine-estimate-cost.R), set only by
+# estimate_cost(), which steers the engine through it (no fast path, no batch, a private
+# cache overlay, every request seen by its mock); NULL otherwise.
+new_request_settings <- function(fields, dry_run = NULL) {
+  structure(c(fields, list(dry_run = dry_run)), class = "predictivebench_settings")
 }
 
 #' @export
@@ -150,7 +154,9 @@ print.predictivebench_settings <- function(x, ...) {
     if (is.null(value)) "default" else format(value)
   }
   cli::cli_text("<request_settings>")
-  for (field in names(x)) cli::cli_text("{.field {field}}: {show(x[[field]])}")
+  for (field in request_setting_names()) {
+    cli::cli_text("{.field {field}}: {show(x[[field]])}")
+  }
   invisible(x)
 }
 
@@ -164,27 +170,61 @@ print.predictivebench_settings <- function(x, ...) {
 #' @name settings-args
 NULL
 
-# `settings` as given to a constructor (NULL, a settings object, or a list of fields),
-# updated by named arguments (from `$eval(...)`, say) that name settings; other arguments
-# are left for the caller.
+# The two doors settings pass, each once:
+# * as_request_settings(): `settings` as a solver's, scorer's or eval_set()'s constructor is
+#   given it (NULL, a request_settings() object, or a list of its fields), validated there.
+# * settings_with_dots(): that object merged with the named arguments of `$eval()` when the
+#   solver or scorer runs. vitals gives each named argument of `$eval()` to the solver or
+#   scorer that declares it by name (`scorer_chat`, say), and every other one to the `...` of
+#   both: there, the one rule is that each name must be a setting. A misspelt one
+#   (`max_activ`) is refused, naming it, never dropped.
+# Everything downstream takes the object as it is and never normalises it again; a change
+# (logprob_chat_requests()'s `batch = FALSE`) builds a new object through the same door.
+#
+# Until the arena's call sites are converted (R/arena-*.R, another change), a call with `...`
+# is settings_with_dots() on the validated object: the same one rule for unknown names.
 as_request_settings <- function(settings = NULL, ..., call = rlang::caller_env()) {
-  if (is.null(settings)) settings <- request_settings()
-  if (!inherits(settings, "predictivebench_settings")) {
-    if (!is.list(settings) || is.null(names(settings)) ||
-        !all(names(settings) %in% request_setting_names())) {
-      abort_pb(c("{.arg settings} must be made by {.fn request_settings}.",
-                 i = "Fields: {.field {request_setting_names()}}."),
-               "argument", call = call)
-    }
-    settings <- rlang::exec(request_settings, !!!settings)
+  if (...length()) return(settings_with_dots(as_request_settings(settings, call = call), ...,
+                                             call = call))
+  if (is.null(settings)) return(request_settings())
+  if (inherits(settings, "predictivebench_settings")) return(settings)
+  if (!is.list(settings) || is.null(names(settings)) ||
+      !all(names(settings) %in% request_setting_names())) {
+    abort_pb(c("{.arg settings} must be made by {.fn request_settings}.",
+               i = "Fields: {.field {request_setting_names()}}."),
+             "argument", call = call)
   }
+  rlang::exec(request_settings, !!!settings)
+}
+
+settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
+  check_settings_object(settings)
   updates <- list(...)
-  updates <- updates[names(updates) %in% request_setting_names()]
-  if (length(updates)) {
-    fields <- utils::modifyList(unclass(settings), updates, keep.null = TRUE)
-    settings <- rlang::exec(request_settings, !!!fields)
+  if (!length(updates)) return(settings)
+  unknown <- setdiff(rlang::names2(updates), c(request_setting_names(), "dry_run"))
+  if (length(unknown)) {
+    abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
+               i = "Named arguments of {.code $eval()} that the solver or scorer does not
+                    take by name must be settings: {.field {request_setting_names()}}."),
+             "argument", call = call)
   }
-  settings
+  dry_run <- if ("dry_run" %in% names(updates)) updates$dry_run else settings$dry_run
+  if (!is.null(dry_run) && !inherits(dry_run, "predictivebench_dry_run")) {
+    abort_pb("{.arg dry_run} is set by {.fn estimate_cost} only.", "argument", call = call)
+  }
+  updates$dry_run <- NULL
+  fields <- utils::modifyList(settings_fields(settings), updates, keep.null = TRUE)
+  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run)
+}
+
+settings_fields <- function(settings) unclass(settings)[request_setting_names()]
+
+# Downstream functions read the object; handing them anything else is a bug in the package.
+check_settings_object <- function(settings, call = rlang::caller_env()) {
+  if (!inherits(settings, "predictivebench_settings")) {
+    cli::cli_abort("Internal error: {.arg settings} must be a {.cls predictivebench_settings}
+                    object, made at a door ({.fn as_request_settings}).", call = call)
+  }
 }
 
 request_setting_names <- function() names(formals(request_settings))

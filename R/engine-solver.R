@@ -21,11 +21,10 @@ generate_solver <- function(prepare = identity, system_prompt = NULL, params = N
                             settings = NULL, key_extra = NULL, keep_json = FALSE) {
   force(prepare)
   settings <- as_request_settings(settings)
-  cache_dir(settings$cache)
   function(inputs, ..., solver_chat) {
     solver_chat <- as_chat(solver_chat)
     chat <- configure_chat(solver_chat, system_prompt, params)
-    res <- generate_responses(chat, prepare(inputs), as_request_settings(settings, ...),
+    res <- generate_responses(chat, prepare(inputs), settings_with_dots(settings, ...),
                               key_extra = key_extra, keep_json = keep_json)
     report_failures(res$error)
     list(result = res$result, solver_chat = res$chat, solver_metadata = response_metadata(res))

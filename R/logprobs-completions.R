@@ -77,7 +77,7 @@ parse_completion <- function(body) {
 echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
-  records <- cache_get_many(dir, keys)
+  records <- cache_get_many(dir, keys, settings$dry_run)
   cached <- !vapply(records, is.null, TRUE)
   errors <- rep(NA_character_, length(texts))
   keep <- function(i, value) {
@@ -85,12 +85,12 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
       errors[[i]] <<- conditionMessage(value)
     } else {
       records[[i]] <<- value
-      cache_set(dir, keys[[i]], value)
+      cache_set(dir, keys[[i]], value, settings$dry_run)
     }
   }
   todo <- which(!cached)
   if (length(todo)) {
-    cache_prepare(dir)  # an unwritable cache stops the run before it pays
+    cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
     send_completions(endpoint, texts, todo, keep, max_tokens, settings,
                      cached = !is.null(dir))
   }
@@ -102,7 +102,7 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
   deadline <- settings_deadline(settings)
   read <- function(resp) parse_completion(httr2::resp_body_json(resp))
   transport <- completions_transport(endpoint, texts, max_tokens, read, settings$max_active,
-                                     deadline)
+                                     deadline, dry_run = !is.null(settings$dry_run))
   started <- now_seconds()
   tryCatch(
     request_pool(todo, transport, keep, max_active = settings$max_active, rpm = settings$rpm,

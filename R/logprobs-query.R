@@ -49,7 +49,7 @@
 #' doubling) up to `max_tries` attempts, redirects never followed, the provider's own error
 #' text in each error, and a refused key (HTTP 401 or 403) stopping the call at once with
 #' an error of class `predictivebench_error_auth`. Log-probability requests are never
-#' batched: with `batch = TRUE` (or the option `predictivebench.batch`) they are sent
+#' batched: with `batch = TRUE` they are sent
 #' through the pool all the same, and a message says so once per session (a provider batch
 #' does not give echoed prompt log-probabilities, and the rest of a run may be batched).
 #'
@@ -117,7 +117,8 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
   check_flag(span_check)
   check_count(max_tokens, min = 0)
   check_count(top_logprobs)
-  settings <- as_request_settings(settings)
+  settings <- settings %||% request_settings()
+  check_settings_object(settings)
   dir <- cache_dir(settings$cache)
   if (inherits(chat, "BaselineChat")) {
     return(baseline_scores(chat, prefix, query))
@@ -137,7 +138,7 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
 }
 
 # Log-probabilities are not batched (no provider batch echoes prompt log-probabilities), but
-# `batch = TRUE` may be set for a whole run (the option), other benchmarks' requests batched:
+# `batch = TRUE` may be set for a whole run, other benchmarks' requests batched:
 # rather than fail, the requests are sent through the pool, and that is said once.
 note_logprobs_unbatched <- function(settings) {
   if (!isTRUE(settings$batch)) return(invisible(FALSE))

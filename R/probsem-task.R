@@ -279,7 +279,7 @@ probsem_solver <- function(backend = c("completions", "chat"),
       solver_chat, pairs$prefix[first], pairs$query[first], backend = backend,
       base_url = base_url, model = model, api_key = api_key, span_check = span_check,
       max_tokens = max_tokens, top_logprobs = top_logprobs, system_prompt = system_prompt,
-      settings = as_request_settings(settings, ...)  # `$eval(max_active = 50)`, say
+      settings = settings_with_dots(settings, ...)  # `$eval(max_active = 50)`, say
     )
     scored <- scored[match(key, key[first]), ]
     # A pair scored once for several samples (epochs) costs nothing the second time.

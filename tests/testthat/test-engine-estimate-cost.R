@@ -237,7 +237,8 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   # request, so these are not counted as requests at all), and the file is left as it was
   # (recorded by the same judge request: a verdict is reused only for its identity, so a
   # judge of the same model name elsewhere would not count; answered here by a mock)
-  withr::with_options(list(predictivebench.fast_path = FALSE), httr2::with_mocked_responses(
+  # (sent through httr2, which the mock answers, rather than the curl fast path)
+  testthat::with_mocked_bindings(uses_fast_path = function(...) FALSE, httr2::with_mocked_responses(
     function(req) fake_response(req$url, httr2::req_get_body(req), '{"winner": 1}'),
     judge_battles(battles[1:2, ], chat, records = records,
                   settings = request_settings(cache = FALSE))
