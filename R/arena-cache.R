@@ -17,7 +17,7 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   judger <- chat$get_model()
   # estimate_cost()'s dry run reads the battle cache but must not record its placeholder
   # verdicts in it.
-  write_records <- !is.null(records) && is.null(getOption("predictivebench.dry_run"))
+  write_records <- !is.null(records) && is.null(settings$dry_run)
   prompt <- arena_judge_prompt("", "", "", version)
   judge <- configure_chat(chat, system_prompt %||% prompt$system,
                           utils::modifyList(list(temperature = temperature, max_tokens = 800),

@@ -6,7 +6,6 @@
 dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
   scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
-  cache_dir(settings$cache)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
     if (is.null(scorer_chat)) {
@@ -19,7 +18,7 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
     }
     scorer_chat <- as_chat(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
-                            as_request_settings(settings, ...))
+                            settings_with_dots(settings, ...))
     list(
       score = score_values(judged$correct),
       scorer_chat = judged$chat,

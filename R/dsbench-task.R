@@ -290,7 +290,6 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
     params <- utils::modifyList(list(temperature = temperature), as.list(params))
   }
   settings <- as_request_settings(settings)
-  cache_dir(settings$cache)
   config <- list(mode = mode, images = images, budget = context_limit - reserve_tokens,
                  encoding = encoding, count_tokens = count_tokens,
                  system_prompt = system_prompt, params = params,
@@ -300,7 +299,7 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
   # dsbench_task() binds; unbound, the inline mode answers from the prompts alone.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
     solver_chat <- as_chat(solver_chat)
-    config$settings <- as_request_settings(settings, ...)
+    config$settings <- settings_with_dots(settings, ...)
     dsbench_solve(inputs, rows, solver_chat, config)
   })
 }

@@ -129,11 +129,11 @@ cache_path <- function(dir, key) {
   file.path(dir, cache_entries_folder, substr(key, 1, 2), paste0(key, ".rds"))
 }
 
-# Where a cache directory is read and written. Inside estimate_cost()'s dry run (the option
-# `predictivebench.cache_overlay`) writes go to a private overlay, and reads look there
-# first, then in the real directory (unless `hide`): the real cache is only ever read.
-cache_view <- function(dir) {
-  overlay <- getOption("predictivebench.cache_overlay")
+# Where a cache directory is read and written. Inside estimate_cost()'s dry run (`dry_run`,
+# the settings' context from new_dry_run()) writes go to a private overlay, and reads look
+# there first, then in the real directory (unless `hide`): the real cache is only ever read.
+cache_view <- function(dir, dry_run = NULL) {
+  overlay <- dry_run$overlay
   if (is.null(dir) || is.null(overlay)) return(list(read = dir, write = dir))
   private <- file.path(overlay$dir, substr(digest::digest(dir, algo = "sha256"), 1, 16))
   list(read = c(private, if (!isTRUE(overlay$hide)) dir), write = private)
@@ -141,10 +141,10 @@ cache_view <- function(dir) {
 
 # Entries of `keys`, NULL for a miss. Entries that can't be read or are of another layout
 # are misses too, with one warning for the call that names the first of them.
-cache_get_many <- function(dir, keys) {
+cache_get_many <- function(dir, keys, dry_run = NULL) {
   if (is.null(dir)) return(vector("list", length(keys)))
   bad <- character()
-  read <- cache_view(dir)$read
+  read <- cache_view(dir, dry_run)$read
   out <- lapply(keys, function(key) {
     for (d in read) {
       path <- cache_path(d, key)
@@ -186,9 +186,9 @@ read_cache_entry <- function(path, key) {
   if (ok) entry$value else structure(list(), class = "cache_miss")
 }
 
-cache_set <- function(dir, key, value) {
+cache_set <- function(dir, key, value, dry_run = NULL) {
   if (is.null(dir)) return(invisible(NULL))
-  path <- cache_path(cache_view(dir)$write, key)
+  path <- cache_path(cache_view(dir, dry_run)$write, key)
   entry <- list(format = cache_format, version = cache_layout_version, key = key,
                 value = value)
   write_atomic(path, function(tmp) saveRDS(entry, tmp, compress = FALSE))
@@ -198,9 +198,9 @@ cache_set <- function(dir, key, value) {
 # Called before the first request is sent: makes the cache directory (the dry run's overlay
 # inside estimate_cost()), writes its marker and a probe file, so that an unwritable cache
 # stops the run before anything is paid rather than after.
-cache_prepare <- function(dir) {
+cache_prepare <- function(dir, dry_run = NULL) {
   if (is.null(dir)) return(invisible(NULL))
-  target <- cache_view(dir)$write
+  target <- cache_view(dir, dry_run)$write
   read_cache_marker(target)
   done <- tryCatch({
     if (!file.exists(cache_marker_path(target))) {

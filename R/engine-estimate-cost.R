@@ -72,8 +72,12 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
   if (length(dots) && !all(nzchar(rlang::names2(dots)))) {
     abort_pb("All arguments in {.arg ...} must be named.", "argument")
   }
-  # settings given here are checked now, as request_settings() would
-  do.call(as_request_settings, c(list(NULL), dots[names(dots) %in% request_setting_names()]))
+  if ("dry_run" %in% names(dots)) {
+    abort_pb("{.arg dry_run} is set by {.fn estimate_cost} itself.", "argument")
+  }
+  # settings given here are checked now, at the door $eval() would use
+  rlang::exec(settings_with_dots, request_settings(),
+              !!!dots[names(dots) %in% request_setting_names()])
   batch <- isTRUE(dots$batch)
   to_send <- dry_run(task, chat, dots, epochs, answer, hide_cache = FALSE)
   total <- dry_run(task, chat, dots, epochs, answer, hide_cache = TRUE)
@@ -91,51 +95,59 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
 }
 
 # Solves and scores a copy of `task` with every HTTP request answered by fake_response();
-# returns the requests (url and body). Every cache is read-only for it: answers go to a
-# private overlay (cache_view()), in the session's temporary directory, so neither an error
-# nor a kill leaves a placeholder answer where a real run would read it. `hide_cache` also
-# stops it reading the real caches, so that every request counts.
+# returns the requests (url and body). Every cache is read-only for it (new_dry_run()).
 dry_run <- function(task, chat, dots, epochs, answer, hide_cache) {
-  overlay <- tempfile("predictivebench-dry-run-")
-  on.exit(unlink(overlay, recursive = TRUE), add = TRUE)
-  seen <- new.env()
-  seen$requests <- list()
-  seen$batch <- FALSE
+  context <- new_dry_run(tempfile("predictivebench-dry-run-"), hide_cache)
+  on.exit(unlink(context$overlay$dir, recursive = TRUE), add = TRUE)
   mock <- function(req) {
     body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
-    seen$requests[[length(seen$requests) + 1]] <- list(url = req$url, body = body,
-                                                        batch = seen$batch)
+    context$requests[[length(context$requests) + 1]] <- list(url = req$url, body = body,
+                                                              batch = context$batch)
     fake_response(req$url, body, answer)
   }
   copy <- task$clone(deep = TRUE)
-  # As $eval() splits them: request settings go to the solver and the scorer.
-  settings <- rlang::names2(dots) %in% request_setting_names()
+  # As $eval() splits them: request settings go to the solver and the scorer, and so does
+  # the dry-run context, a setting only this function gives (R/engine-settings.R).
+  dots$dry_run <- context
+  settings <- rlang::names2(dots) %in% c(request_setting_names(), "dry_run")
   solver_args <- dots[startsWith(rlang::names2(dots), "solver_") | settings]
   scorer_args <- dots[!startsWith(rlang::names2(dots), "solver_")]
-  # Every request must go through httr2 (which the mock answers) and one by one: no fast
-  # path over curl, no provider batch; a solver built with `batch = TRUE` sends one by one
-  # too, and its requests are marked for the batch price (dry_run_batch()).
-  options <- list(predictivebench.fast_path = FALSE, predictivebench.batch = FALSE,
-                  predictivebench.dry_run = seen,
-                  predictivebench.cache_overlay = list(dir = overlay, hide = hide_cache))
-  withr::with_options(options, httr2::with_mocked_responses(
+  httr2::with_mocked_responses(
     mock,
     suppressMessages(suppressWarnings({
       do.call(copy$solve, c(list(solver_chat = chat), solver_args, list(epochs = epochs)))
       do.call(copy$score, scorer_args)
     }))
-  ))
-  seen$requests
+  )
+  context$requests
 }
 
-# Called by the engine (run_requests()) with its `batch`: inside estimate_cost()'s dry run, a
-# batch becomes requests sent one by one (which the mock answers), marked for the batch price
-# until the caller returns. Outside it, `batch` is returned unchanged.
-dry_run_batch <- function(batch, frame = parent.frame()) {
-  seen <- getOption("predictivebench.dry_run")
-  if (!batch || is.null(seen)) return(batch)
-  seen$batch <- TRUE
-  withr::defer(seen$batch <- FALSE, envir = frame)
+# The dry run's context, carried down in the settings (`settings$dry_run`), never in a
+# global option. Every request must go through httr2 (which the mock answers) and one by
+# one: no fast path over curl (uses_fast_path()), no provider batch; a solver built with
+# `batch = TRUE` sends one by one too, and its requests are marked for the batch price
+# (dry_run_batch()). Answers go to a private overlay of each cache (cache_view()), in the
+# session's temporary directory, so neither an error nor a kill leaves a placeholder answer
+# where a real run would read it; `hide_cache` also stops reading the real caches, so that
+# every request counts. Judges that keep their own records (the arena's battle cache) read
+# it and write nothing.
+new_dry_run <- function(overlay, hide_cache) {
+  context <- new.env(parent = emptyenv())
+  context$requests <- list()
+  context$batch <- FALSE
+  context$overlay <- list(dir = overlay, hide = hide_cache)
+  class(context) <- "predictivebench_dry_run"
+  context
+}
+
+# Called by the engine (run_requests()) with its settings: inside estimate_cost()'s dry run,
+# a batch becomes requests sent one by one (which the mock answers), marked for the batch
+# price until the caller returns. Outside it, the settings' `batch` is returned unchanged.
+dry_run_batch <- function(settings, frame = parent.frame()) {
+  context <- settings$dry_run
+  if (!settings$batch || is.null(context)) return(settings$batch)
+  context$batch <- TRUE
+  withr::defer(context$batch <- FALSE, envir = frame)
   FALSE
 }
 

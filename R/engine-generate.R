@@ -1,88 +1,14 @@
-# The shared solver: parallel ellmer requests with retries, failure isolation and a cache.
+# The orchestration: every request of a call through the cache, then the pool or a batch.
+# Cache identity is in R/engine-identity.R, the vitals solver in R/engine-solver.R, chat
+# configuration in R/engine-chat.R.
 
 #' Send prompts through a chat, in parallel, with a response cache
 #'
-#' `generate_responses()` is the engine behind every predictivebench solver and judge. It
-#' sends each prompt as a fresh conversation (the chat's system prompt and earlier turns are
-#' kept) and adds what vitals' `generate()` lacks:
-#'
-#' How requests are sent (`max_active`, `rpm`, `max_tries`, `backoff`, `timeout`, `cache`,
-#' `batch`, `wait`) is one [request_settings()] object, the same for every solver and judge.
-#'
-#' * **A continuous pool.** `max_active` requests are in flight until the work is done: when
-#'   one answers, the next starts, so one slow request never holds up the others. At most
-#'   `rpm` requests start per minute.
-#' * **A response cache.** A request already answered (same provider and every provider
-#'   and model property, headers included, system prompt, turns, tools, messages and epoch)
-#'   is read from disk instead of sent, so a
-#'   second run makes no request. Each answer is written (atomically) the moment it
-#'   arrives, so a run that is interrupted or killed loses only the requests in flight and
-#'   resumes where it stopped. See [cache_dir()]; `cache = FALSE` turns it off. Offline
-#'   [baseline_chat()]s are never cached: they cost nothing, and two of them may share a name.
-#' * **Failure isolation.** A request that fails leaves every other answer in place; the
-#'   failed prompt gets `NA` and its error message. Transient failures (HTTP 408, 409,
-#'   425, 429, 5xx, timeouts, dropped or reset connections) go back into the pool and are sent again after the
-#'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
-#'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
-#'   after ... tries"), never retried endlessly.
-#' * **A deadline on every request.** A request that has not answered within the
-#'   `timeout` setting (by default `getOption("ellmer_timeout_s", 300)` seconds, ellmer's
-#'   own request timeout) is cancelled
-#'   by the pool and counts as a transient failure (retried up to `max_tries`), on the fast
-#'   path and on ellmer's `$chat_async()` path alike, so a server that accepts a connection
-#'   and never answers cannot hang a run. With tools, the deadline covers every tool-call
-#'   round of the request, and at most `max_turns` turns are paid: past either, the request
-#'   fails with its own error (`predictivebench_error_sample_deadline`,
-#'   `predictivebench_error_max_turns`), is not sent again, and the turns it was paid for
-#'   count in its tokens and cost.
-#' * **No redirects.** A provider answering 30x gets an error naming where it pointed, and
-#'   the redirect is not followed, to another host or the same one: following it would send
-#'   the API key (and, on a 307/308, the prompt) wherever it points, and an API answering
-#'   a POST with a redirect is misconfigured anyway. Point `base_url` at the final address.
-#'   The same holds for provider batch APIs (upload, submit, poll, results).
-#' * **The provider's own words.** A failed request's error is the HTTP status followed by
-#'   the provider's explanation (the `message` of an OpenAI, Anthropic or Gemini error
-#'   body, or a plain-text body), e.g.
-#'   `HTTP 400 Bad Request: Invalid model (invalid_request_error)`.
-#' * **An error is never an answer.** A 200 whose body is an error object (as OpenRouter
-#'   sends for errors met while generating), an empty `choices` list or an answer with no
-#'   content at all is a failed request: retried when transient, never cached. A cached
-#'   entry that holds no answer is sent again.
-#' * **A refusal is not a refused key.** A 400 or 403 whose body flags the prompt's content
-#'   (OpenRouter's moderation 403, Azure's `content_filter`, a safety or policy code) is
-#'   that prompt's error (class `predictivebench_error_refusal`), and the run goes on.
-#' * **A refused key stops the run.** At the first HTTP 401, or 403 that is not a content
-#'   refusal, nothing more is sent:
-#'   the requests already in flight (at most `max_active`) are awaited, their answers
-#'   cached, and the call ends with one error of class `predictivebench_error_auth` naming
-#'   the provider and its address, rather than failing every prompt one by one.
-#' * **Warnings once.** A provider warning (a parameter it does not support, such as
-#'   `seed`; a truncated answer) is shown once per call, not once per request.
-#' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
-#'   the cache, and the error. With tools, tokens and cost are summed over every round of
-#'   the request (each tool call is one more request to the provider).
-#' * **Provider batches.** With the setting `batch = TRUE` the prompts not in the cache go
-#'   as one provider batch through [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq):
-#'   half the price, answers in minutes to hours, resumable across R sessions (the batch's
-#'   state file is kept in the cache directory, `batches/`, so calling again after quitting
-#'   R resumes the same batch; its answers enter the same cache). An item the provider failed
-#'   (or that expired) is marked failed with the provider's error; the next call sends the
-#'   failed ones in a new batch. A corrupt state file, one made for another chat, a batch
-#'   refused as a whole or one that ended without completing are errors of class
-#'   `predictivebench_error_batch_state` or `predictivebench_error_batch` naming the file and
-#'   batch. With `wait = FALSE` the call submits the batch (or checks on it) and returns at
-#'   once; until the batch ends the prompts have result `NA` and an error saying it is still
-#'   running. Log-probability requests cannot be batched.
-#'
-#' Identical prompts within one call are told apart by their epoch (their occurrence
-#' number: 1, 2, ...), so `vitals` epochs and repeated votes are separate requests and
-#' separate cache entries.
-#'
-#' Requests to OpenAI-compatible chat-completion APIs ([ellmer::chat_openai_compatible()],
-#' without tools) are sent on a fast path: ellmer builds the request once, each prompt is
-#' put into it, and ellmer's own parser reads each answer, so turns, tokens and costs are
-#' ellmer's. Every other chat is sent through ellmer's `$chat_async()`. Offline
-#' [baseline_chat()]s are answered locally, with the same outputs.
+#' `generate_responses()` is the engine behind every predictivebench solver and judge.
+#' Internal: how every solver and judge sends its prompts. What each request gets (a
+#' continuous pool, the response cache, retries, deadlines, failure isolation, accounting,
+#' provider batches) is documented for users under "What every request gets" in
+#' [request_settings()].
 #'
 #' @param chat An ellmer chat (or a baseline chat) with the provider, model and parameters
 #'   to use. It is cloned, never modified.
@@ -103,24 +29,11 @@
 generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL,
                                key_extra = NULL, keep_json = FALSE,
                                progress = interactive()) {
-  settings <- settings_with_dots(settings, ...)
+  settings <- settings_with_dots(settings %||% request_settings(), ...)
   chat <- as_chat(chat)
   prompts <- as_prompt_list(prompts)
   run_requests(list(chat), rep(1L, length(prompts)), prompts, settings, epoch = epoch,
                key_extra = key_extra, keep_json = keep_json, progress = progress)
-}
-
-# `settings` updated by `...`, which must all name settings: a misspelt one (`max_activ`)
-# would otherwise be ignored without a word.
-settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
-  dots <- list(...)
-  unknown <- setdiff(rlang::names2(dots), request_setting_names())
-  if (length(unknown)) {
-    abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
-               i = "Settings: {.field {request_setting_names()}}."),
-             "argument", call = call)
-  }
-  as_request_settings(settings, ..., call = call)
 }
 
 # generate_responses() for prompts that go to different chats (ProcessBench's per-vote seeds,
@@ -131,8 +44,9 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
 run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
                          key_extra = NULL, keep_json = FALSE, progress = interactive(),
                          chat_keys = NULL) {
-  settings <- as_request_settings(settings)
-  batch <- dry_run_batch(settings$batch)  # R/engine-estimate-cost.R: counted one by one, at the batch price
+  settings <- settings %||% request_settings()
+  check_settings_object(settings)
+  batch <- dry_run_batch(settings)  # R/engine-estimate-cost.R: counted one by one, at the batch price
   check_flag(keep_json)
   n <- length(prompts)
   epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
@@ -150,7 +64,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
 
   state <- new.env(parent = emptyenv())
   local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
-  state$records <- cache_get_many(dir, keys)
+  state$records <- cache_get_many(dir, keys, settings$dry_run)
   state$records[local] <- list(NULL)  # (a baseline among real chats: see `offline`)
   state$errors <- rep(NA_character_, n)
   state$paid <- vector("list", n)  # usage of failed requests that were paid (tool rounds)
@@ -163,7 +77,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
       state$paid[[i]] <- error_usage(value)
     } else {
       state$records[[i]] <- value
-      if (!local[[i]]) cache_set(dir, keys[[i]], value)
+      if (!local[[i]]) cache_set(dir, keys[[i]], value, settings$dry_run)
     }
   }
   todo <- which(!cached)
@@ -174,7 +88,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     todo <- defer_to_eval_set(chats, chat_index, prompts, epoch, keys, todo, settings,
                               key_extra, chat_keys, keep_json, keep)
   }
-  if (length(todo)) cache_prepare(dir)  # an unwritable cache stops the run before it pays
+  if (length(todo)) cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
   if (length(todo) && batch) {
     if (is.null(dir)) {
       abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
@@ -184,7 +98,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   } else if (length(todo)) {
     # ellmer logs the usage of what it sends itself; what the curl fast path sent is logged
     # here, also when the run is interrupted.
-    on.exit(log_fast_path_usage(chats, chat_index, todo, state$records), add = TRUE)
+    on.exit(log_fast_path_usage(chats, chat_index, todo, state$records, settings), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
               cached = !is.null(dir))
   }
@@ -216,9 +130,9 @@ error_usage <- function(error) {
   if (is.list(usage) && length(usage$tokens) >= 2) usage else NULL
 }
 
-log_fast_path_usage <- function(chats, chat_index, rows, records) {
+log_fast_path_usage <- function(chats, chat_index, rows, records, settings) {
   for (k in unique(chat_index[rows])) {
-    if (!uses_fast_path(chats[[k]])) next
+    if (!uses_fast_path(chats[[k]], settings)) next
     answered <- Filter(Negate(is.null), records[rows[chat_index[rows] == k]])
     if (!length(answered)) next
     total <- function(field) sum(vapply(answered, function(r) as.double(r[[field]]), 1))
@@ -247,7 +161,8 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
   }
   with_warnings_once({
     transport <- request_transport(chats, chat_index, prompts, keep_json, max_active,
-                                   deadline, settings$max_turns)
+                                   deadline, settings$max_turns,
+                                   fast_path = is.null(settings$dry_run))
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = settings$max_tries, backoff = settings$backoff,
@@ -346,69 +261,6 @@ occurrence_index <- function(prompts, group = rep(1L, length(prompts))) {
   stats::ave(seq_along(fingerprints), fingerprints, FUN = seq_along)
 }
 
-prompt_fingerprint <- function(prompt) {
-  if (is.character(prompt)) return(digest::digest(prompt, algo = "sha256"))
-  digest::digest(lapply(prompt, function(x) {
-    if (is.character(x)) x else ellmer::contents_record(x)
-  }), algo = "sha256")
-}
-
-# What identifies a request besides its messages: the provider's class and every property
-# of the provider and model, the system prompt, turns and tools; never the credentials.
-# Header values (gateway routing, but also keys some gateways take as headers) enter only
-# hashed, and the whole identity only ever as part of a hashed cache key.
-request_identity <- function(chat, key_extra = NULL) {
-  provider <- chat$get_provider()
-  list(
-    version = 2L,
-    provider_class = class(provider)[[1]],
-    provider = provider_properties(provider),
-    model = canonical_value(chat$get_model_object()),
-    system_prompt = chat$get_system_prompt(),
-    turns = lapply(chat$get_turns(), function(t) ellmer::contents_record(t)),
-    tools = lapply(unname(chat$get_tools()), tool_fingerprint),
-    extra = key_extra
-  )
-}
-
-# Every property of the provider except its credentials and those ellmer keeps on the model
-# object (reading them on the provider is deprecated).
-provider_properties <- function(provider) {
-  names <- setdiff(S7::prop_names(provider), c("credentials", "model", "params", "extra_args"))
-  props <- lapply(stats::setNames(names, names), function(name) {
-    value <- S7::prop(provider, name)
-    if (name == "extra_headers") hash_headers(value) else canonical_value(value)
-  })
-  Filter(Negate(is.null), props)
-}
-
-# Names and values of headers, as one hash each: they change the answer (gateway routing)
-# but may hold credentials.
-hash_headers <- function(headers) {
-  if (!length(headers)) return(list())
-  pairs <- paste0(tolower(rlang::names2(headers)), ":", vapply(headers, paste, "",
-                                                              collapse = ","))
-  vapply(sort(pairs), digest::digest, "", algo = "sha256", serialize = FALSE, USE.NAMES = FALSE)
-}
-
-# A tool changes the answer by its definition and by what its function returns.
-tool_fingerprint <- function(tool) {
-  list(definition = canonical_value(tool),
-       fun = digest::digest(deparse(S7::S7_data(tool)), algo = "sha256"))
-}
-
-# A value reduced to what JSON can hold: S7 objects become their class and properties;
-# functions and environments (credentials, callbacks) are left out.
-canonical_value <- function(x) {
-  if (is.function(x) && !inherits(x, "S7_object") || is.environment(x)) return(NULL)
-  if (inherits(x, "S7_object")) {
-    props <- lapply(S7::props(x), canonical_value)
-    return(c(list(.class = class(x)[[1]]), Filter(Negate(is.null), props)))
-  }
-  if (is.list(x)) return(lapply(x, canonical_value))
-  x
-}
-
 # Tokens and cost of every assistant turn this request added (with tools, one per round),
 # not only the last; the chat's earlier turns (`n_before`, counting the system prompt) are
 # not this request's.
@@ -473,62 +325,4 @@ responses_tibble <- function(chats, chat_index, prompts, records, errors, cached
   )
   if (keep_json) out$json <- lapply(records, function(r) r$json)
   out
-}
-
-#' A vitals solver built on generate_responses()
-#'
-#' `generate_solver()` returns a solver for [vitals::Task] that sends each input through
-#' [generate_responses()] (cache, retries, failure isolation, accounting) and returns the
-#' response text as the result. Benchmarks build their solvers on it; use it directly for a
-#' custom task. Per-sample `solver_metadata` holds `error`, `cached`, `input_tokens`,
-#' `output_tokens`, `cost` and `seconds`.
-#'
-#' @param prepare A function turning the task's `input` column into prompts (strings or
-#'   lists of contents); the default uses the input as is.
-#' @param system_prompt A system prompt that replaces the chat's, or `NULL` to keep it.
-#' @param params A list of request parameters (see [ellmer::params()]) that override the
-#'   chat's, such as `list(temperature = 0)`; `NULL` keeps the chat's.
-#' @inheritParams generate_responses
-#' @returns A function `function(inputs, ..., solver_chat)`; named settings among its
-#'   `...` (from `$eval(max_active = 50)`, say) override `settings`.
-#' @keywords internal
-generate_solver <- function(prepare = identity, system_prompt = NULL, params = NULL,
-                            settings = NULL, key_extra = NULL, keep_json = FALSE) {
-  force(prepare)
-  settings <- as_request_settings(settings)
-  cache_dir(settings$cache)
-  function(inputs, ..., solver_chat) {
-    solver_chat <- as_chat(solver_chat)
-    chat <- configure_chat(solver_chat, system_prompt, params)
-    res <- generate_responses(chat, prepare(inputs), as_request_settings(settings, ...),
-                              key_extra = key_extra, keep_json = keep_json)
-    report_failures(res$error)
-    list(result = res$result, solver_chat = res$chat, solver_metadata = response_metadata(res))
-  }
-}
-
-response_metadata <- function(res) {
-  lapply(seq_len(nrow(res)), function(i) {
-    out <- list(
-      error = res$error[[i]], cached = res$cached[[i]],
-      input_tokens = res$input_tokens[[i]], output_tokens = res$output_tokens[[i]],
-      cost = res$cost[[i]], seconds = res$seconds[[i]]
-    )
-    if ("json" %in% names(res)) out$json <- res$json[[i]]
-    out
-  })
-}
-
-# A clone of `chat` with `system_prompt` (when not NULL), `params` merged into its parameters
-# and `api_args` into its extra request-body fields (ellmer's escape hatch, e.g. list(n = 8)),
-# so a benchmark can fix, e.g., temperature = 0 whatever chat the user passes. Internal: it
-# rests on a workaround (ellmer has no public setter for a chat's parameters; R/engine-compat-ellmer.R).
-configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args = NULL) {
-  chat <- as_chat(chat)
-  chat <- chat$clone()
-  if (!is.null(system_prompt)) chat$set_system_prompt(system_prompt)
-  if (length(params) || length(api_args)) {
-    chat_set_params(chat, params, api_args)  # R/engine-compat-ellmer.R
-  }
-  chat
 }

@@ -31,19 +31,97 @@
 #' @param batch `TRUE` sends the requests not in the cache as one provider batch (half the
 #'   price, answers in minutes to hours, resumable across sessions); log-probability requests
 #'   cannot be batched. Like every request, the batch API's follow no redirect (a 30x is an
-#'   error), so the key goes nowhere else. The default is
-#'   `getOption("predictivebench.batch", FALSE)`.
+#'   error), so the key goes nowhere else.
 #' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
 #'   and returns at once, saying how to collect the answers.
-#' @returns A `predictivebench_settings` object (a list with these fields).
+#' @section What every request gets:
+#' Each prompt is sent as a fresh conversation (the chat's system prompt and earlier turns
+#' are kept), with what vitals' `generate()` lacks:
+#'
+#' * **A continuous pool.** `max_active` requests are in flight until the work is done: when
+#'   one answers, the next starts, so one slow request never holds up the others. At most
+#'   `rpm` requests start per minute.
+#' * **A response cache.** A request already answered (same provider and every provider
+#'   and model property, headers included, system prompt, turns, tools, messages and epoch)
+#'   is read from disk instead of sent, so a
+#'   second run makes no request. Each answer is written (atomically) the moment it
+#'   arrives, so a run that is interrupted or killed loses only the requests in flight and
+#'   resumes where it stopped. See [cache_dir()]; `cache = FALSE` turns it off. Offline
+#'   [baseline_chat()]s are never cached: they cost nothing, and two of them may share a name.
+#' * **Failure isolation.** A request that fails leaves every other answer in place; the
+#'   failed prompt gets `NA` and its error message. Transient failures (HTTP 408, 409,
+#'   425, 429, 5xx, timeouts, dropped or reset connections) go back into the pool and are sent again after the
+#'   provider's `retry-after`, or `backoff` seconds doubling with each retry, while the
+#'   other requests go on; after `max_tries` attempts the request is given up ("Gave up
+#'   after ... tries"), never retried endlessly.
+#' * **A deadline on every request.** A request that has not answered within the
+#'   `timeout` setting (by default `getOption("ellmer_timeout_s", 300)` seconds, ellmer's
+#'   own request timeout) is cancelled
+#'   by the pool and counts as a transient failure (retried up to `max_tries`), on the fast
+#'   path and on ellmer's `$chat_async()` path alike, so a server that accepts a connection
+#'   and never answers cannot hang a run. With tools, the deadline covers every tool-call
+#'   round of the request, and at most `max_turns` turns are paid: past either, the request
+#'   fails with its own error (`predictivebench_error_sample_deadline`,
+#'   `predictivebench_error_max_turns`), is not sent again, and the turns it was paid for
+#'   count in its tokens and cost.
+#' * **No redirects.** A provider answering 30x gets an error naming where it pointed, and
+#'   the redirect is not followed, to another host or the same one: following it would send
+#'   the API key (and, on a 307/308, the prompt) wherever it points, and an API answering
+#'   a POST with a redirect is misconfigured anyway. Point `base_url` at the final address.
+#'   The same holds for provider batch APIs (upload, submit, poll, results).
+#' * **The provider's own words.** A failed request's error is the HTTP status followed by
+#'   the provider's explanation (the `message` of an OpenAI, Anthropic or Gemini error
+#'   body, or a plain-text body), e.g.
+#'   `HTTP 400 Bad Request: Invalid model (invalid_request_error)`.
+#' * **An error is never an answer.** A 200 whose body is an error object (as OpenRouter
+#'   sends for errors met while generating), an empty `choices` list or an answer with no
+#'   content at all is a failed request: retried when transient, never cached. A cached
+#'   entry that holds no answer is sent again.
+#' * **A refusal is not a refused key.** A 400 or 403 whose body flags the prompt's content
+#'   (OpenRouter's moderation 403, Azure's `content_filter`, a safety or policy code) is
+#'   that prompt's error (class `predictivebench_error_refusal`), and the run goes on.
+#' * **A refused key stops the run.** At the first HTTP 401, or 403 that is not a content
+#'   refusal, nothing more is sent:
+#'   the requests already in flight (at most `max_active`) are awaited, their answers
+#'   cached, and the call ends with one error of class `predictivebench_error_auth` naming
+#'   the provider and its address, rather than failing every prompt one by one.
+#' * **Warnings once.** A provider warning (a parameter it does not support, such as
+#'   `seed`; a truncated answer) is shown once per call, not once per request.
+#' * **Accounting.** Per prompt: input/output tokens, cost, seconds, whether it came from
+#'   the cache, and the error. With tools, tokens and cost are summed over every round of
+#'   the request (each tool call is one more request to the provider).
+#' * **Provider batches.** With the setting `batch = TRUE` the prompts not in the cache go
+#'   as one provider batch through [ellmer::batch_chat()] (OpenAI, Anthropic, Gemini, Groq):
+#'   half the price, answers in minutes to hours, resumable across R sessions (the batch's
+#'   state file is kept in the cache directory, `batches/`, so calling again after quitting
+#'   R resumes the same batch; its answers enter the same cache). An item the provider failed
+#'   (or that expired) is marked failed with the provider's error; the next call sends the
+#'   failed ones in a new batch. A corrupt state file, one made for another chat, a batch
+#'   refused as a whole or one that ended without completing are errors of class
+#'   `predictivebench_error_batch_state` or `predictivebench_error_batch` naming the file and
+#'   batch. With `wait = FALSE` the call submits the batch (or checks on it) and returns at
+#'   once; until the batch ends the prompts have result `NA` and an error saying it is still
+#'   running. Log-probability requests cannot be batched.
+#'
+#' Identical prompts within one call are told apart by their epoch (their occurrence
+#' number: 1, 2, ...), so `vitals` epochs and repeated votes are separate requests and
+#' separate cache entries.
+#'
+#' Requests to OpenAI-compatible chat-completion APIs ([ellmer::chat_openai_compatible()],
+#' without tools) are sent on a fast path: ellmer builds the request once, each prompt is
+#' put into it, and ellmer's own parser reads each answer, so turns, tokens and costs are
+#' ellmer's. Every other chat is sent through ellmer's `$chat_async()`. Offline
+#' [baseline_chat()]s are answered locally, with the same outputs.
+#'
+#' @returns A `predictivebench_settings` object (a list with these fields), validated once
+#'   here and only read afterwards.
 #' @family engine
 #' @export
 #' @examples
 #' request_settings(max_active = 50, rpm = Inf)
 request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff = 1,
                              timeout = NULL, max_turns = 20L, cache = TRUE,
-                             batch = getOption("predictivebench.batch", FALSE),
-                             wait = TRUE) {
+                             batch = FALSE, wait = TRUE) {
   check_count(max_active)
   check_rpm(rpm)
   check_count(max_tries)
@@ -57,12 +135,17 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
   check_cache_arg(cache)
   check_flag(batch)
   check_flag(wait)
-  structure(
-    list(max_active = max_active, rpm = rpm, max_tries = max_tries, backoff = backoff,
-         timeout = timeout, max_turns = max_turns, cache = cache, batch = batch,
-         wait = wait),
-    class = "predictivebench_settings"
-  )
+  new_request_settings(list(max_active = max_active, rpm = rpm, max_tries = max_tries,
+                            backoff = backoff, timeout = timeout, max_turns = max_turns,
+                            cache = cache, batch = batch, wait = wait))
+}
+
+# The object every downstream function reads. `dry_run` is the one field request_settings()
+# does not take: a context made by new_dry_run() (R/engine-estimate-cost.R), set only by
+# estimate_cost(), which steers the engine through it (no fast path, no batch, a private
+# cache overlay, every request seen by its mock); NULL otherwise.
+new_request_settings <- function(fields, dry_run = NULL) {
+  structure(c(fields, list(dry_run = dry_run)), class = "predictivebench_settings")
 }
 
 #' @export
@@ -71,7 +154,9 @@ print.predictivebench_settings <- function(x, ...) {
     if (is.null(value)) "default" else format(value)
   }
   cli::cli_text("<request_settings>")
-  for (field in names(x)) cli::cli_text("{.field {field}}: {show(x[[field]])}")
+  for (field in request_setting_names()) {
+    cli::cli_text("{.field {field}}: {show(x[[field]])}")
+  }
   invisible(x)
 }
 
@@ -85,27 +170,61 @@ print.predictivebench_settings <- function(x, ...) {
 #' @name settings-args
 NULL
 
-# `settings` as given to a constructor (NULL, a settings object, or a list of fields),
-# updated by named arguments (from `$eval(...)`, say) that name settings; other arguments
-# are left for the caller.
+# The two doors settings pass, each once:
+# * as_request_settings(): `settings` as a solver's, scorer's or eval_set()'s constructor is
+#   given it (NULL, a request_settings() object, or a list of its fields), validated there.
+# * settings_with_dots(): that object merged with the named arguments of `$eval()` when the
+#   solver or scorer runs. vitals gives each named argument of `$eval()` to the solver or
+#   scorer that declares it by name (`scorer_chat`, say), and every other one to the `...` of
+#   both: there, the one rule is that each name must be a setting. A misspelt one
+#   (`max_activ`) is refused, naming it, never dropped.
+# Everything downstream takes the object as it is and never normalises it again; a change
+# (logprob_chat_requests()'s `batch = FALSE`) builds a new object through the same door.
+#
+# Until the arena's call sites are converted (R/arena-*.R, another change), a call with `...`
+# is settings_with_dots() on the validated object: the same one rule for unknown names.
 as_request_settings <- function(settings = NULL, ..., call = rlang::caller_env()) {
-  if (is.null(settings)) settings <- request_settings()
-  if (!inherits(settings, "predictivebench_settings")) {
-    if (!is.list(settings) || is.null(names(settings)) ||
-        !all(names(settings) %in% request_setting_names())) {
-      abort_pb(c("{.arg settings} must be made by {.fn request_settings}.",
-                 i = "Fields: {.field {request_setting_names()}}."),
-               "argument", call = call)
-    }
-    settings <- rlang::exec(request_settings, !!!settings)
+  if (...length()) return(settings_with_dots(as_request_settings(settings, call = call), ...,
+                                             call = call))
+  if (is.null(settings)) return(request_settings())
+  if (inherits(settings, "predictivebench_settings")) return(settings)
+  if (!is.list(settings) || is.null(names(settings)) ||
+      !all(names(settings) %in% request_setting_names())) {
+    abort_pb(c("{.arg settings} must be made by {.fn request_settings}.",
+               i = "Fields: {.field {request_setting_names()}}."),
+             "argument", call = call)
   }
+  rlang::exec(request_settings, !!!settings)
+}
+
+settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
+  check_settings_object(settings)
   updates <- list(...)
-  updates <- updates[names(updates) %in% request_setting_names()]
-  if (length(updates)) {
-    fields <- utils::modifyList(unclass(settings), updates, keep.null = TRUE)
-    settings <- rlang::exec(request_settings, !!!fields)
+  if (!length(updates)) return(settings)
+  unknown <- setdiff(rlang::names2(updates), c(request_setting_names(), "dry_run"))
+  if (length(unknown)) {
+    abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
+               i = "Named arguments of {.code $eval()} that the solver or scorer does not
+                    take by name must be settings: {.field {request_setting_names()}}."),
+             "argument", call = call)
   }
-  settings
+  dry_run <- if ("dry_run" %in% names(updates)) updates$dry_run else settings$dry_run
+  if (!is.null(dry_run) && !inherits(dry_run, "predictivebench_dry_run")) {
+    abort_pb("{.arg dry_run} is set by {.fn estimate_cost} only.", "argument", call = call)
+  }
+  updates$dry_run <- NULL
+  fields <- utils::modifyList(settings_fields(settings), updates, keep.null = TRUE)
+  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run)
+}
+
+settings_fields <- function(settings) unclass(settings)[request_setting_names()]
+
+# Downstream functions read the object; handing them anything else is a bug in the package.
+check_settings_object <- function(settings, call = rlang::caller_env()) {
+  if (!inherits(settings, "predictivebench_settings")) {
+    cli::cli_abort("Internal error: {.arg settings} must be a {.cls predictivebench_settings}
+                    object, made at a door ({.fn as_request_settings}).", call = call)
+  }
 }
 
 request_setting_names <- function() names(formals(request_settings))

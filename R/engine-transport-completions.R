@@ -8,17 +8,17 @@
 # 401/403 stopping the run. Each answer is read into a record by `read(resp)` (an httr2
 # response, status < 300), or becomes the error http_error() gives for the response.
 #
-# Inside estimate_cost()'s dry run requests go through httr2 one at a time instead, where
+# Inside estimate_cost()'s dry run (`dry_run`) requests go through httr2 one at a time instead, where
 # its mock answers them: the dry run must reach no server.
 completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
-                                  deadline = request_deadline()) {
+                                  deadline = request_deadline(), dry_run = FALSE) {
   template <- completion_template(endpoint, max_tokens)
   read_response <- function(resp) {
     if (httr2::resp_status(resp) >= 300) return(http_error(resp))
     read(resp)
   }
   label <- function(i) paste("OpenAI-compatible completions at", endpoint$base_url)
-  if (!is.null(getOption("predictivebench.dry_run"))) {
+  if (dry_run) {
     return(httr2_transport(template, texts, read_response, label))
   }
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)

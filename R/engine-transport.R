@@ -19,11 +19,14 @@
 # one would send the API key, and on a 307/308 the prompt, to wherever it points) and an HTTP
 # error carries the provider's own explanation (http_error()).
 
+# `fast_path = FALSE` (estimate_cost()'s dry run) sends every request through httr2, where
+# its mock answers them.
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
-                              deadline = request_deadline(), max_turns = 20L) {
+                              deadline = request_deadline(), max_turns = 20L,
+                              fast_path = TRUE) {
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
   senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline,
-                    max_turns = max_turns)
+                    max_turns = max_turns, fast_path = fast_path)
   active <- c(curl = 0L, later = 0L)
   kind_of <- function(i) senders[[chat_index[[i]]]]$kind
   # ellmer's requests go to curl's default pool, which httr2 drives: whatever this run added
@@ -92,8 +95,9 @@ chat_label <- function(chat) {
   paste(provider@name, "at", url)
 }
 
-chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), max_turns = 20L) {
-  if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json, deadline))
+chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), max_turns = 20L,
+                        fast_path = TRUE) {
+  if (fast_path && uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json, deadline))
   later_sender(chat, keep_json, max_turns)
 }
 
@@ -105,10 +109,10 @@ chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), ma
 fast_path_providers <- c("ellmer::ProviderOpenAICompatible", "ellmer::ProviderOpenAI",
                          "ellmer::ProviderAnthropic")
 
-# estimate_cost() turns the fast path off (withr-scoped option) so that its dry run's requests
-# all pass through httr2, where it answers them locally.
-uses_fast_path <- function(chat) {
-  isTRUE(getOption("predictivebench.fast_path", TRUE)) &&
+# estimate_cost()'s dry run (the settings' `dry_run` context) sends without the fast path,
+# so that its requests all pass through httr2, where it answers them locally.
+uses_fast_path <- function(chat, settings = NULL) {
+  is.null(settings$dry_run) &&
     class(chat$get_provider())[[1]] %in% fast_path_providers &&
     !length(chat$get_tools()) && ellmer_fast_path_available()
 }

@@ -30,7 +30,7 @@ max_rounds <- 25L
 defer_to_eval_set <- function(chats, chat_index, prompts, epoch, keys, todo, settings,
                               key_extra, chat_keys, keep_json, keep) {
   round <- getOption(the_round_option)
-  if (is.null(round) || round$off || !is.null(getOption("predictivebench.dry_run"))) {
+  if (is.null(round) || round$off || !is.null(settings$dry_run)) {
     return(todo)
   }
   failed <- todo[keys[todo] %in% names(round$failed)]

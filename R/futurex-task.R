@@ -162,7 +162,7 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
   function(samples, ..., scorer_chat = default_chat) {
     scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
     scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat,
-                                  as_request_settings(settings, ...))
+                                  settings_with_dots(settings, ...))
     out <- list(
       score = score_values(scores$score),
       explanation = futurex_explanation(scores, samples$target),

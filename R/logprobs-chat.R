@@ -45,8 +45,8 @@ chat_scores <- function(chat, prefix, query, settings, top_logprobs, system_prom
 # cache and 401/403 stop), keeping the response JSON the alternatives are read from. Never
 # batched: a provider batch gives no log-probabilities back the same way.
 logprob_chat_requests <- function(chat, prompts, settings) {
-  # never batched: a batch returns no log-probabilities
-  settings <- as_request_settings(settings, batch = FALSE)
+  # never batched: a batch returns no log-probabilities (a new object, the original unchanged)
+  settings <- settings_with_dots(settings, batch = FALSE)
   run_requests(list(chat), rep(1L, length(prompts)), as.list(prompts), settings,
                key_extra = list(kind = "first-token-logprobs", version = 1L), epoch = 1L,
                keep_json = TRUE, progress = FALSE)

@@ -1,33 +1,14 @@
 # The completions backend of query_logprobs(): echoed /v1/completions requests, cached, and
 # the query's span of tokens summed.
 
-# Where to send completions requests. The credentials stay a function, called when the
-# requests of a call are built (completion_template()), so the key is never stored in a
-# cache key, a record or a log.
-logprob_endpoint <- function(chat = NULL, base_url = NULL, model = NULL, api_key = NULL,
-                             call = rlang::caller_env()) {
-  check_string(base_url, allow_null = TRUE, call = call)
-  check_string(model, allow_null = TRUE, call = call)
-  check_string(api_key, allow_null = TRUE, call = call)
-  provider <- if (!is.null(chat)) chat$get_provider()
-  base_url <- base_url %||%
-    (if (!is.null(provider)) tryCatch(provider@base_url, error = function(e) NULL))
-  model <- model %||% (if (!is.null(chat)) chat$get_model_object()@name)
-  if (is.null(base_url) || is.null(model)) {
-    abort_pb(
-      c("The completions backend needs a base URL and a model.",
-        i = "Pass an OpenAI-compatible {.arg chat}, or {.arg base_url} and {.arg model}."),
-      "argument", call = call
-    )
-  }
-  credentials <- if (!is.null(api_key)) {
-    function() api_key
-  } else if (!is.null(provider)) {
-    tryCatch(provider@credentials, error = function(e) NULL)
-  }
-  headers <- if (!is.null(provider)) tryCatch(provider@extra_headers, error = function(e) NULL)
-  list(base_url = sub("/+$", "", base_url), model = model, credentials = credentials,
-       headers = headers)
+# Where to send completions requests: what the chat exposes, as every other request takes
+# it (its provider's base URL, credentials and extra headers, its model name). The
+# credentials stay a function, called when the requests of a call are built
+# (completion_template()), so the key is never stored in a cache key, a record or a log.
+logprob_endpoint <- function(chat) {
+  provider <- chat$get_provider()
+  list(base_url = sub("/+$", "", provider@base_url), model = chat$get_model(),
+       credentials = provider@credentials, headers = provider@extra_headers)
 }
 
 completion_body <- function(endpoint, text, max_tokens) {
@@ -77,7 +58,7 @@ parse_completion <- function(body) {
 echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
-  records <- cache_get_many(dir, keys)
+  records <- cache_get_many(dir, keys, settings$dry_run)
   cached <- !vapply(records, is.null, TRUE)
   errors <- rep(NA_character_, length(texts))
   keep <- function(i, value) {
@@ -85,12 +66,12 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
       errors[[i]] <<- conditionMessage(value)
     } else {
       records[[i]] <<- value
-      cache_set(dir, keys[[i]], value)
+      cache_set(dir, keys[[i]], value, settings$dry_run)
     }
   }
   todo <- which(!cached)
   if (length(todo)) {
-    cache_prepare(dir)  # an unwritable cache stops the run before it pays
+    cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
     send_completions(endpoint, texts, todo, keep, max_tokens, settings,
                      cached = !is.null(dir))
   }
@@ -102,7 +83,7 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
   deadline <- settings_deadline(settings)
   read <- function(resp) parse_completion(httr2::resp_body_json(resp))
   transport <- completions_transport(endpoint, texts, max_tokens, read, settings$max_active,
-                                     deadline)
+                                     deadline, dry_run = !is.null(settings$dry_run))
   started <- now_seconds()
   tryCatch(
     request_pool(todo, transport, keep, max_active = settings$max_active, rpm = settings$rpm,
@@ -113,7 +94,7 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
     }
   )
   note_rpm_pace(length(todo), settings$rpm, settings$max_active, now_seconds() - started,
-                list(logprob_usage_chat(NULL, endpoint)))
+                list(endpoint_chat(endpoint)))
 }
 
 completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,

@@ -49,7 +49,7 @@
 #' doubling) up to `max_tries` attempts, redirects never followed, the provider's own error
 #' text in each error, and a refused key (HTTP 401 or 403) stopping the call at once with
 #' an error of class `predictivebench_error_auth`. Log-probability requests are never
-#' batched: with `batch = TRUE` (or the option `predictivebench.batch`) they are sent
+#' batched: with `batch = TRUE` they are sent
 #' through the pool all the same, and a message says so once per session (a provider batch
 #' does not give echoed prompt log-probabilities, and the rest of a run may be batched).
 #'
@@ -58,24 +58,20 @@
 #' `output_tokens`, `cost`, each request counted once, on the first pair that needs it;
 #' nothing for cached requests) and in ellmer's session usage ([ellmer::token_usage()]),
 #' so a [vitals::Task]'s `$get_cost()` includes them. Completions requests are counted
-#' under the chat's provider and model (an OpenAI-compatible one named by `model` when the
-#' chat has another model, or there is no chat); their cost is `NA`, as the endpoint gives
-#' no prices. Cache keys hold the base URL, model, request body and texts, never the API key.
+#' under the chat's provider and model; their cost is `NA`, as the endpoint gives no
+#' prices. Cache keys hold the base URL, model, request body and texts, never the API key.
 #' Failed requests (after `max_tries` attempts for HTTP 429/5xx, timeouts and dropped
 #' connections) leave `NA` and their error; the other pairs are kept.
 #'
 #' @param chat An ellmer chat for an OpenAI-compatible provider, e.g.
 #'   `ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1", model = "...")`
-#'   or `ellmer::chat_vllm()`. The completions backend takes the base URL, model name and
-#'   credentials from it (override them with `base_url`, `model`, `api_key`); the chat
-#'   backend sends through it.
+#'   or `ellmer::chat_vllm()`. The completions backend takes the base URL, model name,
+#'   credentials and extra headers from it (to reach another endpoint, make another chat);
+#'   the chat backend sends through it.
 #' @param prefix,query Character vectors of equal length (or length 1, recycled): the text
 #'   before each query, and the query. The scored text is `paste0(prefix, query)`.
 #' @param backend `"completions"` (sum over the query's tokens, the original's method) or
 #'   `"chat"` (first-token approximation).
-#' @param base_url,model,api_key Override the chat's endpoint (`base_url` ending in `/v1`),
-#'   model name and API key for the completions backend. With `chat = NULL` these are
-#'   required (`api_key` may stay `NULL` for a local server).
 #' @param span_check `TRUE` (the default) gives `NA` and an error when the last tokens of
 #'   the full text are not the query's own tokens; `FALSE` sums them anyway (the original
 #'   stopped with an assertion error).
@@ -96,13 +92,11 @@
 #'   query alone, is counted on the first of them).
 #' @seealso [logprob_softmax()] to turn scores into a distribution.
 #' @keywords internal
-query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions", "chat"),
-                           base_url = NULL, model = NULL, api_key = NULL, span_check = TRUE,
-                           max_tokens = 0, top_logprobs = 20,
+query_logprobs <- function(chat, prefix, query, backend = c("completions", "chat"),
+                           span_check = TRUE, max_tokens = 0, top_logprobs = 20,
                            system_prompt = logprob_chat_system_prompt, settings = NULL) {
   backend <- rlang::arg_match(backend)
-  chat <- as_chat(chat, allow_null = backend == "completions")
-  check_logprob_chat(chat, backend, base_url)
+  chat <- check_logprob_chat(chat, backend)
   if (!is.character(prefix) || !is.character(query) || anyNA(prefix) || anyNA(query)) {
     abort_pb("{.arg prefix} and {.arg query} must be character vectors without NA.",
              "argument")
@@ -117,17 +111,17 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
   check_flag(span_check)
   check_count(max_tokens, min = 0)
   check_count(top_logprobs)
-  settings <- as_request_settings(settings)
+  settings <- settings %||% request_settings()
+  check_settings_object(settings)
   dir <- cache_dir(settings$cache)
   if (inherits(chat, "BaselineChat")) {
     return(baseline_scores(chat, prefix, query))
   }
   note_logprobs_unbatched(settings)
   if (backend == "completions") {
-    endpoint <- logprob_endpoint(chat, base_url, model, api_key)
-    scores <- completions_scores(endpoint, prefix, query, dir, span_check, max_tokens,
-                                 settings)
-    log_session_usage(logprob_usage_chat(chat, endpoint), sum(scores$input_tokens),
+    scores <- completions_scores(logprob_endpoint(chat), prefix, query, dir, span_check,
+                                 max_tokens, settings)
+    log_session_usage(chat, sum(scores$input_tokens),
                       sum(scores$output_tokens), NA_real_)
     scores
   } else {
@@ -137,7 +131,7 @@ query_logprobs <- function(chat = NULL, prefix, query, backend = c("completions"
 }
 
 # Log-probabilities are not batched (no provider batch echoes prompt log-probabilities), but
-# `batch = TRUE` may be set for a whole run (the option), other benchmarks' requests batched:
+# `batch = TRUE` may be set for a whole run, other benchmarks' requests batched:
 # rather than fail, the requests are sent through the pool, and that is said once.
 note_logprobs_unbatched <- function(settings) {
   if (!isTRUE(settings$batch)) return(invisible(FALSE))
@@ -154,33 +148,30 @@ note_logprobs_unbatched <- function(settings) {
 #' give token log-probabilities the way [query_logprobs()] reads them, such as
 #' [ellmer::chat_anthropic()] or [ellmer::chat_google_gemini()]. Both backends need an
 #' OpenAI-compatible provider ([ellmer::chat_openai()], [ellmer::chat_openai_compatible()],
-#' [ellmer::chat_vllm()], [ellmer::chat_ollama()], ...); the completions backend also takes
-#' an explicit `base_url`. Baseline chats ([baseline_chat()]) score offline.
+#' [ellmer::chat_vllm()], [ellmer::chat_ollama()], ...). Baseline chats ([baseline_chat()])
+#' score offline.
 #'
-#' @param chat An ellmer chat, a `"provider/model"` string, or `NULL` (the completions
-#'   backend with an explicit `base_url`).
+#' @param chat An ellmer chat or a `"provider/model"` string.
 #' @param backend `"completions"` or `"chat"`, as in [query_logprobs()].
-#' @param base_url The completions endpoint, when given explicitly.
 #' @returns The chat, invisibly; otherwise an error of class
-#'   `predictivebench_error_logprobs_unsupported`.
+#'   `predictivebench_error_logprobs_unsupported` (or `predictivebench_error_argument`
+#'   without a chat).
 #' @keywords internal
-check_logprob_chat <- function(chat, backend = c("completions", "chat"), base_url = NULL) {
+check_logprob_chat <- function(chat, backend = c("completions", "chat")) {
   backend <- rlang::arg_match(backend)
   chat <- as_chat(chat, allow_null = TRUE)
   if (is.null(chat)) {
-    if (backend == "chat") {
-      abort_pb("The chat backend needs a {.arg chat}.", "argument")
-    }
-    return(invisible(chat))
+    abort_pb(c("Log-probabilities need a {.arg chat}.",
+               i = "An OpenAI-compatible one, such as
+                    {.code ellmer::chat_openai_compatible(base_url = , model = )}."),
+             "argument")
   }
   if (inherits(chat, "BaselineChat")) return(invisible(chat))
-  if (backend == "completions" && !is.null(base_url)) return(invisible(chat))
   provider <- chat$get_provider()
   if (!inherits(provider, "ellmer::ProviderOpenAICompatible")) {
     abort_pb(
       c("{.cls {class(provider)[[1]]}} chats can't give token log-probabilities.",
-        i = "probsem and {.fn query_logprobs} need an OpenAI-compatible provider, such as {.fn ellmer::chat_openai}, {.fn ellmer::chat_vllm} or {.fn ellmer::chat_openai_compatible} (a local server).",
-        i = if (backend == "completions") "Or pass the {.arg base_url} of an OpenAI-compatible {.path /v1/completions} endpoint."),
+        i = "probsem and {.fn query_logprobs} need an OpenAI-compatible provider, such as {.fn ellmer::chat_openai}, {.fn ellmer::chat_vllm} or {.fn ellmer::chat_openai_compatible} (a local server)."),
       "logprobs_unsupported"
     )
   }
@@ -224,10 +215,9 @@ pair_usage <- function(n, owner, usage) {
   out
 }
 
-# The chat that names completions requests in usage records: the scoring chat when it asks
-# for the endpoint's model, otherwise an OpenAI-compatible chat for the endpoint's model.
-logprob_usage_chat <- function(chat, endpoint) {
-  if (!is.null(chat) && identical(chat$get_model(), endpoint$model)) return(chat)
+# A chat naming a completions endpoint, for the pace note (note_rpm_pace()), which reads
+# where requests went from chats.
+endpoint_chat <- function(endpoint) {
   ellmer::chat_openai_compatible(base_url = endpoint$base_url, model = endpoint$model,
                                  credentials = function() "")
 }

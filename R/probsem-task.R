@@ -247,8 +247,7 @@ probsem_add_humans <- function(table, version = NULL) {
 #' @rdname probsem_task
 #' @export
 probsem_solver <- function(backend = c("completions", "chat"),
-                           norm = "none", temperature = 1, base_url = NULL, model = NULL,
-                           api_key = NULL, span_check = TRUE, max_tokens = 0,
+                           norm = "none", temperature = 1, span_check = TRUE, max_tokens = 0,
                            top_logprobs = 20, system_prompt = logprob_chat_system_prompt,
                            settings = NULL) {
   backend <- rlang::arg_match(backend)
@@ -256,10 +255,10 @@ probsem_solver <- function(backend = c("completions", "chat"),
   logprob_normalize(0, 1, norm, temperature)
   check_flag(span_check)
   settings <- as_request_settings(settings)
-  force(list(base_url, model, api_key, max_tokens, top_logprobs, system_prompt))
+  force(list(max_tokens, top_logprobs, system_prompt))
   # Each context's queries come from the task's dataset, which probsem_task() binds.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
-    solver_chat <- check_logprob_chat(solver_chat, backend, base_url)
+    solver_chat <- check_logprob_chat(solver_chat, backend)
     if (!is_bound(rows)) unbound_solver_error("probsem")
     queries <- rows$queries
     # probsem_task() shows each context's own text as the input, and scores `scored_text`
@@ -277,19 +276,15 @@ probsem_solver <- function(backend = c("completions", "chat"),
     first <- !duplicated(key)
     scored <- query_logprobs(
       solver_chat, pairs$prefix[first], pairs$query[first], backend = backend,
-      base_url = base_url, model = model, api_key = api_key, span_check = span_check,
+      span_check = span_check,
       max_tokens = max_tokens, top_logprobs = top_logprobs, system_prompt = system_prompt,
-      settings = as_request_settings(settings, ...)  # `$eval(max_active = 50)`, say
+      settings = settings_with_dots(settings, ...)  # `$eval(max_active = 50)`, say
     )
     scored <- scored[match(key, key[first]), ]
     # A pair scored once for several samples (epochs) costs nothing the second time.
     scored[!first, c("input_tokens", "output_tokens", "cost")] <- 0
-    # The chat each sample is logged with names the model the usage is counted under.
-    template <- if (backend == "completions" && !inherits(solver_chat, "BaselineChat")) {
-      logprob_usage_chat(solver_chat, logprob_endpoint(solver_chat, base_url, model, api_key))
-    } else {
-      solver_chat
-    }
+    # The chat each sample is logged with is the one its requests went to (both backends).
+    template <- solver_chat
     model_name <- template$get_model_object()@name
     metadata <- lapply(seq_along(inputs), function(i) {
       rows <- which(pairs$sample == i)

@@ -17,11 +17,10 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
     cli::cli_warn("With {.code temperature = 0} the {n_votes} votes will be (nearly) identical.")
   }
   settings <- as_request_settings(settings)
-  cache_dir(settings$cache)
   request_params <- utils::modifyList(list(temperature = temperature), params %||% list())
   dataset_solver(function(inputs, bound, ..., solver_chat = NULL) {
     solver_chat <- as_chat(solver_chat)
-    run_settings <- as_request_settings(settings, ...)
+    run_settings <- settings_with_dots(settings, ...)
     if (n_per_request && n_votes > 1) check_provider_has_n(solver_chat)
     n <- length(inputs)
     seed <- request_params$seed %||% chat_seed(solver_chat)

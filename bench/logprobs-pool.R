@@ -28,8 +28,9 @@ old_seconds <- function(checkout) {
 
 settings <- request_settings(cache = FALSE, max_active = concurrency, rpm = Inf)
 new_run <- function() {
-  t <- system.time(out <- query_logprobs(NULL, prefixes, " yes", base_url = server$url,
-                                         model = "m", settings = settings))
+  chat <- ellmer::chat_openai_compatible(base_url = server$url, model = "m",
+                                         credentials = function() "k")
+  t <- system.time(out <- query_logprobs(chat, prefixes, " yes", settings = settings))
   stopifnot(nrow(out) == n, all(out$logp == -1))
   t[["elapsed"]]
 }

@@ -225,7 +225,9 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   root <- withr::local_tempdir()
   records <- file.path(root, "battle_records.csv")
   battles <- sample_battles(2)
-  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
+  # the real judge answers the two verdicts recorded below; the estimates send it nothing
+  judge <- local_fake_openai(function(body, n) '{"winner": 1}')
+  chat <- ellmer::chat_openai_compatible(base_url = judge$url, model = "gpt-4.1",
                                          credentials = function() "sk-unused")
   tsk <- arena_judge_task(battles, arena_judge_solver(records = records, settings = request_settings(cache = file.path(root, "cache"))),
                     dir = file.path(root, "logs"))
@@ -236,14 +238,13 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   # with 2 verdicts recorded only the others are to be sent (the battle cache is read before any
   # request, so these are not counted as requests at all), and the file is left as it was
   # (recorded by the same judge request: a verdict is reused only for its identity, so a
-  # judge of the same model name elsewhere would not count; answered here by a mock)
-  withr::with_options(list(predictivebench.fast_path = FALSE), httr2::with_mocked_responses(
-    function(req) fake_response(req$url, httr2::req_get_body(req), '{"winner": 1}'),
-    judge_battles(battles[1:2, ], chat, records = records,
-                  settings = request_settings(cache = FALSE))
-  ))
+  # judge of the same model name elsewhere would not count; answered by the local judge)
+  judge_battles(battles[1:2, ], chat, records = records,
+                settings = request_settings(cache = FALSE))
+  expect_equal(judge$count(), 2)
   before <- tools::md5sum(records)
   est <- estimate_cost(tsk, chat)
   expect_equal(est$to_send, nrow(battles) - 2)
   expect_equal(unname(tools::md5sum(records)), unname(before))
+  expect_equal(judge$count(), 2)
 })

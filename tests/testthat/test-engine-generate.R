@@ -61,20 +61,6 @@ test_that("repeated prompts are distinct epochs, each cached", {
   expect_equal(server$count(), 3)
 })
 
-test_that("configure_chat overrides parameters and system prompt in the request", {
-  server <- local_fake_openai(echo_reply)
-  chat <- configure_chat(fake_chat(server), "Be exact.", list(temperature = 0))
-  generate_responses(chat, "q", cache = FALSE)
-  body <- server$requests()[[1]]
-  expect_equal(body$temperature, 0)
-  expect_equal(body$messages[[1]]$role, "system")
-  expect_equal(body$messages[[1]]$content, "Be exact.")
-  # the original chat is untouched
-  original <- fake_chat(server)
-  configure_chat(original, params = list(temperature = 0.7))
-  expect_null(original$get_model_object()@params$temperature)
-})
-
 test_that("a run killed with SIGKILL pays again only for the requests in flight", {
   skip_on_cran()
   skip_on_os("windows")
@@ -127,25 +113,6 @@ test_that("API keys never reach the cache", {
   for (f in files) {
     expect_length(grepRaw("sk-SECRET-KEY-123", readBin(f, "raw", file.size(f)), fixed = TRUE), 0)
   }
-})
-
-test_that("generate_solver runs in a vitals Task and records failures per sample", {
-  server <- local_fake_openai(echo_reply)
-  ds <- tibble::tibble(input = c("a", "reject", "c"), target = "x")
-  tsk <- vitals::Task$new(
-    dataset = ds, solver = generate_solver(settings = request_settings(cache = FALSE, backoff = 0)),
-    scorer = function(samples, ...) {
-      list(score = factor(ifelse(is.na(samples$result), "I", "C"), c("I", "C"), ordered = TRUE))
-    },
-    dir = withr::local_tempdir()
-  )
-  expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
-                 class = "predictivebench_warning_failed_requests")
-  samples <- tsk$get_samples()
-  expect_equal(samples$result[c(1, 3)], c("answer to a", "answer to c"))
-  expect_match(samples$solver_metadata[[2]]$error, "400")
-  expect_equal(samples$solver_metadata[[1]]$input_tokens, 10)
-  expect_length(list.files(tsk$dir, pattern = "\\.json$"), 1)
 })
 
 test_that("tokens are summed over a request's tool-call rounds, not earlier turns", {

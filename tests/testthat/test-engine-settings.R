@@ -1,7 +1,7 @@
 # request_settings(): one object for how requests are sent, threaded through every solver,
 # judge and the engine, and overridden by $eval()'s named arguments.
 
-test_that("request_settings() checks its fields; as_request_settings() merges overrides", {
+test_that("request_settings() checks its fields; settings_with_dots() merges overrides", {
   s <- request_settings(max_active = 50, rpm = Inf)
   expect_s3_class(s, "predictivebench_settings")
   expect_equal(s$max_active, 50)
@@ -9,8 +9,23 @@ test_that("request_settings() checks its fields; as_request_settings() merges ov
   expect_error(request_settings(rpm = 0), class = "predictivebench_error_argument")
   expect_error(request_settings(timeout = -1), class = "predictivebench_error_argument")
   expect_error(request_settings(cache = NA), class = "predictivebench_error_argument")
-  merged <- as_request_settings(s, max_tries = 1, solver_chat = "not a setting")
+  merged <- settings_with_dots(s, max_tries = 1)
   expect_equal(c(merged$max_active, merged$max_tries), c(50, 1))
+  expect_equal(s$max_tries, 3)  # a new object: the validated one is never changed
+  # one rule for names in `...`: a setting, or refused with the name (never dropped)
+  expect_error(settings_with_dots(s, max_tries = 1, solver_chat = "not a setting"),
+               "solver_chat", class = "predictivebench_error_argument")
+  expect_error(settings_with_dots(s, max_tries = 0), class = "predictivebench_error_argument")
+  # the dry-run context is estimate_cost()'s only
+  expect_error(settings_with_dots(s, dry_run = TRUE), class = "predictivebench_error_argument")
+  context <- new_dry_run(tempfile(), hide_cache = FALSE)
+  expect_identical(settings_with_dots(s, dry_run = context)$dry_run, context)
+  expect_identical(settings_with_dots(settings_with_dots(s, dry_run = context), rpm = 1)$dry_run,
+                   context)
+  expect_null(s$dry_run)
+  # downstream functions take the object only
+  expect_error(run_requests(list(baseline_constant("a")), 1L, list("q"), list(cache = FALSE)),
+               "Internal error")
   # a list of fields is accepted; other names are refused
   expect_equal(as_request_settings(list(cache = FALSE))$cache, FALSE)
   expect_error(as_request_settings(list(chache = FALSE)), class = "predictivebench_error_argument")
@@ -32,6 +47,16 @@ test_that("generate_responses() takes settings, and refuses a misspelt one in ..
   expect_error(generate_responses(fake_chat(server), "q", max_activ = 2),
                class = "predictivebench_error_argument")
   expect_equal(server$count(), 3)
+})
+
+test_that("a misspelt setting in $eval() is refused, naming it, before any request", {
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(),
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)))
+  expect_error(suppressMessages(tsk$eval(solver_chat = fake_chat(server), max_activ = 5,
+                                         view = FALSE)),
+               "max_activ")
+  expect_equal(server$count(), 0)
 })
 
 test_that("the timeout setting is the pool's deadline", {

@@ -128,21 +128,29 @@ test_that("an endpoint that does not echo the context says so, not a token count
   expect_match(out$error, "backend = \"chat\"", fixed = TRUE)
 })
 
-test_that("the completions backend needs a URL and model; arguments are checked", {
+test_that("the completions backend needs a chat; arguments are checked", {
   expect_error(query_logprobs(NULL, "a", "b"), class = "predictivebench_error_argument")
-  expect_error(query_logprobs(NULL, c("a", "b", "c"), c("x", "y"), base_url = "http://x/v1",
-                              model = "m"),
+  chat <- ellmer::chat_openai_compatible(base_url = "http://x/v1", model = "m",
+                                         credentials = function() "k")
+  expect_error(query_logprobs(chat, c("a", "b", "c"), c("x", "y")),
                class = "predictivebench_error_argument")
-  expect_error(query_logprobs(NULL, "a", NA_character_, base_url = "http://x/v1", model = "m"),
+  expect_error(query_logprobs(chat, "a", NA_character_),
                class = "predictivebench_error_argument")
   expect_error(query_logprobs(NULL, "a", "b", backend = "chat"),
                class = "predictivebench_error_argument")
 })
 
-test_that("base_url, model and api_key can be given without a chat", {
+test_that("the endpoint is the chat's: its base URL, model, key and headers", {
   server <- local_fake_openai(echo_reply)
-  out <- query_logprobs(NULL, "Q:\n", "True", base_url = server$url, model = "m2",
-                        api_key = "sk-other", settings = no_cache)
+  chat <- ellmer::chat_openai_compatible(base_url = paste0(server$url, "/"), model = "m2",
+                                         credentials = function() "sk-other",
+                                         api_headers = c(`x-route` = "eu"))
+  endpoint <- logprob_endpoint(chat)
+  expect_identical(endpoint$base_url, server$url)  # without the trailing slash
+  expect_identical(endpoint$model, "m2")
+  expect_identical(endpoint$credentials(), "sk-other")
+  expect_identical(endpoint$headers, c(`x-route` = "eu"))
+  out <- query_logprobs(chat, "Q:\n", "True", settings = no_cache)
   expect_equal(out$logp, -2)
   expect_identical(server$requests()[[1]]$model, "m2")
 })
@@ -225,16 +233,6 @@ test_that("every completions request is counted once, in the result and in ellme
   expect_equal(again$input_tokens, rep(0, 4))
   expect_equal(again$cost, rep(0, 4))
   expect_equal(session_input_tokens("OpenAI-compatible", "usage-lm") - before, sum(sent))
-})
-
-test_that("completions for another model than the chat's are counted under that model", {
-  server <- local_fake_openai(echo_reply)
-  before <- session_input_tokens("OpenAI-compatible", "other-lm")
-  out <- query_logprobs(fake_chat(server, model = "chat-lm"), "Q:\n", "True",
-                        model = "other-lm", settings = no_cache)
-  expect_equal(session_input_tokens("OpenAI-compatible", "other-lm") - before,
-               sum(out$input_tokens))
-  expect_gt(sum(out$input_tokens), 0)
 })
 
 # ---- through the one request pool --------------------------------------------------------
@@ -369,7 +367,9 @@ local_peak_server <- function(delay, .local_envir = parent.frame()) {
 test_that("the server never holds more than max_active requests at once, and does hold that many", {
   server <- local_peak_server(delay = 0.3)
   prefixes <- paste0("Question ", 1:8, "\n")
-  out <- query_logprobs(NULL, prefixes, "yes", base_url = server$url, model = "m",
+  chat <- ellmer::chat_openai_compatible(base_url = server$url, model = "m",
+                                         credentials = function() "k")
+  out <- query_logprobs(chat, prefixes, "yes",
                         settings = request_settings(cache = FALSE, max_active = 3, rpm = Inf))
   expect_equal(out$logp, rep(-1, 8))
   expect_equal(server$peak(), 3)
@@ -389,9 +389,10 @@ test_that("batch = TRUE is ignored for log-probabilities, with one message", {
 test_that("completions cache keys are those of earlier versions: existing caches stay valid", {
   # The key of this request as predictivebench 0.1.0 wrote it (before the pool sent it);
   # the API key is in no key.
-  for (key in list(NULL, "sk-x")) {
-    endpoint <- logprob_endpoint(base_url = "http://localhost:8000/v1/", model = "gpt2",
-                                 api_key = key)
+  for (key in c("sk-a", "sk-x")) {
+    endpoint <- logprob_endpoint(ellmer::chat_openai_compatible(
+      base_url = "http://localhost:8000/v1/", model = "gpt2", credentials = function() key
+    ))
     expect_identical(completion_key(endpoint, "Answer:\nTrue", 0),
                      "255d72ba8b673b61735f3e41b68de7a566d12fdffa9654acbf4a30de80fded4a")
   }

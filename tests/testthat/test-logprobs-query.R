@@ -31,9 +31,10 @@ test_that("probsem runs a baseline offline and refuses chats without log-probabi
                class = "predictivebench_error_logprobs_unsupported")
   expect_snapshot(probsem_solver(settings = no_cache)(d$input[1], solver_chat = claude),
                   error = TRUE)
-  # An explicit completions endpoint, an OpenAI-compatible chat or a baseline pass.
-  expect_null(check_logprob_chat(NULL))
-  expect_s3_class(check_logprob_chat(claude, base_url = "http://localhost:8000/v1"), "Chat")
+  # An OpenAI-compatible chat or a baseline passes; no chat is refused on both backends
+  # (the endpoint is always the chat's).
+  expect_error(check_logprob_chat(NULL), class = "predictivebench_error_argument")
+  expect_s3_class(check_logprob_chat(baseline_constant("x")), "Chat")
   vllm <- ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1", model = "m",
                                          credentials = function() "x")
   expect_s3_class(check_logprob_chat(vllm, "chat"), "Chat")

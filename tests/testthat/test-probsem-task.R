@@ -243,10 +243,11 @@ test_that("the chat backend runs a task through ellmer", {
 test_that("a solver refuses inputs from another dataset, and ambiguous inputs are caught", {
   d <- hint_table()
   solver <- bind_dataset(probsem_solver(settings = no_cache), d[1, ])
-  expect_error(solver(d$input[2], solver_chat = NULL, base_url = "http://x/v1"),
+  expect_error(solver(d$input[2], solver_chat = baseline_constant("x")),
                class = "predictivebench_error_argument")
   # the task gives the solver its dataset; alone it says so
-  expect_snapshot(probsem_solver(settings = no_cache)(d$input[1], base_url = "http://x/v1"),
+  expect_snapshot(probsem_solver(settings = no_cache)(d$input[1],
+                                                    solver_chat = baseline_constant("x")),
                   error = TRUE)
   dup <- d[c(1, 1), ]
   dup$id <- c("a", "b")

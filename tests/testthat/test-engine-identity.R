@@ -1,0 +1,56 @@
+# Cache identity: what makes two requests the same, never the credentials.
+
+test_that("the key covers provider class and properties, api_args, headers and tools", {
+  key <- function(chat) cache_key(request_identity(chat), prompt_fingerprint("q"), 1L)
+  creds <- function() "sk-x"
+  base <- ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m",
+                                         credentials = creds)
+  variants <- list(
+    base_url = ellmer::chat_openai_compatible(base_url = "http://other/v1", model = "m",
+                                              credentials = creds),
+    model = ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m2",
+                                           credentials = creds),
+    params = ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m",
+                                            credentials = creds,
+                                            params = ellmer::params(temperature = 0)),
+    api_args = ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m",
+                                              credentials = creds, api_args = list(n = 2)),
+    header_value = ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m",
+                                                  credentials = creds,
+                                                  api_headers = c(`x-route` = "eu")),
+    provider_class = ellmer::chat_vllm(base_url = "http://h/v1", model = "m",
+                                       credentials = creds),
+    system_prompt = ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m",
+                                                   credentials = creds, system_prompt = "Hi")
+  )
+  keys <- vapply(variants, key, "")
+  expect_false(any(keys == key(base)))
+  expect_false(anyDuplicated(keys) > 0)
+  # header values count, not only names
+  us <- ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m",
+                                       credentials = creds, api_headers = c(`x-route` = "us"))
+  expect_false(key(us) == keys[["header_value"]])
+  # tools: registering one, or another function under the same definition, changes the key
+  add <- function(body) {
+    ch <- base$clone()
+    ch$register_tool(ellmer::tool(body, "Add", arguments = list(x = ellmer::type_number())))
+    ch
+  }
+  k1 <- key(add(function(x) x + 1))
+  k2 <- key(add(function(x) x + 2))
+  expect_false(k1 == key(base))
+  expect_false(k1 == k2)
+  # the API key is not part of it
+  other_key <- ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m",
+                                              credentials = function() "sk-y")
+  expect_equal(key(other_key), key(base))
+})
+
+test_that("hash_headers() keeps no header value and ignores order", {
+  hashed <- hash_headers(c(`X-Route` = "eu", Authorization = "Bearer SECRET"))
+  expect_length(hashed, 2)
+  expect_false(any(grepl("SECRET|eu", hashed)))
+  expect_equal(hashed, hash_headers(c(authorization = "Bearer SECRET", `x-route` = "eu")))
+  expect_false(identical(hashed, hash_headers(c(`X-Route` = "us", Authorization = "Bearer SECRET"))))
+  expect_equal(hash_headers(NULL), list())
+})
