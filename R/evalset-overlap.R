@@ -12,9 +12,9 @@
 #    judge's), until every cell is done.
 #
 # Re-evaluating a cell re-reads cached answers, which costs CPU, not requests. The pool's
-# `max_active` is the sum of the models' own `max_active`, and the requests are interleaved
-# cell by cell, so each model has about its own share in flight; the pool does not cap each
-# model separately. A request that failed in the round (after its own retries) is not sent
+# `max_active` is the sum of the models' own `max_active`, and each model is one group of
+# the pool with its own `max_active` as its limit, so no model ever has more in flight than
+# it would alone. A request that failed in the round (after its own retries) is not sent
 # again: the cell gets its error as if it had sent it, unless the cell is retried as a whole.
 # When a round's pool stops as a whole (a refused key stops it), or after `max_rounds`, the
 # cells send their requests themselves, one cell after another, as they would alone.
@@ -119,12 +119,14 @@ send_merged <- function(round, calls) {
     calls[[rows$call[[r]]]][[field]][[rows$item[[r]]]]
   })
   settings <- calls[[1]]$settings
-  settings$max_active <- merged_max_active(calls)
+  limits <- model_max_active(calls)
+  settings$max_active <- as.integer(sum(limits))
   res <- tryCatch(
     withr::with_options(stats::setNames(list(NULL), the_round_option), run_requests(
       chats, unlist(pick("chat_index")) + offsets[rows$call], pick("prompts"), settings,
       epoch = unlist(pick("epoch")), keep_json = calls[[1]]$keep_json, progress = FALSE,
-      chat_keys = extras
+      chat_keys = extras, chat_group = vapply(chats, chat_model_label, ""),
+      group_max_active = limits
     )),
     # A refused key or a full disk stops the pool: each cell then meets it itself.
     error = function(e) {
@@ -140,9 +142,10 @@ send_merged <- function(round, calls) {
   invisible()
 }
 
-# Each model's own max_active (the largest asked by its calls), summed over the models.
-merged_max_active <- function(calls) {
+# Each model's own max_active (the largest asked by its calls), named by model. A model is
+# its chats' label ("provider/model"), so a judge's requests count against the judge model.
+model_max_active <- function(calls) {
   model <- vapply(calls, function(x) chat_model_label(x$chats[[1]]), "")
   active <- vapply(calls, function(x) as.double(x$settings$max_active), 1)
-  as.integer(sum(tapply(active, model, max)))
+  tapply(active, model, max)[unique(model)]
 }
