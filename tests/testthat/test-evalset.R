@@ -207,3 +207,27 @@ test_that("a set can end with one arena run among its models", {
                          arena = list(dataset = "toy")),
                class = "predictivebench_error_argument")
 })
+
+test_that("the closing arena run names its competitors as the cells' logs do: one board row each", {
+  # An OpenAI-compatible server given its own name: vitals names the model after that name
+  # ("local_vllm/..."), not after the constructor ("openai_compatible/...").
+  server <- local_set_server()
+  named <- function(model) {
+    ellmer::chat_openai_compatible(base_url = server$url, model = model, name = "Local vLLM",
+                                   credentials = function() "sk-test-FAKEKEY-0123456789")
+  }
+  logs <- withr::local_tempdir()
+  questions <- file.path(logs, "arena", "data", "toy")
+  dir.create(questions, recursive = TRUE)
+  utils::write.csv(data.frame(question = paste("Question", 1:3)),
+                   file.path(questions, "questions.csv"), row.names = FALSE)
+  set <- quiet_set("futurex@sample", list(named("m1"), named("m2")), log_dir = logs, limit = 2,
+                   settings = set_settings(withr::local_tempdir()),
+                   judge = arena_baseline_judge("longer"),
+                   arena = list(dataset = "toy", experiment = "set", n = 1, bootstrap = 20))
+  expect_equal(set$model, c("local_vllm/m1", "local_vllm/m2"))
+  board <- suppressMessages(suppressWarnings(leaderboard(logs)))
+  expect_setequal(unique(board$model), set$model)
+  per_model <- table(board$model, board$benchmark == "futurex")
+  expect_true(all(per_model[, "TRUE"] > 0) && all(per_model[, "FALSE"] > 0))
+})
