@@ -144,23 +144,14 @@ send_merged <- function(round, calls) {
 # CPU when it went through run_requests()).
 send_keyed <- function(chats, chat_index, prompts, keys, settings, keep_json, dir, limits) {
   n <- length(prompts)
-  errors <- rep(NA_character_, n)
-  records <- vector("list", n)
-  keep <- function(i, value) {
-    if (inherits(value, "error")) {
-      errors[[i]] <<- conditionMessage(value)
-    } else {
-      records[[i]] <<- value
-      cache_set(dir, keys[[i]], value)
-    }
-  }
+  kept <- cache_keeper(dir, keys)
   cache_prepare(dir)
   # as run_requests() does: ellmer logs what it sends itself, the curl fast path's usage here
-  on.exit(log_fast_path_usage(chats, chat_index, seq_len(n), records), add = TRUE)
-  send_pool(chats, chat_index, prompts, seq_len(n), keep, settings, keep_json,
+  on.exit(log_fast_path_usage(chats, chat_index, seq_len(n), kept$records), add = TRUE)
+  send_pool(chats, chat_index, prompts, seq_len(n), kept$keep, settings, keep_json,
             progress = FALSE, cached = !is.null(dir),
             group = vapply(chats, chat_model_label, "")[chat_index], group_max_active = limits)
-  errors
+  kept$errors
 }
 
 # Each model's own max_active (the largest asked by its calls), named by model. A model is
