@@ -195,6 +195,24 @@ cache_set <- function(dir, key, value, dry_run = NULL) {
   invisible(path)
 }
 
+# Keeps what a request pool delivers: an answer into `records` and into the cache at once
+# (a killed run loses only what was in flight), an error's message into `errors` (a failure
+# is never cached). Returns an environment holding both and `keep(i, value)` for the pool.
+cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_run = NULL) {
+  kept <- new.env(parent = emptyenv())
+  kept$records <- records
+  kept$errors <- rep(NA_character_, length(keys))
+  kept$keep <- function(i, value) {
+    if (inherits(value, "error")) {
+      kept$errors[[i]] <- conditionMessage(value)
+    } else {
+      kept$records[[i]] <- value
+      cache_set(dir, keys[[i]], value, dry_run)
+    }
+  }
+  kept
+}
+
 # Called before the first request is sent: makes the cache directory (the dry run's overlay
 # inside estimate_cost()), writes its marker and a probe file, so that an unwritable cache
 # stops the run before anything is paid rather than after.

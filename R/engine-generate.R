@@ -41,9 +41,11 @@ generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL
 # one pool, and provider warnings are shown once for the whole call.
 # `chat_keys` (one per chat) replaces `key_extra` when the chats differ by more than their
 # identity shows (DSBench's workbook tools, whose folder is in their closure).
+# `chat_group` (one name per chat) and `group_max_active` (a limit by group name): each
+# group's requests in flight stay within its own limit (an evaluation set's models, one pool).
 run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
                          key_extra = NULL, keep_json = FALSE, progress = interactive(),
-                         chat_keys = NULL) {
+                         chat_keys = NULL, chat_group = NULL, group_max_active = NULL) {
   settings <- settings %||% request_settings()
   check_settings_object(settings)
   batch <- dry_run_batch(settings)  # R/engine-estimate-cost.R: counted one by one, at the batch price
@@ -100,7 +102,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     # here, also when the run is interrupted.
     on.exit(log_fast_path_usage(chats, chat_index, todo, state$records, settings), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
-              cached = !is.null(dir))
+              cached = !is.null(dir), group = chat_group[chat_index], group_max_active)
   }
   out <- responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
                           keep_json)
@@ -149,7 +151,7 @@ answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
 }
 
 send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
-                      cached) {
+                      cached, group = NULL, group_max_active = NULL) {
   max_active <- settings$max_active
   rpm <- settings$rpm
   deadline <- settings_deadline(settings)
@@ -166,7 +168,7 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = settings$max_tries, backoff = settings$backoff,
-                   deadline = deadline)
+                   deadline = deadline, group = group, group_max_active = group_max_active)
     }
     started <- Sys.time()
     # Refused credentials stop the run with one error (the pool sent nothing more).

@@ -19,9 +19,15 @@
 #   requests in flight are awaited (their answers delivered), then a
 #   `predictivebench_pool_halted` condition is raised with the refusal (`error`), the request
 #   (`i`) and how many requests were `sent` and `unsent`.
+# * With `group` (one name per request, indexed as `todo`) and `group_max_active` (a limit
+#   named by group), each group also has at most its own limit in flight, within the pool's
+#   `max_active`: an evaluation set's models share one pool, each within its own max_active.
+#   A request whose group is full waits while others start.
 request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
-                         max_tries = 3, backoff = 1, deadline = request_deadline()) {
+                         max_tries = 3, backoff = 1, deadline = request_deadline(),
+                         group = NULL, group_max_active = NULL) {
   queue <- as.integer(todo)
+  groups <- pool_groups(group, group_max_active, queue)
   ready_at <- rep(0, length(queue))
   size <- max(c(0L, queue))
   tries <- integer(size)
@@ -46,6 +52,7 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     started[[i]] <<- NA_real_
     live <<- live[live != i]
     active <<- active - 1L
+    groups$release(i)
     if (inherits(value, "error") && is_auth_error(value) && is.null(halt)) {
       halt <<- list(i = i, error = value)
     }
@@ -81,9 +88,10 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       min(capacity, tokens + (now - refilled) * rpm / 60)
     refilled <- now
     while (is.null(halt) && active < max_active && tokens >= 1 && length(queue) &&
-           any(ready_at <= now)) {
-      j <- which(ready_at <= now)[[1]]
+           any(ready_at <= now & groups$room(queue))) {
+      j <- which(ready_at <= now & groups$room(queue))[[1]]
       i <- queue[[j]]
+      groups$take(i)
       queue <- queue[-j]
       ready_at <- ready_at[-j]
       tries[[i]] <- tries[[i]] + 1L
@@ -99,8 +107,9 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     # comes first, and never past the next deadline. With every slot taken only an answer
     # or a deadline can free one: no busy polling.
     wake <- Inf
-    if (is.null(halt) && length(queue) && active < max_active) {
-      wake <- max(0, min(ready_at) - now)
+    waiting <- ready_at[groups$room(queue)]  # a full group waits for an answer
+    if (is.null(halt) && length(waiting) && active < max_active) {
+      wake <- max(0, min(waiting) - now)
       if (tokens < 1) wake <- max(wake, (1 - tokens) * 60 / rpm)
     }
     if (active > 0L) {
@@ -122,6 +131,32 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
 }
 
 now_seconds <- function() proc.time()[["elapsed"]]
+
+# The per-group limits of request_pool(): `room(requests)` says which may start now, `take(i)`
+# and `release(i)` count request i in and out of its group. Without groups, always room.
+pool_groups <- function(group, group_max_active, todo) {
+  if (is.null(group)) {
+    return(list(room = function(q) rep(TRUE, length(q)), take = function(i) NULL,
+                release = function(i) NULL))
+  }
+  group <- as.character(group)
+  names_ok <- rlang::is_named(group_max_active) && is.numeric(group_max_active) &&
+    !anyNA(group_max_active) && all(group_max_active >= 1)
+  if (length(group) < max(c(0L, todo)) || anyNA(group[todo]) || !names_ok ||
+      !all(group[todo] %in% names(group_max_active))) {
+    abort_pb(c("{.arg group} must name a group for every request, and {.arg group_max_active}
+                give a limit of at least 1 to each group by name.",
+               i = "Groups: {.val {unique(group[todo])}}; limits for {.val {names(group_max_active)}}."),
+             "argument")
+  }
+  limit <- group_max_active[unique(group[todo])]
+  in_flight <- stats::setNames(integer(length(limit)), names(limit))
+  list(
+    room = function(q) in_flight[group[q]] < limit[group[q]],
+    take = function(i) in_flight[[group[[i]]]] <<- in_flight[[group[[i]]]] + 1L,
+    release = function(i) in_flight[[group[[i]]]] <<- in_flight[[group[[i]]]] - 1L
+  )
+}
 
 # Seconds before retry number `tries` of a request that failed with `error`: the provider's
 # `retry-after` when it gave one (at most a minute), otherwise exponential backoff.

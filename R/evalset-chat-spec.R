@@ -9,7 +9,7 @@
 # chat (offline, no credentials) travels as it is.
 chat_spec <- function(x, arg = "models", call = rlang::caller_env()) {
   if (inherits(x, "BaselineChat")) {
-    return(new_chat_spec("baseline", x$get_model(), chat = x))
+    return(new_chat_spec("baseline", x$get_model(), chat = x, label = chat_model_label(x)))
   }
   if (rlang::is_string(x) && grepl("^[^/]+/.+", x)) {
     provider <- sub("/.*$", "", x)
@@ -31,14 +31,14 @@ chat_spec <- function(x, arg = "models", call = rlang::caller_env()) {
   extra <- chat_model_field(x, "extra_args")
   if (length(extra) && "api_args" %in% formals) args$api_args <- extra
   new_chat_spec(slug, x$get_model(), args = args, params = chat_params(x),
-                system_prompt = x$get_system_prompt())
+                system_prompt = x$get_system_prompt(), label = chat_model_label(x))
 }
 
 new_chat_spec <- function(provider, model, args = list(), params = list(),
-                          system_prompt = NULL, chat = NULL) {
+                          system_prompt = NULL, chat = NULL, label = NULL) {
   structure(list(provider = provider, model = model, args = args,
                  params = unclass(params) %||% list(), system_prompt = system_prompt,
-                 chat = chat),
+                 chat = chat, label = label),
             class = "predictivebench_chat_spec")
 }
 
@@ -52,10 +52,12 @@ chat_from_spec <- function(spec) {
               !!!spec$args)
 }
 
-# The model as logs and boards name it: "<provider>/<model>", as vitals writes it.
+# The model as logs and boards name it: "<provider>/<model>", as vitals writes it in a
+# cell's log (from the chat's provider name, which for an OpenAI-compatible server is the
+# name it was given, not the constructor's), so that the set's table, the cells' logs and
+# the closing arena run's competitors name one model alike.
 spec_label <- function(spec) {
-  if (identical(spec$provider, "baseline")) return(chat_model_label(spec$chat))
-  paste0(spec$provider, "/", spec$model)
+  spec$label %||% paste0(spec$provider, "/", spec$model)
 }
 
 # What makes two specs the same model for a cell's identity: everything but the chat object

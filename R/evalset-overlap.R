@@ -12,9 +12,9 @@
 #    judge's), until every cell is done.
 #
 # Re-evaluating a cell re-reads cached answers, which costs CPU, not requests. The pool's
-# `max_active` is the sum of the models' own `max_active`, and the requests are interleaved
-# cell by cell, so each model has about its own share in flight; the pool does not cap each
-# model separately. A request that failed in the round (after its own retries) is not sent
+# `max_active` is the sum of the models' own `max_active`, and each model is one group of
+# the pool with its own `max_active` as its limit, so no model ever has more in flight than
+# it would alone. A request that failed in the round (after its own retries) is not sent
 # again: the cell gets its error as if it had sent it, unless the cell is retried as a whole.
 # When a round's pool stops as a whole (a refused key stops it), or after `max_rounds`, the
 # cells send their requests themselves, one cell after another, as they would alone.
@@ -110,7 +110,6 @@ send_round <- function(round) {
 send_merged <- function(round, calls) {
   offsets <- cumsum(c(0L, vapply(calls, function(x) length(x$chats), 1L)))
   chats <- unlist(lapply(calls, `[[`, "chats"), recursive = FALSE)
-  extras <- unlist(lapply(calls, `[[`, "extras"), recursive = FALSE)
   rows <- do.call(rbind, lapply(seq_along(calls), function(j) {
     data.frame(call = j, item = seq_along(calls[[j]]$prompts))
   }))
@@ -119,30 +118,47 @@ send_merged <- function(round, calls) {
     calls[[rows$call[[r]]]][[field]][[rows$item[[r]]]]
   })
   settings <- calls[[1]]$settings
-  settings$max_active <- merged_max_active(calls)
-  res <- tryCatch(
-    withr::with_options(stats::setNames(list(NULL), the_round_option), run_requests(
-      chats, unlist(pick("chat_index")) + offsets[rows$call], pick("prompts"), settings,
-      epoch = unlist(pick("epoch")), keep_json = calls[[1]]$keep_json, progress = FALSE,
-      chat_keys = extras
-    )),
+  limits <- model_max_active(calls)
+  settings$max_active <- as.integer(sum(limits))
+  keys <- unlist(pick("keys"))
+  errors <- tryCatch(
+    send_keyed(chats, unlist(pick("chat_index")) + offsets[rows$call], pick("prompts"), keys,
+               settings, calls[[1]]$keep_json, calls[[1]]$cache, limits),
     # A refused key or a full disk stops the pool: each cell then meets it itself.
     error = function(e) {
       round$off <- TRUE
       NULL
     }
   )
-  if (is.null(res)) return(invisible())
-  failed <- which(!is.na(res$error))
-  keys <- unlist(pick("keys"))[failed]
-  round$failed[keys] <- as.list(res$error[failed])
-  round$owner[keys] <- lapply(rows$call[failed], function(j) calls[[j]]$cell)
+  if (is.null(errors)) return(invisible())
+  failed <- which(!is.na(errors))
+  round$failed[keys[failed]] <- as.list(errors[failed])
+  round$owner[keys[failed]] <- lapply(rows$call[failed], function(j) calls[[j]]$cell)
   invisible()
 }
 
-# Each model's own max_active (the largest asked by its calls), summed over the models.
-merged_max_active <- function(calls) {
+# Sends requests whose cache keys the cells computed already, caching each answer as it
+# arrives, and returns each request's error message (NA when answered). What the cells do
+# with the answers is theirs, when they read them back from the cache: no tibble of
+# responses is built here, nor are the keys computed a second time (a third of the round's
+# CPU when it went through run_requests()).
+send_keyed <- function(chats, chat_index, prompts, keys, settings, keep_json, dir, limits) {
+  n <- length(prompts)
+  # (never a dry run: estimate_cost() turns the rounds off)
+  kept <- cache_keeper(dir, keys)
+  cache_prepare(dir)
+  # as run_requests() does: ellmer logs what it sends itself, the curl fast path's usage here
+  on.exit(log_fast_path_usage(chats, chat_index, seq_len(n), kept$records, settings), add = TRUE)
+  send_pool(chats, chat_index, prompts, seq_len(n), kept$keep, settings, keep_json,
+            progress = FALSE, cached = !is.null(dir),
+            group = vapply(chats, chat_model_label, "")[chat_index], group_max_active = limits)
+  kept$errors
+}
+
+# Each model's own max_active (the largest asked by its calls), named by model. A model is
+# its chats' label ("provider/model"), so a judge's requests count against the judge model.
+model_max_active <- function(calls) {
   model <- vapply(calls, function(x) chat_model_label(x$chats[[1]]), "")
   active <- vapply(calls, function(x) as.double(x$settings$max_active), 1)
-  as.integer(sum(tapply(active, model, max)))
+  tapply(active, model, max)[unique(model)]
 }

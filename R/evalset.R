@@ -50,7 +50,10 @@
 #'   version after `@` (`"futurex@sample"`, see [benchmark_versions()]), and/or
 #'   `<benchmark>_task()` objects (a list; name its elements to run one benchmark with two
 #'   configurations). The arena takes part as any benchmark does: each model's answers are
-#'   judged against the reference answers ([arena_task()]).
+#'   judged against the reference answers ([arena_task()]). By name, only `"arena@sample"`
+#'   has them (the bundled ones): `"arena"` and its other versions are refused before any
+#'   cell runs (an error of class `predictivebench_error_answers`); give
+#'   `arena_task(arena_dataset(), answers = )` with an EloBench answer cache instead.
 #' @param models `"provider/model"` strings as [ellmer::chat()] takes them, and/or ellmer
 #'   chats (a list). In this process a chat is used as given; on daemons it is rebuilt from
 #'   its spec.

@@ -39,10 +39,16 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
   if (!is.null(normalized)) {
     judge_error[numeric] <- normalized$error
     judge_usage[numeric] <- normalized$usage
-    # vitals reads the last turn of every scorer chat, so items the judge never saw get a
-    # conversation that says so instead of an empty clone.
+  }
+  if (!is.null(scorer_chat)) {
+    # vitals wants a Chat per item whenever there is a judge, and reads the last turn of
+    # each: items the judge never saw (or whose request failed) get a conversation that says
+    # so, not NULL (a set whose items have no numeric answer sent none at all).
     chats <- lapply(kind, function(k) unjudged_chat(scorer_chat, k))
-    chats[numeric] <- normalized$chat
+    sent <- if (is.null(normalized)) list() else normalized$chat
+    got <- !vapply(sent, is.null, TRUE)
+    chats[numeric[got]] <- sent[got]
+    for (i in numeric[!got]) chats[[i]] <- unjudged_chat(scorer_chat, "failed")
   }
   tibble::tibble(
     score = score, kind = kind,
@@ -70,7 +76,8 @@ futurex_explanation <- function(scores, target) {
 format_value <- function(x) ifelse(is.na(x), "none", format(x, digits = 15, trim = TRUE))
 
 unjudged_chat <- function(scorer_chat, kind) {
-  why <- if (kind == "numeric") "it has no answer" else paste("it is a", kind, "item")
+  why <- switch(kind, numeric = "it has no answer", failed = "its request failed",
+                paste("it is a", kind, "item"))
   scorer_chat$clone()$set_turns(list(
     user_turn_of(paste0("(not sent to the judge: ", why, ")")),
     empty_turn(finish_reason = "not_judged")

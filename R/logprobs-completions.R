@@ -58,24 +58,15 @@ parse_completion <- function(body) {
 echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
-  records <- cache_get_many(dir, keys, settings$dry_run)
-  cached <- !vapply(records, is.null, TRUE)
-  errors <- rep(NA_character_, length(texts))
-  keep <- function(i, value) {
-    if (inherits(value, "error")) {
-      errors[[i]] <<- conditionMessage(value)
-    } else {
-      records[[i]] <<- value
-      cache_set(dir, keys[[i]], value, settings$dry_run)
-    }
-  }
+  kept <- cache_keeper(dir, keys, cache_get_many(dir, keys, settings$dry_run), settings$dry_run)
+  cached <- !vapply(kept$records, is.null, TRUE)
   todo <- which(!cached)
   if (length(todo)) {
     cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
-    send_completions(endpoint, texts, todo, keep, max_tokens, settings,
+    send_completions(endpoint, texts, todo, kept$keep, max_tokens, settings,
                      cached = !is.null(dir))
   }
-  list(records = records, errors = errors, cached = cached)
+  list(records = kept$records, errors = kept$errors, cached = cached)
 }
 
 send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, cached,

@@ -266,3 +266,53 @@ test_that("no model request is sent outside the pool", {
   expect_equal(hits[!allowed], character())
   expect_true(any(grepl("^engine-transport", hits)))  # the check does see the senders
 })
+
+test_that("with groups, each group stays within its own limit inside the pool's", {
+  # A scripted transport: group "slow" answers only when nothing of "fast" is in flight, so
+  # a pool capped only as a whole would fill its free slots with slow requests.
+  group <- rep(c("fast", "slow"), each = 6)
+  active <- integer(0)
+  peak <- c(fast = 0L, slow = 0L, all = 0L)
+  callbacks <- list()
+  transport <- list(
+    start = function(i, finish) {
+      active <<- c(active, i)
+      callbacks[[as.character(i)]] <<- finish
+      for (g in c("fast", "slow")) peak[[g]] <<- max(peak[[g]], sum(group[active] == g))
+      peak[["all"]] <<- max(peak[["all"]], length(active))
+    },
+    drive = function(timeout) {
+      fast <- active[group[active] == "fast"]
+      i <- if (length(fast)) fast[[1]] else active[[1]]
+      active <<- setdiff(active, i)
+      callbacks[[as.character(i)]](i, paste("answer", i))
+    },
+    close = function() NULL
+  )
+  delivered <- character()
+  request_pool(12:1, transport, function(i, value) delivered[[i]] <<- value, max_active = 5,
+               rpm = Inf, group = group, group_max_active = c(fast = 3, slow = 2))
+  expect_equal(unname(delivered), paste("answer", 1:12))
+  expect_equal(peak, c(fast = 3L, slow = 2L, all = 5L))
+
+  # without groups the same pool lets the slow group take every slot
+  active <- integer(0)
+  peak[] <- 0L
+  request_pool(12:1, transport, function(i, value) NULL, max_active = 5, rpm = Inf)
+  expect_equal(peak[["slow"]], 5L)
+})
+
+test_that("groups without a limit for each are refused with a classed error", {
+  transport <- list(start = function(i, finish) NULL, drive = function(t) NULL,
+                    close = function() NULL)
+  expect_error(
+    request_pool(1:2, transport, function(i, v) NULL, group = c("a", "b"),
+                 group_max_active = c(a = 1)),
+    class = "predictivebench_error_argument"
+  )
+  expect_error(
+    request_pool(1:2, transport, function(i, v) NULL, group = c("a", "b"),
+                 group_max_active = c(a = 1, b = 0)),
+    class = "predictivebench_error_argument"
+  )
+})

@@ -48,3 +48,30 @@ test_that("outside a set's round the engine sends as it always did", {
   res <- generate_responses(fake_chat(server), c("a", "b"), set_settings(FALSE))
   expect_equal(res$result, c("\\boxed{A}", "\\boxed{A}"))
 })
+
+test_that("in a set's shared pool each model stays within its own max_active", {
+  # "slow" answers after 0.4 s, "fast" at once: a pool capped only at the sum of the models'
+  # max_active gives the slots fast frees to slow's waiting requests. The server notes when
+  # each request arrives; a request of "arrivals" gets them back.
+  server <- local_fake_openai(function(body, n) {
+    seen <- parent.env(environment())
+    if (identical(body$model, "arrivals")) {
+      return(jsonlite::toJSON(seen$arrivals %||% list(), auto_unbox = TRUE, digits = NA))
+    }
+    seen$arrivals <- c(seen$arrivals, list(list(model = body$model,
+                                                at = as.double(Sys.time()))))
+    list(text = "\\boxed{A}", delay = if (identical(body$model, "slow")) 0.4 else 0)
+  })
+  settings <- set_settings(withr::local_tempdir(), max_active = 2)
+  set <- quiet_set("futurex@sample", set_chats(server, c("fast", "slow")),
+                   log_dir = withr::local_tempdir(), settings = settings, limit = 8)
+  expect_equal(set$status, c("done", "done"))
+  got <- generate_responses(fake_chat(server, "arrivals"), "?", set_settings(FALSE))$result
+  arrivals <- jsonlite::fromJSON(got)
+  slow <- sort(arrivals$at[arrivals$model == "slow"])
+  expect_length(slow, 8)
+  # a slow request is in flight at least 0.4 s from its arrival, so with at most 2 in
+  # flight, no 3 slow requests arrive within 0.35 s of each other
+  in_window <- vapply(seq_along(slow), function(k) sum(slow >= slow[[k]] & slow < slow[[k]] + 0.35), 1L)
+  expect_lte(max(in_window), 2L)
+})

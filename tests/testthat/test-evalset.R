@@ -207,3 +207,68 @@ test_that("a set can end with one arena run among its models", {
                          arena = list(version = "toy")),
                class = "predictivebench_error_argument")
 })
+
+test_that("the closing arena run names its competitors as the cells' logs do: one board row each", {
+  # An OpenAI-compatible server given its own name: vitals names the model after that name
+  # ("local_vllm/..."), not after the constructor ("openai_compatible/...").
+  server <- local_set_server()
+  named <- function(model) {
+    ellmer::chat_openai_compatible(base_url = server$url, model = model, name = "Local vLLM",
+                                   credentials = function() "sk-test-FAKEKEY-0123456789")
+  }
+  logs <- withr::local_tempdir()
+  questions <- file.path(logs, "arena", "data", "toy")
+  dir.create(questions, recursive = TRUE)
+  utils::write.csv(data.frame(question = paste("Question", 1:3)),
+                   file.path(questions, "questions.csv"), row.names = FALSE)
+  set <- quiet_set("futurex@sample", list(named("m1"), named("m2")), log_dir = logs, limit = 2,
+                   settings = set_settings(withr::local_tempdir()),
+                   judge = arena_baseline_judge("longer"),
+                   arena = list(dataset = "toy", experiment = "set", n = 1, bootstrap = 20))
+  expect_equal(set$model, c("local_vllm/m1", "local_vllm/m2"))
+  board <- suppressMessages(suppressWarnings(leaderboard(logs)))
+  expect_setequal(unique(board$model), set$model)
+  per_model <- table(board$model, board$benchmark == "futurex")
+  expect_true(all(per_model[, "TRUE"] > 0) && all(per_model[, "FALSE"] > 0))
+})
+
+test_that("the arena by name: its sample runs as a benchmark, a real version is refused up front", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  models <- set_chats(server, c("m1", "m2"))
+  settings <- set_settings(withr::local_tempdir())
+  expect_error(quiet_set(c("futurex@sample", "arena"), models, log_dir = logs,
+                         judge = arena_baseline_judge("longer"), settings = settings),
+               class = "predictivebench_error_answers")
+  expect_error(quiet_set("arena@quora_100", models, log_dir = logs, settings = settings,
+                         judge = arena_baseline_judge("longer")),
+               "no reference answers")
+  expect_equal(server$count(), 0)
+  expect_length(list.files(logs), 0)
+
+  set <- quiet_set("arena@sample", models, log_dir = logs, limit = 3, settings = settings,
+                   judge = arena_baseline_judge("longer"))
+  expect_equal(set$status, c("done", "done"))
+  expect_equal(server$count(), 2 * 3)  # each model's answers; the judge is offline
+  expect_true(all(file.exists(set$log_path)))
+  expect_false(anyNA(set$metric))
+  expect_true(all(set$headline >= 0 & set$headline <= 1))
+})
+
+test_that("probsem by name runs as a benchmark in a set", {
+  # probsem scores by the logprobs of each continuation: a server that echoes them
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  logs <- withr::local_tempdir()
+  set <- quiet_set("probsem@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
+                   settings = set_settings(withr::local_tempdir()))
+  expect_equal(set$status, c("done", "done"))
+  expect_gt(server$count(), 0)
+  expect_true(all(file.exists(set$log_path)))
+  expect_false(anyNA(set$headline))
+  # the same cells again send nothing
+  sent <- server$count()
+  again <- quiet_set("probsem@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
+                     settings = set_settings(withr::local_tempdir()))
+  expect_equal(again$reused, c(TRUE, TRUE))
+  expect_equal(server$count(), sent)
+})

@@ -39,6 +39,22 @@ test_that("the scorer accepts a judge chat through $eval(scorer_chat =)", {
   expect_equal(tsk$get_samples()$scorer_metadata[[1]]$normalization, "llm")
 })
 
+test_that("futurex_task(judge =) scores a set with nothing for the judge to normalize", {
+  # Only choice items (levels 1 and 2): the judge is sent nothing, yet vitals wants a Chat
+  # per item from a scorer that has one.
+  dataset <- futurex_dataset(version = "sample")
+  dataset <- dataset[dataset$level <= 2, ]
+  judge <- baseline_chat(choices = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1")
+  tsk <- futurex_task(dataset, judge = judge, dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
+  samples <- tsk$get_samples()
+  expect_equal(nrow(samples), nrow(dataset))
+  expect_false(anyNA(samples$score))
+  expect_true(all(vapply(samples$scorer_chat, inherits, TRUE, "Chat")))
+  expect_match(samples$scorer_chat[[1]]$last_turn("user")@text, "not sent to the judge")
+  expect_true(all(is.na(vapply(samples$scorer_metadata, `[[`, "", "normalization"))))
+})
+
 test_that("prepare_futurex writes a readable task table", {
   skip_if_no_python()
   out <- withr::local_tempfile(fileext = ".parquet")
