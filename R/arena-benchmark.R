@@ -26,3 +26,16 @@ rlang::on_load(new_benchmark(
   sample = "extdata/arena/data/sample/questions.csv", sample_items = 8L,
   versions = arena_versions(), prepare = prepare_arena
 ))
+
+# The arena's two other kinds of log, registered here with the arena itself: a judging task's
+# (arena_judge_task(), each model's win rate; the models depend on the data) and an
+# arena_run()'s (each competitor's rating, on the Elo scale).
+rlang::on_load(new_benchmark(
+  "arena_battles", "arena_win_rates", headline = NULL, by = "model",
+  interval = arena_win_rate_interval
+))
+
+rlang::on_load(new_benchmark(
+  "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
+  interval = arena_rating_interval, elo_scale = "rating"
+))

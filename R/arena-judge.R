@@ -3,12 +3,6 @@
 # arena_task() (R/arena-task.R) judges one model's answers against reference answers with the
 # same judge_battles().
 
-# Logs of a judging task show each model's win rate (the models depend on the data).
-rlang::on_load(new_benchmark(
-  "arena_battles", "arena_win_rates", headline = NULL, by = "model",
-  interval = arena_win_rate_interval
-))
-
 arena_sample_battles <- function() {
   dir <- arena_sample_dir()
   answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
@@ -126,7 +120,6 @@ arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
   check_number(temperature)
   check_string(system_prompt, allow_null = TRUE)
   settings <- as_request_settings(settings)
-  cache_dir(settings$cache)
   # Each input's battle (models, question, answers) is its dataset row, which arena_task()
   # binds: two battles with the same prompt keep their own models and record.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
@@ -135,7 +128,7 @@ arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
     judged <- judge_battles(rows, solver_chat, records = records, version = version,
                             position_swap = position_swap, temperature = temperature,
                             params = params, system_prompt = system_prompt,
-                            settings = as_request_settings(settings, ...))
+                            settings = settings_with_dots(settings, ...))
     report_failures(ifelse(is.na(judged$winner),
                            ifelse(is.na(judged$error), "no verdict", judged$error), NA),
                     what = "battle")

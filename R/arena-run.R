@@ -170,7 +170,7 @@ arena_settings <- function(settings, dir, call = rlang::caller_env()) {
   given <- as_request_settings(
     settings %||% request_settings(cache = arena_default_cache(dir)), call = call
   )
-  rlang::exec(request_settings, !!!utils::modifyList(unclass(given), list(wait = TRUE)))
+  settings_with_dots(given, wait = TRUE)
 }
 
 # The questions: the table given as `dataset` (a `question` column, or the `input` column of
@@ -416,11 +416,6 @@ arena_rating_rows <- function(x) {
 }
 
 arena_rating_interval <- "95% bootstrap interval of the rating (battles resampled)"
-
-rlang::on_load(register_benchmark(
-  "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
-  interval = arena_rating_interval, elo_scale = "rating"
-))
 
 #' @export
 print.arena_run <- function(x, ...) {

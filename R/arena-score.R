@@ -19,7 +19,7 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
                "argument")
     }
     scorer_chat <- as_chat(scorer_chat)
-    s <- as_request_settings(settings, ...)
+    s <- settings_with_dots(settings, ...)
     model <- arena_model_name(samples, setdiff(names(reference), "question"))
     battles <- arena_reference_battles(samples, reference, model, version)
     warn_unreferenced(samples, battles)

@@ -186,7 +186,7 @@ arena_solver <- function(temperature = NULL, params = NULL, system_prompt = NULL
   params <- c(params, if (!is.null(temperature)) list(temperature = temperature))
   settings <- as_request_settings(settings)
   function(inputs, ..., solver_chat) {
-    s <- as_request_settings(settings, ...)
+    s <- settings_with_dots(settings, ...)
     # key_extra as arena_answers(): the first epoch of a question reuses an answer that
     # arena_run() cached for the same chat, and the other way round.
     solve <- generate_solver(system_prompt = system_prompt, params = params, settings = s,

@@ -183,9 +183,7 @@ NULL
 #
 # Until the arena's call sites are converted (R/arena-*.R, another change), a call with `...`
 # is settings_with_dots() on the validated object: the same one rule for unknown names.
-as_request_settings <- function(settings = NULL, ..., call = rlang::caller_env()) {
-  if (...length()) return(settings_with_dots(as_request_settings(settings, call = call), ...,
-                                             call = call))
+as_request_settings <- function(settings = NULL, call = rlang::caller_env()) {
   if (is.null(settings)) return(request_settings())
   if (inherits(settings, "predictivebench_settings")) return(settings)
   if (!is.list(settings) || is.null(names(settings)) ||

@@ -62,10 +62,10 @@ spec_label <- function(spec) {
 
 # What makes two specs the same model for a cell's identity: everything but the chat object
 # of a baseline, which is identified by its name and what it answers.
-spec_identity <- function(spec) {
+spec_identity <- function(spec, depth = 0L, seen = new.env(parent = emptyenv())) {
   if (identical(spec$provider, "baseline")) {
     return(list(provider = "baseline", model = spec$model,
-                responder = closure_fingerprint(spec$chat$responder)))
+                responder = closure_fingerprint(spec$chat$responder, depth, seen)))
   }
   unclass(spec[c("provider", "model", "args", "params", "system_prompt")])
 }
@@ -110,28 +110,41 @@ chat_model_field <- function(chat, name) {
 # A closure as data for an identity: its formals, body and the values it captured (chats as
 # specs, nested closures the same way, environments of packages as their name). Stable
 # across sessions, unlike serialize(), which includes byte code and addresses.
-closure_fingerprint <- function(x, depth = 0L) {
+closure_fingerprint <- function(x, depth = 0L, seen = new.env(parent = emptyenv())) {
   if (depth > 4L) return("<deep>")
   # how requests are sent is not what a task is
   if (inherits(x, "predictivebench_settings")) return("<settings>")
-  if (inherits(x, "Chat")) return(tryCatch(spec_identity(chat_spec(x)),
+  # A chat inside a closure keeps the depth and the environments already walked: a baseline's
+  # function can see the very list of chats it belongs to (a test's or a script's frame), and
+  # walking that again from the top never ends.
+  if (inherits(x, "Chat")) return(tryCatch(spec_identity(chat_spec(x), depth + 1L, seen),
                                            error = function(e) chat_model_label(x)))
   if (is.function(x)) {
     env <- environment(x)
     captured <- if (is.environment(env) && !is_package_env(env)) {
-      names <- sort(ls(env, all.names = TRUE))
-      lapply(stats::setNames(names, names), function(n) {
-        closure_fingerprint(get(n, envir = env), depth + 1L)
-      })
+      env_fingerprint(env, depth, seen)
     }
     return(list(formals = deparse(formals(x)), body = deparse(body(x)), env = captured))
   }
   if (is.environment(x)) {
     return(if (is_package_env(x)) environmentName(x) else "<environment>")
   }
-  if (is.list(x)) return(lapply(unclass(x), closure_fingerprint, depth = depth + 1L))
+  if (is.list(x)) {
+    return(lapply(unclass(x), closure_fingerprint, depth = depth + 1L, seen = seen))
+  }
   if (is.object(x) && !is.atomic(x)) return(class(x))
   x
+}
+
+# What a closure's own environment holds, each environment walked once per fingerprint.
+env_fingerprint <- function(env, depth, seen) {
+  id <- format(env)  # its address: unique while the environment lives
+  if (!is.null(seen[[id]])) return("<seen>")
+  seen[[id]] <- TRUE
+  names <- sort(ls(env, all.names = TRUE))
+  lapply(stats::setNames(names, names), function(n) {
+    closure_fingerprint(get(n, envir = env), depth + 1L, seen)
+  })
 }
 
 is_package_env <- function(env) {

@@ -11,7 +11,7 @@ run_cell <- function(cell, log_dir, settings) {
     chat <- cell$chat %||% chat_from_spec(cell$model)
     task <- cell_task(cell, log_dir)
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
-              unclass(settings))
+              changed_settings(settings))
     withCallingHandlers(
       suppressMessages(do.call(task$eval, args)),
       predictivebench_step_failed = function(c) failed_step <<- TRUE
@@ -27,6 +27,17 @@ run_cell <- function(cell, log_dir, settings) {
   outcome <- cell_outcome(task)
   write_manifest(log_dir, cell, outcome)
   outcome
+}
+
+# The settings that differ from request_settings()'s defaults, as `$eval()` takes them: only
+# those are named, so a task whose solver is not the package's (vitals::generate(), which
+# hands every other argument to the chat) runs with the defaults and is not handed names it
+# cannot take.
+changed_settings <- function(settings) {
+  if (is.null(settings)) return(list())
+  given <- settings_fields(settings)
+  defaults <- settings_fields(request_settings())
+  given[!mapply(identical, given, defaults[names(given)])]
 }
 
 # The evaluated task's log, headline (its registered summary's first headline row, as the

@@ -191,9 +191,13 @@ test_that("a seventh benchmark registered in a test runs dataset, task, eval, su
   expect_match(conditionMessage(msg), "benchmark = \"toyqa\"", fixed = TRUE)
 
   # eval_set(): the toy's cells run unchanged, each headline read from its registration
+  # (a baseline is identified by its function and what that function's environment holds:
+  # made in a function of its own, not in this frame, which changes as the test goes on)
   set_dir <- withr::local_tempdir()
-  models <- list(baseline_chat(function(p) data$target[data$input == p], name = "toy-oracle"),
-                 toyqa_partial())
+  oracle_chat <- function(data) {
+    baseline_chat(function(p) data$target[data$input == p], name = "toy-oracle")
+  }
+  models <- list(oracle_chat(data), toyqa_partial())
   set <- suppressMessages(eval_set(list(toyqa = toyqa_task(data, set_dir)), models,
                                    log_dir = set_dir))
   expect_equal(nrow(set), 2)
