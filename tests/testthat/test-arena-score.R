@@ -55,9 +55,12 @@ test_that("unanswered questions and questions no reference answered have no batt
   expect_identical(out$score, c(NA_real_, NA_real_))
   expect_match(out$explanation, "^No battle")
   expect_equal(vapply(out$scorer_metadata, `[[`, 1L, "wins"), c(0L, 0L))
-  # each sample still gets a judge chat for the log, one without turns
+  # each sample still gets a judge chat for the log (vitals needs one), saying the judge
+  # was not asked: no request was sent for it
   expect_length(out$scorer_chat, 2)
-  expect_length(out$scorer_chat[[1]]$get_turns(), 0)
+  turns <- out$scorer_chat[[1]]$get_turns()
+  expect_length(turns, 2)
+  expect_match(turns[[1]]@text, "^No battle")
 })
 
 test_that("without a judge the scorer stops before judging, naming where to give one", {
