@@ -35,18 +35,18 @@
 #' @param models A named list of chats (or `NULL` elements, or a character vector) as for
 #'   [arena_run()].
 #' @param cache_dir The folder holding `q_and_as.csv`.
-#' @param cache Whether `q_and_as.csv` is used as a cache (read for the chats' answers and
+#' @param store Whether `q_and_as.csv` is used as a cache (read for the chats' answers and
 #'   written).
 #' @inheritParams settings-args
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
 #' @keywords internal
-arena_answers <- function(questions, models, cache_dir, settings = NULL, cache = TRUE) {
+arena_answers <- function(questions, models, cache_dir, settings = NULL, store = TRUE) {
   models <- register_models(models, min = 1)
   check_string(cache_dir)
-  check_flag(cache)
+  check_flag(store)
   settings <- as_request_settings(settings)
   path <- file.path(cache_dir, "q_and_as.csv")
-  caching <- cache
+  caching <- store
   answers <- load_answers(path, unique(as.character(questions)), names(models))
   chats <- Filter(Negate(is.null), models)
   identity <- vapply(chats, answer_identity, "")

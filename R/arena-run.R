@@ -263,7 +263,7 @@ arena_answer_round <- function(run, state, new) {
   state$arranged <- rbind(state$arranged, new)
   write_round_results(run$paths, state$arranged, NULL)
   state$answers <- arena_answers(unique(new$question), run$models, run$paths$cache,
-                                 run$settings, cache = store_caching(run$settings))
+                                 run$settings, store = store_caching(run$settings))
   state
 }
 
