@@ -74,7 +74,7 @@
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run may cost, as
 #'   [estimate_cost()] bounds it; above it, or when a cell's cost can't be bounded, nothing
 #'   is sent.
-#' @param arena `NULL`, or a list of [arena_run()] arguments (`dataset`, `experiment`, `n`,
+#' @param arena `NULL`, or a list of [arena_run()] arguments (`version`, `experiment`, `n`,
 #'   ...) to end the set with one arena run among its models, judged by `judge`, in
 #'   `log_dir/arena` (resumable from its own caches, in this process).
 #' @returns A tibble with one row per cell: `benchmark`, `model`, `cell_id`, `status`
