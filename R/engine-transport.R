@@ -137,8 +137,8 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
     last <- x$last_turn()
     ids <- if (is.null(last)) character() else vapply(Filter(function(c) {
       S7::S7_inherits(c, ellmer::ContentToolRequest)
-    }, last@contents), function(c) c@id, "")
-    request@id %in% ids
+    }, last@contents), function(c) S7::prop(c, "id"), "")
+    S7::prop(request, "id") %in% ids
   }
   turns_of <- function(x) {
     new <- x$get_turns(include_system_prompt = TRUE)

@@ -8,7 +8,7 @@
 logprob_endpoint <- function(chat) {
   provider <- chat$get_provider()
   list(base_url = sub("/+$", "", provider@base_url), model = chat$get_model(),
-       credentials = provider@credentials, headers = provider@extra_headers)
+       credentials = S7::prop(provider, "credentials"), headers = provider@extra_headers)
 }
 
 completion_body <- function(endpoint, text, max_tokens) {

@@ -279,7 +279,7 @@ run_labels <- function(data, model) {
   several <- runs[key] > 1
   if (!any(several)) return(model)
   created <- if (is.null(data[["created"]])) run else data$created
-  number <- ave(seq_along(key), key, FUN = function(i) {
+  number <- stats::ave(seq_along(key), key, FUN = function(i) {
     match(paste(created[i], run[i]), sort(unique(paste(created[i], run[i]))))
   })
   ifelse(several, paste0(model, " (run ", number, ")"), model)
