@@ -1,0 +1,10 @@
+test_that("the arena registers its questions, its pins and its two kinds of log", {
+  expect_equal(registration("arena")$sample_items, nrow(arena_dataset(version = "sample")))
+  pins <- arena_versions()
+  expect_true(all(nchar(pins$commit) == 40))
+  expect_equal(pins$items[pins$version == "quora_100"], 99)
+  ratings <- registration("arena_ratings")
+  expect_equal(ratings$by, "model")
+  expect_equal(ratings$elo_scale, "rating")
+  expect_null(registration("arena_battles")$headline)
+})
