@@ -6,7 +6,9 @@
 start_child_fetch <- function(pins, servers, ready = NULL, go = NULL) {
   callr::r_bg(
     function(root, pins, dir, gh, hf, ready, go) {
-      suppressMessages(pkgload::load_all(root, quiet = TRUE, helpers = FALSE))
+      # the checkout when there is one, else the installed package (R CMD check)
+      if (is.null(root)) library(predictivebench) else
+        suppressMessages(pkgload::load_all(root, quiet = TRUE, helpers = FALSE))
       options(predictivebench.versions = pins, predictivebench.datasets_dir = dir,
               predictivebench.download_backoff = 0)
       Sys.setenv(HF_ENDPOINT = hf, PREDICTIVEBENCH_GITHUB_URL = gh)
@@ -17,7 +19,7 @@ start_child_fetch <- function(pins, servers, ready = NULL, go = NULL) {
       }
       as.data.frame(suppressMessages(arena_dataset()))
     },
-    args = list(root = normalizePath(testthat::test_path("..", "..")), pins = pins,
+    args = list(root = source_tree(), pins = pins,
                 dir = datasets_dir(), gh = servers$gh$url, hf = servers$hf$url,
                 ready = ready, go = go),
     supervise = TRUE
