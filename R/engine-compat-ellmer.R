@@ -63,12 +63,24 @@ ellmer_turn <- function(chat, json) {
 # an empty body, and inside a later callback that error would escape the event loop;
 # http_error() reads the provider's message instead. Replaced by: a public way to set
 # request options (or a request hook) on a chat or provider.
-chat_without_redirects <- function(chat) {
+# `stop`, when given, is an environment: once its `reason` is set (abandon_chat()), every
+# further round of the chat fails before it is sent. A request abandoned past its deadline
+# is still a live promise on the later event loop, and its tool loop would otherwise send
+# (and pay for) one more round whenever the loop next runs, even in another run.
+chat_without_redirects <- function(chat, stop = NULL) {
   if (is.null(ellmer_internal("chat_request"))) return(chat)
   private <- chat$.__enclos_env__$private
   provider <- private$provider
-  private$provider <- no_redirect_class(S7::S7_class(provider))(provider)
+  wrapped <- no_redirect_class(S7::S7_class(provider))(provider)
+  attr(wrapped, "predictivebench_stop") <- stop
+  private$provider <- wrapped
   chat
+}
+
+# Marks a chat made by chat_without_redirects(chat, stop) as abandoned: its next round fails.
+abandon_chat <- function(stop, reason) {
+  if (is.environment(stop)) stop$reason <- reason
+  invisible()
 }
 
 no_redirect_classes <- new.env(parent = emptyenv())
@@ -84,6 +96,8 @@ no_redirect_class <- function(parent) {
   chat_request <- ellmer_internal("chat_request")
   S7::method(chat_request, class) <- function(provider, model, stream = TRUE, turns = list(),
                                               tools = list(), type = NULL) {
+    reason <- attr(provider, "predictivebench_stop")$reason
+    if (!is.null(reason)) abort_pb(reason, "abandoned")
     req <- chat_request(S7::super(provider, parent), model = model, stream = stream,
                         turns = turns, tools = tools, type = type)
     req <- httr2::req_options(req, followlocation = 0L)

@@ -126,6 +126,7 @@ uses_fast_path <- function(chat, settings = NULL) {
 later_sender <- function(chat, keep_json, max_turns = 20L) {
   n_before <- length(chat$get_turns(include_system_prompt = TRUE))
   clones <- list()  # by request, while in flight
+  stops <- list()  # by request: abandon_chat() stops the clone's further rounds
   removers <- list()  # of each request's tool-request callback, while in flight
   abandoned <- FALSE
   release <- function(key) {
@@ -148,8 +149,9 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
   list(
     kind = "later",
     start = function(i, prompt, finish) {
-      x <- chat_without_redirects(chat$clone())  # R/engine-compat-ellmer.R
       key <- as.character(i)
+      stops[[key]] <<- new.env(parent = emptyenv())
+      x <- chat_without_redirects(chat$clone(), stops[[key]])  # R/engine-compat-ellmer.R
       removers[[key]] <<- x$on_tool_request(function(request) {
         if (own_request(x, request) && turns_of(x) >= max_turns) {
           stop(max_turns_error(max_turns, request_usage(x, n_before)))
@@ -160,6 +162,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
       settle <- function(value) {
         if (!identical(clones[[key]], x)) return(invisible())
         clones[[key]] <<- NULL
+        stops[[key]] <<- NULL
         release(key)
         finish(i, value)
       }
@@ -184,11 +187,16 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
       key <- as.character(i)
       if (is.null(clones[[key]])) return(FALSE)
       clones[[key]] <<- NULL
+      abandon_chat(stops[[key]], "This request was abandoned (past its deadline).")
       release(key)
       abandoned <<- TRUE
       TRUE
     },
-    release = function() for (key in names(removers)) release(key),
+    # The transport closes: rounds still to come of requests in flight are never sent.
+    release = function() {
+      for (key in names(stops)) abandon_chat(stops[[key]], "This request's run has ended.")
+      for (key in names(removers)) release(key)
+    },
     # Each tool-call round adds an assistant turn to the request's chat.
     progress = function(i) {
       x <- clones[[as.character(i)]]
