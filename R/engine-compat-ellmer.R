@@ -175,7 +175,11 @@ local_baseline_answers <- function(chat, frame) {
   current <- getOption("httr2_mock")
   answered <- identical(attr(current, "baseline_url"), chat$base_url)
   if (!identical(frame, globalenv()) && !answered) {
-    withr::local_options(httr2_mock = baseline_mock(chat, current), .local_envir = frame)
+    # base on.exit() in that frame: withr's defer() first searches the call stack for it,
+    # which cost more than the rest of `$get_provider()` when a log asks for it per sample
+    old <- options(httr2_mock = baseline_mock(chat, current))
+    do.call(on.exit, list(substitute(options(old), list(old = old)), add = TRUE),
+            envir = frame)
   }
   invisible()
 }

@@ -25,8 +25,17 @@ vitals_log_state <- function(task) {
   if (length(missing)) vitals_changed(paste0("Task private field `", missing[[1]], "`"))
   list(scores = private$scores, timestamps = private$timestamps,
        metric_results = private$metric_results, run_id = private$run_id,
-       solver_name = private$solutions$name, solver_args = private$solutions$arguments,
+       solver_name = private$solutions$name,
+       solver_args = with_described(private$solutions$arguments, private$pb_solver_args),
        dataset_name = private$dataset_name)
+}
+
+# vitals' record of the solver's arguments (their expressions as text), those the task
+# described itself (a ResultsTask: describe_arguments()) replaced by name.
+with_described <- function(arguments, described) {
+  keys <- intersect(rlang::names2(arguments), setdiff(names(described), ""))
+  arguments[keys] <- described[keys]
+  arguments
 }
 
 # Sets the metric functions a Task's `$measure()` applies.
@@ -89,7 +98,7 @@ translate_sample <- function(row, scorer_name, timestamps, translators) {
   }
   # vitals draws message and event ids from R's random stream: built in vitals' order
   messages <- translators$translate_to_messages(chat)
-  output <- translators$translate_to_output(chat)
+  output <- translate_output(chat, translators)
   score <- translators$translate_to_score(
     output = row$result[[1]], score = row$score[[1]], scorer = scorer_name,
     scorer_chat = scorer_chat,
@@ -106,11 +115,45 @@ translate_sample <- function(row, scorer_name, timestamps, translators) {
   translators$condense_sample(sample)
 }
 
+# vitals' translate_to_output(): the same fields in the same order (the choices, whose
+# message id vitals draws from R's random stream, built by vitals' own translator), but the
+# usage summed from the assistant turns' tokens directly, as ellmer's `$get_tokens()` does
+# before it builds a tibble of them, and without looking up the provider for a name the
+# output drops: that was about a quarter of a log's cost per sample, and allocations that
+# made a large log cost more per sample than a small one.
+translate_output <- function(chat, translators) {
+  turn <- chat$last_turn()
+  list(model = chat$get_model(), choices = translators$translate_assistant_choices(turn),
+       usage = chat_model_usage(chat),
+       time = translators$turn_duration(turn))
+}
+
+# vitals' translate_to_model_usage(chat)[[1]]: the tokens of the chat's complete assistant
+# turns (ellmer's `$get_tokens()` rows), summed. (vitals names that list by the chat's
+# provider and model, a name the output drops.)
+chat_model_usage <- function(chat) {
+  tokens <- c(0, 0, 0)
+  for (turn in chat$get_turns()) {
+    if (S7::S7_inherits(turn, ellmer::AssistantTurn) && !is_partial_turn(turn)) {
+      turn_tokens <- as.double(S7::prop(turn, "tokens"))
+      tokens <- tokens + ifelse(is.na(turn_tokens), 0, turn_tokens)
+    }
+  }
+  list(input_tokens = tokens[[1]], output_tokens = tokens[[2]],
+       total_tokens = tokens[[1]] + tokens[[2]], input_tokens_cache_write = 0,
+       input_tokens_cache_read = tokens[[3]])
+}
+
+is_partial_turn <- function(turn) {
+  partial <- get0("AssistantPartialTurn", envir = asNamespace("ellmer"), inherits = FALSE)
+  !is.null(partial) && S7::S7_inherits(turn, partial)
+}
+
 # The vitals internals translate_sample() calls, looked up once per log.
 vitals_sample_translators <- function() {
   names <- c("message_content_from_turn", "is_content_list", "translate_to_messages",
-             "translate_to_output", "translate_to_score", "translate_to_events",
-             "condense_sample")
+             "translate_assistant_choices", "turn_duration",
+             "translate_to_score", "translate_to_events", "condense_sample")
   stats::setNames(lapply(names, vitals_internal), names)
 }
 

@@ -41,8 +41,9 @@ test_that("canary: the translators translate_sample() calls exist and take vital
                    c("output", "score", "scorer", "scorer_chat", "scorer_explanation",
                      "metadata"))
   expect_identical(names(formals(translators$translate_to_events)), c("sample", "timestamps"))
-  for (name in c("translate_to_messages", "translate_to_output")) {
-    expect_identical(names(formals(translators[[name]])), "chat", label = name)
+  expect_identical(names(formals(translators$translate_to_messages)), "chat")
+  for (name in c("translate_assistant_choices", "turn_duration")) {
+    expect_identical(names(formals(translators[[name]])), "turn", label = name)
   }
   expect_identical(names(formals(translators$condense_sample)), "sample")
   tsk <- scored_arith_task()
@@ -106,4 +107,24 @@ test_that("canary: scores live in private `samples$score`", {
 test_that("a missing vitals internal is a classed error that names it", {
   expect_error(vitals_internal("no_such_function"), "no_such_function",
                class = "predictivebench_error_dependency")
+})
+
+test_that("translate_output() gives vitals' translate_to_output(), usage summed over turns", {
+  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "m",
+                                         credentials = function() "unused")
+  chat$set_turns(list(
+    ellmer::UserTurn(list(ellmer::ContentText("q1"))),
+    ellmer::AssistantTurn(list(ellmer::ContentText("a1")), tokens = c(10, 5, 2)),
+    ellmer::UserTurn(list(ellmer::ContentText("q2"))),
+    ellmer::AssistantTurn(list(ellmer::ContentText("a2")), tokens = c(7, NA, 1), duration = 1.5)
+  ))
+  ours <- withr::with_seed(3, translate_output(chat, vitals_sample_translators()))
+  theirs <- withr::with_seed(3, utils::getFromNamespace("translate_to_output", "vitals")(chat))
+  expect_identical(ours, theirs)
+  # worked by hand: input 10 + 7, output 5 (+ NA dropped), cached 2 + 1
+  expect_identical(ours$usage[c("input_tokens", "output_tokens", "total_tokens",
+                                "input_tokens_cache_read")],
+                   list(input_tokens = 17, output_tokens = 5, total_tokens = 22,
+                        input_tokens_cache_read = 3))
+  expect_identical(ours$time, 1.5)
 })
