@@ -4,7 +4,9 @@
 # record is written, so the cell is not done.
 
 run_cell <- function(cell, log_dir, settings) {
-  withr::local_options(cli.progress_show_after = Inf)
+  # Its messages are not shown (suppressMessages() below): cli does not format them either
+  # (vitals' progress steps cost ~30 ms of CPU a cell).
+  withr::local_options(cli.progress_show_after = Inf, cli.default_handler = function(msg) NULL)
   failed_step <- FALSE
   task <- NULL
   error <- tryCatch({
