@@ -13,7 +13,7 @@ run_cell <- function(cell, log_dir, settings) {
     chat <- cell$chat %||% chat_from_spec(cell$model)
     task <- cell_task(cell, log_dir)
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
-              changed_settings(settings))
+              if (takes_request_settings(task)) changed_settings(settings))
     withCallingHandlers(
       suppressMessages(do.call(task$eval, args)),
       predictivebench_step_failed = function(c) failed_step <<- TRUE
@@ -40,6 +40,19 @@ changed_settings <- function(settings) {
   given <- settings_fields(settings)
   defaults <- settings_fields(request_settings())
   given[!mapply(identical, given, defaults[names(given)])]
+}
+
+# Whether the task's solver and scorer are the package's (made by its functions), which take
+# request settings by name. vitals hands `$eval()`'s other arguments to every step that has
+# `...`, and vitals::generate() would pass `max_active = ` on to the model as a parameter: a
+# task with such a step runs with its own settings.
+takes_request_settings <- function(task) {
+  private <- vitals_private(task)
+  steps <- lapply(list(private$solver, private$scorer), function(f) environment(f)$fn %||% f)
+  all(vapply(steps, function(f) {
+    !is.function(f) || !"..." %in% names(formals(f)) ||
+      identical(topenv(environment(f)), asNamespace("predictivebench"))
+  }, TRUE))
 }
 
 # The evaluated task's log, headline (its registered summary's first headline row, as the

@@ -14,3 +14,18 @@ test_that("a cell whose task fails is a failed outcome with its error, and write
   expect_equal(out$status, "failed")
   expect_false(dir.exists(manifest_dir(dir)))
 })
+
+test_that("settings reach only the package's steps: a task solved by vitals::generate() runs", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  data <- futurex_dataset(version = "sample", limit = 2)
+  ours <- futurex_task(data, dir = withr::local_tempdir())
+  theirs <- futurex_task(data, solver = vitals::generate(), dir = withr::local_tempdir())
+  expect_true(takes_request_settings(ours))
+  expect_false(takes_request_settings(theirs))
+  # settings that differ from the defaults, which generate() would hand the model
+  set <- eval_set(list(futurex = theirs), list(baseline_chat("\\boxed{A}", name = "a")),
+                  log_dir = withr::local_tempdir(),
+                  settings = request_settings(max_active = 3, cache = FALSE))
+  expect_equal(set$status, "done", info = set$error)
+  expect_length(jsonlite::read_json(set$log_path)$samples, 2)
+})
