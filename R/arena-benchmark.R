@@ -24,7 +24,7 @@ arena_versions <- function() {
 rlang::on_load(new_benchmark(
   "arena", "arena_summary", headline = NULL, by = "opponent", interval = arena_interval,
   sample = "extdata/arena/data/sample/questions.csv", sample_items = 8L,
-  versions = arena_versions(), prepare = prepare_arena
+  versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name
 ))
 
 # The arena's two other kinds of log, registered here with the arena itself: a judging task's
@@ -39,3 +39,20 @@ rlang::on_load(new_benchmark(
   "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
   interval = arena_rating_interval, elo_scale = "rating"
 ))
+
+# The arena by name judges each model against the reference answers arena_task() bundles,
+# which are the sample's: no question of a real version has one, so each such cell could
+# only stop (arena_task() refuses before solving). Refused here, before any cell runs.
+check_arena_by_name <- function(x, version, call) {
+  if (is_sample(version)) return(invisible())
+  abort_pb(
+    c("The arena by name ({.val {x}}) has no reference answers for its questions: the ones
+       {.fn arena_task} bundles are for {.val arena@sample} only, so no battle could be judged.",
+      i = "Give the task with its reference answers, e.g. {.code benchmarks = list(arena =
+           arena_task(arena_dataset(), answers = \"q_and_as.csv\"))} (an EloBench answer
+           cache), or use {.val arena@sample}.",
+      i = "To rank the set's models against each other, end the set with
+           {.code arena = list(...)} (an {.fn arena_run})."),
+    "answers", field = "benchmarks", call = call
+  )
+}

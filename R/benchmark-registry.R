@@ -75,6 +75,10 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   them in the items and, given plain samples with these columns, suggests the benchmark.
 #' @param cluster The default cluster of [compare_models()]: a column of the samples, or a
 #'   function of the samples returning one.
+#' @param check_by_name `NULL`, or a function of `(x, version, call)` that [eval_set()] calls
+#'   for the benchmark given by name (`x`, such as `"arena@rwq"`; `version` `NULL` for the
+#'   default) before any cell runs, to refuse with a classed error a version its task cannot
+#'   run (the arena's real versions have no reference answers).
 #' @returns `new_benchmark()`: the previous registration of `name` (a list of these
 #'   arguments), invisibly, so `do.call(new_benchmark, old)` restores it.
 #'   `registered_benchmarks()`: a tibble of the registrations.
@@ -94,7 +98,8 @@ new_benchmark <- function(name, summary, headline = "overall", by = "group",
                           schema = name, sample = NULL, sample_items = NULL, versions = NULL,
                           prepare = NULL, prepare_pinned = NULL, flattener = NULL,
                           unpacked = NULL, statistic = NULL, statistic_metric = NULL,
-                          statistic_columns = character(), cluster = "id") {
+                          statistic_columns = character(), cluster = "id",
+                          check_by_name = NULL) {
   check_string(name)
   if (!is.function(summary) && !rlang::is_string(summary)) {
     abort_pb("{.arg summary} must be a function or the name of one.", "argument")
@@ -109,7 +114,7 @@ new_benchmark <- function(name, summary, headline = "overall", by = "group",
   if (!rlang::is_string(schema)) schema <- check_schema_table(schema)
   check_sample(sample, sample_items)
   check_versions(versions, name)
-  for (arg in c("prepare", "prepare_pinned", "unpacked", "statistic")) {
+  for (arg in c("prepare", "prepare_pinned", "unpacked", "statistic", "check_by_name")) {
     check_function_or_null(get(arg), arg)
   }
   check_string(flattener, allow_null = TRUE)
@@ -123,7 +128,7 @@ new_benchmark <- function(name, summary, headline = "overall", by = "group",
                 versions = versions, prepare = prepare, prepare_pinned = prepare_pinned,
                 flattener = flattener, unpacked = unpacked, statistic = statistic,
                 statistic_metric = statistic_metric, statistic_columns = statistic_columns,
-                cluster = cluster)
+                cluster = cluster, check_by_name = check_by_name)
   the_benchmarks[[name]] <- entry
   invisible(old)
 }

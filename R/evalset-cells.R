@@ -40,18 +40,29 @@ as_set_list <- function(x, class, message, call) {
   x
 }
 
-set_benchmark_names <- c("futurex", "processbench", "deltabench", "probsem", "dsbench", "arena")
+# The benchmarks a set takes by name: the registered ones with `<name>_dataset()` and
+# `<name>_task()` in the package.
+set_benchmark_names <- function() {
+  ns <- asNamespace("predictivebench")
+  names <- ls(the_benchmarks)
+  names[vapply(names, function(n) {
+    exists(paste0(n, "_dataset"), ns, mode = "function", inherits = FALSE) &&
+      exists(paste0(n, "_task"), ns, mode = "function", inherits = FALSE)
+  }, TRUE)]
+}
 
 named_benchmark <- function(x, judge, limit, call) {
   name <- sub("@.*$", "", x)
   version <- if (grepl("@", x)) sub("^[^@]*@", "", x)
-  if (!name %in% set_benchmark_names) {
+  names <- set_benchmark_names()
+  if (!name %in% names) {
     abort_pb(c("{.val {x}} is not a benchmark.",
-               i = "Names: {.val {set_benchmark_names}}, optionally with a version as in
+               i = "Names: {.val {names}}, optionally with a version as in
                     {.val futurex@sample} (see {.fn benchmark_versions})."),
              "argument", field = "benchmarks", call = call)
   }
-  if (name == "arena") check_arena_by_name(x, version, call)
+  check <- the_benchmarks[[name]]$check_by_name
+  if (is.function(check)) check(x, version, call)
   takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
   judge <- if (takes_judge) judge
   list(benchmark = name, label = x, version = version %||% "default", task = NULL,
@@ -60,23 +71,6 @@ named_benchmark <- function(x, judge, limit, call) {
        identity = list(benchmark = name, pins = version_identity(name, version),
                        limit = limit,
                        judge = if (!is.null(judge)) spec_identity(chat_spec(judge, "judge", call))))
-}
-
-# The arena by name judges each model against the reference answers arena_task() bundles,
-# which are the sample's: no question of a real version has one, so each such cell could
-# only stop (arena_task() refuses before solving). Refused here, before any cell runs.
-check_arena_by_name <- function(x, version, call) {
-  if (is_sample(version)) return(invisible())
-  abort_pb(
-    c("The arena by name ({.val {x}}) has no reference answers for its questions: the ones
-       {.fn arena_task} bundles are for {.val arena@sample} only, so no battle could be judged.",
-      i = "Give the task with its reference answers, e.g. {.code benchmarks = list(arena =
-           arena_task(arena_dataset(), answers = \"q_and_as.csv\"))} (an EloBench answer
-           cache), or use {.val arena@sample}.",
-      i = "To rank the set's models against each other, end the set with
-           {.code arena = list(...)} (an {.fn arena_run})."),
-    "answers", field = "benchmarks", call = call
-  )
 }
 
 task_set_benchmark <- function(task, label, call) {
