@@ -128,11 +128,13 @@ empty_object <- function() structure(list(), names = character())
 # jsonlite::toJSON() (4.8x to 9.3x in five runs of bench/log-cost.R, issue 27), where all the
 # rest of `$log()` takes 5 to 9 ms per sample: with jsonlite a log would cost twice as much,
 # and its text would change (see bench/README.md).
-# The file name is vitals': "<created>_<task id>.json" with `_`, `/` and `:` as `-`, made
-# portable (no spaces, at most 255 bytes) by portable_file_name(): a task id holds model names.
+# The file name is vitals' (eval_log_filename()): "<created>_<task id>.json", each part
+# with `_`, `/` and `:` as `-` and the one `_` between them kept, which Inspect's viewer
+# needs to list a folder of logs (without it, the list shows no rows); made portable (no
+# spaces, at most 255 bytes) by portable_file_name(): a task id holds model names.
 write_log <- function(log, dir) {
-  name <- gsub("[_/:]", "-", paste0(log$eval$created, "_", log$eval$task_id))
-  path <- file.path(dir, portable_file_name(name, ext = ".json", max_part = 200L))
+  parts <- gsub("[_/:]", "-", c(log$eval$created, log$eval$task_id))
+  path <- file.path(dir, portable_file_name(parts, ext = ".json", sep = "_", max_part = 200L))
   json <- yyjsonr::write_json_str(nulls_as_objects(log), opts = log_json_options())
   write_atomic(path, function(tmp) {
     con <- file(tmp, open = "wb")
