@@ -316,3 +316,96 @@ test_that("groups without a limit for each are refused with a classed error", {
     class = "predictivebench_error_argument"
   )
 })
+
+# A scripted transport that answers request i only when `answerable(i)` says so, recording
+# each start and each drive's timeout.
+gated_transport <- function(answerable = function(i) TRUE) {
+  env <- new.env()
+  env$started <- integer()
+  env$waits <- double()
+  env$finish <- list()
+  env$transport <- list(
+    start = function(i, finish) {
+      env$started <- c(env$started, i)
+      env$finish[[as.character(i)]] <- finish
+    },
+    drive = function(timeout) {
+      env$waits <- c(env$waits, timeout)
+      for (key in names(env$finish)) {
+        if (!answerable(as.integer(key))) next
+        finish <- env$finish[[key]]
+        env$finish[[key]] <- NULL
+        finish(as.integer(key), paste("answer", key))
+      }
+    },
+    close = function() env$closed <- TRUE
+  )
+  env
+}
+
+test_that("a steppable pool: step(0) starts what was added without waiting, more can be added", {
+  open <- FALSE
+  script <- gated_transport(function(i) open)
+  delivered <- character()
+  pool <- new_request_pool(script$transport, function(i, value) delivered[[i]] <<- value,
+                           max_active = 3, rpm = Inf, max_tries = 1, backoff = 0)
+  expect_false(pool$busy())
+  pool$add(1:2)
+  expect_true(pool$busy())
+  pool$step(0)
+  # both went out at once, and the turn waited for nothing
+  expect_equal(script$started, 1:2)
+  expect_equal(script$waits, 0)
+  expect_length(delivered, 0)
+  # added while the first are in flight: started at the next turn, within max_active
+  pool$add(3:5)
+  pool$step(0)
+  expect_equal(script$started, 1:3)
+  open <- TRUE
+  pool$run()
+  expect_false(pool$busy())
+  expect_equal(unname(delivered), paste("answer", 1:5))
+  expect_equal(script$started, 1:5)
+  pool$close()
+  expect_true(script$closed)
+})
+
+test_that("a steppable pool's groups: limits raised or added later hold per group", {
+  script <- gated_transport(function(i) FALSE)
+  pool <- new_request_pool(script$transport, function(i, value) NULL, max_active = 2,
+                           rpm = Inf, max_tries = 1, backoff = 0,
+                           group_max_active = c(a = 1))
+  pool$add(1:2, c("a", "a"))
+  pool$step(0)
+  expect_equal(script$started, 1L)  # a holds 1
+  # a second group joins, and the pool's total grows with it
+  pool$limit(3, c(a = 1, b = 2))
+  pool$add(3:5, c("b", "b", "b"))
+  pool$step(0)
+  expect_equal(script$started, c(1L, 3L, 4L))
+  # a request of a group without a limit is refused
+  expect_error(pool$add(6L, "c"), class = "predictivebench_error_argument")
+  pool$close()
+})
+
+test_that("a step raises a refused key once nothing is in flight, as request_pool() does", {
+  refused <- structure(class = c("error", "condition"),
+                       list(message = "HTTP 401 Unauthorized", status = 401L))
+  script <- gated_transport()
+  script$transport$drive <- function(timeout) {
+    for (key in names(script$finish)) {
+      finish <- script$finish[[key]]
+      script$finish[[key]] <- NULL
+      finish(as.integer(key), if (key == "1") refused else "ok")
+    }
+  }
+  pool <- new_request_pool(script$transport, function(i, value) NULL, max_active = 2,
+                           rpm = Inf, max_tries = 1, backoff = 0)
+  pool$add(1:4)
+  halt <- tryCatch(pool$step(0), predictivebench_pool_halted = identity)
+  expect_s3_class(halt, "predictivebench_pool_halted")
+  expect_equal(halt$i, 1L)
+  expect_equal(c(halt$sent, halt$unsent), c(2L, 2L))
+  expect_false(pool$busy())
+  expect_error(pool$run(), class = "predictivebench_pool_halted")
+})
