@@ -8,11 +8,12 @@
 #    without waiting (`step(0)`), so they go out while the next cells are evaluated; the pool
 #    is turned again between cells. A cell whose every answer is cached runs to the end and
 #    writes its log.
-# 2. When every cell was attempted, the live pools run until all their requests are answered,
-#    each answer cached as it arrives.
-# 3. Next round: the cells are evaluated again from the start; what was sent is now read
-#    from the cache, so each cell gets one step further (its solver's answers, then its
-#    judge's), until every cell is done.
+# 2. Next round: the cells are evaluated again from the start, each as soon as the requests
+#    it handed over are answered (the live pools turn until then, while the later cells'
+#    requests are still in flight); what was sent is now read from the cache, so each cell
+#    gets one step further (its solver's answers, then its judge's), until every cell is
+#    done. The pools live until the set ends, so requests of every round overlap the CPU
+#    of evaluating cells.
 #
 # Re-evaluating a cell re-reads cached answers, which costs CPU, not requests. The pool's
 # `max_active` is the sum of the models' own `max_active`, and each model is one group of
@@ -79,6 +80,7 @@ run_in_rounds <- function(cells, retries, attempt) {
     round$off <- round$off || round$n > max_rounds
     for (i in pending) {
       round$cell <- cells[[i]]$id
+      await_cell(round, round$cell)
       outcomes[[i]] <- withr::with_options(stats::setNames(list(round), the_round_option),
                                            attempt(cells[[i]]))
       step_round_pools(round)
@@ -88,7 +90,8 @@ run_in_rounds <- function(cells, retries, attempt) {
     failures[failed] <- failures[failed] + 1L
     again <- failed[failures[failed] <= retries]
     forget_failures(round, vapply(cells[again], `[[`, "", "id"))
-    finish_round_pools(round)
+    for (w in round$warnings) warning(w)
+    round$warnings <- list()
     pending <- c(pending[status == "waiting"], again)
   }
   for (i in seq_along(outcomes)) outcomes[[i]]$attempts <- failures[[i]] +
@@ -117,30 +120,27 @@ hand_over <- function(round, call) {
     }
     round$pools[[key]] <- pool
   }
-  in_round_pool(round, key, function(pool) {
-    pool$add(call)
-    pool$step(0)
-  })
+  # (added first, so that the step knows whether ellmer's path is in the pool)
+  in_round_pool(round, key, function(pool) pool$add(call)) &&
+    in_round_pool(round, key, function(pool) pool$step(0))
 }
 
 step_round_pools <- function(round) {
   for (key in names(round$pools)) in_round_pool(round, key, function(pool) pool$step(0))
 }
 
-# The round's end: every live pool runs until its requests are answered, and their
-# failures are the round's.
-finish_round_pools <- function(round) {
+# Before a cell is evaluated again, the requests it handed over in the last round are
+# answered (the live pools turn until then, while later cells' requests stay in flight), and
+# those that failed are the round's failures.
+await_cell <- function(round, cell) {
   for (key in names(round$pools)) {
     in_round_pool(round, key, function(pool) {
-      pool$run()
-      failed <- pool$failed()
+      while (pool$waits_for(cell)) pool$step(Inf)
+      failed <- pool$collect(cell)
       round$failed[names(failed$errors)] <- as.list(failed$errors)
-      round$owner[names(failed$cells)] <- as.list(failed$cells)
+      round$owner[names(failed$errors)] <- as.list(rep(cell, length(failed$errors)))
     })
-    close_round_pool(round, key)
   }
-  for (w in round$warnings) warning(w)
-  round$warnings <- list()
 }
 
 close_round_pools <- function(round) {
@@ -158,6 +158,7 @@ close_round_pool <- function(round, key) {
 # pool is closed, and the cells send their requests themselves from now on.
 in_round_pool <- function(round, key, f) {
   pool <- round$pools[[key]]
+  if (is.null(pool)) return(FALSE)  # stopped earlier in this round
   ok <- tryCatch(
     withCallingHandlers(
       {
@@ -176,13 +177,13 @@ in_round_pool <- function(round, key, f) {
     round$off <- TRUE
     close_round_pool(round, key)
   }
-  invisible(ok)
+  ok
 }
 
 # A live pool of the round (R/engine-pool.R's new_request_pool() on one growing transport):
 # `add(call)` queues a cell's requests, sent by the cache keys the cell computed, each answer
-# cached as it arrives (cache_keeper()); `failed()` gives the error messages of the requests
-# that failed, and the cell each belonged to, by cache key. Its settings (rpm, tries, deadline)
+# cached as it arrives (cache_keeper()); `waits_for(cell)` and `collect(cell)` say whether a
+# cell's requests are still unanswered, and which of them failed. Its settings (rpm, tries, deadline)
 # are the first cell's, as one call of run_requests() has one settings object.
 round_pool <- function(settings, dir, keep_json) {
   deadline <- settings_deadline(settings)
@@ -194,7 +195,14 @@ round_pool <- function(settings, dir, keep_json) {
   kept <- list()  # one cache_keeper() per call
   call_of <- integer()  # by request id
   row_of <- integer()  # by request id: its row in its call
-  deliver <- function(i, value) kept[[call_of[[i]]]]$keep(row_of[[i]], value)
+  cell_of <- character()  # by call
+  unsettled <- integer()  # by call: its requests not yet delivered
+  collected <- logical()  # by call: its failures taken by collect()
+  deliver <- function(i, value) {
+    j <- call_of[[i]]
+    unsettled[[j]] <<- unsettled[[j]] - 1L
+    kept[[j]]$keep(row_of[[i]], value)
+  }
   pool <- new_request_pool(transport, deliver, settings$max_active, settings$rpm,
                            settings$max_tries, settings$backoff, deadline)
   started <- now_seconds()
@@ -202,6 +210,9 @@ round_pool <- function(settings, dir, keep_json) {
     add = function(call) {
       calls[[length(calls) + 1L]] <<- call
       kept[[length(calls)]] <<- cache_keeper(dir, call$keys)
+      cell_of[[length(calls)]] <<- call$cell
+      unsettled[[length(calls)]] <<- length(call$keys)
+      collected[[length(calls)]] <<- FALSE
       limits <- model_max_active(calls)
       ids <- transport$extend(call$chats, call$chat_index, call$prompts,
                               max_active = sum(limits))
@@ -211,18 +222,20 @@ round_pool <- function(settings, dir, keep_json) {
       pool$add(ids, vapply(call$chats, chat_model_label, "")[call$chat_index])
     },
     step = function(wait) pool$step(wait),
-    run = function() pool$run(),
     uses_later = function() transport$uses_later(),
-    failed = function() {
+    # Whether requests `cell` handed over are still unanswered (queued or in flight).
+    waits_for = function(cell) any(unsettled[cell_of == cell & !collected] > 0L),
+    # The error messages, by cache key, of the requests `cell` handed over that failed; each
+    # call is collected once, when all its requests are settled.
+    collect = function(cell) {
+      mine <- which(cell_of == cell & !collected & unsettled == 0L)
+      collected[mine] <<- TRUE
       errors <- character()
-      cells <- character()
-      for (j in seq_along(calls)) {
+      for (j in mine) {
         failed <- which(!is.na(kept[[j]]$errors))
-        keys <- calls[[j]]$keys[failed]
-        errors[keys] <- kept[[j]]$errors[failed]
-        cells[keys] <- rep(calls[[j]]$cell, length(failed))
+        errors[calls[[j]]$keys[failed]] <- kept[[j]]$errors[failed]
       }
-      list(errors = errors, cells = cells)
+      list(errors = errors)
     },
     close = function() {
       pool$close()

@@ -150,3 +150,29 @@ test_that("an error in the round's pool (a full disk) stops its sending, not the
   expect_equal(vapply(out, `[[`, 1L, "attempts"), rep(1L, 3))
   expect_gt(writes, 6L)  # the failed write, then every answer kept
 })
+
+test_that("a cell is evaluated again once its own requests are answered, while others are in flight", {
+  # "fast" answers at once, "slow" after 3 s. The fast cell's second evaluation (from the
+  # cache, to its end) does not wait for the slow cell's answers: when it runs, the cache
+  # holds the fast cell's answers and not yet the slow cell's.
+  server <- local_fake_openai(function(body, n) {
+    list(text = "\\boxed{A}", delay = if (identical(body$model, "slow")) 3 else 0)
+  })
+  cache <- withr::local_tempdir()
+  settings <- set_settings(cache)
+  entries <- function() length(list.files(cache, recursive = TRUE))
+  seen <- NULL
+  attempt <- function(cell) {
+    tryCatch({
+      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+                         progress = FALSE)
+      if (cell$id == "fast") seen <<- entries()
+      new_outcome("done")
+    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+  }
+  cells <- lapply(c("fast", "slow"), function(id) list(id = id))
+  out <- run_in_rounds(cells, 0L, attempt)
+  expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
+  expect_equal(entries() - seen, 2)  # the slow cell's two answers came after
+  expect_equal(server$count(), 4)
+})
