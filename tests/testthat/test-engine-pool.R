@@ -57,10 +57,13 @@ test_that("a request failing transiently every time is given up after max_tries"
   expect_match(conditionMessage(out), "Gave up after 3 tries.*429")
 })
 
-# A scripted transport whose requests never answer unless `answers` says so; records what
-# the pool started and cancelled. `rounds[i]` is how many times request i reports progress.
+# A scripted transport whose requests never answer unless `answers` (or, later,
+# `env$answers`) says so; records what the pool started and cancelled, and each drive's
+# timeout. `rounds[i]` is how many times request i reports progress.
 silent_transport <- function(answers = list(), rounds = integer()) {
   env <- new.env()
+  env$answers <- answers
+  env$waits <- double()
   env$started <- integer()
   env$cancelled <- integer()
   env$polls <- integer()
@@ -71,12 +74,13 @@ silent_transport <- function(answers = list(), rounds = integer()) {
       env$finish[[as.character(i)]] <- finish
     },
     drive = function(timeout) {
+      env$waits <- c(env$waits, timeout)
       Sys.sleep(min(timeout, 0.05))
-      for (key in names(answers)) {
+      for (key in names(env$answers)) {
         finish <- env$finish[[key]]
         if (!is.null(finish)) {
           env$finish[[key]] <- NULL
-          finish(as.integer(key), answers[[key]])
+          finish(as.integer(key), env$answers[[key]])
         }
       }
     },
@@ -317,35 +321,8 @@ test_that("groups without a limit for each are refused with a classed error", {
   )
 })
 
-# A scripted transport that answers request i only when `answerable(i)` says so, recording
-# each start and each drive's timeout.
-gated_transport <- function(answerable = function(i) TRUE) {
-  env <- new.env()
-  env$started <- integer()
-  env$waits <- double()
-  env$finish <- list()
-  env$transport <- list(
-    start = function(i, finish) {
-      env$started <- c(env$started, i)
-      env$finish[[as.character(i)]] <- finish
-    },
-    drive = function(timeout) {
-      env$waits <- c(env$waits, timeout)
-      for (key in names(env$finish)) {
-        if (!answerable(as.integer(key))) next
-        finish <- env$finish[[key]]
-        env$finish[[key]] <- NULL
-        finish(as.integer(key), paste("answer", key))
-      }
-    },
-    close = function() env$closed <- TRUE
-  )
-  env
-}
-
 test_that("a steppable pool: step(0) starts what was added without waiting, more can be added", {
-  open <- FALSE
-  script <- gated_transport(function(i) open)
+  script <- silent_transport()
   delivered <- character()
   pool <- new_request_pool(script$transport, function(i, value) delivered[[i]] <<- value,
                            max_active = 3, rpm = Inf, max_tries = 1, backoff = 0)
@@ -361,17 +338,16 @@ test_that("a steppable pool: step(0) starts what was added without waiting, more
   pool$add(3:5)
   pool$step(0)
   expect_equal(script$started, 1:3)
-  open <- TRUE
+  script$answers <- stats::setNames(as.list(paste("answer", 1:5)), 1:5)
   pool$run()
   expect_false(pool$busy())
   expect_equal(unname(delivered), paste("answer", 1:5))
   expect_equal(script$started, 1:5)
   pool$close()
-  expect_true(script$closed)
 })
 
 test_that("a steppable pool's groups: limits raised or added later hold per group", {
-  script <- gated_transport(function(i) FALSE)
+  script <- silent_transport()
   pool <- new_request_pool(script$transport, function(i, value) NULL, max_active = 2,
                            rpm = Inf, max_tries = 1, backoff = 0,
                            group_max_active = c(a = 1))
@@ -391,14 +367,7 @@ test_that("a steppable pool's groups: limits raised or added later hold per grou
 test_that("a step raises a refused key once nothing is in flight, as request_pool() does", {
   refused <- structure(class = c("error", "condition"),
                        list(message = "HTTP 401 Unauthorized", status = 401L))
-  script <- gated_transport()
-  script$transport$drive <- function(timeout) {
-    for (key in names(script$finish)) {
-      finish <- script$finish[[key]]
-      script$finish[[key]] <- NULL
-      finish(as.integer(key), if (key == "1") refused else "ok")
-    }
-  }
+  script <- silent_transport(answers = list(`1` = refused, `2` = "ok", `3` = "ok", `4` = "ok"))
   pool <- new_request_pool(script$transport, function(i, value) NULL, max_active = 2,
                            rpm = Inf, max_tries = 1, backoff = 0)
   pool$add(1:4)
