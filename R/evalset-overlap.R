@@ -180,11 +180,12 @@ in_round_pool <- function(round, key, f) {
   ok
 }
 
-# A live pool of the round (R/engine-pool.R's new_request_pool() on one growing transport):
-# `add(call)` queues a cell's requests, sent by the cache keys the cell computed, each answer
-# cached as it arrives (cache_keeper()); `waits_for(cell)` and `collect(cell)` say whether a
-# cell's requests are still unanswered, and which of them failed. Its settings (rpm, tries, deadline)
-# are the first cell's, as one call of run_requests() has one settings object.
+# A live pool of the set's rounds (R/engine-pool.R's new_request_pool() on one growing
+# transport): `add(call)` queues a cell's requests, sent by the cache keys the cell computed,
+# each answer cached as it arrives (cache_keeper()); `waits_for(cell)` and `collect(cell)`
+# say whether a cell's requests are still unanswered, and which of them failed. Its settings
+# (rpm, tries, deadline) are the first cell's, as one call of run_requests() has one
+# settings object.
 round_pool <- function(settings, dir, keep_json) {
   deadline <- settings_deadline(settings)
   # (never a dry run: estimate_cost() turns the rounds off)
