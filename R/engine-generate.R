@@ -173,7 +173,7 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
     started <- Sys.time()
     # Refused credentials stop the run with one error (the pool sent nothing more).
     tryCatch(
-      if (transport$uses_later) without_jit(send()) else send(),  # R/engine-compat-ellmer.R
+      if (transport$uses_later()) without_jit(send()) else send(),  # R/engine-compat-ellmer.R
       predictivebench_pool_halted = function(halt) {
         abort_auth(halt, transport$label(halt$i), cached)
       }

@@ -23,15 +23,36 @@
 #   named by group), each group also has at most its own limit in flight, within the pool's
 #   `max_active`: an evaluation set's models share one pool, each within its own max_active.
 #   A request whose group is full waits while others start.
+#
+# request_pool() sends `todo` and returns when every request is settled. new_request_pool() is
+# the same pool as an object whose loop the caller turns (an evaluation set's round adds each
+# cell's requests the moment it hands them over, and sends them while the next cell is
+# evaluated): `$add(todo, group)` queues requests (`group`: one name per element of `todo`),
+# `$limit(max_active, group_max_active)` raises the limits, `$step(wait)` is one turn of the
+# loop (start what may start, enforce deadlines, drive the transport at most `wait`
+# seconds), `$busy()` says whether a turn has anything to do, `$run()` turns until the work is
+# done, and `$close()` closes the transport. A step or run raises the pool's fatal error or
+# its `predictivebench_pool_halted` once the pool has stopped.
 request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
                          max_tries = 3, backoff = 1, deadline = request_deadline(),
                          group = NULL, group_max_active = NULL) {
-  queue <- as.integer(todo)
-  groups <- pool_groups(group, group_max_active, queue)
-  ready_at <- rep(0, length(queue))
-  size <- max(c(0L, queue))
-  tries <- integer(size)
-  started <- rep(NA_real_, size)  # of the attempt in flight; NA when none
+  todo <- as.integer(todo)
+  if (!is.null(group)) check_pool_groups(group, group_max_active, todo)
+  pool <- new_request_pool(transport, deliver, max_active, rpm, max_tries, backoff, deadline,
+                           if (!is.null(group)) group_max_active)
+  on.exit(pool$close(), add = TRUE)
+  pool$add(todo, if (!is.null(group)) as.character(group)[todo])
+  pool$run()
+}
+
+new_request_pool <- function(transport, deliver, max_active = 10, rpm = 500, max_tries = 3,
+                             backoff = 1, deadline = request_deadline(),
+                             group_max_active = NULL) {
+  queue <- integer()
+  ready_at <- double()
+  groups <- pool_groups(group_max_active)
+  tries <- integer()
+  started <- double()  # of the attempt in flight; NA when none
   live <- integer()  # the requests in flight (at most max_active: cheap to scan per turn)
   sent <- 0L
   active <- 0L
@@ -40,7 +61,6 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
   refilled <- now_seconds()
   fatal <- NULL
   halt <- NULL
-  on.exit(transport$close(), add = TRUE)
   # Tool-call rounds request i was paid for in its attempt in flight (a transport whose
   # requests have no rounds has no `progress`).
   rounds_of <- function(i) {
@@ -63,7 +83,7 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
       return(invisible())
     }
     if (transient && tries[[i]] >= max_tries) value <- gave_up_error(value, tries[[i]])
-    # An error while keeping the answer (a full disk) stops the run, after the loop.
+    # An error while keeping the answer (a full disk) stops the run, after the turn.
     tryCatch(deliver(i, value), error = function(e) fatal <<- e)
   }
 
@@ -79,33 +99,28 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     }
   }
 
-  while (length(queue) || active > 0L) {
-    if (!is.null(fatal)) stop(fatal)
-    now <- now_seconds()
-    enforce_deadlines(now)
-    # (rpm = Inf: no limit; Inf * 0 would be NaN)
-    tokens <- if (is.infinite(rpm)) capacity else
-      min(capacity, tokens + (now - refilled) * rpm / 60)
-    refilled <- now
+  start_ready <- function(now) {
     while (is.null(halt) && active < max_active && tokens >= 1 && length(queue) &&
            any(ready_at <= now & groups$room(queue))) {
       j <- which(ready_at <= now & groups$room(queue))[[1]]
       i <- queue[[j]]
       groups$take(i)
-      queue <- queue[-j]
-      ready_at <- ready_at[-j]
-      tries[[i]] <- tries[[i]] + 1L
-      active <- active + 1L
-      sent <- sent + 1L
-      tokens <- tokens - 1
-      started[[i]] <- now
-      live <- c(live, i)
+      queue <<- queue[-j]
+      ready_at <<- ready_at[-j]
+      tries[[i]] <<- tries[[i]] + 1L
+      active <<- active + 1L
+      sent <<- sent + 1L
+      tokens <<- tokens - 1
+      started[[i]] <<- now
+      live <<- c(live, i)
       transport$start(i, finish)
     }
-    if (!is.null(halt) && active == 0L) break
-    # Wait for an answer, or (with a free slot) for the next retry or rpm token, whichever
-    # comes first, and never past the next deadline. With every slot taken only an answer
-    # or a deadline can free one: no busy polling.
+  }
+
+  # Wait for an answer, or (with a free slot) for the next retry or rpm token, whichever
+  # comes first, and never past the next deadline nor `wait`. With every slot taken only an
+  # answer or a deadline can free one: no busy polling.
+  wait_for_news <- function(now, wait) {
     wake <- Inf
     waiting <- ready_at[groups$room(queue)]  # a full group waits for an answer
     if (is.null(halt) && length(waiting) && active < max_active) {
@@ -114,31 +129,75 @@ request_pool <- function(todo, transport, deliver, max_active = 10, rpm = 500,
     }
     if (active > 0L) {
       next_deadline <- min(started[live]) + deadline - now
-      transport$drive(max(0, min(wake, 1, next_deadline)))
+      transport$drive(max(0, min(wake, 1, next_deadline, wait)))
     } else if (is.finite(wake)) {
-      Sys.sleep(min(wake, 1))
+      Sys.sleep(min(wake, 1, wait))
     }
   }
-  if (!is.null(fatal)) stop(fatal)
-  if (!is.null(halt)) {
-    unsent <- sum(tries[unique(queue)] == 0L)
-    stop(structure(class = c("predictivebench_pool_halted", "error", "condition"), list(
-      message = conditionMessage(halt$error), call = NULL, error = halt$error, i = halt$i,
-      sent = sent, unsent = unsent
-    )))
+
+  # Stopped: a fatal error, or refused credentials once nothing is in flight any more.
+  stopped <- function() !is.null(fatal) || (!is.null(halt) && active == 0L)
+  busy <- function() !stopped() && (length(queue) > 0L || active > 0L)
+  settle <- function() {
+    if (!is.null(fatal)) stop(fatal)
+    if (!is.null(halt) && active == 0L) {
+      unsent <- sum(tries[unique(queue)] == 0L)
+      stop(structure(class = c("predictivebench_pool_halted", "error", "condition"), list(
+        message = conditionMessage(halt$error), call = NULL, error = halt$error, i = halt$i,
+        sent = sent, unsent = unsent
+      )))
+    }
+    invisible()
   }
-  invisible()
+
+  step <- function(wait = Inf) {
+    if (busy()) {
+      now <- now_seconds()
+      enforce_deadlines(now)
+      # (rpm = Inf: no limit; Inf * 0 would be NaN)
+      tokens <<- if (is.infinite(rpm)) capacity else
+        min(capacity, tokens + (now - refilled) * rpm / 60)
+      refilled <<- now
+      start_ready(now)
+      if (!stopped()) wait_for_news(now, wait)
+    }
+    settle()
+    invisible(busy())
+  }
+
+  list(
+    add = function(todo, group = NULL) {
+      todo <- as.integer(todo)
+      groups$add(todo, group)
+      grow <- max(c(0L, todo)) - length(tries)
+      if (grow > 0L) {
+        tries <<- c(tries, integer(grow))
+        started <<- c(started, rep(NA_real_, grow))
+      }
+      queue <<- c(queue, todo)
+      ready_at <<- c(ready_at, rep(0, length(todo)))
+      invisible()
+    },
+    limit = function(max_active, group_max_active = NULL) {
+      max_active <<- max_active
+      capacity <<- min(rpm, max_active)
+      groups$limit(group_max_active)
+      invisible()
+    },
+    step = step,
+    busy = busy,
+    run = function() {
+      while (busy()) step(Inf)
+      settle()
+    },
+    close = function() transport$close()
+  )
 }
 
 now_seconds <- function() proc.time()[["elapsed"]]
 
-# The per-group limits of request_pool(): `room(requests)` says which may start now, `take(i)`
-# and `release(i)` count request i in and out of its group. Without groups, always room.
-pool_groups <- function(group, group_max_active, todo) {
-  if (is.null(group)) {
-    return(list(room = function(q) rep(TRUE, length(q)), take = function(i) NULL,
-                release = function(i) NULL))
-  }
+# request_pool()'s check of its `group` and `group_max_active` arguments.
+check_pool_groups <- function(group, group_max_active, todo) {
   group <- as.character(group)
   names_ok <- rlang::is_named(group_max_active) && is.numeric(group_max_active) &&
     !anyNA(group_max_active) && all(group_max_active >= 1)
@@ -149,12 +208,40 @@ pool_groups <- function(group, group_max_active, todo) {
                i = "Groups: {.val {unique(group[todo])}}; limits for {.val {names(group_max_active)}}."),
              "argument")
   }
-  limit <- group_max_active[unique(group[todo])]
+}
+
+# The per-group limits of a request pool, by group name (`limit` may be NULL: no groups).
+# `add(todo, group)` names each new request's group, `limit(more)` adds or changes limits,
+# `room(requests)` says which may start now, `take(i)` and `release(i)` count request i in
+# and out of its group. Without groups, always room.
+pool_groups <- function(limit = NULL) {
+  of <- character()  # group of each request, by request
   in_flight <- stats::setNames(integer(length(limit)), names(limit))
   list(
-    room = function(q) in_flight[group[q]] < limit[group[q]],
-    take = function(i) in_flight[[group[[i]]]] <<- in_flight[[group[[i]]]] + 1L,
-    release = function(i) in_flight[[group[[i]]]] <<- in_flight[[group[[i]]]] - 1L
+    add = function(todo, group) {
+      if (is.null(limit) && is.null(group)) return(invisible())
+      check_pool_groups(rep_len(as.character(group), length(todo)), limit,
+                        seq_along(todo))
+      if (length(todo)) of[todo] <<- as.character(group)
+      invisible()
+    },
+    limit = function(more) {
+      if (is.null(more)) return(invisible())
+      new <- setdiff(names(more), names(limit))
+      in_flight[new] <<- 0L
+      limit[names(more)] <<- more
+      invisible()
+    },
+    room = function(q) {
+      if (is.null(limit)) return(rep(TRUE, length(q)))
+      in_flight[of[q]] < limit[of[q]]
+    },
+    take = function(i) {
+      if (!is.null(limit)) in_flight[[of[[i]]]] <<- in_flight[[of[[i]]]] + 1L
+    },
+    release = function(i) {
+      if (!is.null(limit)) in_flight[[of[[i]]]] <<- in_flight[[of[[i]]]] - 1L
+    }
   )
 }
 

@@ -21,19 +21,40 @@
 
 # `fast_path = FALSE` (estimate_cost()'s dry run) sends every request through httr2, where
 # its mock answers them.
+# `extend(chats, chat_index, prompts, max_active)` appends the requests of more chats
+# (`chat_index` indexes the new `chats`) and returns their ids, sent on the same curl pool
+# (whose connection limit becomes `max_active` when given): an evaluation set's round pool
+# grows with each cell's requests.
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
                               deadline = request_deadline(), max_turns = 20L,
                               fast_path = TRUE) {
   pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
-  senders <- lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline,
-                    max_turns = max_turns, fast_path = fast_path)
+  new_senders <- function(chats) {
+    lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline,
+           max_turns = max_turns, fast_path = fast_path)
+  }
+  senders <- new_senders(chats)
+  chat_index <- as.integer(chat_index)
   active <- c(curl = 0L, later = 0L)
   kind_of <- function(i) senders[[chat_index[[i]]]]$kind
+  uses_later <- function() any(vapply(senders, function(s) s$kind == "later", TRUE))
   # ellmer's requests go to curl's default pool, which httr2 drives: whatever this run added
   # there and abandoned (past its deadline, or on interrupt) is cancelled when it closes.
   before <- curl::multi_list()
   list(
-    uses_later = any(vapply(senders, function(s) s$kind == "later", TRUE)),
+    uses_later = uses_later,
+    extend = function(more_chats, more_index, more_prompts, max_active = NULL) {
+      ids <- length(prompts) + seq_along(more_prompts)
+      chat_index <<- c(chat_index, length(senders) + as.integer(more_index))
+      prompts <<- c(prompts, more_prompts)
+      chats <<- c(chats, more_chats)
+      senders <<- c(senders, new_senders(more_chats))
+      if (!is.null(max_active)) {
+        curl::multi_set(total_con = max_active, host_con = max_active, multiplex = FALSE,
+                        pool = pool)
+      }
+      ids
+    },
     start = function(i, finish) {
       kind <- kind_of(i)
       active[[kind]] <<- active[[kind]] + 1L
@@ -55,10 +76,8 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
       if (senders[[chat_index[[i]]]]$cancel(i)) active[[kind]] <<- active[[kind]] - 1L
       invisible()
     },
-    # Only ellmer's path has rounds (tool calls) that progress.
-    progress = if (any(vapply(senders, function(s) s$kind == "later", TRUE))) {
-      function(i) senders[[chat_index[[i]]]]$progress(i)
-    },
+    # Only ellmer's path has rounds (tool calls) that progress: the fast path's are 0.
+    progress = function(i) senders[[chat_index[[i]]]]$progress(i),
     # What request i's rounds so far cost (request_usage()), NULL for none.
     usage = function(i) senders[[chat_index[[i]]]]$usage(i),
     label = function(i) chat_label(chats[[chat_index[[i]]]]),

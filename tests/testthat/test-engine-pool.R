@@ -57,10 +57,13 @@ test_that("a request failing transiently every time is given up after max_tries"
   expect_match(conditionMessage(out), "Gave up after 3 tries.*429")
 })
 
-# A scripted transport whose requests never answer unless `answers` says so; records what
-# the pool started and cancelled. `rounds[i]` is how many times request i reports progress.
+# A scripted transport whose requests never answer unless `answers` (or, later,
+# `env$answers`) says so; records what the pool started and cancelled, and each drive's
+# timeout. `rounds[i]` is how many times request i reports progress.
 silent_transport <- function(answers = list(), rounds = integer()) {
   env <- new.env()
+  env$answers <- answers
+  env$waits <- double()
   env$started <- integer()
   env$cancelled <- integer()
   env$polls <- integer()
@@ -71,12 +74,13 @@ silent_transport <- function(answers = list(), rounds = integer()) {
       env$finish[[as.character(i)]] <- finish
     },
     drive = function(timeout) {
+      env$waits <- c(env$waits, timeout)
       Sys.sleep(min(timeout, 0.05))
-      for (key in names(answers)) {
+      for (key in names(env$answers)) {
         finish <- env$finish[[key]]
         if (!is.null(finish)) {
           env$finish[[key]] <- NULL
-          finish(as.integer(key), answers[[key]])
+          finish(as.integer(key), env$answers[[key]])
         }
       }
     },
@@ -315,4 +319,62 @@ test_that("groups without a limit for each are refused with a classed error", {
                  group_max_active = c(a = 1, b = 0)),
     class = "predictivebench_error_argument"
   )
+})
+
+test_that("a steppable pool: step(0) starts what was added without waiting, more can be added", {
+  script <- silent_transport()
+  delivered <- character()
+  pool <- new_request_pool(script$transport, function(i, value) delivered[[i]] <<- value,
+                           max_active = 3, rpm = Inf, max_tries = 1, backoff = 0)
+  expect_false(pool$busy())
+  pool$add(1:2)
+  expect_true(pool$busy())
+  pool$step(0)
+  # both went out at once, and the turn waited for nothing
+  expect_equal(script$started, 1:2)
+  expect_equal(script$waits, 0)
+  expect_length(delivered, 0)
+  # added while the first are in flight: started at the next turn, within max_active
+  pool$add(3:5)
+  pool$step(0)
+  expect_equal(script$started, 1:3)
+  script$answers <- stats::setNames(as.list(paste("answer", 1:5)), 1:5)
+  pool$run()
+  expect_false(pool$busy())
+  expect_equal(unname(delivered), paste("answer", 1:5))
+  expect_equal(script$started, 1:5)
+  pool$close()
+})
+
+test_that("a steppable pool's groups: limits raised or added later hold per group", {
+  script <- silent_transport()
+  pool <- new_request_pool(script$transport, function(i, value) NULL, max_active = 2,
+                           rpm = Inf, max_tries = 1, backoff = 0,
+                           group_max_active = c(a = 1))
+  pool$add(1:2, c("a", "a"))
+  pool$step(0)
+  expect_equal(script$started, 1L)  # a holds 1
+  # a second group joins, and the pool's total grows with it
+  pool$limit(3, c(a = 1, b = 2))
+  pool$add(3:5, c("b", "b", "b"))
+  pool$step(0)
+  expect_equal(script$started, c(1L, 3L, 4L))
+  # a request of a group without a limit is refused
+  expect_error(pool$add(6L, "c"), class = "predictivebench_error_argument")
+  pool$close()
+})
+
+test_that("a step raises a refused key once nothing is in flight, as request_pool() does", {
+  refused <- structure(class = c("error", "condition"),
+                       list(message = "HTTP 401 Unauthorized", status = 401L))
+  script <- silent_transport(answers = list(`1` = refused, `2` = "ok", `3` = "ok", `4` = "ok"))
+  pool <- new_request_pool(script$transport, function(i, value) NULL, max_active = 2,
+                           rpm = Inf, max_tries = 1, backoff = 0)
+  pool$add(1:4)
+  halt <- tryCatch(pool$step(0), predictivebench_pool_halted = identity)
+  expect_s3_class(halt, "predictivebench_pool_halted")
+  expect_equal(halt$i, 1L)
+  expect_equal(c(halt$sent, halt$unsent), c(2L, 2L))
+  expect_false(pool$busy())
+  expect_error(pool$run(), class = "predictivebench_pool_halted")
 })

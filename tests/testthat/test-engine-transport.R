@@ -165,3 +165,24 @@ test_that("the provider's own error text reaches the sample's error on every pat
     }
   }
 })
+
+test_that("a transport grows: requests of chats added later go out on its pool, their ids after the first", {
+  server <- local_fake_openai(function(body, n) paste(body$model, last_user_text(body)))
+  transport <- request_transport(list(fake_chat(server, "m1")), 1L, list("a"),
+                                 keep_json = FALSE, max_active = 1)
+  ids <- transport$extend(list(fake_chat(server, "m2"), fake_chat(server, "m3")), c(2L, 1L, 2L),
+                          list("b", "c", "d"), max_active = 3)
+  expect_equal(ids, 2:4)
+  expect_equal(transport$extend(list(), integer(), list()), integer())
+  delivered <- list()
+  pool <- new_request_pool(transport, function(i, value) delivered[[i]] <<- value$text,
+                           max_active = 1, rpm = Inf, max_tries = 1, backoff = 0)
+  pool$add(1L)
+  pool$add(ids)
+  pool$limit(4)
+  pool$run()
+  pool$close()
+  expect_equal(unlist(delivered), c("m1 a", "m3 b", "m2 c", "m3 d"))
+  expect_equal(server$count(), 4)
+  expect_false(transport$uses_later())
+})

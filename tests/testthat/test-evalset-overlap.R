@@ -1,4 +1,4 @@
-test_that("in one process the cells' requests overlap: models interleave on the server", {
+test_that("in one process each cell's requests go out when it hands them over, before the next cell", {
   server <- local_set_server(latency = 0.05)
   logs <- withr::local_tempdir()
   settings <- set_settings(withr::local_tempdir(), max_active = 4)
@@ -8,12 +8,57 @@ test_that("in one process the cells' requests overlap: models interleave on the 
   expect_equal(set$status, rep("done", 3))
   arrived <- vapply(server$requests(), `[[`, "", "model")
   expect_length(arrived, 3 * 4)
-  # one cell after another sends m1 x4, then m2 x4, then m3 x4: each model's last request
-  # before the next model's first. One shared pool has every model's first requests in flight
-  # before any model's last.
-  first <- vapply(models, function(m) min(which(arrived == m)), 1L)
-  last <- vapply(models, function(m) max(which(arrived == m)), 1L)
-  expect_lt(max(first), min(last))
+  # A round that sent only after every cell was attempted would interleave the models
+  # (m1, m2, m3, m1, ...): m1's four went out the moment its cell handed them over, while
+  # m2's cell was being evaluated.
+  expect_equal(arrived[1:4], rep("m1", 4))
+  expect_setequal(arrived, models)
+})
+
+test_that("a cell's requests arrive at the server while the round's later cells are evaluated", {
+  # A slow server, and cells whose evaluation is one engine call of 4 prompts: the third
+  # cell reads the server's count before its own call, waiting (up to 20 s, without turning
+  # the pool) for the first two cells' 8 requests to arrive. Had the round held them until
+  # every cell was attempted, none would have been sent yet.
+  server <- local_set_server(latency = 1)
+  settings <- set_settings(withr::local_tempdir(), max_active = 4)
+  seen <- list()
+  attempt <- function(cell) {
+    if (cell$id == "c3" && is.null(seen$c3)) {
+      waited <- 0
+      while (server$count() < 8 && waited < 20) {
+        Sys.sleep(0.05)
+        waited <- waited + 0.05
+      }
+      seen$c3 <<- server$count()
+    }
+    tryCatch({
+      res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:4), settings,
+                                progress = FALSE)
+      seen[[paste0(cell$id, "_results")]] <<- res$result
+      new_outcome("done")
+    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+  }
+  cells <- lapply(c("c1", "c2", "c3"), function(id) list(id = id))
+  out <- run_in_rounds(cells, 0L, attempt)
+  expect_equal(seen$c3, 8)
+  expect_equal(vapply(out, `[[`, "", "status"), rep("done", 3))
+  expect_equal(seen$c3_results, rep("\\boxed{A}", 4))
+  # each request sent once: the second round read every answer from the cache
+  expect_equal(server$count(), 12)
+})
+
+test_that("a key refused mid-round fails its own cell only; nothing escapes into the cell evaluated", {
+  # the refusal arrives (after the latency) while the later cells are being evaluated
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "refused")) list(status = 401) else "\\boxed{A}"
+  }, latency = 0.3)
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "refused", "m3", "m4")),
+                   log_dir = withr::local_tempdir(), settings = settings, limit = 3)
+  expect_equal(set$status, c("done", "failed", "done", "done"))
+  expect_match(set$error[[2]], "401|refused|credentials", ignore.case = TRUE)
+  expect_true(all(is.na(set$error[-2])))
 })
 
 test_that("a cell with a judge goes on in rounds: solver answers first, then the judge's", {
@@ -74,4 +119,60 @@ test_that("in a set's shared pool each model stays within its own max_active", {
   # flight, no 3 slow requests arrive within 0.35 s of each other
   in_window <- vapply(seq_along(slow), function(k) sum(slow >= slow[[k]] & slow < slow[[k]] + 0.35), 1L)
   expect_lte(max(in_window), 2L)
+})
+
+test_that("an error in the round's pool (a full disk) stops its sending, not the cell evaluated", {
+  # The first answer kept fails as a full disk would. It arrives while the second cell hands
+  # its requests over (each cell first takes 0.3 s, so the first cell's answers are back by
+  # then): the pool stops there, and the second cell only waits; next round, every cell
+  # sends its own requests, as it would alone.
+  server <- local_set_server()
+  settings <- set_settings(withr::local_tempdir())
+  writes <- 0L
+  real_cache_set <- cache_set
+  local_replace_internal("cache_set", function(...) {
+    writes <<- writes + 1L
+    if (writes == 1L) stop("No space left on device")
+    real_cache_set(...)
+  })
+  attempt <- function(cell) {
+    Sys.sleep(0.3)
+    tryCatch({
+      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+                         progress = FALSE)
+      new_outcome("done")
+    }, predictivebench_cell_waits = function(c) new_outcome("waiting"),
+    error = function(e) new_outcome("failed", error = conditionMessage(e)))
+  }
+  cells <- lapply(c("c1", "c2", "c3"), function(id) list(id = id))
+  out <- run_in_rounds(cells, 0L, attempt)
+  expect_equal(vapply(out, `[[`, "", "status"), rep("done", 3))
+  expect_equal(vapply(out, `[[`, 1L, "attempts"), rep(1L, 3))
+  expect_gt(writes, 6L)  # the failed write, then every answer kept
+})
+
+test_that("a cell is evaluated again once its own requests are answered, while others are in flight", {
+  # "fast" answers at once, "slow" after 3 s. The fast cell's second evaluation (from the
+  # cache, to its end) does not wait for the slow cell's answers: when it runs, the cache
+  # holds the fast cell's answers and not yet the slow cell's.
+  server <- local_fake_openai(function(body, n) {
+    list(text = "\\boxed{A}", delay = if (identical(body$model, "slow")) 3 else 0)
+  })
+  cache <- withr::local_tempdir()
+  settings <- set_settings(cache)
+  entries <- function() length(list.files(cache, recursive = TRUE))
+  seen <- NULL
+  attempt <- function(cell) {
+    tryCatch({
+      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+                         progress = FALSE)
+      if (cell$id == "fast") seen <<- entries()
+      new_outcome("done")
+    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+  }
+  cells <- lapply(c("fast", "slow"), function(id) list(id = id))
+  out <- run_in_rounds(cells, 0L, attempt)
+  expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
+  expect_equal(entries() - seen, 2)  # the slow cell's two answers came after
+  expect_equal(server$count(), 4)
 })
