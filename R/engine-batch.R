@@ -39,7 +39,7 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   batch_id <- read_batch_state(path)$batch$id %||% NA_character_
   values <- lapply(seq_along(chats), function(j) {
     if (is.null(chats[[j]])) return(batch_item_error(results[[j]], batch_id))
-    turn <- chats[[j]]$last_turn()
+    turn <- last_turn_of(chats[[j]])
     record_from_turn(turn, NA_real_, keep_json)
   })
   structure(values, done = path)

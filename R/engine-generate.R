@@ -270,7 +270,7 @@ request_usage <- function(x, n_before) {
   turns <- x$get_turns(include_system_prompt = TRUE)
   new <- turns[setdiff(seq_along(turns), seq_len(n_before))]
   new <- Filter(function(t) identical(t@role, "assistant"), new)
-  if (!length(new)) new <- list(x$last_turn())
+  if (!length(new)) new <- list(last_turn_of(x))
   tokens <- Reduce(`+`, lapply(new, function(t) t@tokens))
   # Added as they are (not sum()), so the cost keeps ellmer's class.
   list(tokens = tokens, cost = Reduce(`+`, lapply(new, function(t) t@cost)))

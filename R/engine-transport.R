@@ -154,7 +154,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
     if (is.function(remove)) remove()
   }
   own_request <- function(x, request) {
-    last <- x$last_turn()
+    last <- last_turn_of(x)
     ids <- if (is.null(last)) character() else vapply(Filter(function(c) {
       S7::S7_inherits(c, ellmer::ContentToolRequest)
     }, last@contents), function(c) S7::prop(c, "id"), "")
@@ -192,7 +192,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
       )
       if (inherits(done, "error")) return(settle(request_error(done)))
       promises::then(done, onFulfilled = function(text) {
-        turn <- x$last_turn()
+        turn <- last_turn_of(x)
         usage <- request_usage(x, n_before)
         seconds <- turn@duration %|NA|% (now_seconds() - started)
         problem <- answer_problem(turn@json, turn)

@@ -122,7 +122,7 @@ translate_sample <- function(row, scorer_name, timestamps, translators) {
 # output drops: that was about a quarter of a log's cost per sample, and allocations that
 # made a large log cost more per sample than a small one.
 translate_output <- function(chat, translators) {
-  turn <- chat$last_turn()
+  turn <- last_turn_of(chat)
   list(model = chat$get_model(), choices = translators$translate_assistant_choices(turn),
        usage = chat_model_usage(chat),
        time = translators$turn_duration(turn))

@@ -99,7 +99,7 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
   solver <- sample_usage(solver_meta, chats)
   for (i in which(solver$from_meta)) {
     # most chats hold one answer whose tokens already are the sample's: leave those as they are
-    turn <- chats[[i]]$last_turn()
+    turn <- last_turn_of(chats[[i]])
     last <- zero_na(S7::prop(turn, "tokens")[1:2])
     if (!identical(last, solver$usage[i, 1:2])) {
       chats[[i]] <- set_chat_usage(chats[[i]], solver$usage[i, 1], solver$usage[i, 2],
