@@ -132,21 +132,16 @@ translate_output <- function(chat, translators) {
 # turns (ellmer's `$get_tokens()` rows), summed. (vitals names that list by the chat's
 # provider and model, a name the output drops.)
 chat_model_usage <- function(chat) {
+  partial <- get0("AssistantPartialTurn", envir = asNamespace("ellmer"), inherits = FALSE)
   tokens <- c(0, 0, 0)
   for (turn in chat$get_turns()) {
-    if (S7::S7_inherits(turn, ellmer::AssistantTurn) && !is_partial_turn(turn)) {
-      turn_tokens <- as.double(S7::prop(turn, "tokens"))
-      tokens <- tokens + ifelse(is.na(turn_tokens), 0, turn_tokens)
-    }
+    complete <- S7::S7_inherits(turn, ellmer::AssistantTurn) &&
+      (is.null(partial) || !S7::S7_inherits(turn, partial))
+    if (complete) tokens <- tokens + zero_na(S7::prop(turn, "tokens"))
   }
   list(input_tokens = tokens[[1]], output_tokens = tokens[[2]],
        total_tokens = tokens[[1]] + tokens[[2]], input_tokens_cache_write = 0,
        input_tokens_cache_read = tokens[[3]])
-}
-
-is_partial_turn <- function(turn) {
-  partial <- get0("AssistantPartialTurn", envir = asNamespace("ellmer"), inherits = FALSE)
-  !is.null(partial) && S7::S7_inherits(turn, partial)
 }
 
 # The vitals internals translate_sample() calls, looked up once per log.
