@@ -389,16 +389,18 @@ log_sample <- function(sample, id, score, solver_flat, scorer_flat, usage, expla
 }
 
 # `fn(name = name, ...)`: each argument passed as a variable of its own name (an unnamed one
-# as `arg<position>`), never as its value. vitals' `$eval()` hands the solver and scorer
+# as `.arg<position>`; the function itself is the call's head, so no argument's name can
+# hide it), never as its value. vitals' `$eval()` hands the solver and scorer
 # their arguments through do.call(), values inlined, and deparses the expressions it is
 # given (for the log's plan): a chat deparsed that way costs ~15 ms of CPU a step. The
 # log's plan shows describe_arguments() instead.
 call_with_names <- function(fn, args, ...) {
   keys <- rlang::names2(args)
-  vars <- ifelse(nzchar(keys), keys, paste0("arg", seq_along(args)))
-  env <- list2env(stats::setNames(args, vars), parent = environment())
-  call <- as.call(c(list(quote(fn)), stats::setNames(lapply(vars, as.name), keys),
-                    list(...)))
+  vars <- keys
+  vars[!nzchar(vars)] <- paste0(".arg", which(!nzchar(vars)))
+  vars <- make.unique(vars)
+  env <- list2env(stats::setNames(args, vars), parent = emptyenv())
+  call <- as.call(c(list(fn), stats::setNames(lapply(vars, as.name), keys), list(...)))
   eval(call, env)
 }
 

@@ -173,3 +173,22 @@ test_that("a benchmark without a fixed headline logs every summary row, read bac
   log <- expect_results_log(tsk, summary, "level")
   expect_named(log$results$scores[[1]]$metrics, c("weighted", "overall", "level 1", "level 2"))
 })
+
+test_that("call_with_names() passes arguments by name, whatever they are called", {
+  f <- function(fn = NULL, .fn = NULL, args = NULL, ..., epochs = NULL) {
+    list(fn = fn, .fn = .fn, args = args, dots = list(...), epochs = epochs,
+         exprs = vapply(as.list(sys.call())[-1], function(e) paste(deparse(e), collapse = ""), ""))
+  }
+  out <- call_with_names(f, list(fn = 1, .fn = 2, args = 3, 4, big = 1:10, .arg4 = 6),
+                         epochs = 5)
+  expect_identical(out[c("fn", ".fn", "args", "epochs")],
+                   list(fn = 1, .fn = 2, args = 3, epochs = 5))
+  expect_identical(out$dots, list(4, big = 1:10, .arg4 = 6))
+  # each value reaches the function as a variable, never inlined (what vitals deparses)
+  expect_identical(unname(out$exprs[1:5]), c("fn", ".fn", "args", ".arg4", "big"))
+})
+
+test_that("call_with_names() with no arguments calls the function with the extra ones only", {
+  expect_identical(call_with_names(function(...) list(...), list(), epochs = NULL),
+                   list(epochs = NULL))
+})
