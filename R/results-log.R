@@ -129,9 +129,9 @@ empty_object <- function() structure(list(), names = character())
 # rest of `$log()` takes 5 to 9 ms per sample: with jsonlite a log would cost twice as much,
 # and its text would change (see bench/README.md).
 # The file name is vitals' (eval_log_filename()): "<created>_<task id>.json", each part
-# with `_`, `/` and `:` as `-` and the one `_` between them kept, which Inspect's viewer
-# needs to list a folder of logs (without it, the list shows no rows); made portable (no
-# spaces, at most 255 bytes) by portable_file_name(): a task id holds model names.
+# with `_`, `/` and `:` as `-` and the one `_` between them kept, as Inspect names its logs
+# ("<time>_<task>_<id>.json"); made portable (no spaces, at most 255 bytes) by
+# portable_file_name(): a task id holds model names.
 write_log <- function(log, dir) {
   parts <- gsub("[_/:]", "-", c(log$eval$created, log$eval$task_id))
   path <- file.path(dir, portable_file_name(parts, ext = ".json", sep = "_", max_part = 200L))

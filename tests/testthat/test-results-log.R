@@ -25,7 +25,7 @@ test_that("a log is written in one piece: awkward strings and exact numbers read
                 d = NA, e = 1 / 3, f = FALSE, g = 2.5))))))
   dir <- withr::local_tempdir()
   path <- write_log(log, dir)
-  # vitals' own name, with the `_` after the time that Inspect's viewer lists logs by
+  # vitals' own name, with the `_` after the time, as Inspect names its logs
   expect_equal(basename(path), "2026-01-02T03-04-05+00-00_a-b-c.json")
   expect_equal(basename(path), utils::getFromNamespace("eval_log_filename", "vitals")(log))
   back <- jsonlite::read_json(path)$samples[[1]]$metadata
