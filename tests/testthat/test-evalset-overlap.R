@@ -67,7 +67,8 @@ test_that("a cell with a judge goes on in rounds: solver answers first, then the
     if (grepl("GROUND_TRUTH_VALUE", paste(unlist(body$messages), collapse = " "))) {
       return("GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1")
     }
-    "\\boxed{42}"
+    # each solver its own answer, so a judge request names the cell it belongs to
+    if (identical(body$model, "m1")) "\\boxed{41}" else "\\boxed{42}"
   })
   logs <- withr::local_tempdir()
   settings <- set_settings(withr::local_tempdir())
@@ -75,11 +76,17 @@ test_that("a cell with a judge goes on in rounds: solver answers first, then the
   set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
                    judge = judge, settings = settings)
   expect_equal(set$status, c("done", "done"))
-  models <- vapply(server$requests(), `[[`, "", "model")
-  n_judge <- sum(models == "judge")
-  expect_gt(n_judge, 0)
-  # the judge's requests came after every solver answer of both cells (one round each)
-  expect_true(all(which(models == "judge") > max(which(models != "judge"))))
+  requests <- server$requests()
+  models <- vapply(requests, `[[`, "", "model")
+  text <- vapply(requests, function(r) paste(unlist(r$messages), collapse = " "), "")
+  expect_gt(sum(models == "judge"), 0)
+  # each cell's judge requests came after every one of that cell's solver requests; the
+  # other cell may still be answering then (a cell goes on as soon as its own answers are in)
+  for (cell in list(c("m1", "41"), c("m2", "42"))) {
+    judged <- which(models == "judge" & grepl(paste0("{", cell[[2]], "}"), text, fixed = TRUE))
+    expect_gt(length(judged), 0)
+    expect_true(all(judged > max(which(models == cell[[1]]))))
+  }
   # and each request once: a second run sends none
   sent <- server$count()
   quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
