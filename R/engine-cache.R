@@ -120,9 +120,23 @@ read_cache_marker <- function(dir) {
 # Keys hash canonical JSON rather than R serialization, so they do not change with the R
 # version or with attributes that do not affect a request.
 cache_key <- function(...) {
-  json <- jsonlite::toJSON(list(...), auto_unbox = TRUE, digits = NA, null = "null",
-                           na = "null", force = TRUE)
-  digest::digest(as.character(json), algo = "sha256", serialize = FALSE)
+  digest::digest(key_json(list(...)), algo = "sha256", serialize = FALSE)
+}
+
+key_json <- function(x) {
+  as.character(jsonlite::toJSON(x, auto_unbox = TRUE, digits = NA, null = "null", na = "null",
+                                force = TRUE))
+}
+
+# The keys of many requests, each `cache_key(identities[[chat_index[i]]], fingerprints[i],
+# epoch[i])`, byte for byte: the JSON of an unnamed list is its elements' JSON, joined by
+# commas in brackets, so each chat's identity (the same for all its requests, and the costly
+# part) is serialised once, not once per request.
+request_keys <- function(identities, chat_index, fingerprints, epoch) {
+  identity_json <- vapply(identities, key_json, "")
+  json <- paste0("[", identity_json[chat_index], ",", vapply(fingerprints, key_json, ""), ",",
+                 vapply(as.list(epoch), key_json, ""), "]")
+  vapply(json, digest::digest, "", algo = "sha256", serialize = FALSE, USE.NAMES = FALSE)
 }
 
 cache_path <- function(dir, key) {

@@ -60,9 +60,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   identities <- lapply(seq_along(chats), function(k) {
     request_identity(chats[[k]], if (is.null(chat_keys)) key_extra else chat_keys[[k]])
   })
-  keys <- vapply(seq_len(n), function(i) {
-    cache_key(identities[[chat_index[[i]]]], prompt_fingerprint(prompts[[i]]), epoch[[i]])
-  }, "")
+  keys <- request_keys(identities, chat_index, vapply(prompts, prompt_fingerprint, ""), epoch)
 
   state <- new.env(parent = emptyenv())
   local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]

@@ -54,3 +54,25 @@ test_that("hash_headers() keeps no header value and ignores order", {
   expect_false(identical(hashed, hash_headers(c(`X-Route` = "us", Authorization = "Bearer SECRET"))))
   expect_equal(hash_headers(NULL), list())
 })
+
+test_that("request_keys() gives each request exactly its cache_key(), the identity serialised once", {
+  creds <- function() "sk-x"
+  chats <- list(
+    ellmer::chat_openai_compatible(base_url = "http://h/v1", model = "m", credentials = creds,
+                                   params = ellmer::params(temperature = 0.7, seed = 3),
+                                   system_prompt = "Be \"brief\"\n\u00e9"),
+    ellmer::chat_vllm(base_url = "http://h/v1", model = "m", credentials = creds,
+                      api_args = list(n = 2, stop = c("a", "b")))
+  )
+  chats[[2]]$set_turns(list(ellmer::UserTurn(list(ellmer::ContentText("earlier")))))
+  identities <- list(request_identity(chats[[1]], "x"), request_identity(chats[[2]], NULL))
+  prompts <- list("q", list(ellmer::ContentText("multi"), "part"), "q")
+  fingerprints <- vapply(prompts, prompt_fingerprint, "")
+  chat_index <- c(1L, 2L, 2L)
+  epoch <- c(1L, NA, 12L)
+  expected <- vapply(seq_along(prompts), function(i) {
+    cache_key(identities[[chat_index[[i]]]], fingerprints[[i]], epoch[[i]])
+  }, "")
+  expect_identical(request_keys(identities, chat_index, fingerprints, epoch), expected)
+  expect_length(unique(expected), 3)
+})
