@@ -101,7 +101,7 @@ deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
   })
   n_failed <- sum(scored$failed)
   if (n_failed) {
-    cli::cli_inform(
+    summary_note(
       c("{n_failed} sample{?s} ha{?s/ve} no critique (a failed request).",
         i = if (failed == "drop") "They are left out of the metrics; {.code failed = \"zero\"} counts them as wrong."
             else "They count as critiques that found nothing."),

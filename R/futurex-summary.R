@@ -68,7 +68,7 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   )
   skipped <- sum(by_level$n_missing)
   if (skipped) {
-    cli::cli_inform("{skipped} item{?s} without an answer {?was/were} skipped.",
+    summary_note("{skipped} item{?s} without an answer {?was/were} skipped.",
                     class = "predictivebench_message_skipped")
   }
   benchmark_summary(rbind(top, by_level), "futurex", by = "level",

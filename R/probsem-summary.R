@@ -83,7 +83,7 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   # a suite compared with people needs no ground truth to have a number
   none <- accuracy$group[accuracy$n_no_truth > 0 & !accuracy$group %in% humans$group]
   if (length(none)) {
-    cli::cli_inform(
+    summary_note(
       "Suite{?s} {.val {none}} {?has/have} contexts without ground truth (expected = -1): no accuracy.",
       class = "predictivebench_message_no_truth"
     )
@@ -91,7 +91,7 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   tied <- accuracy$n_tied > 0 & !is.na(accuracy$estimate)
   if (any(tied)) {
     note <- sprintf("%s: %d of %d", accuracy$group[tied], accuracy$n_tied[tied], accuracy$n[tied])
-    cli::cli_inform(
+    summary_note(
       c("Some contexts count as correct only through a tie: the expected query shares the
          maximum probability with another query.",
         "*" = "{note}",
@@ -102,7 +102,7 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   }
   failed <- sum(accuracy$n_missing)
   if (failed) {
-    cli::cli_inform("{failed} context{?s} could not be scored and {?is/are} left out.",
+    summary_note("{failed} context{?s} could not be scored and {?is/are} left out.",
                     class = "predictivebench_message_skipped")
   }
   if (is.null(humans)) return(accuracy)

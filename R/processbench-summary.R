@@ -88,11 +88,11 @@ processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootst
     if (anyNA(f1s)) notes$na <- c(notes$na, "the mean of groups' F1, since a group's F1 is NA")
   }
   if (length(notes$na)) {
-    cli::cli_inform(c("Some metrics are NA, not 0:", rlang::set_names(notes$na, "*")),
+    summary_note(c("Some metrics are NA, not 0:", rlang::set_names(notes$na, "*")),
                     class = "predictivebench_message_na")
   }
   if (length(notes$small)) {
-    cli::cli_inform(
+    summary_note(
       c("Some groups are tiny, so their accuracy and F1 are very uncertain:",
         rlang::set_names(notes$small, "*")),
       class = "predictivebench_message_small_group"

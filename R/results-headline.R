@@ -90,9 +90,18 @@ measured_summary <- function(state, summary, scores) {
 }
 
 quiet_summary <- function(summary, x) {
+  withr::local_options(predictivebench.quiet_summary_notes = TRUE)
   withCallingHandlers(summary(x), message = function(m) {
     if (any(startsWith(class(m), "predictivebench_message"))) invokeRestart("muffleMessage")
   })
+}
+
+# A summary's note to the user who called it (items skipped, tiny groups, NA metrics): a
+# cli message of `class`, not even formatted inside quiet_summary(), which would muffle it
+# anyway (formatting is ~5 ms a note, paid for every cell a set measures).
+summary_note <- function(message, class, .envir = parent.frame()) {
+  if (isTRUE(getOption("predictivebench.quiet_summary_notes"))) return(invisible())
+  cli::cli_inform(message, class = class, .envir = .envir)
 }
 
 # A summary in the shape every <bench>_summary() returns (see summary_rows()): the columns

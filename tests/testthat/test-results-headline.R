@@ -82,3 +82,27 @@ test_that("headline keys pick rows for metrics, registry and leaderboard alike",
   bad$set_metrics(summary_metrics(summary, "overall", task = bad))
   expect_error(bad$eval(solver_chat = baseline_constant("2"), view = FALSE), "overall acc")
 })
+
+test_that("a summary's notes reach its caller, and are not even formatted when measured", {
+  formatted <- 0
+  count <- function() {
+    formatted <<- formatted + 1
+    "counted"
+  }
+  summary <- function(x) {
+    summary_note("{count()} items skipped.", "predictivebench_message_skipped")
+    summary_rows("overall", "accuracy", list(mean = 1, lower = NA, upper = NA, n = 1))
+  }
+  expect_message(summary(NULL), "counted items skipped", class = "predictivebench_message_skipped")
+  expect_equal(formatted, 1)
+  expect_no_message(rows <- quiet_summary(summary, NULL))
+  expect_equal(formatted, 1)
+  expect_equal(rows$estimate, 1)
+  # other messages still pass through a measured summary
+  noisy <- function(x) {
+    message("a user's own message")
+    summary(x)
+  }
+  expect_message(quiet_summary(noisy, NULL), "a user's own message")
+  expect_equal(formatted, 1)
+})
