@@ -43,9 +43,13 @@ generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL
 # identity shows (DSBench's workbook tools, whose folder is in their closure).
 # `chat_group` (one name per chat) and `group_max_active` (a limit by group name): each
 # group's requests in flight stay within its own limit (an evaluation set's models, one pool).
+# `chat_per` (a group per prompt): the caller keeps one chat per group, its first answered
+# row's (else its first row's), and only those are built; the others' `chat` is NULL
+# (rebuilding a chat from an answer is most of the CPU of reading it back from the cache).
 run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
                          key_extra = NULL, keep_json = FALSE, progress = interactive(),
-                         chat_keys = NULL, chat_group = NULL, group_max_active = NULL) {
+                         chat_keys = NULL, chat_group = NULL, group_max_active = NULL,
+                         chat_per = NULL) {
   settings <- settings %||% request_settings()
   check_settings_object(settings)
   batch <- dry_run_batch(settings)  # R/engine-estimate-cost.R: counted one by one, at the batch price
@@ -103,7 +107,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
               cached = !is.null(dir), group = chat_group[chat_index], group_max_active)
   }
   out <- responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
-                          keep_json)
+                          keep_json, chat_rows(state$errors, chat_per))
   with_paid_failures(out, state$paid)
 }
 
@@ -294,9 +298,21 @@ record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cos
   )
 }
 
-responses_tibble <- function(chats, chat_index, prompts, records, errors, cached, keep_json) {
+# The rows whose chat is built (see `chat_per` of run_requests()).
+chat_rows <- function(errors, chat_per = NULL) {
+  if (is.null(chat_per)) return(seq_along(errors))
+  rows <- split(seq_along(errors), chat_per)
+  unname(vapply(rows, function(r) {
+    answered <- r[is.na(errors[r])]
+    if (length(answered)) answered[[1]] else r[[1]]
+  }, 1L))
+}
+
+responses_tibble <- function(chats, chat_index, prompts, records, errors, cached, keep_json,
+                             with_chat = seq_along(prompts)) {
   base_turns <- lapply(chats, function(chat) chat$get_turns())
   chats <- lapply(seq_along(prompts), function(i) {
+    if (!i %in% with_chat) return(NULL)
     k <- chat_index[[i]]
     assistant <- if (is.null(records[[i]])) {
       empty_turn()

@@ -24,11 +24,12 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
     if (n_per_request && n_votes > 1) check_provider_has_n(solver_chat)
     n <- length(inputs)
     seed <- request_params$seed %||% chat_seed(solver_chat)
-    send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE) {
+    send <- function(prompts, vote, epoch = vote, api_args = NULL, keep_json = FALSE,
+                     chat_per = NULL) {
       processbench_requests(configure_chat(solver_chat, system_prompt), request_params,
                             prompts, vote = vote, epoch = epoch, seed = seed,
                             api_args = api_args, settings = run_settings,
-                            keep_json = keep_json)
+                            keep_json = keep_json, chat_per = chat_per)
     }
     # vitals epochs repeat inputs: the k-th epoch of a sample gets new votes. Vote v of
     # epoch k is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own
@@ -69,7 +70,9 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
       }
     } else {
       owner <- rep(seq_len(n), each = n_votes)
-      res <- send(inputs[owner], vote = first[owner] + rep(seq_len(n_votes), times = n))
+      # a sample keeps one vote's chat (below): only those are built
+      res <- send(inputs[owner], vote = first[owner] + rep(seq_len(n_votes), times = n),
+                  chat_per = owner)
       texts <- unname(split(res$result, owner))
       errors <- unname(split(res$error, owner))
     }
@@ -98,10 +101,13 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
 # is sent with seed + j - 1, so votes differ but a re-run draws the same ones: one chat per
 # distinct vote number, all in one request pool (so a provider's warning shows once).
 processbench_requests <- function(solver_chat, request_params, prompts, vote, epoch, seed,
-                                  api_args = NULL, ...) {
+                                  api_args = NULL, settings = NULL, keep_json = FALSE,
+                                  chat_per = NULL) {
+  prompts <- as_prompt_list(prompts)
   if (is.null(seed)) {
     chat <- configure_chat(solver_chat, params = request_params, api_args = api_args)
-    return(generate_responses(chat, prompts, epoch = epoch, ...))
+    return(run_requests(list(chat), rep(1L, length(prompts)), prompts, settings,
+                        epoch = epoch, keep_json = keep_json, chat_per = chat_per))
   }
   votes <- sort(unique(vote))
   chats <- lapply(votes, function(v) {
@@ -109,7 +115,8 @@ processbench_requests <- function(solver_chat, request_params, prompts, vote, ep
                    params = utils::modifyList(request_params, list(seed = seed + v - 1)),
                    api_args = api_args)
   })
-  run_requests(chats, match(vote, votes), as_prompt_list(prompts), epoch = epoch, ...)
+  run_requests(chats, match(vote, votes), prompts, settings, epoch = epoch,
+               keep_json = keep_json, chat_per = chat_per)
 }
 
 # Only OpenAI-style chat completions take `n` (several choices in one request); OpenAI's

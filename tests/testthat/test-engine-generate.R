@@ -330,3 +330,24 @@ test_that("a refused key stops the run after max_active requests; earlier answer
     expect_equal(server$count() - before, 15)
   }
 })
+
+test_that("with chat_per, only each group's kept chat is built: its first answered row's", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (text %in% c("a1", "c1", "c2")) list(status = 400L) else paste("echo", text)
+  })
+  prompts <- as.list(c("a1", "a2", "a3", "b1", "b2", "c1", "c2"))
+  res <- suppressWarnings(run_requests(list(fake_chat(server)), rep(1L, 7), prompts,
+                                       request_settings(cache = FALSE, max_tries = 1),
+                                       chat_per = c(1, 1, 1, 2, 2, 3, 3)))
+  built <- !vapply(res$chat, is.null, TRUE)
+  # a: a1 failed, so a2's; b: b1's; c: every request failed, so c1's (as the caller keeps)
+  expect_equal(which(built), c(2L, 4L, 6L))
+  expect_equal(res$chat[[2]]$last_turn()@text, "echo a2")
+  expect_equal(res$result[c(2, 3, 5)], c("echo a2", "echo a3", "echo b2"))
+  expect_equal(chat_rows(c(NA, NA), NULL), 1:2)
+  # without chat_per every row has its chat
+  all <- run_requests(list(fake_chat(server)), c(1L, 1L), list("b1", "b2"),
+                      request_settings(cache = FALSE))
+  expect_false(any(vapply(all$chat, is.null, TRUE)))
+})
