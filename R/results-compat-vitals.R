@@ -195,3 +195,106 @@ vitals_set_scores <- function(task, scores) {
   private$samples$score <- scores
   invisible(task)
 }
+
+# vitals records each step's call in the log's plan and metrics: its `logged()` wrapper
+# deparses the step's argument expressions with rlang::expr_deparse() on every call, about
+# 6 ms for `self$get_samples()$score`, once per metric, solver and scorer of every
+# evaluation (~40 ms a task; an evaluation set of many small cells pays it per cell). The
+# wrappers below make the same record with the same text, each expression deparsed once per
+# session.
+# Why: the reach is into `logged()` (its closure's `fn` and `fn_name`) and the private
+# `solver`, `scorer` and `apply_metrics()`. When vitals changes any of them
+# (vitals_logged_known()), the task keeps vitals' own wrappers: slower, never different.
+# Public hook that would replace it: none needed if vitals memoised the deparse itself.
+vitals_fast_steps <- function(task) {
+  if (!vitals_logged_known()) return(invisible(FALSE))
+  private <- vitals_private(task)
+  for (step in c("solver", "scorer")) {
+    logged <- private[[step]]
+    env <- environment(logged)
+    private[[step]] <- fast_logged(env$fn, env$fn_name)
+  }
+  invisible(TRUE)
+}
+
+# vitals' private `apply_metrics()`, with fast_logged().
+vitals_apply_metrics <- function(task) {
+  private <- vitals_private(task)
+  scores <- function() task$get_samples()$score
+  private$metric_results <- purrr::map2(
+    private$metric_fns, names(private$metric_fns),
+    function(metric, metric_name) {
+      # (the argument's text is vitals' own: `self$get_samples()$score`)
+      fast_logged(metric, metric_name, c(arg = "self$get_samples()$score"))(scores())
+    }
+  )
+  invisible(task)
+}
+
+# vitals' logged(fn, fn_name): the call's result with the step's name and its arguments'
+# expressions as text (`texts` replaces, by position, the text of arguments whose expression
+# here is not vitals' own).
+fast_logged <- function(fn, fn_name, texts = NULL) {
+  force(fn)
+  force(fn_name)
+  function(...) {
+    arguments <- lapply(rlang::enexprs(...), deparse_step_argument)
+    if (length(texts)) arguments[seq_along(texts)] <- as.list(unname(texts))
+    list(name = paste0(fn_name, collapse = ""), value = fn(...), arguments = arguments)
+  }
+}
+
+# Whether vitals' logged() and apply_metrics() are those fast_logged() and
+# vitals_apply_metrics() stand in for (vitals 0.4.0's).
+vitals_logged_known <- function() {
+  logged <- get0("logged", envir = asNamespace("vitals"), mode = "function", inherits = FALSE)
+  apply_metrics <- vitals::Task$private_methods$apply_metrics
+  if (is.null(logged) || !is.function(apply_metrics)) return(FALSE)
+  same_code(body(logged), vitals_logged_body) &&
+    same_code(body(apply_metrics), vitals_apply_metrics_body)
+}
+
+# (compared as code text: the package's own quote() keeps source references when loaded
+# from source)
+same_code <- function(x, y) identical(deparse(x), deparse(y))
+
+vitals_logged_body <- quote({
+  function(...) {
+    arg_exprs <- enexprs(...)
+    arg_exprs <- map(arg_exprs, expr_deparse)
+    res <- list(name = paste0(fn_name, collapse = ""), value = fn(...),
+                arguments = arg_exprs)
+    res
+  }
+})
+
+vitals_apply_metrics_body <- quote({
+  private$metric_results <- purrr::map2(private$metric_fns, names(private$metric_fns),
+    function(metric, metric_name) {
+      logged(metric, metric_name)(self$get_samples()$score)
+    })
+})
+
+# rlang::expr_deparse(expr), remembered for expressions made only of names, calls and
+# scalar constants (whose base R deparse identifies them); other values are deparsed
+# each time.
+the_deparsed_arguments <- new.env(parent = emptyenv())
+
+deparse_step_argument <- function(expr) {
+  if (!is_plain_language(expr)) return(rlang::expr_deparse(expr))
+  key <- paste(deparse(expr, control = c("keepInteger", "keepNA", "niceNames",
+                                         "showAttributes")), collapse = "\n")
+  the_deparsed_arguments[[key]] %||%
+    (the_deparsed_arguments[[key]] <- rlang::expr_deparse(expr))
+}
+
+is_plain_language <- function(x) {
+  if (is.symbol(x)) return(TRUE)
+  if (is.atomic(x)) return(length(x) <= 1 && is.null(attributes(x)))
+  if (!is.call(x)) return(FALSE)
+  for (i in seq_along(x)) {
+    if (identical(x[[i]], quote(expr = ))) next
+    if (!is_plain_language(x[[i]])) return(FALSE)
+  }
+  TRUE
+}

@@ -109,6 +109,7 @@ ResultsTask <- R6::R6Class(
                         scorer = as.name(scorer_name), metrics = quote(args$metrics),
                         epochs = quote(args$epochs), name = quote(args$name),
                         dir = quote(args$dir)), env)
+      vitals_fast_steps(self)  # R/results-compat-vitals.R
       invisible(self)
     },
 
@@ -173,7 +174,12 @@ ResultsTask <- R6::R6Class(
     pb_solver_args = NULL,
     pb_all_groups = FALSE,
     pb_metrics = NULL,
-    pb_run_id = NULL
+    pb_run_id = NULL,
+    # vitals' own, but the metrics' record of their argument is deparsed once per session
+    # (R/results-compat-vitals.R)
+    apply_metrics = function() {
+      if (vitals_logged_known()) vitals_apply_metrics(self) else super$apply_metrics()
+    }
   )
 )
 

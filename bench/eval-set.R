@@ -50,6 +50,9 @@ tasks <- list(
 # in a set's rounds, so that no timed run pays it
 invisible(suppressMessages(eval_set(tasks, models[1:2], log_dir = tempfile(),
                                     settings = settings_in(tempfile()))))
+# and a set of one cell per benchmark, as each cell alone runs below: otherwise the first cell
+# timed alone pays the rest of the compile (~0.2 s), which made "the longest cell" longer
+for (b in seq_along(tasks)) invisible(run_set(tasks[b], models[4]))
 
 alone <- do.call(rbind, lapply(seq_along(tasks), function(b) {
   do.call(rbind, lapply(seq_along(models), function(m) {
@@ -70,6 +73,35 @@ from_cache <- run_set(tasks, models, cache = cache)
 alone_cached <- vapply(seq_along(tasks), function(b) {
   max(vapply(seq_along(models), function(m) run_set(tasks[b], models[m], cache = cache)$seconds, 1))
 }, 1)
+
+# vitals' own floor, which the package does not own: vitals' $eval() (solve, score,
+# measure, its log) of tasks with the cells' sample counts (8 for FutureX, 4 for
+# ProcessBench) whose solver and scorer do nothing (a prepared chat per sample, score 1),
+# with cli's progress silenced as in the set's cells; the 8 cells one after another, as one
+# process must. Median of 3.
+bare_vitals_cell <- function(n, dir) {
+  proto <- ellmer::chat_openai_compatible(base_url = server$url, model = "m",
+                                          credentials = function() "sk-bench-not-a-key")
+  chats <- lapply(seq_len(n), function(i) {
+    proto$clone()$set_turns(list(
+      ellmer::UserTurn(list(ellmer::ContentText(paste("question", i)))),
+      ellmer::AssistantTurn(list(ellmer::ContentText("\\boxed{A}")), tokens = c(10, 5, 0))
+    ))
+  })
+  task <- vitals::Task$new(
+    dataset = tibble::tibble(input = paste("question", seq_len(n)), target = "A"),
+    solver = function(inputs, ...) list(result = rep("A", length(inputs)), solver_chat = chats),
+    scorer = function(samples, ...) list(score = rep(1, nrow(samples))),
+    metrics = list(mean = function(scores) mean(scores)), name = "bare", dir = dir
+  )
+  withr::with_options(list(cli.progress_show_after = Inf,
+                           cli.default_handler = function(msg) NULL),
+                      suppressMessages(task$eval(view = FALSE)))
+}
+bare_dir <- tempfile("bare-")
+invisible(lapply(limits, bare_vitals_cell, dir = bare_dir))  # warm-up
+cell_sizes <- rep(limits, each = length(models))
+vitals_floor <- stats::median(replicate(3, wall(for (n in cell_sizes) bare_vitals_cell(n, bare_dir))))
 
 on_daemons <- NULL
 if (rlang::is_installed("mirai")) {
@@ -118,16 +150,20 @@ cat(sprintf("latency %.0f ms, max_active %d per model; %d cells (%s x %d models)
             length(models)))
 print(alone, row.names = FALSE, digits = 3)
 cat(sprintf(paste0(
-  "cells alone: longest %.2f s, sum %.2f s\n",
+  "cells alone: longest %.2f s (median %.2f s), sum %.2f s\n",
   "set in this process: %.2f s (%.2f s of this process's CPU), %d requests; ",
   "set / longest cell = %.2f (target <= 1.3); set / sum of cells = %.2f\n"),
-  longest, total, here$seconds, here$cpu, here$requests, here$seconds / longest,
+  longest, stats::median(alone$seconds), total, here$seconds, here$cpu, here$requests, here$seconds / longest,
   here$seconds / total))
 cat(sprintf(paste0(
   "floor: the set from a full cache %.2f s (%d requests), the longest cell from it %.2f s; ",
   "(set from cache + latency) / longest cell = %.2f\n"),
   from_cache$seconds, from_cache$requests, max(alone_cached),
   (from_cache$seconds + latency) / longest))
+cat(sprintf(paste0(
+  "vitals' own floor: $eval() of %d do-nothing tasks of the cells' sizes, one after another, ",
+  "%.2f s; (vitals' floor + latency) / longest cell = %.2f\n"),
+  length(cell_sizes), vitals_floor, (vitals_floor + latency) / longest))
 if (!is.null(on_daemons)) {
   cat(sprintf("set on daemons(2): %.2f s, %d requests; daemons / in-process = %.2f\n",
               on_daemons$seconds, on_daemons$requests, on_daemons$seconds / here$seconds))

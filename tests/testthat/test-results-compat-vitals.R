@@ -128,3 +128,60 @@ test_that("translate_output() gives vitals' translate_to_output(), usage summed 
                         input_tokens_cache_read = 3))
   expect_identical(ours$time, 1.5)
 })
+
+test_that("canary: vitals' logged() and apply_metrics() are those the fast step records stand in for", {
+  expect(vitals_logged_known(), paste(
+    "vitals changed logged() or Task's private apply_metrics(): ResultsTask now keeps vitals'",
+    "own step records (correct, ~40 ms slower a task); compare them with fast_logged() and",
+    "vitals_apply_metrics() in R/results-compat-vitals.R"
+  ))
+})
+
+test_that("the fast step records are vitals' own, field for field", {
+  settings <- request_settings(cache = FALSE)
+  make <- function() {
+    vitals::Task$new(dataset = arith_dataset(), solver = generate_solver(settings = settings),
+                     scorer = arith_scorer(), dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+                     metrics = list(share = function(scores) mean(scores == "C"),
+                                    n = function(scores) length(scores)))
+  }
+  chat <- baseline_constant("4")
+  slow <- make()
+  fast <- make()
+  expect_true(vitals_fast_steps(fast))
+  for (tsk in list(slow, fast)) suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))
+  state <- function(tsk) vitals_private(tsk)
+  for (part in c("solutions", "scores")) {
+    expect_identical(state(fast)[[part]]$name, state(slow)[[part]]$name)
+    expect_identical(state(fast)[[part]]$arguments, state(slow)[[part]]$arguments)
+  }
+  expect_match(unlist(state(slow)$solutions$arguments)[[1]], "get_samples")
+  measured <- state(slow)$metric_results
+  vitals_apply_metrics(slow)
+  expect_identical(state(slow)$metric_results, measured)
+  expect_equal(names(measured), c("share", "n"))
+})
+
+test_that("deparse_step_argument() is rlang's deparse, remembered for plain expressions", {
+  exprs <- list(quote(self$get_samples()$score), quote(x[, 1]), quote(f(a = 1L, b = "q\"\n")),
+                quote(solver_chat), 1.5, NA, quote(-x), quote(function(y) y + 1),
+                rlang::expr(g(!!list(a = 1, b = "two"))), rlang::expr(h(!!new.env())))
+  for (e in exprs) {
+    expect_identical(deparse_step_argument(e), rlang::expr_deparse(e))
+    expect_identical(deparse_step_argument(e), rlang::expr_deparse(e))  # from memory
+  }
+  expect_true(is_plain_language(quote(x[, 1])))
+  expect_false(is_plain_language(rlang::expr(g(!!list(a = 1)))))
+  expect_false(is_plain_language(rlang::expr(g(!!c(1, 2)))))
+})
+
+test_that("a ResultsTask records its steps with fast_logged()", {
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir())
+  private <- vitals_private(tsk)
+  for (step in c("solver", "scorer")) {
+    expect_true(same_code(body(private[[step]]), body(fast_logged(identity, "x"))))
+  }
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE))
+  expect_identical(unname(private$metric_results[[1]]$arguments), list("self$get_samples()$score"))
+  expect_identical(private$solutions$name, "futurex_solver")
+})
