@@ -221,13 +221,14 @@ vitals_fast_steps <- function(task) {
 vitals_apply_metrics <- function(task) {
   private <- vitals_private(task)
   scores <- function() task$get_samples()$score
-  private$metric_results <- purrr::map2(
-    private$metric_fns, names(private$metric_fns),
+  # (as purrr::map2(): a list named by the metrics; the argument's text is vitals' own)
+  private$metric_results <- Map(
     function(metric, metric_name) {
-      # (the argument's text is vitals' own: `self$get_samples()$score`)
-      fast_logged(metric, metric_name, c(arg = "self$get_samples()$score"))(scores())
-    }
+      fast_logged(metric, metric_name, "self$get_samples()$score")(scores())
+    },
+    private$metric_fns, names(private$metric_fns)
   )
+  if (!length(private$metric_results)) private$metric_results <- list()
   invisible(task)
 }
 
@@ -250,30 +251,26 @@ vitals_logged_known <- function() {
   logged <- get0("logged", envir = asNamespace("vitals"), mode = "function", inherits = FALSE)
   apply_metrics <- vitals::Task$private_methods$apply_metrics
   if (is.null(logged) || !is.function(apply_metrics)) return(FALSE)
-  same_code(body(logged), vitals_logged_body) &&
-    same_code(body(apply_metrics), vitals_apply_metrics_body)
+  code_text(body(logged)) == vitals_logged_code &&
+    code_text(body(apply_metrics)) == vitals_apply_metrics_code
 }
 
-# (compared as code text: the package's own quote() keeps source references when loaded
-# from source)
-same_code <- function(x, y) identical(deparse(x), deparse(y))
+# Code as one line of text, spacing aside: the package's own quote() keeps source references
+# when loaded from source, and deparse() breaks lines by width.
+code_text <- function(x) gsub("\\s+", " ", paste(deparse(x), collapse = " "))
 
-vitals_logged_body <- quote({
-  function(...) {
-    arg_exprs <- enexprs(...)
-    arg_exprs <- map(arg_exprs, expr_deparse)
-    res <- list(name = paste0(fn_name, collapse = ""), value = fn(...),
-                arguments = arg_exprs)
-    res
-  }
-})
-
-vitals_apply_metrics_body <- quote({
-  private$metric_results <- purrr::map2(private$metric_fns, names(private$metric_fns),
-    function(metric, metric_name) {
-      logged(metric, metric_name)(self$get_samples()$score)
-    })
-})
+# vitals 0.4.0's bodies of logged() and Task's private apply_metrics(), as code_text()
+# gives them (text, not code: the package does not call purrr).
+vitals_logged_code <- paste(
+  "{ function(...) { arg_exprs <- enexprs(...) arg_exprs <- map(arg_exprs, expr_deparse)",
+  "res <- list(name = paste0(fn_name, collapse = \"\"), value = fn(...), arguments = arg_exprs)",
+  "res } }"
+)
+vitals_apply_metrics_code <- paste(
+  "{ private$metric_results <- purrr::map2(private$metric_fns, names(private$metric_fns),",
+  "function(metric, metric_name) { logged(metric, metric_name)(self$get_samples()$score) })",
+  "}"
+)
 
 # rlang::expr_deparse(expr), remembered for expressions made only of names, calls and
 # scalar constants (whose base R deparse identifies them); other values are deparsed

@@ -179,7 +179,7 @@ test_that("a ResultsTask records its steps with fast_logged()", {
   tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir())
   private <- vitals_private(tsk)
   for (step in c("solver", "scorer")) {
-    expect_true(same_code(body(private[[step]]), body(fast_logged(identity, "x"))))
+    expect_identical(code_text(body(private[[step]])), code_text(body(fast_logged(identity, "x"))))
   }
   suppressMessages(tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE))
   expect_identical(unname(private$metric_results[[1]]$arguments), list("self$get_samples()$score"))
