@@ -133,6 +133,7 @@ key_json <- function(x) {
 # commas in brackets, so each chat's identity (the same for all its requests, and the costly
 # part) is serialised once, not once per request.
 request_keys <- function(identities, chat_index, fingerprints, epoch) {
+  if (!length(chat_index)) return(character())
   identity_json <- vapply(identities, key_json, "")
   json <- paste0("[", identity_json[chat_index], ",", vapply(fingerprints, key_json, ""), ",",
                  vapply(as.list(epoch), key_json, ""), "]")

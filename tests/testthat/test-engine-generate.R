@@ -351,3 +351,12 @@ test_that("with chat_per, only each group's kept chat is built: its first answer
                       request_settings(cache = FALSE))
   expect_false(any(vapply(all$chat, is.null, TRUE)))
 })
+
+test_that("no prompts: no request and no rows, with or without a cache", {
+  for (cache in list(FALSE, withr::local_tempdir())) {
+    res <- generate_responses(baseline_constant("x"), character(), request_settings(cache = cache))
+    expect_equal(nrow(res), 0)
+    expect_named(res, c("result", "chat", "error", "cached", "input_tokens", "output_tokens",
+                        "cost", "seconds"), ignore.order = TRUE)
+  }
+})

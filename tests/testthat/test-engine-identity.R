@@ -75,4 +75,5 @@ test_that("request_keys() gives each request exactly its cache_key(), the identi
   }, "")
   expect_identical(request_keys(identities, chat_index, fingerprints, epoch), expected)
   expect_length(unique(expected), 3)
+  expect_identical(request_keys(identities, integer(), character(), integer()), character())
 })
