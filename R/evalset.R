@@ -29,7 +29,9 @@
 #'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
 #'   the models' own, with the models' requests interleaved; then the cells go on from the
 #'   cache (a solver's answers first, then the judge's). So a set takes about as long as its
-#'   longest cell, not the sum of its cells (see `bench/eval-set.R`).
+#'   longest cell plus each cell's own CPU work (its evaluation from the cache, one cell
+#'   after another), not the sum of its cells: 1.2 times its longest cell for 4 models x 2
+#'   benchmarks at 5 s a request (see `bench/eval-set.R`).
 #' * **mirai.** When you have started [mirai::daemons()] (on this machine, over SSH, or on a
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the
