@@ -79,13 +79,12 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
     report_failures(res$error, what = "vote request")  # one per request, not per vote
     metadata <- vector("list", n)
     result <- rep(NA_character_, n)
-    chats <- vector("list", n)
+    # each sample's chat: its first answered vote's (the one run_requests() built)
+    chats <- res$chat[chat_rows(res$error, owner)]
     for (i in seq_len(n)) {
       rows <- which(owner == i)
       vote <- processbench_vote(texts[[i]])
       if (!is.na(vote$prediction)) result[[i]] <- as.character(vote$prediction)
-      answered <- rows[is.na(res$error[rows])]
-      chats[[i]] <- res$chat[[if (length(answered)) answered[[1]] else rows[[1]]]]
       # usage summed over every vote request of the sample, so the log counts them all
       metadata[[i]] <- c(
         list(prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
