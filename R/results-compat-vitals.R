@@ -217,30 +217,29 @@ vitals_fast_steps <- function(task) {
   invisible(TRUE)
 }
 
-# vitals' private `apply_metrics()`, with fast_logged().
+# vitals' private `apply_metrics()`: each metric's record as logged() makes it, the text of
+# its argument vitals' own (the scores are read once, not once per metric).
 vitals_apply_metrics <- function(task) {
   private <- vitals_private(task)
-  scores <- function() task$get_samples()$score
-  # (as purrr::map2(): a list named by the metrics; the argument's text is vitals' own)
+  scores <- task$get_samples()$score
   private$metric_results <- Map(
     function(metric, metric_name) {
-      fast_logged(metric, metric_name, "self$get_samples()$score")(scores())
+      list(name = metric_name, value = metric(scores), arguments = vitals_metric_arguments)
     },
     private$metric_fns, names(private$metric_fns)
   )
-  if (!length(private$metric_results)) private$metric_results <- list()
   invisible(task)
 }
 
+vitals_metric_arguments <- stats::setNames(list("self$get_samples()$score"), "")
+
 # vitals' logged(fn, fn_name): the call's result with the step's name and its arguments'
-# expressions as text (`texts` replaces, by position, the text of arguments whose expression
-# here is not vitals' own).
-fast_logged <- function(fn, fn_name, texts = NULL) {
+# expressions as text.
+fast_logged <- function(fn, fn_name) {
   force(fn)
   force(fn_name)
   function(...) {
     arguments <- lapply(rlang::enexprs(...), deparse_step_argument)
-    if (length(texts)) arguments[seq_along(texts)] <- as.list(unname(texts))
     list(name = paste0(fn_name, collapse = ""), value = fn(...), arguments = arguments)
   }
 }
