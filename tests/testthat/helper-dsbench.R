@@ -15,15 +15,13 @@ local_no_tiktoken <- function(env = parent.frame()) {
   }, envir = env)
 }
 
-# pyxlsb for the .xlsb tests: the Python in use if it has it, else ../shared/vendor, put on
-# sys.path (only then) for the rest of the calling test.
-local_pyxlsb <- function(env = parent.frame()) {
-  if (reticulate::py_module_available("pyxlsb")) return(invisible())
-  vendor <- normalizePath(file.path(skip_if_no_source_tree(), "..", "shared", "vendor"),
-                          mustWork = TRUE)
-  sys <- reticulate::import("sys", convert = FALSE)
-  sys$path$insert(0L, vendor)
-  withr::defer(sys$path$remove(vendor), envir = env)
+# The .xlsb tests need pyxlsb in the Python in use; where `import pyxlsb` fails they skip,
+# saying why (nothing is put on sys.path from outside the project).
+skip_if_no_pyxlsb <- function() {
+  if (!reticulate::py_module_available("pyxlsb")) {
+    testthat::skip("pyxlsb is not installed in the Python in use: .xlsb workbooks can't be read")
+  }
+  invisible()
 }
 
 # Python behaves as if pyxlsb were not installed (`import pyxlsb` fails) for the rest of the

@@ -133,7 +133,7 @@ test_that("without pyxlsb an .xlsb workbook is a classed error saying what to in
 test_that(".xlsb workbooks are flattened like .xlsx ones (pandas with pyxlsb)", {
   skip_if_no_python()
   xlsb <- skip_if_no_reference("xlsb")
-  local_pyxlsb()
+  skip_if_no_pyxlsb()
   dir <- xlsb_competition(xlsb)
   table <- prepare_dsbench(dir)
   folder <- file.path(dir, "data", "x1")
