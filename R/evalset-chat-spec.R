@@ -2,7 +2,8 @@
 # is computed from, and what a mirai worker rebuilds its chat from. A Chat sent to another
 # process as it is loses its credentials (ellmer issue 700), and one that kept them would put
 # the key in every serialised task; a spec names the ellmer constructor, the model, the
-# address, the parameters, the system prompt and the chat's turns (few-shot examples). The
+# address, the parameters, the system prompt, the chat's turns (few-shot examples) and its
+# tools. The
 # chat's own credentials and extra headers travel beside it in the mirai payload only
 # (R/evalset-chat-secrets.R), never in an identity, a record, a log or a cache.
 
@@ -30,6 +31,7 @@ chat_spec <- function(x, arg = "models", call = rlang::caller_env()) {
   if (length(extra) && "api_args" %in% names(formals(fun))) args$api_args <- extra
   spec <- new_chat_spec(slug, x$get_model(), args = args, params = chat_params(x),
                         system_prompt = x$get_system_prompt(), turns = x$get_turns(),
+                        tools = unname(x$get_tools()),
                         headers = hash_headers(provider@extra_headers))
   spec$label <- paste0(chat_model_label(x), spec_label_suffix(spec, fun))
   spec
@@ -37,11 +39,12 @@ chat_spec <- function(x, arg = "models", call = rlang::caller_env()) {
 
 # `headers`: the chat's extra headers as hashes (R/engine-identity.R), for the identity only.
 new_chat_spec <- function(provider, model, args = list(), params = list(),
-                          system_prompt = NULL, turns = list(), headers = character(),
-                          chat = NULL, label = NULL) {
+                          system_prompt = NULL, turns = list(), tools = list(),
+                          headers = character(), chat = NULL, label = NULL) {
   structure(list(provider = provider, model = model, args = args,
                  params = unclass(params) %||% list(), system_prompt = system_prompt,
-                 turns = turns, headers = headers, chat = chat, label = label),
+                 turns = turns, tools = tools, headers = headers, chat = chat,
+                 label = label),
             class = "predictivebench_chat_spec")
 }
 
@@ -73,7 +76,7 @@ formal_default <- function(expr) {
 }
 
 # The chat a spec describes, made in this process (a worker's), with the turns it was
-# primed with. Its credentials are the chat's own when they came with the spec
+# primed with and its tools. Its credentials are the chat's own when they came with the spec
 # (spec_secrets()); otherwise the constructor's default, read from this process's
 # environment, and only for the constructor's default address: a worker never sends its
 # own key to a host it was not given for.
@@ -85,6 +88,7 @@ chat_from_spec <- function(spec, call = rlang::caller_env()) {
   chat <- rlang::exec(fun, model = spec$model, system_prompt = spec$system_prompt,
                       params = params, !!!args)
   if (length(spec$turns)) chat$set_turns(spec$turns)
+  if (length(spec$tools)) chat$set_tools(spec$tools)
   chat
 }
 
@@ -99,8 +103,8 @@ spec_label <- function(spec) {
 }
 
 # What makes two specs the same model for a cell's identity: everything that changes an
-# answer, never the credentials; a baseline by its name and what it answers. Turns and
-# headers enter only when the chat has them, so that a plain chat keeps the identity (and
+# answer, never the credentials; a baseline by its name and what it answers. Turns, tools
+# and headers enter only when the chat has them, so that a plain chat keeps the identity (and
 # the cells) it had before they were part of it.
 spec_identity <- function(spec, depth = 0L, seen = new.env(parent = emptyenv())) {
   if (identical(spec$provider, "baseline")) {
@@ -109,6 +113,7 @@ spec_identity <- function(spec, depth = 0L, seen = new.env(parent = emptyenv()))
   }
   identity <- unclass(spec[c("provider", "model", "args", "params", "system_prompt")])
   if (length(spec$turns)) identity$turns <- turns_identity(spec$turns)
+  if (length(spec$tools)) identity$tools <- lapply(spec$tools, tool_fingerprint)
   if (length(spec$headers)) identity$headers <- spec$headers
   identity
 }
@@ -204,12 +209,13 @@ is_package_env <- function(env) {
 
 # What a chat was made with beyond its constructor's defaults, as its label's suffix:
 # `" [temperature=0.7, system prompt #1a2b3c]"`. Short values are shown as they are; a
-# system prompt, turns, headers and long values by a short hash (they may be long, or hold
+# system prompt, turns, tools, headers and long values by a short hash (they may be long, or hold
 # anything), so that a label stays one line and says how two chats of one model differ.
 spec_label_suffix <- function(spec, fun) {
   args <- spec$args
   others <- args[setdiff(names(args), c("base_url", "name", "api_args"))]
   n_turns <- length(spec$turns)
+  n_tools <- length(spec$tools)
   parts <- c(
     label_values(spec$params),
     label_values(args$api_args),
@@ -218,6 +224,8 @@ spec_label_suffix <- function(spec, fun) {
     if (!is.null(spec$system_prompt)) paste("system prompt", label_hash(spec$system_prompt)),
     if (n_turns) paste(n_turns, if (n_turns == 1) "turn" else "turns",
                        label_hash(turns_identity(spec$turns))),
+    if (n_tools) paste(n_tools, if (n_tools == 1) "tool" else "tools",
+                       label_hash(lapply(spec$tools, tool_fingerprint))),
     if (length(spec$headers)) paste("headers", label_hash(spec$headers))
   )
   if (!length(parts)) return("")

@@ -15,7 +15,8 @@
 #'   files, or a task object's dataset), the task's options (its solver and scorer as
 #'   configured, the judge), the model (provider, model, address and the provider's other
 #'   arguments such as `service_tier`, parameters, `api_args`, system prompt, the chat's
-#'   turns such as few-shot examples, and its extra headers, hashed) and `epochs`. The key is
+#'   turns such as few-shot examples, its tools, and its extra headers, hashed) and
+#'   `epochs`. The key is
 #'   not part of it: the same model with another key is the same cell. How requests are
 #'   sent (`settings`: `max_active`, `rpm`, `timeout`, the cache, `batch`) and `retries` are
 #'   not part of it either: changing them reruns nothing.
@@ -24,7 +25,7 @@
 #'   defaults, by what it was made with, in brackets:
 #'   `"openai/gpt-4.1 [temperature=0.7, system prompt #1a2b3c, 2 turns #4d5e6f]"`
 #'   (parameters, `api_args` and provider arguments with their values, or a hash when long;
-#'   a system prompt, turns and headers by a hash; `base_url` when not the constructor's
+#'   a system prompt, turns, tools and headers by a hash; `base_url` when not the constructor's
 #'   default). Two models with one name are refused before any request (an error of class
 #'   `predictivebench_error_argument`): the same model given twice, or two chats that
 #'   differ only where a name does not show it (an OpenAI-compatible server's address: give
@@ -50,7 +51,7 @@
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the
 #'   chat from its spec (the ellmer constructor, model, `base_url` and provider arguments,
-#'   parameters, `api_args`, system prompt and turns), as a chat sent to another process
+#'   parameters, `api_args`, system prompt, turns and tools), as a chat sent to another process
 #'   loses its credentials (ellmer issue 700). The chat's own credentials (the value its
 #'   `credentials` function gives in this process) and extra headers travel with the spec
 #'   in the payload sent to the worker, and nowhere else: never in a cell's identity, its

@@ -184,3 +184,35 @@ test_that("models a label can't tell apart are refused before any request", {
   expect_equal(server$count() + other$count(), 0)
   expect_length(list.files(logs), 0)
 })
+
+test_that("a chat's tools are part of its identity and of the chat rebuilt from its spec", {
+  server <- local_set_server()
+  plain <- fake_chat(server, model = "m1")
+  tooled <- fake_chat(server, model = "m1")
+  tooled$register_tool(ellmer::tool(function(x) x + 1, "Adds one.", name = "add_one",
+                                    arguments = list(x = ellmer::type_number())))
+  spec <- chat_spec(tooled)
+  expect_false(identical(spec_identity(chat_spec(plain)), spec_identity(spec)))
+  expect_match(spec_label(spec), "[1 tool #", fixed = TRUE)
+  spec$secrets <- chat_secrets(tooled)
+  rebuilt <- chat_from_spec(spec)
+  expect_named(rebuilt$get_tools(), "add_one")
+  expect_equal(spec_identity(chat_spec(rebuilt)), spec_identity(spec))
+})
+
+test_that("a judge travels to a worker with its own credentials", {
+  server <- local_set_server()
+  chat <- fake_chat(server, model = "m1", key = "sk-solver")
+  judge <- fake_chat(server, model = "j", key = "sk-judge")
+  cell <- list(model = chat_spec(chat), chat = chat,
+               benchmark = list(judge = chat_spec(judge), judge_chat = judge))
+  portable <- portable_cell(cell)
+  expect_null(portable$chat)
+  expect_null(portable$benchmark$judge_chat)
+  expect_equal(portable$model$secrets$credentials, "sk-solver")
+  expect_equal(portable$benchmark$judge$secrets$credentials, "sk-judge")
+  expect_equal(chat_from_spec(portable$benchmark$judge)$get_provider()@credentials(),
+               "sk-judge")
+  # what a cell's identity is made of holds neither
+  expect_false(grepl("sk-", paste(unlist(spec_identity(portable$model)), collapse = " ")))
+})
