@@ -5,8 +5,11 @@
 # What a worker gets: the cell (a benchmark name or a task object, the model's spec without
 # secret, the epochs), the log folder and the request settings, and beside the spec the
 # chat's own credentials (in this payload only). It rebuilds the chat from the spec with
-# them, runs the cell and writes the log and the cell's record itself. The response cache and the arena caches are files shared under their own
-# locks (R/engine-cache.R, R/arena-cache.R), so workers on one file system share answers.
+# them, runs the cell and writes the log and the cell's record itself. The response cache
+# and the arena caches are files shared under their own locks (R/engine-cache.R,
+# R/arena-cache.R), so workers on one file system share answers. When every daemon is gone,
+# the cells still waiting fail after a grace period (await_map()) instead of waiting for a
+# daemon that will not come.
 
 daemons_running <- function() {
   if (!rlang::is_installed("mirai")) return(FALSE)
@@ -23,6 +26,7 @@ daemons_running <- function() {
 # rounds inside its worker (as in this process), so a daemon's cells share its pool. A cell
 # that failed (an error in it, or its daemon died under it) is tried again, in a new group,
 # while it has retries left; a cell the dead daemon had finished is done (its record says so).
+# With every daemon gone, no cell is tried again.
 run_on_daemons <- function(cells, log_dir, settings, retries) {
   outcomes <- vector("list", length(cells))
   tries <- integer(length(cells))
