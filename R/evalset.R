@@ -82,10 +82,11 @@
 #'   `arena_task(arena_dataset(), answers = )` with an EloBench answer cache instead.
 #' @param models `"provider/model"` strings as [ellmer::chat()] takes them, and/or ellmer
 #'   chats (a list), each with its own name (see "Names" above). In this process a chat is
-#'   used as given; on daemons it is rebuilt from its spec. An offline [baseline_chat()] is identified by its name and its responder: the
-#'   function's code and the values it captured. Made again the same way it is the same
-#'   model; a responder that captures a changing value (a counter, a whole script's
-#'   environment) is a new model each time, and its cells run again.
+#'   used as given; on daemons it is rebuilt from its spec. An offline [baseline_chat()] is
+#'   identified by its name and its responder: the function's code and the values it
+#'   captured. Made again the same way it is the same model; a responder that captures a
+#'   changing value (a counter, a whole script's environment) is a new model each time,
+#'   and its cells run again.
 #' @param log_dir The folder of the set's logs and records (created if needed). Everything
 #'   the set writes stays inside it.
 #' @param judge The judge chat (or `"provider/model"`) of benchmarks whose task takes one
