@@ -69,3 +69,105 @@ test_that("an arena scorer declares its answers' content for the cell's identity
   plain <- futurex_task(futurex_dataset(version = "sample", limit = 1), dir = tempdir())
   expect_false("scorer_data" %in% names(set_benchmarks(list(plain), NULL, NULL)[[1]]$identity))
 })
+
+test_that("a closing arena's bad arguments are refused before the first request", {
+  server <- local_set_server()
+  logs <- file.path(withr::local_tempdir(), "set")
+  settings <- set_settings(withr::local_tempdir())
+  models <- set_chats(server, c("m1", "m2"))
+  judge <- arena_baseline_judge("longer")
+  a_file <- withr::local_tempfile(lines = "not a folder")
+  refused <- function(arena, class = "predictivebench_error_argument", judge_chat = judge) {
+    expect_error(eval_set("futurex@sample", models, log_dir = logs, limit = 1,
+                          settings = settings, judge = judge_chat, arena = arena),
+                 class = class)
+  }
+  ok <- list(version = "sample", experiment = "x")
+  refused(c(ok, list(rounds = 3)))                          # not an arena_run() argument
+  refused(c(ok, list(models = c("a", "b"))))                # the set's models are the arena's
+  refused(list(version = "sample"))                         # no experiment
+  refused(ok, judge_chat = NULL)                            # no judge
+  refused(c(ok, list(n = 0)))
+  refused(c(ok, list(strategy = "best")))
+  refused(c(ok, list(bootstrap = -1)))
+  refused(c(ok, list(position_swap = "yes")))
+  refused(list(version = "sample", experiment = "a/b"), "predictivebench_error_path")
+  refused(list(version = "nowhere", experiment = "x"), "predictivebench_error_path")
+  refused(c(ok, list(dir = a_file)), "predictivebench_error_path")
+  refused(c(ok, list(dir = file.path(a_file, "arena"))), "predictivebench_error_path")
+  refused(c(ok, list(dataset = data.frame(x = 1))))
+  expect_equal(server$count(), 0)
+  expect_false(file.exists(logs))
+})
+
+test_that("the closing arena's competitors must have names the arena can take, checked up front", {
+  specs <- list(new_chat_spec("baseline", "a", label = "same"),
+                new_chat_spec("baseline", "b", label = "same"))
+  expect_error(check_set_arena(list(version = "sample", experiment = "x"), specs,
+                               arena_baseline_judge("longer"), withr::local_tempdir()),
+               class = "predictivebench_error_argument", regexp = "same")
+  specs[[2]]$label <- "question"
+  expect_error(check_set_arena(list(version = "sample", experiment = "x"), specs,
+                               arena_baseline_judge("longer"), withr::local_tempdir()),
+               class = "predictivebench_error_argument")
+  specs[[2]]$label <- "other"
+  expect_silent(check_set_arena(list(version = "sample", experiment = "x"), specs,
+                                arena_baseline_judge("longer"), withr::local_tempdir()))
+  # In a set: two chats that get one label (as long as labels can coincide) cost nothing.
+  server <- local_set_server()
+  logs <- file.path(withr::local_tempdir(), "set")
+  twins <- list(fake_chat(server, model = "m1"),
+                fake_chat(server, model = "m1", params = ellmer::params(temperature = 0.5)))
+  labels <- vapply(lapply(twins, chat_spec), spec_label, "")
+  skip_if(!anyDuplicated(labels), "labels are unique: the closing arena has nothing to refuse")
+  expect_error(eval_set("futurex@sample", twins, log_dir = logs, limit = 1,
+                        settings = set_settings(withr::local_tempdir()),
+                        judge = arena_baseline_judge("longer"),
+                        arena = list(version = "sample", experiment = "x")),
+               class = "predictivebench_error_argument")
+  expect_equal(server$count(), 0)
+})
+
+test_that("a closing arena on the bundled sample's questions runs", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
+                   limit = 1, settings = set_settings(withr::local_tempdir()),
+                   judge = arena_baseline_judge("longer"),
+                   arena = list(version = "sample", experiment = "set", n = 1, bootstrap = 0))
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  expect_null(attr(set, "arena_error"))
+  expect_equal(arena_read_questions(file.path(logs, "arena", "data", "sample", "questions.csv")),
+               arena_dataset(version = "sample")$input)
+  expect_setequal(run$ratings$model, set$model)
+})
+
+test_that("an error in the closing arena keeps the set's table, with the error", {
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "judge")) return(list(status = 401))
+    "\\boxed{A}"
+  })
+  logs <- withr::local_tempdir()
+  models <- set_chats(server, c("m1", "m2"))
+  expect_warning(
+    set <- suppressMessages(eval_set(
+      "futurex@sample", models, log_dir = logs, limit = 2,
+      settings = set_settings(withr::local_tempdir()), judge = fake_chat(server, model = "judge"),
+      arena = list(version = "sample", experiment = "set", n = 1, bootstrap = 0)
+    )),
+    class = "predictivebench_warning_arena"
+  )
+  expect_s3_class(set, "tbl_df")
+  expect_equal(set$status, c("done", "done"))
+  expect_true(all(file.exists(set$log_path)))
+  expect_s3_class(attr(set, "arena_error"), "error")
+  expect_null(attr(set, "arena_run"))
+  # the cells are done: the next call sends none of their requests again
+  sent <- server$count()
+  again <- quiet_set("futurex@sample", models, log_dir = logs, limit = 2,
+                     settings = set_settings(withr::local_tempdir()),
+                     judge = fake_chat(server, model = "judge"))
+  expect_true(all(again$reused))
+  expect_equal(server$count(), sent)
+})
