@@ -59,8 +59,8 @@ arena_sample_battles <- function() {
 #'
 #' @section Differences from the original:
 #' * The original cached verdicts by question and models only, so a second judge (or a new
-#'   prompt) silently reused the first judge's verdicts; here the judge model (the `judger`
-#'   column) and the prompt version are part of the key.
+#'   prompt, or new answers of a model) silently reused the first verdicts; here the judge
+#'   request, the prompt version and both answers (hashed) are part of the key.
 #' * A failed request is recorded with an empty winner (the original retried forever) and
 #'   judged again on the next run. A response with no readable verdict is `invalid`; with the
 #'   older score format the original left the winner empty instead.

@@ -76,11 +76,22 @@ named_benchmark <- function(x, judge, limit, call) {
 task_set_benchmark <- function(task, label, call) {
   benchmark <- task$benchmark %||% task$name %||% "task"
   label <- if (nzchar(label)) label else benchmark
+  identity <- list(benchmark = benchmark, dataset = task_dataset(task),
+                   solver = closure_fingerprint(task_step(task, "solver")),
+                   scorer = closure_fingerprint(task_step(task, "scorer")))
+  declared <- step_identity(task_step(task, "scorer"))
+  if (!is.null(declared)) identity$scorer_data <- declared
   list(benchmark = benchmark, label = label, version = "task", task = task, judge = NULL,
-       limit = NULL,
-       identity = list(benchmark = benchmark, dataset = task_dataset(task),
-                       solver = closure_fingerprint(task_step(task, "solver")),
-                       scorer = closure_fingerprint(task_step(task, "scorer"))))
+       limit = NULL, identity = identity)
+}
+
+# What a step declares changes its results beyond its code (data it judges by, such as
+# reference answers, hashed by content: arena_scorer()'s attribute
+# "predictivebench_identity"), read through vitals' wrapper, which keeps the step as `fn`.
+step_identity <- function(step) {
+  if (!is.function(step)) return(NULL)
+  fn <- environment(step)$fn %||% step
+  attr(fn, "predictivebench_identity", exact = TRUE)
 }
 
 # The pinned files of a named version (commit, path, checksum), or the bundled sample's

@@ -106,15 +106,21 @@
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run may cost, as
 #'   [estimate_cost()] bounds it; above it, or when a cell's cost can't be bounded, nothing
 #'   is sent.
-#' @param arena `NULL`, or a list of [arena_run()] arguments (`version`, `experiment`, `n`,
-#'   ...) to end the set with one arena run among its models, judged by `judge`, in
-#'   `log_dir/arena` (resumable from its own caches, in this process).
+#' @param arena `NULL`, or a list of [arena_run()] arguments (`version` and `experiment`,
+#'   then `n`, `dir`, ...; not `models`) to end the set with one arena run among its models,
+#'   named by their labels (the `model` column), judged by `judge`, in `log_dir/arena`
+#'   (resumable from its own caches, in this process). `version = "sample"` runs on the
+#'   bundled sample's questions. Its arguments, the judge, the labels as arena model names
+#'   (unique), the questions and a writable `dir` are checked before the set's first request
+#'   (errors of class `predictivebench_error_argument` or `predictivebench_error_path`).
 #' @returns A tibble with one row per cell: `benchmark`, `model`, `cell_id`, `status`
 #'   (`"done"` or `"failed"`), `log_path`, `metric` (the headline row's key) and `headline`
 #'   (its estimate), `cost` (dollars of this run's requests, `0` when every answer was
 #'   cached, `NA` when a price is unknown), `attempts` (made in this call; 0 for a cell done
 #'   before), `reused` (done before this call) and `error`. With `arena`, the [arena_run()]
-#'   result is its attribute `"arena_run"`. With `dry_run = TRUE`: one row per cell with
+#'   result is its attribute `"arena_run"`; when the arena run fails, the table is still
+#'   returned, with the error as its attribute `"arena_error"` and a warning (class
+#'   `predictivebench_warning_arena`). With `dry_run = TRUE`: one row per cell with
 #'   `status` (`"done"` or `"to run"`) and the columns of [estimate_cost()].
 #' @seealso [estimate_cost()] for one task's cost, [leaderboard()] to compare the cells' logs.
 #' @export
@@ -154,6 +160,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
   entries <- set_benchmarks(benchmarks, judge, limit)
   cells <- set_cells(entries, specs, chats, epochs)
+  check_set_arena(arena, specs, judge, log_dir)
 
   dir.create(log_dir, recursive = TRUE, showWarnings = FALSE)
   log_dir <- normalizePath(log_dir, winslash = "/")  # as workers elsewhere find it
@@ -168,7 +175,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   result <- set_result(cells, outcomes)
   report_set(result)
   if (!is.null(arena)) {
-    attr(result, "arena_run") <- run_set_arena(arena, models, specs, judge, log_dir, settings)
+    result <- run_set_arena(result, arena, models, specs, judge, log_dir, settings)
   }
   result
 }
@@ -214,16 +221,4 @@ report_set <- function(result) {
     if (nrow(failed)) c("x" = "{nrow(failed)} failed: {.val {paste(failed$benchmark, 'x',
                                failed$model)}}; call {.fn eval_set} again to retry them.")
   ), class = "predictivebench_message_eval_set")
-}
-
-# The set's closing arena run among its models, judged by the set's judge.
-run_set_arena <- function(arena, models, specs, judge, log_dir, settings) {
-  if (is.null(judge)) abort_pb("An arena run needs {.arg judge}.", "argument")
-  chats <- lapply(seq_along(models), function(i) {
-    if (inherits(models[[i]], "Chat")) models[[i]] else chat_from_spec(specs[[i]])
-  })
-  names(chats) <- vapply(specs, spec_label, "")
-  args <- utils::modifyList(list(dir = file.path(log_dir, "arena"), models = chats,
-                                 judge = as_chat(judge), settings = settings), arena)
-  do.call(arena_run, args)
 }
