@@ -8,9 +8,14 @@
 #'   `log_dir`, summarised by the benchmark's own registered summary (its headline is the
 #'   number the log header and [leaderboard()] show).
 #' * **What is done.** A cell is done when `log_dir` holds its complete log, recorded in
-#'   `log_dir/.eval-set/<cell id>.json` once the log is written. Calling `eval_set()` again
-#'   with the same arguments sends no request and returns the same table. Adding a model or a
-#'   benchmark runs only the new cells.
+#'   `log_dir/.eval-set/<cell id>.json` once the log is written (with its size and its
+#'   number of samples). Calling `eval_set()` again with the same arguments sends no request
+#'   and returns the same table. Adding a model or a benchmark runs only the new cells. A
+#'   log that is no longer complete (cut short, or changed since: it is not JSON to its end,
+#'   or has another size or number of samples) is set aside, renamed
+#'   `<name>.json.partial-<time>` (kept, but no longer a `.json` file that the set,
+#'   [leaderboard()] or `vitals::vitals_view()` would read), and its cell runs again from the
+#'   cache.
 #' * **Identity.** A cell is identified by its benchmark, the benchmark's version (the pinned
 #'   files, or a task object's dataset), the task's options (its solver and scorer as
 #'   configured, the judge), the model (provider, model, address, parameters, system prompt)
@@ -63,7 +68,8 @@
 #'   model; a responder that captures a changing value (a counter, a whole script's
 #'   environment) is a new model each time, and its cells run again.
 #' @param log_dir The folder of the set's logs and records (created if needed). Everything
-#'   the set writes stays inside it.
+#'   the set writes stays inside it. A file, or a folder that can't be written, is an error
+#'   (of class `predictivebench_error_argument`) before any request.
 #' @param judge The judge chat (or `"provider/model"`) of benchmarks whose task takes one
 #'   (FutureX, DSBench, the arena), for benchmarks given by name. `NULL` uses each task's
 #'   default.
@@ -129,9 +135,8 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   entries <- set_benchmarks(benchmarks, judge, limit)
   cells <- set_cells(entries, specs, chats, epochs)
 
-  dir.create(log_dir, recursive = TRUE, showWarnings = FALSE)
-  log_dir <- normalizePath(log_dir, winslash = "/")  # as workers elsewhere find it
-  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id))
+  log_dir <- check_set_log_dir(log_dir)
+  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
     if (dry_run) return(preview)
@@ -152,6 +157,26 @@ check_set_models <- function(models, call = rlang::caller_env()) {
     "{.arg models} must be {.val provider/model} strings or ellmer chats.",
     i = "For example {.code c(\"openai/gpt-4.1\", \"anthropic/claude-sonnet-4-0\")}."
   ), call)
+}
+
+# The set's folder, created if needed and normalised (as workers elsewhere find it): a
+# folder this process can write to, with its records' folder, checked before any request.
+check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
+  if (file.exists(log_dir) && !dir.exists(log_dir)) {
+    abort_pb("{.arg log_dir} is a file, not a folder.", "argument", file = log_dir,
+             call = call)
+  }
+  records <- manifest_dir(log_dir)
+  dir.create(records, recursive = TRUE, showWarnings = FALSE)
+  probe <- tempfile(".write-test-", tmpdir = records)
+  writable <- dir.exists(records) && isTRUE(suppressWarnings(file.create(probe)))
+  unlink(probe)
+  if (!writable) {
+    abort_pb(c("Can't write to {.arg log_dir}.",
+               i = "The set writes its logs and records there: give a folder you can write to."),
+             "argument", file = log_dir, call = call)
+  }
+  normalizePath(log_dir, winslash = "/")
 }
 
 # In parallel on the user's mirai daemons, or here in overlapping rounds.

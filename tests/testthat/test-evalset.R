@@ -272,3 +272,53 @@ test_that("probsem by name runs as a benchmark in a set", {
   expect_equal(again$reused, c(TRUE, TRUE))
   expect_equal(server$count(), sent)
 })
+
+test_that("a cell whose log was cut off inside its samples is set aside and runs from the cache", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, c("m1", "m2"))
+  set <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)
+  sent <- server$count()
+  # a crash while writing: the header (status "success") is whole, the samples are not
+  cut <- set$log_path[[1]]
+  bytes <- readBin(cut, "raw", file.size(cut))
+  writeBin(bytes[seq_len(round(length(bytes) * 0.8))], cut)
+  expect_equal(read_log_header(cut)$status, "success")
+  expect_message(
+    again <- suppressWarnings(eval_set("futurex@sample", chats, log_dir = logs,
+                                       settings = settings, limit = 3)),
+    class = "predictivebench_message_log_set_aside"
+  )
+  expect_equal(again$status, c("done", "done"))
+  expect_equal(again$reused, c(FALSE, TRUE))
+  expect_equal(server$count(), sent)  # every answer came from the cache
+  # the cut log is kept under a name no reader of logs takes; one log per cell
+  kept <- list.files(logs, pattern = "[.]partial-")
+  expect_equal(sub("[.]partial-.*$", "", kept), basename(cut))
+  expect_setequal(list.files(logs, pattern = "[.]json$"), basename(again$log_path))
+  expect_length(list.files(logs, pattern = "[.]json$", recursive = TRUE), 2)
+  expect_equal(nrow(suppressMessages(report_failures(logs))), 0)
+  # the rerun's log is whole: the next call takes it as done
+  expect_true(all(quiet_set("futurex@sample", chats, log_dir = logs, settings = settings,
+                            limit = 3)$reused))
+})
+
+test_that("a log_dir that is a file, or can't be made, is refused before any request", {
+  server <- local_set_server()
+  file <- withr::local_tempfile()
+  writeLines("not a folder", file)
+  chats <- set_chats(server, "m1")
+  settings <- set_settings(withr::local_tempdir())
+  err <- expect_error(eval_set("futurex@sample", chats, log_dir = file, settings = settings,
+                               limit = 2),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "is a file", fixed = TRUE)
+  expect_match(cli::ansi_strip(conditionMessage(err)), basename(file), fixed = TRUE)
+  err <- expect_error(eval_set("futurex@sample", chats, log_dir = file.path(file, "logs"),
+                               settings = settings, limit = 2),
+                      class = "predictivebench_error_argument")
+  expect_match(cli::ansi_strip(conditionMessage(err)), "Can't write", fixed = TRUE)
+  expect_equal(server$count(), 0)
+  expect_equal(readLines(file), "not a folder")
+})
