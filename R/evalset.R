@@ -27,9 +27,15 @@
 #'   `max_active`).
 #' * **Failures.** A cell that fails (an error, a refused key, or a step whose every request
 #'   failed) is tried again up to `retries` more times in the same call, then reported with
-#'   `status = "failed"` and its `error`; it never stops the other cells, and the next call
-#'   tries it again. The log of a failed attempt, if it wrote one, stays in `log_dir` (see
-#'   [report_failures()]); only a done cell's log is in the returned `log_path`.
+#'   `status = "failed"` and its `error` (the provider's own message, such as
+#'   `HTTP 404 Not Found: The model 'x' does not exist`); it never stops the other cells, and
+#'   the next call tries it again. A cell some of whose samples failed for good (their
+#'   requests failed past their tries, as in an outage) is `"partial"`: its log is written
+#'   and readable, `failed_samples` says how many, and it is not done. Like a failed cell it
+#'   is tried again up to `retries` more times in the same call, then again in the next
+#'   call; each attempt sends only the failed samples' requests again (the others come from
+#'   the cache), as Inspect AI's `eval_set()` retries the samples that errored. The log of a
+#'   failed or partial attempt stays in `log_dir` (see [report_failures()]).
 #' * **Overlap.** In one process the cells' requests overlap: each round, every unfinished
 #'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
 #'   the models' own, with the models' requests interleaved; then the cells go on from the
@@ -81,8 +87,9 @@
 #' @param limit For benchmarks given by name: run only the first `limit` samples (as
 #'   `<benchmark>_dataset(limit = )`). Part of the cells' identity. Task objects run the
 #'   dataset they were built with.
-#' @param retries How many more times a failed cell is tried in this call (default 1: two
-#'   attempts). The next call tries failed cells again.
+#' @param retries How many more times a failed or partial cell is tried in this call
+#'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
+#'   requests. The next call tries failed and partial cells again, as many times.
 #' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell.
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run may cost, as
 #'   [estimate_cost()] bounds it; above it, or when a cell's cost can't be bounded, nothing
@@ -91,10 +98,15 @@
 #'   ...) to end the set with one arena run among its models, judged by `judge`, in
 #'   `log_dir/arena` (resumable from its own caches, in this process).
 #' @returns A tibble with one row per cell: `benchmark`, `model`, `cell_id`, `status`
-#'   (`"done"` or `"failed"`), `log_path`, `metric` (the headline row's key) and `headline`
-#'   (its estimate), `cost` (dollars of this run's requests, `0` when every answer was
-#'   cached, `NA` when a price is unknown), `attempts` (made in this call; 0 for a cell done
-#'   before), `reused` (done before this call) and `error`. With `arena`, the [arena_run()]
+#'   (`"done"`: its log is complete and every sample was answered; `"partial"`: its log is
+#'   written, but some samples failed for good, and the next call asks them again;
+#'   `"failed"`: no usable run), `failed_samples` (samples whose requests failed for good: 0
+#'   for a done cell, `NA` when unknown), `log_path` (a partial cell's too), `metric` (the
+#'   headline row's key) and `headline` (its estimate), `cost` (dollars of this run's
+#'   requests, `0` when every answer was cached, `NA` when a price is unknown), `attempts`
+#'   (made in this call; 0 for a cell done before), `reused` (done before this call, or by
+#'   another process on the same folder during it) and `error` (the requests' own error,
+#'   with how many samples failed, or the error that stopped the cell). With `arena`, the [arena_run()]
 #'   result is its attribute `"arena_run"`. With `dry_run = TRUE`: one row per cell with
 #'   `status` (`"done"` or `"to run"`) and the columns of [estimate_cost()].
 #' @seealso [estimate_cost()] for one task's cost, [leaderboard()] to compare the cells' logs.
@@ -192,6 +204,7 @@ set_result <- function(cells, outcomes) {
     model = vapply(cells, `[[`, "", "label"),
     cell_id = vapply(cells, `[[`, "", "id"),
     status = field("status", ""),
+    failed_samples = as.integer(field("failed_samples", 1)),
     log_path = field("log_path", ""),
     metric = field("metric", ""),
     headline = field("headline", 1),
@@ -205,11 +218,19 @@ set_result <- function(cells, outcomes) {
 report_set <- function(result) {
   reused <- sum(result$reused)
   failed <- result[result$status == "failed", , drop = FALSE]
+  partial <- result[result$status == "partial", , drop = FALSE]
+  errors <- c(partial$error, failed$error)
+  errors <- errors[!is.na(errors)]
   cli::cli_inform(c(
     "v" = "Evaluation set: {nrow(result)} cell{?s}, {sum(result$status == 'done')} done
            ({reused} already before this call).",
+    if (nrow(partial)) c("!" = "{nrow(partial)} partial, with samples whose requests failed:
+                               {.val {paste0(partial$benchmark, ' x ', partial$model, ' (',
+                               partial$failed_samples, ' failed)')}}; call {.fn eval_set}
+                               again to ask them again (the others come from the cache)."),
     if (nrow(failed)) c("x" = "{nrow(failed)} failed: {.val {paste(failed$benchmark, 'x',
-                               failed$model)}}; call {.fn eval_set} again to retry them.")
+                               failed$model)}}; call {.fn eval_set} again to retry them."),
+    if (length(errors)) c("i" = "First error: {errors[[1]]}")
   ), class = "predictivebench_message_eval_set")
 }
 
