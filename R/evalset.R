@@ -36,6 +36,14 @@
 #'   call; each attempt sends only the failed samples' requests again (the others come from
 #'   the cache), as Inspect AI's `eval_set()` retries the samples that errored. The log of a
 #'   failed or partial attempt stays in `log_dir` (see [report_failures()]).
+#' * **One writer per cell.** Two calls on one folder (two R sessions, or a rerun while a
+#'   daemon job still runs) never run one cell twice: a cell is run under its lock,
+#'   `log_dir/.eval-set/<cell id>.lock`, and a call finding a cell locked runs its other
+#'   cells, then waits for it and takes it from its log, or runs it itself if the other
+#'   process stopped before finishing it. A killed process holds no lock. The wait lasts as
+#'   long as the other process runs the cell, or at most
+#'   `options(predictivebench.cell_wait_s = )` seconds: past them the cell is skipped,
+#'   `"failed"` in this call.
 #' * **Overlap.** In one process the cells' requests overlap: each round, every unfinished
 #'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
 #'   the models' own, with the models' requests interleaved; then the cells go on from the
@@ -155,7 +163,11 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
     check_max_cost(preview, max_cost)
   }
   todo <- which(vapply(outcomes, is.null, TRUE))
-  if (length(todo)) outcomes[todo] <- run_cells(cells[todo], log_dir, settings, retries)
+  if (length(todo)) {
+    outcomes[todo] <- run_locked_cells(cells[todo], log_dir, function(cells) {
+      run_cells(cells, log_dir, settings, retries)
+    })
+  }
   result <- set_result(cells, outcomes)
   report_set(result)
   if (!is.null(arena)) {
