@@ -114,8 +114,8 @@
 #'   requests, `0` when every answer was cached, `NA` when a price is unknown), `attempts`
 #'   (made in this call; 0 for a cell done before), `reused` (done before this call, or by
 #'   another process on the same folder during it) and `error` (the requests' own error,
-#'   with how many samples failed, or the error that stopped the cell). With `arena`, the [arena_run()]
-#'   result is its attribute `"arena_run"`. With `dry_run = TRUE`: one row per cell with
+#'   with how many samples failed, or the error that stopped the cell). With `arena`, the
+#'   [arena_run()] result is its attribute `"arena_run"`. With `dry_run = TRUE`: one row per cell with
 #'   `status` (`"done"` or `"to run"`) and the columns of [estimate_cost()].
 #' @seealso [estimate_cost()] for one task's cost, [leaderboard()] to compare the cells' logs.
 #' @export

@@ -69,7 +69,7 @@ test_that("two processes on one folder run each cell once: nothing paid twice, o
   expect_true(all(xor(results[[1]]$reused, results[[2]]$reused)))
 })
 
-test_that("a cell another process holds is waited for, skipped past the wait, and free once it dies", {
+test_that("a held cell is waited for, skipped past the wait, and free once its holder dies", {
   skip_on_cran()
   skip_on_os("windows")
   server <- local_set_server()

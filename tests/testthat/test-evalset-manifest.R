@@ -59,7 +59,8 @@ test_that("a whole log with fewer samples than its record counted is not done", 
   write_log_with <- function(n) {
     writeLines(yyjsonr::write_json_str(
       list(version = 2L, status = "success", eval = list(task = "t"),
-           results = list(total_samples = n), samples = lapply(seq_len(n), function(i) list(id = i))),
+           results = list(total_samples = n),
+           samples = lapply(seq_len(n), function(i) list(id = i))),
       opts = log_json_options()
     ), log)
   }
