@@ -60,16 +60,15 @@ sample_errors <- function(task) {
   ifelse(is.na(solve), score, solve)
 }
 
-# What the `error` column says of failed samples: the requests' most common error (the
-# provider's own message, such as "HTTP 404 Not Found: The model 'x' does not exist"), and
-# how many samples failed. NA when no sample has an error.
+# What the `error` column says of failed samples: how many failed, and the requests' most
+# common error (the provider's own message, such as "HTTP 404 Not Found: The model 'x' does
+# not exist"). NA when no sample has an error.
 failure_cause <- function(errors) {
   failed <- errors[!is.na(errors)]
   if (!length(failed)) return(NA_character_)
   counts <- table(factor(failed, levels = unique(failed)))
-  cause <- sub("[.[:space:]]+$", "", names(counts)[[which.max(counts)]])
-  paste0(cause, " (", length(failed), " of ", length(errors), " sample",
-         if (length(errors) != 1) "s", " failed)")
+  paste0(length(failed), " of ", length(errors), " sample", if (length(errors) != 1) "s",
+         " failed: ", names(counts)[[which.max(counts)]])
 }
 
 # The settings that differ from request_settings()'s defaults, as `$eval()` takes them: only

@@ -234,9 +234,11 @@ report_set <- function(result) {
   partial <- result[result$status == "partial", , drop = FALSE]
   errors <- c(partial$error, failed$error)
   errors <- errors[!is.na(errors)]
+  head <- "Evaluation set: {nrow(result)} cell{?s}, {sum(result$status == 'done')} done
+           ({reused} already before this call)."
+  names(head) <- if (all(result$status == "done")) "v" else "i"
   cli::cli_inform(c(
-    "v" = "Evaluation set: {nrow(result)} cell{?s}, {sum(result$status == 'done')} done
-           ({reused} already before this call).",
+    head,
     if (nrow(partial)) c("!" = "{nrow(partial)} partial, with samples whose requests failed:
                                {.val {paste0(partial$benchmark, ' x ', partial$model, ' (',
                                partial$failed_samples, ' failed)')}}; call {.fn eval_set}
