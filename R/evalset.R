@@ -18,9 +18,24 @@
 #'   cache.
 #' * **Identity.** A cell is identified by its benchmark, the benchmark's version (the pinned
 #'   files, or a task object's dataset), the task's options (its solver and scorer as
-#'   configured, the judge), the model (provider, model, address, parameters, system prompt)
-#'   and `epochs`. How requests are sent (`settings`: `max_active`, `rpm`, `timeout`, the
-#'   cache, `batch`) and `retries` are not part of it: changing them reruns nothing.
+#'   configured, the judge), the model (provider, model, address and the provider's other
+#'   arguments such as `service_tier`, parameters, `api_args`, system prompt, the chat's
+#'   turns such as few-shot examples, its tools, and its extra headers, hashed) and
+#'   `epochs`. The key is
+#'   not part of it: the same model with another key is the same cell. How requests are
+#'   sent (`settings`: `max_active`, `rpm`, `timeout`, the cache, `batch`) and `retries` are
+#'   not part of it either: changing them reruns nothing.
+#' * **Names.** Each model has one name in the table, the records and a closing arena run:
+#'   `"<provider>/<model>"`, followed, for a chat made with more than its constructor's
+#'   defaults, by what it was made with, in brackets:
+#'   `"openai/gpt-4.1 [temperature=0.7, system prompt #1a2b3c, 2 turns #4d5e6f]"`
+#'   (parameters, `api_args` and provider arguments with their values, or a hash when long;
+#'   a system prompt, turns, tools and headers by a hash; `base_url` when not the constructor's
+#'   default). Two models with one name are refused before any request (an error of class
+#'   `predictivebench_error_argument`): the same model given twice, or two chats that
+#'   differ only where a name does not show it (an OpenAI-compatible server's address: give
+#'   each its own `name`). A cell's log names the model as vitals does, without the
+#'   brackets.
 #' * **Resuming.** Every answer is cached as it arrives (see [cache_dir()]), so a set that was
 #'   interrupted or killed resumes where it stopped: the cells that finished are done, and a
 #'   cell that was running pays again only for the requests it had in flight (at most its
@@ -54,14 +69,23 @@
 #' * **mirai.** When you have started [mirai::daemons()] (on this machine, over SSH, or on a
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the
-#'   chat from a spec that carries no secret (the ellmer constructor, model, `base_url`,
-#'   parameters and system prompt): the key comes from the worker's own environment
-#'   (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...), as a chat sent to another process loses its
-#'   credentials anyway (ellmer issue 700). A chat's extra headers (`api_headers`) are not
-#'   carried either, as they may hold keys. Workers share the response cache and the arena
-#'   caches through the file system, under their locks. Offline [baseline_chat()]s travel as
-#'   they are. Task objects travel as they are too: give a judge through `judge` (not inside
-#'   a task) so that workers rebuild it from its spec.
+#'   chat from its spec (the ellmer constructor, model, `base_url` and provider arguments,
+#'   parameters, `api_args`, system prompt, turns and tools), as a chat sent to another process
+#'   loses its credentials (ellmer issue 700). The chat's own credentials (the value its
+#'   `credentials` function gives in this process) and extra headers travel with the spec
+#'   in the payload sent to the worker, and nowhere else: never in a cell's identity, its
+#'   record, its log or the cache. A chat made with its constructor's default credentials
+#'   (none given) uses the worker's own key (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...),
+#'   and only at the constructor's default address: a worker never sends its key to a host
+#'   it was not given for, and fails such a cell with an error of class
+#'   `predictivebench_error_credentials` instead (give the chat `credentials =`). Workers
+#'   share the response cache and the arena caches through the file system, under their
+#'   locks. Offline [baseline_chat()]s travel as they are. Task objects travel as they are
+#'   too: give a judge through `judge` (not inside a task) so that workers rebuild it from
+#'   its spec. When every daemon that had connected is gone (killed, its job ended) and none
+#'   connects again within `getOption("predictivebench.daemons_grace_s", 20)` seconds, the
+#'   cells still waiting fail with an error saying so (the cells done stay done); daemons
+#'   that have not connected yet (a cluster's queued jobs) are waited for.
 #' * **Cost.** `dry_run = TRUE` returns the cost preview of the cells still to run
 #'   ([estimate_cost()] on each, offline) instead of running them; `max_cost` refuses to
 #'   start a set that may cost more (an error of class `predictivebench_error_cost`).
@@ -76,11 +100,12 @@
 #'   cell runs (an error of class `predictivebench_error_answers`); give
 #'   `arena_task(arena_dataset(), answers = )` with an EloBench answer cache instead.
 #' @param models `"provider/model"` strings as [ellmer::chat()] takes them, and/or ellmer
-#'   chats (a list). In this process a chat is used as given; on daemons it is rebuilt from
-#'   its spec. An offline [baseline_chat()] is identified by its name and its responder: the
-#'   function's code and the values it captured. Made again the same way it is the same
-#'   model; a responder that captures a changing value (a counter, a whole script's
-#'   environment) is a new model each time, and its cells run again.
+#'   chats (a list), each with its own name (see "Names" above). In this process a chat is
+#'   used as given; on daemons it is rebuilt from its spec. An offline [baseline_chat()] is
+#'   identified by its name and its responder: the function's code and the values it
+#'   captured. Made again the same way it is the same model; a responder that captures a
+#'   changing value (a counter, a whole script's environment) is a new model each time,
+#'   and its cells run again.
 #' @param log_dir The folder of the set's logs and records (created if needed). Everything
 #'   the set writes stays inside it. A file, or a folder that can't be written, is an error
 #'   (of class `predictivebench_error_argument`) before any request.
@@ -178,10 +203,12 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
 }
 
 check_set_models <- function(models, call = rlang::caller_env()) {
-  as_set_list(models, "Chat", c(
+  models <- as_set_list(models, "Chat", c(
     "{.arg models} must be {.val provider/model} strings or ellmer chats.",
     i = "For example {.code c(\"openai/gpt-4.1\", \"anthropic/claude-sonnet-4-0\")}."
   ), call)
+  check_unique_labels(models, call)
+  models
 }
 
 # The set's folder, created if needed and normalised (as workers elsewhere find it): a

@@ -9,7 +9,8 @@
 #'
 #' Kinds in use: `missing_file`, `json`, `encoding`, `field`, `schema`, `duplicate_id`,
 #' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
-#' the credentials: the run stopped), `deadline`, `redirect`, `empty` (a task table or
+#' the credentials: the run stopped), `credentials` (a chat on a mirai worker has no key
+#' for its host: see [eval_set()]), `deadline`, `redirect`, `empty` (a task table or
 #' question file without rows), `batch_state`, and benchmark-specific ones
 #' documented on each benchmark's help page.
 #'

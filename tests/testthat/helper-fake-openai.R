@@ -16,7 +16,8 @@
 # Reply functions may also call last_user_text(), `%||%`, echo_tokenize() and
 # echo_completion() (below), which are copied into the server's process with them.
 # The object returned has $url (the base_url to give ellmer), $count() (requests so far,
-# batch items included), $requests() (their bodies, in arrival order), $uploads() (OpenAI
+# batch items included), $requests() (their bodies, in arrival order), $auths() (the
+# Authorization header of each, as received), $uploads() (OpenAI
 # file uploads begun) and $stop(). `batch` configures the batch endpoints (add_batch_routes()).
 fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list()) {
   `%||%` <- function(x, y) if (is.null(x)) y else x
@@ -24,6 +25,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   app$use(webfakes::mw_json())
   app$locals$n <- 0L
   app$locals$bodies <- list()
+  app$locals$auth <- list()
   # The reply function runs in the server's own process: give it the helpers it may use.
   helpers <- new.env(parent = environment(reply) %||% globalenv())
   helpers$last_user_text <- last_user_text
@@ -46,6 +48,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
       app$locals$n <- app$locals$n + 1L
       n <- app$locals$n
       app$locals$bodies[[n]] <- body
+      app$locals$auth[[n]] <- req$get_header("Authorization") %||% NA_character_
       out <- app$locals$reply(body, n)
       if (is.character(out)) out <- list(text = out)
       res$locals$out <- out
@@ -105,6 +108,9 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   add_batch_routes(app, batch)
   app$get("/__count", function(req, res) res$send_json(list(n = req$app$locals$n),
                                                         auto_unbox = TRUE))
+  app$get("/__auth", function(req, res) {
+    res$send_json(as.character(unlist(req$app$locals$auth)), auto_unbox = FALSE)
+  })
   app$get("/__requests", function(req, res) {
     res$send_json(req$app$locals$bodies, auto_unbox = TRUE, null = "null")
   })
@@ -116,6 +122,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
     uploads = function() jsonlite::fromJSON(paste0(url, "/__uploads"))$n,
     requests = function() jsonlite::fromJSON(paste0(url, "/__requests"),
                                              simplifyVector = FALSE),
+    auths = function() as.character(jsonlite::fromJSON(paste0(url, "/__auth"))),
     stop = function() proc$stop(),
     process = proc
   )
