@@ -24,7 +24,8 @@ daemons_running <- function() {
 
 # Runs the cells on the daemons: one group of cells per daemon, each group in overlapping
 # rounds inside its worker (as in this process), so a daemon's cells share its pool. A cell
-# that failed (an error in it, or its daemon died under it) is tried again, in a new group,
+# that failed (an error in it, or its daemon died under it) or is partial (samples whose
+# requests failed for good) is tried again, in a new group,
 # while it has retries left; a cell the dead daemon had finished is done (its record says so).
 # With every daemon gone, no cell is tried again.
 run_on_daemons <- function(cells, log_dir, settings, retries) {
@@ -47,7 +48,8 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
         outcomes[[i]] <- group_outcome(results[[j]], k, log_dir, cells[[i]])
       }
     }
-    failed <- todo[vapply(outcomes[todo], function(o) o$status == "failed", TRUE)]
+    failed <- todo[vapply(outcomes[todo], function(o) o$status %in% c("failed", "partial"),
+                          TRUE)]
     # with every daemon gone, a retry would only wait again
     todo <- if (!any(vapply(results, is_daemons_gone, TRUE))) failed[tries[failed] <= retries]
   }

@@ -66,8 +66,9 @@ new_round <- function() {
 }
 
 # Evaluates the cells in rounds until none is waiting; `attempt(cell)` runs one and returns
-# its outcome ("waiting", "done" or "failed"). A failed cell is attempted again in the next
-# round while it has `retries` left, its failed requests sent again. Each outcome's
+# its outcome ("waiting", "done", "partial" or "failed"). A failed or partial cell is
+# attempted again in the next round while it has `retries` left, its failed requests sent
+# again. Each outcome's
 # `attempts` counts the cell's attempts (rounds spent waiting are not attempts).
 run_in_rounds <- function(cells, retries, attempt) {
   round <- new_round()
@@ -86,7 +87,7 @@ run_in_rounds <- function(cells, retries, attempt) {
       step_round_pools(round)
     }
     status <- vapply(outcomes[pending], `[[`, "", "status")
-    failed <- pending[status == "failed"]
+    failed <- pending[status %in% c("failed", "partial")]
     failures[failed] <- failures[failed] + 1L
     again <- failed[failures[failed] <= retries]
     forget_failures(round, vapply(cells[again], `[[`, "", "id"))

@@ -8,9 +8,14 @@
 #'   `log_dir`, summarised by the benchmark's own registered summary (its headline is the
 #'   number the log header and [leaderboard()] show).
 #' * **What is done.** A cell is done when `log_dir` holds its complete log, recorded in
-#'   `log_dir/.eval-set/<cell id>.json` once the log is written. Calling `eval_set()` again
-#'   with the same arguments sends no request and returns the same table. Adding a model or a
-#'   benchmark runs only the new cells.
+#'   `log_dir/.eval-set/<cell id>.json` once the log is written (with its size and its
+#'   number of samples). Calling `eval_set()` again with the same arguments sends no request
+#'   and returns the same table. Adding a model or a benchmark runs only the new cells. A
+#'   log that is no longer complete (cut short, or changed since: it is not JSON to its end,
+#'   or has another size or number of samples) is set aside, renamed
+#'   `<name>.json.partial-<time>` (kept, but no longer a `.json` file that the set,
+#'   [leaderboard()] or `vitals::vitals_view()` would read), and its cell runs again from the
+#'   cache.
 #' * **Identity.** A cell is identified by its benchmark, the benchmark's version (the pinned
 #'   files, or a task object's dataset), the task's options (its solver and scorer as
 #'   configured, the judge), the model (provider, model, address and the provider's other
@@ -37,9 +42,23 @@
 #'   `max_active`).
 #' * **Failures.** A cell that fails (an error, a refused key, or a step whose every request
 #'   failed) is tried again up to `retries` more times in the same call, then reported with
-#'   `status = "failed"` and its `error`; it never stops the other cells, and the next call
-#'   tries it again. The log of a failed attempt, if it wrote one, stays in `log_dir` (see
-#'   [report_failures()]); only a done cell's log is in the returned `log_path`.
+#'   `status = "failed"` and its `error` (the provider's own message, such as
+#'   `HTTP 404 Not Found: The model 'x' does not exist`); it never stops the other cells, and
+#'   the next call tries it again. A cell some of whose samples failed for good (their
+#'   requests failed past their tries, as in an outage) is `"partial"`: its log is written
+#'   and readable, `failed_samples` says how many, and it is not done. Like a failed cell it
+#'   is tried again up to `retries` more times in the same call, then again in the next
+#'   call; each attempt sends only the failed samples' requests again (the others come from
+#'   the cache), as Inspect AI's `eval_set()` retries the samples that errored. The log of a
+#'   failed or partial attempt stays in `log_dir` (see [report_failures()]).
+#' * **One writer per cell.** Two calls on one folder (two R sessions, or a rerun while a
+#'   daemon job still runs) never run one cell twice: a cell is run under its lock,
+#'   `log_dir/.eval-set/<cell id>.lock`, and a call finding a cell locked runs its other
+#'   cells, then waits for it and takes it from its log, or runs it itself if the other
+#'   process stopped before finishing it. A killed process holds no lock. The wait lasts as
+#'   long as the other process runs the cell, or at most
+#'   `options(predictivebench.cell_wait_s = )` seconds: past them the cell is skipped,
+#'   `"failed"` in this call.
 #' * **Overlap.** In one process the cells' requests overlap: each round, every unfinished
 #'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
 #'   the models' own, with the models' requests interleaved; then the cells go on from the
@@ -88,7 +107,8 @@
 #'   changing value (a counter, a whole script's environment) is a new model each time,
 #'   and its cells run again.
 #' @param log_dir The folder of the set's logs and records (created if needed). Everything
-#'   the set writes stays inside it.
+#'   the set writes stays inside it. A file, or a folder that can't be written, is an error
+#'   (of class `predictivebench_error_argument`) before any request.
 #' @param judge The judge chat (or `"provider/model"`) of benchmarks whose task takes one
 #'   (FutureX, DSBench, the arena), for benchmarks given by name. `NULL` uses each task's
 #'   default.
@@ -100,8 +120,9 @@
 #' @param limit For benchmarks given by name: run only the first `limit` samples (as
 #'   `<benchmark>_dataset(limit = )`). Part of the cells' identity. Task objects run the
 #'   dataset they were built with.
-#' @param retries How many more times a failed cell is tried in this call (default 1: two
-#'   attempts). The next call tries failed cells again.
+#' @param retries How many more times a failed or partial cell is tried in this call
+#'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
+#'   requests. The next call tries failed and partial cells again, as many times.
 #' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell.
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run may cost, as
 #'   [estimate_cost()] bounds it; above it, or when a cell's cost can't be bounded, nothing
@@ -114,12 +135,17 @@
 #'   (unique), the questions and a writable `dir` are checked before the set's first request
 #'   (errors of class `predictivebench_error_argument` or `predictivebench_error_path`).
 #' @returns A tibble with one row per cell: `benchmark`, `model`, `cell_id`, `status`
-#'   (`"done"` or `"failed"`), `log_path`, `metric` (the headline row's key) and `headline`
-#'   (its estimate), `cost` (dollars of this run's requests, `0` when every answer was
-#'   cached, `NA` when a price is unknown), `attempts` (made in this call; 0 for a cell done
-#'   before), `reused` (done before this call) and `error`. With `arena`, the [arena_run()]
-#'   result is its attribute `"arena_run"`; when the arena run fails, the table is still
-#'   returned, with the error as its attribute `"arena_error"` and a warning (class
+#'   (`"done"`: its log is complete and every sample was answered; `"partial"`: its log is
+#'   written, but some samples failed for good, and the next call asks them again;
+#'   `"failed"`: no usable run), `failed_samples` (samples whose requests failed for good: 0
+#'   for a done cell, `NA` when unknown), `log_path` (a partial cell's too), `metric` (the
+#'   headline row's key) and `headline` (its estimate), `cost` (dollars of this run's
+#'   requests, `0` when every answer was cached, `NA` when a price is unknown), `attempts`
+#'   (made in this call; 0 for a cell done before), `reused` (done before this call, or by
+#'   another process on the same folder during it) and `error` (the requests' own error,
+#'   with how many samples failed, or the error that stopped the cell). With `arena`, the
+#'   [arena_run()] result is its attribute `"arena_run"`; when the arena run fails, the table
+#'   is still returned, with the error as its attribute `"arena_error"` and a warning (class
 #'   `predictivebench_warning_arena`). With `dry_run = TRUE`: one row per cell with
 #'   `status` (`"done"` or `"to run"`) and the columns of [estimate_cost()].
 #' @seealso [estimate_cost()] for one task's cost, [leaderboard()] to compare the cells' logs.
@@ -162,16 +188,19 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   cells <- set_cells(entries, specs, chats, epochs)
   check_set_arena(arena, specs, judge, log_dir)
 
-  dir.create(log_dir, recursive = TRUE, showWarnings = FALSE)
-  log_dir <- normalizePath(log_dir, winslash = "/")  # as workers elsewhere find it
-  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id))
+  log_dir <- check_set_log_dir(log_dir)
+  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
     if (dry_run) return(preview)
     check_max_cost(preview, max_cost)
   }
   todo <- which(vapply(outcomes, is.null, TRUE))
-  if (length(todo)) outcomes[todo] <- run_cells(cells[todo], log_dir, settings, retries)
+  if (length(todo)) {
+    outcomes[todo] <- run_locked_cells(cells[todo], log_dir, function(cells) {
+      run_cells(cells, log_dir, settings, retries)
+    })
+  }
   result <- set_result(cells, outcomes)
   report_set(result)
   if (!is.null(arena)) {
@@ -189,6 +218,26 @@ check_set_models <- function(models, call = rlang::caller_env()) {
   models
 }
 
+# The set's folder, created if needed and normalised (as workers elsewhere find it): a
+# folder this process can write to, with its records' folder, checked before any request.
+check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
+  if (file.exists(log_dir) && !dir.exists(log_dir)) {
+    abort_pb("{.arg log_dir} is a file, not a folder.", "argument", file = log_dir,
+             call = call)
+  }
+  records <- manifest_dir(log_dir)
+  dir.create(records, recursive = TRUE, showWarnings = FALSE)
+  probe <- tempfile(".write-test-", tmpdir = records)
+  writable <- dir.exists(records) && isTRUE(suppressWarnings(file.create(probe)))
+  unlink(probe)
+  if (!writable) {
+    abort_pb(c("Can't write to {.arg log_dir}.",
+               i = "The set writes its logs and records there: give a folder you can write to."),
+             "argument", file = log_dir, call = call)
+  }
+  normalizePath(log_dir, winslash = "/")
+}
+
 # In parallel on the user's mirai daemons, or here in overlapping rounds.
 run_cells <- function(cells, log_dir, settings, retries) {
   if (daemons_running()) return(run_on_daemons(cells, log_dir, settings, retries))
@@ -202,6 +251,7 @@ set_result <- function(cells, outcomes) {
     model = vapply(cells, `[[`, "", "label"),
     cell_id = vapply(cells, `[[`, "", "id"),
     status = field("status", ""),
+    failed_samples = as.integer(field("failed_samples", 1)),
     log_path = field("log_path", ""),
     metric = field("metric", ""),
     headline = field("headline", 1),
@@ -215,10 +265,20 @@ set_result <- function(cells, outcomes) {
 report_set <- function(result) {
   reused <- sum(result$reused)
   failed <- result[result$status == "failed", , drop = FALSE]
+  partial <- result[result$status == "partial", , drop = FALSE]
+  errors <- c(partial$error, failed$error)
+  errors <- errors[!is.na(errors)]
+  head <- "Evaluation set: {nrow(result)} cell{?s}, {sum(result$status == 'done')} done
+           ({reused} already before this call)."
+  names(head) <- if (all(result$status == "done")) "v" else "i"
   cli::cli_inform(c(
-    "v" = "Evaluation set: {nrow(result)} cell{?s}, {sum(result$status == 'done')} done
-           ({reused} already before this call).",
+    head,
+    if (nrow(partial)) c("!" = "{nrow(partial)} partial, with samples whose requests failed:
+                               {.val {paste0(partial$benchmark, ' x ', partial$model, ' (',
+                               partial$failed_samples, ' failed)')}}; call {.fn eval_set}
+                               again to ask them again (the others come from the cache)."),
     if (nrow(failed)) c("x" = "{nrow(failed)} failed: {.val {paste(failed$benchmark, 'x',
-                               failed$model)}}; call {.fn eval_set} again to retry them.")
+                               failed$model)}}; call {.fn eval_set} again to retry them."),
+    if (length(errors)) c("i" = "First error: {errors[[1]]}")
   ), class = "predictivebench_message_eval_set")
 }
