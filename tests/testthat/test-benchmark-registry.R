@@ -311,3 +311,34 @@ test_that("a seventh benchmark's real version is pinned, fetched and prepared fr
   # prepare_task_table() knows it too
   expect_equal(prepare_task_table("toyqa", raw), table)
 })
+
+# ---- One statement of by, interval and cluster ------------------------------------------
+
+test_that("a summary's by, interval and cluster are its registration's, stated once", {
+  samples <- tibble::tibble(label = c(2, 0, -1, -1, 3), task_l1 = c("a", "a", "a", "b", "b"),
+                            result = c("2", "1", "-1", "-1", NA))
+  # ProcessBench groups by the column task_l1 (its split), the one its registration names
+  pb <- registration("processbench")
+  expect_equal(pb$by, "task_l1")
+  s <- suppressMessages(processbench_summary(samples))
+  expect_equal(attr(s, "by"), pb$by)
+  expect_setequal(s$group, c("overall", "a", "b", "mean of groups"))
+  expect_equal(attr(s, "interval"), pb$interval[["normal"]])
+  boot <- suppressMessages(processbench_summary(samples, method = "bootstrap", times = 20))
+  expect_equal(attr(boot, "interval"), pb$interval[["bootstrap"]])
+  # a registration changed in one place changes the summary
+  old <- new_benchmark("processbench", "processbench_summary", task = processbench_task,
+                       by = "label", interval = c(normal = "N", bootstrap = "B"),
+                       headline = pb$headline, replace = TRUE)
+  withr::defer(do.call(new_benchmark, old))
+  s <- suppressMessages(processbench_summary(samples))
+  expect_equal(attr(s, "by"), "label")
+  expect_setequal(s$group, c("overall", "-1", "0", "2", "3", "mean of groups"))
+  expect_equal(attr(s, "interval"), "N")
+  # the board shows the default method's interval
+  expect_equal(registered_benchmarks()$interval[registered_benchmarks()$name == "processbench"],
+               "N")
+  # the default cluster too: every summary resolves "default" through the registration
+  expect_equal(benchmark_cluster("futurex", data.frame(id = 1)), registration("futurex")$cluster)
+  expect_equal(attr(benchmark_summary(grouped_summary(c(1, 0)), "futurex"), "by"), "level")
+})
