@@ -109,7 +109,12 @@ test_that("the vignette's toy, with library(predictivebench) only, runs by name 
     there <- suppressMessages(eval(bquote(
       eval_set("toy@sample", list(knows_all, no_colours), log_dir = .(file.path(work, "set")))
     ), envir = globalenv()))
+    # the workers' logs read as the toy's: its board rows and its registered statistic
+    board <- suppressMessages(leaderboard(file.path(work, "set")))
+    cmp <- suppressMessages(compare_models(there$log_path[[1]], there$log_path[[2]],
+                                           times = 50))
     list(here = as.data.frame(here), there = as.data.frame(there), workers = workers,
+         board = as.data.frame(board), cmp = as.data.frame(cmp),
          me = Sys.getpid(), versions = as.data.frame(benchmark_versions("toy")))
   }, args = list(code = code, root = root, dev = dev, work = work),
   libpath = c(if (nzchar(lib)) lib, .libPaths()))
@@ -126,6 +131,13 @@ test_that("the vignette's toy, with library(predictivebench) only, runs by name 
   expect_equal(out$there$headline, c(1, 4 / 6))
   expect_equal(out$there$headline, out$here$headline)
   expect_true(all(file.exists(out$there$log_path)))
+  expect_equal(unique(out$board$benchmark), "toy")
+  expect_setequal(out$board$metric, c("overall", "colours"))
+  expect_equal(out$board$estimate[out$board$metric == "colours"][order(
+    out$board$model[out$board$metric == "colours"])], c(1, 0))
+  expect_equal(out$cmp$metric, "worst topic")
+  expect_equal(c(out$cmp$x, out$cmp$y), c(1, 0))
+  expect_equal(out$cmp$n_clusters, 3)
   # benchmark_versions() lists its sample
   expect_equal(out$versions$version, "sample")
   expect_equal(out$versions$items, 6L)
