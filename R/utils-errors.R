@@ -8,8 +8,7 @@
 #' react to them and messages always say where the problem is.
 #'
 #' Kinds in use: `missing_file`, `json`, `encoding`, `field`, `schema`, `duplicate_id`,
-#' `path`, `dependency`, `python`, `argument`, `registered` (a benchmark name registered
-#' already, see [new_benchmark()]), `cache`, `lock`, `auth` (the provider refused
+#' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
 #' the credentials: the run stopped), `deadline`, `redirect`, `empty` (a task table or
 #' question file without rows), `batch_state`, and benchmark-specific ones
 #' documented on each benchmark's help page.
