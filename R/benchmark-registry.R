@@ -105,7 +105,10 @@ the_benchmarks <- new.env(parent = emptyenv())
 #' @returns `new_benchmark()`: the previous registration of `name` (a list of these
 #'   arguments with `replace = TRUE`, so `do.call(new_benchmark, old)` restores it) or
 #'   `NULL`, invisibly. `unregister_benchmark()`: the same, removing it.
-#'   `registered_benchmarks()`: a tibble of the registrations.
+#'   `registered_benchmarks()`: a tibble with one row per registration: `name`,
+#'   `headline`, `by`, `interval` (the default method's), `lower_is_better`, `elo_scale`,
+#'   `schema` (its name, or `"<own>"` for a data frame), `has_data` (a sample or preparer)
+#'   and `by_name` (it has a `task`: [eval_set()] takes it by name).
 #' @family adding a benchmark
 #' @export
 #' @examples
