@@ -59,7 +59,7 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   x <- benchmark_samples(x, c("score", "competition_id"),
                          "an evaluated DSBench task or its samples.")
   correct <- as_score(x$score)
-  cl <- resolve_cluster(x, cluster, default = "competition_id")
+  cl <- resolve_cluster(x, cluster, benchmark_cluster("dsbench", x))
   columns <- c("group", "metric", "estimate", "lower", "upper", "n", "n_missing")
   questions <- grouped_summary(correct, metric = "accuracy", method = method, times = times,
                                seed = seed, limits = c(0, 1), cluster = cl)[columns]
@@ -83,8 +83,7 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     out[[field]] <- first(add_na(dsbench_usage(x, "solver_metadata", field),
                                  dsbench_usage(x, "scorer_metadata", field)))
   }
-  benchmark_summary(out, "dsbench", by = "competition",
-                    interval = mean_ci_interval(method))
+  benchmark_summary(out, "dsbench", method = method)
 }
 
 # The sum of one usage field over the samples' metadata: failed requests report no usage

@@ -60,8 +60,10 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
   outcomes
 }
 
-# What a daemon runs: its cells, in rounds, each attempted once (retries are the caller's).
+# What a daemon runs: its cells, in rounds, each attempted once (retries are the caller's),
+# with the registrations they brought (R/benchmark-portable.R).
 run_cell_group <- function(cells, log_dir, settings) {
+  local_registrations(lapply(cells, function(cell) cell$benchmark$registration))
   run_in_rounds(cells, 0L, function(cell) run_cell(cell, log_dir, settings))
 }
 
@@ -93,7 +95,21 @@ portable_cell <- function(cell) {
   }
   cell$chat <- NULL
   cell$benchmark$judge_chat <- NULL
+  # its benchmark's registration travels with it: the worker has only the package's own
+  cell$benchmark$registration <- portable_registration(cell$benchmark$benchmark)
+  cell$model <- portable_spec(cell$model)
+  if (!is.null(cell$benchmark$judge)) cell$benchmark$judge <- portable_spec(cell$benchmark$judge)
   cell
+}
+
+# A baseline travels as its chat: its responder, with the globals it reads (the vignette's
+# `toy_questions`), as a registration's functions do.
+portable_spec <- function(spec) {
+  if (!identical(spec$provider, "baseline")) return(spec)
+  chat <- spec$chat$clone()
+  chat$responder <- portable_functions(list(chat$responder))[[1]]
+  spec$chat <- chat
+  spec
 }
 
 # The failure of a daemon (mirai's error value: the connection was reset, the daemon was

@@ -48,7 +48,8 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
                             cluster = "default") {
   method <- rlang::arg_match(method)
   items <- futurex_items(x)
-  items$cluster <- resolve_cluster(items, cluster, default = "id") %||% seq_len(nrow(items))
+  items$cluster <- resolve_cluster(items, cluster, benchmark_cluster("futurex", items)) %||%
+    seq_len(nrow(items))
   levels <- 1:4
   rows <- lapply(levels, function(l) {
     ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed,
@@ -71,8 +72,7 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     summary_note("{skipped} item{?s} without an answer {?was/were} skipped.",
                     class = "predictivebench_message_skipped")
   }
-  benchmark_summary(rbind(top, by_level), "futurex", by = "level",
-                    interval = futurex_interval[[method]])
+  benchmark_summary(rbind(top, by_level), "futurex", method = method)
 }
 
 futurex_overall_interval <- function(items, by_level, method, times, seed) {

@@ -107,8 +107,7 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   }
   if (is.null(humans)) return(accuracy)
   accuracy$temperature <- NA_real_
-  benchmark_summary(rbind(humans, accuracy), "probsem", by = "suite",
-                    interval = mean_ci_interval(method))
+  benchmark_summary(rbind(humans, accuracy), "probsem", method = method)
 }
 
 # The js_distance rows of probsem_summary(): overall, per suite, per sentence; NULL without
@@ -120,7 +119,7 @@ probsem_human_rows <- function(samples, method = "normal", cluster = "default") 
   at <- match(fits$id, as.character(samples$id))
   fits$group <- labels$label[match(fits$label, labels$key)]
   fits$prompt <- samples$prompt[at]
-  cl <- resolve_cluster(samples, cluster, default = "id")
+  cl <- resolve_cluster(samples, cluster, benchmark_cluster("probsem", samples))
   cl <- if (!is.null(cl)) cl[at]
   mean_row <- function(group, rows) {
     ci <- mean_ci(fits$js_distance[rows], method = method,
@@ -155,7 +154,7 @@ probsem_suite_labels <- function(samples) {
 # The accuracy rows of probsem_summary(), one per suite, without its notes.
 probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   samples <- probsem_samples(x)
-  cl <- resolve_cluster(samples, cluster, default = "id")
+  cl <- resolve_cluster(samples, cluster, benchmark_cluster("probsem", samples))
   judged <- lapply(seq_len(nrow(samples)), function(i) {
     probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])
   })
@@ -174,8 +173,7 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
                  n_no_truth = no_truth, n_tied = sum(tied[scored]),
                  prompt = groups$prompt[[g]])
   })
-  benchmark_summary(do.call(rbind, rows), "probsem", by = "suite",
-                    interval = mean_ci_interval(method))
+  benchmark_summary(do.call(rbind, rows), "probsem", method = method)
 }
 
 probsem_samples <- function(x, call = rlang::caller_env()) {

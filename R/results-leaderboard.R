@@ -214,7 +214,7 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  metric = if (by_model) as.character(rows$metric) else rows$key,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
-                 interval = entry$interval,
+                 interval = entry$interval[[1]],
                  better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
                  scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
                  run = header$eval$run_id %||% NA_character_,

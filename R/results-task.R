@@ -8,7 +8,7 @@
 #' same) that writes what a user of `vitals_view()` needs to trust:
 #'
 #' * **Headline metrics.** Without `metrics`, the task uses [benchmark_metrics()]: the
-#'   registered benchmark's headline rows of its summary (see [register_benchmark()]), so
+#'   registered benchmark's headline rows of its summary (see [new_benchmark()]), so
 #'   the number in the viewer's header is the one the summary prints. vitals' default
 #'   `accuracy` is the mean score times 100; these are the benchmark's numbers unchanged.
 #'   Scores and metrics are logged exactly (vitals rounds them to 4 digits).
@@ -51,7 +51,7 @@
 #'   environment variable `VITALS_LOG_DIR`; when that is unset, `logs` in
 #'   `tools::R_user_dir("predictivebench", "data")`, which then becomes `VITALS_LOG_DIR` for
 #'   the session (said once), so `vitals::vitals_view()` finds the logs.
-#' @param benchmark The benchmark's name, as registered with [register_benchmark()].
+#' @param benchmark The benchmark's name, as registered with [new_benchmark()].
 #' @param metrics A named list of metric functions; `NULL` uses [benchmark_metrics()].
 #' @param name The task's name in logs; by default `benchmark`.
 #' @param solver_name,scorer_name Names of the solver and scorer in the log.

@@ -180,7 +180,7 @@ test_that("the board says which metrics are lower-is-better and on the Elo scale
   expect_equal(board$scale, c("0-1", "0-1"))
   # the same benchmark registered as a board of ratings of models: each group is a model
   register_benchmark("arith", arith_summary, headline = NULL, by = "model",
-                     elo_scale = "score")
+                     elo_scale = "score", replace = TRUE)
   board <- leaderboard(tsk)
   expect_equal(board$model, sort(c("weighted", "overall", "level 1", "level 2")))
   expect_equal(unique(board$metric), "score")
