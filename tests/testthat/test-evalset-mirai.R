@@ -138,7 +138,7 @@ test_that("when every daemon is killed, the waiting cells fail within a bound; d
   killer <- callr::r_bg(function(count_url, records, pids) {
     repeat {
       n <- tryCatch(jsonlite::fromJSON(count_url)$n, error = function(e) 0)
-      if (n >= 1 && length(list.files(records)) >= 1) break
+      if (n >= 1 && length(list.files(records, pattern = "[.]json$")) >= 1) break  # (not a lock)
       Sys.sleep(0.2)
     }
     tools::pskill(pids, tools::SIGKILL)
