@@ -83,8 +83,10 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     out[[field]] <- first(add_na(dsbench_usage(x, "solver_metadata", field),
                                  dsbench_usage(x, "scorer_metadata", field)))
   }
-  benchmark_summary(out, "dsbench", by = "competition",
-                    interval = mean_ci_interval(method))
+  out <- benchmark_summary(out, "dsbench", by = "competition",
+                           interval = mean_ci_interval(method))
+  cuts <- answer_cuts(x)
+  with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }
 
 # The sum of one usage field over the samples' metadata: failed requests report no usage
