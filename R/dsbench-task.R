@@ -60,7 +60,9 @@
 #' dicts read `{'Q': 1, ...}`), and the prediction is the whole response. The answer is
 #' correct when the judge's lower-cased reply contains `"true"`. Judgements go through
 #' [generate_responses()] (cached, retried); a failed judgement counts as incorrect and its
-#' error is in `scorer_metadata`.
+#' error is in `scorer_metadata`. A reasoning judge's verdict is read from its answer, after
+#' its thinking; one that thinks past the 256 tokens gives no verdict (incorrect), which
+#' `scorer_metadata$judge_truncated` and a note of [dsbench_summary()] say.
 #'
 #' @section Differences from the original:
 #' * Workbooks are read in file-name order (`sort`); the original takes `os.listdir()` order,

@@ -188,6 +188,23 @@ test_that("DSBench counts answers cut off at the token limit", {
   expect_equal(attr(summary, "truncated"), c(truncated = 3, answers = 3))
 })
 
+test_that("DSBench says how many verdicts a reasoning judge left unfinished", {
+  data <- dsbench_dataset(version = "sample", limit = 2)
+  judge <- local_fake_openai(reasoning_reply(function(text) {
+    list(content = NULL, reasoning = "The prediction matches. True, I think, but", finish = "length")
+  }))
+  tsk <- dsbench_task(data, solver = dsbench_solver(settings = no_cache()),
+                      scorer = dsbench_scorer(settings = no_cache()),
+                      dir = withr::local_tempdir())
+  quietly_cut(tsk$eval(solver_chat = baseline_constant("42"), scorer_chat = fake_chat(judge),
+                       view = FALSE))
+  samples <- tsk$get_samples()
+  expect_equal(samples$score, c(0, 0))
+  expect_true(all(vapply(samples$scorer_metadata, `[[`, TRUE, "judge_truncated")))
+  expect_message(dsbench_summary(tsk), "2 of 2 judge verdicts were cut off",
+                 class = "predictivebench_message_truncated")
+})
+
 processbench_oracle <- function(data) {
   # each prompt's label, boxed: what a right vote says
   prompts <- processbench_with_prompts(data, "generic")$input
@@ -298,4 +315,20 @@ test_that("the arena's judge reads answers without thinking and gives its verdic
     expect_true(all(grepl("My considered answer.", sent, fixed = TRUE)))
     expect_false(any(grepl("secret plan", sent, fixed = TRUE)))
   }
+})
+
+test_that("the arena task's summary counts answers cut off at the token limit", {
+  data <- arena_dataset(version = "sample")[1:2, ]
+  solver <- local_fake_openai(reasoning_reply(function(text) {
+    if (grepl("winner", text, fixed = TRUE)) return(list(content = "{\"winner\": 2}"))
+    list(content = "<think>First I will", finish = "length")
+  }))
+  tsk <- arena_task(data, solver = arena_solver(settings = no_cache()),
+                    scorer = arena_scorer(scorer_chat = fake_chat(solver), settings = no_cache()),
+                    dir = withr::local_tempdir())
+  quietly_cut(tsk$eval(solver_chat = fake_chat(solver), view = FALSE))
+  expect_equal(tsk$get_samples()$result, c("", ""))
+  expect_message(summary <- arena_summary(tsk), "2 of 2 answers were cut off",
+                 class = "predictivebench_message_truncated")
+  expect_equal(attr(summary, "truncated"), c(truncated = 2, answers = 2))
 })
