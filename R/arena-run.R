@@ -59,11 +59,7 @@
 #'   `strategy = "pairs"` is the original's `Random_N_BattleCount_Each_CombPair`.
 #' * `elo_rating.csv` has the columns `model, elo_rating, rank` with decimals (the
 #'   original's ratings were rounded, with columns `Model, Elo Rating`).
-#' * Reasoning is kept, never judged: a reasoning model's answer is the text after its
-#'   thinking (`<think>...</think>`, or a server's `reasoning_content`), so the judge reads
-#'   answers without thinking, and a reasoning judge's verdict is read from its answer, not
-#'   its thinking. EloBench's models and judge showed no reasoning. An answer that exists
-#'   only in unfinished thinking (cut off at the token limit) is an empty answer.
+#' * Reasoning is kept, never judged (EloBench's models showed none), as in [arena_task()].
 #' To evaluate one model against reference answers as a vitals Task, use [arena_task()]. See
 #' also [arena_arrange()].
 #'

@@ -332,3 +332,21 @@ test_that("the arena task's summary counts answers cut off at the token limit", 
                  class = "predictivebench_message_truncated")
   expect_equal(attr(summary, "truncated"), c(truncated = 2, answers = 2))
 })
+
+test_that("arena_answers() keeps answers after thinking and says how many were cut off", {
+  server <- local_fake_openai(reasoning_reply(function(text) {
+    if (grepl("long", text, fixed = TRUE)) {
+      return(list(content = "<think>Let me write a long", finish = "length"))
+    }
+    list(content = "Short answer.", reasoning = "A plan.")
+  }))
+  questions <- c("A short question?", "A long question?", "Another short one?")
+  expect_message(
+    answers <- quietly_cut(arena_answers(questions, list(qwen = fake_chat(server)),
+                                         withr::local_tempdir(),
+                                         settings = no_cache(), store = FALSE)),
+    "1 of 3 answers were cut off", class = "predictivebench_message_truncated"
+  )
+  expect_equal(answers$qwen[match(questions, answers$question)],
+               c("Short answer.", "", "Short answer."))
+})
