@@ -191,7 +191,8 @@ test_that("DSBench counts answers cut off at the token limit", {
 test_that("DSBench says how many verdicts a reasoning judge left unfinished", {
   data <- dsbench_dataset(version = "sample", limit = 2)
   judge <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = NULL, reasoning = "The prediction matches. True, I think, but", finish = "length")
+    list(content = NULL, reasoning = "The prediction matches. True, I think, but",
+         finish = "length")
   }))
   tsk <- dsbench_task(data, solver = dsbench_solver(settings = no_cache()),
                       scorer = dsbench_scorer(settings = no_cache()),
@@ -289,7 +290,7 @@ test_that("DeltaBench counts critiques cut off inside their thinking", {
                  class = "predictivebench_message_truncated")
 })
 
-test_that("the arena's judge reads answers without thinking and gives its verdict outside its own", {
+test_that("the arena's judge reads answers without thinking, its verdict outside its own", {
   data <- arena_dataset(version = "sample")[1:2, ]
   solver <- local_fake_openai(reasoning_reply(function(text) {
     list(content = "<think>secret plan</think>My considered answer.")
