@@ -62,6 +62,7 @@
 #'   `strategy = "pairs"` is the original's `Random_N_BattleCount_Each_CombPair`.
 #' * `elo_rating.csv` has the columns `model, elo_rating, rank` with decimals (the
 #'   original's ratings were rounded, with columns `Model, Elo Rating`).
+#' * Reasoning is kept, never judged (EloBench's models showed none), as in [arena_task()].
 #' To evaluate one model against reference answers as a vitals Task, use [arena_task()]. See
 #' also [arena_arrange()].
 #'

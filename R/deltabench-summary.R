@@ -104,13 +104,16 @@ deltabench_summary <- function(x, by = "default", clip_predictions = TRUE,
   n_failed <- sum(scored$failed)
   if (n_failed) {
     summary_note(
-      c("{n_failed} sample{?s} ha{?s/ve} no critique (a failed request).",
+      c("{n_failed} sample{?s} ha{?s/ve} no critique (a failed request, or one cut off at
+         the token limit before it concluded).",
         i = if (failed == "drop") "They are left out of the metrics; {.code failed = \"zero\"} counts them as wrong."
             else "They count as critiques that found nothing."),
       class = "predictivebench_message_failed"
     )
   }
-  benchmark_summary(do.call(rbind, rows), "deltabench", by = by %||% "group")
+  out <- benchmark_summary(do.call(rbind, rows), "deltabench", by = by %||% "group")
+  cuts <- answer_cuts(x)
+  with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }
 
 deltabench_group_row <- function(group, s, failed) {

@@ -72,7 +72,8 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     summary_note("{skipped} item{?s} without an answer {?was/were} skipped.",
                     class = "predictivebench_message_skipped")
   }
-  benchmark_summary(rbind(top, by_level), "futurex", method = method)
+  out <- benchmark_summary(rbind(top, by_level), "futurex", method = method)
+  with_truncation(out, items$cut, items$answers)  # R/results-truncation.R
 }
 
 futurex_overall_interval <- function(items, by_level, method, times, seed) {
@@ -110,12 +111,20 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
 }
 
 futurex_items <- function(x, call = rlang::caller_env()) {
-  if (inherits(x, "futurex_scores")) return(x$items)
+  if (inherits(x, "futurex_scores")) {
+    # answers from a predictions file: whether they were cut off is not known
+    items <- x$items
+    items$cut <- rep(0, nrow(items))
+    items$answers <- rep(1, nrow(items))
+    return(items)
+  }
   x <- benchmark_samples(
     x, c("level", "score"),
     "an evaluated FutureX task, its samples or log file, or {.fn futurex_score} output.",
     call = call
   )
-  tibble::tibble(id = x$id, level = x$level, score = as.double(x$score))
+  cuts <- answer_cuts(x)
+  tibble::tibble(id = x$id, level = x$level, score = as.double(x$score), cut = cuts$cut,
+                 answers = cuts$answers)
 }
 

@@ -99,7 +99,8 @@ processbench_summary <- function(x, by = "default", method = c("normal", "bootst
       class = "predictivebench_message_small_group"
     )
   }
-  benchmark_summary(out, "processbench", by = by %||% "group", method = method)
+  out <- benchmark_summary(out, "processbench", by = by %||% "group", method = method)
+  with_truncation(out, items$cut, items$answers)  # R/results-truncation.R: votes cut off
 }
 
 processbench_items <- function(x, by, cluster = NULL, call = rlang::caller_env()) {
@@ -112,9 +113,11 @@ processbench_items <- function(x, by, cluster = NULL, call = rlang::caller_env()
   } else {
     !is.na(prediction) & prediction == x$label
   }
+  cuts <- answer_cuts(x)
   tibble::tibble(label = x$label, match = match, prediction = prediction,
                  group = if (is.null(by)) NA_character_ else as.character(x[[by]]),
-                 cluster = cluster %||% seq_len(nrow(x)))
+                 cluster = cluster %||% seq_len(nrow(x)), cut = cuts$cut,
+                 answers = cuts$answers)
 }
 
 processbench_samples <- function(x, by = NULL, call = rlang::caller_env()) {
