@@ -64,7 +64,9 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
 # with the registrations they brought (R/benchmark-portable.R).
 run_cell_group <- function(cells, log_dir, settings) {
   local_registrations(lapply(cells, function(cell) cell$benchmark$registration))
-  run_in_rounds(cells, 0L, function(cell) run_cell(cell, log_dir, settings))
+  run_in_rounds(cells, 0L, function(cell, hand_over) {
+    run_cell(cell, log_dir, settings, hand_over)
+  })
 }
 
 # The daemons connected now; with none yet (a cluster's jobs still starting), one group per

@@ -6,7 +6,7 @@
 # come from the cache, its failed ones are sent again. Its `error` is the requests' own
 # error (the provider's message), the most common one first.
 
-run_cell <- function(cell, log_dir, settings) {
+run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   # Its messages are not shown (suppressMessages() below): cli does not format them either
   # (vitals' progress steps cost ~30 ms of CPU a cell).
   withr::local_options(cli.progress_show_after = Inf, cli.default_handler = function(msg) NULL)
@@ -16,7 +16,9 @@ run_cell <- function(cell, log_dir, settings) {
     chat <- cell$chat %||% chat_from_spec(cell$model)
     task <- cell_task(cell, log_dir)
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
-              if (takes_request_settings(task)) changed_settings(settings))
+              if (takes_request_settings(task)) {
+                changed_settings(settings_with_dots(settings, hand_over = hand_over))
+              })
     withCallingHandlers(
       suppressMessages(do.call(task$eval, args)),
       predictivebench_step_failed = function(c) failed_step <<- TRUE
@@ -79,9 +81,11 @@ changed_settings <- function(settings) {
   if (is.null(settings)) return(list())
   given <- settings_fields(settings)
   defaults <- settings_fields(request_settings())
-  # the set's run goes with them, so that what the cell paid for is counted as paid
+  # the contexts go with them: the set's run, so that what the cell pays for is counted as
+  # paid, and its round, which sends the cell's requests with the other cells'
   changed <- given[!mapply(identical, given, defaults[names(given)])]
-  if (!is.null(settings$run)) changed$run <- settings$run
+  contexts <- settings_context_args(settings)
+  changed[names(contexts)] <- contexts
   changed
 }
 

@@ -241,7 +241,9 @@ check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
 # In parallel on the user's mirai daemons, or here in overlapping rounds.
 run_cells <- function(cells, log_dir, settings, retries) {
   if (daemons_running()) return(run_on_daemons(cells, log_dir, settings, retries))
-  run_in_rounds(cells, retries, function(cell) run_cell(cell, log_dir, settings))
+  run_in_rounds(cells, retries, function(cell, hand_over) {
+    run_cell(cell, log_dir, settings, hand_over)
+  })
 }
 
 set_result <- function(cells, outcomes) {
