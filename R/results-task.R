@@ -36,7 +36,10 @@
 #' * **Valid for Inspect AI.** The log is built as data and written once, in Inspect AI's
 #'   log format: `eval.dataset.sample_ids` are the samples' own ids, each sample's
 #'   `model_usage` counts its own requests (so the header is their sum), a headline metric
-#'   that is `NA` is left out and named in `eval.metadata.not_computed`, and a sample whose
+#'   that is undefined (`NA`, such as ProcessBench's F1 with no valid vote) keeps its place
+#'   with the value `"NaN"` (Inspect's reader reads it as NaN; the viewer's log list shows no
+#'   number rather than another metric) and is named in `eval.metadata.not_computed`, and a
+#'   sample whose
 #'   score is `NA` has no score (Inspect's "unscored"; its answer and explanation stay in its
 #'   metadata field `unscored_score`). [log_samples()], the summaries and [leaderboard()]
 #'   read it back.
@@ -139,15 +142,14 @@ ResultsTask <- R6::R6Class(
 
     #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
     #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()],
-    #' those with an estimate first (the log list shows the first).
+    #' in the summary's order: its first row is the headline (the log list shows the first
+    #' metric), also when it has no number.
     measure = function() {
       samples <- self$get_samples()
       if (private$pb_all_groups && "score" %in% names(samples)) {
         summary <- benchmark_entry(self$benchmark)$summary
         rows <- check_summary_rows(quiet_summary(summary, self))
-        # The log list shows the first metric: put the groups that have a number first (a
-        # probsem suite without ground truth has none).
-        keys <- summary_keys(rows)[order(is.na(rows$estimate))]
+        keys <- summary_keys(rows)
         private$pb_metrics <- summary_metrics(summary, keys)
         vitals_set_metric_fns(self, private$pb_metrics)
       }
@@ -309,10 +311,11 @@ results_log <- function(task, fields, run_id) {
   }
   values <- vapply(state$metric_results, function(m) as.double(m$value)[1], 1)
   computed <- names(values)[!is.na(values)]
-  metrics <- lapply(computed, function(name) {
-    list(name = name, value = exact_json(values[[name]]), params = empty_object())
+  # every metric in its registered order, an undefined one as NaN: the headline stays first
+  metrics <- lapply(names(values), function(name) {
+    list(name = name, value = metric_json(values[[name]]), params = empty_object())
   })
-  names(metrics) <- computed
+  names(metrics) <- names(values)
   ids <- unique(samples$id)
   created <- log_timestamp()
   task_id <- paste(state$dataset_name, samples$solver_chat[[1]]$get_model(),
@@ -346,7 +349,9 @@ results_log <- function(task, fields, run_id) {
       ),
       scorers = list(list(
         name = scorer_name, options = empty_object(),
-        metrics = lapply(computed, function(name) list(name = name, options = empty_object())),
+        metrics = lapply(names(values), function(name) {
+          list(name = name, options = empty_object())
+        }),
         metadata = empty_object()
       ))
     ),
