@@ -122,7 +122,8 @@ ResultsTask <- R6::R6Class(
       step <- parent.frame()
       args <- list(...)
       private$pb_solver_args <- describe_arguments(args)
-      failed <- catch_step_failure(call_with_names(super$solve, args, epochs = epochs))
+      failed <- catch_step_failure(call_with_names(super$solve, args, epochs = epochs,
+                                                   .name = "solve"))
       if (failed) vitals_fail_step(step)
       # vitals draws its run id from R's random stream: after set.seed() two runs share it.
       private$pb_run_id <- unique_id()
@@ -133,7 +134,7 @@ ResultsTask <- R6::R6Class(
     #' @param ... As for [vitals::Task].
     score = function(...) {
       step <- parent.frame()
-      failed <- catch_step_failure(call_with_names(super$score, list(...)))
+      failed <- catch_step_failure(call_with_names(super$score, list(...), .name = "score"))
       if (failed) vitals_fail_step(step)
       samples <- self$get_samples()
       if ("score" %in% names(samples)) vitals_set_scores(self, as_score(samples$score))
@@ -400,18 +401,23 @@ log_sample <- function(sample, id, score, solver_flat, scorer_flat, usage, expla
 }
 
 # `fn(name = name, ...)`: each argument passed as a variable of its own name (an unnamed one
-# as `.arg<position>`; the function itself is the call's head, so no argument's name can
-# hide it), never as its value. vitals' `$eval()` hands the solver and scorer
+# as `.arg<position>`), never as its value. vitals' `$eval()` hands the solver and scorer
 # their arguments through do.call(), values inlined, and deparses the expressions it is
 # given (for the log's plan): a chat deparsed that way costs ~15 ms of CPU a step. The
 # log's plan shows describe_arguments() instead.
-call_with_names <- function(fn, args, ...) {
+# The call's head is a name (`.name`, the Task method the user knows: `solve()`) bound to
+# `fn` in the call's own environment, dotted until no argument has it, so a traceback shows
+# the method, not the function's code.
+call_with_names <- function(fn, args, ..., .name = "fn") {
   keys <- rlang::names2(args)
   vars <- keys
   vars[!nzchar(vars)] <- paste0(".arg", which(!nzchar(vars)))
   vars <- make.unique(vars)
+  while (.name %in% vars) .name <- paste0(".", .name)
   env <- list2env(stats::setNames(args, vars), parent = emptyenv())
-  call <- as.call(c(list(fn), stats::setNames(lapply(vars, as.name), keys), list(...)))
+  assign(.name, fn, envir = env)
+  call <- as.call(c(list(as.name(.name)), stats::setNames(lapply(vars, as.name), keys),
+                    list(...)))
   eval(call, env)
 }
 
