@@ -13,10 +13,11 @@
 #   log-probability requests, from the solver's and scorer's metadata), and the header's is
 #   their sum (run_usage()).
 # * Inspect's reader: vitals writes `eval.dataset.sample_ids` as 1..n and `null` where a
-#   number is `NA`. Here the ids are the samples' own, a headline metric that is undefined
-#   (`NA`: ProcessBench's F1 with no valid vote) keeps its place among the metrics (the
-#   viewer's log list shows the first) with the value "NaN" (see metric_json()), and is also
-#   named in `eval.metadata.not_computed`; a sample whose score is `NA` has no `scores`
+#   number is `NA`. Here the ids are the samples' own, the headline metric keeps its place,
+#   first (the viewer's log list shows the first), with the value "NaN" when it is undefined
+#   (`NA`: ProcessBench's F1 with no valid vote; see metric_json()), other undefined metrics
+#   are left out, and all are named in `eval.metadata.not_computed`; a sample whose score is
+#   `NA` has no `scores`
 #   (Inspect's "unscored"), its answer and explanation kept in its metadata field `unscored`
 #   (JSON text).
 
@@ -109,8 +110,9 @@ exact_json <- function(x) structure(exact_number_json(x), class = "json")
 # headers with jsonlite, which can't read `NaN`; one such log blanks the log list of the whole
 # folder (model, score, status of every log), and vitals_log_read() fails on it. The string
 # is read by jsonlite, shown as "-" in the log list, and read by Inspect's reader as NaN
-# (pydantic takes a number's text for a float field). Inspect writes `null` nowhere here: it
-# rejects a null metric.
+# (pydantic takes a number's text for a float field); only vitals' log page (which calls
+# toFixed() on every metric) fails on it, so it is written for the headline only. Not
+# `null`: Inspect rejects a null metric.
 metric_json <- function(x) {
   text <- exact_number_json(x)
   text[is.na(x)] <- "\"NaN\""

@@ -36,10 +36,10 @@
 #' * **Valid for Inspect AI.** The log is built as data and written once, in Inspect AI's
 #'   log format: `eval.dataset.sample_ids` are the samples' own ids, each sample's
 #'   `model_usage` counts its own requests (so the header is their sum), a headline metric
-#'   that is undefined (`NA`, such as ProcessBench's F1 with no valid vote) keeps its place
-#'   with the value `"NaN"` (Inspect's reader reads it as NaN; the viewer's log list shows no
-#'   number rather than another metric) and is named in `eval.metadata.not_computed`, and a
-#'   sample whose
+#'   that is undefined (`NA`) is named in `eval.metadata.not_computed`; the first, the
+#'   headline (ProcessBench's F1 with no valid vote), keeps its place with the value `"NaN"`
+#'   (Inspect's reader reads it as NaN; the viewer's log list shows no number rather than
+#'   another metric), the others are left out; and a sample whose
 #'   score is `NA` has no score (Inspect's "unscored"; its answer and explanation stay in its
 #'   metadata field `unscored_score`). [log_samples()], the summaries and [leaderboard()]
 #'   read it back.
@@ -312,11 +312,14 @@ results_log <- function(task, fields, run_id) {
   }
   values <- vapply(state$metric_results, function(m) as.double(m$value)[1], 1)
   computed <- names(values)[!is.na(values)]
-  # every metric in its registered order, an undefined one as NaN: the headline stays first
-  metrics <- lapply(names(values), function(name) {
+  # The headline (the first metric) is always written, as "NaN" when undefined, so the log
+  # list never shows another metric in its column; any other undefined metric is left out
+  # (named in not_computed): vitals' log page fails on a metric that is not a number.
+  logged <- names(values)[seq_along(values) == 1L | !is.na(values)]
+  metrics <- lapply(logged, function(name) {
     list(name = name, value = metric_json(values[[name]]), params = empty_object())
   })
-  names(metrics) <- names(values)
+  names(metrics) <- logged
   ids <- unique(samples$id)
   created <- log_timestamp()
   task_id <- paste(state$dataset_name, samples$solver_chat[[1]]$get_model(),
@@ -350,9 +353,7 @@ results_log <- function(task, fields, run_id) {
       ),
       scorers = list(list(
         name = scorer_name, options = empty_object(),
-        metrics = lapply(names(values), function(name) {
-          list(name = name, options = empty_object())
-        }),
+        metrics = lapply(logged, function(name) list(name = name, options = empty_object())),
         metadata = empty_object()
       ))
     ),
