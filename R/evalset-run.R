@@ -122,7 +122,8 @@ logged_cost <- function(log_path) {
 
 # The headline as the task measured it for its log (the metrics ResultsTask computed from
 # the registered summary; not computed again): the registered headline's first key, or for
-# a benchmark whose groups depend on the data, the first metric with a number.
+# a benchmark whose groups depend on the data, its summary's first row (the log's first
+# metric). Never another metric when the headline is undefined: its estimate is then NA.
 cell_headline <- function(task) {
   results <- vitals_log_state(task)$metric_results
   values <- vapply(results, function(m) as.double(m$value)[1], 1)
@@ -131,5 +132,6 @@ cell_headline <- function(task) {
   registered <- rlang::is_string(name) && !is.null(the_benchmarks[[name]])
   key <- if (registered) the_benchmarks[[name]]$headline[1] else NULL
   key <- key %||% names(values)[[1]]
-  list(key = key, estimate = if (key %in% names(values)) values[[key]] else NA_real_)
+  estimate <- if (key %in% names(values)) values[[key]] else NA_real_
+  list(key = key, estimate = if (is.na(estimate)) NA_real_ else estimate)
 }

@@ -26,8 +26,11 @@
 #' gives every query the same probability (a uniform guesser, or a backend that cannot tell
 #' the queries apart) scores 100%: each suite's row counts the contexts that were correct
 #' only through a tie in `n_tied`, and the summary says so when there are any.
-#' A suite with any context whose `expected` is -1 has no accuracy (`NA`, with a message),
-#' as in the original. Contexts whose scoring failed are left out and counted in
+#' A context whose `expected` is -1 has no ground truth: it is left out of its suite's
+#' accuracy and counted in `n_no_truth` (with a message), so `n` counts the contexts with a
+#' ground truth that were scored, and a suite with none has no accuracy (`NA`). The original
+#' printed no accuracy for a suite with any such context (see "Differences from the
+#' original" in [probsem_task()]). Contexts whose scoring failed are left out and counted in
 #' `n_missing`. `probsem_distributions()` gives every context's distribution over its
 #' queries, the numbers the accuracy is computed from.
 #'
@@ -50,7 +53,7 @@
 #'   judgements), then one accuracy row per prompt and suite, in the columns every
 #'   predictivebench summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of
 #'   different prompts share a name), `metric` (`"accuracy"` or `"js_distance"`), `estimate`,
-#'   `lower`, `upper`, `n` (contexts scored, or sentences compared), then `n_missing`
+#'   `lower`, `upper`, `n` (contexts with a ground truth scored, or sentences compared), then `n_missing`
 #'   (failed), `n_no_truth` (contexts with `expected == -1`), `n_tied` (contexts counted
 #'   correct whose maximum probability is shared with another query), `prompt` and
 #'   `temperature` (of a sentence row). It is a [benchmark_summary()]
@@ -81,10 +84,13 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   accuracy <- probsem_accuracy(samples, method, cluster)
   humans <- probsem_human_rows(samples, method, cluster)
   # a suite compared with people needs no ground truth to have a number
-  none <- accuracy$group[accuracy$n_no_truth > 0 & !accuracy$group %in% humans$group]
-  if (length(none)) {
+  apart <- accuracy$n_no_truth > 0 & !accuracy$group %in% humans$group
+  if (any(apart)) {
+    counts <- sprintf("%s: %d of %d", accuracy$group[apart], accuracy$n_no_truth[apart],
+                      accuracy$n_no_truth[apart] + accuracy$n[apart] + accuracy$n_missing[apart])
     summary_note(
-      "Suite{?s} {.val {none}} {?has/have} contexts without ground truth (expected = -1): no accuracy.",
+      c("Contexts without ground truth (expected = -1) are left out of their suite's
+         accuracy and counted in {.field n_no_truth}:", "*" = "{counts}"),
       class = "predictivebench_message_no_truth"
     )
   }
@@ -166,9 +172,9 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
     in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
     no_truth <- sum(samples$expected[in_group] == -1)
     scored <- in_group & samples$expected != -1
+    # contexts without ground truth are counted apart (n_no_truth), not in the accuracy
     ci <- mean_ci(as.double(correct[scored]), method = method, limits = c(0, 1),
                   cluster = shared_cluster(cl[scored]))
-    if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
     summary_rows(labels[[g]], "accuracy", ci, n_missing = ci$n_missing,
                  n_no_truth = no_truth, n_tied = sum(tied[scored]),
                  prompt = groups$prompt[[g]])

@@ -133,6 +133,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #'   digits), not bit for bit.
 #' * `norm = "sqrt"` (divide by the square root of the token count) is an addition; the
 #'   original's `--norm` is `norm = "tokens"` (or `TRUE`).
+#' * Suite accuracy: the original prints no accuracy for a suite with any context whose
+#'   `expected` is -1 (no ground truth). Here such contexts are left out of the accuracy and
+#'   counted apart (`n_no_truth` in [probsem_summary()]), so a suite that mixes the two
+#'   still has the accuracy of the contexts that have a ground truth.
 #' * Input checks: a multi-line, empty or repeated query, an `expected` outside -1 to the
 #'   number of queries minus one, and a missing field are errors naming the suite and the
 #'   query or context; the original silently scored the wrong text, failed an assertion, or
