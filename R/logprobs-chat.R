@@ -8,13 +8,7 @@ logprob_chat_system_prompt <- paste(
 
 chat_scores <- function(chat, prefix, query, settings, top_logprobs, system_prompt) {
   prompts <- unique(prefix)
-  # OpenAI's Responses API (ellmer::chat_openai()) refuses fewer than 16 output tokens; only
-  # the first token is read either way.
-  max_tokens <- if (inherits(chat$get_provider(), "ellmer::ProviderOpenAI")) 16 else 1
-  configured <- configure_chat(
-    chat, system_prompt,
-    ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
-  )
+  configured <- logprob_chat_configured(chat, top_logprobs, system_prompt)
   res <- without_max_tokens_warning(logprob_chat_requests(configured, prompts, settings))
   at <- match(prefix, prompts)
   rows <- lapply(seq_along(prefix), function(i) {
@@ -38,6 +32,17 @@ chat_scores <- function(chat, prefix, query, settings, top_logprobs, system_prom
     error = vapply(rows, function(r) as.character(r$error), ""),
     cached = res$cached[at],
     !!!pair_usage(length(prefix), match(prompts, prefix), res)
+  )
+}
+
+# The chat asking for the first answer token and its top alternatives.
+logprob_chat_configured <- function(chat, top_logprobs, system_prompt) {
+  # OpenAI's Responses API (ellmer::chat_openai()) refuses fewer than 16 output tokens; only
+  # the first token is read either way.
+  max_tokens <- if (inherits(chat$get_provider(), "ellmer::ProviderOpenAI")) 16 else 1
+  configure_chat(
+    chat, system_prompt,
+    ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
   )
 }
 

@@ -119,8 +119,11 @@ query_logprobs <- function(chat, prefix, query, backend = c("completions", "chat
   }
   note_logprobs_unbatched(settings)
   if (backend == "completions") {
+    chat_probe <- function() {
+      chat_has_logprobs(chat, prefix[[1]], settings, top_logprobs, system_prompt)
+    }
     scores <- completions_scores(logprob_endpoint(chat), prefix, query, dir, span_check,
-                                 max_tokens, settings)
+                                 max_tokens, settings, chat_probe)
     log_session_usage(chat, sum(scores$input_tokens),
                       sum(scores$output_tokens), NA_real_)
     scores
