@@ -10,7 +10,10 @@
 #' Kinds in use: `missing_file`, `json`, `encoding`, `field`, `schema`, `duplicate_id`,
 #' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
 #' the credentials: the run stopped), `deadline`, `redirect`, `empty` (a task table or
-#' question file without rows), `batch_state`, and benchmark-specific ones
+#' question file without rows), `batch_state`, `logprobs_unsupported` (a server that can't
+#' give the log-probabilities asked for: what it lacks and what to do), `logprobs_broken`
+#' (log-probabilities that can't be a model's, refused before scoring), `logprobs_probe`
+#' (a server that did not answer the first log-probability request), and benchmark-specific ones
 #' documented on each benchmark's help page.
 #'
 #' @name predictivebench-errors
