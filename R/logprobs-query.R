@@ -40,7 +40,9 @@
 #'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers. The number of
 #'   alternatives is sent as `top_logprobs` (an extra argument to [ellmer::params()]):
 #'   ellmer's `top_k` is the sampling parameter of that name, which OpenAI-compatible
-#'   servers do not read as a number of alternatives.
+#'   servers do not read as a number of alternatives. The first prefix's request is sent
+#'   alone: a chat endpoint that answers it without log-probabilities (one that ignores
+#'   `logprobs`) stops the call there, with `predictivebench_error_logprobs_unsupported`.
 #'
 #' **The server is known before its queries are sent.** The completions backend's first
 #' request (the first full text, which it sends anyway: no extra request at a good server)
