@@ -167,3 +167,14 @@ test_that("spells_text() allows the spellings tokenizers give their token texts"
   filled <- fill_first_token(list(tokens = c(NA, " it"), logprobs = c(NA, -1)), "Is it")
   expect_equal(filled$tokens, c("Is", " it"))
 })
+
+test_that("in a set, a probsem cell at a chat-only server fails with the reason, cheaply", {
+  server <- local_fake_ollama(chat = tf_chat, chat_logprobs = TRUE)
+  set <- quiet_set("probsem@sample", set_chats(server, c("m1", "m2")),
+                   log_dir = withr::local_tempdir(),
+                   settings = set_settings(withr::local_tempdir()))
+  expect_equal(set$status, c("failed", "failed"))
+  expect_match(set$error, "has no completions endpoint")
+  # at most 3 requests per attempt of a cell (the issue counted 108 for this set)
+  expect_lte(server$count(), 3 * sum(set$attempts))
+})
