@@ -11,7 +11,10 @@
 #' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
 #' the credentials: the run stopped), `credentials` (a chat on a mirai worker has no key
 #' for its host: see [eval_set()]), `deadline`, `redirect`, `empty` (a task table or
-#' question file without rows), `batch_state`, and benchmark-specific ones
+#' question file without rows), `batch_state`, `logprobs_unsupported` (a server that can't
+#' give the log-probabilities asked for: what it lacks and what to do), `logprobs_broken`
+#' (log-probabilities that can't be a model's, refused before scoring), `logprobs_probe`
+#' (a server that did not answer the first log-probability request), and benchmark-specific ones
 #' documented on each benchmark's help page.
 #'
 #' @name predictivebench-errors

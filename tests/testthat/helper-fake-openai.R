@@ -19,7 +19,10 @@
 # batch items included), $requests() (their bodies, in arrival order), $auths() (the
 # Authorization header of each, as received), $uploads() (OpenAI
 # file uploads begun) and $stop(). `batch` configures the batch endpoints (add_batch_routes()).
-fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list()) {
+# `routes` adds POST paths answered by the same handler (a server's own endpoints, such as
+# llama.cpp's "/completion"); the reply reads which path was asked with attr(body, "path").
+fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
+                        routes = character()) {
   `%||%` <- function(x, y) if (is.null(x)) y else x
   app <- webfakes::new_app()
   app$use(webfakes::mw_json())
@@ -49,7 +52,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
       n <- app$locals$n
       app$locals$bodies[[n]] <- body
       app$locals$auth[[n]] <- req$get_header("Authorization") %||% NA_character_
-      out <- app$locals$reply(body, n)
+      out <- app$locals$reply(structure(body %||% list(), path = req$path), n)
       if (is.character(out)) out <- list(text = out)
       res$locals$out <- out
       res$locals$n <- n
@@ -105,6 +108,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   app$post("/v1/responses", handle)
   app$post("/v1/messages", handle)
   app$post("/v1/completions", handle)
+  for (path in routes) app$post(path, handle)
   add_batch_routes(app, batch)
   app$get("/__count", function(req, res) res$send_json(list(n = req$app$locals$n),
                                                         auto_unbox = TRUE))
@@ -339,8 +343,8 @@ fake_anthropic_chat <- function(server, model = "fake-model", params = NULL) {
 }
 
 local_fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
-                              .local_envir = parent.frame()) {
-  server <- fake_openai(reply, latency, batch)
+                              routes = character(), .local_envir = parent.frame()) {
+  server <- fake_openai(reply, latency, batch, routes)
   withr::defer(server$stop(), envir = .local_envir)
   server
 }

@@ -50,6 +50,24 @@ test_that("a uniform guesser's 100% on tied suites is counted and said, ties kep
   expect_equal(sm2$n_tied, 0L)
 })
 
+test_that("a result in which every query of every context ties is flagged, with a note", {
+  s <- probsem_example_samples()
+  sm <- suppressMessages(probsem_summary(s))
+  expect_false(any(sm$all_tied))
+  expect_no_message(probsem_summary(s), class = "predictivebench_message_all_tied")
+  s$solver_metadata <- lapply(s$solver_metadata, function(m) {
+    m$prob <- rep(1 / length(m$queries), length(m$queries))
+    m
+  })
+  msg <- expect_message(probsem_summary(s), class = "predictivebench_message_all_tied")
+  expect_match(conditionMessage(msg), "can't tell the queries apart")
+  sm <- suppressMessages(probsem_summary(s))
+  expect_true(all(sm$all_tied))
+  # one context that tells its queries apart is a model's result, ties elsewhere or not
+  s$solver_metadata[[4]]$prob <- c(0.3, 0.7)
+  expect_false(any(suppressMessages(probsem_summary(s))$all_tied))
+})
+
 test_that("an offline probsem log shows each suite's accuracy and reads back the same", {
   tsk <- probsem_task(probsem_dataset(version = "sample"), dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("A"), view = FALSE)
