@@ -346,3 +346,32 @@ check_versions <- function(versions, name, call = rlang::caller_env()) {
   }
   invisible(versions)
 }
+
+# `items` is the number of rows `<bench>_dataset(version = )` returns (contexts for probsem,
+# unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
+# counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
+# ../shared/reference).
+pin <- function(benchmark, version, default, host, repo, commit, path, size, sha256, licence,
+                citation, items, role = "data") {
+  tibble::tibble(
+    benchmark = benchmark, version = version, default = default, host = host, repo = repo,
+    commit = commit, path = path, size = as.numeric(size), sha256 = as.character(sha256),
+    licence = licence, citation = citation, items = as.integer(items), role = role
+  )
+}
+
+check_headline <- function(headline, allow_null = FALSE, call = rlang::caller_env()) {
+  if (allow_null && is.null(headline)) return(invisible(headline))
+  if (!is.character(headline) || !length(headline) || anyNA(headline)) {
+    what <- if (allow_null) "at least one summary row, or be {.code NULL}" else
+      "at least one summary row"
+    abort_pb(paste0("{.arg headline} must name ", what, " (see {.fn summary_keys})."),
+             "argument", call = call)
+  }
+  invisible(headline)
+}
+
+# Every column a registered headline statistic reads.
+statistic_columns <- function() {
+  unique(unlist(lapply(registrations(), function(e) e$statistic_columns), use.names = FALSE))
+}

@@ -81,12 +81,12 @@ is_transient_download <- function(resp) {
 }
 
 # Seconds to wait before the next try: as the server said (Retry-After), at most the
-# request engine's cap (its retry_delay() says how long it would wait; a server asking for
-# longer is told when to come back), else the backoff.
+# request engine's cap (retry_after_cap_s; a server asking for longer is told when to come
+# back), else the backoff.
 retry_wait <- function(resp, try, limits, call) {
   after <- download_retry_after(resp)
   if (is.na(after)) return(download_backoff(limits, try))
-  wait <- retry_delay(list(retry_after = after), 1L, 0)
+  wait <- min(after, retry_after_cap_s)
   if (after > wait) abort_retry_later(resp, after, wait, call)
   wait
 }

@@ -18,19 +18,6 @@ pinned_files <- function() {
                character(), numeric(), character(), character(), character(), integer())
 }
 
-# `items` is the number of rows `<bench>_dataset(version = )` returns (contexts for probsem,
-# unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
-# counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
-# ../shared/reference).
-pin <- function(benchmark, version, default, host, repo, commit, path, size, sha256, licence,
-                citation, items, role = "data") {
-  tibble::tibble(
-    benchmark = benchmark, version = version, default = default, host = host, repo = repo,
-    commit = commit, path = path, size = as.numeric(size), sha256 = as.character(sha256),
-    licence = licence, citation = citation, items = as.integer(items), role = role
-  )
-}
-
 # The table in use. The option `predictivebench.versions` replaces it (a data frame in the
 # layout of pinned_files()): how tests point the whole flow at fixtures with their own
 # checksums, and how a user can pin a version the package does not list.

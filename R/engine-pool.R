@@ -194,8 +194,6 @@ new_request_pool <- function(transport, deliver, max_active = 10, rpm = 500, max
   )
 }
 
-now_seconds <- function() proc.time()[["elapsed"]]
-
 # request_pool()'s check of its `group` and `group_max_active` arguments.
 check_pool_groups <- function(group, group_max_active, todo) {
   group <- as.character(group)
@@ -249,7 +247,7 @@ pool_groups <- function(limit = NULL) {
 # `retry-after` when it gave one (at most a minute), otherwise exponential backoff.
 retry_delay <- function(error, tries, backoff) {
   after <- suppressWarnings(as.double(error_retry_after(error)))
-  if (length(after) == 1 && !is.na(after) && after >= 0) return(min(after, 60))
+  if (length(after) == 1 && !is.na(after) && after >= 0) return(min(after, retry_after_cap_s))
   backoff * 2^(tries - 1)
 }
 

@@ -26,7 +26,7 @@ generate_solver <- function(prepare = identity, system_prompt = NULL, params = N
     chat <- configure_chat(solver_chat, system_prompt, params)
     res <- generate_responses(chat, prepare(inputs), settings_with_dots(settings, ...),
                               key_extra = key_extra, keep_json = keep_json)
-    report_failures(res$error)
+    warn_failed_requests(res$error)
     list(result = res$result, solver_chat = res$chat, solver_metadata = response_metadata(res))
   }
 }

@@ -79,3 +79,14 @@ httr2_transport <- function(template, texts, read_response, label) {
     close = function() invisible()
   )
 }
+
+# The request for a text on the endpoint's route (probe_completions()): the prompt echoed
+# with its log-probabilities, or vLLM's `prompt_logprobs` (the prompt's own tokens only).
+completion_body <- function(endpoint, text, max_tokens) {
+  if (identical(endpoint$route, "prompt_logprobs")) {
+    return(list(model = endpoint$model, prompt = text, max_tokens = as.integer(max_tokens),
+                prompt_logprobs = 0L))
+  }
+  list(model = endpoint$model, prompt = text, echo = TRUE, logprobs = 0L,
+       max_tokens = as.integer(max_tokens))
+}

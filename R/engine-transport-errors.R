@@ -87,12 +87,6 @@ redirect_error <- function(resp, head) {
   ))
 }
 
-# "scheme://host[:port]" of a URL (a string or httr2::url_parse() output).
-url_origin <- function(url) {
-  if (is.character(url)) url <- httr2::url_parse(url)
-  paste0(url$scheme, "://", url$hostname, if (!is.null(url$port)) paste0(":", url$port))
-}
-
 # The provider's own explanation of an error response, or NULL: the `message` of OpenAI's
 # {"error":{"message":...}}, Anthropic's {"type":"error","error":{"type":,"message":}} and
 # Gemini's {"error":{"code":,"message":,"status":}} (with the error's type), or a plain-text

@@ -33,3 +33,19 @@ last_turn_of <- function(chat) {
   n <- length(turns)
   if (n > 1) turns[[n]]
 }
+
+# Counts requests sent outside ellmer (the engine's curl fast path, completions for
+# log-probabilities) in ellmer's session usage (ellmer::token_usage(), which vitals'
+# $get_cost() reads): one assistant turn carrying their summed tokens and cost, added to a
+# copy of `chat` through the public Chat$add_turn(), which logs it as ellmer logs its own.
+log_session_usage <- function(chat, input_tokens, output_tokens, cost) {
+  if (!(input_tokens + output_tokens > 0)) return(invisible())
+  record <- chat$clone()
+  record$set_turns(list())
+  record$add_turn(
+    ellmer::UserTurn(contents = list(ellmer::ContentText("requests sent by predictivebench"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("")),
+                          tokens = c(input_tokens, output_tokens, 0), cost = cost)
+  )
+  invisible()
+}

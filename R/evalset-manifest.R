@@ -13,8 +13,6 @@
 # fails the size (and the parse). A log that is not complete is set aside (set_aside_log()),
 # never deleted.
 
-manifest_dir <- function(log_dir) file.path(log_dir, ".eval-set")
-
 manifest_path <- function(log_dir, id) {
   file.path(manifest_dir(log_dir), portable_file_name(id, ext = ".json"))
 }

@@ -41,7 +41,7 @@ round_hand_over <- function(round) {
     for (i in failed) keep(i, simpleError(round$failed[[keys[[i]]]]))
     todo <- setdiff(todo, failed)
     if (!length(todo)) return(todo)
-    hand_over(round, list(
+    hand_to_round(round, list(
       cell = round$cell, chats = requests$chats, extras = requests$extras,
       chat_index = requests$chat_index[todo], prompts = requests$prompts[todo],
       epoch = requests$epoch[todo], keys = keys[todo], settings = requests$settings,
@@ -107,7 +107,7 @@ forget_failures <- function(round, ids) {
 
 # A cell's requests join the round's live pool for their cache folder and answer format,
 # and go out at once.
-hand_over <- function(round, call) {
+hand_to_round <- function(round, call) {
   key <- paste(call$cache %||% "<none>", call$keep_json)
   if (is.null(round$pools[[key]])) {
     # (an unwritable cache folder stops the round's sending as a refused key does)

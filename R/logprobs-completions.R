@@ -12,17 +12,6 @@ logprob_endpoint <- function(chat) {
        route = "echo")
 }
 
-# The request for a text on the endpoint's route (probe_completions()): the prompt echoed
-# with its log-probabilities, or vLLM's `prompt_logprobs` (the prompt's own tokens only).
-completion_body <- function(endpoint, text, max_tokens) {
-  if (identical(endpoint$route, "prompt_logprobs")) {
-    return(list(model = endpoint$model, prompt = text, max_tokens = as.integer(max_tokens),
-                prompt_logprobs = 0L))
-  }
-  list(model = endpoint$model, prompt = text, echo = TRUE, logprobs = 0L,
-       max_tokens = as.integer(max_tokens))
-}
-
 completion_key <- function(endpoint, text, max_tokens) {
   cache_key(kind = "completions-echo", version = 2L, base_url = endpoint$base_url,
             headers = hash_headers(endpoint$headers),

@@ -68,38 +68,7 @@
 #' report_failures(tsk$log_path)
 report_failures <- function(x, what = "request", hint = NULL) {
   if (is_run_record(x)) return(failed_samples(x))
-  errors <- x
-  check_string(what)
-  check_string(hint, allow_null = TRUE)
-  errors <- as.character(unlist(errors))
-  n <- length(errors)
-  failed <- sum(!is.na(errors))
-  if (!failed) return(invisible(0L))
-  first <- errors[!is.na(errors)][[1]]
-  what <- paste0(what, ifelse(n == 1, "", "s"))
-  if (failed == n) {
-    fail_eval_step()
-    cli::cli_warn(c(
-      "All {n} {what} failed: every result is {.code NA}.",
-      x = "First error: {first}",
-      i = hint %||% "Check the model name, the API key and the endpoint, then run {.code $eval()} again."
-    ), class = c("predictivebench_warning_all_failed", "predictivebench_warning_failed_requests"))
-  } else {
-    cli::cli_warn(c(
-      "{failed} of {n} {what} failed; {?its/their} result{?s} {?is/are} {.code NA}.",
-      i = "First error: {first}",
-      i = "Run {.code $eval()} again to retry them: the answered ones come from the cache."
-    ), class = "predictivebench_warning_failed_requests")
-  }
-  invisible(failed)
-}
-
-# Says that the step running (a solve or a score) failed as a whole: a ResultsTask's
-# `$solve()`/`$score()` catch this condition and mark `$eval()`'s step as failed ("x Solving",
-# see vitals_fail_step()). Outside a ResultsTask nothing listens, and nothing happens.
-fail_eval_step <- function() {
-  rlang::signal("Every request of this step failed.", class = "predictivebench_step_failed")
-  invisible()
+  warn_failed_requests(x, what, hint)
 }
 
 # A finished run: a task, or a string naming an existing log file or folder.

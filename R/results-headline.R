@@ -159,13 +159,3 @@ headline_rows <- function(rows, keys, call = rlang::caller_env()) {
   out
 }
 
-check_headline <- function(headline, allow_null = FALSE, call = rlang::caller_env()) {
-  if (allow_null && is.null(headline)) return(invisible(headline))
-  if (!is.character(headline) || !length(headline) || anyNA(headline)) {
-    what <- if (allow_null) "at least one summary row, or be {.code NULL}" else
-      "at least one summary row"
-    abort_pb(paste0("{.arg headline} must name ", what, " (see {.fn summary_keys})."),
-             "argument", call = call)
-  }
-  invisible(headline)
-}

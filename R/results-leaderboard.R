@@ -272,3 +272,7 @@ completed_runs <- function(files) {
   }
   files[keep]
 }
+
+# Where a folder records its completed runs: an evaluation set's record per finished cell
+# (written by R/evalset-manifest.R), read here to tell completed runs from attempts.
+manifest_dir <- function(log_dir) file.path(log_dir, ".eval-set")

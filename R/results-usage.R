@@ -57,12 +57,6 @@ turn_usage <- function(turns) {
   }, c(1, 1, 1)))
 }
 
-zero_na <- function(x) {
-  x <- as.double(x)
-  x[is.na(x)] <- 0
-  x
-}
-
 chat_usage <- function(chat) {
   turns <- Filter(function(t) identical(t@role, "assistant"), chat$get_turns())
   turn_usage(turns)
@@ -143,18 +137,3 @@ usage_entries <- function(usage, models) {
   out
 }
 
-# Counts requests sent outside ellmer (the engine's curl fast path, completions for
-# log-probabilities) in ellmer's session usage (ellmer::token_usage(), which vitals'
-# $get_cost() reads): one assistant turn carrying their summed tokens and cost, added to a
-# copy of `chat` through the public Chat$add_turn(), which logs it as ellmer logs its own.
-log_session_usage <- function(chat, input_tokens, output_tokens, cost) {
-  if (!(input_tokens + output_tokens > 0)) return(invisible())
-  record <- chat$clone()
-  record$set_turns(list())
-  record$add_turn(
-    ellmer::UserTurn(contents = list(ellmer::ContentText("requests sent by predictivebench"))),
-    ellmer::AssistantTurn(contents = list(ellmer::ContentText("")),
-                          tokens = c(input_tokens, output_tokens, 0), cost = cost)
-  )
-  invisible()
-}

@@ -250,11 +250,6 @@ benchmark_cluster <- function(benchmark, samples) {
   if (is.function(cluster)) cluster(samples) else cluster
 }
 
-# Every column a registered headline statistic reads.
-statistic_columns <- function() {
-  unique(unlist(lapply(registrations(), function(e) e$statistic_columns), use.names = FALSE))
-}
-
 # A benchmark's scores computed without a model (as futurex_score()'s): a list with the
 # per-item `items` and the `benchmark` it scored.
 is_scores_object <- function(x) {

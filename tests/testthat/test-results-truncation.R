@@ -1,0 +1,19 @@
+test_that("answers cut off are counted per sample, votes as several answers", {
+  samples <- tibble::tibble(solver_metadata = list(
+    list(truncated = TRUE), list(truncated = FALSE), list(),  # an old log: not cut
+    list(truncated = 3, n_votes = 8)
+  ))
+  cuts <- answer_cuts(samples)
+  expect_equal(cuts$cut, c(1, 0, 0, 3))
+  expect_equal(cuts$answers, c(1, 1, 1, 8))
+  expect_equal(answer_cuts(tibble::tibble()), list(cut = double(), answers = double()))
+})
+
+test_that("a summary with answers cut off says so and keeps the count for the board", {
+  rows <- tibble::tibble(group = "overall", estimate = 0.5)
+  expect_message(out <- with_truncation(rows, c(1, 0, 2), c(1, 1, 8)),
+                 "3 of 10 answers were cut off", class = "predictivebench_message_truncated")
+  expect_equal(attr(out, "truncated"), c(truncated = 3, answers = 10))
+  expect_silent(none <- with_truncation(rows, c(0, 0), c(1, 1)))
+  expect_equal(attr(none, "truncated"), c(truncated = 0, answers = 2))
+})
