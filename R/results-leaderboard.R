@@ -53,7 +53,11 @@
 #'   `"rating"`),
 #'   `estimate`, `lower`, `upper`, `n` (samples, or battles, behind the estimate),
 #'   `interval` (what `lower` and `upper` are), `better` (`"higher"` or `"lower"`), `scale`
-#'   (`"0-1"` or `"Elo"`), `run` (the run id in the log), `created`
+#'   (`"0-1"` or `"Elo"`), `truncated` (answers of the run cut off at the token limit or
+#'   inside unfinished reasoning: a low score may be a too-small `max_tokens`, not a weak
+#'   model; `NA` when the log does not say), `all_tied` (probsem: `TRUE` when every query of
+#'   every context tied, as broken log-probabilities give; `NA` for other benchmarks), `run`
+#'   (the run id in the log), `created`
 #'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
 #'   task without one).
 #' @family results
@@ -226,6 +230,8 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  interval = entry$interval[[1]],
                  better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
                  scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
+                 truncated = as.integer(header$eval$metadata$truncated %||% NA),
+                 all_tied = as.logical(header$eval$metadata$all_tied %||% NA),
                  run = header$eval$run_id %||% NA_character_,
                  created = header$eval$created %||% NA_character_, source = source)
 }

@@ -166,6 +166,8 @@ ResultsTask <- R6::R6Class(
       if (!"score" %in% names(self$get_samples())) return(super$log(dir))
       log <- results_log(self, private$pb_fields, private$pb_run_id)
       log$eval$metadata$headline <- headline_metadata(private$pb_metrics)
+      flags <- run_flags(private$pb_metrics)  # answers cut off, ties (the board's columns)
+      log$eval$metadata[names(flags)] <- flags
       path <- write_log(log, dir)
       self$dir <- dir
       self$log_path <- path

@@ -37,3 +37,21 @@ with_truncation <- function(rows, cut, answers) {
   attr(rows, "truncated") <- c(truncated = truncated, answers = total)
   rows
 }
+
+# What a run's summary flags beside its numbers, for the log's header (eval.metadata) and
+# the board: the answers cut off (`truncated` of `answers`, from with_truncation()), and
+# `all_tied` where a summary has it (probsem: every query of every context tied, a server's
+# broken log-probabilities). `metrics`: a ResultsTask's summary metrics, measured.
+run_flags <- function(metrics) {
+  state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
+  rows <- if (is.environment(state)) state$rows
+  if (is.null(rows)) return(list())
+  cut <- attr(rows, "truncated")
+  flags <- list()
+  if (length(cut) == 2) {
+    flags$truncated <- as.integer(cut[["truncated"]])
+    flags$answers <- as.integer(cut[["answers"]])
+  }
+  if ("all_tied" %in% names(rows)) flags$all_tied <- isTRUE(any(rows$all_tied))
+  flags
+}

@@ -17,3 +17,20 @@ test_that("a summary with answers cut off says so and keeps the count for the bo
   expect_silent(none <- with_truncation(rows, c(0, 0), c(1, 1)))
   expect_equal(attr(none, "truncated"), c(truncated = 0, answers = 2))
 })
+
+test_that("answers cut off are in the log's header and on the board", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 3), dir = dir)
+  # an answer only inside unfinished reasoning: no answer, cut off
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("<think>\\boxed{A}"), view = FALSE))
+  header <- read_log_header(tsk$log_path)
+  expect_equal(header$eval$metadata$truncated, 3)
+  expect_equal(header$eval$metadata$answers, 3)
+  board <- suppressMessages(leaderboard(tsk$log_path))
+  expect_equal(unique(board$truncated), 3L)
+  expect_true(all(is.na(board$all_tied)))
+  # a run without cut answers says 0, not NA
+  again <- futurex_task(futurex_dataset(version = "sample", limit = 3), dir = dir)
+  suppressMessages(again$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE))
+  expect_equal(unique(suppressMessages(leaderboard(again$log_path))$truncated), 0L)
+})
