@@ -7,7 +7,7 @@
 #' **After a run**, give `report_failures()` an evaluated task (any `<benchmark>_task()`), a
 #' log file it wrote (`tsk$log_path`), or a folder of logs (such as
 #' `vitals::vitals_log_dir()`): it returns one row per failed sample and says how many
-#' samples of each run failed, in two kinds that call for different remedies:
+#' samples of each run failed, in three kinds that call for different remedies:
 #'
 #' * `"request"`: a request failed for good (its solver's or scorer's metadata holds an
 #'   error: a vote, a judge call or a log-probability request). Check the model name, the
@@ -18,6 +18,10 @@
 #'   step). Running again changes nothing (the answers are cached): look at the replies
 #'   (`$get_samples()`, the viewer), the answer format the prompt asks for, and `max_tokens`
 #'   (an answer cut off before its box).
+#' * `"truncated"`: the answer was cut off at the token limit (or exists only in unfinished
+#'   reasoning) and was scored on what the model had room to write: a low score that is
+#'   `max_tokens`'s, not the model's. Raise `max_tokens`; the same chat would bring the same
+#'   answers from the cache.
 #'
 #' In a folder, a log that was not written by predictivebench (another Inspect AI or vitals
 #' log) or can't be read is skipped with a warning (class
@@ -46,8 +50,9 @@
 #'   requests were answered but whose answers could not be used says what to change instead.
 #' @returns For a task, log or folder: a tibble with one row per failed sample, `log` (the
 #'   file, `NA` for a task), `benchmark`, `model`, `id`, `epoch`, `step` (`"solve"` or
-#'   `"score"`), `kind` (`"request"` or `"answer"`, above) and `error` (the first error, or
-#'   `"no result"` for an answer that could not be scored); no rows when nothing failed.
+#'   `"score"`), `kind` (`"request"`, `"answer"` or `"truncated"`, above) and `error` (the
+#'   first error, `"no result"` for an answer that could not be scored, or `"answer cut off
+#'   at the token limit"`); no rows when nothing failed.
 #'   For errors: the number of failed requests, invisibly.
 #' @family results
 #' @export
@@ -131,22 +136,28 @@ task_model <- function(task) {
 
 # One row per failed sample of one run: an error in the solver's or scorer's metadata
 # (fields `error`, `errors` and `*_error` holding text: kind "request"), or else no result
-# (every request answered, no answer scored: kind "answer").
+# (every request answered, no answer scored: kind "answer"), or else an answer cut off at
+# the token limit or inside unfinished reasoning (kind "truncated": scored, but on what the
+# model had room to write).
 run_failures <- function(samples, log, benchmark, model) {
   n <- nrow(samples)
   solve_error <- metadata_errors(samples$solver_metadata, n)
   score_error <- metadata_errors(samples$scorer_metadata, n)
   no_result <- if ("result" %in% names(samples)) is.na(samples$result) else rep(FALSE, n)
-  failed <- no_result | !is.na(solve_error) | !is.na(score_error)
-  step <- ifelse(no_result | !is.na(solve_error), "solve", "score")
+  cut <- answer_cuts(samples)$cut > 0
+  failed <- no_result | !is.na(solve_error) | !is.na(score_error) | cut
+  step <- ifelse(no_result | !is.na(solve_error) | cut, "solve", "score")
+  request <- !is.na(solve_error) | !is.na(score_error)
+  kind <- ifelse(request, "request", ifelse(no_result, "answer", "truncated"))
   error <- ifelse(!is.na(solve_error), solve_error,
-                  ifelse(!is.na(score_error), score_error, "no result"))
+                  ifelse(!is.na(score_error), score_error,
+                         ifelse(no_result, "no result", "answer cut off at the token limit")))
   out <- tibble::tibble(
     log = rep(log, n)[failed], benchmark = rep(benchmark, n)[failed],
     model = rep(model, n)[failed], id = as.character(samples$id)[failed],
     epoch = as.integer(if ("epoch" %in% names(samples)) samples$epoch else rep(1L, n))[failed],
     step = step[failed],
-    kind = ifelse(is.na(solve_error) & is.na(score_error), "answer", "request")[failed],
+    kind = kind[failed],
     error = error[failed]
   )
   attr(out, "samples") <- n
@@ -182,6 +193,7 @@ say_failures <- function(out, runs) {
   }
   requests <- out$error[out$kind == "request"]
   answers <- sum(out$kind == "answer")
+  cut <- sum(out$kind == "truncated")
   lines <- c("!" = "{nrow(out)} of {total} sample{?s} failed in {length(runs)} run{?s}.")
   if (length(requests)) {
     first <- requests[[1]]
@@ -197,6 +209,13 @@ say_failures <- function(out, runs) {
       i = "Running again changes nothing (answers are cached): look at the replies, the
            answer format the prompt asks for, and {.arg max_tokens} (an answer cut off
            before its box).")
+  }
+  if (cut) {
+    lines <- c(lines,
+      x = "{cut} whose answer{?s} {?was/were} cut off at the token limit (or inside unfinished
+           reasoning), and scored on what the model had room to write.",
+      i = "Raise {.arg max_tokens} (e.g. {.code params = list(max_tokens = 8192)}): running
+           again with the same chat brings the same answers from the cache.")
   }
   cli::cli_inform(lines, class = "predictivebench_message_failures")
 }

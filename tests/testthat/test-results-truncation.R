@@ -34,3 +34,13 @@ test_that("answers cut off are in the log's header and on the board", {
   suppressMessages(again$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE))
   expect_equal(unique(suppressMessages(leaderboard(again$log_path))$truncated), 0L)
 })
+
+test_that("report_failures() counts answers cut off apart, with the advice that fits", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 3), dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("<think>\\boxed{A}"), view = FALSE))
+  expect_message(failed <- report_failures(tsk$log_path), "max_tokens",
+                 class = "predictivebench_message_failures")
+  expect_equal(failed$kind, rep("truncated", 3))
+  expect_equal(unique(failed$error), "answer cut off at the token limit")
+})
