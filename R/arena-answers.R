@@ -44,7 +44,8 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL, store =
   models <- register_models(models, min = 1)
   check_string(cache_dir)
   check_flag(store)
-  settings <- as_request_settings(settings)
+  settings <- settings %||% request_settings()
+  check_settings_object(settings)  # validated at the door: arena_run()
   path <- file.path(cache_dir, "q_and_as.csv")
   caching <- store
   answers <- load_answers(path, unique(as.character(questions)), names(models))

@@ -119,7 +119,8 @@ arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
   check_flag(position_swap)
   check_number(temperature)
   check_string(system_prompt, allow_null = TRUE)
-  settings <- as_request_settings(settings)
+  settings <- settings %||% request_settings()
+  check_settings_object(settings)  # validated at the door: arena_run()
   # Each input's battle (models, question, answers) is its dataset row, which arena_task()
   # binds: two battles with the same prompt keep their own models and record.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {

@@ -178,6 +178,7 @@ deltabench_solver <- function(top_p = 0.8, temperature = 1, params = NULL,
   check_number(temperature)
   check_number(top_p)
   check_string(system_prompt, allow_null = TRUE)
+  settings <- as_request_settings(settings)
   request_params <- utils::modifyList(list(temperature = temperature, top_p = top_p),
                                       params %||% list())
   generate_solver(system_prompt = system_prompt, params = request_params,

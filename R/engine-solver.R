@@ -20,7 +20,8 @@
 generate_solver <- function(prepare = identity, system_prompt = NULL, params = NULL,
                             settings = NULL, key_extra = NULL, keep_json = FALSE) {
   force(prepare)
-  settings <- as_request_settings(settings)
+  settings <- settings %||% request_settings()
+  check_settings_object(settings)  # validated at the door: the benchmark's constructor
   function(inputs, ..., solver_chat) {
     solver_chat <- as_chat(solver_chat)
     chat <- configure_chat(solver_chat, system_prompt, params)

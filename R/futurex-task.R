@@ -155,7 +155,8 @@ futurex_solver <- function(temperature = NULL, params = NULL, system_prompt = NU
   if (!is.null(temperature)) {
     params <- utils::modifyList(list(temperature = temperature), params %||% list())
   }
-  generate_solver(system_prompt = system_prompt, params = params, settings = settings)
+  generate_solver(system_prompt = system_prompt, params = params,
+                  settings = as_request_settings(settings))
 }
 
 #' @rdname futurex_task

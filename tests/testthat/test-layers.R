@@ -123,3 +123,24 @@ test_that("the engine reads no option that steers a run, only the user's configu
   expect_true(length(read) > 0)
   expect_equal(setdiff(read, configuration), character())
 })
+
+test_that("request settings are validated at the doors only, then passed as the object", {
+  root <- skip_if_no_source_tree()
+  files <- list.files(file.path(root, "R"), pattern = "[.]R$", full.names = TRUE)
+  exported <- sub("^export\\((.*)\\)$", "\\1",
+                  grep("^export\\(", readLines(file.path(root, "NAMESPACE")), value = TRUE))
+  callers <- character()
+  for (f in files) {
+    for (e in parse(f, keep.source = FALSE)) {
+      if (is.call(e) && identical(e[[1]], as.name("<-")) && is.name(e[[2]]) &&
+          "as_request_settings" %in% referenced_names(list(e[[3]]))) {
+        callers <- c(callers, as.character(e[[2]]))
+      }
+    }
+  }
+  # the user's doors: exported constructors and entry points, and the two helpers that are
+  # arena_run()'s and eval_set(arena = )'s own door
+  doors <- c(exported, "arena_settings", "check_set_arena", "as_request_settings")
+  expect_true(length(callers) > 0)
+  expect_equal(setdiff(callers, doors), character())
+})
