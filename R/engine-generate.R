@@ -52,7 +52,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
                          chat_per = NULL) {
   settings <- settings %||% request_settings()
   check_settings_object(settings)
-  batch <- dry_run_batch(settings)  # R/engine-estimate-cost.R: counted one by one, at the batch price
+  batch <- dry_run_batch(settings)  # R/engine-dry-run.R: counted one by one, at the batch price
   check_flag(keep_json)
   n <- length(prompts)
   epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
@@ -87,6 +87,9 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   todo <- which(!cached)
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
+  # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
+  todo <- dry_run_answer(settings$dry_run, state, chats, chat_index, prompts, keys, todo,
+                         hits = sum(cached & !local))
   # R/evalset-overlap.R: inside an evaluation set's round, the set sends them with its other cells'
   if (length(todo) && !batch) {
     todo <- defer_to_eval_set(chats, chat_index, prompts, epoch, keys, todo, settings,

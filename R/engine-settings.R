@@ -141,9 +141,9 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
 }
 
 # The object every downstream function reads. `dry_run` is the one field request_settings()
-# does not take: a context made by new_dry_run() (R/engine-estimate-cost.R), set only by
-# estimate_cost(), which steers the engine through it (no fast path, no batch, a private
-# cache overlay, every request seen by its mock); NULL otherwise.
+# does not take: a context made by new_dry_run() (R/engine-dry-run.R), set only by
+# estimate_cost(), which steers the engine through it (requests answered where they would
+# be sent, no batch, the cache only read); NULL otherwise.
 new_request_settings <- function(fields, dry_run = NULL) {
   structure(c(fields, list(dry_run = dry_run)), class = "predictivebench_settings")
 }

@@ -155,8 +155,8 @@ test_that("probsem: log-probability requests are counted, and free once cached",
 })
 
 # A child R process that runs estimate_cost() on `n` FutureX-shaped questions with a scorer
-# that blocks forever at its `block_at`-th call (1: the run reading the cache, 2: the run
-# counting every request), after touching a file in `flags` so the test knows when to kill.
+# that blocks forever at its `block_at`-th call (the dry run solves and scores once: 1), after
+# touching a file in `flags` so the test knows when to kill.
 estimate_child <- function(server_url, cache, flags, n, block_at) {
   callr::r_bg(function(root, server_url, cache, flags, n, block_at) {
     pkgload::load_all(root, quiet = TRUE)
@@ -187,7 +187,7 @@ test_that("an estimate_cost() killed mid-run leaves the cache as it was; the nex
   skip_on_os("windows")
   server <- local_fake_openai(function(body, n) paste("real answer to", last_user_text(body)))
   n <- 6
-  for (block_at in 1:2) {
+  for (block_at in 1) {
     root <- withr::local_tempdir()
     cache <- file.path(root, "cache")
     flags <- file.path(root, "flags")
