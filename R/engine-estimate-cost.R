@@ -1,11 +1,12 @@
 # What a run will cost, before any request is sent: the task is solved and scored once
-# offline, with every HTTP request answered locally (httr2's mocking) and recorded.
+# offline, every request answered where the engine would send it (R/engine-dry-run.R), and
+# any other HTTP request by httr2's mock.
 
 #' What will this run cost?
 #'
 #' @description
 #' `estimate_cost()` answers before you pay: it runs `task` with `chat` as `$eval()` would,
-#' but answers every HTTP request locally, so nothing leaves the machine and nothing is
+#' but answers every request locally, so nothing leaves the machine and nothing is
 #' billed. From the requests the run tried to send it reports:
 #'
 #' * `requests`: every request the run sends: each sample, epoch and vote of the solver,
@@ -21,7 +22,10 @@
 #'   request sets one (pass `params = ellmer::params(max_tokens = )` to the solver to bound
 #'   it);
 #' * `cost_max`: input tokens plus the output bound at the prices of ellmer's price table
-#'   when it knows the provider and model, else `NA`: tokens only. Requests a run would
+#'   when it knows the provider and model, else `NA`: tokens only. Each request is counted
+#'   and priced for the model of the chat that sends it: the solver's at `chat`, a judge's
+#'   or a grader's at the judge's, also when the judge is inside the task's scorer (as
+#'   [eval_set()] gives its `judge`). Requests a run would
 #'   send as a provider batch (the setting `batch = TRUE`, the route through
 #'   [ellmer::batch_chat()]) at the table's `batches` prices, or half the regular price
 #'   where it lists none (the providers' batch discount).
@@ -32,20 +36,23 @@
 #' exact.
 #'
 #' The dry run writes nothing to the cache or the logs, and never moves or hides the cache:
-#' it reads the cache directories and puts the placeholder answers into a private
-#' temporary directory (deleted at the end), so however it ends, even killed, the cache is
-#' as it was and no placeholder answer is ever served as a model's. To count cached requests
-#' too it runs twice, the second time without reading the cache. `cached` counts hits in
+#' it only reads the cache directories and keeps its placeholder answers in memory, so
+#' however it ends, even killed, the cache is as it was and no placeholder answer is ever
+#' served as a model's. It solves and scores once, at about a millisecond of CPU a request
+#' (`bench/README.md`): a request's tokens are counted from the prompt it would send and
+#' its chat's fixed messages, not from a request built and answered. `cached` counts hits in
 #' every cache the task's solver and scorer use (their settings' `cache`, or the one given
-#' here).
+#' here); a request asked again in the same run counts once, as the real run would send it
+#' once.
 #'
 #' @param task A vitals Task (not modified: a copy is run).
 #' @param chat The ellmer chat you will pass as `solver_chat`.
 #' @param ... Other named arguments of `$eval()`, such as `scorer_chat`, and request
 #'   settings (see [request_settings()]) as `$eval()` takes them, which override the
 #'   solver's and scorer's own: `batch = TRUE` prices the run as provider batches, `cache`
-#'   names the cache the run will use. Requests to a chat's model given here (a judge) are
-#'   counted with that chat's tokenizer and priced at its price. A solver or judge whose
+#'   names the cache the run will use. Requests the engine does not send itself (vitals'
+#'   own solvers and scorers) are priced at the chat given here of their model (a
+#'   `scorer_chat`), else at `chat`'s. A solver or judge whose
 #'   settings say `batch = TRUE` is priced at the batch price anyway: the dry run counts its
 #'   requests one by one, at that price.
 #' @param epochs Epochs, as for `$eval()`.
