@@ -223,7 +223,9 @@ cache_set <- function(dir, key, value, dry_run = NULL) {
 # Keeps what a request pool delivers: an answer into `records` and into the cache at once
 # (a killed run loses only what was in flight), an error's message into `errors` (a failure
 # is never cached). Returns an environment holding both and `keep(i, value)` for the pool.
-cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_run = NULL) {
+# `run`: the run paying for the answers (settings$run), stamped on each (see paid_by_run()).
+cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_run = NULL,
+                         run = NULL) {
   kept <- new.env(parent = emptyenv())
   kept$records <- records
   kept$errors <- rep(NA_character_, length(keys))
@@ -231,6 +233,7 @@ cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_
     if (inherits(value, "error")) {
       kept$errors[[i]] <- conditionMessage(value)
     } else {
+      value$run <- run
       kept$records[[i]] <- value
       cache_set(dir, keys[[i]], value, dry_run)
     }

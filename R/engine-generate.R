@@ -24,7 +24,11 @@
 #' @param progress Show a progress bar (advancing with each answer).
 #' @returns A tibble with one row per prompt: `result` (the response text, `NA` on failure),
 #'   `chat` (an ellmer Chat holding the conversation), `error`, `cached`, `input_tokens`,
-#'   `output_tokens`, `cost`, `seconds` and, with `keep_json`, `json`.
+#'   `output_tokens`, `cost`, `seconds`, `reasoning` (the model's reasoning, kept apart from
+#'   `result`: see R/engine-reasoning.R), `truncated` (stopped at the token limit, or inside
+#'   unfinished reasoning) and, with `keep_json`, `json`. `cached` is `TRUE` only for answers
+#'   paid for by an earlier run: inside an evaluation set, the set's own answers read back
+#'   from the cache are its run's (`settings$run`), with their tokens and cost.
 #' @keywords internal
 generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL,
                                key_extra = NULL, keep_json = FALSE,
@@ -80,6 +84,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
       state$errors[[i]] <- conditionMessage(value)
       state$paid[[i]] <- error_usage(value)
     } else {
+      value$run <- settings$run
       state$records[[i]] <- value
       if (!local[[i]]) cache_set(dir, keys[[i]], value, settings$dry_run)
     }
@@ -109,6 +114,9 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
               cached = !is.null(dir), group = chat_group[chat_index], group_max_active)
   }
+  # Answers this run paid for already (an evaluation set's round sent them, then the cell read
+  # them back from the cache) are this run's, with their usage, not earlier runs' answers.
+  cached <- cached & !paid_by_run(state$records, settings$run)
   out <- responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
                           keep_json, chat_rows(state$errors, chat_per))
   with_paid_failures(out, state$paid)
@@ -286,6 +294,10 @@ request_usage <- function(x, n_before) {
 # `tokens`/`cost` override the turn's own (the sum over a request's tool-call rounds).
 record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cost = turn@cost) {
   list(
+    # what a benchmark reads apart from the text (R/engine-reasoning.R): records cached before
+    # these fields were kept have neither, and read as a finished answer without reasoning
+    finish_reason = turn@finish_reason %||% NA_character_,
+    reasoning = turn_reasoning(turn),
     turn = ellmer::contents_record(
       ellmer::AssistantTurn(contents = turn@contents, tokens = tokens, cost = cost,
                             duration = seconds, finish_reason = turn@finish_reason)
@@ -301,6 +313,13 @@ record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cos
   )
 }
 
+# Which records were paid for by `run` (an evaluation set's run: R/evalset.R), as keep()
+# stamps them; none outside a set.
+paid_by_run <- function(records, run) {
+  if (is.null(run)) return(rep(FALSE, length(records)))
+  vapply(records, function(r) identical(r$run, run), TRUE)
+}
+
 # The rows whose chat is built (see `chat_per` of run_requests()).
 chat_rows <- function(errors, chat_per = NULL) {
   if (is.null(chat_per)) return(seq_along(errors))
@@ -314,6 +333,7 @@ chat_rows <- function(errors, chat_per = NULL) {
 responses_tibble <- function(chats, chat_index, prompts, records, errors, cached, keep_json,
                              with_chat = seq_along(prompts)) {
   base_turns <- lapply(chats, function(chat) chat$get_turns())
+  answers <- lapply(records, record_answer)
   chats <- lapply(seq_along(prompts), function(i) {
     if (!i %in% with_chat) return(NULL)
     k <- chat_index[[i]]
@@ -326,6 +346,9 @@ responses_tibble <- function(chats, chat_index, prompts, records, errors, cached
     } else {
       ellmer::contents_replay(records[[i]]$turn)
     }
+    if (!is.null(records[[i]])) {
+      assistant <- turn_with_reasoning(assistant, answers[[i]]$answer, answers[[i]]$reasoning)
+    }
     chats[[k]]$clone()$set_turns(c(base_turns[[k]], list(user_turn_of(prompts[[i]]), assistant)))
   })
   field <- function(name, default) {
@@ -333,14 +356,16 @@ responses_tibble <- function(chats, chat_index, prompts, records, errors, cached
            default)
   }
   out <- tibble::tibble(
-    result = vapply(records, function(r) if (is.null(r)) NA_character_ else r$text, ""),
+    result = vapply(answers, `[[`, "", "answer"),
     chat = chats,
     error = errors,
     cached = cached,
     input_tokens = ifelse(cached, 0, field("input_tokens", NA_real_)),
     output_tokens = ifelse(cached, 0, field("output_tokens", NA_real_)),
     cost = ifelse(cached, 0, field("cost", NA_real_)),
-    seconds = ifelse(cached, 0, field("seconds", NA_real_))
+    seconds = ifelse(cached, 0, field("seconds", NA_real_)),
+    reasoning = vapply(answers, `[[`, "", "reasoning"),
+    truncated = vapply(answers, `[[`, NA, "truncated")
   )
   if (keep_json) out$json <- lapply(records, function(r) r$json)
   out

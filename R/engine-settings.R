@@ -140,12 +140,29 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
                             cache = cache, batch = batch, wait = wait))
 }
 
-# The object every downstream function reads. `dry_run` is the one field request_settings()
-# does not take: a context made by new_dry_run() (R/engine-dry-run.R), set only by
-# estimate_cost(), which steers the engine through it (requests answered where they would
-# be sent, no batch, the cache only read); NULL otherwise.
-new_request_settings <- function(fields, dry_run = NULL) {
-  structure(c(fields, list(dry_run = dry_run)), class = "predictivebench_settings")
+# The object every downstream function reads. Two fields request_settings() does not take
+# are contexts, each NULL unless set by its one maker:
+# * `dry_run`: made by new_dry_run() (R/engine-dry-run.R), set only by estimate_cost(),
+#   which steers the engine through it (requests answered where they would be sent, no
+#   batch, the cache only read);
+# * `run`: the run paying for the requests (new_run(), set by eval_set()), stamped on every
+#   answer it pays for, so that an answer the run paid for and then read back from the cache
+#   (an evaluation set's cell, evaluated again after its round sent its requests) is counted
+#   as paid, not as cached (paid_by_run()).
+new_request_settings <- function(fields, dry_run = NULL, run = NULL) {
+  structure(c(fields, list(dry_run = dry_run, run = run)), class = "predictivebench_settings")
+}
+
+# A run's identity: unique across processes and machines (workers of one set share it).
+new_run <- function() {
+  # (tempfile()'s random part, not R's random stream, which a seeded evaluation reads)
+  structure(paste0(format(Sys.time(), "%Y%m%dT%H%M%OS6"), "-", Sys.getpid(), "-",
+                   basename(tempfile(""))),
+            class = "predictivebench_run")
+}
+
+settings_in_run <- function(settings, run) {
+  new_request_settings(settings_fields(settings), settings$dry_run, run)
 }
 
 #' @export
@@ -199,7 +216,7 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
   check_settings_object(settings)
   updates <- list(...)
   if (!length(updates)) return(settings)
-  unknown <- setdiff(rlang::names2(updates), c(request_setting_names(), "dry_run"))
+  unknown <- setdiff(rlang::names2(updates), c(request_setting_names(), "dry_run", "run"))
   if (length(unknown)) {
     abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
                i = "Named arguments of {.code $eval()} that the solver or scorer does not
@@ -210,9 +227,14 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
   if (!is.null(dry_run) && !inherits(dry_run, "predictivebench_dry_run")) {
     abort_pb("{.arg dry_run} is set by {.fn estimate_cost} only.", "argument", call = call)
   }
+  run <- if ("run" %in% names(updates)) updates$run else settings$run
+  if (!is.null(run) && !inherits(run, "predictivebench_run")) {
+    abort_pb("{.arg run} is set by {.fn eval_set} only.", "argument", call = call)
+  }
   updates$dry_run <- NULL
+  updates$run <- NULL
   fields <- utils::modifyList(settings_fields(settings), updates, keep.null = TRUE)
-  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run)
+  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run, run)
 }
 
 settings_fields <- function(settings) unclass(settings)[request_setting_names()]

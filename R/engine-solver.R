@@ -36,7 +36,9 @@ response_metadata <- function(res) {
     out <- list(
       error = res$error[[i]], cached = res$cached[[i]],
       input_tokens = res$input_tokens[[i]], output_tokens = res$output_tokens[[i]],
-      cost = res$cost[[i]], seconds = res$seconds[[i]]
+      cost = res$cost[[i]], seconds = res$seconds[[i]],
+      # stopped at the token limit, or inside unfinished reasoning (R/engine-reasoning.R)
+      truncated = res$truncated[[i]]
     )
     if ("json" %in% names(res)) out$json <- res$json[[i]]
     out

@@ -210,7 +210,7 @@ round_pool <- function(settings, dir, keep_json) {
   list(
     add = function(call) {
       calls[[length(calls) + 1L]] <<- call
-      kept[[length(calls)]] <<- cache_keeper(dir, call$keys)
+      kept[[length(calls)]] <<- cache_keeper(dir, call$keys, run = call$settings$run)
       cell_of[[length(calls)]] <<- call$cell
       unsettled[[length(calls)]] <<- length(call$keys)
       collected[[length(calls)]] <<- FALSE

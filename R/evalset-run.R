@@ -39,7 +39,10 @@ changed_settings <- function(settings) {
   if (is.null(settings)) return(list())
   given <- settings_fields(settings)
   defaults <- settings_fields(request_settings())
-  given[!mapply(identical, given, defaults[names(given)])]
+  # the set's run goes with them, so that what the cell paid for is counted as paid
+  changed <- given[!mapply(identical, given, defaults[names(given)])]
+  if (!is.null(settings$run)) changed$run <- settings$run
+  changed
 }
 
 # Whether the task's solver and scorer are the package's (made by its functions), which take
@@ -56,12 +59,21 @@ takes_request_settings <- function(task) {
 }
 
 # The evaluated task's log, headline (its registered summary's first headline row, as the
-# log header and leaderboard() show it) and cost.
+# log header and leaderboard() show it) and cost, as the log's model usage has it.
 cell_outcome <- function(task) {
   headline <- cell_headline(task)
-  usage <- task_usage(task)
-  new_outcome("done", log_path = task$log_path %||% NA_character_, metric = headline$key,
-              headline = headline$estimate, cost = sum(usage$total_cost))
+  log_path <- task$log_path %||% NA_character_
+  new_outcome("done", log_path = log_path, metric = headline$key,
+              headline = headline$estimate, cost = logged_cost(log_path))
+}
+
+# The dollars a log's model usage records: NA when a model that was sent requests has no
+# known price, 0 when nothing was sent (every answer cached).
+logged_cost <- function(log_path) {
+  if (is.na(log_path)) return(NA_real_)
+  usage <- log_usage(log_path)
+  sent <- usage$input_tokens + usage$output_tokens > 0
+  sum(ifelse(sent, usage$total_cost, 0))
 }
 
 # The headline as the task measured it for its log (the metrics ResultsTask computed from

@@ -122,7 +122,8 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
     abort_pb("{.arg arena} must be {.code NULL} or a named list of {.fn arena_run} arguments.",
              "argument")
   }
-  settings <- as_request_settings(settings)
+  # one run for the whole set, on every worker: what it pays for is counted as paid
+  settings <- settings_in_run(as_request_settings(settings), new_run())
   models <- check_set_models(models)
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)

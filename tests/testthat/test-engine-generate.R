@@ -357,6 +357,6 @@ test_that("no prompts: no request and no rows, with or without a cache", {
     res <- generate_responses(baseline_constant("x"), character(), request_settings(cache = cache))
     expect_equal(nrow(res), 0)
     expect_named(res, c("result", "chat", "error", "cached", "input_tokens", "output_tokens",
-                        "cost", "seconds"), ignore.order = TRUE)
+                        "cost", "seconds", "reasoning", "truncated"), ignore.order = TRUE)
   }
 })

@@ -266,7 +266,7 @@ test_that("no model request is sent outside the pool", {
   }))
   # The engine's own transports and batch route send; dataset downloads are not model
   # requests.
-  allowed <- grepl("^engine-", hits) | grepl("^datasets-fetch[.]R:", hits)
+  allowed <- grepl("^engine-", hits) | grepl("^datasets-(fetch|download)[.]R:", hits)
   expect_equal(hits[!allowed], character())
   expect_true(any(grepl("^engine-transport", hits)))  # the check does see the senders
 })

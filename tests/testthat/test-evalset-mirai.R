@@ -1,21 +1,3 @@
-# Cells on local mirai daemons (which the test starts: the package never does). Each daemon
-# loads this package and gets the key from its own environment.
-local_daemons <- function(n, .local_envir = parent.frame()) {
-  skip_if_not_installed("mirai")
-  mirai::daemons(n)
-  withr::defer(mirai::daemons(0), envir = .local_envir)
-  path <- normalizePath(testthat::test_path("..", ".."))
-  mirai::everywhere({
-    if (file.exists(file.path(path, "DESCRIPTION")) && requireNamespace("pkgload", quietly = TRUE)) {
-      pkgload::load_all(path, quiet = TRUE, helpers = FALSE, export_all = FALSE)
-    } else {
-      loadNamespace("predictivebench")
-    }
-    Sys.setenv(OPENAI_API_KEY = "sk-test-worker-env")
-  }, .args = list(path = path))[]
-  invisible(n)
-}
-
 test_that("without daemons, cells run in this process", {
   skip_if_not_installed("mirai")
   expect_false(daemons_running())

@@ -1,0 +1,85 @@
+# What a set paid for is recorded as paid: its cells hand their requests to the round and
+# are then evaluated again from the cache, and those answers are this run's, not cached.
+
+sample_usage <- function(path) {
+  samples <- log_samples(path)
+  meta <- samples$solver_metadata
+  tibble::tibble(
+    cached = vapply(meta, function(m) isTRUE(m$cached), TRUE),
+    input_tokens = vapply(meta, function(m) as.double(m$input_tokens %||% NA), 1),
+    seconds = vapply(meta, function(m) as.double(m$seconds %||% NA), 1)
+  )
+}
+
+test_that("a fresh set's logs carry what it paid; a rerun's carry cached answers at 0", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, c("m1", "m2"))
+  set <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)
+  expect_equal(server$count(), 6)
+  for (path in set$log_path) {
+    usage <- sample_usage(path)
+    expect_false(any(usage$cached))
+    expect_true(all(usage$input_tokens > 0))
+    # the header's model usage counts them too
+    expect_gt(sum(log_usage(path)$input_tokens), 0)
+  }
+  # the fake models have no price: the cost is unknown, not 0
+  expect_true(all(is.na(set$cost)))
+
+  # The same cells again in a new set (their records and logs gone): every answer is read
+  # from the cache, paid by the earlier run, so it is cached and costs nothing.
+  unlink(c(set$log_path, file.path(logs, ".eval-set")), recursive = TRUE)
+  again <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)
+  expect_equal(server$count(), 6)
+  for (path in again$log_path) {
+    usage <- sample_usage(path)
+    expect_true(all(usage$cached))
+    expect_equal(usage$input_tokens, rep(0, 3))
+    expect_equal(sum(log_usage(path)$input_tokens), 0)
+  }
+  expect_equal(again$cost, c(0, 0))
+})
+
+test_that("a priced model's set cost is the sum of its logs' costs", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  # a model in ellmer's price table, at the fake server
+  chat <- ellmer::chat_openai(base_url = server$url, model = "gpt-4.1-nano",
+                              credentials = function() "sk-test")
+  set <- quiet_set("futurex@sample", list(chat), log_dir = logs, settings = settings,
+                   limit = 3)
+  expect_gt(set$cost, 0)
+  expect_equal(set$cost, sum(log_usage(set$log_path)$total_cost))
+})
+
+test_that("a run stamps the answers it pays for, and only those count as its own", {
+  records <- list(list(text = "a", run = structure("r1", class = "predictivebench_run")),
+                  list(text = "b"), NULL)
+  run <- structure("r1", class = "predictivebench_run")
+  expect_equal(paid_by_run(records, run), c(TRUE, FALSE, FALSE))
+  expect_equal(paid_by_run(records, NULL), c(FALSE, FALSE, FALSE))
+  expect_error(settings_with_dots(request_settings(), run = "r1"),
+               class = "predictivebench_error_argument")
+  inside <- settings_in_run(request_settings(max_active = 3), run)
+  expect_identical(inside$run, run)
+  expect_equal(settings_with_dots(inside, rpm = 10)$run, run)
+  expect_equal(settings_with_dots(inside, rpm = 10)$max_active, 3)
+})
+
+test_that("on daemons too, a fresh set's logs carry what it paid", {
+  server <- local_set_server()
+  local_daemons(2)
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
+                   settings = settings, limit = 2)
+  expect_equal(server$count(), 4)
+  for (path in set$log_path) {
+    usage <- sample_usage(path)
+    expect_false(any(usage$cached))
+    expect_true(all(usage$input_tokens > 0))
+  }
+})
