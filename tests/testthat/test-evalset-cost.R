@@ -60,3 +60,71 @@ test_that("the preview prices each role at its own model: a cheap solver, an exp
   expect_equal(set$status, "done")
   expect_equal(server$count(), 6)
 })
+
+# A server that reports, as a provider would, the tokens OpenAI's tokenizer counts in each
+# request (each message's text, plus 3 per message and 3 to start the reply) and an answer
+# as long as the request's bound allows: the usage the estimate's bound assumes.
+local_counting_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    messages <- body$input %||% body$messages
+    texts <- vapply(messages, function(m) {
+      leaves <- unlist(m$content)
+      names <- names(leaves) %||% rep("", length(leaves))
+      paste(leaves[names %in% c("", "text")], collapse = "")
+    }, "")
+    tokens <- sum(rtiktoken::get_token_count(texts, "o200k_base")) + 3 * length(texts) + 3
+    list(text = "\\boxed{A}", usage = list(
+      prompt_tokens = as.integer(tokens),
+      completion_tokens = as.integer(body$max_output_tokens %||% body$max_tokens %||% 5L)
+    ))
+  }, .local_envir = .local_envir)
+}
+
+test_that("a set's cost column, its logs' model usage and the estimate agree; a rerun costs 0", {
+  skip_if_not_installed("rtiktoken")
+  server <- local_counting_server()
+  cache <- withr::local_tempdir()
+  settings <- set_settings(cache)
+  chat <- ellmer::chat_openai(model = "gpt-4.1-nano", base_url = server$url,
+                              credentials = function() "sk-test",
+                              params = ellmer::params(max_tokens = 40))
+  skip_if(is.null(model_price(chat)), "ellmer has no price for gpt-4.1-nano")
+  logs <- withr::local_tempdir()
+  preview <- eval_set("futurex@sample", list(chat), log_dir = logs, settings = settings,
+                      limit = 3, dry_run = TRUE)
+  expect_equal(preview$to_send, 3L)
+  set <- quiet_set("futurex@sample", list(chat), log_dir = logs, settings = settings, limit = 3)
+  expect_equal(server$count(), 3)
+  expect_gt(set$cost, 0)
+  expect_equal(set$cost, preview$cost_max)
+  usage <- log_usage(set$log_path)
+  expect_equal(sum(usage$total_cost), set$cost)
+  expect_equal(sum(usage$input_tokens), preview$input_tokens)
+  expect_equal(sum(usage$output_tokens), preview$output_tokens_max)
+
+  # the same cell in another folder, every answer cached: nothing to pay, and nothing paid
+  again_logs <- withr::local_tempdir()
+  warm <- eval_set("futurex@sample", list(chat), log_dir = again_logs, settings = settings,
+                   limit = 3, dry_run = TRUE)
+  expect_equal(c(warm$to_send, warm$cached, warm$cost_max), c(0, 3, 0))
+  again <- quiet_set("futurex@sample", list(chat), log_dir = again_logs, settings = settings,
+                     limit = 3)
+  expect_equal(server$count(), 3)
+  expect_equal(again$status, "done")
+  expect_equal(again$cost, 0)
+  expect_equal(sum(log_usage(again$log_path)$total_cost %|NA|% 0), 0)
+})
+
+test_that("a model without a price: the estimate and the set's cost are NA, not 0", {
+  skip_if_not_installed("rtiktoken")
+  server <- local_counting_server()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, "unpriced-model")
+  logs <- withr::local_tempdir()
+  preview <- eval_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2,
+                      dry_run = TRUE)
+  expect_true(is.na(preview$cost_max))
+  set <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2)
+  expect_equal(set$status, "done")
+  expect_true(is.na(set$cost))
+})
