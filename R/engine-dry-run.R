@@ -19,7 +19,7 @@
 new_dry_run <- function(answer = "") {
   context <- new.env(parent = emptyenv())
   context$answer <- answer
-  context$hits <- 0
+  context$hits <- 0L
   context$templates <- list()
   context$chunks <- list()
   context$answered <- character()
@@ -47,7 +47,7 @@ dry_run_batch <- function(settings, frame = parent.frame()) {
 # assignment into the environment's list copies the whole list (27,200 requests: ~6 s).
 dry_run_answer <- function(context, state, chats, chat_index, prompts, keys, todo, hits) {
   if (is.null(context)) return(todo)
-  context$hits <- context$hits + hits
+  context$hits <- context$hits + as.integer(hits)
   again <- todo[keys[todo] %in% context$answered]
   todo <- setdiff(todo, again)
   left <- integer()
@@ -77,7 +77,7 @@ dry_run_answer <- function(context, state, chats, chat_index, prompts, keys, tod
 # echo_texts()'s hook (log-probability requests), as dry_run_answer() is run_requests()'s.
 dry_run_completions <- function(context, endpoint, texts, keys, todo, hits, keep, max_tokens) {
   if (is.null(context)) return(todo)
-  context$hits <- context$hits + hits
+  context$hits <- context$hits + as.integer(hits)
   again <- todo[keys[todo] %in% context$answered]
   todo <- setdiff(todo, again)
   if (length(todo)) {
