@@ -138,17 +138,24 @@ dry_run_template <- function(chat, answer) {
        output = output_bound(body), record = record)
 }
 
-# The texts a request sends that vary with its prompt: the prompt's message (a plain
-# prompt), or every message of the request ellmer builds for it (images, several parts, or
-# a template without one clean place for the prompt, whose `fixed` is then empty).
+# The texts a request sends that vary with its prompt: the prompt's message for a plain
+# prompt; else (images, several parts) the messages after the template's fixed ones in the
+# request ellmer builds for it (all of them for a template without one clean place for the
+# prompt, whose `fixed` is empty).
 varying_texts <- function(prompt, template, chat) {
   if (rlang::is_string(prompt) && !is.null(template$prefix)) {
     return(paste0(template$prefix, prompt, template$suffix))
   }
   existing <- chat$get_turns(include_system_prompt = TRUE)
-  request_texts(httr2::req_get_body(
+  texts <- request_texts(httr2::req_get_body(
     ellmer_request(chat, c(existing, list(user_turn_of(prompt)))), "reveal"
   ))
+  fixed <- seq_along(template$fixed)
+  if (!length(fixed)) return(texts)
+  if (!identical(texts[fixed], template$fixed)) {
+    abort_pb("A request's fixed messages differ from its chat's template.", "internal")
+  }
+  texts[-fixed]
 }
 
 dry_run_unanswerable <- function() {

@@ -248,3 +248,35 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   expect_equal(unname(tools::md5sum(records)), unname(before))
   expect_equal(judge$count(), 2)
 })
+
+test_that("a dry run counts the tokens of the bodies ellmer builds: system prompt, earlier turns, prompts of several parts", {
+  skip_if_not_installed("rtiktoken")
+  local_default_cache()
+  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
+                                         credentials = function() "unused",
+                                         system_prompt = "You are terse.")
+  chat$set_turns(list(ellmer::UserTurn(list(ellmer::ContentText("Say hi."))),
+                      ellmer::AssistantTurn(list(ellmer::ContentText("hi")))))
+  inputs <- c("What is 2 + 2?", "Name a colour.")
+  prompts <- list("What is 2 + 2?", list("Name a colour.", ellmer::ContentText("One word.")))
+  scorer <- function(samples, ...) {
+    list(score = factor(rep("C", nrow(samples)), levels = c("I", "C"), ordered = TRUE))
+  }
+  tsk <- vitals::Task$new(
+    dataset = tibble::tibble(input = inputs, target = "x"),
+    solver = generate_solver(prepare = function(x) prompts[match(x, inputs)],
+                             settings = request_settings(cache = FALSE)),
+    scorer = scorer, dir = withr::local_tempdir()
+  )
+  est <- estimate_cost(tsk, chat)
+  # each request's body as ellmer builds it, counted message by message
+  bodies <- lapply(prompts, function(p) {
+    turns <- c(chat$get_turns(include_system_prompt = TRUE), list(user_turn_of(p)))
+    httr2::req_get_body(ellmer_request(chat, turns), "reveal")
+  })
+  expect_length(request_texts(bodies[[1]]), 4)
+  expected <- sum(vapply(bodies, function(b) one_request(b, "o200k_base", NULL)$input, 1))
+  expect_equal(est$input_tokens, expected)
+  expect_equal(c(est$requests, est$to_send, est$cached), c(2, 2, 0))
+  expect_equal(est$tokens, "exact")
+})
