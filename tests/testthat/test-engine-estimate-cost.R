@@ -280,3 +280,17 @@ test_that("a dry run counts the tokens of the bodies ellmer builds: system promp
   expect_equal(c(est$requests, est$to_send, est$cached), c(2, 2, 0))
   expect_equal(est$tokens, "exact")
 })
+
+test_that("ProcessBench with n choices a request: one request a sample, bounded n times", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) "\\boxed{-1}")
+  tsk <- processbench_task(processbench_dataset(version = "sample"), dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_per_request = TRUE,
+                                                        params = ellmer::params(max_tokens = 10)))
+  est <- estimate_cost(tsk, fake_chat(server, model = "gpt-4.1"), cache = withr::local_tempdir())
+  n <- nrow(processbench_dataset(version = "sample"))
+  # the placeholder answer holds the 8 choices asked for: no vote is asked again alone
+  expect_equal(c(est$requests, est$to_send), c(n, n))
+  expect_equal(est$output_tokens_max, n * 8 * 10)
+  expect_equal(server$count(), 0)
+})
