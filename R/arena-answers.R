@@ -65,6 +65,7 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL, store =
   if (length(asked)) {
     res <- run_requests(unname(chats), match(model, names(chats)), as.list(asked), settings,
                         epoch = 1L, key_extra = answer_key_extra)
+    note_cut_answers(res$truncated, model)
     answers <- if (caching) {
       update_answers(path, answers, asked, model, res$result, identity)
     } else {
@@ -75,6 +76,23 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL, store =
     answers <- update_answers(path, answers, character(), NULL, NULL)
   }
   answers
+}
+
+# A reasoning model that thinks past its token limit leaves an empty answer (the answer is
+# what follows the thinking: R/engine-reasoning.R), which the judge then rates as it is:
+# say how many, by model, so a low rating is not read as a weak model.
+note_cut_answers <- function(truncated, model) {
+  cut <- tapply(truncated %in% TRUE, model, sum)
+  cut <- cut[cut > 0]
+  if (!length(cut)) return(invisible())
+  by_model <- paste0(names(cut), ": ", cut)
+  cli::cli_inform(
+    c("!" = "{sum(cut)} of {length(model)} answer{?s} {?was/were} cut off at the token limit
+             (or inside unfinished reasoning).",
+      rlang::set_names(by_model, rep("*", length(by_model))),
+      i = "Raise {.arg max_tokens} in the model's chat if it needs more room."),
+    class = "predictivebench_message_truncated"
+  )
 }
 
 # Without a cache, no answer of a chat is reused: each is asked for again. Answers of models

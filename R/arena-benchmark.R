@@ -22,8 +22,11 @@ arena_versions <- function() {
 }
 
 rlang::on_load(new_benchmark(
-  "arena", "arena_summary", headline = NULL, by = "opponent", interval = arena_interval,
+  "arena", "arena_summary", task = arena_task, dataset = arena_dataset, headline = NULL,
+  by = "opponent", interval = arena_interval,
   sample = "extdata/arena/data/sample/questions.csv", sample_items = 8L,
+  # arena_task() judges against the reference answers bundled beside the sample
+  sample_files = "extdata/arena",
   versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name
 ))
 

@@ -9,6 +9,13 @@
 # `prompt_version` tag: their response is the original's) are reused by judge model name,
 # as the original did, since a user copies them in on purpose; records this package wrote
 # before identities were recorded (a `prompt_version` but no `judge_identity`) are not.
+#
+# A verdict is also keyed by the two answers it judged, in the order the judge read them:
+# new answers under a model's name (regenerated, or edited in q_and_as.csv) are judged
+# again. The hashes come from the battle's own answer fields, never from the prompt text,
+# and are written as `answers_sha256` in `gpt_4_response`; a record without that tag (the
+# original's, or this package's before it) is known by the hashes of its `answer_a` and
+# `answer_b` columns, so it is reused for the very answers it judged and for no others.
 
 # Judge battles (a tibble from arena_battles()), using and extending the battle cache.
 judge_battles <- function(battles, chat, records = NULL, version = "231225",
@@ -37,7 +44,9 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
     req <- rbind(req, rev)
   }
   identity <- judge_identity(judge, version)
-  key <- record_key(req$question, req$model_a, req$model_b, judger, version, identity)
+  answers <- answers_sha256(req$answer_a, req$answer_b)
+  key <- record_key(req$question, req$model_a, req$model_b, judger, version, identity,
+                    answers)
   store <- if (!is.null(records) && file.exists(records)) read_battle_cache(records) else
     empty_records()
   store_key <- store_keys(store, identity)
@@ -65,7 +74,7 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       model_a = req$model_a[todo], model_b = req$model_b[todo], winner = verdict$winner,
       judger = judger, tstamp = now, question = req$question[todo],
       answer_a = req$answer_a[todo], answer_b = req$answer_b[todo],
-      gpt_4_response = response_json(res, version, identity),
+      gpt_4_response = response_json(res, version, identity, answers[todo]),
       gpt_4_score = verdict$gpt_4_score,
       is_valid = !is.na(res$result)
     )
@@ -110,8 +119,27 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   )
 }
 
-record_key <- function(question, model_a, model_b, judger, version, identity) {
-  paste(question, model_a, model_b, judger, version, identity, sep = "\r")
+record_key <- function(question, model_a, model_b, judger, version, identity, answers) {
+  paste(question, model_a, model_b, judger, version, identity, answers, sep = "\r")
+}
+
+# What a verdict judged: both answers, in the judge's order (A then B), as one hash of the
+# two answers' own hashes (so no separator can make two pairs alike). NA for a missing one.
+answers_sha256 <- function(answer_a, answer_b) {
+  a <- text_sha256(answer_a)
+  b <- text_sha256(answer_b)
+  out <- text_sha256(paste0(a, b))
+  out[is.na(a) | is.na(b)] <- NA_character_
+  out
+}
+
+text_sha256 <- function(x) {
+  x <- as.character(x)
+  out <- rep(NA_character_, length(x))
+  ok <- !is.na(x)
+  out[ok] <- vapply(enc2utf8(x[ok]), digest::digest, "", algo = "sha256", serialize = FALSE,
+                    USE.NAMES = FALSE)
+  out
 }
 
 judge_key_extra <- function(version) paste0("arena-judge-", version)
@@ -136,12 +164,25 @@ store_keys <- function(records, identity) {
   original <- is.na(recorded) & !grepl('"prompt_version"', as.character(response), fixed = TRUE)
   recorded[original] <- identity
   record_key(records$question, records$model_a, records$model_b, records$judger,
-             record_version(response), recorded)
+             record_version(response), recorded, record_answers(records))
 }
 
-record_identity <- function(response) {
-  tagged <- regmatches(as.character(response),
-                       regexec('"judge_identity":\\s*"([0-9a-f]+)"', as.character(response)))
+record_identity <- function(response) record_tag(response, "judge_identity")
+
+# The answers a record judged: its `answers_sha256` tag, else (records written without it)
+# the hashes of its answer columns.
+record_answers <- function(records) {
+  tagged <- record_tag(records$gpt_4_response, "answers_sha256")
+  untagged <- is.na(tagged)
+  tagged[untagged] <- answers_sha256(records$answer_a[untagged], records$answer_b[untagged])
+  tagged
+}
+
+# A hexadecimal tag this package writes into `gpt_4_response` (see response_json()).
+record_tag <- function(response, name) {
+  response <- as.character(response)
+  tagged <- regmatches(response,
+                       regexec(paste0('"', name, '":\\s*"([0-9a-f]+)"'), response))
   vapply(tagged, function(m) if (length(m) == 2) m[[2]] else NA_character_, "")
 }
 
@@ -168,13 +209,14 @@ empty_records <- function() {
   out
 }
 
-response_json <- function(res, version, identity) {
+response_json <- function(res, version, identity, answers) {
   vapply(seq_len(nrow(res)), function(i) {
     as.character(jsonlite::toJSON(list(
       is_valid = !is.na(res$result[[i]]),
       response = res$result[[i]] %|NA|% "",
       prompt_version = version,
       judge_identity = identity,
+      answers_sha256 = answers[[i]],
       usage = list(completion_tokens = res$output_tokens[[i]],
                    prompt_tokens = res$input_tokens[[i]]),
       error = res$error[[i]]

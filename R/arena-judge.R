@@ -59,8 +59,8 @@ arena_sample_battles <- function() {
 #'
 #' @section Differences from the original:
 #' * The original cached verdicts by question and models only, so a second judge (or a new
-#'   prompt) silently reused the first judge's verdicts; here the judge model (the `judger`
-#'   column) and the prompt version are part of the key.
+#'   prompt, or new answers of a model) silently reused the first verdicts; here the judge
+#'   request, the prompt version and both answers (hashed) are part of the key.
 #' * A failed request is recorded with an empty winner (the original retried forever) and
 #'   judged again on the next run. A response with no readable verdict is `invalid`; with the
 #'   older score format the original left the winner empty instead.
@@ -224,7 +224,7 @@ arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 
                                             wins = integer(), losses = integer(),
                                             ties = integer())), rows))
   out <- out[order(-out$estimate, out$group), ]
-  benchmark_summary(out, "arena", by = "model", interval = arena_win_rate_interval)
+  benchmark_summary(out, "arena_battles")
 }
 
 arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"

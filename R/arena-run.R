@@ -14,7 +14,10 @@
 #'   folder name: other characters become `-`, and a long model id ends in a short hash). A
 #'   verdict or an answer is reused only for the same request, by the response cache's
 #'   identity (provider, base URL, model, parameters, headers, system prompt): a judge of
-#'   the same model name at another server, or with other parameters, judges again. A new
+#'   the same model name at another server, or with other parameters, judges again; and a
+#'   verdict only for the two answers it judged: new answers under a model's name are judged
+#'   again (a record without the answers' hashes, such as EloBench's, counts for the
+#'   answers in its own `answer_a` and `answer_b` columns). A new
 #'   setting starts from the answers in `tempcache/<version>/q_and_as.csv` when that file
 #'   exists (the original's layout), so answers made by the original are reused; to reuse an
 #'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
@@ -59,6 +62,7 @@
 #'   `strategy = "pairs"` is the original's `Random_N_BattleCount_Each_CombPair`.
 #' * `elo_rating.csv` has the columns `model, elo_rating, rank` with decimals (the
 #'   original's ratings were rounded, with columns `Model, Elo Rating`).
+#' * Reasoning is kept, never judged (EloBench's models showed none), as in [arena_task()].
 #' To evaluate one model against reference answers as a vitals Task, use [arena_task()]. See
 #' also [arena_arrange()].
 #'
@@ -67,8 +71,10 @@
 #'   `questions.csv`, read when `dataset` is `NULL`) and `tempcache/<version>` (the caches).
 #'   When that file is missing and `version` is a pinned EloBench version (`"rwq"`,
 #'   `"rwq_200"`, `"quora_100"`, see [benchmark_versions()]), the real `questions.csv` is
-#'   downloaded once (verified, cached) and copied there. (Before 0.1.0 this argument was
-#'   called `dataset`.)
+#'   downloaded once (verified, cached) and copied there; `"sample"` copies the bundled
+#'   sample's questions (those of `arena_dataset(version = "sample")`). A version with none of
+#'   these is an error before anything is sent. (Before 0.1.0 this argument was called
+#'   `dataset`.)
 #' @param experiment Name of the results folder (at most 200 bytes; checked, with
 #'   `version`, before anything is sent).
 #' @param dataset `NULL` (the questions of `data/<version>/questions.csv`), or a table of
@@ -128,21 +134,21 @@ arena_run <- function(dir, version, experiment, models, judge, n = 1,
                       position_swap = FALSE, max_rounds = 10, invalid = c("tie", "drop"),
                       rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
                       seed = 1, settings = NULL) {
-  check_string(dir)
+  check_arena_dir(dir)
   settings <- arena_settings(settings, dir)
-  check_path_name(version)
-  check_path_name(experiment)
+  opts <- check_arena_options(list(
+    version = version, experiment = experiment, n = n, strategy = strategy,
+    prompt_version = prompt_version, position_swap = position_swap, max_rounds = max_rounds,
+    invalid = invalid, rating_method = rating_method, bootstrap = bootstrap, seed = seed
+  ))
   judge <- as_chat(judge)
-  check_count(n)
-  check_count(max_rounds)
-  check_flag(position_swap)
   run <- list(
-    strategy = rlang::arg_match(strategy), n = n, arrangement = arrangement, seed = seed,
-    prompt_version = rlang::arg_match(prompt_version), position_swap = position_swap,
-    invalid = rlang::arg_match(invalid), experiment = experiment, judge = judge,
+    strategy = opts$strategy, n = n, arrangement = arrangement, seed = seed,
+    prompt_version = opts$prompt_version, position_swap = position_swap,
+    invalid = opts$invalid, experiment = experiment, judge = judge,
     settings = settings, models = register_models(models)
   )
-  rating <- list(method = rlang::arg_match(rating_method), bootstrap = bootstrap, seed = seed,
+  rating <- list(method = opts$rating_method, bootstrap = bootstrap, seed = seed,
                  invalid = run$invalid)
   run$model_names <- names(run$models)
   run$paths <- arena_layout(dir, version, experiment, judge, run$prompt_version)
@@ -180,13 +186,7 @@ arena_questions <- function(paths, version, dataset, call = rlang::caller_env())
   if (!is.null(dataset)) return(dataset_questions(dataset, call = call))
   arena_install_questions(paths$source_questions, version, call = call)
   if (!file.exists(paths$source_questions)) {
-    abort_pb(c(
-      "Can't find the questions of version {.val {version}}.",
-      i = "Give {.arg dataset} (a table of questions), or put them in {.file {paths$source_questions}}.",
-      i = if (version %in% arena_prompt_versions) {
-        "The judge prompt version is now {.arg prompt_version}; {.arg version} names the data."
-      }
-    ), "path", file = paths$source_questions, call = call)
+    abort_no_questions(version, paths$source_questions, call)
   }
   arena_read_questions(paths$source_questions)
 }
@@ -412,7 +412,7 @@ arena_rating_rows <- function(x) {
   rows <- summary_rows(ratings$model, "rating",
                        list(mean = ratings$rating, lower = ratings$lower,
                             upper = ratings$upper, n = ratings$battles))
-  benchmark_summary(rows, "arena_ratings", by = "model", interval = arena_rating_interval)
+  benchmark_summary(rows, "arena_ratings")
 }
 
 arena_rating_interval <- "95% bootstrap interval of the rating (battles resampled)"
@@ -449,25 +449,6 @@ pair_needs <- function(records, models, n) {
   stats::setNames(need, keys)[need > 0]
 }
 
-# Models given by name only battle on their cached answers; one without an answer to any
-# registered question could never battle, and the run would end with nothing to show.
-check_cached_answers <- function(models, answers, questions, file,
-                                 call = rlang::caller_env()) {
-  name_only <- names(models)[vapply(models, is.null, TRUE)]
-  rows <- match(questions, answers$question)
-  none <- name_only[vapply(name_only, function(m) all(is.na(answers[[m]][rows])), TRUE)]
-  if (length(none)) {
-    abort_pb(
-      c("{cli::qty(length(none))}Model{?s} {.val {none}} {?has/have} no cached answer to the
-         registered questions, so {?it/they} can't battle.",
-        i = "{cli::qty(length(none))}Give {?it/them} as an ellmer chat to generate answers,
-             or put {?its/their} answers in the answer cache."),
-      "answers", file = file, field = none[[1]], call = call
-    )
-  }
-  invisible()
-}
-
 warn_pairs_without_battles <- function(keys, round) {
   if (!length(keys)) return(invisible())
   labels <- pair_labels(keys)
@@ -495,24 +476,4 @@ warn_short_pairs <- function(records, models, n, stopped, max_rounds) {
        {.val {labels}}.", why),
     class = "predictivebench_warning_short_pairs"
   )
-}
-
-# A folder name the user gives (`dataset`, `experiment`): checked before anything is paid,
-# so a run never fails at its end writing a file it can't name. Besides no path separator,
-# it must fit a file name (at most `max_bytes` bytes, no control character), with room left
-# for the names the package makes from it (the log's: "arena-<experiment>").
-check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env(),
-                            max_bytes = 200L) {
-  check_string(x, arg = arg, call = call)
-  if (!nzchar(x) || grepl("[/\\\\]", x) || x %in% c(".", "..") || grepl("^~", x)) {
-    abort_pb("{.arg {arg}} must be a plain folder name inside {.arg dir}, not {.val {x}}.",
-             "path", call = call)
-  }
-  if (nchar(x, type = "bytes") > max_bytes || grepl("[[:cntrl:]]", x)) {
-    abort_pb(c("{.arg {arg}} must be a folder name of at most {max_bytes} bytes without
-                control characters.",
-               i = "It has {nchar(x, type = 'bytes')} bytes; nothing was sent."),
-             "path", call = call)
-  }
-  invisible(x)
 }

@@ -9,9 +9,12 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
   invalid <- rlang::arg_match(invalid)
   check_flag(position_swap)
   reference <- arena_reference_answers(answers)
+  # The scorer is its answers' content, not where they were read: the same answers at another
+  # path are the same scorer, and a changed file is another (an evaluation set's cells).
+  rm(answers)
   default_chat <- as_chat(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
-  function(samples, ..., scorer_chat = default_chat) {
+  scorer <- function(samples, ..., scorer_chat = default_chat) {
     if (is.null(scorer_chat)) {
       abort_pb(c("The arena's scorer needs a judge (the original used gpt-4).",
                  i = "Give {.code arena_task(judge = )}, {.code arena_scorer(scorer_chat = )}
@@ -34,6 +37,18 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
                     what = "judgement")
     arena_reference_scores(samples, battles, judged, model, invalid, scorer_chat)
   }
+  # what an evaluation set's cell identity reads besides the code (step_identity())
+  attr(scorer, "predictivebench_identity") <- list(answers = answers_table_sha256(reference))
+  scorer
+}
+
+# The content of a table of answers (its column names and every cell), hashed.
+answers_table_sha256 <- function(answers) {
+  columns <- lapply(unclass(answers), as.character)
+  text_sha256(paste(c(text_sha256(names(columns)),
+                      vapply(columns, function(x) text_sha256(paste(text_sha256(x), collapse = "")),
+                             "")),
+                    collapse = ""))
 }
 
 # The reference answers as a tibble `question` + one column per model.

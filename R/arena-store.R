@@ -50,13 +50,18 @@ verdict_cache <- function(paths, settings) {
 }
 
 # A pinned EloBench version not yet in the folder is fetched (verified, cached) and copied to
-# `dest` (data/<version>/questions.csv), the layout the original reads.
+# `dest` (data/<version>/questions.csv), the layout the original reads; `"sample"` copies
+# the bundled sample's questions, as arena_dataset(version = "sample") reads them.
 arena_install_questions <- function(dest, version, call = rlang::caller_env()) {
   pins <- versions_table()
-  if (file.exists(dest) || !version %in% pins$version[pins$benchmark == "arena"]) {
+  if (file.exists(dest)) return(invisible(dest))
+  if (is_sample(version)) {
+    source <- file.path(arena_sample_dir(), "data", "sample", "questions.csv")
+  } else if (version %in% pins$version[pins$benchmark == "arena"]) {
+    source <- fetch_version(version_files("arena", version, call = call), call = call)
+  } else {
     return(invisible(dest))
   }
-  source <- fetch_version(version_files("arena", version, call = call), call = call)
   dir.create(dirname(dest), recursive = TRUE, showWarnings = FALSE)
   write_atomic(dest, function(tmp) file.copy(source[[1]], tmp, overwrite = TRUE))
   invisible(dest)

@@ -43,7 +43,7 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
   }
   battles <- arena_reference_outcomes(x)
   points <- winner_points(battles$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
-  cl <- resolve_cluster(x, cluster, default = "id")
+  cl <- resolve_cluster(x, cluster, benchmark_cluster("arena", x))
   sample_of <- battles$.row
   score <- vapply(seq_len(nrow(x)), function(i) {
     p <- points[sample_of == i]
@@ -60,5 +60,7 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
                                       n_missing = ci$n_missing)))
   }
   out <- do.call(rbind, lapply(rows, function(r) r[c(summary_columns, "n_missing")]))
-  benchmark_summary(out, "arena", by = "opponent", interval = arena_interval)
+  out <- benchmark_summary(out, "arena")
+  cuts <- answer_cuts(x)
+  with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }

@@ -96,6 +96,11 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   response with no readable verdict is `invalid`; both count as `invalid` says. The
 #'   original asked for `response_format = json_object`; ellmer has no portable switch for
 #'   it, so a JSON verdict inside a code fence or surrounded by text is also accepted.
+#' * Reasoning is kept, never judged: a reasoning model's answer is the text after its
+#'   thinking (`<think>...</think>`, or a server's `reasoning_content`), so the judge reads
+#'   answers without thinking, and a reasoning judge's verdict is read from its answer, not
+#'   its thinking. EloBench's models and judge showed no reasoning. An answer that exists
+#'   only in unfinished thinking (cut off at the token limit) is an empty answer.
 #'
 #' @param dataset Questions from [arena_dataset()].
 #' @param solver,scorer A solver and scorer, by default `arena_solver()` and

@@ -36,11 +36,35 @@
 #' @name task-table-args
 NULL
 
-# Reads a benchmark's task table. With `path` NULL: the real benchmark's `version` (pinned
-# under the name `versions`, by default the schema's), or with `version = "sample"` its
-# registered sample (a file in the installed package, or a data frame; see new_benchmark()).
-# `check(table, file)` adds the benchmark's own row checks and returns the table. Every
-# <bench>_dataset() is this call plus what the benchmark adds (prompts, folders).
+#' A benchmark's task table, checked against its schema
+#'
+#' @description
+#' `benchmark_dataset()` reads the task table of a benchmark registered with
+#' [new_benchmark()]: its bundled sample (`version = "sample"`), a pinned real version
+#' (downloaded, verified and prepared once, see [fetch_benchmark()]), a parquet file or a
+#' data frame, checked against the registered schema and optionally cut to `limit` rows.
+#' Every `<benchmark>_dataset()` of the package is this call plus what the benchmark adds.
+#'
+#' @param benchmark The registered benchmark's name, whose schema the table must have.
+#' @inheritParams task-table-args
+#' @param check `NULL`, or the benchmark's own row checks: a function of `(table, file)`
+#'   that signals a classed error for a bad row and returns the table.
+#' @param versions The registered name whose pinned versions `version` names (by default
+#'   `benchmark`; DeltaBench's tables use ProcessBench's schema under its own versions).
+#' @param sample The bundled sample `version = "sample"` reads: by default the one
+#'   registered under `versions`.
+#' @param call The caller named in errors.
+#' @returns A tibble in the benchmark's schema.
+#' @family adding a benchmark
+#' @export
+#' @examples
+#' toy <- data.frame(id = c("a", "b"), input = c("1 + 1?", "2 + 2?"), target = c("2", "4"))
+#' new_benchmark("toy", function(x) grouped_summary(x$score), sample = toy,
+#'               schema = data.frame(name = c("id", "input", "target"), type = "string"))
+#' benchmark_dataset("toy", version = "sample", limit = 1)
+#' # a table that breaks the schema is refused
+#' try(benchmark_dataset("toy", data.frame(id = 1, input = "x", target = "y")))
+#' unregister_benchmark("toy")
 benchmark_dataset <- function(benchmark, path = NULL, limit = NULL, shuffle = FALSE,
                               check = NULL, version = NULL, versions = benchmark,
                               sample = registration(versions)$sample,
@@ -90,6 +114,12 @@ check_not_empty <- function(table, file = NULL, call = rlang::caller_env()) {
 }
 
 is_sample <- function(version) identical(version, "sample")
+
+# A summary's grouping column: "default" is the benchmark's registered `by` (new_benchmark()),
+# the one statement of it.
+summary_by <- function(by, benchmark) {
+  if (identical(by, "default")) registration(benchmark)$by else by
+}
 
 # The first `limit` rows, after an optional seeded shuffle.
 take_rows <- function(table, limit = NULL, shuffle = FALSE) {
@@ -224,11 +254,41 @@ bound_rows <- function(dataset, row, epoch) {
 #' @name task-args
 NULL
 
-# The one way a <bench>_task() builds its vitals Task: checks the core arguments, binds it to a dataset_solver(), and builds a ResultsTask named after
-# `benchmark` (its registered name), so the log shows the benchmark's headline metrics
-# (from its registered summary, unless `metrics` is given), its named solver and scorer
-# ("<benchmark>_solver", "<benchmark>_score"), the dataset columns `metadata_fields` as
-# key-value metadata (NULL: every one-value column), numeric 0-1 scores and true usage.
+#' A benchmark's vitals Task, whose log shows the benchmark's own headline
+#'
+#' @description
+#' `benchmark_task()` is the one way a benchmark's task is built: it checks the dataset,
+#' solver and scorer and returns a [vitals::Task] named after the registered `benchmark`, so
+#' its log shows the benchmark's headline metrics (the registered summary's `headline`
+#' rows, see [new_benchmark()]) instead of vitals' accuracy, its solver and scorer as
+#' `<benchmark>_solver` and `<benchmark>_score`, the dataset's columns as key-value
+#' metadata, scores as numbers in `[0, 1]`, and the tokens and cost of every request.
+#' [leaderboard()], [compare_models()] and [eval_set()] read such logs.
+#'
+#' @inheritParams task-args
+#' @param solver,scorer A solver and scorer for [vitals::Task], such as
+#'   `vitals::generate()`; the scorer returns `list(score = )` with numbers in `[0, 1]`
+#'   (or `I`/`P`/`C` factors).
+#' @param benchmark The benchmark's registered name.
+#' @param metrics `NULL` (the default) for the registered headline; or a named list of
+#'   vitals metric functions.
+#' @param metadata_fields The dataset columns logged with each sample (and read back by the
+#'   summaries from the log); `NULL` (the default): every column with one value per row.
+#' @param call The caller named in errors.
+#' @returns A [vitals::Task]; `$eval(solver_chat = )` runs it, `$log_path` is its last log.
+#' @family adding a benchmark
+#' @export
+#' @examples
+#' toy <- data.frame(id = c("a", "b"), input = c("1 + 1?", "2 + 2?"), target = c("2", "4"))
+#' new_benchmark("toy", function(x) grouped_summary(benchmark_samples(x, "score", "a task.")$score),
+#'               schema = data.frame(name = c("id", "input", "target"), type = "string"),
+#'               sample = toy)
+#' scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
+#' tsk <- benchmark_task(benchmark_dataset("toy", version = "sample"), vitals::generate(),
+#'                       scorer, dir = tempfile(), name = "toy", benchmark = "toy")
+#' tsk$eval(solver_chat = baseline_chat("2"), view = FALSE)
+#' tsk$get_samples()[c("input", "result", "score")]
+#' unregister_benchmark("toy")
 benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
                            dir = vitals::vitals_log_dir(), name, benchmark, metrics = NULL,
                            metadata_fields = NULL, call = rlang::caller_env()) {
@@ -268,12 +328,28 @@ check_vitals_columns <- function(dataset, call = rlang::caller_env()) {
 
 # ---- Results -------------------------------------------------------------------------------
 
-# The samples a summary reads: from an evaluated Task, its `$get_samples()` tibble, a log
-# file it wrote, or vitals::vitals_log_read() output, with the columns `needed` and the
-# grouping column `by` (NULL for none). A log file is read by log_samples(), which restores
-# the dataset columns and metadata the task logged; vitals_log_read() output has none, so it
-# must already have them (log_samples(x, dataset = ) adds the dataset's). `what` completes
-# "{.arg x} must be ..." in the error.
+#' The samples a benchmark's summary reads
+#'
+#' @description
+#' `benchmark_samples()` gives a summary function its samples, whatever it was given: an
+#' evaluated task, its `$get_samples()` tibble, or the log file it wrote (read with the
+#' dataset columns and metadata the task logged, so a summary of the log equals the
+#' summary of the task). It refuses, with a classed error, samples without the columns the
+#' summary needs.
+#'
+#' @param x An evaluated task, its samples, or its log file.
+#' @param needed The columns the summary reads, such as `"score"`.
+#' @param what The end of the error's sentence "`x` must be ...", such as
+#'   `"an evaluated toy task."`.
+#' @param by `NULL`, or the column the summary groups by, which must be there.
+#' @param call The caller named in errors.
+#' @returns A tibble of samples.
+#' @family adding a benchmark
+#' @export
+#' @examples
+#' samples <- data.frame(id = c("a", "b"), score = c(1, 0), topic = c("x", "y"))
+#' benchmark_samples(samples, c("score", "topic"), "a toy task or its samples.")
+#' try(benchmark_samples(samples, "level", "a task with levels."))
 benchmark_samples <- function(x, needed = character(), what, by = NULL,
                               call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()

@@ -74,13 +74,15 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
 #' size and the server's `X-Linked-Etag` are checked when known, and the sha256 is recorded
 #' at the first download and verified on every later use.
 #'
-#' @param benchmark `NULL` for all, or one of `"futurex"`, `"processbench"`,
-#'   `"deltabench"`, `"dsbench"`, `"arena"`, `"probsem"`.
+#' @param benchmark `NULL` for all, or a registered benchmark's name (`"futurex"`,
+#'   `"processbench"`, `"deltabench"`, `"dsbench"`, `"arena"`, `"probsem"`, or one added with
+#'   [new_benchmark()]).
 #' `items` is the number of rows `<bench>_dataset(version = )` returns: questions
 #' (FutureX, DSBench), solutions (ProcessBench, DeltaBench), contexts (probsem) and unique
 #' questions (the arena: EloBench's `quora_100` lists 100 questions, one of them twice, so it
 #' has 99 items). Each benchmark's bundled sample is listed too, as version `"sample"`, with
-#' its file inside the installed package and no URL.
+#' its file inside the installed package and no URL; a sample registered as a data frame
+#' (with [new_benchmark()]) has no file, size or licence.
 #'
 #' @returns A tibble: `benchmark`, `version`, `default`, `items` (rows of the version's
 #'   dataset), `licence`, `file`, `size` (bytes), `url`, `sha256`, `citation` and `cached`
@@ -106,23 +108,32 @@ benchmark_versions <- function(benchmark = NULL) {
   )
   bundled <- tibble::tibble(
     benchmark = samples$benchmark, version = rep("sample", nrow(samples)), default = FALSE,
-    items = samples$items, licence = "MIT (made up for predictivebench)", file = samples$file,
-    size = file.size(system.file(samples$file, package = "predictivebench")),
-    url = NA_character_, sha256 = NA_character_, citation = NA_character_, cached = TRUE
+    items = samples$items, licence = samples$licence, file = samples$file,
+    size = samples$size, url = NA_character_, sha256 = NA_character_,
+    citation = NA_character_, cached = TRUE
   )
   out <- rbind(pinned, bundled)
   out[order(match(out$benchmark, unique(c(pinned$benchmark, bundled$benchmark)))), ]
 }
 
-# Each benchmark's bundled sample (`<bench>_dataset(version = "sample")`): its file inside
-# the installed package and its rows (tests/testthat/test-datasets-versions.R counts them).
+# Each registered sample (`<bench>_dataset(version = "sample")`): its file inside the
+# installed package and its rows (tests/testthat/test-datasets-versions.R counts them), or,
+# for a data frame registered in the session, no file and the frame's rows.
 sample_versions <- function() {
-  entries <- Filter(function(e) rlang::is_string(e$sample), data_benchmarks())
+  entries <- Filter(function(e) !is.null(e$sample), data_benchmarks())
+  in_package <- vapply(entries, function(e) rlang::is_string(e$sample), TRUE,
+                       USE.NAMES = FALSE)
+  file <- vapply(entries, function(e) if (rlang::is_string(e$sample)) e$sample else
+    NA_character_, "", USE.NAMES = FALSE)
+  items <- vapply(entries, function(e) {
+    as.integer(e$sample_items %||% if (is.data.frame(e$sample)) nrow(e$sample) else NA)
+  }, 1L, USE.NAMES = FALSE)
   tibble::tibble(
-    benchmark = names(entries) %||% character(),
-    file = vapply(entries, function(e) e$sample, "", USE.NAMES = FALSE),
-    items = vapply(entries, function(e) as.integer(e$sample_items %||% NA), 1L,
-                   USE.NAMES = FALSE)
+    benchmark = names(entries) %||% character(), file = file, items = items,
+    size = vapply(file, function(f) {
+      if (is.na(f)) NA_real_ else file.size(system.file(f, package = "predictivebench"))
+    }, 1, USE.NAMES = FALSE),
+    licence = ifelse(in_package, "MIT (made up for predictivebench)", NA_character_)
   )
 }
 

@@ -16,10 +16,10 @@ deltabench_macro_f1 <- function(items) {
 }
 
 rlang::on_load(new_benchmark(
-  "deltabench", "deltabench_summary",
+  "deltabench", "deltabench_summary", task = deltabench_task, dataset = deltabench_dataset,
   headline = c("overall f1_macro", "overall precision_macro", "overall recall_macro",
                "overall accuracy"),
-  by = "task", interval = deltabench_interval, schema = "processbench",
+  by = "task_l1", interval = deltabench_interval, schema = "processbench",
   sample = "extdata/deltabench-sample.parquet", sample_items = 8L,
   versions = deltabench_versions(), prepare = prepare_deltabench, flattener = "processbench",
   statistic = deltabench_macro_f1, statistic_columns = "error_sections",

@@ -27,7 +27,8 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'
 #' @param x An evaluated [deltabench_task()], its `$get_samples()` tibble, or the log file
 #'   it wrote (or that log read by [log_samples()]).
-#' @param by The grouping column (default `"task_l1"`), or `NULL`.
+#' @param by The grouping column: `"default"` (the default) is the registered one,
+#'   `task_l1` (DeltaBench's task), or `NULL` for the overall row only.
 #' @param clip_predictions See [deltabench_score_critiques()]; the default keeps the
 #'   original's rule.
 #' @param failed `"drop"` (the default, as the original) leaves samples without a critique
@@ -66,9 +67,10 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'          view = FALSE)
 #' s <- deltabench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
-deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
+deltabench_summary <- function(x, by = "default", clip_predictions = TRUE,
                                failed = c("drop", "zero"), cluster = "default") {
   failed <- rlang::arg_match(failed)
+  by <- summary_by(by, "deltabench")
   x <- benchmark_samples(
     x, c("result", "error_sections", "unuseful_sections"),
     paste("an evaluated DeltaBench task, its log file, or its samples (with {.field result},",
@@ -102,14 +104,16 @@ deltabench_summary <- function(x, by = "task_l1", clip_predictions = TRUE,
   n_failed <- sum(scored$failed)
   if (n_failed) {
     summary_note(
-      c("{n_failed} sample{?s} ha{?s/ve} no critique (a failed request).",
+      c("{n_failed} sample{?s} ha{?s/ve} no critique (a failed request, or one cut off at
+         the token limit before it concluded).",
         i = if (failed == "drop") "They are left out of the metrics; {.code failed = \"zero\"} counts them as wrong."
             else "They count as critiques that found nothing."),
       class = "predictivebench_message_failed"
     )
   }
-  benchmark_summary(do.call(rbind, rows), "deltabench", by = by %||% "group",
-                    interval = deltabench_interval)
+  out <- benchmark_summary(do.call(rbind, rows), "deltabench", by = by %||% "group")
+  cuts <- answer_cuts(x)
+  with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }
 
 deltabench_group_row <- function(group, s, failed) {

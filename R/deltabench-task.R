@@ -93,6 +93,11 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' * `clip_predictions = FALSE` (not the default) removes the original's rule of dropping
 #'   predicted sections beyond the last gold section.
 #' * Requests run in parallel through [generate_responses()], with a response cache.
+#' * Reasoning is kept, never scored: the critique scored is the text after a reasoning
+#'   model's thinking (`<think>...</think>`, or a server's `reasoning_content`), which the
+#'   original's critic models did not write apart. A critique that exists only in unfinished
+#'   thinking (cut off at the token limit) is empty, so it names no section;
+#'   `solver_metadata$truncated` says so per sample and [deltabench_summary()] counts them.
 #' * Field names: the original script reads `idea_error_section_numbers`,
 #'   `error_section_numbers` and `evaluation_label` from its internal data; the released
 #'   data has `reason_error_section_numbers` and `reason_unuseful_section_numbers`. Here the

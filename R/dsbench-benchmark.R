@@ -15,9 +15,12 @@ dsbench_versions <- function() {
 }
 
 rlang::on_load(new_benchmark(
-  "dsbench", "dsbench_summary", headline = c("questions", "competitions"),
-  by = "competition", interval = mean_ci_interval("normal"),
-  sample = "extdata/dsbench-sample.parquet", sample_items = 7L, versions = dsbench_versions(),
+  "dsbench", "dsbench_summary", task = dsbench_task, dataset = dsbench_dataset,
+  headline = c("questions", "competitions"), by = "competition",
+  interval = c(normal = mean_ci_interval("normal"), bootstrap = mean_ci_interval("bootstrap")),
+  sample = "extdata/dsbench-sample.parquet", sample_items = 7L,
+  # the sample's questions read their workbooks and images there
+  sample_files = "extdata/dsbench", versions = dsbench_versions(),
   prepare = prepare_dsbench,
   prepare_pinned = function(rows, files) prepare_dsbench(dsbench_real_dir(rows, files)),
   flattener = "dsbench", unpacked = dsbench_real_dir,

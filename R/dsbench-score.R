@@ -24,7 +24,7 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
       scorer_chat = judged$chat,
       scorer_metadata = lapply(seq_len(nrow(judged)), function(i) {
         c(list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],
-               judged = judged$judged[[i]]),
+               judged = judged$judged[[i]], judge_truncated = judged$truncated[[i]]),
           usage_metadata(judged, i))
       }),
       explanation = dsbench_judge_explanation(samples$result, samples$target, judged)
@@ -68,7 +68,8 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, settings = 
   out <- tibble::tibble(
     reply = rep(NA_character_, n),
     error = rep(NA_character_, n),
-    judged = rep(FALSE, n), cached = rep(FALSE, n), input_tokens = rep(0, n),
+    judged = rep(FALSE, n), truncated = rep(FALSE, n), cached = rep(FALSE, n),
+    input_tokens = rep(0, n),
     output_tokens = rep(0, n), cost = rep(0, n),
     chat = lapply(prompts, function(p) {
       chat$clone()$set_turns(list(user_turn_of(p), empty_turn()))
@@ -79,6 +80,8 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, settings = 
     out$reply[send] <- res$result
     out$error[send] <- res$error
     out$judged[send] <- is.na(res$error)
+    # a reasoning judge can think past the original's 256 tokens: its verdict is then empty
+    out$truncated[send] <- res$truncated %in% TRUE
     out$cached[send] <- res$cached
     out$input_tokens[send] <- res$input_tokens
     out$output_tokens[send] <- res$output_tokens

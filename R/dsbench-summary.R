@@ -59,7 +59,7 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   x <- benchmark_samples(x, c("score", "competition_id"),
                          "an evaluated DSBench task or its samples.")
   correct <- as_score(x$score)
-  cl <- resolve_cluster(x, cluster, default = "competition_id")
+  cl <- resolve_cluster(x, cluster, benchmark_cluster("dsbench", x))
   columns <- c("group", "metric", "estimate", "lower", "upper", "n", "n_missing")
   questions <- grouped_summary(correct, metric = "accuracy", method = method, times = times,
                                seed = seed, limits = c(0, 1), cluster = cl)[columns]
@@ -83,8 +83,24 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     out[[field]] <- first(add_na(dsbench_usage(x, "solver_metadata", field),
                                  dsbench_usage(x, "scorer_metadata", field)))
   }
-  benchmark_summary(out, "dsbench", by = "competition",
-                    interval = mean_ci_interval(method))
+  out <- benchmark_summary(out, "dsbench", method = method)
+  cuts <- answer_cuts(x)
+  dsbench_note_judge_cuts(x)
+  with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
+}
+
+# A reasoning judge that thinks past the original's `max_tokens = 256` gives no verdict, and
+# its question counts as incorrect: say how many.
+dsbench_note_judge_cuts <- function(x) {
+  if (!"scorer_metadata" %in% names(x)) return(invisible())
+  cut <- sum(vapply(x$scorer_metadata, function(m) isTRUE(m$judge_truncated), TRUE))
+  if (!cut) return(invisible())
+  summary_note(
+    c("{cut} of {nrow(x)} judge verdict{?s} {?was/were} cut off at the judge's token limit
+       (the original's {.code max_tokens = 256}) and count{?s/} as incorrect.",
+      i = "Use a judge that answers without long reasoning, as the original's gpt-4o did."),
+    class = "predictivebench_message_truncated"
+  )
 }
 
 # The sum of one usage field over the samples' metadata: failed requests report no usage

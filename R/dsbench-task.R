@@ -60,7 +60,9 @@
 #' dicts read `{'Q': 1, ...}`), and the prediction is the whole response. The answer is
 #' correct when the judge's lower-cased reply contains `"true"`. Judgements go through
 #' [generate_responses()] (cached, retried); a failed judgement counts as incorrect and its
-#' error is in `scorer_metadata`.
+#' error is in `scorer_metadata`. A reasoning judge's verdict is read from its answer, after
+#' its thinking; one that thinks past the 256 tokens gives no verdict (incorrect), which
+#' `scorer_metadata$judge_truncated` and a note of [dsbench_summary()] say.
 #'
 #' @section Differences from the original:
 #' * Workbooks are read in file-name order (`sort`); the original takes `os.listdir()` order,
@@ -88,6 +90,13 @@
 #'   rather than the original's own price table.
 #' * [dsbench_summary()] adds intervals (clipped to `[0, 1]`) to the original's two
 #'   accuracies.
+#' * Reasoning is kept apart from the answer, and never judged: the prediction the judge
+#'   sees is the answer after the model's thinking (`<think>...</think>`, or a provider's
+#'   reasoning field), and a judge's verdict is read from its answer, not its thinking. The
+#'   original's models showed no reasoning. An answer that exists only in unfinished
+#'   thinking (cut off at the token limit) is empty; each sample's `solver_metadata` says
+#'   whether its answer was cut off at the token limit (`truncated`; `prompt_truncated` is
+#'   whether the prompt was cut to fit the context), and [dsbench_summary()] counts them.
 #' * The files mode is not in the original.
 #'
 #' @inheritParams task-table-args
@@ -385,11 +394,13 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
                       chat_keys = keys)
   report_failures(res$error)
   meta <- lapply(seq_len(n), function(i) {
-    c(list(error = res$error[[i]]), usage_metadata(res, i), list(seconds = res$seconds[[i]]))
+    # `truncated`: the answer stopped at the token limit (R/engine-reasoning.R)
+    c(list(error = res$error[[i]]), usage_metadata(res, i), list(seconds = res$seconds[[i]]),
+      list(truncated = res$truncated[[i]]))
   })
   for (i in seq_len(n)) {
     meta[[i]]$mode <- config$mode
-    meta[[i]]$truncated <- cut[[i]]$truncated
+    meta[[i]]$prompt_truncated <- cut[[i]]$truncated
     meta[[i]]$prompt_tokens <- cut[[i]]$tokens
     meta[[i]]$tokenizer <- cut[[i]]$tokenizer
     meta[[i]]$image <- if (is.na(image[[i]])) NULL else basename(image[[i]])

@@ -71,6 +71,9 @@ prompt_text <- function(prompt) {
 #' answered in the session). It reports zero tokens and zero cost, and its answers are never
 #' cached.
 #'
+#' * Nothing (`baseline_chat()`): every prompt gets an empty answer, the floor of every
+#'   benchmark: a task runs end to end and each benchmark scores it as it scores a reply
+#'   with no answer in it (a log-probability task sees a uniform guess).
 #' * A string: every prompt gets that answer (`baseline_chat("\\boxed{Yes}")`).
 #' * A function of the prompt text returning one string: an oracle that looks the prompt up
 #'   in a dataset, a judge that reads a prompt, any rule.
@@ -84,9 +87,11 @@ prompt_text <- function(prompt) {
 #' each context's `target` is an oracle and `baseline_chat("")` a uniform guess.
 #'
 #' @param answer The answer: a string, or a function taking the prompt text and returning one
-#'   string. `NULL` with `choices` for a random guesser.
+#'   string. `NULL` (the default) with `choices` for a random guesser, or without them for
+#'   an empty answer to every prompt.
 #' @param name A model name for logs and reports. `NULL` (the default) names it after its
-#'   kind: `"baseline-constant"`, `"baseline"` (a function) or `"baseline-random-<seed>"`.
+#'   kind: `"baseline-empty"` (no argument), `"baseline-constant"`, `"baseline"` (a
+#'   function) or `"baseline-random-<seed>"`.
 #' @param choices Candidate answers for a random guesser.
 #' @param template A [sprintf()] template each random choice is put into; `"%s"` (the
 #'   default) gives the choice as it is.
@@ -95,6 +100,7 @@ prompt_text <- function(prompt) {
 #' @family results
 #' @export
 #' @examples
+#' baseline_chat()$chat("Anything")
 #' baseline_chat("42")$chat("Anything")
 #' guess <- baseline_chat(choices = c("A", "B", "C"), template = "\\boxed{%s}")
 #' guess$chat("Which option?")
@@ -109,6 +115,9 @@ baseline_chat <- function(answer = NULL, name = NULL, choices = NULL, template =
   }
   if (!is.null(choices)) {
     return(baseline_random(choices, template = template, seed = seed, name = name))
+  }
+  if (is.null(answer)) {
+    return(baseline_responder(function(text) "", name %||% "baseline-empty"))
   }
   if (rlang::is_string(answer)) {
     return(baseline_responder(function(text) answer, name %||% "baseline-constant"))

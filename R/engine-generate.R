@@ -95,10 +95,16 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
   todo <- dry_run_answer(settings$dry_run, state, chats, chat_index, prompts, keys, todo,
                          hits = sum(cached & !local))
-  # R/evalset-overlap.R: inside an evaluation set's round, the set sends them with its other cells'
-  if (length(todo) && !batch) {
-    todo <- defer_to_eval_set(chats, chat_index, prompts, epoch, keys, todo, settings,
-                              key_extra, chat_keys, keep_json, keep)
+  # A context may take over sending them (an evaluation set's round sends them with its other
+  # cells'): it keeps what it can answer at once and hands back what is left to send here.
+  if (length(todo) && !batch && is.function(settings$hand_over) && is.null(settings$dry_run)) {
+    todo <- settings$hand_over(list(
+      chats = chats, chat_index = chat_index, prompts = prompts, epoch = epoch, keys = keys,
+      todo = todo, settings = settings, keep_json = keep_json, cache = dir,
+      extras = lapply(seq_along(chats), function(k) {
+        if (is.null(chat_keys)) key_extra else chat_keys[[k]]
+      })
+    ), keep)
   }
   if (length(todo)) cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
   if (length(todo) && batch) {

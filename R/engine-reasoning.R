@@ -67,15 +67,19 @@ turn_reasoning <- function(turn) {
 
 # A request's answer as a benchmark reads it: its text without reasoning, the reasoning, and
 # whether it was truncated (stopped at the token limit, or inside unfinished thinking).
-# `finish_reason`: the provider's, as ellmer normalises it ("length" at the token limit).
+# `finish_reason`: the provider's, as ellmer normalises it ("max_tokens" at the token limit,
+# for OpenAI-compatible servers' "length" too), or as a body gives it ("length").
 record_answer <- function(record) {
   if (is.null(record)) {
     return(list(answer = NA_character_, reasoning = NA_character_, truncated = NA))
   }
   parts <- answer_parts(record$text, record$reasoning %||% NA_character_)
-  truncated <- parts$unfinished || identical(record$finish_reason, "length")
+  truncated <- parts$unfinished ||
+    isTRUE(record$finish_reason %in% token_limit_reasons)
   list(answer = parts$answer, reasoning = parts$reasoning, truncated = truncated)
 }
+
+token_limit_reasons <- c("max_tokens", "length", "MAX_TOKENS")
 
 # The assistant turn a benchmark's chat keeps: the reasoning as ellmer's ContentThinking
 # before the answer text, so logs show it apart from the answer (vitals writes it as

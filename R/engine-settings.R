@@ -140,17 +140,23 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
                             cache = cache, batch = batch, wait = wait))
 }
 
-# The object every downstream function reads. Two fields request_settings() does not take
-# are contexts, each NULL unless set by its one maker:
+# The object every downstream function reads. Three fields request_settings() does not take
+# are contexts, each NULL unless set by its one maker, and carried through every door:
 # * `dry_run`: made by new_dry_run() (R/engine-dry-run.R), set only by estimate_cost(),
 #   which steers the engine through it (requests answered where they would be sent, no
 #   batch, the cache only read);
 # * `run`: the run paying for the requests (new_run(), set by eval_set()), stamped on every
 #   answer it pays for, so that an answer the run paid for and then read back from the cache
 #   (an evaluation set's cell, evaluated again after its round sent its requests) is counted
-#   as paid, not as cached (paid_by_run()).
-new_request_settings <- function(fields, dry_run = NULL, run = NULL) {
-  structure(c(fields, list(dry_run = dry_run, run = run)), class = "predictivebench_settings")
+#   as paid, not as cached (paid_by_run());
+# * `hand_over`: a function that may take over sending a call's requests (an evaluation
+#   set's round, R/evalset-overlap.R): run_requests() hands it what it is about to send and
+#   sends what it hands back. The engine knows nothing of what is behind it.
+settings_contexts <- c("dry_run", "run", "hand_over")
+
+new_request_settings <- function(fields, dry_run = NULL, run = NULL, hand_over = NULL) {
+  structure(c(fields, list(dry_run = dry_run, run = run, hand_over = hand_over)),
+            class = "predictivebench_settings")
 }
 
 # A run's identity: unique across processes and machines (workers of one set share it).
@@ -162,7 +168,13 @@ new_run <- function() {
 }
 
 settings_in_run <- function(settings, run) {
-  new_request_settings(settings_fields(settings), settings$dry_run, run)
+  new_request_settings(settings_fields(settings), settings$dry_run, run, settings$hand_over)
+}
+
+# The contexts as named arguments of `$eval()` (those that are set), so that a cell's task
+# passes them on to its solver and scorer.
+settings_context_args <- function(settings) {
+  Filter(Negate(is.null), unclass(settings)[settings_contexts])
 }
 
 #' @export
@@ -216,25 +228,28 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
   check_settings_object(settings)
   updates <- list(...)
   if (!length(updates)) return(settings)
-  unknown <- setdiff(rlang::names2(updates), c(request_setting_names(), "dry_run", "run"))
+  unknown <- setdiff(rlang::names2(updates), c(request_setting_names(), settings_contexts))
   if (length(unknown)) {
     abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
                i = "Named arguments of {.code $eval()} that the solver or scorer does not
                     take by name must be settings: {.field {request_setting_names()}}."),
              "argument", call = call)
   }
-  dry_run <- if ("dry_run" %in% names(updates)) updates$dry_run else settings$dry_run
-  if (!is.null(dry_run) && !inherits(dry_run, "predictivebench_dry_run")) {
-    abort_pb("{.arg dry_run} is set by {.fn estimate_cost} only.", "argument", call = call)
+  context <- function(name, valid, maker) {
+    value <- if (name %in% names(updates)) updates[[name]] else settings[[name]]
+    if (!is.null(value) && !valid(value)) {
+      abort_pb("{.arg {name}} is set by {.fn {maker}} only.", "argument", call = call)
+    }
+    value
   }
-  run <- if ("run" %in% names(updates)) updates$run else settings$run
-  if (!is.null(run) && !inherits(run, "predictivebench_run")) {
-    abort_pb("{.arg run} is set by {.fn eval_set} only.", "argument", call = call)
-  }
-  updates$dry_run <- NULL
-  updates$run <- NULL
+  dry_run <- context("dry_run", function(x) inherits(x, "predictivebench_dry_run"),
+                     "estimate_cost")
+  run <- context("run", function(x) inherits(x, "predictivebench_run"), "eval_set")
+  hand_over <- context("hand_over", is.function, "eval_set")
+  updates[settings_contexts] <- NULL
   fields <- utils::modifyList(settings_fields(settings), updates, keep.null = TRUE)
-  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run, run)
+  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run, run,
+                       hand_over)
 }
 
 settings_fields <- function(settings) unclass(settings)[request_setting_names()]

@@ -40,15 +40,10 @@ as_set_list <- function(x, class, message, call) {
   x
 }
 
-# The benchmarks a set takes by name: the registered ones with `<name>_dataset()` and
-# `<name>_task()` in the package.
+# The benchmarks a set takes by name: the registrations that say how their task is built
+# (new_benchmark()'s `task`), the package's and those registered in the session alike.
 set_benchmark_names <- function() {
-  ns <- asNamespace("predictivebench")
-  names <- ls(the_benchmarks)
-  names[vapply(names, function(n) {
-    exists(paste0(n, "_dataset"), ns, mode = "function", inherits = FALSE) &&
-      exists(paste0(n, "_task"), ns, mode = "function", inherits = FALSE)
-  }, TRUE)]
+  names(Filter(function(e) is.function(e$task), registrations()))
 }
 
 named_benchmark <- function(x, judge, limit, call) {
@@ -61,7 +56,7 @@ named_benchmark <- function(x, judge, limit, call) {
                     {.val futurex@sample} (see {.fn benchmark_versions})."),
              "argument", field = "benchmarks", call = call)
   }
-  check <- the_benchmarks[[name]]$check_by_name
+  check <- registration(name)$check_by_name
   if (is.function(check)) check(x, version, call)
   takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
   judge <- if (takes_judge) judge
@@ -76,30 +71,62 @@ named_benchmark <- function(x, judge, limit, call) {
 task_set_benchmark <- function(task, label, call) {
   benchmark <- task$benchmark %||% task$name %||% "task"
   label <- if (nzchar(label)) label else benchmark
+  identity <- list(benchmark = benchmark, dataset = task_dataset(task),
+                   solver = closure_fingerprint(task_step(task, "solver")),
+                   scorer = closure_fingerprint(task_step(task, "scorer")))
+  declared <- step_identity(task_step(task, "scorer"))
+  if (!is.null(declared)) identity$scorer_data <- declared
   list(benchmark = benchmark, label = label, version = "task", task = task, judge = NULL,
-       limit = NULL,
-       identity = list(benchmark = benchmark, dataset = task_dataset(task),
-                       solver = closure_fingerprint(task_step(task, "solver")),
-                       scorer = closure_fingerprint(task_step(task, "scorer"))))
+       limit = NULL, identity = identity)
 }
 
-# The pinned files of a named version (commit, path, checksum), or the bundled sample's
-# checksum: a re-pinned version is another cell.
+# What a step declares changes its results beyond its code (data it judges by, such as
+# reference answers, hashed by content: arena_scorer()'s attribute
+# "predictivebench_identity"), read through vitals' wrapper, which keeps the step as `fn`.
+step_identity <- function(step) {
+  if (!is.function(step)) return(NULL)
+  fn <- environment(step)$fn %||% step
+  attr(fn, "predictivebench_identity", exact = TRUE)
+}
+
+# The pinned files of a named version (commit, path, checksum), or the registered sample's
+# content: a re-pinned version or a changed sample is another cell.
 version_identity <- function(name, version) {
-  if (is_sample(version)) {
-    path <- system.file("extdata", package = "predictivebench")
-    files <- list.files(path, recursive = TRUE)
-    files <- files[startsWith(files, name)]  # its file, or its folder's files
-    return(list(version = "sample",
-                md5 = unname(tools::md5sum(file.path(path, sort(files))))))
-  }
+  if (is_sample(version)) return(sample_identity(registration(name)))
   rows <- version_files(name, version)
   list(version = unique(rows$version), commit = rows$commit, path = rows$path,
        sha256 = rows$sha256)
 }
 
+# The registered sample (a data frame, or a file in the package) and the `sample_files` its
+# cells also read, by content.
+sample_identity <- function(entry) {
+  sample <- entry$sample
+  table <- if (is.data.frame(sample)) digest::digest(as.list(sample), algo = "md5") else
+    package_files_md5(sample)
+  list(version = "sample", table = table, files = package_files_md5(entry$sample_files))
+}
+
+# The md5 of each file in the installed package under `paths` (files or folders), by path.
+package_files_md5 <- function(paths) {
+  if (!length(paths)) return(NULL)
+  md5 <- lapply(paths, function(p) {
+    full <- system.file(p, package = "predictivebench", mustWork = TRUE)
+    if (!dir.exists(full)) return(stats::setNames(unname(tools::md5sum(full)), p))
+    files <- sort(list.files(full, recursive = TRUE))
+    stats::setNames(unname(tools::md5sum(file.path(full, files))), file.path(p, files))
+  })
+  unlist(md5)
+}
+
+# The function a registration gives for a step of a named cell: its `task`, or its
+# `dataset` (by default the skeleton's, on its registered sample and versions).
 benchmark_function <- function(name, what) {
-  get(paste0(name, "_", what), envir = asNamespace("predictivebench"), mode = "function")
+  entry <- registration(name)
+  if (what == "task") return(entry$task)
+  entry$dataset %||% function(version = NULL, limit = NULL) {
+    benchmark_dataset(name, version = version, limit = limit)
+  }
 }
 
 # The task's dataset: its samples without what an evaluation added, one row per sample.

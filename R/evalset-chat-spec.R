@@ -2,8 +2,10 @@
 # is computed from, and what a mirai worker rebuilds its chat from. A Chat sent to another
 # process as it is loses its credentials (ellmer issue 700), and one that kept them would put
 # the key in every serialised task; a spec names the ellmer constructor, the model, the
-# address and the parameters, and the worker's constructor reads the key from the worker's
-# environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...), as it would in a fresh session.
+# address, the parameters, the system prompt, the chat's turns (few-shot examples) and its
+# tools. The
+# chat's own credentials and extra headers travel beside it in the mirai payload only
+# (R/evalset-chat-secrets.R), never in an identity, a record, a log or a cache.
 
 # `x`: a "provider/model" string as ellmer::chat() takes it, or an ellmer chat. A baseline
 # chat (offline, no credentials) travels as it is.
@@ -24,50 +26,103 @@ chat_spec <- function(x, arg = "models", call = rlang::caller_env()) {
   provider <- x$get_provider()
   slug <- provider_slug(provider)
   fun <- check_chat_constructor(slug, chat_model_label(x), arg, call)
-  formals <- names(formals(fun))
-  args <- list()
-  if ("base_url" %in% formals) args$base_url <- provider@base_url
-  if (slug == "openai_compatible") args$name <- provider@name
+  args <- provider_args(provider, fun, slug)
   extra <- chat_model_field(x, "extra_args")
-  if (length(extra) && "api_args" %in% formals) args$api_args <- extra
-  new_chat_spec(slug, x$get_model(), args = args, params = chat_params(x),
-                system_prompt = x$get_system_prompt(), label = chat_model_label(x))
+  if (length(extra) && "api_args" %in% names(formals(fun))) args$api_args <- extra
+  spec <- new_chat_spec(slug, x$get_model(), args = args, params = chat_params(x),
+                        system_prompt = x$get_system_prompt(), turns = x$get_turns(),
+                        tools = unname(x$get_tools()),
+                        headers = hash_headers(provider@extra_headers))
+  spec$label <- paste0(chat_model_label(x), spec_label_suffix(spec, fun))
+  spec
 }
 
+# `headers`: the chat's extra headers as hashes (R/engine-identity.R), for the identity only.
 new_chat_spec <- function(provider, model, args = list(), params = list(),
-                          system_prompt = NULL, chat = NULL, label = NULL) {
+                          system_prompt = NULL, turns = list(), tools = list(),
+                          headers = character(), chat = NULL, label = NULL) {
   structure(list(provider = provider, model = model, args = args,
                  params = unclass(params) %||% list(), system_prompt = system_prompt,
-                 chat = chat, label = label),
+                 turns = turns, tools = tools, headers = headers, chat = chat,
+                 label = label),
             class = "predictivebench_chat_spec")
 }
 
-# The chat a spec describes, made in this process (a worker's): credentials are the
-# constructor's default, read from this process's environment.
-chat_from_spec <- function(spec) {
+# What the constructor takes that the provider keeps: `base_url` (and an OpenAI-compatible
+# server's `name`) always, as before; the others (`service_tier`, Anthropic's `cache` and
+# `beta_headers`, `preserve_thinking`, ...) when they differ from the constructor's default,
+# so that a chat made with the defaults keeps the identity it had before they were carried.
+# Credentials and headers are never arguments of a spec.
+provider_args <- function(provider, fun, slug) {
+  formals <- formals(fun)
+  args <- list()
+  if ("base_url" %in% names(formals)) args$base_url <- provider@base_url
+  if (slug == "openai_compatible") args$name <- provider@name
+  kept <- setdiff(intersect(S7::prop_names(provider), names(formals)),
+                  c("base_url", "name", "credentials", "extra_headers", "model", "params",
+                    "extra_args"))
+  for (name in kept) {
+    value <- S7::prop(provider, name)
+    if (!identical(value, formal_default(formals[[name]]))) args[[name]] <- value
+  }
+  args
+}
+
+# A constructor argument's default as ellmer evaluates it; of a choice (`c("auto", "flex")`,
+# taken with arg_match()), its first value. NULL when it depends on the call.
+formal_default <- function(expr) {
+  value <- tryCatch(eval(expr, asNamespace("ellmer")), error = function(e) NULL)
+  if (is.character(value) && length(value) > 1) value[[1]] else value
+}
+
+# The chat a spec describes, made in this process (a worker's), with the turns it was
+# primed with and its tools. Its credentials are the chat's own when they came with the spec
+# (spec_secrets()); otherwise the constructor's default, read from this process's
+# environment, and only for the constructor's default address: a worker never sends its
+# own key to a host it was not given for.
+chat_from_spec <- function(spec, call = rlang::caller_env()) {
   if (identical(spec$provider, "baseline")) return(spec$chat)
   fun <- get(paste0("chat_", spec$provider), envir = asNamespace("ellmer"))
   params <- if (length(spec$params)) rlang::exec(ellmer::params, !!!spec$params)
-  rlang::exec(fun, model = spec$model, system_prompt = spec$system_prompt, params = params,
-              !!!spec$args)
+  args <- c(spec$args, secret_args(spec, fun, call))
+  chat <- rlang::exec(fun, model = spec$model, system_prompt = spec$system_prompt,
+                      params = params, !!!args)
+  if (length(spec$turns)) chat$set_turns(spec$turns)
+  if (length(spec$tools)) chat$set_tools(spec$tools)
+  chat
 }
 
 # The model as logs and boards name it: "<provider>/<model>", as vitals writes it in a
 # cell's log (from the chat's provider name, which for an OpenAI-compatible server is the
 # name it was given, not the constructor's), so that the set's table, the cells' logs and
-# the closing arena run's competitors name one model alike.
+# the closing arena run's competitors name one model alike; for a chat made with more than
+# its constructor's defaults, followed by what it was made with (spec_label_suffix()), so
+# that two chats of one model that answer differently have two names.
 spec_label <- function(spec) {
   spec$label %||% paste0(spec$provider, "/", spec$model)
 }
 
-# What makes two specs the same model for a cell's identity: everything but the chat object
-# of a baseline, which is identified by its name and what it answers.
+# What makes two specs the same model for a cell's identity: everything that changes an
+# answer, never the credentials; a baseline by its name and what it answers. Turns, tools
+# and headers enter only when the chat has them, so that a plain chat keeps the identity (and
+# the cells) it had before they were part of it.
 spec_identity <- function(spec, depth = 0L, seen = new.env(parent = emptyenv())) {
   if (identical(spec$provider, "baseline")) {
     return(list(provider = "baseline", model = spec$model,
                 responder = closure_fingerprint(spec$chat$responder, depth, seen)))
   }
-  unclass(spec[c("provider", "model", "args", "params", "system_prompt")])
+  identity <- unclass(spec[c("provider", "model", "args", "params", "system_prompt")])
+  if (length(spec$turns)) identity$turns <- turns_identity(spec$turns)
+  if (length(spec$tools)) identity$tools <- lapply(spec$tools, tool_fingerprint)
+  if (length(spec$headers)) identity$headers <- spec$headers
+  identity
+}
+
+# Turns as data: each one's role and contents (not when it was made or what it cost).
+turns_identity <- function(turns) {
+  lapply(turns, function(turn) {
+    list(role = turn@role, contents = lapply(turn@contents, ellmer::contents_record))
+  })
 }
 
 # ellmer's provider classes by the name of their constructor's suffix (`chat_<slug>()`);
@@ -150,4 +205,81 @@ env_fingerprint <- function(env, depth, seen) {
 is_package_env <- function(env) {
   identical(env, globalenv()) || identical(env, baseenv()) || identical(env, emptyenv()) ||
     isNamespace(env) || nzchar(environmentName(topenv(env))) && identical(topenv(env), env)
+}
+
+# What a chat was made with beyond its constructor's defaults, as its label's suffix:
+# `" [temperature=0.7, system prompt #1a2b3c]"`. Short values are shown as they are; a
+# system prompt, turns, tools, headers and long values by a short hash (they may be long, or hold
+# anything), so that a label stays one line and says how two chats of one model differ.
+spec_label_suffix <- function(spec, fun) {
+  args <- spec$args
+  others <- args[setdiff(names(args), c("base_url", "name", "api_args"))]
+  n_turns <- length(spec$turns)
+  n_tools <- length(spec$tools)
+  parts <- c(
+    label_values(spec$params),
+    label_values(args$api_args),
+    label_values(others),
+    if (shows_base_url(args$base_url, fun)) paste0("base_url=", args$base_url),
+    if (!is.null(spec$system_prompt)) paste("system prompt", label_hash(spec$system_prompt)),
+    if (n_turns) paste(n_turns, if (n_turns == 1) "turn" else "turns",
+                       label_hash(turns_identity(spec$turns))),
+    if (n_tools) paste(n_tools, if (n_tools == 1) "tool" else "tools",
+                       label_hash(lapply(spec$tools, tool_fingerprint))),
+    if (length(spec$headers)) paste("headers", label_hash(spec$headers))
+  )
+  if (!length(parts)) return("")
+  paste0(" [", paste(parts, collapse = ", "), "]")
+}
+
+# "name=value" for each element of a named list.
+label_values <- function(x) {
+  if (!length(x)) return(character())
+  vapply(names(x), function(name) {
+    value <- x[[name]]
+    text <- if (is.atomic(value)) paste(as.character(value), collapse = ",") else
+      as.character(jsonlite::toJSON(value, auto_unbox = TRUE, null = "null"))
+    if (nchar(text) > 24 || grepl("[][\n]", text)) text <- label_hash(value)
+    paste0(name, "=", text)
+  }, "", USE.NAMES = FALSE)
+}
+
+label_hash <- function(x) paste0("#", substr(digest::digest(x, algo = "sha256"), 1, 6))
+
+# A base URL other than the constructor's default (chat_openai() at another host); an
+# address the constructor has no default for (an OpenAI-compatible server) is not shown:
+# the server's `name` is the label's provider.
+shows_base_url <- function(url, fun) {
+  default <- formal_default(formals(fun)$base_url)
+  rlang::is_string(url) && rlang::is_string(default) && !identical(url, default)
+}
+
+# The models of a set have one name each: the set's table, the cells' logs and a closing
+# arena run tell them apart by it. Checked before any request is sent: the same model
+# given twice, or two chats whose difference no label shows, are refused.
+check_unique_labels <- function(models, call = rlang::caller_env()) {
+  specs <- lapply(models, chat_spec, arg = "models", call = call)
+  labels <- vapply(specs, spec_label, "")
+  twice <- which(duplicated(labels))
+  if (!length(twice)) return(invisible(specs))
+  j <- twice[[1]]
+  i <- match(labels[[j]], labels)
+  label <- labels[[j]]
+  a <- spec_identity(specs[[i]])
+  b <- spec_identity(specs[[j]])
+  if (identical(a, b)) {
+    abort_pb(c("Models {i} and {j} of {.arg models} are the same model, {.val {label}}.",
+               i = "Give each model once (two keys for one model are one model)."),
+             "argument", field = "models", call = call)
+  }
+  fields <- union(names(a), names(b))
+  differ <- fields[!vapply(fields, function(f) identical(a[[f]], b[[f]]), TRUE)]
+  args <- union(names(a$args), names(b$args))
+  differ <- c(setdiff(differ, "args"),
+              args[!vapply(args, function(f) identical(a$args[[f]], b$args[[f]]), TRUE)])
+  abort_pb(c("Models {i} and {j} of {.arg models} are two chats with one name, {.val {label}}.",
+             i = "They differ in {.field {differ}}, which their name does not show.",
+             i = "Give them different names: the {.arg name} of
+                  {.fn ellmer::chat_openai_compatible} or of {.fn baseline_chat}."),
+           "argument", field = "models", call = call)
 }

@@ -3,10 +3,13 @@
 # are mapped over them; otherwise they run in this process (R/evalset-overlap.R).
 #
 # What a worker gets: the cell (a benchmark name or a task object, the model's spec without
-# secret, the epochs), the log folder and the request settings. It rebuilds the chat from the
-# spec with the key of its own environment, runs the cell and writes the log and the cell's
-# record itself. The response cache and the arena caches are files shared under their own
-# locks (R/engine-cache.R, R/arena-cache.R), so workers on one file system share answers.
+# secret, the epochs), the log folder and the request settings, and beside the spec the
+# chat's own credentials (in this payload only). It rebuilds the chat from the spec with
+# them, runs the cell and writes the log and the cell's record itself. The response cache
+# and the arena caches are files shared under their own locks (R/engine-cache.R,
+# R/arena-cache.R), so workers on one file system share answers. When every daemon is gone,
+# the cells still waiting fail after a grace period (await_map()) instead of waiting for a
+# daemon that will not come.
 
 daemons_running <- function() {
   if (!rlang::is_installed("mirai")) return(FALSE)
@@ -21,13 +24,14 @@ daemons_running <- function() {
 
 # Runs the cells on the daemons: one group of cells per daemon, each group in overlapping
 # rounds inside its worker (as in this process), so a daemon's cells share its pool. A cell
-# that failed (an error in it, or its daemon died under it) is tried again, in a new group,
+# that failed (an error in it, or its daemon died under it) or is partial (samples whose
+# requests failed for good) is tried again, in a new group,
 # while it has retries left; a cell the dead daemon had finished is done (its record says so).
+# With every daemon gone, no cell is tried again.
 run_on_daemons <- function(cells, log_dir, settings, retries) {
   outcomes <- vector("list", length(cells))
   tries <- integer(length(cells))
   todo <- seq_along(cells)
-  # What a worker gets carries no chat object but a baseline's (offline, keyless).
   portable <- lapply(cells, portable_cell)
   while (length(todo)) {
     tries[todo] <- tries[todo] + 1L
@@ -35,17 +39,19 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
                                   length(todo)))
     # run_cell_group() travels as a reference to the package's namespace, which the worker
     # loads
-    results <- mirai::mirai_map(unname(lapply(groups, function(g) portable[g])),
-                                run_cell_group,
-                                .args = list(log_dir = log_dir, settings = settings))[]
+    results <- await_map(mirai::mirai_map(unname(lapply(groups, function(g) portable[g])),
+                                          run_cell_group,
+                                          .args = list(log_dir = log_dir, settings = settings)))
     for (j in seq_along(groups)) {
       for (k in seq_along(groups[[j]])) {
         i <- groups[[j]][[k]]
         outcomes[[i]] <- group_outcome(results[[j]], k, log_dir, cells[[i]])
       }
     }
-    failed <- todo[vapply(outcomes[todo], function(o) o$status == "failed", TRUE)]
-    todo <- failed[tries[failed] <= retries]
+    failed <- todo[vapply(outcomes[todo], function(o) o$status %in% c("failed", "partial"),
+                          TRUE)]
+    # with every daemon gone, a retry would only wait again
+    todo <- if (!any(vapply(results, is_daemons_gone, TRUE))) failed[tries[failed] <= retries]
   }
   for (i in seq_along(cells)) {
     outcomes[[i]]$attempts <- tries[[i]]
@@ -54,9 +60,13 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
   outcomes
 }
 
-# What a daemon runs: its cells, in rounds, each attempted once (retries are the caller's).
+# What a daemon runs: its cells, in rounds, each attempted once (retries are the caller's),
+# with the registrations they brought (R/benchmark-portable.R).
 run_cell_group <- function(cells, log_dir, settings) {
-  run_in_rounds(cells, 0L, function(cell) run_cell(cell, log_dir, settings))
+  local_registrations(lapply(cells, function(cell) cell$benchmark$registration))
+  run_in_rounds(cells, 0L, function(cell, hand_over) {
+    run_cell(cell, log_dir, settings, hand_over)
+  })
 }
 
 # The daemons connected now; with none yet (a cluster's jobs still starting), one group per
@@ -77,16 +87,39 @@ group_outcome <- function(result, k, log_dir, cell) {
   read_manifest(log_dir, cell$id) %||% remote_outcome(result)
 }
 
+# What a worker gets of a cell: no chat object (but a baseline's, offline and keyless); the
+# model's and the judge's specs with the chats' own credentials (R/evalset-chat-secrets.R),
+# in this payload only.
 portable_cell <- function(cell) {
+  cell$model$secrets <- chat_secrets(cell$chat)
+  if (!is.null(cell$benchmark$judge)) {
+    cell$benchmark$judge$secrets <- chat_secrets(cell$benchmark$judge_chat)
+  }
   cell$chat <- NULL
   cell$benchmark$judge_chat <- NULL
+  # its benchmark's registration travels with it: the worker has only the package's own
+  cell$benchmark$registration <- portable_registration(cell$benchmark$benchmark)
+  cell$model <- portable_spec(cell$model)
+  if (!is.null(cell$benchmark$judge)) cell$benchmark$judge <- portable_spec(cell$benchmark$judge)
   cell
 }
 
+# A baseline travels as its chat: its responder, with the globals it reads (the vignette's
+# `toy_questions`), as a registration's functions do.
+portable_spec <- function(spec) {
+  if (!identical(spec$provider, "baseline")) return(spec)
+  chat <- spec$chat$clone()
+  chat$responder <- portable_functions(list(chat$responder))[[1]]
+  spec$chat <- chat
+  spec
+}
+
 # The failure of a daemon (mirai's error value: the connection was reset, the daemon was
-# killed) or of the code it ran, as a failed attempt.
+# killed), of every daemon, or of the code it ran, as a failed attempt.
 remote_outcome <- function(result) {
-  message <- if (inherits(result, "errorValue") || is.numeric(result)) {
+  message <- if (is_daemons_gone(result)) {
+    daemons_gone_text(result)
+  } else if (inherits(result, "errorValue") || is.numeric(result)) {
     paste0("The daemon running the cell failed: ", mirai_error_text(result))
   } else {
     paste0("The cell failed on its daemon: ", failure_text(result))
@@ -100,4 +133,63 @@ mirai_error_text <- function(x) {
 
 failure_text <- function(x) {
   tryCatch(conditionMessage(x), error = function(e) paste(format(x), collapse = " "))
+}
+
+# The results of a map, waited for while a daemon is there to run them. mirai queues a task
+# until a daemon takes it, without limit: when every daemon that had connected is gone
+# (killed, its job ended) and none comes back within `grace` seconds, what is still queued
+# or running is stopped and comes back as a `daemons_gone` result, so that the set ends
+# with those cells failed and the cells done before kept. A cluster whose daemons have not
+# connected yet is waited for: none is gone.
+await_map <- function(map, grace = daemons_grace()) {
+  gone_since <- NULL
+  while (mirai::unresolved(map)) {
+    if (daemons_gone()) {
+      gone_since <- gone_since %||% Sys.time()
+      waited <- as.double(difftime(Sys.time(), gone_since, units = "secs"))
+      if (waited >= grace) return(stop_map(map, waited))
+    } else {
+      gone_since <- NULL
+    }
+    Sys.sleep(0.2)
+  }
+  map[]
+}
+
+# Seconds without any daemon before the waiting cells fail: a daemon that reconnects within
+# them (a restarted SSH tunnel, a requeued job) takes the work on.
+daemons_grace <- function() {
+  grace <- getOption("predictivebench.daemons_grace_s", 20)
+  check_number(grace, arg = "predictivebench.daemons_grace_s")
+  grace
+}
+
+# Whether daemons were connected and none is now (or the user reset them).
+daemons_gone <- function() {
+  info <- tryCatch(mirai::info(), error = function(e) NULL)
+  if (is.null(info)) return(TRUE)
+  # (daemons without dispatcher count no cumulative connections: then any daemon counts as
+  # having connected)
+  had <- info[["cumulative"]] > 0 || is.na(info[["cumulative"]])
+  isTRUE(info[["connections"]] == 0 && had)
+}
+
+# Stops the map's unresolved tasks; their results say the daemons are gone.
+stop_map <- function(map, waited) {
+  tasks <- unclass(map)  # (`[` of a mirai_map collects it)
+  pending <- vapply(tasks, mirai::unresolved, TRUE)
+  for (task in tasks[pending]) mirai::stop_mirai(task)
+  results <- lapply(tasks, function(task) task$data)
+  gone <- structure(list(waited = waited), class = "predictivebench_daemons_gone")
+  results[pending] <- list(gone)
+  results
+}
+
+is_daemons_gone <- function(x) inherits(x, "predictivebench_daemons_gone")
+
+daemons_gone_text <- function(x) {
+  paste0("Every mirai daemon is gone (none connected for ", round(x$waited), " s), so the ",
+         "cell was not finished. Start daemons again (mirai::daemons()), or reset them with ",
+         "mirai::daemons(0) to run in this process, then call eval_set() again: the cells ",
+         "done are kept.")
 }

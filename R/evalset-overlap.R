@@ -2,7 +2,8 @@
 # another. vitals evaluates a task synchronously, so the set runs in rounds:
 #
 # 1. Each unfinished cell is evaluated. Its first engine call (run_requests()) that has
-#    requests to send hands them to the round (defer_to_eval_set()) and stops the cell there.
+#    requests to send hands them to the round (round_hand_over(), the `hand_over` context
+#    of the settings the cell's task is evaluated with) and stops the cell there.
 #    The round adds them at once to its live pool (one per cache folder and answer format,
 #    holding every cell's requests, with each request's own cache key) and turns the pool
 #    without waiting (`step(0)`), so they go out while the next cells are evaluated; the pool
@@ -24,33 +25,30 @@
 # the cell being evaluated, which only handed its requests over), or after `max_rounds`, the
 # cells send their requests themselves, one cell after another, as they would alone.
 
-the_round_option <- "predictivebench.eval_set_round"
-
 max_rounds <- 25L
 
-# Called by run_requests() with what it is about to send (`todo`: positions in `prompts`).
-# Inside a set's round, requests that already failed in a round get their error through
-# `keep(i, error)`; the others are kept for the round and the cell stops. Returns the
-# requests left to send here: all of them outside a round, none inside one.
-defer_to_eval_set <- function(chats, chat_index, prompts, epoch, keys, todo, settings,
-                              key_extra, chat_keys, keep_json, keep) {
-  round <- getOption(the_round_option)
-  if (is.null(round) || round$off || !is.null(settings$dry_run)) {
-    return(todo)
+# What a round gives a cell's requests (settings$hand_over, called by run_requests() with
+# what it is about to send: `requests$todo`, positions in `requests$prompts`). Requests that
+# already failed in a round get their error through `keep(i, error)`; the others are handed
+# to the round's live pool and the cell stops. Returns the requests left to send in the cell:
+# all of them once the round is off (its sending stopped), none while it is on.
+round_hand_over <- function(round) {
+  function(requests, keep) {
+    todo <- requests$todo
+    if (round$off) return(todo)
+    keys <- requests$keys
+    failed <- todo[keys[todo] %in% names(round$failed)]
+    for (i in failed) keep(i, simpleError(round$failed[[keys[[i]]]]))
+    todo <- setdiff(todo, failed)
+    if (!length(todo)) return(todo)
+    hand_over(round, list(
+      cell = round$cell, chats = requests$chats, extras = requests$extras,
+      chat_index = requests$chat_index[todo], prompts = requests$prompts[todo],
+      epoch = requests$epoch[todo], keys = keys[todo], settings = requests$settings,
+      keep_json = requests$keep_json, cache = requests$cache
+    ))
+    rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
   }
-  failed <- todo[keys[todo] %in% names(round$failed)]
-  for (i in failed) keep(i, simpleError(round$failed[[keys[[i]]]]))
-  todo <- setdiff(todo, failed)
-  if (!length(todo)) return(todo)
-  extras <- lapply(seq_along(chats), function(k) {
-    if (is.null(chat_keys)) key_extra else chat_keys[[k]]
-  })
-  hand_over(round, list(
-    cell = round$cell, chats = chats, extras = extras, chat_index = chat_index[todo],
-    prompts = prompts[todo], epoch = epoch[todo], keys = keys[todo], settings = settings,
-    keep_json = keep_json, cache = cache_dir(settings$cache)
-  ))
-  rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
 }
 
 new_round <- function() {
@@ -65,10 +63,12 @@ new_round <- function() {
   round
 }
 
-# Evaluates the cells in rounds until none is waiting; `attempt(cell)` runs one and returns
-# its outcome ("waiting", "done" or "failed"). A failed cell is attempted again in the next
-# round while it has `retries` left, its failed requests sent again. Each outcome's
-# `attempts` counts the cell's attempts (rounds spent waiting are not attempts).
+# Evaluates the cells in rounds until none is waiting; `attempt(cell, hand_over)` runs one,
+# its requests handed over to the round (the settings' `hand_over` context), and returns
+# its outcome ("waiting", "done", "partial" or "failed"). A failed or partial cell is
+# attempted again in the next round while it has `retries` left, its failed requests sent
+# again. Each outcome's `attempts` counts the cell's attempts (rounds spent waiting are not
+# attempts).
 run_in_rounds <- function(cells, retries, attempt) {
   round <- new_round()
   outcomes <- vector("list", length(cells))
@@ -81,12 +81,11 @@ run_in_rounds <- function(cells, retries, attempt) {
     for (i in pending) {
       round$cell <- cells[[i]]$id
       await_cell(round, round$cell)
-      outcomes[[i]] <- withr::with_options(stats::setNames(list(round), the_round_option),
-                                           attempt(cells[[i]]))
+      outcomes[[i]] <- attempt(cells[[i]], round_hand_over(round))
       step_round_pools(round)
     }
     status <- vapply(outcomes[pending], `[[`, "", "status")
-    failed <- pending[status == "failed"]
+    failed <- pending[status %in% c("failed", "partial")]
     failures[failed] <- failures[failed] + 1L
     again <- failed[failures[failed] <= retries]
     forget_failures(round, vapply(cells[again], `[[`, "", "id"))

@@ -1,9 +1,12 @@
 # Running one cell, in this process or in a mirai worker: build the chat from its spec and the
 # task, evaluate, then record the outcome (the benchmark's registered headline, the cost)
-# beside the log. An error, or a solve whose every request failed, is a failed attempt: no
-# record is written, so the cell is not done.
+# beside the log. An error, or a step whose every request failed, is a failed attempt; a run
+# with samples whose requests failed for good (past their tries) is a partial one. Neither
+# writes a record, so the cell is not done: it is tried again, and its answered requests
+# come from the cache, its failed ones are sent again. Its `error` is the requests' own
+# error (the provider's message), the most common one first.
 
-run_cell <- function(cell, log_dir, settings) {
+run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   # Its messages are not shown (suppressMessages() below): cli does not format them either
   # (vitals' progress steps cost ~30 ms of CPU a cell).
   withr::local_options(cli.progress_show_after = Inf, cli.default_handler = function(msg) NULL)
@@ -13,7 +16,9 @@ run_cell <- function(cell, log_dir, settings) {
     chat <- cell$chat %||% chat_from_spec(cell$model)
     task <- cell_task(cell, log_dir)
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
-              if (takes_request_settings(task)) changed_settings(settings))
+              if (takes_request_settings(task)) {
+                changed_settings(settings_with_dots(settings, hand_over = hand_over))
+              })
     withCallingHandlers(
       suppressMessages(do.call(task$eval, args)),
       predictivebench_step_failed = function(c) failed_step <<- TRUE
@@ -22,13 +27,50 @@ run_cell <- function(cell, log_dir, settings) {
   }, predictivebench_cell_waits = function(c) c, error = function(e) e)
   if (inherits(error, "predictivebench_cell_waits")) return(new_outcome("waiting"))
   if (!is.null(error)) return(new_outcome("failed", error = conditionMessage(error)))
+  errors <- sample_errors(task)
   if (failed_step) {
     return(new_outcome("failed", log_path = task$log_path %||% NA_character_,
-                       error = "Every request of a step failed (see report_failures())."))
+                       failed_samples = sum(!is.na(errors)),
+                       error = failure_cause(errors) %|NA|% "Every request of a step failed."))
   }
   outcome <- cell_outcome(task)
-  write_manifest(log_dir, cell, outcome)
+  outcome$failed_samples <- sum(!is.na(errors))
+  if (outcome$failed_samples > 0L) {
+    outcome$status <- "partial"
+    outcome$error <- failure_cause(errors)
+    return(outcome)
+  }
+  recorded <- tryCatch(write_manifest(log_dir, cell, outcome), error = function(e) e)
+  if (inherits(recorded, "error")) {
+    return(new_outcome("failed", log_path = outcome$log_path,
+                       error = conditionMessage(recorded)))
+  }
   outcome
+}
+
+# Each sample's request error (its solver's or its scorer's: a request that failed for good,
+# a vote, a judge call), NA for a sample whose requests were answered. An answer that was
+# received but could not be scored is no error here: asking again would bring the same one
+# from the cache.
+sample_errors <- function(task) {
+  samples <- tryCatch(task$get_samples(), error = function(e) NULL)
+  n <- NROW(samples)
+  if (!n) return(character())
+  column <- function(name) if (name %in% names(samples)) samples[[name]]
+  solve <- metadata_errors(column("solver_metadata"), n)
+  score <- metadata_errors(column("scorer_metadata"), n)
+  ifelse(is.na(solve), score, solve)
+}
+
+# What the `error` column says of failed samples: how many failed, and the requests' most
+# common error (the provider's own message, such as "HTTP 404 Not Found: The model 'x' does
+# not exist"). NA when no sample has an error.
+failure_cause <- function(errors) {
+  failed <- errors[!is.na(errors)]
+  if (!length(failed)) return(NA_character_)
+  counts <- table(factor(failed, levels = unique(failed)))
+  paste0(length(failed), " of ", length(errors), " sample", if (length(errors) != 1) "s",
+         " failed: ", names(counts)[[which.max(counts)]])
 }
 
 # The settings that differ from request_settings()'s defaults, as `$eval()` takes them: only
@@ -39,9 +81,11 @@ changed_settings <- function(settings) {
   if (is.null(settings)) return(list())
   given <- settings_fields(settings)
   defaults <- settings_fields(request_settings())
-  # the set's run goes with them, so that what the cell paid for is counted as paid
+  # the contexts go with them: the set's run, so that what the cell pays for is counted as
+  # paid, and its round, which sends the cell's requests with the other cells'
   changed <- given[!mapply(identical, given, defaults[names(given)])]
-  if (!is.null(settings$run)) changed$run <- settings$run
+  contexts <- settings_context_args(settings)
+  changed[names(contexts)] <- contexts
   changed
 }
 
@@ -78,7 +122,8 @@ logged_cost <- function(log_path) {
 
 # The headline as the task measured it for its log (the metrics ResultsTask computed from
 # the registered summary; not computed again): the registered headline's first key, or for
-# a benchmark whose groups depend on the data, the first metric with a number.
+# a benchmark whose groups depend on the data, its summary's first row (the log's first
+# metric). Never another metric when the headline is undefined: its estimate is then NA.
 cell_headline <- function(task) {
   results <- vitals_log_state(task)$metric_results
   values <- vapply(results, function(m) as.double(m$value)[1], 1)
@@ -87,5 +132,6 @@ cell_headline <- function(task) {
   registered <- rlang::is_string(name) && !is.null(the_benchmarks[[name]])
   key <- if (registered) the_benchmarks[[name]]$headline[1] else NULL
   key <- key %||% names(values)[[1]]
-  list(key = key, estimate = if (key %in% names(values)) values[[key]] else NA_real_)
+  estimate <- if (key %in% names(values)) values[[key]] else NA_real_
+  list(key = key, estimate = if (is.na(estimate)) NA_real_ else estimate)
 }

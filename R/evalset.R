@@ -8,23 +8,57 @@
 #'   `log_dir`, summarised by the benchmark's own registered summary (its headline is the
 #'   number the log header and [leaderboard()] show).
 #' * **What is done.** A cell is done when `log_dir` holds its complete log, recorded in
-#'   `log_dir/.eval-set/<cell id>.json` once the log is written. Calling `eval_set()` again
-#'   with the same arguments sends no request and returns the same table. Adding a model or a
-#'   benchmark runs only the new cells.
+#'   `log_dir/.eval-set/<cell id>.json` once the log is written (with its size and its
+#'   number of samples). Calling `eval_set()` again with the same arguments sends no request
+#'   and returns the same table. Adding a model or a benchmark runs only the new cells. A
+#'   log that is no longer complete (cut short, or changed since: it is not JSON to its end,
+#'   or has another size or number of samples) is set aside, renamed
+#'   `<name>.json.partial-<time>` (kept, but no longer a `.json` file that the set,
+#'   [leaderboard()] or `vitals::vitals_view()` would read), and its cell runs again from the
+#'   cache.
 #' * **Identity.** A cell is identified by its benchmark, the benchmark's version (the pinned
 #'   files, or a task object's dataset), the task's options (its solver and scorer as
-#'   configured, the judge), the model (provider, model, address, parameters, system prompt)
-#'   and `epochs`. How requests are sent (`settings`: `max_active`, `rpm`, `timeout`, the
-#'   cache, `batch`) and `retries` are not part of it: changing them reruns nothing.
+#'   configured, the judge), the model (provider, model, address and the provider's other
+#'   arguments such as `service_tier`, parameters, `api_args`, system prompt, the chat's
+#'   turns such as few-shot examples, its tools, and its extra headers, hashed) and
+#'   `epochs`. The key is
+#'   not part of it: the same model with another key is the same cell. How requests are
+#'   sent (`settings`: `max_active`, `rpm`, `timeout`, the cache, `batch`) and `retries` are
+#'   not part of it either: changing them reruns nothing.
+#' * **Names.** Each model has one name in the table, the records and a closing arena run:
+#'   `"<provider>/<model>"`, followed, for a chat made with more than its constructor's
+#'   defaults, by what it was made with, in brackets:
+#'   `"openai/gpt-4.1 [temperature=0.7, system prompt #1a2b3c, 2 turns #4d5e6f]"`
+#'   (parameters, `api_args` and provider arguments with their values, or a hash when long;
+#'   a system prompt, turns, tools and headers by a hash; `base_url` when not the constructor's
+#'   default). Two models with one name are refused before any request (an error of class
+#'   `predictivebench_error_argument`): the same model given twice, or two chats that
+#'   differ only where a name does not show it (an OpenAI-compatible server's address: give
+#'   each its own `name`). A cell's log names the model as vitals does, without the
+#'   brackets.
 #' * **Resuming.** Every answer is cached as it arrives (see [cache_dir()]), so a set that was
 #'   interrupted or killed resumes where it stopped: the cells that finished are done, and a
 #'   cell that was running pays again only for the requests it had in flight (at most its
 #'   `max_active`).
 #' * **Failures.** A cell that fails (an error, a refused key, or a step whose every request
 #'   failed) is tried again up to `retries` more times in the same call, then reported with
-#'   `status = "failed"` and its `error`; it never stops the other cells, and the next call
-#'   tries it again. The log of a failed attempt, if it wrote one, stays in `log_dir` (see
-#'   [report_failures()]); only a done cell's log is in the returned `log_path`.
+#'   `status = "failed"` and its `error` (the provider's own message, such as
+#'   `HTTP 404 Not Found: The model 'x' does not exist`); it never stops the other cells, and
+#'   the next call tries it again. A cell some of whose samples failed for good (their
+#'   requests failed past their tries, as in an outage) is `"partial"`: its log is written
+#'   and readable, `failed_samples` says how many, and it is not done. Like a failed cell it
+#'   is tried again up to `retries` more times in the same call, then again in the next
+#'   call; each attempt sends only the failed samples' requests again (the others come from
+#'   the cache), as Inspect AI's `eval_set()` retries the samples that errored. The log of a
+#'   failed or partial attempt stays in `log_dir` (see [report_failures()]).
+#' * **One writer per cell.** Two calls on one folder (two R sessions, or a rerun while a
+#'   daemon job still runs) never run one cell twice: a cell is run under its lock,
+#'   `log_dir/.eval-set/<cell id>.lock`, and a call finding a cell locked runs its other
+#'   cells, then waits for it and takes it from its log, or runs it itself if the other
+#'   process stopped before finishing it. A killed process holds no lock. The wait lasts as
+#'   long as the other process runs the cell, or at most
+#'   `options(predictivebench.cell_wait_s = )` seconds: past them the cell is skipped,
+#'   `"failed"` in this call.
 #' * **Overlap.** In one process the cells' requests overlap: each round, every unfinished
 #'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
 #'   the models' own, with the models' requests interleaved; then the cells go on from the
@@ -35,14 +69,23 @@
 #' * **mirai.** When you have started [mirai::daemons()] (on this machine, over SSH, or on a
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the
-#'   chat from a spec that carries no secret (the ellmer constructor, model, `base_url`,
-#'   parameters and system prompt): the key comes from the worker's own environment
-#'   (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...), as a chat sent to another process loses its
-#'   credentials anyway (ellmer issue 700). A chat's extra headers (`api_headers`) are not
-#'   carried either, as they may hold keys. Workers share the response cache and the arena
-#'   caches through the file system, under their locks. Offline [baseline_chat()]s travel as
-#'   they are. Task objects travel as they are too: give a judge through `judge` (not inside
-#'   a task) so that workers rebuild it from its spec.
+#'   chat from its spec (the ellmer constructor, model, `base_url` and provider arguments,
+#'   parameters, `api_args`, system prompt, turns and tools), as a chat sent to another process
+#'   loses its credentials (ellmer issue 700). The chat's own credentials (the value its
+#'   `credentials` function gives in this process) and extra headers travel with the spec
+#'   in the payload sent to the worker, and nowhere else: never in a cell's identity, its
+#'   record, its log or the cache. A chat made with its constructor's default credentials
+#'   (none given) uses the worker's own key (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...),
+#'   and only at the constructor's default address: a worker never sends its key to a host
+#'   it was not given for, and fails such a cell with an error of class
+#'   `predictivebench_error_credentials` instead (give the chat `credentials =`). Workers
+#'   share the response cache and the arena caches through the file system, under their
+#'   locks. Offline [baseline_chat()]s travel as they are. Task objects travel as they are
+#'   too: give a judge through `judge` (not inside a task) so that workers rebuild it from
+#'   its spec. When every daemon that had connected is gone (killed, its job ended) and none
+#'   connects again within `getOption("predictivebench.daemons_grace_s", 20)` seconds, the
+#'   cells still waiting fail with an error saying so (the cells done stay done); daemons
+#'   that have not connected yet (a cluster's queued jobs) are waited for.
 #' * **Cost.** `dry_run = TRUE` returns the cost preview of the cells still to run
 #'   ([estimate_cost()] on each, offline) instead of running them; `max_cost` refuses to
 #'   start a set that may cost more (an error of class `predictivebench_error_cost`).
@@ -57,13 +100,15 @@
 #'   cell runs (an error of class `predictivebench_error_answers`); give
 #'   `arena_task(arena_dataset(), answers = )` with an EloBench answer cache instead.
 #' @param models `"provider/model"` strings as [ellmer::chat()] takes them, and/or ellmer
-#'   chats (a list). In this process a chat is used as given; on daemons it is rebuilt from
-#'   its spec. An offline [baseline_chat()] is identified by its name and its responder: the
-#'   function's code and the values it captured. Made again the same way it is the same
-#'   model; a responder that captures a changing value (a counter, a whole script's
-#'   environment) is a new model each time, and its cells run again.
+#'   chats (a list), each with its own name (see "Names" above). In this process a chat is
+#'   used as given; on daemons it is rebuilt from its spec. An offline [baseline_chat()] is
+#'   identified by its name and its responder: the function's code and the values it
+#'   captured. Made again the same way it is the same model; a responder that captures a
+#'   changing value (a counter, a whole script's environment) is a new model each time,
+#'   and its cells run again.
 #' @param log_dir The folder of the set's logs and records (created if needed). Everything
-#'   the set writes stays inside it.
+#'   the set writes stays inside it. A file, or a folder that can't be written, is an error
+#'   (of class `predictivebench_error_argument`) before any request.
 #' @param judge The judge chat (or `"provider/model"`) of benchmarks whose task takes one
 #'   (FutureX, DSBench, the arena), for benchmarks given by name. `NULL` uses each task's
 #'   default.
@@ -75,21 +120,33 @@
 #' @param limit For benchmarks given by name: run only the first `limit` samples (as
 #'   `<benchmark>_dataset(limit = )`). Part of the cells' identity. Task objects run the
 #'   dataset they were built with.
-#' @param retries How many more times a failed cell is tried in this call (default 1: two
-#'   attempts). The next call tries failed cells again.
+#' @param retries How many more times a failed or partial cell is tried in this call
+#'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
+#'   requests. The next call tries failed and partial cells again, as many times.
 #' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell.
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run may cost, as
 #'   [estimate_cost()] bounds it; above it, or when a cell's cost can't be bounded, nothing
 #'   is sent.
-#' @param arena `NULL`, or a list of [arena_run()] arguments (`version`, `experiment`, `n`,
-#'   ...) to end the set with one arena run among its models, judged by `judge`, in
-#'   `log_dir/arena` (resumable from its own caches, in this process).
+#' @param arena `NULL`, or a list of [arena_run()] arguments (`version` and `experiment`,
+#'   then `n`, `dir`, ...; not `models`) to end the set with one arena run among its models,
+#'   named by their labels (the `model` column), judged by `judge`, in `log_dir/arena`
+#'   (resumable from its own caches, in this process). `version = "sample"` runs on the
+#'   bundled sample's questions. Its arguments, the judge, the labels as arena model names
+#'   (unique), the questions and a writable `dir` are checked before the set's first request
+#'   (errors of class `predictivebench_error_argument` or `predictivebench_error_path`).
 #' @returns A tibble with one row per cell: `benchmark`, `model`, `cell_id`, `status`
-#'   (`"done"` or `"failed"`), `log_path`, `metric` (the headline row's key) and `headline`
-#'   (its estimate), `cost` (dollars of this run's requests, `0` when every answer was
-#'   cached, `NA` when a price is unknown), `attempts` (made in this call; 0 for a cell done
-#'   before), `reused` (done before this call) and `error`. With `arena`, the [arena_run()]
-#'   result is its attribute `"arena_run"`. With `dry_run = TRUE`: one row per cell with
+#'   (`"done"`: its log is complete and every sample was answered; `"partial"`: its log is
+#'   written, but some samples failed for good, and the next call asks them again;
+#'   `"failed"`: no usable run), `failed_samples` (samples whose requests failed for good: 0
+#'   for a done cell, `NA` when unknown), `log_path` (a partial cell's too), `metric` (the
+#'   headline row's key) and `headline` (its estimate), `cost` (dollars of this run's
+#'   requests, `0` when every answer was cached, `NA` when a price is unknown), `attempts`
+#'   (made in this call; 0 for a cell done before), `reused` (done before this call, or by
+#'   another process on the same folder during it) and `error` (the requests' own error,
+#'   with how many samples failed, or the error that stopped the cell). With `arena`, the
+#'   [arena_run()] result is its attribute `"arena_run"`; when the arena run fails, the table
+#'   is still returned, with the error as its attribute `"arena_error"` and a warning (class
+#'   `predictivebench_warning_arena`). With `dry_run = TRUE`: one row per cell with
 #'   `status` (`"done"` or `"to run"`) and the columns of [estimate_cost()].
 #' @seealso [estimate_cost()] for one task's cost, [leaderboard()] to compare the cells' logs.
 #' @export
@@ -129,36 +186,64 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
   entries <- set_benchmarks(benchmarks, judge, limit)
   cells <- set_cells(entries, specs, chats, epochs)
+  check_set_arena(arena, specs, judge, log_dir)
 
-  dir.create(log_dir, recursive = TRUE, showWarnings = FALSE)
-  log_dir <- normalizePath(log_dir, winslash = "/")  # as workers elsewhere find it
-  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id))
+  log_dir <- check_set_log_dir(log_dir)
+  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
     if (dry_run) return(preview)
     check_max_cost(preview, max_cost)
   }
   todo <- which(vapply(outcomes, is.null, TRUE))
-  if (length(todo)) outcomes[todo] <- run_cells(cells[todo], log_dir, settings, retries)
+  if (length(todo)) {
+    outcomes[todo] <- run_locked_cells(cells[todo], log_dir, function(cells) {
+      run_cells(cells, log_dir, settings, retries)
+    })
+  }
   result <- set_result(cells, outcomes)
   report_set(result)
   if (!is.null(arena)) {
-    attr(result, "arena_run") <- run_set_arena(arena, models, specs, judge, log_dir, settings)
+    result <- run_set_arena(result, arena, models, specs, judge, log_dir, settings)
   }
   result
 }
 
 check_set_models <- function(models, call = rlang::caller_env()) {
-  as_set_list(models, "Chat", c(
+  models <- as_set_list(models, "Chat", c(
     "{.arg models} must be {.val provider/model} strings or ellmer chats.",
     i = "For example {.code c(\"openai/gpt-4.1\", \"anthropic/claude-sonnet-4-0\")}."
   ), call)
+  check_unique_labels(models, call)
+  models
+}
+
+# The set's folder, created if needed and normalised (as workers elsewhere find it): a
+# folder this process can write to, with its records' folder, checked before any request.
+check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
+  if (file.exists(log_dir) && !dir.exists(log_dir)) {
+    abort_pb("{.arg log_dir} is a file, not a folder.", "argument", file = log_dir,
+             call = call)
+  }
+  records <- manifest_dir(log_dir)
+  dir.create(records, recursive = TRUE, showWarnings = FALSE)
+  probe <- tempfile(".write-test-", tmpdir = records)
+  writable <- dir.exists(records) && isTRUE(suppressWarnings(file.create(probe)))
+  unlink(probe)
+  if (!writable) {
+    abort_pb(c("Can't write to {.arg log_dir}.",
+               i = "The set writes its logs and records there: give a folder you can write to."),
+             "argument", file = log_dir, call = call)
+  }
+  normalizePath(log_dir, winslash = "/")
 }
 
 # In parallel on the user's mirai daemons, or here in overlapping rounds.
 run_cells <- function(cells, log_dir, settings, retries) {
   if (daemons_running()) return(run_on_daemons(cells, log_dir, settings, retries))
-  run_in_rounds(cells, retries, function(cell) run_cell(cell, log_dir, settings))
+  run_in_rounds(cells, retries, function(cell, hand_over) {
+    run_cell(cell, log_dir, settings, hand_over)
+  })
 }
 
 set_result <- function(cells, outcomes) {
@@ -168,6 +253,7 @@ set_result <- function(cells, outcomes) {
     model = vapply(cells, `[[`, "", "label"),
     cell_id = vapply(cells, `[[`, "", "id"),
     status = field("status", ""),
+    failed_samples = as.integer(field("failed_samples", 1)),
     log_path = field("log_path", ""),
     metric = field("metric", ""),
     headline = field("headline", 1),
@@ -181,22 +267,20 @@ set_result <- function(cells, outcomes) {
 report_set <- function(result) {
   reused <- sum(result$reused)
   failed <- result[result$status == "failed", , drop = FALSE]
+  partial <- result[result$status == "partial", , drop = FALSE]
+  errors <- c(partial$error, failed$error)
+  errors <- errors[!is.na(errors)]
+  head <- "Evaluation set: {nrow(result)} cell{?s}, {sum(result$status == 'done')} done
+           ({reused} already before this call)."
+  names(head) <- if (all(result$status == "done")) "v" else "i"
   cli::cli_inform(c(
-    "v" = "Evaluation set: {nrow(result)} cell{?s}, {sum(result$status == 'done')} done
-           ({reused} already before this call).",
+    head,
+    if (nrow(partial)) c("!" = "{nrow(partial)} partial, with samples whose requests failed:
+                               {.val {paste0(partial$benchmark, ' x ', partial$model, ' (',
+                               partial$failed_samples, ' failed)')}}; call {.fn eval_set}
+                               again to ask them again (the others come from the cache)."),
     if (nrow(failed)) c("x" = "{nrow(failed)} failed: {.val {paste(failed$benchmark, 'x',
-                               failed$model)}}; call {.fn eval_set} again to retry them.")
+                               failed$model)}}; call {.fn eval_set} again to retry them."),
+    if (length(errors)) c("i" = "First error: {errors[[1]]}")
   ), class = "predictivebench_message_eval_set")
-}
-
-# The set's closing arena run among its models, judged by the set's judge.
-run_set_arena <- function(arena, models, specs, judge, log_dir, settings) {
-  if (is.null(judge)) abort_pb("An arena run needs {.arg judge}.", "argument")
-  chats <- lapply(seq_along(models), function(i) {
-    if (inherits(models[[i]], "Chat")) models[[i]] else chat_from_spec(specs[[i]])
-  })
-  names(chats) <- vapply(specs, spec_label, "")
-  args <- utils::modifyList(list(dir = file.path(log_dir, "arena"), models = chats,
-                                 judge = as_chat(judge), settings = settings), arena)
-  do.call(arena_run, args)
 }

@@ -22,8 +22,9 @@ futurex_weighted_score <- function(items) {
 }
 
 rlang::on_load(new_benchmark(
-  "futurex", "futurex_summary", headline = c("overall", paste("level", 1:4)), by = "level",
-  interval = futurex_interval[["normal"]],
+  "futurex", "futurex_summary", task = futurex_task, dataset = futurex_dataset,
+  headline = c("overall", "overall_present_levels", paste("level", 1:4)), by = "level",
+  interval = futurex_interval,
   sample = "extdata/futurex-sample.parquet", sample_items = 11L, versions = futurex_versions(),
   prepare = prepare_futurex, flattener = "futurex",
   statistic = futurex_weighted_score, statistic_columns = "level"

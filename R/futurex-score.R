@@ -202,6 +202,9 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
   duplicate_ids <- rlang::arg_match(duplicate_ids)
   table <- futurex_predictions_table(predictions, duplicate_ids)
   answers <- ifelse(table$has_answer, table$answer, NA_character_)
+  # a reasoning model's prediction is scored from its answer, after its thinking, as a
+  # task's is (R/engine-reasoning.R); text without thinking is left as it is
+  answers <- vapply(answers, function(a) answer_parts(a)$answer, "", USE.NAMES = FALSE)
   scores <- futurex_score_items(answers, table, number_rule, scorer_chat,
                                 as_request_settings(settings))
   items <- tibble::tibble(

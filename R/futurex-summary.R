@@ -11,7 +11,13 @@ futurex_interval <- c(
 #'
 #' The reference evaluator's summary: the mean score of each level, the number of items
 #' scored, and the overall score `sum(mean(level) * weight)` over the levels present
-#' (weights 0.1, 0.2, 0.3, 0.4, no renormalization), each with a 95% interval. The overall
+#' (weights 0.1, 0.2, 0.3, 0.4, no renormalization), each with a 95% interval.
+#'
+#' A level without a scored item weighs 0 in the overall, as in FutureX's `eval.py`, so a
+#' subset without levels 3 and 4 (`futurex_dataset(version = "sample", limit = 5)`) has an
+#' overall of at most 0.3. The overall stays eval.py's (the headline); beside it, the row
+#' `overall_present_levels` is the overall over the levels present (divided by their
+#' weights' sum, interval included), and the summary says which levels are missing. The overall
 #' interval combines the levels' standard errors (`sqrt(sum(w^2 * var / n))`), or, with
 #' `method = "bootstrap"`, resamples items within each level. Intervals are clipped to
 #' `[0, 1]`, the range of the scores. A level whose scores are all 0 or all 1 gets a Wilson
@@ -27,12 +33,13 @@ futurex_interval <- c(
 #'   independent evidence; with one epoch this is the naive interval. `NULL` treats every
 #'   sample as independent. The levels' standard errors are then clustered (CR1) and the
 #'   bootstrap draws whole clusters within each level.
-#' @returns A tibble with rows `overall` and `level 1` to `level 4`, in the columns every
+#' @returns A tibble with rows `overall`, `overall_present_levels` and `level 1` to
+#'   `level 4`, in the columns every
 #'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
 #'   `n_missing` (items skipped: no answer) and `weight`. Its class `benchmark_summary` gives
 #'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot.benchmark_summary()]). The
-#'   rows `overall` and `level 1` to `level 4` are the task's headline metrics: the numbers
+#'   rows are the task's headline metrics: the numbers
 #'   the log's header shows in `vitals_view()`.
 #' @family futurex
 #' @export
@@ -48,7 +55,8 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
                             cluster = "default") {
   method <- rlang::arg_match(method)
   items <- futurex_items(x)
-  items$cluster <- resolve_cluster(items, cluster, default = "id") %||% seq_len(nrow(items))
+  items$cluster <- resolve_cluster(items, cluster, benchmark_cluster("futurex", items)) %||%
+    seq_len(nrow(items))
   levels <- 1:4
   rows <- lapply(levels, function(l) {
     ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed,
@@ -66,13 +74,35 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
          upper = bounds[[2]], n = sum(by_level$n)),
     n_missing = sum(by_level$n_missing), weight = sum(by_level$weight[present])
   )
+  rescaled <- futurex_present_levels_row(top)
+  absent <- by_level$group[!present]
+  if (any(present) && length(absent)) {
+    summary_note(
+      c("{.val {absent}} {?has/have} no scored item: the overall counts {?it/them} as 0, as
+         FutureX's {.file eval.py} does, so it is at most {top$weight}.",
+        i = "{.field overall_present_levels} is the overall over the levels present
+             ({signif(rescaled$estimate, 3)})."),
+      class = "predictivebench_message_missing_levels"
+    )
+  }
   skipped <- sum(by_level$n_missing)
   if (skipped) {
     summary_note("{skipped} item{?s} without an answer {?was/were} skipped.",
                     class = "predictivebench_message_skipped")
   }
-  benchmark_summary(rbind(top, by_level), "futurex", by = "level",
-                    interval = futurex_interval[[method]])
+  out <- benchmark_summary(rbind(top, rescaled, by_level), "futurex", method = method)
+  with_truncation(out, items$cut, items$answers)  # R/results-truncation.R
+}
+
+# The overall over the levels present: eval.py's overall (and its interval) divided by the
+# present levels' weights, so a subset without levels 3-4 is not capped at 0.3.
+futurex_present_levels_row <- function(top) {
+  row <- top
+  row$group <- "overall_present_levels"
+  scale <- if (isTRUE(top$weight > 0)) top$weight else NA_real_
+  row[c("estimate", "lower", "upper")] <- top[c("estimate", "lower", "upper")] / scale
+  row$weight <- if (is.na(scale)) NA_real_ else 1
+  row
 }
 
 futurex_overall_interval <- function(items, by_level, method, times, seed) {
@@ -110,12 +140,20 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
 }
 
 futurex_items <- function(x, call = rlang::caller_env()) {
-  if (inherits(x, "futurex_scores")) return(x$items)
+  if (inherits(x, "futurex_scores")) {
+    # answers from a predictions file: whether they were cut off is not known
+    items <- x$items
+    items$cut <- rep(0, nrow(items))
+    items$answers <- rep(1, nrow(items))
+    return(items)
+  }
   x <- benchmark_samples(
     x, c("level", "score"),
     "an evaluated FutureX task, its samples or log file, or {.fn futurex_score} output.",
     call = call
   )
-  tibble::tibble(id = x$id, level = x$level, score = as.double(x$score))
+  cuts <- answer_cuts(x)
+  tibble::tibble(id = x$id, level = x$level, score = as.double(x$score), cut = cuts$cut,
+                 answers = cuts$answers)
 }
 

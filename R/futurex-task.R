@@ -97,6 +97,15 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' * Regular expressions use Unicode word boundaries and whitespace, like Python's `re`.
 #' * The reference reports a level with no items as 0; [futurex_summary()] reports `NA` with
 #'   `n = 0` (the overall score is the same).
+#' * Reasoning is kept, never scored. The reference's models showed no reasoning, and
+#'   `eval.py` takes the first `\boxed{}` of the text: of a reasoning model's text that
+#'   would be a guess inside its thinking. Here the answer is the text after the thinking
+#'   (`<think>...</think>`, or a provider's reasoning field such as vLLM's
+#'   `reasoning_content`, kept in the sample's chat as reasoning), for a task's answers, the
+#'   judge's replies and [futurex_score()]'s predictions alike. An answer that exists only
+#'   in unfinished thinking (cut off at the token limit) is an empty answer and scores 0;
+#'   each sample's `solver_metadata$truncated` says whether its answer was cut off, and
+#'   [futurex_summary()] counts them (a note, and the summary's attribute `truncated`).
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args

@@ -8,14 +8,8 @@ logprob_chat_system_prompt <- paste(
 
 chat_scores <- function(chat, prefix, query, settings, top_logprobs, system_prompt) {
   prompts <- unique(prefix)
-  # OpenAI's Responses API (ellmer::chat_openai()) refuses fewer than 16 output tokens; only
-  # the first token is read either way.
-  max_tokens <- if (inherits(chat$get_provider(), "ellmer::ProviderOpenAI")) 16 else 1
-  configured <- configure_chat(
-    chat, system_prompt,
-    ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
-  )
-  res <- without_max_tokens_warning(logprob_chat_requests(configured, prompts, settings))
+  configured <- logprob_chat_configured(chat, top_logprobs, system_prompt)
+  res <- chat_logprob_responses(configured, prompts, settings)
   at <- match(prefix, prompts)
   rows <- lapply(seq_along(prefix), function(i) {
     j <- at[[i]]
@@ -39,6 +33,38 @@ chat_scores <- function(chat, prefix, query, settings, top_logprobs, system_prom
     cached = res$cached[at],
     !!!pair_usage(length(prefix), match(prompts, prefix), res)
   )
+}
+
+# The chat asking for the first answer token and its top alternatives.
+logprob_chat_configured <- function(chat, top_logprobs, system_prompt) {
+  # OpenAI's Responses API (ellmer::chat_openai()) refuses fewer than 16 output tokens; only
+  # the first token is read either way.
+  max_tokens <- if (inherits(chat$get_provider(), "ellmer::ProviderOpenAI")) 16 else 1
+  configure_chat(
+    chat, system_prompt,
+    ellmer::params(log_probs = TRUE, max_tokens = max_tokens, top_logprobs = top_logprobs)
+  )
+}
+
+# The first prompt's request alone, then the others: a chat endpoint that answers without
+# log-probabilities (Ollama's OpenAI endpoint long ignored `logprobs`) stops the call after
+# that one request, instead of each prompt failing the same way. An answer that could not be
+# had (an HTTP error) fails its prompt only, as before.
+chat_logprob_responses <- function(chat, prompts, settings, call = rlang::caller_env()) {
+  first <- without_max_tokens_warning(logprob_chat_requests(chat, prompts[1], settings))
+  if (is.na(first$error[[1]]) && is.null(settings$dry_run) &&
+      inherits(try(top_alternatives(first$json[[1]]), silent = TRUE), "try-error")) {
+    url <- chat$get_provider()@base_url
+    abort_pb(
+      c("The chat endpoint at {.url {url}} answers without token log-probabilities, so the chat backend can't score.",
+        i = "It ignored {.code logprobs = true} and {.code top_logprobs}: use a server that gives them (vLLM, llama.cpp's {.code llama-server}, a recent Ollama), or, for the faithful scores, one that echoes prompt log-probabilities with {.code backend = \"completions\"}.",
+        i = "1 request sent, no other."),
+      "logprobs_unsupported", call = call
+    )
+  }
+  if (length(prompts) < 2) return(first)
+  rest <- without_max_tokens_warning(logprob_chat_requests(chat, prompts[-1], settings))
+  rbind(first, rest)
 }
 
 # One request per prompt through the engine's pool (run_requests(): its retries, deadline,

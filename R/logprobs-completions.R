@@ -8,10 +8,17 @@
 logprob_endpoint <- function(chat) {
   provider <- chat$get_provider()
   list(base_url = sub("/+$", "", provider@base_url), model = chat$get_model(),
-       credentials = S7::prop(provider, "credentials"), headers = provider@extra_headers)
+       credentials = S7::prop(provider, "credentials"), headers = provider@extra_headers,
+       route = "echo")
 }
 
+# The request for a text on the endpoint's route (probe_completions()): the prompt echoed
+# with its log-probabilities, or vLLM's `prompt_logprobs` (the prompt's own tokens only).
 completion_body <- function(endpoint, text, max_tokens) {
+  if (identical(endpoint$route, "prompt_logprobs")) {
+    return(list(model = endpoint$model, prompt = text, max_tokens = as.integer(max_tokens),
+                prompt_logprobs = 0L))
+  }
   list(model = endpoint$model, prompt = text, echo = TRUE, logprobs = 0L,
        max_tokens = as.integer(max_tokens))
 }
@@ -22,8 +29,10 @@ completion_key <- function(endpoint, text, max_tokens) {
             body = completion_body(endpoint, text, max_tokens))
 }
 
-# The echoed prompt's tokens and log-probabilities, without any generated tokens.
-parse_completion <- function(body) {
+# The echoed prompt's tokens, log-probabilities and text offsets (`NULL` when the endpoint
+# gives none), without any generated tokens.
+parse_completion <- function(body, route = "echo") {
+  if (identical(route, "prompt_logprobs")) return(parse_prompt_logprobs(body))
   choice <- body$choices[[1]]
   lp <- choice$logprobs
   if (is.null(lp) || is.null(lp$tokens)) {
@@ -40,42 +49,97 @@ parse_completion <- function(body) {
     abort_pb("The response has {length(tokens)} tokens but {length(logprobs)} log-probabilities.",
              "logprobs")
   }
+  offsets <- if (!is.null(lp$text_offset)) {
+    vapply(lp$text_offset, function(x) if (is.null(x)) NA_real_ else as.double(x), 1)
+  }
   generated <- as.integer(body$usage$completion_tokens %||% 0L)
   if (generated > 0 && generated <= length(tokens)) {
     keep <- seq_len(length(tokens) - generated)
     tokens <- tokens[keep]
     logprobs <- logprobs[keep]
+    if (length(offsets) >= length(keep)) offsets <- offsets[keep]
   }
-  list(tokens = tokens, logprobs = logprobs,
+  # a server that ignores `echo` answers with the generated tokens alone
+  if (!length(tokens)) {
+    abort_pb(
+      c("The completions response has no echoed token log-probabilities: only generated tokens.",
+        i = "The endpoint must support {.code echo = true} with {.code logprobs}."),
+      "logprobs"
+    )
+  }
+  list(tokens = tokens, logprobs = logprobs, offsets = offsets,
        input_tokens = as.double(body$usage$prompt_tokens %||% NA),
        output_tokens = as.double(body$usage$completion_tokens %||% NA))
+}
+
+# vLLM's `prompt_logprobs = 0`: per prompt token a map from token id to `{logprob, rank,
+# decoded_token}` holding that token alone (`null` for the first, which has no context and
+# whose text fill_first_token() finds).
+parse_prompt_logprobs <- function(body) {
+  entries <- body$choices[[1]]$prompt_logprobs
+  if (!length(entries)) {
+    abort_pb(
+      c("The completions response has no {.code prompt_logprobs}.",
+        i = "The endpoint must support vLLM's {.code prompt_logprobs}."),
+      "logprobs"
+    )
+  }
+  if (any(lengths(entries) > 1)) {
+    abort_pb("The response's {.code prompt_logprobs} give several tokens for one prompt token.",
+             "logprobs")
+  }
+  own <- lapply(entries, function(e) if (length(e)) e[[1]])
+  list(
+    tokens = vapply(own, function(x) as.character(x$decoded_token %||% NA_character_), ""),
+    logprobs = vapply(own, function(x) as.double(x$logprob %||% NA_real_), 1),
+    offsets = NULL,
+    input_tokens = as.double(body$usage$prompt_tokens %||% NA),
+    output_tokens = as.double(body$usage$completion_tokens %||% NA)
+  )
 }
 
 # One echo request per distinct text, cached, through the one request pool (request_pool(),
 # completions_transport()); a record or an error message each. Each answer is cached the
 # moment it arrives. A refused key (401/403) stops the call with one error of class
 # `predictivebench_error_auth`.
+# `conditions` keeps each failed request's error itself (its HTTP status), for the probe.
 echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
+  if (!length(texts)) {
+    return(list(records = list(), errors = character(), cached = logical(),
+                conditions = list()))
+  }
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
   kept <- cache_keeper(dir, keys, cache_get_many(dir, keys, settings$dry_run), settings$dry_run)
   cached <- !vapply(kept$records, is.null, TRUE)
+  conditions <- vector("list", length(texts))
+  keep <- function(i, value) {
+    if (inherits(value, "error")) conditions[[i]] <<- value
+    kept$keep(i, value)
+  }
   todo <- which(!cached)
   # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
   todo <- dry_run_completions(settings$dry_run, endpoint, texts, keys, todo, sum(cached),
                               kept$keep, max_tokens)
   if (length(todo)) {
     cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
-    send_completions(endpoint, texts, todo, kept$keep, max_tokens, settings,
+    send_completions(endpoint, texts, todo, keep, max_tokens, settings,
                      cached = !is.null(dir))
   }
-  list(records = kept$records, errors = kept$errors, cached = cached)
+  records <- Map(fill_first_token, kept$records, texts)
+  list(records = unname(records), errors = kept$errors, cached = cached,
+       conditions = conditions)
+}
+
+bind_echoed <- function(a, b) {
+  list(records = c(a$records, b$records), errors = c(a$errors, b$errors),
+       cached = c(a$cached, b$cached), conditions = c(a$conditions, b$conditions))
 }
 
 send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, cached,
                              call = rlang::caller_env()) {
   deadline <- settings_deadline(settings)
-  read <- function(resp) parse_completion(httr2::resp_body_json(resp))
+  read <- function(resp) parse_completion(httr2::resp_body_json(resp), endpoint$route)
   transport <- completions_transport(endpoint, texts, max_tokens, read, settings$max_active,
                                      deadline, dry_run = !is.null(settings$dry_run))
   started <- now_seconds()
@@ -91,11 +155,20 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
                 list(endpoint_chat(endpoint)))
 }
 
+# The first text is the probe (probe_completions()): it learns the endpoint's route, or stops
+# the call before the other texts are sent. Every answer is checked (check_echoed()) before
+# any query is scored.
 completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,
-                               settings) {
+                               settings, chat_probe = function() FALSE) {
   full <- paste0(prefix, query)
   texts <- unique(c(full, query))
-  echoed <- echo_texts(endpoint, texts, dir, max_tokens, settings)
+  probe <- probe_completions(endpoint, texts[[1]], dir, max_tokens, settings, span_check,
+                             chat_probe)
+  echoed <- bind_echoed(probe$echoed,
+                        echo_texts(probe$endpoint, texts[-1], dir, max_tokens, settings))
+  if (is.null(settings$dry_run)) {
+    check_echoed(echoed$records, texts, probe$endpoint, span_check)
+  }
   at <- function(text) match(text, texts)
   rows <- lapply(seq_along(full), function(i) {
     f <- at(full[[i]])

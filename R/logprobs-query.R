@@ -12,7 +12,7 @@
 #' * `"completions"` (the faithful one): an OpenAI-compatible `/v1/completions` endpoint that
 #'   echoes prompt log-probabilities, such as vLLM or llama-cpp-python's server
 #'   (`python -m llama_cpp.server --logits_all true`); mainline llama.cpp's `llama-server`
-#'   rejects `echo`. The full text `prefix + query` is sent with
+#'   does not echo. The full text `prefix + query` is sent with
 #'   `echo = true, logprobs = 0, max_tokens = 0` (see `max_tokens` for servers that refuse
 #'   0); the score is
 #'   the sum of the log-probabilities of its last `n` tokens, where `n` comes from tokenizing
@@ -40,7 +40,31 @@
 #'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers. The number of
 #'   alternatives is sent as `top_logprobs` (an extra argument to [ellmer::params()]):
 #'   ellmer's `top_k` is the sampling parameter of that name, which OpenAI-compatible
-#'   servers do not read as a number of alternatives.
+#'   servers do not read as a number of alternatives. The first prefix's request is sent
+#'   alone: a chat endpoint that answers it without log-probabilities (one that ignores
+#'   `logprobs`) stops the call there, with `predictivebench_error_logprobs_unsupported`.
+#'
+#' **The server is known before its queries are sent.** The completions backend's first
+#' request (the first full text, which it sends anyway: no extra request at a good server)
+#' is a probe. An endpoint that echoes the prompt's log-probabilities is scored through
+#' `echo`; one that answers without them but gives vLLM's `prompt_logprobs` (an extra
+#' body field) is scored through those (a second request; the same numbers); and one with
+#' neither stops the call, after at most 3 requests (the third asks its chat endpoint for
+#' first-token log-probabilities), with an error of class
+#' `predictivebench_error_logprobs_unsupported` saying what the server lacks and what to
+#' do: `backend = "chat"` where the chat endpoint gives log-probabilities (a chat-only
+#' server such as Ollama's OpenAI endpoint, or mainline llama.cpp's `llama-server`), or a
+#' server that echoes them. A server that does not answer the probe at all (after
+#' `max_tries`) stops the call with `predictivebench_error_logprobs_probe`, nothing else
+#' sent. Which route was taken is said once per session and endpoint.
+#'
+#' **Log-probabilities that cannot be right are refused** before any query is scored, with
+#' `predictivebench_error_logprobs_broken`: every echoed token at one value (at least four
+#' tokens; llama.cpp-style servers are reported to echo 0.0 for each, which would put every
+#' query at chance), text offsets that are given but missing for some token or out of
+#' order, and tokens that do not spell the text sent (allowing a leading BOS token and the
+#' spellings tokenizers give token texts: `"\u2581"` and `"\u0120"` for a space, `"<0x0A>"`;
+#' `span_check = FALSE` skips this one).
 #'
 #' Every request, of either backend, goes through the one request pool every solver and
 #' judge uses, with `settings` (see [request_settings()]): `max_active` requests in flight,
@@ -60,8 +84,8 @@
 #' so a [vitals::Task]'s `$get_cost()` includes them. Completions requests are counted
 #' under the chat's provider and model; their cost is `NA`, as the endpoint gives no
 #' prices. Cache keys hold the base URL, model, request body and texts, never the API key.
-#' Failed requests (after `max_tries` attempts for HTTP 429/5xx, timeouts and dropped
-#' connections) leave `NA` and their error; the other pairs are kept.
+#' Failed requests after the probe (after `max_tries` attempts for HTTP 429/5xx, timeouts
+#' and dropped connections) leave `NA` and their error; the other pairs are kept.
 #'
 #' @param chat An ellmer chat for an OpenAI-compatible provider, e.g.
 #'   `ellmer::chat_openai_compatible(base_url = "http://localhost:8000/v1", model = "...")`
@@ -73,8 +97,9 @@
 #' @param backend `"completions"` (sum over the query's tokens, the original's method) or
 #'   `"chat"` (first-token approximation).
 #' @param span_check `TRUE` (the default) gives `NA` and an error when the last tokens of
-#'   the full text are not the query's own tokens; `FALSE` sums them anyway (the original
-#'   stopped with an assertion error).
+#'   the full text are not the query's own tokens, and stops the call when the echoed tokens
+#'   do not spell the text sent; `FALSE` sums them anyway (the original stopped with an
+#'   assertion error).
 #' @param max_tokens Sent with the completions backend: `0` (the original's). Use `1` with a
 #'   server that refuses 0 (some vLLM versions require at least 1) or reads 0 as "no limit"
 #'   (llama-cpp-python then generates until the context is full); generated tokens are left
@@ -119,8 +144,11 @@ query_logprobs <- function(chat, prefix, query, backend = c("completions", "chat
   }
   note_logprobs_unbatched(settings)
   if (backend == "completions") {
+    chat_probe <- function() {
+      chat_has_logprobs(chat, prefix[[1]], settings, top_logprobs, system_prompt)
+    }
     scores <- completions_scores(logprob_endpoint(chat), prefix, query, dir, span_check,
-                                 max_tokens, settings)
+                                 max_tokens, settings, chat_probe)
     log_session_usage(chat, sum(scores$input_tokens),
                       sum(scores$output_tokens), NA_real_)
     scores

@@ -32,8 +32,10 @@ prepare_probsem_version <- function(rows, files) {
 }
 
 rlang::on_load(new_benchmark(
-  "probsem", "probsem_summary", headline = NULL, by = "suite",
-  interval = mean_ci_interval("normal"), lower_is_better = "js_distance",
+  "probsem", "probsem_summary", task = probsem_task, dataset = probsem_dataset,
+  headline = NULL, by = "suite",
+  interval = c(normal = mean_ci_interval("normal"), bootstrap = mean_ci_interval("bootstrap")),
+  lower_is_better = "js_distance",
   sample = "extdata/probsem-sample.parquet", sample_items = 6L, versions = probsem_versions(),
   prepare = prepare_probsem, prepare_pinned = prepare_probsem_version, flattener = "probsem"
 ))

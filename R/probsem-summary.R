@@ -25,9 +25,14 @@
 #' only its per-context "PASSED" line uses `np.argmax`, the first maximum). So a model that
 #' gives every query the same probability (a uniform guesser, or a backend that cannot tell
 #' the queries apart) scores 100%: each suite's row counts the contexts that were correct
-#' only through a tie in `n_tied`, and the summary says so when there are any.
-#' A suite with any context whose `expected` is -1 has no accuracy (`NA`, with a message),
-#' as in the original. Contexts whose scoring failed are left out and counted in
+#' only through a tie in `n_tied`, and the summary says so when there are any. A result in
+#' which every query of every context ties is flagged in the column `all_tied`, with a
+#' message: no model gives that, a server's broken log-probabilities do.
+#' A context whose `expected` is -1 has no ground truth: it is left out of its suite's
+#' accuracy and counted in `n_no_truth` (with a message), so `n` counts the contexts with a
+#' ground truth that were scored, and a suite with none has no accuracy (`NA`). The original
+#' printed no accuracy for a suite with any such context (see "Differences from the
+#' original" in [probsem_task()]). Contexts whose scoring failed are left out and counted in
 #' `n_missing`. `probsem_distributions()` gives every context's distribution over its
 #' queries, the numbers the accuracy is computed from.
 #'
@@ -50,10 +55,12 @@
 #'   judgements), then one accuracy row per prompt and suite, in the columns every
 #'   predictivebench summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of
 #'   different prompts share a name), `metric` (`"accuracy"` or `"js_distance"`), `estimate`,
-#'   `lower`, `upper`, `n` (contexts scored, or sentences compared), then `n_missing`
+#'   `lower`, `upper`, `n` (contexts with a ground truth scored, or sentences compared), then `n_missing`
 #'   (failed), `n_no_truth` (contexts with `expected == -1`), `n_tied` (contexts counted
-#'   correct whose maximum probability is shared with another query), `prompt` and
-#'   `temperature` (of a sentence row). It is a [benchmark_summary()]
+#'   correct whose maximum probability is shared with another query), `prompt`,
+#'   `temperature` (of a sentence row) and `all_tied` (the same in every row: `TRUE` when
+#'   every query of every scored context has the same probability, which a model does not
+#'   give, with a message saying so). It is a [benchmark_summary()]
 #'   (`ggplot2::autoplot()` draws it by suite), and every row is a metric of a probsem log,
 #'   those with a number first (the overall distance, when there is one, is the viewer's
 #'   headline).
@@ -81,10 +88,13 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   accuracy <- probsem_accuracy(samples, method, cluster)
   humans <- probsem_human_rows(samples, method, cluster)
   # a suite compared with people needs no ground truth to have a number
-  none <- accuracy$group[accuracy$n_no_truth > 0 & !accuracy$group %in% humans$group]
-  if (length(none)) {
+  apart <- accuracy$n_no_truth > 0 & !accuracy$group %in% humans$group
+  if (any(apart)) {
+    counts <- sprintf("%s: %d of %d", accuracy$group[apart], accuracy$n_no_truth[apart],
+                      accuracy$n_no_truth[apart] + accuracy$n[apart] + accuracy$n_missing[apart])
     summary_note(
-      "Suite{?s} {.val {none}} {?has/have} contexts without ground truth (expected = -1): no accuracy.",
+      c("Contexts without ground truth (expected = -1) are left out of their suite's
+         accuracy and counted in {.field n_no_truth}:", "*" = "{counts}"),
       class = "predictivebench_message_no_truth"
     )
   }
@@ -105,10 +115,30 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
     summary_note("{failed} context{?s} could not be scored and {?is/are} left out.",
                     class = "predictivebench_message_skipped")
   }
+  all_tied <- probsem_all_tied(samples)
+  if (all_tied) {
+    summary_note(
+      c("Every query of every context has the same probability: the scores can't tell the queries apart.",
+        i = "This is what log-probabilities that are not a model's give (a server echoing 0.0 for every token, say); the accuracy is that of a tie, not of the model.",
+        i = "Every row of this summary has {.code all_tied = TRUE}."),
+      class = "predictivebench_message_all_tied"
+    )
+  }
   if (is.null(humans)) return(accuracy)
   accuracy$temperature <- NA_real_
-  benchmark_summary(rbind(humans, accuracy), "probsem", by = "suite",
-                    interval = mean_ci_interval(method))
+  humans$all_tied <- rep(all_tied, nrow(humans))
+  benchmark_summary(rbind(humans, accuracy), "probsem", method = method)
+}
+
+# Whether the whole result is one tie: every scored context (at least one) gives each of its
+# queries (two or more) the same probability.
+probsem_all_tied <- function(samples) {
+  tied <- vapply(samples$solver_metadata, function(m) {
+    prob <- as.double(m$prob)
+    if (length(prob) < 2 || anyNA(prob)) return(NA)
+    max(prob) - min(prob) <= 1e-12
+  }, NA)
+  any(!is.na(tied)) && all(tied, na.rm = TRUE)
 }
 
 # The js_distance rows of probsem_summary(): overall, per suite, per sentence; NULL without
@@ -120,7 +150,7 @@ probsem_human_rows <- function(samples, method = "normal", cluster = "default") 
   at <- match(fits$id, as.character(samples$id))
   fits$group <- labels$label[match(fits$label, labels$key)]
   fits$prompt <- samples$prompt[at]
-  cl <- resolve_cluster(samples, cluster, default = "id")
+  cl <- resolve_cluster(samples, cluster, benchmark_cluster("probsem", samples))
   cl <- if (!is.null(cl)) cl[at]
   mean_row <- function(group, rows) {
     ci <- mean_ci(fits$js_distance[rows], method = method,
@@ -155,7 +185,7 @@ probsem_suite_labels <- function(samples) {
 # The accuracy rows of probsem_summary(), one per suite, without its notes.
 probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   samples <- probsem_samples(x)
-  cl <- resolve_cluster(samples, cluster, default = "id")
+  cl <- resolve_cluster(samples, cluster, benchmark_cluster("probsem", samples))
   judged <- lapply(seq_len(nrow(samples)), function(i) {
     probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])
   })
@@ -163,19 +193,19 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   tied <- correct %in% TRUE & vapply(judged, `[[`, NA, "tied")
   groups <- probsem_suite_labels(samples)
   labels <- groups$label
+  all_tied <- probsem_all_tied(samples)
   rows <- lapply(seq_len(nrow(groups)), function(g) {
     in_group <- samples$prompt == groups$prompt[[g]] & samples$suite == groups$suite[[g]]
     no_truth <- sum(samples$expected[in_group] == -1)
     scored <- in_group & samples$expected != -1
+    # contexts without ground truth are counted apart (n_no_truth), not in the accuracy
     ci <- mean_ci(as.double(correct[scored]), method = method, limits = c(0, 1),
                   cluster = shared_cluster(cl[scored]))
-    if (no_truth) ci[c("mean", "lower", "upper")] <- NA_real_
     summary_rows(labels[[g]], "accuracy", ci, n_missing = ci$n_missing,
                  n_no_truth = no_truth, n_tied = sum(tied[scored]),
-                 prompt = groups$prompt[[g]])
+                 prompt = groups$prompt[[g]], all_tied = all_tied)
   })
-  benchmark_summary(do.call(rbind, rows), "probsem", by = "suite",
-                    interval = mean_ci_interval(method))
+  benchmark_summary(do.call(rbind, rows), "probsem", method = method)
 }
 
 probsem_samples <- function(x, call = rlang::caller_env()) {

@@ -110,9 +110,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' @section Differences from the original:
 #' * Backends: the original scored with OpenAI completion engines (echo) or a local
 #'   HuggingFace model. Here the faithful backend is any OpenAI-compatible `/v1/completions`
-#'   endpoint with echo (vLLM, llama-cpp-python's server; mainline llama.cpp's
-#'   `llama-server` rejects `echo`); HuggingFace models are scored by serving them with such
-#'   a server. Use `max_tokens = 1` with a server that refuses the original's 0 (some vLLM
+#'   endpoint that echoes prompt log-probabilities (vLLM, llama-cpp-python's server with
+#'   `--logits_all true`; mainline llama.cpp's `llama-server` does not echo) or gives vLLM's
+#'   `prompt_logprobs`, the route found by the first request; HuggingFace models are scored
+#'   by serving them with such a server. Use `max_tokens = 1` with a server that refuses the original's 0 (some vLLM
 #'   versions) or reads it as "no limit" (llama-cpp-python); generated tokens are not
 #'   scored. The `"chat"` backend (first-token log-probability from a chat
 #'   endpoint's top alternatives) is an approximation for chat-only providers with no
@@ -133,6 +134,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #'   digits), not bit for bit.
 #' * `norm = "sqrt"` (divide by the square root of the token count) is an addition; the
 #'   original's `--norm` is `norm = "tokens"` (or `TRUE`).
+#' * Suite accuracy: the original prints no accuracy for a suite with any context whose
+#'   `expected` is -1 (no ground truth). Here such contexts are left out of the accuracy and
+#'   counted apart (`n_no_truth` in [probsem_summary()]), so a suite that mixes the two
+#'   still has the accuracy of the contexts that have a ground truth.
 #' * Input checks: a multi-line, empty or repeated query, an `expected` outside -1 to the
 #'   number of queries minus one, and a missing field are errors naming the suite and the
 #'   query or context; the original silently scored the wrong text, failed an assertion, or
@@ -152,9 +157,16 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' Besides the shared kinds (see [predictivebench-errors]): `predictivebench_error_field`
 #' for a bad suite (from [prepare_task_table()]), and `predictivebench_error_duplicate_input`
 #' when two contexts have the same text but different queries (their scored texts would be
-#' the same, so such suites must be evaluated in separate tasks). Problems with a
-#' single request or response (HTTP errors, missing log-probabilities, a query span that does
-#' not match) never stop a run: they are in the metadata's `errors`.
+#' the same, so such suites must be evaluated in separate tasks). A server that can't give
+#' the log-probabilities the backend needs stops the run before its queries are sent, after
+#' at most 3 requests (`predictivebench_error_logprobs_unsupported`, naming what it lacks and
+#' what to do: at a chat-only server such as Ollama's, `backend = "chat"`), as do
+#' log-probabilities that can't be a model's (`predictivebench_error_logprobs_broken`: every
+#' prompt token at one value, as the broken echo of llama.cpp-style servers gives, broken
+#' offsets, tokens that do not spell the text sent) and a server that does not answer the
+#' first request (`predictivebench_error_logprobs_probe`); see [query_logprobs()]. Other
+#' problems with a single request or response (HTTP errors, a query span that does not
+#' match) never stop a run: they are in the metadata's `errors`.
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args

@@ -35,9 +35,11 @@ solution_cluster <- function(samples) {
 }
 
 rlang::on_load(new_benchmark(
-  "processbench", "processbench_summary",
-  headline = c("overall f1", "overall error_acc", "overall correct_acc"), by = "task",
-  interval = processbench_interval[["normal"]],
+  "processbench", "processbench_summary", task = processbench_task,
+  dataset = processbench_dataset,
+  headline = c("overall f1", "overall error_acc", "overall correct_acc"),
+  # the column holding ProcessBench's split (gsm8k, math, ...), which the original reports by
+  by = "task_l1", interval = processbench_interval,
   sample = "extdata/deltabench-sample.parquet", sample_items = 8L,
   versions = processbench_versions(),
   prepare = prepare_processbench,

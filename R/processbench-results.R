@@ -21,7 +21,8 @@
 #' @returns The two paths (named `results` and `summary`), invisibly.
 #' @keywords internal
 processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = NULL,
-                                       by = "task_l1") {
+                                       by = "default") {
+  by <- summary_by(by, "processbench")
   check_string(dir)
   check_string(dataset)
   check_string(model, allow_null = TRUE)

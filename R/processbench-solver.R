@@ -45,6 +45,10 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
         if (is.na(res$error[[i]])) processbench_choices(res$json[[i]], res$result[[i]]) else
           rep(NA_character_, n_votes)
       })
+      cuts <- lapply(seq_len(n), function(i) {
+        if (is.na(res$error[[i]])) processbench_choice_cuts(res$json[[i]], res$truncated[[i]])
+        else rep(FALSE, n_votes)
+      })
       errors <- lapply(seq_len(n), function(i) rep(res$error[[i]], length(texts[[i]])))
       got <- lengths(texts)
       short <- which(is.na(res$error) & got < n_votes)
@@ -56,6 +60,7 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
         extra <- send(inputs[sample], vote = vote)
         for (i in short) {
           texts[[i]] <- c(texts[[i]], extra$result[sample == i])
+          cuts[[i]] <- c(cuts[[i]], extra$truncated[sample == i] %in% TRUE)
           errors[[i]] <- c(errors[[i]], extra$error[sample == i])
         }
         res <- bind_requests(list(res, extra), list(seq_len(n), n + seq_along(sample)))
@@ -74,6 +79,7 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
       res <- send(inputs[owner], vote = first[owner] + rep(seq_len(n_votes), times = n),
                   chat_per = owner)
       texts <- unname(split(res$result, owner))
+      cuts <- unname(split(res$truncated %in% TRUE, owner))
       errors <- unname(split(res$error, owner))
     }
     report_failures(res$error, what = "vote request")  # one per request, not per vote
@@ -88,7 +94,9 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
       # usage summed over every vote request of the sample, so the log counts them all
       metadata[[i]] <- c(
         list(prediction = vote$prediction, votes = vote$votes, n_valid = vote$n_valid,
-             n_votes = n_votes, critiques = texts[[i]], errors = errors[[i]]),
+             n_votes = n_votes, critiques = texts[[i]], errors = errors[[i]],
+             # how many of its votes were cut off at the token limit (R/results-truncation.R)
+             truncated = sum(cuts[[i]])),
         usage_metadata(res, rows), list(seconds = sum(res$seconds[rows]))
       )
     }
@@ -143,16 +151,39 @@ bind_requests <- function(parts, index) {
   }), columns))
 }
 
-# The texts of every choice in an OpenAI-style response; the parsed text when there is no
-# JSON (an offline baseline) and NA for a failed request.
+# The answers of every choice in an OpenAI-style response, each without its reasoning (as
+# the engine reads one answer: R/engine-reasoning.R), so a vote's thinking is never counted;
+# the parsed answer when there is no JSON (an offline baseline) and NA for a failed request.
 processbench_choices <- function(json, text) {
   choices <- json$choices
   if (!length(choices) && length(json$output)) return(responses_texts(json$output, text))
   if (!length(choices)) return(text)
-  vapply(choices, function(ch) {
-    content <- ch$message$content
-    if (is.character(content) && length(content) == 1) content else NA_character_
-  }, "")
+  vapply(choices, function(ch) choice_answer(ch)$answer, "")
+}
+
+# Whether each choice of processbench_choices() was cut off at the token limit (or inside
+# unfinished reasoning); `truncated` (the request's) when the response has no choices.
+processbench_choice_cuts <- function(json, truncated) {
+  choices <- json$choices
+  if (!length(choices)) {
+    n <- length(processbench_choices(json, NA_character_))
+    return(rep(truncated %in% TRUE, n))
+  }
+  vapply(choices, function(ch) choice_answer(ch)$truncated, TRUE)
+}
+
+# One chat-completions choice read as record_answer() reads a request: its text, the
+# reasoning a server gave in a field of its own (vLLM's `reasoning_content`, `reasoning`),
+# and its own finish reason.
+choice_answer <- function(choice) {
+  message <- choice$message
+  content <- message$content
+  reasoning <- message$reasoning_content %||% message$reasoning
+  record_answer(list(
+    text = if (rlang::is_string(content)) content else NA_character_,
+    reasoning = if (rlang::is_string(reasoning)) reasoning else NA_character_,
+    finish_reason = if (rlang::is_string(choice$finish_reason)) choice$finish_reason
+  ))
 }
 
 # The Responses API's shape: one vote per message item, its output_text parts joined.
@@ -161,6 +192,6 @@ responses_texts <- function(output, text) {
   if (!length(messages)) return(text)
   vapply(messages, function(item) {
     parts <- Filter(function(part) identical(part$type, "output_text"), item$content)
-    paste(vapply(parts, function(part) part$text %||% "", ""), collapse = "")
+    answer_parts(paste(vapply(parts, function(part) part$text %||% "", ""), collapse = ""))$answer
   }, "")
 }

@@ -29,9 +29,9 @@ processbench_interval <- c(
 #' @param x An evaluated [processbench_task()], its `$get_samples()` tibble (columns
 #'   `label`, `score` or `result`, and the grouping column), or the log file it wrote (or
 #'   that log read by [log_samples()]).
-#' @param by The grouping column (default `"task_l1"`, which holds ProcessBench's split; a
-#'   table of several splits from [prepare_task_table()] also has them in `split`), or
-#'   `NULL` for the overall row only.
+#' @param by The grouping column: `"default"` (the default) is the registered one,
+#'   `task_l1`, which holds ProcessBench's split (a table of several splits from
+#'   [prepare_task_table()] also has them in `split`); or `NULL` for the overall row only.
 #' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see [mean_ci()]).
 #'   The F1 interval is always a bootstrap that resamples the two sides separately.
 #' @param times,seed Bootstrap resamples and seed (the global random stream is untouched).
@@ -66,9 +66,10 @@ processbench_interval <- c(
 #' tsk$eval(solver_chat = baseline_chat("\\boxed{-1}"), view = FALSE)
 #' s <- processbench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
-processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootstrap"),
+processbench_summary <- function(x, by = "default", method = c("normal", "bootstrap"),
                                  times = 1000, seed = 1, cluster = "default") {
   method <- rlang::arg_match(method)
+  by <- summary_by(by, "processbench")
   items <- processbench_items(x, by, cluster)
   groups <- if (is.null(by)) character() else sort(unique(items$group[!is.na(items$group)]))
   notes <- new.env()
@@ -98,8 +99,8 @@ processbench_summary <- function(x, by = "task_l1", method = c("normal", "bootst
       class = "predictivebench_message_small_group"
     )
   }
-  benchmark_summary(out, "processbench", by = by %||% "group",
-                    interval = processbench_interval[[method]])
+  out <- benchmark_summary(out, "processbench", by = by %||% "group", method = method)
+  with_truncation(out, items$cut, items$answers)  # R/results-truncation.R: votes cut off
 }
 
 processbench_items <- function(x, by, cluster = NULL, call = rlang::caller_env()) {
@@ -112,9 +113,11 @@ processbench_items <- function(x, by, cluster = NULL, call = rlang::caller_env()
   } else {
     !is.na(prediction) & prediction == x$label
   }
+  cuts <- answer_cuts(x)
   tibble::tibble(label = x$label, match = match, prediction = prediction,
                  group = if (is.null(by)) NA_character_ else as.character(x[[by]]),
-                 cluster = cluster %||% seq_len(nrow(x)))
+                 cluster = cluster %||% seq_len(nrow(x)), cut = cuts$cut,
+                 answers = cuts$answers)
 }
 
 processbench_samples <- function(x, by = NULL, call = rlang::caller_env()) {

@@ -74,6 +74,13 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #'   prediction; here invalid votes are dropped first, so the majority of valid votes wins.
 #' * Ties go to the value seen first (as Python's `Counter.most_common()` does).
 #' * A failed request is a missing vote, reported in the metadata, never a crash.
+#' * Reasoning is kept, never counted. ProcessBench's critic models wrote their reasoning in
+#'   the critique itself, and a reasoning model's `<think>...</think>` (or a server's
+#'   `reasoning_content`) would put a guessed `\boxed{}` before the answer; here each vote
+#'   is read from the text after the thinking (with `n_per_request = TRUE`, each choice's),
+#'   so only the answer votes. A vote whose answer exists only in unfinished thinking (cut
+#'   off at the token limit) is an invalid vote; `solver_metadata$truncated` counts a
+#'   sample's votes cut off, and [processbench_summary()] counts them over the run.
 #' * ProcessBench printed the accuracies and F1 and wrote `{split}_error.jsonl` and
 #'   `{split}_correct.jsonl`; here [processbench_summary()] reports them as fractions (0 to
 #'   1, not percent) and adds counts, intervals and the mean of the groups' F1, and

@@ -10,14 +10,23 @@
 #'
 #' @param rows The summary tibble.
 #' @param benchmark The benchmark's name, for the title.
-#' @param by What the groups are (`"level"`, `"task"`, `"competition"`, `"suite"`).
-#' @param interval What `lower` and `upper` are.
+#' @param by What the groups are (`"level"`, `"task_l1"`, `"competition"`, `"suite"`).
+#'   `NULL` (the default): the benchmark's registered `by` (see [new_benchmark()]).
+#' @param interval What `lower` and `upper` are. `NULL` (the default): the benchmark's
+#'   registered `interval` for `method`.
+#' @param method The interval method the summary used (`"normal"`, `"bootstrap"`), which
+#'   picks a registered `interval` named by method; `NULL`: the first.
 #' @returns `rows`, with class `benchmark_summary` added.
 #' @keywords internal
-benchmark_summary <- function(rows, benchmark, by = "group",
-                              interval = "95% confidence interval") {
+benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, method = NULL) {
   rows <- check_summary_rows(rows)
   check_string(benchmark)
+  entry <- registration(benchmark)
+  by <- by %||% entry$by %||% "group"
+  registered <- entry$interval %||% "95% confidence interval"
+  interval <- interval %||%
+    if (!is.null(method) && method %in% names(registered)) registered[[method]] else
+      registered[[1]]
   check_string(by)
   check_string(interval)
   attr(rows, "benchmark") <- benchmark

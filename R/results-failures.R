@@ -7,10 +7,21 @@
 #' **After a run**, give `report_failures()` an evaluated task (any `<benchmark>_task()`), a
 #' log file it wrote (`tsk$log_path`), or a folder of logs (such as
 #' `vitals::vitals_log_dir()`): it returns one row per failed sample and says how many
-#' samples of each run failed. A sample failed when it has no result, or when its solver's
-#' or scorer's metadata holds an error (a request that failed for good, a vote, a judge call
-#' or a log-probability request): retry it by running `$eval()` again, since every answered
-#' request comes from the cache.
+#' samples of each run failed, in two kinds that call for different remedies:
+#'
+#' * `"request"`: a request failed for good (its solver's or scorer's metadata holds an
+#'   error: a vote, a judge call or a log-probability request). Check the model name, the
+#'   API key and the endpoint, then run `$eval()` again: every answered request comes from
+#'   the cache, and only the failed ones are sent.
+#' * `"answer"`: every request was answered, but no answer could be scored (no result: the
+#'   reply had no answer the benchmark reads, such as ProcessBench votes without a boxed
+#'   step). Running again changes nothing (the answers are cached): look at the replies
+#'   (`$get_samples()`, the viewer), the answer format the prompt asks for, and `max_tokens`
+#'   (an answer cut off before its box).
+#'
+#' In a folder, a log that was not written by predictivebench (another Inspect AI or vitals
+#' log) or can't be read is skipped with a warning (class
+#' `predictivebench_warning_skipped_logs`, as [leaderboard()]'s); the others are reported.
 #'
 #' **While solving**, a solver calls `report_failures()` with the error of each request it
 #' sent (`NA` for a request that was answered):
@@ -35,8 +46,9 @@
 #'   requests were answered but whose answers could not be used says what to change instead.
 #' @returns For a task, log or folder: a tibble with one row per failed sample, `log` (the
 #'   file, `NA` for a task), `benchmark`, `model`, `id`, `epoch`, `step` (`"solve"` or
-#'   `"score"`) and `error` (the first error, or `"no result"`); no rows when nothing
-#'   failed. For errors: the number of failed requests, invisibly.
+#'   `"score"`), `kind` (`"request"` or `"answer"`, above) and `error` (the first error, or
+#'   `"no result"` for an answer that could not be scored); no rows when nothing failed.
+#'   For errors: the number of failed requests, invisibly.
 #' @family results
 #' @export
 #' @examples
@@ -102,12 +114,7 @@ failed_samples <- function(x) {
                       task_model(x)))
   } else {
     if (dir.exists(x)) {
-      paths <- sort(list.files(x, pattern = "[.]json$", full.names = TRUE, recursive = TRUE))
-      # a folder may hold other JSON files besides logs: they are passed over
-      runs <- lapply(paths, function(path) {
-        tryCatch(log_failures(path), predictivebench_error_json = function(e) NULL)
-      })
-      Filter(Negate(is.null), runs)
+      folder_failures(x)
     } else {
       list(log_failures(x))
     }
@@ -117,8 +124,29 @@ failed_samples <- function(x) {
   out
 }
 
-log_failures <- function(path) {
-  header <- read_log_header(path)
+# Every log of a folder that predictivebench wrote; other JSON files (not logs) are passed
+# over, and logs it did not write or can't read are skipped with one warning.
+folder_failures <- function(dir) {
+  paths <- sort(list.files(dir, pattern = "[.]json$", full.names = TRUE, recursive = TRUE))
+  skipped <- character()
+  runs <- lapply(paths, function(path) {
+    tryCatch({
+      header <- read_log_header(path)
+      if (is.null(header$eval$metadata$predictivebench)) {
+        skipped[[path]] <<- "not written by predictivebench (another Inspect AI or vitals log)."
+        return(NULL)
+      }
+      log_failures(path, header)
+    }, predictivebench_error_json = function(e) NULL, error = function(e) {
+      skipped[[path]] <<- conditionMessage(e)
+      NULL
+    })
+  })
+  warn_skipped_logs(skipped)
+  Filter(Negate(is.null), runs)
+}
+
+log_failures <- function(path, header = read_log_header(path)) {
   samples <- log_samples(path)
   benchmark <- as.character(header$eval$metadata$benchmark %||% header$eval$task %||% NA)
   out <- run_failures(samples, path, benchmark, as.character(header$eval$model %||% NA))
@@ -132,8 +160,9 @@ task_model <- function(task) {
   chat_model_label(samples$solver_chat[[1]])
 }
 
-# One row per failed sample of one run: no result, or an error in the solver's or scorer's
-# metadata (fields `error`, `errors` and `*_error` holding text).
+# One row per failed sample of one run: an error in the solver's or scorer's metadata
+# (fields `error`, `errors` and `*_error` holding text: kind "request"), or else no result
+# (every request answered, no answer scored: kind "answer").
 run_failures <- function(samples, log, benchmark, model) {
   n <- nrow(samples)
   solve_error <- metadata_errors(samples$solver_metadata, n)
@@ -148,6 +177,7 @@ run_failures <- function(samples, log, benchmark, model) {
     model = rep(model, n)[failed], id = as.character(samples$id)[failed],
     epoch = as.integer(if ("epoch" %in% names(samples)) samples$epoch else rep(1L, n))[failed],
     step = step[failed],
+    kind = ifelse(is.na(solve_error) & is.na(score_error), "answer", "request")[failed],
     error = error[failed]
   )
   attr(out, "samples") <- n
@@ -167,9 +197,13 @@ metadata_errors <- function(metadata, n) {
 
 no_failures <- function() {
   tibble::tibble(log = character(), benchmark = character(), model = character(),
-                 id = character(), epoch = integer(), step = character(), error = character())
+                 id = character(), epoch = integer(), step = character(), kind = character(),
+                 error = character())
 }
 
+# Each kind of failure with the advice that fits it: a failed request is worth sending again
+# (after checking the key and the model), an unscorable answer is cached and would come back
+# the same.
 say_failures <- function(out, runs) {
   total <- sum(vapply(runs, function(r) attr(r, "samples") %||% 0L, 1))
   if (!nrow(out)) {
@@ -177,10 +211,23 @@ say_failures <- function(out, runs) {
                     class = "predictivebench_message_failures")
     return(invisible())
   }
-  cli::cli_inform(
-    c("!" = "{nrow(out)} of {total} sample{?s} failed in {length(runs)} run{?s}.",
-      i = "First error: {out$error[[1]]}",
-      i = "Run {.code $eval()} again to retry them: answered requests come from the cache."),
-    class = "predictivebench_message_failures"
-  )
+  requests <- out$error[out$kind == "request"]
+  answers <- sum(out$kind == "answer")
+  lines <- c("!" = "{nrow(out)} of {total} sample{?s} failed in {length(runs)} run{?s}.")
+  if (length(requests)) {
+    first <- requests[[1]]
+    lines <- c(lines,
+      x = "{length(requests)} with a request that failed for good. First error: {first}",
+      i = "Check the model name, the API key and the endpoint, then run {.code $eval()}
+           again to retry them: answered requests come from the cache.")
+  }
+  if (answers) {
+    lines <- c(lines,
+      x = "{answers} whose answer{?s} could not be scored (answered, but with nothing the
+           benchmark reads).",
+      i = "Running again changes nothing (answers are cached): look at the replies, the
+           answer format the prompt asks for, and {.arg max_tokens} (an answer cut off
+           before its box).")
+  }
+  cli::cli_inform(lines, class = "predictivebench_message_failures")
 }

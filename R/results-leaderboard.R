@@ -29,7 +29,12 @@
 #' Jensen-Shannon distance to human judgements.
 #'
 #' Every row says which run it comes from (`run`, `created`), so two runs of one model are
-#' told apart; `runs = "latest"` keeps the latest run of each benchmark and model. A log in
+#' told apart; `runs = "latest"` keeps the latest run of each benchmark and model.
+#'
+#' A folder of an evaluation set ([eval_set()]'s `log_dir`) holds, beside each cell's
+#' completed log, the logs of attempts that failed before it (a run whose every request
+#' failed, an outage): the board shows each cell's completed run only, the one the set's
+#' record names, and says how many attempts it left out; `attempts = TRUE` shows them too. A log in
 #' a directory (or named) that can't be read (a truncated file) or placed (it names no
 #' registered benchmark and the argument has no name) is skipped, with one warning (class
 #' `predictivebench_warning_skipped_logs`) naming every skipped file and why; the other logs
@@ -38,6 +43,9 @@
 #' @param ... Tasks, log files or directories.
 #' @param runs `"all"` runs, or only the `"latest"` of each benchmark and model (by
 #'   `created`).
+#' @param attempts For a folder of an evaluation set: `FALSE` (the default) shows each
+#'   cell's completed run only; `TRUE` also the logs of its earlier, failed attempts (and of
+#'   cells that never completed).
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
 #'   `benchmark`, `model`, `metric` (the summary row's headline key: its group, such as
 #'   `"overall"`, or `"<group> <metric>"` where a group has several metrics, such as
@@ -59,8 +67,9 @@
 #' board <- leaderboard(run("\\boxed{Yes}", "always-yes"), run("\\boxed{No}", "always-no"))
 #' board
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(board)
-leaderboard <- function(..., runs = c("all", "latest")) {
+leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE) {
   runs <- rlang::arg_match(runs)
+  check_flag(attempts)
   inputs <- rlang::list2(...)
   if (!length(inputs)) abort_pb("Give at least one task or log file.", "argument")
   labels <- rlang::names2(inputs)
@@ -72,7 +81,7 @@ leaderboard <- function(..., runs = c("all", "latest")) {
     if (inherits(x, "Task")) {
       rows <- c(rows, list(task_board_rows(x, label)))
     } else if (is.character(x)) {
-      for (path in log_files(x)) {
+      for (path in log_files(x, attempts = attempts)) {
         found <- tryCatch(log_board_rows(path, label), predictivebench_error = function(e) {
           skipped[[path]] <<- conditionMessage(e)
           NULL
@@ -214,19 +223,22 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  metric = if (by_model) as.character(rows$metric) else rows$key,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
-                 interval = entry$interval,
+                 interval = entry$interval[[1]],
                  better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
                  scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
                  run = header$eval$run_id %||% NA_character_,
                  created = header$eval$created %||% NA_character_, source = source)
 }
 
-# Log files named, and the .json logs inside directories named (newest first).
-log_files <- function(paths) {
+# Log files named, and the .json logs inside directories named (newest first). In the folder
+# of an evaluation set, only the logs its records name (each cell's completed run) unless
+# `attempts`; the others are counted in a message.
+log_files <- function(paths, attempts = TRUE) {
   files <- unlist(lapply(paths, function(p) {
     if (dir.exists(p)) {
       found <- list.files(p, pattern = "\\.json$", full.names = TRUE, recursive = TRUE)
-      sort(found[basename(found) != "listing.json"], decreasing = TRUE)
+      found <- sort(found[basename(found) != "listing.json"], decreasing = TRUE)
+      if (attempts) found else completed_runs(found)
     } else if (file.exists(p)) {
       p
     } else {
@@ -234,4 +246,29 @@ log_files <- function(paths) {
     }
   }))
   files
+}
+
+# The logs of `files` that are not attempts: a log in a set's folder (one with eval_set()'s
+# records, manifest_dir()) counts when a record names it; logs elsewhere all count.
+completed_runs <- function(files) {
+  folders <- dirname(files)
+  keep <- rep(TRUE, length(files))
+  for (folder in unique(folders)) {
+    records <- list.files(manifest_dir(folder), pattern = "\\.json$", full.names = TRUE)
+    if (!length(records)) next
+    named <- vapply(records, function(path) {
+      record <- tryCatch(jsonlite::read_json(path), error = function(e) NULL)
+      if (rlang::is_string(record$log)) record$log else NA_character_
+    }, "")
+    here <- folders == folder
+    keep[here] <- basename(files[here]) %in% named
+  }
+  if (!all(keep)) {
+    cli::cli_inform(
+      c(i = "Left out {sum(!keep)} log{?s} of attempts that did not complete a cell of an
+             evaluation set ({.code attempts = TRUE} shows them)."),
+      class = "predictivebench_message_attempts"
+    )
+  }
+  files[keep]
 }

@@ -13,11 +13,13 @@
 #   log-probability requests, from the solver's and scorer's metadata), and the header's is
 #   their sum (run_usage()).
 # * Inspect's reader: vitals writes `eval.dataset.sample_ids` as 1..n and `null` where a
-#   number is `NA`. Here the ids are the samples' own, a metric that is `NA` is left out of
-#   the metrics and named in `eval.metadata.not_computed`, and a sample whose score is `NA`
-#   has no `scores` (Inspect's "unscored"), its answer and explanation kept in its metadata
-#   field `unscored` (JSON text). jsonlite can't read the `NaN` literal Inspect uses, and
-#   vitals_log_read() reads with jsonlite, so `NaN` is not written.
+#   number is `NA`. Here the ids are the samples' own, the headline metric keeps its place,
+#   first (the viewer's log list shows the first), with the value "NaN" when it is undefined
+#   (`NA`: ProcessBench's F1 with no valid vote; see metric_json()), other undefined metrics
+#   are left out, and all are named in `eval.metadata.not_computed`; a sample whose score is
+#   `NA` has no `scores`
+#   (Inspect's "unscored"), its answer and explanation kept in its metadata field `unscored`
+#   (JSON text).
 
 #' Flatten metadata into the key-value fields the viewer shows
 #'
@@ -102,6 +104,34 @@ exact_number_json <- function(x) {
 
 exact_json <- function(x) structure(exact_number_json(x), class = "json")
 
+# A metric's value for the log: exact, and the string "NaN" when undefined, so the metric
+# keeps its place (the viewer shows the first metric as the log's number) with no number.
+# Why a string and not the literal `NaN` Inspect writes: vitals_view()'s server parses log
+# headers with jsonlite, which can't read `NaN`; one such log blanks the log list of the whole
+# folder (model, score, status of every log), and vitals_log_read() fails on it. The string
+# is read by jsonlite, shown as "-" in the log list, and read by Inspect's reader as NaN
+# (pydantic takes a number's text for a float field); only vitals' log page (which calls
+# toFixed() on every metric) fails on it, so it is written for the headline only. Not
+# `null`: Inspect rejects a null metric.
+metric_json <- function(x) {
+  text <- exact_number_json(x)
+  text[is.na(x)] <- "\"NaN\""
+  structure(text, class = "json")
+}
+
+# A metric's `"value": NaN` as Inspect itself writes it (a log from Inspect AI in a folder).
+nan_metric <- "\"value\": NaN"
+
+# Log text parsed with jsonlite, which can't read `NaN`: a metric's `"value": NaN` (an
+# Inspect AI log's) is read as the string "NaN" (as.double() gives NaN). A `"value": NaN`
+# inside a string can't match: a quote inside a JSON string is escaped.
+parse_log_json <- function(text, ...) {
+  if (grepl(nan_metric, text, fixed = TRUE)) {
+    text <- gsub(nan_metric, "\"value\": \"NaN\"", text, fixed = TRUE)
+  }
+  jsonlite::parse_json(text, ...)
+}
+
 # A flat metadata list (see flat_metadata()) ready for the log: every double that 15 digits
 # would not give back exactly becomes exact JSON text; an empty list stays a JSON object.
 exact_fields <- function(flat) {
@@ -175,7 +205,7 @@ read_log_header <- function(path) {
   text <- read_log_prefix(path)
   at <- regexpr("\n  \"samples\": ", text, fixed = TRUE)
   json <- if (at > 0) paste0(sub(",\\s*$", "", substr(text, 1, at - 1)), "\n}") else text
-  header <- tryCatch(jsonlite::parse_json(json),
+  header <- tryCatch(parse_log_json(json),
                      error = function(e) {
                        abort_pb("The log is not valid JSON (a truncated or unfinished file?).",
                                 "json", file = path, parent = e)
@@ -214,7 +244,7 @@ read_log_prefix <- function(path, chunk = 65536L) {
 
 # A whole log, parsed; a file that is not JSON is a classed error naming it.
 read_log_json <- function(path) {
-  tryCatch(jsonlite::fromJSON(path, simplifyVector = FALSE),
+  tryCatch(parse_log_json(read_text(path), simplifyVector = FALSE),
            error = function(e) {
              abort_pb("The log is not valid JSON (a truncated or unfinished file?).", "json",
                       file = path, parent = e)

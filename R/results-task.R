@@ -8,7 +8,7 @@
 #' same) that writes what a user of `vitals_view()` needs to trust:
 #'
 #' * **Headline metrics.** Without `metrics`, the task uses [benchmark_metrics()]: the
-#'   registered benchmark's headline rows of its summary (see [register_benchmark()]), so
+#'   registered benchmark's headline rows of its summary (see [new_benchmark()]), so
 #'   the number in the viewer's header is the one the summary prints. vitals' default
 #'   `accuracy` is the mean score times 100; these are the benchmark's numbers unchanged.
 #'   Scores and metrics are logged exactly (vitals rounds them to 4 digits).
@@ -36,7 +36,10 @@
 #' * **Valid for Inspect AI.** The log is built as data and written once, in Inspect AI's
 #'   log format: `eval.dataset.sample_ids` are the samples' own ids, each sample's
 #'   `model_usage` counts its own requests (so the header is their sum), a headline metric
-#'   that is `NA` is left out and named in `eval.metadata.not_computed`, and a sample whose
+#'   that is undefined (`NA`) is named in `eval.metadata.not_computed`; the first, the
+#'   headline (ProcessBench's F1 with no valid vote), keeps its place with the value `"NaN"`
+#'   (Inspect's reader reads it as NaN; the viewer's log list shows no number rather than
+#'   another metric), the others are left out; and a sample whose
 #'   score is `NA` has no score (Inspect's "unscored"; its answer and explanation stay in its
 #'   metadata field `unscored_score`). [log_samples()], the summaries and [leaderboard()]
 #'   read it back.
@@ -51,7 +54,7 @@
 #'   environment variable `VITALS_LOG_DIR`; when that is unset, `logs` in
 #'   `tools::R_user_dir("predictivebench", "data")`, which then becomes `VITALS_LOG_DIR` for
 #'   the session (said once), so `vitals::vitals_view()` finds the logs.
-#' @param benchmark The benchmark's name, as registered with [register_benchmark()].
+#' @param benchmark The benchmark's name, as registered with [new_benchmark()].
 #' @param metrics A named list of metric functions; `NULL` uses [benchmark_metrics()].
 #' @param name The task's name in logs; by default `benchmark`.
 #' @param solver_name,scorer_name Names of the solver and scorer in the log.
@@ -119,7 +122,8 @@ ResultsTask <- R6::R6Class(
       step <- parent.frame()
       args <- list(...)
       private$pb_solver_args <- describe_arguments(args)
-      failed <- catch_step_failure(call_with_names(super$solve, args, epochs = epochs))
+      failed <- catch_step_failure(call_with_names(super$solve, args, epochs = epochs,
+                                                   .name = "solve"))
       if (failed) vitals_fail_step(step)
       # vitals draws its run id from R's random stream: after set.seed() two runs share it.
       private$pb_run_id <- unique_id()
@@ -130,7 +134,7 @@ ResultsTask <- R6::R6Class(
     #' @param ... As for [vitals::Task].
     score = function(...) {
       step <- parent.frame()
-      failed <- catch_step_failure(call_with_names(super$score, list(...)))
+      failed <- catch_step_failure(call_with_names(super$score, list(...), .name = "score"))
       if (failed) vitals_fail_step(step)
       samples <- self$get_samples()
       if ("score" %in% names(samples)) vitals_set_scores(self, as_score(samples$score))
@@ -139,15 +143,14 @@ ResultsTask <- R6::R6Class(
 
     #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
     #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()],
-    #' those with an estimate first (the log list shows the first).
+    #' in the summary's order: its first row is the headline (the log list shows the first
+    #' metric), also when it has no number.
     measure = function() {
       samples <- self$get_samples()
       if (private$pb_all_groups && "score" %in% names(samples)) {
         summary <- benchmark_entry(self$benchmark)$summary
         rows <- check_summary_rows(quiet_summary(summary, self))
-        # The log list shows the first metric: put the groups that have a number first (a
-        # probsem suite without ground truth has none).
-        keys <- summary_keys(rows)[order(is.na(rows$estimate))]
+        keys <- summary_keys(rows)
         private$pb_metrics <- summary_metrics(summary, keys)
         vitals_set_metric_fns(self, private$pb_metrics)
       }
@@ -309,10 +312,14 @@ results_log <- function(task, fields, run_id) {
   }
   values <- vapply(state$metric_results, function(m) as.double(m$value)[1], 1)
   computed <- names(values)[!is.na(values)]
-  metrics <- lapply(computed, function(name) {
-    list(name = name, value = exact_json(values[[name]]), params = empty_object())
+  # The headline (the first metric) is always written, as "NaN" when undefined, so the log
+  # list never shows another metric in its column; any other undefined metric is left out
+  # (named in not_computed): vitals' log page fails on a metric that is not a number.
+  logged <- names(values)[seq_along(values) == 1L | !is.na(values)]
+  metrics <- lapply(logged, function(name) {
+    list(name = name, value = metric_json(values[[name]]), params = empty_object())
   })
-  names(metrics) <- computed
+  names(metrics) <- logged
   ids <- unique(samples$id)
   created <- log_timestamp()
   task_id <- paste(state$dataset_name, samples$solver_chat[[1]]$get_model(),
@@ -346,7 +353,7 @@ results_log <- function(task, fields, run_id) {
       ),
       scorers = list(list(
         name = scorer_name, options = empty_object(),
-        metrics = lapply(computed, function(name) list(name = name, options = empty_object())),
+        metrics = lapply(logged, function(name) list(name = name, options = empty_object())),
         metadata = empty_object()
       ))
     ),
@@ -395,18 +402,23 @@ log_sample <- function(sample, id, score, solver_flat, scorer_flat, usage, expla
 }
 
 # `fn(name = name, ...)`: each argument passed as a variable of its own name (an unnamed one
-# as `.arg<position>`; the function itself is the call's head, so no argument's name can
-# hide it), never as its value. vitals' `$eval()` hands the solver and scorer
+# as `.arg<position>`), never as its value. vitals' `$eval()` hands the solver and scorer
 # their arguments through do.call(), values inlined, and deparses the expressions it is
 # given (for the log's plan): a chat deparsed that way costs ~15 ms of CPU a step. The
 # log's plan shows describe_arguments() instead.
-call_with_names <- function(fn, args, ...) {
+# The call's head is a name (`.name`, the Task method the user knows: `solve()`) bound to
+# `fn` in the call's own environment, dotted until no argument has it, so a traceback shows
+# the method, not the function's code.
+call_with_names <- function(fn, args, ..., .name = "fn") {
   keys <- rlang::names2(args)
   vars <- keys
   vars[!nzchar(vars)] <- paste0(".arg", which(!nzchar(vars)))
   vars <- make.unique(vars)
+  while (.name %in% vars) .name <- paste0(".", .name)
   env <- list2env(stats::setNames(args, vars), parent = emptyenv())
-  call <- as.call(c(list(fn), stats::setNames(lapply(vars, as.name), keys), list(...)))
+  assign(.name, fn, envir = env)
+  call <- as.call(c(list(as.name(.name)), stats::setNames(lapply(vars, as.name), keys),
+                    list(...)))
   eval(call, env)
 }
 

@@ -29,11 +29,19 @@
 #' Arena ratings compare models inside one set of battles, not two runs: read their
 #' bootstrap intervals in [arena_ratings()].
 #'
+#' **A folder of logs** (as [leaderboard()] takes one, such as an [eval_set()]'s `log_dir`):
+#' `compare_models(<folder>)` compares every two models of each benchmark in it, on the
+#' latest completed run of each (an evaluation set's failed attempts are left out, as on
+#' the board), one row per pair with the models in `model_x` and `model_y`. Logs that can't
+#' be read or placed are skipped with a warning, as by [leaderboard()]; arena logs, whose
+#' models are compared inside one run, are left out.
+#'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
 #'   tibbles, their log files, [futurex_score()] results (a predictions file scored without
 #'   a model), or data frames with `id`, `score` (numbers, logicals or I/P/C) and optionally
 #'   `cluster` (and the columns a `statistic` needs, such as `level` for FutureX or `label`
-#'   for ProcessBench). Each side may be a different kind of run.
+#'   for ProcessBench). Each side may be a different kind of run. Or `x` a folder of logs
+#'   (or several folders and log files) and `y` missing: every pair of models in it.
 #' @param benchmark The benchmark, which picks the headline metric. `NULL` takes it from a
 #'   `<benchmark>_task()`, a [futurex_score()] result or a log file (two runs that name different
 #'   benchmarks are an error); plain samples and data frames, which don't say, are compared
@@ -51,7 +59,8 @@
 #' @returns A one-row tibble of class `model_comparison`: `benchmark`, `metric`, `x`, `y`
 #'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
 #'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
-#'   `n_only_y` and `method`.
+#'   `n_only_y` and `method`. For a folder, one such row per pair of models of a benchmark,
+#'   with `model_x` and `model_y` after `benchmark`, and `log_x` and `log_y` last.
 #' @family results
 #' @export
 #' @examples
@@ -71,13 +80,23 @@
 #' preds$answer <- "\\boxed{Yes}"
 #' preds$has_answer <- TRUE
 #' compare_models(futurex_score(preds), run(2), times = 200)
-compare_models <- function(x, y, benchmark = NULL, cluster = "default", statistic = NULL,
-                           level = 0.95, method = c("auto", "paired", "bootstrap"),
-                           times = 1000, seed = 1) {
+compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
+                           statistic = NULL, level = 0.95,
+                           method = c("auto", "paired", "bootstrap"), times = 1000, seed = 1) {
   method <- rlang::arg_match(method)
   check_number(level)
   check_count(times)
   check_string(benchmark, allow_null = TRUE)
+  if (is.null(y)) {
+    if (!is_log_folders(x)) {
+      abort_pb(c("Give two runs to compare, {.arg x} and {.arg y}.",
+                 i = "Or a folder of logs as {.arg x} alone: every pair of its models."),
+               "argument")
+    }
+    return(compare_folder(x, benchmark = benchmark, cluster = cluster,
+                          statistic = statistic, level = level, method = method,
+                          times = times, seed = seed))
+  }
   benchmark <- benchmark %||% runs_benchmark(task_benchmark(x), task_benchmark(y))
   if (!is.null(statistic) && !is.function(statistic)) {
     abort_pb("{.arg statistic} must be a function of the items, or {.code NULL}.", "argument")
@@ -117,7 +136,13 @@ compare_models <- function(x, y, benchmark = NULL, cluster = "default", statisti
 print.model_comparison <- function(x, ...) {
   shown <- c("metric", "difference", "lower", "upper", "p_value", "n", "method")
   lines <- if (all(shown %in% names(x))) seq_len(nrow(x)) else integer()
+  pairs <- all(c("benchmark", "model_x", "model_y") %in% names(x))
   for (i in lines) {
+    if (pairs) {
+      cli::cat_line(cli::format_inline(
+        "{x$benchmark[[i]]}: {.val {x$model_x[[i]]}} (x) vs {.val {x$model_y[[i]]}} (y)"
+      ))
+    }
     cli::cat_line(cli::format_inline(
       "{.strong {x$metric[[i]]}}: x - y = {signif(x$difference[[i]], 3)} ",
       "(interval {signif(x$lower[[i]], 3)} to ",
@@ -134,9 +159,8 @@ print.model_comparison <- function(x, ...) {
 task_benchmark <- function(x) {
   if (inherits(x, "ResultsTask")) return(x$benchmark)
   if (is_scores_object(x)) return(x$benchmark %||% attr(x, "benchmark"))
-  if (rlang::is_string(x) && file.exists(x)) {
-    meta <- tryCatch(jsonlite::fromJSON(x, simplifyVector = FALSE)$eval$metadata,
-                     error = function(e) NULL)
+  if (rlang::is_string(x) && file.exists(x) && !dir.exists(x)) {
+    meta <- tryCatch(read_log_header(x)$eval$metadata, error = function(e) NULL)
     if (rlang::is_string(meta$benchmark)) return(meta$benchmark)
   }
   NULL
@@ -291,4 +315,71 @@ unpaired_se <- function(pair, head, method, cluster) {
   if (method != "paired") return(NA_real_)
   clustered <- if (anyDuplicated(cluster)) cluster
   sqrt(clustered_se(pair$x$score, clustered)^2 + clustered_se(pair$y$score, clustered)^2)
+}
+
+# A folder of logs (or several folders and log files), as leaderboard() takes them.
+is_log_folders <- function(x) {
+  is.character(x) && length(x) > 0 && !anyNA(x) && any(dir.exists(x)) &&
+    all(dir.exists(x) | file.exists(x))
+}
+
+# Every pair of models of each benchmark in a folder of logs, each on its latest completed
+# run (see compare_models()).
+compare_folder <- function(paths, benchmark = NULL, ...) {
+  runs <- folder_runs(paths)
+  if (!is.null(benchmark)) runs <- runs[runs$benchmark == benchmark, ]
+  rows <- list()
+  for (bench in sort(unique(runs$benchmark))) {
+    of <- runs[runs$benchmark == bench, ]
+    if (nrow(of) < 2) next
+    pairs <- utils::combn(nrow(of), 2)
+    for (k in seq_len(ncol(pairs))) {
+      a <- of[pairs[1, k], ]
+      b <- of[pairs[2, k], ]
+      row <- compare_models(a$source, b$source, benchmark = bench, ...)
+      row <- tibble::add_column(tibble::as_tibble(unclass(row)), model_x = a$model,
+                                model_y = b$model, .after = "benchmark")
+      row$log_x <- a$source
+      row$log_y <- b$source
+      rows <- c(rows, list(row))
+    }
+  }
+  if (!length(rows)) {
+    abort_pb(c("The folder has no benchmark with runs of two models to compare.",
+               i = "Found {nrow(runs)} run{?s}: {.val {unique(paste(runs$benchmark, runs$model))}}."),
+             "argument")
+  }
+  out <- do.call(rbind, rows)
+  class(out) <- c("model_comparison", class(out))
+  out
+}
+
+# The latest completed run of each benchmark and model in a folder: `benchmark`, `model`,
+# `created`, `source` (the log). Logs that can't be read or placed are skipped with one
+# warning; benchmarks whose groups are models (an arena's ratings) are left out.
+folder_runs <- function(paths) {
+  skipped <- character()
+  rows <- lapply(log_files(paths, attempts = FALSE), function(path) {
+    tryCatch({
+      header <- read_log_header(path)
+      bench <- header$eval$metadata$benchmark
+      if (!rlang::is_string(bench)) {
+        abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
+                 file = path)
+      }
+      if (identical(benchmark_entry(bench)$by, "model")) return(NULL)
+      tibble::tibble(benchmark = bench, model = as.character(header$eval$model %||% NA),
+                     created = as.character(header$eval$created %||% NA), source = path)
+    }, predictivebench_error = function(e) {
+      skipped[[path]] <<- conditionMessage(e)
+      NULL
+    })
+  })
+  warn_skipped_logs(skipped)
+  runs <- do.call(rbind, c(list(tibble::tibble(benchmark = character(), model = character(),
+                                               created = character(), source = character())),
+                           rows))
+  runs <- runs[order(runs$created, decreasing = TRUE, method = "radix"), ]
+  runs <- runs[!duplicated(paste(runs$benchmark, runs$model, sep = "\r")), ]
+  runs[order(runs$benchmark, runs$model, method = "radix"), ]
 }

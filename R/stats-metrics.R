@@ -103,11 +103,19 @@ summary_rows <- function(group, metric, ci, ...) {
 #' @param x Numeric scores.
 #' @param by Group of each score, or `NULL` for the overall row only.
 #' @param metric The name of the metric, stored in the `metric` column.
-#' @param cluster The cluster of each score, or `NULL` (see [mean_ci()]). With clusters
+#' @param cluster The cluster of each score (items sharing a context), or `NULL` (every
+#'   score independent). With clusters the interval uses the clustered standard error and
 #'   the rows gain `n_clusters` and `se_method` (`"clustered"`).
-#' @param ... Passed to [mean_ci()] (`level`, `method`, `limits`, ...).
-#' @returns A tibble.
-#' @keywords internal
+#' @param ... Passed to `mean_ci()`: `level` (0.95), `method` (`"normal"` or
+#'   `"bootstrap"`), `times` and `seed` (of the bootstrap), `limits` (the range the scores
+#'   can take, such as `c(0, 1)`: the interval is clipped to it, and a Wilson interval is
+#'   used when every score sits at one end).
+#' @returns A tibble with an `"overall"` row first, then one per group in sorted order.
+#' @family adding a benchmark
+#' @export
+#' @examples
+#' grouped_summary(c(1, 0, 1, 1), by = c("a", "a", "b", "b"), metric = "accuracy",
+#'                 limits = c(0, 1))
 grouped_summary <- function(x, by = NULL, metric = "mean", ..., cluster = NULL) {
   if (!is.null(by) && length(by) != length(x)) {
     abort_pb("{.arg by} must be as long as {.arg x}.", "argument")

@@ -9,8 +9,12 @@
 #'
 #' Kinds in use: `missing_file`, `json`, `encoding`, `field`, `schema`, `duplicate_id`,
 #' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
-#' the credentials: the run stopped), `deadline`, `redirect`, `empty` (a task table or
-#' question file without rows), `batch_state`, and benchmark-specific ones
+#' the credentials: the run stopped), `credentials` (a chat on a mirai worker has no key
+#' for its host: see [eval_set()]), `deadline`, `redirect`, `empty` (a task table or
+#' question file without rows), `batch_state`, `logprobs_unsupported` (a server that can't
+#' give the log-probabilities asked for: what it lacks and what to do), `logprobs_broken`
+#' (log-probabilities that can't be a model's, refused before scoring), `logprobs_probe`
+#' (a server that did not answer the first log-probability request), and benchmark-specific ones
 #' documented on each benchmark's help page.
 #'
 #' @name predictivebench-errors
@@ -57,20 +61,29 @@ abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
 # predictivebench function by its name (prepare_futurex(), not prepare_task_table(), an
 # internal helper or a tryCatch() handler). A solver or scorer closure that vitals calls as
 # `fn(...)` is not a name the user knows: with only closures on the stack the header names
-# no function. `call` when no predictivebench function is on the stack, when it is NULL, or
-# when it is a call written out by the caller (it already says what the user called).
+# no function. Nor is a helper the package calls itself: a function counts only when it was
+# called from outside the package (by the user, or a test), so an error inside `$eval()`
+# does not name the plumbing around the step (catch_step_failure()). `call` when no
+# predictivebench function is on the stack, when it is NULL, or when it is a call written
+# out by the caller (it already says what the user called).
 user_call <- function(call) {
   if (is.null(call) || !is.environment(call)) return(call)
   ns <- topenv(environment(user_call))
+  in_package <- function(fn) {
+    env <- environment(fn)
+    is.environment(env) && identical(topenv(env), ns)
+  }
+  parents <- sys.parents()
   seen <- FALSE
   for (i in seq_len(sys.nframe())) {
     fn <- sys.function(i)
     if (identical(fn, abort_pb) || identical(fn, user_call)) break
-    env <- environment(fn)
-    if (!is.environment(env) || !identical(topenv(env), ns)) next
+    if (!in_package(fn)) next
     seen <- TRUE
     name <- call_name(sys.call(i))
-    if (!is.null(name) && identical(get0(name, envir = ns, inherits = FALSE), fn)) {
+    from_package <- parents[[i]] > 0 && in_package(sys.function(parents[[i]]))
+    if (!is.null(name) && !from_package &&
+        identical(get0(name, envir = ns, inherits = FALSE), fn)) {
       return(sys.frame(i))
     }
   }

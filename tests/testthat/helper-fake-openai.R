@@ -16,14 +16,19 @@
 # Reply functions may also call last_user_text(), `%||%`, echo_tokenize() and
 # echo_completion() (below), which are copied into the server's process with them.
 # The object returned has $url (the base_url to give ellmer), $count() (requests so far,
-# batch items included), $requests() (their bodies, in arrival order), $uploads() (OpenAI
+# batch items included), $requests() (their bodies, in arrival order), $auths() (the
+# Authorization header of each, as received), $uploads() (OpenAI
 # file uploads begun) and $stop(). `batch` configures the batch endpoints (add_batch_routes()).
-fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list()) {
+# `routes` adds POST paths answered by the same handler (a server's own endpoints, such as
+# llama.cpp's "/completion"); the reply reads which path was asked with attr(body, "path").
+fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
+                        routes = character()) {
   `%||%` <- function(x, y) if (is.null(x)) y else x
   app <- webfakes::new_app()
   app$use(webfakes::mw_json())
   app$locals$n <- 0L
   app$locals$bodies <- list()
+  app$locals$auth <- list()
   # The reply function runs in the server's own process: give it the helpers it may use.
   helpers <- new.env(parent = environment(reply) %||% globalenv())
   helpers$last_user_text <- last_user_text
@@ -46,7 +51,8 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
       app$locals$n <- app$locals$n + 1L
       n <- app$locals$n
       app$locals$bodies[[n]] <- body
-      out <- app$locals$reply(body, n)
+      app$locals$auth[[n]] <- req$get_header("Authorization") %||% NA_character_
+      out <- app$locals$reply(structure(body %||% list(), path = req$path), n)
       if (is.character(out)) out <- list(text = out)
       res$locals$out <- out
       res$locals$n <- n
@@ -102,9 +108,13 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   app$post("/v1/responses", handle)
   app$post("/v1/messages", handle)
   app$post("/v1/completions", handle)
+  for (path in routes) app$post(path, handle)
   add_batch_routes(app, batch)
   app$get("/__count", function(req, res) res$send_json(list(n = req$app$locals$n),
                                                         auto_unbox = TRUE))
+  app$get("/__auth", function(req, res) {
+    res$send_json(as.character(unlist(req$app$locals$auth)), auto_unbox = FALSE)
+  })
   app$get("/__requests", function(req, res) {
     res$send_json(req$app$locals$bodies, auto_unbox = TRUE, null = "null")
   })
@@ -116,6 +126,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
     uploads = function() jsonlite::fromJSON(paste0(url, "/__uploads"))$n,
     requests = function() jsonlite::fromJSON(paste0(url, "/__requests"),
                                              simplifyVector = FALSE),
+    auths = function() as.character(jsonlite::fromJSON(paste0(url, "/__auth"))),
     stop = function() proc$stop(),
     process = proc
   )
@@ -332,8 +343,8 @@ fake_anthropic_chat <- function(server, model = "fake-model", params = NULL) {
 }
 
 local_fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
-                              .local_envir = parent.frame()) {
-  server <- fake_openai(reply, latency, batch)
+                              routes = character(), .local_envir = parent.frame()) {
+  server <- fake_openai(reply, latency, batch, routes)
   withr::defer(server$stop(), envir = .local_envir)
   server
 }

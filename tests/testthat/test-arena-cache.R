@@ -298,3 +298,86 @@ test_that("EloBench's own records are still reused by judge name; older package 
   judge_battles(battles, judge, records = records)
   expect_equal(counter$n, nrow(battles))
 })
+
+test_that("a verdict is keyed by the answers it judged: changed answers are judged again", {
+  battles <- sample_battles(2, models = c("m1", "m2"))  # 2 battles
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  counter <- new.env()
+  counter$n <- 0
+  judge <- counting_judge(counter, name = "judge")
+  settings <- request_settings(cache = FALSE)
+  judge_battles(battles, judge, records = records, settings = settings)
+  expect_equal(counter$n, 2)
+  saved <- read_battle_cache(records)
+  expect_true(all(grepl("^[0-9a-f]{64}$", record_tag(saved$gpt_4_response, "answers_sha256"))))
+  # one answer changed under the same model name: that battle alone is judged again
+  changed <- battles
+  changed$answer_a[[1]] <- "a new answer"
+  changed$input[[1]] <- arena_judge_prompt(changed$question[[1]], changed$answer_a[[1]],
+                                           changed$answer_b[[1]])$user
+  judged <- judge_battles(changed, judge, records = records, settings = settings)
+  expect_equal(counter$n, 3)
+  expect_equal(judged$cached, c(FALSE, TRUE))
+  # both verdicts are kept, each with the answers it judged; the old answers reuse theirs
+  expect_equal(nrow(read_battle_cache(records)), 3)
+  judge_battles(battles, judge, records = records, settings = settings)
+  judge_battles(changed, judge, records = records, settings = settings)
+  expect_equal(counter$n, 3)
+})
+
+test_that("records written without answer hashes are reused only for the answers they hold", {
+  battles <- sample_battles(1, models = c("m1", "m2"))
+  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  counter <- new.env()
+  counter$n <- 0
+  judge <- counting_judge(counter, name = "judge")
+  settings <- request_settings(cache = FALSE)
+  judge_battles(battles, judge, records = records, settings = settings)
+  # as this package wrote them before verdicts were keyed by answers: no answers_sha256
+  old <- read_battle_cache(records)
+  old$gpt_4_response <- sub(',"answers_sha256":"[0-9a-f]+"', "", old$gpt_4_response)
+  expect_true(is.na(record_tag(old$gpt_4_response, "answers_sha256")))
+  expect_false(is.na(record_identity(old$gpt_4_response)))
+  write_battle_cache(old, records)
+  judge_battles(battles, judge, records = records, settings = settings)
+  expect_equal(counter$n, 1)  # the same answers: reused
+  changed <- battles
+  changed$answer_b[[1]] <- "another answer"
+  changed$input[[1]] <- arena_judge_prompt(changed$question[[1]], changed$answer_a[[1]],
+                                           changed$answer_b[[1]])$user
+  judge_battles(changed, judge, records = records, settings = settings)
+  expect_equal(counter$n, 2)  # other answers: a miss, judged again
+})
+
+test_that("an arena run with one model's new answers judges that model's battles again", {
+  judge_server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}')
+  answer_server <- local_fake_openai(function(body, n) {
+    brief <- identical(body$messages[[1]]$role, "system")
+    paste(body$model, if (brief) "in brief:" else "answers", last_user_text(body))
+  })
+  dir <- arena_folder(paste("Question", 1:3))
+  settings <- request_settings(cache = file.path(dir, "responses"), max_tries = 1, rpm = Inf)
+  run <- function(experiment, m3 = fake_chat(answer_server, model = "m3")) {
+    models <- list(m1 = fake_chat(answer_server, model = "m1"),
+                   m2 = fake_chat(answer_server, model = "m2"), m3 = m3)
+    suppressMessages(arena_run(dir, "toy", experiment, models,
+                               fake_chat(judge_server, model = "judge-model"),
+                               strategy = "all", bootstrap = 0, settings = settings))
+  }
+  first <- run("one")
+  expect_equal(judge_server$count(), 3 * 3)  # 3 pairs on 3 questions
+  expect_equal(answer_server$count(), 3 * 3)
+  # m3 answers anew (another request: a system prompt), under the same name
+  second <- run("two", fake_chat(answer_server, model = "m3", system_prompt = "Be brief."))
+  expect_equal(answer_server$count(), 3 * 3 + 3)
+  expect_true(all(grepl("in brief", second$answers$m3)))
+  # its battles (2 pairs on 3 questions) are judged again; m1 against m2 is reused
+  expect_equal(judge_server$count(), 3 * 3 + 2 * 3)
+  records <- second$records
+  with_m3 <- records$model_a == "m3" | records$model_b == "m3"
+  m3_answer <- ifelse(records$model_a == "m3", records$answer_a, records$answer_b)
+  expect_true(all(grepl("in brief", m3_answer[with_m3])))
+  # and again: everything is reused
+  run("three", fake_chat(answer_server, model = "m3", system_prompt = "Be brief."))
+  expect_equal(judge_server$count(), 3 * 3 + 2 * 3)
+})

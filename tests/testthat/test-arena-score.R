@@ -80,3 +80,14 @@ test_that("a judge's failed verdicts are ties, or left out with invalid = \"drop
   expect_equal(vapply(tie$scorer_metadata, `[[`, 1L, "failed"), c(2L, 2L))
   expect_match(drop$explanation[[1]], "\\(dropped\\)")
 })
+
+test_that("each answer is judged: two epochs' answers to one question are two battles each", {
+  samples <- scored_samples(c("yy", "an answer far longer than any reference answer here"))
+  samples$input <- c("q1", "q1")  # one question, two epochs
+  counter <- new.env()
+  counter$n <- 0
+  scored <- arena_scorer(reference_answers(), counting_judge(counter, "longer"),
+                         settings = request_settings(cache = FALSE))(samples)
+  expect_equal(counter$n, 2 * 2)  # each answer against both references
+  expect_identical(scored$score, c(0.5, 1))
+})

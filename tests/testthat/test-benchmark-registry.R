@@ -37,9 +37,48 @@ test_that("new_benchmark() checks what makes a benchmark one", {
   expect_identical(register_benchmark, new_benchmark)
 })
 
-test_that("the six benchmarks carry their data, headline statistic and cluster", {
-  data <- names(data_benchmarks())
-  expect_setequal(data, c("arena", "deltabench", "dsbench", "futurex", "probsem", "processbench"))
+test_that("a missing field is a classed error naming it", {
+  err <- expect_error(new_benchmark("x"), class = "predictivebench_error_argument")
+  expect_equal(err$field, "summary")
+  expect_match(conditionMessage(err), "summary")
+  err <- expect_error(new_benchmark(summary = identity), class = "predictivebench_error_argument")
+  expect_equal(err$field, "name")
+  err <- expect_error(new_benchmark("x", identity, task = "x_task"),
+                      class = "predictivebench_error_argument")
+  expect_equal(err$field, "task")
+  err <- expect_error(new_benchmark("x", identity, interval = c("a", "b")),
+                      class = "predictivebench_error_argument")
+  expect_equal(err$field, "interval")
+  expect_error(new_benchmark("x@y", identity), class = "predictivebench_error_argument")
+  expect_false("x" %in% registered_benchmarks()$name)
+})
+
+test_that("registering a name again is a classed error unless it says it replaces it", {
+  err <- expect_error(new_benchmark("futurex", identity),
+                      class = "predictivebench_error_registered")
+  expect_equal(err$field, "name")
+  expect_match(conditionMessage(err), "replace = TRUE", fixed = TRUE)
+  expect_equal(registration("futurex")$summary, "futurex_summary")
+  # a registration of the session, the same way
+  new_benchmark("reg-twice", identity, headline = "a")
+  withr::defer(unregister_benchmark("reg-twice"))
+  expect_error(new_benchmark("reg-twice", identity, headline = "b"),
+               class = "predictivebench_error_registered")
+  # the same registration again (hooks run twice) is no error
+  expect_no_error(new_benchmark("reg-twice", identity, headline = "a"))
+  old <- new_benchmark("reg-twice", identity, headline = "b", replace = TRUE)
+  expect_equal(registration("reg-twice")$headline, "b")
+  # what it returns puts the old one back
+  do.call(new_benchmark, old)
+  expect_equal(registration("reg-twice")$headline, "a")
+})
+
+test_that("the benchmarks carry their data, headline statistic and cluster", {
+  # every benchmark run by name has a sample and data of its own, and the package has some
+  by_name <- set_benchmark_names()
+  expect_gte(length(by_name), 1)
+  expect_true(all(by_name %in% names(data_benchmarks())))
+  for (b in by_name) expect_false(is.null(registration(b)$sample), label = b)
   expect_equal(registration("deltabench")$schema, "processbench")
   expect_equal(headline_statistic("futurex")$metric, "overall")
   expect_equal(headline_statistic("processbench")$metric, "overall f1")
@@ -121,7 +160,8 @@ toyqa_task <- function(dataset = toyqa_dataset(version = "sample"), dir) {
 
 local_toyqa <- function(versions = NULL, env = parent.frame()) {
   old <- new_benchmark(
-    "toyqa", toyqa_summary, headline = c("worst", "overall"), by = "topic",
+    "toyqa", toyqa_summary, task = toyqa_task, dataset = toyqa_dataset,
+    headline = c("worst", "overall"), by = "topic",
     schema = toyqa_schema, sample = toyqa_sample, versions = versions,
     prepare = prepare_toyqa, statistic = toyqa_worst_topic, statistic_columns = "topic",
     cluster = "topic"
@@ -207,6 +247,42 @@ test_that("a seventh benchmark registered in a test runs dataset, task, eval, su
   again <- suppressMessages(eval_set(list(toyqa = toyqa_task(data, set_dir)), models,
                                      log_dir = set_dir))
   expect_true(all(again$reused))
+
+  # by name, as the package's own: its registered task on its registered sample
+  expect_true("toyqa" %in% set_benchmark_names())
+  expect_true(registered_benchmarks()$by_name[registered_benchmarks()$name == "toyqa"])
+  by_name <- suppressMessages(eval_set("toyqa@sample", models, log_dir = set_dir))
+  expect_equal(by_name$status, c("done", "done"))
+  expect_equal(by_name$metric, c("worst", "worst"))
+  expect_equal(by_name$headline, c(1, 0))
+  limited <- suppressMessages(eval_set("toyqa@sample", models[1], log_dir = set_dir,
+                                       limit = 2))
+  expect_false(limited$cell_id %in% by_name$cell_id)
+  expect_equal(limited$headline, 1)
+  # benchmark_versions() lists its sample, a data frame of 6 rows
+  listed <- benchmark_versions("toyqa")
+  expect_equal(listed$version, "sample")
+  expect_equal(listed$items, 6L)
+  expect_true(is.na(listed$file))
+})
+
+test_that("a sample's identity is its registered content: a changed sample is a new cell", {
+  local_toyqa()
+  first <- version_identity("toyqa", "sample")
+  expect_equal(version_identity("toyqa", "sample"), first)
+  changed <- toyqa_sample
+  changed$target[[1]] <- "3"
+  new_benchmark("toyqa", toyqa_summary, task = toyqa_task, schema = toyqa_schema,
+                sample = changed, replace = TRUE)
+  expect_false(identical(version_identity("toyqa", "sample"), first))
+  # a sample in the package: its own file (ProcessBench's is deltabench-sample.parquet), and
+  # the files its cells read beside it
+  pb <- version_identity("processbench", "sample")
+  expect_named(pb$table, registration("processbench")$sample)
+  expect_equal(unname(pb$table), unname(tools::md5sum(
+    system.file("extdata", "deltabench-sample.parquet", package = "predictivebench"))))
+  ds <- version_identity("dsbench", "sample")
+  expect_true(any(grepl("^extdata/dsbench/data/", names(ds$files))))
 })
 
 test_that("a seventh benchmark's real version is pinned, fetched and prepared from its registration", {
@@ -223,8 +299,8 @@ test_that("a seventh benchmark's real version is pinned, fetched and prepared fr
   withr::local_envvar(PREDICTIVEBENCH_GITHUB_URL = server$url, HF_HUB_OFFLINE = NA)
 
   listed <- benchmark_versions("toyqa")
-  expect_equal(listed$version, "v1")
-  expect_true(listed$default)
+  expect_equal(listed$version, c("v1", "sample"))
+  expect_equal(listed$default, c(TRUE, FALSE))
   table <- suppressMessages(toyqa_dataset())
   expect_equal(table$input, c("1 + 2?", "Capital of Spain?"))
   expect_equal(table$topic, c("sums", "capitals"))
@@ -234,4 +310,35 @@ test_that("a seventh benchmark's real version is pinned, fetched and prepared fr
   expect_equal(nrow(server$log()), requests)
   # prepare_task_table() knows it too
   expect_equal(prepare_task_table("toyqa", raw), table)
+})
+
+# ---- One statement of by, interval and cluster ------------------------------------------
+
+test_that("a summary's by, interval and cluster are its registration's, stated once", {
+  samples <- tibble::tibble(label = c(2, 0, -1, -1, 3), task_l1 = c("a", "a", "a", "b", "b"),
+                            result = c("2", "1", "-1", "-1", NA))
+  # ProcessBench groups by the column task_l1 (its split), the one its registration names
+  pb <- registration("processbench")
+  expect_equal(pb$by, "task_l1")
+  s <- suppressMessages(processbench_summary(samples))
+  expect_equal(attr(s, "by"), pb$by)
+  expect_setequal(s$group, c("overall", "a", "b", "mean of groups"))
+  expect_equal(attr(s, "interval"), pb$interval[["normal"]])
+  boot <- suppressMessages(processbench_summary(samples, method = "bootstrap", times = 20))
+  expect_equal(attr(boot, "interval"), pb$interval[["bootstrap"]])
+  # a registration changed in one place changes the summary
+  old <- new_benchmark("processbench", "processbench_summary", task = processbench_task,
+                       by = "label", interval = c(normal = "N", bootstrap = "B"),
+                       headline = pb$headline, replace = TRUE)
+  withr::defer(do.call(new_benchmark, old))
+  s <- suppressMessages(processbench_summary(samples))
+  expect_equal(attr(s, "by"), "label")
+  expect_setequal(s$group, c("overall", "-1", "0", "2", "3", "mean of groups"))
+  expect_equal(attr(s, "interval"), "N")
+  # the board shows the default method's interval
+  expect_equal(registered_benchmarks()$interval[registered_benchmarks()$name == "processbench"],
+               "N")
+  # the default cluster too: every summary resolves "default" through the registration
+  expect_equal(benchmark_cluster("futurex", data.frame(id = 1)), registration("futurex")$cluster)
+  expect_equal(attr(benchmark_summary(grouped_summary(c(1, 0)), "futurex"), "by"), "level")
 })

@@ -2,7 +2,9 @@
 # way to build a task from a dataset, scores that are doubles in [0, 1], and summaries in
 # the standard rows.
 
-benchmarks <- c("futurex", "processbench", "deltabench", "probsem", "dsbench", "arena")
+# Every benchmark the package registers with a task: a new one is held to the contract
+# without a line here.
+benchmarks <- set_benchmark_names()
 
 family <- function(b, verb) get(paste0(b, "_", verb), envir = asNamespace("predictivebench"))
 args_of <- function(b, verb) names(formals(family(b, verb)))
@@ -10,6 +12,11 @@ args_of <- function(b, verb) names(formals(family(b, verb)))
 summary_standard <- c("group", "metric", "estimate", "lower", "upper", "n")
 request_fields <- c("max_active", "rpm", "max_tries", "backoff", "timeout", "cache", "batch",
                     "wait")
+
+test_that("the contract reads the registry, which holds the package's benchmarks", {
+  expect_gte(length(benchmarks), 1)
+  expect_true(all(c("futurex", "arena") %in% benchmarks))
+})
 
 test_that("every *_dataset() starts with path, version, limit, shuffle", {
   for (b in benchmarks) {
@@ -56,26 +63,19 @@ test_that("every *_summary() takes x first and a cluster argument", {
   }
 })
 
-# Each benchmark's task on its bundled sample, evaluated offline.
+# Each benchmark's task on its bundled sample, built from its registration as eval_set()
+# builds it, evaluated offline. An answer its scorer can read, and a judge for a task that
+# takes one, where the benchmark needs them; any other benchmark gets "A" and no judge.
 contract_run <- function(b, dir) {
   answer <- function(text) baseline_chat(function(prompt) text)
-  switch(b,
-    futurex = list(task = futurex_task(futurex_dataset(version = "sample"), dir = dir),
-                   chat = answer("\\boxed{A}")),
-    processbench = list(task = processbench_task(processbench_dataset(version = "sample"),
-                                                 dir = dir),
-                        chat = answer("\\boxed{-1}")),
-    deltabench = list(task = deltabench_task(deltabench_dataset(version = "sample"), dir = dir),
-                      chat = answer("Conclusion: yes\nError Section Number: 2\nExplanation: x")),
-    probsem = list(task = probsem_task(probsem_dataset(version = "sample"), dir = dir),
-                   chat = answer("A")),
-    dsbench = list(task = dsbench_task(dsbench_dataset(version = "sample"), dir = dir,
-                                       judge = answer("True")),
-                   chat = answer("The answer is C.")),
-    arena = list(task = arena_task(arena_dataset(version = "sample"), dir = dir,
-                                   judge = arena_baseline_judge("longer")),
-                 chat = answer("It depends."))
-  )
+  text <- switch(b, futurex = "\\boxed{A}", processbench = "\\boxed{-1}",
+                 deltabench = "Conclusion: yes\nError Section Number: 2\nExplanation: x",
+                 dsbench = "The answer is C.", arena = "It depends.", "A")
+  judge <- switch(b, dsbench = answer("True"), arena = arena_baseline_judge("longer"))
+  entry <- registration(b)
+  dataset <- benchmark_function(b, "dataset")(version = "sample")
+  args <- c(list(dataset = dataset, dir = dir), if (!is.null(judge)) list(judge = judge))
+  list(task = do.call(entry$task, args), chat = answer(text))
 }
 
 test_that("<b>_task(<b>_dataset()) is a Task whose scores are doubles in [0, 1] and whose summary has the standard rows", {
@@ -108,15 +108,20 @@ test_that("every benchmark registers its *_summary() for logs and leaderboards",
   }
 })
 
-test_that("prepare_*() name their input source, their output out, and skip with on_error", {
-  ns <- asNamespace("predictivebench")
+test_that("every benchmark's task and dataset are its registration's, run by name", {
   for (b in benchmarks) {
-    args <- names(formals(get(paste0("prepare_", b), envir = ns)))
+    expect_identical(registration(b)$task, family(b, "task"), label = b)
+    expect_identical(registration(b)$dataset, family(b, "dataset"), label = b)
+  }
+})
+
+test_that("prepare_*() name their input source, their output out, and skip with on_error", {
+  for (b in benchmarks) {
+    prepare <- registration(b)$prepare
+    expect_true(is.function(prepare), label = b)
+    args <- names(formals(prepare))
     expect_identical(args[1:2], c("source", "out"), label = b)
     expect_false(any(c("data_dir", "skip_broken") %in% args), label = b)
-  }
-  for (b in benchmarks) {
-    on_error <- formals(get(paste0("prepare_", b), envir = ns))$on_error
-    expect_identical(eval(on_error), c("error", "skip"), label = b)
+    expect_identical(eval(formals(prepare)$on_error), c("error", "skip"), label = b)
   }
 })

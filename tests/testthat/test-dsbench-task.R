@@ -150,7 +150,7 @@ test_that("the solver truncates long prompts from the front", {
   counts <- vapply(samples$input, rtiktoken::get_token_count, 1, model = "o200k_base")
   expect_true(any(counts > 100))
   meta <- samples$solver_metadata
-  expect_identical(vapply(meta, `[[`, TRUE, "truncated"), unname(counts > 100))
+  expect_identical(vapply(meta, `[[`, TRUE, "prompt_truncated"), unname(counts > 100))
   expect_equal(vapply(meta, `[[`, 1, "prompt_tokens"), unname(pmin(counts, 100)))
   expect_true(all(vapply(meta, `[[`, "", "tokenizer") == "o200k_base"))
   # The encoding follows the chat's model: gpt-4-turbo counts with cl100k_base.
@@ -170,7 +170,7 @@ test_that("without rtiktoken the solver cuts by the estimate", {
   expect_true(all(vapply(sent, function(s) any(endsWith(data$input, s)), TRUE)))
   expect_true(all(vapply(sent, dsbench_estimate_tokens, 1) <= 100))
   meta <- tsk$get_samples()$solver_metadata
-  expect_true(all(vapply(meta, `[[`, TRUE, "truncated")))
+  expect_true(all(vapply(meta, `[[`, TRUE, "prompt_truncated")))
   expect_true(all(vapply(meta, `[[`, "", "tokenizer") == "estimate"))
 })
 

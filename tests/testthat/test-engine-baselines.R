@@ -16,11 +16,22 @@ test_that("baseline_echo answers from a column; bad arguments are classed errors
                c("2", "1", ""))
   expect_error(baseline_echo(data.frame(x = 1)), class = "predictivebench_error_argument")
   expect_error(baseline_chat(1), class = "predictivebench_error_argument")
-  expect_error(baseline_chat(), class = "predictivebench_error_argument")
   bad <- baseline_chat(function(text) 1)
   res <- generate_responses(bad, "q", cache = FALSE)
   expect_true(is.na(res$result))
   expect_match(res$error, "one string")
+})
+
+test_that("baseline_chat() with no argument answers every prompt with nothing", {
+  empty <- baseline_chat()
+  expect_s3_class(empty, "Chat")
+  expect_equal(empty$get_model(), "baseline-empty")
+  expect_equal(generate_responses(empty, c("a", "b"), cache = FALSE)$result, c("", ""))
+  # a task runs end to end with it
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 3), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_chat(), view = FALSE)
+  expect_equal(nrow(tsk$get_samples()), 3L)
+  expect_true(file.exists(tsk$log_path))
 })
 
 test_that("baseline_chat() takes a string, a function or choices", {

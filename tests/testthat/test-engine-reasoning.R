@@ -34,6 +34,8 @@ test_that("text without thinking is left exactly as it is", {
   expect_false(answer$truncated)
   # an answer stopped at the token limit is truncated, whatever its text
   expect_true(record_answer(list(text = "\\boxed{B", finish_reason = "length"))$truncated)
+  # as ellmer normalises a server's "length"
+  expect_true(record_answer(list(text = "\\boxed{B", finish_reason = "max_tokens"))$truncated)
   # records cached before these fields were kept read as finished answers
   expect_false(record_answer(list(text = "x"))$truncated)
   expect_true(is.na(record_answer(NULL)$truncated))

@@ -14,14 +14,19 @@ test_that("a cell's identity holds the benchmark and model, not how requests are
 })
 
 test_that("the names a set takes come from the registry; a registration can refuse a version", {
-  expect_setequal(set_benchmark_names(),
-                  c("futurex", "processbench", "deltabench", "probsem", "dsbench", "arena"))
-  # registered, but with no <name>_dataset()/<name>_task() in the package: not by name
-  old <- new_benchmark("arena_battles", "arena_win_rates", headline = NULL, by = "model")
-  withr::defer(do.call(new_benchmark, old))
+  # the registrations that say how their task is built, and only those
+  tasks <- vapply(registrations(), function(e) is.function(e$task), TRUE)
+  expect_setequal(set_benchmark_names(), names(tasks)[tasks])
   expect_false("arena_battles" %in% set_benchmark_names())
+  # one registered in the session joins them, and leaves with it
+  new_benchmark("cells-toy", identity, task = function(dataset, dir) NULL)
+  expect_true("cells-toy" %in% set_benchmark_names())
+  unregister_benchmark("cells-toy")
+  expect_false("cells-toy" %in% set_benchmark_names())
+  expect_error(named_benchmark("cells-toy@sample", NULL, NULL, rlang::current_env()),
+               class = "predictivebench_error_argument")
   # the arena's registration refuses its real versions by name, before any cell runs
-  expect_true(is.function(the_benchmarks[["arena"]]$check_by_name))
+  expect_true(is.function(registration("arena")$check_by_name))
   expect_error(named_benchmark("arena@rwq_200", NULL, NULL, rlang::current_env()),
                class = "predictivebench_error_answers")
   expect_equal(named_benchmark("arena@sample", NULL, NULL, rlang::current_env())$version,

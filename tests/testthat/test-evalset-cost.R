@@ -25,16 +25,15 @@ test_that("the preview prices each role at its own model: a cheap solver, an exp
   dear <- model_price(judge)
   skip_if(is.null(cheap) || is.null(dear), "ellmer has no price for gpt-4.1-nano or o1")
   skip_if_not_installed("rtiktoken")
-  questions <- c("What is 2 + 2?", "Name a prime number.", "Spell cat backwards.")
+  dataset <- futurex_dataset(version = "sample", limit = 3)
+  questions <- dataset$input
   judge_prompt <- function(answer) paste("Is this answer right?", answer)
   # a judge inside the task's scorer, as a benchmark's judge is
   scorer <- function(samples, ...) {
     verdicts <- generate_responses(judge, judge_prompt(samples$result), ...)
-    list(score = factor(ifelse(verdicts$result == "A", "C", "I"), levels = c("I", "C"),
-                        ordered = TRUE))
+    list(score = as.double(verdicts$result %in% "A"))
   }
-  task <- vitals::Task$new(dataset = tibble::tibble(input = questions, target = "A"),
-                           solver = generate_solver(), scorer = scorer, dir = logs)
+  task <- futurex_task(dataset, scorer = scorer, dir = logs)
   # by hand: each message's tokens plus 3, plus 3 to start the reply; the judge sees the
   # dry run's empty answer; each request's output bound is its chat's max_tokens
   tokens <- function(text, model) rtiktoken::get_token_count(text, tiktoken_encoding(model))

@@ -75,3 +75,87 @@ test_that("a daemon killed mid-cell: the cell is tried again, the rest completes
   expect_equal(set$attempts, c(1L, 2L))
   expect_true(all(file.exists(set$log_path)))
 })
+
+test_that("on daemons, a chat primed with few-shot turns is its own cell and sends them", {
+  server <- local_set_server()
+  local_daemons(2)
+  set <- quiet_set("futurex@sample",
+                   list(fake_chat(server, model = "m1"), primed_chat(server, model = "m1")),
+                   log_dir = withr::local_tempdir(),
+                   settings = set_settings(withr::local_tempdir()), limit = 2)
+  expect_equal(set$status, c("done", "done"))
+  expect_false(set$cell_id[[1]] == set$cell_id[[2]])
+  expect_equal(server$count(), 4)
+  expect_equal(sum(vapply(server$requests(), has_few_shot, TRUE)), 2)
+})
+
+test_that("on daemons, a chat's own key goes to its host, never the worker's", {
+  server <- local_set_server()
+  local_daemons(2)
+  decoy <- set_daemon_decoy_key(2)
+  key <- "sk-chat-OWN-key-4242"
+  chats <- function(key) {
+    list(ellmer::chat_openai_compatible(base_url = server$url, model = "m1",
+                                        credentials = function() key),
+         ellmer::chat_openai(base_url = server$url, model = "m2",
+                             credentials = function() key))
+  }
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  set <- quiet_set("futurex@sample", chats(key), log_dir = logs, settings = set_settings(cache),
+                   limit = 2)
+  expect_equal(set$status, c("done", "done"))
+  expect_equal(server$auths(), rep(paste("Bearer", key), 4))
+  # the key is in no file of the set: not in a log, a record or the cache
+  expect_length(files_holding(key, c(logs, cache)), 0)
+  # another key for the same models is the same cells
+  again <- quiet_set("futurex@sample", chats("sk-another-key"), log_dir = logs,
+                     settings = set_settings(cache), limit = 2)
+  expect_equal(again$cell_id, set$cell_id)
+  expect_equal(again$reused, c(TRUE, TRUE))
+  expect_equal(server$count(), 4)
+  # a chat given no key for a host other than its constructor's default: the worker fails
+  # the cell rather than send its own key there
+  keyless <- ellmer::chat_openai_compatible(base_url = server$url, model = "m3")
+  failed <- quiet_set("futurex@sample", list(keyless), log_dir = logs,
+                      settings = set_settings(cache), limit = 2, retries = 0)
+  expect_equal(failed$status, "failed")
+  expect_match(failed$error, "without credentials", fixed = TRUE)
+  expect_equal(server$count(), 4)
+  expect_false(any(grepl(decoy, server$auths(), fixed = TRUE)))
+})
+
+test_that("when every daemon is killed, the waiting cells fail within a bound; done ones stay", {
+  skip_if_not_installed("callr")
+  server <- local_set_server(latency = 300)
+  local_daemons(2)
+  pids <- daemon_pids(2)
+  expect_length(pids, 2)
+  logs <- withr::local_tempdir()
+  withr::local_options(predictivebench.daemons_grace_s = 2)
+  # Outside this process (which waits in eval_set()): once the quick cell is done and the
+  # slow one waits on the server, every daemon is killed (SIGKILL: nothing is cleaned up).
+  killer <- callr::r_bg(function(count_url, records, pids) {
+    repeat {
+      n <- tryCatch(jsonlite::fromJSON(count_url)$n, error = function(e) 0)
+      if (n >= 1 && length(list.files(records, pattern = "[.]json$")) >= 1) break  # (not a lock)
+      Sys.sleep(0.2)
+    }
+    tools::pskill(pids, tools::SIGKILL)
+  }, args = list(count_url = sub("/v1$", "/__count", server$url),
+                 records = file.path(logs, ".eval-set"), pids = pids))
+  withr::defer(killer$kill())
+  # without the bound, the set would wait forever: stop it after 120 s
+  setTimeLimit(elapsed = 120, transient = TRUE)
+  withr::defer(setTimeLimit(elapsed = Inf))
+  models <- list(baseline_chat("\\boxed{A}", name = "quick"), fake_chat(server, model = "slow"))
+  start <- Sys.time()
+  set <- quiet_set("futurex@sample", models, log_dir = logs, limit = 1, retries = 1,
+                   settings = set_settings(withr::local_tempdir(), timeout = 900))
+  expect_lt(as.double(difftime(Sys.time(), start, units = "secs")), 60)
+  expect_false(killer$is_alive())
+  expect_equal(set$status, c("done", "failed"))
+  expect_match(set$error[[2]], "Every mirai daemon is gone", fixed = TRUE)
+  expect_true(file.exists(set$log_path[[1]]))
+  expect_equal(server$count(), 1)
+})

@@ -23,7 +23,7 @@ test_that("a cell's requests arrive at the server while the round's later cells 
   server <- local_set_server(latency = 1)
   settings <- set_settings(withr::local_tempdir(), max_active = 4)
   seen <- list()
-  attempt <- function(cell) {
+  attempt <- function(cell, hand_over) {
     if (cell$id == "c3" && is.null(seen$c3)) {
       waited <- 0
       while (server$count() < 8 && waited < 20) {
@@ -33,7 +33,8 @@ test_that("a cell's requests arrive at the server while the round's later cells 
       seen$c3 <<- server$count()
     }
     tryCatch({
-      res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:4), settings,
+      res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:4),
+                                settings_with_dots(settings, hand_over = hand_over),
                                 progress = FALSE)
       seen[[paste0(cell$id, "_results")]] <<- res$result
       new_outcome("done")
@@ -95,7 +96,7 @@ test_that("a cell with a judge goes on in rounds: solver answers first, then the
 })
 
 test_that("outside a set's round the engine sends as it always did", {
-  expect_null(getOption("predictivebench.eval_set_round"))
+  expect_null(request_settings()$hand_over)
   server <- local_set_server()
   res <- generate_responses(fake_chat(server), c("a", "b"), set_settings(FALSE))
   expect_equal(res$result, c("\\boxed{A}", "\\boxed{A}"))
@@ -142,10 +143,11 @@ test_that("an error in the round's pool (a full disk) stops its sending, not the
     if (writes == 1L) stop("No space left on device")
     real_cache_set(...)
   })
-  attempt <- function(cell) {
+  attempt <- function(cell, hand_over) {
     Sys.sleep(0.3)
     tryCatch({
-      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2),
+                         settings_with_dots(settings, hand_over = hand_over),
                          progress = FALSE)
       new_outcome("done")
     }, predictivebench_cell_waits = function(c) new_outcome("waiting"),
@@ -169,9 +171,10 @@ test_that("a cell is evaluated again once its own requests are answered, while o
   settings <- set_settings(cache)
   entries <- function() length(list.files(cache, recursive = TRUE))
   seen <- NULL
-  attempt <- function(cell) {
+  attempt <- function(cell, hand_over) {
     tryCatch({
-      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2),
+                         settings_with_dots(settings, hand_over = hand_over),
                          progress = FALSE)
       if (cell$id == "fast") seen <<- entries()
       new_outcome("done")

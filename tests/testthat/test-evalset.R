@@ -4,8 +4,9 @@ test_that("a set runs every cell, headlines its summary, and a rerun sends no re
   settings <- set_settings(withr::local_tempdir())
   chats <- set_chats(server, c("m1", "m2"))
   set <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = settings, limit = 3)
-  expect_named(set, c("benchmark", "model", "cell_id", "status", "log_path", "metric",
-                      "headline", "cost", "attempts", "reused", "error"))
+  expect_named(set, c("benchmark", "model", "cell_id", "status", "failed_samples", "log_path",
+                      "metric", "headline", "cost", "attempts", "reused", "error"))
+  expect_equal(set$failed_samples, rep(0L, 4))
   expect_equal(nrow(set), 4)
   expect_equal(set$benchmark, rep(set_benchmarks_sample, 2))
   expect_equal(set$model, rep(c("openai_compatible/m1", "openai_compatible/m2"), each = 2))
@@ -271,4 +272,127 @@ test_that("probsem by name runs as a benchmark in a set", {
                      settings = set_settings(withr::local_tempdir()))
   expect_equal(again$reused, c(TRUE, TRUE))
   expect_equal(server$count(), sent)
+})
+
+test_that("a cell whose log was cut off inside its samples is set aside and runs from the cache", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, c("m1", "m2"))
+  set <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)
+  sent <- server$count()
+  # a crash while writing: the header (status "success") is whole, the samples are not
+  cut <- set$log_path[[1]]
+  bytes <- readBin(cut, "raw", file.size(cut))
+  writeBin(bytes[seq_len(round(length(bytes) * 0.8))], cut)
+  expect_equal(read_log_header(cut)$status, "success")
+  expect_message(
+    again <- suppressWarnings(eval_set("futurex@sample", chats, log_dir = logs,
+                                       settings = settings, limit = 3)),
+    class = "predictivebench_message_log_set_aside"
+  )
+  expect_equal(again$status, c("done", "done"))
+  expect_equal(again$reused, c(FALSE, TRUE))
+  expect_equal(server$count(), sent)  # every answer came from the cache
+  # the cut log is kept under a name no reader of logs takes; one log per cell
+  kept <- list.files(logs, pattern = "[.]partial-")
+  expect_equal(sub("[.]partial-.*$", "", kept), basename(cut))
+  expect_setequal(list.files(logs, pattern = "[.]json$"), basename(again$log_path))
+  expect_length(list.files(logs, pattern = "[.]json$", recursive = TRUE), 2)
+  expect_equal(nrow(suppressMessages(report_failures(logs))), 0)
+  # the rerun's log is whole: the next call takes it as done
+  expect_true(all(quiet_set("futurex@sample", chats, log_dir = logs, settings = settings,
+                            limit = 3)$reused))
+})
+
+test_that("samples lost to an outage make a partial cell; the next call asks only them again", {
+  inputs <- futurex_dataset(version = "sample", limit = 3)$input
+  outage <- withr::local_tempfile()
+  writeLines("", outage)
+  # while the file `outage` exists, the second sample's prompt gets HTTP 503
+  reply <- function(body, n) {
+    if (file.exists(outage) && grepl(down, last_user_text(body), fixed = TRUE)) {
+      return(list(status = 503))
+    }
+    "\\boxed{A}"
+  }
+  environment(reply) <- list2env(list(outage = outage, down = substr(inputs[[2]], 70, 130)),
+                                 parent = globalenv())
+  server <- local_fake_openai(reply)
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, "m1")
+  expect_message(
+    set <- suppressWarnings(eval_set("futurex@sample", chats, log_dir = logs,
+                                     settings = settings, limit = 3)),
+    "1 partial.*1 failed"
+  )
+  expect_equal(set$status, "partial")
+  expect_equal(set$failed_samples, 1L)
+  expect_match(set$error, "HTTP 503", fixed = TRUE)
+  expect_match(set$error, "1 of 3 samples failed", fixed = TRUE)
+  # tried again in this call (retries = 1): the failed prompt only, once more
+  prompts <- vapply(server$requests(), last_user_text, "")
+  expect_equal(set$attempts, 2L)
+  expect_equal(sum(grepl(substr(inputs[[2]], 70, 130), prompts, fixed = TRUE)), 2L)
+  expect_equal(length(prompts), 3 + 1)
+  # the partial run's log is written and readable, its failed sample in it
+  expect_true(file.exists(set$log_path))
+  expect_equal(nrow(suppressMessages(report_failures(set$log_path))), 1)
+  expect_false(file.exists(manifest_path(logs, set$cell_id)))  # not done
+
+  unlink(outage)  # the provider recovers
+  again <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)
+  expect_equal(again$status, "done")
+  expect_equal(again$failed_samples, 0L)
+  expect_false(again$reused)
+  expect_true(is.na(again$error))
+  # exactly the failed prompt was sent; the others came from the cache
+  sent <- vapply(server$requests(), last_user_text, "")[-(1:4)]
+  expect_length(sent, 1)
+  expect_match(sent, substr(inputs[[2]], 70, 130), fixed = TRUE)
+  expect_true(quiet_set("futurex@sample", chats, log_dir = logs, settings = settings,
+                        limit = 3)$reused)
+  expect_equal(server$count(), 5)
+})
+
+test_that("a failed cell's error is the provider's own message", {
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "nope")) {
+      return(list(status = 404, json = list(error = list(
+        message = "The model 'nope' does not exist", type = "invalid_request_error",
+        param = NULL, code = "model_not_found"
+      ))))
+    }
+    "\\boxed{A}"
+  })
+  logs <- withr::local_tempdir()
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "nope")), log_dir = logs,
+                   settings = set_settings(withr::local_tempdir()), limit = 2, retries = 0)
+  expect_equal(set$status, c("done", "failed"))
+  expect_match(set$error[[2]], "HTTP 404 Not Found: The model 'nope' does not exist",
+               fixed = TRUE)
+  expect_match(set$error[[2]], "2 of 2 samples failed", fixed = TRUE)
+  # no internal function's name
+  expect_no_match(set$error[[2]], "catch_step_failure|report_failures|[a-z_]+\\(\\)")
+  expect_true(is.na(set$error[[1]]))
+})
+
+test_that("a log_dir that is a file, or can't be made, is refused before any request", {
+  server <- local_set_server()
+  file <- withr::local_tempfile()
+  writeLines("not a folder", file)
+  chats <- set_chats(server, "m1")
+  settings <- set_settings(withr::local_tempdir())
+  err <- expect_error(eval_set("futurex@sample", chats, log_dir = file, settings = settings,
+                               limit = 2),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "is a file", fixed = TRUE)
+  expect_match(cli::ansi_strip(conditionMessage(err)), basename(file), fixed = TRUE)
+  err <- expect_error(eval_set("futurex@sample", chats, log_dir = file.path(file, "logs"),
+                               settings = settings, limit = 2),
+                      class = "predictivebench_error_argument")
+  expect_match(cli::ansi_strip(conditionMessage(err)), "Can't write", fixed = TRUE)
+  expect_equal(server$count(), 0)
+  expect_equal(readLines(file), "not a folder")
 })

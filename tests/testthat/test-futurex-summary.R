@@ -16,7 +16,7 @@ test_that("the summary has the shared shape on the 0-1 scale", {
   sm <- futurex_summary(items)
   expect_equal(names(sm), c("group", "metric", "estimate", "lower", "upper", "n", "n_missing",
                             "weight"))
-  expect_equal(sm$group, c("overall", paste("level", 1:4)))
+  expect_equal(sm$group, c("overall", "overall_present_levels", paste("level", 1:4)))
   expect_true(all(sm$metric == "score"))
   expect_true(all(sm$lower >= 0 & sm$upper <= 1))
 })
@@ -32,7 +32,8 @@ test_that("a FutureX log shows futurex_summary()'s numbers, offline", {
                                          seed = 2), view = FALSE)
   log <- expect_results_log(tsk, futurex_summary, c("level", "std", "end_time"))
   expect_equal(log$results$scores[[1]]$name, "futurex_score")
-  expect_named(log$results$scores[[1]]$metrics, c("overall", paste("level", 1:4)))
+  expect_named(log$results$scores[[1]]$metrics,
+               c("overall", "overall_present_levels", paste("level", 1:4)))
   first <- log$samples[[1]]
   expect_equal(first$metadata$level, 1L)
   expect_match(first$scores[[1]]$explanation, "^single: extracted [A-Za-z0-9]+ vs Yes$")
@@ -56,4 +57,26 @@ test_that("futurex_summary() plots a bar per level with its interval and n", {
                                                            function(d) d$label)))
   boot <- suppressMessages(futurex_summary(tsk, method = "bootstrap", times = 50))
   expect_match(ggplot2::autoplot(boot)$labels$x, "bootstrap")
+})
+
+test_that("a subset without levels 3-4 keeps eval.py's overall, says so, and gives the overall over its levels", {
+  # level 1: 1, 0 (mean 0.5); level 2: 1, 1, 0, 0 (mean 0.5); no level 3 or 4
+  items <- tibble::tibble(id = paste0("q", 1:6), level = c(1, 1, 2, 2, 2, 2),
+                          score = c(1, 0, 1, 1, 0, 0))
+  expect_message(sm <- futurex_summary(items), "level 3.*level 4.*at most 0.3",
+                 class = "predictivebench_message_missing_levels")
+  overall <- sm[sm$group == "overall", ]
+  present <- sm[sm$group == "overall_present_levels", ]
+  # eval.py: 0.1 * 0.5 + 0.2 * 0.5 = 0.15 (absent levels weigh 0)
+  expect_equal(overall$estimate, 0.15)
+  expect_equal(overall$weight, 0.3)
+  # over the levels present: 0.15 / 0.3 = 0.5, interval scaled alike
+  expect_equal(present$estimate, 0.5)
+  expect_equal(c(present$lower, present$upper), c(overall$lower, overall$upper) / 0.3)
+  expect_equal(present$n, 6L)
+  expect_equal(sm$group[1:2], c("overall", "overall_present_levels"))
+  # every level present: both rows agree, and nothing is said
+  full <- tibble::tibble(id = paste0("q", 1:8), level = rep(1:4, 2), score = c(1, 0, 1, 1, 0, 0, 1, 0))
+  expect_no_message(fs <- futurex_summary(full), class = "predictivebench_message_missing_levels")
+  expect_equal(fs$estimate[fs$group == "overall_present_levels"], fs$estimate[fs$group == "overall"])
 })

@@ -16,7 +16,7 @@ test_that("futurex_task end to end against the fake server, cached on the second
   expect_equal(samples$score[samples$id == "fx-l2-stocks"], 1)
   summary <- suppressMessages(futurex_summary(tsk))
   expect_equal(summary$n_missing[[1]], 1L)
-  expect_equal(summary$estimate[[2]], 0.5)
+  expect_equal(summary$estimate[summary$group == "level 1"], 0.5)
   sent <- server$count()
   expect_equal(sent, nrow(samples))  # one request per sample
 

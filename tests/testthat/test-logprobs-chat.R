@@ -31,15 +31,29 @@ test_that("the chat backend reads each query's first-token log-probability", {
   expect_match(last_user_text(body), "^Q[12]:\n$")
 })
 
-test_that("the chat backend caches and reports a response without log-probabilities", {
+test_that("a chat endpoint without log-probabilities stops the call after one request", {
   server <- local_fake_openai(function(body, n) "True")
   dir <- withr::local_tempdir()
-  out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat",
-                        settings = request_settings(cache = dir))
-  expect_true(is.na(out$logp))
-  expect_match(out$error, "no token log-probabilities")
-  query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat",
-                 settings = request_settings(cache = dir))
+  err <- expect_error(query_logprobs(fake_chat(server), c("Q:\n", "R:\n"), "True",
+                                     backend = "chat", settings = request_settings(cache = dir)),
+                      class = "predictivebench_error_logprobs_unsupported")
+  expect_match(conditionMessage(err), "answers without token log-probabilities")
+  expect_equal(server$count(), 1)
+  # the answer was cached: asking again sends nothing, and says the same
+  expect_error(query_logprobs(fake_chat(server), c("Q:\n", "R:\n"), "True", backend = "chat",
+                              settings = request_settings(cache = dir)),
+               class = "predictivebench_error_logprobs_unsupported")
+  expect_equal(server$count(), 1)
+})
+
+test_that("the chat backend at Ollama's endpoint, which ignores logprobs, stops at once", {
+  server <- local_fake_ollama(chat = "True", chat_logprobs = FALSE)
+  tsk <- probsem_task(probsem_dataset(version = "sample"),
+                      solver = probsem_solver(backend = "chat",
+                                              settings = request_settings(cache = FALSE)),
+                      dir = withr::local_tempdir())
+  expect_error(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+               class = "predictivebench_error_logprobs_unsupported")
   expect_equal(server$count(), 1)
 })
 

@@ -95,31 +95,40 @@ test_that("generated tokens are left out when max_tokens > 0", {
 test_that("a failed request leaves NA and its error; the other pairs are kept", {
   fail_reply <- function(body, n) {
     if (grepl("^broken", body$prompt)) return(list(status = 400))
-    echo_completion(body$prompt, logprobs = -1)
+    echo_completion(body$prompt)
   }
   server <- local_fake_openai(fail_reply)
   dir <- withr::local_tempdir()
   out <- query_logprobs(fake_chat(server), c("fine\n", "broken\n"), "yes",
                         settings = request_settings(cache = dir,
                         max_tries = 1))
-  expect_equal(out$logp[[1]], -1)
+  expect_equal(out$logp[[1]], -1.5)
   expect_true(is.na(out$logp[[2]]))
   expect_match(out$error[[2]], "400|fake error")
   # Only the successful requests were cached.
   expect_length(list.files(dir, pattern = "\\.rds$", recursive = TRUE), 2)
 })
 
-test_that("an endpoint without echo log-probabilities is a clear error per pair", {
+test_that("an endpoint without prompt log-probabilities stops the call, saying why", {
   server <- local_fake_openai(function(body, n) "plain text")
-  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = no_cache)
-  expect_true(is.na(out$logp))
-  expect_match(out$error, "no echoed token log-probabilities")
+  err <- expect_error(query_logprobs(fake_chat(server), c("Q\n", "R\n"), "yes",
+                                     settings = no_cache),
+                      class = "predictivebench_error_logprobs_unsupported")
+  expect_match(conditionMessage(err), "no echoed token log-probabilities", fixed = TRUE)
+  # echo, vLLM's prompt_logprobs, the chat endpoint: no query
+  expect_equal(server$count(), 3)
 })
 
 test_that("an endpoint that does not echo the context says so, not a token count", {
-  # It answers every text with the one token "True", as if the prompt were not echoed.
+  # It answers every text with the one token "True", as if the prompt were not echoed: the
+  # probe refuses it (its tokens do not spell the prompt), and with span_check = FALSE
+  # each pair says what is missing.
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt, tokens = "True"))
-  out <- query_logprobs(fake_chat(server), "Is it on?\nAnswer:\n", "True", settings = no_cache)
+  expect_error(query_logprobs(fake_chat(server), "Is it on?\nAnswer:\n", "True",
+                              settings = no_cache),
+               "do not spell the prompt", class = "predictivebench_error_logprobs_broken")
+  out <- query_logprobs(fake_chat(server), "Is it on?\nAnswer:\n", "True", settings = no_cache,
+                        span_check = FALSE)
   expect_true(is.na(out$logp))
   expect_no_match(out$error, "has 1 tokens but the full text has 1", fixed = TRUE)
   expect_match(out$error, "echoed 1 token(s) for context + query and 1 for the query \"True\"",
@@ -158,12 +167,12 @@ test_that("the endpoint is the chat's: its base URL, model, key and headers", {
 test_that("a 429 is retried and then scored", {
   flaky_reply <- function(body, n) {
     if (n == 1) return(list(status = 429, headers = list(`retry-after` = "0")))
-    echo_completion(body$prompt, logprobs = -1)
+    echo_completion(body$prompt)
   }
   server <- local_fake_openai(flaky_reply)
   out <- query_logprobs(fake_chat(server), "Q\n", "yes",
                         settings = request_settings(cache = FALSE, max_active = 1))
-  expect_equal(out$logp, -1)
+  expect_equal(out$logp, -1.5)
   expect_equal(server$count(), 3)
 })
 
@@ -240,13 +249,13 @@ test_that("every completions request is counted once, in the result and in ellme
 test_that("a 429 is sent again after the server's retry-after, and scored", {
   flaky_reply <- function(body, n) {
     if (n == 1) return(list(status = 429, headers = list(`retry-after` = "0")))
-    echo_completion(body$prompt, logprobs = -1)
+    echo_completion(body$prompt)
   }
   server <- local_fake_openai(flaky_reply)
   # backoff = 60: a retry that ignored the server's retry-after would wait a minute.
   settings <- request_settings(cache = FALSE, max_active = 1, backoff = 60)
   out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = settings)
-  expect_equal(out$logp, -1)
+  expect_equal(out$logp, -1.5)
   expect_equal(server$count(), 3)
 })
 
@@ -255,41 +264,47 @@ test_that("a 5xx is retried up to max_tries; a 400 is sent once, with the provid
     if (grepl("^down", body$prompt)) return(list(status = 503))
     if (grepl("^bad", body$prompt)) return(list(status = 400))
     if (n == 1) return(list(status = 502))
-    echo_completion(body$prompt, logprobs = -1)
+    echo_completion(body$prompt)
   }
   server <- local_fake_openai(reply)
   settings <- request_settings(cache = FALSE, max_active = 1, max_tries = 2, backoff = 0)
   out <- query_logprobs(fake_chat(server), "fine\n", "yes", settings = settings)
-  expect_equal(out$logp, -1)
+  expect_equal(out$logp, -1.5)
   expect_equal(server$count(), 3)  # the 502, its retry, the query alone
   before <- server$count()
-  out <- query_logprobs(fake_chat(server), c("down\n", "bad\n"), "yes", settings = settings)
+  # the first text (the probe) is answered; the others fail each on its own
+  out <- query_logprobs(fake_chat(server), c("ok\n", "down\n", "bad\n"), "yes",
+                        settings = settings)
   prompts <- vapply(server$requests()[-seq_len(before)], function(b) b$prompt, "")
   expect_equal(sum(prompts == "down\nyes"), 2)  # max_tries
   expect_equal(sum(prompts == "bad\nyes"), 1)   # not transient: sent once
-  expect_match(out$error[[1]], "Gave up after 2 tries", fixed = TRUE)
-  expect_match(out$error[[1]], "HTTP 503 Service Unavailable: fake error 503 (fake)",
+  expect_equal(out$logp[[1]], -1.5)
+  expect_match(out$error[[2]], "Gave up after 2 tries", fixed = TRUE)
+  expect_match(out$error[[2]], "HTTP 503 Service Unavailable: fake error 503 (fake)",
                fixed = TRUE)
-  expect_identical(out$error[[2]], "HTTP 400 Bad Request: fake error 400 (fake)")
+  expect_identical(out$error[[3]], "HTTP 400 Bad Request: fake error 400 (fake)")
 })
 
 test_that("a request that never answers is cut at the settings' deadline, and retried", {
   reply <- function(body, n) {
     if (n == 1) return(list(delay = 60))
-    echo_completion(body$prompt, logprobs = -1)
+    echo_completion(body$prompt)
   }
   server <- local_fake_openai(reply)
   settings <- request_settings(cache = FALSE, max_active = 1, max_tries = 2, backoff = 0,
                                timeout = 1)
   out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = settings)
-  expect_equal(out$logp, -1)
+  expect_equal(out$logp, -1.5)
   expect_equal(server$count(), 3)
-  # With one try the pair fails with the deadline's message.
+  # With one try the first request (the probe) fails with the deadline's message, and the
+  # call stops there: a server that does not answer is sent nothing else.
   server <- local_fake_openai(function(body, n) list(delay = 60))
   one <- request_settings(cache = FALSE, max_tries = 1, timeout = 1)
-  out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = one)
-  expect_true(is.na(out$logp))
-  expect_match(out$error, "Timed out: no answer within the deadline of 1 s", fixed = TRUE)
+  err <- expect_error(query_logprobs(fake_chat(server), c("Q\n", "R\n"), "yes", settings = one),
+                      class = "predictivebench_error_logprobs_probe")
+  expect_match(conditionMessage(err), "Timed out: no answer within the deadline of 1 s",
+               fixed = TRUE)
+  expect_equal(server$count(), 1)
 })
 
 test_that("a redirect is not followed and not retried: the other origin gets nothing", {
@@ -298,12 +313,13 @@ test_that("a redirect is not followed and not retried: the other origin gets not
     redirect <- local_fake_redirect(bystander$origin, status = status)
     chat <- ellmer::chat_openai_compatible(base_url = redirect$url, model = "fake-model",
                                            credentials = function() "secret-key")
-    out <- query_logprobs(chat, "The secret text\n", "yes",
-                          settings = request_settings(cache = FALSE, backoff = 0))
-    expect_true(is.na(out$logp))
-    expect_match(out$error, paste0("HTTP ", status, " [A-Za-z ]+ to http://127.0.0.1:[0-9]+: ",
-                                   "not followed"))
-    expect_equal(redirect$count(), 2)  # the full text and the query alone, once each
+    err <- expect_error(query_logprobs(chat, "The secret text\n", "yes",
+                                       settings = request_settings(cache = FALSE, backoff = 0)),
+                        class = "predictivebench_error_logprobs_probe")
+    expect_match(conditionMessage(err),
+                 paste0("HTTP ", status, " [A-Za-z ]+ to http://127.0.0.1:[0-9]+: ",
+                        "not followed"))
+    expect_equal(redirect$count(), 1)  # the probe, once: nothing else is sent
   }
   expect_equal(bystander$count(), 0)
 })
@@ -324,7 +340,8 @@ test_that("a refused key (401) stops the run at once with predictivebench_error_
   expect_match(conditionMessage(err), "fake error 401", fixed = TRUE)
   expect_match(conditionMessage(err), paste("OpenAI-compatible completions at", server$url),
                fixed = TRUE)
-  expect_match(conditionMessage(err), "5 were not sent", fixed = TRUE)
+  # the first request (the probe) was refused: nothing else was sent
+  expect_match(conditionMessage(err), "Stopped after 1 request", fixed = TRUE)
   expect_no_match(conditionMessage(err), "FAKEKEY", fixed = TRUE)
 })
 
@@ -349,7 +366,7 @@ local_peak_server <- function(delay, .local_envir = parent.frame()) {
     res$send_json(list(
       choices = list(list(index = 0L, text = req$json$prompt, logprobs = list(
         tokens = as.list(tokens),
-        token_logprobs = c(list(NULL), as.list(rep(-1, length(tokens) - 1)))
+        token_logprobs = c(list(NULL), as.list(-nchar(tokens[-1]) / 2))
       ))),
       usage = list(prompt_tokens = length(tokens), completion_tokens = 0L)
     ), auto_unbox = TRUE, null = "null")
@@ -371,7 +388,7 @@ test_that("the server never holds more than max_active requests at once, and doe
                                          credentials = function() "k")
   out <- query_logprobs(chat, prefixes, "yes",
                         settings = request_settings(cache = FALSE, max_active = 3, rpm = Inf))
-  expect_equal(out$logp, rep(-1, 8))
+  expect_equal(out$logp, rep(-1.5, 8))
   expect_equal(server$peak(), 3)
 })
 

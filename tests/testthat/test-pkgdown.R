@@ -31,14 +31,24 @@ public_topics <- function() {
   Filter(Negate(is.null), topics)
 }
 
-test_that("the NAMESPACE stays a surface a user can learn: at most 50 exports", {
+# The cap on exports. A benchmark's family (`_task`, `_dataset`, `_solver`, `_scorer`,
+# `_summary`) is one idea learned once: its five names follow one pattern, so a benchmark
+# added to the package adds them without making the package harder to learn. Every other
+# export is a name a user learns on its own; those stay at most 30: vitals, which users of
+# this package know first, exports 18, and this package adds three layers vitals leaves out
+# (pinned data, the request engine, statistics of comparison), each a reference section of
+# a handful of names. 0.1.0 has 27 (the 20 of 0.1.0's first cut and the 7 of "Adding a
+# benchmark"); the 3 left are the budget for a new idea, to be argued when spent.
+other_exports_cap <- 30
+
+test_that("the NAMESPACE stays a surface a user can learn: families, plus at most 30 names", {
   exports <- namespace_exports()
-  expect_lte(length(exports), 50)
+  benchmarks <- set_benchmark_names()
+  families <- unlist(lapply(benchmarks, paste0,
+                            c("_task", "_dataset", "_solver", "_scorer", "_summary")))
   # each benchmark's family is complete
-  for (b in c("futurex", "processbench", "deltabench", "probsem", "dsbench", "arena")) {
-    family <- paste0(b, c("_task", "_dataset", "_solver", "_scorer", "_summary"))
-    expect_equal(setdiff(family, exports), character())
-  }
+  expect_equal(setdiff(families, exports), character())
+  expect_lte(length(setdiff(exports, families)), other_exports_cap)
   # steps of one benchmark and the old helpers are gone
   expect_false(any(c("prepare_futurex", "baseline_constant", "autoplot_summary",
                      "generate_responses", "elo_online", "python_available") %in% exports))

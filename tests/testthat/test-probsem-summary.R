@@ -1,8 +1,19 @@
 test_that("the summary's -1 rule and ties work on hand-made samples", {
   s <- probsem_example_samples()
-  expect_message(probsem_summary(s), "choice")
+  # "choice" has 3 contexts, one without ground truth: accuracy over the other two
+  msg <- expect_message(probsem_summary(s), class = "predictivebench_message_no_truth")
+  expect_match(conditionMessage(msg), "choice: 1 of 3")
   sm <- suppressMessages(probsem_summary(s))
-  expect_true(is.na(sm$estimate[sm$group == "choice"]))
+  expect_equal(sm$estimate[sm$group == "choice"], 1)
+  expect_equal(sm$n[sm$group == "choice"], 2L)
+  expect_equal(sm$n_no_truth[sm$group == "choice"], 1L)
+  # made wrong on one of its contexts with ground truth: 1 of 2
+  wrong <- s
+  wrong$solver_metadata[[2]]$prob <- rev(wrong$solver_metadata[[2]]$prob)
+  expect_equal(suppressMessages(probsem_summary(wrong))$estimate[sm$group == "choice"], 0.5)
+  # a suite with no context with ground truth has no accuracy
+  none <- s[s$expected == -1, ]
+  expect_true(is.na(suppressMessages(probsem_summary(none))$estimate))
   expect_equal(sm$estimate[sm$group == "truth"], 1)
   s$solver_metadata[[4]]$prob <- c(0.3, 0.7)
   s$solver_metadata[[5]]$prob <- c(0.5, 0.5)
@@ -37,6 +48,24 @@ test_that("a uniform guesser's 100% on tied suites is counted and said, ties kep
   s2$solver_metadata[[1]]$prob <- prob
   expect_no_message(sm2 <- probsem_summary(s2), class = "predictivebench_message_ties")
   expect_equal(sm2$n_tied, 0L)
+})
+
+test_that("a result in which every query of every context ties is flagged, with a note", {
+  s <- probsem_example_samples()
+  sm <- suppressMessages(probsem_summary(s))
+  expect_false(any(sm$all_tied))
+  expect_no_message(probsem_summary(s), class = "predictivebench_message_all_tied")
+  s$solver_metadata <- lapply(s$solver_metadata, function(m) {
+    m$prob <- rep(1 / length(m$queries), length(m$queries))
+    m
+  })
+  msg <- expect_message(probsem_summary(s), class = "predictivebench_message_all_tied")
+  expect_match(conditionMessage(msg), "can't tell the queries apart")
+  sm <- suppressMessages(probsem_summary(s))
+  expect_true(all(sm$all_tied))
+  # one context that tells its queries apart is a model's result, ties elsewhere or not
+  s$solver_metadata[[4]]$prob <- c(0.3, 0.7)
+  expect_false(any(suppressMessages(probsem_summary(s))$all_tied))
 })
 
 test_that("an offline probsem log shows each suite's accuracy and reads back the same", {
@@ -100,16 +129,27 @@ test_that("probsem_summary() clusters contexts within a suite when told how (wor
   expect_true(is.na(probsem_summary(samples, cluster = "suite")$lower))
 })
 
-test_that("the log lists a suite with an accuracy first, so the log list shows a number", {
-  tsk <- probsem_task(probsem_dataset(version = "sample"), dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_echo(probsem_dataset(version = "sample")), view = FALSE)
+test_that("an oracle scores 1 on every suite of the sample, in the log, the set and the board", {
+  data <- probsem_dataset(version = "sample")
+  tsk <- probsem_task(data, dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_echo(data), view = FALSE))
   log <- log_json(tsk$log_path)
   metrics <- log$results$scores[[1]]$metrics
-  # the sample's "choice" suite has a context without ground truth: no accuracy, so it is
-  # left out of the metrics (Inspect takes numbers only) and named as not computed
-  expect_equal(names(metrics), "truth")
-  expect_equal(unlist(log$eval$metadata$not_computed), "choice")
-  expect_equal(metrics[[1]]$value, 1)
+  # the sample's "choice" suite has a context without ground truth (expected = -1): its
+  # accuracy counts the two that have one
+  expect_equal(names(metrics), c("choice", "truth"))
+  expect_equal(vapply(metrics, function(m) m$value, 1), c(choice = 1, truth = 1))
+  expect_length(log$eval$metadata$not_computed, 0)
+  headline <- log$eval$metadata$headline
+  expect_equal(vapply(headline, function(r) r$n, 1), c(2, 3))
+  # the set's table and the board show it
+  logs <- withr::local_tempdir()
+  set <- suppressMessages(eval_set("probsem@sample", list(oracle = baseline_echo(data)),
+                                   log_dir = logs))
+  expect_equal(set$headline, 1)
+  expect_equal(set$metric, "choice")
+  board <- suppressMessages(leaderboard(logs))
+  expect_equal(board$estimate, c(1, 1))
 })
 
 # The paper's AV-1 suites as an evaluated task's samples, with code-davinci-002's published

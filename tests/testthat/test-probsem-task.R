@@ -220,6 +220,16 @@ test_that("answers that can't be scored are reported as such, not as an API key 
   server <- local_fake_openai(function(body, n) echo_completion(body$prompt, tokens = "True"))
   tsk <- probsem_task(hint_table()[1:2, ], solver = probsem_solver(settings = no_cache),
                       dir = withr::local_tempdir())
+  # the first answer does not echo the prompt: the run stops before scoring, after it alone
+  err <- expect_error(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                      class = "predictivebench_error_logprobs_broken")
+  expect_equal(server$count(), 1)
+  expect_no_match(conditionMessage(err), "API key")
+  expect_match(conditionMessage(err), "do not spell the prompt")
+  # with span_check = FALSE the answers are taken, and each says what is wrong with it
+  tsk <- probsem_task(hint_table()[1:2, ],
+                      solver = probsem_solver(settings = no_cache, span_check = FALSE),
+                      dir = withr::local_tempdir())
   w <- expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                       class = "predictivebench_warning_all_failed")
   expect_no_match(conditionMessage(w), "API key")
@@ -357,13 +367,15 @@ test_that("the solver's settings apply, and $eval()'s named settings override th
       settings = request_settings(cache = FALSE, max_tries = 2, backoff = 0)
     ), dir = withr::local_tempdir())
     before <- server$count()
-    suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE, ...))
+    # the first request (the probe) fails, and the run stops there
+    expect_error(tsk$eval(solver_chat = fake_chat(server), view = FALSE, ...),
+                 class = "predictivebench_error_logprobs_probe")
     server$count() - before
   }
   twice <- run()
   once <- run(max_tries = 1)
-  expect_gt(once, 0)
-  expect_equal(twice, 2 * once)
+  expect_equal(once, 1)
+  expect_equal(twice, 2)
   expect_error(probsem_solver(settings = list(max_active = 0)),
                class = "predictivebench_error_argument")
   expect_error(probsem_solver(settings = list(nonsense = 1)),

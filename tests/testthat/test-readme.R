@@ -1,33 +1,62 @@
-# First contact: the README's first snippet, as written, in a fresh R process with no
-# VITALS_LOG_DIR, with only the model and the data swapped for offline ones.
+# First contact: the README's R snippets. The first runs as written, in a fresh R process
+# with no VITALS_LOG_DIR; one that needs a network and a key runs with only the model and
+# the data swapped for offline ones; the others install the package.
 
-readme_first_snippet <- function() {
+readme_snippets <- function() {
   readme <- testthat::test_path("..", "..", "README.md")
   skip_if_not(file.exists(readme), "README.md is not beside the tests (an installed package)")
   lines <- readLines(readme, encoding = "UTF-8")
-  start <- which(lines == "```r")[[1]]
-  end <- start + which(lines[-seq_len(start)] == "```")[[1]]
-  lines[(start + 1):(end - 1)]
+  starts <- which(lines == "```r")
+  lapply(starts, function(start) {
+    end <- start + which(lines[-seq_len(start)] == "```")[[1]]
+    lines[(start + 1):(end - 1)]
+  })
 }
 
-# The snippet with the real benchmark and a real model swapped for the bundled sample and an
-# offline chat; every other line as written, `vitals::vitals_view()` included.
+readme_first_snippet <- function() readme_snippets()[[1]]
+
+# The real benchmark and a real model swapped for the bundled sample and an offline chat;
+# every other line as written.
+offline_swaps <- c(
+  "futurex_task()" = "futurex_task(futurex_dataset(version = \"sample\"))",
+  "ellmer::chat_openai(model = \"gpt-4.1\")" =
+    "baseline_chat(choices = c(\"A\", \"B\", \"Yes\", \"No\"), template = \"\\\\boxed{%s}\")"
+)
+
+needs_network <- function(lines) {
+  any(vapply(names(offline_swaps), function(from) any(grepl(from, lines, fixed = TRUE)), TRUE))
+}
+
 offline_snippet <- function(lines) {
-  swaps <- c(
-    "futurex_task()" = "futurex_task(futurex_dataset(version = \"sample\"))",
-    "ellmer::chat_openai(model = \"gpt-4.1\")" =
-      "baseline_chat(choices = c(\"A\", \"B\", \"Yes\", \"No\"), template = \"\\\\boxed{%s}\")"
-  )
-  for (from in names(swaps)) {
-    hit <- grepl(from, lines, fixed = TRUE)
-    expect_true(any(hit), label = paste("the README snippet calls", from))
-    lines <- gsub(from, swaps[[from]], lines, fixed = TRUE)
+  for (from in names(offline_swaps)) {
+    lines <- gsub(from, offline_swaps[[from]], lines, fixed = TRUE)
   }
   lines
 }
 
+installs <- function(lines) any(grepl("pak::pak(", lines, fixed = TRUE))
+
+test_that("every R snippet of the README runs: as written, or offline for a real model", {
+  snippets <- readme_snippets()
+  expect_false(needs_network(snippets[[1]]))
+  expect_true(any(grepl("baseline_chat(", snippets[[1]], fixed = TRUE)))
+  withr::local_envvar(VITALS_LOG_DIR = withr::local_tempdir())
+  ran <- 0L
+  for (lines in snippets[-1]) {
+    if (installs(lines)) next
+    # a snippet for a real model: only the model and the data are swapped
+    expect_true(needs_network(lines))
+    env <- new.env(parent = globalenv())
+    suppressMessages(eval(parse(text = offline_snippet(lines)), env))
+    expect_true(file.exists(env$tsk$log_path))
+    ran <- ran + 1L
+  }
+  expect_gte(ran, 1L)
+})
+
 test_that("the README's first snippet logs where vitals_view() finds it, with no log dir set", {
-  lines <- offline_snippet(readme_first_snippet())
+  # as written: no swap
+  lines <- readme_first_snippet()
   expect_true(any(grepl("vitals::vitals_view()", lines, fixed = TRUE)))
   root <- normalizePath(testthat::test_path("..", ".."))
   user_data <- withr::local_tempdir()

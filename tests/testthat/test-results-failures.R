@@ -63,9 +63,11 @@ test_that("after a run, report_failures() lists failed samples of a task, a log 
 
   expect_message(from_task <- report_failures(tsk), "1 of 4 samples failed in 1 run",
                  class = "predictivebench_message_failures")
-  expect_named(from_task, c("log", "benchmark", "model", "id", "epoch", "step", "error"))
+  expect_named(from_task, c("log", "benchmark", "model", "id", "epoch", "step", "kind",
+                            "error"))
   expect_equal(from_task$id, ds$id[[2]])
   expect_equal(from_task$step, "solve")
+  expect_equal(from_task$kind, "request")
   expect_equal(from_task$benchmark, "futurex")
   expect_equal(from_task$model, "openai_compatible/fake-model")
   expect_match(from_task$error, "400")
@@ -86,4 +88,64 @@ test_that("after a run, report_failures() lists failed samples of a task, a log 
                  class = "predictivebench_message_failures")
   expect_equal(nrow(none), 0)
   expect_named(none, names(from_task))
+})
+
+test_that("report_failures() tells failed requests from answers it could not score, with advice for each", {
+  dir <- withr::local_tempdir()
+  # ProcessBench: one sample's requests fail, one gets replies without a boxed step
+  pb <- processbench_dataset(version = "sample")[1:3, ]
+  chat <- baseline_chat(function(prompt) {
+    if (grepl(pb$problem[[1]], prompt, fixed = TRUE)) stop("HTTP 404 Not Found: no such model")
+    if (grepl(pb$problem[[2]], prompt, fixed = TRUE)) return("I can't tell.")
+    "\\boxed{-1}"
+  })
+  settings <- request_settings(cache = FALSE, max_tries = 1)
+  tsk <- processbench_task(pb, solver = processbench_solver(settings = settings), dir = dir)
+  suppressWarnings(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))
+  msg <- expect_message(out <- report_failures(tsk), class = "predictivebench_message_failures")
+  expect_equal(out$id, pb$id[1:2])
+  expect_equal(out$kind, c("request", "answer"))
+  expect_match(out$error[[1]], "404")
+  expect_equal(out$error[[2]], "no result")
+  text <- conditionMessage(msg)
+  expect_match(text, "2 of 3 samples failed")
+  expect_match(text, "1 with a request that failed for good. First error: .*404")
+  expect_match(text, "API key")
+  expect_match(text, "1 whose answer could not be scored")
+  expect_match(text, "Running again changes nothing")
+  expect_match(text, "max_tokens")
+  # unparseable answers alone: no advice to run again or to check the key
+  only <- out[out$kind == "answer", ]
+  quiet <- withr::local_tempdir()
+  tsk2 <- processbench_task(pb[2, ], solver = processbench_solver(settings = settings), dir = quiet)
+  suppressWarnings(suppressMessages(tsk2$eval(solver_chat = chat, view = FALSE)))
+  msg2 <- expect_message(report_failures(tsk2), class = "predictivebench_message_failures")
+  expect_no_match(conditionMessage(msg2), "API key|to retry them")
+  expect_equal(nrow(only), 1L)
+})
+
+test_that("report_failures(<folder>) skips a log it did not write, with a warning, and reports the rest", {
+  dir <- withr::local_tempdir()
+  failing <- baseline_chat(function(prompt) stop("HTTP 500 Internal Server Error"))
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 2), dir = dir,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE,
+                                                                          max_tries = 1)))
+  suppressWarnings(suppressMessages(tsk$eval(solver_chat = failing, view = FALSE)))
+  # an Inspect AI log, as Inspect writes it (a NaN metric included)
+  writeLines(c(
+    '{"version": 2, "status": "success",',
+    ' "eval": {"task": "popularity", "task_id": "x1", "model": "openai/gpt-4o", "metadata": {},',
+    '   "dataset": {"name": "popularity", "samples": 1}},',
+    ' "results": {"scores": [{"name": "match", "scorer": "match", "params": {},',
+    '   "metrics": {"accuracy": {"name": "accuracy", "value": NaN, "params": {}}}}]},',
+    ' "samples": [{"id": 1, "epoch": 1, "input": "Hi", "target": "A",',
+    '   "scores": {"match": {"value": "C", "answer": "A"}}}]',
+    '}'), file.path(dir, "2024-01-01T00-00-00+00-00_popularity_x1.json"))
+  expect_warning(
+    out <- suppressMessages(report_failures(dir)),
+    "not written by predictivebench", class = "predictivebench_warning_skipped_logs"
+  )
+  expect_equal(nrow(out), 2L)
+  expect_equal(unique(out$log), tsk$log_path)
+  expect_equal(unique(out$kind), "request")
 })

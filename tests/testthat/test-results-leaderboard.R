@@ -21,7 +21,7 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
                         "interval", "better", "scale", "run", "created", "source"))
   expect_equal(unique(board$better), "higher")
   expect_equal(unique(board$scale), "0-1")
-  expect_equal(nrow(board), 5 + 5 + 2)
+  expect_equal(nrow(board), 6 + 6 + 2)
   summary_a <- suppressMessages(futurex_summary(a))
   row <- board[board$benchmark == "futurex" & board$metric == "overall", ][1, ]
   expect_identical(row$estimate, summary_a$estimate[1])
@@ -33,7 +33,7 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
                    arith_live$estimate[match(c("weighted", "level 1"), arith_live$group)])
   # the same runs read back from the log directory give the same numbers
   from_logs <- suppressMessages(leaderboard(dir))
-  expect_equal(nrow(from_logs), 10)
+  expect_equal(nrow(from_logs), 12)
   key <- function(x) x[order(x$source, x$metric), c("benchmark", "model", "metric",
                                                      "estimate", "lower", "upper", "n")]
   expect_equal(key(from_logs), key(board[board$benchmark == "futurex", ]))
@@ -180,7 +180,7 @@ test_that("the board says which metrics are lower-is-better and on the Elo scale
   expect_equal(board$scale, c("0-1", "0-1"))
   # the same benchmark registered as a board of ratings of models: each group is a model
   register_benchmark("arith", arith_summary, headline = NULL, by = "model",
-                     elo_scale = "score")
+                     elo_scale = "score", replace = TRUE)
   board <- leaderboard(tsk)
   expect_equal(board$model, sort(c("weighted", "overall", "level 1", "level 2")))
   expect_equal(unique(board$metric), "score")
@@ -220,4 +220,50 @@ test_that("headline rows without an estimate or interval are logged without them
   expect_identical(back$n, rows$n)
   expect_identical(back$key, c("a", "b"))
   expect_null(headline_metadata(list(mean = function(scores) mean(scores))))
+})
+
+test_that("a set's folder shows each cell's completed run; its failed attempts on request", {
+  logs <- withr::local_tempdir()
+  state <- new.env()
+  state$fail <- TRUE
+  flaky <- baseline_chat(function(prompt) {
+    if (state$fail) stop("HTTP 503 Service Unavailable")
+    "\\boxed{Yes}"
+  }, name = "flaky")
+  chats <- list(flaky = flaky, steady = baseline_chat("\\boxed{No}", name = "steady"))
+  run <- function() {
+    suppressWarnings(suppressMessages(eval_set(
+      "futurex@sample", chats, log_dir = logs, retries = 1,
+      settings = request_settings(cache = FALSE, max_tries = 1)
+    )))
+  }
+  first <- run()
+  expect_equal(first$status, c("failed", "done"))
+  state$fail <- FALSE
+  second <- run()
+  expect_equal(second$status, c("done", "done"))
+  # each failed try of the first call left its log (two tries: retries = 1)
+  attempts <- setdiff(list.files(logs, pattern = "[.]json$", full.names = TRUE),
+                      second$log_path)
+  expect_length(attempts, 2L)
+
+  msg <- expect_message(board <- leaderboard(logs), class = "predictivebench_message_attempts")
+  expect_match(conditionMessage(msg), paste("Left out", length(attempts), "log"))
+  expect_setequal(board$source, second$log_path)
+  expect_equal(sort(unique(board$model)),
+               c("predictivebench_baseline/flaky", "predictivebench_baseline/steady"))
+  # one run per cell, so the plot names no "(run 1)", "(run 2)"
+  expect_equal(length(unique(board$run[board$model == "predictivebench_baseline/flaky"])), 1L)
+  flaky_overall <- board$estimate[board$model == "predictivebench_baseline/flaky" &
+                                    board$metric == "overall"]
+  expect_equal(flaky_overall, second$headline[[1]])
+
+  all <- suppressWarnings(leaderboard(logs, attempts = TRUE))
+  expect_setequal(unique(all$source), c(second$log_path, attempts))
+  expect_gt(length(unique(all$run[all$model == "predictivebench_baseline/flaky"])), 1L)
+  expect_error(leaderboard(logs, attempts = NA), class = "predictivebench_error_argument")
+  # a folder that is not a set's: every log, as before
+  plain <- withr::local_tempdir()
+  file.copy(c(second$log_path, attempts), plain)
+  expect_no_message(leaderboard(plain), class = "predictivebench_message_attempts")
 })

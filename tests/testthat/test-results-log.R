@@ -155,11 +155,16 @@ test_that("logs of all six benchmarks are valid for Inspect AI's reader and read
   expect_length(grep("^ok ", lines), 6)
 
   logs <- lapply(paths, log_json)
-  # the NA headlines are left out and named, not written as null
+  # the NA headlines keep their place as "NaN" and are named, never written as null
   for (name in c("futurex", "processbench", "probsem")) {
     expect_true(length(logs[[name]]$eval$metadata$not_computed) > 0, label = name)
   }
   expect_true("level 3" %in% unlist(logs$futurex$eval$metadata$not_computed))
+  # an undefined metric that is not the headline is left out: vitals' log page shows only
+  # numbers
+  expect_null(logs$futurex$results$scores[[1]]$metrics$`level 3`)
+  expect_identical(names(logs$processbench$results$scores[[1]]$metrics)[[1]], "overall f1")
+  expect_identical(logs$processbench$results$scores[[1]]$metrics[[1]]$value, "NaN")
   for (name in names(tasks)) {
     log <- logs[[name]]
     samples <- tasks[[name]]$get_samples()
@@ -302,4 +307,45 @@ test_that("a ProcessBench and a FutureX log are the same text as before the writ
   read <- vitals::vitals_log_read(processbench$log_path,
                                   solver_chat = baseline_constant("\\boxed{-1}"))
   expect_identical(as.character(read$id), processbench$get_samples()$id)
+})
+
+test_that("an undefined headline stays first, as no number, in the log, the set's table and the board", {
+  # ProcessBench with no valid vote: F1 is 0/0, error_acc and correct_acc are 0
+  dir <- withr::local_tempdir()
+  pb <- processbench_dataset(version = "sample")
+  tsk <- processbench_task(pb, dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_chat(), view = FALSE))
+  text <- read_text(tsk$log_path)
+  expect_match(text, "\"name\": \"overall f1\",\\s*\"value\": \"NaN\"")
+  # jsonlite (vitals' viewer server, vitals_log_read()) reads the whole log
+  log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
+  metrics <- log$results$scores[[1]]$metrics
+  expect_named(metrics, c("overall f1", "overall error_acc", "overall correct_acc"))
+  expect_identical(vapply(metrics, function(m) as.double(m$value), 1),
+                   c(`overall f1` = NaN, `overall error_acc` = 0, `overall correct_acc` = 0))
+  expect_equal(unlist(log$eval$metadata$not_computed), "overall f1")
+  expect_equal(nrow(vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_chat())),
+               nrow(pb))
+  expect_inspect_valid(tsk$log_path)
+  # the board: NA under the headline's own name, first
+  board <- leaderboard(tsk$log_path)
+  expect_equal(board$metric[[1]], "overall f1")
+  expect_true(is.na(board$estimate[[1]]))
+  expect_equal(board$estimate[-1], c(0, 0))
+  # the set's table: NA, never another metric's number
+  logs <- withr::local_tempdir()
+  set <- suppressMessages(eval_set("processbench@sample", list(empty = baseline_chat()),
+                                   log_dir = logs))
+  expect_equal(set$metric, "overall f1")
+  expect_true(is.na(set$headline))
+})
+
+test_that("a log Inspect AI wrote with a NaN metric is read", {
+  path <- withr::local_tempfile(fileext = ".json")
+  writeLines(c('{"version": 2, "status": "success",',
+               ' "eval": {"task": "t", "model": "m", "metadata": {}},',
+               ' "results": {"scores": [{"name": "s", "metrics": {"mean": {"name": "mean",',
+               '   "value": NaN, "params": {}}}}]}}'), path)
+  header <- read_log_header(path)
+  expect_identical(as.double(header$results$scores[[1]]$metrics$mean$value), NaN)
 })

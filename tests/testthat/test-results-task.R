@@ -192,3 +192,18 @@ test_that("call_with_names() with no arguments calls the function with the extra
   expect_identical(call_with_names(function(...) list(...), list(), epochs = NULL),
                    list(epochs = NULL))
 })
+
+test_that("an error inside $eval() names no internal function of the package", {
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 2),
+                      dir = withr::local_tempdir())
+  e <- tryCatch(suppressMessages(tsk$eval(solver_chat = 1, view = FALSE)),
+                predictivebench_error = identity)
+  expect_s3_class(e, "predictivebench_error_argument")
+  named <- if (is.null(e$call)) NULL else call_name(e$call)
+  exported <- getNamespaceExports("predictivebench")
+  expect_true(is.null(named) || named %in% exported, label = paste("the call", named))
+  expect_no_match(format(e, backtrace = FALSE), "catch_step_failure|call_with_names")
+  # a user's direct call is still named
+  e2 <- tryCatch(futurex_summary(data.frame(x = 1)), predictivebench_error = identity)
+  expect_equal(call_name(e2$call), "futurex_summary")
+})

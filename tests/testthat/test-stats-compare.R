@@ -167,3 +167,35 @@ test_that("plain samples with a FutureX level column are compared on the mean, w
   expect_no_message(compare_models(x[c("id", "score")], y[c("id", "score")]),
                     class = "predictivebench_message_benchmark")
 })
+
+test_that("compare_models(<folder>) compares every two models of each benchmark, as leaderboard() reads it", {
+  logs <- withr::local_tempdir()
+  chats <- list(yes = baseline_chat("\\boxed{Yes}", name = "yes"),
+                no = baseline_chat("\\boxed{No}", name = "no"),
+                guess = baseline_chat(choices = c("Yes", "No"), template = "\\boxed{%s}"))
+  set <- suppressMessages(eval_set("futurex@sample", chats, log_dir = logs))
+  out <- suppressMessages(compare_models(logs, times = 50))
+  expect_s3_class(out, "model_comparison")
+  expect_equal(nrow(out), 3L)
+  expect_equal(names(out)[1:4], c("benchmark", "model_x", "model_y", "metric"))
+  expect_equal(unique(out$benchmark), "futurex")
+  expect_equal(out$metric, rep("overall", 3))
+  # the same numbers as comparing the two logs
+  row <- out[1, ]
+  direct <- suppressMessages(compare_models(row$log_x, row$log_y, times = 50))
+  expect_equal(row$difference, direct$difference)
+  expect_equal(row$lower, direct$lower)
+  labels <- c(out$model_x, out$model_y)
+  expect_setequal(unique(labels), paste0("predictivebench_baseline/",
+                                         c("yes", "no", "baseline-random-1")))
+  expect_output(print(out), "futurex: .*\\(x\\) vs")
+  # a log from elsewhere in the folder is skipped with a warning
+  dir.create(file.path(logs, "more"))
+  writeLines('{"version": 2, "eval": {"task": "x", "model": "m"}}',
+             file.path(logs, "more", "other.json"))
+  expect_warning(again <- suppressMessages(compare_models(logs, times = 50)),
+                 class = "predictivebench_warning_skipped_logs")
+  expect_equal(again$difference, out$difference)
+  expect_error(compare_models(data.frame(id = 1, score = 1)),
+               class = "predictivebench_error_argument")
+})

@@ -1,0 +1,118 @@
+# The checks of an arena run made before anything is read, sent or paid: its options (shared
+# by arena_run() and eval_set()'s closing arena, so both refuse the same input), its
+# questions, its folder, and the models given by name only.
+
+# arena_run()'s options, checked and with each choice matched, as a list: `x` names them as
+# arena_run() does, and those not in it take arena_run()'s defaults.
+check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
+  defaults <- formals(arena_run)
+  choices <- c("strategy", "prompt_version", "invalid", "rating_method")
+  for (name in c(choices, "n", "max_rounds", "position_swap", "bootstrap", "seed")) {
+    if (!name %in% names(x)) x[name] <- list(eval(defaults[[name]], baseenv()))
+  }
+  name <- function(field) paste0(arg, field)
+  check_path_name(x$version, arg = name("version"), call = call)
+  check_path_name(x$experiment, arg = name("experiment"), call = call)
+  check_count(x$n, arg = name("n"), call = call)
+  check_count(x$max_rounds, arg = name("max_rounds"), call = call)
+  check_flag(x$position_swap, arg = name("position_swap"), call = call)
+  check_count(x$bootstrap, arg = name("bootstrap"), min = 0, call = call)
+  check_number(x$seed, arg = name("seed"), call = call)
+  for (field in choices) {
+    x[[field]] <- match_choice(x[[field]], eval(defaults[[field]], baseenv()), name(field),
+                               call)
+  }
+  x
+}
+
+# One of `choices` (all of them, as a function's default, means the first), or a classed
+# error naming them.
+match_choice <- function(x, choices, arg, call) {
+  if (identical(x, choices)) return(choices[[1]])
+  if (!rlang::is_string(x) || !x %in% choices) {
+    abort_pb("{.arg {arg}} must be one of {.val {choices}}, not {.val {x}}.", "argument",
+             call = call)
+  }
+  x
+}
+
+# Where the questions of `version` come from, or an error when there are none: `dataset`
+# (checked), `data/<version>/questions.csv` in `dir`, the bundled sample, or a pinned
+# EloBench version (fetched when the run starts).
+check_arena_questions <- function(dir, version, dataset, call = rlang::caller_env()) {
+  if (!is.null(dataset)) return(invisible(dataset_questions(dataset, call = call)))
+  path <- file.path(dir, "data", version, "questions.csv")
+  pins <- versions_table()
+  known <- file.exists(path) || is_sample(version) ||
+    version %in% pins$version[pins$benchmark == "arena"]
+  if (!known) abort_no_questions(version, path, call)
+  invisible(path)
+}
+
+abort_no_questions <- function(version, path, call) {
+  abort_pb(c(
+    "Can't find the questions of version {.val {version}}.",
+    i = "Give {.arg dataset} (a table of questions), or put them in {.file {path}}.",
+    i = "{.val sample} is the bundled sample; pinned versions are downloaded: see
+         {.fn benchmark_versions}.",
+    i = if (version %in% arena_prompt_versions) {
+      "The judge prompt version is now {.arg prompt_version}; {.arg version} names the data."
+    }
+  ), "path", file = path, call = call)
+}
+
+# The arena folder: a folder, or a path where one can be made (its nearest existing parent a
+# folder this process may write in).
+check_arena_dir <- function(dir, arg = "dir", call = rlang::caller_env()) {
+  check_string(dir, arg = arg, call = call)
+  path <- dir
+  while (!file.exists(path) && !identical(dirname(path), path)) path <- dirname(path)
+  if (!dir.exists(path)) {
+    abort_pb("{.arg {arg}} must be a folder, but {.file {path}} is a file.", "path",
+             file = path, call = call)
+  }
+  if (file.access(path, 2) != 0) {
+    abort_pb("{.arg {arg}}: this process can't write in {.file {path}}.", "path", file = path,
+             call = call)
+  }
+  invisible(dir)
+}
+
+# Models given by name only battle on their cached answers; one without an answer to any
+# registered question could never battle, and the run would end with nothing to show.
+check_cached_answers <- function(models, answers, questions, file,
+                                 call = rlang::caller_env()) {
+  name_only <- names(models)[vapply(models, is.null, TRUE)]
+  rows <- match(questions, answers$question)
+  none <- name_only[vapply(name_only, function(m) all(is.na(answers[[m]][rows])), TRUE)]
+  if (length(none)) {
+    abort_pb(
+      c("{cli::qty(length(none))}Model{?s} {.val {none}} {?has/have} no cached answer to the
+         registered questions, so {?it/they} can't battle.",
+        i = "{cli::qty(length(none))}Give {?it/them} as an ellmer chat to generate answers,
+             or put {?its/their} answers in the answer cache."),
+      "answers", file = file, field = none[[1]], call = call
+    )
+  }
+  invisible()
+}
+
+# A folder name the user gives (`dataset`, `experiment`): checked before anything is paid,
+# so a run never fails at its end writing a file it can't name. Besides no path separator,
+# it must fit a file name (at most `max_bytes` bytes, no control character), with room left
+# for the names the package makes from it (the log's: "arena-<experiment>").
+check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env(),
+                            max_bytes = 200L) {
+  check_string(x, arg = arg, call = call)
+  if (!nzchar(x) || grepl("[/\\\\]", x) || x %in% c(".", "..") || grepl("^~", x)) {
+    abort_pb("{.arg {arg}} must be a plain folder name inside {.arg dir}, not {.val {x}}.",
+             "path", call = call)
+  }
+  if (nchar(x, type = "bytes") > max_bytes || grepl("[[:cntrl:]]", x)) {
+    abort_pb(c("{.arg {arg}} must be a folder name of at most {max_bytes} bytes without
+                control characters.",
+               i = "It has {nchar(x, type = 'bytes')} bytes; nothing was sent."),
+             "path", call = call)
+  }
+  invisible(x)
+}

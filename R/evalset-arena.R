@@ -1,0 +1,90 @@
+# The closing arena of an evaluation set: one arena_run() among the set's models, judged by
+# the set's judge. Its arguments are checked before the set's first request (an error there
+# costs nothing), and an error while it runs leaves the set's table whole (the cells are
+# paid for by then).
+
+# The closing arena's arguments, checked as arena_run() checks them, with what the set adds:
+# no `models` (the set's models are the competitors, named by their labels, which must
+# therefore be arena model names), a judge, questions, and a folder the run can write.
+check_set_arena <- function(arena, specs, judge, log_dir, call = rlang::caller_env()) {
+  if (is.null(arena)) return(invisible())
+  if (!is.list(arena) || !rlang::is_named(arena)) {
+    abort_pb("{.arg arena} must be {.code NULL} or a named list of {.fn arena_run} arguments.",
+             "argument", call = call)
+  }
+  allowed <- setdiff(names(formals(arena_run)), "models")
+  unknown <- setdiff(names(arena), allowed)
+  if (length(unknown)) {
+    abort_pb(c("{.arg arena} has {cli::qty(length(unknown))}{?an/} unknown argument{?s}:
+                {.val {unknown}}.",
+               i = if ("models" %in% unknown) "The closing arena's models are the set's
+                      {.arg models}.",
+               i = "{.fn arena_run} takes {.val {allowed}}."),
+             "argument", field = unknown[[1]], call = call)
+  }
+  missing <- setdiff(c("version", "experiment"), names(arena))
+  if (length(missing)) {
+    abort_pb(c("{.arg arena} must give {.val {missing}}.",
+               i = "For example {.code arena = list(version = \"sample\", experiment =
+                    \"set\")}."),
+             "argument", field = missing[[1]], call = call)
+  }
+  if (is.null(arena$judge %||% judge)) {
+    abort_pb("The closing arena needs a judge: give {.arg judge}.", "argument",
+             field = "judge", call = call)
+  }
+  check_arena_options(arena[intersect(names(arena), allowed)], arg = "arena$", call = call)
+  check_set_competitors(vapply(specs, spec_label, ""), call)
+  dir <- arena$dir %||% file.path(log_dir, "arena")
+  check_arena_dir(dir, arg = if (is.null(arena$dir)) "log_dir" else "arena$dir", call = call)
+  check_arena_questions(dir, arena$version, arena$dataset, call = call)
+  if (!is.null(arena$settings)) as_request_settings(arena$settings, call = call)
+  invisible(arena)
+}
+
+# The competitors are named by the set's labels (as the cells' logs name them); each must be
+# a name the arena's files can take, and two models must not share one.
+check_set_competitors <- function(labels, call) {
+  tryCatch(check_model_names(labels), predictivebench_error_argument = function(e) {
+    twice <- unique(labels[duplicated(labels)])
+    abort_pb(c("The closing arena can't name its models: {conditionMessage(e)}",
+               i = if (length(twice)) "{.val {twice}} is the label of more than one model.",
+               i = "Its models are the set's, named by their labels (the table's
+                    {.field model} column)."),
+             "argument", field = "models", call = call)
+  })
+  invisible(labels)
+}
+
+# The set's table `result`, with the closing arena run as its attribute `"arena_run"`. An
+# error in the run (a refused key, a failed download) is kept as attribute `"arena_error"`
+# with a warning: the table of the cells already run is never lost.
+run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings) {
+  run <- tryCatch(set_arena_run(arena, models, specs, judge, log_dir, settings),
+                  error = function(e) e)
+  if (!inherits(run, "error")) {
+    attr(result, "arena_run") <- run
+    return(result)
+  }
+  attr(result, "arena_error") <- run
+  cli::cli_warn(
+    c("The closing arena run failed; the set's table is returned without it.",
+      x = "{conditionMessage(run)}",
+      i = "The error is the table's attribute {.val arena_error}. Call {.fn eval_set} again
+           to retry: its done cells send nothing, and the arena resumes from its caches."),
+    class = "predictivebench_warning_arena"
+  )
+  result
+}
+
+set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
+  chats <- lapply(seq_along(models), function(i) {
+    if (inherits(models[[i]], "Chat")) models[[i]] else chat_from_spec(specs[[i]])
+  })
+  names(chats) <- vapply(specs, spec_label, "")
+  # The arena's own arguments replace the set's whole (a settings object is not merged).
+  args <- list(dir = file.path(log_dir, "arena"), models = chats, judge = judge,
+               settings = settings)
+  args[names(arena)] <- arena
+  do.call(arena_run, args)
+}

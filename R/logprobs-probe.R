@@ -1,0 +1,189 @@
+# Knowing the server before paying for it: the completions backend's first request is a
+# probe that learns which log-probabilities the endpoint gives, and answers that cannot be a
+# model's are refused before anything is scored.
+
+# The route of the completions backend at `endpoint`, learned from the answer to `text`, the
+# first request the backend sends anyway (the same cache key, so a cached answer is used and
+# a fresh one kept): "echo" when the endpoint echoes the prompt's log-probabilities (OpenAI's
+# legacy completions, vLLM, llama-cpp-python), "prompt_logprobs" when only vLLM's
+# `prompt_logprobs` gives them. At most 3 requests: an endpoint with neither stops the call
+# with an error saying what it lacks and what to do, `chat_probe()` (one chat request)
+# telling whether the chat backend would work there. Returns the endpoint with its route and
+# the answer to `text` (echo_texts()'s fields).
+probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_check,
+                              chat_probe, call = rlang::caller_env()) {
+  endpoint$route <- "echo"
+  first <- echo_texts(endpoint, text, dir, max_tokens, settings)
+  # estimate_cost()'s dry run answers with made-up log-probabilities: nothing to learn
+  if (!is.null(settings$dry_run)) return(list(endpoint = endpoint, echoed = first))
+  if (!is.null(first$records[[1]])) {
+    check_echoed(first$records, text, endpoint, span_check, call = call)
+    note_logprob_route(endpoint)
+    return(list(endpoint = endpoint, echoed = first))
+  }
+  why <- first$conditions[[1]]
+  status <- error_status(why)
+  if (!is.na(status) && status %in% c(404L, 405L, 501L)) {
+    abort_no_completions(endpoint, why, chat_probe(), n_sent = 2L, call = call)
+  }
+  answered <- inherits(why, "predictivebench_error_logprobs") ||
+    (!is.na(status) && status >= 400L && status < 500L)
+  if (!answered) {
+    abort_pb(
+      c("The completions endpoint at {.url {endpoint$base_url}} did not answer the first log-probability request, so no query was sent.",
+        x = "{conditionMessage(why)}",
+        i = "Check that the server is running, or try again later."),
+      "logprobs_probe", call = call
+    )
+  }
+  vllm <- endpoint
+  vllm$route <- "prompt_logprobs"
+  second <- echo_texts(vllm, text, dir, max_tokens, settings)
+  if (!is.null(second$records[[1]])) {
+    check_echoed(second$records, text, vllm, span_check, call = call)
+    note_logprob_route(vllm)
+    return(list(endpoint = vllm, echoed = second))
+  }
+  abort_no_prompt_logprobs(endpoint, why, second$conditions[[1]], chat_probe(), call = call)
+}
+
+note_logprob_route <- function(endpoint) {
+  how <- switch(endpoint$route,
+    echo = "echoes prompt log-probabilities: scoring with {.code echo = true}",
+    prompt_logprobs = "gives vLLM's {.code prompt_logprobs} (and no echoed log-probabilities): scoring with them"
+  )
+  url <- endpoint$base_url
+  inform_once(c(i = paste("Log-probabilities: {.url {url}}", how, "(the completions backend).")),
+              id = paste("logprobs_route", url, endpoint$model, endpoint$route))
+}
+
+# Whether the chat backend would get log-probabilities at `chat`: one first-token request for
+# `prefix`, the one chat_scores() would send first (the same cache key).
+chat_has_logprobs <- function(chat, prefix, settings, top_logprobs, system_prompt) {
+  res <- without_max_tokens_warning(
+    logprob_chat_requests(logprob_chat_configured(chat, top_logprobs, system_prompt),
+                          prefix, settings)
+  )
+  is.na(res$error[[1]]) && !inherits(try(top_alternatives(res$json[[1]]), silent = TRUE),
+                                     "try-error")
+}
+
+chat_advice <- function(chat_ok) {
+  if (chat_ok) {
+    return(c(i = "Its chat endpoint gives first-token log-probabilities: use {.code backend = \"chat\"} (an approximation, see {.fn query_logprobs}), or a server that echoes prompt log-probabilities (vLLM, or llama-cpp-python's server with {.code --logits_all true}) for the faithful scores."))
+  }
+  c(x = "Its chat endpoint gives no log-probabilities either.",
+    i = "Use a server that echoes prompt log-probabilities, such as vLLM ({.fn ellmer::chat_vllm}) or llama-cpp-python's server with {.code --logits_all true}.")
+}
+
+abort_no_completions <- function(endpoint, why, chat_ok, n_sent, call) {
+  abort_pb(
+    c("The server at {.url {endpoint$base_url}} has no completions endpoint, so it can't give the prompt log-probabilities the completions backend scores.",
+      x = "{.code POST {endpoint$base_url}/completions}: {conditionMessage(why)}",
+      chat_advice(chat_ok),
+      i = "{n_sent} probe request{?s} sent, no query."),
+    "logprobs_unsupported", status = error_status(why), chat_logprobs = chat_ok, call = call
+  )
+}
+
+abort_no_prompt_logprobs <- function(endpoint, echo_why, vllm_why, chat_ok, call) {
+  abort_pb(
+    c("The completions endpoint at {.url {endpoint$base_url}} gives no log-probabilities of the prompt's tokens.",
+      x = "With {.code echo = true, logprobs = 0}: {conditionMessage(echo_why)}",
+      x = "With vLLM's {.code prompt_logprobs = 0}: {conditionMessage(vllm_why)}",
+      chat_advice(chat_ok),
+      i = "If the server refuses {.code max_tokens = 0}, use {.code max_tokens = 1}.",
+      i = "3 probe requests sent, no query."),
+    "logprobs_unsupported", chat_logprobs = chat_ok, call = call
+  )
+}
+
+# ---- answers that can't be a model's --------------------------------------------------------
+
+# Refuses echoed answers that cannot be a model's log-probabilities: every scored token of
+# `records` at the same value (the reported broken echo of llama.cpp-style servers gives 0.0
+# for each; at least 4 tokens, as a short text of near-certain tokens can share a value),
+# then, per record, text offsets given but incomplete or out of order, or tokens that do not
+# spell the text sent (with `span_check`, which `span_check = FALSE` turns off for a
+# tokenizer whose token texts are not its text). Scoring any of them would give numbers
+# that look valid: every query at chance, or the wrong text's span.
+check_echoed <- function(records, texts, endpoint, span_check = TRUE,
+                         call = rlang::caller_env()) {
+  url <- endpoint$base_url
+  answered <- !vapply(records, is.null, TRUE)
+  lp <- unlist(lapply(records[answered], `[[`, "logprobs"))
+  scored <- lp[!is.na(lp)]
+  if (length(scored) >= 4 && all(scored == scored[[1]])) {
+    value <- scored[[1]]
+    abort_pb(
+      c("The endpoint at {.url {url}} gave every token of the prompt the same log-probability ({value}): those are not a model's.",
+        i = "Scored, every query would tie and the result would be chance. llama.cpp-style servers are reported to echo 0.0 for every prompt token (llama-cpp-python needs {.code --logits_all true}).",
+        i = "Use a server whose echoed log-probabilities are right (vLLM), or {.code backend = \"chat\"}."),
+      "logprobs_broken", call = call
+    )
+  }
+  for (i in which(answered)) check_echoed_tokens(records[[i]], texts[[i]], url, span_check, call)
+  invisible(records)
+}
+
+check_echoed_tokens <- function(record, text, url, span_check, call) {
+  offsets <- record$offsets
+  if (!is.null(offsets) &&
+      (length(offsets) != length(record$tokens) || anyNA(offsets) || is.unsorted(offsets))) {
+    abort_pb(
+      c("The endpoint at {.url {url}} echoed {length(record$tokens)} token{?s} with text offsets that are missing or out of order.",
+        i = "Without them its tokens can't be placed in the prompt; its echo is broken."),
+      "logprobs_broken", call = call
+    )
+  }
+  if (span_check && !spells_text(record$tokens, text)) {
+    sent <- encodeString(clip_text(text), quote = "\"")
+    echoed <- token_list(clip_tokens(record$tokens))
+    abort_pb(
+      c("The tokens the endpoint at {.url {url}} echoed do not spell the prompt sent.",
+        x = "Sent {sent}; echoed {echoed}.",
+        i = "Its log-probabilities are not those of the prompt. {.code span_check = FALSE} scores them anyway."),
+      "logprobs_broken", call = call
+    )
+  }
+  invisible(record)
+}
+
+# Whether echoed tokens spell `text`: joined, once a leading special token without a
+# log-probability (BOS) is dropped if need be, and with the spellings tokenizers give their
+# token texts (SentencePiece's "\u2581" for a space and the leading one it adds; byte-level
+# BPE's "\u0120" and "\u010a" for a space and a newline; "<0x0A>" byte tokens).
+spells_text <- function(tokens, text) {
+  if (!length(tokens)) return(!nzchar(text))
+  tokens[is.na(tokens)] <- ""
+  spellings <- function(joined) {
+    joined <- gsub("<0x0A>", "\n", joined, fixed = TRUE)
+    out <- c(joined, gsub("\u2581", " ", joined, fixed = TRUE),
+             chartr("\u0120\u010a", " \n", joined))
+    c(out, sub("^ ", "", out))
+  }
+  text %in% spellings(paste(tokens, collapse = "")) ||
+    (length(tokens) > 1 && text %in% spellings(paste(tokens[-1], collapse = "")))
+}
+
+# vLLM's prompt_logprobs give no text for the first prompt token: it is what the text sent
+# has before the other tokens (an empty string for a BOS token), when they spell its end.
+fill_first_token <- function(record, text) {
+  if (is.null(record) || !length(record$tokens) || !is.na(record$tokens[[1]])) return(record)
+  rest <- paste(record$tokens[-1], collapse = "")
+  if (!anyNA(record$tokens[-1]) && endsWith(text, rest)) {
+    record$tokens[[1]] <- substr(text, 1, nchar(text) - nchar(rest))
+  }
+  record
+}
+
+# A long text or token list shown by its ends.
+clip_text <- function(text, n = 40L) {
+  if (nchar(text) <= 2L * n + 5L) return(text)
+  paste0(substr(text, 1L, n), " ... ", substr(text, nchar(text) - n + 1L, nchar(text)))
+}
+
+clip_tokens <- function(tokens, n = 6L) {
+  if (length(tokens) <= 2L * n + 1L) return(tokens)
+  c(utils::head(tokens, n), "...", utils::tail(tokens, n))
+}

@@ -1,0 +1,173 @@
+# The arena in an evaluation set: an arena_task()'s reference answers in its cell's identity,
+# and the closing arena run (eval_set(arena = )): its bad arguments refused before the first
+# request, and its errors never losing the set's table.
+
+sample_answers_copy <- function(dir, name = "q_and_as.csv") {
+  path <- file.path(dir, name)
+  file.copy(file.path(arena_sample_dir(), "tempcache", "sample", "q_and_as.csv"), path)
+  path
+}
+
+reference_task <- function(answers, logs, scorer = NULL) {
+  judge <- arena_baseline_judge("longer")
+  dataset <- arena_dataset(version = "sample", limit = 2)
+  if (is.null(scorer)) return(arena_task(dataset, judge = judge, answers = answers, dir = logs))
+  arena_task(dataset, scorer = scorer, dir = logs)
+}
+
+test_that("an arena_task()'s reference answers are part of its cell: their content, not their path", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  files <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  models <- set_chats(server, "m1")
+  answers <- sample_answers_copy(files)
+  first <- quiet_set(list(arena = reference_task(answers, logs)), models, log_dir = logs,
+                     settings = settings)
+  expect_equal(first$status, "done")
+  # the same content at another path: the same cell, nothing runs
+  elsewhere <- sample_answers_copy(files, "copy.csv")
+  again <- quiet_set(list(arena = reference_task(elsewhere, logs)), models, log_dir = logs,
+                     settings = settings)
+  expect_true(again$reused)
+  expect_equal(again$cell_id, first$cell_id)
+  # also with the scorer given the file's path itself
+  by_path <- function(path) {
+    reference_task(NULL, logs, arena_scorer(answers = path,
+                                            scorer_chat = arena_baseline_judge("longer")))
+  }
+  one <- quiet_set(list(arena = by_path(answers)), models, log_dir = logs, settings = settings)
+  two <- quiet_set(list(arena = by_path(elsewhere)), models, log_dir = logs, settings = settings)
+  expect_true(two$reused)
+  expect_equal(two$cell_id, one$cell_id)
+  # one reference answer changed in the file: a new cell, evaluated again
+  table <- arena_read_answers(answers)
+  table[[2]][[1]] <- "A changed reference answer, long enough to win its battles."
+  write_answers(table, answers)
+  changed <- quiet_set(list(arena = reference_task(answers, logs)), models, log_dir = logs,
+                       settings = settings)
+  expect_false(changed$reused)
+  expect_false(identical(changed$cell_id, first$cell_id))
+  expect_equal(changed$status, "done")
+  changed_path <- quiet_set(list(arena = by_path(answers)), models, log_dir = logs,
+                            settings = settings)
+  expect_false(identical(changed_path$cell_id, one$cell_id))
+})
+
+test_that("an arena scorer declares its answers' content for the cell's identity", {
+  answers <- arena_read_answers(sample_answers_copy(withr::local_tempdir()))
+  changed <- answers
+  changed[[3]][[2]] <- "Another answer."
+  declared <- step_identity(arena_scorer(answers))
+  expect_match(declared$answers, "^[0-9a-f]{64}$")
+  expect_equal(step_identity(arena_scorer(as.data.frame(answers))), declared)
+  expect_false(identical(step_identity(arena_scorer(changed)), declared))
+  task <- reference_task(answers, withr::local_tempdir())
+  entry <- set_benchmarks(list(task), NULL, NULL)[[1]]
+  expect_equal(entry$identity$scorer_data, declared)
+  # a task whose scorer declares nothing keeps the identity it had
+  plain <- futurex_task(futurex_dataset(version = "sample", limit = 1), dir = tempdir())
+  expect_false("scorer_data" %in% names(set_benchmarks(list(plain), NULL, NULL)[[1]]$identity))
+})
+
+test_that("a closing arena's bad arguments are refused before the first request", {
+  server <- local_set_server()
+  logs <- file.path(withr::local_tempdir(), "set")
+  settings <- set_settings(withr::local_tempdir())
+  models <- set_chats(server, c("m1", "m2"))
+  judge <- arena_baseline_judge("longer")
+  a_file <- withr::local_tempfile(lines = "not a folder")
+  refused <- function(arena, class = "predictivebench_error_argument", judge_chat = judge) {
+    expect_error(eval_set("futurex@sample", models, log_dir = logs, limit = 1,
+                          settings = settings, judge = judge_chat, arena = arena),
+                 class = class)
+  }
+  ok <- list(version = "sample", experiment = "x")
+  refused(c(ok, list(rounds = 3)))                          # not an arena_run() argument
+  refused(c(ok, list(models = c("a", "b"))))                # the set's models are the arena's
+  refused(list(version = "sample"))                         # no experiment
+  refused(ok, judge_chat = NULL)                            # no judge
+  refused(c(ok, list(n = 0)))
+  refused(c(ok, list(strategy = "best")))
+  refused(c(ok, list(bootstrap = -1)))
+  refused(c(ok, list(position_swap = "yes")))
+  refused(list(version = "sample", experiment = "a/b"), "predictivebench_error_path")
+  refused(list(version = "nowhere", experiment = "x"), "predictivebench_error_path")
+  refused(c(ok, list(dir = a_file)), "predictivebench_error_path")
+  refused(c(ok, list(dir = file.path(a_file, "arena"))), "predictivebench_error_path")
+  refused(c(ok, list(dataset = data.frame(x = 1))))
+  expect_equal(server$count(), 0)
+  expect_false(file.exists(logs))
+})
+
+test_that("the closing arena's competitors must have names the arena can take, checked up front", {
+  specs <- list(new_chat_spec("baseline", "a", label = "same"),
+                new_chat_spec("baseline", "b", label = "same"))
+  expect_error(check_set_arena(list(version = "sample", experiment = "x"), specs,
+                               arena_baseline_judge("longer"), withr::local_tempdir()),
+               class = "predictivebench_error_argument", regexp = "same")
+  specs[[2]]$label <- "question"
+  expect_error(check_set_arena(list(version = "sample", experiment = "x"), specs,
+                               arena_baseline_judge("longer"), withr::local_tempdir()),
+               class = "predictivebench_error_argument")
+  specs[[2]]$label <- "other"
+  expect_silent(check_set_arena(list(version = "sample", experiment = "x"), specs,
+                                arena_baseline_judge("longer"), withr::local_tempdir()))
+  # In a set: two chats that get one label (as long as labels can coincide) cost nothing.
+  server <- local_set_server()
+  logs <- file.path(withr::local_tempdir(), "set")
+  twins <- list(fake_chat(server, model = "m1"),
+                fake_chat(server, model = "m1", params = ellmer::params(temperature = 0.5)))
+  labels <- vapply(lapply(twins, chat_spec), spec_label, "")
+  skip_if(!anyDuplicated(labels), "labels are unique: the closing arena has nothing to refuse")
+  expect_error(eval_set("futurex@sample", twins, log_dir = logs, limit = 1,
+                        settings = set_settings(withr::local_tempdir()),
+                        judge = arena_baseline_judge("longer"),
+                        arena = list(version = "sample", experiment = "x")),
+               class = "predictivebench_error_argument")
+  expect_equal(server$count(), 0)
+})
+
+test_that("a closing arena on the bundled sample's questions runs", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
+                   limit = 1, settings = set_settings(withr::local_tempdir()),
+                   judge = arena_baseline_judge("longer"),
+                   arena = list(version = "sample", experiment = "set", n = 1, bootstrap = 0))
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  expect_null(attr(set, "arena_error"))
+  expect_equal(arena_read_questions(file.path(logs, "arena", "data", "sample", "questions.csv")),
+               arena_dataset(version = "sample")$input)
+  expect_setequal(run$ratings$model, set$model)
+})
+
+test_that("an error in the closing arena keeps the set's table, with the error", {
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "judge")) return(list(status = 401))
+    "\\boxed{A}"
+  })
+  logs <- withr::local_tempdir()
+  models <- set_chats(server, c("m1", "m2"))
+  expect_warning(
+    set <- suppressMessages(eval_set(
+      "futurex@sample", models, log_dir = logs, limit = 2,
+      settings = set_settings(withr::local_tempdir()), judge = fake_chat(server, model = "judge"),
+      arena = list(version = "sample", experiment = "set", n = 1, bootstrap = 0)
+    )),
+    class = "predictivebench_warning_arena"
+  )
+  expect_s3_class(set, "tbl_df")
+  expect_equal(set$status, c("done", "done"))
+  expect_true(all(file.exists(set$log_path)))
+  expect_s3_class(attr(set, "arena_error"), "error")
+  expect_null(attr(set, "arena_run"))
+  # the cells are done: the next call sends none of their requests again
+  sent <- server$count()
+  again <- quiet_set("futurex@sample", models, log_dir = logs, limit = 2,
+                     settings = set_settings(withr::local_tempdir()),
+                     judge = fake_chat(server, model = "judge"))
+  expect_true(all(again$reused))
+  expect_equal(server$count(), sent)
+})
