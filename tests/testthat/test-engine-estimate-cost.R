@@ -249,7 +249,7 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   expect_equal(judge$count(), 2)
 })
 
-test_that("a dry run counts the tokens of the bodies ellmer builds: system prompt, earlier turns, prompts of several parts", {
+test_that("a dry run counts the tokens of the bodies ellmer builds (system prompt, turns, parts)", {
   skip_if_not_installed("rtiktoken")
   local_default_cache()
   chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
