@@ -132,11 +132,22 @@ key_json <- function(x) {
 # epoch[i])`, byte for byte: the JSON of an unnamed list is its elements' JSON, joined by
 # commas in brackets, so each chat's identity (the same for all its requests, and the costly
 # part) is serialised once, not once per request.
+# Fingerprints (sha256 hex) and integer epochs are written as toJSON() writes them without
+# calling it: at ~0.15 ms a call, toJSON() was most of the keys' CPU over 27,200 requests.
 request_keys <- function(identities, chat_index, fingerprints, epoch) {
   if (!length(chat_index)) return(character())
   identity_json <- vapply(identities, key_json, "")
-  json <- paste0("[", identity_json[chat_index], ",", vapply(fingerprints, key_json, ""), ",",
-                 vapply(as.list(epoch), key_json, ""), "]")
+  fingerprint_json <- if (all(grepl("^[0-9a-f]+$", fingerprints))) {
+    paste0("\"", fingerprints, "\"")
+  } else {
+    vapply(fingerprints, key_json, "")
+  }
+  epoch_json <- if (is.integer(epoch) && !anyNA(epoch)) {
+    as.character(epoch)
+  } else {
+    vapply(as.list(epoch), key_json, "")
+  }
+  json <- paste0("[", identity_json[chat_index], ",", fingerprint_json, ",", epoch_json, "]")
   vapply(json, digest::digest, "", algo = "sha256", serialize = FALSE, USE.NAMES = FALSE)
 }
 
@@ -145,13 +156,11 @@ cache_path <- function(dir, key) {
 }
 
 # Where a cache directory is read and written. Inside estimate_cost()'s dry run (`dry_run`,
-# the settings' context from new_dry_run()) writes go to a private overlay, and reads look
-# there first, then in the real directory (unless `hide`): the real cache is only ever read.
+# the settings' context from new_dry_run()) it is only read: the dry run keeps what it
+# answered in its context (R/engine-dry-run.R), so neither an error nor a kill can leave a
+# placeholder answer where a real run would read it.
 cache_view <- function(dir, dry_run = NULL) {
-  overlay <- dry_run$overlay
-  if (is.null(dir) || is.null(overlay)) return(list(read = dir, write = dir))
-  private <- file.path(overlay$dir, substr(digest::digest(dir, algo = "sha256"), 1, 16))
-  list(read = c(private, if (!isTRUE(overlay$hide)) dir), write = private)
+  list(read = dir, write = if (is.null(dry_run)) dir)
 }
 
 # Entries of `keys`, NULL for a miss. Entries that can't be read or are of another layout
@@ -202,8 +211,9 @@ read_cache_entry <- function(path, key) {
 }
 
 cache_set <- function(dir, key, value, dry_run = NULL) {
+  dir <- cache_view(dir, dry_run)$write
   if (is.null(dir)) return(invisible(NULL))
-  path <- cache_path(cache_view(dir, dry_run)$write, key)
+  path <- cache_path(dir, key)
   entry <- list(format = cache_format, version = cache_layout_version, key = key,
                 value = value)
   write_atomic(path, function(tmp) saveRDS(entry, tmp, compress = FALSE))
@@ -231,12 +241,12 @@ cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_
   kept
 }
 
-# Called before the first request is sent: makes the cache directory (the dry run's overlay
-# inside estimate_cost()), writes its marker and a probe file, so that an unwritable cache
-# stops the run before anything is paid rather than after.
+# Called before the first request is sent (not inside estimate_cost()'s dry run, which
+# writes nothing): makes the cache directory, writes its marker and a probe file, so that an
+# unwritable cache stops the run before anything is paid rather than after.
 cache_prepare <- function(dir, dry_run = NULL) {
-  if (is.null(dir)) return(invisible(NULL))
   target <- cache_view(dir, dry_run)$write
+  if (is.null(target)) return(invisible(NULL))
   read_cache_marker(target)
   done <- tryCatch({
     if (!file.exists(cache_marker_path(target))) {

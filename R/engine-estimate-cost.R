@@ -1,11 +1,12 @@
 # What a run will cost, before any request is sent: the task is solved and scored once
-# offline, with every HTTP request answered locally (httr2's mocking) and recorded.
+# offline, every request answered where the engine would send it (R/engine-dry-run.R), and
+# any other HTTP request by httr2's mock.
 
 #' What will this run cost?
 #'
 #' @description
 #' `estimate_cost()` answers before you pay: it runs `task` with `chat` as `$eval()` would,
-#' but answers every HTTP request locally, so nothing leaves the machine and nothing is
+#' but answers every request locally, so nothing leaves the machine and nothing is
 #' billed. From the requests the run tried to send it reports:
 #'
 #' * `requests`: every request the run sends: each sample, epoch and vote of the solver,
@@ -21,7 +22,10 @@
 #'   request sets one (pass `params = ellmer::params(max_tokens = )` to the solver to bound
 #'   it);
 #' * `cost_max`: input tokens plus the output bound at the prices of ellmer's price table
-#'   when it knows the provider and model, else `NA`: tokens only. Requests a run would
+#'   when it knows the provider and model, else `NA`: tokens only. Each request is counted
+#'   and priced for the model of the chat that sends it: the solver's at `chat`, a judge's
+#'   or a grader's at the judge's, also when the judge is inside the task's scorer (as
+#'   [eval_set()] gives its `judge`). Requests a run would
 #'   send as a provider batch (the setting `batch = TRUE`, the route through
 #'   [ellmer::batch_chat()]) at the table's `batches` prices, or half the regular price
 #'   where it lists none (the providers' batch discount).
@@ -32,20 +36,23 @@
 #' exact.
 #'
 #' The dry run writes nothing to the cache or the logs, and never moves or hides the cache:
-#' it reads the cache directories and puts the placeholder answers into a private
-#' temporary directory (deleted at the end), so however it ends, even killed, the cache is
-#' as it was and no placeholder answer is ever served as a model's. To count cached requests
-#' too it runs twice, the second time without reading the cache. `cached` counts hits in
+#' it only reads the cache directories and keeps its placeholder answers in memory, so
+#' however it ends, even killed, the cache is as it was and no placeholder answer is ever
+#' served as a model's. It solves and scores once, at about a millisecond of CPU a request
+#' (`bench/README.md`): a request's tokens are counted from the prompt it would send and
+#' its chat's fixed messages, not from a request built and answered. `cached` counts hits in
 #' every cache the task's solver and scorer use (their settings' `cache`, or the one given
-#' here).
+#' here); a request asked again in the same run counts once, as the real run would send it
+#' once.
 #'
 #' @param task A vitals Task (not modified: a copy is run).
 #' @param chat The ellmer chat you will pass as `solver_chat`.
 #' @param ... Other named arguments of `$eval()`, such as `scorer_chat`, and request
 #'   settings (see [request_settings()]) as `$eval()` takes them, which override the
 #'   solver's and scorer's own: `batch = TRUE` prices the run as provider batches, `cache`
-#'   names the cache the run will use. Requests to a chat's model given here (a judge) are
-#'   counted with that chat's tokenizer and priced at its price. A solver or judge whose
+#'   names the cache the run will use. Requests the engine does not send itself (vitals'
+#'   own solvers and scorers) are priced at the chat given here of their model (a
+#'   `scorer_chat`), else at `chat`'s. A solver or judge whose
 #'   settings say `batch = TRUE` is priced at the batch price anyway: the dry run counts its
 #'   requests one by one, at that price.
 #' @param epochs Epochs, as for `$eval()`.
@@ -79,31 +86,30 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
   rlang::exec(settings_with_dots, request_settings(),
               !!!dots[names(dots) %in% request_setting_names()])
   batch <- isTRUE(dots$batch)
-  to_send <- dry_run(task, chat, dots, epochs, answer, hide_cache = FALSE)
-  total <- dry_run(task, chat, dots, epochs, answer, hide_cache = TRUE)
+  context <- dry_run(task, chat, dots, epochs, new_dry_run(answer))
   chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
-  counts <- request_costs(to_send, chats, batch)
+  counts <- dry_run_costs(context, chats, batch)
   # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
-  batch <- batch || (length(to_send) > 0 && all(vapply(to_send, `[[`, NA, "batch")))
+  batch <- batch || (counts$n > 0 && counts$all_batch)
   tibble::tibble(
-    requests = length(total), cached = length(total) - length(to_send),
-    to_send = length(to_send), input_tokens = counts$input,
+    requests = context$hits + counts$n, cached = context$hits,
+    to_send = counts$n, input_tokens = counts$input,
     output_tokens_max = counts$output, cost_max = counts$cost, tokens = counts$how,
     provider = chat$get_provider()@name, model = chat$get_model(),
     batch = batch
   )
 }
 
-# Solves and scores a copy of `task` with every HTTP request answered by fake_response();
-# returns the requests (url and body). Every cache is read-only for it (new_dry_run()).
-dry_run <- function(task, chat, dots, epochs, answer, hide_cache) {
-  context <- new_dry_run(tempfile("predictivebench-dry-run-"), hide_cache)
-  on.exit(unlink(context$overlay$dir, recursive = TRUE), add = TRUE)
+# Solves and scores a copy of `task` once, inside a dry-run context (R/engine-dry-run.R):
+# the engine answers its own requests there; any request that still reaches httr2 (vitals'
+# own solvers and scorers) is answered by fake_response() and recorded (url, body). Every
+# cache is only read.
+dry_run <- function(task, chat, dots, epochs, context) {
   mock <- function(req) {
     body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
     context$requests[[length(context$requests) + 1]] <- list(url = req$url, body = body,
                                                               batch = context$batch)
-    fake_response(req$url, body, answer)
+    fake_response(req$url, body, context$answer)
   }
   copy <- task$clone(deep = TRUE)
   # As $eval() splits them: request settings go to the solver and the scorer, and so does
@@ -119,91 +125,105 @@ dry_run <- function(task, chat, dots, epochs, answer, hide_cache) {
       do.call(copy$score, scorer_args)
     }))
   )
-  context$requests
+  invisible(context)
 }
 
-# The dry run's context, carried down in the settings (`settings$dry_run`), never in a
-# global option. Every request must go through httr2 (which the mock answers) and one by
-# one: no fast path over curl (uses_fast_path()), no provider batch; a solver built with
-# `batch = TRUE` sends one by one too, and its requests are marked for the batch price
-# (dry_run_batch()). Answers go to a private overlay of each cache (cache_view()), in the
-# session's temporary directory, so neither an error nor a kill leaves a placeholder answer
-# where a real run would read it; `hide_cache` also stops reading the real caches, so that
-# every request counts. Judges that keep their own records (the arena's battle cache) read
-# it and write nothing.
-new_dry_run <- function(overlay, hide_cache) {
-  context <- new.env(parent = emptyenv())
-  context$requests <- list()
-  context$batch <- FALSE
-  context$overlay <- list(dir = overlay, hide = hide_cache)
-  class(context) <- "predictivebench_dry_run"
-  context
-}
-
-# Called by the engine (run_requests()) with its settings: inside estimate_cost()'s dry run,
-# a batch becomes requests sent one by one (which the mock answers), marked for the batch
-# price until the caller returns. Outside it, the settings' `batch` is returned unchanged.
-dry_run_batch <- function(settings, frame = parent.frame()) {
-  context <- settings$dry_run
-  if (!settings$batch || is.null(context)) return(settings$batch)
-  context$batch <- TRUE
-  withr::defer(context$batch <- FALSE, envir = frame)
-  FALSE
-}
-
-# A successful reply in the shape of the endpoint's API, with the placeholder text.
-fake_response <- function(url, body, answer) {
-  n <- max(1L, as.integer(body$n %||% 1L))
-  model <- body$model %||% "model"
-  usage <- list(prompt_tokens = 1L, completion_tokens = 1L, total_tokens = 2L)
-  json <- if (grepl("/chat/completions$", url)) {
-    choices <- lapply(seq_len(n), function(i) {
-      list(index = i - 1L, message = list(role = "assistant", content = answer),
-           finish_reason = "stop")
-    })
-    list(id = "estimate", object = "chat.completion", created = 1L, model = model,
-         choices = choices, usage = usage)
-  } else if (grepl("/completions$", url)) {
-    tokens <- regmatches(body$prompt, gregexpr("\n| ?[^ \n]+| +", body$prompt))[[1]]
-    list(id = "estimate", object = "text_completion", model = model,
-         choices = list(list(index = 0L, text = body$prompt, finish_reason = "length",
-                             logprobs = list(tokens = as.list(tokens),
-                                             token_logprobs = as.list(rep(-1, length(tokens))),
-                                             top_logprobs = NULL))),
-         usage = list(prompt_tokens = length(tokens), completion_tokens = 0L,
-                      total_tokens = length(tokens)))
-  } else if (grepl("/messages$", url)) {
-    list(id = "estimate", type = "message", role = "assistant", model = model,
-         content = list(list(type = "text", text = answer)), stop_reason = "end_turn",
-         usage = list(input_tokens = 1L, output_tokens = 1L))
-  } else if (grepl("/responses$", url)) {
-    list(id = "estimate", object = "response", model = model, status = "completed",
-         output = list(list(type = "message", role = "assistant", id = "m",
-                            content = list(list(type = "output_text", text = answer)))),
-         usage = list(input_tokens = 1L, output_tokens = 1L, total_tokens = 2L))
-  } else {
-    return(httr2::response(status_code = 400L, url = url))
-  }
-  httr2::response_json(status_code = 200L, url = url, body = json)
-}
-
-# Input tokens, the bound on output tokens and its price over the requests, each counted
-# and priced for the chat of its model (the solver's chat, or a judge passed in `...`).
-request_costs <- function(requests, chats, batch) {
+# Input tokens, the bound on output tokens and its price over the requests to send, each
+# counted and priced for its own chat's model: the engine's requests (a solver's, a judge's,
+# a grader's) for the chat that sends them, whatever was given here; log-probability
+# requests and those the mock saw for the chat given here of their body's model (else the
+# solver's). Tokens are counted once per distinct text and encoding, in bulk.
+dry_run_costs <- function(context, chats, batch) {
   models <- vapply(chats, function(ch) ch$get_model(), "")
-  prices <- list(regular = lapply(chats, model_price, batch = batch),
-                 batch = lapply(chats, model_price, batch = TRUE))
-  encodings <- lapply(chats, openai_encoding)
-  rows <- lapply(requests, function(r) {
-    at <- match(r$body$model %||% NA_character_, models)
-    if (is.na(at)) at <- 1L
-    price <- prices[[if (isTRUE(r$batch)) "batch" else "regular"]][[at]]
-    one_request(r$body, encodings[[at]], price)
+  chat_of <- function(chat, model) {
+    if (!is.null(chat)) return(chat)
+    at <- match(model %||% NA_character_, models)
+    chats[[if (is.na(at)) 1L else at]]
+  }
+  pricing <- memo_pricing(batch)
+  chunks <- context$chunks
+  templates <- lapply(context$templates, function(t) {
+    c(t[c("fixed", "chat_style", "output")], pricing(chat_of(t$chat, t$model)))
   })
-  pick <- function(field) vapply(rows, function(x) x[[field]], if (field == "exact") NA else 1)
+  engine <- lapply(chunks, function(chunk) {
+    t <- templates[[chunk$template]]
+    list(texts = chunk$texts, encoding = t$encoding, fixed = t$fixed,
+         chat_style = t$chat_style, output = t$output,
+         price = t[[if (chunk$batch) "batch" else "regular"]])
+  })
+  rows <- c(engine_request_costs(engine), lapply(context$requests, function(r) {
+    p <- pricing(chat_of(NULL, r$body$model))
+    one_request(r$body, p$encoding, p[[if (isTRUE(r$batch)) "batch" else "regular"]])
+  }))
+  pick <- function(field) unlist(lapply(rows, `[[`, field))
   exact <- pick("exact")
-  list(input = sum(pick("input")), output = sum(pick("output")), cost = sum(pick("cost")),
-       how = if (length(exact) && all(exact)) "exact" else "estimate")
+  flags <- c(unlist(lapply(chunks, function(x) rep(x$batch, length(x$texts)))),
+             vapply(context$requests, function(r) isTRUE(r$batch), NA))
+  list(n = length(exact), input = sum(pick("input")), output = sum(pick("output")),
+       cost = sum(pick("cost")), how = if (length(exact) && all(exact)) "exact" else "estimate",
+       all_batch = all(flags))
+}
+
+# A chat's tokenizer and its regular and batch prices, looked up once per provider and model.
+memo_pricing <- function(batch) {
+  seen <- list()
+  function(chat) {
+    id <- paste(chat$get_provider()@name, chat$get_model(), sep = "\r")
+    seen[[id]] <<- seen[[id]] %||% list(encoding = openai_encoding(chat),
+                                         regular = model_price(chat, batch = batch),
+                                         batch = model_price(chat, batch = TRUE))
+    seen[[id]]
+  }
+}
+
+# The engine's requests, one list per chunk (its texts, encoding, fixed messages, style,
+# output bound and price): for each request the counts one_request() gives for its body.
+engine_request_costs <- function(chunks) {
+  texts <- unlist(lapply(chunks, function(x) unlist(x$texts)), use.names = FALSE)
+  encodings <- unlist(lapply(chunks, function(x) {
+    rep(x$encoding %||% NA_character_, sum(lengths(x$texts)))
+  }), use.names = FALSE)
+  counts <- bulk_token_counts(texts, encodings)
+  start <- 0L
+  lapply(chunks, function(x) {
+    n <- lengths(x$texts)
+    at <- start + seq_len(sum(n))
+    start <<- start + sum(n)
+    request <- factor(rep(seq_along(n), n), seq_along(n))
+    exact <- !is.null(x$encoding)
+    input <- if (exact) {
+      fixed <- sum(bulk_token_counts(x$fixed, rep(x$encoding, length(x$fixed))))
+      # chat messages: 3 tokens per message and 3 to start the reply
+      sum_by(counts[at], request) + fixed +
+        if (x$chat_style) 3 * (n + length(x$fixed)) + 3 else 0
+    } else {
+      ceiling((sum_by(nchar(texts[at]), request) + sum(nchar(x$fixed))) / 4)
+    }
+    output <- rep(x$output, length(n))
+    cost <- if (is.null(x$price)) rep(NA_real_, length(n)) else
+      (input * x$price$input + output * x$price$output) / 1e6
+    list(input = input, output = output, cost = cost, exact = rep(exact, length(n)))
+  })
+}
+
+sum_by <- function(x, group) {
+  out <- as.vector(tapply(as.double(x), group, sum))
+  out[is.na(out)] <- 0  # a request without texts
+  out
+}
+
+# Tokens of each text for its encoding (NA: not counted), each distinct pair counted once.
+bulk_token_counts <- function(texts, encodings) {
+  out <- rep(NA_real_, length(texts))
+  for (encoding in unique(encodings[!is.na(encodings)])) {
+    at <- which(encodings == encoding)
+    distinct <- unique(texts[at])
+    counts <- vapply(distinct, function(t) {
+      as.double(rtiktoken::get_token_count(enc2utf8(t), encoding))
+    }, 1, USE.NAMES = FALSE)
+    out[at] <- counts[match(texts[at], distinct)]
+  }
+  out
 }
 
 # `encoding`: tiktoken's encoding for the model (exact counts), or NULL (an estimate).
@@ -219,8 +239,7 @@ one_request <- function(body, encoding, price) {
   } else {
     ceiling(sum(nchar(texts)) / 4)
   }
-  limit <- body$max_completion_tokens %||% body$max_tokens %||% body$max_output_tokens
-  output <- if (is.null(limit)) NA_real_ else as.double(limit) * max(1, as.double(body$n %||% 1))
+  output <- output_bound(body)
   cost <- if (is.null(price)) NA_real_ else (input * price$input + output * price$output) / 1e6
   list(input = input, output = output, cost = cost, exact = !is.null(encoding))
 }

@@ -56,7 +56,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
                          chat_per = NULL) {
   settings <- settings %||% request_settings()
   check_settings_object(settings)
-  batch <- dry_run_batch(settings)  # R/engine-estimate-cost.R: counted one by one, at the batch price
+  batch <- dry_run_batch(settings)  # R/engine-dry-run.R: counted one by one, at the batch price
   check_flag(keep_json)
   n <- length(prompts)
   epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
@@ -92,6 +92,9 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   todo <- which(!cached)
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
+  # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
+  todo <- dry_run_answer(settings$dry_run, state, chats, chat_index, prompts, keys, todo,
+                         hits = sum(cached & !local))
   # A context may take over sending them (an evaluation set's round sends them with its other
   # cells'): it keeps what it can answer at once and hands back what is left to send here.
   if (length(todo) && !batch && is.function(settings$hand_over) && is.null(settings$dry_run)) {

@@ -142,9 +142,9 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
 
 # The object every downstream function reads. Three fields request_settings() does not take
 # are contexts, each NULL unless set by its one maker, and carried through every door:
-# * `dry_run`: made by new_dry_run() (R/engine-estimate-cost.R), set only by estimate_cost(),
-#   which steers the engine through it (no fast path, no batch, a private cache overlay,
-#   every request seen by its mock);
+# * `dry_run`: made by new_dry_run() (R/engine-dry-run.R), set only by estimate_cost(),
+#   which steers the engine through it (requests answered where they would be sent, no
+#   batch, the cache only read);
 # * `run`: the run paying for the requests (new_run(), set by eval_set()), stamped on every
 #   answer it pays for, so that an answer the run paid for and then read back from the cache
 #   (an evaluation set's cell, evaluated again after its round sent its requests) is counted

@@ -24,8 +24,11 @@ set_cost_preview <- function(cells, outcomes, log_dir, settings) {
   do.call(rbind, rows)
 }
 
-# The request settings as $eval() takes them (a setting left to its default is not passed).
-preview_settings <- function(settings) Filter(Negate(is.null), unclass(settings))
+# The request settings as $eval() takes them (a setting left to its default is not passed),
+# without the set's run: the preview pays for nothing.
+preview_settings <- function(settings) {
+  Filter(Negate(is.null), unclass(settings)[request_setting_names()])
+}
 
 # Refuses to start a set whose cells to run may cost more than `max_cost` dollars, or whose
 # cost can't be bounded (a model without a known price, or no max_tokens).

@@ -107,6 +107,9 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
     kept$keep(i, value)
   }
   todo <- which(!cached)
+  # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
+  todo <- dry_run_completions(settings$dry_run, endpoint, texts, keys, todo, sum(cached),
+                              kept$keep, max_tokens)
   if (length(todo)) {
     cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
     send_completions(endpoint, texts, todo, keep, max_tokens, settings,

@@ -155,8 +155,8 @@ test_that("probsem: log-probability requests are counted, and free once cached",
 })
 
 # A child R process that runs estimate_cost() on `n` FutureX-shaped questions with a scorer
-# that blocks forever at its `block_at`-th call (1: the run reading the cache, 2: the run
-# counting every request), after touching a file in `flags` so the test knows when to kill.
+# that blocks forever at its `block_at`-th call (the dry run solves and scores once: 1), after
+# touching a file in `flags` so the test knows when to kill.
 estimate_child <- function(server_url, cache, flags, n, block_at) {
   callr::r_bg(function(root, server_url, cache, flags, n, block_at) {
     pkgload::load_all(root, quiet = TRUE)
@@ -187,7 +187,7 @@ test_that("an estimate_cost() killed mid-run leaves the cache as it was; the nex
   skip_on_os("windows")
   server <- local_fake_openai(function(body, n) paste("real answer to", last_user_text(body)))
   n <- 6
-  for (block_at in 1:2) {
+  for (block_at in 1) {
     root <- withr::local_tempdir()
     cache <- file.path(root, "cache")
     flags <- file.path(root, "flags")
@@ -247,4 +247,50 @@ test_that("an arena judge's estimate reads the battle cache but records no place
   expect_equal(est$to_send, nrow(battles) - 2)
   expect_equal(unname(tools::md5sum(records)), unname(before))
   expect_equal(judge$count(), 2)
+})
+
+test_that("a dry run counts the tokens of the bodies ellmer builds (system prompt, turns, parts)", {
+  skip_if_not_installed("rtiktoken")
+  local_default_cache()
+  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "gpt-4.1",
+                                         credentials = function() "unused",
+                                         system_prompt = "You are terse.")
+  chat$set_turns(list(ellmer::UserTurn(list(ellmer::ContentText("Say hi."))),
+                      ellmer::AssistantTurn(list(ellmer::ContentText("hi")))))
+  inputs <- c("What is 2 + 2?", "Name a colour.")
+  prompts <- list("What is 2 + 2?", list("Name a colour.", ellmer::ContentText("One word.")))
+  scorer <- function(samples, ...) {
+    list(score = factor(rep("C", nrow(samples)), levels = c("I", "C"), ordered = TRUE))
+  }
+  tsk <- vitals::Task$new(
+    dataset = tibble::tibble(input = inputs, target = "x"),
+    solver = generate_solver(prepare = function(x) prompts[match(x, inputs)],
+                             settings = request_settings(cache = FALSE)),
+    scorer = scorer, dir = withr::local_tempdir()
+  )
+  est <- estimate_cost(tsk, chat)
+  # each request's body as ellmer builds it, counted message by message
+  bodies <- lapply(prompts, function(p) {
+    turns <- c(chat$get_turns(include_system_prompt = TRUE), list(user_turn_of(p)))
+    httr2::req_get_body(ellmer_request(chat, turns), "reveal")
+  })
+  expect_length(request_texts(bodies[[1]]), 4)
+  expected <- sum(vapply(bodies, function(b) one_request(b, "o200k_base", NULL)$input, 1))
+  expect_equal(est$input_tokens, expected)
+  expect_equal(c(est$requests, est$to_send, est$cached), c(2, 2, 0))
+  expect_equal(est$tokens, "exact")
+})
+
+test_that("ProcessBench with n choices a request: one request a sample, bounded n times", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) "\\boxed{-1}")
+  tsk <- processbench_task(processbench_dataset(version = "sample"), dir = withr::local_tempdir(),
+                           solver = processbench_solver(n_per_request = TRUE,
+                                                        params = ellmer::params(max_tokens = 10)))
+  est <- estimate_cost(tsk, fake_chat(server, model = "gpt-4.1"), cache = withr::local_tempdir())
+  n <- nrow(processbench_dataset(version = "sample"))
+  # the placeholder answer holds the 8 choices asked for: no vote is asked again alone
+  expect_equal(c(est$requests, est$to_send), c(n, n))
+  expect_equal(est$output_tokens_max, n * 8 * 10)
+  expect_equal(server$count(), 0)
 })

@@ -76,4 +76,14 @@ test_that("request_keys() gives each request exactly its cache_key(), the identi
   expect_identical(request_keys(identities, chat_index, fingerprints, epoch), expected)
   expect_length(unique(expected), 3)
   expect_identical(request_keys(identities, integer(), character(), integer()), character())
+  # the same keys where fingerprints and epochs are written without toJSON() (hex digests,
+  # integers), and where they are not (another string, a double epoch)
+  for (epoch in list(c(1L, 2L, 100000L), c(1, 2.5, 100000))) {
+    for (fp in list(fingerprints, c("not \"hex\"", fingerprints[-1]))) {
+      expected <- vapply(seq_along(fp), function(i) {
+        cache_key(identities[[chat_index[[i]]]], fp[[i]], epoch[[i]])
+      }, "")
+      expect_identical(request_keys(identities, chat_index, fp, epoch), expected)
+    }
+  }
 })

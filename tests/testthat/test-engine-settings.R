@@ -18,7 +18,7 @@ test_that("request_settings() checks its fields; settings_with_dots() merges ove
   expect_error(settings_with_dots(s, max_tries = 0), class = "predictivebench_error_argument")
   # the dry-run context is estimate_cost()'s only
   expect_error(settings_with_dots(s, dry_run = TRUE), class = "predictivebench_error_argument")
-  context <- new_dry_run(tempfile(), hide_cache = FALSE)
+  context <- new_dry_run()
   expect_identical(settings_with_dots(s, dry_run = context)$dry_run, context)
   expect_identical(settings_with_dots(settings_with_dots(s, dry_run = context), rpm = 1)$dry_run,
                    context)

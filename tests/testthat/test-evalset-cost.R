@@ -10,3 +10,120 @@ test_that("max_cost refuses a set whose preview is above it, or can't be bounded
   unpriced$cost_max[[2]] <- NA
   expect_error(check_max_cost(unpriced, 100), "unknown", class = "predictivebench_error_cost")
 })
+
+test_that("the preview prices each role at its own model: a cheap solver, an expensive judge", {
+  server <- local_fake_openai(function(body, n) "A")
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  priced <- function(model, max_tokens) {
+    ellmer::chat_openai(model = model, base_url = server$url, credentials = function() "sk-test",
+                        params = ellmer::params(max_tokens = max_tokens))
+  }
+  solver <- priced("gpt-4.1-nano", 50)
+  judge <- priced("o1", 20)
+  cheap <- model_price(solver)
+  dear <- model_price(judge)
+  skip_if(is.null(cheap) || is.null(dear), "ellmer has no price for gpt-4.1-nano or o1")
+  skip_if_not_installed("rtiktoken")
+  dataset <- futurex_dataset(version = "sample", limit = 3)
+  questions <- dataset$input
+  judge_prompt <- function(answer) paste("Is this answer right?", answer)
+  # a judge inside the task's scorer, as a benchmark's judge is
+  scorer <- function(samples, ...) {
+    verdicts <- generate_responses(judge, judge_prompt(samples$result), ...)
+    list(score = as.double(verdicts$result %in% "A"))
+  }
+  task <- futurex_task(dataset, scorer = scorer, dir = logs)
+  # by hand: each message's tokens plus 3, plus 3 to start the reply; the judge sees the
+  # dry run's empty answer; each request's output bound is its chat's max_tokens
+  tokens <- function(text, model) rtiktoken::get_token_count(text, tiktoken_encoding(model))
+  solver_in <- sum(tokens(questions, "gpt-4.1-nano")) + 6 * 3
+  judge_in <- 3 * (tokens(judge_prompt(""), "o1") + 6)
+  right <- (solver_in * cheap$input + 3 * 50 * cheap$output +
+              judge_in * dear$input + 3 * 20 * dear$output) / 1e6
+  wrong <- ((solver_in + judge_in) * cheap$input + 3 * (50 + 20) * cheap$output) / 1e6
+
+  preview <- eval_set(list(qa = task), list(solver), log_dir = logs, settings = settings,
+                      dry_run = TRUE)
+  expect_equal(preview$to_send, 6L)
+  expect_equal(preview$input_tokens, solver_in + judge_in)
+  expect_equal(preview$cost_max, right)
+  expect_equal(server$count(), 0)
+  # a budget between the judge priced as the solver and the true bound: refused, unpaid
+  expect_error(quiet_set(list(qa = task), list(solver), log_dir = logs, settings = settings,
+                         max_cost = (wrong + right) / 2),
+               class = "predictivebench_error_cost")
+  expect_equal(server$count(), 0)
+  set <- quiet_set(list(qa = task), list(solver), log_dir = logs, settings = settings,
+                   max_cost = right * 1.01)
+  expect_equal(set$status, "done")
+  expect_equal(server$count(), 6)
+})
+
+# A server that reports, as a provider would, the tokens OpenAI's tokenizer counts in each
+# request (each message's text, plus 3 per message and 3 to start the reply) and an answer
+# as long as the request's bound allows: the usage the estimate's bound assumes.
+local_counting_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    messages <- body$input %||% body$messages
+    texts <- vapply(messages, function(m) {
+      leaves <- unlist(m$content)
+      names <- names(leaves) %||% rep("", length(leaves))
+      paste(leaves[names %in% c("", "text")], collapse = "")
+    }, "")
+    tokens <- sum(rtiktoken::get_token_count(texts, "o200k_base")) + 3 * length(texts) + 3
+    list(text = "\\boxed{A}", usage = list(
+      prompt_tokens = as.integer(tokens),
+      completion_tokens = as.integer(body$max_output_tokens %||% body$max_tokens %||% 5L)
+    ))
+  }, .local_envir = .local_envir)
+}
+
+test_that("a set's cost column, its logs' model usage and the estimate agree; a rerun costs 0", {
+  skip_if_not_installed("rtiktoken")
+  server <- local_counting_server()
+  cache <- withr::local_tempdir()
+  settings <- set_settings(cache)
+  chat <- ellmer::chat_openai(model = "gpt-4.1-nano", base_url = server$url,
+                              credentials = function() "sk-test",
+                              params = ellmer::params(max_tokens = 40))
+  skip_if(is.null(model_price(chat)), "ellmer has no price for gpt-4.1-nano")
+  logs <- withr::local_tempdir()
+  preview <- eval_set("futurex@sample", list(chat), log_dir = logs, settings = settings,
+                      limit = 3, dry_run = TRUE)
+  expect_equal(preview$to_send, 3L)
+  set <- quiet_set("futurex@sample", list(chat), log_dir = logs, settings = settings, limit = 3)
+  expect_equal(server$count(), 3)
+  expect_gt(set$cost, 0)
+  expect_equal(set$cost, preview$cost_max)
+  usage <- log_usage(set$log_path)
+  expect_equal(sum(usage$total_cost), set$cost)
+  expect_equal(sum(usage$input_tokens), preview$input_tokens)
+  expect_equal(sum(usage$output_tokens), preview$output_tokens_max)
+
+  # the same cell in another folder, every answer cached: nothing to pay, and nothing paid
+  again_logs <- withr::local_tempdir()
+  warm <- eval_set("futurex@sample", list(chat), log_dir = again_logs, settings = settings,
+                   limit = 3, dry_run = TRUE)
+  expect_equal(c(warm$to_send, warm$cached, warm$cost_max), c(0, 3, 0))
+  again <- quiet_set("futurex@sample", list(chat), log_dir = again_logs, settings = settings,
+                     limit = 3)
+  expect_equal(server$count(), 3)
+  expect_equal(again$status, "done")
+  expect_equal(again$cost, 0)
+  expect_equal(sum(log_usage(again$log_path)$total_cost %|NA|% 0), 0)
+})
+
+test_that("a model without a price: the estimate and the set's cost are NA, not 0", {
+  skip_if_not_installed("rtiktoken")
+  server <- local_counting_server()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, "unpriced-model")
+  logs <- withr::local_tempdir()
+  preview <- eval_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2,
+                      dry_run = TRUE)
+  expect_true(is.na(preview$cost_max))
+  set <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2)
+  expect_equal(set$status, "done")
+  expect_true(is.na(set$cost))
+})
