@@ -75,7 +75,9 @@ dry_run_answer <- function(context, state, chats, chat_index, prompts, keys, tod
 }
 
 # echo_texts()'s hook (log-probability requests), as dry_run_answer() is run_requests()'s.
-dry_run_completions <- function(context, endpoint, texts, keys, todo, hits, keep, max_tokens) {
+# `read(body)`: the caller's record of a completions response body (the mock's).
+dry_run_completions <- function(context, endpoint, texts, keys, todo, hits, keep, max_tokens,
+                                read) {
   if (is.null(context)) return(todo)
   context$hits <- context$hits + as.integer(hits)
   again <- todo[keys[todo] %in% context$answered]
@@ -88,8 +90,7 @@ dry_run_completions <- function(context, endpoint, texts, keys, todo, hits, keep
                             keys[todo])
   }
   for (i in c(again, todo)) {
-    keep(i, parse_completion(fake_json("/completions", list(prompt = texts[[i]]),
-                                       context$answer)))
+    keep(i, read(fake_json("/completions", list(prompt = texts[[i]]), context$answer)))
   }
   integer()
 }

@@ -109,7 +109,8 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   todo <- which(!cached)
   # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
   todo <- dry_run_completions(settings$dry_run, endpoint, texts, keys, todo, sum(cached),
-                              kept$keep, max_tokens)
+                              kept$keep, max_tokens,
+                              read = function(body) parse_completion(body, endpoint$route))
   if (length(todo)) {
     cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
     send_completions(endpoint, texts, todo, keep, max_tokens, settings,

@@ -1,0 +1,32 @@
+# The dry run as the engine holds it; estimate_cost() and its figures are tested in
+# test-engine-estimate-cost.R.
+
+test_that("a dry run answers run_requests() where it would send, and sends nothing", {
+  server <- local_set_server()
+  context <- new_dry_run(answer = "\\boxed{Z}")
+  settings <- settings_with_dots(request_settings(cache = FALSE), dry_run = context)
+  res <- run_requests(list(fake_chat(server)), c(1L, 1L, 1L), list("a", "b", "a"), settings,
+                      progress = FALSE)
+  expect_equal(server$count(), 0)
+  expect_equal(res$result, rep("\\boxed{Z}", 3))
+  # one template for the one chat; each prompt's text kept for counting in bulk
+  expect_length(context$templates, 1)
+  texts <- unlist(lapply(context$chunks, `[[`, "texts"))
+  expect_setequal(texts, c("a", "b"))
+})
+
+test_that("log-probability requests are answered by the caller's reader, and counted", {
+  context <- new_dry_run()
+  kept <- list()
+  endpoint <- list(model = "m", route = "echo")
+  left <- dry_run_completions(context, endpoint, c("x y", "z"), c("k1", "k2"), 1:2, 3L,
+                              keep = function(i, value) kept[[i]] <<- value,
+                              max_tokens = 0, read = function(body) list(seen = body))
+  expect_equal(left, integer())
+  expect_equal(context$hits, 3L)
+  expect_length(kept, 2)
+  expect_true(all(vapply(kept, function(k) is.list(k$seen), TRUE)))
+  expect_equal(unlist(context$chunks[[1]]$texts), c("x y", "z"))
+  # outside a dry run the requests are left to send
+  expect_equal(dry_run_completions(NULL, endpoint, "x", "k", 1L, 0L, identity, 0, identity), 1L)
+})
