@@ -40,6 +40,9 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
     outcome$error <- failure_cause(errors)
     return(outcome)
   }
+  # A task that says nowhere which log it wrote (a plain vitals Task) has no record to check
+  # its log against: its cell is done in this call, and runs again, from the cache, the next.
+  if (is.na(outcome$log_path)) return(outcome)
   recorded <- tryCatch(write_manifest(log_dir, cell, outcome), error = function(e) e)
   if (inherits(recorded, "error")) {
     return(new_outcome("failed", log_path = outcome$log_path,

@@ -29,3 +29,19 @@ test_that("settings reach only the package's steps: a task solved by vitals::gen
   expect_equal(set$status, "done", info = set$error)
   expect_length(jsonlite::read_json(set$log_path)$samples, 2)
 })
+
+test_that("a plain vitals Task runs in a set: done, and run again from the cache next time", {
+  server <- local_set_server()
+  settings <- set_settings(withr::local_tempdir())
+  plain <- vitals::Task$new(
+    dataset = tibble::tibble(input = c("1+1?", "2+2?"), target = c("2", "4")),
+    solver = vitals::generate(), scorer = function(samples, ...) {
+      list(score = factor(rep("C", nrow(samples)), levels = c("I", "C"), ordered = TRUE))
+    }, name = "plain"
+  )
+  logs <- withr::local_tempdir()
+  set <- quiet_set(list(plain = plain), set_chats(server, "m1"), log_dir = logs,
+                   settings = settings)
+  expect_equal(set$status, "done")
+  expect_equal(server$count(), 2)
+})
