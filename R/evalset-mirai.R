@@ -48,8 +48,9 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
         outcomes[[i]] <- group_outcome(results[[j]], k, log_dir, cells[[i]])
       }
     }
-    failed <- todo[vapply(outcomes[todo], function(o) o$status %in% c("failed", "partial"),
-                          TRUE)]
+    failed <- todo[vapply(outcomes[todo], function(o) {
+      o$status %in% c("failed", "partial") && !isTRUE(o$final)  # (final: run_cell())
+    }, TRUE)]
     # with every daemon gone, a retry would only wait again
     todo <- if (!any(vapply(results, is_daemons_gone, TRUE))) failed[tries[failed] <= retries]
   }

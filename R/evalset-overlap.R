@@ -87,7 +87,8 @@ run_in_rounds <- function(cells, retries, attempt) {
     status <- vapply(outcomes[pending], `[[`, "", "status")
     failed <- pending[status %in% c("failed", "partial")]
     failures[failed] <- failures[failed] + 1L
-    again <- failed[failures[failed] <= retries]
+    final <- vapply(outcomes[failed], function(o) isTRUE(o$final), TRUE)
+    again <- failed[failures[failed] <= retries & !final]
     forget_failures(round, vapply(cells[again], `[[`, "", "id"))
     for (w in round$warnings) warning(w)
     round$warnings <- list()

@@ -26,7 +26,11 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
     NULL
   }, predictivebench_cell_waits = function(c) c, error = function(e) e)
   if (inherits(error, "predictivebench_cell_waits")) return(new_outcome("waiting"))
-  if (!is.null(error)) return(new_outcome("failed", error = conditionMessage(error)))
+  if (!is.null(error)) {
+    out <- new_outcome("failed", error = conditionMessage(error))
+    out$final <- inherits(error, final_error_classes)
+    return(out)
+  }
   errors <- sample_errors(task)
   if (failed_step) {
     return(new_outcome("failed", log_path = task$log_path %||% NA_character_,
@@ -50,6 +54,14 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   }
   outcome
 }
+
+# Errors that another attempt in the same call would only meet again, at a price: a server
+# that can't give the log-probabilities asked for, or gives ones that can't be a model's; a
+# chat with no key for its host; arguments that are wrong. The cell fails at once; the next
+# call tries it again (the user may have changed what was wrong).
+final_error_classes <- c("predictivebench_error_logprobs_unsupported",
+                         "predictivebench_error_logprobs_broken",
+                         "predictivebench_error_credentials", "predictivebench_error_argument")
 
 # Each sample's request error (its solver's or its scorer's: a request that failed for good,
 # a vote, a judge call), NA for a sample whose requests were answered. An answer that was
