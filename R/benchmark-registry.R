@@ -341,7 +341,7 @@ check_versions <- function(versions, name, call = rlang::caller_env()) {
   needed <- names(pin("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
   if (!is.data.frame(versions) || !all(needed %in% names(versions)) ||
       !all(versions$benchmark == name)) {
-    abort_pb(c("{.arg versions} must be pinned files of {.val {name}}, made with {.fn pin}.",
+    abort_pb(c("{.arg versions} must be a table of pinned files of {.val {name}}, one row per file.",
                i = "Columns: {.field {needed}}."), "argument", field = "versions", call = call)
   }
   invisible(versions)
@@ -365,7 +365,7 @@ check_headline <- function(headline, allow_null = FALSE, call = rlang::caller_en
   if (!is.character(headline) || !length(headline) || anyNA(headline)) {
     what <- if (allow_null) "at least one summary row, or be {.code NULL}" else
       "at least one summary row"
-    abort_pb(paste0("{.arg headline} must name ", what, " (see {.fn summary_keys})."),
+    abort_pb(paste0("{.arg headline} must name ", what, " (a summary row's key: its {.field group}, or {.val <group> <metric>} where a group has several metrics)."),
              "argument", call = call)
   }
   invisible(headline)

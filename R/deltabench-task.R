@@ -150,7 +150,7 @@ deltabench_with_prompts <- function(dataset) {
   if (any(missing)) {
     abort_pb(
       c("DeltaBench's section-level protocol needs DeltaBench data.",
-        i = "Row {which(missing)[[1]]} has no {.field error_sections} or {.field sections_content}; make the table with {.fn prepare_deltabench}."),
+        i = "Row {which(missing)[[1]]} has no {.field error_sections} or {.field sections_content}; make the table with {.code prepare_task_table(\"deltabench\", ...)}."),
       "field", row = which(missing)[[1]], field = "error_sections"
     )
   }

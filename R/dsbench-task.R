@@ -346,8 +346,8 @@ dsbench_solve <- function(inputs, rows, solver_chat, config,
       abort_pb(
         c("Some samples have an image but the DSBench folder is unknown.",
           i = "Pass {.arg data_dir} to {.fn dsbench_dataset} (not needed for a parquet
-               file from {.fn prepare_dsbench} whose folder still exists), or use
-               {.code images = FALSE}."),
+               file from {.code prepare_task_table(\"dsbench\", ...)} whose folder still
+               exists), or use {.code images = FALSE}."),
         "argument", call = call
       )
     }

@@ -70,7 +70,7 @@ chat_has_logprobs <- function(chat, prefix, settings, top_logprobs, system_promp
 
 chat_advice <- function(chat_ok) {
   if (chat_ok) {
-    return(c(i = "Its chat endpoint gives first-token log-probabilities: use {.code backend = \"chat\"} (an approximation, see {.fn query_logprobs}), or a server that echoes prompt log-probabilities (vLLM, or llama-cpp-python's server with {.code --logits_all true}) for the faithful scores."))
+    return(c(i = "Its chat endpoint gives first-token log-probabilities: use {.code backend = \"chat\"} (an approximation, see {.code ?probsem_task}), or a server that echoes prompt log-probabilities (vLLM, or llama-cpp-python's server with {.code --logits_all true}) for the faithful scores."))
   }
   c(x = "Its chat endpoint gives no log-probabilities either.",
     i = "Use a server that echoes prompt log-probabilities, such as vLLM ({.fn ellmer::chat_vllm}) or llama-cpp-python's server with {.code --logits_all true}.")

@@ -199,7 +199,7 @@ check_logprob_chat <- function(chat, backend = c("completions", "chat")) {
   if (!inherits(provider, "ellmer::ProviderOpenAICompatible")) {
     abort_pb(
       c("{.cls {class(provider)[[1]]}} chats can't give token log-probabilities.",
-        i = "probsem and {.fn query_logprobs} need an OpenAI-compatible provider, such as {.fn ellmer::chat_openai}, {.fn ellmer::chat_vllm} or {.fn ellmer::chat_openai_compatible} (a local server)."),
+        i = "probsem needs an OpenAI-compatible provider, such as {.fn ellmer::chat_openai}, {.fn ellmer::chat_vllm} or {.fn ellmer::chat_openai_compatible} (a local server)."),
       "logprobs_unsupported"
     )
   }
