@@ -97,23 +97,13 @@ print(format(out, digits = 3), row.names = FALSE)
 
 # The dry run of another checkout at the sample, in a child process: CPU of the call only.
 old_cpu <- function(checkout, data) {
-  rds <- tempfile(fileext = ".rds")
-  saveRDS(data, rds)
-  out <- tempfile()
-  script <- tempfile(fileext = ".R")
-  writeLines(c(
-    sprintf("suppressMessages(pkgload::load_all(%s, quiet = TRUE))", deparse(checkout)),
-    sprintf("data <- readRDS(%s)", deparse(rds)),
+  checkout_seconds(checkout, data, cpu = TRUE, setup = c(
     "chat <- ellmer::chat_openai_compatible(base_url = 'http://127.0.0.1:9/v1',",
     "  model = 'gpt-4.1', credentials = function() 'unused')",
     "task <- processbench_task(data, dir = tempfile(),",
     "  solver = processbench_solver(n_votes = 8))",
-    "invisible(estimate_cost(task, chat, cache = tempfile()))  # warm-up",
-    "t <- system.time(estimate_cost(task, chat, cache = tempfile()))",
-    sprintf("writeLines(format(t[['user.self']] + t[['sys.self']]), %s)", deparse(out))
-  ), script)
-  system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE)
-  as.double(readLines(out))
+    "invisible(estimate_cost(task, chat, cache = tempfile()))  # warm-up"
+  ), timed = "estimate_cost(task, chat, cache = tempfile())")
 }
 
 old <- Sys.getenv("PB_BENCH_OLD")

@@ -174,7 +174,8 @@ machine_line <- function() {
 
 # Seconds the expression `timed` (a string of R code) takes in a child process that loaded
 # the package from `checkout` (an earlier version) and ran `setup`; `data` is there as `data`.
-checkout_seconds <- function(checkout, data, setup = character(), timed) {
+# Elapsed seconds, or with `cpu = TRUE` the CPU seconds of the process.
+checkout_seconds <- function(checkout, data, setup = character(), timed, cpu = FALSE) {
   rds <- tempfile(fileext = ".rds")
   saveRDS(data, rds)
   out <- tempfile()
@@ -183,7 +184,8 @@ checkout_seconds <- function(checkout, data, setup = character(), timed) {
     sprintf("suppressMessages(pkgload::load_all(%s, quiet = TRUE))", deparse(checkout)),
     sprintf("data <- readRDS(%s)", deparse(rds)),
     setup,
-    sprintf("t <- system.time(%s)[['elapsed']]", timed),
+    sprintf("t <- system.time(%s)", timed),
+    if (cpu) "t <- t[['user.self']] + t[['sys.self']]" else "t <- t[['elapsed']]",
     sprintf("writeLines(format(t), %s)", deparse(out))
   ), script)
   system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE)
