@@ -7,5 +7,5 @@
 # S7 properties read with `@` look like free variables to R < 4.3's code checks.
 utils::globalVariables(c(
   "base_url", "contents", "cost", "duration", "extra_args", "extra_headers",
-  "finish_reason", "json", "name", "params", "role", "text"
+  "finish_reason", "json", "name", "params", "role", "text", "thinking", "tokens"
 ))
