@@ -59,8 +59,9 @@ test_that("Retry-After is honoured up to the request engine's cap; past it, an e
   expect_equal(err$retry_after, 86400)
   expect_s3_class(err$retry_at, "POSIXct")
   expect_match(conditionMessage(err), "Try again after 20")
-  # the cap is the engine's own (retry_delay() in engine-pool.R)
+  # the cap is the engine's own (retry_delay() in engine-pool.R reads retry_after_cap_s)
   cap <- retry_delay(list(retry_after = 86400), 1L, 0)
+  expect_equal(cap, retry_after_cap_s)
   expect_match(conditionMessage(err), paste0("longer than the ", cap, " s"))
   # no second request: nothing slept a day
   expect_equal(nrow(servers$gh$log()), 1)
@@ -71,9 +72,7 @@ test_that("Retry-After is honoured up to the request engine's cap; past it, an e
   expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error_retry_later")
 
   # lower the engine's cap to 2 s and downloads follow it: 3 s is refused, 1 s is waited
-  local_replace_internal("retry_delay", function(error, tries, backoff) {
-    min(as.numeric(error$retry_after), 2)
-  })
+  local_replace_internal("retry_after_cap_s", 2)
   servers$gh$fault(fixture_url_path(pins), "429", after = 3)
   err <- expect_error(suppressMessages(arena_dataset()), class = "predictivebench_error_retry_later")
   expect_match(conditionMessage(err), "longer than the 2 s")
