@@ -15,6 +15,8 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   error <- tryCatch({
     chat <- cell$chat %||% chat_from_spec(cell$model)
     task <- cell_task(cell, log_dir)
+    # its log names the model as the set's table does (two chats of one model apart)
+    if (inherits(task, "ResultsTask")) task$model_label <- cell$label
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
               if (takes_request_settings(task)) {
                 changed_settings(settings_with_dots(settings, hand_over = hand_over))

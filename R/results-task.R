@@ -75,6 +75,11 @@ ResultsTask <- R6::R6Class(
     #' @field write_log `FALSE` makes `$log()` write nothing (a step of a larger run whose
     #'   log is written once at the end, as [arena_run()]'s rounds).
     write_log = TRUE,
+    #' @field model_label The model's name in the log (`eval.model`, what [leaderboard()]
+    #'   and the viewer show); `NULL` names it `"<provider>/<model>"` from the solver's chat.
+    #'   An evaluation set gives each cell its model's label, which tells two chats of one
+    #'   model apart (`openai/gpt-4.1 [temperature=0.7]`).
+    model_label = NULL,
 
     #' @description Create the task.
     initialize = function(dataset, solver, scorer, benchmark, metrics = NULL, epochs = NULL,
@@ -307,7 +312,7 @@ results_log <- function(task, fields, run_id) {
                                   explanations[i])
   }
 
-  model <- chat_model_label(samples$solver_chat[[1]])
+  model <- task$model_label %||% chat_model_label(samples$solver_chat[[1]])
   scorer_name <- state$scores$name
   if ("scorer_chat" %in% names(samples) && !is.null(samples$scorer_chat[[1]])) {
     scorer_name <- paste0(scorer_name, " (", samples$scorer_chat[[1]]$get_model(), ")")

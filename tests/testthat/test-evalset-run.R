@@ -45,3 +45,17 @@ test_that("a plain vitals Task runs in a set: done, and run again from the cache
   expect_equal(set$status, "done")
   expect_equal(server$count(), 2)
 })
+
+test_that("a cell's log names its model as the set's table does: the board tells two chats apart", {
+  server <- local_set_server()
+  chats <- list(fake_chat(server, model = "m1"),
+                fake_chat(server, model = "m1", params = ellmer::params(temperature = 0.7)))
+  logs <- withr::local_tempdir()
+  set <- quiet_set("futurex@sample", chats, log_dir = logs, limit = 2,
+                   settings = set_settings(withr::local_tempdir()))
+  expect_equal(anyDuplicated(set$model), 0L)
+  board <- suppressMessages(leaderboard(logs))
+  expect_setequal(unique(board$model), set$model)
+  expect_equal(vapply(set$log_path, function(p) read_log_header(p)$eval$model, ""),
+               set$model, ignore_attr = TRUE)
+})
