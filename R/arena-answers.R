@@ -46,7 +46,7 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL, store =
   check_flag(store)
   settings <- settings %||% request_settings()
   check_settings_object(settings)  # validated at the door: arena_run()
-  path <- file.path(cache_dir, "q_and_as.csv")
+  path <- answers_path(cache_dir)
   caching <- store
   answers <- load_answers(path, unique(as.character(questions)), names(models))
   chats <- Filter(Negate(is.null), models)

@@ -4,12 +4,10 @@
 # same judge_battles().
 
 arena_sample_battles <- function() {
-  dir <- arena_sample_dir()
-  answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
-  arrangement <- arena_read_arrangement(
-    file.path(dir, "results", "sample", "battle_arrangement.csv"),
-    models = setdiff(names(answers), "question")
-  )
+  sample <- sample_store()
+  answers <- arena_read_answers(sample$answers)
+  arrangement <- arena_read_arrangement(sample$arrangement,
+                                        models = setdiff(names(answers), "question"))
   arena_battles(arrangement, answers)
 }
 

@@ -54,7 +54,7 @@ answers_table_sha256 <- function(answers) {
 # The reference answers as a tibble `question` + one column per model.
 arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   if (is.null(answers)) {
-    answers <- file.path(arena_sample_dir(), "tempcache", "sample", "q_and_as.csv")
+    answers <- sample_store()$answers
   }
   if (rlang::is_string(answers)) answers <- arena_read_answers(answers)
   if (!is.data.frame(answers) || !"question" %in% names(answers) || ncol(answers) < 2) {

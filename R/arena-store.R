@@ -17,6 +17,22 @@
 #                                             battle_arrangement.csv, battle_records.csv,
 #                                             battle_outcomes.csv, elo_rating.csv, logs/
 
+# EloBench's file names are written here only (test-arena-store.R fails when another R file
+# names them in code): every other file asks this module for a path.
+elobench_answers_file <- "q_and_as.csv"
+elobench_records_file <- "battle_records.csv"
+
+# The answer cache in folder `dir`.
+answers_path <- function(dir) file.path(dir, elobench_answers_file)
+
+# The bundled sample, in EloBench's layout.
+sample_store <- function() {
+  dir <- arena_sample_dir()
+  list(questions = file.path(dir, "data", "sample", "questions.csv"),
+       answers = file.path(dir, "tempcache", "sample", elobench_answers_file),
+       arrangement = file.path(dir, "results", "sample", "battle_arrangement.csv"))
+}
+
 # Every path of one run. The judge setting is a portable folder name made from the judge's
 # model and the prompt version, whatever the model id.
 arena_layout <- function(dir, version, experiment, judge, prompt_version) {
@@ -25,14 +41,14 @@ arena_layout <- function(dir, version, experiment, judge, prompt_version) {
   results <- file.path(dir, "results", experiment)
   list(
     source_questions = file.path(dir, "data", version, "questions.csv"),
-    shared_answers = file.path(dir, "tempcache", version, "q_and_as.csv"),
+    shared_answers = answers_path(file.path(dir, "tempcache", version)),
     cache = cache,
-    answers = file.path(cache, "q_and_as.csv"),
-    records_cache = file.path(cache, "battle_records.csv"),
+    answers = answers_path(cache),
+    records_cache = file.path(cache, elobench_records_file),
     questions = file.path(results, "questions.csv"),
     models = file.path(results, "models.csv"),
     arrangement = file.path(results, "battle_arrangement.csv"),
-    records = file.path(results, "battle_records.csv"),
+    records = file.path(results, elobench_records_file),
     outcomes = file.path(results, "battle_outcomes.csv"),
     ratings = file.path(results, "elo_rating.csv"),
     logs = file.path(results, "logs")
@@ -56,7 +72,7 @@ arena_install_questions <- function(dest, version, call = rlang::caller_env()) {
   pins <- versions_table()
   if (file.exists(dest)) return(invisible(dest))
   if (is_sample(version)) {
-    source <- file.path(arena_sample_dir(), "data", "sample", "questions.csv")
+    source <- sample_store()$questions
   } else if (version %in% pins$version[pins$benchmark == "arena"]) {
     source <- fetch_version(version_files("arena", version, call = call), call = call)
   } else {
