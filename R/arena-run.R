@@ -98,8 +98,9 @@
 #'   battles uses a prior and warns (see [arena_ratings()]).
 #' @param seed Seed for arrangements and bootstrap.
 #' @param settings How requests are sent (answers and verdicts): a [request_settings()]
-#'   object, or `NULL` for the defaults with the response cache in `tempcache/responses`
-#'   inside `dir` (so the run stays within `dir` and resumes from it). With
+#'   object, or `NULL` for the defaults, whose response cache is the package's one
+#'   ([cache_dir()]), as for [arena_task()]: an answer paid in one is reused by the other,
+#'   and a run resumes from it. With
 #'   `batch = TRUE` each round's missing answers, then its battles, are sent as provider
 #'   batches, waiting for each (`wait` is ignored): the next round is arranged from the
 #'   verdicts of this one. The run builds its own settings from these (`wait = TRUE`); the
@@ -135,7 +136,7 @@ arena_run <- function(dir, version, experiment, models, judge, n = 1,
                       rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
                       seed = 1, settings = NULL) {
   check_arena_dir(dir)
-  settings <- arena_settings(settings, dir)
+  settings <- arena_settings(settings)
   opts <- check_arena_options(list(
     version = version, experiment = experiment, n = n, strategy = strategy,
     prompt_version = prompt_version, position_swap = position_swap, max_rounds = max_rounds,
@@ -169,13 +170,12 @@ arena_run <- function(dir, version, experiment, models, judge, n = 1,
   arena_rate(run, state, rating, max_rounds)
 }
 
-# How an arena run sends its requests: the user's settings, or the defaults with the
-# response cache inside `dir`, always waiting for a batch (the next round is arranged from
-# this one's verdicts). A new settings object: the one given is never changed.
-arena_settings <- function(settings, dir, call = rlang::caller_env()) {
-  given <- as_request_settings(
-    settings %||% request_settings(cache = arena_default_cache(dir)), call = call
-  )
+# How an arena run sends its requests: the user's settings, or the defaults (the package's
+# one response cache, shared with arena_task() and every benchmark), always waiting for a
+# batch (the next round is arranged from this one's verdicts). A new settings object: the
+# one given is never changed.
+arena_settings <- function(settings, call = rlang::caller_env()) {
+  given <- as_request_settings(settings %||% request_settings(), call = call)
   settings_with_dots(given, wait = TRUE)
 }
 

@@ -12,7 +12,6 @@
 #   tempcache/<version>/q_and_as.csv          the original's answer cache, seeds a setting
 #   tempcache/<version>/<judge setting>/      q_and_as.csv, q_and_as_sources.csv,
 #                                             battle_records.csv
-#   tempcache/responses/                      the response cache (default settings)
 #   results/<experiment>/                     questions.csv, models.csv,
 #                                             battle_arrangement.csv, battle_records.csv,
 #                                             battle_outcomes.csv, elo_rating.csv, logs/
@@ -54,8 +53,6 @@ arena_layout <- function(dir, version, experiment, judge, prompt_version) {
     logs = file.path(results, "logs")
   )
 }
-
-arena_default_cache <- function(dir) file.path(dir, "tempcache", "responses")
 
 # Whether the store keeps caches: the settings' `cache` (FALSE: none anywhere).
 store_caching <- function(settings) !isFALSE(settings$cache)
