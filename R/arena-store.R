@@ -187,10 +187,10 @@ merge_answer_results <- function(answers, questions, model, results) {
 
 # Under the file's lock: the battle cache as it is now (another run on the same folder may
 # have added verdicts since it was read) with `new` merged in, written back and returned.
-update_battle_cache <- function(path, new, identity) {
+update_battle_cache <- function(path, new, judge) {
   with_file_lock(path, {
     store <- if (file.exists(path)) read_battle_cache(path) else empty_records()
-    if (!is.null(new)) store <- merge_battle_records(store, new, identity)
+    if (!is.null(new)) store <- merge_battle_records(store, new, judge)
     write_battle_cache(store, path)
     store
   })
@@ -198,12 +198,16 @@ update_battle_cache <- function(path, new, identity) {
 
 # A failed verdict is replaced when the battle is judged again; a verdict already recorded
 # (by this run or another) is kept, and the same battle is never recorded twice.
-merge_battle_records <- function(store, new, identity) {
-  store_key <- store_keys(store, identity)
-  new_key <- store_keys(new, identity)
-  rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
-        new[!(new_key %in% store_key[!is.na(store$winner)]) & !duplicated(new_key), ])
+merge_battle_records <- function(store, new, judge) {
+  store_key <- store_keys(store, judge)
+  new_key <- store_keys(new, judge)
+  rbind(store[!(in_keys(store_key, new_key) & is.na(store$winner)), ],
+        new[!in_keys(new_key, store_key[!is.na(store$winner)]) &
+              !duplicated(new_key, incomparables = NA), ])
 }
+
+# A missing key (a record that names no request) matches nothing, not even another one.
+in_keys <- function(x, table) !is.na(match(x, table, incomparables = NA))
 
 read_battle_cache <- function(path) {
   read_battle_file(path, battle_record_columns, "battle cache")[battle_record_columns]
