@@ -25,19 +25,8 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
                           utils::modifyList(list(temperature = temperature, max_tokens = 800),
                                             as.list(params)))
   n <- nrow(battles)
-  # Requests: each battle in its own order, and swapped.
-  req <- tibble::tibble(battle = seq_len(n), swapped = FALSE, question = battles$question,
-                        model_a = battles$model_a, model_b = battles$model_b,
-                        answer_a = battles$answer_a, answer_b = battles$answer_b,
-                        input = battles$input)
-  if (position_swap && n) {
-    rev <- tibble::tibble(battle = seq_len(n), swapped = TRUE, question = battles$question,
-                          model_a = battles$model_b, model_b = battles$model_a,
-                          answer_a = battles$answer_b, answer_b = battles$answer_a,
-                          input = arena_judge_prompt(battles$question, battles$answer_b,
-                                                     battles$answer_a, version)$user)
-    req <- rbind(req, rev)
-  }
+  req <- judge_requests(battles, version, swapped = FALSE)
+  if (position_swap && n) req <- rbind(req, judge_requests(battles, version, swapped = TRUE))
   who <- verdict_judge(judge, version)
   key <- verdict_key(who$identity, req$question, req$model_a, req$model_b, req$answer_a,
                      req$answer_b)
@@ -113,6 +102,22 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   )
 }
 
+# The judge's requests for `battles`, each in its own order or swapped (B's answer read
+# first, the usual cure for a judge's preference for the first answer).
+judge_requests <- function(battles, version, swapped) {
+  first <- if (swapped) "b" else "a"
+  second <- if (swapped) "a" else "b"
+  answer_a <- battles[[paste0("answer_", first)]]
+  answer_b <- battles[[paste0("answer_", second)]]
+  input <- if (swapped) arena_judge_prompt(battles$question, answer_a, answer_b, version)$user
+    else battles$input
+  tibble::tibble(
+    battle = seq_len(nrow(battles)), swapped = swapped, question = battles$question,
+    model_a = battles[[paste0("model_", first)]], model_b = battles[[paste0("model_", second)]],
+    answer_a = answer_a, answer_b = answer_b, input = input
+  )
+}
+
 # A verdict's identity is its request: the judge's request identity (the response cache's,
 # with the prompt version in its key_extra), the question, the two models and their answers
 # in the judge's order, each hashed, then hashed together (no separator can make two
@@ -176,11 +181,7 @@ store_keys <- function(records, judge) {
 # JSON: whether it is the package's (a JSON object with a prompt version), the prompt
 # version and the request key. Never read from the judge's text.
 record_fields <- function(response) {
-  parsed <- lapply(as.character(response), function(r) {
-    if (is.na(r) || !jsonlite::validate(r)) return(NULL)
-    out <- jsonlite::parse_json(r)
-    if (is.list(out) && !is.null(names(out))) out
-  })
+  parsed <- lapply(as.character(response), record_json)
   field <- function(name) {
     vapply(parsed, function(p) {
       value <- p[[name]]
@@ -192,16 +193,8 @@ record_fields <- function(response) {
        request_sha256 = field("request_sha256"))
 }
 
-# The judge prompt version of recorded verdicts: the one this package wrote into
-# gpt_4_response; for the original's records, which carry none, told by the verdict's
-# format, as the original's two prompts differ (scores: 231113, JSON winner: 231225).
-record_version <- function(response) {
-  version <- record_fields(response)$prompt_version
-  untagged <- is.na(version)
-  version[untagged] <- original_version(response[untagged])
-  version
-}
-
+# The judge prompt version of the original's records, which carry none: told by the
+# verdict's format, as the original's two prompts differ (scores: 231113, JSON winner: 231225).
 original_version <- function(response) {
   response <- as.character(response)
   out <- rep(NA_character_, length(response))
@@ -239,8 +232,8 @@ response_json <- function(res, version, identity, key) {
 # here, see response_json()) or a Python dict (as written by the original); NA for none.
 arena_response_text <- function(record) {
   if (length(record) != 1 || is.na(record) || !nzchar(record)) return(NA_character_)
-  parsed <- tryCatch(jsonlite::parse_json(record), error = function(e) NULL)
-  if (is.list(parsed) && !is.null(parsed$response)) {
+  parsed <- record_json(record)
+  if (!is.null(parsed$response)) {
     if (isFALSE(parsed$is_valid) && !nzchar(parsed$response)) return(NA_character_)
     return(parsed$response)
   }
@@ -248,4 +241,12 @@ arena_response_text <- function(record) {
   if (start < 0) return(record)
   python_string_literal(substr(record, start + attr(start, "match.length"), nchar(record))) %||%
     record
+}
+
+# A gpt_4_response as the JSON object this package writes (response_json()), or NULL (the
+# original writes Python dicts).
+record_json <- function(record) {
+  if (is.na(record) || !jsonlite::validate(record)) return(NULL)
+  parsed <- jsonlite::parse_json(record)
+  if (is.list(parsed) && !is.null(names(parsed))) parsed
 }

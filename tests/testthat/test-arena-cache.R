@@ -80,7 +80,7 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(counter$n, 3 * nrow(battles))
   saved <- arena_read_battles(records)
   expect_equal(nrow(saved), 3 * nrow(battles))
-  expect_equal(table(predictivebench:::record_version(saved$gpt_4_response))[["231113"]],
+  expect_equal(table(record_fields(saved$gpt_4_response)$prompt_version)[["231113"]],
                nrow(battles))
   tsk <- arena_judge_task(battles,
                     solver = arena_judge_solver(records = records, version = "231113", settings = request_settings(cache = FALSE)),
