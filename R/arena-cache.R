@@ -107,15 +107,19 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
 judge_requests <- function(battles, version, swapped) {
   first <- if (swapped) "b" else "a"
   second <- if (swapped) "a" else "b"
-  answer_a <- battles[[paste0("answer_", first)]]
-  answer_b <- battles[[paste0("answer_", second)]]
-  input <- if (swapped) arena_judge_prompt(battles$question, answer_a, answer_b, version)$user
-    else battles$input
-  tibble::tibble(
+  req <- tibble::tibble(
     battle = seq_len(nrow(battles)), swapped = swapped, question = battles$question,
     model_a = battles[[paste0("model_", first)]], model_b = battles[[paste0("model_", second)]],
-    answer_a = answer_a, answer_b = answer_b, input = input
+    answer_a = battles[[paste0("answer_", first)]], answer_b = battles[[paste0("answer_", second)]]
   )
+  req$input <- if (swapped) battle_prompts(req, version) else battles$input
+  req
+}
+
+# Battles without a verdict, told once with their errors.
+report_verdict_failures <- function(judged, what) {
+  failed <- ifelse(is.na(judged$error), "no verdict", judged$error)
+  report_failures(ifelse(is.na(judged$winner), failed, NA), what = what)
 }
 
 # A verdict's identity is its request: the judge's request identity (the response cache's,

@@ -128,9 +128,7 @@ arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
                             position_swap = position_swap, temperature = temperature,
                             params = params, system_prompt = system_prompt,
                             settings = settings_with_dots(settings, ...))
-    report_failures(ifelse(is.na(judged$winner),
-                           ifelse(is.na(judged$error), "no verdict", judged$error), NA),
-                    what = "battle")
+    report_verdict_failures(judged, "battle")
     # The battle's models and question are dataset columns, logged with every sample.
     list(
       result = judged$gpt_4_response_text,

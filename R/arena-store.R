@@ -142,7 +142,7 @@ update_answers <- function(path, answers, questions, model, results, identity = 
 
 record_answer_sources <- function(path, questions, model, identity) {
   sources <- read_answer_sources(path)
-  new <- tibble::tibble(question_sha256 = question_hash(questions), model = model,
+  new <- tibble::tibble(question_sha256 = text_sha256(questions), model = model,
                         identity = unname(identity))
   key <- paste(sources$question_sha256, sources$model)
   sources <- rbind(sources[!key %in% paste(new$question_sha256, new$model), ], new)
