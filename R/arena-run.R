@@ -31,8 +31,8 @@
 #'
 #' The log (one per call, in Inspect AI's format, for `vitals::vitals_view()`) shows the
 #' run as a user reads it: its headline is every model's rating on the Elo scale, the
-#' numbers of `run$ratings` and `elo_rating.csv` (the run's `rating_method`, `bootstrap`
-#' and `seed`, which each logged battle carries in `rating_options`; benchmark
+#' numbers of `run$ratings` and `elo_rating.csv` (the run's `method`, `times` and
+#' `seed`, which each logged battle carries in `rating_options`; benchmark
 #' `"arena_ratings"`, so [leaderboard()] reports each competitor as a model), the
 #' competitors are the models evaluated and the judge is the scorer's model, and each row
 #' is one battle judged in this run: the question and both answers, then the verdict, with
@@ -91,8 +91,9 @@
 #'   (the `battle_arrangement.csv` already in the results folder, or `arrangement`).
 #' @param arrangement For `"reload"`, another arrangement file to use.
 #' @param max_rounds Most rounds.
-#' @param rating_method,bootstrap How the ratings are computed (`run$ratings`,
-#'   `elo_rating.csv`, the log's headline and so [leaderboard()]); see [arena_ratings()].
+#' @param method,times How the ratings are computed (`run$ratings`, `elo_rating.csv`, the
+#'   log's headline and so [leaderboard()]): the rating method and the number of bootstrap
+#'   replicates, `method` and `bootstrap` of [arena_ratings()].
 #'   The default is EloBench's online Elo in file order. All are on the Elo scale (400
 #'   points for 10:1 odds, 1000 the start or the mean); `"bt"` on perfectly separated
 #'   battles uses a prior and warns (see [arena_ratings()]).
@@ -126,21 +127,21 @@
 #' )
 #' # offline: a judge that always prefers the first answer; use a real chat for real ratings
 #' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
-#' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, bootstrap = 100)
+#' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, times = 100)
 #' run$ratings
 #' list.files(file.path(dir, "results", "exp1"))
 arena_run <- function(dir, version, experiment, models, judge, n = 1,
                       strategy = c("pairs", "all", "reload"), arrangement = NULL,
                       dataset = NULL, prompt_version = c("231225", "231113"),
                       position_swap = FALSE, max_rounds = 10, invalid = c("tie", "drop"),
-                      rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
+                      method = c("elo", "bt", "elo_median"), times = 1000,
                       seed = 1, settings = NULL) {
   check_arena_dir(dir)
   settings <- arena_settings(settings)
   opts <- check_arena_options(list(
     version = version, experiment = experiment, n = n, strategy = strategy,
     prompt_version = prompt_version, position_swap = position_swap, max_rounds = max_rounds,
-    invalid = invalid, rating_method = rating_method, bootstrap = bootstrap, seed = seed
+    invalid = invalid, method = method, times = times, seed = seed
   ))
   judge <- as_chat(judge)
   run <- list(
@@ -149,7 +150,8 @@ arena_run <- function(dir, version, experiment, models, judge, n = 1,
     invalid = opts$invalid, experiment = experiment, judge = judge,
     settings = settings, models = register_models(models)
   )
-  rating <- list(method = opts$rating_method, bootstrap = bootstrap, seed = seed,
+  # named as arena_ratings() and the logs' rating_options name them
+  rating <- list(method = opts$method, bootstrap = times, seed = seed,
                  invalid = run$invalid)
   run$model_names <- names(run$models)
   run$paths <- arena_layout(dir, version, experiment, judge, run$prompt_version)

@@ -184,7 +184,7 @@ arena_child <- function(dir, experiment, models, url) {
       Sys.sleep(0.05)
       inner$responder(p)
     }, name = "judge")
-    arena_run(dir, "toy", experiment, chats, judge, strategy = "all", bootstrap = 0,
+    arena_run(dir, "toy", experiment, chats, judge, strategy = "all", times = 0,
               settings = request_settings(max_active = 1))
     invisible(NULL)
   }, args = list(skip_if_no_source_tree(), dir, experiment, models, url),
@@ -377,7 +377,7 @@ test_that("an arena run with one model's new answers judges that model's battles
                    m2 = fake_chat(answer_server, model = "m2"), m3 = m3)
     suppressMessages(arena_run(dir, "toy", experiment, models,
                                fake_chat(judge_server, model = "judge-model"),
-                               strategy = "all", bootstrap = 0, settings = settings))
+                               strategy = "all", times = 0, settings = settings))
   }
   first <- run("one")
   expect_equal(judge_server$count(), 3 * 3)  # 3 pairs on 3 questions

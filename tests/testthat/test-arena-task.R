@@ -265,7 +265,7 @@ test_that("arena_run() and arena_task() share one default response cache: an ans
   dir <- arena_folder(questions)
   models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
   run <- suppressMessages(arena_run(dir, "toy", "exp", models, arena_baseline_judge(),
-                                    strategy = "all", bootstrap = 0))
+                                    strategy = "all", times = 0))
   expect_equal(server$count(), 2 * 2)
   # the default cache is the package's, not a folder of the arena's own
   expect_false(dir.exists(file.path(dir, "tempcache", "responses")))
