@@ -41,11 +41,10 @@ match_choice <- function(x, choices, arg, call) {
 # EloBench version (fetched when the run starts).
 check_arena_questions <- function(dir, version, dataset, call = rlang::caller_env()) {
   if (!is.null(dataset)) return(invisible(dataset_questions(dataset, call = call)))
-  path <- file.path(dir, "data", version, "questions.csv")
-  pins <- versions_table()
-  known <- file.exists(path) || is_sample(version) ||
-    version %in% pins$version[pins$benchmark == "arena"]
-  if (!known) abort_no_questions(version, path, call)
+  path <- questions_path(dir, version)
+  if (!file.exists(path) && !installable_version(version)) {
+    abort_no_questions(version, path, call)
+  }
   invisible(path)
 }
 

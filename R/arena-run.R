@@ -348,6 +348,7 @@ arena_run_log <- function(judged, models, dir, experiment, rating) {
   verdict <- battle_outcome_text(judged$model_a, judged$model_b, winner)
   invalid <- rating$invalid
   competitors <- baseline_chat(function(q) "", name = paste(models, collapse = " vs "))
+  usage_fields <- c("cached", "input_tokens", "output_tokens", "cost")
   replay <- function(inputs, ...) {
     chats <- lapply(seq_along(inputs), function(i) {
       competitors$clone()$set_turns(list(
@@ -359,11 +360,11 @@ arena_run_log <- function(judged, models, dir, experiment, rating) {
     })
     list(result = verdict, solver_chat = chats,
          solver_metadata = lapply(judged$solver_metadata, function(m) {
-           m[setdiff(names(m), c("input_tokens", "output_tokens", "cost", "cached"))]
+           m[setdiff(names(m), usage_fields)]
          }))
   }
   judge_usage <- lapply(judged$solver_metadata, function(m) {
-    m[intersect(names(m), c("cached", "input_tokens", "output_tokens", "cost"))]
+    m[intersect(names(m), usage_fields)]
   })
   scorer <- function(samples, ...) {
     scored <- arena_verdict_scorer(invalid)(samples)

@@ -39,7 +39,7 @@ arena_layout <- function(dir, version, experiment, judge, prompt_version) {
   cache <- file.path(dir, "tempcache", version, setting)
   results <- file.path(dir, "results", experiment)
   list(
-    source_questions = file.path(dir, "data", version, "questions.csv"),
+    source_questions = questions_path(dir, version),
     shared_answers = answers_path(file.path(dir, "tempcache", version)),
     cache = cache,
     answers = answers_path(cache),
@@ -54,6 +54,16 @@ arena_layout <- function(dir, version, experiment, judge, prompt_version) {
   )
 }
 
+# A data version's questions in the arena folder `dir`.
+questions_path <- function(dir, version) file.path(dir, "data", version, "questions.csv")
+
+# Whether the questions of `version` can be installed into the folder: the bundled sample,
+# or a pinned EloBench version.
+installable_version <- function(version) {
+  pins <- versions_table()
+  is_sample(version) || version %in% pins$version[pins$benchmark == "arena"]
+}
+
 # Whether the store keeps caches: the settings' `cache` (FALSE: none anywhere).
 store_caching <- function(settings) !isFALSE(settings$cache)
 
@@ -66,15 +76,9 @@ verdict_cache <- function(paths, settings) {
 # `dest` (data/<version>/questions.csv), the layout the original reads; `"sample"` copies
 # the bundled sample's questions, as arena_dataset(version = "sample") reads them.
 arena_install_questions <- function(dest, version, call = rlang::caller_env()) {
-  pins <- versions_table()
-  if (file.exists(dest)) return(invisible(dest))
-  if (is_sample(version)) {
-    source <- sample_store()$questions
-  } else if (version %in% pins$version[pins$benchmark == "arena"]) {
-    source <- fetch_version(version_files("arena", version, call = call), call = call)
-  } else {
-    return(invisible(dest))
-  }
+  if (file.exists(dest) || !installable_version(version)) return(invisible(dest))
+  source <- if (is_sample(version)) sample_store()$questions else
+    fetch_version(version_files("arena", version, call = call), call = call)
   dir.create(dirname(dest), recursive = TRUE, showWarnings = FALSE)
   write_atomic(dest, function(tmp) file.copy(source[[1]], tmp, overwrite = TRUE))
   invisible(dest)
