@@ -1,16 +1,8 @@
-# Judging battles through the battle cache (EloBench's battle records, arena-store.R): a
-# verdict is keyed by its request, written atomically, and the judge's response kept.
-#
-# A verdict's identity is its request (verdict_key()): the judge's request identity (the
-# response cache's: provider, base URL, model, parameters, headers, system prompt, and the
-# prompt version), the question, the two models and their answers in the order the judge
-# read them. The key is computed from the request before it is sent and stored as
-# `request_sha256` in the record's `gpt_4_response` JSON (beside `prompt_version` and
-# `judge_identity`), so the file keeps EloBench's columns; it is read back as JSON, never
-# recovered from the judge's text. Another judge, server, parameters, prompt version or
-# answer is another request, judged anew. Records of EloBench itself (no package JSON) are
-# reused by judge model name and prompt version, as the original did, since a user copies
-# them in on purpose; records this package wrote without a request key are not.
+# Judging battles through the battle cache (EloBench's battle records, arena-store.R). A
+# verdict's identity is its request (verdict_key()), computed before it is sent and stored
+# as `request_sha256` in the record's `gpt_4_response` JSON, so the file keeps EloBench's
+# columns; it is read back as JSON, never recovered from the judge's text. EloBench's own
+# records are reused by judge model name and prompt version, as the original did.
 
 # Judge battles (a tibble from arena_battles()), using and extending the battle cache.
 judge_battles <- function(battles, chat, records = NULL, version = "231225",
@@ -122,10 +114,11 @@ report_verdict_failures <- function(judged, what) {
   report_failures(ifelse(is.na(judged$winner), failed, NA), what = what)
 }
 
-# A verdict's identity is its request: the judge's request identity (the response cache's,
-# with the prompt version in its key_extra), the question, the two models and their answers
-# in the judge's order, each hashed, then hashed together (no separator can make two
-# requests alike). NA when a part is missing: such a verdict is never reused.
+# A verdict's identity is its request: the judge's request identity (the response cache's:
+# provider, base URL, model, parameters, headers, system prompt, and the prompt version in
+# its key_extra), the question, the two models and their answers in the judge's order, each
+# hashed, then hashed together (no separator can make two requests alike). NA when a part
+# is missing: such a verdict is never reused.
 verdict_key <- function(identity, question, model_a, model_b, answer_a, answer_b) {
   parts <- lapply(list(question, model_a, model_b, answer_a, answer_b), text_sha256)
   n <- max(lengths(parts))
@@ -165,11 +158,10 @@ verdict_judge <- function(judge, version) {
        version = version)
 }
 
-# Keys of recorded verdicts for `judge` (verdict_judge()): the request key this package
-# stored in each record. EloBench's own records (no package JSON: their response is the
-# original's) have none; they count as this judge's when its model name and prompt version
-# match, as the original reused them, and are keyed as this judge's request would be. A
-# record this package wrote without a request key is never reused.
+# Keys of recorded verdicts for `judge` (verdict_judge()): the request key stored in each
+# record. EloBench's own records (no package JSON) have none; they count as this judge's
+# when its model name and prompt version match (a user copies them in on purpose), keyed as
+# this judge's request would be. A package record without a key is never reused.
 store_keys <- function(records, judge) {
   fields <- record_fields(records$gpt_4_response)
   key <- fields$request_sha256
