@@ -27,9 +27,12 @@ arena_sample_battles <- function() {
 #'   arrives, so a run killed while judging loses only the requests in flight: the next run
 #'   reads the others from the response cache and sends nothing already answered.
 #'   Each write holds a lock (`.battle_records.csv.lock`) and merges what another run on the
-#'   same file recorded meanwhile, so concurrent runs lose no verdict. A cached verdict is used only when its `judger` is this judge's model and its prompt
-#'   version matches (written into `gpt_4_response`; for the original's records, told by the
-#'   verdict's format: scores for `"231113"`, a JSON winner for `"231225"`).
+#'   same file recorded meanwhile, so concurrent runs lose no verdict. A recorded verdict
+#'   is reused only for the same request (the judge's request identity and prompt version,
+#'   the question, the two models and their answers), whose key is stored in its
+#'   `gpt_4_response`. The original's records carry no key: they are reused when their
+#'   `judger` is this judge's model and their verdict's format is the prompt version's
+#'   (scores for `"231113"`, a JSON winner for `"231225"`).
 #' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
 #'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
 #'   for the first answer. Both orders are recorded in the cache.

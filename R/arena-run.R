@@ -15,9 +15,9 @@
 #'   verdict or an answer is reused only for the same request, by the response cache's
 #'   identity (provider, base URL, model, parameters, headers, system prompt): a judge of
 #'   the same model name at another server, or with other parameters, judges again; and a
-#'   verdict only for the two answers it judged: new answers under a model's name are judged
-#'   again (a record without the answers' hashes, such as EloBench's, counts for the
-#'   answers in its own `answer_a` and `answer_b` columns). A new
+#'   verdict's request includes the question, the two models and their answers: new answers
+#'   under a model's name are judged again (EloBench's own records count for the answers in
+#'   their `answer_a` and `answer_b` columns). A new
 #'   setting starts from the answers in `tempcache/<version>/q_and_as.csv` when that file
 #'   exists (the original's layout), so answers made by the original are reused; to reuse an
 #'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
