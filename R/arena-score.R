@@ -114,11 +114,8 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
     output_tokens = vapply(judged$usage, function(u) as.double(u$output_tokens %||% 0), 0),
     cost = vapply(judged$usage, function(u) as.double(u$cost %||% 0), 0)
   )
-  score <- vapply(by_sample, function(i) {
-    if (!length(i) || all(is.na(points[i]))) NA_real_ else mean(points[i], na.rm = TRUE)
-  }, 0)
   list(
-    score = score_values(unname(score)),
+    score = score_values(sample_points(points, battles$.sample, nrow(samples))),
     scorer_chat = lapply(by_sample, function(i) {
       if (length(i)) judged$chat[[i[[1]]]] else no_battle_chat(judge)
     }),
