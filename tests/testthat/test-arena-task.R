@@ -259,7 +259,8 @@ test_that("questions without a reference answer are unscored, and the run still 
 })
 
 test_that("arena_run() and arena_task() share one default response cache: an answer paid in one is not paid again in the other", {
-  withr::local_envvar(PREDICTIVEBENCH_CACHE_DIR = withr::local_tempdir())
+  cache <- withr::local_tempdir()
+  withr::local_options(predictivebench.cache_dir = cache)
   server <- local_fake_openai(function(body, n) paste(body$model, "answers", last_user_text(body)))
   questions <- paste("Question", 1:2)
   dir <- arena_folder(questions)
@@ -269,6 +270,7 @@ test_that("arena_run() and arena_task() share one default response cache: an ans
   expect_equal(server$count(), 2 * 2)
   # the default cache is the package's, not a folder of the arena's own
   expect_false(dir.exists(file.path(dir, "tempcache", "responses")))
+  expect_length(list.files(file.path(cache, "responses"), recursive = TRUE), 2 * 2)
   tsk <- arena_task(arena_dataset(file.path(dir, "data", "toy", "questions.csv")),
                     judge = arena_baseline_judge(), answers = run$answers[c("question", "m2")],
                     dir = withr::local_tempdir())
