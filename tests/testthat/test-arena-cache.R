@@ -185,7 +185,8 @@ arena_child <- function(dir, experiment, models, url) {
       inner$responder(p)
     }, name = "judge")
     arena_run(dir, "toy", experiment, chats, judge, strategy = "all", times = 0,
-              settings = request_settings(max_active = 1))
+              settings = request_settings(max_active = 1,
+                                          cache = file.path(dir, "tempcache", "responses")))
     invisible(NULL)
   }, args = list(skip_if_no_source_tree(), dir, experiment, models, url),
   stdout = tempfile(), stderr = tempfile())
