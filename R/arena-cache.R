@@ -165,7 +165,7 @@ verdict_judge <- function(judge, version) {
 store_keys <- function(records, judge) {
   fields <- record_fields(records$gpt_4_response)
   key <- fields$request_sha256
-  mine <- !fields$package & records$judger == judge$judger &
+  mine <- !fields$package & records$judger %in% judge$judger &
     original_version(records$gpt_4_response) %in% judge$version
   key[mine] <- verdict_key(judge$identity, records$question[mine], records$model_a[mine],
                            records$model_b[mine], records$answer_a[mine],
