@@ -46,7 +46,7 @@ arena_answers <- function(questions, models, cache_dir, settings = NULL, store =
   check_flag(store)
   settings <- settings %||% request_settings()
   check_settings_object(settings)  # validated at the door: arena_run()
-  path <- file.path(cache_dir, "q_and_as.csv")
+  path <- answers_path(cache_dir)
   caching <- store
   answers <- load_answers(path, unique(as.character(questions)), names(models))
   chats <- Filter(Negate(is.null), models)
@@ -112,18 +112,13 @@ answer_identity <- function(chat) arena_identity(chat, answer_key_extra)
 # in `sources`) generated taken out (NA), so that they are asked for again.
 without_other_sources <- function(answers, identity, sources) {
   if (!nrow(sources) || !length(identity)) return(answers)
-  hashes <- question_hash(answers$question)
+  hashes <- text_sha256(answers$question)
   for (m in names(identity)) {
     mine <- sources[sources$model == m, ]
     other <- mine$question_sha256[mine$identity != identity[[m]]]
     answers[[m]][hashes %in% other] <- NA_character_
   }
   answers
-}
-
-question_hash <- function(question) {
-  vapply(enc2utf8(as.character(question)), digest::digest, "", algo = "sha256",
-         serialize = FALSE, USE.NAMES = FALSE)
 }
 
 #' Battles ready to judge
@@ -143,13 +138,8 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
   version <- rlang::arg_match(version)
   check_registered(arrangement, setdiff(names(answers), "question"))
   row <- match(arrangement$question, answers$question)
-  pick <- function(models) {
-    vapply(seq_along(row), function(i) {
-      if (is.na(row[[i]])) NA_character_ else answers[[models[[i]]]][[row[[i]]]]
-    }, "")
-  }
-  answer_a <- pick(arrangement$model_a)
-  answer_b <- pick(arrangement$model_b)
+  answer_a <- answers_at(answers, row, arrangement$model_a)
+  answer_b <- answers_at(answers, row, arrangement$model_b)
   ok <- !is.na(answer_a) & !is.na(answer_b)
   if (any(!ok)) {
     cli::cli_inform("{sum(!ok)} battle{?s} without both answers {?is/are} left out.",
@@ -158,8 +148,19 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
   out <- tibble::tibble(question = arrangement$question[ok], model_a = arrangement$model_a[ok],
                         model_b = arrangement$model_b[ok], answer_a = answer_a[ok],
                         answer_b = answer_b[ok])
-  prompts <- arena_judge_prompt(out$question, out$answer_a, out$answer_b, version)$user
-  if (!nrow(out)) prompts <- character()
-  tibble::tibble(id = sprintf("battle-%d", seq_len(nrow(out))), input = prompts, target = "",
-                 out)
+  tibble::tibble(id = sprintf("battle-%d", seq_len(nrow(out))),
+                 input = battle_prompts(out, version), target = "", out)
+}
+
+# The answer of `models[i]` to the question in row `rows[i]` of `answers` (NA for none).
+answers_at <- function(answers, rows, models) {
+  vapply(seq_along(rows), function(i) {
+    if (is.na(rows[[i]])) NA_character_ else as.character(answers[[models[[i]]]][[rows[[i]]]])
+  }, "")
+}
+
+# The judge's user message for each battle (`question`, `answer_a`, `answer_b`).
+battle_prompts <- function(battles, version) {
+  if (!nrow(battles)) return(character())
+  arena_judge_prompt(battles$question, battles$answer_a, battles$answer_b, version)$user
 }

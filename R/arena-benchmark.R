@@ -52,7 +52,7 @@ check_arena_by_name <- function(x, version, call) {
     c("The arena by name ({.val {x}}) has no reference answers for its questions: the ones
        {.fn arena_task} bundles are for {.val arena@sample} only, so no battle could be judged.",
       i = "Give the task with its reference answers, e.g. {.code benchmarks = list(arena =
-           arena_task(arena_dataset(), answers = \"q_and_as.csv\"))} (an EloBench answer
+           arena_task(arena_dataset(), answers = \"{elobench_answers_file}\"))} (an EloBench answer
            cache), or use {.val arena@sample}.",
       i = "To rank the set's models against each other, end the set with
            {.code arena = list(...)} (an {.fn arena_run})."),

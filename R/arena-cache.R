@@ -1,21 +1,8 @@
-# Judging battles through the battle cache (battle_records.csv): keys by the judge's request
-# identity and prompt version, atomic appends, and the judge's stored response.
-#
-# A verdict is reused only for the same judge request: its identity is the response cache's
-# (request_identity(): provider, base URL, model, parameters, headers, system prompt),
-# hashed, and written into the record's `gpt_4_response` JSON (`judge_identity`, beside
-# `prompt_version`), so battle_records.csv keeps EloBench's columns. Another judge, another
-# server or other parameters never reuse a verdict. Records of EloBench itself (no
-# `prompt_version` tag: their response is the original's) are reused by judge model name,
-# as the original did, since a user copies them in on purpose; records this package wrote
-# before identities were recorded (a `prompt_version` but no `judge_identity`) are not.
-#
-# A verdict is also keyed by the two answers it judged, in the order the judge read them:
-# new answers under a model's name (regenerated, or edited in q_and_as.csv) are judged
-# again. The hashes come from the battle's own answer fields, never from the prompt text,
-# and are written as `answers_sha256` in `gpt_4_response`; a record without that tag (the
-# original's, or this package's before it) is known by the hashes of its `answer_a` and
-# `answer_b` columns, so it is reused for the very answers it judged and for no others.
+# Judging battles through the battle cache (EloBench's battle records, arena-store.R). A
+# verdict's identity is its request (verdict_key()), computed before it is sent and stored
+# as `request_sha256` in the record's `gpt_4_response` JSON, so the file keeps EloBench's
+# columns; it is read back as JSON, never recovered from the judge's text. EloBench's own
+# records are reused by judge model name and prompt version, as the original did.
 
 # Judge battles (a tibble from arena_battles()), using and extending the battle cache.
 judge_battles <- function(battles, chat, records = NULL, version = "231225",
@@ -30,28 +17,16 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
                           utils::modifyList(list(temperature = temperature, max_tokens = 800),
                                             as.list(params)))
   n <- nrow(battles)
-  # Requests: each battle in its own order, and swapped.
-  req <- tibble::tibble(battle = seq_len(n), swapped = FALSE, question = battles$question,
-                        model_a = battles$model_a, model_b = battles$model_b,
-                        answer_a = battles$answer_a, answer_b = battles$answer_b,
-                        input = battles$input)
-  if (position_swap && n) {
-    rev <- tibble::tibble(battle = seq_len(n), swapped = TRUE, question = battles$question,
-                          model_a = battles$model_b, model_b = battles$model_a,
-                          answer_a = battles$answer_b, answer_b = battles$answer_a,
-                          input = arena_judge_prompt(battles$question, battles$answer_b,
-                                                     battles$answer_a, version)$user)
-    req <- rbind(req, rev)
-  }
-  identity <- judge_identity(judge, version)
-  answers <- answers_sha256(req$answer_a, req$answer_b)
-  key <- record_key(req$question, req$model_a, req$model_b, judger, version, identity,
-                    answers)
+  req <- judge_requests(battles, version, swapped = FALSE)
+  if (position_swap && n) req <- rbind(req, judge_requests(battles, version, swapped = TRUE))
+  who <- verdict_judge(judge, version)
+  key <- verdict_key(who$identity, req$question, req$model_a, req$model_b, req$answer_a,
+                     req$answer_b)
   store <- if (!is.null(records) && file.exists(records)) read_battle_cache(records) else
     empty_records()
-  store_key <- store_keys(store, identity)
+  store_key <- store_keys(store, who)
   usable <- !is.na(store$winner)
-  hit <- match(key, store_key[usable])
+  hit <- match(key, store_key[usable], incomparables = NA)
   cached <- !is.na(hit)
   rec <- store[usable, ][hit, ]
   rec$cached <- cached
@@ -74,7 +49,7 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       model_a = req$model_a[todo], model_b = req$model_b[todo], winner = verdict$winner,
       judger = judger, tstamp = now, question = req$question[todo],
       answer_a = req$answer_a[todo], answer_b = req$answer_b[todo],
-      gpt_4_response = response_json(res, version, identity, answers[todo]),
+      gpt_4_response = response_json(res, version, who$identity, key[todo]),
       gpt_4_score = verdict$gpt_4_score,
       is_valid = !is.na(res$result)
     )
@@ -86,10 +61,10 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
       usage[todo[[j]], c("input_tokens", "output_tokens", "cost")] <-
         res[j, c("input_tokens", "output_tokens", "cost")]
     }
-    if (write_records) store <- update_battle_cache(records, new, identity)
+    if (write_records) store <- update_battle_cache(records, new, who)
   }
   if (write_records && !file.exists(records)) {
-    store <- update_battle_cache(records, new = NULL, identity)
+    store <- update_battle_cache(records, new = NULL, who)
   }
   text <- vapply(rec$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   ab <- seq_len(n)
@@ -119,17 +94,37 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   )
 }
 
-record_key <- function(question, model_a, model_b, judger, version, identity, answers) {
-  paste(question, model_a, model_b, judger, version, identity, answers, sep = "\r")
+# The judge's requests for `battles`, each in its own order or swapped (B's answer read
+# first, the usual cure for a judge's preference for the first answer).
+judge_requests <- function(battles, version, swapped) {
+  first <- if (swapped) "b" else "a"
+  second <- if (swapped) "a" else "b"
+  req <- tibble::tibble(
+    battle = seq_len(nrow(battles)), swapped = swapped, question = battles$question,
+    model_a = battles[[paste0("model_", first)]], model_b = battles[[paste0("model_", second)]],
+    answer_a = battles[[paste0("answer_", first)]], answer_b = battles[[paste0("answer_", second)]]
+  )
+  req$input <- if (swapped) battle_prompts(req, version) else battles$input
+  req
 }
 
-# What a verdict judged: both answers, in the judge's order (A then B), as one hash of the
-# two answers' own hashes (so no separator can make two pairs alike). NA for a missing one.
-answers_sha256 <- function(answer_a, answer_b) {
-  a <- text_sha256(answer_a)
-  b <- text_sha256(answer_b)
-  out <- text_sha256(paste0(a, b))
-  out[is.na(a) | is.na(b)] <- NA_character_
+# Battles without a verdict, told once with their errors.
+report_verdict_failures <- function(judged, what) {
+  failed <- ifelse(is.na(judged$error), "no verdict", judged$error)
+  report_failures(ifelse(is.na(judged$winner), failed, NA), what = what)
+}
+
+# A verdict's identity is its request: the judge's request identity (the response cache's:
+# provider, base URL, model, parameters, headers, system prompt, and the prompt version in
+# its key_extra), the question, the two models and their answers in the judge's order, each
+# hashed, then hashed together (no separator can make two requests alike). NA when a part
+# is missing: such a verdict is never reused.
+verdict_key <- function(identity, question, model_a, model_b, answer_a, answer_b) {
+  parts <- lapply(list(question, model_a, model_b, answer_a, answer_b), text_sha256)
+  n <- max(lengths(parts))
+  parts <- c(list(rep_len(text_sha256(identity), n)), lapply(parts, rep_len, n))
+  out <- text_sha256(do.call(paste0, parts))
+  out[Reduce(`|`, lapply(parts, is.na))] <- NA_character_
   out
 }
 
@@ -156,48 +151,53 @@ arena_identity <- function(chat, key_extra) {
   cache_key(identity)
 }
 
-# Keys of recorded verdicts, for a judge of identity `identity`: a record's own identity;
-# EloBench's records (untagged) count as this judge's when its model name matches.
-store_keys <- function(records, identity) {
-  response <- records$gpt_4_response
-  recorded <- record_identity(response)
-  original <- is.na(recorded) & !grepl('"prompt_version"', as.character(response), fixed = TRUE)
-  recorded[original] <- identity
-  record_key(records$question, records$model_a, records$model_b, records$judger,
-             record_version(response), recorded, record_answers(records))
+# The judge a battle cache is read for: its request identity, model name (`judger`) and
+# prompt version, which together say which of EloBench's own records count as its.
+verdict_judge <- function(judge, version) {
+  list(identity = judge_identity(judge, version), judger = judge$get_model(),
+       version = version)
 }
 
-record_identity <- function(response) record_tag(response, "judge_identity")
-
-# The answers a record judged: its `answers_sha256` tag, else (records written without it)
-# the hashes of its answer columns.
-record_answers <- function(records) {
-  tagged <- record_tag(records$gpt_4_response, "answers_sha256")
-  untagged <- is.na(tagged)
-  tagged[untagged] <- answers_sha256(records$answer_a[untagged], records$answer_b[untagged])
-  tagged
+# Keys of recorded verdicts for `judge` (verdict_judge()): the request key stored in each
+# record. EloBench's own records (no package JSON) have none; they count as this judge's
+# when its model name and prompt version match (a user copies them in on purpose), keyed as
+# this judge's request would be. A package record without a key is never reused.
+store_keys <- function(records, judge) {
+  fields <- record_fields(records$gpt_4_response)
+  key <- fields$request_sha256
+  mine <- !fields$package & records$judger %in% judge$judger &
+    original_version(records$gpt_4_response) %in% judge$version
+  key[mine] <- verdict_key(judge$identity, records$question[mine], records$model_a[mine],
+                           records$model_b[mine], records$answer_a[mine],
+                           records$answer_b[mine])
+  key
 }
 
-# A hexadecimal tag this package writes into `gpt_4_response` (see response_json()).
-record_tag <- function(response, name) {
-  response <- as.character(response)
-  tagged <- regmatches(response,
-                       regexec(paste0('"', name, '":\\s*"([0-9a-f]+)"'), response))
-  vapply(tagged, function(m) if (length(m) == 2) m[[2]] else NA_character_, "")
+# What this package wrote into each record's gpt_4_response (response_json()), read as
+# JSON: whether it is the package's (a JSON object with a prompt version), the prompt
+# version and the request key. Never read from the judge's text.
+record_fields <- function(response) {
+  parsed <- lapply(as.character(response), record_json)
+  field <- function(name) {
+    vapply(parsed, function(p) {
+      value <- p[[name]]
+      if (is.character(value) && length(value) == 1) value else NA_character_
+    }, "")
+  }
+  version <- field("prompt_version")
+  list(package = !is.na(version), prompt_version = version,
+       request_sha256 = field("request_sha256"))
 }
 
-# The judge prompt version of recorded verdicts: written into gpt_4_response here; for the
-# original's records, told by the verdict's format (scores: 231113, JSON winner: 231225).
-record_version <- function(response) {
+# The judge prompt version of the original's records, which carry none: told by the
+# verdict's format, as the original's two prompts differ (scores: 231113, JSON winner: 231225).
+original_version <- function(response) {
   response <- as.character(response)
   out <- rep(NA_character_, length(response))
-  tagged <- regmatches(response, regexec('"prompt_version":\\s*"([^"]+)"', response))
-  out <- vapply(tagged, function(m) if (length(m) == 2) m[[2]] else NA_character_, "")
-  untagged <- is.na(out) & !is.na(response)
   score <- grepl("Score (of|for) Model [12]:", response, perl = TRUE)
   json <- grepl("winner", response, fixed = TRUE)
-  out[untagged & score] <- "231113"
-  out[untagged & !score & json] <- "231225"
+  out[!is.na(response) & score] <- "231113"
+  out[!is.na(response) & !score & json] <- "231225"
   out
 }
 
@@ -209,14 +209,14 @@ empty_records <- function() {
   out
 }
 
-response_json <- function(res, version, identity, answers) {
+response_json <- function(res, version, identity, key) {
   vapply(seq_len(nrow(res)), function(i) {
     as.character(jsonlite::toJSON(list(
       is_valid = !is.na(res$result[[i]]),
       response = res$result[[i]] %|NA|% "",
       prompt_version = version,
       judge_identity = identity,
-      answers_sha256 = answers[[i]],
+      request_sha256 = key[[i]],
       usage = list(completion_tokens = res$output_tokens[[i]],
                    prompt_tokens = res$input_tokens[[i]]),
       error = res$error[[i]]
@@ -228,8 +228,8 @@ response_json <- function(res, version, identity, answers) {
 # here, see response_json()) or a Python dict (as written by the original); NA for none.
 arena_response_text <- function(record) {
   if (length(record) != 1 || is.na(record) || !nzchar(record)) return(NA_character_)
-  parsed <- tryCatch(jsonlite::parse_json(record), error = function(e) NULL)
-  if (is.list(parsed) && !is.null(parsed$response)) {
+  parsed <- record_json(record)
+  if (!is.null(parsed$response)) {
     if (isFALSE(parsed$is_valid) && !nzchar(parsed$response)) return(NA_character_)
     return(parsed$response)
   }
@@ -237,4 +237,12 @@ arena_response_text <- function(record) {
   if (start < 0) return(record)
   python_string_literal(substr(record, start + attr(start, "match.length"), nchar(record))) %||%
     record
+}
+
+# A gpt_4_response as the JSON object this package writes (response_json()), or NULL (the
+# original writes Python dicts).
+record_json <- function(record) {
+  if (is.na(record) || !jsonlite::validate(record)) return(NULL)
+  parsed <- jsonlite::parse_json(record)
+  if (is.list(parsed) && !is.null(names(parsed))) parsed
 }

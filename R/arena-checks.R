@@ -6,8 +6,8 @@
 # arena_run() does, and those not in it take arena_run()'s defaults.
 check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
   defaults <- formals(arena_run)
-  choices <- c("strategy", "prompt_version", "invalid", "rating_method")
-  for (name in c(choices, "n", "max_rounds", "position_swap", "bootstrap", "seed")) {
+  choices <- c("strategy", "prompt_version", "invalid", "method")
+  for (name in c(choices, "n", "max_rounds", "position_swap", "times", "seed")) {
     if (!name %in% names(x)) x[name] <- list(eval(defaults[[name]], baseenv()))
   }
   name <- function(field) paste0(arg, field)
@@ -16,7 +16,7 @@ check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
   check_count(x$n, arg = name("n"), call = call)
   check_count(x$max_rounds, arg = name("max_rounds"), call = call)
   check_flag(x$position_swap, arg = name("position_swap"), call = call)
-  check_count(x$bootstrap, arg = name("bootstrap"), min = 0, call = call)
+  check_count(x$times, arg = name("times"), min = 0, call = call)
   check_number(x$seed, arg = name("seed"), call = call)
   for (field in choices) {
     x[[field]] <- match_choice(x[[field]], eval(defaults[[field]], baseenv()), name(field),
@@ -41,11 +41,10 @@ match_choice <- function(x, choices, arg, call) {
 # EloBench version (fetched when the run starts).
 check_arena_questions <- function(dir, version, dataset, call = rlang::caller_env()) {
   if (!is.null(dataset)) return(invisible(dataset_questions(dataset, call = call)))
-  path <- file.path(dir, "data", version, "questions.csv")
-  pins <- versions_table()
-  known <- file.exists(path) || is_sample(version) ||
-    version %in% pins$version[pins$benchmark == "arena"]
-  if (!known) abort_no_questions(version, path, call)
+  path <- questions_path(dir, version)
+  if (!file.exists(path) && !installable_version(version)) {
+    abort_no_questions(version, path, call)
+  }
   invisible(path)
 }
 

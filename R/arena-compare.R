@@ -36,10 +36,7 @@ arena_compare <- function(battles, model_x, model_y, by = c("battles", "question
   models <- battle_models(scores)
   unknown <- setdiff(c(model_x, model_y), models)
   if (length(unknown)) abort_pb("Model {.val {unknown}} has no battles.", "argument")
-  if (by == "questions" && !"question" %in% names(scores)) {
-    abort_pb("{.code by = \"questions\"} needs a {.field question} column.", "argument",
-             field = "question")
-  }
+  check_by_questions(scores, by)
   at <- match(c(model_x, model_y), models)
   if (style_control) {
     fit <- style_ratings(scores, models, times, by, level, scale, base, initial, seed)

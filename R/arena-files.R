@@ -81,7 +81,7 @@ check_csv_utf8 <- function(path, what, call) {
   abort_pb(
     c("The arena {what} is not valid UTF-8 (line {bad_line}).",
       i = "Re-save it as UTF-8, e.g. with {.code iconv -f latin1 -t utf-8}."),
-    "encoding", file = path, row = csv_record_of_line(lines, bad_line), call = call
+    "encoding", file = path, row = csv_line_records(lines)[[bad_line]], call = call
   )
 }
 
@@ -89,30 +89,24 @@ check_csv_utf8 <- function(path, what, call) {
 # record must have as many fields as the header (blank lines are no records, as in pandas;
 # a quoted field spanning lines is one record).
 check_csv_fields <- function(path, what, call) {
-  fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
-                                blank.lines.skip = TRUE)
-  fields <- fields[!is.na(fields)]
-  bad <- which(fields[-1] != fields[1])
+  fields <- csv_field_counts(path)
+  bad <- ragged_rows(fields)
   if (!length(bad)) return(invisible())
   found <- fields[[bad[[1]] + 1]]
   abort_pb("The arena {what} has {found} field{?s} in a row; its header has {fields[[1]]}.",
            "csv", file = path, row = bad[[1]], call = call)
 }
 
-# The data row (1-based, after the header) that a line starts or continues; quoted fields
-# may span lines, so records are counted by their balanced quotes.
-csv_record_of_line <- function(lines, line) {
-  quotes <- vapply(gregexpr('"', lines[seq_len(line - 1)], useBytes = TRUE),
-                   function(m) sum(m > 0), 1)
-  open <- FALSE
-  records <- 0L
-  for (q in quotes) {
-    if (!open) records <- records + 1L
-    if (q %% 2 == 1) open <- !open
-  }
-  if (!open) records <- records + 1L
-  records - 1L
+# The number of fields of each record, the header first (blank lines are no records, as in
+# pandas; a quoted field spanning lines is one record).
+csv_field_counts <- function(path) {
+  fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
+                                blank.lines.skip = TRUE)
+  fields[!is.na(fields)]
 }
+
+# The data rows (1-based) whose field count differs from the header's.
+ragged_rows <- function(fields) which(fields[-1] != fields[1])
 
 # Written like pandas' to_csv(): a leading unnamed 0-based index, every text quoted, so the
 # original tools read our files and we read theirs.
@@ -289,10 +283,8 @@ read_questions_table <- function(path, on_error = "error", call = rlang::caller_
 # A copy of a CSV file without the records whose field count differs from the header's
 # (warned about, by data row), and the data rows of the original that the copy keeps.
 csv_without_ragged_rows <- function(path) {
-  fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
-                                blank.lines.skip = TRUE)
-  fields <- fields[!is.na(fields)]
-  bad <- which(fields[-1] != fields[1])
+  fields <- csv_field_counts(path)
+  bad <- ragged_rows(fields)
   rows <- setdiff(seq_len(length(fields) - 1L), bad)
   if (!length(bad)) return(list(path = path, rows = rows))
   cli::cli_warn(
@@ -307,8 +299,8 @@ csv_without_ragged_rows <- function(path) {
   list(path = copy, rows = rows)
 }
 
-# The record each line belongs to (0 = the header, NA = a blank line between records),
-# quotes respected: a quoted field may span lines.
+# The record each line belongs to (0 = the header, so a data row's number; NA = a blank line
+# between records), quotes respected: a quoted field may span lines.
 csv_line_records <- function(lines) {
   quotes <- vapply(gregexpr('"', lines, useBytes = TRUE), function(m) sum(m > 0), 1)
   record <- rep(NA_integer_, length(lines))

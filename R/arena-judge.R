@@ -4,12 +4,10 @@
 # same judge_battles().
 
 arena_sample_battles <- function() {
-  dir <- arena_sample_dir()
-  answers <- arena_read_answers(file.path(dir, "tempcache", "sample", "q_and_as.csv"))
-  arrangement <- arena_read_arrangement(
-    file.path(dir, "results", "sample", "battle_arrangement.csv"),
-    models = setdiff(names(answers), "question")
-  )
+  sample <- sample_store()
+  answers <- arena_read_answers(sample$answers)
+  arrangement <- arena_read_arrangement(sample$arrangement,
+                                        models = setdiff(names(answers), "question"))
   arena_battles(arrangement, answers)
 }
 
@@ -29,9 +27,12 @@ arena_sample_battles <- function() {
 #'   arrives, so a run killed while judging loses only the requests in flight: the next run
 #'   reads the others from the response cache and sends nothing already answered.
 #'   Each write holds a lock (`.battle_records.csv.lock`) and merges what another run on the
-#'   same file recorded meanwhile, so concurrent runs lose no verdict. A cached verdict is used only when its `judger` is this judge's model and its prompt
-#'   version matches (written into `gpt_4_response`; for the original's records, told by the
-#'   verdict's format: scores for `"231113"`, a JSON winner for `"231225"`).
+#'   same file recorded meanwhile, so concurrent runs lose no verdict. A recorded verdict
+#'   is reused only for the same request (the judge's request identity and prompt version,
+#'   the question, the two models and their answers), whose key is stored in its
+#'   `gpt_4_response`. The original's records carry no key: they are reused when their
+#'   `judger` is this judge's model and their verdict's format is the prompt version's
+#'   (scores for `"231113"`, a JSON winner for `"231225"`).
 #' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
 #'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
 #'   for the first answer. Both orders are recorded in the cache.
@@ -130,9 +131,7 @@ arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
                             position_swap = position_swap, temperature = temperature,
                             params = params, system_prompt = system_prompt,
                             settings = settings_with_dots(settings, ...))
-    report_failures(ifelse(is.na(judged$winner),
-                           ifelse(is.na(judged$error), "no verdict", judged$error), NA),
-                    what = "battle")
+    report_verdict_failures(judged, "battle")
     # The battle's models and question are dataset columns, logged with every sample.
     list(
       result = judged$gpt_4_response_text,

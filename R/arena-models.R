@@ -42,8 +42,8 @@ check_model_names <- function(nms, call = rlang::caller_env()) {
   if ("question" %in% nms) {
     abort_pb(
       c("A model can't be named {.val question}.",
-        i = "The answer cache {.file q_and_as.csv} keeps the questions in a column of that
-             name, beside one column per model; give the model another name."),
+        i = "The answer cache {.file {elobench_answers_file}} keeps the questions in a column
+             of that name, beside one column per model; give the model another name."),
       "argument", field = "question", call = call
     )
   }

@@ -166,10 +166,7 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
     abort_pb("Style control needs the answers: columns {.field answer_a} and {.field answer_b}.",
              "argument", field = "answer_a")
   }
-  if (by == "questions" && !"question" %in% names(scores)) {
-    abort_pb("{.code by = \"questions\"} needs a {.field question} column.", "argument",
-             field = "question")
-  }
+  check_by_questions(scores, by)
   models <- battle_models(scores)
   if (!is.null(anchor) && !anchor %in% models) {
     abort_pb("Anchor model {.val {anchor}} has no battles.", "argument")
@@ -335,4 +332,13 @@ print.arena_ratings <- function(x, ...) {
   class(y) <- setdiff(class(y), "arena_ratings")
   print(y, ...)
   invisible(x)
+}
+
+# Resampling by question needs the battles' questions.
+check_by_questions <- function(scores, by, call = rlang::caller_env()) {
+  if (by == "questions" && !"question" %in% names(scores)) {
+    abort_pb("{.code by = \"questions\"} needs a {.field question} column.", "argument",
+             field = "question", call = call)
+  }
+  invisible(scores)
 }

@@ -15,9 +15,9 @@
 #'   verdict or an answer is reused only for the same request, by the response cache's
 #'   identity (provider, base URL, model, parameters, headers, system prompt): a judge of
 #'   the same model name at another server, or with other parameters, judges again; and a
-#'   verdict only for the two answers it judged: new answers under a model's name are judged
-#'   again (a record without the answers' hashes, such as EloBench's, counts for the
-#'   answers in its own `answer_a` and `answer_b` columns). A new
+#'   verdict's request includes the question, the two models and their answers: new answers
+#'   under a model's name are judged again (EloBench's own records count for the answers in
+#'   their `answer_a` and `answer_b` columns). A new
 #'   setting starts from the answers in `tempcache/<version>/q_and_as.csv` when that file
 #'   exists (the original's layout), so answers made by the original are reused; to reuse an
 #'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
@@ -31,8 +31,8 @@
 #'
 #' The log (one per call, in Inspect AI's format, for `vitals::vitals_view()`) shows the
 #' run as a user reads it: its headline is every model's rating on the Elo scale, the
-#' numbers of `run$ratings` and `elo_rating.csv` (the run's `rating_method`, `bootstrap`
-#' and `seed`, which each logged battle carries in `rating_options`; benchmark
+#' numbers of `run$ratings` and `elo_rating.csv` (the run's `method`, `times` and
+#' `seed`, which each logged battle carries in `rating_options`; benchmark
 #' `"arena_ratings"`, so [leaderboard()] reports each competitor as a model), the
 #' competitors are the models evaluated and the judge is the scorer's model, and each row
 #' is one battle judged in this run: the question and both answers, then the verdict, with
@@ -91,15 +91,17 @@
 #'   (the `battle_arrangement.csv` already in the results folder, or `arrangement`).
 #' @param arrangement For `"reload"`, another arrangement file to use.
 #' @param max_rounds Most rounds.
-#' @param rating_method,bootstrap How the ratings are computed (`run$ratings`,
-#'   `elo_rating.csv`, the log's headline and so [leaderboard()]); see [arena_ratings()].
+#' @param method,times How the ratings are computed (`run$ratings`, `elo_rating.csv`, the
+#'   log's headline and so [leaderboard()]): the rating method and the number of bootstrap
+#'   replicates, `method` and `bootstrap` of [arena_ratings()].
 #'   The default is EloBench's online Elo in file order. All are on the Elo scale (400
 #'   points for 10:1 odds, 1000 the start or the mean); `"bt"` on perfectly separated
 #'   battles uses a prior and warns (see [arena_ratings()]).
 #' @param seed Seed for arrangements and bootstrap.
 #' @param settings How requests are sent (answers and verdicts): a [request_settings()]
-#'   object, or `NULL` for the defaults with the response cache in `tempcache/responses`
-#'   inside `dir` (so the run stays within `dir` and resumes from it). With
+#'   object, or `NULL` for the defaults, whose response cache is the package's one
+#'   ([cache_dir()]), as for [arena_task()]: an answer paid in one is reused by the other,
+#'   and a run resumes from it. With
 #'   `batch = TRUE` each round's missing answers, then its battles, are sent as provider
 #'   batches, waiting for each (`wait` is ignored): the next round is arranged from the
 #'   verdicts of this one. The run builds its own settings from these (`wait = TRUE`); the
@@ -125,21 +127,21 @@
 #' )
 #' # offline: a judge that always prefers the first answer; use a real chat for real ratings
 #' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
-#' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, bootstrap = 100)
+#' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, times = 100)
 #' run$ratings
 #' list.files(file.path(dir, "results", "exp1"))
 arena_run <- function(dir, version, experiment, models, judge, n = 1,
                       strategy = c("pairs", "all", "reload"), arrangement = NULL,
                       dataset = NULL, prompt_version = c("231225", "231113"),
                       position_swap = FALSE, max_rounds = 10, invalid = c("tie", "drop"),
-                      rating_method = c("elo", "bt", "elo_median"), bootstrap = 1000,
+                      method = c("elo", "bt", "elo_median"), times = 1000,
                       seed = 1, settings = NULL) {
   check_arena_dir(dir)
-  settings <- arena_settings(settings, dir)
+  settings <- arena_settings(settings)
   opts <- check_arena_options(list(
     version = version, experiment = experiment, n = n, strategy = strategy,
     prompt_version = prompt_version, position_swap = position_swap, max_rounds = max_rounds,
-    invalid = invalid, rating_method = rating_method, bootstrap = bootstrap, seed = seed
+    invalid = invalid, method = method, times = times, seed = seed
   ))
   judge <- as_chat(judge)
   run <- list(
@@ -148,7 +150,8 @@ arena_run <- function(dir, version, experiment, models, judge, n = 1,
     invalid = opts$invalid, experiment = experiment, judge = judge,
     settings = settings, models = register_models(models)
   )
-  rating <- list(method = opts$rating_method, bootstrap = bootstrap, seed = seed,
+  # named as arena_ratings() and the logs' rating_options name them
+  rating <- list(method = opts$method, bootstrap = times, seed = seed,
                  invalid = run$invalid)
   run$model_names <- names(run$models)
   run$paths <- arena_layout(dir, version, experiment, judge, run$prompt_version)
@@ -169,13 +172,12 @@ arena_run <- function(dir, version, experiment, models, judge, n = 1,
   arena_rate(run, state, rating, max_rounds)
 }
 
-# How an arena run sends its requests: the user's settings, or the defaults with the
-# response cache inside `dir`, always waiting for a batch (the next round is arranged from
-# this one's verdicts). A new settings object: the one given is never changed.
-arena_settings <- function(settings, dir, call = rlang::caller_env()) {
-  given <- as_request_settings(
-    settings %||% request_settings(cache = arena_default_cache(dir)), call = call
-  )
+# How an arena run sends its requests: the user's settings, or the defaults (the package's
+# one response cache, shared with arena_task() and every benchmark), always waiting for a
+# batch (the next round is arranged from this one's verdicts). A new settings object: the
+# one given is never changed.
+arena_settings <- function(settings, call = rlang::caller_env()) {
+  given <- as_request_settings(settings %||% request_settings(), call = call)
   settings_with_dots(given, wait = TRUE)
 }
 
@@ -346,6 +348,7 @@ arena_run_log <- function(judged, models, dir, experiment, rating) {
   verdict <- battle_outcome_text(judged$model_a, judged$model_b, winner)
   invalid <- rating$invalid
   competitors <- baseline_chat(function(q) "", name = paste(models, collapse = " vs "))
+  usage_fields <- c("cached", "input_tokens", "output_tokens", "cost")
   replay <- function(inputs, ...) {
     chats <- lapply(seq_along(inputs), function(i) {
       competitors$clone()$set_turns(list(
@@ -357,11 +360,11 @@ arena_run_log <- function(judged, models, dir, experiment, rating) {
     })
     list(result = verdict, solver_chat = chats,
          solver_metadata = lapply(judged$solver_metadata, function(m) {
-           m[setdiff(names(m), c("input_tokens", "output_tokens", "cost", "cached"))]
+           m[setdiff(names(m), usage_fields)]
          }))
   }
   judge_usage <- lapply(judged$solver_metadata, function(m) {
-    m[intersect(names(m), c("cached", "input_tokens", "output_tokens", "cost"))]
+    m[intersect(names(m), usage_fields)]
   })
   scorer <- function(samples, ...) {
     scored <- arena_verdict_scorer(invalid)(samples)

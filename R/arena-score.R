@@ -32,9 +32,7 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
       judge_battles(battles, scorer_chat, version = version, position_swap = position_swap,
                     settings = s)
     }
-    report_failures(ifelse(is.na(judged$winner),
-                           ifelse(is.na(judged$error), "no verdict", judged$error), NA),
-                    what = "judgement")
+    report_verdict_failures(judged, "judgement")
     arena_reference_scores(samples, battles, judged, model, invalid, scorer_chat)
   }
   # what an evaluation set's cell identity reads besides the code (step_identity())
@@ -54,7 +52,7 @@ answers_table_sha256 <- function(answers) {
 # The reference answers as a tibble `question` + one column per model.
 arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   if (is.null(answers)) {
-    answers <- file.path(arena_sample_dir(), "tempcache", "sample", "q_and_as.csv")
+    answers <- sample_store()$answers
   }
   if (rlang::is_string(answers)) answers <- arena_read_answers(answers)
   if (!is.data.frame(answers) || !"question" %in% names(answers) || ncol(answers) < 2) {
@@ -95,21 +93,14 @@ arena_reference_battles <- function(samples, reference, model, version) {
   pairs <- expand.grid(.sample = seq_len(nrow(samples)), model_b = models,
                        stringsAsFactors = FALSE)
   pairs <- pairs[order(pairs$.sample), ]
-  answer_b <- vapply(seq_len(nrow(pairs)), function(i) {
-    r <- row[[pairs$.sample[[i]]]]
-    if (is.na(r)) NA_character_ else as.character(reference[[pairs$model_b[[i]]]][[r]])
-  }, "")
+  answer_b <- answers_at(reference, row[pairs$.sample], pairs$model_b)
   answer_a <- as.character(samples$result[pairs$.sample])
   keep <- !is.na(answer_a) & !is.na(answer_b)
   out <- tibble::tibble(.sample = pairs$.sample[keep],
                         question = as.character(samples$input[pairs$.sample[keep]]),
                         model_a = rep(model, sum(keep)), model_b = pairs$model_b[keep],
                         answer_a = answer_a[keep], answer_b = answer_b[keep])
-  out$input <- if (nrow(out)) {
-    arena_judge_prompt(out$question, out$answer_a, out$answer_b, version)$user
-  } else {
-    character()
-  }
+  out$input <- battle_prompts(out, version)
   out
 }
 
@@ -123,11 +114,8 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
     output_tokens = vapply(judged$usage, function(u) as.double(u$output_tokens %||% 0), 0),
     cost = vapply(judged$usage, function(u) as.double(u$cost %||% 0), 0)
   )
-  score <- vapply(by_sample, function(i) {
-    if (!length(i) || all(is.na(points[i]))) NA_real_ else mean(points[i], na.rm = TRUE)
-  }, 0)
   list(
-    score = score_values(unname(score)),
+    score = score_values(sample_points(points, battles$.sample, nrow(samples))),
     scorer_chat = lapply(by_sample, function(i) {
       if (length(i)) judged$chat[[i[[1]]]] else no_battle_chat(judge)
     }),

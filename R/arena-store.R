@@ -12,10 +12,25 @@
 #   tempcache/<version>/q_and_as.csv          the original's answer cache, seeds a setting
 #   tempcache/<version>/<judge setting>/      q_and_as.csv, q_and_as_sources.csv,
 #                                             battle_records.csv
-#   tempcache/responses/                      the response cache (default settings)
 #   results/<experiment>/                     questions.csv, models.csv,
 #                                             battle_arrangement.csv, battle_records.csv,
 #                                             battle_outcomes.csv, elo_rating.csv, logs/
+
+# EloBench's file names are written here only (test-arena-store.R fails when another R file
+# names them in code): every other file asks this module for a path.
+elobench_answers_file <- "q_and_as.csv"
+elobench_records_file <- "battle_records.csv"
+
+# The answer cache in folder `dir`.
+answers_path <- function(dir) file.path(dir, elobench_answers_file)
+
+# The bundled sample, in EloBench's layout.
+sample_store <- function() {
+  dir <- arena_sample_dir()
+  list(questions = file.path(dir, "data", "sample", "questions.csv"),
+       answers = file.path(dir, "tempcache", "sample", elobench_answers_file),
+       arrangement = file.path(dir, "results", "sample", "battle_arrangement.csv"))
+}
 
 # Every path of one run. The judge setting is a portable folder name made from the judge's
 # model and the prompt version, whatever the model id.
@@ -24,22 +39,30 @@ arena_layout <- function(dir, version, experiment, judge, prompt_version) {
   cache <- file.path(dir, "tempcache", version, setting)
   results <- file.path(dir, "results", experiment)
   list(
-    source_questions = file.path(dir, "data", version, "questions.csv"),
-    shared_answers = file.path(dir, "tempcache", version, "q_and_as.csv"),
+    source_questions = questions_path(dir, version),
+    shared_answers = answers_path(file.path(dir, "tempcache", version)),
     cache = cache,
-    answers = file.path(cache, "q_and_as.csv"),
-    records_cache = file.path(cache, "battle_records.csv"),
+    answers = answers_path(cache),
+    records_cache = file.path(cache, elobench_records_file),
     questions = file.path(results, "questions.csv"),
     models = file.path(results, "models.csv"),
     arrangement = file.path(results, "battle_arrangement.csv"),
-    records = file.path(results, "battle_records.csv"),
+    records = file.path(results, elobench_records_file),
     outcomes = file.path(results, "battle_outcomes.csv"),
     ratings = file.path(results, "elo_rating.csv"),
     logs = file.path(results, "logs")
   )
 }
 
-arena_default_cache <- function(dir) file.path(dir, "tempcache", "responses")
+# A data version's questions in the arena folder `dir`.
+questions_path <- function(dir, version) file.path(dir, "data", version, "questions.csv")
+
+# Whether the questions of `version` can be installed into the folder: the bundled sample,
+# or a pinned EloBench version.
+installable_version <- function(version) {
+  pins <- versions_table()
+  is_sample(version) || version %in% pins$version[pins$benchmark == "arena"]
+}
 
 # Whether the store keeps caches: the settings' `cache` (FALSE: none anywhere).
 store_caching <- function(settings) !isFALSE(settings$cache)
@@ -53,15 +76,9 @@ verdict_cache <- function(paths, settings) {
 # `dest` (data/<version>/questions.csv), the layout the original reads; `"sample"` copies
 # the bundled sample's questions, as arena_dataset(version = "sample") reads them.
 arena_install_questions <- function(dest, version, call = rlang::caller_env()) {
-  pins <- versions_table()
-  if (file.exists(dest)) return(invisible(dest))
-  if (is_sample(version)) {
-    source <- file.path(arena_sample_dir(), "data", "sample", "questions.csv")
-  } else if (version %in% pins$version[pins$benchmark == "arena"]) {
-    source <- fetch_version(version_files("arena", version, call = call), call = call)
-  } else {
-    return(invisible(dest))
-  }
+  if (file.exists(dest) || !installable_version(version)) return(invisible(dest))
+  source <- if (is_sample(version)) sample_store()$questions else
+    fetch_version(version_files("arena", version, call = call), call = call)
   dir.create(dirname(dest), recursive = TRUE, showWarnings = FALSE)
   write_atomic(dest, function(tmp) file.copy(source[[1]], tmp, overwrite = TRUE))
   invisible(dest)
@@ -129,7 +146,7 @@ update_answers <- function(path, answers, questions, model, results, identity = 
 
 record_answer_sources <- function(path, questions, model, identity) {
   sources <- read_answer_sources(path)
-  new <- tibble::tibble(question_sha256 = question_hash(questions), model = model,
+  new <- tibble::tibble(question_sha256 = text_sha256(questions), model = model,
                         identity = unname(identity))
   key <- paste(sources$question_sha256, sources$model)
   sources <- rbind(sources[!key %in% paste(new$question_sha256, new$model), ], new)
@@ -174,10 +191,10 @@ merge_answer_results <- function(answers, questions, model, results) {
 
 # Under the file's lock: the battle cache as it is now (another run on the same folder may
 # have added verdicts since it was read) with `new` merged in, written back and returned.
-update_battle_cache <- function(path, new, identity) {
+update_battle_cache <- function(path, new, judge) {
   with_file_lock(path, {
     store <- if (file.exists(path)) read_battle_cache(path) else empty_records()
-    if (!is.null(new)) store <- merge_battle_records(store, new, identity)
+    if (!is.null(new)) store <- merge_battle_records(store, new, judge)
     write_battle_cache(store, path)
     store
   })
@@ -185,12 +202,16 @@ update_battle_cache <- function(path, new, identity) {
 
 # A failed verdict is replaced when the battle is judged again; a verdict already recorded
 # (by this run or another) is kept, and the same battle is never recorded twice.
-merge_battle_records <- function(store, new, identity) {
-  store_key <- store_keys(store, identity)
-  new_key <- store_keys(new, identity)
-  rbind(store[!(store_key %in% new_key & is.na(store$winner)), ],
-        new[!(new_key %in% store_key[!is.na(store$winner)]) & !duplicated(new_key), ])
+merge_battle_records <- function(store, new, judge) {
+  store_key <- store_keys(store, judge)
+  new_key <- store_keys(new, judge)
+  rbind(store[!(in_keys(store_key, new_key) & is.na(store$winner)), ],
+        new[!in_keys(new_key, store_key[!is.na(store$winner)]) &
+              !duplicated(new_key, incomparables = NA), ])
 }
+
+# A missing key (a record that names no request) matches nothing, not even another one.
+in_keys <- function(x, table) !is.na(match(x, table, incomparables = NA))
 
 read_battle_cache <- function(path) {
   read_battle_file(path, battle_record_columns, "battle cache")[battle_record_columns]

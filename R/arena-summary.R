@@ -45,10 +45,7 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
   points <- winner_points(battles$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
   cl <- resolve_cluster(x, cluster, benchmark_cluster("arena", x))
   sample_of <- battles$.row
-  score <- vapply(seq_len(nrow(x)), function(i) {
-    p <- points[sample_of == i]
-    if (!length(p) || all(is.na(p))) NA_real_ else mean(p, na.rm = TRUE)
-  }, 0)
+  score <- sample_points(points, sample_of, nrow(x))
   ci_args <- list(method = method, times = times, seed = seed, limits = c(0, 1))
   overall <- rlang::exec(mean_ci, score, !!!ci_args, cluster = cl)
   rows <- list(summary_rows("overall", "win_rate", overall, n_missing = overall$n_missing))
@@ -63,4 +60,13 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
   out <- benchmark_summary(out, "arena")
   cuts <- answer_cuts(x)
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
+}
+
+# Each sample's mean points over its battles (`sample_of`: the sample of each battle); NA
+# for a sample without a scored battle.
+sample_points <- function(points, sample_of, n) {
+  vapply(seq_len(n), function(i) {
+    p <- points[sample_of == i]
+    if (!length(p) || all(is.na(p))) NA_real_ else mean(p, na.rm = TRUE)
+  }, 0)
 }

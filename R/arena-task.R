@@ -33,7 +33,7 @@ arena_interval <- "95% confidence interval (a question's epochs clustered)"
 #' arena_dataset(version = "sample")
 arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   if (is.null(path) && is_sample(version)) {
-    path <- file.path(arena_sample_dir(), "data", "sample", "questions.csv")
+    path <- sample_store()$questions
     version <- NULL
   }
   # A questions.csv is read here (its one reader is R's); tables go through the skeleton.
@@ -174,9 +174,9 @@ check_reference_coverage <- function(questions, reference, bundled,
     c(paste0("None of the {length(questions)} question{?s} has a reference answer in ", whose,
              ", so no battle could be judged."),
       i = "Give the reference models' answers to these questions: {.code arena_task(answers =
-           )} with an EloBench answer cache ({.file q_and_as.csv}: {.field question} and one
-           column per model), such as the one {.fn arena_run} writes in
-           {.file tempcache/<dataset>/<judge setting>/q_and_as.csv}.",
+           )} with an EloBench answer cache ({.file {elobench_answers_file}}: {.field question}
+           and one column per model), such as the one {.fn arena_run} writes in
+           {.file {answers_path('tempcache/<dataset>/<judge setting>')}}.",
       i = "The bundled answers are for {.code arena_dataset(version = \"sample\")}."),
     "answers", field = "answers", call = call
   )

@@ -23,7 +23,7 @@
 #'
 #' An [arena_run()] log gives one row per competitor: each is a model, its rating (metric
 #' `"rating"`, on the Elo scale: 1000 the mean, 400 points for 10:1 odds) the run's
-#' `rating_method` gave, equal to its `elo_rating.csv`. Whether a smaller estimate is
+#' `method` gave, equal to its `elo_rating.csv`. Whether a smaller estimate is
 #' better and which scale it is on come from the benchmark's registration
 #' ([new_benchmark()]'s `lower_is_better` and `elo_scale`), such as probsem's
 #' Jensen-Shannon distance to human judgements.

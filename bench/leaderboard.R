@@ -47,8 +47,8 @@ write_logs <- function(dir) {
   names(models) <- paste0("model-", 1:4)
   for (e in 1:2) {
     suppressWarnings(arena_run(arena, "demo", paste0("exp", e), models,
-                               arena_baseline_judge("longer"), n = 2, rating_method = "bt",
-                               bootstrap = 1000, seed = e))
+                               arena_baseline_judge("longer"), n = 2, method = "bt",
+                               times = 1000, seed = e))
   }
 }
 

@@ -80,7 +80,7 @@ test_that("the battle cache is keyed by the judge, and position swap judges both
   expect_equal(counter$n, 3 * nrow(battles))
   saved <- arena_read_battles(records)
   expect_equal(nrow(saved), 3 * nrow(battles))
-  expect_equal(table(predictivebench:::record_version(saved$gpt_4_response))[["231113"]],
+  expect_equal(table(record_fields(saved$gpt_4_response)$prompt_version)[["231113"]],
                nrow(battles))
   tsk <- arena_judge_task(battles,
                     solver = arena_judge_solver(records = records, version = "231113", settings = request_settings(cache = FALSE)),
@@ -184,8 +184,9 @@ arena_child <- function(dir, experiment, models, url) {
       Sys.sleep(0.05)
       inner$responder(p)
     }, name = "judge")
-    arena_run(dir, "toy", experiment, chats, judge, strategy = "all", bootstrap = 0,
-              settings = request_settings(max_active = 1))
+    arena_run(dir, "toy", experiment, chats, judge, strategy = "all", times = 0,
+              settings = request_settings(max_active = 1,
+                                          cache = file.path(dir, "tempcache", "responses")))
     invisible(NULL)
   }, args = list(skip_if_no_source_tree(), dir, experiment, models, url),
   stdout = tempfile(), stderr = tempfile())
@@ -269,7 +270,8 @@ test_that("verdicts are reused only by the same judge request: same model name a
   saved <- arena_read_battles(records)
   expect_named(saved, predictivebench:::battle_record_columns)
   expect_true(all(saved$judger == "judge-model"))
-  identities <- unique(record_identity(saved$gpt_4_response))
+  identities <- unique(vapply(saved$gpt_4_response,
+                              function(r) jsonlite::parse_json(r)$judge_identity, ""))
   expect_length(identities, 3)
   expect_true(all(grepl("^[0-9a-f]{64}$", identities)))
   expect_false(any(grepl("FAKEKEY", readLines(records))))
@@ -309,7 +311,9 @@ test_that("a verdict is keyed by the answers it judged: changed answers are judg
   judge_battles(battles, judge, records = records, settings = settings)
   expect_equal(counter$n, 2)
   saved <- read_battle_cache(records)
-  expect_true(all(grepl("^[0-9a-f]{64}$", record_tag(saved$gpt_4_response, "answers_sha256"))))
+  keys <- record_fields(saved$gpt_4_response)$request_sha256
+  expect_true(all(grepl("^[0-9a-f]{64}$", keys)))
+  expect_false(anyDuplicated(keys) > 0)
   # one answer changed under the same model name: that battle alone is judged again
   changed <- battles
   changed$answer_a[[1]] <- "a new answer"
@@ -325,7 +329,7 @@ test_that("a verdict is keyed by the answers it judged: changed answers are judg
   expect_equal(counter$n, 3)
 })
 
-test_that("records written without answer hashes are reused only for the answers they hold", {
+test_that("a verdict is found by the request key stored with it, read as JSON, not from the judge's text", {
   battles <- sample_battles(1, models = c("m1", "m2"))
   records <- file.path(withr::local_tempdir(), "battle_records.csv")
   counter <- new.env()
@@ -333,20 +337,32 @@ test_that("records written without answer hashes are reused only for the answers
   judge <- counting_judge(counter, name = "judge")
   settings <- request_settings(cache = FALSE)
   judge_battles(battles, judge, records = records, settings = settings)
-  # as this package wrote them before verdicts were keyed by answers: no answers_sha256
-  old <- read_battle_cache(records)
-  old$gpt_4_response <- sub(',"answers_sha256":"[0-9a-f]+"', "", old$gpt_4_response)
-  expect_true(is.na(record_tag(old$gpt_4_response, "answers_sha256")))
-  expect_false(is.na(record_identity(old$gpt_4_response)))
-  write_battle_cache(old, records)
+  expect_equal(counter$n, 1)
+  saved <- read_battle_cache(records)
+  parsed <- jsonlite::parse_json(saved$gpt_4_response)
+  # the stored key is the request's: another judge's request for the same battle differs
+  key <- parsed$request_sha256
+  expect_match(key, "^[0-9a-f]{64}$")
+  other <- verdict_key("another judge", battles$question, battles$model_a, battles$model_b,
+                       battles$answer_a, battles$answer_b)
+  expect_false(identical(key, other))
+  rewrite <- function(parsed) {
+    saved$gpt_4_response <- as.character(jsonlite::toJSON(parsed, auto_unbox = TRUE,
+                                                          null = "null"))
+    write_battle_cache(saved, records)
+  }
+  # a judge's text that quotes other tags changes nothing: it is not where keys are read
+  parsed$response <- paste0(parsed$response, ' "request_sha256": "', other,
+                            '", "prompt_version": "231113"')
+  rewrite(parsed)
+  judged <- judge_battles(battles, judge, records = records, settings = settings)
+  expect_equal(counter$n, 1)
+  expect_true(judged$cached)
+  # a package record without its request key names no request: judged again
+  parsed$request_sha256 <- NULL
+  rewrite(parsed)
   judge_battles(battles, judge, records = records, settings = settings)
-  expect_equal(counter$n, 1)  # the same answers: reused
-  changed <- battles
-  changed$answer_b[[1]] <- "another answer"
-  changed$input[[1]] <- arena_judge_prompt(changed$question[[1]], changed$answer_a[[1]],
-                                           changed$answer_b[[1]])$user
-  judge_battles(changed, judge, records = records, settings = settings)
-  expect_equal(counter$n, 2)  # other answers: a miss, judged again
+  expect_equal(counter$n, 2)
 })
 
 test_that("an arena run with one model's new answers judges that model's battles again", {
@@ -362,7 +378,7 @@ test_that("an arena run with one model's new answers judges that model's battles
                    m2 = fake_chat(answer_server, model = "m2"), m3 = m3)
     suppressMessages(arena_run(dir, "toy", experiment, models,
                                fake_chat(judge_server, model = "judge-model"),
-                               strategy = "all", bootstrap = 0, settings = settings))
+                               strategy = "all", times = 0, settings = settings))
   }
   first <- run("one")
   expect_equal(judge_server$count(), 3 * 3)  # 3 pairs on 3 questions

@@ -8,6 +8,12 @@ test_that("an arena run's options take arena_run()'s defaults and refuse bad val
   expect_match(conditionMessage(err), "strategy", fixed = TRUE)
   expect_error(check_arena_options(list(version = "sample", experiment = "e1", n = -1)),
                class = "predictivebench_error_argument")
+  err <- expect_error(check_arena_options(list(version = "sample", experiment = "e1",
+                                               times = -1, method = "bt")),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "times", fixed = TRUE)
+  expect_equal(check_arena_options(list(version = "s", experiment = "e", method = "bt"))$method,
+               "bt")
   expect_error(check_arena_options(list(version = "../x", experiment = "e1")),
                class = "predictivebench_error")
 })

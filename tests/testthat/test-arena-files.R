@@ -198,3 +198,15 @@ test_that("questions.csv: a missing column, a ragged row, a missing or empty fil
   writeLines(c("question,source", "hi,a", "there"), "questions.csv")
   expect_snapshot(arena_dataset("questions.csv"), error = TRUE)
 })
+
+test_that("a byte that is not UTF-8 is named by its data row as the file is read: blank lines are no rows, a quoted line break is one row", {
+  path <- file.path(withr::local_tempdir(), "questions.csv")
+  writeBin(c(charToRaw('question\n"one\nquestion"\n\n"two"\n"thr'), as.raw(0xe9),
+             charToRaw('e"\n')), path)
+  err <- expect_error(arena_read_questions(path), class = "predictivebench_error_encoding")
+  expect_identical(err$row, 3L)
+  # the same rows as the field check counts: a short row after the blank line is row 3 too
+  writeLines(c("question,source", '"one', 'question",a', "", "two,b", "three"), path)
+  err <- expect_error(arena_read_questions(path), class = "predictivebench_error_csv")
+  expect_equal(err$row, 3)
+})

@@ -6,7 +6,7 @@ test_that("the judging task rates the bundled battles; old records parse the sam
   expect_equal(ratings$model[[1]], "wordy-model")
   old <- arena_read_battles(file.path(predictivebench:::arena_sample_dir(), "tempcache",
                                       "sample", "battle_records.csv"))
-  expect_true(all(predictivebench:::record_version(old$gpt_4_response) == "231113"))
+  expect_true(all(predictivebench:::original_version(old$gpt_4_response) == "231113"))
   texts <- vapply(old$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   expect_equal(arena_parse_verdict(texts)$winner, old$winner)
 })

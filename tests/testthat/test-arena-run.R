@@ -20,7 +20,7 @@ test_that("arena_run writes EloBench's files inside dir and resumes from its cac
   answers$n <- 0
   models <- counting_models(answers, big = 5, mid = 3, small = 1)
   judge <- counting_judge(counter, name = "toy-judge")
-  run <- arena_run(dir, "toy", "exp1", models, judge, n = 2, bootstrap = 50)
+  run <- arena_run(dir, "toy", "exp1", models, judge, n = 2, times = 50)
   results <- file.path(dir, "results", "exp1")
   expect_setequal(list.files(results),
                   c("questions.csv", "models.csv", "battle_arrangement.csv",
@@ -45,7 +45,7 @@ test_that("arena_run writes EloBench's files inside dir and resumes from its cac
   answered <- answers$n
   file.copy(file.path(results, "battle_arrangement.csv"), file.path(dir, "arr.csv"))
   run2 <- arena_run(dir, "toy", "exp2", models, judge, strategy = "reload",
-                    arrangement = file.path(dir, "arr.csv"), bootstrap = 0)
+                    arrangement = file.path(dir, "arr.csv"), times = 0)
   expect_equal(counter$n, 6)
   expect_equal(answers$n, answered)
   expect_equal(run2$records$winner, run$records$winner)
@@ -54,7 +54,7 @@ test_that("arena_run writes EloBench's files inside dir and resumes from its cac
   # max_rounds stops it with every pair short of a decisive battle, and it says so.
   expect_warning(
     run3 <- arena_run(dir, "toy", "exp3", models, tie_judge, n = 1, max_rounds = 3,
-                      bootstrap = 0),
+                      times = 0),
     class = "predictivebench_warning_short_pairs"
   )
   expect_equal(run3$rounds, 3)
@@ -81,7 +81,7 @@ test_that("arena_run starts from the original's per-dataset answer cache", {
   utils::write.csv(old, file.path(dir, "tempcache", "old", "q_and_as.csv"))
   # Models given by name only: their answers must come from the cache.
   run <- arena_run(dir, "old", "exp", c("org/big-model", "tiny"), arena_baseline_judge(),
-                   n = 2, bootstrap = 0)
+                   n = 2, times = 0)
   expect_equal(nrow(run$records), 2)
   expect_true(all(run$records$winner[run$records$model_a == "tiny"] == "model_b"))
   expect_equal(run$ratings$model[[1]], "org/big-model")
@@ -118,7 +118,7 @@ test_that("pairs left short are named: no question left, or no battle in a round
                  mid = named_constant("mid", "mid"), few = NULL)
   warnings <- list()
   run <- withCallingHandlers(
-    arena_run(dir, "toy", "exp", models, arena_baseline_judge(), n = 2, bootstrap = 0),
+    arena_run(dir, "toy", "exp", models, arena_baseline_judge(), n = 2, times = 0),
     warning = function(w) {
       warnings[[length(warnings) + 1]] <<- w
       invokeRestart("muffleWarning")
@@ -139,7 +139,7 @@ test_that("pairs left short are named: no question left, or no battle in a round
   classes <- character()
   run2 <- withCallingHandlers(
     arena_run(dir2, "toy", "exp", list(big = models$big, broken = broken, mid = models$mid),
-              arena_baseline_judge(), n = 1, max_rounds = 1, bootstrap = 0),
+              arena_baseline_judge(), n = 1, max_rounds = 1, times = 0),
     warning = function(w) {
       classes <<- c(classes, class(w)[[1]])
       if (inherits(w, "predictivebench_warning_no_battles")) {
@@ -164,7 +164,7 @@ test_that("arena_run with strategy 'all': every pair on every question, in one r
   models <- list(big = named_constant("a long answer", "big"),
                  mid = named_constant("mid", "mid"), small = named_constant("s", "small"))
   tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
-  run <- arena_run(dir, "toy", "all", models, tie_judge, strategy = "all", bootstrap = 0)
+  run <- arena_run(dir, "toy", "all", models, tie_judge, strategy = "all", times = 0)
   expect_equal(run$rounds, 1)
   expect_equal(nrow(run$records), 3 * 3)
   key <- paste(pmin(run$records$model_a, run$records$model_b),
@@ -197,7 +197,7 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   counter$n <- 0
   judge <- counting_judge(counter, name = "toy-judge")
   # several rounds (n = 2 decisive battles per pair), one log
-  run <- suppressWarnings(arena_run(dir, "toy", "exp1", models, judge, n = 2, bootstrap = 50))
+  run <- suppressWarnings(arena_run(dir, "toy", "exp1", models, judge, n = 2, times = 50))
   logs <- list.files(file.path(dir, "results", "exp1", "logs"), pattern = "[.]json$",
                      full.names = TRUE)
   expect_length(logs, 1)
@@ -260,13 +260,13 @@ test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, lead
                      ratings$rating)
   }
   # EloBench's online Elo, the default
-  run <- suppressWarnings(arena_run(dir, "toy", "elo", models, judge, n = 2, bootstrap = 30))
+  run <- suppressWarnings(arena_run(dir, "toy", "elo", models, judge, n = 2, times = 30))
   agree(run, arena_ratings(run$records, method = "elo", bootstrap = 30))
   expect_true(all(abs(run$ratings$rating - 1000) < 50))
   # Bradley-Terry on perfectly separated pairs: finite ratings from the prior, a warning
   expect_warning(
     run_bt <- suppressWarnings(arena_run(dir, "toy", "bt", models, judge, n = 2,
-                                         rating_method = "bt", bootstrap = 30),
+                                         method = "bt", times = 30),
                                classes = "predictivebench_warning_short_pairs"),
     class = "predictivebench_warning_separated"
   )
@@ -294,7 +294,7 @@ test_that("arena_run with eight long real model ids completes and writes its log
   counter$n <- 0
   judge <- counting_judge(counter, name = "bedrock/us.anthropic.claude-3-5-sonnet-20241022-v2:0 / judge")
   run <- suppressWarnings(arena_run(dir, "toy", "eight-models", models, judge, n = 1,
-                                    max_rounds = 1, bootstrap = 0))
+                                    max_rounds = 1, times = 0))
   expect_equal(counter$n, choose(8, 2))
   expect_true(file.exists(run$paths$log))
   expect_equal(nrow(run$ratings), 8)
@@ -330,12 +330,12 @@ test_that("with cache = FALSE nothing is cached: a rerun sends every request aga
   models <- counting_models(asked, big = 5, small = 1)
   settings <- request_settings(cache = FALSE)
   run1 <- arena_run(dir, "toy", "first", models, counting_judge(judged), n = 2,
-                    bootstrap = 0, settings = settings)
+                    times = 0, settings = settings)
   first <- c(asked = asked$n, judged = judged$n)
   expect_gt(first[["asked"]], 0)
   expect_gt(first[["judged"]], 0)
   run2 <- arena_run(dir, "toy", "first", models, counting_judge(judged), n = 2,
-                    bootstrap = 0, settings = settings, strategy = "reload")
+                    times = 0, settings = settings, strategy = "reload")
   expect_equal(c(asked = asked$n, judged = judged$n), 2 * first)
   # no answer, verdict or response cache anywhere; the results are written
   expect_false(dir.exists(file.path(dir, "tempcache")))
@@ -346,9 +346,9 @@ test_that("with cache = FALSE nothing is cached: a rerun sends every request aga
 
   # with the default settings the same rerun sends nothing
   dir2 <- arena_folder(paste("Question", 1:4))
-  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, bootstrap = 0)
+  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, times = 0)
   before <- c(asked = asked$n, judged = judged$n)
-  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, bootstrap = 0,
+  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, times = 0,
             strategy = "reload")
   expect_equal(c(asked = asked$n, judged = judged$n), before)
 })
@@ -359,7 +359,7 @@ test_that("the questions can be a table (dataset), and version names the data", 
                  small = named_constant("short", "small"))
   questions <- tibble::tibble(id = c("a", "b", "c"), input = paste("Question", 1:3))
   run <- arena_run(dir, "mine", "exp", models, arena_baseline_judge("longer"), n = 1,
-                   bootstrap = 0, dataset = questions, prompt_version = "231113")
+                   times = 0, dataset = questions, prompt_version = "231113")
   expect_equal(read.csv(file.path(dir, "results", "exp", "questions.csv"))$question,
                questions$input)
   expect_true(dir.exists(file.path(dir, "tempcache", "mine")))

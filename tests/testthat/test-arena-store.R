@@ -40,3 +40,28 @@ test_that("answers merge without losing one to a failure", {
   merged <- merge_answer_results(answers, c("q1", "q2"), c("m", "m"), c(NA, "new"))
   expect_equal(merged$m, c("kept", "new"))
 })
+
+# Where an R file names EloBench's answer or battle file in code (a string, a name):
+# "file:line" for each, comments and roxygen aside.
+elobench_file_mentions <- function(files) {
+  out <- character()
+  for (file in files) {
+    tokens <- utils::getParseData(parse(file, keep.source = TRUE))
+    code <- tokens[tokens$terminal & tokens$token != "COMMENT", ]
+    hit <- grepl("q_and_as|battle_records", code$text)
+    out <- c(out, sprintf("%s:%d", basename(file), code$line1[hit]))
+  }
+  out
+}
+
+test_that("one module names EloBench's answer and battle files; the others ask it", {
+  root <- skip_if_no_source_tree()
+  files <- list.files(file.path(root, "R"), pattern = "[.]R$", full.names = TRUE)
+  others <- files[basename(files) != "arena-store.R"]
+  expect_equal(elobench_file_mentions(others), character())
+  # the check sees a name in code, and not in a comment
+  fake <- withr::local_tempfile(fileext = ".R")
+  writeLines(c("# q_and_as.csv in a comment", "f <- function(d) file.path(d, \"q_and_as.csv\")",
+               "g <- function() merge_battle_records"), fake)
+  expect_equal(elobench_file_mentions(fake), paste0(basename(fake), c(":2", ":3")))
+})

@@ -257,3 +257,24 @@ test_that("questions without a reference answer are unscored, and the run still 
   expect_match(logged$scorer_explanation[[2]], "No battle")
   expect_identical(arena_summary(tsk$log_path), arena_summary(tsk))
 })
+
+test_that("arena_run() and arena_task() share one default response cache: an answer paid in one is not paid again in the other", {
+  cache <- withr::local_tempdir()
+  withr::local_options(predictivebench.cache_dir = cache)
+  server <- local_fake_openai(function(body, n) paste(body$model, "answers", last_user_text(body)))
+  questions <- paste("Question", 1:2)
+  dir <- arena_folder(questions)
+  models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
+  run <- suppressMessages(arena_run(dir, "toy", "exp", models, arena_baseline_judge(),
+                                    strategy = "all", times = 0))
+  expect_equal(server$count(), 2 * 2)
+  # the default cache is the package's, not a folder of the arena's own
+  expect_false(dir.exists(file.path(dir, "tempcache", "responses")))
+  expect_length(list.files(file.path(cache, "responses"), recursive = TRUE), 2 * 2)
+  tsk <- arena_task(arena_dataset(file.path(dir, "data", "toy", "questions.csv")),
+                    judge = arena_baseline_judge(), answers = run$answers[c("question", "m2")],
+                    dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server, model = "m1"), view = FALSE))
+  expect_equal(server$count(), 2 * 2)
+  expect_equal(tsk$get_samples()$result, run$answers$m1[match(questions, run$answers$question)])
+})

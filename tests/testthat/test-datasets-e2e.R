@@ -57,7 +57,7 @@ run_every_task <- function(pins, datasets, hf, gh, pkg) {
                  short = baseline_chat(function(q) "Ok.", "short"))
   arena <- suppressMessages(suppressWarnings(
     arena_run(arena_dir, "aq", "e2e", models, arena_baseline_judge("longer"), n = 1,
-              bootstrap = 10)
+              times = 10)
   ))
   out$arena_run <- c(n = nrow(arena$ratings), scored = nrow(arena$records))
   out

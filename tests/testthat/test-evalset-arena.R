@@ -89,7 +89,8 @@ test_that("a closing arena's bad arguments are refused before the first request"
   refused(ok, judge_chat = NULL)                            # no judge
   refused(c(ok, list(n = 0)))
   refused(c(ok, list(strategy = "best")))
-  refused(c(ok, list(bootstrap = -1)))
+  refused(c(ok, list(times = -1)))
+  refused(c(ok, list(bootstrap = 10)))                      # arena_run()'s old name: times
   refused(c(ok, list(position_swap = "yes")))
   refused(list(version = "sample", experiment = "a/b"), "predictivebench_error_path")
   refused(list(version = "nowhere", experiment = "x"), "predictivebench_error_path")
@@ -134,7 +135,7 @@ test_that("a closing arena on the bundled sample's questions runs", {
   set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
                    limit = 1, settings = set_settings(withr::local_tempdir()),
                    judge = arena_baseline_judge("longer"),
-                   arena = list(version = "sample", experiment = "set", n = 1, bootstrap = 0))
+                   arena = list(version = "sample", experiment = "set", n = 1, times = 0))
   run <- attr(set, "arena_run")
   expect_s3_class(run, "arena_run")
   expect_null(attr(set, "arena_error"))
@@ -154,7 +155,7 @@ test_that("an error in the closing arena keeps the set's table, with the error",
     set <- suppressMessages(eval_set(
       "futurex@sample", models, log_dir = logs, limit = 2,
       settings = set_settings(withr::local_tempdir()), judge = fake_chat(server, model = "judge"),
-      arena = list(version = "sample", experiment = "set", n = 1, bootstrap = 0)
+      arena = list(version = "sample", experiment = "set", n = 1, times = 0)
     )),
     class = "predictivebench_warning_arena"
   )

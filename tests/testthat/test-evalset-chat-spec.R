@@ -134,7 +134,7 @@ test_that("two chats of one model with different parameters run as two models, a
   set <- quiet_set("futurex@sample", chats, log_dir = logs, limit = 2,
                    settings = set_settings(withr::local_tempdir()),
                    judge = arena_baseline_judge("longer"),
-                   arena = list(version = "toy", experiment = "set", n = 1, bootstrap = 20))
+                   arena = list(version = "toy", experiment = "set", n = 1, times = 20))
   expect_equal(set$model, c("openai_compatible/m1 [temperature=0.7]",
                             "openai_compatible/m1 [temperature=0.2]"))
   expect_equal(set$status, c("done", "done"))

@@ -197,7 +197,7 @@ test_that("a set can end with one arena run among its models", {
   set <- quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
                    judge = arena_baseline_judge("longer"),
                    arena = list(dir = arena_dir, version = "toy", experiment = "set", n = 1,
-                                bootstrap = 20))
+                                times = 20))
   expect_equal(set$status, c("done", "done"))
   run <- attr(set, "arena_run")
   expect_s3_class(run, "arena_run")
@@ -225,7 +225,7 @@ test_that("the closing arena run names its competitors as the cells' logs do: on
   set <- quiet_set("futurex@sample", list(named("m1"), named("m2")), log_dir = logs, limit = 2,
                    settings = set_settings(withr::local_tempdir()),
                    judge = arena_baseline_judge("longer"),
-                   arena = list(version = "toy", experiment = "set", n = 1, bootstrap = 20))
+                   arena = list(version = "toy", experiment = "set", n = 1, times = 20))
   expect_equal(set$model, c("local_vllm/m1", "local_vllm/m2"))
   board <- suppressMessages(suppressWarnings(leaderboard(logs)))
   expect_setequal(unique(board$model), set$model)
