@@ -139,7 +139,8 @@ child <- processx::process$new("Rscript", script, stdout = "|", stderr = "|")
 while (child$is_alive() && server$count() < first$requests / 2) Sys.sleep(0.02)
 child$kill()  # SIGKILL
 before_kill <- server$count()
-done_at_kill <- length(list.files(file.path(kill_dir, ".eval-set")))
+# (records only: the folder also holds the cells' locks)
+done_at_kill <- length(list.files(file.path(kill_dir, ".eval-set"), pattern = "[.]json$"))
 after <- run_set(tasks, models, log_dir = kill_dir, cache = kill_cache)
 invisible(server$stop())
 
