@@ -167,10 +167,6 @@ new_run <- function() {
             class = "predictivebench_run")
 }
 
-settings_in_run <- function(settings, run) {
-  new_request_settings(settings_fields(settings), settings$dry_run, run, settings$hand_over)
-}
-
 # The contexts as named arguments of `$eval()` (those that are set), so that a cell's task
 # passes them on to its solver and scorer.
 settings_context_args <- function(settings) {

@@ -180,7 +180,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
              "argument")
   }
   # one run for the whole set, on every worker: what it pays for is counted as paid
-  settings <- settings_in_run(as_request_settings(settings), new_run())
+  settings <- settings_with_dots(as_request_settings(settings), run = new_run())
   models <- check_set_models(models)
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)

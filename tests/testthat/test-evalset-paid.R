@@ -63,7 +63,7 @@ test_that("a run stamps the answers it pays for, and only those count as its own
   expect_equal(paid_by_run(records, NULL), c(FALSE, FALSE, FALSE))
   expect_error(settings_with_dots(request_settings(), run = "r1"),
                class = "predictivebench_error_argument")
-  inside <- settings_in_run(request_settings(max_active = 3), run)
+  inside <- settings_with_dots(request_settings(max_active = 3), run = run)
   expect_identical(inside$run, run)
   expect_equal(settings_with_dots(inside, rpm = 10)$run, run)
   expect_equal(settings_with_dots(inside, rpm = 10)$max_active, 3)
