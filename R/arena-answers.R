@@ -1,81 +1,37 @@
-# Answers and battles: generating only the missing answers into q_and_as.csv, and joining an
+# Answers and battles: the chats' answers through the response cache, and joining an
 # arrangement with the answers into battles ready to judge.
 
-#' Generate the answers the arena needs, and only those
+#' Generate the answers the arena needs
 #'
 #' @description
-#' `arena_answers()` fills the answer cache `q_and_as.csv` in `cache_dir`: the questions
-#' that have no answer yet, for every model given as a chat, go into one request pool
-#' ([generate_responses()]: response cache, retries, failure isolation), and the file is
-#' rewritten atomically when the pool is done. The response cache keeps each answer the
-#' moment it arrives, so a run that is interrupted or killed loses only the requests in
-#' flight: the next call reads the others from it without sending them (unless the settings
-#' turn the cache off). Each write holds a
-#' lock (`.q_and_as.csv.lock`) and merges the answers another process added meanwhile, so
-#' two runs on one folder lose no answer. A failed request
-#' leaves `NaN` (not generated) and is tried again next time; a real empty answer (`""`) is
-#' kept and never asked for again. Models given by name only must already have their answers
-#' in the file. One model is enough here (battles need two, answers do not).
-#'
-#' An answer is reused only for the same request: beside `q_and_as.csv` (whose layout stays
-#' EloBench's), `q_and_as_sources.csv` records for each answer the package generated the
-#' identity of its request (`question_sha256, model, identity`: the response cache's key of
-#' the chat, see [generate_responses()], so provider, base URL, model, parameters, headers
-#' and system prompt). A chat whose identity differs (the same model name at another
-#' server, or with other parameters) gets its answers generated anew. Answers with no
-#' source row (EloBench's own file, or answers you put there) are reused as they are.
-#'
-#' With `cache = FALSE` the file is no cache: no answer of a chat is read from `q_and_as.csv`
-#' or written to it, and every one is asked for again (answers of models given by name only,
-#' which can't be asked for, are still read). [arena_run()] sets it from its settings' `cache`
-#' (see `store_caching()`), so that `cache = FALSE` there means no cache anywhere; the
-#' response cache follows `settings` alone.
+#' `arena_answers()` asks every chat in `models` for its answer to each of `questions`, all
+#' in one request pool ([generate_responses()]: retries, failure isolation) through the
+#' response cache, the one store of answers: an answer is reused only for the same request
+#' (the chat's provider, base URL, model, parameters, headers and system prompt, and the
+#' question), and a run that is killed resumes from it, paying again only for the requests
+#' in flight. A failed request is `NA` (asked again next time); a real empty answer (`""`)
+#' is kept. One model is enough here (battles need two, answers do not).
 #'
 #' @param questions Questions to answer.
-#' @param models A named list of chats (or `NULL` elements, or a character vector) as for
-#'   [arena_run()].
-#' @param cache_dir The folder holding `q_and_as.csv`.
-#' @param store Whether `q_and_as.csv` is used as a cache (read for the chats' answers and
-#'   written).
+#' @param models A named list of ellmer chats.
 #' @inheritParams settings-args
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
 #' @keywords internal
-arena_answers <- function(questions, models, cache_dir, settings = NULL, store = TRUE) {
+arena_answers <- function(questions, models, settings = NULL) {
   models <- register_models(models, min = 1)
-  check_string(cache_dir)
-  check_flag(store)
   settings <- settings %||% request_settings()
   check_settings_object(settings)  # validated at the door: arena_run()
-  path <- answers_path(cache_dir)
-  caching <- store
-  answers <- load_answers(path, unique(as.character(questions)), names(models))
-  chats <- Filter(Negate(is.null), models)
-  identity <- vapply(chats, answer_identity, "")
-  answers <- if (caching) {
-    without_other_sources(answers, identity, read_answer_sources(path))
-  } else {
-    without_chat_answers(answers, names(chats))
-  }
-  # Every model's missing answers in one pool: prompt i goes to chats[[chat_index[i]]] (with
+  questions <- unique(as.character(questions))
+  answers <- answers_for(tibble::tibble(question = questions), questions, names(models))
+  if (!length(questions)) return(answers)
+  # Every model's answers in one pool: prompt i goes to models[[chat_index[i]]] (with
   # `batch`, one provider batch per model).
-  pending <- lapply(names(chats), function(name) {
-    answers$question[answers$question %in% questions & is.na(answers[[name]])]
-  })
-  model <- rep(names(chats), lengths(pending))
-  asked <- unlist(pending, use.names = FALSE) %||% character()
-  if (length(asked)) {
-    res <- run_requests(unname(chats), match(model, names(chats)), as.list(asked), settings,
-                        epoch = 1L, key_extra = answer_key_extra)
-    note_cut_answers(res$truncated, model)
-    answers <- if (caching) {
-      update_answers(path, answers, asked, model, res$result, identity)
-    } else {
-      merge_answer_results(answers, asked, model, res$result)
-    }
-  }
-  if (caching && !file.exists(path)) {
-    answers <- update_answers(path, answers, character(), NULL, NULL)
-  }
+  chat_index <- rep(seq_along(models), each = length(questions))
+  res <- run_requests(unname(models), chat_index, as.list(rep(questions, length(models))),
+                      settings, epoch = 1L, key_extra = answer_key_extra)
+  model <- names(models)[chat_index]
+  note_cut_answers(res$truncated, model)
+  for (k in seq_along(models)) answers[[names(models)[[k]]]] <- res$result[chat_index == k]
   answers
 }
 
@@ -96,30 +52,7 @@ note_cut_answers <- function(truncated, model) {
   )
 }
 
-# Without a cache, no answer of a chat is reused: each is asked for again. Answers of models
-# given by name only are the user's data, kept.
-without_chat_answers <- function(answers, chat_names) {
-  for (m in chat_names) answers[[m]] <- NA_character_
-  answers
-}
-
 answer_key_extra <- "arena-answer-v1"
-
-# The identity of a chat's answer requests (arena_identity()).
-answer_identity <- function(chat) arena_identity(chat, answer_key_extra)
-
-# `answers` with the answers of each chat's model that another request (another identity,
-# in `sources`) generated taken out (NA), so that they are asked for again.
-without_other_sources <- function(answers, identity, sources) {
-  if (!nrow(sources) || !length(identity)) return(answers)
-  hashes <- text_sha256(answers$question)
-  for (m in names(identity)) {
-    mine <- sources[sources$model == m, ]
-    other <- mine$question_sha256[mine$identity != identity[[m]]]
-    answers[[m]][hashes %in% other] <- NA_character_
-  }
-  answers
-}
 
 #' Battles ready to judge
 #'

@@ -1,71 +1,29 @@
-# Judging battles through the battle cache (EloBench's battle records, arena-store.R). A
-# verdict's identity is its request (verdict_key()), computed before it is sent and stored
-# as `request_sha256` in the record's `gpt_4_response` JSON, so the file keeps EloBench's
-# columns; it is read back as JSON, never recovered from the judge's text. EloBench's own
-# records are reused by judge model name and prompt version, as the original did.
+# Judging battles through the response cache, the one store of verdicts: a verdict is the
+# answer to its request (the judge, its parameters and the prompt version, the question and the
+# two answers in the judge's order), found by the request's cache key like any answer, never
+# recovered from the judge's text. Each battle's record keeps EloBench's columns, the key in
+# its `gpt_4_response` JSON (`request_sha256`), for the exported files (R/arena-store.R).
 
-# Judge battles (a tibble from arena_battles()), using and extending the battle cache.
-judge_battles <- function(battles, chat, records = NULL, version = "231225",
-                          position_swap = FALSE, temperature = 0, params = NULL,
-                          system_prompt = NULL, settings = NULL) {
-  judger <- chat$get_model()
-  # estimate_cost()'s dry run reads the battle cache but must not record its placeholder
-  # verdicts in it.
-  write_records <- !is.null(records) && is.null(settings$dry_run)
-  prompt <- arena_judge_prompt("", "", "", version)
-  judge <- configure_chat(chat, system_prompt %||% prompt$system,
-                          utils::modifyList(list(temperature = temperature, max_tokens = 800),
-                                            as.list(params)))
+# Judge battles (a tibble from arena_battles()).
+judge_battles <- function(battles, chat, version = "231225", position_swap = FALSE,
+                          temperature = 0, params = NULL, system_prompt = NULL,
+                          settings = NULL) {
+  judge <- configured_judge(chat, version, temperature, params, system_prompt)
   n <- nrow(battles)
   req <- judge_requests(battles, version, swapped = FALSE)
   if (position_swap && n) req <- rbind(req, judge_requests(battles, version, swapped = TRUE))
-  who <- verdict_judge(judge, version)
-  key <- verdict_key(who$identity, req$question, req$model_a, req$model_b, req$answer_a,
-                     req$answer_b)
-  store <- if (!is.null(records) && file.exists(records)) read_battle_cache(records) else
-    empty_records()
-  store_key <- store_keys(store, who)
-  usable <- !is.na(store$winner)
-  hit <- match(key, store_key[usable], incomparables = NA)
-  cached <- !is.na(hit)
-  rec <- store[usable, ][hit, ]
-  rec$cached <- cached
-  rec$error <- rep(NA_character_, nrow(rec))
-  # What each request cost: nothing for a recorded verdict, a response-cache hit, or a
-  # copy of a request sent once for several battles (counted on the first of them).
-  usage <- tibble::tibble(cached = cached, input_tokens = rep(0, nrow(req)),
-                          output_tokens = rep(0, nrow(req)), cost = rep(0, nrow(req)))
-  todo <- which(!cached)
-  # Identical requests (same battle twice) are judged once.
-  todo <- todo[!duplicated(key[todo])]
-  # Every request in one pool. The response cache keeps each verdict the moment it arrives,
-  # so a killed run loses only those in flight; the battle file is written when it is done.
-  if (length(todo)) {
-    res <- generate_responses(judge, req$input[todo], settings, epoch = 1L,
-                              key_extra = judge_key_extra(version))
-    verdict <- arena_parse_verdict(res$result)
-    now <- format(Sys.time(), "%Y-%m-%d %H:%M:%OS6")
-    new <- tibble::tibble(
-      model_a = req$model_a[todo], model_b = req$model_b[todo], winner = verdict$winner,
-      judger = judger, tstamp = now, question = req$question[todo],
-      answer_a = req$answer_a[todo], answer_b = req$answer_b[todo],
-      gpt_4_response = response_json(res, version, who$identity, key[todo]),
-      gpt_4_score = verdict$gpt_4_score,
-      is_valid = !is.na(res$result)
-    )
-    for (j in seq_along(todo)) {
-      same <- which(key == key[[todo[[j]]]])
-      rec[same, battle_record_columns] <- new[j, battle_record_columns]
-      rec$error[same] <- res$error[[j]]
-      usage$cached[same] <- res$cached[[j]]
-      usage[todo[[j]], c("input_tokens", "output_tokens", "cost")] <-
-        res[j, c("input_tokens", "output_tokens", "cost")]
-    }
-    if (write_records) store <- update_battle_cache(records, new, who)
+  # Identical requests (the same battle twice) are sent once, counted on the first.
+  first <- match(req$input, req$input)
+  todo <- which(first == seq_along(first))
+  res <- if (length(todo)) {
+    generate_responses(judge, req$input[todo], settings, epoch = 1L,
+                       key_extra = judge_key_extra(version))
   }
-  if (write_records && !file.exists(records)) {
-    store <- update_battle_cache(records, new = NULL, who)
-  }
+  res <- res[match(first, todo), ]
+  copy <- first != seq_along(first)
+  res[copy, c("input_tokens", "output_tokens", "cost")] <- 0
+  keys <- verdict_keys(judge, req$input, version)
+  rec <- verdict_records(req, res, judge$get_model(), version, keys)
   text <- vapply(rec$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   ab <- seq_len(n)
   winner_ab <- rec$winner[ab]
@@ -82,15 +40,44 @@ judge_battles <- function(battles, chat, records = NULL, version = "231225",
   })
   tibble::tibble(
     question = battles$question, model_a = battles$model_a, model_b = battles$model_b,
-    winner = winner, winner_ab = winner_ab, winner_ba = winner_ba, judger = judger,
+    winner = winner, winner_ab = winner_ab, winner_ba = winner_ba, judger = judge$get_model(),
     tstamp = rec$tstamp[ab], answer_a = battles$answer_a, answer_b = battles$answer_b,
     gpt_4_response = rec$gpt_4_response[ab], gpt_4_response_text = text[ab],
     gpt_4_score = rec$gpt_4_score[ab], is_valid = !is.na(winner),
-    cached = if (position_swap && n) rec$cached[ab] & rec$cached[n + ab] else rec$cached[ab],
-    error = rec$error[ab], chat = chats,
+    cached = if (position_swap && n) res$cached[ab] & res$cached[n + ab] else res$cached[ab],
+    error = res$error[ab], chat = chats,
     usage = lapply(ab, function(i) {
-      usage_metadata(usage, if (position_swap) c(i, n + i) else i)
+      usage_metadata(res, if (position_swap) c(i, n + i) else i)
     })
+  )
+}
+
+# The judge as it is asked: EloBench's system prompt for `version`, temperature 0 and at most
+# 800 tokens unless told otherwise.
+configured_judge <- function(chat, version, temperature = 0, params = NULL,
+                             system_prompt = NULL) {
+  prompt <- arena_judge_prompt("", "", "", version)
+  configure_chat(chat, system_prompt %||% prompt$system,
+                 utils::modifyList(list(temperature = temperature, max_tokens = 800),
+                                   as.list(params)))
+}
+
+# Each judge request's key in the response cache: its verdict's identity.
+verdict_keys <- function(judge, prompts, version) {
+  response_keys(list(judge), rep(1L, length(prompts)), as.list(prompts), 1L,
+                judge_key_extra(version))
+}
+
+# The battle records (EloBench's columns) of judge requests `req` and their responses `res`.
+verdict_records <- function(req, res, judger, version, keys) {
+  verdict <- arena_parse_verdict(res$result)
+  tibble::tibble(
+    model_a = req$model_a, model_b = req$model_b, winner = verdict$winner,
+    judger = rep(judger, nrow(req)),
+    tstamp = rep(format(Sys.time(), "%Y-%m-%d %H:%M:%OS6"), nrow(req)),
+    question = req$question, answer_a = req$answer_a, answer_b = req$answer_b,
+    gpt_4_response = response_json(res, version, keys), gpt_4_score = verdict$gpt_4_score,
+    is_valid = !is.na(res$result)
   )
 }
 
@@ -114,20 +101,6 @@ report_verdict_failures <- function(judged, what) {
   report_failures(ifelse(is.na(judged$winner), failed, NA), what = what)
 }
 
-# A verdict's identity is its request: the judge's request identity (the response cache's:
-# provider, base URL, model, parameters, headers, system prompt, and the prompt version in
-# its key_extra), the question, the two models and their answers in the judge's order, each
-# hashed, then hashed together (no separator can make two requests alike). NA when a part
-# is missing: such a verdict is never reused.
-verdict_key <- function(identity, question, model_a, model_b, answer_a, answer_b) {
-  parts <- lapply(list(question, model_a, model_b, answer_a, answer_b), text_sha256)
-  n <- max(lengths(parts))
-  parts <- c(list(rep_len(text_sha256(identity), n)), lapply(parts, rep_len, n))
-  out <- text_sha256(do.call(paste0, parts))
-  out[Reduce(`|`, lapply(parts, is.na))] <- NA_character_
-  out
-}
-
 text_sha256 <- function(x) {
   x <- as.character(x)
   out <- rep(NA_character_, length(x))
@@ -138,40 +111,6 @@ text_sha256 <- function(x) {
 }
 
 judge_key_extra <- function(version) paste0("arena-judge-", version)
-
-judge_identity <- function(judge, version) arena_identity(judge, judge_key_extra(version))
-
-# The hashed request identity of a (configured) chat: the response cache's, so it names no
-# credential and fits a CSV cell. An offline baseline chat is known by its name and
-# settings (each has an address of its own, which would make every one new), as the arena
-# caches knew every judge before.
-arena_identity <- function(chat, key_extra) {
-  identity <- request_identity(chat, key_extra)
-  if (inherits(chat, "BaselineChat")) identity$provider$base_url <- NULL
-  cache_key(identity)
-}
-
-# The judge a battle cache is read for: its request identity, model name (`judger`) and
-# prompt version, which together say which of EloBench's own records count as its.
-verdict_judge <- function(judge, version) {
-  list(identity = judge_identity(judge, version), judger = judge$get_model(),
-       version = version)
-}
-
-# Keys of recorded verdicts for `judge` (verdict_judge()): the request key stored in each
-# record. EloBench's own records (no package JSON) have none; they count as this judge's
-# when its model name and prompt version match (a user copies them in on purpose), keyed as
-# this judge's request would be. A package record without a key is never reused.
-store_keys <- function(records, judge) {
-  fields <- record_fields(records$gpt_4_response)
-  key <- fields$request_sha256
-  mine <- !fields$package & records$judger %in% judge$judger &
-    original_version(records$gpt_4_response) %in% judge$version
-  key[mine] <- verdict_key(judge$identity, records$question[mine], records$model_a[mine],
-                           records$model_b[mine], records$answer_a[mine],
-                           records$answer_b[mine])
-  key
-}
 
 # What this package wrote into each record's gpt_4_response (response_json()), read as
 # JSON: whether it is the package's (a JSON object with a prompt version), the prompt
@@ -209,13 +148,12 @@ empty_records <- function() {
   out
 }
 
-response_json <- function(res, version, identity, key) {
+response_json <- function(res, version, key) {
   vapply(seq_len(nrow(res)), function(i) {
     as.character(jsonlite::toJSON(list(
       is_valid = !is.na(res$result[[i]]),
       response = res$result[[i]] %|NA|% "",
       prompt_version = version,
-      judge_identity = identity,
       request_sha256 = key[[i]],
       usage = list(completion_tokens = res$output_tokens[[i]],
                    prompt_tokens = res$input_tokens[[i]]),

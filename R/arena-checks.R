@@ -11,7 +11,7 @@ check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
     if (!name %in% names(x)) x[name] <- list(eval(defaults[[name]], baseenv()))
   }
   name <- function(field) paste0(arg, field)
-  check_path_name(x$version, arg = name("version"), call = call)
+  if (!is.null(x$version)) check_path_name(x$version, arg = name("version"), call = call)
   check_path_name(x$experiment, arg = name("experiment"), call = call)
   check_count(x$n, arg = name("n"), call = call)
   check_count(x$max_rounds, arg = name("max_rounds"), call = call)
@@ -36,13 +36,19 @@ match_choice <- function(x, choices, arg, call) {
   x
 }
 
-# Where the questions of `version` come from, or an error when there are none: `dataset`
-# (checked), `data/<version>/questions.csv` in `dir`, the bundled sample, or a pinned
+# Where the questions come from, or an error when there are none: `dataset` (checked),
+# `data/<version>/questions.csv` in the EloBench folder, the bundled sample, or a pinned
 # EloBench version (fetched when the run starts).
-check_arena_questions <- function(dir, version, dataset, call = rlang::caller_env()) {
+check_arena_questions <- function(elobench, version, dataset, call = rlang::caller_env()) {
   if (!is.null(dataset)) return(invisible(dataset_questions(dataset, call = call)))
-  path <- questions_path(dir, version)
-  if (!file.exists(path) && !installable_version(version)) {
+  if (is.null(version)) {
+    abort_pb(c("An arena needs questions: give {.arg dataset} or {.arg version}.",
+               i = "For example {.code version = \"sample\"} (the bundled questions) or
+                    {.code dataset = arena_dataset(version = \"rwq_200\")}."),
+             "argument", field = "dataset", call = call)
+  }
+  path <- if (!is.null(elobench)) questions_path(elobench, version)
+  if (!installable_version(version) && !(!is.null(path) && file.exists(path))) {
     abort_no_questions(version, path, call)
   }
   invisible(path)
@@ -51,16 +57,17 @@ check_arena_questions <- function(dir, version, dataset, call = rlang::caller_en
 abort_no_questions <- function(version, path, call) {
   abort_pb(c(
     "Can't find the questions of version {.val {version}}.",
-    i = "Give {.arg dataset} (a table of questions), or put them in {.file {path}}.",
+    i = if (is.null(path)) "Give {.arg dataset} (a table of questions)." else
+      "Give {.arg dataset} (a table of questions), or put them in {.file {path}}.",
     i = "{.val sample} is the bundled sample; pinned versions are downloaded: see
          {.fn benchmark_versions}.",
     i = if (version %in% arena_prompt_versions) {
-      "The judge prompt version is now {.arg prompt_version}; {.arg version} names the data."
+      "The judge prompt version is {.arg prompt_version}; {.arg version} names the data."
     }
   ), "path", file = path, call = call)
 }
 
-# The arena folder: a folder, or a path where one can be made (its nearest existing parent a
+# A folder the run writes (the log's, EloBench's): a folder, or a path where one can be made (its nearest existing parent a
 # folder this process may write in).
 check_arena_dir <- function(dir, arg = "dir", call = rlang::caller_env()) {
   check_string(dir, arg = arg, call = call)
@@ -77,19 +84,30 @@ check_arena_dir <- function(dir, arg = "dir", call = rlang::caller_env()) {
   invisible(dir)
 }
 
-# Models given by name only battle on their cached answers; one without an answer to any
-# registered question could never battle, and the run would end with nothing to show.
-check_cached_answers <- function(models, answers, questions, file,
+# The models known only by their answers (`answers` of arena_run(): a table or its path, or
+# NULL for none), as an answer table; their names are checked as the chats' are, and none may
+# also be a chat's.
+competitor_answers <- function(answers, chat_names, call = rlang::caller_env()) {
+  if (is.null(answers)) return(tibble::tibble(question = character()))
+  table <- arena_reference_answers(answers, call = call)
+  models <- setdiff(names(table), "question")
+  check_model_names(c(chat_names, models), call = call)
+  table
+}
+
+# Models known only by their answers battle on those answers; one without an answer to any
+# of the questions could never battle, and the run would end with nothing to show.
+check_cached_answers <- function(models, answers, questions, file = NULL,
                                  call = rlang::caller_env()) {
   name_only <- names(models)[vapply(models, is.null, TRUE)]
   rows <- match(questions, answers$question)
   none <- name_only[vapply(name_only, function(m) all(is.na(answers[[m]][rows])), TRUE)]
   if (length(none)) {
     abort_pb(
-      c("{cli::qty(length(none))}Model{?s} {.val {none}} {?has/have} no cached answer to the
-         registered questions, so {?it/they} can't battle.",
-        i = "{cli::qty(length(none))}Give {?it/them} as an ellmer chat to generate answers,
-             or put {?its/their} answers in the answer cache."),
+      c("{cli::qty(length(none))}Model{?s} {.val {none}} of {.arg answers} {?has/have} no
+         answer to the questions, so {?it/they} can't battle.",
+        i = "{cli::qty(length(none))}Give {?it/them} as an ellmer chat in {.arg models} to
+             generate answers, or give {?its/their} answers to these questions."),
       "answers", file = file, field = none[[1]], call = call
     )
   }
@@ -104,7 +122,7 @@ check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_
                             max_bytes = 200L) {
   check_string(x, arg = arg, call = call)
   if (!nzchar(x) || grepl("[/\\\\]", x) || x %in% c(".", "..") || grepl("^~", x)) {
-    abort_pb("{.arg {arg}} must be a plain folder name inside {.arg dir}, not {.val {x}}.",
+    abort_pb("{.arg {arg}} must be a plain folder name, not {.val {x}}.",
              "path", call = call)
   }
   if (nchar(x, type = "bytes") > max_bytes || grepl("[[:cntrl:]]", x)) {

@@ -21,26 +21,20 @@ arena_sample_battles <- function() {
 #' `model_a`'s points (1, 0 or 0.5). [arena_ratings()] turns the judged battles into ratings.
 #' For the whole workflow (answers, arrangement, rounds, files), use [arena_run()].
 #'
-#' * `arena_judge_solver()` judges only battles missing from the battle cache `records` (a
-#'   `battle_records.csv`), all in one request pool, and adds their verdicts to it
-#'   atomically when the pool is done. The response cache keeps each verdict the moment it
-#'   arrives, so a run killed while judging loses only the requests in flight: the next run
-#'   reads the others from the response cache and sends nothing already answered.
-#'   Each write holds a lock (`.battle_records.csv.lock`) and merges what another run on the
-#'   same file recorded meanwhile, so concurrent runs lose no verdict. A recorded verdict
-#'   is reused only for the same request (the judge's request identity and prompt version,
-#'   the question, the two models and their answers), whose key is stored in its
-#'   `gpt_4_response`. The original's records carry no key: they are reused when their
-#'   `judger` is this judge's model and their verdict's format is the prompt version's
-#'   (scores for `"231113"`, a JSON winner for `"231225"`).
+#' * `arena_judge_solver()` sends every battle's judge request through one request pool
+#'   and the response cache, the one store of verdicts: a verdict is reused only for the
+#'   same request (the judge's request identity and prompt version, the question and the two
+#'   answers in the judge's order), and a run killed while judging resumes from it, paying
+#'   again only for the requests in flight. EloBench's own `battle_records.csv` is imported
+#'   into that store by [arena_run()] (`elobench`).
 #' * With `position_swap = TRUE` each battle is judged in both orders, and a verdict counts
 #'   only when both agree (a disagreement is a tie): the usual cure for a judge's preference
-#'   for the first answer. Both orders are recorded in the cache.
+#'   for the first answer. Both orders are in the response cache.
 #' * `arena_judge_task()` gives the solver its battles (the task's dataset): inputs are mapped to
 #'   battles by position, not by prompt text, so two battles with the same prompt (the same
-#'   question and answers from different models) each keep their own models and cache
+#'   question and answers from different models) each keep their own models and
 #'   record, also with `$eval(epochs = )` > 1 (every epoch of a battle reuses its one
-#'   recorded verdict). Judging settings (`records`, `version`, `position_swap`, ...) are
+#'   cached verdict). Judging settings (`version`, `position_swap`, ...) are
 #'   the solver's, `invalid` the scorer's, as in every `*_task()` of the package.
 #'
 #' @section Summary:
@@ -56,7 +50,7 @@ arena_sample_battles <- function() {
 #' `arena_judge_task()` returns a [ResultsTask]: its log names the scorer `"arena_score"`, shows
 #' each battle's models, question and answers and the verdicts as key-value metadata, explains each
 #' score by the verdicts (both orders with `position_swap`) and counts the tokens of both
-#' judge requests of a battle (none for a verdict from the battle cache).
+#' judge requests of a battle (none for a verdict read from the response cache).
 #'
 #' @section Differences from the original:
 #' * The original cached verdicts by question and models only, so a second judge (or a new
@@ -81,7 +75,6 @@ arena_sample_battles <- function() {
 #'   `"rating_options"`), so the judging task is defined here only.
 #' @inheritParams task-args
 #' @inheritParams task-table-args
-#' @param records A `battle_records.csv` used as the battle cache, or `NULL` for none.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
 #' @param temperature,params,system_prompt The judge's temperature (EloBench's 0), other
@@ -112,11 +105,10 @@ arena_judge_task <- function(dataset = arena_sample_battles(), solver = arena_ju
 battle_fields <- c("model_a", "model_b", "question", "answer_a", "answer_b")
 
 # The judging solver: its solver_chat is the judge.
-arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
+arena_judge_solver <- function(version = c("231225", "231113"),
                                position_swap = FALSE, temperature = 0, params = NULL,
                                system_prompt = NULL, settings = NULL) {
   version <- rlang::arg_match(version)
-  check_string(records, allow_null = TRUE)
   check_flag(position_swap)
   check_number(temperature)
   check_string(system_prompt, allow_null = TRUE)
@@ -127,7 +119,7 @@ arena_judge_solver <- function(records = NULL, version = c("231225", "231113"),
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
     solver_chat <- as_chat(solver_chat)
     if (!is_bound(rows)) unbound_solver_error("arena_judge")
-    judged <- judge_battles(rows, solver_chat, records = records, version = version,
+    judged <- judge_battles(rows, solver_chat, version = version,
                             position_swap = position_swap, temperature = temperature,
                             params = params, system_prompt = system_prompt,
                             settings = settings_with_dots(settings, ...))

@@ -1,34 +1,37 @@
 # Model registration and battle arrangement: which models meet on which questions, and the
 # keys that name a pair.
 
-# Models: a named list whose elements are ellmer chats or "provider/model" strings (answers
-# are generated) or NULL, or a character vector of names whose answers are already cached.
+# Models: ellmer chats, or "provider/model" strings as ellmer::chat() and eval_set() take
+# them, in a list or a character vector; a model is named by its name in the list, else by
+# the string, else by the chat's model. Models known only by their answers are not here: they
+# are the columns of arena_run()'s `answers`.
 register_models <- function(models, min = 2, call = rlang::caller_env()) {
-  if (is.character(models)) models <- stats::setNames(vector("list", length(models)), models)
-  if (inherits(models, "Chat")) models <- list(models)
-  if (!is.list(models) || !length(models)) {
-    abort_pb("{.arg models} must be a named list of chats or a character vector of names.",
+  if (inherits(models, "Chat") || rlang::is_string(models)) models <- list(models)
+  if (is.character(models)) models <- as.list(models)
+  if (!is.list(models) || length(models) < min) {
+    abort_pb(c("{.arg models} must be a list of ellmer chats or {.val provider/model}
+                strings.", i = if (min > 1) "An arena needs at least two models."),
              "argument", call = call)
   }
   nms <- names(models) %||% rep("", length(models))
   for (i in seq_along(models)) {
     m <- models[[i]]
-    if (is.character(m) && length(m) == 1 && !nzchar(nms[[i]])) {
-      nms[[i]] <- m
-      models[i] <- list(NULL)
-    } else if (is.character(m) && length(m) == 1) {
-      models[[i]] <- as_chat(m, arg = paste0("models$", nms[[i]]), call = call)
-    } else if (inherits(m, "Chat") && !nzchar(nms[[i]])) {
-      nms[[i]] <- m$get_model()
-    } else if (!is.null(m) && !inherits(m, "Chat")) {
-      abort_pb("Model {i} must be an ellmer chat or a name.", "argument", call = call)
+    if (is.null(m)) {
+      abort_pb(c("Model {.val {nms[[i]]}} is {.code NULL}.",
+                 i = "A model known only by its answers is a column of {.arg answers}."),
+               "argument", field = nms[[i]], call = call)
     }
+    if (rlang::is_string(m)) {
+      if (!nzchar(nms[[i]])) nms[[i]] <- m
+      models[[i]] <- as_chat(m, arg = paste0("models$", nms[[i]]), call = call)
+    } else if (!inherits(m, "Chat")) {
+      abort_pb("Model {i} must be an ellmer chat or a {.val provider/model} string.",
+               "argument", call = call)
+    }
+    if (!nzchar(nms[[i]])) nms[[i]] <- models[[i]]$get_model()
   }
   check_model_names(nms, call = call)
   names(models) <- nms
-  if (length(models) < min) {
-    abort_pb("An arena needs at least two models.", "argument", call = call)
-  }
   models
 }
 
@@ -109,7 +112,7 @@ arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all",
                           available = NULL, existing = NULL, path = NULL, shuffle = TRUE,
                           seed = 1) {
   strategy <- rlang::arg_match(strategy)
-  if (is.list(models)) models <- names(register_models(models))
+  if (is.list(models)) models <- names(register_models(models, min = 0))
   if (!is.character(models) || length(models) < 2) {
     abort_pb("{.arg models} must name at least two models.", "argument")
   }

@@ -1,63 +1,70 @@
 # arena_run(): EloBench's whole pipeline in rounds (arrange, answer, judge, rate) and the
 # checks and warnings that keep it from stopping silently.
 
-#' Run an Elo arena: answers, judging in rounds, ratings, and EloBench's files
+#' Run an Elo arena: answers, judging in rounds, ratings
 #'
 #' @description
 #' `arena_run()` is EloBench's pipeline in one call, in four steps a round: arrange, answer,
-#' judge, then rate. Inside `dir` it reads the questions (`dataset`, or
-#' `data/<version>/questions.csv`), and writes:
+#' judge, then rate. Its result holds the ratings, the battles and the answers, and it writes
+#' one log in `dir` (Inspect AI's format, for `vitals::vitals_view()` and [leaderboard()]).
 #'
-#' * `tempcache/<version>/<judge setting>/`: the caches reusable across experiments,
-#'   `q_and_as.csv` (answers, with `q_and_as_sources.csv`) and `battle_records.csv`
-#'   (verdicts). The judge setting is the judge's model and the prompt version (a portable
-#'   folder name: other characters become `-`, and a long model id ends in a short hash). A
-#'   verdict or an answer is reused only for the same request, by the response cache's
-#'   identity (provider, base URL, model, parameters, headers, system prompt): a judge of
-#'   the same model name at another server, or with other parameters, judges again; and a
-#'   verdict's request includes the question, the two models and their answers: new answers
-#'   under a model's name are judged again (EloBench's own records count for the answers in
-#'   their `answer_a` and `answer_b` columns). A new
-#'   setting starts from the answers in `tempcache/<version>/q_and_as.csv` when that file
-#'   exists (the original's layout), so answers made by the original are reused; to reuse an
-#'   original `battle_records.csv`, copy it into the setting's folder (its `judger` column
-#'   must name the judge's model). With `cache = FALSE` in `settings` there is no cache
-#'   anywhere: no answer or verdict is read from these files or written to them, nor to the
-#'   response cache, so a second run sends every request again (answers of models given by
-#'   name only, the user's data, are still read).
-#' * `results/<experiment>/`: `questions.csv`, `models.csv`, `battle_arrangement.csv`,
-#'   `battle_records.csv`, `battle_outcomes.csv` (`model_a, model_b, winner` without failed
-#'   judgements), `elo_rating.csv` (`model, elo_rating, rank`) and the run's log (`logs/`).
+#' Every answer and every verdict is a request through the response cache ([cache_dir()]),
+#' the package's one store, shared with [arena_task()] and every benchmark: an answer or a
+#' verdict is reused only for the same request (for a verdict: the judge's provider, base
+#' URL, model, parameters, headers and prompt version, the question and the two answers in
+#' the judge's order), so a judge of the same model name at another server judges again, and
+#' new answers under a model's name are judged again. A killed run resumes from it, paying
+#' again only for the requests in flight. With `cache = FALSE` in `settings` nothing is
+#' reused: a second run sends every request again. Baseline chats answer offline, for free,
+#' and are never cached.
 #'
-#' The log (one per call, in Inspect AI's format, for `vitals::vitals_view()`) shows the
-#' run as a user reads it: its headline is every model's rating on the Elo scale, the
-#' numbers of `run$ratings` and `elo_rating.csv` (the run's `method`, `times` and
-#' `seed`, which each logged battle carries in `rating_options`; benchmark
-#' `"arena_ratings"`, so [leaderboard()] reports each competitor as a model), the
-#' competitors are the models evaluated and the judge is the scorer's model, and each row
-#' is one battle judged in this run: the question and both answers, then the verdict, with
-#' the judge's conversation as the score's grading. A row's result and score are
-#' `model_a`'s: "careful wins against echo" scores 1, "careful loses to echo" 0, a tie 0.5.
+#' The log shows the run as a user reads it: its headline is every model's rating on the
+#' Elo scale, the numbers of `run$ratings` (the run's `method`, `times` and `seed`, which
+#' each logged battle carries in `rating_options`; benchmark `"arena_ratings"`, so
+#' [leaderboard()] reports each competitor as a model), the competitors are the models
+#' evaluated and the judge is the scorer's model, and each row is one battle judged in this
+#' run: the question and both answers, then the verdict, with the judge's conversation as the
+#' score's grading. A row's result and score are `model_a`'s: "careful wins against echo"
+#' scores 1, "careful loses to echo" 0, a tie 0.5.
 #'
 #' Each round arranges battles ([arena_arrange()]: for every pair still short of `n`
-#' decisive (non-tie) battles, that many new questions), generates only the missing answers
-#' ([arena_answers()]), and judges only the battles not yet in the battle cache (a
-#' judging task, each sample a battle). Rounds repeat until every pair has `n` decisive battles, no pair can get a
-#' new question, or `max_rounds` is reached. A round's answers, then its battles, each go
-#' into one request pool; every file is written atomically, and the response cache keeps
-#' each answer and verdict the moment it arrives, so a killed run resumes where it stopped
-#' (only the requests in flight are sent again).
+#' decisive (non-tie) battles, that many new questions), asks the chats for the answers
+#' still missing ([arena_answers()]), and judges the new battles (a judging task, each
+#' sample a battle). Rounds repeat until every pair has `n` decisive battles, no pair can get
+#' a new question, or `max_rounds` is reached. A round's answers, then its battles, each go
+#' into one request pool.
 #'
-#' Nothing stops silently: a model given by name only that has no cached answer to any of
-#' the questions is an error (class `predictivebench_error_answers`, naming the models)
-#' before anything is arranged; a pair that gets no battle in a round is a warning
-#' (`predictivebench_warning_no_battles`); and with `strategy = "pairs"`, pairs still short
-#' of `n` decisive battles at the end (because of `max_rounds` or because no question is
-#' left) are named in a warning (`predictivebench_warning_short_pairs`).
+#' @section EloBench's folder:
+#' With `elobench`, a folder in EloBench's layout, the run imports from it and exports to it;
+#' it is never where an answer or a verdict is looked up:
+#'
+#' * read: `data/<version>/questions.csv` when `dataset` is `NULL` (a pinned version, or
+#'   `"sample"`, is copied there first); and `tempcache/<version>/battle_records.csv`, whose
+#'   verdicts are filed in the response cache under the judge's requests. EloBench's own
+#'   records count when their `judger` is the judge's model and their format is the prompt
+#'   version's (as the original reused them); records this package wrote count only for the
+#'   request whose key they hold (in `gpt_4_response`).
+#' * written: `tempcache/<version>/q_and_as.csv` and `battle_records.csv` (every answer of
+#'   the chats by model name, and every verdict, merged in under a lock, so the original
+#'   tools read them and a later run can take the answers as `answers`), and
+#'   `results/<experiment>/`: `questions.csv`, `models.csv`, `battle_arrangement.csv`,
+#'   `battle_records.csv`, `battle_outcomes.csv` (`model_a, model_b, winner` without failed
+#'   judgements) and `elo_rating.csv` (`model, elo_rating, rank`). Every file is written
+#'   atomically.
+#'
+#' Nothing stops silently: a model of `answers` without an answer to any of the questions is
+#' an error (class `predictivebench_error_answers`, naming it) before anything is arranged;
+#' a pair that gets no battle in a round is a warning (`predictivebench_warning_no_battles`);
+#' and with `strategy = "pairs"`, pairs still short of `n` decisive battles at the end
+#' (because of `max_rounds` or because no question is left) are named in a warning
+#' (`predictivebench_warning_short_pairs`).
 #'
 #' @section Differences from the original:
 #' * Answers are the model's reply to the question sent as one user message (the original
 #'   used its own prompt template per local model).
+#' * The original cached answers by model name and verdicts by question and model names; here
+#'   both are cached by their request, so another server, other parameters or new answers
+#'   are asked again.
 #' * Rounds, the pair-wise stopping rule and `position_swap` are new; one round with
 #'   `strategy = "pairs"` is the original's `Random_N_BattleCount_Each_CombPair`.
 #' * `elo_rating.csv` has the columns `model, elo_rating, rank` with decimals (the
@@ -66,59 +73,56 @@
 #' To evaluate one model against reference answers as a vitals Task, use [arena_task()]. See
 #' also [arena_arrange()].
 #'
-#' @param dir The arena folder; nothing is written outside it.
-#' @param version The data version: names the folders `data/<version>` (its
-#'   `questions.csv`, read when `dataset` is `NULL`) and `tempcache/<version>` (the caches).
-#'   When that file is missing and `version` is a pinned EloBench version (`"rwq"`,
-#'   `"rwq_200"`, `"quora_100"`, see [benchmark_versions()]), the real `questions.csv` is
-#'   downloaded once (verified, cached) and copied there; `"sample"` copies the bundled
-#'   sample's questions (those of `arena_dataset(version = "sample")`). A version with none of
-#'   these is an error before anything is sent. (Before 0.1.0 this argument was called
-#'   `dataset`.)
-#' @param experiment Name of the results folder (at most 200 bytes; checked, with
-#'   `version`, before anything is sent).
-#' @param dataset `NULL` (the questions of `data/<version>/questions.csv`), or a table of
-#'   questions: a `question` column, or the `input` column of [arena_dataset()].
-#' @param prompt_version The judge prompt version: `"231225"` (a JSON verdict) or `"231113"`
-#'   (scores), see [arena_judge_prompt()]. (Before 0.1.0: `version`.)
-#' @param models A named list of ellmer chats (their answers are generated) and/or names
-#'   whose answers are already in `q_and_as.csv` (a character vector, or `NULL` elements).
-#'   Names are unique; `question` (the answer cache's question column) and names with a
-#'   control character (line break, tab) are refused.
-#' @param judge The judge, an ellmer chat.
+#' @param models The models whose answers are generated: ellmer chats or `"provider/model"`
+#'   strings (as in [eval_set()]), in a list (named: the names are the models' names; else
+#'   the string, or the chat's model) or a character vector. Names are unique; `question`
+#'   and names with a control character (line break, tab) are refused. `list()` when every
+#'   competitor is in `answers`.
+#' @param judge The judge: an ellmer chat or a `"provider/model"` string.
+#' @param dataset The questions: a table with a `question` column, or the `input` column of
+#'   [arena_dataset()]; `NULL` for those of `version`.
+#' @param version The data version when `dataset` is `NULL`: `"sample"` (the bundled
+#'   questions), a pinned EloBench version (`"rwq"`, `"rwq_200"`, `"quora_100"`, see
+#'   [benchmark_versions()], downloaded once, verified, cached), or, with `elobench`, any
+#'   name with a `data/<version>/questions.csv` there. With `elobench` it also names the
+#'   `tempcache/<version>` folder (default `"custom"` when `dataset` is given).
+#' @param answers Models known only by their answers, each a competitor: an answer table
+#'   (`question` and one column per model, as [arena_read_answers()] reads an EloBench
+#'   `q_and_as.csv`), the path of one, or `NULL` for none. Subset its columns to choose.
+#' @param dir The folder of the run's log.
+#' @param elobench `NULL`, or a folder in EloBench's layout to import from and export to (see
+#'   the section); nothing is written outside it and `dir`.
+#' @param experiment The run's name: its log is `arena-<experiment>`, and with `elobench`
+#'   its results folder (at most 200 bytes; checked, with `version`, before anything is
+#'   sent).
 #' @param n Decisive battles wanted per pair (`"pairs"`); questions per pair per round.
 #' @param strategy `"pairs"`, `"all"` (every pair on every question, one round) or `"reload"`
-#'   (the `battle_arrangement.csv` already in the results folder, or `arrangement`).
-#' @param arrangement For `"reload"`, another arrangement file to use.
+#'   (`arrangement`, or the `battle_arrangement.csv` already in the `elobench` results
+#'   folder).
+#' @param arrangement For `"reload"`: an arrangement (`question, model_a, model_b`) or the
+#'   path of a `battle_arrangement.csv`.
+#' @param prompt_version The judge prompt version: `"231225"` (a JSON verdict) or `"231113"`
+#'   (scores), see [arena_judge_prompt()].
 #' @param max_rounds Most rounds.
 #' @param method,times How the ratings are computed (`run$ratings`, `elo_rating.csv`, the
 #'   log's headline and so [leaderboard()]): the rating method and the number of bootstrap
-#'   replicates, `method` and `bootstrap` of [arena_ratings()].
+#'   replicates of [arena_ratings()].
 #'   The default is EloBench's online Elo in file order. All are on the Elo scale (400
 #'   points for 10:1 odds, 1000 the start or the mean); `"bt"` on perfectly separated
 #'   battles uses a prior and warns (see [arena_ratings()]).
 #' @param seed Seed for arrangements and bootstrap.
 #' @param settings How requests are sent (answers and verdicts): a [request_settings()]
-#'   object, or `NULL` for the defaults, whose response cache is the package's one
-#'   ([cache_dir()]), as for [arena_task()]: an answer paid in one is reused by the other,
-#'   and a run resumes from it. With
-#'   `batch = TRUE` each round's missing answers, then its battles, are sent as provider
-#'   batches, waiting for each (`wait` is ignored): the next round is arranged from the
-#'   verdicts of this one. The run builds its own settings from these (`wait = TRUE`); the
-#'   object given is never changed.
+#'   object, or `NULL` for the defaults. With `batch = TRUE` each round's missing answers,
+#'   then its battles, are sent as provider batches, waiting for each (`wait` is ignored):
+#'   the next round is arranged from the verdicts of this one. The object given is never
+#'   changed.
 #' @inheritParams arena_task
-#' @inheritParams generate_responses
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
 #'   `records` (this experiment's battle records), `arrangement`, `answers`, `rounds` and
-#'   `paths`.
+#'   `paths` (`log`, and with `elobench` the results files).
 #' @family arena
 #' @export
 #' @examples
-#' dir <- tempfile("arena-")
-#' dir.create(file.path(dir, "data", "demo"), recursive = TRUE)
-#' write.csv(data.frame(question = c("Name a fruit.", "Name a colour.", "Name a fruit.",
-#'                                   "Say hello.")),
-#'           file.path(dir, "data", "demo", "questions.csv"), row.names = FALSE)
 #' models <- list(
 #'   verbose = baseline_chat(function(q) paste("Here is a long and careful answer to:", q),
 #'                           "verbose"),
@@ -127,37 +131,56 @@
 #' )
 #' # offline: a judge that always prefers the first answer; use a real chat for real ratings
 #' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
-#' run <- arena_run(dir, "demo", "exp1", models, judge, n = 2, times = 100)
+#' questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
+#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"), n = 2,
+#'                  times = 100)
 #' run$ratings
-#' list.files(file.path(dir, "results", "exp1"))
-arena_run <- function(dir, version, experiment, models, judge, n = 1,
-                      strategy = c("pairs", "all", "reload"), arrangement = NULL,
-                      dataset = NULL, prompt_version = c("231225", "231113"),
-                      position_swap = FALSE, max_rounds = 10, invalid = c("tie", "drop"),
-                      method = c("elo", "bt", "elo_median"), times = 1000,
-                      seed = 1, settings = NULL) {
+#'
+#' # EloBench's files, for the original tools
+#' folder <- tempfile("elobench-")
+#' run <- arena_run(models, judge, version = "sample", elobench = folder, n = 1, times = 100,
+#'                  dir = file.path(folder, "logs"))
+#' list.files(file.path(folder, "results", "run"))
+arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = NULL,
+                      dir = vitals::vitals_log_dir(), elobench = NULL, experiment = "run",
+                      n = 1, strategy = c("pairs", "all", "reload"), arrangement = NULL,
+                      prompt_version = c("231225", "231113"), position_swap = FALSE,
+                      max_rounds = 10, invalid = c("tie", "drop"),
+                      method = c("elo", "bt", "elo_median"), times = 1000, seed = 1,
+                      settings = NULL) {
   check_arena_dir(dir)
+  if (!is.null(elobench)) check_arena_dir(elobench, arg = "elobench")
   settings <- arena_settings(settings)
   opts <- check_arena_options(list(
     version = version, experiment = experiment, n = n, strategy = strategy,
     prompt_version = prompt_version, position_swap = position_swap, max_rounds = max_rounds,
     invalid = invalid, method = method, times = times, seed = seed
   ))
+  check_arena_questions(elobench, version, dataset)
   judge <- as_chat(judge)
+  chats <- register_models(models %||% list(), min = 0)
+  given <- competitor_answers(answers, names(chats))
   run <- list(
     strategy = opts$strategy, n = n, arrangement = arrangement, seed = seed,
     prompt_version = opts$prompt_version, position_swap = position_swap,
-    invalid = opts$invalid, experiment = experiment, judge = judge,
-    settings = settings, models = register_models(models)
+    invalid = opts$invalid, experiment = experiment, judge = judge, settings = settings,
+    dir = dir, answers_file = if (rlang::is_string(answers)) answers,
+    models = c(chats, stats::setNames(vector("list", ncol(given) - 1L),
+                                      setdiff(names(given), "question")))
   )
+  if (length(run$models) < 2) {
+    abort_pb(c("An arena needs at least two models.",
+               i = "Give chats as {.arg models} and/or their answers as {.arg answers}."),
+             "argument")
+  }
   # named as arena_ratings() and the logs' rating_options name them
   rating <- list(method = opts$method, bootstrap = times, seed = seed,
                  invalid = run$invalid)
   run$model_names <- names(run$models)
-  run$paths <- arena_layout(dir, version, experiment, judge, run$prompt_version)
+  run$paths <- elobench_layout(elobench, version %||% "custom", experiment)
   run$questions <- arena_questions(run$paths, version, dataset)
-  open_arena_store(run$paths, run$questions, run$model_names, settings)
-  state <- arena_start(run)
+  open_elobench_results(run$paths, run$questions, run$model_names)
+  state <- arena_start(run, given)
 
   for (round in seq_len(max_rounds)) {
     new <- arena_arrange_round(run, state, round)
@@ -182,15 +205,15 @@ arena_settings <- function(settings, call = rlang::caller_env()) {
 }
 
 # The questions: the table given as `dataset` (a `question` column, or the `input` column of
-# arena_dataset()), else data/<version>/questions.csv, fetched when `version` is a pinned
-# EloBench version.
+# arena_dataset()); else, with an EloBench folder, its data/<version>/questions.csv (a pinned
+# version or the sample copied there first); else the questions of arena_dataset(version).
 arena_questions <- function(paths, version, dataset, call = rlang::caller_env()) {
   if (!is.null(dataset)) return(dataset_questions(dataset, call = call))
-  arena_install_questions(paths$source_questions, version, call = call)
-  if (!file.exists(paths$source_questions)) {
-    abort_no_questions(version, paths$source_questions, call)
+  if (!is.null(paths)) {
+    arena_install_questions(paths$source_questions, version, call = call)
+    return(arena_read_questions(paths$source_questions))
   }
-  arena_read_questions(paths$source_questions)
+  dataset_questions(arena_dataset(version = version), call = call)
 }
 
 arena_prompt_versions <- c("231225", "231113")
@@ -209,14 +232,15 @@ dataset_questions <- function(dataset, call = rlang::caller_env()) {
   questions
 }
 
-# Before the first round: the answers known so far (models given by name only must have
-# some) and nothing arranged or judged.
-arena_start <- function(run) {
-  answers <- load_answers(run$paths$answers, run$questions, run$model_names)
-  check_cached_answers(run$models, answers, run$questions, run$paths$answers)
-  if (!store_caching(run$settings)) {
-    answers <- without_chat_answers(answers, names(Filter(Negate(is.null), run$models)))
-  }
+# Before the first round: the answers known so far (those of `answers`, whose every model must
+# have some), EloBench's verdicts imported into the response cache, and nothing arranged or
+# judged.
+arena_start <- function(run, given) {
+  answers <- answers_for(given[given$question %in% run$questions, ], run$questions,
+                         run$model_names)
+  check_cached_answers(run$models, answers, run$questions, run$answers_file)
+  judge <- configured_judge(run$judge, run$prompt_version)
+  import_elobench_verdicts(run$paths$verdicts, judge, run$prompt_version, run$settings)
   list(answers = answers, arranged = empty_arrangement(), records = empty_records()[0, ],
        samples = list(), rounds = 0L, stopped = "max_rounds")
 }
@@ -226,8 +250,7 @@ arena_start <- function(run) {
 arena_arrange_round <- function(run, state, round) {
   questions <- run$questions
   if (run$strategy == "reload") {
-    new <- arena_arrange(questions, run$model_names, strategy = "reload",
-                         path = run$arrangement %||% run$paths$arrangement)
+    new <- reload_arrangement(run)
   } else if (run$strategy == "all") {
     new <- arena_arrange(questions, run$model_names, strategy = "all", seed = run$seed + round)
   } else {
@@ -239,6 +262,21 @@ arena_arrange_round <- function(run, state, round) {
   }
   if (!nrow(new)) return(list(stopped = "no_question"))
   list(arrangement = new, wanted = round_pairs(run, new, if (run$strategy == "pairs") need))
+}
+
+# The arrangement of strategy "reload": `arrangement` (a table or a file), else the one in
+# the EloBench results folder.
+reload_arrangement <- function(run, call = rlang::caller_env()) {
+  given <- run$arrangement %||% run$paths$arrangement
+  if (is.null(given)) {
+    abort_pb("{.code strategy = \"reload\"} needs {.arg arrangement} (or {.arg elobench}).",
+             "argument", field = "arrangement", call = call)
+  }
+  if (is.data.frame(given)) {
+    check_registered(given, run$model_names)
+    return(tibble::as_tibble(given[c("question", "model_a", "model_b")]))
+  }
+  arena_arrange(run$questions, run$model_names, strategy = "reload", path = given)
 }
 
 # Which model can answer which question: a chat any, a name only those it has answers to.
@@ -259,13 +297,19 @@ round_pairs <- function(run, new, need) {
          reload = unique(pair_keys(new$model_a, new$model_b, run$model_names)))
 }
 
-# Answer: the round's arrangement recorded, and only the missing answers generated.
+# Answer: the round's arrangement recorded, and the chats asked for the answers still missing.
 arena_answer_round <- function(run, state, new) {
   state$rounds <- state$rounds + 1L
   state$arranged <- rbind(state$arranged, new)
   write_round_results(run$paths, state$arranged, NULL)
-  state$answers <- arena_answers(unique(new$question), run$models, run$paths$cache,
-                                 run$settings, store = store_caching(run$settings))
+  chats <- Filter(Negate(is.null), run$models)
+  if (!length(chats)) return(state)
+  rows <- match(unique(new$question), state$answers$question)
+  missing <- Reduce(`|`, lapply(names(chats), function(m) is.na(state$answers[[m]][rows])))
+  asked <- arena_answers(state$answers$question[rows[missing]], chats, run$settings)
+  at <- match(asked$question, state$answers$question)
+  for (m in names(chats)) state$answers[[m]][at] <- asked[[m]]
+  export_answers(run$paths, state$answers[c("question", names(chats))])
   state
 }
 
@@ -277,19 +321,20 @@ arena_judge_round <- function(run, state, new, round) {
   if (!nrow(battles)) return(state)
   samples <- judge_round(run, battles)
   state$samples <- c(state$samples, list(samples))
-  state$records <- rbind(state$records, experiment_records(samples, battles))
+  records <- experiment_records(samples, battles)
+  state$records <- rbind(state$records, records)
   write_round_results(run$paths, state$arranged, state$records)
+  export_verdicts(run$paths, records)
   state
 }
 
 # One round's battles judged by the judging task (arena_judge_task()), its log left to the
 # run (one log per run).
 judge_round <- function(run, battles) {
-  solver <- arena_judge_solver(records = verdict_cache(run$paths, run$settings),
-                               version = run$prompt_version,
+  solver <- arena_judge_solver(version = run$prompt_version,
                                position_swap = run$position_swap, settings = run$settings)
   task <- arena_judge_task(battles, solver, arena_verdict_scorer(run$invalid),
-                           dir = run$paths$logs, name = paste0("arena-", run$experiment))
+                           dir = run$dir, name = paste0("arena-", run$experiment))
   task$write_log <- FALSE
   suppressWarnings(task$eval(solver_chat = run$judge, view = FALSE),
                    classes = "predictivebench_warning_failed_requests")
@@ -307,13 +352,12 @@ arena_rate <- function(run, state, rating, max_rounds) {
   if (nrow(records)) {
     ratings <- arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
                              invalid = rating$invalid, seed = rating$seed)
-    write_arena_csv(tibble::tibble(model = ratings$model, elo_rating = ratings$rating,
-                                   rank = ratings$rank), run$paths$ratings)
+    write_ratings_file(run$paths, ratings)
   }
-  paths <- run$paths[setdiff(names(run$paths), c("source_questions", "shared_answers", "cache"))]
+  paths <- run$paths[setdiff(names(run$paths), c("source_questions", "answers", "verdicts"))]
   paths$log <- if (length(state$samples)) {
-    arena_run_log(do.call(rbind, state$samples), run$model_names, run$paths$logs,
-                  run$experiment, rating)
+    arena_run_log(do.call(rbind, state$samples), run$model_names, run$dir, run$experiment,
+                  rating)
   }
   structure(list(ratings = ratings, records = records, arrangement = state$arranged,
                  answers = state$answers, rounds = state$rounds, paths = paths),

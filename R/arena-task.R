@@ -175,8 +175,8 @@ check_reference_coverage <- function(questions, reference, bundled,
              ", so no battle could be judged."),
       i = "Give the reference models' answers to these questions: {.code arena_task(answers =
            )} with an EloBench answer cache ({.file {elobench_answers_file}}: {.field question}
-           and one column per model), such as the one {.fn arena_run} writes in
-           {.file {answers_path('tempcache/<dataset>/<judge setting>')}}.",
+           and one column per model), such as the one {.fn arena_run} writes in its
+           {.arg elobench} folder ({.file tempcache/<version>/{elobench_answers_file}}).",
       i = "The bundled answers are for {.code arena_dataset(version = \"sample\")}."),
     "answers", field = "answers", call = call
   )

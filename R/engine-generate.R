@@ -65,10 +65,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   # answers): caching them could only serve one's answers to the other.
   offline <- all(vapply(chats, inherits, TRUE, what = "BaselineChat"))
   dir <- if (offline) cache_dir(FALSE) else cache_dir(settings$cache)
-  identities <- lapply(seq_along(chats), function(k) {
-    request_identity(chats[[k]], if (is.null(chat_keys)) key_extra else chat_keys[[k]])
-  })
-  keys <- request_keys(identities, chat_index, vapply(prompts, prompt_fingerprint, ""), epoch)
+  keys <- response_keys(chats, chat_index, prompts, epoch, key_extra, chat_keys)
 
   state <- new.env(parent = emptyenv())
   local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
@@ -126,6 +123,49 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   out <- responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
                           keep_json, chat_rows(state$errors, chat_per))
   with_paid_failures(out, state$paid)
+}
+
+# The response cache's key of each request: prompt i sent through chats[[chat_index[i]]] at
+# epoch[i] (see run_requests() for `key_extra` and `chat_keys`). What names a request outside
+# the cache too (an arena verdict's record), and where an answer made elsewhere is filed
+# (import_responses()).
+response_keys <- function(chats, chat_index, prompts, epoch, key_extra = NULL,
+                          chat_keys = NULL) {
+  identities <- lapply(seq_along(chats), function(k) {
+    request_identity(chats[[k]], if (is.null(chat_keys)) key_extra else chat_keys[[k]])
+  })
+  request_keys(identities, chat_index, vapply(prompts, prompt_fingerprint, ""),
+               rep_len(as.integer(epoch), length(prompts)))
+}
+
+# Answers obtained elsewhere (an original benchmark's own records) filed in the response
+# cache under the request that would get them (`prompts` sent through `chat` at epoch 1 with
+# `key_extra`), so that a run reads them as it reads its own: `texts` (one per prompt; NA is
+# none), kept only where the cache has no answer yet, with no tokens or cost and `source`
+# saying where they came from. Nothing is filed without a cache (`settings$cache` FALSE, or a
+# baseline chat, which is never cached), nor inside estimate_cost()'s dry run. Returns how
+# many were filed.
+import_responses <- function(chat, prompts, texts, settings, key_extra = NULL, source = NULL) {
+  check_settings_object(settings)
+  dir <- if (inherits(chat, "BaselineChat")) NULL else cache_dir(settings$cache)
+  ok <- !is.na(texts)
+  if (is.null(dir) || !is.null(settings$dry_run) || !any(ok)) return(invisible(0L))
+  prompts <- as_prompt_list(prompts)[ok]
+  keys <- response_keys(list(chat), rep(1L, length(prompts)), prompts, 1L, key_extra)
+  new <- vapply(cache_get_many(dir, keys), is.null, TRUE) & !duplicated(keys)
+  if (!any(new)) return(invisible(0L))
+  cache_prepare(dir)
+  for (i in which(new)) cache_set(dir, keys[[i]], imported_record(texts[ok][[i]], source))
+  invisible(sum(new))
+}
+
+# A record (as record_from_turn() makes) of an answer made elsewhere: no tokens, cost or time.
+imported_record <- function(text, source) {
+  turn <- ellmer::AssistantTurn(contents = list(ellmer::ContentText(text)), tokens = c(0, 0, 0),
+                                cost = 0)
+  record <- record_from_turn(turn, 0, keep_json = FALSE, tokens = c(0, 0, 0), cost = 0)
+  record$imported <- source
+  record
 }
 
 # A failed request's paid rounds (a sample past its deadline or turn cap, with tool rounds

@@ -22,22 +22,16 @@ check_set_arena <- function(arena, specs, judge, log_dir, call = rlang::caller_e
                i = "{.fn arena_run} takes {.val {allowed}}."),
              "argument", field = unknown[[1]], call = call)
   }
-  missing <- setdiff(c("version", "experiment"), names(arena))
-  if (length(missing)) {
-    abort_pb(c("{.arg arena} must give {.val {missing}}.",
-               i = "For example {.code arena = list(version = \"sample\", experiment =
-                    \"set\")}."),
-             "argument", field = missing[[1]], call = call)
-  }
   if (is.null(arena$judge %||% judge)) {
     abort_pb("The closing arena needs a judge: give {.arg judge}.", "argument",
              field = "judge", call = call)
   }
   check_arena_options(arena[intersect(names(arena), allowed)], arg = "arena$", call = call)
   check_set_competitors(vapply(specs, spec_label, ""), call)
-  dir <- arena$dir %||% file.path(log_dir, "arena")
-  check_arena_dir(dir, arg = if (is.null(arena$dir)) "log_dir" else "arena$dir", call = call)
-  check_arena_questions(dir, arena$version, arena$dataset, call = call)
+  check_arena_dir(arena$dir %||% log_dir, arg = if (is.null(arena$dir)) "log_dir" else "arena$dir",
+                  call = call)
+  if (!is.null(arena$elobench)) check_arena_dir(arena$elobench, arg = "arena$elobench", call = call)
+  check_arena_questions(arena$elobench, arena$version, arena$dataset, call = call)
   if (!is.null(arena$settings)) as_request_settings(arena$settings, call = call)
   invisible(arena)
 }
@@ -83,8 +77,7 @@ set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
   })
   names(chats) <- vapply(specs, spec_label, "")
   # The arena's own arguments replace the set's whole (a settings object is not merged).
-  args <- list(dir = file.path(log_dir, "arena"), models = chats, judge = judge,
-               settings = settings)
+  args <- list(models = chats, judge = judge, dir = log_dir, settings = settings)
   args[names(arena)] <- arena
   do.call(arena_run, args)
 }

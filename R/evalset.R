@@ -79,8 +79,7 @@
 #'   and only at the constructor's default address: a worker never sends its key to a host
 #'   it was not given for, and fails such a cell with an error of class
 #'   `predictivebench_error_credentials` instead (give the chat `credentials =`). Workers
-#'   share the response cache and the arena caches through the file system, under their
-#'   locks. Offline [baseline_chat()]s travel as they are. Task objects travel as they are
+#'   share the response cache through the file system, under its locks. Offline [baseline_chat()]s travel as they are. Task objects travel as they are
 #'   too: give a judge through `judge` (not inside a task) so that workers rebuild it from
 #'   its spec. When every daemon that had connected is gone (killed, its job ended) and none
 #'   connects again within `getOption("predictivebench.daemons_grace_s", 20)` seconds, the
@@ -127,13 +126,14 @@
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run may cost, as
 #'   [estimate_cost()] bounds it; above it, or when a cell's cost can't be bounded, nothing
 #'   is sent.
-#' @param arena `NULL`, or a list of [arena_run()] arguments (`version` and `experiment`,
-#'   then `n`, `dir`, ...; not `models`) to end the set with one arena run among its models,
-#'   named by their labels (the `model` column), judged by `judge`, in `log_dir/arena`
-#'   (resumable from its own caches, in this process). `version = "sample"` runs on the
-#'   bundled sample's questions. Its arguments, the judge, the labels as arena model names
-#'   (unique), the questions and a writable `dir` are checked before the set's first request
-#'   (errors of class `predictivebench_error_argument` or `predictivebench_error_path`).
+#' @param arena `NULL`, or a list of [arena_run()] arguments (the questions, `dataset` or
+#'   `version`, then `n`, `experiment`, `elobench`, ...; not `models`) to end the set with
+#'   one arena run among its models, named by their labels (the `model` column), judged by
+#'   `judge`, its log in `log_dir` beside the cells' (resumable from the response cache, in
+#'   this process). `version = "sample"` runs on the bundled sample's questions. Its
+#'   arguments, the judge, the labels as arena model names (unique), the questions and
+#'   writable folders are checked before the set's first request (errors of class
+#'   `predictivebench_error_argument` or `predictivebench_error_path`).
 #' @returns A tibble with one row per cell: `benchmark`, `model`, `cell_id`, `status`
 #'   (`"done"`: its log is complete and every sample was answered; `"partial"`: its log is
 #'   written, but some samples failed for good, and the next call asks them again;
