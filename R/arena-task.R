@@ -112,8 +112,8 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   `question` and one column per model, `NaN` for no answer, see [arena_read_answers()]),
 #'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers
 #'   (four fictional models on the sample's questions). For EloBench's real questions, give
-#'   answers to them, such as EloBench's `tempcache/<dataset>/q_and_as.csv` or the cache an
-#'   [arena_run()] wrote. With the default scorer, `arena_task()` stops before anything is
+#'   answers to them, such as EloBench's `tempcache/<dataset>/q_and_as.csv` or the one an
+#'   [arena_run()] exports to its `elobench` folder. With the default scorer, `arena_task()` stops before anything is
 #'   solved (an error of class `predictivebench_error_answers` that says what to pass) when
 #'   none of the dataset's questions has a reference answer, as for the default real
 #'   questions with the bundled answers; questions some reference answered are judged, the
