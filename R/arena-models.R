@@ -8,9 +8,13 @@
 register_models <- function(models, min = 2, call = rlang::caller_env()) {
   if (inherits(models, "Chat") || rlang::is_string(models)) models <- list(models)
   if (is.character(models)) models <- as.list(models)
-  if (!is.list(models) || length(models) < min) {
-    abort_pb(c("{.arg models} must be a list of ellmer chats or {.val provider/model}
-                strings.", i = if (min > 1) "An arena needs at least two models."),
+  if (!is.list(models)) {
+    abort_pb("{.arg models} must be a list of ellmer chats or {.val provider/model} strings.",
+             "argument", call = call)
+  }
+  if (length(models) < min) {
+    abort_pb(c("An arena needs at least {min} model{?s}, not {length(models)}.",
+               i = "Give ellmer chats or {.val provider/model} strings as {.arg models}."),
              "argument", call = call)
   }
   nms <- names(models) %||% rep("", length(models))
@@ -39,14 +43,19 @@ register_models <- function(models, min = 2, call = rlang::caller_env()) {
 # column (q_and_as.csv has one column per model beside it), and a control character would
 # break a CSV line or the "\r" that joins a pair's key (pair_keys()).
 check_model_names <- function(nms, call = rlang::caller_env()) {
-  if (any(is.na(nms) | !nzchar(nms)) || anyDuplicated(nms)) {
-    abort_pb("Model names must be unique and non-empty.", "argument", call = call)
+  if (any(is.na(nms) | !nzchar(nms))) {
+    abort_pb("Model names must be non-empty.", "argument", call = call)
+  }
+  if (anyDuplicated(nms)) {
+    twice <- unique(nms[duplicated(nms)])
+    abort_pb("Model names must be unique: {.val {twice}} {?is/are} given more than once.",
+             "argument", call = call)
   }
   if ("question" %in% nms) {
     abort_pb(
       c("A model can't be named {.val question}.",
-        i = "The answer cache {.file {elobench_answers_file}} keeps the questions in a column
-             of that name, beside one column per model; give the model another name."),
+        i = "EloBench's answer file {.file {elobench_answers_file}} keeps the questions in a
+             column of that name, beside one column per model; give the model another name."),
       "argument", field = "question", call = call
     )
   }

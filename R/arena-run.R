@@ -179,8 +179,9 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
   run$model_names <- names(run$models)
   run$paths <- elobench_layout(elobench, version %||% "custom", experiment)
   run$questions <- arena_questions(run$paths, version, dataset)
-  open_elobench_results(run$paths, run$questions, run$model_names)
   state <- arena_start(run, given)
+  # after arena_start()'s checks: a refused run leaves an experiment's results as they were
+  open_elobench_results(run$paths, run$questions, run$model_names)
 
   for (round in seq_len(max_rounds)) {
     new <- arena_arrange_round(run, state, round)
@@ -237,7 +238,7 @@ dataset_questions <- function(dataset, call = rlang::caller_env()) {
 # judged.
 arena_start <- function(run, given) {
   answers <- answers_for(given[given$question %in% run$questions, ], run$questions,
-                         run$model_names)
+                         run$model_names)[c("question", run$model_names)]
   check_cached_answers(run$models, answers, run$questions, run$answers_file)
   judge <- configured_judge(run$judge, run$prompt_version)
   import_elobench_verdicts(run$paths$verdicts, judge, run$prompt_version, run$settings)

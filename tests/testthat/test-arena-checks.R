@@ -25,4 +25,51 @@ test_that("the arena folder must be a folder this process can make or write in",
   writeLines("x", file)
   expect_error(check_arena_dir(file), class = "predictivebench_error_path")
   expect_error(check_arena_dir(file.path(file, "below")), class = "predictivebench_error_path")
+  err <- expect_error(check_arena_dir(file, arg = "elobench"),
+                      class = "predictivebench_error_path")
+  expect_match(conditionMessage(err), "`elobench` must be a folder", fixed = TRUE)
+})
+
+test_that("an arena's questions come from dataset or version, or it is refused up front", {
+  dir <- withr::local_tempdir()
+  # a table: checked, and its questions returned
+  expect_equal(check_arena_questions(NULL, NULL, data.frame(question = c("a", "b", "a"))),
+               c("a", "b"))
+  expect_error(check_arena_questions(NULL, NULL, data.frame(input = c("a", NA))),
+               class = "predictivebench_error_argument")
+  # neither
+  err <- expect_error(check_arena_questions(NULL, NULL, NULL),
+                      class = "predictivebench_error_argument")
+  expect_identical(err$field, "dataset")
+  # the bundled sample and pinned versions need no folder
+  expect_null(check_arena_questions(NULL, "sample", NULL))
+  expect_equal(check_arena_questions(dir, "sample", NULL),
+               file.path(dir, "data", "sample", "questions.csv"))
+  # any other version only with its questions in the EloBench folder
+  expect_error(check_arena_questions(NULL, "toy", NULL), class = "predictivebench_error_path")
+  err <- expect_error(check_arena_questions(dir, "toy", NULL),
+                      class = "predictivebench_error_path")
+  expect_equal(err$file, file.path(dir, "data", "toy", "questions.csv"))
+  folder <- arena_folder("q1")
+  expect_equal(check_arena_questions(folder, "toy", NULL),
+               file.path(folder, "data", "toy", "questions.csv"))
+})
+
+test_that("the models of `answers` are named as chats are, and each must answer a question", {
+  expect_equal(nrow(competitor_answers(NULL, c("a", "b"))), 0)
+  table <- data.frame(question = c("q1", "q2"), ref = c("x", NA), none = NA)
+  expect_named(competitor_answers(table, "chat"), c("question", "ref", "none"))
+  expect_error(competitor_answers(table, "ref"), class = "predictivebench_error_argument")
+  expect_error(competitor_answers(data.frame(question = "q1"), character()),
+               class = "predictivebench_error_argument")
+  models <- list(chat = baseline_constant("a"), ref = NULL, none = NULL)
+  expect_invisible(check_cached_answers(models[1:2], table, c("q1", "q2")))
+  err <- expect_error(check_cached_answers(models, table, c("q1", "q2"), file = "answers.csv"),
+                      class = "predictivebench_error_answers")
+  expect_identical(err$field, "none")
+  expect_identical(err$file, "answers.csv")
+  # answers to other questions only do not count
+  err <- expect_error(check_cached_answers(models[1:2], table, "q2"),
+                      class = "predictivebench_error_answers")
+  expect_match(conditionMessage(err), "ref")
 })

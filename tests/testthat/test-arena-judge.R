@@ -19,30 +19,29 @@ test_that("two battles with the same prompt keep their own models and records ov
                                 model_b = c("m2", "m3"))
   battles <- arena_battles(arrangement, answers)
   expect_identical(battles$input[[1]], battles$input[[2]])
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  counter <- new.env()
-  counter$n <- 0
-  tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, settings = request_settings(cache = FALSE)),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
-           view = FALSE)
+  server <- local_fake_openai(function(body, n) '{"winner": 2, "explanation": "second"}')
+  settings <- request_settings(cache = withr::local_tempdir())
+  tsk <- arena_judge_task(battles, solver = arena_judge_solver(settings = settings),
+                          dir = withr::local_tempdir())
+  tsk$eval(solver_chat = fake_chat(server, model = "epoch-judge"), epochs = 2, view = FALSE)
   samples <- tsk$get_samples()
   expect_equal(nrow(samples), 4)
   meta <- samples$solver_metadata
-  # Each battle got its own record (the cache key holds the models), judged once.
+  # Each battle keeps its own models in its record, though the judge was asked once: the
+  # prompt (question and answers, not the model names) is the request.
   expect_equal(sort(samples$model_b), c("m2", "m2", "m3", "m3"))
   expect_true(all(vapply(meta, `[[`, "", "winner") == "model_b"))
-  saved <- arena_read_battles(records)
-  expect_equal(nrow(saved), 2)
-  expect_setequal(saved$model_b, c("m2", "m3"))
-  expect_equal(counter$n, 2) # one request per battle, none per epoch
-  # Each epoch of a battle reuses its one record; a second eval asks for nothing.
-  before <- counter$n
-  tsk$eval(solver_chat = counting_judge(counter, name = "epoch-judge"), epochs = 2,
-           view = FALSE)
-  expect_equal(counter$n, before)
+  records <- predictivebench:::experiment_records(samples, samples)
+  expect_equal(records$model_b, samples$model_b)
+  keys <- predictivebench:::record_fields(records$gpt_4_response)$request_sha256
+  expect_match(keys, "^[0-9a-f]{64}$")
+  expect_length(unique(keys), 1)
+  expect_equal(server$count(), 1)
+  # Every epoch of a battle reuses its one verdict; a second eval sends nothing.
+  tsk$eval(solver_chat = fake_chat(server, model = "epoch-judge"), epochs = 2, view = FALSE)
+  expect_equal(server$count(), 1)
   expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+  expect_equal(sort(tsk$get_samples()$model_b), c("m2", "m2", "m3", "m3"))
   # The positional rule itself is solver_rows()'s, tested in test-benchmark-skeleton.R.
 })
 
@@ -71,16 +70,16 @@ test_that("an offline arena log shows each model's win rate and reads back the s
                    arena_ratings(tsk, bootstrap = 20))
 })
 
-test_that("an arena log counts both judge requests of a battle; recorded verdicts are free", {
+test_that("an arena log counts both judge requests of a battle; cached verdicts are free", {
   server <- local_fake_openai(function(body, n) {
     list(text = '{"winner": 1, "explanation": "first"}',
          usage = list(prompt_tokens = 50L, completion_tokens = 8L))
   })
   battles <- sample_battles()
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
+  settings <- request_settings(cache = withr::local_tempdir())
   make <- function() {
-    arena_judge_task(battles, arena_judge_solver(records = records, position_swap = TRUE, settings = request_settings(cache = FALSE)),
-               dir = withr::local_tempdir())
+    arena_judge_task(battles, arena_judge_solver(position_swap = TRUE, settings = settings),
+                     dir = withr::local_tempdir())
   }
   tsk <- make()
   tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
@@ -96,6 +95,7 @@ test_that("an arena log counts both judge requests of a battle; recorded verdict
   expect_match(log_samples(tsk$log_path)$scorer_explanation[[1]],
                "Verdict AB: model_a; BA \\(in AB's terms\\): model_b; combined: tie")
 
+  # the same battles judged again: every verdict (both orders) from the response cache
   again <- make()
   again$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
   expect_equal(server$count(), 2 * n)
@@ -103,6 +103,12 @@ test_that("an arena log counts both judge requests of a battle; recorded verdict
   expect_equal(sum(log_usage(again$log_path)$input_tokens), 0)
   expect_true(all(vapply(log_samples(again$log_path)$solver_metadata,
                          function(m) m$cached, TRUE)))
+  expect_identical(vapply(again$get_samples()$solver_metadata, function(m) m$winner, ""),
+                   vapply(meta, function(m) m$winner, ""))
+  # another judge model at the same server is another request: judged anew
+  other <- make()
+  other$eval(solver_chat = fake_chat(server, model = "other-judge"), view = FALSE)
+  expect_equal(server$count(), 4 * n)
 })
 
 test_that("arena_win_rates() gives each model's mean points with a bootstrap interval", {

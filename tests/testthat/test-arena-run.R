@@ -1,3 +1,37 @@
+# A fake OpenAI-compatible server for arena runs: the chat of model "judge" always prefers
+# the first answer (a decisive verdict); every other model answers with its name three times.
+local_arena_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    if (identical(body$model, "judge")) return('{"winner": 1, "explanation": "The first."}')
+    paste(rep(body$model, 3), collapse = " ")
+  }, .local_envir = .local_envir)
+}
+
+# The model of each request the server got, in arrival order.
+requested_models <- function(server) {
+  vapply(server$requests(), function(body) body$model, "")
+}
+
+# ellmer::chat() replaced by `chat` until the calling test ends (testthat 3.1.6 here has no
+# local_mocked_bindings()).
+local_ellmer_chat <- function(chat, env = parent.frame()) {
+  ns <- asNamespace("ellmer")
+  old <- get("chat", envir = ns)
+  locked <- bindingIsLocked("chat", ns)
+  if (locked) unlockBinding("chat", ns)
+  assign("chat", chat, envir = ns)
+  withr::defer({
+    assign("chat", old, envir = ns)
+    if (locked) lockBinding("chat", ns)
+  }, envir = env)
+}
+
+# The files under `dir`, relative to it (lock files aside).
+files_in <- function(dir) {
+  files <- list.files(dir, recursive = TRUE, all.files = TRUE)
+  files[!grepl("[.]lock$", files)]
+}
+
 # Chats that answer with their name `words` times, counting the questions in `counter$n`.
 counting_models <- function(counter, ...) {
   words <- list(...)
@@ -9,116 +43,278 @@ counting_models <- function(counter, ...) {
   }, names(words), words)
 }
 
-test_that("arena_run writes EloBench's files inside dir and resumes from its caches", {
-  dir <- withr::local_tempdir()
-  dir.create(file.path(dir, "data", "toy"), recursive = TRUE)
-  utils::write.csv(data.frame(question = c(paste("Question", 1:6), "Question 1")),
-                   file.path(dir, "data", "toy", "questions.csv"), row.names = FALSE)
-  counter <- new.env()
-  counter$n <- 0
-  answers <- new.env()
-  answers$n <- 0
-  models <- counting_models(answers, big = 5, mid = 3, small = 1)
-  judge <- counting_judge(counter, name = "toy-judge")
-  run <- arena_run(dir, "toy", "exp1", models, judge, n = 2, times = 50)
-  results <- file.path(dir, "results", "exp1")
+test_that("arena_run with elobench writes EloBench's files there, its log in dir, and resumes from the response cache", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_arena_server()
+  folder <- arena_folder(c(paste("Question", 1:6), "Question 1"))
+  logs <- withr::local_tempdir()
+  models <- list(big = fake_chat(server, "big"), mid = fake_chat(server, "mid"),
+                 small = fake_chat(server, "small"))
+  judge <- fake_chat(server, "judge")
+  run <- arena_run(models, judge, version = "toy", elobench = folder, experiment = "exp1",
+                   dir = logs, n = 2, times = 50)
+  results <- file.path(folder, "results", "exp1")
   expect_setequal(list.files(results),
                   c("questions.csv", "models.csv", "battle_arrangement.csv",
-                    "battle_records.csv", "battle_outcomes.csv", "elo_rating.csv", "logs"))
+                    "battle_records.csv", "battle_outcomes.csv", "elo_rating.csv"))
+  expect_equal(run$paths[c("questions", "models", "arrangement", "records", "outcomes",
+                           "ratings")],
+               list(questions = file.path(results, "questions.csv"),
+                    models = file.path(results, "models.csv"),
+                    arrangement = file.path(results, "battle_arrangement.csv"),
+                    records = file.path(results, "battle_records.csv"),
+                    outcomes = file.path(results, "battle_outcomes.csv"),
+                    ratings = file.path(results, "elo_rating.csv")))
   expect_equal(read.csv(file.path(results, "questions.csv"))$question, paste("Question", 1:6))
+  expect_equal(read.csv(file.path(results, "models.csv"))$model, c("big", "mid", "small"))
   expect_named(arena_read_battles(file.path(results, "battle_outcomes.csv")),
                c("model_a", "model_b", "winner"))
   expect_named(arena_read_battles(file.path(results, "battle_records.csv")),
                predictivebench:::battle_record_columns)
   ratings <- read.csv(file.path(results, "elo_rating.csv"), check.names = FALSE)
   expect_equal(names(ratings)[-1], c("model", "elo_rating", "rank"))
-  expect_equal(ratings$model, c("big", "mid", "small"))
   expect_equal(arena_read_ratings(file.path(results, "elo_rating.csv"))$rank,
                run$ratings$rank)
-  expect_equal(run$ratings$model[[1]], "big")
   expect_equal(nrow(run$records), 6)
-  cache <- file.path(dir, "tempcache", "toy", "toy-judge_231225")
-  expect_true(file.exists(file.path(cache, "q_and_as.csv")))
-  expect_true(file.exists(file.path(cache, "battle_records.csv")))
-  expect_equal(counter$n, 6)
-  # Another experiment on the same battles judges nothing and answers nothing again.
-  answered <- answers$n
-  file.copy(file.path(results, "battle_arrangement.csv"), file.path(dir, "arr.csv"))
-  run2 <- arena_run(dir, "toy", "exp2", models, judge, strategy = "reload",
-                    arrangement = file.path(dir, "arr.csv"), times = 0)
-  expect_equal(counter$n, 6)
-  expect_equal(answers$n, answered)
+  expect_true(all(run$records$winner == "model_a"))
+  # EloBench's caches, one per data version: every answer by model name, every verdict
+  tempcache <- file.path(folder, "tempcache", "toy")
+  expect_setequal(files_in(tempcache), c("q_and_as.csv", "battle_records.csv"))
+  exported <- arena_read_answers(file.path(tempcache, "q_and_as.csv"))
+  expect_named(exported, c("question", "big", "mid", "small"))
+  expect_equal(exported$question, paste("Question", 1:6))
+  asked <- unique(run$arrangement$question)
+  expect_equal(exported$big[exported$question %in% asked], rep("big big big", length(asked)))
+  expect_true(all(is.na(exported$small[!exported$question %in% asked])))
+  expect_equal(nrow(arena_read_battles(file.path(tempcache, "battle_records.csv"))), 6)
+  # the log goes to `dir`, not into the EloBench folder
+  expect_equal(files_in(logs), basename(run$paths$log))
+  expect_equal(normalizePath(dirname(run$paths$log)), normalizePath(logs))
+  expect_false(any(grepl("[.]json$", files_in(folder))))
+  # every answer and verdict was requested once
+  sent <- requested_models(server)
+  expect_equal(sum(sent == "judge"), 6)
+  expect_equal(as.vector(table(sent[sent != "judge"])), rep(length(asked), 3))
+
+  # A second run (another experiment) resumes from the response cache: nothing is sent
+  # again, and it arrives at the same battles.
+  before <- server$count()
+  run2 <- arena_run(models, judge, version = "toy", elobench = folder, experiment = "exp2",
+                    dir = logs, n = 2, times = 50)
+  expect_equal(server$count(), before)
+  expect_equal(run2$arrangement, run$arrangement)
   expect_equal(run2$records$winner, run$records$winner)
-  # Ties send the pair to another round with a new question.
-  tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
-  # max_rounds stops it with every pair short of a decisive battle, and it says so.
-  expect_warning(
-    run3 <- arena_run(dir, "toy", "exp3", models, tie_judge, n = 1, max_rounds = 3,
-                      times = 0),
-    class = "predictivebench_warning_short_pairs"
-  )
-  expect_equal(run3$rounds, 3)
-  expect_equal(nrow(run3$records), 9)
-  expect_true(all(run3$records$winner == "tie"))
-  expect_error(arena_run(dir, "../toy", "x", models, judge),
-               class = "predictivebench_error_path")
-  expect_error(arena_run(dir, "toy", "a/b", models, judge),
-               class = "predictivebench_error_path")
-  expect_error(arena_run(dir, "toy", "x", list(only = models$big), judge),
-               class = "predictivebench_error_argument")
-  outside <- list.files(dirname(dir), pattern = "^(results|tempcache|data)$")
-  expect_length(outside, 0)
+  expect_true(all(vapply(log_samples(run2$paths$log)$scorer_metadata, `[[`, TRUE, "cached")))
+  # the same battles reloaded from the first experiment's arrangement: nothing sent either
+  run3 <- arena_run(models, judge, version = "toy", elobench = folder, experiment = "exp3",
+                    dir = logs, strategy = "reload",
+                    arrangement = file.path(results, "battle_arrangement.csv"), times = 0)
+  expect_equal(server$count(), before)
+  expect_equal(run3$records[c("model_a", "model_b", "question", "winner")],
+               run$records[c("model_a", "model_b", "question", "winner")])
+  expect_length(list.files(logs, pattern = "[.]json$"), 3)
+  # exporting again merges: the files hold each answer and verdict once
+  expect_equal(nrow(arena_read_battles(file.path(tempcache, "battle_records.csv"))), 6)
+  expect_equal(arena_read_answers(file.path(tempcache, "q_and_as.csv")), exported)
+
+  # Baseline chats are answered offline and never cached: a rerun asks them again.
+  counter <- new.env()
+  counter$n <- 0
+  offline <- counting_models(counter, big = 5, small = 1)
+  toy <- data.frame(question = paste("Question", 1:6))
+  arena_run(offline, judge, dataset = toy, dir = logs, n = 1, times = 0)
+  first <- counter$n
+  expect_gt(first, 0)
+  arena_run(offline, judge, dataset = toy, dir = logs, n = 1, times = 0)
+  expect_equal(counter$n, 2 * first)
 })
 
-test_that("arena_run starts from the original's per-dataset answer cache", {
-  dir <- withr::local_tempdir()
-  dir.create(file.path(dir, "data", "old"), recursive = TRUE)
-  dir.create(file.path(dir, "tempcache", "old"), recursive = TRUE)
+test_that("a run's log can go inside the EloBench folder, and without elobench only the log is written", {
+  folder <- arena_folder(paste("Question", 1:3))
+  models <- list(big = named_constant("a long answer", "big"),
+                 small = named_constant("s", "small"))
+  run <- arena_run(models, arena_baseline_judge(), version = "toy", elobench = folder,
+                   dir = file.path(folder, "logs"), times = 0)
+  expect_equal(normalizePath(dirname(run$paths$log)), normalizePath(file.path(folder, "logs")))
+  expect_true(file.exists(run$paths$ratings))
+
+  logs <- withr::local_tempdir()
+  wd <- withr::local_tempdir()
+  withr::local_dir(wd)
+  run <- arena_run(models, arena_baseline_judge(),
+                   dataset = data.frame(question = paste("Question", 1:3)), dir = logs,
+                   times = 0)
+  expect_equal(files_in(logs), basename(run$paths$log))
+  expect_named(run$paths, "log")
+  expect_length(files_in(wd), 0)
+  expect_equal(run$ratings$model[[1]], "big")
+  expect_named(run$answers, c("question", "big", "small"))
+})
+
+test_that("models known only by their answers come as `answers`: a table or a q_and_as.csv", {
+  folder <- withr::local_tempdir()
+  dir.create(file.path(folder, "data", "old"), recursive = TRUE)
+  dir.create(file.path(folder, "tempcache", "old"), recursive = TRUE)
   utils::write.csv(data.frame(question = c("q1", "q2")),
-                   file.path(dir, "data", "old", "questions.csv"), row.names = FALSE)
+                   file.path(folder, "data", "old", "questions.csv"), row.names = FALSE)
+  # the original's answer file (row names as its index), with a model id as a column
   old <- data.frame(question = c("q1", "q2"), `org/big-model` = c("long answer one", "long two"),
                     tiny = c("a", "b"), check.names = FALSE)
-  utils::write.csv(old, file.path(dir, "tempcache", "old", "q_and_as.csv"))
-  # Models given by name only: their answers must come from the cache.
-  run <- arena_run(dir, "old", "exp", c("org/big-model", "tiny"), arena_baseline_judge(),
+  path <- file.path(folder, "tempcache", "old", "q_and_as.csv")
+  utils::write.csv(old, path)
+  run <- arena_run(list(), arena_baseline_judge(), version = "old", answers = path,
+                   elobench = folder, experiment = "exp", dir = withr::local_tempdir(),
                    n = 2, times = 0)
   expect_equal(nrow(run$records), 2)
   expect_true(all(run$records$winner[run$records$model_a == "tiny"] == "model_b"))
   expect_equal(run$ratings$model[[1]], "org/big-model")
+  expect_equal(read.csv(run$paths$models)$model, c("org/big-model", "tiny"))
+  # no chat: nothing to export, and the answer file is left as it was
+  expect_equal(utils::read.csv(path, check.names = FALSE)[-1], old)
+
+  # a table, its columns chosen, beside a chat: the chat answers, the table's models do not
+  counter <- new.env()
+  counter$n <- 0
+  chat <- counting_models(counter, mid = 2)
+  run2 <- arena_run(chat, arena_baseline_judge(), dataset = old["question"],
+                    answers = old[c("question", "org/big-model")], dir = withr::local_tempdir(),
+                    strategy = "all", times = 0)
+  expect_equal(counter$n, 2)
+  expect_setequal(c(run2$records$model_a, run2$records$model_b), c("mid", "org/big-model"))
+  expect_named(run2$answers, c("question", "mid", "org/big-model"))
+  expect_equal(run2$answers$`org/big-model`, old$`org/big-model`)
+  # a chat and a column of `answers` can't share a name
+  expect_error(arena_run(list(tiny = chat$mid), arena_baseline_judge(), dataset = old["question"],
+                         answers = old, dir = withr::local_tempdir()),
+               class = "predictivebench_error_argument")
 })
 
-test_that("name-only models without cached answers are an error, not an empty run", {
-  dir <- arena_folder(c("q1", "q2"))
-  err <- tryCatch(arena_run(dir, "toy", "exp", c("ghost1", "ghost2"), arena_baseline_judge()),
+test_that("a later run takes an earlier run's exported answers as `answers`, paying nothing again", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_arena_server()
+  folder <- arena_folder(paste("Question", 1:4))
+  models <- list(big = fake_chat(server, "big"), small = fake_chat(server, "small"))
+  run <- arena_run(models, fake_chat(server, "judge"), version = "toy", elobench = folder,
+                   dir = withr::local_tempdir(), strategy = "all", times = 0)
+  sent <- server$count()
+  expect_equal(sent, 2 * 4 + 4)
+  answers <- file.path(folder, "tempcache", "toy", "q_and_as.csv")
+  again <- arena_run(list(), fake_chat(server, "judge"), version = "toy", answers = answers,
+                     elobench = folder, experiment = "from-answers",
+                     dir = withr::local_tempdir(), strategy = "all", times = 0)
+  # the same answers in the same battles: the judge's requests are the same, and cached
+  expect_equal(server$count(), sent)
+  expect_equal(again$records$winner, run$records$winner)
+  expect_equal(again$answers, run$answers)
+})
+
+test_that("an answers model with no answer to the questions is an error, not an empty run", {
+  folder <- arena_folder(c("q1", "q2"))
+  logs <- withr::local_tempdir()
+  ghosts <- data.frame(question = c("other", "another"), ghost1 = c("x", NA), ghost2 = NA)
+  err <- tryCatch(arena_run(list(), arena_baseline_judge(), version = "toy", answers = ghosts,
+                            elobench = folder, dir = logs),
                   error = identity)
   expect_s3_class(err, "predictivebench_error_answers")
   expect_match(conditionMessage(err), "ghost1")
   expect_match(conditionMessage(err), "ghost2")
-  # A chat and a name-only model with answers only to other questions: the same.
-  dir.create(file.path(dir, "tempcache", "toy"), recursive = TRUE)
-  utils::write.csv(data.frame(question = "not registered", ghost1 = "x"),
-                   file.path(dir, "tempcache", "toy", "q_and_as.csv"))
-  models <- list(real = baseline_constant("hello"), ghost1 = NULL)
-  err <- tryCatch(arena_run(dir, "toy", "exp", models, arena_baseline_judge()),
+  # a chat and an answers model with answers only to other questions: the same, naming the
+  # file it read
+  path <- file.path(withr::local_tempdir(), "q_and_as.csv")
+  predictivebench:::write_answers(tibble::tibble(question = "not registered", ghost1 = "x"),
+                                  path)
+  counter <- new.env()
+  counter$n <- 0
+  err <- tryCatch(arena_run(counting_models(counter, real = 1), arena_baseline_judge(),
+                            version = "toy", answers = path, elobench = folder,
+                            experiment = "exp", dir = logs),
                   error = identity)
   expect_s3_class(err, "predictivebench_error_answers")
   expect_match(conditionMessage(err), "ghost1")
   expect_false(grepl("real", conditionMessage(err)))
-  expect_false(file.exists(file.path(dir, "results", "exp", "battle_arrangement.csv")))
+  expect_equal(err$file, path)
+  expect_equal(counter$n, 0)
+  # refused before any file is written: the results folder and the log folder stay empty
+  expect_false(dir.exists(file.path(folder, "results")))
+  expect_length(files_in(logs), 0)
+})
+
+test_that("models are chats or provider/model strings, in a list or a character vector", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_arena_server()
+  # a "provider/model" string becomes ellmer::chat(string): here one at the fake server
+  local_ellmer_chat(function(name, ...) fake_chat(server, sub(".*/", "", name)))
+  questions <- data.frame(question = paste("Question", 1:2))
+  run <- arena_run(c("openai/big", "openai/small"), "openai/judge", dataset = questions,
+                   dir = withr::local_tempdir(), strategy = "all", times = 0)
+  expect_named(run$answers, c("question", "openai/big", "openai/small"))
+  expect_equal(run$answers$`openai/big`, rep("big big big", 2))
+  expect_setequal(run$ratings$model, c("openai/big", "openai/small"))
+  expect_equal(sort(unique(requested_models(server))), c("big", "judge", "small"))
+  # a list: names name the models; else the string, or the chat's model
+  run2 <- arena_run(list(large = "openai/big", fake_chat(server, "small")), "openai/judge",
+                    dataset = questions, dir = withr::local_tempdir(), strategy = "all",
+                    times = 0)
+  expect_named(run2$answers, c("question", "large", "small"))
+  expect_equal(run2$answers$large, run$answers$`openai/big`)
+})
+
+test_that("the questions come from `dataset` or `version`, and an arena without either is refused", {
+  logs <- withr::local_tempdir()
+  models <- list(big = named_constant("a long and careful answer", "big"),
+                 small = named_constant("short", "small"))
+  # a table of questions (`input`, as arena_dataset() gives), with EloBench files under the
+  # version named (or "custom")
+  folder <- withr::local_tempdir()
+  questions <- tibble::tibble(id = c("a", "b", "c"), input = paste("Question", 1:3))
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                   version = "mine", elobench = folder, experiment = "exp", dir = logs,
+                   times = 0, prompt_version = "231113")
+  expect_equal(read.csv(run$paths$questions)$question, questions$input)
+  expect_setequal(list.files(file.path(folder, "tempcache", "mine")),
+                  c("q_and_as.csv", "battle_records.csv"))
+  expect_false(dir.exists(file.path(folder, "data")))
+  expect_equal(run$ratings$model[[1]], "big")
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                   elobench = folder, experiment = "custom", dir = logs, times = 0)
+  expect_true(dir.exists(file.path(folder, "tempcache", "custom")))
+  # the bundled sample by its version, copied into the EloBench folder
+  sample <- arena_dataset(version = "sample")
+  run <- arena_run(models, arena_baseline_judge("longer"), version = "sample", dir = logs,
+                   times = 0)
+  expect_setequal(run$answers$question, sample$input)
+  run <- arena_run(models, arena_baseline_judge("longer"), version = "sample",
+                   elobench = folder, dir = logs, times = 0)
+  expect_equal(arena_read_questions(file.path(folder, "data", "sample", "questions.csv")),
+               unique(sample$input))
+  # neither: a classed error before anything is asked
+  err <- expect_error(arena_run(models, arena_baseline_judge(), dir = logs),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "dataset")
+  expect_match(conditionMessage(err), "version")
+  # a version with no questions anywhere; an old call's judge prompt version as the version
+  expect_error(arena_run(models, arena_baseline_judge(), version = "toy", dir = logs),
+               class = "predictivebench_error_path")
+  err <- expect_error(arena_run(models, arena_baseline_judge(), version = "231113",
+                                elobench = folder, dir = logs),
+                      class = "predictivebench_error_path")
+  expect_match(conditionMessage(err), "prompt_version")
+  expect_error(arena_run(models, arena_baseline_judge(), dataset = data.frame(text = "q"),
+                         dir = logs),
+               class = "predictivebench_error_argument")
 })
 
 test_that("pairs left short are named: no question left, or no battle in a round", {
-  dir <- arena_folder(c("q1", "q2", "q3"))
-  dir.create(file.path(dir, "tempcache", "toy"), recursive = TRUE)
-  # `few` has a cached answer to q1 only, so its pairs can meet once.
-  utils::write.csv(data.frame(question = c("q1", "q2", "q3"), few = c("f", NA, NA)),
-                   file.path(dir, "tempcache", "toy", "q_and_as.csv"), na = "NaN")
-  # Distinct chat names: baseline chats with one name share response-cache entries.
+  logs <- withr::local_tempdir()
+  questions <- data.frame(question = c("q1", "q2", "q3"))
+  # `few` has an answer to q1 only, so its pairs can meet once.
+  few <- data.frame(question = c("q1", "q2", "q3"), few = c("f", NA, NA))
   models <- list(big = named_constant("a long answer", "big"),
-                 mid = named_constant("mid", "mid"), few = NULL)
+                 mid = named_constant("mid", "mid"))
   warnings <- list()
   run <- withCallingHandlers(
-    arena_run(dir, "toy", "exp", models, arena_baseline_judge(), n = 2, times = 0),
+    arena_run(models, arena_baseline_judge(), dataset = questions, answers = few, dir = logs,
+              n = 2, times = 0),
     warning = function(w) {
       warnings[[length(warnings) + 1]] <<- w
       invokeRestart("muffleWarning")
@@ -132,14 +328,15 @@ test_that("pairs left short are named: no question left, or no battle in a round
   expect_false(grepl("big vs mid", msg, fixed = TRUE))
   expect_match(msg, "No question is left")
   expect_equal(nrow(run$records), 4)
-  expect_true(file.exists(run$paths$ratings))
+  expect_true(all(run$records$question[run$records$model_a == "few" |
+                                         run$records$model_b == "few"] == "q1"))
   # A model whose every answer fails: its pairs get no battle in the round, and say so.
   broken <- baseline_chat(function(q) stop("down"), name = "broken")
-  dir2 <- arena_folder(c("q1", "q2"))
   classes <- character()
   run2 <- withCallingHandlers(
-    arena_run(dir2, "toy", "exp", list(big = models$big, broken = broken, mid = models$mid),
-              arena_baseline_judge(), n = 1, max_rounds = 1, times = 0),
+    arena_run(list(big = models$big, broken = broken, mid = models$mid),
+              arena_baseline_judge(), dataset = questions[1:2, , drop = FALSE], dir = logs,
+              n = 1, max_rounds = 1, times = 0),
     warning = function(w) {
       classes <<- c(classes, class(w)[[1]])
       if (inherits(w, "predictivebench_warning_no_battles")) {
@@ -157,14 +354,26 @@ test_that("pairs left short are named: no question left, or no battle in a round
   expect_equal(classes, c("predictivebench_warning_no_battles",
                           "predictivebench_warning_short_pairs"))
   expect_equal(nrow(run2$records), 1)
+  # Ties send a pair to another round with a new question, until max_rounds.
+  tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
+  expect_warning(
+    run3 <- arena_run(models, tie_judge, dataset = data.frame(question = paste("Q", 1:6)),
+                      dir = logs, n = 1, max_rounds = 3, times = 0),
+    class = "predictivebench_warning_short_pairs"
+  )
+  expect_equal(run3$rounds, 3)
+  expect_equal(nrow(run3$records), 3)
+  expect_equal(anyDuplicated(run3$records$question), 0L)
+  expect_true(all(run3$records$winner == "tie"))
 })
 
 test_that("arena_run with strategy 'all': every pair on every question, in one round", {
-  dir <- arena_folder(c("q1", "q2", "q1", "q3"))
+  folder <- arena_folder(c("q1", "q2", "q1", "q3"))
   models <- list(big = named_constant("a long answer", "big"),
                  mid = named_constant("mid", "mid"), small = named_constant("s", "small"))
   tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
-  run <- arena_run(dir, "toy", "all", models, tie_judge, strategy = "all", times = 0)
+  run <- arena_run(models, tie_judge, version = "toy", elobench = folder, experiment = "all",
+                   dir = withr::local_tempdir(), strategy = "all", times = 0)
   expect_equal(run$rounds, 1)
   expect_equal(nrow(run$records), 3 * 3)
   key <- paste(pmin(run$records$model_a, run$records$model_b),
@@ -177,31 +386,75 @@ test_that("arena_run with strategy 'all': every pair on every question, in one r
   expect_equal(arena_read_ratings(run$paths$ratings)$elo_rating, rep(1000, 3))
 })
 
+test_that("strategy 'reload' judges the arrangement given, as a table or a file", {
+  logs <- withr::local_tempdir()
+  questions <- data.frame(question = c("q1", "q2", "q3"))
+  models <- list(big = named_constant("a long answer", "big"),
+                 mid = named_constant("mid", "mid"), small = named_constant("s", "small"))
+  arrangement <- tibble::tibble(question = c("q2", "q3", "q3"), model_a = c("big", "mid", "small"),
+                                model_b = c("small", "big", "mid"))
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                   strategy = "reload", arrangement = arrangement, dir = logs, times = 0)
+  expect_equal(run$rounds, 1)
+  expect_equal(run$arrangement, arrangement)
+  expect_equal(run$records[c("question", "model_a", "model_b")], arrangement)
+  expect_equal(run$records$winner, c("model_a", "model_b", "model_b"))
+  # only the questions arranged are answered
+  expect_equal(run$answers$big, c(NA, "a long answer", "a long answer"))
+  path <- file.path(withr::local_tempdir(), "battle_arrangement.csv")
+  predictivebench:::write_arena_csv(arrangement, path)
+  again <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                     strategy = "reload", arrangement = path, dir = logs, times = 0)
+  battle <- c("question", "model_a", "model_b", "answer_a", "answer_b", "winner")
+  expect_equal(again$records[battle], run$records[battle])
+  # nothing to reload, or an arrangement naming another model
+  expect_error(arena_run(models, arena_baseline_judge(), dataset = questions,
+                         strategy = "reload", dir = logs),
+               class = "predictivebench_error_argument")
+  expect_error(arena_run(models[1:2], arena_baseline_judge(), dataset = questions,
+                         strategy = "reload", arrangement = arrangement, dir = logs),
+               class = "predictivebench_error_model")
+})
+
 test_that("arena_run's argument and answer errors read well", {
-  dir <- arena_folder(c("q1", "q2"))
+  dir <- withr::local_tempdir()
+  folder <- arena_folder(c("q1", "q2"))
   models <- list(big = named_constant("a long answer", "big"), mid = named_constant("m", "mid"))
-  expect_snapshot(arena_run(dir, "../toy", "x", models, arena_baseline_judge()), error = TRUE)
-  expect_snapshot(arena_run(dir, "toy", "a/b", models, arena_baseline_judge()), error = TRUE)
-  expect_snapshot(arena_run(dir, "toy", "exp", c("ghost1", "ghost2"), arena_baseline_judge()),
+  judge <- arena_baseline_judge()
+  expect_snapshot(arena_run(models, judge, version = "../toy", dir = dir), error = TRUE)
+  expect_snapshot(arena_run(models, judge, version = "toy", elobench = folder,
+                            experiment = "a/b", dir = dir), error = TRUE)
+  expect_snapshot(arena_run(models, judge, dir = dir), error = TRUE)
+  expect_snapshot(arena_run(models["big"], judge, version = "sample", dir = dir),
+                  error = TRUE)
+  expect_snapshot(arena_run(list(big = models$big, ghost = NULL), judge, version = "sample",
+                            dir = dir), error = TRUE)
+  path <- file.path(dir, "q_and_as.csv")
+  predictivebench:::write_answers(
+    tibble::tibble(question = "another question", ghost1 = "x", ghost2 = "y"), path
+  )
+  expect_snapshot(arena_run(list(), judge, version = "toy", elobench = folder,
+                            answers = path, dir = dir),
                   error = TRUE, transform = function(x) gsub(dir, "<dir>", x, fixed = TRUE))
+  expect_snapshot(arena_run(models, judge, version = "sample", strategy = "reload", dir = dir),
+                  error = TRUE)
 })
 
 test_that("one run writes one log: ratings as headline, competitors and judge, readable rows", {
-  dir <- withr::local_tempdir()
-  dir.create(file.path(dir, "data", "toy"), recursive = TRUE)
-  utils::write.csv(data.frame(question = paste("Question", 1:6)),
-                   file.path(dir, "data", "toy", "questions.csv"), row.names = FALSE)
+  logs <- withr::local_tempdir()
   models <- list(big = named_constant("big big big big", "big"),
                  small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
   counter <- new.env()
   counter$n <- 0
   judge <- counting_judge(counter, name = "toy-judge")
   # several rounds (n = 2 decisive battles per pair), one log
-  run <- suppressWarnings(arena_run(dir, "toy", "exp1", models, judge, n = 2, times = 50))
-  logs <- list.files(file.path(dir, "results", "exp1", "logs"), pattern = "[.]json$",
-                     full.names = TRUE)
+  run <- suppressWarnings(arena_run(models, judge,
+                                    dataset = data.frame(question = paste("Question", 1:6)),
+                                    experiment = "exp1", dir = logs, n = 2, times = 50))
+  logs <- list.files(logs, pattern = "[.]json$", full.names = TRUE)
   expect_length(logs, 1)
   expect_equal(run$paths$log, logs)
+  expect_match(basename(logs), "arena-exp1", fixed = TRUE)
   log <- log_json(logs)
   expect_equal(log$eval$metadata$benchmark, "arena_ratings")
   # the competitors are the model evaluated, the judge the scorer's model
@@ -210,6 +463,7 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   # rows: the question and both answers, then the verdict, told from model_a's side as
   # its score is
   expect_equal(length(log$samples), nrow(run$records))
+  expect_equal(counter$n, nrow(run$records))
   first <- log$samples[[1]]
   expect_match(first$input, "^Question:\nQuestion")
   expect_match(first$input, paste0("Answer of ", first$metadata$model_a, " \\(model_a\\)"))
@@ -228,7 +482,8 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
 })
 
 test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, leaderboard", {
-  dir <- arena_folder(paste("Question", 1:6))
+  folder <- arena_folder(paste("Question", 1:6))
+  logs <- withr::local_tempdir()
   models <- list(big = named_constant("big big big big", "big"),
                  small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
   judge <- arena_baseline_judge("longer")
@@ -260,12 +515,14 @@ test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, lead
                      ratings$rating)
   }
   # EloBench's online Elo, the default
-  run <- suppressWarnings(arena_run(dir, "toy", "elo", models, judge, n = 2, times = 30))
+  run <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder,
+                                    experiment = "elo", dir = logs, n = 2, times = 30))
   agree(run, arena_ratings(run$records, method = "elo", bootstrap = 30))
   expect_true(all(abs(run$ratings$rating - 1000) < 50))
   # Bradley-Terry on perfectly separated pairs: finite ratings from the prior, a warning
   expect_warning(
-    run_bt <- suppressWarnings(arena_run(dir, "toy", "bt", models, judge, n = 2,
+    run_bt <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder,
+                                         experiment = "bt", dir = logs, n = 2,
                                          method = "bt", times = 30),
                                classes = "predictivebench_warning_short_pairs"),
     class = "predictivebench_warning_separated"
@@ -277,8 +534,9 @@ test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, lead
   expect_equal(bt$model, c("big", "mid", "small"))
 })
 
-test_that("arena_run with eight long real model ids completes and writes its log; names stay portable", {
-  dir <- arena_folder(paste("Question", 1:3))
+test_that("arena_run with eight long real model ids completes: names go into no folder name", {
+  folder <- arena_folder(paste("Question", 1:3))
+  logs <- withr::local_tempdir()
   ids <- c("meta-llama/Llama-3.3-70B-Instruct-Turbo-Free",
            "anthropic/claude-3-7-sonnet-20250219:thinking",
            "accounts/fireworks/models/deepseek-r1-distill-llama-70b",
@@ -293,83 +551,85 @@ test_that("arena_run with eight long real model ids completes and writes its log
   counter <- new.env()
   counter$n <- 0
   judge <- counting_judge(counter, name = "bedrock/us.anthropic.claude-3-5-sonnet-20241022-v2:0 / judge")
-  run <- suppressWarnings(arena_run(dir, "toy", "eight-models", models, judge, n = 1,
+  run <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder,
+                                    experiment = "eight-models", dir = logs, n = 1,
                                     max_rounds = 1, times = 0))
   expect_equal(counter$n, choose(8, 2))
   expect_true(file.exists(run$paths$log))
   expect_equal(nrow(run$ratings), 8)
-  made <- list.files(dir, recursive = TRUE, include.dirs = TRUE, all.files = TRUE)
+  expect_setequal(run$ratings$model, ids)
+  expect_setequal(names(arena_read_answers(file.path(folder, "tempcache", "toy",
+                                                     "q_and_as.csv"))),
+                  c("question", ids))
+  # the folders and files made are the layout's own, whatever the models and judge are named
+  made <- c(files_in(folder), files_in(logs))
   names <- unique(unlist(strsplit(made, "/", fixed = TRUE)))
-  expect_true(all(nchar(names, type = "bytes") <= 255))
-  expect_false(any(grepl(" ", names)))
+  expect_setequal(names, c("data", "toy", "questions.csv", "tempcache", "q_and_as.csv",
+                           "battle_records.csv", "results", "eight-models", "models.csv",
+                           "battle_arrangement.csv", "battle_outcomes.csv",
+                           "elo_rating.csv", basename(run$paths$log)))
   expect_lte(nchar(basename(run$paths$log), type = "bytes"), 255)
-  # the judge's cache folder is named from its model id, portably
-  expect_false(any(grepl(":", list.files(file.path(dir, "tempcache", "toy")))))
+  expect_false(grepl("[: ]", basename(run$paths$log)))
 })
 
 test_that("a folder name that can't be made is refused before anything is paid", {
-  dir <- arena_folder(c("q1", "q2"))
+  folder <- arena_folder(c("q1", "q2"))
+  logs <- file.path(withr::local_tempdir(), "logs")
   counter <- new.env()
   counter$n <- 0
-  models <- list(a = named_constant("x", "a"), b = named_constant("yy", "b"))
-  err <- expect_error(arena_run(dir, "toy", strrep("e", 230), models, counting_judge(counter)),
-                      class = "predictivebench_error_path")
+  models <- counting_models(counter, a = 1, b = 2)
+  judge <- counting_judge(counter)
+  run <- function(version = "toy", ...) {
+    arena_run(models, judge, version = version, elobench = folder, dir = logs, ...)
+  }
+  err <- expect_error(run(experiment = strrep("e", 230)), class = "predictivebench_error_path")
   expect_match(conditionMessage(err), "at most 200 bytes")
-  expect_error(arena_run(dir, "toy", "tab\there", models, counting_judge(counter)),
+  expect_error(run(experiment = "tab\there"), class = "predictivebench_error_path")
+  expect_error(run(experiment = "a/b"), class = "predictivebench_error_path")
+  expect_error(run(version = "../toy"), class = "predictivebench_error_path")
+  # a log folder or an EloBench folder that is a file
+  file <- file.path(folder, "a-file")
+  writeLines("x", file)
+  expect_error(arena_run(models, judge, version = "toy", dir = file.path(file, "logs")),
                class = "predictivebench_error_path")
+  err <- expect_error(arena_run(models, judge, version = "toy", elobench = file, dir = logs),
+                      class = "predictivebench_error_path")
+  expect_match(conditionMessage(err), "elobench")
   expect_equal(counter$n, 0)
-  expect_false(dir.exists(file.path(dir, "results")))
+  expect_false(dir.exists(file.path(folder, "results")))
+  expect_false(dir.exists(file.path(folder, "tempcache")))
+  expect_false(dir.exists(logs))
 })
 
-test_that("with cache = FALSE nothing is cached: a rerun sends every request again", {
-  dir <- arena_folder(paste("Question", 1:4))
-  judged <- new.env()
-  judged$n <- 0
-  asked <- new.env()
-  asked$n <- 0
-  models <- counting_models(asked, big = 5, small = 1)
+test_that("with cache = FALSE nothing is reused: a rerun sends every request again", {
+  cache <- withr::local_tempdir()
+  withr::local_options(predictivebench.cache_dir = cache)
+  server <- local_arena_server()
+  folder <- arena_folder(paste("Question", 1:4))
+  logs <- withr::local_tempdir()
+  models <- list(big = fake_chat(server, "big"), small = fake_chat(server, "small"))
   settings <- request_settings(cache = FALSE)
-  run1 <- arena_run(dir, "toy", "first", models, counting_judge(judged), n = 2,
-                    times = 0, settings = settings)
-  first <- c(asked = asked$n, judged = judged$n)
-  expect_gt(first[["asked"]], 0)
-  expect_gt(first[["judged"]], 0)
-  run2 <- arena_run(dir, "toy", "first", models, counting_judge(judged), n = 2,
-                    times = 0, settings = settings, strategy = "reload")
-  expect_equal(c(asked = asked$n, judged = judged$n), 2 * first)
-  # no answer, verdict or response cache anywhere; the results are written
-  expect_false(dir.exists(file.path(dir, "tempcache")))
-  expect_true(file.exists(file.path(dir, "results", "first", "elo_rating.csv")))
+  run1 <- arena_run(models, fake_chat(server, "judge"), version = "toy", elobench = folder,
+                    experiment = "first", dir = logs, n = 2, times = 0, settings = settings)
+  first <- server$count()
+  expect_equal(sum(requested_models(server) == "judge"), nrow(run1$records))
+  # the EloBench folder's verdicts are exported, never read as a cache
+  expect_true(file.exists(file.path(folder, "tempcache", "toy", "battle_records.csv")))
+  run2 <- arena_run(models, fake_chat(server, "judge"), version = "toy", elobench = folder,
+                    experiment = "first", dir = logs, n = 2, times = 0, settings = settings,
+                    strategy = "reload")
+  expect_equal(server$count(), 2 * first)
   expect_equal(nrow(run2$records), nrow(run1$records))
-  expect_false(settings$cache)
-  expect_true(settings$wait)
+  # no response cache anywhere; the results are written
+  expect_length(files_in(cache), 0)
+  expect_true(file.exists(run2$paths$ratings))
+  # the settings object given is left as it was
+  expect_identical(settings, request_settings(cache = FALSE))
 
   # with the default settings the same rerun sends nothing
-  dir2 <- arena_folder(paste("Question", 1:4))
-  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, times = 0)
-  before <- c(asked = asked$n, judged = judged$n)
-  arena_run(dir2, "toy", "first", models, counting_judge(judged), n = 2, times = 0,
-            strategy = "reload")
-  expect_equal(c(asked = asked$n, judged = judged$n), before)
-})
-
-test_that("the questions can be a table (dataset), and version names the data", {
-  dir <- withr::local_tempdir()
-  models <- list(big = named_constant("a long and careful answer", "big"),
-                 small = named_constant("short", "small"))
-  questions <- tibble::tibble(id = c("a", "b", "c"), input = paste("Question", 1:3))
-  run <- arena_run(dir, "mine", "exp", models, arena_baseline_judge("longer"), n = 1,
-                   times = 0, dataset = questions, prompt_version = "231113")
-  expect_equal(read.csv(file.path(dir, "results", "exp", "questions.csv"))$question,
-               questions$input)
-  expect_true(dir.exists(file.path(dir, "tempcache", "mine")))
-  expect_match(list.files(file.path(dir, "tempcache", "mine")), "231113")
-  expect_equal(run$ratings$model[[1]], "big")
-  # an old call, with the judge prompt version where the data version now goes
-  err <- expect_error(arena_run(dir, "231113", "exp", models, arena_baseline_judge()),
-                      class = "predictivebench_error_path")
-  expect_match(conditionMessage(err), "prompt_version")
-  expect_error(arena_run(dir, "mine", "exp", models, arena_baseline_judge(),
-                         dataset = data.frame(text = "q")),
-               class = "predictivebench_error_argument")
+  toy <- data.frame(question = paste("Question", 1:4))
+  arena_run(models, fake_chat(server, "judge"), dataset = toy, dir = logs, n = 2, times = 0)
+  before <- server$count()
+  arena_run(models, fake_chat(server, "judge"), dataset = toy, dir = logs, n = 2, times = 0)
+  expect_equal(server$count(), before)
 })

@@ -207,7 +207,7 @@ test_that("the task's answers and arena_answers() share the response cache", {
   server <- local_fake_openai(function(body, n) "medium answer")
   cache <- withr::local_tempdir()
   chat <- fake_chat(server, model = "candidate-lm")
-  arena_answers(toy$questions$input, list(candidate = chat), withr::local_tempdir(),
+  arena_answers(toy$questions$input, list(candidate = chat),
                 settings = request_settings(cache = cache))
   expect_equal(server$count(), 3)
   tsk <- arena_task(toy$questions,
@@ -263,15 +263,17 @@ test_that("arena_run() and arena_task() share one default response cache: an ans
   withr::local_options(predictivebench.cache_dir = cache)
   server <- local_fake_openai(function(body, n) paste(body$model, "answers", last_user_text(body)))
   questions <- paste("Question", 1:2)
-  dir <- arena_folder(questions)
+  folder <- arena_folder(questions)
+  logs <- withr::local_tempdir()
   models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
-  run <- suppressMessages(arena_run(dir, "toy", "exp", models, arena_baseline_judge(),
+  run <- suppressMessages(arena_run(models, arena_baseline_judge(), version = "toy",
+                                    elobench = folder, experiment = "exp", dir = logs,
                                     strategy = "all", times = 0))
   expect_equal(server$count(), 2 * 2)
-  # the default cache is the package's, not a folder of the arena's own
-  expect_false(dir.exists(file.path(dir, "tempcache", "responses")))
+  # the default cache is the package's, not the EloBench folder nor the log folder
+  expect_false(any(grepl("[.]rds$", list.files(c(folder, logs), recursive = TRUE))))
   expect_length(list.files(file.path(cache, "responses"), recursive = TRUE), 2 * 2)
-  tsk <- arena_task(arena_dataset(file.path(dir, "data", "toy", "questions.csv")),
+  tsk <- arena_task(arena_dataset(file.path(folder, "data", "toy", "questions.csv")),
                     judge = arena_baseline_judge(), answers = run$answers[c("question", "m2")],
                     dir = withr::local_tempdir())
   suppressMessages(tsk$eval(solver_chat = fake_chat(server, model = "m1"), view = FALSE))
