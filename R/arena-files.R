@@ -186,7 +186,7 @@ read_battle_file <- function(path, required, what, call = rlang::caller_env()) {
 #' @rdname arena_read_battles
 arena_read_answers <- function(path) {
   check_string(path)
-  data <- read_arena_csv(path, "question", "answer cache")
+  data <- read_arena_csv(path, "question", "answer file")
   for (name in setdiff(names(data), "question")) {
     data[[name]][data[[name]] %in% c("NaN", "NULL")] <- NA_character_
   }

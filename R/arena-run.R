@@ -89,7 +89,9 @@
 #' @param answers Models known only by their answers, each a competitor: an answer table
 #'   (`question` and one column per model, as [arena_read_answers()] reads an EloBench
 #'   `q_and_as.csv`), the path of one, or `NULL` for none. Subset its columns to choose.
-#' @param dir The folder of the run's log.
+#' @param dir The folder of the run's log, as every task's: by default
+#'   `vitals::vitals_log_dir()`, and when `VITALS_LOG_DIR` is unset, the package's log folder
+#'   (see [benchmark_task()]).
 #' @param elobench `NULL`, or a folder in EloBench's layout to import from and export to (see
 #'   the section); nothing is written outside it and `dir`.
 #' @param experiment The run's name: its log is `arena-<experiment>`, and with `elobench`
@@ -148,6 +150,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
                       max_rounds = 10, invalid = c("tie", "drop"),
                       method = c("elo", "bt", "elo_median"), times = 1000, seed = 1,
                       settings = NULL) {
+  dir <- resolve_log_dir(dir)
   check_arena_dir(dir)
   if (!is.null(elobench)) check_arena_dir(elobench, arg = "elobench")
   settings <- arena_settings(settings)

@@ -56,8 +56,13 @@ arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   }
   if (rlang::is_string(answers)) answers <- arena_read_answers(answers)
   if (!is.data.frame(answers) || !"question" %in% names(answers) || ncol(answers) < 2) {
-    abort_pb(c("{.arg answers} must be an answer cache: {.field question} and one column per
+    abort_pb(c("{.arg answers} must be an answer table: {.field question} and one column per
                 model.", i = "See {.fn arena_read_answers}."), "argument", call = call)
+  }
+  twice <- unique(names(answers)[duplicated(names(answers))])
+  if (length(twice)) {
+    abort_pb("{.arg answers} has two columns named {.field {twice[[1]]}}.", "argument",
+             field = twice[[1]], call = call)
   }
   tibble::as_tibble(answers)
 }

@@ -91,3 +91,10 @@ test_that("each answer is judged: two epochs' answers to one question are two ba
   expect_equal(counter$n, 2 * 2)  # each answer against both references
   expect_identical(scored$score, c(0.5, 1))
 })
+
+test_that("an answer table with two columns of one name is a classed error naming it", {
+  answers <- data.frame(question = "q", a = "x", question = "y", check.names = FALSE)
+  err <- expect_error(arena_scorer(answers = answers), class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "two columns named")
+  expect_identical(err$field, "question")
+})
