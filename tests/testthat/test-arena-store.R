@@ -140,8 +140,8 @@ test_that("import_elobench_verdicts() files EloBench's own and matching package 
   cache <- withr::local_tempdir()
   settings <- request_settings(cache = cache, rpm = Inf)
   judge <- configured_judge(fake_chat(server, model = "gpt-4"), "231225")
-  other <- configured_judge(fake_chat(server, model = "gpt-4", params = ellmer::params(top_p = 0.5)),
-                            "231225")
+  other <- configured_judge(fake_chat(server, model = "gpt-4",
+                                      params = ellmer::params(top_p = 0.5)), "231225")
   battles <- sample_battles(3)  # 9 battles
   prompts <- battles$input
   mine <- verdict_keys(judge, prompts, "231225")
