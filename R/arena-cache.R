@@ -12,13 +12,12 @@ judge_battles <- function(battles, chat, version = "231225", position_swap = FAL
   n <- nrow(battles)
   req <- judge_requests(battles, version, swapped = FALSE)
   if (position_swap && n) req <- rbind(req, judge_requests(battles, version, swapped = TRUE))
-  # Identical requests (the same battle twice) are sent once, counted on the first.
+  # Identical requests (the same battle twice) are sent once, counted on the first. No
+  # battle: no request, and no rows (not NULL, which can't be indexed as a table).
   first <- match(req$input, req$input)
   todo <- which(first == seq_along(first))
-  res <- if (length(todo)) {
-    generate_responses(judge, req$input[todo], settings, epoch = 1L,
-                       key_extra = judge_key_extra(version))
-  }
+  res <- generate_responses(judge, req$input[todo], settings, epoch = 1L,
+                            key_extra = judge_key_extra(version))
   res <- res[match(first, todo), ]
   copy <- first != seq_along(first)
   res[copy, c("input_tokens", "output_tokens", "cost")] <- 0

@@ -1,3 +1,7 @@
+# Judging through the response cache, the one store of verdicts: a verdict is the response to
+# its judge request, reused only by the same request. Baseline chats are never cached, so
+# what is reused is counted at local fake servers.
+
 test_that("judge responses are read from JSON and from the original's Python dicts", {
   expect_equal(arena_response_text('{"is_valid": true, "response": "hi\\nthere"}'), "hi\nthere")
   py <- "{'is_valid': True, 'response': 'It\\'s \"fine\"\\n- Score', 'usage': None}"
@@ -8,6 +12,20 @@ test_that("judge responses are read from JSON and from the original's Python dic
   expect_equal(arena_response_text("plain text"), "plain text")
 })
 
+# A judge server's reply: always the first answer.
+first_wins <- function(body, n) '{"winner": 1, "explanation": "first"}'
+
+# The request key each judged battle's record holds (its gpt_4_response JSON).
+record_keys <- function(responses) record_fields(responses)$request_sha256
+
+# Battles judged by the judging task with `chat`: its samples.
+judge_samples <- function(battles, chat, settings, ..., .local_envir = parent.frame()) {
+  tsk <- arena_judge_task(battles, solver = arena_judge_solver(..., settings = settings),
+                          dir = withr::local_tempdir(.local_envir = .local_envir))
+  tsk$eval(solver_chat = chat, view = FALSE)
+  tsk$get_samples()
+}
+
 test_that("judging through a real chat: temperature 0, the prompt, and the verdicts", {
   server <- local_fake_openai(function(body, n) {
     text <- last_user_text(body)
@@ -17,14 +35,14 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   })
   judge <- fake_chat(server, model = "judge-model")
   battles <- sample_battles(3)
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, settings = request_settings(cache = FALSE)),
-                    dir = withr::local_tempdir())
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, rpm = Inf)
+  tsk <- arena_judge_task(battles, solver = arena_judge_solver(settings = settings),
+                          dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = judge, view = FALSE),
                  class = "predictivebench_warning_failed_requests")
   samples <- tsk$get_samples()
-  winner <- vapply(samples$solver_metadata, `[[`, "", "winner")
+  winner <- metadata_field(samples$solver_metadata, "winner")
   q <- samples$question
   expect_true(all(winner[q == "Question 1"] == "model_a"))
   expect_true(all(winner[q == "Question 2"] == "tie(all bad)"))
@@ -36,76 +54,83 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   expect_match(body$messages[[1]]$content, "evaluate Large Language Model", fixed = TRUE)
   expect_equal(body$model, "judge-model")
   expect_true(identical(body$max_tokens, 800L) || identical(body$max_completion_tokens, 800L))
-  saved <- arena_read_battles(records)
-  expect_named(saved, predictivebench:::battle_record_columns)
-  expect_equal(sum(is.na(saved$winner)), sum(q == "Question 3"))
-  expect_true(all(saved$judger == "judge-model"))
-  expect_equal(nrow(saved), nrow(battles))
+  # each record names its request; the verdicts are in the response cache under it, the
+  # failures are not
+  response <- metadata_field(samples$solver_metadata, "gpt_4_response")
+  keys <- record_keys(response)
+  expect_true(all(grepl("^[0-9a-f]{64}$", keys)))
+  expect_equal(keys, verdict_keys(configured_judge(judge, "231225"), battles$input, "231225"))
+  expect_equal(file.exists(cache_path(cache, keys)), q != "Question 3")
+  expect_true(all(metadata_field(samples$solver_metadata, "judger") == "judge-model"))
   # A second run asks only for the failed verdicts.
   before <- server$count()
-  tsk2 <- arena_judge_task(battles,
-                     solver = arena_judge_solver(records = records, settings = request_settings(cache = FALSE)),
-                     dir = withr::local_tempdir())
+  tsk2 <- arena_judge_task(battles, solver = arena_judge_solver(settings = settings),
+                           dir = withr::local_tempdir())
   suppressWarnings(tsk2$eval(solver_chat = judge, view = FALSE))
   expect_equal(server$count() - before, sum(q == "Question 3"))
-  expect_equal(nrow(arena_read_battles(records)), nrow(battles))
+  cached <- metadata_field(tsk2$get_samples()$solver_metadata, "cached")
+  expect_equal(cached == "TRUE", q != "Question 3")
   ratings <- arena_ratings(tsk2, bootstrap = 0)
   expect_s3_class(ratings, "arena_ratings")
 })
 
-test_that("the battle cache is keyed by the judge, and position swap judges both orders", {
-  battles <- sample_battles(2)
-  dir <- withr::local_tempdir()
-  records <- file.path(dir, "battle_records.csv")
+test_that("no battles: no request and no rows, with or without position swap", {
+  server <- local_fake_openai(first_wins)
+  battles <- sample_battles(1)[0, ]
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  for (swap in c(FALSE, TRUE)) {
+    judged <- judge_battles(battles, fake_chat(server, model = "judge"), position_swap = swap,
+                            settings = settings)
+    expect_equal(nrow(judged), 0)
+    expect_true(all(c("winner", "gpt_4_response", "cached", "usage") %in% names(judged)))
+  }
+  expect_equal(server$count(), 0)
+})
+
+test_that("verdicts are keyed by the judge request, and position swap judges both orders", {
+  server <- local_fake_openai(first_wins)
+  battles <- sample_battles(2)  # 6 battles
+  n <- nrow(battles)
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  judge <- function(model = "judge-one") fake_chat(server, model = model)
+  judge_samples(battles, judge(), settings)
+  expect_equal(server$count(), n)
+  again <- judge_samples(battles, judge(), settings)
+  expect_equal(server$count(), n)  # all from the response cache
+  expect_true(all(metadata_field(again$solver_metadata, "cached") == "TRUE"))
+  judge_samples(battles, judge("judge-two"), settings)
+  expect_equal(server$count(), 2 * n)  # another judge never reuses verdicts
+  # nor does another prompt version
+  judge_samples(battles, judge(), settings, version = "231113")
+  expect_equal(server$count(), 3 * n)
+  judge_samples(battles, judge(), settings, version = "231113")
+  expect_equal(server$count(), 3 * n)
+  # Position swap: the judge's own order is the request already answered; only the swapped
+  # order is new.
+  swapped <- judge_samples(battles, judge(), settings, position_swap = TRUE)
+  expect_equal(server$count(), 4 * n)
+  meta <- swapped$solver_metadata
+  expect_true(all(metadata_field(meta, "winner_ab") == "model_a"))
+  expect_true(all(metadata_field(meta, "winner_ba") == "model_b"))
+  expect_true(all(metadata_field(meta, "winner") == "tie"))  # a biased judge disagrees
+  # both orders are in the cache now
+  judge_samples(battles, judge(), settings, position_swap = TRUE)
+  expect_equal(server$count(), 4 * n)
+  # The swapped requests are other requests: a judge asked only in swapped order pays both.
+  judge_samples(battles, judge("judge-three"), settings, position_swap = TRUE)
+  expect_equal(server$count(), 6 * n)
+  # A baseline judge answers offline and is never cached: it judges every time.
   counter <- new.env()
   counter$n <- 0
-  run <- function(judge, swap = FALSE) {
-    tsk <- arena_judge_task(battles,
-                      solver = arena_judge_solver(records = records, position_swap = swap, settings = request_settings(cache = FALSE)),
-                      dir = withr::local_tempdir(.local_envir = parent.frame(2)))
-    tsk$eval(solver_chat = judge, view = FALSE)
-    tsk$get_samples()
-  }
-  run(counting_judge(counter, name = "judge-one"))
-  expect_equal(counter$n, nrow(battles))
-  run(counting_judge(counter, name = "judge-one"))
-  expect_equal(counter$n, nrow(battles)) # all from the battle cache
-  run(counting_judge(counter, name = "judge-two"))
-  expect_equal(counter$n, 2 * nrow(battles)) # another judge never reuses verdicts
-  # Nor does another prompt version, in the same file.
-  tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, version = "231113", settings = request_settings(cache = FALSE)),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
-  expect_equal(counter$n, 3 * nrow(battles))
-  saved <- arena_read_battles(records)
-  expect_equal(nrow(saved), 3 * nrow(battles))
-  expect_equal(table(record_fields(saved$gpt_4_response)$prompt_version)[["231113"]],
-               nrow(battles))
-  tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, version = "231113", settings = request_settings(cache = FALSE)),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, name = "judge-one"), view = FALSE)
-  expect_equal(counter$n, 3 * nrow(battles))
-  counter$n <- 0
-  records_first <- file.path(dir, "first.csv")
-  tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records_first, position_swap = TRUE, settings = request_settings(cache = FALSE)),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, rule = "first", name = "biased"), view = FALSE)
-  expect_equal(counter$n, 2 * nrow(battles))
-  meta <- tsk$get_samples()$solver_metadata
-  expect_true(all(vapply(meta, `[[`, "", "winner_ab") == "model_a"))
-  expect_true(all(vapply(meta, `[[`, "", "winner_ba") == "model_b"))
-  expect_true(all(vapply(meta, `[[`, "", "winner") == "tie"))
-  expect_equal(nrow(arena_read_battles(records_first)), 2 * nrow(battles))
+  judge_samples(battles, counting_judge(counter, rule = "first"), settings)
+  judge_samples(battles, counting_judge(counter, rule = "first"), settings)
+  expect_equal(counter$n, 2 * n)
   # A consistent judge keeps its verdicts under the swap.
   counter$n <- 0
-  tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = file.path(dir, "longer.csv"), position_swap = TRUE, settings = request_settings(cache = FALSE)),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = counting_judge(counter, rule = "longer"), view = FALSE)
-  winners <- vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner")
+  longer <- judge_samples(battles, counting_judge(counter, rule = "longer"), settings,
+                          position_swap = TRUE)
+  expect_equal(counter$n, 2 * n)
+  winners <- metadata_field(longer$solver_metadata, "winner")
   expect_true(all(winners %in% c("model_a", "model_b")))
 })
 
@@ -115,17 +140,15 @@ test_that("a run killed while judging pays again only for the verdicts in flight
   skip_on_os("windows")
   # Every battle is judged in one pool; the response cache keeps each verdict the moment it
   # arrives, so after a SIGKILL the rerun sends only what was not answered yet.
-  server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}',
-                              latency = 0.3)
+  server <- local_fake_openai(first_wins, latency = 0.3)
   root <- skip_if_no_source_tree()
   dir <- withr::local_tempdir()
-  records <- file.path(dir, "battle_records.csv")
   cache <- file.path(dir, "responses")
   battles <- sample_battles(4) # 12 battles
   battles_rds <- file.path(dir, "battles.rds")
   saveRDS(battles, battles_rds)
   max_active <- 2
-  child <- callr::r_bg(function(root, battles_rds, records, cache, url, max_active) {
+  child <- callr::r_bg(function(root, battles_rds, cache, url, max_active) {
     if (file.exists(file.path(root, "DESCRIPTION")) && dir.exists(file.path(root, "R"))) {
       pkgload::load_all(root, quiet = TRUE)
     } else {
@@ -135,11 +158,10 @@ test_that("a run killed while judging pays again only for the verdicts in flight
                                             credentials = function() "sk-child")
     settings <- request_settings(cache = cache, max_active = max_active, rpm = Inf)
     tsk <- arena_judge_task(readRDS(battles_rds),
-                      solver = arena_judge_solver(records = records, settings = settings),
-                      dir = tempfile())
+                            solver = arena_judge_solver(settings = settings), dir = tempfile())
     tsk$eval(solver_chat = judge, view = FALSE)
-  }, args = list(root = root, battles_rds = battles_rds, records = records, cache = cache,
-                 url = server$url, max_active = max_active))
+  }, args = list(root = root, battles_rds = battles_rds, cache = cache, url = server$url,
+                 max_active = max_active))
   on.exit(if (child$is_alive()) child$kill(), add = TRUE)
   entries <- function() length(list.files(cache, recursive = TRUE, pattern = "\\.rds$"))
   deadline <- Sys.time() + 60
@@ -151,27 +173,22 @@ test_that("a run killed while judging pays again only for the verdicts in flight
   done <- entries()
   expect_gte(done, 4)
   expect_lt(done, nrow(battles))
-  # nothing was recorded in the battle file yet: it is written when the pool is done
-  expect_false(file.exists(records))
-  tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records, settings = request_settings(cache = cache,
-                                                                      rpm = Inf)),
-                    dir = withr::local_tempdir())
-  tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
+  samples <- judge_samples(battles, fake_chat(server, model = "judge-lm"),
+                           request_settings(cache = cache, rpm = Inf))
   # the rerun sent only the verdicts not in the response cache, none already answered
   expect_equal(server$count() - sent_before, nrow(battles) - done)
   expect_lte(sent_before - done, max_active)  # paid twice: at most those in flight
-  expect_equal(sum(metadata_field(tsk$get_samples()$solver_metadata, "cached") == "TRUE"),
-               done)
-  final <- arena_read_battles(records)
-  expect_equal(nrow(final), nrow(battles))
-  expect_true(all(final$winner == "model_a"))
-  expect_length(list.files(dir, pattern = "^\\.battle_records"), 0L)
+  expect_equal(sum(metadata_field(samples$solver_metadata, "cached") == "TRUE"), done)
+  expect_true(all(metadata_field(samples$solver_metadata, "winner") == "model_a"))
+  # every verdict is in the cache now, under the key its record holds
+  keys <- record_keys(metadata_field(samples$solver_metadata, "gpt_4_response"))
+  expect_true(all(file.exists(cache_path(cache, keys))))
+  expect_equal(entries(), nrow(battles))
 })
 
-# A child R process running arena_run() on `dir`: `models` answer through the fake server
-# (and the response cache in `dir`), a slow "longer" baseline judges; both caches are
-# rewritten after every request.
+# A child R process running arena_run() on the EloBench folder `dir`: `models` answer through
+# the fake server (and the response cache in `dir`), a slow "longer" baseline judges; the
+# folder's answer and battle files are merged into after every round.
 arena_child <- function(dir, experiment, models, url) {
   callr::r_bg(function(pkg, dir, experiment, models, url) {
     pkgload::load_all(pkg, quiet = TRUE)
@@ -184,16 +201,18 @@ arena_child <- function(dir, experiment, models, url) {
       Sys.sleep(0.05)
       inner$responder(p)
     }, name = "judge")
-    arena_run(dir, "toy", experiment, chats, judge, strategy = "all", times = 0,
-              settings = request_settings(max_active = 1,
-                                          cache = file.path(dir, "tempcache", "responses")))
+    arena_run(chats, judge, version = "toy", elobench = dir, experiment = experiment,
+              dir = file.path(dir, "logs"), strategy = "all", times = 0,
+              settings = request_settings(max_active = 1, rpm = Inf,
+                                          cache = file.path(dir, "responses")))
     invisible(NULL)
   }, args = list(skip_if_no_source_tree(), dir, experiment, models, url),
   stdout = tempfile(), stderr = tempfile())
 }
 
-arena_caches <- function(dir) {
-  folder <- file.path(dir, "tempcache", "toy", "judge_231225")
+# The folder's exported answers and verdicts, in a stable order.
+arena_exports <- function(dir) {
+  folder <- file.path(dir, "tempcache", "toy")
   answers <- arena_read_answers(file.path(folder, "q_and_as.csv"))
   answers <- answers[order(answers$question), sort(names(answers))]
   records <- read_battle_cache(file.path(folder, "battle_records.csv"))
@@ -225,12 +244,14 @@ test_that("two arena_run()s on one folder at the same time lose no answer or ver
     run$wait(120000)
     expect_equal(run$get_exit_status(), 0)
   }
-  concurrent <- arena_caches(together)
-  sequential <- arena_caches(one_by_one)
+  concurrent <- arena_exports(together)
+  sequential <- arena_exports(one_by_one)
+  expect_named(concurrent$answers, c("m1", "m2", "m3", "question"))
   expect_false(anyNA(as.matrix(concurrent$answers)))
   expect_equal(nrow(concurrent$answers), 6)
   expect_equal(concurrent$answers, sequential$answers, ignore_attr = TRUE)
   expect_equal(nrow(concurrent$records), 2 * 6)  # pairs (m1, m2) and (m2, m3) on 6 questions
+  expect_false(anyDuplicated(record_keys(concurrent$records$gpt_4_response)) > 0)
   expect_equal(concurrent$records, sequential$records, ignore_attr = TRUE)
   for (x in c("a", "b")) {
     experiment <- function(dir) {
@@ -239,79 +260,51 @@ test_that("two arena_run()s on one folder at the same time lose no answer or ver
     }
     expect_equal(experiment(together), experiment(one_by_one), ignore_attr = TRUE)
   }
+  # nothing left behind but the files and their locks
+  expect_length(list.files(file.path(together, "tempcache", "toy"), pattern = "tmp"), 0L)
 })
 
 test_that("verdicts are reused only by the same judge request: same model name at another server judges again", {
-  verdict <- function(body, n) '{"winner": 1, "explanation": "first"}'
-  first <- local_fake_openai(verdict)
-  second <- local_fake_openai(verdict)
+  first <- local_fake_openai(first_wins)
+  second <- local_fake_openai(first_wins)
   battles <- sample_battles(2)
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  judge_with <- function(chat, params = NULL) {
-    tsk <- arena_judge_task(battles,
-                            solver = arena_judge_solver(records = records, params = params,
-                                                        settings = request_settings(cache = FALSE)),
-                            dir = withr::local_tempdir(.local_envir = parent.frame()))
-    tsk$eval(solver_chat = chat, view = FALSE)
-    tsk
+  n <- nrow(battles)
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  keys_of <- function(samples) {
+    record_keys(metadata_field(samples$solver_metadata, "gpt_4_response"))
   }
-  judge_with(fake_chat(first, model = "judge-model"))
-  expect_equal(first$count(), nrow(battles))
+  one <- judge_samples(battles, fake_chat(first, model = "judge-model"), settings)
+  expect_equal(first$count(), n)
   # the same judge again: every verdict is reused
-  judge_with(fake_chat(first, model = "judge-model"))
-  expect_equal(first$count(), nrow(battles))
+  judge_samples(battles, fake_chat(first, model = "judge-model"), settings)
+  expect_equal(first$count(), n)
   # the same model name at another base URL: it judges every battle itself
-  judge_with(fake_chat(second, model = "judge-model"))
-  expect_equal(second$count(), nrow(battles))
+  two <- judge_samples(battles, fake_chat(second, model = "judge-model"), settings)
+  expect_equal(second$count(), n)
   # other parameters: judged again too
-  judge_with(fake_chat(first, model = "judge-model"), params = list(top_p = 0.5))
-  expect_equal(first$count(), 2 * nrow(battles))
-  # EloBench's layout is kept, each record naming its judge request by a hash
-  saved <- arena_read_battles(records)
-  expect_named(saved, predictivebench:::battle_record_columns)
-  expect_true(all(saved$judger == "judge-model"))
-  identities <- unique(vapply(saved$gpt_4_response,
-                              function(r) jsonlite::parse_json(r)$judge_identity, ""))
-  expect_length(identities, 3)
-  expect_true(all(grepl("^[0-9a-f]{64}$", identities)))
-  expect_false(any(grepl("FAKEKEY", readLines(records))))
-})
-
-test_that("EloBench's own records are still reused by judge name; older package records are not", {
-  battles <- sample_battles(1)
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  counter <- new.env()
-  counter$n <- 0
-  judge <- counting_judge(counter, name = "gpt-4")
-  original <- tibble::tibble(
-    model_a = battles$model_a, model_b = battles$model_b, winner = "model_a", judger = "gpt-4",
-    tstamp = "2023-12-25 00:00:00", question = battles$question, answer_a = battles$answer_a,
-    answer_b = battles$answer_b,
-    gpt_4_response = "{'response': '{\"winner\": 1}'}", gpt_4_score = "", is_valid = TRUE
-  )
-  write_battle_cache(original, records)
-  judged <- judge_battles(battles, judge, records = records)
-  expect_equal(counter$n, 0)
-  expect_true(all(judged$cached))
-  # a record this package wrote before identities were recorded names no judge request
-  older <- original
-  older$gpt_4_response <- '{"is_valid":true,"response":"{\\"winner\\": 1}","prompt_version":"231225"}'
-  write_battle_cache(older, records)
-  judge_battles(battles, judge, records = records)
-  expect_equal(counter$n, nrow(battles))
+  three <- judge_samples(battles, fake_chat(first, model = "judge-model"), settings,
+                         params = list(top_p = 0.5))
+  expect_equal(first$count(), 2 * n)
+  # and the first judge still finds its own
+  judge_samples(battles, fake_chat(first, model = "judge-model"), settings)
+  expect_equal(first$count(), 2 * n)
+  # EloBench's columns name the judge by model; the request keys tell the three apart
+  expect_true(all(metadata_field(two$solver_metadata, "judger") == "judge-model"))
+  keys <- list(keys_of(one), keys_of(two), keys_of(three))
+  expect_true(all(grepl("^[0-9a-f]{64}$", unlist(keys))))
+  expect_length(unique(unlist(keys)), 3 * n)
+  responses <- metadata_field(two$solver_metadata, "gpt_4_response")
+  expect_false(any(grepl("FAKEKEY", responses)))
 })
 
 test_that("a verdict is keyed by the answers it judged: changed answers are judged again", {
+  server <- local_fake_openai(first_wins)
+  judge <- fake_chat(server, model = "judge")
   battles <- sample_battles(2, models = c("m1", "m2"))  # 2 battles
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  counter <- new.env()
-  counter$n <- 0
-  judge <- counting_judge(counter, name = "judge")
-  settings <- request_settings(cache = FALSE)
-  judge_battles(battles, judge, records = records, settings = settings)
-  expect_equal(counter$n, 2)
-  saved <- read_battle_cache(records)
-  keys <- record_fields(saved$gpt_4_response)$request_sha256
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  judged <- judge_battles(battles, judge, settings = settings)
+  expect_equal(server$count(), 2)
+  keys <- record_keys(judged$gpt_4_response)
   expect_true(all(grepl("^[0-9a-f]{64}$", keys)))
   expect_false(anyDuplicated(keys) > 0)
   # one answer changed under the same model name: that battle alone is judged again
@@ -319,65 +312,169 @@ test_that("a verdict is keyed by the answers it judged: changed answers are judg
   changed$answer_a[[1]] <- "a new answer"
   changed$input[[1]] <- arena_judge_prompt(changed$question[[1]], changed$answer_a[[1]],
                                            changed$answer_b[[1]])$user
-  judged <- judge_battles(changed, judge, records = records, settings = settings)
-  expect_equal(counter$n, 3)
-  expect_equal(judged$cached, c(FALSE, TRUE))
-  # both verdicts are kept, each with the answers it judged; the old answers reuse theirs
-  expect_equal(nrow(read_battle_cache(records)), 3)
-  judge_battles(battles, judge, records = records, settings = settings)
-  judge_battles(changed, judge, records = records, settings = settings)
-  expect_equal(counter$n, 3)
+  rejudged <- judge_battles(changed, judge, settings = settings)
+  expect_equal(server$count(), 3)
+  expect_equal(rejudged$cached, c(FALSE, TRUE))
+  new_keys <- record_keys(rejudged$gpt_4_response)
+  expect_false(new_keys[[1]] == keys[[1]])
+  expect_equal(new_keys[[2]], keys[[2]])
+  # both verdicts are kept, each with the answers it judged
+  expect_true(all(judge_battles(battles, judge, settings = settings)$cached))
+  expect_true(all(judge_battles(changed, judge, settings = settings)$cached))
+  expect_equal(server$count(), 3)
+  # the models' names are not in the request: the same answers under other names are reused
+  renamed <- battles
+  renamed$model_a <- "x1"
+  renamed$model_b <- "x2"
+  again <- judge_battles(renamed, judge, settings = settings)
+  expect_equal(server$count(), 3)
+  expect_equal(again$model_a, c("x1", "x1"))
 })
 
-test_that("a verdict is found by the request key stored with it, read as JSON, not from the judge's text", {
+json_text <- function(parsed) {
+  as.character(jsonlite::toJSON(parsed, auto_unbox = TRUE, null = "null"))
+}
+
+# The battle record (EloBench's columns) of judge_battles()' first row, its gpt_4_response
+# replaced by `parsed` written as JSON.
+store_record_of <- function(judged, parsed) {
+  record <- judged[1, predictivebench:::battle_record_columns]
+  record$gpt_4_response <- json_text(parsed)
+  record
+}
+
+test_that("a verdict's request key is read as JSON, not from the judge's text", {
+  server <- local_fake_openai(first_wins)
+  judge <- fake_chat(server, model = "judge")
   battles <- sample_battles(1, models = c("m1", "m2"))
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
-  counter <- new.env()
-  counter$n <- 0
-  judge <- counting_judge(counter, name = "judge")
-  settings <- request_settings(cache = FALSE)
-  judge_battles(battles, judge, records = records, settings = settings)
-  expect_equal(counter$n, 1)
-  saved <- read_battle_cache(records)
-  parsed <- jsonlite::parse_json(saved$gpt_4_response)
-  # the stored key is the request's: another judge's request for the same battle differs
+  judged <- judge_battles(battles, judge,
+                          settings = request_settings(cache = withr::local_tempdir(), rpm = Inf))
+  expect_equal(server$count(), 1)
+  parsed <- jsonlite::parse_json(judged$gpt_4_response)
   key <- parsed$request_sha256
   expect_match(key, "^[0-9a-f]{64}$")
-  other <- verdict_key("another judge", battles$question, battles$model_a, battles$model_b,
-                       battles$answer_a, battles$answer_b)
+  expect_equal(key, verdict_keys(configured_judge(judge, "231225"), battles$input, "231225"))
+  # another judge's request for the same battle has another key
+  other <- verdict_keys(configured_judge(fake_chat(server, model = "another"), "231225"),
+                        battles$input, "231225")
   expect_false(identical(key, other))
-  rewrite <- function(parsed) {
-    saved$gpt_4_response <- as.character(jsonlite::toJSON(parsed, auto_unbox = TRUE,
-                                                          null = "null"))
-    write_battle_cache(saved, records)
+  # EloBench's file with the record, written as given; imported into a fresh cache
+  import_as <- function(parsed) {
+    record <- store_record_of(judged, parsed)
+    path <- file.path(withr::local_tempdir(), "battle_records.csv")
+    write_battle_cache(record, path)
+    cache <- withr::local_tempdir()
+    settings <- request_settings(cache = cache, rpm = Inf)
+    filed <- import_elobench_verdicts(path, configured_judge(judge, "231225"), "231225",
+                                      settings)
+    before <- server$count()
+    rejudged <- judge_battles(battles, judge, settings = settings)
+    list(filed = filed, sent = server$count() - before, cached = rejudged$cached)
   }
-  # a judge's text that quotes other tags changes nothing: it is not where keys are read
-  parsed$response <- paste0(parsed$response, ' "request_sha256": "', other,
-                            '", "prompt_version": "231113"')
-  rewrite(parsed)
-  judged <- judge_battles(battles, judge, records = records, settings = settings)
-  expect_equal(counter$n, 1)
-  expect_true(judged$cached)
-  # a package record without its request key names no request: judged again
-  parsed$request_sha256 <- NULL
-  rewrite(parsed)
-  judge_battles(battles, judge, records = records, settings = settings)
-  expect_equal(counter$n, 2)
+  expect_equal(import_as(parsed), list(filed = 1L, sent = 0, cached = TRUE))
+  # a judge's text that quotes another key and version changes nothing
+  quoting <- parsed
+  quoting$response <- paste0(parsed$response, ' "request_sha256": "', other,
+                             '", "prompt_version": "231113"')
+  expect_equal(record_fields(json_text(quoting))$request_sha256, key)
+  expect_equal(import_as(quoting), list(filed = 1L, sent = 0, cached = TRUE))
+  # a package record without its request key names no request: judged again, even when its
+  # text quotes the right key
+  keyless <- parsed
+  keyless$request_sha256 <- NULL
+  keyless$response <- paste0(parsed$response, ' "request_sha256": "', key, '"')
+  expect_true(is.na(record_fields(json_text(keyless))$request_sha256))
+  expect_equal(import_as(keyless), list(filed = 0L, sent = 1, cached = FALSE))
+  # a record holding another request's key is not this request's verdict
+  stale <- parsed
+  stale$request_sha256 <- other
+  expect_equal(import_as(stale), list(filed = 0L, sent = 1, cached = FALSE))
+  # a Python dict (the original's) is no package record, whatever its text says
+  fields <- record_fields(paste0("{'response': 'x', 'request_sha256': '", key,
+                                 "', 'prompt_version': '231225'}"))
+  expect_false(fields$package)
+  expect_true(is.na(fields$request_sha256))
+})
+
+test_that("arena_run(elobench =) imports EloBench's own verdicts by judge name and prompt version format", {
+  judge_server <- local_fake_openai(function(body, n) '{"winner": 2, "explanation": "second"}')
+  questions <- paste("Question", 1:3)
+  folder <- arena_folder(questions)
+  answers <- tibble::tibble(question = questions, m1 = paste("m1 says", questions),
+                            m2 = paste("m2 says", questions))
+  arrangement <- tibble::tibble(question = questions, model_a = "m1", model_b = "m2")
+  original <- tibble::tibble(
+    model_a = "m1", model_b = "m2", winner = "model_a",
+    judger = c("gpt-4", "gpt-3.5-turbo", "gpt-4"), tstamp = "2023-12-25 00:00:00",
+    question = questions, answer_a = answers$m1, answer_b = answers$m2,
+    gpt_4_response = c("{'is_valid': True, 'response': '{\"winner\": 1}', 'usage': None}",
+                       "{'is_valid': True, 'response': '{\"winner\": 1}', 'usage': None}",
+                       paste0("{'is_valid': True, 'response': ",
+                              "'Score of Model 1: 1\\nScore of Model 2: 0'}")),
+    gpt_4_score = "", is_valid = TRUE
+  )
+  verdicts <- file.path(folder, "tempcache", "toy", "battle_records.csv")
+  dir.create(dirname(verdicts), recursive = TRUE)
+  write_battle_cache(original, verdicts)
+  run <- function(judge, cache, prompt_version = "231225", experiment = "exp") {
+    arena_run(list(), judge, version = "toy", answers = answers, elobench = folder,
+              experiment = experiment, strategy = "reload", arrangement = arrangement,
+              prompt_version = prompt_version, dir = withr::local_tempdir(),
+              times = 0, settings = request_settings(cache = cache, rpm = Inf))
+  }
+  first_cache <- withr::local_tempdir()
+  judge <- fake_chat(judge_server, model = "gpt-4")
+  one <- run(judge, first_cache)
+  # Question 1: EloBench's own verdict of this judge model in this format, imported; Question
+  # 2 (another judge) and 3 (the scores of prompt 231113) are judged
+  expect_equal(judge_server$count(), 2)
+  expect_equal(one$records$winner, c("model_a", "model_b", "model_b"))
+  expect_equal(one$records$question, questions)
+  # the folder's battle file keeps EloBench's records and gains the run's, each with its key
+  exported <- read_battle_cache(verdicts)
+  keys <- record_keys(exported$gpt_4_response)
+  expect_equal(sum(is.na(keys)), 3)
+  expect_equal(sum(!is.na(keys)), 3)
+  expect_equal(sort(keys[!is.na(keys)]), sort(record_keys(one$records$gpt_4_response)))
+  # Another machine (a fresh cache), the same judge: EloBench's record by name, the package's
+  # by their request key: nothing is sent
+  two <- run(fake_chat(judge_server, model = "gpt-4"), withr::local_tempdir(), experiment = "two")
+  expect_equal(judge_server$count(), 2)
+  expect_equal(two$records$winner, one$records$winner)
+  # The same model name at another server: EloBench's record still counts (the original's rule,
+  # by name), the package's records hold another server's keys: judged there
+  other_server <- local_fake_openai(function(body, n) '{"winner": 0, "explanation": "tie"}')
+  three <- run(fake_chat(other_server, model = "gpt-4"), withr::local_tempdir(),
+               experiment = "three")
+  expect_equal(other_server$count(), 2)
+  expect_equal(three$records$winner, c("model_a", "tie", "tie"))
+  # Prompt 231113: EloBench's scores count (same judge, that format), nothing else does
+  four <- run(fake_chat(judge_server, model = "gpt-4"), withr::local_tempdir(),
+              prompt_version = "231113", experiment = "four")
+  expect_equal(judge_server$count(), 2 + 2)
+  expect_equal(four$records$winner[[3]], "model_a")
+  # With cache = FALSE nothing is imported: every battle is judged
+  arena_run(list(), fake_chat(judge_server, model = "gpt-4"), version = "toy",
+            answers = answers, elobench = folder, experiment = "five", strategy = "reload",
+            arrangement = arrangement, dir = withr::local_tempdir(), times = 0,
+            settings = request_settings(cache = FALSE, rpm = Inf))
+  expect_equal(judge_server$count(), 4 + 3)
 })
 
 test_that("an arena run with one model's new answers judges that model's battles again", {
-  judge_server <- local_fake_openai(function(body, n) '{"winner": 1, "explanation": "first"}')
+  judge_server <- local_fake_openai(first_wins)
   answer_server <- local_fake_openai(function(body, n) {
     brief <- identical(body$messages[[1]]$role, "system")
     paste(body$model, if (brief) "in brief:" else "answers", last_user_text(body))
   })
-  dir <- arena_folder(paste("Question", 1:3))
-  settings <- request_settings(cache = file.path(dir, "responses"), max_tries = 1, rpm = Inf)
+  questions <- data.frame(question = paste("Question", 1:3))
+  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, rpm = Inf)
+  logs <- withr::local_tempdir()
   run <- function(experiment, m3 = fake_chat(answer_server, model = "m3")) {
     models <- list(m1 = fake_chat(answer_server, model = "m1"),
                    m2 = fake_chat(answer_server, model = "m2"), m3 = m3)
-    suppressMessages(arena_run(dir, "toy", experiment, models,
-                               fake_chat(judge_server, model = "judge-model"),
+    suppressMessages(arena_run(models, fake_chat(judge_server, model = "judge-model"),
+                               dataset = questions, dir = logs, experiment = experiment,
                                strategy = "all", times = 0, settings = settings))
   }
   first <- run("one")
@@ -393,7 +490,10 @@ test_that("an arena run with one model's new answers judges that model's battles
   with_m3 <- records$model_a == "m3" | records$model_b == "m3"
   m3_answer <- ifelse(records$model_a == "m3", records$answer_a, records$answer_b)
   expect_true(all(grepl("in brief", m3_answer[with_m3])))
-  # and again: everything is reused
+  # and again: everything is reused, answers and verdicts
   run("three", fake_chat(answer_server, model = "m3", system_prompt = "Be brief."))
   expect_equal(judge_server$count(), 3 * 3 + 2 * 3)
+  expect_equal(answer_server$count(), 3 * 3 + 3)
+  # without an EloBench folder nothing but the logs is written
+  expect_true(all(grepl("[.]json$", list.files(logs, recursive = TRUE))))
 })

@@ -360,3 +360,101 @@ test_that("no prompts: no request and no rows, with or without a cache", {
                         "cost", "seconds", "reasoning", "truncated"), ignore.order = TRUE)
   }
 })
+
+# ---- response_keys() and import_responses() -------------------------------------------------
+# The key a request is cached under, computed outside run_requests() (an arena verdict's
+# identity), and answers made elsewhere filed under the request that would get them.
+
+cache_entry_exists <- function(dir, keys) file.exists(cache_path(dir, keys))
+
+test_that("response_keys() are the keys run_requests() caches under", {
+  server <- local_fake_openai(echo_reply)
+  dir <- withr::local_tempdir()
+  chat <- fake_chat(server)
+  prompts <- c("one", "two", "three")
+  keys <- response_keys(list(chat), rep(1L, 3), as.list(prompts), 1L, "extra-v1")
+  expect_length(keys, 3)
+  expect_true(all(grepl("^[0-9a-f]{64}$", keys)))
+  expect_false(any(cache_entry_exists(dir, keys)))
+  generate_responses(chat, prompts, cache = dir, epoch = 1L, key_extra = "extra-v1")
+  expect_true(all(cache_entry_exists(dir, keys)))
+  expect_equal(cache_get(dir, keys[[2]])$text, "answer to two")
+  # anything that makes another request makes another key: key_extra, epoch, the chat
+  expect_false(any(response_keys(list(chat), rep(1L, 3), as.list(prompts), 1L, "extra-v2") %in%
+                     keys))
+  expect_false(any(response_keys(list(chat), rep(1L, 3), as.list(prompts), 2L, "extra-v1") %in%
+                     keys))
+  expect_false(any(response_keys(list(fake_chat(server, model = "other")), rep(1L, 3),
+                                 as.list(prompts), 1L, "extra-v1") %in% keys))
+  # the same chat built again (a new object, the same request) has the same keys
+  expect_equal(response_keys(list(fake_chat(server)), rep(1L, 3), as.list(prompts), 1L,
+                             "extra-v1"), keys)
+  # several chats with their own keys (chat_keys), epochs recycled, as run_requests() has them
+  chats <- list(fake_chat(server, model = "a"), fake_chat(server, model = "b"))
+  run_requests(chats, c(1L, 2L, 2L), list("x", "y", "y"), request_settings(cache = dir),
+               epoch = c(1L, 1L, 2L), chat_keys = list("ka", "kb"))
+  pooled <- response_keys(chats, c(1L, 2L, 2L), list("x", "y", "y"), c(1L, 1L, 2L),
+                          chat_keys = list("ka", "kb"))
+  expect_true(all(cache_entry_exists(dir, pooled)))
+  expect_false(anyDuplicated(pooled) > 0)
+  expect_equal(response_keys(list(chat), integer(), list(), 1L), character())
+})
+
+test_that("import_responses() files only missing answers, read back as cached with no tokens", {
+  server <- local_fake_openai(echo_reply)
+  dir <- withr::local_tempdir()
+  settings <- request_settings(cache = dir)
+  chat <- fake_chat(server)
+  generate_responses(chat, "sent", settings, key_extra = "x")
+  expect_equal(server$count(), 1)
+  filed <- import_responses(chat, c("sent", "made elsewhere", "empty", "none", "made elsewhere"),
+                            c("other text", "their answer", "", NA, "a second copy"), settings,
+                            key_extra = "x", source = "their-file.csv")
+  # only missing entries: not the answer already cached, not NA, a repeated prompt once
+  expect_equal(filed, 2L)
+  res <- generate_responses(chat, c("sent", "made elsewhere", "empty", "none"), settings,
+                            key_extra = "x")
+  expect_equal(server$count(), 2)  # only "none" was sent
+  expect_equal(res$result, c("answer to sent", "their answer", "", "answer to none"))
+  expect_equal(res$cached, c(TRUE, TRUE, TRUE, FALSE))
+  expect_equal(res$input_tokens[2:3], c(0, 0))
+  expect_equal(res$output_tokens[2:3], c(0, 0))
+  expect_equal(res$cost[2:3], c(0, 0))
+  expect_equal(res$chat[[2]]$last_turn()@text, "their answer")
+  key <- response_keys(list(chat), 1L, list("made elsewhere"), 1L, "x")
+  expect_equal(cache_get(dir, key)$imported, "their-file.csv")
+  # filed under the request's key: another key_extra does not see them
+  generate_responses(chat, "made elsewhere", settings, key_extra = "y")
+  expect_equal(server$count(), 3)
+  # everything there already: nothing filed
+  expect_equal(import_responses(chat, c("sent", "made elsewhere"), c("a", "b"), settings,
+                                key_extra = "x"), 0L)
+  expect_equal(cache_get(dir, key)$text, "their answer")
+})
+
+test_that("import_responses() files nothing for a baseline chat, with cache = FALSE, or in a dry run", {
+  server <- local_fake_openai(echo_reply)
+  dir <- withr::local_tempdir()
+  entries <- function() list.files(dir, recursive = TRUE, pattern = "[.]rds$")
+  chat <- fake_chat(server)
+  # a baseline chat is never cached
+  expect_equal(import_responses(baseline_constant("x"), "q", "an answer",
+                                request_settings(cache = dir)), 0L)
+  # no cache: nowhere to file it (not even the default cache)
+  withr::local_options(predictivebench.cache_dir = dir)
+  expect_equal(import_responses(chat, "q", "an answer", request_settings(cache = FALSE)), 0L)
+  # estimate_cost()'s dry run never writes the cache
+  dry <- settings_with_dots(request_settings(cache = dir), dry_run = new_dry_run())
+  expect_equal(import_responses(chat, "q", "an answer", dry), 0L)
+  expect_length(entries(), 0)
+  # only NA: nothing to file
+  expect_equal(import_responses(chat, "q", NA_character_, request_settings(cache = dir)), 0L)
+  expect_length(entries(), 0)
+  # the settings object is checked
+  expect_error(import_responses(chat, "q", "an answer", list(cache = dir)), "settings")
+  # the same import with the cache on files it, in the default cache here
+  expect_equal(import_responses(chat, "q", "an answer", request_settings()), 1L)
+  expect_length(entries(), 1)
+  expect_equal(generate_responses(chat, "q", request_settings())$result, "an answer")
+  expect_equal(server$count(), 0)
+})
