@@ -328,7 +328,7 @@ arena_judge_round <- function(run, state, new, round) {
   records <- experiment_records(samples, battles)
   state$records <- rbind(state$records, records)
   write_round_results(run$paths, state$arranged, state$records)
-  export_verdicts(run$paths, records)
+  export_verdicts(run$paths, own_order_records(records, samples))
   state
 }
 
@@ -476,6 +476,15 @@ print.arena_run <- function(x, ...) {
   ))
   if (!is.null(x$ratings)) print(x$ratings, ...)
   invisible(x)
+}
+
+# The records of the judge's requests in the battles' own order, for EloBench's
+# battle_records.csv: each names its request (the key in `gpt_4_response`), so its winner is
+# that request's verdict, not the one combined with the swapped order (`position_swap`).
+own_order_records <- function(records, samples) {
+  records$winner <- metadata_field(samples$solver_metadata, "winner_ab")
+  records$is_valid <- !failed_judgement(records$winner)
+  records
 }
 
 experiment_records <- function(samples, battles) {

@@ -179,6 +179,7 @@ export_verdicts <- function(paths, new) {
 }
 
 merge_battle_records <- function(store, new) {
+  new <- new[order(is.na(new$winner)), ]  # of two records of one request, the verdict is kept
   store_key <- record_fields(store$gpt_4_response)$request_sha256
   new_key <- record_fields(new$gpt_4_response)$request_sha256
   rbind(store[!(in_keys(store_key, new_key) & is.na(store$winner)), ],

@@ -633,3 +633,21 @@ test_that("with cache = FALSE nothing is reused: a rerun sends every request aga
   arena_run(models, fake_chat(server, "judge"), dataset = toy, dir = logs, n = 2, times = 0)
   expect_equal(server$count(), before)
 })
+
+test_that("with position_swap, EloBench's battle_records.csv holds each request's own verdict", {
+  folder <- withr::local_tempdir()
+  models <- list(long = named_constant("A long and careful answer.", "long"),
+                 short = named_constant("Short.", "short"))
+  # a judge that always prefers the first answer: each order says model_a, together a tie
+  run <- suppressWarnings(suppressMessages(arena_run(
+    models, arena_baseline_judge("first"), dataset = data.frame(question = c("q1", "q2")),
+    dir = file.path(folder, "logs"), elobench = folder, version = "toy", n = 1,
+    strategy = "all", position_swap = TRUE, times = 10
+  )))
+  expect_true(all(run$records$winner == "tie"))
+  exported <- arena_read_battles(file.path(folder, "tempcache", "toy", "battle_records.csv"))
+  expect_equal(nrow(exported), nrow(run$records))
+  expect_true(all(exported$winner == "model_a"))
+  keys <- vapply(exported$gpt_4_response, function(r) jsonlite::fromJSON(r)$request_sha256, "")
+  expect_false(anyDuplicated(keys) > 0)
+})
