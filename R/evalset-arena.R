@@ -65,7 +65,7 @@ run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings
     c("The closing arena run failed; the set's table is returned without it.",
       x = "{conditionMessage(run)}",
       i = "The error is the table's attribute {.val arena_error}. Call {.fn eval_set} again
-           to retry: its done cells send nothing, and the arena resumes from its caches."),
+           to retry: its done cells send nothing, and the arena resumes from the response cache."),
     class = "predictivebench_warning_arena"
   )
   result

@@ -79,7 +79,8 @@
 #'   and only at the constructor's default address: a worker never sends its key to a host
 #'   it was not given for, and fails such a cell with an error of class
 #'   `predictivebench_error_credentials` instead (give the chat `credentials =`). Workers
-#'   share the response cache through the file system, under its locks. Offline [baseline_chat()]s travel as they are. Task objects travel as they are
+#'   share the response cache through the file system, under its locks. Offline
+#'   [baseline_chat()]s travel as they are. Task objects travel as they are
 #'   too: give a judge through `judge` (not inside a task) so that workers rebuild it from
 #'   its spec. When every daemon that had connected is gone (killed, its job ended) and none
 #'   connects again within `getOption("predictivebench.daemons_grace_s", 20)` seconds, the

@@ -39,16 +39,13 @@ write_logs <- function(dir) {
     )))
     written <- written + 1L
   }
-  arena <- file.path(dir, "arena")
-  dir.create(file.path(arena, "data", "demo"), recursive = TRUE, showWarnings = FALSE)
-  utils::write.csv(data.frame(question = paste("Question", 1:8)),
-                   file.path(arena, "data", "demo", "questions.csv"), row.names = FALSE)
+  questions <- data.frame(question = paste("Question", 1:8))
   models <- lapply(1:4, function(i) answer(strrep("word ", i), paste0("model-", i)))
   names(models) <- paste0("model-", 1:4)
   for (e in 1:2) {
-    suppressWarnings(arena_run(arena, "demo", paste0("exp", e), models,
-                               arena_baseline_judge("longer"), n = 2, method = "bt",
-                               times = 1000, seed = e))
+    suppressWarnings(arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                               dir = dir, experiment = paste0("exp", e), n = 2,
+                               method = "bt", times = 1000, seed = e))
   }
 }
 

@@ -52,14 +52,18 @@ run_every_task <- function(pins, datasets, hf, gh, pkg) {
                   baseline_constant("")),
     arena_questions = c(n = nrow(arena_dataset()), scored = NA)
   ))
-  arena_dir <- tempfile()
+  # the default version's questions, copied into an EloBench folder from the datasets cache
+  elobench <- tempfile()
   models <- list(long = baseline_chat(function(q) paste("A long answer to", q), "long"),
                  short = baseline_chat(function(q) "Ok.", "short"))
   arena <- suppressMessages(suppressWarnings(
-    arena_run(arena_dir, "aq", "e2e", models, arena_baseline_judge("longer"), n = 1,
-              times = 10)
+    arena_run(models, arena_baseline_judge("longer"), version = "aq", elobench = elobench,
+              experiment = "e2e", dir = logs, n = 1, times = 10)
   ))
-  out$arena_run <- c(n = nrow(arena$ratings), scored = nrow(arena$records))
+  out$arena_run <- c(n = nrow(arena$ratings), scored = nrow(arena$records),
+                     questions = length(arena_read_questions(
+                       file.path(elobench, "data", "aq", "questions.csv"))),
+                     log = file.exists(arena$paths$log))
   out
 }
 
@@ -83,6 +87,8 @@ test_that("every task runs its default version from a fresh session, then from t
   expect_equal(n[["arena_questions"]], nrow(arena_dataset(version = "sample")))
   expect_equal(n[["arena_run"]], 2)
   expect_gt(out$arena_run[["scored"]], 0)
+  expect_equal(out$arena_run[["questions"]], nrow(arena_dataset(version = "sample")))
+  expect_equal(out$arena_run[["log"]], 1)
   expect_true(all(vapply(out[1:4], function(x) x[["scored"]] > 0, TRUE)))
   requests <- nrow(servers$gh$log()) + nrow(servers$hf$log())
   expect_equal(requests, nrow(pins))

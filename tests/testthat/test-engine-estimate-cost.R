@@ -220,32 +220,32 @@ test_that("an estimate_cost() killed mid-run leaves the cache as it was; the nex
   }
 })
 
-test_that("an arena judge's estimate reads the battle cache but records no placeholder verdict", {
+test_that("an arena judge's estimate reads the response cache but stores no placeholder verdict", {
   local_default_cache()
   root <- withr::local_tempdir()
-  records <- file.path(root, "battle_records.csv")
+  cache <- file.path(root, "cache")
   battles <- sample_battles(2)
-  # the real judge answers the two verdicts recorded below; the estimates send it nothing
+  # the real judge answers the two verdicts cached below; the estimates send it nothing
   judge <- local_fake_openai(function(body, n) '{"winner": 1}')
   chat <- ellmer::chat_openai_compatible(base_url = judge$url, model = "gpt-4.1",
                                          credentials = function() "sk-unused")
-  tsk <- arena_judge_task(battles, arena_judge_solver(records = records, settings = request_settings(cache = file.path(root, "cache"))),
-                    dir = file.path(root, "logs"))
+  tsk <- arena_judge_task(battles, arena_judge_solver(settings = request_settings(cache = cache)),
+                          dir = file.path(root, "logs"))
   est <- estimate_cost(tsk, chat)
   expect_equal(est$requests, nrow(battles))
-  expect_false(file.exists(records))
-  expect_false(dir.exists(file.path(root, "cache")))
-  # with 2 verdicts recorded only the others are to be sent (the battle cache is read before any
-  # request, so these are not counted as requests at all), and the file is left as it was
-  # (recorded by the same judge request: a verdict is reused only for its identity, so a
-  # judge of the same model name elsewhere would not count; answered by the local judge)
-  judge_battles(battles[1:2, ], chat, records = records,
-                settings = request_settings(cache = FALSE))
+  expect_equal(est$to_send, nrow(battles))
+  expect_false(dir.exists(cache))
+  expect_equal(judge$count(), 0)
+  # with 2 verdicts in the response cache (the same judge requests: a verdict is reused only
+  # for its request, so a judge of the same model name elsewhere would not count) only the
+  # others are to be sent, and the cache is left as it was
+  judge_battles(battles[1:2, ], chat, settings = request_settings(cache = cache))
   expect_equal(judge$count(), 2)
-  before <- tools::md5sum(records)
+  before <- cache_snapshot(cache)
   est <- estimate_cost(tsk, chat)
+  expect_equal(est$requests, nrow(battles))
   expect_equal(est$to_send, nrow(battles) - 2)
-  expect_equal(unname(tools::md5sum(records)), unname(before))
+  expect_equal(cache_snapshot(cache), before)
   expect_equal(judge$count(), 2)
 })
 

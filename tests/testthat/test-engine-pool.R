@@ -195,18 +195,17 @@ test_that("arena answers of every model go into one pool, not chunks of 20, with
   skip_on_cran()
   delay <- 2
   server <- local_fake_openai(arrival_reply(delay))
-  dir <- withr::local_tempdir()
   questions <- paste("Question", 1:15)
   models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
-  answers <- arena_answers(questions, models, dir,
+  answers <- arena_answers(questions, models,
                            request_settings(cache = FALSE, max_active = 40, rpm = Inf,
                                             backoff = 0))
+  expect_equal(names(answers), c("question", "m1", "m2"))
+  expect_equal(answers$question, questions)
   expect_false(anyNA(c(answers$m1, answers$m2)))
   expect_equal(server$count(), 2 * length(questions) + 1)
   # more in flight at once than one chunk of 20, and than one model's questions
   expect_gt(max_in_flight(c(answers$m1, answers$m2), delay), 20)
-  on_disk <- arena_read_answers(file.path(dir, "q_and_as.csv"))
-  expect_equal(on_disk$m2, answers$m2)
 })
 
 test_that("arena judging sends every battle in one pool, not chunks of 20, with its retries", {
@@ -214,44 +213,44 @@ test_that("arena judging sends every battle in one pool, not chunks of 20, with 
   delay <- 2
   server <- local_fake_openai(arrival_reply(delay, verdict = TRUE))
   battles <- sample_battles(8) # 24 battles
-  records <- file.path(withr::local_tempdir(), "battle_records.csv")
   tsk <- arena_judge_task(battles,
-                    solver = arena_judge_solver(records = records,
-                                          settings = request_settings(cache = FALSE,
-                                                                      max_active = 40,
-                                                                      rpm = Inf,
-                                                                      backoff = 0)),
-                    dir = withr::local_tempdir())
+                          solver = arena_judge_solver(settings = request_settings(cache = FALSE,
+                                                                                  max_active = 40,
+                                                                                  rpm = Inf,
+                                                                                  backoff = 0)),
+                          dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
   samples <- tsk$get_samples()
   expect_true(all(metadata_field(samples$solver_metadata, "winner") == "model_a"))
   expect_equal(server$count(), nrow(battles) + 1)
   arrivals <- vapply(samples$result, function(r) jsonlite::parse_json(r)$explanation, "")
   expect_gt(max_in_flight(arrivals, delay), 20)
-  expect_equal(nrow(arena_read_battles(records)), nrow(battles))
+  expect_equal(nrow(samples), nrow(battles))
 })
 
 test_that("arena answers interrupted mid-pool are resumed from the response cache", {
-  # The run stops at the first refused request (a 401 halts the pool) with six answers
-  # cached but none written to q_and_as.csv yet; the rerun sends only the missing ones.
+  # The run stops at the first refused request (a 401 halts the pool) with six answers in
+  # the response cache, the arena's one store; the rerun sends only the missing ones.
   allow <- withr::local_tempfile()
   server <- local_fake_openai(function(body, n) {
     if (n > 6 && !file.exists(allow)) return(list(status = 401))
     paste("answer to", last_user_text(body))
   })
-  dir <- withr::local_tempdir()
   cache <- withr::local_tempdir()
   questions <- paste("Question", 1:10)
   models <- list(m1 = fake_chat(server, model = "m1"))
   settings <- request_settings(cache = cache, max_active = 1, rpm = Inf)
-  expect_error(arena_answers(questions, models, dir, settings),
+  expect_error(arena_answers(questions, models, settings),
                class = "predictivebench_error_auth")
   expect_equal(server$count(), 7)
   writeLines("ok", allow)
-  answers <- arena_answers(questions, models, dir, settings)
+  answers <- arena_answers(questions, models, settings)
   expect_equal(server$count() - 7, length(questions) - 6)
   expect_equal(answers$m1, paste("answer to", questions))
-  expect_equal(arena_read_answers(file.path(dir, "q_and_as.csv"))$m1, answers$m1)
+  # and a third run sends nothing
+  again <- arena_answers(questions, models, settings)
+  expect_equal(server$count() - 7, length(questions) - 6)
+  expect_equal(again$m1, answers$m1)
 })
 
 test_that("no model request is sent outside the pool", {

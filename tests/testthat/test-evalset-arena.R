@@ -77,26 +77,33 @@ test_that("a closing arena's bad arguments are refused before the first request"
   models <- set_chats(server, c("m1", "m2"))
   judge <- arena_baseline_judge("longer")
   a_file <- withr::local_tempfile(lines = "not a folder")
-  refused <- function(arena, class = "predictivebench_error_argument", judge_chat = judge) {
+  refused <- function(arena, class = "predictivebench_error_argument", judge_chat = judge,
+                      regexp = NULL) {
     expect_error(eval_set("futurex@sample", models, log_dir = logs, limit = 1,
                           settings = settings, judge = judge_chat, arena = arena),
-                 class = class)
+                 class = class, regexp = regexp)
   }
-  ok <- list(version = "sample", experiment = "x")
+  ok <- list(version = "sample")
   refused(c(ok, list(rounds = 3)))                          # not an arena_run() argument
   refused(c(ok, list(models = c("a", "b"))))                # the set's models are the arena's
-  refused(list(version = "sample"))                         # no experiment
+  refused(list(n = 1), regexp = "needs questions")         # neither version nor dataset
+  refused(list(experiment = "x"), regexp = "needs questions")
   refused(ok, judge_chat = NULL)                            # no judge
   refused(c(ok, list(n = 0)))
   refused(c(ok, list(strategy = "best")))
   refused(c(ok, list(times = -1)))
   refused(c(ok, list(bootstrap = 10)))                      # arena_run()'s old name: times
   refused(c(ok, list(position_swap = "yes")))
-  refused(list(version = "sample", experiment = "a/b"), "predictivebench_error_path")
-  refused(list(version = "nowhere", experiment = "x"), "predictivebench_error_path")
+  refused(c(ok, list(experiment = "a/b")), "predictivebench_error_path")
+  refused(list(version = "nowhere"), "predictivebench_error_path")
+  # with an EloBench folder, a version is one of its data/<version>/ folders or a pinned one
+  refused(list(version = "nowhere", elobench = withr::local_tempdir()),
+          "predictivebench_error_path")
   refused(c(ok, list(dir = a_file)), "predictivebench_error_path")
   refused(c(ok, list(dir = file.path(a_file, "arena"))), "predictivebench_error_path")
-  refused(c(ok, list(dataset = data.frame(x = 1))))
+  refused(c(ok, list(elobench = a_file)), "predictivebench_error_path")
+  refused(c(ok, list(elobench = file.path(a_file, "elobench"))), "predictivebench_error_path")
+  refused(list(dataset = data.frame(x = 1)))
   expect_equal(server$count(), 0)
   expect_false(file.exists(logs))
 })
@@ -112,7 +119,8 @@ test_that("the closing arena's competitors must have names the arena can take, c
                                arena_baseline_judge("longer"), withr::local_tempdir()),
                class = "predictivebench_error_argument")
   specs[[2]]$label <- "other"
-  expect_silent(check_set_arena(list(version = "sample", experiment = "x"), specs,
+  # questions are all it needs (the experiment is arena_run()'s default, "run")
+  expect_silent(check_set_arena(list(version = "sample"), specs,
                                 arena_baseline_judge("longer"), withr::local_tempdir()))
   # In a set: two chats that get one label (as long as labels can coincide) cost nothing.
   server <- local_set_server()
@@ -129,19 +137,65 @@ test_that("the closing arena's competitors must have names the arena can take, c
   expect_equal(server$count(), 0)
 })
 
-test_that("a closing arena on the bundled sample's questions runs", {
+test_that("a closing arena logs beside the cells, writes no EloBench file, and resumes from the response cache", {
   server <- local_set_server()
   logs <- withr::local_tempdir()
-  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
-                   limit = 1, settings = set_settings(withr::local_tempdir()),
-                   judge = arena_baseline_judge("longer"),
-                   arena = list(version = "sample", experiment = "set", n = 1, times = 0))
+  cache <- withr::local_tempdir()
+  closing <- function(arena) {
+    quiet_set("futurex@sample", set_chats(server, c("m1", "m2")), log_dir = logs, limit = 1,
+              settings = set_settings(cache), judge = arena_baseline_judge("longer"),
+              arena = arena)
+  }
+  # the bundled sample's questions, nothing but `version`
+  set <- closing(list(version = "sample", n = 1, times = 0))
   run <- attr(set, "arena_run")
   expect_s3_class(run, "arena_run")
   expect_null(attr(set, "arena_error"))
-  expect_equal(arena_read_questions(file.path(logs, "arena", "data", "sample", "questions.csv")),
-               arena_dataset(version = "sample")$input)
   expect_setequal(run$ratings$model, set$model)
+  expect_true(file.exists(run$paths$log))
+  expect_equal(normalizePath(dirname(run$paths$log)), normalizePath(logs))
+  expect_equal(names(run$paths), "log")
+  expect_false(any(c("arena", "data", "tempcache", "results") %in% list.files(logs)))
+  expect_true(all(run$answers$question %in% arena_dataset(version = "sample")$input))
+  expect_gt(nrow(run$records), 0)
+  # the chats' answers are in the response cache: a second set (its cells done, the same
+  # arena arranged the same) sends no request
+  sent <- server$count()
+  again <- closing(list(version = "sample", n = 1, times = 0))
+  expect_true(all(again$reused))
+  expect_equal(attr(again, "arena_run")$records$winner, run$records$winner)
+  expect_equal(server$count(), sent)
+})
+
+test_that("a closing arena with an EloBench folder exports to it; questions can be a table", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  folder <- file.path(withr::local_tempdir(), "elobench")
+  settings <- set_settings(withr::local_tempdir())
+  models <- set_chats(server, c("m1", "m2"))
+  set <- quiet_set("futurex@sample", models, log_dir = logs, limit = 1, settings = settings,
+                   judge = arena_baseline_judge("longer"),
+                   arena = list(version = "sample", elobench = folder, experiment = "set",
+                                n = 1, times = 0))
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  expect_equal(arena_read_questions(file.path(folder, "data", "sample", "questions.csv")),
+               arena_dataset(version = "sample")$input)
+  expect_true(file.exists(file.path(folder, "results", "set", "elo_rating.csv")))
+  exported <- arena_read_answers(file.path(folder, "tempcache", "sample", "q_and_as.csv"))
+  expect_setequal(setdiff(names(exported), "question"), set$model)
+  expect_equal(normalizePath(dirname(run$paths$log)), normalizePath(logs))
+  expect_false(file.exists(file.path(folder, "tempcache", "sample", "q_and_as_sources.csv")))
+  # questions given as a table: no EloBench folder needed, no version
+  questions <- data.frame(question = c("Name a fruit.", "Say hello."))
+  table_set <- quiet_set("futurex@sample", models, log_dir = logs, limit = 1,
+                         settings = settings, judge = arena_baseline_judge("longer"),
+                         arena = list(dataset = questions, experiment = "table", n = 1,
+                                      times = 0))
+  table_run <- attr(table_set, "arena_run")
+  expect_null(attr(table_set, "arena_error"))
+  expect_setequal(table_run$answers$question, questions$question)
+  expect_setequal(table_run$records$question, questions$question)
 })
 
 test_that("an error in the closing arena keeps the set's table, with the error", {

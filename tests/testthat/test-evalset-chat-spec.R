@@ -125,21 +125,23 @@ test_that("labels say how two chats of one model differ", {
 test_that("two chats of one model with different parameters run as two models, arena included", {
   server <- local_set_server()
   logs <- withr::local_tempdir()
-  questions <- file.path(logs, "arena", "data", "toy")
-  dir.create(questions, recursive = TRUE)
-  utils::write.csv(data.frame(question = paste("Question", 1:3)),
-                   file.path(questions, "questions.csv"), row.names = FALSE)
+  elobench <- arena_folder(paste("Question", 1:3))
   chats <- list(fake_chat(server, model = "m1", params = ellmer::params(temperature = 0.7)),
                 fake_chat(server, model = "m1", params = ellmer::params(temperature = 0.2)))
   set <- quiet_set("futurex@sample", chats, log_dir = logs, limit = 2,
                    settings = set_settings(withr::local_tempdir()),
                    judge = arena_baseline_judge("longer"),
-                   arena = list(version = "toy", experiment = "set", n = 1, times = 20))
+                   arena = list(elobench = elobench, version = "toy", experiment = "set",
+                                n = 1, times = 20))
   expect_equal(set$model, c("openai_compatible/m1 [temperature=0.7]",
                             "openai_compatible/m1 [temperature=0.2]"))
   expect_equal(set$status, c("done", "done"))
-  ratings <- read.csv(file.path(logs, "arena", "results", "set", "elo_rating.csv"))
+  expect_setequal(attr(set, "arena_run")$ratings$model, set$model)
+  ratings <- read.csv(file.path(elobench, "results", "set", "elo_rating.csv"))
   expect_setequal(ratings$model, set$model)
+  # each chat's answers under its own label, exported by model name
+  exported <- arena_read_answers(file.path(elobench, "tempcache", "toy", "q_and_as.csv"))
+  expect_setequal(setdiff(names(exported), "question"), set$model)
 })
 
 test_that("models a label can't tell apart are refused before any request", {

@@ -196,17 +196,22 @@ test_that("a set can end with one arena run among its models", {
                  named_constant("short", "brief"))
   set <- quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
                    judge = arena_baseline_judge("longer"),
-                   arena = list(dir = arena_dir, version = "toy", experiment = "set", n = 1,
-                                times = 20))
+                   arena = list(elobench = arena_dir, version = "toy", experiment = "set",
+                                n = 1, times = 20))
   expect_equal(set$status, c("done", "done"))
   run <- attr(set, "arena_run")
   expect_s3_class(run, "arena_run")
+  # the log beside the cells', the results in the EloBench folder
+  expect_equal(normalizePath(dirname(run$paths$log)), normalizePath(logs))
   ratings <- read.csv(file.path(arena_dir, "results", "set", "elo_rating.csv"))
   expect_equal(ratings$model[[1]], set$model[[1]])
   expect_setequal(ratings$model, set$model)
-  expect_error(quiet_set("processbench@sample", models, log_dir = logs, limit = 2,
+  # "toy" is a version of that folder only: without it there are no questions, refused
+  # before the set's first request
+  expect_error(quiet_set("processbench@sample", models, log_dir = withr::local_tempdir(),
+                         limit = 2, judge = arena_baseline_judge("longer"),
                          arena = list(version = "toy")),
-               class = "predictivebench_error_argument")
+               class = "predictivebench_error_path", regexp = "toy")
 })
 
 test_that("the closing arena run names its competitors as the cells' logs do: one board row each", {
@@ -218,15 +223,15 @@ test_that("the closing arena run names its competitors as the cells' logs do: on
                                    credentials = function() "sk-test-FAKEKEY-0123456789")
   }
   logs <- withr::local_tempdir()
-  questions <- file.path(logs, "arena", "data", "toy")
-  dir.create(questions, recursive = TRUE)
-  utils::write.csv(data.frame(question = paste("Question", 1:3)),
-                   file.path(questions, "questions.csv"), row.names = FALSE)
   set <- quiet_set("futurex@sample", list(named("m1"), named("m2")), log_dir = logs, limit = 2,
                    settings = set_settings(withr::local_tempdir()),
                    judge = arena_baseline_judge("longer"),
-                   arena = list(version = "toy", experiment = "set", n = 1, times = 20))
+                   arena = list(dataset = data.frame(question = paste("Question", 1:3)),
+                                experiment = "set", n = 1, times = 20))
   expect_equal(set$model, c("local_vllm/m1", "local_vllm/m2"))
+  # the closing arena's log is in the set's folder, beside the cells', and on its board
+  log <- attr(set, "arena_run")$paths$log
+  expect_equal(normalizePath(dirname(log)), normalizePath(logs))
   board <- suppressMessages(suppressWarnings(leaderboard(logs)))
   expect_setequal(unique(board$model), set$model)
   per_model <- table(board$model, board$benchmark == "futurex")

@@ -344,8 +344,7 @@ test_that("arena_answers() keeps answers after thinking and says how many were c
   questions <- c("A short question?", "A long question?", "Another short one?")
   expect_message(
     answers <- quietly_cut(arena_answers(questions, list(qwen = fake_chat(server)),
-                                         withr::local_tempdir(),
-                                         settings = no_cache(), store = FALSE)),
+                                         settings = no_cache())),
     "1 of 3 answers were cut off", class = "predictivebench_message_truncated"
   )
   expect_equal(answers$qwen[match(questions, answers$question)],
