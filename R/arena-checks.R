@@ -7,7 +7,7 @@
 check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
   defaults <- formals(arena_run)
   choices <- c("strategy", "prompt_version", "invalid", "method")
-  for (name in c(choices, "n", "max_rounds", "position_swap", "times", "seed")) {
+  for (name in c(choices, "experiment", "n", "max_rounds", "position_swap", "times", "seed")) {
     if (!name %in% names(x)) x[name] <- list(eval(defaults[[name]], baseenv()))
   }
   name <- function(field) paste0(arg, field)

@@ -526,8 +526,8 @@ warn_short_pairs <- function(records, models, n, stopped, max_rounds) {
   if (!length(need)) return(invisible())
   labels <- sprintf("%s (%d of %d)", pair_labels(names(need)), n - need, n)
   why <- if (stopped == "max_rounds") {
-    c(i = "{.fn arena_run} stopped at {.arg max_rounds} = {max_rounds}; raise it (the caches
-           keep every battle so far) to continue.")
+    c(i = "{.fn arena_run} stopped at {.arg max_rounds} = {max_rounds}; raise it (the response
+           cache keeps every battle so far) to continue.")
   } else {
     c(i = "No question is left that both models answered and the pair has not met on.")
   }

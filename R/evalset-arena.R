@@ -57,6 +57,7 @@ run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings
   run <- tryCatch(set_arena_run(arena, models, specs, judge, log_dir, settings),
                   error = function(e) e)
   if (!inherits(run, "error")) {
+    record_arena_log(run$paths$log, arena$experiment %||% formals(arena_run)$experiment)
     attr(result, "arena_run") <- run
     return(result)
   }
@@ -80,4 +81,17 @@ set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
   args <- list(models = chats, judge = judge, dir = log_dir, settings = settings)
   args[names(arena)] <- arena
   do.call(arena_run, args)
+}
+
+# The closing arena's log is the set's completed run of it: a record beside the cells'
+# (R/evalset-manifest.R) names it, so leaderboard() counts it and an earlier arena log in the
+# folder as an attempt. Kept in the log's own folder (`arena$dir`, by default `log_dir`).
+record_arena_log <- function(log, experiment) {
+  if (is.null(log)) return(invisible())
+  record <- list(arena = experiment, benchmark = "arena_ratings", log = basename(log),
+                 log_bytes = file.size(log), completed_at = log_timestamp())
+  path <- manifest_path(dirname(log), paste0("arena-", experiment))
+  dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
+  json <- jsonlite::toJSON(record, auto_unbox = TRUE, digits = NA, pretty = TRUE)
+  write_atomic(path, function(tmp) writeLines(json, tmp))
 }

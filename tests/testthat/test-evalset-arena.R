@@ -165,6 +165,13 @@ test_that("a closing arena logs beside the cells, writes no EloBench file, and r
   expect_true(all(again$reused))
   expect_equal(attr(again, "arena_run")$records$winner, run$records$winner)
   expect_equal(server$count(), sent)
+  # the set's record names its latest arena log: the board counts that one, the first an attempt
+  board <- suppressMessages(leaderboard(logs, attempts = FALSE))
+  arena_rows <- board[board$benchmark == "arena_ratings", ]
+  expect_setequal(arena_rows$model, set$model)
+  expect_equal(unique(basename(arena_rows$source)), basename(attr(again, "arena_run")$paths$log))
+  every <- suppressMessages(leaderboard(logs, attempts = TRUE))
+  expect_length(unique(every$source[every$benchmark == "arena_ratings"]), 2L)
 })
 
 test_that("a closing arena with an EloBench folder exports to it; questions can be a table", {
