@@ -6,8 +6,8 @@
 # secret, the epochs), the log folder and the request settings, and beside the spec the
 # chat's own credentials (in this payload only). It rebuilds the chat from the spec with
 # them, runs the cell and writes the log and the cell's record itself. The response cache
-# and the arena caches are files shared under their own locks (R/engine-cache.R,
-# R/arena-cache.R), so workers on one file system share answers. When every daemon is gone,
+# is files written atomically (R/engine-cache.R), so workers on one file system share
+# answers. When every daemon is gone,
 # the cells still waiting fail after a grace period (await_map()) instead of waiting for a
 # daemon that will not come.
 
