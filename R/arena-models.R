@@ -1,5 +1,5 @@
-# Model registration and battle arrangement: which models meet on which questions, and the
-# keys that name a pair.
+# Model registration and battle arrangement: which models meet on which questions, how many
+# decisive battles each pair still needs, and the keys that name a pair.
 
 # Models: ellmer chats, or "provider/model" strings as ellmer::chat() and eval_set() take
 # them, in a list or a character vector; a model is named by its name in the list, else by
@@ -207,3 +207,42 @@ pair_keys <- function(a, b, models) {
 }
 
 pair_labels <- function(keys) sub("\r", " vs ", keys, fixed = TRUE)
+
+# Per pair (in registration order), how many more decisive battles are wanted.
+pair_needs <- function(records, models, n) {
+  keys <- pair_keys(NULL, NULL, models)
+  decisive <- !is.na(records$winner) & records$winner %in% c("model_a", "model_b")
+  have <- table(factor(pair_keys(records$model_a, records$model_b, models)[decisive],
+                       levels = keys))
+  need <- n - as.integer(have)
+  stats::setNames(need, keys)[need > 0]
+}
+
+warn_pairs_without_battles <- function(keys, round) {
+  if (!length(keys)) return(invisible())
+  labels <- pair_labels(keys)
+  cli::cli_warn(
+    c("Round {round}: {length(keys)} pair{?s} got no battle: {.val {labels}}.",
+      i = "A battle needs a question both models answered that the pair has not met on;
+           failed answers are asked for again on the next run."),
+    class = "predictivebench_warning_no_battles"
+  )
+}
+
+# After the rounds: the pairs still short of `n` decisive battles, and why.
+warn_short_pairs <- function(records, models, n, stopped, max_rounds) {
+  need <- pair_needs(records, models, n)
+  if (!length(need)) return(invisible())
+  labels <- sprintf("%s (%d of %d)", pair_labels(names(need)), n - need, n)
+  why <- if (stopped == "max_rounds") {
+    c(i = "{.fn arena_run} stopped at {.arg max_rounds} = {max_rounds}; raise it (the response
+           cache keeps every battle so far) to continue.")
+  } else {
+    c(i = "No question is left that both models answered and the pair has not met on.")
+  }
+  cli::cli_warn(
+    c("{length(need)} pair{?s} {?has/have} fewer than {n} decisive (non-tie) battle{?s}:
+       {.val {labels}}.", why),
+    class = "predictivebench_warning_short_pairs"
+  )
+}

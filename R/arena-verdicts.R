@@ -183,3 +183,24 @@ record_json <- function(record) {
   parsed <- jsonlite::parse_json(record)
   if (is.list(parsed) && !is.null(names(parsed))) parsed
 }
+
+# The records of the judge's requests in the battles' own order, for EloBench's
+# battle_records.csv: each names its request (the key in `gpt_4_response`), so its winner is
+# that request's verdict, not the one combined with the swapped order (`position_swap`).
+own_order_records <- function(records, samples) {
+  records$winner <- metadata_field(samples$solver_metadata, "winner_ab")
+  records$is_valid <- !failed_judgement(records$winner)
+  records
+}
+
+experiment_records <- function(samples, battles) {
+  get <- function(field) metadata_field(samples$solver_metadata, field)
+  tibble::tibble(
+    model_a = samples$model_a, model_b = samples$model_b, winner = get("winner"),
+    judger = get("judger"), tstamp = get("tstamp"), question = samples$question,
+    answer_a = samples$answer_a, answer_b = samples$answer_b,
+    gpt_4_response = get("gpt_4_response"),
+    gpt_4_score = get("gpt_4_score"),
+    is_valid = !failed_judgement(get("winner"))
+  )
+}
