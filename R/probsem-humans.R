@@ -166,14 +166,9 @@ probsem_read_humans <- function(humans, call = rlang::caller_env()) {
   file <- "<data frame>"
   if (rlang::is_string(humans)) {
     file <- humans
-    if (!file.exists(file)) abort_pb("Human results file does not exist.", "missing_file",
-                                     file = file, call = call)
-    humans <- tryCatch(
-      utils::read.csv(file, check.names = FALSE, stringsAsFactors = FALSE,
-                      fileEncoding = "UTF-8"),
-      error = function(e) abort_pb(c("Can't read the human results as CSV.",
-                                     x = conditionMessage(e)), "csv", file = file, call = call)
-    )
+    humans <- read_csv_checked(file, character(), "human results file", call = call)
+    # read.csv()'s missing values in a numeric column: an empty field or NA
+    humans[] <- lapply(humans, function(x) replace(x, x %in% c("", "NA"), NA_character_))
   }
   if (!is.data.frame(humans)) {
     abort_pb("{.arg humans} must be a CSV file or a data frame, not

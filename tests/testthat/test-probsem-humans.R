@@ -224,3 +224,15 @@ test_that("a task carrying human judgements: distance to people from its log equ
   expect_equal(log$results$scores[[1]]$metrics[[1]]$value, live$estimate[[1]])
   expect_inspect_valid(tsk$log_path)
 })
+
+test_that("a human results file is read whole or refused by row: ragged rows, bad bytes", {
+  path <- withr::local_tempfile(fileext = ".csv")
+  writeLines(c("subject_id,jack is strong,jack is weak", "1,80,", "2,70", "3,NA,20"), path)
+  err <- expect_error(probsem_read_humans(path), class = "predictivebench_error_csv")
+  expect_identical(err$row, 2L)
+  expect_match(conditionMessage(err), "human results file")
+  writeLines(c("subject_id,jack is strong,jack is weak", "1,80,", "3,NA,20"), path)
+  humans <- probsem_read_humans(path)
+  expect_identical(humans$value, c(80, 20))
+  expect_identical(humans$row, c(1L, 2L))
+})
