@@ -105,12 +105,6 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
 # own solvers and scorers) is answered by fake_response() and recorded (url, body). Every
 # cache is only read.
 dry_run <- function(task, chat, dots, epochs, context) {
-  mock <- function(req) {
-    body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
-    context$requests[[length(context$requests) + 1]] <- list(url = req$url, body = body,
-                                                              batch = context$batch)
-    fake_response(req$url, body, context$answer)
-  }
   copy <- task$clone(deep = TRUE)
   # As $eval() splits them: request settings go to the solver and the scorer, and so does
   # the dry-run context, a setting only this function gives (R/engine-settings.R).
@@ -118,14 +112,25 @@ dry_run <- function(task, chat, dots, epochs, context) {
   settings <- rlang::names2(dots) %in% c(request_setting_names(), "dry_run")
   solver_args <- dots[startsWith(rlang::names2(dots), "solver_") | settings]
   scorer_args <- dots[!startsWith(rlang::names2(dots), "solver_")]
-  httr2::with_mocked_responses(
-    mock,
-    suppressMessages(suppressWarnings({
-      do.call(copy$solve, c(list(solver_chat = chat), solver_args, list(epochs = epochs)))
-      do.call(copy$score, scorer_args)
-    }))
-  )
+  with_dry_run_mock(context, {
+    do.call(copy$solve, c(list(solver_chat = chat), solver_args, list(epochs = epochs)))
+    do.call(copy$score, scorer_args)
+  })
   invisible(context)
+}
+
+# Evaluates `code` (quietly) with every HTTP request that still reaches httr2 answered by
+# fake_response() and recorded in the dry-run `context` (url, body), so nothing leaves the
+# machine: what estimate_cost() runs, and what an evaluation set's closing arena runs for
+# its preview (R/evalset-cost.R).
+with_dry_run_mock <- function(context, code) {
+  mock <- function(req) {
+    body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
+    context$requests[[length(context$requests) + 1]] <- list(url = req$url, body = body,
+                                                              batch = context$batch)
+    fake_response(req$url, body, context$answer)
+  }
+  httr2::with_mocked_responses(mock, suppressMessages(suppressWarnings(code)))
 }
 
 # Input tokens, the bound on output tokens and its price over the requests to send, each

@@ -73,14 +73,56 @@ run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings
 }
 
 set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
+  do.call(arena_run, set_arena_args(arena, models, specs, judge, log_dir, settings))
+}
+
+# The closing arena's arena_run() arguments: the set's models named by their labels, its
+# judge, log folder and settings, then the arena's own arguments, which replace the set's
+# whole (a settings object is not merged).
+set_arena_args <- function(arena, models, specs, judge, log_dir, settings) {
   chats <- lapply(seq_along(models), function(i) {
     if (inherits(models[[i]], "Chat")) models[[i]] else chat_from_spec(specs[[i]])
   })
   names(chats) <- vapply(specs, spec_label, "")
-  # The arena's own arguments replace the set's whole (a settings object is not merged).
   args <- list(models = chats, judge = judge, dir = log_dir, settings = settings)
   args[names(arena)] <- arena
-  do.call(arena_run, args)
+  args
+}
+
+# The closing arena's row of the set's cost preview (R/evalset-cost.R): the run as it would
+# go, inside a dry run (R/engine-dry-run.R). Every request gets the placeholder answer,
+# which no judge reads as a decisive verdict, so the rounds go on as far as the run allows
+# (`max_rounds`, or no question left): its requests are the most it can send, each judge
+# request counted with the placeholder's answers in it, as estimate_cost() counts a judge.
+# Nothing is written: the questions of an EloBench folder are read, not installed, the log
+# goes to a temporary folder, and every cache is only read.
+arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
+  context <- new_dry_run()
+  dir <- tempfile("predictivebench-arena-preview-")
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  args <- set_arena_args(arena, models, specs, judge, dir, settings)
+  args$dir <- dir
+  args$dataset <- args$dataset %||% folder_questions(arena$elobench, arena$version)
+  args$elobench <- NULL
+  args$settings <- settings_with_dots(as_request_settings(args$settings), dry_run = context)
+  with_dry_run_mock(context, do.call(arena_run, args))
+  chats <- c(unname(args$models), list(as_chat(args$judge)))
+  counts <- dry_run_costs(context, chats, isTRUE(args$settings$batch))
+  tibble::tibble(
+    benchmark = "arena_run", model = paste(names(args$models), collapse = " vs "),
+    cell_id = paste0("arena-", arena$experiment %||% formals(arena_run)$experiment),
+    status = "to run", requests = context$hits + counts$n, cached = context$hits,
+    to_send = counts$n, input_tokens = counts$input, output_tokens_max = counts$output,
+    cost_max = counts$cost
+  )
+}
+
+# The questions of an EloBench folder's data/<version>/questions.csv as a table, or NULL when
+# there is no such file (the version's own questions are then read as arena_run() reads them).
+folder_questions <- function(elobench, version) {
+  if (is.null(elobench) || is.null(version)) return(NULL)
+  path <- questions_path(elobench, version)
+  if (file.exists(path)) tibble::tibble(question = arena_read_questions(path))
 }
 
 # The closing arena's log is the set's completed run of it: a record beside the cells'

@@ -87,8 +87,11 @@
 #'   cells still waiting fail with an error saying so (the cells done stay done); daemons
 #'   that have not connected yet (a cluster's queued jobs) are waited for.
 #' * **Cost.** `dry_run = TRUE` returns the cost preview of the cells still to run
-#'   ([estimate_cost()] on each, offline) instead of running them; `max_cost` refuses to
-#'   start a set that may cost more (an error of class `predictivebench_error_cost`).
+#'   ([estimate_cost()] on each, offline) instead of running them, and of the closing
+#'   `arena` (a row `"arena_run"`: its rounds run offline as far as `max_rounds` or the
+#'   questions allow, every answer and verdict counted, each judge request with the
+#'   placeholder's answers in it); `max_cost` refuses to start a set that may cost more (an
+#'   error of class `predictivebench_error_cost`), the arena included.
 #'
 #' @param benchmarks Benchmark names (`"futurex"`, `"processbench"`, `"deltabench"`,
 #'   `"probsem"`, `"dsbench"`, `"arena"`) for their default real versions, optionally with a
@@ -123,10 +126,11 @@
 #' @param retries How many more times a failed or partial cell is tried in this call
 #'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
 #'   requests. The next call tries failed and partial cells again, as many times.
-#' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell.
-#' @param max_cost `NULL`, or the most (in dollars) the cells still to run may cost, as
-#'   [estimate_cost()] bounds it; above it, or when a cell's cost can't be bounded, nothing
-#'   is sent.
+#' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell (and of the
+#'   closing `arena`).
+#' @param max_cost `NULL`, or the most (in dollars) the cells still to run and the closing
+#'   `arena` may cost, as [estimate_cost()] bounds it; above it, or when a cell's cost
+#'   can't be bounded, nothing is sent.
 #' @param arena `NULL`, or a list of [arena_run()] arguments (the questions, `dataset` or
 #'   `version`, then `n`, `experiment`, `elobench`, ...; not `models`) to end the set with
 #'   one arena run among its models, named by their labels (the `model` column), judged by
@@ -193,6 +197,10 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
+    if (!is.null(arena)) {
+      preview <- rbind(preview,
+                       arena_cost_preview(arena, models, specs, judge, log_dir, settings))
+    }
     if (dry_run) return(preview)
     check_max_cost(preview, max_cost)
   }

@@ -127,3 +127,47 @@ test_that("a model without a price: the estimate and the set's cost are NA, not 
   expect_equal(set$status, "done")
   expect_true(is.na(set$cost))
 })
+
+test_that("the closing arena is in the preview and under max_cost: its most requests, priced", {
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "o1")) '{"winner": 1, "explanation": "first"}' else "An answer."
+  })
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  priced <- function(model, max_tokens) {
+    ellmer::chat_openai(model = model, base_url = server$url, credentials = function() "sk-test",
+                        params = ellmer::params(max_tokens = max_tokens))
+  }
+  models <- list(priced("gpt-4.1-nano", 50), priced("gpt-4.1-mini", 50))
+  judge <- priced("o1", 20)
+  skip_if(is.null(model_price(judge)) || is.null(model_price(models[[1]])),
+          "ellmer has no price for o1 or gpt-4.1-nano")
+  questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
+  arena <- list(dataset = questions, n = 1, max_rounds = 2, times = 0)
+  preview <- eval_set("futurex@sample", models, log_dir = logs, limit = 1, settings = settings,
+                      judge = judge, arena = arena, dry_run = TRUE)
+  expect_equal(server$count(), 0)
+  row <- preview[preview$benchmark == "arena_run", ]
+  expect_equal(nrow(row), 1L)
+  # no placeholder verdict is decisive, so the two rounds run in full: one pair, a new
+  # question a round, each answered by both models (4 answers) and judged (2 verdicts)
+  expect_equal(row$to_send, 6L)
+  expect_gt(row$cost_max, 0)
+  expect_gt(row$output_tokens_max, 0)
+  # each answer's bound is its model's (50); the arena's judge is asked for at most 800
+  # tokens, EloBench's, whatever its chat says
+  expect_equal(row$output_tokens_max, 4 * 50 + 2 * 800)
+  cells <- sum(preview$cost_max[preview$benchmark != "arena_run"])
+  # a budget that covers the cells but not the arena refuses the set before any request
+  expect_error(quiet_set("futurex@sample", models, log_dir = logs, limit = 1,
+                         settings = settings, judge = judge, arena = arena,
+                         max_cost = cells + row$cost_max / 2),
+               class = "predictivebench_error_cost")
+  expect_equal(server$count(), 0)
+  set <- quiet_set("futurex@sample", models, log_dir = logs, limit = 1, settings = settings,
+                   judge = judge, arena = arena, max_cost = (cells + row$cost_max) * 1.01)
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  # the real run (decisive verdicts: one round) sends no more than the preview counted
+  expect_lte(nrow(run$records) + sum(!is.na(unlist(run$answers[-1]))), row$to_send)
+})
