@@ -48,7 +48,7 @@ server_reply <- function(reply, values) {
                            server_legacy_logprobs = server_legacy_logprobs,
                            server_error = server_error, server_prompt = server_prompt,
                            server_generated = server_generated,
-                           server_chat_script = server_chat_script))
+                           server_chat = server_chat))
   for (name in setdiff(names(values), "chat")) {
     value <- values[[name]]
     if (is.function(value) && !is.primitive(value)) environment(value) <- env
@@ -207,7 +207,10 @@ server_chat_choice <- function(body, out, i, reasoning_field, logprobs, message_
   list(choice = choice, tokens = length(thinking) + length(answer))
 }
 
-# The reply a chat script gives for a request: a string, a list, or what its function says.
-server_chat_script <- function(chat, body, n) {
-  if (is.function(chat)) chat(body, n) else chat
+# The answer to a chat request: what the `chat` script says for it (see above), an error
+# reply as it is, else its chat.completion body (server_chat_body(), given the rest).
+server_chat <- function(chat, body, n, ...) {
+  out <- if (is.function(chat)) chat(body, n) else chat
+  if (is.list(out) && !is.null(out$status)) return(out)
+  list(json = server_chat_body(body, out, n, ...))
 }

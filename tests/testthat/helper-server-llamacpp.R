@@ -34,10 +34,8 @@ local_fake_llamacpp <- function(chat = "ok", echo = c("zeros", "ignored"),
     if (identical(path, "/v1/completions")) return(llamacpp_v1_completion(body, n))
     if (identical(path, "/completion")) return(llamacpp_completion(body, n))
     if (identical(path, "/v1/chat/completions")) {
-      out <- server_chat_script(chat, body, n)
-      if (is.list(out) && !is.null(out$status)) return(out)
-      return(list(json = server_chat_body(body, out, n, model, reasoning_field,
-                                          extra = list(system_fingerprint = "b5000-fake"))))
+      return(server_chat(chat, body, n, model, reasoning_field,
+                         extra = list(system_fingerprint = "b5000-fake")))
     }
     server_error(404L, "File Not Found", "not_found_error")
   }, options)

@@ -23,11 +23,8 @@ local_fake_ollama <- function(chat = "ok", completions = c("404", "ignore"),
   reply <- server_reply(function(body, n) {
     path <- attr(body, "path")
     if (identical(path, "/v1/chat/completions")) {
-      out <- server_chat_script(chat, body, n)
-      if (is.list(out) && !is.null(out$status)) return(out)
-      return(list(json = server_chat_body(body, out, n, model, reasoning_field,
-                                          logprobs = chat_logprobs,
-                                          extra = list(system_fingerprint = "fp_ollama"))))
+      return(server_chat(chat, body, n, model, reasoning_field, logprobs = chat_logprobs,
+                         extra = list(system_fingerprint = "fp_ollama")))
     }
     if (identical(path, "/v1/completions") && identical(completions, "ignore")) {
       generated <- server_generated(as.integer(body$max_tokens %||% 16L))

@@ -34,13 +34,9 @@ local_fake_vllm <- function(chat = "ok", logprobs = function(tokens, text) -ncha
     path <- attr(body, "path")
     if (identical(path, "/v1/completions")) return(vllm_completion(body, n))
     if (identical(path, "/v1/chat/completions")) {
-      out <- server_chat_script(chat, body, n)
-      if (is.list(out) && !is.null(out$status)) return(out)
-      return(list(json = server_chat_body(
-        body, out, n, model, reasoning_field,
-        message_extra = list(tool_calls = list()),
-        extra = list(prompt_logprobs = NULL)
-      )))
+      return(server_chat(chat, body, n, model, reasoning_field,
+                         message_extra = list(tool_calls = list()),
+                         extra = list(prompt_logprobs = NULL)))
     }
     vllm_not_found
   }, c(options, list(vllm_not_found = vllm_not_found)))
