@@ -21,11 +21,28 @@
 # file uploads begun) and $stop(). `batch` configures the batch endpoints (add_batch_routes()).
 # `routes` adds POST paths answered by the same handler (a server's own endpoints, such as
 # llama.cpp's "/completion"); the reply reads which path was asked with attr(body, "path").
+# `static` answers other paths with fixed bodies, named by method and path ("GET /health" =
+# list(status = "ok")), neither counted nor in $requests() (a server's model list, health).
+# `not_found` is the answer to any path the server has not (a list of `status` and `json` or
+# `text`); by default webfakes' own 404. $log() lists every request that arrived, answered
+# or not: its `method`, `path` and `auth` (the Authorization header), in arrival order.
 fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
-                        routes = character()) {
+                        routes = character(), static = list(), not_found = NULL) {
   `%||%` <- function(x, y) if (is.null(x)) y else x
   app <- webfakes::new_app()
   app$use(webfakes::mw_json())
+  app$locals$log <- list()
+  app$use(function(req, res) {
+    # once per request (a delayed answer runs the handlers again)
+    if (is.null(res$locals$logged) && !startsWith(req$path, "/__")) {
+      res$locals$logged <- TRUE
+      req$app$locals$log[[length(req$app$locals$log) + 1L]] <- list(
+        method = toupper(req$method), path = req$path,
+        auth = req$get_header("Authorization") %||% NA_character_
+      )
+    }
+    "next"
+  })
   app$locals$n <- 0L
   app$locals$bodies <- list()
   app$locals$auth <- list()
@@ -64,6 +81,8 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
     n <- res$locals$n
     for (name in names(out$headers)) res$set_header(name, out$headers[[name]])
     if (!is.null(out$status)) {
+      # `text` with a `status`: a plain-text error body, as some servers' routers send
+      if (!is.null(out$text)) return(res$set_status(out$status)$send(out$text))
       # `json` with a `status`: that error body (a provider's own) instead of the default
       return(res$set_status(out$status)$send_json(
         out$json %||%
@@ -109,6 +128,13 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   app$post("/v1/messages", handle)
   app$post("/v1/completions", handle)
   for (path in routes) app$post(path, handle)
+  for (route in names(static)) {
+    method_path <- strsplit(route, " ", fixed = TRUE)[[1]]
+    app[[tolower(method_path[[1]])]](method_path[[2]], local({
+      body <- static[[route]]
+      function(req, res) res$send_json(body, auto_unbox = TRUE, null = "null")
+    }))
+  }
   add_batch_routes(app, batch)
   app$get("/__count", function(req, res) res$send_json(list(n = req$app$locals$n),
                                                         auto_unbox = TRUE))
@@ -118,6 +144,18 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   app$get("/__requests", function(req, res) {
     res$send_json(req$app$locals$bodies, auto_unbox = TRUE, null = "null")
   })
+  app$get("/__log", function(req, res) {
+    res$send_json(req$app$locals$log, auto_unbox = TRUE, null = "null")
+  })
+  if (!is.null(not_found)) {
+    app$locals$not_found <- not_found
+    app$all(webfakes::new_regexp(".*"), function(req, res) {
+      out <- req$app$locals$not_found
+      res$set_status(out$status)
+      if (!is.null(out$text)) return(res$send(out$text))
+      res$send_json(out$json, auto_unbox = TRUE, null = "null")
+    })
+  }
   proc <- webfakes::new_app_process(app, opts = webfakes::server_opts(num_threads = 64, enable_keep_alive = TRUE))
   url <- sub("/$", "", proc$url())
   list(
@@ -127,6 +165,12 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
     requests = function() jsonlite::fromJSON(paste0(url, "/__requests"),
                                              simplifyVector = FALSE),
     auths = function() as.character(jsonlite::fromJSON(paste0(url, "/__auth"))),
+    log = function() {
+      log <- jsonlite::fromJSON(paste0(url, "/__log"), simplifyVector = FALSE)
+      tibble::tibble(method = vapply(log, function(r) r$method, ""),
+                     path = vapply(log, function(r) r$path, ""),
+                     auth = vapply(log, function(r) r$auth %||% NA_character_, ""))
+    },
     stop = function() proc$stop(),
     process = proc
   )
@@ -343,8 +387,9 @@ fake_anthropic_chat <- function(server, model = "fake-model", params = NULL) {
 }
 
 local_fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = list(),
-                              routes = character(), .local_envir = parent.frame()) {
-  server <- fake_openai(reply, latency, batch, routes)
+                              routes = character(), static = list(), not_found = NULL,
+                              .local_envir = parent.frame()) {
+  server <- fake_openai(reply, latency, batch, routes, static, not_found)
   withr::defer(server$stop(), envir = .local_envir)
   server
 }

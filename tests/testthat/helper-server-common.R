@@ -8,6 +8,10 @@
 # token's log-probability is `logprobs(tokens, text)` (by default -nchar(token) / 2), the
 # first token has none, as a real server's.
 #
+# Each also serves what its real counterpart serves besides (fake_openai()'s `static`: the
+# model list, health, ...), answers any other path as that server does (`not_found`), and
+# logs every request that arrives ($log()).
+#
 # Chat replies are scripted by `chat`: a string (the answer) or a function(body, n) giving a
 # string or a list with any of
 #   text           the answer (the message's `content`)
@@ -18,34 +22,56 @@
 #   finish_reason  "stop", "length", ...; by default "length" when the reasoning and answer
 #                  tokens exceed the request's `max_tokens` / `max_completion_tokens` (both
 #                  are then cut there, the reasoning first; an answer that was never reached
-#                  is `null`, and unfinished inline thinking has no "</think>"), else "stop"
+#                  is `null`, and unfinished inline thinking has no "</think>"), else "stop".
+#                  A reply scripted "length" with reasoning and no text was cut inside its
+#                  thinking, the same way
 #   alternatives   a named numeric vector: the first answer token's top alternatives and
 #                  their log-probabilities (sent when the request asks for `logprobs`)
 #   status, json   an HTTP error status and its body, as fake_openai() takes them
 #   usage          list(prompt_tokens =, completion_tokens =)
-# A `chat` function runs in the server's process: it sees its arguments, base R and the
-# helpers here (server_tokens(), `%||%`), not the test's variables.
+#   or a list of such replies, one choice each (a request with `n`).
+# A `chat` function runs in the server's process: it sees its arguments, the helpers here
+# (last_user_text(), server_tokens(), `%||%`) and its own variables (a closure's, the test's),
+# which are sent to the server's process with it.
 
 # `reply` with its own environment, holding `values` (options and functions, the functions'
 # environments set to it too) and whose parent is the global environment: nothing of the
-# test's environment is sent to the server's process.
+# test's environment is sent to the server's process but the `chat` script's own.
 server_reply <- function(reply, values) {
   env <- new.env(parent = globalenv())
   values <- c(values, list(`%||%` = function(x, y) if (is.null(x)) y else x,
+                           last_user_text = last_user_text,
                            server_tokens = server_tokens, server_token_id = server_token_id,
                            server_chat_body = server_chat_body,
+                           server_chat_choice = server_chat_choice,
                            server_chat_logprobs = server_chat_logprobs,
                            server_legacy_logprobs = server_legacy_logprobs,
                            server_error = server_error, server_prompt = server_prompt,
                            server_generated = server_generated,
-                           server_chat_script = server_chat_script))
-  for (name in names(values)) {
+                           server_chat = server_chat))
+  for (name in setdiff(names(values), "chat")) {
     value <- values[[name]]
     if (is.function(value) && !is.primitive(value)) environment(value) <- env
     assign(name, value, envir = env)
   }
+  chat <- values$chat
+  if (is.function(chat)) {
+    # the script keeps its own variables, and sees the helpers before them
+    helpers <- new.env(parent = environment(chat))
+    for (name in ls(env, all.names = TRUE)) {
+      if (is.function(env[[name]])) assign(name, env[[name]], envir = helpers)
+    }
+    environment(chat) <- helpers
+  }
+  env$chat <- chat
   environment(reply) <- env
   reply
+}
+
+# What a local server's GET /v1/models lists: its one model.
+server_models <- function(model, owned_by) {
+  list(object = "list", data = list(list(id = model, object = "model", created = 1700000000L,
+                                         owned_by = owned_by)))
 }
 
 server_tokens <- function(text, pattern = "\n| ?[^ \n]+| +") {
@@ -115,12 +141,28 @@ server_chat_logprobs <- function(tokens, alternatives = NULL, top = 0L) {
   }))
 }
 
-# A chat.completion body for `out` (the scripted reply, see above) to request `body`.
-# `reasoning_field` names where the reasoning goes (NULL: inline <think> tags); `logprobs`
-# whether the server gives log-probabilities at all; `message_extra` and `extra` are fields
-# a server adds to the message and to the body.
+# A chat.completion body for `out` (the scripted reply, or a list of them, see above) to
+# request `body`. `reasoning_field` names where the reasoning goes (NULL: inline <think>
+# tags); `logprobs` whether the server gives log-probabilities at all; `message_extra` and
+# `extra` are fields a server adds to the message and to the body.
 server_chat_body <- function(body, out, n, model, reasoning_field = "reasoning_content",
                              logprobs = TRUE, message_extra = list(), extra = list()) {
+  outs <- if (is.character(out) || !is.null(names(out))) list(out) else out
+  choices <- lapply(seq_along(outs), function(i) {
+    server_chat_choice(body, outs[[i]], i, reasoning_field, logprobs, message_extra)
+  })
+  usage <- list(prompt_tokens = 10L, completion_tokens = 0L)
+  for (choice in choices) {
+    usage$completion_tokens <- usage$completion_tokens + choice$tokens
+  }
+  if (length(outs) == 1L && !is.character(outs[[1]])) usage <- outs[[1]]$usage %||% usage
+  usage$total_tokens <- usage$prompt_tokens + usage$completion_tokens
+  c(list(id = paste0("chatcmpl-", n), object = "chat.completion", created = 1700000000L,
+         model = model, choices = lapply(choices, `[[`, "choice"), usage = usage), extra)
+}
+
+# One choice of a chat.completion body (the `i`-th), and the tokens it generated.
+server_chat_choice <- function(body, out, i, reasoning_field, logprobs, message_extra) {
   if (is.character(out)) out <- list(text = out)
   answer <- server_tokens(out$text %||% "")
   thinking <- if (!is.null(out$reasoning)) server_tokens(out$reasoning) else character()
@@ -137,6 +179,11 @@ server_chat_body <- function(body, out, n, model, reasoning_field = "reasoning_c
     reached <- length(answer) > 0 || !length(server_tokens(out$text %||% ""))
   }
   finish <- out$finish_reason %||% finish
+  if (identical(finish, "length") && !is.null(out$reasoning) && !length(answer)) {
+    # cut inside the thinking: the answer was never reached
+    reached <- FALSE
+    closed <- FALSE
+  }
   content <- if (reached) paste(answer, collapse = "") else NULL
   message <- list(role = "assistant")
   if (is.null(reasoning_field)) {
@@ -152,19 +199,18 @@ server_chat_body <- function(body, out, n, model, reasoning_field = "reasoning_c
     message[reasoning_field] <- list(if (!is.null(out$reasoning)) paste(thinking, collapse = ""))
   }
   message <- c(message, message_extra)
-  choice <- list(index = 0L, message = message, logprobs = NULL, finish_reason = finish)
+  choice <- list(index = i - 1L, message = message, logprobs = NULL, finish_reason = finish)
   if (logprobs && isTRUE(body$logprobs)) {
     choice$logprobs <- server_chat_logprobs(answer, out$alternatives,
                                             as.integer(body$top_logprobs %||% 0L))
   }
-  usage <- out$usage %||% list(prompt_tokens = 10L,
-                               completion_tokens = length(thinking) + length(answer))
-  usage$total_tokens <- usage$prompt_tokens + usage$completion_tokens
-  c(list(id = paste0("chatcmpl-", n), object = "chat.completion", created = 1700000000L,
-         model = model, choices = list(choice), usage = usage), extra)
+  list(choice = choice, tokens = length(thinking) + length(answer))
 }
 
-# The reply a chat script gives for a request: a string, a list, or what its function says.
-server_chat_script <- function(chat, body, n) {
-  if (is.function(chat)) chat(body, n) else chat
+# The answer to a chat request: what the `chat` script says for it (see above), an error
+# reply as it is, else its chat.completion body (server_chat_body(), given the rest).
+server_chat <- function(chat, body, n, ...) {
+  out <- if (is.function(chat)) chat(body, n) else chat
+  if (is.list(out) && !is.null(out$status)) return(out)
+  list(json = server_chat_body(body, out, n, ...))
 }

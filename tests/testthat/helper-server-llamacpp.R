@@ -14,7 +14,13 @@
 #   `completion_probabilities` for the generated tokens only (never the prompt's).
 # * POST /v1/chat/completions: as vLLM's; with `--reasoning-format deepseek` the thinking
 #   is in `message$reasoning_content` (`reasoning_field = NULL`: inline `<think>` tags).
-#   Scripted by `chat` (helper-server-common.R).
+#   Scripted by `chat` (helper-server-common.R). Reached through
+#   ellmer::chat_openai_compatible(base_url = "<server>/v1").
+# * GET /health (`{"status": "ok"}` once the model is loaded), GET /props (the server's
+#   settings: `default_generation_settings`, `total_slots`, `model_path`, `chat_template`),
+#   GET /v1/models.
+# * Any other path: HTTP 404, `{"error": {"code": 404, "message": "File Not Found",
+#   "type": "not_found_error"}}`.
 local_fake_llamacpp <- function(chat = "ok", echo = c("zeros", "ignored"),
                                 reasoning_field = "reasoning_content",
                                 model = "qwen2.5-0.5b-instruct-q8_0.gguf",
@@ -28,14 +34,21 @@ local_fake_llamacpp <- function(chat = "ok", echo = c("zeros", "ignored"),
     if (identical(path, "/v1/completions")) return(llamacpp_v1_completion(body, n))
     if (identical(path, "/completion")) return(llamacpp_completion(body, n))
     if (identical(path, "/v1/chat/completions")) {
-      out <- server_chat_script(chat, body, n)
-      if (is.list(out) && !is.null(out$status)) return(out)
-      return(list(json = server_chat_body(body, out, n, model, reasoning_field,
-                                          extra = list(system_fingerprint = "b5000-fake"))))
+      return(server_chat(chat, body, n, model, reasoning_field,
+                         extra = list(system_fingerprint = "b5000-fake")))
     }
     server_error(404L, "File Not Found", "not_found_error")
   }, options)
-  local_fake_openai(reply, routes = "/completion", .local_envir = .local_envir)
+  static <- list(
+    "GET /health" = list(status = "ok"),
+    "GET /props" = list(default_generation_settings = list(n_ctx = 4096L, n_predict = -1L),
+                        total_slots = 1L, model_path = paste0("models/", model),
+                        chat_template = "{{ messages }}"),
+    "GET /v1/models" = server_models(model, "llamacpp")
+  )
+  local_fake_openai(reply, routes = "/completion", static = static,
+                    not_found = server_error(404L, "File Not Found", "not_found_error"),
+                    .local_envir = .local_envir)
 }
 
 # llama.cpp's per-token probabilities (`completion_probabilities`, `logprobs$content`).

@@ -22,11 +22,9 @@ local_fake_openai_legacy <- function(logprobs = function(tokens, text) -nchar(to
     path <- attr(body, "path")
     if (identical(path, "/v1/completions")) return(legacy_completion(body, n))
     if (identical(path, "/v1/chat/completions")) {
-      out <- server_chat_script(chat, body, n)
-      if (is.list(out) && !is.null(out$status)) return(out)
-      return(list(json = server_chat_body(body, out, n, model, reasoning_field = NULL,
-                                          message_extra = list(refusal = NULL),
-                                          extra = list(system_fingerprint = NULL))))
+      return(server_chat(chat, body, n, model, reasoning_field = NULL,
+                         message_extra = list(refusal = NULL),
+                         extra = list(system_fingerprint = NULL)))
     }
     server_error(404L, sprintf("Invalid URL (POST %s)", path))
   }, options)

@@ -15,6 +15,7 @@
 #   in `message$reasoning_content` (with `--reasoning-parser`; `reasoning_field = NULL` is a
 #   server without one, the thinking inline in `<think>` tags), `finish_reason = "length"`
 #   at the token limit. Scripted by `chat` (helper-server-common.R).
+# * GET /v1/models: the served model (what ellmer::models_vllm() lists).
 # * Any other path: HTTP 404 `{"detail": "Not Found"}` (FastAPI's).
 #
 # Options: `logprobs` is function(tokens, text) giving every prompt token's log-probability
@@ -33,18 +34,18 @@ local_fake_vllm <- function(chat = "ok", logprobs = function(tokens, text) -ncha
     path <- attr(body, "path")
     if (identical(path, "/v1/completions")) return(vllm_completion(body, n))
     if (identical(path, "/v1/chat/completions")) {
-      out <- server_chat_script(chat, body, n)
-      if (is.list(out) && !is.null(out$status)) return(out)
-      return(list(json = server_chat_body(
-        body, out, n, model, reasoning_field,
-        message_extra = list(tool_calls = list()),
-        extra = list(prompt_logprobs = NULL)
-      )))
+      return(server_chat(chat, body, n, model, reasoning_field,
+                         message_extra = list(tool_calls = list()),
+                         extra = list(prompt_logprobs = NULL)))
     }
-    list(status = 404L, json = list(detail = "Not Found"))
-  }, options)
-  local_fake_openai(reply, latency = latency, .local_envir = .local_envir)
+    vllm_not_found
+  }, c(options, list(vllm_not_found = vllm_not_found)))
+  local_fake_openai(reply, latency = latency,
+                    static = list("GET /v1/models" = server_models(model, "vllm")),
+                    not_found = vllm_not_found, .local_envir = .local_envir)
 }
+
+vllm_not_found <- list(status = 404L, json = list(detail = "Not Found"))
 
 # The /v1/completions answer (runs in the server's process, with local_fake_vllm()'s options).
 vllm_completion <- function(body, n) {

@@ -1,12 +1,18 @@
 # The fake local servers (helper-server-*.R) answer in their real counterparts' wire
 # formats: what the probes and the reasoning tests rely on, checked over real HTTP.
 
-post_json <- function(server, path, body) {
+# A request to a path of the server's root: POST `body`, or GET without one. The answer's
+# status, and its body: `json`, or `text` when the server answers in plain text.
+post_json <- function(server, path, body = NULL, auth = NULL) {
   req <- httr2::request(paste0(sub("/v1$", "", server$url), path))
-  req <- httr2::req_body_json(req, body, auto_unbox = TRUE)
+  if (!is.null(body)) req <- httr2::req_body_json(req, body, auto_unbox = TRUE)
+  if (!is.null(auth)) req <- httr2::req_auth_bearer_token(req, auth)
   req <- httr2::req_error(req, is_error = function(resp) FALSE)
   resp <- httr2::req_perform(req)
-  list(status = httr2::resp_status(resp), json = httr2::resp_body_json(resp))
+  if (identical(httr2::resp_content_type(resp), "application/json")) {
+    return(list(status = httr2::resp_status(resp), json = httr2::resp_body_json(resp)))
+  }
+  list(status = httr2::resp_status(resp), text = httr2::resp_body_string(resp))
 }
 
 test_that("the vLLM server echoes prompt log-probabilities and gives prompt_logprobs", {
@@ -100,7 +106,9 @@ test_that("the llama.cpp server's echo is broken, its own /completion scores no 
 
 test_that("Ollama's OpenAI endpoint is chat only", {
   server <- local_fake_ollama(chat = list(text = "hi", reasoning = "hmm"))
-  expect_equal(post_json(server, "/v1/completions", list(prompt = "x"))$status, 404L)
+  r <- post_json(server, "/v1/completions", list(prompt = "x"))
+  expect_equal(r$status, 404L)
+  expect_equal(r$text, "404 page not found")
   r <- post_json(server, "/v1/chat/completions", list(
     messages = list(list(role = "user", content = "hi")), logprobs = TRUE))
   expect_equal(r$json$choices[[1]]$message$reasoning, "hmm")
@@ -124,4 +132,73 @@ test_that("OpenAI's legacy completions: null first token, offsets, leading space
   r <- post_json(server, "/v1/completions", list(prompt = "x", prompt_logprobs = 0L))
   expect_equal(r$status, 400L)
   expect_match(r$json$error$message, "prompt_logprobs")
+})
+
+test_that("chat scripts see the test's variables, answer n choices, are cut in the thinking", {
+  answers <- c(hi = "\\boxed{Y}")
+  chat <- function(body, n) {
+    text <- last_user_text(body)
+    if (identical(body$n, 2L)) {
+      return(list(list(text = answers[[text]], reasoning = "a"),
+                  list(reasoning = "b, then", finish_reason = "length")))
+    }
+    list(text = answers[[text]], reasoning = "First guess")
+  }
+  server <- local_fake_vllm(chat = chat)
+  r <- post_json(server, "/v1/chat/completions", list(
+    messages = list(list(role = "user", content = list(list(type = "text", text = "hi"))))))
+  expect_equal(r$json$choices[[1]]$message$content, "\\boxed{Y}")
+  r <- post_json(server, "/v1/chat/completions", list(
+    messages = list(list(role = "user", content = "hi")), n = 2L))
+  choices <- r$json$choices
+  expect_equal(vapply(choices, `[[`, 1L, "index"), c(0L, 1L))
+  expect_equal(choices[[1]]$message$reasoning_content, "a")
+  expect_equal(choices[[1]]$finish_reason, "stop")
+  # scripted as cut off inside its thinking: no answer at all
+  expect_null(choices[[2]]$message$content)
+  expect_equal(choices[[2]]$message$reasoning_content, "b, then")
+  expect_equal(choices[[2]]$finish_reason, "length")
+  inline <- local_fake_llamacpp(chat = chat, reasoning_field = NULL)
+  r <- post_json(inline, "/v1/chat/completions", list(
+    messages = list(list(role = "user", content = "hi")), n = 2L))
+  expect_equal(vapply(r$json$choices, function(x) x$message$content, ""),
+               c("<think>a</think>\n\n\\boxed{Y}", "<think>b, then"))
+})
+
+test_that("each server serves its own other paths, 404s the rest its way, logs all", {
+  vllm <- local_fake_vllm(model = "m")
+  expect_equal(post_json(vllm, "/v1/models")$json$data[[1]]$id, "m")
+  r <- post_json(vllm, "/api/tags")
+  expect_equal(r$status, 404L)
+  expect_equal(r$json$detail, "Not Found")
+  expect_equal(post_json(vllm, "/health")$status, 404L)
+
+  ollama <- local_fake_ollama(model = "qwen3")
+  tags <- post_json(ollama, "/api/tags")$json$models
+  expect_equal(vapply(tags, `[[`, "", "name"), "qwen3:latest")
+  show <- post_json(ollama, "/api/show", list(model = "qwen3", verbose = FALSE))$json
+  expect_true("thinking" %in% unlist(show$capabilities))
+  expect_equal(post_json(ollama, "/v1/models")$json$data[[1]]$id, "qwen3:latest")
+  expect_equal(post_json(ollama, "/health")$text, "404 page not found")
+
+  llamacpp <- local_fake_llamacpp(model = "q.gguf")
+  expect_equal(post_json(llamacpp, "/health")$json$status, "ok")
+  expect_equal(post_json(llamacpp, "/props")$json$total_slots, 1L)
+  expect_equal(post_json(llamacpp, "/v1/models")$json$data[[1]]$id, "q.gguf")
+  r <- post_json(llamacpp, "/api/tags")
+  expect_equal(r$status, 404L)
+  expect_equal(r$json$error$type, "not_found_error")
+
+  # the log has every request, answered or not, with its key; only chats are counted
+  post_json(ollama, "/v1/chat/completions",
+            list(messages = list(list(role = "user", content = "hi"))), auth = "k")
+  log <- ollama$log()
+  expect_equal(log$method, c("GET", "POST", "GET", "GET", "POST"))
+  expect_equal(log$path, c("/api/tags", "/api/show", "/v1/models", "/health",
+                           "/v1/chat/completions"))
+  expect_equal(log$auth, c(NA, NA, NA, NA, "Bearer k"))
+  expect_equal(ollama$count(), 1)
+  # ellmer's own constructor finds the model there, and chats
+  chat <- ellmer::chat_ollama(base_url = sub("/v1$", "", ollama$url), model = "qwen3")
+  expect_equal(as.character(chat$chat("hi", echo = "none")), "ok")
 })

@@ -1,8 +1,10 @@
 # Local servers are first-class solvers: ellmer::chat_vllm(), ellmer::chat_ollama() and
 # ellmer::chat_openai_compatible() pointed at a llama.cpp server run each benchmark's sample
 # (FutureX, DSBench with its judge, ProcessBench, DeltaBench, the arena with its judge) at
-# servers that serve only what the real ones do (helper-fake-local-servers.R), each model a
-# reasoning model whose thinking guesses wrong. probsem needs a server's log-probabilities:
+# servers that serve only what the real ones do (helper-server-vllm.R, -ollama.R,
+# -llamacpp.R), each model a reasoning model whose thinking guesses wrong: vLLM's in
+# `reasoning_content`, Ollama's in `reasoning`, llama.cpp's (`--reasoning-format none`)
+# inline in `<think>` tags. probsem needs a server's log-probabilities:
 # its backends are tested at such servers with the log-probability tests.
 
 local_oracle <- function() {
@@ -25,17 +27,43 @@ local_oracle <- function() {
        answers = answers)
 }
 
-# What each request gets: the oracle's answer (or the judges' verdicts) after thinking that
-# guesses wrong, so a benchmark that read the thinking would score less than 1.
+# The chat script of each server: the oracle's answer (or the judges' verdicts) after
+# thinking that guesses wrong, so a benchmark that read the thinking would score less than 1.
 local_answer <- function(answers) {
-  function(text) {
+  function(body, n) {
+    text <- last_user_text(body)
     content <- if (text %in% names(answers)) answers[[text]] else
       if (grepl("Please judge whether the generated answer", text, fixed = TRUE)) "True" else
       if (grepl("winner", text, fixed = TRUE)) "{\"winner\": 1, \"explanation\": \"fine\"}" else
       "The answer is 42."
-    list(content = content,
+    list(text = content,
          reasoning = "First guess \\boxed{0}. Error Section Number: 99. False. {\"winner\": 2}")
   }
+}
+
+# Each server, with the chat it is used through as its documentation shows it.
+local_server <- function(kind, chat, .local_envir = parent.frame()) {
+  switch(kind,
+    vllm = {
+      server <- local_fake_vllm(chat = chat, model = "qwen3", .local_envir = .local_envir)
+      list(server = server,
+           chat = ellmer::chat_vllm(base_url = server$url, model = "qwen3",
+                                    credentials = function() "vllm-local-key"))
+    },
+    ollama = {
+      server <- local_fake_ollama(chat = chat, model = "qwen3", .local_envir = .local_envir)
+      list(server = server,
+           chat = ellmer::chat_ollama(base_url = sub("/v1$", "", server$url), model = "qwen3"))
+    },
+    llamacpp = {
+      server <- local_fake_llamacpp(chat = chat, reasoning_field = NULL, model = "qwen3",
+                                    .local_envir = .local_envir)
+      list(server = server,
+           chat = ellmer::chat_openai_compatible(base_url = server$url, model = "qwen3",
+                                                 name = "llama.cpp",
+                                                 credentials = function() ""))
+    }
+  )
 }
 
 run_local_benchmarks <- function(chat, oracle) {
@@ -93,9 +121,9 @@ for (kind in c("vllm", "ollama", "llamacpp")) {
   test_that(paste("every benchmark's sample runs at a local", kind, "server"), {
     skip_on_cran()
     oracle <- local_oracle()
-    server <- local_fake_local_server(kind, local_answer(oracle$answers))
-    chat <- local_server_chat(server, kind)
-    runs <- run_local_benchmarks(chat, oracle)
+    local <- local_server(kind, local_answer(oracle$answers))
+    server <- local$server
+    runs <- run_local_benchmarks(local$chat, oracle)
     log <- expect_local_run(kind, oracle, server, runs)
     posts <- log[log$method == "POST" & log$path == "/v1/chat/completions", ]
     if (kind == "vllm") {

@@ -1,28 +1,14 @@
 # Reasoning is kept, never scored, for every benchmark; answers cut off at the token limit
-# are counted. Each benchmark runs at a fake OpenAI-compatible server over real HTTP whose
-# replies are complete chat-completion bodies (`json`), as a reasoning model's server sends
-# them: `<think>` inline, or vLLM's `reasoning_content`, and `finish_reason = "length"`.
+# are counted. Each benchmark runs over real HTTP at a fake vLLM server (helper-server-vllm.R)
+# serving a reasoning model: its thinking `<think>` inline in the answer, or in vLLM's
+# `reasoning_content`, and `finish_reason = "length"` at the token limit.
 
-# A reply function for local_fake_openai(): `answer(text)` gives, for a prompt's text, a list
-# of `content`, `reasoning` (NULL for none) and `finish` ("stop" by default). It runs in the
-# server's process, so the body is built inside it.
-reasoning_reply <- function(answer) {
-  function(body, n) {
-    got <- answer(last_user_text(body))
-    choice <- function(i, x) {
-      list(index = i - 1L, finish_reason = x$finish %||% "stop",
-           message = list(role = "assistant", content = x$content,
-                          reasoning_content = x$reasoning))
-    }
-    # `n` choices (ProcessBench's votes in one request): `answer` gives a list of replies
-    replies <- if (is.null(got$content) && is.list(got[[1]])) got else list(got)
-    list(json = list(
-      id = paste0("chatcmpl-", n), object = "chat.completion", created = 0L,
-      model = body$model %||% "fake",
-      choices = lapply(seq_along(replies), function(i) choice(i, replies[[i]])),
-      usage = list(prompt_tokens = 10L, completion_tokens = 5L, total_tokens = 15L)
-    ))
-  }
+# A vLLM server whose chat script is `answer(text)`: for a prompt's text, a list of `text`,
+# `reasoning` and `finish_reason` (helper-server-common.R), or a list of such, one per
+# choice. It runs in the server's process.
+reasoning_server <- function(answer, .local_envir = parent.frame()) {
+  local_fake_vllm(chat = function(body, n) answer(last_user_text(body)),
+                  .local_envir = .local_envir)
 }
 
 no_cache <- function() request_settings(cache = FALSE)
@@ -57,9 +43,9 @@ futurex_boxed_targets <- function(data) {
 test_that("FutureX scores the answer behind </think>, not the guess inside it", {
   data <- futurex_dataset(version = "sample")
   right <- futurex_boxed_targets(data)
-  server <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = paste0("<think>First guess \\boxed{X}</think>\n", right[[text]]))
-  }))
+  server <- reasoning_server(function(text) {
+    list(text = paste0("<think>First guess \\boxed{X}</think>\n", right[[text]]))
+  })
   tsk <- futurex_oracle_task(server, data)
   samples <- tsk$get_samples()
   expect_equal(samples$score, rep(1, nrow(data)))
@@ -74,10 +60,10 @@ test_that("FutureX scores the answer behind </think>, not the guess inside it", 
 test_that("FutureX: an answer only in unfinished thinking scores 0 and is counted", {
   data <- futurex_dataset(version = "sample")
   right <- futurex_boxed_targets(data)
-  server <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = paste0("<think>Surely ", right[[text]], " but let me check"),
-         finish = "length")
-  }))
+  server <- reasoning_server(function(text) {
+    list(text = paste0("<think>Surely ", right[[text]], " but let me check"),
+         finish_reason = "length")
+  })
   tsk <- futurex_oracle_task(server, data)
   samples <- tsk$get_samples()
   expect_equal(samples$score, rep(0, nrow(data)))
@@ -97,14 +83,14 @@ test_that("FutureX: an answer only in unfinished thinking scores 0 and is counte
 test_that("FutureX reads a server's separate reasoning field as reasoning", {
   data <- futurex_dataset(version = "sample")[1:3, ]
   right <- futurex_boxed_targets(data)
-  server <- local_fake_openai(reasoning_reply(function(text) {
+  server <- reasoning_server(function(text) {
     if (grepl("Yes or No", text)) {
       # vLLM cut off inside its reasoning parser: no content at all
-      return(list(content = NULL, reasoning = paste("I'd say", right[[text]]),
-                  finish = "length"))
+      return(list(reasoning = paste("I'd say", right[[text]]),
+                  finish_reason = "length"))
     }
-    list(content = right[[text]], reasoning = "First guess \\boxed{X}")
-  }))
+    list(text = right[[text]], reasoning = "First guess \\boxed{X}")
+  })
   samples <- futurex_oracle_task(server, data)$get_samples()
   cut <- vapply(samples$solver_metadata, `[[`, TRUE, "truncated")
   expect_equal(samples$score, ifelse(cut, 0, 1))
@@ -123,14 +109,14 @@ test_that("futurex_score() scores a prediction file's answers after their thinki
 })
 
 test_that("the FutureX judge's values are read from its answer, not its thinking", {
-  judge <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5",
+  judge <- reasoning_server(function(text) {
+    list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5",
          reasoning = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 99")
-  }))
-  judge_inline <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = paste0("<think>GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 99</think>",
+  })
+  judge_inline <- reasoning_server(function(text) {
+    list(text = paste0("<think>GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 99</think>",
                           "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5"))
-  }))
+  })
   data <- futurex_dataset(version = "sample")
   data <- data[data$id == "fx-l3-temp", ]
   for (server in list(judge, judge_inline)) {
@@ -147,13 +133,13 @@ test_that("the FutureX judge's values are read from its answer, not its thinking
 
 test_that("DSBench judges the answer without thinking, by a verdict outside the judge's", {
   data <- dsbench_dataset(version = "sample", limit = 2)
-  solver <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "<think>It might be Z. True</think>\nThe answer is 42.")
-  }))
+  solver <- reasoning_server(function(text) {
+    list(text = "<think>It might be Z. True</think>\nThe answer is 42.")
+  })
   # a reasoning judge: its thinking says true, its answer says False
-  judge <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "<think>Perhaps True... no.</think>False")
-  }))
+  judge <- reasoning_server(function(text) {
+    list(text = "<think>Perhaps True... no.</think>False")
+  })
   tsk <- dsbench_task(data, solver = dsbench_solver(settings = no_cache()),
                       scorer = dsbench_scorer(settings = no_cache()),
                       dir = withr::local_tempdir())
@@ -172,9 +158,9 @@ test_that("DSBench judges the answer without thinking, by a verdict outside the 
 
 test_that("DSBench counts answers cut off at the token limit", {
   data <- dsbench_dataset(version = "sample", limit = 3)
-  solver <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "<think>Let me compute the", finish = "length")
-  }))
+  solver <- reasoning_server(function(text) {
+    list(text = "<think>Let me compute the", finish_reason = "length")
+  })
   tsk <- dsbench_task(data, solver = dsbench_solver(settings = no_cache()),
                       scorer = dsbench_scorer_exact(), dir = withr::local_tempdir())
   quietly_cut(tsk$eval(solver_chat = fake_chat(solver), view = FALSE))
@@ -190,10 +176,10 @@ test_that("DSBench counts answers cut off at the token limit", {
 
 test_that("DSBench says how many verdicts a reasoning judge left unfinished", {
   data <- dsbench_dataset(version = "sample", limit = 2)
-  judge <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = NULL, reasoning = "The prediction matches. True, I think, but",
-         finish = "length")
-  }))
+  judge <- reasoning_server(function(text) {
+    list(reasoning = "The prediction matches. True, I think, but",
+         finish_reason = "length")
+  })
   tsk <- dsbench_task(data, solver = dsbench_solver(settings = no_cache()),
                       scorer = dsbench_scorer(settings = no_cache()),
                       dir = withr::local_tempdir())
@@ -215,9 +201,9 @@ processbench_oracle <- function(data) {
 test_that("ProcessBench votes on each vote's answer, one request per vote", {
   data <- processbench_dataset(version = "sample", limit = 3)
   right <- processbench_oracle(data)
-  server <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = right[[text]], reasoning = "Step 0 looks wrong: \\boxed{0}")
-  }))
+  server <- reasoning_server(function(text) {
+    list(text = right[[text]], reasoning = "Step 0 looks wrong: \\boxed{0}")
+  })
   tsk <- processbench_task(data, solver = processbench_solver(n_votes = 2,
                                                                 settings = no_cache()),
                            dir = withr::local_tempdir())
@@ -231,13 +217,13 @@ test_that("ProcessBench votes on each vote's answer, one request per vote", {
 test_that("ProcessBench reads each choice of an n request after its thinking", {
   data <- processbench_dataset(version = "sample", limit = 3)
   right <- processbench_oracle(data)
-  server <- local_fake_openai(reasoning_reply(function(text) {
+  server <- reasoning_server(function(text) {
     # three choices: two answers behind </think> whose thinking guessed 0, and one cut off
     # inside its thinking, which guessed 0 too
-    list(list(content = paste0("<think>\\boxed{0}</think>", right[[text]])),
-         list(content = "<think>\\boxed{0}", finish = "length"),
-         list(content = right[[text]], reasoning = "\\boxed{0}"))
-  }))
+    list(list(text = paste0("<think>\\boxed{0}</think>", right[[text]])),
+         list(text = "<think>\\boxed{0}", finish_reason = "length"),
+         list(text = right[[text]], reasoning = "\\boxed{0}"))
+  })
   tsk <- processbench_task(data, solver = processbench_solver(n_votes = 3,
                                                                 n_per_request = TRUE,
                                                                 settings = no_cache()),
@@ -262,11 +248,11 @@ test_that("DeltaBench scores the critique after the thinking", {
   gold <- rlang::set_names(vapply(data$error_sections, paste, "",
                                   collapse = "\nExplanation: x\nError Section Number: "),
                            deltabench_with_prompts(data)$input)
-  server <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = paste0("<think>Conclusion: no\nError Section Number: 99</think>\n",
+  server <- reasoning_server(function(text) {
+    list(text = paste0("<think>Conclusion: no\nError Section Number: 99</think>\n",
                           "Conclusion: yes\nError Section Number: ", gold[[text]],
                           "\nExplanation: x"))
-  }))
+  })
   tsk <- deltabench_task(data, solver = deltabench_solver(settings = no_cache()),
                          dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server), view = FALSE)
@@ -279,9 +265,9 @@ test_that("DeltaBench scores the critique after the thinking", {
 
 test_that("DeltaBench counts critiques cut off inside their thinking", {
   data <- deltabench_dataset(version = "sample")[1:2, ]
-  server <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "<think>Conclusion: yes\nError Section Number: 1", finish = "length")
-  }))
+  server <- reasoning_server(function(text) {
+    list(text = "<think>Conclusion: yes\nError Section Number: 1", finish_reason = "length")
+  })
   tsk <- deltabench_task(data, solver = deltabench_solver(settings = no_cache()),
                          dir = withr::local_tempdir())
   quietly_cut(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
@@ -292,16 +278,16 @@ test_that("DeltaBench counts critiques cut off inside their thinking", {
 
 test_that("the arena's judge reads answers without thinking, its verdict outside its own", {
   data <- arena_dataset(version = "sample")[1:2, ]
-  solver <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "<think>secret plan</think>My considered answer.")
-  }))
+  solver <- reasoning_server(function(text) {
+    list(text = "<think>secret plan</think>My considered answer.")
+  })
   # thinking that prefers the reference answer; an answer that prefers the model's
-  judge <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "{\"winner\": 1}", reasoning = "{\"winner\": 2}")
-  }))
-  judge_inline <- local_fake_openai(reasoning_reply(function(text) {
-    list(content = "<think>{\"winner\": 2}</think>{\"winner\": 1}")
-  }))
+  judge <- reasoning_server(function(text) {
+    list(text = "{\"winner\": 1}", reasoning = "{\"winner\": 2}")
+  })
+  judge_inline <- reasoning_server(function(text) {
+    list(text = "<think>{\"winner\": 2}</think>{\"winner\": 1}")
+  })
   for (server in list(judge, judge_inline)) {
     tsk <- arena_task(data, solver = arena_solver(settings = no_cache()),
                       scorer = arena_scorer(scorer_chat = fake_chat(server),
@@ -320,10 +306,10 @@ test_that("the arena's judge reads answers without thinking, its verdict outside
 
 test_that("the arena task's summary counts answers cut off at the token limit", {
   data <- arena_dataset(version = "sample")[1:2, ]
-  solver <- local_fake_openai(reasoning_reply(function(text) {
-    if (grepl("winner", text, fixed = TRUE)) return(list(content = "{\"winner\": 2}"))
-    list(content = "<think>First I will", finish = "length")
-  }))
+  solver <- reasoning_server(function(text) {
+    if (grepl("winner", text, fixed = TRUE)) return(list(text = "{\"winner\": 2}"))
+    list(text = "<think>First I will", finish_reason = "length")
+  })
   tsk <- arena_task(data, solver = arena_solver(settings = no_cache()),
                     scorer = arena_scorer(scorer_chat = fake_chat(solver), settings = no_cache()),
                     dir = withr::local_tempdir())
@@ -335,12 +321,12 @@ test_that("the arena task's summary counts answers cut off at the token limit", 
 })
 
 test_that("arena_answers() keeps answers after thinking and says how many were cut off", {
-  server <- local_fake_openai(reasoning_reply(function(text) {
+  server <- reasoning_server(function(text) {
     if (grepl("long", text, fixed = TRUE)) {
-      return(list(content = "<think>Let me write a long", finish = "length"))
+      return(list(text = "<think>Let me write a long", finish_reason = "length"))
     }
-    list(content = "Short answer.", reasoning = "A plan.")
-  }))
+    list(text = "Short answer.", reasoning = "A plan.")
+  })
   questions <- c("A short question?", "A long question?", "Another short one?")
   expect_message(
     answers <- quietly_cut(arena_answers(questions, list(qwen = fake_chat(server)),
