@@ -92,15 +92,16 @@ set_arena_args <- function(arena, models, specs, judge, log_dir, settings) {
 # The closing arena's row of the set's cost preview (R/evalset-cost.R): the run as it would
 # go, inside a dry run (R/engine-dry-run.R). Every request gets the placeholder answer,
 # which no judge reads as a decisive verdict, so the rounds go on as far as the run allows
-# (`max_rounds`, or no question left): its requests are the most it can send, each judge
-# request counted with the placeholder's answers in it, as estimate_cost() counts a judge.
-# Nothing is written: the questions of an EloBench folder are read, not installed, the log
-# goes to a temporary folder, and every cache is only read.
+# (`max_rounds`, or no question left): its requests are the most it can send. The
+# placeholder is as long as the longest answer a model may give (its `max_tokens`), so each
+# judge request is counted with two answers of that length in it: a bound on the judge's
+# input too. Nothing is written: the questions of an EloBench folder are read, not
+# installed, the log goes to a temporary folder, and every cache is only read.
 arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
-  context <- new_dry_run()
   dir <- tempfile("predictivebench-arena-preview-")
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
   args <- set_arena_args(arena, models, specs, judge, dir, settings)
+  context <- new_dry_run(longest_answer(args$models))
   args$dir <- dir
   args$dataset <- args$dataset %||% folder_questions(arena$elobench, arena$version)
   args$elobench <- NULL
@@ -115,6 +116,16 @@ arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
     to_send = counts$n, input_tokens = counts$input, output_tokens_max = counts$output,
     cost_max = counts$cost
   )
+}
+
+# A placeholder answer as long as the longest a model may give: one word (a token in OpenAI's
+# tokenizers, 1.25 by the 4-characters estimate) per token of the largest `max_tokens`.
+longest_answer <- function(chats) {
+  bound <- vapply(chats, function(chat) {
+    if (!inherits(chat, "Chat")) return(0)
+    as.double(chat_params(chat)$max_tokens %||% 0)
+  }, 0)
+  paste(rep("word", max(c(0, bound), na.rm = TRUE)), collapse = " ")
 }
 
 # The questions of an EloBench folder's data/<version>/questions.csv as a table, or NULL when

@@ -89,9 +89,9 @@
 #' * **Cost.** `dry_run = TRUE` returns the cost preview of the cells still to run
 #'   ([estimate_cost()] on each, offline) instead of running them, and of the closing
 #'   `arena` (a row `"arena_run"`: its rounds run offline as far as `max_rounds` or the
-#'   questions allow, every answer and verdict counted, each judge request with the
-#'   placeholder's answers in it); `max_cost` refuses to start a set that may cost more (an
-#'   error of class `predictivebench_error_cost`), the arena included.
+#'   questions allow, every answer and verdict counted, each judge request with two answers
+#'   as long as the models' `max_tokens` allow); `max_cost` refuses to start a set that may
+#'   cost more (an error of class `predictivebench_error_cost`), the arena included.
 #'
 #' @param benchmarks Benchmark names (`"futurex"`, `"processbench"`, `"deltabench"`,
 #'   `"probsem"`, `"dsbench"`, `"arena"`) for their default real versions, optionally with a

@@ -157,6 +157,13 @@ test_that("the closing arena is in the preview and under max_cost: its most requ
   # each answer's bound is its model's (50); the arena's judge is asked for at most 800
   # tokens, EloBench's, whatever its chat says
   expect_equal(row$output_tokens_max, 4 * 50 + 2 * 800)
+  # each verdict's input holds two answers of the longest a model may give (50 tokens each)
+  expect_gte(row$input_tokens, 2 * 2 * 50)
+  terse <- list(priced("gpt-4.1-nano", 10), priced("gpt-4.1-mini", 10))
+  shorter <- eval_set("futurex@sample", terse, log_dir = logs, limit = 1, settings = settings,
+                      judge = judge, arena = arena, dry_run = TRUE)
+  expect_equal(row$input_tokens - shorter$input_tokens[shorter$benchmark == "arena_run"],
+               2 * 2 * (50 - 10))
   cells <- sum(preview$cost_max[preview$benchmark != "arena_run"])
   # a budget that covers the cells but not the arena refuses the set before any request
   expect_error(quiet_set("futurex@sample", models, log_dir = logs, limit = 1,
