@@ -4,34 +4,43 @@
 #' Generate the answers the arena needs
 #'
 #' @description
-#' `arena_answers()` asks every chat in `models` for its answer to each of `questions`, all
-#' in one request pool ([generate_responses()]: retries, failure isolation) through the
-#' response cache, the one store of answers: an answer is reused only for the same request
-#' (the chat's provider, base URL, model, parameters, headers and system prompt, and the
-#' question), and a run that is killed resumes from it, paying again only for the requests
-#' in flight. A failed request is `NA` (asked again next time); a real empty answer (`""`)
-#' is kept. One model is enough here (battles need two, answers do not).
+#' `arena_answers()` asks every chat in `models` for its answer to each of `questions` it has
+#' none to yet (in `known`), all in one request pool ([generate_responses()]: retries,
+#' failure isolation) through the response cache, the one store of answers: an answer is
+#' reused only for the same request (the chat's provider, base URL, model, parameters,
+#' headers and system prompt, and the question), and a run that is killed resumes from it,
+#' paying again only for the requests in flight. A failed request is `NA` (asked again next
+#' time); a real empty answer (`""`) is kept. One model is enough here (battles need two,
+#' answers do not).
 #'
 #' @param questions Questions to answer.
 #' @param models A named list of ellmer chats.
 #' @inheritParams settings-args
+#' @param known `NULL`, or the answers known so far (`question` and a column per model, as
+#'   returned here): those are kept and not asked for again, also without a cache.
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
 #' @keywords internal
-arena_answers <- function(questions, models, settings = NULL) {
+arena_answers <- function(questions, models, settings = NULL, known = NULL) {
   models <- register_models(models, min = 1)
   settings <- settings %||% request_settings()
   check_settings_object(settings)  # validated at the door: arena_run()
   questions <- unique(as.character(questions))
   answers <- answers_for(tibble::tibble(question = questions), questions, names(models))
-  if (!length(questions)) return(answers)
-  # Every model's answers in one pool: prompt i goes to models[[chat_index[i]]] (with
+  at <- match(questions, known$question)
+  for (m in intersect(names(models), names(known))) answers[[m]] <- known[[m]][at]
+  # Every model's missing answers in one pool: prompt i goes to models[[chat_index[i]]] (with
   # `batch`, one provider batch per model).
-  chat_index <- rep(seq_along(models), each = length(questions))
-  res <- run_requests(unname(models), chat_index, as.list(rep(questions, length(models))),
-                      settings, epoch = 1L, key_extra = answer_key_extra)
-  model <- names(models)[chat_index]
-  note_cut_answers(res$truncated, model)
-  for (k in seq_along(models)) answers[[names(models)[[k]]]] <- res$result[chat_index == k]
+  pending <- lapply(names(models), function(m) questions[is.na(answers[[m]])])
+  asked <- unlist(pending, use.names = FALSE)
+  if (!length(asked)) return(answers)
+  chat_index <- rep(seq_along(models), lengths(pending))
+  res <- run_requests(unname(models), chat_index, as.list(asked), settings, epoch = 1L,
+                      key_extra = answer_key_extra)
+  note_cut_answers(res$truncated, names(models)[chat_index])
+  for (k in seq_along(models)) {
+    mine <- chat_index == k
+    answers[[names(models)[[k]]]][match(asked[mine], questions)] <- res$result[mine]
+  }
   answers
 }
 

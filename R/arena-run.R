@@ -301,7 +301,8 @@ round_pairs <- function(run, new, need) {
          reload = unique(pair_keys(new$model_a, new$model_b, run$model_names)))
 }
 
-# Answer: the round's arrangement recorded, and the chats asked for the answers still missing.
+# Answer: the round's arrangement recorded, and each chat asked only for its answers still
+# missing.
 arena_answer_round <- function(run, state, new) {
   state$rounds <- state$rounds + 1L
   state$arranged <- rbind(state$arranged, new)
@@ -309,10 +310,9 @@ arena_answer_round <- function(run, state, new) {
   chats <- Filter(Negate(is.null), run$models)
   if (!length(chats)) return(state)
   rows <- match(unique(new$question), state$answers$question)
-  missing <- Reduce(`|`, lapply(names(chats), function(m) is.na(state$answers[[m]][rows])))
-  asked <- arena_answers(state$answers$question[rows[missing]], chats, run$settings)
-  at <- match(asked$question, state$answers$question)
-  for (m in names(chats)) state$answers[[m]][at] <- asked[[m]]
+  asked <- arena_answers(state$answers$question[rows], chats, run$settings,
+                         known = state$answers[rows, ])
+  for (m in names(chats)) state$answers[[m]][rows] <- asked[[m]]
   export_answers(run$paths, state$answers[c("question", names(chats))])
   state
 }

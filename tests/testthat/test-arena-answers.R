@@ -115,3 +115,15 @@ test_that("answers are reused only by the same request: same model name at anoth
   # nothing is written beside the response cache: no EloBench file
   expect_length(list.files(settings$cache, pattern = "csv$", recursive = TRUE), 0)
 })
+
+test_that("answers already known are kept and not asked for again, also without a cache", {
+  server <- local_fake_openai(function(body, n) paste("fresh answer of", body$model))
+  models <- list(a = fake_chat(server, "a"), b = fake_chat(server, "b"))
+  known <- tibble::tibble(question = c("q1", "q2"), a = c("old a1", NA), b = c("", "old b2"))
+  answers <- arena_answers(c("q1", "q2", "q3"), models, request_settings(cache = FALSE),
+                           known = known)
+  expect_equal(answers$a, c("old a1", "fresh answer of a", "fresh answer of a"))
+  expect_equal(answers$b, c("", "old b2", "fresh answer of b"))
+  # only the three missing answers were asked for
+  expect_equal(server$count(), 3)
+})

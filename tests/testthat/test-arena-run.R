@@ -651,3 +651,34 @@ test_that("with position_swap, EloBench's battle_records.csv holds each request'
   keys <- vapply(exported$gpt_4_response, function(r) jsonlite::fromJSON(r)$request_sha256, "")
   expect_false(anyDuplicated(keys) > 0)
 })
+
+test_that("each chat is asked for an answer once per question over the rounds, also without a cache", {
+  b_asked <- 0
+  server <- local_fake_openai(function(body, n) {
+    # ties only: no pair gets a decisive battle, so every round arranges new questions
+    if (identical(body$model, "judge")) return('{"winner": 0, "explanation": "Alike."}')
+    if (identical(body$model, "b")) {
+      b_asked <<- b_asked + 1
+      # b fails its first answers: its pairs meet on those questions again in later rounds,
+      # which a and c have answered already
+      if (b_asked <= 3) return(list(status = 400))
+    }
+    paste("An answer of", body$model)
+  })
+  models <- list(a = fake_chat(server, "a"), b = fake_chat(server, "b"),
+                 c = fake_chat(server, "c"))
+  run <- suppressWarnings(arena_run(
+    models, fake_chat(server, "judge"), dataset = data.frame(question = paste("Q", 1:6)),
+    dir = withr::local_tempdir(), n = 1, max_rounds = 3, times = 0,
+    settings = request_settings(cache = FALSE, max_tries = 1)
+  ))
+  expect_equal(run$rounds, 3L)
+  asked <- requested_models(server)
+  for (m in c("a", "c")) {
+    # one request per question the model has an answer to: none asked twice
+    expect_equal(sum(asked == m), sum(!is.na(run$answers[[m]])))
+  }
+  # b: its answers, and its three failures, each asked again in a later round
+  expect_equal(sum(asked == "b"), sum(!is.na(run$answers$b)) + 3)
+  expect_equal(sum(asked == "judge"), nrow(run$records))
+})
