@@ -143,8 +143,5 @@ record_arena_log <- function(log, experiment) {
   if (is.null(log)) return(invisible())
   record <- list(arena = experiment, benchmark = "arena_ratings", log = basename(log),
                  log_bytes = file.size(log), completed_at = log_timestamp())
-  path <- manifest_path(dirname(log), paste0("arena-", experiment))
-  dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
-  json <- jsonlite::toJSON(record, auto_unbox = TRUE, digits = NA, pretty = TRUE)
-  write_atomic(path, function(tmp) writeLines(json, tmp))
+  write_record(manifest_path(dirname(log), paste0("arena-", experiment)), record)
 }

@@ -30,9 +30,14 @@ write_manifest <- function(log_dir, cell, outcome) {
     metric = outcome$metric, headline = outcome$headline,
     cost = outcome$cost, completed_at = log_timestamp()
   )
+  write_record(manifest_path(log_dir, cell$id), record)
+}
+
+# A record of the set's folder (a finished cell's, the closing arena's), written atomically.
+write_record <- function(path, record) {
   json <- jsonlite::toJSON(record, auto_unbox = TRUE, digits = NA, na = "null", null = "null",
                            pretty = TRUE)
-  write_atomic(manifest_path(log_dir, cell$id), function(tmp) writeLines(json, tmp))
+  write_atomic(path, function(tmp) writeLines(json, tmp))
 }
 
 # The finished cell's outcome from its record, or NULL when the cell is not done. With
