@@ -197,10 +197,12 @@ abort_auth <- function(halt, label, cached, call = rlang::caller_env()) {
 # or an answer with no content at all. It is retried (transient) unless it says the
 # failure is for good: an error code that is not transient, or content the provider filtered
 # (Azure's `finish_reason: "content_filter"`, Anthropic's `stop_reason: "refusal"`).
-no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALSE) {
+# `class` adds classes (a log-probability answer that can't be a model's, R/logprobs-probe.R).
+no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALSE,
+                            class = NULL) {
   structure(
-    class = c(if (flagged) "predictivebench_error_refusal", "predictivebench_error_no_answer",
-              "error", "condition"),
+    class = c(class, if (flagged) "predictivebench_error_refusal",
+              "predictivebench_error_no_answer", "error", "condition"),
     list(message = paste0("HTTP 200 without an answer: ", problem,
                           if (flagged) " (the provider refused this prompt's content)"),
          call = NULL, code = code, transient = transient && !flagged,
