@@ -176,11 +176,13 @@ check_chat <- as_chat
 # and stored only so. Each secret is looked for as sent, JSON-escaped (once and twice: a
 # body quoting another body), and URL-encoded; one of 8 characters or more also when cut
 # short (a run of 8 or more characters that begins it: a gateway that truncates what it
-# repeats, or a text cut at its length limit). A shorter one is redacted only where it
-# stands alone, so that a short test key does not eat the words around it.
+# repeats, or a text cut at its length limit). One of 6 or 7 characters is redacted only
+# where it stands alone, so that it does not eat the words around it; one of fewer is a
+# placeholder that local servers take for any key ("EMPTY", "none", "test"), not a secret,
+# and is left alone (it would turn every such word of a message into "[redacted]").
 redact_text <- function(text, secrets) {
   secrets <- unique(as.character(secrets[!is.na(secrets)]))
-  secrets <- secrets[nzchar(trimws(secrets))]
+  secrets <- secrets[nchar(trimws(secrets), "bytes") >= 6]
   if (!length(secrets) || !length(text)) return(text)
   missing <- is.na(text)
   out <- as.character(text)

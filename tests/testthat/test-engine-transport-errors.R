@@ -176,9 +176,10 @@ test_that("redact_text() takes a key out as sent, JSON-escaped, URL-encoded and 
     expect_no_match(text, "AbC", fixed = TRUE)
     expect_no_match(text, "sk-proj", fixed = TRUE)
   }
-  # a short credential goes only where it stands alone
-  expect_equal(redact_text("test key test in testing", "test"),
-               "[redacted] key [redacted] in testing")
+  # a short credential goes only where it stands alone; a placeholder key is left alone
+  expect_equal(redact_text("ollama key ollama in ollamas", "ollama"),
+               "[redacted] key [redacted] in ollamas")
+  expect_equal(redact_text("EMPTY means EMPTY", "EMPTY"), "EMPTY means EMPTY")
 })
 
 test_that("a gateway repeating the Authorization header: the key is in no error, sample, log, cache or message", {
