@@ -257,6 +257,7 @@ validate_task_table <- function(x, benchmark, file = "<data frame>") {
       file = file, field = schema$name[[i]]
     )
   }
+  x <- check_text(x, file)
   if ("id" %in% names(x)) {
     dup <- which(duplicated(x$id))
     if (length(dup)) {
@@ -293,6 +294,44 @@ check_column <- function(values, type, nullable, file, field) {
     fail(which(is.infinite(values))[[1]], "has an infinite value")
   }
   values
+}
+
+# Every text of the table (schema columns and the others, list columns too) as UTF-8: prompts
+# are sent as JSON and logs written as JSON, and a byte that is not UTF-8 in a question was
+# sent and paid for, then failed the cell as its log was written ("invalid multibyte
+# string"). Text marked as Latin-1 (R knows what it says) is converted and carried through;
+# bytes that are not UTF-8 are refused here, before anything is sent, naming the file, the
+# row and the column.
+check_text <- function(x, file, call = rlang::caller_env()) {
+  for (name in names(x)) {
+    col <- x[[name]]
+    if (is.character(col)) {
+      x[[name]] <- utf8_text(col, seq_along(col), file, name, call)
+    } else if (is.list(col)) {
+      text <- which(vapply(col, is.character, TRUE))
+      for (row in text) col[[row]] <- utf8_text(col[[row]], row, file, name, call)
+      if (length(text)) x[[name]] <- col
+    }
+  }
+  x
+}
+
+# `values` (of rows `rows`, or all of row `rows` for a list column's element) in UTF-8.
+utf8_text <- function(values, rows, file, field, call) {
+  latin1 <- Encoding(values) == "latin1"
+  if (any(latin1)) values[latin1] <- enc2utf8(values[latin1])
+  bad <- which(!is.na(values) & (Encoding(values) == "bytes" | !validUTF8(values)))
+  if (!length(bad)) return(values)
+  row <- rows[[min(bad[[1]], length(rows))]]
+  shown <- iconv(values[[bad[[1]]]], "UTF-8", "UTF-8", sub = "byte")
+  at <- regexpr("<[0-9a-f]{2}>", shown)
+  excerpt <- substr(shown, max(1, at - 30), at + 33)
+  byte <- substr(shown, at + 1, at + 2)
+  abort_pb(
+    c("Column {.field {field}} holds text that is not UTF-8 (byte 0x{byte}, shown as <{byte}>): {.val {excerpt}}.",
+      i = "Nothing was sent. Save the file as UTF-8, or convert the text, e.g. {.code iconv(x, from = \"latin1\", to = \"UTF-8\")}, before making the task table."),
+    "encoding", file = file, row = row, field = field, call = call
+  )
 }
 
 coerce_scalar <- function(v, type) {

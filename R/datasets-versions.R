@@ -35,6 +35,7 @@ versions_table <- function() {
 # The rows of one benchmark's version (its default when `version` is NULL).
 version_files <- function(benchmark, version = NULL, call = rlang::caller_env()) {
   table <- versions_table()
+  check_known_benchmark(benchmark, table, call)
   table <- table[table$benchmark == benchmark, , drop = FALSE]
   known <- unique(table$version)
   version <- version %||% unique(table$version[table$default])[1]
@@ -84,6 +85,7 @@ benchmark_versions <- function(benchmark = NULL) {
   table <- versions_table()
   samples <- sample_versions()
   if (!is.null(benchmark)) {
+    check_known_benchmark(benchmark, table)
     table <- table[table$benchmark == benchmark, , drop = FALSE]
     samples <- samples[samples$benchmark == benchmark, , drop = FALSE]
   }
@@ -101,6 +103,25 @@ benchmark_versions <- function(benchmark = NULL) {
   )
   out <- rbind(pinned, bundled)
   out[order(match(out$benchmark, unique(c(pinned$benchmark, bundled$benchmark)))), ]
+}
+
+# A name that is neither registered nor in the table of versions is a typo until shown
+# otherwise: an error naming the closest benchmarks with data, not an empty table. (A
+# benchmark registered without data has no versions: its table is empty, and says so.)
+check_known_benchmark <- function(benchmark, table = versions_table(),
+                                 call = rlang::caller_env()) {
+  if (!is.null(registration(benchmark)) || benchmark %in% table$benchmark) {
+    return(invisible(benchmark))
+  }
+  known <- sort(unique(c(names(data_benchmarks()), table$benchmark)))
+  distance <- if (length(known)) drop(utils::adist(benchmark, known, ignore.case = TRUE))
+  near <- known[order(distance)][sort(distance) <= max(2, nchar(benchmark) %/% 3)]
+  abort_pb(
+    c("No benchmark {.val {benchmark}} is registered.",
+      i = if (length(near)) "Did you mean {.val {near[[1]]}}?",
+      i = "Benchmarks with data: {.val {known}}; see {.fn registered_benchmarks}."),
+    "argument", suggestion = if (length(near)) near[[1]] else NA_character_, call = call
+  )
 }
 
 # Each registered sample (`<bench>_dataset(version = "sample")`): its file inside the

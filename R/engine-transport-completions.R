@@ -50,7 +50,10 @@ completion_template <- function(endpoint, max_tokens) {
   }
   # not a local `data`: R CMD check reads `data(text)` as utils::data() (a NOTE)
   body_list <- function(text) completion_body(endpoint, text, max_tokens)
+  secrets <- credential_values(headers, endpoint$base_url,
+                               also = creds)
   list(url = paste0(endpoint$base_url, "/completions"), headers = headers, data = body_list,
+       secrets = secrets,
        body = function(text) {
          enc2utf8(as.character(jsonlite::toJSON(body_list(text), auto_unbox = TRUE, digits = NA)))
        },
@@ -69,8 +72,9 @@ httr2_transport <- function(template, texts, read_response, label) {
       req <- httr2::req_error(req, is_error = function(resp) FALSE)
       req <- httr2::req_options(req, followlocation = 0L)
       resp <- tryCatch(httr2::req_perform(req), error = identity)
-      finish(i, if (inherits(resp, "error")) request_error(resp) else
-        tryCatch(read_response(resp), error = identity))
+      value <- if (inherits(resp, "error")) request_error(resp) else
+        tryCatch(read_response(resp), error = identity)
+      finish(i, redact_error(value, template$secrets))
     },
     drive = function(timeout) invisible(),
     cancel = function(i) invisible(),

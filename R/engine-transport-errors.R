@@ -112,11 +112,19 @@ truncate_text <- function(text, n) {
 }
 
 # A rejection from ellmer's `$chat_async()` (an httr2 error) as the same condition the fast
-# path gives for the same response.
-request_error <- function(e) {
-  if (inherits(e, "httr2_http") && !is.null(e$resp)) return(http_error(e$resp))
-  if (inherits(e, "httr2_failure")) return(connection_error(conditionMessage(e)))
-  e
+# path gives for the same response, without the credentials its request carried (nor
+# `secrets`).
+request_error <- function(e, secrets = character()) {
+  req <- e$request %||% if (inherits(e$resp, "httr2_response")) e$resp$request
+  secrets <- c(secrets, request_credentials(req))
+  out <- if (inherits(e, "httr2_http") && !is.null(e$resp)) {
+    http_error(e$resp)
+  } else if (inherits(e, "httr2_failure")) {
+    connection_error(conditionMessage(e))
+  } else {
+    e
+  }
+  redact_error(out, secrets)
 }
 
 # A refusal of the credentials stops the run; a refusal of one prompt's content is that
@@ -189,10 +197,12 @@ abort_auth <- function(halt, label, cached, call = rlang::caller_env()) {
 # or an answer with no content at all. It is retried (transient) unless it says the
 # failure is for good: an error code that is not transient, or content the provider filtered
 # (Azure's `finish_reason: "content_filter"`, Anthropic's `stop_reason: "refusal"`).
-no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALSE) {
+# `class` adds classes (a log-probability answer that can't be a model's, R/logprobs-probe.R).
+no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALSE,
+                            class = NULL) {
   structure(
-    class = c(if (flagged) "predictivebench_error_refusal", "predictivebench_error_no_answer",
-              "error", "condition"),
+    class = c(class, if (flagged) "predictivebench_error_refusal",
+              "predictivebench_error_no_answer", "error", "condition"),
     list(message = paste0("HTTP 200 without an answer: ", problem,
                           if (flagged) " (the provider refused this prompt's content)"),
          call = NULL, code = code, transient = transient && !flagged,
@@ -256,4 +266,79 @@ filter_reason <- function(json) {
   }
   if (identical(json$stop_reason, "refusal")) return("stop_reason: refusal")
   NA_character_
+}
+
+# ---- what a provider says, without the credentials it was sent ---------------------------
+
+# Some gateways repeat the request (its Authorization header among the rest) in their error
+# bodies. Every error a transport delivers is made here of what the provider said, so each
+# passes through redact_error() with the credentials its request carried before it is
+# delivered: its message (the samples' `error`, the log, report_failures(), an evaluation
+# set's error column), `provider_message` and the response it keeps (`resp`: body, headers,
+# URL). Answers are not redacted: a model's answer never saw the headers.
+
+# Header names whose values are credentials (a bearer token's scheme dropped): ellmer's
+# `Authorization`, `x-api-key` (Anthropic), `api-key` (Azure), `x-goog-api-key` (Gemini), and
+# any extra header a gateway takes a key in.
+credential_header <- "auth|api[-_]?key|token|secret|signature|password|credential|cookie|^key$|-key$"
+
+# The credentials in `headers` (a named list or character vector, values as sent) and `url`
+# (query parameters such as `?key=`), plus `also` (values known to be credentials, such as
+# httr2's redacted headers).
+credential_values <- function(headers = NULL, url = NULL, also = NULL) {
+  headers <- unlist(headers)
+  values <- as.character(headers[grepl(credential_header, names(headers) %||% character(),
+                                       ignore.case = TRUE)])
+  values <- c(values, as.character(unlist(also)))
+  # "Bearer <token>", "Basic <base64>": the token alone is the secret too
+  values <- c(values, sub("^[A-Za-z]+ +", "", values))
+  query <- tryCatch(httr2::url_parse(url %||% "")$query, error = function(e) NULL)
+  values <- c(values, as.character(unlist(query[grepl(credential_header, names(query) %||%
+                                                        character(), ignore.case = TRUE)])))
+  values <- unique(values[!is.na(values) & nzchar(values)])
+  values[!tolower(values) %in% c("bearer", "basic")]
+}
+
+# The credentials an httr2 request carries: the headers httr2 keeps redacted (ellmer sends
+# its keys so) and those named as credentials, and the URL's key parameters.
+request_credentials <- function(req) {
+  if (!inherits(req, "httr2_request")) return(character())
+  shown <- tryCatch(httr2::req_get_headers(req, "reveal"), error = function(e) list())
+  redacted <- names(req$headers)[vapply(req$headers, function(v) !is.character(v), TRUE)]
+  credential_values(shown, req$url, also = shown[intersect(redacted, names(shown))])
+}
+
+# `e` (an error a transport delivers) with every credential in `secrets` taken out of what
+# it says and keeps. A condition not made here whose message held one becomes a plain error
+# of its classes (its other fields may hold the text again).
+redact_error <- function(e, secrets) {
+  if (!inherits(e, "condition") || !length(secrets)) return(e)
+  if (inherits(e, "rlang_error")) {
+    said <- conditionMessage(e)
+    clean <- redact_text(said, secrets)
+    if (identical(clean, said)) return(e)
+    return(structure(class = setdiff(class(e), "rlang_error"), list(
+      message = clean, call = NULL, status = e$status,
+      resp = if (inherits(e$resp, "httr2_response")) redact_response(e$resp, secrets)
+    )))
+  }
+  e$message <- redact_text(e$message, secrets)
+  if (is.character(e$provider_message)) {
+    e$provider_message <- redact_text(e$provider_message, secrets)
+  }
+  if (inherits(e$resp, "httr2_response")) e$resp <- redact_response(e$resp, secrets)
+  if (!is.null(e$request)) e$request <- NULL
+  if (inherits(e$parent, "condition")) e$parent <- redact_error(e$parent, secrets)
+  e
+}
+
+# An httr2 response as the provider sent it, less the credentials: its status, and its URL,
+# headers and body redacted; not the request it answered (which holds the key).
+redact_response <- function(resp, secrets) {
+  body <- tryCatch(httr2::resp_body_raw(resp), error = function(e) raw())
+  text <- tryCatch(rawToChar(body), error = function(e) NULL)
+  if (!is.null(text)) body <- charToRaw(redact_text(text, secrets))
+  headers <- lapply(as.list(resp$headers), redact_text, secrets = secrets)
+  httr2::response(status_code = resp$status_code, url = redact_text(resp$url %||% "", secrets),
+                  headers = headers, body = body)
 }

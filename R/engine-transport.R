@@ -148,6 +148,12 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
   stops <- list()  # by request: abandon_chat() stops the clone's further rounds
   removers <- list()  # of each request's tool-request callback, while in flight
   abandoned <- FALSE
+  # The chat's credentials, read the first time an error must be cleared of them.
+  known <- NULL
+  secrets <- function() {
+    if (is.null(known)) known <<- chat_credentials(chat)
+    known
+  }
   release <- function(key) {
     remove <- removers[[key]]
     removers[[key]] <<- NULL
@@ -183,7 +189,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
         clones[[key]] <<- NULL
         stops[[key]] <<- NULL
         release(key)
-        finish(i, value)
+        finish(i, if (inherits(value, "error")) redact_error(value, secrets()) else value)
       }
       started <- now_seconds()
       done <- tryCatch(
@@ -241,6 +247,9 @@ curl_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
 post_sender <- function(pool, template, deadline, read) {
   handles <- new.env(parent = emptyenv())  # by request, while in flight
   timeout_ms <- round(deadline * 1000)
+  # What a provider says in an error is delivered without the credentials sent to it.
+  secrets <- template$secrets %||% credential_values(template$headers, template$url)
+  clear <- function(value) if (inherits(value, "error")) redact_error(value, secrets) else value
   list(
     kind = "curl",
     start = function(i, prompt, finish) {
@@ -258,10 +267,10 @@ post_sender <- function(pool, template, deadline, read) {
       handles[[key]] <- handle
       curl::multi_add(handle, pool = pool, done = function(res) {
         rm(list = key, envir = handles)
-        finish(i, tryCatch(read(res, now_seconds() - started), error = identity))
+        finish(i, clear(tryCatch(read(res, now_seconds() - started), error = identity)))
       }, fail = function(message) {
         rm(list = key, envir = handles)
-        finish(i, connection_error(message, deadline))
+        finish(i, clear(connection_error(message, deadline)))
       })
       invisible()
     },
@@ -300,7 +309,16 @@ request_template <- function(chat) {
     request_json(ellmer_request(chat, c(existing, list(user_turn_of(prompt)))))
   }
   list(url = httr2::req_get_url(req), headers = headers, body = body,
-       useragent = req$options$useragent %||% "predictivebench")
+       useragent = req$options$useragent %||% "predictivebench",
+       secrets = request_credentials(req))
+}
+
+# The credentials `chat` sends (those of the request ellmer builds for it), or none when
+# they can't be read without sending.
+chat_credentials <- function(chat) {
+  if (is.null(ellmer_internal("chat_request"))) return(character())
+  tryCatch(request_credentials(ellmer_request(chat, list(user_turn_of("-")))),
+           error = function(e) character())
 }
 
 # The JSON body as httr2 would serialize it (req_body_json()'s defaults, as ellmer uses).

@@ -99,7 +99,11 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   }
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
-  kept <- cache_keeper(dir, keys, cache_get_many(dir, keys, settings$dry_run), settings$dry_run)
+  found <- cache_get_many(dir, keys, settings$dry_run)
+  # a broken answer kept by an earlier version (which checked only all answers together) is
+  # asked again
+  found[vapply(found, function(r) !is.null(broken_echo(r)), TRUE)] <- list(NULL)
+  kept <- cache_keeper(dir, keys, found, settings$dry_run)
   cached <- !vapply(kept$records, is.null, TRUE)
   conditions <- vector("list", length(texts))
   keep <- function(i, value) {
@@ -129,7 +133,12 @@ bind_echoed <- function(a, b) {
 send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, cached,
                              call = rlang::caller_env()) {
   deadline <- settings_deadline(settings)
-  read <- function(resp) parse_completion(httr2::resp_body_json(resp), endpoint$route)
+  # An answer that can't be a model's (one replica of a load-balanced server with a broken
+  # echo) is a failed request, sent again like a 5xx: never cached, never scored.
+  read <- function(resp) {
+    record <- parse_completion(httr2::resp_body_json(resp), endpoint$route)
+    broken_echo(record) %||% record
+  }
   transport <- completions_transport(endpoint, texts, max_tokens, read, settings$max_active,
                                      deadline, dry_run = !is.null(settings$dry_run))
   started <- now_seconds()

@@ -22,6 +22,7 @@ probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_ch
     return(list(endpoint = endpoint, echoed = first))
   }
   why <- first$conditions[[1]]
+  if (is_broken_echo_error(why)) abort_broken_echo(endpoint, 0, call = call)
   status <- error_status(why)
   if (!is.na(status) && status %in% c(404L, 405L, 501L)) {
     abort_no_completions(endpoint, why, chat_probe(), n_sent = 2L, call = call)
@@ -114,16 +115,46 @@ check_echoed <- function(records, texts, endpoint, span_check = TRUE,
   lp <- unlist(lapply(records[answered], `[[`, "logprobs"))
   scored <- lp[!is.na(lp)]
   if (length(scored) >= 4 && all(scored == scored[[1]])) {
-    value <- scored[[1]]
-    abort_pb(
-      c("The endpoint at {.url {url}} gave every token of the prompt the same log-probability ({value}): those are not a model's.",
-        i = "Scored, every query would tie and the result would be chance. llama.cpp-style servers are reported to echo 0.0 for every prompt token (llama-cpp-python needs {.code --logits_all true}).",
-        i = "Use a server whose echoed log-probabilities are right (vLLM), or {.code backend = \"chat\"}."),
-      "logprobs_broken", call = call
-    )
+    abort_broken_echo(endpoint, scored[[1]], call = call)
   }
   for (i in which(answered)) check_echoed_tokens(records[[i]], texts[[i]], url, span_check, call)
   invisible(records)
+}
+
+abort_broken_echo <- function(endpoint, value, call) {
+  url <- endpoint$base_url
+  abort_pb(
+    c("The endpoint at {.url {url}} gave every token of the prompt the same log-probability ({value}): those are not a model's.",
+      i = "Scored, every query would tie and the result would be chance. llama.cpp-style servers are reported to echo 0.0 for every prompt token (llama-cpp-python needs {.code --logits_all true}).",
+      i = "Use a server whose echoed log-probabilities are right (vLLM), or {.code backend = \"chat\"}."),
+    "logprobs_broken", call = call
+  )
+}
+
+# One answer that can't be a model's: every scored token of the prompt at exactly 0.0 (the
+# broken echo above), as one replica of a load-balanced server gives while the others are
+# right. Checked per answer on arrival (send_completions()), where it becomes a failed request
+# (a transient no-answer error, of class `predictivebench_error_logprobs_broken`) that the
+# pool sends again and, if it stays broken, reports: a check of all answers together would
+# let every second answer through. Two scored tokens at least: a model gives one token
+# probability 1 to float precision now and then, never every token of a text. Returns the
+# error, or NULL for an answer that may be a model's.
+broken_echo <- function(record) {
+  if (is.null(record) || inherits(record, "error")) return(NULL)
+  lp <- record$logprobs
+  scored <- lp[!is.na(lp)]
+  if (length(scored) < 2 || any(scored != 0)) return(NULL)
+  no_answer_error(
+    paste0("every one of the ", length(scored), " echoed log-probabilities of the prompt is ",
+           "0.0, which is not a model's (a server, or one replica behind a load balancer, ",
+           "with a broken echo)"),
+    class = "predictivebench_error_logprobs_broken"
+  )
+}
+
+is_broken_echo_error <- function(e) {
+  inherits(e, "predictivebench_error_logprobs_broken") ||
+    inherits(e$parent, "predictivebench_error_logprobs_broken")
 }
 
 check_echoed_tokens <- function(record, text, url, span_check, call) {

@@ -64,7 +64,11 @@
 #' query at chance), text offsets that are given but missing for some token or out of
 #' order, and tokens that do not spell the text sent (allowing a leading BOS token and the
 #' spellings tokenizers give token texts: `"\u2581"` and `"\u0120"` for a space, `"<0x0A>"`;
-#' `span_check = FALSE` skips this one).
+#' `span_check = FALSE` skips this one). Each answer is also checked on arrival: one whose
+#' every echoed token (two or more) is at 0.0 is a failed request, sent again up to
+#' `max_tries` attempts like a 5xx (one replica of a load-balanced server may echo so while
+#' the others are right), never cached and never scored; if it stays so, its pairs are `NA`
+#' with that error, and the probe's stops the call with `predictivebench_error_logprobs_broken`.
 #'
 #' Every request, of either backend, goes through the one request pool every solver and
 #' judge uses, with `settings` (see [request_settings()]): `max_active` requests in flight,

@@ -168,3 +168,82 @@ as_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
 check_chat <- as_chat
 
 `%||%` <- function(x, y) if (is.null(x)) y else x
+
+# ---- credentials kept out of text -------------------------------------------------------
+
+# `text` with every credential in `secrets` replaced by "[redacted]": what a provider said
+# (some gateways repeat the request's Authorization header in their error body) is shown
+# and stored only so. Each secret is looked for as sent, JSON-escaped (once and twice: a
+# body quoting another body), and URL-encoded; one of 8 characters or more also when cut
+# short (a run of 8 or more characters that begins it: a gateway that truncates what it
+# repeats, or a text cut at its length limit). One of 6 or 7 characters is redacted only
+# where it stands alone, so that it does not eat the words around it; one of fewer is a
+# placeholder that local servers take for any key ("EMPTY", "none", "test"), not a secret,
+# and is left alone (it would turn every such word of a message into "[redacted]").
+redact_text <- function(text, secrets) {
+  secrets <- unique(as.character(secrets[!is.na(secrets)]))
+  secrets <- secrets[nchar(trimws(secrets), "bytes") >= 6]
+  if (!length(secrets) || !length(text)) return(text)
+  missing <- is.na(text)
+  out <- as.character(text)
+  for (s in secret_forms(secrets)) {
+    if (nchar(s, "bytes") >= 8) {
+      out <- gsub(s, "[redacted]", out, fixed = TRUE, useBytes = TRUE)
+    } else {
+      pattern <- paste0("(?<![A-Za-z0-9_.+/=-])\\Q", s, "\\E(?![A-Za-z0-9_.+/=-])")
+      out <- gsub(pattern, "[redacted]", out, perl = TRUE, useBytes = TRUE)
+    }
+  }
+  for (s in secrets[nchar(secrets, "bytes") >= 8]) out <- redact_runs(out, s)
+  out[missing] <- NA_character_
+  Encoding(out) <- ifelse(missing, "unknown", Encoding(text))
+  out
+}
+
+# The forms a credential takes in a text, longest first (so that a form holding another is
+# replaced whole).
+secret_forms <- function(secrets) {
+  json <- function(s) {
+    vapply(s, function(x) {
+      inner <- as.character(jsonlite::toJSON(x, auto_unbox = TRUE))
+      substr(inner, 2, nchar(inner) - 1)
+    }, "", USE.NAMES = FALSE)
+  }
+  forms <- c(secrets, json(secrets), json(json(secrets)),
+             vapply(secrets, utils::URLencode, "", reserved = TRUE, USE.NAMES = FALSE))
+  forms <- unique(forms[nzchar(forms)])
+  forms[order(-nchar(forms, "bytes"))]
+}
+
+# Every run of 8 or more bytes of `x` that begins `secret` (the whole of it, or the start of
+# it where a text cuts it off), replaced.
+redact_runs <- function(x, secret) {
+  head <- substr(secret, 1, 8)
+  secret_bytes <- charToRaw(secret)
+  vapply(x, function(s) {
+    if (is.na(s) || !grepl(head, s, fixed = TRUE, useBytes = TRUE)) return(s)
+    bytes <- charToRaw(s)
+    starts <- gregexpr(head, s, fixed = TRUE, useBytes = TRUE)[[1]]
+    keep <- rep(TRUE, length(bytes))
+    marks <- integer()
+    for (start in starts) {
+      if (!keep[[start]]) next
+      n <- 0L
+      while (n < length(secret_bytes) && start + n <= length(bytes) &&
+             bytes[[start + n]] == secret_bytes[[n + 1L]]) {
+        n <- n + 1L
+      }
+      keep[start + seq_len(n) - 1L] <- FALSE
+      marks <- c(marks, start)
+    }
+    out <- raw()
+    last <- 1L
+    for (start in marks) {
+      out <- c(out, bytes[seq_len(start - last) + last - 1L], charToRaw("[redacted]"))
+      last <- start
+      while (last <= length(bytes) && !keep[[last]]) last <- last + 1L
+    }
+    out <- c(out, if (last <= length(bytes)) bytes[last:length(bytes)])
+    rawToChar(out)
+  }, "", USE.NAMES = FALSE)
+}

@@ -105,3 +105,60 @@ test_that("a raw file where a task table belongs says which prepare_*() to run",
   dir.create("dsbench-data")
   expect_snapshot(dsbench_dataset("dsbench-data"), error = TRUE)
 })
+
+# A parquet task table whose row `row` of `field` holds byte 0xFC where a letter was: written
+# uncompressed by nanoparquet (whose writer turns such bytes into "<fc>"), then patched.
+bad_byte_parquet <- function(rows, row, field, .local_envir = parent.frame()) {
+  rows[[field]][[row]] <- "Will it rain in MZZZZnchen tomorrow?"
+  path <- withr::local_tempfile(fileext = ".parquet", .local_envir = .local_envir)
+  nanoparquet::write_parquet(as.data.frame(rows), path, compression = "uncompressed",
+                             metadata = c(predictivebench.benchmark = "futurex"))
+  bytes <- readBin(path, "raw", file.size(path))
+  for (at in grepRaw("MZZZZn", bytes, fixed = TRUE, all = TRUE)) bytes[at + 1] <- as.raw(0xfc)
+  writeBin(bytes, path)
+  path
+}
+
+test_that("text that is not UTF-8 is refused before anything is sent, naming file, row and field", {
+  server <- local_fake_openai(function(body, n) "\\boxed{Yes}")
+  path <- bad_byte_parquet(futurex_rows(4), 3, "input")
+  err <- expect_error(futurex_dataset(path), class = "predictivebench_error_encoding")
+  expect_equal(err$file, path)
+  expect_equal(err$row, 3)
+  expect_equal(err$field, "input")
+  expect_match(conditionMessage(err), "M<fc>ZZZnchen", fixed = TRUE)
+  # the same text in a data frame, given to a task or to benchmark_dataset()
+  rows <- futurex_rows(4)
+  rows$description[[2]] <- "caf\xe9"
+  for (make in list(function() futurex_task(rows, dir = withr::local_tempdir()),
+                    function() benchmark_dataset("futurex", rows))) {
+    err <- expect_error(make(), class = "predictivebench_error_encoding")
+    expect_equal(err$file, "<data frame>")
+    expect_equal(c(err$row, err$field), c(2, "description"))
+  }
+  # a list column's text
+  rows <- futurex_rows(2)
+  rows$extra <- list("fine", c("ok", "caf\xe9"))
+  err <- expect_error(validate_task_table(rows, "futurex"),
+                      class = "predictivebench_error_encoding")
+  expect_equal(c(err$row, err$field), c(2, "extra"))
+  expect_equal(server$count(), 0)
+})
+
+test_that("text marked as Latin-1 is carried through as UTF-8, and runs", {
+  server <- local_fake_openai(function(body, n) paste("\\boxed{Yes}", last_user_text(body)))
+  rows <- futurex_rows(2)
+  rows$input[[2]] <- iconv("Will it rain in M\u00fcnchen?", "UTF-8", "latin1")
+  expect_equal(Encoding(rows$input[[2]]), "latin1")
+  # a table written from it holds UTF-8, and reads back the same text
+  path <- withr::local_tempfile(fileext = ".parquet")
+  write_task_table(rows, path, "futurex")
+  back <- read_task_table(path)
+  expect_equal(back$input[[2]], "Will it rain in M\u00fcnchen?")
+  expect_equal(Encoding(validate_task_table(rows, "futurex")$input[[2]]), "UTF-8")
+  tsk <- futurex_task(rows, dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE, cache = FALSE))
+  sent <- vapply(server$requests(), last_user_text, "")
+  expect_true(any(grepl("M\u00fcnchen", sent, fixed = TRUE)))
+  expect_true(file.exists(tsk$log_path))
+})

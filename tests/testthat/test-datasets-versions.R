@@ -129,3 +129,20 @@ test_that("the real probsem CogSci 2023 files match their pins", {
   expect_true(file.exists(file.path(datasets_dir(), "probsem", "cogsci2023", "files", "paper",
                                     "tug-of-war_AV-1_human_results.csv")))
 })
+
+test_that("a misspelt benchmark is an error saying which was meant, not an empty table", {
+  err <- expect_error(benchmark_versions("futurx"), class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "No benchmark \"futurx\" is registered", fixed = TRUE)
+  expect_match(conditionMessage(err), "Did you mean \"futurex\"?", fixed = TRUE)
+  expect_equal(err$suggestion, "futurex")
+  err <- expect_error(fetch_benchmark("ProcessBench"), class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "Did you mean \"processbench\"?", fixed = TRUE)
+  # nothing near: the list alone
+  err <- expect_error(benchmark_versions("zzzzzzzzzz"), class = "predictivebench_error_argument")
+  expect_no_match(conditionMessage(err), "Did you mean")
+  # a registered benchmark without data has no versions, and says so with an empty table
+  new_benchmark("nodata_bench", task = function(...) NULL, summary = function(x, ...) NULL,
+                headline = "accuracy")
+  withr::defer(unregister_benchmark("nodata_bench"))
+  expect_equal(nrow(benchmark_versions("nodata_bench")), 0)
+})

@@ -138,3 +138,138 @@ test_that("a 200 that holds no answer is an error: error object, no choices, no 
   expect_true(is_transient_error(empty))
   expect_null(answer_problem(list(id = "x", choices = list(list(message = list(content = "hi"))))))
 })
+
+# ---- a gateway that repeats the key (real HTTP, helper-fake-gateway.R) -------------------
+
+# Every message and warning `expr` gives, as text, with its value.
+caught_texts <- function(expr) {
+  texts <- character()
+  value <- withCallingHandlers(
+    tryCatch(expr, error = function(e) {
+      texts <<- c(texts, conditionMessage(e))
+      e
+    }),
+    warning = function(w) {
+      texts <<- c(texts, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      texts <<- c(texts, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    }
+  )
+  list(value = value, texts = texts)
+}
+
+test_that("redact_text() takes a key out as sent, JSON-escaped, URL-encoded and cut short", {
+  key <- "sk-proj-AbC/dEf\"gHi+123456"
+  said <- c(paste("Authorization: Bearer", key),
+            as.character(jsonlite::toJSON(list(auth = paste("Bearer", key)), auto_unbox = TRUE)),
+            as.character(jsonlite::toJSON(as.character(jsonlite::toJSON(key)))),
+            paste0("?key=", utils::URLencode(key, reserved = TRUE)),
+            paste("cut:", substr(key, 1, 12)), NA)
+  out <- redact_text(said, key)
+  expect_equal(out[[1]], "Authorization: Bearer [redacted]")
+  expect_equal(out[[5]], "cut: [redacted]")
+  expect_true(is.na(out[[6]]))
+  for (text in out[1:5]) {
+    expect_no_match(text, "AbC", fixed = TRUE)
+    expect_no_match(text, "sk-proj", fixed = TRUE)
+  }
+  # a short credential goes only where it stands alone; a placeholder key is left alone
+  expect_equal(redact_text("ollama key ollama in ollamas", "ollama"),
+               "[redacted] key [redacted] in ollamas")
+  expect_equal(redact_text("EMPTY means EMPTY", "EMPTY"), "EMPTY means EMPTY")
+})
+
+test_that("a gateway repeating the Authorization header: the key is in no error, sample, log, cache or message", {
+  key <- "sk-test-ECHOED-KEY-0123456789abcdef"
+  gateway <- local_fake_gateway(400L)
+  cache <- withr::local_tempdir()
+  logs <- withr::local_tempdir()
+  chat <- fake_chat(gateway, key = key)
+  for (path in c("fast", "ellmer")) {
+    tsk <- futurex_task(futurex_dataset(version = "sample", limit = 2), dir = logs)
+    solver_chat <- if (path == "fast") chat else with_idle_tool(chat$clone())
+    run <- caught_texts(tsk$eval(solver_chat = solver_chat, view = FALSE, cache = cache,
+                                 max_tries = 1))
+    samples <- tsk$get_samples()
+    errors <- vapply(samples$solver_metadata, function(m) m$error %||% NA_character_, "")
+    # the provider's own text is kept, less the key
+    expect_true(all(grepl("HTTP 400", errors)), label = path)
+    expect_true(all(grepl("upstream rejected the request", errors)), label = path)
+    expect_true(all(grepl("[redacted]", errors, fixed = TRUE)), label = path)
+    shown <- c(run$texts, errors,
+               as.character(jsonlite::toJSON(samples$solver_metadata, auto_unbox = TRUE,
+                                             force = TRUE)),
+               unlist(Filter(is.character, as.list(samples))),
+               utils::capture.output(print(report_failures(tsk), width = 500)),
+               caught_texts(report_failures(errors))$texts)
+    expect_false(any(grepl(key, shown, fixed = TRUE)), label = path)
+    expect_false(any(grepl(substr(key, 1, 16), shown, fixed = TRUE)), label = path)
+  }
+  expect_equal(gateway$count(), 4)
+  expect_gt(length(list.files(logs)), 0)
+  expect_secret_nowhere_in(logs, key)
+  expect_secret_nowhere_in(logs, substr(key, 1, 16))
+  expect_secret_nowhere_in(cache, key)
+})
+
+test_that("a refused key repeated in the 401 body, a 200 error object, a retried 5xx: the key is in no error", {
+  key <- "sk-test-ECHOED-KEY-0123456789abcdef"
+  settings <- request_settings(cache = FALSE, max_tries = 2, backoff = 0)
+  refused <- local_fake_gateway(401L)
+  err <- expect_error(generate_responses(fake_chat(refused, key = key), c("a", "b"),
+                                         settings = settings),
+                      class = "predictivebench_error_auth")
+  expect_match(conditionMessage(err), "upstream rejected", fixed = TRUE)
+  expect_no_match(conditionMessage(err), substr(key, 1, 16), fixed = TRUE)
+  expect_no_match(paste(format(err$parent %||% ""), collapse = ""), key, fixed = TRUE)
+  for (status in c(200L, 502L)) {
+    gateway <- local_fake_gateway(status)
+    for (chat in list(fake_chat(gateway, key = key),
+                      with_idle_tool(fake_chat(gateway, key = key)))) {
+      out <- suppressWarnings(generate_responses(chat, "a", settings = settings))
+      expect_match(out$error, "upstream rejected", fixed = TRUE)
+      expect_no_match(out$error, substr(key, 1, 16), fixed = TRUE)
+    }
+  }
+  # the Anthropic wire format sends the key as x-api-key
+  gateway <- local_fake_gateway(400L)
+  anthropic <- ellmer::chat_anthropic(base_url = gateway$url, model = "m",
+                                      credentials = function() key)
+  out <- suppressWarnings(generate_responses(anthropic, "a", settings = settings))
+  expect_match(out$error, "upstream rejected", fixed = TRUE)
+  expect_no_match(out$error, substr(key, 1, 16), fixed = TRUE)
+})
+
+test_that("log-probability requests to a gateway repeating the key: the key is in no error", {
+  key <- "sk-test-ECHOED-KEY-0123456789abcdef"
+  gateway <- local_fake_gateway(400L)
+  run <- caught_texts(query_logprobs(fake_chat(gateway, key = key), "Q:\n", "yes",
+                                     settings = request_settings(cache = FALSE)))
+  expect_s3_class(run$value, "predictivebench_error")
+  expect_true(any(grepl("upstream rejected", run$texts, fixed = TRUE)))
+  expect_false(any(grepl(substr(key, 1, 16), run$texts, fixed = TRUE)))
+})
+
+test_that("an evaluation set at a gateway repeating the key: its error column and logs hold no key", {
+  key <- "sk-test-ECHOED-KEY-0123456789abcdef"
+  gateway <- local_fake_gateway(400L)
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  chats <- list(fake_chat(gateway, model = "m1", key = key),
+                fake_chat(gateway, model = "m2", key = key))
+  run <- caught_texts(eval_set("futurex@sample", chats, log_dir = logs, limit = 2,
+                               settings = request_settings(cache = cache, max_tries = 1,
+                                                           rpm = Inf)))
+  set <- run$value
+  expect_equal(nrow(set), 2)
+  expect_true(all(grepl("upstream rejected", set$error, fixed = TRUE)))
+  failures <- caught_texts(report_failures(logs))
+  shown <- c(run$texts, set$error, failures$texts,
+             utils::capture.output(print(failures$value, width = 500)))
+  expect_false(any(grepl(substr(key, 1, 16), shown, fixed = TRUE)))
+  expect_secret_nowhere_in(logs, substr(key, 1, 16))
+  expect_secret_nowhere_in(cache, substr(key, 1, 16))
+})

@@ -69,8 +69,65 @@ test_that("at a broken-echo server (every prompt token 0.0) probsem stops before
   tsk <- sample_task()
   err <- expect_error(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                       class = "predictivebench_error_logprobs_broken")
-  expect_equal(server$count(), 1)
+  # the probe, sent again up to max_tries (3) times: one broken answer may be one replica's
+  expect_equal(server$count(), 3)
   expect_match(conditionMessage(err), "same log-probability (0)", fixed = TRUE)
+})
+
+# A load-balanced server of which one replica echoes 0.0 for every token: the first attempt
+# at every second text is answered by it, the others (and every retry) by a right one. Each
+# text's attempts are counted in the server's process.
+local_fake_balanced <- function(.local_envir = parent.frame()) {
+  local_fake_openai(local({
+    attempts <- new.env()
+    order <- new.env()
+    function(body, n) {
+      text <- body$prompt
+      attempts[[text]] <- (attempts[[text]] %||% 0L) + 1L
+      if (is.null(order[[text]])) order[[text]] <- length(ls(order)) + 1L
+      broken <- attempts[[text]] == 1L && order[[text]] %% 2L == 0L
+      echo_completion(text, logprobs = if (broken) 0 else -nchar(echo_tokenize(text)) / 2)
+    }
+  }), .local_envir = .local_envir)
+}
+
+test_that("a load-balanced server with one broken replica: each broken answer is sent again, and the scores are right", {
+  settings <- request_settings(cache = FALSE, backoff = 0)
+  right <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  balanced <- local_fake_balanced()
+  runs <- lapply(list(right, balanced), function(server) {
+    tsk <- sample_task(probsem_solver(settings = settings))
+    suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+    tsk$get_samples()
+  })
+  logp <- lapply(runs, function(s) lapply(s$solver_metadata, `[[`, "logp"))
+  expect_equal(logp[[2]], logp[[1]])
+  expect_false(anyNA(unlist(logp[[2]])))
+  # every second text was sent again (a query of one token alone has no scored token: its
+  # echo is not used for a score, and is not told apart)
+  expect_gt(balanced$count(), right$count() + 5)
+})
+
+test_that("an answer that stays broken is a failed request: NA with its error, never cached", {
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, backoff = 0, max_tries = 2)
+  server <- local_fake_openai(function(body, n) {
+    echo_completion(body$prompt, logprobs = if (grepl("^Bad", body$prompt)) 0 else
+      -nchar(echo_tokenize(body$prompt)) / 2)
+  })
+  out <- query_logprobs(fake_chat(server), c("Good one:\n", "Bad one:\n"), " yes",
+                        settings = settings)
+  expect_false(is.na(out$logp[[1]]))
+  expect_true(is.na(out$logp[[2]]))
+  expect_match(out$error[[2]], "Gave up after 2 tries")
+  expect_match(out$error[[2]], "0.0, which is not a model's", fixed = TRUE)
+  sent <- server$count()
+  expect_equal(sent, 1 + 2 + 1)  # the good text, the bad one twice, the query alone
+  # a rerun asks again only for the broken one
+  again <- query_logprobs(fake_chat(server), c("Good one:\n", "Bad one:\n"), " yes",
+                          settings = settings)
+  expect_equal(server$count(), sent + 2)
+  expect_equal(again$logp[[1]], out$logp[[1]])
 })
 
 test_that("echoed tokens that do not spell the prompt, or broken offsets, are refused", {
