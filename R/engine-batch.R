@@ -12,6 +12,9 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   path <- batch_state_path(dir, keys)
   # Redirects are followed on no route: the batch API's requests carry the key too.
   chat <- chat_without_redirects(chat$clone())
+  # what the provider says of the batch or an item is delivered without the key it was sent
+  # (some gateways repeat it), as every transport's errors are (R/engine-transport-errors.R)
+  secrets <- chat_credentials(chat)
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   read_batch_state(path, length(prompts))
   # ellmer is asked to check once per call (wait = FALSE) and the waiting is done here, so
@@ -20,15 +23,15 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   repeat {
     chats <- tryCatch(
       ellmer::batch_chat(chat, prompts, path = path, wait = FALSE),
-      error = function(e) abort_batch(e, path)
+      error = function(e) abort_batch(redact_error(e, secrets), path)
     )
     if (!is.null(chats)) break
     state <- read_batch_state(path)
     if (openai_batch_expired(chat, state)) {
-      return(structure(openai_expired_results(chat, state, length(prompts), keep_json),
-                       done = path))
+      values <- openai_expired_results(chat, state, length(prompts), keep_json)
+      return(structure(redact_values(values, secrets), done = path))
     }
-    check_batch_not_ended(state, path)
+    check_batch_not_ended(state, path, secrets)
     if (!wait) {
       batch_pending_message(path, state, length(prompts))
       return(vector("list", length(prompts)))
@@ -42,7 +45,12 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
     turn <- last_turn_of(chats[[j]])
     record_from_turn(turn, NA_real_, keep_json)
   })
-  structure(values, done = path)
+  structure(redact_values(values, secrets), done = path)
+}
+
+# The errors among a batch's values, without the credentials in `secrets`.
+redact_values <- function(values, secrets) {
+  lapply(values, function(v) if (inherits(v, "error")) redact_error(v, secrets) else v)
 }
 
 batch_state_path <- function(dir, keys) {
@@ -119,13 +127,14 @@ abort_batch <- function(e, path) {
 
 # A batch that stopped without completing: OpenAI's "expired", "failed" (the whole batch
 # refused after upload), "cancelled".
-check_batch_not_ended <- function(state, path) {
+check_batch_not_ended <- function(state, path, secrets = character()) {
   status <- state$batch$status
   if (!rlang::is_string(status) || !status %in% c("expired", "failed", "cancelled")) {
     return(invisible())
   }
   id <- state$batch$id
   reason <- state$batch$errors$data[[1]]$message
+  if (!is.null(reason)) reason <- redact_text(reason, secrets)
   abort_pb(c(
     "Batch {.val {id}} ended {.val {status}} without completing.",
     i = if (!is.null(reason)) "The provider says: {reason}",

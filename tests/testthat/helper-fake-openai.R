@@ -180,10 +180,12 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
 # /v1/responses requests is uploaded, a batch made of it, polled, and its output and error
 # files downloaded) and Anthropic's Message Batches (requests in the body, polled, results
 # downloaded from `results_url`). Every item goes through `reply(body, n)` when the batch is
-# created (counted like any request); an item whose reply has a `status` fails with it, and
+# created (counted like any request); an item whose reply has a `status` fails with it (and
+# with its `message`, when the reply gives one), and
 # one whose reply is `list(expire = TRUE)` expires (the batch then ends "expired" on OpenAI).
 # `batch` options: `polls` (polls answered "in progress" first, default 1), `reject` (answer
-# 400 to the batch itself), `upload_delay` (seconds the OpenAI file upload takes).
+# 400 to the batch itself), `echo_key` (a refusal repeats the request's key, as some gateways
+# do), `upload_delay` (seconds the OpenAI file upload takes).
 add_batch_routes <- function(app, options) {
   `%||%` <- function(x, y) if (is.null(x)) y else x
   # What the Batches endpoints show of a batch: in progress until polled enough, then final.
@@ -225,7 +227,12 @@ add_batch_routes <- function(app, options) {
   }
   reject <- function(req, res) {
     if (!isTRUE(req$app$locals$batch_options$reject)) return(FALSE)
-    res$set_status(400)$send_json(list(error = list(message = "fake: the batch is invalid",
+    said <- "fake: the batch is invalid"
+    if (isTRUE(req$app$locals$batch_options$echo_key)) {
+      said <- paste0(said, " (Authorization: ", req$get_header("Authorization") %||% "",
+                     ", x-api-key: ", req$get_header("x-api-key") %||% "", ")")
+    }
+    res$set_status(400)$send_json(list(error = list(message = said,
                                                     type = "invalid_request_error")),
                                   auto_unbox = TRUE)
     TRUE
@@ -268,7 +275,8 @@ add_batch_routes <- function(app, options) {
       body <- if (is.null(out$status)) {
         app$locals$responses_body(out$text %||% "", out$n, r$body$model, usage)
       } else {
-        list(error = list(message = paste("fake error", out$status), type = "fake"))
+        list(error = list(message = out$message %||% paste("fake error", out$status),
+                          type = "fake"))
       }
       list(id = paste0("batch_req_", out$n), custom_id = r$custom_id,
            response = list(status_code = out$status %||% 200L,
@@ -313,7 +321,8 @@ add_batch_routes <- function(app, options) {
     results <- Map(function(r, out) {
       result <- if (isTRUE(out$expire)) list(type = "expired") else if (!is.null(out$status)) {
         list(type = "errored", error = list(type = "error", error = list(
-          type = "invalid_request_error", message = paste("fake error", out$status))))
+          type = "invalid_request_error",
+          message = out$message %||% paste("fake error", out$status))))
       } else {
         list(type = "succeeded", message = app$locals$messages_body(
           out$text %||% "", out$n, r$params$model, usage))

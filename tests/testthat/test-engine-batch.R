@@ -259,3 +259,30 @@ test_that("a batch API answering with a redirect is not followed: the key reache
   expect_equal(bystander$count(), 0)
   expect_length(bystander$seen(), 0)
 })
+
+test_that("what a batch API says is delivered without the key it was sent", {
+  keys <- c(openai = "sk-test-FAKEKEY-0123456789", anthropic = "sk-ant-test-FAKEKEY")
+  echo <- function(body, n) {
+    # an item's error repeats both keys, as a gateway repeating the request's headers would
+    list(status = 400, message = paste("bad request; headers: Authorization: Bearer",
+                                       keys[["openai"]], "x-api-key:", keys[["anthropic"]]))
+  }
+  server <- local_fake_openai(echo)
+  for (shape in names(keys)) {
+    chat <- batch_chats(server)[[shape]]
+    res <- generate_responses(chat, "a", cache = withr::local_tempdir(), batch = TRUE)
+    expect_match(res$error[[1]], "^Batch .*bad request")
+    expect_false(grepl(keys[[shape]], res$error[[1]], fixed = TRUE))
+  }
+  refusing <- local_fake_openai(batch_reply, batch = list(reject = TRUE, echo_key = TRUE))
+  for (shape in names(keys)) {
+    chat <- batch_chats(refusing)[[shape]]
+    err <- tryCatch(generate_responses(chat, "new", cache = withr::local_tempdir(),
+                                       batch = TRUE), error = identity)
+    expect_s3_class(err, "predictivebench_error_batch")
+    shown <- paste(conditionMessage(err), conditionMessage(err$parent),
+                   paste(format(err), collapse = "\n"))
+    expect_match(shown, "the batch is invalid")
+    expect_false(grepl(keys[[shape]], shown, fixed = TRUE))
+  }
+})
