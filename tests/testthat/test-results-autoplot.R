@@ -192,3 +192,46 @@ test_that("re-runs of a model get rows of their own, numbered by when they ran",
   expect_true(any(grepl("meta-llama/\nLlama-3.3-70B-Instruct|meta-llama/Llama-\n",
                         levels(p$data$model))))
 })
+
+# How far each of a plot's title, subtitle and caption runs past the room it has, in inches,
+# drawn on a device `inches` wide (as ggsave() draws it): 0 or less when it fits. The room is
+# the device's width less the columns of the plot's layout outside the text's own.
+text_overflow <- function(plot, inches) {
+  grDevices::png(withr::local_tempfile(fileext = ".png"), width = inches, height = 7,
+                 units = "in", res = 72)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  g <- ggplot2::ggplotGrob(plot)
+  inch <- function(u) grid::convertWidth(u, "in", valueOnly = TRUE)
+  names <- intersect(c("title", "subtitle", "caption"), g$layout$name)
+  vapply(stats::setNames(names, names), function(name) {
+    at <- which(g$layout$name == name)
+    outside <- setdiff(seq_along(g$widths), g$layout$l[[at]]:g$layout$r[[at]])
+    room <- inches - sum(vapply(outside, function(i) inch(g$widths[i]), 0))
+    inch(grid::grobWidth(g$grobs[[at]])) - room
+  }, 0)
+}
+
+test_that("a summary plot's subtitle fits at ggsave's default size and in the vignettes", {
+  # issue 36: DSBench's subtitle ran off the right edge at 7 x 7 inches
+  rows <- grouped_summary(c(1, 0, 1, 1, 0), by = c("00000101", "00000101", "b", "b", "b"))
+  intervals <- unique(unlist(lapply(registered_benchmarks()$name, function(name) {
+    registration(name)$interval
+  })))
+  expect_true("95% normal (or Wilson) interval" %in% intervals)
+  for (interval in c(intervals, strrep("a long interval name ", 6))) {
+    p <- ggplot2::autoplot(benchmark_summary(rows, "dsbench", by = "competition",
+                                             interval = interval))
+    for (inches in c(7, 6)) {
+      over <- text_overflow(p, inches)
+      expect_true(all(over <= 0), label = sprintf("%s at %s in: %s", interval, inches,
+                                                  paste(names(over), round(over, 2),
+                                                        collapse = ", ")))
+    }
+  }
+  # the leaderboard's caption lines, one per interval, too
+  board <- six_by_five()
+  board$interval <- rep(intervals, length.out = nrow(board))
+  board$benchmark <- rep(paste0("benchmark_number_", 1:5), each = 6)
+  over <- text_overflow(ggplot2::autoplot(board), 7)
+  expect_true(all(over <= 0), label = paste(names(over), round(over, 2), collapse = ", "))
+})
