@@ -32,7 +32,9 @@ prose_decimals <- function(prose) {
 # the original fixes them, and the citation of a paper. Each is named with its vignette.
 definitional <- list(
   futurex.Rmd = c("0.1", "0.2", "0.3", "0.4"),  # FutureX's level weights (eval.py)
-  processbench.Rmd = "0.7",                       # ProcessBench's sampling temperature
+  # ProcessBench's sampling temperature, DeltaBench's top-p
+  processbench.Rmd = c("0.7", "0.8"),
+  arena.Rmd = "0.5",                              # a tie's points in EloBench's Elo
   "comparing-models.Rmd" = "2411.00640"           # the arXiv number of Miller (2024)
 )
 
