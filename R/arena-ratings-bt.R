@@ -91,7 +91,8 @@ separation_ridge <- 1
 # each model of a pair that met can reach the other through "scored against" links (a win
 # or a tie). Otherwise the battles are separated: NULL when they are not, else the strongly
 # linked groups of models (indices), ordered so that a group never scored against the
-# groups before it.
+# groups before it, with attribute "above": which group scored against which (a group's
+# row is TRUE under the groups it reaches), since groups that never met have no order.
 separated_groups <- function(i, j, wins_i, total, k) {
   scored <- diag(k) > 0
   scored[cbind(i, j)[wins_i > 0, , drop = FALSE]] <- TRUE
@@ -107,7 +108,13 @@ separated_groups <- function(i, j, wins_i, total, k) {
   group <- vapply(played, function(m) min(played[reach[m, played] & reach[played, m]]), 1L)
   members <- split(played, group)
   # a group above reaches more models than any group it beat
-  members[order(-vapply(members, function(g) sum(reach[g[[1]], ]), 1), names(members))]
+  members <- members[order(-vapply(members, function(g) sum(reach[g[[1]], ]), 1),
+                            names(members))]
+  first <- vapply(members, `[[`, 1L, 1L)
+  above <- unname(reach[first, first, drop = FALSE])
+  diag(above) <- FALSE
+  attr(members, "above") <- above
+  members
 }
 
 # Each battle's cell: its unordered pair (i < j) and the outcome seen from i (1 win, 2 loss,

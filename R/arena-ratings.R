@@ -220,13 +220,30 @@ warn_separated <- function(groups, models) {
   cli::cli_warn(
     c("The battles are perfectly separated: Bradley-Terry's maximum-likelihood ratings are
        infinite.",
-      i = "In these groups, no model won or tied a battle against a model of a group
-           before its own: {paste(labels, collapse = ' > ')}.",
+      i = "No model of a group right of a {.code >} won or tied a battle against a model
+           of the group left of it: {separated_order(labels, attr(groups, 'above'))}.",
       i = "The ratings use a Gaussian prior toward equal strength (standard deviation
            {.arg scale} points); battles won across these groups would let the data decide."),
     class = "predictivebench_warning_separated",
     groups = unname(lapply(groups, function(g) models[g]))
   )
+}
+
+# The groups in one chain when each reaches the next, else each pair of groups one of which
+# scored against the other directly (not through a third): groups that never met are not
+# ordered, and the ratings the prior gives them may fall either way.
+separated_order <- function(labels, above) {
+  n <- length(labels)
+  if (n < 2 || is.null(above) || all(above[cbind(seq_len(n - 1), seq_len(n)[-1])])) {
+    return(paste(labels, collapse = " > "))
+  }
+  links <- which(above, arr.ind = TRUE)
+  direct <- vapply(seq_len(nrow(links)), function(r) {
+    !any(above[links[r, 1], ] & above[, links[r, 2]])
+  }, TRUE)
+  links <- links[direct, , drop = FALSE]
+  links <- links[order(links[, 1], links[, 2]), , drop = FALSE]
+  paste(labels[links[, 1]], labels[links[, 2]], sep = " > ", collapse = "; ")
 }
 
 battle_tallies <- function(scores, models) {

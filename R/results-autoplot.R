@@ -83,19 +83,24 @@ interval_rows <- function(data, y, interval) {
     ggplot2::scale_x_continuous(breaks = axis_breaks, labels = axis_labels,
                                 expand = ggplot2::expansion(mult = c(0.02, 0))) +
     ggplot2::theme_bw() +
+    # title, subtitle and caption start at the plot's left edge, not the panel's, so their
+    # room is the plot's width whatever the group names (note_chars())
     ggplot2::theme(panel.grid.minor = ggplot2::element_blank(),
-                   panel.grid.major.x = ggplot2::element_line(colour = "grey92")) +
+                   panel.grid.major.x = ggplot2::element_line(colour = "grey92"),
+                   plot.title.position = "plot", plot.caption.position = "plot",
+                   plot.subtitle = ggplot2::element_text(size = note_size),
+                   axis.title.x = ggplot2::element_text(size = note_size)) +
     ggplot2::labs(
       x = wrap_label(paste0(if (any(data$scale == "Elo")) {
         "Estimate (0-1; ratings on the Elo scale)"
       } else {
         "Estimate (0-1)"
-      }, " with ", interval), 70),
+      }, " with ", interval), note_chars(inches = 4)),
       subtitle = wrap_label(paste0(
         "Points: estimate. Whiskers: ", interval, " (none where not computed). ",
         "n: samples ", if (any(data$scale == "Elo")) "(battles for ratings) ",
         "behind each estimate."
-      ), 90)
+      ), note_chars())
     )
 }
 
@@ -156,6 +161,17 @@ axis_labels <- function(breaks) {
 
 wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
 
+# The size (points) of the subtitle and the x axis's title, and the characters a line of
+# them may hold: the narrowest plot they must fit is 6 inches wide (the vignettes';
+# ggsave()'s default is 7) less the plot's margins (5.5 pt each side), of which the panels
+# under the axis's title keep at least 4 inches beside the group names; a character of a
+# sans-serif font is at most about 0.6 of the size wide on average.
+# test-results-autoplot.R measures the lines drawn.
+note_size <- 9
+note_chars <- function(size = note_size, inches = 6) {
+  floor((inches * 72 - 2 * 5.5) / (0.6 * size))
+}
+
 #' Plot a benchmark summary or a leaderboard
 #'
 #' @description
@@ -214,7 +230,7 @@ autoplot.benchmark_leaderboard <- function(object, metrics = c("primary", "all")
     kinds <- unique(intervals$interval)
     paste(vapply(kinds, function(k) {
       wrap_label(paste0(paste(intervals$benchmark[intervals$interval == k], collapse = ", "),
-                        ": ", k), 110)
+                        ": ", k), note_chars(size = 7))
     }, "", USE.NAMES = FALSE), collapse = "\n")
   }
   panels <- length(levels(data$panel))

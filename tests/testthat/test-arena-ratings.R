@@ -65,6 +65,16 @@ test_that("perfectly separated battles give finite ratings from a prior, with a 
   expect_equal(w$groups, list(c("a", "b"), "c", "d"))
   expect_match(conditionMessage(w), "{a, b} > {c} > {d}", fixed = TRUE)
   expect_true(all(abs(fit$rating - 1000) < 600))
+  # groups that never met are not ordered (issue 36: the message put a group above another
+  # it never played, against their ratings): each group is compared with those it met
+  star <- data.frame(model_a = c("top", "top", "top", "mid", "mid"),
+                     model_b = c("mid", "low1", "low2", "top", "low1"),
+                     winner = "model_a")
+  w <- expect_warning(fit <- arena_ratings(star, bootstrap = 0),
+                      class = "predictivebench_warning_separated")
+  expect_equal(w$groups, list(c("top", "mid"), "low1", "low2"))
+  expect_match(conditionMessage(w), "{top, mid} > {low1}; {top, mid} > {low2}", fixed = TRUE)
+  expect_no_match(conditionMessage(w), "{low1} > {low2}", fixed = TRUE)
   # one loss across the groups (d beats b) links them all: the maximum likelihood, no prior
   chain$winner[[4]] <- "model_b"
   expect_no_warning(fit <- arena_ratings(chain, bootstrap = 0))

@@ -85,7 +85,7 @@ test_that("dsbench_summary() plots by competition", {
   plot <- ggplot2::autoplot(dsbench_summary(samples, by_competition = TRUE))
   expect_s3_class(plot, "ggplot")
   expect_equal(plot$labels$y, "competition")
-  expect_match(plot$labels$x, "normal \\(or Wilson\\) interval")
+  expect_match(gsub("\n", " ", plot$labels$x), "normal \\(or Wilson\\) interval")
 })
 
 test_that("dsbench_summary() clusters questions by competition (worked two-cluster example)", {

@@ -55,7 +55,7 @@ test_that("a leaderboard of benchmarks with different intervals names each in th
   )
   p <- ggplot2::autoplot(board)
   expect_match(p$labels$caption, "a: 95% normal interval\nb: 95% bootstrap interval")
-  expect_match(p$labels$x, "each benchmark reports")
+  expect_match(gsub("\n", " ", p$labels$x), "each benchmark reports")
 })
 
 # A leaderboard of six models and five benchmarks, as bench/plots.R draws it.
@@ -191,4 +191,50 @@ test_that("re-runs of a model get rows of their own, numbered by when they ran",
   # long names wrap at a "/" or "-"
   expect_true(any(grepl("meta-llama/\nLlama-3.3-70B-Instruct|meta-llama/Llama-\n",
                         levels(p$data$model))))
+})
+
+# How far each of a plot's title, subtitle, caption and x axis title runs past the room it
+# has, in inches, drawn on a device `inches` wide (as ggsave() draws it): 0 or less when it
+# fits. The room is the device's width less the columns of the plot's layout outside the
+# text's own (for the axis title: the y axis, its labels and the "n =" column's margin).
+text_overflow <- function(plot, inches) {
+  grDevices::png(withr::local_tempfile(fileext = ".png"), width = inches, height = 7,
+                 units = "in", res = 72)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  g <- ggplot2::ggplotGrob(plot)
+  inch <- function(u) grid::convertWidth(u, "in", valueOnly = TRUE)
+  names <- intersect(c("title", "subtitle", "caption", "xlab-b"), g$layout$name)
+  vapply(stats::setNames(names, names), function(name) {
+    at <- which(g$layout$name == name)
+    outside <- setdiff(seq_along(g$widths), g$layout$l[[at]]:g$layout$r[[at]])
+    room <- inches - sum(vapply(outside, function(i) inch(g$widths[i]), 0))
+    # the text itself: an axis title's own width is the panels' ("1null")
+    texts <- Filter(function(x) inherits(x, "text"), g$grobs[[at]]$children)
+    max(c(0, vapply(texts, function(x) inch(grid::grobWidth(x)), 0))) - room
+  }, 0)
+}
+
+test_that("a summary plot's titles fit at ggsave's default size and in the vignettes", {
+  # issue 36: DSBench's subtitle ran off the right edge at 7 x 7 inches
+  rows <- grouped_summary(c(1, 0, 1, 1, 0), by = c("overall_present_levels", "a", "b", "b", "b"))
+  intervals <- unique(unlist(lapply(registered_benchmarks()$name, function(name) {
+    registration(name)$interval
+  })))
+  expect_true("95% normal (or Wilson) interval" %in% intervals)
+  for (interval in c(intervals, strrep("a long interval name ", 6))) {
+    p <- ggplot2::autoplot(benchmark_summary(rows, "dsbench", by = "competition",
+                                             interval = interval))
+    for (inches in c(7, 6)) {
+      over <- text_overflow(p, inches)
+      expect_true(all(over <= 0), label = sprintf("%s at %s in: %s", interval, inches,
+                                                  paste(names(over), round(over, 2),
+                                                        collapse = ", ")))
+    }
+  }
+  # the leaderboard's caption lines, one per interval, too
+  board <- six_by_five()
+  board$interval <- rep(intervals, length.out = nrow(board))
+  board$benchmark <- rep(paste0("benchmark_number_", 1:5), each = 6)
+  over <- text_overflow(ggplot2::autoplot(board), 7)
+  expect_true(all(over <= 0), label = paste(names(over), round(over, 2), collapse = ", "))
 })
