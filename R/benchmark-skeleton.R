@@ -303,10 +303,79 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   check_string(benchmark, call = call)
   check_not_empty(dataset, call = call)
   check_vitals_columns(dataset, call = call)
-  solver <- bind_dataset(solver, dataset)
+  solver <- bind_dataset(engine_generate(solver), dataset)
+  scorer <- settings_blind(scorer)
   ResultsTask$new(dataset = dataset, solver = solver, scorer = scorer, benchmark = benchmark,
                   metrics = metrics, epochs = epochs, name = name, dir = dir,
                   metadata_fields = metadata_fields)
+}
+
+# ---- Steps a user brings ------------------------------------------------------------------
+#
+# A benchmark added as the vignette shows solves with `vitals::generate()`, which sends every
+# input through ellmer::parallel_chat(): no cache, no pool, no settings, no accounting of
+# cost. benchmark_task() gives that solver's work to the engine instead (generate_solver():
+# the cache, the pool and its settings, an evaluation set's overlap, the tokens and cost of
+# each request), so a user's benchmark is answered as the package's own are. It keeps what
+# generate() promised: the chat it was made with is the default, a zero-argument function
+# making a chat is called, `$eval(solver_chat = )` overrides it, and the answer is the text.
+# It is recognised by what it is, not by a name (which a user may rebind): a closure of
+# vitals' namespace with generate()'s own body and arguments. Anything else (a copy of that
+# code elsewhere, generate_structured(), a solver of the user's) is left as it is and sends
+# its own requests.
+engine_generate <- function(solver) {
+  if (!is_vitals_generate(solver)) return(solver)
+  default_chat <- vitals_generate_chat(solver)
+  solve <- generate_solver()
+  function(inputs, ..., solver_chat = default_chat) {
+    if (is.function(solver_chat)) solver_chat <- solver_chat()
+    solve(inputs, ..., solver_chat = solver_chat)
+  }
+}
+
+is_vitals_generate <- function(solver) {
+  if (!is.function(solver) || is.primitive(solver)) return(FALSE)
+  env <- environment(solver)
+  if (!isNamespaceLoaded("vitals") || !identical(topenv(env), asNamespace("vitals"))) {
+    return(FALSE)
+  }
+  reference <- vitals::generate()
+  identical(names(formals(solver)), names(formals(reference))) &&
+    identical(body(solver), body(reference))
+}
+
+# The chat `vitals::generate(chat)` was given: the default of its `solver_chat`, read as the
+# closure itself would read it.
+vitals_generate_chat <- function(solver) {
+  default <- formals(solver)$solver_chat
+  if (is.null(default)) return(NULL)
+  eval(default, environment(solver))
+}
+
+# A request setting is the engine's. vitals hands every named argument of `$eval()` that no
+# step names to each step with `...`: a user's scorer would be handed the settings (and an
+# evaluation set's contexts: its run, its round) and may pass them on to something that
+# refuses them. Wrapped, it gets its own arguments and the rest of `...` without the
+# settings; the task then takes request settings by name (an evaluation set passes them,
+# so its pool and settings reach the task's solver). A step of the package, or one without
+# `...`, is left as it is.
+settings_blind <- function(step) {
+  if (!is.function(step) || is.primitive(step) || !"..." %in% names(formals(step)) ||
+      identical(topenv(environment(step)), topenv(environment(settings_blind)))) {
+    return(step)
+  }
+  arguments <- formals(step)
+  named <- setdiff(names(arguments), "...")
+  engine_names <- c(request_setting_names(), settings_contexts)
+  # only what the caller gave is passed on (`step` fills in its own defaults)
+  forward <- function(frame, dots) {
+    given <- named[!vapply(named, function(name) {
+      eval(call("missing", as.name(name)), frame)
+    }, TRUE)]
+    dots <- dots[!rlang::names2(dots) %in% engine_names]
+    call_with_names(step, c(mget(given, envir = frame), dots), .name = "scorer")
+  }
+  rlang::new_function(arguments, quote(forward(environment(), list(...))))
 }
 
 # Columns vitals writes into each sample: a task table's own column of that name would be
