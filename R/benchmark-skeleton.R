@@ -263,12 +263,26 @@ NULL
 #' rows, see [new_benchmark()]) instead of vitals' accuracy, its solver and scorer as
 #' `<benchmark>_solver` and `<benchmark>_score`, the dataset's columns as key-value
 #' metadata, scores as numbers in `[0, 1]`, and the tokens and cost of every request.
-#' [leaderboard()], [compare_models()] and [eval_set()] read such logs.
+#' [leaderboard()], [compare_models()] and [eval_set()] read such logs; each log's header
+#' holds its headline rows and what the board shows beside them, so [leaderboard()] reads
+#' it in a session where the benchmark is not registered.
+#'
+#' A solver made by `vitals::generate()` (with a chat or without) is sent through the
+#' package's request engine, as the package's own benchmarks' are: each answer comes from
+#' the response cache when it is there (a set run again, into another folder or in another
+#' session, pays nothing), requests go through one pool with [request_settings()] (named
+#' settings in `$eval()`, such as `max_active = 5`, or an [eval_set()]'s `settings`; a
+#' set's cells overlap), a failed request fails its sample only, and each sample's
+#' metadata has its tokens and cost (`NA` for a model without a known price). The chat
+#' given to `vitals::generate()` stays the default (a function making a chat is called),
+#' and `$eval(solver_chat = )` overrides it. Another solver (one of your own) is used as it
+#' is and sends its own requests. A scorer of your own gets its arguments as vitals gives
+#' them, but never the request settings, which are the engine's.
 #'
 #' @inheritParams task-args
 #' @param solver,scorer A solver and scorer for [vitals::Task], such as
-#'   `vitals::generate()`; the scorer returns `list(score = )` with numbers in `[0, 1]`
-#'   (or `I`/`P`/`C` factors).
+#'   `vitals::generate()` (sent through the engine, see above); the scorer returns
+#'   `list(score = )` with numbers in `[0, 1]` (or `I`/`P`/`C` factors).
 #' @param benchmark The benchmark's registered name.
 #' @param metrics `NULL` (the default) for the registered headline; or a named list of
 #'   vitals metric functions.

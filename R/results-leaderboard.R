@@ -17,9 +17,12 @@
 #' benchmark; other logs take the argument's name. Plot it with `ggplot2::autoplot()`.
 #'
 #' A log of the package holds its headline rows (estimates and intervals, as its task's
-#' summary gave them) in its header, so a log's rows are read from the header alone, without
-#' reading or summarising its samples; older logs and logs of plain vitals tasks are
-#' summarised from their samples.
+#' summary gave them, with the interval's label, the direction and the scale its
+#' registration gave them) in its header, so a log's rows are read from the header alone,
+#' without reading or summarising its samples, and without its benchmark's registration: a
+#' benchmark of your own ([new_benchmark()]) is on the board of a new R session that never
+#' registered it. Older logs and logs of plain vitals tasks are summarised from their
+#' samples by their registered benchmark's summary.
 #'
 #' An [arena_run()] log gives one row per competitor: each is a model, its rating (metric
 #' `"rating"`, on the Elo scale: 1000 the mean, 400 points for 10:1 odds) the run's
@@ -36,7 +39,8 @@
 #' failed, an outage): the board shows each cell's completed run only, the one the set's
 #' record names, and says how many attempts it left out; `attempts = TRUE` shows them too. A log in
 #' a directory (or named) that can't be read (a truncated file) or placed (it names no
-#' registered benchmark and the argument has no name) is skipped, with one warning (class
+#' benchmark and the argument has no name, or its benchmark is not registered and the log
+#' does not hold its rows) is skipped, with one warning (class
 #' `predictivebench_warning_skipped_logs`) naming every skipped file and why; the other logs
 #' still give their rows.
 #'
