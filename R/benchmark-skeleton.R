@@ -369,10 +369,12 @@ vitals_generate_chat <- function(solver) {
 # A request setting is the engine's. vitals hands every named argument of `$eval()` that no
 # step names to each step with `...`: a user's scorer would be handed the settings (and an
 # evaluation set's contexts: its run, its round) and may pass them on to something that
-# refuses them. Wrapped, it gets its own arguments and the rest of `...` without the
-# settings; the task then takes request settings by name (an evaluation set passes them,
-# so its pool and settings reach the task's solver). A step of the package, or one without
-# `...`, is left as it is.
+# refuses them. Wrapped, it gets its own arguments and the rest of `...` without them; the
+# task then takes request settings by name (an evaluation set passes them, so its pool and
+# settings reach the task's solver). One context still reaches it: estimate_cost()'s dry
+# run, which it has always been given (the dry run promises that nothing is sent, and
+# answers whatever reaches httr2 itself). A step of the package, or one without `...`, is
+# left as it is.
 settings_blind <- function(step) {
   if (!is.function(step) || is.primitive(step) || !"..." %in% names(formals(step)) ||
       identical(topenv(environment(step)), topenv(environment(settings_blind)))) {
@@ -380,7 +382,7 @@ settings_blind <- function(step) {
   }
   arguments <- formals(step)
   named <- setdiff(names(arguments), "...")
-  engine_names <- c(request_setting_names(), settings_contexts)
+  engine_names <- setdiff(c(request_setting_names(), settings_contexts), "dry_run")
   # only what the caller gave is passed on (`step` fills in its own defaults)
   forward <- function(frame, dots) {
     given <- named[!vapply(named, function(name) {

@@ -327,3 +327,16 @@ test_that("an evaluation set runs a user's benchmark with its settings, and reru
   expect_equal(second$headline, first$headline)
   expect_equal(second$cost, 0)
 })
+
+test_that("estimate_cost() previews a user's benchmark as the engine's: nothing sent, the cache counted", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_counting_server()
+  task <- local_user_benchmark()
+  preview <- estimate_cost(task(), fake_chat(server))
+  expect_equal(c(preview$requests, preview$cached, preview$to_send), c(3, 0, 3))
+  expect_equal(server$count(), 0)
+  suppressMessages(task()$eval(solver_chat = fake_chat(server), view = FALSE))
+  expect_equal(server$count(), 3)
+  again <- estimate_cost(task(), fake_chat(server))
+  expect_equal(c(again$cached, again$to_send), c(3, 0))
+})
