@@ -233,6 +233,20 @@ local_user_benchmark <- function(name = "pbt-user", env = parent.frame()) {
   task
 }
 
+# The package's function `name` replaced by `fn` until the calling test ends (testthat 3.1.6
+# here has no local_mocked_bindings()).
+local_namespace_function <- function(name, fn, env = parent.frame()) {
+  ns <- asNamespace("predictivebench")
+  old <- get(name, envir = ns)
+  locked <- bindingIsLocked(name, ns)
+  if (locked) unlockBinding(name, ns)
+  assign(name, fn, envir = ns)
+  withr::defer({
+    assign(name, old, envir = ns)
+    if (locked) lockBinding(name, ns)
+  }, envir = env)
+}
+
 # Answers "2" to everything, with token counts (the fake model has no price).
 local_counting_server <- function(env = parent.frame()) {
   local_fake_openai(function(body, n) {
@@ -314,9 +328,24 @@ test_that("an evaluation set runs a user's benchmark with its settings, and reru
                               log_dir = withr::local_tempdir(.local_envir = parent.frame(2)),
                               settings = settings))
   }
+  # what reaches the engine from the toy's cells: the set's round and run
+  contexts <- list()
+  real <- generate_responses
+  local_namespace_function("generate_responses", function(chat, prompts, settings = NULL,
+                                                          ...) {
+    contexts[[length(contexts) + 1]] <<- c(
+      round = !is.null(settings$hand_over), run = !is.null(settings$run),
+      tries = identical(settings$max_tries, 1)
+    )
+    real(chat, prompts, settings, ...)
+  })
   first <- run()
   expect_equal(first$status, "done")
   expect_equal(server$count(), 3)
+  # its requests went out in the set's round (overlapping other cells'), paid by its run,
+  # with its settings
+  expect_gt(length(contexts), 0)
+  expect_true(all(unlist(contexts)))
   # its answers are in the set's cache; its cost is unknown (no price), not 0
   expect_gt(length(list.files(cache, recursive = TRUE)), 0)
   expect_true(is.na(first$cost))
