@@ -369,3 +369,33 @@ test_that("estimate_cost() previews a user's benchmark as the engine's: nothing 
   again <- estimate_cost(task(), fake_chat(server))
   expect_equal(c(again$cached, again$to_send), c(3, 0))
 })
+
+test_that("a user's benchmark whose request failed is retried in its set for that request only", {
+  # "3 + 3?" fails on its first two arrivals (a server error, given up after one try): the
+  # cell is partial, and each retry sends only that sample's request
+  server <- local_fake_openai(function(body, n) {
+    if (identical(last_user_text(body), "3 + 3?")) {
+      seen <- get0("seen", envir = globalenv(), ifnotfound = 0) + 1
+      assign("seen", seen, envir = globalenv())
+      if (seen <= 2) return(list(status = 500))
+    }
+    list(text = "2", usage = list(prompt_tokens = 7, completion_tokens = 1))
+  })
+  local_user_benchmark("pbt-user-retry")
+  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, backoff = 0,
+                               rpm = Inf)
+  logs <- withr::local_tempdir()
+  run <- function() {
+    suppressWarnings(suppressMessages(eval_set("pbt-user-retry@sample",
+                                               list(fake_chat(server)), log_dir = logs,
+                                               settings = settings)))
+  }
+  first <- run()
+  # two attempts in this call: 3 requests, then the failed one again
+  expect_equal(first$status, "partial")
+  expect_equal(server$count(), 4)
+  # the next call sends that one request only, and completes the cell
+  second <- run()
+  expect_equal(second$status, "done", info = second$error)
+  expect_equal(server$count(), 5)
+})
