@@ -35,12 +35,12 @@ rlang::on_load(new_benchmark(
 # arena_run()'s (each competitor's rating, on the Elo scale).
 rlang::on_load(new_benchmark(
   "arena_battles", "arena_win_rates", headline = NULL, by = "model",
-  interval = arena_win_rate_interval
+  interval = arena_win_rate_interval, internal = TRUE
 ))
 
 rlang::on_load(new_benchmark(
   "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
-  interval = arena_rating_interval, elo_scale = "rating"
+  interval = arena_rating_interval, elo_scale = "rating", internal = TRUE
 ))
 
 # The arena by name judges each model against the reference answers arena_task() bundles,

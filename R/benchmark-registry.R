@@ -98,6 +98,11 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   for the benchmark given by name (`x`, such as `"arena@rwq"`; `version` `NULL` for the
 #'   default) before any cell runs, to refuse with a classed error a version its task cannot
 #'   run (the arena's real versions have no reference answers).
+#' @param internal `FALSE` (the default): the benchmark is listed by
+#'   [registered_benchmarks()]. `TRUE` registers what the shared layers read of logs a
+#'   benchmark writes besides its task's (the arena's battles and ratings, read by
+#'   [leaderboard()]), which a user neither runs nor asks for by name: it is left out of
+#'   that list.
 #' @param replace `FALSE` (the default): registering a name that is registered already
 #'   (the package's own, or one of yours) is an error of class
 #'   `predictivebench_error_registered`, unless the registration is the same. `TRUE`
@@ -105,7 +110,8 @@ the_benchmarks <- new.env(parent = emptyenv())
 #' @returns `new_benchmark()`: the previous registration of `name` (a list of these
 #'   arguments with `replace = TRUE`, so `do.call(new_benchmark, old)` restores it) or
 #'   `NULL`, invisibly. `unregister_benchmark()`: the same, removing it.
-#'   `registered_benchmarks()`: a tibble with one row per registration: `name`,
+#'   `registered_benchmarks()`: a tibble with one row per registration (but those made
+#'   with `internal = TRUE`): `name`,
 #'   `headline`, `by`, `interval` (the default method's), `lower_is_better`, `elo_scale`,
 #'   `schema` (its name, or `"<own>"` for a data frame), `has_data` (a sample or preparer)
 #'   and `by_name` (it has a `task`: [eval_set()] takes it by name).
@@ -141,7 +147,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                           prepare_pinned = NULL, flattener = NULL, unpacked = NULL,
                           statistic = NULL, statistic_metric = NULL,
                           statistic_columns = character(), cluster = "id",
-                          check_by_name = NULL, replace = FALSE) {
+                          check_by_name = NULL, internal = FALSE, replace = FALSE) {
   if (missing(name)) abort_missing_field("name", "a name")
   if (missing(summary)) abort_missing_field("summary", "a summary function")
   check_benchmark_name(name)
@@ -168,6 +174,10 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
     abort_pb("{.arg cluster} must be a column name or a function of the samples.", "argument",
              field = "cluster")
   }
+  if (!rlang::is_bool(internal)) {
+    abort_pb("{.arg internal} must be {.code TRUE} or {.code FALSE}.", "argument",
+             field = "internal")
+  }
   if (!rlang::is_bool(replace)) {
     abort_pb("{.arg replace} must be {.code TRUE} or {.code FALSE}.", "argument",
              field = "replace")
@@ -179,7 +189,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                 versions = versions, prepare = prepare, prepare_pinned = prepare_pinned,
                 flattener = flattener, unpacked = unpacked, statistic = statistic,
                 statistic_metric = statistic_metric, statistic_columns = statistic_columns,
-                cluster = cluster, check_by_name = check_by_name)
+                cluster = cluster, check_by_name = check_by_name, internal = internal)
   old <- the_benchmarks[[name]]
   # the same registration again (a package's hooks run twice) replaces nothing
   if (!is.null(old) && !replace && !identical(old, entry)) {
@@ -225,7 +235,7 @@ unregister_benchmark <- function(name) {
 #' @rdname new_benchmark
 #' @export
 registered_benchmarks <- function() {
-  entries <- mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
+  entries <- Filter(function(e) !isTRUE(e$internal), registrations())
   tibble::tibble(
     name = names(entries) %||% character(),
     headline = unname(lapply(entries, function(e) e$headline %||% character())),
@@ -244,7 +254,7 @@ benchmark_entry <- function(name, call = rlang::caller_env()) {
   entry <- registration(name)
   if (is.null(entry)) {
     abort_pb(c("No benchmark {.val {name}} is registered.",
-               i = "Registered: {.val {ls(the_benchmarks)}}; see {.fn new_benchmark}."),
+               i = "Registered: {.val {registered_benchmarks()$name}}; see {.fn new_benchmark}."),
              "argument", call = call)
   }
   entry$summary <- summary_function(entry$summary)

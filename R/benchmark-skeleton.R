@@ -263,12 +263,26 @@ NULL
 #' rows, see [new_benchmark()]) instead of vitals' accuracy, its solver and scorer as
 #' `<benchmark>_solver` and `<benchmark>_score`, the dataset's columns as key-value
 #' metadata, scores as numbers in `[0, 1]`, and the tokens and cost of every request.
-#' [leaderboard()], [compare_models()] and [eval_set()] read such logs.
+#' [leaderboard()], [compare_models()] and [eval_set()] read such logs; each log's header
+#' holds its headline rows and what the board shows beside them, so [leaderboard()] reads
+#' it in a session where the benchmark is not registered.
+#'
+#' A solver made by `vitals::generate()` (with a chat or without) is sent through the
+#' package's request engine, as the package's own benchmarks' are: each answer comes from
+#' the response cache when it is there (a set run again, into another folder or in another
+#' session, pays nothing), requests go through one pool with [request_settings()] (named
+#' settings in `$eval()`, such as `max_active = 5`, or an [eval_set()]'s `settings`; a
+#' set's cells overlap), a failed request fails its sample only, and each sample's
+#' metadata has its tokens and cost (`NA` for a model without a known price). The chat
+#' given to `vitals::generate()` stays the default (a function making a chat is called),
+#' and `$eval(solver_chat = )` overrides it. Another solver (one of your own) is used as it
+#' is and sends its own requests. A scorer of your own gets its arguments as vitals gives
+#' them, but never the request settings, which are the engine's.
 #'
 #' @inheritParams task-args
 #' @param solver,scorer A solver and scorer for [vitals::Task], such as
-#'   `vitals::generate()`; the scorer returns `list(score = )` with numbers in `[0, 1]`
-#'   (or `I`/`P`/`C` factors).
+#'   `vitals::generate()` (sent through the engine, see above); the scorer returns
+#'   `list(score = )` with numbers in `[0, 1]` (or `I`/`P`/`C` factors).
 #' @param benchmark The benchmark's registered name.
 #' @param metrics `NULL` (the default) for the registered headline; or a named list of
 #'   vitals metric functions.
@@ -303,10 +317,81 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   check_string(benchmark, call = call)
   check_not_empty(dataset, call = call)
   check_vitals_columns(dataset, call = call)
-  solver <- bind_dataset(solver, dataset)
+  solver <- bind_dataset(engine_generate(solver), dataset)
+  scorer <- settings_blind(scorer)
   ResultsTask$new(dataset = dataset, solver = solver, scorer = scorer, benchmark = benchmark,
                   metrics = metrics, epochs = epochs, name = name, dir = dir,
                   metadata_fields = metadata_fields)
+}
+
+# ---- Steps a user brings ------------------------------------------------------------------
+#
+# A benchmark added as the vignette shows solves with `vitals::generate()`, which sends every
+# input through ellmer::parallel_chat(): no cache, no pool, no settings, no accounting of
+# cost. benchmark_task() gives that solver's work to the engine instead (generate_solver():
+# the cache, the pool and its settings, an evaluation set's overlap, the tokens and cost of
+# each request), so a user's benchmark is answered as the package's own are. It keeps what
+# generate() promised: the chat it was made with is the default, a zero-argument function
+# making a chat is called, `$eval(solver_chat = )` overrides it, and the answer is the text.
+# It is recognised by what it is, not by a name (which a user may rebind): a closure of
+# vitals' namespace with generate()'s own body and arguments. Anything else (a copy of that
+# code elsewhere, generate_structured(), a solver of the user's) is left as it is and sends
+# its own requests.
+engine_generate <- function(solver) {
+  if (!is_vitals_generate(solver)) return(solver)
+  default_chat <- vitals_generate_chat(solver)
+  solve <- generate_solver()
+  function(inputs, ..., solver_chat = default_chat) {
+    if (is.function(solver_chat)) solver_chat <- solver_chat()
+    solve(inputs, ..., solver_chat = solver_chat)
+  }
+}
+
+is_vitals_generate <- function(solver) {
+  if (!is.function(solver) || is.primitive(solver)) return(FALSE)
+  env <- environment(solver)
+  if (!isNamespaceLoaded("vitals") || !identical(topenv(env), asNamespace("vitals"))) {
+    return(FALSE)
+  }
+  reference <- vitals::generate()
+  identical(names(formals(solver)), names(formals(reference))) &&
+    identical(body(solver), body(reference))
+}
+
+# The chat `vitals::generate(chat)` was given: the default of its `solver_chat`, read as the
+# closure itself would read it.
+vitals_generate_chat <- function(solver) {
+  default <- formals(solver)$solver_chat
+  if (is.null(default)) return(NULL)
+  eval(default, environment(solver))
+}
+
+# A request setting is the engine's. vitals hands every named argument of `$eval()` that no
+# step names to each step with `...`: a user's scorer would be handed the settings (and an
+# evaluation set's contexts: its run, its round) and may pass them on to something that
+# refuses them. Wrapped, it gets its own arguments and the rest of `...` without them; the
+# task then takes request settings by name (an evaluation set passes them, so its pool and
+# settings reach the task's solver). One context still reaches it: estimate_cost()'s dry
+# run, which it has always been given (the dry run promises that nothing is sent, and
+# answers whatever reaches httr2 itself). A step of the package, or one without `...`, is
+# left as it is.
+settings_blind <- function(step) {
+  if (!is.function(step) || is.primitive(step) || !"..." %in% names(formals(step)) ||
+      identical(topenv(environment(step)), topenv(environment(settings_blind)))) {
+    return(step)
+  }
+  arguments <- formals(step)
+  named <- setdiff(names(arguments), "...")
+  engine_names <- setdiff(c(request_setting_names(), settings_contexts), "dry_run")
+  # only what the caller gave is passed on (`step` fills in its own defaults)
+  forward <- function(frame, dots) {
+    given <- named[!vapply(named, function(name) {
+      eval(call("missing", as.name(name)), frame)
+    }, TRUE)]
+    dots <- dots[!rlang::names2(dots) %in% engine_names]
+    call_with_names(step, c(mget(given, envir = frame), dots), .name = "scorer")
+  }
+  rlang::new_function(arguments, quote(forward(environment(), list(...))))
 }
 
 # Columns vitals writes into each sample: a task table's own column of that name would be

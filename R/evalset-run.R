@@ -91,9 +91,9 @@ failure_cause <- function(errors) {
 }
 
 # The settings that differ from request_settings()'s defaults, as `$eval()` takes them: only
-# those are named, so a task whose solver is not the package's (vitals::generate(), which
-# hands every other argument to the chat) runs with the defaults and is not handed names it
-# cannot take.
+# those are named, so a task whose solver is not the package's (vitals::generate() in a
+# plain vitals Task, which hands every other argument to the chat; benchmark_task() sends it
+# through the engine) runs with the defaults and is not handed names it cannot take.
 changed_settings <- function(settings) {
   if (is.null(settings)) return(list())
   given <- settings_fields(settings)
@@ -108,8 +108,8 @@ changed_settings <- function(settings) {
 
 # Whether the task's solver and scorer are the package's (made by its functions), which take
 # request settings by name. vitals hands `$eval()`'s other arguments to every step that has
-# `...`, and vitals::generate() would pass `max_active = ` on to the model as a parameter: a
-# task with such a step runs with its own settings.
+# `...`, and vitals::generate() in a plain vitals Task would pass `max_active = ` on to the
+# model as a parameter: a task with such a step runs with its own settings.
 takes_request_settings <- function(task) {
   private <- vitals_private(task)
   steps <- lapply(list(private$solver, private$scorer), function(f) environment(f)$fn %||% f)

@@ -116,9 +116,11 @@
 #'   (FutureX, DSBench, the arena), for benchmarks given by name. `NULL` uses each task's
 #'   default.
 #' @param settings How requests are sent: a [request_settings()] object, or `NULL` for the
-#'   defaults. Not part of a cell's identity. Given to the package's solvers and scorers; a
-#'   task object whose solver or scorer is not the package's (such as [vitals::generate()],
-#'   which would pass them on to the model as parameters) runs with its own.
+#'   defaults. Not part of a cell's identity. Given to the package's solvers and scorers
+#'   (and to `vitals::generate()` in a task made by [benchmark_task()], which sends it
+#'   through the engine); a task object whose solver or scorer is not the package's (such
+#'   as [vitals::generate()] in a plain [vitals::Task], which would pass them on to the
+#'   model as parameters) runs with its own.
 #' @param epochs Epochs of every cell, as for `$eval()`; `NULL` for each task's own.
 #' @param limit For benchmarks given by name: run only the first `limit` samples (as
 #'   `<benchmark>_dataset(limit = )`). Part of the cells' identity. Task objects run the

@@ -17,9 +17,12 @@
 #' benchmark; other logs take the argument's name. Plot it with `ggplot2::autoplot()`.
 #'
 #' A log of the package holds its headline rows (estimates and intervals, as its task's
-#' summary gave them) in its header, so a log's rows are read from the header alone, without
-#' reading or summarising its samples; older logs and logs of plain vitals tasks are
-#' summarised from their samples.
+#' summary gave them, with the interval's label, the direction and the scale its
+#' registration gave them) in its header, so a log's rows are read from the header alone,
+#' without reading or summarising its samples, and without its benchmark's registration: a
+#' benchmark of your own ([new_benchmark()]) is on the board of a new R session that never
+#' registered it. Older logs and logs of plain vitals tasks are summarised from their
+#' samples by their registered benchmark's summary.
 #'
 #' An [arena_run()] log gives one row per competitor: each is a model, its rating (metric
 #' `"rating"`, on the Elo scale: 1000 the mean, 400 points for 10:1 odds) the run's
@@ -36,7 +39,8 @@
 #' failed, an outage): the board shows each cell's completed run only, the one the set's
 #' record names, and says how many attempts it left out; `attempts = TRUE` shows them too. A log in
 #' a directory (or named) that can't be read (a truncated file) or placed (it names no
-#' registered benchmark and the argument has no name) is skipped, with one warning (class
+#' benchmark and the argument has no name, or its benchmark is not registered and the log
+#' does not hold its rows) is skipped, with one warning (class
 #' `predictivebench_warning_skipped_logs`) naming every skipped file and why; the other logs
 #' still give their rows.
 #'
@@ -157,32 +161,49 @@ summary_headline <- function(benchmark, x) {
 # their keys), for the log's header (`eval.metadata.headline`): one object per row with
 # `key`, `group`, `metric`, `estimate`, `lower`, `upper` and `n`, numbers exact, a missing
 # one left out. NULL for metrics that are not a summary's. The board reads these, so a log
-# gives the numbers its task gave without reading a sample.
+# gives the numbers its task gave without reading a sample. Each row also says what the
+# board shows beside its number, as the benchmark's registration said when the log was
+# written (board_labels()): `interval`, `better`, `scale`, and `model` where each group is a
+# model (an arena run's competitors). A log is then on the board in a session where its
+# benchmark is not registered (a user's own benchmark, in a new R session).
 headline_metadata <- function(metrics) {
   state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
   if (!is.environment(state) || is.null(state$rows)) return(NULL)
   rows <- headline_rows(state$rows, names(metrics))
+  benchmark <- if (inherits(state$task, "ResultsTask")) state$task$benchmark
+  labels <- if (!is.null(registration(benchmark))) board_labels(benchmark, rows)
   number <- function(x) if (is.na(x)) NULL else exact_json(as.double(x))
   lapply(seq_len(nrow(rows)), function(i) {
     row <- list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
                 metric = as.character(rows$metric[[i]]), estimate = number(rows$estimate[[i]]),
                 lower = number(rows$lower[[i]]), upper = number(rows$upper[[i]]),
                 n = as.integer(rows$n[[i]]))
+    if (!is.null(labels)) {
+      row[c("interval", "better", "scale")] <- list(labels$interval[[i]], labels$better[[i]],
+                                                    labels$scale[[i]])
+      if (!is.na(labels$model[[i]])) row$model <- labels$model[[i]]
+    }
     row[!vapply(row, is.null, TRUE)]
   })
 }
 
-# The headline rows logged in a header (headline_metadata()), as summary rows with keys.
+# The headline rows logged in a header (headline_metadata()), as summary rows with keys and,
+# from logs that have them, their board labels (NA in older logs).
 logged_headline <- function(logged) {
   if (!length(logged)) return(NULL)
-  field <- function(name, as) as(vapply(logged, function(r) {
-    value <- r[[name]]
-    if (is.null(value) || (is.list(value) && !length(value))) NA else value
-  }, FUN.VALUE = if (identical(as, as.character)) "" else NA_real_))
+  field <- function(name, as) {
+    missing <- if (identical(as, as.character)) NA_character_ else NA_real_
+    as(vapply(logged, function(r) {
+      value <- r[[name]]
+      if (is.null(value) || (is.list(value) && !length(value))) missing else value
+    }, FUN.VALUE = missing))
+  }
   tibble::tibble(group = field("group", as.character), metric = field("metric", as.character),
                  estimate = field("estimate", as.double), lower = field("lower", as.double),
                  upper = field("upper", as.double), n = as.integer(field("n", as.double)),
-                 key = field("key", as.character))
+                 key = field("key", as.character), interval = field("interval", as.character),
+                 better = field("better", as.character), scale = field("scale", as.character),
+                 model = field("model", as.character))
 }
 
 # Logs that could not be read or placed, in one warning.
@@ -220,20 +241,45 @@ empty_board <- function() {
 # summary's metric; the others give the run's model, under the headline key. Direction and
 # scale come from the registry.
 board_rows <- function(benchmark, model, rows, source, header = NULL) {
-  entry <- benchmark_entry(benchmark)
-  by_model <- identical(entry$by, "model")
-  tibble::tibble(benchmark = benchmark,
-                 model = if (by_model) as.character(rows$group) else rep(model, nrow(rows)),
-                 metric = if (by_model) as.character(rows$metric) else rows$key,
+  labels <- logged_labels(rows) %||% board_labels(benchmark, rows)
+  # a benchmark whose groups are models gives each row as a model, under the summary's metric
+  by_model <- !is.na(labels$model)
+  models <- rep(as.character(model), nrow(rows))
+  models[by_model] <- labels$model[by_model]
+  metrics <- as.character(rows$key)
+  metrics[by_model] <- as.character(rows$metric)[by_model]
+  tibble::tibble(benchmark = benchmark, model = models, metric = metrics,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
-                 interval = entry$interval[[1]],
-                 better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
-                 scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
+                 interval = labels$interval, better = labels$better, scale = labels$scale,
                  truncated = as.integer(header$eval$metadata$truncated %||% NA),
                  all_tied = as.logical(header$eval$metadata$all_tied %||% NA),
                  run = header$eval$run_id %||% NA_character_,
                  created = header$eval$created %||% NA_character_, source = source)
+}
+
+# What the board shows beside each summary row, from the benchmark's registration (an error
+# naming the registered ones when it has none): the interval's label (the default
+# method's), whether lower is better, the scale, and for a benchmark whose groups are
+# models, the row's model (NA otherwise).
+board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
+  entry <- benchmark_entry(benchmark, call = call)
+  n <- nrow(rows)
+  list(interval = rep(entry$interval[[1]], n),
+       better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
+       scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
+       model = if (identical(entry$by, "model")) as.character(rows$group) else
+         rep(NA_character_, n))
+}
+
+# The same labels as a log's header holds them (headline_metadata()), or NULL for rows
+# without them (a live task's, a log written before the header held them): the log says
+# what its rows are, whatever is registered in this session.
+logged_labels <- function(rows) {
+  needed <- c("interval", "better", "scale")
+  if (!all(needed %in% names(rows)) || anyNA(unlist(rows[needed]))) return(NULL)
+  list(interval = rows$interval, better = rows$better, scale = rows$scale,
+       model = rows$model %||% rep(NA_character_, nrow(rows)))
 }
 
 # Log files named, and the .json logs inside directories named (newest first). In the folder

@@ -48,12 +48,17 @@ set_chat_usage <- function(chat, input_tokens, output_tokens, cost = NA_real_) {
   chat$clone()$set_turns(turns)
 }
 
-# input tokens, output tokens and cost summed over assistant turns
+# input tokens, output tokens and cost summed over assistant turns. A turn that was paid
+# for (it has tokens) at no known price (ellmer's cost is NA for a model it has no price
+# for) has no known cost: the sum is NA, never 0, as the engine's is. A turn without tokens
+# (a cached answer replayed, an offline one) cost nothing.
 turn_usage <- function(turns) {
   if (!length(turns)) return(c(0, 0, 0))
   rowSums(vapply(turns, function(t) {
-    tokens <- t@tokens
-    zero_na(c(tokens[1:2], as.double(t@cost)))
+    tokens <- zero_na(t@tokens[1:2])
+    cost <- as.double(t@cost)
+    if (is.na(cost) && sum(tokens) == 0) cost <- 0
+    c(tokens, cost)
   }, c(1, 1, 1)))
 }
 
@@ -122,7 +127,10 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
   list(solver_chats = chats, samples = per_sample, header = usage_entries(usage, models))
 }
 
-# Inspect's ModelUsage per model, from rows of (input tokens, output tokens, cost).
+# Inspect's ModelUsage per model, from rows of (input tokens, output tokens, cost). The
+# total cost is left out (unknown) when a request with tokens has no known cost: a model
+# without a price costs NA, not the sum of its free (cached) answers. Rows without tokens
+# and without a cost (a scorer that sent nothing) add nothing.
 usage_entries <- function(usage, models) {
   keys <- unique(models)
   out <- lapply(keys, function(k) {
@@ -130,7 +138,10 @@ usage_entries <- function(usage, models) {
     entry <- list(input_tokens = sum(rows[, 1]), output_tokens = sum(rows[, 2]),
                   total_tokens = sum(rows[, 1:2]), input_tokens_cache_write = 0,
                   input_tokens_cache_read = 0)
-    if (any(!is.na(rows[, 3]))) entry$total_cost <- sum(rows[, 3], na.rm = TRUE)
+    unpriced <- is.na(rows[, 3]) & rowSums(rows[, 1:2, drop = FALSE]) > 0
+    if (!any(unpriced) && any(!is.na(rows[, 3]))) {
+      entry$total_cost <- sum(rows[, 3], na.rm = TRUE)
+    }
     entry
   })
   names(out) <- keys

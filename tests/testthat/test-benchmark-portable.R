@@ -142,3 +142,77 @@ test_that("the vignette's toy, with library(predictivebench) only, runs by name 
   expect_equal(out$versions$version, "sample")
   expect_equal(out$versions$items, 6L)
 })
+
+# ---- The vignette's toy against a server: the cache, the cost, the board of a new session ---
+
+test_that("the vignette's toy is answered from the cache in a set, and is on the board of a new session", {
+  skip_on_cran()
+  root <- skip_if_no_source_tree()
+  skip_if_not_installed("callr")
+  code <- adding_a_benchmark_code(root)
+  server <- local_fake_openai(function(body, n) {
+    list(text = "Paris", usage = list(prompt_tokens = 9, completion_tokens = 1))
+  })
+  lib <- Sys.getenv("PREDICTIVEBENCH_TEST_LIB")
+  dev <- !nzchar(lib) && rlang::is_installed("pkgload") &&
+    pkgload::is_dev_package("predictivebench")
+  libpath <- c(if (nzchar(lib)) lib, .libPaths())
+  work <- withr::local_tempdir()
+  load_package <- function(root, dev) {
+    if (dev) {
+      pkgload::load_all(root, export_all = FALSE, helpers = FALSE, quiet = TRUE)
+    } else {
+      library(predictivebench)
+    }
+  }
+  # A user's session: the vignette's code, then a set of the toy on a served model.
+  user_session <- function(code, root, dev, work, url, log_dir, load_package) {
+    Sys.setenv(PREDICTIVEBENCH_CACHE_DIR = file.path(work, "cache"),
+               VITALS_LOG_DIR = file.path(work, "logs"))
+    load_package(root, dev)
+    utils::capture.output(suppressMessages(eval(parse(text = code), envir = globalenv())))
+    chat <- ellmer::chat_openai_compatible(base_url = url, model = "toy-model",
+                                           credentials = function() "sk-test-FAKEKEY-0123")
+    set <- suppressMessages(eval_set("toy@sample", list(chat), log_dir = log_dir))
+    list(set = as.data.frame(set), board = as.data.frame(suppressMessages(leaderboard(log_dir))))
+  }
+  args <- list(code = code, root = root, dev = dev, work = work, url = server$url,
+               load_package = load_package)
+  first <- callr::r(user_session, args = c(args, log_dir = file.path(work, "set-1")),
+                    libpath = libpath)
+  expect_equal(first$set$status, "done", info = first$set$error)
+  expect_equal(server$count(), 6)
+  # the model has no price: what the set paid is unknown, not 0
+  expect_true(is.na(first$set$cost))
+  # another session, a new folder: every answer comes from the cache
+  second <- callr::r(user_session, args = c(args, log_dir = file.path(work, "set-2")),
+                     libpath = libpath)
+  expect_equal(second$set$status, "done", info = second$set$error)
+  expect_equal(server$count(), 6)
+  expect_equal(second$set$headline, first$set$headline)
+  expect_equal(second$set$cost, 0)
+
+  # A new session that only loads the package: the toy is not registered there, and its
+  # logs are on the board from what they hold.
+  fresh <- callr::r(function(root, dev, dir, load_package) {
+    load_package(root, dev)
+    warned <- character()
+    board <- withCallingHandlers(
+      suppressMessages(leaderboard(dir)),
+      warning = function(w) {
+        warned <<- c(warned, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      }
+    )
+    list(registered = registered_benchmarks()$name, board = as.data.frame(board),
+         warned = warned)
+  }, args = list(root = root, dev = dev, dir = file.path(work, "set-1"),
+                 load_package = load_package), libpath = libpath)
+  expect_false("toy" %in% fresh$registered)
+  expect_length(fresh$warned, 0)
+  columns <- c("benchmark", "model", "metric", "estimate", "lower", "upper", "n", "interval",
+               "better", "scale", "run", "source")
+  expect_equal(fresh$board[columns], first$board[columns])
+  expect_equal(fresh$board$metric, c("overall", "colours"))
+  expect_equal(fresh$board$estimate[[1]], 1 / 6)
+})

@@ -17,6 +17,26 @@ test_that("benchmarks register, list and unregister", {
   expect_error(benchmark_entry("reg-test"), "No benchmark")
 })
 
+test_that("registered_benchmarks() lists what a user can run or ask for, not the arena's inner logs", {
+  listed <- registered_benchmarks()$name
+  expect_true(all(c("futurex", "processbench", "arena") %in% listed))
+  # the arena's battle and rating logs are registered for the shared layers, not listed
+  expect_false(any(c("arena_battles", "arena_ratings") %in% listed))
+  expect_true(registration("arena_ratings")$internal)
+  expect_identical(benchmark_entry("arena_battles")$by, "model")
+  # the unknown name's error names only what a user can ask for
+  err <- expect_error(benchmark_entry("nope"), "No benchmark")
+  expect_no_match(conditionMessage(err), "arena_ratings")
+  # a user's own internal registration is read, and left out too; the flag is checked
+  old <- new_benchmark("reg-inner", identity, internal = TRUE)
+  withr::defer(unregister_benchmark("reg-inner"))
+  expect_false("reg-inner" %in% registered_benchmarks()$name)
+  expect_identical(benchmark_entry("reg-inner")$summary, identity)
+  expect_true(unregister_benchmark("reg-inner")$internal)
+  expect_error(new_benchmark("reg-inner", identity, internal = NA),
+               class = "predictivebench_error_argument")
+})
+
 test_that("register_benchmark() checks its arguments", {
   expect_error(register_benchmark("x", 1), class = "predictivebench_error_argument")
   expect_error(register_benchmark("x", identity, headline = NA_character_), "at least one")

@@ -206,3 +206,196 @@ test_that("benchmark_samples() reads a log file and vitals_log_read() output", {
                                   "level", "a task.")
   expect_identical(with_level$level, 1:2)
 })
+
+# ---- A user's benchmark, as the vignette adds it: vitals::generate() through the engine ----
+
+# A benchmark registered for the test alone, whose task solves with `solver` (by default
+# vitals::generate(), as the vignette's toy does) and scores with a scorer of the user's.
+local_user_benchmark <- function(name = "pbt-user", env = parent.frame()) {
+  questions <- data.frame(id = c("q1", "q2", "q3"), input = c("1 + 1?", "2 + 2?", "3 + 3?"),
+                          target = c("2", "4", "6"), topic = c("a", "a", "b"))
+  summary <- function(x) {
+    x <- benchmark_samples(x, c("score", "topic"), "a task.")
+    grouped_summary(as.numeric(x$score), by = x$topic, metric = "accuracy")
+  }
+  task <- function(dataset = benchmark_dataset(name, version = "sample"), dir = tempfile(),
+                   solver = vitals::generate(), scorer = NULL) {
+    scorer <- scorer %||% function(samples, ...) {
+      list(score = as.numeric(samples$result == samples$target))
+    }
+    benchmark_task(dataset, solver, scorer, dir = dir, name = name, benchmark = name)
+  }
+  new_benchmark(name, summary, task = task, headline = c("overall", "b"), by = "topic",
+                schema = data.frame(name = c("id", "input", "target", "topic"),
+                                    type = "string"),
+                sample = questions)
+  withr::defer(unregister_benchmark(name), envir = env)
+  task
+}
+
+# The package's function `name` replaced by `fn` until the calling test ends (testthat 3.1.6
+# here has no local_mocked_bindings()).
+local_namespace_function <- function(name, fn, env = parent.frame()) {
+  ns <- asNamespace("predictivebench")
+  old <- get(name, envir = ns)
+  locked <- bindingIsLocked(name, ns)
+  if (locked) unlockBinding(name, ns)
+  assign(name, fn, envir = ns)
+  withr::defer({
+    assign(name, old, envir = ns)
+    if (locked) lockBinding(name, ns)
+  }, envir = env)
+}
+
+# Answers "2" to everything, with token counts (the fake model has no price).
+local_counting_server <- function(env = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    list(text = "2", usage = list(prompt_tokens = 7, completion_tokens = 1))
+  }, .local_envir = env)
+}
+
+test_that("a task solving with vitals::generate() is answered by the engine: cached, its cost unknown", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_counting_server()
+  task <- local_user_benchmark()
+  # the chat given to vitals::generate() stays the default
+  first <- task(solver = vitals::generate(fake_chat(server)))
+  suppressMessages(first$eval(view = FALSE))
+  expect_equal(server$count(), 3)
+  expect_equal(first$get_samples()$score, c(1, 0, 0))
+  meta <- first$get_samples()$solver_metadata
+  expect_false(any(vapply(meta, `[[`, TRUE, "cached")))
+  # a model without a price: the cost is unknown (NA), not 0, in the log as in the samples
+  expect_true(all(is.na(vapply(meta, function(m) as.double(m$cost), 1))))
+  expect_equal(log_usage(first$log_path)$input_tokens, 21)
+  expect_true(is.na(log_usage(first$log_path)$total_cost))
+  # another task, another folder, the chat given to $eval(): every answer from the cache
+  second <- task(dir = withr::local_tempdir())
+  suppressMessages(second$eval(solver_chat = fake_chat(server), view = FALSE))
+  expect_equal(server$count(), 3)
+  expect_true(all(vapply(second$get_samples()$solver_metadata, `[[`, TRUE, "cached")))
+  expect_equal(second$get_samples()$score, first$get_samples()$score)
+  expect_equal(log_usage(second$log_path)$total_cost, 0)
+  # vitals::generate() of a function that makes the chat, as vitals allows
+  third <- task(solver = vitals::generate(function() fake_chat(server)))
+  suppressMessages(third$eval(view = FALSE))
+  expect_equal(server$count(), 3)
+  # the engine's settings, by name in $eval(): no cache sends again
+  suppressMessages(third$eval(view = FALSE, cache = FALSE))
+  expect_equal(server$count(), 6)
+})
+
+test_that("only vitals' own generate() is taken for it; the user's scorer is not handed the settings", {
+  expect_true(is_vitals_generate(vitals::generate()))
+  expect_false(is_vitals_generate(vitals::generate_structured()))
+  # the same code outside vitals' namespace is the user's, and is left as it is
+  copy <- vitals::generate()
+  environment(copy) <- new.env(parent = globalenv())
+  expect_false(is_vitals_generate(copy))
+  expect_identical(engine_generate(copy), copy)
+  expect_identical(engine_generate(identity), identity)
+  expect_false(identical(engine_generate(vitals::generate()), vitals::generate()))
+
+  task <- local_user_benchmark()
+  seen <- list()
+  scorer <- function(samples, ..., scorer_chat = NULL) {
+    seen <<- c(list(...), list(scorer_chat = scorer_chat))
+    list(score = as.numeric(samples$result == samples$target))
+  }
+  tsk <- task(solver = vitals::generate(baseline_chat("2")), scorer = scorer)
+  # the task takes request settings: an evaluation set hands them (and its pool) over
+  expect_true(takes_request_settings(tsk))
+  judge <- baseline_chat("C")
+  suppressMessages(tsk$eval(view = FALSE, max_active = 2, scorer_chat = judge))
+  expect_equal(names(seen), "scorer_chat")
+  expect_identical(seen$scorer_chat, judge)
+  # what vitals::generate() passed on to ellmer::parallel_chat() is a setting, or refused
+  expect_error(suppressMessages(tsk$eval(view = FALSE, note = "x")),
+               class = "predictivebench_error_argument")
+  # a scorer of the package is its own, and left as it is
+  expect_identical(settings_blind(futurex_scorer()), settings_blind(futurex_scorer()))
+  own <- futurex_scorer()
+  expect_identical(settings_blind(own), own)
+})
+
+test_that("an evaluation set runs a user's benchmark with its settings, and reruns from the cache", {
+  server <- local_counting_server()
+  local_user_benchmark("pbt-user-set")
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, max_tries = 1, backoff = 0, rpm = Inf)
+  run <- function() {
+    suppressMessages(eval_set("pbt-user-set@sample", list(fake_chat(server)),
+                              log_dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+                              settings = settings))
+  }
+  # what reaches the engine from the toy's cells: the set's round and run
+  contexts <- list()
+  real <- generate_responses
+  local_namespace_function("generate_responses", function(chat, prompts, settings = NULL,
+                                                          ...) {
+    contexts[[length(contexts) + 1]] <<- c(
+      round = !is.null(settings$hand_over), run = !is.null(settings$run),
+      tries = identical(settings$max_tries, 1)
+    )
+    real(chat, prompts, settings, ...)
+  })
+  first <- run()
+  expect_equal(first$status, "done")
+  expect_equal(server$count(), 3)
+  # its requests went out in the set's round (overlapping other cells'), paid by its run,
+  # with its settings
+  expect_gt(length(contexts), 0)
+  expect_true(all(unlist(contexts)))
+  # its answers are in the set's cache; its cost is unknown (no price), not 0
+  expect_gt(length(list.files(cache, recursive = TRUE)), 0)
+  expect_true(is.na(first$cost))
+  # a rerun into a new folder pays nothing
+  second <- run()
+  expect_equal(second$status, "done")
+  expect_equal(server$count(), 3)
+  expect_equal(second$headline, first$headline)
+  expect_equal(second$cost, 0)
+})
+
+test_that("estimate_cost() previews a user's benchmark as the engine's: nothing sent, the cache counted", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_counting_server()
+  task <- local_user_benchmark()
+  preview <- estimate_cost(task(), fake_chat(server))
+  expect_equal(c(preview$requests, preview$cached, preview$to_send), c(3, 0, 3))
+  expect_equal(server$count(), 0)
+  suppressMessages(task()$eval(solver_chat = fake_chat(server), view = FALSE))
+  expect_equal(server$count(), 3)
+  again <- estimate_cost(task(), fake_chat(server))
+  expect_equal(c(again$cached, again$to_send), c(3, 0))
+})
+
+test_that("a user's benchmark whose request failed is retried in its set for that request only", {
+  # "3 + 3?" fails on its first two arrivals (a server error, given up after one try): the
+  # cell is partial, and each retry sends only that sample's request
+  server <- local_fake_openai(function(body, n) {
+    if (identical(last_user_text(body), "3 + 3?")) {
+      seen <- get0("seen", envir = globalenv(), ifnotfound = 0) + 1
+      assign("seen", seen, envir = globalenv())
+      if (seen <= 2) return(list(status = 500))
+    }
+    list(text = "2", usage = list(prompt_tokens = 7, completion_tokens = 1))
+  })
+  local_user_benchmark("pbt-user-retry")
+  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, backoff = 0,
+                               rpm = Inf)
+  logs <- withr::local_tempdir()
+  run <- function() {
+    suppressWarnings(suppressMessages(eval_set("pbt-user-retry@sample",
+                                               list(fake_chat(server)), log_dir = logs,
+                                               settings = settings)))
+  }
+  first <- run()
+  # two attempts in this call: 3 requests, then the failed one again
+  expect_equal(first$status, "partial")
+  expect_equal(server$count(), 4)
+  # the next call sends that one request only, and completes the cell
+  second <- run()
+  expect_equal(second$status, "done", info = second$error)
+  expect_equal(server$count(), 5)
+})

@@ -15,14 +15,22 @@ test_that("a cell whose task fails is a failed outcome with its error, and write
   expect_false(dir.exists(manifest_dir(dir)))
 })
 
-test_that("settings reach only the package's steps: a task solved by vitals::generate() runs", {
+test_that("settings reach only the package's steps: a task solved by a solver of the user's runs", {
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   data <- futurex_dataset(version = "sample", limit = 2)
   ours <- futurex_task(data, dir = withr::local_tempdir())
-  theirs <- futurex_task(data, solver = vitals::generate(), dir = withr::local_tempdir())
+  # vitals::generate() is sent through the engine (benchmark_task()), and is the package's
+  generated <- futurex_task(data, solver = vitals::generate(), dir = withr::local_tempdir())
+  expect_true(takes_request_settings(generated))
+  # a solver of the user's that hands every other argument to the model, as generate() did
+  solver <- function(inputs, ..., solver_chat) {
+    chats <- ellmer::parallel_chat(solver_chat$clone(), as.list(inputs), ...)
+    list(result = vapply(chats, function(ch) ch$last_turn()@text, ""), solver_chat = chats)
+  }
+  theirs <- futurex_task(data, solver = solver, dir = withr::local_tempdir())
   expect_true(takes_request_settings(ours))
   expect_false(takes_request_settings(theirs))
-  # settings that differ from the defaults, which generate() would hand the model
+  # settings that differ from the defaults, which that solver would hand the model
   set <- eval_set(list(futurex = theirs), list(baseline_chat("\\boxed{A}", name = "a")),
                   log_dir = withr::local_tempdir(),
                   settings = request_settings(max_active = 3, cache = FALSE))

@@ -268,3 +268,56 @@ test_that("a set's folder shows each cell's completed run; its failed attempts o
   file.copy(c(second$log_path, attempts), plain)
   expect_no_message(leaderboard(plain), class = "predictivebench_message_attempts")
 })
+
+test_that("a log is on the board where its benchmark is not registered, from its header alone", {
+  # registered as "lower is better" and on the Elo scale, to see the labels travel
+  old <- register_benchmark("arith-gone", arith_summary, headline = c("weighted", "level 1"),
+                            by = "level", interval = "90% made-up interval",
+                            lower_is_better = "score")
+  withr::defer(unregister_benchmark("arith-gone"))
+  dir <- withr::local_tempdir()
+  tsk <- ResultsTask$new(dataset = arith_dataset(), solver = arith_solver(),
+                         scorer = arith_scorer(), benchmark = "arith-gone", dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  registered <- suppressMessages(leaderboard(dir))
+  expect_equal(unique(registered$better), "lower")
+  logged <- log_json(tsk$log_path)$eval$metadata$headline
+  expect_equal(vapply(logged, `[[`, "", "interval"), rep("90% made-up interval", 2))
+  unregister_benchmark("arith-gone")
+  # a session that never registered it: the same rows, and no warning
+  expect_no_warning(gone <- suppressMessages(leaderboard(dir)))
+  expect_identical(gone, registered)
+  # a log that predates the labels in its header can't be placed without the registration
+  text <- read_text(tsk$log_path)
+  older <- file.path(withr::local_tempdir(), "older.json")
+  writeLines(gsub(',\n\\s*"(interval|better|scale)": "[^"]*"', "", text), older,
+             useBytes = TRUE)
+  expect_true(all(is.na(logged_headline(log_json(older)$eval$metadata$headline)$interval)))
+  expect_warning(board <- suppressMessages(leaderboard(older)),
+                 class = "predictivebench_warning_skipped_logs")
+  expect_equal(nrow(board), 0)
+})
+
+test_that("a benchmark whose groups are models logs each row's model, for any session", {
+  # one row per level, each a competitor with a rating
+  rates <- function(x) {
+    x <- benchmark_samples(x, c("score", "level"), "a task.")
+    means <- tapply(as.numeric(x$score), x$level, mean)
+    tibble::tibble(group = paste0("model-", names(means)), metric = "rating",
+                   estimate = 1000 + 100 * as.double(means), lower = NA_real_,
+                   upper = NA_real_, n = as.integer(table(x$level)))
+  }
+  register_benchmark("arith-models", rates, headline = NULL, by = "model",
+                     elo_scale = "rating")
+  withr::defer(unregister_benchmark("arith-models"))
+  dir <- withr::local_tempdir()
+  tsk <- ResultsTask$new(dataset = arith_dataset(), solver = arith_solver(),
+                         scorer = arith_scorer(), benchmark = "arith-models", dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  registered <- suppressMessages(leaderboard(dir))
+  expect_equal(registered$model, c("model-1", "model-2"))
+  expect_equal(unique(registered$metric), "rating")
+  expect_equal(unique(registered$scale), "Elo")
+  unregister_benchmark("arith-models")
+  expect_identical(suppressMessages(leaderboard(dir)), registered)
+})
