@@ -76,10 +76,9 @@ formal_default <- function(expr) {
 }
 
 # The chat a spec describes, made in this process (a worker's), with the turns it was
-# primed with and its tools. Its credentials are the chat's own when they came with the spec
-# (spec_secrets()); otherwise the constructor's default, read from this process's
-# environment, and only for the constructor's default address: a worker never sends its
-# own key to a host it was not given for.
+# primed with and its tools. On a worker its credentials are those it came with, the ones
+# the chat sends in the calling process (spec_secrets()), never the worker's own; a spec
+# without secrets (a "provider/model" string here) gets its constructor's default.
 chat_from_spec <- function(spec, call = rlang::caller_env()) {
   if (identical(spec$provider, "baseline")) return(spec$chat)
   fun <- get(paste0("chat_", spec$provider), envir = asNamespace("ellmer"))
