@@ -193,7 +193,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
   entries <- set_benchmarks(benchmarks, judge, limit)
-  cells <- set_cells(entries, specs, chats, epochs)
+  cells <- label_overridden_cells(set_cells(entries, specs, chats, epochs))
   check_set_arena(arena, specs, judge, log_dir)
 
   log_dir <- check_set_log_dir(log_dir)
