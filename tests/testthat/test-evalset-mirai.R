@@ -150,15 +150,14 @@ test_that("a chat with its constructor's default key does on daemons what it doe
   logs_here <- withr::local_tempdir()
   cache_here <- withr::local_tempdir()
   here <- quiet_set(set_benchmarks_sample, chats, log_dir = logs_here,
-                    settings = set_settings(cache_here), limit = 3)
+                    settings = set_settings(cache_here))
   expect_equal(here$status, rep("done", 4))
   sent_here <- server$count()
   local_daemons(2)
   decoy <- set_daemon_decoy_key(2)  # the workers' own OPENAI_API_KEY, never to be sent
   logs <- withr::local_tempdir()
   cache <- withr::local_tempdir()
-  there <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = set_settings(cache),
-                     limit = 3)
+  there <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = set_settings(cache))
   expect_equal(there[cols], here[cols])
   expect_equal(board_of(logs), board_of(logs_here))
   expect_equal(server$count(), 2 * sent_here)
