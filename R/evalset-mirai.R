@@ -7,8 +7,8 @@
 # credentials the chat would send in this process (in this payload only). It rebuilds the
 # chat from the spec with them, runs the cell and writes the log and the cell's record
 # itself. The response cache is files written atomically (R/engine-cache.R), so workers on
-# one file system share answers. When every daemon is gone, the cells still waiting fail after a grace period (await_map()) instead of waiting for a
-# daemon that will not come.
+# one file system share answers. When every daemon is gone, the cells still waiting fail
+# after a grace period (await_map()) instead of waiting for a daemon that will not come.
 
 daemons_running <- function() {
   if (!rlang::is_installed("mirai")) return(FALSE)
