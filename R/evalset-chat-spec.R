@@ -347,8 +347,11 @@ cell_overridden <- function(cell) {
     new <- setdiff(names(c$overridden), names(found))
     found[new] <<- c$overridden[new]
   }
+  # (what the probe says of itself is not the run's: the run says it again)
   tryCatch(withCallingHandlers(
-    estimate_cost(cell_task(probe, dir), cell$chat %||% chat_from_spec(spec), epochs = 1L),
+    suppressMessages(suppressWarnings(
+      estimate_cost(cell_task(probe, dir), cell$chat %||% chat_from_spec(spec), epochs = 1L)
+    )),
     predictivebench_setting_overridden = keep
   ), error = function(e) NULL)
   found
