@@ -295,8 +295,15 @@ check_unique_labels <- function(models, call = rlang::caller_env()) {
 # the cell alike; the cell's identity is its model's, as before.
 label_overridden_cells <- function(cells) {
   told <- character()
+  # what a benchmark replaces depends on the settings, not on the model: one probe each
+  probed <- list()
   for (i in seq_along(cells)) {
-    overridden <- cell_overridden(cells[[i]])
+    spec <- cells[[i]]$model
+    key <- digest::digest(list(cells[[i]]$benchmark$label, spec$params, spec$args$api_args,
+                               spec$system_prompt, is.null(cells[[i]]$benchmark$task)),
+                          algo = "sha256")
+    probed[[key]] <- probed[[key]] %||% list(cell_overridden(cells[[i]]))
+    overridden <- probed[[key]][[1]]
     if (!length(overridden)) next
     label <- cell_label(cells[[i]]$model, overridden)
     sent <- vapply(names(overridden), function(n) {

@@ -223,3 +223,28 @@ test_that("a cell's label does not claim a setting its benchmark sends otherwise
   expect_true(all(again$set$reused))
   expect_equal(again$set$cell_id, set$cell_id)
 })
+
+test_that("the settings a benchmark replaces are found offline, for every model made with them", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  chat <- function(model, ...) {
+    ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = model,
+                                   credentials = function() "k", ...)
+  }
+  models <- list(chat("m1", params = ellmer::params(temperature = 0.5)),
+                 chat("m2", params = ellmer::params(temperature = 0.5)),
+                 chat("m3"), chat("m4", params = ellmer::params(temperature = 0.7)))
+  cells <- set_cells(set_benchmarks(c("futurex@sample", "processbench@sample"), NULL, NULL),
+                     lapply(models, chat_spec), models, NULL)
+  expect_message(labelled <- label_overridden_cells(cells),
+                 class = "predictivebench_message_setting_overridden")
+  labels <- vapply(labelled, `[[`, "", "label")
+  expect_equal(labels[vapply(cells, function(x) x$benchmark$label, "") == "processbench@sample"],
+               c("openai_compatible/m1 [temperature=0.5 sent as 0.7]",
+                 "openai_compatible/m2 [temperature=0.5 sent as 0.7]",
+                 "openai_compatible/m3", "openai_compatible/m4 [temperature=0.7]"))
+  # FutureX sends the chat's own: its cells keep their models' names
+  expect_equal(labels[vapply(cells, function(x) x$benchmark$label, "") == "futurex@sample"],
+               vapply(cells[1:4 * 2 - 1], `[[`, "", "label"))
+  # the cells are the same cells: their identities do not move
+  expect_equal(vapply(labelled, `[[`, "", "id"), vapply(cells, `[[`, "", "id"))
+})
