@@ -4,12 +4,56 @@
 # and `api_args` into its extra request-body fields (ellmer's escape hatch, e.g. list(n = 8)),
 # so a benchmark can fix, e.g., temperature = 0 whatever chat the user passes. Internal: it
 # rests on a workaround (ellmer has no public setter for a chat's parameters; R/engine-compat-ellmer.R).
+# What it replaces of the chat's own settings is signalled (signal_overridden()).
 configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args = NULL) {
   chat <- as_chat(chat)
   chat <- chat$clone()
+  signal_overridden(chat, system_prompt, params, api_args)
   if (!is.null(system_prompt)) chat$set_system_prompt(system_prompt)
   if (length(params) || length(api_args)) {
     chat_set_params(chat, params, api_args)  # R/engine-compat-ellmer.R
   }
   chat
+}
+
+# A setting the user made the chat with that the benchmark sends otherwise (ProcessBench's
+# temperature 0.7 over a chat's 0.5) is signalled, a condition of class
+# `predictivebench_setting_overridden` with `provider`, `model` and `overridden` (per
+# setting, the chat's value `own` and the one sent, `sent`), so that what names the chat
+# (an evaluation set's labels) does not claim a setting that was not sent. Nothing handles
+# it by default. A seed is not overridden: benchmarks derive their votes' seeds from the
+# chat's (ProcessBench's seed, seed + 1, ...).
+signal_overridden <- function(chat, system_prompt, params, api_args) {
+  overridden <- c(
+    overridden_values(chat_params(chat), params[setdiff(names(params), "seed")]),
+    overridden_values(chat_model_field(chat, "extra_args"), api_args)
+  )
+  own_prompt <- chat$get_system_prompt()
+  if (!is.null(system_prompt) && !is.null(own_prompt) && !identical(own_prompt, system_prompt)) {
+    overridden$system_prompt <- list(own = own_prompt, sent = system_prompt)
+  }
+  if (!length(overridden)) return(invisible())
+  rlang::signal("A benchmark replaced settings of the chat.",
+                class = "predictivebench_setting_overridden",
+                provider = chat$get_provider()@name, model = chat$get_model(),
+                overridden = overridden)
+}
+
+# Per name set in both, whose values differ: list(own =, sent =).
+overridden_values <- function(own, fixed) {
+  names <- intersect(names(own), names(fixed))
+  names <- names[!vapply(names, function(n) identical(own[[n]], fixed[[n]]), TRUE)]
+  lapply(stats::setNames(names, names), function(n) list(own = own[[n]], sent = fixed[[n]]))
+}
+
+# The chat's parameters (temperature, max_tokens, seed, ...) as a plain list.
+chat_params <- function(chat) chat_model_field(chat, "params")
+
+# A field ellmer keeps on the model object from 0.5 on (on the provider before: reading it
+# there now warns).
+chat_model_field <- function(chat, name) {
+  model <- tryCatch(chat$get_model_object(), error = function(e) NULL)
+  value <- if (!is.null(model)) tryCatch(S7::prop(model, name), error = function(e) NULL) else
+    tryCatch(S7::prop(chat$get_provider(), name), error = function(e) NULL)
+  unclass(value) %||% list()
 }

@@ -22,6 +22,22 @@ chat_set_params <- function(chat, params = NULL, api_args = NULL) {
   chat
 }
 
+# Why: a dry run (estimate_cost(), a set's preview) builds the requests ellmer would send
+# to count them, and ellmer reads the chat's credentials while building one: without a key
+# (`OPENAI_API_KEY` unset) the preview of a run that sends nothing failed. ellmer has no
+# setter for a chat's provider. So the dry run builds its requests with a clone whose
+# credentials give no header at all. Replaced by: a public `Chat$set_provider()`, or a way
+# to build a request without its credentials.
+chat_offline <- function(chat) {
+  provider <- chat$get_provider()
+  if (!is.function(S7::prop(provider, "credentials"))) return(chat)
+  chat <- chat$clone()
+  private <- chat$.__enclos_env__$private
+  S7::prop(provider, "credentials") <- function(...) list()
+  private$provider <- provider
+  chat
+}
+
 # The fast request path (R/engine-transport.R) sends OpenAI-compatible chat completions over curl's
 # multi interface without ellmer's per-request promise and coro machinery, which costs about
 # 10 ms of CPU per request (more than the network at 50 requests in flight). To send exactly

@@ -120,7 +120,8 @@ dry_run_placeholder <- "predictivebench-dry-run-prompt-f3a9c71e"
 # choices), and the record of the placeholder answer, read by ellmer's own parser.
 dry_run_template <- function(chat, answer) {
   existing <- chat$get_turns(include_system_prompt = TRUE)
-  req <- ellmer_request(chat, c(existing, list(user_turn_of(dry_run_placeholder))))
+  offline <- chat_offline(chat)  # (nothing is sent: no key is read)
+  req <- ellmer_request(offline, c(existing, list(user_turn_of(dry_run_placeholder))))
   body <- httr2::req_get_body(req, "reveal")
   url <- httr2::req_get_url(req)
   texts <- request_texts(body)
@@ -132,7 +133,7 @@ dry_run_template <- function(chat, answer) {
   record <- if (is.null(json)) dry_run_unanswerable() else {
     suppressWarnings(record_from_turn(ellmer_turn(chat, json), 0, keep_json = TRUE))
   }
-  list(chat = chat, model = body$model %||% chat$get_model(),
+  list(chat = chat, offline = offline, model = body$model %||% chat$get_model(),
        fixed = if (length(around) == 2) texts[-at], chat_style = is.null(body$prompt),
        prefix = if (length(around) == 2) around[[1]],
        suffix = if (length(around) == 2) sub("\u0001$", "", around[[2]]),
@@ -149,7 +150,8 @@ varying_texts <- function(prompt, template, chat) {
   }
   existing <- chat$get_turns(include_system_prompt = TRUE)
   texts <- request_texts(httr2::req_get_body(
-    ellmer_request(chat, c(existing, list(user_turn_of(prompt)))), "reveal"
+    ellmer_request(template$offline %||% chat, c(existing, list(user_turn_of(prompt)))),
+    "reveal"
   ))
   fixed <- seq_along(template$fixed)
   if (!length(fixed)) return(texts)

@@ -86,15 +86,21 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
   rlang::exec(settings_with_dots, request_settings(),
               !!!dots[names(dots) %in% request_setting_names()])
   batch <- isTRUE(dots$batch)
+  # nothing is sent, so no key is read (vitals' own solvers and scorers build their
+  # requests through ellmer too): a preview works without one
+  chat <- chat_offline(chat)
+  dots <- lapply(dots, function(x) if (inherits(x, "Chat")) chat_offline(x) else x)
   context <- dry_run(task, chat, dots, epochs, new_dry_run(answer))
   chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
   counts <- dry_run_costs(context, chats, batch)
   # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
   batch <- batch || (counts$n > 0 && counts$all_batch)
+  # one type per column however many requests there are (a sum over none is an integer)
   tibble::tibble(
-    requests = context$hits + counts$n, cached = context$hits,
-    to_send = counts$n, input_tokens = counts$input,
-    output_tokens_max = counts$output, cost_max = counts$cost, tokens = counts$how,
+    requests = as.integer(context$hits + counts$n), cached = as.integer(context$hits),
+    to_send = as.integer(counts$n), input_tokens = as.double(counts$input),
+    output_tokens_max = as.double(counts$output), cost_max = as.double(counts$cost),
+    tokens = counts$how,
     provider = chat$get_provider()@name, model = chat$get_model(),
     batch = batch
   )

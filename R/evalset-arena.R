@@ -112,9 +112,9 @@ arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
   tibble::tibble(
     benchmark = "arena_run", model = paste(names(args$models), collapse = " vs "),
     cell_id = paste0("arena-", arena$experiment %||% formals(arena_run)$experiment),
-    status = "to run", requests = context$hits + counts$n, cached = context$hits,
-    to_send = counts$n, input_tokens = counts$input, output_tokens_max = counts$output,
-    cost_max = counts$cost
+    status = "to run",
+    !!!preview_counts(context$hits + counts$n, context$hits, counts$n, counts$input,
+                      counts$output, counts$cost)
   )
 }
 

@@ -1,39 +1,68 @@
-# A chat's own credentials and extra headers, so that a mirai worker rebuilds the very chat
-# the user gave and sends its requests with the key the chat was given, to the host it was
-# given for. They travel beside the chat's spec in the mirai payload only (portable_cell()
-# adds them as the spec's `secrets` just before the cells are mapped over the daemons): a
-# cell's identity, its record, its log and the response cache are made from the spec
-# without them.
+# A chat's credentials and extra headers, so that a mirai worker rebuilds the very chat the
+# user gave and sends its requests with the key that chat would send in this process, to
+# the host it points at: a chat does on a worker what it does here. They travel beside the
+# chat's spec in the mirai payload only (portable_cell() adds them as the spec's `secrets`
+# just before the cells are mapped over the daemons): a cell's identity, its record, its
+# log and the response cache are made from the spec without them.
 
-# What travels: `credentials`, the value the chat's credentials function gives here (a key,
-# a named list of headers, or a request-signing function), or `error` when it failed here;
-# and `headers`, the chat's extra headers (they may hold keys as well). Credentials that
-# are the constructor's default (the key read from the environment) do not travel: the
-# worker reads its own, and only for its constructor's default address (secret_args()).
+# What travels: `credentials`, the value the chat's credentials function gives HERE (a key,
+# a named list of headers, or a request-signing function), its own or its constructor's
+# default alike (ellmer's default reads the key from this process's environment: that key
+# is the one the chat sends here, wherever it points), or `error` when it can't be read
+# here; and `headers`, the chat's extra headers (they may hold keys as well). The worker's
+# own environment is never read for a chat: it may hold another key, for another host.
 chat_secrets <- function(chat) {
   if (!inherits(chat, "Chat") || inherits(chat, "BaselineChat")) return(NULL)
   provider <- chat$get_provider()
   secrets <- list(headers = provider@extra_headers)
   creds <- S7::prop(provider, "credentials")
-  if (is.function(creds) && !default_credentials(creds)) {
-    secrets <- c(secrets, tryCatch(list(credentials = creds()),
-                                   error = function(e) list(error = conditionMessage(e))))
-  }
+  if (is.function(creds)) secrets <- c(secrets, read_credentials(creds))
   secrets
 }
 
-# ellmer's default credentials are a function made inside the constructor, reading the key
-# from the environment (`\() openai_key()`). A key given through the deprecated `api_key`
-# is wrapped by ellmer too, but it is the user's: its function's frame holds it.
-default_credentials <- function(creds) {
-  env <- environment(creds)
-  is.environment(env) && identical(topenv(env), asNamespace("ellmer")) &&
-    is.null(tryCatch(get0("api_key", envir = env, inherits = FALSE), error = function(e) NULL))
+# The secrets of a spec's chat: of `chat`, the one the user gave, or else of the chat the
+# spec makes here (a "provider/model" string, with this process's key).
+spec_secrets <- function(spec, chat = NULL) {
+  if (is.null(spec) || identical(spec$provider, "baseline")) return(NULL)
+  if (!inherits(chat, "Chat")) chat <- chat_from_spec(spec)
+  chat_secrets(chat)
 }
 
-# The constructor's arguments the secrets give: the chat's own credentials and headers.
-# Without credentials, the constructor's default reads this process's key: allowed only at
-# the constructor's default address, the host that key is for.
+# `list(credentials = <value>)`, or `list(error = <why, one line>)`.
+read_credentials <- function(creds) {
+  tryCatch(list(credentials = creds()),
+           error = function(e) list(error = one_line(conditionMessage(e))))
+}
+
+one_line <- function(text) trimws(gsub("\\s+", " ", paste(text, collapse = " ")))
+
+# The chats of a set's cells (their models and judges) can read their credentials here,
+# checked before anything is sent: a chat without its key (`OPENAI_API_KEY` unset) stops
+# the set at once, in one line naming what is missing, instead of failing each of its cells.
+# Only for a real run: a preview sends nothing and reads no key (chat_offline()).
+check_set_credentials <- function(cells, call = rlang::caller_env()) {
+  pairs <- unlist(lapply(cells, function(cell) {
+    list(list(cell$model, cell$chat), list(cell$benchmark$judge, cell$benchmark$judge_chat))
+  }), recursive = FALSE)
+  pairs <- Filter(function(p) !is.null(p[[1]]), pairs)
+  labels <- vapply(pairs, function(p) spec_label(p[[1]]), "")
+  for (p in pairs[!duplicated(labels)]) {
+    secrets <- spec_secrets(p[[1]], p[[2]])
+    if (!is.null(secrets$error)) abort_credentials(spec_label(p[[1]]), secrets$error, call)
+  }
+  invisible(cells)
+}
+
+abort_credentials <- function(label, error, call) {
+  abort_pb("Can't read the credentials of the chat {.val {label}}: {error}", "credentials",
+           call = call)
+}
+
+# The constructor's arguments the secrets give: the chat's credentials and headers. In this
+# process a spec has no secrets (a "provider/model" string): the constructor's default
+# reads this process's key, as ellmer does. On a worker they came with it (portable_cell()),
+# and the worker's own key is never read: credentials that could not be read in the
+# calling process fail the cell there, saying why.
 secret_args <- function(spec, fun, call = rlang::caller_env()) {
   secrets <- spec$secrets
   formals <- names(formals(fun))
@@ -42,17 +71,14 @@ secret_args <- function(spec, fun, call = rlang::caller_env()) {
     args$api_headers <- secrets$headers
   }
   if (!"credentials" %in% formals) return(args)
-  label <- spec_label(spec)
-  if (!is.null(secrets$error)) {
-    abort_pb(c("Can't read the credentials of the chat {.val {label}}.", x = secrets$error),
-             "credentials", call = call)
-  }
+  if (!is.null(secrets$error)) abort_credentials(spec_label(spec), secrets$error, call)
   if (!is.null(secrets$credentials)) {
     args$credentials <- fixed_credentials(secrets$credentials)
     return(args)
   }
-  if (!at_default_address(spec, fun)) {
-    abort_pb(c("The chat {.val {label}} came without credentials for
+  if (!is.null(secrets) && !at_default_address(spec, fun)) {
+    # (a chat whose provider keeps no credentials function: nothing came to send)
+    abort_pb(c("The chat {.val {spec_label(spec)}} came without credentials for
                 {.url {spec$args$base_url}}: this process will not send its own key there.",
                i = "A key only goes to the host it was given for. Give the chat its key
                     ({.code credentials = function() ...}) when you make it."),

@@ -33,7 +33,8 @@ chat_spec <- function(x, arg = "models", call = rlang::caller_env()) {
                         system_prompt = x$get_system_prompt(), turns = x$get_turns(),
                         tools = unname(x$get_tools()),
                         headers = hash_headers(provider@extra_headers))
-  spec$label <- paste0(chat_model_label(x), spec_label_suffix(spec, fun))
+  spec$name <- chat_model_label(x)
+  spec$label <- paste0(spec$name, spec_label_suffix(spec, fun))
   spec
 }
 
@@ -76,10 +77,9 @@ formal_default <- function(expr) {
 }
 
 # The chat a spec describes, made in this process (a worker's), with the turns it was
-# primed with and its tools. Its credentials are the chat's own when they came with the spec
-# (spec_secrets()); otherwise the constructor's default, read from this process's
-# environment, and only for the constructor's default address: a worker never sends its
-# own key to a host it was not given for.
+# primed with and its tools. On a worker its credentials are those it came with, the ones
+# the chat sends in the calling process (spec_secrets()), never the worker's own; a spec
+# without secrets (a "provider/model" string here) gets its constructor's default.
 chat_from_spec <- function(spec, call = rlang::caller_env()) {
   if (identical(spec$provider, "baseline")) return(spec$chat)
   fun <- get(paste0("chat_", spec$provider), envir = asNamespace("ellmer"))
@@ -150,18 +150,6 @@ check_chat_constructor <- function(slug, label, arg, call) {
   fun
 }
 
-# The chat's parameters (temperature, max_tokens, seed, ...) as a plain list.
-chat_params <- function(chat) chat_model_field(chat, "params")
-
-# A field ellmer keeps on the model object from 0.5 on (on the provider before: reading it
-# there now warns).
-chat_model_field <- function(chat, name) {
-  model <- tryCatch(chat$get_model_object(), error = function(e) NULL)
-  value <- if (!is.null(model)) tryCatch(S7::prop(model, name), error = function(e) NULL) else
-    tryCatch(S7::prop(chat$get_provider(), name), error = function(e) NULL)
-  unclass(value) %||% list()
-}
-
 # A closure as data for an identity: its formals, body and the values it captured (chats as
 # specs, nested closures the same way, environments of packages as their name). Stable
 # across sessions, unlike serialize(), which includes byte code and addresses.
@@ -211,17 +199,23 @@ is_package_env <- function(env) {
 # `" [temperature=0.7, system prompt #1a2b3c]"`. Short values are shown as they are; a
 # system prompt, turns, tools, headers and long values by a short hash (they may be long, or hold
 # anything), so that a label stays one line and says how two chats of one model differ.
-spec_label_suffix <- function(spec, fun) {
+# `overridden`: the settings a benchmark sends otherwise (cell_label()), shown as
+# `"temperature=0.5 sent as 0.7"`.
+spec_label_suffix <- function(spec, fun, overridden = list()) {
   args <- spec$args
   others <- args[setdiff(names(args), c("base_url", "name", "api_args"))]
   n_turns <- length(spec$turns)
   n_tools <- length(spec$tools)
+  prompt <- overridden$system_prompt
   parts <- c(
-    label_values(spec$params),
-    label_values(args$api_args),
+    label_values(spec$params, overridden),
+    label_values(args$api_args, overridden),
     label_values(others),
     if (shows_base_url(args$base_url, fun)) paste0("base_url=", args$base_url),
-    if (!is.null(spec$system_prompt)) paste("system prompt", label_hash(spec$system_prompt)),
+    if (!is.null(spec$system_prompt)) {
+      paste0("system prompt ", label_hash(spec$system_prompt),
+             if (!is.null(prompt)) paste(" sent as", label_hash(prompt$sent)))
+    },
     if (n_turns) paste(n_turns, if (n_turns == 1) "turn" else "turns",
                        label_hash(turns_identity(spec$turns))),
     if (n_tools) paste(n_tools, if (n_tools == 1) "tool" else "tools",
@@ -232,16 +226,24 @@ spec_label_suffix <- function(spec, fun) {
   paste0(" [", paste(parts, collapse = ", "), "]")
 }
 
-# "name=value" for each element of a named list.
-label_values <- function(x) {
+# "name=value" for each element of a named list; "name=value sent as other" for those in
+# `overridden`.
+label_values <- function(x, overridden = list()) {
   if (!length(x)) return(character())
   vapply(names(x), function(name) {
-    value <- x[[name]]
-    text <- if (is.atomic(value)) paste(as.character(value), collapse = ",") else
-      as.character(jsonlite::toJSON(value, auto_unbox = TRUE, null = "null"))
-    if (nchar(text) > 24 || grepl("[][\n]", text)) text <- label_hash(value)
-    paste0(name, "=", text)
+    text <- paste0(name, "=", label_text(x[[name]]))
+    if (!is.null(overridden[[name]])) {
+      text <- paste(text, "sent as", label_text(overridden[[name]]$sent))
+    }
+    text
   }, "", USE.NAMES = FALSE)
+}
+
+label_text <- function(value) {
+  text <- if (is.atomic(value)) paste(as.character(value), collapse = ",") else
+    as.character(jsonlite::toJSON(value, auto_unbox = TRUE, null = "null"))
+  if (nchar(text) > 24 || grepl("[][\n]", text)) text <- label_hash(value)
+  text
 }
 
 label_hash <- function(x) paste0("#", substr(digest::digest(x, algo = "sha256"), 1, 6))
@@ -282,4 +284,82 @@ check_unique_labels <- function(models, call = rlang::caller_env()) {
              i = "Give them different names: the {.arg name} of
                   {.fn ellmer::chat_openai_compatible} or of {.fn baseline_chat}."),
            "argument", field = "models", call = call)
+}
+
+# Cells whose benchmark sends a setting of the chat otherwise (ProcessBench sends its own
+# temperature 0.7, whatever the chat's) are labelled with what was sent: that cell of a chat
+# made with `temperature = 0.5` is "<model> [temperature=0.5 sent as 0.7]", not
+# "<model> [temperature=0.5]", which would claim a setting the benchmark replaced (its
+# requests are those of the plain chat). The user is told, in one message. Found before
+# anything is sent (cell_overridden()), so the set's table, the cell's log and a rerun name
+# the cell alike; the cell's identity is its model's, as before.
+label_overridden_cells <- function(cells) {
+  told <- character()
+  # what a benchmark replaces depends on the settings, not on the model: one probe each
+  probed <- list()
+  for (i in seq_along(cells)) {
+    spec <- cells[[i]]$model
+    key <- digest::digest(list(cells[[i]]$benchmark$label, spec$params, spec$args$api_args,
+                               spec$system_prompt, is.null(cells[[i]]$benchmark$task)),
+                          algo = "sha256")
+    probed[[key]] <- probed[[key]] %||% list(cell_overridden(cells[[i]]))
+    overridden <- probed[[key]][[1]]
+    if (!length(overridden)) next
+    label <- cell_label(cells[[i]]$model, overridden)
+    sent <- vapply(names(overridden), function(n) {
+      if (n == "system_prompt") "its own system prompt" else
+        paste0(n, " = ", label_text(overridden[[n]]$sent))
+    }, "")
+    told[[length(told) + 1]] <- cli::format_inline(
+      "{cells[[i]]$benchmark$label} sends {paste(sent, collapse = ', ')} whatever the chat's:
+       its cell of {.val {cells[[i]]$label}} is {.val {label}}."
+    )
+    cells[[i]]$label <- label
+  }
+  if (length(told)) {
+    cli::cli_inform(c("!" = "A benchmark replaces settings the chat was made with:",
+                      stats::setNames(told, rep("*", length(told)))),
+                    class = "predictivebench_message_setting_overridden")
+  }
+  cells
+}
+
+# The model's label with the settings in `overridden` shown as sent.
+cell_label <- function(spec, overridden) {
+  fun <- get0(paste0("chat_", spec$provider), envir = asNamespace("ellmer"), mode = "function")
+  paste0(spec$name %||% paste0(spec$provider, "/", spec$model),
+         spec_label_suffix(spec, fun, overridden))
+}
+
+# The settings of the cell's chat (its parameters, `api_args`, system prompt) that its
+# benchmark sends otherwise, as configure_chat() signals them (R/engine-chat.R): the
+# benchmark's task is solved and scored offline on one sample of its bundled sample
+# (estimate_cost(): nothing is sent, no key is read, nothing written). Only for a chat made
+# with such settings and a benchmark given by name (a task object's dataset is not cut
+# down, and its solver is the user's own); an empty list when it can't be told.
+cell_overridden <- function(cell) {
+  spec <- cell$model
+  own <- length(spec$params) || length(spec$args$api_args) || !is.null(spec$system_prompt)
+  if (!own || identical(spec$provider, "baseline") || !is.null(cell$benchmark$task)) {
+    return(list())
+  }
+  probe <- cell
+  probe$benchmark$version <- "sample"
+  probe$benchmark$limit <- 1L
+  dir <- tempfile("predictivebench-probe-")
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  found <- list()
+  keep <- function(c) {
+    if (!identical(c$model, spec$model)) return()  # (a judge's)
+    new <- setdiff(names(c$overridden), names(found))
+    found[new] <<- c$overridden[new]
+  }
+  # (what the probe says of itself is not the run's: the run says it again)
+  tryCatch(withCallingHandlers(
+    suppressMessages(suppressWarnings(
+      estimate_cost(cell_task(probe, dir), cell$chat %||% chat_from_spec(spec), epochs = 1L)
+    )),
+    predictivebench_setting_overridden = keep
+  ), error = function(e) NULL)
+  found
 }

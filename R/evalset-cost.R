@@ -15,13 +15,21 @@ set_cost_preview <- function(cells, outcomes, log_dir, settings) {
     tibble::tibble(
       benchmark = cell$benchmark$label, model = cell$label, cell_id = cell$id,
       status = if (done) "done" else "to run",
-      requests = estimate$requests %||% 0L, cached = estimate$cached %||% 0L,
-      to_send = estimate$to_send %||% 0L, input_tokens = estimate$input_tokens %||% 0,
-      output_tokens_max = estimate$output_tokens_max %||% 0,
-      cost_max = estimate$cost_max %||% 0
+      !!!preview_counts(estimate$requests %||% 0L, estimate$cached %||% 0L,
+                        estimate$to_send %||% 0L, estimate$input_tokens %||% 0,
+                        estimate$output_tokens_max %||% 0, estimate$cost_max %||% 0)
     )
   })
   do.call(rbind, rows)
+}
+
+# A preview row's counts, each of one type whatever they count (a sum over no request is
+# an integer): the numbers of requests as integers, tokens and dollars as doubles.
+preview_counts <- function(requests, cached, to_send, input_tokens, output_tokens_max,
+                           cost_max) {
+  list(requests = as.integer(requests), cached = as.integer(cached),
+       to_send = as.integer(to_send), input_tokens = as.double(input_tokens),
+       output_tokens_max = as.double(output_tokens_max), cost_max = as.double(cost_max))
 }
 
 # The request settings as $eval() takes them (a setting left to its default is not passed),

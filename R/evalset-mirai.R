@@ -4,12 +4,11 @@
 #
 # What a worker gets: the cell (a benchmark name or a task object, the model's spec without
 # secret, the epochs), the log folder and the request settings, and beside the spec the
-# chat's own credentials (in this payload only). It rebuilds the chat from the spec with
-# them, runs the cell and writes the log and the cell's record itself. The response cache
-# is files written atomically (R/engine-cache.R), so workers on one file system share
-# answers. When every daemon is gone,
-# the cells still waiting fail after a grace period (await_map()) instead of waiting for a
-# daemon that will not come.
+# credentials the chat would send in this process (in this payload only). It rebuilds the
+# chat from the spec with them, runs the cell and writes the log and the cell's record
+# itself. The response cache is files written atomically (R/engine-cache.R), so workers on
+# one file system share answers. When every daemon is gone, the cells still waiting fail
+# after a grace period (await_map()) instead of waiting for a daemon that will not come.
 
 daemons_running <- function() {
   if (!rlang::is_installed("mirai")) return(FALSE)
@@ -89,12 +88,12 @@ group_outcome <- function(result, k, log_dir, cell) {
 }
 
 # What a worker gets of a cell: no chat object (but a baseline's, offline and keyless); the
-# model's and the judge's specs with the chats' own credentials (R/evalset-chat-secrets.R),
-# in this payload only.
+# model's and the judge's specs with the credentials their chats would send here, read here
+# (R/evalset-chat-secrets.R), in this payload only.
 portable_cell <- function(cell) {
-  cell$model$secrets <- chat_secrets(cell$chat)
+  cell$model$secrets <- spec_secrets(cell$model, cell$chat)
   if (!is.null(cell$benchmark$judge)) {
-    cell$benchmark$judge$secrets <- chat_secrets(cell$benchmark$judge_chat)
+    cell$benchmark$judge$secrets <- spec_secrets(cell$benchmark$judge, cell$benchmark$judge_chat)
   }
   cell$chat <- NULL
   cell$benchmark$judge_chat <- NULL

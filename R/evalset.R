@@ -71,14 +71,17 @@
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the
 #'   chat from its spec (the ellmer constructor, model, `base_url` and provider arguments,
 #'   parameters, `api_args`, system prompt, turns and tools), as a chat sent to another process
-#'   loses its credentials (ellmer issue 700). The chat's own credentials (the value its
-#'   `credentials` function gives in this process) and extra headers travel with the spec
-#'   in the payload sent to the worker, and nowhere else: never in a cell's identity, its
-#'   record, its log or the cache. A chat made with its constructor's default credentials
-#'   (none given) uses the worker's own key (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...),
-#'   and only at the constructor's default address: a worker never sends its key to a host
-#'   it was not given for, and fails such a cell with an error of class
-#'   `predictivebench_error_credentials` instead (give the chat `credentials =`). Workers
+#'   loses its credentials (ellmer issue 700). The credentials the chat would send in this
+#'   process (the value its `credentials` function gives here: its own, or its
+#'   constructor's default, such as `OPENAI_API_KEY` read from this process's environment)
+#'   and its extra headers travel with the spec in the payload sent to the worker, and
+#'   nowhere else: never in a cell's identity, its record, its log or the cache. So a chat
+#'   does on a worker exactly what it does here, and a worker's own environment (its own
+#'   `OPENAI_API_KEY`, perhaps for another host) is never read for it. A chat whose key
+#'   can't be read here (`OPENAI_API_KEY` unset) stops the call before any request, in one
+#'   line naming what is missing (an error of class `predictivebench_error_credentials`),
+#'   in this process or on daemons alike; `dry_run = TRUE` sends nothing and reads no key.
+#'   Workers
 #'   share the response cache through the file system, under its locks. Offline
 #'   [baseline_chat()]s travel as they are. Task objects travel as they are
 #'   too: give a judge through `judge` (not inside a task) so that workers rebuild it from
@@ -192,7 +195,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
   entries <- set_benchmarks(benchmarks, judge, limit)
-  cells <- set_cells(entries, specs, chats, epochs)
+  cells <- label_overridden_cells(set_cells(entries, specs, chats, epochs))
   check_set_arena(arena, specs, judge, log_dir)
 
   log_dir <- check_set_log_dir(log_dir)
@@ -208,6 +211,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   }
   todo <- which(vapply(outcomes, is.null, TRUE))
   if (length(todo)) {
+    check_set_credentials(cells[todo])  # one line naming a missing key, before any request
     outcomes[todo] <- run_locked_cells(cells[todo], log_dir, function(cells) {
       run_cells(cells, log_dir, settings, retries)
     })

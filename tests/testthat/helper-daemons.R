@@ -1,5 +1,6 @@
 # Cells on local mirai daemons (which the test starts: the package never does). Each daemon
-# loads this package and gets the key from its own environment.
+# loads this package and has an OPENAI_API_KEY of its own, which a set never sends: a chat's
+# credentials come with it from the calling process.
 local_daemons <- function(n, .local_envir = parent.frame()) {
   skip_if_not_installed("mirai")
   mirai::daemons(n)

@@ -3,7 +3,8 @@
 # fake_openai(reply) starts a webfakes app in a child process. `reply(body, n)` runs in that
 # process for every POST to /v1/chat/completions, /v1/completions, /v1/responses (OpenAI's
 # Responses API) or /v1/messages (Anthropic's Messages API); `body` is the parsed
-# request JSON and `n` the request number (1, 2, ...). It returns either a string (the
+# request JSON (its attributes `path` and `auth`, the Authorization header as received)
+# and `n` the request number (1, 2, ...). It returns either a string (the
 # assistant's text) or a list with any of:
 #   text       the reply text (chat) or completion text
 #   status     an HTTP status to answer with instead (429, 500, ...)
@@ -69,7 +70,8 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
       n <- app$locals$n
       app$locals$bodies[[n]] <- body
       app$locals$auth[[n]] <- req$get_header("Authorization") %||% NA_character_
-      out <- app$locals$reply(structure(body %||% list(), path = req$path), n)
+      out <- app$locals$reply(structure(body %||% list(), path = req$path,
+                                        auth = app$locals$auth[[n]]), n)
       if (is.character(out)) out <- list(text = out)
       res$locals$out <- out
       res$locals$n <- n

@@ -13,3 +13,26 @@ test_that("configure_chat overrides parameters and system prompt in the request"
   configure_chat(original, params = list(temperature = 0.7))
   expect_null(original$get_model_object()@params$temperature)
 })
+
+test_that("configure_chat() signals the chat's settings it replaces, and only those", {
+  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "m",
+                                         credentials = function() "k",
+                                         system_prompt = "Mine.",
+                                         params = ellmer::params(temperature = 0.5, seed = 1))
+  caught <- list()
+  catch <- function(expr) {
+    caught <<- list()
+    withCallingHandlers(expr, predictivebench_setting_overridden = function(c) {
+      caught[[length(caught) + 1]] <<- c
+    })
+  }
+  catch(configure_chat(chat, params = list(temperature = 0.7, max_tokens = 5, seed = 3)))
+  expect_length(caught, 1)
+  expect_equal(caught[[1]]$model, "m")
+  expect_equal(caught[[1]]$overridden, list(temperature = list(own = 0.5, sent = 0.7)))
+  catch(configure_chat(chat, system_prompt = "Theirs."))
+  expect_equal(caught[[1]]$overridden$system_prompt, list(own = "Mine.", sent = "Theirs."))
+  # the same values, or settings the chat was not made with: nothing replaced
+  catch(configure_chat(chat, "Mine.", params = list(temperature = 0.5, top_p = 0.9)))
+  expect_length(caught, 0)
+})

@@ -294,3 +294,19 @@ test_that("ProcessBench with n choices a request: one request a sample, bounded 
   expect_equal(est$output_tokens_max, n * 8 * 10)
   expect_equal(server$count(), 0)
 })
+
+test_that("estimate_cost() gives each column one type, whether everything is cached or not", {
+  local_default_cache()
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  cache <- withr::local_tempdir()
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 2), dir = withr::local_tempdir(),
+                      solver = futurex_solver(settings = request_settings(cache = cache)))
+  out <- estimate_then_run(tsk, server, cache)
+  expect_equal(out$after$to_send, 0L)
+  types <- function(x) vapply(x, typeof, "")
+  expect_equal(types(out$after), types(out$before))
+  expect_equal(types(out$after)[c("requests", "cached", "to_send")],
+               c(requests = "integer", cached = "integer", to_send = "integer"))
+  expect_equal(types(out$after)[c("input_tokens", "output_tokens_max", "cost_max")],
+               c(input_tokens = "double", output_tokens_max = "double", cost_max = "double"))
+})

@@ -178,3 +178,24 @@ test_that("the closing arena is in the preview and under max_cost: its most requ
   # the real run (decisive verdicts: one round) sends no more than the preview counted
   expect_lte(nrow(run$records) + sum(!is.na(unlist(run$answers[-1]))), row$to_send)
 })
+
+test_that("a set's preview gives each column one type: cells done, cached or to send alike", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, "m1")
+  quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2)
+  # one cell done, one whose answers are all cached (another folder), one to send
+  mixed <- quiet_set(c("futurex@sample", "processbench@sample"), chats, log_dir = logs,
+                     settings = settings, limit = 2, dry_run = TRUE)
+  cached <- quiet_set("futurex@sample", chats, log_dir = withr::local_tempdir(),
+                      settings = settings, limit = 2, dry_run = TRUE)
+  expect_equal(mixed$status, c("done", "to run"))
+  expect_equal(cached$to_send, 0L)
+  types <- function(x) vapply(x, typeof, "")
+  expect_equal(types(cached), types(mixed))
+  expect_equal(unname(types(mixed)[c("requests", "cached", "to_send", "input_tokens",
+                                     "output_tokens_max", "cost_max")]),
+               c(rep("integer", 3), rep("double", 3)))
+  expect_equal(server$count(), 2)
+})

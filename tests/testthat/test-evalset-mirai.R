@@ -114,15 +114,89 @@ test_that("on daemons, a chat's own key goes to its host, never the worker's", {
   expect_equal(again$cell_id, set$cell_id)
   expect_equal(again$reused, c(TRUE, TRUE))
   expect_equal(server$count(), 4)
-  # a chat given no key for a host other than its constructor's default: the worker fails
-  # the cell rather than send its own key there
-  keyless <- ellmer::chat_openai_compatible(base_url = server$url, model = "m3")
-  failed <- quiet_set("futurex@sample", list(keyless), log_dir = logs,
-                      settings = set_settings(cache), limit = 2, retries = 0)
-  expect_equal(failed$status, "failed")
-  expect_match(failed$error, "without credentials", fixed = TRUE)
-  expect_equal(server$count(), 4)
   expect_false(any(grepl(decoy, server$auths(), fixed = TRUE)))
+})
+
+# A server that answers only the key it is given, as a provider does: any other
+# Authorization header gets a 401.
+local_keyed_server <- function(key, .local_envir = parent.frame()) {
+  reply <- function(body, n) {
+    if (!identical(attr(body, "auth"), paste("Bearer", key))) {
+      return(list(status = 401, json = list(error = list(
+        message = "Incorrect API key provided.", type = "invalid_request_error"))))
+    }
+    "\\boxed{A}"
+  }
+  environment(reply) <- list2env(list(key = key), parent = globalenv())
+  local_fake_openai(reply, .local_envir = .local_envir)
+}
+
+board_of <- function(logs) {
+  board <- suppressMessages(suppressWarnings(leaderboard(logs)))
+  # (which run wrote it, when and where: not the board)
+  tibble::as_tibble(board)[order(board$benchmark, board$model, board$metric),
+                           setdiff(names(board), c("run", "created", "source"))]
+}
+
+test_that("a chat with its constructor's default key does on daemons what it does here", {
+  key <- "sk-HERE-calling-process-7777"
+  server <- local_keyed_server(key)
+  withr::local_envvar(OPENAI_API_KEY = key)
+  # no `credentials`: ellmer's default, this process's OPENAI_API_KEY, wherever it points
+  chats <- lapply(c("m1", "m2"), function(m) {
+    ellmer::chat_openai_compatible(base_url = server$url, model = m)
+  })
+  cols <- c("benchmark", "model", "cell_id", "status", "failed_samples", "metric", "headline")
+  logs_here <- withr::local_tempdir()
+  cache_here <- withr::local_tempdir()
+  here <- quiet_set(set_benchmarks_sample, chats, log_dir = logs_here,
+                    settings = set_settings(cache_here))
+  expect_equal(here$status, rep("done", 4))
+  sent_here <- server$count()
+  local_daemons(2)
+  decoy <- set_daemon_decoy_key(2)  # the workers' own OPENAI_API_KEY, never to be sent
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  there <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = set_settings(cache))
+  expect_equal(there[cols], here[cols])
+  expect_equal(board_of(logs), board_of(logs_here))
+  expect_equal(server$count(), 2 * sent_here)
+  expect_equal(unique(server$auths()), paste("Bearer", key))
+  # the key is in no file of either run: no log, record or cache entry
+  expect_length(files_holding(key, c(logs_here, logs, cache_here, cache)), 0)
+})
+
+test_that("on daemons, each key reaches only its own host", {
+  here_key <- "sk-HERE-for-host-A-1111"
+  own_key <- "sk-OWN-for-host-B-2222"
+  a <- local_keyed_server(here_key)
+  b <- local_keyed_server(own_key)
+  withr::local_envvar(OPENAI_API_KEY = here_key)
+  local_daemons(2)
+  decoy <- set_daemon_decoy_key(2)
+  models <- list(ellmer::chat_openai_compatible(base_url = a$url, model = "m1"),
+                 ellmer::chat_openai_compatible(base_url = b$url, model = "m2",
+                                                credentials = function() own_key),
+                 ellmer::chat_openai(base_url = a$url, model = "m3"))
+  set <- quiet_set("futurex@sample", models, log_dir = withr::local_tempdir(),
+                   settings = set_settings(withr::local_tempdir()), limit = 2)
+  expect_equal(set$status, rep("done", 3))
+  expect_equal(a$auths(), rep(paste("Bearer", here_key), 4))
+  expect_equal(b$auths(), rep(paste("Bearer", own_key), 2))
+})
+
+test_that("on daemons as here, a chat without its key stops the set in one line, sending nothing", {
+  server <- local_set_server()
+  local_daemons(2)
+  set_daemon_decoy_key(2)
+  # (ellmer skips a test instead of failing where TESTTHAT is "true")
+  withr::local_envvar(OPENAI_API_KEY = NA, TESTTHAT = "false")
+  keyless <- ellmer::chat_openai_compatible(base_url = server$url, model = "m1")
+  err <- expect_error(quiet_set("futurex@sample", list(keyless), log_dir = withr::local_tempdir(),
+                                settings = set_settings(withr::local_tempdir()), limit = 2),
+                      class = "predictivebench_error_credentials")
+  expect_match(conditionMessage(err), "OPENAI_API_KEY", fixed = TRUE)
+  expect_equal(server$count(), 0)
 })
 
 test_that("when every daemon is killed, the waiting cells fail within a bound; done ones stay", {
