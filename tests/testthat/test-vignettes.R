@@ -34,6 +34,7 @@ definitional <- list(
   futurex.Rmd = c("0.1", "0.2", "0.3", "0.4"),  # FutureX's level weights (eval.py)
   # ProcessBench's sampling temperature, DeltaBench's top-p
   processbench.Rmd = c("0.7", "0.8"),
+  "many-models.Rmd" = "0.7",                      # ProcessBench's temperature, again
   arena.Rmd = "0.5",                              # a tie's points in EloBench's Elo
   "comparing-models.Rmd" = "2411.00640"           # the arXiv number of Miller (2024)
 )
