@@ -319,9 +319,72 @@ check_log_dir <- function(dir, call = rlang::caller_env()) {
   invisible(dir)
 }
 
-# One sample as one line of compact JSON (a newline inside a string is escaped).
+# One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
 sample_json <- function(sample) {
+  sample <- condense_sample(sample)
   enc2utf8(yyjsonr::write_json_str(nulls_as_objects(sample), opts = sample_json_options()))
+}
+
+# A sample without the texts and events it holds twice (issue 37: a FutureX-shaped sample
+# took 8.3 KB pretty-printed, its prompt written three times and its answer four):
+# * `messages`: a text of more than 100 characters becomes an `attachment://<hash>`
+#   reference to the sample's `attachments`, as vitals (condense_sample()) and Inspect
+#   already do in events, with vitals' key (rlang::hash()), so the prompt's attachment is the
+#   one the events refer to. Inspect's viewer resolves references in `input`, `messages` and
+#   `events`, vitals' reader everywhere; `input` itself stays text: the viewer's sample list
+#   shows it as it is.
+# * Model events lose `call`: vitals' restatement of the event's own input and output as a
+#   provider's request and response (made up: an Anthropic-shaped reply for every provider).
+# * `output` is left out (Inspect's default, an empty ModelOutput): the last assistant
+#   message and the model event's output hold it; neither the viewer nor vitals' reader
+#   reads it.
+# * The `sample_init` event and the "init" step around it are left out: they restate the
+#   sample's input, target and id; the viewer hides sample_init by default and needs neither.
+# The solver and scorer steps stay: vitals' reader splits the solver's model events from the
+# scorer's at the scorer step.
+condense_sample <- function(sample) {
+  pool <- sample$attachments %||% list()
+  refer <- function(text) {
+    if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100 ||
+        startsWith(text, "attachment://")) {
+      return(text)
+    }
+    key <- rlang::hash(text)
+    pool[[key]] <<- text
+    paste0("attachment://", key)
+  }
+  if (length(sample$messages)) {
+    sample$messages <- lapply(sample$messages, condense_message, refer = refer)
+  }
+  sample$output <- NULL
+  if (length(sample$events)) sample$events <- condense_events(sample$events)
+  if (length(pool)) sample$attachments <- pool[order(names(pool))]
+  sample
+}
+
+condense_message <- function(message, refer) {
+  content <- message$content
+  if (is.character(content)) {
+    message$content <- refer(content)
+  } else if (is.list(content)) {
+    message$content <- lapply(content, function(block) {
+      if (!is.list(block)) return(block)
+      if (identical(block$type, "text")) block$text <- refer(block$text)
+      if (identical(block$type, "reasoning")) block$reasoning <- refer(block$reasoning)
+      block
+    })
+  }
+  message
+}
+
+condense_events <- function(events) {
+  kind <- vapply(events, function(e) as.character(e$event %||% ""), "")
+  name <- vapply(events, function(e) as.character(e$name %||% "")[1], "")
+  events <- events[!(kind == "sample_init" | (kind == "step" & name == "init"))]
+  lapply(events, function(e) {
+    if (identical(e$event, "model")) e$call <- NULL
+    e
+  })
 }
 
 sample_json_options <- function() {

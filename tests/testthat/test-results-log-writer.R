@@ -145,3 +145,37 @@ test_that("a rerun removes a crashed run's part files of its task, and only thos
   log_writer_abandon(live)
   log_writer_abandon(w)
 })
+
+test_that("a sample stores each long text once beside its input, and every reader resolves it", {
+  dir <- withr::local_tempdir()
+  answer <- paste("My reasoning, at length:", strrep("the rain gauge says so; ", 8), "\\boxed{Yes}")
+  tsk <- futurex_run(answer, dir)
+  lines <- readLines(tsk$log_path, encoding = "UTF-8")
+  first <- jsonlite::parse_json(sub(",$", "", lines[grep("^\\{\"id\":", lines)[[1]]]))
+  prompt <- first$input
+  expect_gt(nchar(prompt), 100)
+  line <- lines[grep("^\\{\"id\":", lines)[[1]]]
+  count <- function(text) {
+    lengths(regmatches(line, gregexpr(jsonlite::toJSON(text, auto_unbox = TRUE), line,
+                                      fixed = TRUE)))
+  }
+  # the prompt: in `input` (the viewer's sample list shows it as it is) and its attachment;
+  # the answer: in the score's `answer` (the list's answer column) and its attachment (it was
+  # also in the messages, the sample's output and the model event's call)
+  expect_equal(count(prompt), 2)
+  expect_equal(count(answer), 2)
+  expect_null(first$output)
+  kinds <- vapply(first$events, function(e) e$event, "")
+  expect_false("sample_init" %in% kinds)
+  expect_true("model" %in% kinds)
+  expect_false(any(vapply(first$events, function(e) !is.null(e$call), TRUE)))
+  # vitals' reader resolves the references: the chat's turns hold the texts
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant(answer))
+  turns <- read$solver_chat[[1]]$get_turns()
+  expect_equal(turns[[1]]@text, prompt)
+  expect_equal(turns[[length(turns)]]@text, answer)
+  expect_equal(read$input[[1]], prompt)
+  # and so do ours, and Inspect's schema
+  expect_identical(log_samples(tsk$log_path)$result, tsk$get_samples()$result)
+  expect_inspect_valid(tsk$log_path)
+})
