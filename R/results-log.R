@@ -340,8 +340,12 @@ sample_json <- function(sample) {
 #   reads it.
 # * The `sample_init` event and the "init" step around it are left out: they restate the
 #   sample's input, target and id; the viewer hides sample_init by default and needs neither.
-# The solver and scorer steps stay: vitals' reader splits the solver's model events from the
-# scorer's at the scorer step.
+# * The solver's step events (begin and end of "generate") are left out: they hold a name
+#   and the model event's timestamp. The scorer's stay: vitals' reader splits the solver's
+#   model events from the scorer's at the scorer step.
+# * Usage counts of cache reads and writes that are 0 (Inspect's default) are left out, and
+#   times are rounded to the microsecond (0.5990000000000002 s is 0.599 s).
+# * The epoch is an integer, as Inspect writes it.
 condense_sample <- function(sample) {
   pool <- sample$attachments %||% list()
   refer <- function(text) {
@@ -358,6 +362,10 @@ condense_sample <- function(sample) {
   }
   sample$output <- NULL
   if (length(sample$events)) sample$events <- condense_events(sample$events)
+  if (length(sample$model_usage)) sample$model_usage <- lapply(sample$model_usage, lean_usage)
+  if (is.double(sample$epoch) && length(sample$epoch) == 1 && isTRUE(sample$epoch %% 1 == 0)) {
+    sample$epoch <- as.integer(sample$epoch)
+  }
   if (length(pool)) sample$attachments <- pool[order(names(pool))]
   sample
 }
@@ -380,11 +388,31 @@ condense_message <- function(message, refer) {
 condense_events <- function(events) {
   kind <- vapply(events, function(e) as.character(e$event %||% ""), "")
   name <- vapply(events, function(e) as.character(e$name %||% "")[1], "")
-  events <- events[!(kind == "sample_init" | (kind == "step" & name == "init"))]
+  type <- vapply(events, function(e) as.character(e$type %||% "")[1], "")
+  events <- events[!(kind == "sample_init" | (kind == "step" & (name == "init" | type == "solver")))]
   lapply(events, function(e) {
-    if (identical(e$event, "model")) e$call <- NULL
+    if (!identical(e$event, "model")) return(e)
+    e$call <- NULL
+    e$working_time <- microseconds(e$working_time)
+    if (is.list(e$output)) {
+      e$output$time <- microseconds(e$output$time)
+      if (is.list(e$output$usage)) e$output$usage <- lean_usage(e$output$usage)
+    }
     e
   })
+}
+
+microseconds <- function(x) if (is.double(x)) round(x, 6) else x
+
+lean_usage <- function(usage) {
+  if (!is.list(usage)) return(usage)
+  for (field in c("input_tokens_cache_write", "input_tokens_cache_read")) {
+    value <- usage[[field]]
+    if (is.numeric(value) && length(value) == 1 && !is.na(value) && value == 0) {
+      usage[[field]] <- NULL
+    }
+  }
+  usage
 }
 
 sample_json_options <- function() {

@@ -292,9 +292,11 @@ stable_log_text <- function(path) {
   sub('^(\\s*"id": )"(msg_)?[A-Za-z0-9]{22}"', '\\1"<random id>"', text)
 }
 
-test_that("a ProcessBench and a FutureX log are the same text as before the writer was reworked", {
+test_that("a ProcessBench and a FutureX log keep their text", {
   # The snapshots were written by the log writer of issue 19 (vitals' translate_to_samples(),
-  # then the additions of results_log()); a faster writer must give the same bytes.
+  # then the additions of results_log()), then condensed by issue 37 (condense_sample():
+  # references for repeated texts, no restated events); a faster writer must give the same
+  # text, re-indented.
   dir <- withr::local_tempdir()
   futurex <- futurex_run("\\boxed{A}", dir)
   pb <- processbench_dataset(system.file("extdata", "processbench-sample.parquet",
