@@ -344,7 +344,8 @@ sample_json <- function(sample) {
 #   and the model event's timestamp. The scorer's stay: vitals' reader splits the solver's
 #   model events from the scorer's at the scorer step.
 # * Usage counts of cache reads and writes that are 0 (Inspect's default) are left out, and
-#   times are rounded to the microsecond (0.5990000000000002 s is 0.599 s).
+#   times are rounded to the microsecond (0.5990000000000002 s is 0.599 s); a model event's
+#   `completed`, when it is its `timestamp` again, is left out.
 # * The epoch is an integer, as Inspect writes it.
 condense_sample <- function(sample) {
   pool <- sample$attachments %||% list()
@@ -393,6 +394,8 @@ condense_events <- function(events) {
   lapply(events, function(e) {
     if (!identical(e$event, "model")) return(e)
     e$call <- NULL
+    # vitals makes `completed` the event's own timestamp (its duration is `working_time`)
+    if (identical(e$completed, e$timestamp)) e$completed <- NULL
     e$working_time <- microseconds(e$working_time)
     if (is.list(e$output)) {
       e$output$time <- microseconds(e$output$time)
@@ -649,12 +652,19 @@ log_samples <- function(x, dataset = NULL) {
   if (is.data.frame(x)) return(log_samples_frame(x, dataset))
   check_string(x)
   if (!file.exists(x)) abort_pb("Can't find the log.", "missing_file", file = x)
-  log <- read_log_json(x)
-  if (!length(log$samples)) return(tibble::tibble())
-  layout <- log$eval$metadata %||% list()
+  header <- read_log_header(x)
+  layout <- header$eval$metadata %||% list()
   layout <- lapply(layout[c("dataset_fields", "solver_json", "scorer_json")],
                    function(x) as.character(unlist(x)))
-  rows <- lapply(log$samples, log_sample_fields, layout = layout)
+  each <- function(sample) log_sample_fields(sample, layout = layout)
+  # a log of this writer: its samples a line at a time; any other log parsed whole
+  rows <- log_sample_lines(x, each)
+  if (is.null(rows)) {
+    log <- read_log_json(x)
+    rows <- lapply(log$samples, each)
+    header <- log
+  }
+  if (!length(rows)) return(tibble::tibble())
   out <- tibble::tibble(
     id = vapply(rows, function(r) r$id, ""),
     epoch = vapply(rows, function(r) r$epoch, 1L),
@@ -674,8 +684,42 @@ log_samples <- function(x, dataset = NULL) {
   out$scorer <- vapply(rows, function(r) r$scorer, "")
   out$scorer_explanation <- vapply(rows, function(r) r$explanation, "")
   out$scorer_metadata <- lapply(rows, function(r) r$scorer_metadata)
-  attr(out, "log") <- log[c("eval", "results", "stats")]
+  attr(out, "log") <- header[c("eval", "results", "stats")]
   out
+}
+
+# `each()` of every sample of a log whose samples are one line each (log_writer()), read and
+# parsed a chunk of lines at a time, so the log's text is never one string. NULL for a log
+# laid out otherwise (pretty-printed samples: vitals', or this package's before issue 37).
+log_sample_lines <- function(path, each, lines = 1000L) {
+  prefix <- read_log_prefix(path)
+  if (!endsWith(prefix, "\n  \"samples\": ")) return(NULL)
+  con <- file(path, open = "rb")
+  on.exit(close(con))
+  seek(con, nchar(prefix, type = "bytes"))
+  first <- readLines(con, n = 1L, warn = FALSE)
+  if (identical(first, "[]")) return(list())
+  if (!identical(first, "[")) return(NULL)
+  rows <- list()
+  repeat {
+    chunk <- readLines(con, n = lines, warn = FALSE, encoding = "UTF-8")
+    if (!length(chunk)) break
+    end <- match("  ]", chunk)
+    if (!is.na(end)) chunk <- chunk[seq_len(end - 1L)]
+    if (length(chunk) && !startsWith(chunk[[1]], "{")) return(NULL)
+    if (length(chunk)) {
+      chunk <- sub(",$", "", chunk)
+      samples <- tryCatch(
+        jsonlite::parse_json(paste0("[", paste(chunk, collapse = ","), "]")),
+        error = function(e) {
+          abort_pb("The log is not valid JSON (a truncated or unfinished file?).", "json",
+                   file = path, parent = e)
+        })
+      rows <- c(rows, lapply(samples, each))
+    }
+    if (!is.na(end)) return(rows)
+  }
+  abort_pb("The log is not valid JSON (a truncated or unfinished file?).", "json", file = path)
 }
 
 log_sample_fields <- function(sample, layout) {

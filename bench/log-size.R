@@ -82,9 +82,13 @@ header$results$total_samples <- header$results$completed_samples <- big
 big_path <- log_writer_finish(w, header)
 cat(sprintf("\nA %s-sample log: %.1f MB\n", format(big, big.mark = ","),
             file.size(big_path) / 1024^2))
+# wall time (the machine is shared: the CPU time of this process is printed beside it)
+cpu <- list()
 time <- function(expr) {
   gc()
-  system.time(force(expr))[["elapsed"]]
+  t <- system.time(force(expr))
+  cpu[[length(cpu) + 1]] <<- t[["user.self"]] + t[["sys.self"]]
+  t[["elapsed"]]
 }
 floor_s <- time(readBin(big_path, "raw", file.size(big_path)))
 board_s <- time(board <- suppressWarnings(leaderboard(big_dir)))
@@ -92,9 +96,10 @@ stopifnot(nrow(board) >= 1)
 header_s <- time(read_log_header(big_path))
 samples_s <- time(back <- log_samples(big_path))
 stopifnot(nrow(back) == big)
-cat(sprintf("  floor (read its bytes once)  %6.2f s\n", floor_s))
-cat(sprintf("  leaderboard(<its folder>)    %6.2f s  (%.1fx floor; target under 2 s)\n",
-            board_s, board_s / floor_s))
-cat(sprintf("  read_log_header()            %6.2f s\n", header_s))
-cat(sprintf("  log_samples()                %6.2f s  (%.1fx floor)\n", samples_s,
-            samples_s / floor_s))
+cat("load average now:", readLines("/proc/loadavg"), "\n")
+cat(sprintf("  floor (read its bytes once)  %6.2f s wall, %5.2f s CPU\n", floor_s, cpu[[1]]))
+cat(sprintf("  leaderboard(<its folder>)    %6.2f s wall, %5.2f s CPU  (target under 2 s)\n",
+            board_s, cpu[[2]]))
+cat(sprintf("  read_log_header()            %6.2f s wall, %5.2f s CPU\n", header_s, cpu[[3]]))
+cat(sprintf("  log_samples()                %6.2f s wall, %5.2f s CPU  (%.0f us CPU a sample)\n",
+            samples_s, cpu[[4]], 1e6 * cpu[[4]] / big))
