@@ -563,9 +563,12 @@ nulls_as_objects <- function(x) {
   x
 }
 
-# A time as Inspect writes it (ISO 8601 with the offset as +hh:mm), as vitals does.
+# A time as Inspect writes it: ISO 8601 to the microsecond, the offset as +hh:mm. To the
+# second only (as vitals writes it), a run under a second started and completed at the same
+# time: the viewer, which takes a log's duration from `stats.started_at` and
+# `stats.completed_at`, showed 0.0 s for every set cell (issue 36).
 log_timestamp <- function(time = Sys.time()) {
-  stamp <- format(time, "%Y-%m-%dT%H:%M:%S%z")
+  stamp <- format(time, "%Y-%m-%dT%H:%M:%OS6%z")
   sub("([+-][0-9]{2})([0-9]{2})$", "\\1:\\2", stamp)
 }
 

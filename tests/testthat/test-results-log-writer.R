@@ -199,3 +199,18 @@ test_that("log_samples() reads a log's samples a chunk of lines at a time, and o
   writeLines(text[seq_len(length(text) - 4)], cut)
   expect_error(log_samples(cut), class = "predictivebench_error_json")
 })
+
+test_that("log times keep their microseconds, so a run under a second has a duration", {
+  time <- as.POSIXct(1.25, origin = "1970-01-01", tz = "UTC")
+  expect_equal(log_timestamp(time), "1970-01-01T00:00:01.250000+00:00")
+  # the viewer's duration: stats.completed_at - stats.started_at
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{Yes}", dir)
+  stats <- read_log_header(tsk$log_path)$stats
+  parse <- function(x) as.POSIXct(sub("([+-][0-9]{2}):([0-9]{2})$", "\\1\\2", x),
+                                  format = "%Y-%m-%dT%H:%M:%OS%z", tz = "UTC")
+  seconds <- as.double(difftime(parse(stats$completed_at), parse(stats$started_at), units = "secs"))
+  expect_gt(seconds, 0)
+  expect_lt(seconds, 60)
+  expect_match(stats$started_at, "T[0-9:]{8}\\.[0-9]{6}[+-]")
+})
