@@ -524,26 +524,42 @@ log_temp_file <- function(path) default_temp_file(path)
 the_log_parts <- new.env(parent = emptyenv())
 
 # Part files of `task_id` in `dir` that no living writer holds: a crashed run's, found by
-# their name (only files log_writer() makes), with their locks.
+# their name (only files log_writer() makes: `.<log name>.part`, and the finished log's
+# temporary `.<log name>-<random>` of write_atomic(), left by a kill while it was copied), with
+# their locks. A part is held while its writer's lock is (a lock of a killed process is
+# released by the system).
 stale_log_parts <- function(dir, task_id) {
   task <- gsub("[_/:]", "-", task_id)
-  suffix <- paste0("_", portable_part(task, max_part = 200L), ".json.part")
+  suffix <- paste0("_", portable_part(task, max_part = 200L), ".json")
   files <- list.files(dir, all.files = TRUE, no.. = TRUE)
-  parts <- files[startsWith(files, ".") & endsWith(files, suffix)]
-  paths <- file.path(dir, parts)
-  held <- vapply(paths, function(part) {
-    if (exists(part, envir = the_log_parts, inherits = FALSE)) return(TRUE)
-    lock <- filelock::lock(part_lock_name(part), timeout = 0)
-    if (is.null(lock)) return(TRUE)
-    filelock::unlock(lock)
-    FALSE
-  }, TRUE, USE.NAMES = FALSE)
-  paths[!held]
+  files <- files[startsWith(files, ".")]
+  name <- log_name_of(files)
+  ours <- endsWith(name, suffix) & name != files
+  files <- files[ours]
+  parts <- file.path(dir, part_file_name(name[ours]))
+  held <- vapply(unique(parts), part_held, TRUE)
+  file.path(dir, files)[!held[parts]]
+}
+
+# The log a hidden file of the writer belongs to: ".<name>.part", ".<name>-<random>".
+log_name_of <- function(files) {
+  files <- basename(files)
+  ifelse(endsWith(files, ".json.part"), sub("^\\.(.*)\\.part$", "\\1", files),
+         sub("^\\.(.*\\.json)-[A-Za-z0-9]+$", "\\1", files))
+}
+
+part_held <- function(part) {
+  if (exists(part, envir = the_log_parts, inherits = FALSE)) return(TRUE)
+  lock <- tryCatch(filelock::lock(part_lock_name(part), timeout = 0), error = function(e) NULL)
+  if (is.null(lock)) return(file.exists(part_lock_name(part)))
+  filelock::unlock(lock)
+  FALSE
 }
 
 remove_stale_log_parts <- function(dir, task_id) {
   stale <- stale_log_parts(dir, task_id)
-  unlink(c(stale, part_lock_name(stale)))
+  locks <- part_lock_name(file.path(dir, part_file_name(log_name_of(stale))))
+  unlink(c(stale, locks))
   invisible(stale)
 }
 

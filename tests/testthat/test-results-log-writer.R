@@ -134,13 +134,16 @@ test_that("a rerun removes a crashed run's part files of its task, and only thos
                                                           "bench/model/abc")))
   other <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
                                                         "bench/model/abcd")))
-  for (part in c(crashed, other)) writeLines("{}", part)
+  # a kill while the finished log was copied leaves its temporary file
+  copying <- file.path(dir, paste0(".", log_file_name("2026-01-01T00:00:00+00:00",
+                                                      "bench/model/abc"), "-5f3e2a1b"))
+  for (part in c(crashed, other, copying)) writeLines("{}", part)
   mine <- file.path(dir, "notes.json.part")
   writeLines("x", mine)
   live <- log_writer(dir, "bench/model/abc", created = "2026-01-01T00:00:01+00:00")
-  expect_setequal(stale_log_parts(dir, "bench/model/abc"), crashed)
+  expect_setequal(stale_log_parts(dir, "bench/model/abc"), c(crashed, copying))
   w <- log_writer(dir, "bench/model/abc", stale = "remove")
-  expect_false(file.exists(crashed))
+  expect_false(any(file.exists(c(crashed, copying, part_lock_name(crashed)))))
   expect_true(all(file.exists(c(other, mine, live$part, w$part))))
   log_writer_abandon(live)
   log_writer_abandon(w)
@@ -213,4 +216,49 @@ test_that("log times keep their microseconds, so a run under a second has a dura
   expect_gt(seconds, 0)
   expect_lt(seconds, 60)
   expect_match(stats$started_at, "T[0-9:]{8}\\.[0-9]{6}[+-]")
+})
+
+test_that("a writer killed mid-run leaves only a part file that nothing counts; a rerun removes it", {
+  skip_if_not_installed("callr")
+  skip_on_cran()
+  skip_on_os("windows")
+  root <- skip_if_no_source_tree()
+  dir <- withr::local_tempdir()
+  flag <- file.path(withr::local_tempdir(), "written")
+  child <- callr::r_bg(function(root, dir, flag, sample_fn) {
+    pkgload::load_all(root, quiet = TRUE)
+    w <- log_writer(dir, "futurex/model/abc", created = "2026-01-02T03:04:05.000000+00:00")
+    i <- 0
+    repeat {
+      log_writer_add(w, lapply(i + 1:50, sample_fn))
+      i <- i + 50
+      if (i == 100) writeLines("ok", flag)
+      Sys.sleep(0.02)
+    }
+  }, args = list(root = root, dir = dir, flag = flag, sample_fn = writer_sample))
+  on.exit(if (child$is_alive()) child$kill(), add = TRUE)
+  deadline <- Sys.time() + 60
+  while (Sys.time() < deadline && child$is_alive() && !file.exists(flag)) Sys.sleep(0.05)
+  expect_true(child$is_alive(), info = paste(child$read_all_error(), collapse = "\n"))
+  child$signal(tools::SIGKILL)
+  child$wait(5000)
+  # no log: only the hidden part file (and its lock), recognisably unfinished
+  expect_length(json_files(dir), 0)
+  left <- list.files(dir, all.files = TRUE, no.. = TRUE)
+  part <- file.path(dir, left[endsWith(left, ".json.part")])
+  expect_length(part, 1)
+  expect_match(basename(part), "^\\.2026-01-02T03-04-05\\.000000\\+00-00_futurex-model-abc\\.json\\.part$")
+  lines <- readLines(part, encoding = "UTF-8")
+  expect_gte(length(lines), 100)
+  expect_equal(jsonlite::parse_json(lines[[1]])$id, "s1")
+  # nothing lists it: the board, report_failures(), vitals' own listing of the folder
+  expect_equal(nrow(expect_no_warning(leaderboard(dir))), 0)
+  expect_equal(nrow(suppressMessages(report_failures(dir))), 0)
+  expect_length(list.files(dir, pattern = "\\.json$", recursive = TRUE), 0)
+  # the rerun of the task finds the crashed part (its lock died with the child) and removes it
+  expect_equal(stale_log_parts(dir, "futurex/model/abc"), part)
+  w <- log_writer(dir, "futurex/model/abc", stale = "remove")
+  log_writer_add(w, list(writer_sample(1)))
+  path <- log_writer_finish(w, writer_header(1))
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
 })
