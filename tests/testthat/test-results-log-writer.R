@@ -262,3 +262,16 @@ test_that("a writer killed mid-run leaves only a part file that nothing counts; 
   path <- log_writer_finish(w, writer_header(1))
   expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
 })
+
+test_that("a task's log on a full disk: a classed error naming the folder, no log in it", {
+  skip_if_not(file.exists("/dev/full"), "needs Linux's /dev/full")
+  dir <- withr::local_tempdir()
+  full <- file.path(dir, ".full")
+  file.symlink("/dev/full", full)
+  local_replace_internal("log_temp_file", function(path) full)
+  err <- expect_error(futurex_run("\\boxed{Yes}", dir), class = "predictivebench_error_disk")
+  expect_equal(err$file, dir)
+  expect_match(conditionMessage(err), "is full")
+  # nothing left: no log, no part (its temporary file, here the device's link, removed)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+})
