@@ -423,26 +423,46 @@ sample_json_options <- function() {
 }
 
 # The finished log into `tmp`: the header's text, then the part file's samples, a chunk of
-# lines at a time (memory does not grow with the number of samples), separated by commas.
-copy_log <- function(w, head, tmp, lines = 1000L) {
+# bytes at a time (memory does not grow with the number of samples), separated by commas.
+copy_log <- function(w, head, tmp, bytes = 4194304L) {
   out <- open_log_file(tmp, "wb", w$dir)
   closed <- FALSE
   on.exit(if (!closed) close_quietly(out))
-  put <- function(text) write_connection(out, text, w$dir, tmp)
-  put(head)
+  put <- function(x) write_connection(out, x, w$dir, tmp)
+  put(charToRaw(head))
   input <- file(w$part, open = "rb")
   on.exit(close(input), add = TRUE)
   first <- TRUE
+  pending <- FALSE  # a sample's line ended the last chunk: its separator is not written yet
   repeat {
-    chunk <- readLines(input, n = lines, warn = FALSE, encoding = "UTF-8")
+    chunk <- readBin(input, "raw", bytes)
     if (!length(chunk)) break
-    put(paste0(if (first) "\n" else ",\n", paste(chunk, collapse = ",\n")))
+    put(c(if (first) as.raw(10L) else if (pending) charToRaw(",\n"), separate_lines(chunk)))
     first <- FALSE
+    pending <- chunk[[length(chunk)]] == as.raw(10L)
   }
-  put(if (first) "]\n}\n" else "\n  ]\n}\n")
+  put(charToRaw(if (first) "]\n}\n" else "\n  ]\n}\n"))
   closed <- TRUE
   close_checked(out, w$dir)
   invisible(tmp)
+}
+
+# The bytes of a chunk of sample lines with each line's newline (raw 10: inside a JSON
+# string it is escaped) turned into ",\n", except one that ends the chunk: it is dropped (the
+# caller writes the separator when another line follows).
+separate_lines <- function(chunk) {
+  newline <- chunk == as.raw(10L)
+  if (newline[[length(chunk)]]) {
+    chunk <- chunk[-length(chunk)]
+    newline <- newline[-length(newline)]
+  }
+  if (!any(newline)) return(chunk)
+  # each byte moves right by the commas before it; a comma goes just before each newline
+  at <- seq_along(chunk) + cumsum(newline)
+  out <- raw(length(chunk) + sum(newline))
+  out[at] <- chunk
+  out[at[newline] - 1L] <- as.raw(44L)
+  out
 }
 
 # Appends (or writes) `text` to `path`, failing with a classed error when the disk refuses.
@@ -466,7 +486,8 @@ open_log_file <- function(path, mode, dir) {
 # R ignores a failed fflush(), and the buffer it dropped then closes without an error.
 write_connection <- function(con, text, dir, path) {
   failed <- function(e) disk_error(dir, e, why = probe_write(path))
-  tryCatch(writeBin(charToRaw(text), con), error = failed, warning = failed)
+  if (is.character(text)) text <- charToRaw(text)
+  tryCatch(writeBin(text, con), error = failed, warning = failed)
 }
 
 # Why writing `path` fails, in the system's own words ("No space left on device"), or NULL:

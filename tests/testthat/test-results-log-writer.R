@@ -275,3 +275,22 @@ test_that("a task's log on a full disk: a classed error naming the folder, no lo
   # nothing left: no log, no part (its temporary file, here the device's link, removed)
   expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
 })
+
+test_that("the samples are copied into the log whole at any chunk size", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc")
+  samples <- lapply(1:7, writer_sample)
+  samples[[3]]$metadata$note <- "\u00e9t\u00e9 \u2013 caf\u00e9\n"
+  log_writer_add(w, samples[1:3])
+  log_writer_add(w, samples[4:7])
+  for (bytes in c(1L, 2L, 7L, 64L, 4096L)) {
+    tmp <- tempfile(tmpdir = dir)
+    copy_log(w, "{\n  \"samples\": [", tmp, bytes = bytes)
+    back <- jsonlite::read_json(tmp)$samples
+    expect_equal(vapply(back, function(s) s$id, ""), paste0("s", 1:7))
+    expect_equal(back[[3]]$metadata$note, samples[[3]]$metadata$note)
+    expect_true(endsWith(read_text(tmp), "}\n  ]\n}\n"))
+    unlink(tmp)
+  }
+  log_writer_abandon(w)
+})
