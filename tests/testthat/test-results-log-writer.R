@@ -178,6 +178,10 @@ test_that("a sample stores each long text once beside its input, and every reade
   expect_equal(turns[[1]]@text, prompt)
   expect_equal(turns[[length(turns)]]@text, answer)
   expect_equal(read$input[[1]], prompt)
+  # vitals_view()'s listing reads its header
+  listed <- utils::getFromNamespace("get_log_files_metadata", "vitals")(dir)
+  expect_length(listed, 1)
+  expect_equal(listed[[1]]$task_id, read_log_header(tsk$log_path)$eval$task_id)
   # and so do ours, and Inspect's schema
   expect_identical(log_samples(tsk$log_path)$result, tsk$get_samples()$result)
   expect_inspect_valid(tsk$log_path)
@@ -254,7 +258,8 @@ test_that("a writer killed mid-run leaves only a part file that nothing counts; 
   # nothing lists it: the board, report_failures(), vitals' own listing of the folder
   expect_equal(nrow(expect_no_warning(leaderboard(dir))), 0)
   expect_equal(nrow(suppressMessages(report_failures(dir))), 0)
-  expect_length(list.files(dir, pattern = "\\.json$", recursive = TRUE), 0)
+  listing <- utils::getFromNamespace("get_log_files_metadata", "vitals")
+  expect_length(listing(dir), 0)
   # the rerun of the task finds the crashed part (its lock died with the child) and removes it
   expect_equal(stale_log_parts(dir, "futurex/model/abc"), part)
   w <- log_writer(dir, "futurex/model/abc", stale = "remove")
