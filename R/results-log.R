@@ -248,7 +248,8 @@ log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep"
 log_writer_add <- function(w, samples) {
   check_writer_open(w)
   if (!length(samples)) return(invisible(w))
-  lines <- vapply(samples, sample_json, "")
+  opts <- sample_json_options()
+  lines <- vapply(samples, sample_json, "", opts = opts)
   # a write that fails leaves half a line: the writer takes nothing more
   w$state <- "broken by a failed write"
   write_log_text(w$part, paste0(paste(lines, collapse = "\n"), "\n"), append = TRUE,
@@ -320,9 +321,9 @@ check_log_dir <- function(dir, call = rlang::caller_env()) {
 }
 
 # One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
-sample_json <- function(sample) {
+sample_json <- function(sample, opts = sample_json_options()) {
   sample <- condense_sample(sample)
-  enc2utf8(yyjsonr::write_json_str(nulls_as_objects(sample), opts = sample_json_options()))
+  enc2utf8(yyjsonr::write_json_str(nulls_as_objects(sample), opts = opts))
 }
 
 # A sample without the texts and events it holds twice (issue 37: a FutureX-shaped sample
@@ -588,10 +589,14 @@ log_json_options <- function() {
 # Inspect's schema, and yyjson would write null.
 nulls_as_objects <- function(x) {
   if (!is.list(x) || is.data.frame(x) || !length(x)) return(x)
-  empty <- vapply(x, is.null, TRUE)
-  if (any(empty)) x[empty] <- list(empty_object())
-  nested <- !empty & vapply(x, is.list, TRUE)
-  if (any(nested)) x[nested] <- lapply(x[nested], nulls_as_objects)
+  # (a loop over the elements that have a length: twice as fast as vapply() over all of
+  # them, and this walks every sample of a log)
+  len <- lengths(x, use.names = FALSE)
+  for (k in which(len == 0L)) if (is.null(x[[k]])) x[k] <- list(empty_object())
+  for (k in which(len > 0L)) {
+    value <- x[[k]]
+    if (is.list(value) && !is.data.frame(value)) x[[k]] <- nulls_as_objects(value)
+  }
   x
 }
 
