@@ -1,6 +1,7 @@
-# The log a ResultsTask writes, as data: built as one R list in Inspect AI's EvalLog shape and
-# written with one yyjsonr call (write_log()), then read back (log_samples(), log_usage(),
-# read_log_header()).
+# The log a ResultsTask writes, in Inspect AI's EvalLog shape: written as the run goes
+# (log_writer(): each sample appended to a hidden part file as one compact line, the header
+# written at the end and the finished file moved into place; write_log() for a whole log),
+# then read back (log_samples(), log_usage(), read_log_header()).
 #
 # What differs from the log vitals (0.4.0) writes, and why:
 # * Numbers: vitals writes with jsonlite's default `digits = 4` (a score of 0.8333333 is
@@ -20,6 +21,10 @@
 #   `NA` has no `scores`
 #   (Inspect's "unscored"), its answer and explanation kept in its metadata field `unscored`
 #   (JSON text).
+# * Size: vitals pretty-prints every sample and writes each long text up to four times. Here
+#   samples are compact, one line each, and condensed (condense_sample()): a FutureX-shaped
+#   sample takes 2.6 KB instead of 8.3 KB (bench/log-size.R).
+# * Times: to the microsecond, as Inspect writes them (vitals: to the second).
 
 #' Flatten metadata into the key-value fields the viewer shows
 #'

@@ -85,6 +85,10 @@ test_that("a folder that can't hold the log is a classed error naming it, before
   err <- expect_error(log_writer(file, "bench/model/abc"), class = "predictivebench_error_log_dir")
   expect_equal(err$file, file)
   expect_match(conditionMessage(err), "is a file")
+  # a folder that can't be made (under a file)
+  err <- expect_error(log_writer(file.path(file, "logs"), "bench/model/abc"),
+                      class = "predictivebench_error_log_dir")
+  expect_equal(err$file, file.path(file, "logs"))
   # a missing folder is made
   dir <- file.path(withr::local_tempdir(), "a", "b")
   w <- log_writer(dir, "bench/model/abc")
