@@ -303,3 +303,24 @@ test_that("the samples are copied into the log whole at any chunk size", {
   }
   log_writer_abandon(w)
 })
+
+test_that("a judged sample keeps the scorer's step: vitals' reader gives the solver's and the judge's chats apart", {
+  reply <- "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5"
+  server <- local_fake_openai(function(body, n) reply)
+  dataset <- futurex_dataset(version = "sample")
+  dataset <- dataset[dataset$id == "fx-l3-temp", ]
+  tsk <- futurex_task(dataset = dataset,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("\\boxed{99}"), scorer_chat = fake_chat(server),
+           view = FALSE)
+  sample <- jsonlite::read_json(tsk$log_path)$samples[[1]]
+  steps <- Filter(function(e) identical(e$event, "step"), sample$events)
+  expect_true(any(vapply(steps, function(e) identical(e$type, "scorer"), TRUE)))
+  expect_false(any(vapply(steps, function(e) identical(e$type, "solver"), TRUE)))
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("\\boxed{99}"),
+                                  scorer_chat = fake_chat(server))
+  expect_equal(read$solver_chat[[1]]$last_turn()@text, "\\boxed{99}")
+  expect_equal(read$scorer_chat[[1]]$last_turn()@text, reply)
+  expect_inspect_valid(tsk$log_path)
+})
