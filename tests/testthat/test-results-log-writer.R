@@ -1,0 +1,326 @@
+# The log written as the run goes (log_writer()): samples appended to a hidden part file as
+# they finish, the header written at the end, the finished file moved into place.
+
+writer_sample <- function(i, text = paste("question", i)) {
+  list(id = paste0("s", i), epoch = 1L, input = text, target = "A",
+       messages = list(list(role = "user", content = text, source = "input")),
+       metadata = list(note = paste0("line one\nline \"two\" of ", i)), store = NULL)
+}
+
+writer_header <- function(n) {
+  list(version = 2L, status = "success",
+       eval = list(created = "2026-01-02T03:04:05.123456+00:00", task_id = "bench/model/abc",
+                   dataset = list(samples = n)),
+       results = list(total_samples = n, completed_samples = n),
+       stats = list(started_at = "2026-01-02T03:04:05.123456+00:00",
+                    completed_at = "2026-01-02T03:04:07.5+00:00"))
+}
+
+json_files <- function(dir) list.files(dir, pattern = "\\.json$", all.files = TRUE)
+
+test_that("a log written in pieces: an unfinished log is never a *.json, the finished one is whole", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc", created = "2026-01-02T03:04:05.123456+00:00")
+  log_writer_add(w, lapply(1:3, writer_sample))
+  # until finished: one hidden part file (and its lock), nothing a log list would read
+  expect_length(json_files(dir), 0)
+  expect_true(file.exists(w$part))
+  expect_match(basename(w$part), "^\\..*\\.json\\.part$")
+  # each sample is one compact line of JSON, written at once
+  lines <- readLines(w$part, encoding = "UTF-8")
+  expect_length(lines, 3)
+  expect_equal(jsonlite::parse_json(lines[[2]])$metadata$note, "line one\nline \"two\" of 2")
+  log_writer_add(w, list())
+  log_writer_add(w, lapply(4:5, writer_sample))
+  path <- log_writer_finish(w, writer_header(5))
+  expect_equal(basename(path), log_file_name("2026-01-02T03:04:05.123456+00:00", "bench/model/abc"))
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
+  log <- jsonlite::read_json(path)
+  expect_equal(vapply(log$samples, function(s) s$id, ""), paste0("s", 1:5))
+  expect_equal(log$samples[[1]]$store, setNames(list(), character()))
+  expect_equal(log$results$total_samples, 5)
+  # vitals' header reader finds the samples' key at two spaces
+  expect_true(grepl("\n  \"samples\": [\n", read_text(path), fixed = TRUE))
+  expect_equal(read_log_header(path)$eval$task_id, "bench/model/abc")
+  expect_null(read_log_header(path)$samples)
+  expect_error(log_writer_add(w, list(writer_sample(6))), class = "predictivebench_error_argument")
+})
+
+test_that("a log without samples is valid, and write_log() of a whole log is the writer's text", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc", created = "2026-01-02T03:04:05+00:00")
+  path <- log_writer_finish(w, writer_header(0))
+  expect_length(jsonlite::read_json(path)$samples, 0)
+  log <- writer_header(2)
+  log$samples <- lapply(1:2, writer_sample)
+  whole <- write_log(log, withr::local_tempdir())
+  w <- log_writer(dir, "bench/model/abc", created = log$eval$created)
+  log_writer_add(w, log$samples[1])
+  log_writer_add(w, log$samples[2])
+  pieces <- log_writer_finish(w, writer_header(2))
+  expect_identical(read_text(whole), read_text(pieces))
+})
+
+test_that("an abandoned log leaves nothing; a writer can't write twice to one log", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc")
+  log_writer_add(w, list(writer_sample(1)))
+  expect_error(log_writer(dir, "bench/model/abc", created = w$created),
+               class = "predictivebench_error_lock")
+  expect_true(callr::r(function(dir, created) {
+    pkgload::load_all(dir, quiet = TRUE)
+    tryCatch({
+      log_writer(dirname(created[[2]]), "bench/model/abc", created = created[[1]])
+      FALSE
+    }, predictivebench_error_lock = function(e) TRUE)
+  }, list(source_tree() %||% testthat::test_path("..", ".."), list(w$created, w$part))))
+  log_writer_abandon(w)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+  expect_error(log_writer_finish(w, writer_header(1)), class = "predictivebench_error_argument")
+})
+
+test_that("a folder that can't hold the log is a classed error naming it, before anything is written", {
+  file <- withr::local_tempfile()
+  writeLines("x", file)
+  err <- expect_error(log_writer(file, "bench/model/abc"), class = "predictivebench_error_log_dir")
+  expect_equal(err$file, file)
+  expect_match(conditionMessage(err), "is a file")
+  # a folder that can't be made (under a file)
+  err <- expect_error(log_writer(file.path(file, "logs"), "bench/model/abc"),
+                      class = "predictivebench_error_log_dir")
+  expect_equal(err$file, file.path(file, "logs"))
+  # a missing folder is made
+  dir <- file.path(withr::local_tempdir(), "a", "b")
+  w <- log_writer(dir, "bench/model/abc")
+  expect_true(dir.exists(dir))
+  log_writer_abandon(w)
+  skip_if(identical(unname(Sys.info()[["effective_user"]]), "root"),
+          "root can write in any folder")
+  locked <- withr::local_tempdir()
+  Sys.chmod(locked, "0555")
+  withr::defer(Sys.chmod(locked, "0755"))
+  expect_error(log_writer(locked, "bench/model/abc"), class = "predictivebench_error_log_dir")
+})
+
+test_that("a full disk is a classed error naming the folder, and no log is moved into place", {
+  skip_if_not(file.exists("/dev/full"), "needs Linux's /dev/full")
+  dir <- withr::local_tempdir()
+  # the part file on a full disk: appending a sample fails
+  w <- log_writer(dir, "bench/model/abc")
+  unlink(w$part)
+  file.symlink("/dev/full", w$part)
+  err <- expect_error(log_writer_add(w, lapply(1:3, writer_sample)),
+                      class = "predictivebench_error_disk")
+  expect_equal(err$file, dir)
+  expect_match(conditionMessage(err), "full")
+  log_writer_abandon(w)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+  # the finished log's temporary file on a full disk: large and small writes
+  full <- file.path(dir, ".full")
+  local_replace_internal("log_temp_file", function(path) full)
+  for (n in c(1, 2000)) {
+    w <- log_writer(dir, "bench/model/abc")
+    log_writer_add(w, lapply(seq_len(n), writer_sample))
+    file.symlink("/dev/full", full)
+    err <- expect_error(log_writer_finish(w, writer_header(n)), class = "predictivebench_error_disk")
+    expect_equal(err$file, dir)
+    expect_match(conditionMessage(err), "disk holding .* is full")
+    expect_length(json_files(dir), 0)
+    log_writer_abandon(w)
+    unlink(full)
+  }
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+})
+
+test_that("a rerun removes a crashed run's part files of its task, and only those", {
+  dir <- withr::local_tempdir()
+  crashed <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
+                                                          "bench/model/abc")))
+  other <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
+                                                        "bench/model/abcd")))
+  # a kill while the finished log was copied leaves its temporary file
+  copying <- file.path(dir, paste0(".", log_file_name("2026-01-01T00:00:00+00:00",
+                                                      "bench/model/abc"), "-5f3e2a1b"))
+  for (part in c(crashed, other, copying)) writeLines("{}", part)
+  mine <- file.path(dir, "notes.json.part")
+  writeLines("x", mine)
+  live <- log_writer(dir, "bench/model/abc", created = "2026-01-01T00:00:01+00:00")
+  expect_setequal(stale_log_parts(dir, "bench/model/abc"), c(crashed, copying))
+  w <- log_writer(dir, "bench/model/abc", stale = "remove")
+  expect_false(any(file.exists(c(crashed, copying, part_lock_name(crashed)))))
+  expect_true(all(file.exists(c(other, mine, live$part, w$part))))
+  log_writer_abandon(live)
+  log_writer_abandon(w)
+})
+
+test_that("a sample stores each long text once beside its input, and every reader resolves it", {
+  dir <- withr::local_tempdir()
+  answer <- paste("My reasoning, at length:", strrep("the rain gauge says so; ", 8), "\\boxed{Yes}")
+  tsk <- futurex_run(answer, dir)
+  lines <- readLines(tsk$log_path, encoding = "UTF-8")
+  first <- jsonlite::parse_json(sub(",$", "", lines[grep("^\\{\"id\":", lines)[[1]]]))
+  prompt <- first$input
+  expect_gt(nchar(prompt), 100)
+  line <- lines[grep("^\\{\"id\":", lines)[[1]]]
+  count <- function(text) {
+    lengths(regmatches(line, gregexpr(jsonlite::toJSON(text, auto_unbox = TRUE), line,
+                                      fixed = TRUE)))
+  }
+  # the prompt: in `input` (the viewer's sample list shows it as it is) and its attachment;
+  # the answer: in the score's `answer` (the list's answer column) and its attachment (it was
+  # also in the messages, the sample's output and the model event's call)
+  expect_equal(count(prompt), 2)
+  expect_equal(count(answer), 2)
+  expect_null(first$output)
+  kinds <- vapply(first$events, function(e) e$event, "")
+  expect_false("sample_init" %in% kinds)
+  expect_true("model" %in% kinds)
+  expect_false(any(vapply(first$events, function(e) !is.null(e$call), TRUE)))
+  # vitals' reader resolves the references: the chat's turns hold the texts
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant(answer))
+  turns <- read$solver_chat[[1]]$get_turns()
+  expect_equal(turns[[1]]@text, prompt)
+  expect_equal(turns[[length(turns)]]@text, answer)
+  expect_equal(read$input[[1]], prompt)
+  # vitals_view()'s listing reads its header
+  listed <- utils::getFromNamespace("get_log_files_metadata", "vitals")(dir)
+  expect_length(listed, 1)
+  expect_equal(listed[[1]]$task_id, read_log_header(tsk$log_path)$eval$task_id)
+  # and so do ours, and Inspect's schema
+  expect_identical(log_samples(tsk$log_path)$result, tsk$get_samples()$result)
+  expect_inspect_valid(tsk$log_path)
+})
+
+test_that("log_samples() reads a log's samples a chunk of lines at a time, and older logs whole", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{Yes}", dir)
+  lines <- log_sample_lines(tsk$log_path, function(s) s$id, lines = 3L)
+  expect_equal(unlist(lines), tsk$get_samples()$id)
+  back <- log_samples(tsk$log_path)
+  # the same log laid out as before issue 37 (samples pretty-printed): read whole
+  old <- file.path(withr::local_tempdir(), "old.json")
+  writeLines(yyjsonr::write_json_str(jsonlite::read_json(tsk$log_path), opts = log_json_options()),
+             old, useBytes = TRUE)
+  expect_null(log_sample_lines(old, identity))
+  expect_equal(log_samples(old), back, ignore_attr = TRUE)
+  expect_identical(futurex_summary(back), futurex_summary(tsk))
+  # a log cut short inside its samples is an error naming it
+  cut <- file.path(withr::local_tempdir(), "cut.json")
+  text <- readLines(tsk$log_path)
+  writeLines(text[seq_len(length(text) - 4)], cut)
+  expect_error(log_samples(cut), class = "predictivebench_error_json")
+})
+
+test_that("log times keep their microseconds, so a run under a second has a duration", {
+  time <- as.POSIXct(1.25, origin = "1970-01-01", tz = "UTC")
+  expect_equal(log_timestamp(time), "1970-01-01T00:00:01.250000+00:00")
+  # the viewer's duration: stats.completed_at - stats.started_at
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{Yes}", dir)
+  stats <- read_log_header(tsk$log_path)$stats
+  parse <- function(x) as.POSIXct(sub("([+-][0-9]{2}):([0-9]{2})$", "\\1\\2", x),
+                                  format = "%Y-%m-%dT%H:%M:%OS%z", tz = "UTC")
+  seconds <- as.double(difftime(parse(stats$completed_at), parse(stats$started_at), units = "secs"))
+  expect_gt(seconds, 0)
+  expect_lt(seconds, 60)
+  expect_match(stats$started_at, "T[0-9:]{8}\\.[0-9]{6}[+-]")
+})
+
+test_that("a writer killed mid-run leaves only a part file that nothing counts; a rerun removes it", {
+  skip_if_not_installed("callr")
+  skip_on_cran()
+  skip_on_os("windows")
+  root <- skip_if_no_source_tree()
+  dir <- withr::local_tempdir()
+  flag <- file.path(withr::local_tempdir(), "written")
+  child <- callr::r_bg(function(root, dir, flag, sample_fn) {
+    pkgload::load_all(root, quiet = TRUE)
+    w <- log_writer(dir, "futurex/model/abc", created = "2026-01-02T03:04:05.000000+00:00")
+    i <- 0
+    repeat {
+      log_writer_add(w, lapply(i + 1:50, sample_fn))
+      i <- i + 50
+      if (i == 100) writeLines("ok", flag)
+      Sys.sleep(0.02)
+    }
+  }, args = list(root = root, dir = dir, flag = flag, sample_fn = writer_sample))
+  on.exit(if (child$is_alive()) child$kill(), add = TRUE)
+  deadline <- Sys.time() + 60
+  while (Sys.time() < deadline && child$is_alive() && !file.exists(flag)) Sys.sleep(0.05)
+  expect_true(child$is_alive(), info = paste(child$read_all_error(), collapse = "\n"))
+  child$signal(tools::SIGKILL)
+  child$wait(5000)
+  # no log: only the hidden part file (and its lock), recognisably unfinished
+  expect_length(json_files(dir), 0)
+  left <- list.files(dir, all.files = TRUE, no.. = TRUE)
+  part <- file.path(dir, left[endsWith(left, ".json.part")])
+  expect_length(part, 1)
+  expect_match(basename(part), "^\\.2026-01-02T03-04-05\\.000000\\+00-00_futurex-model-abc\\.json\\.part$")
+  lines <- readLines(part, encoding = "UTF-8")
+  expect_gte(length(lines), 100)
+  expect_equal(jsonlite::parse_json(lines[[1]])$id, "s1")
+  # nothing lists it: the board, report_failures(), vitals' own listing of the folder
+  expect_equal(nrow(expect_no_warning(leaderboard(dir))), 0)
+  expect_equal(nrow(suppressMessages(report_failures(dir))), 0)
+  listing <- utils::getFromNamespace("get_log_files_metadata", "vitals")
+  expect_length(listing(dir), 0)
+  # the rerun of the task finds the crashed part (its lock died with the child) and removes it
+  expect_equal(stale_log_parts(dir, "futurex/model/abc"), part)
+  w <- log_writer(dir, "futurex/model/abc", stale = "remove")
+  log_writer_add(w, list(writer_sample(1)))
+  path <- log_writer_finish(w, writer_header(1))
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
+})
+
+test_that("a task's log on a full disk: a classed error naming the folder, no log in it", {
+  skip_if_not(file.exists("/dev/full"), "needs Linux's /dev/full")
+  dir <- withr::local_tempdir()
+  full <- file.path(dir, ".full")
+  file.symlink("/dev/full", full)
+  local_replace_internal("log_temp_file", function(path) full)
+  err <- expect_error(futurex_run("\\boxed{Yes}", dir), class = "predictivebench_error_disk")
+  expect_equal(err$file, dir)
+  expect_match(conditionMessage(err), "is full")
+  # nothing left: no log, no part (its temporary file, here the device's link, removed)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+})
+
+test_that("the samples are copied into the log whole at any chunk size", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc")
+  samples <- lapply(1:7, writer_sample)
+  samples[[3]]$metadata$note <- "\u00e9t\u00e9 \u2013 caf\u00e9\n"
+  log_writer_add(w, samples[1:3])
+  log_writer_add(w, samples[4:7])
+  for (bytes in c(1L, 2L, 7L, 64L, 4096L)) {
+    tmp <- tempfile(tmpdir = dir)
+    copy_log(w, "{\n  \"samples\": [", tmp, bytes = bytes)
+    back <- jsonlite::read_json(tmp)$samples
+    expect_equal(vapply(back, function(s) s$id, ""), paste0("s", 1:7))
+    expect_equal(back[[3]]$metadata$note, samples[[3]]$metadata$note)
+    expect_true(endsWith(read_text(tmp), "}\n  ]\n}\n"))
+    unlink(tmp)
+  }
+  log_writer_abandon(w)
+})
+
+test_that("a judged sample keeps the scorer's step: vitals' reader gives the solver's and the judge's chats apart", {
+  reply <- "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5"
+  server <- local_fake_openai(function(body, n) reply)
+  dataset <- futurex_dataset(version = "sample")
+  dataset <- dataset[dataset$id == "fx-l3-temp", ]
+  tsk <- futurex_task(dataset = dataset,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("\\boxed{99}"), scorer_chat = fake_chat(server),
+           view = FALSE)
+  sample <- jsonlite::read_json(tsk$log_path)$samples[[1]]
+  steps <- Filter(function(e) identical(e$event, "step"), sample$events)
+  expect_true(any(vapply(steps, function(e) identical(e$type, "scorer"), TRUE)))
+  expect_false(any(vapply(steps, function(e) identical(e$type, "solver"), TRUE)))
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("\\boxed{99}"),
+                                  scorer_chat = fake_chat(server))
+  expect_equal(read$solver_chat[[1]]$last_turn()@text, "\\boxed{99}")
+  expect_equal(read$scorer_chat[[1]]$last_turn()@text, reply)
+  expect_inspect_valid(tsk$log_path)
+})
