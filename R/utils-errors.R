@@ -9,8 +9,10 @@
 #'
 #' Kinds in use: `missing_file`, `json`, `encoding`, `field`, `schema`, `duplicate_id`,
 #' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
-#' the credentials: the run stopped), `credentials` (a chat on a mirai worker has no key
-#' for its host: see [eval_set()]), `deadline`, `redirect`, `empty` (a task table or
+#' the credentials: the run stopped), `credentials` (the key a chat would send can't be read
+#' in this session: see [eval_set()]), `log_dir` (a log folder that is a file or can't be
+#' written, refused before anything is sent), `disk` (the disk filled while a log or cache
+#' entry was written; `file` names the folder), `deadline`, `redirect`, `empty` (a task table or
 #' question file without rows), `batch_state`, `logprobs_unsupported` (a server that can't
 #' give the log-probabilities asked for: what it lacks and what to do), `logprobs_broken`
 #' (log-probabilities that can't be a model's, refused before scoring), `logprobs_probe`
