@@ -20,6 +20,9 @@ chunk_rows_default <- function(dots) {
   as.integer(max(1000, 20 * max_active))
 }
 
+# Samples translated into the log's form at a time.
+log_slice_rows <- 100L
+
 chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()) {
   if (!is.null(epochs)) check_count(epochs, call = call)
   check_eval_dots(dots, call = call)
@@ -101,11 +104,17 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
       task_id <- log_task_id(vitals_log_state(task), rows$solver_chat[[1]]$get_model(), run_id)
       writer <- log_writer(task$dir, task_id, created = created)
     }
-    part <- results_log_chunk(task, rows, private$pb_fields, json)
-    log_writer_add(writer, part$samples)
-    usage <- add_usage(usage, part$usage)
-    json <- part$json
-    rm(part)
+    # translated and written a slice at a time (a translated sample is several times the
+    # size of its row), a field JSON text in any sample of the chunk JSON in all of them
+    json <- list(solver = union(json$solver, json_fields(rows$solver_metadata)),
+                 scorer = union(json$scorer, json_fields(rows$scorer_metadata)))
+    for (slice in split(seq_len(nrow(rows)), ceiling(seq_len(nrow(rows)) / log_slice_rows))) {
+      part <- results_log_chunk(task, rows[slice, , drop = FALSE], private$pb_fields, json)
+      log_writer_add(writer, part$samples)
+      usage <- add_usage(usage, part$usage)
+      json <- part$json
+      rm(part)
+    }
     if (private$pb_compact) {
       light$solver <- light$solver %||% light_chat(rows$solver_chat[[1]])
       rows$solver_chat <- rep(list(light$solver), nrow(rows))
@@ -133,6 +142,19 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   vitals_stash_task(task)
   cli::cli_progress_done()
   invisible(path)
+}
+
+# The metadata fields flat_metadata() writes as JSON text in any of `metas` (one list per
+# sample): those holding other than one value.
+json_fields <- function(metas) {
+  names <- lapply(metas, function(meta) {
+    if (!is.list(meta) || !length(meta)) return(NULL)
+    single <- vapply(meta, function(v) {
+      is.null(v) || (is.atomic(v) && length(v) == 1 && is.null(dim(v)))
+    }, TRUE)
+    names(meta)[!single]
+  })
+  unique(unlist(names))
 }
 
 # vitals' check of `$eval()`'s arguments: every one named.

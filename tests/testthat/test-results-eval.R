@@ -170,3 +170,26 @@ test_that("a run that fails midway leaves no log, only what its cache holds", {
   expect_error(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)))
   expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
 })
+
+test_that("a metadata field JSON text in any sample of a chunk is JSON text in all of them", {
+  n <- 150  # more than one slice of the chunk is translated at a time
+  d <- tibble::tibble(id = sprintf("s%03d", seq_len(n)), input = paste("q", seq_len(n)),
+                      target = "A")
+  base <- generate_solver(settings = request_settings(cache = FALSE))
+  solver <- function(inputs, ..., solver_chat) {
+    out <- base(inputs, ..., solver_chat = solver_chat)
+    # one name in most samples, several in the last: JSON text ("[\"a\"]") in every sample
+    out$solver_metadata <- lapply(seq_along(inputs), function(i) {
+      c(out$solver_metadata[[i]], list(names = if (i > 140) c("a", "b") else "a"))
+    })
+    out
+  }
+  scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
+  tsk <- ResultsTask$new(d, solver, scorer, benchmark = "chunk-json", dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("A"), view = FALSE))
+  back <- log_samples(tsk$log_path)
+  expect_equal(back$solver_metadata[[1]]$names, "a")
+  expect_equal(back$solver_metadata[[n]]$names, c("a", "b"))
+  log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
+  expect_equal(log$samples[[1]]$metadata$names, "[\"a\"]")
+})
