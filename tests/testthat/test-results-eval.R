@@ -193,3 +193,23 @@ test_that("a metadata field JSON text in any sample of a chunk is JSON text in a
   log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
   expect_equal(log$samples[[1]]$metadata$names, "[\"a\"]")
 })
+
+test_that("a task evaluated again, or solved and scored by hand, starts from its dataset", {
+  tsk <- futurex_run(chunk_size = 4)
+  first <- tsk$log_path
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("\\boxed{B}"), view = FALSE))
+  n <- nrow(futurex_dataset(version = "sample"))
+  expect_equal(nrow(tsk$get_samples()), n)
+  expect_true(all(tsk$get_samples()$result == "\\boxed{B}"))
+  expect_false(identical(tsk$log_path, first))
+  expect_true(file.exists(first))
+  # vitals' steps one by one: each sample's chat, and $log() writes a log of its own
+  suppressMessages({
+    tsk$solve(solver_chat = baseline_chat("\\boxed{A}"))
+    tsk$score()
+    tsk$measure()
+  })
+  expect_gt(length(tsk$get_samples()$solver_chat[[2]]$get_turns()), 0)
+  path <- tsk$log(withr::local_tempdir())
+  expect_true(all(log_samples(path)$result == "\\boxed{A}"))
+})
