@@ -213,3 +213,22 @@ test_that("a task evaluated again, or solved and scored by hand, starts from its
   path <- tsk$log(withr::local_tempdir())
   expect_true(all(log_samples(path)$result == "\\boxed{A}"))
 })
+
+test_that("a cell of an evaluation set's round runs in one chunk", {
+  d <- futurex_dataset(version = "sample")
+  tsk <- futurex_task(d, dir = withr::local_tempdir())
+  tsk$chunk_size <- 3
+  # a round that is off: the cell sends its own requests (R/evalset-overlap.R)
+  steps <- character()
+  withCallingHandlers(
+    tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE,
+             hand_over = function(requests, keep) requests$todo),
+    message = function(m) {
+      steps <<- c(steps, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    }
+  )
+  expect_false(any(grepl("chunk", steps)))
+  expect_gt(length(tsk$get_samples()$solver_chat[[3]]$get_turns()), 0)
+  expect_equal(nrow(tsk$get_samples()), nrow(d))
+})
