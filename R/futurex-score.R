@@ -73,7 +73,12 @@ futurex_explanation <- function(scores, target) {
          paste0(scores$kind, ": extracted ", scores$extracted, " vs ", target, values))
 }
 
-format_value <- function(x) ifelse(is.na(x), "none", format(x, digits = 15, trim = TRUE))
+# Each value on its own: format() of a vector gives every value the decimals of the longest,
+# which made a sample's explanation depend on the samples scored with it ("7.0" beside 12.5).
+format_value <- function(x) {
+  vapply(x, function(v) if (is.na(v)) "none" else format(v, digits = 15, trim = TRUE), "",
+         USE.NAMES = FALSE)
+}
 
 unjudged_chat <- function(scorer_chat, kind) {
   why <- switch(kind, numeric = "it has no answer", failed = "its request failed",

@@ -4,7 +4,7 @@
 #' @rdname probsem_task
 #' @export
 probsem_scorer <- function() {
-  function(samples, ...) {
+  scorer <- function(samples, ...) {
     judged <- lapply(seq_len(nrow(samples)), function(i) {
       probsem_judge(samples$solver_metadata[[i]], samples$expected[[i]])
     })
@@ -24,6 +24,10 @@ probsem_scorer <- function() {
     }
     list(score = score_values(score), scorer_metadata = metadata, explanation = explanation)
   }
+  # a sentence's human fit reads its suite's other sentences: `$eval()` keeps a suite in one
+  # chunk (R/results-eval.R)
+  attr(scorer, "predictivebench_chunk_by") <- c("prompt", "suite")
+  scorer
 }
 
 # Whether a context's expected query has the highest probability, and why, in words: the

@@ -294,3 +294,79 @@ is_plain_language <- function(x) {
   }
   TRUE
 }
+
+# ---- `$eval()` a chunk at a time (R/results-eval.R) -----------------------------------------
+# Why: vitals' `Task$eval()` solves every sample, then scores every one, and keeps each
+# sample's chats to the end; a ResultsTask evaluates a chunk at a time (memory bounded by a
+# chunk) with vitals' own argument split and step records, and leaves the task in the state
+# vitals' `$eval()` would (samples, step records, timestamps, usage, solved and scored), so
+# that `$get_samples()`, `$get_cost()`, `$measure()`, `$view()` and `vitals_bind()` work as
+# after vitals' run.
+# Public hook that would replace it: `Task$eval()` taking a chunk size (or a
+# `Task$eval_chunk()`), or a `Task$set_state()`.
+
+# vitals' split of `$eval()`'s named arguments between the solver and the scorer (by their
+# formals; an argument neither takes is an error).
+vitals_split_dots <- function(task, dots) {
+  private <- vitals_private(task)
+  if (!is.function(private$split_dots)) vitals_changed("Task private method `split_dots()`")
+  private$split_dots(dots)
+}
+
+# The epochs given to `Task$new()`.
+vitals_epochs <- function(task) vitals_private(task)$epochs
+
+# The solver's or scorer's function and name, as `Task$new()` keeps them (in vitals'
+# `logged()` wrapper, or fast_logged()'s).
+vitals_step <- function(task, which) {
+  env <- environment(vitals_private(task)[[which]])
+  if (!is.function(env$fn) || !is.character(env$fn_name)) {
+    vitals_changed(paste0("Task private field `", which, "` made by `logged()`"))
+  }
+  list(fn = env$fn, name = env$fn_name)
+}
+
+# A new evaluation starts from the dataset, as vitals' reset_for_new_eval() leaves it.
+vitals_start_eval <- function(task, dataset) {
+  private <- vitals_private(task)
+  private$samples <- dataset
+  private$solved <- FALSE
+  private$scored <- FALSE
+  private$solutions <- NULL
+  private$scores <- NULL
+  private$metric_results <- NULL
+  private$timestamps <- list()
+  task$metrics <- NULL
+  invisible(task)
+}
+
+# A chunk's step records (as vitals' `$solve()` and `$score()` keep them, the values
+# dropped: they are the chunk's) and timestamps, which vitals' translators read.
+vitals_set_steps <- function(task, solutions, scores, timestamps, run_id) {
+  private <- vitals_private(task)
+  private$solutions <- list(name = solutions$name, arguments = solutions$arguments)
+  private$scores <- list(name = scores$name, arguments = scores$arguments)
+  private$timestamps <- timestamps
+  private$run_id <- run_id
+  invisible(task)
+}
+
+# The state vitals' `$solve()` and `$score()` leave: the samples, solved and scored, the run's
+# timestamps and each step's token usage (for `$get_cost()`, see token_table()).
+vitals_finish_eval <- function(task, samples, timestamps, tokens) {
+  private <- vitals_private(task)
+  private$samples <- samples
+  private$timestamps <- timestamps
+  private$solver_token_usage <- token_table(tokens$solver)
+  private$scorer_token_usage <- token_table(tokens$scorer)
+  private$solved <- TRUE
+  private$scored <- TRUE
+  invisible(task)
+}
+
+# vitals' `.last_task` (what `vitals_view()` and friends find), as its `$eval()` stashes it.
+vitals_stash_task <- function(task) {
+  private <- vitals_private(task)
+  if (is.function(private$stash_last_task)) private$stash_last_task()
+  invisible(task)
+}

@@ -46,6 +46,21 @@
 #' * **Failed steps.** When every request of the solve (or of a judge) failed, `$eval()`
 #'   shows "x Solving" (or "x Scoring"), not a success (see [report_failures()]).
 #'
+#' * **Chunks.** `$eval()` solves, scores and logs `$chunk_size` samples at a time (by
+#'   default 20 per request slot, `max_active`, and at least 1,000), each sample with all its
+#'   epochs, and appends each chunk to the log as it finishes (a hidden part file until the
+#'   run ends: see `log_writer()`), so memory is bounded by a chunk, not by the run. A
+#'   scorer that reads samples together (probsem's fit to people reads a suite) declares the
+#'   columns whose rows stay in one chunk in its attribute `predictivebench_chunk_by` (`TRUE`:
+#'   one chunk); scores, metrics and the log are those of a run in one chunk.
+#'   `$get_samples()` then holds a compact row per sample (dataset columns, result, metadata,
+#'   score, explanation). In a run of several chunks, its `solver_chat` (and `scorer_chat`)
+#'   is the chat the requests went through, without turns, one object for every sample: the
+#'   conversations are in the log (its `messages`), and `$log()` gives that log (a copy of
+#'   it in another folder). A run in one chunk keeps each sample's chats, as vitals does.
+#'   The log's folder is checked before anything is sent. A cell of [eval_set()]'s rounds
+#'   runs in one chunk (a round evaluates a cell again from the start).
+#'
 #' The path of the last log written is in `$log_path`.
 #'
 #' @param dataset,solver,scorer,epochs As for [vitals::Task]. `id` becomes character
@@ -80,6 +95,9 @@ ResultsTask <- R6::R6Class(
     #'   An evaluation set gives each cell its model's label, which tells two chats of one
     #'   model apart (`openai/gpt-4.1 [temperature=0.7]`).
     model_label = NULL,
+    #' @field chunk_size Samples (with their epochs) `$eval()` solves, scores and logs at a
+    #'   time; `NULL` (the default) is 20 per request slot (`max_active`), at least 1,000.
+    chunk_size = NULL,
 
     #' @description Create the task.
     initialize = function(dataset, solver, scorer, benchmark, metrics = NULL, epochs = NULL,
@@ -118,6 +136,21 @@ ResultsTask <- R6::R6Class(
                         epochs = quote(args$epochs), name = quote(args$name),
                         dir = quote(args$dir)), env)
       vitals_fast_steps(self)  # R/results-compat-vitals.R
+      private$pb_dataset <- dataset
+      invisible(self)
+    },
+
+    #' @description Evaluate the task (as [vitals::Task]: every argument is taken the same
+    #'   way, by name to the solver and the scorer), a chunk of samples at a time: each
+    #'   chunk is solved, scored and appended to the log, then leaves memory but for a
+    #'   compact row per sample (see "Chunks" in the description). The folder is checked
+    #'   before anything is sent.
+    #' @param ...,epochs,view As for [vitals::Task].
+    eval = function(..., epochs = NULL, view = interactive()) {
+      # a step of a larger run (arena_run()'s rounds) keeps vitals' own, all in memory
+      if (!isTRUE(self$write_log)) return(super$eval(..., epochs = epochs, view = view))
+      chunked_eval(self, private, list(...), epochs)
+      if (view) self$view()
       invisible(self)
     },
 
@@ -127,6 +160,7 @@ ResultsTask <- R6::R6Class(
       step <- parent.frame()
       args <- list(...)
       private$pb_solver_args <- describe_arguments(args)
+      private$pb_compact <- FALSE
       failed <- catch_step_failure(call_with_names(super$solve, args, epochs = epochs,
                                                    .name = "solve"))
       if (failed) vitals_fail_step(step)
@@ -168,6 +202,7 @@ ResultsTask <- R6::R6Class(
     #' @param dir The directory to write the log to.
     log = function(dir = self$dir) {
       if (!isTRUE(self$write_log)) return(invisible(NULL))
+      if (isTRUE(private$pb_compact)) return(log_again(self, dir))
       if (!"score" %in% names(self$get_samples())) return(super$log(dir))
       log <- results_log(self, private$pb_fields, private$pb_run_id)
       log$eval$metadata$headline <- headline_metadata(private$pb_metrics)
@@ -180,6 +215,8 @@ ResultsTask <- R6::R6Class(
     }
   ),
   private = list(
+    pb_dataset = NULL,
+    pb_compact = FALSE,
     pb_fields = character(),
     pb_solver_args = NULL,
     pb_all_groups = FALSE,
@@ -192,6 +229,25 @@ ResultsTask <- R6::R6Class(
     }
   )
 )
+
+# `$log()` after an `$eval()` of several chunks: the samples' chats are in the log it wrote
+# (each finished sample left memory), so that log is the run's log, copied to another folder.
+log_again <- function(task, dir) {
+  if (is.null(task$log_path) || !file.exists(task$log_path)) {
+    abort_pb(c("This run's samples were written to its log as they finished, and it is gone.",
+               i = "Run {.code $eval()} again to write another."), "missing_file",
+             file = task$log_path %||% dir)
+  }
+  if (normalizePath(dir, mustWork = FALSE) == normalizePath(dirname(task$log_path))) {
+    return(invisible(task$log_path))
+  }
+  check_log_dir(dir)
+  path <- file.path(dir, basename(task$log_path))
+  write_atomic(path, function(tmp) file.copy(task$log_path, tmp, overwrite = TRUE))
+  task$dir <- dir
+  task$log_path <- path
+  invisible(path)
+}
 
 # The folder a task logs to. `vitals::vitals_log_dir()` is `NA` when `VITALS_LOG_DIR` is
 # unset, and vitals would then write to a folder named "NA" that `vitals_view()` can't find:
@@ -252,8 +308,9 @@ unique_id <- local({
 # scorer's) metadata; a metadata name that is also a field name gets the prefix "solver_".
 # A field that is JSON text in one sample is JSON text in all (a single vote is "[2]", as
 # eight are "[2,2,...]"), as is a list column of the dataset, so each field has one type in
-# the viewer and one reading back; the JSON fields' names are in the `json` attribute.
-sample_metadata <- function(samples, fields, meta) {
+# the viewer and one reading back; the JSON fields' names are in the `json` attribute. `json`
+# names fields that are JSON text already (in a chunk written before).
+sample_metadata <- function(samples, fields, meta, json = character()) {
   columns <- lapply(fields, function(f) samples[[f]])
   names(columns) <- fields
   flats <- lapply(seq_len(nrow(samples)), function(i) {
@@ -264,7 +321,7 @@ sample_metadata <- function(samples, fields, meta) {
     flat_metadata(c(lapply(columns, function(col) col[[i]]), own))
   })
   list_columns <- fields[vapply(columns, is.list, TRUE)]
-  json <- unique(c(list_columns, unlist(lapply(flats, attr, "json"))))
+  json <- unique(c(json, list_columns, unlist(lapply(flats, attr, "json"))))
   for (i in seq_along(flats)) {
     for (name in setdiff(intersect(json, names(flats[[i]])), attr(flats[[i]], "json"))) {
       flats[[i]][[name]] <- metadata_json(flats[[i]][[name]])
@@ -284,16 +341,30 @@ catch_step_failure <- function(expr) {
 
 # The log of a scored ResultsTask, as one list in Inspect's EvalLog shape (see
 # R/results-log.R for what it adds to vitals' own): the samples as vitals translates them,
-# then the header built here.
+# then the header built here. `$eval()` builds the same two parts a chunk at a time
+# (results_log_chunk()) and once at the end (results_log_header()).
 results_log <- function(task, fields, run_id) {
-  state <- vitals_log_state(task)
   samples <- task$get_samples()
+  chunk <- results_log_chunk(task, samples, fields)
+  header <- results_log_header(task, samples, fields, run_id, usage = chunk$usage,
+                               json = chunk$json)
+  c(header, list(samples = chunk$samples))
+}
+
+# A scored chunk of samples in Inspect's EvalSample form, with predictivebench's additions,
+# and what the header needs of them: their model usage (Inspect's ModelUsage per model) and
+# the names of the metadata fields written as JSON text. `json` holds the fields earlier
+# chunks wrote as JSON, so that a field keeps one type across the log.
+results_log_chunk <- function(task, samples, fields,
+                              json = list(solver = character(), scorer = character())) {
   n <- nrow(samples)
   solver_meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
     vector("list", n)
   scorer_meta <- if ("scorer_metadata" %in% names(samples)) samples$scorer_metadata
-  solver_flat <- sample_metadata(samples, fields, solver_meta)
-  scorer_flat <- if (!is.null(scorer_meta)) sample_metadata(samples, character(), scorer_meta)
+  solver_flat <- sample_metadata(samples, fields, solver_meta, json$solver)
+  scorer_flat <- if (!is.null(scorer_meta)) {
+    sample_metadata(samples, character(), scorer_meta, json$scorer)
+  }
   usage <- run_usage(samples, solver_meta, scorer_meta)
 
   # vitals would write the metadata columns as str() text: they are set below instead
@@ -311,7 +382,36 @@ results_log <- function(task, fields, run_id) {
                                   solver_flat[[i]], scorer_flat[[i]], usage$samples[[i]],
                                   explanations[i])
   }
+  list(samples = translated, usage = usage$header,
+       json = list(solver = union(json$solver, attr(solver_flat, "json")),
+                   scorer = union(json$scorer, attr(scorer_flat, "json"))))
+}
 
+# The header's model usage of a log written in chunks: each chunk's (usage_entries()) added
+# per model, in the order models first appear, the cost summed where any chunk knew one: the
+# entries usage_entries() gives for all the samples at once.
+add_usage <- function(total, usage) {
+  for (model in names(usage)) {
+    entry <- usage[[model]]
+    before <- total[[model]]
+    if (!is.null(before)) {
+      for (k in c("input_tokens", "output_tokens", "total_tokens")) entry[[k]] <- entry[[k]] + before[[k]]
+      cost <- c(before$total_cost, entry$total_cost)
+      entry$total_cost <- if (length(cost)) sum(cost)
+    }
+    total[[model]] <- entry
+  }
+  total
+}
+
+# The log's header: everything but the samples, from the scored samples (a ResultsTask's
+# own, or the compact rows `$eval()` keeps), their model usage and JSON fields
+# (results_log_chunk()), the task's run id and the log's creation time.
+results_log_header <- function(task, samples, fields, run_id, usage, json,
+                               created = log_timestamp(), task_id = NULL) {
+  state <- vitals_log_state(task)
+  n <- nrow(samples)
+  scores <- as.double(samples$score)
   model <- task$model_label %||% chat_model_label(samples$solver_chat[[1]])
   scorer_name <- state$scores$name
   if ("scorer_chat" %in% names(samples) && !is.null(samples$scorer_chat[[1]])) {
@@ -328,11 +428,7 @@ results_log <- function(task, fields, run_id) {
   })
   names(metrics) <- logged
   ids <- unique(samples$id)
-  created <- log_timestamp()
-  task_id <- paste(state$dataset_name, samples$solver_chat[[1]]$get_model(),
-                   substr(digest::digest(list(state$solver_name, state$solver_args,
-                                              state$scores$name, run_id), algo = "sha256"),
-                          1, 22), sep = "/")
+  task_id <- task_id %||% log_task_id(state, samples$solver_chat[[1]]$get_model(), run_id)
   epochs <- if ("epoch" %in% names(samples)) max(as.integer(samples$epoch)) else 1L
   list(
     version = 2L,
@@ -354,8 +450,8 @@ results_log <- function(task, fields, run_id) {
         benchmark = task$benchmark,
         predictivebench = as.character(utils::packageVersion("predictivebench")),
         dataset_fields = as.list(fields),
-        solver_json = as.list(attr(solver_flat, "json")),
-        scorer_json = as.list(attr(scorer_flat, "json")),
+        solver_json = as.list(json$solver),
+        scorer_json = as.list(json$scorer),
         not_computed = as.list(setdiff(names(values), computed))
       ),
       scorers = list(list(
@@ -376,10 +472,18 @@ results_log <- function(task, fields, run_id) {
     stats = list(
       started_at = log_timestamp(state$timestamps$solve$started_at),
       completed_at = log_timestamp(state$timestamps$score$completed_at),
-      model_usage = usage$header
-    ),
-    samples = translated
+      model_usage = usage
+    )
   )
+}
+
+# The log's task id, as vitals makes it: "<dataset>/<model>/<hash of the steps>", the run id
+# in the hash (one id per run, see ResultsTask).
+log_task_id <- function(state, model, run_id) {
+  paste(state$dataset_name, model,
+        substr(digest::digest(list(state$solver_name, state$solver_args,
+                                   state$scores$name, run_id), algo = "sha256"),
+               1, 22), sep = "/")
 }
 
 # One translated sample with predictivebench's additions: its own id, flat metadata, exact

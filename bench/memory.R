@@ -22,10 +22,11 @@ writeLines(c(
   "loaded <- hwm()",
   "log <- tempfile('log-')",
   sprintf("tsk <- futurex_task(dataset = data, solver = futurex_solver(settings = request_settings(cache = tempfile('cache-'), max_active = %d, rpm = 1e6)), dir = log)", concurrency),
-  "seconds <- system.time(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))[['elapsed']]",
+  "t <- system.time(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))",
+  "seconds <- t[['elapsed']]; cpu <- t[['user.self']] + t[['sys.self']]",
   "samples <- tsk$get_samples()",
   "log_mb <- sum(file.size(list.files(log, full.names = TRUE))) / 1024^2",
-  sprintf("saveRDS(list(loaded = loaded, peak = hwm(), seconds = seconds, n = nrow(samples), failed = sum(is.na(samples$result)), log_mb = log_mb, sample_mb = as.numeric(object.size(samples)) / 1024^2), %s)", deparse(out))
+  sprintf("saveRDS(list(loaded = loaded, peak = hwm(), seconds = seconds, cpu = cpu, n = nrow(samples), failed = sum(is.na(samples$result)), log_mb = log_mb, sample_mb = as.numeric(object.size(samples)) / 1024^2), %s)", deparse(out))
 ), script)
 child <- processx::process$new(file.path(R.home("bin"), "Rscript"), script,
                                stdout = tempfile(), stderr = tempfile(), wd = getwd())
@@ -40,9 +41,9 @@ invisible(server$stop())
 if (!file.exists(out)) stop("the child failed: ", paste(readLines(child$get_error_file()), collapse = "\n"))
 r <- readRDS(out)
 cat(sprintf(paste0(
-  "n = %d samples (%d failed), concurrency %d, eval %.1f s\n",
+  "n = %d samples (%d failed), concurrency %d, eval %.1f s wall, %.1f s CPU (%.2f ms a sample)\n",
   "child peak RSS (VmHWM): %.0f MB after loading packages and data, %.0f MB at the end of the eval ",
   "(+%.0f MB for the eval, %.1f KB per sample); largest RSS sampled by the parent: %.0f MB\n",
   "vitals log on disk: %.1f MB; samples tibble in memory: %.1f MB\n"),
-  r$n, r$failed, concurrency, r$seconds, r$loaded, r$peak, r$peak - r$loaded,
+  r$n, r$failed, concurrency, r$seconds, r$cpu, 1000 * r$cpu / r$n, r$loaded, r$peak, r$peak - r$loaded,
   1024 * (r$peak - r$loaded) / r$n, sampled, r$log_mb, r$sample_mb))

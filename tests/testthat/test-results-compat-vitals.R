@@ -185,3 +185,30 @@ test_that("a ResultsTask records its steps with fast_logged()", {
   expect_identical(unname(private$metric_results[[1]]$arguments), list("self$get_samples()$score"))
   expect_identical(private$solutions$name, "futurex_solver")
 })
+
+test_that("canary: the state a chunked $eval() leaves is the state vitals' $eval() leaves", {
+  tsk <- scored_arith_task()
+  private <- tsk$.__enclos_env__$private
+  for (field in c("solved", "scored", "epochs", "solver_token_usage", "scorer_token_usage")) {
+    expect(exists(field, envir = private, inherits = FALSE),
+           sprintf("vitals changed: Task has no private field `%s` (see vitals_finish_eval())", field))
+  }
+  expect(isTRUE(private$solved) && isTRUE(private$scored),
+         "vitals changed: private `solved`/`scored` no longer say a Task was evaluated")
+  expect(is.function(private$stash_last_task),
+         "vitals changed: Task has no private method `stash_last_task()`")
+  split <- vitals_split_dots(tsk, list(solver_chat = "a", max_active = 2))
+  expect(identical(names(split), c("solver", "scorer")) &&
+           identical(split$solver$solver_chat, "a"),
+         "vitals changed: private `split_dots()` no longer splits $eval()'s arguments by step")
+  step <- vitals_step(tsk, "solver")
+  expect(is.function(step$fn) && is.character(step$name),
+         "vitals changed: a Task's steps no longer keep `fn` and `fn_name` (logged())")
+  # $get_cost() reads the two usage tables vitals_finish_eval() sets
+  private$solver_token_usage <- token_table(data.frame(provider = "P", model = "m", input = 3,
+                                                       output = 1, price = NA_real_))
+  private$scorer_token_usage <- token_table(NULL)
+  cost <- tsk$get_cost()
+  expect(identical(cost$source, "solver") && identical(cost$input, 3),
+         "vitals changed: $get_cost() no longer binds private `solver_token_usage` and `scorer_token_usage`")
+})

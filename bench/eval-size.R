@@ -1,0 +1,149 @@
+# Sizes of a chunked `$eval()` (issue 37): CPU time, peak RSS and log size, each run in a
+# child R process of its own that reports its CPU time (user + system, not wall: the machine
+# is shared) and its peak resident set (VmHWM in /proc/self/status), beside its floor
+# measured in the same run: the same number of requests sent with plain curl multi to the
+# same server (its CPU time in a child too), and the package loaded with the data.
+#
+#   Rscript bench/eval-size.R futurex 2000 20000   # FutureX-shaped $eval() at each size
+#   Rscript bench/eval-size.R cpu 2000             # CPU a request: paid, cached, baseline
+#   Rscript bench/eval-size.R processbench 3400    # ProcessBench x 8 votes
+#
+# The fake server (bench/helper-fake-server.R) answers with no latency, 50 in flight.
+source("bench/helper-fake-server.R")
+args <- commandArgs(trailingOnly = TRUE)
+what <- if (length(args)) args[[1]] else "futurex"
+sizes <- if (length(args) > 1) as.integer(args[-1]) else 2000L
+concurrency <- 50L
+cat(machine_line(), "\n")
+
+# Runs `lines` (R code; `chat`, `server_url` and `hwm()` defined) in a child R process with
+# the package loaded; the code's last value, a list, is returned with `peak` (VmHWM, MB).
+run_child <- function(lines, server) {
+  out <- tempfile(fileext = ".rds")
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    "hwm <- function() { s <- readLines('/proc/self/status'); as.numeric(gsub('[^0-9]', '', grep('^VmHWM', s, value = TRUE))) / 1024 }",
+    "cpu <- function(t) t[['user.self']] + t[['sys.self']]",
+    "suppressMessages(pkgload::load_all('.', quiet = TRUE))",
+    "source('bench/helper-fake-server.R')",
+    sprintf("server_url <- %s", deparse(server$url)),
+    "chat <- ellmer::chat_openai_compatible(base_url = server_url, model = 'fake-model', credentials = function() 'k')",
+    "result <- local({", lines, "})",
+    "result$peak <- hwm()",
+    sprintf("saveRDS(result, %s)", deparse(out))
+  ), script)
+  status <- system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE,
+                    stderr = tempfile())
+  if (!file.exists(out)) stop("the child failed (status ", status, ")")
+  readRDS(out)
+}
+
+# The floor: `n` requests with plain curl multi, in a child (its CPU time).
+curl_floor <- function(server, n) {
+  run_child(c(
+    "server <- list(url = server_url)",
+    "loaded <- hwm()",
+    sprintf("t <- system.time(r <- server_ceiling(server, n = %d, concurrency = %d))", n,
+            concurrency),
+    "list(cpu = cpu(t), wall = t[['elapsed']], ok = r$ok, loaded = loaded)"
+  ), server)
+}
+
+futurex_eval_lines <- function(n, chat = "chat", cache = "tempfile('cache-')", rerun = FALSE) {
+  c(
+    sprintf("data <- futurex_shaped(%d)", n),
+    sprintf("cache <- %s", cache),
+    "log <- tempfile('log-')",
+    "loaded <- hwm()",
+    sprintf("settings <- request_settings(cache = cache, max_active = %d, rpm = 1e6)", concurrency),
+    "run <- function() { tsk <- futurex_task(dataset = data, solver = futurex_solver(settings = settings), dir = log)",
+    sprintf("  t <- system.time(suppressMessages(tsk$eval(solver_chat = %s, view = FALSE))); list(tsk = tsk, t = t) }", chat),
+    if (rerun) "first <- run(); unlink(log, recursive = TRUE)",
+    "r <- run()",
+    "samples <- r$tsk$get_samples()",
+    "list(cpu = cpu(r$t), wall = r$t[['elapsed']], n = nrow(samples), loaded = loaded,",
+    "     failed = sum(is.na(samples$result)), log_mb = file.size(r$tsk$log_path) / 1024^2,",
+    "     cached = sum(vapply(samples$solver_metadata, function(m) isTRUE(m$cached), TRUE)))"
+  )
+}
+
+report <- function(label, r, requests) {
+  cat(sprintf(paste0("%-34s n = %6d: CPU %7.1f s (%.2f ms a request), wall %6.1f s, ",
+                     "peak RSS %5.0f MB (%4.0f MB loaded), log %5.1f MB%s\n"),
+              label, r$n %||% requests, r$cpu, 1000 * r$cpu / requests, r$wall, r$peak,
+              r$loaded, r$log_mb %||% 0,
+              if (!is.null(r$failed)) sprintf(", %d failed", r$failed) else ""))
+}
+
+`%||%` <- function(x, y) if (is.null(x)) y else x
+
+if (what == "futurex") {
+  server <- fast_fake_server(latency = 0)
+  peaks <- c()
+  for (n in sizes) {
+    floor <- curl_floor(server, n)
+    report(sprintf("floor: plain curl, %d requests", n), floor, n)
+    r <- run_child(futurex_eval_lines(n), server)
+    report("FutureX-shaped $eval()", r, n)
+    peaks[[as.character(n)]] <- r$peak
+  }
+  if (length(peaks) > 1) {
+    cat(sprintf("peak RSS at %s samples / at %s: %.2f\n", names(peaks)[length(peaks)],
+                names(peaks)[1], peaks[[length(peaks)]] / peaks[[1]]))
+  }
+  server$stop()
+}
+
+if (what == "cpu") {
+  server <- fast_fake_server(latency = 0)
+  n <- sizes[[1]]
+  floor <- curl_floor(server, n)
+  report(sprintf("floor: plain curl, %d requests", n), floor, n)
+  paid <- run_child(futurex_eval_lines(n), server)
+  report("paid (fake server, no latency)", paid, n)
+  cached <- run_child(futurex_eval_lines(n, rerun = TRUE), server)
+  report("cached (every answer in the cache)", cached, n)
+  base <- run_child(futurex_eval_lines(n, chat = "baseline_chat('\\\\boxed{A}')",
+                                       cache = "FALSE"), server)
+  report("baseline chat (offline)", base, n)
+  load <- run_child(c(sprintf("data <- futurex_shaped(%d)", n),
+                      "list(cpu = cpu(proc.time()), wall = NA, loaded = hwm())"), server)
+  cat(sprintf("(loading the package and the data: %.1f s CPU, %.0f MB)\n", load$cpu, load$peak))
+  server$stop()
+}
+
+if (what == "processbench") {
+  n <- sizes[[1]]
+  votes <- 8L
+  server <- fast_fake_server(latency = 0, reply = "The first error is here. \\boxed{-1}")
+  floor <- curl_floor(server, n * votes)
+  report(sprintf("floor: plain curl, %d requests", n * votes), floor, n * votes)
+  reference <- "../shared/reference/processbench/gsm8k.json"
+  r <- run_child(c(
+    # rows shaped like ProcessBench's (the reference split's when it is there), recycled to n
+    sprintf("ref <- %s", deparse(reference)),
+    "rows <- if (file.exists(ref)) jsonlite::fromJSON(ref, simplifyVector = FALSE) else",
+    "  lapply(1:400, function(i) list(id = paste0('p-', i), generator = 'g', problem = paste('Problem', i, strrep('text ', 60)),",
+    "    steps = as.list(paste('Step', 1:6, strrep('work ', 40))), final_answer_correct = FALSE, label = (i %% 7) - 1L))",
+    sprintf("at <- rep_len(seq_along(rows), %d)", n),
+    "data <- tibble::tibble(id = sprintf('pb-%05d', seq_along(at)),",
+    "  problem = vapply(rows[at], function(r) paste(r$problem, '(item', match(r$id, vapply(rows, `[[`, '', 'id')), ')'), ''),",
+    "  steps = lapply(rows[at], function(r) unlist(r$steps)), label = vapply(rows[at], function(r) as.integer(r$label), 1L),",
+    "  task_l1 = 'gsm8k', generator = vapply(rows[at], function(r) r$generator %||% NA_character_, ''),",
+    "  final_answer_correct = vapply(rows[at], function(r) isTRUE(r$final_answer_correct), TRUE),",
+    "  task_l2 = NA_character_, origin = NA_character_, error_sections = rep(list(NULL), length(at)),",
+    "  unuseful_sections = rep(list(NULL), length(at)), sections_content = NA_character_)",
+    "data$problem <- paste(data$problem, seq_len(nrow(data)))",
+    "data <- processbench_dataset(data)",
+    "loaded <- hwm()",
+    sprintf("solver <- processbench_solver(n_votes = %d, settings = request_settings(cache = tempfile('cache-'), max_active = %d, rpm = 1e6))", votes, concurrency),
+    "tsk <- processbench_task(data, solver = solver, dir = tempfile('log-'))",
+    "t <- system.time(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))",
+    "s <- suppressMessages(processbench_summary(tsk))",
+    "list(cpu = cpu(t), wall = t[['elapsed']], n = nrow(tsk$get_samples()), loaded = loaded,",
+    "     log_mb = file.size(tsk$log_path) / 1024^2, f1 = s$estimate[[1]])"
+  ), server)
+  cat(sprintf("requests sent: %d\n", server$count() - n * votes))
+  report(sprintf("processbench_task() x %d votes", votes), r, n * votes)
+  server$stop()
+}

@@ -1,0 +1,234 @@
+# A ResultsTask's `$eval()` a chunk at a time (R/results-eval.R): the same samples, scores,
+# summary and log as one chunk, finished samples without their chats, the folder checked
+# before anything is paid.
+
+futurex_run <- function(chunk_size = NULL, epochs = NULL, chat = NULL, dir = NULL) {
+  dir <- dir %||% withr::local_tempdir(.local_envir = parent.frame())
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = dir, epochs = epochs)
+  tsk$chunk_size <- chunk_size
+  chat <- chat %||% baseline_chat(choices = c("\\boxed{A}", "\\boxed{B}", "\\boxed{12.5}"))
+  suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))
+  tsk
+}
+
+comparable <- function(samples) {
+  samples$solver_chat <- NULL
+  samples$scorer_chat <- NULL
+  # a baseline chat's answers carry the time each took
+  samples$solver_metadata <- lapply(samples$solver_metadata, function(m) {
+    m$seconds <- NULL
+    m
+  })
+  samples
+}
+
+test_that("a run in chunks gives the samples, summary and log of a run in one", {
+  whole <- futurex_run()
+  chunked <- futurex_run(chunk_size = 3)
+  n <- nrow(futurex_dataset(version = "sample"))
+  expect_equal(comparable(chunked$get_samples()), comparable(whole$get_samples()))
+  expect_equal(futurex_summary(chunked), futurex_summary(whole))
+  expect_equal(futurex_summary(chunked$log_path), futurex_summary(chunked))
+  log <- jsonlite::fromJSON(chunked$log_path, simplifyVector = FALSE)
+  one <- jsonlite::fromJSON(whole$log_path, simplifyVector = FALSE)
+  expect_length(log$samples, n)
+  expect_equal(vapply(log$samples, function(s) s$id, ""), whole$get_samples()$id)
+  expect_equal(log$results, one$results)
+  expect_equal(log$stats$model_usage, one$stats$model_usage)
+  expect_equal(log$eval$metadata[c("headline", "dataset_fields", "solver_json")],
+               one$eval$metadata[c("headline", "dataset_fields", "solver_json")])
+  expect_equal(lapply(log$samples, `[[`, "metadata"), lapply(one$samples, `[[`, "metadata"))
+  expect_equal(log_samples(chunked$log_path)$score, whole$get_samples()$score)
+  expect_inspect_valid(c(chunked$log_path, whole$log_path))
+})
+
+test_that("finished samples of a run in chunks keep no chat turns; their chats are in the log", {
+  chunked <- futurex_run(chunk_size = 4)
+  samples <- chunked$get_samples()
+  chats <- samples$solver_chat
+  expect_true(all(vapply(chats, inherits, TRUE, "Chat")))
+  expect_true(all(vapply(chats, function(ch) identical(ch, chats[[1]]), TRUE)))
+  expect_length(chats[[1]]$get_turns(), 0)
+  # each answer is in the log's messages; the chat names the log's model
+  log <- jsonlite::fromJSON(chunked$log_path, simplifyVector = FALSE)
+  expect_equal(chat_model_label(chats[[1]]), log$eval$model)
+  answers <- vapply(log$samples, function(s) s$output$choices[[1]]$message$content[[1]]$text %||%
+                      s$output$choices[[1]]$message$content, "")
+  expect_equal(answers, samples$result)
+  # $log() gives the run's log (in another folder, a copy of it)
+  expect_equal(chunked$log(), chunked$log_path)
+  other <- withr::local_tempdir()
+  copy <- chunked$log(other)
+  expect_equal(dirname(copy), other)
+  expect_equal(futurex_summary(copy), futurex_summary(chunked))
+  # a run in one chunk keeps its chats, as vitals' does
+  whole <- futurex_run()
+  expect_gt(length(whole$get_samples()$solver_chat[[1]]$get_turns()), 0)
+})
+
+test_that("a sample's epochs are solved in one chunk, in vitals' order", {
+  whole <- futurex_run(epochs = 2)
+  chunked <- futurex_run(chunk_size = 3, epochs = 2)
+  samples <- chunked$get_samples()
+  expect_equal(samples[c("id", "epoch")], whole$get_samples()[c("id", "epoch")])
+  expect_equal(comparable(samples), comparable(whole$get_samples()))
+  expect_equal(futurex_summary(chunked$log_path), futurex_summary(whole))
+  chunks <- eval_chunks(futurex_dataset(version = "sample"), NULL, 3 %/% 2)
+  expect_true(all(lengths(chunks) >= 1))
+  expect_equal(sort(unlist(chunks)), seq_len(nrow(futurex_dataset(version = "sample"))))
+})
+
+test_that("chunks keep together the rows a scorer reads together", {
+  d <- data.frame(id = as.character(1:7), suite = c("a", "b", "a", "c", "b", "a", "c"))
+  expect_equal(eval_chunks(d, NULL, 3), list(1:3, 4:6, 7L))
+  expect_equal(eval_chunks(d, "suite", 3), list(c(1L, 3L, 6L), c(2L, 4L, 5L, 7L)))
+  expect_equal(eval_chunks(d, TRUE, 3), list(1:7))
+  expect_error(eval_chunks(d, "topic", 3), class = "predictivebench_error_argument")
+  expect_equal(attr(probsem_scorer(), "predictivebench_chunk_by"), c("prompt", "suite"))
+})
+
+test_that("probsem's fits on people read the whole suite in a run of one-sample chunks", {
+  skip_if_no_python()
+  dir <- withr::local_tempdir()
+  programs <- sprintf("(condition (> (height 'ann) %d))", c(0, 50, 100))
+  texts <- c(";; Ann is tall.", ";; Ann is short.", ";; Ann is very tall.")
+  writeLines(c(";; Heights of people.", "(define height (mem (lambda (p) (gaussian 50 20))))"),
+             file.path(dir, "ann.txt"))
+  suite <- list(premise = ";;", query = ";;", programs = programs,
+                context = lapply(texts, function(t) list(text = t, expected = -1L)))
+  jsonlite::write_json(suite, file.path(dir, "ann_AV.json"), auto_unbox = TRUE)
+  table <- prepare_probsem(file.path(dir, "ann.txt"))
+  people <- list(c(50, 50, 100, 50, 0), c(0, 0, 50, 0, 100), c(100, 100, 50, 100, 100))
+  table$human_judgements <- people
+  server <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  run <- function(chunk_size) {
+    tsk <- probsem_task(table, dir = file.path(dir, "logs"),
+                        solver = probsem_solver(settings = request_settings(cache = FALSE)))
+    tsk$chunk_size <- chunk_size
+    suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+    tsk
+  }
+  whole <- run(NULL)
+  chunked <- run(1)
+  expect_equal(chunked$get_samples()$score, whole$get_samples()$score)
+  expect_true(all(!is.na(whole$get_samples()$score)))
+  expect_identical(suppressMessages(probsem_summary(chunked$log_path)),
+                   suppressMessages(probsem_summary(whole)))
+})
+
+test_that("a solver bound to its dataset gets each chunk's rows by position", {
+  # two samples with the same input: a match by text could not tell them apart
+  d <- futurex_dataset(version = "sample")
+  d$input[[2]] <- d$input[[1]]
+  tsk <- futurex_task(d, dir = withr::local_tempdir())
+  tsk$chunk_size <- 2
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE))
+  expect_equal(tsk$get_samples()$id, d$id)
+  expect_equal(sum(!is.na(tsk$get_samples()$score)), nrow(d))
+})
+
+test_that("$get_cost() and the log's usage count every chunk's requests", {
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  run <- function(chunk_size) {
+    tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+                        solver = futurex_solver(settings = request_settings(cache = FALSE)))
+    tsk$chunk_size <- chunk_size
+    suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+    tsk
+  }
+  whole <- run(NULL)
+  chunked <- run(4)
+  n <- nrow(futurex_dataset(version = "sample"))
+  expect_equal(server$count(), 2 * n)
+  expect_equal(chunked$get_cost()[c("source", "provider", "model", "input", "output")],
+               whole$get_cost()[c("source", "provider", "model", "input", "output")])
+  expect_gt(sum(chunked$get_cost()$input), 0)
+  expect_equal(log_usage(chunked$log_path), log_usage(whole$log_path))
+  expect_equal(log_usage(chunked$log_path)$input_tokens, sum(chunked$get_cost()$input))
+})
+
+test_that("a log folder that is a file is refused before anything is sent", {
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  file <- withr::local_tempfile()
+  writeLines("not a folder", file)
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = file,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)))
+  err <- expect_error(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                      class = "predictivebench_error_log_dir")
+  expect_match(conditionMessage(err), basename(file), fixed = TRUE)
+  expect_equal(server$count(), 0)
+  expect_equal(readLines(file), "not a folder")
+})
+
+test_that("a run that fails midway leaves no log, only what its cache holds", {
+  server <- local_fake_openai(function(body, n) if (n > 5) list(status = 401) else "\\boxed{A}")
+  dir <- withr::local_tempdir()
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = dir,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE,
+                                                                          max_active = 1)))
+  tsk$chunk_size <- 3
+  expect_error(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)))
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+})
+
+test_that("a metadata field JSON text in any sample of a chunk is JSON text in all of them", {
+  n <- 150  # more than one slice of the chunk is translated at a time
+  d <- tibble::tibble(id = sprintf("s%03d", seq_len(n)), input = paste("q", seq_len(n)),
+                      target = "A")
+  base <- generate_solver(settings = request_settings(cache = FALSE))
+  solver <- function(inputs, ..., solver_chat) {
+    out <- base(inputs, ..., solver_chat = solver_chat)
+    # one name in most samples, several in the last: JSON text ("[\"a\"]") in every sample
+    out$solver_metadata <- lapply(seq_along(inputs), function(i) {
+      c(out$solver_metadata[[i]], list(names = if (i > 140) c("a", "b") else "a"))
+    })
+    out
+  }
+  scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
+  tsk <- ResultsTask$new(d, solver, scorer, benchmark = "chunk-json", dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("A"), view = FALSE))
+  back <- log_samples(tsk$log_path)
+  expect_equal(back$solver_metadata[[1]]$names, "a")
+  expect_equal(back$solver_metadata[[n]]$names, c("a", "b"))
+  log <- jsonlite::fromJSON(tsk$log_path, simplifyVector = FALSE)
+  expect_equal(log$samples[[1]]$metadata$names, "[\"a\"]")
+})
+
+test_that("a task evaluated again, or solved and scored by hand, starts from its dataset", {
+  tsk <- futurex_run(chunk_size = 4)
+  first <- tsk$log_path
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("\\boxed{B}"), view = FALSE))
+  n <- nrow(futurex_dataset(version = "sample"))
+  expect_equal(nrow(tsk$get_samples()), n)
+  expect_true(all(tsk$get_samples()$result == "\\boxed{B}"))
+  expect_false(identical(tsk$log_path, first))
+  expect_true(file.exists(first))
+  # vitals' steps one by one: each sample's chat, and $log() writes a log of its own
+  suppressMessages({
+    tsk$solve(solver_chat = baseline_chat("\\boxed{A}"))
+    tsk$score()
+    tsk$measure()
+  })
+  expect_gt(length(tsk$get_samples()$solver_chat[[2]]$get_turns()), 0)
+  path <- tsk$log(withr::local_tempdir())
+  expect_true(all(log_samples(path)$result == "\\boxed{A}"))
+})
+
+test_that("a cell of an evaluation set's round runs in one chunk", {
+  d <- futurex_dataset(version = "sample")
+  tsk <- futurex_task(d, dir = withr::local_tempdir())
+  tsk$chunk_size <- 3
+  # a round that is off: the cell sends its own requests (R/evalset-overlap.R)
+  steps <- character()
+  withCallingHandlers(
+    tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE,
+             hand_over = function(requests, keep) requests$todo),
+    message = function(m) {
+      steps <<- c(steps, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    }
+  )
+  expect_false(any(grepl("chunk", steps)))
+  expect_gt(length(tsk$get_samples()$solver_chat[[3]]$get_turns()), 0)
+  expect_equal(nrow(tsk$get_samples()), nrow(d))
+})
