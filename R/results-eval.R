@@ -110,8 +110,8 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
     }
     # translated and written a slice at a time (a translated sample is several times the
     # size of its row), a field JSON text in any sample of the chunk JSON in all of them
-    json <- list(solver = union(json$solver, json_fields(rows$solver_metadata)),
-                 scorer = union(json$scorer, json_fields(rows$scorer_metadata)))
+    json <- list(solver = union(json$solver, json_fields(rows[["solver_metadata"]])),
+                 scorer = union(json$scorer, json_fields(rows[["scorer_metadata"]])))
     for (slice in split(seq_len(nrow(rows)), ceiling(seq_len(nrow(rows)) / log_slice_rows))) {
       part <- results_log_chunk(task, rows[slice, , drop = FALSE], private$pb_fields, json)
       log_writer_add(writer, part$samples)

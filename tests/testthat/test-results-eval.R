@@ -22,6 +22,18 @@ comparable <- function(samples) {
   samples
 }
 
+# A logged sample's answer: its last assistant message's text, an `attachment://` reference
+# resolved from the sample's attachments (the log keeps each long text once).
+logged_answer <- function(sample) {
+  said <- Filter(function(m) identical(m$role, "assistant"), sample$messages)
+  content <- said[[length(said)]]$content
+  if (is.list(content)) content <- content[[1]]$text
+  if (startsWith(content, "attachment://")) {
+    content <- sample$attachments[[sub("^attachment://", "", content)]]
+  }
+  content
+}
+
 test_that("a run in chunks gives the samples, summary and log of a run in one", {
   whole <- futurex_run()
   chunked <- futurex_run(chunk_size = 3)
@@ -52,8 +64,7 @@ test_that("finished samples of a run in chunks keep no chat turns; their chats a
   # each answer is in the log's messages; the chat names the log's model
   log <- jsonlite::fromJSON(chunked$log_path, simplifyVector = FALSE)
   expect_equal(chat_model_label(chats[[1]]), log$eval$model)
-  answers <- vapply(log$samples, function(s) s$output$choices[[1]]$message$content[[1]]$text %||%
-                      s$output$choices[[1]]$message$content, "")
+  answers <- vapply(log$samples, logged_answer, "")
   expect_equal(answers, samples$result)
   # $log() gives the run's log (in another folder, a copy of it)
   expect_equal(chunked$log(), chunked$log_path)
@@ -232,3 +243,4 @@ test_that("a cell of an evaluation set's round runs in one chunk", {
   expect_gt(length(tsk$get_samples()$solver_chat[[3]]$get_turns()), 0)
   expect_equal(nrow(tsk$get_samples()), nrow(d))
 })
+
