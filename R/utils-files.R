@@ -2,21 +2,26 @@
 
 # Write to a unique temporary file beside `path`, then rename: readers see the old file or
 # the new one, never half of one, and two writers of the same key cannot interleave.
-write_atomic <- function(path, writer) {
+# `temp` names the temporary file (a test puts a device there: see log_temp_file()).
+write_atomic <- function(path, writer, temp = default_temp_file) {
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
-  # (the temporary name adds ~14 bytes: a long name is shortened so that it stays a valid
-  # file name, at most 255 bytes)
-  base <- basename(path)
-  if (nchar(base, type = "bytes") > 200L) {
-    base <- portable_file_name(base, max_bytes = 200L, max_part = 200L)
-  }
-  tmp <- tempfile(paste0(".", base, "-"), tmpdir = dirname(path))
+  tmp <- temp(path)
   on.exit(if (file.exists(tmp)) unlink(tmp), add = TRUE)
   writer(tmp)
   if (!file.rename(tmp, path)) {
     abort_pb("Can't move the finished file into place.", "cache", file = path)
   }
   invisible(path)
+}
+
+# A unique hidden name beside `path`. (The temporary name adds ~14 bytes: a long name is
+# shortened so that it stays a valid file name, at most 255 bytes.)
+default_temp_file <- function(path) {
+  base <- basename(path)
+  if (nchar(base, type = "bytes") > 200L) {
+    base <- portable_file_name(base, max_bytes = 200L, max_part = 200L)
+  }
+  tempfile(paste0(".", base, "-"), tmpdir = dirname(path))
 }
 
 # Runs `expr` holding an exclusive lock on `path` (the hidden file `.<name>.lock` beside it), so that

@@ -277,8 +277,13 @@ test_that("every benchmark's summary of its log equals the summary of the task, 
 
 # A log's text with what changes from run to run (run and task ids, times, event and message
 # ids) replaced by placeholders, so two logs of the same run can be compared byte for byte.
+# A log's text, re-indented (its samples are one compact line each), with what varies
+# between runs masked: jsonlite::prettify() keeps every number's own text.
 stable_log_text <- function(path) {
   text <- readLines(path, encoding = "UTF-8", warn = FALSE)
+  text <- jsonlite::prettify(paste(text, collapse = "\n"), indent = 2)
+  text <- gsub("\\{\\s*\\}", "{}", gsub("\\[\\s*\\]", "[]", text))
+  text <- strsplit(as.character(text), "\n", fixed = TRUE)[[1]]
   keys <- c("run_id", "created", "task", "task_id", "started_at", "completed_at", "completed",
             "timestamp")
   pattern <- paste0('^(\\s*"(', paste(keys, collapse = "|"), ')": )"[^"]*"')

@@ -1,0 +1,147 @@
+# The log written as the run goes (log_writer()): samples appended to a hidden part file as
+# they finish, the header written at the end, the finished file moved into place.
+
+writer_sample <- function(i, text = paste("question", i)) {
+  list(id = paste0("s", i), epoch = 1L, input = text, target = "A",
+       messages = list(list(role = "user", content = text, source = "input")),
+       metadata = list(note = paste0("line one\nline \"two\" of ", i)), store = NULL)
+}
+
+writer_header <- function(n) {
+  list(version = 2L, status = "success",
+       eval = list(created = "2026-01-02T03:04:05.123456+00:00", task_id = "bench/model/abc",
+                   dataset = list(samples = n)),
+       results = list(total_samples = n, completed_samples = n),
+       stats = list(started_at = "2026-01-02T03:04:05.123456+00:00",
+                    completed_at = "2026-01-02T03:04:07.5+00:00"))
+}
+
+json_files <- function(dir) list.files(dir, pattern = "\\.json$", all.files = TRUE)
+
+test_that("a log written in pieces: an unfinished log is never a *.json, the finished one is whole", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc", created = "2026-01-02T03:04:05.123456+00:00")
+  log_writer_add(w, lapply(1:3, writer_sample))
+  # until finished: one hidden part file (and its lock), nothing a log list would read
+  expect_length(json_files(dir), 0)
+  expect_true(file.exists(w$part))
+  expect_match(basename(w$part), "^\\..*\\.json\\.part$")
+  # each sample is one compact line of JSON, written at once
+  lines <- readLines(w$part, encoding = "UTF-8")
+  expect_length(lines, 3)
+  expect_equal(jsonlite::parse_json(lines[[2]])$metadata$note, "line one\nline \"two\" of 2")
+  log_writer_add(w, list())
+  log_writer_add(w, lapply(4:5, writer_sample))
+  path <- log_writer_finish(w, writer_header(5))
+  expect_equal(basename(path), log_file_name("2026-01-02T03:04:05.123456+00:00", "bench/model/abc"))
+  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
+  log <- jsonlite::read_json(path)
+  expect_equal(vapply(log$samples, function(s) s$id, ""), paste0("s", 1:5))
+  expect_equal(log$samples[[1]]$store, setNames(list(), character()))
+  expect_equal(log$results$total_samples, 5)
+  # vitals' header reader finds the samples' key at two spaces
+  expect_true(grepl("\n  \"samples\": [\n", read_text(path), fixed = TRUE))
+  expect_equal(read_log_header(path)$eval$task_id, "bench/model/abc")
+  expect_null(read_log_header(path)$samples)
+  expect_error(log_writer_add(w, list(writer_sample(6))), class = "predictivebench_error_argument")
+})
+
+test_that("a log without samples is valid, and write_log() of a whole log is the writer's text", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc", created = "2026-01-02T03:04:05+00:00")
+  path <- log_writer_finish(w, writer_header(0))
+  expect_length(jsonlite::read_json(path)$samples, 0)
+  log <- writer_header(2)
+  log$samples <- lapply(1:2, writer_sample)
+  whole <- write_log(log, withr::local_tempdir())
+  w <- log_writer(dir, "bench/model/abc", created = log$eval$created)
+  log_writer_add(w, log$samples[1])
+  log_writer_add(w, log$samples[2])
+  pieces <- log_writer_finish(w, writer_header(2))
+  expect_identical(read_text(whole), read_text(pieces))
+})
+
+test_that("an abandoned log leaves nothing; a writer can't write twice to one log", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc")
+  log_writer_add(w, list(writer_sample(1)))
+  expect_error(log_writer(dir, "bench/model/abc", created = w$created),
+               class = "predictivebench_error_lock")
+  expect_true(callr::r(function(dir, created) {
+    pkgload::load_all(dir, quiet = TRUE)
+    tryCatch({
+      log_writer(dirname(created[[2]]), "bench/model/abc", created = created[[1]])
+      FALSE
+    }, predictivebench_error_lock = function(e) TRUE)
+  }, list(source_tree() %||% testthat::test_path("..", ".."), list(w$created, w$part))))
+  log_writer_abandon(w)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+  expect_error(log_writer_finish(w, writer_header(1)), class = "predictivebench_error_argument")
+})
+
+test_that("a folder that can't hold the log is a classed error naming it, before anything is written", {
+  file <- withr::local_tempfile()
+  writeLines("x", file)
+  err <- expect_error(log_writer(file, "bench/model/abc"), class = "predictivebench_error_log_dir")
+  expect_equal(err$file, file)
+  expect_match(conditionMessage(err), "is a file")
+  # a missing folder is made
+  dir <- file.path(withr::local_tempdir(), "a", "b")
+  w <- log_writer(dir, "bench/model/abc")
+  expect_true(dir.exists(dir))
+  log_writer_abandon(w)
+  skip_if(identical(unname(Sys.info()[["effective_user"]]), "root"),
+          "root can write in any folder")
+  locked <- withr::local_tempdir()
+  Sys.chmod(locked, "0555")
+  withr::defer(Sys.chmod(locked, "0755"))
+  expect_error(log_writer(locked, "bench/model/abc"), class = "predictivebench_error_log_dir")
+})
+
+test_that("a full disk is a classed error naming the folder, and no log is moved into place", {
+  skip_if_not(file.exists("/dev/full"), "needs Linux's /dev/full")
+  dir <- withr::local_tempdir()
+  # the part file on a full disk: appending a sample fails
+  w <- log_writer(dir, "bench/model/abc")
+  unlink(w$part)
+  file.symlink("/dev/full", w$part)
+  err <- expect_error(log_writer_add(w, lapply(1:3, writer_sample)),
+                      class = "predictivebench_error_disk")
+  expect_equal(err$file, dir)
+  expect_match(conditionMessage(err), "full")
+  log_writer_abandon(w)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+  # the finished log's temporary file on a full disk: large and small writes
+  full <- file.path(dir, ".full")
+  local_replace_internal("log_temp_file", function(path) full)
+  for (n in c(1, 2000)) {
+    w <- log_writer(dir, "bench/model/abc")
+    log_writer_add(w, lapply(seq_len(n), writer_sample))
+    file.symlink("/dev/full", full)
+    err <- expect_error(log_writer_finish(w, writer_header(n)), class = "predictivebench_error_disk")
+    expect_equal(err$file, dir)
+    expect_match(conditionMessage(err), "disk holding .* is full")
+    expect_length(json_files(dir), 0)
+    log_writer_abandon(w)
+    unlink(full)
+  }
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+})
+
+test_that("a rerun removes a crashed run's part files of its task, and only those", {
+  dir <- withr::local_tempdir()
+  crashed <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
+                                                          "bench/model/abc")))
+  other <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
+                                                        "bench/model/abcd")))
+  for (part in c(crashed, other)) writeLines("{}", part)
+  mine <- file.path(dir, "notes.json.part")
+  writeLines("x", mine)
+  live <- log_writer(dir, "bench/model/abc", created = "2026-01-01T00:00:01+00:00")
+  expect_setequal(stale_log_parts(dir, "bench/model/abc"), crashed)
+  w <- log_writer(dir, "bench/model/abc", stale = "remove")
+  expect_false(file.exists(crashed))
+  expect_true(all(file.exists(c(other, mine, live$part, w$part))))
+  log_writer_abandon(live)
+  log_writer_abandon(w)
+})
