@@ -34,8 +34,9 @@ arena_answers <- function(questions, models, settings = NULL, known = NULL) {
   asked <- unlist(pending, use.names = FALSE)
   if (!length(asked)) return(answers)
   chat_index <- rep(seq_along(models), lengths(pending))
+  # one chat built per model (`chat_per`), none per answer: only the texts are kept
   res <- run_requests(unname(models), chat_index, as.list(asked), settings, epoch = 1L,
-                      key_extra = answer_key_extra)
+                      key_extra = answer_key_extra, chat_per = chat_index)
   note_cut_answers(res$truncated, names(models)[chat_index])
   for (k in seq_along(models)) {
     mine <- chat_index == k
@@ -96,9 +97,12 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
 
 # The answer of `models[i]` to the question in row `rows[i]` of `answers` (NA for none).
 answers_at <- function(answers, rows, models) {
-  vapply(seq_along(rows), function(i) {
-    if (is.na(rows[[i]])) NA_character_ else as.character(answers[[models[[i]]]][[rows[[i]]]])
-  }, "")
+  out <- rep(NA_character_, length(rows))
+  for (m in intersect(unique(models), names(answers))) {
+    mine <- which(models == m & !is.na(rows))
+    out[mine] <- as.character(answers[[m]][rows[mine]])
+  }
+  out
 }
 
 # The judge's user message for each battle (`question`, `answer_a`, `answer_b`).
