@@ -174,18 +174,39 @@ empty_records <- function() {
   out
 }
 
+# Each request's record as JSON text (`{"is_valid", "response", "prompt_version",
+# "request_sha256", "usage", "error"}`), written for all rows at once: the object jsonlite
+# writes per row (read back by record_json()), at a cost that does not count at full size.
 response_json <- function(res, version, key) {
-  vapply(seq_len(nrow(res)), function(i) {
-    as.character(jsonlite::toJSON(list(
-      is_valid = !is.na(res$result[[i]]),
-      response = res$result[[i]] %|NA|% "",
-      prompt_version = version,
-      request_sha256 = key[[i]],
-      usage = list(completion_tokens = res$output_tokens[[i]],
-                   prompt_tokens = res$input_tokens[[i]]),
-      error = res$error[[i]]
-    ), auto_unbox = TRUE, null = "null", na = "null"))
-  }, "")
+  if (!nrow(res)) return(character())
+  number <- function(x) exact_number_json(x)
+  paste0(
+    "{\"is_valid\":", ifelse(is.na(res$result), "false", "true"),
+    ",\"response\":", json_strings(ifelse(is.na(res$result), "", res$result)),
+    ",\"prompt_version\":", json_strings(rep_len(version, nrow(res))),
+    ",\"request_sha256\":", json_strings(key),
+    ",\"usage\":{\"completion_tokens\":", number(res$output_tokens),
+    ",\"prompt_tokens\":", number(res$input_tokens), "}",
+    ",\"error\":", json_strings(res$error), "}"
+  )
+}
+
+# JSON string literals of `x` (`null` for NA), as jsonlite writes them: `"` and `\` escaped,
+# control characters as their escapes; text with a control character other than the usual
+# five is written by jsonlite itself.
+json_strings <- function(x) {
+  x <- enc2utf8(as.character(x))
+  out <- x
+  for (pair in list(c("\\", "\\\\"), c("\"", "\\\""), c("\n", "\\n"), c("\r", "\\r"),
+                    c("\t", "\\t"), c("\b", "\\b"), c("\f", "\\f"))) {
+    out <- gsub(pair[[1]], pair[[2]], out, fixed = TRUE)
+  }
+  out <- paste0("\"", out, "\"")
+  odd <- !is.na(x) & grepl("[\001-\037]", out, perl = TRUE)
+  out[odd] <- vapply(x[odd], function(s) as.character(jsonlite::toJSON(s, auto_unbox = TRUE)),
+                     "", USE.NAMES = FALSE)
+  out[is.na(x)] <- "null"
+  out
 }
 
 # The judge's text in a `gpt_4_response` value of `battle_records.csv`: JSON (as written
