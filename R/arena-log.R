@@ -13,7 +13,8 @@
 # template around these texts (arena_judge_prompt(), its version in the header).
 
 # A new run log (an environment: its writer, what the header needs, the judge's usage so
-# far), opened with the first battles judged: a run that judges none writes no log.
+# far). Its writer is opened with the first battles judged: a run that judges none writes
+# no log.
 arena_log_open <- function(run) {
   log <- new.env(parent = emptyenv())
   log$name <- paste0("arena-", run$experiment)
@@ -31,16 +32,16 @@ arena_log_open <- function(run) {
   log$unscored <- 0L
   log$usage <- c(input = 0, output = 0, cost = 0)
   log$priced <- FALSE
-  log$writer <- log_writer(run$dir, log$task_id, created = log$created)
+  log$writer <- NULL
   log
 }
 
-# Streams one round's judged battles (a table from judge_verdicts()) as the log's next
-# samples, a chunk at a time; the log is opened (arena_log_open()) with the first.
+# Streams judged battles (a table from judge_verdicts()) as the log's next samples, a chunk
+# at a time, the first opening its writer.
 arena_log_add <- function(log, run, judged, rating, chunk = 2000L) {
   n <- nrow(judged)
-  if (!n) return(log)
-  log <- log %||% arena_log_open(run)
+  if (!n) return(invisible(log))
+  if (is.null(log$writer)) log$writer <- log_writer(run$dir, log$task_id, created = log$created)
   for (start in seq.int(1L, n, by = chunk)) {
     rows <- start:min(n, start + chunk - 1L)
     samples <- arena_log_samples(judged[rows, ], log$n + rows - start + 1L, log, rating,
@@ -53,7 +54,13 @@ arena_log_add <- function(log, run, judged, rating, chunk = 2000L) {
   log$usage <- log$usage + c(sum(judged$input_tokens), sum(judged$output_tokens),
                              sum(judged$cost, na.rm = TRUE))
   log$priced <- log$priced || any(!is.na(judged$cost))
-  log
+  invisible(log)
+}
+
+# A run stopped before its end (an error) leaves no log, finished or not.
+arena_log_abandon <- function(log) {
+  if (!is.null(log$writer)) log_writer_abandon(log$writer)
+  invisible(log)
 }
 
 # The samples of judged battles, numbered `numbers` ("battle-<number>").

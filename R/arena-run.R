@@ -193,7 +193,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
   # after arena_start()'s checks: a refused run leaves an experiment's results as they were
   open_elobench_results(run$paths, run$questions, run$model_names)
   # a run that stops on an error leaves no log, not even an unfinished one
-  on.exit(if (!is.null(state$log)) log_writer_abandon(state$log$writer), add = TRUE)
+  on.exit(arena_log_abandon(state$log), add = TRUE)
 
   for (round in seq_len(max_rounds)) {
     new <- arena_arrange_round(run, state, round)
@@ -255,7 +255,7 @@ arena_start <- function(run, given, rating) {
   judge <- configured_judge(run$judge, run$prompt_version)
   import_elobench_verdicts(run$paths$verdicts, judge, run$prompt_version, run$settings)
   list(answers = answers, arranged = empty_arrangement(), records = empty_records()[0, ],
-       log = NULL, rating = rating, rounds = 0L, stopped = "max_rounds")
+       log = arena_log_open(run), rating = rating, rounds = 0L, stopped = "max_rounds")
 }
 
 # Arrange: the round's new battles, or why the rounds stop ("done": every pair has its
@@ -332,7 +332,7 @@ arena_answer_round <- function(run, state, new) {
 # Judge: the round's battles judged a chunk at a time (judge_verdicts(), a table), their
 # records added to the results and their samples streamed to the run's log.
 arena_judge_round <- function(run, state, new, round) {
-  battles <- arena_battles(new$arrangement, state$answers, run$prompt_version)
+  battles <- arena_battles(new$arrangement, state$answers, run$prompt_version, prompts = FALSE)
   judged_pairs <- pair_keys(battles$model_a, battles$model_b, run$model_names)
   warn_pairs_without_battles(setdiff(new$wanted, judged_pairs), round)
   if (!nrow(battles)) return(state)
@@ -341,9 +341,10 @@ arena_judge_round <- function(run, state, new, round) {
   records <- list()
   own <- list()
   for (part in arena_chunks(nrow(battles), step)) {
-    judged <- judge_verdicts(battles[part, ], judge, run$prompt_version, run$position_swap,
-                             run$settings)
-    state$log <- arena_log_add(state$log, run, judged, state$rating)
+    chunk <- battles[part, ]
+    chunk$input <- battle_prompts(chunk, run$prompt_version)
+    judged <- judge_verdicts(chunk, judge, run$prompt_version, run$position_swap, run$settings)
+    arena_log_add(state$log, run, judged, state$rating)
     records[[length(records) + 1L]] <- judged_records(judged)
     own[[length(own) + 1L]] <- judged$winner_ab
   }
@@ -380,7 +381,7 @@ arena_rate <- function(run, state, rating, max_rounds) {
     write_ratings_file(run$paths, ratings)
   }
   paths <- run$paths[setdiff(names(run$paths), c("source_questions", "answers", "verdicts"))]
-  paths$log <- if (!is.null(state$log)) {
+  paths$log <- if (!is.null(state$log$writer)) {
     arena_log_finish(state$log, ratings, run$prompt_version)
   }
   structure(list(ratings = ratings, records = records, arrangement = state$arranged,
