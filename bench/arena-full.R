@@ -16,9 +16,13 @@
 # from a log-normal of a similar mean (~190 characters).
 #
 # Run from the package root:  Rscript bench/arena-full.R [n=20772]
+# (PB_ARENA_TIMES: the ratings' bootstrap replicates, default 1000 as arena_run()'s;
+# PB_ARENA_KEEP: a folder to copy the log to, for vitals_view())
 # Peak RSS as the system sees it:  /usr/bin/time -v Rscript bench/arena-full.R
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1) as.integer(args[[1]]) else 20772L
+# bootstrap replicates of the ratings: arena_run()'s default
+times <- as.integer(Sys.getenv("PB_ARENA_TIMES", "1000"))
 suppressMessages(pkgload::load_all(".", quiet = TRUE))
 source("bench/helper-fake-server.R")
 cat(machine_line(), "\n")
@@ -65,8 +69,8 @@ names(models) <- names(responders)
 judge <- arena_baseline_judge("longer")
 
 questions <- synth_questions(n)
-cat(sprintf("questions: %d (mean %.0f characters); battles: %d\n", n,
-            mean(nchar(questions)), 6L * n))
+cat(sprintf("questions: %d (mean %.0f characters); battles: %d; bootstrap: %d\n", n,
+            mean(nchar(questions)), 6L * n, times))
 
 # The floor: the same work, bare. Every model answers every question; every battle's judge
 # prompt is built and judged by the same responder, the verdict parsed.
@@ -89,7 +93,7 @@ dir <- tempfile("arena-logs-")
 start <- cpu()
 wall <- system.time(run <- suppressMessages(
   arena_run(models, judge, dataset = data.frame(question = questions), strategy = "all",
-            dir = dir, times = 100)
+            dir = dir, times = times)
 ))[["elapsed"]]
 run_cpu <- cpu() - start
 peak <- hwm_mb()
