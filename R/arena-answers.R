@@ -34,8 +34,9 @@ arena_answers <- function(questions, models, settings = NULL, known = NULL) {
   asked <- unlist(pending, use.names = FALSE)
   if (!length(asked)) return(answers)
   chat_index <- rep(seq_along(models), lengths(pending))
+  # one chat built per model (`chat_per`), none per answer: only the texts are kept
   res <- run_requests(unname(models), chat_index, as.list(asked), settings, epoch = 1L,
-                      key_extra = answer_key_extra)
+                      key_extra = answer_key_extra, chat_per = chat_index)
   note_cut_answers(res$truncated, names(models)[chat_index])
   for (k in seq_along(models)) {
     mine <- chat_index == k
@@ -73,10 +74,12 @@ answer_key_extra <- "arena-answer-v1"
 #' @param arrangement A tibble `question, model_a, model_b` ([arena_arrange()]).
 #' @param answers A tibble `question` + one column per model ([arena_answers()]).
 #' @param version Judge prompt version, see [arena_judge_prompt()].
+#' @param prompts `FALSE` leaves `input` `NA` (the caller builds the judge's prompts).
 #' @returns A tibble with `id`, `input` (the judge's user message), `target` (empty),
 #'   `question`, `model_a`, `model_b`, `answer_a`, `answer_b`.
 #' @keywords internal
-arena_battles <- function(arrangement, answers, version = c("231225", "231113")) {
+arena_battles <- function(arrangement, answers, version = c("231225", "231113"),
+                          prompts = TRUE) {
   version <- rlang::arg_match(version)
   check_registered(arrangement, setdiff(names(answers), "question"))
   row <- match(arrangement$question, answers$question)
@@ -90,15 +93,21 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"))
   out <- tibble::tibble(question = arrangement$question[ok], model_a = arrangement$model_a[ok],
                         model_b = arrangement$model_b[ok], answer_a = answer_a[ok],
                         answer_b = answer_b[ok])
+  # without `prompts`, the judge's prompts are left to the caller (arena_run() builds them a
+  # chunk at a time: at full size they are most of a round's memory)
   tibble::tibble(id = sprintf("battle-%d", seq_len(nrow(out))),
-                 input = battle_prompts(out, version), target = "", out)
+                 input = if (prompts) battle_prompts(out, version) else NA_character_,
+                 target = "", out)
 }
 
 # The answer of `models[i]` to the question in row `rows[i]` of `answers` (NA for none).
 answers_at <- function(answers, rows, models) {
-  vapply(seq_along(rows), function(i) {
-    if (is.na(rows[[i]])) NA_character_ else as.character(answers[[models[[i]]]][[rows[[i]]]])
-  }, "")
+  out <- rep(NA_character_, length(rows))
+  for (m in intersect(unique(models), names(answers))) {
+    mine <- which(models == m & !is.na(rows))
+    out[mine] <- as.character(answers[[m]][rows[mine]])
+  }
+  out
 }
 
 # The judge's user message for each battle (`question`, `answer_a`, `answer_b`).

@@ -1,7 +1,7 @@
 # The arena's judging as a vitals Task, internal: each sample a battle between two models'
-# answers, judged by EloBench's judge. arena_run() judges its rounds with it; the user's
-# arena_task() (R/arena-task.R) judges one model's answers against reference answers with the
-# same judge_battles().
+# answers, judged by EloBench's judge. arena_run() judges its rounds with the same verdicts as
+# tables (judge_verdicts(), R/arena-verdicts.R); the user's arena_task() (R/arena-task.R)
+# judges one model's answers against reference answers with judge_battles().
 
 arena_sample_battles <- function() {
   sample <- sample_store()
@@ -70,9 +70,8 @@ arena_sample_battles <- function() {
 #' @param solver,scorer A solver and scorer, by default `arena_judge_solver()` and
 #'   `arena_verdict_scorer()`.
 #' @param benchmark,fields The registered benchmark whose summary the log shows, and battle
-#'   columns logged besides the battle's own: `arena_run()` writes its run log with this
-#'   same task (benchmark `"arena_ratings"`, the battles of every round replayed, with
-#'   `"rating_options"`), so the judging task is defined here only.
+#'   columns logged besides the battle's own. (`arena_run()` judges its rounds without this
+#'   task, as tables: `judge_verdicts()`, its log written by R/arena-log.R.)
 #' @inheritParams task-args
 #' @inheritParams task-table-args
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
@@ -236,6 +235,7 @@ arena_outcomes <- function(x, call = rlang::caller_env()) {
     return(arena_reference_outcomes(x))
   }
   x <- benchmark_samples(x, c("model_a", "model_b"), what, call = call)
+  x <- battle_parts(x)
   if ("solver_metadata" %in% names(x)) {
     winner <- metadata_field(x$solver_metadata, "winner")
     out <- tibble::tibble(model_a = x$model_a, model_b = x$model_b, winner = winner,
@@ -244,5 +244,31 @@ arena_outcomes <- function(x, call = rlang::caller_env()) {
     for (column in intersect(c("answer_a", "answer_b"), names(x))) out[[column]] <- x[[column]]
     return(out)
   }
+  x
+}
+
+# The question and both answers of an arena_run() log's battles, which its samples store
+# once, in their input (see R/arena-log.R): read back out of it by their lengths (the
+# solver metadata's `question_chars` and `answer_a_chars`) and the models' names, which
+# arena_battle_text() puts between them. Other samples are returned as they are.
+battle_parts <- function(x) {
+  if ("question" %in% names(x) || !all(c("input", "solver_metadata") %in% names(x))) {
+    return(x)
+  }
+  chars <- function(field) {
+    suppressWarnings(as.integer(metadata_field(x$solver_metadata, field)))
+  }
+  question_chars <- chars("question_chars")
+  answer_a_chars <- chars("answer_a_chars")
+  if (anyNA(question_chars) || anyNA(answer_a_chars)) return(x)
+  input <- x$input
+  start_q <- nchar("Question:\n") + 1L
+  end_q <- start_q + question_chars - 1L
+  start_a <- end_q + nchar(paste0("\n\nAnswer of ", x$model_a, " (model_a):\n")) + 1L
+  end_a <- start_a + answer_a_chars - 1L
+  start_b <- end_a + nchar(paste0("\n\nAnswer of ", x$model_b, " (model_b):\n")) + 1L
+  x$question <- substr(input, start_q, end_q)
+  x$answer_a <- substr(input, start_a, end_a)
+  x$answer_b <- substring(input, start_b)
   x
 }

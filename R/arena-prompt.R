@@ -124,32 +124,58 @@ arena_judge_prompt <- function(question, answer_a, answer_b, version = c("231225
   n <- max(length(question), length(answer_a), length(answer_b))
   values <- list(rep_len(as.character(question), n), rep_len(as.character(answer_a), n),
                  rep_len(as.character(answer_b), n))
-  template <- arena_templates[[version]]
+  user <- character(n)
+  # Values that can't change the filling (no placeholder brace, no ChatML marker, no
+  # sentinel) are pasted between the template's pieces, which are what filling the
+  # template with sentinels leaves around them: the same text, without filling and
+  # splitting the template once per battle. Any other row is filled as the original fills it.
+  plain <- Reduce(`&`, lapply(values, function(v) !grepl("[{\001]|<\\|im_", v, perl = TRUE)))
+  if (any(plain)) {
+    pieces <- template_pieces(version)
+    user[plain] <- paste0(pieces[[1]], values[[1]][plain], pieces[[2]], values[[2]][plain],
+                          pieces[[3]], values[[3]][plain], pieces[[4]])
+  }
+  for (i in which(!plain)) {
+    user[[i]] <- fill_judge_template(version, vapply(values, `[[`, "", i))$user
+  }
+  list(system = fill_judge_template(version, c("", "", ""))$system, user = user)
+}
+
+# EloBench's template of `version` filled with three values (placeholders replaced in order,
+# then split on the ChatML markers and stripped, as the original does): the system prompt
+# and the user message.
+fill_judge_template <- function(version, values) {
+  text <- arena_templates[[version]]
   keys <- arena_template_keys[[version]]
-  system <- NULL
-  user <- vapply(seq_len(n), function(i) {
-    text <- template
-    for (k in seq_along(keys)) {
-      text <- gsub(paste0("{", keys[[k]], "}"), values[[k]][[i]], text, fixed = TRUE)
-    }
-    messages <- chatml_messages(text)
-    roles <- vapply(messages, `[[`, "", "role")
-    contents <- vapply(messages, `[[`, "", "content")
-    if (is.null(system)) system <<- contents[roles == "system"][1]
-    paste(contents[roles != "system"], collapse = "\n\n")
-  }, "")
-  if (is.null(system)) system <- chatml_messages(template)[[1]]$content
-  list(system = system, user = user)
+  for (k in seq_along(keys)) {
+    text <- gsub(paste0("{", keys[[k]], "}"), values[[k]], text, fixed = TRUE)
+  }
+  messages <- chatml_messages(text)
+  roles <- vapply(messages, `[[`, "", "role")
+  contents <- vapply(messages, `[[`, "", "content")
+  list(system = contents[roles == "system"][1],
+       user = paste(contents[roles != "system"], collapse = "\n\n"))
+}
+
+# The judge's user message of `version` cut at its three values: filled with sentinels (a
+# control character the template never holds), then split at them.
+template_pieces <- function(version) {
+  filled <- fill_judge_template(version, paste0("\001", 1:3, "\001"))$user
+  pieces <- strsplit(filled, "\001[1-3]\001")[[1]]
+  c(pieces, rep("", 4L - length(pieces)))
 }
 
 #' @rdname arena_judge_prompt
 arena_parse_verdict <- function(text) {
   text <- as.character(text)
-  out <- lapply(text, parse_one_verdict)
+  # each distinct text read once (a judge repeats its short verdicts across many battles)
+  distinct <- unique(text)
+  out <- lapply(distinct, parse_one_verdict)
+  at <- match(text, distinct)
   tibble::tibble(
-    winner = vapply(out, `[[`, "", "winner"),
-    gpt_4_score = vapply(out, `[[`, "", "score"),
-    format = vapply(out, `[[`, "", "format")
+    winner = vapply(out, `[[`, "", "winner")[at],
+    gpt_4_score = vapply(out, `[[`, "", "score")[at],
+    format = vapply(out, `[[`, "", "format")[at]
   )
 }
 

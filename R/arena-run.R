@@ -23,16 +23,23 @@
 #' each logged battle carries in `rating_options`; benchmark `"arena_ratings"`, so
 #' [leaderboard()] reports each competitor as a model), the competitors are the models
 #' evaluated and the judge is the scorer's model, and each row is one battle judged in this
-#' run: the question and both answers, then the verdict, with the judge's conversation as the
-#' score's grading. A row's result and score are `model_a`'s: "careful wins against echo"
-#' scores 1, "careful loses to echo" 0, a tie 0.5.
+#' run: the question and both answers (its input), then the outcome and the judge's reply.
+#' A row's result and score are `model_a`'s: "careful wins against echo" scores 1,
+#' "careful loses to echo" 0, a tie 0.5. Each text is stored once a row: the judge's prompt
+#' is EloBench's template (its version in the header) around the input's texts, and each
+#' verdict names its request in the response cache (`request_sha256`). The log is written
+#' as the battles are judged, a chunk at a time, and closed with the ratings; a run that
+#' stops before (killed, or on an error) leaves no `.json` log, only, when killed, a hidden
+#' unfinished part file that nothing reads as a log.
 #'
 #' Each round arranges battles ([arena_arrange()]: for every pair still short of `n`
 #' decisive (non-tie) battles, that many new questions), asks the chats for the answers
-#' still missing ([arena_answers()]), and judges the new battles (a judging task, each
-#' sample a battle). Rounds repeat until every pair has `n` decisive battles, no pair can get
-#' a new question, or `max_rounds` is reached. A round's answers, then its battles, each go
-#' into one request pool.
+#' still missing ([arena_answers()]), and judges the new battles. Rounds repeat until every pair has `n` decisive battles, no pair can get
+#' a new question, or `max_rounds` is reached. A round's answers, then its battles, go into
+#' request pools of at most 8,000 requests each (one after another, so memory holds one such
+#' chunk of requests, answers and log rows whatever the arena's size; the rounds' answers and
+#' verdicts are kept as tables); with `batch = TRUE`, a round's answers, then its battles,
+#' are one provider batch per chat.
 #'
 #' @section EloBench's folder:
 #' With `elobench`, a folder in EloBench's layout, the run imports from it and exports to it;
@@ -182,9 +189,11 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
   run$model_names <- names(run$models)
   run$paths <- elobench_layout(elobench, version %||% "custom", experiment)
   run$questions <- arena_questions(run$paths, version, dataset)
-  state <- arena_start(run, given)
+  state <- arena_start(run, given, rating)
   # after arena_start()'s checks: a refused run leaves an experiment's results as they were
   open_elobench_results(run$paths, run$questions, run$model_names)
+  # a run that stops on an error leaves no log, not even an unfinished one
+  on.exit(arena_log_abandon(state$log), add = TRUE)
 
   for (round in seq_len(max_rounds)) {
     new <- arena_arrange_round(run, state, round)
@@ -239,14 +248,14 @@ dataset_questions <- function(dataset, call = rlang::caller_env()) {
 # Before the first round: the answers known so far (those of `answers`, whose every model must
 # have some), EloBench's verdicts imported into the response cache, and nothing arranged or
 # judged.
-arena_start <- function(run, given) {
+arena_start <- function(run, given, rating) {
   answers <- answers_for(given[given$question %in% run$questions, ], run$questions,
                          run$model_names)[c("question", run$model_names)]
   check_cached_answers(run$models, answers, run$questions, run$answers_file)
   judge <- configured_judge(run$judge, run$prompt_version)
   import_elobench_verdicts(run$paths$verdicts, judge, run$prompt_version, run$settings)
   list(answers = answers, arranged = empty_arrangement(), records = empty_records()[0, ],
-       samples = list(), rounds = 0L, stopped = "max_rounds")
+       log = arena_log_open(run), rating = rating, rounds = 0L, stopped = "max_rounds")
 }
 
 # Arrange: the round's new battles, or why the rounds stop ("done": every pair has its
@@ -302,7 +311,7 @@ round_pairs <- function(run, new, need) {
 }
 
 # Answer: the round's arrangement recorded, and each chat asked only for its answers still
-# missing.
+# missing, a chunk of questions at a time (arena_chunk()).
 arena_answer_round <- function(run, state, new) {
   state$rounds <- state$rounds + 1L
   state$arranged <- rbind(state$arranged, new)
@@ -310,42 +319,55 @@ arena_answer_round <- function(run, state, new) {
   chats <- Filter(Negate(is.null), run$models)
   if (!length(chats)) return(state)
   rows <- match(unique(new$question), state$answers$question)
-  asked <- arena_answers(state$answers$question[rows], chats, run$settings,
-                         known = state$answers[rows, ])
-  for (m in names(chats)) state$answers[[m]][rows] <- asked[[m]]
+  for (part in arena_chunks(length(rows), arena_chunk(run$settings) %/% length(chats))) {
+    at <- rows[part]
+    asked <- arena_answers(state$answers$question[at], chats, run$settings,
+                           known = state$answers[at, ])
+    for (m in names(chats)) state$answers[[m]][at] <- asked[[m]]
+  }
   export_answers(run$paths, state$answers[c("question", names(chats))])
   state
 }
 
-# Judge: the round's battles through the judging task, their records added to the results.
+# Judge: the round's battles judged a chunk at a time (judge_verdicts(), a table), their
+# records added to the results and their samples streamed to the run's log.
 arena_judge_round <- function(run, state, new, round) {
-  battles <- arena_battles(new$arrangement, state$answers, run$prompt_version)
+  battles <- arena_battles(new$arrangement, state$answers, run$prompt_version, prompts = FALSE)
   judged_pairs <- pair_keys(battles$model_a, battles$model_b, run$model_names)
   warn_pairs_without_battles(setdiff(new$wanted, judged_pairs), round)
   if (!nrow(battles)) return(state)
-  samples <- judge_round(run, battles)
-  state$samples <- c(state$samples, list(samples))
-  records <- experiment_records(samples, battles)
+  judge <- configured_judge(run$judge, run$prompt_version)
+  step <- arena_chunk(run$settings) %/% if (run$position_swap) 2L else 1L
+  records <- list()
+  own <- list()
+  for (part in arena_chunks(nrow(battles), step)) {
+    chunk <- battles[part, ]
+    chunk$input <- battle_prompts(chunk, run$prompt_version)
+    judged <- judge_verdicts(chunk, judge, run$prompt_version, run$position_swap, run$settings)
+    arena_log_add(state$log, run, judged, state$rating)
+    records[[length(records) + 1L]] <- judged_records(judged)
+    own[[length(own) + 1L]] <- judged$winner_ab
+  }
+  records <- do.call(rbind, records)
   state$records <- rbind(state$records, records)
   write_round_results(run$paths, state$arranged, state$records)
-  export_verdicts(run$paths, own_order_records(records, samples))
+  export_verdicts(run$paths, own_order_records(records, unlist(own)))
   state
 }
 
-# One round's battles judged by the judging task (arena_judge_task()), its log left to the
-# run (one log per run).
-judge_round <- function(run, battles) {
-  solver <- arena_judge_solver(version = run$prompt_version,
-                               position_swap = run$position_swap, settings = run$settings)
-  task <- arena_judge_task(battles, solver, arena_verdict_scorer(run$invalid),
-                           dir = run$dir, name = paste0("arena-", run$experiment))
-  task$write_log <- FALSE
-  suppressWarnings(task$eval(solver_chat = run$judge, view = FALSE),
-                   classes = "predictivebench_warning_failed_requests")
-  task$get_samples()
+# Requests a pool takes at once in arena_run(): its rounds are sent in chunks of this many,
+# so memory holds one chunk's requests and answers, whatever the size of the arena. A
+# provider batch takes a round whole (each chunk would be a batch to wait for).
+arena_chunk <- function(settings) if (isTRUE(settings$batch)) .Machine$integer.max else 8000L
+
+# `n` rows in consecutive chunks of at most `size` (at least one row each).
+arena_chunks <- function(n, size) {
+  if (!n) return(list())
+  size <- max(1L, min(n, size))
+  split(seq_len(n), ceiling(seq_len(n) / size))
 }
 
-# Rate: warnings for what is missing, the ratings (elo_rating.csv) and the run's log.
+# Rate: warnings for what is missing, the ratings (elo_rating.csv) and the run's log closed.
 arena_rate <- function(run, state, rating, max_rounds) {
   records <- state$records
   if (run$strategy == "pairs") {
@@ -359,9 +381,8 @@ arena_rate <- function(run, state, rating, max_rounds) {
     write_ratings_file(run$paths, ratings)
   }
   paths <- run$paths[setdiff(names(run$paths), c("source_questions", "answers", "verdicts"))]
-  paths$log <- if (length(state$samples)) {
-    arena_run_log(do.call(rbind, state$samples), run$model_names, run$dir, run$experiment,
-                  rating)
+  paths$log <- if (!is.null(state$log$writer)) {
+    arena_log_finish(state$log, ratings, run$prompt_version)
   }
   structure(list(ratings = ratings, records = records, arrangement = state$arranged,
                  answers = state$answers, rounds = state$rounds, paths = paths),
@@ -374,59 +395,6 @@ warn_failed_judgements <- function(records) {
   cli::cli_warn(c("{failed} judgement{?s} failed; run {.fn arena_run} again to retry.",
                   i = "Verdicts already recorded are not requested again."),
                 class = "predictivebench_warning_failed_requests")
-}
-
-# The log of one arena_run(): the judging task (arena_judge_task()) over the battles judged
-# in the run (the judge's samples of every round), replayed without a request. Each row's conversation is the
-# question and both answers, then the verdict, under the competitors' name; the judge's own
-# conversation is the scorer's chat (its grading, and its usage under the judge's model).
-# Each row's result and score are model_a's. `rating` holds the run's arena_ratings()
-# options (method, bootstrap, seed, invalid), logged with every battle so that the log's
-# headline, read back anywhere, is the run's ratings (elo_rating.csv).
-arena_run_log <- function(judged, models, dir, experiment, rating) {
-  winner <- metadata_field(judged$solver_metadata, "winner")
-  battles <- tibble::tibble(
-    id = sprintf("battle-%d", seq_len(nrow(judged))),
-    input = arena_battle_text(judged$question, judged$model_a, judged$answer_a,
-                              judged$model_b, judged$answer_b),
-    target = "", question = judged$question, model_a = judged$model_a,
-    model_b = judged$model_b, answer_a = judged$answer_a, answer_b = judged$answer_b,
-    rating_options = as.character(jsonlite::toJSON(rating, auto_unbox = TRUE))
-  )
-  verdict <- battle_outcome_text(judged$model_a, judged$model_b, winner)
-  invalid <- rating$invalid
-  competitors <- baseline_chat(function(q) "", name = paste(models, collapse = " vs "))
-  usage_fields <- c("cached", "input_tokens", "output_tokens", "cost")
-  replay <- function(inputs, ...) {
-    chats <- lapply(seq_along(inputs), function(i) {
-      competitors$clone()$set_turns(list(
-        ellmer::UserTurn(contents = list(ellmer::ContentText(inputs[[i]]))),
-        ellmer::AssistantTurn(contents = list(ellmer::ContentText(
-          paste0("Verdict: ", verdict[[i]], "\n\n", na_as_empty(judged$result[[i]]))
-        )))
-      ))
-    })
-    list(result = verdict, solver_chat = chats,
-         solver_metadata = lapply(judged$solver_metadata, function(m) {
-           m[setdiff(names(m), usage_fields)]
-         }))
-  }
-  judge_usage <- lapply(judged$solver_metadata, function(m) {
-    m[intersect(names(m), usage_fields)]
-  })
-  scorer <- function(samples, ...) {
-    scored <- arena_verdict_scorer(invalid)(samples)
-    scored$scorer_metadata <- Map(c, scored$scorer_metadata, judge_usage)
-    scored$scorer_chat <- judged$solver_chat
-    scored
-  }
-  task <- arena_judge_task(battles, replay, scorer, dir = dir,
-                           name = paste0("arena-", experiment), benchmark = "arena_ratings",
-                           fields = "rating_options")
-  # arena_ratings() already warned about these battles for the run
-  suppressWarnings(suppressMessages(task$eval(solver_chat = competitors, view = FALSE)),
-                   classes = "predictivebench_warning_separated")
-  task$log_path
 }
 
 # A battle's outcome told from model_a's side, as its score is: "careful wins against

@@ -4,11 +4,36 @@
 # recovered from the judge's text. Each battle's record keeps EloBench's columns, the key in
 # its `gpt_4_response` JSON (`request_sha256`), for the exported files (R/arena-store.R).
 
-# Judge battles (a tibble from arena_battles()).
+# Judge battles (a tibble from arena_battles()): judge_verdicts()' table, with each battle's
+# conversation with the judge as an ellmer chat (`chat`) and its usage as a list (`usage`),
+# for the judging Task and arena_task()'s scorer, which hand vitals a chat per sample.
 judge_battles <- function(battles, chat, version = "231225", position_swap = FALSE,
                           temperature = 0, params = NULL, system_prompt = NULL,
                           settings = NULL) {
   judge <- configured_judge(chat, version, temperature, params, system_prompt)
+  out <- judge_verdicts(battles, judge, version, position_swap, settings)
+  prompts <- battles$input
+  out$chat <- lapply(seq_len(nrow(out)), function(i) {
+    text <- out$gpt_4_response_text[[i]]
+    assistant <- if (is.na(text)) empty_turn() else
+      ellmer::AssistantTurn(contents = list(ellmer::ContentText(text)))
+    judge$clone()$set_turns(list(user_turn_of(prompts[[i]]), assistant))
+  })
+  out$usage <- lapply(seq_len(nrow(out)), function(i) {
+    list(cached = out$cached[[i]], input_tokens = out$input_tokens[[i]],
+         output_tokens = out$output_tokens[[i]], cost = out$cost[[i]])
+  })
+  out
+}
+
+# The verdicts of `battles` by `judge` (a chat from configured_judge()) as a table, one row a
+# battle, vectors only: what arena_run() keeps of its rounds, at any size. Every request goes
+# through the engine as one table (run_requests()), which builds no chat per answer
+# (`chat_per`). `usage`: the battle's tokens and cost (both orders with `position_swap`),
+# none for a verdict read from the cache.
+judge_verdicts <- function(battles, judge, version = "231225", position_swap = FALSE,
+                           settings = NULL) {
+  settings <- settings %||% request_settings()
   n <- nrow(battles)
   req <- judge_requests(battles, version, swapped = FALSE)
   if (position_swap && n) req <- rbind(req, judge_requests(battles, version, swapped = TRUE))
@@ -16,38 +41,40 @@ judge_battles <- function(battles, chat, version = "231225", position_swap = FAL
   # battle: no request, and no rows (not NULL, which can't be indexed as a table).
   first <- match(req$input, req$input)
   todo <- which(first == seq_along(first))
-  res <- generate_responses(judge, req$input[todo], settings, epoch = 1L,
-                            key_extra = judge_key_extra(version))
+  res <- run_requests(list(judge), rep(1L, length(todo)), as.list(req$input[todo]), settings,
+                      epoch = 1L, key_extra = judge_key_extra(version),
+                      chat_per = rep(1L, length(todo)))
+  res$chat <- NULL
   res <- res[match(first, todo), ]
   copy <- first != seq_along(first)
   res[copy, c("input_tokens", "output_tokens", "cost")] <- 0
   keys <- verdict_keys(judge, req$input, version)
   rec <- verdict_records(req, res, judge$get_model(), version, keys)
-  text <- vapply(rec$gpt_4_response, arena_response_text, "", USE.NAMES = FALSE)
   ab <- seq_len(n)
   winner_ab <- rec$winner[ab]
   winner_ba <- rep(NA_character_, n)
   winner <- winner_ab
-  if (position_swap && n) {
-    winner_ba <- swap_winner(rec$winner[n + ab])
+  both <- if (position_swap && n) n + ab else integer()
+  if (length(both)) {
+    winner_ba <- swap_winner(rec$winner[both])
     winner <- combine_swapped(winner_ab, winner_ba)
   }
-  chats <- lapply(ab, function(i) {
-    assistant <- if (is.na(text[[i]])) empty_turn() else
-      ellmer::AssistantTurn(contents = list(ellmer::ContentText(text[[i]])))
-    judge$clone()$set_turns(list(user_turn_of(req$input[[i]]), assistant))
-  })
+  # summed over both orders as usage_metadata() sums a battle's requests: tokens without NA
+  usage <- function(column, na_rm = TRUE) {
+    value <- res[[column]]
+    if (na_rm) value[is.na(value)] <- 0
+    if (length(both)) value[ab] + value[both] else value[ab]
+  }
   tibble::tibble(
     question = battles$question, model_a = battles$model_a, model_b = battles$model_b,
     winner = winner, winner_ab = winner_ab, winner_ba = winner_ba, judger = judge$get_model(),
     tstamp = rec$tstamp[ab], answer_a = battles$answer_a, answer_b = battles$answer_b,
-    gpt_4_response = rec$gpt_4_response[ab], gpt_4_response_text = text[ab],
+    gpt_4_response = rec$gpt_4_response[ab], gpt_4_response_text = res$result[ab],
     gpt_4_score = rec$gpt_4_score[ab], is_valid = !is.na(winner),
-    cached = if (position_swap && n) res$cached[ab] & res$cached[n + ab] else res$cached[ab],
-    error = res$error[ab], chat = chats,
-    usage = lapply(ab, function(i) {
-      usage_metadata(res, if (position_swap) c(i, n + i) else i)
-    })
+    cached = if (length(both)) res$cached[ab] & res$cached[both] else res$cached[ab],
+    error = res$error[ab], request_sha256 = keys[ab],
+    input_tokens = usage("input_tokens"), output_tokens = usage("output_tokens"),
+    cost = usage("cost", na_rm = FALSE)
   )
 }
 
@@ -147,18 +174,39 @@ empty_records <- function() {
   out
 }
 
+# Each request's record as JSON text (`{"is_valid", "response", "prompt_version",
+# "request_sha256", "usage", "error"}`), written for all rows at once: the object jsonlite
+# writes per row (read back by record_json()), at a cost that does not count at full size.
 response_json <- function(res, version, key) {
-  vapply(seq_len(nrow(res)), function(i) {
-    as.character(jsonlite::toJSON(list(
-      is_valid = !is.na(res$result[[i]]),
-      response = res$result[[i]] %|NA|% "",
-      prompt_version = version,
-      request_sha256 = key[[i]],
-      usage = list(completion_tokens = res$output_tokens[[i]],
-                   prompt_tokens = res$input_tokens[[i]]),
-      error = res$error[[i]]
-    ), auto_unbox = TRUE, null = "null", na = "null"))
-  }, "")
+  if (!nrow(res)) return(character())
+  number <- function(x) exact_number_json(x)
+  paste0(
+    "{\"is_valid\":", ifelse(is.na(res$result), "false", "true"),
+    ",\"response\":", json_strings(ifelse(is.na(res$result), "", res$result)),
+    ",\"prompt_version\":", json_strings(rep_len(version, nrow(res))),
+    ",\"request_sha256\":", json_strings(key),
+    ",\"usage\":{\"completion_tokens\":", number(res$output_tokens),
+    ",\"prompt_tokens\":", number(res$input_tokens), "}",
+    ",\"error\":", json_strings(res$error), "}"
+  )
+}
+
+# JSON string literals of `x` (`null` for NA), as jsonlite writes them: `"` and `\` escaped,
+# control characters as their escapes; text with a control character other than the usual
+# five is written by jsonlite itself.
+json_strings <- function(x) {
+  x <- enc2utf8(as.character(x))
+  out <- x
+  for (pair in list(c("\\", "\\\\"), c("\"", "\\\""), c("\n", "\\n"), c("\r", "\\r"),
+                    c("\t", "\\t"), c("\b", "\\b"), c("\f", "\\f"))) {
+    out <- gsub(pair[[1]], pair[[2]], out, fixed = TRUE)
+  }
+  out <- paste0("\"", out, "\"")
+  odd <- !is.na(x) & grepl("[\001-\037]", out, perl = TRUE)
+  out[odd] <- vapply(x[odd], function(s) as.character(jsonlite::toJSON(s, auto_unbox = TRUE)),
+                     "", USE.NAMES = FALSE)
+  out[is.na(x)] <- "null"
+  out
 }
 
 # The judge's text in a `gpt_4_response` value of `battle_records.csv`: JSON (as written
@@ -186,13 +234,15 @@ record_json <- function(record) {
 
 # The records of the judge's requests in the battles' own order, for EloBench's
 # battle_records.csv: each names its request (the key in `gpt_4_response`), so its winner is
-# that request's verdict, not the one combined with the swapped order (`position_swap`).
-own_order_records <- function(records, samples) {
-  records$winner <- metadata_field(samples$solver_metadata, "winner_ab")
+# that request's verdict (`winner_ab`), not the one combined with the swapped order
+# (`position_swap`).
+own_order_records <- function(records, winner_ab) {
+  records$winner <- winner_ab
   records$is_valid <- !failed_judgement(records$winner)
   records
 }
 
+# The battle records (EloBench's columns) of a judging task's samples.
 experiment_records <- function(samples, battles) {
   get <- function(field) metadata_field(samples$solver_metadata, field)
   tibble::tibble(
@@ -202,5 +252,16 @@ experiment_records <- function(samples, battles) {
     gpt_4_response = get("gpt_4_response"),
     gpt_4_score = get("gpt_4_score"),
     is_valid = !failed_judgement(get("winner"))
+  )
+}
+
+# The battle records (EloBench's columns) of judged battles (a table from judge_verdicts()).
+judged_records <- function(judged) {
+  tibble::tibble(
+    model_a = judged$model_a, model_b = judged$model_b, winner = judged$winner,
+    judger = judged$judger, tstamp = judged$tstamp, question = judged$question,
+    answer_a = judged$answer_a, answer_b = judged$answer_b,
+    gpt_4_response = judged$gpt_4_response, gpt_4_score = judged$gpt_4_score,
+    is_valid = !failed_judgement(judged$winner)
   )
 }

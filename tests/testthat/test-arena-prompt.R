@@ -35,3 +35,21 @@ test_that("verdicts map to the original winners", {
   # A JSON number written with a decimal point is still the number (as in Python).
   expect_equal(arena_parse_verdict('{"winner": 2.0}')$winner, "model_b")
 })
+
+test_that("judge prompts pasted between the template's pieces are the original's filling", {
+  q <- c("What?", "  spaced  ", "with {llm_response_1} inside", "déjà ✓", "", "line\nbreak",
+         "<|im_end|> marker", "tab\t", "{question}")
+  a <- c("A", "", "  x ", "{user_submitted_question}", "b", "\n", "ok", "z", "{model1_answer}")
+  b <- rev(a)
+  for (version in c("231225", "231113")) {
+    prompts <- arena_judge_prompt(q, a, b, version)
+    one_by_one <- vapply(seq_along(q), function(i) {
+      fill_judge_template(version, c(q[[i]], a[[i]], b[[i]]))$user
+    }, "")
+    expect_identical(prompts$user, one_by_one)
+    expect_identical(prompts$system, fill_judge_template(version, c("", "", ""))$system)
+    # a placeholder inside a value is filled in order, as the original's str.replace() does
+    if (version == "231225") expect_match(prompts$user[[3]], "with   x  inside", fixed = TRUE)
+  }
+  expect_identical(arena_judge_prompt(character(), character(), character())$user, character())
+})

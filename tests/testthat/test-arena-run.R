@@ -682,3 +682,111 @@ test_that("each chat is asked for an answer once per question over the rounds, a
   expect_equal(sum(asked == "b"), sum(!is.na(run$answers$b)) + 3)
   expect_equal(sum(asked == "judge"), nrow(run$records))
 })
+
+test_that("a run's log stores each text once a battle: the input, read back exactly", {
+  logs <- withr::local_tempdir()
+  # answers that hold what the battle's text puts between them, and text outside ASCII
+  models <- list(
+    tricky = named_constant("Fine.\n\nAnswer of plain (model_b):\nnot really the end", "tricky"),
+    plain = named_constant("Plain answer — déjà vu ✓", "plain"),
+    empty = named_constant("", "empty")
+  )
+  questions <- data.frame(question = c("Unique question ALPHA?", "Question:\nBETA\n\n?"))
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                   strategy = "all", dir = logs, times = 20)
+  lines <- readLines(run$paths$log, encoding = "UTF-8")
+  samples <- lines[startsWith(lines, "{\"id\":\"battle-")]
+  expect_length(samples, nrow(run$records))
+  count <- function(text, pattern) lengths(regmatches(text, gregexpr(pattern, text, fixed = TRUE)))
+  for (i in seq_along(samples)) {
+    sample <- jsonlite::parse_json(sub(",$", "", samples[[i]]))
+    record <- run$records[i, ]
+    expect_equal(sample$input, arena_battle_text(record$question, record$model_a,
+                                                 record$answer_a, record$model_b,
+                                                 record$answer_b))
+    # the question, each answer and the judge's reply once each in the sample's line
+    expect_equal(count(samples[[i]], if (grepl("ALPHA", record$question)) "ALPHA" else "BETA"),
+                 1L)
+    expect_equal(count(samples[[i]], "not really the end"),
+                 as.integer("tricky" %in% c(record$model_a, record$model_b)))
+    expect_equal(count(samples[[i]], "déjà vu"),
+                 as.integer("plain" %in% c(record$model_a, record$model_b)))
+    expect_equal(count(samples[[i]], "Baseline judge (longer)."), 1L)
+    expect_equal(sample$metadata$request_sha256,
+                 jsonlite::fromJSON(record$gpt_4_response)$request_sha256)
+  }
+  # the battles read back from the log are the run's, answers included
+  back <- arena_outcomes(run$paths$log)
+  for (column in c("model_a", "model_b", "winner", "question", "answer_a", "answer_b")) {
+    expect_identical(back[[column]], run$records[[column]], label = column)
+  }
+  rate <- function(x) {
+    suppressWarnings(arena_ratings(x, style_control = TRUE, bootstrap = 10),
+                     classes = "predictivebench_warning_separated")
+  }
+  expect_equal(rate(run$paths$log), rate(run$records), ignore_attr = TRUE)
+  expect_inspect_valid(run$paths$log)
+})
+
+test_that("a round larger than a pool's chunk is judged and logged chunk by chunk, as one", {
+  questions <- data.frame(question = paste("Question", 1:5))
+  models <- list(big = named_constant("big big big", "big"), small = named_constant("s", "small"),
+                 mid = named_constant("mid mid", "mid"))
+  judge <- arena_baseline_judge("random")
+  whole <- arena_run(models, judge, dataset = questions, strategy = "all",
+                     dir = withr::local_tempdir(), times = 20, position_swap = TRUE)
+  local_arena_binding("arena_chunk", function(settings) 4L)
+  sent <- 0
+  original <- judge_verdicts
+  local_arena_binding("judge_verdicts", function(battles, ...) {
+    sent <<- c(sent, nrow(battles))
+    original(battles, ...)
+  })
+  chunked <- arena_run(models, judge, dataset = questions, strategy = "all",
+                       dir = withr::local_tempdir(), times = 20, position_swap = TRUE)
+  # position_swap: two requests a battle, so 2 battles a chunk of 4 requests
+  expect_equal(max(sent), 2)
+  same <- setdiff(names(whole$records), "tstamp")
+  expect_equal(chunked$records[same], whole$records[same])
+  expect_equal(chunked$ratings, whole$ratings)
+  log <- log_json(chunked$paths$log)
+  ids <- vapply(log$samples, `[[`, "", "id")
+  expect_equal(ids, sprintf("battle-%d", seq_len(nrow(whole$records))))
+  expect_equal(unlist(log$eval$dataset$sample_ids), ids)
+  expect_equal(leaderboard(chunked$paths$log)$estimate, leaderboard(whole$paths$log)$estimate)
+  expect_inspect_valid(chunked$paths$log)
+})
+
+test_that("a run that stops on an error leaves no log in its folder, finished or not", {
+  logs <- withr::local_tempdir()
+  models <- list(big = named_constant("big big big", "big"), small = named_constant("s", "small"))
+  local_arena_binding("arena_chunk", function(settings) 1L)
+  calls <- 0
+  original <- judge_verdicts
+  local_arena_binding("judge_verdicts", function(battles, ...) {
+    calls <<- calls + 1
+    if (calls == 2) stop("the machine went away")
+    original(battles, ...)
+  })
+  expect_error(arena_run(models, arena_baseline_judge(), strategy = "all",
+                         dataset = data.frame(question = paste("Q", 1:3)), dir = logs,
+                         times = 0),
+               "the machine went away")
+  expect_equal(calls, 2)
+  expect_length(list.files(logs, all.files = TRUE, no.. = TRUE), 0)
+})
+
+test_that("judged battles are a table of vectors, with no chat per battle", {
+  battles <- sample_battles(2)
+  judge <- configured_judge(arena_baseline_judge(), "231225")
+  judged <- judge_verdicts(battles, judge, "231225", position_swap = TRUE,
+                           settings = request_settings(cache = FALSE))
+  expect_equal(nrow(judged), nrow(battles))
+  expect_true(all(vapply(judged, is.atomic, TRUE)))
+  # the same verdicts as judge_battles(), which hands vitals a chat per battle
+  full <- judge_battles(battles, arena_baseline_judge(), position_swap = TRUE,
+                        settings = request_settings(cache = FALSE))
+  for (column in c("winner", "winner_ab", "winner_ba", "gpt_4_score", "gpt_4_response_text")) {
+    expect_identical(judged[[column]], full[[column]], label = column)
+  }
+})

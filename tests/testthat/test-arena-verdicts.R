@@ -497,3 +497,25 @@ test_that("an arena run with one model's new answers judges that model's battles
   # without an EloBench folder nothing but the logs is written
   expect_true(all(grepl("[.]json$", list.files(logs, recursive = TRUE))))
 })
+
+test_that("battle records' JSON is jsonlite's, written for all rows at once", {
+  res <- data.frame(
+    result = c('{"winner": 1, "explanation": "x"}', NA, "é ✓ \\ \"q\" \n\r\t\b\f",
+               "ctl \001 x \037", "/slash/ \u2028 \u007f", ""),
+    output_tokens = c(1, NA, 123456, 0, 7, 99999999), input_tokens = c(10, 20, NA, 1, 2, 3),
+    error = c(NA, "HTTP 500 \"bad\"", NA, NA, "e\nx", NA), stringsAsFactors = FALSE
+  )
+  key <- paste0("k", 1:6)
+  one_by_one <- vapply(seq_len(nrow(res)), function(i) {
+    as.character(jsonlite::toJSON(list(
+      is_valid = !is.na(res$result[[i]]),
+      response = if (is.na(res$result[[i]])) "" else res$result[[i]],
+      prompt_version = "231225", request_sha256 = key[[i]],
+      usage = list(completion_tokens = res$output_tokens[[i]],
+                   prompt_tokens = res$input_tokens[[i]]),
+      error = res$error[[i]]
+    ), auto_unbox = TRUE, null = "null", na = "null"))
+  }, "")
+  expect_identical(response_json(res, "231225", key), one_by_one)
+  expect_identical(response_json(res[0, ], "231225", character()), character())
+})
