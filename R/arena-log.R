@@ -41,7 +41,10 @@ arena_log_open <- function(run) {
 arena_log_add <- function(log, run, judged, rating, chunk = 2000L) {
   n <- nrow(judged)
   if (!n) return(invisible(log))
-  if (is.null(log$writer)) log$writer <- log_writer(run$dir, log$task_id, created = log$created)
+  if (is.null(log$writer)) {
+    # a crashed run of this arena left its part file: this run supersedes it
+    log$writer <- log_writer(run$dir, log$task_id, created = log$created, stale = "remove")
+  }
   for (start in seq.int(1L, n, by = chunk)) {
     rows <- start:min(n, start + chunk - 1L)
     samples <- arena_log_samples(judged[rows, ], log$n + rows - start + 1L, log, rating,

@@ -106,7 +106,8 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
     vitals_set_steps(task, solutions, scores, chunk_times, run_id)
     if (is.null(writer)) {
       task_id <- log_task_id(vitals_log_state(task), rows$solver_chat[[1]]$get_model(), run_id)
-      writer <- log_writer(task$dir, task_id, created = created)
+      # a crashed run of this task and model left its part file: this run supersedes it
+      writer <- log_writer(task$dir, task_id, created = created, stale = "remove")
     }
     # translated and written a slice at a time (a translated sample is several times the
     # size of its row), a field JSON text in any sample of the chunk JSON in all of them

@@ -177,7 +177,7 @@ log_file_name <- function(created, task_id) {
 
 # The unfinished log: hidden and not *.json, so nothing that lists logs (vitals_view()'s
 # list, leaderboard(), a set's records, report_failures() of a folder) takes it for one.
-part_file_name <- function(name) paste0(".", name, ".part")
+part_file_name <- function(name) if (length(name)) paste0(".", name, ".part") else character()
 
 # Beside each part file, the lock its writer holds while it lives: a part whose lock no
 # process holds is a crashed run's (stale_log_parts()).
@@ -200,8 +200,9 @@ part_lock_name <- function(part) paste0(part, ".lock")
 #' @param task_id The log's task id (`eval$task_id`): part of the file's name.
 #' @param created The log's creation time (`eval$created`), see `log_timestamp()`.
 #' @param stale `"keep"` (the default) leaves other part files alone; `"remove"` first removes
-#'   the part files of earlier runs of the same `task_id` in `dir` that no living writer
-#'   holds (a crashed run's; see `stale_log_parts()`). For whoever reruns a task.
+#'   the part files of earlier runs of the same task and model in `dir` (task ids that
+#'   differ only in their last, per-run part) that no living writer holds (a crashed run's;
+#'   see `stale_log_parts()`). For whoever reruns a task.
 #' @param w A writer from `log_writer()`.
 #' @param samples A list of samples, each a list in Inspect's EvalSample shape.
 #' @param header The log without its samples: a list in Inspect's EvalLog shape (`version`,
@@ -545,22 +546,37 @@ log_temp_file <- function(path) default_temp_file(path)
 # lock taken here on a part of this process's own would be granted.
 the_log_parts <- new.env(parent = emptyenv())
 
-# Part files of `task_id` in `dir` that no living writer holds: a crashed run's, found by
+# Part files of `task_id`'s task and model in `dir` (see same_task_log()) that no living
+# writer holds: a crashed run's, found by
 # their name (only files log_writer() makes: `.<log name>.part`, and the finished log's
 # temporary `.<log name>-<random>` of write_atomic(), left by a kill while it was copied), with
 # their locks. A part is held while its writer's lock is (a lock of a killed process is
 # released by the system).
 stale_log_parts <- function(dir, task_id) {
-  task <- gsub("[_/:]", "-", task_id)
-  suffix <- paste0("_", portable_part(task, max_part = 200L), ".json")
   files <- list.files(dir, all.files = TRUE, no.. = TRUE)
   files <- files[startsWith(files, ".")]
+  if (!length(files)) return(character())
   name <- log_name_of(files)
-  ours <- endsWith(name, suffix) & name != files
+  task <- sub("^[^_]*_", "", name)  # the name after its creation time
+  ours <- same_task_log(task, task_id) & endsWith(name, ".json") & name != files
+  # (none: part_file_name(character()) would be "..part", whose lock part_held() would make)
+  if (!any(ours)) return(character())
   files <- files[ours]
   parts <- file.path(dir, part_file_name(name[ours]))
   held <- vapply(unique(parts), part_held, TRUE)
   file.path(dir, files)[!held[parts]]
+}
+
+# Whether log names (without their creation time: "<task id>.json") are of `task_id`'s task:
+# its id, or another run's id of the same task and model. A task id is
+# "<task>/<model>/<run hash>" and each run has its own hash, so a rerun after a crash knows
+# the crashed run's part only by what comes before the hash.
+same_task_log <- function(names, task_id) {
+  exact <- paste0(portable_part(gsub("[_/:]", "-", task_id), max_part = 200L), ".json")
+  if (!grepl("/", task_id, fixed = TRUE)) return(names == exact)
+  stem <- sub("/[^/]*$", "", task_id)
+  prefix <- paste0(portable_part(gsub("[_/:]", "-", stem), max_part = 200L), "-")
+  names == exact | startsWith(names, prefix)
 }
 
 # The log a hidden file of the writer belongs to: ".<name>.part", ".<name>-<random>".

@@ -59,6 +59,8 @@ test_that("a run killed in its third chunk leaves no log, and its rerun pays onl
   expect_lte(sent_before + sent_after - n, max_active)  # answers paid for twice
   expect_equal(sum(vapply(tsk$get_samples()$solver_metadata, `[[`, NA, "cached")), done)
   expect_length(list.files(logs, pattern = "\\.json$"), 1)
+  # the rerun removed the crashed run's part file (and its lock): the folder holds the log only
+  expect_equal(list.files(logs, all.files = TRUE, no.. = TRUE), basename(tsk$log_path))
   expect_equal(nrow(log_samples(tsk$log_path)), n)
   board <- leaderboard(logs)
   expect_gt(nrow(board), 0)

@@ -136,19 +136,25 @@ test_that("a rerun removes a crashed run's part files of its task, and only thos
   dir <- withr::local_tempdir()
   crashed <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
                                                           "bench/model/abc")))
+  # an earlier run of the same task and model has another run hash: its part is stale too
+  earlier <- file.path(dir, part_file_name(log_file_name("2025-12-31T00:00:00+00:00",
+                                                          "bench/model/0f1e2d")))
+  # another model's (even one whose name starts alike) and another task's are not
   other <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
-                                                        "bench/model/abcd")))
+                                                        "bench/model2/abc")))
+  other_task <- file.path(dir, part_file_name(log_file_name("2026-01-01T00:00:00+00:00",
+                                                             "benchx/model/abc")))
   # a kill while the finished log was copied leaves its temporary file
   copying <- file.path(dir, paste0(".", log_file_name("2026-01-01T00:00:00+00:00",
                                                       "bench/model/abc"), "-5f3e2a1b"))
-  for (part in c(crashed, other, copying)) writeLines("{}", part)
+  for (part in c(crashed, earlier, other, other_task, copying)) writeLines("{}", part)
   mine <- file.path(dir, "notes.json.part")
   writeLines("x", mine)
   live <- log_writer(dir, "bench/model/abc", created = "2026-01-01T00:00:01+00:00")
-  expect_setequal(stale_log_parts(dir, "bench/model/abc"), c(crashed, copying))
+  expect_setequal(stale_log_parts(dir, "bench/model/abc"), c(crashed, earlier, copying))
   w <- log_writer(dir, "bench/model/abc", stale = "remove")
-  expect_false(any(file.exists(c(crashed, copying, part_lock_name(crashed)))))
-  expect_true(all(file.exists(c(other, mine, live$part, w$part))))
+  expect_false(any(file.exists(c(crashed, earlier, copying, part_lock_name(crashed)))))
+  expect_true(all(file.exists(c(other, other_task, mine, live$part, w$part))))
   log_writer_abandon(live)
   log_writer_abandon(w)
 })
