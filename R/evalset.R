@@ -59,13 +59,15 @@
 #'   long as the other process runs the cell, or at most
 #'   `options(predictivebench.cell_wait_s = )` seconds: past them the cell is skipped,
 #'   `"failed"` in this call.
-#' * **Overlap.** In one process the cells' requests overlap: each round, every unfinished
-#'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
-#'   the models' own, with the models' requests interleaved; then the cells go on from the
-#'   cache (a solver's answers first, then the judge's). So a set takes about as long as its
-#'   longest cell plus each cell's own CPU work (its evaluation from the cache, one cell
-#'   after another), not the sum of its cells: 1.2 times its longest cell for 4 models x 2
-#'   benchmarks at 5 s a request (see `bench/eval-set.R`).
+#' * **Overlap.** In one process the cells' requests overlap, and each cell is evaluated
+#'   once: first every unfinished cell hands its first requests to one shared pool, whose
+#'   `max_active` is the sum of the models' own (each model within its own), and stops
+#'   there; then each cell, the first whose requests are answered first, is evaluated to its
+#'   end, waiting for its own requests (its judge's too) while the pool keeps the other
+#'   cells' requests in flight. So a set takes about as long as its longest cell plus each
+#'   cell's own CPU work, not the sum of its cells, and its CPU is about the sum of its cells
+#'   run alone (see `bench/eval-set.R`). A later step of one cell (its judge) waits for that
+#'   cell's turn: the judges of several cells overlap only with the other cells' answers.
 #' * **mirai.** When you have started [mirai::daemons()] (on this machine, over SSH, or on a
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the
