@@ -146,8 +146,11 @@
 #'   written, but some samples failed for good, and the next call asks them again;
 #'   `"failed"`: no usable run), `failed_samples` (samples whose requests failed for good: 0
 #'   for a done cell, `NA` when unknown), `log_path` (a partial cell's too), `metric` (the
-#'   headline row's key) and `headline` (its estimate), `cost` (dollars of this run's
-#'   requests, `0` when every answer was cached, `NA` when a price is unknown), `attempts`
+#'   headline row's key) and `headline` (its estimate), `cost` (dollars the set paid for
+#'   the cell's requests, as its log's model usage and [leaderboard()] have it: in this call
+#'   or, for a cell run again from the cache, in an earlier call on the same `log_dir`; `0`
+#'   when every answer was paid by another set or run, `NA` when a price is unknown),
+#'   `attempts`
 #'   (made in this call; 0 for a cell done before), `reused` (done before this call, or by
 #'   another process on the same folder during it) and `error` (the requests' own error,
 #'   with how many samples failed, or the error that stopped the cell). With `arena`, the
@@ -186,8 +189,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
     abort_pb("{.arg arena} must be {.code NULL} or a named list of {.fn arena_run} arguments.",
              "argument")
   }
-  # one run for the whole set, on every worker: what it pays for is counted as paid
-  settings <- settings_with_dots(as_request_settings(settings), run = new_run())
+  settings <- as_request_settings(settings)
   models <- check_set_models(models)
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
@@ -196,6 +198,9 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   check_set_arena(arena, specs, judge, log_dir)
 
   log_dir <- check_set_log_dir(log_dir)
+  # one run for the whole set (every call on this folder, every worker): what it pays for is
+  # counted as paid, also when a later call reads it back from the cache
+  settings <- settings_with_dots(settings, run = set_run(log_dir, create = !dry_run))
   outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
@@ -247,6 +252,34 @@ check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
              "argument", file = log_dir, call = call)
   }
   normalizePath(log_dir, winslash = "/")
+}
+
+# The set's run (the engine's `run` context): one per folder, kept in its records' folder,
+# so that every call on it counts what the set paid as paid. A cell run again in a later call
+# (a partial one, or one whose log was set aside) reads its answers back from the cache with
+# the usage and cost the set paid for them: its cost is the same in the table, its log's
+# model usage and the board as a cell done earlier. A new folder is a new set: what another
+# set paid reads as cached, at 0. Two processes starting a folder at once agree on one run
+# (the first file linked in place wins).
+set_run <- function(log_dir, create = TRUE) {
+  run <- new_run()
+  path <- file.path(manifest_dir(log_dir), "set-run")
+  read_run <- function() {
+    if (!file.exists(path)) return(NULL)
+    id <- tryCatch(suppressWarnings(readLines(path, n = 1L, warn = FALSE)),
+                   error = function(e) character())
+    if (length(id) == 1L && nzchar(id)) id
+  }
+  id <- read_run()
+  if (is.null(id) && create) {
+    tmp <- tempfile(".set-run-", tmpdir = dirname(path))
+    writeLines(unclass(run), tmp)
+    suppressWarnings(file.link(tmp, path))  # (never replaces a run another call wrote)
+    unlink(tmp)
+    id <- read_run()
+  }
+  if (!is.null(id)) run[] <- id
+  run
 }
 
 # In parallel on the user's mirai daemons, or here in overlapping rounds.
