@@ -41,7 +41,8 @@ round_hand_over <- function(round, attempt, wait) {
   function(requests, keep) {
     todo <- requests$todo
     keys <- requests$keys
-    todo <- take_settled(round, keys, todo, keep, attempt, wait)
+    dir <- requests$cache
+    todo <- take_settled(round, keys, todo, keep, attempt, wait, dir)
     if (!length(todo)) return(todo)
     new <- todo[!keys[todo] %in% names(round$entries)]
     if (length(new)) {
@@ -51,21 +52,22 @@ round_hand_over <- function(round, attempt, wait) {
         epoch = requests$epoch[new], keys = keys[new], settings = requests$settings,
         keep_json = requests$keep_json, cache = requests$cache
       ))
-      if (!added) return(take_settled(round, keys, todo, keep, attempt, wait))
+      if (!added) return(take_settled(round, keys, todo, keep, attempt, wait, dir))
     }
     if (!wait) {
       rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
     }
     await_keys(round, keys[todo])
-    take_settled(round, keys, todo, keep, attempt, wait)
+    take_settled(round, keys, todo, keep, attempt, wait, dir)
   }
 }
 
 # Hands the cell (through `keep()`) what the round has settled of its requests `todo`, and
-# returns the others. Only when the cell goes on (`wait`): an answer, or the error of a
-# request that failed in this attempt; each is then forgotten (its record is the cell's
-# now, and in the cache). A request that failed in another attempt is sent again.
-take_settled <- function(round, keys, todo, keep, attempt, wait) {
+# returns the others. Only when the cell goes on (`wait`): an answer (held, or read back from
+# the cache `dir`), or the error of a request that failed in this attempt; each is then
+# forgotten (its record is the cell's now, and in the cache). A request that failed in
+# another attempt is sent again.
+take_settled <- function(round, keys, todo, keep, attempt, wait, dir) {
   left <- rep(TRUE, length(todo))
   for (j in seq_along(todo)) {
     entry <- round$entries[[keys[[todo[[j]]]]]]
@@ -76,7 +78,9 @@ take_settled <- function(round, keys, todo, keep, attempt, wait) {
     }
     if (!wait) next
     if (entry$state == "answered") {
-      keep(todo[[j]], entry$value, stored = isTRUE(entry$stored))
+      value <- entry$value %||% cache_get_many(dir, keys[[todo[[j]]]])[[1]]
+      if (is.null(value)) next  # (gone from the cache since: the cell sends it again)
+      keep(todo[[j]], value, stored = isTRUE(entry$stored))
     } else {
       keep(todo[[j]], simpleError(entry$value))
     }
@@ -283,7 +287,8 @@ round_pool <- function(round, name, settings, dir, keep_json) {
     if (attempt %in% names(round$pending)) {
       round$pending[[attempt]] <- round$pending[[attempt]] - 1L
     }
-    if (!is.null(round$watch[[key]])) {
+    watched <- !is.null(round$watch[[key]])
+    if (watched) {
       rm(list = key, envir = round$watch)
       round$watch_n <- round$watch_n - 1L
     }
@@ -299,7 +304,10 @@ round_pool <- function(round, name, settings, dir, keep_json) {
     round$entries[[key]] <- list(state = "answered", value = value, pool = name,
                                  attempt = attempt, stored = FALSE)
     cache_set(dir, key, value)
-    round$entries[[key]]$stored <- TRUE
+    # Once cached, an answer no cell waits for now is not held in memory: its cell reads it
+    # from the cache (memory bounded by what is in flight and awaited, not by the answers).
+    round$entries[[key]] <- list(state = "answered", value = if (watched || is.null(dir)) value,
+                                 pool = name, attempt = attempt, stored = TRUE)
   }
   pool <- new_request_pool(transport, deliver, settings$max_active, settings$rpm,
                            settings$max_tries, settings$backoff, deadline)

@@ -15,7 +15,7 @@
 #   cells do (the judge's requests are the same for every model: each is sent once).
 #
 # Run from the package root:  Rscript bench/eval-set.R [latency] [max_active]
-# Only the CPU section:       Rscript bench/eval-set.R cpu [latency] [repeats]
+# Only the CPU section:       Rscript bench/eval-set.R cpu [latency] [repeats] [size]
 suppressMessages(pkgload::load_all(".", quiet = TRUE))
 source("bench/helper-fake-server.R")
 args <- commandArgs(trailingOnly = TRUE)
@@ -24,11 +24,28 @@ if (cpu_only) args <- args[-1]
 latency <- if (length(args) >= 1) as.double(args[[1]]) else 1
 max_active <- if (length(args) >= 2) as.integer(args[[2]]) else 40L
 
-# The set's CPU beside its cells' alone (this process's user + system time).
-set_cpu <- function(server, latency, repeats = 3L) {
-  benchmarks <- c("futurex@sample", "processbench@sample", "dsbench@sample")
+# The set's CPU beside its cells' alone (this process's user + system time). `size`: each
+# benchmark's bundled sample repeated that many times (ids made unique), as task objects.
+set_cpu <- function(server, latency, repeats = 3L, size = 1L) {
   models <- lapply(paste0("model-", 1:3), function(m) fast_fake_chat(server, m))
   judge <- fast_fake_chat(server, "judge")
+  grown <- function(ds) {
+    ds <- ds[rep(seq_len(nrow(ds)), size), ]
+    ds$id <- paste0(ds$id, "-", rep(seq_len(size), each = nrow(ds) / size))
+    ds
+  }
+  benchmarks <- if (size == 1L) {
+    c("futurex@sample", "processbench@sample", "dsbench@sample")
+  } else {
+    list(futurex = futurex_task(grown(futurex_dataset(version = "sample")), judge = judge,
+                                dir = tempdir()),
+         processbench = processbench_task(grown(processbench_dataset(version = "sample")),
+                                          dir = tempdir()),
+         dsbench = dsbench_task(grown(dsbench_dataset(version = "sample")), judge = judge,
+                                dir = tempdir()))
+  }
+  label <- if (is.character(benchmarks)) paste(benchmarks, collapse = ", ") else
+    paste0(paste(names(benchmarks), collapse = ", "), ": each sample x ", size)
   cpu_of <- function(benchmarks, models, cache) {
     server$reset()
     cpu <- proc.time()
@@ -43,10 +60,12 @@ set_cpu <- function(server, latency, repeats = 3L) {
   }
   # warm-up: every path compiled (load_all() does not byte-compile)
   invisible(cpu_of(benchmarks, models[1:2], tempfile("cache-")))
-  for (b in benchmarks) invisible(cpu_of(b, models[1], tempfile("cache-")))
+  for (b in seq_along(benchmarks)) invisible(cpu_of(benchmarks[b], models[1], tempfile("cache-")))
   runs <- lapply(seq_len(repeats), function(r) {
     cache <- tempfile("cache-")
-    alone <- lapply(benchmarks, function(b) lapply(models, function(m) cpu_of(b, list(m), cache)))
+    alone <- lapply(seq_along(benchmarks), function(b) {
+      lapply(models, function(m) cpu_of(benchmarks[b], list(m), cache))
+    })
     alone <- unlist(alone, recursive = FALSE)
     set <- cpu_of(benchmarks, models, tempfile("cache-"))
     data.frame(run = r, alone_cpu = sum(vapply(alone, `[[`, 1, "cpu")),
@@ -57,7 +76,7 @@ set_cpu <- function(server, latency, repeats = 3L) {
   out <- do.call(rbind, runs)
   out$ratio <- out$set_cpu / out$alone_cpu
   cat(sprintf("CPU of a set of 3 models x 3 benchmarks (%s; judge on FutureX and DSBench), latency %.0f ms:\n",
-              paste(benchmarks, collapse = ", "), latency * 1000))
+              label, latency * 1000))
   print(out, row.names = FALSE, digits = 3)
   cat(sprintf("median: set %.2f s of CPU, its 9 cells alone %.2f s; set / sum of cells = %.2f (target <= 1.1)\n",
               stats::median(out$set_cpu), stats::median(out$alone_cpu), stats::median(out$ratio)))
@@ -69,7 +88,8 @@ if (cpu_only) {
   # (a reply the FutureX judge reads, so that main's rounds, before issue 36, finish too)
   server <- fast_fake_server(latency = latency,
                              reply = "\\boxed{A} GROUND_TRUTH_VALUE: 1 PREDICTION_VALUE: 1")
-  set_cpu(server, latency, repeats = if (length(args) >= 2) as.integer(args[[2]]) else 3L)
+  set_cpu(server, latency, repeats = if (length(args) >= 2) as.integer(args[[2]]) else 3L,
+          size = if (length(args) >= 3) as.integer(args[[3]]) else 1L)
   invisible(server$stop())
   quit(save = "no")
 }
