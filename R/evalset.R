@@ -50,7 +50,10 @@
 #'   is tried again up to `retries` more times in the same call, then again in the next
 #'   call; each attempt sends only the failed samples' requests again (the others come from
 #'   the cache), as Inspect AI's `eval_set()` retries the samples that errored. The log of a
-#'   failed or partial attempt stays in `log_dir` (see [report_failures()]).
+#'   failed or partial attempt stays in `log_dir` (see [report_failures()]). Only failed
+#'   requests make a cell partial: a note on a sample (such as FutureX's `judge_note`, a
+#'   judge that answered without the values asked for) is not a failure, as asking again
+#'   would bring the same answer from the cache.
 #' * **One writer per cell.** Two calls on one folder (two R sessions, or a rerun while a
 #'   daemon job still runs) never run one cell twice: a cell is run under its lock,
 #'   `log_dir/.eval-set/<cell id>.lock`, and a call finding a cell locked runs its other
