@@ -29,9 +29,15 @@ max_active <- if (length(args) >= 2) as.integer(args[[2]]) else 40L
 set_cpu <- function(server, latency, repeats = 3L, size = 1L) {
   models <- lapply(paste0("model-", 1:3), function(m) fast_fake_chat(server, m))
   judge <- fast_fake_chat(server, "judge")
+  # (each copy's question made its own: copies of one request would be one request, sent
+  # once by a set's shared pool and read back from the cache)
   grown <- function(ds) {
     ds <- ds[rep(seq_len(nrow(ds)), size), ]
-    ds$id <- paste0(ds$id, "-", rep(seq_len(size), each = nrow(ds) / size))
+    copy <- rep(seq_len(size), each = nrow(ds) / size)
+    ds$id <- paste0(ds$id, "-", copy)
+    for (field in intersect(c("input", "problem", "question"), names(ds))) {
+      ds[[field]] <- paste0(ds[[field]], " (copy ", copy, ")")
+    }
     ds
   }
   benchmarks <- if (size == 1L) {
