@@ -17,7 +17,10 @@
 #    requests (those it handed over in the first pass, then its judge's), it adds those not
 #    yet in the pool and waits for ITS requests while turning the pool, so the other cells'
 #    requests stay in flight; the answers are handed to the engine call (kept in the cache
-#    as they arrived), which goes on as if it had sent them.
+#    as they arrived), which goes on as if it had sent them. While it waits, another
+#    stopped cell whose first requests are answered goes on inside that wait (at most 8
+#    deep), so its later requests (its judge's) are in flight with the first cell's
+#    instead of after its end; what a cell signals (a failed step, warnings) stays its own.
 #
 # The pool's `max_active` is the sum of the models' own `max_active`, and each model is one
 # group of the pool with its own `max_active` as its limit, so no model ever has more in
@@ -93,20 +96,58 @@ take_settled <- function(round, keys, todo, keep, attempt, wait, dir) {
 # Turns the pools until every one of `keys` pending in the round is settled (or no pool is
 # left busy: a pool that stopped settles nothing more). The keys are watched: each answer
 # counts itself off as it arrives, so a wait over many requests costs nothing per turn.
+# Meanwhile, a waiting cell whose first requests are all answered goes on inside this wait
+# (go_on_nested()): its later requests (its judge's) join the pool while this cell's are in
+# flight, instead of after this cell's end.
 await_keys <- function(round, keys) {
   pending <- unique(keys[vapply(keys, function(k) {
     identical(round$entries[[k]]$state, "pending")
   }, TRUE)])
   if (!length(pending)) return(invisible())
-  round$watch <- new.env(parent = emptyenv())
-  for (k in pending) round$watch[[k]] <- TRUE
-  round$watch_n <- length(pending)
-  on.exit({
-    round$watch <- NULL
-    round$watch_n <- 0L
-  }, add = TRUE)
-  while (round$watch_n > 0L && round_busy(round)) turn_round_pools(round)
+  watcher <- new.env(parent = emptyenv())
+  watcher$keys <- new.env(parent = emptyenv())
+  for (k in pending) watcher$keys[[k]] <- TRUE
+  watcher$n <- length(pending)
+  round$watchers <- c(round$watchers, list(watcher))
+  on.exit(round$watchers <- Filter(function(w) !identical(w, watcher), round$watchers),
+          add = TRUE)
+  while (watcher$n > 0L && round_busy(round)) {
+    if (!go_on_nested(round)) turn_round_pools(round)
+  }
   invisible()
+}
+
+# Runs one waiting cell whose first requests are all answered, inside the wait of the cell
+# being evaluated (at most `max_nesting` deep). TRUE when it ran one. What the nested cell
+# signals stays its own: a failed step, its warnings (given at the round's end) and
+# messages never reach the cell it runs inside, and an error is its outcome.
+go_on_nested <- function(round, max_nesting = 8L) {
+  if (is.null(round$go_on) || round$depth >= max_nesting) return(FALSE)
+  k <- ready_cell(round)
+  if (is.null(k)) return(FALSE)
+  round$depth <- round$depth + 1L
+  on.exit(round$depth <- round$depth - 1L, add = TRUE)
+  withCallingHandlers(
+    round$go_on(k),
+    predictivebench_step_failed = function(c) tryInvokeRestart("rlang_muffle"),
+    warning = function(w) {
+      message <- conditionMessage(w)
+      if (!message %in% names(round$warnings)) round$warnings[[message]] <- w
+      tryInvokeRestart("muffleWarning")
+    },
+    message = function(m) tryInvokeRestart("muffleMessage")
+  )
+  TRUE
+}
+
+# The first waiting cell (in the set's order) whose requests added in the first pass are
+# all settled, or NULL.
+ready_cell <- function(round) {
+  waiting <- round$waiting
+  if (!length(waiting)) return(NULL)
+  pending <- round$pending[round$ids[waiting]]
+  ready <- waiting[is.na(pending) | pending == 0L]
+  if (length(ready)) ready[[1]]
 }
 
 round_busy <- function(round) {
@@ -120,8 +161,11 @@ new_round <- function() {
   # `value` (the record, or the error message), `pool` and the `attempt` that handed it over
   round$entries <- new.env(parent = emptyenv())
   round$pending <- integer()  # by attempt: how many of the requests it added are pending
-  round$watch <- NULL  # the keys a cell waits for now (await_keys())
-  round$watch_n <- 0L
+  round$watchers <- list()  # the keys each cell being evaluated waits for (await_keys())
+  round$waiting <- integer()  # the cells of the second pass not yet evaluated
+  round$ids <- character()  # their attempts' names
+  round$go_on <- NULL  # evaluates waiting cell k to its end
+  round$depth <- 0L  # cells evaluated inside another's wait
   round$pools <- list()  # the live pools (round_pool()) by cache folder and answer format
   round$warnings <- list()  # the pools' warnings, each given once when the round ends
   round
@@ -151,13 +195,18 @@ run_in_rounds <- function(cells, retries, attempt) {
       }
       waiting <- which(vapply(outcomes[pending], `[[`, "", "status") == "waiting")
     }
-    while (length(waiting)) {
-      k <- next_ready(round, ids, waiting)
-      outcomes[[pending[[k]]]] <- attempt(cells[[pending[[k]]]],
-                                          round_hand_over(round, ids[[k]], wait = TRUE))
-      waiting <- setdiff(waiting, k)
+    round$ids <- ids
+    round$waiting <- waiting
+    round$go_on <- function(k) {
+      round$waiting <- setdiff(round$waiting, k)
+      outcomes[[pending[[k]]]] <<- tryCatch(
+        attempt(cells[[pending[[k]]]], round_hand_over(round, ids[[k]], wait = TRUE)),
+        error = function(e) new_outcome("failed", error = conditionMessage(e))
+      )
       step_round_pools(round)
     }
+    while (length(round$waiting)) round$go_on(next_ready(round, ids, round$waiting))
+    round$go_on <- NULL
     status <- vapply(outcomes[pending], `[[`, "", "status")
     failed <- pending[status %in% c("failed", "partial")]
     failures[failed] <- failures[failed] + 1L
@@ -287,10 +336,12 @@ round_pool <- function(round, name, settings, dir, keep_json) {
     if (attempt %in% names(round$pending)) {
       round$pending[[attempt]] <- round$pending[[attempt]] - 1L
     }
-    watched <- !is.null(round$watch[[key]])
-    if (watched) {
-      rm(list = key, envir = round$watch)
-      round$watch_n <- round$watch_n - 1L
+    watched <- FALSE
+    for (w in round$watchers) {
+      if (is.null(w$keys[[key]])) next
+      rm(list = key, envir = w$keys)
+      w$n <- w$n - 1L
+      watched <- TRUE
     }
     if (inherits(value, "error")) {
       round$entries[[key]] <- list(state = "failed", value = conditionMessage(value),

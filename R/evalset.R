@@ -67,10 +67,10 @@
 #'   `max_active` is the sum of the models' own (each model within its own), and stops
 #'   there; then each cell, the first whose requests are answered first, is evaluated to its
 #'   end, waiting for its own requests (its judge's too) while the pool keeps the other
-#'   cells' requests in flight. So a set takes about as long as its longest cell plus each
-#'   cell's own CPU work, not the sum of its cells, and its CPU is about the sum of its cells
-#'   run alone (see `bench/eval-set.R`). A later step of one cell (its judge) waits for that
-#'   cell's turn: the judges of several cells overlap only with the other cells' answers.
+#'   cells' requests in flight, and letting another cell whose answers are in go on
+#'   meanwhile (so several cells' judges are in flight at once). So a set takes about as
+#'   long as its longest cell plus each cell's own CPU work, not the sum of its cells, and
+#'   its CPU is about the sum of its cells run alone (see `bench/eval-set.R`).
 #' * **mirai.** When you have started [mirai::daemons()] (on this machine, over SSH, or on a
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the

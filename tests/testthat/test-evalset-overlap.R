@@ -249,3 +249,54 @@ test_that("a retried cell sends again only its requests that failed, each cell e
   # 3 + 3 sent, then the one that failed once more
   expect_equal(server$count(), 7)
 })
+
+test_that("a cell goes on inside another's wait: several cells' judges are in flight at once", {
+  # The judge answers after 1 s. The first cell, waiting for its judge, lets the second
+  # (its answers in) go on meanwhile, so the second cell's judge requests arrive while the
+  # first's are still in flight: each cell is still evaluated once, and neither judge waits
+  # for the other.
+  server <- local_fake_openai(function(body, n) {
+    seen <- parent.env(environment())
+    if (identical(body$model, "arrivals")) {
+      return(jsonlite::toJSON(seen$arrivals %||% list(), auto_unbox = TRUE, digits = NA))
+    }
+    text <- paste(unlist(body$messages), collapse = " ")
+    if (identical(body$model, "judge")) {
+      seen$arrivals <- c(seen$arrivals, list(list(text = text, at = as.double(Sys.time()))))
+      return(list(text = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1", delay = 1))
+    }
+    if (identical(body$model, "m1")) "\\boxed{41}" else "\\boxed{42}"
+  })
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")),
+                   log_dir = withr::local_tempdir(), judge = fake_chat(server, "judge"),
+                   settings = settings)
+  expect_equal(set$status, c("done", "done"))
+  got <- generate_responses(fake_chat(server, "arrivals"), "?", set_settings(FALSE))$result
+  arrivals <- jsonlite::fromJSON(got)
+  first <- arrivals$at[grepl("{41}", arrivals$text, fixed = TRUE)]
+  second <- arrivals$at[grepl("{42}", arrivals$text, fixed = TRUE)]
+  expect_gt(length(first), 0)
+  expect_gt(length(second), 0)
+  # the second cell's judge requests arrived before the first's were answered (1 s)
+  expect_lt(max(second) - min(first), 0.9)
+})
+
+test_that("a cell that goes on inside another's wait keeps what it signals to itself", {
+  # "broken" fails every request (one try): its cell fails as a whole (every request of its
+  # step failed), inside the first cell's wait for its slow judge; the first cell is done.
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "broken")) return(list(status = 500))
+    if (identical(body$model, "judge")) {
+      return(list(text = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1", delay = 1))
+    }
+    "\\boxed{12}"
+  })
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "broken")),
+                   log_dir = withr::local_tempdir(), judge = fake_chat(server, "judge"),
+                   settings = settings, retries = 0)
+  expect_equal(set$status, c("done", "failed"))
+  expect_true(is.na(set$error[[1]]))
+  expect_match(set$error[[2]], "500")
+})
