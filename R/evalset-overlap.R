@@ -42,34 +42,41 @@
 # none while the round's pool takes them, those it could not answer once it has stopped.
 round_hand_over <- function(round, attempt, wait) {
   function(requests, keep) {
-    todo <- requests$todo
     keys <- requests$keys
     dir <- requests$cache
-    todo <- take_settled(round, keys, todo, keep, attempt, wait, dir)
-    if (!length(todo)) return(todo)
-    new <- todo[!keys[todo] %in% names(round$entries)]
-    if (length(new)) {
-      added <- hand_to_round(round, attempt, list(
-        chats = requests$chats, extras = requests$extras,
-        chat_index = requests$chat_index[new], prompts = requests$prompts[new],
-        epoch = requests$epoch[new], keys = keys[new], settings = requests$settings,
-        keep_json = requests$keep_json, cache = requests$cache
-      ))
-      if (!added) return(take_settled(round, keys, todo, keep, attempt, wait, dir))
+    todo <- take_settled(round, keys, requests$todo, keep, attempt, wait, dir)
+    # (again while the wait settles some of them: a request another cell sent again, after it
+    # failed in that cell's attempt, is waited for; one dropped from the round is added)
+    repeat {
+      if (!length(todo)) return(todo)
+      new <- todo[vapply(keys[todo], function(k) is.null(round$entries[[k]]), TRUE)]
+      if (length(new)) {
+        added <- hand_to_round(round, attempt, list(
+          chats = requests$chats, extras = requests$extras,
+          chat_index = requests$chat_index[new], prompts = requests$prompts[new],
+          epoch = requests$epoch[new], keys = keys[new], settings = requests$settings,
+          keep_json = requests$keep_json, cache = requests$cache
+        ))
+        if (!added) return(take_settled(round, keys, todo, keep, attempt, wait, dir))
+      }
+      if (!wait) {
+        rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
+      }
+      await_keys(round, keys[todo])
+      left <- take_settled(round, keys, todo, keep, attempt, wait, dir)
+      # nothing settled and nothing more to come (the pool stopped): the cell sends the rest
+      if (length(left) == length(todo) && !round_busy(round)) return(left)
+      todo <- left
     }
-    if (!wait) {
-      rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
-    }
-    await_keys(round, keys[todo])
-    take_settled(round, keys, todo, keep, attempt, wait, dir)
   }
 }
 
 # Hands the cell (through `keep()`) what the round has settled of its requests `todo`, and
 # returns the others. Only when the cell goes on (`wait`): an answer (held, or read back from
-# the cache `dir`), or the error of a request that failed in this attempt; each is then
-# forgotten (its record is the cell's now, and in the cache). A request that failed in
-# another attempt is sent again.
+# the cache `dir`), or the error of a request that failed in this attempt. An answer stays
+# known to the round (another cell may wait for the same request), but once cached it is
+# not held in memory; an error is forgotten. A request that failed in another attempt is
+# sent again.
 take_settled <- function(round, keys, todo, keep, attempt, wait, dir) {
   left <- rep(TRUE, length(todo))
   for (j in seq_along(todo)) {
@@ -80,14 +87,19 @@ take_settled <- function(round, keys, todo, keep, attempt, wait, dir) {
       next
     }
     if (!wait) next
+    key <- keys[[todo[[j]]]]
     if (entry$state == "answered") {
-      value <- entry$value %||% cache_get_many(dir, keys[[todo[[j]]]])[[1]]
-      if (is.null(value)) next  # (gone from the cache since: the cell sends it again)
+      value <- entry$value %||% cache_get_many(dir, key)[[1]]
+      if (is.null(value)) {  # (gone from the cache since: sent again)
+        rm(list = key, envir = round$entries)
+        next
+      }
       keep(todo[[j]], value, stored = isTRUE(entry$stored))
+      if (isTRUE(entry$stored)) round$entries[[key]]$value <- NULL
     } else {
       keep(todo[[j]], simpleError(entry$value))
+      rm(list = key, envir = round$entries)
     }
-    rm(list = keys[[todo[[j]]]], envir = round$entries)
     left[[j]] <- FALSE
   }
   todo[left]

@@ -300,3 +300,24 @@ test_that("a cell that goes on inside another's wait keeps what it signals to it
   expect_true(is.na(set$error[[1]]))
   expect_match(set$error[[2]], "500")
 })
+
+test_that("two cells waiting for the same request at once get its one answer", {
+  # Both models answer alike, so their cells' judge requests are the same requests (one cache
+  # key each). The second cell goes on inside the first's wait and waits for them too: each
+  # is sent once, and both cells get its answer.
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "judge")) {
+      return(list(text = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1", delay = 1))
+    }
+    "\\boxed{12}"
+  })
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")),
+                   log_dir = withr::local_tempdir(), judge = fake_chat(server, "judge"),
+                   settings = settings)
+  expect_equal(set$status, c("done", "done"))
+  models <- vapply(server$requests(), `[[`, "", "model")
+  ds <- futurex_dataset(version = "sample")
+  expect_equal(sum(models == "judge"), sum(ds$level >= 3 & !is.na(ds$std)))
+  expect_equal(sum(models != "judge"), 2 * nrow(ds))
+})
