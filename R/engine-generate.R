@@ -75,15 +75,16 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   state$paid <- vector("list", n)  # usage of failed requests that were paid (tool rounds)
   cached <- !vapply(state$records, is.null, TRUE)
   # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
-  # killed loses only the requests in flight. A failure is never cached.
-  keep <- function(i, value) {
+  # killed loses only the requests in flight. A failure is never cached. An answer `stored`
+  # already (an evaluation set's round cached it as it arrived) is not written again.
+  keep <- function(i, value, stored = FALSE) {
     if (inherits(value, "error")) {
       state$errors[[i]] <- conditionMessage(value)
       state$paid[[i]] <- error_usage(value)
     } else {
       value$run <- settings$run
       state$records[[i]] <- value
-      if (!local[[i]]) cache_set(dir, keys[[i]], value, settings$dry_run)
+      if (!local[[i]] && !stored) cache_set(dir, keys[[i]], value, settings$dry_run)
     }
   }
   todo <- which(!cached)
@@ -93,7 +94,8 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   todo <- dry_run_answer(settings$dry_run, state, chats, chat_index, prompts, keys, todo,
                          hits = sum(cached & !local))
   # A context may take over sending them (an evaluation set's round sends them with its other
-  # cells'): it keeps what it can answer at once and hands back what is left to send here.
+  # cells'): it keeps what it answers (`keep(i, value, stored = TRUE)`: cached already) and
+  # hands back what is left to send here; or it stops the caller (a condition).
   if (length(todo) && !batch && is.function(settings$hand_over) && is.null(settings$dry_run)) {
     todo <- settings$hand_over(list(
       chats = chats, chat_index = chat_index, prompts = prompts, epoch = epoch, keys = keys,

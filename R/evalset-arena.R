@@ -57,7 +57,6 @@ run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings
   run <- tryCatch(set_arena_run(arena, models, specs, judge, log_dir, settings),
                   error = function(e) e)
   if (!inherits(run, "error")) {
-    record_arena_log(run$paths$log, arena$experiment %||% formals(arena_run)$experiment)
     attr(result, "arena_run") <- run
     return(result)
   }
@@ -72,8 +71,64 @@ run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings
   result
 }
 
+# The run writes its log in a folder of its own inside the records' folder (hidden from the
+# viewer and the board); then the log takes its place beside the cells', recorded, unless
+# the folder's recorded arena log is whole and holds the same run (the same battles and
+# verdicts, the same ratings: a rerun that sent nothing), which stays the arena's log: a
+# rerun writes no other.
 set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
-  do.call(arena_run, set_arena_args(arena, models, specs, judge, log_dir, settings))
+  args <- set_arena_args(arena, models, specs, judge, log_dir, settings)
+  dir <- args$dir
+  experiment <- arena$experiment %||% formals(arena_run)$experiment
+  staging <- tempfile("arena-", tmpdir = manifest_dir(dir))
+  dir.create(staging, recursive = TRUE, showWarnings = FALSE)
+  on.exit(unlink(staging, recursive = TRUE), add = TRUE)
+  args$dir <- staging
+  run <- do.call(arena_run, args)
+  if (is.null(run$paths$log)) return(run)
+  fingerprint <- arena_fingerprint(run)
+  kept <- recorded_arena_log(dir, experiment, fingerprint)
+  if (!is.null(kept)) {
+    run$paths$log <- kept
+    return(run)
+  }
+  placed <- file.path(dir, basename(run$paths$log))
+  if (!file.rename(run$paths$log, placed)) {
+    abort_pb("Can't move the closing arena's log into its folder.", "path", file = placed)
+  }
+  run$paths$log <- placed
+  record_arena_log(placed, experiment, fingerprint)
+  run
+}
+
+# What makes two arena runs the same run: their battles and verdicts (the answers, the
+# judge's replies and winners; not when a verdict was taken, what it cost, nor its request's
+# key, which an offline judge made again has anew) and their ratings.
+arena_fingerprint <- function(run) {
+  records <- run$records
+  if (is.data.frame(records)) {
+    records <- records[setdiff(names(records), "tstamp")]
+    if (is.character(records$gpt_4_response)) {
+      verdict <- gsub('"request_sha256":"[0-9a-f]*",?', "", records$gpt_4_response)
+      records$gpt_4_response <- gsub('"usage":[{][^}]*[}],?', "", verdict)
+    }
+  }
+  rlang::hash(list(records = as.list(records), ratings = as.list(run$ratings)))
+}
+
+# The folder's recorded log of the arena `experiment` when it is whole and holds the run of
+# `fingerprint`, else NULL.
+recorded_arena_log <- function(dir, experiment, fingerprint) {
+  path <- manifest_path(dir, paste0("arena-", experiment))
+  if (!file.exists(path)) return(NULL)
+  record <- tryCatch(jsonlite::fromJSON(path, simplifyVector = TRUE), error = function(e) NULL)
+  if (!is.list(record) || !identical(record$fingerprint, fingerprint) ||
+      !rlang::is_string(record$log)) {
+    return(NULL)
+  }
+  log <- path_inside(dir, record$log)
+  if (is.null(log) || !complete_log(log, bytes = record$log_bytes)) return(NULL)
+  log
 }
 
 # The closing arena's arena_run() arguments: the set's models named by their labels, its
@@ -139,9 +194,10 @@ folder_questions <- function(elobench, version) {
 # The closing arena's log is the set's completed run of it: a record beside the cells'
 # (R/evalset-manifest.R) names it, so leaderboard() counts it and an earlier arena log in the
 # folder as an attempt. Kept in the log's own folder (`arena$dir`, by default `log_dir`).
-record_arena_log <- function(log, experiment) {
+record_arena_log <- function(log, experiment, fingerprint = NULL) {
   if (is.null(log)) return(invisible())
   record <- list(arena = experiment, benchmark = "arena_ratings", log = basename(log),
-                 log_bytes = file.size(log), completed_at = log_timestamp())
+                 log_bytes = file.size(log), fingerprint = fingerprint,
+                 completed_at = log_timestamp())
   write_record(manifest_path(dirname(log), paste0("arena-", experiment)), record)
 }

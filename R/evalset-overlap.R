@@ -1,127 +1,274 @@
 # In one process, the cells of a set overlap their requests instead of running one after
-# another. vitals evaluates a task synchronously, so the set runs in rounds:
+# another, and each cell is evaluated once. vitals evaluates a task synchronously, so the set
+# runs in two passes:
 #
-# 1. Each unfinished cell is evaluated. Its first engine call (run_requests()) that has
-#    requests to send hands them to the round (round_hand_over(), the `hand_over` context
-#    of the settings the cell's task is evaluated with) and stops the cell there.
-#    The round adds them at once to its live pool (one per cache folder and answer format,
-#    holding every cell's requests, with each request's own cache key) and turns the pool
-#    without waiting (`step(0)`), so they go out while the next cells are evaluated; the pool
-#    is turned again between cells. A cell whose every answer is cached runs to the end and
-#    writes its log.
-# 2. Next round: the cells are evaluated again from the start, each as soon as the requests
-#    it handed over are answered (the live pools turn until then, while the later cells'
-#    requests are still in flight); what was sent is now read from the cache, so each cell
-#    gets one step further (its solver's answers, then its judge's), until every cell is
-#    done. The pools live until the set ends, so requests of every round overlap the CPU
-#    of evaluating cells.
+# 1. A cheap first pass: each cell is evaluated as far as its first engine call
+#    (run_requests()) that has requests to send. That call hands them to the round
+#    (round_hand_over(), the `hand_over` context of the settings the cell's task is evaluated
+#    with), which adds them at once to its live pool (one per cache folder and answer
+#    format, holding every cell's requests by their cache keys) and turns it without
+#    waiting (`step(0)`), so they go out while the next cells get this far; then the cell
+#    stops there. What it did up to that call (building its task and prompts, reading what
+#    the cache holds) is all it repeats. A cell whose every answer is cached runs to its end
+#    and writes its log; so does a set's only unfinished cell, which has no other cell to
+#    overlap with.
+# 2. Each stopped cell is evaluated once, to its end, the first whose requests are all
+#    answered first (the pools turn while none is). Whenever one of its engine calls needs
+#    requests (those it handed over in the first pass, then its judge's), it adds those not
+#    yet in the pool and waits for ITS requests while turning the pool, so the other cells'
+#    requests stay in flight; the answers are handed to the engine call (kept in the cache
+#    as they arrived), which goes on as if it had sent them. While it waits, another
+#    stopped cell whose first requests are answered goes on inside that wait (at most 8
+#    deep), so its later requests (its judge's) are in flight with the first cell's
+#    instead of after its end; what a cell signals (a failed step, warnings) stays its own.
 #
-# Re-evaluating a cell re-reads cached answers, which costs CPU, not requests. The pool's
-# `max_active` is the sum of the models' own `max_active`, and each model is one group of
-# the pool with its own `max_active` as its limit, so no model ever has more in flight than
-# it would alone. A request that failed in the round (after its own retries) is not sent
-# again: the cell gets its error as if it had sent it, unless the cell is retried as a whole.
-# When a round's pool stops as a whole (a refused key or a full disk stops it; never inside
-# the cell being evaluated, which only handed its requests over), or after `max_rounds`, the
-# cells send their requests themselves, one cell after another, as they would alone.
+# The pool's `max_active` is the sum of the models' own `max_active`, and each model is one
+# group of the pool with its own `max_active` as its limit, so no model ever has more in
+# flight than it would alone. A request that failed in the pool (after its own retries) is
+# not sent again in the same attempt: the cell gets its error as if it had sent it. A failed
+# or partial cell is attempted again (while it has `retries` left) in two passes as well,
+# sending its failed requests again. When a pool stops as a whole (a refused key or a full
+# disk stops it; never inside the cell being evaluated, which only handed its requests
+# over), the answers it had received are still handed to their cells, and the cells send
+# the rest themselves, one cell after another, as they would alone.
 
-max_rounds <- 25L
-
-# What a round gives a cell's requests (settings$hand_over, called by run_requests() with
-# what it is about to send: `requests$todo`, positions in `requests$prompts`). Requests that
-# already failed in a round get their error through `keep(i, error)`; the others are handed
-# to the round's live pool and the cell stops. Returns the requests left to send in the cell:
-# all of them once the round is off (its sending stopped), none while it is on.
-round_hand_over <- function(round) {
+# What the round does with a cell's requests (settings$hand_over, called by run_requests()
+# with what it is about to send: `requests$todo`, positions in `requests$prompts`, and
+# `keep(i, value, stored)`). `attempt` names the cell's attempt (its requests that failed in
+# an earlier attempt are sent again). In the first pass (`wait = FALSE`) the requests are
+# added to the pool and the cell stops (a condition of class
+# `predictivebench_cell_waits`); in the second, the cell waits for them and gets their
+# answers and errors through `keep()`. Returns the requests left for the cell to send itself:
+# none while the round's pool takes them, those it could not answer once it has stopped.
+round_hand_over <- function(round, attempt, wait) {
   function(requests, keep) {
-    todo <- requests$todo
-    if (round$off) return(todo)
     keys <- requests$keys
-    failed <- todo[keys[todo] %in% names(round$failed)]
-    for (i in failed) keep(i, simpleError(round$failed[[keys[[i]]]]))
-    todo <- setdiff(todo, failed)
-    if (!length(todo)) return(todo)
-    hand_to_round(round, list(
-      cell = round$cell, chats = requests$chats, extras = requests$extras,
-      chat_index = requests$chat_index[todo], prompts = requests$prompts[todo],
-      epoch = requests$epoch[todo], keys = keys[todo], settings = requests$settings,
-      keep_json = requests$keep_json, cache = requests$cache
-    ))
-    rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
+    dir <- requests$cache
+    todo <- take_settled(round, keys, requests$todo, keep, attempt, wait, dir)
+    # (again while the wait settles some of them: a request another cell sent again, after it
+    # failed in that cell's attempt, is waited for; one dropped from the round is added)
+    repeat {
+      if (!length(todo)) return(todo)
+      new <- todo[vapply(keys[todo], function(k) is.null(round$entries[[k]]), TRUE)]
+      if (length(new)) {
+        added <- hand_to_round(round, attempt, list(
+          chats = requests$chats, extras = requests$extras,
+          chat_index = requests$chat_index[new], prompts = requests$prompts[new],
+          epoch = requests$epoch[new], keys = keys[new], settings = requests$settings,
+          keep_json = requests$keep_json, cache = requests$cache
+        ))
+        if (!added) return(take_settled(round, keys, todo, keep, attempt, wait, dir))
+      }
+      if (!wait) {
+        rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
+      }
+      await_keys(round, keys[todo])
+      left <- take_settled(round, keys, todo, keep, attempt, wait, dir)
+      # nothing settled and nothing more to come (the pool stopped): the cell sends the rest
+      if (length(left) == length(todo) && !round_busy(round)) return(left)
+      todo <- left
+    }
   }
+}
+
+# Hands the cell (through `keep()`) what the round has settled of its requests `todo`, and
+# returns the others. Only when the cell goes on (`wait`): an answer (held, or read back from
+# the cache `dir`), or the error of a request that failed in this attempt. An answer stays
+# known to the round (another cell may wait for the same request), but once cached it is
+# not held in memory; an error is forgotten. A request that failed in another attempt is
+# sent again.
+take_settled <- function(round, keys, todo, keep, attempt, wait, dir) {
+  left <- rep(TRUE, length(todo))
+  for (j in seq_along(todo)) {
+    entry <- round$entries[[keys[[todo[[j]]]]]]
+    if (is.null(entry) || entry$state == "pending") next
+    if (entry$state == "failed" && !identical(entry$attempt, attempt)) {
+      rm(list = keys[[todo[[j]]]], envir = round$entries)
+      next
+    }
+    if (!wait) next
+    key <- keys[[todo[[j]]]]
+    if (entry$state == "answered") {
+      value <- entry$value %||% cache_get_many(dir, key)[[1]]
+      if (is.null(value)) {  # (gone from the cache since: sent again)
+        rm(list = key, envir = round$entries)
+        next
+      }
+      keep(todo[[j]], value, stored = isTRUE(entry$stored))
+      if (isTRUE(entry$stored)) round$entries[[key]]$value <- NULL
+    } else {
+      keep(todo[[j]], simpleError(entry$value))
+      rm(list = key, envir = round$entries)
+    }
+    left[[j]] <- FALSE
+  }
+  todo[left]
+}
+
+# Turns the pools until every one of `keys` pending in the round is settled (or no pool is
+# left busy: a pool that stopped settles nothing more). The keys are watched: each answer
+# counts itself off as it arrives, so a wait over many requests costs nothing per turn.
+# Meanwhile, a waiting cell whose first requests are all answered goes on inside this wait
+# (go_on_nested()): its later requests (its judge's) join the pool while this cell's are in
+# flight, instead of after this cell's end.
+await_keys <- function(round, keys) {
+  pending <- unique(keys[vapply(keys, function(k) {
+    identical(round$entries[[k]]$state, "pending")
+  }, TRUE)])
+  if (!length(pending)) return(invisible())
+  watcher <- new.env(parent = emptyenv())
+  watcher$keys <- new.env(parent = emptyenv())
+  for (k in pending) watcher$keys[[k]] <- TRUE
+  watcher$n <- length(pending)
+  round$watchers <- c(round$watchers, list(watcher))
+  on.exit(round$watchers <- Filter(function(w) !identical(w, watcher), round$watchers),
+          add = TRUE)
+  while (watcher$n > 0L && round_busy(round)) {
+    if (!go_on_nested(round)) turn_round_pools(round)
+  }
+  invisible()
+}
+
+# Runs one waiting cell whose first requests are all answered, inside the wait of the cell
+# being evaluated (at most `max_nesting` deep). TRUE when it ran one. What the nested cell
+# signals stays its own: a failed step, its warnings (given at the round's end) and
+# messages never reach the cell it runs inside, and an error is its outcome.
+go_on_nested <- function(round, max_nesting = 8L) {
+  if (is.null(round$go_on) || round$depth >= max_nesting) return(FALSE)
+  k <- ready_cell(round)
+  if (is.null(k)) return(FALSE)
+  round$depth <- round$depth + 1L
+  on.exit(round$depth <- round$depth - 1L, add = TRUE)
+  withCallingHandlers(
+    round$go_on(k),
+    predictivebench_step_failed = function(c) tryInvokeRestart("rlang_muffle"),
+    warning = function(w) {
+      message <- conditionMessage(w)
+      if (!message %in% names(round$warnings)) round$warnings[[message]] <- w
+      tryInvokeRestart("muffleWarning")
+    },
+    message = function(m) tryInvokeRestart("muffleMessage")
+  )
+  TRUE
+}
+
+# The first waiting cell (in the set's order) whose requests added in the first pass are
+# all settled, or NULL.
+ready_cell <- function(round) {
+  waiting <- round$waiting
+  if (!length(waiting)) return(NULL)
+  pending <- round$pending[round$ids[waiting]]
+  ready <- waiting[is.na(pending) | pending == 0L]
+  if (length(ready)) ready[[1]]
+}
+
+round_busy <- function(round) {
+  any(vapply(round$pools, function(pool) pool$busy(), TRUE))
 }
 
 new_round <- function() {
   round <- new.env(parent = emptyenv())
   round$off <- FALSE
-  round$failed <- list()  # error messages by cache key
-  round$owner <- list()   # cell id by cache key of a failed request
+  # each request handed over, by cache key: its `state` ("pending", "answered", "failed"),
+  # `value` (the record, or the error message), `pool` and the `attempt` that handed it over
+  round$entries <- new.env(parent = emptyenv())
+  round$pending <- integer()  # by attempt: how many of the requests it added are pending
+  round$watchers <- list()  # the keys each cell being evaluated waits for (await_keys())
+  round$waiting <- integer()  # the cells of the second pass not yet evaluated
+  round$ids <- character()  # their attempts' names
+  round$go_on <- NULL  # evaluates waiting cell k to its end
+  round$depth <- 0L  # cells evaluated inside another's wait
   round$pools <- list()  # the live pools (round_pool()) by cache folder and answer format
   round$warnings <- list()  # the pools' warnings, each given once when the round ends
-  round$cell <- NULL
-  round$n <- 0L
   round
 }
 
-# Evaluates the cells in rounds until none is waiting; `attempt(cell, hand_over)` runs one,
-# its requests handed over to the round (the settings' `hand_over` context), and returns
-# its outcome ("waiting", "done", "partial" or "failed"). A failed or partial cell is
-# attempted again in the next round while it has `retries` left, its failed requests sent
-# again. Each outcome's `attempts` counts the cell's attempts (rounds spent waiting are not
-# attempts).
+# Evaluates the cells in two passes (above); `attempt(cell, hand_over)` runs one, its
+# requests handed over to the round (the settings' `hand_over` context), and returns its
+# outcome ("waiting", "done", "partial" or "failed"). A failed or partial cell is attempted
+# again while it has `retries` left, its failed requests sent again. Each outcome's
+# `attempts` counts the cell's attempts (a first pass that stopped is not one).
 run_in_rounds <- function(cells, retries, attempt) {
   round <- new_round()
   outcomes <- vector("list", length(cells))
   failures <- integer(length(cells))
   pending <- seq_along(cells)
+  generation <- 0L
   on.exit(close_round_pools(round), add = TRUE)  # nothing left in flight, even on error
   while (length(pending)) {
-    round$n <- round$n + 1L
-    round$off <- round$off || round$n > max_rounds
-    for (i in pending) {
-      round$cell <- cells[[i]]$id
-      await_cell(round, round$cell)
-      outcomes[[i]] <- attempt(cells[[i]], round_hand_over(round))
+    generation <- generation + 1L
+    ids <- paste(vapply(cells[pending], `[[`, "", "id"), generation)
+    waiting <- seq_along(pending)
+    if (length(pending) > 1L) {
+      for (k in seq_along(pending)) {
+        outcomes[[pending[[k]]]] <- attempt(cells[[pending[[k]]]],
+                                            round_hand_over(round, ids[[k]], wait = FALSE))
+        step_round_pools(round)
+      }
+      waiting <- which(vapply(outcomes[pending], `[[`, "", "status") == "waiting")
+    }
+    round$ids <- ids
+    round$waiting <- waiting
+    round$go_on <- function(k) {
+      round$waiting <- setdiff(round$waiting, k)
+      outcomes[[pending[[k]]]] <<- tryCatch(
+        attempt(cells[[pending[[k]]]], round_hand_over(round, ids[[k]], wait = TRUE)),
+        error = function(e) new_outcome("failed", error = conditionMessage(e))
+      )
       step_round_pools(round)
     }
+    while (length(round$waiting)) round$go_on(next_ready(round, ids, round$waiting))
+    round$go_on <- NULL
     status <- vapply(outcomes[pending], `[[`, "", "status")
     failed <- pending[status %in% c("failed", "partial")]
     failures[failed] <- failures[failed] + 1L
     final <- vapply(outcomes[failed], function(o) isTRUE(o$final), TRUE)
-    again <- failed[failures[failed] <= retries & !final]
-    forget_failures(round, vapply(cells[again], `[[`, "", "id"))
     for (w in round$warnings) warning(w)
     round$warnings <- list()
-    pending <- c(pending[status == "waiting"], again)
+    pending <- failed[failures[failed] <= retries & !final]
   }
   for (i in seq_along(outcomes)) outcomes[[i]]$attempts <- failures[[i]] +
     as.integer(outcomes[[i]]$status == "done")
   outcomes
 }
 
-# A cell tried again sends its failed requests again.
-forget_failures <- function(round, ids) {
-  drop <- names(round$owner)[unlist(round$owner) %in% ids]
-  round$failed[drop] <- NULL
-  round$owner[drop] <- NULL
+# Which waiting cell goes on next: the first (in the set's order) whose requests added in
+# the first pass are all settled; while none is, the pools turn. With no pool busy (or one
+# stopped), the first.
+next_ready <- function(round, ids, waiting) {
+  repeat {
+    pending <- round$pending[ids[waiting]]
+    ready <- waiting[is.na(pending) | pending == 0L]
+    if (length(ready)) return(ready[[1]])
+    if (!round_busy(round)) return(waiting[[1]])
+    turn_round_pools(round)
+  }
 }
 
 # A cell's requests join the round's live pool for their cache folder and answer format,
-# and go out at once.
-hand_to_round <- function(round, call) {
+# and go out at once. FALSE when the round has stopped sending (the cell sends them itself).
+hand_to_round <- function(round, attempt, call) {
+  if (round$off) return(FALSE)
   key <- paste(call$cache %||% "<none>", call$keep_json)
   if (is.null(round$pools[[key]])) {
     # (an unwritable cache folder stops the round's sending as a refused key does)
-    pool <- tryCatch(round_pool(call$settings, call$cache, call$keep_json),
+    pool <- tryCatch(round_pool(round, key, call$settings, call$cache, call$keep_json),
                      error = function(e) NULL)
     if (is.null(pool)) {
       round$off <- TRUE
-      return(invisible(FALSE))
+      return(FALSE)
     }
     round$pools[[key]] <- pool
   }
+  fresh <- !duplicated(call$keys)
+  for (k in call$keys[fresh]) {
+    round$entries[[k]] <- list(state = "pending", value = NULL, pool = key, attempt = attempt)
+  }
+  round$pending[[attempt]] <- (if (attempt %in% names(round$pending)) {
+    round$pending[[attempt]]
+  } else 0L) + sum(fresh)
   # (added first, so that the step knows whether ellmer's path is in the pool)
-  in_round_pool(round, key, function(pool) pool$add(call)) &&
+  in_round_pool(round, key, function(pool) pool$add(call, fresh)) &&
     in_round_pool(round, key, function(pool) pool$step(0))
 }
 
@@ -129,18 +276,15 @@ step_round_pools <- function(round) {
   for (key in names(round$pools)) in_round_pool(round, key, function(pool) pool$step(0))
 }
 
-# Before a cell is evaluated again, the requests it handed over in the last round are
-# answered (the live pools turn until then, while later cells' requests stay in flight), and
-# those that failed are the round's failures.
-await_cell <- function(round, cell) {
+# One turn of the live pools: waiting for news on the only busy one, or briefly on each (a
+# pool with nothing to do is stepped too: a stop, a refused key, surfaces there).
+turn_round_pools <- function(round) {
+  busy <- vapply(round$pools, function(pool) pool$busy(), TRUE)
+  wait <- if (sum(busy) > 1L) 0.05 else Inf
   for (key in names(round$pools)) {
-    in_round_pool(round, key, function(pool) {
-      while (pool$waits_for(cell)) pool$step(Inf)
-      failed <- pool$collect(cell)
-      round$failed[names(failed$errors)] <- as.list(failed$errors)
-      round$owner[names(failed$errors)] <- as.list(rep(cell, length(failed$errors)))
-    })
+    in_round_pool(round, key, function(pool) pool$step(if (busy[[key]]) wait else 0))
   }
+  invisible()
 }
 
 close_round_pools <- function(round) {
@@ -180,72 +324,84 @@ in_round_pool <- function(round, key, f) {
   ok
 }
 
-# A live pool of the set's rounds (R/engine-pool.R's new_request_pool() on one growing
-# transport): `add(call)` queues a cell's requests, sent by the cache keys the cell computed,
-# each answer cached as it arrives (cache_keeper()); `waits_for(cell)` and `collect(cell)`
-# say whether a cell's requests are still unanswered, and which of them failed. Its settings
-# (rpm, tries, deadline) are the first cell's, as one call of run_requests() has one
-# settings object.
-round_pool <- function(settings, dir, keep_json) {
+# A live pool of the set's round (R/engine-pool.R's new_request_pool() on one growing
+# transport), named `name` among the round's pools: `add(call, rows)` queues a cell's
+# requests (those of `rows`, by the cache keys the cell computed), each answer stamped with
+# the set's run and cached as it arrives, and filed with every outcome in the round's
+# entries (take_settled() hands them to the cell); `busy()` says whether anything is queued
+# or in flight. Its settings (rpm, tries, deadline) are the first cell's, as one call of
+# run_requests() has one settings object.
+round_pool <- function(round, name, settings, dir, keep_json) {
   deadline <- settings_deadline(settings)
-  # (never a dry run: estimate_cost() turns the rounds off)
+  # (never a dry run: estimate_cost() sends nothing to hand over)
   cache_prepare(dir)
   transport <- request_transport(list(), integer(), list(), keep_json, settings$max_active,
                                  deadline, settings$max_turns)
   calls <- list()
-  kept <- list()  # one cache_keeper() per call
+  used <- list()  # by call: the usage of each answered request (for ellmer's session totals)
   call_of <- integer()  # by request id
+  key_of <- character()  # by request id
   row_of <- integer()  # by request id: its row in its call
-  cell_of <- character()  # by call
-  unsettled <- integer()  # by call: its requests not yet delivered
-  collected <- logical()  # by call: its failures taken by collect()
   deliver <- function(i, value) {
-    j <- call_of[[i]]
-    unsettled[[j]] <<- unsettled[[j]] - 1L
-    kept[[j]]$keep(row_of[[i]], value)
+    key <- key_of[[i]]
+    attempt <- round$entries[[key]]$attempt %||% NA_character_
+    if (attempt %in% names(round$pending)) {
+      round$pending[[attempt]] <- round$pending[[attempt]] - 1L
+    }
+    watched <- FALSE
+    for (w in round$watchers) {
+      if (is.null(w$keys[[key]])) next
+      rm(list = key, envir = w$keys)
+      w$n <- w$n - 1L
+      watched <- TRUE
+    }
+    if (inherits(value, "error")) {
+      round$entries[[key]] <- list(state = "failed", value = conditionMessage(value),
+                                   pool = name, attempt = attempt)
+      return(invisible())
+    }
+    value$run <- settings$run
+    used[[call_of[[i]]]][[row_of[[i]]]] <<- value[c("input_tokens", "output_tokens", "cost")]
+    # (kept first: an error writing it, a full disk, stops the pool, and the answer's cell
+    # writes it again)
+    round$entries[[key]] <- list(state = "answered", value = value, pool = name,
+                                 attempt = attempt, stored = FALSE)
+    cache_set(dir, key, value)
+    # Once cached, an answer no cell waits for now is not held in memory: its cell reads it
+    # from the cache (memory bounded by what is in flight and awaited, not by the answers).
+    round$entries[[key]] <- list(state = "answered", value = if (watched || is.null(dir)) value,
+                                 pool = name, attempt = attempt, stored = TRUE)
   }
   pool <- new_request_pool(transport, deliver, settings$max_active, settings$rpm,
                            settings$max_tries, settings$backoff, deadline)
   started <- now_seconds()
   list(
-    add = function(call) {
+    add = function(call, rows) {
+      call$chat_index <- call$chat_index[rows]
+      call$prompts <- call$prompts[rows]
+      call$keys <- call$keys[rows]
       calls[[length(calls) + 1L]] <<- call
-      kept[[length(calls)]] <<- cache_keeper(dir, call$keys, run = call$settings$run)
-      cell_of[[length(calls)]] <<- call$cell
-      unsettled[[length(calls)]] <<- length(call$keys)
-      collected[[length(calls)]] <<- FALSE
+      used[[length(calls)]] <<- vector("list", length(call$keys))
       limits <- model_max_active(calls)
       ids <- transport$extend(call$chats, call$chat_index, call$prompts,
                               max_active = sum(limits))
       call_of[ids] <<- length(calls)
+      key_of[ids] <<- call$keys
       row_of[ids] <<- seq_along(ids)
       pool$limit(sum(limits), limits)
       pool$add(ids, vapply(call$chats, chat_model_label, "")[call$chat_index])
     },
     step = function(wait) pool$step(wait),
+    busy = function() pool$busy(),
     uses_later = function() transport$uses_later(),
-    # Whether requests `cell` handed over are still unanswered (queued or in flight).
-    waits_for = function(cell) any(unsettled[cell_of == cell & !collected] > 0L),
-    # The error messages, by cache key, of the requests `cell` handed over that failed; each
-    # call is collected once, when all its requests are settled.
-    collect = function(cell) {
-      mine <- which(cell_of == cell & !collected & unsettled == 0L)
-      collected[mine] <<- TRUE
-      errors <- character()
-      for (j in mine) {
-        failed <- which(!is.na(kept[[j]]$errors))
-        errors[calls[[j]]$keys[failed]] <- kept[[j]]$errors[failed]
-      }
-      list(errors = errors)
-    },
     close = function() {
       pool$close()
       # as run_requests() does: ellmer logs what it sends itself, the curl fast path's usage
       # here
       for (j in seq_along(calls)) {
         call <- calls[[j]]
-        log_fast_path_usage(call$chats, call$chat_index, seq_along(call$prompts),
-                            kept[[j]]$records, settings)
+        log_fast_path_usage(call$chats, call$chat_index, seq_along(call$prompts), used[[j]],
+                            settings)
       }
       if (length(calls)) {
         note_rpm_pace(length(call_of), settings$rpm, sum(model_max_active(calls)),

@@ -50,7 +50,10 @@
 #'   is tried again up to `retries` more times in the same call, then again in the next
 #'   call; each attempt sends only the failed samples' requests again (the others come from
 #'   the cache), as Inspect AI's `eval_set()` retries the samples that errored. The log of a
-#'   failed or partial attempt stays in `log_dir` (see [report_failures()]).
+#'   failed or partial attempt stays in `log_dir` (see [report_failures()]). Only failed
+#'   requests make a cell partial: a note on a sample (such as FutureX's `judge_note`, a
+#'   judge that answered without the values asked for) is not a failure, as asking again
+#'   would bring the same answer from the cache.
 #' * **One writer per cell.** Two calls on one folder (two R sessions, or a rerun while a
 #'   daemon job still runs) never run one cell twice: a cell is run under its lock,
 #'   `log_dir/.eval-set/<cell id>.lock`, and a call finding a cell locked runs its other
@@ -59,13 +62,15 @@
 #'   long as the other process runs the cell, or at most
 #'   `options(predictivebench.cell_wait_s = )` seconds: past them the cell is skipped,
 #'   `"failed"` in this call.
-#' * **Overlap.** In one process the cells' requests overlap: each round, every unfinished
-#'   cell hands the requests it needs to one shared pool, whose `max_active` is the sum of
-#'   the models' own, with the models' requests interleaved; then the cells go on from the
-#'   cache (a solver's answers first, then the judge's). So a set takes about as long as its
-#'   longest cell plus each cell's own CPU work (its evaluation from the cache, one cell
-#'   after another), not the sum of its cells: 1.2 times its longest cell for 4 models x 2
-#'   benchmarks at 5 s a request (see `bench/eval-set.R`).
+#' * **Overlap.** In one process the cells' requests overlap, and each cell is evaluated
+#'   once: first every unfinished cell hands its first requests to one shared pool, whose
+#'   `max_active` is the sum of the models' own (each model within its own), and stops
+#'   there; then each cell, the first whose requests are answered first, is evaluated to its
+#'   end, waiting for its own requests (its judge's too) while the pool keeps the other
+#'   cells' requests in flight, and letting another cell whose answers are in go on
+#'   meanwhile (so several cells' judges are in flight at once). So a set takes about as
+#'   long as its longest cell plus each cell's own CPU work, not the sum of its cells, and
+#'   its CPU is about the sum of its cells run alone (see `bench/eval-set.R`).
 #' * **mirai.** When you have started [mirai::daemons()] (on this machine, over SSH, or on a
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the
@@ -149,8 +154,11 @@
 #'   written, but some samples failed for good, and the next call asks them again;
 #'   `"failed"`: no usable run), `failed_samples` (samples whose requests failed for good: 0
 #'   for a done cell, `NA` when unknown), `log_path` (a partial cell's too), `metric` (the
-#'   headline row's key) and `headline` (its estimate), `cost` (dollars of this run's
-#'   requests, `0` when every answer was cached, `NA` when a price is unknown), `attempts`
+#'   headline row's key) and `headline` (its estimate), `cost` (dollars the set paid for
+#'   the cell's requests, as its log's model usage and [leaderboard()] have it: in this call
+#'   or, for a cell run again from the cache, in an earlier call on the same `log_dir`; `0`
+#'   when every answer was paid by another set or run, `NA` when a price is unknown),
+#'   `attempts`
 #'   (made in this call; 0 for a cell done before), `reused` (done before this call, or by
 #'   another process on the same folder during it) and `error` (the requests' own error,
 #'   with how many samples failed, or the error that stopped the cell). With `arena`, the
@@ -189,8 +197,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
     abort_pb("{.arg arena} must be {.code NULL} or a named list of {.fn arena_run} arguments.",
              "argument")
   }
-  # one run for the whole set, on every worker: what it pays for is counted as paid
-  settings <- settings_with_dots(as_request_settings(settings), run = new_run())
+  settings <- as_request_settings(settings)
   models <- check_set_models(models)
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
@@ -199,6 +206,9 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   check_set_arena(arena, specs, judge, log_dir)
 
   log_dir <- check_set_log_dir(log_dir)
+  # one run for the whole set (every call on this folder, every worker): what it pays for is
+  # counted as paid, also when a later call reads it back from the cache
+  settings <- settings_with_dots(settings, run = set_run(log_dir, create = !dry_run))
   outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
@@ -251,6 +261,34 @@ check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
              "argument", file = log_dir, call = call)
   }
   normalizePath(log_dir, winslash = "/")
+}
+
+# The set's run (the engine's `run` context): one per folder, kept in its records' folder,
+# so that every call on it counts what the set paid as paid. A cell run again in a later call
+# (a partial one, or one whose log was set aside) reads its answers back from the cache with
+# the usage and cost the set paid for them: its cost is the same in the table, its log's
+# model usage and the board as a cell done earlier. A new folder is a new set: what another
+# set paid reads as cached, at 0. Two processes starting a folder at once agree on one run
+# (the first file linked in place wins).
+set_run <- function(log_dir, create = TRUE) {
+  run <- new_run()
+  path <- file.path(manifest_dir(log_dir), "set-run")
+  read_run <- function() {
+    if (!file.exists(path)) return(NULL)
+    id <- tryCatch(suppressWarnings(readLines(path, n = 1L, warn = FALSE)),
+                   error = function(e) character())
+    if (length(id) == 1L && nzchar(id)) id
+  }
+  id <- read_run()
+  if (is.null(id) && create) {
+    tmp <- tempfile(".set-run-", tmpdir = dirname(path))
+    writeLines(unclass(run), tmp)
+    suppressWarnings(file.link(tmp, path))  # (never replaces a run another call wrote)
+    unlink(tmp)
+    id <- read_run()
+  }
+  if (!is.null(id)) run[] <- id
+  run
 }
 
 # In parallel on the user's mirai daemons, or here in overlapping rounds.

@@ -33,11 +33,12 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
       }
     )
   }
-  judge_error <- rep(NA_character_, n)
+  judge_error <- judge_note <- rep(NA_character_, n)
   chats <- NULL
   judge_usage <- rep(list(list(cached = TRUE, input_tokens = 0, output_tokens = 0, cost = 0)), n)
   if (!is.null(normalized)) {
     judge_error[numeric] <- normalized$error
+    judge_note[numeric] <- normalized$note
     judge_usage[numeric] <- normalized$usage
   }
   if (!is.null(scorer_chat)) {
@@ -55,7 +56,8 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
     extracted = extract_boxed(ifelse(is.na(answers), NA_character_, answers), which = "first",
                               rule = "first_brace", fallback = "text"),
     pred_value = pred_value, truth_value = truth_value, normalization = normalization,
-    judge_error = judge_error, judge_usage = judge_usage, chat = chats %||% rep(list(NULL), n)
+    judge_error = judge_error, judge_note = judge_note, judge_usage = judge_usage,
+    chat = chats %||% rep(list(NULL), n)
   )
 }
 
@@ -159,13 +161,19 @@ futurex_normalize <- function(answers, truths, scorer_chat, settings = NULL) {
   truth <- parse_value("GROUND_TRUTH_VALUE")
   pred <- parse_value("PREDICTION_VALUE")
   ok <- !is.na(truth) & !is.na(pred)
-  error <- ifelse(!ok & is.na(res$error),
-                  "The judge's reply has no GROUND_TRUTH_VALUE and PREDICTION_VALUE numbers.",
-                  res$error)
+  # A reply without the two numbers is an answer, read as the reference reads it (the plain
+  # parse scores the item): a note on the sample, not a failed request. Sending it again
+  # would bring the same reply from the cache, so it must not make a set's cell partial.
+  note <- ifelse(!ok & is.na(res$error), futurex_judge_note, NA_character_)
   list(pred = ifelse(ok, pred, NA_real_), truth = ifelse(ok, truth, NA_real_),
-       chat = res$chat, error = error,
+       chat = res$chat, error = res$error, note = note,
        usage = lapply(seq_len(nrow(res)), function(i) usage_metadata(res, i)))
 }
+
+futurex_judge_note <- paste(
+  "The judge's reply has no GROUND_TRUTH_VALUE and PREDICTION_VALUE numbers:",
+  "the plain parse scored the item."
+)
 
 #' Score FutureX predictions without a model
 #'
@@ -185,7 +193,9 @@ futurex_normalize <- function(answers, truths, scorer_chat, settings = NULL) {
 #'   `target`, `extracted`, `pred_value`, `truth_value`, `score`, `normalization` (for
 #'   numeric items: `"llm"` when the judge's values were used, `"fallback"` when the judge
 #'   failed or its reply had no values and the plain parse was used, `"none"` without a
-#'   judge) and `judge_error` (why the judge's values were not used, else `NA`)).
+#'   judge), `judge_error` (the judge's request failed: its error, else `NA`) and
+#'   `judge_note` (the judge answered without the two values: a note saying so, else
+#'   `NA`).
 #' @family futurex
 #' @export
 #' @examples
@@ -216,7 +226,8 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
     id = table$id, level = table$level, kind = scores$kind, answer = answers,
     target = table$target, extracted = scores$extracted, pred_value = scores$pred_value,
     truth_value = scores$truth_value, score = scores$score,
-    normalization = scores$normalization, judge_error = scores$judge_error
+    normalization = scores$normalization, judge_error = scores$judge_error,
+    judge_note = scores$judge_note
   )
   out <- structure(list(summary = NULL, items = items), class = "futurex_scores",
                    benchmark = "futurex")
@@ -242,10 +253,15 @@ futurex_predictions_table <- function(predictions, duplicate_ids) {
 print.futurex_scores <- function(x, ...) {
   skipped <- sum(is.na(x$items$score))
   cli::cli_text("FutureX scores for {nrow(x$items)} item{?s} ({skipped} without an answer).")
-  fell_back <- sum(!is.na(x$items$judge_error))
-  if (fell_back) {
-    cli::cli_text("{fell_back} numeric item{?s} used the plain parse: the judge failed ",
-                  "(see {.field judge_error} in {.field $items}).")
+  failed <- sum(!is.na(x$items$judge_error))
+  if (failed) {
+    cli::cli_text("{failed} numeric item{?s} used the plain parse: the judge's request ",
+                  "failed (see {.field judge_error} in {.field $items}).")
+  }
+  noted <- sum(!is.na(x$items$judge_note %||% NA_character_))
+  if (noted) {
+    cli::cli_text("{noted} numeric item{?s} used the plain parse: the judge's reply had no ",
+                  "values (see {.field judge_note} in {.field $items}).")
   }
   print(x$summary, ...)
   invisible(x)

@@ -77,8 +77,10 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' model with the reference's prompt (system prompt "You are a precise number normalization
 #' assistant.", temperature 0.2); when its reply does not contain both
 #' `GROUND_TRUTH_VALUE:` and `PREDICTION_VALUE:` numbers, or the request fails after its
-#' retries, the plain parse is used and the reason is kept in the sample's
-#' `scorer_metadata$judge_error`. Items the judge never sees (levels 1 and 2, rankings, no
+#' retries, the plain parse is used and the reason is kept in the sample's scorer metadata:
+#' `judge_error` for a request that failed (a failed request: [report_failures()] lists it,
+#' and [eval_set()] asks it again), `judge_note` for a reply without the numbers (a note,
+#' not a failure: asking again would bring the same reply from the cache). Items the judge never sees (levels 1 and 2, rankings, no
 #' answer) get a scorer chat that says so, so that `vitals_view()` shows every sample.
 #'
 #' @section Differences from the original:
@@ -182,6 +184,8 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
                      pred_value = scores$pred_value[[i]], truth_value = scores$truth_value[[i]],
                      normalization = scores$normalization[[i]],
                      judge_error = scores$judge_error[[i]])
+        # (only where there is one: a log without notes reads as it did)
+        if (!is.na(scores$judge_note[[i]])) meta$judge_note <- scores$judge_note[[i]]
         # the judge's requests for this item (none for items it never saw)
         if (!is.null(scorer_chat)) meta <- c(meta, scores$judge_usage[[i]])
         meta

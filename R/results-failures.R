@@ -23,6 +23,14 @@
 #'   `max_tokens`'s, not the model's. Raise `max_tokens`; the same chat would bring the same
 #'   answers from the cache.
 #'
+#' A sample may also carry a **note**: its solver's or scorer's metadata field `note` or
+#' `*_note` (such as FutureX's `judge_note`, a judge that answered without the values it was
+#' asked for, so the plain parse scored the item). A note is not a failure: the sample was
+#' scored, no request failed, and running again would bring the same answers from the
+#' cache. `report_failures()` counts the notes and shows the first one; they are not rows
+#' of its table, but its attribute `"notes"` (one row per noted sample, with `note` for
+#' `error`).
+#'
 #' In a folder, a log that was not written by predictivebench (another Inspect AI or vitals
 #' log) or can't be read is skipped with a warning (class
 #' `predictivebench_warning_skipped_logs`, as [leaderboard()]'s); the others are reported.
@@ -94,7 +102,9 @@ failed_samples <- function(x) {
     }
   }
   out <- do.call(rbind, c(list(no_failures()), runs))
-  say_failures(out, runs)
+  notes <- do.call(rbind, c(list(no_notes()), lapply(runs, attr, "notes")))
+  say_failures(out, runs, notes)
+  attr(out, "notes") <- notes
   out
 }
 
@@ -123,9 +133,7 @@ folder_failures <- function(dir) {
 log_failures <- function(path, header = read_log_header(path)) {
   samples <- log_samples(path)
   benchmark <- as.character(header$eval$metadata$benchmark %||% header$eval$task %||% NA)
-  out <- run_failures(samples, path, benchmark, as.character(header$eval$model %||% NA))
-  attr(out, "samples") <- nrow(samples)
-  out
+  run_failures(samples, path, benchmark, as.character(header$eval$model %||% NA))
 }
 
 task_model <- function(task) {
@@ -161,18 +169,53 @@ run_failures <- function(samples, log, benchmark, model) {
     error = error[failed]
   )
   attr(out, "samples") <- n
+  attr(out, "notes") <- run_notes(samples, log, benchmark, model)
   out
 }
 
+# One row per sample with a note (a field `note` or `*_note` of its solver's or scorer's
+# metadata): scored, nothing failed, so not a failed sample.
+run_notes <- function(samples, log, benchmark, model) {
+  n <- nrow(samples)
+  solve <- metadata_notes(samples$solver_metadata, n)
+  score <- metadata_notes(samples$scorer_metadata, n)
+  noted <- !is.na(solve) | !is.na(score)
+  tibble::tibble(
+    log = rep(log, n)[noted], benchmark = rep(benchmark, n)[noted],
+    model = rep(model, n)[noted], id = as.character(samples$id)[noted],
+    epoch = as.integer(if ("epoch" %in% names(samples)) samples$epoch else rep(1L, n))[noted],
+    step = ifelse(!is.na(solve), "solve", "score")[noted],
+    note = ifelse(!is.na(solve), solve, score)[noted]
+  )
+}
+
+# The first error of each sample's metadata (fields `error`, `errors` and `*_error`), NA
+# when it has none.
 metadata_errors <- function(metadata, n) {
+  metadata_texts(metadata, n, function(fields) {
+    fields %in% c("error", "errors") | endsWith(fields, "_error")
+  })
+}
+
+# The first note of each sample's metadata (fields `note` and `*_note`), NA when it has none.
+metadata_notes <- function(metadata, n) {
+  metadata_texts(metadata, n, function(fields) fields == "note" | endsWith(fields, "_note"))
+}
+
+metadata_texts <- function(metadata, n, which_fields) {
   if (is.null(metadata)) return(rep(NA_character_, n))
   vapply(metadata, function(m) {
-    if (!is.list(m)) return(NA_character_)
-    fields <- names(m)[names(m) %in% c("error", "errors") | endsWith(names(m), "_error")]
+    if (!is.list(m) || is.null(names(m))) return(NA_character_)
+    fields <- names(m)[which_fields(names(m))]
     texts <- unlist(lapply(m[fields], function(v) if (is.character(v)) v), use.names = FALSE)
     texts <- texts[!is.na(texts) & nzchar(texts)]
     if (length(texts)) texts[[1]] else NA_character_
   }, "")
+}
+
+no_notes <- function() {
+  tibble::tibble(log = character(), benchmark = character(), model = character(),
+                 id = character(), epoch = integer(), step = character(), note = character())
 }
 
 no_failures <- function() {
@@ -184,10 +227,16 @@ no_failures <- function() {
 # Each kind of failure with the advice that fits it: a failed request is worth sending again
 # (after checking the key and the model), an unscorable answer is cached and would come back
 # the same.
-say_failures <- function(out, runs) {
+say_failures <- function(out, runs, notes = no_notes()) {
   total <- sum(vapply(runs, function(r) attr(r, "samples") %||% 0L, 1))
+  noted <- if (nrow(notes)) {
+    first_note <- notes$note[[1]]
+    c(i = "{nrow(notes)} sample{?s} with a note (scored; not a failure: running again brings
+           the same answers from the cache). First note: {first_note}")
+  }
   if (!nrow(out)) {
-    cli::cli_inform(c(v = "No failed sample in {length(runs)} run{?s} ({total} sample{?s})."),
+    cli::cli_inform(c(v = "No failed sample in {length(runs)} run{?s} ({total} sample{?s}).",
+                      noted),
                     class = "predictivebench_message_failures")
     return(invisible())
   }
@@ -217,5 +266,5 @@ say_failures <- function(out, runs) {
       i = "Raise {.arg max_tokens} (e.g. {.code params = list(max_tokens = 8192)}): running
            again with the same chat brings the same answers from the cache.")
   }
-  cli::cli_inform(lines, class = "predictivebench_message_failures")
+  cli::cli_inform(c(lines, noted), class = "predictivebench_message_failures")
 }

@@ -161,17 +161,27 @@ test_that("a closing arena logs beside the cells, writes no EloBench file, and r
   # the chats' answers are in the response cache: a second set (its cells done, the same
   # arena arranged the same) sends no request
   sent <- server$count()
+  files <- list.files(logs, recursive = TRUE, all.files = TRUE)
   again <- closing(list(version = "sample", n = 1, times = 0))
   expect_true(all(again$reused))
   expect_equal(attr(again, "arena_run")$records$winner, run$records$winner)
   expect_equal(server$count(), sent)
-  # the set's record names its latest arena log: the board counts that one, the first an attempt
+  # the same arena run, nothing sent: no other log, and the recorded one is the run's
+  expect_equal(list.files(logs, recursive = TRUE, all.files = TRUE), files)
+  expect_equal(attr(again, "arena_run")$paths$log, run$paths$log)
   board <- suppressMessages(leaderboard(logs, attempts = FALSE))
   arena_rows <- board[board$benchmark == "arena_ratings", ]
   expect_setequal(arena_rows$model, set$model)
-  expect_equal(unique(basename(arena_rows$source)), basename(attr(again, "arena_run")$paths$log))
+  expect_equal(unique(basename(arena_rows$source)), basename(run$paths$log))
   every <- suppressMessages(leaderboard(logs, attempts = TRUE))
-  expect_length(unique(every$source[every$benchmark == "arena_ratings"]), 2L)
+  expect_length(unique(every$source[every$benchmark == "arena_ratings"]), 1L)
+  # another arena (two battles a pair): a new run, its log recorded, the first an attempt
+  other <- closing(list(version = "sample", n = 2, times = 0))
+  expect_false(identical(attr(other, "arena_run")$paths$log, run$paths$log))
+  expect_true(file.exists(attr(other, "arena_run")$paths$log))
+  board <- suppressMessages(leaderboard(logs, attempts = FALSE))
+  expect_equal(unique(basename(board$source[board$benchmark == "arena_ratings"])),
+               basename(attr(other, "arena_run")$paths$log))
 })
 
 test_that("a closing arena with an EloBench folder exports to it; questions can be a table", {

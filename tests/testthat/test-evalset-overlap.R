@@ -132,8 +132,9 @@ test_that("in a set's shared pool each model stays within its own max_active", {
 test_that("an error in the round's pool (a full disk) stops its sending, not the cell evaluated", {
   # The first answer kept fails as a full disk would. It arrives while the second cell hands
   # its requests over (each cell first takes 0.3 s, so the first cell's answers are back by
-  # then): the pool stops there, and the second cell only waits; next round, every cell
-  # sends its own requests, as it would alone.
+  # then): the pool stops there, and the second cell only waits; then every cell gets the
+  # answers the pool had received (the one whose write failed is written again by its cell)
+  # and sends the rest itself, as it would alone.
   server <- local_set_server()
   settings <- set_settings(withr::local_tempdir())
   writes <- 0L
@@ -185,4 +186,138 @@ test_that("a cell is evaluated again once its own requests are answered, while o
   expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
   expect_equal(entries() - seen, 2)  # the slow cell's two answers came after
   expect_equal(server$count(), 4)
+})
+
+test_that("each cell is evaluated once: a later step waits for its own requests while others stay in flight", {
+  # Each cell makes two engine calls: its answers, then its judge's (which need the answers
+  # first). "slow" answers after 2 s, "fast" at once. The fast cell goes on to its end (its
+  # judge's requests sent and answered) while the slow cell's answers are still in flight,
+  # and no cell reads its answers twice: each is evaluated once past its first engine call.
+  server <- local_fake_openai(function(body, n) {
+    list(text = "\\boxed{A}", delay = if (identical(body$model, "slow")) 2 else 0)
+  })
+  cache <- withr::local_tempdir()
+  settings <- set_settings(cache)
+  entries <- function() length(list.files(cache, recursive = TRUE))
+  read <- c(fast = 0L, slow = 0L)
+  seen <- NULL
+  attempt <- function(cell, hand_over) {
+    tryCatch({
+      settings <- settings_with_dots(settings, hand_over = hand_over)
+      answers <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+                                    progress = FALSE)
+      read[[cell$id]] <<- read[[cell$id]] + 1L
+      generate_responses(fake_chat(server, "judge"), paste("judge", answers$result, cell$id),
+                         settings, progress = FALSE)
+      if (cell$id == "fast") seen <<- entries()
+      new_outcome("done")
+    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+  }
+  cells <- lapply(c("fast", "slow"), function(id) list(id = id))
+  out <- run_in_rounds(cells, 0L, attempt)
+  expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
+  expect_equal(vapply(out, `[[`, 1L, "attempts"), c(1L, 1L))
+  expect_equal(read, c(fast = 1L, slow = 1L))
+  # when the fast cell ended (its answers and its judge's cached), none of the slow cell's were
+  expect_equal(entries() - seen, 4)
+  expect_equal(server$count(), 8)
+})
+
+test_that("a retried cell sends again only its requests that failed, each cell evaluated once per attempt", {
+  # "flaky" fails its first request for good (one try), then answers
+  server <- local_fake_openai(function(body, n) {
+    seen <- parent.env(environment())
+    seen$flaky <- (seen$flaky %||% 0L) + identical(body$model, "flaky")
+    if (identical(body$model, "flaky") && seen$flaky == 1L) list(status = 500) else "\\boxed{A}"
+  })
+  settings <- set_settings(withr::local_tempdir())
+  evaluated <- c(ok = 0L, flaky = 0L)
+  attempt <- function(cell, hand_over) {
+    tryCatch({
+      res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:3),
+                                settings_with_dots(settings, hand_over = hand_over),
+                                progress = FALSE)
+      evaluated[[cell$id]] <<- evaluated[[cell$id]] + 1L
+      if (any(!is.na(res$error))) new_outcome("partial") else new_outcome("done")
+    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+  }
+  cells <- lapply(c("ok", "flaky"), function(id) list(id = id))
+  out <- run_in_rounds(cells, 1L, attempt)
+  expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
+  expect_equal(vapply(out, `[[`, 1L, "attempts"), c(1L, 2L))
+  expect_equal(evaluated, c(ok = 1L, flaky = 2L))
+  # 3 + 3 sent, then the one that failed once more
+  expect_equal(server$count(), 7)
+})
+
+test_that("a cell goes on inside another's wait: several cells' judges are in flight at once", {
+  # The judge answers after 1 s. The first cell, waiting for its judge, lets the second
+  # (its answers in) go on meanwhile, so the second cell's judge requests arrive while the
+  # first's are still in flight: each cell is still evaluated once, and neither judge waits
+  # for the other.
+  server <- local_fake_openai(function(body, n) {
+    seen <- parent.env(environment())
+    if (identical(body$model, "arrivals")) {
+      return(jsonlite::toJSON(seen$arrivals %||% list(), auto_unbox = TRUE, digits = NA))
+    }
+    text <- paste(unlist(body$messages), collapse = " ")
+    if (identical(body$model, "judge")) {
+      seen$arrivals <- c(seen$arrivals, list(list(text = text, at = as.double(Sys.time()))))
+      return(list(text = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1", delay = 1))
+    }
+    if (identical(body$model, "m1")) "\\boxed{41}" else "\\boxed{42}"
+  })
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")),
+                   log_dir = withr::local_tempdir(), judge = fake_chat(server, "judge"),
+                   settings = settings)
+  expect_equal(set$status, c("done", "done"))
+  got <- generate_responses(fake_chat(server, "arrivals"), "?", set_settings(FALSE))$result
+  arrivals <- jsonlite::fromJSON(got)
+  first <- arrivals$at[grepl("{41}", arrivals$text, fixed = TRUE)]
+  second <- arrivals$at[grepl("{42}", arrivals$text, fixed = TRUE)]
+  expect_gt(length(first), 0)
+  expect_gt(length(second), 0)
+  # the second cell's judge requests arrived before the first's were answered (1 s)
+  expect_lt(max(second) - min(first), 0.9)
+})
+
+test_that("a cell that goes on inside another's wait keeps what it signals to itself", {
+  # "broken" fails every request (one try): its cell fails as a whole (every request of its
+  # step failed), inside the first cell's wait for its slow judge; the first cell is done.
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "broken")) return(list(status = 500))
+    if (identical(body$model, "judge")) {
+      return(list(text = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1", delay = 1))
+    }
+    "\\boxed{12}"
+  })
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "broken")),
+                   log_dir = withr::local_tempdir(), judge = fake_chat(server, "judge"),
+                   settings = settings, retries = 0)
+  expect_equal(set$status, c("done", "failed"))
+  expect_true(is.na(set$error[[1]]))
+  expect_match(set$error[[2]], "500")
+})
+
+test_that("two cells waiting for the same request at once get its one answer", {
+  # Both models answer alike, so their cells' judge requests are the same requests (one cache
+  # key each). The second cell goes on inside the first's wait and waits for them too: each
+  # is sent once, and both cells get its answer.
+  server <- local_fake_openai(function(body, n) {
+    if (identical(body$model, "judge")) {
+      return(list(text = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1", delay = 1))
+    }
+    "\\boxed{12}"
+  })
+  settings <- set_settings(withr::local_tempdir())
+  set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")),
+                   log_dir = withr::local_tempdir(), judge = fake_chat(server, "judge"),
+                   settings = settings)
+  expect_equal(set$status, c("done", "done"))
+  models <- vapply(server$requests(), `[[`, "", "model")
+  ds <- futurex_dataset(version = "sample")
+  expect_equal(sum(models == "judge"), sum(ds$level >= 3 & !is.na(ds$std)))
+  expect_equal(sum(models != "judge"), 2 * nrow(ds))
 })

@@ -83,3 +83,28 @@ test_that("on daemons too, a fresh set's logs carry what it paid", {
     expect_true(all(usage$input_tokens > 0))
   }
 })
+
+test_that("a cell run again from the cache in a later call costs what the set paid for it", {
+  # The second cell's log is cut short: the next call runs it again, every answer from the
+  # cache. Those answers were paid by this set (an earlier call on the same folder): the
+  # cell's cost and its new log's model usage say what was paid, as for the cell done
+  # before, not 0.
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  priced <- function(model) {
+    ellmer::chat_openai(base_url = server$url, model = model, credentials = function() "sk-test")
+  }
+  chats <- list(priced("gpt-4.1-nano"), priced("gpt-4.1-mini"))
+  first <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)
+  expect_true(all(first$cost > 0))
+  sent <- server$count()
+  text <- readBin(first$log_path[[2]], "raw", file.size(first$log_path[[2]]))
+  writeBin(text[seq_len(length(text) %/% 2)], first$log_path[[2]])
+  again <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)
+  expect_equal(server$count(), sent)
+  expect_equal(again$reused, c(TRUE, FALSE))
+  expect_equal(again$cost, first$cost)
+  expect_equal(again$cost[[2]], sum(log_usage(again$log_path[[2]])$total_cost))
+  expect_gt(sum(log_usage(again$log_path[[2]])$input_tokens), 0)
+})

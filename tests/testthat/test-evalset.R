@@ -401,3 +401,51 @@ test_that("a log_dir that is a file, or can't be made, is refused before any req
   expect_equal(server$count(), 0)
   expect_equal(readLines(file), "not a folder")
 })
+
+test_that("a judge's fallback is a note: the FutureX + ProcessBench + DSBench set is done at once", {
+  # The judge never gives the two numbers FutureX asks for: the plain parse scores those
+  # items, as vignette("futurex") says. That is a note on the sample, not a failed request:
+  # the set is done on its first call, and its rerun sends nothing and writes no log.
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  benchmarks <- c("futurex@sample", "processbench@sample", "dsbench@sample")
+  run <- function() {
+    quiet_set(benchmarks, set_chats(server, c("m1", "m2")), log_dir = logs,
+              judge = fake_chat(server, model = "judge"), settings = settings)
+  }
+  set <- run()
+  expect_equal(set$status, rep("done", 6))
+  expect_equal(set$failed_samples, rep(0L, 6))
+  expect_true(all(is.na(set$error)))
+  judged <- vapply(server$requests(), `[[`, "", "model") == "judge"
+  expect_gt(sum(judged), 0)
+  # the note is kept in the FutureX samples' scorer metadata
+  fx <- log_samples(set$log_path[[1]])
+  notes <- vapply(fx$scorer_metadata, function(m) as.character(m$judge_note %||% NA), "")
+  expect_gt(sum(!is.na(notes)), 0)
+  expect_match(notes[!is.na(notes)], "plain parse")
+  sent <- server$count()
+  files <- list.files(logs, recursive = TRUE, all.files = TRUE)
+
+  again <- run()
+  expect_equal(server$count(), sent)
+  expect_equal(list.files(logs, recursive = TRUE, all.files = TRUE), files)
+  expect_equal(again$status, rep("done", 6))
+  expect_true(all(again$reused))
+  # report_failures() shows the notes, and no failure
+  msgs <- character()
+  failures <- withCallingHandlers(
+    report_failures(logs),
+    message = function(m) {
+      msgs <<- c(msgs, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    }
+  )
+  # (ProcessBench's votes "\boxed{A}" name no step: answers it can't score, not requests)
+  expect_false("request" %in% failures$kind)
+  expect_false("futurex" %in% failures$benchmark)
+  expect_equal(nrow(attr(failures, "notes")), sum(!is.na(notes)) * 2)
+  expect_match(paste(msgs, collapse = "\n"), "with a note")
+  expect_no_match(paste(msgs, collapse = "\n"), "API key")
+})

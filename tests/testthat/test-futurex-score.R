@@ -163,8 +163,12 @@ test_that("LLM unit normalization is used when it parses and falls back when not
   expect_equal(sales$score, 1 - (70 / 100)^2)
   expect_equal(c(sales$pred_value, sales$truth_value), c(1180, 1250))
   temp <- scored$items[scored$items$id == "fx-l3-temp", ]
-  # fallback to the reference parse: 1 vs 12.5 with Std 2
+  # fallback to the reference parse: 1 vs 12.5 with Std 2; a note, not a failed request
   expect_equal(temp$score, 0)
+  expect_equal(temp$normalization, "fallback")
+  expect_true(is.na(temp$judge_error))
+  expect_match(temp$judge_note, "no GROUND_TRUTH_VALUE and PREDICTION_VALUE")
+  expect_true(is.na(sales$judge_note))
   body <- server$requests()[[1]]
   expect_equal(body$temperature, 0.2)
   expect_equal(body$messages[[1]]$content, "You are a precise number normalization assistant.")

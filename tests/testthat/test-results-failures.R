@@ -149,3 +149,28 @@ test_that("report_failures(<folder>) skips a log it did not write, with a warnin
   expect_equal(unique(out$log), tsk$log_path)
   expect_equal(unique(out$kind), "request")
 })
+
+test_that("a judge's note is shown as a note, not as a failed request", {
+  # FutureX's judge answers without the two values: the plain parse scores the item, and
+  # the sample carries a note (scorer_metadata$judge_note), not an error
+  server <- local_fake_openai(function(body, n) "I am not sure")
+  dir <- withr::local_tempdir()
+  ds <- futurex_dataset(version = "sample")
+  settings <- request_settings(cache = FALSE, max_tries = 1)
+  tsk <- futurex_task(ds, solver = futurex_solver(settings = settings),
+                      scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
+                                              settings = settings), dir = dir)
+  suppressWarnings(tsk$eval(solver_chat = baseline_constant("\\boxed{12}"), view = FALSE))
+  numeric <- sum(!is.na(ds$std) & ds$level >= 3)
+  msg <- expect_message(out <- report_failures(tsk$log_path),
+                        class = "predictivebench_message_failures")
+  expect_equal(nrow(out), 0)
+  notes <- attr(out, "notes")
+  expect_equal(nrow(notes), numeric)
+  expect_equal(notes$step, rep("score", numeric))
+  expect_match(notes$note, "plain parse")
+  text <- conditionMessage(msg)
+  expect_match(text, "No failed sample")
+  expect_match(text, paste(numeric, "samples? with a note"))
+  expect_no_match(text, "API key|failed for good")
+})
