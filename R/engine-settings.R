@@ -147,8 +147,9 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
 #   batch, the cache only read);
 # * `run`: the run paying for the requests (new_run(), set by eval_set()), stamped on every
 #   answer it pays for, so that an answer the run paid for and then read back from the cache
-#   (an evaluation set's cell, evaluated again after its round sent its requests) is counted
-#   as paid, not as cached (paid_by_run());
+#   (an evaluation set's cell reading what the set's shared pool sent for it, or a cell run
+#   again in a later call on the same folder) is counted as paid, not as cached
+#   (paid_by_run());
 # * `hand_over`: a function that may take over sending a call's requests (an evaluation
 #   set's round, R/evalset-overlap.R): run_requests() hands it what it is about to send and
 #   sends what it hands back. The engine knows nothing of what is behind it.
