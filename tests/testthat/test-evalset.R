@@ -449,3 +449,46 @@ test_that("a judge's fallback is a note: the FutureX + ProcessBench + DSBench se
   expect_match(paste(msgs, collapse = "\n"), "with a note")
   expect_no_match(paste(msgs, collapse = "\n"), "API key")
 })
+
+test_that("a full disk while a cell's log is written fails that cell only; the rerun completes from the cache", {
+  skip_if_not(file.exists("/dev/full"), "needs Linux's /dev/full")
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, c("m1", "m2"))
+  # the log of m1's FutureX cell is written onto a full disk (its finished file's temporary
+  # copy is Linux's /dev/full, which answers every write with "No space left on device")
+  device <- file.path(withr::local_tempdir(), "full")
+  own_temp_file <- log_temp_file
+  full_disk <- function(path) {
+    if (!grepl("futurex.*m1", basename(path))) return(own_temp_file(path))
+    file.symlink("/dev/full", device)
+    device
+  }
+  local({
+    local_replace_internal("log_temp_file", full_disk)
+    set <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = settings,
+                     limit = 3)
+    expect_equal(nrow(set), 4)
+    hit <- set$benchmark == "futurex@sample" & set$model == "openai_compatible/m1"
+    expect_equal(set$status[hit], "failed")
+    expect_match(set$error[hit], "disk .* is full")
+    expect_equal(set$status[!hit], rep("done", 3))
+  })
+  # no truncated or empty log was moved into place, and nothing the writer made is left
+  left <- list.files(logs, pattern = "\\.json$", full.names = TRUE)
+  expect_length(left, 3)
+  expect_true(all(file.size(left) > 0))
+  expect_false(any(grepl("futurex.*m1", basename(left))))
+  expect_length(list.files(logs, pattern = "\\.part$", all.files = TRUE), 0)
+  sent <- server$count()
+  # with room on the disk again, the rerun writes the log from the cache: no request is sent
+  again <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = settings,
+                     limit = 3)
+  expect_equal(server$count(), sent)
+  expect_equal(again$status, rep("done", 4))
+  mended <- again$benchmark == "futurex@sample" & again$model == "openai_compatible/m1"
+  expect_true(file.exists(again$log_path[mended]))
+  expect_equal(suppressMessages(futurex_summary(again$log_path[mended]))$estimate[[1]],
+               again$headline[mended])
+})
