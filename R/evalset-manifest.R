@@ -77,21 +77,28 @@ complete_log <- function(path, bytes = NULL, samples = NULL) {
   !(is.numeric(samples) && length(samples) == 1 && is.numeric(logged) && logged != samples)
 }
 
-# The number of samples a log holds (read whole, once, when its record is written), or NA
-# when it is not a whole log, or its header counts other samples than it holds.
+# The number of samples a log holds (counted once, when its record is written), or NA when it
+# is not a whole log, or its header counts other samples than it holds. A log of the
+# package's writer is validated (yyjson, no R objects) and its sample lines counted, so a
+# 20,000-sample log is never held in memory; any other log is read whole.
 log_sample_count <- function(path) {
+  if (!isTRUE(yyjsonr::validate_json_file(path))) return(NA_integer_)
+  header <- tryCatch(read_log_header(path), error = function(e) NULL)
+  if (!identical(header$status, "success")) return(NA_integer_)
+  n <- log_sample_line_count(path) %||% length(read_log_samples_whole(path))
+  logged <- header$results$total_samples
+  if (is.numeric(logged) && logged != n) return(NA_integer_)
+  as.integer(n)
+}
+
+read_log_samples_whole <- function(path) {
   log <- tryCatch(
     yyjsonr::read_json_file(path, opts = yyjsonr::opts_read_json(
       obj_of_arrs_to_df = FALSE, arr_of_objs_to_df = FALSE, length1_array_asis = TRUE
     )),
     error = function(e) NULL
   )
-  n <- length(log$samples)
-  logged <- log$results$total_samples
-  if (!identical(log$status, "success") || (is.numeric(logged) && logged != n)) {
-    return(NA_integer_)
-  }
-  as.integer(n)
+  log$samples
 }
 
 # An incomplete log is kept, renamed to `<name>.partial-<time>` (no `.json` at the end:

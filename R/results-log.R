@@ -783,6 +783,31 @@ log_sample_lines <- function(path, each, lines = 1000L) {
   abort_pb("The log is not valid JSON (a truncated or unfinished file?).", "json", file = path)
 }
 
+# The number of samples of a log whose samples are one line each (log_writer()), counted
+# without parsing them: in valid JSON a sample's line breaks are escaped, so the lines between
+# the samples' "[" and "  ]" are the samples. NULL for a log laid out otherwise.
+log_sample_line_count <- function(path, lines = 10000L) {
+  prefix <- read_log_prefix(path)
+  if (!endsWith(prefix, "\n  \"samples\": ")) return(NULL)
+  con <- file(path, open = "rb")
+  on.exit(close(con))
+  seek(con, nchar(prefix, type = "bytes"))
+  first <- readLines(con, n = 1L, warn = FALSE)
+  if (identical(first, "[]")) return(0L)
+  if (!identical(first, "[")) return(NULL)
+  n <- 0L
+  repeat {
+    chunk <- readLines(con, n = lines, warn = FALSE)
+    if (!length(chunk)) return(NULL)
+    end <- match("  ]", chunk)
+    samples <- if (is.na(end)) chunk else chunk[seq_len(end - 1L)]
+    # a sample pretty-printed (vitals' layout) spans lines that start with spaces
+    if (!all(startsWith(samples, "{"))) return(NULL)
+    n <- n + length(samples)
+    if (!is.na(end)) return(n)
+  }
+}
+
 log_sample_fields <- function(sample, layout) {
   meta <- sample$metadata %||% list()
   unscored <- meta[[unscored_field]]

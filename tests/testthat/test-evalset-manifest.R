@@ -75,3 +75,31 @@ test_that("a whole log with fewer samples than its record counted is not done", 
              "samples": [{"id": 1}]}', log)
   expect_true(is.na(log_sample_count(log)))
 })
+
+test_that("a log's samples are counted from its lines, never read whole, when the writer wrote it", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("\\boxed{Yes}"), view = FALSE))
+  path <- tsk$log_path
+  n <- nrow(tsk$get_samples())
+  local({
+    local_replace_internal("read_log_samples_whole", function(path) stop("read whole"))
+    expect_equal(log_sample_count(path), n)
+  })
+  # a log laid out another way (vitals' pretty-printed samples) is counted by reading it
+  pretty <- file.path(dir, "pretty.json")
+  writeLines(jsonlite::toJSON(jsonlite::read_json(path), auto_unbox = TRUE, pretty = TRUE,
+                              null = "null"), pretty)
+  expect_null(log_sample_line_count(pretty))
+  expect_equal(log_sample_count(pretty), n)
+  # cut short, or a header that counts other samples than the log holds: not whole
+  cut <- file.path(dir, "cut.json")
+  writeBin(readBin(path, "raw", file.size(path) - 40), cut)
+  expect_identical(log_sample_count(cut), NA_integer_)
+  miscounted <- file.path(dir, "miscounted.json")
+  text <- readLines(path, encoding = "UTF-8")
+  at <- grep("\"total_samples\":", text)[[1]]
+  text[[at]] <- sub("[0-9]+", as.character(n + 1L), text[[at]])
+  writeLines(text, miscounted)
+  expect_identical(log_sample_count(miscounted), NA_integer_)
+})
