@@ -749,18 +749,27 @@ log_samples <- function(x, dataset = NULL) {
   out
 }
 
+# A log's samples as the writer lays them out (after the header, "[" alone on its line, then
+# one sample a line): a connection at its first sample's line (the caller closes it); "[]"
+# for a log without samples; NULL for a log laid out otherwise.
+open_sample_lines <- function(path) {
+  prefix <- read_log_prefix(path)
+  if (!endsWith(prefix, "\n  \"samples\": ")) return(NULL)
+  con <- file(path, open = "rb")
+  seek(con, nchar(prefix, type = "bytes"))
+  first <- readLines(con, n = 1L, warn = FALSE)
+  if (identical(first, "[")) return(con)
+  close(con)
+  if (identical(first, "[]")) "[]"
+}
+
 # `each()` of every sample of a log whose samples are one line each (log_writer()), read and
 # parsed a chunk of lines at a time, so the log's text is never one string. NULL for a log
 # laid out otherwise (pretty-printed samples: vitals', or this package's before issue 37).
 log_sample_lines <- function(path, each, lines = 1000L) {
-  prefix <- read_log_prefix(path)
-  if (!endsWith(prefix, "\n  \"samples\": ")) return(NULL)
-  con <- file(path, open = "rb")
+  con <- open_sample_lines(path)
+  if (!inherits(con, "connection")) return(if (identical(con, "[]")) list())
   on.exit(close(con))
-  seek(con, nchar(prefix, type = "bytes"))
-  first <- readLines(con, n = 1L, warn = FALSE)
-  if (identical(first, "[]")) return(list())
-  if (!identical(first, "[")) return(NULL)
   rows <- list()
   repeat {
     chunk <- readLines(con, n = lines, warn = FALSE, encoding = "UTF-8")
@@ -787,14 +796,9 @@ log_sample_lines <- function(path, each, lines = 1000L) {
 # without parsing them: in valid JSON a sample's line breaks are escaped, so the lines between
 # the samples' "[" and "  ]" are the samples. NULL for a log laid out otherwise.
 log_sample_line_count <- function(path, lines = 10000L) {
-  prefix <- read_log_prefix(path)
-  if (!endsWith(prefix, "\n  \"samples\": ")) return(NULL)
-  con <- file(path, open = "rb")
+  con <- open_sample_lines(path)
+  if (!inherits(con, "connection")) return(if (identical(con, "[]")) 0L)
   on.exit(close(con))
-  seek(con, nchar(prefix, type = "bytes"))
-  first <- readLines(con, n = 1L, warn = FALSE)
-  if (identical(first, "[]")) return(0L)
-  if (!identical(first, "[")) return(NULL)
   n <- 0L
   repeat {
     chunk <- readLines(con, n = lines, warn = FALSE)

@@ -56,18 +56,3 @@ simulate_battles <- function(n, strength, seed = 1, tie_rate = 0.1) {
                question = paste0("q", sample.int(50, n, replace = TRUE)))
   })
 }
-
-# A function of the package replaced by `value` until the calling test ends (testthat 3.1.6
-# here has no local_mocked_bindings()).
-local_arena_binding <- function(name, value, env = parent.frame()) {
-  ns <- asNamespace("predictivebench")
-  old <- get(name, envir = ns)
-  locked <- bindingIsLocked(name, ns)
-  if (locked) unlockBinding(name, ns)
-  assign(name, value, envir = ns)
-  withr::defer({
-    assign(name, old, envir = ns)
-    if (locked) lockBinding(name, ns)
-  }, envir = env)
-  invisible(old)
-}

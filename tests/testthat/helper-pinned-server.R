@@ -219,14 +219,17 @@ partial_files <- function() {
 }
 
 # Replaces an internal function of the package until the calling test ends (testthat 3.1.6
-# has no local_mocked_bindings()).
+# has no local_mocked_bindings()); its binding is locked again only if it was (pkgload's
+# namespace leaves them unlocked). Returns the function it replaced.
 local_replace_internal <- function(name, value, env = parent.frame()) {
   ns <- asNamespace("predictivebench")
   old <- get(name, envir = ns)
-  unlockBinding(name, ns)
+  locked <- bindingIsLocked(name, ns)
+  if (locked) unlockBinding(name, ns)
   assign(name, value, envir = ns)
   withr::defer({
     assign(name, old, envir = ns)
-    lockBinding(name, ns)
+    if (locked) lockBinding(name, ns)
   }, envir = env)
+  invisible(old)
 }

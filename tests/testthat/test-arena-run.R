@@ -735,10 +735,10 @@ test_that("a round larger than a pool's chunk is judged and logged chunk by chun
   judge <- arena_baseline_judge("random")
   whole <- arena_run(models, judge, dataset = questions, strategy = "all",
                      dir = withr::local_tempdir(), times = 20, position_swap = TRUE)
-  local_arena_binding("arena_chunk", function(settings) 4L)
+  local_replace_internal("arena_chunk", function(settings) 4L)
   sent <- 0
   original <- judge_verdicts
-  local_arena_binding("judge_verdicts", function(battles, ...) {
+  local_replace_internal("judge_verdicts", function(battles, ...) {
     sent <<- c(sent, nrow(battles))
     original(battles, ...)
   })
@@ -760,10 +760,10 @@ test_that("a round larger than a pool's chunk is judged and logged chunk by chun
 test_that("a run that stops on an error leaves no log in its folder, finished or not", {
   logs <- withr::local_tempdir()
   models <- list(big = named_constant("big big big", "big"), small = named_constant("s", "small"))
-  local_arena_binding("arena_chunk", function(settings) 1L)
+  local_replace_internal("arena_chunk", function(settings) 1L)
   calls <- 0
   original <- judge_verdicts
-  local_arena_binding("judge_verdicts", function(battles, ...) {
+  local_replace_internal("judge_verdicts", function(battles, ...) {
     calls <<- calls + 1
     if (calls == 2) stop("the machine went away")
     original(battles, ...)

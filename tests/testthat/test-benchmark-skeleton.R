@@ -233,20 +233,6 @@ local_user_benchmark <- function(name = "pbt-user", env = parent.frame()) {
   task
 }
 
-# The package's function `name` replaced by `fn` until the calling test ends (testthat 3.1.6
-# here has no local_mocked_bindings()).
-local_namespace_function <- function(name, fn, env = parent.frame()) {
-  ns <- asNamespace("predictivebench")
-  old <- get(name, envir = ns)
-  locked <- bindingIsLocked(name, ns)
-  if (locked) unlockBinding(name, ns)
-  assign(name, fn, envir = ns)
-  withr::defer({
-    assign(name, old, envir = ns)
-    if (locked) lockBinding(name, ns)
-  }, envir = env)
-}
-
 # Answers "2" to everything, with token counts (the fake model has no price).
 local_counting_server <- function(env = parent.frame()) {
   local_fake_openai(function(body, n) {
@@ -331,7 +317,7 @@ test_that("an evaluation set runs a user's benchmark with its settings, and reru
   # what reaches the engine from the toy's cells: the set's round and run
   contexts <- list()
   real <- generate_responses
-  local_namespace_function("generate_responses", function(chat, prompts, settings = NULL,
+  local_replace_internal("generate_responses", function(chat, prompts, settings = NULL,
                                                           ...) {
     contexts[[length(contexts) + 1]] <<- c(
       round = !is.null(settings$hand_over), run = !is.null(settings$run),
