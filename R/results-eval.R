@@ -35,10 +35,9 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   solver <- vitals_step(task, "solver")
   scorer <- vitals_step(task, "scorer")
   size <- task$chunk_size %||% chunk_rows_default(dots)
-  # An evaluation set's round (R/evalset-overlap.R) evaluates a cell again from the start
-  # each time its requests come back: in chunks, a cell would take a round per chunk and
-  # read its earlier chunks again in each. Its cells run in one chunk, as before.
-  if (is.function(dots$hand_over)) size <- .Machine$integer.max
+  # A cell of an evaluation set runs in chunks too (R/evalset-overlap.R): its first pass
+  # hands over the first chunk's requests and stops; evaluated once to its end, each later
+  # chunk's requests wait in the set's shared pool as the first chunk's did.
   chunks <- eval_chunks(dataset, attr(scorer$fn, "predictivebench_chunk_by"),
                         max(1L, size %/% epochs), call = call)
   vitals_start_eval(task, dataset)

@@ -58,8 +58,8 @@
 #'   is the chat the requests went through, without turns, one object for every sample: the
 #'   conversations are in the log (its `messages`), and `$log()` gives that log (a copy of
 #'   it in another folder). A run in one chunk keeps each sample's chats, as vitals does.
-#'   The log's folder is checked before anything is sent. A cell of [eval_set()]'s rounds
-#'   runs in one chunk (a round evaluates a cell again from the start).
+#'   The log's folder is checked before anything is sent. A cell of [eval_set()] runs in
+#'   chunks too, each chunk's requests waiting in the set's shared pool.
 #'
 #' The path of the last log written is in `$log_path`.
 #'

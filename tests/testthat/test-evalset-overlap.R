@@ -321,3 +321,55 @@ test_that("two cells waiting for the same request at once get its one answer", {
   expect_equal(sum(models == "judge"), sum(ds$level >= 3 & !is.na(ds$std)))
   expect_equal(sum(models != "judge"), 2 * nrow(ds))
 })
+
+test_that("a set's cell larger than its chunk runs in chunks: paid once, one chunk's headline, overlapping", {
+  # A FutureX cell of 30 samples in chunks of 10, and a cell of 3 samples. The first pass
+  # hands over the big cell's first chunk (10 requests) and the small cell's 3; the big
+  # cell's later chunks are asked for in the second pass, their requests waiting in the
+  # shared pool. The same set in one chunk: the same headlines, as many requests.
+  server <- local_set_server(latency = 0.05)
+  base <- futurex_dataset(version = "sample")
+  big <- base[rep(seq_len(nrow(base)), length.out = 30), ]
+  big$id <- paste0(big$id, "-", seq_len(30))
+  big$input <- paste0("[big ", seq_len(30), "] ", big$input)
+  small <- futurex_dataset(version = "sample", limit = 3)
+  run <- function(chunk_size) {
+    logs <- withr::local_tempdir(.local_envir = parent.frame())
+    tasks <- list(big = futurex_task(big, dir = logs), small = futurex_task(small, dir = logs))
+    tasks$big$chunk_size <- chunk_size
+    before <- server$count()
+    set <- quiet_set(tasks, set_chats(server, "m1"), log_dir = logs,
+                     settings = set_settings(withr::local_tempdir(.local_envir = parent.frame())))
+    bodies <- server$requests()
+    list(set = set, sent = server$count() - before,
+         bodies = bodies[seq_along(bodies) > before])
+  }
+  chunks <- list()
+  evaluate_chunks <- local_replace_internal("eval_chunks", function(dataset, ...) {
+    out <- evaluate_chunks(dataset, ...)
+    chunks[[length(chunks) + 1]] <<- lengths(out)
+    out
+  })
+  chunked <- run(10)
+  expect_equal(chunked$set$status, c("done", "done"))
+  # the big cell was evaluated in 3 chunks of 10 (first pass, then once to its end)
+  expect_true(any(vapply(chunks, identical, TRUE, c(10L, 10L, 10L))))
+  expect_false(any(vapply(chunks, function(x) identical(x, 30L), TRUE)))
+  # paid once: one request a sample
+  expect_equal(chunked$sent, 33)
+  expect_equal(chunked$set$failed_samples, c(0L, 0L))
+  # overlapping: the small cell's requests went out before the big cell's later chunks'
+  is_big <- vapply(chunked$bodies, function(b) grepl("[big ", jsonlite::toJSON(b),
+                                                     fixed = TRUE), TRUE)
+  expect_equal(sum(is_big), 30)
+  expect_lt(max(which(!is_big)), min(which(is_big)[11:30]))
+  # the big cell's summary, read back from its log, is the one chunk's
+  logged <- suppressMessages(futurex_summary(chunked$set$log_path[[1]]))
+  chunks <- list()
+  whole <- run(NULL)
+  expect_true(any(vapply(chunks, function(x) identical(x, 30L), TRUE)))
+  expect_equal(whole$sent, 33)
+  expect_equal(chunked$set$headline, whole$set$headline)
+  expect_equal(chunked$set$metric, whole$set$metric)
+  expect_equal(logged, suppressMessages(futurex_summary(whole$set$log_path[[1]])))
+})
