@@ -23,8 +23,8 @@ BaselineChat <- R6::R6Class(
       if (!rlang::is_string(answer)) {
         abort_pb("A baseline responder must return one string.", "argument")
       }
-      ellmer::AssistantTurn(contents = list(ellmer::ContentText(answer)), tokens = c(0, 0, 0),
-                            cost = 0, duration = 0, finish_reason = "stop")
+      assistant_turn(list(text_content(answer)), tokens = c(0, 0, 0), cost = 0, duration = 0,
+                     finish_reason = "stop")
     },
     chat = function(..., echo = NULL) {
       prompt <- list(...)

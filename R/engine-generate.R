@@ -346,10 +346,7 @@ record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cos
     # these fields were kept have neither, and read as a finished answer without reasoning
     finish_reason = turn@finish_reason %||% NA_character_,
     reasoning = turn_reasoning(turn),
-    turn = ellmer::contents_record(
-      ellmer::AssistantTurn(contents = turn@contents, tokens = tokens, cost = cost,
-                            duration = seconds, finish_reason = turn@finish_reason)
-    ),
+    turn = ellmer::contents_record(recorded_turn(turn, seconds, tokens, cost)),
     text = turn@text,
     json = if (keep_json) turn@json else NULL,
     input_tokens = tokens[[1]],
@@ -359,6 +356,22 @@ record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cos
     # checked to be an answer (answer_problem()), even when empty: see holds_answer()
     answered = TRUE
   )
+}
+
+# The turn a record keeps: the answer's contents with the request's usage and time (ellmer's
+# AssistantTurn() of them). A turn that already says so (an offline answer: no tokens, cost or
+# time) is kept as it is; valid usage goes on a prototype unchecked (R/engine-turns.R).
+recorded_turn <- function(turn, seconds, tokens, cost) {
+  if (identical(class(turn), class(turn_prototype("assistant"))) &&
+      is_turn_usage(tokens, cost, seconds)) {
+    same <- !length(turn@json) && identical(turn@tokens, tokens) &&
+      identical(turn@cost, cost) && identical(turn@duration, seconds)
+    if (same) return(turn)
+    return(assistant_turn(turn@contents, tokens = tokens, cost = cost, duration = seconds,
+                          finish_reason = turn@finish_reason))
+  }
+  ellmer::AssistantTurn(contents = turn@contents, tokens = tokens, cost = cost,
+                        duration = seconds, finish_reason = turn@finish_reason)
 }
 
 # Which records were paid for by `run` (an evaluation set's run: R/evalset.R), as keep()
@@ -382,17 +395,18 @@ responses_tibble <- function(chats, chat_index, prompts, records, errors, cached
                              with_chat = seq_along(prompts)) {
   base_turns <- lapply(chats, function(chat) chat$get_turns())
   answers <- lapply(records, record_answer)
+  chatted <- seq_along(prompts) %in% with_chat
   chats <- lapply(seq_along(prompts), function(i) {
-    if (!i %in% with_chat) return(NULL)
+    if (!chatted[[i]]) return(NULL)
     k <- chat_index[[i]]
     assistant <- if (is.null(records[[i]])) {
       empty_turn()
     } else if (cached[[i]]) {
       # A cached answer cost nothing this run: its replayed turn says so, so that token and
       # cost totals read from the chats (vitals' log, get_cost()) count only what was sent.
-      without_usage(ellmer::contents_replay(records[[i]]$turn))
+      replay_turn(records[[i]]$turn, zero_usage = TRUE)
     } else {
-      ellmer::contents_replay(records[[i]]$turn)
+      replay_turn(records[[i]]$turn)
     }
     if (!is.null(records[[i]])) {
       assistant <- turn_with_reasoning(assistant, answers[[i]]$answer, answers[[i]]$reasoning)

@@ -5,11 +5,19 @@
 # a judge never saw) gets an empty one; the sample's result is NA and its error is in the
 # metadata.
 empty_turn <- function(finish_reason = "error") {
-  ellmer::AssistantTurn(contents = list(ellmer::ContentText("")), tokens = c(0, 0, 0),
-                        cost = 0, finish_reason = finish_reason)
+  if (!rlang::is_string(finish_reason)) {
+    return(ellmer::AssistantTurn(contents = list(ellmer::ContentText("")), tokens = c(0, 0, 0),
+                                 cost = 0, finish_reason = finish_reason))
+  }
+  assistant_turn(list(text_content("")), tokens = c(0, 0, 0), cost = 0, duration = NA_real_,
+                 finish_reason = finish_reason)
 }
 
 user_turn_of <- function(prompt) {
+  if (is.character(prompt) && !anyNA(prompt)) {
+    return(S7::set_props(turn_prototype("user"), contents = lapply(prompt, text_content),
+                         .check = FALSE))
+  }
   contents <- if (is.character(prompt)) {
     lapply(prompt, function(p) ellmer::ContentText(p))
   } else {
@@ -18,10 +26,90 @@ user_turn_of <- function(prompt) {
   ellmer::UserTurn(contents = contents)
 }
 
+# ellmer's constructors validate every property (S7), ~0.3 ms a turn and ~0.1 ms a content,
+# and the engine builds a few turns per request. Turns and texts built from values known to
+# be valid (strings that are not NA, contents this package built, a recorded turn's own
+# properties) are copies of one prototype made by ellmer's constructor, their properties set
+# unchecked: the same objects as the constructor's (identical(), attributes in the same order).
+turn_prototypes <- new.env(parent = emptyenv())
+
+turn_prototype <- function(kind) {
+  turn_prototypes[[kind]] %||% {
+    turn_prototypes[[kind]] <- switch(kind,
+      user = ellmer::UserTurn(contents = list()),
+      assistant = ellmer::AssistantTurn(contents = list()),
+      text = ellmer::ContentText("")
+    )
+  }
+}
+
+# ellmer::ContentText(text) for a string (length 1, not NA); anything else goes through
+# the constructor and its checks.
+text_content <- function(text) {
+  if (is.character(text) && length(text) == 1 && !is.na(text)) {
+    S7::set_props(turn_prototype("text"), text = text, .check = FALSE)
+  } else {
+    ellmer::ContentText(text)
+  }
+}
+
+# ellmer::AssistantTurn() with `json = list()`, for values the caller knows valid (contents a
+# list of ellmer contents, tokens three numbers, cost and duration one number each,
+# finish_reason one string or NA).
+assistant_turn <- function(contents, tokens, cost, duration, finish_reason) {
+  S7::set_props(turn_prototype("assistant"), contents = contents, tokens = tokens, cost = cost,
+                duration = duration, finish_reason = finish_reason, .check = FALSE)
+}
+
 # The same answer with no tokens, cost or time: what a cached answer costs on a re-run.
 without_usage <- function(turn) {
-  ellmer::AssistantTurn(contents = turn@contents, tokens = c(0, 0, 0), cost = 0, duration = 0,
-                        finish_reason = turn@finish_reason)
+  assistant_turn(turn@contents, tokens = c(0, 0, 0), cost = 0, duration = 0,
+                 finish_reason = turn@finish_reason)
+}
+
+# ellmer::contents_replay() of a recorded assistant turn (as record_from_turn() records it),
+# `without_usage()` when `zero_usage`. A turn of texts only (every answer but tool calls) is
+# built from prototypes, ~0.05 ms against ~0.5 ms for ellmer's replay; any other record is
+# replayed by ellmer.
+replay_turn <- function(record, zero_usage = FALSE) {
+  props <- record$props
+  if (!is_text_turn_record(record)) {
+    turn <- ellmer::contents_replay(record)
+    return(if (zero_usage) without_usage(turn) else turn)
+  }
+  contents <- lapply(props$contents, function(content) text_content(content$props$text))
+  if (zero_usage) {
+    return(assistant_turn(contents, tokens = c(0, 0, 0), cost = 0, duration = 0,
+                          finish_reason = props$finish_reason))
+  }
+  S7::set_props(turn_prototype("assistant"), contents = contents, json = props$json,
+                tokens = props$tokens, cost = props$cost, duration = props$duration,
+                finish_reason = props$finish_reason, .check = FALSE)
+}
+
+# What ellmer's AssistantTurn() accepts as `tokens`, `cost` and `duration` (its properties'
+# validators): three numbers, and one double each that is not infinite (NA is accepted).
+is_turn_usage <- function(tokens, cost, duration) {
+  is.numeric(tokens) && length(tokens) == 3 &&
+    is.double(cost) && length(cost) == 1 && !is.infinite(cost) &&
+    is.double(duration) && length(duration) == 1 && !is.infinite(duration)
+}
+
+recorded_turn_props <- c("contents", "json", "tokens", "cost", "duration", "finish_reason")
+
+is_text_turn_record <- function(record) {
+  props <- record$props
+  identical(record$class, "ellmer::AssistantTurn") && identical(names(props), recorded_turn_props) &&
+    is.list(props$contents) && is.list(props$json) &&
+    is_turn_usage(props$tokens, props$cost, props$duration) &&
+    is.character(props$finish_reason) && length(props$finish_reason) == 1 &&
+    all(vapply(props$contents, is_text_record, TRUE))
+}
+
+is_text_record <- function(content) {
+  is.list(content) && identical(content$class, "ellmer::ContentText") &&
+    identical(names(content$props), "text") && is.character(content$props$text) &&
+    length(content$props$text) == 1 && !is.na(content$props$text)
 }
 
 # `chat$last_turn()` (its default, the assistant's turn: the last turn of a chat with more

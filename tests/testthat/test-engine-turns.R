@@ -34,3 +34,45 @@ test_that("last_turn_of() is ellmer's $last_turn() for chats with and without a 
   expect_null(last_turn_of(alone))
   expect_identical(last_turn_of(alone), alone$last_turn())
 })
+
+# The turns the engine builds from prototypes (unchecked) must be the objects ellmer's own
+# constructors make: a new ellmer property, or a changed default, fails here, not in a log.
+test_that("turns built from prototypes are identical to ellmer's constructors' turns", {
+  same <- function(ours, theirs) {
+    expect_identical(ours, theirs)
+    expect_identical(names(attributes(ours)), names(attributes(theirs)))
+  }
+  same(user_turn_of(c("a", "b")),
+       ellmer::UserTurn(list(ellmer::ContentText("a"), ellmer::ContentText("b"))))
+  same(empty_turn("length"),
+       ellmer::AssistantTurn(list(ellmer::ContentText("")), tokens = c(0, 0, 0), cost = 0,
+                             finish_reason = "length"))
+  same(baseline_chat("x")$respond("q"),
+       ellmer::AssistantTurn(list(ellmer::ContentText("x")), tokens = c(0, 0, 0), cost = 0,
+                             duration = 0, finish_reason = "stop"))
+  turns <- list(
+    ellmer::AssistantTurn(list(ellmer::ContentText("a"), ellmer::ContentText("b")),
+                          tokens = c(10, 5, 1), cost = 0.5, duration = 1.2,
+                          finish_reason = "stop"),
+    ellmer::AssistantTurn(list(ellmer::ContentText("a")), tokens = c(1L, 2L, 0L)),
+    ellmer::AssistantTurn(list(ellmer::ContentThinking("hm"), ellmer::ContentText("a")),
+                          tokens = c(1, 2, 0), cost = 0, duration = 0, finish_reason = "stop")
+  )
+  for (turn in turns) {
+    record <- ellmer::contents_record(turn)
+    same(replay_turn(record), ellmer::contents_replay(record))
+    same(replay_turn(record, zero_usage = TRUE),
+         ellmer::AssistantTurn(turn@contents, tokens = c(0, 0, 0), cost = 0, duration = 0,
+                               finish_reason = turn@finish_reason))
+    for (seconds in c(0, 2.5)) {
+      kept <- record_from_turn(turn, seconds, keep_json = FALSE, tokens = c(3, 4, 0), cost = 0)
+      same(kept$turn, ellmer::contents_record(
+        ellmer::AssistantTurn(turn@contents, tokens = c(3, 4, 0), cost = 0, duration = seconds,
+                              finish_reason = turn@finish_reason)
+      ))
+    }
+  }
+  # values ellmer's checks refuse are still refused
+  expect_error(user_turn_of(NA_character_))
+  expect_error(record_from_turn(turns[[1]], 0, keep_json = FALSE, tokens = c(1, 2), cost = 0))
+})
