@@ -16,10 +16,8 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
   settings <- as_request_settings(settings)
   scorer <- function(samples, ..., scorer_chat = default_chat) {
     if (is.null(scorer_chat)) {
-      abort_pb(c("The arena's scorer needs a judge (the original used gpt-4).",
-                 i = "Give {.code arena_task(judge = )}, {.code arena_scorer(scorer_chat = )}
-                      or {.code $eval(scorer_chat = )}."),
-               "argument")
+      abort_no_judge("The arena's scorer needs a judge (the original used gpt-4).", "arena",
+                     list(...))
     }
     scorer_chat <- as_chat(scorer_chat)
     s <- settings_with_dots(settings, ...)

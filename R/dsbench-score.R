@@ -8,7 +8,10 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
   settings <- as_request_settings(settings)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
-    if (is.null(scorer_chat)) abort_no_judge(in_set = inherits(list(...)$run, "predictivebench_run"))
+    if (is.null(scorer_chat)) {
+      abort_no_judge("The DSBench judge needs a chat (the original used gpt-4o).", "dsbench",
+                     list(...))
+    }
     scorer_chat <- as_chat(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
                             settings_with_dots(settings, ...))
@@ -23,20 +26,6 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
       explanation = dsbench_judge_explanation(samples$result, samples$target, judged)
     )
   }
-}
-
-# The judge is missing: said in the words of where the run was started, naming only what the
-# user can call. Inside an evaluation set (its run travels to the scorer as `run`, the
-# settings' context) the set takes the judge as `judge =`.
-abort_no_judge <- function(in_set, call = rlang::caller_env()) {
-  how <- if (in_set) {
-    c(i = "Give the set a judge: {.code eval_set(..., judge = )}, a chat or a {.val provider/model} string such as {.val openai/gpt-4o}.",
-      i = "The answers are kept in the response cache: the next call pays only for the judgements.")
-  } else {
-    c(i = "Give it as {.code dsbench_task(judge = )}, {.code dsbench_scorer(scorer_chat = )} or {.code $eval(scorer_chat = )}: a chat or a {.val provider/model} string such as {.val openai/gpt-4o}.")
-  }
-  abort_pb(c("The DSBench judge needs a chat (the original used gpt-4o).", how), "argument",
-           call = call)
 }
 
 # Why a question scored what it did: the judge's verdict, then the prediction and the answer.

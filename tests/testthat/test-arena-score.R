@@ -98,3 +98,17 @@ test_that("an answer table with two columns of one name is a classed error namin
   expect_match(conditionMessage(err), "two columns named")
   expect_identical(err$field, "question")
 })
+
+test_that("without a judge inside an evaluation set, the scorer names the set's judge =", {
+  scorer <- arena_scorer(reference_answers(), settings = request_settings(cache = FALSE))
+  # an evaluation set's run reaches the scorer as the settings' `run` context
+  run <- structure(list(id = "a set"), class = "predictivebench_run")
+  err <- expect_error(scorer(scored_samples("an answer"), run = run),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "eval_set(..., judge = )", fixed = TRUE)
+  expect_no_match(conditionMessage(err), "scorer_chat")
+  # outside a set: the arena's own doors, each one a user can call
+  err <- expect_error(scorer(scored_samples("an answer")), class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "arena_task(judge = )", fixed = TRUE)
+  expect_match(conditionMessage(err), "arena_scorer(scorer_chat = )", fixed = TRUE)
+})
