@@ -1,0 +1,401 @@
+# Auditing a judge: judge_audit() reads anything judged (a task, a log, a folder of logs, a
+# set's folder, or an object a benchmark makes a log of) as "judged" runs, asks each run's
+# benchmark for its own audit (S3 methods of audit_judged(), on class "judged_<benchmark>",
+# defined in the benchmark's files) and for its verdicts (judged_verdicts()), and adds the
+# agreement of those verdicts with reference labels or another judge's (R/stats-agreement.R).
+# This file names no benchmark: a benchmark takes part through its methods.
+
+#' Audit a judge: biases and agreement, with intervals
+#'
+#' @description
+#' Three of the benchmarks end in an LLM's verdict (DSBench's judge, FutureX's numeric judge,
+#' the arena's pairwise judge, which makes every rating). `judge_audit()` says how far such a
+#' judge can be trusted, as summary rows with intervals, one set per judged run in `x`:
+#'
+#' * **Pairwise judges** (an [arena_run()]):
+#'   - `position_consistency`: the share of battles whose verdict survives swapping the two
+#'     answers (ties count as a verdict). Where the run did not judge both orders
+#'     (`position_swap = FALSE`), the swapped order is judged now, through the engine and the
+#'     response cache (the same requests `position_swap = TRUE` sends, so a second audit, or
+#'     a later run with `position_swap = TRUE`, pays nothing), by `judge`, or else the run's
+#'     judge rebuilt from its `"provider/model"` label;
+#'   - `first_position_win_rate`: the share of verdicts (both orders) won by the answer shown
+#'     first, ties half;
+#'   - `longer_answer_win_rate`: the share of verdicts won by the longer answer (in
+#'     characters), ties half, battles of equal lengths left out;
+#'   - `self_preference`: the points of the judge's own contestants (`self`, by default
+#'     those named as the judge's model, or with its provider as prefix, such as
+#'     `"openai/gpt-4o-mini"` for an `openai/gpt-4.1` judge) in their battles against the
+#'     others; no row when no battle sets the judge's own against another.
+#' * **Every judge**: agreement of its verdicts with `reference` labels (human or gold
+#'   verdicts you give) and with `other` (the same items judged by another judge), as
+#'   `percent_agreement`, `cohen_kappa` and `krippendorff_alpha` (nominal, see
+#'   [cohen_kappa()]); and what a benchmark can check itself: for DSBench, agreement of the
+#'   judge with the exact match on questions whose answer is a number.
+#'
+#' Proportions have 95% normal intervals clustered by question (an arena's battles and both
+#' orders of a battle share their question; a Wilson interval when every value sits at 0 or
+#' 1); agreement statistics a percentile bootstrap resampling whole samples (all epochs of
+#' a sample, or all battles of a question), seeded. Each row also says the value a fair
+#' judge gives (`fair`: 1 for consistency, 0.5 for the win rates) and whether the interval
+#' excludes it (`flagged`); agreement has no fair value (`NA`): read kappa and alpha against
+#' your own bar (0.8 is a common one for alpha).
+#'
+#' Verdicts a judge failed to give (a failed request, an unreadable reply) are left out of
+#' every statistic. A log a judge did not score (a benchmark without a judge) is left out,
+#' with a message.
+#'
+#' @param x What was judged: an evaluated task (`<bench>_task()`), an [arena_run()] result,
+#'   a log file, a folder of logs, or an evaluation set's folder ([eval_set()]; its completed
+#'   runs).
+#' @param judge For pairwise judges whose run judged one order only: the chat that judges
+#'   the swapped order (the run's own judge; a chat or `"provider/model"`). `NULL`: the run's
+#'   judge rebuilt from its label in the log (needs the provider's credentials and its
+#'   default base URL; a judge at another URL, or a [baseline_chat()], must be given).
+#' @param reference Reference labels (human or gold verdicts) to compare each run's verdicts
+#'   with: a vector with one label per verdict, in the order of the run's samples (the
+#'   arena: its battles, labelled `"model_a"`, `"model_b"`, `"tie"`, ...; DSBench: `TRUE`
+#'   for a correct answer), or a data frame with `id` (the sample's id, and `epoch` when
+#'   runs have several) and `reference`. `NULL` for none.
+#' @param other Another judge's verdicts on the same items: anything `x` can be (for
+#'   example a log rescored with another judge). Its verdicts are matched to `x`'s by sample (the arena: by
+#'   question and models). `NULL` for none.
+#' @param self For pairwise judges: the names of the contestants that are the judge's own
+#'   (its model or provider). `NULL`: told from the judge's label.
+#' @param settings How swapped orders are sent: a [request_settings()] object, or `NULL`
+#'   for the defaults (the package's response cache).
+#' @param level,times,seed Interval level; bootstrap resamples and seed for the agreement
+#'   intervals (the global random stream is left untouched).
+#' @returns A tibble of class `judge_audit`: `group` (the judge, `"provider/model"`),
+#'   `metric`, `estimate`, `lower`, `upper`, `n` (battles, verdicts or items behind the
+#'   estimate), then `compared_with` (`NA`, `"reference"`, `"exact match"` or the other
+#'   judge), `fair`, `flagged`, `benchmark` and `source` (the log, `NA` for a task without
+#'   one). `ggplot2::autoplot()` draws it.
+#' @family results
+#' @export
+#' @examples
+#' # offline: three contestants and a judge that always picks the first answer
+#' models <- list(
+#'   verbose = baseline_chat(function(q) paste("A long and careful answer to:", q), "verbose"),
+#'   terse = baseline_chat(function(q) "Ok.", "terse"),
+#'   middle = baseline_chat(function(q) "Ok, an answer.", "middle")
+#' )
+#' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}', "first")
+#' questions <- data.frame(question = paste("Question", 1:6))
+#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"), n = 3,
+#'                  times = 50)
+#' # the run judged one order: the audit judges the swapped order with the same judge
+#' audit <- judge_audit(run, judge = judge, settings = request_settings(cache = FALSE))
+#' audit[c("metric", "estimate", "lower", "upper", "n", "flagged")]
+#' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(audit)
+judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = NULL,
+                        settings = NULL, level = 0.95, times = 1000, seed = 1) {
+  judge <- as_chat(judge, allow_null = TRUE)
+  if (!is.null(self)) check_strings(self)
+  check_number(level)
+  check_count(times)
+  check_number(seed)
+  opts <- list(judge = judge, self = self,
+               settings = as_request_settings(settings %||% request_settings()),
+               level = level, times = times, seed = seed)
+  runs <- judged_runs(x)
+  others <- if (!is.null(other)) judged_runs(other)
+  other_verdicts <- if (length(others)) {
+    do.call(rbind, lapply(others, function(run) judged_verdicts(run)))
+  }
+  other_label <- if (length(others)) paste(unique(vapply(others, `[[`, "", "label")),
+                                           collapse = ", ")
+  rows <- lapply(runs, function(run) {
+    own <- audit_judged(run, opts)
+    verdicts <- judged_verdicts(run)
+    agreed <- list(
+      if (!is.null(reference)) {
+        agreement_rows(run, verdicts, reference_labels(reference, verdicts), "reference", opts)
+      },
+      if (!is.null(other_verdicts)) {
+        agreement_rows(run, verdicts,
+                       other_verdicts$verdict[match(verdicts$key, other_verdicts$key)],
+                       other_label, opts)
+      }
+    )
+    do.call(rbind, c(list(own), agreed))
+  })
+  out <- do.call(rbind, c(list(empty_audit()), rows))
+  if (!nrow(out)) {
+    abort_pb(c("Nothing judged to audit in {.arg x}.",
+               i = "Give a judged task, an arena run, a log of one, or a folder of them."),
+             "argument")
+  }
+  structure(out, class = c("judge_audit", class(out)),
+            interval = judge_audit_interval(level))
+}
+
+judge_audit_interval <- function(level) {
+  paste0(format(level * 100), "% interval (normal, clustered; agreement: bootstrap)")
+}
+
+# ---- Judged runs ----------------------------------------------------------------------------
+#
+# A judged run: its samples, its benchmark, its log's header (NULL for a task without a log),
+# its source (the log, or NA) and its judge's label ("provider/model"), with class
+# "judged_<benchmark>" for the benchmark's own methods.
+
+#' Judged runs of anything judge_audit() takes
+#'
+#' `judged_runs()` turns `x` into a list of judged runs; a benchmark whose results are
+#' objects of their own (the arena's `arena_run`) adds a method that returns what the
+#' default takes (its log's path).
+#' @param x See [judge_audit()].
+#' @returns A list of judged runs.
+#' @keywords internal
+#' @noRd
+judged_runs <- function(x) UseMethod("judged_runs")
+
+#' @export
+judged_runs.default <- function(x) {
+  abort_pb(c("{.arg x} must be a judged task, an arena run, a log file or a folder of logs,
+              not {.obj_type_friendly {x}}."), "argument")
+}
+
+#' @export
+judged_runs.Task <- function(x) {
+  benchmark <- if (inherits(x, "ResultsTask")) x$benchmark
+  samples <- x$get_samples()
+  if (is.null(benchmark) || !"score" %in% names(samples)) {
+    abort_pb("A task must be a package benchmark's task, evaluated first.", "argument")
+  }
+  source <- if (inherits(x, "ResultsTask")) x$log_path %||% NA_character_ else NA_character_
+  header <- if (!is.na(source) && file.exists(source)) read_log_header(source)
+  label <- judge_label(samples, header)
+  if (is.na(label)) return(list())
+  list(new_judged_run(samples, benchmark, header, source, label))
+}
+
+#' @export
+judged_runs.character <- function(x) {
+  runs <- list()
+  unjudged <- character()
+  for (path in log_files(x, attempts = FALSE)) {
+    header <- read_log_header(path)
+    benchmark <- header$eval$metadata$benchmark
+    if (is.null(benchmark)) {
+      unjudged <- c(unjudged, path)
+      next
+    }
+    samples <- log_samples(path)
+    label <- if (nrow(samples)) judge_label(samples, header) else NA_character_
+    if (is.na(label)) {
+      unjudged <- c(unjudged, path)
+      next
+    }
+    runs[[length(runs) + 1L]] <- new_judged_run(samples, benchmark, header, path, label)
+  }
+  if (length(unjudged)) {
+    cli::cli_inform(c(i = "Left out {length(unjudged)} log{?s} without a judge:
+                           {.file {basename(unjudged)}}."),
+                    class = "predictivebench_message_unjudged")
+  }
+  runs
+}
+
+new_judged_run <- function(samples, benchmark, header, source, label) {
+  structure(list(samples = samples, benchmark = benchmark, header = header, source = source,
+                 label = label),
+            class = c(paste0("judged_", benchmark), "judged_run"))
+}
+
+# The judge's label ("provider/model"): the model named by the scorer ("<scorer> (<model>)",
+# as every judged scorer of the package names itself in its log), completed with its
+# provider from the log's model usage, or the scorer's chat of an evaluated task. NA for a
+# run without a judge.
+judge_label <- function(samples, header = NULL) {
+  chats <- samples[["scorer_chat"]]
+  if (is.list(chats)) {
+    chat <- Find(function(c) inherits(c, "Chat"), chats)
+    if (!is.null(chat)) return(chat_model_label(chat))
+  }
+  scorer <- c(samples[["scorer"]], header$eval$scorers[[1]]$name)
+  scorer <- scorer[!is.na(scorer)]
+  model <- if (length(scorer)) sub("^[^(]*\\((.*)\\)\\s*$", "\\1", scorer[[1]])
+  if (!length(model) || identical(model, scorer[[1]]) || !nzchar(model)) return(NA_character_)
+  usage <- names(header$stats$model_usage)
+  known <- usage[endsWith(usage, paste0("/", model))]
+  if (length(known)) known[[1]] else model
+}
+
+# ---- What a benchmark says about its judge ---------------------------------------------------
+
+#' A benchmark's audit of its judge
+#'
+#' `audit_judged()` gives the rows a benchmark computes about its own judge (the arena:
+#' position, length and self-preference), none by default. `judged_verdicts()` gives each
+#' run's verdicts for agreement: a tibble with `id` (the sample, as logged), `epoch`, `key`
+#' (what matches the same item in another judge's run), `verdict` (a label, `NA` where the
+#' judge gave none) and `cluster`; by default each sample's score as text.
+#' @param run A judged run.
+#' @param opts `judge_audit()`'s options.
+#' @keywords internal
+#' @noRd
+audit_judged <- function(run, opts) UseMethod("audit_judged")
+
+#' @export
+audit_judged.default <- function(run, opts) empty_audit()
+
+judged_verdicts <- function(run) UseMethod("judged_verdicts")
+
+#' @export
+judged_verdicts.default <- function(run) {
+  samples <- run$samples
+  score <- suppressWarnings(as.double(samples$score))
+  verdicts_table(samples$id, samples$epoch %||% rep(1L, nrow(samples)),
+                 ifelse(is.na(score), NA_character_, format(score, digits = 15, trim = TRUE)))
+}
+
+# A run's verdicts as judged_verdicts() returns them; `key` by default the sample and epoch.
+verdicts_table <- function(id, epoch, verdict, key = NULL, cluster = id) {
+  id <- as.character(id)
+  epoch <- as.integer(epoch)
+  tibble::tibble(id = id, epoch = epoch, key = key %||% paste(id, epoch, sep = "\r"),
+                 verdict = as.character(verdict), cluster = as.character(cluster))
+}
+
+# ---- Rows -------------------------------------------------------------------------------------
+
+empty_audit <- function() {
+  tibble::tibble(group = character(), metric = character(), estimate = double(),
+                 lower = double(), upper = double(), n = integer(),
+                 compared_with = character(), fair = double(), flagged = logical(),
+                 benchmark = character(), source = character())
+}
+
+# Audit rows of proportions (0-1 values, one per verdict or battle), with a normal interval
+# clustered by `cluster` (a Wilson interval when all sit at 0 or 1), and whether the interval
+# excludes what a fair judge gives (`fair`).
+proportion_audit_row <- function(run, metric, values, cluster, fair, opts) {
+  keep <- !is.na(values)
+  ci <- mean_ci(as.double(values[keep]), level = opts$level, limits = c(0, 1),
+                cluster = if (any(keep)) as.character(cluster[keep]))
+  audit_rows(run, metric, ci$mean, ci$lower, ci$upper, ci$n, NA_character_, fair)
+}
+
+audit_rows <- function(run, metric, estimate, lower, upper, n, compared_with, fair) {
+  flagged <- !is.na(fair) & !is.na(lower) & !is.na(upper) & (fair < lower | fair > upper)
+  tibble::tibble(group = run$label, metric = metric, estimate = as.double(estimate),
+                 lower = as.double(lower), upper = as.double(upper), n = as.integer(n),
+                 compared_with = compared_with, fair = as.double(fair), flagged = flagged,
+                 benchmark = run$benchmark, source = run$source %||% NA_character_)
+}
+
+# Agreement of a run's verdicts with labels in the same order (`labels`), clustered by the
+# verdicts' clusters.
+agreement_rows <- function(run, verdicts, labels, compared_with, opts) {
+  rows <- agreement_summary(verdicts$verdict, labels, cluster = verdicts$cluster,
+                            level = opts$level, times = opts$times, seed = opts$seed)
+  audit_rows(run, rows$metric, rows$estimate, rows$lower, rows$upper, rows$n, compared_with,
+             NA_real_)
+}
+
+# Reference labels in the order of a run's verdicts: a vector as long as they are, or a data
+# frame matched by `id` (and `epoch` when it has one).
+reference_labels <- function(reference, verdicts, call = rlang::caller_env()) {
+  if (is.data.frame(reference)) {
+    if (!all(c("id", "reference") %in% names(reference))) {
+      abort_pb("{.arg reference} must have the columns {.field id} and {.field reference}.",
+               "argument", field = "reference", call = call)
+    }
+    key <- if ("epoch" %in% names(reference)) {
+      paste(reference$id, reference$epoch, sep = "\r")
+    } else {
+      paste(reference$id, 1L, sep = "\r")
+    }
+    epochs <- if ("epoch" %in% names(reference)) verdicts$epoch else rep(1L, nrow(verdicts))
+    return(as.character(reference$reference)[match(paste(verdicts$id, epochs, sep = "\r"),
+                                                   key)])
+  }
+  if (!is.atomic(reference) || length(reference) != nrow(verdicts)) {
+    abort_pb("{.arg reference} must have one label per verdict ({nrow(verdicts)}), or be a
+              data frame with {.field id} and {.field reference}.", "argument",
+             field = "reference", call = call)
+  }
+  normalise_label(reference)
+}
+
+# Labels as text, logical ones as the words a judge's verdict gives ("correct").
+normalise_label <- function(x) {
+  if (is.logical(x)) return(ifelse(x, "correct", "incorrect"))
+  as.character(x)
+}
+
+#' @export
+print.judge_audit <- function(x, ...) {
+  cli::cat_line(cli::format_inline("{.strong Judge audit}: {attr(x, 'interval')}; flagged:
+                                    the interval excludes a fair judge's value."))
+  print(tibble::as_tibble(unclass_audit(x)), ...)
+  invisible(x)
+}
+
+unclass_audit <- function(x) {
+  class(x) <- setdiff(class(x), "judge_audit")
+  x
+}
+
+#' @rdname judge_audit
+#' @param object A `judge_audit()` result.
+#' @param ... Unused.
+#' @details `ggplot2::autoplot()` of an audit draws one panel per statistic, one row per
+#'   judge (and what it is compared with), the estimate and its interval, a dashed line at
+#'   the value a fair judge gives, and flagged rows in red.
+#' @exportS3Method ggplot2::autoplot
+autoplot.judge_audit <- function(object, ...) {
+  rlang::check_installed("ggplot2", "to plot a judge audit.")
+  data <- as.data.frame(unclass_audit(object))
+  data$row <- ifelse(is.na(data$compared_with), data$group,
+                     paste0(data$group, "\nvs ", data$compared_with))
+  if (any(duplicated(paste(data$row, data$metric)))) {
+    data$row <- paste0(data$row, " (", basename(data$source), ")")
+  }
+  data$row <- top_down(vapply(data$row, wrap_model, "", USE.NAMES = FALSE))
+  data$metric <- factor(data$metric, levels = unique(data$metric))
+  # kappa and alpha can fall below 0: their panels reach down to -1 when they do
+  data$label <- paste0("n = ", data$n)
+  data$flag <- ifelse(data$flagged, "flagged", "not flagged")
+  fair <- unique(data[!is.na(data$fair), c("metric", "fair")])
+  ggplot2::ggplot(data, ggplot2::aes(x = .data$estimate, y = .data$row)) +
+    ggplot2::geom_vline(data = fair, ggplot2::aes(xintercept = .data$fair),
+                        linetype = "dashed", colour = "grey50") +
+    ggplot2::geom_errorbar(ggplot2::aes(xmin = .data$lower, xmax = .data$upper,
+                                        colour = .data$flag),
+                           width = 0.3, orientation = "y", na.rm = TRUE) +
+    ggplot2::geom_point(ggplot2::aes(colour = .data$flag), size = 2, na.rm = TRUE) +
+    ggplot2::geom_text(ggplot2::aes(x = -Inf, label = .data$label), hjust = -0.1,
+                       vjust = -0.9, size = 2.4, colour = "grey30") +
+    ggplot2::scale_colour_manual(values = c(flagged = "firebrick", `not flagged` = "black"),
+                                 name = NULL) +
+    ggplot2::facet_wrap(ggplot2::vars(.data$metric), scales = "free_x",
+                        labeller = ggplot2::labeller(.default = audit_metric_title)) +
+    ggplot2::theme_bw() +
+    ggplot2::theme(plot.title.position = "plot", legend.position = "bottom",
+                   strip.text = ggplot2::element_text(size = 8),
+                   plot.subtitle = ggplot2::element_text(size = note_size),
+                   axis.title.x = ggplot2::element_text(size = note_size)) +
+    ggplot2::labs(
+      y = NULL, x = wrap_label(paste("Estimate with", attr(object, "interval")),
+                               note_chars(inches = 5)),
+      title = "Judge audit",
+      subtitle = wrap_label(paste(
+        "Dashed: what a fair judge gives. Red: the interval excludes it.",
+        "n: battles, verdicts or items behind each estimate."
+      ), note_chars())
+    )
+}
+
+# A statistic's panel title, in words.
+audit_metric_title <- function(metric) {
+  titles <- c(position_consistency = "Position consistency",
+              first_position_win_rate = "First-position win rate",
+              longer_answer_win_rate = "Longer-answer win rate",
+              self_preference = "Self-preference",
+              percent_agreement = "Percent agreement", cohen_kappa = "Cohen's kappa",
+              krippendorff_alpha = "Krippendorff's alpha")
+  ifelse(metric %in% names(titles), titles[metric], metric)
+}
