@@ -23,8 +23,9 @@ audit_judged.judged_arena_ratings <- function(run, opts) {
 #' @export
 judged_verdicts.judged_arena_ratings <- function(run) {
   battles <- arena_audit_battles(run)
-  verdicts_table(run$samples$id, run$samples$epoch, battles$winner_ab,
-                 key = battle_key(battles), cluster = battles$question)
+  samples <- run$samples
+  verdicts_table(samples$id, samples[["epoch"]] %||% rep(1L, nrow(samples)),
+                 battles$winner_ab, key = battle_key(battles), cluster = battles$question)
 }
 
 # A battle the same in any run: its question and its models in order.

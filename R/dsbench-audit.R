@@ -8,7 +8,7 @@ judged_verdicts.judged_dsbench <- function(run) {
   judged <- vapply(samples$scorer_metadata, function(m) isTRUE(as.logical(m$judged)), TRUE)
   score <- suppressWarnings(as.double(samples$score))
   verdict <- ifelse(judged & !is.na(score), normalise_label(score == 1), NA_character_)
-  verdicts_table(samples$id, samples$epoch %||% rep(1L, nrow(samples)), verdict)
+  verdicts_table(samples$id, samples[["epoch"]] %||% rep(1L, nrow(samples)), verdict)
 }
 
 #' @export

@@ -204,10 +204,10 @@ new_judged_run <- function(samples, benchmark, header, source, label) {
             class = c(paste0("judged_", benchmark), "judged_run"))
 }
 
-# The judge's label ("provider/model"): the model named by the scorer ("<scorer> (<model>)",
-# as every judged scorer of the package names itself in its log), completed with its
-# provider from the log's model usage, or the scorer's chat of an evaluated task. NA for a
-# run without a judge.
+# The judge's label ("provider/model"): the scorer's chat of an evaluated task; else the
+# model the scorer names ("<scorer> (<model>)"), completed with its provider from the log's
+# model usage, or the one model of that usage other than the solver's. NA for a run without
+# a judge.
 judge_label <- function(samples, header = NULL) {
   chats <- samples[["scorer_chat"]]
   if (is.list(chats)) {
@@ -217,8 +217,13 @@ judge_label <- function(samples, header = NULL) {
   scorer <- c(samples[["scorer"]], header$eval$scorers[[1]]$name)
   scorer <- scorer[!is.na(scorer)]
   model <- if (length(scorer)) sub("^[^(]*\\((.*)\\)\\s*$", "\\1", scorer[[1]])
-  if (!length(model) || identical(model, scorer[[1]]) || !nzchar(model)) return(NA_character_)
   usage <- names(header$stats$model_usage)
+  if (!length(model) || identical(model, scorer[[1]]) || !nzchar(model)) {
+    # a scorer that does not name its judge: the one model of the log's usage that is not
+    # the solver's
+    judges <- setdiff(usage, header$eval$model)
+    return(if (length(judges) == 1) judges else NA_character_)
+  }
   known <- usage[endsWith(usage, paste0("/", model))]
   if (length(known)) known[[1]] else model
 }
@@ -247,8 +252,8 @@ judged_verdicts <- function(run) UseMethod("judged_verdicts")
 judged_verdicts.default <- function(run) {
   samples <- run$samples
   score <- suppressWarnings(as.double(samples$score))
-  verdicts_table(samples$id, samples$epoch %||% rep(1L, nrow(samples)),
-                 ifelse(is.na(score), NA_character_, format(score, digits = 15, trim = TRUE)))
+  verdicts_table(samples$id, samples[["epoch"]] %||% rep(1L, nrow(samples)),
+                 ifelse(is.na(score), NA_character_, as.character(score)))
 }
 
 # A run's verdicts as judged_verdicts() returns them; `key` by default the sample and epoch.

@@ -36,12 +36,6 @@
 #'   stream is left untouched).
 #' @returns A number; `agreement_summary()` a tibble of three rows.
 #' @keywords internal
-#' @examples
-#' x <- c("a", "a", "b", "b", "a")
-#' y <- c("a", "b", "b", "b", "a")
-#' percent_agreement(x, y)
-#' cohen_kappa(x, y)
-#' krippendorff_alpha(x, y)
 percent_agreement <- function(x, y) {
   pair <- agreement_pairs(x, y)
   if (!length(pair$x)) return(NA_real_)
