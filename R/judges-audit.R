@@ -333,8 +333,10 @@ normalise_label <- function(x) {
 
 #' @export
 print.judge_audit <- function(x, ...) {
-  cli::cat_line(cli::format_inline("{.strong Judge audit}: {attr(x, 'interval')}; flagged:
-                                    the interval excludes a fair judge's value."))
+  cli::cat_line(cli::format_inline(
+    "{.strong Judge audit}: {attr(x, 'interval')}; flagged: ",
+    "the interval excludes a fair judge's value."
+  ))
   print(tibble::as_tibble(unclass_audit(x)), ...)
   invisible(x)
 }
@@ -347,51 +349,81 @@ unclass_audit <- function(x) {
 #' @rdname judge_audit
 #' @param object A `judge_audit()` result.
 #' @param ... Unused.
-#' @details `ggplot2::autoplot()` of an audit draws one panel per statistic, one row per
-#'   judge (and what it is compared with), the estimate and its interval, a dashed line at
-#'   the value a fair judge gives, and flagged rows in red.
+#' @details `ggplot2::autoplot()` of an audit draws one panel per judge (and what it is
+#'   compared with), one row per statistic: the estimate and its interval, the number
+#'   behind it in a column on the right, a grey tick at the value a fair judge gives, and
+#'   flagged rows in red, on one axis from 0 (from -1 when kappa or alpha fall below 0) to
+#'   1. A statistic that is undefined (kappa when both raters give one label throughout)
+#'   says "no estimate".
 #' @exportS3Method ggplot2::autoplot
 autoplot.judge_audit <- function(object, ...) {
   rlang::check_installed("ggplot2", "to plot a judge audit.")
-  data <- as.data.frame(unclass_audit(object))
-  data$row <- ifelse(is.na(data$compared_with), data$group,
-                     paste0(data$group, "\nvs ", data$compared_with))
-  if (any(duplicated(paste(data$row, data$metric)))) {
-    data$row <- paste0(data$row, " (", basename(data$source), ")")
-  }
-  data$row <- top_down(vapply(data$row, wrap_model, "", USE.NAMES = FALSE))
-  data$metric <- factor(data$metric, levels = unique(data$metric))
-  # kappa and alpha can fall below 0: their panels reach down to -1 when they do
-  data$label <- paste0("n = ", data$n)
-  data$flag <- ifelse(data$flagged, "flagged", "not flagged")
-  fair <- unique(data[!is.na(data$fair), c("metric", "fair")])
-  ggplot2::ggplot(data, ggplot2::aes(x = .data$estimate, y = .data$row)) +
-    ggplot2::geom_vline(data = fair, ggplot2::aes(xintercept = .data$fair),
-                        linetype = "dashed", colour = "grey50") +
+  data <- audit_plot_data(object)
+  fair <- data[!is.na(data$fair), , drop = FALSE]
+  missing <- data[is.na(data$estimate), , drop = FALSE]
+  from <- data$axis_from[[1]]
+  ggplot2::ggplot(data, ggplot2::aes(x = .data$estimate, y = .data$statistic)) +
+    ggplot2::geom_vline(xintercept = c(from, 1), colour = "grey80") +
+    ggplot2::geom_point(data = fair, ggplot2::aes(x = .data$fair), shape = 124, size = 5,
+                        colour = "grey50") +
+    ggplot2::geom_blank(ggplot2::aes(x = .data$axis_to)) +
     ggplot2::geom_errorbar(ggplot2::aes(xmin = .data$lower, xmax = .data$upper,
                                         colour = .data$flag),
                            width = 0.3, orientation = "y", na.rm = TRUE) +
     ggplot2::geom_point(ggplot2::aes(colour = .data$flag), size = 2, na.rm = TRUE) +
-    ggplot2::geom_text(ggplot2::aes(x = -Inf, label = .data$label), hjust = -0.1,
-                       vjust = -0.9, size = 2.4, colour = "grey30") +
+    ggplot2::geom_text(ggplot2::aes(x = .data$axis_to, label = .data$label), hjust = 1,
+                       size = 2.5, colour = "grey30") +
+    ggplot2::geom_text(data = missing, ggplot2::aes(x = .data$middle), label = "no estimate",
+                       size = 2.6, colour = "grey45", fontface = "italic") +
     ggplot2::scale_colour_manual(values = c(flagged = "firebrick", `not flagged` = "black"),
-                                 name = NULL) +
-    ggplot2::facet_wrap(ggplot2::vars(.data$metric), scales = "free_x",
-                        labeller = ggplot2::labeller(.default = audit_metric_title)) +
+                                 name = NULL, drop = FALSE) +
+    ggplot2::scale_x_continuous(breaks = audit_breaks(from),
+                                labels = axis_labels(audit_breaks(from)),
+                                expand = ggplot2::expansion(mult = c(0.02, 0))) +
+    ggplot2::facet_wrap(ggplot2::vars(.data$panel), ncol = 1, scales = "free_y") +
     ggplot2::theme_bw() +
     ggplot2::theme(plot.title.position = "plot", legend.position = "bottom",
+                   panel.grid.minor = ggplot2::element_blank(),
                    strip.text = ggplot2::element_text(size = 8),
                    plot.subtitle = ggplot2::element_text(size = note_size),
                    axis.title.x = ggplot2::element_text(size = note_size)) +
     ggplot2::labs(
       y = NULL, x = wrap_label(paste("Estimate with", attr(object, "interval")),
-                               note_chars(inches = 5)),
+                               note_chars(inches = 4)),
       title = "Judge audit",
       subtitle = wrap_label(paste(
-        "Dashed: what a fair judge gives. Red: the interval excludes it.",
-        "n: battles, verdicts or items behind each estimate."
+        "One panel per judge (and what it is compared with). Grey tick: what a fair judge",
+        "gives; red: the interval excludes it. n: battles, verdicts or items behind each",
+        "estimate."
       ), note_chars())
     )
+}
+
+# Breaks of the audit's axis: quarters from 0 (or from -1, in halves, when kappa or alpha
+# fall below 0).
+audit_breaks <- function(from) if (from < 0) seq(-1, 1, by = 0.5) else seq(0, 1, by = 0.25)
+
+# An audit's rows as the plot draws them: a panel per judge and comparison (and log, when a
+# judge has several), a row per statistic in words, one axis for all (0-1, or from -1 when
+# kappa or alpha fall below 0) with the "n =" column right of it, where "no estimate" goes,
+# and flags as words.
+audit_plot_data <- function(object) {
+  data <- as.data.frame(unclass_audit(object))
+  data$panel <- ifelse(is.na(data$compared_with), data$group,
+                       paste0(data$group, " vs ", data$compared_with))
+  if (anyDuplicated(paste(data$panel, data$metric))) {
+    data$panel <- paste0(data$panel, " (", basename(data$source), ")")
+  }
+  data$panel <- factor(data$panel, levels = unique(data$panel))
+  data$statistic <- top_down(audit_metric_title(data$metric))
+  from <- if (any(c(data$lower, data$estimate) < 0, na.rm = TRUE)) -1 else 0
+  data$axis_from <- from
+  data$axis_to <- 1 + 0.3 * (1 - from)
+  data$middle <- (from + 1) / 2
+  data$label <- ifelse(is.na(data$estimate), "", paste0("n = ", data$n))
+  data$flag <- factor(ifelse(data$flagged, "flagged", "not flagged"),
+                      levels = c("flagged", "not flagged"))
+  data
 }
 
 # A statistic's panel title, in words.
@@ -402,5 +434,5 @@ audit_metric_title <- function(metric) {
               self_preference = "Self-preference",
               percent_agreement = "Percent agreement", cohen_kappa = "Cohen's kappa",
               krippendorff_alpha = "Krippendorff's alpha")
-  ifelse(metric %in% names(titles), titles[metric], metric)
+  unname(ifelse(metric %in% names(titles), titles[metric], metric))
 }
