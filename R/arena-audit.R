@@ -104,11 +104,21 @@ side_points <- function(winner, side) {
   points
 }
 
+# Ties of either kind as one verdict, for consistency: a tie survives a swap as a tie.
+tie_like <- function(winner) ifelse(winner %in% c("tie", "tie(all bad)"), "tie", winner)
+
+# Of battles judged in both orders (verdicts in AB's terms), how many kept their verdict
+# (`consistent`) out of those with both verdicts (`both`): what an arena run's log header
+# keeps for leaderboard() (R/arena-log.R).
+swap_consistency_counts <- function(winner_ab, winner_ba) {
+  both <- !failed_judgement(winner_ab) & !failed_judgement(winner_ba)
+  c(consistent = sum(both & tie_like(winner_ab) == tie_like(winner_ba)), both = sum(both))
+}
+
 # The pairwise statistics of battles with both orders' verdicts, as audit rows.
 pairwise_audit_rows <- function(run, battles, own, opts) {
   ab <- battles$winner_ab
   ba <- battles$winner_ba
-  tie_like <- function(w) ifelse(w %in% c("tie", "tie(all bad)"), "tie", w)
   both <- !failed_judgement(ab) & !failed_judgement(ba)
   consistent <- ifelse(both, tie_like(ab) == tie_like(ba), NA)
   # every verdict, in both orders: in AB the first shown is model_a, in BA model_b

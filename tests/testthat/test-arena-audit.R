@@ -173,3 +173,21 @@ test_that("side_points() counts each verdict for its own side", {
                                      "openai/gpt-4.1"),
                c("gpt-4.1", "openai/gpt-4o", "x/gpt-4.1"))
 })
+
+test_that("the board shows a judge's position consistency beside the ratings it produced", {
+  server <- local_audit_server()
+  first <- suppressWarnings(audit_run(fake_chat(server, "first"), position_swap = TRUE))
+  board <- leaderboard(first$paths$log)
+  expect_equal(board$metric, rep("rating", 3))
+  # every battle judged in both orders, none kept its verdict: as the audit says
+  expect_equal(board$judge_consistency, rep(0, 3))
+  expect_equal(row_of(judge_audit(first), "position_consistency")$estimate, 0)
+  oracle <- suppressWarnings(audit_run(fake_chat(server, "oracle"), position_swap = TRUE))
+  expect_equal(unique(leaderboard(oracle$paths$log)$judge_consistency), 1)
+  # one order judged: not known without judging the other (judge_audit() does)
+  once <- suppressWarnings(audit_run(fake_chat(server, "oracle")))
+  expect_true(all(is.na(leaderboard(once$paths$log)$judge_consistency)))
+  expect_equal(swap_consistency_counts(c("model_a", "tie", "tie(all bad)", NA, "model_b"),
+                                       c("model_b", "tie(all bad)", "tie", "tie", "model_b")),
+               c(consistent = 3, both = 4))
+})
