@@ -388,7 +388,8 @@ autoplot.judge_audit <- function(object, ...) {
                    plot.subtitle = ggplot2::element_text(size = note_size),
                    axis.title.x = ggplot2::element_text(size = note_size)) +
     ggplot2::labs(
-      y = NULL, x = wrap_label(paste("Estimate with", attr(object, "interval")),
+      y = NULL, x = wrap_label(paste("Estimate with", attr(object, "interval") %||%
+                                       judge_audit_interval(0.95)),
                                note_chars(inches = 4)),
       title = "Judge audit",
       subtitle = wrap_label(paste(
