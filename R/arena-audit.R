@@ -66,10 +66,14 @@ judge_missing_orders <- function(battles, run, opts) {
   swapped <- tibble::tibble(question = swapped$question, model_a = swapped$model_b,
                             model_b = swapped$model_a, answer_a = swapped$answer_b,
                             answer_b = swapped$answer_a)
-  swapped$input <- battle_prompts(swapped, version)
-  judged <- judge_verdicts(swapped, configured_judge(chat, version), version, FALSE,
-                           opts$settings)
-  battles$winner_ba[need] <- swap_winner(judged$winner)
+  judge <- configured_judge(chat, version)
+  # a chunk at a time, as arena_run() judges its rounds: memory holds one chunk's requests
+  for (part in arena_chunks(length(need), arena_chunk(opts$settings))) {
+    chunk <- swapped[part, ]
+    chunk$input <- battle_prompts(chunk, version)
+    judged <- judge_verdicts(chunk, judge, version, FALSE, opts$settings)
+    battles$winner_ba[need[part]] <- swap_winner(judged$winner)
+  }
   battles
 }
 

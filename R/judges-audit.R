@@ -85,7 +85,7 @@
 #' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"), n = 3,
 #'                  times = 50)
 #' # the run judged one order: the audit judges the swapped order with the same judge
-#' audit <- judge_audit(run, judge = judge, settings = request_settings(cache = FALSE))
+#' audit <- judge_audit(run, judge = judge)
 #' audit[c("metric", "estimate", "lower", "upper", "n", "flagged")]
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(audit)
 judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = NULL,
@@ -314,8 +314,8 @@ reference_labels <- function(reference, verdicts, call = rlang::caller_env()) {
       paste(reference$id, 1L, sep = "\r")
     }
     epochs <- if ("epoch" %in% names(reference)) verdicts$epoch else rep(1L, nrow(verdicts))
-    return(as.character(reference$reference)[match(paste(verdicts$id, epochs, sep = "\r"),
-                                                   key)])
+    labels <- normalise_label(reference$reference)
+    return(labels[match(paste(verdicts$id, epochs, sep = "\r"), key)])
   }
   if (!is.atomic(reference) || length(reference) != nrow(verdicts)) {
     abort_pb("{.arg reference} must have one label per verdict ({nrow(verdicts)}), or be a

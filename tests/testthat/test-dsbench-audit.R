@@ -42,6 +42,10 @@ test_that("DSBench's verdicts are the judge's, correct or not, and compare with 
   agreed <- audit[audit$compared_with %in% "reference", ]
   expect_equal(agreed$estimate[[1]], 1 / 7)
   expect_equal(agreed$n[[1]], 7L)
+  # the same labels by id, logical as given
+  by_id <- judge_audit(tsk, reference = data.frame(id = samples$id, reference = gold),
+                       times = 50)
+  expect_equal(by_id$estimate[by_id$compared_with %in% "reference"], agreed$estimate)
   expect_equal(dsbench_exact_labels(c("It is 6.", NA, "C"), c("6", "6", "C"),
                                     c("integer", "integer", "letter")),
                c("correct", NA, NA))
