@@ -9,38 +9,62 @@ futurex_judged <- function(reply, name, dir) {
   tsk
 }
 
-test_that("a judged benchmark without an audit of its own is audited by its scores", {
+verdicts_of <- function(x) judged_verdicts(judged_runs(x)[[1]])$verdict
+
+test_that("another judge of the same items is compared verdict by verdict", {
   dir <- withr::local_tempdir()
   one <- futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 3", "agrees", dir)
   two <- futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 4", "differs", dir)
-  # nothing to compare with: no rows of its own
-  expect_error(judge_audit(one), class = "predictivebench_error_argument")
   audit <- judge_audit(one, other = two, times = 50)
   expect_equal(unique(audit$group), "predictivebench_baseline/agrees")
-  expect_equal(unique(audit$compared_with), "predictivebench_baseline/differs")
-  mine <- as.character(one$get_samples()$score)
-  theirs <- as.character(two$get_samples()$score)
-  expect_equal(audit$estimate[[1]], mean(mine == theirs))
-  expect_equal(audit$estimate[[2]], cohen_kappa(mine, theirs))
+  versus <- audit[audit$compared_with %in% "predictivebench_baseline/differs", ]
+  expect_equal(versus$metric, c("percent_agreement", "cohen_kappa", "krippendorff_alpha"))
+  mine <- verdicts_of(one)
+  theirs <- verdicts_of(two)
+  expect_equal(versus$estimate[[1]], percent_agreement(mine, theirs))
+  expect_equal(versus$estimate[[2]], cohen_kappa(mine, theirs))
+  expect_equal(versus$estimate[[3]], krippendorff_alpha(mine, theirs))
+  expect_equal(versus$n[[1]], sum(!is.na(mine) & !is.na(theirs)))
   expect_true(all(is.na(audit$fair) & !audit$flagged))
-  # from the log, which names the judge in its usage only
+  # from the logs, which name the judge in their usage only
   expect_equal(judge_audit(one$log_path, other = two$log_path, times = 50)$estimate,
                audit$estimate)
+})
+
+test_that("a benchmark without verdicts of its own gives its scores; with nothing to audit, an error", {
+  samples <- tibble::tibble(id = c("a", "b", "c"), epoch = 1L, score = c(1, 0.5, NA))
+  run <- new_judged_run(samples, "unknown", NULL, NA_character_, "p/judge")
+  expect_s3_class(run, "judged_unknown")
+  verdicts <- judged_verdicts(run)
+  expect_equal(verdicts$verdict, c("1", "0.5", NA))
+  expect_equal(verdicts$key, c("a\r1", "b\r1", "c\r1"))
+  expect_equal(nrow(audit_judged(run, list())), 0)
+  # FutureX items without a number: no judge at work, nothing to audit
+  data <- futurex_dataset(version = "sample")
+  tsk <- futurex_task(data[data$level == 1, ], judge = baseline_chat("3", "judge"),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_chat("\\boxed{Yes}", "yes"), view = FALSE)
+  expect_error(judge_audit(tsk), class = "predictivebench_error_argument")
 })
 
 test_that("reference labels are taken in order or matched by id", {
   tsk <- futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 3", "agrees",
                         withr::local_tempdir())
   samples <- tsk$get_samples()
-  scores <- as.character(samples$score)
-  audit <- judge_audit(tsk, reference = scores, times = 50)
-  expect_equal(audit$estimate, c(1, 1, 1))
-  # by id, in another order and with one missing: that sample is left out
-  gold <- data.frame(id = rev(samples$id[-1]), reference = rev(scores[-1]))
+  verdicts <- verdicts_of(tsk)
+  judged <- sum(!is.na(verdicts))
+  audit <- judge_audit(tsk, reference = verdicts, times = 50)
+  agreed <- audit[audit$compared_with %in% "reference", ]
+  expect_equal(agreed$estimate[[1]], 1)
+  expect_equal(agreed$n[[1]], judged)
+  # by id, in another order and with one judged item missing: that item is left out
+  keep <- which(!is.na(verdicts))[-1]
+  gold <- data.frame(id = rev(samples$id[keep]), reference = rev(verdicts[keep]))
   by_id <- judge_audit(tsk, reference = gold, times = 50)
+  by_id <- by_id[by_id$compared_with %in% "reference", ]
   expect_equal(by_id$estimate[[1]], 1)
-  expect_equal(by_id$n[[1]], nrow(samples) - 1L)
-  expect_error(judge_audit(tsk, reference = scores[-1]),
+  expect_equal(by_id$n[[1]], judged - 1L)
+  expect_error(judge_audit(tsk, reference = verdicts[-1]),
                class = "predictivebench_error_argument")
   expect_error(judge_audit(tsk, reference = data.frame(id = samples$id)),
                class = "predictivebench_error_argument")
@@ -48,7 +72,7 @@ test_that("reference labels are taken in order or matched by id", {
 
 test_that("a folder (or a set's folder) is audited log by log, leaving out logs without a judge", {
   dir <- withr::local_tempdir()
-  futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 3", "agrees", dir)
+  judged <- futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 3", "agrees", dir)
   unjudged <- futurex_task(futurex_dataset(version = "sample"), dir = dir)
   unjudged$eval(solver_chat = baseline_chat("\\boxed{3}", "three"), view = FALSE)
   run <- suppressWarnings(arena_run(
@@ -56,12 +80,12 @@ test_that("a folder (or a set's folder) is audited log by log, leaving out logs 
          short = baseline_chat("Short.", "short")),
     arena_baseline_judge("longer"), dataset = data.frame(question = c("q1", "q2", "q3")),
     dir = dir, n = 3, times = 20, position_swap = TRUE))
-  expect_message(audit <- judge_audit(dir, reference = NULL, times = 50),
+  expect_message(audit <- judge_audit(dir, times = 50),
                  class = "predictivebench_message_unjudged")
-  # the FutureX log has nothing to audit without a reference; the arena's is audited
-  expect_equal(unique(audit$benchmark), "arena_ratings")
-  expect_equal(unique(audit$source), run$paths$log)
-  expect_equal(audit$estimate[audit$metric == "longer_answer_win_rate"], 1)
+  expect_setequal(unique(audit$source), c(judged$log_path, run$paths$log))
+  expect_setequal(unique(audit$benchmark), c("futurex", "arena_ratings"))
+  arena <- audit[audit$source == run$paths$log, ]
+  expect_equal(arena$estimate[arena$metric == "longer_answer_win_rate"], 1)
 })
 
 test_that("judge labels come from the scorer's chat, its name in the log, or the log's usage", {
@@ -80,8 +104,7 @@ test_that("an audit prints what its interval is and plots with titles that fit",
   skip_if_not_installed("ggplot2")
   tsk <- futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 3", "agrees",
                         withr::local_tempdir())
-  audit <- judge_audit(tsk, reference = as.character(tsk$get_samples()$score),
-                       times = 50)
+  audit <- judge_audit(tsk, reference = verdicts_of(tsk), times = 50)
   expect_output(print(audit), "Judge audit")
   plot <- ggplot2::autoplot(audit)
   expect_s3_class(plot, "ggplot")
@@ -90,6 +113,6 @@ test_that("an audit prints what its interval is and plots with titles that fit",
   expect_true(all(nchar(lines) <= note_chars()))
   expect_equal(audit_metric_title(c("cohen_kappa", "other")), c("Cohen's kappa", "other"))
   built <- ggplot2::ggplot_build(plot)
-  # one panel per judge and comparison: here the judge against the reference
-  expect_equal(length(built$layout$layout$PANEL), 1)
+  # one panel per judge and comparison: against the plain parse and the reference
+  expect_equal(length(built$layout$layout$PANEL), 2)
 })
