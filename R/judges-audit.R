@@ -49,8 +49,8 @@
 #' with a message.
 #'
 #' @param x What was judged: an evaluated task (`<bench>_task()`), an [arena_run()] result,
-#'   a log file, a folder of logs, or an evaluation set's folder ([eval_set()]; its completed
-#'   runs).
+#'   a log file, a folder of logs, an evaluation set's folder ([eval_set()]'s `log_dir`: its
+#'   completed runs) or its result (the cells' logs).
 #' @param judge For pairwise judges whose run judged one order only: the chat that judges
 #'   the swapped order (the run's own judge; a chat or `"provider/model"`). `NULL`: the run's
 #'   judge rebuilt from its label in the log (needs the provider's credentials and its
@@ -172,6 +172,18 @@ judged_runs.Task <- function(x) {
   label <- judge_label(samples, header)
   if (is.na(label)) return(list())
   list(new_judged_run(samples, benchmark, header, source, label))
+}
+
+# The result of eval_set(): its cells' logs.
+#' @export
+judged_runs.data.frame <- function(x) {
+  if (!"log_path" %in% names(x)) {
+    abort_pb("{.arg x} must be an evaluation set's result (a {.field log_path} column), a
+              judged task, an arena run, a log file or a folder of logs.", "argument")
+  }
+  paths <- unique(x$log_path[!is.na(x$log_path)])
+  if (!length(paths)) return(list())
+  judged_runs.character(paths)
 }
 
 #' @export

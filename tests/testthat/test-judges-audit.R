@@ -86,6 +86,11 @@ test_that("a folder (or a set's folder) is audited log by log, leaving out logs 
   expect_setequal(unique(audit$benchmark), c("futurex", "arena_ratings"))
   arena <- audit[audit$source == run$paths$log, ]
   expect_equal(arena$estimate[arena$metric == "longer_answer_win_rate"], 1)
+  # an evaluation set's result: its cells' logs
+  cells <- data.frame(benchmark = c("futurex", "futurex"), log_path = c(judged$log_path, NA))
+  expect_equal(judge_audit(cells, times = 50)$estimate,
+               audit$estimate[audit$source == judged$log_path])
+  expect_error(judge_audit(data.frame(x = 1)), class = "predictivebench_error_argument")
 })
 
 test_that("judge labels come from the scorer's chat, its name in the log, or the log's usage", {
