@@ -103,26 +103,11 @@ judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = 
                level = level, times = times, seed = seed)
   runs <- judged_runs(x)
   others <- if (!is.null(other)) judged_runs(other)
-  other_verdicts <- if (length(others)) {
-    do.call(rbind, lapply(others, function(run) judged_verdicts(run)))
+  compared <- if (length(others)) {
+    list(verdicts = do.call(rbind, lapply(others, judged_verdicts)),
+         label = paste(unique(vapply(others, `[[`, "", "label")), collapse = ", "))
   }
-  other_label <- if (length(others)) paste(unique(vapply(others, `[[`, "", "label")),
-                                           collapse = ", ")
-  rows <- lapply(runs, function(run) {
-    own <- audit_judged(run, opts)
-    verdicts <- judged_verdicts(run)
-    agreed <- list(
-      if (!is.null(reference)) {
-        agreement_rows(run, verdicts, reference_labels(reference, verdicts), "reference", opts)
-      },
-      if (!is.null(other_verdicts)) {
-        agreement_rows(run, verdicts,
-                       other_verdicts$verdict[match(verdicts$key, other_verdicts$key)],
-                       other_label, opts)
-      }
-    )
-    do.call(rbind, c(list(own), agreed))
-  })
+  rows <- lapply(runs, run_audit_rows, opts = opts, reference = reference, other = compared)
   out <- do.call(rbind, c(list(empty_audit()), rows))
   if (!nrow(out)) {
     abort_pb(c("Nothing judged to audit in {.arg x}.",
@@ -131,6 +116,23 @@ judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = 
   }
   structure(out, class = c("judge_audit", class(out)),
             interval = judge_audit_interval(level))
+}
+
+# One judged run's rows: its benchmark's own audit, then its agreement with the reference
+# labels and with the other judge's verdicts (matched by key), when given.
+run_audit_rows <- function(run, opts, reference, other) {
+  rows <- list(audit_judged(run, opts))
+  if (is.null(reference) && is.null(other)) return(rows[[1]])
+  verdicts <- judged_verdicts(run)
+  if (!is.null(reference)) {
+    labels <- reference_labels(reference, verdicts)
+    rows <- c(rows, list(agreement_rows(run, verdicts, labels, "reference", opts)))
+  }
+  if (!is.null(other)) {
+    labels <- other$verdicts$verdict[match(verdicts$key, other$verdicts$key)]
+    rows <- c(rows, list(agreement_rows(run, verdicts, labels, other$label, opts)))
+  }
+  do.call(rbind, rows)
 }
 
 judge_audit_interval <- function(level) {
