@@ -111,7 +111,7 @@ judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = 
   out <- do.call(rbind, c(list(empty_audit()), rows))
   if (!nrow(out)) {
     abort_pb(c("Nothing judged to audit in {.arg x}.",
-               i = "Give a judged task, an arena run, a log of one, or a folder of them."),
+               i = "Give a judged task or run, a log of one, or a folder of them."),
              "argument")
   }
   structure(out, class = c("judge_audit", class(out)),
@@ -158,7 +158,7 @@ judged_runs <- function(x) UseMethod("judged_runs")
 
 #' @export
 judged_runs.default <- function(x) {
-  abort_pb(c("{.arg x} must be a judged task, an arena run, a log file or a folder of logs,
+  abort_pb(c("{.arg x} must be a judged task or run, a log file or a folder of logs,
               not {.obj_type_friendly {x}}."), "argument")
 }
 
@@ -181,7 +181,7 @@ judged_runs.Task <- function(x) {
 judged_runs.data.frame <- function(x) {
   if (!"log_path" %in% names(x)) {
     abort_pb("{.arg x} must be an evaluation set's result (a {.field log_path} column), a
-              judged task, an arena run, a log file or a folder of logs.", "argument")
+              judged task or run, a log file or a folder of logs.", "argument")
   }
   paths <- unique(x$log_path[!is.na(x$log_path)])
   if (!length(paths)) return(list())
