@@ -181,6 +181,8 @@ test_that("the board shows a judge's position consistency beside the ratings it 
   expect_equal(board$metric, rep("rating", 3))
   # every battle judged in both orders, none kept its verdict: as the audit says
   expect_equal(board$judge_consistency, rep(0, 3))
+  # the header that keeps it is still one Inspect reads
+  expect_inspect_valid(first$paths$log)
   expect_equal(row_of(judge_audit(first), "position_consistency")$estimate, 0)
   oracle <- suppressWarnings(audit_run(fake_chat(server, "oracle"), position_swap = TRUE))
   expect_equal(unique(leaderboard(oracle$paths$log)$judge_consistency), 1)
