@@ -61,8 +61,8 @@
 #'   for a correct answer), or a data frame with `id` (the sample's id, and `epoch` when
 #'   runs have several) and `reference`. `NULL` for none.
 #' @param other Another judge's verdicts on the same items: anything `x` can be (for
-#'   example a log rescored with another judge). Its verdicts are matched to `x`'s by sample (the arena: by
-#'   question and models). `NULL` for none.
+#'   example a log rescored with another judge). Its verdicts are matched to `x`'s by
+#'   sample (the arena: by question and models). `NULL` for none.
 #' @param self For pairwise judges: the names of the contestants that are the judge's own
 #'   (its model or provider). `NULL`: told from the judge's label.
 #' @param settings How swapped orders are sent: a [request_settings()] object, or `NULL`

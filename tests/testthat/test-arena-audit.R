@@ -50,7 +50,7 @@ audit_run <- function(judge, models = audit_contestants(), position_swap = FALSE
 
 row_of <- function(audit, metric) audit[audit$metric == metric, ]
 
-test_that("a judge that always picks the first answer is flagged, its swapped orders judged through the cache", {
+test_that("an always-first judge is flagged, the swapped orders judged via the cache", {
   server <- local_audit_server()
   judge <- fake_chat(server, "first")
   settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)

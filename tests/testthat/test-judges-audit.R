@@ -31,7 +31,7 @@ test_that("another judge of the same items is compared verdict by verdict", {
                audit$estimate)
 })
 
-test_that("a benchmark without verdicts of its own gives its scores; with nothing to audit, an error", {
+test_that("a benchmark without verdicts of its own gives its scores; nothing to audit: error", {
   samples <- tibble::tibble(id = c("a", "b", "c"), epoch = 1L, score = c(1, 0.5, NA))
   run <- new_judged_run(samples, "unknown", NULL, NA_character_, "p/judge")
   expect_s3_class(run, "judged_unknown")
