@@ -191,24 +191,6 @@ response_json <- function(res, version, key) {
   )
 }
 
-# JSON string literals of `x` (`null` for NA), as jsonlite writes them: `"` and `\` escaped,
-# control characters as their escapes; text with a control character other than the usual
-# five is written by jsonlite itself.
-json_strings <- function(x) {
-  x <- enc2utf8(as.character(x))
-  out <- x
-  for (pair in list(c("\\", "\\\\"), c("\"", "\\\""), c("\n", "\\n"), c("\r", "\\r"),
-                    c("\t", "\\t"), c("\b", "\\b"), c("\f", "\\f"))) {
-    out <- gsub(pair[[1]], pair[[2]], out, fixed = TRUE)
-  }
-  out <- paste0("\"", out, "\"")
-  odd <- !is.na(x) & grepl("[\001-\037]", out, perl = TRUE)
-  out[odd] <- vapply(x[odd], function(s) as.character(jsonlite::toJSON(s, auto_unbox = TRUE)),
-                     "", USE.NAMES = FALSE)
-  out[is.na(x)] <- "null"
-  out
-}
-
 # The judge's text in a `gpt_4_response` value of `battle_records.csv`: JSON (as written
 # here, see response_json()) or a Python dict (as written by the original); NA for none.
 arena_response_text <- function(record) {
