@@ -11,7 +11,7 @@
 #' @param arg,call For the error message.
 #' @param allow_null Whether `NULL` (no judge) is accepted.
 #' @returns `NULL` (when allowed), a chat, or a `judge_panel`: a list of two or more chats
-#'   named by their labels ([judge_models()]).
+#'   named by their labels (`judge_models()`).
 #' @noRd
 check_judge <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
                         call = rlang::caller_env()) {
@@ -29,6 +29,20 @@ check_judge <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
   if (length(members) == 1L) return(members[[1]])
   check_distinct_judges(members, arg, call)
   new_judge_panel(members)
+}
+
+# A benchmark's judge is missing: said in the words of where the run was started, naming only
+# what the user can call (`<bench>_task(judge = )` and `<bench>_scorer(scorer_chat = )` are
+# every judged benchmark's). Inside an evaluation set (its run reaches the scorer among `dots`
+# as `run`, the settings' context) the set takes the judge as `judge =`.
+abort_no_judge <- function(what, bench, dots, call = rlang::caller_env()) {
+  how <- if (inherits(dots$run, "predictivebench_run")) {
+    c(i = "Give the set a judge: {.code eval_set(..., judge = )}, a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges).",
+      i = "The answers are kept in the response cache: the next call pays only for the judgements.")
+  } else {
+    c(i = "Give it as {.code {bench}_task(judge = )}, {.code {bench}_scorer(scorer_chat = )} or {.code $eval(scorer_chat = )}: a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges).")
+  }
+  abort_pb(c(what, how), "argument", call = call)
 }
 
 new_judge_panel <- function(members) {
@@ -132,9 +146,9 @@ panel_mean <- function(scores) {
 #'
 #' vitals keeps metadata flat, so a panel's verdicts are one JSON text per item (the field
 #' `judges`): an array with one object per member, `{"judge": <model>, <field>: <value>,
-#' ...}`, in the panel's order. [panel_judges()] reads it back as a table.
+#' ...}`, in the panel's order. `panel_judges()` reads it back as a table.
 #'
-#' @param models The members' names ([judge_models()]).
+#' @param models The members' names (`judge_models()`).
 #' @param fields A named list of matrices (one row per item, one column per member) or
 #'   vectors (one member), character, numeric or logical.
 #' @returns A character vector, one JSON text per item.
@@ -183,7 +197,7 @@ json_strings <- function(x) {
 #' Each judge's own verdicts from a panel's samples
 #'
 #' @param json The `judges` field of the samples' scorer metadata (or solver metadata for the
-#'   arena's judging task): JSON texts from [panel_json()], `NA` for a sample judged by one
+#'   arena's judging task): JSON texts from `panel_json()`, `NA` for a sample judged by one
 #'   judge.
 #' @returns A tibble with one row per sample and member: `sample` (its position in `json`),
 #'   `judge`, then the members' fields.
