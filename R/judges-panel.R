@@ -165,7 +165,9 @@ panel_json <- function(models, fields) {
     paste0("{", do.call(paste, c(parts, sep = ",")), "}")
   }, character(n))
   if (!is.matrix(objects)) objects <- matrix(objects, nrow = n)
-  paste0("[", apply(objects, 1, paste, collapse = ","), "]")
+  # pasted column by column (not row by row): at an arena's size, rows are many
+  members <- lapply(seq_len(ncol(objects)), function(j) objects[, j])
+  paste0("[", do.call(paste, c(members, sep = ",")), "]")
 }
 
 json_value <- function(x) {
