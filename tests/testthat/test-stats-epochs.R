@@ -222,3 +222,49 @@ test_that("a benchmark whose summary takes no reducer says so, with a classed er
   expect_no_error(check_reducible("futurex"))
   expect_no_error(check_reducible("dsbench"))
 })
+
+test_that("a set with epochs reports the reducer's headline from its logs, sending nothing more", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- epoch_server()
+  logs <- withr::local_tempdir()
+  tsk <- futurex_task(epoch_table(), dir = withr::local_tempdir())
+  set <- function(...) {
+    suppressMessages(eval_set(list(futurex = tsk), list(fake_chat(server)), log_dir = logs,
+                              epochs = 3, ...))
+  }
+  reduced <- set(reducer = "pass_at_k", k = 2)
+  expect_equal(server$count(), 12)
+  expect_equal(reduced$status, "done")
+  # FutureX's overall weighs level 1 by 0.1 (eval.py's weights, not renormalised); the items'
+  # pass@2 are 2/3, 1, 0, 1 (see above)
+  expect_equal(reduced$metric, "overall pass_at_2")
+  expect_equal(reduced$headline, 0.1 * mean(c(2 / 3, 1, 0, 1)))
+  # another reducer is read from the same log: the cell is reused, nothing is sent
+  mode <- set(reducer = "mode")
+  expect_true(mode$reused)
+  expect_equal(mode$cell_id, reduced$cell_id)
+  expect_equal(mode$headline, 0.1 * mean(c(0, 1, 0, 1)))
+  expect_equal(server$count(), 12)
+  # without a reducer: the headline as the log's header has it, every epoch's score
+  plain <- set()
+  expect_equal(plain$metric, "overall")
+  expect_equal(plain$headline, 0.1 * 6 / 12)
+  expect_equal(server$count(), 12)
+})
+
+test_that("a set refuses a reducer a benchmark can't take, or a k above its epochs, before sending", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  chats <- set_chats(server, "m1")
+  expect_error(eval_set(c("futurex@sample", "processbench@sample"), chats, log_dir = logs,
+                        epochs = 2, reducer = "mean"),
+               class = "predictivebench_error_reducer")
+  expect_error(eval_set("futurex@sample", chats, log_dir = logs, epochs = 2,
+                        reducer = "pass_at_k", k = 3),
+               class = "predictivebench_error_reducer")
+  expect_error(eval_set("futurex@sample", chats, log_dir = logs, reducer = "at_least_k",
+                        k = 2),
+               class = "predictivebench_error_reducer")
+  expect_equal(server$count(), 0)
+})
