@@ -268,3 +268,35 @@ test_that("a set refuses a reducer a benchmark can't take, or a k above its epoc
                class = "predictivebench_error_reducer")
   expect_equal(server$count(), 0)
 })
+
+test_that("a benchmark of your own reduces epochs through grouped_summary(), on the board too", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  questions <- tibble::tibble(id = paste0("q", 1:4), input = paste("question", 1:4),
+                              target = c("yes", "yes", "no", "no"),
+                              topic = c("a", "a", "b", "b"))
+  summary <- function(x, reducer = NULL, k = NULL) {
+    x <- benchmark_samples(x, c("score", "topic"), "an evaluated epochtoy task.")
+    benchmark_summary(grouped_summary(as_score(x$score), by = x$topic, metric = "accuracy",
+                                      limits = c(0, 1), reducer = reducer, k = k, id = x$id),
+                      "epochtoy")
+  }
+  new_benchmark("epochtoy", summary, sample = questions,
+                schema = data.frame(name = c("id", "input", "target", "topic"),
+                                    type = "string"))
+  withr::defer(unregister_benchmark("epochtoy"))
+  scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
+  tsk <- benchmark_task(benchmark_dataset("epochtoy", version = "sample"), vitals::generate(),
+                        scorer, epochs = 2, dir = withr::local_tempdir(), name = "epochtoy",
+                        benchmark = "epochtoy")
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("yes"), view = FALSE))
+  board <- leaderboard(tsk$log_path, reducer = "at_least_k", k = 2)
+  # every epoch answers "yes": q1, q2 correct twice (1), q3, q4 never (0); the headline is
+  # the registered default, "overall"
+  expect_equal(board$metric, "overall at_least_2")
+  expect_equal(board$estimate, 0.5)
+  expect_equal(board$n, 4L)
+  expect_equal(leaderboard(tsk$log_path)$n, 8L)
+  rows <- summary(tsk, reducer = "at_least_k", k = 2)
+  expect_equal(rows$estimate, c(0.5, 1, 0))
+  expect_equal(rows$n, c(4L, 2L, 2L))
+})
