@@ -218,7 +218,9 @@ test_that("DSBench reduces each question's epochs; failures and cost still count
 test_that("a benchmark whose summary takes no reducer says so, with a classed error", {
   expect_error(reduced_summary("probsem", epoch_reducer("mean")),
                class = "predictivebench_error_reducer")
-  expect_error(check_reducible("processbench"), class = "predictivebench_error_reducer")
+  for (name in c("processbench", "deltabench", "probsem", "arena", "arena_ratings")) {
+    expect_error(check_reducible(name), class = "predictivebench_error_reducer", info = name)
+  }
   expect_no_error(check_reducible("futurex"))
   expect_no_error(check_reducible("dsbench"))
 })
