@@ -91,21 +91,24 @@ leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE, reduce
   labels <- rlang::names2(inputs)
   rows <- list()
   skipped <- character()
-  for (k in seq_along(inputs)) {
-    x <- inputs[[k]]
-    label <- if (nzchar(labels[[k]])) labels[[k]] else NULL
+  for (i in seq_along(inputs)) {
+    x <- inputs[[i]]
+    label <- if (nzchar(labels[[i]])) labels[[i]] else NULL
     if (inherits(x, "Task")) {
       rows <- c(rows, list(task_board_rows(x, label, spec)))
     } else if (is.character(x)) {
       for (path in log_files(x, attempts = attempts)) {
-        found <- tryCatch(log_board_rows(path, label, spec), predictivebench_error = function(e) {
-          skipped[[path]] <<- conditionMessage(e)
-          NULL
-        })
+        found <- tryCatch(
+          log_board_rows(path, label, spec),
+          predictivebench_error = function(e) {
+            skipped[[path]] <<- conditionMessage(e)
+            NULL
+          }
+        )
         rows <- c(rows, list(found))
       }
     } else {
-      abort_pb("Argument {k} is neither a vitals Task nor a log file.", "argument")
+      abort_pb("Argument {i} is neither a vitals Task nor a log file.", "argument")
     }
   }
   warn_skipped_logs(skipped)

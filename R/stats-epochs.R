@@ -203,10 +203,11 @@ reduced_metric <- function(metric, spec) {
 # Scores of epochs as doubles (logical is 0/1, vitals' "C"/"I" factor is 1/0).
 as_epoch_scores <- function(score) as_score(score)
 
-# A summary that can't reduce epochs says why, by name of what it is (deterministic
-# log-probabilities, ratings from battles, votes already reduced inside the solver).
-abort_no_reducer <- function(what, why, call = rlang::caller_env()) {
-  abort_pb(c("Epoch reducers don't apply to {what}.", i = why), "reducer", call = call)
+# A benchmark whose summary can't reduce epochs, refused with `why` (a message without
+# interpolated values: it is formatted here).
+abort_no_reducer <- function(benchmark, why, call = rlang::caller_env()) {
+  abort_pb(c("Epoch reducers don't apply to {.val {benchmark}}.", i = why), "reducer",
+           field = "reducer", call = call)
 }
 
 # The registered summary of `benchmark`, under an epoch reducer when `spec` is one (a
@@ -223,7 +224,7 @@ check_reducible <- function(benchmark, call = rlang::caller_env()) {
   summary <- benchmark_entry(benchmark, call = call)$summary
   if (is.function(summary) && "reducer" %in% names(formals(summary))) return(invisible())
   abort_no_reducer(
-    "{.val {benchmark}}",
+    benchmark,
     "Its summary takes no {.arg reducer}: its numbers are not a mean of one score per
      sample (see {.fn reduce_epochs} for which benchmarks reduce epochs, and why the others
      don't).", call = call

@@ -302,3 +302,22 @@ test_that("a benchmark of your own reduces epochs through grouped_summary(), on 
   expect_equal(rows$estimate, c(0.5, 1, 0))
   expect_equal(rows$n, c(4L, 2L, 2L))
 })
+
+test_that("on a board under a reducer, a log whose benchmark can't reduce is skipped, saying why", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  chat <- baseline_chat("\\boxed{A}", name = "a")
+  fx <- futurex_task(futurex_dataset(version = "sample", limit = 3), dir = dir, epochs = 2)
+  suppressMessages(fx$eval(solver_chat = chat, view = FALSE))
+  pb <- processbench_task(processbench_dataset(version = "sample", limit = 2), dir = dir)
+  suppressMessages(pb$eval(solver_chat = chat, view = FALSE))
+  expect_warning(board <- leaderboard(dir, reducer = "max"),
+                 class = "predictivebench_warning_skipped_logs")
+  expect_equal(unique(board$benchmark), "futurex")
+  expect_true(all(endsWith(board$metric, " max")))
+  expect_equal(board$n[board$metric == "overall max"], 3L)
+  # a task is refused outright
+  expect_error(leaderboard(pb, reducer = "max"), class = "predictivebench_error_reducer")
+  # without a reducer both are on the board, as before
+  expect_setequal(unique(leaderboard(dir)$benchmark), c("futurex", "processbench"))
+})
