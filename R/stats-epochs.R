@@ -121,8 +121,9 @@ epoch_reducer_function <- function(spec) {
     mean = mean,
     max = max,
     mode = function(s) {
-      counts <- table(s)
-      min(as.double(names(counts)[counts == max(counts)]))
+      # which.max() takes the first of the most frequent values, sorted: the lowest of a tie
+      values <- sort(unique(s))
+      values[[which.max(tabulate(match(s, values), length(values)))]]
     },
     pass_at_k = function(s) pass_at_k(length(s), correct(s), spec$k),
     pass_hat_k = function(s) pass_hat_k(length(s), correct(s), spec$k),
