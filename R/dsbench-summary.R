@@ -39,7 +39,8 @@ mean_ci_interval <- function(method) {
 #' @inheritParams futurex_summary
 #' @returns A tibble in the shape of every predictivebench summary, with rows `questions`
 #'   and `competitions` (and, with `by_competition`, one per competition): `group`,
-#'   `metric` (`"accuracy"`, or `"accuracy_<reducer>"`), `estimate` (on the 0-1 scale), `lower`, `upper`, `n`
+#'   `metric` (`"accuracy"`, or `"accuracy_<reducer>"`), `estimate` (on the 0-1 scale),
+#'   `lower`, `upper`, `n`
 #'   (questions, or competitions on the `competitions` row), then `n_missing` (unscored
 #'   samples) and `solver_failures`, `judge_failures`, `input_tokens`, `output_tokens`,
 #'   `cost` on the first row (`NA` elsewhere; cost `NA` when the provider gives no prices).

@@ -41,8 +41,8 @@ futurex_interval <- c(
 #'   `"score_<reducer>"`, such as `"score_pass_at_2"`.
 #' @param k The `k` of `"pass_at_k"`, `"pass_hat_k"` and `"at_least_k"`, at most the epochs.
 #' @returns A tibble with rows `overall`, `overall_present_levels` and `level 1` to
-#'   `level 4`, in the columns every
-#'   predictivebench summary has: `group`, `metric` (`"score"`, or `"score_<reducer>"`), `estimate` (the mean score,
+#'   `level 4`, in the columns every predictivebench summary has: `group`, `metric`
+#'   (`"score"`, or `"score_<reducer>"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
 #'   `n_missing` (items skipped: no answer) and `weight`. Its class `benchmark_summary` gives
 #'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot.benchmark_summary()]). The
