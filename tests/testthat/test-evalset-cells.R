@@ -86,3 +86,18 @@ test_that("a set with a panel judge: each judge's verdicts in the cells' logs, m
   expect_true(again$reused)
   expect_equal(server$count(), sent)
 })
+
+test_that("a task object's own epochs are part of its cells' identity when the set gives none", {
+  data <- futurex_dataset(version = "sample", limit = 2)
+  spec <- list(chat_spec(baseline_chat("\\boxed{A}", name = "a")))
+  cell_id <- function(task, epochs = NULL) {
+    set_cells(set_benchmarks(list(futurex = task), NULL, NULL), spec, list(NULL), epochs)[[1]]$id
+  }
+  one <- futurex_task(data, dir = withr::local_tempdir())
+  three <- futurex_task(data, dir = withr::local_tempdir(), epochs = 3)
+  expect_false(cell_id(one) == cell_id(three))
+  # the set's epochs, when given, are the cells' (the task's own don't run)
+  expect_equal(cell_id(one, epochs = 3), cell_id(three, epochs = 3))
+  # a task without epochs of its own: the identity it had before
+  expect_equal(cell_id(one), cell_id(futurex_task(data, dir = withr::local_tempdir())))
+})
