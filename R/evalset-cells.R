@@ -60,12 +60,13 @@ named_benchmark <- function(x, judge, limit, call) {
   if (is.function(check)) check(x, version, call)
   takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
   judge <- if (takes_judge) judge
+  spec <- judge_spec(judge, call)
   list(benchmark = name, label = x, version = version %||% "default", task = NULL,
-       judge = if (!is.null(judge)) chat_spec(judge, "judge", call), judge_chat = judge,
+       judge = spec, judge_chat = judge,
        limit = limit,
        identity = list(benchmark = name, pins = version_identity(name, version),
                        limit = limit,
-                       judge = if (!is.null(judge)) spec_identity(chat_spec(judge, "judge", call))))
+                       judge = if (!is.null(spec)) judge_spec_identity(spec)))
 }
 
 task_set_benchmark <- function(task, label, call) {
@@ -166,6 +167,6 @@ cell_task <- function(cell, log_dir) {
   version <- if (!identical(b$version, "default")) b$version
   dataset <- benchmark_function(b$benchmark, "dataset")(version = version, limit = b$limit)
   args <- list(dataset = dataset, dir = log_dir)
-  if (!is.null(b$judge)) args$judge <- b$judge_chat %||% chat_from_spec(b$judge)
+  if (!is.null(b$judge)) args$judge <- b$judge_chat %||% judge_from_spec(b$judge)
   do.call(benchmark_function(b$benchmark, "task"), args)
 }

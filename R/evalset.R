@@ -121,8 +121,10 @@
 #'   the set writes stays inside it. A file, or a folder that can't be written, is an error
 #'   (of class `predictivebench_error_argument`) before any request.
 #' @param judge The judge chat (or `"provider/model"`) of benchmarks whose task takes one
-#'   (FutureX, DSBench, the arena), for benchmarks given by name. `NULL` uses each task's
-#'   default.
+#'   (FutureX, DSBench, the arena), for benchmarks given by name, or a list of them: a panel
+#'   of judges (each benchmark's help says how it reduces their verdicts; the panel's members,
+#'   in order, are part of each cell's identity, and each travels to a daemon with its own
+#'   credentials). `NULL` uses each task's default.
 #' @param settings How requests are sent: a [request_settings()] object, or `NULL` for the
 #'   defaults. Not part of a cell's identity. Given to the package's solvers and scorers
 #'   (and to `vitals::generate()` in a task made by [benchmark_task()], which sends it
