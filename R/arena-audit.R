@@ -21,6 +21,9 @@ audit_judged.judged_arena_ratings <- function(run, opts) {
 }
 
 #' @export
+panel_verdicts.judged_arena_ratings <- function(run) panel_matrix(run$samples, "winner_ab")
+
+#' @export
 judged_verdicts.judged_arena_ratings <- function(run) {
   battles <- arena_audit_battles(run)
   samples <- run$samples
@@ -55,10 +58,11 @@ judge_missing_orders <- function(battles, run, opts) {
   if (!length(need)) return(battles)
   version <- run$header$eval$metadata$judge_prompt_version %||% "231225"
   chat <- opts$judge %||% rebuilt_judge(run$label)
-  if (!identical(chat_model_label(chat), run$label) &&
-      !identical(chat$get_model(), sub("^[^/]*/", "", run$label))) {
-    cli::cli_warn(c("The swapped orders are judged by {.val {chat_model_label(chat)}}, not the
-                     run's judge {.val {run$label}}.",
+  said <- judge_model_label(chat)
+  if (!identical(said, run$label) && !identical(judge_label(chat), run$label) &&
+      !identical(judge_label(chat), sub("^[^/]*/", "", run$label))) {
+    cli::cli_warn(c("The swapped orders are judged by {.val {said}}, not the run's judge
+                     {.val {run$label}}.",
                     i = "Position consistency then compares two judges."),
                   class = "predictivebench_warning_audit_judge")
   }
@@ -80,7 +84,8 @@ judge_missing_orders <- function(battles, run, opts) {
 # The run's judge from its label ("provider/model"), which the log keeps; a baseline chat
 # or a judge at a base URL of its own can't be rebuilt and must be given.
 rebuilt_judge <- function(label, call = rlang::caller_env()) {
-  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE)) {
+  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE) ||
+      startsWith(label, "panel(")) {
     abort_pb(c("The run judged one order only, and its judge {.val {label}} can't be rebuilt
                 from its log to judge the swapped order.",
                i = "Give the run's judge as {.arg judge}."), "argument", call = call)

@@ -12,6 +12,9 @@ judged_verdicts.judged_dsbench <- function(run) {
 }
 
 #' @export
+panel_verdicts.judged_dsbench <- function(run) panel_matrix(run$samples, "correct")
+
+#' @export
 audit_judged.judged_dsbench <- function(run, opts) {
   samples <- run$samples
   exact <- dsbench_exact_labels(samples$result, samples$target, samples$target_type)

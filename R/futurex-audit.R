@@ -14,6 +14,14 @@ judged_verdicts.judged_futurex <- function(run) {
 }
 
 #' @export
+panel_verdicts.judged_futurex <- function(run) {
+  scores <- panel_matrix(run$samples, "score")
+  if (is.null(scores)) return(NULL)
+  labels <- futurex_score_label(suppressWarnings(as.double(scores)))
+  matrix(labels, nrow = nrow(scores), dimnames = dimnames(scores))
+}
+
+#' @export
 audit_judged.judged_futurex <- function(run, opts) {
   samples <- run$samples
   plain <- futurex_plain_scores(samples$result, samples$target, samples$std,

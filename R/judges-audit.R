@@ -35,6 +35,9 @@
 #'   FutureX, agreement of the numeric judge's scores (to two decimals, on the numeric items
 #'   whose values it gave) with the plain parse of the answer, the reference's rule without
 #'   a judge.
+#' * **Panels** (a list of judges, whose every member's verdict the log keeps): the run is
+#'   audited as the panel's (its majority verdicts), and every two members are compared with
+#'   each other (agreement rows whose `group` is one member and `compared_with` the other).
 #'
 #' Proportions have 95% normal intervals clustered by question (an arena's battles and both
 #' orders of a battle share their question; a Wilson interval when every value sits at 0 or
@@ -52,7 +55,8 @@
 #'   a log file, a folder of logs, an evaluation set's folder ([eval_set()]'s `log_dir`: its
 #'   completed runs) or its result (the cells' logs).
 #' @param judge For pairwise judges whose run judged one order only: the chat that judges
-#'   the swapped order (the run's own judge; a chat or `"provider/model"`). `NULL`: the run's
+#'   the swapped order (the run's own judge; a chat, `"provider/model"`, or a list of them
+#'   for a panel). `NULL`: the run's
 #'   judge rebuilt from its label in the log (needs the provider's credentials and its
 #'   default base URL; a judge at another URL, or a [baseline_chat()], must be given).
 #' @param reference Reference labels (human or gold verdicts) to compare each run's verdicts
@@ -69,7 +73,8 @@
 #'   for the defaults (the package's response cache).
 #' @param level,times,seed Interval level; bootstrap resamples and seed for the agreement
 #'   intervals (the global random stream is left untouched).
-#' @returns A tibble of class `judge_audit`: `group` (the judge, `"provider/model"`),
+#' @returns A tibble of class `judge_audit`: `group` (the judge, `"provider/model"`, or
+#'   `"panel(a, b)"`; a member for the agreement of a panel's members),
 #'   `metric`, `estimate`, `lower`, `upper`, `n` (battles, verdicts or items behind the
 #'   estimate), then `compared_with` (`NA`, `"reference"`, `"exact match"` or the other
 #'   judge), `fair`, `flagged`, `benchmark` and `source` (the log, `NA` for a task without
@@ -93,7 +98,7 @@
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(audit)
 judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = NULL,
                         settings = NULL, level = 0.95, times = 1000, seed = 1) {
-  judge <- as_chat(judge, allow_null = TRUE)
+  judge <- check_judge(judge, allow_null = TRUE)
   if (!is.null(self)) check_strings(self)
   check_number(level)
   check_count(times)
@@ -118,11 +123,12 @@ judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = 
             interval = judge_audit_interval(level))
 }
 
-# One judged run's rows: its benchmark's own audit, then its agreement with the reference
-# labels and with the other judge's verdicts (matched by key), when given.
+# One judged run's rows: its benchmark's own audit, the agreement of its panel's members
+# (when its judge is a panel), then its agreement with the reference labels and with the
+# other judge's verdicts (matched by key), when given.
 run_audit_rows <- function(run, opts, reference, other) {
-  rows <- list(audit_judged(run, opts))
-  if (is.null(reference) && is.null(other)) return(rows[[1]])
+  rows <- list(audit_judged(run, opts), panel_agreement_rows(run, opts))
+  if (is.null(reference) && is.null(other)) return(do.call(rbind, rows))
   verdicts <- judged_verdicts(run)
   if (!is.null(reference)) {
     labels <- reference_labels(reference, verdicts)
@@ -171,7 +177,7 @@ judged_runs.Task <- function(x) {
   }
   source <- if (inherits(x, "ResultsTask")) x$log_path %||% NA_character_ else NA_character_
   header <- if (!is.na(source) && file.exists(source)) read_log_header(source)
-  label <- judge_label(samples, header)
+  label <- audited_judge_label(samples, header)
   if (is.na(label)) return(list())
   list(new_judged_run(samples, benchmark, header, source, label))
 }
@@ -200,7 +206,7 @@ judged_runs.character <- function(x) {
       next
     }
     samples <- log_samples(path)
-    label <- if (nrow(samples)) judge_label(samples, header) else NA_character_
+    label <- if (nrow(samples)) audited_judge_label(samples, header) else NA_character_
     if (is.na(label)) {
       unjudged <- c(unjudged, path)
       next
@@ -216,6 +222,8 @@ judged_runs.character <- function(x) {
 }
 
 new_judged_run <- function(samples, benchmark, header, source, label) {
+  # a panel is named by its members, as R/judges-panel.R names it
+  label <- panel_label(samples) %||% label
   structure(list(samples = samples, benchmark = benchmark, header = header, source = source,
                  label = label),
             class = c(paste0("judged_", benchmark), "judged_run"))
@@ -225,7 +233,7 @@ new_judged_run <- function(samples, benchmark, header, source, label) {
 # model the scorer names ("<scorer> (<model>)"), completed with its provider from the log's
 # model usage, or the one model of that usage other than the solver's. NA for a run without
 # a judge.
-judge_label <- function(samples, header = NULL) {
+audited_judge_label <- function(samples, header = NULL) {
   chats <- samples[["scorer_chat"]]
   if (is.list(chats)) {
     chat <- Find(function(c) inherits(c, "Chat"), chats)
@@ -264,6 +272,71 @@ audit_judged <- function(run, opts) UseMethod("audit_judged")
 audit_judged.default <- function(run, opts) empty_audit()
 
 judged_verdicts <- function(run) UseMethod("judged_verdicts")
+
+# Each member's verdicts of a run judged by a panel (R/judges-panel.R keeps them in each
+# sample's metadata, field `judges`): a matrix of labels, one row per sample and one column
+# per member, or NULL (one judge, or a benchmark that does not say which field is its
+# verdict).
+panel_verdicts <- function(run) UseMethod("panel_verdicts")
+
+#' @export
+panel_verdicts.default <- function(run) NULL
+
+# A panel's label, "panel(a, b, c)", from its members' verdicts in the samples; NULL for a
+# run of one judge.
+panel_label <- function(samples) {
+  if (!nrow(samples)) return(NULL)
+  json <- panel_json_field(samples)
+  first <- json[!is.na(json)][1]
+  if (is.na(first)) return(NULL)
+  paste0("panel(", paste(unique(panel_judges(first)$judge), collapse = ", "), ")")
+}
+
+# Each member's `field` of a panel's samples, as a matrix of text (samples x members), or
+# NULL for a run without a panel's verdicts.
+panel_matrix <- function(samples, field) {
+  json <- panel_json_field(samples)
+  if (all(is.na(json))) return(NULL)
+  members <- panel_judges(json)
+  if (!nrow(members) || !field %in% names(members)) return(NULL)
+  judges <- unique(members$judge)
+  out <- matrix(NA_character_, length(json), length(judges), dimnames = list(NULL, judges))
+  value <- members[[field]]
+  out[cbind(members$sample, match(members$judge, judges))] <-
+    if (is.logical(value)) normalise_label(value) else as.character(value)
+  out
+}
+
+# The `judges` field of each sample, from its scorer's metadata (a judged task) or its own
+# (a log whose judging is its solver's, such as a pairwise judge's run).
+panel_json_field <- function(samples) {
+  field <- function(meta) {
+    if (is.null(meta)) return(rep(NA_character_, nrow(samples)))
+    vapply(meta, function(m) {
+      value <- m[["judges"]]
+      if (is.character(value) && length(value) == 1) value else NA_character_
+    }, "")
+  }
+  json <- field(samples[["scorer_metadata"]])
+  if (all(is.na(json))) json <- field(samples[["solver_metadata"]])
+  json
+}
+
+# Agreement of every two members of a panel, each pair's rows named by the first member
+# (`group`) and the second (`compared_with`), clustered as the run's verdicts are.
+panel_agreement_rows <- function(run, opts) {
+  verdicts <- panel_verdicts(run)
+  if (is.null(verdicts) || ncol(verdicts) < 2) return(empty_audit())
+  cluster <- judged_verdicts(run)$cluster
+  pairs <- utils::combn(colnames(verdicts), 2, simplify = FALSE)
+  rows <- lapply(pairs, function(pair) {
+    member <- run
+    member$label <- pair[[1]]
+    table <- list(verdict = verdicts[, pair[[1]]], cluster = cluster)
+    agreement_rows(member, table, verdicts[, pair[[2]]], pair[[2]], opts)
+  })
+  do.call(rbind, rows)
+}
 
 #' @export
 judged_verdicts.default <- function(run) {

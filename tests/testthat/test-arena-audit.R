@@ -193,3 +193,25 @@ test_that("the board shows a judge's position consistency beside the ratings it 
                                        c("model_b", "tie(all bad)", "tie", "tie", "model_b")),
                c(consistent = 3, both = 4))
 })
+
+test_that("a panel of pairwise judges is audited as one, and its members against each other", {
+  server <- local_audit_server()
+  panel <- list(fake_chat(server, "first"), fake_chat(server, "oracle"),
+                fake_chat(server, "longer"))
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  run <- suppressWarnings(audit_run(panel, settings = settings))
+  # one order judged: the panel judges the swapped orders, and no warning says another judge
+  audit <- judge_audit(run, judge = panel, settings = settings, times = 50)
+  own <- audit[is.na(audit$compared_with), ]
+  expect_equal(unique(own$group), "panel(first, oracle, longer)")
+  expect_setequal(own$metric, c("position_consistency", "first_position_win_rate",
+                                "longer_answer_win_rate"))
+  members <- panel_judges(metadata_field(log_samples(run$paths$log)$solver_metadata,
+                                         "judges"))
+  said <- function(judge) members$winner_ab[members$judge == judge]
+  first_oracle <- audit[audit$group == "first" & audit$compared_with %in% "oracle", ]
+  expect_equal(first_oracle$estimate[[1]], mean(said("first") == said("oracle")))
+  expect_equal(first_oracle$estimate[[2]], cohen_kappa(said("first"), said("oracle")))
+  expect_equal(first_oracle$n[[1]], 60L)
+  expect_equal(nrow(audit[!is.na(audit$compared_with), ]), 3 * 3)
+})

@@ -96,12 +96,12 @@ test_that("a folder (or a set's folder) is audited log by log, leaving out logs 
 test_that("judge labels come from the scorer's chat, its name in the log, or the log's usage", {
   header <- list(eval = list(model = "openai/solver", scorers = list(list(name = "x (judge)"))),
                  stats = list(model_usage = list(`openai/solver` = 1, `anthropic/judge` = 1)))
-  expect_equal(judge_label(data.frame(scorer = "dsbench_score (judge)"), header),
+  expect_equal(audited_judge_label(data.frame(scorer = "dsbench_score (judge)"), header),
                "anthropic/judge")
   header$eval$scorers[[1]]$name <- "futurex_score"
-  expect_equal(judge_label(data.frame(scorer = "futurex_score"), header), "anthropic/judge")
+  expect_equal(audited_judge_label(data.frame(scorer = "futurex_score"), header), "anthropic/judge")
   header$stats$model_usage <- list(`openai/solver` = 1)
-  expect_true(is.na(judge_label(data.frame(scorer = "futurex_score"), header)))
+  expect_true(is.na(audited_judge_label(data.frame(scorer = "futurex_score"), header)))
   expect_error(judge_audit(42), class = "predictivebench_error_argument")
 })
 
@@ -120,4 +120,28 @@ test_that("an audit prints what its interval is and plots with titles that fit",
   built <- ggplot2::ggplot_build(plot)
   # one panel per judge and comparison: against the plain parse and the reference
   expect_equal(length(built$layout$layout$PANEL), 2)
+})
+
+# A DSBench panel of three judges: "yes-a" and "yes-c" say "True" to every answer, "no-b"
+# "False". Each pair on the seven questions, by hand:
+#   yes-a vs no-b: no agreement (0); kappa: p_o = 0 and p_e = 1 * 0 + 0 * 1 = 0, so 0;
+#     alpha: o_ci = o_ic = 7, n_c = n_i = 7, n = 14, D = 14, E = 196 - 98 = 98,
+#     alpha = 1 - 13 * 14 / 98 = -6/7
+#   yes-a vs yes-c: full agreement (1); kappa and alpha undefined (one label throughout)
+test_that("a panel's members are audited against each other, and the panel is named as one", {
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"),
+                      judge = list(baseline_chat("True", "yes-a"), baseline_chat("False", "no-b"),
+                                   baseline_chat("True.", "yes-c")),
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_chat("The answer is 667.", "six-six-seven"), view = FALSE)
+  audit <- judge_audit(tsk, times = 50)
+  expect_equal(unique(audit$group[audit$compared_with %in% "exact match (numbers)"]),
+               "panel(yes-a, no-b, yes-c)")
+  pair <- function(a, b) audit[audit$group == a & audit$compared_with %in% b, ]
+  expect_equal(pair("yes-a", "no-b")$estimate, c(0, 0, -6 / 7))
+  expect_equal(pair("yes-a", "yes-c")$estimate, c(1, NA, NA))
+  expect_equal(pair("no-b", "yes-c")$estimate, c(0, 0, -6 / 7))
+  expect_equal(unique(pair("yes-a", "no-b")$n), 7L)
+  # the log keeps every judge's verdicts: the same audit from it
+  expect_equal(judge_audit(tsk$log_path, times = 50)$estimate, audit$estimate)
 })
