@@ -26,15 +26,23 @@ named_functions <- function(message) {
 test_that("without a judge, DSBench names only what the user can call, in the words of the set or of the task", {
   server <- local_fake_openai(function(body, n) "42")
   exported <- getNamespaceExports("predictivebench")
-  # a set takes `judge =`
-  set <- suppressMessages(suppressWarnings(eval_set(
+  # a set takes `judge =`: refused before any answer is paid for (eval_set()'s check)
+  err <- expect_error(suppressMessages(eval_set(
     "dsbench@sample", list(fake_chat(server)), log_dir = withr::local_tempdir(), limit = 2,
     settings = request_settings(cache = withr::local_tempdir(), rpm = Inf)
-  )))
-  expect_equal(set$status, "failed")
-  expect_match(set$error, "eval_set(..., judge = )", fixed = TRUE)
-  expect_no_match(set$error, "scorer_chat", fixed = TRUE)
-  expect_true(all(named_functions(set$error) %in% c(exported, "eval_set")))
+  )), class = "predictivebench_error_argument")
+  said <- conditionMessage(err)
+  expect_equal(server$count(), 0)
+  expect_match(said, "eval_set(..., judge = )", fixed = TRUE)
+  expect_no_match(said, "scorer_chat", fixed = TRUE)
+  expect_true(all(named_functions(said) %in% c(exported, "eval_set")))
+  # the scorer run by a set (its run among the dots) says the same, and that the answers
+  # are kept
+  samples <- data.frame(question = "q", target = "1", result = "1")
+  err <- expect_error(dsbench_scorer()(samples, run = new_run()),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "eval_set(..., judge = )", fixed = TRUE)
+  expect_match(conditionMessage(err), "response cache", fixed = TRUE)
   # a task takes it as dsbench_task(judge = ), dsbench_scorer(scorer_chat = ) or $eval()
   tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2),
                       dir = withr::local_tempdir())
