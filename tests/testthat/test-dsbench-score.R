@@ -36,13 +36,19 @@ test_that("without a judge, DSBench names only what the user can call, in the wo
   expect_match(said, "eval_set(..., judge = )", fixed = TRUE)
   expect_no_match(said, "scorer_chat", fixed = TRUE)
   expect_true(all(named_functions(said) %in% c(exported, "eval_set")))
-  # the scorer run by a set (its run among the dots) says the same, and that the answers
-  # are kept
-  samples <- data.frame(question = "q", target = "1", result = "1")
-  err <- expect_error(dsbench_scorer()(samples, run = new_run()),
-                      class = "predictivebench_error_argument")
-  expect_match(conditionMessage(err), "eval_set(..., judge = )", fixed = TRUE)
-  expect_match(conditionMessage(err), "response cache", fixed = TRUE)
+  # a task object in a set keeps its own scorer, which the set's judge never reaches: the
+  # task takes its judge (and the answers are kept)
+  tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2),
+                      dir = withr::local_tempdir())
+  set <- suppressMessages(suppressWarnings(eval_set(
+    list(dsbench = tsk), list(fake_chat(server)), log_dir = withr::local_tempdir(),
+    judge = baseline_chat("True"),
+    settings = request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  )))
+  expect_equal(set$status, "failed")
+  expect_match(set$error, "dsbench_task(judge = )", fixed = TRUE)
+  expect_match(set$error, "response cache", fixed = TRUE)
+  expect_true(all(named_functions(set$error) %in% c(exported, "eval_set")))
   # a task takes it as dsbench_task(judge = ), dsbench_scorer(scorer_chat = ) or $eval()
   tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2),
                       dir = withr::local_tempdir())
