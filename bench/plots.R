@@ -94,3 +94,15 @@ at <- arena_task(arena_dataset(version = "sample"), judge = judge, dir = tempfil
 at$eval(solver_chat = baseline_chat(function(q) paste("A medium-length answer to:", q)),
         view = FALSE)
 save(ggplot2::autoplot(arena_summary(at)), "arena-task-summary")
+
+# ---- judge audit (once judge_audit() is in the package) ----------------------------------------
+if (is.function(get0("judge_audit", mode = "function"))) {
+  options(predictivebench.cache_dir = tempfile("plots-cache-"))  # the run's verdicts, thrown away
+  first <- baseline_chat('{"winner": 1, "explanation": "Offline."}', name = "first-position")
+  contestants <- list(baseline_chat("A short answer.", name = "short"),
+                      baseline_chat("A much longer answer, with more words in it.", name = "long"),
+                      baseline_chat("A medium answer, some words.", name = "medium"))
+  run <- arena_run(contestants, first, dataset = data.frame(question = paste("Question", 1:8)),
+                   strategy = "all", dir = tempfile("logs-"), times = 50)
+  save(ggplot2::autoplot(judge_audit(run, judge = first)), "judge-audit")
+}
