@@ -6,7 +6,8 @@
 #
 # Each text is stored once in a sample, and what every battle of the run shares is in the
 # header, not in each sample: the battle (question and both answers) is the sample's
-# `input`; the judge's reply is the assistant message, after the outcome; the metadata holds
+# `input`; the judge's reply is the assistant message; the outcome, told from model_a's side,
+# is the score's answer, explained (arena_explanation()); the metadata holds
 # the models, the verdict and the request's key (`request_sha256`, the verdict's identity in
 # the response cache), and the lengths of the question and of model_a's answer
 # (`question_chars`, `answer_a_chars`), from which arena_outcomes() reads the question and
@@ -117,7 +118,7 @@ arena_log_samples <- function(judged, numbers, log, rating) {
   outcome <- battle_outcome_text(judged$model_a, judged$model_b, winner)
   input <- arena_battle_text(judged$question, judged$model_a, judged$answer_a,
                              judged$model_b, judged$answer_b)
-  reply <- paste0("Verdict: ", outcome, "\n\n", na_as_empty(judged$gpt_4_response_text))
+  reply <- na_as_empty(judged$gpt_4_response_text)
   explanation <- arena_explanation(
     list(solver_metadata = lapply(seq_along(winner), function(i) {
       list(winner = winner[[i]], winner_ab = judged$winner_ab[[i]],

@@ -28,7 +28,9 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   first <- log$samples[[1]]
   expect_match(first$input, "^Question:\nQuestion")
   expect_match(first$input, paste0("Answer of ", first$metadata$model_a, " \\(model_a\\)"))
-  expect_match(first$messages[[1]]$content[[1]]$text, "^Verdict: ")
+  # the judge's reply as it came, once: the outcome is the score's answer
+  expect_equal(first$messages[[1]]$content[[1]]$text,
+               '{"winner": 1, "explanation": "Baseline judge (longer)."}')
   # what every battle shares is the header's, not each sample's
   expect_equal(log$eval$metadata$judger, "toy-judge")
   expect_equal(jsonlite::fromJSON(log$eval$metadata$rating_options)$bootstrap, 50)
