@@ -21,8 +21,9 @@
 # viewer shows a sample on its own: Inspect's samples share no text); the response cache
 # holds it once.
 #
-# The log in parts: a run of many battles writes them in several logs, each at most
-# `arena_log_part_bytes` (and one slice of battles) on disk, since vitals_view()'s server
+# The log in parts: a run of many battles writes them in several logs, each of at most
+# `arena_log_part_battles` battles and `arena_log_part_bytes` (and one slice of battles) on
+# disk, since vitals_view()'s server
 # sends a log over 100 MB without its samples (its viewer asks for the header alone above
 # that size), and a browser parses a whole log at once. Each part is a whole Inspect log of
 # some of the run's battles, headed by the run's ratings, with the same run id; the header
@@ -33,6 +34,11 @@
 
 # Bytes on disk after which a run's log goes on in a new part (see above).
 arena_log_part_bytes <- 48 * 1024^2
+
+# Battles a part holds at most: its header lists their ids, and vitals reads a log's header
+# alone only when it is under 1 MB (read_log_header_json()'s cap; above it, its list of logs
+# parses the whole file).
+arena_log_part_battles <- 20000L
 
 # Battles translated and written at a time: a part goes over its bound by at most this many.
 arena_log_slice <- 500L
@@ -65,12 +71,14 @@ arena_log_open <- function(run) {
 # at a time, each into the current part, or a new one when the current is full.
 arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
   n <- nrow(judged)
-  if (!n) return(invisible(log))
-  for (start in seq.int(1L, n, by = slice)) {
-    rows <- start:min(n, start + slice - 1L)
+  done <- 0L
+  while (done < n) {
     part <- arena_log_part(log, run)
+    take <- min(slice, n - done, arena_log_part_battles - part$n)
+    rows <- done + seq_len(take)
+    done <- done + take
     chunk <- judged[rows, ]
-    samples <- arena_log_samples(chunk, log$n + rows - start + 1L, log, rating)
+    samples <- arena_log_samples(chunk, log$n + seq_len(take), log, rating)
     log_writer_add(part$writer, samples)
     log$n <- log$n + length(rows)
     part$n <- part$n + length(rows)
@@ -84,12 +92,15 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
 }
 
 # The part the next battles go to: the last one, or a new one when there is none or the last
-# has reached `arena_log_part_bytes` on disk. The first part's writer removes a crashed run's
+# is full (`arena_log_part_battles`, or `arena_log_part_bytes` on disk). The first part's writer removes a crashed run's
 # part files of this arena (this run supersedes it); the others are named after the first,
 # with "-part<k>".
 arena_log_part <- function(log, run) {
   k <- length(log$parts)
-  if (k && file.size(log$parts[[k]]$writer$part) < arena_log_part_bytes) return(log$parts[[k]])
+  if (k && log$parts[[k]]$n < arena_log_part_battles &&
+      file.size(log$parts[[k]]$writer$part) < arena_log_part_bytes) {
+    return(log$parts[[k]])
+  }
   part <- new.env(parent = emptyenv())
   part$task_id <- if (k) paste0(log$task_id, "-part", k + 1L) else log$task_id
   part$writer <- log_writer(run$dir, part$task_id, created = log$created,

@@ -161,3 +161,17 @@ test_that("a run of many battles writes its log in parts, each a whole log, read
   expect_error(arena_summary(parts[[1]]), class = "predictivebench_error_missing_file")
   expect_inspect_valid(parts[-2])
 })
+
+test_that("a part holds at most arena_log_part_battles battles, whatever their size", {
+  logs <- withr::local_tempdir()
+  models <- list(a = named_constant("aa", "a"), b = named_constant("b", "b"))
+  local_replace_internal("arena_log_part_battles", 3L)
+  run <- arena_run(models, arena_baseline_judge("longer"), strategy = "all",
+                   dataset = data.frame(question = paste("Question", 1:7)), dir = logs,
+                   times = 0)
+  counts <- vapply(run$paths$log_parts, function(p) read_log_header(p)$results$total_samples,
+                   1L)
+  expect_equal(unname(counts), c(3L, 3L, 1L))
+  ids <- unlist(lapply(run$paths$log_parts, function(p) log_samples(p)$id))
+  expect_equal(ids, paste0("battle-", 1:7))
+})
