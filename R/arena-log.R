@@ -92,9 +92,9 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
 }
 
 # The part the next battles go to: the last one, or a new one when there is none or the last
-# is full (`arena_log_part_battles`, or `arena_log_part_bytes` on disk). The first part's writer removes a crashed run's
-# part files of this arena (this run supersedes it); the others are named after the first,
-# with "-part<k>".
+# is full (`arena_log_part_battles`, or `arena_log_part_bytes` on disk). The first part's
+# writer removes a crashed run's part files of this arena (this run supersedes it); the
+# others are named after the first, with "-part<k>".
 arena_log_part <- function(log, run) {
   k <- length(log$parts)
   if (k && log$parts[[k]]$n < arena_log_part_battles &&

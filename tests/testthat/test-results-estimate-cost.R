@@ -1,6 +1,6 @@
 # estimate_cost() (R/results-estimate-cost.R) against the fake server: the requests it
-# predicts are the requests the same eval sends, and a re-run on a warm cache sends none. The default cache directory is a
-# temporary one (estimate_cost() moves it aside for a moment).
+# predicts are the requests the same eval sends, and a re-run on a warm cache sends none.
+# The default cache directory is a temporary one.
 
 local_default_cache <- function(envir = parent.frame()) {
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir(.local_envir = envir),
