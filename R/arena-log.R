@@ -56,9 +56,9 @@ arena_log_open <- function(run) {
                        substr(digest::digest(list(log$name, log$competitors, log$run_id),
                                              algo = "sha256"), 1, 22), sep = "/")
   log$created <- log_timestamp()
-  log$judge_label <- chat_model_label(judge)
-  log$judger <- judge$get_model()
-  log$scorer <- paste0("arena_ratings_score (", judge$get_model(), ")")
+  log$judge_label <- judge_model_label(judge)
+  log$judger <- judge_label(judge)
+  log$scorer <- paste0("arena_ratings_score (", judge_label(judge), ")")
   log$position_swap <- run$position_swap
   log$started <- Sys.time()
   log$n <- 0L
@@ -162,6 +162,8 @@ arena_log_samples <- function(judged, numbers, log, rating) {
       store = empty_object(), events = list(),
       model_usage = arena_sample_usage(judged, i, log$judge_label)
     )
+    # a panel's: each judge's own verdicts (R/judges-panel.R)
+    if ("judges" %in% names(judged)) sample$metadata$judges <- judged$judges[[i]]
     if (is.na(score[[i]])) {
       # Inspect takes no score without a number: kept in the metadata, as log_sample() does
       entry$scorer <- log$scorer
