@@ -50,7 +50,7 @@
 #' here); a request asked again in the same run counts once, as the real run would send it
 #' once.
 #'
-#' @param task A vitals Task (not modified: a copy is run).
+#' @param task A vitals Task (not modified).
 #' @param chat The ellmer chat you will pass as `solver_chat`.
 #' @param ... Other named arguments of `$eval()`, such as `scorer_chat`, and request
 #'   settings (see [request_settings()]) as `$eval()` takes them, which override the
@@ -147,6 +147,8 @@ dry_run_task <- function(task, chat, dots, epochs, context, fold = function() NU
 # A ResultsTask's dry run, chunk by chunk: each chunk's rows (with their epochs) solved, then
 # scored, then dropped.
 dry_run_task_chunks <- function(task, dataset, solver_args, scorer_args, epochs, fold) {
+  # as vitals' $solve() and $score() run their steps (and $eval()'s chunks)
+  withr::local_envvar(IN_VITALS_EVAL = "true")
   epochs <- as.integer(epochs %||% vitals_epochs(task) %||% 1L)
   solver <- vitals_step(task, "solver")
   scorer <- vitals_step(task, "scorer")
