@@ -372,7 +372,9 @@ results_log_chunk <- function(task, samples, fields,
   bare$solver_chat <- usage$solver_chats
   bare$solver_metadata <- NULL
   bare$scorer_metadata <- NULL
-  translated <- vitals_translate_samples(task, bare)
+  state <- vitals_log_state(task)
+  translated <- direct_samples(bare, state$scores$name, state$timestamps) %||%
+    vitals_translate_samples(task, bare)
   explanations <- if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
     as.character(samples$scorer_explanation)
   }
