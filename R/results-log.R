@@ -327,9 +327,12 @@ check_log_dir <- function(dir, call = rlang::caller_env()) {
 }
 
 # One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
+# A sample direct_samples() wrote is condensed already and holds no NULL (written as {}).
 sample_json <- function(sample, opts = sample_json_options()) {
-  sample <- condense_sample(sample)
-  enc2utf8(yyjsonr::write_json_str(nulls_as_objects(sample), opts = opts))
+  if (!isTRUE(attr(sample, "predictivebench_direct"))) {
+    sample <- nulls_as_objects(condense_sample(sample))
+  }
+  enc2utf8(yyjsonr::write_json_str(sample, opts = opts))
 }
 
 # A sample without the texts and events it holds twice (issue 37: a FutureX-shaped sample
@@ -1049,16 +1052,17 @@ direct_samples <- function(rows, scorer, timestamps) {
     start <<- start + took
     score <- list(
       value = rows$score[[i]], answer = refer(as.character(rows$result[[i]])),
-      explanation = if (has_explanation) rows$scorer_explanation[[i]] else scorer,
+      explanation = if (has_explanation) rows$scorer_explanation[[i]] %||% scorer else scorer,
       metadata = list()
     )
-    list(
+    # (no NULL anywhere: the sample is written without nulls_as_objects(), see sample_json())
+    structure(list(
       id = rows$id[[i]], epoch = if (has_epoch) as.integer(rows$epoch[[i]]) else 1L,
       input = question, target = as.character(rows$target[[i]]), messages = messages,
-      scores = stats::setNames(list(score), scorer), metadata = NULL, store = NULL,
-      events = list(event), model_usage = NULL,
-      attachments = if (length(pool)) pool[order(names(pool))]
-    )
+      scores = stats::setNames(list(score), scorer), metadata = empty_object(),
+      store = empty_object(), events = list(event), model_usage = empty_object(),
+      attachments = if (length(pool)) pool[order(names(pool))] else empty_object()
+    ), predictivebench_direct = TRUE)
   })
 }
 
