@@ -327,10 +327,13 @@ check_log_dir <- function(dir, call = rlang::caller_env()) {
 }
 
 # One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
-# A sample direct_samples() wrote is condensed already and holds no NULL (written as {}).
+# A sample direct_samples() wrote is condensed already (but for the usage log_sample() set)
+# and holds no NULL (written as {}).
 sample_json <- function(sample, opts = sample_json_options()) {
   if (!isTRUE(attr(sample, "predictivebench_direct"))) {
     sample <- nulls_as_objects(condense_sample(sample))
+  } else if (length(sample$model_usage)) {
+    sample$model_usage <- lapply(sample$model_usage, lean_usage)
   }
   enc2utf8(yyjsonr::write_json_str(sample, opts = opts))
 }

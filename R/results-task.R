@@ -356,7 +356,8 @@ results_log <- function(task, fields, run_id) {
 # the names of the metadata fields written as JSON text. `json` holds the fields earlier
 # chunks wrote as JSON, so that a field keeps one type across the log.
 results_log_chunk <- function(task, samples, fields,
-                              json = list(solver = character(), scorer = character())) {
+                              json = list(solver = character(), scorer = character()),
+                              direct = TRUE) {
   n <- nrow(samples)
   solver_meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
     vector("list", n)
@@ -373,8 +374,10 @@ results_log_chunk <- function(task, samples, fields,
   bare$solver_metadata <- NULL
   bare$scorer_metadata <- NULL
   state <- vitals_log_state(task)
-  translated <- direct_samples(bare, state$scores$name, state$timestamps) %||%
-    vitals_translate_samples(task, bare)
+  # straight from the chats when they are a prompt and an answer; `direct = FALSE` (tests)
+  # translates every chat with vitals' translators
+  translated <- if (direct) direct_samples(bare, state$scores$name, state$timestamps)
+  translated <- translated %||% vitals_translate_samples(task, bare)
   explanations <- if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
     as.character(samples$scorer_explanation)
   }

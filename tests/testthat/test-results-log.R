@@ -378,12 +378,11 @@ test_that("samples written straight from their chats are those vitals' translato
   chat$set_system_prompt(paste("You forecast events for a living;", strrep("carefully ", 12)))
   suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))
   samples <- tsk$get_samples()
-  samples$solver_metadata <- NULL
-  samples$scorer_metadata <- NULL
+  fields <- tsk$.__enclos_env__$private$pb_fields
   state <- vitals_log_state(tsk)
-  direct <- direct_samples(samples, state$scores$name, state$timestamps)
-  expect_length(direct, nrow(samples))
-  translated <- vitals_translate_samples(tsk, samples)
+  direct <- results_log_chunk(tsk, samples, fields)$samples
+  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
+  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
   for (i in seq_along(direct)) {
     ours <- jsonlite::parse_json(sample_json(direct[[i]]))
     theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
@@ -435,4 +434,35 @@ test_that("a log stores each long text of a sample once, and its readers get the
   expect_identical(theirs$input, live$input)
   expect_identical(theirs$result, live$result)
   expect_length(grep("^ok ", expect_inspect_valid(tsk$log_path)), 1)
+})
+
+test_that("paid answers, failed requests and epochs are written straight as vitals translates them", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (grepl("park vote", text)) return(list(status = 400))
+    paste("Reading the week's signs one by one, and weighing each against the others,",
+          "I settle on this. \\boxed{Yes}")
+  })
+  dir <- withr::local_tempdir()
+  tsk <- futurex_task(futurex_dataset(version = "sample"), epochs = 2,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)),
+                      dir = dir)
+  chat <- fake_chat(server, params = ellmer::params(max_tokens = 300))
+  suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE))
+  samples <- tsk$get_samples()
+  expect_true(any(is.na(samples$score)))
+  fields <- tsk$.__enclos_env__$private$pb_fields
+  direct <- results_log_chunk(tsk, samples, fields)$samples
+  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
+  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
+  for (i in seq_along(direct)) {
+    ours <- jsonlite::parse_json(sample_json(direct[[i]]))
+    theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
+    expect_identical(masked_ids(ours), masked_ids(theirs))
+  }
+  # the answers' usage and times are there
+  first <- jsonlite::parse_json(sample_json(direct[[1]]))
+  expect_gt(first$events[[1]]$output$usage$output_tokens, 0)
+  expect_equal(first$events[[1]]$config$max_tokens, 300)
+  expect_identical(log_samples(tsk$log_path)$result, samples$result)
 })
