@@ -22,8 +22,12 @@
 #   (Inspect's "unscored"), its answer and explanation kept in its metadata field `unscored`
 #   (JSON text).
 # * Size: vitals pretty-prints every sample and writes each long text up to four times. Here
-#   samples are compact, one line each, and condensed (condense_sample()): a FutureX-shaped
-#   sample takes 2.6 KB instead of 8.3 KB (bench/log-size.R).
+#   samples are compact, one line each, and condensed (condense_sample()): each text of more
+#   than 100 characters once, in the sample's attachments; a FutureX-shaped sample takes
+#   ~2.1 KB instead of 8.3 KB (bench/eval-size.R, bench/log-size.R).
+# * Translation: a sample whose chat is a prompt and a text answer is written straight from
+#   its two turns (direct_samples()), as vitals' translators would write it; others go
+#   through vitals' translators (vitals_translate_samples()).
 # * Times: to the microsecond, as Inspect writes them (vitals: to the second).
 
 #' Flatten metadata into the key-value fields the viewer shows

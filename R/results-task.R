@@ -340,7 +340,8 @@ catch_step_failure <- function(expr) {
 }
 
 # The log of a scored ResultsTask, as one list in Inspect's EvalLog shape (see
-# R/results-log.R for what it adds to vitals' own): the samples as vitals translates them,
+# R/results-log.R for what it adds to vitals' own): the samples as vitals translates them
+# (direct_samples() writes the same straight from chats of a prompt and a text answer),
 # then the header built here. `$eval()` builds the same two parts a chunk at a time
 # (results_log_chunk()) and once at the end (results_log_header()).
 results_log <- function(task, fields, run_id) {
