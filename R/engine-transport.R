@@ -304,10 +304,16 @@ request_template <- function(chat) {
   if (!"content-type" %in% tolower(names(headers))) {
     headers <- c(headers, `Content-Type` = "application/json")
   }
+  # The last prompt's body is kept: the votes and epochs of one prompt are sent one after the
+  # other, and toJSON() costs ~0.08 ms a call.
+  last <- list(prompt = NULL, body = NULL)
   body <- function(prompt) {
     if (length(parts) == 2 && rlang::is_string(prompt) && nzchar(prompt)) {
-      return(paste0(parts[[1]], jsonlite::toJSON(enc2utf8(prompt), auto_unbox = TRUE),
-                    parts[[2]]))
+      if (identical(prompt, last$prompt)) return(last$body)
+      last <<- list(prompt = prompt, body = paste0(
+        parts[[1]], jsonlite::toJSON(enc2utf8(prompt), auto_unbox = TRUE), parts[[2]]
+      ))
+      return(last$body)
     }
     request_json(ellmer_request(chat, c(existing, list(user_turn_of(prompt)))))
   }
