@@ -115,12 +115,16 @@ plain_text_choice <- function(json) {
     !"tool_calls" %in% names(message)
   usage <- json$usage
   details <- if (is.list(usage)) usage$prompt_tokens_details
-  counts <- list(if (is.list(usage)) usage$prompt_tokens, if (is.list(usage)) usage$completion_tokens,
+  counts <- list(if (is.list(usage)) usage$prompt_tokens,
+                 if (is.list(usage)) usage$completion_tokens,
                  if (is.list(details)) details$cached_tokens)
   usage_ok <- (is.null(usage) || is.list(usage)) && (is.null(details) || is.list(details)) &&
-    all(vapply(counts, function(x) is.null(x) || (is.numeric(x) && length(x) == 1 && !is.na(x)), TRUE))
+    all(vapply(counts, is_token_count, TRUE))
   if (plain && usage_ok) choice
 }
+
+# A token count ellmer's tokens() takes (one number, not NA) or none.
+is_token_count <- function(x) is.null(x) || (is.numeric(x) && length(x) == 1 && !is.na(x))
 
 # The row of ellmer's price table get_token_cost() uses for a provider's model (the default
 # variant): its prices per million input, output and cached input tokens, NA when unknown.
