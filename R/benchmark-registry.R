@@ -266,6 +266,13 @@ registration <- function(name) {
   if (rlang::is_string(name)) the_benchmarks[[name]]
 }
 
+# The default cluster column of a benchmark's samples (see resolve_cluster()): its
+# registered `cluster`, a column or a function of the samples.
+benchmark_cluster <- function(benchmark, samples) {
+  cluster <- registration(benchmark)$cluster %||% "id"
+  if (is.function(cluster)) cluster(samples) else cluster
+}
+
 # Every registration, in name order.
 registrations <- function() mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
 

@@ -145,7 +145,7 @@ deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_
 
 deltabench_with_prompts <- function(dataset) {
   dataset <- validate_task_table(dataset, "processbench")
-  check_processbench_rows(dataset)
+  check_solution_steps(dataset)
   missing <- vapply(dataset$error_sections, is.null, TRUE) | is.na(dataset$sections_content)
   if (any(missing)) {
     abort_pb(
@@ -167,7 +167,7 @@ deltabench_with_prompts <- function(dataset) {
 #' @export
 deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("processbench", path, limit = limit,
-                    shuffle = shuffle, check = check_processbench_rows, version = version,
+                    shuffle = shuffle, check = check_solution_steps, version = version,
                     versions = "deltabench")
 }
 

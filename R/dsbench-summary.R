@@ -1,13 +1,5 @@
 # DSBench: the original's two headline accuracies, with intervals, tokens and cost.
 
-# The log header and leaderboard show both accuracies; plots are by competition.
-# What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis (also
-# probsem's; it belongs beside mean_ci() in metrics.R). "Wilson" because mean_ci() gives the
-# Wilson interval when every score is 0 or every score is 1.
-mean_ci_interval <- function(method) {
-  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap interval"
-}
-
 #' DSBench headline numbers
 #'
 #' The original prints two accuracies: over all questions, and the unweighted mean of the

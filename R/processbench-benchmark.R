@@ -26,14 +26,6 @@ processbench_f1 <- function(items) {
   f1_score(mean(items$score[items$label != -1]), mean(items$score[items$label == -1]))
 }
 
-# ProcessBench and DeltaBench items are solutions; when several solutions share a problem,
-# the problem is the cluster.
-solution_cluster <- function(samples) {
-  shared <- "problem" %in% names(samples) &&
-    anyDuplicated(unique(samples[intersect(c("id", "problem"), names(samples))])$problem)
-  if (shared) "problem" else "id"
-}
-
 rlang::on_load(new_benchmark(
   "processbench", "processbench_summary", task = processbench_task,
   dataset = processbench_dataset,

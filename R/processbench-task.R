@@ -152,7 +152,7 @@ processbench_task <- function(dataset = processbench_dataset(), solver = process
 
 processbench_with_prompts <- function(dataset, template) {
   dataset <- validate_task_table(dataset, "processbench")
-  check_processbench_rows(dataset)
+  check_solution_steps(dataset)
   dataset$input <- processbench_prompt(dataset$problem, dataset$steps, template)
   dataset$target <- as.character(dataset$label)
   dataset
@@ -163,36 +163,5 @@ processbench_with_prompts <- function(dataset, template) {
 #' @export
 processbench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("processbench", path, limit = limit,
-                    shuffle = shuffle, check = check_processbench_rows, version = version)
-}
-
-# The flatteners' row checks, for tables that bypassed them (a data frame, a parquet file
-# written elsewhere): at least one step, no missing or blank step, a label in
-# [-1, number of steps), and DeltaBench section numbers within the steps.
-check_processbench_rows <- function(x, file = "<data frame>") {
-  n_steps <- lengths(x$steps)
-  for (row in seq_len(nrow(x))) {
-    steps <- x$steps[[row]]
-    if (!n_steps[[row]]) {
-      abort_pb("The solution has no steps.", "field", file = file, row = row, field = "steps")
-    }
-    blank <- which(is.na(steps) | !grepl("[^\\h\\v]", steps, perl = TRUE))
-    if (length(blank)) {
-      abort_pb("Step {blank[[1]] - 1} is missing or empty.", "field", file = file, row = row,
-               field = paste0("steps[", blank[[1]] - 1L, "]"))
-    }
-    label <- x$label[[row]]
-    if (label < -1 || label >= n_steps[[row]]) {
-      abort_pb("Label {label} is not a step: it must be -1 or 0 to {n_steps[[row]] - 1}.",
-               "field", file = file, row = row, field = "label")
-    }
-    for (field in c("error_sections", "unuseful_sections")) {
-      sections <- x[[field]][[row]]
-      if (any(is.na(sections) | sections < 1 | sections > n_steps[[row]])) {
-        abort_pb("Section numbers must be 1 to {n_steps[[row]]} (the steps, counted from 1).",
-                 "field", file = file, row = row, field = field)
-      }
-    }
-  }
-  x
+                    shuffle = shuffle, check = check_solution_steps, version = version)
 }

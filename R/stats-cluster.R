@@ -147,3 +147,11 @@ check_cluster <- function(cluster, x, call = rlang::caller_env()) {
   }
   invisible(cluster)
 }
+
+# The default cluster of benchmarks whose items are solutions of problems (ProcessBench's,
+# DeltaBench's `cluster`): when several solutions share a problem, the problem is the cluster.
+solution_cluster <- function(samples) {
+  shared <- "problem" %in% names(samples) &&
+    anyDuplicated(unique(samples[intersect(c("id", "problem"), names(samples))])$problem)
+  if (shared) "problem" else "id"
+}

@@ -164,3 +164,10 @@ set_f1 <- function(pred, truth) {
   2 * precision * recall / (precision + recall)
 }
 
+# What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis: the
+# `interval` of a benchmark whose summary rows are mean_ci()'s (DSBench's, probsem's).
+# "Wilson" because mean_ci() gives the Wilson interval when every score is 0 or every score
+# is 1.
+mean_ci_interval <- function(method) {
+  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap interval"
+}
