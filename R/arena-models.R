@@ -116,7 +116,7 @@ check_registered <- function(arrangement, models, file = NULL, call = rlang::cal
 #' @param shuffle Swap A and B at random per battle.
 #' @param seed Random seed; the global random stream is left untouched.
 #' @returns A tibble with `question`, `model_a`, `model_b`.
-#' @keywords internal
+#' @noRd
 arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all", "reload"),
                           available = NULL, existing = NULL, path = NULL, shuffle = TRUE,
                           seed = 1) {

@@ -66,7 +66,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   answering each question, sent as one user message as [arena_run()] does;
 #' * the **scorer** (`arena_scorer()`) puts that answer in a battle against each reference
 #'   model's answer to the same question (`answers`, an EloBench answer cache
-#'   `q_and_as.csv`), judged by EloBench's judge prompt ([arena_judge_prompt()]) at
+#'   `q_and_as.csv`), judged by EloBench's judge prompt (`arena_judge_prompt()`) at
 #'   temperature 0 with at most 800 tokens; the judge is the task's `judge`, the scorer's
 #'   `scorer_chat` or `$eval(scorer_chat = )`. Each battle gives the evaluated model 1 for a
 #'   win, 0 for a loss and 0.5 for a tie; `tie(all bad)` (both answers bad) is also 0.5, as
@@ -109,7 +109,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #' @param judge For `arena_task()`: the judge chat given to the default scorer; `NULL`
 #'   leaves it to `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
 #' @param answers The reference models' answers: an EloBench answer cache (`q_and_as.csv`,
-#'   `question` and one column per model, `NaN` for no answer, see [arena_read_answers()]),
+#'   `question` and one column per model, `NaN` for no answer, see `arena_read_answers()`),
 #'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers
 #'   (four fictional models on the sample's questions). For EloBench's real questions, give
 #'   answers to them, such as EloBench's `tempcache/<dataset>/q_and_as.csv` or the one an
@@ -130,7 +130,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #' @param position_swap Judge both orders and keep consistent verdicts.
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped
 #'   (`"drop"`).
-#' @returns `arena_task()` a [ResultsTask] (a [vitals::Task]); `arena_solver()` and
+#' @returns `arena_task()` a `ResultsTask` (a [vitals::Task]); `arena_solver()` and
 #'   `arena_scorer()` functions for it. The scorer's `scorer_metadata` holds `model` (the
 #'   evaluated model's name in the battles), `wins`, `ties`, `losses`, `failed` and
 #'   `battles` (JSON: each reference model and the verdict) and the judge's usage.

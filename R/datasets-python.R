@@ -26,7 +26,7 @@ python_packages <- c("pandas", "openpyxl", "pyxlsb")
 #' (a folder holding `predictivebench/`), which take precedence.
 #'
 #' @returns A single logical.
-#' @keywords internal
+#' @noRd
 python_available <- function() {
   tryCatch({
     python_module()

@@ -15,7 +15,7 @@ schema_types <- c("string", "integer", "double", "logical",
 #' @param benchmark A benchmark name, such as `"futurex"`. `NULL` lists the names.
 #' @returns A tibble with columns `name`, `type`, `nullable` and `optional`, or (for `NULL`)
 #'   a character vector of benchmark names.
-#' @keywords internal
+#' @noRd
 task_table_schema <- function(benchmark = NULL) {
   dir <- system.file("python", "predictivebench", "schemas", package = "predictivebench")
   if (is.null(benchmark)) {

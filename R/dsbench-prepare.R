@@ -14,7 +14,7 @@
 #' with `pip install pyxlsb`), so their dates come through as Excel serial numbers, as in
 #' the original. The workbook names go into the `workbook_files` column, the list the files
 #' mode of [dsbench_solver()] lets a model open. See [prepare_task_table()] for how Python
-#' is found and [task_table_schema()] (`"dsbench"`) for the columns.
+#' is found and `task_table_schema()` (`"dsbench"`) for the columns.
 #'
 #' @section Errors:
 #' Problems are signalled as `predictivebench_error_<kind>` conditions (see
@@ -40,7 +40,7 @@
 #' @returns The path `out` (invisibly), or the table; with `on_error = "skip"` either has
 #'   an attribute `"skipped"` (a tibble: `competition`, `question`, `file`, `kind`,
 #'   `message`).
-#' @keywords internal
+#' @noRd
 prepare_dsbench <- function(source, out = NULL, on_error = c("error", "skip"), ...) {
   check_string(source)
   check_string(out, allow_null = TRUE)

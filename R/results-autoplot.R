@@ -17,7 +17,7 @@
 #' @param method The interval method the summary used (`"normal"`, `"bootstrap"`), which
 #'   picks a registered `interval` named by method; `NULL`: the first.
 #' @returns `rows`, with class `benchmark_summary` added.
-#' @keywords internal
+#' @noRd
 benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, method = NULL) {
   rows <- check_summary_rows(rows)
   check_string(benchmark)
