@@ -21,7 +21,7 @@
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
 #' @noRd
 arena_answers <- function(questions, models, settings = NULL, known = NULL) {
-  models <- register_models(models, min = 1)
+  models <- as_arena_models(models, min = 1)
   settings <- settings %||% request_settings()
   check_settings_object(settings)  # validated at the door: arena_run()
   questions <- unique(as.character(questions))

@@ -168,7 +168,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
   ))
   check_arena_questions(elobench, version, dataset)
   judge <- as_chat(judge)
-  chats <- register_models(models %||% list(), min = 0)
+  chats <- as_arena_models(models %||% list(), min = 0)
   given <- competitor_answers(answers, names(chats))
   run <- list(
     strategy = opts$strategy, n = n, arrangement = arrangement, seed = seed,

@@ -250,7 +250,7 @@ registered_benchmarks <- function() {
   )
 }
 
-benchmark_entry <- function(name, call = rlang::caller_env()) {
+require_registration <- function(name, call = rlang::caller_env()) {
   entry <- registration(name)
   if (is.null(entry)) {
     abort_pb(c("No benchmark {.val {name}} is registered.",
@@ -285,7 +285,7 @@ data_benchmarks <- function() {
 
 summary_function <- function(summary) {
   if (is.function(summary)) return(summary)
-  ns <- topenv(environment(benchmark_entry))
+  ns <- topenv(environment(require_registration))
   get0(summary, envir = ns, mode = "function") %||% get(summary, mode = "function")
 }
 
@@ -355,7 +355,7 @@ check_interval <- function(interval, call = rlang::caller_env()) {
 
 check_versions <- function(versions, name, call = rlang::caller_env()) {
   if (is.null(versions)) return(invisible())
-  needed <- names(pin("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
+  needed <- names(pinned_file("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
   if (!is.data.frame(versions) || !all(needed %in% names(versions)) ||
       !all(versions$benchmark == name)) {
     abort_pb(c("{.arg versions} must be a table of pinned files of {.val {name}}, one row per file.",
@@ -368,8 +368,8 @@ check_versions <- function(versions, name, call = rlang::caller_env()) {
 # unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
 # counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
 # ../shared/reference).
-pin <- function(benchmark, version, default, host, repo, commit, path, size, sha256, licence,
-                citation, items, role = "data") {
+pinned_file <- function(benchmark, version, default, host, repo, commit, path, size, sha256,
+                        licence, citation, items, role = "data") {
   tibble::tibble(
     benchmark = benchmark, version = version, default = default, host = host, repo = repo,
     commit = commit, path = path, size = as.numeric(size), sha256 = as.character(sha256),

@@ -43,7 +43,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
                                on_error = c("error", "skip")) {
   check_flag(count_unuseful)
   on_error <- rlang::arg_match(on_error)
-  flatten_task_table("deltabench", source, out = out, count_unuseful = count_unuseful,
+  run_flattener("deltabench", source, out = out, count_unuseful = count_unuseful,
                      on_error = on_error)
 }
 

@@ -46,7 +46,7 @@ prepare_dsbench <- function(source, out = NULL, on_error = c("error", "skip"), .
   check_string(out, allow_null = TRUE)
   on_error <- rlang::arg_match(on_error)
   table <- if (on_error == "skip") dsbench_prepare_skipping(source, ...) else
-    flatten_task_table("dsbench", source, ...)
+    run_flattener("dsbench", source, ...)
   if (is.null(out)) return(table)
   write_parquet_table(table, out, "dsbench", metadata = dsbench_root_metadata(source, out))
   skipped <- attr(table, "skipped")
@@ -72,7 +72,7 @@ dsbench_root_metadata <- function(source, out) {
 dsbench_prepare_skipping <- function(source, ...) {
   report <- tempfile(fileext = ".json")
   on.exit(unlink(report), add = TRUE)
-  result <- flatten_task_table("dsbench", source, on_error = "skip",
+  result <- run_flattener("dsbench", source, on_error = "skip",
                                skipped_report = report, quiet = TRUE, ...)
   items <- if (file.exists(report)) jsonlite::read_json(report) else list()
   skipped <- tibble::tibble(

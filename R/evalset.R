@@ -209,7 +209,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   # one run for the whole set (every call on this folder, every worker): what it pays for is
   # counted as paid, also when a later call reads it back from the cache
   settings <- settings_with_dots(settings, run = set_run(log_dir, create = !dry_run))
-  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
+  outcomes <- lapply(cells, function(cell) read_cell_record(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
     if (!is.null(arena)) {
@@ -250,7 +250,7 @@ check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
     abort_pb("{.arg log_dir} is a file, not a folder.", "argument", file = log_dir,
              call = call)
   }
-  records <- manifest_dir(log_dir)
+  records <- records_dir(log_dir)
   dir.create(records, recursive = TRUE, showWarnings = FALSE)
   probe <- tempfile(".write-test-", tmpdir = records)
   writable <- dir.exists(records) && isTRUE(suppressWarnings(file.create(probe)))
@@ -272,7 +272,7 @@ check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
 # (the first file linked in place wins).
 set_run <- function(log_dir, create = TRUE) {
   run <- new_run()
-  path <- file.path(manifest_dir(log_dir), "set-run")
+  path <- file.path(records_dir(log_dir), "set-run")
   read_run <- function() {
     if (!file.exists(path)) return(NULL)
     id <- tryCatch(suppressWarnings(readLines(path, n = 1L, warn = FALSE)),
@@ -291,10 +291,10 @@ set_run <- function(log_dir, create = TRUE) {
   run
 }
 
-# In parallel on the user's mirai daemons, or here in overlapping rounds.
+# In parallel on the user's mirai daemons, or here overlapping (R/evalset-overlap.R).
 run_cells <- function(cells, log_dir, settings, retries) {
   if (daemons_running()) return(run_on_daemons(cells, log_dir, settings, retries))
-  run_in_rounds(cells, retries, function(cell, hand_over) {
+  run_overlapping(cells, retries, function(cell, hand_over) {
     run_cell(cell, log_dir, settings, hand_over)
   })
 }

@@ -28,7 +28,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
                             on_error = c("error", "skip")) {
   duplicate_ids <- rlang::arg_match(duplicate_ids)
   on_error <- rlang::arg_match(on_error)
-  flatten_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids,
+  run_flattener("futurex", source, out = out, duplicate_ids = duplicate_ids,
                      on_error = on_error)
 }
 

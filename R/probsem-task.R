@@ -1,4 +1,4 @@
-# The probsem Task: flattening a prompt and its suites, and the vitals Task that ranks each
+# The probsem Task: preparing a prompt and its suites, and the vitals Task that ranks each
 # context's queries by log-probability and judges the winner.
 
 #' Flatten a probsem prompt and its test suites into a task table
@@ -45,7 +45,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
     abort_pb("{.arg suites} must be a character vector of suite names or {.code NULL}.",
              "argument")
   }
-  flatten_task_table("probsem", source, out = out,
+  run_flattener("probsem", source, out = out,
                      suites = if (!is.null(suites)) as.list(suites), on_error = on_error)
 }
 

@@ -13,7 +13,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
     }
   }
   on_error <- rlang::arg_match(on_error)
-  flatten_task_table("processbench", source, out = out, split = python_strings(split),
+  run_flattener("processbench", source, out = out, split = python_strings(split),
                      on_error = on_error)
 }
 

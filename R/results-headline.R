@@ -65,7 +65,7 @@ benchmark_metrics <- function(benchmark) {
   if (is.null(the_benchmarks[[benchmark]])) {
     return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
   }
-  entry <- benchmark_entry(benchmark)
+  entry <- require_registration(benchmark)
   if (is.null(entry$headline)) return(NULL)
   summary_metrics(entry$summary, entry$headline)
 }

@@ -187,7 +187,7 @@ ResultsTask <- R6::R6Class(
     measure = function() {
       samples <- self$get_samples()
       if (private$pb_all_groups && "score" %in% names(samples)) {
-        summary <- benchmark_entry(self$benchmark)$summary
+        summary <- require_registration(self$benchmark)$summary
         rows <- check_summary_rows(quiet_summary(summary, self))
         keys <- summary_keys(rows)
         private$pb_metrics <- summary_metrics(summary, keys)

@@ -355,7 +355,7 @@ folder_runs <- function(paths) {
         abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
                  file = path)
       }
-      if (identical(benchmark_entry(bench)$by, "model")) return(NULL)
+      if (identical(require_registration(bench)$by, "model")) return(NULL)
       tibble::tibble(benchmark = bench, model = as.character(header$eval$model %||% NA),
                      created = as.character(header$eval$created %||% NA), source = path)
     }, predictivebench_error = function(e) {
