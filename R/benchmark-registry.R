@@ -220,9 +220,6 @@ check_benchmark_name <- function(name, call = rlang::caller_env()) {
   invisible(name)
 }
 
-# The former name of new_benchmark(), for code written against it.
-register_benchmark <- new_benchmark
-
 #' @rdname new_benchmark
 #' @export
 unregister_benchmark <- function(name) {
