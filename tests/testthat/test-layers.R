@@ -232,6 +232,60 @@ test_that("the layer check fails on a cycle between shared layers", {
                 0)
 })
 
+# ARCHITECTURE.md's drawings, read back: the layer a file pattern of its drawings names.
+drawn_layer <- function(pattern) {
+  fixed <- c(`evalset*.R` = "evalset", `<bench>-*.R` = "benchmark",
+             `benchmark-skeleton.R` = "skeleton", `benchmark-registry.R` = "registry",
+             `benchmark-portable.R` = "portable", `benchmark-skeleton` = "skeleton",
+             `benchmark-registry` = "registry", `benchmark-portable` = "portable")
+  if (pattern %in% names(fixed)) return(fixed[[pattern]])
+  sub("-[*][.]R$", "", pattern)
+}
+
+# "What each layer may call": each drawn layer and the layers it names (up to a `;` or a
+# parenthesis), as a list.
+drawn_rules <- function(lines) {
+  start <- grep("^[*][*]What each layer may call[*][*]", lines)
+  rest <- lines[(start + 1):length(lines)]
+  fences <- grep("^```", rest)
+  block <- rest[(fences[[1]] + 1):(fences[[2]] - 1)]
+  entry <- cumsum(grepl("^\\S", block))
+  rules <- list()
+  for (k in unique(entry)) {
+    part <- block[entry == k]
+    layer <- drawn_layer(sub("\\s.*$", "", part[[1]]))
+    said <- paste(c(sub("^\\S+\\s+-> ", "", part[[1]]), trimws(part[-1])), collapse = " ")
+    words <- trimws(strsplit(sub("[;(].*$", "", said), ",")[[1]])
+    words <- words[grepl("^[a-z-]+$", words)]
+    rules[[layer]] <- vapply(words, drawn_layer, "", USE.NAMES = FALSE)
+  }
+  rules
+}
+
+test_that("ARCHITECTURE.md draws the line and the rules that test-layers.R holds, of files that exist", {
+  root <- skip_if_no_source_tree()
+  lines <- readLines(file.path(root, "ARCHITECTURE.md"), warn = FALSE)
+  drawn <- drawn_rules(lines)
+  for (layer in setdiff(names(layer_rules), c("evalset", "package"))) {
+    expect_setequal(drawn[[layer]], layer_rules[[layer]])
+  }
+  # `ls R/` by layer: the shared layers from the top down, as the line
+  start <- grep("^the shared layers, a line from the top down", lines)
+  listed <- character()
+  for (line in lines[(start + 1):length(lines)]) {
+    if (grepl("^```", line)) break
+    listed <- c(listed, drawn_layer(sub("\\s.*$", "", line)))
+  }
+  expect_equal(listed, rev(setdiff(layer_line, c("benchmark", "evalset", "package"))))
+  # every R file it names by its full name is in R/ (and every test file in tests/testthat)
+  named <- unique(unlist(regmatches(lines, gregexpr("(?<![-\\w])[a-z]+(-[a-z0-9]+)+[.]R\\b",
+                                                    lines, perl = TRUE))))
+  tests <- grepl("^(test|helper)-", named)
+  expect_equal(named[!tests & !file.exists(file.path(root, "R", named))], character())
+  expect_equal(named[tests & !file.exists(file.path(root, "tests", "testthat", named))],
+               character())
+})
+
 test_that("the engine reads no option that steers a run, only the user's configuration", {
   root <- skip_if_no_source_tree()
   files <- list.files(file.path(root, "R"), pattern = "^engine-.*[.]R$", full.names = TRUE)
