@@ -25,8 +25,8 @@ arena_log_open <- function(run) {
                        substr(digest::digest(list(log$name, log$competitors, log$run_id),
                                              algo = "sha256"), 1, 22), sep = "/")
   log$created <- log_timestamp()
-  log$judge_label <- chat_model_label(judge)
-  log$scorer <- paste0("arena_ratings_score (", judge$get_model(), ")")
+  log$judge_label <- judge_model_label(judge)
+  log$scorer <- paste0("arena_ratings_score (", judge_label(judge), ")")
   log$started <- Sys.time()
   log$n <- 0L
   log$unscored <- 0L
@@ -118,6 +118,8 @@ arena_log_samples <- function(judged, numbers, log, rating, position_swap) {
       ),
       store = empty_object(), events = list(), model_usage = usage[[i]]
     )
+    # a panel's: each judge's own verdicts (R/judges-panel.R)
+    if ("judges" %in% names(judged)) sample$metadata$judges <- judged$judges[[i]]
     if (is.na(score[[i]])) {
       # Inspect takes no score without a number: kept in the metadata, as log_sample() does
       entry$scorer <- log$scorer

@@ -85,7 +85,14 @@
 #'   the string, or the chat's model) or a character vector. Names are unique; `question`
 #'   and names with a control character (line break, tab) are refused. `list()` when every
 #'   competitor is in `answers`.
-#' @param judge The judge: an ellmer chat or a `"provider/model"` string.
+#' @param judge The judge: an ellmer chat or a `"provider/model"` string, or a list of them
+#'   (a panel of judges: every judge judges every battle, all in one pool and each cached as
+#'   that judge's alone, and a battle's verdict is the one more than half the judges give;
+#'   when every judge gave one and none has a majority it is a `"tie"`, as the original
+#'   counts two orders that disagree; while a judge's failed verdict could still make a
+#'   majority the battle has none, and is judged again next run. Each judge's verdicts are
+#'   kept in the log's `judges` and in the battle records' `gpt_4_response`, whose
+#'   `judger` is `"panel(a, b, c)"`).
 #' @param dataset The questions: a table with a `question` column, or the `input` column of
 #'   [arena_dataset()]; `NULL` for those of `version`.
 #' @param version The data version when `dataset` is `NULL`: `"sample"` (the bundled
@@ -167,7 +174,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
     invalid = invalid, method = method, times = times, seed = seed
   ))
   check_arena_questions(elobench, version, dataset)
-  judge <- as_chat(judge)
+  judge <- check_judge(judge)
   chats <- as_arena_models(models %||% list(), min = 0)
   given <- competitor_answers(answers, names(chats))
   run <- list(
@@ -253,7 +260,10 @@ arena_start <- function(run, given, rating) {
                          run$model_names)[c("question", run$model_names)]
   check_cached_answers(run$models, answers, run$questions, run$answers_file)
   judge <- configured_judge(run$judge, run$prompt_version)
-  import_elobench_verdicts(run$paths$verdicts, judge, run$prompt_version, run$settings)
+  # a panel's judges each take EloBench's verdicts that are their own
+  for (member in judge_members(judge)) {
+    import_elobench_verdicts(run$paths$verdicts, member, run$prompt_version, run$settings)
+  }
   list(answers = answers, arranged = empty_arrangement(), records = empty_records()[0, ],
        log = arena_log_open(run), rating = rating, rounds = 0L, stopped = "max_rounds")
 }

@@ -162,7 +162,7 @@ arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
   args$elobench <- NULL
   args$settings <- settings_with_dots(arena_settings(args$settings), dry_run = context)
   with_dry_run_mock(context, do.call(arena_run, args))
-  chats <- c(unname(args$models), list(as_chat(args$judge)))
+  chats <- c(unname(args$models), judge_members(check_judge(args$judge)))
   counts <- dry_run_costs(context, chats, isTRUE(args$settings$batch))
   tibble::tibble(
     benchmark = "arena_run", model = paste(names(args$models), collapse = " vs "),

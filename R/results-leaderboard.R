@@ -50,6 +50,12 @@
 #' @param attempts For a folder of an evaluation set: `FALSE` (the default) shows each
 #'   cell's completed run only; `TRUE` also the logs of its earlier, failed attempts (and of
 #'   cells that never completed).
+#' @param reducer,k `NULL` (the default: the numbers each log's header holds), or an epoch
+#'   reducer of [reduce_epochs()] and its `k`: each run is summarised again from its samples
+#'   by its benchmark's summary with `reducer =` (one score per sample from its epochs, the
+#'   interval over samples), and its metric names the reducer (`"overall pass_at_2"`).
+#'   Benchmarks whose summary takes no reducer (see [reduce_epochs()]) are an error for a
+#'   task, and a log of theirs is skipped with the skipped-logs warning saying why.
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
 #'   `benchmark`, `model`, `metric` (the summary row's headline key: its group, such as
 #'   `"overall"`, or `"<group> <metric>"` where a group has several metrics, such as
@@ -75,29 +81,34 @@
 #' board <- leaderboard(run("\\boxed{Yes}", "always-yes"), run("\\boxed{No}", "always-no"))
 #' board
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(board)
-leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE) {
+leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE, reducer = NULL,
+                        k = NULL) {
   runs <- rlang::arg_match(runs)
   check_flag(attempts)
+  spec <- epoch_reducer(reducer, k)
   inputs <- rlang::list2(...)
   if (!length(inputs)) abort_pb("Give at least one task or log file.", "argument")
   labels <- rlang::names2(inputs)
   rows <- list()
   skipped <- character()
-  for (k in seq_along(inputs)) {
-    x <- inputs[[k]]
-    label <- if (nzchar(labels[[k]])) labels[[k]] else NULL
+  for (i in seq_along(inputs)) {
+    x <- inputs[[i]]
+    label <- if (nzchar(labels[[i]])) labels[[i]] else NULL
     if (inherits(x, "Task")) {
-      rows <- c(rows, list(task_board_rows(x, label)))
+      rows <- c(rows, list(task_board_rows(x, label, spec)))
     } else if (is.character(x)) {
       for (path in log_files(x, attempts = attempts)) {
-        found <- tryCatch(log_board_rows(path, label), predictivebench_error = function(e) {
-          skipped[[path]] <<- conditionMessage(e)
-          NULL
-        })
+        found <- tryCatch(
+          log_board_rows(path, label, spec),
+          predictivebench_error = function(e) {
+            skipped[[path]] <<- conditionMessage(e)
+            NULL
+          }
+        )
         rows <- c(rows, list(found))
       }
     } else {
-      abort_pb("Argument {k} is neither a vitals Task nor a log file.", "argument")
+      abort_pb("Argument {i} is neither a vitals Task nor a log file.", "argument")
     }
   }
   warn_skipped_logs(skipped)
@@ -109,7 +120,7 @@ leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE) {
   out
 }
 
-task_board_rows <- function(task, label) {
+task_board_rows <- function(task, label, spec = NULL) {
   benchmark <- if (inherits(task, "ResultsTask")) task$benchmark else label
   if (is.null(benchmark)) {
     abort_pb("Name a plain vitals Task by its benchmark: {.code leaderboard(<benchmark> = tsk)}.",
@@ -120,21 +131,24 @@ task_board_rows <- function(task, label) {
   model <- chat_model_label(samples$solver_chat[[1]])
   source <- if (inherits(task, "ResultsTask")) task$log_path %||% NA_character_ else NA_character_
   header <- if (!is.na(source) && file.exists(source)) read_log_header(source)
-  board_rows(benchmark, model, summary_headline(benchmark, task), source, header)
+  board_rows(benchmark, model, summary_headline(benchmark, task, spec), source, header)
 }
 
 # A log's rows come from its header: the headline rows the task logged (see
 # logged_headline()), so no sample is read. A log without them (written before they were
-# logged, or by plain vitals) is summarised from its samples.
-log_board_rows <- function(path, label) {
+# logged, or by plain vitals) is summarised from its samples, as is every log under an epoch
+# reducer (`spec`): the header holds the numbers without one.
+log_board_rows <- function(path, label, spec = NULL) {
   header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
   if (is.null(benchmark)) {
     abort_pb("The log names no benchmark: name the argument, as in {.code <benchmark> = path}.",
              "argument", file = path)
   }
-  logged <- if (ends_like_a_log(path)) logged_headline(header$eval$metadata$headline)
-  rows <- logged %||% summary_headline(benchmark, log_samples(path))
+  logged <- if (is.null(spec) && ends_like_a_log(path)) {
+    logged_headline(header$eval$metadata$headline)
+  }
+  rows <- logged %||% summary_headline(benchmark, log_samples(path), spec)
   board_rows(benchmark, header$eval$model %||% NA_character_, rows, path, header)
 }
 
@@ -150,11 +164,14 @@ ends_like_a_log <- function(path) {
   grepl("\n  ]\n}\\s*$", tail, useBytes = TRUE)
 }
 
-# The headline rows of a benchmark's summary of `x` (a task, samples), with their keys.
-summary_headline <- function(benchmark, x) {
+# The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
+# under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
+summary_headline <- function(benchmark, x, spec = NULL) {
   entry <- require_registration(benchmark)
-  rows <- check_summary_rows(quiet_summary(entry$summary, x))
-  headline_rows(rows, entry$headline %||% summary_keys(rows))
+  rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
+  rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
+  if (!is.null(spec)) rows$key <- paste(rows$key, spec$label)
+  rows
 }
 
 # The headline rows a ResultsTask measured (`metrics` from summary_metrics(), named by

@@ -162,3 +162,20 @@ test_that("batch = TRUE judges every battle in one batch, whatever the chunk siz
   expect_equal(server$uploads(), 1)
   expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner") == "tie"))
 })
+
+test_that("the judging task takes a panel as its solver_chat: the majority's verdicts, each judge's in the metadata", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  a <- baseline_chat('{"winner": 1}', name = "ja")
+  b <- baseline_chat('{"winner": 2}', name = "jb")
+  t <- baseline_chat('{"winner": 0}', name = "jt")
+  tsk <- arena_judge_task(dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = list(a, b, a$clone()), view = FALSE))
+  meta <- tsk$get_samples()$solver_metadata
+  expect_true(all(vapply(meta, `[[`, "", "winner") == "model_a"))
+  expect_true(all(vapply(meta, `[[`, "", "judger") == "panel(ja, jb, ja#2)"))
+  each <- panel_judges(vapply(meta, `[[`, "", "judges"))
+  expect_identical(unique(each$winner[each$judge == "jb"]), "model_b")
+  split <- arena_judge_task(dir = withr::local_tempdir())
+  suppressMessages(split$eval(solver_chat = list(a, b, t), view = FALSE))
+  expect_true(all(vapply(split$get_samples()$solver_metadata, `[[`, "", "winner") == "tie"))
+})

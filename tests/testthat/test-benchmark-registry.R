@@ -53,7 +53,7 @@ test_that("new_benchmark() checks what makes a benchmark one", {
                class = "predictivebench_error_argument")
   expect_error(new_benchmark("x", identity, cluster = 1), class = "predictivebench_error_argument")
   expect_false("x" %in% registered_benchmarks()$name)
-  # one name: the internal alias register_benchmark() is gone (new_benchmark() is the name)
+  # one name: the internal alias new_benchmark() is gone (new_benchmark() is the name)
   expect_false(exists("register_benchmark", envir = asNamespace("predictivebench"),
                       inherits = FALSE))
 })

@@ -243,3 +243,29 @@ test_that("an error in the closing arena keeps the set's table, with the error",
   expect_true(all(again$reused))
   expect_equal(server$count(), sent)
 })
+
+test_that("a closing arena judged by the set's panel: every judge counted in the preview, the majority's verdicts", {
+  server <- local_fake_openai(function(body, n) {
+    switch(body$model, ja = , jc = '{"winner": 1, "explanation": "first"}',
+           jb = '{"winner": 2, "explanation": "second"}', "\\boxed{A}")
+  })
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  judges <- list(fake_chat(server, "ja"), fake_chat(server, "jb"), fake_chat(server, "jc"))
+  questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
+  arena <- list(dataset = questions, n = 1, max_rounds = 2, times = 0)
+  models <- set_chats(server, c("m1", "m2"))
+  preview <- eval_set("futurex@sample", models, log_dir = logs, limit = 1,
+                      settings = settings, judge = judges, arena = arena, dry_run = TRUE)
+  # two rounds in full (no placeholder verdict is decisive): 4 answers, 2 battles x 3 judges
+  expect_equal(preview$to_send[preview$benchmark == "arena_run"], 4L + 2L * 3L)
+  expect_equal(server$count(), 0)
+  set <- quiet_set("futurex@sample", models, log_dir = logs, limit = 1, settings = settings,
+                   judge = judges, arena = arena)
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  expect_true(all(run$records$winner == "model_a"))
+  expect_true(all(run$records$judger == "panel(ja, jb, jc)"))
+  asked <- vapply(server$requests(), `[[`, "", "model")
+  expect_equal(sum(asked == "jb"), nrow(run$records))
+})
