@@ -337,7 +337,7 @@ set_result <- function(cells, outcomes) {
 check_set_reducer <- function(entries, spec, epochs, call = rlang::caller_env()) {
   if (is.null(spec)) return(invisible())
   for (entry in entries) {
-    check_reducible(entry$benchmark, call = call)  # R/stats-epochs.R
+    check_reducible(entry$benchmark, call = call)  # R/results-reducer.R
     n <- epochs %||% entry$epochs %||% 1L
     if (!is.null(spec$k) && spec$k > n) {
       abort_pb(c("{.arg k} ({spec$k}) is more than the epochs of {.val {entry$label}} ({n}).",
