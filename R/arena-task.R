@@ -20,11 +20,6 @@ arena_interval <- "95% confidence interval (a question's epochs clustered)"
 #' @param path A parquet task table, a `questions.csv`, a data frame in the `arena` schema,
 #'   or `NULL` for the real questions at `version`.
 #' @inheritParams task-table-args
-#' @param source A `questions.csv` (column `question`).
-#' @param out The parquet file to write, or `NULL` to return the table.
-#' @param on_error `"error"` (the default) stops at a row whose field count differs from
-#'   the header's, naming the row; `"skip"` leaves such rows out with a warning naming them
-#'   (`first_row` still counts the file's rows).
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
 #'   and `first_row` (1-based row of its first occurrence).
 #' @family arena
@@ -43,8 +38,11 @@ arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = F
   benchmark_dataset("arena", path, limit = limit, shuffle = shuffle, version = version)
 }
 
-#' @rdname arena_dataset
-#' @keywords internal
+# What prepare_task_table("arena", source, out) calls (a registration's `prepare`).
+# `source`: a `questions.csv` (column `question`); `out`: the parquet file to write, or
+# `NULL` to return the table; `on_error`: "error" (the default) stops at a row whose field
+# count differs from the header's, naming the row; "skip" leaves such rows out with a
+# warning naming them (`first_row` still counts the file's rows).
 prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   check_string(source)
   check_string(out, allow_null = TRUE)

@@ -218,6 +218,14 @@ test_that("public help pages link only to exported topics (or to other packages'
     if (length(bad)) paste0(basename(f), " -> ", bad)
   })))
   expect_equal(offenders, character())
+  # nor does a public page document an internal function beside its exports (an `@rdname`
+  # that would put it in the usage a user reads)
+  methods <- grep("^S3method\\(", readLines(source_file("NAMESPACE")), value = TRUE)
+  methods <- sub("^S3method\\((?:[^,]+::)?([^,]+),\\s*([^,)]+).*$", "\\1.\\2", methods,
+                 perl = TRUE)
+  internal <- setdiff(intersect(unlist(lapply(pages[public], `[[`, "topics")),
+                                internal_functions()), methods)
+  expect_equal(internal, character())
   # the check sees links: eval_set()'s page links to request_settings()'s
   expect_true("request_settings" %in% rd_links(source_file("man", "eval_set.Rd")))
 })
