@@ -102,7 +102,7 @@ portable_cell <- function(cell) {
   cell$chat <- NULL
   cell$benchmark$judge_chat <- NULL
   # its benchmark's registration travels with it: the worker has only the package's own
-  cell$benchmark$registration <- portable_registration(cell$benchmark$benchmark)
+  cell$benchmark$registration <- portable_registration(cell$benchmark$name)
   cell$model <- portable_spec(cell$model)
   cell
 }

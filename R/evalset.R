@@ -214,9 +214,9 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   models <- check_set_models(models)
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
-  entries <- set_benchmarks(benchmarks, judge, limit)
-  check_set_reducer(entries, spec, epochs)
-  cells <- label_overridden_cells(set_cells(entries, specs, chats, epochs))
+  benches <- set_benchmarks(benchmarks, judge, limit)
+  check_set_reducer(benches, spec, epochs)
+  cells <- label_overridden_cells(set_cells(benches, specs, chats, epochs))
   check_set_arena(arena, specs, judge, log_dir)
 
   log_dir <- check_set_log_dir(log_dir)
@@ -334,13 +334,13 @@ set_result <- function(cells, outcomes) {
 
 # An epoch reducer for every benchmark of the set, refused before any request where a
 # benchmark's summary takes none or where `k` is more than the cells' epochs.
-check_set_reducer <- function(entries, spec, epochs, call = rlang::caller_env()) {
+check_set_reducer <- function(benches, spec, epochs, call = rlang::caller_env()) {
   if (is.null(spec)) return(invisible())
-  for (entry in entries) {
-    check_reducible(entry$benchmark, call = call)  # R/results-reducer.R
-    n <- epochs %||% entry$epochs %||% 1L
+  for (bench in benches) {
+    check_reducible(bench$name, call = call)  # R/results-reducer.R
+    n <- epochs %||% bench$epochs %||% 1L
     if (!is.null(spec$k) && spec$k > n) {
-      abort_pb(c("{.arg k} ({spec$k}) is more than the epochs of {.val {entry$label}} ({n}).",
+      abort_pb(c("{.arg k} ({spec$k}) is more than the epochs of {.val {bench$label}} ({n}).",
                  i = "Give the set {.code epochs = } at least {spec$k}."), "reducer",
                field = "k", call = call)
     }
@@ -351,7 +351,7 @@ check_set_reducer <- function(entries, spec, epochs, call = rlang::caller_env())
 # The set's table with each logged cell's headline under the reducer, from its log.
 reduced_set_result <- function(result, cells, spec) {
   for (i in which(!is.na(result$log_path) & result$status != "failed")) {
-    rows <- summary_headline(cells[[i]]$benchmark$benchmark, log_samples(result$log_path[[i]]),
+    rows <- summary_headline(cells[[i]]$benchmark$name, log_samples(result$log_path[[i]]),
                              spec)
     result$metric[[i]] <- rows$key[[1]]
     result$headline[[i]] <- as.double(rows$estimate[[1]])
