@@ -49,7 +49,7 @@ overlap_hand_over <- function(overlap, attempt, wait) {
     # failed in that cell's attempt, is waited for; one dropped from the overlap is added)
     repeat {
       if (!length(todo)) return(todo)
-      new <- todo[vapply(keys[todo], function(k) is.null(overlap$entries[[k]]), TRUE)]
+      new <- todo[vapply(keys[todo], function(k) is.null(overlap$requests[[k]]), TRUE)]
       if (length(new)) {
         added <- hand_to_overlap(overlap, attempt, list(
           chats = requests$chats, extras = requests$extras,
@@ -80,25 +80,25 @@ overlap_hand_over <- function(overlap, attempt, wait) {
 take_settled <- function(overlap, keys, todo, keep, attempt, wait, dir) {
   left <- rep(TRUE, length(todo))
   for (j in seq_along(todo)) {
-    entry <- overlap$entries[[keys[[todo[[j]]]]]]
-    if (is.null(entry) || entry$state == "pending") next
-    if (entry$state == "failed" && !identical(entry$attempt, attempt)) {
-      rm(list = keys[[todo[[j]]]], envir = overlap$entries)
+    request <- overlap$requests[[keys[[todo[[j]]]]]]
+    if (is.null(request) || request$state == "pending") next
+    if (request$state == "failed" && !identical(request$attempt, attempt)) {
+      rm(list = keys[[todo[[j]]]], envir = overlap$requests)
       next
     }
     if (!wait) next
     key <- keys[[todo[[j]]]]
-    if (entry$state == "answered") {
-      value <- entry$value %||% cache_get_many(dir, key)[[1]]
+    if (request$state == "answered") {
+      value <- request$value %||% cache_get_many(dir, key)[[1]]
       if (is.null(value)) {  # (gone from the cache since: sent again)
-        rm(list = key, envir = overlap$entries)
+        rm(list = key, envir = overlap$requests)
         next
       }
-      keep(todo[[j]], value, stored = isTRUE(entry$stored))
-      if (isTRUE(entry$stored)) overlap$entries[[key]]$value <- NULL
+      keep(todo[[j]], value, stored = isTRUE(request$stored))
+      if (isTRUE(request$stored)) overlap$requests[[key]]$value <- NULL
     } else {
-      keep(todo[[j]], simpleError(entry$value))
-      rm(list = key, envir = overlap$entries)
+      keep(todo[[j]], simpleError(request$value))
+      rm(list = key, envir = overlap$requests)
     }
     left[[j]] <- FALSE
   }
@@ -113,7 +113,7 @@ take_settled <- function(overlap, keys, todo, keep, attempt, wait, dir) {
 # flight, instead of after this cell's end.
 await_keys <- function(overlap, keys) {
   pending <- unique(keys[vapply(keys, function(k) {
-    identical(overlap$entries[[k]]$state, "pending")
+    identical(overlap$requests[[k]]$state, "pending")
   }, TRUE)])
   if (!length(pending)) return(invisible())
   watcher <- new.env(parent = emptyenv())
@@ -171,7 +171,7 @@ new_overlap <- function() {
   overlap$off <- FALSE
   # each request handed over, by cache key: its `state` ("pending", "answered", "failed"),
   # `value` (the record, or the error message), `pool` and the `attempt` that handed it over
-  overlap$entries <- new.env(parent = emptyenv())
+  overlap$requests <- new.env(parent = emptyenv())
   overlap$pending <- integer()  # by attempt: how many of the requests it added are pending
   overlap$watchers <- list()  # the keys each cell being evaluated waits for (await_keys())
   overlap$waiting <- integer()  # the cells of the second pass not yet evaluated
@@ -262,7 +262,7 @@ hand_to_overlap <- function(overlap, attempt, call) {
   }
   fresh <- !duplicated(call$keys)
   for (k in call$keys[fresh]) {
-    overlap$entries[[k]] <- list(state = "pending", value = NULL, pool = key, attempt = attempt)
+    overlap$requests[[k]] <- list(state = "pending", value = NULL, pool = key, attempt = attempt)
   }
   overlap$pending[[attempt]] <- (if (attempt %in% names(overlap$pending)) {
     overlap$pending[[attempt]]
@@ -328,7 +328,7 @@ in_overlap_pool <- function(overlap, key, f) {
 # transport), named `name` among the overlap's pools: `add(call, rows)` queues a cell's
 # requests (those of `rows`, by the cache keys the cell computed), each answer stamped with
 # the set's run and cached as it arrives, and filed with every outcome in the overlap's
-# entries (take_settled() hands them to the cell); `busy()` says whether anything is queued
+# requests (take_settled() hands them to the cell); `busy()` says whether anything is queued
 # or in flight. Its settings (rpm, tries, deadline) are the first cell's, as one call of
 # run_requests() has one settings object.
 overlap_pool <- function(overlap, name, settings, dir, keep_json) {
@@ -344,7 +344,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
   row_of <- integer()  # by request id: its row in its call
   deliver <- function(i, value) {
     key <- key_of[[i]]
-    attempt <- overlap$entries[[key]]$attempt %||% NA_character_
+    attempt <- overlap$requests[[key]]$attempt %||% NA_character_
     if (attempt %in% names(overlap$pending)) {
       overlap$pending[[attempt]] <- overlap$pending[[attempt]] - 1L
     }
@@ -356,7 +356,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
       watched <- TRUE
     }
     if (inherits(value, "error")) {
-      overlap$entries[[key]] <- list(state = "failed", value = conditionMessage(value),
+      overlap$requests[[key]] <- list(state = "failed", value = conditionMessage(value),
                                    pool = name, attempt = attempt)
       return(invisible())
     }
@@ -364,12 +364,12 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
     used[[call_of[[i]]]][[row_of[[i]]]] <<- value[c("input_tokens", "output_tokens", "cost")]
     # (kept first: an error writing it, a full disk, stops the pool, and the answer's cell
     # writes it again)
-    overlap$entries[[key]] <- list(state = "answered", value = value, pool = name,
+    overlap$requests[[key]] <- list(state = "answered", value = value, pool = name,
                                  attempt = attempt, stored = FALSE)
     cache_set(dir, key, value)
     # Once cached, an answer no cell waits for now is not held in memory: its cell reads it
     # from the cache (memory bounded by what is in flight and awaited, not by the answers).
-    overlap$entries[[key]] <- list(state = "answered", value = if (watched || is.null(dir)) value,
+    overlap$requests[[key]] <- list(state = "answered", value = if (watched || is.null(dir)) value,
                                  pool = name, attempt = attempt, stored = TRUE)
   }
   pool <- new_request_pool(transport, deliver, settings$max_active, settings$rpm,
