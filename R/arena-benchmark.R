@@ -27,7 +27,9 @@ rlang::on_load(new_benchmark(
   sample = "extdata/arena/data/sample/questions.csv", sample_items = 8L,
   # arena_task() judges against the reference answers bundled beside the sample
   sample_files = "extdata/arena",
-  versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name
+  versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name,
+  # its scorer is EloBench's judge: a set without one is refused before it pays
+  needs_judge = TRUE
 ))
 
 # The arena's two other kinds of log, registered here with the arena itself: a judging task's

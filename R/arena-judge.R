@@ -217,7 +217,7 @@ arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 
                                             wins = integer(), losses = integer(),
                                             ties = integer())), rows))
   out <- out[order(-out$estimate, out$group), ]
-  benchmark_summary(out, "arena_battles")
+  benchmark_summary(out, "arena_battles", title = "Arena: win rate by model")
 }
 
 arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"

@@ -32,6 +32,8 @@ arena_log_open <- function(run) {
   log$unscored <- 0L
   log$usage <- c(input = 0, output = 0, cost = 0)
   log$priced <- FALSE
+  # battles judged in both orders, and those whose verdict survived the swap (judge_audit())
+  log$swapped <- c(consistent = 0, both = 0)
   log$writer <- NULL
   log
 }
@@ -57,6 +59,7 @@ arena_log_add <- function(log, run, judged, rating, chunk = 2000L) {
   log$usage <- log$usage + c(sum(judged$input_tokens), sum(judged$output_tokens),
                              sum(judged$cost, na.rm = TRUE))
   log$priced <- log$priced || any(!is.na(judged$cost))
+  log$swapped <- log$swapped + swap_consistency_counts(judged$winner_ab, judged$winner_ba)
   invisible(log)
 }
 
@@ -202,6 +205,10 @@ arena_log_finish <- function(log, ratings, prompt_version) {
       model_usage = stats::setNames(list(usage), log$judge_label)
     )
   )
+  if (log$swapped[["both"]] > 0) {
+    # the judge's position consistency, shown by leaderboard() beside the ratings
+    header$eval$metadata$judge_consistency <- as.list(log$swapped)
+  }
   log_writer_finish(log$writer, header)
 }
 

@@ -441,7 +441,7 @@ arena_rating_rows <- function(x) {
   rows <- summary_rows(ratings$model, "rating",
                        list(mean = ratings$rating, lower = ratings$lower,
                             upper = ratings$upper, n = ratings$battles))
-  benchmark_summary(rows, "arena_ratings")
+  benchmark_summary(rows, "arena_ratings", title = "Arena: rating by model")
 }
 
 arena_rating_interval <- "95% bootstrap interval of the rating (battles resampled)"

@@ -98,6 +98,11 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   for the benchmark given by name (`x`, such as `"arena@rwq"`; `version` `NULL` for the
 #'   default) before any cell runs, to refuse with a classed error a version its task cannot
 #'   run (the arena's real versions have no reference answers).
+#' @param needs_judge `TRUE` when the benchmark's `task` can't score without a judge (it
+#'   takes `judge`, and its scorer refuses to run without one, as DSBench's and the arena's
+#'   do): [eval_set()] then refuses it by name, when the set has no `judge`, before any
+#'   request, rather than pay for its answers and fail at scoring. `FALSE` (the default): a
+#'   judge is optional or unused.
 #' @param internal `FALSE` (the default): the benchmark is listed by
 #'   [registered_benchmarks()]. `TRUE` registers what the shared layers read of logs a
 #'   benchmark writes besides its task's (the arena's battles and ratings, read by
@@ -147,7 +152,8 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                           prepare_pinned = NULL, flattener = NULL, unpacked = NULL,
                           statistic = NULL, statistic_metric = NULL,
                           statistic_columns = character(), cluster = "id",
-                          check_by_name = NULL, internal = FALSE, replace = FALSE) {
+                          check_by_name = NULL, needs_judge = FALSE, internal = FALSE,
+                          replace = FALSE) {
   if (missing(name)) abort_missing_field("name", "a name")
   if (missing(summary)) abort_missing_field("summary", "a summary function")
   check_benchmark_name(name)
@@ -174,6 +180,10 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
     abort_pb("{.arg cluster} must be a column name or a function of the samples.", "argument",
              field = "cluster")
   }
+  if (!rlang::is_bool(needs_judge)) {
+    abort_pb("{.arg needs_judge} must be {.code TRUE} or {.code FALSE}.", "argument",
+             field = "needs_judge")
+  }
   if (!rlang::is_bool(internal)) {
     abort_pb("{.arg internal} must be {.code TRUE} or {.code FALSE}.", "argument",
              field = "internal")
@@ -189,7 +199,8 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                 versions = versions, prepare = prepare, prepare_pinned = prepare_pinned,
                 flattener = flattener, unpacked = unpacked, statistic = statistic,
                 statistic_metric = statistic_metric, statistic_columns = statistic_columns,
-                cluster = cluster, check_by_name = check_by_name, internal = internal)
+                cluster = cluster, check_by_name = check_by_name, needs_judge = needs_judge,
+                internal = internal)
   old <- the_benchmarks[[name]]
   # the same registration again (a package's hooks run twice) replaces nothing
   if (!is.null(old) && !replace && !identical(old, entry)) {

@@ -25,5 +25,7 @@ rlang::on_load(new_benchmark(
   prepare_pinned = function(rows, files) prepare_dsbench(dsbench_real_dir(rows, files)),
   flattener = "dsbench", unpacked = dsbench_real_dir,
   # questions of one competition share its workbooks
-  cluster = "competition_id"
+  cluster = "competition_id",
+  # its scorer is the original's LLM judge: a set without one is refused before it pays
+  needs_judge = TRUE
 ))

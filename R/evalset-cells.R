@@ -59,6 +59,7 @@ named_benchmark <- function(x, judge, limit, call) {
   check <- registration(name)$check_by_name
   if (is.function(check)) check(x, version, call)
   takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
+  check_set_judge(x, name, judge, call)
   judge <- if (takes_judge) judge
   spec <- judge_spec(judge, call)
   list(name = name, label = x, version = version %||% "default", task = NULL,
@@ -67,6 +68,14 @@ named_benchmark <- function(x, judge, limit, call) {
        identity = list(benchmark = name, pins = version_identity(name, version),
                        limit = limit,
                        judge = if (!is.null(spec)) judge_spec_identity(spec)))
+}
+
+# A benchmark whose scorer needs a judge (its registration's `needs_judge`) in a set without
+# one would pay for every answer, then fail at scoring: refused here, before any request.
+check_set_judge <- function(x, name, judge, call) {
+  if (!isTRUE(registration(name)$needs_judge) || !is.null(judge)) return(invisible())
+  what <- cli::format_inline("{.val {x}} is scored by a judge, and the set has none.")
+  abort_no_judge(what, name, list(), call = call, before_set = TRUE)
 }
 
 task_set_benchmark <- function(task, label, call) {

@@ -124,7 +124,9 @@
 #'   (FutureX, DSBench, the arena), for benchmarks given by name, or a list of them: a panel
 #'   of judges (each benchmark's help says how it reduces their verdicts; the panel's members,
 #'   in order, are part of each cell's identity, and each travels to a daemon with its own
-#'   credentials). `NULL` uses each task's default.
+#'   credentials). `NULL` uses each task's default; a benchmark by name that can't score
+#'   without a judge (DSBench, the arena: [new_benchmark()]'s `needs_judge`) is then refused
+#'   before any request (an error of class `predictivebench_error_argument`).
 #' @param settings How requests are sent: a [request_settings()] object, or `NULL` for the
 #'   defaults. Not part of a cell's identity. Given to the package's solvers and scorers
 #'   (and to `vitals::generate()` in a task made by [benchmark_task()], which sends it

@@ -33,11 +33,18 @@ check_judge <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
 
 # A benchmark's judge is missing: said in the words of where the run was started, naming only
 # what the user can call (`<bench>_task(judge = )` and `<bench>_scorer(scorer_chat = )` are
-# every judged benchmark's). Inside an evaluation set (its run reaches the scorer among `dots`
-# as `run`, the settings' context) the set takes the judge as `judge =`.
-abort_no_judge <- function(what, bench, dots, call = rlang::caller_env()) {
-  how <- if (inherits(dots$run, "predictivebench_run")) {
-    c(i = "Give the set a judge: {.code eval_set(..., judge = )}, a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges).",
+# every judged benchmark's). Inside an evaluation set the set takes the judge as `judge =`:
+# `before_set`, the set refuses a benchmark by name before its first request (eval_set()'s
+# check), when nothing was paid. A scorer that finds no judge while a set runs (its run reaches
+# the scorer among `dots` as `run`, the settings' context) is mostly a task object's, which
+# the set's judge never reaches: the task takes its own.
+abort_no_judge <- function(what, bench, dots, call = rlang::caller_env(), before_set = FALSE) {
+  set_judge <- "{.code eval_set(..., judge = )}, a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges)"
+  how <- if (before_set) {
+    c(i = paste0("Give the set a judge: ", set_judge, "."), i = "Nothing was sent.")
+  } else if (inherits(dots$run, "predictivebench_run")) {
+    c(i = paste0("A benchmark given by name takes the set's judge: ", set_judge, "."),
+      i = "A task object keeps its own scorer: give it its judge, {.code {bench}_task(judge = )}.",
       i = "The answers are kept in the response cache: the next call pays only for the judgements.")
   } else {
     c(i = "Give it as {.code {bench}_task(judge = )}, {.code {bench}_scorer(scorer_chat = )} or {.code $eval(scorer_chat = )}: a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges).")

@@ -66,7 +66,10 @@
 #'   (`"0-1"` or `"Elo"`), `truncated` (answers of the run cut off at the token limit or
 #'   inside unfinished reasoning: a low score may be a too-small `max_tokens`, not a weak
 #'   model; `NA` when the log does not say), `all_tied` (probsem: `TRUE` when every query of
-#'   every context tied, as broken log-probabilities give; `NA` for other benchmarks), `run`
+#'   every context tied, as broken log-probabilities give; `NA` for other benchmarks),
+#'   `judge_consistency` (the run's pairwise judge's position consistency, the share of
+#'   battles whose verdict survived swapping the answers, for a run that judged both orders;
+#'   `NA` otherwise: [judge_audit()] gives it, with an interval, for any run), `run`
 #'   (the run id in the log), `created`
 #'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
 #'   task without one).
@@ -250,7 +253,17 @@ empty_board <- function() {
   tibble::tibble(benchmark = character(), model = character(), metric = character(),
                  estimate = double(), lower = double(), upper = double(), n = integer(),
                  interval = character(), better = character(), scale = character(),
-                 run = character(), created = character(), source = character())
+                 judge_consistency = double(), run = character(), created = character(),
+                 source = character())
+}
+
+# The share of battles whose verdict survived swapping the answers, as a run judged in both
+# orders logs it in its header (`judge_consistency`: consistent and judged-in-both counts);
+# NA for a run that judged one order (judge_audit() judges the other) or has no such judge.
+judge_consistency_of <- function(header) {
+  counts <- header$eval$metadata$judge_consistency
+  if (is.null(counts$both) || !isTRUE(counts$both > 0)) return(NA_real_)
+  as.double(counts$consistent) / as.double(counts$both)
 }
 
 # One board row per headline row. A benchmark whose groups are models (registered with
@@ -271,6 +284,7 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  interval = labels$interval, better = labels$better, scale = labels$scale,
                  truncated = as.integer(header$eval$metadata$truncated %||% NA),
                  all_tied = as.logical(header$eval$metadata$all_tied %||% NA),
+                 judge_consistency = judge_consistency_of(header),
                  run = header$eval$run_id %||% NA_character_,
                  created = header$eval$created %||% NA_character_, source = source)
 }

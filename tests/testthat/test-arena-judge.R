@@ -131,7 +131,7 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
   skip_if_not_installed("ggplot2")
   plot <- ggplot2::autoplot(rates)
   expect_equal(plot$labels$y, "model")
-  expect_match(plot$labels$title, "arena")
+  expect_equal(plot$labels$title, "Arena: win rate by model")
 })
 
 test_that("arena_ratings(style_control = TRUE) works from an evaluated arena task", {

@@ -26,14 +26,28 @@ named_functions <- function(message) {
 test_that("without a judge, DSBench names only what the user can call, in the words of the set or of the task", {
   server <- local_fake_openai(function(body, n) "42")
   exported <- getNamespaceExports("predictivebench")
-  # a set takes `judge =`
-  set <- suppressMessages(suppressWarnings(eval_set(
+  # a set takes `judge =`: refused before any answer is paid for (eval_set()'s check)
+  err <- expect_error(suppressMessages(eval_set(
     "dsbench@sample", list(fake_chat(server)), log_dir = withr::local_tempdir(), limit = 2,
+    settings = request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  )), class = "predictivebench_error_argument")
+  said <- conditionMessage(err)
+  expect_equal(server$count(), 0)
+  expect_match(said, "eval_set(..., judge = )", fixed = TRUE)
+  expect_no_match(said, "scorer_chat", fixed = TRUE)
+  expect_true(all(named_functions(said) %in% c(exported, "eval_set")))
+  # a task object in a set keeps its own scorer, which the set's judge never reaches: the
+  # task takes its judge (and the answers are kept)
+  tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2),
+                      dir = withr::local_tempdir())
+  set <- suppressMessages(suppressWarnings(eval_set(
+    list(dsbench = tsk), list(fake_chat(server)), log_dir = withr::local_tempdir(),
+    judge = baseline_chat("True"),
     settings = request_settings(cache = withr::local_tempdir(), rpm = Inf)
   )))
   expect_equal(set$status, "failed")
-  expect_match(set$error, "eval_set(..., judge = )", fixed = TRUE)
-  expect_no_match(set$error, "scorer_chat", fixed = TRUE)
+  expect_match(set$error, "dsbench_task(judge = )", fixed = TRUE)
+  expect_match(set$error, "response cache", fixed = TRUE)
   expect_true(all(named_functions(set$error) %in% c(exported, "eval_set")))
   # a task takes it as dsbench_task(judge = ), dsbench_scorer(scorer_chat = ) or $eval()
   tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2),

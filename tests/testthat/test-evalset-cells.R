@@ -29,8 +29,43 @@ test_that("the names a set takes come from the registry; a registration can refu
   expect_true(is.function(registration("arena")$check_by_name))
   expect_error(named_benchmark("arena@rwq_200", NULL, NULL, rlang::current_env()),
                class = "predictivebench_error_answers")
-  expect_equal(named_benchmark("arena@sample", NULL, NULL, rlang::current_env())$version,
+  judge <- arena_baseline_judge("longer")
+  expect_equal(named_benchmark("arena@sample", judge, NULL, rlang::current_env())$version,
                "sample")
+})
+
+test_that("a benchmark registered as needing a judge, in a set without one, is refused before any request", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  needing <- names(Filter(function(e) isTRUE(e$needs_judge), registrations()))
+  expect_setequal(needing, c("arena", "dsbench"))
+  for (b in c("dsbench@sample", "arena@sample")) {
+    for (dry_run in c(FALSE, TRUE)) {
+      err <- expect_error(
+        eval_set(c("futurex@sample", b), set_chats(server, "m1"), log_dir = logs,
+                 settings = settings, limit = 2, dry_run = dry_run),
+        class = "predictivebench_error_argument"
+      )
+      # the shared missing-judge message, in the set's words
+      expect_match(conditionMessage(err), "eval_set(..., judge = )", fixed = TRUE)
+      expect_match(conditionMessage(err), b, fixed = TRUE)
+    }
+  }
+  expect_equal(server$count(), 0)
+  expect_length(list.files(logs, recursive = TRUE, all.files = TRUE), 0)
+  # the registration says it, not the name: a benchmark of the session's own
+  toy_task <- function(dataset, dir, judge = NULL) stop("not reached")
+  new_benchmark("cells-judged", identity, task = toy_task, needs_judge = TRUE,
+                schema = data.frame(name = c("id", "input", "target"), type = "string"),
+                sample = data.frame(id = "a", input = "q", target = "t"))
+  withr::defer(unregister_benchmark("cells-judged"))
+  expect_error(eval_set("cells-judged@sample", set_chats(server, "m1"), log_dir = logs),
+               class = "predictivebench_error_argument")
+  expect_equal(server$count(), 0)
+  # with a judge it is taken (no request until it runs)
+  expect_equal(named_benchmark("cells-judged@sample", fake_chat(server, "j"), NULL,
+                               rlang::current_env())$version, "sample")
 })
 
 # Judges on the fake server: "ja" and "jb" say True, "jc" says False; others answer \boxed{A}.
