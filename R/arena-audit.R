@@ -41,10 +41,14 @@ battle_key <- function(battles) {
 arena_audit_battles <- function(run) {
   samples <- battle_parts(run$samples)
   meta <- samples$solver_metadata
+  # a run judged in one order logs its verdict as `winner` alone (arena_log_samples())
+  winner_ab <- metadata_field(meta, "winner_ab")
+  one_order <- is.na(winner_ab)
+  winner_ab[one_order] <- metadata_field(meta, "winner")[one_order]
   tibble::tibble(
     question = samples$question, model_a = samples$model_a, model_b = samples$model_b,
     answer_a = samples$answer_a, answer_b = samples$answer_b,
-    winner_ab = metadata_field(meta, "winner_ab"),
+    winner_ab = winner_ab,
     winner_ba = metadata_field(meta, "winner_ba")
   )
 }

@@ -438,7 +438,8 @@ check_vitals_columns <- function(dataset, call = rlang::caller_env()) {
 benchmark_samples <- function(x, needed = character(), what, by = NULL,
                               call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
-  if (rlang::is_string(x)) x <- log_samples(x)
+  # a log in several files (R/results-log-parts.R) is read as its whole run
+  if (rlang::is_string(x)) x <- log_run_samples(x)
   from_log_read <- is.data.frame(x) && is_log_read(x)
   if (from_log_read) x <- log_samples(x)
   if (!is.data.frame(x) || !all(needed %in% names(x))) {

@@ -71,7 +71,8 @@
 #'   battles whose verdict survived swapping the answers, for a run that judged both orders;
 #'   `NA` otherwise: [judge_audit()] gives it, with an interval, for any run), `run`
 #'   (the run id in the log), `created`
-#'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
+#'   (when the log was written, as in the log) and `source` (the log file, the first of a
+#'   run's log in several files (a large [arena_run()]'s), or `NA` for a
 #'   task without one).
 #' @family results
 #' @export
@@ -116,6 +117,8 @@ leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE, reduce
   }
   warn_skipped_logs(skipped)
   out <- do.call(rbind, c(list(empty_board()), rows))
+  # a run's log in several files gives its rows once (each file's are its first file's)
+  out <- out[is.na(out$source) | !duplicated(out), ]
   if (runs == "latest") out <- latest_runs(out)
   # by benchmark and model; each run's headline metrics stay in their registered order
   out <- out[order(out$benchmark, out$model, method = "radix"), ]
@@ -151,8 +154,10 @@ log_board_rows <- function(path, label, spec = NULL) {
   logged <- if (is.null(spec) && ends_like_a_log(path)) {
     logged_headline(header$eval$metadata$headline)
   }
-  rows <- logged %||% summary_headline(benchmark, log_samples(path), spec)
-  board_rows(benchmark, header$eval$model %||% NA_character_, rows, path, header)
+  rows <- logged %||% summary_headline(benchmark, log_run_samples(path), spec)
+  # a file of a run in several: the run's rows, from its log (R/results-log-parts.R)
+  source <- log_part_paths(path, header)[[1]]
+  board_rows(benchmark, header$eval$model %||% NA_character_, rows, source, header)
 }
 
 # Whether a log file ends as a whole log written at two spaces' indent does (the samples,
@@ -339,10 +344,12 @@ completed_runs <- function(files) {
   for (folder in unique(folders)) {
     records <- list.files(records_dir(folder), pattern = "\\.json$", full.names = TRUE)
     if (!length(records)) next
-    named <- vapply(records, function(path) {
+    named <- unlist(lapply(records, function(path) {
       record <- tryCatch(jsonlite::read_json(path), error = function(e) NULL)
-      if (rlang::is_string(record$log)) record$log else NA_character_
-    }, "")
+      # a run's log in several files names them all (`log_parts`)
+      c(if (rlang::is_string(record$log)) record$log else NA_character_,
+        as.character(unlist(record$log_parts)))
+    }))
     here <- folders == folder
     keep[here] <- basename(files[here]) %in% named
   }
