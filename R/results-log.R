@@ -347,11 +347,11 @@ sample_json <- function(sample, opts = sample_json_options()) {
 # * `messages`: a text of more than 100 characters becomes an `attachment://<hash>`
 #   reference to the sample's `attachments`, as vitals (condense_sample()) and Inspect
 #   already do in events, with vitals' key (rlang::hash()), so the prompt's attachment is the
-#   one the events refer to. So do the sample's `input` and its score's `answer` (issue 37:
-#   each text stored once; they repeated the prompt and the answer): vitals' reader resolves
-#   references everywhere, log_samples() in both, Inspect's viewer in `input`, `messages` and
-#   `events` of the sample it shows (its sample list and score panel show a long input or
-#   answer as its reference).
+#   one the events refer to. The sample's `input` and its score's `answer` stay plain: the
+#   viewer shows them in its sample list and score panel without resolving references
+#   (vitals' reader and log_samples() resolve references anywhere, Inspect's viewer only in
+#   the `input`, `messages` and `events` of the sample it opens). So the prompt is stored
+#   twice: once where the list shows it, once where the messages and events refer to it.
 # * Model events lose `call`: vitals' restatement of the event's own input and output as a
 #   provider's request and response (made up: an Anthropic-shaped reply for every provider).
 # * `output` is left out (Inspect's default, an empty ModelOutput): the last assistant
@@ -373,22 +373,23 @@ condense_sample <- function(sample) {
         startsWith(text, "attachment://")) {
       return(text)
     }
-    key <- rlang::hash(text)
+    key <- attachment_key(text)
     pool[[key]] <<- text
     paste0("attachment://", key)
   }
-  if (is.character(sample$input)) sample$input <- refer(sample$input)
+  # `input` and a score's `answer` stay plain: the viewer shows them in its sample list and
+  # score panel without resolving attachments
   if (length(sample$messages)) {
     sample$messages <- lapply(sample$messages, condense_message, refer = refer)
   }
-  if (length(sample$scores)) {
-    sample$scores <- lapply(sample$scores, function(score) {
-      if (is.list(score)) score$answer <- refer(score$answer)
-      score
-    })
-  }
   sample$output <- NULL
   if (length(sample$events)) sample$events <- condense_events(sample$events)
+  # vitals' events refer to its own (longer) keys of the same texts
+  if (length(pool)) {
+    names(pool) <- substr(names(pool), 1, attachment_key_chars)
+    pool <- pool[!duplicated(names(pool))]
+  }
+  sample$events <- shorter_keys(sample$events)
   if (length(sample$model_usage)) sample$model_usage <- lapply(sample$model_usage, lean_usage)
   if (is.double(sample$epoch) && length(sample$epoch) == 1 && isTRUE(sample$epoch %% 1 == 0)) {
     sample$epoch <- as.integer(sample$epoch)
@@ -402,14 +403,46 @@ condense_message <- function(message, refer) {
   if (is.character(content)) {
     message$content <- refer(content)
   } else if (is.list(content)) {
-    message$content <- lapply(content, function(block) {
+    message$content <- one_text(lapply(content, function(block) {
       if (!is.list(block)) return(block)
       if (identical(block$type, "text")) block$text <- refer(block$text)
       if (identical(block$type, "reasoning")) block$reasoning <- refer(block$reasoning)
       block
-    })
+    }))
   }
   message
+}
+
+# A content of one text block is written as the text itself, as Inspect writes a plain reply.
+one_text <- function(content) {
+  if (length(content) == 1 && is.list(content[[1]]) &&
+      identical(names(content[[1]]), c("type", "text")) &&
+      identical(content[[1]]$type, "text")) {
+    return(content[[1]]$text)
+  }
+  content
+}
+
+# A model event's messages are the sample's messages again: their ids, sources and model
+# (optional in Inspect's schema) are said once, in `messages`.
+event_message <- function(message) {
+  if (!is.list(message)) return(message)
+  message$id <- NULL
+  message$source <- NULL
+  message$model <- NULL
+  if (is.list(message$content)) message$content <- one_text(message$content)
+  message
+}
+
+# Attachment references cut to attachment_key()'s length, at any depth.
+shorter_keys <- function(x) {
+  if (is.character(x) && length(x) == 1 && !is.na(x) && startsWith(x, "attachment://")) {
+    return(substr(x, 1, nchar("attachment://") + attachment_key_chars))
+  }
+  if (!is.list(x)) return(x)
+  out <- lapply(x, shorter_keys)
+  names(out) <- names(x)
+  out
 }
 
 condense_events <- function(events) {
@@ -420,6 +453,13 @@ condense_events <- function(events) {
   lapply(events, function(e) {
     if (!identical(e$event, "model")) return(e)
     e$call <- NULL
+    if (is.list(e$input)) e$input <- lapply(e$input, event_message)
+    if (is.list(e$output) && is.list(e$output$choices)) {
+      e$output$choices <- lapply(e$output$choices, function(choice) {
+        if (is.list(choice)) choice$message <- event_message(choice$message)
+        choice
+      })
+    }
     # vitals makes `completed` the event's own timestamp (its duration is `working_time`)
     if (identical(e$completed, e$timestamp)) e$completed <- NULL
     e$working_time <- microseconds(e$working_time)
@@ -860,6 +900,11 @@ log_sample_fields <- function(sample, layout) {
   )
 }
 
+# The key of a sample's attachment: 64 bits of the text's hash are plenty within one sample
+# (its own attachments), and each key is written three times or more
+attachment_key <- function(text) substr(rlang::hash(text), 1, attachment_key_chars)
+attachment_key_chars <- 16L
+
 # A text, or the attachment it refers to ("attachment://<key>"), at any depth of a list
 # (an input given as messages).
 resolve_attachment <- function(x, attachments) {
@@ -1015,7 +1060,7 @@ direct_samples <- function(rows, scorer, timestamps) {
       if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100) {
         return(text)
       }
-      key <- rlang::hash(text)
+      key <- attachment_key(text)
       pool[[key]] <<- text
       paste0("attachment://", key)
     }
@@ -1028,6 +1073,8 @@ direct_samples <- function(rows, scorer, timestamps) {
       list(type = "text", text = refer(S7::prop(content, "text")))
     })
     if (!length(blocks)) blocks <- list(list(type = "text", text = refer(S7::prop(answer, "text"))))
+    # one text is written as the message's content itself, as Inspect writes a plain reply
+    if (length(blocks) == 1) blocks <- blocks[[1]]$text
     system <- chat$get_system_prompt()
     messages <- list(
       list(id = id(), content = question, source = "input", role = "user"),
@@ -1043,13 +1090,14 @@ direct_samples <- function(rows, scorer, timestamps) {
     event <- list(
       timestamp = stamp, working_start = start, event = "model",
       model = models$label[[i]],
-      input = list(list(id = id(), content = question, source = "input", role = "user")),
+      # the event's messages are the sample's again: content and role only (ids, sources
+      # and the model are optional in Inspect's schema and said by the messages above)
+      input = list(list(content = question, role = "user")),
       tools = list(), tool_choice = "none", config = models$config[[i]],
       output = list(
         model = model,
         choices = list(list(
-          message = list(id = id(), content = blocks, source = "generate", role = "assistant",
-                         model = model),
+          message = list(content = blocks, role = "assistant"),
           stop_reason = stop_reason(answer)
         )),
         usage = event_usage(S7::prop(answer, "tokens")), time = microseconds(took)
@@ -1058,14 +1106,15 @@ direct_samples <- function(rows, scorer, timestamps) {
     )
     start <<- start + took
     score <- list(
-      value = rows$score[[i]], answer = refer(as.character(rows$result[[i]])),
+      value = rows$score[[i]], answer = as.character(rows$result[[i]]),
       explanation = if (has_explanation) rows$scorer_explanation[[i]] %||% scorer else scorer,
       metadata = list()
     )
     # (no NULL anywhere: the sample is written without nulls_as_objects(), see sample_json())
     structure(list(
       id = rows$id[[i]], epoch = if (has_epoch) as.integer(rows$epoch[[i]]) else 1L,
-      input = question, target = as.character(rows$target[[i]]), messages = messages,
+      input = S7::prop(prompt, "text"), target = as.character(rows$target[[i]]),
+      messages = messages,
       scores = stats::setNames(list(score), scorer), metadata = empty_object(),
       store = empty_object(), events = list(event), model_usage = empty_object(),
       attachments = if (length(pool)) pool[order(names(pool))] else empty_object()
