@@ -37,13 +37,13 @@
 #' flat named scalars instead: numbers, strings and logicals stay as they are (factors and
 #' dates become strings), `NULL` becomes `NA`, and anything longer than one value (a vector
 #' of votes, a list) becomes a JSON string. The names of the JSON fields are kept in the
-#' `"json"` attribute, so [restore_metadata()] can turn them back into R values.
-#' [ResultsTask] does this for every sample when it writes its log.
+#' `"json"` attribute, so `restore_metadata()` can turn them back into R values.
+#' `ResultsTask` does this for every sample when it writes its log.
 #'
 #' @param x A named list (one sample's metadata). `NULL` gives an empty list.
 #' @returns A named list of length-one values, with attribute `json` (the names of the
 #'   fields that hold JSON text).
-#' @keywords internal
+#' @noRd
 flat_metadata <- function(x) {
   if (is.null(x)) x <- list()
   if (!is.list(x) || (length(x) && is.null(names(x)))) {
@@ -80,9 +80,9 @@ metadata_json <- function(value) {
   as.character(jsonlite::toJSON(value, digits = NA, na = "null", null = "null"))
 }
 
-#' @rdname flat_metadata
 #' @param flat A list from `flat_metadata()` (or read from a log).
 #' @param json Names of the fields holding JSON text; by default the `json` attribute.
+#' @noRd
 restore_metadata <- function(flat, json = attr(flat, "json")) {
   out <- lapply(names(flat), function(name) {
     value <- flat[[name]]
@@ -196,7 +196,7 @@ part_lock_name <- function(part) paste0(part, ".lock")
 #' hidden part file (`.<name>.json.part`), never a `*.json` file, so a run that crashes
 #' leaves nothing that the viewer's list, [leaderboard()] or a set could read as a log.
 #'
-#' The finished file is the one [ResultsTask]'s `$log()` writes: Inspect AI's EvalLog, its
+#' The finished file is the one `ResultsTask`'s `$log()` writes: Inspect AI's EvalLog, its
 #' header pretty-printed (vitals' header reader finds the samples after it), its samples one
 #' compact JSON text a line.
 #'
@@ -216,7 +216,7 @@ part_lock_name <- function(part) paste0(part, ".lock")
 #'   A folder that can't be written is an error of class `predictivebench_error_log_dir`; a
 #'   write that fails (a full disk) is an error of class `predictivebench_error_disk`, and
 #'   no log is left in `dir`.
-#' @keywords internal
+#' @noRd
 log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep", "remove")) {
   check_string(dir)
   check_string(task_id)
@@ -254,7 +254,7 @@ log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep"
   w
 }
 
-#' @rdname log_writer
+#' @noRd
 log_writer_add <- function(w, samples) {
   check_writer_open(w)
   if (!length(samples)) return(invisible(w))
@@ -269,7 +269,7 @@ log_writer_add <- function(w, samples) {
   invisible(w)
 }
 
-#' @rdname log_writer
+#' @noRd
 log_writer_finish <- function(w, header) {
   check_writer_open(w)
   header$samples <- NULL
@@ -285,7 +285,7 @@ log_writer_finish <- function(w, header) {
   w$path
 }
 
-#' @rdname log_writer
+#' @noRd
 log_writer_abandon <- function(w) {
   if (!inherits(w, "predictivebench_log_writer")) {
     abort_pb("{.arg w} must be a log writer from {.fn log_writer}.", "argument")
@@ -752,11 +752,11 @@ read_text <- function(path) {
 
 #' Read a log's samples back, with their metadata
 #'
-#' `log_samples()` reads a log written by a [ResultsTask] (or any vitals log) into a tibble
+#' `log_samples()` reads a log written by a `ResultsTask` (or any vitals log) into a tibble
 #' shaped like the task's `$get_samples()`: `id`, `epoch`, `input`, `target`, the dataset
 #' columns the task logged (such as FutureX's `level`), `result`, `solver_metadata`,
 #' `score`, `scorer`, `scorer_explanation` and `scorer_metadata`, with metadata restored from
-#' its flat form (see [flat_metadata()]). A benchmark's summary gives the same numbers on it
+#' its flat form (see `flat_metadata()`). A benchmark's summary gives the same numbers on it
 #' as on the live task.
 #'
 #' [vitals::vitals_log_read()] returns no metadata. Its output is accepted when it already
@@ -767,7 +767,7 @@ read_text <- function(path) {
 #' @param x A log file, or a data frame from [vitals::vitals_log_read()].
 #' @param dataset For a data frame: the task table whose columns to add by `id`.
 #' @returns A tibble with one row per sample and epoch.
-#' @keywords internal
+#' @noRd
 log_samples <- function(x, dataset = NULL) {
   if (is.data.frame(x)) return(log_samples_frame(x, dataset))
   check_string(x)
@@ -961,13 +961,13 @@ log_samples_frame <- function(x, dataset) {
 #' Model usage recorded in a log
 #'
 #' The header's model usage of a log, one row per model: input and output tokens and, when
-#' known, the cost in dollars. For a [ResultsTask] log it counts every request the solver and
+#' known, the cost in dollars. For a `ResultsTask` log it counts every request the solver and
 #' the scorer made (all votes, judge calls and log-probability requests), and nothing for
 #' cached answers, as `$get_cost()` does.
 #'
 #' @param path A log file.
 #' @returns A tibble: `model`, `input_tokens`, `output_tokens`, `total_cost`.
-#' @keywords internal
+#' @noRd
 log_usage <- function(path) {
   check_string(path)
   header <- read_log_header(path)
@@ -983,11 +983,11 @@ log_usage <- function(path) {
 #' A task's cost by model, as logged
 #'
 #' `task_usage()` sums a task's `$get_cost()` per model (solver and scorer together), naming
-#' models as the log does (`"<provider>/<model>"`), so it can be compared with [log_usage()].
+#' models as the log does (`"<provider>/<model>"`), so it can be compared with `log_usage()`.
 #'
 #' @param task An evaluated [vitals::Task].
 #' @returns A tibble: `model`, `input_tokens`, `output_tokens`, `total_cost`.
-#' @keywords internal
+#' @noRd
 task_usage <- function(task) {
   if (!inherits(task, "Task")) abort_pb("{.arg task} must be a vitals Task.", "argument")
   cost <- task$get_cost()
