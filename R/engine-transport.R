@@ -23,7 +23,7 @@
 # its mock answers them.
 # `extend(chats, chat_index, prompts, max_active)` appends the requests of more chats
 # (`chat_index` indexes the new `chats`) and returns their ids, sent on the same curl pool
-# (whose connection limit becomes `max_active` when given): an evaluation set's round pool
+# (whose connection limit becomes `max_active` when given): an evaluation set's overlap pool
 # grows with each cell's requests.
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
                               deadline = request_deadline(), max_turns = 20L,
@@ -203,7 +203,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
         seconds <- turn@duration %|NA|% (now_seconds() - started)
         problem <- answer_problem(turn@json, turn)
         if (!is.null(problem)) return(settle(with_usage(problem, usage)))
-        settle(tryCatch(record_from_turn(turn, seconds, keep_json, usage$tokens, usage$cost),
+        settle(tryCatch(entry_from_turn(turn, seconds, keep_json, usage$tokens, usage$cost),
                         error = identity))
       }, onRejected = function(e) settle(request_error(e)))
       invisible()
@@ -238,7 +238,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
 curl_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
   read_turn <- ellmer_turn_reader(chat)  # R/engine-compat-ellmer.R: the price looked up once
   post_sender(pool, request_template(chat), deadline, function(res, seconds) {
-    curl_record(chat, res, seconds, keep_json, read_turn)
+    curl_entry(chat, res, seconds, keep_json, read_turn)
   })
 }
 
@@ -345,10 +345,10 @@ curl_header_lines <- function(headers) {
   paste0(names(headers), ifelse(grepl("^\\s+$", values), ";", paste(":", values)))
 }
 
-# A curl response as a record, or the error for it (http_error()). `read_turn(json)` reads an
-# answer's body into ellmer's assistant turn.
-curl_record <- function(chat, res, seconds, keep_json,
-                        read_turn = function(json) ellmer_turn(chat, json)) {
+# A curl response as a cache entry, or the error for it (http_error()). `read_turn(json)`
+# reads an answer's body into ellmer's assistant turn.
+curl_entry <- function(chat, res, seconds, keep_json,
+                       read_turn = function(json) ellmer_turn(chat, json)) {
   if (res$status_code >= 300) return(http_error(curl_response(res)))
   text <- rawToChar(res$content)
   Encoding(text) <- "UTF-8"
@@ -357,7 +357,7 @@ curl_record <- function(chat, res, seconds, keep_json,
   problem <- answer_problem(json)
   if (!is.null(problem)) return(problem)
   turn <- read_turn(json)
-  answer_problem(json, turn) %||% record_from_turn(turn, seconds, keep_json)
+  answer_problem(json, turn) %||% entry_from_turn(turn, seconds, keep_json)
 }
 
 # curl's answer as an httr2 response (for http_error() and httr2's readers).

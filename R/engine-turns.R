@@ -67,7 +67,7 @@ without_usage <- function(turn) {
                  finish_reason = turn@finish_reason)
 }
 
-# ellmer::contents_replay() of a recorded assistant turn (as record_from_turn() records it),
+# ellmer::contents_replay() of a recorded assistant turn (as entry_from_turn() records it),
 # `without_usage()` when `zero_usage`. A turn of texts only (every answer but tool calls) is
 # built from prototypes, ~0.05 ms against ~0.5 ms for ellmer's replay; any other record is
 # replayed by ellmer.
@@ -89,7 +89,7 @@ replay_turn <- function(record, zero_usage = FALSE) {
 
 # ellmer::contents_record() of an assistant turn, the list ellmer makes (its props in the
 # order of the class's properties, each text a record of its own), built directly for a turn
-# of texts with the six stored properties and no json (every turn record_from_turn() keeps
+# of texts with the six stored properties and no json (every turn entry_from_turn() keeps
 # for a text answer): ~0.01 ms against ~0.2 ms for ellmer's walk over the S7 properties. Any
 # other turn is recorded by ellmer.
 turn_record <- function(turn) {
