@@ -27,7 +27,9 @@ rlang::on_load(new_benchmark(
   sample = "extdata/arena/data/sample/questions.csv", sample_items = 8L,
   # arena_task() judges against the reference answers bundled beside the sample
   sample_files = "extdata/arena",
-  versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name
+  versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name,
+  # rescore(): the pairwise judge, against the reference answers arena_task() bundles
+  judge_scorer = function(judge) arena_scorer(scorer_chat = judge)
 ))
 
 # The arena's two other kinds of log, registered here with the arena itself: a judging task's
