@@ -179,8 +179,10 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
   if (!is.null(judge)) {
     if (!is.function(entry$judge_scorer)) {
       if (in_folder) return(NULL)
-      abort_pb(c("The benchmark {.val {benchmark}} has no judge to replace.",
-                 i = "Give {.arg scorer} to score its run with another scorer."), "no_judge",
+      abort_pb(c("The benchmark {.val {benchmark}} registers no way to score with another
+                  judge.",
+                 i = "Give {.arg scorer} to score its run with another scorer, or register its
+                      {.arg judge_scorer} (see {.fn new_benchmark})."), "no_judge",
                file = path, call = call)
     }
     scorer <- entry$judge_scorer(judge)

@@ -268,3 +268,38 @@ test_that("a benchmark of your own is rescored through its judge_scorer", {
   expect_equal(toy_summary(out$log)$estimate, 0)
   expect_equal(read_log_header(out$log)$eval$metadata$judge, "no-judge")
 })
+
+test_that("each epoch of a sample keeps its own answer", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  toy <- data.frame(id = c("a", "b"), input = c("same?", "same?"), target = c("1", "2"))
+  toy_summary <- function(x) {
+    grouped_summary(benchmark_samples(x, "score", "a toy task.")$score, metric = "accuracy")
+  }
+  withr::defer(unregister_benchmark("rescore_epochs"))
+  new_benchmark("rescore_epochs", toy_summary, sample = toy,
+                schema = data.frame(name = names(toy), type = "string"))
+  exact <- function(samples, ...) list(score = as.numeric(samples$result %in% samples$target))
+  # two samples with one prompt, two epochs: each answer numbered as it was asked
+  asked <- 0
+  counter <- baseline_chat(function(p) {
+    asked <<- asked + 1
+    as.character(asked)
+  }, name = "counter")
+  tsk <- benchmark_task(toy, generate_solver(settings = request_settings(cache = FALSE)), exact,
+                        dir = dir, name = "rescore_epochs", benchmark = "rescore_epochs",
+                        epochs = 2)
+  tsk$eval(solver_chat = counter, view = FALSE)
+  first <- log_samples(tsk$log_path)
+  seen <- NULL
+  keep <- function(samples, ...) {
+    seen <<- samples
+    list(score = rep(1, nrow(samples)))
+  }
+  out <- suppressMessages(rescore(tsk$log_path, scorer = keep))
+  again <- log_samples(out$log)
+  expect_equal(nrow(again), 4)
+  expect_equal(paste(again$id, again$epoch, again$result),
+               paste(first$id, first$epoch, first$result))
+  expect_equal(asked, 4)  # nothing asked again
+})
