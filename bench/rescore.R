@@ -32,9 +32,13 @@ data$input <- paste0(data$input, "\n(benchmark item ", seq_len(n), ")")
 
 dir <- tempfile("rescore-bench-")
 options(predictivebench.cache_dir = tempfile("cache-a-"))
+# each answer its own (the item's number), so each judge prompt is its own request: the
+# numeric judge's prompt holds the answer and the target, not the question
+answer_of <- function(prompt) sprintf("\\boxed{%s}", sub("(?s).*benchmark item (\\d+)\\)$", "\\1",
+                                                           prompt, perl = TRUE))
 tsk <- futurex_task(data, judge = baseline_chat(values(5), name = "judge-a"), dir = dir)
 original <- wall(suppressMessages(
-  tsk$eval(solver_chat = baseline_chat("\\boxed{5}", name = "solver"), view = FALSE)
+  tsk$eval(solver_chat = baseline_chat(answer_of, name = "solver"), view = FALSE)
 ))
 cat(sprintf("original run (offline): %d samples, %.1f s\n", n, original))
 
@@ -48,13 +52,15 @@ cat(sprintf("rescore: %.1f s wall, %.1f s CPU; judge requests %d of %d samples\n
             seconds, cpu, judge_b$count(), n))
 stopifnot(judge_b$count() == n)
 rescored <- log_samples(out$log)
-stopifnot(nrow(rescored) == n, all(rescored$result == log_samples(tsk$log_path)$result))
+stopifnot(nrow(rescored) == n, all(rescored$result == log_samples(tsk$log_path)$result),
+          !anyDuplicated(rescored$result))
 
 # the floor: the judge's n prompts, through the engine alone
 chat <- configure_chat(fast_fake_chat(floor_server, "judge-b"),
                        "You are a precise number normalization assistant.",
                        list(temperature = 0.2))
-prompts <- futurex_normalize_prompt(data$target, rep("\\boxed{5}", n))
+prompts <- futurex_normalize_prompt(data$target, vapply(data$input, answer_of, "",
+                                                        USE.NAMES = FALSE))
 floor <- wall(generate_responses(chat, prompts, request_settings(cache = FALSE, max_active = 50)))
 cat(sprintf("floor (the same %d judge requests, generate_responses()): %.1f s\n", n, floor))
 cat(sprintf("rescore / floor: %.2f\n", seconds / floor))

@@ -218,12 +218,12 @@ test_that("a set's folder rescored gives a board with both judges", {
 })
 
 test_that("rescore() of a large judged log sends only judge requests", {
-  # 200 judged samples here (10,000 in bench/rescore.R): no solver request, one judge
+  # 100 judged samples here (10,000 in bench/rescore.R): no solver request, one judge
   # request per numeric item, with an empty cache
   server <- local_judge_server()
   dir <- withr::local_tempdir()
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
-  n <- 200
+  n <- 100
   data <- futurex_dataset(version = "sample")
   row <- data[futurex_kind(data$level, data$std) == "numeric", ][1, ]
   big <- row[rep(1, n), ]
@@ -231,12 +231,18 @@ test_that("rescore() of a large judged log sends only judge requests", {
   big$input <- paste(big$input, big$id)
   judge_a <- baseline_chat("GROUND_TRUTH_VALUE: 5\nPREDICTION_VALUE: 5", name = "judge-a")
   tsk <- futurex_task(big, judge = judge_a, dir = dir)
-  tsk$eval(solver_chat = baseline_chat("\\boxed{5}", name = "solver"), view = FALSE)
+  # each answer its own, so each judge prompt is a request of its own (the numeric judge's
+  # prompt holds the answer and the target, not the question)
+  numbered <- baseline_chat(function(p) sprintf("\\boxed{%s}", sub(".* q", "", p)),
+                            name = "solver")
+  tsk$eval(solver_chat = numbered, view = FALSE)
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   out <- suppressMessages(rescore(tsk$log_path, judge = fake_chat(server, model = "judge-off")))
   expect_equal(server$count(), n)
   expect_true(all(request_models(server) == "judge-off"))
-  expect_equal(nrow(log_samples(out$log)), n)
+  rescored <- log_samples(out$log)
+  expect_equal(nrow(rescored), n)
+  expect_equal(rescored$result, sprintf("\\boxed{%05d}", seq_len(n)))
 })
 
 test_that("a benchmark of your own is rescored through its judge_scorer", {
