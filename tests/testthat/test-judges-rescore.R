@@ -80,6 +80,10 @@ test_that("a DSBench run judged again sends only judge requests, with an empty c
   expect_equal(questions$estimate[questions$judge == "judge-strict"], 0)
   expect_equal(nrow(leaderboard(dir, runs = "latest")), nrow(board))
   expect_equal(dsbench_summary(out$log)$estimate[[1]], 0)
+  # the two runs paired item by item: the judges disagree on every question
+  cmp <- compare_models(old, out$log)
+  expect_equal(cmp$difference, 1)
+  expect_equal(cmp$n, nrow(data))
 })
 
 test_that("a task is rescored from its log, into another folder, and a rerun reads the cache", {
