@@ -116,7 +116,7 @@ arena_judge_solver <- function(version = c("231225", "231113"),
   # Each input's battle (models, question, answers) is its dataset row, which arena_task()
   # binds: two battles with the same prompt keep their own models and record.
   dataset_solver(function(inputs, rows, ..., solver_chat = NULL) {
-    solver_chat <- as_chat(solver_chat)
+    solver_chat <- check_judge(solver_chat)
     if (!is_bound(rows)) unbound_solver_error("arena_judge")
     judged <- judge_battles(rows, solver_chat, version = version,
                             position_swap = position_swap, temperature = temperature,
@@ -133,6 +133,8 @@ arena_judge_solver <- function(version = c("231225", "231113"),
                judger = judged$judger[[i]],
                error = judged$error[[i]], gpt_4_score = judged$gpt_4_score[[i]],
                gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]]),
+          # a panel's: each judge's own verdicts (R/judges-panel.R)
+          if ("judges" %in% names(judged)) list(judges = judged$judges[[i]]),
           judged$usage[[i]])
       })
     )
@@ -215,7 +217,7 @@ arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 
                                             wins = integer(), losses = integer(),
                                             ties = integer())), rows))
   out <- out[order(-out$estimate, out$group), ]
-  benchmark_summary(out, "arena_battles")
+  benchmark_summary(out, "arena_battles", title = "Arena: win rate by model")
 }
 
 arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"

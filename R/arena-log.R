@@ -4,17 +4,48 @@
 # plain lists from the round's table of verdicts, without a vitals Task or a chat per
 # battle, so its cost and memory do not grow with the battles held.
 #
-# Each text is stored once in a sample: the battle (question and both answers) is the
-# sample's `input`; the judge's reply is the assistant message, after the outcome; the
-# metadata holds the models, the verdicts and the request's key (`request_sha256`, the
-# verdict's identity in the response cache), and the lengths of the question and of model_a's
-# answer (`question_chars`, `answer_a_chars`), from which arena_outcomes() reads the question
-# and both answers back out of the input (battle_parts()). The judge's prompt is EloBench's
-# template around these texts (arena_judge_prompt(), its version in the header).
+# Each text is stored once in a sample, and what every battle of the run shares is in the
+# header, not in each sample: the battle (question and both answers) is the sample's
+# `input`; the judge's reply is the assistant message; the outcome, told from model_a's side,
+# is the score's answer, explained (arena_explanation()); the metadata holds
+# the models, the verdict and the request's key (`request_sha256`, the verdict's identity in
+# the response cache), and the lengths of the question and of model_a's answer
+# (`question_chars`, `answer_a_chars`), from which arena_outcomes() reads the question and
+# both answers back out of the input (battle_parts()). The judge's prompt is EloBench's
+# template around these texts (arena_judge_prompt(), its version in the header); the
+# ratings' options (`rating_options`), the judge (`judger`) and whether positions were
+# swapped are the run's, in the header. The verdicts of both orders (`winner_ab`,
+# `winner_ba`) are in a battle's metadata only when positions are swapped (else `winner` is
+# the one verdict), and EloBench's parsed `gpt_4_score` is left to its battle_records.csv (the
+# log holds the reply it was parsed from). An answer is in each of its battles' inputs (the
+# viewer shows a sample on its own: Inspect's samples share no text); the response cache
+# holds it once.
+#
+# The log in parts: a run of many battles writes them in several logs, each of at most
+# `arena_log_part_battles` battles and `arena_log_part_bytes` (and one slice of battles) on
+# disk, since vitals_view()'s server
+# sends a log over 100 MB without its samples (its viewer asks for the header alone above
+# that size), and a browser parses a whole log at once. Each part is a whole Inspect log of
+# some of the run's battles, headed by the run's ratings, with the same run id; the header
+# of each names every part in order (`eval.metadata.log_files`, and the part's place,
+# `log_part` of `log_parts`), so the readers read them as one run (log_part_paths(),
+# R/results-log-parts.R). The first part is the run's log (`run$paths$log`), finished last:
+# while it is missing, so is the run.
 
-# A new run log (an environment: its writer, what the header needs, the judge's usage so
-# far). Its writer is opened with the first battles judged: a run that judges none writes
-# no log.
+# Bytes on disk after which a run's log goes on in a new part (see above).
+arena_log_part_bytes <- 48 * 1024^2
+
+# Battles a part holds at most: its header lists their ids, and vitals reads a log's header
+# alone only when it is under 1 MB (read_log_header_json()'s cap; above it, its list of logs
+# parses the whole file).
+arena_log_part_battles <- 20000L
+
+# Battles translated and written at a time: a part goes over its bound by at most this many.
+arena_log_slice <- 500L
+
+# A new run log (an environment: what the header needs, and the parts, each with its writer,
+# battles and the judge's usage). Its first part is opened with the first battles judged: a
+# run that judges none writes no log.
 arena_log_open <- function(run) {
   log <- new.env(parent = emptyenv())
   log$name <- paste0("arena-", run$experiment)
@@ -25,106 +56,123 @@ arena_log_open <- function(run) {
                        substr(digest::digest(list(log$name, log$competitors, log$run_id),
                                              algo = "sha256"), 1, 22), sep = "/")
   log$created <- log_timestamp()
-  log$judge_label <- chat_model_label(judge)
-  log$scorer <- paste0("arena_ratings_score (", judge$get_model(), ")")
+  log$judge_label <- judge_model_label(judge)
+  log$judger <- judge_label(judge)
+  log$scorer <- paste0("arena_ratings_score (", judge_label(judge), ")")
+  log$position_swap <- run$position_swap
   log$started <- Sys.time()
   log$n <- 0L
-  log$unscored <- 0L
-  log$usage <- c(input = 0, output = 0, cost = 0)
-  log$priced <- FALSE
-  log$writer <- NULL
+  log$parts <- list()
+  # battles judged in both orders, and those whose verdict survived the swap (judge_audit())
+  log$swapped <- c(consistent = 0, both = 0)
+  log$writer <- NULL  # the first part's writer: the run has a log once it is set
   log
 }
 
-# Streams judged battles (a table from judge_verdicts()) as the log's next samples, a chunk
-# at a time, the first opening its writer.
-arena_log_add <- function(log, run, judged, rating, chunk = 2000L) {
+# Streams judged battles (a table from judge_verdicts()) as the log's next samples, a slice
+# at a time, each into the current part, or a new one when the current is full.
+arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
   n <- nrow(judged)
-  if (!n) return(invisible(log))
-  if (is.null(log$writer)) {
-    # a crashed run of this arena left its part file: this run supersedes it
-    log$writer <- log_writer(run$dir, log$task_id, created = log$created, stale = "remove")
-  }
-  for (start in seq.int(1L, n, by = chunk)) {
-    rows <- start:min(n, start + chunk - 1L)
-    samples <- arena_log_samples(judged[rows, ], log$n + rows - start + 1L, log, rating,
-                                 run$position_swap)
-    log_writer_add(log$writer, samples)
+  done <- 0L
+  while (done < n) {
+    part <- arena_log_part(log, run)
+    take <- min(slice, n - done, arena_log_part_battles - part$n)
+    rows <- done + seq_len(take)
+    done <- done + take
+    chunk <- judged[rows, ]
+    samples <- arena_log_samples(chunk, log$n + seq_len(take), log, rating)
+    log_writer_add(part$writer, samples)
     log$n <- log$n + length(rows)
+    part$n <- part$n + length(rows)
+    part$unscored <- part$unscored +
+      if (rating$invalid == "drop") sum(failed_judgement(chunk$winner)) else 0L
+    part$usage <- part$usage + c(sum(chunk$input_tokens), sum(chunk$output_tokens),
+                                 sum(chunk$cost, na.rm = TRUE))
+    part$priced <- part$priced || any(!is.na(chunk$cost))
   }
-  log$unscored <- log$unscored +
-    if (rating$invalid == "drop") sum(failed_judgement(judged$winner)) else 0L
-  log$usage <- log$usage + c(sum(judged$input_tokens), sum(judged$output_tokens),
-                             sum(judged$cost, na.rm = TRUE))
-  log$priced <- log$priced || any(!is.na(judged$cost))
+  log$swapped <- log$swapped + swap_consistency_counts(judged$winner_ab, judged$winner_ba)
   invisible(log)
+}
+
+# The part the next battles go to: the last one, or a new one when there is none or the last
+# is full (`arena_log_part_battles`, or `arena_log_part_bytes` on disk). The first part's
+# writer removes a crashed run's part files of this arena (this run supersedes it); the
+# others are named after the first, with "-part<k>".
+arena_log_part <- function(log, run) {
+  k <- length(log$parts)
+  if (k && log$parts[[k]]$n < arena_log_part_battles &&
+      file.size(log$parts[[k]]$writer$part) < arena_log_part_bytes) {
+    return(log$parts[[k]])
+  }
+  part <- new.env(parent = emptyenv())
+  part$task_id <- if (k) paste0(log$task_id, "-part", k + 1L) else log$task_id
+  part$writer <- log_writer(run$dir, part$task_id, created = log$created,
+                            stale = if (k) "keep" else "remove")
+  part$first <- log$n + 1L
+  part$n <- 0L
+  part$unscored <- 0L
+  part$usage <- c(input = 0, output = 0, cost = 0)
+  part$priced <- FALSE
+  log$parts[[k + 1L]] <- part
+  if (!k) log$writer <- part$writer
+  part
 }
 
 # A run stopped before its end (an error) leaves no log, finished or not.
 arena_log_abandon <- function(log) {
-  if (!is.null(log$writer)) log_writer_abandon(log$writer)
+  for (part in log$parts) log_writer_abandon(part$writer)
   invisible(log)
 }
 
 # The samples of judged battles, numbered `numbers` ("battle-<number>").
-arena_log_samples <- function(judged, numbers, log, rating, position_swap) {
+arena_log_samples <- function(judged, numbers, log, rating) {
   winner <- judged$winner
+  swapped <- isTRUE(log$position_swap)
   score <- winner_points(winner, failed = if (rating$invalid == "tie") 0.5 else NA_real_)
   outcome <- battle_outcome_text(judged$model_a, judged$model_b, winner)
   input <- arena_battle_text(judged$question, judged$model_a, judged$answer_a,
                              judged$model_b, judged$answer_b)
-  reply <- paste0("Verdict: ", outcome, "\n\n", na_as_empty(judged$gpt_4_response_text))
+  reply <- na_as_empty(judged$gpt_4_response_text)
   explanation <- arena_explanation(
     list(solver_metadata = lapply(seq_along(winner), function(i) {
       list(winner = winner[[i]], winner_ab = judged$winner_ab[[i]],
-           winner_ba = judged$winner_ba[[i]], position_swap = position_swap)
+           winner_ba = judged$winner_ba[[i]], position_swap = swapped)
     }), model_a = judged$model_a, model_b = judged$model_b),
     score
   )
-  options <- as.character(jsonlite::toJSON(rating, auto_unbox = TRUE))
   question_chars <- nchar(judged$question)
   answer_a_chars <- nchar(na_as_empty(judged$answer_a))
-  usage <- lapply(seq_along(winner), function(i) {
-    entry <- list(input_tokens = judged$input_tokens[[i]],
-                  output_tokens = judged$output_tokens[[i]],
-                  total_tokens = judged$input_tokens[[i]] + judged$output_tokens[[i]],
-                  input_tokens_cache_write = 0, input_tokens_cache_read = 0)
-    if (!is.na(judged$cost[[i]])) entry$total_cost <- judged$cost[[i]]
-    stats::setNames(list(entry), log$judge_label)
-  })
   lapply(seq_along(winner), function(i) {
-    scorer_meta <- list(winner = winner[[i]], cached = judged$cached[[i]],
-                        input_tokens = judged$input_tokens[[i]],
-                        output_tokens = judged$output_tokens[[i]], cost = judged$cost[[i]])
     entry <- list(answer = outcome[[i]], explanation = explanation[[i]],
-                  metadata = exact_fields(scorer_meta))
+                  metadata = list(cached = judged$cached[[i]]))
+    metadata <- list(
+      model_a = judged$model_a[[i]], model_b = judged$model_b[[i]],
+      question_chars = question_chars[[i]], answer_a_chars = answer_a_chars[[i]],
+      winner = winner[[i]]
+    )
+    if (swapped) {
+      metadata[c("winner_ab", "winner_ba", "position_swap")] <-
+        list(judged$winner_ab[[i]], judged$winner_ba[[i]], TRUE)
+    }
+    if (!is.na(judged$error[[i]])) metadata$error <- judged$error[[i]]
+    metadata$request_sha256 <- judged$request_sha256[[i]]
+    metadata$tstamp <- judged$tstamp[[i]]
     sample <- list(
       id = paste0("battle-", numbers[[i]]), epoch = 1L, input = input[[i]], target = "",
-      messages = list(
-        list(role = "user", source = "input", content = arena_log_prompt),
-        list(role = "assistant", source = "generate", model = log$competitors,
-             content = list(list(type = "text", text = reply[[i]])))
-      ),
-      output = list(model = log$competitors, choices = list(), completion = outcome[[i]]),
-      scores = NULL,
-      metadata = list(
-        model_a = judged$model_a[[i]], model_b = judged$model_b[[i]],
-        rating_options = options, question_chars = question_chars[[i]],
-        answer_a_chars = answer_a_chars[[i]], winner = winner[[i]],
-        winner_ab = judged$winner_ab[[i]], winner_ba = judged$winner_ba[[i]],
-        position_swap = position_swap, judger = judged$judger[[i]],
-        error = judged$error[[i]], gpt_4_score = judged$gpt_4_score[[i]],
-        request_sha256 = judged$request_sha256[[i]], tstamp = judged$tstamp[[i]]
-      ),
-      store = empty_object(), events = list(), model_usage = usage[[i]]
+      messages = list(list(role = "assistant", source = "generate",
+                           content = list(list(type = "text", text = reply[[i]])))),
+      scores = NULL, metadata = metadata,
+      store = empty_object(), events = list(),
+      model_usage = arena_sample_usage(judged, i, log$judge_label)
     )
+    # a panel's: each judge's own verdicts (R/judges-panel.R)
+    if ("judges" %in% names(judged)) sample$metadata$judges <- judged$judges[[i]]
     if (is.na(score[[i]])) {
       # Inspect takes no score without a number: kept in the metadata, as log_sample() does
       entry$scorer <- log$scorer
       sample$metadata[[unscored_field]] <- as.character(jsonlite::toJSON(
         entry, auto_unbox = TRUE, digits = NA, na = "null", json_verbatim = TRUE
       ))
-      sample$scores <- NULL
     } else {
       entry <- c(list(value = exact_json(score[[i]])), entry)
       sample$scores <- stats::setNames(list(entry), log$scorer)
@@ -133,13 +181,20 @@ arena_log_samples <- function(judged, numbers, log, rating, position_swap) {
   })
 }
 
-# The competitors' message of every sample: the battle is the sample's input, not repeated.
-arena_log_prompt <- "Judge this battle: the question and both answers are the sample's input."
+# A battle's usage: the judge's tokens (and cost, when priced) of its verdict, under the
+# judge's label.
+arena_sample_usage <- function(judged, i, label) {
+  entry <- list(input_tokens = judged$input_tokens[[i]],
+                output_tokens = judged$output_tokens[[i]],
+                total_tokens = judged$input_tokens[[i]] + judged$output_tokens[[i]])
+  if (!is.na(judged$cost[[i]])) entry$total_cost <- judged$cost[[i]]
+  stats::setNames(list(entry), label)
+}
 
-# Closes the log with its header: the run's ratings as the headline metrics (in the ratings'
-# order), every battle's id, and the judge's usage summed over the samples. Returns the
-# log's path.
-arena_log_finish <- function(log, ratings, prompt_version) {
+# Closes the log: each part with its header (the run's ratings as the headline metrics, in
+# the ratings' order; the part's battles' ids, counts and the judge's usage summed over
+# them), the first part last. Returns the parts' paths, the run's log first.
+arena_log_finish <- function(log, ratings, prompt_version, rating) {
   rows <- arena_rating_summary(ratings)
   keys <- summary_keys(rows)
   metrics <- lapply(seq_len(nrow(rows)), function(i) {
@@ -153,20 +208,36 @@ arena_log_finish <- function(log, ratings, prompt_version) {
                 upper = number(rows$upper[[i]]), n = as.integer(rows$n[[i]]))
     row[!vapply(row, is.null, TRUE)]
   })
-  n <- log$n
-  usage <- list(input_tokens = log$usage[[1]], output_tokens = log$usage[[2]],
-                total_tokens = log$usage[[1]] + log$usage[[2]], input_tokens_cache_write = 0,
-                input_tokens_cache_read = 0)
-  if (log$priced) usage$total_cost <- log$usage[[3]]
+  files <- vapply(log$parts, function(part) basename(part$writer$path), "")
+  paths <- character(length(files))
+  for (k in rev(seq_along(log$parts))) {
+    header <- arena_log_header(log, log$parts[[k]], metrics, headline, prompt_version, rating)
+    if (length(files) > 1) {
+      header$eval$metadata[c("log_part", "log_parts", "log_files")] <-
+        list(k, length(files), as.list(files))
+    }
+    paths[[k]] <- log_writer_finish(log$parts[[k]]$writer, header)
+  }
+  paths
+}
+
+# One part's header: the run's (its ratings, judge, options), with the part's battles.
+arena_log_header <- function(log, part, metrics, headline, prompt_version, rating) {
+  n <- part$n
+  usage <- list(input_tokens = part$usage[[1]], output_tokens = part$usage[[2]],
+                total_tokens = part$usage[[1]] + part$usage[[2]])
+  if (part$priced) usage$total_cost <- part$usage[[3]]
   version <- as.character(utils::packageVersion("predictivebench"))
+  keys <- names(metrics)
   header <- list(
     version = 2L, status = "success",
     eval = list(
-      run_id = log$run_id, created = log$created, task = log$task_id, task_id = log$task_id,
+      run_id = log$run_id, created = log$created, task = part$task_id, task_id = part$task_id,
       task_version = 0L, task_file = "", task_attribs = empty_object(),
       task_args = empty_object(),
       dataset = list(name = log$name, samples = n,
-                     sample_ids = as.list(paste0("battle-", seq_len(n))), shuffled = FALSE),
+                     sample_ids = as.list(paste0("battle-", part$first - 1L + seq_len(n))),
+                     shuffled = FALSE),
       model = log$competitors, model_args = empty_object(), config = list(epochs = 1L),
       revision = list(type = "git", origin = "https://github.com/UKGovernmentBEIS/inspect_ai.git",
                       commit = "9140d8a2"),
@@ -175,9 +246,12 @@ arena_log_finish <- function(log, ratings, prompt_version) {
                       predictivebench = version),
       metadata = list(
         benchmark = "arena_ratings", predictivebench = version,
-        dataset_fields = list("model_a", "model_b", "rating_options"),
+        dataset_fields = list("model_a", "model_b"),
         solver_json = list(), scorer_json = list(), not_computed = list(),
-        judge_prompt_version = prompt_version, headline = headline
+        judge_prompt_version = prompt_version, judger = log$judger,
+        position_swap = isTRUE(log$position_swap),
+        rating_options = as.character(jsonlite::toJSON(rating, auto_unbox = TRUE)),
+        headline = headline
       ),
       scorers = list(list(
         name = log$scorer, options = empty_object(),
@@ -192,15 +266,20 @@ arena_log_finish <- function(log, ratings, prompt_version) {
       total_samples = n, completed_samples = n,
       scores = list(list(name = log$scorer, scorer = log$scorer, params = empty_object(),
                          metrics = if (length(metrics)) metrics else empty_object(),
-                         scored_samples = n - log$unscored,
-                         unscored_samples = log$unscored))
+                         scored_samples = n - part$unscored,
+                         unscored_samples = part$unscored))
     ),
     stats = list(
       started_at = log_timestamp(log$started), completed_at = log_timestamp(),
       model_usage = stats::setNames(list(usage), log$judge_label)
     )
   )
-  log_writer_finish(log$writer, header)
+  if (log$swapped[["both"]] > 0) {
+    # the run's judge's position consistency (every part's header), shown by leaderboard()
+    # beside the ratings
+    header$eval$metadata$judge_consistency <- as.list(log$swapped)
+  }
+  header
 }
 
 # The run's ratings as the summary rows of its log's headline (arena_rating_rows() computes

@@ -20,7 +20,7 @@
 #'
 #' The log shows the run as a user reads it: its headline is every model's rating on the
 #' Elo scale, the numbers of `run$ratings` (the run's `method`, `times` and `seed`, which
-#' each logged battle carries in `rating_options`; benchmark `"arena_ratings"`, so
+#' the log's header carries in `rating_options`; benchmark `"arena_ratings"`, so
 #' [leaderboard()] reports each competitor as a model), the competitors are the models
 #' evaluated and the judge is the scorer's model, and each row is one battle judged in this
 #' run: the question and both answers (its input), then the outcome and the judge's reply.
@@ -31,6 +31,13 @@
 #' as the battles are judged, a chunk at a time, and closed with the ratings; a run that
 #' stops before (killed, or on an error) leaves no `.json` log, only, when killed, a hidden
 #' unfinished part file that nothing reads as a log.
+#'
+#' A run of many battles writes its log in parts of at most about 48 MB each
+#' (`run$paths$log_parts`; EloBench's full `rwq`, 124,632 battles, takes a few), so that
+#' `vitals::vitals_view()` opens each with its battles (its server sends a log over 100 MB
+#' without them): each part is a whole log of some of the battles, headed by the run's
+#' ratings, and names the others. [leaderboard()] shows the run once, and the summaries
+#' ([arena_summary()], [arena_ratings()]) of any part read the whole run.
 #'
 #' Each round arranges battles ([arena_arrange()]: for every pair still short of `n`
 #' decisive (non-tie) battles, that many new questions), asks the chats for the answers
@@ -85,7 +92,14 @@
 #'   the string, or the chat's model) or a character vector. Names are unique; `question`
 #'   and names with a control character (line break, tab) are refused. `list()` when every
 #'   competitor is in `answers`.
-#' @param judge The judge: an ellmer chat or a `"provider/model"` string.
+#' @param judge The judge: an ellmer chat or a `"provider/model"` string, or a list of them
+#'   (a panel of judges: every judge judges every battle, all in one pool and each cached as
+#'   that judge's alone, and a battle's verdict is the one more than half the judges give;
+#'   when every judge gave one and none has a majority it is a `"tie"`, as the original
+#'   counts two orders that disagree; while a judge's failed verdict could still make a
+#'   majority the battle has none, and is judged again next run. Each judge's verdicts are
+#'   kept in the log's `judges` and in the battle records' `gpt_4_response`, whose
+#'   `judger` is `"panel(a, b, c)"`).
 #' @param dataset The questions: a table with a `question` column, or the `input` column of
 #'   [arena_dataset()]; `NULL` for those of `version`.
 #' @param version The data version when `dataset` is `NULL`: `"sample"` (the bundled
@@ -128,7 +142,8 @@
 #' @inheritParams arena_task
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
 #'   `records` (this experiment's battle records), `arrangement`, `answers`, `rounds` and
-#'   `paths` (`log`, and with `elobench` the results files).
+#'   `paths` (`log`; `log_parts`, every part of a log in parts, `log` first; and with
+#'   `elobench` the results files).
 #' @family arena
 #' @export
 #' @examples
@@ -167,7 +182,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
     invalid = invalid, method = method, times = times, seed = seed
   ))
   check_arena_questions(elobench, version, dataset)
-  judge <- as_chat(judge)
+  judge <- check_judge(judge)
   chats <- register_models(models %||% list(), min = 0)
   given <- competitor_answers(answers, names(chats))
   run <- list(
@@ -253,7 +268,10 @@ arena_start <- function(run, given, rating) {
                          run$model_names)[c("question", run$model_names)]
   check_cached_answers(run$models, answers, run$questions, run$answers_file)
   judge <- configured_judge(run$judge, run$prompt_version)
-  import_elobench_verdicts(run$paths$verdicts, judge, run$prompt_version, run$settings)
+  # a panel's judges each take EloBench's verdicts that are their own
+  for (member in judge_members(judge)) {
+    import_elobench_verdicts(run$paths$verdicts, member, run$prompt_version, run$settings)
+  }
   list(answers = answers, arranged = empty_arrangement(), records = empty_records()[0, ],
        log = arena_log_open(run), rating = rating, rounds = 0L, stopped = "max_rounds")
 }
@@ -381,8 +399,11 @@ arena_rate <- function(run, state, rating, max_rounds) {
     write_ratings_file(run$paths, ratings)
   }
   paths <- run$paths[setdiff(names(run$paths), c("source_questions", "answers", "verdicts"))]
-  paths$log <- if (!is.null(state$log$writer)) {
-    arena_log_finish(state$log, ratings, run$prompt_version)
+  if (!is.null(state$log$writer)) {
+    logs <- arena_log_finish(state$log, ratings, run$prompt_version, rating)
+    paths$log <- logs[[1]]
+    # a run of many battles: its log in several files (R/arena-log.R), read as one run
+    if (length(logs) > 1) paths$log_parts <- logs
   }
   structure(list(ratings = ratings, records = records, arrangement = state$arranged,
                  answers = state$answers, rounds = state$rounds, paths = paths),
@@ -424,14 +445,17 @@ arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
 # carry them (an arena_run() log), else by arena_ratings()' defaults.
 arena_rating_rows <- function(x) {
   samples <- benchmark_samples(x, character(), "an arena run's log or its battles.")
-  options <- if ("rating_options" %in% names(samples) && nrow(samples)) {
-    jsonlite::fromJSON(as.character(samples$rating_options[[1]]))
+  # the run's options: in its log's header (each battle carried them in older logs)
+  options <- attr(samples, "log")$eval$metadata$rating_options
+  if (is.null(options) && "rating_options" %in% names(samples) && nrow(samples)) {
+    options <- samples$rating_options[[1]]
   }
+  if (!is.null(options)) options <- jsonlite::fromJSON(as.character(options))
   ratings <- rlang::exec(arena_ratings, samples, !!!options)
   rows <- summary_rows(ratings$model, "rating",
                        list(mean = ratings$rating, lower = ratings$lower,
                             upper = ratings$upper, n = ratings$battles))
-  benchmark_summary(rows, "arena_ratings")
+  benchmark_summary(rows, "arena_ratings", title = "Arena: rating by model")
 }
 
 arena_rating_interval <- "95% bootstrap interval of the rating (battles resampled)"

@@ -12,14 +12,14 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
   # The scorer is its answers' content, not where they were read: the same answers at another
   # path are the same scorer, and a changed file is another (an evaluation set's cells).
   rm(answers)
-  default_chat <- as_chat(scorer_chat, allow_null = TRUE)
+  default_chat <- check_judge(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
   scorer <- function(samples, ..., scorer_chat = default_chat) {
     if (is.null(scorer_chat)) {
       abort_no_judge("The arena's scorer needs a judge (the original used gpt-4).", "arena",
                      list(...))
     }
-    scorer_chat <- as_chat(scorer_chat)
+    scorer_chat <- check_judge(scorer_chat)
     s <- settings_with_dots(settings, ...)
     model <- arena_model_name(samples, setdiff(names(reference), "question"))
     battles <- arena_reference_battles(samples, reference, model, version)
@@ -129,6 +129,10 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
              losses = sum(winner %in% "model_b"), failed = sum(failed_judgement(winner)),
              battles = jsonlite::toJSON(list(opponent = battles$model_b[i],
                                              winner = winner))),
+        # a panel's: each battle's judges' own verdicts, in the order of `battles`
+        if ("judges" %in% names(judged)) {
+          list(judges = paste0("[", paste(judged$judges[i], collapse = ","), "]"))
+        },
         usage_metadata(usage, i))
     }),
     explanation = unname(vapply(by_sample, function(i) {
@@ -148,7 +152,7 @@ no_battle_text <- "No battle: no reference model answered this question, or the 
 # The scorer chat of a question without a battle: the judge was not asked, and the chat
 # says so (vitals reads a scorer chat's last turn, and an empty chat stops it).
 no_battle_chat <- function(judge) {
-  judge$clone()$set_turns(list(
+  judge_members(judge)[[1]]$clone()$set_turns(list(
     ellmer::UserTurn(contents = list(ellmer::ContentText(no_battle_text))),
     ellmer::AssistantTurn(contents = list(ellmer::ContentText("Not judged.")))
   ))

@@ -57,7 +57,7 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
                                       n_missing = ci$n_missing)))
   }
   out <- do.call(rbind, lapply(rows, function(r) r[c(summary_columns, "n_missing")]))
-  out <- benchmark_summary(out, "arena")
+  out <- benchmark_summary(out, "arena", title = "Arena: win rate by opponent")
   cuts <- answer_cuts(x)
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }

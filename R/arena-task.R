@@ -106,8 +106,11 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #' @param solver,scorer A solver and scorer, by default `arena_solver()` and
 #'   `arena_scorer(answers = answers, scorer_chat = judge)`.
 #' @inheritParams task-args
-#' @param judge For `arena_task()`: the judge chat given to the default scorer; `NULL`
-#'   leaves it to `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
+#' @param judge For `arena_task()`: the judge chat given to the default scorer, or a list
+#'   of chats (a panel of judges, as in [arena_run()]: the verdict more than half the judges
+#'   give, a tie when every judge gave one and none has a majority; each battle's judges' own
+#'   verdicts in the sample's `scorer_metadata$judges`); `NULL` leaves it to
+#'   `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
 #' @param answers The reference models' answers: an EloBench answer cache (`q_and_as.csv`,
 #'   `question` and one column per model, `NaN` for no answer, see [arena_read_answers()]),
 #'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers
@@ -124,8 +127,8 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   and a system prompt replacing the chat's (`NULL` keeps it).
 #' @param settings How requests are sent: a [request_settings()] object, or `NULL` for the
 #'   defaults; a setting given to `$eval()` (such as `max_active = 50`) overrides it.
-#' @param scorer_chat For `arena_scorer()`: the judge chat (the original used gpt-4), or
-#'   `NULL` to take it from `$eval(scorer_chat = )`.
+#' @param scorer_chat For `arena_scorer()`: the judge chat (the original used gpt-4), a list
+#'   of chats (a panel, see `judge`), or `NULL` to take it from `$eval(scorer_chat = )`.
 #' @param version Judge prompt version: `"231225"` (JSON verdict) or `"231113"` (scores).
 #' @param position_swap Judge both orders and keep consistent verdicts.
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped

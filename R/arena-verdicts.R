@@ -17,7 +17,8 @@ judge_battles <- function(battles, chat, version = "231225", position_swap = FAL
     text <- out$gpt_4_response_text[[i]]
     assistant <- if (is.na(text)) empty_turn() else
       ellmer::AssistantTurn(contents = list(ellmer::ContentText(text)))
-    judge$clone()$set_turns(list(user_turn_of(prompts[[i]]), assistant))
+    # (a panel's conversation is its first judge's, holding every judge's reply)
+    judge_members(judge)[[1]]$clone()$set_turns(list(user_turn_of(prompts[[i]]), assistant))
   })
   out$usage <- lapply(seq_len(nrow(out)), function(i) {
     list(cached = out$cached[[i]], input_tokens = out$input_tokens[[i]],
@@ -26,26 +27,47 @@ judge_battles <- function(battles, chat, version = "231225", position_swap = FAL
   out
 }
 
-# The verdicts of `battles` by `judge` (a chat from configured_judge()) as a table, one row a
-# battle, vectors only: what arena_run() keeps of its rounds, at any size. Every request goes
-# through the engine as one table (run_requests()), which builds no chat per answer
-# (`chat_per`). `usage`: the battle's tokens and cost (both orders with `position_swap`),
+# The verdicts of `battles` by `judge` (a chat from configured_judge(), or a panel of them)
+# as a table, one row a battle, vectors only: what arena_run() keeps of its rounds, at any
+# size. Every request goes through the engine as one table (run_requests()), which builds no
+# chat per answer (`chat_per`); a panel's members' requests too, in the same pool. `usage`:
+# the battle's tokens and cost (both orders with `position_swap`, every member of a panel),
 # none for a verdict read from the cache.
 judge_verdicts <- function(battles, judge, version = "231225", position_swap = FALSE,
                            settings = NULL) {
   settings <- settings %||% request_settings()
+  tables <- member_verdicts(battles, judge_members(judge), version, position_swap, settings)
+  if (!is_judge_panel(judge)) return(tables[[1]])
+  panel_battle_verdicts(tables, judge_models(judge), judge_label(judge), version)
+}
+
+# Each judge's own verdicts (a table each, as one judge's): every request of every judge in
+# one pool, each keyed as that judge's alone, so a judge's verdicts are shared by every
+# panel it sits on and by its runs alone.
+member_verdicts <- function(battles, judges, version, position_swap, settings) {
   n <- nrow(battles)
+  k <- length(judges)
   req <- judge_requests(battles, version, swapped = FALSE)
   if (position_swap && n) req <- rbind(req, judge_requests(battles, version, swapped = TRUE))
   # Identical requests (the same battle twice) are sent once, counted on the first. No
   # battle: no request, and no rows (not NULL, which can't be indexed as a table).
   first <- match(req$input, req$input)
   todo <- which(first == seq_along(first))
-  res <- run_requests(list(judge), rep(1L, length(todo)), as.list(req$input[todo]), settings,
-                      epoch = 1L, key_extra = judge_key_extra(version),
-                      chat_per = rep(1L, length(todo)))
-  res$chat <- NULL
-  res <- res[match(first, todo), ]
+  m <- length(todo)
+  all <- run_requests(judges, rep(seq_len(k), each = m), rep(as.list(req$input[todo]), k),
+                      settings, epoch = 1L, key_extra = judge_key_extra(version),
+                      chat_per = rep(1L, k * m))
+  all$chat <- NULL
+  lapply(seq_len(k), function(j) {
+    res <- all[(j - 1L) * m + seq_len(m), ]
+    one_judge_verdicts(battles, req, res[match(first, todo), ], first, judges[[j]], version,
+                       position_swap)
+  })
+}
+
+# One judge's verdicts from its responses `res` (one row per request `req`).
+one_judge_verdicts <- function(battles, req, res, first, judge, version, position_swap) {
+  n <- nrow(battles)
   copy <- first != seq_along(first)
   res[copy, c("input_tokens", "output_tokens", "cost")] <- 0
   keys <- verdict_keys(judge, req$input, version)
@@ -78,10 +100,73 @@ judge_verdicts <- function(battles, judge, version = "231225", position_swap = F
   )
 }
 
+# A panel's battles from its members' (one_judge_verdicts()): the verdict of more than half
+# the judges (with `position_swap`, of their combined verdicts), a tie when every judge gave
+# one and none has a majority, and no verdict (judged again next run) while a judge's missing
+# verdict could still make one (panel_majority()). Each judge's own verdicts and request key
+# are in `judges` (JSON) and in the record's `gpt_4_response`, whose own `request_sha256` is
+# null: a panel's verdict is no one request's answer, so it is never imported as one judge's
+# (R/arena-store.R). The judges' replies, errors and usage are the battle's, together.
+panel_battle_verdicts <- function(tables, models, label, version) {
+  column <- function(name) do.call(cbind, lapply(tables, `[[`, name))
+  out <- tables[[1]]
+  out$winner <- panel_majority(column("winner"), none = "tie")
+  out$winner_ab <- panel_majority(column("winner_ab"), none = "tie")
+  ba <- column("winner_ba")
+  out$winner_ba <- if (all(is.na(ba))) NA_character_ else panel_majority(ba, none = "tie")
+  out$judger <- rep(label, nrow(out))
+  text <- column("gpt_4_response_text")
+  error <- column("error")
+  named <- function(values, empty) {
+    if (!nrow(values)) return(character())
+    apply(values, 1, function(v) {
+      if (all(is.na(v))) empty else paste0(models, ": ", ifelse(is.na(v), "-", v),
+                                           collapse = "\n\n")
+    })
+  }
+  out$gpt_4_response_text <- named(text, NA_character_)
+  out$error <- if (!nrow(error)) character() else apply(error, 1, function(e) {
+    if (all(is.na(e))) NA_character_ else
+      paste0(models[!is.na(e)], ": ", e[!is.na(e)], collapse = "; ")
+  })
+  out$gpt_4_score <- rep(NA_character_, nrow(out))
+  out$is_valid <- !is.na(out$winner)
+  out$cached <- rowSums(!column("cached")) == 0
+  out$request_sha256 <- rep(NA_character_, nrow(out))
+  for (name in c("input_tokens", "output_tokens", "cost")) out[[name]] <- rowSums(column(name))
+  out$judges <- panel_json(models, list(
+    winner = column("winner"), winner_ab = column("winner_ab"), winner_ba = ba,
+    error = error, request_sha256 = column("request_sha256")
+  ))
+  out$gpt_4_response <- panel_response_json(out, version)
+  out
+}
+
+# A panel's record in `gpt_4_response` (the JSON object response_json() writes, read by
+# record_fields() and arena_response_text()): its judges' replies together as the
+# response, no request key of its own, and each judge's verdicts (`judges`).
+panel_response_json <- function(out, version) {
+  if (!nrow(out)) return(character())
+  paste0(
+    "{\"is_valid\":", ifelse(out$is_valid, "true", "false"),
+    ",\"response\":", json_strings(ifelse(is.na(out$gpt_4_response_text), "",
+                                           out$gpt_4_response_text)),
+    ",\"prompt_version\":", json_strings(rep_len(version, nrow(out))),
+    ",\"request_sha256\":null",
+    ",\"judger\":", json_strings(out$judger),
+    ",\"judges\":", out$judges, "}"
+  )
+}
+
 # The judge as it is asked: EloBench's system prompt for `version`, temperature 0 and at most
 # 800 tokens unless told otherwise.
 configured_judge <- function(chat, version, temperature = 0, params = NULL,
                              system_prompt = NULL) {
+  if (is_judge_panel(chat)) {
+    return(new_judge_panel(lapply(judge_members(chat), configured_judge, version = version,
+                                  temperature = temperature, params = params,
+                                  system_prompt = system_prompt)))
+  }
   prompt <- arena_judge_prompt("", "", "", version)
   configure_chat(chat, system_prompt %||% prompt$system,
                  utils::modifyList(list(temperature = temperature, max_tokens = 800),
@@ -189,24 +274,6 @@ response_json <- function(res, version, key) {
     ",\"prompt_tokens\":", number(res$input_tokens), "}",
     ",\"error\":", json_strings(res$error), "}"
   )
-}
-
-# JSON string literals of `x` (`null` for NA), as jsonlite writes them: `"` and `\` escaped,
-# control characters as their escapes; text with a control character other than the usual
-# five is written by jsonlite itself.
-json_strings <- function(x) {
-  x <- enc2utf8(as.character(x))
-  out <- x
-  for (pair in list(c("\\", "\\\\"), c("\"", "\\\""), c("\n", "\\n"), c("\r", "\\r"),
-                    c("\t", "\\t"), c("\b", "\\b"), c("\f", "\\f"))) {
-    out <- gsub(pair[[1]], pair[[2]], out, fixed = TRUE)
-  }
-  out <- paste0("\"", out, "\"")
-  odd <- !is.na(x) & grepl("[\001-\037]", out, perl = TRUE)
-  out[odd] <- vapply(x[odd], function(s) as.character(jsonlite::toJSON(s, auto_unbox = TRUE)),
-                     "", USE.NAMES = FALSE)
-  out[is.na(x)] <- "null"
-  out
 }
 
 # The judge's text in a `gpt_4_response` value of `battle_records.csv`: JSON (as written

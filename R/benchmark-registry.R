@@ -106,6 +106,11 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   samples again: the samples a log holds (`id`, `input`, `target`, `result` and the
 #'   dataset columns the task logged), so the scorer must need nothing else, or recover it
 #'   from these (DSBench's question, from its prompt).
+#' @param needs_judge `TRUE` when the benchmark's `task` can't score without a judge (it
+#'   takes `judge`, and its scorer refuses to run without one, as DSBench's and the arena's
+#'   do): [eval_set()] then refuses it by name, when the set has no `judge`, before any
+#'   request, rather than pay for its answers and fail at scoring. `FALSE` (the default): a
+#'   judge is optional or unused.
 #' @param internal `FALSE` (the default): the benchmark is listed by
 #'   [registered_benchmarks()]. `TRUE` registers what the shared layers read of logs a
 #'   benchmark writes besides its task's (the arena's battles and ratings, read by
@@ -156,7 +161,8 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                           prepare_pinned = NULL, flattener = NULL, unpacked = NULL,
                           statistic = NULL, statistic_metric = NULL,
                           statistic_columns = character(), cluster = "id",
-                          check_by_name = NULL, judge_scorer = NULL, internal = FALSE,
+                          check_by_name = NULL, needs_judge = FALSE, judge_scorer = NULL,
+                          internal = FALSE,
                           replace = FALSE) {
   if (missing(name)) abort_missing_field("name", "a name")
   if (missing(summary)) abort_missing_field("summary", "a summary function")
@@ -184,6 +190,10 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
     abort_pb("{.arg cluster} must be a column name or a function of the samples.", "argument",
              field = "cluster")
   }
+  if (!rlang::is_bool(needs_judge)) {
+    abort_pb("{.arg needs_judge} must be {.code TRUE} or {.code FALSE}.", "argument",
+             field = "needs_judge")
+  }
   if (!rlang::is_bool(internal)) {
     abort_pb("{.arg internal} must be {.code TRUE} or {.code FALSE}.", "argument",
              field = "internal")
@@ -199,7 +209,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                 versions = versions, prepare = prepare, prepare_pinned = prepare_pinned,
                 flattener = flattener, unpacked = unpacked, statistic = statistic,
                 statistic_metric = statistic_metric, statistic_columns = statistic_columns,
-                cluster = cluster, check_by_name = check_by_name,
+                cluster = cluster, check_by_name = check_by_name, needs_judge = needs_judge,
                 judge_scorer = judge_scorer, internal = internal)
   old <- the_benchmarks[[name]]
   # the same registration again (a package's hooks run twice) replaces nothing

@@ -438,7 +438,8 @@ check_vitals_columns <- function(dataset, call = rlang::caller_env()) {
 benchmark_samples <- function(x, needed = character(), what, by = NULL,
                               call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
-  if (rlang::is_string(x)) x <- log_samples(x)
+  # a log in several files (R/results-log-parts.R) is read as its whole run
+  if (rlang::is_string(x)) x <- log_run_samples(x)
   from_log_read <- is.data.frame(x) && is_log_read(x)
   if (from_log_read) x <- log_samples(x)
   if (!is.data.frame(x) || !all(needed %in% names(x))) {
@@ -453,18 +454,4 @@ benchmark_samples <- function(x, needed = character(), what, by = NULL,
              call = call)
   }
   x
-}
-
-# A benchmark's judge is missing: said in the words of where the run was started, naming only
-# what the user can call (`<bench>_task(judge = )` and `<bench>_scorer(scorer_chat = )` are
-# every judged benchmark's). Inside an evaluation set (its run reaches the scorer among `dots`
-# as `run`, the settings' context) the set takes the judge as `judge =`.
-abort_no_judge <- function(what, bench, dots, call = rlang::caller_env()) {
-  how <- if (inherits(dots$run, "predictivebench_run")) {
-    c(i = "Give the set a judge: {.code eval_set(..., judge = )}, a chat or a {.val provider/model} string such as {.val openai/gpt-4o}.",
-      i = "The answers are kept in the response cache: the next call pays only for the judgements.")
-  } else {
-    c(i = "Give it as {.code {bench}_task(judge = )}, {.code {bench}_scorer(scorer_chat = )} or {.code $eval(scorer_chat = )}: a chat or a {.val provider/model} string such as {.val openai/gpt-4o}.")
-  }
-  abort_pb(c(what, how), "argument", call = call)
 }

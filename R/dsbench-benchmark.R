@@ -26,6 +26,8 @@ rlang::on_load(new_benchmark(
   flattener = "dsbench", unpacked = dsbench_real_dir,
   # questions of one competition share its workbooks
   cluster = "competition_id",
+  # its scorer is the original's LLM judge: a set without one is refused before it pays
+  needs_judge = TRUE,
   judge_scorer = function(judge) dsbench_rescorer(judge)
 ))
 

@@ -4,7 +4,7 @@
 #' @order 4
 #' @export
 dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
-  scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
+  scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
@@ -12,16 +12,18 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
       abort_no_judge("The DSBench judge needs a chat (the original used gpt-4o).", "dsbench",
                      list(...))
     }
-    scorer_chat <- as_chat(scorer_chat)
+    scorer_chat <- check_judge(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
                             settings_with_dots(settings, ...))
     list(
       score = score_values(judged$correct),
       scorer_chat = judged$chat,
       scorer_metadata = lapply(seq_len(nrow(judged)), function(i) {
-        c(list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],
-               judged = judged$judged[[i]], judge_truncated = judged$truncated[[i]]),
-          usage_metadata(judged, i))
+        meta <- list(judge_reply = judged$reply[[i]], judge_error = judged$error[[i]],
+                     judged = judged$judged[[i]], judge_truncated = judged$truncated[[i]])
+        # a panel's: each judge's own verdict (R/judges-panel.R)
+        if ("judges" %in% names(judged)) meta$judges <- judged$judges[[i]]
+        c(meta, usage_metadata(judged, i))
       }),
       explanation = dsbench_judge_explanation(samples$result, samples$target, judged)
     )
@@ -30,7 +32,7 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
 
 # Why a question scored what it did: the judge's verdict, then the prediction and the answer.
 dsbench_judge_explanation <- function(prediction, answer, judged) {
-  verdict <- ifelse(
+  verdict <- if ("panel_said" %in% names(judged)) judged$panel_said else ifelse(
     !is.na(judged$reply),
     sprintf("The judge replied %s: %s.", encodeString(judged$reply, quote = "\""),
             ifelse(judged$correct, "correct", "incorrect")),
@@ -55,37 +57,66 @@ dsbench_judge_correct <- function(reply) {
   !is.na(reply) & grepl("true", tolower(reply), fixed = TRUE)
 }
 
+# The judge's verdicts (`scorer_chat` a chat, or a panel: check_judge()), one row per
+# question. A panel's members judge every question in one pool, each request keyed as that
+# member's alone (a member's verdicts are those it gives as a single judge, from the cache);
+# a question is correct when more than half the members say so (a failed judgement is a
+# member's "incorrect", as it is a single judge's; an even split is incorrect).
 dsbench_judge <- function(question, answer, prediction, scorer_chat, settings = NULL) {
+  if (!is_judge_panel(scorer_chat)) {
+    return(dsbench_judge_members(question, answer, prediction, list(scorer_chat),
+                                 settings)[[1]])
+  }
+  members <- dsbench_judge_members(question, answer, prediction, judge_members(scorer_chat),
+                                   settings)
+  dsbench_panel_verdict(members, judge_models(scorer_chat))
+}
+
+dsbench_judge_members <- function(question, answer, prediction, judges, settings = NULL) {
   n <- length(prediction)
-  chat <- configure_chat(scorer_chat, params = list(temperature = 0, max_tokens = 256))
-  chat$set_system_prompt(NULL)
+  k <- length(judges)
+  chats <- lapply(judges, function(judge) {
+    chat <- configure_chat(judge, params = list(temperature = 0, max_tokens = 256))
+    chat$set_system_prompt(NULL)
+    chat
+  })
   send <- which(!is.na(prediction))
   prompts <- dsbench_judge_prompt(question, answer, ifelse(is.na(prediction), "", prediction))
-  out <- tibble::tibble(
-    reply = rep(NA_character_, n),
-    error = rep(NA_character_, n),
-    judged = rep(FALSE, n), truncated = rep(FALSE, n), cached = rep(FALSE, n),
-    input_tokens = rep(0, n),
-    output_tokens = rep(0, n), cost = rep(0, n),
-    chat = lapply(prompts, function(p) {
-      chat$clone()$set_turns(list(user_turn_of(p), empty_turn()))
-    })
-  )
+  outs <- lapply(chats, function(chat) {
+    tibble::tibble(
+      reply = rep(NA_character_, n),
+      error = rep(NA_character_, n),
+      judged = rep(FALSE, n), truncated = rep(FALSE, n), cached = rep(FALSE, n),
+      input_tokens = rep(0, n),
+      output_tokens = rep(0, n), cost = rep(0, n),
+      chat = lapply(prompts, function(p) {
+        chat$clone()$set_turns(list(user_turn_of(p), empty_turn()))
+      })
+    )
+  })
   if (length(send)) {
-    res <- generate_responses(chat, prompts[send], settings, key_extra = "dsbench-judge-v1")
-    out$reply[send] <- res$result
-    out$error[send] <- res$error
-    out$judged[send] <- is.na(res$error)
-    # a reasoning judge can think past the original's 256 tokens: its verdict is then empty
-    out$truncated[send] <- res$truncated %in% TRUE
-    out$cached[send] <- res$cached
-    out$input_tokens[send] <- res$input_tokens
-    out$output_tokens[send] <- res$output_tokens
-    out$cost[send] <- res$cost
-    out$chat[send] <- res$chat
+    # every member's requests in one pool
+    res <- run_requests(chats, rep(seq_len(k), each = length(send)),
+                        as_prompt_list(rep(prompts[send], k)), settings,
+                        key_extra = "dsbench-judge-v1")
+    for (j in seq_len(k)) {
+      mine <- res[(j - 1L) * length(send) + seq_along(send), ]
+      out <- outs[[j]]
+      out$reply[send] <- mine$result
+      out$error[send] <- mine$error
+      out$judged[send] <- is.na(mine$error)
+      # a reasoning judge can think past the original's 256 tokens: its verdict is then empty
+      out$truncated[send] <- mine$truncated %in% TRUE
+      out$cached[send] <- mine$cached
+      out$input_tokens[send] <- mine$input_tokens
+      out$output_tokens[send] <- mine$output_tokens
+      out$cost[send] <- mine$cost
+      out$chat[send] <- mine$chat
+      outs[[j]] <- out
+    }
     failed <- sum(!is.na(res$error))
     # Every judgement failed: the scoring step is not a success ("x Scoring").
-    if (failed == length(send)) fail_eval_step()
+    if (failed == nrow(res)) fail_eval_step()
     if (failed) {
       cli::cli_warn(
         c("{failed} judgement{?s} failed; {?it counts/they count} as incorrect.",
@@ -94,6 +125,42 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, settings = 
       )
     }
   }
-  out$correct <- dsbench_judge_correct(out$reply)
+  lapply(outs, function(out) {
+    out$correct <- dsbench_judge_correct(out$reply)
+    out
+  })
+}
+
+# A panel's rows from its members' (dsbench_judge_members()): the majority's verdict, each
+# judge's own in `judges` (JSON), the requests' usage summed, and the first member's
+# conversation for vitals, which wants one chat per question.
+dsbench_panel_verdict <- function(members, models) {
+  column <- function(name) do.call(cbind, lapply(members, `[[`, name))
+  correct <- column("correct")
+  votes <- ifelse(correct, "true", "false")
+  out <- members[[1]]
+  out$correct <- panel_majority(votes, none = "false") == "true"
+  out$reply <- NA_character_
+  error <- column("error")
+  out$error <- apply(error, 1, function(e) {
+    if (all(is.na(e))) NA_character_ else
+      paste0(models[!is.na(e)], ": ", e[!is.na(e)], collapse = "; ")
+  })
+  out$judged <- rowSums(column("judged")) == length(members)
+  out$truncated <- rowSums(column("truncated")) > 0
+  out$cached <- rowSums(!column("cached")) == 0
+  for (name in c("input_tokens", "output_tokens", "cost")) out[[name]] <- rowSums(column(name))
+  reply <- column("reply")
+  out$judges <- panel_json(models, list(reply = reply, correct = correct, error = error))
+  sent <- rowSums(!is.na(reply) | !is.na(error)) > 0
+  said <- vapply(seq_len(nrow(out)), function(i) {
+    each <- paste0(models, ifelse(is.na(reply[i, ]),
+                                  ifelse(is.na(error[i, ]), " -", " failed"),
+                                  paste0(" ", encodeString(reply[i, ], quote = "\""))),
+                   collapse = ", ")
+    paste0("The panel said ", if (out$correct[[i]]) "correct" else "incorrect", " (",
+           sum(correct[i, ]), " of ", length(models), " judges: ", each, ").")
+  }, "")
+  out$panel_said <- ifelse(sent, said, "Not judged (the solver gave no response): incorrect.")
   out
 }

@@ -28,10 +28,19 @@ mean_ci_interval <- function(method) {
 #'   interval). With a single competition the clustered interval can't be estimated
 #'   and is `NA`: use `NULL` (or `"id"` for epochs) there. The `competitions` row is already a mean over competitions and is not
 #'   affected; per-competition rows cluster only the epochs of one question (`id`).
+#' @param reducer `NULL` (the default: every epoch's verdict, as the original counts its
+#'   one run), or an epoch reducer of [reduce_epochs()]: `"mean"`, `"mode"`, `"max"`,
+#'   `"pass_at_k"`, `"pass_hat_k"` or `"at_least_k"`. Each question's epochs are reduced to
+#'   one score first, so `n` counts questions and every interval is over questions (still
+#'   clustered by competition on the `questions` row); the metric becomes
+#'   `"accuracy_<reducer>"`, such as `"accuracy_pass_at_2"`. Failures, tokens and cost still
+#'   count every epoch.
+#' @param k The `k` of `"pass_at_k"`, `"pass_hat_k"` and `"at_least_k"`, at most the epochs.
 #' @inheritParams futurex_summary
 #' @returns A tibble in the shape of every predictivebench summary, with rows `questions`
 #'   and `competitions` (and, with `by_competition`, one per competition): `group`,
-#'   `metric` (`"accuracy"`), `estimate` (on the 0-1 scale), `lower`, `upper`, `n`
+#'   `metric` (`"accuracy"`, or `"accuracy_<reducer>"`), `estimate` (on the 0-1 scale),
+#'   `lower`, `upper`, `n`
 #'   (questions, or competitions on the `competitions` row), then `n_missing` (unscored
 #'   samples) and `solver_failures`, `judge_failures`, `input_tokens`, `output_tokens`,
 #'   `cost` on the first row (`NA` elsewhere; cost `NA` when the provider gives no prices).
@@ -53,39 +62,47 @@ mean_ci_interval <- function(method) {
 #' dsbench_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1,
-                            by_competition = FALSE, cluster = "default") {
+                            by_competition = FALSE, cluster = "default", reducer = NULL,
+                            k = NULL) {
   method <- rlang::arg_match(method)
   check_flag(by_competition)
+  spec <- epoch_reducer(reducer, k)
+  metric <- reduced_metric("accuracy", spec)
   x <- benchmark_samples(x, c("score", "competition_id"),
                          "an evaluated DSBench task or its samples.")
-  correct <- as_score(x$score)
   cl <- resolve_cluster(x, cluster, benchmark_cluster("dsbench", x))
+  epochs <- x  # every epoch: failures, tokens, cost and cut answers count them all
+  if (!is.null(spec)) {
+    cl <- cl[!duplicated(as.character(x$id))]
+    x <- reduce_epoch_rows(x, spec)  # R/stats-epochs.R
+  }
+  correct <- as_score(x$score)
   columns <- c("group", "metric", "estimate", "lower", "upper", "n", "n_missing")
-  questions <- grouped_summary(correct, metric = "accuracy", method = method, times = times,
+  questions <- grouped_summary(correct, metric = metric, method = method, times = times,
                                seed = seed, limits = c(0, 1), cluster = cl)[columns]
   questions$group[[1]] <- "questions"
   # Within one competition, only the epochs of a question are clustered.
   rows <- if (by_competition) {
-    grouped_summary(correct, by = x$competition_id, metric = "accuracy", method = method,
+    grouped_summary(correct, by = x$competition_id, metric = metric, method = method,
                     times = times, seed = seed, limits = c(0, 1),
                     cluster = shared_cluster(x[["id"]]))[-1, columns]
   }
   competitions <- mean_ci(as.double(tapply(correct, x$competition_id, mean)), method = method,
                           times = times, seed = seed, limits = c(0, 1))
   out <- rbind(questions,
-               summary_rows("competitions", "accuracy", competitions,
+               summary_rows("competitions", metric, competitions,
                             n_missing = competitions$n_missing),
                rows)
   first <- function(value) c(value, rep(NA, nrow(out) - 1))
-  out$solver_failures <- first(dsbench_failures(x, "solver_metadata", "error"))
-  out$judge_failures <- first(dsbench_failures(x, "scorer_metadata", "judge_error"))
+  out$solver_failures <- first(dsbench_failures(epochs, "solver_metadata", "error"))
+  out$judge_failures <- first(dsbench_failures(epochs, "scorer_metadata", "judge_error"))
   for (field in c("input_tokens", "output_tokens", "cost")) {
-    out[[field]] <- first(add_na(dsbench_usage(x, "solver_metadata", field),
-                                 dsbench_usage(x, "scorer_metadata", field)))
+    out[[field]] <- first(add_na(dsbench_usage(epochs, "solver_metadata", field),
+                                 dsbench_usage(epochs, "scorer_metadata", field)))
   }
   out <- benchmark_summary(out, "dsbench", method = method)
-  cuts <- answer_cuts(x)
-  dsbench_note_judge_cuts(x)
+  cuts <- answer_cuts(epochs)
+  dsbench_note_judge_cuts(epochs)
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }
 

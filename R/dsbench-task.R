@@ -64,6 +64,18 @@
 #' its thinking; one that thinks past the 256 tokens gives no verdict (incorrect), which
 #' `scorer_metadata$judge_truncated` and a note of [dsbench_summary()] say.
 #'
+#' @section Judge panels:
+#' A list of chats as `judge` or `scorer_chat` is a panel: every judge judges every answer
+#' (all their requests in one pool, each cached as that judge's alone, so a judge already
+#' used alone costs nothing again), and an answer is correct when more than half the judges
+#' say so. A judge whose request failed counts as saying incorrect, as a single judge's
+#' failure does; an even split (as in a panel of two that disagree) is incorrect. The score
+#' stays 0 or 1, as the original's accuracy counts answers: a mean of the judges' verdicts
+#' would count a third of an answer. `scorer_metadata$judges` keeps each judge's reply,
+#' verdict and error (a JSON array), `judge_error` names the judges that failed (the sample
+#' is asked again on the next run), and the explanation lists every judge's reply. A list of
+#' one chat is that chat.
+#'
 #' @section Differences from the original:
 #' * Workbooks are read in file-name order (`sort`); the original takes `os.listdir()` order,
 #'   which depends on the file system.
@@ -137,7 +149,8 @@
 #'   `NULL` leaves it unset.
 #' @param max_cells Passed to [workbook_tools()] in the files mode.
 #' @param scorer_chat The judge, an ellmer chat (the original used `gpt-4o-2024-05-13`),
-#'   given here or through `$eval(scorer_chat = )`.
+#'   given here or through `$eval(scorer_chat = )`; a list of chats is a panel of judges
+#'   (see "Judge panels").
 #' @param dataset A task table (tibble) from `dsbench_dataset()`. The solver reads each
 #'   question's folder, image and workbook list from it: [dsbench_task()] gives the solver
 #'   its dataset, so `dsbench_solver()` takes none. Called outside a task, the solver works
@@ -145,8 +158,8 @@
 #' @param solver,scorer A solver and scorer, by default `dsbench_solver()` and
 #'   `dsbench_scorer()`.
 #' @param judge For `dsbench_task()`: the judge chat given to the default scorer as its
-#'   `scorer_chat` (the original used gpt-4o). `NULL` (the default) leaves it to
-#'   `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
+#'   `scorer_chat` (the original used gpt-4o), or a list of chats (a panel). `NULL` (the
+#'   default) leaves it to `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
 #' @inheritParams generate_solver
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
 #'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a

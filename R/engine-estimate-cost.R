@@ -1,134 +1,13 @@
-# What a run will cost, before any request is sent: the task is solved and scored once
-# offline, every request answered where the engine would send it (R/engine-dry-run.R), and
-# any other HTTP request by httr2's mock.
-
-#' What will this run cost?
-#'
-#' @description
-#' `estimate_cost()` answers before you pay: it runs `task` with `chat` as `$eval()` would,
-#' but answers every request locally, so nothing leaves the machine and nothing is
-#' billed. From the requests the run tried to send it reports:
-#'
-#' * `requests`: every request the run sends: each sample, epoch and vote of the solver,
-#'   each judge call of the scorer, each log-probability request;
-#' * `cached`: those already answered in the response cache (see [cache_dir()]), which cost
-#'   nothing, and `to_send` = `requests - cached`;
-#' * `input_tokens` of the requests to send: exact with OpenAI's tokenizer (the rtiktoken
-#'   package) for OpenAI models, counting the message texts plus 3 tokens per message and 3
-#'   to start the reply (as OpenAI documents for its chat models); for other models an
-#'   estimate of 1 token per 4 characters (`tokens = "estimate"`); images are not counted;
-#' * `output_tokens_max`: the bound the parameters set (`max_tokens`,
-#'   `max_completion_tokens` or `max_output_tokens`, times `n` choices); `NA` when no
-#'   request sets one (pass `params = ellmer::params(max_tokens = )` to the solver to bound
-#'   it);
-#' * `cost_max`: input tokens plus the output bound at the prices of ellmer's price table
-#'   when it knows the provider and model, else `NA`: tokens only. Each request is counted
-#'   and priced for the model of the chat that sends it: the solver's at `chat`, a judge's
-#'   or a grader's at the judge's, also when the judge is inside the task's scorer (as
-#'   [eval_set()] gives its `judge`). Requests a run would
-#'   send as a provider batch (the setting `batch = TRUE`, the route through
-#'   [ellmer::batch_chat()]) at the table's `batches` prices, or half the regular price
-#'   where it lists none (the providers' batch discount).
-#'
-#' Judge calls and tool rounds that depend on the model's answers are counted as they
-#' happen for the placeholder answer `answer` (an empty reply by default), so for such
-#' scorers `requests` is an estimate; for solvers and judges called once per sample it is
-#' exact.
-#'
-#' The dry run writes nothing to the cache or the logs, and never moves or hides the cache:
-#' it only reads the cache directories and keeps its placeholder answers in memory, so
-#' however it ends, even killed, the cache is as it was and no placeholder answer is ever
-#' served as a model's. It solves and scores once, at about a millisecond of CPU a request
-#' (`bench/README.md`): a request's tokens are counted from the prompt it would send and
-#' its chat's fixed messages, not from a request built and answered. `cached` counts hits in
-#' every cache the task's solver and scorer use (their settings' `cache`, or the one given
-#' here); a request asked again in the same run counts once, as the real run would send it
-#' once.
-#'
-#' @param task A vitals Task (not modified: a copy is run).
-#' @param chat The ellmer chat you will pass as `solver_chat`.
-#' @param ... Other named arguments of `$eval()`, such as `scorer_chat`, and request
-#'   settings (see [request_settings()]) as `$eval()` takes them, which override the
-#'   solver's and scorer's own: `batch = TRUE` prices the run as provider batches, `cache`
-#'   names the cache the run will use. Requests the engine does not send itself (vitals'
-#'   own solvers and scorers) are priced at the chat given here of their model (a
-#'   `scorer_chat`), else at `chat`'s. A solver or judge whose
-#'   settings say `batch = TRUE` is priced at the batch price anyway: the dry run counts its
-#'   requests one by one, at that price.
-#' @param epochs Epochs, as for `$eval()`.
-#' @param answer The placeholder reply text of every request.
-#' @returns A one-row tibble: `requests`, `cached`, `to_send`, `input_tokens`,
-#'   `output_tokens_max`, `cost_max`, `tokens` (`"exact"` or `"estimate"`), `provider`,
-#'   `model`, `batch` (whether every request to send is priced at the batch price).
-#' @family engine
-#' @export
-#' @examples
-#' old <- options(predictivebench.cache_dir = tempfile())
-#' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = tempfile(),
-#'                     solver = futurex_solver(params = ellmer::params(max_tokens = 500)))
-#' chat <- ellmer::chat_openai(model = "gpt-4.1", credentials = function() "not used")
-#' estimate_cost(tsk, chat, cache = tempfile())
-#' estimate_cost(tsk, chat, cache = tempfile(), batch = TRUE)
-#' options(old)
-estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
-  if (!inherits(task, "Task")) abort_pb("{.arg task} must be a vitals Task.", "argument")
-  if (!inherits(chat, "Chat")) abort_pb("{.arg chat} must be an ellmer chat.", "argument")
-  if (!is.null(epochs)) check_count(epochs)
-  check_string(answer)
-  dots <- list(...)
-  if (length(dots) && !all(nzchar(rlang::names2(dots)))) {
-    abort_pb("All arguments in {.arg ...} must be named.", "argument")
-  }
-  if ("dry_run" %in% names(dots)) {
-    abort_pb("{.arg dry_run} is set by {.fn estimate_cost} itself.", "argument")
-  }
-  # settings given here are checked now, at the door $eval() would use
-  rlang::exec(settings_with_dots, request_settings(),
-              !!!dots[names(dots) %in% request_setting_names()])
-  batch <- isTRUE(dots$batch)
-  # nothing is sent, so no key is read (vitals' own solvers and scorers build their
-  # requests through ellmer too): a preview works without one
-  chat <- chat_offline(chat)
-  dots <- lapply(dots, function(x) if (inherits(x, "Chat")) chat_offline(x) else x)
-  context <- dry_run(task, chat, dots, epochs, new_dry_run(answer))
-  chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
-  counts <- dry_run_costs(context, chats, batch)
-  # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
-  batch <- batch || (counts$n > 0 && counts$all_batch)
-  # one type per column however many requests there are (a sum over none is an integer)
-  tibble::tibble(
-    requests = as.integer(context$hits + counts$n), cached = as.integer(context$hits),
-    to_send = as.integer(counts$n), input_tokens = as.double(counts$input),
-    output_tokens_max = as.double(counts$output), cost_max = as.double(counts$cost),
-    tokens = counts$how,
-    provider = chat$get_provider()@name, model = chat$get_model(),
-    batch = batch
-  )
-}
-
-# Solves and scores a copy of `task` once, inside a dry-run context (R/engine-dry-run.R):
-# the engine answers its own requests there; any request that still reaches httr2 (vitals'
-# own solvers and scorers) is answered by fake_response() and recorded (url, body). Every
-# cache is only read.
-dry_run <- function(task, chat, dots, epochs, context) {
-  copy <- task$clone(deep = TRUE)
-  # As $eval() splits them: request settings go to the solver and the scorer, and so does
-  # the dry-run context, a setting only this function gives (R/engine-settings.R).
-  dots$dry_run <- context
-  settings <- rlang::names2(dots) %in% c(request_setting_names(), "dry_run")
-  solver_args <- dots[startsWith(rlang::names2(dots), "solver_") | settings]
-  scorer_args <- dots[!startsWith(rlang::names2(dots), "solver_")]
-  with_dry_run_mock(context, {
-    do.call(copy$solve, c(list(solver_chat = chat), solver_args, list(epochs = epochs)))
-    do.call(copy$score, scorer_args)
-  })
-  invisible(context)
-}
+# The request side of estimate_cost()'s dry run (R/results-estimate-cost.R runs the task):
+# the mock that answers any HTTP request still reaching httr2, and the pricing of the
+# requests the engine answered where it would send them (R/engine-dry-run.R): tokens counted
+# in bulk over distinct texts, each request priced at its own chat's model, folded into
+# running totals a chunk of requests at a time.
 
 # Evaluates `code` (quietly) with every HTTP request that still reaches httr2 answered by
 # fake_response() and recorded in the dry-run `context` (url, body), so nothing leaves the
-# machine: what estimate_cost() runs, and what an evaluation set's closing arena runs for
-# its preview (R/evalset-cost.R).
+# machine: what estimate_cost() runs its task in, and what an evaluation set's closing arena
+# runs in for its preview (R/evalset-arena.R).
 with_dry_run_mock <- function(context, code) {
   mock <- function(req) {
     body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
@@ -139,19 +18,54 @@ with_dry_run_mock <- function(context, code) {
   httr2::with_mocked_responses(mock, suppressMessages(suppressWarnings(code)))
 }
 
-# Input tokens, the bound on output tokens and its price over the requests to send, each
-# counted and priced for its own chat's model: the engine's requests (a solver's, a judge's,
-# a grader's) for the chat that sends them, whatever was given here; log-probability
-# requests and those the mock saw for the chat given here of their body's model (else the
-# solver's). Tokens are counted once per distinct text and encoding, in bulk.
+# What the dry run's requests cost, over all of them: those answered since the last fold
+# priced (dry_run_fold()) and added to the totals of those before. `n` requests to send,
+# `input` tokens, the `output` bound, `cost` (NA when a price is unknown), `how` ("exact"
+# when every request's tokens are) and `all_batch` (every request at the batch price).
 dry_run_costs <- function(context, chats, batch) {
+  dry_run_fold(context, chats, batch)
+  tally <- context$tally
+  list(n = tally$n, input = tally$input, output = tally$output, cost = tally$cost,
+       how = if (tally$n > 0 && tally$exact) "exact" else "estimate",
+       all_batch = tally$all_batch)
+}
+
+# The requests answered since the last fold (`chunks`, the engine's; `requests`, the
+# mock's) priced, added to the context's running totals (`tally`), and dropped: a dry run
+# folded after each chunk of its task (R/results-estimate-cost.R) holds one chunk's texts,
+# not the run's. The keys of the requests answered stay (`answered`): a request asked again
+# in a later chunk is one the real run sends once.
+dry_run_fold <- function(context, chats, batch) {
+  tally <- context$tally %||% list(n = 0L, input = 0, output = 0, cost = 0, exact = TRUE,
+                                   all_batch = TRUE)
+  if (length(context$chunks) || length(context$requests)) {
+    counts <- request_costs(context, chats, batch)
+    tally <- list(n = tally$n + counts$n, input = tally$input + counts$input,
+                  output = tally$output + counts$output, cost = tally$cost + counts$cost,
+                  exact = tally$exact && counts$exact,
+                  all_batch = tally$all_batch && counts$all_batch)
+  }
+  context$chunks <- list()
+  context$requests <- list()
+  context$tally <- tally
+  invisible(context)
+}
+
+# Input tokens, the bound on output tokens and its price over the requests in the context,
+# each counted and priced for its own chat's model: the engine's requests (a solver's, a
+# judge's, a grader's) for the chat that sends them, whatever was given here;
+# log-probability requests and those the mock saw for the chat given here of their body's
+# model (else the solver's). Tokens are counted once per distinct text and encoding, in bulk.
+request_costs <- function(context, chats, batch) {
   models <- vapply(chats, function(ch) ch$get_model(), "")
   chat_of <- function(chat, model) {
     if (!is.null(chat)) return(chat)
     at <- match(model %||% NA_character_, models)
     chats[[if (is.na(at)) 1L else at]]
   }
-  pricing <- memo_pricing(batch)
+  # a chat's prices are looked up once per dry run, not once per fold
+  context$pricing <- context$pricing %||% memo_pricing(batch)
+  pricing <- context$pricing
   chunks <- context$chunks
   templates <- lapply(context$templates, function(t) {
     c(t[c("fixed", "chat_style", "output")], pricing(chat_of(t$chat, t$model)))
@@ -167,12 +81,10 @@ dry_run_costs <- function(context, chats, batch) {
     one_request(r$body, p$encoding, p[[if (isTRUE(r$batch)) "batch" else "regular"]])
   }))
   pick <- function(field) unlist(lapply(rows, `[[`, field))
-  exact <- pick("exact")
   flags <- c(unlist(lapply(chunks, function(x) rep(x$batch, length(x$texts)))),
              vapply(context$requests, function(r) isTRUE(r$batch), NA))
-  list(n = length(exact), input = sum(pick("input")), output = sum(pick("output")),
-       cost = sum(pick("cost")), how = if (length(exact) && all(exact)) "exact" else "estimate",
-       all_batch = all(flags))
+  list(n = length(pick("exact")), input = sum(pick("input")), output = sum(pick("output")),
+       cost = sum(pick("cost")), exact = all(pick("exact")), all_batch = all(flags))
 }
 
 # A chat's tokenizer and its regular and batch prices, looked up once per provider and model.

@@ -89,14 +89,21 @@ set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
   fingerprint <- arena_fingerprint(run)
   kept <- recorded_arena_log(dir, experiment, fingerprint)
   if (!is.null(kept)) {
-    run$paths$log <- kept
+    run$paths$log <- kept[[1]]
+    run$paths$log_parts <- if (length(kept) > 1) kept
     return(run)
   }
-  placed <- file.path(dir, basename(run$paths$log))
-  if (!file.rename(run$paths$log, placed)) {
-    abort_pb("Can't move the closing arena's log into its folder.", "path", file = placed)
+  # a log in several files (R/arena-log.R) moves whole, its first file last
+  logs <- run$paths$log_parts %||% run$paths$log
+  placed <- file.path(dir, basename(logs))
+  for (k in rev(seq_along(logs))) {
+    if (!file.rename(logs[[k]], placed[[k]])) {
+      abort_pb("Can't move the closing arena's log into its folder.", "path",
+               file = placed[[k]])
+    }
   }
-  run$paths$log <- placed
+  run$paths$log <- placed[[1]]
+  if (length(placed) > 1) run$paths$log_parts <- placed
   record_arena_log(placed, experiment, fingerprint)
   run
 }
@@ -117,7 +124,7 @@ arena_fingerprint <- function(run) {
 }
 
 # The folder's recorded log of the arena `experiment` when it is whole and holds the run of
-# `fingerprint`, else NULL.
+# `fingerprint` (every file of a log in several, the run's log first), else NULL.
 recorded_arena_log <- function(dir, experiment, fingerprint) {
   path <- manifest_path(dir, paste0("arena-", experiment))
   if (!file.exists(path)) return(NULL)
@@ -128,6 +135,13 @@ recorded_arena_log <- function(dir, experiment, fingerprint) {
   }
   log <- path_inside(dir, record$log)
   if (is.null(log) || !complete_log(log, bytes = record$log_bytes)) return(NULL)
+  # a log in several files is whole when each of them is
+  parts <- as.character(unlist(record$log_parts))
+  for (part in setdiff(parts, record$log)) {
+    path <- path_inside(dir, part)
+    if (is.null(path) || !complete_log(path)) return(NULL)
+    log <- c(log, path)
+  }
   log
 }
 
@@ -162,7 +176,7 @@ arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
   args$elobench <- NULL
   args$settings <- settings_with_dots(arena_settings(args$settings), dry_run = context)
   with_dry_run_mock(context, do.call(arena_run, args))
-  chats <- c(unname(args$models), list(as_chat(args$judge)))
+  chats <- c(unname(args$models), judge_members(check_judge(args$judge)))
   counts <- dry_run_costs(context, chats, isTRUE(args$settings$batch))
   tibble::tibble(
     benchmark = "arena_run", model = paste(names(args$models), collapse = " vs "),
@@ -196,8 +210,10 @@ folder_questions <- function(elobench, version) {
 # folder as an attempt. Kept in the log's own folder (`arena$dir`, by default `log_dir`).
 record_arena_log <- function(log, experiment, fingerprint = NULL) {
   if (is.null(log)) return(invisible())
-  record <- list(arena = experiment, benchmark = "arena_ratings", log = basename(log),
-                 log_bytes = file.size(log), fingerprint = fingerprint,
+  # `log`: the run's log, or every file of a log in several, the run's log first
+  record <- list(arena = experiment, benchmark = "arena_ratings", log = basename(log[[1]]),
+                 log_bytes = file.size(log[[1]]), fingerprint = fingerprint,
                  completed_at = log_timestamp())
-  write_record(manifest_path(dirname(log), paste0("arena-", experiment)), record)
+  if (length(log) > 1) record$log_parts <- as.list(basename(log))
+  write_record(manifest_path(dirname(log[[1]]), paste0("arena-", experiment)), record)
 }

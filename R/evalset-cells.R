@@ -59,13 +59,23 @@ named_benchmark <- function(x, judge, limit, call) {
   check <- registration(name)$check_by_name
   if (is.function(check)) check(x, version, call)
   takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
+  check_set_judge(x, name, judge, call)
   judge <- if (takes_judge) judge
+  spec <- judge_spec(judge, call)
   list(benchmark = name, label = x, version = version %||% "default", task = NULL,
-       judge = if (!is.null(judge)) chat_spec(judge, "judge", call), judge_chat = judge,
+       judge = spec, judge_chat = judge,
        limit = limit,
        identity = list(benchmark = name, pins = version_identity(name, version),
                        limit = limit,
-                       judge = if (!is.null(judge)) spec_identity(chat_spec(judge, "judge", call))))
+                       judge = if (!is.null(spec)) judge_spec_identity(spec)))
+}
+
+# A benchmark whose scorer needs a judge (its registration's `needs_judge`) in a set without
+# one would pay for every answer, then fail at scoring: refused here, before any request.
+check_set_judge <- function(x, name, judge, call) {
+  if (!isTRUE(registration(name)$needs_judge) || !is.null(judge)) return(invisible())
+  what <- cli::format_inline("{.val {x}} is scored by a judge, and the set has none.")
+  abort_no_judge(what, name, list(), call = call, before_set = TRUE)
 }
 
 task_set_benchmark <- function(task, label, call) {
@@ -76,8 +86,9 @@ task_set_benchmark <- function(task, label, call) {
                    scorer = closure_fingerprint(task_step(task, "scorer")))
   declared <- step_identity(task_step(task, "scorer"))
   if (!is.null(declared)) identity$scorer_data <- declared
+  # the task's own epochs run when the set gives none: part of the cells' identity then
   list(benchmark = benchmark, label = label, version = "task", task = task, judge = NULL,
-       limit = NULL, identity = identity)
+       limit = NULL, identity = identity, epochs = vitals_private(task)$epochs)
 }
 
 # What a step declares changes its results beyond its code (data it judges by, such as
@@ -138,15 +149,17 @@ task_dataset <- function(task) {
 
 task_step <- function(task, what) vitals_private(task)[[what]]
 
-# Every benchmark x model cell: its identity hash (`id`), the model spec and the epochs.
-# `chats`: the models as given (used in this process; workers rebuild them from `specs`).
+# Every benchmark x model cell: its identity hash (`id`), the model spec and the epochs (the
+# set's, else a task object's own, so a task made with `epochs = 3` is not the cell of the
+# same task with one). `chats`: the models as given (used in this process; workers rebuild
+# them from `specs`).
 set_cells <- function(benchmarks, specs, chats, epochs) {
   grid <- expand.grid(b = seq_along(benchmarks), m = seq_along(specs))
   lapply(seq_len(nrow(grid)), function(r) {
     b <- benchmarks[[grid$b[[r]]]]
     spec <- specs[[grid$m[[r]]]]
     identity <- list(version = 1L, benchmark = b$identity, model = spec_identity(spec),
-                     epochs = epochs)
+                     epochs = epochs %||% b$epochs)
     list(id = substr(digest::digest(identity, algo = "sha256"), 1, 16), benchmark = b,
          model = spec, chat = chats[[grid$m[[r]]]], label = spec_label(spec), epochs = epochs)
   })
@@ -163,6 +176,6 @@ cell_task <- function(cell, log_dir) {
   version <- if (!identical(b$version, "default")) b$version
   dataset <- benchmark_function(b$benchmark, "dataset")(version = version, limit = b$limit)
   args <- list(dataset = dataset, dir = log_dir)
-  if (!is.null(b$judge)) args$judge <- b$judge_chat %||% chat_from_spec(b$judge)
+  if (!is.null(b$judge)) args$judge <- b$judge_chat %||% judge_from_spec(b$judge)
   do.call(benchmark_function(b$benchmark, "task"), args)
 }

@@ -42,7 +42,8 @@ one_line <- function(text) trimws(gsub("\\s+", " ", paste(text, collapse = " "))
 # Only for a real run: a preview sends nothing and reads no key (chat_offline()).
 check_set_credentials <- function(cells, call = rlang::caller_env()) {
   pairs <- unlist(lapply(cells, function(cell) {
-    list(list(cell$model, cell$chat), list(cell$benchmark$judge, cell$benchmark$judge_chat))
+    c(list(list(cell$model, cell$chat)),
+      judge_spec_pairs(cell$benchmark$judge, cell$benchmark$judge_chat))
   }), recursive = FALSE)
   pairs <- Filter(function(p) !is.null(p[[1]]), pairs)
   labels <- vapply(pairs, function(p) spec_label(p[[1]]), "")

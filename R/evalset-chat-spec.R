@@ -38,6 +38,50 @@ chat_spec <- function(x, arg = "models", call = rlang::caller_env()) {
   spec
 }
 
+# A set's judge as specs (NULL for none): one chat's spec, or a panel's (a list of two or
+# more chats or "provider/model" strings), each member specced as one chat is, in a
+# `judge_panel_spec`. A list of one is that one's spec, so that its cells are the single
+# judge's.
+judge_spec <- function(judge, call = rlang::caller_env()) {
+  if (is.null(judge)) return(NULL)
+  members <- judge_given_members(judge)
+  if (length(members) == 1L) return(chat_spec(members[[1]], "judge", call))
+  structure(lapply(members, chat_spec, arg = "judge", call = call), class = "judge_panel_spec")
+}
+
+# The members of a judge as given (a chat, a string, a list of them, or a panel).
+judge_given_members <- function(judge) {
+  if (is_judge_panel(judge)) return(unname(unclass(judge)))
+  if (is.list(judge) && !is.object(judge)) {
+    if (!length(judge)) {
+      abort_pb("{.arg judge} is an empty list: a panel needs at least one judge.", "argument")
+    }
+    return(unname(judge))
+  }
+  list(judge)
+}
+
+# Each member's spec (one for a single judge, none for NULL).
+judge_spec_members <- function(spec) {
+  if (is.null(spec)) return(list())
+  if (inherits(spec, "judge_panel_spec")) return(unclass(spec))
+  list(spec)
+}
+
+# The judge a spec makes (in a worker: with the credentials travelling beside each member).
+judge_from_spec <- function(spec, call = rlang::caller_env()) {
+  if (!inherits(spec, "judge_panel_spec")) return(chat_from_spec(spec, call))
+  check_judge(lapply(judge_spec_members(spec), chat_from_spec, call = call), "judge",
+              call = call)
+}
+
+# A judge's part of a cell's identity: a single judge's is what it always was; a panel's is
+# its members', in order.
+judge_spec_identity <- function(spec) {
+  if (!inherits(spec, "judge_panel_spec")) return(spec_identity(spec))
+  list(panel = lapply(judge_spec_members(spec), spec_identity))
+}
+
 # `headers`: the chat's extra headers as hashes (R/engine-identity.R), for the identity only.
 new_chat_spec <- function(provider, model, args = list(), params = list(),
                           system_prompt = NULL, turns = list(), tools = list(),
@@ -362,4 +406,21 @@ cell_overridden <- function(cell) {
     predictivebench_setting_overridden = keep
   ), error = function(e) NULL)
   found
+}
+
+# Each member's spec beside the chat the user gave for it (NULL when it was a string or
+# none), as list(spec, chat) pairs: what the credentials of a set's judge are read from.
+judge_spec_pairs <- function(spec, given) {
+  specs <- judge_spec_members(spec)
+  chats <- if (is.null(given)) list() else judge_given_members(given)
+  lapply(seq_along(specs), function(i) {
+    list(specs[[i]], if (length(chats) == length(specs)) chats[[i]])
+  })
+}
+
+# `f(spec, chat)` applied to each member of a judge's spec, the result kept in its shape.
+judge_spec_map <- function(spec, given, f) {
+  pairs <- judge_spec_pairs(spec, given)
+  out <- lapply(pairs, function(p) f(p[[1]], p[[2]]))
+  if (inherits(spec, "judge_panel_spec")) structure(out, class = "judge_panel_spec") else out[[1]]
 }

@@ -54,10 +54,26 @@ check_max_cost <- function(preview, max_cost, call = rlang::caller_env()) {
   }
   total <- sum(paying$cost_max)
   if (total > max_cost) {
-    abort_pb(c("The set may cost up to {.val {signif(total, 3)}} dollars, above
-                {.arg max_cost} = {.val {max_cost}}: nothing was sent.",
+    most <- format_dollars(total)
+    limit <- format_dollars(max_cost)
+    abort_pb(c("The set may cost up to {most}, above {.arg max_cost} = {limit}: nothing was
+                sent.",
                i = "See {.code eval_set(..., dry_run = TRUE)} for the cost of each cell."),
              "cost", call = call)
   }
   invisible(preview)
+}
+
+# An amount of money as a message shows it: in cents from a dollar up (as a log's usage
+# shows a price, "$0.12"), to 4 significant digits below a dollar, where cents would show
+# a set of small requests as $0.00 (trailing zeros dropped); never a long fraction.
+format_dollars <- function(x) {
+  x <- ifelse(abs(x) < 1, signif(x, 4), round(x, 2))
+  small <- is.finite(x) & x > 0 & x < 1
+  digits <- ifelse(small, 3L - floor(log10(ifelse(small, x, 1))), 2L)
+  out <- vapply(seq_along(x), function(i) {
+    formatC(x[[i]], format = "f", digits = digits[[i]], big.mark = ",",
+            drop0trailing = small[[i]])
+  }, "")
+  paste0("$", out)
 }

@@ -93,14 +93,17 @@ group_outcome <- function(result, k, log_dir, cell) {
 portable_cell <- function(cell) {
   cell$model$secrets <- spec_secrets(cell$model, cell$chat)
   if (!is.null(cell$benchmark$judge)) {
-    cell$benchmark$judge$secrets <- spec_secrets(cell$benchmark$judge, cell$benchmark$judge_chat)
+    cell$benchmark$judge <- judge_spec_map(cell$benchmark$judge, cell$benchmark$judge_chat,
+                                           function(spec, chat) {
+      spec$secrets <- spec_secrets(spec, chat)
+      portable_spec(spec)
+    })
   }
   cell$chat <- NULL
   cell$benchmark$judge_chat <- NULL
   # its benchmark's registration travels with it: the worker has only the package's own
   cell$benchmark$registration <- portable_registration(cell$benchmark$benchmark)
   cell$model <- portable_spec(cell$model)
-  if (!is.null(cell$benchmark$judge)) cell$benchmark$judge <- portable_spec(cell$benchmark$judge)
   cell
 }
 

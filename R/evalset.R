@@ -121,15 +121,29 @@
 #'   the set writes stays inside it. A file, or a folder that can't be written, is an error
 #'   (of class `predictivebench_error_argument`) before any request.
 #' @param judge The judge chat (or `"provider/model"`) of benchmarks whose task takes one
-#'   (FutureX, DSBench, the arena), for benchmarks given by name. `NULL` uses each task's
-#'   default.
+#'   (FutureX, DSBench, the arena), for benchmarks given by name, or a list of them: a panel
+#'   of judges (each benchmark's help says how it reduces their verdicts; the panel's members,
+#'   in order, are part of each cell's identity, and each travels to a daemon with its own
+#'   credentials). `NULL` uses each task's default; a benchmark by name that can't score
+#'   without a judge (DSBench, the arena: [new_benchmark()]'s `needs_judge`) is then refused
+#'   before any request (an error of class `predictivebench_error_argument`).
 #' @param settings How requests are sent: a [request_settings()] object, or `NULL` for the
 #'   defaults. Not part of a cell's identity. Given to the package's solvers and scorers
 #'   (and to `vitals::generate()` in a task made by [benchmark_task()], which sends it
 #'   through the engine); a task object whose solver or scorer is not the package's (such
 #'   as [vitals::generate()] in a plain [vitals::Task], which would pass them on to the
 #'   model as parameters) runs with its own.
-#' @param epochs Epochs of every cell, as for `$eval()`; `NULL` for each task's own.
+#' @param epochs Epochs of every cell, as for `$eval()`; `NULL` for each task's own. Part
+#'   of the cells' identity (a task object's own epochs too, when `epochs` is `NULL`): a
+#'   set with `epochs = 3` never takes the cells of one with `epochs = 1`.
+#' @param reducer,k `NULL` (the default: each cell's headline as its log's header has it),
+#'   or an epoch reducer of [reduce_epochs()] and its `k`: the `metric` and `headline`
+#'   columns give each cell's headline with every sample's epochs reduced to one score
+#'   (its summary with `reducer =`; the metric names the reducer, as
+#'   `"overall pass_at_2"`). Not part of a cell's identity: it is read from the logs, so a
+#'   set run again with another reducer sends nothing. Every benchmark of the set must reduce
+#'   epochs (see [reduce_epochs()]) and `k` must be at most the epochs, else nothing runs
+#'   (an error of class `predictivebench_error_reducer`).
 #' @param limit For benchmarks given by name: run only the first `limit` samples (as
 #'   `<benchmark>_dataset(limit = )`). Part of the cells' identity. Task objects run the
 #'   dataset they were built with.
@@ -186,9 +200,10 @@
 #' options(old)
 eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
                      epochs = NULL, limit = NULL, retries = 1, dry_run = FALSE,
-                     max_cost = NULL, arena = NULL) {
+                     max_cost = NULL, arena = NULL, reducer = NULL, k = NULL) {
   check_string(log_dir)
   if (!is.null(epochs)) check_count(epochs)
+  spec <- epoch_reducer(reducer, k)
   check_limit(limit)
   check_count(retries, min = 0)
   check_flag(dry_run)
@@ -202,6 +217,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
   entries <- set_benchmarks(benchmarks, judge, limit)
+  check_set_reducer(entries, spec, epochs)
   cells <- label_overridden_cells(set_cells(entries, specs, chats, epochs))
   check_set_arena(arena, specs, judge, log_dir)
 
@@ -227,6 +243,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
     })
   }
   result <- set_result(cells, outcomes)
+  if (!is.null(spec)) result <- reduced_set_result(result, cells, spec)
   report_set(result)
   if (!is.null(arena)) {
     result <- run_set_arena(result, arena, models, specs, judge, log_dir, settings)
@@ -315,6 +332,33 @@ set_result <- function(cells, outcomes) {
     reused = field("reused", TRUE),
     error = field("error", "")
   )
+}
+
+# An epoch reducer for every benchmark of the set, refused before any request where a
+# benchmark's summary takes none or where `k` is more than the cells' epochs.
+check_set_reducer <- function(entries, spec, epochs, call = rlang::caller_env()) {
+  if (is.null(spec)) return(invisible())
+  for (entry in entries) {
+    check_reducible(entry$benchmark, call = call)  # R/stats-epochs.R
+    n <- epochs %||% entry$epochs %||% 1L
+    if (!is.null(spec$k) && spec$k > n) {
+      abort_pb(c("{.arg k} ({spec$k}) is more than the epochs of {.val {entry$label}} ({n}).",
+                 i = "Give the set {.code epochs = } at least {spec$k}."), "reducer",
+               field = "k", call = call)
+    }
+  }
+  invisible()
+}
+
+# The set's table with each logged cell's headline under the reducer, from its log.
+reduced_set_result <- function(result, cells, spec) {
+  for (i in which(!is.na(result$log_path) & result$status != "failed")) {
+    rows <- summary_headline(cells[[i]]$benchmark$benchmark, log_samples(result$log_path[[i]]),
+                             spec)
+    result$metric[[i]] <- rows$key[[1]]
+    result$headline[[i]] <- as.double(rows$estimate[[1]])
+  }
+  result
 }
 
 report_set <- function(result) {

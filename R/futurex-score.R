@@ -3,11 +3,24 @@
 
 futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
                                 settings = NULL) {
-  n <- length(answers)
   kind <- futurex_kind(table$level, table$std)
   numeric <- which(kind == "numeric" & !is.na(answers))
-  normalized <- futurex_normalize(answers[numeric], table$target[numeric], scorer_chat,
-                                  settings)
+  judges <- judge_members(scorer_chat)
+  normalized <- futurex_normalize(answers[numeric], table$target[numeric], judges, settings)
+  if (!is_judge_panel(scorer_chat)) {
+    return(futurex_member_scores(answers, table, number_rule, kind, numeric, normalized[[1]],
+                                 scorer_chat))
+  }
+  members <- Map(function(norm, judge) {
+    futurex_member_scores(answers, table, number_rule, kind, numeric, norm, judge)
+  }, normalized, judges)
+  futurex_panel_scores(members, judge_models(scorer_chat))
+}
+
+# The items' scores by one judge (or none: `scorer_chat` NULL), from its normalized values.
+futurex_member_scores <- function(answers, table, number_rule, kind, numeric, normalized,
+                                  scorer_chat) {
+  n <- length(answers)
   pred_value <- truth_value <- rep(NA_real_, n)
   normalization <- rep(NA_character_, n)
   score <- rep(NA_real_, n)
@@ -71,8 +84,22 @@ futurex_explanation <- function(scores, target) {
            ifelse(scores$normalization == "llm", ", normalized by the judge", ""), ")"),
     ""
   )
+  if ("judges" %in% names(scores)) {
+    values <- ifelse(is.na(scores$judges), values, futurex_panel_explanation(scores$judges))
+  }
   ifelse(is.na(scores$score), "no answer (the request failed): not scored",
          paste0(scores$kind, ": extracted ", scores$extracted, " vs ", target, values))
+}
+
+# A panel's numeric item: each judge's values and score, then their mean.
+futurex_panel_explanation <- function(judges) {
+  each <- panel_judges(judges)
+  said <- paste0(each$judge, ": values ", format_value(each$pred_value), " vs ",
+                 format_value(each$truth_value), ifelse(each$normalization == "llm", "", paste0(
+                   " (", each$normalization, ")")), ", score ", format_value(each$score))
+  rows <- split(said, factor(each$sample, levels = seq_along(judges)))
+  vapply(rows, function(r) paste0(" (a panel's mean score: ", paste(r, collapse = "; "), ")"),
+         "", USE.NAMES = FALSE)
 }
 
 # Each value on its own: format() of a vector gives every value the decimals of the longest,
@@ -148,12 +175,26 @@ futurex_numeric <- function(pred, truth, std) {
   max(0, 1 - ((truth - pred) / std)^2)
 }
 
-futurex_normalize <- function(answers, truths, scorer_chat, settings = NULL) {
-  if (is.null(scorer_chat) || !length(answers)) return(NULL)
-  chat <- configure_chat(scorer_chat, "You are a precise number normalization assistant.",
-                         list(temperature = 0.2))
-  res <- generate_responses(chat, futurex_normalize_prompt(truths, answers), settings,
-                            key_extra = "futurex-normalize-v1")
+# The judges' normalized values of numeric items, one list per judge (none without a judge
+# or a numeric item); every judge's requests in one pool, each keyed as that judge's alone.
+futurex_normalize <- function(answers, truths, judges, settings = NULL) {
+  if (!length(judges) || !length(answers)) return(list(NULL))
+  k <- length(judges)
+  chats <- lapply(judges, function(judge) {
+    configure_chat(judge, "You are a precise number normalization assistant.",
+                   list(temperature = 0.2))
+  })
+  prompts <- futurex_normalize_prompt(truths, answers)
+  all <- run_requests(chats, rep(seq_len(k), each = length(prompts)),
+                      as_prompt_list(rep(prompts, k)), settings,
+                      key_extra = "futurex-normalize-v1")
+  lapply(seq_len(k), function(j) {
+    futurex_normalized(all[(j - 1L) * length(prompts) + seq_along(prompts), ])
+  })
+}
+
+# One judge's replies (`res`, from the engine) read as the reference reads them.
+futurex_normalized <- function(res) {
   parse_value <- function(label) {
     m <- regmatches(res$result, regexec(paste0(label, ":\\s*([0-9.]+)"), res$result))
     vapply(m, function(x) if (length(x) == 2) suppressWarnings(as.numeric(x[[2]])) else NA, 1)
@@ -175,6 +216,48 @@ futurex_judge_note <- paste(
   "the plain parse scored the item."
 )
 
+# A panel's items from its members' (futurex_member_scores()): the mean of the members'
+# scores (each judge's two values are read in one unit, its own: a median of values taken
+# from different judges could compare numbers in two units), the median of their values
+# for display, each judge's own values and score in `judges` (JSON), their errors and notes
+# named by judge, their usage summed, and the first member's conversations for vitals.
+futurex_panel_scores <- function(members, models) {
+  column <- function(name) do.call(cbind, lapply(members, `[[`, name))
+  named <- function(values) {
+    apply(values, 1, function(v) {
+      if (all(is.na(v))) NA_character_ else
+        paste0(models[!is.na(v)], ": ", v[!is.na(v)], collapse = "; ")
+    })
+  }
+  middle <- function(values) {
+    apply(values, 1, function(v) if (all(is.na(v))) NA_real_ else stats::median(v, na.rm = TRUE))
+  }
+  out <- members[[1]]
+  score <- column("score")
+  normalization <- column("normalization")
+  out$score <- panel_mean(score)
+  out$pred_value <- middle(column("pred_value"))
+  out$truth_value <- middle(column("truth_value"))
+  out$normalization <- apply(normalization, 1, function(v) {
+    if (all(is.na(v))) NA_character_ else if (length(unique(v)) == 1L) v[[1]] else "mixed"
+  })
+  out$judge_error <- named(column("judge_error"))
+  out$judge_note <- named(column("judge_note"))
+  out$judge_usage <- lapply(seq_len(nrow(out)), function(i) {
+    usage <- lapply(members, function(m) m$judge_usage[[i]])
+    list(cached = all(vapply(usage, function(u) isTRUE(u$cached), TRUE)),
+         input_tokens = sum(vapply(usage, function(u) u$input_tokens, 1)),
+         output_tokens = sum(vapply(usage, function(u) u$output_tokens, 1)),
+         cost = sum(vapply(usage, function(u) u$cost, 1)))
+  })
+  judged <- out$kind == "numeric" & !is.na(out$score)
+  out$judges <- ifelse(judged, panel_json(models, list(
+    pred_value = column("pred_value"), truth_value = column("truth_value"), score = score,
+    normalization = normalization, error = column("judge_error")
+  )), NA_character_)
+  out
+}
+
 #' Score FutureX predictions without a model
 #'
 #' Like the reference's `eval.py -f FILE`: reads a predictions file (the question objects
@@ -184,7 +267,9 @@ futurex_judge_note <- paste(
 #' @param predictions A predictions JSON file (as with `eval.py`, a name without `.json`
 #'   also finds `name.json`), a `futurex` task table (parquet), or a data frame with the
 #'   task-table columns and `answer`.
-#' @param scorer_chat Optional chat for the LLM unit normalization of numeric items.
+#' @param scorer_chat Optional chat for the LLM unit normalization of numeric items, or a
+#'   list of chats (a panel of judges: each item's score is the mean of the scores each
+#'   judge's values give, see [futurex_task()]).
 #' @param duplicate_ids For repeated ids when reading JSON: `"error"` (the default) stops;
 #'   `"suffix"` keeps every item and renames repeats `id#2`, `id#3`, ... in file order.
 #' @inheritParams futurex_task
@@ -215,6 +300,7 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
                           settings = NULL) {
   number_rule <- rlang::arg_match(number_rule)
   duplicate_ids <- rlang::arg_match(duplicate_ids)
+  scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
   table <- futurex_predictions_table(predictions, duplicate_ids)
   answers <- ifelse(table$has_answer, table$answer, NA_character_)
   # a reasoning model's prediction is scored from its answer, after its thinking, as a
@@ -229,6 +315,8 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
     normalization = scores$normalization, judge_error = scores$judge_error,
     judge_note = scores$judge_note
   )
+  # a panel's: each judge's own values and score, as JSON (NA for items no judge saw)
+  if ("judges" %in% names(scores)) items$judges <- scores$judges
   out <- structure(list(summary = NULL, items = items), class = "futurex_scores",
                    benchmark = "futurex")
   out$summary <- suppressMessages(futurex_summary(out))

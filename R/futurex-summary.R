@@ -33,9 +33,16 @@ futurex_interval <- c(
 #'   independent evidence; with one epoch this is the naive interval. `NULL` treats every
 #'   sample as independent. The levels' standard errors are then clustered (CR1) and the
 #'   bootstrap draws whole clusters within each level.
+#' @param reducer `NULL` (the default: every epoch's score, as FutureX's `eval.py` averages
+#'   them), or an epoch reducer of [reduce_epochs()]: `"mean"`, `"mode"`, `"max"`,
+#'   `"pass_at_k"`, `"pass_hat_k"` or `"at_least_k"`. Each item's epochs are reduced to one
+#'   score first (an epoch is correct when it scores 1: a numeric answer scored 0.8 is not),
+#'   so `n` counts items and the intervals are over items; the metric becomes
+#'   `"score_<reducer>"`, such as `"score_pass_at_2"`.
+#' @param k The `k` of `"pass_at_k"`, `"pass_hat_k"` and `"at_least_k"`, at most the epochs.
 #' @returns A tibble with rows `overall`, `overall_present_levels` and `level 1` to
-#'   `level 4`, in the columns every
-#'   predictivebench summary has: `group`, `metric` (`"score"`), `estimate` (the mean score,
+#'   `level 4`, in the columns every predictivebench summary has: `group`, `metric`
+#'   (`"score"`, or `"score_<reducer>"`), `estimate` (the mean score,
 #'   or for `overall` the level-weighted score), `lower`, `upper`, `n` (items scored), then
 #'   `n_missing` (items skipped: no answer) and `weight`. Its class `benchmark_summary` gives
 #'   it a plot: `ggplot2::autoplot()` draws a bar per row (see [autoplot.benchmark_summary()]). The
@@ -52,16 +59,20 @@ futurex_interval <- c(
 #' futurex_summary(tsk$log_path)
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(s)
 futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, seed = 1,
-                            cluster = "default") {
+                            cluster = "default", reducer = NULL, k = NULL) {
   method <- rlang::arg_match(method)
+  spec <- epoch_reducer(reducer, k)
+  metric <- reduced_metric("score", spec)
   items <- futurex_items(x)
   items$cluster <- resolve_cluster(items, cluster, benchmark_cluster("futurex", items)) %||%
     seq_len(nrow(items))
+  cuts <- items[c("cut", "answers")]  # every epoch's answer, before any reduction
+  if (!is.null(spec)) items <- reduce_epoch_rows(items, spec)  # R/stats-epochs.R
   levels <- 1:4
   rows <- lapply(levels, function(l) {
     ci <- mean_ci(items$score[items$level == l], method = method, times = times, seed = seed,
                   limits = c(0, 1), cluster = shared_cluster(items$cluster[items$level == l]))
-    summary_rows(paste("level", l), "score", ci, n_missing = ci$n_missing,
+    summary_rows(paste("level", l), metric, ci, n_missing = ci$n_missing,
                  weight = futurex_weights[[l]])
   })
   by_level <- do.call(rbind, rows)
@@ -69,7 +80,7 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   overall <- sum(by_level$estimate[present] * by_level$weight[present])
   bounds <- futurex_overall_interval(items, by_level, method, times, seed)
   top <- summary_rows(
-    "overall", "score",
+    "overall", metric,
     list(mean = if (any(present)) overall else NA_real_, lower = bounds[[1]],
          upper = bounds[[2]], n = sum(by_level$n)),
     n_missing = sum(by_level$n_missing), weight = sum(by_level$weight[present])
@@ -91,7 +102,7 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
                     class = "predictivebench_message_skipped")
   }
   out <- benchmark_summary(rbind(top, rescaled, by_level), "futurex", method = method)
-  with_truncation(out, items$cut, items$answers)  # R/results-truncation.R
+  with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }
 
 # The overall over the levels present: eval.py's overall (and its interval) divided by the

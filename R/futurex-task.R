@@ -83,6 +83,18 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' not a failure: asking again would bring the same reply from the cache). Items the judge never sees (levels 1 and 2, rankings, no
 #' answer) get a scorer chat that says so, so that `vitals_view()` shows every sample.
 #'
+#' @section Judge panels:
+#' A list of chats as `judge` or `scorer_chat` is a panel: every judge normalizes every
+#' numeric item (all their requests in one pool, each cached as that judge's alone), each
+#' judge's two values give a score by the rule above (the plain parse where that judge failed
+#' or gave no values), and the item's score is the mean of those scores. The mean of scores,
+#' not a median of values: each judge reads both numbers in one unit of its choosing, so
+#' values taken from different judges could compare numbers in two units. The sample's
+#' `pred_value` and `truth_value` are the judges' medians (for reading), `normalization` is
+#' `"mixed"` when the judges' differ, `judge_error` and `judge_note` name the judge, and
+#' `scorer_metadata$judges` keeps each judge's own values, score, normalization and error (a
+#' JSON array). A list of one chat is that chat.
+#'
 #' @section Differences from the original:
 #' * Level 1 with several letters in the answer: the reference takes an arbitrary element of
 #'   a Python set, which changes from run to run with Python's hash seed (on the reference's
@@ -121,8 +133,8 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'   `futurex_scorer()`.
 #' @param judge For `futurex_task()`: the chat given to the default scorer as its
 #'   `scorer_chat` (the unit normalization of numeric items, see `futurex_scorer()`);
-#'   `NULL` (the default) scores without it, as the reference does. Ignored when you give
-#'   your own `scorer`.
+#'   `NULL` (the default) scores without it, as the reference does. A list of chats is a
+#'   panel of judges (see "Judge panels"). Ignored when you give your own `scorer`.
 #' @inheritParams generate_solver
 #' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
 #'   functions for [vitals::Task]; `futurex_task()` a [ResultsTask] (a [vitals::Task]).
@@ -163,16 +175,18 @@ futurex_solver <- function(temperature = NULL, params = NULL, system_prompt = NU
 
 #' @rdname futurex_task
 #' @param scorer_chat An ellmer chat for the optional unit normalization of numeric items,
-#'   given to `futurex_scorer()` or through `$eval(scorer_chat = )`; `NULL` skips it.
+#'   given to `futurex_scorer()` or through `$eval(scorer_chat = )`; `NULL` skips it. A list
+#'   of chats is a panel of judges: each normalizes every numeric item, and the item's score
+#'   is the mean of the scores each judge's values give (see "Judge panels").
 #' @export
 futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat = NULL,
                            settings = NULL) {
   number_rule <- rlang::arg_match(number_rule)
   settings <- as_request_settings(settings)
-  scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
+  scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
   default_chat <- scorer_chat
   function(samples, ..., scorer_chat = default_chat) {
-    scorer_chat <- as_chat(scorer_chat, allow_null = TRUE)
+    scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
     scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat,
                                   settings_with_dots(settings, ...))
     out <- list(
@@ -188,6 +202,10 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
         if (!is.na(scores$judge_note[[i]])) meta$judge_note <- scores$judge_note[[i]]
         # the judge's requests for this item (none for items it never saw)
         if (!is.null(scorer_chat)) meta <- c(meta, scores$judge_usage[[i]])
+        # a panel's numeric item: each judge's own values and score (R/judges-panel.R)
+        if ("judges" %in% names(scores) && !is.na(scores$judges[[i]])) {
+          meta$judges <- scores$judges[[i]]
+        }
         meta
       })
     )

@@ -34,8 +34,9 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' over section sets), use [deltabench_task()]; the vignette explains why the two give
 #' different numbers.
 #'
-#' * `processbench_dataset()` reads a `processbench` task table (by default the shipped
-#'   DeltaBench-format sample) and adds `input` (the prompt) and `target` (the label). It,
+#' * `processbench_dataset()` reads a `processbench` task table (by default the real
+#'   ProcessBench; `version = "sample"`: the DeltaBench sample, see "The sample") and adds
+#'   `input` (the prompt) and `target` (the label). It,
 #'   and `processbench_task()` given a data frame, check each row as the flatteners do: a
 #'   solution with no steps, a missing or blank step, a label outside -1 to the last step's
 #'   index, or a section number past the last step stops with a `predictivebench_error_field`
@@ -89,6 +90,25 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' * The flatteners check the data (a label or section number past the last step, an empty
 #'   step, a section without content stop with an error, or are skipped with
 #'   `on_error = "skip"`); the original loaded whatever it was given.
+#'
+#' @section The sample:
+#' `processbench_dataset(version = "sample")`, and `"processbench@sample"` in [eval_set()],
+#' is DeltaBench's sample: the same 8 made-up solutions as `deltabench_dataset(version =
+#' "sample")`, prepared from `extdata/deltabench-sample.jsonl` as a `processbench` task
+#' table. This is on purpose: ProcessBench's protocol and DeltaBench's then judge the same
+#' solutions, so their numbers can be set side by side (`vignette("processbench")`). Its
+#' groups (`task_l1`) are therefore DeltaBench's task categories (`"math"`, `"code"`,
+#' `"physics"`), not ProcessBench's splits (`"gsm8k"`, `"math"`, `"olympiadbench"`,
+#' `"omnimath"`), and not all its problems are maths problems.
+#'
+#' A made-up split in ProcessBench's own format (each solution's `steps`, its 0-based
+#' `label`, `generator` and `final_answer_correct`; 6 solutions, `task_l1` `"sample"`)
+#' ships beside it, read with
+#' `processbench_dataset(system.file("extdata", "processbench-sample.parquet",
+#' package = "predictivebench"))`; `extdata/processbench-sample.json` is the same split as
+#' ProcessBench publishes its splits, the file that
+#' `prepare_task_table("processbench", ...)` reads. `data-raw/processbench.R` writes both
+#' samples.
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args

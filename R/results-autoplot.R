@@ -16,9 +16,13 @@
 #'   registered `interval` for `method`.
 #' @param method The interval method the summary used (`"normal"`, `"bootstrap"`), which
 #'   picks a registered `interval` named by method; `NULL`: the first.
+#' @param title The plot's title, for a summary whose `benchmark` is a name users never
+#'   type (the arena's battles and ratings: `"Arena: win rate by model"`). `NULL` (the
+#'   default): `"<benchmark> by <by>"`.
 #' @returns `rows`, with class `benchmark_summary` added.
 #' @keywords internal
-benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, method = NULL) {
+benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, method = NULL,
+                              title = NULL) {
   rows <- check_summary_rows(rows)
   check_string(benchmark)
   entry <- registration(benchmark)
@@ -29,7 +33,9 @@ benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, metho
       registered[[1]]
   check_string(by)
   check_string(interval)
+  check_string(title, allow_null = TRUE)
   attr(rows, "benchmark") <- benchmark
+  attr(rows, "title") <- title
   attr(rows, "by") <- by
   attr(rows, "interval") <- interval
   class(rows) <- c("benchmark_summary", setdiff(class(rows), "benchmark_summary"))
@@ -211,8 +217,9 @@ note_chars <- function(size = note_size, inches = 6) {
 #' ggplot2::autoplot(futurex_summary(tsk))
 #' @exportS3Method ggplot2::autoplot
 autoplot.benchmark_summary <- function(object, ...) {
-  autoplot_summary(object, title = paste(attr(object, "benchmark"), "by", attr(object, "by")),
-                   by = attr(object, "by"), interval = attr(object, "interval"))
+  title <- attr(object, "title") %||% paste(attr(object, "benchmark"), "by", attr(object, "by"))
+  autoplot_summary(object, title = title, by = attr(object, "by"),
+                   interval = attr(object, "interval"))
 }
 
 #' @rdname autoplot.benchmark_summary

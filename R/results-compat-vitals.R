@@ -52,6 +52,8 @@ vitals_set_metric_fns <- function(task, metrics) {
   invisible(task)
 }
 
+# (The fallback of direct_samples() in R/results-log.R, which writes the same samples
+# straight from chats of a prompt and a text answer.)
 # A scored Task's samples in Inspect's `EvalSample` form, as vitals' `$log()` makes them:
 # messages and events from the solver and scorer chats (with their working times), output,
 # input and score. The caller passes `samples` without the metadata columns, and sets

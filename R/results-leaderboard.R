@@ -52,21 +52,31 @@
 #' @param attempts For a folder of an evaluation set: `FALSE` (the default) shows each
 #'   cell's completed run only; `TRUE` also the logs of its earlier, failed attempts (and of
 #'   cells that never completed).
+#' @param reducer,k `NULL` (the default: the numbers each log's header holds), or an epoch
+#'   reducer of [reduce_epochs()] and its `k`: each run is summarised again from its samples
+#'   by its benchmark's summary with `reducer =` (one score per sample from its epochs, the
+#'   interval over samples), and its metric names the reducer (`"overall pass_at_2"`).
+#'   Benchmarks whose summary takes no reducer (see [reduce_epochs()]) are an error for a
+#'   task, and a log of theirs is skipped with the skipped-logs warning saying why.
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
 #'   `benchmark`, `model`, `judge` (the model of the judge whose verdicts scored the run, as
 #'   its log names it: a rescore's `judge`, else the scorer's chat; `NA` for a run scored
-#'   without a judge, or a task without a log), `metric` (the summary row's headline key: its group, such as
-#'   `"overall"`, or `"<group> <metric>"` where a group has several metrics, such as
-#'   `"overall f1"`; for a benchmark whose groups are models, the summary's metric, such as
-#'   `"rating"`),
+#'   without a judge, or a task without a log), `metric` (the summary row's headline key:
+#'   its group, such as `"overall"`, or `"<group> <metric>"` where a group has several
+#'   metrics, such as `"overall f1"`; for a benchmark whose groups are models, the
+#'   summary's metric, such as `"rating"`),
 #'   `estimate`, `lower`, `upper`, `n` (samples, or battles, behind the estimate),
 #'   `interval` (what `lower` and `upper` are), `better` (`"higher"` or `"lower"`), `scale`
 #'   (`"0-1"` or `"Elo"`), `truncated` (answers of the run cut off at the token limit or
 #'   inside unfinished reasoning: a low score may be a too-small `max_tokens`, not a weak
 #'   model; `NA` when the log does not say), `all_tied` (probsem: `TRUE` when every query of
-#'   every context tied, as broken log-probabilities give; `NA` for other benchmarks), `run`
+#'   every context tied, as broken log-probabilities give; `NA` for other benchmarks),
+#'   `judge_consistency` (the run's pairwise judge's position consistency, the share of
+#'   battles whose verdict survived swapping the answers, for a run that judged both orders;
+#'   `NA` otherwise: [judge_audit()] gives it, with an interval, for any run), `run`
 #'   (the run id in the log), `created`
-#'   (when the log was written, as in the log) and `source` (the log file, or `NA` for a
+#'   (when the log was written, as in the log) and `source` (the log file, the first of a
+#'   run's log in several files (a large [arena_run()]'s), or `NA` for a
 #'   task without one).
 #' @family results
 #' @export
@@ -79,33 +89,40 @@
 #' board <- leaderboard(run("\\boxed{Yes}", "always-yes"), run("\\boxed{No}", "always-no"))
 #' board
 #' if (rlang::is_installed("ggplot2")) ggplot2::autoplot(board)
-leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE) {
+leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE, reducer = NULL,
+                        k = NULL) {
   runs <- rlang::arg_match(runs)
   check_flag(attempts)
+  spec <- epoch_reducer(reducer, k)
   inputs <- rlang::list2(...)
   if (!length(inputs)) abort_pb("Give at least one task or log file.", "argument")
   labels <- rlang::names2(inputs)
   rows <- list()
   skipped <- character()
-  for (k in seq_along(inputs)) {
-    x <- inputs[[k]]
-    label <- if (nzchar(labels[[k]])) labels[[k]] else NULL
+  for (i in seq_along(inputs)) {
+    x <- inputs[[i]]
+    label <- if (nzchar(labels[[i]])) labels[[i]] else NULL
     if (inherits(x, "Task")) {
-      rows <- c(rows, list(task_board_rows(x, label)))
+      rows <- c(rows, list(task_board_rows(x, label, spec)))
     } else if (is.character(x)) {
       for (path in log_files(x, attempts = attempts)) {
-        found <- tryCatch(log_board_rows(path, label), predictivebench_error = function(e) {
-          skipped[[path]] <<- conditionMessage(e)
-          NULL
-        })
+        found <- tryCatch(
+          log_board_rows(path, label, spec),
+          predictivebench_error = function(e) {
+            skipped[[path]] <<- conditionMessage(e)
+            NULL
+          }
+        )
         rows <- c(rows, list(found))
       }
     } else {
-      abort_pb("Argument {k} is neither a vitals Task nor a log file.", "argument")
+      abort_pb("Argument {i} is neither a vitals Task nor a log file.", "argument")
     }
   }
   warn_skipped_logs(skipped)
   out <- do.call(rbind, c(list(empty_board()), rows))
+  # a run's log in several files gives its rows once (each file's are its first file's)
+  out <- out[is.na(out$source) | !duplicated(out), ]
   if (runs == "latest") out <- latest_runs(out)
   # by benchmark and model; each run's headline metrics stay in their registered order
   out <- out[order(out$benchmark, out$model, method = "radix"), ]
@@ -113,7 +130,7 @@ leaderboard <- function(..., runs = c("all", "latest"), attempts = FALSE) {
   out
 }
 
-task_board_rows <- function(task, label) {
+task_board_rows <- function(task, label, spec = NULL) {
   benchmark <- if (inherits(task, "ResultsTask")) task$benchmark else label
   if (is.null(benchmark)) {
     abort_pb("Name a plain vitals Task by its benchmark: {.code leaderboard(<benchmark> = tsk)}.",
@@ -124,22 +141,27 @@ task_board_rows <- function(task, label) {
   model <- chat_model_label(samples$solver_chat[[1]])
   source <- if (inherits(task, "ResultsTask")) task$log_path %||% NA_character_ else NA_character_
   header <- if (!is.na(source) && file.exists(source)) read_log_header(source)
-  board_rows(benchmark, model, summary_headline(benchmark, task), source, header)
+  board_rows(benchmark, model, summary_headline(benchmark, task, spec), source, header)
 }
 
 # A log's rows come from its header: the headline rows the task logged (see
 # logged_headline()), so no sample is read. A log without them (written before they were
-# logged, or by plain vitals) is summarised from its samples.
-log_board_rows <- function(path, label) {
+# logged, or by plain vitals) is summarised from its samples, as is every log under an epoch
+# reducer (`spec`): the header holds the numbers without one.
+log_board_rows <- function(path, label, spec = NULL) {
   header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
   if (is.null(benchmark)) {
     abort_pb("The log names no benchmark: name the argument, as in {.code <benchmark> = path}.",
              "argument", file = path)
   }
-  logged <- if (ends_like_a_log(path)) logged_headline(header$eval$metadata$headline)
-  rows <- logged %||% summary_headline(benchmark, log_samples(path))
-  board_rows(benchmark, header$eval$model %||% NA_character_, rows, path, header)
+  logged <- if (is.null(spec) && ends_like_a_log(path)) {
+    logged_headline(header$eval$metadata$headline)
+  }
+  rows <- logged %||% summary_headline(benchmark, log_run_samples(path), spec)
+  # a file of a run in several: the run's rows, from its log (R/results-log-parts.R)
+  source <- log_part_paths(path, header)[[1]]
+  board_rows(benchmark, header$eval$model %||% NA_character_, rows, source, header)
 }
 
 # Whether a log file ends as a whole log written at two spaces' indent does (the samples,
@@ -154,11 +176,14 @@ ends_like_a_log <- function(path) {
   grepl("\n  ]\n}\\s*$", tail, useBytes = TRUE)
 }
 
-# The headline rows of a benchmark's summary of `x` (a task, samples), with their keys.
-summary_headline <- function(benchmark, x) {
+# The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
+# under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
+summary_headline <- function(benchmark, x, spec = NULL) {
   entry <- benchmark_entry(benchmark)
-  rows <- check_summary_rows(quiet_summary(entry$summary, x))
-  headline_rows(rows, entry$headline %||% summary_keys(rows))
+  rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
+  rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
+  if (!is.null(spec)) rows$key <- paste(rows$key, spec$label)
+  rows
 }
 
 # The headline rows a ResultsTask measured (`metrics` from summary_metrics(), named by
@@ -238,7 +263,17 @@ empty_board <- function() {
                  metric = character(),
                  estimate = double(), lower = double(), upper = double(), n = integer(),
                  interval = character(), better = character(), scale = character(),
-                 run = character(), created = character(), source = character())
+                 judge_consistency = double(), run = character(), created = character(),
+                 source = character())
+}
+
+# The share of battles whose verdict survived swapping the answers, as a run judged in both
+# orders logs it in its header (`judge_consistency`: consistent and judged-in-both counts);
+# NA for a run that judged one order (judge_audit() judges the other) or has no such judge.
+judge_consistency_of <- function(header) {
+  counts <- header$eval$metadata$judge_consistency
+  if (is.null(counts$both) || !isTRUE(counts$both > 0)) return(NA_real_)
+  as.double(counts$consistent) / as.double(counts$both)
 }
 
 # One board row per headline row. A benchmark whose groups are models (registered with
@@ -260,6 +295,7 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  interval = labels$interval, better = labels$better, scale = labels$scale,
                  truncated = as.integer(header$eval$metadata$truncated %||% NA),
                  all_tied = as.logical(header$eval$metadata$all_tied %||% NA),
+                 judge_consistency = judge_consistency_of(header),
                  run = header$eval$run_id %||% NA_character_,
                  created = header$eval$created %||% NA_character_, source = source)
 }
@@ -329,10 +365,12 @@ completed_runs <- function(files) {
   for (folder in unique(folders)) {
     records <- list.files(manifest_dir(folder), pattern = "\\.json$", full.names = TRUE)
     if (!length(records)) next
-    named <- vapply(records, function(path) {
+    named <- unlist(lapply(records, function(path) {
       record <- tryCatch(jsonlite::read_json(path), error = function(e) NULL)
-      if (rlang::is_string(record$log)) record$log else NA_character_
-    }, "")
+      # a run's log in several files names them all (`log_parts`)
+      c(if (rlang::is_string(record$log)) record$log else NA_character_,
+        as.character(unlist(record$log_parts)))
+    }))
     here <- folders == folder
     keep[here] <- basename(files[here]) %in% named
     others <- which(here & !keep)

@@ -22,8 +22,12 @@
 #   (Inspect's "unscored"), its answer and explanation kept in its metadata field `unscored`
 #   (JSON text).
 # * Size: vitals pretty-prints every sample and writes each long text up to four times. Here
-#   samples are compact, one line each, and condensed (condense_sample()): a FutureX-shaped
-#   sample takes 2.6 KB instead of 8.3 KB (bench/log-size.R).
+#   samples are compact, one line each, and condensed (condense_sample()): each text of more
+#   than 100 characters once, in the sample's attachments; a FutureX-shaped sample takes
+#   ~2.1 KB instead of 8.3 KB (bench/eval-size.R, bench/log-size.R).
+# * Translation: a sample whose chat is a prompt and a text answer is written straight from
+#   its two turns (direct_samples()), as vitals' translators would write it; others go
+#   through vitals' translators (vitals_translate_samples()).
 # * Times: to the microsecond, as Inspect writes them (vitals: to the second).
 
 #' Flatten metadata into the key-value fields the viewer shows
@@ -327,9 +331,15 @@ check_log_dir <- function(dir, call = rlang::caller_env()) {
 }
 
 # One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
+# A sample direct_samples() wrote is condensed already (but for the usage log_sample() set)
+# and holds no NULL (written as {}).
 sample_json <- function(sample, opts = sample_json_options()) {
-  sample <- condense_sample(sample)
-  enc2utf8(yyjsonr::write_json_str(nulls_as_objects(sample), opts = opts))
+  if (!isTRUE(attr(sample, "predictivebench_direct"))) {
+    sample <- nulls_as_objects(condense_sample(sample))
+  } else if (length(sample$model_usage)) {
+    sample$model_usage <- lapply(sample$model_usage, lean_usage)
+  }
+  enc2utf8(yyjsonr::write_json_str(sample, opts = opts))
 }
 
 # A sample without the texts and events it holds twice (issue 37: a FutureX-shaped sample
@@ -337,9 +347,11 @@ sample_json <- function(sample, opts = sample_json_options()) {
 # * `messages`: a text of more than 100 characters becomes an `attachment://<hash>`
 #   reference to the sample's `attachments`, as vitals (condense_sample()) and Inspect
 #   already do in events, with vitals' key (rlang::hash()), so the prompt's attachment is the
-#   one the events refer to. Inspect's viewer resolves references in `input`, `messages` and
-#   `events`, vitals' reader everywhere; `input` itself stays text: the viewer's sample list
-#   shows it as it is.
+#   one the events refer to. So do the sample's `input` and its score's `answer` (issue 37:
+#   each text stored once; they repeated the prompt and the answer): vitals' reader resolves
+#   references everywhere, log_samples() in both, Inspect's viewer in `input`, `messages` and
+#   `events` of the sample it shows (its sample list and score panel show a long input or
+#   answer as its reference).
 # * Model events lose `call`: vitals' restatement of the event's own input and output as a
 #   provider's request and response (made up: an Anthropic-shaped reply for every provider).
 # * `output` is left out (Inspect's default, an empty ModelOutput): the last assistant
@@ -365,8 +377,15 @@ condense_sample <- function(sample) {
     pool[[key]] <<- text
     paste0("attachment://", key)
   }
+  if (is.character(sample$input)) sample$input <- refer(sample$input)
   if (length(sample$messages)) {
     sample$messages <- lapply(sample$messages, condense_message, refer = refer)
+  }
+  if (length(sample$scores)) {
+    sample$scores <- lapply(sample$scores, function(score) {
+      if (is.list(score)) score$answer <- refer(score$answer)
+      score
+    })
   }
   sample$output <- NULL
   if (length(sample$events)) sample$events <- condense_events(sample$events)
@@ -826,16 +845,29 @@ log_sample_fields <- function(sample, layout) {
   }
   scorer_meta <- score$metadata %||% list()
   scorer_meta$grading <- NULL
+  # the input and the answer may be references to the sample's attachments (condense_sample())
+  attached <- function(x) resolve_attachment(x, sample$attachments)
   list(
     id = as.character(sample$id), epoch = as.integer(sample$epoch %||% 1L),
-    input = log_text(sample$input), target = paste(unlist(sample$target), collapse = "\n"),
+    input = log_text(attached(sample$input)),
+    target = paste(unlist(sample$target), collapse = "\n"),
     dataset = dataset, solver = solver,
-    result = as.character(score$answer %||% NA_character_),
+    result = as.character(attached(score$answer) %||% NA_character_),
     score = score$value,
     scorer = names(sample$scores)[1] %||% NA_character_,
     explanation = as.character(score$explanation %||% NA_character_),
     scorer_metadata = restore_metadata(scorer_meta, json = layout$scorer_json)
   )
+}
+
+# A text, or the attachment it refers to ("attachment://<key>"), at any depth of a list
+# (an input given as messages).
+resolve_attachment <- function(x, attachments) {
+  if (is.character(x) && length(x) == 1 && !is.na(x) && startsWith(x, "attachment://")) {
+    return(attachments[[substring(x, 14L)]] %||% x)
+  }
+  if (is.list(x) && length(attachments)) return(lapply(x, resolve_attachment, attachments))
+  x
 }
 
 # The sample metadata field that keeps an unscored sample's answer, explanation and scorer
@@ -944,4 +976,147 @@ provider_label <- function(name) {
 
 chat_model_label <- function(chat) {
   paste0(provider_label(chat$get_provider()@name), "/", chat$get_model())
+}
+
+# ---- a log's samples straight from their chats (issue 37) -----------------------------------
+# vitals' translators (vitals_translate_samples()) cost ~2 ms a sample: they walk each chat's
+# turns several times, build events the log then drops (the sample's init, the solver's
+# steps, the provider's `call`) and draw every id from R's random stream. Most samples are a
+# prompt and one text answer; for a chunk of those, direct_samples() writes the sample the
+# condensed translation gives (condense_sample(): the same fields in the same order, each
+# text of more than 100 characters an attachment) in one pass over each chat's two turns.
+# Any other chunk (tools, reasoning, images, several turns, a scorer's chat) goes through
+# vitals' translators. test-results-log.R compares both on the same samples.
+
+# The samples of `rows` (a chunk of scored samples whose `solver_chat` carries the logged
+# usage), or NULL when a chat is other than a prompt and a text answer. `scorer` is the
+# scorer's name, `timestamps` the chunk's (vitals_log_state()).
+direct_samples <- function(rows, scorer, timestamps) {
+  if ("scorer_chat" %in% names(rows)) return(NULL)
+  chats <- rows$solver_chat
+  turns <- lapply(chats, function(chat) chat$get_turns())
+  if (!all(vapply(turns, is_prompt_and_answer, TRUE))) return(NULL)
+  n <- length(chats)
+  ids <- message_ids(4L * n + sum(vapply(chats, has_system_prompt, TRUE)))
+  next_id <- 0L
+  id <- function() {
+    next_id <<- next_id + 1L
+    ids[[next_id]]
+  }
+  stamp <- log_timestamp(timestamps$solve$started_at)
+  stop_reason <- vitals_internal("turn_stop_reason")
+  models <- direct_models(chats)
+  has_epoch <- "epoch" %in% names(rows)
+  has_explanation <- "scorer_explanation" %in% names(rows)
+  start <- 0
+  lapply(seq_len(n), function(i) {
+    pool <- list()
+    refer <- function(text) {
+      if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100) {
+        return(text)
+      }
+      key <- rlang::hash(text)
+      pool[[key]] <<- text
+      paste0("attachment://", key)
+    }
+    chat <- chats[[i]]
+    model <- models$model[[i]]
+    prompt <- turns[[i]][[1]]
+    answer <- turns[[i]][[2]]
+    question <- refer(S7::prop(prompt, "text"))
+    blocks <- lapply(S7::prop(answer, "contents"), function(content) {
+      list(type = "text", text = refer(S7::prop(content, "text")))
+    })
+    if (!length(blocks)) blocks <- list(list(type = "text", text = refer(S7::prop(answer, "text"))))
+    system <- chat$get_system_prompt()
+    messages <- list(
+      list(id = id(), content = question, source = "input", role = "user"),
+      list(id = id(), content = blocks, source = "generate", model = model, role = "assistant")
+    )
+    if (!is.null(system)) {
+      messages <- c(list(list(id = id(), content = refer(system), role = "system")), messages)
+    }
+    # vitals' working times: each answer's duration, started where the chunk's answers
+    # before it ended
+    took <- S7::prop(answer, "duration")
+    took <- if (length(took) == 1 && !is.na(took)) took else 0
+    event <- list(
+      timestamp = stamp, working_start = start, event = "model",
+      model = models$label[[i]],
+      input = list(list(id = id(), content = question, source = "input", role = "user")),
+      tools = list(), tool_choice = "none", config = models$config[[i]],
+      output = list(
+        model = model,
+        choices = list(list(
+          message = list(id = id(), content = blocks, source = "generate", role = "assistant",
+                         model = model),
+          stop_reason = stop_reason(answer)
+        )),
+        usage = event_usage(S7::prop(answer, "tokens")), time = microseconds(took)
+      ),
+      working_time = microseconds(took)
+    )
+    start <<- start + took
+    score <- list(
+      value = rows$score[[i]], answer = refer(as.character(rows$result[[i]])),
+      explanation = if (has_explanation) rows$scorer_explanation[[i]] %||% scorer else scorer,
+      metadata = list()
+    )
+    # (no NULL anywhere: the sample is written without nulls_as_objects(), see sample_json())
+    structure(list(
+      id = rows$id[[i]], epoch = if (has_epoch) as.integer(rows$epoch[[i]]) else 1L,
+      input = question, target = as.character(rows$target[[i]]), messages = messages,
+      scores = stats::setNames(list(score), scorer), metadata = empty_object(),
+      store = empty_object(), events = list(event), model_usage = empty_object(),
+      attachments = if (length(pool)) pool[order(names(pool))] else empty_object()
+    ), predictivebench_direct = TRUE)
+  })
+}
+
+# Whether a chat's turns are a prompt and one answer, both text only.
+is_prompt_and_answer <- function(turns) {
+  length(turns) == 2L && S7::prop(turns[[1]], "role") == "user" &&
+    S7::prop(turns[[2]], "role") == "assistant" &&
+    all(vapply(S7::prop(turns[[1]], "contents"), is_plain_text, TRUE)) &&
+    all(vapply(S7::prop(turns[[2]], "contents"), is_plain_text, TRUE))
+}
+
+is_plain_text <- function(content) identical(class(content)[[1]], "ellmer::ContentText")
+
+has_system_prompt <- function(chat) !is.null(chat$get_system_prompt())
+
+# Inspect's ModelUsage of one answer (vitals' turn_tokens(), the counts of cache reads and
+# writes left out when 0 as lean_usage() leaves them).
+event_usage <- function(tokens) {
+  tokens <- as.integer(zero_na(c(tokens, 0, 0, 0)[1:3]))
+  usage <- list(input_tokens = tokens[[1]])
+  if (tokens[[3]] != 0L) usage$input_tokens_cache_read <- tokens[[3]]
+  usage$output_tokens <- tokens[[2]]
+  usage
+}
+
+# Each chat's model, its label as vitals writes it ("<provider>/<model>") and the model
+# event's `config` (the request's max_tokens, when set), worked out once per provider and model.
+direct_models <- function(chats) {
+  model <- vapply(chats, function(chat) chat$get_model(), "")
+  provider <- vapply(chats, function(chat) S7::prop(chat$get_provider(), "name"), "")
+  key <- paste(provider, model, sep = "\r")
+  first <- match(unique(key), key)
+  params <- vitals_internal("chat_model_params")
+  label <- vitals_internal("chat_provider_model")
+  configs <- lapply(chats[first], function(chat) {
+    max_tokens <- params(chat)$max_tokens
+    if (is.null(max_tokens)) empty_object() else list(max_tokens = max_tokens)
+  })
+  labels <- vapply(chats[first], label, "")
+  at <- match(key, unique(key))
+  list(model = model, label = labels[at], config = configs[at])
+}
+
+# `n` message ids, unique within a log, drawn without touching R's random stream: Inspect's
+# are 22 characters, as these (a run-wide random stem, then a counter).
+message_ids <- function(n) {
+  if (n == 0L) return(character())
+  stem <- substr(unique_id(), 1, 13)
+  sprintf("%s%09d", stem, seq_len(n))
 }

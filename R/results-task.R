@@ -356,7 +356,8 @@ catch_step_failure <- function(expr) {
 }
 
 # The log of a scored ResultsTask, as one list in Inspect's EvalLog shape (see
-# R/results-log.R for what it adds to vitals' own): the samples as vitals translates them,
+# R/results-log.R for what it adds to vitals' own): the samples as vitals translates them
+# (direct_samples() writes the same straight from chats of a prompt and a text answer),
 # then the header built here. `$eval()` builds the same two parts a chunk at a time
 # (results_log_chunk()) and once at the end (results_log_header()).
 results_log <- function(task, fields, run_id) {
@@ -372,7 +373,8 @@ results_log <- function(task, fields, run_id) {
 # the names of the metadata fields written as JSON text. `json` holds the fields earlier
 # chunks wrote as JSON, so that a field keeps one type across the log.
 results_log_chunk <- function(task, samples, fields,
-                              json = list(solver = character(), scorer = character())) {
+                              json = list(solver = character(), scorer = character()),
+                              direct = TRUE) {
   n <- nrow(samples)
   solver_meta <- if ("solver_metadata" %in% names(samples)) samples$solver_metadata else
     vector("list", n)
@@ -388,7 +390,11 @@ results_log_chunk <- function(task, samples, fields,
   bare$solver_chat <- usage$solver_chats
   bare$solver_metadata <- NULL
   bare$scorer_metadata <- NULL
-  translated <- vitals_translate_samples(task, bare)
+  state <- vitals_log_state(task)
+  # straight from the chats when they are a prompt and an answer; `direct = FALSE` (tests)
+  # translates every chat with vitals' translators
+  translated <- if (direct) direct_samples(bare, state$scores$name, state$timestamps)
+  translated <- translated %||% vitals_translate_samples(task, bare)
   explanations <- if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
     as.character(samples$scorer_explanation)
   }

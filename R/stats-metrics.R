@@ -110,17 +110,42 @@ summary_rows <- function(group, metric, ci, ...) {
 #'   `"bootstrap"`), `times` and `seed` (of the bootstrap), `limits` (the range the scores
 #'   can take, such as `c(0, 1)`: the interval is clipped to it, and a Wilson interval is
 #'   used when every score sits at one end).
+#' @param reducer `NULL` (the default: every score counts, epochs included, as they were
+#'   given), or an epoch reducer of [reduce_epochs()] (`"mean"`, `"mode"`, `"max"`,
+#'   `"pass_at_k"`, `"pass_hat_k"`, `"at_least_k"`): the scores of each `id` (a sample's
+#'   epochs) are reduced to one first, so `n` counts samples and the interval is over them;
+#'   the metric is named after the reducer (`"accuracy_pass_at_2"`). A sample's group and
+#'   cluster are those of its first score.
+#' @param k The `k` of `"pass_at_k"`, `"pass_hat_k"` and `"at_least_k"`.
+#' @param id With `reducer`: the sample of each score (its epochs share one id), such as
+#'   the samples' `id` column.
 #' @returns A tibble with an `"overall"` row first, then one per group in sorted order.
 #' @family adding a benchmark
 #' @export
 #' @examples
 #' grouped_summary(c(1, 0, 1, 1), by = c("a", "a", "b", "b"), metric = "accuracy",
 #'                 limits = c(0, 1))
-grouped_summary <- function(x, by = NULL, metric = "mean", ..., cluster = NULL) {
+#' # two samples with two epochs each: a sample passes at 2 when either epoch is correct
+#' grouped_summary(c(1, 0, 0, 0), id = c("q1", "q1", "q2", "q2"), metric = "accuracy",
+#'                 reducer = "pass_at_k", k = 2, limits = c(0, 1))
+grouped_summary <- function(x, by = NULL, metric = "mean", ..., cluster = NULL,
+                            reducer = NULL, k = NULL, id = NULL) {
   if (!is.null(by) && length(by) != length(x)) {
     abort_pb("{.arg by} must be as long as {.arg x}.", "argument")
   }
   check_cluster(cluster, x)
+  spec <- epoch_reducer(reducer, k)
+  if (!is.null(spec)) {
+    if (is.null(id)) {
+      abort_pb("{.arg id} (the sample of each score) is needed to reduce epochs.",
+               "argument", field = "id")
+    }
+    check_cluster(id, x)
+    first <- !duplicated(as.character(id))
+    return(grouped_summary(reduce_scores(x, as.character(id), spec), by = by[first],
+                           metric = reduced_metric(metric, spec), ...,
+                           cluster = cluster[first]))
+  }
   groups <- if (is.null(by)) character() else sort(unique(by[!is.na(by)]))
   rows <- lapply(c("overall", groups), function(g) {
     keep <- if (g == "overall") rep(TRUE, length(x)) else !is.na(by) & by == g

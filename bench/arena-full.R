@@ -7,8 +7,9 @@
 # with no engine, no table, no file.
 #
 # Prints CPU seconds of both, the ratio, peak RSS (/proc/self/status VmHWM: the run holds the
-# peak, the floor loop allocates little), the log's size on disk (total and per battle), and
-# the time leaderboard() takes to read the log.
+# peak, the floor loop allocates little), the log's size on disk (its files, total and per
+# battle, and the samples' lines alone per battle; the largest file, which vitals_view()
+# opens whole under 100 MB), and the time leaderboard() takes to read the run's folder.
 #
 # Questions: EloBench's `rwq` cannot be downloaded here; the first 200 of it
 # (../shared/reference/elobench/rwq_200_questions.csv) give the lengths the synthesized
@@ -17,7 +18,7 @@
 #
 # Run from the package root:  Rscript bench/arena-full.R [n=20772]
 # (PB_ARENA_TIMES: the ratings' bootstrap replicates, default 1000 as arena_run()'s;
-# PB_ARENA_KEEP: a folder to copy the log to, for vitals_view())
+# PB_ARENA_KEEP: a folder to copy the log's files to, for vitals_view())
 # Peak RSS as the system sees it:  /usr/bin/time -v Rscript bench/arena-full.R
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1) as.integer(args[[1]]) else 20772L
@@ -98,8 +99,15 @@ wall <- system.time(run <- suppressMessages(
 run_cpu <- cpu() - start
 peak <- hwm_mb()
 battles <- nrow(run$records)
-log_bytes <- file.size(run$paths$log)
-board_seconds <- system.time(board <- leaderboard(run$paths$log))[["elapsed"]]
+# the run's log, in parts of at most ~48 MB each (R/arena-log.R) at this size
+logs <- run$paths$log_parts %||% run$paths$log
+sizes <- file.size(logs)
+log_bytes <- sum(sizes)
+samples_bytes <- sum(vapply(logs, function(p) {
+  lines <- readLines(p, warn = FALSE)
+  sum(nchar(lines[startsWith(lines, "{\"id\":")], type = "bytes") + 1)
+}, 1))
+board_seconds <- system.time(board <- leaderboard(dir))[["elapsed"]]
 
 cat(sprintf("floor (bare loop):   %7.1f s CPU\n", floor_cpu))
 cat(sprintf("arena_run():         %7.1f s CPU, %.1f s elapsed, %d battles, %d failed\n",
@@ -108,13 +116,16 @@ cat(sprintf("ratio to the floor:  %7.1fx; %.2f ms CPU a battle (%.2f ms over the
             run_cpu / floor_cpu, 1000 * run_cpu / battles,
             1000 * (run_cpu - floor_cpu) / battles))
 cat(sprintf("peak RSS (VmHWM):    %7.0f MB (after the floor loop: %.0f MB)\n", peak, floor_hwm))
-cat(sprintf("log on disk:         %7.1f MB, %.2f KB a battle (%s)\n", log_bytes / 1024^2,
-            log_bytes / 1024 / battles, basename(run$paths$log)))
-cat(sprintf("leaderboard(log):    %7.2f s, %d rows\n", board_seconds, nrow(board)))
+cat(sprintf("log on disk:         %7.1f MB in %d file%s, %.2f KB a battle (samples %.2f KB)\n",
+            log_bytes / 1024^2, length(logs), if (length(logs) > 1) "s" else "",
+            log_bytes / 1024 / battles, samples_bytes / 1024 / battles))
+cat(sprintf("  largest file:      %7.1f MB (vitals_view() opens a log of at most 100 MB whole)\n",
+            max(sizes) / 1024^2))
+cat(sprintf("leaderboard(dir):    %7.2f s, %d rows\n", board_seconds, nrow(board)))
 print(run$ratings)
 if (nzchar(Sys.getenv("PB_ARENA_KEEP"))) {
   kept <- Sys.getenv("PB_ARENA_KEEP")
   dir.create(kept, showWarnings = FALSE, recursive = TRUE)
-  file.copy(run$paths$log, kept)
+  file.copy(logs, kept)
   cat("log kept in", kept, "\n")
 }

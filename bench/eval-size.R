@@ -6,6 +6,7 @@
 #
 #   Rscript bench/eval-size.R futurex 2000 20000   # FutureX-shaped $eval() at each size
 #   Rscript bench/eval-size.R cpu 2000             # CPU a request: paid, cached, baseline
+#                                                  # (baseline twice: first and second run)
 #   Rscript bench/eval-size.R processbench 3400    # ProcessBench x 8 votes
 #
 # The fake server (bench/helper-fake-server.R) answers with no latency, 50 in flight.
@@ -106,6 +107,12 @@ if (what == "cpu") {
   base <- run_child(futurex_eval_lines(n, chat = "baseline_chat('\\\\boxed{A}')",
                                        cache = "FALSE"), server)
   report("baseline chat (offline)", base, n)
+  # the same, measured on a second run in the process: the first pays R's JIT compiling the
+  # package's functions (load_all() loads them uncompiled; an installed package is compiled),
+  # as the cached run's first run does
+  base2 <- run_child(futurex_eval_lines(n, chat = "baseline_chat('\\\\boxed{A}')",
+                                        cache = "FALSE", rerun = TRUE), server)
+  report("baseline chat, second run", base2, n)
   load <- run_child(c(sprintf("data <- futurex_shaped(%d)", n),
                       "list(cpu = cpu(proc.time()), wall = NA, loaded = hwm())"), server)
   cat(sprintf("(loading the package and the data: %.1f s CPU, %.0f MB)\n", load$cpu, load$peak))

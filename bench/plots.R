@@ -6,11 +6,15 @@
 # suites), with long model names, from synthetic summary rows; the summaries come from the
 # benchmarks' own summary functions on offline baseline runs or made-up samples. PNGs go
 # to `out_dir` (default: a temporary directory) and are never committed.
+#
+# Every plot is rendered at the size users see by default: 7 x 5 inches, a figure's size in
+# an R Markdown document (knitr's fig.width and fig.height). A larger canvas hid a title and
+# a subtitle cut at that size; look at these, not at a roomier rendering.
 pkgload::load_all(".", quiet = TRUE)
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args)) args[[1]] else file.path(tempdir(), "predictivebench-plots")
 dir.create(out, showWarnings = FALSE, recursive = TRUE)
-save <- function(plot, name, width = 9, height = 6) {
+save <- function(plot, name, width = 7, height = 5) {
   path <- file.path(out, paste0(name, ".png"))
   ggplot2::ggsave(path, plot, width = width, height = height, dpi = 100)
   cat(path, "\n")
@@ -40,7 +44,8 @@ rows <- do.call(rbind, lapply(seq_len(nrow(headlines)), function(h) {
 }))
 rows$estimate[rows$benchmark == "probsem" & rows$metric == "truth"][1:2] <- 1
 board <- structure(rows, class = c("benchmark_leaderboard", "tbl_df", "tbl", "data.frame"))
-save(ggplot2::autoplot(board), "leaderboard-6x5", width = 12, height = 7)
+save(ggplot2::autoplot(board), "leaderboard-6x5")
+save(ggplot2::autoplot(board, metrics = "all"), "leaderboard-6x5-all")
 
 # ---- benchmark summaries --------------------------------------------------------------------
 fx <- futurex_dataset(version = "sample")
@@ -78,7 +83,9 @@ battles <- do.call(rbind, lapply(seq_len(30), function(i) {
 }))
 ratings <- arena_ratings(battles, bootstrap = 100)
 save(ggplot2::autoplot(ratings), "arena-ratings")
-save(ggplot2::autoplot(ratings, type = "winrate"), "arena-winrate", width = 9, height = 7)
+save(ggplot2::autoplot(ratings, type = "winrate"), "arena-winrate")
+# the battles' win rates, as arena_summary() gives them
+save(ggplot2::autoplot(arena_summary(battles, times = 100)), "arena-battles-summary")
 
 # ---- arena task: one model against the reference answers --------------------------------------
 judge <- arena_baseline_judge("longer")  # offline: the longer answer wins
@@ -87,3 +94,15 @@ at <- arena_task(arena_dataset(version = "sample"), judge = judge, dir = tempfil
 at$eval(solver_chat = baseline_chat(function(q) paste("A medium-length answer to:", q)),
         view = FALSE)
 save(ggplot2::autoplot(arena_summary(at)), "arena-task-summary")
+
+# ---- judge audit (once judge_audit() is in the package) ----------------------------------------
+if (is.function(get0("judge_audit", mode = "function"))) {
+  options(predictivebench.cache_dir = tempfile("plots-cache-"))  # the run's verdicts, thrown away
+  first <- baseline_chat('{"winner": 1, "explanation": "Offline."}', name = "first-position")
+  contestants <- list(baseline_chat("A short answer.", name = "short"),
+                      baseline_chat("A much longer answer, with more words in it.", name = "long"),
+                      baseline_chat("A medium answer, some words.", name = "medium"))
+  run <- arena_run(contestants, first, dataset = data.frame(question = paste("Question", 1:8)),
+                   strategy = "all", dir = tempfile("logs-"), times = 50)
+  save(ggplot2::autoplot(judge_audit(run, judge = first)), "judge-audit")
+}

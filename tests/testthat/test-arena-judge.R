@@ -131,7 +131,7 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
   skip_if_not_installed("ggplot2")
   plot <- ggplot2::autoplot(rates)
   expect_equal(plot$labels$y, "model")
-  expect_match(plot$labels$title, "arena")
+  expect_equal(plot$labels$title, "Arena: win rate by model")
 })
 
 test_that("arena_ratings(style_control = TRUE) works from an evaluated arena task", {
@@ -161,4 +161,21 @@ test_that("batch = TRUE judges every battle in one batch, whatever the chunk siz
   expect_equal(server$count(), 2 * nrow(battles))
   expect_equal(server$uploads(), 1)
   expect_true(all(vapply(tsk$get_samples()$solver_metadata, `[[`, "", "winner") == "tie"))
+})
+
+test_that("the judging task takes a panel as its solver_chat: the majority's verdicts, each judge's in the metadata", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  a <- baseline_chat('{"winner": 1}', name = "ja")
+  b <- baseline_chat('{"winner": 2}', name = "jb")
+  t <- baseline_chat('{"winner": 0}', name = "jt")
+  tsk <- arena_judge_task(dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = list(a, b, a$clone()), view = FALSE))
+  meta <- tsk$get_samples()$solver_metadata
+  expect_true(all(vapply(meta, `[[`, "", "winner") == "model_a"))
+  expect_true(all(vapply(meta, `[[`, "", "judger") == "panel(ja, jb, ja#2)"))
+  each <- panel_judges(vapply(meta, `[[`, "", "judges"))
+  expect_identical(unique(each$winner[each$judge == "jb"]), "model_b")
+  split <- arena_judge_task(dir = withr::local_tempdir())
+  suppressMessages(split$eval(solver_chat = list(a, b, t), view = FALSE))
+  expect_true(all(vapply(split$get_samples()$solver_metadata, `[[`, "", "winner") == "tie"))
 })

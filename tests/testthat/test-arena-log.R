@@ -28,7 +28,14 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   first <- log$samples[[1]]
   expect_match(first$input, "^Question:\nQuestion")
   expect_match(first$input, paste0("Answer of ", first$metadata$model_a, " \\(model_a\\)"))
-  expect_match(first$messages[[2]]$content[[1]]$text, "^Verdict: ")
+  # the judge's reply as it came, once: the outcome is the score's answer
+  expect_equal(first$messages[[1]]$content[[1]]$text,
+               '{"winner": 1, "explanation": "Baseline judge (longer)."}')
+  # what every battle shares is the header's, not each sample's
+  expect_equal(log$eval$metadata$judger, "toy-judge")
+  expect_equal(jsonlite::fromJSON(log$eval$metadata$rating_options)$bootstrap, 50)
+  expect_false(any(c("rating_options", "judger", "position_swap", "winner_ab") %in%
+                     names(first$metadata)))
   for (sample in log$samples) {
     a <- sample$metadata$model_a
     b <- sample$metadata$model_b
@@ -104,4 +111,67 @@ test_that("a run that stops on an error leaves no log in its folder, finished or
                "the machine went away")
   expect_equal(calls, 2)
   expect_length(list.files(logs, all.files = TRUE, no.. = TRUE), 0)
+})
+
+test_that("a run of many battles writes its log in parts, each a whole log, read as one run", {
+  logs <- withr::local_tempdir()
+  models <- list(big = named_constant("big big big big", "big"),
+                 small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
+  # parts of a few kilobytes (a full rwq arena's are ~48 MB), written 4 battles at a time
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  run <- arena_run(models, arena_baseline_judge("longer"), strategy = "all",
+                   dataset = data.frame(question = paste("Question", 1:8)), dir = logs,
+                   times = 20)
+  parts <- run$paths$log_parts
+  expect_gt(length(parts), 2)
+  expect_equal(parts[[1]], run$paths$log)
+  expect_setequal(list.files(logs, pattern = "[.]json$", full.names = TRUE), parts)
+  # each part: a whole Inspect log of some battles, headed by the run's ratings, naming all
+  headers <- lapply(parts, read_log_header)
+  expect_equal(vapply(headers, function(h) h$eval$run_id, ""),
+               rep(headers[[1]]$eval$run_id, length(parts)))
+  for (k in seq_along(parts)) {
+    meta <- headers[[k]]$eval$metadata
+    expect_equal(c(meta$log_part, meta$log_parts), c(k, length(parts)))
+    expect_equal(unlist(meta$log_files), basename(parts))
+    expect_equal(meta$headline, headers[[1]]$eval$metadata$headline)
+    expect_lte(file.size(parts[[k]]), 3000 + 4 * 2000)
+  }
+  counts <- vapply(parts, function(p) nrow(log_samples(p)), 1L)
+  expect_equal(sum(counts), nrow(run$records))
+  expect_equal(vapply(headers, function(h) h$results$total_samples, 1L), counts,
+               ignore_attr = TRUE)
+  # the readers: every part reads back the run's battles, its ratings, and the board shows
+  # the run once, from its first file
+  for (path in parts[c(1, length(parts))]) {
+    back <- arena_outcomes(path)
+    for (column in c("model_a", "model_b", "winner", "question", "answer_a", "answer_b")) {
+      expect_identical(back[[column]], run$records[[column]], label = column)
+    }
+    expect_equal(arena_rating_rows(path)$estimate, arena_rating_summary(run$ratings)$estimate)
+  }
+  board <- leaderboard(logs)
+  expect_equal(nrow(board), 3)
+  expect_equal(unique(board$source), run$paths$log)
+  expect_equal(board$estimate[order(board$model)],
+               run$ratings$rating[order(run$ratings$model)])
+  # a part without the others is not the run
+  unlink(parts[[2]])
+  expect_error(arena_summary(parts[[1]]), class = "predictivebench_error_missing_file")
+  expect_inspect_valid(parts[-2])
+})
+
+test_that("a part holds at most arena_log_part_battles battles, whatever their size", {
+  logs <- withr::local_tempdir()
+  models <- list(a = named_constant("aa", "a"), b = named_constant("b", "b"))
+  local_replace_internal("arena_log_part_battles", 3L)
+  run <- arena_run(models, arena_baseline_judge("longer"), strategy = "all",
+                   dataset = data.frame(question = paste("Question", 1:7)), dir = logs,
+                   times = 0)
+  counts <- vapply(run$paths$log_parts, function(p) read_log_header(p)$results$total_samples,
+                   1L)
+  expect_equal(unname(counts), c(3L, 3L, 1L))
+  ids <- unlist(lapply(run$paths$log_parts, function(p) log_samples(p)$id))
+  expect_equal(ids, paste0("battle-", 1:7))
 })

@@ -112,3 +112,21 @@ test_that("without a judge inside an evaluation set, the scorer names the set's 
   expect_match(conditionMessage(err), "arena_task(judge = )", fixed = TRUE)
   expect_match(conditionMessage(err), "arena_scorer(scorer_chat = )", fixed = TRUE)
 })
+
+test_that("arena_task() takes a panel of judges: the majority's verdicts, each battle's judges kept", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  first <- function(name) baseline_chat('{"winner": 1, "explanation": "first"}', name = name)
+  second <- baseline_chat('{"winner": 2, "explanation": "second"}', name = "second")
+  dataset <- arena_dataset(version = "sample", limit = 2)
+  tsk <- arena_task(dataset, judge = list(first("first-a"), second, first("first-b")),
+                    dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("An answer."), view = FALSE))
+  samples <- tsk$get_samples()
+  meta <- samples$scorer_metadata[[1]]
+  expect_equal(meta$losses, 0)
+  expect_gt(meta$wins, 0)
+  each <- jsonlite::fromJSON(meta$judges, simplifyVector = FALSE)
+  expect_length(each, meta$wins)
+  expect_identical(vapply(each[[1]], `[[`, "", "judge"), c("first-a", "second", "first-b"))
+  expect_identical(vapply(each[[1]], `[[`, "", "winner"), c("model_a", "model_b", "model_a"))
+})

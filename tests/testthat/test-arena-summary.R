@@ -70,3 +70,21 @@ test_that("battles give each model's win rate: two models' rates add up to one",
   expect_equal(rate[["p"]], 1.5 / 4)
   expect_equal(rate[["p"]] + rate[["q"]], 1)
 })
+
+test_that("the plots of the arena's summaries say what they show, never an internal name", {
+  skip_if_not_installed("ggplot2")
+  battles <- data.frame(model_a = c("p", "p", "q", "q", "r"), model_b = c("q", "r", "r", "p", "p"),
+                        winner = c("model_a", "tie", "model_b", "model_a", "model_a"))
+  titles <- c(
+    task = ggplot2::autoplot(arena_summary(arena_samples()))$labels$title,
+    battles = ggplot2::autoplot(arena_summary(battles, times = 20))$labels$title,
+    ratings = ggplot2::autoplot(arena_rating_rows(battles))$labels$title
+  )
+  expect_equal(unname(titles), c("Arena: win rate by opponent", "Arena: win rate by model",
+                                 "Arena: rating by model"))
+  expect_false(any(grepl("arena_", titles, fixed = TRUE)))
+  # a summary without a title of its own keeps "<benchmark> by <by>"
+  rows <- summary_rows("overall", "accuracy", mean_ci(c(0, 1)))
+  plain <- benchmark_summary(rows[summary_columns], "futurex")
+  expect_equal(ggplot2::autoplot(plain)$labels$title, "futurex by level")
+})

@@ -519,3 +519,105 @@ test_that("battle records' JSON is jsonlite's, written for all rows at once", {
   expect_identical(response_json(res, "231225", key), one_by_one)
   expect_identical(response_json(res[0, ], "231225", character()), character())
 })
+
+# A fake server for panels: judge-a and judge-c prefer the first answer, judge-b the second;
+# judge-t calls every battle a tie, judge-x fails; other models answer with their name.
+local_panel_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    switch(body$model,
+      "judge-a" = , "judge-c" = '{"winner": 1, "explanation": "The first."}',
+      "judge-b" = '{"winner": 2, "explanation": "The second."}',
+      "judge-t" = '{"winner": 0, "explanation": "Alike."}',
+      "judge-x" = list(status = 400),
+      paste(rep(body$model, 3), collapse = " "))
+  }, .local_envir = .local_envir)
+}
+
+test_that("an arena panel: the majority's verdict, each judge's own in the log and records, judges x battles requests, none on a rerun", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_panel_server()
+  models <- list(big = fake_chat(server, "big"), small = fake_chat(server, "small"))
+  panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"),
+                fake_chat(server, "judge-c"))
+  folder <- arena_folder(paste("Question", 1:3))
+  logs <- withr::local_tempdir()
+  run <- arena_run(models, panel, version = "toy", elobench = folder, dir = logs, n = 2,
+                   times = 0, strategy = "all")
+  battles <- nrow(run$records)
+  asked <- table(Filter(function(m) startsWith(m, "judge-"), vapply(server$requests(),
+                                                                      `[[`, "", "model")))
+  expect_equal(as.vector(asked), rep(battles, 3))
+  # a and c say model_a, b says model_b: model_a
+  expect_true(all(run$records$winner == "model_a"))
+  expect_true(all(run$records$judger == "panel(judge-a, judge-b, judge-c)"))
+  record <- jsonlite::fromJSON(run$records$gpt_4_response[[1]])
+  expect_null(record$request_sha256)
+  expect_identical(record$judges$judge, c("judge-a", "judge-b", "judge-c"))
+  expect_identical(record$judges$winner, c("model_a", "model_b", "model_a"))
+  expect_length(unique(record$judges$request_sha256), 3)
+  # the log keeps each judge's verdict beside the panel's
+  log <- jsonlite::read_json(run$paths$log)
+  each <- panel_judges(vapply(log$samples, function(s) s$metadata$judges, ""))
+  expect_equal(nrow(each), 3 * battles)
+  expect_identical(unique(each$winner[each$judge == "judge-b"]), "model_b")
+  expect_match(log$eval$scorers[[1]]$name %||% names(log$samples[[1]]$scores)[[1]],
+               "panel(judge-a, judge-b, judge-c)", fixed = TRUE)
+  # a rerun reads every judge's verdicts from the cache
+  before <- server$count()
+  again <- arena_run(models, panel, version = "toy", elobench = folder, dir = logs, n = 2,
+                     times = 0, strategy = "all")
+  expect_equal(server$count(), before)
+  expect_identical(again$records$winner, run$records$winner)
+  # a panel's records are never imported as one judge's: judge-b alone asks for its own
+  # verdicts only (already in the cache: nothing sent) and keeps them
+  alone <- arena_run(models, panel[[2]], version = "toy", elobench = folder, dir = logs,
+                     n = 2, times = 0, strategy = "all")
+  expect_equal(server$count(), before)
+  expect_true(all(alone$records$winner == "model_b"))
+})
+
+test_that("an arena panel without a majority: a tie when every judge spoke, none while a failed judge could decide", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_panel_server()
+  battles <- sample_battles(2, c("m1", "m2"))
+  settings <- request_settings(max_tries = 1)
+  judge <- function(...) {
+    configured_judge(check_judge(lapply(c(...), function(m) fake_chat(server, m))), "231225")
+  }
+  split <- judge_verdicts(battles, judge("judge-a", "judge-b", "judge-t"), settings = settings)
+  expect_true(all(split$winner == "tie"))
+  expect_true(all(is.na(split$error)))
+  failed <- suppressWarnings(judge_verdicts(battles, judge("judge-a", "judge-b", "judge-x"),
+                                            settings = settings))
+  expect_true(all(is.na(failed$winner)))
+  expect_match(failed$error, "^judge-x: ")
+  decided <- suppressWarnings(judge_verdicts(battles, judge("judge-a", "judge-c", "judge-x"),
+                                             settings = settings))
+  expect_true(all(decided$winner == "model_a"))
+  # usage: every judge's requests (the failed one's have no tokens)
+  fresh <- request_settings(cache = FALSE)
+  one <- judge_verdicts(battles, judge("judge-a"), settings = fresh)
+  all3 <- judge_verdicts(battles, judge("judge-a", "judge-b", "judge-t"), settings = fresh)
+  expect_equal(all3$input_tokens, 3 * one$input_tokens)
+  expect_true(all(one$input_tokens > 0))
+  # position swap: each judge's verdicts combined first (a judge preferring the first
+  # answer is a tie by itself), then the panel's majority
+  swapped <- judge_verdicts(battles, judge("judge-a", "judge-b", "judge-c"),
+                            position_swap = TRUE, settings = settings)
+  expect_true(all(swapped$winner == "tie"))
+  expect_true(all(swapped$winner_ab == "model_a"))
+})
+
+test_that("a single judge's verdicts are as before panels: a list of one is that judge", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_panel_server()
+  battles <- sample_battles(2, c("m1", "m2"))
+  fresh <- request_settings(cache = FALSE)
+  alone <- judge_verdicts(battles, configured_judge(fake_chat(server, "judge-a"), "231225"),
+                          settings = fresh)
+  listed <- judge_verdicts(battles, configured_judge(check_judge(list(fake_chat(server, "judge-a"))), "231225"),
+                           settings = fresh)
+  expect_identical(listed[names(listed) != "tstamp"], alone[names(alone) != "tstamp"])
+  expect_false("judges" %in% names(alone))
+  expect_identical(alone$judger, rep("judge-a", nrow(battles)))
+})

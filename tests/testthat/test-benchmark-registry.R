@@ -52,6 +52,8 @@ test_that("new_benchmark() checks what makes a benchmark one", {
   expect_error(new_benchmark("x", identity, statistic = "min"),
                class = "predictivebench_error_argument")
   expect_error(new_benchmark("x", identity, cluster = 1), class = "predictivebench_error_argument")
+  expect_error(new_benchmark("x", identity, needs_judge = "yes"),
+               class = "predictivebench_error_argument")
   expect_false("x" %in% registered_benchmarks()$name)
   # the former name is the same function, for code written against it
   expect_identical(register_benchmark, new_benchmark)

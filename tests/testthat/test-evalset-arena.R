@@ -243,3 +243,61 @@ test_that("an error in the closing arena keeps the set's table, with the error",
   expect_true(all(again$reused))
   expect_equal(server$count(), sent)
 })
+
+test_that("a closing arena whose log is in parts moves and records every part: the board shows it once", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  # parts of a few kilobytes (R/arena-log.R), written 2 battles at a time
+  local_replace_internal("arena_log_part_bytes", 2000)
+  local_replace_internal("arena_log_slice", 2L)
+  closing <- function() {
+    quiet_set("futurex@sample", set_chats(server, c("m1", "m2", "m3")), log_dir = logs,
+              limit = 1, settings = set_settings(cache), judge = arena_baseline_judge("longer"),
+              arena = list(version = "sample", strategy = "all", times = 0))
+  }
+  set <- closing()
+  run <- attr(set, "arena_run")
+  parts <- run$paths$log_parts
+  expect_gt(length(parts), 1)
+  expect_equal(parts[[1]], run$paths$log)
+  expect_true(all(file.exists(parts)))
+  expect_equal(unique(normalizePath(dirname(parts))), normalizePath(logs))
+  # every part is the set's completed run: none counted as an attempt
+  expect_no_condition(board <- leaderboard(logs, attempts = FALSE),
+                      class = "predictivebench_message_attempts")
+  arena_rows <- board[board$benchmark == "arena_ratings", ]
+  expect_setequal(arena_rows$model, set$model)
+  expect_equal(unique(arena_rows$source), run$paths$log)
+  # the same run again: the recorded parts stay the arena's log, no other is written
+  files <- list.files(logs, recursive = TRUE, all.files = TRUE)
+  again <- attr(closing(), "arena_run")
+  expect_equal(again$paths$log_parts, parts)
+  expect_equal(list.files(logs, recursive = TRUE, all.files = TRUE), files)
+})
+
+test_that("a closing arena judged by the set's panel: every judge counted in the preview, the majority's verdicts", {
+  server <- local_fake_openai(function(body, n) {
+    switch(body$model, ja = , jc = '{"winner": 1, "explanation": "first"}',
+           jb = '{"winner": 2, "explanation": "second"}', "\\boxed{A}")
+  })
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  judges <- list(fake_chat(server, "ja"), fake_chat(server, "jb"), fake_chat(server, "jc"))
+  questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
+  arena <- list(dataset = questions, n = 1, max_rounds = 2, times = 0)
+  models <- set_chats(server, c("m1", "m2"))
+  preview <- eval_set("futurex@sample", models, log_dir = logs, limit = 1,
+                      settings = settings, judge = judges, arena = arena, dry_run = TRUE)
+  # two rounds in full (no placeholder verdict is decisive): 4 answers, 2 battles x 3 judges
+  expect_equal(preview$to_send[preview$benchmark == "arena_run"], 4L + 2L * 3L)
+  expect_equal(server$count(), 0)
+  set <- quiet_set("futurex@sample", models, log_dir = logs, limit = 1, settings = settings,
+                   judge = judges, arena = arena)
+  run <- attr(set, "arena_run")
+  expect_s3_class(run, "arena_run")
+  expect_true(all(run$records$winner == "model_a"))
+  expect_true(all(run$records$judger == "panel(ja, jb, jc)"))
+  asked <- vapply(server$requests(), `[[`, "", "model")
+  expect_equal(sum(asked == "jb"), nrow(run$records))
+})

@@ -29,6 +29,110 @@ test_that("the names a set takes come from the registry; a registration can refu
   expect_true(is.function(registration("arena")$check_by_name))
   expect_error(named_benchmark("arena@rwq_200", NULL, NULL, rlang::current_env()),
                class = "predictivebench_error_answers")
-  expect_equal(named_benchmark("arena@sample", NULL, NULL, rlang::current_env())$version,
+  judge <- arena_baseline_judge("longer")
+  expect_equal(named_benchmark("arena@sample", judge, NULL, rlang::current_env())$version,
                "sample")
+})
+
+test_that("a benchmark registered as needing a judge, in a set without one, is refused before any request", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  needing <- names(Filter(function(e) isTRUE(e$needs_judge), registrations()))
+  expect_setequal(needing, c("arena", "dsbench"))
+  for (b in c("dsbench@sample", "arena@sample")) {
+    for (dry_run in c(FALSE, TRUE)) {
+      err <- expect_error(
+        eval_set(c("futurex@sample", b), set_chats(server, "m1"), log_dir = logs,
+                 settings = settings, limit = 2, dry_run = dry_run),
+        class = "predictivebench_error_argument"
+      )
+      # the shared missing-judge message, in the set's words
+      expect_match(conditionMessage(err), "eval_set(..., judge = )", fixed = TRUE)
+      expect_match(conditionMessage(err), b, fixed = TRUE)
+    }
+  }
+  expect_equal(server$count(), 0)
+  expect_length(list.files(logs, recursive = TRUE, all.files = TRUE), 0)
+  # the registration says it, not the name: a benchmark of the session's own
+  toy_task <- function(dataset, dir, judge = NULL) stop("not reached")
+  new_benchmark("cells-judged", identity, task = toy_task, needs_judge = TRUE,
+                schema = data.frame(name = c("id", "input", "target"), type = "string"),
+                sample = data.frame(id = "a", input = "q", target = "t"))
+  withr::defer(unregister_benchmark("cells-judged"))
+  expect_error(eval_set("cells-judged@sample", set_chats(server, "m1"), log_dir = logs),
+               class = "predictivebench_error_argument")
+  expect_equal(server$count(), 0)
+  # with a judge it is taken (no request until it runs)
+  expect_equal(named_benchmark("cells-judged@sample", fake_chat(server, "j"), NULL,
+                               rlang::current_env())$version, "sample")
+})
+
+# Judges on the fake server: "ja" and "jb" say True, "jc" says False; others answer \boxed{A}.
+local_panel_set_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    switch(body$model, ja = , jb = "True", jc = "False", "\\boxed{A}")
+  }, .local_envir = .local_envir)
+}
+
+test_that("a set's judge may be a panel: specced member by member, its own cells; a list of one is the single judge's", {
+  server <- local_panel_set_server()
+  one <- named_benchmark("dsbench@sample", fake_chat(server, "ja"), NULL, rlang::current_env())
+  listed <- named_benchmark("dsbench@sample", list(fake_chat(server, "ja")), NULL,
+                            rlang::current_env())
+  expect_identical(listed$identity, one$identity)
+  panel <- named_benchmark("dsbench@sample",
+                           list(fake_chat(server, "ja"), "openai/gpt-4.1-mini"), NULL,
+                           rlang::current_env())
+  expect_s3_class(panel$judge, "judge_panel_spec")
+  expect_identical(vapply(judge_spec_members(panel$judge), `[[`, "", "model"),
+                   c("ja", "gpt-4.1-mini"))
+  expect_false(identical(panel$identity, one$identity))
+  expect_identical(panel$identity$judge$panel[[1]], one$identity$judge)
+  expect_error(named_benchmark("dsbench@sample", list(fake_chat(server, "ja"), 1), NULL,
+                               rlang::current_env()),
+               class = "predictivebench_error_argument")
+})
+
+test_that("a set with a panel judge: each judge's verdicts in the cells' logs, members x items requests, none on a rerun", {
+  server <- local_panel_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  judges <- list(fake_chat(server, "ja"), fake_chat(server, "jb"), fake_chat(server, "jc"))
+  run <- function() {
+    quiet_set("dsbench@sample", set_chats(server, "m1"), log_dir = logs, judge = judges,
+              settings = settings, limit = 3)
+  }
+  # the preview counts every judge: 3 answers and 3 judges x 3 verdicts, nothing sent
+  preview <- eval_set("dsbench@sample", set_chats(server, "m1"), log_dir = logs,
+                      judge = judges, settings = settings, limit = 3, dry_run = TRUE)
+  expect_equal(preview$to_send, 3L + 3L * 3L)
+  expect_equal(server$count(), 0)
+  set <- run()
+  expect_equal(set$status, "done")
+  asked <- vapply(server$requests(), `[[`, "", "model")
+  expect_equal(as.vector(table(asked[asked %in% c("ja", "jb", "jc")])), c(3, 3, 3))
+  samples <- log_samples(set$log_path[[1]])
+  expect_equal(as_score(samples$score), rep(1, 3))  # ja and jb say True
+  each <- panel_judges(vapply(samples$scorer_metadata, `[[`, "", "judges"))
+  expect_identical(each$correct, rep(c(TRUE, TRUE, FALSE), 3))
+  sent <- server$count()
+  again <- run()
+  expect_true(again$reused)
+  expect_equal(server$count(), sent)
+})
+
+test_that("a task object's own epochs are part of its cells' identity when the set gives none", {
+  data <- futurex_dataset(version = "sample", limit = 2)
+  spec <- list(chat_spec(baseline_chat("\\boxed{A}", name = "a")))
+  cell_id <- function(task, epochs = NULL) {
+    set_cells(set_benchmarks(list(futurex = task), NULL, NULL), spec, list(NULL), epochs)[[1]]$id
+  }
+  one <- futurex_task(data, dir = withr::local_tempdir())
+  three <- futurex_task(data, dir = withr::local_tempdir(), epochs = 3)
+  expect_false(cell_id(one) == cell_id(three))
+  # the set's epochs, when given, are the cells' (the task's own don't run)
+  expect_equal(cell_id(one, epochs = 3), cell_id(three, epochs = 3))
+  # a task without epochs of its own: the identity it had before
+  expect_equal(cell_id(one), cell_id(futurex_task(data, dir = withr::local_tempdir())))
 })

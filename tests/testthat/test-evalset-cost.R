@@ -11,6 +11,18 @@ test_that("max_cost refuses a set whose preview is above it, or can't be bounded
   expect_error(check_max_cost(unpriced, 100), "unknown", class = "predictivebench_error_cost")
 })
 
+test_that("max_cost's refusal shows money rounded: cents from a dollar up, 4 digits below", {
+  preview <- tibble::tibble(benchmark = c("futurex", "processbench"), model = "m/x",
+                            to_send = c(11, 64), cost_max = c(0.0181148, 0.1073536))
+  err <- expect_error(check_max_cost(preview, sum(preview$cost_max) / 2),
+                      class = "predictivebench_error_cost")
+  said <- cli::ansi_strip(conditionMessage(err))
+  expect_match(said, "up to $0.1255, above `max_cost` = $0.06273", fixed = TRUE)
+  expect_no_match(said, "0627342", fixed = TRUE)
+  expect_equal(format_dollars(c(0.5, 0.99999, 12.345678, 1234.5, 0)),
+               c("$0.5", "$1.00", "$12.35", "$1,234.50", "$0.00"))
+})
+
 test_that("the preview prices each role at its own model: a cheap solver, an expensive judge", {
   server <- local_fake_openai(function(body, n) "A")
   logs <- withr::local_tempdir()

@@ -233,3 +233,31 @@ test_that("when every daemon is killed, the waiting cells fail within a bound; d
   expect_true(file.exists(set$log_path[[1]]))
   expect_equal(server$count(), 1)
 })
+
+test_that("on daemons, a panel judge's members travel with their own credentials and give the verdicts they give here", {
+  server <- local_fake_openai(function(body, n) {
+    switch(body$model, ja = , jb = "True", jc = "False", "\\boxed{A}")
+  })
+  judges <- list(fake_chat(server, "ja", key = "sk-judge-a"),
+                 fake_chat(server, "jb", key = "sk-judge-b"),
+                 fake_chat(server, "jc", key = "sk-judge-c"))
+  here <- quiet_set("dsbench@sample", set_chats(server, "m1"),
+                    log_dir = withr::local_tempdir(), judge = judges,
+                    settings = set_settings(withr::local_tempdir()), limit = 2)
+  sent_here <- server$count()
+  local_daemons(2)
+  logs <- withr::local_tempdir()
+  there <- quiet_set("dsbench@sample", set_chats(server, "m1"), log_dir = logs,
+                     judge = judges, settings = set_settings(withr::local_tempdir()), limit = 2)
+  expect_equal(there$status, "done")
+  expect_equal(there$headline, here$headline)
+  expect_equal(server$count() - sent_here, sent_here)
+  bodies <- server$requests()[-seq_len(sent_here)]
+  auths <- server$auths()[-seq_len(sent_here)]
+  models <- vapply(bodies, `[[`, "", "model")
+  expect_setequal(auths[models == "jb"], "Bearer sk-judge-b")
+  expect_setequal(auths[models == "jc"], "Bearer sk-judge-c")
+  samples <- log_samples(there$log_path[[1]])
+  each <- panel_judges(vapply(samples$scorer_metadata, `[[`, "", "judges"))
+  expect_identical(each$judge, rep(c("ja", "jb", "jc"), 2))
+})

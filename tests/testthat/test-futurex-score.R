@@ -189,3 +189,73 @@ test_that("the scorer's normalization judge takes batch = TRUE", {
   expect_equal(tsk$get_samples()$score, 1)
   expect_equal(server$uploads(), 1)
 })
+
+test_that("a panel of judges: each judge's values give a score, the item's is their mean, each judge's own kept", {
+  server <- local_fake_openai(function(body, n) {
+    switch(body$model,
+      "judge-a" = "GROUND_TRUTH_VALUE: 100\nPREDICTION_VALUE: 100",
+      "judge-b" = "GROUND_TRUTH_VALUE: 100\nPREDICTION_VALUE: 100",
+      "judge-c" = "I am not sure")                        # the plain parse scores its item
+  })
+  path <- system.file("extdata", "futurex-sample.parquet", package = "predictivebench")
+  table <- read_task_table(path)
+  table$answer <- "\\boxed{1,180 thousand units}"
+  table$has_answer <- TRUE
+  numeric <- table[!is.na(table$std), ]
+  cache <- withr::local_tempdir()
+  panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"),
+                fake_chat(server, "judge-c"))
+  scored <- futurex_score(numeric, scorer_chat = panel,
+                          settings = request_settings(cache = cache))
+  expect_equal(server$count(), 3 * nrow(numeric))
+  alone <- futurex_score(numeric, scorer_chat = panel[[3]],
+                         settings = request_settings(cache = cache))
+  expect_equal(server$count(), 3 * nrow(numeric))  # a member's requests are its own: cached
+  # judges a and b: values 100 vs 100 (score 1); judge c: the plain parse, as alone
+  expect_equal(scored$items$score, (1 + 1 + alone$items$score) / 3)
+  expect_true(all(scored$items$normalization == "mixed"))
+  each <- panel_judges(scored$items$judges)
+  expect_equal(nrow(each), 3 * nrow(numeric))
+  expect_identical(each$judge[each$sample == 1], c("judge-a", "judge-b", "judge-c"))
+  expect_equal(each$score[each$judge == "judge-c"], alone$items$score)
+  expect_identical(unique(each$normalization[each$judge == "judge-c"]), "fallback")
+  expect_match(scored$items$judge_note, "^judge-c: The judge's reply has no")
+  # a list of one judge is that judge
+  one <- futurex_score(numeric, scorer_chat = panel[3],
+                       settings = request_settings(cache = cache))
+  expect_identical(one$items, alone$items)
+})
+
+test_that("a FutureX task with a panel logs each judge's values; its rerun sends nothing; the preview counts every judge", {
+  server <- local_fake_openai(function(body, n) {
+    if (!grepl("normalization", body$messages[[1]]$content %||% "")) return("\\boxed{12}")
+    if (identical(body$model, "judge-b")) return(list(status = 400))
+    "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12"
+  })
+  cache <- withr::local_tempdir()
+  settings <- request_settings(cache = cache, max_tries = 1)
+  data <- futurex_dataset(version = "sample")
+  judged <- sum(data$level >= 3 & !is.na(data$std))
+  panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"))
+  tsk <- futurex_task(data, solver = futurex_solver(settings = settings),
+                      scorer = futurex_scorer(scorer_chat = panel, settings = settings),
+                      dir = withr::local_tempdir())
+  preview <- estimate_cost(tsk, fake_chat(server), cache = cache)
+  expect_equal(preview$requests, nrow(data) + 2 * judged)
+  suppressWarnings(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)))
+  expect_equal(server$count(), nrow(data) + 2 * judged)
+  samples <- tsk$get_samples()
+  meta <- Filter(function(m) identical(m$kind, "numeric"), samples$scorer_metadata)
+  expect_length(meta, judged)
+  # judge-b failed: the failure is the sample's (named), and its score is the plain parse's
+  expect_match(meta[[1]]$judge_error, "^judge-b: ")
+  each <- panel_judges(meta[[1]]$judges)
+  expect_identical(each$normalization, c("llm", "fallback"))
+  log <- jsonlite::read_json(tsk$log_path)
+  logged <- Filter(function(s) identical(s$scores[[1]]$metadata$kind, "numeric"), log$samples)
+  expect_match(logged[[1]]$scores[[1]]$metadata$judges, "\"judge\":\"judge-b\"", fixed = TRUE)
+  expect_match(logged[[1]]$scores[[1]]$explanation, "a panel's mean score: judge-a: values")
+  before <- server$count()
+  suppressWarnings(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)))
+  expect_equal(server$count() - before, judged)  # only judge-b's failed requests again
+})

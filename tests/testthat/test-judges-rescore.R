@@ -158,7 +158,8 @@ test_that("a benchmark without a judge is rescored with a scorer, or refused a j
                         benchmark = "rescore_toy")
   tsk$eval(solver_chat = baseline_chat(function(p) "4", name = "fours"), view = FALSE)
   expect_false(registered_benchmarks()$judged[registered_benchmarks()$name == "rescore_toy"])
-  expect_error(rescore(tsk, judge = baseline_chat("True")), class = "predictivebench_error_no_judge")
+  expect_error(rescore(tsk, judge = baseline_chat("True")),
+               class = "predictivebench_error_no_judge")
   expect_error(rescore(tsk), class = "predictivebench_error_argument")
   expect_error(rescore(tsk, judge = baseline_chat("x"), scorer = exact),
                class = "predictivebench_error_argument")
@@ -270,7 +271,8 @@ test_that("a benchmark of your own is rescored through its judge_scorer", {
   new_benchmark("rescore_judged", toy_summary, judge_scorer = judged_by, sample = toy,
                 schema = data.frame(name = names(toy), type = "string"))
   expect_true(registered_benchmarks()$judged[registered_benchmarks()$name == "rescore_judged"])
-  tsk <- benchmark_task(toy, vitals::generate(), judged_by(baseline_chat("yes", name = "yes-judge")),
+  yes_judge <- baseline_chat("yes", name = "yes-judge")
+  tsk <- benchmark_task(toy, vitals::generate(), judged_by(yes_judge),
                         dir = dir, name = "rescore_judged", benchmark = "rescore_judged")
   tsk$eval(solver_chat = baseline_chat("4", name = "fours"), view = FALSE)
   out <- suppressMessages(rescore(tsk, judge = baseline_chat("no", name = "no-judge")))

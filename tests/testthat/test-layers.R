@@ -144,3 +144,34 @@ test_that("request settings are validated at the doors only, then passed as the 
   expect_true(length(callers) > 0)
   expect_equal(setdiff(callers, doors), character())
 })
+
+# The Task methods (vitals' and ResultsTask's: $solve(), $score(), $eval(), $get_samples()...)
+# that `files` reach with `$`, called or passed on, as "<file>: $<method>".
+task_method_uses <- function(files) {
+  methods <- setdiff(c(names(vitals::Task$public_methods), names(ResultsTask$public_methods)),
+                     c("initialize", "clone"))
+  out <- character()
+  for (f in files) {
+    walk <- function(x) {
+      if (!is.call(x)) return()
+      if (identical(x[[1]], as.name("$")) && as.character(x[[3]]) %in% methods) {
+        out <<- c(out, sprintf("%s: $%s", basename(f), as.character(x[[3]])))
+      }
+      for (i in seq_along(x)) if (!identical(x[[i]], quote(expr = ))) walk(x[[i]])
+    }
+    for (e in parse(f, keep.source = FALSE)) walk(e)
+  }
+  unique(out)
+}
+
+test_that("the engine calls no Task method: what runs a task is above it", {
+  root <- skip_if_no_source_tree()
+  files <- list.files(file.path(root, "R"), pattern = "^engine-.*[.]R$", full.names = TRUE)
+  expect_equal(task_method_uses(files), character())
+  # the check sees a task run, called or passed on
+  dir <- withr::local_tempdir()
+  writeLines(c("dry_run <- function(task, chat) {", "  do.call(task$solve, list(chat))",
+               "  task$score()", "}"), file.path(dir, "engine-dry-run.R"))
+  expect_equal(task_method_uses(file.path(dir, "engine-dry-run.R")),
+               c("engine-dry-run.R: $solve", "engine-dry-run.R: $score"))
+})

@@ -238,3 +238,27 @@ test_that("a summary plot's titles fit at ggsave's default size and in the vigne
   over <- text_overflow(ggplot2::autoplot(board), 7)
   expect_true(all(over <= 0), label = paste(names(over), round(over, 2), collapse = ", "))
 })
+
+test_that("every benchmark's summary plot, the arena's logs' too, fits an R Markdown figure (7 x 5 in)", {
+  rows <- grouped_summary(c(1, 0, 1, 1, 0), by = c("overall_present_levels", "a", "b", "b", "b"))
+  battles <- data.frame(model_a = c("p", "p", "q", "q", "r"), model_b = c("q", "r", "r", "p", "p"),
+                        winner = c("model_a", "tie", "model_b", "model_a", "model_a"))
+  plots <- list(
+    arena_battles = ggplot2::autoplot(arena_summary(battles, times = 20)),
+    arena_ratings = ggplot2::autoplot(arena_rating_rows(battles))
+  )
+  # the registered ones (internal too), with each interval they register
+  for (name in names(registrations())) {
+    for (method in names(registration(name)$interval) %||% "default") {
+      plots[[paste(name, method)]] <- ggplot2::autoplot(benchmark_summary(
+        rows, name, method = if (method != "default") method
+      ))
+    }
+  }
+  for (what in names(plots)) {
+    over <- text_overflow(plots[[what]], 7)
+    expect_true(all(over <= 0), label = sprintf("%s: %s", what,
+                                                paste(names(over), round(over, 2),
+                                                      collapse = ", ")))
+  }
+})

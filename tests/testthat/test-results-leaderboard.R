@@ -19,7 +19,7 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
   expect_s3_class(board, "benchmark_leaderboard")
   expect_named(board, c("benchmark", "model", "judge", "metric", "estimate", "lower", "upper",
                         "n", "interval", "better", "scale", "truncated", "all_tied",
-                        "run", "created", "source"))
+                        "judge_consistency", "run", "created", "source"))
   expect_equal(unique(board$better), "higher")
   expect_equal(unique(board$scale), "0-1")
   expect_equal(nrow(board), 6 + 6 + 2)

@@ -159,24 +159,26 @@ test_that("a rerun removes a crashed run's part files of its task, and only thos
   log_writer_abandon(w)
 })
 
-test_that("a sample stores each long text once beside its input, and every reader resolves it", {
+test_that("a sample stores each long text once, and every reader resolves it", {
   dir <- withr::local_tempdir()
   answer <- paste("My reasoning, at length:", strrep("the rain gauge says so; ", 8), "\\boxed{Yes}")
   tsk <- futurex_run(answer, dir)
   lines <- readLines(tsk$log_path, encoding = "UTF-8")
   first <- jsonlite::parse_json(sub(",$", "", lines[grep("^\\{\"id\":", lines)[[1]]]))
-  prompt <- first$input
+  prompt <- tsk$get_samples()$input[[1]]
   expect_gt(nchar(prompt), 100)
   line <- lines[grep("^\\{\"id\":", lines)[[1]]]
   count <- function(text) {
     lengths(regmatches(line, gregexpr(jsonlite::toJSON(text, auto_unbox = TRUE), line,
                                       fixed = TRUE)))
   }
-  # the prompt: in `input` (the viewer's sample list shows it as it is) and its attachment;
-  # the answer: in the score's `answer` (the list's answer column) and its attachment (it was
-  # also in the messages, the sample's output and the model event's call)
-  expect_equal(count(prompt), 2)
-  expect_equal(count(answer), 2)
+  # each once, in the attachments (issue 37): the prompt was also in `input`, the answer in
+  # the score's `answer` (and before in the messages, the sample's output and the model
+  # event's call); both are references now
+  expect_equal(count(prompt), 1)
+  expect_equal(count(answer), 1)
+  expect_match(first$input, "^attachment://")
+  expect_match(first$scores[[1]]$answer, "^attachment://")
   expect_null(first$output)
   kinds <- vapply(first$events, function(e) e$event, "")
   expect_false("sample_init" %in% kinds)

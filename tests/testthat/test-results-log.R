@@ -356,3 +356,113 @@ test_that("a log Inspect AI wrote with a NaN metric is read", {
   header <- read_log_header(path)
   expect_identical(as.double(header$results$scores[[1]]$metrics$mean$value), NaN)
 })
+
+# A parsed sample with its message and event ids masked (they are drawn at random).
+masked_ids <- function(sample) {
+  mask <- function(x) {
+    if (!is.list(x)) return(x)
+    if (is.character(x$id) && length(x$id) == 1 && nchar(x$id) == 22) x$id <- "<id>"
+    lapply(x, mask)
+  }
+  mask(sample)
+}
+
+test_that("samples written straight from their chats are those vitals' translators give", {
+  dir <- withr::local_tempdir()
+  answer <- paste("Weighing the forecasts of the week before and the season's records, rain",
+                  "looks more likely than not. \\boxed{Yes}")
+  tsk <- futurex_task(futurex_dataset(version = "sample"),
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)),
+                      dir = dir)
+  chat <- baseline_constant(answer)
+  chat$set_system_prompt(paste("You forecast events for a living;", strrep("carefully ", 12)))
+  suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))
+  samples <- tsk$get_samples()
+  fields <- tsk$.__enclos_env__$private$pb_fields
+  state <- vitals_log_state(tsk)
+  direct <- results_log_chunk(tsk, samples, fields)$samples
+  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
+  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
+  for (i in seq_along(direct)) {
+    ours <- jsonlite::parse_json(sample_json(direct[[i]]))
+    theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
+    expect_identical(masked_ids(ours), masked_ids(theirs))
+  }
+  ids <- unlist(lapply(direct, function(s) {
+    c(vapply(s$messages, `[[`, "", "id"), s$events[[1]]$input[[1]]$id,
+      s$events[[1]]$output$choices[[1]]$message$id)
+  }))
+  expect_false(anyDuplicated(ids) > 0)
+  # a chat with more than a prompt and an answer goes through vitals' translators
+  two <- samples$solver_chat[[1]]$clone()
+  two$set_turns(c(two$get_turns(), two$get_turns()))
+  samples$solver_chat[[1]] <- two
+  expect_null(direct_samples(samples, state$scores$name, state$timestamps))
+})
+
+test_that("a log stores each long text of a sample once, and its readers get them back", {
+  dir <- withr::local_tempdir()
+  answer <- paste("Weighing the forecasts of the week before and the season's records, rain",
+                  "looks more likely than not. \\boxed{Yes}")
+  tsk <- futurex_run(answer, dir)
+  live <- tsk$get_samples()
+  lines <- readLines(tsk$log_path, encoding = "UTF-8")
+  lines <- lines[startsWith(lines, "{\"id\":")]
+  expect_length(lines, nrow(live))
+  count <- function(text, line) {
+    lengths(regmatches(line, gregexpr(text, line, fixed = TRUE)))
+  }
+  for (i in seq_along(lines)) {
+    sample <- jsonlite::parse_json(sub(",$", "", lines[[i]]))
+    # the prompt and the answer as JSON writes them, each once in the sample's line
+    expect_equal(count(substr(jsonlite::toJSON(live$input[[i]], auto_unbox = TRUE), 2, 200),
+                       lines[[i]]), 1)
+    expect_equal(count(substr(jsonlite::toJSON(answer, auto_unbox = TRUE), 2, 60),
+                       lines[[i]]), 1)
+    expect_match(sample$input, "^attachment://")
+    expect_match(sample$scores[[1]]$answer, "^attachment://")
+    # every text of more than 100 characters is in the attachments, once
+    texts <- unlist(sample[setdiff(names(sample), "attachments")])
+    texts <- texts[is.character(texts) & nchar(texts) > 100]
+    expect_length(texts, 0)
+    expect_false(anyDuplicated(unlist(sample$attachments)) > 0)
+  }
+  read <- log_samples(tsk$log_path)
+  expect_identical(read$input, live$input)
+  expect_identical(read$result, live$result)
+  theirs <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant(answer))
+  expect_identical(theirs$input, live$input)
+  expect_identical(theirs$result, live$result)
+  expect_length(grep("^ok ", expect_inspect_valid(tsk$log_path)), 1)
+})
+
+test_that("paid answers, failed requests and epochs are written straight as vitals translates them", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (grepl("park vote", text)) return(list(status = 400))
+    paste("Reading the week's signs one by one, and weighing each against the others,",
+          "I settle on this. \\boxed{Yes}")
+  })
+  dir <- withr::local_tempdir()
+  tsk <- futurex_task(futurex_dataset(version = "sample"), epochs = 2,
+                      solver = futurex_solver(settings = request_settings(cache = FALSE)),
+                      dir = dir)
+  chat <- fake_chat(server, params = ellmer::params(max_tokens = 300))
+  suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE))
+  samples <- tsk$get_samples()
+  expect_true(any(is.na(samples$score)))
+  fields <- tsk$.__enclos_env__$private$pb_fields
+  direct <- results_log_chunk(tsk, samples, fields)$samples
+  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
+  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
+  for (i in seq_along(direct)) {
+    ours <- jsonlite::parse_json(sample_json(direct[[i]]))
+    theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
+    expect_identical(masked_ids(ours), masked_ids(theirs))
+  }
+  # the answers' usage and times are there
+  first <- jsonlite::parse_json(sample_json(direct[[1]]))
+  expect_gt(first$events[[1]]$output$usage$output_tokens, 0)
+  expect_equal(first$events[[1]]$config$max_tokens, 300)
+  expect_identical(log_samples(tsk$log_path)$result, samples$result)
+})

@@ -36,6 +36,7 @@ definitional <- list(
   processbench.Rmd = c("0.7", "0.8"),
   "many-models.Rmd" = "0.7",                      # ProcessBench's temperature, again
   arena.Rmd = "0.5",                              # a tie's points in EloBench's Elo
+  judges.Rmd = "0.8",                             # Krippendorff's alpha asked of coders
   "comparing-models.Rmd" = "2411.00640"           # the arXiv number of Miller (2024)
 )
 

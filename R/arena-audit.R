@@ -1,0 +1,162 @@
+# The arena's part of judge_audit() (R/judges-audit.R): an arena_run() is audited through
+# its log, whose battles keep both verdicts (`winner_ab`, and `winner_ba` in AB's terms when
+# the run swapped positions); where a run judged one order only, the swapped order is judged
+# now through the engine and the response cache, as `position_swap = TRUE` would have sent it.
+
+#' @export
+judged_runs.arena_run <- function(x) {
+  if (is.null(x$paths$log)) {
+    abort_pb("The arena run judged no battle: there is no judge to audit.", "argument")
+  }
+  judged_runs(x$paths$log)
+}
+
+#' @export
+audit_judged.judged_arena_ratings <- function(run, opts) {
+  battles <- arena_audit_battles(run)
+  battles <- judge_missing_orders(battles, run, opts)
+  own <- arena_own_contestants(unique(c(battles$model_a, battles$model_b)), run$label,
+                               opts$self)
+  pairwise_audit_rows(run, battles, own, opts)
+}
+
+#' @export
+panel_verdicts.judged_arena_ratings <- function(run) panel_matrix(run$samples, "winner_ab")
+
+#' @export
+judged_verdicts.judged_arena_ratings <- function(run) {
+  battles <- arena_audit_battles(run)
+  samples <- run$samples
+  verdicts_table(samples$id, samples[["epoch"]] %||% rep(1L, nrow(samples)),
+                 battles$winner_ab, key = battle_key(battles), cluster = battles$question)
+}
+
+# A battle the same in any run: its question and its models in order.
+battle_key <- function(battles) {
+  paste(battles$question, battles$model_a, battles$model_b, sep = "\r")
+}
+
+# The battles of an arena run's log: models, question, answers, and each order's verdict
+# (`winner_ba` told in AB's terms, NA where that order was not judged).
+arena_audit_battles <- function(run) {
+  samples <- battle_parts(run$samples)
+  meta <- samples$solver_metadata
+  # a run judged in one order logs its verdict as `winner` alone (arena_log_samples())
+  winner_ab <- metadata_field(meta, "winner_ab")
+  one_order <- is.na(winner_ab)
+  winner_ab[one_order] <- metadata_field(meta, "winner")[one_order]
+  tibble::tibble(
+    question = samples$question, model_a = samples$model_a, model_b = samples$model_b,
+    answer_a = samples$answer_a, answer_b = samples$answer_b,
+    winner_ab = winner_ab,
+    winner_ba = metadata_field(meta, "winner_ba")
+  )
+}
+
+# The swapped order of battles judged in one order only, judged now by `opts$judge` (or the
+# run's judge rebuilt from its label), through the response cache: the requests are those
+# `position_swap = TRUE` sends (the same prompt, judge and prompt version), so they are paid
+# for once.
+judge_missing_orders <- function(battles, run, opts) {
+  need <- which(!failed_judgement(battles$winner_ab) & is.na(battles$winner_ba))
+  if (!length(need)) return(battles)
+  version <- run$header$eval$metadata$judge_prompt_version %||% "231225"
+  chat <- opts$judge %||% rebuilt_judge(run$label)
+  said <- judge_model_label(chat)
+  if (!identical(said, run$label) && !identical(judge_label(chat), run$label) &&
+      !identical(judge_label(chat), sub("^[^/]*/", "", run$label))) {
+    cli::cli_warn(c("The swapped orders are judged by {.val {said}}, not the run's judge
+                     {.val {run$label}}.",
+                    i = "Position consistency then compares two judges."),
+                  class = "predictivebench_warning_audit_judge")
+  }
+  swapped <- battles[need, ]
+  swapped <- tibble::tibble(question = swapped$question, model_a = swapped$model_b,
+                            model_b = swapped$model_a, answer_a = swapped$answer_b,
+                            answer_b = swapped$answer_a)
+  judge <- configured_judge(chat, version)
+  # a chunk at a time, as arena_run() judges its rounds: memory holds one chunk's requests
+  for (part in arena_chunks(length(need), arena_chunk(opts$settings))) {
+    chunk <- swapped[part, ]
+    chunk$input <- battle_prompts(chunk, version)
+    judged <- judge_verdicts(chunk, judge, version, FALSE, opts$settings)
+    battles$winner_ba[need[part]] <- swap_winner(judged$winner)
+  }
+  battles
+}
+
+# The run's judge from its label ("provider/model"), which the log keeps; a baseline chat
+# or a judge at a base URL of its own can't be rebuilt and must be given.
+rebuilt_judge <- function(label, call = rlang::caller_env()) {
+  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE) ||
+      startsWith(label, "panel(")) {
+    abort_pb(c("The run judged one order only, and its judge {.val {label}} can't be rebuilt
+                from its log to judge the swapped order.",
+               i = "Give the run's judge as {.arg judge}."), "argument", call = call)
+  }
+  as_chat(label, arg = "judge", call = call)
+}
+
+# The contestants that are the judge's own: `self` when given, else those named as the
+# judge's model ("gpt-4.1", "openai/gpt-4.1") or under the judge's provider ("openai/...").
+arena_own_contestants <- function(models, label, self = NULL) {
+  if (!is.null(self)) return(intersect(models, self))
+  provider <- sub("/.*$", "", label)
+  model <- sub("^[^/]*/", "", label)
+  bare <- sub("^.*/", "", models)
+  models[models == model | bare == model |
+           (grepl("/", models, fixed = TRUE) & startsWith(models, paste0(provider, "/")))]
+}
+
+# Points of the answer on `side` ("model_a" or "model_b", one per verdict) from each verdict
+# (in AB's terms): 1 for a win, 0 for a loss, 0.5 for a tie; NA for a failed judgement.
+side_points <- function(winner, side) {
+  side <- rep_len(side, length(winner))
+  points <- ifelse(winner %in% c("model_a", "model_b"), as.double(winner == side), 0.5)
+  points[failed_judgement(winner) | is.na(side)] <- NA_real_
+  points
+}
+
+# Ties of either kind as one verdict, for consistency: a tie survives a swap as a tie.
+tie_like <- function(winner) ifelse(winner %in% c("tie", "tie(all bad)"), "tie", winner)
+
+# Of battles judged in both orders (verdicts in AB's terms), how many kept their verdict
+# (`consistent`) out of those with both verdicts (`both`): what an arena run's log header
+# keeps for leaderboard() (R/arena-log.R).
+swap_consistency_counts <- function(winner_ab, winner_ba) {
+  both <- !failed_judgement(winner_ab) & !failed_judgement(winner_ba)
+  c(consistent = sum(both & tie_like(winner_ab) == tie_like(winner_ba)), both = sum(both))
+}
+
+# The pairwise statistics of battles with both orders' verdicts, as audit rows.
+pairwise_audit_rows <- function(run, battles, own, opts) {
+  ab <- battles$winner_ab
+  ba <- battles$winner_ba
+  both <- !failed_judgement(ab) & !failed_judgement(ba)
+  consistent <- ifelse(both, tie_like(ab) == tie_like(ba), NA)
+  # every verdict, in both orders: in AB the first shown is model_a, in BA model_b
+  verdicts <- c(ab, ba)
+  question <- c(battles$question, battles$question)
+  first <- c(side_points(ab, "model_a"), side_points(ba, "model_b"))
+  length_a <- nchar(na_as_empty(battles$answer_a))
+  length_b <- nchar(na_as_empty(battles$answer_b))
+  longer_side <- ifelse(length_a > length_b, "model_a",
+                        ifelse(length_b > length_a, "model_b", NA_character_))
+  longer <- side_points(verdicts, rep(longer_side, 2))
+  rows <- list(
+    proportion_audit_row(run, "position_consistency", as.double(consistent),
+                         battles$question, 1, opts),
+    proportion_audit_row(run, "first_position_win_rate", first, question, 0.5, opts),
+    proportion_audit_row(run, "longer_answer_win_rate", longer, question, 0.5, opts)
+  )
+  own_a <- rep(battles$model_a %in% own, 2)
+  own_b <- rep(battles$model_b %in% own, 2)
+  mixed <- own_a != own_b
+  if (any(mixed & !failed_judgement(verdicts))) {
+    mine <- side_points(verdicts, ifelse(own_a, "model_a", "model_b"))
+    mine[!mixed] <- NA_real_
+    rows <- c(rows, list(proportion_audit_row(run, "self_preference", mine, question, 0.5,
+                                              opts)))
+  }
+  do.call(rbind, rows)
+}

@@ -1,0 +1,217 @@
+# judge_audit() of arena runs at a fake OpenAI-compatible server: the judge's model says how
+# it judges. "first" always prefers the first answer; "longer" the longer one; "oracle" the
+# right one (an answer saying RIGHT beats one saying WRONG, a tie between two of a kind);
+# "selfish" always prefers an answer signed SELF.
+local_audit_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    prompt <- last_user_text(body)
+    part <- function(pattern) {
+      m <- regmatches(prompt, regexec(pattern, prompt, perl = TRUE))[[1]]
+      if (length(m) == 2) m[[2]] else ""
+    }
+    a <- part("Response of LLM-1: \n\n``` \n\n([\\s\\S]*?) \n\n``` \n\n \n\nResponse of LLM-2:")
+    b <- part("Response of LLM-2: \n\n``` \n\n([\\s\\S]*) \n\n```")
+    prefer <- function(x, y) if (x == y) 0L else if (x) 1L else 2L
+    winner <- switch(body$model,
+      first = 1L,
+      longer = prefer(nchar(a) > nchar(b), nchar(b) > nchar(a)),
+      oracle = prefer(grepl("RIGHT", a), grepl("RIGHT", b)),
+      selfish = prefer(grepl("SELF", a), grepl("SELF", b))
+    )
+    sprintf('{"winner": %d, "explanation": "Fake judge."}', winner)
+  }, .local_envir = .local_envir)
+}
+
+# Contestants answering offline: "good" is always right, "bad" always wrong, "mixed" right
+# on every other question; each answer padded to a length of its own that has nothing to do
+# with being right.
+audit_contestants <- function(sign = NULL) {
+  answer <- function(model, right) {
+    force(model)
+    baseline_chat(function(q) {
+      k <- as.integer(sub("\\D+", "", q))
+      pad <- strrep("x", sum(utf8ToInt(paste(q, model))) %% 37)
+      paste(if (right(k)) "RIGHT" else "WRONG", pad)
+    }, model)
+  }
+  list(good = answer("good", function(k) TRUE), bad = answer("bad", function(k) FALSE),
+       mixed = answer("mixed", function(k) k %% 2 == 1))
+}
+
+audit_questions <- data.frame(question = paste("Question", 1:20))
+
+audit_run <- function(judge, models = audit_contestants(), position_swap = FALSE,
+                      settings = request_settings(rpm = Inf, cache = withr::local_tempdir(
+                        .local_envir = parent.frame()))) {
+  arena_run(models, judge, dataset = audit_questions, strategy = "all",
+            dir = withr::local_tempdir(.local_envir = parent.frame()), times = 20,
+            position_swap = position_swap, settings = settings)
+}
+
+row_of <- function(audit, metric) audit[audit$metric == metric, ]
+
+test_that("an always-first judge is flagged, the swapped orders judged via the cache", {
+  server <- local_audit_server()
+  judge <- fake_chat(server, "first")
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  run <- suppressWarnings(audit_run(judge, settings = settings))
+  battles <- nrow(run$records)
+  expect_equal(battles, 60)
+  sent <- server$count()
+  audit <- judge_audit(run, judge = judge, settings = settings)
+  # the run judged one order: the audit judged each battle's swapped order, once
+  expect_equal(server$count() - sent, battles)
+  expect_s3_class(audit, "judge_audit")
+  expect_named(audit, c("group", "metric", "estimate", "lower", "upper", "n", "compared_with",
+                        "fair", "flagged", "benchmark", "source"))
+  consistency <- row_of(audit, "position_consistency")
+  expect_equal(consistency$estimate, 0)
+  expect_equal(consistency$n, battles)
+  expect_lt(consistency$upper, 0.5)
+  expect_true(consistency$flagged)
+  first <- row_of(audit, "first_position_win_rate")
+  expect_equal(first$estimate, 1)
+  expect_equal(first$n, 2 * battles)
+  expect_gt(first$lower, 0.5)
+  expect_true(first$flagged)
+  expect_equal(audit$group[[1]], "openai_compatible/first")
+  expect_equal(audit$source[[1]], run$paths$log)
+  # a second audit finds every swapped verdict in the response cache
+  sent <- server$count()
+  expect_equal(judge_audit(run, judge = judge, settings = settings)$estimate, audit$estimate)
+  expect_equal(server$count(), sent)
+})
+
+test_that("a judge that prefers the longer answer is flagged by the length statistic", {
+  server <- local_audit_server()
+  run <- suppressWarnings(audit_run(fake_chat(server, "longer"), position_swap = TRUE))
+  sent <- server$count()
+  audit <- judge_audit(run)
+  # both orders are in the log: nothing to judge, no judge needed
+  expect_equal(server$count(), sent)
+  longer <- row_of(audit, "longer_answer_win_rate")
+  expect_equal(longer$estimate, 1)
+  expect_gt(longer$lower, 0.5)
+  expect_true(longer$flagged)
+  # it is not fooled by position: both orders agree
+  expect_equal(row_of(audit, "position_consistency")$estimate, 1)
+  expect_false(row_of(audit, "position_consistency")$flagged)
+  expect_false(row_of(audit, "first_position_win_rate")$flagged)
+})
+
+test_that("a fair oracle judge is not flagged", {
+  server <- local_audit_server()
+  judge <- fake_chat(server, "oracle")
+  run <- suppressWarnings(audit_run(judge))
+  audit <- judge_audit(run, judge = judge, settings = request_settings(cache = FALSE, rpm = Inf))
+  expect_equal(sort(audit$metric), sort(c("position_consistency", "first_position_win_rate",
+                                          "longer_answer_win_rate")))
+  expect_false(any(audit$flagged))
+  expect_equal(row_of(audit, "position_consistency")$estimate, 1)
+  expect_equal(row_of(audit, "first_position_win_rate")$estimate, 0.5)
+  longer <- row_of(audit, "longer_answer_win_rate")
+  expect_true(longer$lower < 0.5 && longer$upper > 0.5)
+})
+
+test_that("a judge preferring its own model's answers is flagged by self-preference", {
+  server <- local_audit_server()
+  models <- audit_contestants()
+  # a contestant of the judge's own model, which signs its answers
+  models$selfish <- baseline_chat(function(q) "SELF: an answer.", "selfish")
+  run <- suppressWarnings(audit_run(fake_chat(server, "selfish"), models = models,
+                                    position_swap = TRUE))
+  audit <- judge_audit(run)
+  self <- row_of(audit, "self_preference")
+  expect_equal(self$estimate, 1)
+  # its battles against the three others, in both orders
+  expect_equal(self$n, 2 * 3 * nrow(audit_questions))
+  expect_true(self$flagged)
+  # named by hand: "good" is no better treated than the others by this judge
+  mine <- row_of(judge_audit(run, self = "good"), "self_preference")
+  expect_lt(mine$estimate, 0.5)
+})
+
+test_that("a run's judge that can't be rebuilt must be given, and another judge is said", {
+  judge <- arena_baseline_judge("first")
+  run <- suppressWarnings(audit_run(judge, settings = request_settings(cache = FALSE)))
+  expect_error(judge_audit(run), class = "predictivebench_error_argument")
+  expect_warning(
+    judge_audit(run, judge = arena_baseline_judge("longer"),
+                settings = request_settings(cache = FALSE)),
+    class = "predictivebench_warning_audit_judge"
+  )
+  # the run's log audits as the run does
+  same <- judge_audit(run$paths$log, judge = judge, settings = request_settings(cache = FALSE))
+  expect_equal(same$estimate, judge_audit(run, judge = judge,
+                                          settings = request_settings(cache = FALSE))$estimate)
+})
+
+test_that("an arena judge agrees with reference labels and with another judge, battle by battle", {
+  server <- local_audit_server()
+  oracle <- suppressWarnings(audit_run(fake_chat(server, "oracle"), position_swap = TRUE))
+  longer <- suppressWarnings(audit_run(fake_chat(server, "longer"), position_swap = TRUE))
+  # the oracle's own verdicts as reference: perfect agreement
+  truth <- metadata_field(log_samples(oracle$paths$log)$solver_metadata, "winner_ab")
+  audit <- judge_audit(oracle, reference = truth, times = 50)
+  agreed <- audit[audit$compared_with %in% "reference", ]
+  expect_equal(agreed$metric, c("percent_agreement", "cohen_kappa", "krippendorff_alpha"))
+  expect_equal(agreed$estimate, c(1, 1, 1))
+  # another judge: the same battles matched by question and models
+  versus <- judge_audit(oracle, other = longer, times = 50)
+  versus <- versus[versus$compared_with %in% "openai_compatible/longer", ]
+  theirs <- metadata_field(log_samples(longer$paths$log)$solver_metadata, "winner_ab")
+  expect_equal(versus$estimate[[1]], mean(truth == theirs))
+  expect_equal(versus$estimate[[2]], cohen_kappa(truth, theirs))
+  expect_equal(versus$n[[1]], 60L)
+})
+
+test_that("side_points() counts each verdict for its own side", {
+  expect_equal(side_points(c("model_a", "model_b", "tie", "invalid", NA, "model_a"),
+                           c("model_a", "model_a", "model_b", "model_a", "model_a", NA)),
+               c(1, 0, 0.5, NA, NA, NA))
+  expect_equal(arena_own_contestants(c("gpt-4.1", "openai/gpt-4o", "claude", "x/gpt-4.1"),
+                                     "openai/gpt-4.1"),
+               c("gpt-4.1", "openai/gpt-4o", "x/gpt-4.1"))
+})
+
+test_that("the board shows a judge's position consistency beside the ratings it produced", {
+  server <- local_audit_server()
+  first <- suppressWarnings(audit_run(fake_chat(server, "first"), position_swap = TRUE))
+  board <- leaderboard(first$paths$log)
+  expect_equal(board$metric, rep("rating", 3))
+  # every battle judged in both orders, none kept its verdict: as the audit says
+  expect_equal(board$judge_consistency, rep(0, 3))
+  # the header that keeps it is still one Inspect reads
+  expect_inspect_valid(first$paths$log)
+  expect_equal(row_of(judge_audit(first), "position_consistency")$estimate, 0)
+  oracle <- suppressWarnings(audit_run(fake_chat(server, "oracle"), position_swap = TRUE))
+  expect_equal(unique(leaderboard(oracle$paths$log)$judge_consistency), 1)
+  # one order judged: not known without judging the other (judge_audit() does)
+  once <- suppressWarnings(audit_run(fake_chat(server, "oracle")))
+  expect_true(all(is.na(leaderboard(once$paths$log)$judge_consistency)))
+  expect_equal(swap_consistency_counts(c("model_a", "tie", "tie(all bad)", NA, "model_b"),
+                                       c("model_b", "tie(all bad)", "tie", "tie", "model_b")),
+               c(consistent = 3, both = 4))
+})
+
+test_that("a panel of pairwise judges is audited as one, and its members against each other", {
+  server <- local_audit_server()
+  panel <- list(fake_chat(server, "first"), fake_chat(server, "oracle"),
+                fake_chat(server, "longer"))
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf)
+  run <- suppressWarnings(audit_run(panel, settings = settings))
+  # one order judged: the panel judges the swapped orders, and no warning says another judge
+  audit <- judge_audit(run, judge = panel, settings = settings, times = 50)
+  own <- audit[is.na(audit$compared_with), ]
+  expect_equal(unique(own$group), "panel(first, oracle, longer)")
+  expect_setequal(own$metric, c("position_consistency", "first_position_win_rate",
+                                "longer_answer_win_rate"))
+  members <- panel_judges(metadata_field(log_samples(run$paths$log)$solver_metadata,
+                                         "judges"))
+  said <- function(judge) members$winner_ab[members$judge == judge]
+  first_oracle <- audit[audit$group == "first" & audit$compared_with %in% "oracle", ]
+  expect_equal(first_oracle$estimate[[1]], mean(said("first") == said("oracle")))
+  expect_equal(first_oracle$estimate[[2]], cohen_kappa(said("first"), said("oracle")))
+  expect_equal(first_oracle$n[[1]], 60L)
+  expect_equal(nrow(audit[!is.na(audit$compared_with), ]), 3 * 3)
+})
