@@ -25,7 +25,8 @@
 #' `eval.metadata` names what it was rescored from (`rescored_from`: the old log's file
 #' name; `rescored_from_task`, `rescored_from_run`: its task and run ids) and with what
 #' (`judge`, `judge_provider`, `rescored_with`: the scorer). The judge is also the log's
-#' `grader` model role, which the viewer shows in the run's header. [leaderboard()] shows
+#' `grader` model role (a panel's members `grader_1`, `grader_2`, ...), which the viewer
+#' shows in the run's header. [leaderboard()] shows
 #' the judge of every run in its column `judge`, so a rescored run and its original sit on
 #' one board, told apart; [compare_models()] of a folder compares them as two runs (each
 #' model named with its judge where a model has runs of several judges). The old logs are
@@ -37,8 +38,8 @@
 #'   and so, given `judge`, are the logs of benchmarks without a judge (a message says how
 #'   many).
 #' @param judge The new judge: what the benchmark's scorer takes as its judge, an ellmer
-#'   chat (or a list of chats where the benchmark's scorer takes a panel of judges). Give
-#'   `judge` or `scorer`.
+#'   chat or a `"provider/model"` string, or a list of them, a panel of judges (the new logs
+#'   name it `"panel(a, b, c)"`, each member a model role). Give `judge` or `scorer`.
 #' @param scorer A scorer to use instead of the benchmark's own (a function of the samples,
 #'   as [vitals::Task] takes one): it gets the samples the log holds (`id`, `input`,
 #'   `target`, `result` and the dataset columns the task logged).
@@ -72,7 +73,7 @@
 #' board[board$metric == "questions", c("model", "judge", "estimate")]
 #' options(old)
 rescore <- function(x, judge = NULL, scorer = NULL, dir = NULL, ..., max_cost = NULL) {
-  check_rescore_with(judge, scorer)
+  judge <- check_rescore_with(judge, scorer)
   check_string(dir, allow_null = TRUE)
   check_number(max_cost, allow_null = TRUE)
   dots <- list(...)
@@ -107,8 +108,8 @@ rescore <- function(x, judge = NULL, scorer = NULL, dir = NULL, ..., max_cost = 
   do.call(rbind, rows)
 }
 
-# Exactly one of a judge (what a benchmark's scorer takes: a chat, or a list of chats) and a
-# scorer function.
+# Exactly one of a judge (a chat, a "provider/model" string, or a list of them: a panel,
+# checked by check_judge()) and a scorer function. The judge, checked.
 check_rescore_with <- function(judge, scorer, call = rlang::caller_env()) {
   if (is.null(judge) == is.null(scorer)) {
     abort_pb("Give {.arg judge} or {.arg scorer}, one of them.", "argument", call = call)
@@ -117,27 +118,23 @@ check_rescore_with <- function(judge, scorer, call = rlang::caller_env()) {
     abort_pb("{.arg scorer} must be a function of the samples.", "argument", field = "scorer",
              call = call)
   }
-  chats <- if (inherits(judge, "Chat")) list(judge) else judge
-  if (!is.null(judge) &&
-      (!is.list(chats) || !length(chats) || !all(vapply(chats, inherits, TRUE, "Chat")))) {
-    abort_pb("{.arg judge} must be an ellmer chat, or a list of them.", "argument",
-             field = "judge", call = call)
-  }
-  invisible()
+  check_judge(judge, allow_null = TRUE, call = call)
 }
 
-# What the new logs say they were scored with: the judge's model and provider (a panel's
-# joined by " + "), and the scorer's name.
+# What the new logs say they were scored with: the judge as logs name it (judge_label(): its
+# model, or "panel(a, b, c)"), its provider, each member's "<provider>/<model>" (its model
+# roles), and the scorer's name.
 rescore_label <- function(judge, scorer) {
   if (is.null(judge)) {
     name <- attr(scorer, "name") %||% "scorer"
     return(list(judge = NULL, provider = NULL, scorer = as.character(name)))
   }
-  chats <- if (inherits(judge, "Chat")) list(judge) else judge
-  models <- vapply(chats, function(chat) chat$get_model(), "")
-  providers <- vapply(chats, function(chat) provider_label(chat$get_provider()@name), "")
-  list(judge = paste(models, collapse = " + "), provider = paste(providers, collapse = " + "),
-       roles = paste0(providers, "/", models), scorer = "judge")
+  members <- judge_members(judge)
+  providers <- unique(vapply(members, function(chat) {
+    provider_label(chat$get_provider()@name)
+  }, ""))
+  list(judge = judge_label(judge), provider = paste(providers, collapse = ", "),
+       roles = vapply(members, chat_model_label, ""), scorer = "judge")
 }
 
 # The logs `x` names, and whether each came from a folder: a task's log, log files, or the

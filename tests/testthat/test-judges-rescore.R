@@ -315,3 +315,22 @@ test_that("each epoch of a sample keeps its own answer", {
                paste(first$id, first$epoch, first$result))
   expect_equal(asked, 4)  # nothing asked again
 })
+
+test_that("a panel of judges rescores a run, named as logs name panels", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  data <- dsbench_dataset(version = "sample")
+  tsk <- dsbench_task(data, judge = baseline_chat("True", name = "judge-a"), dir = dir)
+  tsk$eval(solver_chat = baseline_chat("42", name = "always-42"), view = FALSE)
+  panel <- list(baseline_chat("False", name = "j1"), baseline_chat("False", name = "j2"),
+                baseline_chat("True", name = "j3"))
+  out <- suppressMessages(rescore(tsk, judge = panel))
+  expect_equal(out$judge, "panel(j1, j2, j3)")
+  roles <- read_log_header(out$log)$eval$model_roles
+  expect_equal(names(roles), paste0("grader_", 1:3))
+  expect_equal(roles$grader_3$model, "predictivebench_baseline/j3")
+  expect_equal(dsbench_summary(out$log)$estimate[[1]], 0)  # the majority says False
+  board <- leaderboard(dir)
+  expect_setequal(board$judge, c("judge-a", "panel(j1, j2, j3)"))
+  expect_inspect_valid(out$log)
+})
