@@ -5,7 +5,7 @@
 #'
 #' @description
 #' `arena_answers()` asks every chat in `models` for its answer to each of `questions` it has
-#' none to yet (in `known`), all in one request pool ([generate_responses()]: retries,
+#' none to yet (in `known`), all in one request pool (`generate_responses()`: retries,
 #' failure isolation) through the response cache, the one store of answers: an answer is
 #' reused only for the same request (the chat's provider, base URL, model, parameters,
 #' headers and system prompt, and the question), and a run that is killed resumes from it,
@@ -19,9 +19,9 @@
 #' @param known `NULL`, or the answers known so far (`question` and a column per model, as
 #'   returned here): those are kept and not asked for again, also without a cache.
 #' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
-#' @keywords internal
+#' @noRd
 arena_answers <- function(questions, models, settings = NULL, known = NULL) {
-  models <- register_models(models, min = 1)
+  models <- as_arena_models(models, min = 1)
   settings <- settings %||% request_settings()
   check_settings_object(settings)  # validated at the door: arena_run()
   questions <- unique(as.character(questions))
@@ -71,13 +71,13 @@ answer_key_extra <- "arena-answer-v1"
 #' are left out with a message; a model in the arrangement without an answer column is an
 #' error.
 #'
-#' @param arrangement A tibble `question, model_a, model_b` ([arena_arrange()]).
-#' @param answers A tibble `question` + one column per model ([arena_answers()]).
-#' @param version Judge prompt version, see [arena_judge_prompt()].
+#' @param arrangement A tibble `question, model_a, model_b` (`arena_arrange()`).
+#' @param answers A tibble `question` + one column per model (`arena_answers()`).
+#' @param version Judge prompt version, see `arena_judge_prompt()`.
 #' @param prompts `FALSE` leaves `input` `NA` (the caller builds the judge's prompts).
 #' @returns A tibble with `id`, `input` (the judge's user message), `target` (empty),
 #'   `question`, `model_a`, `model_b`, `answer_a`, `answer_b`.
-#' @keywords internal
+#' @noRd
 arena_battles <- function(arrangement, answers, version = c("231225", "231113"),
                           prompts = TRUE) {
   version <- rlang::arg_match(version)

@@ -12,7 +12,7 @@
 #' @param rule `"longer"`, `"first"` or `"random"`.
 #' @param seed Seed for `"random"`.
 #' @returns An ellmer chat (class `BaselineChat`).
-#' @keywords internal
+#' @noRd
 arena_baseline_judge <- function(rule = c("longer", "first", "random"), seed = 1) {
   rule <- rlang::arg_match(rule)
   check_number(seed)

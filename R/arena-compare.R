@@ -21,7 +21,7 @@
 #' @inheritParams arena_ratings
 #' @returns A one-row tibble of class `model_comparison`, as [compare_models()] returns
 #'   (`x`, `y` are the two ratings; `n` the battles).
-#' @keywords internal
+#' @noRd
 arena_compare <- function(battles, model_x, model_y, by = c("battles", "questions"),
                           style_control = FALSE, times = 1000, level = 0.95,
                           invalid = c("tie", "drop"), scale = 400, base = 10, initial = 1000,

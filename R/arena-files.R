@@ -46,7 +46,7 @@ write_arena_csv <- function(data, path) {
 #'   per model, where the text `NaN` means "not generated" (returned as `NA`) and an empty
 #'   string is a real empty answer. The text `NULL` also means "not generated", because an
 #'   older version of the original wrote it so (an answer that is literally `NULL` is
-#'   therefore read as missing, and generated again by [arena_answers()]).
+#'   therefore read as missing, and generated again by `arena_answers()`).
 #' * `arena_read_arrangement()` reads `battle_arrangement.csv` (`question, model_a,
 #'   model_b`); with `models`, a model in it that is not registered is an error.
 #' * `arena_read_questions()` reads a dataset's `questions.csv` (column `question`, repeats
@@ -60,7 +60,7 @@ write_arena_csv <- function(data, path) {
 #' @returns A tibble; for `arena_read_battles()` with every column of the file, `winner`
 #'   normalized, and `is_valid` logical when present; for `arena_read_ratings()` with
 #'   `model`, `elo_rating`, `rank`; `arena_read_questions()` a character vector.
-#' @keywords internal
+#' @noRd
 arena_read_battles <- function(path) {
   check_string(path)
   read_battle_file(path, c("model_a", "model_b", "winner"), "battle file")
@@ -84,7 +84,7 @@ read_battle_file <- function(path, required, what, call = rlang::caller_env()) {
   data
 }
 
-#' @rdname arena_read_battles
+#' @noRd
 arena_read_answers <- function(path) {
   check_string(path)
   data <- read_arena_csv(path, "question", "answer file")
@@ -94,7 +94,7 @@ arena_read_answers <- function(path) {
   data
 }
 
-#' @rdname arena_read_battles
+#' @noRd
 arena_read_arrangement <- function(path, models = NULL) {
   check_string(path)
   data <- read_arena_csv(path, c("question", "model_a", "model_b"), "arrangement")
@@ -102,7 +102,7 @@ arena_read_arrangement <- function(path, models = NULL) {
   data[c("question", "model_a", "model_b")]
 }
 
-#' @rdname arena_read_battles
+#' @noRd
 arena_read_ratings <- function(path) {
   check_string(path)
   data <- read_arena_csv(path, character(), "rating file")
@@ -139,7 +139,7 @@ rating_numbers <- function(x, path, field, whole = FALSE, call = rlang::caller_e
   values
 }
 
-#' @rdname arena_read_battles
+#' @noRd
 arena_read_questions <- function(path) {
   check_string(path)
   read_questions_table(path)$input

@@ -15,9 +15,9 @@ arena_sample_battles <- function() {
 #'
 #' @description
 #' Each sample is a battle: a question and the answers of `model_a` and `model_b`. The
-#' solver sends EloBench's judge prompt ([arena_judge_prompt()]) to the judge chat
+#' solver sends EloBench's judge prompt (`arena_judge_prompt()`) to the judge chat
 #' (`$eval(solver_chat = judge)`) at temperature 0 with at most 800 tokens, through
-#' [generate_responses()], and parses the verdict ([arena_parse_verdict()]). The scorer gives
+#' `generate_responses()`, and parses the verdict (`arena_parse_verdict()`). The scorer gives
 #' `model_a`'s points (1, 0 or 0.5). [arena_ratings()] turns the judged battles into ratings.
 #' For the whole workflow (answers, arrangement, rounds, files), use [arena_run()].
 #'
@@ -41,13 +41,13 @@ arena_sample_battles <- function() {
 #' `arena_ratings()` returns ratings (an [arena_ratings()] tibble: `model`, `rating`, `lower`,
 #' `upper`, `rank`, battle counts), on the Elo scale, not the `group`, `metric`, `estimate`,
 #' `lower`, `upper`, `n` rows on a 0-1 scale of the other benchmarks' summaries: a rating is
-#' not a mean of sample scores. [arena_win_rates()] gives each model's win rate in that
+#' not a mean of sample scores. `arena_win_rates()` gives each model's win rate in that
 #' shape (0-1, with intervals): these are the metrics an arena log shows and what
 #' [leaderboard()] reports. The per-pair win rates are drawn by [autoplot.arena_ratings()].
 #' The battles keep their answers (`answer_a`, `answer_b`), in the task and in its log, so
 #' `arena_ratings(tsk, style_control = TRUE)` adds style-controlled ratings from either.
 #'
-#' `arena_judge_task()` returns a [ResultsTask]: its log names the scorer `"arena_score"`, shows
+#' `arena_judge_task()` returns a `ResultsTask`: its log names the scorer `"arena_score"`, shows
 #' each battle's models, question and answers and the verdicts as key-value metadata, explains each
 #' score by the verdicts (both orders with `position_swap`) and counts the tokens of both
 #' judge requests of a battle (none for a verdict read from the response cache).
@@ -65,7 +65,7 @@ arena_sample_battles <- function() {
 #'   a Python dict; both are read.
 #' * `position_swap` is new.
 #'
-#' @param dataset Battles from [arena_battles()]; by default the bundled sample (four
+#' @param dataset Battles from `arena_battles()`; by default the bundled sample (four
 #'   fictional models on eight questions).
 #' @param solver,scorer A solver and scorer, by default `arena_judge_solver()` and
 #'   `arena_verdict_scorer()`.
@@ -199,8 +199,8 @@ arena_explanation <- function(samples, score) {
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
 #' @param times Bootstrap rounds.
 #' @param seed Seed for the bootstrap; the global random stream is left untouched.
-#' @returns A [benchmark_summary()] tibble.
-#' @keywords internal
+#' @returns A `benchmark_summary()` tibble.
+#' @noRd
 arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 1) {
   invalid <- rlang::arg_match(invalid)
   check_count(times)

@@ -1,11 +1,11 @@
-# Model registration and battle arrangement: which models meet on which questions, how many
+# The arena's models and battle arrangement: which models meet on which questions, how many
 # decisive battles each pair still needs, and the keys that name a pair.
 
 # Models: ellmer chats, or "provider/model" strings as ellmer::chat() and eval_set() take
 # them, in a list or a character vector; a model is named by its name in the list, else by
 # the string, else by the chat's model. Models known only by their answers are not here: they
 # are the columns of arena_run()'s `answers`.
-register_models <- function(models, min = 2, call = rlang::caller_env()) {
+as_arena_models <- function(models, min = 2, call = rlang::caller_env()) {
   if (inherits(models, "Chat") || rlang::is_string(models)) models <- list(models)
   if (is.character(models)) models <- as.list(models)
   if (!is.list(models)) {
@@ -116,12 +116,12 @@ check_registered <- function(arrangement, models, file = NULL, call = rlang::cal
 #' @param shuffle Swap A and B at random per battle.
 #' @param seed Random seed; the global random stream is left untouched.
 #' @returns A tibble with `question`, `model_a`, `model_b`.
-#' @keywords internal
+#' @noRd
 arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all", "reload"),
                           available = NULL, existing = NULL, path = NULL, shuffle = TRUE,
                           seed = 1) {
   strategy <- rlang::arg_match(strategy)
-  if (is.list(models)) models <- names(register_models(models, min = 0))
+  if (is.list(models)) models <- names(as_arena_models(models, min = 0))
   if (!is.character(models) || length(models) < 2) {
     abort_pb("{.arg models} must name at least two models.", "argument")
   }

@@ -118,7 +118,7 @@ chatml_messages <- function(text) {
 #' @returns `arena_judge_prompt()`: a list with `system` (one string) and `user` (one string
 #'   per question). `arena_parse_verdict()`: a tibble with `winner`, `gpt_4_score` (the
 #'   parsed verdict as the original records it) and `format` (`"json"`, `"score"` or `NA`).
-#' @keywords internal
+#' @noRd
 arena_judge_prompt <- function(question, answer_a, answer_b, version = c("231225", "231113")) {
   version <- rlang::arg_match(version)
   n <- max(length(question), length(answer_a), length(answer_b))
@@ -165,7 +165,7 @@ template_pieces <- function(version) {
   c(pieces, rep("", 4L - length(pieces)))
 }
 
-#' @rdname arena_judge_prompt
+#' @noRd
 arena_parse_verdict <- function(text) {
   text <- as.character(text)
   # each distinct text read once (a judge repeats its short verdicts across many battles)

@@ -13,7 +13,7 @@
 #'
 #' @param answers A character vector.
 #' @returns A tibble with one row per answer: `length`, `headers`, `lists`, `bold`.
-#' @keywords internal
+#' @noRd
 arena_style_features <- function(answers) {
   answers <- as.character(answers)
   answers[is.na(answers)] <- ""

@@ -17,9 +17,9 @@
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
 #' @param method,times,seed Interval method (`"normal"` or `"bootstrap"`), bootstrap rounds
 #'   and seed.
-#' @param cluster Clusters of samples (see [resolve_cluster()]): by default a question's
+#' @param cluster Clusters of samples (see `resolve_cluster()`): by default a question's
 #'   epochs (`"id"`); `NULL` treats every sample as independent.
-#' @returns A [benchmark_summary()] tibble: `group`, `metric`, `estimate`, `lower`, `upper`,
+#' @returns A `benchmark_summary()` tibble: `group`, `metric`, `estimate`, `lower`, `upper`,
 #'   `n`, then `n_missing`.
 #' @family arena
 #' @export

@@ -20,11 +20,6 @@ arena_interval <- "95% confidence interval (a question's epochs clustered)"
 #' @param path A parquet task table, a `questions.csv`, a data frame in the `arena` schema,
 #'   or `NULL` for the real questions at `version`.
 #' @inheritParams task-table-args
-#' @param source A `questions.csv` (column `question`).
-#' @param out The parquet file to write, or `NULL` to return the table.
-#' @param on_error `"error"` (the default) stops at a row whose field count differs from
-#'   the header's, naming the row; `"skip"` leaves such rows out with a warning naming them
-#'   (`first_row` still counts the file's rows).
 #' @returns A tibble with `id`, `input` (the question), `target` (missing), `occurrences`
 #'   and `first_row` (1-based row of its first occurrence).
 #' @family arena
@@ -43,8 +38,11 @@ arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = F
   benchmark_dataset("arena", path, limit = limit, shuffle = shuffle, version = version)
 }
 
-#' @rdname arena_dataset
-#' @keywords internal
+# What prepare_task_table("arena", source, out) calls (a registration's `prepare`).
+# `source`: a `questions.csv` (column `question`); `out`: the parquet file to write, or
+# `NULL` to return the table; `on_error`: "error" (the default) stops at a row whose field
+# count differs from the header's, naming the row; "skip" leaves such rows out with a
+# warning naming them (`first_row` still counts the file's rows).
 prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   check_string(source)
   check_string(out, allow_null = TRUE)
@@ -66,7 +64,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   answering each question, sent as one user message as [arena_run()] does;
 #' * the **scorer** (`arena_scorer()`) puts that answer in a battle against each reference
 #'   model's answer to the same question (`answers`, an EloBench answer cache
-#'   `q_and_as.csv`), judged by EloBench's judge prompt ([arena_judge_prompt()]) at
+#'   `q_and_as.csv`), judged by EloBench's judge prompt (`arena_judge_prompt()`) at
 #'   temperature 0 with at most 800 tokens; the judge is the task's `judge`, the scorer's
 #'   `scorer_chat` or `$eval(scorer_chat = )`. Each battle gives the evaluated model 1 for a
 #'   win, 0 for a loss and 0.5 for a tie; `tie(all bad)` (both answers bad) is also 0.5, as
@@ -112,7 +110,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   verdicts in the sample's `scorer_metadata$judges`); `NULL` leaves it to
 #'   `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
 #' @param answers The reference models' answers: an EloBench answer cache (`q_and_as.csv`,
-#'   `question` and one column per model, `NaN` for no answer, see [arena_read_answers()]),
+#'   `question` and one column per model, `NaN` for no answer, see `arena_read_answers()`),
 #'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers
 #'   (four fictional models on the sample's questions). For EloBench's real questions, give
 #'   answers to them, such as EloBench's `tempcache/<dataset>/q_and_as.csv` or the one an
@@ -133,7 +131,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #' @param position_swap Judge both orders and keep consistent verdicts.
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped
 #'   (`"drop"`).
-#' @returns `arena_task()` a [ResultsTask] (a [vitals::Task]); `arena_solver()` and
+#' @returns `arena_task()` a `ResultsTask` (a [vitals::Task]); `arena_solver()` and
 #'   `arena_scorer()` functions for it. The scorer's `scorer_metadata` holds `model` (the
 #'   evaluated model's name in the battles), `wins`, `ties`, `losses`, `failed` and
 #'   `battles` (JSON: each reference model and the verdict) and the judge's usage.

@@ -241,9 +241,6 @@ check_benchmark_name <- function(name, call = rlang::caller_env()) {
   invisible(name)
 }
 
-# The former name of new_benchmark(), for code written against it.
-register_benchmark <- new_benchmark
-
 #' @rdname new_benchmark
 #' @export
 unregister_benchmark <- function(name) {
@@ -272,7 +269,7 @@ registered_benchmarks <- function() {
   )
 }
 
-benchmark_entry <- function(name, call = rlang::caller_env()) {
+require_registration <- function(name, call = rlang::caller_env()) {
   entry <- registration(name)
   if (is.null(entry)) {
     abort_pb(c("No benchmark {.val {name}} is registered.",
@@ -288,6 +285,13 @@ registration <- function(name) {
   if (rlang::is_string(name)) the_benchmarks[[name]]
 }
 
+# The default cluster column of a benchmark's samples (see resolve_cluster()): its
+# registered `cluster`, a column or a function of the samples.
+benchmark_cluster <- function(benchmark, samples) {
+  cluster <- registration(benchmark)$cluster %||% "id"
+  if (is.function(cluster)) cluster(samples) else cluster
+}
+
 # Every registration, in name order.
 registrations <- function() mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
 
@@ -300,7 +304,7 @@ data_benchmarks <- function() {
 
 summary_function <- function(summary) {
   if (is.function(summary)) return(summary)
-  ns <- topenv(environment(benchmark_entry))
+  ns <- topenv(environment(require_registration))
   get0(summary, envir = ns, mode = "function") %||% get(summary, mode = "function")
 }
 
@@ -370,7 +374,7 @@ check_interval <- function(interval, call = rlang::caller_env()) {
 
 check_versions <- function(versions, name, call = rlang::caller_env()) {
   if (is.null(versions)) return(invisible())
-  needed <- names(pin("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
+  needed <- names(pinned_file("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
   if (!is.data.frame(versions) || !all(needed %in% names(versions)) ||
       !all(versions$benchmark == name)) {
     abort_pb(c("{.arg versions} must be a table of pinned files of {.val {name}}, one row per file.",
@@ -383,8 +387,8 @@ check_versions <- function(versions, name, call = rlang::caller_env()) {
 # unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
 # counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
 # ../shared/reference).
-pin <- function(benchmark, version, default, host, repo, commit, path, size, sha256, licence,
-                citation, items, role = "data") {
+pinned_file <- function(benchmark, version, default, host, repo, commit, path, size, sha256,
+                        licence, citation, items, role = "data") {
   tibble::tibble(
     benchmark = benchmark, version = version, default = default, host = host, repo = repo,
     commit = commit, path = path, size = as.numeric(size), sha256 = as.character(sha256),

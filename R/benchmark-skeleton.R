@@ -368,7 +368,7 @@ vitals_generate_chat <- function(solver) {
 
 # A request setting is the engine's. vitals hands every named argument of `$eval()` that no
 # step names to each step with `...`: a user's scorer would be handed the settings (and an
-# evaluation set's contexts: its run, its round) and may pass them on to something that
+# evaluation set's contexts: its run, its overlap) and may pass them on to something that
 # refuses them. Wrapped, it gets its own arguments and the rest of `...` without them; the
 # task then takes request settings by name (an evaluation set passes them, so its pool and
 # settings reach the task's solver). One context still reaches it: estimate_cost()'s dry

@@ -3,7 +3,7 @@
 download_status <- c(301L, 302L, 303L, 307L, 308L)
 
 # Downloads `url` into `path`, following up to five redirects by hand, to http(s) only: the
-# token goes only to the origin it was meant for. At most `size` bytes (the pin, else the
+# token goes only to the origin it was meant for. At most `size` bytes (the pinned size, else the
 # size the server announced, else the limit for files of unknown size). Returns what the
 # server said about the file (X-Linked-Etag and X-Linked-Size, sent by Hugging Face for
 # files in Git LFS, and the content type).

@@ -60,7 +60,7 @@
 #' bytes (default 8 GiB).
 #'
 #' @section Verification:
-#' * A file whose size or sha256 differs from the pin is an error of class
+#' * A file whose size or sha256 differs from what is pinned is an error of class
 #'   `predictivebench_error_checksum` naming the file; it is not kept.
 #' * A body that is an HTML page (a captive portal or a login page answered with HTTP 200)
 #'   is an error of class `predictivebench_error_html_page`; it is not kept.

@@ -5,7 +5,7 @@ python_packages <- c("pandas", "openpyxl", "pyxlsb")
 #' Is the Python side available?
 #'
 #' `python_available()` is `TRUE` when a Python with pandas and the `predictivebench` module
-#' can be used, so the `prepare_*()` functions can flatten raw benchmark files. Evaluating a
+#' can be used, so the `prepare_*()` functions can prepare raw benchmark files. Evaluating a
 #' task from a parquet task table needs no Python. Use it to guard code that needs Python:
 #' `if (python_available()) prepare_futurex(...)`.
 #'
@@ -26,7 +26,7 @@ python_packages <- c("pandas", "openpyxl", "pyxlsb")
 #' (a folder holding `predictivebench/`), which take precedence.
 #'
 #' @returns A single logical.
-#' @keywords internal
+#' @noRd
 python_available <- function() {
   tryCatch({
     python_module()
@@ -153,7 +153,7 @@ python_abort_no_pandas <- function(python, which, call) {
 
 python_abort_missing <- function(call) {
   abort_pb(
-    c("No Python with {.pkg pandas} is available to flatten raw benchmark files.",
+    c("No Python with {.pkg pandas} is available to prepare raw benchmark files.",
       x = "reticulate's managed environment could not be set up (it needs an internet connection the first time), and no system Python has pandas.",
       python_install_hint(),
       i = "Evaluating a task from a parquet task table needs no Python."),

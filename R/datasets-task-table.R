@@ -15,7 +15,7 @@ schema_types <- c("string", "integer", "double", "logical",
 #' @param benchmark A benchmark name, such as `"futurex"`. `NULL` lists the names.
 #' @returns A tibble with columns `name`, `type`, `nullable` and `optional`, or (for `NULL`)
 #'   a character vector of benchmark names.
-#' @keywords internal
+#' @noRd
 task_table_schema <- function(benchmark = NULL) {
   dir <- system.file("python", "predictivebench", "schemas", package = "predictivebench")
   if (is.null(benchmark)) {
@@ -388,4 +388,37 @@ json_column <- function(values, type) {
   }
   if (length(values) == 0) return(scalar(list(), type))
   scalar(values, type)
+}
+
+# The row checks of a table of step-by-step solutions (the `processbench` schema, which
+# ProcessBench and DeltaBench share), as their flattener makes them, for tables that
+# bypassed it (a data frame, a parquet file written elsewhere): at least one step, no
+# missing or blank step, a label in [-1, number of steps), and section numbers (DeltaBench's
+# error and unuseful sections) within the steps.
+check_solution_steps <- function(x, file = "<data frame>") {
+  n_steps <- lengths(x$steps)
+  for (row in seq_len(nrow(x))) {
+    steps <- x$steps[[row]]
+    if (!n_steps[[row]]) {
+      abort_pb("The solution has no steps.", "field", file = file, row = row, field = "steps")
+    }
+    blank <- which(is.na(steps) | !grepl("[^\\h\\v]", steps, perl = TRUE))
+    if (length(blank)) {
+      abort_pb("Step {blank[[1]] - 1} is missing or empty.", "field", file = file, row = row,
+               field = paste0("steps[", blank[[1]] - 1L, "]"))
+    }
+    label <- x$label[[row]]
+    if (label < -1 || label >= n_steps[[row]]) {
+      abort_pb("Label {label} is not a step: it must be -1 or 0 to {n_steps[[row]] - 1}.",
+               "field", file = file, row = row, field = "label")
+    }
+    for (field in c("error_sections", "unuseful_sections")) {
+      sections <- x[[field]][[row]]
+      if (any(is.na(sections) | sections < 1 | sections > n_steps[[row]])) {
+        abort_pb("Section numbers must be 1 to {n_steps[[row]]} (the steps, counted from 1).",
+                 "field", file = file, row = row, field = field)
+      }
+    }
+  }
+  x
 }

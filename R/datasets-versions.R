@@ -2,7 +2,7 @@
 #
 # Sizes and sha256 were computed from the bytes at the pinned commits (the GitHub files) or
 # read from the Git LFS pointer (DeltaBench). An NA sha256 means the bytes were not available
-# when the table was written: the pin is still the commit, the size and the server's
+# when the table was written: what is pinned is still the commit, the size and the server's
 # X-Linked-Etag are checked when known, and the sha256 is recorded at the first download and
 # verified on every later use (see fetch_version()).
 
@@ -14,8 +14,9 @@ no_licence <- function(repo) paste0("none declared (the ", repo, " repository ha
 pinned_files <- function() {
   rows <- lapply(data_benchmarks(), function(e) e$versions)
   out <- do.call(rbind, unname(rows))
-  out %||% pin(character(), character(), logical(), character(), character(), character(),
-               character(), numeric(), character(), character(), character(), integer())
+  out %||% pinned_file(character(), character(), logical(), character(), character(),
+                       character(), character(), numeric(), character(), character(),
+                       character(), integer())
 }
 
 # The table in use. The option `predictivebench.versions` replaces it (a data frame in the
@@ -58,7 +59,7 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
 #' [fetch_benchmark()]); `version = "sample"` gives the small bundled sample instead.
 #'
 #' Sizes and sha256 come from the pinned bytes. Where the sha256 is `NA` (the Hugging Face
-#' files of ProcessBench `hf` and DSBench's `data.zip`) the pin is still the commit: the
+#' files of ProcessBench `hf` and DSBench's `data.zip`) what is pinned is still the commit: the
 #' size and the server's `X-Linked-Etag` are checked when known, and the sha256 is recorded
 #' at the first download and verified on every later use.
 #'

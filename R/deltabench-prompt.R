@@ -87,7 +87,7 @@ Explanation: The analysis of the inequality \( x + y > 1 \) is incorrect. The ar
 #' @param question A character vector of questions.
 #' @param sections_content A character vector of sectioned answers, as long as `question`.
 #' @returns A character vector of prompts.
-#' @keywords internal
+#' @noRd
 deltabench_prompt <- function(question, sections_content) {
   if (!is.character(question) || !is.character(sections_content) ||
       length(question) != length(sections_content)) {
@@ -112,7 +112,7 @@ deltabench_prompt <- function(question, sections_content) {
 #' @returns A tibble with one row per critique: `conclusion` (text), `judge` (1 when the
 #'   critique reports errors, 0 when not, `NA` for a missing or empty critique) and
 #'   `sections` (a list of integer vectors, in the order written, duplicates kept).
-#' @keywords internal
+#' @noRd
 deltabench_parse <- function(critique) {
   if (!is.character(critique) && !all(is.na(critique))) {
     abort_pb("{.arg critique} must be a character vector.", "argument")

@@ -21,7 +21,7 @@
 #' @returns A tibble with one row per critique: `judge`, `has_error` (gold not empty),
 #'   `predicted` (the sections counted), `tp`, `fp`, `fn`, `precision`, `recall`, `f1`
 #'   (`NA` for samples without gold errors and for failed critiques), `correct`, and `failed`.
-#' @keywords internal
+#' @noRd
 deltabench_score_critiques <- function(critique, error_sections, unuseful_sections,
                                        clip_predictions = TRUE) {
   check_flag(clip_predictions)

@@ -10,7 +10,7 @@
 #' right), `task_l1`, `task_l2`, `origin`, `generator`, `final_answer_correct`, for
 #' DeltaBench the raw 1-based `error_sections`, `unuseful_sections` and `sections_content`,
 #' and for ProcessBench `split`.
-#' See [task_table_schema()]`("processbench")` and [prepare_task_table()] for how Python is
+#' See `task_table_schema()``("processbench")` and [prepare_task_table()] for how Python is
 #' found.
 #'
 #' * `prepare_deltabench()` reads DeltaBench's JSON Lines (or a JSON array, or the CSV
@@ -38,12 +38,12 @@
 #'   with an error naming the file, row and field. `"skip"` leaves such records out and
 #'   reports each one on standard error.
 #' @returns The path `out` (invisibly), or the table as a tibble.
-#' @keywords internal
+#' @noRd
 prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
                                on_error = c("error", "skip")) {
   check_flag(count_unuseful)
   on_error <- rlang::arg_match(on_error)
-  flatten_task_table("deltabench", source, out = out, count_unuseful = count_unuseful,
+  run_flattener("deltabench", source, out = out, count_unuseful = count_unuseful,
                      on_error = on_error)
 }
 
@@ -51,7 +51,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'
 #' @description
 #' DeltaBench's own evaluation of a critic model: one critique per long chain of thought
-#' with DeltaBench's critic prompt ([deltabench_prompt()], over `sections_content`), at
+#' with DeltaBench's critic prompt (`deltabench_prompt()`, over `sections_content`), at
 #' `temperature = 1, top_p = 0.8`, naming **every** erroneous section. Each critique is
 #' scored by precision, recall and F1 between the predicted and the gold sections (erroneous
 #' and unuseful sections); [deltabench_summary()] gives macro and micro averages, overall and
@@ -65,12 +65,12 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'   [prepare_task_table()]`("deltabench", source)`
 #'   (by default the shipped made-up sample) and adds `input` (the critic prompt) and
 #'   `target` (the gold sections, as text).
-#' * `deltabench_solver()` sends each prompt once through [generate_solver()] (cache,
+#' * `deltabench_solver()` sends each prompt once through `generate_solver()` (cache,
 #'   retries, failure isolation).
 #' * `deltabench_scorer()` scores each critique (see "Scores"). Its explanation says what
 #'   the critique concluded and which sections it named vs the gold sections.
 #'
-#' The task is a [ResultsTask]: its log (see `vitals::vitals_view()`) shows
+#' The task is a `ResultsTask`: its log (see `vitals::vitals_view()`) shows
 #' [deltabench_summary()]'s overall macro F1, precision and recall and its accuracy as
 #' headline metrics, the scorer as `deltabench_score`, each sample's `label`, `task_l1`,
 #' `task_l2`, `error_sections` and `unuseful_sections` and the scorer's metadata as
@@ -92,7 +92,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'   section metrics by rule, and counted (`n_error_free`) with their own accuracy.
 #' * `clip_predictions = FALSE` (not the default) removes the original's rule of dropping
 #'   predicted sections beyond the last gold section.
-#' * Requests run in parallel through [generate_responses()], with a response cache.
+#' * Requests run in parallel through `generate_responses()`, with a response cache.
 #' * Reasoning is kept, never scored: the critique scored is the text after a reasoning
 #'   model's thinking (`<think>...</think>`, or a server's `reasoning_content`), which the
 #'   original's critic models did not write apart. A critique that exists only in unfinished
@@ -113,12 +113,12 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' @inheritParams task-table-args
 #' @param temperature,top_p Sampling parameters, by default DeltaBench's (1 and 0.8).
 #' @param params Other request parameters, such as `list(max_tokens = 4096)`.
-#' @param clip_predictions See [deltabench_score_critiques()].
+#' @param clip_predictions See `deltabench_score_critiques()`.
 #' @param dataset A table from `deltabench_dataset()`.
 #' @param solver,scorer By default `deltabench_solver()` and `deltabench_scorer()`.
 #' @inheritParams processbench_task
 #' @returns `deltabench_dataset()` a tibble; `deltabench_solver()` and `deltabench_scorer()`
-#'   functions for [vitals::Task]; `deltabench_task()` a [ResultsTask] (a [vitals::Task]).
+#'   functions for [vitals::Task]; `deltabench_task()` a `ResultsTask` (a [vitals::Task]).
 #'   The scorer's
 #'   `scorer_metadata` holds `judge`, `predicted`, `gold`, `tp`, `fp`, `fn`, `precision`,
 #'   `recall`, `f1` and `correct`.
@@ -145,7 +145,7 @@ deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_
 
 deltabench_with_prompts <- function(dataset) {
   dataset <- validate_task_table(dataset, "processbench")
-  check_processbench_rows(dataset)
+  check_solution_steps(dataset)
   missing <- vapply(dataset$error_sections, is.null, TRUE) | is.na(dataset$sections_content)
   if (any(missing)) {
     abort_pb(
@@ -167,7 +167,7 @@ deltabench_with_prompts <- function(dataset) {
 #' @export
 deltabench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("processbench", path, limit = limit,
-                    shuffle = shuffle, check = check_processbench_rows, version = version,
+                    shuffle = shuffle, check = check_solution_steps, version = version,
                     versions = "deltabench")
 }
 

@@ -4,10 +4,10 @@ dsbench_citation <- "Jing et al. (2024). DSBench: How Far Are Data Science Agent
 
 dsbench_versions <- function() {
   rbind(
-    pin("dsbench", "v1", TRUE, "hf", "liqiang888/DSBench",
+    pinned_file("dsbench", "v1", TRUE, "hf", "liqiang888/DSBench",
         "1196d6553ec200e1262841efc89cda5954ffe89f", "data_analysis/data.zip", NA, NA,
         "non-commercial use only", dsbench_citation, 466, role = "zip"),
-    pin("dsbench", "v1", TRUE, "github", "LiqiangJing/DSBench",
+    pinned_file("dsbench", "v1", TRUE, "github", "LiqiangJing/DSBench",
         "ba786096137a5108af11c016ad3f09cdb97beefd", "data_analysis/data.json", 19407,
         "ff822b69d46e08b384fa9b93ff39762c33b9887d315a5653bb536aeaba7572ea",
         "non-commercial use only", dsbench_citation, 466, role = "answers")

@@ -14,7 +14,7 @@
 #' with `pip install pyxlsb`), so their dates come through as Excel serial numbers, as in
 #' the original. The workbook names go into the `workbook_files` column, the list the files
 #' mode of [dsbench_solver()] lets a model open. See [prepare_task_table()] for how Python
-#' is found and [task_table_schema()] (`"dsbench"`) for the columns.
+#' is found and `task_table_schema()` (`"dsbench"`) for the columns.
 #'
 #' @section Errors:
 #' Problems are signalled as `predictivebench_error_<kind>` conditions (see
@@ -40,13 +40,13 @@
 #' @returns The path `out` (invisibly), or the table; with `on_error = "skip"` either has
 #'   an attribute `"skipped"` (a tibble: `competition`, `question`, `file`, `kind`,
 #'   `message`).
-#' @keywords internal
+#' @noRd
 prepare_dsbench <- function(source, out = NULL, on_error = c("error", "skip"), ...) {
   check_string(source)
   check_string(out, allow_null = TRUE)
   on_error <- rlang::arg_match(on_error)
   table <- if (on_error == "skip") dsbench_prepare_skipping(source, ...) else
-    flatten_task_table("dsbench", source, ...)
+    run_flattener("dsbench", source, ...)
   if (is.null(out)) return(table)
   write_parquet_table(table, out, "dsbench", metadata = dsbench_root_metadata(source, out))
   skipped <- attr(table, "skipped")
@@ -72,7 +72,7 @@ dsbench_root_metadata <- function(source, out) {
 dsbench_prepare_skipping <- function(source, ...) {
   report <- tempfile(fileext = ".json")
   on.exit(unlink(report), add = TRUE)
-  result <- flatten_task_table("dsbench", source, on_error = "skip",
+  result <- run_flattener("dsbench", source, on_error = "skip",
                                skipped_report = report, quiet = TRUE, ...)
   items <- if (file.exists(report)) jsonlite::read_json(report) else list()
   skipped <- tibble::tibble(

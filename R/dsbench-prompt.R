@@ -42,7 +42,7 @@ dsbench_judge_template <- paste0(
 #' @param prediction The model's whole response.
 #' @param reply The judge's reply; `NA` for a failed judgement.
 #' @returns A character vector of prompts; a logical vector.
-#' @keywords internal
+#' @noRd
 dsbench_judge_prompt <- function(question, answer, prediction) {
   sprintf(dsbench_judge_template, question, answer, prediction)
 }

@@ -52,7 +52,7 @@ dsbench_excerpt <- function(text, max_chars = 300) {
   ifelse(is.na(text), "none", encodeString(out, quote = "\""))
 }
 
-#' @rdname dsbench_judge_prompt
+#' @noRd
 dsbench_judge_correct <- function(reply) {
   !is.na(reply) & grepl("true", tolower(reply), fixed = TRUE)
 }

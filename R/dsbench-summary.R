@@ -1,13 +1,5 @@
 # DSBench: the original's two headline accuracies, with intervals, tokens and cost.
 
-# The log header and leaderboard show both accuracies; plots are by competition.
-# What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis (also
-# probsem's; it belongs beside mean_ci() in metrics.R). "Wilson" because mean_ci() gives the
-# Wilson interval when every score is 0 or every score is 1.
-mean_ci_interval <- function(method) {
-  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap interval"
-}
-
 #' DSBench headline numbers
 #'
 #' The original prints two accuracies: over all questions, and the unweighted mean of the
@@ -19,11 +11,11 @@ mean_ci_interval <- function(method) {
 #' cost of the solver and the judge from the samples' metadata.
 #'
 #' @param x An evaluated [dsbench_task()], its `$get_samples()` tibble, or its log file
-#'   (`tsk$log_path`, read with [log_samples()]): the same numbers from each.
+#'   (`tsk$log_path`, read with `log_samples()`): the same numbers from each.
 #' @param by_competition Also return one row per competition.
-#' @param cluster Clusters of samples for the `questions` row (see [resolve_cluster()]): by
+#' @param cluster Clusters of samples for the `questions` row (see `resolve_cluster()`): by
 #'   default the questions of one competition (`"competition_id"`), which share its data
-#'   and workbook, so the interval is the clustered one ([clustered_se()]; the bootstrap
+#'   and workbook, so the interval is the clustered one (`clustered_se()`; the bootstrap
 #'   draws whole competitions). `NULL` treats every question as independent (the naive
 #'   interval). With a single competition the clustered interval can't be estimated
 #'   and is `NA`: use `NULL` (or `"id"` for epochs) there. The `competitions` row is already a mean over competitions and is not
@@ -44,7 +36,7 @@ mean_ci_interval <- function(method) {
 #'   (questions, or competitions on the `competitions` row), then `n_missing` (unscored
 #'   samples) and `solver_failures`, `judge_failures`, `input_tokens`, `output_tokens`,
 #'   `cost` on the first row (`NA` elsewhere; cost `NA` when the provider gives no prices).
-#'   It is a [benchmark_summary()]: `ggplot2::autoplot()` draws it by competition.
+#'   It is a `benchmark_summary()`: `ggplot2::autoplot()` draws it by competition.
 #' @family dsbench
 #' @export
 #' @examples

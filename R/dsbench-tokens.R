@@ -48,7 +48,7 @@
 #' @returns `dsbench_count_tokens()` a number; `dsbench_truncate()` a list with `text`,
 #'   `tokens` (the kept text's count: the number of tokens kept), `truncated` (whether
 #'   anything was removed) and `tokenizer` (the encoding, `"estimate"` or `"count_tokens"`).
-#' @keywords internal
+#' @noRd
 dsbench_count_tokens <- function(text, encoding = "o200k_base") {
   check_string(text)
   check_string(encoding)
@@ -56,7 +56,7 @@ dsbench_count_tokens <- function(text, encoding = "o200k_base") {
   rtiktoken::get_token_count(enc2utf8(text), dsbench_model_encoding(encoding))
 }
 
-#' @rdname dsbench_count_tokens
+#' @noRd
 dsbench_truncate <- function(text, max_tokens, count_tokens = NULL, encoding = "o200k_base") {
   check_string(text)
   check_count(max_tokens)

@@ -22,7 +22,7 @@
 #' that leads outside `folder` (an absolute path, `..`, or a link that resolves outside) is
 #' an error (`predictivebench_error_path`) when the tools are made, and is refused again
 #' when the model opens it. For DSBench, give
-#' the task table's `workbook_files` for the competition: [prepare_dsbench()] lists there
+#' the task table's `workbook_files` for the competition: `prepare_dsbench()` lists there
 #' the competition's workbooks (answer workbooks, whose names contain "answer", are never
 #' listed, as in DSBench) and refuses folders with links that lead outside them, so the list
 #' is the one place that decides what a model may read. Reading is done with
@@ -38,7 +38,7 @@
 #' @param max_cells The most cells one `read_range` call returns (the rest is cut and the
 #'   reply says so). Larger values give the model more per call but cost more tokens.
 #' @returns A list of three ellmer tools: `list_workbooks`, `list_sheets`, `read_range`.
-#' @keywords internal
+#' @noRd
 workbook_tools <- function(folder, files, max_cells = 2000) {
   check_readxl()
   check_string(folder)

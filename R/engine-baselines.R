@@ -93,7 +93,7 @@ prompt_text <- function(prompt) {
 #'   kind: `"baseline-empty"` (no argument), `"baseline-constant"`, `"baseline"` (a
 #'   function) or `"baseline-random-<seed>"`.
 #' @param choices Candidate answers for a random guesser.
-#' @param template A [sprintf()] template each random choice is put into; `"%s"` (the
+#' @param template A [base::sprintf()] template each random choice is put into; `"%s"` (the
 #'   default) gives the choice as it is.
 #' @param seed Seed for the random choice.
 #' @returns An ellmer Chat (class `BaselineChat`).

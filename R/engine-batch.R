@@ -43,7 +43,7 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   values <- lapply(seq_along(chats), function(j) {
     if (is.null(chats[[j]])) return(batch_item_error(results[[j]], batch_id))
     turn <- last_turn_of(chats[[j]])
-    record_from_turn(turn, NA_real_, keep_json)
+    entry_from_turn(turn, NA_real_, keep_json)
   })
   structure(redact_values(values, secrets), done = path)
 }
@@ -160,7 +160,7 @@ openai_expired_results <- function(chat, state, n, keep_json) {
     j <- suppressWarnings(as.integer(sub("^chat-", "", x$custom_id %||% "")))
     if (is.na(j) || j < 1 || j > n) next
     values[[j]] <- if (identical(as.integer(x$response$status_code), 200L)) {
-      tryCatch(record_from_turn(ellmer_turn(chat, x$response$body), NA_real_, keep_json),
+      tryCatch(entry_from_turn(ellmer_turn(chat, x$response$body), NA_real_, keep_json),
                error = identity)
     } else {
       batch_item_error(x$response %||% x, id)

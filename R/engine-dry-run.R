@@ -131,7 +131,7 @@ dry_run_template <- function(chat, answer) {
   }
   json <- fake_json(url, body, answer)
   record <- if (is.null(json)) dry_run_unanswerable() else {
-    suppressWarnings(record_from_turn(ellmer_turn(chat, json), 0, keep_json = TRUE))
+    suppressWarnings(entry_from_turn(ellmer_turn(chat, json), 0, keep_json = TRUE))
   }
   list(chat = chat, offline = offline, model = body$model %||% chat$get_model(),
        fixed = if (length(around) == 2) texts[-at], chat_style = is.null(body$prompt),

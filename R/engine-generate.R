@@ -76,7 +76,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   cached <- !vapply(state$records, is.null, TRUE)
   # Every answer is kept (and cached, atomically) the moment it arrives, so a run that is
   # killed loses only the requests in flight. A failure is never cached. An answer `stored`
-  # already (an evaluation set's round cached it as it arrived) is not written again.
+  # already (an evaluation set's overlap cached it as it arrived) is not written again.
   keep <- function(i, value, stored = FALSE) {
     if (inherits(value, "error")) {
       state$errors[[i]] <- conditionMessage(value)
@@ -93,7 +93,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
   todo <- dry_run_answer(settings$dry_run, state, chats, chat_index, prompts, keys, todo,
                          hits = sum(cached & !local))
-  # A context may take over sending them (an evaluation set's round sends them with its other
+  # A context may take over sending them (an evaluation set's overlap sends them with its other
   # cells'): it keeps what it answers (`keep(i, value, stored = TRUE)`: cached already) and
   # hands back what is left to send here; or it stops the caller (a condition).
   if (length(todo) && !batch && is.function(settings$hand_over) && is.null(settings$dry_run)) {
@@ -119,7 +119,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
               cached = !is.null(dir), group = chat_group[chat_index], group_max_active)
   }
-  # Answers this run paid for already (an evaluation set's round sent them, then the cell read
+  # Answers this run paid for already (an evaluation set's overlap sent them, then the cell read
   # them back from the cache) are this run's, with their usage, not earlier runs' answers.
   cached <- cached & !paid_by_run(state$records, settings$run)
   out <- responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
@@ -157,15 +157,15 @@ import_responses <- function(chat, prompts, texts, settings, key_extra = NULL, s
   new <- vapply(cache_get_many(dir, keys), is.null, TRUE) & !duplicated(keys)
   if (!any(new)) return(invisible(0L))
   cache_prepare(dir)
-  for (i in which(new)) cache_set(dir, keys[[i]], imported_record(texts[ok][[i]], source))
+  for (i in which(new)) cache_set(dir, keys[[i]], imported_entry(texts[ok][[i]], source))
   invisible(sum(new))
 }
 
-# A record (as record_from_turn() makes) of an answer made elsewhere: no tokens, cost or time.
-imported_record <- function(text, source) {
+# A cache entry (as entry_from_turn() makes) of an answer made elsewhere: no tokens, cost or time.
+imported_entry <- function(text, source) {
   turn <- ellmer::AssistantTurn(contents = list(ellmer::ContentText(text)), tokens = c(0, 0, 0),
                                 cost = 0)
-  record <- record_from_turn(turn, 0, keep_json = FALSE, tokens = c(0, 0, 0), cost = 0)
+  record <- entry_from_turn(turn, 0, keep_json = FALSE, tokens = c(0, 0, 0), cost = 0)
   record$imported <- source
   record
 }
@@ -206,7 +206,7 @@ log_fast_path_usage <- function(chats, chat_index, rows, records, settings) {
 # Offline chats answer at once and for free: no pool, no rpm, no batch, no cache.
 answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
   for (i in rows) {
-    keep(i, tryCatch(record_from_turn(chats[[chat_index[[i]]]]$respond(prompts[[i]]), 0,
+    keep(i, tryCatch(entry_from_turn(chats[[chat_index[[i]]]]$respond(prompts[[i]]), 0,
                                       keep_json), error = identity))
   }
 }
@@ -340,7 +340,7 @@ request_usage <- function(x, n_before) {
 `%|NA|%` <- function(x, y) if (length(x) != 1 || is.na(x)) y else x
 
 # `tokens`/`cost` override the turn's own (the sum over a request's tool-call rounds).
-record_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cost = turn@cost) {
+entry_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cost = turn@cost) {
   list(
     # what a benchmark reads apart from the text (R/engine-reasoning.R): records cached before
     # these fields were kept have neither, and read as a finished answer without reasoning
@@ -394,7 +394,7 @@ chat_rows <- function(errors, chat_per = NULL) {
 responses_tibble <- function(chats, chat_index, prompts, records, errors, cached, keep_json,
                              with_chat = seq_along(prompts)) {
   base_turns <- lapply(chats, function(chat) chat$get_turns())
-  answers <- lapply(records, record_answer)
+  answers <- lapply(records, entry_answer)
   chatted <- seq_along(prompts) %in% with_chat
   chats <- lapply(seq_along(prompts), function(i) {
     if (!chatted[[i]]) return(NULL)

@@ -25,7 +25,7 @@
 #   A request whose group is full waits while others start.
 #
 # request_pool() sends `todo` and returns when every request is settled. new_request_pool() is
-# the same pool as an object whose loop the caller turns (an evaluation set's round adds each
+# the same pool as an object whose loop the caller turns (an evaluation set's overlap adds each
 # cell's requests the moment it hands them over, and sends them while the next cell is
 # evaluated): `$add(todo, group)` queues requests (`group`: one name per element of `todo`),
 # `$limit(max_active, group_max_active)` raises the limits, `$step(wait)` is one turn of the

@@ -69,7 +69,7 @@ turn_reasoning <- function(turn) {
 # whether it was truncated (stopped at the token limit, or inside unfinished thinking).
 # `finish_reason`: the provider's, as ellmer normalises it ("max_tokens" at the token limit,
 # for OpenAI-compatible servers' "length" too), or as a body gives it ("length").
-record_answer <- function(record) {
+entry_answer <- function(record) {
   if (is.null(record)) {
     return(list(answer = NA_character_, reasoning = NA_character_, truncated = NA))
   }

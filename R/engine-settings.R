@@ -151,7 +151,7 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
 #   again in a later call on the same folder) is counted as paid, not as cached
 #   (paid_by_run());
 # * `hand_over`: a function that may take over sending a call's requests (an evaluation
-#   set's round, R/evalset-overlap.R): run_requests() hands it what it is about to send and
+#   set's overlap, R/evalset-overlap.R): run_requests() hands it what it is about to send and
 #   sends what it hands back. The engine knows nothing of what is behind it.
 settings_contexts <- c("dry_run", "run", "hand_over")
 

@@ -3,7 +3,7 @@
 #' A vitals solver built on generate_responses()
 #'
 #' `generate_solver()` returns a solver for [vitals::Task] that sends each input through
-#' [generate_responses()] (cache, retries, failure isolation, accounting) and returns the
+#' `generate_responses()` (cache, retries, failure isolation, accounting) and returns the
 #' response text as the result. Benchmarks build their solvers on it; use it directly for a
 #' custom task. Per-sample `solver_metadata` holds `error`, `cached`, `input_tokens`,
 #' `output_tokens`, `cost` and `seconds`.

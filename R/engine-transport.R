@@ -23,7 +23,7 @@
 # its mock answers them.
 # `extend(chats, chat_index, prompts, max_active)` appends the requests of more chats
 # (`chat_index` indexes the new `chats`) and returns their ids, sent on the same curl pool
-# (whose connection limit becomes `max_active` when given): an evaluation set's round pool
+# (whose connection limit becomes `max_active` when given): an evaluation set's overlap pool
 # grows with each cell's requests.
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
                               deadline = request_deadline(), max_turns = 20L,
@@ -203,7 +203,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
         seconds <- turn@duration %|NA|% (now_seconds() - started)
         problem <- answer_problem(turn@json, turn)
         if (!is.null(problem)) return(settle(with_usage(problem, usage)))
-        settle(tryCatch(record_from_turn(turn, seconds, keep_json, usage$tokens, usage$cost),
+        settle(tryCatch(entry_from_turn(turn, seconds, keep_json, usage$tokens, usage$cost),
                         error = identity))
       }, onRejected = function(e) settle(request_error(e)))
       invisible()
@@ -237,7 +237,7 @@ later_sender <- function(chat, keep_json, max_turns = 20L) {
 
 curl_sender <- function(chat, pool, keep_json, deadline = request_deadline()) {
   post_sender(pool, request_template(chat), deadline, function(res, seconds) {
-    curl_record(chat, res, seconds, keep_json)
+    curl_entry(chat, res, seconds, keep_json)
   })
 }
 
@@ -327,8 +327,8 @@ request_json <- function(req) {
                                          digits = 22, null = "null")))
 }
 
-# A curl response as a record, or the error for it (http_error()).
-curl_record <- function(chat, res, seconds, keep_json) {
+# A curl response as a cache entry, or the error for it (http_error()).
+curl_entry <- function(chat, res, seconds, keep_json) {
   if (res$status_code >= 300) return(http_error(curl_response(res)))
   text <- rawToChar(res$content)
   Encoding(text) <- "UTF-8"
@@ -337,7 +337,7 @@ curl_record <- function(chat, res, seconds, keep_json) {
   problem <- answer_problem(json)
   if (!is.null(problem)) return(problem)
   turn <- ellmer_turn(chat, json)
-  answer_problem(json, turn) %||% record_from_turn(turn, seconds, keep_json)
+  answer_problem(json, turn) %||% entry_from_turn(turn, seconds, keep_json)
 }
 
 # curl's answer as an httr2 response (for http_error() and httr2's readers).

@@ -67,7 +67,7 @@ without_usage <- function(turn) {
                  finish_reason = turn@finish_reason)
 }
 
-# ellmer::contents_replay() of a recorded assistant turn (as record_from_turn() records it),
+# ellmer::contents_replay() of a recorded assistant turn (as entry_from_turn() records it),
 # `without_usage()` when `zero_usage`. A turn of texts only (every answer but tool calls) is
 # built from prototypes, ~0.05 ms against ~0.5 ms for ellmer's replay; any other record is
 # replayed by ellmer.

@@ -80,7 +80,7 @@ set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
   args <- set_arena_args(arena, models, specs, judge, log_dir, settings)
   dir <- args$dir
   experiment <- arena$experiment %||% formals(arena_run)$experiment
-  staging <- tempfile("arena-", tmpdir = manifest_dir(dir))
+  staging <- tempfile("arena-", tmpdir = records_dir(dir))
   dir.create(staging, recursive = TRUE, showWarnings = FALSE)
   on.exit(unlink(staging, recursive = TRUE), add = TRUE)
   args$dir <- staging
@@ -126,7 +126,7 @@ arena_fingerprint <- function(run) {
 # The folder's recorded log of the arena `experiment` when it is whole and holds the run of
 # `fingerprint` (every file of a log in several, the run's log first), else NULL.
 recorded_arena_log <- function(dir, experiment, fingerprint) {
-  path <- manifest_path(dir, paste0("arena-", experiment))
+  path <- record_path(dir, paste0("arena-", experiment))
   if (!file.exists(path)) return(NULL)
   record <- tryCatch(jsonlite::fromJSON(path, simplifyVector = TRUE), error = function(e) NULL)
   if (!is.list(record) || !identical(record$fingerprint, fingerprint) ||
@@ -206,7 +206,7 @@ folder_questions <- function(elobench, version) {
 }
 
 # The closing arena's log is the set's completed run of it: a record beside the cells'
-# (R/evalset-manifest.R) names it, so leaderboard() counts it and an earlier arena log in the
+# (R/evalset-records.R) names it, so leaderboard() counts it and an earlier arena log in the
 # folder as an attempt. Kept in the log's own folder (`arena$dir`, by default `log_dir`).
 record_arena_log <- function(log, experiment, fingerprint = NULL) {
   if (is.null(log)) return(invisible())
@@ -215,5 +215,5 @@ record_arena_log <- function(log, experiment, fingerprint = NULL) {
                  log_bytes = file.size(log[[1]]), fingerprint = fingerprint,
                  completed_at = log_timestamp())
   if (length(log) > 1) record$log_parts <- as.list(basename(log))
-  write_record(manifest_path(dirname(log[[1]]), paste0("arena-", experiment)), record)
+  write_record(record_path(dirname(log[[1]]), paste0("arena-", experiment)), record)
 }

@@ -6,7 +6,7 @@
 # settings (max_active, rpm, timeout, retries, cache, batch) are not part of it: changing them
 # reruns nothing.
 
-# One entry per benchmark: list(benchmark, label, version, task or NULL, identity). A name
+# One per benchmark: list(name, label, version, task or NULL, identity). A name
 # ("futurex", or "futurex@sample" for a version) is built when the cell runs (in a worker,
 # from the judge's spec); a task object is copied for each model.
 set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env()) {
@@ -14,21 +14,21 @@ set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env())
     "{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
     i = "For example {.code c(\"futurex\", \"processbench\")}."
   ), call)
-  entries <- lapply(seq_along(benchmarks), function(i) {
+  benches <- lapply(seq_along(benchmarks), function(i) {
     b <- benchmarks[[i]]
     if (rlang::is_string(b)) return(named_benchmark(b, judge, limit, call))
     if (inherits(b, "Task")) return(task_set_benchmark(b, rlang::names2(benchmarks)[[i]], call))
     abort_pb("{.arg benchmarks} element {i} is {.obj_type_friendly {b}}, not a name or a Task.",
              "argument", field = "benchmarks", call = call)
   })
-  labels <- vapply(entries, `[[`, "", "label")
+  labels <- vapply(benches, `[[`, "", "label")
   if (anyDuplicated(labels)) {
     abort_pb(c("Benchmark {.val {labels[duplicated(labels)][1]}} appears twice in
                 {.arg benchmarks}.",
                i = "Name the tasks to run one benchmark twice: {.code list(a = tsk1, b = tsk2)}."),
              "argument", call = call)
   }
-  entries
+  benches
 }
 
 # A set's benchmarks or models as a non-empty list: one object of class `class`, or a
@@ -62,7 +62,7 @@ named_benchmark <- function(x, judge, limit, call) {
   check_set_judge(x, name, judge, call)
   judge <- if (takes_judge) judge
   spec <- judge_spec(judge, call)
-  list(benchmark = name, label = x, version = version %||% "default", task = NULL,
+  list(name = name, label = x, version = version %||% "default", task = NULL,
        judge = spec, judge_chat = judge,
        limit = limit,
        identity = list(benchmark = name, pins = version_identity(name, version),
@@ -87,7 +87,7 @@ task_set_benchmark <- function(task, label, call) {
   declared <- step_identity(task_step(task, "scorer"))
   if (!is.null(declared)) identity$scorer_data <- declared
   # the task's own epochs run when the set gives none: part of the cells' identity then
-  list(benchmark = benchmark, label = label, version = "task", task = task, judge = NULL,
+  list(name = benchmark, label = label, version = "task", task = task, judge = NULL,
        limit = NULL, identity = identity, epochs = vitals_private(task)$epochs)
 }
 
@@ -111,11 +111,11 @@ version_identity <- function(name, version) {
 
 # The registered sample (a data frame, or a file in the package) and the `sample_files` its
 # cells also read, by content.
-sample_identity <- function(entry) {
-  sample <- entry$sample
+sample_identity <- function(reg) {
+  sample <- reg$sample
   table <- if (is.data.frame(sample)) digest::digest(as.list(sample), algo = "md5") else
     package_files_md5(sample)
-  list(version = "sample", table = table, files = package_files_md5(entry$sample_files))
+  list(version = "sample", table = table, files = package_files_md5(reg$sample_files))
 }
 
 # The md5 of each file in the installed package under `paths` (files or folders), by path.
@@ -133,9 +133,9 @@ package_files_md5 <- function(paths) {
 # The function a registration gives for a step of a named cell: its `task`, or its
 # `dataset` (by default the skeleton's, on its registered sample and versions).
 benchmark_function <- function(name, what) {
-  entry <- registration(name)
-  if (what == "task") return(entry$task)
-  entry$dataset %||% function(version = NULL, limit = NULL) {
+  reg <- registration(name)
+  if (what == "task") return(reg$task)
+  reg$dataset %||% function(version = NULL, limit = NULL) {
     benchmark_dataset(name, version = version, limit = limit)
   }
 }
@@ -174,8 +174,8 @@ cell_task <- function(cell, log_dir) {
     return(task)
   }
   version <- if (!identical(b$version, "default")) b$version
-  dataset <- benchmark_function(b$benchmark, "dataset")(version = version, limit = b$limit)
+  dataset <- benchmark_function(b$name, "dataset")(version = version, limit = b$limit)
   args <- list(dataset = dataset, dir = log_dir)
   if (!is.null(b$judge)) args$judge <- b$judge_chat %||% judge_from_spec(b$judge)
-  do.call(benchmark_function(b$benchmark, "task"), args)
+  do.call(benchmark_function(b$name, "task"), args)
 }

@@ -10,7 +10,7 @@
 # daemons: a worker is another process, and would find the caller's locks held.
 
 cell_lock_path <- function(log_dir, id) {
-  file.path(manifest_dir(log_dir), portable_file_name(id, ext = ".lock"))
+  file.path(records_dir(log_dir), portable_file_name(id, ext = ".lock"))
 }
 
 # The cell's lock, or NULL when another process holds it (after `wait_ms`).
@@ -34,7 +34,7 @@ run_locked_cells <- function(cells, log_dir, run, poll_ms = 1000,
     mine <- todo[held]
     tryCatch({
       # (another process may have finished one since this call first looked)
-      finished <- lapply(cells[mine], function(cell) read_manifest(log_dir, cell$id, TRUE))
+      finished <- lapply(cells[mine], function(cell) read_cell_record(log_dir, cell$id, TRUE))
       done <- !vapply(finished, is.null, TRUE)
       outcomes[mine[done]] <- finished[done]
       if (any(!done)) outcomes[mine[!done]] <- run(cells[mine[!done]])

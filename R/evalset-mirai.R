@@ -21,8 +21,8 @@ daemons_running <- function() {
   !is.null(connections) && length(connections) == 1 && connections > 0
 }
 
-# Runs the cells on the daemons: one group of cells per daemon, each group in overlapping
-# rounds inside its worker (as in this process), so a daemon's cells share its pool. A cell
+# Runs the cells on the daemons: one group of cells per daemon, each group overlapping
+# inside its worker (as in this process), so a daemon's cells share its pool. A cell
 # that failed (an error in it, or its daemon died under it) or is partial (samples whose
 # requests failed for good) is tried again, in a new group,
 # while it has retries left; a cell the dead daemon had finished is done (its record says so).
@@ -60,11 +60,11 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
   outcomes
 }
 
-# What a daemon runs: its cells, in rounds, each attempted once (retries are the caller's),
+# What a daemon runs: its cells, overlapping, each attempted once (retries are the caller's),
 # with the registrations they brought (R/benchmark-portable.R).
 run_cell_group <- function(cells, log_dir, settings) {
   local_registrations(lapply(cells, function(cell) cell$benchmark$registration))
-  run_in_rounds(cells, 0L, function(cell, hand_over) {
+  run_overlapping(cells, 0L, function(cell, hand_over) {
     run_cell(cell, log_dir, settings, hand_over)
   })
 }
@@ -84,7 +84,7 @@ group_outcome <- function(result, k, log_dir, cell) {
       length(result) >= k && is.list(result[[k]]) && !is.null(result[[k]]$status)) {
     return(result[[k]])
   }
-  read_manifest(log_dir, cell$id) %||% remote_outcome(result)
+  read_cell_record(log_dir, cell$id) %||% remote_outcome(result)
 }
 
 # What a worker gets of a cell: no chat object (but a baseline's, offline and keyless); the
@@ -102,7 +102,7 @@ portable_cell <- function(cell) {
   cell$chat <- NULL
   cell$benchmark$judge_chat <- NULL
   # its benchmark's registration travels with it: the worker has only the package's own
-  cell$benchmark$registration <- portable_registration(cell$benchmark$benchmark)
+  cell$benchmark$registration <- portable_registration(cell$benchmark$name)
   cell$model <- portable_spec(cell$model)
   cell
 }

@@ -3,8 +3,8 @@
 # runs in two passes:
 #
 # 1. A cheap first pass: each cell is evaluated as far as its first engine call
-#    (run_requests()) that has requests to send. That call hands them to the round
-#    (round_hand_over(), the `hand_over` context of the settings the cell's task is evaluated
+#    (run_requests()) that has requests to send. That call hands them to the overlap
+#    (overlap_hand_over(), the `hand_over` context of the settings the cell's task is evaluated
 #    with), which adds them at once to its live pool (one per cache folder and answer
 #    format, holding every cell's requests by their cache keys) and turns it without
 #    waiting (`step(0)`), so they go out while the next cells get this far; then the cell
@@ -32,119 +32,119 @@
 # over), the answers it had received are still handed to their cells, and the cells send
 # the rest themselves, one cell after another, as they would alone.
 
-# What the round does with a cell's requests (settings$hand_over, called by run_requests()
+# What the overlap does with a cell's requests (settings$hand_over, called by run_requests()
 # with what it is about to send: `requests$todo`, positions in `requests$prompts`, and
 # `keep(i, value, stored)`). `attempt` names the cell's attempt (its requests that failed in
 # an earlier attempt are sent again). In the first pass (`wait = FALSE`) the requests are
 # added to the pool and the cell stops (a condition of class
 # `predictivebench_cell_waits`); in the second, the cell waits for them and gets their
 # answers and errors through `keep()`. Returns the requests left for the cell to send itself:
-# none while the round's pool takes them, those it could not answer once it has stopped.
-round_hand_over <- function(round, attempt, wait) {
+# none while the overlap's pool takes them, those it could not answer once it has stopped.
+overlap_hand_over <- function(overlap, attempt, wait) {
   function(requests, keep) {
     keys <- requests$keys
     dir <- requests$cache
-    todo <- take_settled(round, keys, requests$todo, keep, attempt, wait, dir)
+    todo <- take_settled(overlap, keys, requests$todo, keep, attempt, wait, dir)
     # (again while the wait settles some of them: a request another cell sent again, after it
-    # failed in that cell's attempt, is waited for; one dropped from the round is added)
+    # failed in that cell's attempt, is waited for; one dropped from the overlap is added)
     repeat {
       if (!length(todo)) return(todo)
-      new <- todo[vapply(keys[todo], function(k) is.null(round$entries[[k]]), TRUE)]
+      new <- todo[vapply(keys[todo], function(k) is.null(overlap$requests[[k]]), TRUE)]
       if (length(new)) {
-        added <- hand_to_round(round, attempt, list(
+        added <- hand_to_overlap(overlap, attempt, list(
           chats = requests$chats, extras = requests$extras,
           chat_index = requests$chat_index[new], prompts = requests$prompts[new],
           epoch = requests$epoch[new], keys = keys[new], settings = requests$settings,
           keep_json = requests$keep_json, cache = requests$cache
         ))
-        if (!added) return(take_settled(round, keys, todo, keep, attempt, wait, dir))
+        if (!added) return(take_settled(overlap, keys, todo, keep, attempt, wait, dir))
       }
       if (!wait) {
         rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
       }
-      await_keys(round, keys[todo])
-      left <- take_settled(round, keys, todo, keep, attempt, wait, dir)
+      await_keys(overlap, keys[todo])
+      left <- take_settled(overlap, keys, todo, keep, attempt, wait, dir)
       # nothing settled and nothing more to come (the pool stopped): the cell sends the rest
-      if (length(left) == length(todo) && !round_busy(round)) return(left)
+      if (length(left) == length(todo) && !overlap_busy(overlap)) return(left)
       todo <- left
     }
   }
 }
 
-# Hands the cell (through `keep()`) what the round has settled of its requests `todo`, and
+# Hands the cell (through `keep()`) what the overlap has settled of its requests `todo`, and
 # returns the others. Only when the cell goes on (`wait`): an answer (held, or read back from
 # the cache `dir`), or the error of a request that failed in this attempt. An answer stays
-# known to the round (another cell may wait for the same request), but once cached it is
+# known to the overlap (another cell may wait for the same request), but once cached it is
 # not held in memory; an error is forgotten. A request that failed in another attempt is
 # sent again.
-take_settled <- function(round, keys, todo, keep, attempt, wait, dir) {
+take_settled <- function(overlap, keys, todo, keep, attempt, wait, dir) {
   left <- rep(TRUE, length(todo))
   for (j in seq_along(todo)) {
-    entry <- round$entries[[keys[[todo[[j]]]]]]
-    if (is.null(entry) || entry$state == "pending") next
-    if (entry$state == "failed" && !identical(entry$attempt, attempt)) {
-      rm(list = keys[[todo[[j]]]], envir = round$entries)
+    request <- overlap$requests[[keys[[todo[[j]]]]]]
+    if (is.null(request) || request$state == "pending") next
+    if (request$state == "failed" && !identical(request$attempt, attempt)) {
+      rm(list = keys[[todo[[j]]]], envir = overlap$requests)
       next
     }
     if (!wait) next
     key <- keys[[todo[[j]]]]
-    if (entry$state == "answered") {
-      value <- entry$value %||% cache_get_many(dir, key)[[1]]
+    if (request$state == "answered") {
+      value <- request$value %||% cache_get_many(dir, key)[[1]]
       if (is.null(value)) {  # (gone from the cache since: sent again)
-        rm(list = key, envir = round$entries)
+        rm(list = key, envir = overlap$requests)
         next
       }
-      keep(todo[[j]], value, stored = isTRUE(entry$stored))
-      if (isTRUE(entry$stored)) round$entries[[key]]$value <- NULL
+      keep(todo[[j]], value, stored = isTRUE(request$stored))
+      if (isTRUE(request$stored)) overlap$requests[[key]]$value <- NULL
     } else {
-      keep(todo[[j]], simpleError(entry$value))
-      rm(list = key, envir = round$entries)
+      keep(todo[[j]], simpleError(request$value))
+      rm(list = key, envir = overlap$requests)
     }
     left[[j]] <- FALSE
   }
   todo[left]
 }
 
-# Turns the pools until every one of `keys` pending in the round is settled (or no pool is
+# Turns the pools until every one of `keys` pending in the overlap is settled (or no pool is
 # left busy: a pool that stopped settles nothing more). The keys are watched: each answer
 # counts itself off as it arrives, so a wait over many requests costs nothing per turn.
 # Meanwhile, a waiting cell whose first requests are all answered goes on inside this wait
 # (go_on_nested()): its later requests (its judge's) join the pool while this cell's are in
 # flight, instead of after this cell's end.
-await_keys <- function(round, keys) {
+await_keys <- function(overlap, keys) {
   pending <- unique(keys[vapply(keys, function(k) {
-    identical(round$entries[[k]]$state, "pending")
+    identical(overlap$requests[[k]]$state, "pending")
   }, TRUE)])
   if (!length(pending)) return(invisible())
   watcher <- new.env(parent = emptyenv())
   watcher$keys <- new.env(parent = emptyenv())
   for (k in pending) watcher$keys[[k]] <- TRUE
   watcher$n <- length(pending)
-  round$watchers <- c(round$watchers, list(watcher))
-  on.exit(round$watchers <- Filter(function(w) !identical(w, watcher), round$watchers),
+  overlap$watchers <- c(overlap$watchers, list(watcher))
+  on.exit(overlap$watchers <- Filter(function(w) !identical(w, watcher), overlap$watchers),
           add = TRUE)
-  while (watcher$n > 0L && round_busy(round)) {
-    if (!go_on_nested(round)) turn_round_pools(round)
+  while (watcher$n > 0L && overlap_busy(overlap)) {
+    if (!go_on_nested(overlap)) turn_overlap_pools(overlap)
   }
   invisible()
 }
 
 # Runs one waiting cell whose first requests are all answered, inside the wait of the cell
 # being evaluated (at most `max_nesting` deep). TRUE when it ran one. What the nested cell
-# signals stays its own: a failed step, its warnings (given at the round's end) and
+# signals stays its own: a failed step, its warnings (given at the overlap's end) and
 # messages never reach the cell it runs inside, and an error is its outcome.
-go_on_nested <- function(round, max_nesting = 8L) {
-  if (is.null(round$go_on) || round$depth >= max_nesting) return(FALSE)
-  k <- ready_cell(round)
+go_on_nested <- function(overlap, max_nesting = 8L) {
+  if (is.null(overlap$go_on) || overlap$depth >= max_nesting) return(FALSE)
+  k <- ready_cell(overlap)
   if (is.null(k)) return(FALSE)
-  round$depth <- round$depth + 1L
-  on.exit(round$depth <- round$depth - 1L, add = TRUE)
+  overlap$depth <- overlap$depth + 1L
+  on.exit(overlap$depth <- overlap$depth - 1L, add = TRUE)
   withCallingHandlers(
-    round$go_on(k),
+    overlap$go_on(k),
     predictivebench_step_failed = function(c) tryInvokeRestart("rlang_muffle"),
     warning = function(w) {
       message <- conditionMessage(w)
-      if (!message %in% names(round$warnings)) round$warnings[[message]] <- w
+      if (!message %in% names(overlap$warnings)) overlap$warnings[[message]] <- w
       tryInvokeRestart("muffleWarning")
     },
     message = function(m) tryInvokeRestart("muffleMessage")
@@ -154,47 +154,47 @@ go_on_nested <- function(round, max_nesting = 8L) {
 
 # The first waiting cell (in the set's order) whose requests added in the first pass are
 # all settled, or NULL.
-ready_cell <- function(round) {
-  waiting <- round$waiting
+ready_cell <- function(overlap) {
+  waiting <- overlap$waiting
   if (!length(waiting)) return(NULL)
-  pending <- round$pending[round$ids[waiting]]
+  pending <- overlap$pending[overlap$ids[waiting]]
   ready <- waiting[is.na(pending) | pending == 0L]
   if (length(ready)) ready[[1]]
 }
 
-round_busy <- function(round) {
-  any(vapply(round$pools, function(pool) pool$busy(), TRUE))
+overlap_busy <- function(overlap) {
+  any(vapply(overlap$pools, function(pool) pool$busy(), TRUE))
 }
 
-new_round <- function() {
-  round <- new.env(parent = emptyenv())
-  round$off <- FALSE
+new_overlap <- function() {
+  overlap <- new.env(parent = emptyenv())
+  overlap$off <- FALSE
   # each request handed over, by cache key: its `state` ("pending", "answered", "failed"),
   # `value` (the record, or the error message), `pool` and the `attempt` that handed it over
-  round$entries <- new.env(parent = emptyenv())
-  round$pending <- integer()  # by attempt: how many of the requests it added are pending
-  round$watchers <- list()  # the keys each cell being evaluated waits for (await_keys())
-  round$waiting <- integer()  # the cells of the second pass not yet evaluated
-  round$ids <- character()  # their attempts' names
-  round$go_on <- NULL  # evaluates waiting cell k to its end
-  round$depth <- 0L  # cells evaluated inside another's wait
-  round$pools <- list()  # the live pools (round_pool()) by cache folder and answer format
-  round$warnings <- list()  # the pools' warnings, each given once when the round ends
-  round
+  overlap$requests <- new.env(parent = emptyenv())
+  overlap$pending <- integer()  # by attempt: how many of the requests it added are pending
+  overlap$watchers <- list()  # the keys each cell being evaluated waits for (await_keys())
+  overlap$waiting <- integer()  # the cells of the second pass not yet evaluated
+  overlap$ids <- character()  # their attempts' names
+  overlap$go_on <- NULL  # evaluates waiting cell k to its end
+  overlap$depth <- 0L  # cells evaluated inside another's wait
+  overlap$pools <- list()  # the live pools (overlap_pool()) by cache folder and answer format
+  overlap$warnings <- list()  # the pools' warnings, each given once when the overlap ends
+  overlap
 }
 
 # Evaluates the cells in two passes (above); `attempt(cell, hand_over)` runs one, its
-# requests handed over to the round (the settings' `hand_over` context), and returns its
+# requests handed over to the overlap (the settings' `hand_over` context), and returns its
 # outcome ("waiting", "done", "partial" or "failed"). A failed or partial cell is attempted
 # again while it has `retries` left, its failed requests sent again. Each outcome's
 # `attempts` counts the cell's attempts (a first pass that stopped is not one).
-run_in_rounds <- function(cells, retries, attempt) {
-  round <- new_round()
+run_overlapping <- function(cells, retries, attempt) {
+  overlap <- new_overlap()
   outcomes <- vector("list", length(cells))
   failures <- integer(length(cells))
   pending <- seq_along(cells)
   generation <- 0L
-  on.exit(close_round_pools(round), add = TRUE)  # nothing left in flight, even on error
+  on.exit(close_overlap_pools(overlap), add = TRUE)  # nothing left in flight, even on error
   while (length(pending)) {
     generation <- generation + 1L
     ids <- paste(vapply(cells[pending], `[[`, "", "id"), generation)
@@ -202,29 +202,29 @@ run_in_rounds <- function(cells, retries, attempt) {
     if (length(pending) > 1L) {
       for (k in seq_along(pending)) {
         outcomes[[pending[[k]]]] <- attempt(cells[[pending[[k]]]],
-                                            round_hand_over(round, ids[[k]], wait = FALSE))
-        step_round_pools(round)
+                                            overlap_hand_over(overlap, ids[[k]], wait = FALSE))
+        step_overlap_pools(overlap)
       }
       waiting <- which(vapply(outcomes[pending], `[[`, "", "status") == "waiting")
     }
-    round$ids <- ids
-    round$waiting <- waiting
-    round$go_on <- function(k) {
-      round$waiting <- setdiff(round$waiting, k)
+    overlap$ids <- ids
+    overlap$waiting <- waiting
+    overlap$go_on <- function(k) {
+      overlap$waiting <- setdiff(overlap$waiting, k)
       outcomes[[pending[[k]]]] <<- tryCatch(
-        attempt(cells[[pending[[k]]]], round_hand_over(round, ids[[k]], wait = TRUE)),
+        attempt(cells[[pending[[k]]]], overlap_hand_over(overlap, ids[[k]], wait = TRUE)),
         error = function(e) new_outcome("failed", error = conditionMessage(e))
       )
-      step_round_pools(round)
+      step_overlap_pools(overlap)
     }
-    while (length(round$waiting)) round$go_on(next_ready(round, ids, round$waiting))
-    round$go_on <- NULL
+    while (length(overlap$waiting)) overlap$go_on(next_ready(overlap, ids, overlap$waiting))
+    overlap$go_on <- NULL
     status <- vapply(outcomes[pending], `[[`, "", "status")
     failed <- pending[status %in% c("failed", "partial")]
     failures[failed] <- failures[failed] + 1L
     final <- vapply(outcomes[failed], function(o) isTRUE(o$final), TRUE)
-    for (w in round$warnings) warning(w)
-    round$warnings <- list()
+    for (w in overlap$warnings) warning(w)
+    overlap$warnings <- list()
     pending <- failed[failures[failed] <= retries & !final]
   }
   for (i in seq_along(outcomes)) outcomes[[i]]$attempts <- failures[[i]] +
@@ -235,74 +235,74 @@ run_in_rounds <- function(cells, retries, attempt) {
 # Which waiting cell goes on next: the first (in the set's order) whose requests added in
 # the first pass are all settled; while none is, the pools turn. With no pool busy (or one
 # stopped), the first.
-next_ready <- function(round, ids, waiting) {
+next_ready <- function(overlap, ids, waiting) {
   repeat {
-    pending <- round$pending[ids[waiting]]
+    pending <- overlap$pending[ids[waiting]]
     ready <- waiting[is.na(pending) | pending == 0L]
     if (length(ready)) return(ready[[1]])
-    if (!round_busy(round)) return(waiting[[1]])
-    turn_round_pools(round)
+    if (!overlap_busy(overlap)) return(waiting[[1]])
+    turn_overlap_pools(overlap)
   }
 }
 
-# A cell's requests join the round's live pool for their cache folder and answer format,
-# and go out at once. FALSE when the round has stopped sending (the cell sends them itself).
-hand_to_round <- function(round, attempt, call) {
-  if (round$off) return(FALSE)
+# A cell's requests join the overlap's live pool for their cache folder and answer format,
+# and go out at once. FALSE when the overlap has stopped sending (the cell sends them itself).
+hand_to_overlap <- function(overlap, attempt, call) {
+  if (overlap$off) return(FALSE)
   key <- paste(call$cache %||% "<none>", call$keep_json)
-  if (is.null(round$pools[[key]])) {
-    # (an unwritable cache folder stops the round's sending as a refused key does)
-    pool <- tryCatch(round_pool(round, key, call$settings, call$cache, call$keep_json),
+  if (is.null(overlap$pools[[key]])) {
+    # (an unwritable cache folder stops the overlap's sending as a refused key does)
+    pool <- tryCatch(overlap_pool(overlap, key, call$settings, call$cache, call$keep_json),
                      error = function(e) NULL)
     if (is.null(pool)) {
-      round$off <- TRUE
+      overlap$off <- TRUE
       return(FALSE)
     }
-    round$pools[[key]] <- pool
+    overlap$pools[[key]] <- pool
   }
   fresh <- !duplicated(call$keys)
   for (k in call$keys[fresh]) {
-    round$entries[[k]] <- list(state = "pending", value = NULL, pool = key, attempt = attempt)
+    overlap$requests[[k]] <- list(state = "pending", value = NULL, pool = key, attempt = attempt)
   }
-  round$pending[[attempt]] <- (if (attempt %in% names(round$pending)) {
-    round$pending[[attempt]]
+  overlap$pending[[attempt]] <- (if (attempt %in% names(overlap$pending)) {
+    overlap$pending[[attempt]]
   } else 0L) + sum(fresh)
   # (added first, so that the step knows whether ellmer's path is in the pool)
-  in_round_pool(round, key, function(pool) pool$add(call, fresh)) &&
-    in_round_pool(round, key, function(pool) pool$step(0))
+  in_overlap_pool(overlap, key, function(pool) pool$add(call, fresh)) &&
+    in_overlap_pool(overlap, key, function(pool) pool$step(0))
 }
 
-step_round_pools <- function(round) {
-  for (key in names(round$pools)) in_round_pool(round, key, function(pool) pool$step(0))
+step_overlap_pools <- function(overlap) {
+  for (key in names(overlap$pools)) in_overlap_pool(overlap, key, function(pool) pool$step(0))
 }
 
 # One turn of the live pools: waiting for news on the only busy one, or briefly on each (a
 # pool with nothing to do is stepped too: a stop, a refused key, surfaces there).
-turn_round_pools <- function(round) {
-  busy <- vapply(round$pools, function(pool) pool$busy(), TRUE)
+turn_overlap_pools <- function(overlap) {
+  busy <- vapply(overlap$pools, function(pool) pool$busy(), TRUE)
   wait <- if (sum(busy) > 1L) 0.05 else Inf
-  for (key in names(round$pools)) {
-    in_round_pool(round, key, function(pool) pool$step(if (busy[[key]]) wait else 0))
+  for (key in names(overlap$pools)) {
+    in_overlap_pool(overlap, key, function(pool) pool$step(if (busy[[key]]) wait else 0))
   }
   invisible()
 }
 
-close_round_pools <- function(round) {
-  for (key in names(round$pools)) close_round_pool(round, key)
+close_overlap_pools <- function(overlap) {
+  for (key in names(overlap$pools)) close_overlap_pool(overlap, key)
 }
 
-close_round_pool <- function(round, key) {
-  pool <- round$pools[[key]]
-  round$pools[[key]] <- NULL
+close_overlap_pool <- function(overlap, key) {
+  pool <- overlap$pools[[key]]
+  overlap$pools[[key]] <- NULL
   if (!is.null(pool)) pool$close()
 }
 
-# Runs `f(pool)` on a live pool, whose warnings are held back for the round's end. An error
+# Runs `f(pool)` on a live pool, whose warnings are held back for the overlap's end. An error
 # there (a refused key, a full disk) stops that pool, never the cell being evaluated: the
 # pool is closed, and the cells send their requests themselves from now on.
-in_round_pool <- function(round, key, f) {
-  pool <- round$pools[[key]]
-  if (is.null(pool)) return(FALSE)  # stopped earlier in this round
+in_overlap_pool <- function(overlap, key, f) {
+  pool <- overlap$pools[[key]]
+  if (is.null(pool)) return(FALSE)  # stopped earlier in this overlap
   ok <- tryCatch(
     withCallingHandlers(
       {
@@ -311,27 +311,27 @@ in_round_pool <- function(round, key, f) {
       },
       warning = function(w) {
         message <- conditionMessage(w)
-        if (!message %in% names(round$warnings)) round$warnings[[message]] <- w
+        if (!message %in% names(overlap$warnings)) overlap$warnings[[message]] <- w
         tryInvokeRestart("muffleWarning")
       }
     ),
     error = function(e) FALSE
   )
   if (!ok) {
-    round$off <- TRUE
-    close_round_pool(round, key)
+    overlap$off <- TRUE
+    close_overlap_pool(overlap, key)
   }
   ok
 }
 
-# A live pool of the set's round (R/engine-pool.R's new_request_pool() on one growing
-# transport), named `name` among the round's pools: `add(call, rows)` queues a cell's
+# A live pool of the set's overlap (R/engine-pool.R's new_request_pool() on one growing
+# transport), named `name` among the overlap's pools: `add(call, rows)` queues a cell's
 # requests (those of `rows`, by the cache keys the cell computed), each answer stamped with
-# the set's run and cached as it arrives, and filed with every outcome in the round's
-# entries (take_settled() hands them to the cell); `busy()` says whether anything is queued
+# the set's run and cached as it arrives, and filed with every outcome in the overlap's
+# requests (take_settled() hands them to the cell); `busy()` says whether anything is queued
 # or in flight. Its settings (rpm, tries, deadline) are the first cell's, as one call of
 # run_requests() has one settings object.
-round_pool <- function(round, name, settings, dir, keep_json) {
+overlap_pool <- function(overlap, name, settings, dir, keep_json) {
   deadline <- settings_deadline(settings)
   # (never a dry run: estimate_cost() sends nothing to hand over)
   cache_prepare(dir)
@@ -344,19 +344,19 @@ round_pool <- function(round, name, settings, dir, keep_json) {
   row_of <- integer()  # by request id: its row in its call
   deliver <- function(i, value) {
     key <- key_of[[i]]
-    attempt <- round$entries[[key]]$attempt %||% NA_character_
-    if (attempt %in% names(round$pending)) {
-      round$pending[[attempt]] <- round$pending[[attempt]] - 1L
+    attempt <- overlap$requests[[key]]$attempt %||% NA_character_
+    if (attempt %in% names(overlap$pending)) {
+      overlap$pending[[attempt]] <- overlap$pending[[attempt]] - 1L
     }
     watched <- FALSE
-    for (w in round$watchers) {
+    for (w in overlap$watchers) {
       if (is.null(w$keys[[key]])) next
       rm(list = key, envir = w$keys)
       w$n <- w$n - 1L
       watched <- TRUE
     }
     if (inherits(value, "error")) {
-      round$entries[[key]] <- list(state = "failed", value = conditionMessage(value),
+      overlap$requests[[key]] <- list(state = "failed", value = conditionMessage(value),
                                    pool = name, attempt = attempt)
       return(invisible())
     }
@@ -364,12 +364,12 @@ round_pool <- function(round, name, settings, dir, keep_json) {
     used[[call_of[[i]]]][[row_of[[i]]]] <<- value[c("input_tokens", "output_tokens", "cost")]
     # (kept first: an error writing it, a full disk, stops the pool, and the answer's cell
     # writes it again)
-    round$entries[[key]] <- list(state = "answered", value = value, pool = name,
+    overlap$requests[[key]] <- list(state = "answered", value = value, pool = name,
                                  attempt = attempt, stored = FALSE)
     cache_set(dir, key, value)
     # Once cached, an answer no cell waits for now is not held in memory: its cell reads it
     # from the cache (memory bounded by what is in flight and awaited, not by the answers).
-    round$entries[[key]] <- list(state = "answered", value = if (watched || is.null(dir)) value,
+    overlap$requests[[key]] <- list(state = "answered", value = if (watched || is.null(dir)) value,
                                  pool = name, attempt = attempt, stored = TRUE)
   }
   pool <- new_request_pool(transport, deliver, settings$max_active, settings$rpm,

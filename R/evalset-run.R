@@ -49,7 +49,7 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   # A task that says nowhere which log it wrote (a plain vitals Task) has no record to check
   # its log against: its cell is done in this call, and runs again, from the cache, the next.
   if (is.na(outcome$log_path)) return(outcome)
-  recorded <- tryCatch(write_manifest(log_dir, cell, outcome), error = function(e) e)
+  recorded <- tryCatch(write_cell_record(log_dir, cell, outcome), error = function(e) e)
   if (inherits(recorded, "error")) {
     return(new_outcome("failed", log_path = outcome$log_path,
                        error = conditionMessage(recorded)))
@@ -99,7 +99,7 @@ changed_settings <- function(settings) {
   given <- settings_fields(settings)
   defaults <- settings_fields(request_settings())
   # the contexts go with them: the set's run, so that what the cell pays for is counted as
-  # paid, and its round, which sends the cell's requests with the other cells'
+  # paid, and its overlap, which sends the cell's requests with the other cells'
   changed <- given[!mapply(identical, given, defaults[names(given)])]
   contexts <- settings_context_args(settings)
   changed[names(contexts)] <- contexts

@@ -216,16 +216,16 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   models <- check_set_models(models)
   specs <- lapply(models, chat_spec)
   chats <- lapply(models, function(m) if (inherits(m, "Chat")) m)
-  entries <- set_benchmarks(benchmarks, judge, limit)
-  check_set_reducer(entries, spec, epochs)
-  cells <- label_overridden_cells(set_cells(entries, specs, chats, epochs))
+  benches <- set_benchmarks(benchmarks, judge, limit)
+  check_set_reducer(benches, spec, epochs)
+  cells <- label_overridden_cells(set_cells(benches, specs, chats, epochs))
   check_set_arena(arena, specs, judge, log_dir)
 
   log_dir <- check_set_log_dir(log_dir)
   # one run for the whole set (every call on this folder, every worker): what it pays for is
   # counted as paid, also when a later call reads it back from the cache
   settings <- settings_with_dots(settings, run = set_run(log_dir, create = !dry_run))
-  outcomes <- lapply(cells, function(cell) read_manifest(log_dir, cell$id, !dry_run))
+  outcomes <- lapply(cells, function(cell) read_cell_record(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
     if (!is.null(arena)) {
@@ -267,7 +267,7 @@ check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
     abort_pb("{.arg log_dir} is a file, not a folder.", "argument", file = log_dir,
              call = call)
   }
-  records <- manifest_dir(log_dir)
+  records <- records_dir(log_dir)
   dir.create(records, recursive = TRUE, showWarnings = FALSE)
   probe <- tempfile(".write-test-", tmpdir = records)
   writable <- dir.exists(records) && isTRUE(suppressWarnings(file.create(probe)))
@@ -289,7 +289,7 @@ check_set_log_dir <- function(log_dir, call = rlang::caller_env()) {
 # (the first file linked in place wins).
 set_run <- function(log_dir, create = TRUE) {
   run <- new_run()
-  path <- file.path(manifest_dir(log_dir), "set-run")
+  path <- file.path(records_dir(log_dir), "set-run")
   read_run <- function() {
     if (!file.exists(path)) return(NULL)
     id <- tryCatch(suppressWarnings(readLines(path, n = 1L, warn = FALSE)),
@@ -308,10 +308,10 @@ set_run <- function(log_dir, create = TRUE) {
   run
 }
 
-# In parallel on the user's mirai daemons, or here in overlapping rounds.
+# In parallel on the user's mirai daemons, or here overlapping (R/evalset-overlap.R).
 run_cells <- function(cells, log_dir, settings, retries) {
   if (daemons_running()) return(run_on_daemons(cells, log_dir, settings, retries))
-  run_in_rounds(cells, retries, function(cell, hand_over) {
+  run_overlapping(cells, retries, function(cell, hand_over) {
     run_cell(cell, log_dir, settings, hand_over)
   })
 }
@@ -336,13 +336,13 @@ set_result <- function(cells, outcomes) {
 
 # An epoch reducer for every benchmark of the set, refused before any request where a
 # benchmark's summary takes none or where `k` is more than the cells' epochs.
-check_set_reducer <- function(entries, spec, epochs, call = rlang::caller_env()) {
+check_set_reducer <- function(benches, spec, epochs, call = rlang::caller_env()) {
   if (is.null(spec)) return(invisible())
-  for (entry in entries) {
-    check_reducible(entry$benchmark, call = call)  # R/stats-epochs.R
-    n <- epochs %||% entry$epochs %||% 1L
+  for (bench in benches) {
+    check_reducible(bench$name, call = call)  # R/results-reducer.R
+    n <- epochs %||% bench$epochs %||% 1L
     if (!is.null(spec$k) && spec$k > n) {
-      abort_pb(c("{.arg k} ({spec$k}) is more than the epochs of {.val {entry$label}} ({n}).",
+      abort_pb(c("{.arg k} ({spec$k}) is more than the epochs of {.val {bench$label}} ({n}).",
                  i = "Give the set {.code epochs = } at least {spec$k}."), "reducer",
                field = "k", call = call)
     }
@@ -353,7 +353,7 @@ check_set_reducer <- function(entries, spec, epochs, call = rlang::caller_env())
 # The set's table with each logged cell's headline under the reducer, from its log.
 reduced_set_result <- function(result, cells, spec) {
   for (i in which(!is.na(result$log_path) & result$status != "failed")) {
-    rows <- summary_headline(cells[[i]]$benchmark$benchmark, log_samples(result$log_path[[i]]),
+    rows <- summary_headline(cells[[i]]$benchmark$name, log_samples(result$log_path[[i]]),
                              spec)
     result$metric[[i]] <- rows$key[[1]]
     result$headline[[i]] <- as.double(rows$estimate[[1]])

@@ -6,10 +6,10 @@ futurex_versions <- function() {
   repo <- "LanLanLan-Ian/Prediction"
   commit <- "8b20fc87116c5ebe14d90552ac894e2b6c25ec20"
   rbind(
-    pin("futurex", "250915", TRUE, "github", repo, commit, "dataset/250915.json",
+    pinned_file("futurex", "250915", TRUE, "github", repo, commit, "dataset/250915.json",
         55723, "602ab824d07acef7b48d0137a8ff9ceb2b6e763b82172d3181c1bd8744298403",
         no_licence(repo), futurex_citation, 53),
-    pin("futurex", "sp500", FALSE, "github", repo, commit, "dataset/25sp500.json",
+    pinned_file("futurex", "sp500", FALSE, "github", repo, commit, "dataset/25sp500.json",
         35820, "b7f29d1639d362d5b7699b528eebbbd07f6501c6912b8d781e399cf237c31288",
         no_licence(repo), futurex_citation, 50)
   )

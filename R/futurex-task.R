@@ -23,12 +23,12 @@
 #'   field, a level outside 1-4, ...) with an error naming its row and field; `"skip"`
 #'   leaves malformed items out and lists them (on standard error).
 #' @returns The path `out` (invisibly), or the table.
-#' @keywords internal
+#' @noRd
 prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suffix"),
                             on_error = c("error", "skip")) {
   duplicate_ids <- rlang::arg_match(duplicate_ids)
   on_error <- rlang::arg_match(on_error)
-  flatten_task_table("futurex", source, out = out, duplicate_ids = duplicate_ids,
+  run_flattener("futurex", source, out = out, duplicate_ids = duplicate_ids,
                      on_error = on_error)
 }
 
@@ -38,7 +38,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' FutureX asks a model to forecast events; each question has a level:
 #' 1 single choice, 2 multiple choice, 3 and 4 open answers, scored as numbers when the item
 #' has a standard deviation `Std` and as rankings otherwise. `futurex_task()` runs the
-#' dataset's own prompts through [generate_solver()] (cache, retries, failure isolation) and
+#' dataset's own prompts through `generate_solver()` (cache, retries, failure isolation) and
 #' scores the answers exactly as the reference evaluator (`eval.py`) does; [futurex_summary()]
 #' gives its level-weighted overall score. To score a predictions file without a model, use
 #' [futurex_score()].
@@ -51,7 +51,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'   says why: the kind of item and the extracted answer vs the target (and the values
 #'   compared, for numeric items).
 #'
-#' The task is a [ResultsTask]: its log (see `vitals::vitals_view()`) shows
+#' The task is a `ResultsTask`: its log (see `vitals::vitals_view()`) shows
 #' [futurex_summary()]'s overall score and each level's as headline metrics, the scorer as
 #' `futurex_score`, each item's `level`, `std` and `end_time` and the scorer's metadata as
 #' key-value fields, and model usage that counts the judge's requests too (as `$get_cost()`
@@ -123,11 +123,11 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args
-#' @param temperature,params,system_prompt Passed to [generate_solver()]; by default
+#' @param temperature,params,system_prompt Passed to `generate_solver()`; by default
 #'   (`NULL`) the chat is used as configured (the reference sends only the prompt).
 #' @inheritParams settings-args
 #' @param number_rule `"reference"` (first run of digits and dots, as `eval.py`) or
-#'   `"strict"` (signed numbers with thousands separators); see [parse_number_text()].
+#'   `"strict"` (signed numbers with thousands separators); see `parse_number_text()`.
 #' @param dataset A task table (tibble) from `futurex_dataset()`.
 #' @param solver,scorer A solver and scorer, by default `futurex_solver()` and
 #'   `futurex_scorer()`.
@@ -137,7 +137,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'   panel of judges (see "Judge panels"). Ignored when you give your own `scorer`.
 #' @inheritParams generate_solver
 #' @returns `futurex_dataset()` a tibble; `futurex_solver()` and `futurex_scorer()`
-#'   functions for [vitals::Task]; `futurex_task()` a [ResultsTask] (a [vitals::Task]).
+#'   functions for [vitals::Task]; `futurex_task()` a `ResultsTask` (a [vitals::Task]).
 #' @family futurex
 #' @export
 #' @examples

@@ -172,7 +172,7 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
     abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
              file = path, call = call)
   }
-  entry <- benchmark_entry(benchmark, call = call)
+  entry <- require_registration(benchmark, call = call)
   if (!is.null(judge)) {
     if (!is.function(entry$judge_scorer)) {
       if (in_folder) return(NULL)

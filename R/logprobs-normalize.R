@@ -29,7 +29,7 @@
 #'   distribution is sharper, above 1 flatter.
 #' @returns A numeric vector as long as `x` (or `logp`). `logprob_softmax()` gives `NA`
 #'   everywhere when any score is `NA` or no score is finite.
-#' @keywords internal
+#' @noRd
 logprob_softmax <- function(x) {
   if (!is.numeric(x)) abort_pb("{.arg x} must be numeric.", "argument")
   x <- as.double(x)
@@ -47,7 +47,7 @@ logprob_softmax <- function(x) {
   e / sum(e)
 }
 
-#' @rdname logprob_softmax
+#' @noRd
 logprob_normalize <- function(logp, n_tokens, norm = "none", temperature = 1) {
   norm <- logprob_norm_arg(norm)
   check_number(temperature)

@@ -35,7 +35,7 @@
 #'   probability of the alternatives that spell the longest prefix of the query, ignoring
 #'   surrounding spaces). Queries sharing a first token get the same score, and a query whose
 #'   first token is not among the `top_logprobs` alternatives gets `-Inf` (probability 0
-#'   after [logprob_softmax()], with or without length normalization). It is a
+#'   after `logprob_softmax()`, with or without length normalization). It is a
 #'   different quantity from the completions backend's, useful to rank short answers
 #'   ("True"/"False", "A"-"D"), not to reproduce the original's numbers. The number of
 #'   alternatives is sent as `top_logprobs` (an extra argument to [ellmer::params()]):
@@ -119,7 +119,7 @@
 #'   the pair came from the cache), and `input_tokens`, `output_tokens` and `cost` of the
 #'   requests first needed by the pair (a request shared by several pairs, such as the
 #'   query alone, is counted on the first of them).
-#' @seealso [logprob_softmax()] to turn scores into a distribution.
+#' @seealso `logprob_softmax()` to turn scores into a distribution.
 #' @keywords internal
 query_logprobs <- function(chat, prefix, query, backend = c("completions", "chat"),
                            span_check = TRUE, max_tokens = 0, top_logprobs = 20,
@@ -177,18 +177,18 @@ note_logprobs_unbatched <- function(settings) {
 #' Can a chat give log-probabilities?
 #'
 #' `check_logprob_chat()` refuses, before any request is sent, a chat whose provider can't
-#' give token log-probabilities the way [query_logprobs()] reads them, such as
+#' give token log-probabilities the way `query_logprobs()` reads them, such as
 #' [ellmer::chat_anthropic()] or [ellmer::chat_google_gemini()]. Both backends need an
 #' OpenAI-compatible provider ([ellmer::chat_openai()], [ellmer::chat_openai_compatible()],
 #' [ellmer::chat_vllm()], [ellmer::chat_ollama()], ...). Baseline chats ([baseline_chat()])
 #' score offline.
 #'
 #' @param chat An ellmer chat or a `"provider/model"` string.
-#' @param backend `"completions"` or `"chat"`, as in [query_logprobs()].
+#' @param backend `"completions"` or `"chat"`, as in `query_logprobs()`.
 #' @returns The chat, invisibly; otherwise an error of class
 #'   `predictivebench_error_logprobs_unsupported` (or `predictivebench_error_argument`
 #'   without a chat).
-#' @keywords internal
+#' @noRd
 check_logprob_chat <- function(chat, backend = c("completions", "chat")) {
   backend <- rlang::arg_match(backend)
   chat <- as_chat(chat, allow_null = TRUE)

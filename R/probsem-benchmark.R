@@ -3,7 +3,7 @@
 probsem_citation <- "Lipkin, Wong, Grand and Tenenbaum (2023). Evaluating statistical language models as pragmatic reasoners. CogSci 2023."
 
 probsem_versions <- function() {
-  pin("probsem", "cogsci2023", TRUE, "github", "benlipkin/probsem",
+  pinned_file("probsem", "cogsci2023", TRUE, "github", "benlipkin/probsem",
       "5d0c92c495c7d181722d10f1e952b34deac82f66",
       c("inputs/tug-of-war.txt", "inputs/tug-of-war_AV-1a.json",
         "inputs/tug-of-war_AV-1b.json", "inputs/tug-of-war-mix.txt",

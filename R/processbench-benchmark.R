@@ -5,11 +5,11 @@ processbench_citation <- "Zheng et al. (2024). ProcessBench: Identifying Process
 processbench_versions <- function() {
   splits <- c("gsm8k", "math", "olympiadbench", "omnimath")
   rbind(
-    pin("processbench", "hf", TRUE, "hf", "Qwen/ProcessBench",
+    pinned_file("processbench", "hf", TRUE, "hf", "Qwen/ProcessBench",
         "3bdcd5371ed567559a78f559c01c13a6deee7604",
         paste0(splits, ".json"), NA, NA, "apache-2.0", processbench_citation, 3400,
         role = "split"),
-    pin("processbench", "2f2fd8ae", FALSE, "github", "QwenLM/ProcessBench",
+    pinned_file("processbench", "2f2fd8ae", FALSE, "github", "QwenLM/ProcessBench",
         "2f2fd8ae590aeb949f7be265478b05280f93db68",
         paste0("dataset/", splits, ".json"), c(574343, 1938778, 2808955, 2842872),
         c("fb1c59dfd1e83e1c5a48dbe598db27e4bc0b8bc524a09445f2d4b69178f61349",
@@ -24,14 +24,6 @@ processbench_versions <- function() {
 # ProcessBench's F1: of the accuracy on solutions with an error and on those without.
 processbench_f1 <- function(items) {
   f1_score(mean(items$score[items$label != -1]), mean(items$score[items$label == -1]))
-}
-
-# ProcessBench and DeltaBench items are solutions; when several solutions share a problem,
-# the problem is the cluster.
-solution_cluster <- function(samples) {
-  shared <- "problem" %in% names(samples) &&
-    anyDuplicated(unique(samples[intersect(c("id", "problem"), names(samples))])$problem)
-  if (shared) "problem" else "id"
 }
 
 rlang::on_load(new_benchmark(

@@ -35,7 +35,7 @@ processbench_templates <- list(
 #'   ProcessBench-style runs word it) or `"processbench"` (ProcessBench's own template: "a
 #'   math problem", `[Math Problem]`, and `(which typically denotes "not found")`).
 #' @returns A character vector of prompts.
-#' @keywords internal
+#' @noRd
 processbench_prompt <- function(problem, steps, template = c("generic", "processbench")) {
   template <- rlang::arg_match(template)
   if (!is.character(problem)) abort_pb("{.arg problem} must be a character vector.", "argument")
@@ -59,7 +59,7 @@ processbench_prompt <- function(problem, steps, template = c("generic", "process
 #' Majority vote over critiques
 #'
 #' Each critique's vote is its **last** `\boxed{}` (nested braces matched, see
-#' [extract_boxed()]) read as a whole number by [parse_integer_answer()] (`"02"` and `"+2"`
+#' `extract_boxed()`) read as a whole number by `parse_integer_answer()` (`"02"` and `"+2"`
 #' are 2; `$`, spaces and extra enclosing braces are ignored). Votes that are not whole
 #' numbers are dropped. The prediction is the most frequent vote, ties going to the value
 #' seen first; with no valid vote there is no prediction (`NA`), which scores as wrong.
@@ -71,7 +71,7 @@ processbench_prompt <- function(problem, steps, template = c("generic", "process
 #' @param texts A character vector: the critiques of one sample (`NA` for failed requests).
 #' @returns A list with `votes` (an integer vector as long as `texts`, `NA` where no valid
 #'   vote), `prediction` (an integer, `NA` when there is none) and `n_valid`.
-#' @keywords internal
+#' @noRd
 processbench_vote <- function(texts) {
   if (!is.character(texts) && !all(is.na(texts))) {
     abort_pb("{.arg texts} must be a character vector.", "argument")

@@ -172,14 +172,14 @@ processbench_choice_cuts <- function(json, truncated) {
   vapply(choices, function(ch) choice_answer(ch)$truncated, TRUE)
 }
 
-# One chat-completions choice read as record_answer() reads a request: its text, the
+# One chat-completions choice read as entry_answer() reads a request: its text, the
 # reasoning a server gave in a field of its own (vLLM's `reasoning_content`, `reasoning`),
 # and its own finish reason.
 choice_answer <- function(choice) {
   message <- choice$message
   content <- message$content
   reasoning <- message$reasoning_content %||% message$reasoning
-  record_answer(list(
+  entry_answer(list(
     text = if (rlang::is_string(content)) content else NA_character_,
     reasoning = if (rlang::is_string(reasoning)) reasoning else NA_character_,
     finish_reason = if (rlang::is_string(choice$finish_reason)) choice$finish_reason

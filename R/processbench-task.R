@@ -1,7 +1,7 @@
 # The ProcessBench Task: preparing and reading the task table, and the vitals Task that
 # critiques each solution's steps.
 
-#' @rdname prepare_deltabench
+#' @noRd
 prepare_processbench <- function(source, out = NULL, split = NULL,
                                  on_error = c("error", "skip")) {
   check_strings(source)
@@ -13,7 +13,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
     }
   }
   on_error <- rlang::arg_match(on_error)
-  flatten_task_table("processbench", source, out = out, split = python_strings(split),
+  run_flattener("processbench", source, out = out, split = python_strings(split),
                      on_error = on_error)
 }
 
@@ -26,9 +26,9 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' downloaded once; `"2f2fd8ae"` is the paper's GitHub release), DeltaBench data, or, with
 #' `version = "sample"`, a shipped sample of made-up DeltaBench-format records,
 #' with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
-#' and a majority vote ([processbench_vote()]). `processbench_summary()` gives the
+#' and a majority vote (`processbench_vote()`). `processbench_summary()` gives the
 #' benchmark's metrics (error accuracy, correct accuracy and their harmonic mean F1) and
-#' [processbench_write_results()] writes the seed tool's output files.
+#' `processbench_write_results()` writes the seed tool's output files.
 #'
 #' For DeltaBench's own section-level protocol (all erroneous sections, precision/recall
 #' over section sets), use [deltabench_task()]; the vignette explains why the two give
@@ -47,7 +47,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' * `processbench_scorer()` marks a sample correct (`C`, logged as 1) iff the prediction
 #'   equals the label. Its explanation lists the votes and the majority vs the label.
 #'
-#' The task is a [ResultsTask]: its log (see `vitals::vitals_view()`) shows
+#' The task is a `ResultsTask`: its log (see `vitals::vitals_view()`) shows
 #' [processbench_summary()]'s overall F1, error accuracy and correct accuracy as headline
 #' metrics, the scorer as `processbench_score`, each sample's `label`, `task_l1`,
 #' `task_l2`, `generator` and `final_answer_correct` and the solver's metadata as key-value
@@ -85,7 +85,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' * ProcessBench printed the accuracies and F1 and wrote `{split}_error.jsonl` and
 #'   `{split}_correct.jsonl`; here [processbench_summary()] reports them as fractions (0 to
 #'   1, not percent) and adds counts, intervals and the mean of the groups' F1, and
-#'   [processbench_write_results()] writes one JSON Lines file and one CSV summary, named
+#'   `processbench_write_results()` writes one JSON Lines file and one CSV summary, named
 #'   `{dataset}_{model}_votes{n}`.
 #' * The flatteners check the data (a label or section number past the last step, an empty
 #'   step, a section without content stop with an error, or are skipped with
@@ -113,7 +113,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @inheritParams task-table-args
 #' @inheritParams task-args
 #' @param template The prompt wording, `"generic"` or `"processbench"`; see
-#'   [processbench_prompt()].
+#'   `processbench_prompt()`.
 #' @param n_votes Critiques sampled per sample (default 8). 1 with `temperature = 0` is
 #'   greedy decoding, the cheapest run.
 #' @param system_prompt `NULL` (the chat's own; the original sends none) or a system prompt.
@@ -144,7 +144,7 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' @inheritParams generate_responses
 #' @returns `processbench_dataset()` a tibble; `processbench_solver()` and
 #'   `processbench_scorer()` functions for [vitals::Task]; `processbench_task()` a
-#'   [ResultsTask] (a [vitals::Task]). The solver's result is the prediction as a string
+#'   `ResultsTask` (a [vitals::Task]). The solver's result is the prediction as a string
 #'   (`NA` when no vote was valid); its `solver_metadata` holds `prediction`, `votes`,
 #'   `critiques` (every raw text), `errors` (one per vote), `n_valid`, `n_votes`,
 #'   `cached`, tokens, cost and seconds.
@@ -172,7 +172,7 @@ processbench_task <- function(dataset = processbench_dataset(), solver = process
 
 processbench_with_prompts <- function(dataset, template) {
   dataset <- validate_task_table(dataset, "processbench")
-  check_processbench_rows(dataset)
+  check_solution_steps(dataset)
   dataset$input <- processbench_prompt(dataset$problem, dataset$steps, template)
   dataset$target <- as.character(dataset$label)
   dataset
@@ -183,36 +183,5 @@ processbench_with_prompts <- function(dataset, template) {
 #' @export
 processbench_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = FALSE) {
   benchmark_dataset("processbench", path, limit = limit,
-                    shuffle = shuffle, check = check_processbench_rows, version = version)
-}
-
-# The flatteners' row checks, for tables that bypassed them (a data frame, a parquet file
-# written elsewhere): at least one step, no missing or blank step, a label in
-# [-1, number of steps), and DeltaBench section numbers within the steps.
-check_processbench_rows <- function(x, file = "<data frame>") {
-  n_steps <- lengths(x$steps)
-  for (row in seq_len(nrow(x))) {
-    steps <- x$steps[[row]]
-    if (!n_steps[[row]]) {
-      abort_pb("The solution has no steps.", "field", file = file, row = row, field = "steps")
-    }
-    blank <- which(is.na(steps) | !grepl("[^\\h\\v]", steps, perl = TRUE))
-    if (length(blank)) {
-      abort_pb("Step {blank[[1]] - 1} is missing or empty.", "field", file = file, row = row,
-               field = paste0("steps[", blank[[1]] - 1L, "]"))
-    }
-    label <- x$label[[row]]
-    if (label < -1 || label >= n_steps[[row]]) {
-      abort_pb("Label {label} is not a step: it must be -1 or 0 to {n_steps[[row]] - 1}.",
-               "field", file = file, row = row, field = "label")
-    }
-    for (field in c("error_sections", "unuseful_sections")) {
-      sections <- x[[field]][[row]]
-      if (any(is.na(sections) | sections < 1 | sections > n_steps[[row]])) {
-        abort_pb("Section numbers must be 1 to {n_steps[[row]]} (the steps, counted from 1).",
-                 "field", file = file, row = row, field = field)
-      }
-    }
-  }
-  x
+                    shuffle = shuffle, check = check_solution_steps, version = version)
 }

@@ -20,7 +20,7 @@
 #'   type (the arena's battles and ratings: `"Arena: win rate by model"`). `NULL` (the
 #'   default): `"<benchmark> by <by>"`.
 #' @returns `rows`, with class `benchmark_summary` added.
-#' @keywords internal
+#' @noRd
 benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, method = NULL,
                               title = NULL) {
   rows <- check_summary_rows(rows)

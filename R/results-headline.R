@@ -13,24 +13,24 @@
 #'
 #' `summary_metrics()` returns metric functions that compute the benchmark's summary on the
 #' task being measured (the summary is computed once for all of them) and return its
-#' `estimate` for one headline row each, named by the row's key ([summary_keys()]),
+#' `estimate` for one headline row each, named by the row's key (`summary_keys()`),
 #' unchanged: the header then shows exactly what the summary prints. vitals calls a metric
-#' with the scores alone, so the functions are told their task: a [ResultsTask] does that
+#' with the scores alone, so the functions are told their task: a `ResultsTask` does that
 #' itself; for a plain [vitals::Task], give `task` and set them with `$set_metrics()` (see
 #' the example).
 #' `benchmark_metrics()` does the same for a registered benchmark (see
 #' [new_benchmark()]); for an unregistered one, it gives `mean`, the mean of the scores
 #' that are not `NA`; for one registered with `headline = NULL` (groups that depend on the
-#' data), `NULL`: a [ResultsTask] then reports every group of the summary.
+#' data), `NULL`: a `ResultsTask` then reports every group of the summary.
 #'
 #' @param summary A summary function (see [new_benchmark()]).
-#' @param headline The headline keys of the summary rows to report (see [summary_keys()]:
+#' @param headline The headline keys of the summary rows to report (see `summary_keys()`:
 #'   the `group`, or `"<group> <metric>"` when groups have several rows), the first being
 #'   the viewer's primary metric.
-#' @param task The task whose summary the metrics report; a [ResultsTask] sets it itself.
+#' @param task The task whose summary the metrics report; a `ResultsTask` sets it itself.
 #' @param benchmark A benchmark name.
 #' @returns A named list of functions, for `metrics =` of [vitals::Task].
-#' @keywords internal
+#' @noRd
 summary_metrics <- function(summary, headline = "overall", task = NULL) {
   if (!is.function(summary)) abort_pb("{.arg summary} must be a function.", "argument")
   check_headline(headline)
@@ -59,13 +59,13 @@ bind_summary_metrics <- function(metrics, task) {
   invisible(metrics)
 }
 
-#' @rdname summary_metrics
+#' @noRd
 benchmark_metrics <- function(benchmark) {
   check_string(benchmark)
   if (is.null(the_benchmarks[[benchmark]])) {
     return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
   }
-  entry <- benchmark_entry(benchmark)
+  entry <- require_registration(benchmark)
   if (is.null(entry$headline)) return(NULL)
   summary_metrics(entry$summary, entry$headline)
 }
@@ -127,12 +127,12 @@ summary_columns <- c("group", "metric", "estimate", "lower", "upper", "n")
 #' when every group of the summary has one row (FutureX: `"overall"`, `"level 1"`, ...), else
 #' `"<group> <metric>"` (ProcessBench: `"overall f1"`, `"overall error_acc"`, ...,
 #' `"mean of groups f1"`). The `headline` of [new_benchmark()] and
-#' [summary_metrics()] lists such keys.
+#' `summary_metrics()` lists such keys.
 #'
 #' @param rows A summary: a tibble with the columns `group`, `metric`, `estimate`, `lower`,
 #'   `upper` and `n` (as [grouped_summary()] returns).
 #' @returns A character vector, one key per row.
-#' @keywords internal
+#' @noRd
 summary_keys <- function(rows) {
   rows <- check_summary_rows(rows)
   group <- as.character(rows$group)

@@ -179,7 +179,7 @@ ends_like_a_log <- function(path) {
 # The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
 # under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
 summary_headline <- function(benchmark, x, spec = NULL) {
-  entry <- benchmark_entry(benchmark)
+  entry <- require_registration(benchmark)
   rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
   rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
   if (!is.null(spec)) rows$key <- paste(rows$key, spec$label)
@@ -319,7 +319,7 @@ log_judge <- function(header) {
 # method's), whether lower is better, the scale, and for a benchmark whose groups are
 # models, the row's model (NA otherwise).
 board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
-  entry <- benchmark_entry(benchmark, call = call)
+  entry <- require_registration(benchmark, call = call)
   n <- nrow(rows)
   list(interval = rep(entry$interval[[1]], n),
        better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
@@ -357,13 +357,13 @@ log_files <- function(paths, attempts = TRUE) {
 }
 
 # The logs of `files` that are not attempts: a log in a set's folder (one with eval_set()'s
-# records, manifest_dir()) counts when a record names it, or when it is a rescore
+# records, records_dir()) counts when a record names it, or when it is a rescore
 # (rescore()) of a log a record names; logs elsewhere all count.
 completed_runs <- function(files) {
   folders <- dirname(files)
   keep <- rep(TRUE, length(files))
   for (folder in unique(folders)) {
-    records <- list.files(manifest_dir(folder), pattern = "\\.json$", full.names = TRUE)
+    records <- list.files(records_dir(folder), pattern = "\\.json$", full.names = TRUE)
     if (!length(records)) next
     named <- unlist(lapply(records, function(path) {
       record <- tryCatch(jsonlite::read_json(path), error = function(e) NULL)
@@ -391,5 +391,5 @@ completed_runs <- function(files) {
 }
 
 # Where a folder records its completed runs: an evaluation set's record per finished cell
-# (written by R/evalset-manifest.R), read here to tell completed runs from attempts.
-manifest_dir <- function(log_dir) file.path(log_dir, ".eval-set")
+# (written by R/evalset-records.R), read here to tell completed runs from attempts.
+records_dir <- function(log_dir) file.path(log_dir, ".eval-set")

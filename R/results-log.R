@@ -37,13 +37,13 @@
 #' flat named scalars instead: numbers, strings and logicals stay as they are (factors and
 #' dates become strings), `NULL` becomes `NA`, and anything longer than one value (a vector
 #' of votes, a list) becomes a JSON string. The names of the JSON fields are kept in the
-#' `"json"` attribute, so [restore_metadata()] can turn them back into R values.
-#' [ResultsTask] does this for every sample when it writes its log.
+#' `"json"` attribute, so `restore_metadata()` can turn them back into R values.
+#' `ResultsTask` does this for every sample when it writes its log.
 #'
 #' @param x A named list (one sample's metadata). `NULL` gives an empty list.
 #' @returns A named list of length-one values, with attribute `json` (the names of the
 #'   fields that hold JSON text).
-#' @keywords internal
+#' @noRd
 flat_metadata <- function(x) {
   if (is.null(x)) x <- list()
   if (!is.list(x) || (length(x) && is.null(names(x)))) {
@@ -80,9 +80,9 @@ metadata_json <- function(value) {
   as.character(jsonlite::toJSON(value, digits = NA, na = "null", null = "null"))
 }
 
-#' @rdname flat_metadata
 #' @param flat A list from `flat_metadata()` (or read from a log).
 #' @param json Names of the fields holding JSON text; by default the `json` attribute.
+#' @noRd
 restore_metadata <- function(flat, json = attr(flat, "json")) {
   out <- lapply(names(flat), function(name) {
     value <- flat[[name]]
@@ -196,7 +196,7 @@ part_lock_name <- function(part) paste0(part, ".lock")
 #' hidden part file (`.<name>.json.part`), never a `*.json` file, so a run that crashes
 #' leaves nothing that the viewer's list, [leaderboard()] or a set could read as a log.
 #'
-#' The finished file is the one [ResultsTask]'s `$log()` writes: Inspect AI's EvalLog, its
+#' The finished file is the one `ResultsTask`'s `$log()` writes: Inspect AI's EvalLog, its
 #' header pretty-printed (vitals' header reader finds the samples after it), its samples one
 #' compact JSON text a line.
 #'
@@ -216,7 +216,7 @@ part_lock_name <- function(part) paste0(part, ".lock")
 #'   A folder that can't be written is an error of class `predictivebench_error_log_dir`; a
 #'   write that fails (a full disk) is an error of class `predictivebench_error_disk`, and
 #'   no log is left in `dir`.
-#' @keywords internal
+#' @noRd
 log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep", "remove")) {
   check_string(dir)
   check_string(task_id)
@@ -254,7 +254,7 @@ log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep"
   w
 }
 
-#' @rdname log_writer
+#' @noRd
 log_writer_add <- function(w, samples) {
   check_writer_open(w)
   if (!length(samples)) return(invisible(w))
@@ -269,7 +269,7 @@ log_writer_add <- function(w, samples) {
   invisible(w)
 }
 
-#' @rdname log_writer
+#' @noRd
 log_writer_finish <- function(w, header) {
   check_writer_open(w)
   header$samples <- NULL
@@ -285,7 +285,7 @@ log_writer_finish <- function(w, header) {
   w$path
 }
 
-#' @rdname log_writer
+#' @noRd
 log_writer_abandon <- function(w) {
   if (!inherits(w, "predictivebench_log_writer")) {
     abort_pb("{.arg w} must be a log writer from {.fn log_writer}.", "argument")
@@ -347,11 +347,11 @@ sample_json <- function(sample, opts = sample_json_options()) {
 # * `messages`: a text of more than 100 characters becomes an `attachment://<hash>`
 #   reference to the sample's `attachments`, as vitals (condense_sample()) and Inspect
 #   already do in events, with vitals' key (rlang::hash()), so the prompt's attachment is the
-#   one the events refer to. So do the sample's `input` and its score's `answer` (issue 37:
-#   each text stored once; they repeated the prompt and the answer): vitals' reader resolves
-#   references everywhere, log_samples() in both, Inspect's viewer in `input`, `messages` and
-#   `events` of the sample it shows (its sample list and score panel show a long input or
-#   answer as its reference).
+#   one the events refer to. The sample's `input` and its score's `answer` stay plain: the
+#   viewer shows them in its sample list and score panel without resolving references
+#   (vitals' reader and log_samples() resolve references anywhere, Inspect's viewer only in
+#   the `input`, `messages` and `events` of the sample it opens). So the prompt is stored
+#   twice: once where the list shows it, once where the messages and events refer to it.
 # * Model events lose `call`: vitals' restatement of the event's own input and output as a
 #   provider's request and response (made up: an Anthropic-shaped reply for every provider).
 # * `output` is left out (Inspect's default, an empty ModelOutput): the last assistant
@@ -373,22 +373,23 @@ condense_sample <- function(sample) {
         startsWith(text, "attachment://")) {
       return(text)
     }
-    key <- rlang::hash(text)
+    key <- attachment_key(text)
     pool[[key]] <<- text
     paste0("attachment://", key)
   }
-  if (is.character(sample$input)) sample$input <- refer(sample$input)
+  # `input` and a score's `answer` stay plain: the viewer shows them in its sample list and
+  # score panel without resolving attachments
   if (length(sample$messages)) {
     sample$messages <- lapply(sample$messages, condense_message, refer = refer)
   }
-  if (length(sample$scores)) {
-    sample$scores <- lapply(sample$scores, function(score) {
-      if (is.list(score)) score$answer <- refer(score$answer)
-      score
-    })
-  }
   sample$output <- NULL
   if (length(sample$events)) sample$events <- condense_events(sample$events)
+  # vitals' events refer to its own (longer) keys of the same texts
+  if (length(pool)) {
+    names(pool) <- substr(names(pool), 1, attachment_key_chars)
+    pool <- pool[!duplicated(names(pool))]
+  }
+  sample$events <- shorter_keys(sample$events)
   if (length(sample$model_usage)) sample$model_usage <- lapply(sample$model_usage, lean_usage)
   if (is.double(sample$epoch) && length(sample$epoch) == 1 && isTRUE(sample$epoch %% 1 == 0)) {
     sample$epoch <- as.integer(sample$epoch)
@@ -402,14 +403,46 @@ condense_message <- function(message, refer) {
   if (is.character(content)) {
     message$content <- refer(content)
   } else if (is.list(content)) {
-    message$content <- lapply(content, function(block) {
+    message$content <- one_text(lapply(content, function(block) {
       if (!is.list(block)) return(block)
       if (identical(block$type, "text")) block$text <- refer(block$text)
       if (identical(block$type, "reasoning")) block$reasoning <- refer(block$reasoning)
       block
-    })
+    }))
   }
   message
+}
+
+# A content of one text block is written as the text itself, as Inspect writes a plain reply.
+one_text <- function(content) {
+  if (length(content) == 1 && is.list(content[[1]]) &&
+      identical(names(content[[1]]), c("type", "text")) &&
+      identical(content[[1]]$type, "text")) {
+    return(content[[1]]$text)
+  }
+  content
+}
+
+# A model event's messages are the sample's messages again: their ids, sources and model
+# (optional in Inspect's schema) are said once, in `messages`.
+event_message <- function(message) {
+  if (!is.list(message)) return(message)
+  message$id <- NULL
+  message$source <- NULL
+  message$model <- NULL
+  if (is.list(message$content)) message$content <- one_text(message$content)
+  message
+}
+
+# Attachment references cut to attachment_key()'s length, at any depth.
+shorter_keys <- function(x) {
+  if (is.character(x) && length(x) == 1 && !is.na(x) && startsWith(x, "attachment://")) {
+    return(substr(x, 1, nchar("attachment://") + attachment_key_chars))
+  }
+  if (!is.list(x)) return(x)
+  out <- lapply(x, shorter_keys)
+  names(out) <- names(x)
+  out
 }
 
 condense_events <- function(events) {
@@ -420,6 +453,13 @@ condense_events <- function(events) {
   lapply(events, function(e) {
     if (!identical(e$event, "model")) return(e)
     e$call <- NULL
+    if (is.list(e$input)) e$input <- lapply(e$input, event_message)
+    if (is.list(e$output) && is.list(e$output$choices)) {
+      e$output$choices <- lapply(e$output$choices, function(choice) {
+        if (is.list(choice)) choice$message <- event_message(choice$message)
+        choice
+      })
+    }
     # vitals makes `completed` the event's own timestamp (its duration is `working_time`)
     if (identical(e$completed, e$timestamp)) e$completed <- NULL
     e$working_time <- microseconds(e$working_time)
@@ -712,11 +752,11 @@ read_text <- function(path) {
 
 #' Read a log's samples back, with their metadata
 #'
-#' `log_samples()` reads a log written by a [ResultsTask] (or any vitals log) into a tibble
+#' `log_samples()` reads a log written by a `ResultsTask` (or any vitals log) into a tibble
 #' shaped like the task's `$get_samples()`: `id`, `epoch`, `input`, `target`, the dataset
 #' columns the task logged (such as FutureX's `level`), `result`, `solver_metadata`,
 #' `score`, `scorer`, `scorer_explanation` and `scorer_metadata`, with metadata restored from
-#' its flat form (see [flat_metadata()]). A benchmark's summary gives the same numbers on it
+#' its flat form (see `flat_metadata()`). A benchmark's summary gives the same numbers on it
 #' as on the live task.
 #'
 #' [vitals::vitals_log_read()] returns no metadata. Its output is accepted when it already
@@ -727,7 +767,7 @@ read_text <- function(path) {
 #' @param x A log file, or a data frame from [vitals::vitals_log_read()].
 #' @param dataset For a data frame: the task table whose columns to add by `id`.
 #' @returns A tibble with one row per sample and epoch.
-#' @keywords internal
+#' @noRd
 log_samples <- function(x, dataset = NULL) {
   if (is.data.frame(x)) return(log_samples_frame(x, dataset))
   check_string(x)
@@ -860,6 +900,11 @@ log_sample_fields <- function(sample, layout) {
   )
 }
 
+# The key of a sample's attachment: 64 bits of the text's hash are plenty within one sample
+# (its own attachments), and each key is written three times or more
+attachment_key <- function(text) substr(rlang::hash(text), 1, attachment_key_chars)
+attachment_key_chars <- 16L
+
 # A text, or the attachment it refers to ("attachment://<key>"), at any depth of a list
 # (an input given as messages).
 resolve_attachment <- function(x, attachments) {
@@ -916,13 +961,13 @@ log_samples_frame <- function(x, dataset) {
 #' Model usage recorded in a log
 #'
 #' The header's model usage of a log, one row per model: input and output tokens and, when
-#' known, the cost in dollars. For a [ResultsTask] log it counts every request the solver and
+#' known, the cost in dollars. For a `ResultsTask` log it counts every request the solver and
 #' the scorer made (all votes, judge calls and log-probability requests), and nothing for
 #' cached answers, as `$get_cost()` does.
 #'
 #' @param path A log file.
 #' @returns A tibble: `model`, `input_tokens`, `output_tokens`, `total_cost`.
-#' @keywords internal
+#' @noRd
 log_usage <- function(path) {
   check_string(path)
   header <- read_log_header(path)
@@ -938,11 +983,11 @@ log_usage <- function(path) {
 #' A task's cost by model, as logged
 #'
 #' `task_usage()` sums a task's `$get_cost()` per model (solver and scorer together), naming
-#' models as the log does (`"<provider>/<model>"`), so it can be compared with [log_usage()].
+#' models as the log does (`"<provider>/<model>"`), so it can be compared with `log_usage()`.
 #'
 #' @param task An evaluated [vitals::Task].
 #' @returns A tibble: `model`, `input_tokens`, `output_tokens`, `total_cost`.
-#' @keywords internal
+#' @noRd
 task_usage <- function(task) {
   if (!inherits(task, "Task")) abort_pb("{.arg task} must be a vitals Task.", "argument")
   cost <- task$get_cost()
@@ -1015,7 +1060,7 @@ direct_samples <- function(rows, scorer, timestamps) {
       if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100) {
         return(text)
       }
-      key <- rlang::hash(text)
+      key <- attachment_key(text)
       pool[[key]] <<- text
       paste0("attachment://", key)
     }
@@ -1028,6 +1073,8 @@ direct_samples <- function(rows, scorer, timestamps) {
       list(type = "text", text = refer(S7::prop(content, "text")))
     })
     if (!length(blocks)) blocks <- list(list(type = "text", text = refer(S7::prop(answer, "text"))))
+    # one text is written as the message's content itself, as Inspect writes a plain reply
+    if (length(blocks) == 1) blocks <- blocks[[1]]$text
     system <- chat$get_system_prompt()
     messages <- list(
       list(id = id(), content = question, source = "input", role = "user"),
@@ -1043,13 +1090,14 @@ direct_samples <- function(rows, scorer, timestamps) {
     event <- list(
       timestamp = stamp, working_start = start, event = "model",
       model = models$label[[i]],
-      input = list(list(id = id(), content = question, source = "input", role = "user")),
+      # the event's messages are the sample's again: content and role only (ids, sources
+      # and the model are optional in Inspect's schema and said by the messages above)
+      input = list(list(content = question, role = "user")),
       tools = list(), tool_choice = "none", config = models$config[[i]],
       output = list(
         model = model,
         choices = list(list(
-          message = list(id = id(), content = blocks, source = "generate", role = "assistant",
-                         model = model),
+          message = list(content = blocks, role = "assistant"),
           stop_reason = stop_reason(answer)
         )),
         usage = event_usage(S7::prop(answer, "tokens")), time = microseconds(took)
@@ -1058,14 +1106,15 @@ direct_samples <- function(rows, scorer, timestamps) {
     )
     start <<- start + took
     score <- list(
-      value = rows$score[[i]], answer = refer(as.character(rows$result[[i]])),
+      value = rows$score[[i]], answer = as.character(rows$result[[i]]),
       explanation = if (has_explanation) rows$scorer_explanation[[i]] %||% scorer else scorer,
       metadata = list()
     )
     # (no NULL anywhere: the sample is written without nulls_as_objects(), see sample_json())
     structure(list(
       id = rows$id[[i]], epoch = if (has_epoch) as.integer(rows$epoch[[i]]) else 1L,
-      input = question, target = as.character(rows$target[[i]]), messages = messages,
+      input = S7::prop(prompt, "text"), target = as.character(rows$target[[i]]),
+      messages = messages,
       scores = stats::setNames(list(score), scorer), metadata = empty_object(),
       store = empty_object(), events = list(event), model_usage = empty_object(),
       attachments = if (length(pool)) pool[order(names(pool))] else empty_object()

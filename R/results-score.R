@@ -12,14 +12,14 @@
 #' without loss: `as_score()` maps `I` to 0, `P` to 0.5 and `C` to 1.
 #'
 #' Every scorer of the package makes its scores with one internal helper (`score_values()`),
-#' so they are doubles from the start; [ResultsTask] still applies `as_score()` to whatever a
+#' so they are doubles from the start; `ResultsTask` still applies `as_score()` to whatever a
 #' scorer returns, for scorers of your own (vitals' `model_graded_qa()` gives a factor) and
 #' for logs written before scores were numbers.
 #'
 #' @param x Scores: numbers in `[0, 1]`, logicals, or a factor or character vector with
 #'   values among `I`, `P`, `C`.
 #' @returns A double vector as long as `x`.
-#' @keywords internal
+#' @noRd
 as_score <- function(x) {
   if (is.factor(x)) x <- as.character(x)
   if (is.logical(x)) return(as.double(x))

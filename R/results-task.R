@@ -7,12 +7,12 @@
 #' `ResultsTask` is a [vitals::Task] (every method and argument of `Task$new()` works the
 #' same) that writes what a user of `vitals_view()` needs to trust:
 #'
-#' * **Headline metrics.** Without `metrics`, the task uses [benchmark_metrics()]: the
+#' * **Headline metrics.** Without `metrics`, the task uses `benchmark_metrics()`: the
 #'   registered benchmark's headline rows of its summary (see [new_benchmark()]), so
 #'   the number in the viewer's header is the one the summary prints. vitals' default
 #'   `accuracy` is the mean score times 100; these are the benchmark's numbers unchanged.
 #'   Scores and metrics are logged exactly (vitals rounds them to 4 digits).
-#' * **One score convention.** Scores are stored as numbers in `[0, 1]` ([as_score()]
+#' * **One score convention.** Scores are stored as numbers in `[0, 1]` (`as_score()`
 #'   converts `I`/`P`/`C` factors and logicals), and `id` as character, so
 #'   [vitals::vitals_bind()] combines any predictivebench tasks.
 #' * **Explanations.** A scorer's `explanation` is logged as the score's explanation, also
@@ -23,13 +23,13 @@
 #'   vitals would see ("solver", "scorer").
 #' * **Key-value metadata.** Each sample's metadata shows the dataset columns in
 #'   `metadata_fields` and the solver's metadata, and its score the scorer's metadata, as
-#'   flat fields (see [flat_metadata()]), not as `str()` text. [log_samples()] reads them
+#'   flat fields (see `flat_metadata()`), not as `str()` text. `log_samples()` reads them
 #'   back.
 #' * **True usage.** When the solver's (or scorer's) metadata has `input_tokens`,
 #'   `output_tokens` and `cost` summed over every request of the sample, the log's model
 #'   usage counts all of them: each vote, judge call and log-probability request, per model
 #'   (the scorer's under the scorer chat's model), and nothing for cached answers. It then
-#'   equals `$get_cost()` (compare [log_usage()] with [task_usage()]).
+#'   equals `$get_cost()` (compare `log_usage()` with `task_usage()`).
 #' * **One id per run.** vitals gives a re-run of the same task the same task id, and the
 #'   viewer then hides the earlier log behind "Show Retried Logs"; each `$eval()` here gets
 #'   its own run and task id, so every run stays visible.
@@ -41,7 +41,7 @@
 #'   (Inspect's reader reads it as NaN; the viewer's log list shows no number rather than
 #'   another metric), the others are left out; and a sample whose
 #'   score is `NA` has no score (Inspect's "unscored"; its answer and explanation stay in its
-#'   metadata field `unscored_score`). [log_samples()], the summaries and [leaderboard()]
+#'   metadata field `unscored_score`). `log_samples()`, the summaries and [leaderboard()]
 #'   read it back.
 #' * **Failed steps.** When every request of the solve (or of a judge) failed, `$eval()`
 #'   shows "x Solving" (or "x Scoring"), not a success (see [report_failures()]).
@@ -70,14 +70,14 @@
 #'   `tools::R_user_dir("predictivebench", "data")`, which then becomes `VITALS_LOG_DIR` for
 #'   the session (said once), so `vitals::vitals_view()` finds the logs.
 #' @param benchmark The benchmark's name, as registered with [new_benchmark()].
-#' @param metrics A named list of metric functions; `NULL` uses [benchmark_metrics()].
+#' @param metrics A named list of metric functions; `NULL` uses `benchmark_metrics()`.
 #' @param name The task's name in logs; by default `benchmark`.
 #' @param solver_name,scorer_name Names of the solver and scorer in the log.
 #' @param metadata_fields Dataset columns to log with every sample (and restore with
-#'   [log_samples()]); by default every column holding one value per row (not lists)
+#'   `log_samples()`); by default every column holding one value per row (not lists)
 #'   besides `input`, `target` and `id`. The column the benchmark's summary clusters its
 #'   intervals by by default (such as ProcessBench's `problem`) is always logged too.
-#' @keywords internal
+#' @noRd
 ResultsTask <- R6::R6Class(
   "ResultsTask",
   inherit = vitals::Task,
@@ -185,13 +185,13 @@ ResultsTask <- R6::R6Class(
     },
 
     #' @description Apply the metrics (as [vitals::Task]). For a benchmark registered with
-    #' `headline = NULL`, every row of its summary on this run, named by [summary_keys()],
+    #' `headline = NULL`, every row of its summary on this run, named by `summary_keys()`,
     #' in the summary's order: its first row is the headline (the log list shows the first
     #' metric), also when it has no number.
     measure = function() {
       samples <- self$get_samples()
       if (private$pb_all_groups && "score" %in% names(samples)) {
-        summary <- benchmark_entry(self$benchmark)$summary
+        summary <- require_registration(self$benchmark)$summary
         rows <- check_summary_rows(quiet_summary(summary, self))
         keys <- summary_keys(rows)
         private$pb_metrics <- summary_metrics(summary, keys)

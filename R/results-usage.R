@@ -4,18 +4,18 @@
 #'
 #' A benchmark that sends several requests for one sample (votes, a judge call per answer,
 #' one log-probability request per query) stores their sum in the sample's metadata with
-#' `usage_metadata()`; [ResultsTask] logs model usage from these fields, so the log counts
-#' every request, and a cached request costs nothing (as in [generate_responses()]).
+#' `usage_metadata()`; `ResultsTask` logs model usage from these fields, so the log counts
+#' every request, and a cached request costs nothing (as in `generate_responses()`).
 #' `set_chat_usage()` puts such a sum on a chat's last assistant turn, so the chat vitals
 #' logs for the sample carries the sample's whole usage.
 #'
-#' @param responses A tibble from [generate_responses()] (`cached`, `input_tokens`,
+#' @param responses A tibble from `generate_responses()` (`cached`, `input_tokens`,
 #'   `output_tokens`, `cost`).
 #' @param rows The rows of `responses` that belong to the sample.
 #' @returns `usage_metadata()`: a list with `cached` (every request came from the cache),
 #'   `input_tokens`, `output_tokens` and `cost`, to include in `solver_metadata` or
 #'   `scorer_metadata`. `set_chat_usage()`: a clone of `chat`.
-#' @keywords internal
+#' @noRd
 usage_metadata <- function(responses, rows = seq_len(nrow(responses))) {
   needed <- c("cached", "input_tokens", "output_tokens", "cost")
   if (!is.data.frame(responses) || !all(needed %in% names(responses))) {
@@ -29,9 +29,9 @@ usage_metadata <- function(responses, rows = seq_len(nrow(responses))) {
   )
 }
 
-#' @rdname usage_metadata
 #' @param chat An ellmer chat with at least one assistant turn.
 #' @param input_tokens,output_tokens,cost The sample's totals.
+#' @noRd
 set_chat_usage <- function(chat, input_tokens, output_tokens, cost = NA_real_) {
   turns <- chat$get_turns()
   assistant <- which(vapply(turns, function(t) identical(t@role, "assistant"), TRUE))

@@ -35,26 +35,26 @@
 #' @param level,times,seed Interval level, bootstrap resamples and seed (the global random
 #'   stream is left untouched).
 #' @returns A number; `agreement_summary()` a tibble of three rows.
-#' @keywords internal
+#' @noRd
 percent_agreement <- function(x, y) {
   pair <- agreement_pairs(x, y)
   if (!length(pair$x)) return(NA_real_)
   mean(pair$x == pair$y)
 }
 
-#' @rdname percent_agreement
+#' @noRd
 cohen_kappa <- function(x, y) {
   pair <- agreement_pairs(x, y)
   kappa_of(pair$x, pair$y)
 }
 
-#' @rdname percent_agreement
+#' @noRd
 krippendorff_alpha <- function(x, y = NULL) {
   ratings <- rating_matrix(x, y)
   alpha_of(ratings)
 }
 
-#' @rdname percent_agreement
+#' @noRd
 agreement_summary <- function(x, y, cluster = NULL, group = "overall", level = 0.95,
                               times = 1000, seed = 1) {
   check_count(times)

@@ -30,7 +30,7 @@
 #'   naive standard error.
 #' @param small_sample Apply the `G / (G - 1)` correction.
 #' @returns A number.
-#' @keywords internal
+#' @noRd
 clustered_se <- function(x, cluster = NULL, small_sample = TRUE) {
   check_scores(x)
   check_cluster(cluster, x)
@@ -88,7 +88,7 @@ clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
 #'
 #' @description
 #' Every `<bench>_summary()` takes `cluster =`: the scores of items that share a context are
-#' not independent, and the summary's intervals use [clustered_se()] over these clusters.
+#' not independent, and the summary's intervals use `clustered_se()` over these clusters.
 #' `cluster` is a column of the samples (a string), a vector with one cluster per sample,
 #' `NULL` for naive intervals (every sample independent), or `"default"` for the benchmark's
 #' own choice:
@@ -107,7 +107,7 @@ clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
 #' @param default The benchmark's default column.
 #' @returns `resolve_cluster()` returns the cluster vector (one per row of `samples`) or
 #'   `NULL`.
-#' @keywords internal
+#' @noRd
 resolve_cluster <- function(samples, cluster = "default", default = "id") {
   if (is.null(cluster)) return(NULL)
   if (identical(cluster, "default")) {
@@ -146,4 +146,12 @@ check_cluster <- function(cluster, x, call = rlang::caller_env()) {
              call = call)
   }
   invisible(cluster)
+}
+
+# The default cluster of benchmarks whose items are solutions of problems (ProcessBench's,
+# DeltaBench's `cluster`): when several solutions share a problem, the problem is the cluster.
+solution_cluster <- function(samples) {
+  shared <- "problem" %in% names(samples) &&
+    anyDuplicated(unique(samples[intersect(c("id", "problem"), names(samples))])$problem)
+  if (shared) "problem" else "id"
 }

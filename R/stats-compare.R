@@ -245,13 +245,6 @@ comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_en
   items
 }
 
-# The default cluster column of a benchmark's samples (see resolve_cluster()): its
-# registered `cluster`, a column or a function of the samples.
-benchmark_cluster <- function(benchmark, samples) {
-  cluster <- registration(benchmark)$cluster %||% "id"
-  if (is.function(cluster)) cluster(samples) else cluster
-}
-
 # A benchmark's scores computed without a model (as futurex_score()'s): a list with the
 # per-item `items` and the `benchmark` it scored.
 is_scores_object <- function(x) {
@@ -364,7 +357,7 @@ folder_runs <- function(paths) {
         abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
                  file = path)
       }
-      if (identical(benchmark_entry(bench)$by, "model")) return(NULL)
+      if (identical(require_registration(bench)$by, "model")) return(NULL)
       tibble::tibble(benchmark = bench, model = as.character(header$eval$model %||% NA),
                      judge = log_judge(header),
                      created = as.character(header$eval$created %||% NA), source = path)

@@ -4,9 +4,6 @@
 # the default (`reducer = NULL`) never reaches this file, so it gives exactly the numbers it
 # gave before reducers existed.
 
-reducers <- c("mean", "mode", "max", "pass_at_k", "pass_hat_k", "at_least_k")
-reducers_with_k <- c("pass_at_k", "pass_hat_k", "at_least_k")
-
 #' Reduce each sample's epochs to one score
 #'
 #' @description
@@ -163,39 +160,6 @@ check_pass_counts <- function(n, c, k, call = rlang::caller_env()) {
   invisible()
 }
 
-# A reducer as a summary is given it: NULL (no reducer: today's numbers) or a checked spec
-# with its label, the suffix of the summary's metric ("pass_at_2").
-epoch_reducer <- function(reducer, k = NULL, threshold = 1, call = rlang::caller_env()) {
-  if (is.null(reducer)) {
-    if (!is.null(k)) {
-      abort_pb("{.arg k} needs a {.arg reducer}, such as {.val pass_at_k}.", "argument",
-               field = "k", call = call)
-    }
-    return(NULL)
-  }
-  if (inherits(reducer, "predictivebench_reducer")) return(reducer)
-  if (!rlang::is_string(reducer) || !reducer %in% reducers) {
-    abort_pb(c("{.arg reducer} must be one of {.val {reducers}}.",
-               i = "Or {.code NULL} for every epoch's score, as without reducers."),
-             "argument", field = "reducer", call = call)
-  }
-  check_number(threshold, call = call)
-  if (reducer %in% reducers_with_k) {
-    if (is.null(k)) {
-      abort_pb("{.val {reducer}} needs {.arg k}, such as {.code k = 2}.", "argument",
-               field = "k", call = call)
-    }
-    check_count(k, call = call)
-    k <- as.integer(k)
-  } else if (!is.null(k)) {
-    abort_pb("{.arg k} is for {.val {reducers_with_k}}, not {.val {reducer}}.", "argument",
-             field = "k", call = call)
-  }
-  label <- if (is.null(k)) reducer else sub("_k$", paste0("_", k), reducer)
-  structure(list(reducer = reducer, k = k, threshold = threshold, label = label),
-            class = "predictivebench_reducer")
-}
-
 # The metric a summary reports under a reducer: "score" becomes "score_pass_at_2".
 reduced_metric <- function(metric, spec) {
   if (is.null(spec)) metric else paste0(metric, "_", spec$label)
@@ -203,31 +167,3 @@ reduced_metric <- function(metric, spec) {
 
 # Scores of epochs as doubles (logical is 0/1, vitals' "C"/"I" factor is 1/0).
 as_epoch_scores <- function(score) as_score(score)
-
-# A benchmark whose summary can't reduce epochs, refused with `why` (a message without
-# interpolated values: it is formatted here).
-abort_no_reducer <- function(benchmark, why, call = rlang::caller_env()) {
-  abort_pb(c("Epoch reducers don't apply to {.val {benchmark}}.", i = why), "reducer",
-           field = "reducer", call = call)
-}
-
-# The registered summary of `benchmark`, under an epoch reducer when `spec` is one (a
-# function of the samples). A summary reduces epochs when it takes `reducer =`; one that
-# doesn't is refused, with a classed error, before anything is summarised.
-reduced_summary <- function(benchmark, spec = NULL, call = rlang::caller_env()) {
-  summary <- benchmark_entry(benchmark, call = call)$summary
-  if (is.null(spec)) return(summary)
-  check_reducible(benchmark, call = call)
-  function(x) summary(x, reducer = spec$reducer, k = spec$k)
-}
-
-check_reducible <- function(benchmark, call = rlang::caller_env()) {
-  summary <- benchmark_entry(benchmark, call = call)$summary
-  if (is.function(summary) && "reducer" %in% names(formals(summary))) return(invisible())
-  abort_no_reducer(
-    benchmark,
-    "Its summary takes no {.arg reducer}: its numbers are not a mean of one score per
-     sample (see {.fn reduce_epochs} for which benchmarks reduce epochs, and why the others
-     don't).", call = call
-  )
-}

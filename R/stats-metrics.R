@@ -22,11 +22,11 @@
 #'   error of a limit are set to it exactly, so an interval reads `0`, never `2.78e-17`.
 #' @param cluster The cluster of each score (items sharing a context), or `NULL` (every
 #'   score independent). With clusters the normal interval uses the clustered standard error
-#'   of [clustered_se()], the bootstrap resamples whole clusters, the Wilson interval at a
+#'   of `clustered_se()`, the bootstrap resamples whole clusters, the Wilson interval at a
 #'   limit counts clusters rather than scores, and the result gains `n_clusters` and `se`.
 #' @returns A one-row tibble: `mean`, `lower`, `upper`, `n`, `n_missing` (and with
 #'   `cluster`, `n_clusters` and `se`).
-#' @keywords internal
+#' @noRd
 mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 1000,
                     seed = 1, limits = NULL, cluster = NULL) {
   method <- rlang::arg_match(method)
@@ -170,14 +170,14 @@ grouped_summary <- function(x, by = NULL, metric = "mean", ..., cluster = NULL,
 #' @param precision,recall Numbers in `[0, 1]` (or percentages; the scale is kept).
 #' @param pred,truth Vectors treated as sets (duplicates ignored).
 #' @returns A number.
-#' @keywords internal
+#' @noRd
 f1_score <- function(precision, recall) {
   out <- 2 * precision * recall / (precision + recall)
   out[is.na(precision) | is.na(recall) | (precision + recall) == 0] <- NA_real_
   out
 }
 
-#' @rdname f1_score
+#' @noRd
 set_f1 <- function(pred, truth) {
   pred <- unique(pred)
   truth <- unique(truth)
@@ -189,3 +189,10 @@ set_f1 <- function(pred, truth) {
   2 * precision * recall / (precision + recall)
 }
 
+# What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis: the
+# `interval` of a benchmark whose summary rows are mean_ci()'s (DSBench's, probsem's).
+# "Wilson" because mean_ci() gives the Wilson interval when every score is 0 or every score
+# is 1.
+mean_ci_interval <- function(method) {
+  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap interval"
+}

@@ -13,7 +13,7 @@
 #' @param fallback What to return where no box is found: `"na"` or `"text"` (the whole text,
 #'   as FutureX's evaluator does).
 #' @returns A character vector as long as `text`.
-#' @keywords internal
+#' @noRd
 extract_boxed <- function(text, which = c("last", "first"), rule = c("balanced", "first_brace"),
                           fallback = c("na", "text")) {
   which <- rlang::arg_match(which)
@@ -70,7 +70,7 @@ boxed_balanced <- function(x) {
 #' @param text A character vector.
 #' @param rule `"strict"` or `"first_digits"`.
 #' @returns A double vector, `NA` where no number is found.
-#' @keywords internal
+#' @noRd
 parse_number_text <- function(text, rule = c("strict", "first_digits")) {
   rule <- rlang::arg_match(rule)
   if (!is.character(text)) {
@@ -102,7 +102,7 @@ parse_number_text <- function(text, rule = c("strict", "first_digits")) {
 #'
 #' @param text A character vector.
 #' @returns An integer vector.
-#' @keywords internal
+#' @noRd
 parse_integer_answer <- function(text) {
   if (!is.character(text)) {
     abort_pb("{.arg text} must be a character vector.", "argument")

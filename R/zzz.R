@@ -1,4 +1,4 @@
-# Registrations made with rlang::on_load() in any file (such as register_benchmark() calls)
+# Registrations made with rlang::on_load() in any file (such as new_benchmark() calls)
 # run when the package loads, whatever order the files are collated in.
 .onLoad <- function(libname, pkgname) {
   # run_on_load() warns when nothing was registered

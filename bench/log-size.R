@@ -29,6 +29,8 @@ dir <- tempfile("log-size-")
 data <- futurex_shaped(n)
 tsk <- futurex_task(data, dir = dir, solver = futurex_solver(
   settings = request_settings(cache = tempfile("cache-"), max_active = 50, rpm = 1e6)))
+# one chunk: the "before" figure rebuilds the whole log from the samples the run kept
+tsk$chunk_size <- n
 suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))
 invisible(server$stop())
 

@@ -23,10 +23,10 @@ arith_summary <- function(x) {
 }
 
 local_arith_benchmark <- function(name = "arith", .env = parent.frame()) {
-  old <- register_benchmark(name, arith_summary, headline = c("weighted", "level 1"),
+  old <- new_benchmark(name, arith_summary, headline = c("weighted", "level 1"),
                             by = "level")
   withr::defer(if (is.null(old)) unregister_benchmark(name) else
-    do.call(register_benchmark, old), envir = .env)
+    do.call(new_benchmark, old), envir = .env)
   invisible(name)
 }
 

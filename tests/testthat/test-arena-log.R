@@ -28,8 +28,9 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   first <- log$samples[[1]]
   expect_match(first$input, "^Question:\nQuestion")
   expect_match(first$input, paste0("Answer of ", first$metadata$model_a, " \\(model_a\\)"))
-  # the judge's reply as it came, once: the outcome is the score's answer
-  expect_equal(first$messages[[1]]$content[[1]]$text,
+  # the judge's reply as it came, once (one text block is written as the text): the outcome
+  # is the score's answer
+  expect_equal(first$messages[[1]]$content,
                '{"winner": 1, "explanation": "Baseline judge (longer)."}')
   # what every battle shares is the header's, not each sample's
   expect_equal(log$eval$metadata$judger, "toy-judge")

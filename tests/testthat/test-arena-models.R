@@ -44,23 +44,23 @@ test_that("a reloaded arrangement must use registered models and questions", {
 test_that("models are chats or provider/model strings, named by their names, strings or models", {
   a <- named_constant("x", "chat-a")
   b <- named_constant("y", "chat-b")
-  models <- register_models(list(first = a, b))
+  models <- as_arena_models(list(first = a, b))
   expect_named(models, c("first", "chat-b"))
   expect_identical(models$first, a)
-  expect_named(register_models(list(a, b)), c("chat-a", "chat-b"))
-  expect_named(register_models(a, min = 1), "chat-a")
+  expect_named(as_arena_models(list(a, b)), c("chat-a", "chat-b"))
+  expect_named(as_arena_models(a, min = 1), "chat-a")
   # a "provider/model" string becomes ellmer::chat(string), named by the string unless named
-  strings <- register_models(c("openai/gpt-4.1-nano", "anthropic/claude-3-5-haiku-latest"))
+  strings <- as_arena_models(c("openai/gpt-4.1-nano", "anthropic/claude-3-5-haiku-latest"))
   expect_named(strings, c("openai/gpt-4.1-nano", "anthropic/claude-3-5-haiku-latest"))
   expect_true(all(vapply(strings, inherits, TRUE, what = "Chat")))
   expect_equal(strings[[1]]$get_model(), "gpt-4.1-nano")
-  mixed <- register_models(list(small = "openai/gpt-4.1-nano", a))
+  mixed <- as_arena_models(list(small = "openai/gpt-4.1-nano", a))
   expect_named(mixed, c("small", "chat-a"))
   expect_equal(mixed$small$get_model(), "gpt-4.1-nano")
-  expect_named(register_models(list(), min = 0), character())
-  expect_named(register_models(character(), min = 0), character())
+  expect_named(as_arena_models(list(), min = 0), character())
+  expect_named(as_arena_models(character(), min = 0), character())
   # a string that names no provider is refused by name
-  err <- expect_error(register_models(list(x = "no-such-provider/m", a)),
+  err <- expect_error(as_arena_models(list(x = "no-such-provider/m", a)),
                       class = "predictivebench_error_argument")
   expect_match(conditionMessage(err), "models$x", fixed = TRUE)
 })
@@ -68,13 +68,13 @@ test_that("models are chats or provider/model strings, named by their names, str
 test_that("registration errors say what a model must be", {
   a <- named_constant("x", "chat-a")
   expect_snapshot(arena_arrange("q1", "solo"), error = TRUE)
-  expect_snapshot(register_models(list(a = a, a = a)), error = TRUE)
-  expect_snapshot(register_models(list(a, named_constant("y", "chat-a"))), error = TRUE)
-  expect_snapshot(register_models(list(a = a, b = 42)), error = TRUE)
-  expect_snapshot(register_models(list(a)), error = TRUE)
+  expect_snapshot(as_arena_models(list(a = a, a = a)), error = TRUE)
+  expect_snapshot(as_arena_models(list(a, named_constant("y", "chat-a"))), error = TRUE)
+  expect_snapshot(as_arena_models(list(a = a, b = 42)), error = TRUE)
+  expect_snapshot(as_arena_models(list(a)), error = TRUE)
   # a model known only by its answers is no longer a NULL entry: the error points to `answers`
-  expect_snapshot(register_models(list(a = a, ghost = NULL)), error = TRUE)
-  err <- expect_error(register_models(list(a = a, ghost = NULL)),
+  expect_snapshot(as_arena_models(list(a = a, ghost = NULL)), error = TRUE)
+  err <- expect_error(as_arena_models(list(a = a, ghost = NULL)),
                       class = "predictivebench_error_argument")
   expect_identical(err$field, "ghost")
 })
@@ -89,13 +89,13 @@ test_that("names the arena's files give another meaning are refused", {
     class = "predictivebench_error_argument"
   )
   expect_identical(err$field, "question")
-  expect_error(register_models(list(question = "openai/gpt-4.1-nano", named_constant("x", "b"))),
+  expect_error(as_arena_models(list(question = "openai/gpt-4.1-nano", named_constant("x", "b"))),
                class = "predictivebench_error_argument")
   # "\r" joins a pair's key; a line break would split a CSV line.
   for (name in c("a\rb", "a\nb", "tab\there")) {
     expect_error(arena_arrange("q1", c(name, "m2")), "control character",
                  class = "predictivebench_error_argument")
-    expect_error(register_models(stats::setNames(list(named_constant("x", "a"),
+    expect_error(as_arena_models(stats::setNames(list(named_constant("x", "a"),
                                                       named_constant("y", "b")),
                                                  c(name, "b"))),
                  "control character", class = "predictivebench_error_argument")

@@ -2,7 +2,7 @@ test_that("benchmarks register, list and unregister", {
   # A summary given by name is looked up in the package namespace when used: a function the
   # tests define (arith_summary(), helper-results.R) is not there when the tests run on the
   # installed package (R CMD check), so the name is one of the package's own summaries.
-  old <- register_benchmark("reg-test", "futurex_summary", headline = c("weighted"), by = "level",
+  old <- new_benchmark("reg-test", "futurex_summary", headline = c("weighted"), by = "level",
                             interval = "90% interval")
   withr::defer(unregister_benchmark("reg-test"))
   expect_null(old)
@@ -10,11 +10,11 @@ test_that("benchmarks register, list and unregister", {
   row <- listed[listed$name == "reg-test", ]
   expect_equal(row$headline[[1]], "weighted")
   expect_equal(row$interval, "90% interval")
-  entry <- benchmark_entry("reg-test")
+  entry <- require_registration("reg-test")
   expect_identical(entry$summary, futurex_summary)
   expect_equal(unregister_benchmark("reg-test")$by, "level")
   expect_false("reg-test" %in% registered_benchmarks()$name)
-  expect_error(benchmark_entry("reg-test"), "No benchmark")
+  expect_error(require_registration("reg-test"), "No benchmark")
 })
 
 test_that("registered_benchmarks() lists what a user can run or ask for, not the arena's inner logs", {
@@ -23,24 +23,24 @@ test_that("registered_benchmarks() lists what a user can run or ask for, not the
   # the arena's battle and rating logs are registered for the shared layers, not listed
   expect_false(any(c("arena_battles", "arena_ratings") %in% listed))
   expect_true(registration("arena_ratings")$internal)
-  expect_identical(benchmark_entry("arena_battles")$by, "model")
+  expect_identical(require_registration("arena_battles")$by, "model")
   # the unknown name's error names only what a user can ask for
-  err <- expect_error(benchmark_entry("nope"), "No benchmark")
+  err <- expect_error(require_registration("nope"), "No benchmark")
   expect_no_match(conditionMessage(err), "arena_ratings")
   # a user's own internal registration is read, and left out too; the flag is checked
   old <- new_benchmark("reg-inner", identity, internal = TRUE)
   withr::defer(unregister_benchmark("reg-inner"))
   expect_false("reg-inner" %in% registered_benchmarks()$name)
-  expect_identical(benchmark_entry("reg-inner")$summary, identity)
+  expect_identical(require_registration("reg-inner")$summary, identity)
   expect_true(unregister_benchmark("reg-inner")$internal)
   expect_error(new_benchmark("reg-inner", identity, internal = NA),
                class = "predictivebench_error_argument")
 })
 
-test_that("register_benchmark() checks its arguments", {
-  expect_error(register_benchmark("x", 1), class = "predictivebench_error_argument")
-  expect_error(register_benchmark("x", identity, headline = NA_character_), "at least one")
-  expect_error(register_benchmark(c("a", "b"), identity), class = "predictivebench_error_argument")
+test_that("new_benchmark() checks its arguments", {
+  expect_error(new_benchmark("x", 1), class = "predictivebench_error_argument")
+  expect_error(new_benchmark("x", identity, headline = NA_character_), "at least one")
+  expect_error(new_benchmark(c("a", "b"), identity), class = "predictivebench_error_argument")
 })
 
 test_that("new_benchmark() checks what makes a benchmark one", {
@@ -55,8 +55,9 @@ test_that("new_benchmark() checks what makes a benchmark one", {
   expect_error(new_benchmark("x", identity, needs_judge = "yes"),
                class = "predictivebench_error_argument")
   expect_false("x" %in% registered_benchmarks()$name)
-  # the former name is the same function, for code written against it
-  expect_identical(register_benchmark, new_benchmark)
+  # one name: the internal alias new_benchmark() is gone (new_benchmark() is the name)
+  expect_false(exists("register_benchmark", envir = asNamespace("predictivebench"),
+                      inherits = FALSE))
 })
 
 test_that("a missing field is a classed error naming it", {

@@ -314,7 +314,7 @@ test_that("an evaluation set runs a user's benchmark with its settings, and reru
                               log_dir = withr::local_tempdir(.local_envir = parent.frame(2)),
                               settings = settings))
   }
-  # what reaches the engine from the toy's cells: the set's round and run
+  # what reaches the engine from the toy's cells: the set's overlap and run
   contexts <- list()
   real <- generate_responses
   local_replace_internal("generate_responses", function(chat, prompts, settings = NULL,
@@ -328,7 +328,7 @@ test_that("an evaluation set runs a user's benchmark with its settings, and reru
   first <- run()
   expect_equal(first$status, "done")
   expect_equal(server$count(), 3)
-  # its requests went out in the set's round (overlapping other cells'), paid by its run,
+  # its requests went out in the set's overlap (alongside other cells'), paid by its run,
   # with its settings
   expect_gt(length(contexts), 0)
   expect_true(all(unlist(contexts)))

@@ -162,3 +162,16 @@ test_that("text marked as Latin-1 is carried through as UTF-8, and runs", {
   expect_true(any(grepl("M\u00fcnchen", sent, fixed = TRUE)))
   expect_true(file.exists(tsk$log_path))
 })
+
+test_that("a table of step-by-step solutions is checked row by row, for both its benchmarks", {
+  x <- data.frame(id = c("a", "b"), label = c(-1L, 1L))
+  x$steps <- list(c("s1", "s2"), c("s1", " "))
+  x$error_sections <- list(integer(), 1L)
+  x$unuseful_sections <- list(integer(), integer())
+  expect_error(check_solution_steps(x), class = "predictivebench_error_field")
+  x$steps[[2]] <- c("s1", "s2")
+  expect_identical(check_solution_steps(x), x)
+  x$error_sections[[2]] <- 3L
+  expect_error(check_solution_steps(x, file = "t.parquet"), "Section numbers",
+               class = "predictivebench_error_field")
+})

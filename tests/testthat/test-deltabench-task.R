@@ -39,7 +39,7 @@ test_that("deltabench_dataset() takes a limit, which its task keeps", {
   expect_equal(tsk$get_samples()$id, full$id[[1]])
 })
 
-test_that("prepare_deltabench() flattens through Python", {
+test_that("prepare_deltabench() prepares through Python", {
   skip_if_no_python()
   src <- system.file("extdata", "deltabench-sample.jsonl", package = "predictivebench")
   tbl <- prepare_deltabench(src)

@@ -18,7 +18,7 @@ test_that("an answer only inside unfinished thinking is no answer", {
   expect_equal(parts$answer, "")
   expect_equal(parts$reasoning, "I think \\boxed{Y} but let me check")
   expect_true(parts$unfinished)
-  answer <- record_answer(list(text = "<think>\\boxed{Y}", finish_reason = "length"))
+  answer <- entry_answer(list(text = "<think>\\boxed{Y}", finish_reason = "length"))
   expect_equal(answer$answer, "")
   expect_true(answer$truncated)
 })
@@ -29,16 +29,16 @@ test_that("text without thinking is left exactly as it is", {
   expect_true(is.na(answer_parts(text)$reasoning))
   expect_identical(answer_parts(NA_character_)$answer, NA_character_)
   # a provider's separate reasoning field is kept as the reasoning
-  answer <- record_answer(list(text = "\\boxed{B}", reasoning = "hmm", finish_reason = "stop"))
+  answer <- entry_answer(list(text = "\\boxed{B}", reasoning = "hmm", finish_reason = "stop"))
   expect_equal(answer[c("answer", "reasoning")], list(answer = "\\boxed{B}", reasoning = "hmm"))
   expect_false(answer$truncated)
   # an answer stopped at the token limit is truncated, whatever its text
-  expect_true(record_answer(list(text = "\\boxed{B", finish_reason = "length"))$truncated)
+  expect_true(entry_answer(list(text = "\\boxed{B", finish_reason = "length"))$truncated)
   # as ellmer normalises a server's "length"
-  expect_true(record_answer(list(text = "\\boxed{B", finish_reason = "max_tokens"))$truncated)
+  expect_true(entry_answer(list(text = "\\boxed{B", finish_reason = "max_tokens"))$truncated)
   # records cached before these fields were kept read as finished answers
-  expect_false(record_answer(list(text = "x"))$truncated)
-  expect_true(is.na(record_answer(NULL)$truncated))
+  expect_false(entry_answer(list(text = "x"))$truncated)
+  expect_true(is.na(entry_answer(NULL)$truncated))
 })
 
 test_that("a turn keeps its reasoning as ellmer's thinking content, apart from the answer", {

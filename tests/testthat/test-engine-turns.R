@@ -65,7 +65,7 @@ test_that("turns built from prototypes are identical to ellmer's constructors' t
          ellmer::AssistantTurn(turn@contents, tokens = c(0, 0, 0), cost = 0, duration = 0,
                                finish_reason = turn@finish_reason))
     for (seconds in c(0, 2.5)) {
-      kept <- record_from_turn(turn, seconds, keep_json = FALSE, tokens = c(3, 4, 0), cost = 0)
+      kept <- entry_from_turn(turn, seconds, keep_json = FALSE, tokens = c(3, 4, 0), cost = 0)
       same(kept$turn, ellmer::contents_record(
         ellmer::AssistantTurn(turn@contents, tokens = c(3, 4, 0), cost = 0, duration = seconds,
                               finish_reason = turn@finish_reason)
@@ -74,5 +74,5 @@ test_that("turns built from prototypes are identical to ellmer's constructors' t
   }
   # values ellmer's checks refuse are still refused
   expect_error(user_turn_of(NA_character_))
-  expect_error(record_from_turn(turns[[1]], 0, keep_json = FALSE, tokens = c(1, 2), cost = 0))
+  expect_error(entry_from_turn(turns[[1]], 0, keep_json = FALSE, tokens = c(1, 2), cost = 0))
 })

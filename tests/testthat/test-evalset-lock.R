@@ -108,10 +108,10 @@ test_that("a cell finished by another process while this one waited is taken fro
   dir <- withr::local_tempdir()
   cells <- list(list(id = "a", benchmark = list(label = "futurex", version = "sample"),
                      label = "m/x", epochs = NULL))
-  dir.create(manifest_dir(dir))
+  dir.create(records_dir(dir))
   log <- file.path(dir, "a.json")
   writeLines('{"version": 2, "status": "success", "eval": {}, "samples": []}', log)
-  write_manifest(dir, cells[[1]], new_outcome("done", log_path = log, metric = "overall",
+  write_cell_record(dir, cells[[1]], new_outcome("done", log_path = log, metric = "overall",
                                               headline = 1, cost = 0))
   ran <- 0
   out <- run_locked_cells(cells, dir, function(cells) {

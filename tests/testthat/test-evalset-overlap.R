@@ -8,17 +8,17 @@ test_that("in one process each cell's requests go out when it hands them over, b
   expect_equal(set$status, rep("done", 3))
   arrived <- vapply(server$requests(), `[[`, "", "model")
   expect_length(arrived, 3 * 4)
-  # A round that sent only after every cell was attempted would interleave the models
+  # An overlap that sent only after every cell was attempted would interleave the models
   # (m1, m2, m3, m1, ...): m1's four went out the moment its cell handed them over, while
   # m2's cell was being evaluated.
   expect_equal(arrived[1:4], rep("m1", 4))
   expect_setequal(arrived, models)
 })
 
-test_that("a cell's requests arrive at the server while the round's later cells are evaluated", {
+test_that("a cell's requests arrive at the server while the overlap's later cells are evaluated", {
   # A slow server, and cells whose evaluation is one engine call of 4 prompts: the third
   # cell reads the server's count before its own call, waiting (up to 20 s, without turning
-  # the pool) for the first two cells' 8 requests to arrive. Had the round held them until
+  # the pool) for the first two cells' 8 requests to arrive. Had the overlap held them until
   # every cell was attempted, none would have been sent yet.
   server <- local_set_server(latency = 1)
   settings <- set_settings(withr::local_tempdir(), max_active = 4)
@@ -41,15 +41,15 @@ test_that("a cell's requests arrive at the server while the round's later cells 
     }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
   }
   cells <- lapply(c("c1", "c2", "c3"), function(id) list(id = id))
-  out <- run_in_rounds(cells, 0L, attempt)
+  out <- run_overlapping(cells, 0L, attempt)
   expect_equal(seen$c3, 8)
   expect_equal(vapply(out, `[[`, "", "status"), rep("done", 3))
   expect_equal(seen$c3_results, rep("\\boxed{A}", 4))
-  # each request sent once: the second round read every answer from the cache
+  # each request sent once: the second run read every answer from the cache
   expect_equal(server$count(), 12)
 })
 
-test_that("a key refused mid-round fails its own cell only; nothing escapes into the cell evaluated", {
+test_that("a key refused mid-overlap fails its own cell only; nothing escapes into the cell evaluated", {
   # the refusal arrives (after the latency) while the later cells are being evaluated
   server <- local_fake_openai(function(body, n) {
     if (identical(body$model, "refused")) list(status = 401) else "\\boxed{A}"
@@ -62,7 +62,7 @@ test_that("a key refused mid-round fails its own cell only; nothing escapes into
   expect_true(all(is.na(set$error[-2])))
 })
 
-test_that("a cell with a judge goes on in rounds: solver answers first, then the judge's", {
+test_that("a cell with a judge goes on overlapping: solver answers first, then the judge's", {
   server <- local_fake_openai(function(body, n) {
     text <- last_user_text(body)
     if (grepl("GROUND_TRUTH_VALUE", paste(unlist(body$messages), collapse = " "))) {
@@ -95,7 +95,7 @@ test_that("a cell with a judge goes on in rounds: solver answers first, then the
   expect_equal(server$count(), sent)
 })
 
-test_that("outside a set's round the engine sends as it always did", {
+test_that("outside a set's overlap the engine sends as it always did", {
   expect_null(request_settings()$hand_over)
   server <- local_set_server()
   res <- generate_responses(fake_chat(server), c("a", "b"), set_settings(FALSE))
@@ -129,7 +129,7 @@ test_that("in a set's shared pool each model stays within its own max_active", {
   expect_lte(max(in_window), 2L)
 })
 
-test_that("an error in the round's pool (a full disk) stops its sending, not the cell evaluated", {
+test_that("an error in the overlap's pool (a full disk) stops its sending, not the cell evaluated", {
   # The first answer kept fails as a full disk would. It arrives while the second cell hands
   # its requests over (each cell first takes 0.3 s, so the first cell's answers are back by
   # then): the pool stops there, and the second cell only waits; then every cell gets the
@@ -155,7 +155,7 @@ test_that("an error in the round's pool (a full disk) stops its sending, not the
     error = function(e) new_outcome("failed", error = conditionMessage(e)))
   }
   cells <- lapply(c("c1", "c2", "c3"), function(id) list(id = id))
-  out <- run_in_rounds(cells, 0L, attempt)
+  out <- run_overlapping(cells, 0L, attempt)
   expect_equal(vapply(out, `[[`, "", "status"), rep("done", 3))
   expect_equal(vapply(out, `[[`, 1L, "attempts"), rep(1L, 3))
   expect_gt(writes, 6L)  # the failed write, then every answer kept
@@ -182,7 +182,7 @@ test_that("a cell is evaluated again once its own requests are answered, while o
     }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
   }
   cells <- lapply(c("fast", "slow"), function(id) list(id = id))
-  out <- run_in_rounds(cells, 0L, attempt)
+  out <- run_overlapping(cells, 0L, attempt)
   expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
   expect_equal(entries() - seen, 2)  # the slow cell's two answers came after
   expect_equal(server$count(), 4)
@@ -214,7 +214,7 @@ test_that("each cell is evaluated once: a later step waits for its own requests 
     }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
   }
   cells <- lapply(c("fast", "slow"), function(id) list(id = id))
-  out <- run_in_rounds(cells, 0L, attempt)
+  out <- run_overlapping(cells, 0L, attempt)
   expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
   expect_equal(vapply(out, `[[`, 1L, "attempts"), c(1L, 1L))
   expect_equal(read, c(fast = 1L, slow = 1L))
@@ -242,7 +242,7 @@ test_that("a retried cell sends again only its requests that failed, each cell e
     }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
   }
   cells <- lapply(c("ok", "flaky"), function(id) list(id = id))
-  out <- run_in_rounds(cells, 1L, attempt)
+  out <- run_overlapping(cells, 1L, attempt)
   expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
   expect_equal(vapply(out, `[[`, 1L, "attempts"), c(1L, 2L))
   expect_equal(evaluated, c(ok = 1L, flaky = 2L))

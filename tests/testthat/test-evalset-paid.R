@@ -1,4 +1,4 @@
-# What a set paid for is recorded as paid: its cells hand their requests to the round and
+# What a set paid for is recorded as paid: its cells hand their requests to the overlap and
 # are then evaluated again from the cache, and those answers are this run's, not cached.
 
 sample_usage <- function(path) {

@@ -12,7 +12,7 @@ test_that("a cell whose task fails is a failed outcome with its error, and write
                                 task = function(...) stop("no task here")))
   out <- run_cell(cell, dir, request_settings(cache = FALSE))
   expect_equal(out$status, "failed")
-  expect_false(dir.exists(manifest_dir(dir)))
+  expect_false(dir.exists(records_dir(dir)))
 })
 
 test_that("settings reach only the package's steps: a task solved by a solver of the user's runs", {

@@ -344,7 +344,7 @@ test_that("samples lost to an outage make a partial cell; the next call asks onl
   # the partial run's log is written and readable, its failed sample in it
   expect_true(file.exists(set$log_path))
   expect_equal(nrow(suppressMessages(report_failures(set$log_path))), 1)
-  expect_false(file.exists(manifest_path(logs, set$cell_id)))  # not done
+  expect_false(file.exists(record_path(logs, set$cell_id)))  # not done
 
   unlink(outage)  # the provider recovers
   again <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 3)

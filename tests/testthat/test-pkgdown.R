@@ -172,3 +172,69 @@ test_that("pkgdown::check_pkgdown()'s address check holds: the site url is in DE
   expect_match(bugs, "^https://github\\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/issues$")
   expect_true(sub("/issues$", "", bugs) %in% urls)
 })
+
+# Every \link of an Rd file to a topic of this package, as c(from = <file>, to = <topic>):
+# \link{topic}, \link[=topic]{text} and \link[predictivebench:topic]{text}; links to other
+# packages' topics (\link[pkg]{...}, \link[pkg:topic]{...}) are theirs to keep.
+rd_links <- function(file) {
+  found <- character()
+  walk <- function(x) {
+    if (identical(attr(x, "Rd_tag"), "\\link")) {
+      option <- attr(x, "Rd_option")
+      target <- paste(unlist(lapply(x, as.character)), collapse = "")
+      if (!is.null(option)) {
+        option <- paste(as.character(option), collapse = "")
+        own <- sub("^predictivebench:", "=", option)
+        if (!startsWith(own, "=")) return()
+        target <- sub("^=", "", own)
+      }
+      found <<- c(found, target)
+      return()
+    }
+    if (is.list(x)) for (part in x) walk(part)
+  }
+  walk(tools::parse_Rd(file))
+  unique(found)
+}
+
+# A help page a user is sent to documents an exported name (or is a public page of them);
+# internal helpers have no page (`@noRd`), so that no public page can point at one. The few
+# internal pages left are parameter templates (`@inheritParams`) that no page links to.
+test_that("public help pages link only to exported topics (or to other packages')", {
+  files <- list.files(source_file("man"), pattern = "\\.Rd$", full.names = TRUE)
+  exports <- namespace_exports()
+  pages <- lapply(files, function(f) {
+    rd <- tools::parse_Rd(f)
+    tags <- vapply(rd, attr, "", "Rd_tag")
+    field <- function(tag) unlist(lapply(rd[tags == tag], as.character))
+    topics <- unique(c(field("\\name"), field("\\alias")))
+    list(topics = topics,
+         public = !"internal" %in% field("\\keyword") || any(topics %in% exports))
+  })
+  public <- vapply(pages, `[[`, TRUE, "public")
+  reachable <- union(exports, unlist(lapply(pages[public], `[[`, "topics")))
+  offenders <- as.character(unlist(lapply(files[public], function(f) {
+    bad <- setdiff(rd_links(f), reachable)
+    if (length(bad)) paste0(basename(f), " -> ", bad)
+  })))
+  expect_equal(offenders, character())
+  # nor does a public page document an internal function beside its exports (an `@rdname`
+  # that would put it in the usage a user reads)
+  methods <- grep("^S3method\\(", readLines(source_file("NAMESPACE")), value = TRUE)
+  methods <- sub("^S3method\\((?:[^,]+::)?([^,]+),\\s*([^,)]+).*$", "\\1.\\2", methods,
+                 perl = TRUE)
+  internal <- setdiff(intersect(unlist(lapply(pages[public], `[[`, "topics")),
+                                internal_functions()), methods)
+  expect_equal(internal, character())
+  # the check sees links: eval_set()'s page links to request_settings()'s
+  expect_true("request_settings" %in% rd_links(source_file("man", "eval_set.Rd")))
+})
+
+test_that("the link check fails on a public page that links to an internal topic", {
+  dir <- withr::local_tempdir()
+  writeLines(c("\\name{pub}", "\\alias{pub}", "\\title{Pub}",
+               "\\description{Use \\code{\\link[=helper]{helper()}}, \\link{other},",
+               "\\link[vitals]{Task} and \\link[vitals:Task]{a task}.}"),
+             file.path(dir, "pub.Rd"))
+  expect_equal(rd_links(file.path(dir, "pub.Rd")), c("helper", "other"))
+})

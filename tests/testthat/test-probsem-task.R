@@ -58,7 +58,7 @@ test_that("the bundled sample is a valid table with the two example suites", {
     "A) Monday\nB) Tuesday\nC) Wednesday\nThe answer is:"))
 })
 
-test_that("prepare_probsem() flattens the shipped files into the shipped table", {
+test_that("prepare_probsem() prepares the shipped files into the shipped table", {
   skip_if_not(python_available(), "Python with pandas is not available")
   src <- system.file("extdata", "probsem", "weather.txt", package = "predictivebench")
   tbl <- prepare_probsem(src)

@@ -5,9 +5,9 @@ test_that("ProcessBench registers its pins, F1 of the two accuracies, and the pr
   # worked by hand: error accuracy 1/2, correct accuracy 1 -> F1 = 2 * 0.5 / 1.5
   items <- data.frame(label = c(2, 0, -1, -1), score = c(1, 0, 1, 1))
   expect_equal(processbench_f1(items), 2 / 3)
-  expect_equal(solution_cluster(data.frame(id = c("a", "b"), problem = c("p", "p"))), "problem")
-  expect_equal(solution_cluster(data.frame(id = c("a", "b"), problem = c("p", "q"))), "id")
-  expect_equal(solution_cluster(data.frame(id = c("a", "b"))), "id")
+  expect_equal(registration("processbench")$cluster(data.frame(id = c("a", "b"), problem = c("p", "p"))), "problem")
+  expect_equal(registration("processbench")$cluster(data.frame(id = c("a", "b"), problem = c("p", "q"))), "id")
+  expect_equal(registration("processbench")$cluster(data.frame(id = c("a", "b"))), "id")
 })
 
 test_that("the help page's account of the samples holds: DeltaBench's as the sample, ProcessBench's own beside it", {

@@ -1,4 +1,4 @@
-test_that("prepare_processbench() flattens through Python", {
+test_that("prepare_processbench() prepares through Python", {
   skip_if_no_python()
   pb <- prepare_processbench(
     system.file("extdata", "processbench-sample.json", package = "predictivebench")

@@ -225,7 +225,7 @@ test_that("a task evaluated again, or solved and scored by hand, starts from its
   expect_true(all(log_samples(path)$result == "\\boxed{A}"))
 })
 
-test_that("a cell of an evaluation set's round runs in chunks as well", {
+test_that("a cell of an evaluation set's overlap runs in chunks as well", {
   d <- futurex_dataset(version = "sample")
   tsk <- futurex_task(d, dir = withr::local_tempdir())
   tsk$chunk_size <- 3

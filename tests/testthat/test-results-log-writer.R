@@ -159,7 +159,7 @@ test_that("a rerun removes a crashed run's part files of its task, and only thos
   log_writer_abandon(w)
 })
 
-test_that("a sample stores each long text once, and every reader resolves it", {
+test_that("a sample stores each long text twice at most, and every reader resolves it", {
   dir <- withr::local_tempdir()
   answer <- paste("My reasoning, at length:", strrep("the rain gauge says so; ", 8), "\\boxed{Yes}")
   tsk <- futurex_run(answer, dir)
@@ -172,13 +172,14 @@ test_that("a sample stores each long text once, and every reader resolves it", {
     lengths(regmatches(line, gregexpr(jsonlite::toJSON(text, auto_unbox = TRUE), line,
                                       fixed = TRUE)))
   }
-  # each once, in the attachments (issue 37): the prompt was also in `input`, the answer in
-  # the score's `answer` (and before in the messages, the sample's output and the model
-  # event's call); both are references now
-  expect_equal(count(prompt), 1)
-  expect_equal(count(answer), 1)
-  expect_match(first$input, "^attachment://")
-  expect_match(first$scores[[1]]$answer, "^attachment://")
+  # each twice (issue 37; before, the prompt three times and the answer four: in the
+  # messages, the sample's output and the model event's call): plain where the viewer shows
+  # it unresolved (`input`, the score's `answer`), and once in the attachments
+  expect_equal(count(prompt), 2)
+  expect_equal(count(answer), 2)
+  expect_identical(first$input, prompt)
+  expect_identical(first$scores[[1]]$answer, answer)
+  expect_length(first$attachments, 2)
   expect_null(first$output)
   kinds <- vapply(first$events, function(e) e$event, "")
   expect_false("sample_init" %in% kinds)

@@ -400,7 +400,7 @@ test_that("samples written straight from their chats are those vitals' translato
   expect_null(direct_samples(samples, state$scores$name, state$timestamps))
 })
 
-test_that("a log stores each long text of a sample once, and its readers get them back", {
+test_that("a log stores each long text of a sample where the viewer shows it and once more", {
   dir <- withr::local_tempdir()
   answer <- paste("Weighing the forecasts of the week before and the season's records, rain",
                   "looks more likely than not. \\boxed{Yes}")
@@ -414,18 +414,22 @@ test_that("a log stores each long text of a sample once, and its readers get the
   }
   for (i in seq_along(lines)) {
     sample <- jsonlite::parse_json(sub(",$", "", lines[[i]]))
-    # the prompt and the answer as JSON writes them, each once in the sample's line
+    # the prompt and the answer as JSON writes them, each twice in the sample's line: plain
+    # in `input` and the score's `answer` (the viewer's sample list and score panel show
+    # them unresolved), and once in the attachments the messages and the event refer to
     expect_equal(count(substr(jsonlite::toJSON(live$input[[i]], auto_unbox = TRUE), 2, 200),
-                       lines[[i]]), 1)
+                       lines[[i]]), 2)
     expect_equal(count(substr(jsonlite::toJSON(answer, auto_unbox = TRUE), 2, 60),
-                       lines[[i]]), 1)
-    expect_match(sample$input, "^attachment://")
-    expect_match(sample$scores[[1]]$answer, "^attachment://")
-    # every text of more than 100 characters is in the attachments, once
-    texts <- unlist(sample[setdiff(names(sample), "attachments")])
+                       lines[[i]]), 2)
+    expect_identical(sample$input, live$input[[i]])
+    expect_identical(sample$scores[[1]]$answer, answer)
+    # every other text of more than 100 characters is in the attachments, once
+    plain <- sample[setdiff(names(sample), c("attachments", "input", "scores"))]
+    texts <- unlist(plain)
     texts <- texts[is.character(texts) & nchar(texts) > 100]
     expect_length(texts, 0)
     expect_false(anyDuplicated(unlist(sample$attachments)) > 0)
+    expect_true(all(nchar(names(sample$attachments)) == 16))
   }
   read <- log_samples(tsk$log_path)
   expect_identical(read$input, live$input)

@@ -147,3 +147,11 @@ test_that("deltabench_summary() clusters solutions of one problem", {
   samples$problem <- paste0("p", 1:8)
   expect_equal(summarise(), summarise(cluster = NULL))
 })
+
+test_that("solutions cluster on their problem when several share one", {
+  expect_equal(solution_cluster(data.frame(id = c("a", "b"), problem = c("p", "p"))), "problem")
+  expect_equal(solution_cluster(data.frame(id = c("a", "b"), problem = c("p", "q"))), "id")
+  expect_equal(solution_cluster(data.frame(id = c("a", "b"))), "id")
+  # one shared function for both benchmarks whose items are solutions
+  expect_identical(registration("deltabench")$cluster, registration("processbench")$cluster)
+})

@@ -215,16 +215,6 @@ test_that("DSBench reduces each question's epochs; failures and cost still count
   expect_equal(default$n[[1]], 6L)
 })
 
-test_that("a benchmark whose summary takes no reducer says so, with a classed error", {
-  expect_error(reduced_summary("probsem", epoch_reducer("mean")),
-               class = "predictivebench_error_reducer")
-  for (name in c("processbench", "deltabench", "probsem", "arena", "arena_ratings")) {
-    expect_error(check_reducible(name), class = "predictivebench_error_reducer", info = name)
-  }
-  expect_no_error(check_reducible("futurex"))
-  expect_no_error(check_reducible("dsbench"))
-})
-
 test_that("a set with epochs reports the reducer's headline from its logs, sending nothing more", {
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   server <- epoch_server()

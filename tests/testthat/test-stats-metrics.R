@@ -82,3 +82,9 @@ test_that("a single score at a limit gets the promised Wilson interval", {
   g <- grouped_summary(c(1, 0, 1), by = c("a", "a", "b"), limits = c(0, 1))
   expect_equal(g$lower[g$group == "b"], 1 / (1 + z^2))
 })
+
+test_that("mean_ci()'s interval labels are one function's, read by every mean_ci() benchmark", {
+  expect_equal(mean_ci_interval("normal"), "95% normal (or Wilson) interval")
+  expect_equal(mean_ci_interval("bootstrap"), "95% bootstrap interval")
+  expect_equal(registration("probsem")$interval, registration("dsbench")$interval)
+})

@@ -17,7 +17,7 @@
 #' @param dir The output folder (created if needed).
 #' @param model The model name for file names; `NULL` takes it from the solver metadata.
 #' @returns The paths written, invisibly.
-#' @keywords internal
+#' @noRd
 probsem_write_results <- function(x, dir = ".", model = NULL) {
   check_string(dir)
   check_string(model, allow_null = TRUE)

@@ -81,7 +81,7 @@ prepare_task_table <- function(benchmark, source, out = NULL, ...) {
 
 # The bridge every Python flattener goes through: runs it, checks the result against the
 # benchmark's schema and writes it with nanoparquet.
-flatten_task_table <- function(benchmark, source, out = NULL, ...) {
+run_flattener <- function(benchmark, source, out = NULL, ...) {
   check_string(benchmark)
   check_strings(source)
   check_string(out, allow_null = TRUE)

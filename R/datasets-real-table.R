@@ -1,6 +1,6 @@
-# A real benchmark's task table: fetched, flattened once, and cached next to its raw files.
+# A real benchmark's task table: fetched, prepared once, and cached next to its raw files.
 # The cached table is keyed by the files' checksums and the flattener's source, so a new
-# flattener (or a new pin) prepares again while the raw files are reused.
+# flattener (or a new pinned file) prepares again while the raw files are reused.
 
 # The task table of `benchmark` at `version` (NULL: the default). The first call fetches and
 # prepares under the version's lock: a process that waited for it reads the table the first
@@ -43,7 +43,7 @@ prepare_accepted <- function(benchmark, rows, files) {
     prepare_version(benchmark, rows, files),
     error = function(e) {
       if (length(unverified) && !inherits(e, "predictivebench_error_dependency")) {
-        unpacked <- benchmark_entry(rows$benchmark[[1]])$unpacked
+        unpacked <- require_registration(rows$benchmark[[1]])$unpacked
         unlink(c(files[unverified], if (!is.null(unpacked)) unpacked(rows)), recursive = TRUE)
       }
     }
@@ -82,7 +82,7 @@ flattener_source <- function(benchmark) {
 
 # The benchmark's recipe for its pinned files (see new_benchmark()'s `prepare_pinned`).
 prepare_version <- function(benchmark, rows, files) {
-  entry <- benchmark_entry(benchmark)
+  entry <- require_registration(benchmark)
   if (!is.null(entry$prepare_pinned)) return(entry$prepare_pinned(rows, files))
   if (is.null(entry$prepare)) abort_pb("No recipe prepares {.val {benchmark}}.", "argument")
   entry$prepare(files[[1]])

@@ -13,11 +13,11 @@
 # fails the size (and the parse). A log that is not complete is set aside (set_aside_log()),
 # never deleted.
 
-manifest_path <- function(log_dir, id) {
-  file.path(manifest_dir(log_dir), portable_file_name(id, ext = ".json"))
+record_path <- function(log_dir, id) {
+  file.path(records_dir(log_dir), portable_file_name(id, ext = ".json"))
 }
 
-write_manifest <- function(log_dir, cell, outcome) {
+write_cell_record <- function(log_dir, cell, outcome) {
   path <- outcome$log_path
   samples <- log_sample_count(path)
   if (is.na(samples)) {
@@ -30,7 +30,7 @@ write_manifest <- function(log_dir, cell, outcome) {
     metric = outcome$metric, headline = outcome$headline,
     cost = outcome$cost, completed_at = log_timestamp()
   )
-  write_record(manifest_path(log_dir, cell$id), record)
+  write_record(record_path(log_dir, cell$id), record)
 }
 
 # A record of the set's folder (a finished cell's, the closing arena's), written atomically.
@@ -43,8 +43,8 @@ write_record <- function(path, record) {
 # The finished cell's outcome from its record, or NULL when the cell is not done. With
 # `set_aside`, a log its record names that is no longer complete is renamed out of the way
 # (and the record removed), so that neither the set nor leaderboard() takes it as a log.
-read_manifest <- function(log_dir, id, set_aside = FALSE) {
-  path <- manifest_path(log_dir, id)
+read_cell_record <- function(log_dir, id, set_aside = FALSE) {
+  path <- record_path(log_dir, id)
   if (!file.exists(path)) return(NULL)
   record <- tryCatch(jsonlite::fromJSON(path, simplifyVector = TRUE), error = function(e) NULL)
   if (!is.list(record) || !rlang::is_string(record$log)) return(NULL)

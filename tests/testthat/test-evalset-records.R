@@ -2,21 +2,21 @@ test_that("a cell is done only with its record and a complete log it names insid
   dir <- withr::local_tempdir()
   cell <- list(id = "cell-1", benchmark = list(label = "futurex", version = "sample"),
                label = "m/x", epochs = NULL)
-  expect_null(read_manifest(dir, "cell-1"))
+  expect_null(read_cell_record(dir, "cell-1"))
   log <- file.path(dir, "a.json")
   writeLines('{"version": 2, "status": "success", "eval": {}}', log)
-  write_manifest(dir, cell, new_outcome("done", log_path = log, metric = "overall",
+  write_cell_record(dir, cell, new_outcome("done", log_path = log, metric = "overall",
                                         headline = 0.25, cost = 0.5))
-  got <- read_manifest(dir, "cell-1")
+  got <- read_cell_record(dir, "cell-1")
   expect_equal(got$status, "done")
   expect_equal(got$headline, 0.25)
   expect_true(got$reused)
   # a log that did not finish, or a record naming a file outside the folder, is not done
   writeLines('{"version": 2, "status": "started", "eval": {}}', log)
-  expect_null(read_manifest(dir, "cell-1"))
-  record <- manifest_path(dir, "cell-1")
+  expect_null(read_cell_record(dir, "cell-1"))
+  record <- record_path(dir, "cell-1")
   writeLines('{"log": "../outside.json"}', record)
-  expect_null(read_manifest(dir, "cell-1"))
+  expect_null(read_cell_record(dir, "cell-1"))
 })
 
 test_that("a log cut off inside its samples is not done, and is set aside, kept", {
@@ -30,25 +30,25 @@ test_that("a log cut off inside its samples is not done, and is set aside, kept"
          results = list(total_samples = 50L), samples = samples),
     opts = log_json_options()
   ), log)
-  write_manifest(dir, cell, new_outcome("done", log_path = log, metric = "overall",
+  write_cell_record(dir, cell, new_outcome("done", log_path = log, metric = "overall",
                                         headline = 0.5, cost = 0))
-  record <- jsonlite::read_json(manifest_path(dir, "cell-1"))
+  record <- jsonlite::read_json(record_path(dir, "cell-1"))
   expect_equal(record$samples, 50L)
   expect_equal(record$log_bytes, file.size(log))
-  expect_equal(read_manifest(dir, "cell-1")$status, "done")
+  expect_equal(read_cell_record(dir, "cell-1")$status, "done")
   # cut in the middle of its samples: its header alone still reads as a finished run
   bytes <- readBin(log, "raw", file.size(log))
   writeBin(bytes[seq_len(length(bytes) %/% 2)], log)
   expect_equal(read_log_header(log)$status, "success")
-  expect_null(read_manifest(dir, "cell-1"))
+  expect_null(read_cell_record(dir, "cell-1"))
   expect_true(file.exists(log))  # only looked at
-  expect_message(expect_null(read_manifest(dir, "cell-1", set_aside = TRUE)),
+  expect_message(expect_null(read_cell_record(dir, "cell-1", set_aside = TRUE)),
                  class = "predictivebench_message_log_set_aside")
   expect_false(file.exists(log))
   kept <- list.files(dir, pattern = "^run[.]json[.]partial-")
   expect_length(kept, 1)
   expect_equal(file.size(file.path(dir, kept)), length(bytes) %/% 2)
-  expect_false(file.exists(manifest_path(dir, "cell-1")))
+  expect_false(file.exists(record_path(dir, "cell-1")))
   # nothing left that a reader of `*.json` logs would take
   expect_length(list.files(dir, pattern = "[.]json$", recursive = TRUE), 0)
 })

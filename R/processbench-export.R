@@ -19,7 +19,7 @@
 #'   does not change the count).
 #' @inheritParams processbench_summary
 #' @returns The two paths (named `results` and `summary`), invisibly.
-#' @keywords internal
+#' @noRd
 processbench_write_results <- function(x, dir, dataset, model = NULL, n_votes = NULL,
                                        by = "default") {
   by <- summary_by(by, "processbench")
