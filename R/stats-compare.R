@@ -32,7 +32,9 @@
 #' **A folder of logs** (as [leaderboard()] takes one, such as an [eval_set()]'s `log_dir`):
 #' `compare_models(<folder>)` compares every two models of each benchmark in it, on the
 #' latest completed run of each (an evaluation set's failed attempts are left out, as on
-#' the board), one row per pair with the models in `model_x` and `model_y`. Logs that can't
+#' the board), one row per pair with the models in `model_x` and `model_y`. A model with
+#' runs of several judges (a run and its [rescore()]) is named with its judge (`"<model>
+#' [judge <judge>]"`), each run compared as a model of its own. Logs that can't
 #' be read or placed are skipped with a warning, as by [leaderboard()]; arena logs, whose
 #' models are compared inside one run, are left out.
 #'
@@ -357,6 +359,7 @@ folder_runs <- function(paths) {
       }
       if (identical(require_registration(bench)$by, "model")) return(NULL)
       tibble::tibble(benchmark = bench, model = as.character(header$eval$model %||% NA),
+                     judge = log_judge(header),
                      created = as.character(header$eval$created %||% NA), source = path)
     }, predictivebench_error = function(e) {
       skipped[[path]] <<- conditionMessage(e)
@@ -365,9 +368,15 @@ folder_runs <- function(paths) {
   })
   warn_skipped_logs(skipped)
   runs <- do.call(rbind, c(list(tibble::tibble(benchmark = character(), model = character(),
-                                               created = character(), source = character())),
+                                               judge = character(), created = character(),
+                                               source = character())),
                            rows))
   runs <- runs[order(runs$created, decreasing = TRUE, method = "radix"), ]
-  runs <- runs[!duplicated(paste(runs$benchmark, runs$model, sep = "\r")), ]
+  runs <- runs[!duplicated(paste(runs$benchmark, runs$model, runs$judge, sep = "\r")), ]
+  # a model with runs of several judges (a run and its rescore()) is named with its judge
+  judged <- paste(runs$benchmark, runs$model, sep = "\r")
+  several <- judged %in% judged[duplicated(judged)]
+  runs$model[several] <- paste0(runs$model[several], " [judge ", runs$judge[several], "]")
+  runs$judge <- NULL
   runs[order(runs$benchmark, runs$model, method = "radix"), ]
 }
