@@ -202,7 +202,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
     abort_pb("{.arg replace} must be {.code TRUE} or {.code FALSE}.", "argument",
              field = "replace")
   }
-  entry <- list(name = name, summary = summary, task = task, dataset = dataset,
+  reg <- list(name = name, summary = summary, task = task, dataset = dataset,
                 headline = headline, by = by, interval = interval,
                 lower_is_better = lower_is_better, elo_scale = elo_scale, schema = schema,
                 sample = sample, sample_items = sample_items, sample_files = sample_files,
@@ -213,12 +213,12 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                 judge_scorer = judge_scorer, internal = internal)
   old <- the_benchmarks[[name]]
   # the same registration again (a package's hooks run twice) replaces nothing
-  if (!is.null(old) && !replace && !identical(old, entry)) {
+  if (!is.null(old) && !replace && !identical(old, reg)) {
     abort_pb(c("A benchmark {.val {name}} is registered already.",
                i = "Give {.code replace = TRUE} to replace it, or choose another name."),
              "registered", field = "name")
   }
-  the_benchmarks[[name]] <- entry
+  the_benchmarks[[name]] <- reg
   invisible(restorable(old))
 }
 
@@ -229,7 +229,7 @@ abort_missing_field <- function(field, what, call = rlang::caller_env()) {
 }
 
 # A previous registration as new_benchmark()'s arguments, which restore it in its place.
-restorable <- function(entry) if (!is.null(entry)) c(entry, replace = TRUE)
+restorable <- function(reg) if (!is.null(reg)) c(reg, replace = TRUE)
 
 check_benchmark_name <- function(name, call = rlang::caller_env()) {
   if (!rlang::is_string(name) || !grepl("^[A-Za-z0-9][A-Za-z0-9_.-]*$", name)) {
@@ -270,14 +270,14 @@ registered_benchmarks <- function() {
 }
 
 require_registration <- function(name, call = rlang::caller_env()) {
-  entry <- registration(name)
-  if (is.null(entry)) {
+  reg <- registration(name)
+  if (is.null(reg)) {
     abort_pb(c("No benchmark {.val {name}} is registered.",
                i = "Registered: {.val {registered_benchmarks()$name}}; see {.fn new_benchmark}."),
              "argument", call = call)
   }
-  entry$summary <- summary_function(entry$summary)
-  entry
+  reg$summary <- summary_function(reg$summary)
+  reg
 }
 
 # The registration of `name`, or NULL (an unregistered name, or NULL).

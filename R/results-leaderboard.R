@@ -179,9 +179,9 @@ ends_like_a_log <- function(path) {
 # The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
 # under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
 summary_headline <- function(benchmark, x, spec = NULL) {
-  entry <- require_registration(benchmark)
+  reg <- require_registration(benchmark)
   rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
-  rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
+  rows <- headline_rows(rows, reg$headline %||% summary_keys(rows))
   if (!is.null(spec)) rows$key <- paste(rows$key, spec$label)
   rows
 }
@@ -319,12 +319,12 @@ log_judge <- function(header) {
 # method's), whether lower is better, the scale, and for a benchmark whose groups are
 # models, the row's model (NA otherwise).
 board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
-  entry <- require_registration(benchmark, call = call)
+  reg <- require_registration(benchmark, call = call)
   n <- nrow(rows)
-  list(interval = rep(entry$interval[[1]], n),
-       better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
-       scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
-       model = if (identical(entry$by, "model")) as.character(rows$group) else
+  list(interval = rep(reg$interval[[1]], n),
+       better = ifelse(rows$metric %in% reg$lower_is_better, "lower", "higher"),
+       scale = ifelse(rows$metric %in% reg$elo_scale, "Elo", "0-1"),
+       model = if (identical(reg$by, "model")) as.character(rows$group) else
          rep(NA_character_, n))
 }
 

@@ -200,15 +200,15 @@ headline_statistic <- function(benchmark, statistic = NULL) {
   if (!is.null(statistic)) {
     return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
   }
-  entry <- registration(benchmark)
-  if (is.null(entry$statistic)) {
+  reg <- registration(benchmark)
+  if (is.null(reg$statistic)) {
     return(list(fn = function(items) mean(items$score), metric = "mean score", is_mean = TRUE))
   }
-  needed <- entry$statistic_columns
+  needed <- reg$statistic_columns
   list(fn = function(items) {
-    check_item_columns(items, needed, entry$name)
-    entry$statistic(items)
-  }, metric = entry$statistic_metric %||% entry$headline[[1]] %||% "statistic",
+    check_item_columns(items, needed, reg$name)
+    reg$statistic(items)
+  }, metric = reg$statistic_metric %||% reg$headline[[1]] %||% "statistic",
   is_mean = FALSE)
 }
 
