@@ -29,7 +29,9 @@ rlang::on_load(new_benchmark(
   sample_files = "extdata/arena",
   versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name,
   # its scorer is EloBench's judge: a set without one is refused before it pays
-  needs_judge = TRUE
+  needs_judge = TRUE,
+  # rescore(): the pairwise judge, against the reference answers arena_task() bundles
+  judge_scorer = function(judge) arena_scorer(scorer_chat = judge)
 ))
 
 # The arena's two other kinds of log, registered here with the arena itself: a judging task's

@@ -8,15 +8,15 @@
 
 # The registration of `name` ready for a worker (NULL when none is registered).
 portable_registration <- function(name) {
-  entry <- registration(name)
-  if (is.null(entry)) return(NULL)
+  reg <- registration(name)
+  if (is.null(reg)) return(NULL)
   # a summary given by name is looked up here, where the user's globals are
-  if (rlang::is_string(entry$summary)) {
-    entry$summary <- tryCatch(summary_function(entry$summary), error = function(e) entry$summary)
+  if (rlang::is_string(reg$summary)) {
+    reg$summary <- tryCatch(summary_function(reg$summary), error = function(e) reg$summary)
   }
-  fields <- names(entry)[vapply(entry, is.function, TRUE)]
-  entry[fields] <- portable_functions(entry[fields])
-  entry
+  fields <- names(reg)[vapply(reg, is.function, TRUE)]
+  reg[fields] <- portable_functions(reg[fields])
+  reg
 }
 
 # The functions with, in place of the global environment, one environment holding every
@@ -80,9 +80,9 @@ local_registrations <- function(entries, env = parent.frame()) {
   force(env)
   entries <- Filter(Negate(is.null), entries)
   entries <- entries[!duplicated(vapply(entries, `[[`, "", "name"))]
-  for (entry in entries) {
-    defer_restore(entry$name, the_benchmarks[[entry$name]], env)
-    the_benchmarks[[entry$name]] <- entry
+  for (reg in entries) {
+    defer_restore(reg$name, the_benchmarks[[reg$name]], env)
+    the_benchmarks[[reg$name]] <- reg
   }
   invisible(entries)
 }

@@ -98,6 +98,14 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   for the benchmark given by name (`x`, such as `"arena@rwq"`; `version` `NULL` for the
 #'   default) before any cell runs, to refuse with a classed error a version its task cannot
 #'   run (the arena's real versions have no reference answers).
+#' @param judge_scorer `NULL` (the default: the benchmark's score ends in no judge's verdict,
+#'   so [rescore()] takes a `scorer` only), or how the benchmark scores with a given judge:
+#'   `function(judge)` returning its scorer (a function of the samples, as [vitals::Task]
+#'   takes one) with `judge` (what the benchmark's scorer takes as its judge: an ellmer
+#'   chat, or a list of them where it takes a panel). [rescore()] calls it to score a log's
+#'   samples again: the samples a log holds (`id`, `input`, `target`, `result` and the
+#'   dataset columns the task logged), so the scorer must need nothing else, or recover it
+#'   from these (DSBench's question, from its prompt).
 #' @param needs_judge `TRUE` when the benchmark's `task` can't score without a judge (it
 #'   takes `judge`, and its scorer refuses to run without one, as DSBench's and the arena's
 #'   do): [eval_set()] then refuses it by name, when the set has no `judge`, before any
@@ -119,7 +127,8 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   with `internal = TRUE`): `name`,
 #'   `headline`, `by`, `interval` (the default method's), `lower_is_better`, `elo_scale`,
 #'   `schema` (its name, or `"<own>"` for a data frame), `has_data` (a sample or preparer)
-#'   and `by_name` (it has a `task`: [eval_set()] takes it by name).
+#'   `by_name` (it has a `task`: [eval_set()] takes it by name) and `judged` (it has a
+#'   `judge_scorer`: [rescore()] scores its runs again with another judge).
 #' @family adding a benchmark
 #' @export
 #' @examples
@@ -152,7 +161,8 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                           prepare_pinned = NULL, flattener = NULL, unpacked = NULL,
                           statistic = NULL, statistic_metric = NULL,
                           statistic_columns = character(), cluster = "id",
-                          check_by_name = NULL, needs_judge = FALSE, internal = FALSE,
+                          check_by_name = NULL, needs_judge = FALSE, judge_scorer = NULL,
+                          internal = FALSE,
                           replace = FALSE) {
   if (missing(name)) abort_missing_field("name", "a name")
   if (missing(summary)) abort_missing_field("summary", "a summary function")
@@ -172,7 +182,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
   check_sample(sample, sample_items, sample_files)
   check_versions(versions, name)
   for (arg in c("task", "dataset", "prepare", "prepare_pinned", "unpacked", "statistic",
-                "check_by_name")) {
+                "check_by_name", "judge_scorer")) {
     check_function_or_null(get(arg), arg)
   }
   check_string(flattener, allow_null = TRUE)
@@ -192,7 +202,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
     abort_pb("{.arg replace} must be {.code TRUE} or {.code FALSE}.", "argument",
              field = "replace")
   }
-  entry <- list(name = name, summary = summary, task = task, dataset = dataset,
+  reg <- list(name = name, summary = summary, task = task, dataset = dataset,
                 headline = headline, by = by, interval = interval,
                 lower_is_better = lower_is_better, elo_scale = elo_scale, schema = schema,
                 sample = sample, sample_items = sample_items, sample_files = sample_files,
@@ -200,15 +210,15 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                 flattener = flattener, unpacked = unpacked, statistic = statistic,
                 statistic_metric = statistic_metric, statistic_columns = statistic_columns,
                 cluster = cluster, check_by_name = check_by_name, needs_judge = needs_judge,
-                internal = internal)
+                judge_scorer = judge_scorer, internal = internal)
   old <- the_benchmarks[[name]]
   # the same registration again (a package's hooks run twice) replaces nothing
-  if (!is.null(old) && !replace && !identical(old, entry)) {
+  if (!is.null(old) && !replace && !identical(old, reg)) {
     abort_pb(c("A benchmark {.val {name}} is registered already.",
                i = "Give {.code replace = TRUE} to replace it, or choose another name."),
              "registered", field = "name")
   }
-  the_benchmarks[[name]] <- entry
+  the_benchmarks[[name]] <- reg
   invisible(restorable(old))
 }
 
@@ -219,7 +229,7 @@ abort_missing_field <- function(field, what, call = rlang::caller_env()) {
 }
 
 # A previous registration as new_benchmark()'s arguments, which restore it in its place.
-restorable <- function(entry) if (!is.null(entry)) c(entry, replace = TRUE)
+restorable <- function(reg) if (!is.null(reg)) c(reg, replace = TRUE)
 
 check_benchmark_name <- function(name, call = rlang::caller_env()) {
   if (!rlang::is_string(name) || !grepl("^[A-Za-z0-9][A-Za-z0-9_.-]*$", name)) {
@@ -254,19 +264,20 @@ registered_benchmarks <- function() {
     schema = vapply(entries, function(e) schema_label(e$schema), "", USE.NAMES = FALSE),
     has_data = vapply(entries, function(e) !is.null(e$prepare) || !is.null(e$sample), TRUE,
                       USE.NAMES = FALSE),
-    by_name = vapply(entries, function(e) is.function(e$task), TRUE, USE.NAMES = FALSE)
+    by_name = vapply(entries, function(e) is.function(e$task), TRUE, USE.NAMES = FALSE),
+    judged = vapply(entries, function(e) is.function(e$judge_scorer), TRUE, USE.NAMES = FALSE)
   )
 }
 
 require_registration <- function(name, call = rlang::caller_env()) {
-  entry <- registration(name)
-  if (is.null(entry)) {
+  reg <- registration(name)
+  if (is.null(reg)) {
     abort_pb(c("No benchmark {.val {name}} is registered.",
                i = "Registered: {.val {registered_benchmarks()$name}}; see {.fn new_benchmark}."),
              "argument", call = call)
   }
-  entry$summary <- summary_function(entry$summary)
-  entry
+  reg$summary <- summary_function(reg$summary)
+  reg
 }
 
 # The registration of `name`, or NULL (an unregistered name, or NULL).

@@ -82,10 +82,10 @@ flattener_source <- function(benchmark) {
 
 # The benchmark's recipe for its pinned files (see new_benchmark()'s `prepare_pinned`).
 prepare_version <- function(benchmark, rows, files) {
-  entry <- require_registration(benchmark)
-  if (!is.null(entry$prepare_pinned)) return(entry$prepare_pinned(rows, files))
-  if (is.null(entry$prepare)) abort_pb("No recipe prepares {.val {benchmark}}.", "argument")
-  entry$prepare(files[[1]])
+  reg <- require_registration(benchmark)
+  if (!is.null(reg$prepare_pinned)) return(reg$prepare_pinned(rows, files))
+  if (is.null(reg$prepare)) abort_pb("No recipe prepares {.val {benchmark}}.", "argument")
+  reg$prepare(files[[1]])
 }
 
 # A zip's entries all land inside `exdir`: absolute names and `..` are refused before

@@ -27,5 +27,23 @@ rlang::on_load(new_benchmark(
   # questions of one competition share its workbooks
   cluster = "competition_id",
   # its scorer is the original's LLM judge: a set without one is refused before it pays
-  needs_judge = TRUE
+  needs_judge = TRUE,
+  judge_scorer = function(judge) dsbench_rescorer(judge)
 ))
+
+# The original judge, for rescore(): a log holds each question's prompt, not its question
+# file, which the judge reads; the prompt ends with it (dsbench_files_prompt() and the
+# flattener's prompt both end "The questions are detailed as follows. \n <question>").
+dsbench_rescorer <- function(judge) {
+  scorer <- dsbench_scorer(scorer_chat = judge)
+  function(samples, ...) {
+    if (!"question" %in% names(samples)) samples$question <- dsbench_question_of(samples$input)
+    scorer(samples, ...)
+  }
+}
+
+dsbench_question_of <- function(input) {
+  marker <- "The questions are detailed as follows. \n "
+  at <- vapply(gregexpr(marker, input, fixed = TRUE), function(m) max(m), 1)
+  ifelse(at > 0, substring(input, at + nchar(marker)), input)
+}

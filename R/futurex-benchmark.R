@@ -27,5 +27,7 @@ rlang::on_load(new_benchmark(
   interval = futurex_interval,
   sample = "extdata/futurex-sample.parquet", sample_items = 11L, versions = futurex_versions(),
   prepare = prepare_futurex, flattener = "futurex",
-  statistic = futurex_weighted_score, statistic_columns = "level"
+  statistic = futurex_weighted_score, statistic_columns = "level",
+  # rescore(): the numeric judge (the level and std it reads are in every log)
+  judge_scorer = function(judge) futurex_scorer(scorer_chat = judge)
 ))

@@ -25,9 +25,9 @@ benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, metho
                               title = NULL) {
   rows <- check_summary_rows(rows)
   check_string(benchmark)
-  entry <- registration(benchmark)
-  by <- by %||% entry$by %||% "group"
-  registered <- entry$interval %||% "95% confidence interval"
+  reg <- registration(benchmark)
+  by <- by %||% reg$by %||% "group"
+  registered <- reg$interval %||% "95% confidence interval"
   interval <- interval %||%
     if (!is.null(method) && method %in% names(registered)) registered[[method]] else
       registered[[1]]

@@ -140,6 +140,7 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   header$eval$metadata$headline <- headline_metadata(private$pb_metrics)
   flags <- run_flags(private$pb_metrics)  # answers cut off, ties (the board's columns)
   header$eval$metadata[names(flags)] <- flags
+  header$eval <- add_log_eval(header$eval, task$log_eval)
   path <- log_writer_finish(writer, header)
   writer <- NULL
   task$log_path <- path

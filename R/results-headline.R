@@ -65,9 +65,9 @@ benchmark_metrics <- function(benchmark) {
   if (is.null(the_benchmarks[[benchmark]])) {
     return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
   }
-  entry <- require_registration(benchmark)
-  if (is.null(entry$headline)) return(NULL)
-  summary_metrics(entry$summary, entry$headline)
+  reg <- require_registration(benchmark)
+  if (is.null(reg$headline)) return(NULL)
+  summary_metrics(reg$summary, reg$headline)
 }
 
 # The summary of the task whose scores are being measured, computed once per state of its

@@ -32,7 +32,9 @@
 #' Jensen-Shannon distance to human judgements.
 #'
 #' Every row says which run it comes from (`run`, `created`), so two runs of one model are
-#' told apart; `runs = "latest"` keeps the latest run of each benchmark and model.
+#' told apart, and which judge scored it (`judge`): a run scored again with another judge
+#' ([rescore()]) sits beside its original, each with its judge; `runs = "latest"` keeps the
+#' latest run of each benchmark, model and judge.
 #'
 #' A folder of an evaluation set ([eval_set()]'s `log_dir`) holds, beside each cell's
 #' completed log, the logs of attempts that failed before it (a run whose every request
@@ -57,10 +59,12 @@
 #'   Benchmarks whose summary takes no reducer (see [reduce_epochs()]) are an error for a
 #'   task, and a log of theirs is skipped with the skipped-logs warning saying why.
 #' @returns A tibble of class `benchmark_leaderboard`, sorted by benchmark and model:
-#'   `benchmark`, `model`, `metric` (the summary row's headline key: its group, such as
-#'   `"overall"`, or `"<group> <metric>"` where a group has several metrics, such as
-#'   `"overall f1"`; for a benchmark whose groups are models, the summary's metric, such as
-#'   `"rating"`),
+#'   `benchmark`, `model`, `judge` (the model of the judge whose verdicts scored the run, as
+#'   its log names it: a rescore's `judge`, else the scorer's chat; `NA` for a run scored
+#'   without a judge, or a task without a log), `metric` (the summary row's headline key:
+#'   its group, such as `"overall"`, or `"<group> <metric>"` where a group has several
+#'   metrics, such as `"overall f1"`; for a benchmark whose groups are models, the
+#'   summary's metric, such as `"rating"`),
 #'   `estimate`, `lower`, `upper`, `n` (samples, or battles, behind the estimate),
 #'   `interval` (what `lower` and `upper` are), `better` (`"higher"` or `"lower"`), `scale`
 #'   (`"0-1"` or `"Elo"`), `truncated` (answers of the run cut off at the token limit or
@@ -175,9 +179,9 @@ ends_like_a_log <- function(path) {
 # The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
 # under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
 summary_headline <- function(benchmark, x, spec = NULL) {
-  entry <- require_registration(benchmark)
+  reg <- require_registration(benchmark)
   rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
-  rows <- headline_rows(rows, entry$headline %||% summary_keys(rows))
+  rows <- headline_rows(rows, reg$headline %||% summary_keys(rows))
   if (!is.null(spec)) rows$key <- paste(rows$key, spec$label)
   rows
 }
@@ -243,10 +247,10 @@ warn_skipped_logs <- function(skipped) {
   )
 }
 
-# Each benchmark and model's rows from its latest run (by `created`; runs without a log
-# come after every logged one).
+# Each benchmark, model and judge's rows from its latest run (by `created`; runs without a
+# log come after every logged one).
 latest_runs <- function(board) {
-  key <- paste(board$benchmark, board$model, sep = "\r")
+  key <- paste(board$benchmark, board$model, board$judge, sep = "\r")
   run <- paste(board$run, board$source, board$created, sep = "\r")
   newest <- order(board$created, decreasing = TRUE, na.last = TRUE, method = "radix")
   first <- !duplicated(key[newest])
@@ -255,7 +259,8 @@ latest_runs <- function(board) {
 }
 
 empty_board <- function() {
-  tibble::tibble(benchmark = character(), model = character(), metric = character(),
+  tibble::tibble(benchmark = character(), model = character(), judge = character(),
+                 metric = character(),
                  estimate = double(), lower = double(), upper = double(), n = integer(),
                  interval = character(), better = character(), scale = character(),
                  judge_consistency = double(), run = character(), created = character(),
@@ -283,7 +288,8 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
   models[by_model] <- labels$model[by_model]
   metrics <- as.character(rows$key)
   metrics[by_model] <- as.character(rows$metric)[by_model]
-  tibble::tibble(benchmark = benchmark, model = models, metric = metrics,
+  tibble::tibble(benchmark = benchmark, model = models,
+                 judge = rep(log_judge(header), nrow(rows)), metric = metrics,
                  estimate = as.double(rows$estimate), lower = as.double(rows$lower),
                  upper = as.double(rows$upper), n = as.integer(rows$n),
                  interval = labels$interval, better = labels$better, scale = labels$scale,
@@ -294,17 +300,31 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  created = header$eval$created %||% NA_character_, source = source)
 }
 
+# The judge whose verdicts scored a run, from its log's header: as a rescore names it
+# (`eval.metadata.judge`), else the model of the scorer's chat, which the scorer's name
+# gives in parentheses ("dsbench_score (gpt-4o)"); NA without a header or a judge.
+log_judge <- function(header) {
+  judge <- header$eval$metadata$judge
+  if (rlang::is_string(judge)) return(judge)
+  scores <- header$results$scores
+  name <- if (length(scores)) scores[[1]]$name
+  if (rlang::is_string(name) && grepl("\\(.+\\)$", name)) {
+    return(sub("^.*?\\((.+)\\)$", "\\1", name, perl = TRUE))
+  }
+  NA_character_
+}
+
 # What the board shows beside each summary row, from the benchmark's registration (an error
 # naming the registered ones when it has none): the interval's label (the default
 # method's), whether lower is better, the scale, and for a benchmark whose groups are
 # models, the row's model (NA otherwise).
 board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
-  entry <- require_registration(benchmark, call = call)
+  reg <- require_registration(benchmark, call = call)
   n <- nrow(rows)
-  list(interval = rep(entry$interval[[1]], n),
-       better = ifelse(rows$metric %in% entry$lower_is_better, "lower", "higher"),
-       scale = ifelse(rows$metric %in% entry$elo_scale, "Elo", "0-1"),
-       model = if (identical(entry$by, "model")) as.character(rows$group) else
+  list(interval = rep(reg$interval[[1]], n),
+       better = ifelse(rows$metric %in% reg$lower_is_better, "lower", "higher"),
+       scale = ifelse(rows$metric %in% reg$elo_scale, "Elo", "0-1"),
+       model = if (identical(reg$by, "model")) as.character(rows$group) else
          rep(NA_character_, n))
 }
 
@@ -337,7 +357,8 @@ log_files <- function(paths, attempts = TRUE) {
 }
 
 # The logs of `files` that are not attempts: a log in a set's folder (one with eval_set()'s
-# records, records_dir()) counts when a record names it; logs elsewhere all count.
+# records, records_dir()) counts when a record names it, or when it is a rescore
+# (rescore()) of a log a record names; logs elsewhere all count.
 completed_runs <- function(files) {
   folders <- dirname(files)
   keep <- rep(TRUE, length(files))
@@ -352,6 +373,12 @@ completed_runs <- function(files) {
     }))
     here <- folders == folder
     keep[here] <- basename(files[here]) %in% named
+    others <- which(here & !keep)
+    keep[others] <- vapply(files[others], function(path) {
+      from <- tryCatch(read_log_header(path)$eval$metadata$rescored_from,
+                       predictivebench_error = function(e) NULL)
+      rlang::is_string(from) && from %in% named
+    }, TRUE)
   }
   if (!all(keep)) {
     cli::cli_inform(

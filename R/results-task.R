@@ -95,6 +95,10 @@ ResultsTask <- R6::R6Class(
     #'   An evaluation set gives each cell its model's label, which tells two chats of one
     #'   model apart (`openai/gpt-4.1 [temperature=0.7]`).
     model_label = NULL,
+    #' @field log_eval `NULL`, or fields added to the log's `eval` header: `metadata` (a list
+    #'   of flat fields added to `eval.metadata`) and any other of Inspect's `EvalSpec`
+    #'   fields, such as `model_roles` (what [rescore()] says of a run it scored again).
+    log_eval = NULL,
     #' @field chunk_size Samples (with their epochs) `$eval()` solves, scores and logs at a
     #'   time; `NULL` (the default) is 20 per request slot (`max_active`), at least 1,000.
     chunk_size = NULL,
@@ -208,6 +212,7 @@ ResultsTask <- R6::R6Class(
       log$eval$metadata$headline <- headline_metadata(private$pb_metrics)
       flags <- run_flags(private$pb_metrics)  # answers cut off, ties (the board's columns)
       log$eval$metadata[names(flags)] <- flags
+      log$eval <- add_log_eval(log$eval, self$log_eval)
       path <- write_log(log, dir)
       self$dir <- dir
       self$log_path <- path
@@ -229,6 +234,17 @@ ResultsTask <- R6::R6Class(
     }
   )
 )
+
+# A task's own additions to its log's `eval` header (its `log_eval` field): metadata fields
+# added to the header's, other fields set.
+add_log_eval <- function(eval, extra) {
+  if (!length(extra)) return(eval)
+  meta <- extra$metadata
+  eval$metadata[names(meta)] <- meta
+  rest <- extra[setdiff(names(extra), "metadata")]
+  eval[names(rest)] <- rest
+  eval
+}
 
 # `$log()` after an `$eval()` of several chunks: the samples' chats are in the log it wrote
 # (each finished sample left memory), so that log is the run's log, copied to another folder.

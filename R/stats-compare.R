@@ -32,7 +32,9 @@
 #' **A folder of logs** (as [leaderboard()] takes one, such as an [eval_set()]'s `log_dir`):
 #' `compare_models(<folder>)` compares every two models of each benchmark in it, on the
 #' latest completed run of each (an evaluation set's failed attempts are left out, as on
-#' the board), one row per pair with the models in `model_x` and `model_y`. Logs that can't
+#' the board), one row per pair with the models in `model_x` and `model_y`. A model with
+#' runs of several judges (a run and its [rescore()]) is named with its judge (`"<model>
+#' [judge <judge>]"`), each run compared as a model of its own. Logs that can't
 #' be read or placed are skipped with a warning, as by [leaderboard()]; arena logs, whose
 #' models are compared inside one run, are left out.
 #'
@@ -198,15 +200,15 @@ headline_statistic <- function(benchmark, statistic = NULL) {
   if (!is.null(statistic)) {
     return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
   }
-  entry <- registration(benchmark)
-  if (is.null(entry$statistic)) {
+  reg <- registration(benchmark)
+  if (is.null(reg$statistic)) {
     return(list(fn = function(items) mean(items$score), metric = "mean score", is_mean = TRUE))
   }
-  needed <- entry$statistic_columns
+  needed <- reg$statistic_columns
   list(fn = function(items) {
-    check_item_columns(items, needed, entry$name)
-    entry$statistic(items)
-  }, metric = entry$statistic_metric %||% entry$headline[[1]] %||% "statistic",
+    check_item_columns(items, needed, reg$name)
+    reg$statistic(items)
+  }, metric = reg$statistic_metric %||% reg$headline[[1]] %||% "statistic",
   is_mean = FALSE)
 }
 
@@ -357,6 +359,7 @@ folder_runs <- function(paths) {
       }
       if (identical(require_registration(bench)$by, "model")) return(NULL)
       tibble::tibble(benchmark = bench, model = as.character(header$eval$model %||% NA),
+                     judge = log_judge(header),
                      created = as.character(header$eval$created %||% NA), source = path)
     }, predictivebench_error = function(e) {
       skipped[[path]] <<- conditionMessage(e)
@@ -365,9 +368,15 @@ folder_runs <- function(paths) {
   })
   warn_skipped_logs(skipped)
   runs <- do.call(rbind, c(list(tibble::tibble(benchmark = character(), model = character(),
-                                               created = character(), source = character())),
+                                               judge = character(), created = character(),
+                                               source = character())),
                            rows))
   runs <- runs[order(runs$created, decreasing = TRUE, method = "radix"), ]
-  runs <- runs[!duplicated(paste(runs$benchmark, runs$model, sep = "\r")), ]
+  runs <- runs[!duplicated(paste(runs$benchmark, runs$model, runs$judge, sep = "\r")), ]
+  # a model with runs of several judges (a run and its rescore()) is named with its judge
+  judged <- paste(runs$benchmark, runs$model, sep = "\r")
+  several <- judged %in% judged[duplicated(judged)]
+  runs$model[several] <- paste0(runs$model[several], " [judge ", runs$judge[several], "]")
+  runs$judge <- NULL
   runs[order(runs$benchmark, runs$model, method = "radix"), ]
 }

@@ -17,8 +17,8 @@ test_that("leaderboard() gives each benchmark's summary per model, from tasks an
   arith$eval(solver_chat = baseline_constant("4"), view = FALSE)
   board <- suppressMessages(leaderboard(a, b, arith))
   expect_s3_class(board, "benchmark_leaderboard")
-  expect_named(board, c("benchmark", "model", "metric", "estimate", "lower", "upper", "n",
-                        "interval", "better", "scale", "truncated", "all_tied",
+  expect_named(board, c("benchmark", "model", "judge", "metric", "estimate", "lower", "upper",
+                        "n", "interval", "better", "scale", "truncated", "all_tied",
                         "judge_consistency", "run", "created", "source"))
   expect_equal(unique(board$better), "higher")
   expect_equal(unique(board$scale), "0-1")
