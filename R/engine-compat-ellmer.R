@@ -68,6 +68,74 @@ ellmer_turn <- function(chat, json) {
   ellmer_internal("value_turn")(provider, chat$get_model_object(), json, has_type = FALSE)
 }
 
+# Why: ellmer's `value_turn()` reads every answer with S7's checked constructors and looks the
+# model's price up in its price table for each one (`get_token_cost()`: a data.frame() and a
+# vctrs::vec_match() per answer), ~0.8 ms of CPU a request, more than curl's own. So the
+# fast path reads the commonest answer itself: a chat completion (the exact
+# ProviderOpenAICompatible class) whose first choice is a message of one non-empty text, no
+# reasoning, no tool calls, finished with "stop" and with numeric (or absent) usage. It builds
+# the turn ellmer's value_turn() would build (identical(): test-engine-compat-ellmer.R) from
+# ellmer's prototype turn (R/engine-turns.R), with the cost computed by ellmer's formula from
+# the chat's price row, looked up once per reader (one reader per chat and run). Any other
+# answer, or an ellmer without the internals, goes through ellmer_turn(). Replaced by: a
+# public value_turn() that does not look the price up each time.
+ellmer_turn_reader <- function(chat) {
+  provider <- chat$get_provider()
+  dollars <- ellmer_internal("dollars")
+  fast <- identical(class(provider)[[1]], "ellmer::ProviderOpenAICompatible") &&
+    is.function(dollars) && is.function(ellmer_internal("prices_get"))
+  price <- NULL
+  function(json) {
+    choice <- if (fast) plain_text_choice(json)
+    if (is.null(choice)) return(ellmer_turn(chat, json))
+    usage <- json$usage
+    cached <- usage$prompt_tokens_details$cached_tokens %||% 0
+    # ellmer's value_tokens() and tokens(), then get_token_cost()'s sum, in the same order
+    tokens <- list(input = (usage$prompt_tokens %||% 0) - cached,
+                   output = usage$completion_tokens %||% 0, cached_input = cached)
+    price <<- price %||% ellmer_price(provider@name, chat$get_model_object()@name)
+    cost <- dollars(tokens$input * price$input / 1e+06 + tokens$output * price$output / 1e+06 +
+                      tokens$cached_input * price$cached_input / 1e+06)
+    S7::set_props(turn_prototype("assistant"),
+                  contents = list(text_content(choice$message$content)), json = json,
+                  tokens = unlist(tokens), cost = cost, finish_reason = "success",
+                  .check = FALSE)
+  }
+}
+
+# The first choice of a chat completion `json` when ellmer_turn_reader() may read it itself
+# (see there), else NULL.
+plain_text_choice <- function(json) {
+  choice <- if (is.list(json$choices) && length(json$choices)) json$choices[[1]]
+  message <- if (is.list(choice) && !"delta" %in% names(choice)) choice$message
+  if (!is.list(message) || !identical(choice$finish_reason, "stop")) return(NULL)
+  content <- message$content
+  plain <- is.character(content) && length(content) == 1 && !is.na(content) &&
+    nzchar(content) && is.null(message$reasoning) && is.null(message$reasoning_content) &&
+    !"tool_calls" %in% names(message)
+  usage <- json$usage
+  details <- if (is.list(usage)) usage$prompt_tokens_details
+  counts <- list(if (is.list(usage)) usage$prompt_tokens,
+                 if (is.list(usage)) usage$completion_tokens,
+                 if (is.list(details)) details$cached_tokens)
+  usage_ok <- (is.null(usage) || is.list(usage)) && (is.null(details) || is.list(details)) &&
+    all(vapply(counts, is_token_count, TRUE))
+  if (plain && usage_ok) choice
+}
+
+# A token count ellmer's tokens() takes (one number, not NA) or none.
+is_token_count <- function(x) is.null(x) || (is.numeric(x) && length(x) == 1 && !is.na(x))
+
+# The row of ellmer's price table get_token_cost() uses for a provider's model (the default
+# variant): its prices per million input, output and cached input tokens, NA when unknown.
+ellmer_price <- function(provider_name, model_name) {
+  prices <- ellmer_internal("prices_get")()
+  row <- which(prices$provider == provider_name & prices$model == model_name &
+                 prices$variant == "")[1]
+  list(input = prices$input[row], output = prices$output[row],
+       cached_input = prices$cached_input[row])
+}
+
 # Why: ellmer's requests follow redirects (httr2's default), to any host, and so send the API
 # key header, and on a 307/308 the prompt, to wherever a redirect points; ellmer has no
 # option or hook to set a request's curl options. So the chat that `$chat_async()` sends

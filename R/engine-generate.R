@@ -83,7 +83,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
       state$paid[[i]] <- error_usage(value)
     } else {
       value$run <- settings$run
-      state$records[[i]] <- value
+      set_element(state, "records", i, value)  # R/engine-cache.R: in place
       if (!local[[i]] && !stored) cache_set(dir, keys[[i]], value, settings$dry_run)
     }
   }
@@ -346,7 +346,7 @@ entry_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cost
     # these fields were kept have neither, and read as a finished answer without reasoning
     finish_reason = turn@finish_reason %||% NA_character_,
     reasoning = turn_reasoning(turn),
-    turn = ellmer::contents_record(recorded_turn(turn, seconds, tokens, cost)),
+    turn = turn_record(recorded_turn(turn, seconds, tokens, cost)),  # R/engine-turns.R
     text = turn@text,
     json = if (keep_json) turn@json else NULL,
     input_tokens = tokens[[1]],

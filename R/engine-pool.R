@@ -99,21 +99,38 @@ new_request_pool <- function(transport, deliver, max_active = 10, rpm = 500, max
     }
   }
 
+  # The requests that may start now leave the queue together, in queue order, so that a
+  # chunk's thousands of queued requests are scanned once per turn rather than once per start
+  # (~0.1 ms a request at 8,000 queued). With groups, one at a time: each start changes a
+  # group's room. A request that did not start (the pool halted meanwhile: a start may
+  # finish another at once) goes back to the front of the queue.
   start_ready <- function(now) {
-    while (is.null(halt) && active < max_active && tokens >= 1 && length(queue) &&
-           any(ready_at <= now & groups$room(queue))) {
-      j <- which(ready_at <= now & groups$room(queue))[[1]]
-      i <- queue[[j]]
-      groups$take(i)
-      queue <<- queue[-j]
-      ready_at <<- ready_at[-j]
-      tries[[i]] <<- tries[[i]] + 1L
-      active <<- active + 1L
-      sent <<- sent + 1L
-      tokens <<- tokens - 1
-      started[[i]] <<- now
-      live <<- c(live, i)
-      transport$start(i, finish)
+    while (is.null(halt) && active < max_active && tokens >= 1 && length(queue)) {
+      ready <- which(ready_at <= now & groups$room(queue))
+      if (!length(ready)) break
+      n <- if (groups$limited()) 1L else min(length(ready), max_active - active, floor(tokens))
+      take <- ready[seq_len(n)]
+      batch <- queue[take]
+      batch_ready_at <- ready_at[take]
+      queue <<- queue[-take]
+      ready_at <<- ready_at[-take]
+      for (k in seq_along(batch)) {
+        if (!is.null(halt) || active >= max_active || tokens < 1) {
+          rest <- k:length(batch)
+          queue <<- c(batch[rest], queue)
+          ready_at <<- c(batch_ready_at[rest], ready_at)
+          return(invisible())
+        }
+        i <- batch[[k]]
+        groups$take(i)
+        tries[[i]] <<- tries[[i]] + 1L
+        active <<- active + 1L
+        sent <<- sent + 1L
+        tokens <<- tokens - 1
+        started[[i]] <<- now
+        live <<- c(live, i)
+        transport$start(i, finish)
+      }
     }
   }
 
@@ -230,6 +247,7 @@ pool_groups <- function(limit = NULL) {
       limit[names(more)] <<- more
       invisible()
     },
+    limited = function() !is.null(limit),
     room = function(q) {
       if (is.null(limit)) return(rep(TRUE, length(q)))
       in_flight[of[q]] < limit[of[q]]

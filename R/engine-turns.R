@@ -87,6 +87,32 @@ replay_turn <- function(record, zero_usage = FALSE) {
                 finish_reason = props$finish_reason, .check = FALSE)
 }
 
+# ellmer::contents_record() of an assistant turn, the list ellmer makes (its props in the
+# order of the class's properties, each text a record of its own), built directly for a turn
+# of texts with the six stored properties and no json (every turn entry_from_turn() keeps
+# for a text answer): ~0.01 ms against ~0.2 ms for ellmer's walk over the S7 properties. Any
+# other turn is recorded by ellmer.
+turn_record <- function(turn) {
+  attrs <- attributes(turn)
+  plain <- identical(class(turn), class(turn_prototype("assistant"))) &&
+    identical(names(attrs), names(attributes(turn_prototype("assistant")))) &&
+    !length(attrs$json) && is.list(attrs$contents) &&
+    all(vapply(attrs$contents, is_plain_text_content, TRUE))
+  if (!plain) return(ellmer::contents_record(turn))
+  contents <- lapply(attrs$contents, function(content) {
+    list(version = 1, class = "ellmer::ContentText", props = list(text = content@text))
+  })
+  list(version = 1, class = "ellmer::AssistantTurn",
+       props = list(contents = contents, json = attrs$json, tokens = attrs$tokens,
+                    cost = attrs$cost, duration = attrs$duration,
+                    finish_reason = attrs$finish_reason))
+}
+
+is_plain_text_content <- function(content) {
+  identical(class(content), class(turn_prototype("text"))) &&
+    identical(names(attributes(content)), names(attributes(turn_prototype("text"))))
+}
+
 # What ellmer's AssistantTurn() accepts as `tokens`, `cost` and `duration` (its properties'
 # validators): three numbers, and one double each that is not infinite (NA is accepted).
 is_turn_usage <- function(tokens, cost, duration) {

@@ -59,3 +59,46 @@ test_that("ellmer_base_request() is the provider's authenticated request at its 
   expect_match(req$url, "^http://127.0.0.1:9/v1")
   expect_match(httr2::req_get_headers(req, "reveal")$Authorization, "Bearer k")
 })
+
+# The fast path's reader (ellmer_turn_reader()) must give the turn ellmer's value_turn() gives,
+# object for object: a priced model (ellmer's table lists OpenAI's "chat-latest"), a model
+# with an unknown cached price, an unpriced one; usage absent, cached, or beyond integers.
+test_that("ellmer_turn_reader() reads answers into the turns ellmer_turn() makes", {
+  answer <- function(usage, content = "hi \u00e9", finish_reason = "stop", ...) {
+    list(id = "x", object = "chat.completion", created = 0L, model = "m",
+         choices = list(list(index = 0L, finish_reason = finish_reason,
+                             message = list(role = "assistant", content = content, ...))),
+         usage = usage)
+  }
+  usages <- list(
+    list(prompt_tokens = 3L, completion_tokens = 2L, total_tokens = 5L), NULL,
+    list(prompt_tokens = 1234L, completion_tokens = 77L,
+         prompt_tokens_details = list(cached_tokens = 1000L)),
+    list(prompt_tokens = 3.5e9, completion_tokens = 2L)
+  )
+  for (model in c("chat-latest", "chatgpt-4o-latest", "m")) {
+    chat <- compat_chat(name = "OpenAI")
+    chat$set_model(model)
+    read <- ellmer_turn_reader(chat)
+    for (usage in usages) {
+      expect_identical(read(answer(usage)), ellmer_turn(chat, answer(usage)))
+    }
+  }
+  priced <- compat_chat(name = "OpenAI")
+  priced$set_model("chat-latest")
+  expect_gt(ellmer_turn_reader(priced)(answer(usages[[3]]))@cost, 0)
+  # answers it leaves to ellmer: reasoning, tool calls, no text, another finish reason
+  read <- ellmer_turn_reader(compat_chat())
+  others <- list(
+    answer(usages[[1]], reasoning_content = "because"),
+    answer(usages[[1]], content = NULL, tool_calls = list(list(
+      id = "c1", type = "function", `function` = list(name = "f", arguments = "{}")))),
+    answer(usages[[1]], content = "")
+  )
+  for (json in others) {
+    expect_identical(read(json), ellmer_turn(compat_chat(), json))
+  }
+  expect_error(read(answer(list(prompt_tokens = "3"))))  # ellmer's check of the usage
+  expect_warning(cut <- read(answer(usages[[1]], finish_reason = "length")))
+  expect_identical(cut@finish_reason, "max_tokens")
+})

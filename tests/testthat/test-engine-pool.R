@@ -377,3 +377,35 @@ test_that("a step raises a refused key once nothing is in flight, as request_poo
   expect_false(pool$busy())
   expect_error(pool$run(), class = "predictivebench_pool_halted")
 })
+
+test_that("a refusal while starting stops the other starts of the turn; they stay unsent", {
+  # the pool takes every request that may start from the queue at once: request 1 is refused
+  # inside its start (as a sender failing before it sends does), so 2 and 3, taken in the same
+  # turn, must not start and count as unsent
+  refused <- structure(class = c("error", "condition"),
+                       list(message = "HTTP 401 Unauthorized", status = 401L))
+  started <- integer()
+  transport <- list(
+    start = function(i, finish) {
+      started <<- c(started, i)
+      if (i == 1L) finish(i, refused)
+    },
+    drive = function(timeout) NULL,
+    close = function() NULL
+  )
+  halt <- tryCatch(request_pool(1:6, transport, function(i, value) NULL, max_active = 3,
+                                rpm = Inf, max_tries = 1, backoff = 0),
+                   predictivebench_pool_halted = identity)
+  expect_s3_class(halt, "predictivebench_pool_halted")
+  expect_equal(started, 1L)
+  expect_equal(c(halt$sent, halt$unsent), c(1L, 5L))
+})
+
+test_that("requests start in queue order, as many at once as slots and tokens allow", {
+  script <- silent_transport()
+  pool <- new_request_pool(script$transport, function(i, value) NULL, max_active = 4,
+                           rpm = Inf, max_tries = 1, backoff = 0)
+  pool$add(c(5L, 2L, 9L, 1L, 7L, 3L))
+  pool$step(0)
+  expect_equal(script$started, c(5L, 2L, 9L, 1L))
+})

@@ -192,3 +192,8 @@ test_that("a transport grows: requests of chats added later go out on its pool, 
   expect_equal(server$count(), 4)
   expect_false(transport$uses_later())
 })
+
+test_that("curl_header_lines() are the lines curl::handle_setheaders() sets", {
+  headers <- c(Authorization = "Bearer k", `Content-Type` = "application/json", X = " ")
+  expect_identical(curl_header_lines(headers), curl:::format_request_headers(as.list(headers)))
+})

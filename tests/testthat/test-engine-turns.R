@@ -76,3 +76,24 @@ test_that("turns built from prototypes are identical to ellmer's constructors' t
   expect_error(user_turn_of(NA_character_))
   expect_error(entry_from_turn(turns[[1]], 0, keep_json = FALSE, tokens = c(1, 2), cost = 0))
 })
+
+test_that("turn_record() is ellmer's contents_record() for every turn, built directly for texts", {
+  turns <- list(
+    ellmer::AssistantTurn(list(ellmer::ContentText("a"), ellmer::ContentText("b \u00e9")),
+                          tokens = c(input = 10, output = 5, cached_input = 1),
+                          cost = structure(0.5, class = c("ellmer_dollars", "numeric")),
+                          duration = 1.2, finish_reason = "success"),
+    ellmer::AssistantTurn(list(), tokens = c(0, 0, 0), cost = 0),
+    assistant_turn(list(text_content("x")), tokens = c(1, 2, 0), cost = NA_real_,
+                   duration = NA_real_, finish_reason = NA_character_),
+    # not built directly: json kept, reasoning, a tool request
+    ellmer::AssistantTurn(list(ellmer::ContentText("a")), json = list(id = "x"),
+                          tokens = c(1, 2, 0)),
+    ellmer::AssistantTurn(list(ellmer::ContentThinking("hm"), ellmer::ContentText("a")),
+                          tokens = c(1, 2, 0)),
+    ellmer::AssistantTurn(list(ellmer::ContentToolRequest("id1", "f", list(x = 1))),
+                          tokens = c(1, 2, 0)),
+    ellmer::UserTurn(list(ellmer::ContentText("q")))
+  )
+  for (turn in turns) expect_identical(turn_record(turn), ellmer::contents_record(turn))
+})
