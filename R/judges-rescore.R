@@ -102,7 +102,7 @@ rescore <- function(x, judge = NULL, scorer = NULL, dir = NULL, ..., max_cost = 
   }
   if (!is.null(max_cost)) check_rescore_cost(plans, judge, dots, max_cost)
   rows <- lapply(plans, function(plan) {
-    log <- rescore_run(plan, judge, dots)
+    log <- rescore_one(plan, judge, dots)
     tibble::tibble(benchmark = plan$benchmark, model = plan$model,
                    judge = with$judge %||% NA_character_, rescored_with = with$scorer,
                    source = plan$path, log = log)
@@ -334,7 +334,7 @@ rescore_run_cost <- function(plan, judge, settings) {
   if (counts$n > 0) counts$cost else 0
 }
 
-rescore_run <- function(plan, judge, dots) {
+rescore_one <- function(plan, judge, dots) {
   cli::cli_inform(c(i = "Scoring {.file {basename(plan$path)}} again."),
                   class = "predictivebench_message_rescore")
   if (!is.null(plan$run)) {
