@@ -15,7 +15,11 @@
 #'
 #' Which benchmarks: those whose score ends in an LLM's verdict, registered with a
 #' `judge_scorer` ([new_benchmark()]): DSBench's judge, FutureX's numeric judge and the
-#' arena task's pairwise judge (against its reference answers) in the package. A benchmark
+#' arena task's pairwise judge (against its reference answers) in the package; and runs
+#' judged as a whole, registered with a `rescore_run`: an [arena_run()]'s log (every part of
+#' it), whose battles are judged again by the new judge as the run judged them (its prompt
+#' version and position swap) and rated again with the run's own rating options, so the new
+#' log's ratings are those the run would have given with that judge. A benchmark
 #' without a judge is scored again with `scorer =` only; `judge =` for it is an error of
 #' class `predictivebench_error_no_judge`.
 #'
@@ -36,7 +40,7 @@
 #'   file, a folder of logs, or an evaluation set's folder ([eval_set()]'s `log_dir`: each
 #'   cell's completed run). In a folder, logs that are rescores themselves are left out,
 #'   and so, given `judge`, are the logs of benchmarks without a judge (a message says how
-#'   many).
+#'   many). A run's log in parts is read whole from any of its files, and rescored once.
 #' @param judge The new judge: what the benchmark's scorer takes as its judge, an ellmer
 #'   chat or a `"provider/model"` string, or a list of them, a panel of judges (the new logs
 #'   name it `"panel(a, b, c)"`, each member a model role). Give `judge` or `scorer`.
