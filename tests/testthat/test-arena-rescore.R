@@ -97,6 +97,10 @@ test_that("a run judged by a longer-answer judge, rescored by a fair one, rates 
   board <- leaderboard(dir)
   expect_setequal(unique(board$judge), c("longer", "oracle"))
   expect_equal(sum(board$judge == "oracle"), 3)
+  # and its plot labels each competitor's two runs by their judges
+  labels <- as.character(ggplot2::autoplot(board)$data$model)
+  expect_setequal(labels, paste0(rep(c("bad", "good", "mixed"), each = 2), " (judge: ",
+                                 c("longer", "oracle"), ")"))
 
   # a rerun of the same rescore is answered by the cache
   sent <- length(server$requests())
