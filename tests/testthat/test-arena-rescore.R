@@ -164,3 +164,33 @@ test_that("an arena log without readable battles is refused, naming the file", {
   expect_equal(arena_logged_rating(NULL)$method, "elo")
   expect_equal(arena_logged_rating('{"method":"bt","bootstrap":5}')$bootstrap, 5)
 })
+
+test_that("a run is rescored by a panel of judges, each judge's verdicts kept", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  run <- rescore_arena(server, fake_chat(server, "longer"), dir)
+  sent <- length(server$requests())
+  panel <- list(fake_chat(server, "oracle"), fake_chat(server, "longer"),
+                fake_chat(server, "oracle-2"))
+  out <- suppressMessages(rescore(run$paths$log, judge = panel))
+  # the "longer" judge's verdicts are the run's own, in the cache: only the others are asked
+  expect_equal(sort(models_sent(server, sent)),
+               rep(c("oracle", "oracle-2"), each = nrow(run$records)))
+  header <- read_log_header(out$log)
+  expect_match(header$eval$metadata$judge, "^panel\\(")
+  expect_equal(names(header$eval$model_roles), c("grader_1", "grader_2", "grader_3"))
+  samples <- log_samples(out$log)
+  expect_equal(panel_judges(samples$solver_metadata[[1]]$judges)$judge,
+               c("oracle", "longer", "oracle-2"))
+  # the two fair judges make the majority: the panel's ratings are the fair judge's
+  fair <- suppressMessages(rescore(run$paths$log, judge = fake_chat(server, "oracle")))
+  expect_equal(headline_ratings(out$log), headline_ratings(fair$log))
+})
+
+test_that("the arena's ratings log registers how a whole run is rescored", {
+  expect_true(is.function(registration("arena_ratings")$rescore_run))
+  expect_error(new_benchmark("toy-rescore", function(x) x, rescore_run = "no",
+                             schema = "futurex"),
+               class = "predictivebench_error_argument")
+})
