@@ -129,6 +129,10 @@ test_that("a run's log in parts is rescored whole, once, and its folder leaves r
   expect_equal(nrow(log_run_samples(out$log)), nrow(run$records))
   expect_true(read_log_header(out$log)$eval$metadata$position_swap)
   expect_inspect_valid(new_parts)
+  # read from its parts in the run's order: the ratings of the fair judge's own run
+  direct <- rescore_arena(server, fake_chat(server, "oracle"), withr::local_tempdir(),
+                          position_swap = TRUE)
+  expect_equal(headline_ratings(out$log), headline_ratings(direct$paths$log))
   # a folder's rescores are left out when it is rescored again
   again <- suppressMessages(rescore(dir, judge = fake_chat(server, "oracle")))
   expect_equal(again$source, run$paths$log)
