@@ -34,8 +34,17 @@ arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
   }
   records <- do.call(rbind, records)
   warn_failed_judgements(records)
-  ratings <- arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
-                           invalid = rating$invalid, seed = rating$seed)
+  # no battle to rate (every verdict failed and failures are dropped, as in a cost preview's
+  # placeholder verdicts): a log of the battles without ratings, as the judge left them
+  rated <- if (rating$invalid == "drop") !failed_judgement(records$winner) else
+    rep(TRUE, nrow(records))
+  ratings <- if (any(rated)) {
+    arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
+                  invalid = rating$invalid, seed = rating$seed)
+  } else {
+    tibble::tibble(model = character(), rating = double(), lower = double(),
+                   upper = double(), battles = integer())
+  }
   paths <- arena_log_finish(log, ratings, version, rating)
   paths[[1]]
 }

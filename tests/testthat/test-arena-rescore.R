@@ -198,3 +198,27 @@ test_that("the arena's ratings log registers how a whole run is rescored", {
                              schema = "futurex"),
                class = "predictivebench_error_argument")
 })
+
+test_that("a run whose failed verdicts are dropped is priced and rescored without ratings", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  run <- suppressWarnings(arena_run(rescore_contestants(server), fake_chat(server, "longer"),
+                                    dataset = rescore_questions[1:2, , drop = FALSE],
+                                    strategy = "all", dir = dir, times = 10, invalid = "drop",
+                                    settings = request_settings(rpm = Inf)))
+  judge <- ellmer::chat_openai(model = "gpt-4o", base_url = server$url,
+                               credentials = function() "sk-test")
+  skip_if(is.null(model_price(judge)), "ellmer has no price for gpt-4o")
+  sent <- length(server$requests())
+  # the preview's placeholder verdicts are all failures, dropped: priced all the same
+  expect_error(rescore(run$paths$log, judge = judge, max_cost = 1e-9),
+               class = "predictivebench_error_cost")
+  expect_equal(length(server$requests()), sent)
+  # a judge whose every verdict fails: its battles logged, no rating
+  bad <- baseline_chat("no verdict here", name = "mute-judge")
+  out <- suppressWarnings(suppressMessages(rescore(run$paths$log, judge = bad)))
+  expect_equal(nrow(log_run_samples(out$log)), nrow(run$records))
+  expect_length(read_log_header(out$log)$eval$metadata$headline, 0)
+  expect_inspect_valid(out$log)
+})
