@@ -44,7 +44,9 @@ rlang::on_load(new_benchmark(
 
 rlang::on_load(new_benchmark(
   "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
-  interval = arena_rating_interval, elo_scale = "rating", internal = TRUE
+  interval = arena_rating_interval, elo_scale = "rating", internal = TRUE,
+  # rescore(): the run's battles judged again, rated as the run rated them (arena-rescore.R)
+  rescore_run = arena_rescore_run
 ))
 
 # The arena by name judges each model against the reference answers arena_task() bundles,

@@ -66,6 +66,7 @@ arena_log_open <- function(run) {
   # battles judged in both orders, and those whose verdict survived the swap (judge_audit())
   log$swapped <- c(consistent = 0, both = 0)
   log$writer <- NULL  # the first part's writer: the run has a log once it is set
+  log$log_eval <- NULL  # a rescore's additions to the header (add_log_eval())
   log
 }
 
@@ -274,6 +275,8 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
       model_usage = stats::setNames(list(usage), log$judge_label)
     )
   )
+  # a rescore's: what it was rescored from and with what (R/arena-rescore.R)
+  header$eval <- add_log_eval(header$eval, log$log_eval)
   if (log$swapped[["both"]] > 0) {
     # the run's judge's position consistency (every part's header), shown by leaderboard()
     # beside the ratings

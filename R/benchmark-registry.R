@@ -106,6 +106,15 @@ the_benchmarks <- new.env(parent = emptyenv())
 #'   samples again: the samples a log holds (`id`, `input`, `target`, `result` and the
 #'   dataset columns the task logged), so the scorer must need nothing else, or recover it
 #'   from these (DSBench's question, from its prompt).
+#' @param rescore_run `NULL` (the default), or how [rescore()] judges a whole run's log again
+#'   when the run is not a task's samples (the arena's battles and ratings, whose every
+#'   rating a pairwise judge makes): `function(log_paths, judge, dir, settings, log_eval)`,
+#'   given the run's files (every part, the run's log first), the new judge (a chat or a
+#'   panel), the folder of the new log, the request settings of the judge's requests
+#'   (inside [estimate_cost()]'s dry run when [rescore()] prices them) and what the new log's
+#'   `eval` header adds (`metadata` naming what it was rescored from and with what, the
+#'   judge's model roles). It returns the new log's path, the run's log first when in parts.
+#'   Only the judge's requests may be sent.
 #' @param needs_judge `TRUE` when the benchmark's `task` can't score without a judge (it
 #'   takes `judge`, and its scorer refuses to run without one, as DSBench's and the arena's
 #'   do): [eval_set()] then refuses it by name, when the set has no `judge`, before any
@@ -162,7 +171,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                           statistic = NULL, statistic_metric = NULL,
                           statistic_columns = character(), cluster = "id",
                           check_by_name = NULL, needs_judge = FALSE, judge_scorer = NULL,
-                          internal = FALSE,
+                          rescore_run = NULL, internal = FALSE,
                           replace = FALSE) {
   if (missing(name)) abort_missing_field("name", "a name")
   if (missing(summary)) abort_missing_field("summary", "a summary function")
@@ -182,7 +191,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
   check_sample(sample, sample_items, sample_files)
   check_versions(versions, name)
   for (arg in c("task", "dataset", "prepare", "prepare_pinned", "unpacked", "statistic",
-                "check_by_name", "judge_scorer")) {
+                "check_by_name", "judge_scorer", "rescore_run")) {
     check_function_or_null(get(arg), arg)
   }
   check_string(flattener, allow_null = TRUE)
@@ -210,7 +219,7 @@ new_benchmark <- function(name, summary, task = NULL, dataset = NULL, headline =
                 flattener = flattener, unpacked = unpacked, statistic = statistic,
                 statistic_metric = statistic_metric, statistic_columns = statistic_columns,
                 cluster = cluster, check_by_name = check_by_name, needs_judge = needs_judge,
-                judge_scorer = judge_scorer, internal = internal)
+                judge_scorer = judge_scorer, rescore_run = rescore_run, internal = internal)
   old <- the_benchmarks[[name]]
   # the same registration again (a package's hooks run twice) replaces nothing
   if (!is.null(old) && !replace && !identical(old, reg)) {

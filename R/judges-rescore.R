@@ -15,7 +15,11 @@
 #'
 #' Which benchmarks: those whose score ends in an LLM's verdict, registered with a
 #' `judge_scorer` ([new_benchmark()]): DSBench's judge, FutureX's numeric judge and the
-#' arena task's pairwise judge (against its reference answers) in the package. A benchmark
+#' arena task's pairwise judge (against its reference answers) in the package; and runs
+#' judged as a whole, registered with a `rescore_run`: an [arena_run()]'s log (every part of
+#' it), whose battles are judged again by the new judge as the run judged them (its prompt
+#' version and position swap) and rated again with the run's own rating options, so the new
+#' log's ratings are those the run would have given with that judge. A benchmark
 #' without a judge is scored again with `scorer =` only; `judge =` for it is an error of
 #' class `predictivebench_error_no_judge`.
 #'
@@ -36,7 +40,7 @@
 #'   file, a folder of logs, or an evaluation set's folder ([eval_set()]'s `log_dir`: each
 #'   cell's completed run). In a folder, logs that are rescores themselves are left out,
 #'   and so, given `judge`, are the logs of benchmarks without a judge (a message says how
-#'   many).
+#'   many). A run's log in parts is read whole from any of its files, and rescored once.
 #' @param judge The new judge: what the benchmark's scorer takes as its judge, an ellmer
 #'   chat or a `"provider/model"` string, or a list of them, a panel of judges (the new logs
 #'   name it `"panel(a, b, c)"`, each member a model role). Give `judge` or `scorer`.
@@ -87,6 +91,8 @@ rescore <- function(x, judge = NULL, scorer = NULL, dir = NULL, ..., max_cost = 
   plans <- lapply(logs$path, function(path) {
     rescore_plan(path, judge, scorer, with, dir, in_folder = logs$folder[[match(path, logs$path)]])
   })
+  # a run's later parts are read with its first (rescore_run_plan())
+  plans <- Filter(function(plan) !isTRUE(attr(plan, "part")), plans)
   skipped <- vapply(plans, is.null, TRUE)
   if (any(skipped)) {
     cli::cli_inform(c(i = "Left out {sum(skipped)} log{?s}: rescores themselves, or runs of a
@@ -98,12 +104,12 @@ rescore <- function(x, judge = NULL, scorer = NULL, dir = NULL, ..., max_cost = 
     abort_pb(c("No log to score again with a judge: none of their benchmarks has one.",
                i = "Give {.arg scorer} to score them with another scorer."), "no_judge")
   }
-  if (!is.null(max_cost)) check_rescore_cost(plans, dots, max_cost)
+  if (!is.null(max_cost)) check_rescore_cost(plans, judge, dots, max_cost)
   rows <- lapply(plans, function(plan) {
-    rescore_run(plan, dots)
+    log <- rescore_one(plan, judge, dots)
     tibble::tibble(benchmark = plan$benchmark, model = plan$model,
                    judge = with$judge %||% NA_character_, rescored_with = with$scorer,
-                   source = plan$path, log = plan$task$log_path)
+                   source = plan$path, log = log)
   })
   do.call(rbind, rows)
 }
@@ -173,6 +179,9 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
              file = path, call = call)
   }
   entry <- require_registration(benchmark, call = call)
+  if (!is.null(judge) && is.function(entry$rescore_run)) {
+    return(rescore_run_plan(path, header, entry, judge, with, dir))
+  }
   if (!is.null(judge)) {
     if (!is.function(entry$judge_scorer)) {
       if (in_folder) return(NULL)
@@ -200,6 +209,21 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
   task$log_eval <- rescore_log_eval(path, header, with)
   list(path = path, benchmark = benchmark, model = model, task = task, chat = chat,
        epochs = max(samples$epoch))
+}
+
+# A run judged as a whole (a registration's `rescore_run`, such as the arena's battles and
+# ratings): its files (a log in parts is read from its first file, the run's log, once),
+# and what the new log's header adds. NULL for a part after the first: its run is the
+# first's.
+rescore_run_plan <- function(path, header, reg, judge, with, dir) {
+  meta <- header$eval$metadata
+  if (!is.null(meta$log_part) && !identical(as.integer(meta$log_part), 1L)) {
+    return(structure(list(), part = TRUE))
+  }
+  paths <- log_part_paths(path, header)
+  list(path = path, paths = paths, benchmark = reg$name,
+       model = as.character(header$eval$model %||% "unknown"), run = reg$rescore_run,
+       dir = dir %||% dirname(path), log_eval = rescore_log_eval(path, header, with))
 }
 
 # What the new log's header says of where it comes from and what scored it.
@@ -277,9 +301,10 @@ replay_chat <- function(model) {
 
 # The judge's requests of every rescore priced before any is sent: above `max_cost`, or
 # without a bound, nothing is sent.
-check_rescore_cost <- function(plans, dots, max_cost, call = rlang::caller_env()) {
+check_rescore_cost <- function(plans, judge, dots, max_cost, call = rlang::caller_env()) {
   settings <- dots[names(dots) %in% request_setting_names()]
   costs <- vapply(plans, function(plan) {
+    if (!is.null(plan$run)) return(rescore_run_cost(plan, judge, settings))
     preview <- do.call(estimate_cost, c(list(plan$task, plan$chat, epochs = plan$epochs),
                                         settings))
     if (preview$to_send > 0) preview$cost_max else 0
@@ -298,9 +323,29 @@ check_rescore_cost <- function(plans, dots, max_cost, call = rlang::caller_env()
   invisible(total)
 }
 
-rescore_run <- function(plan, dots) {
+# A whole run's judge requests priced: its rescore run inside a dry run (R/engine-dry-run.R),
+# every request answered by a placeholder where it would be sent, the caches only read, the
+# log written to a folder deleted after. NA when a price is unknown.
+rescore_run_cost <- function(plan, judge, settings) {
+  dir <- tempfile("predictivebench-rescore-preview-")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  context <- new_dry_run()
+  given <- rlang::exec(settings_with_dots, request_settings(), !!!settings,
+                       dry_run = context)
+  with_dry_run_mock(context, plan$run(plan$paths, judge, dir, given, plan$log_eval))
+  counts <- dry_run_costs(context, judge_members(judge), isTRUE(given$batch))
+  if (counts$n > 0) counts$cost else 0
+}
+
+rescore_one <- function(plan, judge, dots) {
   cli::cli_inform(c(i = "Scoring {.file {basename(plan$path)}} again."),
                   class = "predictivebench_message_rescore")
+  if (!is.null(plan$run)) {
+    settings <- dots[names(dots) %in% request_setting_names()]
+    given <- rlang::exec(settings_with_dots, request_settings(), !!!settings)
+    return(plan$run(plan$paths, judge, plan$dir, given, plan$log_eval))
+  }
   do.call(plan$task$eval, c(list(solver_chat = plan$chat, epochs = plan$epochs, view = FALSE),
                             dots))
   invisible(plan$task$log_path)

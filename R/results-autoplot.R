@@ -302,8 +302,10 @@ shared_provider <- function(model) {
   prefix
 }
 
-# A model's label, with its run when it has several runs of one benchmark metric (runs
-# numbered by `created`), so re-runs get rows of their own; long names wrap.
+# A model's label, with its run when it has several runs of one benchmark metric, so re-runs
+# get rows of their own: by its judge where the runs differ by judge (a run and its
+# rescore, rescore()), "(judge: oracle)", numbered among that judge's runs only when it has
+# several; else numbered by `created`, "(run 2)". Long names wrap.
 run_labels <- function(data, model) {
   run <- if (is.null(data[["run"]])) rep(NA_character_, nrow(data)) else data$run
   key <- paste(data$benchmark, data$metric, model, sep = "\r")
@@ -311,10 +313,24 @@ run_labels <- function(data, model) {
   several <- runs[key] > 1
   if (!any(several)) return(model)
   created <- if (is.null(data[["created"]])) run else data$created
-  number <- stats::ave(seq_along(key), key, FUN = function(i) {
+  judge <- if (is.null(data[["judge"]])) rep(NA_character_, nrow(data)) else
+    as.character(data$judge)
+  judges <- tapply(judge, key, function(j) length(unique(j)))
+  by_judge <- several & judges[key] > 1
+  # runs numbered within their key, or within their key and judge where judges tell them apart
+  group <- ifelse(by_judge, paste(key, judge, sep = "\r"), key)
+  number <- run_numbers(group, created, run)
+  alone <- tapply(run, group, function(r) length(unique(r)))[group] == 1
+  judged <- paste0(model, " (judge: ", ifelse(is.na(judge), "none", judge),
+                   ifelse(alone, "", paste0(", run ", number)), ")")
+  ifelse(by_judge, judged, ifelse(several, paste0(model, " (run ", number, ")"), model))
+}
+
+# Each row's run numbered by when it ran (`created`) among the runs of its `group`.
+run_numbers <- function(group, created, run) {
+  stats::ave(seq_along(group), group, FUN = function(i) {
     match(paste(created[i], run[i]), sort(unique(paste(created[i], run[i]))))
   })
-  ifelse(several, paste0(model, " (run ", number, ")"), model)
 }
 
 # Model names of more than 24 characters wrap at a "/" or "-" so panels keep their width.

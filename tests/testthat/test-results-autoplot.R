@@ -193,6 +193,30 @@ test_that("re-runs of a model get rows of their own, numbered by when they ran",
                         levels(p$data$model))))
 })
 
+test_that("a run and its rescore are labelled by their judges", {
+  board <- six_by_six()
+  board$judge <- rep("judge-a", nrow(board))
+  again <- board[board$benchmark == "futurex" & board$model == "deepseek-chat", ]
+  again$run <- "r9"
+  again$created <- "2026-11-27T10:00:00+00:00"
+  again$judge <- "judge-b"
+  again$estimate <- 0.5
+  third <- again
+  third$run <- "r10"
+  third$created <- "2026-11-28T10:00:00+00:00"
+  third$estimate <- 0.25
+  board <- structure(rbind(tibble::as_tibble(unclass(board)), again, third),
+                     class = class(board))
+  p <- ggplot2::autoplot(board)
+  futurex <- p$data[p$data$benchmark == "futurex", ]
+  expect_setequal(as.character(futurex$model[grepl("deepseek", futurex$model)]),
+                  c("deepseek-chat (judge: judge-a)", "deepseek-chat (judge: judge-b, run 1)",
+                    "deepseek-chat (judge: judge-b, run 2)"))
+  expect_equal(futurex$estimate[futurex$model == "deepseek-chat (judge: judge-b, run 2)"], 0.25)
+  # a model with one run keeps its name alone
+  expect_true("deepseek-chat" %in% as.character(p$data$model[p$data$benchmark != "futurex"]))
+})
+
 # How far each of a plot's title, subtitle, caption and x axis title runs past the room it
 # has, in inches, drawn on a device `inches` wide (as ggsave() draws it): 0 or less when it
 # fits. The room is the device's width less the columns of the plot's layout outside the

@@ -1,0 +1,70 @@
+# rescore() of an arena_run()'s log (its battles and ratings, in parts or not): the arena's
+# `rescore_run` (R/arena-benchmark.R), which the shared rescore() reaches through the
+# registration. The battles are read back from the log (each one's question and answers
+# from its input, battle_parts()), judged again by the new judge the way arena_run() judges
+# a round (judge_verdicts(), a chunk at a time, the run's prompt version and position swap),
+# rated with the run's own rating options (the header's `rating_options`) by the same
+# arena_ratings(), and written as a new run log through the run's log writer
+# (R/arena-log.R), its header adding what rescore() names (`log_eval`). No answer request is
+# sent: the answers are the log's.
+
+# The new log's path (the run's log first when in parts).
+arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
+  header <- read_log_header(log_paths[[1]])
+  meta <- header$eval$metadata
+  battles <- arena_logged_battles(log_paths[[1]])
+  version <- meta$judge_prompt_version %||% "231225"
+  rating <- arena_logged_rating(meta$rating_options)
+  run <- list(experiment = sub("^arena-", "", header$eval$dataset$name %||% "arena-run"),
+              model_names = strsplit(as.character(header$eval$model), " vs ", fixed = TRUE)[[1]],
+              judge = judge, prompt_version = version,
+              position_swap = isTRUE(meta$position_swap), dir = dir)
+  log <- arena_log_open(run)
+  log$log_eval <- log_eval
+  on.exit(arena_log_abandon(log), add = TRUE)
+  configured <- configured_judge(judge, version)
+  step <- arena_chunk(settings) %/% if (run$position_swap) 2L else 1L
+  records <- list()
+  for (part in arena_chunks(nrow(battles), step)) {
+    chunk <- battles[part, ]
+    chunk$input <- battle_prompts(chunk, version)
+    judged <- judge_verdicts(chunk, configured, version, run$position_swap, settings)
+    arena_log_add(log, run, judged, rating)
+    records[[length(records) + 1L]] <- judged_records(judged)
+  }
+  records <- do.call(rbind, records)
+  warn_failed_judgements(records)
+  # no battle to rate (every verdict failed and failures are dropped, as in a cost preview's
+  # placeholder verdicts): a log of the battles without ratings, as the judge left them
+  rated <- if (rating$invalid == "drop") !failed_judgement(records$winner) else
+    rep(TRUE, nrow(records))
+  ratings <- if (any(rated)) {
+    arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
+                  invalid = rating$invalid, seed = rating$seed)
+  } else {
+    tibble::tibble(model = character(), rating = double(), lower = double(),
+                   upper = double(), battles = integer())
+  }
+  paths <- arena_log_finish(log, ratings, version, rating)
+  paths[[1]]
+}
+
+# The battles of a run's log (every part), in the order the run judged them: each one's
+# models, question and both answers, as arena_battles() gives them (without prompts).
+arena_logged_battles <- function(path, call = rlang::caller_env()) {
+  samples <- battle_parts(log_run_samples(path))
+  needed <- c("question", "model_a", "model_b", "answer_a", "answer_b")
+  if (!nrow(samples) || !all(needed %in% names(samples))) {
+    abort_pb("The arena log holds no battles whose question and answers can be read back.",
+             "argument", file = path, call = call)
+  }
+  tibble::tibble(id = samples$id, input = NA_character_, target = "",
+                 !!!lapply(samples[needed], as.character))
+}
+
+# The run's rating options, as its header carries them (arena_run()'s defaults for a
+# missing one): the ratings of the new log are computed as the run's were.
+arena_logged_rating <- function(options) {
+  given <- if (is.null(options)) list() else jsonlite::fromJSON(as.character(options))
+  utils::modifyList(list(method = "elo", bootstrap = 1000, seed = 1, invalid = "tie"), given)
+}

@@ -1,0 +1,224 @@
+# rescore() of arena_run() logs at a fake OpenAI-compatible server, whose every request is
+# counted by model: the contestants ("good", "bad", "mixed") answer, the judges judge.
+# "longer" prefers the longer answer, "oracle" (fair) the right one, "gpt-4o" (priced) is
+# the oracle under a model ellmer has a price for.
+local_rescore_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    prompt <- last_user_text(body)
+    model <- body$model
+    if (model %in% c("good", "bad", "mixed")) {
+      k <- as.integer(sub("\\D+", "", prompt))
+      right <- switch(model, good = TRUE, bad = FALSE, mixed = k %% 2 == 1)
+      pad <- strrep("x", sum(utf8ToInt(paste(prompt, model))) %% 37)
+      return(paste(if (right) "RIGHT" else "WRONG", pad))
+    }
+    part <- function(pattern) {
+      m <- regmatches(prompt, regexec(pattern, prompt, perl = TRUE))[[1]]
+      if (length(m) == 2) m[[2]] else ""
+    }
+    a <- part("Response of LLM-1: \n\n``` \n\n([\\s\\S]*?) \n\n``` \n\n \n\nResponse of LLM-2:")
+    b <- part("Response of LLM-2: \n\n``` \n\n([\\s\\S]*) \n\n```")
+    prefer <- function(x, y) if (x == y) 0L else if (x) 1L else 2L
+    winner <- if (model == "longer") prefer(nchar(a) > nchar(b), nchar(b) > nchar(a)) else
+      prefer(grepl("RIGHT", a), grepl("RIGHT", b))
+    sprintf('{"winner": %d, "explanation": "Fake judge."}', winner)
+  }, .local_envir = .local_envir)
+}
+
+rescore_contestants <- function(server) {
+  list(good = fake_chat(server, "good"), bad = fake_chat(server, "bad"),
+       mixed = fake_chat(server, "mixed"))
+}
+
+rescore_questions <- data.frame(question = paste("Question", 1:8))
+
+# An arena run of every pair on every question (its battles don't depend on the judge).
+rescore_arena <- function(server, judge, dir, position_swap = FALSE) {
+  suppressWarnings(arena_run(rescore_contestants(server), judge, dataset = rescore_questions,
+                             strategy = "all", dir = dir, times = 30, seed = 7,
+                             method = "bt", position_swap = position_swap,
+                             settings = request_settings(rpm = Inf)))
+}
+
+models_sent <- function(server, after = 0) {
+  sent <- vapply(server$requests(), function(b) b$model, "")
+  sent[seq_along(sent) > after]
+}
+
+headline_ratings <- function(path) {
+  rows <- read_log_header(path)$eval$metadata$headline
+  stats::setNames(vapply(rows, function(r) r$estimate, 1), vapply(rows, function(r) r$group, ""))
+}
+
+test_that("a run judged by a longer-answer judge, rescored by a fair one, rates as that judge's run", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  run <- rescore_arena(server, fake_chat(server, "longer"), dir)
+  old <- run$paths$log
+  before <- tools::md5sum(old)
+  battles <- nrow(run$records)
+  expect_equal(battles, 24)
+
+  # the same battles judged by the fair judge directly, in a run of its own
+  direct <- rescore_arena(server, fake_chat(server, "oracle"), withr::local_tempdir())
+
+  # an empty cache: the answers can only come from the log
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  sent <- length(server$requests())
+  out <- suppressMessages(rescore(old, judge = fake_chat(server, "oracle")))
+  expect_equal(models_sent(server, sent), rep("oracle", battles))  # no answer request
+  expect_equal(unname(tools::md5sum(old)), unname(before))
+  expect_equal(dirname(out$log), dirname(old))
+  expect_equal(out$benchmark, "arena_ratings")
+  expect_equal(out$judge, "oracle")
+
+  # the same ratings as the fair judge's own run: in the header and from the battles
+  fair <- headline_ratings(out$log)
+  expect_equal(fair[order(names(fair))],
+               stats::setNames(direct$ratings$rating, direct$ratings$model)[sort(names(fair))])
+  expect_equal(arena_rating_rows(out$log)$estimate, arena_rating_rows(direct$paths$log)$estimate)
+  expect_false(isTRUE(all.equal(fair[order(names(fair))],
+                                headline_ratings(old)[sort(names(fair))])))
+
+  header <- read_log_header(out$log)
+  meta <- header$eval$metadata
+  expect_equal(meta$rescored_from, basename(old))
+  expect_equal(meta$rescored_from_task, read_log_header(old)$eval$task_id)
+  expect_equal(meta$rescored_from_run, read_log_header(old)$eval$run_id)
+  expect_equal(meta$judge, "oracle")
+  expect_equal(meta$judge_provider, "openai_compatible")
+  expect_equal(meta$rescored_with, "judge")
+  expect_equal(meta$rating_options, read_log_header(old)$eval$metadata$rating_options)
+  expect_equal(header$eval$model_roles$grader$model, "openai_compatible/oracle")
+  expect_inspect_valid(out$log)
+
+  # the board shows both runs, each competitor with its judge
+  board <- leaderboard(dir)
+  expect_setequal(unique(board$judge), c("longer", "oracle"))
+  expect_equal(sum(board$judge == "oracle"), 3)
+  # and its plot labels each competitor's two runs by their judges
+  labels <- as.character(ggplot2::autoplot(board)$data$model)
+  expect_setequal(labels, paste0(rep(c("bad", "good", "mixed"), each = 2), " (judge: ",
+                                 c("longer", "oracle"), ")"))
+
+  # a rerun of the same rescore is answered by the cache
+  sent <- length(server$requests())
+  again <- suppressMessages(rescore(old, judge = fake_chat(server, "oracle")))
+  expect_equal(length(server$requests()), sent)
+  expect_equal(headline_ratings(again$log), fair)
+})
+
+test_that("a run's log in parts is rescored whole, once, and its folder leaves rescores out", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  local_replace_internal("arena_log_part_battles", 10L)
+  dir <- withr::local_tempdir()
+  run <- rescore_arena(server, fake_chat(server, "longer"), dir, position_swap = TRUE)
+  expect_length(run$paths$log_parts, 3)
+  before <- tools::md5sum(run$paths$log_parts)
+  sent <- length(server$requests())
+  out <- suppressMessages(rescore(dir, judge = fake_chat(server, "oracle")))
+  expect_equal(nrow(out), 1)  # the run once, from its first part
+  expect_equal(out$source, run$paths$log)
+  # every battle judged in both orders, as the run did
+  expect_equal(models_sent(server, sent), rep("oracle", 2 * nrow(run$records)))
+  expect_equal(unname(tools::md5sum(run$paths$log_parts)), unname(before))
+  new_parts <- log_part_paths(out$log)
+  expect_length(new_parts, 3)
+  expect_equal(nrow(log_run_samples(out$log)), nrow(run$records))
+  expect_true(read_log_header(out$log)$eval$metadata$position_swap)
+  expect_inspect_valid(new_parts)
+  # read from its parts in the run's order: the ratings of the fair judge's own run
+  direct <- rescore_arena(server, fake_chat(server, "oracle"), withr::local_tempdir(),
+                          position_swap = TRUE)
+  expect_equal(headline_ratings(out$log), headline_ratings(direct$paths$log))
+  # a folder's rescores are left out when it is rescored again
+  again <- suppressMessages(rescore(dir, judge = fake_chat(server, "oracle")))
+  expect_equal(again$source, run$paths$log)
+})
+
+test_that("a run's rescore over max_cost stops before any request", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  run <- rescore_arena(server, fake_chat(server, "longer"), dir)
+  files <- list.files(dir)
+  sent <- length(server$requests())
+  judge <- ellmer::chat_openai(model = "gpt-4o", base_url = server$url,
+                               credentials = function() "sk-test")
+  skip_if(is.null(model_price(judge)), "ellmer has no price for gpt-4o")
+  err <- expect_error(rescore(run$paths$log, judge = judge, max_cost = 1e-6),
+                      class = "predictivebench_error_cost")
+  expect_match(cli::ansi_strip(conditionMessage(err)), "nothing was sent", fixed = TRUE)
+  expect_error(rescore(run$paths$log, judge = fake_chat(server, "unpriced"), max_cost = 100),
+               class = "predictivebench_error_cost")
+  expect_equal(length(server$requests()), sent)
+  expect_equal(list.files(dir), files)
+  # under the limit, it runs: the judge's requests only
+  out <- suppressMessages(rescore(run$paths$log, judge = judge, max_cost = 1))
+  expect_equal(models_sent(server, sent), rep("gpt-4o", nrow(run$records)))
+  expect_equal(read_log_header(out$log)$eval$metadata$judge, "gpt-4o")
+})
+
+test_that("an arena log without readable battles is refused, naming the file", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "x.json")
+  expect_error(arena_logged_battles(path), class = "predictivebench_error_missing_file")
+  expect_equal(arena_logged_rating(NULL)$method, "elo")
+  expect_equal(arena_logged_rating('{"method":"bt","bootstrap":5}')$bootstrap, 5)
+})
+
+test_that("a run is rescored by a panel of judges, each judge's verdicts kept", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  run <- rescore_arena(server, fake_chat(server, "longer"), dir)
+  sent <- length(server$requests())
+  panel <- list(fake_chat(server, "oracle"), fake_chat(server, "longer"),
+                fake_chat(server, "oracle-2"))
+  out <- suppressMessages(rescore(run$paths$log, judge = panel))
+  # the "longer" judge's verdicts are the run's own, in the cache: only the others are asked
+  expect_equal(sort(models_sent(server, sent)),
+               rep(c("oracle", "oracle-2"), each = nrow(run$records)))
+  header <- read_log_header(out$log)
+  expect_match(header$eval$metadata$judge, "^panel\\(")
+  expect_equal(names(header$eval$model_roles), c("grader_1", "grader_2", "grader_3"))
+  samples <- log_samples(out$log)
+  expect_equal(panel_judges(samples$solver_metadata[[1]]$judges)$judge,
+               c("oracle", "longer", "oracle-2"))
+  # the two fair judges make the majority: the panel's ratings are the fair judge's
+  fair <- suppressMessages(rescore(run$paths$log, judge = fake_chat(server, "oracle")))
+  expect_equal(headline_ratings(out$log), headline_ratings(fair$log))
+})
+
+test_that("the arena's ratings log registers how a whole run is rescored", {
+  expect_true(is.function(registration("arena_ratings")$rescore_run))
+  expect_error(new_benchmark("toy-rescore", function(x) x, rescore_run = "no",
+                             schema = "futurex"),
+               class = "predictivebench_error_argument")
+})
+
+test_that("a run whose failed verdicts are dropped is priced and rescored without ratings", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  run <- suppressWarnings(arena_run(rescore_contestants(server), fake_chat(server, "longer"),
+                                    dataset = rescore_questions[1:2, , drop = FALSE],
+                                    strategy = "all", dir = dir, times = 10, invalid = "drop",
+                                    settings = request_settings(rpm = Inf)))
+  judge <- ellmer::chat_openai(model = "gpt-4o", base_url = server$url,
+                               credentials = function() "sk-test")
+  skip_if(is.null(model_price(judge)), "ellmer has no price for gpt-4o")
+  sent <- length(server$requests())
+  # the preview's placeholder verdicts are all failures, dropped: priced all the same
+  expect_error(rescore(run$paths$log, judge = judge, max_cost = 1e-9),
+               class = "predictivebench_error_cost")
+  expect_equal(length(server$requests()), sent)
+  # a judge whose every verdict fails: its battles logged, no rating
+  bad <- baseline_chat("no verdict here", name = "mute-judge")
+  out <- suppressWarnings(suppressMessages(rescore(run$paths$log, judge = bad)))
+  expect_equal(nrow(log_run_samples(out$log)), nrow(run$records))
+  expect_length(read_log_header(out$log)$eval$metadata$headline, 0)
+  expect_inspect_valid(out$log)
+})
