@@ -367,6 +367,20 @@ masked_ids <- function(sample) {
   mask(sample)
 }
 
+# A chunk's samples written straight from their chats, checked equal (ids aside) to those
+# vitals' translators give; returns the former.
+expect_written_both_ways <- function(tsk, samples, fields) {
+  direct <- results_log_chunk(tsk, samples, fields)$samples
+  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
+  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
+  for (i in seq_along(direct)) {
+    ours <- jsonlite::parse_json(sample_json(direct[[i]]))
+    theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
+    expect_identical(masked_ids(ours), masked_ids(theirs))
+  }
+  direct
+}
+
 test_that("samples written straight from their chats are those vitals' translators give", {
   dir <- withr::local_tempdir()
   answer <- paste("Weighing the forecasts of the week before and the season's records, rain",
@@ -380,19 +394,12 @@ test_that("samples written straight from their chats are those vitals' translato
   samples <- tsk$get_samples()
   fields <- tsk$.__enclos_env__$private$pb_fields
   state <- vitals_log_state(tsk)
-  direct <- results_log_chunk(tsk, samples, fields)$samples
-  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
-  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
-  for (i in seq_along(direct)) {
-    ours <- jsonlite::parse_json(sample_json(direct[[i]]))
-    theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
-    expect_identical(masked_ids(ours), masked_ids(theirs))
-  }
-  ids <- unlist(lapply(direct, function(s) {
-    c(vapply(s$messages, `[[`, "", "id"), s$events[[1]]$input[[1]]$id,
-      s$events[[1]]$output$choices[[1]]$message$id)
-  }))
+  direct <- expect_written_both_ways(tsk, samples, fields)
+  # the messages' ids are unique; the event's copies of the messages carry none
+  ids <- unlist(lapply(direct, function(s) vapply(s$messages, `[[`, "", "id")))
   expect_false(anyDuplicated(ids) > 0)
+  expect_null(direct[[1]]$events[[1]]$input[[1]]$id)
+  expect_null(direct[[1]]$events[[1]]$output$choices[[1]]$message$id)
   # a chat with more than a prompt and an answer goes through vitals' translators
   two <- samples$solver_chat[[1]]$clone()
   two$set_turns(c(two$get_turns(), two$get_turns()))
@@ -456,14 +463,7 @@ test_that("paid answers, failed requests and epochs are written straight as vita
   samples <- tsk$get_samples()
   expect_true(any(is.na(samples$score)))
   fields <- tsk$.__enclos_env__$private$pb_fields
-  direct <- results_log_chunk(tsk, samples, fields)$samples
-  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
-  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
-  for (i in seq_along(direct)) {
-    ours <- jsonlite::parse_json(sample_json(direct[[i]]))
-    theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
-    expect_identical(masked_ids(ours), masked_ids(theirs))
-  }
+  direct <- expect_written_both_ways(tsk, samples, fields)
   # the answers' usage and times are there
   first <- jsonlite::parse_json(sample_json(direct[[1]]))
   expect_gt(first$events[[1]]$output$usage$output_tokens, 0)
