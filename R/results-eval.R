@@ -130,6 +130,10 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
     rows$.order <- (rep(chunks[[k]], each = epochs) - 1L) * epochs + seq_len(epochs)
     parts[[k]] <- rows[setdiff(names(rows), names(dataset))]
     rm(rows, solutions, scores)
+    # a finished chunk's chats and log samples are garbage now: collected here, the next
+    # chunk reuses their memory, where R would grow its heap (peak RSS would grow with the
+    # number of chunks, issue 37)
+    if (length(chunks) > 1) invisible(gc(verbose = FALSE))
   }
 
   samples <- compact_samples(dataset, parts, epochs)
