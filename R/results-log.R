@@ -500,6 +500,7 @@ copy_log <- function(w, head, tmp, bytes = 4194304L) {
   on.exit(close(input), add = TRUE)
   first <- TRUE
   pending <- FALSE  # a sample's line ended the last chunk: its separator is not written yet
+  unswept <- 0  # bytes read since the last collection
   repeat {
     chunk <- readBin(input, "raw", bytes)
     if (!length(chunk)) break
@@ -507,9 +508,13 @@ copy_log <- function(w, head, tmp, bytes = 4194304L) {
     first <- FALSE
     pending <- chunk[[length(chunk)]] == as.raw(10L)
     # each piece leaves its text twice in R's string cache (with and without the commas),
-    # which R would keep until its heap grew by the whole log: collected as it goes, the
-    # copy holds no more than a piece (at 20,000 samples the run's peak, +70 MB, issue 37)
-    if (length(chunk) == bytes) invisible(gc(verbose = FALSE))
+    # which R would keep until its heap grew by the whole log: collected every 4 MB read,
+    # the copy holds a few pieces at most (at 20,000 samples the run's peak, +70 MB, issue 37)
+    unswept <- unswept + length(chunk)
+    if (unswept >= 4194304) {
+      invisible(gc(verbose = FALSE))
+      unswept <- 0
+    }
   }
   put(charToRaw(if (first) "]\n}\n" else "\n  ]\n}\n"))
   closed <- TRUE
