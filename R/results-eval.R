@@ -128,7 +128,7 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
       }
     }
     rows$.order <- (rep(chunks[[k]], each = epochs) - 1L) * epochs + seq_len(epochs)
-    parts[[k]] <- rows[setdiff(names(rows), names(dataset))]
+    parts[[k]] <- lapply(rows[setdiff(names(rows), names(dataset))], pack_metadata)
     rm(rows, solutions, scores)
     # a finished chunk's chats and log samples are garbage now: collected here, the next
     # chunk reuses their memory, where R would grow its heap (peak RSS would grow with the
@@ -299,11 +299,43 @@ compact_samples <- function(dataset, parts, epochs) {
   order <- unlist(lapply(parts, `[[`, ".order"))
   at <- match(seq_len(nrow(samples)), order)
   for (column in setdiff(names(parts[[1]]), ".order")) {
-    values <- lapply(parts, `[[`, column)
+    values <- lapply(parts, function(part) unpack_metadata(part[[column]]))
     values <- if (is.list(values[[1]])) do.call(c, values) else unlist(values, use.names = FALSE)
     samples[[column]] <- values[at]
   }
   samples
+}
+
+# A list column of metadata (a list a sample) as a column of each field, when every sample's
+# list has the same fields and each field one value of one type (a FutureX sample's solver
+# and scorer metadata: 1.1 KB each as lists, 18 R objects, a few bytes as columns). Kept
+# for every finished sample until the run ends, the lists grew the run's memory with its
+# samples, and R's heap by a fifth more when they crossed its threshold (issue 37). Any
+# other column is returned as it is.
+pack_metadata <- function(values) {
+  if (!is.list(values) || !length(values) || !is.list(values[[1]])) return(values)
+  fields <- names(values[[1]])
+  if (!length(fields) || anyDuplicated(fields) || !all(nzchar(fields))) return(values)
+  same <- vapply(values, function(meta) {
+    is.list(meta) && identical(names(meta), fields) && identical(names(attributes(meta)), "names")
+  }, TRUE)
+  if (!all(same)) return(values)
+  columns <- lapply(seq_along(fields), function(j) {
+    field <- lapply(values, .subset2, j)
+    type <- typeof(field[[1]])
+    scalar <- vapply(field, function(v) {
+      is.atomic(v) && length(v) == 1L && is.null(attributes(v)) && typeof(v) == type
+    }, TRUE)
+    if (all(scalar)) unlist(field, use.names = FALSE)
+  })
+  if (any(vapply(columns, is.null, TRUE))) return(values)
+  structure(list(columns = stats::setNames(columns, fields)), class = "predictivebench_packed")
+}
+
+# The lists pack_metadata() packed, as they were.
+unpack_metadata <- function(values) {
+  if (!inherits(values, "predictivebench_packed")) return(values)
+  .mapply(list, values$columns, NULL)
 }
 
 # ellmer's session usage now (what vitals' `$get_cost()` is the difference of), a data frame

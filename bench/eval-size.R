@@ -10,12 +10,24 @@
 #   Rscript bench/eval-size.R processbench 3400    # ProcessBench x 8 votes
 #
 # The fake server (bench/helper-fake-server.R) answers with no latency, 50 in flight.
+#
+# The children load the checkout installed into a scratch library, as users have the
+# package. PREDICTIVEBENCH_BENCH_LOAD_ALL=true loads it with pkgload::load_all() instead: a
+# developer's copy, compiled by R's JIT as it runs, with about twice the R heap (at 20,000
+# samples R then grows its heap by ~80 MB at a random point of the run).
 source("bench/helper-fake-server.R")
 args <- commandArgs(trailingOnly = TRUE)
 what <- if (length(args)) args[[1]] else "futurex"
 sizes <- if (length(args) > 1) as.integer(args[-1]) else 2000L
 concurrency <- 50L
 cat(machine_line(), "\n")
+load_all <- identical(Sys.getenv("PREDICTIVEBENCH_BENCH_LOAD_ALL"), "true")
+load_line <- if (load_all) {
+  "suppressMessages(pkgload::load_all('.', quiet = TRUE))"
+} else {
+  sprintf("suppressMessages(library(predictivebench, lib.loc = %s))", deparse(install_checkout()))
+}
+cat("the package:", if (load_all) "load_all() of the checkout" else "the checkout, installed", "\n")
 
 # Runs `lines` (R code; `chat`, `server_url` and `hwm()` defined) in a child R process with
 # the package loaded; the code's last value, a list, is returned with `peak` (VmHWM, MB).
@@ -25,7 +37,7 @@ run_child <- function(lines, server) {
   writeLines(c(
     "hwm <- function() { s <- readLines('/proc/self/status'); as.numeric(gsub('[^0-9]', '', grep('^VmHWM', s, value = TRUE))) / 1024 }",
     "cpu <- function(t) t[['user.self']] + t[['sys.self']]",
-    "suppressMessages(pkgload::load_all('.', quiet = TRUE))",
+    load_line,
     "source('bench/helper-fake-server.R')",
     sprintf("server_url <- %s", deparse(server$url)),
     "chat <- ellmer::chat_openai_compatible(base_url = server_url, model = 'fake-model', credentials = function() 'k')",

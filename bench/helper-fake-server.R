@@ -172,6 +172,23 @@ machine_line <- function() {
           utils::packageVersion("vitals"), utils::packageVersion("httr2"))
 }
 
+# The checkout at `path` installed into a scratch library, as a user has the package
+# (byte-compiled; load_all()'s copy is compiled by R's JIT as it runs, and holds twice the
+# heap: under it R grows its heap at random points of a long run). The library's path.
+install_checkout <- function(path = ".") {
+  lib <- tempfile("bench-lib-")
+  dir.create(lib)
+  log <- tempfile(fileext = ".log")
+  status <- system2(file.path(R.home("bin"), "R"),
+                    c("CMD", "INSTALL", "--no-docs", "--no-multiarch", "--no-test-load",
+                      paste0("--library=", lib), shQuote(normalizePath(path))),
+                    stdout = log, stderr = log)
+  if (!identical(as.integer(status), 0L)) {
+    stop("installing the checkout failed:\n", paste(readLines(log), collapse = "\n"))
+  }
+  lib
+}
+
 # Seconds the expression `timed` (a string of R code) takes in a child process that loaded
 # the package from `checkout` (an earlier version) and ran `setup`; `data` is there as `data`.
 # Elapsed seconds, or with `cpu = TRUE` the CPU seconds of the process.

@@ -26,10 +26,13 @@ test_that("a log written in pieces: an unfinished log is never a *.json, the fin
   expect_length(json_files(dir), 0)
   expect_true(file.exists(w$part))
   expect_match(basename(w$part), "^\\..*\\.json\\.part$")
-  # each sample is one compact line of JSON, written at once
-  lines <- readLines(w$part, encoding = "UTF-8")
-  expect_length(lines, 3)
-  expect_equal(jsonlite::parse_json(lines[[2]])$metadata$note, "line one\nline \"two\" of 2")
+  # each sample is one compact line of JSON, written at once, the array's commas with them
+  lines <- readLines(w$part, encoding = "UTF-8", warn = FALSE)
+  expect_equal(lines[[1]], "")
+  expect_length(lines, 4)
+  expect_equal(substring(lines[2:4], nchar(lines[2:4])), c(",", ",", "}"))
+  expect_equal(jsonlite::parse_json(sub(",$", "", lines[[3]]))$metadata$note,
+               "line one\nline \"two\" of 2")
   log_writer_add(w, list())
   log_writer_add(w, lapply(4:5, writer_sample))
   path <- log_writer_finish(w, writer_header(5))
@@ -265,9 +268,9 @@ test_that("a writer killed mid-run leaves only a part file that nothing counts; 
   part <- file.path(dir, left[endsWith(left, ".json.part")])
   expect_length(part, 1)
   expect_match(basename(part), "^\\.2026-01-02T03-04-05\\.000000\\+00-00_futurex-model-abc\\.json\\.part$")
-  lines <- readLines(part, encoding = "UTF-8")
+  lines <- readLines(part, encoding = "UTF-8", warn = FALSE)[-1]
   expect_gte(length(lines), 100)
-  expect_equal(jsonlite::parse_json(lines[[1]])$id, "s1")
+  expect_equal(jsonlite::parse_json(sub(",$", "", lines[[1]]))$id, "s1")
   # nothing lists it: the board, report_failures(), vitals' own listing of the folder
   expect_equal(nrow(expect_no_warning(leaderboard(dir))), 0)
   expect_equal(nrow(suppressMessages(report_failures(dir))), 0)
@@ -294,22 +297,41 @@ test_that("a task's log on a full disk: a classed error naming the folder, no lo
   expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
 })
 
-test_that("the samples are copied into the log whole at any chunk size", {
-  dir <- withr::local_tempdir()
-  w <- log_writer(dir, "bench/model/abc")
+test_that("the samples are copied into the log whole, however they were added", {
   samples <- lapply(1:7, writer_sample)
   samples[[3]]$metadata$note <- "\u00e9t\u00e9 \u2013 caf\u00e9\n"
-  log_writer_add(w, samples[1:3])
-  log_writer_add(w, samples[4:7])
-  for (bytes in c(1L, 2L, 7L, 64L, 4096L)) {
+  for (cuts in list(7L, c(3L, 7L), 1:7)) {
+    dir <- withr::local_tempdir()
+    w <- log_writer(dir, "bench/model/abc")
+    from <- 1L
+    for (to in cuts) {
+      log_writer_add(w, samples[from:to])
+      from <- to + 1L
+    }
     tmp <- tempfile(tmpdir = dir)
-    copy_log(w, "{\n  \"samples\": [", tmp, bytes = bytes)
+    copy_log(w, "{\n  \"samples\": [", tmp)
     back <- jsonlite::read_json(tmp)$samples
     expect_equal(vapply(back, function(s) s$id, ""), paste0("s", 1:7))
     expect_equal(back[[3]]$metadata$note, samples[[3]]$metadata$note)
     expect_true(endsWith(read_text(tmp), "}\n  ]\n}\n"))
-    unlink(tmp)
+    log_writer_abandon(w)
   }
+})
+
+test_that("a copy the disk cuts short is a classed error, however file.append() reports it", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc")
+  log_writer_add(w, lapply(1:3, writer_sample))
+  # file.append() checks neither its last write nor its close: the size tells
+  local_replace_internal("copy_log", local({
+    copy <- copy_log
+    body(copy) <- do.call(substitute, list(body(copy), list(file.append = quote(
+      function(to, from) { cat("{", file = to, append = TRUE); TRUE }))))
+    copy
+  }))
+  err <- expect_error(log_writer_finish(w, writer_header(3)), class = "predictivebench_error_disk")
+  expect_equal(err$file, dir)
+  expect_length(json_files(dir), 0)
   log_writer_abandon(w)
 })
 
