@@ -243,3 +243,32 @@ test_that("a cell of an evaluation set's overlap runs in chunks as well", {
   expect_equal(nrow(tsk$get_samples()), nrow(d))
   expect_true(all(tsk$get_samples()$result == "\\boxed{A}"))
 })
+
+test_that("finished samples' metadata is kept as columns and given back as it was", {
+  metas <- list(list(error = NA_character_, cached = FALSE, tokens = 10, note = "a"),
+                list(error = "timeout", cached = TRUE, tokens = 3.5, note = "b"))
+  packed <- pack_metadata(metas)
+  expect_s3_class(packed, "predictivebench_packed")
+  expect_equal(packed$columns$tokens, c(10, 3.5))
+  expect_lt(as.numeric(object.size(pack_metadata(rep(metas, 500)))),
+            as.numeric(object.size(rep(metas, 500))) / 10)
+  expect_identical(unpack_metadata(packed), metas)
+  # anything a column would change is kept as it is: a field whose type differs across
+  # samples, one of several values or none, other fields, attributes, not a list
+  mixed <- metas
+  mixed[[2]]$error <- NA
+  several <- metas
+  several[[1]]$note <- c("a", "b")
+  missing <- metas
+  missing[[2]]$note <- NULL
+  reordered <- metas
+  reordered[[2]] <- reordered[[2]][4:1]
+  classed <- metas
+  class(classed[[1]]$tokens) <- "units"
+  for (kept in list(mixed, several, missing, reordered, classed, list(NULL, NULL),
+                    list("a", "b"), list(list(), list()))) {
+    expect_identical(pack_metadata(kept), kept)
+    expect_identical(unpack_metadata(pack_metadata(kept)), kept)
+  }
+  expect_identical(pack_metadata(c("x", "y")), c("x", "y"))
+})
