@@ -371,16 +371,8 @@ sample_json <- function(sample, opts = sample_json_options()) {
 #   `completed`, when it is its `timestamp` again, is left out.
 # * The epoch is an integer, as Inspect writes it.
 condense_sample <- function(sample) {
-  pool <- sample$attachments %||% list()
-  refer <- function(text) {
-    if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100 ||
-        startsWith(text, "attachment://")) {
-      return(text)
-    }
-    key <- attachment_key(text)
-    pool[[key]] <<- text
-    paste0("attachment://", key)
-  }
+  attachments <- attachment_pool(sample$attachments, referred = TRUE)
+  refer <- attachments$refer
   # `input` and a score's `answer` stay plain: the viewer shows them in its sample list and
   # score panel without resolving attachments
   if (length(sample$messages)) {
@@ -389,6 +381,7 @@ condense_sample <- function(sample) {
   sample$output <- NULL
   if (length(sample$events)) sample$events <- condense_events(sample$events)
   # vitals' events refer to its own (longer) keys of the same texts
+  pool <- attachments$texts()
   if (length(pool)) {
     names(pool) <- substr(names(pool), 1, attachment_key_chars)
     pool <- pool[!duplicated(names(pool))]
@@ -398,7 +391,7 @@ condense_sample <- function(sample) {
   if (is.double(sample$epoch) && length(sample$epoch) == 1 && isTRUE(sample$epoch %% 1 == 0)) {
     sample$epoch <- as.integer(sample$epoch)
   }
-  if (length(pool)) sample$attachments <- pool[order(names(pool))]
+  if (length(pool)) sample$attachments <- sorted_attachments(pool)
   sample
 }
 
@@ -889,6 +882,30 @@ log_sample_fields <- function(sample, layout) {
 attachment_key <- function(text) substr(rlang::hash(text), 1, attachment_key_chars)
 attachment_key_chars <- 16L
 
+# A sample's attachments as its texts are condensed: `refer(text)` gives a text of more than
+# 100 characters as an "attachment://<key>" reference to the pool (which starts as `pool`),
+# any other value as it is; `texts()` is the pool. With `referred = TRUE` a text that is a
+# reference already (vitals' events) stays one; a model's own text is always referred to.
+attachment_pool <- function(pool = NULL, referred = FALSE) {
+  pool <- pool %||% list()
+  refer <- function(text) {
+    if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100 ||
+        (referred && startsWith(text, "attachment://"))) {
+      return(text)
+    }
+    key <- attachment_key(text)
+    pool[[key]] <<- text
+    paste0("attachment://", key)
+  }
+  list(refer = refer, texts = function() pool)
+}
+
+# Attachments in the order of their keys (a log is the same text whatever the order its
+# texts were met in); none is an empty object.
+sorted_attachments <- function(pool) {
+  if (length(pool)) pool[order(names(pool))] else empty_object()
+}
+
 # A text, or the attachment it refers to ("attachment://<key>"), at any depth of a list
 # (an input given as messages).
 resolve_attachment <- function(x, attachments) {
@@ -1039,15 +1056,8 @@ direct_samples <- function(rows, scorer, timestamps) {
   has_explanation <- "scorer_explanation" %in% names(rows)
   start <- 0
   lapply(seq_len(n), function(i) {
-    pool <- list()
-    refer <- function(text) {
-      if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100) {
-        return(text)
-      }
-      key <- attachment_key(text)
-      pool[[key]] <<- text
-      paste0("attachment://", key)
-    }
+    attachments <- attachment_pool()
+    refer <- attachments$refer
     chat <- chats[[i]]
     model <- models$model[[i]]
     prompt <- turns[[i]][[1]]
@@ -1101,7 +1111,7 @@ direct_samples <- function(rows, scorer, timestamps) {
       messages = messages,
       scores = stats::setNames(list(score), scorer), metadata = empty_object(),
       store = empty_object(), events = list(event), model_usage = empty_object(),
-      attachments = if (length(pool)) pool[order(names(pool))] else empty_object()
+      attachments = sorted_attachments(attachments$texts())
     ), predictivebench_direct = TRUE)
   })
 }
