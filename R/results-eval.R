@@ -52,6 +52,7 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   parts <- vector("list", length(chunks))
   usage <- list()
   json <- list(solver = character(), scorer = character())
+  json_from <- list(solver = list(), scorer = list())  # see json_turned()
   tokens <- list(solver = NULL, scorer = NULL)
   times <- list()
   light <- list()
@@ -110,10 +111,13 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
     }
     # translated and written a slice at a time (a translated sample is several times the
     # size of its row), a field JSON text in any sample of the chunk JSON in all of them
+    before <- json
     json <- list(solver = union(json$solver, json_fields(rows[["solver_metadata"]])),
                  scorer = union(json$scorer, json_fields(rows[["scorer_metadata"]])))
+    json_from <- json_turned(json_from, before, json, writer$n + 1L)
     for (slice in split(seq_len(nrow(rows)), ceiling(seq_len(nrow(rows)) / log_slice_rows))) {
       part <- results_log_chunk(task, rows[slice, , drop = FALSE], private$pb_fields, json)
+      json_from <- json_turned(json_from, json, part$json, writer$n + 1L)
       log_writer_add(writer, part$samples)
       usage <- add_usage(usage, part$usage)
       json <- part$json
@@ -142,6 +146,11 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   header <- results_log_header(task, samples, private$pb_fields, run_id, usage, json,
                                created = created, task_id = task_id)
   header$eval$metadata$headline <- headline_metadata(private$pb_metrics)
+  for (step in c("solver", "scorer")) {
+    if (length(json_from[[step]])) {
+      header$eval$metadata[[paste0(step, "_json_from")]] <- json_from[[step]]
+    }
+  }
   flags <- run_flags(private$pb_metrics)  # answers cut off, ties (the board's columns)
   header$eval$metadata[names(flags)] <- flags
   header$eval <- add_log_eval(header$eval, task$log_eval)
@@ -164,6 +173,20 @@ json_fields <- function(metas) {
     names(meta)[!single]
   })
   unique(unlist(names))
+}
+
+# A metadata field is written as JSON text in every sample of a chunk when any sample of the
+# chunk needs it (a field of several values); the samples of earlier chunks are written
+# already, that field plain. So the log's header records, for each field that turned JSON
+# after the first sample, the position (in the log, from 1) of the first sample holding it
+# as JSON text (`solver_json_from`, `scorer_json_from`), and log_samples() reads each sample
+# by its own layout. `from` gains the fields of `after` not in `before`, at `position`.
+json_turned <- function(from, before, after, position) {
+  if (position <= 1L) return(from)
+  for (step in c("solver", "scorer")) {
+    for (field in setdiff(after[[step]], before[[step]])) from[[step]][[field]] <- position
+  }
+  from
 }
 
 # vitals' check of `$eval()`'s arguments: every one named.

@@ -753,7 +753,14 @@ log_samples <- function(x, dataset = NULL) {
   layout <- header$eval$metadata %||% list()
   layout <- lapply(layout[c("dataset_fields", "solver_json", "scorer_json")],
                    function(x) as.character(unlist(x)))
-  each <- function(sample) log_sample_fields(sample, layout = layout)
+  # a field that turned JSON text after the first sample (a later chunk's, json_turned() in
+  # R/results-eval.R) is read as JSON text from its first such sample on
+  from <- lapply(header$eval$metadata[c("solver_json_from", "scorer_json_from")], unlist)
+  position <- 0L
+  each <- function(sample) {
+    position <<- position + 1L
+    log_sample_fields(sample, layout = layout_at(layout, from, position))
+  }
   # a log of this writer: its samples a line at a time; any other log parsed whole
   rows <- log_sample_lines(x, each)
   if (is.null(rows)) {
@@ -846,6 +853,18 @@ log_sample_line_count <- function(path, lines = 10000L) {
     n <- n + length(samples)
     if (!is.na(end)) return(n)
   }
+}
+
+# The layout of the sample at `position` in the log: without the fields that turn JSON text
+# only in a later sample (`from`: the header's `solver_json_from` and `scorer_json_from`).
+layout_at <- function(layout, from, position) {
+  for (step in c("solver", "scorer")) {
+    later <- from[[paste0(step, "_json_from")]]
+    later <- names(later)[later > position]
+    key <- paste0(step, "_json")
+    if (length(later)) layout[[key]] <- setdiff(layout[[key]], later)
+  }
+  layout
 }
 
 log_sample_fields <- function(sample, layout) {

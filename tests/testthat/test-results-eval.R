@@ -205,6 +205,48 @@ test_that("a metadata field JSON text in any sample of a chunk is JSON text in a
   expect_equal(log$samples[[1]]$metadata$names, "[\"a\"]")
 })
 
+test_that("a metadata field that turns JSON text in a later chunk reads back in every sample", {
+  n <- 12
+  d <- tibble::tibble(id = sprintf("s%02d", seq_len(n)), input = paste("q", seq_len(n)),
+                      target = "A")
+  base <- generate_solver(settings = request_settings(cache = FALSE))
+  solver <- function(inputs, ..., solver_chat) {
+    out <- base(inputs, ..., solver_chat = solver_chat)
+    # "[1]" and "true" as plain text in the first chunks: read as JSON they would change
+    out$solver_metadata <- lapply(inputs, function(input) {
+      i <- as.integer(sub("q ", "", input))
+      names <- if (i > 8) c("a", "b") else if (i == 1) "[1]" else if (i == 2) "true" else "a"
+      c(out$solver_metadata[[1]], list(names = names))
+    })
+    out
+  }
+  scorer <- function(samples, ...) {
+    list(score = as.numeric(samples$result == samples$target),
+         scorer_metadata = lapply(samples$id, function(id) {
+           list(seen = if (id == "s12") 1:2 else 7L)
+         }))
+  }
+  tsk <- ResultsTask$new(d, solver, scorer, benchmark = "chunk-json", dir = withr::local_tempdir())
+  tsk$chunk_size <- 4
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("A"), view = FALSE))
+  live <- tsk$get_samples()
+  back <- log_samples(tsk$log_path)
+  expect_equal(lapply(back$solver_metadata, `[[`, "names"),
+               lapply(live$solver_metadata, `[[`, "names"))
+  expect_equal(back$solver_metadata[[1]]$names, "[1]")
+  expect_equal(back$solver_metadata[[2]]$names, "true")
+  expect_equal(lapply(back$scorer_metadata, `[[`, "seen"), c(rep(list(7L), 11), list(1:2)))
+  header <- read_log_header(tsk$log_path)$eval$metadata
+  expect_equal(header$solver_json_from, list(names = 9L))
+  expect_equal(header$scorer_json_from, list(seen = 9L))
+  # a run in one chunk writes the field as JSON text in every sample: nothing to record
+  tsk$chunk_size <- NULL
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("A"), view = FALSE))
+  expect_null(read_log_header(tsk$log_path)$eval$metadata$solver_json_from)
+  expect_equal(log_samples(tsk$log_path)$solver_metadata[[1]]$names, "[1]")
+  expect_inspect_valid(tsk$log_path)
+})
+
 test_that("a task evaluated again, or solved and scored by hand, starts from its dataset", {
   tsk <- futurex_run(chunk_size = 4)
   first <- tsk$log_path
