@@ -37,6 +37,7 @@ run_child <- function(lines, server) {
   writeLines(c(
     "hwm <- function() { s <- readLines('/proc/self/status'); as.numeric(gsub('[^0-9]', '', grep('^VmHWM', s, value = TRUE))) / 1024 }",
     "cpu <- function(t) t[['user.self']] + t[['sys.self']]",
+    "`%||%` <- function(x, y) if (is.null(x)) y else x",
     load_line,
     "source('bench/helper-fake-server.R')",
     sprintf("server_url <- %s", deparse(server$url)),
@@ -45,9 +46,12 @@ run_child <- function(lines, server) {
     "result$peak <- hwm()",
     sprintf("saveRDS(result, %s)", deparse(out))
   ), script)
+  errors <- tempfile()
   status <- system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE,
-                    stderr = tempfile())
-  if (!file.exists(out)) stop("the child failed (status ", status, ")")
+                    stderr = errors)
+  if (!file.exists(out)) {
+    stop("the child failed (status ", status, "):\n", paste(readLines(errors), collapse = "\n"))
+  }
   readRDS(out)
 }
 
