@@ -3,6 +3,9 @@
 
 deltabench_interval <- "95% normal interval (macro means and accuracies; none for micro)"
 
+# The grouping columns in words, for the plot (summary_title()): DeltaBench's task and subtask.
+deltabench_by_labels <- c(task_l1 = "task", task_l2 = "subtask")
+
 ratio0 <- function(x, y) if (y > 0) x / y else 0
 
 #' DeltaBench headline numbers
@@ -111,7 +114,12 @@ deltabench_summary <- function(x, by = "default", clip_predictions = TRUE,
       class = "predictivebench_message_failed"
     )
   }
-  out <- benchmark_summary(do.call(rbind, rows), "deltabench", by = by %||% "group")
+  out <- benchmark_summary(
+    do.call(rbind, rows), "deltabench", by = by %||% "group",
+    title = summary_title("DeltaBench", "precision, recall, F1 and accuracy", by,
+                          deltabench_by_labels),
+    by_label = groups_label(by, deltabench_by_labels)
+  )
   cuts <- answer_cuts(x)
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }

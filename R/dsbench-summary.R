@@ -92,7 +92,8 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     out[[field]] <- first(add_na(dsbench_usage(epochs, "solver_metadata", field),
                                  dsbench_usage(epochs, "scorer_metadata", field)))
   }
-  out <- benchmark_summary(out, "dsbench", method = method)
+  out <- benchmark_summary(out, "dsbench", method = method,
+                           title = summary_title("DSBench", "accuracy", "competition"))
   cuts <- answer_cuts(epochs)
   dsbench_note_judge_cuts(epochs)
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R

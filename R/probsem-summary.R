@@ -127,7 +127,9 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   if (is.null(humans)) return(accuracy)
   accuracy$temperature <- NA_real_
   humans$all_tied <- rep(all_tied, nrow(humans))
-  benchmark_summary(rbind(humans, accuracy), "probsem", method = method)
+  benchmark_summary(rbind(humans, accuracy), "probsem", method = method,
+                    title = summary_title("probsem", "distance to human judgements and accuracy",
+                                          "suite"))
 }
 
 # Whether the whole result is one tie: every scored context (at least one) gives each of its
@@ -205,7 +207,8 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
                  n_no_truth = no_truth, n_tied = sum(tied[scored]),
                  prompt = groups$prompt[[g]], all_tied = all_tied)
   })
-  benchmark_summary(do.call(rbind, rows), "probsem", method = method)
+  benchmark_summary(do.call(rbind, rows), "probsem", method = method,
+                    title = summary_title("probsem", "accuracy", "suite"))
 }
 
 probsem_samples <- function(x, call = rlang::caller_env()) {

@@ -6,6 +6,9 @@ processbench_interval <- c(
   bootstrap = "95% bootstrap interval"
 )
 
+# The grouping columns in words, for the plot (summary_title()): `task_l1` holds the split.
+processbench_by_labels <- c(task_l1 = "split")
+
 #' ProcessBench headline numbers
 #'
 #' @description
@@ -99,7 +102,11 @@ processbench_summary <- function(x, by = "default", method = c("normal", "bootst
       class = "predictivebench_message_small_group"
     )
   }
-  out <- benchmark_summary(out, "processbench", by = by %||% "group", method = method)
+  out <- benchmark_summary(
+    out, "processbench", by = by %||% "group", method = method,
+    title = summary_title("ProcessBench", "accuracy and F1", by, processbench_by_labels),
+    by_label = groups_label(by, processbench_by_labels)
+  )
   with_truncation(out, items$cut, items$answers)  # R/results-truncation.R: votes cut off
 }
 
