@@ -29,8 +29,7 @@
 #'     others; no row when no battle sets the judge's own against another.
 #' * **Every judge**: agreement of its verdicts with `reference` labels (human or gold
 #'   verdicts you give) and with `other` (the same items judged by another judge), as
-#'   `percent_agreement`, `cohen_kappa` and `krippendorff_alpha` (nominal, see
-#'   `cohen_kappa()`); and what a benchmark can check itself: for DSBench, agreement of the
+#'   `percent_agreement`, `cohen_kappa` and `krippendorff_alpha` (nominal); and what a benchmark can check itself: for DSBench, agreement of the
 #'   judge (correct or not) with the exact match on questions whose answer is a number; for
 #'   FutureX, agreement of the numeric judge's scores (to two decimals, on the numeric items
 #'   whose values it gave) with the plain parse of the answer, the reference's rule without
