@@ -6,8 +6,10 @@ processbench_interval <- c(
   bootstrap = "95% bootstrap interval"
 )
 
-# The grouping columns in words, for the plot (summary_title()): `task_l1` holds the split.
-processbench_by_labels <- c(task_l1 = "split")
+# The grouping columns in words, for the plot (summary_title()): `task_l1` holds
+# ProcessBench's split (gsm8k, math, ...) or, on DeltaBench's records, its task (math, code,
+# ...): "task" reads right for both.
+processbench_by_labels <- c(task_l1 = "task", task_l2 = "subtask")
 
 #' ProcessBench headline numbers
 #'

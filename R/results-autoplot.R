@@ -16,10 +16,10 @@
 #'   registered `interval` for `method`.
 #' @param method The interval method the summary used (`"normal"`, `"bootstrap"`), which
 #'   picks a registered `interval` named by method; `NULL`: the first.
-#' @param title The plot's title, in words (`"ProcessBench: accuracy and F1 by split"`, see
+#' @param title The plot's title, in words (`"ProcessBench: accuracy and F1 by task"`, see
 #'   summary_title()). `NULL` (the default, a user's own benchmark): `"<benchmark> by
 #'   <groups>"`.
-#' @param by_label What the groups are, in words, for the plot's axis and title (`"split"`
+#' @param by_label What the groups are, in words, for the plot's axis and title (`"task"`
 #'   for ProcessBench's `task_l1`). `NULL`: `by`, its underscores spaces.
 #' @returns `rows`, with class `benchmark_summary` added.
 #' @noRd
@@ -47,9 +47,9 @@ benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, metho
 }
 
 # A summary plot's title in words: the benchmark as its authors write it, what the numbers
-# are, and what the groups are ("ProcessBench: accuracy and F1 by split"; no groups when
+# are, and what the groups are ("ProcessBench: accuracy and F1 by task"; no groups when
 # `by` is NULL or "group", the overall rows only). `labels` names the benchmark's columns in
-# words (c(task_l1 = "split")); another column is named by itself, its underscores spaces.
+# words (c(task_l1 = "task")); another column is named by itself, its underscores spaces.
 summary_title <- function(name, what, by = NULL, labels = character()) {
   label <- groups_label(by, labels)
   paste0(name, ": ", what, if (!is.null(label) && label != "group") paste(" by", label))

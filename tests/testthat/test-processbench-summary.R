@@ -71,9 +71,9 @@ test_that("processbench_summary() plots a panel per metric and a bar per task", 
   s <- suppressMessages(processbench_summary(samples))
   expect_s3_class(s, "benchmark_summary")
   p <- ggplot2::autoplot(s)
-  # in words: the benchmark as its authors write it, what the numbers are, and the split
-  expect_equal(p$labels$title, "ProcessBench: accuracy and F1 by split")
-  expect_equal(p$labels$y, "split")
+  # in words: the benchmark as its authors write it, what the numbers are, and its groups
+  expect_equal(p$labels$title, "ProcessBench: accuracy and F1 by task")
+  expect_equal(p$labels$y, "task")
   other <- ggplot2::autoplot(suppressMessages(processbench_summary(
     transform(samples, source_set = task_l1), by = "source_set")))
   expect_equal(other$labels$title, "ProcessBench: accuracy and F1 by source set")
