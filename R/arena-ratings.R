@@ -81,7 +81,8 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #' too. `rank` is 1 + the number of models whose lower bound is
 #' above this model's upper bound, so models whose intervals overlap share a rank.
 #'
-#' `method = "elo"` gives EloBench's online Elo in file order (see `elo_online()`);
+#' `method = "elo"` gives EloBench's online Elo in file order (each battle moves both
+#' models' ratings by `k` times the surprise of its outcome);
 #' `"elo_median"` the median over random orders; both bootstrap by rerunning Elo on
 #' resampled battles (slow for large files).
 #'
@@ -106,7 +107,7 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #'   are fitted as FastChat fits them.
 #'
 #' @param battles A data frame with `model_a`, `model_b`, `winner` (and `question` for
-#'   `by = "questions"`), such as `arena_read_battles()` returns, or an evaluated
+#'   `by = "questions"`), such as EloBench's `battle_records.csv` holds, or an evaluated
 #'   [arena_task()], its samples or its log file (its model against each reference model:
 #'   the arena's Elo table, which [arena_summary()] leaves out because a rating is not on
 #'   the 0-1 scale of summary rows).
@@ -120,7 +121,7 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #' @param style_control Also fit style-controlled Bradley-Terry ratings (`method = "bt"`
 #'   only; `battles` need `answer_a` and `answer_b`): the model strengths are fitted
 #'   together with the effect of the answers' style, as the Chatbot Arena does since 2024 —
-#'   for each of length, markdown headers, lists and bold (see `arena_style_features()`) the
+#'   for each of length, markdown headers, lists and bold (counted in each answer) the
 #'   difference between the two answers relative to their sum, `(a - b) / (a + b + 1)`,
 #'   standardized over the battles. A model that wins because its answers are longer loses
 #'   that advantage. The ratings are centred on `initial` (`anchor` applies to the plain

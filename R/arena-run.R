@@ -39,9 +39,9 @@
 #' ratings, and names the others. [leaderboard()] shows the run once, and the summaries
 #' ([arena_summary()], [arena_ratings()]) of any part read the whole run.
 #'
-#' Each round arranges battles (`arena_arrange()`: for every pair still short of `n`
+#' Each round arranges battles (for every pair still short of `n`
 #' decisive (non-tie) battles, that many new questions), asks the chats for the answers
-#' still missing (`arena_answers()`), and judges the new battles. Rounds repeat until every pair has `n` decisive battles, no pair can get
+#' still missing, and judges the new battles. Rounds repeat until every pair has `n` decisive battles, no pair can get
 #' a new question, or `max_rounds` is reached. A round's answers, then its battles, go into
 #' request pools of at most 8,000 requests each (one after another, so memory holds one such
 #' chunk of requests, answers and log rows whatever the arena's size; the rounds' answers and
@@ -84,8 +84,7 @@
 #' * `elo_rating.csv` has the columns `model, elo_rating, rank` with decimals (the
 #'   original's ratings were rounded, with columns `Model, Elo Rating`).
 #' * Reasoning is kept, never judged (EloBench's models showed none), as in [arena_task()].
-#' To evaluate one model against reference answers as a vitals Task, use [arena_task()]. See
-#' also `arena_arrange()`.
+#' To evaluate one model against reference answers as a vitals Task, use [arena_task()].
 #'
 #' @param models The models whose answers are generated: ellmer chats or `"provider/model"`
 #'   strings (as in [eval_set()]), in a list (named: the names are the models' names; else
@@ -108,8 +107,7 @@
 #'   name with a `data/<version>/questions.csv` there. With `elobench` it also names the
 #'   `tempcache/<version>` folder (default `"custom"` when `dataset` is given).
 #' @param answers Models known only by their answers, each a competitor: an answer table
-#'   (`question` and one column per model, as `arena_read_answers()` reads an EloBench
-#'   `q_and_as.csv`), the path of one, or `NULL` for none. Subset its columns to choose.
+#'   (`question` and one column per model, the layout of an EloBench `q_and_as.csv`), the path of one, or `NULL` for none. Subset its columns to choose.
 #' @param dir The folder of the run's log, as every task's: by default
 #'   `vitals::vitals_log_dir()`, and when `VITALS_LOG_DIR` is unset, the package's log folder
 #'   (see [benchmark_task()]).
@@ -125,7 +123,7 @@
 #' @param arrangement For `"reload"`: an arrangement (`question, model_a, model_b`) or the
 #'   path of a `battle_arrangement.csv`.
 #' @param prompt_version The judge prompt version: `"231225"` (a JSON verdict) or `"231113"`
-#'   (scores), see `arena_judge_prompt()`.
+#'   (scores), EloBench's two judge templates.
 #' @param max_rounds Most rounds.
 #' @param method,times How the ratings are computed (`run$ratings`, `elo_rating.csv`, the
 #'   log's headline and so [leaderboard()]): the rating method and the number of bootstrap

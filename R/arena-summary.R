@@ -17,10 +17,10 @@
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
 #' @param method,times,seed Interval method (`"normal"` or `"bootstrap"`), bootstrap rounds
 #'   and seed.
-#' @param cluster Clusters of samples (see `resolve_cluster()`): by default a question's
+#' @param cluster Clusters of samples: by default a question's
 #'   epochs (`"id"`); `NULL` treats every sample as independent.
-#' @returns A `benchmark_summary()` tibble: `group`, `metric`, `estimate`, `lower`, `upper`,
-#'   `n`, then `n_missing`.
+#' @returns A summary tibble (class `benchmark_summary`, which `ggplot2::autoplot()`
+#'   draws): `group`, `metric`, `estimate`, `lower`, `upper`, `n`, then `n_missing`.
 #' @family arena
 #' @export
 #' @examples

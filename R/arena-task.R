@@ -64,7 +64,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   answering each question, sent as one user message as [arena_run()] does;
 #' * the **scorer** (`arena_scorer()`) puts that answer in a battle against each reference
 #'   model's answer to the same question (`answers`, an EloBench answer cache
-#'   `q_and_as.csv`), judged by EloBench's judge prompt (`arena_judge_prompt()`) at
+#'   `q_and_as.csv`), judged by EloBench's judge prompt (of the scorer's `version`) at
 #'   temperature 0 with at most 800 tokens; the judge is the task's `judge`, the scorer's
 #'   `scorer_chat` or `$eval(scorer_chat = )`. Each battle gives the evaluated model 1 for a
 #'   win, 0 for a loss and 0.5 for a tie; `tie(all bad)` (both answers bad) is also 0.5, as
@@ -110,7 +110,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   verdicts in the sample's `scorer_metadata$judges`); `NULL` leaves it to
 #'   `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
 #' @param answers The reference models' answers: an EloBench answer cache (`q_and_as.csv`,
-#'   `question` and one column per model, `NaN` for no answer, see `arena_read_answers()`),
+#'   `question` and one column per model, `NaN` for no answer),
 #'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers
 #'   (four fictional models on the sample's questions). For EloBench's real questions, give
 #'   answers to them, such as EloBench's `tempcache/<dataset>/q_and_as.csv` or the one an

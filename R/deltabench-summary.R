@@ -3,14 +3,17 @@
 
 deltabench_interval <- "95% normal interval (macro means and accuracies; none for micro)"
 
+# The grouping columns in words, for the plot (summary_title()): DeltaBench's task and subtask.
+deltabench_by_labels <- c(task_l1 = "task", task_l2 = "subtask")
+
 ratio0 <- function(x, y) if (y > 0) x / y else 0
 
 #' DeltaBench headline numbers
 #'
 #' @description
 #' DeltaBench's section-level metrics, as fractions from 0 to 1, overall and by group (by default
-#' `task_l1`), computed from the critiques (the samples' `result`) with
-#' `deltabench_score_critiques()`:
+#' `task_l1`), computed from the critiques (the samples' `result`) as DeltaBench's
+#' evaluation does:
 #'
 #' * **macro** precision, recall and F1: the mean over samples with errors of each sample's
 #'   values, with 95% normal intervals;
@@ -26,16 +29,18 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #' `accuracy`).
 #'
 #' @param x An evaluated [deltabench_task()], its `$get_samples()` tibble, or the log file
-#'   it wrote (or that log read by `log_samples()`).
+#'   it wrote.
 #' @param by The grouping column: `"default"` (the default) is the registered one,
 #'   `task_l1` (DeltaBench's task), or `NULL` for the overall row only.
-#' @param clip_predictions See `deltabench_score_critiques()`; the default keeps the
-#'   original's rule.
+#' @param clip_predictions `TRUE` (the default, the original's rule) drops predicted
+#'   sections beyond the last gold section before counting. That rule never penalises a
+#'   guess past the last error, so a constant guess that names every section scores far
+#'   above chance (see `vignette("processbench")`); `FALSE` counts every predicted section.
 #' @param failed `"drop"` (the default, as the original) leaves samples without a critique
 #'   out of the metrics (they are still counted in `n_failed`, and a message says so);
 #'   `"zero"` counts them as critiques that found nothing.
-#' @param cluster Clusters of samples for the macro and accuracy intervals (see
-#'   `resolve_cluster()`): by default the solutions of one `problem` when some problem has
+#' @param cluster Clusters of samples for the macro and accuracy intervals (a column of the
+#'   samples, or a vector with one cluster per sample): by default the solutions of one `problem` when some problem has
 #'   several in the data, else each item's epochs (`id`); with one of each, the naive
 #'   interval. `NULL` treats every sample as independent.
 #' @returns A tibble with eight rows per group (`"overall"` first), one per `metric`
@@ -47,7 +52,7 @@ ratio0 <- function(x, y) if (y > 0) x / y else 0
 #'   `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws a panel per metric and
 #'   a bar per group (see [autoplot.benchmark_summary()]). The rows `"overall f1_macro"`,
 #'   `"overall precision_macro"`, `"overall recall_macro"` and `"overall accuracy"` (their
-#'   keys, see `summary_keys()`) are the task's headline metrics: the numbers the log's
+#'   keys: group and metric) are the task's headline metrics: the numbers the log's
 #'   header shows in `vitals_view()`.
 #' @family processbench and deltabench
 #' @export
@@ -111,7 +116,12 @@ deltabench_summary <- function(x, by = "default", clip_predictions = TRUE,
       class = "predictivebench_message_failed"
     )
   }
-  out <- benchmark_summary(do.call(rbind, rows), "deltabench", by = by %||% "group")
+  out <- benchmark_summary(
+    do.call(rbind, rows), "deltabench", by = by %||% "group",
+    title = summary_title("DeltaBench", "precision, recall, F1 and accuracy", by,
+                          deltabench_by_labels),
+    by_label = groups_label(by, deltabench_by_labels)
+  )
   cuts <- answer_cuts(x)
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }

@@ -51,7 +51,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'
 #' @description
 #' DeltaBench's own evaluation of a critic model: one critique per long chain of thought
-#' with DeltaBench's critic prompt (`deltabench_prompt()`, over `sections_content`), at
+#' with DeltaBench's critic prompt (over `sections_content`), at
 #' `temperature = 1, top_p = 0.8`, naming **every** erroneous section. Each critique is
 #' scored by precision, recall and F1 between the predicted and the gold sections (erroneous
 #' and unuseful sections); [deltabench_summary()] gives macro and micro averages, overall and
@@ -65,8 +65,8 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'   [prepare_task_table()]`("deltabench", source)`
 #'   (by default the shipped made-up sample) and adds `input` (the critic prompt) and
 #'   `target` (the gold sections, as text).
-#' * `deltabench_solver()` sends each prompt once through `generate_solver()` (cache,
-#'   retries, failure isolation).
+#' * `deltabench_solver()` sends each prompt once through the package's request engine
+#'   (cache, retries, failure isolation).
 #' * `deltabench_scorer()` scores each critique (see "Scores"). Its explanation says what
 #'   the critique concluded and which sections it named vs the gold sections.
 #'
@@ -92,7 +92,7 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #'   section metrics by rule, and counted (`n_error_free`) with their own accuracy.
 #' * `clip_predictions = FALSE` (not the default) removes the original's rule of dropping
 #'   predicted sections beyond the last gold section.
-#' * Requests run in parallel through `generate_responses()`, with a response cache.
+#' * Requests run in parallel, with a response cache (see [request_settings()]).
 #' * Reasoning is kept, never scored: the critique scored is the text after a reasoning
 #'   model's thinking (`<think>...</think>`, or a server's `reasoning_content`), which the
 #'   original's critic models did not write apart. A critique that exists only in unfinished
@@ -113,7 +113,9 @@ prepare_deltabench <- function(source, out = NULL, count_unuseful = FALSE,
 #' @inheritParams task-table-args
 #' @param temperature,top_p Sampling parameters, by default DeltaBench's (1 and 0.8).
 #' @param params Other request parameters, such as `list(max_tokens = 4096)`.
-#' @param clip_predictions See `deltabench_score_critiques()`.
+#' @param clip_predictions `TRUE` (the default, the original's rule) drops predicted sections
+#'   beyond the last gold section before counting; `FALSE` counts every predicted section
+#'   (see [deltabench_summary()]).
 #' @param dataset A table from `deltabench_dataset()`.
 #' @param solver,scorer By default `deltabench_solver()` and `deltabench_scorer()`.
 #' @inheritParams processbench_task

@@ -11,11 +11,12 @@
 #' cost of the solver and the judge from the samples' metadata.
 #'
 #' @param x An evaluated [dsbench_task()], its `$get_samples()` tibble, or its log file
-#'   (`tsk$log_path`, read with `log_samples()`): the same numbers from each.
+#'   (`tsk$log_path`): the same numbers from each.
 #' @param by_competition Also return one row per competition.
-#' @param cluster Clusters of samples for the `questions` row (see `resolve_cluster()`): by
+#' @param cluster Clusters of samples for the `questions` row (a column of the samples, a
+#'   vector with one cluster per sample, or `NULL`): by
 #'   default the questions of one competition (`"competition_id"`), which share its data
-#'   and workbook, so the interval is the clustered one (`clustered_se()`; the bootstrap
+#'   and workbook, so the interval is the clustered one (a cluster-robust standard error; the bootstrap
 #'   draws whole competitions). `NULL` treats every question as independent (the naive
 #'   interval). With a single competition the clustered interval can't be estimated
 #'   and is `NA`: use `NULL` (or `"id"` for epochs) there. The `competitions` row is already a mean over competitions and is not
@@ -36,7 +37,8 @@
 #'   (questions, or competitions on the `competitions` row), then `n_missing` (unscored
 #'   samples) and `solver_failures`, `judge_failures`, `input_tokens`, `output_tokens`,
 #'   `cost` on the first row (`NA` elsewhere; cost `NA` when the provider gives no prices).
-#'   It is a `benchmark_summary()`: `ggplot2::autoplot()` draws it by competition.
+#'   Its class `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws it by
+#'   competition.
 #' @family dsbench
 #' @export
 #' @examples
@@ -92,7 +94,8 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     out[[field]] <- first(add_na(dsbench_usage(epochs, "solver_metadata", field),
                                  dsbench_usage(epochs, "scorer_metadata", field)))
   }
-  out <- benchmark_summary(out, "dsbench", method = method)
+  out <- benchmark_summary(out, "dsbench", method = method,
+                           title = summary_title("DSBench", "accuracy", "competition"))
   cuts <- answer_cuts(epochs)
   dsbench_note_judge_cuts(epochs)
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R

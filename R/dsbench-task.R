@@ -32,8 +32,7 @@
 #' [ellmer::content_image_file()].
 #'
 #' **Truncation.** As in the original, the prompt keeps its last
-#' `context_limit - reserve_tokens` tokens of tiktoken's encoding for the model (see
-#' `dsbench_truncate()`): with the suggested package \pkg{rtiktoken} installed, the kept
+#' `context_limit - reserve_tokens` tokens of tiktoken's encoding for the model: with the suggested package \pkg{rtiktoken} installed, the kept
 #' text and its token count are tiktoken's. The encoding is `encoding`, or the one tiktoken
 #' gives the solver chat's model (`"cl100k_base"` for GPT-4 Turbo and GPT-3.5,
 #' `"o200k_base"` for GPT-4o and later; `"o200k_base"`, with a message, for models tiktoken
@@ -43,7 +42,7 @@
 #'
 #' **Files mode** (`mode = "files"`, beyond the original): the workbooks are not pasted in.
 #' The prompt is the original's without the workbook part, preceded by a note naming the
-#' workbook files, and the chat gets `workbook_tools()` confined to the competition's
+#' workbook files, and the chat gets tools confined to the competition's
 #' workbooks as the task table lists them (`workbook_files`: list workbooks, list sheets,
 #' read a range), so the model reads what it needs. The
 #' logged conversation keeps the question and the final answer (not the tool calls); the
@@ -59,7 +58,7 @@
 #' (no introduction), the answer is the Python `str()` of the answer in `data.json` (so
 #' dicts read `{'Q': 1, ...}`), and the prediction is the whole response. The answer is
 #' correct when the judge's lower-cased reply contains `"true"`. Judgements go through
-#' `generate_responses()` (cached, retried); a failed judgement counts as incorrect and its
+#' the package's request engine (cached, retried); a failed judgement counts as incorrect and its
 #' error is in `scorer_metadata`. A reasoning judge's verdict is read from its answer, after
 #' its thinking; one that thinks past the 256 tokens gives no verdict (incorrect), which
 #' `scorer_metadata$judge_truncated` and a note of [dsbench_summary()] say.
@@ -97,7 +96,7 @@
 #' * A question whose model request failed (after retries) is not sent to the judge and
 #'   counts as incorrect; the original stops on the first failed request.
 #' * `data.json` is parsed as JSON, never evaluated as Python.
-#' * Requests are sent in parallel, retried and cached (`generate_responses()`); the original
+#' * Requests are sent in parallel, retried and cached (see [request_settings()]); the original
 #'   sends them one by one and stops at the first error. Tokens and cost come from ellmer
 #'   rather than the original's own price table.
 #' * [dsbench_summary()] adds intervals (clipped to `[0, 1]`) to the original's two
@@ -136,8 +135,8 @@
 #' @param encoding The tiktoken encoding that counts and cuts the prompt (`"cl100k_base"`,
 #'   `"o200k_base"`) or an OpenAI model name; `NULL` (the default) takes the solver chat's
 #'   model, as the original's `tiktoken.encoding_for_model(model)`.
-#' @param count_tokens `NULL` (the default: tiktoken's count through rtiktoken, see
-#'   `dsbench_truncate()`) or a function of one string returning its token count, used
+#' @param count_tokens `NULL` (the default: tiktoken's count through rtiktoken, as in
+#'   "Truncation") or a function of one string returning its token count, used
 #'   instead to cut the prompt.
 #' @param system_prompt `NULL` (the original's system prompt, see "Solver") or a string to
 #'   use instead.
@@ -147,7 +146,7 @@
 #' @inheritParams settings-args
 #' @param image_max_tokens `max_tokens` for requests with an image (the original's 2256);
 #'   `NULL` leaves it unset.
-#' @param max_cells Passed to `workbook_tools()` in the files mode.
+#' @param max_cells In the files mode, the most cells a tool reads from a range at once.
 #' @param scorer_chat The judge, an ellmer chat (the original used `gpt-4o-2024-05-13`),
 #'   given here or through `$eval(scorer_chat = )`; a list of chats is a panel of judges
 #'   (see "Judge panels").

@@ -101,7 +101,8 @@ futurex_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
     summary_note("{skipped} item{?s} without an answer {?was/were} skipped.",
                     class = "predictivebench_message_skipped")
   }
-  out <- benchmark_summary(rbind(top, rescaled, by_level), "futurex", method = method)
+  out <- benchmark_summary(rbind(top, rescaled, by_level), "futurex", method = method,
+                           title = summary_title("FutureX", "score", "level"))
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }
 

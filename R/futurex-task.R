@@ -38,7 +38,7 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #' FutureX asks a model to forecast events; each question has a level:
 #' 1 single choice, 2 multiple choice, 3 and 4 open answers, scored as numbers when the item
 #' has a standard deviation `Std` and as rankings otherwise. `futurex_task()` runs the
-#' dataset's own prompts through `generate_solver()` (cache, retries, failure isolation) and
+#' dataset's own prompts through the package's request engine (cache, retries, failure isolation) and
 #' scores the answers exactly as the reference evaluator (`eval.py`) does; [futurex_summary()]
 #' gives its level-weighted overall score. To score a predictions file without a model, use
 #' [futurex_score()].
@@ -123,11 +123,12 @@ prepare_futurex <- function(source, out = NULL, duplicate_ids = c("error", "suff
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args
-#' @param temperature,params,system_prompt Passed to `generate_solver()`; by default
+#' @param temperature,params,system_prompt The request's temperature, other parameters
+#'   (see [ellmer::params()]) and system prompt; by default
 #'   (`NULL`) the chat is used as configured (the reference sends only the prompt).
 #' @inheritParams settings-args
 #' @param number_rule `"reference"` (first run of digits and dots, as `eval.py`) or
-#'   `"strict"` (signed numbers with thousands separators); see `parse_number_text()`.
+#'   `"strict"` (signed numbers with thousands separators).
 #' @param dataset A task table (tibble) from `futurex_dataset()`.
 #' @param solver,scorer A solver and scorer, by default `futurex_solver()` and
 #'   `futurex_scorer()`.

@@ -29,8 +29,7 @@
 #'     others; no row when no battle sets the judge's own against another.
 #' * **Every judge**: agreement of its verdicts with `reference` labels (human or gold
 #'   verdicts you give) and with `other` (the same items judged by another judge), as
-#'   `percent_agreement`, `cohen_kappa` and `krippendorff_alpha` (nominal, see
-#'   `cohen_kappa()`); and what a benchmark can check itself: for DSBench, agreement of the
+#'   `percent_agreement`, `cohen_kappa` and `krippendorff_alpha` (nominal); and what a benchmark can check itself: for DSBench, agreement of the
 #'   judge (correct or not) with the exact match on questions whose answer is a number; for
 #'   FutureX, agreement of the numeric judge's scores (to two decimals, on the numeric items
 #'   whose values it gave) with the plain parse of the answer, the reference's rule without
@@ -198,6 +197,7 @@ judged_runs.data.frame <- function(x) {
 judged_runs.character <- function(x) {
   runs <- list()
   unjudged <- character()
+  seen <- character()
   for (path in log_files(x, attempts = FALSE)) {
     header <- read_log_header(path)
     benchmark <- header$eval$metadata$benchmark
@@ -205,13 +205,17 @@ judged_runs.character <- function(x) {
       unjudged <- c(unjudged, path)
       next
     }
-    samples <- log_samples(path)
+    # a run whose log is in several files (an arena run's parts) is one run, read once
+    run <- log_part_paths(path, header)[[1]]
+    if (run %in% seen) next
+    seen <- c(seen, run)
+    samples <- log_run_samples(path)
     label <- if (nrow(samples)) audited_judge_label(samples, header) else NA_character_
     if (is.na(label)) {
       unjudged <- c(unjudged, path)
       next
     }
-    runs[[length(runs) + 1L]] <- new_judged_run(samples, benchmark, header, path, label)
+    runs[[length(runs) + 1L]] <- new_judged_run(samples, benchmark, header, run, label)
   }
   if (length(unjudged)) {
     cli::cli_inform(c(i = "Left out {length(unjudged)} log{?s} without a judge:

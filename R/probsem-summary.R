@@ -37,10 +37,10 @@
 #' queries, the numbers the accuracy is computed from.
 #'
 #' @param x An evaluated [probsem_task()], its `$get_samples()` tibble, or its log file
-#'   (`tsk$log_path`, read with `log_samples()`).
-#' @param method Interval method for the accuracy, `"normal"` or `"bootstrap"` (see
-#'   `mean_ci()`).
-#' @param cluster Clusters of contexts for each suite's interval (see `resolve_cluster()`):
+#'   (`tsk$log_path`).
+#' @param method Interval method for the accuracy, `"normal"` or `"bootstrap"` (as in
+#'   [grouped_summary()]).
+#' @param cluster Clusters of contexts for each suite's interval:
 #'   a column of the samples, one label per context (after epochs are dropped), `NULL`, or
 #'   `"default"` (`"id"`). The contexts of a suite share its scenario, so across suites one
 #'   suite is one cluster; but each row here is a single suite, which is one cluster and
@@ -60,8 +60,8 @@
 #'   correct whose maximum probability is shared with another query), `prompt`,
 #'   `temperature` (of a sentence row) and `all_tied` (the same in every row: `TRUE` when
 #'   every query of every scored context has the same probability, which a model does not
-#'   give, with a message saying so). It is a `benchmark_summary()`
-#'   (`ggplot2::autoplot()` draws it by suite), and every row is a metric of a probsem log,
+#'   give, with a message saying so). Its class `benchmark_summary` gives it
+#'   a plot (`ggplot2::autoplot()` draws it by suite), and every row is a metric of a probsem log,
 #'   those with a number first (the overall distance, when there is one, is the viewer's
 #'   headline).
 #'
@@ -127,7 +127,9 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
   if (is.null(humans)) return(accuracy)
   accuracy$temperature <- NA_real_
   humans$all_tied <- rep(all_tied, nrow(humans))
-  benchmark_summary(rbind(humans, accuracy), "probsem", method = method)
+  benchmark_summary(rbind(humans, accuracy), "probsem", method = method,
+                    title = summary_title("probsem", "distance to human judgements and accuracy",
+                                          "suite"))
 }
 
 # Whether the whole result is one tie: every scored context (at least one) gives each of its
@@ -205,7 +207,8 @@ probsem_accuracy <- function(x, method = "normal", cluster = "default") {
                  n_no_truth = no_truth, n_tied = sum(tied[scored]),
                  prompt = groups$prompt[[g]], all_tied = all_tied)
   })
-  benchmark_summary(do.call(rbind, rows), "probsem", method = method)
+  benchmark_summary(do.call(rbind, rows), "probsem", method = method,
+                    title = summary_title("probsem", "accuracy", "suite"))
 }
 
 probsem_samples <- function(x, call = rlang::caller_env()) {

@@ -70,7 +70,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #'   `"paper/tug-of-war-mix_AV-2_human_results.csv"`); other versions and your own tables
 #'   have none unless you add the column. Build your own with
 #'   [prepare_task_table()]`("probsem", source)`.
-#' * `probsem_solver()` scores every query of every context with `query_logprobs()` and
+#' * `probsem_solver()` scores every query of every context by its log-probability and
 #'   returns the winning query as the result. Its requests go through the one request pool
 #'   with `settings` ([request_settings()]); settings named in `$eval()` override them, as
 #'   in `tsk$eval(solver_chat = chat, max_active = 50)`. They are never batched (`batch =
@@ -91,7 +91,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' Read the results with [probsem_summary()] (on the default version the paper's mean
 #' Jensen-Shannon distance to human judgements, lower is better, per suite and per
 #' sentence; elsewhere the accuracy per suite) and [probsem_distributions()] (the
-#' distributions), and write the original's CSV files with `probsem_write_results()`. In
+#' distributions). In
 #' `vitals::vitals_view()` each sample shows its context's own text and its queries (the
 #' full scored text is in its conversation) and its own score.
 #'
@@ -101,9 +101,10 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' `probsem_summary(tsk$log_path)` equals `probsem_summary(tsk)`.
 #'
 #' @section Scores:
-#' A query's raw score is its summed token log-probability (see `query_logprobs()`). It is
+#' A query's raw score is its summed token log-probability (see `backend`). It is
 #' then optionally length-normalized (`norm`) and divided by `temperature`; that value is the
-#' `logp` of the results and the input of the softmax (`logprob_softmax()`). Solver metadata
+#' `logp` of the results and the input of the softmax, `exp(logp) / sum(exp(logp))` over a
+#' context's queries. Solver metadata
 #' holds, per context, `queries`, `logp_raw`, `n_tokens`, `logp`, `prob`, `errors`, and the
 #' `backend` and `model` used.
 #'
@@ -164,7 +165,7 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' log-probabilities that can't be a model's (`predictivebench_error_logprobs_broken`: every
 #' prompt token at one value, as the broken echo of llama.cpp-style servers gives, broken
 #' offsets, tokens that do not spell the text sent) and a server that does not answer the
-#' first request (`predictivebench_error_logprobs_probe`); see `query_logprobs()`. Other
+#' first request (`predictivebench_error_logprobs_probe`). Other
 #' problems with a single request or response (HTTP errors, a query span that does not
 #' match) never stop a run: they are in the metadata's `errors`.
 #'
@@ -172,7 +173,8 @@ prepare_probsem <- function(source, out = NULL, suites = NULL, on_error = c("err
 #' @inheritParams task-args
 #' @param dataset A task table from `probsem_dataset()`.
 #' @param backend `"completions"` (the default, the original's method) or `"chat"` (the
-#'   first-token approximation); see `query_logprobs()`.
+#'   first-token approximation, for chat-only providers: each query is scored by the
+#'   log-probability of its first token among the answer's top alternatives).
 #' @param norm Length normalization of the summed log-probability: `"none"` (the default),
 #'   `"tokens"` (the original's `--norm`: divide by the query's token count) or `"sqrt"`.
 #'   `TRUE`/`FALSE` mean `"tokens"`/`"none"`.

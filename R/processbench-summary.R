@@ -6,6 +6,11 @@ processbench_interval <- c(
   bootstrap = "95% bootstrap interval"
 )
 
+# The grouping columns in words, for the plot (summary_title()): `task_l1` holds
+# ProcessBench's split (gsm8k, math, ...) or, on DeltaBench's records, its task (math, code,
+# ...): "task" reads right for both.
+processbench_by_labels <- c(task_l1 = "task", task_l2 = "subtask")
+
 #' ProcessBench headline numbers
 #'
 #' @description
@@ -27,16 +32,16 @@ processbench_interval <- c(
 #' DeltaBench has few error-free solutions, so its correct accuracy is very uncertain.
 #'
 #' @param x An evaluated [processbench_task()], its `$get_samples()` tibble (columns
-#'   `label`, `score` or `result`, and the grouping column), or the log file it wrote (or
-#'   that log read by `log_samples()`).
+#'   `label`, `score` or `result`, and the grouping column), or the log file it wrote.
 #' @param by The grouping column: `"default"` (the default) is the registered one,
 #'   `task_l1`, which holds ProcessBench's split (a table of several splits from
 #'   [prepare_task_table()] also has them in `split`); or `NULL` for the overall row only.
-#' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (see `mean_ci()`).
+#' @param method Interval for the accuracies, `"normal"` or `"bootstrap"` (as in
+#'   [grouped_summary()]).
 #'   The F1 interval is always a bootstrap that resamples the two sides separately.
 #' @param times,seed Bootstrap resamples and seed (the global random stream is untouched).
-#' @param cluster Clusters of samples for the accuracies' intervals (see
-#'   `resolve_cluster()`): by default the solutions of one `problem` when some problem has
+#' @param cluster Clusters of samples for the accuracies' intervals (a column of the
+#'   samples, or a vector with one cluster per sample): by default the solutions of one `problem` when some problem has
 #'   several solutions in the data, else each item's epochs (`id`); with one solution per
 #'   problem and one epoch this is the naive interval. `NULL` treats every sample as
 #'   independent. The F1 bootstrap resamples samples; for a clustered comparison of F1
@@ -48,7 +53,7 @@ processbench_interval <- c(
 #'   `n_no_prediction` (samples of the group with no valid vote). Its class
 #'   `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws a panel per metric and
 #'   a bar per group (see [autoplot.benchmark_summary()]). The rows `"overall f1"`,
-#'   `"overall error_acc"` and `"overall correct_acc"` (their keys, see `summary_keys()`)
+#'   `"overall error_acc"` and `"overall correct_acc"` (their keys: group and metric)
 #'   are the task's headline metrics: the numbers the log's header shows in
 #'   `vitals_view()`.
 #' @family processbench and deltabench
@@ -99,7 +104,11 @@ processbench_summary <- function(x, by = "default", method = c("normal", "bootst
       class = "predictivebench_message_small_group"
     )
   }
-  out <- benchmark_summary(out, "processbench", by = by %||% "group", method = method)
+  out <- benchmark_summary(
+    out, "processbench", by = by %||% "group", method = method,
+    title = summary_title("ProcessBench", "accuracy and F1", by, processbench_by_labels),
+    by_label = groups_label(by, processbench_by_labels)
+  )
   with_truncation(out, items$cut, items$answers)  # R/results-truncation.R: votes cut off
 }
 

@@ -26,9 +26,8 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #' downloaded once; `"2f2fd8ae"` is the paper's GitHub release), DeltaBench data, or, with
 #' `version = "sample"`, a shipped sample of made-up DeltaBench-format records,
 #' with `n_votes = 8` sampled critiques per sample at `temperature = 0.7`
-#' and a majority vote (`processbench_vote()`). `processbench_summary()` gives the
-#' benchmark's metrics (error accuracy, correct accuracy and their harmonic mean F1) and
-#' `processbench_write_results()` writes the seed tool's output files.
+#' and a majority vote over the boxed answers. [processbench_summary()] gives the
+#' benchmark's metrics (error accuracy, correct accuracy and their harmonic mean F1).
 #'
 #' For DeltaBench's own section-level protocol (all erroneous sections, precision/recall
 #' over section sets), use [deltabench_task()]; the vignette explains why the two give
@@ -84,9 +83,8 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #'   sample's votes cut off, and [processbench_summary()] counts them over the run.
 #' * ProcessBench printed the accuracies and F1 and wrote `{split}_error.jsonl` and
 #'   `{split}_correct.jsonl`; here [processbench_summary()] reports them as fractions (0 to
-#'   1, not percent) and adds counts, intervals and the mean of the groups' F1, and
-#'   `processbench_write_results()` writes one JSON Lines file and one CSV summary, named
-#'   `{dataset}_{model}_votes{n}`.
+#'   1, not percent) and adds counts, intervals and the mean of the groups' F1; each
+#'   sample's votes are in the task's log (`tsk$log_path`).
 #' * The flatteners check the data (a label or section number past the last step, an empty
 #'   step, a section without content stop with an error, or are skipped with
 #'   `on_error = "skip"`); the original loaded whatever it was given.
@@ -112,8 +110,10 @@ prepare_processbench <- function(source, out = NULL, split = NULL,
 #'
 #' @inheritParams task-table-args
 #' @inheritParams task-args
-#' @param template The prompt wording, `"generic"` or `"processbench"`; see
-#'   `processbench_prompt()`.
+#' @param template The prompt wording: `"generic"` ("a problem", `[Problem]`, as
+#'   DeltaBench's ProcessBench-style runs word it) or `"processbench"` (ProcessBench's own
+#'   template: "a math problem", `[Math Problem]`, and `(which typically denotes "not
+#'   found")`).
 #' @param n_votes Critiques sampled per sample (default 8). 1 with `temperature = 0` is
 #'   greedy decoding, the cheapest run.
 #' @param system_prompt `NULL` (the chat's own; the original sends none) or a system prompt.

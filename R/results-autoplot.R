@@ -16,13 +16,15 @@
 #'   registered `interval` for `method`.
 #' @param method The interval method the summary used (`"normal"`, `"bootstrap"`), which
 #'   picks a registered `interval` named by method; `NULL`: the first.
-#' @param title The plot's title, for a summary whose `benchmark` is a name users never
-#'   type (the arena's battles and ratings: `"Arena: win rate by model"`). `NULL` (the
-#'   default): `"<benchmark> by <by>"`.
+#' @param title The plot's title, in words (`"ProcessBench: accuracy and F1 by task"`, see
+#'   summary_title()). `NULL` (the default, a user's own benchmark): `"<benchmark> by
+#'   <groups>"`.
+#' @param by_label What the groups are, in words, for the plot's axis and title (`"task"`
+#'   for ProcessBench's `task_l1`). `NULL`: `by`, its underscores spaces.
 #' @returns `rows`, with class `benchmark_summary` added.
 #' @noRd
 benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, method = NULL,
-                              title = NULL) {
+                              title = NULL, by_label = NULL) {
   rows <- check_summary_rows(rows)
   check_string(benchmark)
   reg <- registration(benchmark)
@@ -34,12 +36,29 @@ benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, metho
   check_string(by)
   check_string(interval)
   check_string(title, allow_null = TRUE)
+  check_string(by_label, allow_null = TRUE)
   attr(rows, "benchmark") <- benchmark
   attr(rows, "title") <- title
   attr(rows, "by") <- by
+  attr(rows, "by_label") <- by_label %||% groups_label(by)
   attr(rows, "interval") <- interval
   class(rows) <- c("benchmark_summary", setdiff(class(rows), "benchmark_summary"))
   rows
+}
+
+# A summary plot's title in words: the benchmark as its authors write it, what the numbers
+# are, and what the groups are ("ProcessBench: accuracy and F1 by task"; no groups when
+# `by` is NULL or "group", the overall rows only). `labels` names the benchmark's columns in
+# words (c(task_l1 = "task")); another column is named by itself, its underscores spaces.
+summary_title <- function(name, what, by = NULL, labels = character()) {
+  label <- groups_label(by, labels)
+  paste0(name, ": ", what, if (!is.null(label) && label != "group") paste(" by", label))
+}
+
+groups_label <- function(by, labels = character()) {
+  if (is.null(by)) return(NULL)
+  if (by %in% names(labels)) return(labels[[by]])
+  gsub("_", " ", by, fixed = TRUE)
 }
 
 # Draws any summary tibble (columns `group`, `metric`, `estimate`, `lower`, `upper`, `n`); the
@@ -217,8 +236,9 @@ note_chars <- function(size = note_size, inches = 6) {
 #' ggplot2::autoplot(futurex_summary(tsk))
 #' @exportS3Method ggplot2::autoplot
 autoplot.benchmark_summary <- function(object, ...) {
-  title <- attr(object, "title") %||% paste(attr(object, "benchmark"), "by", attr(object, "by"))
-  autoplot_summary(object, title = title, by = attr(object, "by"),
+  by <- attr(object, "by_label") %||% groups_label(attr(object, "by")) %||% "group"
+  title <- attr(object, "title") %||% paste(attr(object, "benchmark"), "by", by)
+  autoplot_summary(object, title = title, by = by,
                    interval = attr(object, "interval"))
 }
 

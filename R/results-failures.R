@@ -31,6 +31,10 @@
 #' of its table, but its attribute `"notes"` (one row per noted sample, with `note` for
 #' `error`).
 #'
+#' A run whose log is in several files (an [arena_run()] of many battles) is one run: any
+#' of its files, or its folder, reports all its battles, each row's `log` the run's log
+#' (its first file, as on [leaderboard()]).
+#'
 #' In a folder, a log that was not written by predictivebench (another Inspect AI or vitals
 #' log) or can't be read is skipped with a warning (class
 #' `predictivebench_warning_skipped_logs`, as [leaderboard()]'s); the others are reported.
@@ -108,11 +112,14 @@ failed_samples <- function(x) {
   out
 }
 
-# Every log of a folder that predictivebench wrote; other JSON files (not logs) are passed
-# over, and logs it did not write or can't read are skipped with one warning.
+# Every run of a folder that predictivebench wrote, each once: the files of a run whose log
+# is in several (an arena run's parts, R/results-log-parts.R) are read as that one run. Other
+# JSON files (not logs) are passed over, and logs it did not write or can't read (a run with
+# a file missing among them) are skipped with one warning.
 folder_failures <- function(dir) {
   paths <- sort(list.files(dir, pattern = "[.]json$", full.names = TRUE, recursive = TRUE))
   skipped <- character()
+  seen <- character()
   runs <- lapply(paths, function(path) {
     tryCatch({
       header <- read_log_header(path)
@@ -120,7 +127,11 @@ folder_failures <- function(dir) {
         skipped[[path]] <<- "not written by predictivebench (another Inspect AI or vitals log)."
         return(NULL)
       }
-      log_failures(path, header)
+      # a run's files are read together, once (a run missing one is skipped once)
+      run <- log_part_paths(path, header)[[1]]
+      if (run %in% seen) return(NULL)
+      seen <<- c(seen, run)
+      log_failures(run)
     }, predictivebench_error_json = function(e) NULL, error = function(e) {
       skipped[[path]] <<- conditionMessage(e)
       NULL
@@ -130,10 +141,14 @@ folder_failures <- function(dir) {
   Filter(Negate(is.null), runs)
 }
 
-log_failures <- function(path, header = read_log_header(path)) {
-  samples <- log_samples(path)
+# One run's failures, from any of its files: every sample of the run (all its files), named
+# by the run's log (its first file, as the board's `source`).
+log_failures <- function(path) {
+  samples <- log_run_samples(path)
+  header <- attr(samples, "log") %||% read_log_header(path)
+  log <- log_part_paths(path, header)[[1]]
   benchmark <- as.character(header$eval$metadata$benchmark %||% header$eval$task %||% NA)
-  run_failures(samples, path, benchmark, as.character(header$eval$model %||% NA))
+  run_failures(samples, log, benchmark, as.character(header$eval$model %||% NA))
 }
 
 task_model <- function(task) {

@@ -36,7 +36,9 @@
 #' runs of several judges (a run and its [rescore()]) is named with its judge (`"<model>
 #' [judge <judge>]"`), each run compared as a model of its own. Logs that can't
 #' be read or placed are skipped with a warning, as by [leaderboard()]; arena logs, whose
-#' models are compared inside one run, are left out.
+#' models are compared inside one run, are left out. A run whose log is in several files
+#' (an [arena_run()] of many battles) is one run: any of its files, given as `x` or `y`,
+#' reads all its samples.
 #'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
 #'   tibbles, their log files, [futurex_score()] results (a predictions file scored without
@@ -225,7 +227,8 @@ check_item_columns <- function(items, columns, benchmark) {
 comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
   if (is_scores_object(x)) x <- x$items
-  if (rlang::is_string(x)) x <- log_samples(x)
+  # any file of a run whose log is in several reads the whole run (R/results-log-parts.R)
+  if (rlang::is_string(x)) x <- log_run_samples(x)
   if (!is.data.frame(x) || !all(c("id", "score") %in% names(x))) {
     abort_pb("{.arg {arg}} must be an evaluated task, its samples or log file, or a data
               frame with {.field id} and {.field score}.", "argument", call = call)
@@ -345,7 +348,7 @@ compare_folder <- function(paths, benchmark = NULL, ...) {
 }
 
 # The latest completed run of each benchmark and model in a folder: `benchmark`, `model`,
-# `created`, `source` (the log). Logs that can't be read or placed are skipped with one
+# `created`, `source` (the log; a run's first file when its log is in several). Logs that can't be read or placed are skipped with one
 # warning; benchmarks whose groups are models (an arena's ratings) are left out.
 folder_runs <- function(paths) {
   skipped <- character()
@@ -360,7 +363,8 @@ folder_runs <- function(paths) {
       if (identical(require_registration(bench)$by, "model")) return(NULL)
       tibble::tibble(benchmark = bench, model = as.character(header$eval$model %||% NA),
                      judge = log_judge(header),
-                     created = as.character(header$eval$created %||% NA), source = path)
+                     created = as.character(header$eval$created %||% NA),
+                     source = log_part_paths(path, header)[[1]])
     }, predictivebench_error = function(e) {
       skipped[[path]] <<- conditionMessage(e)
       NULL
@@ -371,6 +375,8 @@ folder_runs <- function(paths) {
                                                judge = character(), created = character(),
                                                source = character())),
                            rows))
+  # a run's log in several files is one run, named by its first file
+  runs <- runs[!duplicated(runs$source), ]
   runs <- runs[order(runs$created, decreasing = TRUE, method = "radix"), ]
   runs <- runs[!duplicated(paste(runs$benchmark, runs$model, runs$judge, sep = "\r")), ]
   # a model with runs of several judges (a run and its rescore()) is named with its judge

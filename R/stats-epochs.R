@@ -57,8 +57,7 @@
 #' @param threshold The score from which an epoch counts as correct.
 #' @returns `reduce_epochs()`: a tibble with one row per sample (in order of first
 #'   appearance), the columns of its first epoch's row but `epoch`, its `score` reduced, and
-#'   `epochs`, how many epochs had a score. `reduce_scores()`: one reduced score per id.
-#'   `pass_at_k()` and `pass_hat_k()`: probabilities, vectorised over `n` and `c`.
+#'   `epochs`, how many epochs had a score.
 #' @family results
 #' @export
 #' @examples

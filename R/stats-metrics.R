@@ -106,8 +106,8 @@ summary_rows <- function(group, metric, ci, ...) {
 #' @param cluster The cluster of each score (items sharing a context), or `NULL` (every
 #'   score independent). With clusters the interval uses the clustered standard error and
 #'   the rows gain `n_clusters` and `se_method` (`"clustered"`).
-#' @param ... Passed to `mean_ci()`: `level` (0.95), `method` (`"normal"` or
-#'   `"bootstrap"`), `times` and `seed` (of the bootstrap), `limits` (the range the scores
+#' @param ... The interval's options: `level` (0.95), `method` (`"normal"`, mean +/- z *
+#'   sd / sqrt(n), or `"bootstrap"`, percentile), `times` and `seed` (of the bootstrap), `limits` (the range the scores
 #'   can take, such as `c(0, 1)`: the interval is clipped to it, and a Wilson interval is
 #'   used when every score sits at one end).
 #' @param reducer `NULL` (the default: every score counts, epochs included, as they were

@@ -83,8 +83,12 @@ test_that("the plots of the arena's summaries say what they show, never an inter
   expect_equal(unname(titles), c("Arena: win rate by opponent", "Arena: win rate by model",
                                  "Arena: rating by model"))
   expect_false(any(grepl("arena_", titles, fixed = TRUE)))
-  # a summary without a title of its own keeps "<benchmark> by <by>"
+  # a summary without a title of its own (a user's benchmark) keeps "<benchmark> by <by>",
+  # its groups in words
   rows <- summary_rows("overall", "accuracy", mean_ci(c(0, 1)))
   plain <- benchmark_summary(rows[summary_columns], "futurex")
   expect_equal(ggplot2::autoplot(plain)$labels$title, "futurex by level")
+  named <- benchmark_summary(rows[summary_columns], "mine", by = "task_family")
+  expect_equal(ggplot2::autoplot(named)$labels$title, "mine by task family")
+  expect_equal(ggplot2::autoplot(named)$labels$y, "task family")
 })

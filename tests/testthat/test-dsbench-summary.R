@@ -85,6 +85,7 @@ test_that("dsbench_summary() plots by competition", {
   plot <- ggplot2::autoplot(dsbench_summary(samples, by_competition = TRUE))
   expect_s3_class(plot, "ggplot")
   expect_equal(plot$labels$y, "competition")
+  expect_equal(plot$labels$title, "DSBench: accuracy by competition")
   expect_match(gsub("\n", " ", plot$labels$x), "normal \\(or Wilson\\) interval")
 })
 

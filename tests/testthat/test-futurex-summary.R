@@ -51,7 +51,7 @@ test_that("futurex_summary() plots a bar per level with its interval and n", {
   s <- suppressMessages(futurex_summary(tsk))
   expect_s3_class(s, "benchmark_summary")
   p <- ggplot2::autoplot(s)
-  expect_equal(p$labels$title, "futurex by level")
+  expect_equal(p$labels$title, "FutureX: score by level")
   expect_match(gsub("\n", " ", p$labels$x), "levels' standard errors combined")
   expect_true(paste0("n = ", s$n[[1]]) %in% unlist(lapply(ggplot2::ggplot_build(p)$data,
                                                            function(d) d$label)))

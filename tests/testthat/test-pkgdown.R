@@ -238,3 +238,53 @@ test_that("the link check fails on a public page that links to an internal topic
              file.path(dir, "pub.Rd"))
   expect_equal(rd_links(file.path(dir, "pub.Rd")), c("helper", "other"))
 })
+
+# The functions an Rd file names in plain code, `name()` in its text (\code{name(...)}), as
+# a user reads them: outside its links (checked above), usage and examples (the examples'
+# calls are checked above). A call after `$`, `@` or `::` is another object's or package's.
+rd_code_calls <- function(file) {
+  found <- character()
+  walk <- function(x, in_code = FALSE) {
+    tag <- attr(x, "Rd_tag") %||% ""
+    if (tag %in% c("\\link", "\\usage", "\\examples", "\\name", "\\alias")) return()
+    if (tag %in% c("\\code", "\\verb", "\\preformatted")) in_code <- TRUE
+    if (in_code && tag %in% c("TEXT", "RCODE", "VERB")) {
+      text <- paste(as.character(x), collapse = "")
+      calls <- gregexpr("(?<![$@:A-Za-z0-9._])[A-Za-z.][A-Za-z0-9._]*(?=\\()", text,
+                        perl = TRUE)
+      found <<- c(found, regmatches(text, calls)[[1]])
+      return()
+    }
+    if (is.list(x)) for (part in x) walk(part, in_code)
+  }
+  walk(tools::parse_Rd(file))
+  unique(found)
+}
+
+# A public page's text names only what a user can call: an internal helper named in plain
+# code (`helper()`) sends the reader to a function they can't call or look up.
+test_that("public help pages name no internal function in plain code", {
+  files <- list.files(source_file("man"), pattern = "\\.Rd$", full.names = TRUE)
+  internal <- internal_functions()
+  offenders <- character()
+  for (f in files) {
+    rd <- tools::parse_Rd(f)
+    tags <- vapply(rd, attr, "", "Rd_tag")
+    if ("internal" %in% unlist(lapply(rd[tags == "\\keyword"], as.character))) next
+    bad <- intersect(rd_code_calls(f), internal)
+    if (length(bad)) offenders <- c(offenders, paste0(basename(f), ": ", bad))
+  }
+  expect_equal(offenders, character())
+  # the check sees plain code: compare_models()'s page writes `sd(d) / sqrt(n)`
+  expect_true("sd" %in% rd_code_calls(source_file("man", "compare_models.Rd")))
+})
+
+test_that("the plain-code check finds calls in code, not in links, examples or other objects", {
+  dir <- withr::local_tempdir()
+  writeLines(c("\\name{pub}", "\\alias{pub}", "\\title{Pub}",
+               "\\description{See \\code{helper(x)} and \\code{\\link[=other]{other()}},",
+               "\\code{tsk$eval()}, \\code{vitals::vitals_view()}, \\code{a + inner(1)}.}",
+               "\\examples{hidden()}"),
+             file.path(dir, "pub.Rd"))
+  expect_equal(rd_code_calls(file.path(dir, "pub.Rd")), c("helper", "inner"))
+})

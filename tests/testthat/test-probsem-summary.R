@@ -102,6 +102,7 @@ test_that("probsem_summary() plots the accuracy by suite", {
   plot <- ggplot2::autoplot(suppressMessages(probsem_summary(probsem_example_samples())))
   expect_s3_class(plot, "ggplot")
   expect_equal(plot$labels$y, "suite")
+  expect_equal(plot$labels$title, "probsem: accuracy by suite")
 })
 
 test_that("probsem_summary() clusters contexts within a suite when told how (worked example)", {

@@ -71,7 +71,14 @@ test_that("processbench_summary() plots a panel per metric and a bar per task", 
   s <- suppressMessages(processbench_summary(samples))
   expect_s3_class(s, "benchmark_summary")
   p <- ggplot2::autoplot(s)
-  expect_equal(p$labels$title, "processbench by task_l1")
+  # in words: the benchmark as its authors write it, what the numbers are, and its groups
+  expect_equal(p$labels$title, "ProcessBench: accuracy and F1 by task")
+  expect_equal(p$labels$y, "task")
+  other <- ggplot2::autoplot(suppressMessages(processbench_summary(
+    transform(samples, source_set = task_l1), by = "source_set")))
+  expect_equal(other$labels$title, "ProcessBench: accuracy and F1 by source set")
+  overall <- ggplot2::autoplot(suppressMessages(processbench_summary(samples, by = NULL)))
+  expect_equal(overall$labels$title, "ProcessBench: accuracy and F1")
   expect_match(gsub("\n", " ", p$labels$x), "bootstrap interval \\(F1\\)")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 3)

@@ -174,3 +174,44 @@ test_that("a judge's note is shown as a note, not as a failed request", {
   expect_match(text, paste(numeric, "samples? with a note"))
   expect_no_match(text, "API key|failed for good")
 })
+
+test_that("an arena run's log in parts is one run: its failures are the same as in one file", {
+  models <- list(big = named_constant("big big big big", "big"),
+                 small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
+  inner <- arena_baseline_judge("longer")
+  judge <- baseline_chat(function(prompt) {
+    if (grepl("Question 3", prompt, fixed = TRUE)) stop("HTTP 500 Internal Server Error")
+    inner$responder(prompt)
+  }, name = "flaky-judge")
+  arena <- function(dir) {
+    suppressWarnings(arena_run(models, judge, strategy = "all", times = 0, dir = dir,
+                               dataset = data.frame(question = paste("Question", 1:8))))
+  }
+  whole_dir <- withr::local_tempdir()
+  whole <- arena(whole_dir)
+  expect_length(list.files(whole_dir, pattern = "[.]json$"), 1)
+  one <- suppressMessages(report_failures(whole$paths$log))
+  expect_equal(nrow(one), 3)
+  # the same run in parts of a few kilobytes, 4 battles at a time
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  dir <- withr::local_tempdir()
+  parted <- arena(dir)
+  parts <- parted$paths$log_parts
+  expect_gt(length(parts), 2)
+  expect_message(from_dir <- report_failures(dir), "3 of 24 samples failed in 1 run\\.",
+                 class = "predictivebench_message_failures")
+  expect_equal(from_dir[-1], one[-1])
+  expect_equal(unique(from_dir$log), parted$paths$log)
+  # any part names the whole run
+  for (path in parts[c(1, length(parts))]) {
+    expect_message(from_part <- report_failures(path), "3 of 24 samples failed in 1 run\\.",
+                   class = "predictivebench_message_failures")
+    expect_equal(from_part, from_dir)
+  }
+  # a run with a part missing is skipped once, not read as a run of its other parts
+  unlink(parts[[2]])
+  w <- expect_warning(out <- suppressMessages(report_failures(dir)),
+                      class = "predictivebench_warning_skipped_logs")
+  expect_equal(nrow(out), 0)
+})

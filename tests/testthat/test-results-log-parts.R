@@ -38,3 +38,28 @@ test_that("any file of a run in several reads back the whole run's samples, in o
   unlink(second)
   expect_error(log_run_samples(first), class = "predictivebench_error_missing_file")
 })
+
+test_that("judge_audit() of a folder reads an arena run in parts as the run: the numbers of one file", {
+  models <- list(big = named_constant("big big big big", "big"),
+                 small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
+  judge <- arena_baseline_judge("longer")
+  arena <- function(dir) {
+    arena_run(models, judge, strategy = "all", times = 0, dir = dir,
+              dataset = data.frame(question = paste("Question", 1:8)))
+  }
+  whole_dir <- withr::local_tempdir()
+  whole <- arena(whole_dir)
+  one <- judge_audit(whole_dir, judge = judge, times = 50)
+  # the same run in parts of a few kilobytes, 4 battles at a time
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  dir <- withr::local_tempdir()
+  parted <- arena(dir)
+  expect_gt(length(parted$paths$log_parts), 2)
+  audit <- judge_audit(dir, judge = judge, times = 50)
+  expect_equal(nrow(audit), nrow(one))
+  expect_equal(audit$n, one$n)
+  expect_equal(max(audit$n), 2 * nrow(whole$records))
+  expect_equal(audit[c("metric", "estimate", "lower", "upper")],
+               one[c("metric", "estimate", "lower", "upper")])
+})

@@ -199,3 +199,28 @@ test_that("compare_models(<folder>) compares every two models of each benchmark,
   expect_error(compare_models(data.frame(id = 1, score = 1)),
                class = "predictivebench_error_argument")
 })
+
+test_that("an arena run's log in parts is compared as the run: the same numbers as in one file", {
+  models <- list(big = named_constant("big big big big", "big"),
+                 small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
+  arena <- function(rule, dir) {
+    arena_run(models, arena_baseline_judge(rule), strategy = "all", times = 0, dir = dir,
+              dataset = data.frame(question = paste("Question", 1:8)))
+  }
+  whole <- list(longer = arena("longer", withr::local_tempdir()),
+                first = arena("first", withr::local_tempdir()))
+  one <- compare_models(whole$longer$paths$log, whole$first$paths$log, times = 200)
+  expect_equal(one$n, nrow(whole$longer$records))
+  # the same runs in parts of a few kilobytes, 4 battles at a time
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  dir <- withr::local_tempdir()
+  parted <- list(longer = arena("longer", dir), first = arena("first", dir))
+  x <- parted$longer$paths$log_parts
+  y <- parted$first$paths$log_parts
+  expect_gt(min(length(x), length(y)), 2)
+  for (pair in list(c(1, 1), c(length(x), 2))) {
+    out <- compare_models(x[[pair[[1]]]], y[[pair[[2]]]], times = 200)
+    expect_equal(out, one, ignore_attr = TRUE)
+  }
+})
