@@ -55,7 +55,8 @@ arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   if (rlang::is_string(answers)) answers <- arena_read_answers(answers)
   if (!is.data.frame(answers) || !"question" %in% names(answers) || ncol(answers) < 2) {
     abort_pb(c("{.arg answers} must be an answer table: {.field question} and one column per
-                model.", i = "See {.fn arena_read_answers}."), "argument", call = call)
+                model.", i = "Or the path of an EloBench answer cache ({.file q_and_as.csv})."),
+             "argument", call = call)
   }
   twice <- unique(names(answers)[duplicated(names(answers))])
   if (length(twice)) {

@@ -445,7 +445,7 @@ benchmark_samples <- function(x, needed = character(), what, by = NULL,
   if (!is.data.frame(x) || !all(needed %in% names(x))) {
     hint <- if (from_log_read) {
       c(i = paste("{.fn vitals::vitals_log_read} drops the dataset's columns: pass the log",
-                  "file itself, or add them with {.code log_samples(x, dataset = )}."))
+                  "file itself ({.code tsk$log_path}) instead."))
     }
     abort_pb(c(paste("{.arg x} must be", what), hint), "argument", call = call)
   }

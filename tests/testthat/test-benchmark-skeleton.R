@@ -201,7 +201,7 @@ test_that("benchmark_samples() reads a log file and vitals_log_read() output", {
   expect_identical(from_file$score, tsk$get_samples()$score)
   read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("1"))
   expect_identical(benchmark_samples(read, "score", "a task.")$score, c(1, 0))
-  expect_error(benchmark_samples(read, "level", "a task."), "log_samples")
+  expect_error(benchmark_samples(read, "level", "a task."), "pass the log file itself")
   with_level <- benchmark_samples(log_samples(read, dataset = log_samples(tsk$log_path)),
                                   "level", "a task.")
   expect_identical(with_level$level, 1:2)
