@@ -159,10 +159,16 @@ set_cells <- function(benchmarks, specs, chats, epochs) {
     b <- benchmarks[[grid$b[[r]]]]
     spec <- specs[[grid$m[[r]]]]
     identity <- list(version = 1L, benchmark = b$identity, model = spec_identity(spec),
-                     epochs = epochs %||% b$epochs)
+                     epochs = identity_epochs(epochs %||% b$epochs))
     list(id = substr(digest::digest(identity, algo = "sha256"), 1, 16), benchmark = b,
          model = spec, chat = chats[[grid$m[[r]]]], label = spec_label(spec), epochs = epochs)
   })
+}
+
+# Epochs as a cell's identity holds them: one epoch is what a task runs when given none, so
+# `epochs = 1` is the cell of `epochs = NULL` (NULL, the identity such cells always had).
+identity_epochs <- function(epochs) {
+  if (is.null(epochs) || isTRUE(all.equal(as.double(epochs), 1))) NULL else epochs
 }
 
 # The cell's task, made in the process that runs it, writing its log to `log_dir`.

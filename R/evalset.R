@@ -135,7 +135,8 @@
 #'   model as parameters) runs with its own.
 #' @param epochs Epochs of every cell, as for `$eval()`; `NULL` for each task's own. Part
 #'   of the cells' identity (a task object's own epochs too, when `epochs` is `NULL`): a
-#'   set with `epochs = 3` never takes the cells of one with `epochs = 1`.
+#'   set with `epochs = 3` never takes the cells of one with `epochs = 1`. One epoch is what
+#'   a task runs when given none, so `epochs = 1` takes the cells of `epochs = NULL`.
 #' @param reducer,k `NULL` (the default: each cell's headline as its log's header has it),
 #'   or an epoch reducer of [reduce_epochs()] and its `k`: the `metric` and `headline`
 #'   columns give each cell's headline with every sample's epochs reduced to one score

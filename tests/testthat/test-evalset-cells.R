@@ -135,4 +135,28 @@ test_that("a task object's own epochs are part of its cells' identity when the s
   expect_equal(cell_id(one, epochs = 3), cell_id(three, epochs = 3))
   # a task without epochs of its own: the identity it had before
   expect_equal(cell_id(one), cell_id(futurex_task(data, dir = withr::local_tempdir())))
+  # one epoch is what runs when none is given: the same cell, whichever way it is said
+  expect_equal(cell_id(one, epochs = 1), cell_id(one))
+  expect_equal(cell_id(one, epochs = 1L), cell_id(one))
+  expect_equal(cell_id(futurex_task(data, dir = withr::local_tempdir(), epochs = 1)), cell_id(one))
+  expect_false(cell_id(one, epochs = 2) == cell_id(one))
+})
+
+test_that("a set with epochs = 1 takes the cells of the same set with none, paying nothing", {
+  data <- futurex_dataset(version = "sample", limit = 2)
+  server <- local_fake_openai(function(body, n) "\\boxed{Yes}")
+  chat <- fake_chat(server)
+  logs <- withr::local_tempdir()
+  settings <- request_settings(cache = withr::local_tempdir())
+  run <- function(epochs) {
+    suppressMessages(eval_set(list(futurex = futurex_task(data, dir = logs)), list(chat),
+                              log_dir = logs, epochs = epochs, settings = settings))
+  }
+  first <- run(NULL)
+  sent <- server$count()
+  expect_gt(sent, 0)
+  again <- run(1)
+  expect_true(all(again$reused))
+  expect_equal(again$cell_id, first$cell_id)
+  expect_equal(server$count(), sent)
 })
