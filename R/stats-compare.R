@@ -12,7 +12,9 @@
 #' narrower than the one you would get by comparing the two summaries' intervals (reported
 #' as `se_unpaired` for contrast).
 #'
-#' * Each run's samples are reduced to one score per item (`id`): the mean over its epochs.
+#' * Each run's samples are reduced to one score per item (`id`): the mean over its epochs,
+#'   or with `reducer` the epoch reducer's value (pass@k, majority, ... see
+#'   [reduce_epochs()]), as [leaderboard()] reduces them under the same `reducer`.
 #' * Items only one side answered (a missing id or a missing score) are left out and counted
 #'   in `n_only_x`, `n_only_y`, with a message; their ids are in the attribute `"unpaired"`.
 #' * Headline metrics that are means (DSBench and probsem accuracy, your own scores): the
@@ -60,6 +62,10 @@
 #' @param method `"auto"` (paired differences for means, bootstrap otherwise), `"paired"`
 #'   or `"bootstrap"`.
 #' @param times,seed Bootstrap draws and seed (the global random stream is untouched).
+#' @param reducer,k `NULL` (each item's mean over its epochs), or an epoch reducer of
+#'   [reduce_epochs()] and its `k`: each item's score is its epochs reduced, and `metric`
+#'   names the reducer (`"overall pass_at_2"`, as on the board). Benchmarks whose summary
+#'   takes no reducer are an error (for a folder: left out, with a message).
 #' @returns A one-row tibble of class `model_comparison`: `benchmark`, `metric`, `x`, `y`
 #'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
 #'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
@@ -86,11 +92,13 @@
 #' compare_models(futurex_score(preds), run(2), times = 200)
 compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
                            statistic = NULL, level = 0.95,
-                           method = c("auto", "paired", "bootstrap"), times = 1000, seed = 1) {
+                           method = c("auto", "paired", "bootstrap"), times = 1000, seed = 1,
+                           reducer = NULL, k = NULL) {
   method <- rlang::arg_match(method)
   check_number(level)
   check_count(times)
   check_string(benchmark, allow_null = TRUE)
+  spec <- epoch_reducer(reducer, k)
   if (is.null(y)) {
     if (!is_log_folders(x)) {
       abort_pb(c("Give two runs to compare, {.arg x} and {.arg y}.",
@@ -99,15 +107,17 @@ compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
     }
     return(compare_folder(x, benchmark = benchmark, cluster = cluster,
                           statistic = statistic, level = level, method = method,
-                          times = times, seed = seed))
+                          times = times, seed = seed, reducer = spec))
   }
   benchmark <- benchmark %||% runs_benchmark(task_benchmark(x), task_benchmark(y))
   if (!is.null(statistic) && !is.function(statistic)) {
     abort_pb("{.arg statistic} must be a function of the items, or {.code NULL}.", "argument")
   }
+  if (!is.null(spec) && !is.null(benchmark)) check_reducible(benchmark)
   head <- headline_statistic(benchmark, statistic)
-  items_x <- comparison_items(x, cluster, benchmark, "x")
-  items_y <- comparison_items(y, cluster, benchmark, "y")
+  head$metric <- if (is.null(spec)) head$metric else paste(head$metric, spec$label)
+  items_x <- comparison_items(x, cluster, benchmark, "x", spec = spec)
+  items_y <- comparison_items(y, cluster, benchmark, "y", spec = spec)
   if (is.null(benchmark) && is.null(statistic)) hint_benchmark(items_x, items_y)
   pair <- pair_items(items_x, items_y)
   if (!nrow(pair$x)) abort_pb("The two runs have no item in common.", "argument")
@@ -222,9 +232,12 @@ check_item_columns <- function(items, columns, benchmark) {
   }
 }
 
-# One row per item with a score: `id`, `score` (the mean over epochs), `cluster` and the
-# first value of every other one-value column. Unscored samples (NA) are dropped.
-comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_env()) {
+# One row per item with a score: `id`, `score` (the mean over epochs, or its epochs reduced
+# by `spec`, an epoch reducer), `cluster` and the first value of every other one-value
+# column. Unscored samples (NA) are dropped; an item a reducer gives no score (fewer scored
+# epochs than its `k`) too.
+comparison_items <- function(x, cluster, benchmark, arg, spec = NULL,
+                             call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
   if (is_scores_object(x)) x <- x$items
   # any file of a run whose log is in several reads the whole run (R/results-log-parts.R)
@@ -242,10 +255,15 @@ comparison_items <- function(x, cluster, benchmark, arg, call = rlang::caller_en
   first <- !duplicated(id[keep])
   rows <- which(keep)[first]
   items <- tibble::tibble(id = id[rows], cluster = labels[rows])
-  means <- tapply(score[keep], id[keep], mean)
-  items$score <- as.double(means[items$id])
+  if (is.null(spec)) {
+    means <- tapply(score[keep], id[keep], mean)
+    items$score <- as.double(means[items$id])
+  } else {
+    # in order of first appearance, as `rows`
+    items$score <- reduce_scores(score[keep], id[keep], spec)
+  }
   for (column in intersect(statistic_columns(), names(x))) items[[column]] <- x[[column]][rows]
-  items
+  items[!is.na(items$score), ]
 }
 
 # A benchmark's scores computed without a model (as futurex_score()'s): a list with the
@@ -318,9 +336,10 @@ is_log_folders <- function(x) {
 
 # Every pair of models of each benchmark in a folder of logs, each on its latest completed
 # run (see compare_models()).
-compare_folder <- function(paths, benchmark = NULL, ...) {
+compare_folder <- function(paths, benchmark = NULL, ..., reducer = NULL) {
   runs <- folder_runs(paths)
   if (!is.null(benchmark)) runs <- runs[runs$benchmark == benchmark, ]
+  runs <- reducible_runs(runs, reducer)
   rows <- list()
   for (bench in sort(unique(runs$benchmark))) {
     of <- runs[runs$benchmark == bench, ]
@@ -329,7 +348,7 @@ compare_folder <- function(paths, benchmark = NULL, ...) {
     for (k in seq_len(ncol(pairs))) {
       a <- of[pairs[1, k], ]
       b <- of[pairs[2, k], ]
-      row <- compare_models(a$source, b$source, benchmark = bench, ...)
+      row <- compare_models(a$source, b$source, benchmark = bench, ..., reducer = reducer)
       row <- tibble::add_column(tibble::as_tibble(unclass(row)), model_x = a$model,
                                 model_y = b$model, .after = "benchmark")
       row$log_x <- a$source
@@ -345,6 +364,23 @@ compare_folder <- function(paths, benchmark = NULL, ...) {
   out <- do.call(rbind, rows)
   class(out) <- c("model_comparison", class(out))
   out
+}
+
+# Under an epoch reducer, the runs of benchmarks whose summary takes none are left out of a
+# folder's comparisons, with a message naming them (as the board skips their logs).
+reducible_runs <- function(runs, reducer) {
+  if (is.null(reducer) || !nrow(runs)) return(runs)
+  ok <- vapply(runs$benchmark, function(bench) {
+    summary <- require_registration(bench)$summary
+    is.function(summary) && "reducer" %in% names(formals(summary))
+  }, TRUE)
+  if (any(!ok)) {
+    left <- unique(runs$benchmark[!ok])
+    cli::cli_inform(c("Left out under {.arg reducer}: {.val {left}} (no epoch reducer applies).",
+                      i = "See {.fn reduce_epochs} for why."),
+                    class = "predictivebench_message_reducer")
+  }
+  runs[ok, ]
 }
 
 # The latest completed run of each benchmark and model in a folder: `benchmark`, `model`,

@@ -43,6 +43,9 @@
 #' @param design_effect The design effect `D`; `NULL` estimates it from the pilot's clusters
 #'   (1 without clusters or pilot).
 #' @param cluster,benchmark Clusters of the pilot's items, as in [compare_models()].
+#' @param reducer,k `NULL` (each item's mean over its epochs), or an epoch reducer of
+#'   [reduce_epochs()] and its `k`, as in [compare_models()]: the power of a comparison of
+#'   reduced scores (pass@k, ...), from the pilot's items reduced the same way.
 #' @returns A tibble with one row per `n` or `difference`: `n` (items; needed items are
 #'   rounded up), `difference` (detectable or asked), `power`, `level`, `sd_diff`,
 #'   `design_effect` and `source` (where the variance came from).
@@ -64,7 +67,8 @@
 power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL, power = 0.8,
                            level = 0.95, sd_diff = NULL, var_x = NULL, var_y = NULL,
                            correlation = 0, design_effect = NULL, cluster = "default",
-                           benchmark = NULL) {
+                           benchmark = NULL, reducer = NULL, k = NULL) {
+  spec <- epoch_reducer(reducer, k)
   if (is.null(n) == is.null(difference)) {
     abort_pb("Give exactly one of {.arg n} and {.arg difference}.", "argument")
   }
@@ -80,7 +84,7 @@ power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL, powe
   if (!is.null(var_x) || !is.null(var_y)) {
     sd_diff <- variance_sd_diff(var_x, var_y, correlation)
   }
-  variance <- pilot_variance(x, y, sd_diff, cluster, benchmark)
+  variance <- pilot_variance(x, y, sd_diff, cluster, benchmark, spec)
   deff <- design_effect %||% variance$design_effect
   check_number(deff)
   if (deff <= 0) abort_pb("{.arg design_effect} must be positive.", "argument")
@@ -96,7 +100,8 @@ power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL, powe
 }
 
 # The standard deviation of paired differences and the design effect, from what was given.
-pilot_variance <- function(x, y, sd_diff, cluster, benchmark, call = rlang::caller_env()) {
+pilot_variance <- function(x, y, sd_diff, cluster, benchmark, spec = NULL,
+                           call = rlang::caller_env()) {
   if (!is.null(sd_diff)) {
     check_number(sd_diff, call = call)
     if (sd_diff < 0) abort_pb("{.arg sd_diff} must be >= 0.", "argument", call = call)
@@ -107,7 +112,8 @@ pilot_variance <- function(x, y, sd_diff, cluster, benchmark, call = rlang::call
              call = call)
   }
   benchmark <- benchmark %||% task_benchmark(x)
-  items_x <- comparison_items(x, cluster, benchmark, "x", call = call)
+  if (!is.null(spec) && !is.null(benchmark)) check_reducible(benchmark, call = call)
+  items_x <- comparison_items(x, cluster, benchmark, "x", spec = spec, call = call)
   if (is.null(y)) {
     d <- items_x$score
     scale <- sqrt(2)
@@ -115,7 +121,8 @@ pilot_variance <- function(x, y, sd_diff, cluster, benchmark, call = rlang::call
     cl <- items_x$cluster
   } else {
     pair <- suppressMessages(pair_items(items_x,
-                                        comparison_items(y, cluster, benchmark, "y", call = call)))
+                                        comparison_items(y, cluster, benchmark, "y",
+                                                         spec = spec, call = call)))
     d <- pair$x$score - pair$y$score
     scale <- 1
     source <- "paired pilot"

@@ -224,3 +224,70 @@ test_that("an arena run's log in parts is compared as the run: the same numbers 
     expect_equal(out, one, ignore_attr = TRUE)
   }
 })
+
+test_that("compare_models() and power_analysis() reduce each item's epochs as the board does", {
+  epochs <- function(scores) {
+    data.frame(id = rep(sprintf("q%d", seq_len(length(scores) / 3)), each = 3),
+               epoch = rep(1:3, length(scores) / 3), score = scores)
+  }
+  a <- epochs(c(1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 0, 0))
+  b <- epochs(c(0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0))
+  out <- compare_models(a, b, reducer = "pass_at_k", k = 2)
+  # item q1 of a: n = 3, c = 1, pass@2 = 1 - C(2, 2) / C(3, 2) = 2/3; q2: c = 2, 1; q3: 0;
+  # q4: 1; q5: 2/3; q6: 2/3
+  expect_equal(out$x, mean(c(2 / 3, 1, 0, 1, 2 / 3, 2 / 3)))
+  expect_equal(out$y, mean(reduce_epochs(b, "pass_at_k", k = 2)$score))
+  expect_equal(out$metric, "mean score pass_at_2")
+  plain <- compare_models(reduce_epochs(a, "pass_at_k", k = 2),
+                          reduce_epochs(b, "pass_at_k", k = 2))
+  expect_equal(out$difference, plain$difference)
+  expect_equal(out$se, plain$se)
+  # the mean over epochs stays the default
+  expect_equal(compare_models(a, b)$x, mean(a$score))
+  # FutureX's level-weighted headline on reduced items: the summary's number under the reducer
+  fx <- futurex_dataset(version = "sample")
+  runs <- lapply(c(2, 3), function(p) {
+    rows <- fx[rep(seq_len(nrow(fx)), each = 3), c("id", "level")]
+    rows$epoch <- rep(1:3, nrow(fx))
+    rows$score <- as.double(seq_len(nrow(rows)) %% p == 0)
+    rows
+  })
+  fx_out <- compare_models(runs[[1]], runs[[2]], benchmark = "futurex", reducer = "max",
+                           times = 50)
+  summary <- suppressMessages(futurex_summary(runs[[1]], reducer = "max"))
+  expect_equal(fx_out$x, summary$estimate[summary$group == "overall"])
+  expect_match(fx_out$metric, "max$")
+  # a benchmark no reducer applies to is refused before anything is compared
+  expect_error(compare_models(a, b, benchmark = "processbench", reducer = "mode"),
+               class = "predictivebench_error_reducer")
+  expect_error(compare_models(a, b, k = 2), class = "predictivebench_error_argument")
+  # power from the pilot's reduced items
+  power <- power_analysis(a, b, difference = 0.2, reducer = "pass_at_k", k = 2)
+  d <- reduce_epochs(a, "pass_at_k", k = 2)$score - reduce_epochs(b, "pass_at_k", k = 2)$score
+  expect_equal(power$sd_diff, sd(d))
+  expect_false(isTRUE(all.equal(power$sd_diff, power_analysis(a, b, difference = 0.2)$sd_diff)))
+})
+
+test_that("compare_models(<folder>, reducer =) gives each model the board's number under the reducer", {
+  logs <- withr::local_tempdir()
+  data <- futurex_dataset(version = "sample")
+  for (model in 1:2) {
+    # answers that change from one epoch to the next, so that the mode is not the mean
+    said <- 0
+    chat <- baseline_chat(function(prompt) {
+      said <<- said + 1
+      sprintf("\\boxed{%s}", c("Yes", "No", "Yes", "No", "No")[(said + model) %% 5 + 1])
+    }, name = paste0("cycle-", model))
+    tsk <- futurex_task(data, dir = logs,
+                        solver = futurex_solver(settings = request_settings(cache = FALSE)))
+    suppressMessages(tsk$eval(solver_chat = chat, epochs = 3, view = FALSE))
+  }
+  out <- compare_models(logs, reducer = "mode", times = 50)
+  expect_equal(nrow(out), 1)
+  board <- leaderboard(logs, reducer = "mode")
+  board <- board[board$metric == "overall mode", ]
+  expect_equal(out$metric, "overall mode")
+  expect_equal(c(out$x, out$y), board$estimate[match(c(out$model_x, out$model_y), board$model)])
+  # (the reducing itself is checked on hand-worked items above)
+  expect_equal(compare_models(logs, times = 50)$metric, "overall")
+})
