@@ -55,7 +55,7 @@ arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   if (rlang::is_string(answers)) answers <- arena_read_answers(answers)
   if (!is.data.frame(answers) || !"question" %in% names(answers) || ncol(answers) < 2) {
     abort_pb(c("{.arg answers} must be an answer table: {.field question} and one column per
-                model.", i = "Or the path of an EloBench answer cache ({.file q_and_as.csv})."),
+                model.", i = "Or the path of an EloBench answer cache."),
              "argument", call = call)
   }
   twice <- unique(names(answers)[duplicated(names(answers))])
