@@ -436,9 +436,8 @@ results_log_header <- function(task, samples, fields, run_id, usage, json,
   scores <- as.double(samples$score)
   model <- task$model_label %||% chat_model_label(samples$solver_chat[[1]])
   scorer_name <- state$scores$name
-  if ("scorer_chat" %in% names(samples) && !is.null(samples$scorer_chat[[1]])) {
-    scorer_name <- paste0(scorer_name, " (", samples$scorer_chat[[1]]$get_model(), ")")
-  }
+  judge <- scorer_judge_name(samples)
+  if (!is.null(judge)) scorer_name <- paste0(scorer_name, " (", judge, ")")
   values <- vapply(state$metric_results, function(m) as.double(m$value)[1], 1)
   computed <- names(values)[!is.na(values)]
   # The headline (the first metric) is always written, as "NaN" when undefined, so the log
