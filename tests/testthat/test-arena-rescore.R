@@ -222,3 +222,23 @@ test_that("a run whose failed verdicts are dropped is priced and rescored withou
   expect_length(read_log_header(out$log)$eval$metadata$headline, 0)
   expect_inspect_valid(out$log)
 })
+
+test_that("rescore() takes an arena_run() result itself, as its log", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  local_replace_internal("arena_log_part_battles", 10L)
+  run <- rescore_arena(server, fake_chat(server, "longer"), withr::local_tempdir())
+  sent <- length(server$requests())
+  out <- suppressMessages(rescore(run, judge = fake_chat(server, "oracle")))
+  expect_equal(nrow(out), 1)
+  expect_equal(out$source, run$paths$log)
+  expect_equal(models_sent(server, sent), rep("oracle", nrow(run$records)))
+  by_path <- suppressMessages(rescore(run$paths$log, judge = fake_chat(server, "oracle"),
+                                      dir = withr::local_tempdir()))
+  expect_equal(headline_ratings(out$log), headline_ratings(by_path$log))
+  # a run whose log is gone is refused, saying so
+  gone <- run
+  gone$paths$log <- file.path(withr::local_tempdir(), "missing.json")
+  expect_error(rescore(gone, judge = fake_chat(server, "oracle")), "no log",
+               class = "predictivebench_error_argument")
+})
