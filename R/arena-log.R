@@ -58,6 +58,8 @@ arena_log_open <- function(run) {
   log$created <- log_timestamp()
   log$judge_label <- judge_model_label(judge)
   log$judger <- judge_label(judge)
+  # where the judge was asked (never a key): judge_audit() rebuilds the judge from it
+  log$judge_base_url <- logged_base_url(judge)
   log$scorer <- paste0("arena_ratings_score (", judge_label(judge), ")")
   log$position_swap <- run$position_swap
   log$started <- Sys.time()
@@ -275,6 +277,7 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
       model_usage = stats::setNames(list(usage), log$judge_label)
     )
   )
+  if (!is.null(log$judge_base_url)) header$eval$metadata$judge_base_url <- log$judge_base_url
   # a rescore's: what it was rescored from and with what (R/arena-rescore.R)
   header$eval <- add_log_eval(header$eval, log$log_eval)
   if (log$swapped[["both"]] > 0) {
