@@ -242,13 +242,23 @@ panel_judges <- function(json) {
 #' @noRd
 panel_usage_fields <- function(judge, input_tokens, output_tokens, cost) {
   members <- judge_members(judge)
-  labels <- vapply(members, chat_model_label, "")
   n <- NROW(input_tokens)
   if (!n) return(list())
   as_matrix <- function(x) matrix(as.double(x), nrow = n, ncol = length(members))
-  input_tokens <- as_matrix(zero_na(input_tokens))
-  output_tokens <- as_matrix(zero_na(output_tokens))
-  cost <- as_matrix(cost)
+  json <- judges_usage_json(vapply(members, chat_model_label, "", USE.NAMES = FALSE),
+                            as_matrix(zero_na(input_tokens)), as_matrix(zero_na(output_tokens)),
+                            as_matrix(cost))
+  label <- judge_label(judge)
+  lapply(json, function(text) list(judge = label, judges_usage = text))
+}
+
+# The `judges_usage` JSON texts, one a row of the matrices (one column a member, named by
+# `labels`, its "<provider>/<model>"; columns of one label summed).
+judges_usage_json <- function(labels, input_tokens, output_tokens, cost) {
+  n <- NROW(input_tokens)
+  if (!n) return(character())
+  input_tokens[is.na(input_tokens)] <- 0
+  output_tokens[is.na(output_tokens)] <- 0
   objects <- vapply(unique(labels), function(label) {
     cols <- which(labels == label)
     sum_of <- function(x) rowSums(x[, cols, drop = FALSE])
@@ -257,8 +267,24 @@ panel_usage_fields <- function(judge, input_tokens, output_tokens, cost) {
            ",\"cost\":", exact_number_json(sum_of(cost)), "}")
   }, character(n))
   if (!is.matrix(objects)) objects <- matrix(objects, nrow = n)
-  json <- paste0("{", do.call(paste, c(lapply(seq_len(ncol(objects)), function(j) objects[, j]),
-                                       sep = ",")), "}")
-  label <- judge_label(judge)
-  lapply(json, function(text) list(judge = label, judges_usage = text))
+  paste0("{", do.call(paste, c(lapply(seq_len(ncol(objects)), function(j) objects[, j]),
+                               sep = ",")), "}")
+}
+
+# `judges_usage` texts added up by `group` (an integer per text, 1 to `n`): each group's
+# tokens and cost per model, one text a group ("{}" for a group of none); an arena sample's
+# battles, say.
+sum_judges_usage <- function(texts, group, n) {
+  rows <- members_usage(lapply(texts, function(text) list(judges_usage = text)))
+  labels <- unique(rows$models)
+  if (!length(labels)) return(rep("{}", n))
+  cell <- function(k) {
+    out <- matrix(0, n, length(labels))
+    at <- cbind(group[rows$owner], match(rows$models, labels))
+    for (r in seq_len(nrow(at))) {
+      out[at[r, 1], at[r, 2]] <- out[at[r, 1], at[r, 2]] + rows$usage[r, k]
+    }
+    out
+  }
+  judges_usage_json(labels, cell(1), cell(2), cell(3))
 }
