@@ -133,6 +133,9 @@ test_that("a panel's tokens count under each judge's own model: the log's header
   panel <- "panel(judge-a, judge-b, judge-c)"
   expect_identical(header$results$scores[[1]]$name, paste0("dsbench_score (", panel, ")"))
   expect_identical(header$eval$scorers[[1]]$name, paste0("dsbench_score (", panel, ")"))
+  # each sample's score under that name too (the viewer matches them by it)
+  expect_identical(unique(unlist(lapply(log$samples, function(s) names(s$scores)))),
+                   paste0("dsbench_score (", panel, ")"))
   board <- leaderboard(dir)
   expect_identical(unique(board$judge), panel)
 })
