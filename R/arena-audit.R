@@ -61,7 +61,7 @@ judge_missing_orders <- function(battles, run, opts) {
   need <- which(!failed_judgement(battles$winner_ab) & is.na(battles$winner_ba))
   if (!length(need)) return(battles)
   version <- run$header$eval$metadata$judge_prompt_version %||% "231225"
-  chat <- opts$judge %||% rebuilt_judge(run$label)
+  chat <- opts$judge %||% rebuilt_judge(run$label, run$header$eval$metadata$judge_base_url)
   said <- judge_model_label(chat)
   if (!identical(said, run$label) && !identical(judge_label(chat), run$label) &&
       !identical(judge_label(chat), sub("^[^/]*/", "", run$label))) {
@@ -85,16 +85,23 @@ judge_missing_orders <- function(battles, run, opts) {
   battles
 }
 
-# The run's judge from its label ("provider/model"), which the log keeps; a baseline chat
-# or a judge at a base URL of its own can't be rebuilt and must be given.
-rebuilt_judge <- function(label, call = rlang::caller_env()) {
-  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE) ||
-      startsWith(label, "panel(")) {
+# The run's judge from its label ("provider/model") and, when the log keeps it, its base URL
+# (logged_base_url()), with the provider's default credentials (ellmer's: its key from the
+# user's environment; the log never holds one). A baseline chat, a panel, or a judge at a
+# URL the log does not keep can't be rebuilt and must be given.
+rebuilt_judge <- function(label, base_url = NULL, call = rlang::caller_env()) {
+  cant <- function(parent = NULL) {
     abort_pb(c("The run judged one order only, and its judge {.val {label}} can't be rebuilt
                 from its log to judge the swapped order.",
-               i = "Give the run's judge as {.arg judge}."), "argument", call = call)
+               i = "Give the run's judge as {.arg judge}."), "argument", parent = parent,
+             call = call)
   }
-  as_chat(label, arg = "judge", call = call)
+  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE) ||
+      startsWith(label, "panel(")) {
+    cant()
+  }
+  if (!rlang::is_string(base_url)) return(as_chat(label, arg = "judge", call = call))
+  tryCatch(ellmer::chat(label, base_url = base_url), error = function(e) cant(e))
 }
 
 # The contestants that are the judge's own: `self` when given, else those named as the

@@ -58,6 +58,8 @@ arena_log_open <- function(run) {
   log$created <- log_timestamp()
   log$judge_label <- judge_model_label(judge)
   log$judger <- judge_label(judge)
+  # where the judge was asked (never a key): judge_audit() rebuilds the judge from it
+  log$judge_base_url <- logged_base_url(judge)
   log$scorer <- paste0("arena_ratings_score (", judge_label(judge), ")")
   log$position_swap <- run$position_swap
   log$started <- Sys.time()
@@ -81,7 +83,11 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
     rows <- done + seq_len(take)
     done <- done + take
     chunk <- judged[rows, ]
-    samples <- arena_log_samples(chunk, log$n + seq_len(take), log, rating)
+    # a panel's battles: each judge's tokens under its own model (R/judges-panel.R)
+    members <- if ("judges_usage" %in% names(chunk)) {
+      members_usage(lapply(chunk$judges_usage, function(text) list(judges_usage = text)))
+    }
+    samples <- arena_log_samples(chunk, log$n + seq_len(take), log, rating, members)
     log_writer_add(part$writer, samples)
     log$n <- log$n + length(rows)
     part$n <- part$n + length(rows)
@@ -90,6 +96,9 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
     part$usage <- part$usage + c(sum(chunk$input_tokens), sum(chunk$output_tokens),
                                  sum(chunk$cost, na.rm = TRUE))
     part$priced <- part$priced || any(!is.na(chunk$cost))
+    if (!is.null(members)) {
+      part$models <- add_usage(part$models, usage_entries(members$usage, members$models))
+    }
   }
   log$swapped <- log$swapped + swap_consistency_counts(judged$winner_ab, judged$winner_ba)
   invisible(log)
@@ -114,6 +123,7 @@ arena_log_part <- function(log, run) {
   part$unscored <- 0L
   part$usage <- c(input = 0, output = 0, cost = 0)
   part$priced <- FALSE
+  part$models <- list()  # a panel's usage per model (add_usage())
   log$parts[[k + 1L]] <- part
   if (!k) log$writer <- part$writer
   part
@@ -126,7 +136,7 @@ arena_log_abandon <- function(log) {
 }
 
 # The samples of judged battles, numbered `numbers` ("battle-<number>").
-arena_log_samples <- function(judged, numbers, log, rating) {
+arena_log_samples <- function(judged, numbers, log, rating, members = NULL) {
   winner <- judged$winner
   swapped <- isTRUE(log$position_swap)
   score <- winner_points(winner, failed = if (rating$invalid == "tie") 0.5 else NA_real_)
@@ -143,6 +153,10 @@ arena_log_samples <- function(judged, numbers, log, rating) {
   )
   question_chars <- nchar(judged$question)
   answer_a_chars <- nchar(na_as_empty(judged$answer_a))
+  # a panel's: each battle's rows of its judges' usage (members_usage())
+  own <- if (!is.null(members)) {
+    split(seq_along(members$owner), factor(members$owner, seq_along(winner)))
+  }
   lapply(seq_along(winner), function(i) {
     entry <- list(answer = outcome[[i]], explanation = explanation[[i]],
                   metadata = list(cached = judged$cached[[i]]))
@@ -164,7 +178,8 @@ arena_log_samples <- function(judged, numbers, log, rating) {
                            content = list(list(type = "text", text = reply[[i]])))),
       scores = NULL, metadata = metadata,
       store = empty_object(), events = list(),
-      model_usage = arena_sample_usage(judged, i, log$judge_label)
+      model_usage = if (is.null(own)) arena_sample_usage(judged, i, log$judge_label) else
+        usage_entries(members$usage[own[[i]], , drop = FALSE], members$models[own[[i]]])
     )
     # a panel's: each judge's own verdicts (R/judges-panel.R)
     if ("judges" %in% names(judged)) sample$metadata$judges <- judged$judges[[i]]
@@ -272,9 +287,12 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
     ),
     stats = list(
       started_at = log_timestamp(log$started), completed_at = log_timestamp(),
-      model_usage = stats::setNames(list(usage), log$judge_label)
+      # a panel's tokens per judge's model; one judge's under its label
+      model_usage = if (length(part$models)) part$models else
+        stats::setNames(list(usage), log$judge_label)
     )
   )
+  if (!is.null(log$judge_base_url)) header$eval$metadata$judge_base_url <- log$judge_base_url
   # a rescore's: what it was rescored from and with what (R/arena-rescore.R)
   header$eval <- add_log_eval(header$eval, log$log_eval)
   if (log$swapped[["both"]] > 0) {

@@ -118,12 +118,17 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
     output_tokens = vapply(judged$usage, function(u) as.double(u$output_tokens %||% 0), 0),
     cost = vapply(judged$usage, function(u) as.double(u$cost %||% 0), 0)
   )
+  # a panel's: each sample's judges' tokens under their own models (R/judges-panel.R)
+  panel <- if ("judges_usage" %in% names(judged)) {
+    sum_judges_usage(judged$judges_usage, battles$.sample, nrow(samples))
+  }
   list(
     score = score_values(sample_points(points, battles$.sample, nrow(samples))),
     scorer_chat = lapply(by_sample, function(i) {
       if (length(i)) judged$chat[[i[[1]]]] else no_battle_chat(judge)
     }),
-    scorer_metadata = lapply(unname(by_sample), function(i) {
+    scorer_metadata = lapply(seq_along(by_sample), function(k) {
+      i <- by_sample[[k]]
       winner <- judged$winner[i]
       c(list(model = model, wins = sum(winner %in% "model_a"),
              ties = sum(winner %in% c("tie", "tie(all bad)")),
@@ -134,7 +139,8 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
         if ("judges" %in% names(judged)) {
           list(judges = paste0("[", paste(judged$judges[i], collapse = ","), "]"))
         },
-        usage_metadata(usage, i))
+        usage_metadata(usage, i),
+        if (!is.null(panel)) list(judge = judge_label(judge), judges_usage = panel[[k]]))
     }),
     explanation = unname(vapply(by_sample, function(i) {
       if (!length(i)) return(no_battle_text)

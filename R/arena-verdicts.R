@@ -38,7 +38,7 @@ judge_verdicts <- function(battles, judge, version = "231225", position_swap = F
   settings <- settings %||% request_settings()
   tables <- member_verdicts(battles, judge_members(judge), version, position_swap, settings)
   if (!is_judge_panel(judge)) return(tables[[1]])
-  panel_battle_verdicts(tables, judge_models(judge), judge_label(judge), version)
+  panel_battle_verdicts(tables, judge_models(judge), judge_label(judge), version, judge)
 }
 
 # Each judge's own verdicts (a table each, as one judge's): every request of every judge in
@@ -107,7 +107,7 @@ one_judge_verdicts <- function(battles, req, res, first, judge, version, positio
 # are in `judges` (JSON) and in the record's `gpt_4_response`, whose own `request_sha256` is
 # null: a panel's verdict is no one request's answer, so it is never imported as one judge's
 # (R/arena-store.R). The judges' replies, errors and usage are the battle's, together.
-panel_battle_verdicts <- function(tables, models, label, version) {
+panel_battle_verdicts <- function(tables, models, label, version, judge) {
   column <- function(name) do.call(cbind, lapply(tables, `[[`, name))
   out <- tables[[1]]
   out$winner <- panel_majority(column("winner"), none = "tie")
@@ -134,6 +134,11 @@ panel_battle_verdicts <- function(tables, models, label, version) {
   out$cached <- rowSums(!column("cached")) == 0
   out$request_sha256 <- rep(NA_character_, nrow(out))
   for (name in c("input_tokens", "output_tokens", "cost")) out[[name]] <- rowSums(column(name))
+  # each judge's tokens under its own model, for the logs (R/judges-panel.R)
+  out$judges_usage <- judges_usage_json(
+    vapply(judge_members(judge), chat_model_label, "", USE.NAMES = FALSE),
+    column("input_tokens"), column("output_tokens"), column("cost")
+  )
   out$judges <- panel_json(models, list(
     winner = column("winner"), winner_ab = column("winner_ab"), winner_ba = ba,
     error = error, request_sha256 = column("request_sha256")

@@ -23,7 +23,9 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
                      judged = judged$judged[[i]], judge_truncated = judged$truncated[[i]])
         # a panel's: each judge's own verdict (R/judges-panel.R)
         if ("judges" %in% names(judged)) meta$judges <- judged$judges[[i]]
-        c(meta, usage_metadata(judged, i))
+        meta <- c(meta, usage_metadata(judged, i))
+        if ("panel_usage" %in% names(judged)) meta <- c(meta, judged$panel_usage[[i]])
+        meta
       }),
       explanation = dsbench_judge_explanation(samples$result, samples$target, judged)
     )
@@ -69,7 +71,7 @@ dsbench_judge <- function(question, answer, prediction, scorer_chat, settings = 
   }
   members <- dsbench_judge_members(question, answer, prediction, judge_members(scorer_chat),
                                    settings)
-  dsbench_panel_verdict(members, judge_models(scorer_chat))
+  dsbench_panel_verdict(members, judge_models(scorer_chat), scorer_chat)
 }
 
 dsbench_judge_members <- function(question, answer, prediction, judges, settings = NULL) {
@@ -134,7 +136,7 @@ dsbench_judge_members <- function(question, answer, prediction, judges, settings
 # A panel's rows from its members' (dsbench_judge_members()): the majority's verdict, each
 # judge's own in `judges` (JSON), the requests' usage summed, and the first member's
 # conversation for vitals, which wants one chat per question.
-dsbench_panel_verdict <- function(members, models) {
+dsbench_panel_verdict <- function(members, models, judge) {
   column <- function(name) do.call(cbind, lapply(members, `[[`, name))
   correct <- column("correct")
   votes <- ifelse(correct, "true", "false")
@@ -150,6 +152,9 @@ dsbench_panel_verdict <- function(members, models) {
   out$truncated <- rowSums(column("truncated")) > 0
   out$cached <- rowSums(!column("cached")) == 0
   for (name in c("input_tokens", "output_tokens", "cost")) out[[name]] <- rowSums(column(name))
+  # each judge's tokens under its own model (R/judges-panel.R)
+  out$panel_usage <- panel_usage_fields(judge, column("input_tokens"), column("output_tokens"),
+                                        column("cost"))
   reply <- column("reply")
   out$judges <- panel_json(models, list(reply = reply, correct = correct, error = error))
   sent <- rowSums(!is.na(reply) | !is.na(error)) > 0

@@ -14,7 +14,7 @@ futurex_score_items <- function(answers, table, number_rule, scorer_chat = NULL,
   members <- Map(function(norm, judge) {
     futurex_member_scores(answers, table, number_rule, kind, numeric, norm, judge)
   }, normalized, judges)
-  futurex_panel_scores(members, judge_models(scorer_chat))
+  futurex_panel_scores(members, judge_models(scorer_chat), scorer_chat)
 }
 
 # The items' scores by one judge (or none: `scorer_chat` NULL), from its normalized values.
@@ -221,7 +221,7 @@ futurex_judge_note <- paste(
 # from different judges could compare numbers in two units), the median of their values
 # for display, each judge's own values and score in `judges` (JSON), their errors and notes
 # named by judge, their usage summed, and the first member's conversations for vitals.
-futurex_panel_scores <- function(members, models) {
+futurex_panel_scores <- function(members, models, judge) {
   column <- function(name) do.call(cbind, lapply(members, `[[`, name))
   named <- function(values) {
     apply(values, 1, function(v) {
@@ -243,12 +243,17 @@ futurex_panel_scores <- function(members, models) {
   })
   out$judge_error <- named(column("judge_error"))
   out$judge_note <- named(column("judge_note"))
+  usage <- function(name) {
+    do.call(cbind, lapply(members, function(m) vapply(m$judge_usage, function(u) as.double(u[[name]]), 1)))
+  }
+  tokens <- list(input = usage("input_tokens"), output = usage("output_tokens"),
+                 cost = usage("cost"))
+  # each judge's tokens under its own model (R/judges-panel.R)
+  own <- panel_usage_fields(judge, tokens$input, tokens$output, tokens$cost)
   out$judge_usage <- lapply(seq_len(nrow(out)), function(i) {
-    usage <- lapply(members, function(m) m$judge_usage[[i]])
-    list(cached = all(vapply(usage, function(u) isTRUE(u$cached), TRUE)),
-         input_tokens = sum(vapply(usage, function(u) u$input_tokens, 1)),
-         output_tokens = sum(vapply(usage, function(u) u$output_tokens, 1)),
-         cost = sum(vapply(usage, function(u) u$cost, 1)))
+    c(list(cached = all(vapply(members, function(m) isTRUE(m$judge_usage[[i]]$cached), TRUE)),
+           input_tokens = sum(tokens$input[i, ]), output_tokens = sum(tokens$output[i, ]),
+           cost = sum(tokens$cost[i, ])), own[[i]])
   })
   judged <- out$kind == "numeric" & !is.na(out$score)
   out$judges <- ifelse(judged, panel_json(models, list(

@@ -56,8 +56,10 @@
 #' @param judge For pairwise judges whose run judged one order only: the chat that judges
 #'   the swapped order (the run's own judge; a chat, `"provider/model"`, or a list of them
 #'   for a panel). `NULL`: the run's
-#'   judge rebuilt from its label in the log (needs the provider's credentials and its
-#'   default base URL; a judge at another URL, or a [baseline_chat()], must be given).
+#'   judge rebuilt from its label in the log, at the base URL the log keeps (a run's log
+#'   keeps its judge's base URL, never its key: the provider's default credentials are
+#'   used, such as `OPENAI_API_KEY`); a [baseline_chat()], a panel, or a judge whose URL
+#'   the log does not keep (one holding a user, a query or a key) must be given.
 #' @param reference Reference labels (human or gold verdicts) to compare each run's verdicts
 #'   with: a vector with one label per verdict, in the order of the run's samples (the
 #'   arena: its battles, labelled `"model_a"`, `"model_b"`, `"tie"`, ...; DSBench: `TRUE`
@@ -255,6 +257,28 @@ audited_judge_label <- function(samples, header = NULL) {
   }
   known <- usage[endsWith(usage, paste0("/", model))]
   if (length(known)) known[[1]] else model
+}
+
+# The address a judge was asked at, as a log may keep it (so that a judge at a server of
+# its own can be rebuilt from the log, rebuilt_judge()): the provider's base URL, for one
+# chat (NULL for a panel, a baseline chat, or a chat without one). Never a secret: a URL
+# holding a user or password, a query or a fragment (where gateways take keys) is not kept,
+# nor one holding a value of the chat's extra headers. (The key itself is not read to check:
+# logging a run never reads a credential.)
+logged_base_url <- function(judge) {
+  if (!inherits(judge, "Chat") || inherits(judge, "BaselineChat")) return(NULL)
+  provider <- judge$get_provider()
+  url <- tryCatch(provider@base_url, error = function(e) NULL)
+  if (!rlang::is_string(url) || !nzchar(url)) return(NULL)
+  parts <- tryCatch(httr2::url_parse(url), error = function(e) NULL)
+  if (is.null(parts) || is.null(parts$hostname) || !is.null(parts$username) ||
+      !is.null(parts$password) || length(parts$query) || !is.null(parts$fragment)) {
+    return(NULL)
+  }
+  headers <- as.character(unlist(tryCatch(provider@extra_headers, error = function(e) NULL)))
+  headers <- headers[nchar(headers) >= 6]
+  if (any(vapply(headers, function(h) grepl(h, url, fixed = TRUE), TRUE))) return(NULL)
+  url
 }
 
 # ---- What a benchmark says about its judge ---------------------------------------------------

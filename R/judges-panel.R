@@ -222,3 +222,69 @@ panel_judges <- function(json) {
   if (!length(rows)) return(tibble::tibble(sample = integer(), judge = character()))
   tibble::as_tibble(do.call(rbind, rows))
 }
+
+#' Each panel member's requests under its own model, for a sample's scorer metadata
+#'
+#' A panel's samples sum its members' requests in their usage fields (`input_tokens`,
+#' `output_tokens`, `cost`) and carry the first member's chat (vitals wants one per sample):
+#' read from those alone, a log would count every judge's tokens under the first judge's
+#' model and name the scorer after it. These two fields, added to each sample's scorer
+#' metadata, say whose the tokens are (R/results-usage.R reads them): `judge`, the panel's
+#' label (judge_label()), and `judges_usage`, a JSON object with each member's
+#' `"<provider>/<model>"` (as the log's model usage names models; members of one model summed)
+#' and its `input_tokens`, `output_tokens` and `cost` (null: unknown) for the sample. Text
+#' and not lists: a run keeps its finished samples' scalar metadata as columns.
+#'
+#' @param judge A panel (check_judge()).
+#' @param input_tokens,output_tokens,cost Matrices, one row per sample and one column per
+#'   member, in the panel's order.
+#' @returns A list with one element per sample: a list of `judge` and `judges_usage`.
+#' @noRd
+panel_usage_fields <- function(judge, input_tokens, output_tokens, cost) {
+  members <- judge_members(judge)
+  n <- NROW(input_tokens)
+  if (!n) return(list())
+  as_matrix <- function(x) matrix(as.double(x), nrow = n, ncol = length(members))
+  json <- judges_usage_json(vapply(members, chat_model_label, "", USE.NAMES = FALSE),
+                            as_matrix(zero_na(input_tokens)), as_matrix(zero_na(output_tokens)),
+                            as_matrix(cost))
+  label <- judge_label(judge)
+  lapply(json, function(text) list(judge = label, judges_usage = text))
+}
+
+# The `judges_usage` JSON texts, one a row of the matrices (one column a member, named by
+# `labels`, its "<provider>/<model>"; columns of one label summed).
+judges_usage_json <- function(labels, input_tokens, output_tokens, cost) {
+  n <- NROW(input_tokens)
+  if (!n) return(character())
+  input_tokens[is.na(input_tokens)] <- 0
+  output_tokens[is.na(output_tokens)] <- 0
+  objects <- vapply(unique(labels), function(label) {
+    cols <- which(labels == label)
+    sum_of <- function(x) rowSums(x[, cols, drop = FALSE])
+    paste0(json_strings(label), ":{\"input_tokens\":", exact_number_json(sum_of(input_tokens)),
+           ",\"output_tokens\":", exact_number_json(sum_of(output_tokens)),
+           ",\"cost\":", exact_number_json(sum_of(cost)), "}")
+  }, character(n))
+  if (!is.matrix(objects)) objects <- matrix(objects, nrow = n)
+  paste0("{", do.call(paste, c(lapply(seq_len(ncol(objects)), function(j) objects[, j]),
+                               sep = ",")), "}")
+}
+
+# `judges_usage` texts added up by `group` (an integer per text, 1 to `n`): each group's
+# tokens and cost per model, one text a group ("{}" for a group of none); an arena sample's
+# battles, say.
+sum_judges_usage <- function(texts, group, n) {
+  rows <- members_usage(lapply(texts, function(text) list(judges_usage = text)))
+  labels <- unique(rows$models)
+  if (!length(labels)) return(rep("{}", n))
+  cell <- function(k) {
+    out <- matrix(0, n, length(labels))
+    at <- cbind(group[rows$owner], match(rows$models, labels))
+    for (r in seq_len(nrow(at))) {
+      out[at[r, 1], at[r, 2]] <- out[at[r, 1], at[r, 2]] + rows$usage[r, k]
+    }
+    out
+  }
+  judges_usage_json(labels, cell(1), cell(2), cell(3))
+}

@@ -36,11 +36,12 @@
 #' model named with its judge where a model has runs of several judges). The old logs are
 #' never touched.
 #'
-#' @param x What to score again: an evaluated task of the package (its log is read), a log
-#'   file, a folder of logs, or an evaluation set's folder ([eval_set()]'s `log_dir`: each
-#'   cell's completed run). In a folder, logs that are rescores themselves are left out,
-#'   and so, given `judge`, are the logs of benchmarks without a judge (a message says how
-#'   many). A run's log in parts is read whole from any of its files, and rescored once.
+#' @param x What to score again: an evaluated task of the package (its log is read), an
+#'   [arena_run()] result (its log, every part of it), a log file, a folder of logs, or an
+#'   evaluation set's folder ([eval_set()]'s `log_dir`: each cell's completed run). In a
+#'   folder, logs that are rescores themselves are left out, and so, given `judge`, are the
+#'   logs of benchmarks without a judge (a message says how many). A run's log in parts is
+#'   read whole from any of its files, and rescored once.
 #' @param judge The new judge: what the benchmark's scorer takes as its judge, an ellmer
 #'   chat or a `"provider/model"` string, or a list of them, a panel of judges (the new logs
 #'   name it `"panel(a, b, c)"`, each member a model role). Give `judge` or `scorer`.
@@ -152,9 +153,18 @@ rescore_sources <- function(x, call = rlang::caller_env()) {
     }
     return(tibble::tibble(path = x$log_path, folder = FALSE))
   }
+  # a run object (arena_run()'s result): its log, the run's whole log in parts read from it
+  if (is.list(x) && is.object(x) && is.list(x$paths) && !is.null(x$paths$log)) {
+    path <- x$paths$log
+    if (!rlang::is_string(path) || !file.exists(path)) {
+      abort_pb("The run has no log: its {.field paths$log} is not a file.", "argument",
+               call = call)
+    }
+    return(tibble::tibble(path = path, folder = FALSE))
+  }
   if (!is.character(x) || !length(x) || anyNA(x)) {
-    abort_pb("{.arg x} must be an evaluated task, log files or folders of logs.", "argument",
-             call = call)
+    abort_pb("{.arg x} must be an evaluated task, an {.fn arena_run} result, log files or
+              folders of logs.", "argument", call = call)
   }
   rows <- lapply(x, function(p) {
     files <- suppressMessages(log_files(p, attempts = FALSE))

@@ -57,9 +57,10 @@
 #'   solver's and scorer's own: `batch = TRUE` prices the run as provider batches, `cache`
 #'   names the cache the run will use. Requests the engine does not send itself (vitals'
 #'   own solvers and scorers) are priced at the chat given here of their model (a
-#'   `scorer_chat`), else at `chat`'s. A solver or judge whose
-#'   settings say `batch = TRUE` is priced at the batch price anyway: the dry run counts its
-#'   requests one by one, at that price.
+#'   `scorer_chat`, or a member of a panel given as a list of chats), else at `chat`'s.
+#'   Every chat given here, each member of a panel too, is used offline: no key is read. A
+#'   solver or judge whose settings say `batch = TRUE` is priced at the batch price anyway:
+#'   the dry run counts its requests one by one, at that price.
 #' @param epochs Epochs, as for `$eval()`.
 #' @param answer The placeholder reply text of every request.
 #' @returns A one-row tibble: `requests`, `cached`, `to_send`, `input_tokens`,
@@ -94,8 +95,8 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
   # nothing is sent, so no key is read (vitals' own solvers and scorers build their
   # requests through ellmer too): a preview works without one
   chat <- chat_offline(chat)
-  dots <- lapply(dots, function(x) if (inherits(x, "Chat")) chat_offline(x) else x)
-  chats <- c(list(chat), Filter(function(x) inherits(x, "Chat"), dots))
+  dots <- lapply(dots, offline_chats)
+  chats <- c(list(chat), unlist(lapply(dots, chats_in), recursive = FALSE, use.names = FALSE))
   context <- new_dry_run(answer)  # R/engine-dry-run.R
   fold <- function() dry_run_fold(context, chats, batch)
   dry_run_task(task, chat, dots, epochs, context, fold)
@@ -111,6 +112,25 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
     provider = chat$get_provider()@name, model = chat$get_model(),
     batch = batch
   )
+}
+
+# An argument of `$eval()` with its chats offline (chat_offline()): a chat, or each chat of a
+# list of them (a panel of judges, `scorer_chat = list(a, b)`), the list's class and names
+# kept; anything else as it is.
+offline_chats <- function(x) {
+  if (inherits(x, "Chat")) return(chat_offline(x))
+  if (!is.list(x) || is.data.frame(x)) return(x)
+  out <- lapply(x, function(m) if (inherits(m, "Chat")) chat_offline(m) else m)
+  attributes(out) <- attributes(x)
+  out
+}
+
+# The chats an argument holds: itself, or the chats of a list (a panel's members), each of
+# which prices the requests of its own model.
+chats_in <- function(x) {
+  if (inherits(x, "Chat")) return(list(x))
+  if (!is.list(x) || is.data.frame(x)) return(list())
+  Filter(function(m) inherits(m, "Chat"), unclass(x))
 }
 
 # Solves and scores `task` inside the dry-run `context`, a chunk of samples at a time as

@@ -399,10 +399,14 @@ results_log_chunk <- function(task, samples, fields,
     as.character(samples$scorer_explanation)
   }
   scores <- as.double(samples$score)
+  # each sample's score under the scorer's name as the header gives it (a panel's whole
+  # name, where vitals' translation names the sample's chat's model: its first judge's)
+  judge <- scorer_judge_name(samples)
+  scorer_name <- if (!is.null(judge)) paste0(state$scores$name, " (", judge, ")")
   for (i in seq_len(n)) {
     translated[[i]] <- log_sample(translated[[i]], samples$id[[i]], scores[[i]],
                                   solver_flat[[i]], scorer_flat[[i]], usage$samples[[i]],
-                                  explanations[i])
+                                  explanations[i], scorer_name)
   }
   list(samples = translated, usage = usage$header,
        json = list(solver = union(json$solver, attr(solver_flat, "json")),
@@ -436,9 +440,8 @@ results_log_header <- function(task, samples, fields, run_id, usage, json,
   scores <- as.double(samples$score)
   model <- task$model_label %||% chat_model_label(samples$solver_chat[[1]])
   scorer_name <- state$scores$name
-  if ("scorer_chat" %in% names(samples) && !is.null(samples$scorer_chat[[1]])) {
-    scorer_name <- paste0(scorer_name, " (", samples$scorer_chat[[1]]$get_model(), ")")
-  }
+  judge <- scorer_judge_name(samples)
+  if (!is.null(judge)) scorer_name <- paste0(scorer_name, " (", judge, ")")
   values <- vapply(state$metric_results, function(m) as.double(m$value)[1], 1)
   computed <- names(values)[!is.na(values)]
   # The headline (the first metric) is always written, as "NaN" when undefined, so the log
@@ -511,8 +514,10 @@ log_task_id <- function(state, model, run_id) {
 # One translated sample with predictivebench's additions: its own id, flat metadata, exact
 # score (or none, when it is NA: see unscored_field), the scorer's explanation and the usage
 # of every request it made.
-log_sample <- function(sample, id, score, solver_flat, scorer_flat, usage, explanation) {
+log_sample <- function(sample, id, score, solver_flat, scorer_flat, usage, explanation,
+                       scorer_name = NULL) {
   sample$id <- id
+  if (!is.null(scorer_name) && length(sample$scores)) names(sample$scores)[[1]] <- scorer_name
   sample$metadata <- exact_fields(solver_flat)
   sample$model_usage <- usage
   entry <- sample$scores[[1]]

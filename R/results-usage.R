@@ -111,13 +111,16 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
   scorer_chats <- if ("scorer_chat" %in% names(samples)) samples$scorer_chat
   if (!is.null(scorer_meta) || !is.null(scorer_chats)) {
     scorer_chats <- scorer_chats %||% vector("list", n)
-    scorer <- sample_usage(scorer_meta %||% vector("list", n), scorer_chats)
+    scorer_meta <- scorer_meta %||% vector("list", n)
+    scorer <- sample_usage(scorer_meta, scorer_chats)
     scorer_models <- vapply(seq_along(scorer_chats), function(i) {
       if (is.null(scorer_chats[[i]])) models[[i]] else chat_model_label(scorer_chats[[i]])
     }, "")
-    models <- c(models, scorer_models)
-    usage <- rbind(usage, scorer$usage)
-    owner <- c(owner, seq_len(n))
+    members <- members_usage(scorer_meta)
+    alone <- setdiff(seq_len(n), members$owner)
+    models <- c(models, scorer_models[alone], members$models)
+    usage <- rbind(usage, scorer$usage[alone, , drop = FALSE], members$usage)
+    owner <- c(owner, alone, members$owner)
   }
   rows_of <- split(seq_along(owner), factor(owner, levels = seq_len(n)))
   per_sample <- lapply(rows_of, function(rows) {
@@ -125,6 +128,38 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
   })
   names(per_sample) <- NULL
   list(solver_chats = chats, samples = per_sample, header = usage_entries(usage, models))
+}
+
+# A panel's samples' usage, each judge's under its own model (the scorer metadata's
+# `judges_usage`, see panel_usage_fields()): one row per sample and model, with the sample
+# it belongs to (`owner`). Their JSON texts are read in one parse.
+members_usage <- function(meta) {
+  texts <- vapply(meta, function(m) {
+    text <- if (is.list(m)) m$judges_usage
+    if (rlang::is_string(text)) text else NA_character_
+  }, "")
+  at <- which(!is.na(texts))
+  empty <- list(owner = integer(), models = character(), usage = matrix(0, 0, 3))
+  if (!length(at)) return(empty)
+  parsed <- jsonlite::parse_json(paste0("[", paste(texts[at], collapse = ","), "]"))
+  owner <- rep(at, lengths(parsed))
+  entries <- unlist(parsed, recursive = FALSE, use.names = FALSE)
+  number <- function(x) if (is.null(x)) NA_real_ else as.double(x)
+  usage <- vapply(entries, function(e) {
+    c(number(e$input_tokens), number(e$output_tokens), number(e$cost))
+  }, c(1, 1, 1))
+  list(owner = owner, models = unlist(lapply(parsed, names), use.names = FALSE),
+       usage = matrix(t(usage), ncol = 3))
+}
+
+# The scorer's judge as the log's header names it ("dsbench_score (<judge>)"): a panel's
+# label, as its samples' metadata give it (panel_usage_fields()), else the model of the
+# scorer's chat; NULL for a scorer without a judge.
+scorer_judge_name <- function(samples) {
+  if (!"scorer_chat" %in% names(samples) || is.null(samples$scorer_chat[[1]])) return(NULL)
+  meta <- if ("scorer_metadata" %in% names(samples)) samples$scorer_metadata[[1]]
+  if (is.list(meta) && rlang::is_string(meta$judge)) return(meta$judge)
+  samples$scorer_chat[[1]]$get_model()
 }
 
 # Inspect's ModelUsage per model, from rows of (input tokens, output tokens, cost). The

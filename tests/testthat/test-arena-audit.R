@@ -215,3 +215,31 @@ test_that("a panel of pairwise judges is audited as one, and its members against
   expect_equal(first_oracle$n[[1]], 60L)
   expect_equal(nrow(audit[!is.na(audit$compared_with), ]), 3 * 3)
 })
+
+test_that("a run's judge at a server of its own is rebuilt from the base URL its log keeps, with the user's default key", {
+  server <- local_audit_server()
+  settings <- request_settings(rpm = Inf, cache = withr::local_tempdir())
+  run <- suppressWarnings(audit_run(fake_chat(server, "first"), settings = settings))
+  header <- read_log_header(run$paths$log)
+  expect_identical(header$eval$metadata$judge_base_url, server$url)
+  # the log keeps the address, never the judge's key
+  expect_false(any(grepl("FAKEKEY", readLines(run$paths$log, warn = FALSE), fixed = TRUE)))
+  before <- server$count()
+  withr::local_envvar(OPENAI_API_KEY = "sk-user-default-key")
+  audit <- judge_audit(run, settings = settings)
+  battles <- nrow(run$records)
+  expect_equal(server$count() - before, battles)  # the swapped orders, at the logged URL
+  expect_equal(unique(tail(server$auths(), battles)), "Bearer sk-user-default-key")
+  # the same judge given by hand audits the same
+  given <- judge_audit(run, judge = fake_chat(server, "first"), settings = settings)
+  expect_equal(audit$estimate, given$estimate)
+  expect_equal(row_of(audit, "position_consistency")$estimate, 0)
+  # a URL holding a key (its query) is not kept: the judge must then be given
+  keyed <- ellmer::chat_openai_compatible(base_url = paste0(server$url, "?key=sk-in-url"),
+                                          model = "first", credentials = function() "x")
+  expect_null(logged_base_url(keyed))
+  expect_null(logged_base_url(check_judge(list(fake_chat(server, "first"),
+                                               fake_chat(server, "longer")))))
+  expect_error(rebuilt_judge("nosuchprovider/first", server$url),
+               class = "predictivebench_error_argument")
+})

@@ -222,3 +222,61 @@ test_that("a run whose failed verdicts are dropped is priced and rescored withou
   expect_length(read_log_header(out$log)$eval$metadata$headline, 0)
   expect_inspect_valid(out$log)
 })
+
+test_that("rescore() takes an arena_run() result itself, as its log", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  local_replace_internal("arena_log_part_battles", 10L)
+  run <- rescore_arena(server, fake_chat(server, "longer"), withr::local_tempdir())
+  sent <- length(server$requests())
+  out <- suppressMessages(rescore(run, judge = fake_chat(server, "oracle")))
+  expect_equal(nrow(out), 1)
+  expect_equal(out$source, run$paths$log)
+  expect_equal(models_sent(server, sent), rep("oracle", nrow(run$records)))
+  by_path <- suppressMessages(rescore(run$paths$log, judge = fake_chat(server, "oracle"),
+                                      dir = withr::local_tempdir()))
+  expect_equal(headline_ratings(out$log), headline_ratings(by_path$log))
+  # a run whose log is gone is refused, saying so
+  gone <- run
+  gone$paths$log <- file.path(withr::local_tempdir(), "missing.json")
+  expect_error(rescore(gone, judge = fake_chat(server, "oracle")), "no log",
+               class = "predictivebench_error_argument")
+})
+
+test_that("a panel's arena log counts each judge's tokens under its own model, and its task scorer too", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  local_replace_internal("arena_log_part_battles", 10L)
+  run <- rescore_arena(server, fake_chat(server, "longer"), withr::local_tempdir())
+  sent <- length(server$requests())
+  panel <- list(fake_chat(server, "oracle"), fake_chat(server, "oracle-2"))
+  out <- suppressMessages(rescore(run, judge = panel))
+  asked <- table(models_sent(server, sent))
+  labels <- vapply(panel, chat_model_label, "")
+  parts <- log_part_paths(out$log)
+  expect_gt(length(parts), 1)
+  # every part's header: its battles' tokens, per judge (the fake server's 10 and 5 a
+  # request); the parts together: the requests each judge was sent
+  usage <- lapply(parts, function(p) read_log_header(p)$stats$model_usage)
+  for (u in usage) expect_setequal(names(u), labels)
+  total <- function(label, field) sum(vapply(usage, function(u) u[[label]][[field]], 1))
+  expect_equal(total(labels[[1]], "input_tokens"), 10 * asked[["oracle"]])
+  expect_equal(total(labels[[2]], "output_tokens"), 5 * asked[["oracle-2"]])
+  samples <- jsonlite::read_json(parts[[1]])$samples
+  expect_setequal(names(samples[[1]]$model_usage), labels)
+  expect_equal(samples[[1]]$model_usage[[labels[[2]]]]$input_tokens, 10)
+  expect_inspect_valid(parts)
+
+  # arena_task()'s scorer, against reference answers: the task's log the same
+  dataset <- arena_dataset(version = "sample", limit = 2)
+  before <- length(server$requests())
+  tsk <- arena_task(dataset, judge = list(fake_chat(server, "oracle"), fake_chat(server, "longer")),
+                    dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("An answer."), view = FALSE))
+  asked <- table(models_sent(server, before))
+  header <- read_log_header(tsk$log_path)
+  expect_equal(header$stats$model_usage[[labels[[1]]]]$input_tokens, 10 * asked[["oracle"]])
+  longer <- chat_model_label(fake_chat(server, "longer"))
+  expect_equal(header$stats$model_usage[[longer]]$input_tokens, 10 * asked[["longer"]])
+  expect_match(header$results$scores[[1]]$name, "(panel(oracle, longer))", fixed = TRUE)
+})

@@ -82,3 +82,110 @@ test_that("JSON strings are escaped as jsonlite escapes them", {
                           "", USE.NAMES = FALSE))
   expect_identical(json_strings(NA), "null")
 })
+
+test_that("a panel's tokens count under each judge's own model: the log's header, each sample, $get_cost() and the board agree, and name the panel", {
+  solver_server <- local_fake_openai(function(body, n) {
+    list(text = "ANSWER-C", usage = list(prompt_tokens = 3L, completion_tokens = 1L))
+  })
+  # each judge at its own server, each with its own token counts and verdicts
+  judge_server <- function(said, input, output) {
+    local_fake_openai(function(body, n) {
+      list(text = said, usage = list(prompt_tokens = input, completion_tokens = output))
+    }, .local_envir = parent.frame())
+  }
+  servers <- list(a = judge_server("True", 7L, 1L), b = judge_server("False", 11L, 2L),
+                  c = judge_server("True", 13L, 3L))
+  judges <- list(fake_chat(servers$a, "judge-a"), fake_chat(servers$b, "judge-b"),
+                 fake_chat(servers$c, "judge-c"))
+  settings <- request_settings(cache = withr::local_tempdir())
+  data <- dsbench_dataset(version = "sample")
+  dir <- withr::local_tempdir()
+  tsk <- dsbench_task(data, solver = dsbench_solver(settings = settings),
+                      scorer = dsbench_scorer(scorer_chat = judges, settings = settings),
+                      dir = dir)
+  suppressMessages(tsk$eval(solver_chat = fake_chat(solver_server, "solver-model"),
+                            view = FALSE))
+  counts <- vapply(servers, function(s) s$count(), 1)
+  expect_equal(unname(counts), rep(nrow(data), 3))
+  header <- read_log_header(tsk$log_path)
+  usage <- header$stats$model_usage
+  labels <- vapply(judges, chat_model_label, "")
+  expect_setequal(names(usage), c(chat_model_label(fake_chat(solver_server, "solver-model")),
+                                  labels))
+  tokens <- list(c(7, 1), c(11, 2), c(13, 3))
+  for (j in 1:3) {
+    expect_equal(usage[[labels[[j]]]]$input_tokens, counts[[j]] * tokens[[j]][[1]])
+    expect_equal(usage[[labels[[j]]]]$output_tokens, counts[[j]] * tokens[[j]][[2]])
+  }
+  # each sample's usage names every judge, and adds up to the header's
+  log <- jsonlite::read_json(tsk$log_path)
+  expect_setequal(names(log$samples[[1]]$model_usage), names(usage))
+  expect_equal(sum(vapply(log$samples, function(s) s$model_usage[[labels[[2]]]]$input_tokens, 1)),
+               usage[[labels[[2]]]]$input_tokens)
+  # the task's $get_cost() counts the same per model
+  from_task <- task_usage(tsk)
+  from_log <- log_usage(tsk$log_path)
+  expect_equal(from_task$input_tokens[match(labels, from_task$model)],
+               from_log$input_tokens[match(labels, from_log$model)])
+  expect_equal(from_task$output_tokens[match(labels, from_task$model)],
+               from_log$output_tokens[match(labels, from_log$model)])
+  # the scorer and the board name the whole panel
+  panel <- "panel(judge-a, judge-b, judge-c)"
+  expect_identical(header$results$scores[[1]]$name, paste0("dsbench_score (", panel, ")"))
+  expect_identical(header$eval$scorers[[1]]$name, paste0("dsbench_score (", panel, ")"))
+  # each sample's score under that name too (the viewer matches them by it)
+  expect_identical(unique(unlist(lapply(log$samples, function(s) names(s$scores)))),
+                   paste0("dsbench_score (", panel, ")"))
+  board <- leaderboard(dir)
+  expect_identical(unique(board$judge), panel)
+})
+
+test_that("a FutureX panel's judges are counted apart too, one judge's log as before", {
+  server <- local_fake_openai(function(body, n) {
+    if (!grepl("normalization", body$messages[[1]]$content %||% "")) return("\\boxed{12}")
+    usage <- if (identical(body$model, "judge-a")) list(prompt_tokens = 5L, completion_tokens = 1L) else
+      list(prompt_tokens = 9L, completion_tokens = 4L)
+    list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12", usage = usage)
+  })
+  settings <- request_settings(cache = withr::local_tempdir())
+  data <- futurex_dataset(version = "sample")
+  judged <- sum(data$level >= 3 & !is.na(data$std))
+  panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"))
+  tsk <- futurex_task(data, solver = futurex_solver(settings = settings),
+                      scorer = futurex_scorer(scorer_chat = panel, settings = settings),
+                      dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  usage <- read_log_header(tsk$log_path)$stats$model_usage
+  a <- chat_model_label(panel[[1]])
+  b <- chat_model_label(panel[[2]])
+  expect_equal(c(usage[[a]]$input_tokens, usage[[a]]$output_tokens), c(5, 1) * judged)
+  expect_equal(c(usage[[b]]$input_tokens, usage[[b]]$output_tokens), c(9, 4) * judged)
+  expect_equal(usage[[chat_model_label(fake_chat(server))]]$input_tokens, 10 * nrow(data))
+  expect_match(read_log_header(tsk$log_path)$results$scores[[1]]$name,
+               "(panel(judge-a, judge-b))", fixed = TRUE)
+  # one judge: named by its model, no panel fields in its samples' metadata
+  single <- futurex_task(data, solver = futurex_solver(settings = settings),
+                         scorer = futurex_scorer(scorer_chat = panel[[2]], settings = settings),
+                         dir = withr::local_tempdir())
+  suppressMessages(single$eval(solver_chat = fake_chat(server), view = FALSE))
+  header <- read_log_header(single$log_path)
+  expect_identical(header$results$scores[[1]]$name, "futurex_score (judge-b)")
+  expect_false(any(vapply(single$get_samples()$scorer_metadata,
+                          function(m) "judges_usage" %in% names(m), TRUE)))
+})
+
+test_that("panel_usage_fields() sums a panel's members of one model and keeps an unknown cost unknown", {
+  server <- list(url = "http://127.0.0.1:9")
+  judge <- check_judge(list(fake_chat(server, "m1"), fake_chat(server, "m2"),
+                            fake_chat(server, "m1", params = ellmer::params(temperature = 1))))
+  fields <- panel_usage_fields(judge, rbind(c(1, 2, 4), c(0, 0, 0)), rbind(c(1, 1, 1), c(0, 0, 0)),
+                               rbind(c(0.5, NA, 0.25), c(0, 0, 0)))
+  expect_length(fields, 2)
+  expect_identical(fields[[1]]$judge, "panel(m1, m2, m1#2)")
+  parsed <- jsonlite::fromJSON(fields[[1]]$judges_usage)
+  expect_named(parsed, unname(vapply(judge_members(judge)[1:2], chat_model_label, "")))
+  expect_equal(parsed[[1]], list(input_tokens = 5, output_tokens = 2, cost = 0.75))
+  expect_null(parsed[[2]]$cost)
+  expect_equal(members_usage(list(fields[[1]], list(input_tokens = 3), fields[[2]]))$owner,
+               c(1L, 1L, 3L, 3L))
+})

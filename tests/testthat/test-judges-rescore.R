@@ -334,3 +334,25 @@ test_that("a panel of judges rescores a run, named as logs name panels", {
   expect_setequal(board$judge, c("judge-a", "panel(j1, j2, j3)"))
   expect_inspect_valid(out$log)
 })
+
+test_that("a panel's rescore log names the panel as its scorer and counts each judge's tokens under its model", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  server <- local_judge_server()
+  dir <- withr::local_tempdir()
+  data <- dsbench_dataset(version = "sample")
+  tsk <- dsbench_task(data, judge = baseline_chat("True", name = "judge-a"), dir = dir)
+  tsk$eval(solver_chat = baseline_chat("42", name = "always-42"), view = FALSE)
+  panel <- list(fake_chat(server, "judge-true-1"), fake_chat(server, "judge-false"))
+  out <- suppressMessages(rescore(tsk, judge = panel))
+  header <- read_log_header(out$log)
+  expect_identical(header$results$scores[[1]]$name,
+                   "dsbench_score (panel(judge-true-1, judge-false))")
+  asked <- table(request_models(server))
+  usage <- header$stats$model_usage
+  for (model in c("judge-true-1", "judge-false")) {
+    label <- chat_model_label(fake_chat(server, model))
+    expect_equal(usage[[label]]$input_tokens, 10 * asked[[model]])
+    expect_equal(usage[[label]]$output_tokens, 5 * asked[[model]])
+  }
+  expect_setequal(leaderboard(out$log)$judge, "panel(judge-true-1, judge-false)")
+})

@@ -340,3 +340,64 @@ test_that("a task's dry run goes a chunk at a time, as $eval(), and prices the s
   expect_equal(est$requests, 2 * 2 * nrow(data))
   expect_equal(server$count(), 0)
 })
+
+test_that("a panel in the dots: every member offline (no key read), its requests counted and priced per member", {
+  local_default_cache()
+  server <- local_fake_openai()
+  cache <- withr::local_tempdir()
+  # priced OpenAI models, none of which may read its key once made (ellmer reads it once, to
+  # check it, when the chat is made)
+  keys <- new.env()
+  keys$open <- TRUE
+  no_key <- function() if (keys$open) "sk-checked" else stop("a key was read")
+  chat <- function(model, max_tokens = 50) {
+    ellmer::chat_openai(base_url = server$url, model = model, credentials = no_key,
+                        params = ellmer::params(max_tokens = max_tokens))
+  }
+  a <- chat("gpt-4o")
+  b <- chat("gpt-4.1-mini", 80)
+  solver <- chat("gpt-4.1")
+  keys$open <- FALSE
+  expect_error(a$get_provider()@credentials(), "a key was read")
+  # a solver and a scorer of the user's that ask through ellmer (not the engine), the scorer
+  # each judge of its panel
+  ask_each <- function(inputs, ..., solver_chat) {
+    chats <- lapply(inputs, function(input) {
+      asked <- solver_chat$clone()
+      asked$chat(input, echo = "none")
+      asked
+    })
+    list(result = vapply(chats, function(ch) ch$last_turn()@text, ""), solver_chat = chats)
+  }
+  panel_scorer <- function(samples, ..., scorer_chat) {
+    judges <- if (inherits(scorer_chat, "Chat")) list(scorer_chat) else scorer_chat
+    chats <- lapply(judges, function(judge) {
+      lapply(samples$result, function(r) {
+        grader <- judge$clone()
+        grader$chat(paste("Is this right?", r), echo = "none")
+        grader
+      })
+    })
+    list(score = factor(rep("C", nrow(samples)), levels = c("I", "P", "C")),
+         scorer_chat = if (length(chats)) chats[[1]] else samples$solver_chat)
+  }
+  tsk <- vitals::Task$new(dataset = tibble::tibble(input = c("1 + 1?", "2 + 2?", "3 + 3?"),
+                                                   target = c("2", "4", "6")),
+                          solver = ask_each, scorer = panel_scorer,
+                          dir = withr::local_tempdir())
+  panel <- estimate_cost(tsk, solver, scorer_chat = list(a, b), cache = cache)
+  alone <- list(a = estimate_cost(tsk, solver, scorer_chat = a, cache = cache),
+                b = estimate_cost(tsk, solver, scorer_chat = b, cache = cache))
+  expect_equal(server$count(), 0)
+  # each member's requests counted: three solver requests, three a judge
+  expect_equal(panel$requests, 3 + 2 * 3)
+  # each member at its own model's price and output bound: the panel's judgements cost a's
+  # plus b's, over the solver's own (a panel of none sends nothing)
+  none <- estimate_cost(tsk, solver, scorer_chat = list(), cache = cache)
+  expect_equal(none$requests, 3)
+  expect_false(anyNA(c(panel$cost_max, alone$a$cost_max, alone$b$cost_max, none$cost_max)))
+  expect_gt(abs(alone$a$cost_max - alone$b$cost_max), 0)
+  expect_equal(panel$cost_max, none$cost_max + (alone$a$cost_max - none$cost_max) +
+                 (alone$b$cost_max - none$cost_max))
+  expect_equal(panel$output_tokens_max, 3 * 50 + 3 * 50 + 3 * 80)
+})
