@@ -386,6 +386,19 @@ fake_chat <- function(server, model = "fake-model", system_prompt = NULL, params
   )
 }
 
+# FutureX's sample judged by a panel of two fake judges ("judge-a", "judge-b") at `server`,
+# logging to a folder that lasts as long as the calling test: the task, its data, the panel
+# and how many of its items the judges are asked about (levels 3 and 4 with a `std`).
+futurex_panel_task <- function(server, settings, env = parent.frame()) {
+  data <- futurex_dataset(version = "sample")
+  panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"))
+  task <- futurex_task(data, solver = futurex_solver(settings = settings),
+                       scorer = futurex_scorer(scorer_chat = panel, settings = settings),
+                       dir = withr::local_tempdir(.local_envir = env))
+  list(task = task, data = data, panel = panel,
+       judged = sum(data$level >= 3 & !is.na(data$std)))
+}
+
 # The same, through OpenAI's Responses API and through Anthropic's Messages API.
 fake_responses_chat <- function(server, model = "fake-model", params = NULL) {
   ellmer::chat_openai(base_url = server$url, model = model, params = params,

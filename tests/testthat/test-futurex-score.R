@@ -234,12 +234,10 @@ test_that("a FutureX task with a panel logs each judge's values; its rerun sends
   })
   cache <- withr::local_tempdir()
   settings <- request_settings(cache = cache, max_tries = 1)
-  data <- futurex_dataset(version = "sample")
-  judged <- sum(data$level >= 3 & !is.na(data$std))
-  panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"))
-  tsk <- futurex_task(data, solver = futurex_solver(settings = settings),
-                      scorer = futurex_scorer(scorer_chat = panel, settings = settings),
-                      dir = withr::local_tempdir())
+  built <- futurex_panel_task(server, settings)
+  data <- built$data
+  judged <- built$judged
+  tsk <- built$task
   preview <- estimate_cost(tsk, fake_chat(server), cache = cache)
   expect_equal(preview$requests, nrow(data) + 2 * judged)
   suppressWarnings(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)))

@@ -148,12 +148,11 @@ test_that("a FutureX panel's judges are counted apart too, one judge's log as be
     list(text = "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12", usage = usage)
   })
   settings <- request_settings(cache = withr::local_tempdir())
-  data <- futurex_dataset(version = "sample")
-  judged <- sum(data$level >= 3 & !is.na(data$std))
-  panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"))
-  tsk <- futurex_task(data, solver = futurex_solver(settings = settings),
-                      scorer = futurex_scorer(scorer_chat = panel, settings = settings),
-                      dir = withr::local_tempdir())
+  built <- futurex_panel_task(server, settings)
+  data <- built$data
+  judged <- built$judged
+  tsk <- built$task
+  panel <- built$panel
   suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
   usage <- read_log_header(tsk$log_path)$stats$model_usage
   a <- chat_model_label(panel[[1]])
