@@ -86,9 +86,12 @@ judge_missing_orders <- function(battles, run, opts) {
 }
 
 # The run's judge from its label ("provider/model") and, when the log keeps it, its base URL
-# (logged_base_url()), with the provider's default credentials (ellmer's: its key from the
-# user's environment; the log never holds one). A baseline chat, a panel, or a judge at a
-# URL the log does not keep can't be rebuilt and must be given.
+# (logged_base_url()). A log is data, and the user's key goes only to its own provider's
+# host: at the provider's own host the judge has the provider's default credentials
+# (ellmer's: its key from the user's environment); at any other host the log names, it is
+# asked with no key (a local server needs none; one that does is given as `judge =`). A
+# baseline chat, a panel, or a judge at a URL the log does not keep can't be rebuilt and
+# must be given.
 rebuilt_judge <- function(label, base_url = NULL, call = rlang::caller_env()) {
   cant <- function(parent = NULL) {
     abort_pb(c("The run judged one order only, and its judge {.val {label}} can't be rebuilt
@@ -101,7 +104,29 @@ rebuilt_judge <- function(label, base_url = NULL, call = rlang::caller_env()) {
     cant()
   }
   if (!rlang::is_string(base_url)) return(as_chat(label, arg = "judge", call = call))
-  tryCatch(ellmer::chat(label, base_url = base_url), error = function(e) cant(e))
+  own <- tryCatch(ellmer::chat(label)$get_provider()@base_url, error = function(e) NULL)
+  tryCatch(
+    if (same_host(own, base_url)) {
+      ellmer::chat(label, base_url = base_url)
+    } else {
+      ellmer::chat(label, base_url = base_url, credentials = function() "")
+    },
+    error = function(e) cant(e)
+  )
+}
+
+# Whether two URLs name one host (scheme, host name and port), so that a key for one may go
+# to the other.
+same_host <- function(a, b) {
+  parse <- function(url) {
+    if (!rlang::is_string(url)) return(NULL)
+    parts <- tryCatch(httr2::url_parse(url), error = function(e) NULL)
+    if (is.null(parts$hostname)) return(NULL)
+    port <- parts$port %||% switch(tolower(parts$scheme %||% ""), https = 443L, http = 80L, NA)
+    list(tolower(parts$scheme %||% ""), tolower(parts$hostname), as.integer(port))
+  }
+  a <- parse(a)
+  !is.null(a) && identical(a, parse(b))
 }
 
 # The contestants that are the judge's own: `self` when given, else those named as the

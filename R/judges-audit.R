@@ -57,9 +57,11 @@
 #'   the swapped order (the run's own judge; a chat, `"provider/model"`, or a list of them
 #'   for a panel). `NULL`: the run's
 #'   judge rebuilt from its label in the log, at the base URL the log keeps (a run's log
-#'   keeps its judge's base URL, never its key: the provider's default credentials are
-#'   used, such as `OPENAI_API_KEY`); a [baseline_chat()], a panel, or a judge whose URL
-#'   the log does not keep (one holding a user, a query or a key) must be given.
+#'   keeps its judge's base URL, never its key). At the provider's own host the provider's
+#'   default credentials are used, such as `OPENAI_API_KEY`; at any other host the log
+#'   names, none (your key never goes to a host a log names: a local server needs none).
+#'   A [baseline_chat()], a panel, a judge whose server needs a key, or one whose URL the
+#'   log does not keep (one holding a user, a query or a key) must be given.
 #' @param reference Reference labels (human or gold verdicts) to compare each run's verdicts
 #'   with: a vector with one label per verdict, in the order of the run's samples (the
 #'   arena: its battles, labelled `"model_a"`, `"model_b"`, `"tie"`, ...; DSBench: `TRUE`

@@ -216,7 +216,7 @@ test_that("a panel of pairwise judges is audited as one, and its members against
   expect_equal(nrow(audit[!is.na(audit$compared_with), ]), 3 * 3)
 })
 
-test_that("a run's judge at a server of its own is rebuilt from the base URL its log keeps, with the user's default key", {
+test_that("a run's judge at a server of its own is rebuilt from the base URL its log keeps, without the user's key", {
   server <- local_audit_server()
   settings <- request_settings(rpm = Inf, cache = withr::local_tempdir())
   run <- suppressWarnings(audit_run(fake_chat(server, "first"), settings = settings))
@@ -229,7 +229,8 @@ test_that("a run's judge at a server of its own is rebuilt from the base URL its
   audit <- judge_audit(run, settings = settings)
   battles <- nrow(run$records)
   expect_equal(server$count() - before, battles)  # the swapped orders, at the logged URL
-  expect_equal(unique(tail(server$auths(), battles)), "Bearer sk-user-default-key")
+  # a host the log names is not the key's own: the user's key is never sent there
+  expect_false(any(grepl("sk-user-default-key", tail(server$auths(), battles), fixed = TRUE)))
   # the same judge given by hand audits the same
   given <- judge_audit(run, judge = fake_chat(server, "first"), settings = settings)
   expect_equal(audit$estimate, given$estimate)
@@ -242,4 +243,15 @@ test_that("a run's judge at a server of its own is rebuilt from the base URL its
                                                fake_chat(server, "longer")))))
   expect_error(rebuilt_judge("nosuchprovider/first", server$url),
                class = "predictivebench_error_argument")
+  # at its provider's own host a judge has the provider's default credentials; elsewhere none
+  credentials <- function(chat) chat$get_provider()@credentials()
+  expect_equal(credentials(rebuilt_judge("openai/gpt-4.1", "https://api.openai.com/v1")),
+               "sk-user-default-key")
+  expect_equal(credentials(rebuilt_judge("openai/gpt-4.1", "https://api.openai.com:443/v2")),
+               "sk-user-default-key")
+  expect_equal(credentials(rebuilt_judge("openai/gpt-4.1", "https://api.openai.com.evil.test/v1")), "")
+  expect_equal(credentials(rebuilt_judge("openai/gpt-4.1", "http://api.openai.com/v1")), "")
+  expect_equal(credentials(rebuilt_judge("openai/gpt-4.1")), "sk-user-default-key")
+  expect_false(same_host(NULL, "https://a.test"))
+  expect_true(same_host("https://A.test/v1", "https://a.test:443"))
 })
