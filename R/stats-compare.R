@@ -90,6 +90,10 @@
 #' preds$answer <- "\\boxed{Yes}"
 #' preds$has_answer <- TRUE
 #' compare_models(futurex_score(preds), run(2), times = 200)
+#' # three epochs an item, compared on pass@2 (as leaderboard(reducer = "pass_at_k", k = 2))
+#' epochs <- function(p) data.frame(id = rep(1:8, each = 3), epoch = rep(1:3, 8),
+#'                                  score = as.double(seq_len(24) %% p == 0))
+#' compare_models(epochs(2), epochs(3), reducer = "pass_at_k", k = 2)
 compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
                            statistic = NULL, level = 0.95,
                            method = c("auto", "paired", "bootstrap"), times = 1000, seed = 1,
