@@ -53,7 +53,7 @@ fake_openai <- function(reply = function(body, n) "ok", latency = 0, batch = lis
   environment(helpers$last_user_text) <- helpers
   helpers$`%||%` <- `%||%`
   for (name in c("echo_tokenize", "echo_completion", "fake_responses_body",
-                 "fake_messages_body")) {
+                 "fake_messages_body", "battle_answers")) {
     helpers[[name]] <- get(name)
     environment(helpers[[name]]) <- helpers
   }
@@ -424,6 +424,17 @@ last_user_text <- function(body) {
   content <- messages[[length(messages)]]$content
   if (is.character(content)) return(content)
   paste(vapply(content, function(x) x$text %||% "", ""), collapse = "")
+}
+
+# The two answers an arena judge's prompt (EloBench's) shows, `list(a = , b = )`: "" for one
+# the prompt does not hold. For fake judges that judge by the answers.
+battle_answers <- function(prompt) {
+  part <- function(pattern) {
+    m <- regmatches(prompt, regexec(pattern, prompt, perl = TRUE))[[1]]
+    if (length(m) == 2) m[[2]] else ""
+  }
+  list(a = part("Response of LLM-1: \n\n``` \n\n([\\s\\S]*?) \n\n``` \n\n \n\nResponse of LLM-2:"),
+       b = part("Response of LLM-2: \n\n``` \n\n([\\s\\S]*) \n\n```"))
 }
 
 # A whitespace tokenizer for fake /v1/completions echo replies: "\n" alone, words with one

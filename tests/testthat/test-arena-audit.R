@@ -4,13 +4,9 @@
 # "selfish" always prefers an answer signed SELF.
 local_audit_server <- function(.local_envir = parent.frame()) {
   local_fake_openai(function(body, n) {
-    prompt <- last_user_text(body)
-    part <- function(pattern) {
-      m <- regmatches(prompt, regexec(pattern, prompt, perl = TRUE))[[1]]
-      if (length(m) == 2) m[[2]] else ""
-    }
-    a <- part("Response of LLM-1: \n\n``` \n\n([\\s\\S]*?) \n\n``` \n\n \n\nResponse of LLM-2:")
-    b <- part("Response of LLM-2: \n\n``` \n\n([\\s\\S]*) \n\n```")
+    answers <- battle_answers(last_user_text(body))
+    a <- answers$a
+    b <- answers$b
     prefer <- function(x, y) if (x == y) 0L else if (x) 1L else 2L
     winner <- switch(body$model,
       first = 1L,

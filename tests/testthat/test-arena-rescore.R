@@ -12,12 +12,9 @@ local_rescore_server <- function(.local_envir = parent.frame()) {
       pad <- strrep("x", sum(utf8ToInt(paste(prompt, model))) %% 37)
       return(paste(if (right) "RIGHT" else "WRONG", pad))
     }
-    part <- function(pattern) {
-      m <- regmatches(prompt, regexec(pattern, prompt, perl = TRUE))[[1]]
-      if (length(m) == 2) m[[2]] else ""
-    }
-    a <- part("Response of LLM-1: \n\n``` \n\n([\\s\\S]*?) \n\n``` \n\n \n\nResponse of LLM-2:")
-    b <- part("Response of LLM-2: \n\n``` \n\n([\\s\\S]*) \n\n```")
+    answers <- battle_answers(prompt)
+    a <- answers$a
+    b <- answers$b
     prefer <- function(x, y) if (x == y) 0L else if (x) 1L else 2L
     winner <- if (model == "longer") prefer(nchar(a) > nchar(b), nchar(b) > nchar(a)) else
       prefer(grepl("RIGHT", a), grepl("RIGHT", b))
