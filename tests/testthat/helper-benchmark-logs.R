@@ -58,3 +58,17 @@ expect_inspect_valid <- function(paths) {
                    paste0("Inspect's schema rejects a log:\n", res$stdout, res$stderr))
   invisible(strsplit(res$stdout, "\n")[[1]])
 }
+
+# A rescore()'s log header names the log it rescored (its file, task and run), the judge
+# and the judge's provider; returns the header.
+expect_rescored_header <- function(path, old, judge, provider = "openai_compatible") {
+  header <- read_log_header(path)
+  before <- read_log_header(old)
+  meta <- header$eval$metadata
+  expect_equal(meta$rescored_from, basename(old))
+  expect_equal(meta$rescored_from_task, before$eval$task_id)
+  expect_equal(meta$rescored_from_run, before$eval$run_id)
+  expect_equal(meta$judge, judge)
+  expect_equal(meta$judge_provider, provider)
+  invisible(header)
+}

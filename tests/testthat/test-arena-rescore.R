@@ -78,13 +78,8 @@ test_that("a run judged by a longer-answer judge, rescored by a fair one, rates 
   expect_false(isTRUE(all.equal(fair[order(names(fair))],
                                 headline_ratings(old)[sort(names(fair))])))
 
-  header <- read_log_header(out$log)
+  header <- expect_rescored_header(out$log, old, judge = "oracle")
   meta <- header$eval$metadata
-  expect_equal(meta$rescored_from, basename(old))
-  expect_equal(meta$rescored_from_task, read_log_header(old)$eval$task_id)
-  expect_equal(meta$rescored_from_run, read_log_header(old)$eval$run_id)
-  expect_equal(meta$judge, "oracle")
-  expect_equal(meta$judge_provider, "openai_compatible")
   expect_equal(meta$rescored_with, "judge")
   expect_equal(meta$rating_options, read_log_header(old)$eval$metadata$rating_options)
   expect_equal(header$eval$model_roles$grader$model, "openai_compatible/oracle")

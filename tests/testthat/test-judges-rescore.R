@@ -1,5 +1,10 @@
 # rescore(): a run scored again with another judge, its answers read from its log.
 
+# The summary of the toy benchmarks registered below: the accuracy of their scores.
+toy_summary <- function(x) {
+  grouped_summary(benchmark_samples(x, "score", "a toy task.")$score, metric = "accuracy")
+}
+
 # A server whose solver models answer "42" and whose judges answer by name: a model named
 # "judge-true..." says "True", any other judge "False"; FutureX's numeric judge (asked for
 # GROUND_TRUTH_VALUE) gives the values of a prediction off by `1` for "judge-off", exact
@@ -49,13 +54,7 @@ test_that("a DSBench run judged again sends only judge requests, with an empty c
   expect_setequal(prompts,
                   dsbench_judge_prompt(data$question, data$target, rep("42", nrow(data))))
 
-  header <- read_log_header(out$log)
-  meta <- header$eval$metadata
-  expect_equal(meta$rescored_from, basename(old))
-  expect_equal(meta$rescored_from_task, read_log_header(old)$eval$task_id)
-  expect_equal(meta$rescored_from_run, read_log_header(old)$eval$run_id)
-  expect_equal(meta$judge, "judge-strict")
-  expect_equal(meta$judge_provider, "openai_compatible")
+  header <- expect_rescored_header(out$log, old, judge = "judge-strict")
   expect_equal(header$eval$model, read_log_header(old)$eval$model)
   expect_equal(header$eval$model_roles$grader$model, "openai_compatible/judge-strict")
   expect_match(header$eval$task, "^dsbench-judged-by-judge-strict/")
@@ -147,9 +146,6 @@ test_that("a benchmark without a judge is rescored with a scorer, or refused a j
   dir <- withr::local_tempdir()
   toy <- data.frame(id = c("a", "b", "c"), input = c("1 + 1?", "2 + 2?", "3 + 3?"),
                     target = c("2", "4", "6"), topic = c("x", "x", "y"))
-  toy_summary <- function(x) {
-    grouped_summary(benchmark_samples(x, "score", "a toy task.")$score, metric = "accuracy")
-  }
   withr::defer(unregister_benchmark("rescore_toy"))
   new_benchmark("rescore_toy", toy_summary, sample = toy,
                 schema = data.frame(name = names(toy), type = "string"))
@@ -254,9 +250,6 @@ test_that("a benchmark of your own is rescored through its judge_scorer", {
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   dir <- withr::local_tempdir()
   toy <- data.frame(id = c("a", "b"), input = c("1 + 1?", "2 + 2?"), target = c("2", "4"))
-  toy_summary <- function(x) {
-    grouped_summary(benchmark_samples(x, "score", "a toy task.")$score, metric = "accuracy")
-  }
   # the judge answers "yes" or "no" to each answer
   judged_by <- function(judge) {
     function(samples, ...) {
@@ -285,9 +278,6 @@ test_that("each epoch of a sample keeps its own answer", {
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   dir <- withr::local_tempdir()
   toy <- data.frame(id = c("a", "b"), input = c("same?", "same?"), target = c("1", "2"))
-  toy_summary <- function(x) {
-    grouped_summary(benchmark_samples(x, "score", "a toy task.")$score, metric = "accuracy")
-  }
   withr::defer(unregister_benchmark("rescore_epochs"))
   new_benchmark("rescore_epochs", toy_summary, sample = toy,
                 schema = data.frame(name = names(toy), type = "string"))
