@@ -14,16 +14,14 @@ child <- function(chunk) {
   out <- tempfile(fileext = ".rds")
   script <- tempfile(fileext = ".R")
   writeLines(c(
-    "hwm <- function() { s <- readLines('/proc/self/status'); as.numeric(gsub('[^0-9]', '', grep('^VmHWM', s, value = TRUE))) / 1024 }",
-    "suppressMessages(pkgload::load_all('.', quiet = TRUE))",
-    "source('bench/helper-fake-server.R')",
+    child_preamble(),
     sprintf("data <- futurex_shaped(%d)", n),
     "chat <- ellmer::chat_openai_compatible(base_url = 'http://127.0.0.1:9/v1', model = 'gpt-4.1', credentials = function() 'k')",
     "tsk <- futurex_task(dataset = data, dir = tempfile('log-'), solver = futurex_solver(params = ellmer::params(max_tokens = 100)))",
     sprintf("tsk$chunk_size <- %s", if (is.null(chunk)) "NULL" else chunk),
     "loaded <- hwm()",
     "t <- system.time(est <- estimate_cost(tsk, chat, cache = tempfile('cache-')))",
-    sprintf("saveRDS(list(loaded = loaded, peak = hwm(), cpu = t[['user.self']] + t[['sys.self']], est = est), %s)", deparse(out))
+    sprintf("saveRDS(list(loaded = loaded, peak = hwm(), cpu = cpu(t), est = est), %s)", deparse(out))
   ), script)
   res <- processx::run(file.path(R.home("bin"), "Rscript"), script, wd = getwd(),
                        error_on_status = FALSE)

@@ -35,11 +35,7 @@ run_child <- function(lines, server) {
   out <- tempfile(fileext = ".rds")
   script <- tempfile(fileext = ".R")
   writeLines(c(
-    "hwm <- function() { s <- readLines('/proc/self/status'); as.numeric(gsub('[^0-9]', '', grep('^VmHWM', s, value = TRUE))) / 1024 }",
-    "cpu <- function(t) t[['user.self']] + t[['sys.self']]",
-    "`%||%` <- function(x, y) if (is.null(x)) y else x",
-    load_line,
-    "source('bench/helper-fake-server.R')",
+    child_preamble(load_line),
     sprintf("server_url <- %s", deparse(server$url)),
     "chat <- ellmer::chat_openai_compatible(base_url = server_url, model = 'fake-model', credentials = function() 'k')",
     "result <- local({", lines, "})",

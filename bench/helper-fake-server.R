@@ -172,6 +172,17 @@ machine_line <- function() {
           utils::packageVersion("vitals"), utils::packageVersion("httr2"))
 }
 
+# The first lines of a bench's child R script: `hwm()` (the process's peak RSS so far, MB),
+# `cpu(t)` (a system.time()'s user + system seconds), `%||%`, the package (`load`: the line
+# that loads it) and this helper file.
+child_preamble <- function(load = "suppressMessages(pkgload::load_all('.', quiet = TRUE))") {
+  c("hwm <- function() { s <- readLines('/proc/self/status'); as.numeric(gsub('[^0-9]', '', grep('^VmHWM', s, value = TRUE))) / 1024 }",
+    "cpu <- function(t) t[['user.self']] + t[['sys.self']]",
+    "`%||%` <- function(x, y) if (is.null(x)) y else x",
+    load,
+    "source('bench/helper-fake-server.R')")
+}
+
 # The checkout at `path` installed into a scratch library, as a user has the package
 # (byte-compiled; load_all()'s copy is compiled by R's JIT as it runs, and holds twice the
 # heap: under it R grows its heap at random points of a long run). The library's path.

@@ -13,9 +13,7 @@ server <- fast_fake_server(latency = 0)
 out <- tempfile(fileext = ".rds")
 script <- tempfile(fileext = ".R")
 writeLines(c(
-  "hwm <- function() { s <- readLines('/proc/self/status'); as.numeric(gsub('[^0-9]', '', grep('^VmHWM', s, value = TRUE))) / 1024 }",
-  "suppressMessages(pkgload::load_all('.', quiet = TRUE))",
-  "source('bench/helper-fake-server.R')",
+  child_preamble(),
   sprintf("data <- futurex_shaped(%d)", n),
   sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model', credentials = function() 'k')",
           deparse(server$url)),
@@ -23,10 +21,10 @@ writeLines(c(
   "log <- tempfile('log-')",
   sprintf("tsk <- futurex_task(dataset = data, solver = futurex_solver(settings = request_settings(cache = tempfile('cache-'), max_active = %d, rpm = 1e6)), dir = log)", concurrency),
   "t <- system.time(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))",
-  "seconds <- t[['elapsed']]; cpu <- t[['user.self']] + t[['sys.self']]",
+  "seconds <- t[['elapsed']]; cpu_seconds <- cpu(t)",
   "samples <- tsk$get_samples()",
   "log_mb <- sum(file.size(list.files(log, full.names = TRUE))) / 1024^2",
-  sprintf("saveRDS(list(loaded = loaded, peak = hwm(), seconds = seconds, cpu = cpu, n = nrow(samples), failed = sum(is.na(samples$result)), log_mb = log_mb, sample_mb = as.numeric(object.size(samples)) / 1024^2), %s)", deparse(out))
+  sprintf("saveRDS(list(loaded = loaded, peak = hwm(), seconds = seconds, cpu = cpu_seconds, n = nrow(samples), failed = sum(is.na(samples$result)), log_mb = log_mb, sample_mb = as.numeric(object.size(samples)) / 1024^2), %s)", deparse(out))
 ), script)
 child <- processx::process$new(file.path(R.home("bin"), "Rscript"), script,
                                stdout = tempfile(), stderr = tempfile(), wd = getwd())
