@@ -230,13 +230,17 @@ test_that("public help pages link only to exported topics (or to other packages'
   expect_true("request_settings" %in% rd_links(source_file("man", "eval_set.Rd")))
 })
 
+# A help page "pub" of these lines after its name, alias and title, in a scratch folder.
+scratch_rd <- function(lines, env = parent.frame()) {
+  path <- file.path(withr::local_tempdir(.local_envir = env), "pub.Rd")
+  writeLines(c("\\name{pub}", "\\alias{pub}", "\\title{Pub}", lines), path)
+  path
+}
+
 test_that("the link check fails on a public page that links to an internal topic", {
-  dir <- withr::local_tempdir()
-  writeLines(c("\\name{pub}", "\\alias{pub}", "\\title{Pub}",
-               "\\description{Use \\code{\\link[=helper]{helper()}}, \\link{other},",
-               "\\link[vitals]{Task} and \\link[vitals:Task]{a task}.}"),
-             file.path(dir, "pub.Rd"))
-  expect_equal(rd_links(file.path(dir, "pub.Rd")), c("helper", "other"))
+  page <- scratch_rd(c("\\description{Use \\code{\\link[=helper]{helper()}}, \\link{other},",
+                       "\\link[vitals]{Task} and \\link[vitals:Task]{a task}.}"))
+  expect_equal(rd_links(page), c("helper", "other"))
 })
 
 # The functions an Rd file names in plain code, `name()` in its text (\code{name(...)}), as
@@ -280,11 +284,8 @@ test_that("public help pages name no internal function in plain code", {
 })
 
 test_that("the plain-code check finds calls in code, not in links, examples or other objects", {
-  dir <- withr::local_tempdir()
-  writeLines(c("\\name{pub}", "\\alias{pub}", "\\title{Pub}",
-               "\\description{See \\code{helper(x)} and \\code{\\link[=other]{other()}},",
-               "\\code{tsk$eval()}, \\code{vitals::vitals_view()}, \\code{a + inner(1)}.}",
-               "\\examples{hidden()}"),
-             file.path(dir, "pub.Rd"))
-  expect_equal(rd_code_calls(file.path(dir, "pub.Rd")), c("helper", "inner"))
+  page <- scratch_rd(c("\\description{See \\code{helper(x)} and \\code{\\link[=other]{other()}},",
+                       "\\code{tsk$eval()}, \\code{vitals::vitals_view()}, \\code{a + inner(1)}.}",
+                       "\\examples{hidden()}"))
+  expect_equal(rd_code_calls(page), c("helper", "inner"))
 })
