@@ -278,12 +278,12 @@ sum_judges_usage <- function(texts, group, n) {
   rows <- members_usage(lapply(texts, function(text) list(judges_usage = text)))
   labels <- unique(rows$models)
   if (!length(labels)) return(rep("{}", n))
+  # each row's cell of a group x model matrix, summed by rowsum() (NA stays NA, as `+`)
+  at <- (match(rows$models, labels) - 1L) * n + group[rows$owner]
   cell <- function(k) {
     out <- matrix(0, n, length(labels))
-    at <- cbind(group[rows$owner], match(rows$models, labels))
-    for (r in seq_len(nrow(at))) {
-      out[at[r, 1], at[r, 2]] <- out[at[r, 1], at[r, 2]] + rows$usage[r, k]
-    }
+    sums <- rowsum(rows$usage[, k], at)
+    out[as.integer(rownames(sums))] <- sums[, 1]
     out
   }
   judges_usage_json(labels, cell(1), cell(2), cell(3))
