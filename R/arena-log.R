@@ -85,7 +85,7 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
     chunk <- judged[rows, ]
     # a panel's battles: each judge's tokens under its own model (R/judges-panel.R)
     members <- if ("judges_usage" %in% names(chunk)) {
-      members_usage(lapply(chunk$judges_usage, function(text) list(judges_usage = text)))
+      judges_usage_rows(as.character(chunk$judges_usage))
     }
     samples <- arena_log_samples(chunk, log$n + seq_len(take), log, rating, members)
     log_writer_add(part$writer, samples)

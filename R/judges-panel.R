@@ -275,7 +275,7 @@ judges_usage_json <- function(labels, input_tokens, output_tokens, cost) {
 # tokens and cost per model, one text a group ("{}" for a group of none); an arena sample's
 # battles, say.
 sum_judges_usage <- function(texts, group, n) {
-  rows <- members_usage(lapply(texts, function(text) list(judges_usage = text)))
+  rows <- judges_usage_rows(as.character(texts))
   labels <- unique(rows$models)
   if (!length(labels)) return(rep("{}", n))
   # each row's cell of a group x model matrix, summed by rowsum() (NA stays NA, as `+`)

@@ -134,10 +134,14 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
 # `judges_usage`, see panel_usage_fields()): one row per sample and model, with the sample
 # it belongs to (`owner`). Their JSON texts are read in one parse.
 members_usage <- function(meta) {
-  texts <- vapply(meta, function(m) {
+  judges_usage_rows(vapply(meta, function(m) {
     text <- if (is.list(m)) m$judges_usage
     if (rlang::is_string(text)) text else NA_character_
-  }, "")
+  }, ""))
+}
+
+# members_usage() of the `judges_usage` texts themselves, one a sample (NA: none).
+judges_usage_rows <- function(texts) {
   at <- which(!is.na(texts))
   empty <- list(owner = integer(), models = character(), usage = matrix(0, 0, 3))
   if (!length(at)) return(empty)
