@@ -277,8 +277,7 @@ log_writer_add <- function(w, samples) {
 log_writer_finish <- function(w, header) {
   check_writer_open(w)
   header$samples <- NULL
-  json <- yyjsonr::write_json_str(nulls_as_objects(header), opts = log_json_options())
-  json <- enc2utf8(json)
+  json <- json_text(nulls_as_objects(header), opts = log_json_options())
   # the header's closing brace is replaced by the samples, at two spaces' indent as vitals
   # writes them (its header reader looks for that key)
   json <- sub("\\s*\\}\\s*$", "", json)
@@ -343,7 +342,16 @@ sample_json <- function(sample, opts = sample_json_options()) {
   } else if (length(sample$model_usage)) {
     sample$model_usage <- lapply(sample$model_usage, lean_usage)
   }
-  enc2utf8(yyjsonr::write_json_str(sample, opts = opts))
+  json_text(sample, opts = opts)
+}
+
+# yyjson's JSON text of `x`, marked as the UTF-8 it is. (yyjsonr returns its bytes unmarked:
+# enc2utf8() would then read them in the session's encoding, and in a C locale, as in a
+# container or a cron job without LANG, write "<e3><80><81>" for each "\u3001".)
+json_text <- function(x, opts) {
+  json <- yyjsonr::write_json_str(x, opts = opts)
+  Encoding(json) <- "UTF-8"
+  json
 }
 
 # A sample without the texts and events it holds twice (issue 37: a FutureX-shaped sample

@@ -49,6 +49,22 @@ test_that("a log written in pieces: an unfinished log is never a *.json, the fin
   expect_error(log_writer_add(w, list(writer_sample(6))), class = "predictivebench_error_argument")
 })
 
+test_that("a log written in a C locale keeps its text's characters", {
+  withr::local_locale(c(LC_CTYPE = "C"))
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc", created = "2026-01-02T03:04:05.123456+00:00")
+  sample <- writer_sample(1)
+  sample$metadata$note <- "Kimi\u3001Shutterstock \u2013 caf\u00e9"
+  log_writer_add(w, list(sample))
+  header <- writer_header(1)
+  header$eval$task <- "t\u00e2che"
+  path <- log_writer_finish(w, header)
+  log <- jsonlite::read_json(path)
+  expect_identical(log$samples[[1]]$metadata$note, sample$metadata$note)
+  expect_identical(log$eval$task, "t\u00e2che")
+  expect_false(grepl("<e3>", read_text(path), fixed = TRUE))
+})
+
 test_that("a log without samples is valid, and write_log() of a whole log is the writer's text", {
   dir <- withr::local_tempdir()
   w <- log_writer(dir, "bench/model/abc", created = "2026-01-02T03:04:05+00:00")
