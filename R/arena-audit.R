@@ -85,25 +85,33 @@ judge_missing_orders <- function(battles, run, opts) {
   battles
 }
 
-# The run's judge from its label ("provider/model") and, when the log keeps it, its base URL
-# (logged_base_url()). A log is data, and the user's key goes only to its own provider's
-# host: at the provider's own host the judge has the provider's default credentials
-# (ellmer's: its key from the user's environment); at any other host the log names, it is
-# asked with no key (a local server needs none; one that does is given as `judge =`). A
-# baseline chat, a panel, or a judge at a URL the log does not keep can't be rebuilt and
-# must be given.
+# The run's judge from its label ("provider/model") and the base URL its log keeps
+# (logged_base_url()), rebuilt only where it ran. A log is data, and the user's key goes only
+# to its own provider's host: at the provider's own host the judge has the provider's default
+# credentials (ellmer's: its key from the user's environment); at any other host the log
+# names, it is asked with no key (a local server needs none; one that does is given as
+# `judge =`). A judge the log keeps no URL for (one that held a user, a password, a query or
+# a key, or an older log) could have run anywhere: it is asked for, never rebuilt at the
+# provider's default host. So are a baseline chat and a panel (its members' URLs aren't kept).
 rebuilt_judge <- function(label, base_url = NULL, call = rlang::caller_env()) {
-  cant <- function(parent = NULL) {
+  cant <- function(why, parent = NULL) {
     abort_pb(c("The run judged one order only, and its judge {.val {label}} can't be rebuilt
-                from its log to judge the swapped order.",
-               i = "Give the run's judge as {.arg judge}."), "argument", parent = parent,
-             call = call)
+                from its log to judge the swapped order: {why}",
+               i = "Give the run's judge as {.code judge =}; nothing was sent."),
+             "argument", parent = parent, call = call)
   }
-  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE) ||
-      startsWith(label, "panel(")) {
-    cant()
+  if (startsWith(label, "panel(")) {
+    cant("A panel's judges are not rebuilt from its log. Give the panel again (the list of
+          chats the run was given).")
   }
-  if (!rlang::is_string(base_url)) return(as_chat(label, arg = "judge", call = call))
+  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE)) {
+    cant("it answers offline or names no provider.")
+  }
+  if (!rlang::is_string(base_url) || !keepable_url(base_url)) {
+    cant("its log keeps no base URL (a URL holding a user, a password, a query or a key is
+          never logged), so where it ran is not known, and it is not rebuilt at another
+          host.")
+  }
   own <- tryCatch(ellmer::chat(label)$get_provider()@base_url, error = function(e) NULL)
   tryCatch(
     if (same_host(own, base_url)) {
@@ -111,7 +119,7 @@ rebuilt_judge <- function(label, base_url = NULL, call = rlang::caller_env()) {
     } else {
       ellmer::chat(label, base_url = base_url, credentials = function() "")
     },
-    error = function(e) cant(e)
+    error = function(e) cant("ellmer can't make it.", e)
   )
 }
 
