@@ -20,15 +20,22 @@ audit_judged.judged_arena_ratings <- function(run, opts) {
   pairwise_audit_rows(run, battles, own, opts)
 }
 
+# Verdicts for agreement: an unreadable one (`invalid`) is no label, left out as a failed
+# request's is.
 #' @export
-panel_verdicts.judged_arena_ratings <- function(run) panel_matrix(run$samples, "winner_ab")
+panel_verdicts.judged_arena_ratings <- function(run) {
+  verdicts <- panel_matrix(run$samples, "winner_ab")
+  if (!is.null(verdicts)) verdicts[failed_judgement(verdicts)] <- NA_character_
+  verdicts
+}
 
 #' @export
 judged_verdicts.judged_arena_ratings <- function(run) {
   battles <- arena_audit_battles(run)
   samples <- run$samples
+  verdict <- ifelse(failed_judgement(battles$winner_ab), NA_character_, battles$winner_ab)
   verdicts_table(samples$id, samples[["epoch"]] %||% rep(1L, nrow(samples)),
-                 battles$winner_ab, key = battle_key(battles), cluster = battles$question)
+                 verdict, key = battle_key(battles), cluster = battles$question)
 }
 
 # A battle the same in any run: its question and its models in order.
