@@ -17,7 +17,31 @@ audit_judged.judged_arena_ratings <- function(run, opts) {
   battles <- judge_missing_orders(battles, run, opts)
   own <- arena_own_contestants(unique(c(battles$model_a, battles$model_b)), run$label,
                                opts$self)
-  pairwise_audit_rows(run, battles, own, opts)
+  rbind(pairwise_audit_rows(run, battles, own, opts),
+        unreadable_audit_rows(run, battles, opts))
+}
+
+# Each judge's share of unreadable verdicts (a reply the prompt's format can't read) among
+# those it gave (failed requests left out), in every order judged: the run's judge (or
+# panel), then each member of a panel (its own verdicts, as the log keeps them). A fair
+# judge gives none.
+unreadable_audit_rows <- function(run, battles, opts) {
+  question <- c(battles$question, battles$question)
+  share <- function(verdicts) ifelse(is.na(verdicts), NA_real_, as.double(verdicts == "invalid"))
+  rows <- list(proportion_audit_row(run, "unreadable_verdicts",
+                                    share(c(battles$winner_ab, battles$winner_ba)), question,
+                                    0, opts))
+  ab <- panel_matrix(run$samples, "winner_ab")
+  ba <- panel_matrix(run$samples, "winner_ba")
+  for (member in colnames(ab)) {
+    one <- run
+    one$label <- member
+    swapped <- if (member %in% colnames(ba)) ba[, member] else rep(NA_character_, nrow(ab))
+    rows <- c(rows, list(proportion_audit_row(one, "unreadable_verdicts",
+                                              share(c(ab[, member], swapped)), question, 0,
+                                              opts)))
+  }
+  do.call(rbind, rows)
 }
 
 # Verdicts for agreement: an unreadable one (`invalid`) is no label, left out as a failed

@@ -23,6 +23,10 @@
 #'     first, ties half;
 #'   - `longer_answer_win_rate`: the share of verdicts won by the longer answer (in
 #'     characters), ties half, battles of equal lengths left out;
+#'   - `unreadable_verdicts`: the share of the verdicts the judge gave (both orders, failed
+#'     requests left out) whose reply the prompt's format can't read (EloBench's `invalid`;
+#'     a fair judge gives none, so any share whose interval excludes 0 is flagged); for a
+#'     panel, also one row per member, its own verdicts;
 #'   - `self_preference`: the points of the judge's own contestants (`self`, by default
 #'     those named as the judge's model, or with its provider as prefix, such as
 #'     `"openai/gpt-4o-mini"` for an `openai/gpt-4.1` judge) in their battles against the
@@ -563,6 +567,7 @@ audit_metric_title <- function(metric) {
               first_position_win_rate = "First-position win rate",
               longer_answer_win_rate = "Longer-answer win rate",
               self_preference = "Self-preference",
+              unreadable_verdicts = "Unreadable verdicts",
               percent_agreement = "Percent agreement", cohen_kappa = "Cohen's kappa",
               krippendorff_alpha = "Krippendorff's alpha")
   unname(ifelse(metric %in% names(titles), titles[metric], metric))

@@ -101,7 +101,8 @@ test_that("a fair oracle judge is not flagged", {
   run <- suppressWarnings(audit_run(judge))
   audit <- judge_audit(run, judge = judge, settings = request_settings(cache = FALSE, rpm = Inf))
   expect_equal(sort(audit$metric), sort(c("position_consistency", "first_position_win_rate",
-                                          "longer_answer_win_rate")))
+                                          "longer_answer_win_rate", "unreadable_verdicts")))
+  expect_equal(row_of(audit, "unreadable_verdicts")$estimate, 0)
   expect_false(any(audit$flagged))
   expect_equal(row_of(audit, "position_consistency")$estimate, 1)
   expect_equal(row_of(audit, "first_position_win_rate")$estimate, 0.5)
@@ -199,9 +200,14 @@ test_that("a panel of pairwise judges is audited as one, and its members against
   # one order judged: the panel judges the swapped orders, and no warning says another judge
   audit <- judge_audit(run, judge = panel, settings = settings, times = 50)
   own <- audit[is.na(audit$compared_with), ]
-  expect_equal(unique(own$group), "panel(first, oracle, longer)")
-  expect_setequal(own$metric, c("position_consistency", "first_position_win_rate",
-                                "longer_answer_win_rate"))
+  expect_equal(unique(own$group), c("panel(first, oracle, longer)", "first", "oracle", "longer"))
+  expect_setequal(own$metric[own$group == "panel(first, oracle, longer)"],
+                  c("position_consistency", "first_position_win_rate", "longer_answer_win_rate",
+                    "unreadable_verdicts"))
+  # each member's own unreadable verdicts: none
+  expect_equal(own$estimate[own$group != "panel(first, oracle, longer)"], rep(0, 3))
+  expect_equal(own$metric[own$group != "panel(first, oracle, longer)"],
+               rep("unreadable_verdicts", 3))
   members <- panel_judges(metadata_field(log_samples(run$paths$log)$solver_metadata,
                                          "judges"))
   said <- function(judge) members$winner_ab[members$judge == judge]
