@@ -242,6 +242,13 @@ unreadable_note <- function(unreadable) {
   ifelse(is.na(unreadable), NA_character_, paste(unreadable, "gave no readable verdict"))
 }
 
+# The same for a sample of several battles (arena_task()'s): its judges that gave none in one
+# of them, once each; NA for none.
+unreadable_sample_note <- function(unreadable) {
+  judges <- names(count_unreadable(unreadable))
+  if (!length(judges)) NA_character_ else unreadable_note(paste(judges, collapse = ", "))
+}
+
 arena_unreadable_consequence <- paste(
   "An unreadable verdict counts as a tie ({.code invalid = \"tie\"}, the original's rule) or",
   "is left out ({.code invalid = \"drop\"}); a model rated on nothing else has no rating."
