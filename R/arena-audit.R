@@ -17,18 +17,49 @@ audit_judged.judged_arena_ratings <- function(run, opts) {
   battles <- judge_missing_orders(battles, run, opts)
   own <- arena_own_contestants(unique(c(battles$model_a, battles$model_b)), run$label,
                                opts$self)
-  pairwise_audit_rows(run, battles, own, opts)
+  rbind(pairwise_audit_rows(run, battles, own, opts),
+        unreadable_audit_rows(run, battles, opts))
 }
 
+# Each judge's share of unreadable verdicts (a reply the prompt's format can't read) among
+# those it gave (failed requests left out), in every order judged: the run's judge (or
+# panel), then each member of a panel (its own verdicts, as the log keeps them). A fair
+# judge gives none.
+unreadable_audit_rows <- function(run, battles, opts) {
+  question <- c(battles$question, battles$question)
+  share <- function(verdicts) ifelse(is.na(verdicts), NA_real_, as.double(verdicts == "invalid"))
+  rows <- list(proportion_audit_row(run, "unreadable_verdicts",
+                                    share(c(battles$winner_ab, battles$winner_ba)), question,
+                                    0, opts))
+  ab <- panel_matrix(run$samples, "winner_ab")
+  ba <- panel_matrix(run$samples, "winner_ba")
+  for (member in colnames(ab)) {
+    one <- run
+    one$label <- member
+    swapped <- if (member %in% colnames(ba)) ba[, member] else rep(NA_character_, nrow(ab))
+    rows <- c(rows, list(proportion_audit_row(one, "unreadable_verdicts",
+                                              share(c(ab[, member], swapped)), question, 0,
+                                              opts)))
+  }
+  do.call(rbind, rows)
+}
+
+# Verdicts for agreement: an unreadable one (`invalid`) is no label, left out as a failed
+# request's is.
 #' @export
-panel_verdicts.judged_arena_ratings <- function(run) panel_matrix(run$samples, "winner_ab")
+panel_verdicts.judged_arena_ratings <- function(run) {
+  verdicts <- panel_matrix(run$samples, "winner_ab")
+  if (!is.null(verdicts)) verdicts[failed_judgement(verdicts)] <- NA_character_
+  verdicts
+}
 
 #' @export
 judged_verdicts.judged_arena_ratings <- function(run) {
   battles <- arena_audit_battles(run)
   samples <- run$samples
+  verdict <- ifelse(failed_judgement(battles$winner_ab), NA_character_, battles$winner_ab)
   verdicts_table(samples$id, samples[["epoch"]] %||% rep(1L, nrow(samples)),
-                 battles$winner_ab, key = battle_key(battles), cluster = battles$question)
+                 verdict, key = battle_key(battles), cluster = battles$question)
 }
 
 # A battle the same in any run: its question and its models in order.
@@ -85,25 +116,33 @@ judge_missing_orders <- function(battles, run, opts) {
   battles
 }
 
-# The run's judge from its label ("provider/model") and, when the log keeps it, its base URL
-# (logged_base_url()). A log is data, and the user's key goes only to its own provider's
-# host: at the provider's own host the judge has the provider's default credentials
-# (ellmer's: its key from the user's environment); at any other host the log names, it is
-# asked with no key (a local server needs none; one that does is given as `judge =`). A
-# baseline chat, a panel, or a judge at a URL the log does not keep can't be rebuilt and
-# must be given.
+# The run's judge from its label ("provider/model") and the base URL its log keeps
+# (logged_base_url()), rebuilt only where it ran. A log is data, and the user's key goes only
+# to its own provider's host: at the provider's own host the judge has the provider's default
+# credentials (ellmer's: its key from the user's environment); at any other host the log
+# names, it is asked with no key (a local server needs none; one that does is given as
+# `judge =`). A judge the log keeps no URL for (one that held a user, a password, a query or
+# a key, or an older log) could have run anywhere: it is asked for, never rebuilt at the
+# provider's default host. So are a baseline chat and a panel (its members' URLs aren't kept).
 rebuilt_judge <- function(label, base_url = NULL, call = rlang::caller_env()) {
-  cant <- function(parent = NULL) {
+  cant <- function(why, parent = NULL) {
     abort_pb(c("The run judged one order only, and its judge {.val {label}} can't be rebuilt
-                from its log to judge the swapped order.",
-               i = "Give the run's judge as {.arg judge}."), "argument", parent = parent,
-             call = call)
+                from its log to judge the swapped order: {why}",
+               i = "Give the run's judge as {.code judge =}; nothing was sent."),
+             "argument", parent = parent, call = call)
   }
-  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE) ||
-      startsWith(label, "panel(")) {
-    cant()
+  if (startsWith(label, "panel(")) {
+    cant("A panel's judges are not rebuilt from its log. Give the panel again (the list of
+          chats the run was given).")
   }
-  if (!rlang::is_string(base_url)) return(as_chat(label, arg = "judge", call = call))
+  if (startsWith(label, "predictivebench_baseline/") || !grepl("/", label, fixed = TRUE)) {
+    cant("it answers offline or names no provider.")
+  }
+  if (!rlang::is_string(base_url) || !keepable_url(base_url)) {
+    cant("its log keeps no base URL (a URL holding a user, a password, a query or a key is
+          never logged), so where it ran is not known, and it is not rebuilt at another
+          host.")
+  }
   own <- tryCatch(ellmer::chat(label)$get_provider()@base_url, error = function(e) NULL)
   tryCatch(
     if (same_host(own, base_url)) {
@@ -111,7 +150,7 @@ rebuilt_judge <- function(label, base_url = NULL, call = rlang::caller_env()) {
     } else {
       ellmer::chat(label, base_url = base_url, credentials = function() "")
     },
-    error = function(e) cant(e)
+    error = function(e) cant("ellmer can't make it.", e)
   )
 }
 

@@ -132,7 +132,9 @@ arena_judge_solver <- function(version = c("231225", "231113"),
                winner_ba = judged$winner_ba[[i]], position_swap = position_swap,
                judger = judged$judger[[i]],
                error = judged$error[[i]], gpt_4_score = judged$gpt_4_score[[i]],
-               gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]]),
+               gpt_4_response = judged$gpt_4_response[[i]], tstamp = judged$tstamp[[i]],
+               # report_failures()' note: the judges that gave no readable verdict
+               verdict_note = unreadable_note(judged$unreadable[[i]])),
           # a panel's: each judge's own verdicts (R/judges-panel.R)
           if ("judges" %in% names(judged)) list(judges = judged$judges[[i]]),
           judged$usage[[i]])

@@ -58,6 +58,8 @@ arena_log_open <- function(run) {
   log$created <- log_timestamp()
   log$judge_label <- judge_model_label(judge)
   log$judger <- judge_label(judge)
+  # each judge's battles without a readable verdict (the header's `unreadable_verdicts`)
+  log$unreadable <- count_unreadable(character(), judge_models(judge))
   # where the judge was asked (never a key): judge_audit() rebuilds the judge from it
   log$judge_base_url <- logged_base_url(judge)
   log$scorer <- paste0("arena_ratings_score (", judge_label(judge), ")")
@@ -101,6 +103,8 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
     }
   }
   log$swapped <- log$swapped + swap_consistency_counts(judged$winner_ab, judged$winner_ba)
+  log$unreadable <- log$unreadable + count_unreadable(judged[["unreadable"]],
+                                                      names(log$unreadable))
   invisible(log)
 }
 
@@ -151,6 +155,7 @@ arena_log_samples <- function(judged, numbers, log, rating, members = NULL) {
     }), model_a = judged$model_a, model_b = judged$model_b),
     score
   )
+  note <- unreadable_note(judged[["unreadable"]] %||% rep(NA_character_, length(winner)))
   question_chars <- nchar(judged$question)
   answer_a_chars <- nchar(na_as_empty(judged$answer_a))
   # a panel's: each battle's rows of its judges' usage (members_usage())
@@ -170,6 +175,8 @@ arena_log_samples <- function(judged, numbers, log, rating, members = NULL) {
         list(judged$winner_ab[[i]], judged$winner_ba[[i]], TRUE)
     }
     if (!is.na(judged$error[[i]])) metadata$error <- judged$error[[i]]
+    # a note, not a failure (report_failures()): asking again brings the same reply
+    if (!is.na(note[[i]])) metadata$verdict_note <- note[[i]]
     metadata$request_sha256 <- judged$request_sha256[[i]]
     metadata$tstamp <- judged$tstamp[[i]]
     sample <- list(
@@ -295,6 +302,10 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
   if (!is.null(log$judge_base_url)) header$eval$metadata$judge_base_url <- log$judge_base_url
   # a rescore's: what it was rescored from and with what (R/arena-rescore.R)
   header$eval <- add_log_eval(header$eval, log$log_eval)
+  if (any(log$unreadable > 0)) {
+    # each judge's battles without a readable verdict, over the whole run
+    header$eval$metadata$unreadable_verdicts <- as.list(log$unreadable[log$unreadable > 0])
+  }
   if (log$swapped[["both"]] > 0) {
     # the run's judge's position consistency (every part's header), shown by leaderboard()
     # beside the ratings

@@ -129,7 +129,9 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #' @inheritParams elo_online
 #' @returns A tibble of class `arena_ratings`, best model first: `model`, `rating`,
 #'   `lower`, `upper`, `rank`, `battles`, `wins`, `losses`, `ties` (failed judgements count as
-#'   ties unless dropped). The battles used are kept in the attribute `"battles"` for
+#'   ties unless dropped). A model none of whose battles has a verdict (each failed or
+#'   unreadable) has `NA` as its rating, interval and rank (and is named in the attribute
+#'   `"unrated"` and the print): ties made of failed judgements alone say nothing of it. The battles used are kept in the attribute `"battles"` for
 #'   [autoplot.arena_ratings()]. With `style_control`, also `style_rating`, `style_lower`,
 #'   `style_upper`, and the fitted style coefficients (log-odds per standard deviation of
 #'   each feature) in the attribute `"style_coefficients"`.
@@ -200,9 +202,17 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
                    1L)
   }
   tallies <- battle_tallies(scores, models)
+  # A model none of whose battles has a verdict (each failed or unreadable, counted as a
+  # tie) has no rating: a certain tie at `initial` would be made of nothing.
+  unrated <- models[tabulate(match(c(scores$model_a, scores$model_b)[
+    !rep(failed_judgement(scores$winner), 2)], models), k_models) == 0]
+  none <- models %in% unrated
+  rating[none] <- lower[none] <- upper[none] <- NA_real_
+  rank[none] <- NA_integer_
   out <- tibble::tibble(model = models, rating = unname(rating), lower = unname(lower),
                         upper = unname(upper), rank = rank, tallies)
   out <- out[order(-out$rating, out$model), ]
+  attr(out, "unrated") <- unrated
   if (style_control) {
     out <- add_style_columns(out, style_ratings(scores, models, bootstrap, by, level, scale,
                                                 base, initial, seed), models)
@@ -347,8 +357,16 @@ print.arena_ratings <- function(x, ...) {
   ))
   y <- x
   attr(y, "battles") <- NULL
+  unrated <- sort(attr(y, "unrated"))
+  attr(y, "unrated") <- NULL
   class(y) <- setdiff(class(y), "arena_ratings")
   print(y, ...)
+  if (length(unrated)) {
+    cli::cat_line(cli::format_inline(
+      "No rating for {unrated}: every battle of theirs has no readable verdict (failed or ",
+      "unreadable, counted as ties), so there is nothing to rate them by."
+    ))
+  }
   invisible(x)
 }
 

@@ -34,6 +34,7 @@ arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
   }
   records <- do.call(rbind, records)
   warn_failed_judgements(records)
+  warn_unreadable_verdicts(log$unreadable, nrow(records), "battle", arena_unreadable_consequence)
   # no battle to rate (every verdict failed and failures are dropped, as in a cost preview's
   # placeholder verdicts): a log of the battles without ratings, as the judge left them
   rated <- if (rating$invalid == "drop") !failed_judgement(records$winner) else

@@ -390,6 +390,8 @@ arena_rate <- function(run, state, rating, max_rounds) {
     warn_short_pairs(records, run$model_names, run$n, state$stopped, max_rounds)
   }
   warn_failed_judgements(records)
+  unreadable <- state$log$unreadable
+  warn_unreadable_verdicts(unreadable, nrow(records), "battle", arena_unreadable_consequence)
   ratings <- NULL
   if (nrow(records)) {
     ratings <- arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
@@ -404,7 +406,8 @@ arena_rate <- function(run, state, rating, max_rounds) {
     if (length(logs) > 1) paths$log_parts <- logs
   }
   structure(list(ratings = ratings, records = records, arrangement = state$arranged,
-                 answers = state$answers, rounds = state$rounds, paths = paths),
+                 answers = state$answers, rounds = state$rounds, paths = paths,
+                 unreadable = unreadable[unreadable > 0]),
             class = "arena_run")
 }
 
@@ -460,9 +463,15 @@ arena_rating_interval <- "95% bootstrap interval of the rating (battles resample
 
 #' @export
 print.arena_run <- function(x, ...) {
+  unreadable <- x$unreadable %||% integer()
+  # each judge's battles without a readable verdict: no verdict, though no request failed
+  said <- if (length(unreadable)) {
+    paste0("; ", paste0(names(unreadable), " gave no readable verdict in ", unreadable,
+                        collapse = ", "))
+  } else ""
   cli::cat_line(cli::format_inline(
     "{.strong Arena run}: {x$rounds} round{?s}, {nrow(x$records)} battle{?s}, ",
-    "{sum(is.na(x$records$winner))} failed."
+    "{sum(is.na(x$records$winner))} failed{said}."
   ))
   if (!is.null(x$ratings)) print(x$ratings, ...)
   invisible(x)

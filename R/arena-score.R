@@ -140,7 +140,9 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
           list(judges = paste0("[", paste(judged$judges[i], collapse = ","), "]"))
         },
         usage_metadata(usage, i),
-        if (!is.null(panel)) list(judge = judge_label(judge), judges_usage = panel[[k]]))
+        if (!is.null(panel)) list(judge = judge_label(judge), judges_usage = panel[[k]]),
+        # report_failures()' note: the judges that gave no readable verdict in its battles
+        list(verdict_note = unreadable_sample_note(judged[["unreadable"]][i])))
     }),
     explanation = unname(vapply(by_sample, function(i) {
       if (!length(i)) return(no_battle_text)

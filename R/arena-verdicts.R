@@ -58,10 +58,14 @@ member_verdicts <- function(battles, judges, version, position_swap, settings) {
                       settings, epoch = 1L, key_extra = judge_key_extra(version),
                       chat_per = rep(1L, k * m))
   all$chat <- NULL
+  labels <- judge_member_labels(judges)
   lapply(seq_len(k), function(j) {
     res <- all[(j - 1L) * m + seq_len(m), ]
-    one_judge_verdicts(battles, req, res[match(first, todo), ], first, judges[[j]], version,
-                       position_swap)
+    out <- one_judge_verdicts(battles, req, res[match(first, todo), ], first, judges[[j]],
+                              version, position_swap)
+    # a reply the prompt's format can't read: the judge named, for counts and notes
+    out$unreadable <- ifelse(out$winner %in% "invalid", labels[[j]], NA_character_)
+    out
   })
 }
 
@@ -128,6 +132,10 @@ panel_battle_verdicts <- function(tables, models, label, version, judge) {
   out$error <- if (!nrow(error)) character() else apply(error, 1, function(e) {
     if (all(is.na(e))) NA_character_ else
       paste0(models[!is.na(e)], ": ", e[!is.na(e)], collapse = "; ")
+  })
+  unreadable <- column("unreadable")
+  out$unreadable <- if (!nrow(unreadable)) character() else apply(unreadable, 1, function(v) {
+    if (all(is.na(v))) NA_character_ else paste(v[!is.na(v)], collapse = ", ")
   })
   out$gpt_4_score <- rep(NA_character_, nrow(out))
   out$is_valid <- !is.na(out$winner)
@@ -211,11 +219,40 @@ judge_requests <- function(battles, version, swapped) {
   req
 }
 
-# Battles without a verdict, told once with their errors.
+# Battles without a verdict, told once with their errors, and each judge that gave
+# unreadable ones, named.
 report_verdict_failures <- function(judged, what) {
   failed <- ifelse(is.na(judged$error), "no verdict", judged$error)
   report_failures(ifelse(is.na(judged$winner), failed, NA), what = what)
+  warn_unreadable_verdicts(count_unreadable(judged[["unreadable"]]), nrow(judged), what,
+                           arena_unreadable_consequence)
 }
+
+# Each judge's battles without a readable verdict, from judged tables' `unreadable` column
+# (the judges named in a battle whose reply the prompt's format can't read, NA for none),
+# named by the judges (`members`, zeros kept; by default those named).
+count_unreadable <- function(unreadable, members = NULL) {
+  named <- unlist(strsplit(as.character(stats::na.omit(unreadable)), ", ", fixed = TRUE))
+  members <- members %||% unique(named)
+  stats::setNames(tabulate(match(named, members), length(members)), members)
+}
+
+# A battle's note for report_failures(): who gave no readable verdict.
+unreadable_note <- function(unreadable) {
+  ifelse(is.na(unreadable), NA_character_, paste(unreadable, "gave no readable verdict"))
+}
+
+# The same for a sample of several battles (arena_task()'s): its judges that gave none in one
+# of them, once each; NA for none.
+unreadable_sample_note <- function(unreadable) {
+  judges <- names(count_unreadable(unreadable))
+  if (!length(judges)) NA_character_ else unreadable_note(paste(judges, collapse = ", "))
+}
+
+arena_unreadable_consequence <- paste(
+  "An unreadable verdict counts as a tie ({.code invalid = \"tie\"}, the original's rule) or",
+  "is left out ({.code invalid = \"drop\"}); a model rated on nothing else has no rating."
+)
 
 text_sha256 <- function(x) {
   x <- as.character(x)

@@ -188,9 +188,15 @@ futurex_normalize <- function(answers, truths, judges, settings = NULL) {
   all <- run_requests(chats, rep(seq_len(k), each = length(prompts)),
                       as_prompt_list(rep(prompts, k)), settings,
                       key_extra = "futurex-normalize-v1")
-  lapply(seq_len(k), function(j) {
+  out <- lapply(seq_len(k), function(j) {
     futurex_normalized(all[(j - 1L) * length(prompts) + seq_along(prompts), ])
   })
+  # a judge whose replies have no values, named (each item keeps its note)
+  unread <- vapply(out, function(o) sum(!is.na(o$note)), 1L)
+  warn_unreadable_verdicts(stats::setNames(unread, judge_member_labels(judges)),
+                           length(prompts), "numeric item",
+                           "The plain parse of the answer scores such an item, as the reference does.")
+  out
 }
 
 # One judge's replies (`res`, from the engine) read as the reference reads them.

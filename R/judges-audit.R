@@ -23,6 +23,10 @@
 #'     first, ties half;
 #'   - `longer_answer_win_rate`: the share of verdicts won by the longer answer (in
 #'     characters), ties half, battles of equal lengths left out;
+#'   - `unreadable_verdicts`: the share of the verdicts the judge gave (both orders, failed
+#'     requests left out) whose reply the prompt's format can't read (EloBench's `invalid`;
+#'     a fair judge gives none, so any share whose interval excludes 0 is flagged); for a
+#'     panel, also one row per member, its own verdicts;
 #'   - `self_preference`: the points of the judge's own contestants (`self`, by default
 #'     those named as the judge's model, or with its provider as prefix, such as
 #'     `"openai/gpt-4o-mini"` for an `openai/gpt-4.1` judge) in their battles against the
@@ -37,6 +41,8 @@
 #' * **Panels** (a list of judges, whose every member's verdict the log keeps): the run is
 #'   audited as the panel's (its majority verdicts), and every two members are compared with
 #'   each other (agreement rows whose `group` is one member and `compared_with` the other).
+#'   A pairwise panel's run that judged one order needs the panel given again as `judge`
+#'   (its members are not rebuilt from the log).
 #'
 #' Proportions have 95% normal intervals clustered by question (an arena's battles and both
 #' orders of a battle share their question; a Wilson interval when every value sits at 0 or
@@ -60,8 +66,12 @@
 #'   keeps its judge's base URL, never its key). At the provider's own host the provider's
 #'   default credentials are used, such as `OPENAI_API_KEY`; at any other host the log
 #'   names, none (your key never goes to a host a log names: a local server needs none).
-#'   A [baseline_chat()], a panel, a judge whose server needs a key, or one whose URL the
-#'   log does not keep (one holding a user, a query or a key) must be given.
+#'   A judge is rebuilt only where it ran, never at its provider's default host: a
+#'   [baseline_chat()], a judge whose server needs a key, and one whose URL the log does not
+#'   keep (one holding a user, a password, a query or a key, or a log older than the URL
+#'   field) must be given, or the audit stops with an error (class
+#'   `predictivebench_error_argument`) before sending anything. A panel's log always needs
+#'   the panel given again (the same list of chats): its members' addresses are not kept.
 #' @param reference Reference labels (human or gold verdicts) to compare each run's verdicts
 #'   with: a vector with one label per verdict, in the order of the run's samples (the
 #'   arena: its battles, labelled `"model_a"`, `"model_b"`, `"tie"`, ...; DSBench: `TRUE`
@@ -272,15 +282,19 @@ logged_base_url <- function(judge) {
   provider <- judge$get_provider()
   url <- tryCatch(provider@base_url, error = function(e) NULL)
   if (!rlang::is_string(url) || !nzchar(url)) return(NULL)
-  parts <- tryCatch(httr2::url_parse(url), error = function(e) NULL)
-  if (is.null(parts) || is.null(parts$hostname) || !is.null(parts$username) ||
-      !is.null(parts$password) || length(parts$query) || !is.null(parts$fragment)) {
-    return(NULL)
-  }
+  if (!keepable_url(url)) return(NULL)
   headers <- as.character(unlist(tryCatch(provider@extra_headers, error = function(e) NULL)))
   headers <- headers[nchar(headers) >= 6]
   if (any(vapply(headers, function(h) grepl(h, url, fixed = TRUE), TRUE))) return(NULL)
   url
+}
+
+# Whether a URL names a host and holds no user, password, query or fragment (where gateways
+# take keys): one a log may keep.
+keepable_url <- function(url) {
+  parts <- tryCatch(httr2::url_parse(url), error = function(e) NULL)
+  !is.null(parts) && !is.null(parts$hostname) && is.null(parts$username) &&
+    is.null(parts$password) && !length(parts$query) && is.null(parts$fragment)
 }
 
 # ---- What a benchmark says about its judge ---------------------------------------------------
@@ -553,6 +567,7 @@ audit_metric_title <- function(metric) {
               first_position_win_rate = "First-position win rate",
               longer_answer_win_rate = "Longer-answer win rate",
               self_preference = "Self-preference",
+              unreadable_verdicts = "Unreadable verdicts",
               percent_agreement = "Percent agreement", cohen_kappa = "Cohen's kappa",
               krippendorff_alpha = "Krippendorff's alpha")
   unname(ifelse(metric %in% names(titles), titles[metric], metric))

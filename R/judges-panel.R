@@ -52,6 +52,27 @@ abort_no_judge <- function(what, bench, dots, call = rlang::caller_env(), before
   abort_pb(c(what, how), "argument", call = call)
 }
 
+# Judges that gave unreadable verdicts (a reply the benchmark's rule can't read), each named
+# with its count: `counts` a named integer (a judge's items without a readable verdict),
+# `total` the items, `what` one item ("battle"), `consequence` what such a verdict counts
+# as. Asking again brings the same replies from the response cache, so this is said, not
+# retried.
+warn_unreadable_verdicts <- function(counts, total, what, consequence) {
+  counts <- counts[counts > 0]
+  if (!length(counts)) return(invisible())
+  said <- paste0(names(counts), " gave no readable verdict in ", counts, " of ", total, " ",
+                 what, ifelse(total == 1, "", "s"), ".")
+  said <- gsub("([{}])", "\\1\\1", said)  # a name is text, not cli markup
+  cli::cli_warn(
+    c(stats::setNames(said, rep("!", length(said))),
+      i = consequence,
+      i = "Asking again brings the same replies from the response cache: look at the
+           judge's replies (the log, {.fn vitals::vitals_view}) and the format its prompt
+           asks for."),
+    class = "predictivebench_warning_unreadable_verdicts", unreadable = counts
+  )
+}
+
 new_judge_panel <- function(members) {
   names(members) <- judge_member_labels(members)
   structure(members, class = "judge_panel")

@@ -27,9 +27,11 @@
 #' `*_note` (such as FutureX's `judge_note`, a judge that answered without the values it was
 #' asked for, so the plain parse scored the item). A note is not a failure: the sample was
 #' scored, no request failed, and running again would bring the same answers from the
-#' cache. `report_failures()` counts the notes and shows the first one; they are not rows
-#' of its table, but its attribute `"notes"` (one row per noted sample, with `note` for
-#' `error`).
+#' cache. `report_failures()` counts the notes by what they say (the three most frequent,
+#' each with its count: an arena judge's "judge-ds gave no readable verdict (18)"); they are
+#' not rows of its table, but its attribute `"notes"` (one row per noted sample, with `note`
+#' for `error`). An arena battle whose judge's reply had no verdict the prompt's format reads
+#' carries such a note, naming the judge.
 #'
 #' A run whose log is in several files (an [arena_run()] of many battles) is one run: any
 #' of its files, or its folder, reports all its battles, each row's `log` the run's log
@@ -228,6 +230,17 @@ metadata_texts <- function(metadata, n, which_fields) {
   }, "")
 }
 
+# The notes told by what they say, most frequent first, each with its count (such as a
+# judge named in "judge-ds gave no readable verdict (18)"); three at most.
+note_counts <- function(note) {
+  counts <- sort(table(note), decreasing = TRUE)
+  shown <- utils::head(counts, 3)
+  said <- paste0(names(shown), " (", as.integer(shown), ")", collapse = "; ")
+  more <- length(counts) - length(shown)
+  if (more) said <- paste0(said, "; and ", more, " other note", if (more > 1) "s")
+  said
+}
+
 no_notes <- function() {
   tibble::tibble(log = character(), benchmark = character(), model = character(),
                  id = character(), epoch = integer(), step = character(), note = character())
@@ -245,9 +258,9 @@ no_failures <- function() {
 say_failures <- function(out, runs, notes = no_notes()) {
   total <- sum(vapply(runs, function(r) attr(r, "samples") %||% 0L, 1))
   noted <- if (nrow(notes)) {
-    first_note <- notes$note[[1]]
+    said <- note_counts(notes$note)
     c(i = "{nrow(notes)} sample{?s} with a note (scored; not a failure: running again brings
-           the same answers from the cache). First note: {first_note}")
+           the same answers from the cache): {said}")
   }
   if (!nrow(out)) {
     cli::cli_inform(c(v = "No failed sample in {length(runs)} run{?s} ({total} sample{?s}).",

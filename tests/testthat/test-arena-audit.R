@@ -101,7 +101,8 @@ test_that("a fair oracle judge is not flagged", {
   run <- suppressWarnings(audit_run(judge))
   audit <- judge_audit(run, judge = judge, settings = request_settings(cache = FALSE, rpm = Inf))
   expect_equal(sort(audit$metric), sort(c("position_consistency", "first_position_win_rate",
-                                          "longer_answer_win_rate")))
+                                          "longer_answer_win_rate", "unreadable_verdicts")))
+  expect_equal(row_of(audit, "unreadable_verdicts")$estimate, 0)
   expect_false(any(audit$flagged))
   expect_equal(row_of(audit, "position_consistency")$estimate, 1)
   expect_equal(row_of(audit, "first_position_win_rate")$estimate, 0.5)
@@ -199,9 +200,14 @@ test_that("a panel of pairwise judges is audited as one, and its members against
   # one order judged: the panel judges the swapped orders, and no warning says another judge
   audit <- judge_audit(run, judge = panel, settings = settings, times = 50)
   own <- audit[is.na(audit$compared_with), ]
-  expect_equal(unique(own$group), "panel(first, oracle, longer)")
-  expect_setequal(own$metric, c("position_consistency", "first_position_win_rate",
-                                "longer_answer_win_rate"))
+  expect_equal(unique(own$group), c("panel(first, oracle, longer)", "first", "oracle", "longer"))
+  expect_setequal(own$metric[own$group == "panel(first, oracle, longer)"],
+                  c("position_consistency", "first_position_win_rate", "longer_answer_win_rate",
+                    "unreadable_verdicts"))
+  # each member's own unreadable verdicts: none
+  expect_equal(own$estimate[own$group != "panel(first, oracle, longer)"], rep(0, 3))
+  expect_equal(own$metric[own$group != "panel(first, oracle, longer)"],
+               rep("unreadable_verdicts", 3))
   members <- panel_judges(metadata_field(log_samples(run$paths$log)$solver_metadata,
                                          "judges"))
   said <- function(judge) members$winner_ab[members$judge == judge]
@@ -247,7 +253,83 @@ test_that("a run's judge at a server of its own is rebuilt from the base URL its
                "sk-user-default-key")
   expect_equal(credentials(rebuilt_judge("openai/gpt-4.1", "https://api.openai.com.evil.test/v1")), "")
   expect_equal(credentials(rebuilt_judge("openai/gpt-4.1", "http://api.openai.com/v1")), "")
-  expect_equal(credentials(rebuilt_judge("openai/gpt-4.1")), "sk-user-default-key")
   expect_false(same_host(NULL, "https://a.test"))
   expect_true(same_host("https://A.test/v1", "https://a.test:443"))
+})
+
+test_that("the audit counts each judge's unreadable verdicts and flags a judge that gives none readable", {
+  never <- baseline_chat("True", "judge-ds")
+  run <- suppressWarnings(audit_run(never))
+  audit <- judge_audit(run, judge = never, times = 50)
+  unreadable <- row_of(audit, "unreadable_verdicts")
+  expect_equal(unreadable$estimate, 1)
+  expect_equal(unreadable$n, nrow(run$records))
+  expect_true(unreadable$flagged)
+  # a judge whose every verdict reads: 0, not flagged
+  fine <- arena_baseline_judge("first")
+  read <- row_of(judge_audit(suppressWarnings(audit_run(fine)), judge = fine, times = 50),
+                 "unreadable_verdicts")
+  expect_equal(read$estimate, 0)
+  expect_false(read$flagged)
+  # a panel: each member's own count, the never-readable member flagged
+  panel <- list(fine, never)
+  both <- suppressWarnings(audit_run(panel))
+  audit <- judge_audit(both, judge = panel, times = 50)
+  members <- audit[audit$metric == "unreadable_verdicts", ]
+  expect_equal(members$estimate[members$group == "judge-ds"], 1)
+  expect_true(members$flagged[members$group == "judge-ds"])
+  expect_equal(members$estimate[members$group == "arena-baseline-judge-first"], 0)
+})
+
+test_that("agreement with reference labels leaves unreadable verdicts out", {
+  # unreadable on the first four questions, the first answer preferred on the others
+  judge <- baseline_chat(function(prompt) {
+    if (grepl("Question [1-4]\\b", prompt)) "True" else '{"winner": 1, "explanation": "x"}'
+  }, "patchy")
+  run <- suppressWarnings(audit_run(judge))
+  winner <- metadata_field(log_samples(run$paths$log)$solver_metadata, "winner")
+  readable <- winner != "invalid"
+  expect_true(any(!readable) && any(readable))
+  # the reference agrees with every readable verdict, and calls the others "model_b"
+  reference <- ifelse(readable, winner, "model_b")
+  agreed <- judge_audit(run, judge = judge, reference = reference, times = 50)
+  agreed <- agreed[agreed$compared_with %in% "reference", ]
+  expect_equal(agreed$estimate[agreed$metric == "percent_agreement"], 1)
+  expect_equal(agreed$n[[1]], sum(readable))
+})
+
+test_that("a judge whose log keeps no base URL is asked for, never rebuilt at its provider's default host", {
+  verdict <- '{"winner": 1, "explanation": "Fake judge."}'
+  ran_at <- local_fake_ollama(chat = verdict, model = "qwen3")
+  default <- local_fake_ollama(chat = verdict, model = "qwen3")
+  # the team's gateway: a password in the URL, so the log rightly keeps no URL
+  url <- sub("^http://", "http://team:s3cret@", sub("/v1$", "", ran_at$url))
+  judge <- ellmer::chat_ollama(base_url = url, model = "qwen3")
+  settings <- request_settings(rpm = Inf, cache = withr::local_tempdir())
+  run <- suppressWarnings(audit_run(judge, settings = settings))
+  expect_null(read_log_header(run$paths$log)$eval$metadata$judge_base_url)
+  # the provider's default host is the second server
+  withr::local_envvar(OLLAMA_BASE_URL = sub("/v1$", "", default$url))
+  before <- default$count()
+  expect_error(judge_audit(run, settings = settings), "judge =",
+               class = "predictivebench_error_argument")
+  expect_equal(default$count() - before, 0)
+  # given, the judge audits at its own server
+  asked <- ran_at$count()
+  audit <- judge_audit(run, judge = judge, settings = settings)
+  expect_equal(ran_at$count() - asked, nrow(run$records))
+  expect_equal(row_of(audit, "position_consistency")$n, nrow(run$records))
+  expect_equal(default$count() - before, 0)
+  # nor does a URL holding a user or a key name where to rebuild it
+  expect_error(rebuilt_judge("ollama/qwen3", url), "judge =",
+               class = "predictivebench_error_argument")
+  expect_error(rebuilt_judge("openai/gpt-4.1"), "judge =", class = "predictivebench_error_argument")
+})
+
+test_that("a panel's log is audited with the panel given again, as the error says", {
+  server <- local_audit_server()
+  panel <- list(fake_chat(server, "first"), fake_chat(server, "longer"))
+  run <- suppressWarnings(audit_run(panel))
+  expect_error(judge_audit(run), "A panel's judges are not rebuilt from its log",
+               class = "predictivebench_error_argument")
 })

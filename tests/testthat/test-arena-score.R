@@ -130,3 +130,13 @@ test_that("arena_task() takes a panel of judges: the majority's verdicts, each b
   expect_identical(vapply(each[[1]], `[[`, "", "judge"), c("first-a", "second", "first-b"))
   expect_identical(vapply(each[[1]], `[[`, "", "winner"), c("model_a", "model_b", "model_a"))
 })
+
+test_that("arena_task()'s scorer names a judge that gives no readable verdict", {
+  samples <- scored_samples(c("medium answer", "another answer", "zz"))
+  expect_warning(offline_scorer(baseline_chat("True", "judge-ds"))(samples),
+                 "judge-ds gave no readable verdict in 5 of 5 judgements",
+                 class = "predictivebench_warning_unreadable_verdicts")
+  scored <- suppressWarnings(offline_scorer(baseline_chat("True", "judge-ds"))(samples))
+  expect_equal(vapply(scored$scorer_metadata, `[[`, "", "verdict_note"),
+               rep("judge-ds gave no readable verdict", 3))
+})

@@ -621,3 +621,79 @@ test_that("a single judge's verdicts are as before panels: a list of one is that
   expect_false("judges" %in% names(alone))
   expect_identical(alone$judger, rep("judge-a", nrow(battles)))
 })
+
+# The warnings of `expr`, muffled and returned with its value.
+collect_warnings <- function(expr) {
+  said <- list()
+  value <- withCallingHandlers(expr, warning = function(w) {
+    said[[length(said) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  list(value = value, warnings = said)
+}
+
+unreadable_contestants <- function() {
+  list(a = named_constant("A.", "a"), b = named_constant("Bb.", "b"),
+       c = named_constant("Ccc.", "c"))
+}
+
+test_that("a judge that never gives a readable verdict is named and counted everywhere, and rates no one", {
+  dir <- withr::local_tempdir()
+  got <- collect_warnings(arena_run(
+    unreadable_contestants(), baseline_chat("True", "judge-ds"),
+    dataset = data.frame(question = paste("Question", 1:6)), strategy = "all", dir = dir,
+    times = 20
+  ))
+  run <- got$value
+  expect_equal(sum(run$records$winner == "invalid"), 18)
+  classes <- vapply(got$warnings, function(w) class(w)[[1]], "")
+  said <- got$warnings[[match("predictivebench_warning_unreadable_verdicts", classes)]]
+  expect_match(conditionMessage(said), "judge-ds gave no readable verdict in 18 of 18 battles",
+               fixed = TRUE)
+  expect_equal(said$unreadable, c(`judge-ds` = 18L))
+  # the run's print: the battles without a readable verdict, by judge
+  shown <- paste(capture.output(print(run)), collapse = "\n")
+  expect_match(shown, "18 battles, 0 failed; judge-ds gave no readable verdict in 18.",
+               fixed = TRUE)
+  expect_equal(run$unreadable, c(`judge-ds` = 18L))
+  # ratings built on nothing but unreadable verdicts are no tie of 1000 [1000, 1000]
+  expect_true(all(is.na(run$ratings$rating)))
+  expect_true(all(is.na(run$ratings$lower) & is.na(run$ratings$upper) & is.na(run$ratings$rank)))
+  expect_equal(sort(attr(run$ratings, "unrated")), c("a", "b", "c"))
+  expect_match(paste(capture.output(print(run$ratings)), collapse = "\n"),
+               "No rating for a, b, and c: every battle of theirs has no readable verdict",
+               fixed = TRUE)
+  # the log: each battle's note and the count in its header
+  header <- read_log_header(run$paths$log)
+  expect_equal(header$eval$metadata$unreadable_verdicts, list(`judge-ds` = 18L))
+  notes <- metadata_field(log_samples(run$paths$log)$solver_metadata, "verdict_note")
+  expect_equal(unique(notes), "judge-ds gave no readable verdict")
+  # report_failures(): notes, not failures, counted by what they say
+  expect_message(failed <- report_failures(run$paths$log),
+                 "18 samples with a note", class = "predictivebench_message_failures")
+  expect_equal(nrow(failed), 0)
+  expect_equal(nrow(attr(failed, "notes")), 18)
+  expect_message(report_failures(run$paths$log), "judge-ds gave no readable verdict (18)",
+                 fixed = TRUE)
+})
+
+test_that("a panel with one judge that never answers readably warns, naming that judge", {
+  dir <- withr::local_tempdir()
+  panel <- list(arena_baseline_judge("first"), baseline_chat("True", "judge-ds"))
+  got <- collect_warnings(arena_run(
+    unreadable_contestants(), panel, dataset = data.frame(question = paste("Question", 1:6)),
+    strategy = "all", dir = dir, times = 20
+  ))
+  run <- got$value
+  classes <- vapply(got$warnings, function(w) class(w)[[1]], "")
+  said <- got$warnings[[match("predictivebench_warning_unreadable_verdicts", classes)]]
+  expect_match(conditionMessage(said), "judge-ds gave no readable verdict in 18 of 18 battles",
+               fixed = TRUE)
+  expect_equal(names(said$unreadable), "judge-ds")
+  expect_match(paste(capture.output(print(run)), collapse = "\n"),
+               "judge-ds gave no readable verdict in 18.", fixed = TRUE)
+  header <- read_log_header(run$paths$log)
+  expect_equal(header$eval$metadata$unreadable_verdicts, list(`judge-ds` = 18L))
+  expect_message(report_failures(run$paths$log), "judge-ds gave no readable verdict (18)",
+                 fixed = TRUE)
+})

@@ -157,8 +157,13 @@ test_that("LLM unit normalization is used when it parses and falls back when not
   table$answer <- "\\boxed{1,180 thousand units}"
   table$has_answer <- TRUE
   numeric <- table[!is.na(table$std), ]
-  scored <- futurex_score(numeric, scorer_chat = fake_chat(server),
-                          settings = request_settings(cache = FALSE))
+  # the judge that gave no values is named, with its count
+  expect_warning(
+    scored <- futurex_score(numeric, scorer_chat = fake_chat(server),
+                            settings = request_settings(cache = FALSE)),
+    paste("fake-model gave no readable verdict in", nrow(numeric) - 1L, "of", nrow(numeric)),
+    class = "predictivebench_warning_unreadable_verdicts"
+  )
   sales <- scored$items[scored$items$id == "fx-l4-sales", ]
   expect_equal(sales$score, 1 - (70 / 100)^2)
   expect_equal(c(sales$pred_value, sales$truth_value), c(1180, 1250))
@@ -205,11 +210,18 @@ test_that("a panel of judges: each judge's values give a score, the item's is th
   cache <- withr::local_tempdir()
   panel <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"),
                 fake_chat(server, "judge-c"))
-  scored <- futurex_score(numeric, scorer_chat = panel,
-                          settings = request_settings(cache = cache))
+  # the panel's judge without values is named, the others not
+  said <- expect_warning(
+    scored <- futurex_score(numeric, scorer_chat = panel,
+                            settings = request_settings(cache = cache)),
+    paste0("judge-c gave no readable verdict in ", nrow(numeric), " of ", nrow(numeric),
+           " numeric item"),
+    class = "predictivebench_warning_unreadable_verdicts"
+  )
+  expect_equal(said$unreadable, c(`judge-c` = nrow(numeric)))
   expect_equal(server$count(), 3 * nrow(numeric))
-  alone <- futurex_score(numeric, scorer_chat = panel[[3]],
-                         settings = request_settings(cache = cache))
+  alone <- suppressWarnings(futurex_score(numeric, scorer_chat = panel[[3]],
+                                          settings = request_settings(cache = cache)))
   expect_equal(server$count(), 3 * nrow(numeric))  # a member's requests are its own: cached
   # judges a and b: values 100 vs 100 (score 1); judge c: the plain parse, as alone
   expect_equal(scored$items$score, (1 + 1 + alone$items$score) / 3)
@@ -221,8 +233,8 @@ test_that("a panel of judges: each judge's values give a score, the item's is th
   expect_identical(unique(each$normalization[each$judge == "judge-c"]), "fallback")
   expect_match(scored$items$judge_note, "^judge-c: The judge's reply has no")
   # a list of one judge is that judge
-  one <- futurex_score(numeric, scorer_chat = panel[3],
-                       settings = request_settings(cache = cache))
+  one <- suppressWarnings(futurex_score(numeric, scorer_chat = panel[3],
+                                        settings = request_settings(cache = cache)))
   expect_identical(one$items, alone$items)
 })
 
