@@ -14,7 +14,8 @@ layer_line <- c("utils", "engine", "registry", "portable", "datasets", "logprobs
 layer_of <- function(file) {
   name <- sub("[.]R$", "", basename(file))
   prefix <- sub("-.*$", "", name)
-  fixed <- c(`benchmark-index` = "registry", `benchmark-skeleton` = "skeleton",
+  fixed <- c(`benchmark-index` = "registry", `benchmark-object` = "registry",
+             `benchmark-skeleton` = "skeleton",
              `benchmark-portable` = "portable", zzz = "package",
              `predictivebench-package` = "package", evalset = "evalset")
   if (name %in% names(fixed)) return(fixed[[name]])
