@@ -1,8 +1,73 @@
-# What makes a benchmark one: its registration. Each benchmark registers itself from its own
-# files (`rlang::on_load(new_benchmark(...))`); the shared layers (datasets-*, results-*,
-# stats-*, engine-*) read the registration and never name a benchmark.
+# The index: a benchmark's name -> the benchmark (R/benchmark-object.R). The shared layers
+# (datasets-*, results-*, stats-*, engine-*) read it and never name a benchmark.
 
 the_benchmarks <- new.env(parent = emptyenv())
+# the names registered with `internal = TRUE` (the arena's log kinds), left out of listings
+unlisted_benchmarks <- new.env(parent = emptyenv())
+
+# Where each flat field of a registration is in the object: the one mapping of the names
+# new_benchmark() took before parts (and that registration() still gives) to their parts.
+legacy_fields <- c(
+  name = "name", summary = "summary/fn", task = "task", dataset = "data/dataset",
+  headline = "summary/headline", by = "summary/by", interval = "summary/interval",
+  lower_is_better = "summary/lower_is_better", elo_scale = "summary/elo_scale",
+  schema = "data/schema", sample = "data/sample/table", sample_items = "data/sample/items",
+  sample_files = "data/sample/files", versions = "data/versions", prepare = "data/prepare",
+  prepare_pinned = "data/prepare_pinned", flattener = "data/flattener",
+  unpacked = "data/unpacked", statistic = "comparison/statistic",
+  statistic_metric = "comparison/metric", statistic_columns = "comparison/columns",
+  cluster = "comparison/cluster", check_by_name = "judging/check_by_name",
+  needs_judge = "judging/needs_judge", judge_scorer = "judging/scorer",
+  rescore_run = "judging/rescore_run"
+)
+
+# The field of `x` at a path of legacy_fields (NULL where absent).
+field_at <- function(x, path) {
+  for (step in strsplit(path, "/", fixed = TRUE)[[1]]) x <- .subset2(x, step)
+  x
+}
+
+# A benchmark as the flat registration the shared layers read (until they read its parts).
+benchmark_fields <- function(benchmark, internal = FALSE) {
+  c(lapply(legacy_fields, field_at, x = benchmark), internal = internal)
+}
+
+is_benchmark <- function(x) inherits(x, "predictivebench_benchmark")
+
+# Indexes a benchmark under its name: the index's only side effect. Returns the previous
+# registration as new_benchmark()'s arguments (or NULL), which put it back.
+register_benchmark <- function(benchmark, replace = FALSE, internal = FALSE,
+                               call = rlang::caller_env()) {
+  if (!is_benchmark(benchmark)) {
+    abort_pb("{.arg benchmark} must be a benchmark made by {.fn new_benchmark}.", "argument",
+             field = "benchmark", call = call)
+  }
+  for (flag in c("internal", "replace")) {
+    if (!rlang::is_bool(get(flag))) {
+      abort_pb("{.arg {flag}} must be {.code TRUE} or {.code FALSE}.", "argument",
+               field = flag, call = call)
+    }
+  }
+  name <- benchmark$name
+  old <- the_benchmarks[[name]]
+  # the same registration again (a package's hooks run twice) replaces nothing
+  same <- identical(old, benchmark) && identical(isTRUE(unlisted_benchmarks[[name]]), internal)
+  if (!is.null(old) && !replace && !same) {
+    abort_pb(c("A benchmark {.val {name}} is registered already.",
+               i = "Give {.code replace = TRUE} to replace it, or choose another name."),
+             "registered", field = "name", call = call)
+  }
+  previous <- restorable(registration(name))
+  the_benchmarks[[name]] <- benchmark
+  if (internal) unlisted_benchmarks[[name]] <- TRUE else forget_unlisted(name)
+  invisible(previous)
+}
+
+forget_unlisted <- function(name) {
+  if (exists(name, envir = unlisted_benchmarks, inherits = FALSE)) {
+    rm(list = name, envir = unlisted_benchmarks)
+  }
+}
 
 # A previous registration as new_benchmark()'s arguments, which restore it in its place.
 restorable <- function(reg) if (!is.null(reg)) c(reg, replace = TRUE)
@@ -12,8 +77,9 @@ restorable <- function(reg) if (!is.null(reg)) c(reg, replace = TRUE)
 #' @export
 unregister_benchmark <- function(name) {
   check_string(name)
-  old <- the_benchmarks[[name]]
+  old <- registration(name)
   if (!is.null(old)) rm(list = name, envir = the_benchmarks)
+  forget_unlisted(name)
   invisible(restorable(old))
 }
 
@@ -48,9 +114,20 @@ require_registration <- function(name, call = rlang::caller_env()) {
   reg
 }
 
-# The registration of `name`, or NULL (an unregistered name, or NULL).
+# The registration of `name` as its flat fields, or NULL (an unregistered name, or NULL).
 registration <- function(name) {
-  if (rlang::is_string(name)) the_benchmarks[[name]]
+  if (!rlang::is_string(name)) return(NULL)
+  entry <- the_benchmarks[[name]]
+  # a daemon installs the flat registration its cells brought (R/benchmark-portable.R)
+  if (!is_benchmark(entry)) return(entry)
+  benchmark_fields(entry, internal = isTRUE(unlisted_benchmarks[[name]]))
+}
+
+# The benchmark a name gives, "futurex" or "futurex@sample" (its version aside), or NULL.
+benchmark_named <- function(x) {
+  if (!rlang::is_string(x)) return(NULL)
+  entry <- the_benchmarks[[sub("@.*$", "", x)]]
+  if (is_benchmark(entry)) entry
 }
 
 # The default cluster column of a benchmark's samples (see resolve_cluster()): its
@@ -61,13 +138,22 @@ benchmark_cluster <- function(benchmark, samples) {
 }
 
 # Every registration, in name order.
-registrations <- function() mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
+registrations <- function() {
+  names <- sort(ls(the_benchmarks))
+  stats::setNames(lapply(names, registration), names)
+}
 
 # The registrations with data of their own (a sample, pinned versions or a preparer), as
 # opposed to summaries registered for logs only (the arena's battles and ratings).
 data_benchmarks <- function() {
   Filter(function(e) !is.null(e$prepare) || !is.null(e$sample) || !is.null(e$versions),
          registrations())
+}
+
+summary_function <- function(summary) {
+  if (is.function(summary)) return(summary)
+  ns <- topenv(environment(require_registration))
+  get0(summary, envir = ns, mode = "function") %||% get(summary, mode = "function")
 }
 
 schema_label <- function(schema) if (rlang::is_string(schema)) schema else "<own>"

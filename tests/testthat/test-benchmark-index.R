@@ -326,3 +326,37 @@ test_that("a summary's by, interval and cluster are its registration's, stated o
   expect_equal(benchmark_cluster("futurex", data.frame(id = 1)), registration("futurex")$cluster)
   expect_equal(attr(benchmark_summary(grouped_summary(c(1, 0)), "futurex"), "by"), "level")
 })
+
+test_that("register_benchmark() indexes an object under its name, the index's one side effect", {
+  b <- new_benchmark("idx-obj", list(fn = identity, headline = "a"),
+                     task = function(dataset, dir) NULL)
+  expect_null(registration("idx-obj"))
+  expect_null(register_benchmark(b))
+  withr::defer(unregister_benchmark("idx-obj"))
+  # the index holds the object; the shared layers read its flat fields
+  expect_identical(the_benchmarks[["idx-obj"]], b)
+  expect_identical(benchmark_named("idx-obj@sample"), b)
+  expect_null(benchmark_named("idx-none@sample"))
+  expect_identical(registration("idx-obj"), benchmark_fields(b))
+  expect_true("idx-obj" %in% set_benchmark_names())
+  # the same object again replaces nothing; another one is refused unless it replaces
+  expect_no_error(register_benchmark(b))
+  other <- new_benchmark("idx-obj", list(fn = identity, headline = "b"))
+  expect_error(register_benchmark(other), class = "predictivebench_error_registered")
+  old <- register_benchmark(other, replace = TRUE)
+  expect_identical(old, c(benchmark_fields(b), replace = TRUE))
+  do.call(new_benchmark, old)
+  expect_identical(the_benchmarks[["idx-obj"]], b)
+  # listed or not is the index's
+  register_benchmark(b, replace = TRUE, internal = TRUE)
+  expect_false("idx-obj" %in% registered_benchmarks()$name)
+  expect_true(registration("idx-obj")$internal)
+  register_benchmark(b, replace = TRUE)
+  expect_true("idx-obj" %in% registered_benchmarks()$name)
+  # only an object is indexed, and its flags are checked
+  err <- expect_error(register_benchmark(benchmark_fields(b)),
+                      class = "predictivebench_error_argument")
+  expect_identical(err$field, "benchmark")
+  err <- expect_error(register_benchmark(b, replace = NA), class = "predictivebench_error_argument")
+  expect_identical(err$field, "replace")
+})
