@@ -162,3 +162,112 @@ schema_label <- function(schema) if (rlang::is_string(schema)) schema else "<own
 statistic_columns <- function() {
   unique(unlist(lapply(registrations(), function(e) e$statistic_columns), use.names = FALSE))
 }
+
+# ---- checks of a registration --------------------------------------------------------------
+
+check_field_string <- function(x, field, allow_null = FALSE, call = rlang::caller_env()) {
+  if (allow_null && is.null(x)) return(invisible(x))
+  if (!rlang::is_string(x)) {
+    abort_pb("{.arg {field}} must be a single string.", "argument", field = field, call = call)
+  }
+  invisible(x)
+}
+
+check_metric_names <- function(x, arg, call = rlang::caller_env()) {
+  if (!is.character(x) || anyNA(x)) {
+    abort_pb("{.arg {arg}} must be a character vector of names.", "argument", field = arg,
+             call = call)
+  }
+  invisible(x)
+}
+
+check_function_or_null <- function(x, arg, call = rlang::caller_env()) {
+  if (!is.null(x) && !is.function(x)) {
+    abort_pb("{.arg {arg}} must be a function or {.code NULL}.", "argument", field = arg,
+             call = call)
+  }
+  invisible(x)
+}
+
+# A schema given as a data frame: `name` and a known `type` per column; `nullable` and
+# `optional` default to FALSE.
+check_schema_table <- function(schema, call = rlang::caller_env()) {
+  if (!is.data.frame(schema) || !all(c("name", "type") %in% names(schema)) ||
+      !is.character(schema$name) || anyNA(schema$name) || anyDuplicated(schema$name)) {
+    abort_pb("{.arg schema} must be a schema name or a data frame of unique column
+              {.field name}s and their {.field type}s.", "argument", field = "schema",
+             call = call)
+  }
+  bad <- setdiff(schema$type, schema_types)
+  if (length(bad)) {
+    abort_pb(c("{.arg schema} has an unknown type {.val {bad[[1]]}}.",
+               i = "Types: {.val {schema_types}}."), "argument", field = "type", call = call)
+  }
+  n <- nrow(schema)
+  tibble::tibble(name = schema$name, type = as.character(schema$type),
+                 nullable = as.logical(schema$nullable %||% rep(FALSE, n)),
+                 optional = as.logical(schema$optional %||% rep(FALSE, n)))
+}
+
+check_sample <- function(sample, items, files, call = rlang::caller_env()) {
+  if (!is.null(sample) && !rlang::is_string(sample) && !is.data.frame(sample)) {
+    abort_pb("{.arg sample} must be a file in the package, a data frame or {.code NULL}.",
+             "argument", field = "sample", call = call)
+  }
+  if (!is.null(items) && (!rlang::is_scalar_integerish(items) || is.na(items) || items < 1)) {
+    abort_pb("The sample's {.arg items} must be a whole number >= 1, or {.code NULL}.",
+             "argument", field = "sample_items", call = call)
+  }
+  if (!is.null(files) && (!is.character(files) || anyNA(files))) {
+    abort_pb("{.arg sample_files} must be paths inside the package, or {.code NULL}.",
+             "argument", field = "sample_files", call = call)
+  }
+  invisible(sample)
+}
+
+# One label, or one per interval method named by the method.
+check_interval <- function(interval, call = rlang::caller_env()) {
+  named <- length(interval) == 1 ||
+    (!is.null(names(interval)) && all(nzchar(names(interval))) && !anyDuplicated(names(interval)))
+  if (!is.character(interval) || !length(interval) || anyNA(interval) || !named) {
+    abort_pb("{.arg interval} must be a label, or labels named by interval method.",
+             "argument", field = "interval", call = call)
+  }
+  invisible(interval)
+}
+
+check_versions <- function(versions, name = NULL, call = rlang::caller_env()) {
+  if (is.null(versions)) return(invisible())
+  needed <- names(pinned_file("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
+  if (!is.data.frame(versions) || !all(needed %in% names(versions)) ||
+      (!is.null(name) && !all(versions$benchmark == name))) {
+    abort_pb(c("{.arg versions} must be a table of the benchmark's pinned files, one row per
+                file.", i = "Columns: {.field {needed}}; each row's {.field benchmark} its name
+                ({.val {name %||% '<name>'}})."), "argument", field = "versions", call = call)
+  }
+  invisible(versions)
+}
+
+# `items` is the number of rows `<bench>_dataset(version = )` returns (contexts for probsem,
+# unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
+# counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
+# ../shared/reference).
+pinned_file <- function(benchmark, version, default, host, repo, commit, path, size, sha256,
+                        licence, citation, items, role = "data") {
+  tibble::tibble(
+    benchmark = benchmark, version = version, default = default, host = host, repo = repo,
+    commit = commit, path = path, size = as.numeric(size), sha256 = as.character(sha256),
+    licence = licence, citation = citation, items = as.integer(items), role = role
+  )
+}
+
+check_headline <- function(headline, allow_null = FALSE, call = rlang::caller_env()) {
+  if (allow_null && is.null(headline)) return(invisible(headline))
+  if (!is.character(headline) || !length(headline) || anyNA(headline)) {
+    what <- if (allow_null) "at least one summary row, or be {.code NULL}" else
+      "at least one summary row"
+    abort_pb(paste0("{.arg headline} must name ", what, " (a summary row's key: its {.field group}, or {.val <group> <metric>} where a group has several metrics)."),
+             "argument", field = "headline", call = call)
+  }
+  invisible(headline)
+}
