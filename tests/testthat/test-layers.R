@@ -14,7 +14,8 @@ layer_line <- c("utils", "engine", "registry", "portable", "datasets", "logprobs
 layer_of <- function(file) {
   name <- sub("[.]R$", "", basename(file))
   prefix <- sub("-.*$", "", name)
-  fixed <- c(`benchmark-registry` = "registry", `benchmark-skeleton` = "skeleton",
+  fixed <- c(`benchmark-index` = "registry", `benchmark-object` = "registry",
+             `benchmark-skeleton` = "skeleton",
              `benchmark-portable` = "portable", zzz = "package",
              `predictivebench-package` = "package", evalset = "evalset")
   if (name %in% names(fixed)) return(fixed[[name]])
@@ -235,9 +236,9 @@ test_that("the layer check fails on a cycle between shared layers", {
 # ARCHITECTURE.md's drawings, read back: the layer a file pattern of its drawings names.
 drawn_layer <- function(pattern) {
   fixed <- c(`evalset*.R` = "evalset", `<bench>-*.R` = "benchmark",
-             `benchmark-skeleton.R` = "skeleton", `benchmark-registry.R` = "registry",
+             `benchmark-skeleton.R` = "skeleton", `benchmark-index.R` = "registry",
              `benchmark-portable.R` = "portable", `benchmark-skeleton` = "skeleton",
-             `benchmark-registry` = "registry", `benchmark-portable` = "portable")
+             `benchmark-index` = "registry", `benchmark-portable` = "portable")
   if (pattern %in% names(fixed)) return(fixed[[pattern]])
   sub("-[*][.]R$", "", pattern)
 }

@@ -37,45 +37,6 @@ test_that("registered_benchmarks() lists what a user can run or ask for, not the
                class = "predictivebench_error_argument")
 })
 
-test_that("new_benchmark() checks its arguments", {
-  expect_error(new_benchmark("x", 1), class = "predictivebench_error_argument")
-  expect_error(new_benchmark("x", identity, headline = NA_character_), "at least one")
-  expect_error(new_benchmark(c("a", "b"), identity), class = "predictivebench_error_argument")
-})
-
-test_that("new_benchmark() checks what makes a benchmark one", {
-  expect_error(new_benchmark("x", identity, schema = data.frame(name = "id", type = "text")),
-               class = "predictivebench_error_argument")
-  expect_error(new_benchmark("x", identity, sample = 1), class = "predictivebench_error_argument")
-  expect_error(new_benchmark("x", identity, versions = data.frame(a = 1)),
-               class = "predictivebench_error_argument")
-  expect_error(new_benchmark("x", identity, statistic = "min"),
-               class = "predictivebench_error_argument")
-  expect_error(new_benchmark("x", identity, cluster = 1), class = "predictivebench_error_argument")
-  expect_error(new_benchmark("x", identity, needs_judge = "yes"),
-               class = "predictivebench_error_argument")
-  expect_false("x" %in% registered_benchmarks()$name)
-  # one name: the internal alias new_benchmark() is gone (new_benchmark() is the name)
-  expect_false(exists("register_benchmark", envir = asNamespace("predictivebench"),
-                      inherits = FALSE))
-})
-
-test_that("a missing field is a classed error naming it", {
-  err <- expect_error(new_benchmark("x"), class = "predictivebench_error_argument")
-  expect_equal(err$field, "summary")
-  expect_match(conditionMessage(err), "summary")
-  err <- expect_error(new_benchmark(summary = identity), class = "predictivebench_error_argument")
-  expect_equal(err$field, "name")
-  err <- expect_error(new_benchmark("x", identity, task = "x_task"),
-                      class = "predictivebench_error_argument")
-  expect_equal(err$field, "task")
-  err <- expect_error(new_benchmark("x", identity, interval = c("a", "b")),
-                      class = "predictivebench_error_argument")
-  expect_equal(err$field, "interval")
-  expect_error(new_benchmark("x@y", identity), class = "predictivebench_error_argument")
-  expect_false("x" %in% registered_benchmarks()$name)
-})
-
 test_that("registering a name again is a classed error unless it says it replaces it", {
   err <- expect_error(new_benchmark("futurex", identity),
                       class = "predictivebench_error_registered")
@@ -364,4 +325,38 @@ test_that("a summary's by, interval and cluster are its registration's, stated o
   # the default cluster too: every summary resolves "default" through the registration
   expect_equal(benchmark_cluster("futurex", data.frame(id = 1)), registration("futurex")$cluster)
   expect_equal(attr(benchmark_summary(grouped_summary(c(1, 0)), "futurex"), "by"), "level")
+})
+
+test_that("register_benchmark() indexes an object under its name, the index's one side effect", {
+  b <- new_benchmark("idx-obj", list(fn = identity, headline = "a"),
+                     task = function(dataset, dir) NULL)
+  expect_null(registration("idx-obj"))
+  expect_null(register_benchmark(b))
+  withr::defer(unregister_benchmark("idx-obj"))
+  # the index holds the object; the shared layers read its flat fields
+  expect_identical(the_benchmarks[["idx-obj"]], b)
+  expect_identical(benchmark_named("idx-obj@sample"), b)
+  expect_null(benchmark_named("idx-none@sample"))
+  expect_identical(registration("idx-obj"), benchmark_fields(b))
+  expect_true("idx-obj" %in% set_benchmark_names())
+  # the same object again replaces nothing; another one is refused unless it replaces
+  expect_no_error(register_benchmark(b))
+  other <- new_benchmark("idx-obj", list(fn = identity, headline = "b"))
+  expect_error(register_benchmark(other), class = "predictivebench_error_registered")
+  old <- register_benchmark(other, replace = TRUE)
+  expect_identical(old, c(benchmark_fields(b), replace = TRUE))
+  do.call(new_benchmark, old)
+  expect_identical(the_benchmarks[["idx-obj"]], b)
+  # listed or not is the index's
+  register_benchmark(b, replace = TRUE, internal = TRUE)
+  expect_false("idx-obj" %in% registered_benchmarks()$name)
+  expect_true(registration("idx-obj")$internal)
+  register_benchmark(b, replace = TRUE)
+  expect_true("idx-obj" %in% registered_benchmarks()$name)
+  # only an object is indexed, and its flags are checked
+  err <- expect_error(register_benchmark(benchmark_fields(b)),
+                      class = "predictivebench_error_argument")
+  expect_identical(err$field, "benchmark")
+  err <- expect_error(register_benchmark(b, replace = NA), class = "predictivebench_error_argument")
+  expect_identical(err$field, "replace")
 })
