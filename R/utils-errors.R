@@ -173,7 +173,8 @@ check_chat <- as_chat
 
 # ---- credentials kept out of text -------------------------------------------------------
 
-# `text` with every credential in `secrets` replaced by "[redacted]": what a provider said
+# `text` with every credential in `secrets` replaced by "[redacted]", and every URL in it as
+# shown_url() shows it: what a provider said
 # (some gateways repeat the request's Authorization header in their error body) is shown
 # and stored only so. Each secret is looked for as sent, JSON-escaped (once and twice: a
 # body quoting another body), and URL-encoded; one of 8 characters or more also when cut
@@ -185,6 +186,8 @@ check_chat <- as_chat
 redact_text <- function(text, secrets) {
   secrets <- unique(as.character(secrets[!is.na(secrets)]))
   secrets <- secrets[nchar(trimws(secrets), "bytes") >= 6]
+  # (a URL's userinfo and query values however short: shown_url())
+  if (length(text) && is.character(text)) text <- shown_url(text)
   if (!length(secrets) || !length(text)) return(text)
   missing <- is.na(text)
   out <- as.character(text)
