@@ -84,8 +84,8 @@ cache_clear <- function(cache = TRUE) {
   root <- file.path(dir, cache_entries_folder)
   folders <- list.files(root, pattern = "^[0-9a-f]{2}$", full.names = TRUE)
   folders <- folders[dir.exists(folders)]
-  files <- unlist(lapply(folders, list.files, full.names = TRUE, all.files = TRUE,
-                         pattern = "^\\.?[0-9a-f]{64}\\.rds"))
+  files <- as.character(unlist(lapply(folders, list.files, full.names = TRUE,
+                                      all.files = TRUE, pattern = "^\\.?[0-9a-f]{64}\\.rds")))
   entries <- sum(grepl("^[0-9a-f]{64}\\.rds$", basename(files)))
   unlink(files)
   # Only folders the clearing emptied go: a folder holding anything else is the user's.
@@ -216,9 +216,42 @@ cache_set <- function(dir, key, value, dry_run = NULL) {
   path <- cache_path(dir, key)
   entry <- list(format = cache_format, version = cache_layout_version, key = key,
                 value = value)
-  write_atomic(path, function(tmp) saveRDS(entry, tmp, compress = FALSE))
-  invisible(path)
+  # (what saveRDS(compress = FALSE) writes, byte for byte, but written checked)
+  write_cache_entry(dir, path, serialize(entry, NULL))
 }
+
+# An entry is in place whole or not at all: its write is checked before the rename. A disk
+# that is full stops the run with the classed disk error (the entries written before are in
+# the cache, this one is not). An entry whose temporary file or folder vanished before the
+# rename (a cache_clear() from another session) is written once more, and else left out
+# with a warning: the run keeps the answer, only a later run sends it again.
+write_cache_entry <- function(dir, path, bytes) {
+  for (attempt in 1:2) {
+    done <- tryCatch(
+      write_atomic(path, function(tmp) write_bytes(tmp, bytes), temp = cache_temp_file),
+      error = identity
+    )
+    if (!inherits(done, "error")) return(invisible(path))
+    why <- conditionMessage(done)
+    if (disk_is_full(why)) {
+      abort_pb(c("Can't write the response cache: the disk holding {.file {dir}} is full.",
+                 x = "{why}",
+                 i = "The answers received before this one are in the cache: a rerun does not
+                      pay for them again. This one was not kept (and nothing was left
+                      half-written); free some space and run again."),
+               "disk", file = dir)
+    }
+  }
+  cli::cli_warn(c("An answer could not be kept in the response cache {.file {dir}}; the run
+                   goes on with it, and a later run sends its request again.",
+                  x = "{why}"),
+                class = "predictivebench_warning_cache_write")
+  invisible(NULL)
+}
+
+# The temporary file an entry is written to before its rename; a function of its own so
+# that a test can put a device in its place.
+cache_temp_file <- function(path) default_temp_file(path)
 
 # Keeps what a request pool delivers: an answer into `records` and into the cache at once
 # (a killed run loses only what was in flight), an error's message into `errors` (a failure

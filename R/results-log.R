@@ -572,8 +572,7 @@ close_quietly <- function(con) {
 }
 
 disk_error <- function(dir, error, why = NULL, call = rlang::caller_env()) {
-  full <- any(grepl("No space left|ENOSPC|disk full|quota",
-                    c(conditionMessage(error), why), ignore.case = TRUE))
+  full <- disk_is_full(c(conditionMessage(error), why))
   abort_pb(c(
     if (full) "Can't write the log: the disk holding {.file {dir}} is full." else
       "Can't write the log in {.file {dir}}.",
