@@ -39,9 +39,15 @@
 #'   request (an HTTP error, a 200 whose body is an error object or has no answer) is
 #'   never cached.
 #' * **Nothing paid is lost.** Each answer is written the moment it arrives, atomically (a
-#'   temporary file renamed into place), so a run that is killed leaves only whole entries
-#'   and the rerun sends only what is missing. Two processes may use one cache at the same
-#'   time: an entry is one file, and a reader sees it whole or not at all.
+#'   temporary file, its write checked, renamed into place), so a run that is killed leaves
+#'   only whole entries and the rerun sends only what is missing. Two processes may use one
+#'   cache at the same time: an entry is one file, and a reader sees it whole or not at all.
+#'   A disk that fills under the cache stops the run with an error of class
+#'   `predictivebench_error_disk` naming the directory; the entries written before it are
+#'   whole, and the answer that could not be written is sent again by the rerun. A
+#'   `cache_clear()` from another session while a run writes takes the entries already
+#'   written; the run goes on (an entry it could not put in place is a warning) and writes
+#'   its log, and a later run sends again what was cleared.
 #' * **Checked before paying.** Before the first request is sent the cache directory is
 #'   created and written to once; when that fails the run stops with an error of class
 #'   `predictivebench_error_cache` naming the directory, and nothing is sent.

@@ -11,8 +11,8 @@
 #' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
 #' the credentials: the run stopped), `credentials` (the key a chat would send can't be read
 #' in this session: see [eval_set()]), `log_dir` (a log folder that is a file or can't be
-#' written, refused before anything is sent), `disk` (the disk filled while a log was
-#' written; `file` names the folder), `deadline`, `redirect`, `empty` (a task table or
+#' written, refused before anything is sent), `disk` (the disk filled while a log or a
+#' cache entry was written; `file` names the folder), `deadline`, `redirect`, `empty` (a task table or
 #' question file without rows), `batch_state`, `logprobs_unsupported` (a server that can't
 #' give the log-probabilities asked for: what it lacks and what to do), `logprobs_broken`
 #' (log-probabilities that can't be a model's, refused before scoring), `logprobs_probe`

@@ -24,7 +24,9 @@ write_bytes <- function(path, bytes) {
     why <<- c(why, conditionMessage(c))
     if (inherits(c, "warning")) invokeRestart("muffleWarning")
   }
-  con <- file(path, open = "wb", raw = TRUE)
+  con <- tryCatch(withCallingHandlers(file(path, open = "wb", raw = TRUE), warning = note),
+                  error = function(e) stop(paste(c(why, conditionMessage(e)), collapse = ": "),
+                                           call. = FALSE))
   tryCatch(withCallingHandlers(writeBin(bytes, con), warning = note), error = note)
   tryCatch(withCallingHandlers(close(con), warning = note), error = note)
   size <- file.size(path)

@@ -345,3 +345,73 @@ test_that("a real small disk that fills under the cache leaves only whole entrie
   # nothing half-written is left beside the entries either
   expect_length(list.files(cache, pattern = "^[.]", recursive = TRUE, all.files = TRUE), 0)
 })
+
+test_that("a cache_clear() from another session while a run writes: the run goes on and writes its log", {
+  skip_on_cran()
+  skip_on_os("windows")
+  server <- local_fake_openai(function(body, n) "\\boxed{A}", latency = 0.2)
+  root <- withr::local_tempdir()
+  cache <- file.path(root, "cache")
+  logs <- file.path(root, "logs")
+  writing <- file.path(root, "writing")
+  cleared <- file.path(root, "cleared")
+  # the run, in a process of its own, against a slow server; its 3rd entry waits, written but
+  # not yet renamed into place, until this session has cleared the cache
+  child <- callr::r_bg(function(pkg, url, cache, logs, writing, cleared) {
+    pkgload::load_all(pkg, quiet = TRUE)
+    ns <- asNamespace("predictivebench")
+    original <- get("write_atomic", ns)
+    entries <- 0
+    paused <- function(path, writer, ...) {
+      if (!grepl("[.]rds$", path)) return(original(path, writer, ...))
+      entries <<- entries + 1
+      if (entries != 3) return(original(path, writer, ...))
+      original(path, ..., writer = function(tmp) {
+        writer(tmp)
+        writeLines("", writing)
+        deadline <- Sys.time() + 60
+        while (!file.exists(cleared) && Sys.time() < deadline) Sys.sleep(0.05)
+      })
+    }
+    utils::assignInNamespace("write_atomic", paused, "predictivebench")
+    chat <- ellmer::chat_openai_compatible(base_url = url, model = "fake-model",
+                                           credentials = function() "sk-child")
+    settings <- request_settings(cache = cache, max_active = 2)
+    tsk <- futurex_task(futurex_dataset(version = "sample"),
+                        solver = futurex_solver(settings = settings), dir = logs)
+    out <- tryCatch(suppressWarnings(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))),
+                    error = function(e) conditionMessage(e))
+    list(error = if (is.character(out)) out, samples = nrow(tsk$get_samples()))
+  }, args = list(skip_if_no_source_tree(), server$url, cache, logs, writing, cleared))
+  deadline <- Sys.time() + 90
+  while (!file.exists(writing) && child$is_alive() && Sys.time() < deadline) Sys.sleep(0.05)
+  expect_true(file.exists(writing))
+  # this session clears the cache: the two entries in place, and the one being written
+  expect_equal(cache_clear(cache), 2L)
+  writeLines("", cleared)
+  child$wait(60000)
+  run <- child$get_result()
+  expect_null(run$error)
+  expect_equal(run$samples, 11)
+  log <- list.files(logs, pattern = "[.]json$", full.names = TRUE)
+  expect_length(log, 1)
+  expect_equal(length(jsonlite::read_json(log)$samples), 11)
+  # what the clear took is sent again by the next run, and only that
+  paid <- server$count()
+  tsk <- futurex_task(futurex_dataset(version = "sample"),
+                      solver = futurex_solver(settings = request_settings(cache = cache)),
+                      dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  expect_equal(server$count() - paid, 2)
+})
+
+test_that("an entry that can't be put in place twice is left out with a warning; the answer is kept", {
+  server <- local_fake_openai(function(body, n) "kept")
+  cache <- withr::local_tempdir()
+  # its temporary file is somewhere that vanished (a folder another session deleted)
+  local_replace_internal("cache_temp_file", function(path) file.path(cache, "gone", "tmp"))
+  expect_warning(res <- generate_responses(fake_chat(server), "q", cache = cache),
+                 "cannot open file", class = "predictivebench_warning_cache_write")
+  expect_equal(res$result, "kept")
+  expect_length(list.files(file.path(cache, "responses"), recursive = TRUE), 0)
+})
