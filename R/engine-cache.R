@@ -21,8 +21,10 @@
 #'   earlier turns, the tools (name, description, arguments and function), the messages and
 #'   the epoch. Two chats that differ in any of these never share an answer. The API key is
 #'   not part of the key, and neither it nor any header value is written anywhere: only the
-#'   hash is. Because every property counts, an ellmer update that adds one makes earlier
-#'   entries misses (sent again), never wrong answers.
+#'   hash is. A password in the base URL (`https://team:<password>@gateway/v1`) enters the
+#'   key the same way, hashed, and is shown nowhere: names, logs and messages show such a
+#'   URL as `https://****@gateway/v1`. Because every property counts, an ellmer update that
+#'   adds one makes earlier entries misses (sent again), never wrong answers.
 #' * **Owned layout.** The directory holds a marker file, `predictivebench-cache.json`
 #'   (format and layout version), and the entries under `responses/`. `cache_clear()`
 #'   deletes only files named like entries inside `responses/`; it refuses (an error of class
