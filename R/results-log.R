@@ -577,7 +577,9 @@ disk_error <- function(dir, error, why = NULL, call = rlang::caller_env()) {
     if (full) "Can't write the log: the disk holding {.file {dir}} is full." else
       "Can't write the log in {.file {dir}}.",
     if (length(why)) c(x = "{why}"),
-    i = "No log was written; free some space and run again (answers already paid are in the cache)."
+    # (true since every cache entry's write is checked: one the disk refused stopped the run)
+    i = "No log was written; free some space and run again (answers already paid are in the
+         response cache, unless the run had none: {.code cache = FALSE})."
   ), "disk", file = dir, parent = error, call = call)
 }
 
