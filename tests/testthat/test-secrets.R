@@ -135,7 +135,10 @@ test_that("a password in a chat's base_url appears in no name, table, record, lo
   withr::local_options(predictivebench.cache_dir = cache)
   withr::local_envvar(VITALS_LOG_DIR = logs)
   server <- local_fake_openai(function(body, n) {
-    if (grepl("Description: refuse", last_user_text(body))) return(list(status = 401))
+    if (grepl("Description: refuse", last_user_text(body)) ||
+        identical(body$model, "refused-model")) {
+      return(list(status = 401))
+    }
     if (grepl("GROUND_TRUTH_VALUE", last_user_text(body))) {
       return("GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1")
     }
@@ -177,6 +180,15 @@ test_that("a password in a chat's base_url appears in no name, table, record, lo
   expect_s3_class(err, "predictivebench_error_auth")
   expect_match(conditionMessage(err), "127.0.0.1", fixed = TRUE)
   shown <- c(shown, conditionMessage(err), format(err))
+  # ... and in a set: its table, its record and report_failures()
+  refused_chat <- ellmer::chat_openai(base_url = gateway, model = "refused-model",
+                                      credentials = function() "test")
+  failed <- tryCatch(see(eval_set("futurex@sample", list(refused_chat), log_dir = set_dir)),
+                     error = identity)
+  shown <- c(shown, if (inherits(failed, "error")) c(conditionMessage(failed), format(failed)) else
+    c(failed$error, capture.output(print(failed, width = 500)),
+      tryCatch(capture.output(see(report_failures(set_dir))), error = conditionMessage)))
+  expect_true(any(grepl("127.0.0.1", shown, fixed = TRUE) & grepl("401", shown)))
 
   expect_gt(server$count(), 11)
   expect_false(any(grepl("s3cret", shown, fixed = TRUE)),
