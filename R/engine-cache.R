@@ -21,8 +21,10 @@
 #'   earlier turns, the tools (name, description, arguments and function), the messages and
 #'   the epoch. Two chats that differ in any of these never share an answer. The API key is
 #'   not part of the key, and neither it nor any header value is written anywhere: only the
-#'   hash is. Because every property counts, an ellmer update that adds one makes earlier
-#'   entries misses (sent again), never wrong answers.
+#'   hash is. A password in the base URL (`https://team:<password>@gateway/v1`) enters the
+#'   key the same way, hashed, and is shown nowhere: names, logs and messages show such a
+#'   URL as `https://****@gateway/v1`. Because every property counts, an ellmer update that
+#'   adds one makes earlier entries misses (sent again), never wrong answers.
 #' * **Owned layout.** The directory holds a marker file, `predictivebench-cache.json`
 #'   (format and layout version), and the entries under `responses/`. `cache_clear()`
 #'   deletes only files named like entries inside `responses/`; it refuses (an error of class
@@ -39,9 +41,15 @@
 #'   request (an HTTP error, a 200 whose body is an error object or has no answer) is
 #'   never cached.
 #' * **Nothing paid is lost.** Each answer is written the moment it arrives, atomically (a
-#'   temporary file renamed into place), so a run that is killed leaves only whole entries
-#'   and the rerun sends only what is missing. Two processes may use one cache at the same
-#'   time: an entry is one file, and a reader sees it whole or not at all.
+#'   temporary file, its write checked, renamed into place), so a run that is killed leaves
+#'   only whole entries and the rerun sends only what is missing. Two processes may use one
+#'   cache at the same time: an entry is one file, and a reader sees it whole or not at all.
+#'   A disk that fills under the cache stops the run with an error of class
+#'   `predictivebench_error_disk` naming the directory; the entries written before it are
+#'   whole, and the answer that could not be written is sent again by the rerun. A
+#'   `cache_clear()` from another session while a run writes takes the entries already
+#'   written; the run goes on (an entry it could not put in place is a warning) and writes
+#'   its log, and a later run sends again what was cleared.
 #' * **Checked before paying.** Before the first request is sent the cache directory is
 #'   created and written to once; when that fails the run stops with an error of class
 #'   `predictivebench_error_cache` naming the directory, and nothing is sent.
@@ -84,8 +92,8 @@ cache_clear <- function(cache = TRUE) {
   root <- file.path(dir, cache_entries_folder)
   folders <- list.files(root, pattern = "^[0-9a-f]{2}$", full.names = TRUE)
   folders <- folders[dir.exists(folders)]
-  files <- unlist(lapply(folders, list.files, full.names = TRUE, all.files = TRUE,
-                         pattern = "^\\.?[0-9a-f]{64}\\.rds"))
+  files <- as.character(unlist(lapply(folders, list.files, full.names = TRUE,
+                                      all.files = TRUE, pattern = "^\\.?[0-9a-f]{64}\\.rds")))
   entries <- sum(grepl("^[0-9a-f]{64}\\.rds$", basename(files)))
   unlink(files)
   # Only folders the clearing emptied go: a folder holding anything else is the user's.
@@ -216,9 +224,42 @@ cache_set <- function(dir, key, value, dry_run = NULL) {
   path <- cache_path(dir, key)
   entry <- list(format = cache_format, version = cache_layout_version, key = key,
                 value = value)
-  write_atomic(path, function(tmp) saveRDS(entry, tmp, compress = FALSE))
-  invisible(path)
+  # (what saveRDS(compress = FALSE) writes, byte for byte, but written checked)
+  write_cache_entry(dir, path, serialize(entry, NULL))
 }
+
+# An entry is in place whole or not at all: its write is checked before the rename. A disk
+# that is full stops the run with the classed disk error (the entries written before are in
+# the cache, this one is not). An entry whose temporary file or folder vanished before the
+# rename (a cache_clear() from another session) is written once more, and else left out
+# with a warning: the run keeps the answer, only a later run sends it again.
+write_cache_entry <- function(dir, path, bytes) {
+  for (attempt in 1:2) {
+    done <- tryCatch(
+      write_atomic(path, function(tmp) write_bytes(tmp, bytes), temp = cache_temp_file),
+      error = identity
+    )
+    if (!inherits(done, "error")) return(invisible(path))
+    why <- conditionMessage(done)
+    if (disk_is_full(why)) {
+      abort_pb(c("Can't write the response cache: the disk holding {.file {dir}} is full.",
+                 x = "{why}",
+                 i = "The answers received before this one are in the cache: a rerun does not
+                      pay for them again. This one was not kept (and nothing was left
+                      half-written); free some space and run again."),
+               "disk", file = dir)
+    }
+  }
+  cli::cli_warn(c("An answer could not be kept in the response cache {.file {dir}}; the run
+                   goes on with it, and a later run sends its request again.",
+                  x = "{why}"),
+                class = "predictivebench_warning_cache_write")
+  invisible(NULL)
+}
+
+# The temporary file an entry is written to before its rename; a function of its own so
+# that a test can put a device in its place.
+cache_temp_file <- function(path) default_temp_file(path)
 
 # Keeps what a request pool delivers: an answer into `records` and into the cache at once
 # (a killed run loses only what was in flight), an error's message into `errors` (a failure

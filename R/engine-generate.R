@@ -257,7 +257,7 @@ note_rpm_pace <- function(n, rpm, max_active, seconds, chats) {
     "The {.arg rpm} limit set the pace: {n} requests at {.code rpm = {rpm}} take at least
      {round(least, 1)} s of this run's {round(seconds, 1)} s.",
     i = if (local) {
-      "{.url {urls[[1]]}} is a local server, with no rate limit to respect: raise
+      "{.url {shown_url(urls[[1]])}} is a local server, with no rate limit to respect: raise
        {.arg rpm}, e.g. {.code settings = request_settings(rpm = Inf)} or
        {.code $eval(rpm = Inf)}."
     } else {

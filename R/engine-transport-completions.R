@@ -17,7 +17,7 @@ completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
     if (httr2::resp_status(resp) >= 300) return(http_error(resp))
     read(resp)
   }
-  label <- function(i) paste("OpenAI-compatible completions at", endpoint$base_url)
+  label <- function(i) paste("OpenAI-compatible completions at", shown_url(endpoint$base_url))
   if (dry_run) {
     return(httr2_transport(template, texts, read_response, label))
   }

@@ -283,7 +283,7 @@ filter_reason <- function(json) {
 credential_header <- "auth|api[-_]?key|token|secret|signature|password|credential|cookie|^key$|-key$"
 
 # The credentials in `headers` (a named list or character vector, values as sent) and `url`
-# (query parameters such as `?key=`), plus `also` (values known to be credentials, such as
+# (its userinfo and query values, url_credentials()), plus `also` (values known to be credentials, such as
 # httr2's redacted headers).
 credential_values <- function(headers = NULL, url = NULL, also = NULL) {
   headers <- unlist(headers)
@@ -292,15 +292,13 @@ credential_values <- function(headers = NULL, url = NULL, also = NULL) {
   values <- c(values, as.character(unlist(also)))
   # "Bearer <token>", "Basic <base64>": the token alone is the secret too
   values <- c(values, sub("^[A-Za-z]+ +", "", values))
-  query <- tryCatch(httr2::url_parse(url %||% "")$query, error = function(e) NULL)
-  values <- c(values, as.character(unlist(query[grepl(credential_header, names(query) %||%
-                                                        character(), ignore.case = TRUE)])))
+  values <- c(values, url_credentials(url))
   values <- unique(values[!is.na(values) & nzchar(values)])
   values[!tolower(values) %in% c("bearer", "basic")]
 }
 
 # The credentials an httr2 request carries: the headers httr2 keeps redacted (ellmer sends
-# its keys so) and those named as credentials, and the URL's key parameters.
+# its keys so) and those named as credentials, and the URL's userinfo and query values.
 request_credentials <- function(req) {
   if (!inherits(req, "httr2_request")) return(character())
   shown <- tryCatch(httr2::req_get_headers(req, "reveal"), error = function(e) list())

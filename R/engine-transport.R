@@ -111,7 +111,7 @@ chat_label <- function(chat) {
   provider <- chat$get_provider()
   url <- tryCatch(provider@base_url, error = function(e) NULL)
   if (!rlang::is_string(url) || !nzchar(url)) return(provider@name)
-  paste(provider@name, "at", url)
+  paste(provider@name, "at", shown_url(url))
 }
 
 chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), max_turns = 20L,

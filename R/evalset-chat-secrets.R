@@ -80,7 +80,7 @@ secret_args <- function(spec, fun, call = rlang::caller_env()) {
   if (!is.null(secrets) && !at_default_address(spec, fun)) {
     # (a chat whose provider keeps no credentials function: nothing came to send)
     abort_pb(c("The chat {.val {spec_label(spec)}} came without credentials for
-                {.url {spec$args$base_url}}: this process will not send its own key there.",
+                {.url {shown_url(spec$args$base_url)}}: this process will not send its own key there.",
                i = "A key only goes to the host it was given for. Give the chat its key
                     ({.code credentials = function() ...}) when you make it."),
              "credentials", call = call)

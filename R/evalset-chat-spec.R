@@ -255,7 +255,7 @@ spec_label_suffix <- function(spec, fun, overridden = list()) {
     label_values(spec$params, overridden),
     label_values(args$api_args, overridden),
     label_values(others),
-    if (shows_base_url(args$base_url, fun)) paste0("base_url=", args$base_url),
+    if (shows_base_url(args$base_url, fun)) paste0("base_url=", shown_url(args$base_url)),
     if (!is.null(spec$system_prompt)) {
       paste0("system prompt ", label_hash(spec$system_prompt),
              if (!is.null(prompt)) paste(" sent as", label_hash(prompt$sent)))

@@ -31,7 +31,8 @@
 #'   `"openai/gpt-4.1 [temperature=0.7, system prompt #1a2b3c, 2 turns #4d5e6f]"`
 #'   (parameters, `api_args` and provider arguments with their values, or a hash when long;
 #'   a system prompt, turns, tools and headers by a hash; `base_url` when not the constructor's
-#'   default). Two models with one name are refused before any request (an error of class
+#'   default, its user, password and query values as `****`, since those are credentials:
+#'   `"base_url=https://****@gateway/v1"`). Two models with one name are refused before any request (an error of class
 #'   `predictivebench_error_argument`): the same model given twice, or two chats that
 #'   differ only where a name does not show it (an OpenAI-compatible server's address: give
 #'   each its own `name`). A cell's log names the model as vitals does, without the

@@ -54,7 +54,7 @@ chat_logprob_responses <- function(chat, prompts, settings, call = rlang::caller
   first <- without_max_tokens_warning(logprob_chat_requests(chat, prompts[1], settings))
   if (is.na(first$error[[1]]) && is.null(settings$dry_run) &&
       inherits(try(top_alternatives(first$json[[1]]), silent = TRUE), "try-error")) {
-    url <- chat$get_provider()@base_url
+    url <- shown_url(chat$get_provider()@base_url)
     abort_pb(
       c("The chat endpoint at {.url {url}} answers without token log-probabilities, so the chat backend can't score.",
         i = "It ignored {.code logprobs = true} and {.code top_logprobs}: use a server that gives them (vLLM, llama.cpp's {.code llama-server}, a recent Ollama), or, for the faithful scores, one that echoes prompt log-probabilities with {.code backend = \"completions\"}.",

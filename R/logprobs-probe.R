@@ -31,7 +31,7 @@ probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_ch
     (!is.na(status) && status >= 400L && status < 500L)
   if (!answered) {
     abort_pb(
-      c("The completions endpoint at {.url {endpoint$base_url}} did not answer the first log-probability request, so no query was sent.",
+      c("The completions endpoint at {.url {shown_url(endpoint$base_url)}} did not answer the first log-probability request, so no query was sent.",
         x = "{conditionMessage(why)}",
         i = "Check that the server is running, or try again later."),
       "logprobs_probe", call = call
@@ -53,7 +53,7 @@ note_logprob_route <- function(endpoint) {
     echo = "echoes prompt log-probabilities: scoring with {.code echo = true}",
     prompt_logprobs = "gives vLLM's {.code prompt_logprobs} (and no echoed log-probabilities): scoring with them"
   )
-  url <- endpoint$base_url
+  url <- shown_url(endpoint$base_url)
   inform_once(c(i = paste("Log-probabilities: {.url {url}}", how, "(the completions backend).")),
               id = paste("logprobs_route", url, endpoint$model, endpoint$route))
 }
@@ -79,8 +79,8 @@ chat_advice <- function(chat_ok) {
 
 abort_no_completions <- function(endpoint, why, chat_ok, n_sent, call) {
   abort_pb(
-    c("The server at {.url {endpoint$base_url}} has no completions endpoint, so it can't give the prompt log-probabilities the completions backend scores.",
-      x = "{.code POST {endpoint$base_url}/completions}: {conditionMessage(why)}",
+    c("The server at {.url {shown_url(endpoint$base_url)}} has no completions endpoint, so it can't give the prompt log-probabilities the completions backend scores.",
+      x = "{.code POST {shown_url(endpoint$base_url)}/completions}: {conditionMessage(why)}",
       chat_advice(chat_ok),
       i = "{n_sent} probe request{?s} sent, no query."),
     "logprobs_unsupported", status = error_status(why), chat_logprobs = chat_ok, call = call
@@ -89,7 +89,7 @@ abort_no_completions <- function(endpoint, why, chat_ok, n_sent, call) {
 
 abort_no_prompt_logprobs <- function(endpoint, echo_why, vllm_why, chat_ok, call) {
   abort_pb(
-    c("The completions endpoint at {.url {endpoint$base_url}} gives no log-probabilities of the prompt's tokens.",
+    c("The completions endpoint at {.url {shown_url(endpoint$base_url)}} gives no log-probabilities of the prompt's tokens.",
       x = "With {.code echo = true, logprobs = 0}: {conditionMessage(echo_why)}",
       x = "With vLLM's {.code prompt_logprobs = 0}: {conditionMessage(vllm_why)}",
       chat_advice(chat_ok),
@@ -110,7 +110,7 @@ abort_no_prompt_logprobs <- function(endpoint, echo_why, vllm_why, chat_ok, call
 # that look valid: every query at chance, or the wrong text's span.
 check_echoed <- function(records, texts, endpoint, span_check = TRUE,
                          call = rlang::caller_env()) {
-  url <- endpoint$base_url
+  url <- shown_url(endpoint$base_url)
   answered <- !vapply(records, is.null, TRUE)
   lp <- unlist(lapply(records[answered], `[[`, "logprobs"))
   scored <- lp[!is.na(lp)]
@@ -122,7 +122,7 @@ check_echoed <- function(records, texts, endpoint, span_check = TRUE,
 }
 
 abort_broken_echo <- function(endpoint, value, call) {
-  url <- endpoint$base_url
+  url <- shown_url(endpoint$base_url)
   abort_pb(
     c("The endpoint at {.url {url}} gave every token of the prompt the same log-probability ({value}): those are not a model's.",
       i = "Scored, every query would tie and the result would be chance. llama.cpp-style servers are reported to echo 0.0 for every prompt token (llama-cpp-python needs {.code --logits_all true}).",

@@ -572,13 +572,14 @@ close_quietly <- function(con) {
 }
 
 disk_error <- function(dir, error, why = NULL, call = rlang::caller_env()) {
-  full <- any(grepl("No space left|ENOSPC|disk full|quota",
-                    c(conditionMessage(error), why), ignore.case = TRUE))
+  full <- disk_is_full(c(conditionMessage(error), why))
   abort_pb(c(
     if (full) "Can't write the log: the disk holding {.file {dir}} is full." else
       "Can't write the log in {.file {dir}}.",
     if (length(why)) c(x = "{why}"),
-    i = "No log was written; free some space and run again (answers already paid are in the cache)."
+    # (true since every cache entry's write is checked: one the disk refused stopped the run)
+    i = "No log was written; free some space and run again (answers already paid are in the
+         response cache, unless the run had none: {.code cache = FALSE})."
   ), "disk", file = dir, parent = error, call = call)
 }
 

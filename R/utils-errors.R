@@ -11,8 +11,8 @@
 #' `path`, `dependency`, `python`, `argument`, `cache`, `lock`, `auth` (the provider refused
 #' the credentials: the run stopped), `credentials` (the key a chat would send can't be read
 #' in this session: see [eval_set()]), `log_dir` (a log folder that is a file or can't be
-#' written, refused before anything is sent), `disk` (the disk filled while a log was
-#' written; `file` names the folder), `deadline`, `redirect`, `empty` (a task table or
+#' written, refused before anything is sent), `disk` (the disk filled while a log or a
+#' cache entry was written; `file` names the folder), `deadline`, `redirect`, `empty` (a task table or
 #' question file without rows), `batch_state`, `logprobs_unsupported` (a server that can't
 #' give the log-probabilities asked for: what it lacks and what to do), `logprobs_broken`
 #' (log-probabilities that can't be a model's, refused before scoring), `logprobs_probe`
@@ -173,7 +173,8 @@ check_chat <- as_chat
 
 # ---- credentials kept out of text -------------------------------------------------------
 
-# `text` with every credential in `secrets` replaced by "[redacted]": what a provider said
+# `text` with every credential in `secrets` replaced by "[redacted]", and every URL in it as
+# shown_url() shows it: what a provider said
 # (some gateways repeat the request's Authorization header in their error body) is shown
 # and stored only so. Each secret is looked for as sent, JSON-escaped (once and twice: a
 # body quoting another body), and URL-encoded; one of 8 characters or more also when cut
@@ -185,6 +186,8 @@ check_chat <- as_chat
 redact_text <- function(text, secrets) {
   secrets <- unique(as.character(secrets[!is.na(secrets)]))
   secrets <- secrets[nchar(trimws(secrets), "bytes") >= 6]
+  # (a URL's userinfo and query values however short: shown_url())
+  if (length(text) && is.character(text)) text <- shown_url(text)
   if (!length(secrets) || !length(text)) return(text)
   missing <- is.na(text)
   out <- as.character(text)

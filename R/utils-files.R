@@ -14,6 +14,34 @@ write_atomic <- function(path, writer, temp = default_temp_file) {
   invisible(path)
 }
 
+# Writes `bytes` to `path` whole, or fails saying why in the system's words: R reports a
+# refused write (a full disk) as an error, a warning, or, where the write was buffered, only
+# as a warning when the file is closed ("Problem closing connection: No space left on
+# device"), and a file cut short is still a file, so its size is checked too.
+write_bytes <- function(path, bytes) {
+  why <- character()
+  note <- function(c) {
+    why <<- c(why, conditionMessage(c))
+    if (inherits(c, "warning")) invokeRestart("muffleWarning")
+  }
+  con <- tryCatch(withCallingHandlers(file(path, open = "wb", raw = TRUE), warning = note),
+                  error = function(e) stop(paste(c(why, conditionMessage(e)), collapse = ": "),
+                                           call. = FALSE))
+  tryCatch(withCallingHandlers(writeBin(bytes, con), warning = note), error = note)
+  tryCatch(withCallingHandlers(close(con), warning = note), error = note)
+  size <- file.size(path)
+  if (length(why) || !identical(size, as.double(length(bytes)))) {
+    stop(paste(c(sprintf("wrote %s of %d bytes", format(size), length(bytes)), why),
+               collapse = ": "), call. = FALSE)
+  }
+  invisible(path)
+}
+
+# Whether what a failed write said means the disk (or the user's quota) is full.
+disk_is_full <- function(text) {
+  any(grepl("No space left|ENOSPC|disk full|quota", text, ignore.case = TRUE))
+}
+
 # A unique hidden name beside `path`. (The temporary name adds ~14 bytes: a long name is
 # shortened so that it stays a valid file name, at most 255 bytes.)
 default_temp_file <- function(path) {

@@ -211,11 +211,11 @@ test_that("a process SIGKILLed in the middle of writing an entry loses nothing a
     original <- get("write_atomic", ns)
     entries <- 0
     # the 5th entry is killed half-written: its temporary file holds half the bytes
-    slow <- function(path, writer) {
-      if (!grepl("[.]rds$", path)) return(original(path, writer))
+    slow <- function(path, writer, ...) {
+      if (!grepl("[.]rds$", path)) return(original(path, writer, ...))
       entries <<- entries + 1
-      if (entries < 5) return(original(path, writer))
-      original(path, function(tmp) {
+      if (entries < 5) return(original(path, writer, ...))
+      original(path, ..., writer = function(tmp) {
         writer(tmp)
         bytes <- readBin(tmp, "raw", file.size(tmp))
         writeBin(bytes[seq_len(length(bytes) %/% 2)], tmp)
@@ -255,4 +255,163 @@ test_that("cache_dir honours FALSE, a path, the option and the env var", {
   withr::with_options(list(predictivebench.cache_dir = "opt"), expect_equal(cache_dir(), "opt"))
   withr::with_envvar(c(PREDICTIVEBENCH_CACHE_DIR = "env"), expect_equal(cache_dir(), "env"))
   expect_error(cache_dir(1), class = "predictivebench_error_argument")
+})
+
+test_that("cache_clear() of a cache with no entries clears nothing and says 0", {
+  dir <- withr::local_tempdir()
+  cache_prepare(dir)
+  expect_equal(cache_clear(dir), 0L)
+  expect_true(file.exists(file.path(dir, "predictivebench-cache.json")))
+})
+
+# The futurex sample (11 questions) solved at `server` with the cache at `cache`, one request
+# at a time, logging to `logs`.
+cache_disk_task <- function(server, cache, logs) {
+  settings <- request_settings(cache = cache, max_active = 1)
+  futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = settings),
+               dir = logs)
+}
+
+# Every file under the cache's responses/ is a whole entry: a regular file readRDS() reads as one.
+expect_whole_entries <- function(cache) {
+  files <- list.files(file.path(cache, "responses"), recursive = TRUE, full.names = TRUE,
+                      all.files = TRUE)
+  for (f in files) {
+    expect_false(nzchar(Sys.readlink(f)), label = paste(f, "is a link"))
+    entry <- tryCatch(readRDS(f), error = function(e) NULL)
+    expect_identical(entry$format, "predictivebench-cache", label = paste(f, "whole"))
+  }
+  length(files)
+}
+
+test_that("a full disk under the cache leaves no cut entry in place, and says what the cache holds", {
+  skip_if_not(file.exists("/dev/full"), "needs Linux's /dev/full")
+  server <- local_fake_openai(function(body, n) strrep("\\boxed{A} ", 50))
+  root <- withr::local_tempdir()
+  cache <- file.path(root, "cache")
+  logs <- file.path(root, "logs")
+  # after 5 entries the disk is full: each later entry's temporary file is Linux's /dev/full,
+  # which answers every write with "No space left on device"
+  device <- file.path(withr::local_tempdir(), "full")
+  own_temp_file <- cache_temp_file
+  written <- 0
+  full_disk <- function(path) {
+    written <<- written + 1
+    if (written <= 5) return(own_temp_file(path))
+    unlink(device)
+    file.symlink("/dev/full", device)
+    device
+  }
+  local({
+    local_replace_internal("cache_temp_file", full_disk)
+    err <- tryCatch(suppressMessages(cache_disk_task(server, cache, logs)$eval(view = FALSE,
+                      solver_chat = fake_chat(server))), error = identity)
+    expect_s3_class(err, "predictivebench_error_disk")
+    expect_match(conditionMessage(err), "is full", fixed = TRUE)
+    expect_match(conditionMessage(err), basename(cache), fixed = TRUE)
+    expect_match(conditionMessage(err), "No space left on device", fixed = TRUE)
+  })
+  expect_equal(expect_whole_entries(cache), 5)
+  # with room again, the rerun pays only what the cache does not hold, and writes its log
+  paid <- server$count()
+  tsk <- cache_disk_task(server, cache, logs)
+  suppressMessages(tsk$eval(view = FALSE, solver_chat = fake_chat(server)))
+  expect_equal(server$count() - paid, 11 - 5)
+  expect_equal(nrow(tsk$get_samples()), 11)
+  expect_length(list.files(logs, pattern = "[.]json$"), 1)
+})
+
+test_that("a real small disk that fills under the cache leaves only whole entries", {
+  skip_on_cran()
+  skip_on_os(c("windows", "mac"))
+  disk <- withr::local_tempdir()
+  # a 64 KiB tmpfs, where the system lets this process mount one (root with CAP_SYS_ADMIN)
+  mounted <- suppressWarnings(system2("mount", c("-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                                                 disk), stdout = FALSE, stderr = FALSE))
+  skip_if(!identical(mounted, 0L), "can't mount a small tmpfs here")
+  withr::defer(system2("umount", disk))
+  server <- local_fake_openai(function(body, n) {
+    paste(sample(c(letters, " "), 6000, replace = TRUE), collapse = "")
+  })
+  cache <- file.path(disk, "cache")
+  logs <- file.path(disk, "logs")
+  err <- tryCatch(suppressMessages(cache_disk_task(server, cache, logs)$eval(view = FALSE,
+                    solver_chat = fake_chat(server))), error = identity)
+  expect_s3_class(err, "predictivebench_error_disk")
+  expect_match(conditionMessage(err), "is full", fixed = TRUE)
+  kept <- expect_whole_entries(cache)
+  expect_gt(kept, 0)
+  expect_lt(kept, 11)
+  # nothing half-written is left beside the entries either
+  expect_length(list.files(cache, pattern = "^[.]", recursive = TRUE, all.files = TRUE), 0)
+})
+
+test_that("a cache_clear() from another session while a run writes: the run goes on and writes its log", {
+  skip_on_cran()
+  skip_on_os("windows")
+  server <- local_fake_openai(function(body, n) "\\boxed{A}", latency = 0.2)
+  root <- withr::local_tempdir()
+  cache <- file.path(root, "cache")
+  logs <- file.path(root, "logs")
+  writing <- file.path(root, "writing")
+  cleared <- file.path(root, "cleared")
+  # the run, in a process of its own, against a slow server; its 3rd entry waits, written but
+  # not yet renamed into place, until this session has cleared the cache
+  child <- callr::r_bg(function(pkg, url, cache, logs, writing, cleared) {
+    pkgload::load_all(pkg, quiet = TRUE)
+    ns <- asNamespace("predictivebench")
+    original <- get("write_atomic", ns)
+    entries <- 0
+    paused <- function(path, writer, ...) {
+      if (!grepl("[.]rds$", path)) return(original(path, writer, ...))
+      entries <<- entries + 1
+      if (entries != 3) return(original(path, writer, ...))
+      original(path, ..., writer = function(tmp) {
+        writer(tmp)
+        writeLines("", writing)
+        deadline <- Sys.time() + 60
+        while (!file.exists(cleared) && Sys.time() < deadline) Sys.sleep(0.05)
+      })
+    }
+    utils::assignInNamespace("write_atomic", paused, "predictivebench")
+    chat <- ellmer::chat_openai_compatible(base_url = url, model = "fake-model",
+                                           credentials = function() "sk-child")
+    settings <- request_settings(cache = cache, max_active = 2)
+    tsk <- futurex_task(futurex_dataset(version = "sample"),
+                        solver = futurex_solver(settings = settings), dir = logs)
+    out <- tryCatch(suppressWarnings(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))),
+                    error = function(e) conditionMessage(e))
+    list(error = if (is.character(out)) out, samples = nrow(tsk$get_samples()))
+  }, args = list(skip_if_no_source_tree(), server$url, cache, logs, writing, cleared))
+  deadline <- Sys.time() + 90
+  while (!file.exists(writing) && child$is_alive() && Sys.time() < deadline) Sys.sleep(0.05)
+  expect_true(file.exists(writing))
+  # this session clears the cache: the two entries in place, and the one being written
+  expect_equal(cache_clear(cache), 2L)
+  writeLines("", cleared)
+  child$wait(60000)
+  run <- child$get_result()
+  expect_null(run$error)
+  expect_equal(run$samples, 11)
+  log <- list.files(logs, pattern = "[.]json$", full.names = TRUE)
+  expect_length(log, 1)
+  expect_equal(length(jsonlite::read_json(log)$samples), 11)
+  # what the clear took is sent again by the next run, and only that
+  paid <- server$count()
+  tsk <- futurex_task(futurex_dataset(version = "sample"),
+                      solver = futurex_solver(settings = request_settings(cache = cache)),
+                      dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+  expect_equal(server$count() - paid, 2)
+})
+
+test_that("an entry that can't be put in place twice is left out with a warning; the answer is kept", {
+  server <- local_fake_openai(function(body, n) "kept")
+  cache <- withr::local_tempdir()
+  # its temporary file is somewhere that vanished (a folder another session deleted)
+  local_replace_internal("cache_temp_file", function(path) file.path(cache, "gone", "tmp"))
+  expect_warning(res <- generate_responses(fake_chat(server), "q", cache = cache),
+                 "cannot open file", class = "predictivebench_warning_cache_write")
+  expect_equal(res$result, "kept")
+  expect_length(list.files(file.path(cache, "responses"), recursive = TRUE), 0)
 })

@@ -6,7 +6,7 @@ secret_part <- "7f3a9c1e5b2d4680"
 
 # Every file under `dirs` (and every file in the session's temporary directory written since
 # `since`) that contains the key, as raw bytes (so binary files such as .rds count).
-files_with_secret <- function(dirs, since) {
+files_with_secret <- function(dirs, since, secret = secret_part) {
   files <- unlist(lapply(dirs, list.files, recursive = TRUE, full.names = TRUE,
                          all.files = TRUE))
   recent <- list.files(tempdir(), recursive = TRUE, full.names = TRUE, all.files = TRUE)
@@ -18,9 +18,9 @@ files_with_secret <- function(dirs, since) {
   files <- files[file.exists(files) & !dir.exists(files)]
   hits <- vapply(files, function(f) {
     bytes <- readBin(f, "raw", file.size(f))
-    length(grepRaw(secret_part, bytes, fixed = TRUE)) > 0 ||
+    length(grepRaw(secret, bytes, fixed = TRUE)) > 0 ||
       # gzip-compressed files (saveRDS's default) hide their text
-      length(grepRaw(secret_part, tryCatch(memDecompress(bytes, "gzip"),
+      length(grepRaw(secret, tryCatch(memDecompress(bytes, "gzip"),
                                            error = function(e) raw()), fixed = TRUE)) > 0
   }, TRUE)
   files[hits]
@@ -124,4 +124,76 @@ test_that("cache keys and entries do not depend on the key", {
   # one request: the second chat, with another key, is served from the same entry
   expect_equal(server$count(), 1)
   expect_length(list.files(root, pattern = "\\.rds$", recursive = TRUE), 1)
+})
+
+test_that("a password in a chat's base_url appears in no name, table, record, log, board or message", {
+  since <- Sys.time() - 1
+  root <- withr::local_tempdir()
+  cache <- file.path(root, "cache")
+  logs <- file.path(root, "logs")
+  set_dir <- file.path(root, "set")
+  withr::local_options(predictivebench.cache_dir = cache)
+  withr::local_envvar(VITALS_LOG_DIR = logs)
+  server <- local_fake_openai(function(body, n) {
+    if (grepl("Description: refuse", last_user_text(body)) ||
+        identical(body$model, "refused-model")) {
+      return(list(status = 401))
+    }
+    if (grepl("GROUND_TRUTH_VALUE", last_user_text(body))) {
+      return("GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1")
+    }
+    "\\boxed{A}"
+  })
+  # as some team gateways are reached
+  gateway <- sub("://", "://team:s3cret@", server$url, fixed = TRUE)
+  chat <- ellmer::chat_openai(base_url = gateway, model = "fake-model",
+                              credentials = function() "test")
+  judge <- ellmer::chat_openai(base_url = gateway, model = "judge-model",
+                               credentials = function() "test")
+  shown <- character()
+  record <- function(cnd) {
+    shown <<- c(shown, conditionMessage(cnd))
+    invokeRestart(if (inherits(cnd, "warning")) "muffleWarning" else "muffleMessage")
+  }
+  see <- function(expr) withCallingHandlers(expr, warning = record, message = record)
+
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = logs)
+  see(tsk$eval(solver_chat = chat, view = FALSE))
+  shown <- c(shown, capture.output(print(futurex_summary(tsk))))
+  set <- see(eval_set("futurex@sample", list(chat), log_dir = set_dir, judge = judge))
+  expect_equal(set$status, "done")
+  # the name still says where the model was asked, without the credential
+  expect_match(set$model, "127.0.0.1", fixed = TRUE)
+  shown <- c(shown, set$model, capture.output(print(set, width = 500)))
+  board <- leaderboard(set_dir, logs)
+  expect_gt(nrow(board), 0)
+  shown <- c(shown, unlist(lapply(board, as.character)), capture.output(print(board, width = 500)))
+
+  # a 401 from the gateway: its message names the provider's address without the password
+  refused <- futurex_dataset(version = "sample")
+  refused$input[[1]] <- paste(refused$input[[1]], "Description: refuse")
+  err <- tryCatch(
+    see(futurex_task(refused, dir = file.path(root, "logs2"))$eval(solver_chat = chat,
+                                                                    view = FALSE)),
+    error = identity
+  )
+  expect_s3_class(err, "predictivebench_error_auth")
+  expect_match(conditionMessage(err), "127.0.0.1", fixed = TRUE)
+  shown <- c(shown, conditionMessage(err), format(err))
+  # ... and in a set: its table, its record and report_failures()
+  refused_chat <- ellmer::chat_openai(base_url = gateway, model = "refused-model",
+                                      credentials = function() "test")
+  failed <- tryCatch(see(eval_set("futurex@sample", list(refused_chat), log_dir = set_dir)),
+                     error = identity)
+  shown <- c(shown, if (inherits(failed, "error")) c(conditionMessage(failed), format(failed)) else
+    c(failed$error, capture.output(print(failed, width = 500)),
+      tryCatch(capture.output(see(report_failures(set_dir))), error = conditionMessage)))
+  expect_true(any(grepl("127.0.0.1", shown, fixed = TRUE) & grepl("401", shown)))
+
+  expect_gt(server$count(), 11)
+  expect_false(any(grepl("s3cret", shown, fixed = TRUE)),
+               label = paste(grep("s3cret", shown, value = TRUE, fixed = TRUE), collapse = "\n"))
+  expect_gt(scanned_files(c(cache, logs, set_dir)), 15)
+  expect_equal(files_with_secret(c(cache, logs, set_dir, file.path(root, "logs2")), since,
+                                 secret = "s3cret"), character())
 })

@@ -16,3 +16,21 @@ test_that("missing counts add up as nothing", {
   expect_equal(zero_na(NULL), double())
   expect_gte(now_seconds(), 0)
 })
+
+test_that("a URL is shown without its userinfo or query values, which are credentials", {
+  expect_equal(
+    shown_url(c("at http://team:s3cret@127.0.0.1:8/v1?key=abc&v=2 or https://tok@h/x",
+                "mail@h and http://h/a@b", NA)),
+    c("at http://****@127.0.0.1:8/v1?key=****&v=**** or https://****@h/x",
+      "mail@h and http://h/a@b", NA)
+  )
+  expect_equal(shown_url("https://api.openai.com/v1"), "https://api.openai.com/v1")
+  expect_equal(url_credentials("http://te%40am:s3c%2Fret@h/v1?key=abc"),
+               c("te@am", "s3c/ret", "abc"))
+  expect_equal(url_credentials("https://api.openai.com/v1"), character())
+  # a provider's error that repeats the URL says it without the password, however short
+  err <- redact_error(simpleError("GET http://team:pw@h/v1 failed"),
+                      credential_values(url = "http://team:pw@h/v1"))
+  expect_equal(conditionMessage(err), "GET http://****@h/v1 failed")
+  expect_true("s3cret" %in% credential_values(url = "http://team:s3cret@h/v1"))
+})
