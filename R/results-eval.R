@@ -11,13 +11,14 @@
 # task (`$get_samples()`, `$get_cost()`, `vitals_bind()`, the metrics), `$log_path`.
 
 # Samples per chunk: enough to keep the request pool full (20 requests a slot), and at least
-# 1,000, so that a chunk's fixed costs are small beside its samples'.
+# 1,000, so that a chunk's fixed costs are small beside its samples'. A `max_active` of no
+# limit (`Inf`, 1e9) is the whole run in one chunk, not a count past R's integers.
 chunk_rows_default <- function(dots) {
   max_active <- dots$max_active
   if (!is.numeric(max_active) || length(max_active) != 1 || is.na(max_active)) {
     max_active <- request_settings()$max_active
   }
-  as.integer(max(1000, 20 * max_active))
+  as.integer(min(.Machine$integer.max, max(1000, 20 * max_active)))
 }
 
 # Samples translated into the log's form at a time.

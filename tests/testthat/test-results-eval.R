@@ -314,3 +314,27 @@ test_that("finished samples' metadata is kept as columns and given back as it wa
   }
   expect_identical(pack_metadata(c("x", "y")), c("x", "y"))
 })
+
+test_that("max_active = Inf or 1e9 (no limit) runs every request, in one chunk", {
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  n <- nrow(futurex_dataset(version = "sample"))
+  for (no_limit in c(Inf, 1e9)) {
+    tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(),
+                        solver = futurex_solver(settings = request_settings(cache = FALSE)))
+    expect_no_warning(suppressMessages(
+      tsk$eval(solver_chat = fake_chat(server), view = FALSE, max_active = no_limit)
+    ))
+    expect_false(anyNA(tsk$get_samples()$result))
+    expect_true(file.exists(tsk$log_path))
+  }
+  expect_equal(server$count(), 2 * n)
+  expect_equal(chunk_rows_default(list(max_active = Inf)), .Machine$integer.max)
+  # the completions transport's connection pool too (probsem's log-probabilities)
+  echo <- local_fake_openai(function(body, n) echo_completion(body$prompt))
+  tsk <- probsem_task(probsem_dataset(version = "sample"), dir = withr::local_tempdir(),
+                      solver = probsem_solver(settings = request_settings(cache = FALSE)))
+  expect_no_warning(suppressMessages(
+    tsk$eval(solver_chat = fake_chat(echo), view = FALSE, max_active = Inf)
+  ))
+  expect_false(anyNA(tsk$get_samples()$result))
+})
