@@ -338,3 +338,42 @@ test_that("max_active = Inf or 1e9 (no limit) runs every request, in one chunk",
   ))
   expect_false(anyNA(tsk$get_samples()$result))
 })
+
+test_that("a chat without its key stops $eval() before anything, as eval_set() does", {
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  # (ellmer skips a test instead of failing where TESTTHAT is "true")
+  withr::local_envvar(OPENAI_API_KEY = NA, TESTTHAT = "false")
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  keyless <- ellmer::chat_openai_compatible(base_url = server$url, model = "m1")
+  data <- futurex_dataset(version = "sample", limit = 2)
+  dir <- withr::local_tempdir()
+  said <- character()
+  keep_messages <- function(expr) {
+    withCallingHandlers(expr, message = function(m) {
+      said <<- c(said, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    })
+  }
+  err <- expect_error(keep_messages(futurex_task(data, dir = dir)$eval(solver_chat = keyless,
+                                                                       view = FALSE)),
+                      class = "predictivebench_error_credentials")
+  expect_match(conditionMessage(err), "OPENAI_API_KEY", fixed = TRUE)
+  expect_length(strsplit(cli::ansi_strip(conditionMessage(err)), "\n")[[1]], 1)
+  # before the run began: no "Solving", nothing sent, no log
+  expect_false(any(grepl("Solving", said)))
+  # a judge without its key, given to the task or to $eval(): the same, before the solver's
+  # requests are paid
+  judged <- futurex_task(data, dir = dir, scorer = futurex_scorer(scorer_chat = keyless))
+  expect_error(judged$eval(solver_chat = fake_chat(server), view = FALSE),
+               class = "predictivebench_error_credentials")
+  expect_error(futurex_task(data, dir = dir)$eval(solver_chat = fake_chat(server),
+                                                  scorer_chat = keyless, view = FALSE),
+               class = "predictivebench_error_credentials")
+  expect_equal(server$count(), 0)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+  # the same error eval_set() gives
+  set_err <- expect_error(eval_set("futurex@sample", list(keyless), log_dir = withr::local_tempdir(),
+                                   limit = 2),
+                          class = "predictivebench_error_credentials")
+  expect_equal(sub(":.*$", "", conditionMessage(set_err)), sub(":.*$", "", conditionMessage(err)))
+})
