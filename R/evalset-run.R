@@ -31,6 +31,7 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   if (!is.null(error)) {
     out <- new_outcome("failed", error = conditionMessage(error))
     out$final <- inherits(error, final_error_classes)
+    if (out$final) out$bullets <- error_bullets(error)
     return(out)
   }
   errors <- sample_errors(task)
@@ -64,6 +65,15 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
 final_error_classes <- c("predictivebench_error_logprobs_unsupported",
                          "predictivebench_error_logprobs_broken",
                          "predictivebench_error_credentials", "predictivebench_error_argument")
+
+# A cli error's lines as cli bullets again (its message and body, each with its bullet), to
+# be said as they were, not flattened into one line; their text is not read as cli markup.
+error_bullets <- function(error) {
+  lines <- c(error$message, error$body)
+  if (!is.character(lines) || !length(lines)) lines <- conditionMessage(error)
+  names(lines) <- rlang::names2(lines)
+  gsub("}", "}}", gsub("{", "{{", lines, fixed = TRUE), fixed = TRUE)
+}
 
 # Each sample's request error (its solver's or its scorer's: a request that failed for good,
 # a vote, a judge call), NA for a sample whose requests were answered. An answer that was
