@@ -150,7 +150,10 @@
 #'   dataset they were built with.
 #' @param retries How many more times a failed or partial cell is tried in this call
 #'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
-#'   requests. The next call tries failed and partial cells again, as many times.
+#'   requests. The next call tries failed and partial cells again, as many times. A cell
+#'   whose error another attempt would only meet again (a server without the
+#'   log-probabilities a benchmark needs, a chat without its key, a wrong argument) is
+#'   tried once, and its error is said whole, as what to change.
 #' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell (and of the
 #'   closing `arena`).
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run and the closing
