@@ -15,15 +15,21 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   error <- tryCatch({
     chat <- cell$chat %||% chat_from_spec(cell$model)
     task <- cell_task(cell, log_dir)
-    # its log names the model as the set's table does (two chats of one model apart)
-    if (inherits(task, "ResultsTask")) task$model_label <- cell$label
+    # its log names the model as the set's table does (two chats of one model apart), and
+    # the cell (an attempt's log and the next one's are one cell's: report_failures())
+    if (inherits(task, "ResultsTask")) {
+      task$model_label <- cell$label
+      task$log_eval$metadata$cell_id <- cell$id
+    }
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
               if (takes_request_settings(task)) {
                 changed_settings(settings_with_dots(settings, hand_over = hand_over))
               })
     withCallingHandlers(
       suppressMessages(do.call(task$eval, args)),
-      predictivebench_step_failed = function(c) failed_step <<- TRUE
+      predictivebench_step_failed = function(c) failed_step <<- TRUE,
+      # (the set says which samples failed, and that eval_set() asks them again, not $eval())
+      predictivebench_warning_failed_requests = function(w) tryInvokeRestart("muffleWarning")
     )
     NULL
   }, predictivebench_cell_waits = function(c) c, error = function(e) e)
