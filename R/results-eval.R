@@ -66,8 +66,9 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
     } else {
       ""
     }
-    # ---- solve
-    cli::cli_progress_step(paste0("Solving", label))
+    # ---- solve (a solver that sends nothing, rescore()'s, names its step itself)
+    cli::cli_progress_step(paste0(attr(solver$fn, "predictivebench_step") %||% "Solving",
+                                  label))
     started <- Sys.time()
     before <- session_tokens()
     step <- fast_logged(chunk_solver(solver$fn, chunks[[k]], epochs), solver$name)
