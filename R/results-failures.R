@@ -212,6 +212,7 @@ run_failures <- function(samples, log, benchmark, model) {
   )
   attr(out, "samples") <- n
   attr(out, "notes") <- run_notes(samples, log, benchmark, model)
+  attr(out, "eval_set") <- FALSE  # (a cell of an evaluation set: log_failures())
   out
 }
 

@@ -316,7 +316,10 @@ test_that("finished samples' metadata is kept as columns and given back as it wa
 })
 
 test_that("max_active = Inf or 1e9 (no limit) runs every request, in one chunk", {
-  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  # chat answers, and echoed log-probabilities for probsem's completions
+  server <- local_fake_openai(function(body, n) {
+    if (!is.null(body$prompt)) echo_completion(body$prompt) else "\\boxed{A}"
+  })
   n <- nrow(futurex_dataset(version = "sample"))
   for (no_limit in c(Inf, 1e9)) {
     tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(),
@@ -330,11 +333,10 @@ test_that("max_active = Inf or 1e9 (no limit) runs every request, in one chunk",
   expect_equal(server$count(), 2 * n)
   expect_equal(chunk_rows_default(list(max_active = Inf)), .Machine$integer.max)
   # the completions transport's connection pool too (probsem's log-probabilities)
-  echo <- local_fake_openai(function(body, n) echo_completion(body$prompt))
   tsk <- probsem_task(probsem_dataset(version = "sample"), dir = withr::local_tempdir(),
                       solver = probsem_solver(settings = request_settings(cache = FALSE)))
   expect_no_warning(suppressMessages(
-    tsk$eval(solver_chat = fake_chat(echo), view = FALSE, max_active = Inf)
+    tsk$eval(solver_chat = fake_chat(server), view = FALSE, max_active = Inf)
   ))
   expect_false(anyNA(tsk$get_samples()$result))
 })
