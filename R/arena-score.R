@@ -14,11 +14,9 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
   rm(answers)
   default_chat <- check_judge(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
+  no_judge <- "The arena's scorer needs a judge (the original used gpt-4)."
   scorer <- function(samples, ..., scorer_chat = default_chat) {
-    if (is.null(scorer_chat)) {
-      abort_no_judge("The arena's scorer needs a judge (the original used gpt-4).", "arena",
-                     list(...))
-    }
+    if (is.null(scorer_chat)) abort_no_judge(no_judge, "arena", list(...))
     scorer_chat <- check_judge(scorer_chat)
     s <- settings_with_dots(settings, ...)
     model <- arena_model_name(samples, setdiff(names(reference), "question"))
@@ -35,7 +33,7 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
   }
   # what an evaluation set's cell identity reads besides the code (step_identity())
   attr(scorer, "predictivebench_identity") <- list(answers = answers_table_sha256(reference))
-  scorer
+  with_judge(scorer, default_chat, no_judge, "arena")  # (refused before the run: no judge)
 }
 
 # The content of a table of answers (its column names and every cell), hashed.

@@ -108,7 +108,8 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #'   of chats (a panel of judges, as in [arena_run()]: the verdict more than half the judges
 #'   give, a tie when every judge gave one and none has a majority; each battle's judges' own
 #'   verdicts in the sample's `scorer_metadata$judges`); `NULL` leaves it to
-#'   `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
+#'   `$eval(scorer_chat = )` (given neither, `$eval()` refuses before anything is sent).
+#'   Ignored when you give your own `scorer`.
 #' @param answers The reference models' answers: an EloBench answer cache (`q_and_as.csv`,
 #'   `question` and one column per model, `NaN` for no answer),
 #'   a data frame in that layout, or `NULL` (the default) for the bundled sample's answers

@@ -7,11 +7,9 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
   scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
   default_chat <- scorer_chat
-  function(samples, ..., scorer_chat = default_chat) {
-    if (is.null(scorer_chat)) {
-      abort_no_judge("The DSBench judge needs a chat (the original used gpt-4o).", "dsbench",
-                     list(...))
-    }
+  no_judge <- "The DSBench judge needs a chat (the original used gpt-4o)."
+  scorer <- function(samples, ..., scorer_chat = default_chat) {
+    if (is.null(scorer_chat)) abort_no_judge(no_judge, "dsbench", list(...))
     scorer_chat <- check_judge(scorer_chat)
     judged <- dsbench_judge(samples$question, samples$target, samples$result, scorer_chat,
                             settings_with_dots(settings, ...))
@@ -30,6 +28,7 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
       explanation = dsbench_judge_explanation(samples$result, samples$target, judged)
     )
   }
+  with_judge(scorer, default_chat, no_judge, "dsbench")  # (refused before the run: no judge)
 }
 
 # Why a question scored what it did: the judge's verdict, then the prediction and the answer.

@@ -158,7 +158,8 @@
 #'   `dsbench_scorer()`.
 #' @param judge For `dsbench_task()`: the judge chat given to the default scorer as its
 #'   `scorer_chat` (the original used gpt-4o), or a list of chats (a panel). `NULL` (the
-#'   default) leaves it to `$eval(scorer_chat = )`. Ignored when you give your own `scorer`.
+#'   default) leaves it to `$eval(scorer_chat = )`; given neither, `$eval()` refuses before
+#'   anything is sent. Ignored when you give your own `scorer`.
 #' @inheritParams generate_solver
 #' @returns `dsbench_dataset()` a tibble (the task table plus a `folder` column);
 #'   `dsbench_solver()` and the scorers functions for [vitals::Task]; `dsbench_task()` a

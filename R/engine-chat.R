@@ -57,3 +57,32 @@ chat_model_field <- function(chat, name) {
     tryCatch(S7::prop(chat$get_provider(), name), error = function(e) NULL)
   unclass(value) %||% list()
 }
+
+# ---- credentials, read before a run -------------------------------------------------------
+
+# The value a chat's credentials function gives in this process, `list(credentials =
+# <value>)`, or `list(error = <why, one line>)` when it can't be read here (ellmer's "Can't
+# find env var `OPENAI_API_KEY`.").
+read_credentials <- function(creds) {
+  tryCatch(list(credentials = creds()),
+           error = function(e) list(error = one_line(conditionMessage(e))))
+}
+
+one_line <- function(text) trimws(gsub("\\s+", " ", paste(text, collapse = " ")))
+
+# A chat that can't read its credentials here stops a run before anything is sent, in one
+# line naming what is missing, where ellmer says so only while building the first request,
+# after the run began. `label` names the chat as the caller shows it. Offline baseline chats
+# have none.
+check_chat_credentials <- function(chat, label, call = rlang::caller_env()) {
+  if (!inherits(chat, "Chat") || inherits(chat, "BaselineChat")) return(invisible(chat))
+  creds <- S7::prop(chat$get_provider(), "credentials")
+  error <- if (is.function(creds)) read_credentials(creds)$error
+  if (!is.null(error)) abort_credentials(label, error, call)
+  invisible(chat)
+}
+
+abort_credentials <- function(label, error, call) {
+  abort_pb("Can't read the credentials of the chat {.val {label}}: {error}", "credentials",
+           call = call)
+}

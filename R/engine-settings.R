@@ -8,7 +8,7 @@
 #' solver or scorer, or as named arguments to `$eval()` (which hands them to the solver), as
 #' with vitals' `generate()`: `tsk$eval(solver_chat = chat, max_active = 50)`.
 #'
-#' @param max_active Requests in flight at once.
+#' @param max_active Requests in flight at once; `Inf` for no limit.
 #' @param rpm Requests started per minute at most. The default, 500, suits hosted
 #'   providers; when it, rather than the server, sets the pace of most of a run (a local
 #'   server such as vLLM or a mock), a message says so once per session. `Inf` for none.

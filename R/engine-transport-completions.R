@@ -21,7 +21,7 @@ completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
   if (dry_run) {
     return(httr2_transport(template, texts, read_response, label))
   }
-  pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
+  pool <- connection_pool(max_active)
   sender <- post_sender(pool, template, deadline, function(res, seconds) {
     read_response(curl_response(res))
   })

@@ -28,7 +28,7 @@
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
                               deadline = request_deadline(), max_turns = 20L,
                               fast_path = TRUE) {
-  pool <- curl::new_pool(total_con = max_active, host_con = max_active, multiplex = FALSE)
+  pool <- connection_pool(max_active)
   new_senders <- function(chats) {
     lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline,
            max_turns = max_turns, fast_path = fast_path)
@@ -50,8 +50,8 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
       chats <<- c(chats, more_chats)
       senders <<- c(senders, new_senders(more_chats))
       if (!is.null(max_active)) {
-        curl::multi_set(total_con = max_active, host_con = max_active, multiplex = FALSE,
-                        pool = pool)
+        curl::multi_set(total_con = connection_limit(max_active),
+                        host_con = connection_limit(max_active), multiplex = FALSE, pool = pool)
       }
       ids
     },
@@ -107,6 +107,17 @@ drive_later <- function(timeout) {
 }
 
 # "OpenAI at https://api.openai.com/v1": who a request went to, for error messages.
+# A curl pool of at most `max_active` connections. curl takes an integer: a `max_active` of
+# no limit (`Inf`, or past R's integers) is curl's own "no limit", 0.
+connection_pool <- function(max_active) {
+  limit <- connection_limit(max_active)
+  curl::new_pool(total_con = limit, host_con = limit, multiplex = FALSE)
+}
+
+connection_limit <- function(max_active) {
+  if (max_active > .Machine$integer.max) 0L else as.integer(max_active)
+}
+
 chat_label <- function(chat) {
   provider <- chat$get_provider()
   url <- tryCatch(provider@base_url, error = function(e) NULL)

@@ -16,7 +16,7 @@ chat_secrets <- function(chat) {
   provider <- chat$get_provider()
   secrets <- list(headers = provider@extra_headers)
   creds <- S7::prop(provider, "credentials")
-  if (is.function(creds)) secrets <- c(secrets, read_credentials(creds))
+  if (is.function(creds)) secrets <- c(secrets, read_credentials(creds))  # R/engine-chat.R
   secrets
 }
 
@@ -27,14 +27,6 @@ spec_secrets <- function(spec, chat = NULL) {
   if (!inherits(chat, "Chat")) chat <- chat_from_spec(spec)
   chat_secrets(chat)
 }
-
-# `list(credentials = <value>)`, or `list(error = <why, one line>)`.
-read_credentials <- function(creds) {
-  tryCatch(list(credentials = creds()),
-           error = function(e) list(error = one_line(conditionMessage(e))))
-}
-
-one_line <- function(text) trimws(gsub("\\s+", " ", paste(text, collapse = " ")))
 
 # The chats of a set's cells (their models and judges) can read their credentials here,
 # checked before anything is sent: a chat without its key (`OPENAI_API_KEY` unset) stops
@@ -52,11 +44,6 @@ check_set_credentials <- function(cells, call = rlang::caller_env()) {
     if (!is.null(secrets$error)) abort_credentials(spec_label(p[[1]]), secrets$error, call)
   }
   invisible(cells)
-}
-
-abort_credentials <- function(label, error, call) {
-  abort_pb("Can't read the credentials of the chat {.val {label}}: {error}", "credentials",
-           call = call)
 }
 
 # The constructor's arguments the secrets give: the chat's credentials and headers. In this

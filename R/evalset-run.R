@@ -15,15 +15,21 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   error <- tryCatch({
     chat <- cell$chat %||% chat_from_spec(cell$model)
     task <- cell_task(cell, log_dir)
-    # its log names the model as the set's table does (two chats of one model apart)
-    if (inherits(task, "ResultsTask")) task$model_label <- cell$label
+    # its log names the model as the set's table does (two chats of one model apart), and
+    # the cell (an attempt's log and the next one's are one cell's: report_failures())
+    if (inherits(task, "ResultsTask")) {
+      task$model_label <- cell$label
+      task$log_eval$metadata$cell_id <- cell$id
+    }
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
               if (takes_request_settings(task)) {
                 changed_settings(settings_with_dots(settings, hand_over = hand_over))
               })
     withCallingHandlers(
       suppressMessages(do.call(task$eval, args)),
-      predictivebench_step_failed = function(c) failed_step <<- TRUE
+      predictivebench_step_failed = function(c) failed_step <<- TRUE,
+      # (the set says which samples failed, and that eval_set() asks them again, not $eval())
+      predictivebench_warning_failed_requests = function(w) tryInvokeRestart("muffleWarning")
     )
     NULL
   }, predictivebench_cell_waits = function(c) c, error = function(e) e)
@@ -31,6 +37,7 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
   if (!is.null(error)) {
     out <- new_outcome("failed", error = conditionMessage(error))
     out$final <- inherits(error, final_error_classes)
+    if (out$final) out$bullets <- error_bullets(error)
     return(out)
   }
   errors <- sample_errors(task)
@@ -64,6 +71,15 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
 final_error_classes <- c("predictivebench_error_logprobs_unsupported",
                          "predictivebench_error_logprobs_broken",
                          "predictivebench_error_credentials", "predictivebench_error_argument")
+
+# A cli error's lines as cli bullets again (its message and body, each with its bullet), to
+# be said as they were, not flattened into one line; their text is not read as cli markup.
+error_bullets <- function(error) {
+  lines <- c(error$message, error$body)
+  if (!is.character(lines) || !length(lines)) lines <- conditionMessage(error)
+  names(lines) <- rlang::names2(lines)
+  gsub("}", "}}", gsub("{", "{{", lines, fixed = TRUE), fixed = TRUE)
+}
 
 # Each sample's request error (its solver's or its scorer's: a request that failed for good,
 # a vote, a judge call), NA for a sample whose requests were answered. An answer that was

@@ -151,7 +151,10 @@
 #'   dataset they were built with.
 #' @param retries How many more times a failed or partial cell is tried in this call
 #'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
-#'   requests. The next call tries failed and partial cells again, as many times.
+#'   requests. The next call tries failed and partial cells again, as many times. A cell
+#'   whose error another attempt would only meet again (a server without the
+#'   log-probabilities a benchmark needs, a chat without its key, a wrong argument) is
+#'   tried once, and its error is said whole, as what to change.
 #' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell (and of the
 #'   closing `arena`).
 #' @param max_cost `NULL`, or the most (in dollars) the cells still to run and the closing
@@ -246,7 +249,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   }
   result <- set_result(cells, outcomes)
   if (!is.null(spec)) result <- reduced_set_result(result, cells, spec)
-  report_set(result)
+  report_set(result, outcomes)
   if (!is.null(arena)) {
     result <- run_set_arena(result, arena, models, specs, judge, log_dir, settings)
   }
@@ -363,9 +366,16 @@ reduced_set_result <- function(result, cells, spec) {
   result
 }
 
-report_set <- function(result) {
+# What the set says: its cells done, partial and failed. A failed cell whose error is final
+# (final_error_classes: another attempt would meet it again) was tried once and is not
+# advised to be tried again: its error is said once, whole (the first such cell's, with its
+# bullets), as what to change.
+report_set <- function(result, outcomes = list()) {
   reused <- sum(result$reused)
-  failed <- result[result$status == "failed", , drop = FALSE]
+  final <- vapply(outcomes, function(o) isTRUE(o$final), TRUE)
+  if (length(final) != nrow(result)) final <- rep(FALSE, nrow(result))
+  failed <- result[result$status == "failed" & !final, , drop = FALSE]
+  stopped <- result[result$status == "failed" & final, , drop = FALSE]
   partial <- result[result$status == "partial", , drop = FALSE]
   errors <- c(partial$error, failed$error)
   errors <- errors[!is.na(errors)]
@@ -380,6 +390,10 @@ report_set <- function(result) {
                                again to ask them again (the others come from the cache)."),
     if (nrow(failed)) c("x" = "{nrow(failed)} failed: {.val {paste(failed$benchmark, 'x',
                                failed$model)}}; call {.fn eval_set} again to retry them."),
-    if (length(errors)) c("i" = "First error: {errors[[1]]}")
+    if (length(errors)) c("i" = "First error: {errors[[1]]}"),
+    if (nrow(stopped)) c("x" = "{nrow(stopped)} failed, not tried again (another attempt
+                                would meet the same error until what it names is changed):
+                                {.val {paste(stopped$benchmark, 'x', stopped$model)}}.",
+                         outcomes[final][[1]]$bullets %||% c(" " = "{stopped$error[[1]]}"))
   ), class = "predictivebench_message_eval_set")
 }

@@ -186,7 +186,7 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
   settings <- as_request_settings(settings)
   scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
   default_chat <- scorer_chat
-  function(samples, ..., scorer_chat = default_chat) {
+  scorer <- function(samples, ..., scorer_chat = default_chat) {
     scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
     scores <- futurex_score_items(samples$result, samples, number_rule, scorer_chat,
                                   settings_with_dots(settings, ...))
@@ -212,4 +212,5 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
     )
     out[!vapply(out, is.null, TRUE)]
   }
+  with_judge(scorer, default_chat)  # (its key read before the run)
 }

@@ -37,19 +37,43 @@ check_judge <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
 # `before_set`, the set refuses a benchmark by name before its first request (eval_set()'s
 # check), when nothing was paid. A scorer that finds no judge while a set runs (its run reaches
 # the scorer among `dots` as `run`, the settings' context) is mostly a task object's, which
-# the set's judge never reaches: the task takes its own.
-abort_no_judge <- function(what, bench, dots, call = rlang::caller_env(), before_set = FALSE) {
+# the set's judge never reaches: the task takes its own. `before_run`: refused before the
+# run sent anything (`$eval()`'s check, with_judge()); otherwise the scorer found no judge
+# only once its answers were paid.
+abort_no_judge <- function(what, bench, dots, call = rlang::caller_env(), before_set = FALSE,
+                           before_run = FALSE) {
   set_judge <- "{.code eval_set(..., judge = )}, a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges)"
+  sent <- if (before_set || before_run) {
+    c(i = "Nothing was sent.")
+  } else {
+    c(i = "The answers are kept in the response cache: the next call pays only for the judgements.")
+  }
   how <- if (before_set) {
-    c(i = paste0("Give the set a judge: ", set_judge, "."), i = "Nothing was sent.")
+    c(i = paste0("Give the set a judge: ", set_judge, "."))
   } else if (inherits(dots$run, "predictivebench_run")) {
     c(i = paste0("A benchmark given by name takes the set's judge: ", set_judge, "."),
-      i = "A task object keeps its own scorer: give it its judge, {.code {bench}_task(judge = )}.",
-      i = "The answers are kept in the response cache: the next call pays only for the judgements.")
+      i = "A task object keeps its own scorer: give it its judge, {.code {bench}_task(judge = )}.")
   } else {
     c(i = "Give it as {.code {bench}_task(judge = )}, {.code {bench}_scorer(scorer_chat = )} or {.code $eval(scorer_chat = )}: a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges).")
   }
-  abort_pb(c(what, how), "argument", call = call)
+  abort_pb(c(what, how, sent), "argument", call = call)
+}
+
+# `scorer` (a function of the samples taking `scorer_chat`, whose default is `default_chat`)
+# with its judge told before anything is sent: its attribute `predictivebench_judge`, which
+# `$eval()` calls with the scorer's arguments first (chunked_eval()), gives the chats of the
+# judge the scorer would use (none without one), or, where the scorer can't score without a
+# judge (`needed`: what abort_no_judge() says), refuses the run there instead of after its
+# answers are paid.
+with_judge <- function(scorer, default_chat, needed = NULL, bench = NULL) {
+  force(default_chat)
+  attr(scorer, "predictivebench_judge") <- function(..., scorer_chat = default_chat) {
+    if (is.null(scorer_chat) && !is.null(needed)) {
+      abort_no_judge(needed, bench, list(...), before_run = TRUE)
+    }
+    judge_members(check_judge(scorer_chat, allow_null = TRUE))
+  }
+  scorer
 }
 
 # Judges that gave unreadable verdicts (a reply the benchmark's rule can't read), each named

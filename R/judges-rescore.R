@@ -295,7 +295,9 @@ replay_solver <- function(samples) {
                            .epoch = rep(seq_len(epochs), times = nrow(dataset)))
     solve(inputs, rows, ..., solver_chat = solver_chat)
   }
-  structure(solver, class = c("predictivebench_solver", "function"), solve = solve)
+  # (`$eval()` shows its step as what it does: no solver request is sent)
+  structure(solver, class = c("predictivebench_solver", "function"), solve = solve,
+            predictivebench_step = "Reading the answers from the log")
 }
 
 # The chat standing for the run's solver, labelled as the log labels its model

@@ -58,7 +58,11 @@ chat_logprob_responses <- function(chat, prompts, settings, call = rlang::caller
     abort_pb(
       c("The chat endpoint at {.url {url}} answers without token log-probabilities, so the chat backend can't score.",
         i = "It ignored {.code logprobs = true} and {.code top_logprobs}: use a server that gives them (vLLM, llama.cpp's {.code llama-server}, a recent Ollama), or, for the faithful scores, one that echoes prompt log-probabilities with {.code backend = \"completions\"}.",
-        i = "1 request sent, no other."),
+        i = if (isTRUE(first$cached[[1]])) {
+          "No request sent: its answer was in the response cache."
+        } else {
+          "1 request sent, no other."
+        }),
       "logprobs_unsupported", call = call
     )
   }

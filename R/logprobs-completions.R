@@ -158,7 +158,8 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
 # the call before the other texts are sent. Every answer is checked (check_echoed()) before
 # any query is scored.
 completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,
-                               settings, chat_probe = function() FALSE) {
+                               settings,
+                               chat_probe = function() list(logprobs = FALSE, sent = 0L)) {
   full <- paste0(prefix, query)
   texts <- unique(c(full, query))
   probe <- probe_completions(endpoint, texts[[1]], dir, max_tokens, settings, span_check,

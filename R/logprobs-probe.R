@@ -7,9 +7,10 @@
 # a fresh one kept): "echo" when the endpoint echoes the prompt's log-probabilities (OpenAI's
 # legacy completions, vLLM, llama-cpp-python), "prompt_logprobs" when only vLLM's
 # `prompt_logprobs` gives them. At most 3 requests: an endpoint with neither stops the call
-# with an error saying what it lacks and what to do, `chat_probe()` (one chat request)
-# telling whether the chat backend would work there. Returns the endpoint with its route and
-# the answer to `text` (echo_texts()'s fields).
+# with an error saying what it lacks and what to do, `chat_probe()` (one chat request,
+# chat_has_logprobs()) telling whether the chat backend would work there, and how many
+# requests were sent (the refused probes are never cached; the chat's answer may be).
+# Returns the endpoint with its route and the answer to `text` (echo_texts()'s fields).
 probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_check,
                               chat_probe, call = rlang::caller_env()) {
   endpoint$route <- "echo"
@@ -25,7 +26,7 @@ probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_ch
   if (is_broken_echo_error(why)) abort_broken_echo(endpoint, 0, call = call)
   status <- error_status(why)
   if (!is.na(status) && status %in% c(404L, 405L, 501L)) {
-    abort_no_completions(endpoint, why, chat_probe(), n_sent = 2L, call = call)
+    abort_no_completions(endpoint, why, chat_probe(), n_sent = 1L, call = call)
   }
   answered <- inherits(why, "predictivebench_error_logprobs") ||
     (!is.na(status) && status >= 400L && status < 500L)
@@ -45,7 +46,8 @@ probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_ch
     note_logprob_route(vllm)
     return(list(endpoint = vllm, echoed = second))
   }
-  abort_no_prompt_logprobs(endpoint, why, second$conditions[[1]], chat_probe(), call = call)
+  abort_no_prompt_logprobs(endpoint, why, second$conditions[[1]], chat_probe(), n_sent = 2L,
+                           call = call)
 }
 
 note_logprob_route <- function(endpoint) {
@@ -58,15 +60,19 @@ note_logprob_route <- function(endpoint) {
               id = paste("logprobs_route", url, endpoint$model, endpoint$route))
 }
 
-# Whether the chat backend would get log-probabilities at `chat`: one first-token request for
-# `prefix`, the one chat_scores() would send first (the same cache key).
+# Whether the chat backend would get log-probabilities at `chat` (`logprobs`), and whether
+# asking sent a request (`sent`, 0 when its answer was cached): one first-token request for
+# `prefix`, the one chat_scores() would send first (the same cache key). Sent by the run
+# itself, never handed over to an evaluation set's overlap: the probes before it were sent
+# here, and a cell stopped at this one would send them again when it goes on.
 chat_has_logprobs <- function(chat, prefix, settings, top_logprobs, system_prompt) {
   res <- without_max_tokens_warning(
     logprob_chat_requests(logprob_chat_configured(chat, top_logprobs, system_prompt),
-                          prefix, settings)
+                          prefix, settings_with_dots(settings, hand_over = NULL))
   )
-  is.na(res$error[[1]]) && !inherits(try(top_alternatives(res$json[[1]]), silent = TRUE),
-                                     "try-error")
+  ok <- is.na(res$error[[1]]) &&
+    !inherits(try(top_alternatives(res$json[[1]]), silent = TRUE), "try-error")
+  list(logprobs = ok, sent = as.integer(!isTRUE(res$cached[[1]])))
 }
 
 chat_advice <- function(chat_ok) {
@@ -77,26 +83,34 @@ chat_advice <- function(chat_ok) {
     i = "Use a server that echoes prompt log-probabilities, such as vLLM ({.fn ellmer::chat_vllm}) or llama-cpp-python's server with {.code --logits_all true}.")
 }
 
-abort_no_completions <- function(endpoint, why, chat_ok, n_sent, call) {
+# `n_sent`: the completions probes sent; `chat` what chat_has_logprobs() found, its request
+# counted when it was sent.
+abort_no_completions <- function(endpoint, why, chat, n_sent, call) {
   abort_pb(
     c("The server at {.url {shown_url(endpoint$base_url)}} has no completions endpoint, so it can't give the prompt log-probabilities the completions backend scores.",
       x = "{.code POST {shown_url(endpoint$base_url)}/completions}: {conditionMessage(why)}",
-      chat_advice(chat_ok),
-      i = "{n_sent} probe request{?s} sent, no query."),
-    "logprobs_unsupported", status = error_status(why), chat_logprobs = chat_ok, call = call
+      chat_advice(chat$logprobs),
+      probes_sent(n_sent + chat$sent)),
+    "logprobs_unsupported", status = error_status(why), chat_logprobs = chat$logprobs,
+    call = call
   )
 }
 
-abort_no_prompt_logprobs <- function(endpoint, echo_why, vllm_why, chat_ok, call) {
+abort_no_prompt_logprobs <- function(endpoint, echo_why, vllm_why, chat, n_sent, call) {
   abort_pb(
     c("The completions endpoint at {.url {shown_url(endpoint$base_url)}} gives no log-probabilities of the prompt's tokens.",
       x = "With {.code echo = true, logprobs = 0}: {conditionMessage(echo_why)}",
       x = "With vLLM's {.code prompt_logprobs = 0}: {conditionMessage(vllm_why)}",
-      chat_advice(chat_ok),
+      chat_advice(chat$logprobs),
       i = "If the server refuses {.code max_tokens = 0}, use {.code max_tokens = 1}.",
-      i = "3 probe requests sent, no query."),
-    "logprobs_unsupported", chat_logprobs = chat_ok, call = call
+      probes_sent(n_sent + chat$sent)),
+    "logprobs_unsupported", chat_logprobs = chat$logprobs, call = call
   )
+}
+
+# How many requests a refusal cost: those sent, not those answered from the cache.
+probes_sent <- function(n) {
+  c(i = cli::format_inline("{n} probe request{?s} sent, no query."))
 }
 
 # ---- answers that can't be a model's --------------------------------------------------------

@@ -11,13 +11,14 @@
 # task (`$get_samples()`, `$get_cost()`, `vitals_bind()`, the metrics), `$log_path`.
 
 # Samples per chunk: enough to keep the request pool full (20 requests a slot), and at least
-# 1,000, so that a chunk's fixed costs are small beside its samples'.
+# 1,000, so that a chunk's fixed costs are small beside its samples'. A `max_active` of no
+# limit (`Inf`, 1e9) is the whole run in one chunk, not a count past R's integers.
 chunk_rows_default <- function(dots) {
   max_active <- dots$max_active
   if (!is.numeric(max_active) || length(max_active) != 1 || is.na(max_active)) {
     max_active <- request_settings()$max_active
   }
-  as.integer(max(1000, 20 * max_active))
+  as.integer(min(.Machine$integer.max, max(1000, 20 * max_active)))
 }
 
 # Samples translated into the log's form at a time.
@@ -34,6 +35,7 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   epochs <- as.integer(epochs %||% vitals_epochs(task) %||% 1L)
   solver <- vitals_step(task, "solver")
   scorer <- vitals_step(task, "scorer")
+  check_run_chats(scorer$fn, steps, call = call)
   size <- task$chunk_size %||% chunk_rows_default(dots)
   # A cell of an evaluation set runs in chunks too (R/evalset-overlap.R): its first pass
   # hands over the first chunk's requests and stops; evaluated once to its end, each later
@@ -64,8 +66,9 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
     } else {
       ""
     }
-    # ---- solve
-    cli::cli_progress_step(paste0("Solving", label))
+    # ---- solve (a solver that sends nothing, rescore()'s, names its step itself)
+    cli::cli_progress_step(paste0(attr(solver$fn, "predictivebench_step") %||% "Solving",
+                                  label))
     started <- Sys.time()
     before <- session_tokens()
     step <- fast_logged(chunk_solver(solver$fn, chunks[[k]], epochs), solver$name)
@@ -187,6 +190,23 @@ json_turned <- function(from, before, after, position) {
     for (field in setdiff(after[[step]], before[[step]])) from[[step]][[field]] <- position
   }
   from
+}
+
+# Before anything is sent (and before "Solving"), the refusals eval_set() gives before its
+# first request: a scorer that can't score without a judge has one (its attribute
+# `predictivebench_judge`, with_judge() in R/judges-panel.R, which gives the judge's chats),
+# and the solver's chat and the judge's can read their credentials here. A dry run reads no
+# key.
+check_run_chats <- function(scorer, steps, call = rlang::caller_env()) {
+  judge_of <- attr(scorer, "predictivebench_judge", exact = TRUE)
+  judges <- if (is.function(judge_of)) rlang::exec(judge_of, !!!steps$scorer)
+  if (!is.null(steps$solver$dry_run) || !is.null(steps$scorer$dry_run)) return(invisible())
+  solver_chat <- steps$solver$solver_chat
+  if (rlang::is_string(solver_chat)) solver_chat <- as_chat(solver_chat, call = call)
+  for (chat in c(list(solver_chat), judges)) {
+    if (inherits(chat, "Chat")) check_chat_credentials(chat, chat_model_label(chat), call)
+  }
+  invisible()
 }
 
 # vitals' check of `$eval()`'s arguments: every one named.

@@ -11,8 +11,9 @@
 #'
 #' * `"request"`: a request failed for good (its solver's or scorer's metadata holds an
 #'   error: a vote, a judge call or a log-probability request). Check the model name, the
-#'   API key and the endpoint, then run `$eval()` again: every answered request comes from
-#'   the cache, and only the failed ones are sent.
+#'   API key and the endpoint, then run `$eval()` again (for a cell of an evaluation set:
+#'   call [eval_set()] again): every answered request comes from the cache, and only the
+#'   failed ones are sent.
 #' * `"answer"`: every request was answered, but no answer could be scored (no result: the
 #'   reply had no answer the benchmark reads, such as ProcessBench votes without a boxed
 #'   step). Running again changes nothing (the answers are cached): look at the replies
@@ -36,6 +37,10 @@
 #' A run whose log is in several files (an [arena_run()] of many battles) is one run: any
 #' of its files, or its folder, reports all its battles, each row's `log` the run's log
 #' (its first file, as on [leaderboard()]).
+#'
+#' In an evaluation set's folder, a cell tried several times (its `retries`, or later calls)
+#' left a log of each attempt: only its last attempt is reported, so each sample counts
+#' once (a message says how many earlier logs were left out).
 #'
 #' In a folder, a log that was not written by predictivebench (another Inspect AI or vitals
 #' log) or can't be read is skipped with a warning (class
@@ -117,17 +122,31 @@ failed_samples <- function(x) {
 # Every run of a folder that predictivebench wrote, each once: the files of a run whose log
 # is in several (an arena run's parts, R/results-log-parts.R) are read as that one run. Other
 # JSON files (not logs) are passed over, and logs it did not write or can't read (a run with
-# a file missing among them) are skipped with one warning.
+# a file missing among them) are skipped with one warning. Of an evaluation set's cell
+# (a log's `cell_id`), only its last attempt counts: the earlier ones' samples are that
+# attempt's, asked again.
 folder_failures <- function(dir) {
-  paths <- sort(list.files(dir, pattern = "[.]json$", full.names = TRUE, recursive = TRUE))
+  # newest first: a cell's last attempt is the first of its logs met
+  paths <- sort(list.files(dir, pattern = "[.]json$", full.names = TRUE, recursive = TRUE),
+                decreasing = TRUE)
   skipped <- character()
   seen <- character()
+  cells <- character()
+  earlier <- 0L
   runs <- lapply(paths, function(path) {
     tryCatch({
       header <- read_log_header(path)
       if (is.null(header$eval$metadata$predictivebench)) {
         skipped[[path]] <<- "not written by predictivebench (another Inspect AI or vitals log)."
         return(NULL)
+      }
+      cell <- header$eval$metadata$cell_id
+      if (rlang::is_string(cell)) {
+        if (cell %in% cells) {
+          earlier <<- earlier + 1L
+          return(NULL)
+        }
+        cells <<- c(cells, cell)
       }
       # a run's files are read together, once (a run missing one is skipped once)
       run <- log_part_paths(path, header)[[1]]
@@ -140,7 +159,12 @@ folder_failures <- function(dir) {
     })
   })
   warn_skipped_logs(skipped)
-  Filter(Negate(is.null), runs)
+  if (earlier) {
+    cli::cli_inform(c(i = "Left out {earlier} log{?s} of earlier attempts of an evaluation
+                           set's cells: each cell's last attempt is reported."),
+                    class = "predictivebench_message_attempts")
+  }
+  rev(Filter(Negate(is.null), runs))
 }
 
 # One run's failures, from any of its files: every sample of the run (all its files), named
@@ -150,7 +174,10 @@ log_failures <- function(path) {
   header <- attr(samples, "log") %||% read_log_header(path)
   log <- log_part_paths(path, header)[[1]]
   benchmark <- as.character(header$eval$metadata$benchmark %||% header$eval$task %||% NA)
-  run_failures(samples, log, benchmark, as.character(header$eval$model %||% NA))
+  out <- run_failures(samples, log, benchmark, as.character(header$eval$model %||% NA))
+  # a set's cell is run again by eval_set(), not by `$eval()`
+  attr(out, "eval_set") <- rlang::is_string(header$eval$metadata$cell_id)
+  out
 }
 
 task_model <- function(task) {
@@ -187,6 +214,7 @@ run_failures <- function(samples, log, benchmark, model) {
   )
   attr(out, "samples") <- n
   attr(out, "notes") <- run_notes(samples, log, benchmark, model)
+  attr(out, "eval_set") <- FALSE  # (a cell of an evaluation set: log_failures())
   out
 }
 
@@ -274,10 +302,19 @@ say_failures <- function(out, runs, notes = no_notes()) {
   lines <- c("!" = "{nrow(out)} of {total} sample{?s} failed in {length(runs)} run{?s}.")
   if (length(requests)) {
     first <- requests[[1]]
+    # the advice of the path the runs were made on: a set's cells, or tasks
+    in_set <- vapply(runs, function(r) isTRUE(attr(r, "eval_set")), TRUE)
+    again <- if (all(in_set)) {
+      "call {.fn eval_set} again (with the same arguments)"
+    } else if (any(in_set)) {
+      "call {.fn eval_set} again for the set's cells, or run {.code $eval()} again for the others,"
+    } else {
+      "run {.code $eval()} again"
+    }
     lines <- c(lines,
       x = "{length(requests)} with a request that failed for good. First error: {first}",
-      i = "Check the model name, the API key and the endpoint, then run {.code $eval()}
-           again to retry them: answered requests come from the cache.")
+      i = paste0("Check the model name, the API key and the endpoint, then ", again,
+                 " to retry them: answered requests come from the cache."))
   }
   if (answers) {
     lines <- c(lines,

@@ -58,7 +58,8 @@
 #'   is the chat the requests went through, without turns, one object for every sample: the
 #'   conversations are in the log (its `messages`), and `$log()` gives that log (a copy of
 #'   it in another folder). A run in one chunk keeps each sample's chats, as vitals does.
-#'   The log's folder is checked before anything is sent. A cell of [eval_set()] runs in
+#'   The log's folder, the scorer's judge (a scorer that needs one: its attribute
+#'   `predictivebench_judge`) and the chats' credentials are checked before anything is sent. A cell of [eval_set()] runs in
 #'   chunks too, each chunk's requests waiting in the set's shared pool.
 #'
 #' The path of the last log written is in `$log_path`.

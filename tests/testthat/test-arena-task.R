@@ -98,6 +98,12 @@ test_that("the arena's scorer says when it has no judge", {
                     answers = toy$answers, dir = withr::local_tempdir())
   expect_error(tsk$eval(solver_chat = toy$model, view = FALSE),
                class = "predictivebench_error_argument")
+  # before any answer is paid
+  server <- local_fake_openai(function(body, n) "an answer")
+  err <- expect_error(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "Nothing was sent.", fixed = TRUE)
+  expect_equal(server$count(), 0)
   expect_error(arena_scorer(answers = data.frame(x = 1)),
                class = "predictivebench_error_argument")
 })

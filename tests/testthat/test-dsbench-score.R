@@ -37,7 +37,7 @@ test_that("without a judge, DSBench names only what the user can call, in the wo
   expect_no_match(said, "scorer_chat", fixed = TRUE)
   expect_true(all(named_functions(said) %in% c(exported, "eval_set")))
   # a task object in a set keeps its own scorer, which the set's judge never reaches: the
-  # task takes its judge (and the answers are kept)
+  # task takes its judge, refused before its answers are paid
   tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2),
                       dir = withr::local_tempdir())
   set <- suppressMessages(suppressWarnings(eval_set(
@@ -47,7 +47,8 @@ test_that("without a judge, DSBench names only what the user can call, in the wo
   )))
   expect_equal(set$status, "failed")
   expect_match(set$error, "dsbench_task(judge = )", fixed = TRUE)
-  expect_match(set$error, "response cache", fixed = TRUE)
+  expect_match(set$error, "Nothing was sent.", fixed = TRUE)
+  expect_equal(server$count(), 0)
   expect_true(all(named_functions(set$error) %in% c(exported, "eval_set")))
   # a task takes it as dsbench_task(judge = ), dsbench_scorer(scorer_chat = ) or $eval()
   tsk <- dsbench_task(dsbench_dataset(version = "sample", limit = 2),

@@ -309,3 +309,21 @@ test_that("the judge takes batch = TRUE: one batch, cached for a later run witho
   expect_equal(server$count(), nrow(data))
   expect_true(all(vapply(again$scorer_metadata, `[[`, TRUE, "cached")))
 })
+
+test_that("without a judge, $eval() refuses before any answer is paid, as eval_set() does", {
+  server <- local_fake_openai(function(body, n) "42")
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), dir = dir)
+  err <- expect_error(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "needs a chat", fixed = TRUE)
+  expect_match(conditionMessage(err), "dsbench_task(judge = )", fixed = TRUE)
+  expect_match(conditionMessage(err), "Nothing was sent.", fixed = TRUE)
+  expect_equal(server$count(), 0)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+  # a judge given to $eval() is the judge
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE,
+                            scorer_chat = baseline_chat("True")))
+  expect_equal(server$count(), nrow(tsk$get_samples()))
+})

@@ -492,3 +492,30 @@ test_that("a full disk while a cell's log is written fails that cell only; the r
   expect_equal(suppressMessages(futurex_summary(again$log_path[mended]))$estimate[[1]],
                again$headline[mended])
 })
+
+test_that("a cell whose server lacks a capability fails once, its error said whole, no retry advised", {
+  # no completions endpoint and no chat log-probabilities: probsem can't score there
+  server <- local_fake_ollama(chat_logprobs = FALSE)
+  logs <- withr::local_tempdir()
+  said <- NULL
+  set <- withCallingHandlers(
+    eval_set("probsem@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
+             settings = set_settings(withr::local_tempdir()), retries = 2),
+    predictivebench_message_eval_set = function(m) {
+      said <<- cli::ansi_strip(conditionMessage(m))
+      invokeRestart("muffleMessage")
+    }
+  )
+  expect_equal(set$status, c("failed", "failed"))
+  expect_equal(set$attempts, c(1L, 1L))
+  # each cell: one completions probe (404) and one chat probe, each sent once
+  expect_equal(server$count(), 4)
+  expect_equal(sum(server$log()$path == "/v1/completions"), 2)
+  expect_match(set$error[[1]], "2 probe requests sent", fixed = TRUE)
+  # said once, with its bullets on lines of their own; no advice to call again
+  lines <- strsplit(said, "\n")[[1]]
+  expect_true(any(startsWith(lines, "x `POST")))
+  expect_true(any(startsWith(lines, "i 2 probe requests sent, no query.")))
+  expect_equal(sum(grepl("has no completions endpoint", lines, fixed = TRUE)), 1)
+  expect_no_match(said, "call `eval_set()` again", fixed = TRUE)
+})

@@ -346,3 +346,23 @@ test_that("a panel's rescore log names the panel as its scorer and counts each j
   }
   expect_setequal(leaderboard(out$log)$judge, "panel(judge-true-1, judge-false)")
 })
+
+test_that("rescore() says it reads the answers from the log, not that it solves", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"), dir = dir,
+                      judge = baseline_chat("True", name = "lenient"))
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("42", name = "always-42"),
+                            view = FALSE))
+  said <- character()
+  withCallingHandlers(
+    rescore(tsk, judge = baseline_chat("False", name = "strict")),
+    message = function(m) {
+      said <<- c(said, cli::ansi_strip(conditionMessage(m)))
+      invokeRestart("muffleMessage")
+    }
+  )
+  expect_false(any(grepl("Solving", said, fixed = TRUE)))
+  expect_true(any(grepl("Reading the answers from the log", said, fixed = TRUE)))
+  expect_true(any(grepl("Scoring", said, fixed = TRUE)))
+})

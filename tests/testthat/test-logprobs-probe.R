@@ -237,3 +237,30 @@ test_that("in a set, a probsem cell at a chat-only server fails with the reason,
   expect_equal(set$attempts, c(1L, 1L))
   expect_lte(server$count(), 3 * 2)
 })
+
+test_that("a refusal counts the requests it sent, not those the cache answered", {
+  server <- local_fake_ollama(completions = "ignore", chat_logprobs = FALSE)
+  cached <- request_settings(cache = withr::local_tempdir())
+  refusal <- function(solver) {
+    tsk <- sample_task(solver)
+    before <- server$count()
+    err <- expect_error(suppressMessages(tsk$eval(solver_chat = fake_chat(server),
+                                                  view = FALSE)),
+                        class = "predictivebench_error_logprobs_unsupported")
+    list(said = cli::ansi_strip(conditionMessage(err)), sent = server$count() - before)
+  }
+  # the completions backend: echo, vLLM's prompt_logprobs and the chat probe, then the two
+  # refused probes again (never cached) and the chat's answer from the cache
+  first <- refusal(probsem_solver(settings = cached))
+  expect_equal(first$sent, 3)
+  expect_match(first$said, "3 probe requests sent, no query.", fixed = TRUE)
+  again <- refusal(probsem_solver(settings = cached))
+  expect_equal(again$sent, 2)
+  expect_match(again$said, "2 probe requests sent, no query.", fixed = TRUE)
+  # the chat backend: its first request is the chat probe's, answered from the cache
+  chat <- refusal(probsem_solver(backend = "chat", settings = cached))
+  expect_equal(chat$sent, 0)
+  expect_match(chat$said, "No request sent: its answer was in the response cache.",
+               fixed = TRUE)
+  expect_no_match(chat$said, "1 request sent", fixed = TRUE)
+})

@@ -314,3 +314,68 @@ test_that("finished samples' metadata is kept as columns and given back as it wa
   }
   expect_identical(pack_metadata(c("x", "y")), c("x", "y"))
 })
+
+test_that("max_active = Inf or 1e9 (no limit) runs every request, in one chunk", {
+  # chat answers, and echoed log-probabilities for probsem's completions
+  server <- local_fake_openai(function(body, n) {
+    if (!is.null(body$prompt)) echo_completion(body$prompt) else "\\boxed{A}"
+  })
+  n <- nrow(futurex_dataset(version = "sample"))
+  for (no_limit in c(Inf, 1e9)) {
+    tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir(),
+                        solver = futurex_solver(settings = request_settings(cache = FALSE)))
+    expect_no_warning(suppressMessages(
+      tsk$eval(solver_chat = fake_chat(server), view = FALSE, max_active = no_limit)
+    ))
+    expect_false(anyNA(tsk$get_samples()$result))
+    expect_true(file.exists(tsk$log_path))
+  }
+  expect_equal(server$count(), 2 * n)
+  expect_equal(chunk_rows_default(list(max_active = Inf)), .Machine$integer.max)
+  # the completions transport's connection pool too (probsem's log-probabilities)
+  tsk <- probsem_task(probsem_dataset(version = "sample"), dir = withr::local_tempdir(),
+                      solver = probsem_solver(settings = request_settings(cache = FALSE)))
+  expect_no_warning(suppressMessages(
+    tsk$eval(solver_chat = fake_chat(server), view = FALSE, max_active = Inf)
+  ))
+  expect_false(anyNA(tsk$get_samples()$result))
+})
+
+test_that("a chat without its key stops $eval() before anything, as eval_set() does", {
+  server <- local_fake_openai(function(body, n) "\\boxed{A}")
+  # (ellmer skips a test instead of failing where TESTTHAT is "true")
+  withr::local_envvar(OPENAI_API_KEY = NA, TESTTHAT = "false")
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  keyless <- ellmer::chat_openai_compatible(base_url = server$url, model = "m1")
+  data <- futurex_dataset(version = "sample", limit = 2)
+  dir <- withr::local_tempdir()
+  said <- character()
+  keep_messages <- function(expr) {
+    withCallingHandlers(expr, message = function(m) {
+      said <<- c(said, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    })
+  }
+  err <- expect_error(keep_messages(futurex_task(data, dir = dir)$eval(solver_chat = keyless,
+                                                                       view = FALSE)),
+                      class = "predictivebench_error_credentials")
+  expect_match(conditionMessage(err), "OPENAI_API_KEY", fixed = TRUE)
+  expect_length(strsplit(cli::ansi_strip(conditionMessage(err)), "\n")[[1]], 1)
+  # before the run began: no "Solving", nothing sent, no log
+  expect_false(any(grepl("Solving", said)))
+  # a judge without its key, given to the task or to $eval(): the same, before the solver's
+  # requests are paid
+  judged <- futurex_task(data, dir = dir, scorer = futurex_scorer(scorer_chat = keyless))
+  expect_error(judged$eval(solver_chat = fake_chat(server), view = FALSE),
+               class = "predictivebench_error_credentials")
+  expect_error(futurex_task(data, dir = dir)$eval(solver_chat = fake_chat(server),
+                                                  scorer_chat = keyless, view = FALSE),
+               class = "predictivebench_error_credentials")
+  expect_equal(server$count(), 0)
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+  # the same error eval_set() gives
+  set_err <- expect_error(eval_set("futurex@sample", list(keyless), log_dir = withr::local_tempdir(),
+                                   limit = 2),
+                          class = "predictivebench_error_credentials")
+  expect_equal(sub(":.*$", "", conditionMessage(set_err)), sub(":.*$", "", conditionMessage(err)))
+})

@@ -215,3 +215,43 @@ test_that("an arena run's log in parts is one run: its failures are the same as 
                       class = "predictivebench_warning_skipped_logs")
   expect_equal(nrow(out), 0)
 })
+
+test_that("a set's folder counts each sample once, with the set's advice", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  warned <- character()
+  set <- withCallingHandlers(
+    suppressMessages(eval_set("futurex@sample", set_chats(server, c("m1", "broken")),
+                              log_dir = logs, settings = set_settings(withr::local_tempdir()))),
+    warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    }
+  )
+  n <- nrow(futurex_dataset(version = "sample"))
+  expect_equal(set$attempts, c(1L, 2L))
+  # two attempts of the broken cell: two logs
+  expect_length(list.files(logs, pattern = "broken.*[.]json$"), 2)
+  # the set says what failed and that eval_set() asks it again; no warning says `$eval()`
+  expect_false(any(grepl("$eval()", warned, fixed = TRUE)))
+  said <- NULL
+  failed <- withCallingHandlers(
+    report_failures(logs),
+    predictivebench_message_failures = function(m) {
+      said <<- cli::ansi_strip(conditionMessage(m))
+      invokeRestart("muffleMessage")
+    },
+    predictivebench_message_attempts = function(m) invokeRestart("muffleMessage")
+  )
+  expect_equal(nrow(failed), n)
+  expect_equal(anyDuplicated(failed$id), 0L)
+  expect_match(said, sprintf("%d of %d samples failed in 2 runs", n, 2 * n), fixed = TRUE)
+  expect_match(said, "call `eval_set()` again", fixed = TRUE)
+  expect_no_match(said, "$eval()", fixed = TRUE)
+  # a task's run: the advice of `$eval()`
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 2), dir = withr::local_tempdir(),
+                      solver = futurex_solver(settings = set_settings(withr::local_tempdir())))
+  suppressWarnings(suppressMessages(tsk$eval(solver_chat = fake_chat(server, "broken"),
+                                             view = FALSE)))
+  expect_message(report_failures(tsk), "run `$eval()` again", fixed = TRUE)
+})
