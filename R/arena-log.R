@@ -106,8 +106,9 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
 
 # The part the next battles go to: the last one, or a new one when there is none or the last
 # is full (`arena_log_part_battles`, or `arena_log_part_bytes` on disk). The first part's
-# writer removes a crashed run's part files of this arena (this run supersedes it); the
-# others are named after the first, with "-part<k>".
+# writer removes a crashed run's files of this arena (this run supersedes it): its part
+# files, and the later files it finished before it was killed closing its first
+# (remove_crashed_log_parts()); the others are named after the first, with "-part<k>".
 arena_log_part <- function(log, run) {
   k <- length(log$parts)
   if (k && log$parts[[k]]$n < arena_log_part_battles &&
@@ -116,6 +117,7 @@ arena_log_part <- function(log, run) {
   }
   part <- new.env(parent = emptyenv())
   part$task_id <- if (k) paste0(log$task_id, "-part", k + 1L) else log$task_id
+  if (!k) remove_crashed_log_parts(run$dir, part$task_id)
   part$writer <- log_writer(run$dir, part$task_id, created = log$created,
                             stale = if (k) "keep" else "remove")
   part$first <- log$n + 1L
