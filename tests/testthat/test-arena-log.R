@@ -236,3 +236,53 @@ test_that("killed while closing: a run killed between its log's files leaves no 
   expect_equal(nrow(board), 3)
   expect_equal(unique(board$source), run$paths$log)
 })
+
+test_that("an identical rerun that sends nothing writes nothing: the board shows the run once", {
+  server <- arena_parts_server()
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  first <- arena_parts_run(server$url, logs, cache)
+  sent <- server$count()
+  expect_gt(sent, 0)
+  expect_message(again <- arena_parts_run(server$url, logs, cache),
+                 class = "predictivebench_message_same_run")
+  expect_equal(server$count(), sent)
+  expect_equal(list.files(logs, pattern = "[.]json$", full.names = TRUE), first$paths$log)
+  expect_equal(again$paths$log, first$paths$log)
+  expect_equal(again$ratings, first$ratings)
+  board <- leaderboard(logs)
+  expect_equal(nrow(board), 3)
+  # what sends, or is another run, writes its log: without the cache, and with new questions
+  settings_run <- function(cache_setting, questions = paste("Q", 1:6)) {
+    chats <- lapply(stats::setNames(nm = c("m1", "m2", "m3")), function(m) fake_chat(server, m))
+    arena_run(chats, fake_chat(server, "judge-lm"), strategy = "all", times = 0, dir = logs,
+              dataset = data.frame(question = questions),
+              settings = request_settings(cache = cache_setting, rpm = Inf))
+  }
+  expect_no_message(paid <- settings_run(FALSE), class = "predictivebench_message_same_run")
+  expect_gt(server$count(), sent)
+  expect_false(paid$paths$log == first$paths$log)
+  other <- settings_run(cache, questions = paste("Q", 1:5))
+  expect_length(list.files(logs, pattern = "[.]json$"), 3)
+  paid_total <- server$count()
+  # an offline run sends nothing: its identical rerun writes nothing either
+  offline <- withr::local_tempdir()
+  models <- list(a = named_constant("aaa", "a"), b = named_constant("b", "b"))
+  one <- arena_run(models, arena_baseline_judge(), version = "sample", dir = offline, times = 0)
+  two <- suppressMessages(arena_run(models, arena_baseline_judge(), version = "sample",
+                                    dir = offline, times = 0))
+  expect_equal(two$paths$log, one$paths$log)
+  expect_length(list.files(offline, pattern = "[.]json$"), 1)
+  # a run in parts: its files are the rerun's
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  parted_logs <- withr::local_tempdir()
+  parted <- arena_parts_run(server$url, parted_logs, cache)
+  expect_gt(length(parted$paths$log_parts), 1)
+  expect_message(rerun <- arena_parts_run(server$url, parted_logs, cache),
+                 class = "predictivebench_message_same_run")
+  expect_equal(rerun$paths$log_parts, parted$paths$log_parts)
+  expect_setequal(list.files(parted_logs, pattern = "[.]json$", full.names = TRUE),
+                  parted$paths$log_parts)
+  expect_equal(server$count(), paid_total)
+})
