@@ -17,13 +17,15 @@ log_part_paths <- function(path, header = read_log_header(path)) {
   paths <- file.path(dirname(path), files)
   missing <- paths[!file.exists(paths)]
   if (length(missing)) {
-    first <- !file.exists(paths[[1]])
+    # a first file still unfinished: the run was killed while its log was closed
+    crashed <- !file.exists(paths[[1]]) &&
+      file.exists(file.path(dirname(path), part_file_name(files[[1]])))
     abort_pb(c("The run's log is in {length(paths)} files; {length(missing)} {?is/are} missing
                 ({.file {basename(missing)}}).",
-               i = "Keep a run's files together: each names the others.",
-               i = if (first) "A run killed while its log was closed leaves its later files
-                               without its first: run it again (its answers and verdicts are
-                               in the response cache) and they are replaced."),
+               i = if (crashed) "The run was killed while its log was closed: run it again
+                                 (its answers and verdicts are in the response cache), which
+                                 removes these files." else
+                 "Keep a run's files together: each names the others."),
              "missing_file", file = missing[[1]])
   }
   paths

@@ -92,6 +92,7 @@ test_that("a run with a file deleted is no run to any reader, and a folder is re
   for (path in parts[-2]) {
     err <- expect_error(report_failures(path), class = "predictivebench_error_missing_file")
     expect_equal(err$file, parts[[2]])
+    expect_match(conditionMessage(err), "Keep a run's files together", fixed = TRUE)
     expect_error(arena_summary(path), class = "predictivebench_error_missing_file")
     expect_error(arena_ratings(path), class = "predictivebench_error_missing_file")
   }
