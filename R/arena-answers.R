@@ -18,7 +18,8 @@
 #' @inheritParams settings-args
 #' @param known `NULL`, or the answers known so far (`question` and a column per model, as
 #'   returned here): those are kept and not asked for again, also without a cache.
-#' @returns The answers: a tibble with `question` and one column per model (`NA` = none).
+#' @returns The answers: a tibble with `question` and one column per model (`NA` = none),
+#'   with attribute `sent`: the requests sent (none from the cache or a baseline).
 #' @noRd
 arena_answers <- function(questions, models, settings = NULL, known = NULL) {
   models <- as_arena_models(models, min = 1)
@@ -42,6 +43,10 @@ arena_answers <- function(questions, models, settings = NULL, known = NULL) {
     mine <- chat_index == k
     answers[[names(models)[[k]]]][match(asked[mine], questions)] <- res$result[mine]
   }
+  # the requests sent (not from the cache, nor a baseline's, which answers offline): a run
+  # that sent none writes no second log (arena_run())
+  offline <- vapply(models, inherits, TRUE, what = "BaselineChat")[chat_index]
+  attr(answers, "sent") <- sum(!res$cached & !offline)
   answers
 }
 

@@ -54,17 +54,23 @@ check_arena_questions <- function(elobench, version, dataset, call = rlang::call
   invisible(path)
 }
 
+# (as a misspelt version of any benchmark is refused: what was meant, and what there is)
 abort_no_questions <- function(version, path, call) {
+  pins <- versions_table()
+  known <- c(unique(pins$version[pins$benchmark == "arena"]), "sample")
+  near <- nearest_name(version, known)
   abort_pb(c(
     "Can't find the questions of version {.val {version}}.",
-    i = if (is.null(path)) "Give {.arg dataset} (a table of questions)." else
-      "Give {.arg dataset} (a table of questions), or put them in {.file {path}}.",
-    i = "{.val sample} is the bundled sample; pinned versions are downloaded: see
-         {.fn benchmark_versions}.",
+    i = if (length(near)) "Did you mean {.val {near[[1]]}}?",
+    i = "Versions: {.val {known}} ({.val sample} is the bundled sample; pinned versions are
+         downloaded: see {.fn benchmark_versions}).",
+    i = if (is.null(path)) "Or give {.arg dataset} (a table of questions)." else
+      "Or give {.arg dataset} (a table of questions), or put them in {.file {path}}.",
     i = if (version %in% arena_prompt_versions) {
       "The judge prompt version is {.arg prompt_version}; {.arg version} names the data."
     }
-  ), "path", file = path, call = call)
+  ), "path", file = path, suggestion = if (length(near)) near[[1]] else NA_character_,
+  call = call)
 }
 
 # A folder the run writes (the log's, EloBench's): a folder, or a path where one can be made (its nearest existing parent a

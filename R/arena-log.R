@@ -70,6 +70,8 @@ arena_log_open <- function(run) {
   # battles judged in both orders, and those whose verdict survived the swap (judge_audit())
   log$swapped <- c(consistent = 0, both = 0)
   log$writer <- NULL  # the first part's writer: the run has a log once it is set
+  log$battles <- character()  # each battle's identity (battle_identities())
+  log$offline <- all(vapply(judge_members(judge), inherits, TRUE, what = "BaselineChat"))
   log$log_eval <- NULL  # a rescore's additions to the header (add_log_eval())
   log
 }
@@ -105,13 +107,56 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
   log$swapped <- log$swapped + swap_consistency_counts(judged$winner_ab, judged$winner_ba)
   log$unreadable <- log$unreadable + count_unreadable(judged[["unreadable"]],
                                                       names(log$unreadable))
+  log$battles <- c(log$battles, battle_identities(judged, keys = !log$offline))
   invisible(log)
+}
+
+# Each judged battle's identity, hashed: its models, question and answers, the judge's reply
+# and verdicts, and the requests they answer (a verdict's request key holds the judge's
+# identity; a panel's keys are in its `judges`), but an offline judge's (`keys = FALSE`): a
+# baseline's key names its chat object, which differs each session.
+battle_identities <- function(judged, keys = TRUE) {
+  text <- paste(judged$model_a, judged$model_b, judged$question, judged$answer_a,
+                judged$answer_b, judged$gpt_4_response_text, judged$winner, judged$winner_ab,
+                judged$winner_ba, judged$error, sep = "\r")
+  if (keys) {
+    text <- paste(text, judged$request_sha256,
+                  if ("judges" %in% names(judged)) judged$judges else "", sep = "\r")
+  }
+  vapply(text, rlang::hash, "", USE.NAMES = FALSE)
+}
+
+# The run's identity, in its log's header (`run_sha256`): its log's name, competitors and
+# judge, its battles in order, and how they were rated; and for a rescore what rescored it.
+# Two runs of one identity write the same log but for its times and run id.
+arena_log_identity <- function(log, prompt_version, rating) {
+  digest::digest(list(log$name, log$competitors, log$judger, log$judge_base_url,
+                      isTRUE(log$position_swap), prompt_version, rating, log$log_eval,
+                      log$battles), algo = "sha256")
+}
+
+# The log already in `dir` of a run of the log's identity, whole (all its files, the run's
+# log first), or NULL: a run that sent nothing and would write the same log again writes none
+# (as an evaluation set's finished cell is not written twice), so the board shows it once.
+arena_same_log <- function(dir, log, prompt_version, rating) {
+  identity <- arena_log_identity(log, prompt_version, rating)
+  files <- sort(list.files(dir, pattern = "[.]json$"), decreasing = TRUE)
+  files <- files[same_task_log(sub("^[^_]*_", "", files), log$task_id)]
+  for (file in file.path(dir, files)) {
+    header <- tryCatch(read_log_header(file), predictivebench_error = function(e) NULL)
+    meta <- header$eval$metadata
+    if (!identical(meta$run_sha256, identity) || !(meta$log_part %||% 1L) %in% 1L) next
+    paths <- tryCatch(log_part_paths(file, header), predictivebench_error = function(e) NULL)
+    if (!is.null(paths)) return(paths)
+  }
+  NULL
 }
 
 # The part the next battles go to: the last one, or a new one when there is none or the last
 # is full (`arena_log_part_battles`, or `arena_log_part_bytes` on disk). The first part's
-# writer removes a crashed run's part files of this arena (this run supersedes it); the
-# others are named after the first, with "-part<k>".
+# writer removes a crashed run's files of this arena (this run supersedes it): its part
+# files, and the later files it finished before it was killed closing its first
+# (remove_crashed_log_parts()); the others are named after the first, with "-part<k>".
 arena_log_part <- function(log, run) {
   k <- length(log$parts)
   if (k && log$parts[[k]]$n < arena_log_part_battles &&
@@ -120,6 +165,7 @@ arena_log_part <- function(log, run) {
   }
   part <- new.env(parent = emptyenv())
   part$task_id <- if (k) paste0(log$task_id, "-part", k + 1L) else log$task_id
+  if (!k) remove_crashed_log_parts(run$dir, part$task_id)
   part$writer <- log_writer(run$dir, part$task_id, created = log$created,
                             stale = if (k) "keep" else "remove")
   part$first <- log$n + 1L
@@ -274,6 +320,7 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
         judge_prompt_version = prompt_version, judger = log$judger,
         position_swap = isTRUE(log$position_swap),
         rating_options = as.character(jsonlite::toJSON(rating, auto_unbox = TRUE)),
+        run_sha256 = arena_log_identity(log, prompt_version, rating),
         headline = headline
       ),
       scorers = list(list(

@@ -30,14 +30,22 @@
 #' verdict names its request in the response cache (`request_sha256`). The log is written
 #' as the battles are judged, a chunk at a time, and closed with the ratings; a run that
 #' stops before (killed, or on an error) leaves no `.json` log, only, when killed, a hidden
-#' unfinished part file that nothing reads as a log.
+#' unfinished part file that nothing reads as a log. A rerun that sends no request (every
+#' answer and verdict from the cache, or offline) and would write the same log as one
+#' already whole in `dir` (the same battles, verdicts and rating options) writes none: its
+#' `paths` are that log's, so [leaderboard()] shows the run once.
 #'
 #' A run of many battles writes its log in parts of at most about 48 MB each
 #' (`run$paths$log_parts`; EloBench's full `rwq`, 124,632 battles, takes a few), so that
 #' `vitals::vitals_view()` opens each with its battles (its server sends a log over 100 MB
 #' without them): each part is a whole log of some of the battles, headed by the run's
 #' ratings, and names the others. [leaderboard()] shows the run once, and the summaries
-#' ([arena_summary()], [arena_ratings()]) of any part read the whole run.
+#' ([arena_summary()], [arena_ratings()]) of any part read the whole run. A run is all its
+#' parts or none: every reader ([leaderboard()], [report_failures()], [judge_audit()],
+#' [rescore()], the summaries) refuses a run with a part missing, naming it (class
+#' `predictivebench_error_missing_file`; the board skips it with a warning), a folder's
+#' before anything is sent; a run killed while closing its parts leaves later parts
+#' without the first, which its rerun removes.
 #'
 #' Each round arranges battles (for every pair still short of `n`
 #' decisive (non-tie) battles, that many new questions), asks the chats for the answers
@@ -271,7 +279,8 @@ arena_start <- function(run, given, rating) {
     import_elobench_verdicts(run$paths$verdicts, member, run$prompt_version, run$settings)
   }
   list(answers = answers, arranged = empty_arrangement(), records = empty_records()[0, ],
-       log = arena_log_open(run), rating = rating, rounds = 0L, stopped = "max_rounds")
+       log = arena_log_open(run), rating = rating, rounds = 0L, stopped = "max_rounds",
+       sent = 0L)
 }
 
 # Arrange: the round's new battles, or why the rounds stop ("done": every pair has its
@@ -339,6 +348,7 @@ arena_answer_round <- function(run, state, new) {
     at <- rows[part]
     asked <- arena_answers(state$answers$question[at], chats, run$settings,
                            known = state$answers[at, ])
+    state$sent <- state$sent + (attr(asked, "sent") %||% 0L)
     for (m in names(chats)) state$answers[[m]][at] <- asked[[m]]
   }
   export_answers(run$paths, state$answers[c("question", names(chats))])
@@ -360,6 +370,8 @@ arena_judge_round <- function(run, state, new, round) {
     chunk <- battles[part, ]
     chunk$input <- battle_prompts(chunk, run$prompt_version)
     judged <- judge_verdicts(chunk, judge, run$prompt_version, run$position_swap, run$settings)
+    # (an offline judge sends nothing; its verdicts are never cached)
+    if (!state$log$offline) state$sent <- state$sent + sum(!judged$cached)
     arena_log_add(state$log, run, judged, state$rating)
     records[[length(records) + 1L]] <- judged_records(judged)
     own[[length(own) + 1L]] <- judged$winner_ab
@@ -400,7 +412,14 @@ arena_rate <- function(run, state, rating, max_rounds) {
   }
   paths <- run$paths[setdiff(names(run$paths), c("source_questions", "answers", "verdicts"))]
   if (!is.null(state$log$writer)) {
-    logs <- arena_log_finish(state$log, ratings, run$prompt_version, rating)
+    # a rerun that sent nothing, of a run whose log is whole: that log is this run's
+    logs <- if (!state$sent) arena_same_log(run$dir, state$log, run$prompt_version, rating)
+    if (!is.null(logs)) {
+      arena_log_abandon(state$log)
+      cli::cli_inform(c(i = "Nothing was sent: the run's log is {.file {logs[[1]]}} (no new
+                             log written)."), class = "predictivebench_message_same_run")
+    }
+    logs <- logs %||% arena_log_finish(state$log, ratings, run$prompt_version, rating)
     paths$log <- logs[[1]]
     # a run of many battles: its log in several files (R/arena-log.R), read as one run
     if (length(logs) > 1) paths$log_parts <- logs

@@ -10,10 +10,12 @@
 #' (normal, clipped to `[0, 1]`; a question's epochs form one cluster) and `n` (questions,
 #' or battles against that model), then `n_missing` (unscored). Given battles (`model_a`,
 #' `model_b`, `winner`, as [arena_run()] records them) it gives each model's win rate
-#' instead, one row per model, with bootstrap intervals. The Elo ratings are
+#' instead, one row per model, with bootstrap intervals: so does an [arena_run()]'s result,
+#' whose battles are its `records` (the same rows as its log gives). The Elo ratings are
 #' [arena_ratings()].
 #'
-#' @param x An evaluated [arena_task()], its samples, its log file, or battles.
+#' @param x An evaluated [arena_task()], its samples, its log file, battles, or an
+#'   [arena_run()]'s result.
 #' @param invalid Failed judgements count as a `"tie"` (the original) or are dropped.
 #' @param method,times,seed Interval method (`"normal"` or `"bootstrap"`), bootstrap rounds
 #'   and seed.
@@ -32,14 +34,16 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
                           times = 1000, seed = 1, cluster = "default") {
   invalid <- rlang::arg_match(invalid)
   method <- rlang::arg_match(method)
+  # a run's battles, as [rescore()] and [judge_audit()] take a run (its log holds the same)
+  if (inherits(x, "arena_run")) x <- x$records
   x <- benchmark_samples(x, character(), "an evaluated arena task, its samples, its log file,
-                         or battles.")
+                         battles, or an {.fn arena_run} result.")
   if (all(c("model_a", "model_b") %in% names(x))) {
     return(arena_win_rates(x, invalid = invalid, times = times, seed = seed))
   }
   if (!all(c("input", "scorer_metadata") %in% names(x))) {
-    abort_pb("{.arg x} must be an evaluated arena task, its samples, its log file, or battles.",
-             "argument")
+    abort_pb("{.arg x} must be an evaluated arena task, its samples, its log file, battles, or an
+              {.fn arena_run} result.", "argument")
   }
   battles <- arena_reference_outcomes(x)
   points <- winner_points(battles$winner, failed = if (invalid == "tie") 0.5 else NA_real_)

@@ -41,10 +41,12 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
   known <- unique(table$version)
   version <- version %||% unique(table$version[table$default])[1]
   if (!rlang::is_string(version) || !version %in% known) {
+    near <- nearest_name(version, c(known, "sample"))
     abort_pb(
       c("{.val {version}} is not a version of {benchmark}.",
+        i = if (length(near)) "Did you mean {.val {near[[1]]}}?",
         i = "Versions: {.val {c(known, 'sample')}}; see {.fn benchmark_versions}."),
-      "argument", call = call
+      "argument", suggestion = if (length(near)) near[[1]] else NA_character_, call = call
     )
   }
   table[table$version == version, , drop = FALSE]
@@ -115,14 +117,21 @@ check_known_benchmark <- function(benchmark, table = versions_table(),
     return(invisible(benchmark))
   }
   known <- sort(unique(c(names(data_benchmarks()), table$benchmark)))
-  distance <- if (length(known)) drop(utils::adist(benchmark, known, ignore.case = TRUE))
-  near <- known[order(distance)][sort(distance) <= max(2, nchar(benchmark) %/% 3)]
+  near <- nearest_name(benchmark, known)
   abort_pb(
     c("No benchmark {.val {benchmark}} is registered.",
       i = if (length(near)) "Did you mean {.val {near[[1]]}}?",
       i = "Benchmarks with data: {.val {known}}; see {.fn registered_benchmarks}."),
     "argument", suggestion = if (length(near)) near[[1]] else NA_character_, call = call
   )
+}
+
+# The names of `known` close enough to `name` to be what a typo meant, closest first (none
+# when nothing is near): the "Did you mean" of every refused name.
+nearest_name <- function(name, known) {
+  if (!length(known) || !rlang::is_string(name)) return(character())
+  distance <- drop(utils::adist(name, known, ignore.case = TRUE))
+  known[order(distance)][sort(distance) <= max(2, nchar(name) %/% 3)]
 }
 
 # Each registered sample (`<bench>_dataset(version = "sample")`): its file inside the

@@ -227,10 +227,11 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
 # first's.
 rescore_run_plan <- function(path, header, reg, judge, with, dir) {
   meta <- header$eval$metadata
+  # (every file: a run with one missing is refused while planning, before any request)
+  paths <- log_part_paths(path, header)
   if (!is.null(meta$log_part) && !identical(as.integer(meta$log_part), 1L)) {
     return(structure(list(), part = TRUE))
   }
-  paths <- log_part_paths(path, header)
   list(path = path, paths = paths, benchmark = reg$name,
        model = as.character(header$eval$model %||% "unknown"), run = reg$rescore_run,
        dir = dir %||% dirname(path), log_eval = rescore_log_eval(path, header, with))

@@ -56,3 +56,24 @@ simulate_battles <- function(n, strength, seed = 1, tie_rate = 0.1) {
                question = paste0("q", sample.int(50, n, replace = TRUE)))
   })
 }
+
+# A fake server answering as the models "m1", "m2", "m3" (answers of different lengths) and as
+# a judge that prefers the first answer.
+arena_parts_server <- function(.local_envir = parent.frame()) {
+  local_fake_openai(function(body, n) {
+    if (identical(body$model, "judge-lm")) return('{"winner": 1, "explanation": "first"}')
+    words <- as.integer(sub("^m", "", body$model))
+    paste(c(rep(body$model, 10 * words), "on", last_user_text(body)), collapse = " ")
+  }, .local_envir = .local_envir)
+}
+
+# arena_run() of those three models on `questions`, judged by "judge-lm", all at `url`.
+arena_parts_run <- function(url, logs, cache, questions = paste("Q", 1:6)) {
+  chats <- lapply(stats::setNames(nm = c("m1", "m2", "m3")), function(m) {
+    ellmer::chat_openai_compatible(base_url = url, model = m, credentials = function() "sk-x")
+  })
+  judge <- ellmer::chat_openai_compatible(base_url = url, model = "judge-lm",
+                                          credentials = function() "sk-x")
+  arena_run(chats, judge, strategy = "all", dataset = data.frame(question = questions),
+            dir = logs, times = 0, settings = request_settings(cache = cache, rpm = Inf))
+}

@@ -55,6 +55,25 @@ test_that("an arena's questions come from dataset or version, or it is refused u
                file.path(folder, "data", "toy", "questions.csv"))
 })
 
+test_that("a misspelt arena version is refused as every misspelt version is: what was meant, what there is", {
+  models <- list(a = named_constant("x", "a"), b = named_constant("y", "b"))
+  err <- expect_error(arena_run(models, arena_baseline_judge(), version = "rwq_2000",
+                                dir = withr::local_tempdir()),
+                      class = "predictivebench_error_path")
+  message <- cli::ansi_strip(conditionMessage(err))
+  expect_match(message, "Did you mean \"rwq_200\"?", fixed = TRUE)
+  expect_match(message, "\"rwq\", \"rwq_200\", \"quora_100\", and \"sample\"", fixed = TRUE)
+  expect_equal(err$suggestion, "rwq_200")
+  # the same words as arena_dataset()'s refusal of it
+  err <- expect_error(arena_dataset(version = "rwq_2000"), class = "predictivebench_error_argument")
+  expect_match(cli::ansi_strip(conditionMessage(err)), "Did you mean \"rwq_200\"?", fixed = TRUE)
+  # nothing near: the list alone
+  err <- expect_error(check_arena_questions(NULL, "zzzzzzzzzz", NULL),
+                      class = "predictivebench_error_path")
+  expect_no_match(conditionMessage(err), "Did you mean")
+  expect_match(cli::ansi_strip(conditionMessage(err)), "\"quora_100\"", fixed = TRUE)
+})
+
 test_that("the models of `answers` are named as chats are, and each must answer a question", {
   expect_equal(nrow(competitor_answers(NULL, c("a", "b"))), 0)
   table <- data.frame(question = c("q1", "q2"), ref = c("x", NA), none = NA)

@@ -176,3 +176,113 @@ test_that("a part holds at most arena_log_part_battles battles, whatever their s
   ids <- unlist(lapply(run$paths$log_parts, function(p) log_samples(p)$id))
   expect_equal(ids, paste0("battle-", 1:7))
 })
+
+test_that("killed while closing: a run killed between its log's files leaves no run, and its rerun (0 paid) is the one run on the board", {
+  skip_if_not_installed("callr")
+  skip_on_cran()
+  skip_on_os("windows")
+  root <- skip_if_no_source_tree()
+  server <- arena_parts_server()
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  # A child runs the arena with its log in parts of a few kilobytes, and is killed (SIGKILL)
+  # the moment its first closed file is in place: its later files are finished before its
+  # first, so it leaves finished later files and its first still unfinished.
+  # (the same run as the rerun's below: the function travels, found on the search path)
+  run_arena <- arena_parts_run
+  environment(run_arena) <- globalenv()
+  child <- callr::r_bg(function(root, run_arena, url, logs, cache) {
+    pkgload::load_all(root, quiet = TRUE)
+    ns <- asNamespace("predictivebench")
+    replace <- function(name, value) {
+      unlockBinding(name, ns)
+      assign(name, value, envir = ns)
+    }
+    replace("arena_log_part_bytes", 3000)
+    replace("arena_log_slice", 4L)
+    finish <- get("log_writer_finish", envir = ns)
+    replace("log_writer_finish", function(w, header) {
+      path <- finish(w, header)
+      tools::pskill(Sys.getpid(), tools::SIGKILL)
+      path
+    })
+    run_arena(url, logs, cache)
+  }, args = list(root, run_arena = run_arena, url = server$url, logs = logs, cache = cache))
+  child$wait(120000)
+  expect_false(child$is_alive())
+  expect_equal(child$get_exit_status(), -tools::SIGKILL,
+               info = paste(child$read_all_error(), collapse = "\n"))
+  left <- list.files(logs, pattern = "[.]json$", full.names = TRUE)
+  expect_length(left, 1)
+  expect_match(basename(left), "-part[0-9]+[.]json$")
+  paid <- server$count()
+  # no run to any reader: its first file is missing
+  expect_warning(board <- leaderboard(logs), "missing",
+                 class = "predictivebench_warning_skipped_logs")
+  expect_equal(nrow(board), 0)
+  err <- expect_error(report_failures(left), class = "predictivebench_error_missing_file")
+  expect_match(conditionMessage(err), "run it again", fixed = TRUE)
+  expect_error(arena_summary(left), class = "predictivebench_error_missing_file")
+  # the rerun: every answer and verdict from the cache, the crashed run's files replaced
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  run <- arena_parts_run(server$url, logs, cache)
+  expect_equal(server$count(), paid)
+  expect_gt(length(run$paths$log_parts), 1)
+  expect_setequal(list.files(logs, pattern = "[.]json$", full.names = TRUE), run$paths$log_parts)
+  expect_length(list.files(logs, pattern = "^[.]", all.files = TRUE, no.. = TRUE), 0)
+  expect_no_warning(board <- leaderboard(logs))
+  expect_setequal(board$model, c("m1", "m2", "m3"))
+  expect_equal(nrow(board), 3)
+  expect_equal(unique(board$source), run$paths$log)
+})
+
+test_that("an identical rerun that sends nothing writes nothing: the board shows the run once", {
+  server <- arena_parts_server()
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  first <- arena_parts_run(server$url, logs, cache)
+  sent <- server$count()
+  expect_gt(sent, 0)
+  expect_message(again <- arena_parts_run(server$url, logs, cache),
+                 class = "predictivebench_message_same_run")
+  expect_equal(server$count(), sent)
+  expect_equal(list.files(logs, pattern = "[.]json$", full.names = TRUE), first$paths$log)
+  expect_equal(again$paths$log, first$paths$log)
+  expect_equal(again$ratings, first$ratings)
+  board <- leaderboard(logs)
+  expect_equal(nrow(board), 3)
+  # what sends, or is another run, writes its log: without the cache, and with new questions
+  settings_run <- function(cache_setting, questions = paste("Q", 1:6)) {
+    chats <- lapply(stats::setNames(nm = c("m1", "m2", "m3")), function(m) fake_chat(server, m))
+    arena_run(chats, fake_chat(server, "judge-lm"), strategy = "all", times = 0, dir = logs,
+              dataset = data.frame(question = questions),
+              settings = request_settings(cache = cache_setting, rpm = Inf))
+  }
+  expect_no_message(paid <- settings_run(FALSE), class = "predictivebench_message_same_run")
+  expect_gt(server$count(), sent)
+  expect_false(paid$paths$log == first$paths$log)
+  other <- settings_run(cache, questions = paste("Q", 1:5))
+  expect_length(list.files(logs, pattern = "[.]json$"), 3)
+  paid_total <- server$count()
+  # an offline run sends nothing: its identical rerun writes nothing either
+  offline <- withr::local_tempdir()
+  models <- list(a = named_constant("aaa", "a"), b = named_constant("b", "b"))
+  one <- arena_run(models, arena_baseline_judge(), version = "sample", dir = offline, times = 0)
+  two <- suppressMessages(arena_run(models, arena_baseline_judge(), version = "sample",
+                                    dir = offline, times = 0))
+  expect_equal(two$paths$log, one$paths$log)
+  expect_length(list.files(offline, pattern = "[.]json$"), 1)
+  # a run in parts: its files are the rerun's
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  parted_logs <- withr::local_tempdir()
+  parted <- arena_parts_run(server$url, parted_logs, cache)
+  expect_gt(length(parted$paths$log_parts), 1)
+  expect_message(rerun <- arena_parts_run(server$url, parted_logs, cache),
+                 class = "predictivebench_message_same_run")
+  expect_equal(rerun$paths$log_parts, parted$paths$log_parts)
+  expect_setequal(list.files(parted_logs, pattern = "[.]json$", full.names = TRUE),
+                  parted$paths$log_parts)
+  expect_equal(server$count(), paid_total)
+})

@@ -71,6 +71,19 @@ test_that("battles give each model's win rate: two models' rates add up to one",
   expect_equal(rate[["p"]] + rate[["q"]], 1)
 })
 
+test_that("an arena_run()'s result is summarised as its log is: each model's win rate", {
+  models <- list(big = named_constant("big big big", "big"), small = named_constant("s", "small"),
+                 mid = named_constant("mid mid", "mid"))
+  run <- arena_run(models, arena_baseline_judge("longer"), strategy = "all",
+                   dataset = data.frame(question = paste("Q", 1:4)),
+                   dir = withr::local_tempdir(), times = 0)
+  s <- arena_summary(run, times = 50)
+  expect_s3_class(s, "benchmark_summary")
+  expect_setequal(s$group, names(models))
+  expect_equal(s, arena_summary(run$paths$log, times = 50))
+  expect_equal(s$estimate[s$group == "big"], 1)
+})
+
 test_that("the plots of the arena's summaries say what they show, never an internal name", {
   skip_if_not_installed("ggplot2")
   battles <- data.frame(model_a = c("p", "p", "q", "q", "r"), model_b = c("q", "r", "r", "p", "p"),

@@ -63,3 +63,47 @@ test_that("judge_audit() of a folder reads an arena run in parts as the run: the
   expect_equal(audit[c("metric", "estimate", "lower", "upper")],
                one[c("metric", "estimate", "lower", "upper")])
 })
+
+test_that("a run with a file deleted is no run to any reader, and a folder is refused before any request", {
+  server <- arena_parts_server()
+  logs <- withr::local_tempdir()
+  cache <- withr::local_tempdir()
+  local_replace_internal("arena_log_part_bytes", 3000)
+  local_replace_internal("arena_log_slice", 4L)
+  parted <- arena_parts_run(server$url, logs, cache)
+  # (a later run: a folder's newest log comes first)
+  healthy <- arena_parts_run(server$url, logs, cache, questions = paste("Other", 1:3))
+  parts <- parted$paths$log_parts
+  expect_gt(length(parts), 2)
+  unlink(parts[[2]])
+  sent <- server$count()
+  judge <- ellmer::chat_openai_compatible(base_url = server$url, model = "judge-lm",
+                                          credentials = function() "sk-x")
+  other <- ellmer::chat_openai_compatible(base_url = server$url, model = "judge-2",
+                                          credentials = function() "sk-x")
+  # the board: the healthy run, and the broken one's files skipped, saying which is missing
+  expect_warning(board <- leaderboard(logs), basename(parts[[2]]), fixed = TRUE,
+                 class = "predictivebench_warning_skipped_logs")
+  expect_equal(nrow(board), 3)
+  expect_equal(unique(board$source), healthy$paths$log)
+  expect_warning(alone <- leaderboard(parts[[1]]), class = "predictivebench_warning_skipped_logs")
+  expect_equal(nrow(alone), 0)
+  # the failures, the audit, the rescore and the summaries: the same refusal, naming the file
+  for (path in parts[-2]) {
+    err <- expect_error(report_failures(path), class = "predictivebench_error_missing_file")
+    expect_equal(err$file, parts[[2]])
+    expect_match(conditionMessage(err), "Keep a run's files together", fixed = TRUE)
+    expect_error(arena_summary(path), class = "predictivebench_error_missing_file")
+    expect_error(arena_ratings(path), class = "predictivebench_error_missing_file")
+  }
+  expect_warning(suppressMessages(report_failures(logs)), basename(parts[[2]]), fixed = TRUE,
+                 class = "predictivebench_warning_skipped_logs")
+  expect_error(judge_audit(logs, judge = judge), class = "predictivebench_error_missing_file")
+  expect_error(judge_audit(parts[[3]], judge = judge), class = "predictivebench_error_missing_file")
+  # a rescore of the folder refuses before it judges the healthy run again
+  expect_error(rescore(logs, judge = other), class = "predictivebench_error_missing_file")
+  expect_equal(server$count(), sent)
+  expect_error(rescore(parts[[3]], judge = other), class = "predictivebench_error_missing_file")
+  expect_setequal(list.files(logs, pattern = "[.]json$", full.names = TRUE),
+                  c(healthy$paths$log_parts %||% healthy$paths$log, parts[-2]))
+})
