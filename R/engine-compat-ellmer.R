@@ -248,29 +248,26 @@ ellmer_base_request <- function(chat) {
   base_request(chat$get_provider())
 }
 
-# Why: vitals::generate() and vitals' model-graded scorers send every request through
-# ellmer::parallel_chat(), which performs HTTP with the chat's provider; ellmer has no hook
-# for a chat that answers locally. So while the function that asked a baseline chat for its
-# provider runs, httr2's documented mock option (`httr2_mock`, scoped to that frame with
-# withr) answers requests to the baseline's own address with its responder and passes every
-# other request on. Replaced by: an ellmer provider class a package can implement to answer
-# without HTTP, were ellmer to export one.
-local_baseline_answers <- function(chat, frame) {
-  current <- getOption("httr2_mock")
-  answered <- identical(attr(current, "baseline_url"), chat$base_url)
-  if (!identical(frame, globalenv()) && !answered) {
-    # base on.exit() in that frame: withr's defer() first searches the call stack for it,
-    # which cost more than the rest of `$get_provider()` when a log asks for it per sample
-    old <- options(httr2_mock = baseline_mock(chat, current))
-    do.call(on.exit, list(substitute(options(old), list(old = old)), add = TRUE),
-            envir = frame)
-  }
-  invisible()
+# Why: ellmer::parallel_chat() (which vitals::generate() and vitals' model-graded scorers
+# call) sends a chat's requests over HTTP with its provider, and ellmer has no provider class
+# a package can implement to answer without HTTP. So while `frame` runs, an httr2 mock scoped
+# to it (httr2::local_mocked_responses()) answers requests to the address of each baseline
+# among `chats` (a list; plain lists in it are looked into) and passes every other request on.
+# Replaced by: an ellmer provider that answers locally, were ellmer to export the hook.
+local_baseline_answers <- function(chats, frame = parent.frame()) {
+  chats <- unlist(lapply(chats, function(x) if (is.list(x) && !is.object(x)) x else list(x)),
+                  recursive = FALSE)
+  baselines <- Filter(function(x) inherits(x, "BaselineChat"), chats)
+  if (!length(baselines)) return(invisible())
+  mock <- getOption("httr2_mock")
+  for (chat in baselines) mock <- baseline_mock(chat, mock)
+  httr2::local_mocked_responses(mock, env = frame)
 }
 
 # An httr2 mock answering chat-completions requests to `chat`'s address with its responder;
 # other requests go to the mock that was set before, or to the network.
 baseline_mock <- function(chat, previous = NULL) {
+  force(previous)
   prefix <- paste0(chat$base_url, "/")
   mock <- function(req) {
     if (!startsWith(httr2::req_get_url(req), prefix)) {
@@ -290,7 +287,7 @@ baseline_mock <- function(chat, previous = NULL) {
       usage = list(prompt_tokens = 0L, completion_tokens = 0L, total_tokens = 0L)
     ))
   }
-  structure(mock, baseline_url = chat$base_url)
+  mock
 }
 
 # The text of the last user message of a chat-completions request, as prompt_text() reads a
