@@ -32,13 +32,11 @@ BaselineChat <- R6::R6Class(
       self$add_turn(user_turn_of(prompt), turn)
       turn@text
     },
-    # ellmer::parallel_chat(), which vitals::generate() and vitals' model-graded scorers call,
-    # sends requests through the provider it gets here. While the function that asked for it
-    # runs, requests to this baseline's address are answered locally (an httr2 mock that
-    # passes every other request on), so no request leaves the machine.
-    get_provider = function() {
-      local_baseline_answers(self, parent.frame())  # R/engine-compat-ellmer.R
-      super$get_provider()
+    # ellmer::parallel_chat(), vitals::generate() and vitals' model-graded scorers send a
+    # chat's requests over HTTP: inside `code` this baseline's are answered locally.
+    with_answers = function(code) {
+      local_baseline_answers(list(self))  # R/engine-compat-ellmer.R
+      code
     }
   )
 )
@@ -65,11 +63,16 @@ prompt_text <- function(prompt) {
 #' @description
 #' `baseline_chat()` makes an ellmer Chat that answers without a network, so a task runs out
 #' of the box and a report gets a real baseline row. Use it as `solver_chat` (or as a judge's
-#' `scorer_chat`) with predictivebench's solvers, and anywhere ellmer or vitals takes a chat:
-#' `$chat()`, [ellmer::parallel_chat()], [vitals::generate()] and vitals' model-graded
-#' scorers answer it locally too (each baseline has its own `baseline.invalid` address,
-#' answered in the session). It reports zero tokens and zero cost, and its answers are never
-#' cached.
+#' `scorer_chat`) with predictivebench's solvers, and anywhere ellmer or vitals takes a chat.
+#' It reports zero tokens and zero cost, and its answers are never cached.
+#'
+#' `$chat()` answers at once. [ellmer::parallel_chat()], and so [vitals::generate()] and
+#' vitals' model-graded scorers, send a chat's requests over HTTP, to the baseline's own
+#' `baseline.invalid` address: they are answered in the session while a task of this package
+#' given the baseline runs (`tsk$eval(solver_chat = baseline)`, a solver of your own
+#' included), and elsewhere inside the baseline's `$with_answers(code)`, as
+#' [httr2::with_mocked_responses()] scopes a mock: `b$with_answers(ellmer::parallel_chat(b,
+#' prompts))`, or around a plain [vitals::Task]'s `$eval()`. Outside them nothing answers it.
 #'
 #' * Nothing (`baseline_chat()`): every prompt gets an empty answer, the floor of every
 #'   benchmark: a task runs end to end and each benchmark scores it as it scores a reply
@@ -107,6 +110,7 @@ prompt_text <- function(prompt) {
 #' gold <- data.frame(input = c("2+2?", "3+3?"), target = c("4", "6"))
 #' oracle <- baseline_chat(function(prompt) gold$target[match(prompt, gold$input)], "oracle")
 #' oracle$chat("3+3?")
+#' oracle$with_answers(ellmer::parallel_chat_text(oracle, list("2+2?", "3+3?")))
 baseline_chat <- function(answer = NULL, name = NULL, choices = NULL, template = "%s",
                           seed = 1) {
   check_string(name, allow_null = TRUE)

@@ -46,13 +46,13 @@ chat_offline <- function(chat) {
 # * `ellmer_request()`: the httr2 request ellmer builds for `turns` (its URL, headers and
 #   JSON body are then read with httr2's public req_get_*() getters);
 # * `ellmer_turn()`: the assistant turn ellmer makes of a response body (contents, tokens,
-#   cost from its price table, finish reason), after ellmer's own finish-reason warning.
+#   cost from its price table, finish reason), with the warning `$chat()` gives for an answer
+#   that did not finish (warn_finish_reason()).
 # Replaced by: public `chat_request()`/`value_turn()` generics (or a public "build the
 # request" / "parse a response" pair on Chat). When this ellmer lacks them,
 # `ellmer_fast_path_available()` is FALSE and every request goes through `$chat_async()`.
 ellmer_fast_path_available <- function() {
-  all(!vapply(c("chat_request", "value_turn", "check_finish_reason", "value_finish_reason"),
-              function(name) is.null(ellmer_internal(name)), TRUE))
+  !is.null(ellmer_internal("chat_request")) && !is.null(ellmer_internal("value_turn"))
 }
 
 ellmer_request <- function(chat, turns) {
@@ -62,10 +62,29 @@ ellmer_request <- function(chat, turns) {
 }
 
 ellmer_turn <- function(chat, json) {
-  provider <- chat$get_provider()
-  reason <- ellmer_internal("value_finish_reason")(provider, json)
-  ellmer_internal("check_finish_reason")(reason, "warn")
-  ellmer_internal("value_turn")(provider, chat$get_model_object(), json, has_type = FALSE)
+  turn <- ellmer_internal("value_turn")(chat$get_provider(), chat$get_model_object(), json,
+                                        has_type = FALSE)
+  warn_finish_reason(turn@finish_reason)
+  turn
+}
+
+# ellmer's warning (the text of its check_finish_reason(), as `$chat()` gives it) for a turn's
+# `finish_reason`: a known cut or filter, or a provider's reason ellmer does not know (kept
+# as I(reason) by value_turn()).
+warn_finish_reason <- function(reason) {
+  message <- if (inherits(reason, "AsIs")) {
+    "Response may be incomplete, unexpected finish reason: {.val {reason}}."
+  } else {
+    switch(reason,
+      max_tokens = c(
+        "Response was truncated because it hit the {.arg max_tokens} limit.",
+        i = "Increase {.arg max_tokens} to allow the model to generate the full response."
+      ),
+      context_window = "Response was truncated because it exceeded the model's context window.",
+      content_filter = "Response was filtered by the provider's content moderation policy.",
+      NULL)
+  }
+  if (!is.null(message)) cli::cli_warn(message, call = NULL)
 }
 
 # Why: ellmer's `value_turn()` reads every answer with S7's checked constructors and looks the
@@ -81,9 +100,8 @@ ellmer_turn <- function(chat, json) {
 # public value_turn() that does not look the price up each time.
 ellmer_turn_reader <- function(chat) {
   provider <- chat$get_provider()
-  dollars <- ellmer_internal("dollars")
   fast <- identical(class(provider)[[1]], "ellmer::ProviderOpenAICompatible") &&
-    is.function(dollars) && is.function(ellmer_internal("prices_get"))
+    !is.null(ellmer_prices())
   price <- NULL
   function(json) {
     choice <- if (fast) plain_text_choice(json)
@@ -94,8 +112,9 @@ ellmer_turn_reader <- function(chat) {
     tokens <- list(input = (usage$prompt_tokens %||% 0) - cached,
                    output = usage$completion_tokens %||% 0, cached_input = cached)
     price <<- price %||% ellmer_price(provider@name, chat$get_model_object()@name)
-    cost <- dollars(tokens$input * price$input / 1e+06 + tokens$output * price$output / 1e+06 +
-                      tokens$cached_input * price$cached_input / 1e+06)
+    cost <- ellmer_dollars(tokens$input * price$input / 1e+06 +
+                             tokens$output * price$output / 1e+06 +
+                             tokens$cached_input * price$cached_input / 1e+06)
     S7::set_props(turn_prototype("assistant"),
                   contents = list(text_content(choice$message$content)), json = json,
                   tokens = unlist(tokens), cost = cost, finish_reason = "success",
@@ -126,10 +145,21 @@ plain_text_choice <- function(json) {
 # A token count ellmer's tokens() takes (one number, not NA) or none.
 is_token_count <- function(x) is.null(x) || (is.numeric(x) && length(x) == 1 && !is.na(x))
 
+# A cost as ellmer's turns carry it: its class prints it in dollars.
+ellmer_dollars <- function(x) structure(x, class = c("ellmer_dollars", "numeric"))
+
+# Why: what a request costs is read from ellmer's price table (its bundled prices, or those
+# models_update_prices() cached), which has no exported reader. NULL when this ellmer has none.
+# Replaced by: an exported price lookup.
+ellmer_prices <- function() {
+  prices_get <- ellmer_internal("prices_get")
+  if (is.function(prices_get)) tryCatch(prices_get(), error = function(e) NULL)
+}
+
 # The row of ellmer's price table get_token_cost() uses for a provider's model (the default
 # variant): its prices per million input, output and cached input tokens, NA when unknown.
 ellmer_price <- function(provider_name, model_name) {
-  prices <- ellmer_internal("prices_get")()
+  prices <- ellmer_prices()
   row <- which(prices$provider == provider_name & prices$model == model_name &
                  prices$variant == "")[1]
   list(input = prices$input[row], output = prices$output[row],
@@ -248,29 +278,26 @@ ellmer_base_request <- function(chat) {
   base_request(chat$get_provider())
 }
 
-# Why: vitals::generate() and vitals' model-graded scorers send every request through
-# ellmer::parallel_chat(), which performs HTTP with the chat's provider; ellmer has no hook
-# for a chat that answers locally. So while the function that asked a baseline chat for its
-# provider runs, httr2's documented mock option (`httr2_mock`, scoped to that frame with
-# withr) answers requests to the baseline's own address with its responder and passes every
-# other request on. Replaced by: an ellmer provider class a package can implement to answer
-# without HTTP, were ellmer to export one.
-local_baseline_answers <- function(chat, frame) {
-  current <- getOption("httr2_mock")
-  answered <- identical(attr(current, "baseline_url"), chat$base_url)
-  if (!identical(frame, globalenv()) && !answered) {
-    # base on.exit() in that frame: withr's defer() first searches the call stack for it,
-    # which cost more than the rest of `$get_provider()` when a log asks for it per sample
-    old <- options(httr2_mock = baseline_mock(chat, current))
-    do.call(on.exit, list(substitute(options(old), list(old = old)), add = TRUE),
-            envir = frame)
-  }
-  invisible()
+# Why: ellmer::parallel_chat() (which vitals::generate() and vitals' model-graded scorers
+# call) sends a chat's requests over HTTP with its provider, and ellmer has no provider class
+# a package can implement to answer without HTTP. So while `frame` runs, an httr2 mock scoped
+# to it (httr2::local_mocked_responses()) answers requests to the address of each baseline
+# among `chats` (a list; plain lists in it are looked into) and passes every other request on.
+# Replaced by: an ellmer provider that answers locally, were ellmer to export the hook.
+local_baseline_answers <- function(chats, frame = parent.frame()) {
+  chats <- unlist(lapply(chats, function(x) if (is.list(x) && !is.object(x)) x else list(x)),
+                  recursive = FALSE)
+  baselines <- Filter(function(x) inherits(x, "BaselineChat"), chats)
+  if (!length(baselines)) return(invisible())
+  mock <- getOption("httr2_mock")
+  for (chat in baselines) mock <- baseline_mock(chat, mock)
+  httr2::local_mocked_responses(mock, env = frame)
 }
 
 # An httr2 mock answering chat-completions requests to `chat`'s address with its responder;
 # other requests go to the mock that was set before, or to the network.
 baseline_mock <- function(chat, previous = NULL) {
+  force(previous)
   prefix <- paste0(chat$base_url, "/")
   mock <- function(req) {
     if (!startsWith(httr2::req_get_url(req), prefix)) {
@@ -290,7 +317,7 @@ baseline_mock <- function(chat, previous = NULL) {
       usage = list(prompt_tokens = 0L, completion_tokens = 0L, total_tokens = 0L)
     ))
   }
-  structure(mock, baseline_url = chat$base_url)
+  mock
 }
 
 # The text of the last user message of a chat-completions request, as prompt_text() reads a

@@ -193,7 +193,7 @@ openai_encoding <- function(chat) {
 
 # ellmer's price per million tokens for the chat's provider and model, or NULL.
 model_price <- function(chat, batch = FALSE) {
-  table <- tryCatch(utils::getFromNamespace("prices_get", "ellmer")(), error = function(e) NULL)
+  table <- ellmer_prices()  # R/engine-compat-ellmer.R
   if (is.null(table)) return(NULL)
   provider <- chat$get_provider()@name
   model <- chat$get_model()

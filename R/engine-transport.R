@@ -336,7 +336,7 @@ request_template <- function(chat) {
 # The credentials `chat` sends (those of the request ellmer builds for it), or none when
 # they can't be read without sending.
 chat_credentials <- function(chat) {
-  if (is.null(ellmer_internal("chat_request"))) return(character())
+  if (!ellmer_fast_path_available()) return(character())  # R/engine-compat-ellmer.R
   tryCatch(request_credentials(ellmer_request(chat, list(user_turn_of("-")))),
            error = function(e) character())
 }

@@ -108,15 +108,16 @@ provider_args <- function(provider, fun, slug) {
                     "extra_args"))
   for (name in kept) {
     value <- S7::prop(provider, name)
-    if (!identical(value, formal_default(formals[[name]]))) args[[name]] <- value
+    if (!identical(value, formal_default(fun, name))) args[[name]] <- value
   }
   args
 }
 
-# A constructor argument's default as ellmer evaluates it; of a choice (`c("auto", "flex")`,
-# taken with arg_match()), its first value. NULL when it depends on the call.
-formal_default <- function(expr) {
-  value <- tryCatch(eval(expr, asNamespace("ellmer")), error = function(e) NULL)
+# A constructor argument's default as R evaluates it (in the constructor's environment); of
+# a choice (`c("auto", "flex")`, taken with arg_match()), its first value. NULL when it
+# depends on the call.
+formal_default <- function(fun, name) {
+  value <- tryCatch(eval(formals(fun)[[name]], environment(fun)), error = function(e) NULL)
   if (is.character(value) && length(value) > 1) value[[1]] else value
 }
 
@@ -126,7 +127,7 @@ formal_default <- function(expr) {
 # without secrets (a "provider/model" string here) gets its constructor's default.
 chat_from_spec <- function(spec, call = rlang::caller_env()) {
   if (identical(spec$provider, "baseline")) return(spec$chat)
-  fun <- get(paste0("chat_", spec$provider), envir = asNamespace("ellmer"))
+  fun <- getExportedValue("ellmer", paste0("chat_", spec$provider))
   params <- if (length(spec$params)) rlang::exec(ellmer::params, !!!spec$params)
   args <- c(spec$args, secret_args(spec, fun, call))
   chat <- rlang::exec(fun, model = spec$model, system_prompt = spec$system_prompt,
@@ -182,7 +183,7 @@ provider_slug <- function(provider) {
 }
 
 check_chat_constructor <- function(slug, label, arg, call) {
-  fun <- get0(paste0("chat_", slug), envir = asNamespace("ellmer"), mode = "function")
+  fun <- ellmer_chat_constructor(slug)
   if (is.null(fun) || !all(c("model", "system_prompt", "params") %in% names(formals(fun)))) {
     abort_pb(c("Can't rebuild the chat {.val {label}} from a spec: ellmer has no
                 {.code chat_{slug}()} taking {.arg model}, {.arg system_prompt} and
@@ -192,6 +193,12 @@ check_chat_constructor <- function(slug, label, arg, call) {
              "argument", call = call)
   }
   fun
+}
+
+# ellmer's exported constructor `chat_<slug>()`, or NULL when it exports none.
+ellmer_chat_constructor <- function(slug) {
+  name <- paste0("chat_", slug)
+  if (name %in% getNamespaceExports("ellmer")) getExportedValue("ellmer", name)
 }
 
 # A closure as data for an identity: its formals, body and the values it captured (chats as
@@ -296,7 +303,7 @@ label_hash <- function(x) paste0("#", substr(digest::digest(x, algo = "sha256"),
 # address the constructor has no default for (an OpenAI-compatible server) is not shown:
 # the server's `name` is the label's provider.
 shows_base_url <- function(url, fun) {
-  default <- formal_default(formals(fun)$base_url)
+  default <- formal_default(fun, "base_url")
   rlang::is_string(url) && rlang::is_string(default) && !identical(url, default)
 }
 
@@ -370,7 +377,7 @@ label_overridden_cells <- function(cells) {
 
 # The model's label with the settings in `overridden` shown as sent.
 cell_label <- function(spec, overridden) {
-  fun <- get0(paste0("chat_", spec$provider), envir = asNamespace("ellmer"), mode = "function")
+  fun <- ellmer_chat_constructor(spec$provider)
   paste0(spec$name %||% paste0(spec$provider, "/", spec$model),
          spec_label_suffix(spec, fun, overridden))
 }

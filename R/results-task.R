@@ -152,6 +152,8 @@ ResultsTask <- R6::R6Class(
     #'   before anything is sent.
     #' @param ...,epochs,view As for [vitals::Task].
     eval = function(..., epochs = NULL, view = interactive()) {
+      # a baseline answers a solver's own ellmer::parallel_chat() (R/engine-compat-ellmer.R)
+      local_baseline_answers(list(...))
       # a step of a larger run (arena_run()'s rounds) keeps vitals' own, all in memory
       if (!isTRUE(self$write_log)) return(super$eval(..., epochs = epochs, view = view))
       chunked_eval(self, private, list(...), epochs)

@@ -69,20 +69,46 @@ test_that("baselines answer inside vitals::generate() and ellmer::parallel_chat(
   oracle <- baseline_echo(ds)
   # No network: any request that is not answered locally fails at once.
   withr::local_envvar(http_proxy = "http://127.0.0.1:9", https_proxy = "http://127.0.0.1:9")
-  tsk$eval(solver_chat = oracle, view = FALSE)
+  oracle$with_answers(tsk$eval(solver_chat = oracle, view = FALSE))
   samples <- tsk$get_samples()
   expect_equal(samples$result, c("4", "6", "8"))
   expect_true(all(samples$score == "C"))
   # vitals' model-graded scorer sends through the same path.
+  judge <- baseline_constant("GRADE: C")
   graded <- vitals::Task$new(
     dataset = ds, solver = vitals::generate(), dir = withr::local_tempdir(),
-    scorer = vitals::model_graded_qa(scorer_chat = baseline_constant("GRADE: C"))
+    scorer = vitals::model_graded_qa(scorer_chat = judge)
   )
-  graded$eval(solver_chat = oracle, view = FALSE)
+  judge$with_answers(oracle$with_answers(graded$eval(solver_chat = oracle, view = FALSE)))
   expect_true(all(graded$get_samples()$score == "C"))
-  chats <- ellmer::parallel_chat(baseline_constant("no"), list("a", "b"))
+  no <- baseline_constant("no")
+  chats <- no$with_answers(ellmer::parallel_chat(no, list("a", "b")))
   expect_equal(vapply(chats, function(ch) ch$last_turn()@text, ""), c("no", "no"))
-  # The answering mock is gone once parallel_chat() returns.
+  # The answering mock is gone once with_answers() returns.
+  expect_null(getOption("httr2_mock"))
+})
+
+test_that("a baseline's get_provider() is a getter: it leaves its caller's options alone", {
+  chat <- baseline_chat("x")
+  asked <- function() {
+    provider <- chat$get_provider()
+    list(provider = provider, mock = getOption("httr2_mock"))
+  }
+  got <- asked()
+  expect_null(got$mock)
+  expect_identical(got$provider@base_url, chat$base_url)
+})
+
+test_that("a task of the package answers its baselines for a solver of the user's own", {
+  solver <- function(inputs, ..., solver_chat) {
+    chats <- ellmer::parallel_chat(solver_chat$clone(), as.list(inputs))
+    list(result = vapply(chats, function(ch) ch$last_turn()@text, ""), solver_chat = chats)
+  }
+  withr::local_envvar(http_proxy = "http://127.0.0.1:9", https_proxy = "http://127.0.0.1:9")
+  tsk <- futurex_task(futurex_dataset(version = "sample", limit = 2), solver = solver,
+                      dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE)
+  expect_equal(tsk$get_samples()$result, rep("\\boxed{A}", 2))
   expect_null(getOption("httr2_mock"))
 })
 
@@ -90,8 +116,9 @@ test_that("two baselines in one session keep their own answers; other requests p
   yes <- baseline_constant("yes")
   no <- baseline_constant("no")
   expect_false(identical(yes$base_url, no$base_url))
-  expect_equal(ellmer::parallel_chat_text(yes, list("q")), "yes")
-  expect_equal(ellmer::parallel_chat_text(no, list("q")), "no")
+  both <- function(code) yes$with_answers(no$with_answers(code))
+  expect_equal(both(ellmer::parallel_chat_text(yes, list("q"))), "yes")
+  expect_equal(both(ellmer::parallel_chat_text(no, list("q"))), "no")
   # The mock answers only its own address and hands other requests to the one before it.
   before <- function(req) httr2::response(status_code = 418)
   mock <- baseline_mock(yes, before)
@@ -102,8 +129,10 @@ test_that("two baselines in one session keep their own answers; other requests p
 
 test_that("a baseline responder's error comes back as a failed request", {
   bad <- baseline_chat(function(text) 1)
-  expect_warning(res <- ellmer::parallel_chat(bad, list("q"), on_error = "return"),
-                 "errored")
+  expect_warning(
+    res <- bad$with_answers(ellmer::parallel_chat(bad, list("q"), on_error = "return")),
+    "errored"
+  )
   expect_s3_class(res[[1]], "error")
   expect_match(conditionMessage(res[[1]]), "one string")
 })

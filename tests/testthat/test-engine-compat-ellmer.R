@@ -44,6 +44,99 @@ test_that("ellmer_turn() reads a response as ellmer does, warning on a cut answe
   expect_warning(ellmer_turn(chat, completion_json("length")))
 })
 
+# The oracle: the turn and the warning ellmer's own `$chat()` gives for the same answer.
+test_that("ellmer_turn() warns as ellmer's $chat() does on each unfinished answer", {
+  reasons <- c("length", "content_filter", "not_a_reason", "stop")
+  server <- local_fake_openai(function(body, n) {
+    list(json = list(id = "x", object = "chat.completion", created = 0L, model = "m",
+                     choices = list(list(index = 0L, finish_reason = reasons[[n]],
+                                         message = list(role = "assistant", content = "hi"))),
+                     usage = list(prompt_tokens = 3L, completion_tokens = 2L,
+                                  total_tokens = 5L)))
+  })
+  warnings_of <- function(code) {
+    found <- character()
+    withCallingHandlers(code, warning = function(w) {
+      found <<- c(found, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+    found
+  }
+  for (reason in reasons) {
+    chat <- fake_chat(server)
+    theirs <- warnings_of(chat$chat("q", echo = "none"))
+    turn <- chat$last_turn()
+    ours <- warnings_of(mine <- ellmer_turn(chat, turn@json))
+    expect_identical(ours, theirs, info = reason)
+    expect_identical(mine@finish_reason, turn@finish_reason, info = reason)
+    expect_identical(mine@contents, turn@contents, info = reason)
+  }
+  expect_length(warnings_of(ellmer_turn(compat_chat(), completion_json("stop"))), 0)
+})
+
+test_that("ellmer_prices() is the table ellmer prices its turns by", {
+  prices <- ellmer_prices()
+  expect_true(all(c("provider", "model", "variant", "input", "output", "cached_input") %in%
+                    names(prices)))
+  chat <- compat_chat(name = "OpenAI")
+  chat$set_model("chat-latest")
+  million <- completion_json()
+  million$usage <- list(prompt_tokens = 1e6, completion_tokens = 0)
+  charged <- unclass(ellmer_turn(chat, million)@cost)
+  expect_gt(charged, 0)
+  expect_equal(model_price(chat)$input, charged)
+  expect_equal(ellmer_price("OpenAI", "chat-latest")$input, charged)
+})
+
+# Every reach into ellmer's namespace, read from R/'s parse trees: a name looked up there
+# (ellmer_internal(), get(), get0(), getFromNamespace(), `:::`) that ellmer does not export,
+# or one computed at run time, or code evaluated there.
+ellmer_reaches <- function(file) {
+  found <- character()
+  in_ellmer <- function(args) {
+    any(vapply(args, function(a) {
+      identical(a, "ellmer") || identical(a, quote(asNamespace("ellmer")))
+    }, TRUE))
+  }
+  walk <- function(x) {
+    if (!is.call(x)) return(invisible())
+    f <- x[[1]]
+    args <- as.list(x)[-1]
+    name <- if (is.name(f)) {
+      as.character(f)
+    } else if (is.call(f) && identical(f[[1]], quote(`::`))) {
+      as.character(f[[3]])  # utils::getFromNamespace()
+    } else {
+      ""
+    }
+    if (identical(f, quote(`:::`)) && identical(x[[2]], quote(ellmer))) {
+      found <<- c(found, as.character(x[[3]]))
+    } else if (name == "ellmer_internal" ||
+                 (name %in% c("get", "get0", "getFromNamespace") && in_ellmer(args))) {
+      found <<- c(found, if (is.character(args[[1]])) args[[1]] else "<computed>")
+    } else if (name == "eval" && in_ellmer(args)) {
+      found <<- c(found, "<evaluated>")
+    }
+    if (is.call(f)) walk(f)  # getFromNamespace("x", "ellmer")()
+    for (a in args) if (!missing(a)) walk(a)
+  }
+  for (e in parse(file, keep.source = FALSE)) walk(e)
+  setdiff(unique(found), getNamespaceExports("ellmer"))
+}
+
+test_that("ellmer's unexported functions are reached in its compat file only, by four names", {
+  root <- skip_if_no_source_tree()
+  files <- list.files(file.path(root, "R"), pattern = "[.]R$", full.names = TRUE)
+  reaches <- lapply(stats::setNames(files, basename(files)), ellmer_reaches)
+  compat <- "engine-compat-ellmer.R"
+  outside <- Filter(length, reaches[names(reaches) != compat])
+  expect_equal(outside, stats::setNames(list(), character()))
+  # each named in the file with the public hook that would replace it
+  expect_setequal(reaches[[compat]], c("chat_request", "value_turn", "prices_get",
+                                       "base_request"))
+})
+
+
 test_that("without_jit() lowers the JIT only while it runs, even on error", {
   old <- compiler::enableJIT(3)
   on.exit(compiler::enableJIT(old), add = TRUE)

@@ -30,6 +30,13 @@ test_that("provider/model strings are specs; unknown providers are refused", {
   expect_error(chat_spec(42), class = "predictivebench_error_argument")
 })
 
+test_that("a chat is rebuilt from its spec by an exported ellmer constructor only", {
+  expect_identical(ellmer_chat_constructor("openai"), ellmer::chat_openai)
+  # ellmer has a chat_openai_test() taking model, system_prompt and params: not exported
+  expect_null(ellmer_chat_constructor("openai_test"))
+  expect_error(chat_spec("openai_test/m"), class = "predictivebench_error_argument")
+})
+
 test_that("baselines travel as they are, identified by name and answer", {
   a1 <- baseline_chat("A", name = "a")
   a2 <- baseline_chat("A", name = "a")
