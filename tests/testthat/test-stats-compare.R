@@ -5,8 +5,15 @@ test_that("the paired difference and its standard error, worked by hand", {
   # d = 0, 1, 1, 0, 0: mean 0.4; sd^2 = (3 * 0.16 + 2 * 0.36) / 4 = 0.3; se = sqrt(0.3 / 5)
   expect_equal(out$difference, 0.4)
   expect_equal(out$se, sqrt(0.06))
-  expect_equal(out$lower, 0.4 - stats::qnorm(0.975) * sqrt(0.06))
-  expect_equal(out$p_value, 2 * stats::pnorm(-0.4 / sqrt(0.06)))
+  # the score interval of u = (0.4 + 1) / 2 = 0.7, se_u = se / 2, worth m = 0.21 / 0.015 =
+  # 14 items, mapped back by 2u - 1
+  z <- stats::qnorm(0.975)
+  m <- 0.7 * 0.3 / (sqrt(0.06) / 2)^2
+  centre <- (0.7 + z^2 / (2 * m)) / (1 + z^2 / m)
+  half <- z / (1 + z^2 / m) * sqrt(0.21 / m + z^2 / (4 * m^2))
+  expect_equal(m, 14)
+  expect_equal(c(out$lower, out$upper), 2 * c(centre - half, centre + half) - 1)
+  expect_equal(out$p_value, 2 * stats::pnorm(-0.2 / (0.5 / sqrt(m))))
   expect_equal(c(out$x, out$y), c(0.8, 0.4))
   # unpaired: x has sd^2 0.2, y 0.3: sqrt(0.2 / 5 + 0.3 / 5) = sqrt(0.1)
   expect_equal(out$se_unpaired, sqrt(0.1))
@@ -290,4 +297,37 @@ test_that("compare_models(<folder>, reducer =) gives each model the board's numb
   expect_equal(c(out$x, out$y), board$estimate[match(c(out$model_x, out$model_y), board$model)])
   # (the reducing itself is checked on hand-worked items above)
   expect_equal(compare_models(logs, times = 50)$metric, "overall")
+})
+
+test_that("a paired difference's interval stays inside [-1, 1], and its coverage holds", {
+  # five items, x right on all, y on one: d = 1 1 1 1 0, mean 0.8, se 0.2; the normal
+  # interval reached 0.8 + 1.96 * 0.2 = 1.19, a difference two accuracies can't have
+  x <- data.frame(id = 1:5, score = c(1, 1, 1, 1, 1))
+  y <- data.frame(id = 1:5, score = c(0, 0, 0, 0, 1))
+  out <- compare_models(x, y)
+  expect_equal(out$difference, 0.8)
+  expect_lte(out$upper, 1)
+  expect_gt(out$upper, out$difference)
+  expect_lt(out$lower, out$difference)
+  # the p-value is the test the interval inverts: below 0.05 exactly when 0 is left out
+  expect_identical(out$p_value < 0.05, out$lower > 0)
+  # every item the same difference: an interval of what the data allow, not a point
+  same <- compare_models(x, x)
+  expect_equal(c(same$difference, same$p_value), c(0, 1))
+  w <- stats::qnorm(0.975)^2 / (5 + stats::qnorm(0.975)^2)
+  expect_equal(c(same$lower, same$upper), c(-w, w))
+  all_ones <- compare_models(x, transform(y, score = 0))
+  expect_equal(all_ones$upper, 1)
+  expect_equal(all_ones$lower, 1 - 2 * w)
+  # coverage by simulation at the edge (x near 1, y near 0, 10 items) and in the middle
+  coverage <- withr::with_seed(9, vapply(list(c(0.95, 0.05), c(0.9, 0.3), c(0.6, 0.5)),
+                                         function(p) {
+    mean(replicate(200, {
+      a <- data.frame(id = 1:10, score = as.double(stats::runif(10) < p[[1]]))
+      b <- data.frame(id = 1:10, score = as.double(stats::runif(10) < p[[2]]))
+      o <- compare_models(a, b)
+      o$lower >= -1 && o$upper <= 1 && o$lower <= p[[1]] - p[[2]] && p[[1]] - p[[2]] <= o$upper
+    }))
+  }, 1))
+  expect_true(all(coverage > 0.92), label = paste(coverage, collapse = " "))
 })
