@@ -15,8 +15,13 @@
 #' * Each run's samples are reduced to one score per item (`id`): the mean over its epochs,
 #'   or with `reducer` the epoch reducer's value (pass@k, majority, ... see
 #'   [reduce_epochs()]), as [leaderboard()] reduces them under the same `reducer`.
-#' * Items only one side answered (a missing id or a missing score) are left out and counted
-#'   in `n_only_x`, `n_only_y`, with a message; their ids are in the attribute `"unpaired"`.
+#' * Items pair by `id` where both runs asked the same question: an id whose `target`, or
+#'   `input` (between two logs, or two tasks' samples: a log keeps the prompt as sent),
+#'   differs between the runs (two versions of a table that reuse ids) is left out and
+#'   counted in `n_changed`. Runs without `input` and `target` (data frames of `id` and
+#'   `score`) pair by `id` alone. Items only one side answered (a missing id or a missing
+#'   score) are left out and counted in `n_only_x`, `n_only_y`. A message says what was left
+#'   out; the ids are in the attribute `"unpaired"` (`x`, `y` and `changed`).
 #' * Headline metrics that are means (DSBench and probsem accuracy, your own scores): the
 #'   mean of the paired differences `d`, with the standard error `sd(d) / sqrt(n)` or, with
 #'   clusters, the clustered (CR1) standard error of `d` (`method = "paired"`). Scores lie
@@ -75,7 +80,7 @@
 #' @returns A one-row tibble of class `model_comparison`: `benchmark`, `metric`, `x`, `y`
 #'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
 #'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
-#'   `n_only_y` and `method`. For a folder, one such row per pair of models of a benchmark,
+#'   `n_only_y`, `n_changed` and `method`. For a folder, one such row per pair of models of a benchmark,
 #'   with `model_x` and `model_y` after `benchmark`, and `log_x` and `log_y` last.
 #' @family results
 #' @export
@@ -149,9 +154,10 @@ compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
     se_unpaired = unpaired_se(pair, head, method, cl),
     n = nrow(pair$x), n_clusters = length(unique(cl)),
     n_only_x = length(pair$only_x), n_only_y = length(pair$only_y),
+    n_changed = length(pair$changed),
     method = if (method == "paired") "paired differences" else "paired bootstrap"
   )
-  attr(out, "unpaired") <- list(x = pair$only_x, y = pair$only_y)
+  attr(out, "unpaired") <- list(x = pair$only_x, y = pair$only_y, changed = pair$changed)
   class(out) <- c("model_comparison", class(out))
   out
 }
@@ -264,7 +270,12 @@ comparison_items <- function(x, cluster, benchmark, arg, spec = NULL,
   keep <- !is.na(score)
   first <- !duplicated(id[keep])
   rows <- which(keep)[first]
-  items <- tibble::tibble(id = id[rows], cluster = labels[rows])
+  items <- tibble::tibble(id = id[rows], cluster = labels[rows],
+                          asked_input = item_text(x, "input", rows),
+                          asked_target = item_text(x, "target", rows))
+  # a log keeps the prompt as sent (probsem's holds its context too), a task's samples
+  # the table's input: inputs are compared only between runs read alike
+  attr(items, "read_from") <- if (is.null(attr(x, "log"))) "samples" else "log"
   if (is.null(spec)) {
     means <- tapply(score[keep], id[keep], mean)
     items$score <- as.double(means[items$id])
@@ -283,19 +294,48 @@ is_scores_object <- function(x) {
     rlang::is_string(x$benchmark %||% attr(x, "benchmark"))
 }
 
+# What an item asks, as text: its `column` ("input" or "target"), NA for runs without it
+# (such as plain data frames of `id` and `score`). An id pairs two items only where these
+# agree.
+item_text <- function(x, column, rows) {
+  if (!column %in% names(x)) return(rep(NA_character_, length(rows)))
+  values <- x[[column]][rows]
+  if (is.list(values)) {
+    values <- vapply(values, function(v) paste(format(unlist(v)), collapse = "\r"), "")
+  }
+  as.character(values)
+}
+
 pair_items <- function(items_x, items_y) {
   common <- intersect(items_x$id, items_y$id)
-  only_x <- setdiff(items_x$id, common)
-  only_y <- setdiff(items_y$id, common)
-  if (length(only_x) || length(only_y)) {
+  differs <- function(column) {
+    a <- items_x[[column]][match(common, items_x$id)]
+    b <- items_y[[column]][match(common, items_y$id)]
+    !is.na(a) & !is.na(b) & a != b
+  }
+  # two versions of a table can reuse an id for another question: those items don't pair
+  changed <- differs("asked_target")
+  if (identical(attr(items_x, "read_from"), attr(items_y, "read_from"))) {
+    changed <- changed | differs("asked_input")
+  }
+  changed <- common[changed]
+  common <- setdiff(common, changed)
+  only_x <- setdiff(items_x$id, c(common, changed))
+  only_y <- setdiff(items_y$id, c(common, changed))
+  if (length(only_x) || length(only_y) || length(changed)) {
     cli::cli_inform(
-      c("Items scored on one side only are left out:",
-        "*" = "{length(only_x)} only in {.arg x}, {length(only_y)} only in {.arg y}."),
+      c("Items that don't pair are left out:",
+        "*" = if (length(only_x) || length(only_y))
+          "{length(only_x)} only in {.arg x}, {length(only_y)} only in {.arg y}.",
+        "*" = if (length(changed))
+          "{length(changed)} of {length(common) + length(changed)} shared id{?s} ask{?s/}
+           another question in each run (input or target differ: two versions of the
+           table?), such as {.val {changed[[1]]}}."),
       class = "predictivebench_message_unpaired"
     )
   }
   list(x = items_x[match(common, items_x$id), ], y = items_y[match(common, items_y$id), ],
-       only_x = only_x, only_y = only_y)
+       only_x = only_x, only_y = only_y, changed = changed)
 }
 
 # Mean of paired differences with its (clustered) standard error, and an interval and
