@@ -37,7 +37,9 @@
 #'   with replacement, computes the metric for both models on the same draw, and takes the
 #'   percentile interval of the differences; the standard error is the draws' standard
 #'   deviation and the p-value twice the share of draws on the far side of 0
-#'   (`method = "bootstrap"`).
+#'   (`method = "bootstrap"`). When every draw gives the same difference (each model all
+#'   right or all wrong on every draw), the interval and p-value are `NA`, with a message:
+#'   the draws can't say how far the difference might be.
 #'
 #' Arena ratings compare models inside one set of battles, not two runs: read their
 #' bootstrap intervals in [arena_ratings()].
@@ -393,8 +395,20 @@ paired_bootstrap <- function(x, y, fn, cluster, level, times, seed) {
   alpha <- (1 - level) / 2
   bounds <- unname(stats::quantile(draws, c(alpha, 1 - alpha), na.rm = TRUE))
   p <- min(1, 2 * min(mean(draws <= 0, na.rm = TRUE), mean(draws >= 0, na.rm = TRUE)))
-  list(difference = estimate, se = stats::sd(draws, na.rm = TRUE), lower = bounds[[1]],
-       upper = bounds[[2]], p_value = p)
+  spread <- stats::sd(draws, na.rm = TRUE)
+  if (isTRUE(spread == 0)) {
+    # every draw gives one difference (each model all right or all wrong on every draw):
+    # a point would claim a certainty the items can't give
+    cli::cli_inform(
+      c("The paired bootstrap can't vary: every draw gives the difference {signif(estimate, 3)}.",
+        i = "Its interval and p-value are {.code NA}; compare the two runs' own intervals."),
+      class = "predictivebench_message_no_spread"
+    )
+    bounds <- c(NA_real_, NA_real_)
+    p <- NA_real_
+  }
+  list(difference = estimate, se = spread, lower = bounds[[1]], upper = bounds[[2]],
+       p_value = p)
 }
 
 # The standard error of the difference if the two runs were independent samples: for

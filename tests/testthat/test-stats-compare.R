@@ -354,3 +354,14 @@ test_that("items pair only where their inputs and targets agree; the rest is sai
   # the same question in both runs: no message
   expect_silent(compare_models(v1, v1))
 })
+
+test_that("a paired bootstrap whose draws can't vary gives NA with a note, not a point", {
+  # ProcessBench: x finds every error and passes every correct solution, y the opposite, so
+  # every draw gives F1 1 - 0 = 1: the interval read "1 [1, 1]"
+  a <- data.frame(id = 1:6, label = c(1, 2, 0, -1, -1, -1), score = 1)
+  b <- transform(a, score = c(0, 0, 0, 1, 1, 1))
+  expect_message(out <- compare_models(a, b, benchmark = "processbench", times = 200),
+                 class = "predictivebench_message_no_spread")
+  expect_equal(out$difference, 1)
+  expect_true(is.na(out$lower) && is.na(out$upper) && is.na(out$p_value))
+})
