@@ -148,6 +148,9 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
       mean(unlist(g[sample.int(length(g), length(g), replace = TRUE)])) * weights[[k]]
     }, 1))
   }, 1))
+  # every level all right (or all wrong) resamples to one value: the levels' own intervals,
+  # combined as the normal method does, say what the data allow instead of a point
+  if (all(draws == draws[[1]])) return(futurex_overall_interval(items, by_level, "normal"))
   clip_to_limits(unname(stats::quantile(draws, c(0.025, 0.975))), c(0, 1))
 }
 

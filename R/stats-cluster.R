@@ -50,7 +50,8 @@ clustered_se <- function(x, cluster = NULL, small_sample = TRUE) {
 }
 
 # mean_ci() with clusters: the normal interval from clustered_se(), the bootstrap over whole
-# clusters. At a limit (all 0 or all 1) the Wilson interval counts clusters, not scores.
+# clusters. Scores all equal (all 0 or all 1, say) get constant_bounds() over clusters, not
+# scores.
 clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
   check_cluster(cluster, x)
   x <- as.double(x)
@@ -66,9 +67,8 @@ clustered_mean_ci <- function(x, cluster, level, method, times, seed, limits) {
   m <- mean(x)
   z <- stats::qnorm(1 - (1 - level) / 2)
   se <- clustered_se(x, cluster)
-  at_limit <- !is.null(limits) && (all(x == limits[[1]]) || all(x == limits[[2]]))
-  if (method == "normal" && at_limit) {
-    bounds <- wilson_bounds(m, limits, groups, z)
+  if (is_constant(x, limits, groups)) {
+    bounds <- constant_bounds(m, limits, groups, z)
   } else if (method == "normal" || groups < 2) {
     bounds <- c(m - z * se, m + z * se)
   } else {

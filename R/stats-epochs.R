@@ -123,7 +123,7 @@ epoch_reducer_function <- function(spec) {
     },
     pass_at_k = function(s) pass_at_k(length(s), correct(s), spec$k),
     pass_hat_k = function(s) pass_hat_k(length(s), correct(s), spec$k),
-    at_least_k = function(s) as.double(correct(s) >= spec$k)
+    at_least_k = function(s) if (length(s) < spec$k) NA_real_ else as.double(correct(s) >= spec$k)
   )
 }
 

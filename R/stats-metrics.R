@@ -14,11 +14,14 @@
 #'   stream is left untouched.
 #' @param limits The range scores can take, such as `c(0, 1)`: the interval is clipped to
 #'   it (a normal interval can otherwise fall outside). `NULL` clips nothing. When every
-#'   score sits at one end of the range (all 0 or all 1), the normal interval would have no
-#'   width, claiming a certainty a few samples can't give; the Wilson score interval for
-#'   that proportion is used instead (for 10 zeros on `c(0, 1)`: 0 to 0.278), also for a
-#'   single score (one 1 on `c(0, 1)`: 0.207 to 1). A single score strictly inside the range
-#'   has no interval (`NA`): one value says nothing about its spread. Bounds within rounding
+#'   score is the same, the normal interval and every bootstrap resample would have no
+#'   width, claiming a certainty a few samples can't give; instead another value may hold
+#'   for up to the share `z^2 / (n + z^2)` of items (the Wilson bound of a proportion seen 0
+#'   times in `n`), anywhere in the range. At one end of the range (all 0 or all 1) this is
+#'   the Wilson score interval for that proportion (for 10 zeros on `c(0, 1)`: 0 to 0.278),
+#'   also for a single score (one 1 on `c(0, 1)`: 0.207 to 1); ten scores of 0.5 give 0.40
+#'   to 0.60. A single score strictly inside the range has no interval (`NA`): one value
+#'   says nothing about its spread. Bounds within rounding
 #'   error of a limit are set to it exactly, so an interval reads `0`, never `2.78e-17`.
 #' @param cluster The cluster of each score (items sharing a context), or `NULL` (every
 #'   score independent). With clusters the normal interval uses the clustered standard error
@@ -47,9 +50,8 @@ mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 
   }
   m <- mean(x)
   alpha <- (1 - level) / 2
-  at_limit <- !is.null(limits) && (all(x == limits[[1]]) || all(x == limits[[2]]))
-  if (method == "normal" && at_limit) {
-    bounds <- wilson_bounds(m, limits, n, stats::qnorm(1 - alpha))
+  if (is_constant(x, limits)) {
+    bounds <- constant_bounds(m, limits, n, stats::qnorm(1 - alpha))
   } else if (method == "normal" || n == 1) {
     half <- if (n > 1) stats::qnorm(1 - alpha) * stats::sd(x) / sqrt(n) else NA_real_
     bounds <- c(m - half, m + half)
@@ -73,12 +75,22 @@ clip_to_limits <- function(bounds, limits) {
   bounds
 }
 
-# The Wilson score interval of a proportion that is 0 or 1, on the scale of `limits`.
-wilson_bounds <- function(m, limits, n, z) {
+# Scores with no spread to measure, inside known `limits`: all equal, at a limit or (from
+# `n` of two or more scores or clusters) inside. Neither the normal interval nor a bootstrap
+# can vary there.
+is_constant <- function(x, limits, n = length(x)) {
+  !is.null(limits) && length(x) > 0 && all(x == x[[1]]) && (n > 1 || x[[1]] %in% limits)
+}
+
+# The interval of a mean whose `n` scores (or clusters) all equal `m`: another value, anywhere
+# in `limits`, may hold for up to the share w = z^2 / (n + z^2) of items (the Wilson upper
+# bound of a proportion seen 0 times in n), so the mean lies between m pulled that share
+# towards each limit. At a limit this is the Wilson score interval of a proportion that is 0
+# or 1 (ten 0s on c(0, 1): 0 to 0.278).
+constant_bounds <- function(m, limits, n, z) {
   p <- (m - limits[[1]]) / (limits[[2]] - limits[[1]])
-  centre <- (p + z^2 / (2 * n)) / (1 + z^2 / n)
-  half <- z / (1 + z^2 / n) * sqrt(p * (1 - p) / n + z^2 / (4 * n^2))
-  limits[[1]] + (c(centre - half, centre + half)) * (limits[[2]] - limits[[1]])
+  w <- z^2 / (n + z^2)
+  limits[[1]] + c(p * (1 - w), p + w * (1 - p)) * (limits[[2]] - limits[[1]])
 }
 
 # ---- Summary rows --------------------------------------------------------------------------
@@ -108,8 +120,9 @@ summary_rows <- function(group, metric, ci, ...) {
 #'   the rows gain `n_clusters` and `se_method` (`"clustered"`).
 #' @param ... The interval's options: `level` (0.95), `method` (`"normal"`, mean +/- z *
 #'   sd / sqrt(n), or `"bootstrap"`, percentile), `times` and `seed` (of the bootstrap), `limits` (the range the scores
-#'   can take, such as `c(0, 1)`: the interval is clipped to it, and a Wilson interval is
-#'   used when every score sits at one end).
+#'   can take, such as `c(0, 1)`: the interval is clipped to it, and scores that are all
+#'   the same get the interval of a proportion seen 0 times (a Wilson interval when every
+#'   score sits at one end), never one of no width).
 #' @param reducer `NULL` (the default: every score counts, epochs included, as they were
 #'   given), or an epoch reducer of [reduce_epochs()] (`"mean"`, `"mode"`, `"max"`,
 #'   `"pass_at_k"`, `"pass_hat_k"`, `"at_least_k"`): the scores of each `id` (a sample's
@@ -192,7 +205,7 @@ set_f1 <- function(pred, truth) {
 # What lower and upper of mean_ci(method = ) rows are, short enough for a plot's axis: the
 # `interval` of a benchmark whose summary rows are mean_ci()'s (DSBench's, probsem's).
 # "Wilson" because mean_ci() gives the Wilson interval when every score is 0 or every score
-# is 1.
+# is 1 (with either method).
 mean_ci_interval <- function(method) {
-  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap interval"
+  if (method == "normal") "95% normal (or Wilson) interval" else "95% bootstrap (or Wilson) interval"
 }

@@ -82,3 +82,16 @@ test_that("a subset without levels 3-4 keeps eval.py's overall, says so, and giv
   expect_no_message(fs <- futurex_summary(full), class = "predictivebench_message_missing_levels")
   expect_equal(fs$estimate[fs$group == "overall_present_levels"], fs$estimate[fs$group == "overall"])
 })
+
+test_that("a bootstrap overall of levels all right is an interval, not a point", {
+  # every resample of all-correct levels is 1: the overall read "1 [1, 1]" beside levels'
+  # Wilson intervals; it takes the levels' intervals combined, as the normal method does
+  fx <- futurex_dataset(version = "sample")
+  right <- data.frame(id = fx$id, level = fx$level, score = 1)
+  boot <- suppressMessages(futurex_summary(right, method = "bootstrap"))
+  normal <- suppressMessages(futurex_summary(right))
+  top <- boot[boot$group == "overall", ]
+  expect_equal(top$estimate, 1)
+  expect_lt(top$lower, 1)
+  expect_equal(top$lower, normal$lower[normal$group == "overall"])
+})

@@ -79,8 +79,51 @@ test_that("processbench_summary() plots a panel per metric and a bar per task", 
   expect_equal(other$labels$title, "ProcessBench: accuracy and F1 by source set")
   overall <- ggplot2::autoplot(suppressMessages(processbench_summary(samples, by = NULL)))
   expect_equal(overall$labels$title, "ProcessBench: accuracy and F1")
-  expect_match(gsub("\n", " ", p$labels$x), "bootstrap interval \\(F1\\)")
+  expect_match(gsub("\n", " ", p$labels$x), "exact binomial interval \\(F1\\)")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 3)
   expect_true("n = 5" %in% unlist(lapply(built$data, function(d) d$label)))
+})
+
+test_that("F1's interval covers what the data allow when a side is all right or all wrong", {
+  # an oracle: every error found, every correct solution passed. Resampling within each side
+  # gave F1 = 1 every time, so "1 [1, 1]" beside accuracies of "1 [0.68, 1]"
+  oracle <- tibble::tibble(label = c(1, 2, 0, 3, 1, 2, -1, -1, -1, -1, -1),
+                           result = as.character(c(1, 2, 0, 3, 1, 2, -1, -1, -1, -1, -1)))
+  s <- suppressMessages(processbench_summary(oracle, by = NULL))
+  f1 <- s[s$metric == "f1", ]
+  expect_equal(f1$estimate, 1)
+  expect_equal(f1$upper, 1)
+  expect_lt(f1$lower, 0.9)
+  # it can't claim more than its weaker side allows: F1 <= 2c / (1 + c) at correct_acc c
+  c_lower <- s$lower[s$metric == "correct_acc"]
+  expect_lte(f1$lower, 2 * c_lower / (1 + c_lower))
+  # "no error" always: error_acc 0, correct_acc 1, F1 0, and F1 may be above 0
+  constant <- oracle
+  constant$result <- "-1"
+  r <- suppressMessages(processbench_summary(constant, by = NULL))
+  expect_equal(r$estimate[r$metric == "f1"], 0)
+  expect_equal(r$lower[r$metric == "f1"], 0)
+  expect_gt(r$upper[r$metric == "f1"], 0.2)
+  # the same with method = "bootstrap" (its accuracies' intervals), reproducibly
+  b <- suppressMessages(processbench_summary(oracle, by = NULL, method = "bootstrap"))
+  expect_equal(unlist(b[b$metric == "f1", c("lower", "upper")]), unlist(f1[c("lower", "upper")]))
+})
+
+test_that("simulation: F1's interval covers the true F1 at least 95% of the time, near 0 and 1 too", {
+  # bench/stats-coverage.R runs the full grid; here the corners, 5 to 10 samples a side
+  grid <- data.frame(error = c(0.02, 0.98, 0.98, 0.5, 0.1),
+                     correct = c(0.98, 0.98, 0.5, 0.5, 0.02),
+                     n = c(5, 5, 10, 10, 10))
+  coverage <- withr::with_seed(11, vapply(seq_len(nrow(grid)), function(i) {
+    truth <- f1_score(grid$error[[i]], grid$correct[[i]])
+    hits <- replicate(150, {
+      err <- stats::runif(grid$n[[i]]) < grid$error[[i]]
+      cor <- stats::runif(grid$n[[i]]) < grid$correct[[i]]
+      b <- processbench_f1_interval(err, cor, times = 400, seed = 1)
+      is.na(b[[1]]) || (b[[1]] <= truth && truth <= b[[2]])
+    })
+    mean(hits)
+  }, 1))
+  expect_true(all(coverage >= 0.93), label = paste(round(coverage, 3), collapse = " "))
 })

@@ -5,8 +5,15 @@ test_that("the paired difference and its standard error, worked by hand", {
   # d = 0, 1, 1, 0, 0: mean 0.4; sd^2 = (3 * 0.16 + 2 * 0.36) / 4 = 0.3; se = sqrt(0.3 / 5)
   expect_equal(out$difference, 0.4)
   expect_equal(out$se, sqrt(0.06))
-  expect_equal(out$lower, 0.4 - stats::qnorm(0.975) * sqrt(0.06))
-  expect_equal(out$p_value, 2 * stats::pnorm(-0.4 / sqrt(0.06)))
+  # the score interval of u = (0.4 + 1) / 2 = 0.7, se_u = se / 2, worth m = 0.21 / 0.015 =
+  # 14 items, mapped back by 2u - 1
+  z <- stats::qnorm(0.975)
+  m <- 0.7 * 0.3 / (sqrt(0.06) / 2)^2
+  centre <- (0.7 + z^2 / (2 * m)) / (1 + z^2 / m)
+  half <- z / (1 + z^2 / m) * sqrt(0.21 / m + z^2 / (4 * m^2))
+  expect_equal(m, 14)
+  expect_equal(c(out$lower, out$upper), 2 * c(centre - half, centre + half) - 1)
+  expect_equal(out$p_value, 2 * stats::pnorm(-0.2 / (0.5 / sqrt(m))))
   expect_equal(c(out$x, out$y), c(0.8, 0.4))
   # unpaired: x has sd^2 0.2, y 0.3: sqrt(0.2 / 5 + 0.3 / 5) = sqrt(0.1)
   expect_equal(out$se_unpaired, sqrt(0.1))
@@ -34,7 +41,7 @@ test_that("epochs are averaged within an item, and one-sided items are left out"
   expect_equal(out$difference, 0.5)
   expect_equal(out$n, 3L)
   expect_equal(c(out$n_only_x, out$n_only_y), c(1L, 1L))
-  expect_equal(attr(out, "unpaired"), list(x = "4", y = "5"))
+  expect_equal(attr(out, "unpaired"), list(x = "4", y = "5", changed = character()))
   # a missing score counts as not answered
   y$score[[2]] <- NA
   out <- suppressMessages(compare_models(x, y))
@@ -290,4 +297,71 @@ test_that("compare_models(<folder>, reducer =) gives each model the board's numb
   expect_equal(c(out$x, out$y), board$estimate[match(c(out$model_x, out$model_y), board$model)])
   # (the reducing itself is checked on hand-worked items above)
   expect_equal(compare_models(logs, times = 50)$metric, "overall")
+})
+
+test_that("a paired difference's interval stays inside [-1, 1], and its coverage holds", {
+  # five items, x right on all, y on one: d = 1 1 1 1 0, mean 0.8, se 0.2; the normal
+  # interval reached 0.8 + 1.96 * 0.2 = 1.19, a difference two accuracies can't have
+  x <- data.frame(id = 1:5, score = c(1, 1, 1, 1, 1))
+  y <- data.frame(id = 1:5, score = c(0, 0, 0, 0, 1))
+  out <- compare_models(x, y)
+  expect_equal(out$difference, 0.8)
+  expect_lte(out$upper, 1)
+  expect_gt(out$upper, out$difference)
+  expect_lt(out$lower, out$difference)
+  # the p-value is the test the interval inverts: below 0.05 exactly when 0 is left out
+  expect_identical(out$p_value < 0.05, out$lower > 0)
+  # every item the same difference: an interval of what the data allow, not a point
+  same <- compare_models(x, x)
+  expect_equal(c(same$difference, same$p_value), c(0, 1))
+  w <- stats::qnorm(0.975)^2 / (5 + stats::qnorm(0.975)^2)
+  expect_equal(c(same$lower, same$upper), c(-w, w))
+  all_ones <- compare_models(x, transform(y, score = 0))
+  expect_equal(all_ones$upper, 1)
+  expect_equal(all_ones$lower, 1 - 2 * w)
+  # coverage by simulation at the edge (x near 1, y near 0, 10 items) and in the middle
+  coverage <- withr::with_seed(9, vapply(list(c(0.95, 0.05), c(0.9, 0.3), c(0.6, 0.5)),
+                                         function(p) {
+    mean(replicate(200, {
+      a <- data.frame(id = 1:10, score = as.double(stats::runif(10) < p[[1]]))
+      b <- data.frame(id = 1:10, score = as.double(stats::runif(10) < p[[2]]))
+      o <- compare_models(a, b)
+      o$lower >= -1 && o$upper <= 1 && o$lower <= p[[1]] - p[[2]] && p[[1]] - p[[2]] <= o$upper
+    }))
+  }, 1))
+  expect_true(all(coverage > 0.92), label = paste(coverage, collapse = " "))
+})
+
+test_that("items pair only where their inputs and targets agree; the rest is said", {
+  # two versions of a table: ids 1-11, but 7 of them name other questions in the second
+  v1 <- data.frame(id = 1:11, input = paste("question", 1:11), target = "A",
+                   score = rep(c(1, 0), length.out = 11))
+  v2 <- v1
+  v2$input[5:11] <- paste("question", 105:111)
+  v2$score <- 1 - v1$score
+  expect_message(out <- compare_models(v1, v2), class = "predictivebench_message_unpaired")
+  expect_message(compare_models(v1, v2), "7 of 11 shared ids ask another question")
+  expect_equal(out$n, 4L)
+  expect_equal(out$n_changed, 7L)
+  expect_equal(attr(out, "unpaired")$changed, as.character(5:11))
+  expect_equal(c(out$x, out$y), c(mean(v1$score[1:4]), mean(v2$score[1:4])))
+  # a changed target counts too; runs without input or target pair by id alone
+  v3 <- v1
+  v3$target[[2]] <- "B"
+  expect_equal(suppressMessages(compare_models(v1, v3))$n_changed, 1L)
+  plain <- compare_models(v1[c("id", "score")], v2[c("id", "score")])
+  expect_equal(c(plain$n, plain$n_changed), c(11L, 0L))
+  # the same question in both runs: no message
+  expect_silent(compare_models(v1, v1))
+})
+
+test_that("a paired bootstrap whose draws can't vary gives NA with a note, not a point", {
+  # ProcessBench: x finds every error and passes every correct solution, y the opposite, so
+  # every draw gives F1 1 - 0 = 1: the interval read "1 [1, 1]"
+  a <- data.frame(id = 1:6, label = c(1, 2, 0, -1, -1, -1), score = 1)
+  b <- transform(a, score = c(0, 0, 0, 1, 1, 1))
+  expect_message(out <- compare_models(a, b, benchmark = "processbench", times = 200),
+                 class = "predictivebench_message_no_spread")
+  expect_equal(out$difference, 1)
+  expect_true(is.na(out$lower) && is.na(out$upper) && is.na(out$p_value))
 })

@@ -72,6 +72,19 @@ test_that("epochs without a score are dropped, and too few epochs for k give NA"
   expect_equal(out$epochs, c(2L, 1L))
 })
 
+test_that("at_least_k, like pass_at_k and pass_hat_k, gives NA with fewer than k scored epochs", {
+  # three epochs, the first failed: 2 scored < k = 3, so the sample can't be judged (it
+  # scored 0 before, as if the failed epoch were wrong)
+  samples <- data.frame(id = rep(c("q1", "q2"), each = 3), epoch = rep(0:2, 2),
+                        score = c(NA, 1, 1,  1, 1, 1))
+  for (reducer in c("pass_at_k", "pass_hat_k", "at_least_k")) {
+    expect_equal(reduce_epochs(samples, reducer, k = 3)$score, c(NA, 1), label = reducer)
+  }
+  s <- grouped_summary(samples$score, id = samples$id, reducer = "at_least_k", k = 3,
+                       limits = c(0, 1))
+  expect_equal(c(s$estimate, s$n, s$n_missing), c(1, 1, 1))
+})
+
 test_that("reducers and k are checked, with classed errors", {
   samples <- data.frame(id = c("a", "a"), score = c(1, 0))
   expect_error(reduce_epochs(samples, "median"), class = "predictivebench_error_argument")

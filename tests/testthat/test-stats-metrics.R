@@ -85,6 +85,40 @@ test_that("a single score at a limit gets the promised Wilson interval", {
 
 test_that("mean_ci()'s interval labels are one function's, read by every mean_ci() benchmark", {
   expect_equal(mean_ci_interval("normal"), "95% normal (or Wilson) interval")
-  expect_equal(mean_ci_interval("bootstrap"), "95% bootstrap interval")
+  expect_equal(mean_ci_interval("bootstrap"), "95% bootstrap (or Wilson) interval")
   expect_equal(registration("probsem")$interval, registration("dsbench")$interval)
+})
+
+test_that("a bootstrap of scores all at one limit gives the Wilson interval, not a point", {
+  # every resample of ten 1s is 1: the percentile interval would read [1, 1]
+  z <- stats::qnorm(0.975)
+  ones <- mean_ci(rep(1, 10), method = "bootstrap", limits = c(0, 1))
+  expect_equal(c(ones$lower, ones$upper), c(10 / (10 + z^2), 1))
+  zeros <- mean_ci(rep(0, 8), method = "bootstrap", limits = c(0, 1), cluster = rep(1:4, 2))
+  expect_equal(c(zeros$lower, zeros$upper), c(0, z^2 / (4 + z^2)))  # 4 clusters
+  g <- grouped_summary(rep(1, 5), metric = "accuracy", method = "bootstrap", limits = c(0, 1))
+  expect_lt(g$lower, 1)
+})
+
+test_that("scores all equal inside the range get an interval the data allow, not a point", {
+  # ten scores of 0.5: any other value may hold for up to w = z^2 / (n + z^2) of the items
+  # (the Wilson bound of a proportion seen 0 times in n), so the mean lies in
+  # [0.5 (1 - w), 0.5 + 0.5 w]; at a limit this is the Wilson interval itself
+  z <- stats::qnorm(0.975)
+  w <- z^2 / (10 + z^2)
+  for (method in c("normal", "bootstrap")) {
+    half <- mean_ci(rep(0.5, 10), method = method, limits = c(0, 1))
+    expect_equal(c(half$lower, half$upper), c(0.5 * (1 - w), 0.5 + 0.5 * w))
+  }
+  clustered <- mean_ci(rep(0.25, 6), limits = c(0, 1), cluster = rep(1:3, 2))
+  w3 <- z^2 / (3 + z^2)
+  expect_equal(c(clustered$lower, clustered$upper), c(0.25 * (1 - w3), 0.25 + 0.75 * w3))
+  # coverage: scores 0.5 but a rare 1 (one item in ten), n = 10: the true mean is 0.55, and
+  # a third of the runs see only 0.5s
+  covered <- withr::with_seed(3, replicate(400, {
+    x <- ifelse(stats::runif(10) < 0.1, 1, 0.5)
+    ci <- mean_ci(x, limits = c(0, 1))
+    ci$lower <= 0.55 && 0.55 <= ci$upper
+  }))
+  expect_gt(mean(covered), 0.93)
 })
