@@ -414,16 +414,19 @@ results_log_chunk <- function(task, samples, fields,
 }
 
 # The header's model usage of a log written in chunks: each chunk's (usage_entries()) added
-# per model, in the order models first appear, the cost summed where any chunk knew one: the
-# entries usage_entries() gives for all the samples at once.
+# per model, in the order models first appear, the cost as known_cost() sums it (a chunk with
+# tokens and no cost is unknown, and so is the total): the entries usage_entries() gives for
+# all the samples at once.
 add_usage <- function(total, usage) {
+  cost_of <- function(entry) as.double(entry$total_cost %||% NA)
   for (model in names(usage)) {
     entry <- usage[[model]]
     before <- total[[model]]
     if (!is.null(before)) {
+      cost <- known_cost(c(cost_of(before), cost_of(entry)),
+                         c(before$total_tokens, entry$total_tokens))
       for (k in c("input_tokens", "output_tokens", "total_tokens")) entry[[k]] <- entry[[k]] + before[[k]]
-      cost <- c(before$total_cost, entry$total_cost)
-      entry$total_cost <- if (length(cost)) sum(cost)
+      entry$total_cost <- na_null(cost)
     }
     total[[model]] <- entry
   }

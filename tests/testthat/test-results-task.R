@@ -207,3 +207,17 @@ test_that("an error inside $eval() names no internal function of the package", {
   e2 <- tryCatch(futurex_summary(data.frame(x = 1)), predictivebench_error = identity)
   expect_equal(call_name(e2$call), "futurex_summary")
 })
+
+test_that("a log written in chunks has no known cost when one chunk paid at no known price", {
+  priced <- usage_entries(rbind(c(10, 2, 0.5)), "m")
+  unpriced <- usage_entries(rbind(c(10, 2, NA)), "m")
+  cached <- usage_entries(rbind(c(0, 0, 0)), "m")
+  nothing <- usage_entries(rbind(c(0, 0, NA)), "m")
+  expect_null(add_usage(priced, unpriced)$m$total_cost)
+  expect_null(add_usage(unpriced, cached)$m$total_cost)
+  expect_equal(add_usage(add_usage(priced, cached), nothing)$m$total_cost, 0.5)
+  expect_equal(add_usage(priced, unpriced)$m$input_tokens, 20)
+  # as the entries of all the samples at once
+  expect_identical(add_usage(priced, unpriced),
+                   usage_entries(rbind(c(10, 2, 0.5), c(10, 2, NA)), c("m", "m")))
+})
