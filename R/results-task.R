@@ -279,7 +279,7 @@ resolve_log_dir <- function(dir, call = rlang::caller_env()) {
 # folder (tools::R_user_dir(), never the working directory), which then becomes
 # `VITALS_LOG_DIR` for the rest of the session, so that `vitals::vitals_view()` with no
 # arguments finds the logs. Said once per session.
-log_dir_default <- function() {
+log_dir_default <- function(class = NULL) {
   dir <- Sys.getenv("VITALS_LOG_DIR")
   if (nzchar(dir)) return(dir)
   dir <- file.path(tools::R_user_dir("predictivebench", "data"), "logs")
@@ -289,10 +289,18 @@ log_dir_default <- function() {
       " " = "{.code vitals::vitals_view()} shows them in this session (it reads
              {.envvar VITALS_LOG_DIR}, now set to that folder); set {.envvar VITALS_LOG_DIR}
              or give {.arg dir} to log elsewhere."),
-    class = "predictivebench_message_log_dir",
+    class = c("predictivebench_message_log_dir", class),
     .frequency = "once", .frequency_id = "predictivebench_log_dir"
   )
   dir
+}
+
+# library(predictivebench) in a new session: vitals::vitals_view() reads VITALS_LOG_DIR, and
+# unset it fails ("Log directory 'NA' not found") though earlier sessions' logs are in the
+# default folder; the folder is set and said at attach, as a startup message (which
+# suppressPackageStartupMessages() silences). Here, not in zzz.R: the results layer owns it.
+.onAttach <- function(libname, pkgname) {
+  log_dir_default(class = "packageStartupMessage")
 }
 
 # Dataset columns a benchmark's summary reads besides the logged ones: the column its

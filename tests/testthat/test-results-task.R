@@ -221,3 +221,24 @@ test_that("a log written in chunks has no known cost when one chunk paid at no k
   expect_identical(add_usage(priced, unpriced),
                    usage_entries(rbind(c(10, 2, 0.5), c(10, 2, NA)), c("m", "m")))
 })
+
+test_that("library() in a new session says where the logs are, and vitals_view() finds them", {
+  skip_if_not_installed("callr")
+  user_data <- withr::local_tempdir()
+  out <- withr::with_envvar(c(VITALS_LOG_DIR = NA, R_USER_DATA_DIR = user_data), callr::r(
+    function(root) {
+      messages <- list()
+      withCallingHandlers({
+        if (is.null(root)) library(predictivebench) else pkgload::load_all(root, quiet = TRUE)
+      }, message = function(m) messages[[length(messages) + 1L]] <<- m)
+      list(log_dir = vitals::vitals_log_dir(), classes = lapply(messages, class),
+           text = vapply(messages, conditionMessage, ""))
+    }, list(root = source_tree())))
+  expected <- file.path(normalizePath(user_data), "R", "predictivebench", "logs")
+  expect_equal(normalizePath(out$log_dir, mustWork = FALSE), expected)
+  said <- vapply(out$classes, function(cl) "predictivebench_message_log_dir" %in% cl, TRUE)
+  expect_equal(sum(said), 1L)
+  expect_true("packageStartupMessage" %in% out$classes[[which(said)]])
+  expect_match(out$text[[which(said)]], "vitals_view()", fixed = TRUE)
+  expect_true(grepl(expected, gsub("\\s+", "", out$text[[which(said)]]), fixed = TRUE))
+})
