@@ -97,9 +97,12 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
     part$n <- part$n + length(rows)
     part$unscored <- part$unscored +
       if (rating$invalid == "drop") sum(failed_judgement(chunk$winner)) else 0L
-    part$usage <- part$usage + c(sum(chunk$input_tokens), sum(chunk$output_tokens),
-                                 sum(chunk$cost, na.rm = TRUE))
-    part$priced <- part$priced || any(!is.na(chunk$cost))
+    # a verdict paid at no known price makes the part's cost unknown (known_cost())
+    tokens <- chunk$input_tokens + chunk$output_tokens
+    cost <- known_cost(c(part$usage[[3]], known_cost(chunk$cost, tokens)),
+                       c(sum(part$usage[1:2]), sum(tokens)))
+    part$usage <- c(part$usage[1:2] + c(sum(chunk$input_tokens), sum(chunk$output_tokens)),
+                    cost = cost)
     if (!is.null(members)) {
       part$models <- add_usage(part$models, usage_entries(members$usage, members$models))
     }
@@ -171,8 +174,7 @@ arena_log_part <- function(log, run) {
   part$first <- log$n + 1L
   part$n <- 0L
   part$unscored <- 0L
-  part$usage <- c(input = 0, output = 0, cost = 0)
-  part$priced <- FALSE
+  part$usage <- c(input = 0, output = 0, cost = NA)  # no cost known yet
   part$models <- list()  # a panel's usage per model (add_usage())
   log$parts[[k + 1L]] <- part
   if (!k) log$writer <- part$writer
@@ -295,7 +297,7 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
   n <- part$n
   usage <- list(input_tokens = part$usage[[1]], output_tokens = part$usage[[2]],
                 total_tokens = part$usage[[1]] + part$usage[[2]])
-  if (part$priced) usage$total_cost <- part$usage[[3]]
+  usage$total_cost <- na_null(part$usage[[3]])
   version <- as.character(utils::packageVersion("predictivebench"))
   keys <- names(metrics)
   header <- list(

@@ -64,10 +64,13 @@
 #'   `predictivebench_error_checksum` naming the file; it is not kept.
 #' * A body that is an HTML page (a captive portal or a login page answered with HTTP 200)
 #'   is an error of class `predictivebench_error_html_page`; it is not kept.
-#' * A file with no pinned sha256 (ProcessBench `hf`, DSBench's `data.zip`) counts only once
-#'   the benchmark's flattener has accepted it at the first `<bench>_dataset()`: its sha256
-#'   is then recorded and verified whenever it is used. If the flattener refuses it, it is
-#'   deleted, and the next call downloads it again.
+#' * A file with no pinned size or sha256 (ProcessBench `hf`, DSBench's `data.zip`) is
+#'   trusted on first use: it counts only once the benchmark's flattener has accepted it at
+#'   the first `<bench>_dataset()`; its sha256 and size are then recorded (shown by
+#'   [benchmark_versions()], `verified = "first use"`), and every later copy, downloaded
+#'   again or changed on disk, that differs is an error of class
+#'   `predictivebench_error_checksum`. If the flattener refuses it, it is deleted, and the
+#'   next call downloads it again.
 #' * Each version has a lock: processes making the same first call at once wait for each
 #'   other, and all read the one cached table. The partial files of a transfer that was
 #'   killed are removed by the next call.
@@ -225,7 +228,7 @@ fetch_file <- function(row, dest, limits = download_limits(call), call = rlang::
   dir.create(dirname(dest), recursive = TRUE, showWarnings = FALSE)
   partial <- partial_path(dest)
   on.exit(unlink(partial), add = TRUE)
-  headers <- download_to(pinned_url(row), partial, token = hf_token(row), size = row$size,
+  headers <- download_to(pinned_url(row), partial, token = hf_token(row), size = expected_size(row),
                          limits = limits, label = row$path, call = call)
   check_download(row, partial, headers, call = call)
   if (!file.rename(partial, dest)) {
@@ -253,11 +256,12 @@ check_download <- function(row, tmp, headers, call) {
     )
   }
   size <- file.size(tmp)
-  expected_size <- c(row$size, headers$size)
+  expected_size <- c(expected_size(row), headers$size)
   expected_size <- expected_size[!is.na(expected_size)]
   if (length(expected_size) && any(size != expected_size)) {
     abort_pb(
-      c("{.file {row$path}} has {size} bytes, not {expected_size[[1]]}: the download is not the pinned file.",
+      c("{.file {row$path}} has {size} bytes, not {expected_size[[1]]}: the download is not the {pinned_or_recorded(row)} file.",
+        i = first_use_note(row),
         i = "Nothing was kept; try again, or check the mirror at {.url {redact_url(pinned_url(row))}}."),
       "checksum", file = row$path, call = call
     )
@@ -282,7 +286,8 @@ check_sha256 <- function(row, path, expected, call) {
   if (!identical(unname(actual), unname(expected))) {
     if (!startsWith(basename(path), ".")) unlink(path)
     abort_pb(
-      c("{.file {row$path}} does not match its pinned sha256.",
+      c("{.file {row$path}} does not match its {pinned_or_recorded(row)} sha256.",
+        i = first_use_note(row),
         i = "Expected {expected}, got {actual}. The file was not kept.",
         i = "From {.url {redact_url(pinned_url(row))}}."),
       "checksum", file = row$path, call = call
@@ -293,22 +298,43 @@ check_sha256 <- function(row, path, expected, call) {
 
 sha256_file <- function(path) digest::digest(file = path, algo = "sha256")
 
-# A file pinned without a sha256 gets its sha256 in the version's sha256.json once the
-# flattener accepted it (record_sha256(), from real_task_table()), and is verified against
-# it from then on.
+pinned_or_recorded <- function(row) if (is.na(row$sha256)) "recorded" else "pinned"
+
+first_use_note <- function(row) {
+  if (is.na(row$sha256)) {
+    "This file is trusted on first use: its sha256 and size were recorded at its first
+     download, and every later copy must match them."
+  }
+}
+
+# A file pinned without a sha256 (trusted on first use) gets its sha256 and size in the
+# version's sha256.json once the flattener accepted it (record_sha256(), from
+# real_task_table()), and every later copy is verified against them. (Records written before
+# sizes were kept hold the sha256 alone.)
 sha256_record_path <- function(row) file.path(version_dir(row$benchmark, row$version), "sha256.json")
+
+recorded_file <- function(row) {
+  record <- sha256_record_path(row)
+  if (!file.exists(record)) return(NULL)
+  known <- jsonlite::read_json(record)[[row$path]]
+  if (is.character(known)) list(sha256 = known) else known
+}
 
 expected_sha256 <- function(row) {
   if (!is.na(row$sha256)) return(row$sha256)
-  record <- sha256_record_path(row)
-  if (!file.exists(record)) return(NA_character_)
-  jsonlite::read_json(record)[[row$path]] %||% NA_character_
+  recorded_file(row)$sha256 %||% NA_character_
+}
+
+expected_size <- function(row) {
+  if (!is.na(row$size)) return(row$size)
+  as.double(recorded_file(row)$size %||% NA)
 }
 
 record_sha256 <- function(row, dest) {
   if (!is.na(row$sha256)) return(invisible())
   record <- sha256_record_path(row)
   known <- if (file.exists(record)) jsonlite::read_json(record) else list()
-  known[[row$path]] <- sha256_file(dest)
+  known[[row$path]] <- list(sha256 = sha256_file(dest), size = file.size(dest),
+                            recorded_at = format(Sys.time(), "%Y-%m-%dT%H:%M:%SZ", tz = "UTC"))
   write_atomic(record, function(tmp) jsonlite::write_json(known, tmp, auto_unbox = TRUE))
 }

@@ -248,8 +248,18 @@ validate_task_table <- function(x, benchmark, file = "<data frame>") {
   x <- add_optional_columns(x, schema)
   missing <- setdiff(schema$name, names(x))
   if (length(missing)) {
-    abort_pb("Missing column{?s} {.field {missing}}.", "schema", file = file,
-             field = missing[[1]])
+    needed <- schema$name[!schema$optional]
+    optional <- schema$name[schema$optional]
+    may_be_na <- schema$name[schema$nullable]
+    abort_pb(
+      c("Missing column{?s} {.field {missing}}.",
+        i = "Columns of a {benchmark} task table: {.field {needed}}.",
+        i = if (length(optional)) "Optional (added as {.code NA} when absent): {.field {optional}}.",
+        i = if (length(may_be_na)) "May hold {.code NA}: {.field {may_be_na}}.",
+        i = "{.fn prepare_task_table} makes one from the original's files;
+             {.code {benchmark}_dataset(version = \"sample\")} shows one."),
+      "schema", file = file, field = missing[[1]]
+    )
   }
   for (i in seq_len(nrow(schema))) {
     x[[schema$name[[i]]]] <- check_column(

@@ -60,10 +60,15 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
 #' data argument downloads and prepares the default version on first use (see
 #' [fetch_benchmark()]); `version = "sample"` gives the small bundled sample instead.
 #'
-#' Sizes and sha256 come from the pinned bytes. Where the sha256 is `NA` (the Hugging Face
-#' files of ProcessBench `hf` and DSBench's `data.zip`) what is pinned is still the commit: the
-#' size and the server's `X-Linked-Etag` are checked when known, and the sha256 is recorded
-#' at the first download and verified on every later use.
+#' Sizes and sha256 come from the pinned bytes, except for the files **trusted on first
+#' use** (`verified` is `"first use"`): the Hugging Face files of ProcessBench `hf` and
+#' DSBench `v1`'s `data.zip`, whose bytes were not at hand when the versions were pinned.
+#' What is pinned for those is the commit (the server's `X-Linked-Etag` is checked when it
+#' sends one); their sha256 and size are recorded at the first download, once the
+#' benchmark's flattener has accepted the file, shown here from then on, and every later copy
+#' (a download after the cached file was deleted, a cached file changed on disk) that differs
+#' is refused with an error of class `predictivebench_error_checksum`. Deleting the version's
+#' folder in [datasets_dir()] deletes the record too.
 #'
 #' @param benchmark `NULL` for all, or a registered benchmark's name (`"futurex"`,
 #'   `"processbench"`, `"deltabench"`, `"dsbench"`, `"arena"`, `"probsem"`, or one added with
@@ -76,8 +81,10 @@ version_files <- function(benchmark, version = NULL, call = rlang::caller_env())
 #' (with [new_benchmark()]) has no file, size or licence.
 #'
 #' @returns A tibble: `benchmark`, `version`, `default`, `items` (rows of the version's
-#'   dataset), `licence`, `file`, `size` (bytes), `url`, `sha256`, `citation` and `cached`
-#'   (the file is in the cache; always `TRUE` for a sample).
+#'   dataset), `licence`, `file`, `size` (bytes), `url`, `sha256`, `verified` (`"pinned"`:
+#'   size and sha256 fixed in the package; `"first use"`: recorded at the first download, `NA`
+#'   until then; `"bundled"`: a sample inside the package), `citation` and `cached` (the file
+#'   is in the cache; always `TRUE` for a sample).
 #' @family data
 #' @export
 #' @examples
@@ -92,17 +99,21 @@ benchmark_versions <- function(benchmark = NULL) {
     table <- table[table$benchmark == benchmark, , drop = FALSE]
     samples <- samples[samples$benchmark == benchmark, , drop = FALSE]
   }
+  # a file trusted on first use shows the sha256 and size recorded at its first download
+  rows <- lapply(seq_len(nrow(table)), function(i) table[i, ])
   pinned <- tibble::tibble(
     benchmark = table$benchmark, version = table$version, default = table$default,
-    items = table$items, licence = table$licence, file = table$path, size = table$size,
-    url = redact_url(pinned_url(table)), sha256 = table$sha256, citation = table$citation,
+    items = table$items, licence = table$licence, file = table$path,
+    size = vapply(rows, expected_size, 1), url = redact_url(pinned_url(table)),
+    sha256 = vapply(rows, expected_sha256, ""),
+    verified = ifelse(is.na(table$sha256), "first use", "pinned"), citation = table$citation,
     cached = file.exists(raw_file_path(table))
   )
   bundled <- tibble::tibble(
     benchmark = samples$benchmark, version = rep("sample", nrow(samples)), default = FALSE,
     items = samples$items, licence = samples$licence, file = samples$file,
     size = samples$size, url = NA_character_, sha256 = NA_character_,
-    citation = NA_character_, cached = TRUE
+    verified = rep("bundled", nrow(samples)), citation = NA_character_, cached = TRUE
   )
   out <- rbind(pinned, bundled)
   out[order(match(out$benchmark, unique(c(pinned$benchmark, bundled$benchmark)))), ]

@@ -36,7 +36,9 @@
 #'   `lower`, `upper`, `n`
 #'   (questions, or competitions on the `competitions` row), then `n_missing` (unscored
 #'   samples) and `solver_failures`, `judge_failures`, `input_tokens`, `output_tokens`,
-#'   `cost` on the first row (`NA` elsewhere; cost `NA` when the provider gives no prices).
+#'   `cost` on the first row (`NA` elsewhere). The cost is `NA` (unknown) when any request
+#'   the run paid for has no known price (ellmer knows none for the model), whatever the
+#'   others cost; answers from the cache cost 0.
 #'   Its class `benchmark_summary` gives it a plot: `ggplot2::autoplot()` draws it by
 #'   competition.
 #' @family dsbench
@@ -90,10 +92,18 @@ dsbench_summary <- function(x, method = c("normal", "bootstrap"), times = 1000, 
   first <- function(value) c(value, rep(NA, nrow(out) - 1))
   out$solver_failures <- first(dsbench_failures(epochs, "solver_metadata", "error"))
   out$judge_failures <- first(dsbench_failures(epochs, "scorer_metadata", "judge_error"))
-  for (field in c("input_tokens", "output_tokens", "cost")) {
-    out[[field]] <- first(add_na(dsbench_usage(epochs, "solver_metadata", field),
-                                 dsbench_usage(epochs, "scorer_metadata", field)))
+  usage <- lapply(c(input_tokens = "input_tokens", output_tokens = "output_tokens",
+                    cost = "cost"), function(field) {
+    c(dsbench_usage(epochs, "solver_metadata", field),
+      dsbench_usage(epochs, "scorer_metadata", field))
+  })
+  for (field in c("input_tokens", "output_tokens")) {
+    tokens <- usage[[field]]
+    out[[field]] <- first(if (length(tokens) && all(is.na(tokens))) NA_real_ else
+      sum(tokens, na.rm = TRUE))
   }
+  # a paid request at no known price makes the whole cost unknown (R/results-usage.R)
+  out$cost <- first(known_cost(usage$cost, usage$input_tokens + zero_na(usage$output_tokens)))
   out <- benchmark_summary(out, "dsbench", method = method,
                            title = summary_title("DSBench", "accuracy", "competition"))
   cuts <- answer_cuts(epochs)
@@ -115,13 +125,11 @@ dsbench_note_judge_cuts <- function(x) {
   )
 }
 
-# The sum of one usage field over the samples' metadata: failed requests report no usage
-# (NA) and count as 0; all NA (no prices) stays NA.
+# One usage field of every sample's metadata (failed requests report no tokens, NA); none
+# for a task without that metadata.
 dsbench_usage <- function(x, column, field) {
-  if (!column %in% names(x)) return(0)
-  values <- vapply(x[[column]], function(m) as.double(m[[field]] %||% NA), 1)
-  if (length(values) && all(is.na(values))) return(NA_real_)
-  sum(values, na.rm = TRUE)
+  if (!column %in% names(x)) return(double())
+  vapply(x[[column]], function(m) as.double(m[[field]] %||% NA), 1)
 }
 
 # How many samples have an error recorded in `field` of their metadata.
@@ -129,5 +137,3 @@ dsbench_failures <- function(x, column, field) {
   if (!column %in% names(x)) return(NA_integer_)
   sum(vapply(x[[column]], function(m) !is.null(m[[field]]) && !is.na(m[[field]]), TRUE))
 }
-
-add_na <- function(a, b) if (is.na(a) && is.na(b)) NA_real_ else sum(a, b, na.rm = TRUE)

@@ -313,7 +313,9 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
   duplicate_ids <- rlang::arg_match(duplicate_ids)
   scorer_chat <- check_judge(scorer_chat, allow_null = TRUE)
   table <- futurex_predictions_table(predictions, duplicate_ids)
-  answers <- ifelse(table$has_answer, table$answer, NA_character_)
+  # `has_answer` NA (or absent): an item has an answer where `answer` holds one
+  has <- table$has_answer %in% TRUE | (is.na(table$has_answer) & !is.na(table$answer))
+  answers <- ifelse(has, table$answer, NA_character_)
   # a reasoning model's prediction is scored from its answer, after its thinking, as a
   # task's is (R/engine-reasoning.R); text without thinking is left as it is
   answers <- vapply(answers, function(a) answer_parts(a)$answer, "", USE.NAMES = FALSE)
@@ -336,6 +338,14 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
 
 futurex_predictions_table <- function(predictions, duplicate_ids) {
   if (is.data.frame(predictions)) {
+    # `answer` and `has_answer` are a questions table's optional columns, a predictions
+    # table's own: without `answer` there is nothing to score
+    if (!"answer" %in% names(predictions)) {
+      abort_pb(c("Missing column {.field answer}: the predictions to score.",
+                 i = "Add the model's answer to each row (as the original's predictions file
+                      has it); {.field has_answer} is optional (a missing answer is {.code NA})."),
+               "schema", file = "<data frame>", field = "answer")
+    }
     return(check_not_empty(validate_task_table(predictions, "futurex"), "<data frame>"))
   }
   check_string(predictions)

@@ -282,7 +282,7 @@ resolve_log_dir <- function(dir, call = rlang::caller_env()) {
 # folder (tools::R_user_dir(), never the working directory), which then becomes
 # `VITALS_LOG_DIR` for the rest of the session, so that `vitals::vitals_view()` with no
 # arguments finds the logs. Said once per session.
-log_dir_default <- function() {
+log_dir_default <- function(class = NULL) {
   dir <- Sys.getenv("VITALS_LOG_DIR")
   if (nzchar(dir)) return(dir)
   dir <- file.path(tools::R_user_dir("predictivebench", "data"), "logs")
@@ -292,10 +292,18 @@ log_dir_default <- function() {
       " " = "{.code vitals::vitals_view()} shows them in this session (it reads
              {.envvar VITALS_LOG_DIR}, now set to that folder); set {.envvar VITALS_LOG_DIR}
              or give {.arg dir} to log elsewhere."),
-    class = "predictivebench_message_log_dir",
+    class = c("predictivebench_message_log_dir", class),
     .frequency = "once", .frequency_id = "predictivebench_log_dir"
   )
   dir
+}
+
+# library(predictivebench) in a new session: vitals::vitals_view() reads VITALS_LOG_DIR, and
+# unset it fails ("Log directory 'NA' not found") though earlier sessions' logs are in the
+# default folder; the folder is set and said at attach, as a startup message (which
+# suppressPackageStartupMessages() silences). Here, not in zzz.R: the results layer owns it.
+.onAttach <- function(libname, pkgname) {
+  log_dir_default(class = "packageStartupMessage")
 }
 
 # Dataset columns a benchmark's summary reads besides the logged ones: the column its
@@ -417,16 +425,19 @@ results_log_chunk <- function(task, samples, fields,
 }
 
 # The header's model usage of a log written in chunks: each chunk's (usage_entries()) added
-# per model, in the order models first appear, the cost summed where any chunk knew one: the
-# entries usage_entries() gives for all the samples at once.
+# per model, in the order models first appear, the cost as known_cost() sums it (a chunk with
+# tokens and no cost is unknown, and so is the total): the entries usage_entries() gives for
+# all the samples at once.
 add_usage <- function(total, usage) {
+  cost_of <- function(entry) as.double(entry$total_cost %||% NA)
   for (model in names(usage)) {
     entry <- usage[[model]]
     before <- total[[model]]
     if (!is.null(before)) {
+      cost <- known_cost(c(cost_of(before), cost_of(entry)),
+                         c(before$total_tokens, entry$total_tokens))
       for (k in c("input_tokens", "output_tokens", "total_tokens")) entry[[k]] <- entry[[k]] + before[[k]]
-      cost <- c(before$total_cost, entry$total_cost)
-      entry$total_cost <- if (length(cost)) sum(cost)
+      entry$total_cost <- na_null(cost)
     }
     total[[model]] <- entry
   }

@@ -177,13 +177,24 @@ usage_entries <- function(usage, models) {
     entry <- list(input_tokens = sum(rows[, 1]), output_tokens = sum(rows[, 2]),
                   total_tokens = sum(rows[, 1:2]), input_tokens_cache_write = 0,
                   input_tokens_cache_read = 0)
-    unpriced <- is.na(rows[, 3]) & rowSums(rows[, 1:2, drop = FALSE]) > 0
-    if (!any(unpriced) && any(!is.na(rows[, 3]))) {
-      entry$total_cost <- sum(rows[, 3], na.rm = TRUE)
-    }
+    entry$total_cost <- na_null(known_cost(rows[, 3], rowSums(rows[, 1:2, drop = FALSE])))
     entry
   })
   names(out) <- keys
   out
 }
+
+# The dollars of requests with these costs and token counts: NA (unknown) when one was paid
+# (it has tokens) at no known price, whatever the others cost; NA when none has a price;
+# else the sum, requests without tokens (cached, failed, not sent) adding their 0 or nothing.
+# Every total of cost (summaries, logs, a set's table) is this one.
+known_cost <- function(cost, tokens) {
+  cost <- as.double(cost)
+  if (any(is.na(cost) & zero_na(tokens) > 0) || (length(cost) && all(is.na(cost)))) {
+    return(NA_real_)
+  }
+  sum(cost, na.rm = TRUE)
+}
+
+na_null <- function(x) if (is.na(x)) NULL else x
 

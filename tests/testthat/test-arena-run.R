@@ -685,3 +685,26 @@ test_that("judged battles are a table of vectors, with no chat per battle", {
     expect_identical(judged[[column]], full[[column]], label = column)
   }
 })
+
+test_that("a run judged partly from the cache, partly at no known price, has no known cost", {
+  server <- local_arena_server()
+  judge <- fake_chat(server, "judge")
+  models <- list(big = named_constant("big big big", "big"), small = named_constant("s", "small"))
+  cache <- withr::local_tempdir()
+  run <- function(n) {
+    arena_run(models, judge, dataset = data.frame(question = paste("Question", seq_len(n))),
+              strategy = "all", dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+              times = 20, settings = request_settings(cache = cache))
+  }
+  first <- run(2)
+  usage <- read_log_header(first$paths$log)$stats$model_usage
+  expect_gt(usage[[1]]$input_tokens, 0)
+  expect_null(usage[[1]]$total_cost)
+  sent <- server$count()
+  # two verdicts from the cache (0, known), one paid at no price: unknown, not 0
+  again <- run(3)
+  expect_equal(server$count(), sent + 1)
+  usage <- read_log_header(again$paths$log)$stats$model_usage
+  expect_gt(usage[[1]]$input_tokens, 0)
+  expect_null(usage[[1]]$total_cost)
+})

@@ -129,7 +129,7 @@ test_that("an HTML page served with 200 for a file with no sha256 is refused, an
   # the network fixed, the same call works, and the real file's sha256 is recorded
   expect_equal(suppressMessages(arena_dataset())$input, three_questions)
   record <- jsonlite::read_json(file.path(datasets_dir(), "arena", "tiny", "sha256.json"))
-  expect_equal(record[["data/tiny/questions.csv"]], digest::digest(file = pins$local, algo = "sha256"))
+  expect_equal(record[["data/tiny/questions.csv"]]$sha256, digest::digest(file = pins$local, algo = "sha256"))
 })
 
 test_that("a page that starts as HTML is recognised without its content type", {
@@ -152,6 +152,38 @@ test_that("a file with no pinned sha256 counts only once the flattener accepted 
   expect_equal(suppressMessages(arena_dataset())$input, three_questions)
   expect_equal(nrow(servers$hf$log()), 2)
   expect_true(file.exists(file.path(datasets_dir(), "arena", "tiny", "sha256.json")))
+})
+
+test_that("a file trusted on first use: its sha256 and size are recorded, a later copy that differs is refused", {
+  pins <- unpinned_arena_pins()
+  servers <- local_pinned_servers(pins)
+  before <- benchmark_versions("arena")
+  expect_equal(before$verified[before$version == "tiny"], "first use")
+  expect_true(is.na(before$sha256[before$version == "tiny"]))
+  expect_equal(suppressMessages(arena_dataset())$input, three_questions)
+  record <- jsonlite::read_json(file.path(datasets_dir(), "arena", "tiny", "sha256.json"))
+  entry <- record[["data/tiny/questions.csv"]]
+  expect_equal(entry$sha256, digest::digest(file = pins$local, algo = "sha256"))
+  expect_equal(entry$size, file.size(pins$local))
+  after <- benchmark_versions("arena")
+  expect_equal(after$sha256[after$version == "tiny"], entry$sha256)
+  expect_equal(after$size[after$version == "tiny"], file.size(pins$local))
+  # the cached file is gone; the server now sends other bytes: refused, nothing kept
+  raw <- file.path(datasets_dir(), "arena", "tiny", "files", "data", "tiny", "questions.csv")
+  expect_true(file.exists(raw))
+  unlink(raw)
+  servers$hf$fault(fixture_url_path(pins), "garbage")
+  err <- expect_error(suppressMessages(fetch_benchmark("arena", "tiny")),
+                      class = "predictivebench_error_checksum")
+  expect_match(conditionMessage(err), "recorded")
+  expect_match(conditionMessage(err), "trusted on first use")
+  expect_false(file.exists(raw))
+  # a cached copy changed on disk is refused the same way
+  expect_equal(suppressMessages(arena_dataset())$input, three_questions)
+  writeLines(c(",question", "0,x", "1,y", "2,z"), raw)
+  err <- expect_error(suppressMessages(fetch_benchmark("arena", "tiny")),
+                      class = "predictivebench_error_checksum")
+  expect_match(conditionMessage(err), "recorded sha256")
 })
 
 test_that("a redirect to any scheme but http(s) is refused, and nothing is copied", {
@@ -253,7 +285,7 @@ test_that("ProcessBench hf (no sha256 pinned): a captive portal, then garbage, t
   # the network fixed: downloaded, accepted, recorded; the next call makes no request
   table <- suppressMessages(processbench_dataset())
   expect_equal(nrow(table), nrow(prepare_processbench(split)))
-  expect_equal(jsonlite::read_json(record)[["gsm8k.json"]], digest::digest(file = split, algo = "sha256"))
+  expect_equal(jsonlite::read_json(record)[["gsm8k.json"]]$sha256, digest::digest(file = split, algo = "sha256"))
   expect_equal(suppressMessages(processbench_dataset()), table)
   expect_equal(nrow(servers$hf$log()), 3)
 })

@@ -19,7 +19,7 @@ test_that("benchmark_versions() lists URLs in the real layouts, under the two va
   withr::local_options(predictivebench.datasets_dir = withr::local_tempdir())
   v <- benchmark_versions("processbench")
   expect_named(v, c("benchmark", "version", "default", "items", "licence", "file", "size",
-                    "url", "sha256", "citation", "cached"))
+                    "url", "sha256", "verified", "citation", "cached"))
   expect_equal(v$url[v$version == "hf"][[1]],
                "https://huggingface.co/datasets/Qwen/ProcessBench/resolve/3bdcd5371ed567559a78f559c01c13a6deee7604/gsm8k.json")
   expect_equal(v$url[v$version == "2f2fd8ae"][[1]],

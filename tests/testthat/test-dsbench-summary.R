@@ -130,3 +130,39 @@ test_that("per-competition rows cluster only the epochs of a question", {
   naive <- dsbench_summary(samples, cluster = NULL)
   expect_equal(naive$upper[[1]], 1 / 3 + z * sqrt(4 / 15 / 6))
 })
+
+test_that("a run whose judge has no price costs NA, though its answers came from the cache", {
+  server <- local_fake_openai(function(body, n) {
+    text <- last_user_text(body)
+    if (startsWith(text, "Please judge")) {
+      return(list(text = "True", usage = list(prompt_tokens = 30L, completion_tokens = 1L)))
+    }
+    list(text = "It is 667.", usage = list(prompt_tokens = 100L, completion_tokens = 4L))
+  })
+  cache <- withr::local_tempdir()
+  run <- function(judge) {
+    settings <- request_settings(cache = cache)
+    tsk <- dsbench_task(dsbench_dataset(version = "sample"),
+                        solver = dsbench_solver(images = FALSE, settings = settings),
+                        scorer = dsbench_scorer(scorer_chat = judge, settings = settings),
+                        dir = withr::local_tempdir(.local_envir = parent.frame(2)))
+    suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
+    tsk
+  }
+  run(fake_chat(server, "judge"))
+  sent <- server$count()
+  # the answers come from the cache (0 this run, known); the new judges are paid at no price
+  for (judge in list(fake_chat(server, "judge-new"),
+                     list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b")))) {
+    tsk <- run(judge)
+    expect_gt(server$count(), sent)
+    sent <- server$count()
+    summ <- dsbench_summary(tsk)
+    expect_gt(summ$input_tokens[[1]], 0)
+    expect_true(is.na(summ$cost[[1]]))
+    expect_identical(dsbench_summary(tsk$log_path)$cost, summ$cost)
+    usage <- log_usage(tsk$log_path)
+    expect_equal(usage$total_cost[usage$model == "openai_compatible/fake-model"], 0)
+    expect_true(is.na(logged_cost(tsk$log_path)))
+  }
+})

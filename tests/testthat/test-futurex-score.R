@@ -269,3 +269,26 @@ test_that("a FutureX task with a panel logs each judge's values; its rerun sends
   suppressWarnings(suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE)))
   expect_equal(server$count() - before, judged)  # only judge-b's failed requests again
 })
+
+test_that("a questions table needs no prediction columns; a predictions table needs `answer`", {
+  questions <- futurex_dataset(version = "sample")
+  questions$answer <- NULL
+  questions$has_answer <- NULL
+  tsk <- futurex_task(questions, dir = withr::local_tempdir())
+  expect_s3_class(tsk, "Task")
+  err <- expect_error(futurex_score(questions), class = "predictivebench_error_schema")
+  expect_equal(err$field, "answer")
+  expect_match(conditionMessage(err), "has_answer.*optional")
+  # `answer` alone: a row has an answer where it holds one
+  questions$answer <- ifelse(seq_len(nrow(questions)) == 1, NA, "\\boxed{Yes}")
+  both <- questions
+  both$has_answer <- !is.na(both$answer)
+  expect_equal(futurex_score(questions)$items$score, futurex_score(both)$items$score)
+  expect_true(is.na(futurex_score(questions)$items$score[[1]]))
+  # a missing column says what the table needs and what may be NA
+  questions$level <- NULL
+  err <- expect_error(futurex_task(questions), class = "predictivebench_error_schema")
+  expect_match(conditionMessage(err), "Columns of a futurex task table")
+  expect_match(conditionMessage(err), "May hold `NA`")
+  expect_match(conditionMessage(err), "prepare_task_table()", fixed = TRUE)
+})

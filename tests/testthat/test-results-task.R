@@ -207,3 +207,38 @@ test_that("an error inside $eval() names no internal function of the package", {
   e2 <- tryCatch(futurex_summary(data.frame(x = 1)), predictivebench_error = identity)
   expect_equal(call_name(e2$call), "futurex_summary")
 })
+
+test_that("a log written in chunks has no known cost when one chunk paid at no known price", {
+  priced <- usage_entries(rbind(c(10, 2, 0.5)), "m")
+  unpriced <- usage_entries(rbind(c(10, 2, NA)), "m")
+  cached <- usage_entries(rbind(c(0, 0, 0)), "m")
+  nothing <- usage_entries(rbind(c(0, 0, NA)), "m")
+  expect_null(add_usage(priced, unpriced)$m$total_cost)
+  expect_null(add_usage(unpriced, cached)$m$total_cost)
+  expect_equal(add_usage(add_usage(priced, cached), nothing)$m$total_cost, 0.5)
+  expect_equal(add_usage(priced, unpriced)$m$input_tokens, 20)
+  # as the entries of all the samples at once
+  expect_identical(add_usage(priced, unpriced),
+                   usage_entries(rbind(c(10, 2, 0.5), c(10, 2, NA)), c("m", "m")))
+})
+
+test_that("library() in a new session says where the logs are, and vitals_view() finds them", {
+  skip_if_not_installed("callr")
+  user_data <- withr::local_tempdir()
+  out <- withr::with_envvar(c(VITALS_LOG_DIR = NA, R_USER_DATA_DIR = user_data), callr::r(
+    function(root) {
+      messages <- list()
+      withCallingHandlers({
+        if (is.null(root)) library(predictivebench) else pkgload::load_all(root, quiet = TRUE)
+      }, message = function(m) messages[[length(messages) + 1L]] <<- m)
+      list(log_dir = vitals::vitals_log_dir(), classes = lapply(messages, class),
+           text = vapply(messages, conditionMessage, ""))
+    }, list(root = source_tree())))
+  expected <- file.path(normalizePath(user_data), "R", "predictivebench", "logs")
+  expect_equal(normalizePath(out$log_dir, mustWork = FALSE), expected)
+  said <- vapply(out$classes, function(cl) "predictivebench_message_log_dir" %in% cl, TRUE)
+  expect_equal(sum(said), 1L)
+  expect_true("packageStartupMessage" %in% out$classes[[which(said)]])
+  expect_match(out$text[[which(said)]], "vitals_view()", fixed = TRUE)
+  expect_true(grepl(expected, gsub("\\s+", "", out$text[[which(said)]]), fixed = TRUE))
+})
