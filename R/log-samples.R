@@ -1,0 +1,205 @@
+# A log's samples: one line of JSON each, condensed (each long text once, in the sample's
+# attachments).
+
+# One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
+# A sample direct_samples() wrote is condensed already (but for the usage log_sample() set)
+# and holds no NULL (written as {}).
+sample_json <- function(sample, opts = sample_json_options()) {
+  if (!isTRUE(attr(sample, "predictivebench_direct"))) {
+    sample <- nulls_as_objects(condense_sample(sample))
+  } else if (length(sample$model_usage)) {
+    sample$model_usage <- lapply(sample$model_usage, lean_usage)
+  }
+  json_text(sample, opts = opts)
+}
+
+# A sample without the texts and events it holds twice (issue 37: a FutureX-shaped sample
+# took 8.3 KB pretty-printed, its prompt written three times and its answer four):
+# * `messages`: a text of more than 100 characters becomes an `attachment://<hash>`
+#   reference to the sample's `attachments`, as vitals (condense_sample()) and Inspect
+#   already do in events, with vitals' key (rlang::hash()), so the prompt's attachment is the
+#   one the events refer to. The sample's `input` and its score's `answer` stay plain: the
+#   viewer shows them in its sample list and score panel without resolving references
+#   (vitals' reader and log_samples() resolve references anywhere, Inspect's viewer only in
+#   the `input`, `messages` and `events` of the sample it opens). So the prompt is stored
+#   twice: once where the list shows it, once where the messages and events refer to it.
+# * Model events lose `call`: vitals' restatement of the event's own input and output as a
+#   provider's request and response (made up: an Anthropic-shaped reply for every provider).
+# * `output` is left out (Inspect's default, an empty ModelOutput): the last assistant
+#   message and the model event's output hold it; neither the viewer nor vitals' reader
+#   reads it.
+# * The `sample_init` event and the "init" step around it are left out: they restate the
+#   sample's input, target and id; the viewer hides sample_init by default and needs neither.
+# * The solver's step events (begin and end of "generate") are left out: they hold a name
+#   and the model event's timestamp. The scorer's stay: vitals' reader splits the solver's
+#   model events from the scorer's at the scorer step.
+# * Usage counts of cache reads and writes that are 0 (Inspect's default) are left out, and
+#   times are rounded to the microsecond (0.5990000000000002 s is 0.599 s); a model event's
+#   `completed`, when it is its `timestamp` again, is left out.
+# * The epoch is an integer, as Inspect writes it.
+condense_sample <- function(sample) {
+  attachments <- attachment_pool(sample$attachments, referred = TRUE)
+  refer <- attachments$refer
+  # `input` and a score's `answer` stay plain: the viewer shows them in its sample list and
+  # score panel without resolving attachments
+  if (length(sample$messages)) {
+    sample$messages <- lapply(sample$messages, condense_message, refer = refer)
+  }
+  sample$output <- NULL
+  if (length(sample$events)) sample$events <- condense_events(sample$events)
+  # vitals' events refer to its own (longer) keys of the same texts
+  pool <- attachments$texts()
+  if (length(pool)) {
+    names(pool) <- substr(names(pool), 1, attachment_key_chars)
+    pool <- pool[!duplicated(names(pool))]
+  }
+  sample$events <- shorter_keys(sample$events)
+  if (length(sample$model_usage)) sample$model_usage <- lapply(sample$model_usage, lean_usage)
+  if (is.double(sample$epoch) && length(sample$epoch) == 1 && isTRUE(sample$epoch %% 1 == 0)) {
+    sample$epoch <- as.integer(sample$epoch)
+  }
+  if (length(pool)) sample$attachments <- sorted_attachments(pool)
+  sample
+}
+
+condense_message <- function(message, refer) {
+  content <- message$content
+  if (is.character(content)) {
+    message$content <- refer(content)
+  } else if (is.list(content)) {
+    message$content <- one_text(lapply(content, function(block) {
+      if (!is.list(block)) return(block)
+      if (identical(block$type, "text")) block$text <- refer(block$text)
+      if (identical(block$type, "reasoning")) block$reasoning <- refer(block$reasoning)
+      block
+    }))
+  }
+  message
+}
+
+# A content of one text block is written as the text itself, as Inspect writes a plain reply.
+one_text <- function(content) {
+  if (length(content) == 1 && is.list(content[[1]]) &&
+      identical(names(content[[1]]), c("type", "text")) &&
+      identical(content[[1]]$type, "text")) {
+    return(content[[1]]$text)
+  }
+  content
+}
+
+# A model event's messages are the sample's messages again: their ids, sources and model
+# (optional in Inspect's schema) are said once, in `messages`.
+event_message <- function(message) {
+  if (!is.list(message)) return(message)
+  message$id <- NULL
+  message$source <- NULL
+  message$model <- NULL
+  if (is.list(message$content)) message$content <- one_text(message$content)
+  message
+}
+
+# Attachment references cut to attachment_key()'s length, at any depth.
+shorter_keys <- function(x) {
+  if (is.character(x) && length(x) == 1 && !is.na(x) && startsWith(x, "attachment://")) {
+    return(substr(x, 1, nchar("attachment://") + attachment_key_chars))
+  }
+  if (!is.list(x)) return(x)
+  out <- lapply(x, shorter_keys)
+  names(out) <- names(x)
+  out
+}
+
+condense_events <- function(events) {
+  kind <- vapply(events, function(e) as.character(e$event %||% ""), "")
+  name <- vapply(events, function(e) as.character(e$name %||% "")[1], "")
+  type <- vapply(events, function(e) as.character(e$type %||% "")[1], "")
+  events <- events[!(kind == "sample_init" | (kind == "step" & (name == "init" | type == "solver")))]
+  lapply(events, function(e) {
+    if (!identical(e$event, "model")) return(e)
+    e$call <- NULL
+    if (is.list(e$input)) e$input <- lapply(e$input, event_message)
+    if (is.list(e$output) && is.list(e$output$choices)) {
+      e$output$choices <- lapply(e$output$choices, function(choice) {
+        if (is.list(choice)) choice$message <- event_message(choice$message)
+        choice
+      })
+    }
+    # vitals makes `completed` the event's own timestamp (its duration is `working_time`)
+    if (identical(e$completed, e$timestamp)) e$completed <- NULL
+    e$working_time <- microseconds(e$working_time)
+    if (is.list(e$output)) {
+      e$output$time <- microseconds(e$output$time)
+      if (is.list(e$output$usage)) e$output$usage <- lean_usage(e$output$usage)
+    }
+    e
+  })
+}
+
+microseconds <- function(x) if (is.double(x)) round(x, 6) else x
+
+lean_usage <- function(usage) {
+  if (!is.list(usage)) return(usage)
+  for (field in c("input_tokens_cache_write", "input_tokens_cache_read")) {
+    value <- usage[[field]]
+    if (is.numeric(value) && length(value) == 1 && !is.na(value) && value == 0) {
+      usage[[field]] <- NULL
+    }
+  }
+  usage
+}
+
+sample_json_options <- function() {
+  yyjsonr::opts_write_json(auto_unbox = TRUE, pretty = FALSE, json_verbatim = TRUE)
+}
+
+# The key of a sample's attachment: 64 bits of the text's hash are plenty within one sample
+# (its own attachments), and each key is written three times or more
+attachment_key <- function(text) substr(rlang::hash(text), 1, attachment_key_chars)
+
+attachment_key_chars <- 16L
+
+# A sample's attachments as its texts are condensed: `refer(text)` gives a text of more than
+# 100 characters as an "attachment://<key>" reference to the pool (which starts as `pool`),
+# any other value as it is; `texts()` is the pool. With `referred = TRUE` a text that is a
+# reference already (vitals' events) stays one; a model's own text is always referred to.
+attachment_pool <- function(pool = NULL, referred = FALSE) {
+  pool <- pool %||% list()
+  refer <- function(text) {
+    if (!is.character(text) || length(text) != 1 || is.na(text) || nchar(text) <= 100 ||
+        (referred && startsWith(text, "attachment://"))) {
+      return(text)
+    }
+    key <- attachment_key(text)
+    pool[[key]] <<- text
+    paste0("attachment://", key)
+  }
+  list(refer = refer, texts = function() pool)
+}
+
+# Attachments in the order of their keys (a log is the same text whatever the order its
+# texts were met in); none is an empty object.
+sorted_attachments <- function(pool) {
+  if (length(pool)) pool[order(names(pool))] else empty_object()
+}
+
+# Whether a chat's turns are a prompt and one answer, both text only.
+is_prompt_and_answer <- function(turns) {
+  length(turns) == 2L && S7::prop(turns[[1]], "role") == "user" &&
+    S7::prop(turns[[2]], "role") == "assistant" &&
+    all(vapply(S7::prop(turns[[1]], "contents"), is_plain_text, TRUE)) &&
+    all(vapply(S7::prop(turns[[2]], "contents"), is_plain_text, TRUE))
+}
+
+is_plain_text <- function(content) identical(class(content)[[1]], "ellmer::ContentText")
+
+has_system_prompt <- function(chat) !is.null(chat$get_system_prompt())
+
+# Inspect's ModelUsage of one answer (vitals' turn_tokens(), the counts of cache reads and
+# writes left out when 0 as lean_usage() leaves them).
+event_usage <- function(tokens) {
+  tokens <- as.integer(zero_na(c(tokens, 0, 0, 0)[1:3]))
+  usage <- list(input_tokens = tokens[[1]])
+  if (tokens[[3]] != 0L) usage$input_tokens_cache_read <- tokens[[3]]
+  usage$output_tokens <- tokens[[2]]
+  usage
+}
