@@ -1,8 +1,8 @@
 # The log a ResultsTask writes, in Inspect AI's EvalLog shape. Its rooms are R/log-json.R,
 # R/log-samples.R, R/log-write.R (log_writer(), write_log()) and R/log-read.R
-# (read_log_header(), log_usage()). What stays here calls into the results layer: log_samples()
-# reads scores through as_score() (R/results-score.R), direct_samples() reaches vitals'
-# internals through vitals_internal() (R/results-compat-vitals.R), and the model labels.
+# (read_log_header(), log_usage()). What stays here: log_samples(), the samples written
+# straight from their chats (direct_samples() reaches vitals' internals through
+# vitals_internal(), R/results-compat-vitals.R) and the model labels.
 #
 # What differs from the log vitals (0.4.0) writes, and why:
 # * Numbers: vitals writes with jsonlite's default `digits = 4` (a score of 0.8333333 is
