@@ -62,6 +62,71 @@ read_text <- function(path) {
   text
 }
 
+#' Read a log's samples back, with their metadata
+#'
+#' `log_samples()` reads a log written by a `ResultsTask` (or any vitals log) into a tibble
+#' shaped like the task's `$get_samples()`: `id`, `epoch`, `input`, `target`, the dataset
+#' columns the task logged (such as FutureX's `level`), `result`, `solver_metadata`,
+#' `score`, `scorer`, `scorer_explanation` and `scorer_metadata`, with metadata restored from
+#' its flat form (see `flat_metadata()`). A benchmark's summary gives the same numbers on it
+#' as on the live task.
+#'
+#' [vitals::vitals_log_read()] returns no metadata. Its output is accepted when it already
+#' has the columns a summary needs; `dataset` adds the task table's columns by `id`, which
+#' is enough for summaries that need only the scores and dataset columns. Scorer metadata
+#' can only come from the file.
+#'
+#' @param x A log file, or a data frame from [vitals::vitals_log_read()].
+#' @param dataset For a data frame: the task table whose columns to add by `id`.
+#' @returns A tibble with one row per sample and epoch.
+#' @noRd
+log_samples <- function(x, dataset = NULL) {
+  if (is.data.frame(x)) return(log_samples_frame(x, dataset))
+  check_string(x)
+  if (!file.exists(x)) abort_pb("Can't find the log.", "missing_file", file = x)
+  header <- read_log_header(x)
+  layout <- header$eval$metadata %||% list()
+  layout <- lapply(layout[c("dataset_fields", "solver_json", "scorer_json")],
+                   function(x) as.character(unlist(x)))
+  # a field that turned JSON text after the first sample (a later chunk's, json_turned() in
+  # R/results-eval.R) is read as JSON text from its first such sample on
+  from <- lapply(header$eval$metadata[c("solver_json_from", "scorer_json_from")], unlist)
+  position <- 0L
+  each <- function(sample) {
+    position <<- position + 1L
+    log_sample_fields(sample, layout = layout_at(layout, from, position))
+  }
+  # a log of this writer: its samples a line at a time; any other log parsed whole
+  rows <- log_sample_lines(x, each)
+  if (is.null(rows)) {
+    log <- read_log_json(x)
+    rows <- lapply(log$samples, each)
+    header <- log
+  }
+  if (!length(rows)) return(tibble::tibble())
+  out <- tibble::tibble(
+    id = vapply(rows, function(r) r$id, ""),
+    epoch = vapply(rows, function(r) r$epoch, 1L),
+    input = vapply(rows, function(r) r$input, ""),
+    target = vapply(rows, function(r) r$target, "")
+  )
+  fields <- unique(unlist(lapply(rows, function(r) names(r$dataset))))
+  for (field in fields) {
+    values <- lapply(rows, function(r) r$dataset[[field]] %||% NA)
+    # a list column of the dataset (logged as JSON) stays a list column
+    list_column <- field %in% layout$solver_json || any(lengths(values) != 1)
+    out[[field]] <- if (list_column) values else unlist(values)
+  }
+  out$result <- vapply(rows, function(r) r$result, "")
+  out$solver_metadata <- lapply(rows, function(r) r$solver)
+  out$score <- as_score(unlist(lapply(rows, function(r) r$score %||% NA)))
+  out$scorer <- vapply(rows, function(r) r$scorer, "")
+  out$scorer_explanation <- vapply(rows, function(r) r$explanation, "")
+  out$scorer_metadata <- lapply(rows, function(r) r$scorer_metadata)
+  attr(out, "log") <- header[c("eval", "results", "stats")]
+  out
+}
+
 # A log's samples as the writer lays them out (after the header, "[" alone on its line, then
 # one sample a line): a connection at its first sample's line (the caller closes it); "[]"
 # for a log without samples; NULL for a log laid out otherwise.
@@ -196,6 +261,27 @@ log_text <- function(input) {
 is_log_read <- function(x) {
   all(c("id", "epoch", "input", "target", "result", "score", "solver_chat") %in% names(x)) &&
     !"scorer" %in% names(x)
+}
+
+log_samples_frame <- function(x, dataset) {
+  if (!all(c("id", "score") %in% names(x))) {
+    abort_pb("{.arg x} must be a log file or {.fn vitals::vitals_log_read} output.", "argument")
+  }
+  out <- tibble::as_tibble(x)
+  out$id <- as.character(out$id)
+  out$score <- as_score(out$score)
+  if (is.null(dataset)) return(out)
+  if (!is.data.frame(dataset) || !"id" %in% names(dataset)) {
+    abort_pb("{.arg dataset} must be a task table with an {.field id} column.", "argument")
+  }
+  extra <- setdiff(names(dataset), names(out))
+  rows <- match(out$id, as.character(dataset$id))
+  if (anyNA(rows)) {
+    abort_pb("Sample {.val {out$id[is.na(rows)][1]}} is not in {.arg dataset}.", "argument",
+             field = "id")
+  }
+  for (column in extra) out[[column]] <- dataset[[column]][rows]
+  out
 }
 
 #' Model usage recorded in a log

@@ -29,3 +29,29 @@ test_that("log_samples() reads a log's samples a chunk of lines at a time, and o
   writeLines(text[seq_len(length(text) - 4)], cut)
   expect_error(log_samples(cut), class = "predictivebench_error_json")
 })
+
+test_that("log_samples() takes vitals_log_read() output with the dataset", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("4"))
+  expect_false("level" %in% names(read))
+  back <- log_samples(read, dataset = arith_dataset())
+  expect_identical(arith_summary(back), arith_summary(tsk))
+  expect_error(log_samples(read, dataset = arith_dataset()[1:2, ]), "not in")
+  expect_error(log_samples(tempfile(fileext = ".json")),
+               class = "predictivebench_error_missing_file")
+})
+
+test_that("a list column of the dataset comes back as a list column", {
+  data <- arith_dataset()
+  data$sections <- list(2L, 3L, 1L, 4L)
+  tsk <- ResultsTask$new(dataset = data, solver = generate_solver(settings = request_settings(cache = FALSE)),
+                         scorer = arith_scorer(), benchmark = "sections",
+                         metadata_fields = c("level", "sections"), dir = withr::local_tempdir())
+  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
+  back <- log_samples(tsk$log_path)
+  expect_type(back$sections, "list")
+  expect_identical(back$sections, data$sections)
+  expect_type(back$level, "integer")
+})

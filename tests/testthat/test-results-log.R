@@ -19,19 +19,6 @@ test_that("empty and missing scorer metadata leave valid JSON beside a judge's g
   expect_equal(back$scorer_metadata[[3]], list(note = "ok"))
 })
 
-test_that("log_samples() takes vitals_log_read() output with the dataset", {
-  local_arith_benchmark()
-  tsk <- arith_task(dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
-  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("4"))
-  expect_false("level" %in% names(read))
-  back <- log_samples(read, dataset = arith_dataset())
-  expect_identical(arith_summary(back), arith_summary(tsk))
-  expect_error(log_samples(read, dataset = arith_dataset()[1:2, ]), "not in")
-  expect_error(log_samples(tempfile(fileext = ".json")),
-               class = "predictivebench_error_missing_file")
-})
-
 test_that("metadata_fields chooses the dataset columns a log carries", {
   local_arith_benchmark()
   tsk <- arith_task(dir = withr::local_tempdir(), metadata_fields = character())
@@ -51,19 +38,6 @@ test_that("a field that is JSON in one sample is JSON in every sample", {
   expect_equal(restore_metadata(flats[[1]], json = "votes")$votes, 2L)
   clash <- sample_metadata(samples, "level", list(list(level = "x"), NULL))
   expect_equal(clash[[1]]$solver_level, "x")
-})
-
-test_that("a list column of the dataset comes back as a list column", {
-  data <- arith_dataset()
-  data$sections <- list(2L, 3L, 1L, 4L)
-  tsk <- ResultsTask$new(dataset = data, solver = generate_solver(settings = request_settings(cache = FALSE)),
-                         scorer = arith_scorer(), benchmark = "sections",
-                         metadata_fields = c("level", "sections"), dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
-  back <- log_samples(tsk$log_path)
-  expect_type(back$sections, "list")
-  expect_identical(back$sections, data$sections)
-  expect_type(back$level, "integer")
 })
 
 test_that("logs of all six benchmarks are valid for Inspect AI's reader and read back", {
