@@ -13,30 +13,16 @@ sample_json <- function(sample, opts = sample_json_options()) {
   json_text(sample, opts = opts)
 }
 
-# A sample without the texts and events it holds twice (issue 37: a FutureX-shaped sample
-# took 8.3 KB pretty-printed, its prompt written three times and its answer four):
-# * `messages`: a text of more than 100 characters becomes an `attachment://<hash>`
-#   reference to the sample's `attachments`, as vitals (condense_sample()) and Inspect
-#   already do in events, with vitals' key (rlang::hash()), so the prompt's attachment is the
-#   one the events refer to. The sample's `input` and its score's `answer` stay plain: the
-#   viewer shows them in its sample list and score panel without resolving references
-#   (vitals' reader and log_samples() resolve references anywhere, Inspect's viewer only in
-#   the `input`, `messages` and `events` of the sample it opens). So the prompt is stored
-#   twice: once where the list shows it, once where the messages and events refer to it.
-# * Model events lose `call`: vitals' restatement of the event's own input and output as a
-#   provider's request and response (made up: an Anthropic-shaped reply for every provider).
-# * `output` is left out (Inspect's default, an empty ModelOutput): the last assistant
-#   message and the model event's output hold it; neither the viewer nor vitals' reader
-#   reads it.
-# * The `sample_init` event and the "init" step around it are left out: they restate the
-#   sample's input, target and id; the viewer hides sample_init by default and needs neither.
-# * The solver's step events (begin and end of "generate") are left out: they hold a name
-#   and the model event's timestamp. The scorer's stay: vitals' reader splits the solver's
-#   model events from the scorer's at the scorer step.
-# * Usage counts of cache reads and writes that are 0 (Inspect's default) are left out, and
-#   times are rounded to the microsecond (0.5990000000000002 s is 0.599 s); a model event's
-#   `completed`, when it is its `timestamp` again, is left out.
-# * The epoch is an integer, as Inspect writes it.
+# A sample without the texts and events it holds twice (issue 37):
+# * `messages`: a text of more than 100 characters becomes an `attachment://<key>` reference
+#   with vitals' key (rlang::hash()), so the prompt's attachment is the one vitals' events
+#   refer to. `input` and the score's `answer` stay plain: the viewer's sample list and score
+#   panel show them without resolving references.
+# * Model events lose `call` (vitals' made-up provider request and response); `output`, the
+#   `sample_init` event, its "init" step and the solver's steps are left out (restated
+#   elsewhere). The scorer's step stays: vitals' reader splits the chats there.
+# * Usage counts that are 0, and a `completed` equal to the `timestamp`, are left out; times
+#   are to the microsecond; the epoch is an integer, as Inspect writes them.
 condense_sample <- function(sample) {
   attachments <- attachment_pool(sample$attachments, referred = TRUE)
   refer <- attachments$refer

@@ -5,30 +5,19 @@
 # vitals_internal(), R/results-compat-vitals.R) and the model labels.
 #
 # What differs from the log vitals (0.4.0) writes, and why:
-# * Numbers: vitals writes with jsonlite's default `digits = 4` (a score of 0.8333333 is
-#   logged as 0.8333). Here scores, metrics and numeric metadata are exact (exact_json()).
-# * Metadata: vitals writes a sample's `solver_metadata` as one key whose value is lines of
-#   `str()` output. Here it is flat key-value pairs (flat_metadata()), read back by
-#   log_samples().
-# * Usage: vitals counts the solver chats only, under the first chat's model. Here each
-#   sample's `model_usage` has every request of the sample per model (votes, judge calls,
-#   log-probability requests, from the solver's and scorer's metadata), and the header's is
-#   their sum (run_usage()).
-# * Inspect's reader: vitals writes `eval.dataset.sample_ids` as 1..n and `null` where a
-#   number is `NA`. Here the ids are the samples' own, the headline metric keeps its place,
-#   first (the viewer's log list shows the first), with the value "NaN" when it is undefined
-#   (`NA`: ProcessBench's F1 with no valid vote; see metric_json()), other undefined metrics
-#   are left out, and all are named in `eval.metadata.not_computed`; a sample whose score is
-#   `NA` has no `scores`
-#   (Inspect's "unscored"), its answer and explanation kept in its metadata field `unscored`
-#   (JSON text).
-# * Size: vitals pretty-prints every sample and writes each long text up to four times. Here
-#   samples are compact, one line each, and condensed (condense_sample()): each text of more
-#   than 100 characters once, in the sample's attachments; a FutureX-shaped sample takes
-#   ~2.1 KB instead of 8.3 KB (bench/eval-size.R, bench/log-size.R).
-# * Translation: a sample whose chat is a prompt and a text answer is written straight from
-#   its two turns (direct_samples()), as vitals' translators would write it; others go
-#   through vitals' translators (vitals_translate_samples()).
+# * Numbers: exact (exact_json()); vitals writes 4 digits (0.8333333 as 0.8333).
+# * Metadata: flat key-value pairs (flat_metadata()), read back by log_samples(); vitals
+#   writes `str()` lines.
+# * Usage: every request of a sample per model (votes, judge calls, log-probability
+#   requests), the header's their sum (run_usage()); vitals counts the solver chats only.
+# * Inspect's reader: the samples' own ids (vitals: 1..n); the headline metric first, "NaN"
+#   when undefined (metric_json()), other undefined metrics left out, all named in
+#   `eval.metadata.not_computed`; a sample scored `NA` has no `scores` (Inspect's
+#   "unscored"), its answer and explanation in its metadata field `unscored_score`.
+# * Size: samples one compact line each, each long text once in its attachments
+#   (condense_sample()): ~2.1 KB a FutureX-shaped sample instead of 8.3 KB.
+# * Translation: a prompt and a text answer are written straight from the two turns
+#   (direct_samples()), other chats through vitals' translators.
 # * Times: to the microsecond, as Inspect writes them (vitals: to the second).
 
 #' A task's cost by model, as logged
