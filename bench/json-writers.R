@@ -1,5 +1,5 @@
 # Which JSON library writes a log (issue 27, "one JSON library, measured"): the package uses
-# yyjsonr in the log writer only (write_log(), R/results-log.R) and jsonlite everywhere else.
+# yyjsonr in the log writer only (write_log(), R/log-write.R) and jsonlite everywhere else.
 # This times both on the same log: the list write_log() is given for an evaluated ProcessBench
 # task of `n` problems x `votes` votes (offline, a baseline chat), captured as the task writes
 # it, then serialized `reps` times by each writer in interleaved rounds (garbage collected

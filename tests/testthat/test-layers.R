@@ -8,8 +8,8 @@
 # The shared layers, bottom to top: a layer may call only layers before it in the line (and
 # `layer_rules` narrows that), so no two shared layers call each other. `benchmark` stands
 # for every benchmark's room.
-layer_line <- c("utils", "engine", "registry", "portable", "datasets", "logprobs", "results",
-                "stats", "judges", "skeleton", "benchmark", "evalset", "package")
+layer_line <- c("utils", "engine", "registry", "portable", "datasets", "logprobs", "log",
+                "results", "stats", "judges", "skeleton", "benchmark", "evalset", "package")
 
 layer_of <- function(file) {
   name <- sub("[.]R$", "", basename(file))
@@ -34,15 +34,16 @@ layer_rules <- list(
   portable = c("registry", "utils"),
   datasets = c("registry", "utils"),
   logprobs = c("engine", "utils"),
-  results = c("registry", "engine", "utils"),
-  stats = c("registry", "results", "engine", "utils"),
-  judges = c("registry", "results", "stats", "engine", "utils"),
-  skeleton = c("registry", "datasets", "results", "stats", "judges", "engine", "logprobs",
-               "utils"),
-  benchmark = c("skeleton", "judges", "registry", "datasets", "results", "stats", "engine",
-                "logprobs", "utils"),
+  log = "utils",
+  results = c("registry", "log", "engine", "utils"),
+  stats = c("registry", "results", "log", "engine", "utils"),
+  judges = c("registry", "results", "log", "stats", "engine", "utils"),
+  skeleton = c("registry", "datasets", "results", "log", "stats", "judges", "engine",
+               "logprobs", "utils"),
+  benchmark = c("skeleton", "judges", "registry", "datasets", "results", "log", "stats",
+                "engine", "logprobs", "utils"),
   evalset = c("benchmark", "skeleton", "judges", "portable", "registry", "datasets", "results",
-              "stats", "engine", "logprobs", "utils"),
+              "log", "stats", "engine", "logprobs", "utils"),
   package = c("registry", "engine", "utils")
 )
 

@@ -1,51 +1,4 @@
-test_that("flat_metadata() keeps scalars and writes longer values as JSON, reversibly", {
-  x <- list(kind = "numeric", n = 3L, ok = TRUE, value = 0.1 + 0.2, none = NULL,
-            missing = NA, votes = c(2L, NA, 3L), texts = c("a \"quoted\"\nline", "b"),
-            nested = list(a = 1, b = "x"), level = factor("hard"),
-            day = as.Date("2025-01-02"))
-  flat <- flat_metadata(x)
-  expect_true(all(lengths(flat) == 1))
-  expect_false(any(vapply(flat, is.list, TRUE)))
-  expect_equal(attr(flat, "json"), c("votes", "texts", "nested"))
-  expect_identical(flat$level, "hard")
-  expect_identical(flat$day, "2025-01-02")
-  back <- restore_metadata(flat)
-  expect_identical(back$votes, c(2L, NA, 3L))
-  expect_identical(back$texts, x$texts)
-  expect_equal(back$nested, list(a = 1, b = "x"))
-  expect_identical(back$value, x$value)
-  expect_true(is.na(back$none))
-  expect_error(flat_metadata(list(1, 2)), class = "predictivebench_error_argument")
-})
 
-test_that("a log is written in one piece: awkward strings and exact numbers read back", {
-  log <- list(version = 2L, eval = list(created = "2026-01-02T03:04:05+00:00", task_id = "a/b/c"),
-              samples = list(list(id = "x", metadata = exact_fields(flat_metadata(list(
-                b = "x\n}, {\"y\": @@pb:s:1:zz@@", c = paste0("\u00e9t\u00e9\t", "\001\\"),
-                d = NA, e = 1 / 3, f = FALSE, g = 2.5))))))
-  dir <- withr::local_tempdir()
-  path <- write_log(log, dir)
-  # vitals' own name, with the `_` after the time, as Inspect names its logs
-  expect_equal(basename(path), "2026-01-02T03-04-05+00-00_a-b-c.json")
-  expect_equal(basename(path), utils::getFromNamespace("eval_log_filename", "vitals")(log))
-  back <- jsonlite::read_json(path)$samples[[1]]$metadata
-  expect_equal(back$b, "x\n}, {\"y\": @@pb:s:1:zz@@")
-  expect_equal(back$c, paste0("\u00e9t\u00e9\t", "\001\\"))
-  expect_null(back$d)
-  expect_identical(back[c("e", "f", "g")], list(e = 1 / 3, f = FALSE, g = 2.5))
-  expect_equal(read_log_header(path)$eval$task_id, "a/b/c")
-  # nothing but the file itself is left in the directory
-  expect_equal(list.files(dir, all.files = TRUE, no.. = TRUE), basename(path))
-})
-
-test_that("exact_number_json() reads back as the same double", {
-  x <- c(1 / 3, 0.1 + 0.2, 1, 0, 2 / 3 * 0.1, NA, 1e-20)
-  text <- exact_number_json(x)
-  expect_equal(text[[3]], "1")
-  expect_equal(text[[6]], "null")
-  back <- vapply(text[-6], function(t) jsonlite::parse_json(t), 1)
-  expect_identical(unname(back), x[-6])
-})
 
 test_that("empty and missing scorer metadata leave valid JSON beside a judge's grading", {
   local_arith_benchmark()
@@ -64,19 +17,6 @@ test_that("empty and missing scorer metadata leave valid JSON beside a judge's g
   expect_equal(metas[[3]]$note, "ok")
   back <- log_samples(tsk$log_path)
   expect_equal(back$scorer_metadata[[3]], list(note = "ok"))
-})
-
-test_that("log_samples() takes vitals_log_read() output with the dataset", {
-  local_arith_benchmark()
-  tsk <- arith_task(dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
-  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("4"))
-  expect_false("level" %in% names(read))
-  back <- log_samples(read, dataset = arith_dataset())
-  expect_identical(arith_summary(back), arith_summary(tsk))
-  expect_error(log_samples(read, dataset = arith_dataset()[1:2, ]), "not in")
-  expect_error(log_samples(tempfile(fileext = ".json")),
-               class = "predictivebench_error_missing_file")
 })
 
 test_that("metadata_fields chooses the dataset columns a log carries", {
@@ -98,19 +38,6 @@ test_that("a field that is JSON in one sample is JSON in every sample", {
   expect_equal(restore_metadata(flats[[1]], json = "votes")$votes, 2L)
   clash <- sample_metadata(samples, "level", list(list(level = "x"), NULL))
   expect_equal(clash[[1]]$solver_level, "x")
-})
-
-test_that("a list column of the dataset comes back as a list column", {
-  data <- arith_dataset()
-  data$sections <- list(2L, 3L, 1L, 4L)
-  tsk <- ResultsTask$new(dataset = data, solver = generate_solver(settings = request_settings(cache = FALSE)),
-                         scorer = arith_scorer(), benchmark = "sections",
-                         metadata_fields = c("level", "sections"), dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
-  back <- log_samples(tsk$log_path)
-  expect_type(back$sections, "list")
-  expect_identical(back$sections, data$sections)
-  expect_type(back$level, "integer")
 })
 
 test_that("logs of all six benchmarks are valid for Inspect AI's reader and read back", {
@@ -347,16 +274,6 @@ test_that("an undefined headline stays first, as no number, in the log, the set'
   expect_true(is.na(set$headline))
 })
 
-test_that("a log Inspect AI wrote with a NaN metric is read", {
-  path <- withr::local_tempfile(fileext = ".json")
-  writeLines(c('{"version": 2, "status": "success",',
-               ' "eval": {"task": "t", "model": "m", "metadata": {}},',
-               ' "results": {"scores": [{"name": "s", "metrics": {"mean": {"name": "mean",',
-               '   "value": NaN, "params": {}}}}]}}'), path)
-  header <- read_log_header(path)
-  expect_identical(as.double(header$results$scores[[1]]$metrics$mean$value), NaN)
-})
-
 # A parsed sample with its message and event ids masked (they are drawn at random).
 masked_ids <- function(sample) {
   mask <- function(x) {
@@ -405,46 +322,6 @@ test_that("samples written straight from their chats are those vitals' translato
   two$set_turns(c(two$get_turns(), two$get_turns()))
   samples$solver_chat[[1]] <- two
   expect_null(direct_samples(samples, state$scores$name, state$timestamps))
-})
-
-test_that("a log stores each long text of a sample where the viewer shows it and once more", {
-  dir <- withr::local_tempdir()
-  answer <- paste("Weighing the forecasts of the week before and the season's records, rain",
-                  "looks more likely than not. \\boxed{Yes}")
-  tsk <- futurex_run(answer, dir)
-  live <- tsk$get_samples()
-  lines <- readLines(tsk$log_path, encoding = "UTF-8")
-  lines <- lines[startsWith(lines, "{\"id\":")]
-  expect_length(lines, nrow(live))
-  count <- function(text, line) {
-    lengths(regmatches(line, gregexpr(text, line, fixed = TRUE)))
-  }
-  for (i in seq_along(lines)) {
-    sample <- jsonlite::parse_json(sub(",$", "", lines[[i]]))
-    # the prompt and the answer as JSON writes them, each twice in the sample's line: plain
-    # in `input` and the score's `answer` (the viewer's sample list and score panel show
-    # them unresolved), and once in the attachments the messages and the event refer to
-    expect_equal(count(substr(jsonlite::toJSON(live$input[[i]], auto_unbox = TRUE), 2, 200),
-                       lines[[i]]), 2)
-    expect_equal(count(substr(jsonlite::toJSON(answer, auto_unbox = TRUE), 2, 60),
-                       lines[[i]]), 2)
-    expect_identical(sample$input, live$input[[i]])
-    expect_identical(sample$scores[[1]]$answer, answer)
-    # every other text of more than 100 characters is in the attachments, once
-    plain <- sample[setdiff(names(sample), c("attachments", "input", "scores"))]
-    texts <- unlist(plain)
-    texts <- texts[is.character(texts) & nchar(texts) > 100]
-    expect_length(texts, 0)
-    expect_false(anyDuplicated(unlist(sample$attachments)) > 0)
-    expect_true(all(nchar(names(sample$attachments)) == 16))
-  }
-  read <- log_samples(tsk$log_path)
-  expect_identical(read$input, live$input)
-  expect_identical(read$result, live$result)
-  theirs <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant(answer))
-  expect_identical(theirs$input, live$input)
-  expect_identical(theirs$result, live$result)
-  expect_length(grep("^ok ", expect_inspect_valid(tsk$log_path)), 1)
 })
 
 test_that("paid answers, failed requests and epochs are written straight as vitals translates them", {

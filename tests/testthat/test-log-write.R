@@ -180,82 +180,6 @@ test_that("a rerun removes a crashed run's part files of its task, and only thos
   log_writer_abandon(w)
 })
 
-test_that("a sample stores each long text twice at most, and every reader resolves it", {
-  dir <- withr::local_tempdir()
-  answer <- paste("My reasoning, at length:", strrep("the rain gauge says so; ", 8), "\\boxed{Yes}")
-  tsk <- futurex_run(answer, dir)
-  lines <- readLines(tsk$log_path, encoding = "UTF-8")
-  first <- jsonlite::parse_json(sub(",$", "", lines[grep("^\\{\"id\":", lines)[[1]]]))
-  prompt <- tsk$get_samples()$input[[1]]
-  expect_gt(nchar(prompt), 100)
-  line <- lines[grep("^\\{\"id\":", lines)[[1]]]
-  count <- function(text) {
-    lengths(regmatches(line, gregexpr(jsonlite::toJSON(text, auto_unbox = TRUE), line,
-                                      fixed = TRUE)))
-  }
-  # each twice (issue 37; before, the prompt three times and the answer four: in the
-  # messages, the sample's output and the model event's call): plain where the viewer shows
-  # it unresolved (`input`, the score's `answer`), and once in the attachments
-  expect_equal(count(prompt), 2)
-  expect_equal(count(answer), 2)
-  expect_identical(first$input, prompt)
-  expect_identical(first$scores[[1]]$answer, answer)
-  expect_length(first$attachments, 2)
-  expect_null(first$output)
-  kinds <- vapply(first$events, function(e) e$event, "")
-  expect_false("sample_init" %in% kinds)
-  expect_true("model" %in% kinds)
-  expect_false(any(vapply(first$events, function(e) !is.null(e$call), TRUE)))
-  # vitals' reader resolves the references: the chat's turns hold the texts
-  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant(answer))
-  turns <- read$solver_chat[[1]]$get_turns()
-  expect_equal(turns[[1]]@text, prompt)
-  expect_equal(turns[[length(turns)]]@text, answer)
-  expect_equal(read$input[[1]], prompt)
-  # vitals_view()'s listing reads its header
-  listed <- utils::getFromNamespace("get_log_files_metadata", "vitals")(dir)
-  expect_length(listed, 1)
-  expect_equal(listed[[1]]$task_id, read_log_header(tsk$log_path)$eval$task_id)
-  # and so do ours, and Inspect's schema
-  expect_identical(log_samples(tsk$log_path)$result, tsk$get_samples()$result)
-  expect_inspect_valid(tsk$log_path)
-})
-
-test_that("log_samples() reads a log's samples a chunk of lines at a time, and older logs whole", {
-  dir <- withr::local_tempdir()
-  tsk <- futurex_run("\\boxed{Yes}", dir)
-  lines <- log_sample_lines(tsk$log_path, function(s) s$id, lines = 3L)
-  expect_equal(unlist(lines), tsk$get_samples()$id)
-  back <- log_samples(tsk$log_path)
-  # the same log laid out as before issue 37 (samples pretty-printed): read whole
-  old <- file.path(withr::local_tempdir(), "old.json")
-  writeLines(yyjsonr::write_json_str(jsonlite::read_json(tsk$log_path), opts = log_json_options()),
-             old, useBytes = TRUE)
-  expect_null(log_sample_lines(old, identity))
-  expect_equal(log_samples(old), back, ignore_attr = TRUE)
-  expect_identical(futurex_summary(back), futurex_summary(tsk))
-  # a log cut short inside its samples is an error naming it
-  cut <- file.path(withr::local_tempdir(), "cut.json")
-  text <- readLines(tsk$log_path)
-  writeLines(text[seq_len(length(text) - 4)], cut)
-  expect_error(log_samples(cut), class = "predictivebench_error_json")
-})
-
-test_that("log times keep their microseconds, so a run under a second has a duration", {
-  time <- as.POSIXct(1.25, origin = "1970-01-01", tz = "UTC")
-  expect_equal(log_timestamp(time), "1970-01-01T00:00:01.250000+00:00")
-  # the viewer's duration: stats.completed_at - stats.started_at
-  dir <- withr::local_tempdir()
-  tsk <- futurex_run("\\boxed{Yes}", dir)
-  stats <- read_log_header(tsk$log_path)$stats
-  parse <- function(x) as.POSIXct(sub("([+-][0-9]{2}):([0-9]{2})$", "\\1\\2", x),
-                                  format = "%Y-%m-%dT%H:%M:%OS%z", tz = "UTC")
-  seconds <- as.double(difftime(parse(stats$completed_at), parse(stats$started_at), units = "secs"))
-  expect_gt(seconds, 0)
-  expect_lt(seconds, 60)
-  expect_match(stats$started_at, "T[0-9:]{8}\\.[0-9]{6}[+-]")
-})
-
 test_that("a writer killed mid-run leaves only a part file that nothing counts; a rerun removes it", {
   skip_if_not_installed("callr")
   skip_on_cran()
@@ -353,23 +277,3 @@ test_that("a copy the disk cuts short is a classed error, however file.append() 
   log_writer_abandon(w)
 })
 
-test_that("a judged sample keeps the scorer's step: vitals' reader gives the solver's and the judge's chats apart", {
-  reply <- "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12.5"
-  server <- local_fake_openai(function(body, n) reply)
-  dataset <- futurex_dataset(version = "sample")
-  dataset <- dataset[dataset$id == "fx-l3-temp", ]
-  tsk <- futurex_task(dataset = dataset,
-                      solver = futurex_solver(settings = request_settings(cache = FALSE)),
-                      dir = withr::local_tempdir())
-  tsk$eval(solver_chat = baseline_constant("\\boxed{99}"), scorer_chat = fake_chat(server),
-           view = FALSE)
-  sample <- jsonlite::read_json(tsk$log_path)$samples[[1]]
-  steps <- Filter(function(e) identical(e$event, "step"), sample$events)
-  expect_true(any(vapply(steps, function(e) identical(e$type, "scorer"), TRUE)))
-  expect_false(any(vapply(steps, function(e) identical(e$type, "solver"), TRUE)))
-  read <- vitals::vitals_log_read(tsk$log_path, solver_chat = baseline_constant("\\boxed{99}"),
-                                  scorer_chat = fake_chat(server))
-  expect_equal(read$solver_chat[[1]]$last_turn()@text, "\\boxed{99}")
-  expect_equal(read$scorer_chat[[1]]$last_turn()@text, reply)
-  expect_inspect_valid(tsk$log_path)
-})
