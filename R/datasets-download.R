@@ -91,6 +91,9 @@ retry_wait <- function(resp, try, limits, call) {
   wait
 }
 
+# Seconds before retry number `try` when the server did not say.
+download_backoff <- function(limits, try) limits$backoff %||% min(2^try, 60)
+
 abort_retry_later <- function(resp, after, cap, call) {
   at <- Sys.time() + after
   when <- format(at, "%Y-%m-%d %H:%M:%S UTC", tz = "UTC")

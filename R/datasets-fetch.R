@@ -187,9 +187,6 @@ download_limits <- function(call = rlang::caller_env()) {
   limits
 }
 
-# Seconds before retry number `try` when the server did not say.
-download_backoff <- function(limits, try) limits$backoff %||% min(2^try, 60)
-
 # ---- one file -----------------------------------------------------------------------------
 
 is_offline <- function() {
