@@ -367,3 +367,21 @@ probsem_chat <- function(template, prefix, answer, usage, shown = NULL) {
   ))
   chat
 }
+
+# The bundled sample dataset with made-up scores in place of a model's, shaped like the
+# samples of an evaluated probsem_task(): for tests of the summary and the results files.
+probsem_example_samples <- function() {
+  samples <- probsem_dataset(version = "sample")
+  samples$solver_metadata <- lapply(seq_len(nrow(samples)), function(i) {
+    q <- samples$queries[[i]]
+    # Made-up scores: the expected query (or the first) is a little more likely.
+    raw <- -(seq_along(q) + nchar(q) / 10) - 1
+    winner <- if (samples$expected[[i]] >= 0) samples$expected[[i]] + 1 else 1
+    raw[[winner]] <- raw[[winner]] + 3
+    list(queries = q, logp_raw = raw, n_tokens = rep(1L, length(q)), logp = raw,
+         prob = logprob_softmax(raw), errors = rep(NA_character_, length(q)), cached = TRUE,
+         backend = "example", model = "example-model", norm = "none", temperature = 1)
+  })
+  samples$result <- vapply(samples$solver_metadata, function(m) m$queries[[which.max(m$prob)]], "")
+  samples
+}

@@ -1,0 +1,20 @@
+test_that("a context is correct when its expected query is the likeliest, ties included", {
+  meta <- list(queries = c("a", "b", "c"), prob = c(0.4, 0.4, 0.2))
+  tie <- probsem_judge(meta, 1L)
+  expect_true(tie$correct)
+  expect_true(tie$tied)
+  expect_equal(tie$expected_query, "b")
+  expect_match(tie$why, "^Correct through a tie")
+  wrong <- probsem_judge(meta, 2L)
+  expect_false(wrong$correct)
+  expect_match(wrong$why, "^Incorrect")
+})
+
+test_that("no ground truth or a failed query leaves a context unjudged", {
+  meta <- list(queries = c("a", "b"), prob = c(0.7, 0.3))
+  expect_identical(probsem_judge(meta, -1L)$correct, NA)
+  expect_match(probsem_judge(meta, -1L)$why, "No ground truth")
+  failed <- probsem_judge(list(queries = c("a", "b"), prob = c(0.7, NA)), 0L)
+  expect_identical(failed$correct, NA)
+  expect_equal(failed$why, "Scoring failed for at least one query.")
+})
