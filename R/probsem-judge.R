@@ -1,6 +1,3 @@
-# probsem's judgement of one context, shared by its scorer and its summary's accuracy: the
-# expected query is the likeliest (ties count, as in the original's suite accuracy).
-
 # Whether a context's expected query has the highest probability, and why, in words: the
 # expected query, the distribution over the queries, and the likeliest one.
 probsem_judge <- function(meta, expected) {

@@ -1,7 +1,3 @@
-# An interval's bounds within the range the scores can take: clipped and snapped to its
-# limits, and the Wilson-style interval of scores that are all the same. mean_ci(),
-# clustered_mean_ci() and compare_models() share them.
-
 # Interval bounds clipped to `limits`, and set exactly to a limit when floating-point error
 # alone separates them from it (the Wilson lower bound at p = 0 computes as 2.78e-17).
 clip_to_limits <- function(bounds, limits) {
