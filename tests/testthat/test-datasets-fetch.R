@@ -137,7 +137,8 @@ test_that("HF_TOKEN goes to Hugging Face only, and not across a redirect", {
   expect_equal(utils::tail(servers$hf$log()$authorization, 1), "Bearer hf_secret")
   # no sha256 pinned: the first download's is recorded and checked on every later use
   record <- jsonlite::read_json(file.path(datasets_dir(), "arena", "lfs", "sha256.json"))
-  expect_equal(record[["big/questions.csv"]], digest::digest(file = gh_file, algo = "sha256"))
+  expect_equal(record[["big/questions.csv"]]$sha256, digest::digest(file = gh_file, algo = "sha256"))
+  expect_equal(record[["big/questions.csv"]]$size, file.size(gh_file))
 })
 
 test_that("X-Linked-Etag that disagrees with the bytes is a checksum error", {
