@@ -32,9 +32,9 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   steps <- vitals_split_dots(task, dots)
   withr::local_envvar(IN_VITALS_EVAL = "true")
   dataset <- private$pb_dataset
-  epochs <- as.integer(epochs %||% vitals_epochs(task) %||% 1L)
-  solver <- vitals_step(task, "solver")
-  scorer <- vitals_step(task, "scorer")
+  epochs <- as.integer(epochs %||% task$default_epochs() %||% 1L)
+  solver <- task$steps()$solver
+  scorer <- task$steps()$scorer
   check_run_chats(scorer$fn, steps, call = call)
   size <- task$chunk_size %||% chunk_rows_default(dots)
   # A cell of an evaluation set runs in chunks too (R/evalset-overlap.R): its first pass

@@ -142,7 +142,34 @@ ResultsTask <- R6::R6Class(
                         dir = quote(args$dir)), env)
       vitals_fast_steps(self)  # R/results-compat-vitals.R
       private$pb_dataset <- dataset
+      private$pb_steps <- list(solver = list(fn = solver, name = solver_name),
+                               scorer = list(fn = scorer, name = scorer_name))
+      private$pb_epochs <- epochs
       invisible(self)
+    },
+
+    #' @description The dataset given to `$new()` (`id` as character), without what an
+    #'   evaluation adds.
+    dataset = function() private$pb_dataset,
+
+    #' @description The solver and scorer, each a list of its function (`fn`) and its name
+    #'   in the log (`name`).
+    steps = function() private$pb_steps,
+
+    #' @description The epochs given to `$new()` (`NULL`: none), which `$eval()` runs when
+    #'   it is given none.
+    default_epochs = function() private$pb_epochs,
+
+    #' @description Set the solver (as [vitals::Task]).
+    #' @param solver As for [vitals::Task].
+    set_solver = function(solver) {
+      set_step(self, private, "solver", solver, substitute(solver), super$set_solver)
+    },
+
+    #' @description Set the scorer (as [vitals::Task]).
+    #' @param scorer As for [vitals::Task].
+    set_scorer = function(scorer) {
+      set_step(self, private, "scorer", scorer, substitute(scorer), super$set_scorer)
     },
 
     #' @description Evaluate the task (as [vitals::Task]: every argument is taken the same
@@ -222,6 +249,8 @@ ResultsTask <- R6::R6Class(
   ),
   private = list(
     pb_dataset = NULL,
+    pb_steps = NULL,
+    pb_epochs = NULL,
     pb_compact = FALSE,
     pb_fields = character(),
     pb_solver_args = NULL,
@@ -235,6 +264,28 @@ ResultsTask <- R6::R6Class(
     }
   )
 )
+
+# `$set_solver()`/`$set_scorer()`: vitals' own, given the step as a variable named by the
+# caller's expression (vitals names the step after it), and the task's own copy of the step.
+set_step <- function(task, private, which, fn, expr, set) {
+  name <- paste(deparse(expr), collapse = " ")
+  env <- new.env(parent = emptyenv())
+  env[[name]] <- fn
+  eval(rlang::call2(set, as.name(name)), env)
+  private$pb_steps[[which]] <- list(fn = fn, name = name)
+  invisible(task)
+}
+
+# The solver and scorer of any vitals Task (each its `fn` and `name`), and the epochs given
+# to its `$new()`: a ResultsTask's own, a plain Task's from vitals.
+task_steps <- function(task) {
+  if (inherits(task, "ResultsTask")) return(task$steps())
+  list(solver = vitals_step(task, "solver"), scorer = vitals_step(task, "scorer"))
+}
+
+task_epochs <- function(task) {
+  if (inherits(task, "ResultsTask")) task$default_epochs() else vitals_epochs(task)
+}
 
 # A task's own additions to its log's `eval` header (its `log_eval` field): metadata fields
 # added to the header's, other fields set.

@@ -207,3 +207,40 @@ test_that("an error inside $eval() names no internal function of the package", {
   e2 <- tryCatch(futurex_summary(data.frame(x = 1)), predictivebench_error = identity)
   expect_equal(call_name(e2$call), "futurex_summary")
 })
+
+test_that("a ResultsTask keeps its dataset, steps and epochs in its own fields", {
+  local_arith_benchmark()
+  solver <- arith_solver(votes = 1)
+  scorer <- arith_scorer()
+  tsk <- arith_task(solver = solver, scorer = scorer, dir = withr::local_tempdir(), epochs = 2)
+  expect_identical(tsk$dataset(), arith_dataset())
+  expect_identical(tsk$steps()$solver, list(fn = solver, name = "arith_solver"))
+  expect_identical(tsk$steps()$scorer, list(fn = scorer, name = "arith_score"))
+  expect_identical(tsk$default_epochs(), 2)
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  expect_identical(tsk$dataset(), arith_dataset())
+  expect_equal(nrow(tsk$get_samples()), 8)
+})
+
+test_that("$set_solver() and $set_scorer() change the steps $eval() runs and logs", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  always_four <- function(inputs, ..., solver_chat) {
+    chats <- lapply(inputs, function(input) {
+      chat <- solver_chat$clone()
+      chat$chat(input, echo = "none")
+      chat
+    })
+    list(result = rep("4", length(inputs)), solver_chat = chats)
+  }
+  all_right <- function(samples, ...) list(score = rep(1, nrow(samples)))
+  tsk$set_solver(always_four)
+  tsk$set_scorer(all_right)
+  expect_identical(tsk$steps()$solver, list(fn = always_four, name = "always_four"))
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("7"), view = FALSE))
+  expect_identical(tsk$get_samples()$result, rep("4", 4))
+  expect_identical(tsk$get_samples()$score, rep(1, 4))
+  header <- read_log_header(tsk$log_path)
+  expect_match(header$plan$steps[[1]]$solver, "^always_four ")
+  expect_identical(header$results$scores[[1]]$name, "all_right")
+})
