@@ -244,3 +244,16 @@ test_that("$set_solver() and $set_scorer() change the steps $eval() runs and log
   expect_match(header$plan$steps[[1]]$solver, "^always_four ")
   expect_identical(header$results$scores[[1]]$name, "all_right")
 })
+
+test_that("a copy of a task runs on its own state, not the task's", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  run_id <- tsk$run_state()$run_id
+  for (copy in list(tsk$clone(), tsk$clone(deep = TRUE))) {
+    suppressMessages(copy$eval(solver_chat = baseline_constant("5"), view = FALSE))
+    expect_false(identical(copy$run_state()$run_id, run_id))
+    expect_identical(tsk$run_state()$run_id, run_id)
+  }
+  expect_identical(read_log_header(tsk$log_path)$eval$run_id, run_id)
+})
