@@ -169,13 +169,15 @@ ResultsTask <- R6::R6Class(
     #' @description Set the solver (as [vitals::Task]).
     #' @param solver As for [vitals::Task].
     set_solver = function(solver) {
-      set_step(self, private, "solver", solver, substitute(solver), super$set_solver)
+      private$pb_steps$solver <- set_step(solver, substitute(solver), super$set_solver)
+      invisible(self)
     },
 
     #' @description Set the scorer (as [vitals::Task]).
     #' @param scorer As for [vitals::Task].
     set_scorer = function(scorer) {
-      set_step(self, private, "scorer", scorer, substitute(scorer), super$set_scorer)
+      private$pb_steps$scorer <- set_step(scorer, substitute(scorer), super$set_scorer)
+      invisible(self)
     },
 
     #' @description Evaluate the task (as [vitals::Task]: every argument is taken the same
@@ -289,14 +291,14 @@ run_state <- function(fields, metrics) {
 }
 
 # `$set_solver()`/`$set_scorer()`: vitals' own, given the step as a variable named by the
-# caller's expression (vitals names the step after it), and the task's own copy of the step.
-set_step <- function(task, private, which, fn, expr, set) {
+# caller's expression (vitals names the step after it); returns the task's own copy of the
+# step (its `fn` and `name`).
+set_step <- function(fn, expr, set) {
   name <- paste(deparse(expr), collapse = " ")
   env <- new.env(parent = emptyenv())
   env[[name]] <- fn
   eval(rlang::call2(set, as.name(name)), env)
-  private$pb_steps[[which]] <- list(fn = fn, name = name)
-  invisible(task)
+  list(fn = fn, name = name)
 }
 
 # The solver and scorer of any vitals Task (each its `fn` and `name`), and the epochs given
