@@ -81,23 +81,23 @@ check_set_judge <- function(x, name, judge, call) {
 task_set_benchmark <- function(task, label, call) {
   benchmark <- task$benchmark %||% task$name %||% "task"
   label <- if (nzchar(label)) label else benchmark
+  steps <- task_steps(task)
   identity <- list(benchmark = benchmark, dataset = task_dataset(task),
-                   solver = closure_fingerprint(task_step(task, "solver")),
-                   scorer = closure_fingerprint(task_step(task, "scorer")))
-  declared <- step_identity(task_step(task, "scorer"))
+                   solver = closure_fingerprint(steps$solver$fn),
+                   scorer = closure_fingerprint(steps$scorer$fn))
+  declared <- step_identity(steps$scorer$fn)
   if (!is.null(declared)) identity$scorer_data <- declared
   # the task's own epochs run when the set gives none: part of the cells' identity then
   list(name = benchmark, label = label, version = "task", task = task, judge = NULL,
-       limit = NULL, identity = identity, epochs = vitals_private(task)$epochs)
+       limit = NULL, identity = identity, epochs = task_epochs(task))
 }
 
 # What a step declares changes its results beyond its code (data it judges by, such as
 # reference answers, hashed by content: arena_scorer()'s attribute
-# "predictivebench_identity"), read through vitals' wrapper, which keeps the step as `fn`.
+# "predictivebench_identity").
 step_identity <- function(step) {
   if (!is.function(step)) return(NULL)
-  fn <- environment(step)$fn %||% step
-  attr(fn, "predictivebench_identity", exact = TRUE)
+  attr(step, "predictivebench_identity", exact = TRUE)
 }
 
 # The pinned files of a named version (commit, path, checksum), or the registered sample's
@@ -142,12 +142,10 @@ benchmark_function <- function(name, what) {
 
 # The task's dataset: its samples without what an evaluation added, one row per sample.
 task_dataset <- function(task) {
-  samples <- tibble::as_tibble(vitals_private(task)$samples)
+  samples <- tibble::as_tibble(task$get_samples())
   if ("epoch" %in% names(samples)) samples <- samples[samples$epoch %in% c(1, NA), ]
   samples[setdiff(names(samples), c(vitals_columns, "scorer_explanation"))]
 }
-
-task_step <- function(task, what) vitals_private(task)[[what]]
 
 # Every benchmark x model cell: its identity hash (`id`), the model spec and the epochs (the
 # set's, else a task object's own, so a task made with `epochs = 3` is not the cell of the

@@ -127,8 +127,7 @@ changed_settings <- function(settings) {
 # `...`, and vitals::generate() in a plain vitals Task would pass `max_active = ` on to the
 # model as a parameter: a task with such a step runs with its own settings.
 takes_request_settings <- function(task) {
-  private <- vitals_private(task)
-  steps <- lapply(list(private$solver, private$scorer), function(f) environment(f)$fn %||% f)
+  steps <- lapply(task_steps(task), `[[`, "fn")
   all(vapply(steps, function(f) {
     !is.function(f) || !"..." %in% names(formals(f)) ||
       identical(topenv(environment(f)), asNamespace("predictivebench"))

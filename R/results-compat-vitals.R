@@ -26,8 +26,13 @@ vitals_log_state <- function(task) {
   list(scores = private$scores, timestamps = private$timestamps,
        metric_results = private$metric_results, run_id = private$run_id,
        solver_name = private$solutions$name,
-       solver_args = with_described(private$solutions$arguments, private$pb_solver_args),
+       solver_args = with_described(private$solutions$arguments, described_arguments(task)),
        dataset_name = private$dataset_name)
+}
+
+# The solver's arguments as a ResultsTask's run described them (describe_arguments()).
+described_arguments <- function(task) {
+  if (inherits(task, "ResultsTask")) task$run_state()$solver_args
 }
 
 # vitals' record of the solver's arguments (their expressions as text), those the task

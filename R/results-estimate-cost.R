@@ -150,7 +150,7 @@ dry_run_task <- function(task, chat, dots, epochs, context, fold = function() NU
   settings <- names %in% c(request_setting_names(), "dry_run")
   solver_args <- c(list(solver_chat = chat), dots[startsWith(names, "solver_") | settings])
   scorer_args <- dots[!startsWith(names, "solver_")]
-  dataset <- if (inherits(task, "ResultsTask")) vitals_private(task)$pb_dataset
+  dataset <- if (inherits(task, "ResultsTask")) task$dataset()
   with_dry_run_mock(context, {
     if (is.data.frame(dataset)) {
       dry_run_task_chunks(task, dataset, solver_args, scorer_args, epochs, fold)

@@ -24,17 +24,17 @@ chunk_rows_default <- function(dots) {
 # Samples translated into the log's form at a time.
 log_slice_rows <- 100L
 
-chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()) {
+chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) {
   if (!is.null(epochs)) check_count(epochs, call = call)
   check_eval_dots(dots, call = call)
   # before anything is paid: a folder the log can't go in fails now, not after the run
   check_log_dir(task$dir, call = call)
   steps <- vitals_split_dots(task, dots)
   withr::local_envvar(IN_VITALS_EVAL = "true")
-  dataset <- private$pb_dataset
-  epochs <- as.integer(epochs %||% vitals_epochs(task) %||% 1L)
-  solver <- vitals_step(task, "solver")
-  scorer <- vitals_step(task, "scorer")
+  dataset <- task$dataset()
+  epochs <- as.integer(epochs %||% task$default_epochs() %||% 1L)
+  solver <- task$steps()$solver
+  scorer <- task$steps()$scorer
   check_run_chats(scorer$fn, steps, call = call)
   size <- task$chunk_size %||% chunk_rows_default(dots)
   # A cell of an evaluation set runs in chunks too (R/evalset-overlap.R): its first pass
@@ -44,9 +44,9 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
                         max(1L, size %/% epochs), call = call)
   vitals_start_eval(task, dataset)
   run_id <- unique_id()
-  private$pb_run_id <- run_id
-  private$pb_solver_args <- describe_arguments(steps$solver)
-  private$pb_compact <- length(chunks) > 1
+  state$run_id <- run_id
+  state$solver_args <- describe_arguments(steps$solver)
+  state$compact <- length(chunks) > 1
   created <- log_timestamp()
 
   writer <- NULL
@@ -119,14 +119,14 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
                  scorer = union(json$scorer, json_fields(rows[["scorer_metadata"]])))
     json_from <- json_turned(json_from, before, json, writer$n + 1L)
     for (slice in split(seq_len(nrow(rows)), ceiling(seq_len(nrow(rows)) / log_slice_rows))) {
-      part <- results_log_chunk(task, rows[slice, , drop = FALSE], private$pb_fields, json)
+      part <- results_log_chunk(task, rows[slice, , drop = FALSE], state$fields, json)
       json_from <- json_turned(json_from, json, part$json, writer$n + 1L)
       log_writer_add(writer, part$samples)
       usage <- add_usage(usage, part$usage)
       json <- part$json
       rm(part)
     }
-    if (private$pb_compact) {
+    if (state$compact) {
       light$solver <- light$solver %||% light_chat(rows$solver_chat[[1]])
       rows$solver_chat <- rep(list(light$solver), nrow(rows))
       if ("scorer_chat" %in% names(rows)) {
@@ -146,15 +146,15 @@ chunked_eval <- function(task, private, dots, epochs, call = rlang::caller_env()
   samples <- compact_samples(dataset, parts, epochs)
   vitals_finish_eval(task, samples, times, tokens)
   task$measure()
-  header <- results_log_header(task, samples, private$pb_fields, run_id, usage, json,
+  header <- results_log_header(task, samples, state$fields, run_id, usage, json,
                                created = created, task_id = task_id)
-  header$eval$metadata$headline <- headline_metadata(private$pb_metrics)
+  header$eval$metadata$headline <- headline_metadata(state$metrics)
   for (step in c("solver", "scorer")) {
     if (length(json_from[[step]])) {
       header$eval$metadata[[paste0(step, "_json_from")]] <- json_from[[step]]
     }
   }
-  flags <- run_flags(private$pb_metrics)  # answers cut off, ties (the board's columns)
+  flags <- run_flags(state$metrics)  # answers cut off, ties (the board's columns)
   header$eval$metadata[names(flags)] <- flags
   header$eval <- add_log_eval(header$eval, task$log_eval)
   path <- log_writer_finish(writer, header)

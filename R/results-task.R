@@ -142,6 +142,41 @@ ResultsTask <- R6::R6Class(
                         dir = quote(args$dir)), env)
       vitals_fast_steps(self)  # R/results-compat-vitals.R
       private$pb_dataset <- dataset
+      private$pb_steps <- list(solver = list(fn = solver, name = solver_name),
+                               scorer = list(fn = scorer, name = scorer_name))
+      private$pb_epochs <- epochs
+      private$run <- run_state(private$pb_fields, metrics)
+      invisible(self)
+    },
+
+    #' @description The dataset given to `$new()` (`id` as character), without what an
+    #'   evaluation adds.
+    dataset = function() private$pb_dataset,
+
+    #' @description The solver and scorer, each a list of its function (`fn`) and its name
+    #'   in the log (`name`).
+    steps = function() private$pb_steps,
+
+    #' @description The epochs given to `$new()` (`NULL`: none), which `$eval()` runs when
+    #'   it is given none.
+    default_epochs = function() private$pb_epochs,
+
+    #' @description The state of the last run (an environment of the task's own: the
+    #'   logged `fields`, the `metrics`, `run_id`, `solver_args`, and `compact`, whether
+    #'   its samples' chats are only in its log).
+    run_state = function() private$run,
+
+    #' @description Set the solver (as [vitals::Task]).
+    #' @param solver As for [vitals::Task].
+    set_solver = function(solver) {
+      private$pb_steps$solver <- set_step(solver, substitute(solver), super$set_solver)
+      invisible(self)
+    },
+
+    #' @description Set the scorer (as [vitals::Task]).
+    #' @param scorer As for [vitals::Task].
+    set_scorer = function(scorer) {
+      private$pb_steps$scorer <- set_step(scorer, substitute(scorer), super$set_scorer)
       invisible(self)
     },
 
@@ -156,7 +191,8 @@ ResultsTask <- R6::R6Class(
       local_baseline_answers(list(...))
       # a step of a larger run (arena_run()'s rounds) keeps vitals' own, all in memory
       if (!isTRUE(self$write_log)) return(super$eval(..., epochs = epochs, view = view))
-      chunked_eval(self, private, list(...), epochs)
+      private$run <- run_state(private$pb_fields, private$pb_metrics)
+      chunked_eval(self, private$run, list(...), epochs)
       if (view) self$view()
       invisible(self)
     },
@@ -166,13 +202,13 @@ ResultsTask <- R6::R6Class(
     solve = function(..., epochs = NULL) {
       step <- parent.frame()
       args <- list(...)
-      private$pb_solver_args <- describe_arguments(args)
-      private$pb_compact <- FALSE
+      private$run <- run_state(private$pb_fields, private$pb_metrics)
+      private$run$solver_args <- describe_arguments(args)
       failed <- catch_step_failure(call_with_names(super$solve, args, epochs = epochs,
                                                    .name = "solve"))
       if (failed) vitals_fail_step(step)
       # vitals draws its run id from R's random stream: after set.seed() two runs share it.
-      private$pb_run_id <- unique_id()
+      private$run$run_id <- unique_id()
       invisible(self)
     },
 
@@ -197,10 +233,10 @@ ResultsTask <- R6::R6Class(
         summary <- require_registration(self$benchmark)$summary
         rows <- check_summary_rows(quiet_summary(summary, self))
         keys <- summary_keys(rows)
-        private$pb_metrics <- summary_metrics(summary, keys)
-        vitals_set_metric_fns(self, private$pb_metrics)
+        private$run$metrics <- summary_metrics(summary, keys)
+        vitals_set_metric_fns(self, private$run$metrics)
       }
-      bind_summary_metrics(private$pb_metrics, self)
+      bind_summary_metrics(private$run$metrics, self)
       super$measure()
     },
 
@@ -209,11 +245,11 @@ ResultsTask <- R6::R6Class(
     #' @param dir The directory to write the log to.
     log = function(dir = self$dir) {
       if (!isTRUE(self$write_log)) return(invisible(NULL))
-      if (isTRUE(private$pb_compact)) return(log_again(self, dir))
+      if (isTRUE(private$run$compact)) return(log_again(self, dir))
       if (!"score" %in% names(self$get_samples())) return(super$log(dir))
-      log <- results_log(self, private$pb_fields, private$pb_run_id)
-      log$eval$metadata$headline <- headline_metadata(private$pb_metrics)
-      flags <- run_flags(private$pb_metrics)  # answers cut off, ties (the board's columns)
+      log <- results_log(self, private$pb_fields, private$run$run_id)
+      log$eval$metadata$headline <- headline_metadata(private$run$metrics)
+      flags <- run_flags(private$run$metrics)  # answers cut off, ties (the board's columns)
       log$eval$metadata[names(flags)] <- flags
       log$eval <- add_log_eval(log$eval, self$log_eval)
       path <- write_log(log, dir)
@@ -224,12 +260,18 @@ ResultsTask <- R6::R6Class(
   ),
   private = list(
     pb_dataset = NULL,
-    pb_compact = FALSE,
+    pb_steps = NULL,
+    pb_epochs = NULL,
     pb_fields = character(),
-    pb_solver_args = NULL,
     pb_all_groups = FALSE,
     pb_metrics = NULL,
-    pb_run_id = NULL,
+    run = NULL,
+    # a copy evaluates on its own state (R6 would share the environment)
+    deep_clone = function(name, value) {
+      if (identical(name, "run")) return(rlang::env_clone(value))
+      if (R6::is.R6(value)) return(value$clone(deep = TRUE))
+      value
+    },
     # vitals' own, but the metrics' record of their argument is deparsed once per session
     # (R/results-compat-vitals.R)
     apply_metrics = function() {
@@ -237,6 +279,40 @@ ResultsTask <- R6::R6Class(
     }
   )
 )
+
+# A new run's state (see `$run_state()`): each `$eval()` and `$solve()` starts one, so a
+# task's copy never writes into the task's.
+run_state <- function(fields, metrics) {
+  state <- new.env(parent = emptyenv())
+  state$fields <- fields
+  state$metrics <- metrics
+  state$run_id <- NULL
+  state$solver_args <- NULL
+  state$compact <- FALSE
+  state
+}
+
+# `$set_solver()`/`$set_scorer()`: vitals' own, given the step as a variable named by the
+# caller's expression (vitals names the step after it); returns the task's own copy of the
+# step (its `fn` and `name`).
+set_step <- function(fn, expr, set) {
+  name <- paste(deparse(expr), collapse = " ")
+  env <- new.env(parent = emptyenv())
+  env[[name]] <- fn
+  eval(rlang::call2(set, as.name(name)), env)
+  list(fn = fn, name = name)
+}
+
+# The solver and scorer of any vitals Task (each its `fn` and `name`), and the epochs given
+# to its `$new()`: a ResultsTask's own, a plain Task's from vitals.
+task_steps <- function(task) {
+  if (inherits(task, "ResultsTask")) return(task$steps())
+  list(solver = vitals_step(task, "solver"), scorer = vitals_step(task, "scorer"))
+}
+
+task_epochs <- function(task) {
+  if (inherits(task, "ResultsTask")) task$default_epochs() else vitals_epochs(task)
+}
 
 # A task's own additions to its log's `eval` header (its `log_eval` field): metadata fields
 # added to the header's, other fields set.

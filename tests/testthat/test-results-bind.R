@@ -26,3 +26,47 @@ test_that("vitals_bind() combines the tasks of all five benchmarks", {
                vapply(tasks, function(t) nrow(t$get_samples()), 1L, USE.NAMES = FALSE))
   expect_true(all(is.na(all$score) | (all$score >= 0 & all$score <= 1)))
 })
+
+test_that("oracle: an evaluated ResultsTask's samples, cost and vitals_bind() are a plain vitals Task's", {
+  local_arith_benchmark()
+  server <- local_fake_openai(function(body, n) "4")
+  solver <- generate_solver(settings = request_settings(cache = FALSE))
+  scorer <- arith_scorer()
+  run <- function(tsk) {
+    ellmer::token_usage()  # each task's cost is the difference its own run makes
+    suppressMessages(tsk$eval(solver_chat = fake_responses_chat(server), view = FALSE))
+    tsk
+  }
+  plain <- run(vitals::Task$new(dataset = arith_dataset(), solver = solver, scorer = scorer,
+                                dir = withr::local_tempdir()))
+  ours <- run(ResultsTask$new(dataset = arith_dataset(), solver = solver, scorer = scorer,
+                              benchmark = "arith", dir = withr::local_tempdir()))
+  # a request's seconds are the clock's
+  timeless <- function(samples) {
+    samples$solver_metadata <- lapply(samples$solver_metadata, function(m) {
+      m$seconds <- NULL
+      m
+    })
+    samples
+  }
+  theirs <- timeless(plain$get_samples())
+  mine <- timeless(ours$get_samples())
+  expect_identical(names(mine), names(theirs))
+  # the same but for the chats (other objects) and the scorer's name (named steps, by design)
+  same <- setdiff(names(theirs), c("solver_chat", "scorer"))
+  expect_equal(mine[same], theirs[same])
+  last_text <- function(chats) vapply(chats, function(chat) chat$last_turn()@text, "")
+  expect_identical(last_text(mine$solver_chat), last_text(theirs$solver_chat))
+  expect_identical(unique(mine$scorer), "arith_score")
+
+  expect_identical(names(ours$get_cost()), names(plain$get_cost()))
+  expect_equal(as.data.frame(ours$get_cost()), as.data.frame(plain$get_cost()))
+  expect_gt(sum(ours$get_cost()$input), 0)
+
+  bound <- list(mine = vitals::vitals_bind(run = ours), theirs = vitals::vitals_bind(run = plain))
+  expect_identical(bound$mine[c("task", "id", "score")], bound$theirs[c("task", "id", "score")])
+  metadata <- lapply(bound, function(b) {
+    timeless(do.call(rbind, b$metadata))[setdiff(names(b$metadata[[1]]), c("solver_chat", "scorer"))]
+  })
+  expect_equal(metadata$mine, metadata$theirs)
+})

@@ -212,3 +212,15 @@ test_that("canary: the state a chunked $eval() leaves is the state vitals' $eval
   expect(identical(cost$source, "solver") && identical(cost$input, 3),
          "vitals changed: $get_cost() no longer binds private `solver_token_usage` and `scorer_token_usage`")
 })
+
+test_that("outside its compat file, nothing reaches into a vitals Task's private state", {
+  root <- skip_if_no_source_tree()
+  # R/results-log.R's reaches (vitals_internal()) go with its split into R/log-*.R (issue 45)
+  files <- setdiff(list.files(file.path(root, "R"), pattern = "[.]R$"),
+                   c("results-compat-vitals.R", "engine-compat-ellmer.R", "results-log.R"))
+  reaching <- Filter(function(file) {
+    code <- readLines(file.path(root, "R", file))
+    any(grepl("vitals_private(", code, fixed = TRUE) | grepl(".__enclos_env__", code, fixed = TRUE))
+  }, files)
+  expect_identical(reaching, character())
+})

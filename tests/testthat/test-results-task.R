@@ -241,4 +241,53 @@ test_that("library() in a new session says where the logs are, and vitals_view()
   expect_true("packageStartupMessage" %in% out$classes[[which(said)]])
   expect_match(out$text[[which(said)]], "vitals_view()", fixed = TRUE)
   expect_true(grepl(expected, gsub("\\s+", "", out$text[[which(said)]]), fixed = TRUE))
+
+test_that("a ResultsTask keeps its dataset, steps and epochs in its own fields", {
+  local_arith_benchmark()
+  solver <- arith_solver(votes = 1)
+  scorer <- arith_scorer()
+  tsk <- arith_task(solver = solver, scorer = scorer, dir = withr::local_tempdir(), epochs = 2)
+  expect_identical(tsk$dataset(), arith_dataset())
+  expect_identical(tsk$steps()$solver, list(fn = solver, name = "arith_solver"))
+  expect_identical(tsk$steps()$scorer, list(fn = scorer, name = "arith_score"))
+  expect_identical(tsk$default_epochs(), 2)
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  expect_identical(tsk$dataset(), arith_dataset())
+  expect_equal(nrow(tsk$get_samples()), 8)
+})
+
+test_that("$set_solver() and $set_scorer() change the steps $eval() runs and logs", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  always_four <- function(inputs, ..., solver_chat) {
+    chats <- lapply(inputs, function(input) {
+      chat <- solver_chat$clone()
+      chat$chat(input, echo = "none")
+      chat
+    })
+    list(result = rep("4", length(inputs)), solver_chat = chats)
+  }
+  all_right <- function(samples, ...) list(score = rep(1, nrow(samples)))
+  tsk$set_solver(always_four)
+  tsk$set_scorer(all_right)
+  expect_identical(tsk$steps()$solver, list(fn = always_four, name = "always_four"))
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("7"), view = FALSE))
+  expect_identical(tsk$get_samples()$result, rep("4", 4))
+  expect_identical(tsk$get_samples()$score, rep(1, 4))
+  header <- read_log_header(tsk$log_path)
+  expect_match(header$plan$steps[[1]]$solver, "^always_four ")
+  expect_identical(header$results$scores[[1]]$name, "all_right")
+})
+
+test_that("a copy of a task runs on its own state, not the task's", {
+  local_arith_benchmark()
+  tsk <- arith_task(dir = withr::local_tempdir())
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  run_id <- tsk$run_state()$run_id
+  for (copy in list(tsk$clone(), tsk$clone(deep = TRUE))) {
+    suppressMessages(copy$eval(solver_chat = baseline_constant("5"), view = FALSE))
+    expect_false(identical(copy$run_state()$run_id, run_id))
+    expect_identical(tsk$run_state()$run_id, run_id)
+  }
+  expect_identical(read_log_header(tsk$log_path)$eval$run_id, run_id)
 })
