@@ -241,6 +241,7 @@ test_that("library() in a new session says where the logs are, and vitals_view()
   expect_true("packageStartupMessage" %in% out$classes[[which(said)]])
   expect_match(out$text[[which(said)]], "vitals_view()", fixed = TRUE)
   expect_true(grepl(expected, gsub("\\s+", "", out$text[[which(said)]]), fixed = TRUE))
+})
 
 test_that("a ResultsTask keeps its dataset, steps and epochs in its own fields", {
   local_arith_benchmark()
