@@ -264,7 +264,7 @@ cache_temp_file <- function(path) default_temp_file(path)
 # Keeps what a request pool delivers: an answer into `records` and into the cache at once
 # (a killed run loses only what was in flight), an error's message into `errors` (a failure
 # is never cached). Returns an environment holding both and `keep(i, value)` for the pool.
-# `run`: the run paying for the answers (settings$run), stamped on each (see paid_by_run()).
+# `run`: the run paying for the answers (its request session's), stamped on each (see paid_by_run()).
 cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_run = NULL,
                          run = NULL) {
   kept <- new.env(parent = emptyenv())

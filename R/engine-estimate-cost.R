@@ -63,9 +63,7 @@ request_costs <- function(context, chats, batch) {
     at <- match(model %||% NA_character_, models)
     chats[[if (is.na(at)) 1L else at]]
   }
-  # a chat's prices are looked up once per dry run, not once per fold
-  context$pricing <- context$pricing %||% memo_pricing(batch)
-  pricing <- context$pricing
+  pricing <- function(chat) chat_pricing(context, chat, batch)
   chunks <- context$chunks
   templates <- lapply(context$templates, function(t) {
     c(t[c("fixed", "chat_style", "output")], pricing(chat_of(t$chat, t$model)))
@@ -87,16 +85,14 @@ request_costs <- function(context, chats, batch) {
        cost = sum(pick("cost")), exact = all(pick("exact")), all_batch = all(flags))
 }
 
-# A chat's tokenizer and its regular and batch prices, looked up once per provider and model.
-memo_pricing <- function(batch) {
-  seen <- list()
-  function(chat) {
-    id <- paste(chat$get_provider()@name, chat$get_model(), sep = "\r")
-    seen[[id]] <<- seen[[id]] %||% list(encoding = openai_encoding(chat),
-                                         regular = model_price(chat, batch = batch),
-                                         batch = model_price(chat, batch = TRUE))
-    seen[[id]]
-  }
+# A chat's tokenizer and its regular and batch prices, looked up once per provider and model
+# in a dry run (kept in its context as data: `prices`), not once per fold.
+chat_pricing <- function(context, chat, batch) {
+  id <- paste(chat$get_provider()@name, chat$get_model(), sep = "\r")
+  context$prices[[id]] <- context$prices[[id]] %||%
+    list(encoding = openai_encoding(chat), regular = model_price(chat, batch = batch),
+         batch = model_price(chat, batch = TRUE))
+  context$prices[[id]]
 }
 
 # The engine's requests, one list per chunk (its texts, encoding, fixed messages, style,

@@ -28,7 +28,7 @@
 #'   `result`: see R/engine-reasoning.R), `truncated` (stopped at the token limit, or inside
 #'   unfinished reasoning) and, with `keep_json`, `json`. `cached` is `TRUE` only for answers
 #'   paid for by an earlier run: inside an evaluation set, the set's own answers read back
-#'   from the cache are its run's (`settings$run`), with their tokens and cost.
+#'   from the cache are its run's (its request session's), with their tokens and cost.
 #' @keywords internal
 generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL,
                                key_extra = NULL, keep_json = FALSE,
@@ -56,6 +56,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
                          chat_per = NULL) {
   settings <- settings %||% request_settings()
   check_settings_object(settings)
+  session <- current_request_session()  # R/engine-session.R: the one place it is read
   batch <- dry_run_batch(settings)  # R/engine-dry-run.R: counted one by one, at the batch price
   check_flag(keep_json)
   n <- length(prompts)
@@ -82,7 +83,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
       state$errors[[i]] <- conditionMessage(value)
       state$paid[[i]] <- error_usage(value)
     } else {
-      value$run <- settings$run
+      value$run <- session$run
       set_element(state, "records", i, value)  # R/engine-cache.R: in place
       if (!local[[i]] && !stored) cache_set(dir, keys[[i]], value, settings$dry_run)
     }
@@ -93,11 +94,11 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
   todo <- dry_run_answer(settings$dry_run, state, chats, chat_index, prompts, keys, todo,
                          hits = sum(cached & !local))
-  # A context may take over sending them (an evaluation set's overlap sends them with its other
-  # cells'): it keeps what it answers (`keep(i, value, stored = TRUE)`: cached already) and
-  # hands back what is left to send here; or it stops the caller (a condition).
-  if (length(todo) && !batch && is.function(settings$hand_over) && is.null(settings$dry_run)) {
-    todo <- settings$hand_over(list(
+  # The session's collector may take over sending them (an evaluation set's overlap sends them
+  # with its other cells'): it keeps what it answers (`keep(i, value, stored = TRUE)`: cached
+  # already) and hands back what is left to send here; or it stops the caller (a condition).
+  if (length(todo) && !batch && !is.null(session$collector) && is.null(settings$dry_run)) {
+    todo <- session$collector$take(list(
       chats = chats, chat_index = chat_index, prompts = prompts, epoch = epoch, keys = keys,
       todo = todo, settings = settings, keep_json = keep_json, cache = dir,
       extras = lapply(seq_along(chats), function(k) {
@@ -121,7 +122,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   }
   # Answers this run paid for already (an evaluation set's overlap sent them, then the cell read
   # them back from the cache) are this run's, with their usage, not earlier runs' answers.
-  cached <- cached & !paid_by_run(state$records, settings$run)
+  cached <- cached & !paid_by_run(state$records, session$run)
   out <- responses_tibble(chats, chat_index, prompts, state$records, state$errors, cached,
                           keep_json, chat_rows(state$errors, chat_per))
   with_paid_failures(out, state$paid)

@@ -140,24 +140,16 @@ request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff 
                             cache = cache, batch = batch, wait = wait))
 }
 
-# The object every downstream function reads. Three fields request_settings() does not take
-# are contexts, each NULL unless set by its one maker, and carried through every door:
-# * `dry_run`: made by new_dry_run() (R/engine-dry-run.R), set only by estimate_cost(),
-#   which steers the engine through it (requests answered where they would be sent, no
-#   batch, the cache only read);
-# * `run`: the run paying for the requests (new_run(), set by eval_set()), stamped on every
-#   answer it pays for, so that an answer the run paid for and then read back from the cache
-#   (an evaluation set's cell reading what the set's shared pool sent for it, or a cell run
-#   again in a later call on the same folder) is counted as paid, not as cached
-#   (paid_by_run());
-# * `hand_over`: a function that may take over sending a call's requests (an evaluation
-#   set's overlap, R/evalset-overlap.R): run_requests() hands it what it is about to send and
-#   sends what it hands back. The engine knows nothing of what is behind it.
-settings_contexts <- c("dry_run", "run", "hand_over")
+# The object every downstream function reads. One field request_settings() does not take is a
+# context, NULL unless set by its one maker, and carried through every door: `dry_run`, made
+# by new_dry_run() (R/engine-dry-run.R), set only by estimate_cost(), which steers the engine
+# through it (requests answered where they would be sent, no batch, the cache only read).
+# What a run is otherwise (its run, an evaluation set's overlap) is its request session
+# (R/engine-session.R), not a setting.
+settings_contexts <- "dry_run"
 
-new_request_settings <- function(fields, dry_run = NULL, run = NULL, hand_over = NULL) {
-  structure(c(fields, list(dry_run = dry_run, run = run, hand_over = hand_over)),
-            class = "predictivebench_settings")
+new_request_settings <- function(fields, dry_run = NULL) {
+  structure(c(fields, list(dry_run = dry_run)), class = "predictivebench_settings")
 }
 
 # A run's identity: unique across processes and machines (workers of one set share it).
@@ -241,12 +233,9 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
   }
   dry_run <- context("dry_run", function(x) inherits(x, "predictivebench_dry_run"),
                      "estimate_cost")
-  run <- context("run", function(x) inherits(x, "predictivebench_run"), "eval_set")
-  hand_over <- context("hand_over", is.function, "eval_set")
   updates[settings_contexts] <- NULL
   fields <- utils::modifyList(settings_fields(settings), updates, keep.null = TRUE)
-  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run, run,
-                       hand_over)
+  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run)
 }
 
 settings_fields <- function(settings) unclass(settings)[request_setting_names()]

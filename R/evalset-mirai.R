@@ -40,7 +40,8 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
     # loads
     results <- await_map(mirai::mirai_map(unname(lapply(groups, function(g) portable[g])),
                                           run_cell_group,
-                                          .args = list(log_dir = log_dir, settings = settings)))
+                                          .args = list(log_dir = log_dir, settings = settings,
+                                                       run = current_request_session()$run)))
     for (j in seq_along(groups)) {
       for (k in seq_along(groups[[j]])) {
         i <- groups[[j]][[k]]
@@ -61,11 +62,12 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
 }
 
 # What a daemon runs: its cells, overlapping, each attempted once (retries are the caller's),
-# with the registrations they brought (R/benchmark-portable.R).
-run_cell_group <- function(cells, log_dir, settings) {
+# with the registrations they brought (R/benchmark-portable.R), paid by the set's run.
+run_cell_group <- function(cells, log_dir, settings, run = NULL) {
+  local_request_session(run = run)
   local_registrations(lapply(cells, function(cell) cell$benchmark$registration))
-  run_overlapping(cells, 0L, function(cell, hand_over) {
-    run_cell(cell, log_dir, settings, hand_over)
+  run_overlapping(cells, 0L, function(cell, collector) {
+    run_cell(cell, log_dir, settings, collector)
   })
 }
 

@@ -4,8 +4,8 @@
 #
 # 1. A cheap first pass: each cell is evaluated as far as its first engine call
 #    (run_requests()) that has requests to send. That call hands them to the overlap
-#    (overlap_hand_over(), the `hand_over` context of the settings the cell's task is evaluated
-#    with), which adds them at once to its live pool (one per cache folder and answer
+#    (overlap_hand_over(), the collector of the request session the cell's task is evaluated
+#    in), which adds them at once to its live pool (one per cache folder and answer
 #    format, holding every cell's requests by their cache keys) and turns it without
 #    waiting (`step(0)`), so they go out while the next cells get this far; then the cell
 #    stops there. What it did up to that call (building its task and prompts, reading what
@@ -32,16 +32,16 @@
 # over), the answers it had received are still handed to their cells, and the cells send
 # the rest themselves, one cell after another, as they would alone.
 
-# What the overlap does with a cell's requests (settings$hand_over, called by run_requests()
-# with what it is about to send: `requests$todo`, positions in `requests$prompts`, and
-# `keep(i, value, stored)`). `attempt` names the cell's attempt (its requests that failed in
+# What the overlap does with a cell's requests (its collector's `$take()`, called by
+# run_requests() with what it is about to send: `requests$todo`, positions in
+# `requests$prompts`, and `keep(i, value, stored)`). `attempt` names the cell's attempt (its requests that failed in
 # an earlier attempt are sent again). In the first pass (`wait = FALSE`) the requests are
 # added to the pool and the cell stops (a condition of class
 # `predictivebench_cell_waits`); in the second, the cell waits for them and gets their
 # answers and errors through `keep()`. Returns the requests left for the cell to send itself:
 # none while the overlap's pool takes them, those it could not answer once it has stopped.
 overlap_hand_over <- function(overlap, attempt, wait) {
-  function(requests, keep) {
+  new_request_collector(function(requests, keep) {
     keys <- requests$keys
     dir <- requests$cache
     todo <- take_settled(overlap, keys, requests$todo, keep, attempt, wait, dir)
@@ -68,7 +68,7 @@ overlap_hand_over <- function(overlap, attempt, wait) {
       if (length(left) == length(todo) && !overlap_busy(overlap)) return(left)
       todo <- left
     }
-  }
+  })
 }
 
 # Hands the cell (through `keep()`) what the overlap has settled of its requests `todo`, and
@@ -183,8 +183,8 @@ new_overlap <- function() {
   overlap
 }
 
-# Evaluates the cells in two passes (above); `attempt(cell, hand_over)` runs one, its
-# requests handed over to the overlap (the settings' `hand_over` context), and returns its
+# Evaluates the cells in two passes (above); `attempt(cell, collector)` runs one, its
+# requests handed over to the overlap (its request session's collector), and returns its
 # outcome ("waiting", "done", "partial" or "failed"). A failed or partial cell is attempted
 # again while it has `retries` left, its failed requests sent again. Each outcome's
 # `attempts` counts the cell's attempts (a first pass that stopped is not one).
@@ -333,6 +333,7 @@ in_overlap_pool <- function(overlap, key, f) {
 # run_requests() has one settings object.
 overlap_pool <- function(overlap, name, settings, dir, keep_json) {
   deadline <- settings_deadline(settings)
+  run <- current_request_session()$run  # the set's (a cell's session adds only its collector)
   # (never a dry run: estimate_cost() sends nothing to hand over)
   cache_prepare(dir)
   transport <- request_transport(list(), integer(), list(), keep_json, settings$max_active,
@@ -360,7 +361,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
                                    pool = name, attempt = attempt)
       return(invisible())
     }
-    value$run <- settings$run
+    value$run <- run
     used[[call_of[[i]]]][[row_of[[i]]]] <<- value[c("input_tokens", "output_tokens", "cost")]
     # (kept first: an error writing it, a full disk, stops the pool, and the answer's cell
     # writes it again)

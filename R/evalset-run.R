@@ -6,7 +6,8 @@
 # come from the cache, its failed ones are sent again. Its `error` is the requests' own
 # error (the provider's message), the most common one first.
 
-run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
+run_cell <- function(cell, log_dir, settings, collector = NULL) {
+  local_request_session(collector = collector)  # its requests go to the set's overlap
   # Its messages are not shown (suppressMessages() below): cli does not format them either
   # (vitals' progress steps cost ~30 ms of CPU a cell).
   withr::local_options(cli.progress_show_after = Inf, cli.default_handler = function(msg) NULL)
@@ -23,7 +24,7 @@ run_cell <- function(cell, log_dir, settings, hand_over = NULL) {
     }
     args <- c(list(solver_chat = chat, epochs = cell$epochs, view = FALSE),
               if (takes_request_settings(task)) {
-                changed_settings(settings_with_dots(settings, hand_over = hand_over))
+                changed_settings(settings)
               })
     withCallingHandlers(
       suppressMessages(do.call(task$eval, args)),
@@ -114,8 +115,6 @@ changed_settings <- function(settings) {
   if (is.null(settings)) return(list())
   given <- settings_fields(settings)
   defaults <- settings_fields(request_settings())
-  # the contexts go with them: the set's run, so that what the cell pays for is counted as
-  # paid, and its overlap, which sends the cell's requests with the other cells'
   changed <- given[!mapply(identical, given, defaults[names(given)])]
   contexts <- settings_context_args(settings)
   changed[names(contexts)] <- contexts

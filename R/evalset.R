@@ -229,7 +229,7 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
   log_dir <- check_set_log_dir(log_dir)
   # one run for the whole set (every call on this folder, every worker): what it pays for is
   # counted as paid, also when a later call reads it back from the cache
-  settings <- settings_with_dots(settings, run = set_run(log_dir, create = !dry_run))
+  local_request_session(run = set_run(log_dir, create = !dry_run))
   outcomes <- lapply(cells, function(cell) read_cell_record(log_dir, cell$id, !dry_run))
   if (dry_run || !is.null(max_cost)) {
     preview <- set_cost_preview(cells, outcomes, log_dir, settings)
@@ -316,8 +316,8 @@ set_run <- function(log_dir, create = TRUE) {
 # In parallel on the user's mirai daemons, or here overlapping (R/evalset-overlap.R).
 run_cells <- function(cells, log_dir, settings, retries) {
   if (daemons_running()) return(run_on_daemons(cells, log_dir, settings, retries))
-  run_overlapping(cells, retries, function(cell, hand_over) {
-    run_cell(cell, log_dir, settings, hand_over)
+  run_overlapping(cells, retries, function(cell, collector) {
+    run_cell(cell, log_dir, settings, collector)
   })
 }
 

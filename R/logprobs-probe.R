@@ -66,9 +66,10 @@ note_logprob_route <- function(endpoint) {
 # itself, never handed over to an evaluation set's overlap: the probes before it were sent
 # here, and a cell stopped at this one would send them again when it goes on.
 chat_has_logprobs <- function(chat, prefix, settings, top_logprobs, system_prompt) {
+  local_request_session(collector = NULL)
   res <- without_max_tokens_warning(
     logprob_chat_requests(logprob_chat_configured(chat, top_logprobs, system_prompt),
-                          prefix, settings_with_dots(settings, hand_over = NULL))
+                          prefix, settings)
   )
   ok <- is.na(res$error[[1]]) &&
     !inherits(try(top_alternatives(res$json[[1]]), silent = TRUE), "try-error")

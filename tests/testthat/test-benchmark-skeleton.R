@@ -320,7 +320,8 @@ test_that("an evaluation set runs a user's benchmark with its settings, and reru
   local_replace_internal("generate_responses", function(chat, prompts, settings = NULL,
                                                           ...) {
     contexts[[length(contexts) + 1]] <<- c(
-      round = !is.null(settings$hand_over), run = !is.null(settings$run),
+      round = !is.null(current_request_session()$collector),
+      run = !is.null(current_request_session()$run),
       tries = identical(settings$max_tries, 1)
     )
     real(chat, prompts, settings, ...)

@@ -23,6 +23,11 @@ test_that("request_settings() checks its fields; settings_with_dots() merges ove
   expect_identical(settings_with_dots(settings_with_dots(s, dry_run = context), rpm = 1)$dry_run,
                    context)
   expect_null(s$dry_run)
+  # what a run is (its run, a set's overlap) is its request session's, not a setting
+  expect_setequal(names(s), c(request_setting_names(), "dry_run"))
+  expect_error(settings_with_dots(s, run = new_run()), class = "predictivebench_error_argument")
+  expect_error(settings_with_dots(s, hand_over = function(requests, keep) requests$todo),
+               class = "predictivebench_error_argument")
   # downstream functions take the object only
   expect_error(run_requests(list(baseline_constant("a")), 1L, list("q"), list(cache = FALSE)),
                "Internal error")

@@ -23,7 +23,8 @@ test_that("a cell's requests arrive at the server while the overlap's later cell
   server <- local_set_server(latency = 1)
   settings <- set_settings(withr::local_tempdir(), max_active = 4)
   seen <- list()
-  attempt <- function(cell, hand_over) {
+  attempt <- function(cell, collector) {
+    local_request_session(collector = collector)
     if (cell$id == "c3" && is.null(seen$c3)) {
       waited <- 0
       while (server$count() < 8 && waited < 20) {
@@ -34,7 +35,7 @@ test_that("a cell's requests arrive at the server while the overlap's later cell
     }
     tryCatch({
       res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:4),
-                                settings_with_dots(settings, hand_over = hand_over),
+                                settings,
                                 progress = FALSE)
       seen[[paste0(cell$id, "_results")]] <<- res$result
       new_outcome("done")
@@ -96,7 +97,7 @@ test_that("a cell with a judge goes on overlapping: solver answers first, then t
 })
 
 test_that("outside a set's overlap the engine sends as it always did", {
-  expect_null(request_settings()$hand_over)
+  expect_null(current_request_session()$collector)
   server <- local_set_server()
   res <- generate_responses(fake_chat(server), c("a", "b"), set_settings(FALSE))
   expect_equal(res$result, c("\\boxed{A}", "\\boxed{A}"))
@@ -144,11 +145,12 @@ test_that("an error in the overlap's pool (a full disk) stops its sending, not t
     if (writes == 1L) stop("No space left on device")
     real_cache_set(...)
   })
-  attempt <- function(cell, hand_over) {
+  attempt <- function(cell, collector) {
+    local_request_session(collector = collector)
     Sys.sleep(0.3)
     tryCatch({
       generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2),
-                         settings_with_dots(settings, hand_over = hand_over),
+                         settings,
                          progress = FALSE)
       new_outcome("done")
     }, predictivebench_cell_waits = function(c) new_outcome("waiting"),
@@ -172,10 +174,11 @@ test_that("a cell is evaluated again once its own requests are answered, while o
   settings <- set_settings(cache)
   entries <- function() length(list.files(cache, recursive = TRUE))
   seen <- NULL
-  attempt <- function(cell, hand_over) {
+  attempt <- function(cell, collector) {
+    local_request_session(collector = collector)
     tryCatch({
       generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2),
-                         settings_with_dots(settings, hand_over = hand_over),
+                         settings,
                          progress = FALSE)
       if (cell$id == "fast") seen <<- entries()
       new_outcome("done")
@@ -201,9 +204,9 @@ test_that("each cell is evaluated once: a later step waits for its own requests 
   entries <- function() length(list.files(cache, recursive = TRUE))
   read <- c(fast = 0L, slow = 0L)
   seen <- NULL
-  attempt <- function(cell, hand_over) {
+  attempt <- function(cell, collector) {
+    local_request_session(collector = collector)
     tryCatch({
-      settings <- settings_with_dots(settings, hand_over = hand_over)
       answers <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
                                     progress = FALSE)
       read[[cell$id]] <<- read[[cell$id]] + 1L
@@ -232,10 +235,11 @@ test_that("a retried cell sends again only its requests that failed, each cell e
   })
   settings <- set_settings(withr::local_tempdir())
   evaluated <- c(ok = 0L, flaky = 0L)
-  attempt <- function(cell, hand_over) {
+  attempt <- function(cell, collector) {
+    local_request_session(collector = collector)
     tryCatch({
       res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:3),
-                                settings_with_dots(settings, hand_over = hand_over),
+                                settings,
                                 progress = FALSE)
       evaluated[[cell$id]] <<- evaluated[[cell$id]] + 1L
       if (any(!is.na(res$error))) new_outcome("partial") else new_outcome("done")

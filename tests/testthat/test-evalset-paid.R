@@ -61,12 +61,11 @@ test_that("a run stamps the answers it pays for, and only those count as its own
   run <- structure("r1", class = "predictivebench_run")
   expect_equal(paid_by_run(records, run), c(TRUE, FALSE, FALSE))
   expect_equal(paid_by_run(records, NULL), c(FALSE, FALSE, FALSE))
-  expect_error(settings_with_dots(request_settings(), run = "r1"),
+  # the run is the request session's (R/engine-session.R), not a setting
+  expect_error(settings_with_dots(request_settings(), run = run),
                class = "predictivebench_error_argument")
-  inside <- settings_with_dots(request_settings(max_active = 3), run = run)
-  expect_identical(inside$run, run)
-  expect_equal(settings_with_dots(inside, rpm = 10)$run, run)
-  expect_equal(settings_with_dots(inside, rpm = 10)$max_active, 3)
+  expect_identical(with_request_session(new_request_session(run = run),
+                                        current_request_session()$run), run)
 })
 
 test_that("on daemons too, a fresh set's logs carry what it paid", {

@@ -273,9 +273,12 @@ test_that("a cell of an evaluation set's overlap runs in chunks as well", {
   tsk$chunk_size <- 3
   # a round that is off: the cell sends its own requests (R/evalset-overlap.R)
   steps <- character()
+  round <- new_request_session(collector = new_request_collector(function(requests, keep) {
+    requests$todo
+  }))
   withCallingHandlers(
-    tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE,
-             hand_over = function(requests, keep) requests$todo),
+    with_request_session(round,
+                         tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE)),
     message = function(m) {
       steps <<- c(steps, conditionMessage(m))
       invokeRestart("muffleMessage")
