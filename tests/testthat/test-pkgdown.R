@@ -41,6 +41,21 @@ public_topics <- function() {
 # benchmark"); the 3 left are the budget for a new idea, to be argued when spent.
 other_exports_cap <- 30
 
+# An options object belongs to the function it configures, as ellmer's `params()` to its chats:
+# `<x>_options()` counts as part of `<x>()` when an exported function takes it as the default of
+# its `options` argument, so grouping a long signature costs no name of the cap.
+options_exports <- function(exports) {
+  ns <- asNamespace("predictivebench")
+  candidates <- grep("_options$", exports, value = TRUE)
+  defaults <- unlist(lapply(setdiff(exports, candidates), function(name) {
+    fun <- get(name, ns)
+    if (!is.function(fun) || !"options" %in% names(formals(fun))) return(NULL)
+    default <- formals(fun)$options
+    if (is.call(default) && is.name(default[[1]])) as.character(default[[1]])
+  }))
+  intersect(candidates, defaults)
+}
+
 test_that("the NAMESPACE stays a surface a user can learn: families, plus at most 30 names", {
   exports <- namespace_exports()
   benchmarks <- set_benchmark_names()
@@ -48,7 +63,7 @@ test_that("the NAMESPACE stays a surface a user can learn: families, plus at mos
                             c("_task", "_dataset", "_solver", "_scorer", "_summary")))
   # each benchmark's family is complete
   expect_equal(setdiff(families, exports), character())
-  expect_lte(length(setdiff(exports, families)), other_exports_cap)
+  expect_lte(length(setdiff(exports, c(families, options_exports(exports)))), other_exports_cap)
   # steps of one benchmark and the old helpers are gone
   expect_false(any(c("prepare_futurex", "baseline_constant", "autoplot_summary",
                      "generate_responses", "elo_online", "python_available") %in% exports))
