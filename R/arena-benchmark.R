@@ -1,6 +1,5 @@
-# The arena as one registration: what the shared layers know about it. Its questions.csv is
-# read by R (no Python flattener); the judging and rating summaries are registered beside
-# them (arena-judge.R, arena-run.R).
+# The arena as benchmark objects: the arena itself, and its two kinds of log. Its questions.csv
+# is read by R (no Python flattener).
 
 elobench_citation <- "EloBench, https://github.com/v-xchen-v/EloBench (commit 8b4c130)."
 
@@ -21,33 +20,40 @@ arena_versions <- function() {
   )
 }
 
-rlang::on_load(new_benchmark(
-  "arena", "arena_summary", task = arena_task, dataset = arena_dataset, headline = NULL,
-  by = "opponent", interval = arena_interval,
-  sample = "extdata/arena/data/sample/questions.csv", sample_items = 8L,
-  # arena_task() judges against the reference answers bundled beside the sample
-  sample_files = "extdata/arena",
-  versions = arena_versions(), prepare = prepare_arena, check_by_name = check_arena_by_name,
-  # its scorer is EloBench's judge: a set without one is refused before it pays
-  needs_judge = TRUE,
-  # rescore(): the pairwise judge, against the reference answers arena_task() bundles
-  judge_scorer = function(judge) arena_scorer(scorer_chat = judge)
-))
+arena_benchmark <- function() {
+  new_benchmark(
+    "arena", task = arena_task,
+    summary = list(fn = "arena_summary", headline = NULL, by = "opponent",
+                   interval = arena_interval),
+    data = list(dataset = arena_dataset,
+                # arena_task() judges against the reference answers bundled beside the sample
+                sample = list(table = "extdata/arena/data/sample/questions.csv", items = 8L,
+                              files = "extdata/arena"),
+                versions = arena_versions(), prepare = prepare_arena),
+    # EloBench's judge scores: a set without one is refused before it pays
+    judging = list(needs_judge = TRUE, check_by_name = check_arena_by_name,
+                   scorer = function(judge) arena_scorer(scorer_chat = judge))
+  )
+}
 
-# The arena's two other kinds of log, registered here with the arena itself: a judging task's
-# (arena_judge_task(), each model's win rate; the models depend on the data) and an
-# arena_run()'s (each competitor's rating, on the Elo scale).
-rlang::on_load(new_benchmark(
-  "arena_battles", "arena_win_rates", headline = NULL, by = "model",
-  interval = arena_win_rate_interval, internal = TRUE
-))
+# The arena's two other kinds of log: a judging task's (arena_judge_task(), each model's win
+# rate; the models depend on the data) and an arena_run()'s (each competitor's rating, on the
+# Elo scale). With neither task nor data, the index leaves them out of listings.
+arena_battles_benchmark <- function() {
+  new_benchmark("arena_battles", summary = list(fn = "arena_win_rates", headline = NULL,
+                                                by = "model",
+                                                interval = arena_win_rate_interval))
+}
 
-rlang::on_load(new_benchmark(
-  "arena_ratings", "arena_rating_rows", headline = NULL, by = "model",
-  interval = arena_rating_interval, elo_scale = "rating", internal = TRUE,
-  # rescore(): the run's battles judged again, rated as the run rated them (arena-rescore.R)
-  rescore_run = arena_rescore_run
-))
+arena_ratings_benchmark <- function() {
+  new_benchmark(
+    "arena_ratings",
+    summary = list(fn = "arena_rating_rows", headline = NULL, by = "model",
+                   interval = arena_rating_interval, elo_scale = "rating"),
+    # rescore(): the run's battles judged again, rated as the run rated them (arena-rescore.R)
+    judging = list(rescore_run = arena_rescore_run)
+  )
+}
 
 # The arena by name judges each model against the reference answers arena_task() bundles,
 # which are the sample's: no question of a real version has one, so each such cell could

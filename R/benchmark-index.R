@@ -34,6 +34,28 @@ benchmark_fields <- function(benchmark, internal = FALSE) {
 
 is_benchmark <- function(x) inherits(x, "predictivebench_benchmark")
 
+# The package's own benchmarks: each R/<name>-benchmark.R defines `<name>_benchmark()`, a
+# function of no arguments returning its object, found by that name so that adding a
+# benchmark edits no file outside its own.
+package_benchmarks <- function() {
+  ns <- topenv(environment(package_benchmarks))
+  names <- grep("^[a-z0-9_]+_benchmark$", ls(ns), value = TRUE)
+  makers <- Filter(function(f) is.function(f) && !length(formals(f)), mget(names, envir = ns))
+  unname(lapply(makers, function(make) make()))
+}
+
+# Indexed once at load. One with neither task nor data (the arena's log kinds) is read for
+# its logs only: left out of listings.
+index_package_benchmarks <- function() {
+  for (benchmark in package_benchmarks()) {
+    data <- benchmark$data
+    has_data <- !is.null(data$prepare) || !is.null(data$sample$table) || !is.null(data$versions)
+    register_benchmark(benchmark, internal = is.null(benchmark$task) && !has_data)
+  }
+}
+
+rlang::on_load(index_package_benchmarks())
+
 # Indexes a benchmark under its name: the index's only side effect. Returns the previous
 # registration as new_benchmark()'s arguments (or NULL), which put it back.
 register_benchmark <- function(benchmark, replace = FALSE, internal = FALSE,

@@ -1,4 +1,4 @@
-# DeltaBench as one registration: its tables are ProcessBench-schema tables, prepared by
+# DeltaBench as one benchmark object: its tables are ProcessBench-schema tables, prepared by
 # the ProcessBench flattener.
 
 deltabench_citation <- "He et al. (2025). Can Large Language Models Detect Errors in Long Chain-of-Thought Reasoning? arXiv:2502.19361."
@@ -15,13 +15,18 @@ deltabench_macro_f1 <- function(items) {
   mean(items$score[lengths(items$error_sections) > 0])
 }
 
-rlang::on_load(new_benchmark(
-  "deltabench", "deltabench_summary", task = deltabench_task, dataset = deltabench_dataset,
-  headline = c("overall f1_macro", "overall precision_macro", "overall recall_macro",
-               "overall accuracy"),
-  by = "task_l1", interval = deltabench_interval, schema = "processbench",
-  sample = "extdata/deltabench-sample.parquet", sample_items = 8L,
-  versions = deltabench_versions(), prepare = prepare_deltabench, flattener = "processbench",
-  statistic = deltabench_macro_f1, statistic_columns = "error_sections",
-  cluster = solution_cluster
-))
+deltabench_benchmark <- function() {
+  new_benchmark(
+    "deltabench", task = deltabench_task,
+    summary = list(fn = "deltabench_summary",
+                   headline = c("overall f1_macro", "overall precision_macro",
+                                "overall recall_macro", "overall accuracy"),
+                   by = "task_l1", interval = deltabench_interval),
+    data = list(schema = "processbench", dataset = deltabench_dataset,
+                sample = list(table = "extdata/deltabench-sample.parquet", items = 8L),
+                versions = deltabench_versions(), prepare = prepare_deltabench,
+                flattener = "processbench"),
+    comparison = list(statistic = deltabench_macro_f1, columns = "error_sections",
+                      cluster = solution_cluster)
+  )
+}

@@ -1,4 +1,4 @@
-# DSBench as one registration: what the shared layers know about it.
+# DSBench as one benchmark object: what the shared layers know about it.
 
 dsbench_citation <- "Jing et al. (2024). DSBench: How Far Are Data Science Agents to Becoming Data Science Experts? arXiv:2409.07703."
 
@@ -14,22 +14,27 @@ dsbench_versions <- function() {
   )
 }
 
-rlang::on_load(new_benchmark(
-  "dsbench", "dsbench_summary", task = dsbench_task, dataset = dsbench_dataset,
-  headline = c("questions", "competitions"), by = "competition",
-  interval = c(normal = mean_ci_interval("normal"), bootstrap = mean_ci_interval("bootstrap")),
-  sample = "extdata/dsbench-sample.parquet", sample_items = 7L,
-  # the sample's questions read their workbooks and images there
-  sample_files = "extdata/dsbench", versions = dsbench_versions(),
-  prepare = prepare_dsbench,
-  prepare_pinned = function(rows, files) prepare_dsbench(dsbench_real_dir(rows, files)),
-  flattener = "dsbench", unpacked = dsbench_real_dir,
-  # questions of one competition share its workbooks
-  cluster = "competition_id",
-  # its scorer is the original's LLM judge: a set without one is refused before it pays
-  needs_judge = TRUE,
-  judge_scorer = function(judge) dsbench_rescorer(judge)
-))
+dsbench_benchmark <- function() {
+  new_benchmark(
+    "dsbench", task = dsbench_task,
+    summary = list(fn = "dsbench_summary", headline = c("questions", "competitions"),
+                   by = "competition",
+                   interval = c(normal = mean_ci_interval("normal"),
+                                bootstrap = mean_ci_interval("bootstrap"))),
+    data = list(dataset = dsbench_dataset,
+                # the sample's questions read their workbooks and images there
+                sample = list(table = "extdata/dsbench-sample.parquet", items = 7L,
+                              files = "extdata/dsbench"),
+                versions = dsbench_versions(), prepare = prepare_dsbench,
+                prepare_pinned = function(rows, files)
+                  prepare_dsbench(dsbench_real_dir(rows, files)),
+                flattener = "dsbench", unpacked = dsbench_real_dir),
+    # questions of one competition share its workbooks
+    comparison = list(cluster = "competition_id"),
+    # the original's LLM judge: a set without one is refused before it pays
+    judging = list(needs_judge = TRUE, scorer = function(judge) dsbench_rescorer(judge))
+  )
+}
 
 # The original judge, for rescore(): a log holds each question's prompt, not its question
 # file, which the judge reads; the prompt ends with it (dsbench_files_prompt() and the

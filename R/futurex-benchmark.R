@@ -1,4 +1,4 @@
-# FutureX as one registration: what the shared layers know about it.
+# FutureX as one benchmark object: what the shared layers know about it.
 
 futurex_citation <- "Zeng et al. (2025). FutureX: An Advanced Live Benchmark for LLM Agents in Future Prediction. arXiv:2508.11987."
 
@@ -21,13 +21,17 @@ futurex_weighted_score <- function(items) {
   sum(means * futurex_weights[names(means)])
 }
 
-rlang::on_load(new_benchmark(
-  "futurex", "futurex_summary", task = futurex_task, dataset = futurex_dataset,
-  headline = c("overall", "overall_present_levels", paste("level", 1:4)), by = "level",
-  interval = futurex_interval,
-  sample = "extdata/futurex-sample.parquet", sample_items = 11L, versions = futurex_versions(),
-  prepare = prepare_futurex, flattener = "futurex",
-  statistic = futurex_weighted_score, statistic_columns = "level",
-  # rescore(): the numeric judge (the level and std it reads are in every log)
-  judge_scorer = function(judge) futurex_scorer(scorer_chat = judge)
-))
+futurex_benchmark <- function() {
+  new_benchmark(
+    "futurex", task = futurex_task,
+    summary = list(fn = "futurex_summary",
+                   headline = c("overall", "overall_present_levels", paste("level", 1:4)),
+                   by = "level", interval = futurex_interval),
+    data = list(dataset = futurex_dataset,
+                sample = list(table = "extdata/futurex-sample.parquet", items = 11L),
+                versions = futurex_versions(), prepare = prepare_futurex, flattener = "futurex"),
+    comparison = list(statistic = futurex_weighted_score, columns = "level"),
+    # rescore(): the numeric judge (the level and std it reads are in every log)
+    judging = list(scorer = function(judge) futurex_scorer(scorer_chat = judge))
+  )
+}

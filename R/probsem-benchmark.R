@@ -1,4 +1,4 @@
-# probsem as one registration: what the shared layers know about it.
+# probsem as one benchmark object: what the shared layers know about it.
 
 probsem_citation <- "Lipkin, Wong, Grand and Tenenbaum (2023). Evaluating statistical language models as pragmatic reasoners. CogSci 2023."
 
@@ -31,11 +31,16 @@ prepare_probsem_version <- function(rows, files) {
   tibble::as_tibble(do.call(rbind, tables))
 }
 
-rlang::on_load(new_benchmark(
-  "probsem", "probsem_summary", task = probsem_task, dataset = probsem_dataset,
-  headline = NULL, by = "suite",
-  interval = c(normal = mean_ci_interval("normal"), bootstrap = mean_ci_interval("bootstrap")),
-  lower_is_better = "js_distance",
-  sample = "extdata/probsem-sample.parquet", sample_items = 6L, versions = probsem_versions(),
-  prepare = prepare_probsem, prepare_pinned = prepare_probsem_version, flattener = "probsem"
-))
+probsem_benchmark <- function() {
+  new_benchmark(
+    "probsem", task = probsem_task,
+    summary = list(fn = "probsem_summary", headline = NULL, by = "suite",
+                   interval = c(normal = mean_ci_interval("normal"),
+                                bootstrap = mean_ci_interval("bootstrap")),
+                   lower_is_better = "js_distance"),
+    data = list(dataset = probsem_dataset,
+                sample = list(table = "extdata/probsem-sample.parquet", items = 6L),
+                versions = probsem_versions(), prepare = prepare_probsem,
+                prepare_pinned = prepare_probsem_version, flattener = "probsem")
+  )
+}

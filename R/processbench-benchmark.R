@@ -1,4 +1,4 @@
-# ProcessBench as one registration: what the shared layers know about it.
+# ProcessBench as one benchmark object: what the shared layers know about it.
 
 processbench_citation <- "Zheng et al. (2024). ProcessBench: Identifying Process Errors in Mathematical Reasoning. arXiv:2412.06559."
 
@@ -26,16 +26,19 @@ processbench_f1 <- function(items) {
   f1_score(mean(items$score[items$label != -1]), mean(items$score[items$label == -1]))
 }
 
-rlang::on_load(new_benchmark(
-  "processbench", "processbench_summary", task = processbench_task,
-  dataset = processbench_dataset,
-  headline = c("overall f1", "overall error_acc", "overall correct_acc"),
-  # the column holding ProcessBench's split (gsm8k, math, ...), which the original reports by
-  by = "task_l1", interval = processbench_interval,
-  sample = "extdata/deltabench-sample.parquet", sample_items = 8L,
-  versions = processbench_versions(),
-  prepare = prepare_processbench,
-  prepare_pinned = function(rows, files) prepare_processbench(unname(files)),
-  flattener = "processbench",
-  statistic = processbench_f1, statistic_columns = "label", cluster = solution_cluster
-))
+processbench_benchmark <- function() {
+  new_benchmark(
+    "processbench", task = processbench_task,
+    summary = list(fn = "processbench_summary",
+                   headline = c("overall f1", "overall error_acc", "overall correct_acc"),
+                   # the column of its split (gsm8k, math, ...), which the original reports by
+                   by = "task_l1", interval = processbench_interval),
+    data = list(dataset = processbench_dataset,
+                sample = list(table = "extdata/deltabench-sample.parquet", items = 8L),
+                versions = processbench_versions(), prepare = prepare_processbench,
+                prepare_pinned = function(rows, files) prepare_processbench(unname(files)),
+                flattener = "processbench"),
+    comparison = list(statistic = processbench_f1, columns = "label",
+                      cluster = solution_cluster)
+  )
+}
