@@ -360,3 +360,30 @@ test_that("register_benchmark() indexes an object under its name, the index's on
   err <- expect_error(register_benchmark(b, replace = NA), class = "predictivebench_error_argument")
   expect_identical(err$field, "replace")
 })
+
+test_that("the package's benchmarks are objects of their own constructors, indexed once at load", {
+  made <- package_benchmarks()
+  names <- vapply(made, `[[`, "", "name")
+  expect_setequal(names, c("futurex", "processbench", "deltabench", "dsbench", "probsem",
+                           "arena", "arena_battles", "arena_ratings"))
+  for (b in made) {
+    # each is what the index holds under its name, of its own class
+    expect_identical(the_benchmarks[[b$name]], b)
+    expect_s3_class(b, paste0(b$name, "_benchmark"))
+  }
+  # only the log kinds, with neither task nor data, are left out of listings
+  expect_setequal(setdiff(names, registered_benchmarks()$name), c("arena_battles", "arena_ratings"))
+  # each file says what it is in parts: no flat field, no load hook of its own
+  dir <- test_path("..", "..", "R")
+  skip_if_not(dir.exists(dir), "the package's R/ sources are not here (an installed copy)")
+  files <- list.files(dir, pattern = "-benchmark[.]R$", full.names = TRUE)
+  code <- unlist(lapply(files, readLines, warn = FALSE))
+  expect_false(any(grepl("on_load(", code, fixed = TRUE)))
+  flat <- setdiff(names(legacy_fields), c("name", "summary", "task", "dataset", "schema",
+                                          "sample", "versions", "prepare", "prepare_pinned",
+                                          "flattener", "unpacked", "cluster", "needs_judge",
+                                          "check_by_name", "rescore_run", "headline", "by",
+                                          "interval", "lower_is_better", "elo_scale",
+                                          "statistic"))
+  expect_false(any(grepl(paste0("\\b(", paste(flat, collapse = "|"), ")\\s*="), code)))
+})
