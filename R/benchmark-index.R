@@ -91,6 +91,29 @@ forget_unlisted <- function(name) {
   }
 }
 
+# Indexes `benchmarks` (one per name) for the caller's frame, then puts back what the index
+# had: a daemon indexes the benchmarks its cells brought, and serves later sets too.
+local_benchmarks <- function(benchmarks, env = parent.frame()) {
+  force(env)
+  benchmarks <- Filter(is_benchmark, benchmarks)
+  benchmarks <- benchmarks[!duplicated(vapply(benchmarks, `[[`, "", "name"))]
+  for (benchmark in benchmarks) {
+    defer_restore(benchmark$name, env)
+    register_benchmark(benchmark, replace = TRUE)
+  }
+  invisible(benchmarks)
+}
+
+# (a function of its own, so that each deferred call holds its own name and entry)
+defer_restore <- function(name, env) {
+  old <- the_benchmarks[[name]]
+  unlisted <- isTRUE(unlisted_benchmarks[[name]])
+  withr::defer({
+    if (is.null(old)) unregister_benchmark(name) else
+      register_benchmark(old, replace = TRUE, internal = unlisted)
+  }, envir = env)
+}
+
 # A previous registration as new_benchmark()'s arguments, which restore it in its place.
 restorable <- function(reg) if (!is.null(reg)) c(reg, replace = TRUE)
 
@@ -140,8 +163,7 @@ require_registration <- function(name, call = rlang::caller_env()) {
 registration <- function(name) {
   if (!rlang::is_string(name)) return(NULL)
   entry <- the_benchmarks[[name]]
-  # a daemon installs the flat registration its cells brought (R/benchmark-portable.R)
-  if (!is_benchmark(entry)) return(entry)
+  if (is.null(entry)) return(NULL)
   benchmark_fields(entry, internal = isTRUE(unlisted_benchmarks[[name]]))
 }
 

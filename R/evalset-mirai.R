@@ -62,10 +62,10 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
 }
 
 # What a daemon runs: its cells, overlapping, each attempted once (retries are the caller's),
-# with the registrations they brought (R/benchmark-portable.R), paid by the set's run.
+# with the benchmark objects they brought indexed, paid by the set's run.
 run_cell_group <- function(cells, log_dir, settings, run = NULL) {
   local_request_session(run = run)
-  local_registrations(lapply(cells, function(cell) cell$benchmark$registration))
+  local_benchmarks(lapply(cells, function(cell) cell$benchmark$object))
   run_overlapping(cells, 0L, function(cell, collector) {
     run_cell(cell, log_dir, settings, collector)
   })
@@ -103,20 +103,95 @@ portable_cell <- function(cell) {
   }
   cell$chat <- NULL
   cell$benchmark$judge_chat <- NULL
-  # its benchmark's registration travels with it: the worker has only the package's own
-  cell$benchmark$registration <- portable_registration(cell$benchmark$name)
+  # its benchmark travels with it: the worker has only the package's own
+  cell$benchmark$object <- portable_benchmark(benchmark_named(cell$benchmark$name))
   cell$model <- portable_spec(cell$model)
   cell
 }
 
+# A benchmark made in the session, ready for a worker, which loads the package but not the
+# session's globals: R serializes the global environment as a reference to the worker's own,
+# where the vignette's `toy_questions` is not found. Its functions travel with the globals
+# they read (portable_functions()).
+portable_benchmark <- function(benchmark) {
+  if (is.null(benchmark)) return(NULL)
+  b <- unclass(benchmark)
+  # a summary given by name is looked up here, where the user's globals are
+  fn <- b$summary$fn
+  if (rlang::is_string(fn)) b$summary$fn <- tryCatch(summary_function(fn), error = function(e) fn)
+  paths <- list()
+  for (part in names(b)) {
+    fields <- if (is.function(b[[part]])) "" else names(Filter(is.function, b[[part]]))
+    paths <- c(paths, lapply(fields, function(f) c(part, if (nzchar(f)) f)))
+  }
+  moved <- portable_functions(lapply(paths, function(at) b[[at]]))
+  for (i in seq_along(paths)) b[[paths[[i]]]] <- moved[[i]]
+  structure(b, class = class(benchmark))
+}
+
 # A baseline travels as its chat: its responder, with the globals it reads (the vignette's
-# `toy_questions`), as a registration's functions do.
+# `toy_questions`), as a benchmark's functions do.
 portable_spec <- function(spec) {
   if (!identical(spec$provider, "baseline")) return(spec)
   chat <- spec$chat$clone()
   chat$responder <- portable_functions(list(chat$responder))[[1]]
   spec$chat <- chat
   spec
+}
+
+# The functions with, in place of the global environment, one environment holding every
+# global they use (found by name, transitively through the global functions they call; base
+# R is the worker's own). The functions of a package namespace travel as they are: R
+# serializes a namespace by name and the worker loads it.
+portable_functions <- function(fns) {
+  shared <- new.env(parent = globalenv())
+  queue <- Filter(is_global_closure, fns)
+  seen <- character()
+  while (length(queue)) {
+    f <- queue[[1]]
+    queue <- queue[-1]
+    for (name in setdiff(free_names(f), seen)) {
+      seen <- c(seen, name)
+      where <- global_binding(name)
+      if (is.null(where)) next
+      value <- get(name, envir = where, inherits = FALSE)
+      if (is_global_closure(value)) queue <- c(queue, value)
+      assign(name, value, envir = shared)
+    }
+  }
+  rehome <- function(f) {
+    if (is_global_closure(f)) environment(f) <- shared
+    f
+  }
+  for (name in ls(shared, all.names = TRUE)) {
+    assign(name, rehome(get(name, envir = shared)), envir = shared)
+  }
+  lapply(fns, rehome)
+}
+
+is_global_closure <- function(x) {
+  is.function(x) && !is.primitive(x) && identical(environment(x), globalenv())
+}
+
+# Every name a function's body and defaults mention but its arguments: a superset of its
+# free variables (a local variable that is also a global is copied needlessly, never
+# missed).
+free_names <- function(f) {
+  defaults <- Filter(Negate(is.symbol), as.list(formals(f)))
+  used <- unique(c(all.names(body(f)), unlist(lapply(defaults, all.names))))
+  setdiff(used, names(formals(f)))
+}
+
+# The environment on the global search path where `name` is bound, or NULL when it is not,
+# or only in base R (which every worker has).
+global_binding <- function(name) {
+  env <- globalenv()
+  while (!identical(env, emptyenv())) {
+    if (identical(env, baseenv())) return(NULL)
+    if (exists(name, envir = env, inherits = FALSE)) return(env)
+    env <- parent.env(env)
+  }
+  NULL
 }
 
 # The failure of a daemon (mirai's error value: the connection was reset, the daemon was

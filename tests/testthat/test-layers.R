@@ -8,7 +8,7 @@
 # The shared layers, bottom to top: a layer may call only layers before it in the line (and
 # `layer_rules` narrows that), so no two shared layers call each other. `benchmark` stands
 # for every benchmark's room.
-layer_line <- c("utils", "engine", "registry", "portable", "datasets", "logprobs", "log",
+layer_line <- c("utils", "engine", "registry", "datasets", "logprobs", "log",
                 "results", "stats", "judges", "skeleton", "benchmark", "evalset", "package")
 
 layer_of <- function(file) {
@@ -16,7 +16,7 @@ layer_of <- function(file) {
   prefix <- sub("-.*$", "", name)
   fixed <- c(`benchmark-index` = "registry", `benchmark-object` = "registry",
              `benchmark-skeleton` = "skeleton",
-             `benchmark-portable` = "portable", zzz = "package",
+             zzz = "package",
              `predictivebench-package` = "package", evalset = "evalset")
   if (name %in% names(fixed)) return(fixed[[name]])
   # any other prefix is a benchmark's: its layer is its own name
@@ -31,7 +31,6 @@ layer_rules <- list(
   utils = character(),
   engine = "utils",
   registry = "utils",
-  portable = c("registry", "utils"),
   datasets = c("registry", "utils"),
   logprobs = c("engine", "utils"),
   log = "utils",
@@ -42,7 +41,7 @@ layer_rules <- list(
                "logprobs", "utils"),
   benchmark = c("skeleton", "judges", "registry", "datasets", "results", "log", "stats",
                 "engine", "logprobs", "utils"),
-  evalset = c("benchmark", "skeleton", "judges", "portable", "registry", "datasets", "results",
+  evalset = c("benchmark", "skeleton", "judges", "registry", "datasets", "results",
               "log", "stats", "engine", "logprobs", "utils"),
   package = c("registry", "engine", "utils")
 )
@@ -238,8 +237,7 @@ test_that("the layer check fails on a cycle between shared layers", {
 drawn_layer <- function(pattern) {
   fixed <- c(`evalset*.R` = "evalset", `<bench>-*.R` = "benchmark",
              `benchmark-skeleton.R` = "skeleton", `benchmark-index.R` = "registry",
-             `benchmark-portable.R` = "portable", `benchmark-skeleton` = "skeleton",
-             `benchmark-index` = "registry", `benchmark-portable` = "portable")
+             `benchmark-skeleton` = "skeleton", `benchmark-index` = "registry")
   if (pattern %in% names(fixed)) return(fixed[[pattern]])
   sub("-[*][.]R$", "", pattern)
 }
