@@ -31,9 +31,14 @@ arena_benchmark <- function() {
                               files = "extdata/arena"),
                 versions = arena_versions(), prepare = prepare_arena),
     # EloBench's judge scores: a set without one is refused before it pays
-    judging = list(needs_judge = TRUE, check_by_name = check_arena_by_name,
-                   scorer = function(judge) arena_scorer(scorer_chat = judge))
+    judging = list(needs_judge = TRUE, check_by_name = check_arena_by_name)
   )
+}
+
+# rescore(): the pairwise judge, against the reference answers arena_task() bundles
+#' @export
+benchmark_rescore.arena_benchmark <- function(benchmark, judge, ...) {
+  arena_scorer(scorer_chat = judge)
 }
 
 # The arena's two other kinds of log: a judging task's (arena_judge_task(), each model's win

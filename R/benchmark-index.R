@@ -29,7 +29,13 @@ field_at <- function(x, path) {
 
 # A benchmark as the flat registration the shared layers read (until they read its parts).
 benchmark_fields <- function(benchmark, internal = FALSE) {
-  c(lapply(legacy_fields, field_at, x = benchmark), internal = internal)
+  fields <- lapply(legacy_fields, field_at, x = benchmark)
+  # a class's own benchmark_rescore() method is its scorer with another judge
+  own <- utils::getS3method("benchmark_rescore", class(benchmark)[[1]], optional = TRUE)
+  if (is.null(fields$judge_scorer) && !is.null(own)) {
+    fields$judge_scorer <- function(judge) benchmark_rescore(benchmark, judge)
+  }
+  c(fields, internal = internal)
 }
 
 is_benchmark <- function(x) inherits(x, "predictivebench_benchmark")
