@@ -127,8 +127,7 @@ failed_samples <- function(x) {
 # attempt's, asked again.
 folder_failures <- function(dir) {
   # newest first: a cell's last attempt is the first of its logs met
-  paths <- sort(list.files(dir, pattern = "[.]json$", full.names = TRUE, recursive = TRUE),
-                decreasing = TRUE)
+  paths <- sort(log_files_in(dir), decreasing = TRUE)
   skipped <- character()
   seen <- character()
   cells <- character()

@@ -168,6 +168,7 @@ log_board_rows <- function(path, label, spec = NULL) {
 # then the top-level object, closed): a file cut short (a damaged copy) is read whole
 # instead, which fails on it and names it, rather than trusting its header.
 ends_like_a_log <- function(path) {
+  if (is_eval_log(path)) return(check_eval_finished(path))
   size <- file.size(path)
   con <- file(path, open = "rb")
   on.exit(close(con))
@@ -344,7 +345,7 @@ logged_labels <- function(rows) {
 log_files <- function(paths, attempts = TRUE) {
   files <- unlist(lapply(paths, function(p) {
     if (dir.exists(p)) {
-      found <- list.files(p, pattern = "\\.json$", full.names = TRUE, recursive = TRUE)
+      found <- log_files_in(p)
       found <- sort(found[basename(found) != "listing.json"], decreasing = TRUE)
       if (attempts) found else completed_runs(found)
     } else if (file.exists(p)) {
