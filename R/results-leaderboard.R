@@ -13,8 +13,11 @@
 #'
 #' Each argument is a task made by a `<benchmark>_task()`, another [vitals::Task] (named by
 #' its benchmark: `leaderboard(futurex = tsk)`), or a character vector of log files and
-#' directories (every `.json` log inside). A log written by a `<benchmark>_task()` names its
+#' directories (every `.json` and `.eval` log inside). A log written by a `<benchmark>_task()` names its
 #' benchmark; other logs take the argument's name. Plot it with `ggplot2::autoplot()`.
+#' An `.eval` log Inspect AI wrote for a task of its own is named by its task and gives one
+#' row per scorer and metric of its `results` (`"includes accuracy"`, `"includes stderr"`),
+#' Inspect's own numbers, with no interval; an unfinished one (no `header.json`) is skipped.
 #'
 #' A log of the package holds its headline rows (estimates and intervals, as its task's
 #' summary gave them, with the interval's label, the direction and the scale its
