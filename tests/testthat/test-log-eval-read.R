@@ -120,3 +120,21 @@ test_that("inspect_value_to_float() is Inspect's value_to_float()", {
                            TRUE, "maybe"), inspect_value_to_float, 1),
                c(1, 0.5, 0, 0, 1, 1, 0, 0, 0.25, 0.5, 1, 0))
 })
+
+test_that("rescore() of a judged run's .eval log reads its answers from the zip", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  tsk <- dsbench_task(dsbench_dataset(version = "sample"),
+                      judge = baseline_chat("True", name = "lenient-judge"), dir = dir)
+  tsk$eval(solver_chat = baseline_chat("42", name = "answers-42"), view = FALSE)
+  path <- file.path(withr::local_tempdir(), "judged.eval")
+  json_log_as_eval(tsk$log_path, path)
+  strict <- baseline_chat("False", name = "strict-judge")
+  from_eval <- suppressMessages(rescore(path, judge = strict, dir = withr::local_tempdir()))
+  from_json <- suppressMessages(rescore(tsk$log_path, judge = strict,
+                                        dir = withr::local_tempdir()))
+  expect_equal(log_samples(from_eval$log)$result, log_samples(tsk$log_path)$result)
+  expect_equal(dsbench_summary(from_eval$log)$estimate, dsbench_summary(from_json$log)$estimate)
+  expect_equal(dsbench_summary(path)$estimate[[1]], 1)
+  expect_equal(dsbench_summary(from_eval$log)$estimate[[1]], 0)
+})
