@@ -135,7 +135,7 @@ folder_failures <- function(dir) {
   runs <- lapply(paths, function(path) {
     tryCatch({
       header <- read_log_header(path)
-      if (is.null(header$eval$metadata$predictivebench)) {
+      if (is.null(header$eval$metadata$predictivebench) && !is_eval_log(path)) {
         skipped[[path]] <<- "not written by predictivebench (another Inspect AI or vitals log)."
         return(NULL)
       }

@@ -108,6 +108,11 @@ test_that("report_failures() and compare_models() read Inspect's .eval samples",
   failures <- suppressMessages(report_failures(a))
   expect_equal(failures$id, "s2")
   expect_match(failures$error, "the model went away")
+  # in a folder, beside a package run
+  futurex_run("\\boxed{A}", dir)
+  in_folder <- suppressMessages(report_failures(dir))
+  expect_equal(in_folder$id[in_folder$log == a], "s2")
+  expect_equal(in_folder$benchmark[in_folder$log == a], "made")
   b <- write_eval_zip(file.path(dir, "b.eval"),
                       inspect_eval_entries("made", c("I", "I", "C"), 1 / 3))
   comparison <- suppressMessages(compare_models(a, b))
