@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 apt_packages=(
   python3 python3-pandas python3-openpyxl python3-pytest python3-numpy python3-jsonschema
   libcurl4-openssl-dev libssl-dev libxml2-dev libuv1-dev zlib1g-dev pandoc make
+  libarchive-dev  # CRAN archive: reads .eval logs (zip entries in zstd or deflate)
   qpdf  # R CMD check --as-cran warns without it ("'qpdf' is needed for checks on size reduction of PDFs")
 )
 missing=()

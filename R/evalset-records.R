@@ -70,7 +70,7 @@ complete_log <- function(path, bytes = NULL, samples = NULL) {
   if (is.numeric(bytes) && length(bytes) == 1 && file.size(path) != bytes) {
     return(FALSE)
   }
-  if (!isTRUE(yyjsonr::validate_json_file(path))) return(FALSE)
+  if (!log_file_valid(path)) return(FALSE)
   header <- tryCatch(read_log_header(path), error = function(e) NULL)
   if (!identical(header$status, "success")) return(FALSE)
   logged <- header$results$total_samples
@@ -82,7 +82,7 @@ complete_log <- function(path, bytes = NULL, samples = NULL) {
 # package's writer is validated (yyjson, no R objects) and its sample lines counted, so a
 # 20,000-sample log is never held in memory; any other log is read whole.
 log_sample_count <- function(path) {
-  if (!isTRUE(yyjsonr::validate_json_file(path))) return(NA_integer_)
+  if (!log_file_valid(path)) return(NA_integer_)
   header <- tryCatch(read_log_header(path), error = function(e) NULL)
   if (!identical(header$status, "success")) return(NA_integer_)
   n <- log_sample_line_count(path) %||% length(read_log_samples_whole(path))

@@ -7,6 +7,7 @@
 # log) is an error of class `predictivebench_error_json` naming it.
 read_log_header <- function(path) {
   if (!file.exists(path)) abort_pb("Can't find the log.", "missing_file", file = path)
+  if (is_eval_log(path)) return(eval_log_header(path))
   text <- read_log_prefix(path)
   at <- regexpr("\n  \"samples\": ", text, fixed = TRUE)
   json <- if (at > 0) paste0(sub(",\\s*$", "", substr(text, 1, at - 1)), "\n}") else text
@@ -60,6 +61,17 @@ read_text <- function(path) {
   text <- readChar(path, file.size(path), useBytes = TRUE)
   Encoding(text) <- "UTF-8"
   text
+}
+
+# The logs in a folder and its subfolders: Inspect's JSON and `.eval` files.
+log_files_in <- function(dir) {
+  list.files(dir, pattern = "[.](json|eval)$", full.names = TRUE, recursive = TRUE)
+}
+
+# Whether a log file is whole: JSON valid to its end, or an .eval with a finished header.
+log_file_valid <- function(path) {
+  if (is_eval_log(path)) return(eval_log_valid(path))
+  isTRUE(yyjsonr::validate_json_file(path))
 }
 
 #' Read a log's samples back, with their metadata
@@ -145,6 +157,7 @@ open_sample_lines <- function(path) {
 # parsed a chunk of lines at a time, so the log's text is never one string. NULL for a log
 # laid out otherwise (pretty-printed samples: vitals', or this package's before issue 37).
 log_sample_lines <- function(path, each, lines = 1000L) {
+  if (is_eval_log(path)) return(eval_log_samples(path, each))
   con <- open_sample_lines(path)
   if (!inherits(con, "connection")) return(if (identical(con, "[]")) list())
   on.exit(close(con))
@@ -174,6 +187,7 @@ log_sample_lines <- function(path, each, lines = 1000L) {
 # without parsing them: in valid JSON a sample's line breaks are escaped, so the lines between
 # the samples' "[" and "  ]" are the samples. NULL for a log laid out otherwise.
 log_sample_line_count <- function(path, lines = 10000L) {
+  if (is_eval_log(path)) return(eval_sample_count(path))
   con <- open_sample_lines(path)
   if (!inherits(con, "connection")) return(if (identical(con, "[]")) 0L)
   on.exit(close(con))

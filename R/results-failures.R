@@ -127,8 +127,7 @@ failed_samples <- function(x) {
 # attempt's, asked again.
 folder_failures <- function(dir) {
   # newest first: a cell's last attempt is the first of its logs met
-  paths <- sort(list.files(dir, pattern = "[.]json$", full.names = TRUE, recursive = TRUE),
-                decreasing = TRUE)
+  paths <- sort(log_files_in(dir), decreasing = TRUE)
   skipped <- character()
   seen <- character()
   cells <- character()
@@ -136,7 +135,7 @@ folder_failures <- function(dir) {
   runs <- lapply(paths, function(path) {
     tryCatch({
       header <- read_log_header(path)
-      if (is.null(header$eval$metadata$predictivebench)) {
+      if (is.null(header$eval$metadata$predictivebench) && !is_eval_log(path)) {
         skipped[[path]] <<- "not written by predictivebench (another Inspect AI or vitals log)."
         return(NULL)
       }

@@ -13,8 +13,11 @@
 #'
 #' Each argument is a task made by a `<benchmark>_task()`, another [vitals::Task] (named by
 #' its benchmark: `leaderboard(futurex = tsk)`), or a character vector of log files and
-#' directories (every `.json` log inside). A log written by a `<benchmark>_task()` names its
+#' directories (every `.json` and `.eval` log inside). A log written by a `<benchmark>_task()` names its
 #' benchmark; other logs take the argument's name. Plot it with `ggplot2::autoplot()`.
+#' An `.eval` log Inspect AI wrote for a task of its own is named by its task and gives one
+#' row per scorer and metric of its `results` (`"includes accuracy"`, `"includes stderr"`),
+#' Inspect's own numbers, with no interval; an unfinished one (no `header.json`) is skipped.
 #'
 #' A log of the package holds its headline rows (estimates and intervals, as its task's
 #' summary gave them, with the interval's label, the direction and the scale its
@@ -168,6 +171,7 @@ log_board_rows <- function(path, label, spec = NULL) {
 # then the top-level object, closed): a file cut short (a damaged copy) is read whole
 # instead, which fails on it and names it, rather than trusting its header.
 ends_like_a_log <- function(path) {
+  if (is_eval_log(path)) return(check_eval_finished(path))
   size <- file.size(path)
   con <- file(path, open = "rb")
   on.exit(close(con))
@@ -344,7 +348,7 @@ logged_labels <- function(rows) {
 log_files <- function(paths, attempts = TRUE) {
   files <- unlist(lapply(paths, function(p) {
     if (dir.exists(p)) {
-      found <- list.files(p, pattern = "\\.json$", full.names = TRUE, recursive = TRUE)
+      found <- log_files_in(p)
       found <- sort(found[basename(found) != "listing.json"], decreasing = TRUE)
       if (attempts) found else completed_runs(found)
     } else if (file.exists(p)) {
