@@ -65,20 +65,12 @@
 #'   `<benchmark>_task()`, a [futurex_score()] result or a log file (two runs that name different
 #'   benchmarks are an error); plain samples and data frames, which don't say, are compared
 #'   on the mean score unless you name the benchmark.
-#' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else
-#'   the benchmark's default, as in its `<benchmark>_summary()`), a column name, or `NULL`
-#'   for none (each item its own cluster). Epochs are always averaged within an item first.
-#' @param statistic `NULL` for the benchmark's headline, or a function of a data frame of
-#'   items (one row per item: `id`, `score` and the other columns of the samples) returning
-#'   one number; a function always uses the bootstrap.
-#' @param level Confidence level.
-#' @param method `"auto"` (paired differences for means, bootstrap otherwise), `"paired"`
-#'   or `"bootstrap"`.
-#' @param times,seed Bootstrap draws and seed (the global random stream is untouched).
-#' @param reducer,k `NULL` (each item's mean over its epochs), or an epoch reducer of
-#'   [reduce_epochs()] and its `k`: each item's score is its epochs reduced, and `metric`
-#'   names the reducer (`"overall pass_at_2"`, as on the board). Benchmarks whose summary
-#'   takes no reducer are an error (for a folder: left out, with a message).
+#' @param options A [comparison_options()] object: the clusters, the statistic, the
+#'   interval level, the method, the bootstrap and the epoch reducer. Benchmarks whose
+#'   summary takes no reducer are an error under one (for a folder: left out, with a
+#'   message).
+#' @param ... Deprecated: the options by their names before 0.2.0 (`cluster`, `statistic`,
+#'   `level`, `method`, `times`, `seed`, `reducer`, `k`), taken with a warning.
 #' @returns A one-row tibble of class `model_comparison`: `benchmark`, `metric`, `x`, `y`
 #'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
 #'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
@@ -97,45 +89,40 @@
 #' fx <- futurex_dataset(version = "sample")
 #' run <- function(p) data.frame(id = fx$id, level = fx$level,
 #'                               score = as.double(seq_along(fx$id) %% p == 0))
-#' compare_models(run(2), run(3), benchmark = "futurex", times = 200)
+#' compare_models(run(2), run(3), benchmark = "futurex",
+#'                options = comparison_options(times = 200))
 #' # predictions scored without a model against another run
 #' preds <- fx
 #' preds$answer <- "\\boxed{Yes}"
 #' preds$has_answer <- TRUE
-#' compare_models(futurex_score(preds), run(2), times = 200)
+#' compare_models(futurex_score(preds), run(2), options = comparison_options(times = 200))
 #' # three epochs an item, compared on pass@2 (as leaderboard(reducer = "pass_at_k", k = 2))
 #' epochs <- function(p) data.frame(id = rep(1:8, each = 3), epoch = rep(1:3, 8),
 #'                                  score = as.double(seq_len(24) %% p == 0))
-#' compare_models(epochs(2), epochs(3), reducer = "pass_at_k", k = 2)
-compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
-                           statistic = NULL, level = 0.95,
-                           method = c("auto", "paired", "bootstrap"), times = 1000, seed = 1,
-                           reducer = NULL, k = NULL) {
-  method <- rlang::arg_match(method)
-  check_number(level)
-  check_count(times)
+#' compare_models(epochs(2), epochs(3),
+#'                options = comparison_options(reducer = "pass_at_k", k = 2))
+compare_models <- function(x, y = NULL, benchmark = NULL, options = comparison_options(),
+                           ...) {
+  check_options(options, "comparison_options")
+  o <- options_with_dots(options, list(...), "compare_models", old_comparison_names)
   check_string(benchmark, allow_null = TRUE)
-  spec <- epoch_reducer(reducer, k)
   if (is.null(y)) {
     if (!is_log_folders(x)) {
       abort_pb(c("Give two runs to compare, {.arg x} and {.arg y}.",
                  i = "Or a folder of logs as {.arg x} alone: every pair of its models."),
                "argument")
     }
-    return(compare_folder(x, benchmark = benchmark, cluster = cluster,
-                          statistic = statistic, level = level, method = method,
-                          times = times, seed = seed, reducer = spec))
+    return(compare_folder(x, benchmark, o))
   }
   benchmark <- benchmark %||% runs_benchmark(task_benchmark(x), task_benchmark(y))
-  if (!is.null(statistic) && !is.function(statistic)) {
-    abort_pb("{.arg statistic} must be a function of the items, or {.code NULL}.", "argument")
-  }
+  spec <- o$reducer
+  method <- o$method
   if (!is.null(spec) && !is.null(benchmark)) check_reducible(benchmark)
-  head <- headline_statistic(benchmark, statistic)
+  head <- headline_statistic(benchmark, o$statistic)
   head$metric <- if (is.null(spec)) head$metric else paste(head$metric, spec$label)
-  items_x <- comparison_items(x, cluster, benchmark, "x", spec = spec)
-  items_y <- comparison_items(y, cluster, benchmark, "y", spec = spec)
-  if (is.null(benchmark) && is.null(statistic)) hint_benchmark(items_x, items_y)
+  items_x <- comparison_items(x, o$cluster, benchmark, "x", spec = spec)
+  items_y <- comparison_items(y, o$cluster, benchmark, "y", spec = spec)
+  if (is.null(benchmark) && is.null(o$statistic)) hint_benchmark(items_x, items_y)
   pair <- pair_items(items_x, items_y)
   if (!nrow(pair$x)) abort_pb("The two runs have no item in common.", "argument")
   if (method == "auto") method <- if (head$is_mean) "paired" else "bootstrap"
@@ -145,9 +132,9 @@ compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
   }
   cl <- pair$x$cluster
   est <- if (method == "paired") {
-    paired_difference(pair$x$score, pair$y$score, cl, level)
+    paired_difference(pair$x$score, pair$y$score, cl, o$level)
   } else {
-    paired_bootstrap(pair$x, pair$y, head$fn, cl, level, times, seed)
+    paired_bootstrap(pair$x, pair$y, head$fn, cl, o)
   }
   out <- tibble::tibble(
     benchmark = benchmark %||% NA_character_, metric = head$metric,
@@ -384,15 +371,15 @@ bounded_test <- function(estimate, se, n, level) {
 
 # Draws clusters (items when each is its own) with replacement; both models get the same
 # draw. Drawn copies of an item keep their own rows (a statistic sees each copy).
-paired_bootstrap <- function(x, y, fn, cluster, level, times, seed) {
+paired_bootstrap <- function(x, y, fn, cluster, options) {
   members <- split(seq_len(nrow(x)), in_order(cluster))
   g <- length(members)
   estimate <- fn(x) - fn(y)
-  draws <- with_seed(seed, vapply(seq_len(times), function(b) {
+  draws <- with_seed(options$seed, vapply(seq_len(options$times), function(b) {
     rows <- unlist(members[sample.int(g, g, TRUE)], use.names = FALSE)
     fn(x[rows, ]) - fn(y[rows, ])
   }, 1))
-  alpha <- (1 - level) / 2
+  alpha <- (1 - options$level) / 2
   bounds <- unname(stats::quantile(draws, c(alpha, 1 - alpha), na.rm = TRUE))
   p <- min(1, 2 * min(mean(draws <= 0, na.rm = TRUE), mean(draws >= 0, na.rm = TRUE)))
   spread <- stats::sd(draws, na.rm = TRUE)
@@ -427,10 +414,10 @@ is_log_folders <- function(x) {
 
 # Every pair of models of each benchmark in a folder of logs, each on its latest completed
 # run (see compare_models()).
-compare_folder <- function(paths, benchmark = NULL, ..., reducer = NULL) {
+compare_folder <- function(paths, benchmark, options) {
   runs <- folder_runs(paths)
   if (!is.null(benchmark)) runs <- runs[runs$benchmark == benchmark, ]
-  runs <- reducible_runs(runs, reducer)
+  runs <- reducible_runs(runs, options$reducer)
   rows <- list()
   for (bench in sort(unique(runs$benchmark))) {
     of <- runs[runs$benchmark == bench, ]
@@ -439,7 +426,7 @@ compare_folder <- function(paths, benchmark = NULL, ..., reducer = NULL) {
     for (k in seq_len(ncol(pairs))) {
       a <- of[pairs[1, k], ]
       b <- of[pairs[2, k], ]
-      row <- compare_models(a$source, b$source, benchmark = bench, ..., reducer = reducer)
+      row <- compare_models(a$source, b$source, benchmark = bench, options = options)
       row <- tibble::add_column(tibble::as_tibble(unclass(row)), model_x = a$model,
                                 model_y = b$model, .after = "benchmark")
       row$log_x <- a$source
