@@ -1,9 +1,5 @@
-# Auditing a judge: judge_audit() reads anything judged (a task, a log, a folder of logs, a
-# set's folder, or an object a benchmark makes a log of) as "judged" runs, asks each run's
-# benchmark for its own audit (S3 methods of audit_judged(), on class "judged_<benchmark>",
-# defined in the benchmark's files) and for its verdicts (judged_verdicts()), and adds the
-# agreement of those verdicts with reference labels or another judge's (R/stats-agreement.R).
-# This file names no benchmark: a benchmark takes part through its methods.
+# A benchmark takes part in an audit through its S3 methods on "judged_<benchmark>"
+# (audit_judged(), judged_verdicts()): this file names none.
 
 #' Audit a judge: biases and agreement, with intervals
 #'
@@ -136,9 +132,6 @@ judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = 
             interval = judge_audit_interval(level))
 }
 
-# One judged run's rows: its benchmark's own audit, the agreement of its panel's members
-# (when its judge is a panel), then its agreement with the reference labels and with the
-# other judge's verdicts (matched by key), when given.
 run_audit_rows <- function(run, opts, reference, other) {
   rows <- list(audit_judged(run, opts), panel_agreement_rows(run, opts))
   if (is.null(reference) && is.null(other)) return(do.call(rbind, rows))
@@ -159,10 +152,6 @@ judge_audit_interval <- function(level) {
 }
 
 # ---- Judged runs ----------------------------------------------------------------------------
-#
-# A judged run: its samples, its benchmark, its log's header (NULL for a task without a log),
-# its source (the log, or NA) and its judge's label ("provider/model"), with class
-# "judged_<benchmark>" for the benchmark's own methods.
 
 #' Judged runs of anything judge_audit() takes
 #'
@@ -195,7 +184,6 @@ judged_runs.Task <- function(x) {
   list(new_judged_run(samples, benchmark, header, source, label))
 }
 
-# The result of eval_set(): its cells' logs.
 #' @export
 judged_runs.data.frame <- function(x) {
   if (!"log_path" %in% names(x)) {
@@ -240,17 +228,14 @@ judged_runs.character <- function(x) {
 }
 
 new_judged_run <- function(samples, benchmark, header, source, label) {
-  # a panel is named by its members, as R/judges-panel.R names it
   label <- panel_label(samples) %||% label
   structure(list(samples = samples, benchmark = benchmark, header = header, source = source,
                  label = label),
             class = c(paste0("judged_", benchmark), "judged_run"))
 }
 
-# The judge's label ("provider/model"): the scorer's chat of an evaluated task; else the
-# model the scorer names ("<scorer> (<model>)"), completed with its provider from the log's
-# model usage, or the one model of that usage other than the solver's. NA for a run without
-# a judge.
+# "provider/model", from the scorer's chat, else the model its name gives ("<scorer>
+# (<model>)") completed from the log's usage; NA without a judge.
 audited_judge_label <- function(samples, header = NULL) {
   chats <- samples[["scorer_chat"]]
   if (is.list(chats)) {
@@ -262,8 +247,6 @@ audited_judge_label <- function(samples, header = NULL) {
   model <- if (length(scorer)) sub("^[^(]*\\((.*)\\)\\s*$", "\\1", scorer[[1]])
   usage <- names(header$stats$model_usage)
   if (!length(model) || identical(model, scorer[[1]]) || !nzchar(model)) {
-    # a scorer that does not name its judge: the one model of the log's usage that is not
-    # the solver's
     judges <- setdiff(usage, header$eval$model)
     return(if (length(judges) == 1) judges else NA_character_)
   }
@@ -271,12 +254,9 @@ audited_judge_label <- function(samples, header = NULL) {
   if (length(known)) known[[1]] else model
 }
 
-# The address a judge was asked at, as a log may keep it (so that a judge at a server of
-# its own can be rebuilt from the log, rebuilt_judge()): the provider's base URL, for one
-# chat (NULL for a panel, a baseline chat, or a chat without one). Never a secret: a URL
-# holding a user or password, a query or a fragment (where gateways take keys) is not kept,
-# nor one holding a value of the chat's extra headers. (The key itself is not read to check:
-# logging a run never reads a credential.)
+# Kept in the log so that a judge at a server of its own can be rebuilt (rebuilt_judge()).
+# Never a secret: no URL holding credentials, a query, a fragment or a header's value; the
+# key itself is not read to check.
 logged_base_url <- function(judge) {
   if (!inherits(judge, "Chat") || inherits(judge, "BaselineChat")) return(NULL)
   provider <- judge$get_provider()
@@ -289,8 +269,7 @@ logged_base_url <- function(judge) {
   url
 }
 
-# Whether a URL names a host and holds no user, password, query or fragment (where gateways
-# take keys): one a log may keep.
+# Gateways take keys in a URL's user, password, query or fragment.
 keepable_url <- function(url) {
   parts <- tryCatch(httr2::url_parse(url), error = function(e) NULL)
   !is.null(parts) && !is.null(parts$hostname) && is.null(parts$username) &&
@@ -317,17 +296,12 @@ audit_judged.default <- function(run, opts) empty_audit()
 
 judged_verdicts <- function(run) UseMethod("judged_verdicts")
 
-# Each member's verdicts of a run judged by a panel (R/judges-panel.R keeps them in each
-# sample's metadata, field `judges`): a matrix of labels, one row per sample and one column
-# per member, or NULL (one judge, or a benchmark that does not say which field is its
-# verdict).
+# samples x members labels, or NULL where the benchmark does not say which is its verdict.
 panel_verdicts <- function(run) UseMethod("panel_verdicts")
 
 #' @export
 panel_verdicts.default <- function(run) NULL
 
-# A panel's label, "panel(a, b, c)", from its members' verdicts in the samples; NULL for a
-# run of one judge.
 panel_label <- function(samples) {
   if (!nrow(samples)) return(NULL)
   json <- panel_json_field(samples)
@@ -336,8 +310,6 @@ panel_label <- function(samples) {
   paste0("panel(", paste(unique(panel_judges(first)$judge), collapse = ", "), ")")
 }
 
-# Each member's `field` of a panel's samples, as a matrix of text (samples x members), or
-# NULL for a run without a panel's verdicts.
 panel_matrix <- function(samples, field) {
   json <- panel_json_field(samples)
   if (all(is.na(json))) return(NULL)
@@ -351,8 +323,7 @@ panel_matrix <- function(samples, field) {
   out
 }
 
-# The `judges` field of each sample, from its scorer's metadata (a judged task) or its own
-# (a log whose judging is its solver's, such as a pairwise judge's run).
+# A pairwise judge's run keeps its judging in the solver's metadata.
 panel_json_field <- function(samples) {
   field <- function(meta) {
     if (is.null(meta)) return(rep(NA_character_, nrow(samples)))
@@ -366,8 +337,6 @@ panel_json_field <- function(samples) {
   json
 }
 
-# Agreement of every two members of a panel, each pair's rows named by the first member
-# (`group`) and the second (`compared_with`), clustered as the run's verdicts are.
 panel_agreement_rows <- function(run, opts) {
   verdicts <- panel_verdicts(run)
   if (is.null(verdicts) || ncol(verdicts) < 2) return(empty_audit())
@@ -390,7 +359,6 @@ judged_verdicts.default <- function(run) {
                  ifelse(is.na(score), NA_character_, as.character(score)))
 }
 
-# A run's verdicts as judged_verdicts() returns them; `key` by default the sample and epoch.
 verdicts_table <- function(id, epoch, verdict, key = NULL, cluster = id) {
   id <- as.character(id)
   epoch <- as.integer(epoch)
@@ -407,9 +375,6 @@ empty_audit <- function() {
                  benchmark = character(), source = character())
 }
 
-# Audit rows of proportions (0-1 values, one per verdict or battle), with a normal interval
-# clustered by `cluster` (a Wilson interval when all sit at 0 or 1), and whether the interval
-# excludes what a fair judge gives (`fair`).
 proportion_audit_row <- function(run, metric, values, cluster, fair, opts) {
   keep <- !is.na(values)
   ci <- mean_ci(as.double(values[keep]), level = opts$level, limits = c(0, 1),
@@ -425,8 +390,6 @@ audit_rows <- function(run, metric, estimate, lower, upper, n, compared_with, fa
                  benchmark = run$benchmark, source = run$source %||% NA_character_)
 }
 
-# Agreement of a run's verdicts with labels in the same order (`labels`), clustered by the
-# verdicts' clusters.
 agreement_rows <- function(run, verdicts, labels, compared_with, opts) {
   rows <- agreement_summary(verdicts$verdict, labels, cluster = verdicts$cluster,
                             level = opts$level, times = opts$times, seed = opts$seed)
@@ -434,8 +397,6 @@ agreement_rows <- function(run, verdicts, labels, compared_with, opts) {
              NA_real_)
 }
 
-# Reference labels in the order of a run's verdicts: a vector as long as they are, or a data
-# frame matched by `id` (and `epoch` when it has one).
 reference_labels <- function(reference, verdicts, call = rlang::caller_env()) {
   if (is.data.frame(reference)) {
     if (!all(c("id", "reference") %in% names(reference))) {
@@ -459,7 +420,6 @@ reference_labels <- function(reference, verdicts, call = rlang::caller_env()) {
   normalise_label(reference)
 }
 
-# Labels as text, logical ones as the words a judge's verdict gives ("correct").
 normalise_label <- function(x) {
   if (is.logical(x)) return(ifelse(x, "correct", "incorrect"))
   as.character(x)

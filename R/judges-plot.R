@@ -54,14 +54,10 @@ autoplot.judge_audit <- function(object, ...) {
     )
 }
 
-# Breaks of the audit's axis: quarters from 0 (or from -1, in halves, when kappa or alpha
-# fall below 0).
+# From -1 when kappa or alpha fall below 0.
 audit_breaks <- function(from) if (from < 0) seq(-1, 1, by = 0.5) else seq(0, 1, by = 0.25)
 
-# An audit's rows as the plot draws them: a panel per judge and comparison (and log, when a
-# judge has several), a row per statistic in words, one axis for all (0-1, or from -1 when
-# kappa or alpha fall below 0) with the "n =" column right of it, where "no estimate" goes,
-# and flags as words.
+# One axis for all panels, with the "n =" column right of it.
 audit_plot_data <- function(object) {
   data <- as.data.frame(unclass_audit(object))
   data$panel <- ifelse(is.na(data$compared_with), data$group,
@@ -81,7 +77,6 @@ audit_plot_data <- function(object) {
   data
 }
 
-# A statistic's panel title, in words.
 audit_metric_title <- function(metric) {
   titles <- c(position_consistency = "Position consistency",
               first_position_win_rate = "First-position win rate",

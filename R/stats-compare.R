@@ -1,6 +1,5 @@
-# Paired comparison of two models on the same items (Miller 2024, section 4: inference on
-# question-level paired differences), with a paired bootstrap for headline metrics that are
-# not means.
+# Miller 2024, section 4 (question-level paired differences); a paired bootstrap for
+# headlines that are not means.
 
 #' Is one model really better than another on this benchmark?
 #'
@@ -173,8 +172,7 @@ print.model_comparison <- function(x, ...) {
   invisible(x)
 }
 
-# Plain samples don't say their benchmark, so they are compared on the mean score; when
-# their columns are those of a benchmark whose headline is not a mean, say which to name.
+# Plain samples are compared on the mean: name a benchmark whose columns they have.
 hint_benchmark <- function(items_x, items_y) {
   common <- intersect(names(items_x), names(items_y))
   present <- Filter(function(e) !is.null(e$statistic) && length(e$statistic_columns) &&
@@ -189,7 +187,6 @@ hint_benchmark <- function(items_x, items_y) {
   )
 }
 
-# Two runs of different benchmarks have no headline in common.
 runs_benchmark <- function(bx, by, call = rlang::caller_env()) {
   if (!is.null(bx) && !is.null(by) && !identical(bx, by)) {
     abort_pb("{.arg x} is a {.val {bx}} run and {.arg y} a {.val {by}} run: compare runs of one benchmark.",
@@ -198,9 +195,6 @@ runs_benchmark <- function(bx, by, call = rlang::caller_env()) {
   bx %||% by
 }
 
-# The headline as a function of an items table, and whether it is a plain mean of `score`:
-# the benchmark's registered `statistic`, named by its `statistic_metric` (by default its
-# first headline key).
 headline_statistic <- function(benchmark, statistic = NULL) {
   if (!is.null(statistic)) {
     return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
@@ -225,8 +219,6 @@ check_item_columns <- function(items, columns, benchmark) {
   }
 }
 
-# Mean of paired differences with its (clustered) standard error, and an interval and
-# p-value that stay inside [-1, 1], where a difference of two scores in [0, 1] lies.
 paired_difference <- function(x, y, cluster, level) {
   d <- x - y
   shared <- anyDuplicated(cluster) > 0
@@ -234,13 +226,10 @@ paired_difference <- function(x, y, cluster, level) {
   bounded_test(mean(d), se, length(unique(cluster)), level)
 }
 
-# The score (Wilson) interval and test of a mean `estimate` in [-1, 1] with standard error
-# `se`, read as a proportion u = (estimate + 1) / 2 whose effective sample size is
-# u (1 - u) / se_u^2 (the number of items its spread is worth, as Korn and Graubard's for a
-# clustered proportion): close to estimate +/- z * se away from the ends, and never past
-# them, where the normal interval reached 1.29. Differences all equal (se 0) get
-# constant_bounds() over the `n` items or clusters. The p-value is the test the interval
-# inverts, so p < 1 - level exactly when the interval leaves out 0.
+# A difference in [-1, 1] read as a proportion u = (estimate + 1) / 2 whose effective
+# sample size is u (1 - u) / se_u^2 (Korn and Graubard's, for a clustered proportion): the
+# Wilson interval never passes the ends, where the normal one reached 1.29. The p-value
+# inverts the interval, so p < 1 - level exactly when it leaves out 0.
 bounded_test <- function(estimate, se, n, level) {
   z <- stats::qnorm(1 - (1 - level) / 2)
   out <- list(difference = estimate, se = se, lower = NA_real_, upper = NA_real_,
@@ -267,8 +256,7 @@ bounded_test <- function(estimate, se, n, level) {
   out
 }
 
-# Draws clusters (items when each is its own) with replacement; both models get the same
-# draw. Drawn copies of an item keep their own rows (a statistic sees each copy).
+# Both models get the same draw; a drawn copy keeps its own rows (a statistic sees each).
 paired_bootstrap <- function(x, y, fn, cluster, options) {
   members <- split(seq_len(nrow(x)), in_order(cluster))
   g <- length(members)
@@ -282,7 +270,6 @@ paired_bootstrap <- function(x, y, fn, cluster, options) {
   p <- min(1, 2 * min(mean(draws <= 0, na.rm = TRUE), mean(draws >= 0, na.rm = TRUE)))
   spread <- stats::sd(draws, na.rm = TRUE)
   if (isTRUE(spread == 0)) {
-    # every draw gives one difference (each model all right or all wrong on every draw):
     # a point would claim a certainty the items can't give
     cli::cli_inform(
       c("The paired bootstrap can't vary: every draw gives the difference {signif(estimate, 3)}.",
@@ -296,22 +283,18 @@ paired_bootstrap <- function(x, y, fn, cluster, options) {
        p_value = p)
 }
 
-# The standard error of the difference if the two runs were independent samples: for
-# means sqrt(se_x^2 + se_y^2) (clustered where clusters are), else NA.
+# As if the runs were independent samples, for contrast.
 unpaired_se <- function(pair, head, method, cluster) {
   if (method != "paired") return(NA_real_)
   clustered <- if (anyDuplicated(cluster)) cluster
   sqrt(clustered_se(pair$x$score, clustered)^2 + clustered_se(pair$y$score, clustered)^2)
 }
 
-# A folder of logs (or several folders and log files), as leaderboard() takes them.
 is_log_folders <- function(x) {
   is.character(x) && length(x) > 0 && !anyNA(x) && any(dir.exists(x)) &&
     all(dir.exists(x) | file.exists(x))
 }
 
-# Every pair of models of each benchmark in a folder of logs, each on its latest completed
-# run (see compare_models()).
 compare_folder <- function(paths, benchmark, options) {
   runs <- folder_runs(paths)
   if (!is.null(benchmark)) runs <- runs[runs$benchmark == benchmark, ]
@@ -342,8 +325,7 @@ compare_folder <- function(paths, benchmark, options) {
   out
 }
 
-# Under an epoch reducer, the runs of benchmarks whose summary takes none are left out of a
-# folder's comparisons, with a message naming them (as the board skips their logs).
+# As the board skips their logs.
 reducible_runs <- function(runs, reducer) {
   if (is.null(reducer) || !nrow(runs)) return(runs)
   ok <- vapply(runs$benchmark, function(bench) {
@@ -359,9 +341,7 @@ reducible_runs <- function(runs, reducer) {
   runs[ok, ]
 }
 
-# The latest completed run of each benchmark and model in a folder: `benchmark`, `model`,
-# `created`, `source` (the log; a run's first file when its log is in several). Logs that can't be read or placed are skipped with one
-# warning; benchmarks whose groups are models (an arena's ratings) are left out.
+# Arena logs are left out: their models are compared inside one run.
 folder_runs <- function(paths) {
   skipped <- character()
   rows <- lapply(log_files(paths, attempts = FALSE), function(path) {
@@ -391,7 +371,7 @@ folder_runs <- function(paths) {
   runs <- runs[!duplicated(runs$source), ]
   runs <- runs[order(runs$created, decreasing = TRUE, method = "radix"), ]
   runs <- runs[!duplicated(paste(runs$benchmark, runs$model, runs$judge, sep = "\r")), ]
-  # a model with runs of several judges (a run and its rescore()) is named with its judge
+  # a run and its rescore() are two models
   judged <- paste(runs$benchmark, runs$model, sep = "\r")
   several <- judged %in% judged[duplicated(judged)]
   runs$model[several] <- paste0(runs$model[several], " [judge ", runs$judge[several], "]")

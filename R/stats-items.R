@@ -1,8 +1,6 @@
-# A run's items, one row each, and two runs' items paired by id where they ask the same
-# question: what compare_models() and power_analysis() read.
+# A run's items, and two runs' items paired: read by compare_models() and power_analysis().
 
-# The benchmark a run says it comes from: a ResultsTask's, futurex_score()'s (a predictions
-# file scored without a model), or the one a log file records; NULL for plain samples.
+# NULL for plain samples, which don't say.
 task_benchmark <- function(x) {
   if (inherits(x, "ResultsTask")) return(x$benchmark)
   if (is_scores_object(x)) return(x$benchmark %||% attr(x, "benchmark"))
@@ -13,15 +11,10 @@ task_benchmark <- function(x) {
   NULL
 }
 
-# One row per item with a score: `id`, `score` (the mean over epochs, or its epochs reduced
-# by `spec`, an epoch reducer), `cluster` and the first value of every other one-value
-# column. Unscored samples (NA) are dropped; an item a reducer gives no score (fewer scored
-# epochs than its `k`) too.
 comparison_items <- function(x, cluster, benchmark, arg, spec = NULL,
                              call = rlang::caller_env()) {
   if (inherits(x, "Task")) x <- x$get_samples()
   if (is_scores_object(x)) x <- x$items
-  # any file of a run whose log is in several reads the whole run (R/results-log-parts.R)
   if (rlang::is_string(x)) x <- log_run_samples(x)
   if (!is.data.frame(x) || !all(c("id", "score") %in% names(x))) {
     abort_pb("{.arg {arg}} must be an evaluated task, its samples or log file, or a data
@@ -45,23 +38,18 @@ comparison_items <- function(x, cluster, benchmark, arg, spec = NULL,
     means <- tapply(score[keep], id[keep], mean)
     items$score <- as.double(means[items$id])
   } else {
-    # in order of first appearance, as `rows`
     items$score <- reduce_scores(score[keep], id[keep], spec)
   }
   for (column in intersect(statistic_columns(), names(x))) items[[column]] <- x[[column]][rows]
   items[!is.na(items$score), ]
 }
 
-# A benchmark's scores computed without a model (as futurex_score()'s): a list with the
-# per-item `items` and the `benchmark` it scored.
+# futurex_score()'s: a predictions file scored without a model.
 is_scores_object <- function(x) {
   is.list(x) && !is.data.frame(x) && is.data.frame(x$items) &&
     rlang::is_string(x$benchmark %||% attr(x, "benchmark"))
 }
 
-# What an item asks, as text: its `column` ("input" or "target"), NA for runs without it
-# (such as plain data frames of `id` and `score`). An id pairs two items only where these
-# agree.
 item_text <- function(x, column, rows) {
   if (!column %in% names(x)) return(rep(NA_character_, length(rows)))
   values <- x[[column]][rows]
