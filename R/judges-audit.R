@@ -1,9 +1,5 @@
-# Auditing a judge: judge_audit() reads anything judged (a task, a log, a folder of logs, a
-# set's folder, or an object a benchmark makes a log of) as "judged" runs, asks each run's
-# benchmark for its own audit (S3 methods of audit_judged(), on class "judged_<benchmark>",
-# defined in the benchmark's files) and for its verdicts (judged_verdicts()), and adds the
-# agreement of those verdicts with reference labels or another judge's (R/stats-agreement.R).
-# This file names no benchmark: a benchmark takes part through its methods.
+# A benchmark takes part in an audit through its S3 methods on "judged_<benchmark>"
+# (audit_judged(), judged_verdicts()): this file names none.
 
 #' Audit a judge: biases and agreement, with intervals
 #'
@@ -136,9 +132,6 @@ judge_audit <- function(x, judge = NULL, reference = NULL, other = NULL, self = 
             interval = judge_audit_interval(level))
 }
 
-# One judged run's rows: its benchmark's own audit, the agreement of its panel's members
-# (when its judge is a panel), then its agreement with the reference labels and with the
-# other judge's verdicts (matched by key), when given.
 run_audit_rows <- function(run, opts, reference, other) {
   rows <- list(audit_judged(run, opts), panel_agreement_rows(run, opts))
   if (is.null(reference) && is.null(other)) return(do.call(rbind, rows))
@@ -159,10 +152,6 @@ judge_audit_interval <- function(level) {
 }
 
 # ---- Judged runs ----------------------------------------------------------------------------
-#
-# A judged run: its samples, its benchmark, its log's header (NULL for a task without a log),
-# its source (the log, or NA) and its judge's label ("provider/model"), with class
-# "judged_<benchmark>" for the benchmark's own methods.
 
 #' Judged runs of anything judge_audit() takes
 #'
@@ -195,7 +184,6 @@ judged_runs.Task <- function(x) {
   list(new_judged_run(samples, benchmark, header, source, label))
 }
 
-# The result of eval_set(): its cells' logs.
 #' @export
 judged_runs.data.frame <- function(x) {
   if (!"log_path" %in% names(x)) {
@@ -240,17 +228,14 @@ judged_runs.character <- function(x) {
 }
 
 new_judged_run <- function(samples, benchmark, header, source, label) {
-  # a panel is named by its members, as R/judges-panel.R names it
   label <- panel_label(samples) %||% label
   structure(list(samples = samples, benchmark = benchmark, header = header, source = source,
                  label = label),
             class = c(paste0("judged_", benchmark), "judged_run"))
 }
 
-# The judge's label ("provider/model"): the scorer's chat of an evaluated task; else the
-# model the scorer names ("<scorer> (<model>)"), completed with its provider from the log's
-# model usage, or the one model of that usage other than the solver's. NA for a run without
-# a judge.
+# "provider/model", from the scorer's chat, else the model its name gives ("<scorer>
+# (<model>)") completed from the log's usage; NA without a judge.
 audited_judge_label <- function(samples, header = NULL) {
   chats <- samples[["scorer_chat"]]
   if (is.list(chats)) {
@@ -262,8 +247,6 @@ audited_judge_label <- function(samples, header = NULL) {
   model <- if (length(scorer)) sub("^[^(]*\\((.*)\\)\\s*$", "\\1", scorer[[1]])
   usage <- names(header$stats$model_usage)
   if (!length(model) || identical(model, scorer[[1]]) || !nzchar(model)) {
-    # a scorer that does not name its judge: the one model of the log's usage that is not
-    # the solver's
     judges <- setdiff(usage, header$eval$model)
     return(if (length(judges) == 1) judges else NA_character_)
   }
@@ -271,12 +254,9 @@ audited_judge_label <- function(samples, header = NULL) {
   if (length(known)) known[[1]] else model
 }
 
-# The address a judge was asked at, as a log may keep it (so that a judge at a server of
-# its own can be rebuilt from the log, rebuilt_judge()): the provider's base URL, for one
-# chat (NULL for a panel, a baseline chat, or a chat without one). Never a secret: a URL
-# holding a user or password, a query or a fragment (where gateways take keys) is not kept,
-# nor one holding a value of the chat's extra headers. (The key itself is not read to check:
-# logging a run never reads a credential.)
+# Kept in the log so that a judge at a server of its own can be rebuilt (rebuilt_judge()).
+# Never a secret: no URL holding credentials, a query, a fragment or a header's value; the
+# key itself is not read to check.
 logged_base_url <- function(judge) {
   if (!inherits(judge, "Chat") || inherits(judge, "BaselineChat")) return(NULL)
   provider <- judge$get_provider()
@@ -289,8 +269,7 @@ logged_base_url <- function(judge) {
   url
 }
 
-# Whether a URL names a host and holds no user, password, query or fragment (where gateways
-# take keys): one a log may keep.
+# Gateways take keys in a URL's user, password, query or fragment.
 keepable_url <- function(url) {
   parts <- tryCatch(httr2::url_parse(url), error = function(e) NULL)
   !is.null(parts) && !is.null(parts$hostname) && is.null(parts$username) &&
@@ -317,17 +296,12 @@ audit_judged.default <- function(run, opts) empty_audit()
 
 judged_verdicts <- function(run) UseMethod("judged_verdicts")
 
-# Each member's verdicts of a run judged by a panel (R/judges-panel.R keeps them in each
-# sample's metadata, field `judges`): a matrix of labels, one row per sample and one column
-# per member, or NULL (one judge, or a benchmark that does not say which field is its
-# verdict).
+# samples x members labels, or NULL where the benchmark does not say which is its verdict.
 panel_verdicts <- function(run) UseMethod("panel_verdicts")
 
 #' @export
 panel_verdicts.default <- function(run) NULL
 
-# A panel's label, "panel(a, b, c)", from its members' verdicts in the samples; NULL for a
-# run of one judge.
 panel_label <- function(samples) {
   if (!nrow(samples)) return(NULL)
   json <- panel_json_field(samples)
@@ -336,8 +310,6 @@ panel_label <- function(samples) {
   paste0("panel(", paste(unique(panel_judges(first)$judge), collapse = ", "), ")")
 }
 
-# Each member's `field` of a panel's samples, as a matrix of text (samples x members), or
-# NULL for a run without a panel's verdicts.
 panel_matrix <- function(samples, field) {
   json <- panel_json_field(samples)
   if (all(is.na(json))) return(NULL)
@@ -351,8 +323,7 @@ panel_matrix <- function(samples, field) {
   out
 }
 
-# The `judges` field of each sample, from its scorer's metadata (a judged task) or its own
-# (a log whose judging is its solver's, such as a pairwise judge's run).
+# A pairwise judge's run keeps its judging in the solver's metadata.
 panel_json_field <- function(samples) {
   field <- function(meta) {
     if (is.null(meta)) return(rep(NA_character_, nrow(samples)))
@@ -366,8 +337,6 @@ panel_json_field <- function(samples) {
   json
 }
 
-# Agreement of every two members of a panel, each pair's rows named by the first member
-# (`group`) and the second (`compared_with`), clustered as the run's verdicts are.
 panel_agreement_rows <- function(run, opts) {
   verdicts <- panel_verdicts(run)
   if (is.null(verdicts) || ncol(verdicts) < 2) return(empty_audit())
@@ -390,7 +359,6 @@ judged_verdicts.default <- function(run) {
                  ifelse(is.na(score), NA_character_, as.character(score)))
 }
 
-# A run's verdicts as judged_verdicts() returns them; `key` by default the sample and epoch.
 verdicts_table <- function(id, epoch, verdict, key = NULL, cluster = id) {
   id <- as.character(id)
   epoch <- as.integer(epoch)
@@ -407,9 +375,6 @@ empty_audit <- function() {
                  benchmark = character(), source = character())
 }
 
-# Audit rows of proportions (0-1 values, one per verdict or battle), with a normal interval
-# clustered by `cluster` (a Wilson interval when all sit at 0 or 1), and whether the interval
-# excludes what a fair judge gives (`fair`).
 proportion_audit_row <- function(run, metric, values, cluster, fair, opts) {
   keep <- !is.na(values)
   ci <- mean_ci(as.double(values[keep]), level = opts$level, limits = c(0, 1),
@@ -425,8 +390,6 @@ audit_rows <- function(run, metric, estimate, lower, upper, n, compared_with, fa
                  benchmark = run$benchmark, source = run$source %||% NA_character_)
 }
 
-# Agreement of a run's verdicts with labels in the same order (`labels`), clustered by the
-# verdicts' clusters.
 agreement_rows <- function(run, verdicts, labels, compared_with, opts) {
   rows <- agreement_summary(verdicts$verdict, labels, cluster = verdicts$cluster,
                             level = opts$level, times = opts$times, seed = opts$seed)
@@ -434,8 +397,6 @@ agreement_rows <- function(run, verdicts, labels, compared_with, opts) {
              NA_real_)
 }
 
-# Reference labels in the order of a run's verdicts: a vector as long as they are, or a data
-# frame matched by `id` (and `epoch` when it has one).
 reference_labels <- function(reference, verdicts, call = rlang::caller_env()) {
   if (is.data.frame(reference)) {
     if (!all(c("id", "reference") %in% names(reference))) {
@@ -459,7 +420,6 @@ reference_labels <- function(reference, verdicts, call = rlang::caller_env()) {
   normalise_label(reference)
 }
 
-# Labels as text, logical ones as the words a judge's verdict gives ("correct").
 normalise_label <- function(x) {
   if (is.logical(x)) return(ifelse(x, "correct", "incorrect"))
   as.character(x)
@@ -478,97 +438,4 @@ print.judge_audit <- function(x, ...) {
 unclass_audit <- function(x) {
   class(x) <- setdiff(class(x), "judge_audit")
   x
-}
-
-#' @rdname judge_audit
-#' @param object A `judge_audit()` result.
-#' @param ... Unused.
-#' @details `ggplot2::autoplot()` of an audit draws one panel per judge (and what it is
-#'   compared with), one row per statistic: the estimate and its interval, the number
-#'   behind it in a column on the right, a grey tick at the value a fair judge gives, and
-#'   flagged rows in red, on one axis from 0 (from -1 when kappa or alpha fall below 0) to
-#'   1. A statistic that is undefined (kappa when both raters give one label throughout)
-#'   says "no estimate".
-#' @exportS3Method ggplot2::autoplot
-autoplot.judge_audit <- function(object, ...) {
-  rlang::check_installed("ggplot2", "to plot a judge audit.")
-  data <- audit_plot_data(object)
-  fair <- data[!is.na(data$fair), , drop = FALSE]
-  missing <- data[is.na(data$estimate), , drop = FALSE]
-  from <- data$axis_from[[1]]
-  ggplot2::ggplot(data, ggplot2::aes(x = .data$estimate, y = .data$statistic)) +
-    ggplot2::geom_vline(xintercept = c(from, 1), colour = "grey80") +
-    ggplot2::geom_point(data = fair, ggplot2::aes(x = .data$fair), shape = 124, size = 5,
-                        colour = "grey50") +
-    ggplot2::geom_blank(ggplot2::aes(x = .data$axis_to)) +
-    ggplot2::geom_errorbar(ggplot2::aes(xmin = .data$lower, xmax = .data$upper,
-                                        colour = .data$flag),
-                           width = 0.3, orientation = "y", na.rm = TRUE) +
-    ggplot2::geom_point(ggplot2::aes(colour = .data$flag), size = 2, na.rm = TRUE) +
-    ggplot2::geom_text(ggplot2::aes(x = .data$axis_to, label = .data$label), hjust = 1,
-                       size = 2.5, colour = "grey30") +
-    ggplot2::geom_text(data = missing, ggplot2::aes(x = .data$middle), label = "no estimate",
-                       size = 2.6, colour = "grey45", fontface = "italic") +
-    ggplot2::scale_colour_manual(values = c(flagged = "firebrick", `not flagged` = "black"),
-                                 name = NULL, drop = FALSE) +
-    ggplot2::scale_x_continuous(breaks = audit_breaks(from),
-                                labels = axis_labels(audit_breaks(from)),
-                                expand = ggplot2::expansion(mult = c(0.02, 0))) +
-    ggplot2::facet_wrap(ggplot2::vars(.data$panel), ncol = 1, scales = "free_y") +
-    ggplot2::theme_bw() +
-    ggplot2::theme(plot.title.position = "plot", legend.position = "bottom",
-                   panel.grid.minor = ggplot2::element_blank(),
-                   strip.text = ggplot2::element_text(size = 8),
-                   plot.subtitle = ggplot2::element_text(size = note_size),
-                   axis.title.x = ggplot2::element_text(size = note_size)) +
-    ggplot2::labs(
-      y = NULL, x = wrap_label(paste("Estimate with", attr(object, "interval") %||%
-                                       judge_audit_interval(0.95)),
-                               note_chars(inches = 4)),
-      title = "Judge audit",
-      subtitle = wrap_label(paste(
-        "One panel per judge (and what it is compared with). Grey tick: what a fair judge",
-        "gives; red: the interval excludes it. n: battles, verdicts or items behind each",
-        "estimate."
-      ), note_chars())
-    )
-}
-
-# Breaks of the audit's axis: quarters from 0 (or from -1, in halves, when kappa or alpha
-# fall below 0).
-audit_breaks <- function(from) if (from < 0) seq(-1, 1, by = 0.5) else seq(0, 1, by = 0.25)
-
-# An audit's rows as the plot draws them: a panel per judge and comparison (and log, when a
-# judge has several), a row per statistic in words, one axis for all (0-1, or from -1 when
-# kappa or alpha fall below 0) with the "n =" column right of it, where "no estimate" goes,
-# and flags as words.
-audit_plot_data <- function(object) {
-  data <- as.data.frame(unclass_audit(object))
-  data$panel <- ifelse(is.na(data$compared_with), data$group,
-                       paste0(data$group, " vs ", data$compared_with))
-  if (anyDuplicated(paste(data$panel, data$metric))) {
-    data$panel <- paste0(data$panel, " (", basename(data$source), ")")
-  }
-  data$panel <- factor(data$panel, levels = unique(data$panel))
-  data$statistic <- top_down(audit_metric_title(data$metric))
-  from <- if (any(c(data$lower, data$estimate) < 0, na.rm = TRUE)) -1 else 0
-  data$axis_from <- from
-  data$axis_to <- 1 + 0.3 * (1 - from)
-  data$middle <- (from + 1) / 2
-  data$label <- ifelse(is.na(data$estimate), "", paste0("n = ", data$n))
-  data$flag <- factor(ifelse(data$flagged, "flagged", "not flagged"),
-                      levels = c("flagged", "not flagged"))
-  data
-}
-
-# A statistic's panel title, in words.
-audit_metric_title <- function(metric) {
-  titles <- c(position_consistency = "Position consistency",
-              first_position_win_rate = "First-position win rate",
-              longer_answer_win_rate = "Longer-answer win rate",
-              self_preference = "Self-preference",
-              unreadable_verdicts = "Unreadable verdicts",
-              percent_agreement = "Percent agreement", cohen_kappa = "Cohen's kappa",
-              krippendorff_alpha = "Krippendorff's alpha")
-  unname(ifelse(metric %in% names(titles), titles[metric], metric))
 }

@@ -1,9 +1,5 @@
-# Judges, said in one place: a judge is one ellmer chat or a panel of them (a list), checked
-# here, named here, and its members' verdicts reduced here (a majority for verdicts, a mean
-# for scores) and kept, each judge's own, as a JSON text in the sample's metadata.
-#
-# A single judge is never a panel: check_judge() hands it back as the chat it is (a list of
-# one chat too), so every benchmark's single-judge path is the one it always had.
+# A single judge is never a panel: check_judge() hands it back as the chat it is, so every
+# benchmark's single-judge path stays as it was.
 
 #' Check a judge: a chat, a `"provider/model"` string, or a list of them (a panel)
 #'
@@ -31,15 +27,8 @@ check_judge <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
   new_judge_panel(members)
 }
 
-# A benchmark's judge is missing: said in the words of where the run was started, naming only
-# what the user can call (`<bench>_task(judge = )` and `<bench>_scorer(scorer_chat = )` are
-# every judged benchmark's). Inside an evaluation set the set takes the judge as `judge =`:
-# `before_set`, the set refuses a benchmark by name before its first request (eval_set()'s
-# check), when nothing was paid. A scorer that finds no judge while a set runs (its run reaches
-# the scorer among `dots` as `run`, the settings' context) is mostly a task object's, which
-# the set's judge never reaches: the task takes its own. `before_run`: refused before the
-# run sent anything (`$eval()`'s check, with_judge()); otherwise the scorer found no judge
-# only once its answers were paid.
+# Said in the words of where the run was started, naming only what the user can call; a set
+# (`before_set`) or a task (`before_run`) refuses before anything is paid.
 abort_no_judge <- function(what, bench, dots, call = rlang::caller_env(), before_set = FALSE,
                            before_run = FALSE) {
   set_judge <- "{.code eval_set(..., judge = )}, a chat or a {.val provider/model} string such as {.val openai/gpt-4o}, or a list of them (a panel of judges)"
@@ -59,12 +48,8 @@ abort_no_judge <- function(what, bench, dots, call = rlang::caller_env(), before
   abort_pb(c(what, how, sent), "argument", call = call)
 }
 
-# `scorer` (a function of the samples taking `scorer_chat`, whose default is `default_chat`)
-# with its judge told before anything is sent: its attribute `predictivebench_judge`, which
-# `$eval()` calls with the scorer's arguments first (chunked_eval()), gives the chats of the
-# judge the scorer would use (none without one), or, where the scorer can't score without a
-# judge (`needed`: what abort_no_judge() says), refuses the run there instead of after its
-# answers are paid.
+# The attribute `predictivebench_judge` tells `$eval()` the scorer's judge before anything
+# is sent, so a missing judge is refused before the answers are paid, not after.
 with_judge <- function(scorer, default_chat, needed = NULL, bench = NULL) {
   force(default_chat)
   attr(scorer, "predictivebench_judge") <- function(..., scorer_chat = default_chat) {
@@ -76,11 +61,7 @@ with_judge <- function(scorer, default_chat, needed = NULL, bench = NULL) {
   scorer
 }
 
-# Judges that gave unreadable verdicts (a reply the benchmark's rule can't read), each named
-# with its count: `counts` a named integer (a judge's items without a readable verdict),
-# `total` the items, `what` one item ("battle"), `consequence` what such a verdict counts
-# as. Asking again brings the same replies from the response cache, so this is said, not
-# retried.
+# Said, not retried: asking again brings the same replies from the response cache.
 warn_unreadable_verdicts <- function(counts, total, what, consequence) {
   counts <- counts[counts > 0]
   if (!length(counts)) return(invisible())
@@ -120,7 +101,6 @@ check_distinct_judges <- function(members, arg, call) {
   }
 }
 
-# Each member's chat, a single judge as a list of one.
 judge_members <- function(judge) {
   if (is.null(judge)) return(list())
   if (is_judge_panel(judge)) return(unclass(judge))
@@ -149,7 +129,7 @@ judge_label <- function(judge) {
   paste0("panel(", paste(names(judge), collapse = ", "), ")")
 }
 
-# The same with each member's provider ("openai/gpt-4o"), as a log names a scorer's model.
+# With the provider ("openai/gpt-4o"), as a log names a scorer's model.
 judge_model_label <- function(judge) {
   if (!is_judge_panel(judge)) return(chat_model_label(judge))
   labels <- vapply(judge_members(judge), chat_model_label, "")
@@ -297,8 +277,6 @@ panel_usage_fields <- function(judge, input_tokens, output_tokens, cost) {
   lapply(json, function(text) list(judge = label, judges_usage = text))
 }
 
-# The `judges_usage` JSON texts, one a row of the matrices (one column a member, named by
-# `labels`, its "<provider>/<model>"; columns of one label summed).
 judges_usage_json <- function(labels, input_tokens, output_tokens, cost) {
   n <- NROW(input_tokens)
   if (!n) return(character())
@@ -316,9 +294,7 @@ judges_usage_json <- function(labels, input_tokens, output_tokens, cost) {
                                sep = ",")), "}")
 }
 
-# `judges_usage` texts added up by `group` (an integer per text, 1 to `n`): each group's
-# tokens and cost per model, one text a group ("{}" for a group of none); an arena sample's
-# battles, say.
+# An arena sample's battles, say: one `judges_usage` text per group ("{}" for none).
 sum_judges_usage <- function(texts, group, n) {
   rows <- judges_usage_rows(as.character(texts))
   labels <- unique(rows$models)

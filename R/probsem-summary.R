@@ -50,7 +50,7 @@
 #'   naive interval; give a column or vector that groups contexts sharing something within
 #'   a suite (the same text, say) to cluster them. Clusters are used only when some cluster
 #'   holds several contexts. To compare two models over all suites with one suite as one
-#'   cluster, use `compare_models(x, y, cluster = "suite")`.
+#'   cluster, use `compare_models(x, y, options = comparison_options(cluster = "suite"))`.
 #' @returns `probsem_summary()`: the `js_distance` rows above (when there are human
 #'   judgements), then one accuracy row per prompt and suite, in the columns every
 #'   predictivebench summary has: `group` (the suite; `"<prompt>_<suite>"` when suites of

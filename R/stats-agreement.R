@@ -1,7 +1,4 @@
-# Agreement between two raters' labels (two judges, a judge and reference labels, the members
-# of a judge panel): percent agreement, Cohen's kappa and Krippendorff's alpha (nominal), as
-# pure functions of the label vectors, and their summary rows with intervals from a bootstrap
-# that resamples whole clusters (the samples a verdict belongs to), seeded.
+# The bootstrap resamples whole clusters: the verdicts of one sample move together.
 
 #' Agreement between two raters
 #'
@@ -108,7 +105,6 @@ kappa_of <- function(x, y) {
   (observed - expected) / (1 - expected)
 }
 
-# A matrix of labels, items in rows and raters in columns, as text.
 rating_matrix <- function(x, y, call = rlang::caller_env()) {
   if (is.null(y)) {
     if (!is.matrix(x) && !is.data.frame(x)) {

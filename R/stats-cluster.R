@@ -1,7 +1,4 @@
-# Standard errors of a mean when items share a context (clustered), after E. Miller, "Adding
-# Error Bars to Evals" (arXiv 2411.00640, 2024). mean_ci(cluster = ) and grouped_summary()
-# call clustered_mean_ci(); benchmark summaries resolve their `cluster =` argument with
-# resolve_cluster().
+# After E. Miller, "Adding Error Bars to Evals" (arXiv 2411.00640, 2024).
 
 #' Standard error of a mean, naive or clustered
 #'
@@ -129,7 +126,7 @@ resolve_cluster <- function(samples, cluster = "default", default = "id") {
 # computed exactly as without clusters).
 shared_cluster <- function(cluster) if (anyDuplicated(cluster)) cluster
 
-# Cluster labels as a factor in order of appearance, so split() keeps the scores' order.
+# so that split() keeps the scores' order
 in_order <- function(cluster) factor(cluster, levels = unique(cluster))
 
 check_scores <- function(x, call = rlang::caller_env()) {

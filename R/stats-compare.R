@@ -1,6 +1,5 @@
-# Paired comparison of two models on the same items (Miller 2024, section 4: inference on
-# question-level paired differences), with a paired bootstrap for headline metrics that are
-# not means.
+# Miller 2024, section 4 (question-level paired differences); a paired bootstrap for
+# headlines that are not means.
 
 #' Is one model really better than another on this benchmark?
 #'
@@ -65,20 +64,12 @@
 #'   `<benchmark>_task()`, a [futurex_score()] result or a log file (two runs that name different
 #'   benchmarks are an error); plain samples and data frames, which don't say, are compared
 #'   on the mean score unless you name the benchmark.
-#' @param cluster Clusters of items: `"default"` (a `cluster` column if there is one, else
-#'   the benchmark's default, as in its `<benchmark>_summary()`), a column name, or `NULL`
-#'   for none (each item its own cluster). Epochs are always averaged within an item first.
-#' @param statistic `NULL` for the benchmark's headline, or a function of a data frame of
-#'   items (one row per item: `id`, `score` and the other columns of the samples) returning
-#'   one number; a function always uses the bootstrap.
-#' @param level Confidence level.
-#' @param method `"auto"` (paired differences for means, bootstrap otherwise), `"paired"`
-#'   or `"bootstrap"`.
-#' @param times,seed Bootstrap draws and seed (the global random stream is untouched).
-#' @param reducer,k `NULL` (each item's mean over its epochs), or an epoch reducer of
-#'   [reduce_epochs()] and its `k`: each item's score is its epochs reduced, and `metric`
-#'   names the reducer (`"overall pass_at_2"`, as on the board). Benchmarks whose summary
-#'   takes no reducer are an error (for a folder: left out, with a message).
+#' @param options A [comparison_options()] object: the clusters, the statistic, the
+#'   interval level, the method, the bootstrap and the epoch reducer. Benchmarks whose
+#'   summary takes no reducer are an error under one (for a folder: left out, with a
+#'   message).
+#' @param ... Deprecated: the options by their names before 0.2.0 (`cluster`, `statistic`,
+#'   `level`, `method`, `times`, `seed`, `reducer`, `k`), taken with a warning.
 #' @returns A one-row tibble of class `model_comparison`: `benchmark`, `metric`, `x`, `y`
 #'   (each model's metric on the paired items), `difference` (`x - y`), `se`, `lower`,
 #'   `upper`, `p_value`, `se_unpaired`, `n` (paired items), `n_clusters`, `n_only_x`,
@@ -97,45 +88,40 @@
 #' fx <- futurex_dataset(version = "sample")
 #' run <- function(p) data.frame(id = fx$id, level = fx$level,
 #'                               score = as.double(seq_along(fx$id) %% p == 0))
-#' compare_models(run(2), run(3), benchmark = "futurex", times = 200)
+#' compare_models(run(2), run(3), benchmark = "futurex",
+#'                options = comparison_options(times = 200))
 #' # predictions scored without a model against another run
 #' preds <- fx
 #' preds$answer <- "\\boxed{Yes}"
 #' preds$has_answer <- TRUE
-#' compare_models(futurex_score(preds), run(2), times = 200)
+#' compare_models(futurex_score(preds), run(2), options = comparison_options(times = 200))
 #' # three epochs an item, compared on pass@2 (as leaderboard(reducer = "pass_at_k", k = 2))
 #' epochs <- function(p) data.frame(id = rep(1:8, each = 3), epoch = rep(1:3, 8),
 #'                                  score = as.double(seq_len(24) %% p == 0))
-#' compare_models(epochs(2), epochs(3), reducer = "pass_at_k", k = 2)
-compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
-                           statistic = NULL, level = 0.95,
-                           method = c("auto", "paired", "bootstrap"), times = 1000, seed = 1,
-                           reducer = NULL, k = NULL) {
-  method <- rlang::arg_match(method)
-  check_number(level)
-  check_count(times)
+#' compare_models(epochs(2), epochs(3),
+#'                options = comparison_options(reducer = "pass_at_k", k = 2))
+compare_models <- function(x, y = NULL, benchmark = NULL, options = comparison_options(),
+                           ...) {
+  check_options(options, "comparison_options")
+  o <- options_with_dots(options, list(...), "compare_models", old_comparison_names)
   check_string(benchmark, allow_null = TRUE)
-  spec <- epoch_reducer(reducer, k)
   if (is.null(y)) {
     if (!is_log_folders(x)) {
       abort_pb(c("Give two runs to compare, {.arg x} and {.arg y}.",
                  i = "Or a folder of logs as {.arg x} alone: every pair of its models."),
                "argument")
     }
-    return(compare_folder(x, benchmark = benchmark, cluster = cluster,
-                          statistic = statistic, level = level, method = method,
-                          times = times, seed = seed, reducer = spec))
+    return(compare_folder(x, benchmark, o))
   }
   benchmark <- benchmark %||% runs_benchmark(task_benchmark(x), task_benchmark(y))
-  if (!is.null(statistic) && !is.function(statistic)) {
-    abort_pb("{.arg statistic} must be a function of the items, or {.code NULL}.", "argument")
-  }
+  spec <- o$reducer
+  method <- o$method
   if (!is.null(spec) && !is.null(benchmark)) check_reducible(benchmark)
-  head <- headline_statistic(benchmark, statistic)
+  head <- headline_statistic(benchmark, o$statistic)
   head$metric <- if (is.null(spec)) head$metric else paste(head$metric, spec$label)
-  items_x <- comparison_items(x, cluster, benchmark, "x", spec = spec)
-  items_y <- comparison_items(y, cluster, benchmark, "y", spec = spec)
-  if (is.null(benchmark) && is.null(statistic)) hint_benchmark(items_x, items_y)
+  items_x <- comparison_items(x, o$cluster, benchmark, "x", spec = spec)
+  items_y <- comparison_items(y, o$cluster, benchmark, "y", spec = spec)
+  if (is.null(benchmark) && is.null(o$statistic)) hint_benchmark(items_x, items_y)
   pair <- pair_items(items_x, items_y)
   if (!nrow(pair$x)) abort_pb("The two runs have no item in common.", "argument")
   if (method == "auto") method <- if (head$is_mean) "paired" else "bootstrap"
@@ -145,9 +131,9 @@ compare_models <- function(x, y = NULL, benchmark = NULL, cluster = "default",
   }
   cl <- pair$x$cluster
   est <- if (method == "paired") {
-    paired_difference(pair$x$score, pair$y$score, cl, level)
+    paired_difference(pair$x$score, pair$y$score, cl, o$level)
   } else {
-    paired_bootstrap(pair$x, pair$y, head$fn, cl, level, times, seed)
+    paired_bootstrap(pair$x, pair$y, head$fn, cl, o)
   }
   out <- tibble::tibble(
     benchmark = benchmark %||% NA_character_, metric = head$metric,
@@ -186,20 +172,7 @@ print.model_comparison <- function(x, ...) {
   invisible(x)
 }
 
-# The benchmark a run says it comes from: a ResultsTask's, futurex_score()'s (a predictions
-# file scored without a model), or the one a log file records; NULL for plain samples.
-task_benchmark <- function(x) {
-  if (inherits(x, "ResultsTask")) return(x$benchmark)
-  if (is_scores_object(x)) return(x$benchmark %||% attr(x, "benchmark"))
-  if (rlang::is_string(x) && file.exists(x) && !dir.exists(x)) {
-    meta <- tryCatch(read_log_header(x)$eval$metadata, error = function(e) NULL)
-    if (rlang::is_string(meta$benchmark)) return(meta$benchmark)
-  }
-  NULL
-}
-
-# Plain samples don't say their benchmark, so they are compared on the mean score; when
-# their columns are those of a benchmark whose headline is not a mean, say which to name.
+# Plain samples are compared on the mean: name a benchmark whose columns they have.
 hint_benchmark <- function(items_x, items_y) {
   common <- intersect(names(items_x), names(items_y))
   present <- Filter(function(e) !is.null(e$statistic) && length(e$statistic_columns) &&
@@ -214,7 +187,6 @@ hint_benchmark <- function(items_x, items_y) {
   )
 }
 
-# Two runs of different benchmarks have no headline in common.
 runs_benchmark <- function(bx, by, call = rlang::caller_env()) {
   if (!is.null(bx) && !is.null(by) && !identical(bx, by)) {
     abort_pb("{.arg x} is a {.val {bx}} run and {.arg y} a {.val {by}} run: compare runs of one benchmark.",
@@ -223,9 +195,6 @@ runs_benchmark <- function(bx, by, call = rlang::caller_env()) {
   bx %||% by
 }
 
-# The headline as a function of an items table, and whether it is a plain mean of `score`:
-# the benchmark's registered `statistic`, named by its `statistic_metric` (by default its
-# first headline key).
 headline_statistic <- function(benchmark, statistic = NULL) {
   if (!is.null(statistic)) {
     return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
@@ -250,98 +219,6 @@ check_item_columns <- function(items, columns, benchmark) {
   }
 }
 
-# One row per item with a score: `id`, `score` (the mean over epochs, or its epochs reduced
-# by `spec`, an epoch reducer), `cluster` and the first value of every other one-value
-# column. Unscored samples (NA) are dropped; an item a reducer gives no score (fewer scored
-# epochs than its `k`) too.
-comparison_items <- function(x, cluster, benchmark, arg, spec = NULL,
-                             call = rlang::caller_env()) {
-  if (inherits(x, "Task")) x <- x$get_samples()
-  if (is_scores_object(x)) x <- x$items
-  # any file of a run whose log is in several reads the whole run (R/results-log-parts.R)
-  if (rlang::is_string(x)) x <- log_run_samples(x)
-  if (!is.data.frame(x) || !all(c("id", "score") %in% names(x))) {
-    abort_pb("{.arg {arg}} must be an evaluated task, its samples or log file, or a data
-              frame with {.field id} and {.field score}.", "argument", call = call)
-  }
-  score <- as_score(x$score)
-  id <- as.character(x$id)
-  if (identical(cluster, "default") && "cluster" %in% names(x)) cluster <- "cluster"
-  labels <- resolve_cluster(x, cluster, default = benchmark_cluster(benchmark, x))
-  labels <- if (is.null(labels)) id else as.character(labels)
-  keep <- !is.na(score)
-  first <- !duplicated(id[keep])
-  rows <- which(keep)[first]
-  items <- tibble::tibble(id = id[rows], cluster = labels[rows],
-                          asked_input = item_text(x, "input", rows),
-                          asked_target = item_text(x, "target", rows))
-  # a log keeps the prompt as sent (probsem's holds its context too), a task's samples
-  # the table's input: inputs are compared only between runs read alike
-  attr(items, "read_from") <- if (is.null(attr(x, "log"))) "samples" else "log"
-  if (is.null(spec)) {
-    means <- tapply(score[keep], id[keep], mean)
-    items$score <- as.double(means[items$id])
-  } else {
-    # in order of first appearance, as `rows`
-    items$score <- reduce_scores(score[keep], id[keep], spec)
-  }
-  for (column in intersect(statistic_columns(), names(x))) items[[column]] <- x[[column]][rows]
-  items[!is.na(items$score), ]
-}
-
-# A benchmark's scores computed without a model (as futurex_score()'s): a list with the
-# per-item `items` and the `benchmark` it scored.
-is_scores_object <- function(x) {
-  is.list(x) && !is.data.frame(x) && is.data.frame(x$items) &&
-    rlang::is_string(x$benchmark %||% attr(x, "benchmark"))
-}
-
-# What an item asks, as text: its `column` ("input" or "target"), NA for runs without it
-# (such as plain data frames of `id` and `score`). An id pairs two items only where these
-# agree.
-item_text <- function(x, column, rows) {
-  if (!column %in% names(x)) return(rep(NA_character_, length(rows)))
-  values <- x[[column]][rows]
-  if (is.list(values)) {
-    values <- vapply(values, function(v) paste(format(unlist(v)), collapse = "\r"), "")
-  }
-  as.character(values)
-}
-
-pair_items <- function(items_x, items_y) {
-  common <- intersect(items_x$id, items_y$id)
-  differs <- function(column) {
-    a <- items_x[[column]][match(common, items_x$id)]
-    b <- items_y[[column]][match(common, items_y$id)]
-    !is.na(a) & !is.na(b) & a != b
-  }
-  # two versions of a table can reuse an id for another question: those items don't pair
-  changed <- differs("asked_target")
-  if (identical(attr(items_x, "read_from"), attr(items_y, "read_from"))) {
-    changed <- changed | differs("asked_input")
-  }
-  changed <- common[changed]
-  common <- setdiff(common, changed)
-  only_x <- setdiff(items_x$id, c(common, changed))
-  only_y <- setdiff(items_y$id, c(common, changed))
-  if (length(only_x) || length(only_y) || length(changed)) {
-    cli::cli_inform(
-      c("Items that don't pair are left out:",
-        "*" = if (length(only_x) || length(only_y))
-          "{length(only_x)} only in {.arg x}, {length(only_y)} only in {.arg y}.",
-        "*" = if (length(changed))
-          "{length(changed)} of {length(common) + length(changed)} shared id{?s} ask{?s/}
-           another question in each run (input or target differ: two versions of the
-           table?), such as {.val {changed[[1]]}}."),
-      class = "predictivebench_message_unpaired"
-    )
-  }
-  list(x = items_x[match(common, items_x$id), ], y = items_y[match(common, items_y$id), ],
-       only_x = only_x, only_y = only_y, changed = changed)
-}
-
-# Mean of paired differences with its (clustered) standard error, and an interval and
-# p-value that stay inside [-1, 1], where a difference of two scores in [0, 1] lies.
 paired_difference <- function(x, y, cluster, level) {
   d <- x - y
   shared <- anyDuplicated(cluster) > 0
@@ -349,13 +226,10 @@ paired_difference <- function(x, y, cluster, level) {
   bounded_test(mean(d), se, length(unique(cluster)), level)
 }
 
-# The score (Wilson) interval and test of a mean `estimate` in [-1, 1] with standard error
-# `se`, read as a proportion u = (estimate + 1) / 2 whose effective sample size is
-# u (1 - u) / se_u^2 (the number of items its spread is worth, as Korn and Graubard's for a
-# clustered proportion): close to estimate +/- z * se away from the ends, and never past
-# them, where the normal interval reached 1.29. Differences all equal (se 0) get
-# constant_bounds() over the `n` items or clusters. The p-value is the test the interval
-# inverts, so p < 1 - level exactly when the interval leaves out 0.
+# A difference in [-1, 1] read as a proportion u = (estimate + 1) / 2 whose effective
+# sample size is u (1 - u) / se_u^2 (Korn and Graubard's, for a clustered proportion): the
+# Wilson interval never passes the ends, where the normal one reached 1.29. The p-value
+# inverts the interval, so p < 1 - level exactly when it leaves out 0.
 bounded_test <- function(estimate, se, n, level) {
   z <- stats::qnorm(1 - (1 - level) / 2)
   out <- list(difference = estimate, se = se, lower = NA_real_, upper = NA_real_,
@@ -382,22 +256,20 @@ bounded_test <- function(estimate, se, n, level) {
   out
 }
 
-# Draws clusters (items when each is its own) with replacement; both models get the same
-# draw. Drawn copies of an item keep their own rows (a statistic sees each copy).
-paired_bootstrap <- function(x, y, fn, cluster, level, times, seed) {
+# Both models get the same draw; a drawn copy keeps its own rows (a statistic sees each).
+paired_bootstrap <- function(x, y, fn, cluster, options) {
   members <- split(seq_len(nrow(x)), in_order(cluster))
   g <- length(members)
   estimate <- fn(x) - fn(y)
-  draws <- with_seed(seed, vapply(seq_len(times), function(b) {
+  draws <- with_seed(options$seed, vapply(seq_len(options$times), function(b) {
     rows <- unlist(members[sample.int(g, g, TRUE)], use.names = FALSE)
     fn(x[rows, ]) - fn(y[rows, ])
   }, 1))
-  alpha <- (1 - level) / 2
+  alpha <- (1 - options$level) / 2
   bounds <- unname(stats::quantile(draws, c(alpha, 1 - alpha), na.rm = TRUE))
   p <- min(1, 2 * min(mean(draws <= 0, na.rm = TRUE), mean(draws >= 0, na.rm = TRUE)))
   spread <- stats::sd(draws, na.rm = TRUE)
   if (isTRUE(spread == 0)) {
-    # every draw gives one difference (each model all right or all wrong on every draw):
     # a point would claim a certainty the items can't give
     cli::cli_inform(
       c("The paired bootstrap can't vary: every draw gives the difference {signif(estimate, 3)}.",
@@ -411,26 +283,22 @@ paired_bootstrap <- function(x, y, fn, cluster, level, times, seed) {
        p_value = p)
 }
 
-# The standard error of the difference if the two runs were independent samples: for
-# means sqrt(se_x^2 + se_y^2) (clustered where clusters are), else NA.
+# As if the runs were independent samples, for contrast.
 unpaired_se <- function(pair, head, method, cluster) {
   if (method != "paired") return(NA_real_)
   clustered <- if (anyDuplicated(cluster)) cluster
   sqrt(clustered_se(pair$x$score, clustered)^2 + clustered_se(pair$y$score, clustered)^2)
 }
 
-# A folder of logs (or several folders and log files), as leaderboard() takes them.
 is_log_folders <- function(x) {
   is.character(x) && length(x) > 0 && !anyNA(x) && any(dir.exists(x)) &&
     all(dir.exists(x) | file.exists(x))
 }
 
-# Every pair of models of each benchmark in a folder of logs, each on its latest completed
-# run (see compare_models()).
-compare_folder <- function(paths, benchmark = NULL, ..., reducer = NULL) {
+compare_folder <- function(paths, benchmark, options) {
   runs <- folder_runs(paths)
   if (!is.null(benchmark)) runs <- runs[runs$benchmark == benchmark, ]
-  runs <- reducible_runs(runs, reducer)
+  runs <- reducible_runs(runs, options$reducer)
   rows <- list()
   for (bench in sort(unique(runs$benchmark))) {
     of <- runs[runs$benchmark == bench, ]
@@ -439,7 +307,7 @@ compare_folder <- function(paths, benchmark = NULL, ..., reducer = NULL) {
     for (k in seq_len(ncol(pairs))) {
       a <- of[pairs[1, k], ]
       b <- of[pairs[2, k], ]
-      row <- compare_models(a$source, b$source, benchmark = bench, ..., reducer = reducer)
+      row <- compare_models(a$source, b$source, benchmark = bench, options = options)
       row <- tibble::add_column(tibble::as_tibble(unclass(row)), model_x = a$model,
                                 model_y = b$model, .after = "benchmark")
       row$log_x <- a$source
@@ -457,8 +325,7 @@ compare_folder <- function(paths, benchmark = NULL, ..., reducer = NULL) {
   out
 }
 
-# Under an epoch reducer, the runs of benchmarks whose summary takes none are left out of a
-# folder's comparisons, with a message naming them (as the board skips their logs).
+# As the board skips their logs.
 reducible_runs <- function(runs, reducer) {
   if (is.null(reducer) || !nrow(runs)) return(runs)
   ok <- vapply(runs$benchmark, function(bench) {
@@ -474,9 +341,7 @@ reducible_runs <- function(runs, reducer) {
   runs[ok, ]
 }
 
-# The latest completed run of each benchmark and model in a folder: `benchmark`, `model`,
-# `created`, `source` (the log; a run's first file when its log is in several). Logs that can't be read or placed are skipped with one
-# warning; benchmarks whose groups are models (an arena's ratings) are left out.
+# Arena logs are left out: their models are compared inside one run.
 folder_runs <- function(paths) {
   skipped <- character()
   rows <- lapply(log_files(paths, attempts = FALSE), function(path) {
@@ -506,7 +371,7 @@ folder_runs <- function(paths) {
   runs <- runs[!duplicated(runs$source), ]
   runs <- runs[order(runs$created, decreasing = TRUE, method = "radix"), ]
   runs <- runs[!duplicated(paste(runs$benchmark, runs$model, runs$judge, sep = "\r")), ]
-  # a model with runs of several judges (a run and its rescore()) is named with its judge
+  # a run and its rescore() are two models
   judged <- paste(runs$benchmark, runs$model, sep = "\r")
   several <- judged %in% judged[duplicated(judged)]
   runs$model[several] <- paste0(runs$model[several], " [judge ", runs$judge[several], "]")

@@ -1,8 +1,5 @@
-# Epoch reducers: one value per sample from its epochs, so that a summary's interval is over
-# samples (the unit that was drawn), not over samples x epochs. Summaries that take
-# `reducer =` (FutureX, DSBench, grouped_summary()) call reduce_scores() or reduce_epochs();
-# the default (`reducer = NULL`) never reaches this file, so it gives exactly the numbers it
-# gave before reducers existed.
+# One value per sample, so that an interval is over samples (the unit drawn), not samples x
+# epochs. `reducer = NULL` never reaches this file: the numbers without one stay as they were.
 
 #' Reduce each sample's epochs to one score
 #'
@@ -76,7 +73,6 @@ reduce_epochs <- function(samples, reducer = reducers, k = NULL, threshold = 1) 
   reduce_epoch_rows(samples, spec)
 }
 
-# reduce_epochs() with a checked spec (from epoch_reducer()).
 reduce_epoch_rows <- function(samples, spec) {
   id <- as.character(samples$id)
   first <- !duplicated(id)
@@ -88,7 +84,6 @@ reduce_epoch_rows <- function(samples, spec) {
   out
 }
 
-# One reduced score per id (in order of first appearance) from scores `x`, one per epoch.
 reduce_scores <- function(x, id, reducer = reducers, k = NULL, threshold = 1) {
   spec <- if (inherits(reducer, "predictivebench_reducer")) reducer else
     epoch_reducer(reducer, k, threshold)
@@ -110,7 +105,6 @@ reduce_scores <- function(x, id, reducer = reducers, k = NULL, threshold = 1) {
   }, 1))
 }
 
-# The function reducing one sample's scored epochs `s` to one number.
 epoch_reducer_function <- function(spec) {
   correct <- function(s) sum(s >= spec$threshold)
   switch(spec$reducer,
@@ -164,5 +158,4 @@ reduced_metric <- function(metric, spec) {
   if (is.null(spec)) metric else paste0(metric, "_", spec$label)
 }
 
-# Scores of epochs as doubles (logical is 0/1, vitals' "C"/"I" factor is 1/0).
 as_epoch_scores <- function(score) as_score(score)

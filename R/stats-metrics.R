@@ -64,12 +64,7 @@ mean_ci <- function(x, level = 0.95, method = c("normal", "bootstrap"), times = 
                  n_missing = n_missing)
 }
 
-# ---- Summary rows --------------------------------------------------------------------------
-#
-# Every <bench>_summary() returns rows of one shape: `group`, `metric`, `estimate`, `lower`,
-# `upper`, `n`, then the benchmark's own columns, with estimates and bounds on the 0-1 scale
-# of the scores (never percent). summary_rows() builds them from mean_ci() rows;
-# grouped_summary() gives an "overall" row and one per group.
+# ---- Summary rows: one shape for every <bench>_summary(), on the 0-1 scale (never percent)
 
 summary_rows <- function(group, metric, ci, ...) {
   tibble::tibble(group = as.character(group), metric = metric, estimate = ci$mean,

@@ -35,17 +35,15 @@
 #' @param n Numbers of items (a vector gives one row each): returns the detectable difference.
 #' @param difference Differences to detect (on the 0-1 scale of scores): returns the items
 #'   needed. Give `n` or `difference`, not both.
-#' @param power Probability of detecting the difference.
-#' @param level Confidence level of the test (0.95: a two-sided test at 5%).
-#' @param sd_diff Standard deviation of the paired item differences, instead of a pilot.
-#' @param var_x,var_y,correlation The two models' item-score variances and the correlation
-#'   of their scores, instead of a pilot or `sd_diff`.
-#' @param design_effect The design effect `D`; `NULL` estimates it from the pilot's clusters
-#'   (1 without clusters or pilot).
-#' @param cluster,benchmark Clusters of the pilot's items, as in [compare_models()].
-#' @param reducer,k `NULL` (each item's mean over its epochs), or an epoch reducer of
-#'   [reduce_epochs()] and its `k`, as in [compare_models()]: the power of a comparison of
-#'   reduced scores (pass@k, ...), from the pilot's items reduced the same way.
+#' @param benchmark The pilot's benchmark, as in [compare_models()] (its default cluster).
+#' @param options A [power_options()] object: the power, the variance when there is no pilot
+#'   (`sd_diff`, or `var_x`, `var_y` and `correlation`), the design effect, and in
+#'   `comparison` the test's level and how the pilot's items are read (`cluster`, and an
+#'   epoch `reducer` of [reduce_epochs()] with its `k`: the power of a comparison of reduced
+#'   scores, pass@k, ...).
+#' @param ... Deprecated: the options by their names before 0.2.0 (`power`, `level`,
+#'   `sd_diff`, `var_x`, `var_y`, `correlation`, `design_effect`, `cluster`, `reducer`, `k`),
+#'   taken with a warning.
 #' @returns A tibble with one row per `n` or `difference`: `n` (items; needed items are
 #'   rounded up), `difference` (detectable or asked), `power`, `level`, `sd_diff`,
 #'   `design_effect` and `source` (where the variance came from).
@@ -53,41 +51,37 @@
 #' @export
 #' @examples
 #' # stated inputs: sd of differences 0.5, 400 items, 80% power at 5%
-#' power_analysis(n = 400, sd_diff = 0.5)
+#' power_analysis(n = 400, options = power_options(sd_diff = 0.5))
 #' # items needed to detect 3 points
-#' power_analysis(difference = 0.03, sd_diff = 0.5)
+#' power_analysis(difference = 0.03, options = power_options(sd_diff = 0.5))
 #' # from variances: two models near 70% accuracy whose item scores correlate at 0.5
-#' power_analysis(difference = 0.03, var_x = 0.21, var_y = 0.21, correlation = 0.5)
+#' power_analysis(difference = 0.03,
+#'                options = power_options(var_x = 0.21, var_y = 0.21, correlation = 0.5))
 #' # from a pilot of two models
 #' set.seed(1)
 #' hard <- rnorm(60)
 #' a <- data.frame(id = 1:60, score = as.double(hard + rnorm(60, 0, 0.7) > 0))
 #' b <- data.frame(id = 1:60, score = as.double(hard + rnorm(60, 0, 0.7) > 0.2))
 #' power_analysis(a, b, n = c(100, 500, 1000))
-power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL, power = 0.8,
-                           level = 0.95, sd_diff = NULL, var_x = NULL, var_y = NULL,
-                           correlation = 0, design_effect = NULL, cluster = "default",
-                           benchmark = NULL, reducer = NULL, k = NULL) {
-  spec <- epoch_reducer(reducer, k)
+power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL,
+                           benchmark = NULL, options = power_options(), ...) {
+  check_options(options, "power_options")
+  check_string(benchmark, allow_null = TRUE)
+  o <- options_with_dots(options, list(...), "power_analysis", old_power_names)
   if (is.null(n) == is.null(difference)) {
     abort_pb("Give exactly one of {.arg n} and {.arg difference}.", "argument")
   }
-  check_probability(power, "power")
-  check_probability(level, "level")
   if (!is.null(n) && (!is.numeric(n) || any(is.na(n) | n < 1))) {
-    abort_pb("{.arg n} must be positive numbers of items.", "argument")
+    abort_pb("{.arg n} must be positive numbers of items.", "argument", field = "n")
   }
   if (!is.null(difference) && (!is.numeric(difference) || any(is.na(difference) |
                                                                difference <= 0))) {
-    abort_pb("{.arg difference} must be positive numbers.", "argument")
+    abort_pb("{.arg difference} must be positive numbers.", "argument", field = "difference")
   }
-  if (!is.null(var_x) || !is.null(var_y)) {
-    sd_diff <- variance_sd_diff(var_x, var_y, correlation)
-  }
-  variance <- pilot_variance(x, y, sd_diff, cluster, benchmark, spec)
-  deff <- design_effect %||% variance$design_effect
-  check_number(deff)
-  if (deff <= 0) abort_pb("{.arg design_effect} must be positive.", "argument")
+  variance <- pilot_variance(x, y, benchmark, o)
+  deff <- o$design_effect %||% variance$design_effect
+  level <- o$comparison$level
+  power <- o$power
   z <- stats::qnorm(1 - (1 - level) / 2) + stats::qnorm(power)
   spread <- deff * variance$sd_diff^2
   if (!is.null(n)) {
@@ -100,17 +94,16 @@ power_analysis <- function(x = NULL, y = NULL, n = NULL, difference = NULL, powe
 }
 
 # The standard deviation of paired differences and the design effect, from what was given.
-pilot_variance <- function(x, y, sd_diff, cluster, benchmark, spec = NULL,
-                           call = rlang::caller_env()) {
-  if (!is.null(sd_diff)) {
-    check_number(sd_diff, call = call)
-    if (sd_diff < 0) abort_pb("{.arg sd_diff} must be >= 0.", "argument", call = call)
-    return(list(sd_diff = sd_diff, design_effect = 1, source = "sd_diff"))
+pilot_variance <- function(x, y, benchmark, options, call = rlang::caller_env()) {
+  if (!is.null(options$sd_diff)) {
+    return(list(sd_diff = options$sd_diff, design_effect = 1, source = "sd_diff"))
   }
   if (is.null(x)) {
     abort_pb("Give a pilot run {.arg x} (and {.arg y}) or {.arg sd_diff}.", "argument",
              call = call)
   }
+  cluster <- options$comparison$cluster
+  spec <- options$comparison$reducer
   benchmark <- benchmark %||% task_benchmark(x)
   if (!is.null(spec) && !is.null(benchmark)) check_reducible(benchmark, call = call)
   items_x <- comparison_items(x, cluster, benchmark, "x", spec = spec, call = call)
@@ -132,25 +125,4 @@ pilot_variance <- function(x, y, sd_diff, cluster, benchmark, spec = NULL,
   naive <- clustered_se(d)
   deff <- if (anyDuplicated(cl) && naive > 0) (clustered_se(d, cl) / naive)^2 else 1
   list(sd_diff = scale * stats::sd(d), design_effect = deff, source = source)
-}
-
-# sqrt(Var(x) + Var(y) - 2 Cov(x, y)) from the variances and the correlation.
-variance_sd_diff <- function(var_x, var_y, correlation, call = rlang::caller_env()) {
-  if (is.null(var_x) || is.null(var_y)) {
-    abort_pb("Give both {.arg var_x} and {.arg var_y}.", "argument", call = call)
-  }
-  check_number(var_x, call = call)
-  check_number(var_y, call = call)
-  check_number(correlation, call = call)
-  if (var_x < 0 || var_y < 0 || abs(correlation) > 1) {
-    abort_pb("Variances must be >= 0 and {.arg correlation} in [-1, 1].", "argument",
-             call = call)
-  }
-  sqrt(max(0, var_x + var_y - 2 * correlation * sqrt(var_x * var_y)))
-}
-
-check_probability <- function(p, arg, call = rlang::caller_env()) {
-  if (!is.numeric(p) || length(p) != 1 || is.na(p) || p <= 0 || p >= 1) {
-    abort_pb("{.arg {arg}} must be a number between 0 and 1.", "argument", call = call)
-  }
 }

@@ -203,14 +203,15 @@ test_that("a seventh benchmark registered in a test runs dataset, task, eval, su
   expect_equal(sort(from_logs$estimate), sort(board$estimate))
 
   # compare_models(): the registered statistic (worst topic) and cluster (topic)
-  cmp <- suppressMessages(compare_models(oracle, partial, times = 200))
+  cmp <- suppressMessages(compare_models(oracle, partial,
+                                         options = comparison_options(times = 200)))
   expect_equal(cmp$benchmark, "toyqa")
   expect_equal(cmp$metric, "worst")
   expect_equal(c(cmp$x, cmp$y, cmp$difference), c(1, 0, 1))
   expect_equal(cmp$n_clusters, 3)
   # plain samples with the statistic's columns: compared on the mean, with a hint naming it
   plain <- function(t) t$get_samples()[c("id", "score", "topic")]
-  msg <- expect_message(compare_models(plain(oracle), plain(partial), times = 50),
+  msg <- expect_message(compare_models(plain(oracle), plain(partial)),
                         class = "predictivebench_message_benchmark")
   expect_match(conditionMessage(msg), "benchmark = \"toyqa\"", fixed = TRUE)
 

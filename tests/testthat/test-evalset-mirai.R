@@ -402,7 +402,7 @@ test_that("the vignette's toy, with library(predictivebench) only, runs by name 
     # the workers' logs read as the toy's: its board rows and its registered statistic
     board <- suppressMessages(leaderboard(file.path(work, "set")))
     cmp <- suppressMessages(compare_models(there$log_path[[1]], there$log_path[[2]],
-                                           times = 50))
+                                           options = comparison_options(times = 50)))
     list(here = as.data.frame(here), there = as.data.frame(there), workers = workers,
          board = as.data.frame(board), cmp = as.data.frame(cmp),
          me = Sys.getpid(), versions = as.data.frame(benchmark_versions("toy")))

@@ -1,15 +1,6 @@
-# judge_audit()'s shared layer: what it reads (tasks, logs, folders), reference labels and
-# another judge, the judge's label, and the plot. The benchmarks' own audits are tested in
+# judge_audit()'s shared layer: what it reads (tasks, logs, folders), reference labels,
+# another judge and the judge's label. The benchmarks' own audits are tested in
 # test-arena-audit.R and test-dsbench-audit.R.
-
-futurex_judged <- function(reply, name, dir) {
-  tsk <- futurex_task(futurex_dataset(version = "sample"), judge = baseline_chat(reply, name),
-                      dir = dir)
-  tsk$eval(solver_chat = baseline_chat("\\boxed{3}", "three"), view = FALSE)
-  tsk
-}
-
-verdicts_of <- function(x) judged_verdicts(judged_runs(x)[[1]])$verdict
 
 test_that("another judge of the same items is compared verdict by verdict", {
   dir <- withr::local_tempdir()
@@ -103,23 +94,6 @@ test_that("judge labels come from the scorer's chat, its name in the log, or the
   header$stats$model_usage <- list(`openai/solver` = 1)
   expect_true(is.na(audited_judge_label(data.frame(scorer = "futurex_score"), header)))
   expect_error(judge_audit(42), class = "predictivebench_error_argument")
-})
-
-test_that("an audit prints what its interval is and plots with titles that fit", {
-  skip_if_not_installed("ggplot2")
-  tsk <- futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 3", "agrees",
-                        withr::local_tempdir())
-  audit <- judge_audit(tsk, reference = verdicts_of(tsk), times = 50)
-  expect_output(print(audit), "Judge audit")
-  plot <- ggplot2::autoplot(audit)
-  expect_s3_class(plot, "ggplot")
-  expect_equal(plot$labels$title, "Judge audit")
-  lines <- c(strsplit(plot$labels$subtitle, "\n")[[1]], strsplit(plot$labels$x, "\n")[[1]])
-  expect_true(all(nchar(lines) <= note_chars()))
-  expect_equal(audit_metric_title(c("cohen_kappa", "other")), c("Cohen's kappa", "other"))
-  built <- ggplot2::ggplot_build(plot)
-  # one panel per judge and comparison: against the plain parse and the reference
-  expect_equal(length(built$layout$layout$PANEL), 2)
 })
 
 # A DSBench panel of three judges: "yes-a" and "yes-c" say "True" to every answer, "no-b"

@@ -28,30 +28,15 @@ test_that("clustered paired differences, worked by hand", {
   # se = sqrt(4 / 3 * 1) / 8
   expect_equal(out$se, sqrt(4 / 3) / 8)
   expect_equal(out$n_clusters, 4L)
-  naive <- compare_models(x, y, cluster = NULL)
+  naive <- compare_models(x, y, options = comparison_options(cluster = NULL))
   expect_equal(naive$n_clusters, 8L)
   expect_equal(naive$se, stats::sd(c(0, 1, 0, 0, 1, 0, 0, 0)) / sqrt(8))
-})
-
-test_that("epochs are averaged within an item, and one-sided items are left out", {
-  x <- data.frame(id = c(1, 1, 2, 3, 4), score = c(1, 0, 1, 1, 1))
-  y <- data.frame(id = c(1, 2, 3, 5), score = c(0, 1, 0, 1))
-  expect_message(out <- compare_models(x, y), class = "predictivebench_message_unpaired")
-  # item 1: x = 0.5 (two epochs), y = 0; d = 0.5, 0, 1
-  expect_equal(out$difference, 0.5)
-  expect_equal(out$n, 3L)
-  expect_equal(c(out$n_only_x, out$n_only_y), c(1L, 1L))
-  expect_equal(attr(out, "unpaired"), list(x = "4", y = "5", changed = character()))
-  # a missing score counts as not answered
-  y$score[[2]] <- NA
-  out <- suppressMessages(compare_models(x, y))
-  expect_equal(out$n_only_x, 2L)
 })
 
 test_that("FutureX and ProcessBench headlines use a paired bootstrap", {
   x <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 1, 1, 1, 0, 0, 1, 1))
   y <- data.frame(id = 1:8, level = rep(1:4, 2), score = c(1, 0, 0, 1, 0, 0, 0, 1))
-  out <- compare_models(x, y, benchmark = "futurex", times = 300)
+  out <- compare_models(x, y, benchmark = "futurex", options = comparison_options(times = 300))
   # level means x: 0.5, 0.5, 1, 1 -> 0.05 + 0.1 + 0.3 + 0.4 = 0.85;
   # y: 0.5, 0, 0, 1 -> 0.05 + 0.4 = 0.45
   expect_equal(c(out$x, out$y, out$difference), c(0.85, 0.45, 0.4))
@@ -59,10 +44,12 @@ test_that("FutureX and ProcessBench headlines use a paired bootstrap", {
   expect_true(out$lower <= 0.4 && out$upper >= 0.4 && out$se > 0)
   pb_x <- data.frame(id = 1:6, label = c(2, 3, 1, -1, -1, -1), score = c(1, 1, 0, 1, 1, 0))
   pb_y <- data.frame(id = 1:6, label = c(2, 3, 1, -1, -1, -1), score = c(1, 0, 0, 1, 1, 1))
-  out <- compare_models(pb_x, pb_y, benchmark = "processbench", times = 300)
+  out <- compare_models(pb_x, pb_y, benchmark = "processbench",
+                        options = comparison_options(times = 300))
   # x: error_acc 2/3, correct_acc 2/3, F1 2/3; y: 1/3 and 1, F1 = 2 * 1/3 / (4/3) = 0.5
   expect_equal(out$difference, 2 / 3 - 0.5)
-  expect_error(compare_models(pb_x, pb_y, benchmark = "processbench", method = "paired"),
+  expect_error(compare_models(pb_x, pb_y, benchmark = "processbench",
+                              options = comparison_options(method = "paired")),
                class = "predictivebench_error_argument")
   expect_error(compare_models(x[-2], y[-2], benchmark = "futurex"),
                class = "predictivebench_error_argument")
@@ -74,7 +61,7 @@ test_that("a paired bootstrap of the mean agrees with the paired formula", {
   x <- data.frame(id = 1:200, score = as.double(skill + stats::rnorm(200, 0, 0.5) > 0))
   y <- data.frame(id = 1:200, score = as.double(skill + stats::rnorm(200, 0, 0.5) > 0.3))
   formula <- compare_models(x, y)
-  boot <- compare_models(x, y, method = "bootstrap", times = 2000)
+  boot <- compare_models(x, y, options = comparison_options(method = "bootstrap", times = 2000))
   expect_equal(boot$difference, formula$difference)
   expect_equal(boot$se, formula$se, tolerance = 0.1)
 })
@@ -87,7 +74,7 @@ test_that("compare_models() reads evaluated tasks", {
   }
   a <- run("\\boxed{A}")
   b <- run("\\boxed{B}")
-  out <- compare_models(a, b, times = 100)
+  out <- compare_models(a, b, options = comparison_options(times = 100))
   expect_equal(out$benchmark, "futurex")
   expect_equal(out$difference, futurex_summary(a)$estimate[[1]] - futurex_summary(b)$estimate[[1]])
 })
@@ -122,7 +109,7 @@ test_that("DeltaBench's headline is the macro F1 over solutions with an error", 
                       error_sections = list(2L, c(1L, 3L), integer(), 4L))
   y <- x
   y$score <- c(0.5, 0.5, 0, 0)
-  out <- compare_models(x, y, benchmark = "deltabench", times = 100)
+  out <- compare_models(x, y, benchmark = "deltabench", options = comparison_options(times = 100))
   # x: mean(1, 0.5, 0) = 0.5; y: mean(0.5, 0.5, 0) = 1/3 (item 3 has no error)
   expect_equal(c(out$x, out$y), c(0.5, 1 / 3))
   expect_equal(out$metric, "overall f1_macro")
@@ -135,7 +122,7 @@ test_that("futurex_score() results are compared on FutureX's level-weighted over
   items <- scored$items
   other <- data.frame(id = items$id, level = items$level,
                       score = as.double(seq_len(nrow(items)) %% 2 == 0))
-  out <- compare_models(scored, other, times = 200)
+  out <- compare_models(scored, other, options = comparison_options(times = 200))
   expect_equal(out$benchmark, "futurex")
   expect_equal(out$metric, "overall")
   # the x side is futurex_summary()'s overall on the same (scored) items
@@ -147,8 +134,10 @@ test_that("futurex_score() results are compared on FutureX's level-weighted over
   expect_equal(out$x, weighted)
   expect_false(isTRUE(all.equal(out$x, plain)))
   # a scored file on either side, and two scored files
-  expect_equal(compare_models(other, scored, times = 50)$benchmark, "futurex")
-  expect_equal(compare_models(scored, scored, times = 50)$difference, 0)
+  expect_equal(compare_models(other, scored,
+                              options = comparison_options(times = 50))$benchmark, "futurex")
+  expect_equal(compare_models(scored, scored,
+                              options = comparison_options(times = 50))$difference, 0)
 })
 
 test_that("a log file names its benchmark; runs of two benchmarks are refused", {
@@ -156,7 +145,7 @@ test_that("a log file names its benchmark; runs of two benchmarks are refused", 
                       dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE)
   expect_equal(task_benchmark(tsk$log_path), "futurex")
-  out <- compare_models(tsk$log_path, tsk, times = 50)
+  out <- compare_models(tsk$log_path, tsk, options = comparison_options(times = 50))
   expect_equal(out$metric, "overall")
   expect_error(runs_benchmark("futurex", "probsem"), class = "predictivebench_error_argument")
   expect_equal(runs_benchmark(NULL, "probsem"), "probsem")
@@ -169,7 +158,8 @@ test_that("plain samples with a FutureX level column are compared on the mean, w
   msg <- expect_message(out <- compare_models(x, y), class = "predictivebench_message_benchmark")
   expect_match(conditionMessage(msg), "benchmark = \"futurex\"", fixed = TRUE)
   expect_equal(out$metric, "mean score")
-  expect_no_message(compare_models(x, y, benchmark = "futurex", times = 50),
+  expect_no_message(compare_models(x, y, benchmark = "futurex",
+                                   options = comparison_options(times = 50)),
                     class = "predictivebench_message_benchmark")
   expect_no_message(compare_models(x[c("id", "score")], y[c("id", "score")]),
                     class = "predictivebench_message_benchmark")
@@ -181,7 +171,7 @@ test_that("compare_models(<folder>) compares every two models of each benchmark,
                 no = baseline_chat("\\boxed{No}", name = "no"),
                 guess = baseline_chat(choices = c("Yes", "No"), template = "\\boxed{%s}"))
   set <- suppressMessages(eval_set("futurex@sample", chats, log_dir = logs))
-  out <- suppressMessages(compare_models(logs, times = 50))
+  out <- suppressMessages(compare_models(logs, options = comparison_options(times = 50)))
   expect_s3_class(out, "model_comparison")
   expect_equal(nrow(out), 3L)
   expect_equal(names(out)[1:4], c("benchmark", "model_x", "model_y", "metric"))
@@ -189,7 +179,8 @@ test_that("compare_models(<folder>) compares every two models of each benchmark,
   expect_equal(out$metric, rep("overall", 3))
   # the same numbers as comparing the two logs
   row <- out[1, ]
-  direct <- suppressMessages(compare_models(row$log_x, row$log_y, times = 50))
+  direct <- suppressMessages(compare_models(row$log_x, row$log_y,
+                                            options = comparison_options(times = 50)))
   expect_equal(row$difference, direct$difference)
   expect_equal(row$lower, direct$lower)
   labels <- c(out$model_x, out$model_y)
@@ -200,7 +191,8 @@ test_that("compare_models(<folder>) compares every two models of each benchmark,
   dir.create(file.path(logs, "more"))
   writeLines('{"version": 2, "eval": {"task": "x", "model": "m"}}',
              file.path(logs, "more", "other.json"))
-  expect_warning(again <- suppressMessages(compare_models(logs, times = 50)),
+  few <- comparison_options(times = 50)
+  expect_warning(again <- suppressMessages(compare_models(logs, options = few)),
                  class = "predictivebench_warning_skipped_logs")
   expect_equal(again$difference, out$difference)
   expect_error(compare_models(data.frame(id = 1, score = 1)),
@@ -216,7 +208,8 @@ test_that("an arena run's log in parts is compared as the run: the same numbers 
   }
   whole <- list(longer = arena("longer", withr::local_tempdir()),
                 first = arena("first", withr::local_tempdir()))
-  one <- compare_models(whole$longer$paths$log, whole$first$paths$log, times = 200)
+  one <- compare_models(whole$longer$paths$log, whole$first$paths$log,
+                        options = comparison_options(times = 200))
   expect_equal(one$n, nrow(whole$longer$records))
   # the same runs in parts of a few kilobytes, 4 battles at a time
   local_replace_internal("arena_log_part_bytes", 3000)
@@ -227,7 +220,7 @@ test_that("an arena run's log in parts is compared as the run: the same numbers 
   y <- parted$first$paths$log_parts
   expect_gt(min(length(x), length(y)), 2)
   for (pair in list(c(1, 1), c(length(x), 2))) {
-    out <- compare_models(x[[pair[[1]]]], y[[pair[[2]]]], times = 200)
+    out <- compare_models(x[[pair[[1]]]], y[[pair[[2]]]], options = comparison_options(times = 200))
     expect_equal(out, one, ignore_attr = TRUE)
   }
 })
@@ -239,7 +232,7 @@ test_that("compare_models() and power_analysis() reduce each item's epochs as th
   }
   a <- epochs(c(1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 0, 0))
   b <- epochs(c(0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0))
-  out <- compare_models(a, b, reducer = "pass_at_k", k = 2)
+  out <- compare_models(a, b, options = comparison_options(reducer = "pass_at_k", k = 2))
   # item q1 of a: n = 3, c = 1, pass@2 = 1 - C(2, 2) / C(3, 2) = 2/3; q2: c = 2, 1; q3: 0;
   # q4: 1; q5: 2/3; q6: 2/3
   expect_equal(out$x, mean(c(2 / 3, 1, 0, 1, 2 / 3, 2 / 3)))
@@ -259,17 +252,20 @@ test_that("compare_models() and power_analysis() reduce each item's epochs as th
     rows$score <- as.double(seq_len(nrow(rows)) %% p == 0)
     rows
   })
-  fx_out <- compare_models(runs[[1]], runs[[2]], benchmark = "futurex", reducer = "max",
-                           times = 50)
+  fx_out <- compare_models(runs[[1]], runs[[2]], benchmark = "futurex",
+                           options = comparison_options(reducer = "max", times = 50))
   summary <- suppressMessages(futurex_summary(runs[[1]], reducer = "max"))
   expect_equal(fx_out$x, summary$estimate[summary$group == "overall"])
   expect_match(fx_out$metric, "max$")
   # a benchmark no reducer applies to is refused before anything is compared
-  expect_error(compare_models(a, b, benchmark = "processbench", reducer = "mode"),
+  expect_error(compare_models(a, b, benchmark = "processbench",
+                              options = comparison_options(reducer = "mode")),
                class = "predictivebench_error_reducer")
-  expect_error(compare_models(a, b, k = 2), class = "predictivebench_error_argument")
+  expect_error(compare_models(a, b, options = comparison_options(k = 2)),
+               class = "predictivebench_error_argument")
   # power from the pilot's reduced items
-  power <- power_analysis(a, b, difference = 0.2, reducer = "pass_at_k", k = 2)
+  power <- power_analysis(a, b, difference = 0.2, options = power_options(
+    comparison = comparison_options(reducer = "pass_at_k", k = 2)))
   d <- reduce_epochs(a, "pass_at_k", k = 2)$score - reduce_epochs(b, "pass_at_k", k = 2)$score
   expect_equal(power$sd_diff, sd(d))
   expect_false(isTRUE(all.equal(power$sd_diff, power_analysis(a, b, difference = 0.2)$sd_diff)))
@@ -289,14 +285,14 @@ test_that("compare_models(<folder>, reducer =) gives each model the board's numb
                         solver = futurex_solver(settings = request_settings(cache = FALSE)))
     suppressMessages(tsk$eval(solver_chat = chat, epochs = 3, view = FALSE))
   }
-  out <- compare_models(logs, reducer = "mode", times = 50)
+  out <- compare_models(logs, options = comparison_options(reducer = "mode", times = 50))
   expect_equal(nrow(out), 1)
   board <- leaderboard(logs, reducer = "mode")
   board <- board[board$metric == "overall mode", ]
   expect_equal(out$metric, "overall mode")
   expect_equal(c(out$x, out$y), board$estimate[match(c(out$model_x, out$model_y), board$model)])
   # (the reducing itself is checked on hand-worked items above)
-  expect_equal(compare_models(logs, times = 50)$metric, "overall")
+  expect_equal(compare_models(logs, options = comparison_options(times = 50))$metric, "overall")
 })
 
 test_that("a paired difference's interval stays inside [-1, 1], and its coverage holds", {
@@ -332,35 +328,13 @@ test_that("a paired difference's interval stays inside [-1, 1], and its coverage
   expect_true(all(coverage > 0.92), label = paste(coverage, collapse = " "))
 })
 
-test_that("items pair only where their inputs and targets agree; the rest is said", {
-  # two versions of a table: ids 1-11, but 7 of them name other questions in the second
-  v1 <- data.frame(id = 1:11, input = paste("question", 1:11), target = "A",
-                   score = rep(c(1, 0), length.out = 11))
-  v2 <- v1
-  v2$input[5:11] <- paste("question", 105:111)
-  v2$score <- 1 - v1$score
-  expect_message(out <- compare_models(v1, v2), class = "predictivebench_message_unpaired")
-  expect_message(compare_models(v1, v2), "7 of 11 shared ids ask another question")
-  expect_equal(out$n, 4L)
-  expect_equal(out$n_changed, 7L)
-  expect_equal(attr(out, "unpaired")$changed, as.character(5:11))
-  expect_equal(c(out$x, out$y), c(mean(v1$score[1:4]), mean(v2$score[1:4])))
-  # a changed target counts too; runs without input or target pair by id alone
-  v3 <- v1
-  v3$target[[2]] <- "B"
-  expect_equal(suppressMessages(compare_models(v1, v3))$n_changed, 1L)
-  plain <- compare_models(v1[c("id", "score")], v2[c("id", "score")])
-  expect_equal(c(plain$n, plain$n_changed), c(11L, 0L))
-  # the same question in both runs: no message
-  expect_silent(compare_models(v1, v1))
-})
-
 test_that("a paired bootstrap whose draws can't vary gives NA with a note, not a point", {
   # ProcessBench: x finds every error and passes every correct solution, y the opposite, so
   # every draw gives F1 1 - 0 = 1: the interval read "1 [1, 1]"
   a <- data.frame(id = 1:6, label = c(1, 2, 0, -1, -1, -1), score = 1)
   b <- transform(a, score = c(0, 0, 0, 1, 1, 1))
-  expect_message(out <- compare_models(a, b, benchmark = "processbench", times = 200),
+  expect_message(out <- compare_models(a, b, benchmark = "processbench",
+                                       options = comparison_options(times = 200)),
                  class = "predictivebench_message_no_spread")
   expect_equal(out$difference, 1)
   expect_true(is.na(out$lower) && is.na(out$upper) && is.na(out$p_value))
