@@ -262,6 +262,19 @@ vitals_finish_eval <- function(task, samples, timestamps, tokens) {
   invisible(task)
 }
 
+# A tally as vitals' diff_token_usage() gives a step's usage: a tibble with the price as
+# text (`"$0.12"`), rows with tokens only.
+token_table <- function(tally) {
+  if (is.null(tally) || !nrow(tally)) {
+    return(tibble::tibble(provider = character(), model = character(), input = double(),
+                          output = double(), price = character()))
+  }
+  tibble::tibble(provider = tally$provider, model = tally$model, input = tally$input,
+                 output = tally$output,
+                 price = ifelse(is.na(tally$price), NA_character_,
+                                sprintf("$%.2f", tally$price)))
+}
+
 # vitals' `.last_task` (what `vitals_view()` and friends find), as its `$eval()` stashes it.
 vitals_stash_task <- function(task) {
   private <- vitals_private(task)

@@ -409,18 +409,6 @@ add_tokens <- function(tally, before, after) {
   tally
 }
 
-# A tally as vitals' diff_token_usage() gives a step's usage: a tibble with the price as
-# text (`"$0.12"`), rows with tokens only.
-token_table <- function(tally) {
-  if (is.null(tally) || !nrow(tally)) {
-    return(tibble::tibble(provider = character(), model = character(), input = double(),
-                          output = double(), price = character()))
-  }
-  tibble::tibble(provider = tally$provider, model = tally$model, input = tally$input,
-                 output = tally$output,
-                 price = ifelse(is.na(tally$price), NA_character_,
-                                sprintf("$%.2f", tally$price)))
-}
 
 # Runs a solve or score step and says whether a solver or scorer reported that the step
 # failed as a whole (report_failures() signals `predictivebench_step_failed` when every
