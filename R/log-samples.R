@@ -1,8 +1,10 @@
 # A log's samples: one line of JSON each, condensed (each long text once, in the sample's
-# attachments).
+# attachments), translated from their chats by log_samples_of(). What differs from vitals'
+# log: exact numbers, flat metadata, every request's usage (log_sample()), the samples' own
+# ids, times to the microsecond; test-log-samples.R lists the rest.
 
 # One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
-# A sample direct_samples() wrote is condensed already (but for the usage log_sample() set)
+# A sample log_samples_of() wrote is condensed already (but for the usage log_sample() set)
 # and holds no NULL (written as {}).
 sample_json <- function(sample, opts = sample_json_options()) {
   if (!isTRUE(attr(sample, "predictivebench_direct"))) {
@@ -167,18 +169,6 @@ attachment_pool <- function(pool = NULL, referred = FALSE) {
 sorted_attachments <- function(pool) {
   if (length(pool)) pool[order(names(pool))] else empty_object()
 }
-
-# Whether a chat's turns are a prompt and one answer, both text only.
-is_prompt_and_answer <- function(turns) {
-  length(turns) == 2L && S7::prop(turns[[1]], "role") == "user" &&
-    S7::prop(turns[[2]], "role") == "assistant" &&
-    all(vapply(S7::prop(turns[[1]], "contents"), is_plain_text, TRUE)) &&
-    all(vapply(S7::prop(turns[[2]], "contents"), is_plain_text, TRUE))
-}
-
-is_plain_text <- function(content) identical(class(content)[[1]], "ellmer::ContentText")
-
-has_system_prompt <- function(chat) !is.null(chat$get_system_prompt())
 
 # Inspect's ModelUsage of one answer (vitals' turn_tokens(), the counts of cache reads and
 # writes left out when 0 as lean_usage() leaves them).

@@ -57,115 +57,6 @@ vitals_set_metric_fns <- function(task, metrics) {
   invisible(task)
 }
 
-# (The fallback of direct_samples() in R/results-log.R, which writes the same samples
-# straight from chats of a prompt and a text answer.)
-# A scored Task's samples in Inspect's `EvalSample` form, as vitals' `$log()` makes them:
-# messages and events from the solver and scorer chats (with their working times), output,
-# input and score. The caller passes `samples` without the metadata columns, and sets
-# metadata, scores and usage itself.
-# Why: vitals' `$log()` builds these and writes them in one step; predictivebench needs the
-# list before it is written (exact numbers, key-value metadata, true usage, the samples' own
-# ids), and translating chats into Inspect's events is vitals' job, not one to copy.
-# Public hook that would replace it: `Task$log(writer =)` or an exported
-# `translate_to_samples()`.
-vitals_translate_samples <- function(task, samples) {
-  private <- vitals_private(task)
-  for (method in c("add_working_times", "add_working_starts")) {
-    if (!is.function(private[[method]])) vitals_changed(paste0("Task private method `", method, "()`"))
-  }
-  samples <- private$add_working_times(samples)
-  samples <- private$add_working_starts(samples)
-  translators <- vitals_sample_translators()
-  scorer_name <- private$scores$name
-  timestamps <- private$timestamps
-  columns <- as.list(samples)
-  lapply(seq_len(nrow(samples)), function(i) {
-    # the row as vitals' translate_to_samples() sees it (`samples[i, ]`), without building
-    # a one-row tibble per sample: a list column keeps its list, an atomic one its class
-    row <- lapply(columns, function(column) column[i])
-    translate_sample(row, scorer_name, timestamps, translators)
-  })
-}
-
-# vitals' translate_to_sample() for one row (a named list, see vitals_translate_samples()),
-# step by step with vitals' own translators and in its field order, but without the two
-# fields the caller replaces: `metadata` (vitals would print the metadata columns as str()
-# text) and `model_usage` (vitals would sum every solver chat's tokens again). Those were a
-# fifth of a log's cost; they stay in place as NULL for the caller to set.
-translate_sample <- function(row, scorer_name, timestamps, translators) {
-  chat <- row$solver_chat[[1]]
-  scorer_chat <- NULL
-  if ("scorer_chat" %in% names(row)) {
-    scorer_chat <- row$scorer_chat[[1]]
-    scorer_name <- paste0(scorer_name, " (", scorer_chat$get_model(), ")")
-  }
-  input <- translators$message_content_from_turn(chat$get_turns()[[1]])
-  if (translators$is_content_list(input)) {
-    input <- list(list(content = input, source = "input", role = "user"))
-  }
-  # vitals draws message and event ids from R's random stream: built in vitals' order
-  messages <- translators$translate_to_messages(chat)
-  output <- translate_output(chat, translators)
-  score <- translators$translate_to_score(
-    output = row$result[[1]], score = row$score[[1]], scorer = scorer_name,
-    scorer_chat = scorer_chat,
-    scorer_explanation = if ("scorer_explanation" %in% names(row)) row$scorer_explanation[[1]],
-    metadata = list()
-  )
-  events <- translators$translate_to_events(sample = row, timestamps = timestamps)
-  sample <- list(
-    id = row$id, epoch = if ("epoch" %in% names(row)) row$epoch else 1, input = input,
-    target = as.character(row$target), messages = messages, output = output,
-    scores = stats::setNames(list(score), scorer_name), metadata = NULL, store = NULL,
-    events = events, model_usage = NULL, attachments = NULL
-  )
-  translators$condense_sample(sample)
-}
-
-# vitals' translate_to_output(): the same fields in the same order (the choices, whose
-# message id vitals draws from R's random stream, built by vitals' own translator), but the
-# usage summed from the assistant turns' tokens directly, as ellmer's `$get_tokens()` does
-# before it builds a tibble of them, and without looking up the provider for a name the
-# output drops: that was about a quarter of a log's cost per sample, and allocations that
-# made a large log cost more per sample than a small one.
-translate_output <- function(chat, translators) {
-  turn <- last_turn_of(chat)
-  list(model = chat$get_model(), choices = translators$translate_assistant_choices(turn),
-       usage = chat_model_usage(chat),
-       time = translators$turn_duration(turn))
-}
-
-# vitals' translate_to_model_usage(chat)[[1]]: the tokens of the chat's complete assistant
-# turns (ellmer's `$get_tokens()` rows), summed. (vitals names that list by the chat's
-# provider and model, a name the output drops.)
-chat_model_usage <- function(chat) {
-  partial <- get0("AssistantPartialTurn", envir = asNamespace("ellmer"), inherits = FALSE)
-  tokens <- c(0, 0, 0)
-  for (turn in chat$get_turns()) {
-    complete <- S7::S7_inherits(turn, ellmer::AssistantTurn) &&
-      (is.null(partial) || !S7::S7_inherits(turn, partial))
-    if (complete) tokens <- tokens + zero_na(S7::prop(turn, "tokens"))
-  }
-  list(input_tokens = tokens[[1]], output_tokens = tokens[[2]],
-       total_tokens = tokens[[1]] + tokens[[2]], input_tokens_cache_write = 0,
-       input_tokens_cache_read = tokens[[3]])
-}
-
-# The vitals internals translate_sample() calls, looked up once per log.
-vitals_sample_translators <- function() {
-  names <- c("message_content_from_turn", "is_content_list", "translate_to_messages",
-             "translate_assistant_choices", "turn_duration",
-             "translate_to_score", "translate_to_events", "condense_sample")
-  stats::setNames(lapply(names, vitals_internal), names)
-}
-
-# An unexported vitals function, or an error saying vitals changed.
-vitals_internal <- function(name) {
-  fn <- get0(name, envir = asNamespace("vitals"), mode = "function", inherits = FALSE)
-  if (is.null(fn)) vitals_changed(paste0("internal function `", name, "()`"))
-  fn
-}
-
 # Where `$eval()` shows its steps. vitals' `$eval()` opens "Solving" and "Scoring" with
 # cli::cli_progress_step() in its own frame and then calls `do.call(self$solve, ...)` and
 # `do.call(self$score, ...)` from that frame, so the caller of `ResultsTask$solve()`/`$score()`
@@ -369,6 +260,19 @@ vitals_finish_eval <- function(task, samples, timestamps, tokens) {
   private$solved <- TRUE
   private$scored <- TRUE
   invisible(task)
+}
+
+# A tally as vitals' diff_token_usage() gives a step's usage: a tibble with the price as
+# text (`"$0.12"`), rows with tokens only.
+token_table <- function(tally) {
+  if (is.null(tally) || !nrow(tally)) {
+    return(tibble::tibble(provider = character(), model = character(), input = double(),
+                          output = double(), price = character()))
+  }
+  tibble::tibble(provider = tally$provider, model = tally$model, input = tally$input,
+                 output = tally$output,
+                 price = ifelse(is.na(tally$price), NA_character_,
+                                sprintf("$%.2f", tally$price)))
 }
 
 # vitals' `.last_task` (what `vitals_view()` and friends find), as its `$eval()` stashes it.

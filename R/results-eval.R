@@ -409,15 +409,45 @@ add_tokens <- function(tally, before, after) {
   tally
 }
 
-# A tally as vitals' diff_token_usage() gives a step's usage: a tibble with the price as
-# text (`"$0.12"`), rows with tokens only.
-token_table <- function(tally) {
-  if (is.null(tally) || !nrow(tally)) {
-    return(tibble::tibble(provider = character(), model = character(), input = double(),
-                          output = double(), price = character()))
-  }
-  tibble::tibble(provider = tally$provider, model = tally$model, input = tally$input,
-                 output = tally$output,
-                 price = ifelse(is.na(tally$price), NA_character_,
-                                sprintf("$%.2f", tally$price)))
+
+# Runs a solve or score step and says whether a solver or scorer reported that the step
+# failed as a whole (report_failures() signals `predictivebench_step_failed` when every
+# request failed); the warnings themselves go on to the user.
+catch_step_failure <- function(expr) {
+  failed <- FALSE
+  withCallingHandlers(expr, predictivebench_step_failed = function(c) failed <<- TRUE)
+  failed
+}
+
+# `fn(name = name, ...)`: each argument passed as a variable of its own name (an unnamed one
+# as `.arg<position>`), never as its value. vitals' `$eval()` hands the solver and scorer
+# their arguments through do.call(), values inlined, and deparses the expressions it is
+# given (for the log's plan): a chat deparsed that way costs ~15 ms of CPU a step. The
+# log's plan shows describe_arguments() instead.
+# The call's head is a name (`.name`, the Task method the user knows: `solve()`) bound to
+# `fn` in the call's own environment, dotted until no argument has it, so a traceback shows
+# the method, not the function's code.
+call_with_names <- function(fn, args, ..., .name = "fn") {
+  keys <- rlang::names2(args)
+  vars <- keys
+  vars[!nzchar(vars)] <- paste0(".arg", which(!nzchar(vars)))
+  vars <- make.unique(vars)
+  while (.name %in% vars) .name <- paste0(".", .name)
+  env <- list2env(stats::setNames(args, vars), parent = emptyenv())
+  assign(.name, fn, envir = env)
+  call <- as.call(c(list(as.name(.name)), stats::setNames(lapply(vars, as.name), keys),
+                    list(...)))
+  eval(call, env)
+}
+
+# What the log's plan shows of each argument the solver got: a short value as R code, an
+# object by its class (`"<Chat>"`), never its contents (a chat holds credentials).
+describe_arguments <- function(args) {
+  lapply(args, function(x) {
+    if (is.null(x)) return("NULL")
+    if (is.atomic(x) && length(x) <= 5 && is.null(attributes(x))) {
+      return(paste(deparse(x), collapse = " "))
+    }
+    paste0("<", class(x)[[1]], ">")
+  })
 }

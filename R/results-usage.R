@@ -198,3 +198,32 @@ known_cost <- function(cost, tokens) {
 
 na_null <- function(x) if (is.na(x)) NULL else x
 
+#' A task's cost by model, as logged
+#'
+#' `task_usage()` sums a task's `$get_cost()` per model (solver and scorer together), naming
+#' models as the log does (`"<provider>/<model>"`), so it can be compared with `log_usage()`.
+#'
+#' @param task An evaluated [vitals::Task].
+#' @returns A tibble: `model`, `input_tokens`, `output_tokens`, `total_cost`.
+#' @noRd
+task_usage <- function(task) {
+  if (!inherits(task, "Task")) abort_pb("{.arg task} must be a vitals Task.", "argument")
+  cost <- task$get_cost()
+  if (is.null(cost) || !nrow(cost)) {
+    return(tibble::tibble(model = character(), input_tokens = double(),
+                          output_tokens = double(), total_cost = double()))
+  }
+  model <- paste0(provider_label(cost$provider), "/", cost$model)
+  price <- if ("price" %in% names(cost)) {
+    suppressWarnings(as.double(gsub("[$,]", "", cost$price)))
+  } else {
+    rep(NA_real_, nrow(cost))
+  }
+  keys <- unique(model)
+  tibble::tibble(
+    model = keys,
+    input_tokens = vapply(keys, function(k) sum(cost$input[model == k]), 1, USE.NAMES = FALSE),
+    output_tokens = vapply(keys, function(k) sum(cost$output[model == k]), 1, USE.NAMES = FALSE),
+    total_cost = vapply(keys, function(k) sum(price[model == k]), 1, USE.NAMES = FALSE)
+  )
+}

@@ -35,56 +35,6 @@ test_that("canary: $measure() applies the metric functions set in private `metri
          "vitals changed: $measure() no longer applies private `metric_fns`")
 })
 
-test_that("canary: the translators translate_sample() calls exist and take vitals' arguments", {
-  translators <- vitals_sample_translators()
-  expect_identical(names(formals(translators$translate_to_score)),
-                   c("output", "score", "scorer", "scorer_chat", "scorer_explanation",
-                     "metadata"))
-  expect_identical(names(formals(translators$translate_to_events)), c("sample", "timestamps"))
-  expect_identical(names(formals(translators$translate_to_messages)), "chat")
-  for (name in c("translate_assistant_choices", "turn_duration")) {
-    expect_identical(names(formals(translators[[name]])), "turn", label = name)
-  }
-  expect_identical(names(formals(translators$condense_sample)), "sample")
-  tsk <- scored_arith_task()
-  private <- tsk$.__enclos_env__$private
-  for (method in c("add_working_times", "add_working_starts")) {
-    expect(is.function(private[[method]]),
-           sprintf("vitals changed: Task has no private method `%s()`", method))
-  }
-})
-
-test_that("canary: translate_sample() gives what vitals' translate_to_samples() gives", {
-  # with a judge, so the scorer's events and grading are compared too
-  tsk <- vitals::Task$new(dataset = arith_dataset(),
-                          solver = generate_solver(settings = request_settings(cache = FALSE)),
-                          scorer = arith_scorer(judge = baseline_constant("fine")),
-                          dir = withr::local_tempdir())
-  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
-  samples <- tsk$get_samples()
-  samples$solver_metadata <- NULL
-  samples$scorer_metadata <- NULL
-  private <- tsk$.__enclos_env__$private
-  vitals_samples <- private$add_working_starts(private$add_working_times(samples))
-  # vitals draws event and message ids from R's random stream
-  ours <- withr::with_seed(1, vitals_translate_samples(tsk, samples))
-  theirs <- withr::with_seed(1, vitals:::translate_to_samples(
-    vitals_samples, scores = private$scores, timestamps = private$timestamps
-  ))
-  expect_length(ours, nrow(samples))
-  for (i in seq_along(ours)) {
-    # the two fields the caller sets are left NULL in place; everything else is vitals'
-    expect_identical(names(ours[[i]]), names(theirs[[i]]))
-    expect_null(ours[[i]]$metadata)
-    expect_null(ours[[i]]$model_usage)
-    theirs[[i]]$scores[[1]]$metadata <- theirs[[i]]$scores[[1]]$metadata["grading"]
-    ours[[i]]$scores[[1]]$metadata <- ours[[i]]$scores[[1]]$metadata["grading"]
-    keep <- setdiff(names(theirs[[i]]), c("metadata", "model_usage"))
-    expect_identical(ours[[i]][keep], theirs[[i]][keep])
-  }
-  expect_true(length(ours[[1]]$scores[[1]]$metadata$grading) > 0)
-})
-
 test_that("canary: $eval() opens its steps in its own frame and calls $solve()/$score() there", {
   body <- paste(deparse(body(vitals::Task$public_methods$eval)), collapse = "\n")
   solving <- regexpr('cli_progress_step("Solving")', body, fixed = TRUE)
@@ -102,31 +52,6 @@ test_that("canary: scores live in private `samples$score`", {
   expect(identical(tsk$get_samples()$score, rep(0.25, 4)),
          "vitals changed: $get_samples() no longer returns private `samples`")
   expect_error(vitals_set_scores(tsk, 1), class = "predictivebench_error_dependency")
-})
-
-test_that("a missing vitals internal is a classed error that names it", {
-  expect_error(vitals_internal("no_such_function"), "no_such_function",
-               class = "predictivebench_error_dependency")
-})
-
-test_that("translate_output() gives vitals' translate_to_output(), usage summed over turns", {
-  chat <- ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = "m",
-                                         credentials = function() "unused")
-  chat$set_turns(list(
-    ellmer::UserTurn(list(ellmer::ContentText("q1"))),
-    ellmer::AssistantTurn(list(ellmer::ContentText("a1")), tokens = c(10, 5, 2)),
-    ellmer::UserTurn(list(ellmer::ContentText("q2"))),
-    ellmer::AssistantTurn(list(ellmer::ContentText("a2")), tokens = c(7, NA, 1), duration = 1.5)
-  ))
-  ours <- withr::with_seed(3, translate_output(chat, vitals_sample_translators()))
-  theirs <- withr::with_seed(3, utils::getFromNamespace("translate_to_output", "vitals")(chat))
-  expect_identical(ours, theirs)
-  # worked by hand: input 10 + 7, output 5 (+ NA dropped), cached 2 + 1
-  expect_identical(ours$usage[c("input_tokens", "output_tokens", "total_tokens",
-                                "input_tokens_cache_read")],
-                   list(input_tokens = 17, output_tokens = 5, total_tokens = 22,
-                        input_tokens_cache_read = 3))
-  expect_identical(ours$time, 1.5)
 })
 
 test_that("canary: vitals' logged() and apply_metrics() are those the fast step records stand in for", {
@@ -215,9 +140,8 @@ test_that("canary: the state a chunked $eval() leaves is the state vitals' $eval
 
 test_that("outside its compat file, nothing reaches into a vitals Task's private state", {
   root <- skip_if_no_source_tree()
-  # R/results-log.R's reaches (vitals_internal()) go with its split into R/log-*.R (issue 45)
   files <- setdiff(list.files(file.path(root, "R"), pattern = "[.]R$"),
-                   c("results-compat-vitals.R", "engine-compat-ellmer.R", "results-log.R"))
+                   c("results-compat-vitals.R", "engine-compat-ellmer.R"))
   reaching <- Filter(function(file) {
     code <- readLines(file.path(root, "R", file))
     any(grepl("vitals_private(", code, fixed = TRUE) | grepl(".__enclos_env__", code, fixed = TRUE))

@@ -274,31 +274,7 @@ test_that("an undefined headline stays first, as no number, in the log, the set'
   expect_true(is.na(set$headline))
 })
 
-# A parsed sample with its message and event ids masked (they are drawn at random).
-masked_ids <- function(sample) {
-  mask <- function(x) {
-    if (!is.list(x)) return(x)
-    if (is.character(x$id) && length(x$id) == 1 && nchar(x$id) == 22) x$id <- "<id>"
-    lapply(x, mask)
-  }
-  mask(sample)
-}
-
-# A chunk's samples written straight from their chats, checked equal (ids aside) to those
-# vitals' translators give; returns the former.
-expect_written_both_ways <- function(tsk, samples, fields) {
-  direct <- results_log_chunk(tsk, samples, fields)$samples
-  expect_true(all(vapply(direct, function(s) isTRUE(attr(s, "predictivebench_direct")), TRUE)))
-  translated <- results_log_chunk(tsk, samples, fields, direct = FALSE)$samples
-  for (i in seq_along(direct)) {
-    ours <- jsonlite::parse_json(sample_json(direct[[i]]))
-    theirs <- jsonlite::parse_json(sample_json(translated[[i]]))
-    expect_identical(masked_ids(ours), masked_ids(theirs))
-  }
-  direct
-}
-
-test_that("samples written straight from their chats are those vitals' translators give", {
+test_that("a sample's message ids are unique and its event's copies of the messages carry none", {
   dir <- withr::local_tempdir()
   answer <- paste("Weighing the forecasts of the week before and the season's records, rain",
                   "looks more likely than not. \\boxed{Yes}")
@@ -310,21 +286,15 @@ test_that("samples written straight from their chats are those vitals' translato
   suppressMessages(tsk$eval(solver_chat = chat, view = FALSE))
   samples <- tsk$get_samples()
   fields <- tsk$.__enclos_env__$private$pb_fields
-  state <- vitals_log_state(tsk)
-  direct <- expect_written_both_ways(tsk, samples, fields)
+  direct <- results_log_chunk(tsk, samples, fields)$samples
   # the messages' ids are unique; the event's copies of the messages carry none
   ids <- unlist(lapply(direct, function(s) vapply(s$messages, `[[`, "", "id")))
   expect_false(anyDuplicated(ids) > 0)
   expect_null(direct[[1]]$events[[1]]$input[[1]]$id)
   expect_null(direct[[1]]$events[[1]]$output$choices[[1]]$message$id)
-  # a chat with more than a prompt and an answer goes through vitals' translators
-  two <- samples$solver_chat[[1]]$clone()
-  two$set_turns(c(two$get_turns(), two$get_turns()))
-  samples$solver_chat[[1]] <- two
-  expect_null(direct_samples(samples, state$scores$name, state$timestamps))
 })
 
-test_that("paid answers, failed requests and epochs are written straight as vitals translates them", {
+test_that("paid answers, failed requests and epochs are written with their usage and config", {
   server <- local_fake_openai(function(body, n) {
     text <- last_user_text(body)
     if (grepl("park vote", text)) return(list(status = 400))
@@ -340,7 +310,7 @@ test_that("paid answers, failed requests and epochs are written straight as vita
   samples <- tsk$get_samples()
   expect_true(any(is.na(samples$score)))
   fields <- tsk$.__enclos_env__$private$pb_fields
-  direct <- expect_written_both_ways(tsk, samples, fields)
+  direct <- results_log_chunk(tsk, samples, fields)$samples
   # the answers' usage and times are there
   first <- jsonlite::parse_json(sample_json(direct[[1]]))
   expect_gt(first$events[[1]]$output$usage$output_tokens, 0)
