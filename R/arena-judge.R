@@ -45,7 +45,7 @@ arena_sample_battles <- function() {
 #' shape (0-1, with intervals): these are the metrics an arena log shows and what
 #' [leaderboard()] reports. The per-pair win rates are drawn by [autoplot.arena_ratings()].
 #' The battles keep their answers (`answer_a`, `answer_b`), in the task and in its log, so
-#' `arena_ratings(tsk, style_control = TRUE)` adds style-controlled ratings from either.
+#' `arena_ratings(tsk, rating_options(style_control = TRUE))` adds style-controlled ratings from either.
 #'
 #' `arena_judge_task()` returns a `ResultsTask`: its log names the scorer `"arena_score"`, shows
 #' each battle's models, question and answers and the verdicts as key-value metadata, explains each

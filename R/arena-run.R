@@ -406,8 +406,7 @@ arena_rate <- function(run, state, rating, max_rounds) {
   warn_unreadable_verdicts(unreadable, nrow(records), "battle", arena_unreadable_consequence)
   ratings <- NULL
   if (nrow(records)) {
-    ratings <- arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
-                             invalid = rating$invalid, seed = rating$seed)
+    ratings <- arena_ratings(records, rating_options_of(rating))
     write_ratings_file(run$paths, ratings)
   }
   paths <- run$paths[setdiff(names(run$paths), c("source_questions", "answers", "verdicts"))]
@@ -471,7 +470,7 @@ arena_rating_rows <- function(x) {
     options <- samples$rating_options[[1]]
   }
   if (!is.null(options)) options <- jsonlite::fromJSON(as.character(options))
-  ratings <- rlang::exec(arena_ratings, samples, !!!options)
+  ratings <- arena_ratings(samples, rating_options_of(as.list(options)))
   rows <- summary_rows(ratings$model, "rating",
                        list(mean = ratings$rating, lower = ratings$lower,
                             upper = ratings$upper, n = ratings$battles))

@@ -81,7 +81,7 @@ battles <- do.call(rbind, lapply(seq_len(30), function(i) {
   data.frame(model_a = pairs[, 1], model_b = pairs[, 2],
              winner = ifelse(u < p - 0.05, "model_a", ifelse(u > p + 0.05, "model_b", "tie")))
 }))
-ratings <- arena_ratings(battles, bootstrap = 100)
+ratings <- arena_ratings(battles, rating_options(bootstrap = 100))
 save(ggplot2::autoplot(ratings), "arena-ratings")
 save(ggplot2::autoplot(ratings, type = "winrate"), "arena-winrate")
 # the battles' win rates, as arena_summary() gives them

@@ -88,7 +88,7 @@ test_that("a run's log stores each text once a battle: the input, read back exac
     expect_identical(back[[column]], run$records[[column]], label = column)
   }
   rate <- function(x) {
-    suppressWarnings(arena_ratings(x, style_control = TRUE, bootstrap = 10),
+    suppressWarnings(arena_ratings(x, rating_options(bootstrap = 10, style_control = TRUE)),
                      classes = "predictivebench_warning_separated")
   }
   expect_equal(rate(run$paths$log), rate(run$records), ignore_attr = TRUE)

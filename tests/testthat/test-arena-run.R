@@ -476,7 +476,7 @@ test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, lead
   # EloBench's online Elo, the default
   run <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder,
                                     experiment = "elo", dir = logs, n = 2, times = 30))
-  agree(run, arena_ratings(run$records, method = "elo", bootstrap = 30))
+  agree(run, arena_ratings(run$records, rating_options(method = "elo", bootstrap = 30)))
   expect_true(all(abs(run$ratings$rating - 1000) < 50))
   # Bradley-Terry on perfectly separated pairs: finite ratings from the prior, a warning
   expect_warning(
@@ -486,7 +486,7 @@ test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, lead
                                classes = "predictivebench_warning_short_pairs"),
     class = "predictivebench_warning_separated"
   )
-  bt <- suppressWarnings(arena_ratings(run_bt$records, bootstrap = 30),
+  bt <- suppressWarnings(arena_ratings(run_bt$records, rating_options(bootstrap = 30)),
                          classes = "predictivebench_warning_separated")
   agree(run_bt, bt)
   expect_true(all(abs(bt$rating - 1000) < 600))

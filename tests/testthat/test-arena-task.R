@@ -51,7 +51,7 @@ test_that("arena_task(arena_dataset()) scores each answer by its battles: win 1,
   expect_identical(from_task$upper, s$upper)
 
   # long never lost: separated battles, rated with the prior
-  expect_warning(ratings <- arena_ratings(tsk, bootstrap = 0),
+  expect_warning(ratings <- arena_ratings(tsk, rating_options(bootstrap = 0)),
                  class = "predictivebench_warning_separated")
   expect_setequal(ratings$model, c(meta[[1]]$model, "long", "short"))
   expect_equal(ratings$battles[ratings$model == "long"], 2L)

@@ -70,7 +70,7 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   expect_equal(server$count() - before, sum(q == "Question 3"))
   cached <- metadata_field(tsk2$get_samples()$solver_metadata, "cached")
   expect_equal(cached == "TRUE", q != "Question 3")
-  ratings <- arena_ratings(tsk2, bootstrap = 0)
+  ratings <- arena_ratings(tsk2, rating_options(bootstrap = 0))
   expect_s3_class(ratings, "arena_ratings")
 })
 
