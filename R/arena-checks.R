@@ -139,3 +139,17 @@ check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_
   }
   invisible(x)
 }
+
+dataset_questions <- function(dataset, call = rlang::caller_env()) {
+  column <- intersect(c("question", "input"), names(dataset))[1]
+  if (!is.data.frame(dataset) || is.na(column) || !is.character(dataset[[column]])) {
+    abort_pb("{.arg dataset} must be a table of questions: a character {.field question} or
+              {.field input} column (as {.fn arena_dataset} gives).", "argument", call = call)
+  }
+  questions <- unique(dataset[[column]])
+  if (anyNA(questions)) {
+    abort_pb("{.arg dataset} has a missing question in {.field {column}}, row
+              {which(is.na(dataset[[column]]))[1]}.", "argument", field = column, call = call)
+  }
+  questions
+}

@@ -252,20 +252,6 @@ arena_questions <- function(paths, version, dataset, call = rlang::caller_env())
 
 arena_prompt_versions <- c("231225", "231113")
 
-dataset_questions <- function(dataset, call = rlang::caller_env()) {
-  column <- intersect(c("question", "input"), names(dataset))[1]
-  if (!is.data.frame(dataset) || is.na(column) || !is.character(dataset[[column]])) {
-    abort_pb("{.arg dataset} must be a table of questions: a character {.field question} or
-              {.field input} column (as {.fn arena_dataset} gives).", "argument", call = call)
-  }
-  questions <- unique(dataset[[column]])
-  if (anyNA(questions)) {
-    abort_pb("{.arg dataset} has a missing question in {.field {column}}, row
-              {which(is.na(dataset[[column]]))[1]}.", "argument", field = column, call = call)
-  }
-  questions
-}
-
 # Before the first round: the answers known so far (those of `answers`, whose every model must
 # have some), EloBench's verdicts imported into the response cache, and nothing arranged or
 # judged.
@@ -383,18 +369,6 @@ arena_judge_round <- function(run, state, new, round) {
   state
 }
 
-# Requests a pool takes at once in arena_run(): its rounds are sent in chunks of this many,
-# so memory holds one chunk's requests and answers, whatever the size of the arena. A
-# provider batch takes a round whole (each chunk would be a batch to wait for).
-arena_chunk <- function(settings) if (isTRUE(settings$batch)) .Machine$integer.max else 8000L
-
-# `n` rows in consecutive chunks of at most `size` (at least one row each).
-arena_chunks <- function(n, size) {
-  if (!n) return(list())
-  size <- max(1L, min(n, size))
-  split(seq_len(n), ceiling(seq_len(n) / size))
-}
-
 # Rate: warnings for what is missing, the ratings (elo_rating.csv) and the run's log closed.
 arena_rate <- function(run, state, rating, max_rounds) {
   records <- state$records
@@ -435,28 +409,6 @@ warn_failed_judgements <- function(records) {
   cli::cli_warn(c("{failed} judgement{?s} failed; run {.fn arena_run} again to retry.",
                   i = "Verdicts already recorded are not requested again."),
                 class = "predictivebench_warning_failed_requests")
-}
-
-# A battle's outcome told from model_a's side, as its score is: "careful wins against
-# echo" (1), "careful loses to echo" (0), "careful ties with echo" (0.5).
-battle_outcome_text <- function(model_a, model_b, winner) {
-  outcome <- ifelse(winner %in% "model_a", "wins against",
-                    ifelse(winner %in% "model_b", "loses to",
-                           ifelse(winner %in% "tie(all bad)", "ties (both bad) with",
-                                  "ties with")))
-  ifelse(failed_judgement(winner),
-         paste0("no verdict (", ifelse(is.na(winner), "failed", winner), ") for ", model_a,
-                " against ", model_b),
-         paste(model_a, outcome, model_b))
-}
-
-na_as_empty <- function(x) ifelse(is.na(x), "", x)
-
-# A battle as a reader of the log sees it: the question, then each model's answer.
-arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
-  paste0("Question:\n", question, "\n\n", "Answer of ", model_a, " (model_a):\n",
-         na_as_empty(answer_a), "\n\n", "Answer of ", model_b, " (model_b):\n",
-         na_as_empty(answer_b))
 }
 
 # The run log's headline: every model's rating as summary rows (`estimate` is the rating,

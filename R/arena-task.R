@@ -52,8 +52,6 @@ prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   write_task_table(table, out, "arena")
 }
 
-arena_sample_dir <- function() system.file("extdata", "arena", package = "predictivebench")
-
 #' One model in the arena: its answers judged against reference answers
 #'
 #' @description
