@@ -121,25 +121,12 @@
 #'   (see [benchmark_task()]).
 #' @param elobench `NULL`, or a folder in EloBench's layout to import from and export to (see
 #'   the section); nothing is written outside it and `dir`.
-#' @param experiment The run's name: its log is `arena-<experiment>`, and with `elobench`
-#'   its results folder (at most 200 bytes; checked, with `version`, before anything is
-#'   sent).
-#' @param n Decisive battles wanted per pair (`"pairs"`); questions per pair per round.
-#' @param strategy `"pairs"`, `"all"` (every pair on every question, one round) or `"reload"`
-#'   (`arrangement`, or the `battle_arrangement.csv` already in the `elobench` results
-#'   folder).
-#' @param arrangement For `"reload"`: an arrangement (`question, model_a, model_b`) or the
-#'   path of a `battle_arrangement.csv`.
-#' @param prompt_version The judge prompt version: `"231225"` (a JSON verdict) or `"231113"`
-#'   (scores), EloBench's two judge templates.
-#' @param max_rounds Most rounds.
-#' @param method,times How the ratings are computed (`run$ratings`, `elo_rating.csv`, the
-#'   log's headline and so [leaderboard()]): the rating method and the number of bootstrap
-#'   replicates of [arena_ratings()].
-#'   The default is EloBench's online Elo in file order. All are on the Elo scale (400
-#'   points for 10:1 odds, 1000 the start or the mean); `"bt"` on perfectly separated
-#'   battles uses a prior and warns (see [arena_ratings()]).
-#' @param seed Seed for arrangements and bootstrap.
+#' @param options An [arena_options()] object: how battles are arranged, judged and rated
+#'   (the experiment's name, `n`, `strategy`, `prompt_version`, `position_swap`,
+#'   `max_rounds`, `seed`, and the ratings' [rating_options()]).
+#' @param ... Deprecated: the options by their names before 0.2.0 (`experiment`, `n`,
+#'   `strategy`, `arrangement`, `prompt_version`, `position_swap`, `max_rounds`, `invalid`,
+#'   `method`, `times`, `seed`), taken with a warning.
 #' @param settings How requests are sent (answers and verdicts): a [request_settings()]
 #'   object, or `NULL` for the defaults. With `batch = TRUE` each round's missing answers,
 #'   then its battles, are sent as provider batches, waiting for each (`wait` is ignored):
@@ -162,39 +149,36 @@
 #' # offline: a judge that always prefers the first answer; use a real chat for real ratings
 #' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
 #' questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
-#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"), n = 2,
-#'                  times = 100)
+#' opts <- arena_options(n = 2, ratings = rating_options(method = "elo", bootstrap = 100))
+#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"),
+#'                  options = opts)
 #' run$ratings
 #'
 #' # EloBench's files, for the original tools
 #' folder <- tempfile("elobench-")
-#' run <- arena_run(models, judge, version = "sample", elobench = folder, n = 1, times = 100,
+#' run <- arena_run(models, judge, version = "sample", elobench = folder, options = opts,
 #'                  dir = file.path(folder, "logs"))
 #' list.files(file.path(folder, "results", "run"))
 arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = NULL,
-                      dir = vitals::vitals_log_dir(), elobench = NULL, experiment = "run",
-                      n = 1, strategy = c("pairs", "all", "reload"), arrangement = NULL,
-                      prompt_version = c("231225", "231113"), position_swap = FALSE,
-                      max_rounds = 10, invalid = c("tie", "drop"),
-                      method = c("elo", "bt", "elo_median"), times = 1000, seed = 1,
-                      settings = NULL) {
+                      dir = vitals::vitals_log_dir(), elobench = NULL,
+                      options = arena_options(), settings = NULL, ...) {
+  options <- arena_run_options(options, list(...))
   dir <- resolve_log_dir(dir)
   check_arena_dir(dir)
   if (!is.null(elobench)) check_arena_dir(elobench, arg = "elobench")
   settings <- arena_settings(settings)
-  opts <- check_arena_options(list(
-    version = version, experiment = experiment, n = n, strategy = strategy,
-    prompt_version = prompt_version, position_swap = position_swap, max_rounds = max_rounds,
-    invalid = invalid, method = method, times = times, seed = seed
-  ))
+  if (!is.null(version)) check_path_name(version)
   check_arena_questions(elobench, version, dataset)
   judge <- check_judge(judge)
   chats <- as_arena_models(models %||% list(), min = 0)
   given <- competitor_answers(answers, names(chats))
+  ratings <- options$ratings
+  experiment <- options$experiment
   run <- list(
-    strategy = opts$strategy, n = n, arrangement = arrangement, seed = seed,
-    prompt_version = opts$prompt_version, position_swap = position_swap,
-    invalid = opts$invalid, experiment = experiment, judge = judge, settings = settings,
+    strategy = options$strategy, n = options$n, arrangement = options$arrangement,
+    seed = options$seed, prompt_version = options$prompt_version,
+    position_swap = options$position_swap, invalid = ratings$invalid,
+    experiment = experiment, judge = judge, settings = settings,
     dir = dir, answers_file = if (rlang::is_string(answers)) answers,
     models = c(chats, stats::setNames(vector("list", ncol(given) - 1L),
                                       setdiff(names(given), "question")))
@@ -204,9 +188,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
                i = "Give chats as {.arg models} and/or their answers as {.arg answers}."),
              "argument")
   }
-  # named as arena_ratings() and the logs' rating_options name them
-  rating <- list(method = opts$method, bootstrap = times, seed = seed,
-                 invalid = run$invalid)
+  rating <- logged_rating_options(ratings)
   run$model_names <- names(run$models)
   run$paths <- elobench_layout(elobench, version %||% "custom", experiment)
   run$questions <- arena_questions(run$paths, version, dataset)
@@ -216,7 +198,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
   # a run that stops on an error leaves no log, not even an unfinished one
   on.exit(arena_log_abandon(state$log), add = TRUE)
 
-  for (round in seq_len(max_rounds)) {
+  for (round in seq_len(options$max_rounds)) {
     new <- arena_arrange_round(run, state, round)
     if (!is.null(new$stopped)) {
       state$stopped <- new$stopped
@@ -226,7 +208,33 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
     state <- arena_judge_round(run, state, new, round)
     if (run$strategy != "pairs") break
   }
-  arena_rate(run, state, rating, max_rounds)
+  arena_rate(run, state, rating, options$max_rounds)
+}
+
+# Options given the old way, through `...`: still taken for one release, with a warning.
+arena_run_options <- function(options, old, call = rlang::caller_env()) {
+  if (!length(old)) return(arena_options_with(options, list()))
+  unknown <- setdiff(names(old), old_arena_arguments)
+  if (is.null(names(old)) || any(!nzchar(names(old))) || length(unknown)) {
+    abort_pb("{.fn arena_run} takes no argument {.arg {unknown %||% '(unnamed)'}}.",
+             "argument", field = unknown[1], call = call)
+  }
+  cli::cli_warn(c("{.fn arena_run}'s {.arg {names(old)}} {?is/are} deprecated.",
+                  i = "Use {.code options = arena_options()}."),
+                class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated"))
+  arena_options_with(options, old)
+}
+
+# The ratings' options as a run's log header keeps them: EloBench's four always, any other
+# only when it is not the default, so logs of default runs read as they always did.
+logged_rating_options <- function(ratings) {
+  flat <- unclass(ratings)
+  defaults <- unclass(rating_options())
+  changed <- names(flat)[!vapply(names(flat), function(n) identical(flat[[n]], defaults[[n]]),
+                                 TRUE)]
+  flat <- flat[union(c("method", "bootstrap", "seed", "invalid"), changed)]
+  if (is.null(ratings$anchor)) flat$anchor_rating <- NULL
+  flat[!vapply(flat, is.null, TRUE)]
 }
 
 # How an arena run sends its requests: the user's settings, or the defaults (the package's

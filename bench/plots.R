@@ -103,6 +103,9 @@ if (is.function(get0("judge_audit", mode = "function"))) {
                       baseline_chat("A much longer answer, with more words in it.", name = "long"),
                       baseline_chat("A medium answer, some words.", name = "medium"))
   run <- arena_run(contestants, first, dataset = data.frame(question = paste("Question", 1:8)),
-                   strategy = "all", dir = tempfile("logs-"), times = 50)
+                   dir = tempfile("logs-"),
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo",
+                                                                    bootstrap = 50)))
   save(ggplot2::autoplot(judge_audit(run, judge = first)), "judge-audit")
 }

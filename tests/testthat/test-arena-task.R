@@ -273,8 +273,9 @@ test_that("arena_run() and arena_task() share one default response cache: an ans
   logs <- withr::local_tempdir()
   models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
   run <- suppressMessages(arena_run(models, arena_baseline_judge(), version = "toy",
-                                    elobench = folder, experiment = "exp", dir = logs,
-                                    strategy = "all", times = 0))
+                                    elobench = folder, dir = logs,
+                                    options = arena_options(experiment = "exp", strategy = "all",
+                                                            ratings = rating_options(method = "elo", bootstrap = 0))))
   expect_equal(server$count(), 2 * 2)
   # the default cache is the package's, not the EloBench folder nor the log folder
   expect_false(any(grepl("[.]rds$", list.files(c(folder, logs), recursive = TRUE))))
