@@ -115,8 +115,3 @@ answers_at <- function(answers, rows, models) {
   out
 }
 
-# The judge's user message for each battle (`question`, `answer_a`, `answer_b`).
-battle_prompts <- function(battles, version) {
-  if (!nrow(battles)) return(character())
-  arena_judge_prompt(battles$question, battles$answer_a, battles$answer_b, version)$user
-}

@@ -3,9 +3,11 @@
 # questions, its folder, and the models given by name only.
 
 # arena_run()'s options, checked and with each choice matched, as a list: `x` names them as
-# arena_run() does, and those not in it take arena_run()'s defaults.
+# eval_set(arena =) does (old_arena_arguments), and those not in it take the defaults.
 check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
-  defaults <- formals(arena_run)
+  defaults <- c(formals(arena_options),
+                list(invalid = quote(c("tie", "drop")),
+                     method = quote(c("elo", "bt", "elo_median")), times = 1000))
   choices <- c("strategy", "prompt_version", "invalid", "method")
   for (name in c(choices, "experiment", "n", "max_rounds", "position_swap", "times", "seed")) {
     if (!name %in% names(x)) x[name] <- list(eval(defaults[[name]], baseenv()))
@@ -138,4 +140,93 @@ check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_
              "path", call = call)
   }
   invisible(x)
+}
+
+dataset_questions <- function(dataset, call = rlang::caller_env()) {
+  column <- intersect(c("question", "input"), names(dataset))[1]
+  if (!is.data.frame(dataset) || is.na(column) || !is.character(dataset[[column]])) {
+    abort_pb("{.arg dataset} must be a table of questions: a character {.field question} or
+              {.field input} column (as {.fn arena_dataset} gives).", "argument", call = call)
+  }
+  questions <- unique(dataset[[column]])
+  if (anyNA(questions)) {
+    abort_pb("{.arg dataset} has a missing question in {.field {column}}, row
+              {which(is.na(dataset[[column]]))[1]}.", "argument", field = column, call = call)
+  }
+  questions
+}
+
+#' How an arena run goes
+#'
+#' `arena_options()` gathers what [arena_run()] is told besides its models, judge and
+#' questions: how battles are arranged, judged and rated, each checked once here (an error
+#' names the field, before anything is sent).
+#'
+#' @param experiment The run's name: its log is `arena-<experiment>`, and with `elobench`
+#'   its results folder (at most 200 bytes).
+#' @param n Decisive battles wanted per pair (`"pairs"`); questions per pair per round.
+#' @param strategy `"pairs"`, `"all"` (every pair on every question, one round) or `"reload"`
+#'   (`arrangement`, or the `battle_arrangement.csv` already in the `elobench` results
+#'   folder).
+#' @param arrangement For `"reload"`: an arrangement (`question, model_a, model_b`) or the
+#'   path of a `battle_arrangement.csv`.
+#' @param prompt_version The judge prompt version: `"231225"` (a JSON verdict) or `"231113"`
+#'   (scores), EloBench's two judge templates.
+#' @param position_swap Judge every battle in both orders too (EloBench's option).
+#' @param max_rounds Most rounds.
+#' @param seed Seed for arrangements.
+#' @param ratings How the ratings are computed (`run$ratings`, `elo_rating.csv`, the log's
+#'   headline and so [leaderboard()]): a [rating_options()] object. The default is
+#'   EloBench's online Elo in file order with 1,000 bootstrap replicates. All methods are on
+#'   the Elo scale (400 points for 10:1 odds, 1000 the start or the mean); `"bt"` on
+#'   perfectly separated battles uses a prior and warns (see [arena_ratings()]).
+#' @returns An object of class `arena_options`.
+#' @family arena
+#' @export
+#' @examples
+#' arena_options(n = 3, ratings = rating_options(method = "bt", bootstrap = 100))
+arena_options <- function(experiment = "run", n = 1, strategy = c("pairs", "all", "reload"),
+                          arrangement = NULL, prompt_version = c("231225", "231113"),
+                          position_swap = FALSE, max_rounds = 10, seed = 1,
+                          ratings = rating_options(method = "elo")) {
+  if (!inherits(ratings, "rating_options")) {
+    abort_pb("{.arg ratings} must be made by {.fn rating_options}.", "argument",
+             field = "ratings")
+  }
+  x <- check_arena_options(list(experiment = experiment, n = n, strategy = strategy,
+                                prompt_version = prompt_version,
+                                position_swap = position_swap, max_rounds = max_rounds,
+                                seed = seed))
+  structure(list(experiment = experiment, n = n, strategy = x$strategy,
+                 arrangement = arrangement, prompt_version = x$prompt_version,
+                 position_swap = position_swap, max_rounds = max_rounds, seed = seed,
+                 ratings = ratings),
+            class = "arena_options")
+}
+
+# arena_run()'s options by their names before arena_options(), as eval_set(arena =) still
+# takes them: `method`, `times` and `invalid` are the ratings', `seed` both.
+old_arena_arguments <- c("experiment", "n", "strategy", "arrangement", "prompt_version",
+                         "position_swap", "max_rounds", "invalid", "method", "times", "seed")
+
+arena_options_with <- function(options, old) {
+  if (!inherits(options, "arena_options")) {
+    abort_pb("{.arg options} must be made by {.fn arena_options}.", "argument",
+             field = "options")
+  }
+  rating <- old[intersect(names(old), c("method", "invalid", "seed"))]
+  if (!is.null(old$times)) rating$bootstrap <- old$times
+  ratings <- options$ratings
+  if (length(rating)) {
+    ratings <- unclass(ratings)
+    ratings$anchor_rating <- if (is.null(ratings$anchor)) NULL else ratings$anchor_rating
+    ratings <- rating_options_of(utils::modifyList(ratings[!vapply(ratings, is.null, TRUE)],
+                                                   rating))
+  }
+  given <- unclass(options)
+  for (name in setdiff(names(old), c("method", "invalid", "times"))) {
+    given[name] <- list(old[[name]])
+  }
+  given$ratings <- ratings
+  rlang::exec(arena_options, !!!given)
 }

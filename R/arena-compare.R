@@ -16,44 +16,43 @@
 #'
 #' @param battles Battles, as for [arena_ratings()].
 #' @param model_x,model_y The two models' names.
-#' @param style_control Compare the style-controlled ratings.
-#' @param times Bootstrap resamples.
-#' @inheritParams arena_ratings
+#' @param options A [rating_options()] object (`method = "bt"`): `bootstrap` resamples, `by`,
+#'   `style_control` (compare the style-controlled ratings), `level`, `invalid`, `seed` and
+#'   the scale.
 #' @returns A one-row tibble of class `model_comparison`, as [compare_models()] returns
 #'   (`x`, `y` are the two ratings; `n` the battles).
 #' @noRd
-arena_compare <- function(battles, model_x, model_y, by = c("battles", "questions"),
-                          style_control = FALSE, times = 1000, level = 0.95,
-                          invalid = c("tie", "drop"), scale = 400, base = 10, initial = 1000,
-                          seed = 1) {
-  by <- rlang::arg_match(by)
-  invalid <- rlang::arg_match(invalid)
+arena_compare <- function(battles, model_x, model_y, options = rating_options()) {
   check_string(model_x)
   check_string(model_y)
-  check_count(times)
-  check_flag(style_control)
-  scores <- battle_scores(battles, invalid)
+  if (!inherits(options, "rating_options") || options$method != "bt") {
+    abort_pb("{.arg options} must be {.code rating_options(method = \"bt\")}.", "argument",
+             field = "method")
+  }
+  by <- options$by
+  scores <- battle_scores(battles, options$invalid)
   models <- battle_models(scores)
   unknown <- setdiff(c(model_x, model_y), models)
   if (length(unknown)) abort_pb("Model {.val {unknown}} has no battles.", "argument")
   check_by_questions(scores, by)
   at <- match(c(model_x, model_y), models)
-  if (style_control) {
-    fit <- style_ratings(scores, models, times, by, level, scale, base, initial, seed)
+  if (options$style_control) {
+    fit <- style_ratings(scores, models, options)
     rating <- fit$rating
     draws <- fit$draws
   } else {
-    fitter <- rating_fitter("bt", scores, models, 4, initial, scale, base, 1, seed)
+    fitter <- rating_fitter(scores, models, options)
     rating <- fitter$full()
-    draws <- with_seed(seed, fitter$bootstrap(times, by))
+    draws <- with_seed(options$seed, fitter$bootstrap(options$bootstrap, by))
   }
   differences <- draws[, at[[1]]] - draws[, at[[2]]]
-  alpha <- (1 - level) / 2
+  alpha <- (1 - options$level) / 2
   bounds <- unname(stats::quantile(differences, c(alpha, 1 - alpha), na.rm = TRUE))
   p <- min(1, 2 * min(mean(differences <= 0, na.rm = TRUE),
                       mean(differences >= 0, na.rm = TRUE)))
   out <- tibble::tibble(
-    benchmark = "arena", metric = if (style_control) "style-controlled rating" else "rating",
+    benchmark = "arena",
+    metric = if (options$style_control) "style-controlled rating" else "rating",
     x = unname(rating[[at[[1]]]]), y = unname(rating[[at[[2]]]]),
     difference = unname(rating[[at[[1]]]] - rating[[at[[2]]]]),
     se = stats::sd(differences, na.rm = TRUE), lower = bounds[[1]], upper = bounds[[2]],

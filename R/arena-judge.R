@@ -45,7 +45,7 @@ arena_sample_battles <- function() {
 #' shape (0-1, with intervals): these are the metrics an arena log shows and what
 #' [leaderboard()] reports. The per-pair win rates are drawn by [autoplot.arena_ratings()].
 #' The battles keep their answers (`answer_a`, `answer_b`), in the task and in its log, so
-#' `arena_ratings(tsk, style_control = TRUE)` adds style-controlled ratings from either.
+#' `arena_ratings(tsk, rating_options(style_control = TRUE))` adds style-controlled ratings from either.
 #'
 #' `arena_judge_task()` returns a `ResultsTask`: its log names the scorer `"arena_score"`, shows
 #' each battle's models, question and answers and the verdicts as key-value metadata, explains each
@@ -224,11 +224,6 @@ arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 
 
 arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"
 
-# One field of each sample's solver metadata, as text (NA where absent).
-metadata_field <- function(meta, field) {
-  vapply(meta, function(m) as.character(m[[field]] %||% NA_character_), "")
-}
-
 # The battles behind `x`, one row each (`model_a`, `model_b`, `winner`, `question`, and the
 # answers when known): from battles as they are, a judging task's samples, or an
 # arena_task()'s samples (its model against each reference, from the scorer's metadata).
@@ -251,28 +246,3 @@ arena_outcomes <- function(x, call = rlang::caller_env()) {
   x
 }
 
-# The question and both answers of an arena_run() log's battles, which its samples store
-# once, in their input (see R/arena-log.R): read back out of it by their lengths (the
-# solver metadata's `question_chars` and `answer_a_chars`) and the models' names, which
-# arena_battle_text() puts between them. Other samples are returned as they are.
-battle_parts <- function(x) {
-  if ("question" %in% names(x) || !all(c("input", "solver_metadata") %in% names(x))) {
-    return(x)
-  }
-  chars <- function(field) {
-    suppressWarnings(as.integer(metadata_field(x$solver_metadata, field)))
-  }
-  question_chars <- chars("question_chars")
-  answer_a_chars <- chars("answer_a_chars")
-  if (anyNA(question_chars) || anyNA(answer_a_chars)) return(x)
-  input <- x$input
-  start_q <- nchar("Question:\n") + 1L
-  end_q <- start_q + question_chars - 1L
-  start_a <- end_q + nchar(paste0("\n\nAnswer of ", x$model_a, " (model_a):\n")) + 1L
-  end_a <- start_a + answer_a_chars - 1L
-  start_b <- end_a + nchar(paste0("\n\nAnswer of ", x$model_b, " (model_b):\n")) + 1L
-  x$question <- substr(input, start_q, end_q)
-  x$answer_a <- substr(input, start_a, end_a)
-  x$answer_b <- substring(input, start_b)
-  x
-}

@@ -67,20 +67,6 @@ check_model_names <- function(nms, call = rlang::caller_env()) {
   invisible(nms)
 }
 
-check_registered <- function(arrangement, models, file = NULL, call = rlang::caller_env()) {
-  used <- c(arrangement$model_a, arrangement$model_b)
-  unknown <- setdiff(unique(used), models)
-  if (length(unknown)) {
-    row <- which(arrangement$model_a %in% unknown | arrangement$model_b %in% unknown)[[1]]
-    abort_pb(
-      c("The arrangement names model{?s} that {?was/were} never registered: {.val {unknown}}.",
-        i = "Registered: {.val {models}}."),
-      "model", file = file, row = row, call = call
-    )
-  }
-  invisible(arrangement)
-}
-
 #' Arrange battles between models
 #'
 #' @description

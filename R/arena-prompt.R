@@ -244,3 +244,9 @@ combine_swapped <- function(ab, ba_in_ab_terms) {
          ifelse(ab == "invalid" | ba_in_ab_terms == "invalid", "invalid",
                 ifelse(ab == ba_in_ab_terms, ab, "tie")))
 }
+
+# The judge's user message for each battle (`question`, `answer_a`, `answer_b`).
+battle_prompts <- function(battles, version) {
+  if (!nrow(battles)) return(character())
+  arena_judge_prompt(battles$question, battles$answer_a, battles$answer_b, version)$user
+}

@@ -21,10 +21,12 @@ pair_counts <- function(scores, models = battle_models(scores)) {
 # points against j (a tie is half a win for each), `total` the battles of the pair. The tiny
 # ridge (1 / C with C = 1e6, as FastChat's LogisticRegression) keeps ratings finite when a
 # model never loses and makes the mean rating exactly `initial`.
-bt_fit <- function(i, j, wins_i, total, k, scale = 400, base = 10, initial = 1000,
-                   ridge = 1e-6, max_iter = 100, tol = 1e-9, start = NULL) {
-  w <- if (is.null(start)) numeric(k) else (start - initial) / scale
-  lb <- log(base)
+bt_fit <- function(i, j, wins_i, total, k, options = rating_options(), ridge = 1e-6,
+                   start = NULL) {
+  max_iter <- 100
+  tol <- 1e-9
+  w <- if (is.null(start)) numeric(k) else (start - options$initial) / options$scale
+  lb <- log(options$base)
   ui <- sort(unique(i))
   uj <- sort(unique(j))
   sum_by <- function(index, used, weight) {
@@ -60,14 +62,14 @@ bt_fit <- function(i, j, wins_i, total, k, scale = 400, base = 10, initial = 100
     current <- value
     if (max(abs(t * step)) < tol || improvement < tol * max(1, abs(current)) * 1e-3) break
   }
-  scale * w + initial
+  options$scale * w + options$initial
 }
 
 # Fit BT to the cell counts `n` of `cells` (from pair_counts()). When the battles are
 # perfectly separated the maximum likelihood is at infinity (FastChat's tiny ridge then
 # gives ratings near +-5000): the fit uses a Gaussian prior toward equal strength instead,
 # and the result says so in its attribute "separated" (the groups, best first).
-bt_from_cells <- function(cells, n, k, scale, base, initial, start = NULL) {
+bt_from_cells <- function(cells, n, k, options, start = NULL) {
   wins_i <- n * ifelse(cells$outcome == 1L, 1, ifelse(cells$outcome == 2L, 0, 0.5))
   pair <- (cells$i - 1L) * k + cells$j
   total <- rowsum(n, pair, reorder = TRUE)
@@ -77,8 +79,8 @@ bt_from_cells <- function(cells, n, k, scale, base, initial, start = NULL) {
   j <- (keys - 1L) %% k + 1L
   groups <- separated_groups(i, j, wins[, 1], total[, 1], k)
   ridge <- if (is.null(groups)) 1e-6 else separation_ridge
-  out <- bt_fit(i, j, wins[, 1], total[, 1], k, scale = scale, base = base,
-                initial = initial, ridge = ridge, start = if (is.null(groups)) start)
+  out <- bt_fit(i, j, wins[, 1], total[, 1], k, options, ridge = ridge,
+                start = if (is.null(groups)) start)
   attr(out, "separated") <- groups
   out
 }

@@ -16,7 +16,7 @@
 #' @examplesIf rlang::is_installed("ggplot2")
 #' battles <- data.frame(model_a = c("a", "b", "a", "c"), model_b = c("b", "c", "c", "b"),
 #'                       winner = c("model_a", "model_a", "tie", "model_b"))
-#' r <- arena_ratings(battles, bootstrap = 50)
+#' r <- arena_ratings(battles, rating_options(bootstrap = 50))
 #' ggplot2::autoplot(r)
 #' ggplot2::autoplot(r, type = "winrate")
 autoplot.arena_ratings <- function(object, type = c("ratings", "winrate"), ...) {

@@ -67,14 +67,15 @@ style_bt_fit <- function(a, b, score, covariates, k, weight = rep(1, length(scor
 
 # Style-controlled ratings on the plain scale (mean `initial`), with percentile-bootstrap
 # intervals from the same resampling as the plain ratings (battles or questions).
-style_ratings <- function(scores, models, bootstrap, by, level, scale, base, initial, seed) {
+style_ratings <- function(scores, models, options) {
+  bootstrap <- options$bootstrap
   k <- length(models)
   a <- match(scores$model_a, models)
   b <- match(scores$model_b, models)
   covariates <- style_covariates(scores$answer_a, scores$answer_b)
   to_rating <- function(strength) {
-    rating <- strength * scale / log(base)
-    rating - mean(rating) + initial
+    rating <- strength * options$scale / log(options$base)
+    rating - mean(rating) + options$initial
   }
   fit_rows <- function(weight) {
     fit <- style_bt_fit(a, b, scores$score_a, covariates, k, weight)
@@ -87,14 +88,14 @@ style_ratings <- function(scores, models, bootstrap, by, level, scale, base, ini
   lower <- upper <- rep(NA_real_, k)
   draws <- NULL
   if (bootstrap > 0) {
-    groups <- if (by == "questions") match(scores$question, unique(scores$question)) else
+    groups <- if (options$by == "questions") match(scores$question, unique(scores$question)) else
       seq_len(nrow(scores))
     n_groups <- max(groups)
-    draws <- with_seed(seed, t(vapply(seq_len(bootstrap), function(r) {
+    draws <- with_seed(options$seed, t(vapply(seq_len(bootstrap), function(r) {
       drawn <- tabulate(sample.int(n_groups, replace = TRUE), n_groups)
       fit_rows(drawn[groups])$rating
     }, numeric(k))))
-    alpha <- (1 - level) / 2
+    alpha <- (1 - options$level) / 2
     lower <- apply(draws, 2, stats::quantile, probs = alpha, names = FALSE, na.rm = TRUE)
     upper <- apply(draws, 2, stats::quantile, probs = 1 - alpha, names = FALSE, na.rm = TRUE)
   }

@@ -1,77 +1,14 @@
-# Ratings from battle outcomes: the winners vocabulary, battle scores, and arena_ratings()
-# with bootstrap intervals and ranks (Elo, Bradley-Terry fits and plots have their own files).
-
-arena_winners <- c("model_a", "model_b", "tie", "tie(all bad)")
-
-# Winners as the original writes them, plus FastChat's spelling and the failed values
-# (`invalid`, empty, missing). Anything else is an error naming the row.
-normalize_winner <- function(winner, file = NULL, call = rlang::caller_env()) {
-  winner <- as.character(winner)
-  winner[!is.na(winner) & winner %in% c("tie (bothbad)", "tie(bothbad)")] <- "tie(all bad)"
-  winner[!is.na(winner) & winner == "NaN"] <- NA_character_
-  winner[!is.na(winner) & !nzchar(winner)] <- NA_character_
-  known <- is.na(winner) | winner %in% c(arena_winners, "invalid")
-  if (!all(known)) {
-    bad <- which(!known)[[1]]
-    abort_pb(
-      c("Unknown winner {.val {winner[[bad]]}}.",
-        i = "Winners are {.val {c(arena_winners, 'invalid')}} or empty."),
-      "winner", file = file, row = bad, field = "winner", call = call
-    )
-  }
-  winner
-}
-
-# A failed judgement: no verdict (missing) or an unreadable one (`invalid`).
-failed_judgement <- function(winner) is.na(winner) | winner == "invalid"
-
-# model_a's points for each winner: 1, 0, or 0.5 for a tie; failed judgements count as
-# `failed` (a tie, 0.5, or NA to leave them out).
-winner_points <- function(winner, failed = 0.5) {
-  score <- ifelse(winner %in% "model_a", 1, ifelse(winner %in% "model_b", 0, 0.5))
-  score[failed_judgement(winner)] <- failed
-  score
-}
-
-# One row per battle with the score of model_a (1, 0 or 0.5); failed judgements
-# (`invalid`, empty) count as ties (as the original pipeline did) or are dropped.
-battle_scores <- function(battles, invalid = c("tie", "drop"), call = rlang::caller_env()) {
-  invalid <- rlang::arg_match(invalid, call = call)
-  if (!is.data.frame(battles)) {
-    abort_pb("{.arg battles} must be a data frame with {.field model_a}, {.field model_b} and
-              {.field winner}.", "argument", call = call)
-  }
-  missing <- setdiff(c("model_a", "model_b", "winner"), names(battles))
-  if (length(missing)) {
-    abort_pb("{.arg battles} lacks column{?s} {.field {missing}}.", "schema",
-             field = missing[[1]], call = call)
-  }
-  winner <- normalize_winner(battles$winner, call = call)
-  model_a <- as.character(battles$model_a)
-  model_b <- as.character(battles$model_b)
-  bad <- which(is.na(model_a) | is.na(model_b) | !nzchar(model_a) | !nzchar(model_b))
-  if (length(bad)) {
-    abort_pb("A battle without a model name.", "schema", row = bad[[1]], call = call)
-  }
-  keep <- if (invalid == "drop") !failed_judgement(winner) else rep(TRUE, length(winner))
-  score <- winner_points(winner)
-  out <- tibble::tibble(model_a = model_a, model_b = model_b, winner = winner, score_a = score)
-  for (column in intersect(c("question", "answer_a", "answer_b"), names(battles))) {
-    out[[column]] <- as.character(battles[[column]])
-  }
-  out[keep, ]
-}
-
-battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
+# Ratings from battle outcomes: arena_ratings() with bootstrap intervals and ranks (Elo,
+# Bradley-Terry fits and plots have their own files; the battles' vocabulary is arena-battles.R).
 
 #' Ratings with intervals and ranks from battle outcomes
 #'
 #' @description
 #' `arena_ratings()` turns battles into a leaderboard. By default it fits a Bradley-Terry
 #' model by maximum likelihood (the rating scale of Elo: 400 points of difference mean 10:1
-#' odds; ties are half wins; the mean rating is `initial` unless `anchor` names a model that
-#' is fixed at `anchor_rating`), after aggregating the battles to counts per pair, so a
-#' million battles cost milliseconds and 1,000 bootstrap rounds seconds. Intervals are
+#' odds; ties are half wins; the mean rating is `initial` unless `anchor` names a model whose
+#' rating is fixed, see [rating_options()]), after aggregating the battles to counts per
+#' pair, so a million battles cost milliseconds and 1,000 bootstrap rounds seconds. Intervals are
 #' percentile-bootstrap intervals from resampling battles (`by = "battles"`, drawn as a
 #' multinomial over the pair counts) or whole questions (`by = "questions"`, which keeps
 #' battles on one question together). A model none of whose battles is drawn in a replicate
@@ -111,22 +48,11 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #'   [arena_task()], its samples or its log file (its model against each reference model:
 #'   the arena's Elo table, which [arena_summary()] leaves out because a rating is not on
 #'   the 0-1 scale of summary rows).
-#' @param method `"bt"` (Bradley-Terry, the default), `"elo"` or `"elo_median"`.
-#' @param bootstrap Bootstrap rounds; 0 skips intervals (then `rank` follows the rating).
-#' @param by Resample `"battles"` or `"questions"`.
-#' @param level Interval level (0.95 gives the 2.5% and 97.5% quantiles).
-#' @param anchor,anchor_rating A model whose rating is fixed (after fitting) at
-#'   `anchor_rating`; `NULL` centres the ratings on `initial`.
-#' @param n_orders Orders for `method = "elo_median"`.
-#' @param style_control Also fit style-controlled Bradley-Terry ratings (`method = "bt"`
-#'   only; `battles` need `answer_a` and `answer_b`): the model strengths are fitted
-#'   together with the effect of the answers' style, as the Chatbot Arena does since 2024 —
-#'   for each of length, markdown headers, lists and bold (counted in each answer) the
-#'   difference between the two answers relative to their sum, `(a - b) / (a + b + 1)`,
-#'   standardized over the battles. A model that wins because its answers are longer loses
-#'   that advantage. The ratings are centred on `initial` (`anchor` applies to the plain
-#'   ratings only) and their percentile-bootstrap intervals resample as `by` says.
-#' @inheritParams elo_online
+#' @param options A [rating_options()] object: the method, bootstrap, style control and
+#'   scale.
+#' @param ... Deprecated: the options by their names before 0.2.0 (`method`, `bootstrap`,
+#'   `by`, `level`, `invalid`, `anchor`, `anchor_rating`, `k`, `initial`, `scale`, `base`,
+#'   `n_orders`, `seed`, `style_control`), taken with a warning.
 #' @returns A tibble of class `arena_ratings`, best model first: `model`, `rating`,
 #'   `lower`, `upper`, `rank`, `battles`, `wins`, `losses`, `ties` (failed judgements count as
 #'   ties unless dropped). A model none of whose battles has a verdict (each failed or
@@ -144,66 +70,51 @@ battle_models <- function(scores) unique(c(scores$model_a, scores$model_b))
 #' p <- plogis(strength[pairs[, 1]] - strength[pairs[, 2]])
 #' battles <- data.frame(model_a = pairs[, 1], model_b = pairs[, 2],
 #'                       winner = ifelse(runif(300) < p, "model_a", "model_b"))
-#' arena_ratings(battles, bootstrap = 200)
-#' arena_ratings(battles, method = "elo", bootstrap = 0)
-arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootstrap = 1000,
-                          by = c("battles", "questions"), level = 0.95,
-                          invalid = c("tie", "drop"), anchor = NULL, anchor_rating = 1000,
-                          k = 4, initial = 1000, scale = 400, base = 10, n_orders = 100,
-                          seed = 1, style_control = FALSE) {
-  method <- rlang::arg_match(method)
-  check_flag(style_control)
-  if (style_control && method != "bt") {
-    abort_pb("{.arg style_control} needs {.code method = \"bt\"}.", "argument")
-  }
-  by <- rlang::arg_match(by)
-  invalid <- rlang::arg_match(invalid)
-  check_count(bootstrap, min = 0)
-  check_number(level)
-  check_string(anchor, allow_null = TRUE)
-  scores <- battle_scores(arena_outcomes(battles), invalid)
+#' arena_ratings(battles, rating_options(bootstrap = 200))
+#' arena_ratings(battles, rating_options(method = "elo", bootstrap = 0))
+arena_ratings <- function(battles, options = rating_options(), ...) {
+  o <- rating_options_with_dots(options, list(...), "arena_ratings")
+  scores <- battle_scores(arena_outcomes(battles), o$invalid)
   if (!nrow(scores)) {
     abort_pb("There are no battles to rate.", "argument")
   }
-  if (style_control && !all(c("answer_a", "answer_b") %in% names(scores))) {
+  if (o$style_control && !all(c("answer_a", "answer_b") %in% names(scores))) {
     abort_pb("Style control needs the answers: columns {.field answer_a} and {.field answer_b}.",
              "argument", field = "answer_a")
   }
-  check_by_questions(scores, by)
+  check_by_questions(scores, o$by)
   models <- battle_models(scores)
+  anchor <- o$anchor
   if (!is.null(anchor) && !anchor %in% models) {
     abort_pb("Anchor model {.val {anchor}} has no battles.", "argument")
   }
   k_models <- length(models)
-  fit <- rating_fitter(method, scores, models, k, initial, scale, base, n_orders, seed)
+  fit <- rating_fitter(scores, models, o)
   rating <- fit$full()
   warn_separated(attr(rating, "separated"), models)
   attr(rating, "separated") <- NULL
   draws <- NULL
-  if (bootstrap > 0) {
-    draws <- with_seed(seed, fit$bootstrap(bootstrap, by))
+  if (o$bootstrap > 0) {
+    draws <- with_seed(o$seed, fit$bootstrap(o$bootstrap, o$by))
   }
   shift <- function(x) {
     if (is.null(anchor)) return(x)
-    x - x[[match(anchor, models)]] + anchor_rating
+    x - x[[match(anchor, models)]] + o$anchor_rating
   }
   rating <- shift(rating)
-  alpha <- (1 - level) / 2
+  alpha <- (1 - o$level) / 2
   if (is.null(draws)) {
     lower <- upper <- rep(NA_real_, k_models)
     rank <- vapply(rating, function(r) 1L + sum(rating > r), 1L)
   } else {
     draws <- t(apply(draws, 1, shift))
-    # A model absent from a replicate (its battles not drawn) has NA there: its interval
-    # comes from the replicates in which it played.
     lower <- apply(draws, 2, stats::quantile, probs = alpha, names = FALSE, na.rm = TRUE)
     upper <- apply(draws, 2, stats::quantile, probs = 1 - alpha, names = FALSE, na.rm = TRUE)
     rank <- vapply(seq_len(k_models), function(m) 1L + sum(lower > upper[[m]], na.rm = TRUE),
                    1L)
   }
   tallies <- battle_tallies(scores, models)
-  # A model none of whose battles has a verdict (each failed or unreadable, counted as a
-  # tie) has no rating: a certain tie at `initial` would be made of nothing.
+  # ties made of failed judgements alone would rate a model at `initial` on nothing
   unrated <- models[tabulate(match(c(scores$model_a, scores$model_b)[
     !rep(failed_judgement(scores$winner), 2)], models), k_models) == 0]
   none <- models %in% unrated
@@ -213,12 +124,11 @@ arena_ratings <- function(battles, method = c("bt", "elo", "elo_median"), bootst
                         upper = unname(upper), rank = rank, tallies)
   out <- out[order(-out$rating, out$model), ]
   attr(out, "unrated") <- unrated
-  if (style_control) {
-    out <- add_style_columns(out, style_ratings(scores, models, bootstrap, by, level, scale,
-                                                base, initial, seed), models)
+  if (o$style_control) {
+    out <- add_style_columns(out, style_ratings(scores, models, o), models)
   }
   attr(out, "battles") <- scores
-  attr(out, "method") <- method
+  attr(out, "method") <- o$method
   class(out) <- c("arena_ratings", class(out))
   out
 }
@@ -271,7 +181,7 @@ battle_tallies <- function(scores, models) {
 
 # Each method as a pair of closures: the fit on all battles, and `times` bootstrap fits
 # (a times x models matrix).
-rating_fitter <- function(method, scores, models, k, initial, scale, base, n_orders, seed) {
+rating_fitter <- function(scores, models, o) {
   k_models <- length(models)
   a <- match(scores$model_a, models)
   b <- match(scores$model_b, models)
@@ -288,15 +198,15 @@ rating_fitter <- function(method, scores, models, k, initial, scale, base, n_ord
     rating[tabulate(c(a[rows], b[rows]), k_models) == 0] <- NA_real_
     rating
   }
-  if (method %in% c("elo", "elo_median")) {
-    one <- if (method == "elo") {
+  if (o$method %in% c("elo", "elo_median")) {
+    one <- if (o$method == "elo") {
       function(rows) absent_na(elo_pass(a[rows], b[rows], scores$score_a[rows], models,
-                                        k, initial, scale, base), rows)
+                                        o$k, o$initial, o$scale, o$base), rows)
     } else {
       # elo_median() on a replicate rates only the models in it; the others are NA.
       function(rows) {
-        elo_median(scores[rows, ], n = n_orders, k = k, initial = initial, scale = scale,
-                   base = base, seed = seed)[models]
+        elo_median(scores[rows, ], n = o$n_orders, k = o$k, initial = o$initial,
+                   scale = o$scale, base = o$base, seed = o$seed)[models]
       }
     }
     return(list(
@@ -314,8 +224,7 @@ rating_fitter <- function(method, scores, models, k, initial, scale, base, n_ord
   # penalty's 0, i.e. `initial`, which is no rating).
   fit_counts <- function(n) {
     keep <- n > 0
-    out <- bt_from_cells(cells[keep, ], n[keep], k_models, scale, base, initial,
-                         start = start)
+    out <- bt_from_cells(cells[keep, ], n[keep], k_models, o, start = start)
     played <- tabulate(c(cells$i[keep], cells$j[keep]), k_models) > 0
     out[!played] <- NA_real_
     out

@@ -40,8 +40,7 @@ arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
   rated <- if (rating$invalid == "drop") !failed_judgement(records$winner) else
     rep(TRUE, nrow(records))
   ratings <- if (any(rated)) {
-    arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
-                  invalid = rating$invalid, seed = rating$seed)
+    arena_ratings(records, rating_options_of(rating))
   } else {
     tibble::tibble(model = character(), rating = double(), lower = double(),
                    upper = double(), battles = integer())

@@ -121,25 +121,12 @@
 #'   (see [benchmark_task()]).
 #' @param elobench `NULL`, or a folder in EloBench's layout to import from and export to (see
 #'   the section); nothing is written outside it and `dir`.
-#' @param experiment The run's name: its log is `arena-<experiment>`, and with `elobench`
-#'   its results folder (at most 200 bytes; checked, with `version`, before anything is
-#'   sent).
-#' @param n Decisive battles wanted per pair (`"pairs"`); questions per pair per round.
-#' @param strategy `"pairs"`, `"all"` (every pair on every question, one round) or `"reload"`
-#'   (`arrangement`, or the `battle_arrangement.csv` already in the `elobench` results
-#'   folder).
-#' @param arrangement For `"reload"`: an arrangement (`question, model_a, model_b`) or the
-#'   path of a `battle_arrangement.csv`.
-#' @param prompt_version The judge prompt version: `"231225"` (a JSON verdict) or `"231113"`
-#'   (scores), EloBench's two judge templates.
-#' @param max_rounds Most rounds.
-#' @param method,times How the ratings are computed (`run$ratings`, `elo_rating.csv`, the
-#'   log's headline and so [leaderboard()]): the rating method and the number of bootstrap
-#'   replicates of [arena_ratings()].
-#'   The default is EloBench's online Elo in file order. All are on the Elo scale (400
-#'   points for 10:1 odds, 1000 the start or the mean); `"bt"` on perfectly separated
-#'   battles uses a prior and warns (see [arena_ratings()]).
-#' @param seed Seed for arrangements and bootstrap.
+#' @param options An [arena_options()] object: how battles are arranged, judged and rated
+#'   (the experiment's name, `n`, `strategy`, `prompt_version`, `position_swap`,
+#'   `max_rounds`, `seed`, and the ratings' [rating_options()]).
+#' @param ... Deprecated: the options by their names before 0.2.0 (`experiment`, `n`,
+#'   `strategy`, `arrangement`, `prompt_version`, `position_swap`, `max_rounds`, `invalid`,
+#'   `method`, `times`, `seed`), taken with a warning.
 #' @param settings How requests are sent (answers and verdicts): a [request_settings()]
 #'   object, or `NULL` for the defaults. With `batch = TRUE` each round's missing answers,
 #'   then its battles, are sent as provider batches, waiting for each (`wait` is ignored):
@@ -162,39 +149,36 @@
 #' # offline: a judge that always prefers the first answer; use a real chat for real ratings
 #' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}')
 #' questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
-#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"), n = 2,
-#'                  times = 100)
+#' opts <- arena_options(n = 2, ratings = rating_options(method = "elo", bootstrap = 100))
+#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"),
+#'                  options = opts)
 #' run$ratings
 #'
 #' # EloBench's files, for the original tools
 #' folder <- tempfile("elobench-")
-#' run <- arena_run(models, judge, version = "sample", elobench = folder, n = 1, times = 100,
+#' run <- arena_run(models, judge, version = "sample", elobench = folder, options = opts,
 #'                  dir = file.path(folder, "logs"))
 #' list.files(file.path(folder, "results", "run"))
 arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = NULL,
-                      dir = vitals::vitals_log_dir(), elobench = NULL, experiment = "run",
-                      n = 1, strategy = c("pairs", "all", "reload"), arrangement = NULL,
-                      prompt_version = c("231225", "231113"), position_swap = FALSE,
-                      max_rounds = 10, invalid = c("tie", "drop"),
-                      method = c("elo", "bt", "elo_median"), times = 1000, seed = 1,
-                      settings = NULL) {
+                      dir = vitals::vitals_log_dir(), elobench = NULL,
+                      options = arena_options(), settings = NULL, ...) {
+  options <- arena_run_options(options, list(...))
   dir <- resolve_log_dir(dir)
   check_arena_dir(dir)
   if (!is.null(elobench)) check_arena_dir(elobench, arg = "elobench")
   settings <- arena_settings(settings)
-  opts <- check_arena_options(list(
-    version = version, experiment = experiment, n = n, strategy = strategy,
-    prompt_version = prompt_version, position_swap = position_swap, max_rounds = max_rounds,
-    invalid = invalid, method = method, times = times, seed = seed
-  ))
+  if (!is.null(version)) check_path_name(version)
   check_arena_questions(elobench, version, dataset)
   judge <- check_judge(judge)
   chats <- as_arena_models(models %||% list(), min = 0)
   given <- competitor_answers(answers, names(chats))
+  ratings <- options$ratings
+  experiment <- options$experiment
   run <- list(
-    strategy = opts$strategy, n = n, arrangement = arrangement, seed = seed,
-    prompt_version = opts$prompt_version, position_swap = position_swap,
-    invalid = opts$invalid, experiment = experiment, judge = judge, settings = settings,
+    strategy = options$strategy, n = options$n, arrangement = options$arrangement,
+    seed = options$seed, prompt_version = options$prompt_version,
+    position_swap = options$position_swap, invalid = ratings$invalid,
+    experiment = experiment, judge = judge, settings = settings,
     dir = dir, answers_file = if (rlang::is_string(answers)) answers,
     models = c(chats, stats::setNames(vector("list", ncol(given) - 1L),
                                       setdiff(names(given), "question")))
@@ -204,9 +188,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
                i = "Give chats as {.arg models} and/or their answers as {.arg answers}."),
              "argument")
   }
-  # named as arena_ratings() and the logs' rating_options name them
-  rating <- list(method = opts$method, bootstrap = times, seed = seed,
-                 invalid = run$invalid)
+  rating <- logged_rating_options(ratings)
   run$model_names <- names(run$models)
   run$paths <- elobench_layout(elobench, version %||% "custom", experiment)
   run$questions <- arena_questions(run$paths, version, dataset)
@@ -216,7 +198,7 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
   # a run that stops on an error leaves no log, not even an unfinished one
   on.exit(arena_log_abandon(state$log), add = TRUE)
 
-  for (round in seq_len(max_rounds)) {
+  for (round in seq_len(options$max_rounds)) {
     new <- arena_arrange_round(run, state, round)
     if (!is.null(new$stopped)) {
       state$stopped <- new$stopped
@@ -226,7 +208,33 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
     state <- arena_judge_round(run, state, new, round)
     if (run$strategy != "pairs") break
   }
-  arena_rate(run, state, rating, max_rounds)
+  arena_rate(run, state, rating, options$max_rounds)
+}
+
+# Options given the old way, through `...`: still taken for one release, with a warning.
+arena_run_options <- function(options, old, call = rlang::caller_env()) {
+  if (!length(old)) return(arena_options_with(options, list()))
+  unknown <- setdiff(names(old), old_arena_arguments)
+  if (is.null(names(old)) || any(!nzchar(names(old))) || length(unknown)) {
+    abort_pb("{.fn arena_run} takes no argument {.arg {unknown %||% '(unnamed)'}}.",
+             "argument", field = unknown[1], call = call)
+  }
+  cli::cli_warn(c("{.fn arena_run}'s {.arg {names(old)}} {?is/are} deprecated.",
+                  i = "Use {.code options = arena_options()}."),
+                class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated"))
+  arena_options_with(options, old)
+}
+
+# The ratings' options as a run's log header keeps them: EloBench's four always, any other
+# only when it is not the default, so logs of default runs read as they always did.
+logged_rating_options <- function(ratings) {
+  flat <- unclass(ratings)
+  defaults <- unclass(rating_options())
+  changed <- names(flat)[!vapply(names(flat), function(n) identical(flat[[n]], defaults[[n]]),
+                                 TRUE)]
+  flat <- flat[union(c("method", "bootstrap", "seed", "invalid"), changed)]
+  if (is.null(ratings$anchor)) flat$anchor_rating <- NULL
+  flat[!vapply(flat, is.null, TRUE)]
 }
 
 # How an arena run sends its requests: the user's settings, or the defaults (the package's
@@ -251,20 +259,6 @@ arena_questions <- function(paths, version, dataset, call = rlang::caller_env())
 }
 
 arena_prompt_versions <- c("231225", "231113")
-
-dataset_questions <- function(dataset, call = rlang::caller_env()) {
-  column <- intersect(c("question", "input"), names(dataset))[1]
-  if (!is.data.frame(dataset) || is.na(column) || !is.character(dataset[[column]])) {
-    abort_pb("{.arg dataset} must be a table of questions: a character {.field question} or
-              {.field input} column (as {.fn arena_dataset} gives).", "argument", call = call)
-  }
-  questions <- unique(dataset[[column]])
-  if (anyNA(questions)) {
-    abort_pb("{.arg dataset} has a missing question in {.field {column}}, row
-              {which(is.na(dataset[[column]]))[1]}.", "argument", field = column, call = call)
-  }
-  questions
-}
 
 # Before the first round: the answers known so far (those of `answers`, whose every model must
 # have some), EloBench's verdicts imported into the response cache, and nothing arranged or
@@ -383,18 +377,6 @@ arena_judge_round <- function(run, state, new, round) {
   state
 }
 
-# Requests a pool takes at once in arena_run(): its rounds are sent in chunks of this many,
-# so memory holds one chunk's requests and answers, whatever the size of the arena. A
-# provider batch takes a round whole (each chunk would be a batch to wait for).
-arena_chunk <- function(settings) if (isTRUE(settings$batch)) .Machine$integer.max else 8000L
-
-# `n` rows in consecutive chunks of at most `size` (at least one row each).
-arena_chunks <- function(n, size) {
-  if (!n) return(list())
-  size <- max(1L, min(n, size))
-  split(seq_len(n), ceiling(seq_len(n) / size))
-}
-
 # Rate: warnings for what is missing, the ratings (elo_rating.csv) and the run's log closed.
 arena_rate <- function(run, state, rating, max_rounds) {
   records <- state$records
@@ -406,8 +388,7 @@ arena_rate <- function(run, state, rating, max_rounds) {
   warn_unreadable_verdicts(unreadable, nrow(records), "battle", arena_unreadable_consequence)
   ratings <- NULL
   if (nrow(records)) {
-    ratings <- arena_ratings(records, method = rating$method, bootstrap = rating$bootstrap,
-                             invalid = rating$invalid, seed = rating$seed)
+    ratings <- arena_ratings(records, rating_options_of(rating))
     write_ratings_file(run$paths, ratings)
   }
   paths <- run$paths[setdiff(names(run$paths), c("source_questions", "answers", "verdicts"))]
@@ -438,28 +419,6 @@ warn_failed_judgements <- function(records) {
                 class = "predictivebench_warning_failed_requests")
 }
 
-# A battle's outcome told from model_a's side, as its score is: "careful wins against
-# echo" (1), "careful loses to echo" (0), "careful ties with echo" (0.5).
-battle_outcome_text <- function(model_a, model_b, winner) {
-  outcome <- ifelse(winner %in% "model_a", "wins against",
-                    ifelse(winner %in% "model_b", "loses to",
-                           ifelse(winner %in% "tie(all bad)", "ties (both bad) with",
-                                  "ties with")))
-  ifelse(failed_judgement(winner),
-         paste0("no verdict (", ifelse(is.na(winner), "failed", winner), ") for ", model_a,
-                " against ", model_b),
-         paste(model_a, outcome, model_b))
-}
-
-na_as_empty <- function(x) ifelse(is.na(x), "", x)
-
-# A battle as a reader of the log sees it: the question, then each model's answer.
-arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
-  paste0("Question:\n", question, "\n\n", "Answer of ", model_a, " (model_a):\n",
-         na_as_empty(answer_a), "\n\n", "Answer of ", model_b, " (model_b):\n",
-         na_as_empty(answer_b))
-}
-
 # The run log's headline: every model's rating as summary rows (`estimate` is the rating,
 # on the Elo scale, not 0-1), by the run's own arena_ratings() options when the battles
 # carry them (an arena_run() log), else by arena_ratings()' defaults.
@@ -471,7 +430,7 @@ arena_rating_rows <- function(x) {
     options <- samples$rating_options[[1]]
   }
   if (!is.null(options)) options <- jsonlite::fromJSON(as.character(options))
-  ratings <- rlang::exec(arena_ratings, samples, !!!options)
+  ratings <- arena_ratings(samples, rating_options_of(as.list(options)))
   rows <- summary_rows(ratings$model, "rating",
                        list(mean = ratings$rating, lower = ratings$lower,
                             upper = ratings$upper, n = ratings$battles))

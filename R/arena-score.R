@@ -185,3 +185,12 @@ arena_reference_outcomes <- function(samples) {
                           winner = character(), question = character(),
                           answer_a = character(), .row = integer())
 }
+
+# Each sample's mean points over its battles (`sample_of`: the sample of each battle); NA
+# for a sample without a scored battle.
+sample_points <- function(points, sample_of, n) {
+  vapply(seq_len(n), function(i) {
+    p <- points[sample_of == i]
+    if (!length(p) || all(is.na(p))) NA_real_ else mean(p, na.rm = TRUE)
+  }, 0)
+}

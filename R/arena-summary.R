@@ -66,11 +66,3 @@ arena_summary <- function(x, invalid = c("tie", "drop"), method = c("normal", "b
   with_truncation(out, cuts$cut, cuts$answers)  # R/results-truncation.R
 }
 
-# Each sample's mean points over its battles (`sample_of`: the sample of each battle); NA
-# for a sample without a scored battle.
-sample_points <- function(points, sample_of, n) {
-  vapply(seq_len(n), function(i) {
-    p <- points[sample_of == i]
-    if (!length(p) || all(is.na(p))) NA_real_ else mean(p, na.rm = TRUE)
-  }, 0)
-}

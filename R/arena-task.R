@@ -52,8 +52,6 @@ prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   write_task_table(table, out, "arena")
 }
 
-arena_sample_dir <- function() system.file("extdata", "arena", package = "predictivebench")
-
 #' One model in the arena: its answers judged against reference answers
 #'
 #' @description
@@ -146,7 +144,7 @@ arena_sample_dir <- function() system.file("extdata", "arena", package = "predic
 #' tsk$eval(solver_chat = baseline_chat(function(q) "Purring, eight legs, 100 degrees: it depends."),
 #'          view = FALSE)
 #' arena_summary(tsk)
-#' arena_ratings(tsk, bootstrap = 0)
+#' arena_ratings(tsk, rating_options(bootstrap = 0))
 arena_task <- function(dataset = arena_dataset(), solver = arena_solver(),
                        scorer = arena_scorer(answers = answers, scorer_chat = judge),
                        epochs = NULL, dir = vitals::vitals_log_dir(), name = "arena",

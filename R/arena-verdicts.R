@@ -2,7 +2,7 @@
 # answer to its request (the judge, its parameters and the prompt version, the question and the
 # two answers in the judge's order), found by the request's cache key like any answer, never
 # recovered from the judge's text. Each battle's record keeps EloBench's columns, the key in
-# its `gpt_4_response` JSON (`request_sha256`), for the exported files (R/arena-store.R).
+# its `gpt_4_response` JSON (`request_sha256`), for the exported files (R/arena-elobench.R).
 
 # Judge battles (a tibble from arena_battles()): judge_verdicts()' table, with each battle's
 # conversation with the judge as an ellmer chat (`chat`) and its usage as a list (`usage`),
@@ -110,7 +110,7 @@ one_judge_verdicts <- function(battles, req, res, first, judge, version, positio
 # verdict could still make one (panel_majority()). Each judge's own verdicts and request key
 # are in `judges` (JSON) and in the record's `gpt_4_response`, whose own `request_sha256` is
 # null: a panel's verdict is no one request's answer, so it is never imported as one judge's
-# (R/arena-store.R). The judges' replies, errors and usage are the battle's, together.
+# (R/arena-elobench.R). The judges' replies, errors and usage are the battle's, together.
 panel_battle_verdicts <- function(tables, models, label, version, judge) {
   column <- function(name) do.call(cbind, lapply(tables, `[[`, name))
   out <- tables[[1]]
@@ -373,4 +373,16 @@ judged_records <- function(judged) {
     gpt_4_response = judged$gpt_4_response, gpt_4_score = judged$gpt_4_score,
     is_valid = !failed_judgement(judged$winner)
   )
+}
+
+# Requests a pool takes at once in arena_run(): its rounds are sent in chunks of this many,
+# so memory holds one chunk's requests and answers, whatever the size of the arena. A
+# provider batch takes a round whole (each chunk would be a batch to wait for).
+arena_chunk <- function(settings) if (isTRUE(settings$batch)) .Machine$integer.max else 8000L
+
+# `n` rows in consecutive chunks of at most `size` (at least one row each).
+arena_chunks <- function(n, size) {
+  if (!n) return(list())
+  size <- max(1L, min(n, size))
+  split(seq_len(n), ceiling(seq_len(n) / size))
 }

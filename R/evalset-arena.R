@@ -12,7 +12,7 @@ check_set_arena <- function(arena, specs, judge, log_dir, call = rlang::caller_e
     abort_pb("{.arg arena} must be {.code NULL} or a named list of {.fn arena_run} arguments.",
              "argument", call = call)
   }
-  allowed <- setdiff(names(formals(arena_run)), "models")
+  allowed <- c(setdiff(names(formals(arena_run)), c("models", "...")), old_arena_arguments)
   unknown <- setdiff(names(arena), allowed)
   if (length(unknown)) {
     abort_pb(c("{.arg arena} has {cli::qty(length(unknown))}{?an/} unknown argument{?s}:
@@ -26,7 +26,9 @@ check_set_arena <- function(arena, specs, judge, log_dir, call = rlang::caller_e
     abort_pb("The closing arena needs a judge: give {.arg judge}.", "argument",
              field = "judge", call = call)
   }
-  check_arena_options(arena[intersect(names(arena), allowed)], arg = "arena$", call = call)
+  check_arena_options(arena[intersect(names(arena), old_arena_arguments)], arg = "arena$",
+                      call = call)
+  if (!is.null(arena$options)) arena_options_with(arena$options, list())
   check_set_competitors(vapply(specs, spec_label, ""), call)
   check_arena_dir(arena$dir %||% log_dir, arg = if (is.null(arena$dir)) "log_dir" else "arena$dir",
                   call = call)
@@ -79,7 +81,7 @@ run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings
 set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
   args <- set_arena_args(arena, models, specs, judge, log_dir, settings)
   dir <- args$dir
-  experiment <- arena$experiment %||% formals(arena_run)$experiment
+  experiment <- args$options$experiment
   staging <- tempfile("arena-", tmpdir = records_dir(dir))
   dir.create(staging, recursive = TRUE, showWarnings = FALSE)
   on.exit(unlink(staging, recursive = TRUE), add = TRUE)
@@ -155,6 +157,10 @@ set_arena_args <- function(arena, models, specs, judge, log_dir, settings) {
   names(chats) <- vapply(specs, spec_label, "")
   args <- list(models = chats, judge = judge, dir = log_dir, settings = settings)
   args[names(arena)] <- arena
+  # the set's arena list still takes arena_run()'s options by their old names
+  old <- intersect(names(args), old_arena_arguments)
+  args$options <- arena_options_with(args$options %||% arena_options(), args[old])
+  args[old] <- NULL
   args
 }
 
@@ -180,7 +186,7 @@ arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
   counts <- dry_run_costs(context, chats, isTRUE(args$settings$batch))
   tibble::tibble(
     benchmark = "arena_run", model = paste(names(args$models), collapse = " vs "),
-    cell_id = paste0("arena-", arena$experiment %||% formals(arena_run)$experiment),
+    cell_id = paste0("arena-", arena$experiment %||% arena$options$experiment %||% "run"),
     status = "to run",
     !!!preview_counts(context$hits + counts$n, context$hits, counts$n, counts$input,
                       counts$output, counts$cost)

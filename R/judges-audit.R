@@ -99,8 +99,8 @@
 #' )
 #' judge <- baseline_chat('{"winner": 1, "explanation": "The first is better."}', "first")
 #' questions <- data.frame(question = paste("Question", 1:6))
-#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"), n = 3,
-#'                  times = 50)
+#' run <- arena_run(models, judge, dataset = questions, dir = tempfile("logs-"),
+#'                  options = arena_options(n = 3, ratings = rating_options("elo", 50)))
 #' # the run judged one order: the audit judges the swapped order with the same judge
 #' audit <- judge_audit(run, judge = judge)
 #' audit[c("metric", "estimate", "lower", "upper", "n", "flagged")]

@@ -93,8 +93,9 @@ floor_hwm <- hwm_mb()
 dir <- tempfile("arena-logs-")
 start <- cpu()
 wall <- system.time(run <- suppressMessages(
-  arena_run(models, judge, dataset = data.frame(question = questions), strategy = "all",
-            dir = dir, times = times)
+  arena_run(models, judge, dataset = data.frame(question = questions), dir = dir,
+            options = arena_options(strategy = "all",
+                                    ratings = rating_options(method = "elo", bootstrap = times)))
 ))[["elapsed"]]
 run_cpu <- cpu() - start
 peak <- hwm_mb()

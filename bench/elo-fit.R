@@ -26,8 +26,8 @@ timed <- function(expr) {
   list(value = value, seconds = t)
 }
 
-fit0 <- timed(arena_ratings(battles, bootstrap = 0))
-fit <- timed(arena_ratings(battles, bootstrap = rounds, seed = 1))
+fit0 <- timed(arena_ratings(battles, rating_options(bootstrap = 0)))
+fit <- timed(arena_ratings(battles, rating_options(bootstrap = rounds, seed = 1)))
 cat(sprintf("aggregated BT, %d battles, %d models: fit %.2f s; fit + %d bootstrap rounds %.2f s\n",
             n, k, fit0$seconds, rounds, fit$seconds))
 

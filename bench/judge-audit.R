@@ -32,9 +32,11 @@ models <- lapply(c(a = 1, b = 2, c = 3, d = 4), function(k) {
 judge <- arena_baseline_judge("longer")
 settings <- request_settings(cache = FALSE, rpm = Inf)
 arena <- function(swap) {
-  suppressWarnings(arena_run(models, judge, dataset = questions, strategy = "all",
-                             position_swap = swap, dir = tempfile("audit-bench-"),
-                             times = 10, settings = settings))
+  suppressWarnings(arena_run(models, judge, dataset = questions, dir = tempfile("audit-bench-"),
+                             settings = settings,
+                             options = arena_options(strategy = "all", position_swap = swap,
+                                                     ratings = rating_options(method = "elo",
+                                                                              bootstrap = 10))))
 }
 
 both <- timed(arena(TRUE))

@@ -44,8 +44,10 @@ write_logs <- function(dir) {
   names(models) <- paste0("model-", 1:4)
   for (e in 1:2) {
     suppressWarnings(arena_run(models, arena_baseline_judge("longer"), dataset = questions,
-                               dir = dir, experiment = paste0("exp", e), n = 2,
-                               method = "bt", times = 1000, seed = e))
+                               dir = dir,
+                               options = arena_options(experiment = paste0("exp", e), n = 2, seed = e,
+                                                       ratings = rating_options(method = "bt",
+                                                                                bootstrap = 1000, seed = e))))
   }
 }
 

@@ -81,7 +81,7 @@ battles <- do.call(rbind, lapply(seq_len(30), function(i) {
   data.frame(model_a = pairs[, 1], model_b = pairs[, 2],
              winner = ifelse(u < p - 0.05, "model_a", ifelse(u > p + 0.05, "model_b", "tie")))
 }))
-ratings <- arena_ratings(battles, bootstrap = 100)
+ratings <- arena_ratings(battles, rating_options(bootstrap = 100))
 save(ggplot2::autoplot(ratings), "arena-ratings")
 save(ggplot2::autoplot(ratings, type = "winrate"), "arena-winrate")
 # the battles' win rates, as arena_summary() gives them
@@ -103,6 +103,9 @@ if (is.function(get0("judge_audit", mode = "function"))) {
                       baseline_chat("A much longer answer, with more words in it.", name = "long"),
                       baseline_chat("A medium answer, some words.", name = "medium"))
   run <- arena_run(contestants, first, dataset = data.frame(question = paste("Question", 1:8)),
-                   strategy = "all", dir = tempfile("logs-"), times = 50)
+                   dir = tempfile("logs-"),
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo",
+                                                                    bootstrap = 50)))
   save(ggplot2::autoplot(judge_audit(run, judge = first)), "judge-audit")
 }

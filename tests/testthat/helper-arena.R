@@ -74,6 +74,8 @@ arena_parts_run <- function(url, logs, cache, questions = paste("Q", 1:6)) {
   })
   judge <- ellmer::chat_openai_compatible(base_url = url, model = "judge-lm",
                                           credentials = function() "sk-x")
-  arena_run(chats, judge, strategy = "all", dataset = data.frame(question = questions),
-            dir = logs, times = 0, settings = request_settings(cache = cache, rpm = Inf))
+  arena_run(chats, judge, dataset = data.frame(question = questions), dir = logs,
+            settings = request_settings(cache = cache, rpm = Inf),
+            options = arena_options(strategy = "all",
+                                    ratings = rating_options(method = "elo", bootstrap = 0)))
 }

@@ -39,9 +39,10 @@ audit_questions <- data.frame(question = paste("Question", 1:20))
 audit_run <- function(judge, models = audit_contestants(), position_swap = FALSE,
                       settings = request_settings(rpm = Inf, cache = withr::local_tempdir(
                         .local_envir = parent.frame()))) {
-  arena_run(models, judge, dataset = audit_questions, strategy = "all",
-            dir = withr::local_tempdir(.local_envir = parent.frame()), times = 20,
-            position_swap = position_swap, settings = settings)
+  arena_run(models, judge, dataset = audit_questions,
+            dir = withr::local_tempdir(.local_envir = parent.frame()), settings = settings,
+            options = arena_options(strategy = "all", position_swap = position_swap,
+                                    ratings = rating_options(method = "elo", bootstrap = 20)))
 }
 
 row_of <- function(audit, metric) audit[audit$metric == metric, ]

@@ -1,7 +1,7 @@
-test_that("an arena run's options take arena_run()'s defaults and refuse bad values by name", {
+test_that("an arena run's options take arena_options()' defaults and refuse bad values by name", {
   opts <- check_arena_options(list(version = "sample", experiment = "e1"))
-  expect_equal(opts$strategy, eval(formals(arena_run)$strategy)[[1]])
-  expect_equal(opts$n, eval(formals(arena_run)$n))
+  expect_equal(opts$strategy, eval(formals(arena_options)$strategy)[[1]])
+  expect_equal(opts$n, eval(formals(arena_options)$n))
   err <- expect_error(check_arena_options(list(version = "sample", experiment = "e1",
                                                strategy = "nope"), arg = "arena$"),
                       class = "predictivebench_error_argument")
@@ -91,4 +91,36 @@ test_that("the models of `answers` are named as chats are, and each must answer 
   err <- expect_error(check_cached_answers(models[1:2], table, "q2"),
                       class = "predictivebench_error_answers")
   expect_match(conditionMessage(err), "ref")
+})
+
+test_that("arena_run() takes arena_options(); the old names still work, with a warning", {
+  models <- list(a = named_constant("aa", "a"), b = named_constant("b", "b"))
+  questions <- data.frame(question = paste("Question", 1:3))
+  new <- suppressWarnings(arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                   dir = withr::local_tempdir(),
+                   options = arena_options(strategy = "all", seed = 2,
+                                           ratings = rating_options("bt", bootstrap = 20,
+                                                                    seed = 2))),
+                          class = "predictivebench_warning_separated")
+  expect_warning(
+    old <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
+                     dir = withr::local_tempdir(), strategy = "all", method = "bt",
+                     times = 20, seed = 2),
+    class = "predictivebench_warning_deprecated"
+  )
+  expect_identical(old$ratings, new$ratings)
+  expect_identical(old$records$winner, new$records$winner)
+  expect_error(suppressWarnings(arena_run(models, arena_baseline_judge(), dataset = questions,
+                                          rounds = 2)),
+               class = "predictivebench_error_argument")
+})
+
+test_that("arena_options() refuses a bad option once, naming it", {
+  expect_error(arena_options(n = 0), "n", class = "predictivebench_error_argument")
+  expect_error(arena_options(strategy = "some"), class = "predictivebench_error_argument")
+  err <- tryCatch(arena_options(ratings = list(method = "elo")), error = identity)
+  expect_equal(err$field, "ratings")
+  err <- tryCatch(arena_run(list(), arena_baseline_judge(), options = list(n = 2)),
+                  error = identity)
+  expect_equal(err$field, "options")
 })

@@ -2,7 +2,7 @@ test_that("the judging task rates the bundled battles; old records parse the sam
   judge <- arena_baseline_judge("longer")
   tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   tsk$eval(solver_chat = judge, view = FALSE)
-  ratings <- arena_ratings(tsk, bootstrap = 20)
+  ratings <- arena_ratings(tsk, rating_options(bootstrap = 20))
   expect_equal(ratings$model[[1]], "wordy-model")
   old <- arena_read_battles(file.path(predictivebench:::arena_sample_dir(), "tempcache",
                                       "sample", "battle_records.csv"))
@@ -66,8 +66,8 @@ test_that("an offline arena log shows each model's win rate and reads back the s
                "^Verdict AB: model_[ab]; BA \\(in AB's terms\\): model_[ab]; combined: ")
   expect_log_usage(tsk)
   expect_identical(arena_win_rates(tsk$log_path), rates)
-  expect_identical(arena_ratings(tsk$log_path, bootstrap = 20),
-                   arena_ratings(tsk, bootstrap = 20))
+  expect_identical(arena_ratings(tsk$log_path, rating_options(bootstrap = 20)),
+                   arena_ratings(tsk, rating_options(bootstrap = 20)))
 })
 
 test_that("an arena log counts both judge requests of a battle; cached verdicts are free", {
@@ -134,20 +134,21 @@ test_that("arena_win_rates() gives each model's mean points with a bootstrap int
   expect_equal(plot$labels$title, "Arena: win rate by model")
 })
 
-test_that("arena_ratings(style_control = TRUE) works from an evaluated arena task", {
+test_that("arena_ratings() with style control works from an evaluated arena task", {
   tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
   samples <- tsk$get_samples()
   outcomes <- predictivebench:::arena_outcomes(tsk)
   expect_identical(outcomes$answer_a, samples$answer_a)
   expect_identical(outcomes$answer_b, samples$answer_b)
-  r <- arena_ratings(tsk, bootstrap = 0, style_control = TRUE)
+  r <- arena_ratings(tsk, rating_options(bootstrap = 0, style_control = TRUE))
   expect_true(all(c("style_rating", "style_lower", "style_upper") %in% names(r)))
-  expect_identical(r$rating, arena_ratings(tsk, bootstrap = 0)$rating)
+  expect_identical(r$rating, arena_ratings(tsk, rating_options(bootstrap = 0))$rating)
   # the judge prefers the longer answer, so length carries a positive coefficient
   expect_gt(attr(r, "style_coefficients")[["length"]], 0)
   # the log keeps the answers too
-  expect_identical(arena_ratings(tsk$log_path, bootstrap = 0, style_control = TRUE), r)
+  expect_identical(arena_ratings(tsk$log_path,
+                                 rating_options(bootstrap = 0, style_control = TRUE)), r)
 })
 
 test_that("batch = TRUE judges every battle in one batch, whatever the chunk size", {

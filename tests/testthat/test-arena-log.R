@@ -11,7 +11,9 @@ test_that("one run writes one log: ratings as headline, competitors and judge, r
   # several rounds (n = 2 decisive battles per pair), one log
   run <- suppressWarnings(arena_run(models, judge,
                                     dataset = data.frame(question = paste("Question", 1:6)),
-                                    experiment = "exp1", dir = logs, n = 2, times = 50))
+                                    dir = logs,
+                                    options = arena_options(experiment = "exp1", n = 2,
+                                                            ratings = rating_options(method = "elo", bootstrap = 50))))
   logs <- list.files(logs, pattern = "[.]json$", full.names = TRUE)
   expect_length(logs, 1)
   expect_equal(run$paths$log, logs)
@@ -59,8 +61,10 @@ test_that("a run's log stores each text once a battle: the input, read back exac
     empty = named_constant("", "empty")
   )
   questions <- data.frame(question = c("Unique question ALPHA?", "Question:\nBETA\n\n?"))
-  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
-                   strategy = "all", dir = logs, times = 20)
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions, dir = logs,
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo",
+                                                                    bootstrap = 20)))
   lines <- readLines(run$paths$log, encoding = "UTF-8")
   samples <- lines[startsWith(lines, "{\"id\":\"battle-")]
   expect_length(samples, nrow(run$records))
@@ -88,7 +92,7 @@ test_that("a run's log stores each text once a battle: the input, read back exac
     expect_identical(back[[column]], run$records[[column]], label = column)
   }
   rate <- function(x) {
-    suppressWarnings(arena_ratings(x, style_control = TRUE, bootstrap = 10),
+    suppressWarnings(arena_ratings(x, rating_options(bootstrap = 10, style_control = TRUE)),
                      classes = "predictivebench_warning_separated")
   }
   expect_equal(rate(run$paths$log), rate(run$records), ignore_attr = TRUE)
@@ -106,9 +110,11 @@ test_that("a run that stops on an error leaves no log in its folder, finished or
     if (calls == 2) stop("the machine went away")
     original(battles, ...)
   })
-  expect_error(arena_run(models, arena_baseline_judge(), strategy = "all",
+  expect_error(arena_run(models, arena_baseline_judge(),
                          dataset = data.frame(question = paste("Q", 1:3)), dir = logs,
-                         times = 0),
+                         options = arena_options(strategy = "all",
+                                                 ratings = rating_options(method = "elo",
+                                                                          bootstrap = 0))),
                "the machine went away")
   expect_equal(calls, 2)
   expect_length(list.files(logs, all.files = TRUE, no.. = TRUE), 0)
@@ -121,9 +127,11 @@ test_that("a run of many battles writes its log in parts, each a whole log, read
   # parts of a few kilobytes (a full rwq arena's are ~48 MB), written 4 battles at a time
   local_replace_internal("arena_log_part_bytes", 3000)
   local_replace_internal("arena_log_slice", 4L)
-  run <- arena_run(models, arena_baseline_judge("longer"), strategy = "all",
+  run <- arena_run(models, arena_baseline_judge("longer"),
                    dataset = data.frame(question = paste("Question", 1:8)), dir = logs,
-                   times = 20)
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo",
+                                                                    bootstrap = 20)))
   parts <- run$paths$log_parts
   expect_gt(length(parts), 2)
   expect_equal(parts[[1]], run$paths$log)
@@ -167,9 +175,10 @@ test_that("a part holds at most arena_log_part_battles battles, whatever their s
   logs <- withr::local_tempdir()
   models <- list(a = named_constant("aa", "a"), b = named_constant("b", "b"))
   local_replace_internal("arena_log_part_battles", 3L)
-  run <- arena_run(models, arena_baseline_judge("longer"), strategy = "all",
+  run <- arena_run(models, arena_baseline_judge("longer"),
                    dataset = data.frame(question = paste("Question", 1:7)), dir = logs,
-                   times = 0)
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   counts <- vapply(run$paths$log_parts, function(p) read_log_header(p)$results$total_samples,
                    1L)
   expect_equal(unname(counts), c(3L, 3L, 1L))
@@ -255,9 +264,11 @@ test_that("an identical rerun that sends nothing writes nothing: the board shows
   # what sends, or is another run, writes its log: without the cache, and with new questions
   settings_run <- function(cache_setting, questions = paste("Q", 1:6)) {
     chats <- lapply(stats::setNames(nm = c("m1", "m2", "m3")), function(m) fake_chat(server, m))
-    arena_run(chats, fake_chat(server, "judge-lm"), strategy = "all", times = 0, dir = logs,
+    arena_run(chats, fake_chat(server, "judge-lm"), dir = logs,
               dataset = data.frame(question = questions),
-              settings = request_settings(cache = cache_setting, rpm = Inf))
+              settings = request_settings(cache = cache_setting, rpm = Inf),
+              options = arena_options(strategy = "all",
+                                      ratings = rating_options(method = "elo", bootstrap = 0)))
   }
   expect_no_message(paid <- settings_run(FALSE), class = "predictivebench_message_same_run")
   expect_gt(server$count(), sent)
@@ -268,9 +279,11 @@ test_that("an identical rerun that sends nothing writes nothing: the board shows
   # an offline run sends nothing: its identical rerun writes nothing either
   offline <- withr::local_tempdir()
   models <- list(a = named_constant("aaa", "a"), b = named_constant("b", "b"))
-  one <- arena_run(models, arena_baseline_judge(), version = "sample", dir = offline, times = 0)
+  one <- arena_run(models, arena_baseline_judge(), version = "sample", dir = offline,
+                   options = arena_options(ratings = rating_options(method = "elo", bootstrap = 0)))
   two <- suppressMessages(arena_run(models, arena_baseline_judge(), version = "sample",
-                                    dir = offline, times = 0))
+                                    dir = offline,
+                                    options = arena_options(ratings = rating_options(method = "elo", bootstrap = 0))))
   expect_equal(two$paths$log, one$paths$log)
   expect_length(list.files(offline, pattern = "[.]json$"), 1)
   # a run in parts: its files are the rerun's

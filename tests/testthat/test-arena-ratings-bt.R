@@ -1,6 +1,6 @@
 test_that("Bradley-Terry on pair counts equals a per-battle logistic fit", {
   battles <- simulate_battles(2000, c(a = 1200, b = 1100, c = 1000, d = 850))
-  fit <- arena_ratings(battles, bootstrap = 0)
+  fit <- arena_ratings(battles, rating_options(bootstrap = 0))
   expect_equal(mean(fit$rating), 1000)
   scores <- predictivebench:::battle_scores(battles)
   models <- unique(c(scores$model_a, scores$model_b))

@@ -6,8 +6,8 @@ test_that("online Elo reproduces EloBench on the published quora_100 battles", {
   expect_lte(abs(ratings[["gpt-4-turbo"]] - 1312.65), 0.01)
   expect_lte(abs(ratings[["chavinlo/alpaca-13b"]] - 589.69), 0.01)
   expect_lte(abs(ratings[["meta-llama/Llama-2-70b-chat-hf"]] - 1310.05), 0.01)
-  # The same through arena_ratings(method = "elo").
-  tbl <- arena_ratings(battles, method = "elo", bootstrap = 0)
+  # The same through arena_ratings(options = rating_options(method = "elo")).
+  tbl <- arena_ratings(battles, rating_options(method = "elo", bootstrap = 0))
   expect_equal(tbl$model[[1]], "gpt-4-turbo")
   expect_lte(abs(tbl$rating[[1]] - 1312.65), 0.01)
   # Dropping the 72 failed judgements changes the figures.

@@ -2,7 +2,7 @@ test_that("win rates and plots", {
   battles <- data.frame(model_a = c("a", "a", "b", "b"), model_b = c("b", "b", "a", "c"),
                         winner = c("model_a", "tie", "model_b", "model_b"))
   # c never lost to a or b: separated, rated with the prior
-  expect_warning(fit <- arena_ratings(battles, bootstrap = 20),
+  expect_warning(fit <- arena_ratings(battles, rating_options(bootstrap = 20)),
                  class = "predictivebench_warning_separated")
   wr <- predictivebench:::win_rate_matrix(attr(fit, "battles"), fit$model)
   cell <- function(m, o) wr$win_rate[as.character(wr$model) == m & as.character(wr$opponent) == o]

@@ -37,7 +37,7 @@ simulate_length_battles <- function(n = 3000, effect = 1.2) {
 
 test_that("style control recovers a planted length effect (fixed seed)", {
   battles <- withr::with_seed(2, simulate_length_battles())
-  r <- arena_ratings(battles, bootstrap = 50, style_control = TRUE)
+  r <- arena_ratings(battles, rating_options(bootstrap = 50, style_control = TRUE))
   plain <- stats::setNames(r$rating, r$model)
   styled <- stats::setNames(r$style_rating, r$model)
   # plain: the longest answers rank first, far apart
@@ -62,16 +62,16 @@ test_that("without a style effect, style control leaves ratings close to the pla
                answer_a = strrep("x", stats::rpois(1500, 50)),
                answer_b = strrep("x", stats::rpois(1500, 50)))
   })
-  r <- arena_ratings(battles, bootstrap = 0, style_control = TRUE)
+  r <- arena_ratings(battles, rating_options(bootstrap = 0, style_control = TRUE))
   expect_equal(r$style_rating, r$rating, tolerance = 0.02)
 })
 
 test_that("style control needs answers and Bradley-Terry", {
   battles <- data.frame(model_a = c("a", "b"), model_b = c("b", "a"),
                         winner = c("model_a", "model_b"))
-  expect_error(arena_ratings(battles, bootstrap = 0, style_control = TRUE),
+  expect_error(arena_ratings(battles, rating_options(bootstrap = 0, style_control = TRUE)),
                class = "predictivebench_error_argument")
   battles$answer_a <- battles$answer_b <- "x"
-  expect_error(arena_ratings(battles, method = "elo", style_control = TRUE),
+  expect_error(arena_ratings(battles, rating_options(method = "elo", style_control = TRUE)),
                class = "predictivebench_error_argument")
 })

@@ -32,9 +32,10 @@ rescore_questions <- data.frame(question = paste("Question", 1:8))
 # An arena run of every pair on every question (its battles don't depend on the judge).
 rescore_arena <- function(server, judge, dir, position_swap = FALSE) {
   suppressWarnings(arena_run(rescore_contestants(server), judge, dataset = rescore_questions,
-                             strategy = "all", dir = dir, times = 30, seed = 7,
-                             method = "bt", position_swap = position_swap,
-                             settings = request_settings(rpm = Inf)))
+                             dir = dir, settings = request_settings(rpm = Inf),
+                             options = arena_options(strategy = "all", position_swap = position_swap, seed = 7,
+                                                     ratings = rating_options(method = "bt",
+                                                                              bootstrap = 30, seed = 7))))
 }
 
 models_sent <- function(server, after = 0) {
@@ -196,9 +197,10 @@ test_that("a run whose failed verdicts are dropped is priced and rescored withou
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   dir <- withr::local_tempdir()
   run <- suppressWarnings(arena_run(rescore_contestants(server), fake_chat(server, "longer"),
-                                    dataset = rescore_questions[1:2, , drop = FALSE],
-                                    strategy = "all", dir = dir, times = 10, invalid = "drop",
-                                    settings = request_settings(rpm = Inf)))
+                                    dataset = rescore_questions[1:2, , drop = FALSE], dir = dir,
+                                    settings = request_settings(rpm = Inf),
+                                    options = arena_options(strategy = "all",
+                                                            ratings = rating_options(method = "elo", bootstrap = 10, invalid = "drop"))))
   judge <- ellmer::chat_openai(model = "gpt-4o", base_url = server$url,
                                credentials = function() "sk-test")
   skip_if(is.null(model_price(judge)), "ellmer has no price for gpt-4o")

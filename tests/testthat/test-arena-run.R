@@ -51,8 +51,10 @@ test_that("arena_run with elobench writes EloBench's files there, its log in dir
   models <- list(big = fake_chat(server, "big"), mid = fake_chat(server, "mid"),
                  small = fake_chat(server, "small"))
   judge <- fake_chat(server, "judge")
-  run <- arena_run(models, judge, version = "toy", elobench = folder, experiment = "exp1",
-                   dir = logs, n = 2, times = 50)
+  run <- arena_run(models, judge, version = "toy", elobench = folder, dir = logs,
+                   options = arena_options(experiment = "exp1", n = 2,
+                                           ratings = rating_options(method = "elo",
+                                                                    bootstrap = 50)))
   results <- file.path(folder, "results", "exp1")
   expect_setequal(list.files(results),
                   c("questions.csv", "models.csv", "battle_arrangement.csv",
@@ -99,16 +101,19 @@ test_that("arena_run with elobench writes EloBench's files there, its log in dir
   # A second run (another experiment) resumes from the response cache: nothing is sent
   # again, and it arrives at the same battles.
   before <- server$count()
-  run2 <- arena_run(models, judge, version = "toy", elobench = folder, experiment = "exp2",
-                    dir = logs, n = 2, times = 50)
+  run2 <- arena_run(models, judge, version = "toy", elobench = folder, dir = logs,
+                    options = arena_options(experiment = "exp2", n = 2,
+                                            ratings = rating_options(method = "elo",
+                                                                     bootstrap = 50)))
   expect_equal(server$count(), before)
   expect_equal(run2$arrangement, run$arrangement)
   expect_equal(run2$records$winner, run$records$winner)
   expect_true(all(vapply(log_samples(run2$paths$log)$scorer_metadata, `[[`, TRUE, "cached")))
   # the same battles reloaded from the first experiment's arrangement: nothing sent either
-  run3 <- arena_run(models, judge, version = "toy", elobench = folder, experiment = "exp3",
-                    dir = logs, strategy = "reload",
-                    arrangement = file.path(results, "battle_arrangement.csv"), times = 0)
+  run3 <- arena_run(models, judge, version = "toy", elobench = folder, dir = logs,
+                    options = arena_options(experiment = "exp3", strategy = "reload", arrangement = file.path(results, "battle_arrangement.csv"),
+                                            ratings = rating_options(method = "elo",
+                                                                     bootstrap = 0)))
   expect_equal(server$count(), before)
   expect_equal(run3$records[c("model_a", "model_b", "question", "winner")],
                run$records[c("model_a", "model_b", "question", "winner")])
@@ -122,10 +127,12 @@ test_that("arena_run with elobench writes EloBench's files there, its log in dir
   counter$n <- 0
   offline <- counting_models(counter, big = 5, small = 1)
   toy <- data.frame(question = paste("Question", 1:6))
-  arena_run(offline, judge, dataset = toy, dir = logs, n = 1, times = 0)
+  arena_run(offline, judge, dataset = toy, dir = logs,
+            options = arena_options(n = 1, ratings = rating_options(method = "elo", bootstrap = 0)))
   first <- counter$n
   expect_gt(first, 0)
-  arena_run(offline, judge, dataset = toy, dir = logs, n = 1, times = 0)
+  arena_run(offline, judge, dataset = toy, dir = logs,
+            options = arena_options(n = 1, ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(counter$n, 2 * first)
 })
 
@@ -134,7 +141,8 @@ test_that("a run's log can go inside the EloBench folder, and without elobench o
   models <- list(big = named_constant("a long answer", "big"),
                  small = named_constant("s", "small"))
   run <- arena_run(models, arena_baseline_judge(), version = "toy", elobench = folder,
-                   dir = file.path(folder, "logs"), times = 0)
+                   dir = file.path(folder, "logs"),
+                   options = arena_options(ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(normalizePath(dirname(run$paths$log)), normalizePath(file.path(folder, "logs")))
   expect_true(file.exists(run$paths$ratings))
 
@@ -143,7 +151,7 @@ test_that("a run's log can go inside the EloBench folder, and without elobench o
   withr::local_dir(wd)
   run <- arena_run(models, arena_baseline_judge(),
                    dataset = data.frame(question = paste("Question", 1:3)), dir = logs,
-                   times = 0)
+                   options = arena_options(ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(files_in(logs), basename(run$paths$log))
   expect_named(run$paths, "log")
   expect_length(files_in(wd), 0)
@@ -163,8 +171,9 @@ test_that("models known only by their answers come as `answers`: a table or a q_
   path <- file.path(folder, "tempcache", "old", "q_and_as.csv")
   utils::write.csv(old, path)
   run <- arena_run(list(), arena_baseline_judge(), version = "old", answers = path,
-                   elobench = folder, experiment = "exp", dir = withr::local_tempdir(),
-                   n = 2, times = 0)
+                   elobench = folder, dir = withr::local_tempdir(),
+                   options = arena_options(experiment = "exp", n = 2,
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(nrow(run$records), 2)
   expect_true(all(run$records$winner[run$records$model_a == "tiny"] == "model_b"))
   expect_equal(run$ratings$model[[1]], "org/big-model")
@@ -178,7 +187,9 @@ test_that("models known only by their answers come as `answers`: a table or a q_
   chat <- counting_models(counter, mid = 2)
   run2 <- arena_run(chat, arena_baseline_judge(), dataset = old["question"],
                     answers = old[c("question", "org/big-model")], dir = withr::local_tempdir(),
-                    strategy = "all", times = 0)
+                    options = arena_options(strategy = "all",
+                                            ratings = rating_options(method = "elo",
+                                                                     bootstrap = 0)))
   expect_equal(counter$n, 2)
   expect_setequal(c(run2$records$model_a, run2$records$model_b), c("mid", "org/big-model"))
   expect_named(run2$answers, c("question", "mid", "org/big-model"))
@@ -195,13 +206,17 @@ test_that("a later run takes an earlier run's exported answers as `answers`, pay
   folder <- arena_folder(paste("Question", 1:4))
   models <- list(big = fake_chat(server, "big"), small = fake_chat(server, "small"))
   run <- arena_run(models, fake_chat(server, "judge"), version = "toy", elobench = folder,
-                   dir = withr::local_tempdir(), strategy = "all", times = 0)
+                   dir = withr::local_tempdir(),
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   sent <- server$count()
   expect_equal(sent, 2 * 4 + 4)
   answers <- file.path(folder, "tempcache", "toy", "q_and_as.csv")
   again <- arena_run(list(), fake_chat(server, "judge"), version = "toy", answers = answers,
-                     elobench = folder, experiment = "from-answers",
-                     dir = withr::local_tempdir(), strategy = "all", times = 0)
+                     elobench = folder, dir = withr::local_tempdir(),
+                     options = arena_options(experiment = "from-answers", strategy = "all",
+                                             ratings = rating_options(method = "elo",
+                                                                      bootstrap = 0)))
   # the same answers in the same battles: the judge's requests are the same, and cached
   expect_equal(server$count(), sent)
   expect_equal(again$records$winner, run$records$winner)
@@ -226,8 +241,8 @@ test_that("an answers model with no answer to the questions is an error, not an 
   counter <- new.env()
   counter$n <- 0
   err <- tryCatch(arena_run(counting_models(counter, real = 1), arena_baseline_judge(),
-                            version = "toy", answers = path, elobench = folder,
-                            experiment = "exp", dir = logs),
+                            version = "toy", answers = path, elobench = folder, dir = logs,
+                            options = arena_options(experiment = "exp")),
                   error = identity)
   expect_s3_class(err, "predictivebench_error_answers")
   expect_match(conditionMessage(err), "ghost1")
@@ -246,15 +261,19 @@ test_that("models are chats or provider/model strings, in a list or a character 
   local_ellmer_chat(function(name, ...) fake_chat(server, sub(".*/", "", name)))
   questions <- data.frame(question = paste("Question", 1:2))
   run <- arena_run(c("openai/big", "openai/small"), "openai/judge", dataset = questions,
-                   dir = withr::local_tempdir(), strategy = "all", times = 0)
+                   dir = withr::local_tempdir(),
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_named(run$answers, c("question", "openai/big", "openai/small"))
   expect_equal(run$answers$`openai/big`, rep("big big big", 2))
   expect_setequal(run$ratings$model, c("openai/big", "openai/small"))
   expect_equal(sort(unique(requested_models(server))), c("big", "judge", "small"))
   # a list: names name the models; else the string, or the chat's model
   run2 <- arena_run(list(large = "openai/big", fake_chat(server, "small")), "openai/judge",
-                    dataset = questions, dir = withr::local_tempdir(), strategy = "all",
-                    times = 0)
+                    dataset = questions, dir = withr::local_tempdir(),
+                    options = arena_options(strategy = "all",
+                                            ratings = rating_options(method = "elo",
+                                                                     bootstrap = 0)))
   expect_named(run2$answers, c("question", "large", "small"))
   expect_equal(run2$answers$large, run$answers$`openai/big`)
 })
@@ -267,24 +286,28 @@ test_that("the questions come from `dataset` or `version`, and an arena without 
   # version named (or "custom")
   folder <- withr::local_tempdir()
   questions <- tibble::tibble(id = c("a", "b", "c"), input = paste("Question", 1:3))
-  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
-                   version = "mine", elobench = folder, experiment = "exp", dir = logs,
-                   times = 0, prompt_version = "231113")
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions, version = "mine",
+                   elobench = folder, dir = logs,
+                   options = arena_options(experiment = "exp", prompt_version = "231113",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(read.csv(run$paths$questions)$question, questions$input)
   expect_setequal(list.files(file.path(folder, "tempcache", "mine")),
                   c("q_and_as.csv", "battle_records.csv"))
   expect_false(dir.exists(file.path(folder, "data")))
   expect_equal(run$ratings$model[[1]], "big")
-  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
-                   elobench = folder, experiment = "custom", dir = logs, times = 0)
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions, elobench = folder,
+                   dir = logs,
+                   options = arena_options(experiment = "custom",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_true(dir.exists(file.path(folder, "tempcache", "custom")))
   # the bundled sample by its version, copied into the EloBench folder
   sample <- arena_dataset(version = "sample")
   run <- arena_run(models, arena_baseline_judge("longer"), version = "sample", dir = logs,
-                   times = 0)
+                   options = arena_options(ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_setequal(run$answers$question, sample$input)
-  run <- arena_run(models, arena_baseline_judge("longer"), version = "sample",
-                   elobench = folder, dir = logs, times = 0)
+  run <- arena_run(models, arena_baseline_judge("longer"), version = "sample", elobench = folder,
+                   dir = logs,
+                   options = arena_options(ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(arena_read_questions(file.path(folder, "data", "sample", "questions.csv")),
                unique(sample$input))
   # neither: a classed error before anything is asked
@@ -314,7 +337,8 @@ test_that("pairs left short are named: no question left, or no battle in a round
   warnings <- list()
   run <- withCallingHandlers(
     arena_run(models, arena_baseline_judge(), dataset = questions, answers = few, dir = logs,
-              n = 2, times = 0),
+              options = arena_options(n = 2,
+                                      ratings = rating_options(method = "elo", bootstrap = 0))),
     warning = function(w) {
       warnings[[length(warnings) + 1]] <<- w
       invokeRestart("muffleWarning")
@@ -334,9 +358,10 @@ test_that("pairs left short are named: no question left, or no battle in a round
   broken <- baseline_chat(function(q) stop("down"), name = "broken")
   classes <- character()
   run2 <- withCallingHandlers(
-    arena_run(list(big = models$big, broken = broken, mid = models$mid),
-              arena_baseline_judge(), dataset = questions[1:2, , drop = FALSE], dir = logs,
-              n = 1, max_rounds = 1, times = 0),
+    arena_run(list(big = models$big, broken = broken, mid = models$mid), arena_baseline_judge(),
+              dataset = questions[1:2, , drop = FALSE], dir = logs,
+              options = arena_options(n = 1, max_rounds = 1,
+                                      ratings = rating_options(method = "elo", bootstrap = 0))),
     warning = function(w) {
       classes <<- c(classes, class(w)[[1]])
       if (inherits(w, "predictivebench_warning_no_battles")) {
@@ -358,7 +383,10 @@ test_that("pairs left short are named: no question left, or no battle in a round
   tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
   expect_warning(
     run3 <- arena_run(models, tie_judge, dataset = data.frame(question = paste("Q", 1:6)),
-                      dir = logs, n = 1, max_rounds = 3, times = 0),
+                      dir = logs,
+                      options = arena_options(n = 1, max_rounds = 3,
+                                              ratings = rating_options(method = "elo",
+                                                                       bootstrap = 0))),
     class = "predictivebench_warning_short_pairs"
   )
   expect_equal(run3$rounds, 3)
@@ -372,8 +400,10 @@ test_that("arena_run with strategy 'all': every pair on every question, in one r
   models <- list(big = named_constant("a long answer", "big"),
                  mid = named_constant("mid", "mid"), small = named_constant("s", "small"))
   tie_judge <- baseline_chat(function(p) '{"winner": 0}', name = "tie-judge")
-  run <- arena_run(models, tie_judge, version = "toy", elobench = folder, experiment = "all",
-                   dir = withr::local_tempdir(), strategy = "all", times = 0)
+  run <- arena_run(models, tie_judge, version = "toy", elobench = folder,
+                   dir = withr::local_tempdir(),
+                   options = arena_options(experiment = "all", strategy = "all",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(run$rounds, 1)
   expect_equal(nrow(run$records), 3 * 3)
   key <- paste(pmin(run$records$model_a, run$records$model_b),
@@ -393,8 +423,9 @@ test_that("strategy 'reload' judges the arrangement given, as a table or a file"
                  mid = named_constant("mid", "mid"), small = named_constant("s", "small"))
   arrangement <- tibble::tibble(question = c("q2", "q3", "q3"), model_a = c("big", "mid", "small"),
                                 model_b = c("small", "big", "mid"))
-  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
-                   strategy = "reload", arrangement = arrangement, dir = logs, times = 0)
+  run <- arena_run(models, arena_baseline_judge("longer"), dataset = questions, dir = logs,
+                   options = arena_options(strategy = "reload", arrangement = arrangement,
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(run$rounds, 1)
   expect_equal(run$arrangement, arrangement)
   expect_equal(run$records[c("question", "model_a", "model_b")], arrangement)
@@ -403,16 +434,18 @@ test_that("strategy 'reload' judges the arrangement given, as a table or a file"
   expect_equal(run$answers$big, c(NA, "a long answer", "a long answer"))
   path <- file.path(withr::local_tempdir(), "battle_arrangement.csv")
   predictivebench:::write_arena_csv(arrangement, path)
-  again <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
-                     strategy = "reload", arrangement = path, dir = logs, times = 0)
+  again <- arena_run(models, arena_baseline_judge("longer"), dataset = questions, dir = logs,
+                     options = arena_options(strategy = "reload", arrangement = path,
+                                             ratings = rating_options(method = "elo",
+                                                                      bootstrap = 0)))
   battle <- c("question", "model_a", "model_b", "answer_a", "answer_b", "winner")
   expect_equal(again$records[battle], run$records[battle])
   # nothing to reload, or an arrangement naming another model
-  expect_error(arena_run(models, arena_baseline_judge(), dataset = questions,
-                         strategy = "reload", dir = logs),
+  expect_error(arena_run(models, arena_baseline_judge(), dataset = questions, dir = logs,
+                         options = arena_options(strategy = "reload")),
                class = "predictivebench_error_argument")
-  expect_error(arena_run(models[1:2], arena_baseline_judge(), dataset = questions,
-                         strategy = "reload", arrangement = arrangement, dir = logs),
+  expect_error(arena_run(models[1:2], arena_baseline_judge(), dataset = questions, dir = logs,
+                         options = arena_options(strategy = "reload", arrangement = arrangement)),
                class = "predictivebench_error_model")
 })
 
@@ -422,8 +455,8 @@ test_that("arena_run's argument and answer errors read well", {
   models <- list(big = named_constant("a long answer", "big"), mid = named_constant("m", "mid"))
   judge <- arena_baseline_judge()
   expect_snapshot(arena_run(models, judge, version = "../toy", dir = dir), error = TRUE)
-  expect_snapshot(arena_run(models, judge, version = "toy", elobench = folder,
-                            experiment = "a/b", dir = dir), error = TRUE)
+  expect_snapshot(arena_run(models, judge, version = "toy", elobench = folder, dir = dir,
+                            options = arena_options(experiment = "a/b")), error = TRUE)
   expect_snapshot(arena_run(models, judge, dir = dir), error = TRUE)
   expect_snapshot(arena_run(models["big"], judge, version = "sample", dir = dir),
                   error = TRUE)
@@ -436,7 +469,8 @@ test_that("arena_run's argument and answer errors read well", {
   expect_snapshot(arena_run(list(), judge, version = "toy", elobench = folder,
                             answers = path, dir = dir),
                   error = TRUE, transform = function(x) gsub(dir, "<dir>", x, fixed = TRUE))
-  expect_snapshot(arena_run(models, judge, version = "sample", strategy = "reload", dir = dir),
+  expect_snapshot(arena_run(models, judge, version = "sample", dir = dir,
+                            options = arena_options(strategy = "reload")),
                   error = TRUE)
 })
 
@@ -474,19 +508,21 @@ test_that("an arena run's ratings agree: run, elo_rating.csv, log headline, lead
                      ratings$rating)
   }
   # EloBench's online Elo, the default
-  run <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder,
-                                    experiment = "elo", dir = logs, n = 2, times = 30))
-  agree(run, arena_ratings(run$records, method = "elo", bootstrap = 30))
+  run <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder, dir = logs,
+                                    options = arena_options(experiment = "elo", n = 2,
+                                                            ratings = rating_options(method = "elo", bootstrap = 30))))
+  agree(run, arena_ratings(run$records, rating_options(method = "elo", bootstrap = 30)))
   expect_true(all(abs(run$ratings$rating - 1000) < 50))
   # Bradley-Terry on perfectly separated pairs: finite ratings from the prior, a warning
   expect_warning(
     run_bt <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder,
-                                         experiment = "bt", dir = logs, n = 2,
-                                         method = "bt", times = 30),
+                                         dir = logs,
+                                         options = arena_options(experiment = "bt", n = 2,
+                                                                 ratings = rating_options(method = "bt", bootstrap = 30))),
                                classes = "predictivebench_warning_short_pairs"),
     class = "predictivebench_warning_separated"
   )
-  bt <- suppressWarnings(arena_ratings(run_bt$records, bootstrap = 30),
+  bt <- suppressWarnings(arena_ratings(run_bt$records, rating_options(bootstrap = 30)),
                          classes = "predictivebench_warning_separated")
   agree(run_bt, bt)
   expect_true(all(abs(bt$rating - 1000) < 600))
@@ -510,9 +546,9 @@ test_that("arena_run with eight long real model ids completes: names go into no 
   counter <- new.env()
   counter$n <- 0
   judge <- counting_judge(counter, name = "bedrock/us.anthropic.claude-3-5-sonnet-20241022-v2:0 / judge")
-  run <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder,
-                                    experiment = "eight-models", dir = logs, n = 1,
-                                    max_rounds = 1, times = 0))
+  run <- suppressWarnings(arena_run(models, judge, version = "toy", elobench = folder, dir = logs,
+                                    options = arena_options(experiment = "eight-models", n = 1, max_rounds = 1,
+                                                            ratings = rating_options(method = "elo", bootstrap = 0))))
   expect_equal(counter$n, choose(8, 2))
   expect_true(file.exists(run$paths$log))
   expect_equal(nrow(run$ratings), 8)
@@ -569,14 +605,19 @@ test_that("with cache = FALSE nothing is reused: a rerun sends every request aga
   models <- list(big = fake_chat(server, "big"), small = fake_chat(server, "small"))
   settings <- request_settings(cache = FALSE)
   run1 <- arena_run(models, fake_chat(server, "judge"), version = "toy", elobench = folder,
-                    experiment = "first", dir = logs, n = 2, times = 0, settings = settings)
+                    dir = logs, settings = settings,
+                    options = arena_options(experiment = "first", n = 2,
+                                            ratings = rating_options(method = "elo",
+                                                                     bootstrap = 0)))
   first <- server$count()
   expect_equal(sum(requested_models(server) == "judge"), nrow(run1$records))
   # the EloBench folder's verdicts are exported, never read as a cache
   expect_true(file.exists(file.path(folder, "tempcache", "toy", "battle_records.csv")))
   run2 <- arena_run(models, fake_chat(server, "judge"), version = "toy", elobench = folder,
-                    experiment = "first", dir = logs, n = 2, times = 0, settings = settings,
-                    strategy = "reload")
+                    dir = logs, settings = settings,
+                    options = arena_options(experiment = "first", n = 2, strategy = "reload",
+                                            ratings = rating_options(method = "elo",
+                                                                     bootstrap = 0)))
   expect_equal(server$count(), 2 * first)
   expect_equal(nrow(run2$records), nrow(run1$records))
   # no response cache anywhere; the results are written
@@ -587,9 +628,11 @@ test_that("with cache = FALSE nothing is reused: a rerun sends every request aga
 
   # with the default settings the same rerun sends nothing
   toy <- data.frame(question = paste("Question", 1:4))
-  arena_run(models, fake_chat(server, "judge"), dataset = toy, dir = logs, n = 2, times = 0)
+  arena_run(models, fake_chat(server, "judge"), dataset = toy, dir = logs,
+            options = arena_options(n = 2, ratings = rating_options(method = "elo", bootstrap = 0)))
   before <- server$count()
-  arena_run(models, fake_chat(server, "judge"), dataset = toy, dir = logs, n = 2, times = 0)
+  arena_run(models, fake_chat(server, "judge"), dataset = toy, dir = logs,
+            options = arena_options(n = 2, ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(server$count(), before)
 })
 
@@ -598,11 +641,12 @@ test_that("with position_swap, EloBench's battle_records.csv holds each request'
   models <- list(long = named_constant("A long and careful answer.", "long"),
                  short = named_constant("Short.", "short"))
   # a judge that always prefers the first answer: each order says model_a, together a tie
-  run <- suppressWarnings(suppressMessages(arena_run(
-    models, arena_baseline_judge("first"), dataset = data.frame(question = c("q1", "q2")),
-    dir = file.path(folder, "logs"), elobench = folder, version = "toy", n = 1,
-    strategy = "all", position_swap = TRUE, times = 10
-  )))
+  run <- suppressWarnings(suppressMessages(arena_run(models, arena_baseline_judge("first"),
+                                                     dataset = data.frame(question = c("q1", "q2")),
+                                                     dir = file.path(folder, "logs"),
+                                                     elobench = folder, version = "toy",
+                                                     options = arena_options(n = 1, strategy = "all", position_swap = TRUE,
+                                                                             ratings = rating_options(method = "elo", bootstrap = 10)))))
   expect_true(all(run$records$winner == "tie"))
   exported <- arena_read_battles(file.path(folder, "tempcache", "toy", "battle_records.csv"))
   expect_equal(nrow(exported), nrow(run$records))
@@ -626,11 +670,12 @@ test_that("each chat is asked for an answer once per question over the rounds, a
   })
   models <- list(a = fake_chat(server, "a"), b = fake_chat(server, "b"),
                  c = fake_chat(server, "c"))
-  run <- suppressWarnings(arena_run(
-    models, fake_chat(server, "judge"), dataset = data.frame(question = paste("Q", 1:6)),
-    dir = withr::local_tempdir(), n = 1, max_rounds = 3, times = 0,
-    settings = request_settings(cache = FALSE, max_tries = 1)
-  ))
+  run <- suppressWarnings(arena_run(models, fake_chat(server, "judge"),
+                                    dataset = data.frame(question = paste("Q", 1:6)),
+                                    dir = withr::local_tempdir(),
+                                    settings = request_settings(cache = FALSE, max_tries = 1),
+                                    options = arena_options(n = 1, max_rounds = 3,
+                                                            ratings = rating_options(method = "elo", bootstrap = 0))))
   expect_equal(run$rounds, 3L)
   asked <- requested_models(server)
   for (m in c("a", "c")) {
@@ -647,8 +692,10 @@ test_that("a round larger than a pool's chunk is judged and logged chunk by chun
   models <- list(big = named_constant("big big big", "big"), small = named_constant("s", "small"),
                  mid = named_constant("mid mid", "mid"))
   judge <- arena_baseline_judge("random")
-  whole <- arena_run(models, judge, dataset = questions, strategy = "all",
-                     dir = withr::local_tempdir(), times = 20, position_swap = TRUE)
+  whole <- arena_run(models, judge, dataset = questions, dir = withr::local_tempdir(),
+                     options = arena_options(strategy = "all", position_swap = TRUE,
+                                             ratings = rating_options(method = "elo",
+                                                                      bootstrap = 20)))
   local_replace_internal("arena_chunk", function(settings) 4L)
   sent <- 0
   original <- judge_verdicts
@@ -656,8 +703,10 @@ test_that("a round larger than a pool's chunk is judged and logged chunk by chun
     sent <<- c(sent, nrow(battles))
     original(battles, ...)
   })
-  chunked <- arena_run(models, judge, dataset = questions, strategy = "all",
-                       dir = withr::local_tempdir(), times = 20, position_swap = TRUE)
+  chunked <- arena_run(models, judge, dataset = questions, dir = withr::local_tempdir(),
+                       options = arena_options(strategy = "all", position_swap = TRUE,
+                                               ratings = rating_options(method = "elo",
+                                                                        bootstrap = 20)))
   # position_swap: two requests a battle, so 2 battles a chunk of 4 requests
   expect_equal(max(sent), 2)
   same <- setdiff(names(whole$records), "tstamp")
@@ -693,8 +742,10 @@ test_that("a run judged partly from the cache, partly at no known price, has no 
   cache <- withr::local_tempdir()
   run <- function(n) {
     arena_run(models, judge, dataset = data.frame(question = paste("Question", seq_len(n))),
-              strategy = "all", dir = withr::local_tempdir(.local_envir = parent.frame(2)),
-              times = 20, settings = request_settings(cache = cache))
+              dir = withr::local_tempdir(.local_envir = parent.frame(2)),
+              settings = request_settings(cache = cache),
+              options = arena_options(strategy = "all",
+                                      ratings = rating_options(method = "elo", bootstrap = 20)))
   }
   first <- run(2)
   usage <- read_log_header(first$paths$log)$stats$model_usage

@@ -74,9 +74,10 @@ test_that("battles give each model's win rate: two models' rates add up to one",
 test_that("an arena_run()'s result is summarised as its log is: each model's win rate", {
   models <- list(big = named_constant("big big big", "big"), small = named_constant("s", "small"),
                  mid = named_constant("mid mid", "mid"))
-  run <- arena_run(models, arena_baseline_judge("longer"), strategy = "all",
-                   dataset = data.frame(question = paste("Q", 1:4)),
-                   dir = withr::local_tempdir(), times = 0)
+  run <- arena_run(models, arena_baseline_judge("longer"),
+                   dataset = data.frame(question = paste("Q", 1:4)), dir = withr::local_tempdir(),
+                   options = arena_options(strategy = "all",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   s <- arena_summary(run, times = 50)
   expect_s3_class(s, "benchmark_summary")
   expect_setequal(s$group, names(models))

@@ -51,7 +51,7 @@ test_that("arena_task(arena_dataset()) scores each answer by its battles: win 1,
   expect_identical(from_task$upper, s$upper)
 
   # long never lost: separated battles, rated with the prior
-  expect_warning(ratings <- arena_ratings(tsk, bootstrap = 0),
+  expect_warning(ratings <- arena_ratings(tsk, rating_options(bootstrap = 0)),
                  class = "predictivebench_warning_separated")
   expect_setequal(ratings$model, c(meta[[1]]$model, "long", "short"))
   expect_equal(ratings$battles[ratings$model == "long"], 2L)
@@ -273,8 +273,9 @@ test_that("arena_run() and arena_task() share one default response cache: an ans
   logs <- withr::local_tempdir()
   models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
   run <- suppressMessages(arena_run(models, arena_baseline_judge(), version = "toy",
-                                    elobench = folder, experiment = "exp", dir = logs,
-                                    strategy = "all", times = 0))
+                                    elobench = folder, dir = logs,
+                                    options = arena_options(experiment = "exp", strategy = "all",
+                                                            ratings = rating_options(method = "elo", bootstrap = 0))))
   expect_equal(server$count(), 2 * 2)
   # the default cache is the package's, not the EloBench folder nor the log folder
   expect_false(any(grepl("[.]rds$", list.files(c(folder, logs), recursive = TRUE))))

@@ -70,7 +70,7 @@ test_that("judging through a real chat: temperature 0, the prompt, and the verdi
   expect_equal(server$count() - before, sum(q == "Question 3"))
   cached <- metadata_field(tsk2$get_samples()$solver_metadata, "cached")
   expect_equal(cached == "TRUE", q != "Question 3")
-  ratings <- arena_ratings(tsk2, bootstrap = 0)
+  ratings <- arena_ratings(tsk2, rating_options(bootstrap = 0))
   expect_s3_class(ratings, "arena_ratings")
 })
 
@@ -201,10 +201,11 @@ arena_child <- function(dir, experiment, models, url) {
       Sys.sleep(0.05)
       inner$responder(p)
     }, name = "judge")
-    arena_run(chats, judge, version = "toy", elobench = dir, experiment = experiment,
-              dir = file.path(dir, "logs"), strategy = "all", times = 0,
+    arena_run(chats, judge, version = "toy", elobench = dir, dir = file.path(dir, "logs"),
               settings = request_settings(max_active = 1, rpm = Inf,
-                                          cache = file.path(dir, "responses")))
+                                          cache = file.path(dir, "responses")),
+              options = arena_options(experiment = experiment, strategy = "all",
+                                      ratings = rating_options(method = "elo", bootstrap = 0)))
     invisible(NULL)
   }, args = list(skip_if_no_source_tree(), dir, experiment, models, url),
   stdout = tempfile(), stderr = tempfile())
@@ -418,9 +419,9 @@ test_that("arena_run(elobench =) imports EloBench's own verdicts by judge name a
   write_battle_cache(original, verdicts)
   run <- function(judge, cache, prompt_version = "231225", experiment = "exp") {
     arena_run(list(), judge, version = "toy", answers = answers, elobench = folder,
-              experiment = experiment, strategy = "reload", arrangement = arrangement,
-              prompt_version = prompt_version, dir = withr::local_tempdir(),
-              times = 0, settings = request_settings(cache = cache, rpm = Inf))
+              dir = withr::local_tempdir(), settings = request_settings(cache = cache, rpm = Inf),
+              options = arena_options(experiment = experiment, strategy = "reload", arrangement = arrangement, prompt_version = prompt_version,
+                                      ratings = rating_options(method = "elo", bootstrap = 0)))
   }
   first_cache <- withr::local_tempdir()
   judge <- fake_chat(judge_server, model = "gpt-4")
@@ -454,10 +455,11 @@ test_that("arena_run(elobench =) imports EloBench's own verdicts by judge name a
   expect_equal(judge_server$count(), 2 + 2)
   expect_equal(four$records$winner[[3]], "model_a")
   # With cache = FALSE nothing is imported: every battle is judged
-  arena_run(list(), fake_chat(judge_server, model = "gpt-4"), version = "toy",
-            answers = answers, elobench = folder, experiment = "five", strategy = "reload",
-            arrangement = arrangement, dir = withr::local_tempdir(), times = 0,
-            settings = request_settings(cache = FALSE, rpm = Inf))
+  arena_run(list(), fake_chat(judge_server, model = "gpt-4"), version = "toy", answers = answers,
+            elobench = folder, dir = withr::local_tempdir(),
+            settings = request_settings(cache = FALSE, rpm = Inf),
+            options = arena_options(experiment = "five", strategy = "reload", arrangement = arrangement,
+                                    ratings = rating_options(method = "elo", bootstrap = 0)))
   expect_equal(judge_server$count(), 4 + 3)
 })
 
@@ -474,8 +476,10 @@ test_that("an arena run with one model's new answers judges that model's battles
     models <- list(m1 = fake_chat(answer_server, model = "m1"),
                    m2 = fake_chat(answer_server, model = "m2"), m3 = m3)
     suppressMessages(arena_run(models, fake_chat(judge_server, model = "judge-model"),
-                               dataset = questions, dir = logs, experiment = experiment,
-                               strategy = "all", times = 0, settings = settings))
+                               dataset = questions, dir = logs, settings = settings,
+                               options = arena_options(experiment = experiment, strategy = "all",
+                                                       ratings = rating_options(method = "elo",
+                                                                                bootstrap = 0))))
   }
   first <- run("one")
   expect_equal(judge_server$count(), 3 * 3)  # 3 pairs on 3 questions
@@ -541,8 +545,9 @@ test_that("an arena panel: the majority's verdict, each judge's own in the log a
                 fake_chat(server, "judge-c"))
   folder <- arena_folder(paste("Question", 1:3))
   logs <- withr::local_tempdir()
-  run <- arena_run(models, panel, version = "toy", elobench = folder, dir = logs, n = 2,
-                   times = 0, strategy = "all")
+  run <- arena_run(models, panel, version = "toy", elobench = folder, dir = logs,
+                   options = arena_options(n = 2, strategy = "all",
+                                           ratings = rating_options(method = "elo", bootstrap = 0)))
   battles <- nrow(run$records)
   asked <- table(Filter(function(m) startsWith(m, "judge-"), vapply(server$requests(),
                                                                       `[[`, "", "model")))
@@ -564,14 +569,18 @@ test_that("an arena panel: the majority's verdict, each judge's own in the log a
                "panel(judge-a, judge-b, judge-c)", fixed = TRUE)
   # a rerun reads every judge's verdicts from the cache
   before <- server$count()
-  again <- arena_run(models, panel, version = "toy", elobench = folder, dir = logs, n = 2,
-                     times = 0, strategy = "all")
+  again <- arena_run(models, panel, version = "toy", elobench = folder, dir = logs,
+                     options = arena_options(n = 2, strategy = "all",
+                                             ratings = rating_options(method = "elo",
+                                                                      bootstrap = 0)))
   expect_equal(server$count(), before)
   expect_identical(again$records$winner, run$records$winner)
   # a panel's records are never imported as one judge's: judge-b alone asks for its own
   # verdicts only (already in the cache: nothing sent) and keeps them
   alone <- arena_run(models, panel[[2]], version = "toy", elobench = folder, dir = logs,
-                     n = 2, times = 0, strategy = "all")
+                     options = arena_options(n = 2, strategy = "all",
+                                             ratings = rating_options(method = "elo",
+                                                                      bootstrap = 0)))
   expect_equal(server$count(), before)
   expect_true(all(alone$records$winner == "model_b"))
 })
@@ -639,11 +648,11 @@ unreadable_contestants <- function() {
 
 test_that("a judge that never gives a readable verdict is named and counted everywhere, and rates no one", {
   dir <- withr::local_tempdir()
-  got <- collect_warnings(arena_run(
-    unreadable_contestants(), baseline_chat("True", "judge-ds"),
-    dataset = data.frame(question = paste("Question", 1:6)), strategy = "all", dir = dir,
-    times = 20
-  ))
+  got <- collect_warnings(arena_run(unreadable_contestants(), baseline_chat("True", "judge-ds"),
+                                    dataset = data.frame(question = paste("Question", 1:6)),
+                                    dir = dir,
+                                    options = arena_options(strategy = "all",
+                                                            ratings = rating_options(method = "elo", bootstrap = 20))))
   run <- got$value
   expect_equal(sum(run$records$winner == "invalid"), 18)
   classes <- vapply(got$warnings, function(w) class(w)[[1]], "")
@@ -680,10 +689,11 @@ test_that("a judge that never gives a readable verdict is named and counted ever
 test_that("a panel with one judge that never answers readably warns, naming that judge", {
   dir <- withr::local_tempdir()
   panel <- list(arena_baseline_judge("first"), baseline_chat("True", "judge-ds"))
-  got <- collect_warnings(arena_run(
-    unreadable_contestants(), panel, dataset = data.frame(question = paste("Question", 1:6)),
-    strategy = "all", dir = dir, times = 20
-  ))
+  got <- collect_warnings(arena_run(unreadable_contestants(), panel,
+                                    dataset = data.frame(question = paste("Question", 1:6)),
+                                    dir = dir,
+                                    options = arena_options(strategy = "all",
+                                                            ratings = rating_options(method = "elo", bootstrap = 20))))
   run <- got$value
   classes <- vapply(got$warnings, function(w) class(w)[[1]], "")
   said <- got$warnings[[match("predictivebench_warning_unreadable_verdicts", classes)]]

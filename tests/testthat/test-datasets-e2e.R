@@ -58,7 +58,9 @@ run_every_task <- function(pins, datasets, hf, gh, pkg) {
                  short = baseline_chat(function(q) "Ok.", "short"))
   arena <- suppressMessages(suppressWarnings(
     arena_run(models, arena_baseline_judge("longer"), version = "aq", elobench = elobench,
-              experiment = "e2e", dir = logs, n = 1, times = 10)
+              dir = logs,
+              options = arena_options(experiment = "e2e", n = 1,
+                                      ratings = rating_options(method = "elo", bootstrap = 10)))
   ))
   out$arena_run <- c(n = nrow(arena$ratings), scored = nrow(arena$records),
                      questions = length(arena_read_questions(

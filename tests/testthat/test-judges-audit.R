@@ -66,11 +66,11 @@ test_that("a folder (or a set's folder) is audited log by log, leaving out logs 
   judged <- futurex_judged("GROUND_TRUTH_VALUE: 3\nPREDICTION_VALUE: 3", "agrees", dir)
   unjudged <- futurex_task(futurex_dataset(version = "sample"), dir = dir)
   unjudged$eval(solver_chat = baseline_chat("\\boxed{3}", "three"), view = FALSE)
-  run <- suppressWarnings(arena_run(
-    list(long = baseline_chat("A long answer, with words.", "long"),
-         short = baseline_chat("Short.", "short")),
-    arena_baseline_judge("longer"), dataset = data.frame(question = c("q1", "q2", "q3")),
-    dir = dir, n = 3, times = 20, position_swap = TRUE))
+  run <- suppressWarnings(arena_run(list(long = baseline_chat("A long answer, with words.", "long"),
+         short = baseline_chat("Short.", "short")), arena_baseline_judge("longer"),
+                                    dataset = data.frame(question = c("q1", "q2", "q3")), dir = dir,
+                                    options = arena_options(n = 3, position_swap = TRUE,
+                                                            ratings = rating_options(method = "elo", bootstrap = 20))))
   expect_message(audit <- judge_audit(dir, times = 50),
                  class = "predictivebench_message_unjudged")
   expect_setequal(unique(audit$source), c(judged$log_path, run$paths$log))

@@ -106,13 +106,13 @@ test_that("arena ratings: best model on top, battles in its label, whiskers hori
   battles <- data.frame(model_a = c("a", "a", "b", "b", "a", "c"),
                         model_b = c("b", "c", "c", "a", "b", "a"),
                         winner = c("model_a", "model_a", "model_a", "model_b", "tie", "model_a"))
-  fit <- arena_ratings(battles, bootstrap = 20)
+  fit <- arena_ratings(battles, rating_options(bootstrap = 20))
   p <- ggplot2::autoplot(fit)
   expect_equal(levels(p$data$model)[[length(fit$model)]],
                paste0(fit$model[[1]], "\n(", fit$battles[[1]], " battles)"))
   expect_match(p$labels$title, "Bradley-Terry")
   expect_match(p$labels$subtitle, "bootstrap percentile interval")
-  none <- ggplot2::autoplot(arena_ratings(battles, bootstrap = 0))
+  none <- ggplot2::autoplot(arena_ratings(battles, rating_options(bootstrap = 0)))
   expect_match(none$labels$subtitle, "no interval")
 })
 

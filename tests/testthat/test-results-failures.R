@@ -184,8 +184,11 @@ test_that("an arena run's log in parts is one run: its failures are the same as 
     inner$responder(prompt)
   }, name = "flaky-judge")
   arena <- function(dir) {
-    suppressWarnings(arena_run(models, judge, strategy = "all", times = 0, dir = dir,
-                               dataset = data.frame(question = paste("Question", 1:8))))
+    suppressWarnings(arena_run(models, judge, dir = dir,
+                               dataset = data.frame(question = paste("Question", 1:8)),
+                               options = arena_options(strategy = "all",
+                                                       ratings = rating_options(method = "elo",
+                                                                                bootstrap = 0))))
   }
   whole_dir <- withr::local_tempdir()
   whole <- arena(whole_dir)

@@ -44,8 +44,9 @@ test_that("judge_audit() of a folder reads an arena run in parts as the run: the
                  small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
   judge <- arena_baseline_judge("longer")
   arena <- function(dir) {
-    arena_run(models, judge, strategy = "all", times = 0, dir = dir,
-              dataset = data.frame(question = paste("Question", 1:8)))
+    arena_run(models, judge, dir = dir, dataset = data.frame(question = paste("Question", 1:8)),
+              options = arena_options(strategy = "all",
+                                      ratings = rating_options(method = "elo", bootstrap = 0)))
   }
   whole_dir <- withr::local_tempdir()
   whole <- arena(whole_dir)

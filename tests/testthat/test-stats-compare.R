@@ -203,8 +203,10 @@ test_that("an arena run's log in parts is compared as the run: the same numbers 
   models <- list(big = named_constant("big big big big", "big"),
                  small = named_constant("s", "small"), mid = named_constant("mid mid", "mid"))
   arena <- function(rule, dir) {
-    arena_run(models, arena_baseline_judge(rule), strategy = "all", times = 0, dir = dir,
-              dataset = data.frame(question = paste("Question", 1:8)))
+    arena_run(models, arena_baseline_judge(rule), dir = dir,
+              dataset = data.frame(question = paste("Question", 1:8)),
+              options = arena_options(strategy = "all",
+                                      ratings = rating_options(method = "elo", bootstrap = 0)))
   }
   whole <- list(longer = arena("longer", withr::local_tempdir()),
                 first = arena("first", withr::local_tempdir()))
