@@ -132,3 +132,62 @@ test_that("a JSON log converted to .eval keeps every sample's text and its heade
   expect_equal(sum(startsWith(zip::zip_list(dest)$filename, "_journal/summaries/")),
                ceiling(length(lines) / 4))
 })
+
+test_that("an .eval run killed mid-run leaves no header.json, its rerun pays only what was in flight", {
+  skip_on_cran()
+  skip_on_os("windows")
+  root <- skip_if_no_source_tree()
+  server <- local_fake_openai(function(body, n) "\\boxed{A}", latency = 0.05)
+  cache <- withr::local_tempdir()
+  logs <- withr::local_tempdir()
+  n <- 90
+  data <- futurex_dataset(version = "sample")
+  data <- data[rep_len(seq_len(nrow(data)), n), ]
+  data$id <- sprintf("kill-%03d", seq_len(n))
+  data$input <- paste0(data$input, "\n(item ", seq_len(n), ")")
+  rds <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(data, rds)
+  settings <- sprintf("request_settings(cache = %s, max_active = 3, rpm = 1e6)", deparse(cache))
+  script <- withr::local_tempfile(fileext = ".R")
+  writeLines(c(
+    sprintf("pkgload::load_all(%s, quiet = TRUE)", deparse(root)),
+    sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
+             credentials = function() 'k')", deparse(server$url)),
+    sprintf("tsk <- futurex_task(readRDS(%s), dir = %s, solver = futurex_solver(settings = %s))",
+            deparse(rds), deparse(logs), settings),
+    "tsk$chunk_size <- 20",
+    "tsk$eval(solver_chat = chat, view = FALSE, log_format = 'eval')"
+  ), script)
+  child <- processx::process$new(file.path(R.home("bin"), "Rscript"), script,
+                                 stdout = NULL, stderr = NULL)
+  withr::defer(if (child$is_alive()) child$kill())
+  entries <- function() length(list.files(cache, recursive = TRUE, pattern = "\\.rds$"))
+  deadline <- Sys.time() + 120
+  while (entries() < 48 && child$is_alive() && Sys.time() < deadline) Sys.sleep(0.02)
+  child$signal(tools::SIGKILL)
+  child$wait(5000)
+  expect_false(child$is_alive())
+  sent_before <- server$count()
+  done <- entries()
+  expect_gte(done, 48)
+  expect_lt(done, n)
+
+  # left: the hidden zip of the finished chunks, without header.json; no *.eval
+  part <- list.files(logs, pattern = "\\.eval\\.part$", all.files = TRUE, full.names = TRUE)
+  expect_length(part, 1)
+  written <- zip::zip_list(part)$filename
+  expect_gte(sum(startsWith(written, "samples/")), 40)
+  expect_false("header.json" %in% written)
+  expect_length(list.files(logs, pattern = "\\.(eval|json)$"), 0)
+  expect_equal(nrow(leaderboard(logs)), 0)
+
+  tsk <- futurex_task(data, dir = logs, solver = futurex_solver(settings = request_settings(
+    cache = cache, max_active = 3, rpm = 1e6)))
+  tsk$chunk_size <- 20
+  suppressMessages(tsk$eval(solver_chat = fake_chat(server), view = FALSE, log_format = "eval"))
+  expect_equal(server$count() - sent_before, n - done)
+  expect_equal(list.files(logs, all.files = TRUE, no.. = TRUE), basename(tsk$log_path))
+  expect_match(tsk$log_path, "\\.eval$")
+  expect_equal(sum(startsWith(zip::zip_list(tsk$log_path)$filename, "samples/")), n)
+  expect_inspect_valid_eval(tsk$log_path)
+})
