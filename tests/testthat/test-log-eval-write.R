@@ -25,17 +25,7 @@ entry_text <- function(path, entry) {
   text
 }
 
-# Every entry of each `.eval` validates against its component of Inspect's schema
-# (tests/testthat/inspect/validate_eval.py, Python's jsonschema and zipfile).
-expect_inspect_valid_eval <- function(paths) {
-  schema <- skip_if_no_reference("inspect", "inspect-openapi.json")
-  python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
-  script <- testthat::test_path("inspect", "validate_eval.py")
-  res <- processx::run(python, c(script, schema, paths), error_on_status = FALSE)
-  testthat::expect(res$status == 0,
-                   paste0("Inspect's schema rejects a log:\n", res$stdout, res$stderr))
-  invisible(strsplit(res$stdout, "\n")[[1]])
-}
+expect_inspect_valid_eval <- function(paths) expect_inspect_valid(paths, "validate_eval.py")
 
 test_that("an .eval log is written as it goes: samples as they come, header.json last", {
   dir <- withr::local_tempdir()
