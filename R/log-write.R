@@ -17,9 +17,31 @@ write_log <- function(log, dir) {
 # portable_file_name(): a task id holds model names. Each part is at most 200 bytes, so the
 # whole (~230 bytes) is never cut: the task's part of the name is the same at any time
 # (stale_log_parts() finds a task's part files by it).
-log_file_name <- function(created, task_id) {
+log_file_name <- function(created, task_id, format = "json") {
   parts <- gsub("[_/:]", "-", c(created, task_id))
-  portable_file_name(parts, ext = ".json", sep = "_", max_part = 200L)
+  portable_file_name(parts, ext = paste0(".", format), sep = "_", max_part = 200L)
+}
+
+# The log's format: the argument `log_format` of a run (taken out of its `...` by
+# local_log_format()), else the option `predictivebench.log_format`: "json" (the default)
+# or "eval" (Inspect AI's zip, R/log-eval-write.R).
+log_format <- function(format = getOption("predictivebench.log_format", "json"),
+                       call = rlang::caller_env()) {
+  if (!rlang::is_string(format) || !format %in% c("json", "eval")) {
+    abort_pb("{.arg log_format} must be {.val json} or {.val eval}.", "argument",
+             field = "log_format", call = call)
+  }
+  format
+}
+
+# A run's `...` without `log_format`, which becomes the format of the logs written in the
+# caller's frame.
+local_log_format <- function(dots, .env = parent.frame(), call = rlang::caller_env()) {
+  if (is.null(dots$log_format)) return(dots)
+  withr::local_options(predictivebench.log_format = log_format(dots$log_format, call = call),
+                       .local_envir = .env)
+  dots$log_format <- NULL
+  dots
 }
 
 # The unfinished log: hidden and not *.json, so nothing that lists logs (vitals_view()'s
@@ -60,15 +82,19 @@ part_lock_name <- function(part) paste0(part, ".lock")
 #'   write that fails (a full disk) is an error of class `predictivebench_error_disk`, and
 #'   no log is left in `dir`.
 #' @noRd
-log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep", "remove")) {
+log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep", "remove"),
+                       format = log_format()) {
   check_string(dir)
   check_string(task_id)
   check_string(created)
   stale <- rlang::arg_match(stale)
+  format <- log_format(format)
   check_log_dir(dir)
   if (stale == "remove") remove_stale_log_parts(dir, task_id)
-  name <- log_file_name(created, task_id)
+  name <- log_file_name(created, task_id, format)
   w <- new.env(parent = emptyenv())
+  w$format <- format
+  w$task_id <- task_id
   w$dir <- dir
   w$path <- file.path(dir, name)
   w$part <- file.path(dir, part_file_name(name))
@@ -94,6 +120,12 @@ log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep"
   w$state <- "open"
   assign(w$part, TRUE, envir = the_log_parts)
   class(w) <- "predictivebench_log_writer"
+  if (format == "eval") {
+    tryCatch(eval_writer_open(w), error = function(e) {
+      log_writer_close(w, "abandoned")
+      stop(e)
+    })
+  }
   w
 }
 
@@ -101,6 +133,7 @@ log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep"
 log_writer_add <- function(w, samples) {
   check_writer_open(w)
   if (!length(samples)) return(invisible(w))
+  if (w$format == "eval") return(eval_writer_add(w, samples))
   opts <- sample_json_options()
   lines <- vapply(samples, sample_json, "", opts = opts)
   # the part file is the log's samples array as it will stand, a sample a line, the commas
@@ -120,6 +153,11 @@ log_writer_add <- function(w, samples) {
 log_writer_finish <- function(w, header) {
   check_writer_open(w)
   header$samples <- NULL
+  if (w$format == "eval") {
+    path <- eval_writer_finish(w, header)
+    log_writer_close(w, "finished")
+    return(path)
+  }
   json <- json_text(nulls_as_objects(header), opts = log_json_options())
   # the header's closing brace is replaced by the samples, at two spaces' indent as vitals
   # writes them (its header reader looks for that key)
@@ -147,6 +185,7 @@ log_writer_close <- function(w, state) {
   unlink(w$part)
   if (!is.null(w$lock)) filelock::unlock(w$lock)
   unlink(part_lock_name(w$part))
+  if (!is.null(w$stage)) unlink(w$stage, recursive = TRUE)
   w$state <- state
   invisible(w)
 }
@@ -286,7 +325,7 @@ stale_log_parts <- function(dir, task_id) {
   if (!length(files)) return(character())
   name <- log_name_of(files)
   task <- sub("^[^_]*_", "", name)  # the name after its creation time
-  ours <- same_task_log(task, task_id) & endsWith(name, ".json") & name != files
+  ours <- same_task_log(task, task_id) & grepl("\\.(json|eval)$", name) & name != files
   # (none: part_file_name(character()) would be "..part", whose lock part_held() would make)
   if (!any(ours)) return(character())
   files <- files[ours]
@@ -300,6 +339,7 @@ stale_log_parts <- function(dir, task_id) {
 # "<task>/<model>/<run hash>" and each run has its own hash, so a rerun after a crash knows
 # the crashed run's part only by what comes before the hash.
 same_task_log <- function(names, task_id) {
+  names <- sub("\\.eval$", ".json", names)
   exact <- paste0(portable_part(gsub("[_/:]", "-", task_id), max_part = 200L), ".json")
   if (!grepl("/", task_id, fixed = TRUE)) return(names == exact)
   stem <- sub("/[^/]*$", "", task_id)
@@ -310,7 +350,7 @@ same_task_log <- function(names, task_id) {
 # The log a hidden file of the writer belongs to: ".<name>.part", ".<name>-<random>".
 log_name_of <- function(files) {
   files <- basename(files)
-  ifelse(endsWith(files, ".json.part"), sub("^\\.(.*)\\.part$", "\\1", files),
+  ifelse(grepl("\\.(json|eval)\\.part$", files), sub("^\\.(.*)\\.part$", "\\1", files),
          sub("^\\.(.*\\.json)-[A-Za-z0-9]+$", "\\1", files))
 }
 

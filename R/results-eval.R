@@ -27,6 +27,7 @@ log_slice_rows <- 100L
 chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) {
   if (!is.null(epochs)) check_count(epochs, call = call)
   check_eval_dots(dots, call = call)
+  dots <- local_log_format(dots, call = call)
   # before anything is paid: a folder the log can't go in fails now, not after the run
   check_log_dir(task$dir, call = call)
   steps <- vitals_split_dots(task, dots)

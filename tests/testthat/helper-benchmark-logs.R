@@ -49,10 +49,11 @@ expect_key_value_metadata <- function(path) {
 # ../shared/reference/inspect/inspect-openapi.json) with Python's jsonschema (Debian's
 # python3-jsonschema), through tests/testthat/inspect/validate_log.py. Skips only when the
 # reference folder is absent. Returns the validator's lines, one per log ("ok <path>").
-expect_inspect_valid <- function(paths) {
+# `script = "validate_eval.py"` checks `.eval` logs, entry by entry.
+expect_inspect_valid <- function(paths, script = "validate_log.py") {
   schema <- skip_if_no_reference("inspect", "inspect-openapi.json")
   python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
-  script <- testthat::test_path("inspect", "validate_log.py")
+  script <- testthat::test_path("inspect", script)
   res <- processx::run(python, c(script, schema, paths), error_on_status = FALSE)
   testthat::expect(res$status == 0,
                    paste0("Inspect's schema rejects a log:\n", res$stdout, res$stderr))

@@ -1,0 +1,169 @@
+# A log in Inspect AI's `.eval` layout (issue 46): a zip of `_journal/start.json`, one
+# `samples/<id>_epoch_<n>.json` a sample, `_journal/summaries/<k>.json` a batch added,
+# `summaries.json`, `reductions.json` and `header.json` last. The content is the JSON log's
+# (the same header, the same sample text, sample_json()); entries are deflated by the CRAN
+# package zip. Until finished, the zip is the writer's hidden part file (see log_writer()),
+# without header.json: unfinished by Inspect's rule as by ours.
+
+# The stage: a folder beside nothing else, holding each batch's entries until zip_append()
+# has taken them, and the summaries and reductions as they grow (text files, so R holds none).
+eval_writer_open <- function(w) {
+  w$stage <- tempfile("eval-log-")
+  dir.create(file.path(w$stage, "_journal", "summaries"), recursive = TRUE)
+  dir.create(file.path(w$stage, "samples"))
+  w$batches <- 0L
+  w$reductions <- character()  # scorer name -> its reductions' text file
+  start <- list(version = 2L, eval = list(task_id = w$task_id, created = w$created))
+  eval_entry_text(w, "_journal/start.json", eval_json(start))
+  eval_zip(w, "_journal/start.json", new = TRUE)
+  invisible(w)
+}
+
+# `texts`: the samples' JSON when the caller has it already (a log converted keeps its text).
+eval_writer_add <- function(w, samples, texts = NULL) {
+  opts <- sample_json_options()
+  entries <- vapply(samples, eval_sample_entry, "")
+  # a write that fails leaves a zip half appended: the writer takes nothing more
+  w$state <- "broken by a failed write"
+  for (k in seq_along(samples)) {
+    text <- if (is.null(texts)) sample_json(samples[[k]], opts = opts) else texts[[k]]
+    eval_entry_text(w, entries[[k]], text)
+  }
+  w$batches <- w$batches + 1L
+  journal <- sprintf("_journal/summaries/%d.json", w$batches)
+  summaries <- vapply(samples, function(s) eval_json(eval_sample_summary(s)), "")
+  eval_entry_text(w, journal, paste0("[", paste(summaries, collapse = ","), "]"))
+  eval_append_lines(w, "summaries", summaries)
+  eval_add_reductions(w, samples)
+  eval_zip(w, c(entries, journal))
+  unlink(file.path(w$stage, c(entries, journal)))
+  w$state <- "open"
+  w$n <- w$n + length(samples)
+  invisible(w)
+}
+
+eval_writer_finish <- function(w, header) {
+  header$samples <- NULL
+  eval_close_array(w, "summaries", "summaries.json")
+  reductions <- vapply(names(w$reductions), function(scorer) {
+    sprintf('{"scorer":%s,"samples":[%s]}', eval_json(scorer),
+            paste(readLines(w$reductions[[scorer]], encoding = "UTF-8"), collapse = ","))
+  }, "")
+  # with several epochs a sample's reduction is its reducer's, which the header does not name
+  if (!identical(as.integer(header$eval$config$epochs %||% 1L), 1L)) reductions <- character()
+  eval_entry_text(w, "reductions.json", paste0("[", paste(reductions, collapse = ","), "]"))
+  eval_zip(w, c("summaries.json", "reductions.json"))
+  eval_entry_text(w, "header.json", eval_json(nulls_as_objects(header)))
+  eval_zip(w, "header.json")
+  if (!file.rename(w$part, w$path)) {
+    disk_error(w$dir, simpleError("moving the finished log into place failed"))
+  }
+  w$path
+}
+
+# Inspect's entry name of a sample (inspect_ai/log/_recorders/eval.py: `{id}_epoch_{epoch}`),
+# a path separator in an id made harmless.
+eval_sample_entry <- function(sample) {
+  id <- gsub("[/\\\\]", "_", as.character(sample$id))
+  sprintf("samples/%s_epoch_%d.json", id, as.integer(sample$epoch %||% 1L))
+}
+
+# The EvalSampleSummary Inspect lists a sample by (its log viewer's sample list).
+eval_sample_summary <- function(s) {
+  scores <- lapply(s$scores, function(score) score[intersect(names(score),
+    c("value", "answer", "explanation", "history"))])
+  summary <- list(id = s$id, epoch = as.integer(s$epoch %||% 1L), input = s$input,
+                  target = s$target %||% "", metadata = s$metadata %||% empty_object(),
+                  scores = scores,
+                  model_usage = lapply(s$model_usage, lean_usage) %||% empty_object(),
+                  role_usage = empty_object(), started_at = s$started_at,
+                  completed_at = s$completed_at, total_time = s$total_time,
+                  working_time = s$working_time, uuid = s$uuid,
+                  error = s$error$message, retries = 0L, completed = TRUE,
+                  message_count = length(s$messages))
+  if (!length(summary$scores)) summary$scores <- NULL
+  summary[lengths(summary) > 0 | vapply(summary, is.list, TRUE)]
+}
+
+# Each sample's scores as Inspect reduces them with one epoch: the score itself, by scorer.
+eval_add_reductions <- function(w, samples) {
+  for (s in samples) {
+    for (scorer in names(s$scores)) {
+      score <- s$scores[[scorer]]
+      entry <- c(score[intersect(names(score), c("value", "answer", "explanation"))],
+                 list(history = list(), sample_id = s$id))
+      if (is.na(w$reductions[scorer])) {
+        w$reductions[[scorer]] <- file.path(w$stage, paste0("reductions-", length(w$reductions)))
+      }
+      eval_append_text(w, w$reductions[[scorer]], paste0(eval_json(entry), "\n"))
+    }
+  }
+}
+
+eval_append_lines <- function(w, name, lines) {
+  path <- file.path(w$stage, paste0(name, ".part"))
+  sep <- if (file.exists(path)) "," else ""
+  eval_append_text(w, path, paste0(sep, paste(lines, collapse = ",")))
+}
+
+eval_close_array <- function(w, name, entry) {
+  part <- file.path(w$stage, paste0(name, ".part"))
+  eval_entry_text(w, entry, "[")
+  if (file.exists(part)) file.append(file.path(w$stage, entry), part)
+  eval_append_text(w, file.path(w$stage, entry), "]")
+}
+
+eval_entry_text <- function(w, entry, text) {
+  write_log_text(file.path(w$stage, entry), text, append = FALSE, dir = w$dir)
+}
+
+eval_append_text <- function(w, path, text) {
+  write_log_text(path, text, append = TRUE, dir = w$dir)
+}
+
+eval_json <- function(x) {
+  json_text(x, opts = yyjsonr::opts_write_json(auto_unbox = TRUE, json_verbatim = TRUE))
+}
+
+# Entries (paths in the stage) into the part file, deflated; a zip that can't be written
+# (a full disk) is the writer's classed disk error.
+eval_zip <- function(w, entries, new = FALSE) {
+  add <- if (new) zip::zip else zip::zip_append
+  tryCatch(
+    add(w$part, entries, root = w$stage, mode = "mirror", include_directories = FALSE,
+        compression_level = 6),
+    error = function(e) disk_error(w$dir, e, why = probe_write(w$part))
+  )
+  invisible(w)
+}
+
+# JSON log -> `.eval`, streaming: the header read without the samples, the samples' lines a
+# batch at a time into the writer, their text kept. A log whose samples are not a line each
+# (vitals' own) is read whole. The reverse, and the exported converter, come with the reader.
+log_convert_to_eval <- function(path, dest, lines = 1000L) {
+  header <- read_log_header(path)
+  withr::local_options(predictivebench.log_format = "eval")
+  w <- log_writer(dirname(dest), header$eval$task_id %||% "log", created = header$eval$created)
+  on.exit(log_writer_abandon(w), add = TRUE)
+  one_a_line <- !is.null(log_sample_line_count(path))
+  con <- if (one_a_line) open_sample_lines(path)
+  if (inherits(con, "connection")) {
+    on.exit(close(con), add = TRUE)
+    repeat {
+      chunk <- readLines(con, n = lines, warn = FALSE, encoding = "UTF-8")
+      end <- match("  ]", chunk)
+      if (!is.na(end)) chunk <- chunk[seq_len(end - 1L)]
+      chunk <- sub(",$", "", chunk)
+      if (length(chunk)) {
+        eval_writer_add(w, lapply(chunk, parse_log_json), texts = chunk)
+      }
+      if (!is.na(end) || !length(chunk)) break
+    }
+  } else if (!one_a_line) {
+    samples <- read_log_json(path)$samples
+    if (length(samples)) log_writer_add(w, samples)
+  }
+  written <- log_writer_finish(w, header)
+  if (!file.rename(written, dest)) disk_error(dirname(dest), simpleError("renaming failed"))
+  invisible(dest)
+}
