@@ -1,52 +1,33 @@
 # In one process, the cells of a set overlap their requests instead of running one after
-# another, and each cell is evaluated once. vitals evaluates a task synchronously, so the set
-# runs in two passes:
+# another, each cell evaluated once, in one pass. A cell's engine call (run_requests()) hands
+# its requests to the overlap (overlap_hand_over(), the collector of its request session),
+# which adds them to its live pool (one per cache folder and answer format, holding every
+# cell's requests by their cache keys) and sends them at once; then the cell waits for ITS
+# requests while the pool turns (await_keys()). While it waits, the next cell not yet started
+# is evaluated inside that wait (at most `max_nesting` deep), so its requests join the pool
+# with the first's; a cell finished inside another's wait returns to it. What a nested cell
+# signals (a failed step, warnings) stays its own.
 #
-# 1. A cheap first pass: each cell is evaluated as far as its first engine call
-#    (run_requests()) that has requests to send. That call hands them to the overlap
-#    (overlap_hand_over(), the collector of the request session the cell's task is evaluated
-#    in), which adds them at once to its live pool (one per cache folder and answer
-#    format, holding every cell's requests by their cache keys) and turns it without
-#    waiting (`step(0)`), so they go out while the next cells get this far; then the cell
-#    stops there. What it did up to that call (building its task and prompts, reading what
-#    the cache holds) is all it repeats. A cell whose every answer is cached runs to its end
-#    and writes its log; so does a set's only unfinished cell, which has no other cell to
-#    overlap with.
-# 2. Each stopped cell is evaluated once, to its end, the first whose requests are all
-#    answered first (the pools turn while none is). Whenever one of its engine calls needs
-#    requests (those it handed over in the first pass, then its judge's), it adds those not
-#    yet in the pool and waits for ITS requests while turning the pool, so the other cells'
-#    requests stay in flight; the answers are handed to the engine call (kept in the cache
-#    as they arrived), which goes on as if it had sent them. While it waits, another
-#    stopped cell whose first requests are answered goes on inside that wait (at most 8
-#    deep), so its later requests (its judge's) are in flight with the first cell's
-#    instead of after its end; what a cell signals (a failed step, warnings) stays its own.
-#
-# The pool's `max_active` is the sum of the models' own `max_active`, and each model is one
-# group of the pool with its own `max_active` as its limit, so no model ever has more in
-# flight than it would alone. A request that failed in the pool (after its own retries) is
-# not sent again in the same attempt: the cell gets its error as if it had sent it. A failed
-# or partial cell is attempted again (while it has `retries` left) in two passes as well,
-# sending its failed requests again. When a pool stops as a whole (a refused key or a full
-# disk stops it; never inside the cell being evaluated, which only handed its requests
-# over), the answers it had received are still handed to their cells, and the cells send
-# the rest themselves, one cell after another, as they would alone.
+# The pool's `max_active` is the sum of the models' own, each model one group of the pool
+# with its own `max_active` as its limit. A request that failed in the pool (after its own
+# retries) is not sent again in the same attempt: the cell gets its error as if it had sent
+# it. A failed or partial cell is attempted again (while it has `retries` left), sending its
+# failed requests again. When a pool stops as a whole (a refused key or a full disk; never
+# inside the cell waiting, which only handed its requests over), the answers it had received
+# are still handed to their cells, and the cells send the rest themselves.
 
-# What the overlap does with a cell's requests (its collector's `$take()`, called by
-# run_requests() with what it is about to send: `requests$todo`, positions in
-# `requests$prompts`, and `keep(i, value, stored)`). `attempt` names the cell's attempt (its requests that failed in
-# an earlier attempt are sent again). In the first pass (`wait = FALSE`) the requests are
-# added to the pool and the cell stops (a condition of class
-# `predictivebench_cell_waits`); in the second, the cell waits for them and gets their
-# answers and errors through `keep()`. Returns the requests left for the cell to send itself:
-# none while the overlap's pool takes them, those it could not answer once it has stopped.
-overlap_hand_over <- function(overlap, attempt, wait) {
+# The collector of a cell's attempt (`attempt` names it: its requests that failed in an
+# earlier attempt are sent again): `$take()` is called by run_requests() with what it is
+# about to send (`requests$todo`, positions in `requests$prompts`) and `keep(i, value,
+# stored)`, waits for them and returns those left for the cell to send itself (none while
+# the pool takes them; those it could not answer once it has stopped).
+overlap_hand_over <- function(overlap, attempt) {
   new_request_collector(function(requests, keep) {
     keys <- requests$keys
     dir <- requests$cache
-    todo <- take_settled(overlap, keys, requests$todo, keep, attempt, wait, dir)
-    # (again while the wait settles some of them: a request another cell sent again, after it
-    # failed in that cell's attempt, is waited for; one dropped from the overlap is added)
+    todo <- take_settled(overlap, keys, requests$todo, keep, attempt, dir)
+    # (again: a request another cell sent again after it failed there is waited for, one
+    # dropped from the overlap is added)
     repeat {
       if (!length(todo)) return(todo)
       new <- todo[vapply(keys[todo], function(k) is.null(overlap$requests[[k]]), TRUE)]
@@ -57,13 +38,10 @@ overlap_hand_over <- function(overlap, attempt, wait) {
           epoch = requests$epoch[new], keys = keys[new], settings = requests$settings,
           keep_json = requests$keep_json, cache = requests$cache
         ))
-        if (!added) return(take_settled(overlap, keys, todo, keep, attempt, wait, dir))
-      }
-      if (!wait) {
-        rlang::signal("The cell waits for its requests.", class = "predictivebench_cell_waits")
+        if (!added) return(take_settled(overlap, keys, todo, keep, attempt, dir))
       }
       await_keys(overlap, keys[todo])
-      left <- take_settled(overlap, keys, todo, keep, attempt, wait, dir)
+      left <- take_settled(overlap, keys, todo, keep, attempt, dir)
       # nothing settled and nothing more to come (the pool stopped): the cell sends the rest
       if (length(left) == length(todo) && !overlap_busy(overlap)) return(left)
       todo <- left
@@ -71,13 +49,12 @@ overlap_hand_over <- function(overlap, attempt, wait) {
   })
 }
 
-# Hands the cell (through `keep()`) what the overlap has settled of its requests `todo`, and
-# returns the others. Only when the cell goes on (`wait`): an answer (held, or read back from
-# the cache `dir`), or the error of a request that failed in this attempt. An answer stays
-# known to the overlap (another cell may wait for the same request), but once cached it is
-# not held in memory; an error is forgotten. A request that failed in another attempt is
-# sent again.
-take_settled <- function(overlap, keys, todo, keep, attempt, wait, dir) {
+# Hands the cell (through `keep()`) what the overlap has settled of its requests `todo` (an
+# answer, held or read back from the cache `dir`, or the error of a request that failed in
+# this attempt), and returns the others. An answer stays known (another cell may wait for
+# it) but, once cached, not in memory; an error is forgotten; a request that failed in
+# another attempt is sent again.
+take_settled <- function(overlap, keys, todo, keep, attempt, dir) {
   left <- rep(TRUE, length(todo))
   for (j in seq_along(todo)) {
     request <- overlap$requests[[keys[[todo[[j]]]]]]
@@ -86,7 +63,6 @@ take_settled <- function(overlap, keys, todo, keep, attempt, wait, dir) {
       rm(list = keys[[todo[[j]]]], envir = overlap$requests)
       next
     }
-    if (!wait) next
     key <- keys[[todo[[j]]]]
     if (request$state == "answered") {
       value <- request$value %||% cache_get_many(dir, key)[[1]]
@@ -106,11 +82,8 @@ take_settled <- function(overlap, keys, todo, keep, attempt, wait, dir) {
 }
 
 # Turns the pools until every one of `keys` pending in the overlap is settled (or no pool is
-# left busy: a pool that stopped settles nothing more). The keys are watched: each answer
-# counts itself off as it arrives, so a wait over many requests costs nothing per turn.
-# Meanwhile, a waiting cell whose first requests are all answered goes on inside this wait
-# (go_on_nested()): its later requests (its judge's) join the pool while this cell's are in
-# flight, instead of after this cell's end.
+# busy: a stopped pool settles nothing more), starting the next cell meanwhile
+# (start_nested()). Each answer counts itself off its watchers as it arrives.
 await_keys <- function(overlap, keys) {
   pending <- unique(keys[vapply(keys, function(k) {
     identical(overlap$requests[[k]]$state, "pending")
@@ -121,26 +94,26 @@ await_keys <- function(overlap, keys) {
   for (k in pending) watcher$keys[[k]] <- TRUE
   watcher$n <- length(pending)
   overlap$watchers <- c(overlap$watchers, list(watcher))
+  step_overlap_pools(overlap)  # (a request just added needs a second turn to go out)
   on.exit(overlap$watchers <- Filter(function(w) !identical(w, watcher), overlap$watchers),
           add = TRUE)
   while (watcher$n > 0L && overlap_busy(overlap)) {
-    if (!go_on_nested(overlap)) turn_overlap_pools(overlap)
+    if (!start_nested(overlap)) turn_overlap_pools(overlap)
   }
   invisible()
 }
 
-# Runs one waiting cell whose first requests are all answered, inside the wait of the cell
-# being evaluated (at most `max_nesting` deep). TRUE when it ran one. What the nested cell
-# signals stays its own: a failed step, its warnings (given at the overlap's end) and
-# messages never reach the cell it runs inside, and an error is its outcome.
-go_on_nested <- function(overlap, max_nesting = 8L) {
-  if (is.null(overlap$go_on) || overlap$depth >= max_nesting) return(FALSE)
-  k <- ready_cell(overlap)
-  if (is.null(k)) return(FALSE)
+# Starts the next cell not yet started inside the wait of the cell being evaluated (at most
+# `max_nesting` deep), and evaluates it to its end. TRUE when it ran one. A failed step, its
+# warnings (given at the overlap's end) and messages never reach the cell it runs inside.
+start_nested <- function(overlap, max_nesting = 8L) {
+  if (is.null(overlap$start) || !length(overlap$queue) || overlap$depth >= max_nesting) {
+    return(FALSE)
+  }
   overlap$depth <- overlap$depth + 1L
   on.exit(overlap$depth <- overlap$depth - 1L, add = TRUE)
   withCallingHandlers(
-    overlap$go_on(k),
+    overlap$start(),
     predictivebench_step_failed = function(c) tryInvokeRestart("rlang_muffle"),
     warning = function(w) {
       message <- conditionMessage(w)
@@ -150,16 +123,6 @@ go_on_nested <- function(overlap, max_nesting = 8L) {
     message = function(m) tryInvokeRestart("muffleMessage")
   )
   TRUE
-}
-
-# The first waiting cell (in the set's order) whose requests added in the first pass are
-# all settled, or NULL.
-ready_cell <- function(overlap) {
-  waiting <- overlap$waiting
-  if (!length(waiting)) return(NULL)
-  pending <- overlap$pending[overlap$ids[waiting]]
-  ready <- waiting[is.na(pending) | pending == 0L]
-  if (length(ready)) ready[[1]]
 }
 
 overlap_busy <- function(overlap) {
@@ -172,22 +135,19 @@ new_overlap <- function() {
   # each request handed over, by cache key: its `state` ("pending", "answered", "failed"),
   # `value` (the record, or the error message), `pool` and the `attempt` that handed it over
   overlap$requests <- new.env(parent = emptyenv())
-  overlap$pending <- integer()  # by attempt: how many of the requests it added are pending
   overlap$watchers <- list()  # the keys each cell being evaluated waits for (await_keys())
-  overlap$waiting <- integer()  # the cells of the second pass not yet evaluated
-  overlap$ids <- character()  # their attempts' names
-  overlap$go_on <- NULL  # evaluates waiting cell k to its end
+  overlap$queue <- integer()  # the cells not yet started
+  overlap$start <- NULL  # starts the first of them and evaluates it to its end
   overlap$depth <- 0L  # cells evaluated inside another's wait
   overlap$pools <- list()  # the live pools (overlap_pool()) by cache folder and answer format
   overlap$warnings <- list()  # the pools' warnings, each given once when the overlap ends
   overlap
 }
 
-# Evaluates the cells in two passes (above); `attempt(cell, collector)` runs one, its
+# Evaluates the cells in one pass (above); `attempt(cell, collector)` runs one, its
 # requests handed over to the overlap (its request session's collector), and returns its
-# outcome ("waiting", "done", "partial" or "failed"). A failed or partial cell is attempted
-# again while it has `retries` left, its failed requests sent again. Each outcome's
-# `attempts` counts the cell's attempts (a first pass that stopped is not one).
+# outcome ("done", "partial" or "failed"). A failed or partial cell is attempted again while
+# it has `retries` left, its failed requests sent again; each outcome's `attempts` counts them.
 run_overlapping <- function(cells, retries, attempt) {
   overlap <- new_overlap()
   outcomes <- vector("list", length(cells))
@@ -198,27 +158,18 @@ run_overlapping <- function(cells, retries, attempt) {
   while (length(pending)) {
     generation <- generation + 1L
     ids <- paste(vapply(cells[pending], `[[`, "", "id"), generation)
-    waiting <- seq_along(pending)
-    if (length(pending) > 1L) {
-      for (k in seq_along(pending)) {
-        outcomes[[pending[[k]]]] <- attempt(cells[[pending[[k]]]],
-                                            overlap_hand_over(overlap, ids[[k]], wait = FALSE))
-        step_overlap_pools(overlap)
-      }
-      waiting <- which(vapply(outcomes[pending], `[[`, "", "status") == "waiting")
-    }
-    overlap$ids <- ids
-    overlap$waiting <- waiting
-    overlap$go_on <- function(k) {
-      overlap$waiting <- setdiff(overlap$waiting, k)
+    overlap$queue <- seq_along(pending)
+    overlap$start <- function() {
+      k <- overlap$queue[[1]]
+      overlap$queue <- overlap$queue[-1]
       outcomes[[pending[[k]]]] <<- tryCatch(
-        attempt(cells[[pending[[k]]]], overlap_hand_over(overlap, ids[[k]], wait = TRUE)),
+        attempt(cells[[pending[[k]]]], overlap_hand_over(overlap, ids[[k]])),
         error = function(e) new_outcome("failed", error = conditionMessage(e))
       )
       step_overlap_pools(overlap)
     }
-    while (length(overlap$waiting)) overlap$go_on(next_ready(overlap, ids, overlap$waiting))
-    overlap$go_on <- NULL
+    while (length(overlap$queue)) overlap$start()
+    overlap$start <- NULL
     status <- vapply(outcomes[pending], `[[`, "", "status")
     failed <- pending[status %in% c("failed", "partial")]
     failures[failed] <- failures[failed] + 1L
@@ -230,19 +181,6 @@ run_overlapping <- function(cells, retries, attempt) {
   for (i in seq_along(outcomes)) outcomes[[i]]$attempts <- failures[[i]] +
     as.integer(outcomes[[i]]$status == "done")
   outcomes
-}
-
-# Which waiting cell goes on next: the first (in the set's order) whose requests added in
-# the first pass are all settled; while none is, the pools turn. With no pool busy (or one
-# stopped), the first.
-next_ready <- function(overlap, ids, waiting) {
-  repeat {
-    pending <- overlap$pending[ids[waiting]]
-    ready <- waiting[is.na(pending) | pending == 0L]
-    if (length(ready)) return(ready[[1]])
-    if (!overlap_busy(overlap)) return(waiting[[1]])
-    turn_overlap_pools(overlap)
-  }
 }
 
 # A cell's requests join the overlap's live pool for their cache folder and answer format,
@@ -264,9 +202,6 @@ hand_to_overlap <- function(overlap, attempt, call) {
   for (k in call$keys[fresh]) {
     overlap$requests[[k]] <- list(state = "pending", value = NULL, pool = key, attempt = attempt)
   }
-  overlap$pending[[attempt]] <- (if (attempt %in% names(overlap$pending)) {
-    overlap$pending[[attempt]]
-  } else 0L) + sum(fresh)
   # (added first, so that the step knows whether ellmer's path is in the pool)
   in_overlap_pool(overlap, key, function(pool) pool$add(call, fresh)) &&
     in_overlap_pool(overlap, key, function(pool) pool$step(0))
@@ -346,9 +281,6 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
   deliver <- function(i, value) {
     key <- key_of[[i]]
     attempt <- overlap$requests[[key]]$attempt %||% NA_character_
-    if (attempt %in% names(overlap$pending)) {
-      overlap$pending[[attempt]] <- overlap$pending[[attempt]] - 1L
-    }
     watched <- FALSE
     for (w in overlap$watchers) {
       if (is.null(w$keys[[key]])) next

@@ -33,8 +33,7 @@ run_cell <- function(cell, log_dir, settings, collector = NULL) {
       predictivebench_warning_failed_requests = function(w) tryInvokeRestart("muffleWarning")
     )
     NULL
-  }, predictivebench_cell_waits = function(c) c, error = function(e) e)
-  if (inherits(error, "predictivebench_cell_waits")) return(new_outcome("waiting"))
+  }, error = function(e) e)
   if (!is.null(error)) {
     out <- new_outcome("failed", error = conditionMessage(error))
     out$final <- inherits(error, final_error_classes)

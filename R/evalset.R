@@ -64,14 +64,12 @@
 #'   `options(predictivebench.cell_wait_s = )` seconds: past them the cell is skipped,
 #'   `"failed"` in this call.
 #' * **Overlap.** In one process the cells' requests overlap, and each cell is evaluated
-#'   once: first every unfinished cell hands its first requests to one shared pool, whose
-#'   `max_active` is the sum of the models' own (each model within its own), and stops
-#'   there; then each cell, the first whose requests are answered first, is evaluated to its
-#'   end, waiting for its own requests (its judge's too) while the pool keeps the other
-#'   cells' requests in flight, and letting another cell whose answers are in go on
-#'   meanwhile (so several cells' judges are in flight at once). So a set takes about as
-#'   long as its longest cell plus each cell's own CPU work, not the sum of its cells, and
-#'   its CPU is about the sum of its cells run alone (see `bench/eval-set.R`).
+#'   once, in one pass: a cell hands its requests to one shared pool, whose `max_active` is
+#'   the sum of the models' own (each model within its own), and while it waits for them
+#'   the next cell starts inside that wait (up to 8 deep), so every cell's requests are in
+#'   flight together; a cell finished inside another's wait returns to it. So a set takes
+#'   about as long as its longest cell plus each cell's own CPU work, not the sum of its
+#'   cells, and its CPU is about the sum of its cells run alone (see `bench/eval-set.R`).
 #' * **mirai.** When you have started [mirai::daemons()] (on this machine, over SSH, or on a
 #'   cluster through [mirai::cluster_config()]), the cells run in parallel on them through
 #'   [mirai::mirai_map()]; the package never starts daemons itself. Each worker rebuilds the

@@ -33,20 +33,16 @@ test_that("a cell's requests arrive at the server while the overlap's later cell
       }
       seen$c3 <<- server$count()
     }
-    tryCatch({
-      res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:4),
-                                settings,
-                                progress = FALSE)
-      seen[[paste0(cell$id, "_results")]] <<- res$result
-      new_outcome("done")
-    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+    res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:4), settings,
+                              progress = FALSE)
+    seen[[paste0(cell$id, "_results")]] <<- res$result
+    new_outcome("done")
   }
   cells <- lapply(c("c1", "c2", "c3"), function(id) list(id = id))
   out <- run_overlapping(cells, 0L, attempt)
   expect_equal(seen$c3, 8)
   expect_equal(vapply(out, `[[`, "", "status"), rep("done", 3))
   expect_equal(seen$c3_results, rep("\\boxed{A}", 4))
-  # each request sent once: the second run read every answer from the cache
   expect_equal(server$count(), 12)
 })
 
@@ -153,8 +149,7 @@ test_that("an error in the overlap's pool (a full disk) stops its sending, not t
                          settings,
                          progress = FALSE)
       new_outcome("done")
-    }, predictivebench_cell_waits = function(c) new_outcome("waiting"),
-    error = function(e) new_outcome("failed", error = conditionMessage(e)))
+    }, error = function(e) new_outcome("failed", error = conditionMessage(e)))
   }
   cells <- lapply(c("c1", "c2", "c3"), function(id) list(id = id))
   out <- run_overlapping(cells, 0L, attempt)
@@ -163,10 +158,9 @@ test_that("an error in the overlap's pool (a full disk) stops its sending, not t
   expect_gt(writes, 6L)  # the failed write, then every answer kept
 })
 
-test_that("a cell is evaluated again once its own requests are answered, while others are in flight", {
-  # "fast" answers at once, "slow" after 3 s. The fast cell's second evaluation (from the
-  # cache, to its end) does not wait for the slow cell's answers: when it runs, the cache
-  # holds the fast cell's answers and not yet the slow cell's.
+test_that("a cell started inside another's wait ends there, while the other's requests are in flight", {
+  # "slow" answers after 3 s, "fast" at once. The fast cell starts while the slow cell waits,
+  # and ends (its answers cached) before the slow cell's answers are in.
   server <- local_fake_openai(function(body, n) {
     list(text = "\\boxed{A}", delay = if (identical(body$model, "slow")) 3 else 0)
   })
@@ -176,15 +170,12 @@ test_that("a cell is evaluated again once its own requests are answered, while o
   seen <- NULL
   attempt <- function(cell, collector) {
     local_request_session(collector = collector)
-    tryCatch({
-      generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2),
-                         settings,
-                         progress = FALSE)
-      if (cell$id == "fast") seen <<- entries()
-      new_outcome("done")
-    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+    generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+                       progress = FALSE)
+    if (cell$id == "fast") seen <<- entries()
+    new_outcome("done")
   }
-  cells <- lapply(c("fast", "slow"), function(id) list(id = id))
+  cells <- lapply(c("slow", "fast"), function(id) list(id = id))
   out <- run_overlapping(cells, 0L, attempt)
   expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
   expect_equal(entries() - seen, 2)  # the slow cell's two answers came after
@@ -193,33 +184,34 @@ test_that("a cell is evaluated again once its own requests are answered, while o
 
 test_that("each cell is evaluated once: a later step waits for its own requests while others stay in flight", {
   # Each cell makes two engine calls: its answers, then its judge's (which need the answers
-  # first). "slow" answers after 2 s, "fast" at once. The fast cell goes on to its end (its
-  # judge's requests sent and answered) while the slow cell's answers are still in flight,
-  # and no cell reads its answers twice: each is evaluated once past its first engine call.
+  # first). "slow" answers after 2 s, "fast" at once. The fast cell, started inside the slow
+  # cell's wait, goes on to its end (its judge's requests sent and answered) while the slow
+  # cell's answers are still in flight, and no cell is evaluated twice.
   server <- local_fake_openai(function(body, n) {
     list(text = "\\boxed{A}", delay = if (identical(body$model, "slow")) 2 else 0)
   })
   cache <- withr::local_tempdir()
   settings <- set_settings(cache)
   entries <- function() length(list.files(cache, recursive = TRUE))
+  started <- c(fast = 0L, slow = 0L)
   read <- c(fast = 0L, slow = 0L)
   seen <- NULL
   attempt <- function(cell, collector) {
     local_request_session(collector = collector)
-    tryCatch({
-      answers <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
-                                    progress = FALSE)
-      read[[cell$id]] <<- read[[cell$id]] + 1L
-      generate_responses(fake_chat(server, "judge"), paste("judge", answers$result, cell$id),
-                         settings, progress = FALSE)
-      if (cell$id == "fast") seen <<- entries()
-      new_outcome("done")
-    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+    started[[cell$id]] <<- started[[cell$id]] + 1L
+    answers <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:2), settings,
+                                  progress = FALSE)
+    read[[cell$id]] <<- read[[cell$id]] + 1L
+    generate_responses(fake_chat(server, "judge"), paste("judge", answers$result, cell$id),
+                       settings, progress = FALSE)
+    if (cell$id == "fast") seen <<- entries()
+    new_outcome("done")
   }
-  cells <- lapply(c("fast", "slow"), function(id) list(id = id))
+  cells <- lapply(c("slow", "fast"), function(id) list(id = id))
   out <- run_overlapping(cells, 0L, attempt)
   expect_equal(vapply(out, `[[`, "", "status"), c("done", "done"))
   expect_equal(vapply(out, `[[`, 1L, "attempts"), c(1L, 1L))
+  expect_equal(started, c(fast = 1L, slow = 1L))
   expect_equal(read, c(fast = 1L, slow = 1L))
   # when the fast cell ended (its answers and its judge's cached), none of the slow cell's were
   expect_equal(entries() - seen, 4)
@@ -237,13 +229,10 @@ test_that("a retried cell sends again only its requests that failed, each cell e
   evaluated <- c(ok = 0L, flaky = 0L)
   attempt <- function(cell, collector) {
     local_request_session(collector = collector)
-    tryCatch({
-      res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:3),
-                                settings,
-                                progress = FALSE)
-      evaluated[[cell$id]] <<- evaluated[[cell$id]] + 1L
-      if (any(!is.na(res$error))) new_outcome("partial") else new_outcome("done")
-    }, predictivebench_cell_waits = function(c) new_outcome("waiting"))
+    res <- generate_responses(fake_chat(server, cell$id), paste(cell$id, 1:3), settings,
+                              progress = FALSE)
+    evaluated[[cell$id]] <<- evaluated[[cell$id]] + 1L
+    if (any(!is.na(res$error))) new_outcome("partial") else new_outcome("done")
   }
   cells <- lapply(c("ok", "flaky"), function(id) list(id = id))
   out <- run_overlapping(cells, 1L, attempt)
@@ -254,36 +243,29 @@ test_that("a retried cell sends again only its requests that failed, each cell e
   expect_equal(server$count(), 7)
 })
 
-test_that("a cell goes on inside another's wait: several cells' judges are in flight at once", {
-  # The judge answers after 1 s. The first cell, waiting for its judge, lets the second
-  # (its answers in) go on meanwhile, so the second cell's judge requests arrive while the
-  # first's are still in flight: each cell is still evaluated once, and neither judge waits
-  # for the other.
+test_that("a cell starts inside another's wait: its requests go out while the other's are in flight", {
+  # The first cell's answers take 8 s. While it waits for them, the second cell starts and
+  # its requests arrive (whatever its own setup costs on a busy machine) before those 8 s.
   server <- local_fake_openai(function(body, n) {
     seen <- parent.env(environment())
     if (identical(body$model, "arrivals")) {
       return(jsonlite::toJSON(seen$arrivals %||% list(), auto_unbox = TRUE, digits = NA))
     }
-    text <- paste(unlist(body$messages), collapse = " ")
-    if (identical(body$model, "judge")) {
-      seen$arrivals <- c(seen$arrivals, list(list(text = text, at = as.double(Sys.time()))))
-      return(list(text = "GROUND_TRUTH_VALUE: 1\nPREDICTION_VALUE: 1", delay = 1))
-    }
-    if (identical(body$model, "m1")) "\\boxed{41}" else "\\boxed{42}"
+    seen$arrivals <- c(seen$arrivals, list(list(model = body$model,
+                                                at = as.double(Sys.time()))))
+    list(text = "\\boxed{42}", delay = if (identical(body$model, "m1")) 8 else 0)
   })
-  settings <- set_settings(withr::local_tempdir())
   set <- quiet_set("futurex@sample", set_chats(server, c("m1", "m2")),
-                   log_dir = withr::local_tempdir(), judge = fake_chat(server, "judge"),
-                   settings = settings)
+                   log_dir = withr::local_tempdir(), limit = 5,
+                   settings = set_settings(withr::local_tempdir()))
   expect_equal(set$status, c("done", "done"))
   got <- generate_responses(fake_chat(server, "arrivals"), "?", set_settings(FALSE))$result
   arrivals <- jsonlite::fromJSON(got)
-  first <- arrivals$at[grepl("{41}", arrivals$text, fixed = TRUE)]
-  second <- arrivals$at[grepl("{42}", arrivals$text, fixed = TRUE)]
-  expect_gt(length(first), 0)
-  expect_gt(length(second), 0)
-  # the second cell's judge requests arrived before the first's were answered (1 s)
-  expect_lt(max(second) - min(first), 0.9)
+  first <- arrivals$at[arrivals$model == "m1"]
+  second <- arrivals$at[arrivals$model == "m2"]
+  expect_length(first, 5)
+  expect_length(second, 5)
+  expect_lt(max(second) - min(first), 7.5)
 })
 
 test_that("a cell that goes on inside another's wait keeps what it signals to itself", {
@@ -327,10 +309,10 @@ test_that("two cells waiting for the same request at once get its one answer", {
 })
 
 test_that("a set's cell larger than its chunk runs in chunks: paid once, one chunk's headline, overlapping", {
-  # A FutureX cell of 30 samples in chunks of 10, and a cell of 3 samples. The first pass
-  # hands over the big cell's first chunk (10 requests) and the small cell's 3; the big
-  # cell's later chunks are asked for in the second pass, their requests waiting in the
-  # shared pool. The same set in one chunk: the same headlines, as many requests.
+  # A FutureX cell of 30 samples in chunks of 10, and a cell of 3 samples. The big cell
+  # hands over its first chunk (10 requests), and the small cell, started inside its wait,
+  # its 3; the big cell's later chunks follow. The same set in one chunk: the same
+  # headlines, as many requests.
   server <- local_set_server(latency = 0.05)
   base <- futurex_dataset(version = "sample")
   big <- base[rep(seq_len(nrow(base)), length.out = 30), ]
@@ -356,8 +338,8 @@ test_that("a set's cell larger than its chunk runs in chunks: paid once, one chu
   })
   chunked <- run(10)
   expect_equal(chunked$set$status, c("done", "done"))
-  # the big cell was evaluated in 3 chunks of 10 (first pass, then once to its end)
-  expect_true(any(vapply(chunks, identical, TRUE, c(10L, 10L, 10L))))
+  # the big cell was evaluated once, in 3 chunks of 10
+  expect_equal(sum(vapply(chunks, identical, TRUE, c(10L, 10L, 10L))), 1L)
   expect_false(any(vapply(chunks, function(x) identical(x, 30L), TRUE)))
   # paid once: one request a sample
   expect_equal(chunked$sent, 33)
@@ -376,4 +358,35 @@ test_that("a set's cell larger than its chunk runs in chunks: paid once, one chu
   expect_equal(chunked$set$headline, whole$set$headline)
   expect_equal(chunked$set$metric, whole$set$metric)
   expect_equal(logged, suppressMessages(futurex_summary(whole$set$log_path[[1]])))
+})
+
+test_that("a traced set of 2 benchmarks x 2 models builds, reads and evaluates each cell's task once", {
+  server <- local_set_server(latency = 0.05)
+  counts <- list(initialize = character(), chunked_eval = 0L, dataset = character())
+  real_dataset <- local_replace_internal("benchmark_dataset", function(name, ...) {
+    counts$dataset <<- c(counts$dataset, name)
+    real_dataset(name, ...)
+  })
+  real_eval <- local_replace_internal("chunked_eval", function(...) {
+    counts$chunked_eval <<- counts$chunked_eval + 1L
+    real_eval(...)
+  })
+  # (R6 gives a method the object's environment: the counter goes in as a function object)
+  real_initialize <- ResultsTask$public_methods$initialize
+  traced <- real_initialize
+  note <- function(benchmark) counts$initialize <<- c(counts$initialize, benchmark)
+  body(traced) <- bquote({
+    .(note)(benchmark)
+    .(body(real_initialize))
+  })
+  ResultsTask$set("public", "initialize", traced, overwrite = TRUE)
+  withr::defer(ResultsTask$set("public", "initialize", real_initialize, overwrite = TRUE))
+  set <- quiet_set(set_benchmarks_sample, set_chats(server, c("m1", "m2")),
+                   log_dir = withr::local_tempdir(), limit = 3,
+                   settings = set_settings(withr::local_tempdir()))
+  expect_equal(set$status, rep("done", 4))
+  twice_each <- c(futurex = 2L, processbench = 2L)
+  expect_equal(c(table(counts$initialize)), twice_each)
+  expect_equal(c(table(counts$dataset)), twice_each)
+  expect_equal(counts$chunked_eval, 4L)
 })
