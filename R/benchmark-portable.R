@@ -82,7 +82,7 @@ local_registrations <- function(entries, env = parent.frame()) {
   entries <- entries[!duplicated(vapply(entries, `[[`, "", "name"))]
   for (reg in entries) {
     defer_restore(reg$name, the_benchmarks[[reg$name]], env)
-    the_benchmarks[[reg$name]] <- reg
+    the_benchmarks[[reg$name]] <- as_benchmark(reg)
   }
   invisible(entries)
 }

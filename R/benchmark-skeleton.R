@@ -67,7 +67,7 @@ NULL
 #' unregister_benchmark("toy")
 benchmark_dataset <- function(benchmark, path = NULL, limit = NULL, shuffle = FALSE,
                               check = NULL, version = NULL, versions = benchmark,
-                              sample = registration(versions)$sample,
+                              sample = benchmark_named(versions)$data$sample$table,
                               call = rlang::caller_env()) {
   check_limit(limit, call = call)
   check_shuffle(shuffle, call = call)
@@ -115,10 +115,9 @@ check_not_empty <- function(table, file = NULL, call = rlang::caller_env()) {
 
 is_sample <- function(version) identical(version, "sample")
 
-# A summary's grouping column: "default" is the benchmark's registered `by` (new_benchmark()),
-# the one statement of it.
+# A summary's grouping column: "default" is the benchmark's `by`, the one statement of it.
 summary_by <- function(by, benchmark) {
-  if (identical(by, "default")) registration(benchmark)$by else by
+  if (identical(by, "default")) benchmark_by(benchmark_named(benchmark)) else by
 }
 
 # The first `limit` rows, after an optional seeded shuffle.

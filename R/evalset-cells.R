@@ -43,7 +43,7 @@ as_set_list <- function(x, class, message, call) {
 # The benchmarks a set takes by name: the registrations that say how their task is built
 # (new_benchmark()'s `task`), the package's and those registered in the session alike.
 set_benchmark_names <- function() {
-  names(Filter(function(e) is.function(e$task), registrations()))
+  names(Filter(function(b) is.function(b$task), indexed_benchmarks()))
 }
 
 named_benchmark <- function(x, judge, limit, call) {
@@ -56,7 +56,7 @@ named_benchmark <- function(x, judge, limit, call) {
                     {.val futurex@sample} (see {.fn benchmark_versions})."),
              "argument", field = "benchmarks", call = call)
   }
-  check <- registration(name)$check_by_name
+  check <- benchmark_named(name)$judging$check_by_name
   if (is.function(check)) check(x, version, call)
   takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
   check_set_judge(x, name, judge, call)
@@ -73,7 +73,7 @@ named_benchmark <- function(x, judge, limit, call) {
 # A benchmark whose scorer needs a judge (its registration's `needs_judge`) in a set without
 # one would pay for every answer, then fail at scoring: refused here, before any request.
 check_set_judge <- function(x, name, judge, call) {
-  if (!isTRUE(registration(name)$needs_judge) || !is.null(judge)) return(invisible())
+  if (!isTRUE(benchmark_named(name)$judging$needs_judge) || !is.null(judge)) return(invisible())
   what <- cli::format_inline("{.val {x}} is scored by a judge, and the set has none.")
   abort_no_judge(what, name, list(), call = call, before_set = TRUE)
 }
@@ -103,7 +103,7 @@ step_identity <- function(step) {
 # The pinned files of a named version (commit, path, checksum), or the registered sample's
 # content: a re-pinned version or a changed sample is another cell.
 version_identity <- function(name, version) {
-  if (is_sample(version)) return(sample_identity(registration(name)))
+  if (is_sample(version)) return(sample_identity(benchmark_named(name)$data$sample))
   rows <- version_files(name, version)
   list(version = unique(rows$version), commit = rows$commit, path = rows$path,
        sha256 = rows$sha256)
@@ -111,11 +111,13 @@ version_identity <- function(name, version) {
 
 # The registered sample (a data frame, or a file in the package) and the `sample_files` its
 # cells also read, by content.
-sample_identity <- function(reg) {
-  sample <- reg$sample
-  table <- if (is.data.frame(sample)) digest::digest(as.list(sample), algo = "md5") else
-    package_files_md5(sample)
-  list(version = "sample", table = table, files = package_files_md5(reg$sample_files))
+sample_identity <- function(sample) {
+  table <- if (is.data.frame(sample$table)) {
+    digest::digest(as.list(sample$table), algo = "md5")
+  } else {
+    package_files_md5(sample$table)
+  }
+  list(version = "sample", table = table, files = package_files_md5(sample$files))
 }
 
 # The md5 of each file in the installed package under `paths` (files or folders), by path.
@@ -133,9 +135,9 @@ package_files_md5 <- function(paths) {
 # The function a registration gives for a step of a named cell: its `task`, or its
 # `dataset` (by default the skeleton's, on its registered sample and versions).
 benchmark_function <- function(name, what) {
-  reg <- registration(name)
-  if (what == "task") return(reg$task)
-  reg$dataset %||% function(version = NULL, limit = NULL) {
+  b <- benchmark_named(name)
+  if (what == "task") return(b$task)
+  b$data$dataset %||% function(version = NULL, limit = NULL) {
     benchmark_dataset(name, version = version, limit = limit)
   }
 }

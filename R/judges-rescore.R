@@ -188,12 +188,12 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
     abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
              file = path, call = call)
   }
-  entry <- require_registration(benchmark, call = call)
-  if (!is.null(judge) && is.function(entry$rescore_run)) {
-    return(rescore_run_plan(path, header, entry, judge, with, dir))
+  b <- require_benchmark(benchmark, call = call)
+  if (!is.null(judge) && is.function(b$judging$rescore_run)) {
+    return(rescore_run_plan(path, header, b, judge, with, dir))
   }
   if (!is.null(judge)) {
-    if (!is.function(entry$judge_scorer)) {
+    if (!is.function(b$judging$scorer)) {
       if (in_folder) return(NULL)
       abort_pb(c("The benchmark {.val {benchmark}} registers no way to score with another
                   judge.",
@@ -201,7 +201,7 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
                       {.arg judge_scorer} (see {.fn new_benchmark})."), "no_judge",
                file = path, call = call)
     }
-    scorer <- entry$judge_scorer(judge)
+    scorer <- benchmark_rescore(b, judge)
   }
   samples <- log_samples(path)
   if (!nrow(samples)) abort_pb("The log has no samples.", "empty", file = path, call = call)
@@ -225,15 +225,15 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
 # ratings): its files (a log in parts is read from its first file, the run's log, once),
 # and what the new log's header adds. NULL for a part after the first: its run is the
 # first's.
-rescore_run_plan <- function(path, header, reg, judge, with, dir) {
+rescore_run_plan <- function(path, header, b, judge, with, dir) {
   meta <- header$eval$metadata
   # (every file: a run with one missing is refused while planning, before any request)
   paths <- log_part_paths(path, header)
   if (!is.null(meta$log_part) && !identical(as.integer(meta$log_part), 1L)) {
     return(structure(list(), part = TRUE))
   }
-  list(path = path, paths = paths, benchmark = reg$name,
-       model = as.character(header$eval$model %||% "unknown"), run = reg$rescore_run,
+  list(path = path, paths = paths, benchmark = b$name,
+       model = as.character(header$eval$model %||% "unknown"), run = b$judging$rescore_run,
        dir = dir %||% dirname(path), log_eval = rescore_log_eval(path, header, with))
 }
 

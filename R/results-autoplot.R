@@ -27,12 +27,9 @@ benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, metho
                               title = NULL, by_label = NULL) {
   rows <- check_summary_rows(rows)
   check_string(benchmark)
-  reg <- registration(benchmark)
-  by <- by %||% reg$by %||% "group"
-  registered <- reg$interval %||% "95% confidence interval"
-  interval <- interval %||%
-    if (!is.null(method) && method %in% names(registered)) registered[[method]] else
-      registered[[1]]
+  b <- benchmark_named(benchmark)
+  by <- by %||% benchmark_by(b) %||% "group"
+  interval <- interval %||% benchmark_interval(b, method)
   check_string(by)
   check_string(interval)
   check_string(title, allow_null = TRUE)

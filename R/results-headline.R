@@ -62,12 +62,10 @@ bind_summary_metrics <- function(metrics, task) {
 #' @noRd
 benchmark_metrics <- function(benchmark) {
   check_string(benchmark)
-  if (is.null(the_benchmarks[[benchmark]])) {
-    return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
-  }
-  reg <- require_registration(benchmark)
-  if (is.null(reg$headline)) return(NULL)
-  summary_metrics(reg$summary, reg$headline)
+  b <- benchmark_named(benchmark)
+  if (is.null(b)) return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
+  if (is.null(benchmark_headline(b))) return(NULL)
+  summary_metrics(benchmark_summary_fn(b), benchmark_headline(b))
 }
 
 # The summary of the task whose scores are being measured, computed once per state of its

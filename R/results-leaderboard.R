@@ -179,9 +179,9 @@ ends_like_a_log <- function(path) {
 # The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
 # under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
 summary_headline <- function(benchmark, x, spec = NULL) {
-  reg <- require_registration(benchmark)
+  headline <- benchmark_headline(require_benchmark(benchmark))
   rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
-  rows <- headline_rows(rows, reg$headline %||% summary_keys(rows))
+  rows <- headline_rows(rows, headline %||% summary_keys(rows))
   if (!is.null(spec)) rows$key <- paste(rows$key, spec$label)
   rows
 }
@@ -200,7 +200,7 @@ headline_metadata <- function(metrics) {
   if (!is.environment(state) || is.null(state$rows)) return(NULL)
   rows <- headline_rows(state$rows, names(metrics))
   benchmark <- if (inherits(state$task, "ResultsTask")) state$task$benchmark
-  labels <- if (!is.null(registration(benchmark))) board_labels(benchmark, rows)
+  labels <- if (!is.null(benchmark_named(benchmark))) board_labels(benchmark, rows)
   number <- function(x) if (is.na(x)) NULL else exact_json(as.double(x))
   lapply(seq_len(nrow(rows)), function(i) {
     row <- list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
@@ -319,12 +319,12 @@ log_judge <- function(header) {
 # method's), whether lower is better, the scale, and for a benchmark whose groups are
 # models, the row's model (NA otherwise).
 board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
-  reg <- require_registration(benchmark, call = call)
+  b <- require_benchmark(benchmark, call = call)
   n <- nrow(rows)
-  list(interval = rep(reg$interval[[1]], n),
-       better = ifelse(rows$metric %in% reg$lower_is_better, "lower", "higher"),
-       scale = ifelse(rows$metric %in% reg$elo_scale, "Elo", "0-1"),
-       model = if (identical(reg$by, "model")) as.character(rows$group) else
+  list(interval = rep(benchmark_interval(b), n),
+       better = ifelse(rows$metric %in% benchmark_lower_is_better(b), "lower", "higher"),
+       scale = ifelse(rows$metric %in% benchmark_elo_scale(b), "Elo", "0-1"),
+       model = if (identical(benchmark_by(b), "model")) as.character(rows$group) else
          rep(NA_character_, n))
 }
 

@@ -50,14 +50,14 @@ abort_no_reducer <- function(benchmark, why, call = rlang::caller_env()) {
 # function of the samples). A summary reduces epochs when it takes `reducer =`; one that
 # doesn't is refused, with a classed error, before anything is summarised.
 reduced_summary <- function(benchmark, spec = NULL, call = rlang::caller_env()) {
-  summary <- require_registration(benchmark, call = call)$summary
+  summary <- benchmark_summary_fn(require_benchmark(benchmark, call = call))
   if (is.null(spec)) return(summary)
   check_reducible(benchmark, call = call)
   function(x) summary(x, reducer = spec$reducer, k = spec$k)
 }
 
 check_reducible <- function(benchmark, call = rlang::caller_env()) {
-  summary <- require_registration(benchmark, call = call)$summary
+  summary <- benchmark_summary_fn(require_benchmark(benchmark, call = call))
   if (is.function(summary) && "reducer" %in% names(formals(summary))) return(invisible())
   abort_no_reducer(
     benchmark,
