@@ -157,3 +157,46 @@ headline_rows <- function(rows, keys, call = rlang::caller_env()) {
   out
 }
 
+# The headline rows a ResultsTask measured (`metrics` from summary_metrics(), named by
+# their keys), for the log's header (`eval.metadata.headline`): one object per row with
+# `key`, `group`, `metric`, `estimate`, `lower`, `upper` and `n`, numbers exact, a missing
+# one left out. NULL for metrics that are not a summary's. The board reads these, so a log
+# gives the numbers its task gave without reading a sample. Each row also says what the
+# board shows beside its number, as the benchmark's registration said when the log was
+# written (board_labels()): `interval`, `better`, `scale`, and `model` where each group is a
+# model (an arena run's competitors). A log is then on the board in a session where its
+# benchmark is not registered (a user's own benchmark, in a new R session).
+headline_metadata <- function(metrics) {
+  state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
+  if (!is.environment(state) || is.null(state$rows)) return(NULL)
+  rows <- headline_rows(state$rows, names(metrics))
+  benchmark <- if (inherits(state$task, "ResultsTask")) state$task$benchmark
+  labels <- if (!is.null(benchmark_named(benchmark))) board_labels(benchmark, rows)
+  number <- function(x) if (is.na(x)) NULL else exact_json(as.double(x))
+  lapply(seq_len(nrow(rows)), function(i) {
+    row <- list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
+                metric = as.character(rows$metric[[i]]), estimate = number(rows$estimate[[i]]),
+                lower = number(rows$lower[[i]]), upper = number(rows$upper[[i]]),
+                n = as.integer(rows$n[[i]]))
+    if (!is.null(labels)) {
+      row[c("interval", "better", "scale")] <- list(labels$interval[[i]], labels$better[[i]],
+                                                    labels$scale[[i]])
+      if (!is.na(labels$model[[i]])) row$model <- labels$model[[i]]
+    }
+    row[!vapply(row, is.null, TRUE)]
+  })
+}
+
+# What the board shows beside each summary row, from the benchmark's registration (an error
+# naming the registered ones when it has none): the interval's label (the default
+# method's), whether lower is better, the scale, and for a benchmark whose groups are
+# models, the row's model (NA otherwise).
+board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
+  b <- require_benchmark(benchmark, call = call)
+  n <- nrow(rows)
+  list(interval = rep(benchmark_interval(b), n),
+       better = ifelse(rows$metric %in% benchmark_lower_is_better(b), "lower", "higher"),
+       scale = ifelse(rows$metric %in% benchmark_elo_scale(b), "Elo", "0-1"),
+       model = if (identical(benchmark_by(b), "model")) as.character(rows$group) else
+         rep(NA_character_, n))
+}
