@@ -2,9 +2,7 @@
 # The cached table is keyed by the files' checksums and the flattener's source, so a new
 # flattener (or a new pinned file) prepares again while the raw files are reused.
 
-# The task table of `benchmark` at `version` (NULL: the default). The first call fetches and
-# prepares under the version's lock: a process that waited for it reads the table the first
-# one cached.
+# Prepared under the version's lock: a process that waited reads the table the first cached.
 real_task_table <- function(benchmark, version = NULL, call = rlang::caller_env()) {
   rows <- version_files(benchmark, version, call = call)
   schema <- dataset_schema(benchmark)
@@ -52,8 +50,7 @@ prepare_accepted <- function(benchmark, rows, files) {
   table
 }
 
-# The schema a benchmark's tables use: its own name, or another's (DeltaBench's tables are
-# ProcessBench's), or a schema of its own (a data frame) named after the benchmark.
+# The schema's name: another's (DeltaBench's tables are ProcessBench's), else the benchmark's.
 dataset_schema <- function(benchmark) {
   schema <- benchmark_named(benchmark)$data$schema
   if (rlang::is_string(schema)) schema else benchmark
@@ -69,8 +66,7 @@ prepared_table_path <- function(rows) {
 }
 
 # What the prepared table depends on besides the raw files: the package version and the
-# source of the Python flattener that made it (a table read by R, as the arena's, depends on
-# the package version alone).
+# flattener's source.
 flattener_source <- function(benchmark) {
   version <- as.character(utils::packageVersion("predictivebench"))
   module <- benchmark_named(benchmark)$data$flattener

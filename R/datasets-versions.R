@@ -8,9 +8,7 @@
 
 no_licence <- function(repo) paste0("none declared (the ", repo, " repository has no licence)")
 
-# One row per file, from every registered benchmark's `versions` (see new_benchmark()).
-# `host` is "github" (raw.githubusercontent.com) or "hf" (a Hugging Face dataset); `role`
-# says what the benchmark's `prepare_pinned` does with the file.
+# One row per file, from every benchmark's `versions`.
 pinned_files <- function() {
   rows <- lapply(indexed_benchmarks(), function(b) b$data$versions)
   out <- do.call(rbind, unname(rows))
@@ -19,9 +17,8 @@ pinned_files <- function() {
                        character(), integer())
 }
 
-# The table in use. The option `predictivebench.versions` replaces it (a data frame in the
-# layout of pinned_files()): how tests point the whole flow at fixtures with their own
-# checksums, and how a user can pin a version the package does not list.
+# The option `predictivebench.versions` replaces the table: how tests point the flow at
+# fixtures, and how a user pins a version the package does not list.
 versions_table <- function() {
   table <- getOption("predictivebench.versions")
   if (is.null(table)) return(pinned_files())
@@ -119,9 +116,7 @@ benchmark_versions <- function(benchmark = NULL) {
   out[order(match(out$benchmark, unique(c(pinned$benchmark, bundled$benchmark)))), ]
 }
 
-# A name that is neither registered nor in the table of versions is a typo until shown
-# otherwise: an error naming the closest benchmarks with data, not an empty table. (A
-# benchmark registered without data has no versions: its table is empty, and says so.)
+# A name neither registered nor in the table of versions is a typo until shown otherwise.
 check_known_benchmark <- function(benchmark, table = versions_table(),
                                  call = rlang::caller_env()) {
   if (!is.null(benchmark_named(benchmark)) || benchmark %in% table$benchmark) {
@@ -146,9 +141,8 @@ nearest_name <- function(name, known) {
   known[order(distance)][sort(distance) <= max(2, nchar(name) %/% 3)]
 }
 
-# Each registered sample (`<bench>_dataset(version = "sample")`): its file inside the
-# installed package and its rows (tests/testthat/test-datasets-versions.R counts them), or,
-# for a data frame registered in the session, no file and the frame's rows.
+# Each bundled sample: its file inside the installed package (none for a data frame) and
+# its rows.
 sample_versions <- function() {
   samples <- Filter(function(s) !is.null(s$table),
                     lapply(indexed_benchmarks(), function(b) b$data$sample))

@@ -94,9 +94,8 @@ quiet_summary <- function(summary, x) {
   })
 }
 
-# A summary's note to the user who called it (items skipped, tiny groups, NA metrics): a
-# cli message of `class`, not even formatted inside quiet_summary(), which would muffle it
-# anyway (formatting is ~5 ms a note, paid for every cell a set measures).
+# A summary's note to its caller, not even formatted inside quiet_summary() (~5 ms a note,
+# paid for every cell a set measures).
 summary_note <- function(message, class, .envir = parent.frame()) {
   if (isTRUE(getOption("predictivebench.quiet_summary_notes"))) return(invisible())
   cli::cli_inform(message, class = class, .envir = .envir)
@@ -157,15 +156,9 @@ headline_rows <- function(rows, keys, call = rlang::caller_env()) {
   out
 }
 
-# The headline rows a ResultsTask measured (`metrics` from summary_metrics(), named by
-# their keys), for the log's header (`eval.metadata.headline`): one object per row with
-# `key`, `group`, `metric`, `estimate`, `lower`, `upper` and `n`, numbers exact, a missing
-# one left out. NULL for metrics that are not a summary's. The board reads these, so a log
-# gives the numbers its task gave without reading a sample. Each row also says what the
-# board shows beside its number, as the benchmark's registration said when the log was
-# written (board_labels()): `interval`, `better`, `scale`, and `model` where each group is a
-# model (an arena run's competitors). A log is then on the board in a session where its
-# benchmark is not registered (a user's own benchmark, in a new R session).
+# The measured headline rows for the log's header (`eval.metadata.headline`), with what the
+# board shows beside each (board_labels()), so the board reads a log without its samples
+# or its benchmark registered. NULL for metrics that are not a summary's.
 headline_metadata <- function(metrics) {
   state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
   if (!is.environment(state) || is.null(state$rows)) return(NULL)
@@ -187,10 +180,8 @@ headline_metadata <- function(metrics) {
   })
 }
 
-# What the board shows beside each summary row, from the benchmark's registration (an error
-# naming the registered ones when it has none): the interval's label (the default
-# method's), whether lower is better, the scale, and for a benchmark whose groups are
-# models, the row's model (NA otherwise).
+# What the board shows beside each summary row: interval label, direction, scale, and the
+# row's model where each group is a model (NA otherwise).
 board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
   b <- require_benchmark(benchmark, call = call)
   n <- nrow(rows)

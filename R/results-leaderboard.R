@@ -144,10 +144,8 @@ task_board_rows <- function(task, label, spec = NULL) {
   board_rows(benchmark, model, summary_headline(benchmark, task, spec), source, header)
 }
 
-# A log's rows come from its header: the headline rows the task logged (see
-# logged_headline()), so no sample is read. A log without them (written before they were
-# logged, or by plain vitals) is summarised from its samples, as is every log under an epoch
-# reducer (`spec`): the header holds the numbers without one.
+# A log's rows come from its header, so no sample is read; a log without them (plain vitals)
+# or under an epoch reducer (`spec`) is summarised from its samples.
 log_board_rows <- function(path, label, spec = NULL) {
   header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
@@ -164,9 +162,8 @@ log_board_rows <- function(path, label, spec = NULL) {
   board_rows(benchmark, header$eval$model %||% NA_character_, rows, source, header)
 }
 
-# Whether a log file ends as a whole log written at two spaces' indent does (the samples,
-# then the top-level object, closed): a file cut short (a damaged copy) is read whole
-# instead, which fails on it and names it, rather than trusting its header.
+# A file cut short is read whole instead, which fails naming it, rather than trusting its
+# header.
 ends_like_a_log <- function(path) {
   size <- file.size(path)
   con <- file(path, open = "rb")
@@ -246,10 +243,7 @@ judge_consistency_of <- function(header) {
   as.double(counts$consistent) / as.double(counts$both)
 }
 
-# One board row per headline row. A benchmark whose groups are models (registered with
-# `by = "model"`, the competitors of an arena run) gives each group as a model, under the
-# summary's metric; the others give the run's model, under the headline key. Direction and
-# scale come from the registry.
+# One board row per headline row.
 board_rows <- function(benchmark, model, rows, source, header = NULL) {
   labels <- logged_labels(rows) %||% board_labels(benchmark, rows)
   # a benchmark whose groups are models gives each row as a model, under the summary's metric
@@ -270,9 +264,8 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  created = header$eval$created %||% NA_character_, source = source)
 }
 
-# The judge whose verdicts scored a run, from its log's header: as a rescore names it
-# (`eval.metadata.judge`), else the model of the scorer's chat, which the scorer's name
-# gives in parentheses ("dsbench_score (gpt-4o)"); NA without a header or a judge.
+# The judge that scored a run: as a rescore names it, else from the scorer's name
+# ("dsbench_score (gpt-4o)"); NA without one.
 log_judge <- function(header) {
   judge <- header$eval$metadata$judge
   if (rlang::is_string(judge)) return(judge)
@@ -284,9 +277,8 @@ log_judge <- function(header) {
   NA_character_
 }
 
-# The same labels as a log's header holds them (headline_metadata()), or NULL for rows
-# without them (a live task's, a log written before the header held them): the log says
-# what its rows are, whatever is registered in this session.
+# The labels as the log's header holds them (NULL for a live task's rows): the log says what
+# its rows are, whatever is registered in this session.
 logged_labels <- function(rows) {
   needed <- c("interval", "better", "scale")
   if (!all(needed %in% names(rows)) || anyNA(unlist(rows[needed]))) return(NULL)
@@ -312,9 +304,7 @@ log_files <- function(paths, attempts = TRUE) {
   files
 }
 
-# The logs of `files` that are not attempts: a log in a set's folder (one with eval_set()'s
-# records, records_dir()) counts when a record names it, or when it is a rescore
-# (rescore()) of a log a record names; logs elsewhere all count.
+# In a set's folder, a log counts when a record names it or it rescores one a record names.
 completed_runs <- function(files) {
   folders <- dirname(files)
   keep <- rep(TRUE, length(files))
