@@ -1,19 +1,6 @@
-# The skeleton every benchmark is built on, one helper per step of its data flow:
-#
-#   benchmark_dataset()  task table in: the real benchmark (R/datasets-*.R), the bundled
-#                        sample, a parquet file or a data frame,
-#                        checked against the benchmark's schema, optionally cut to `limit`
-#   dataset_solver()     a solver that needs dataset columns besides `input`
-#   bind_dataset()       gives such a solver the task's dataset (benchmark_task() does it)
-#   benchmark_task()     the vitals Task (a ResultsTask), with the core arguments every
-#                        <bench>_task() takes
-#   benchmark_samples()  results out: an evaluated Task, its samples, or its vitals log
-#   summary_rows()       (R/stats-metrics.R) the rows of every <bench>_summary()
-#
-# A benchmark's file then holds only what is its own: prompts, solver, scorer and summary.
-# Adopted by every benchmark: futurex, processbench/deltabench, probsem, DSBench (its solver
-# reads `rows$folder`, `rows$image_used` and `rows$workbook_files`) and the arena (its
-# judging solver's rows are the battles).
+# The skeleton every benchmark is built on, one helper per step of its data flow
+# (benchmark_dataset(), dataset_solver(), benchmark_task(), benchmark_samples()), so a
+# benchmark's files hold only what is its own: prompts, solver, scorer and summary.
 
 #' Task-table arguments shared by every benchmark
 #'
@@ -67,7 +54,7 @@ NULL
 #' unregister_benchmark("toy")
 benchmark_dataset <- function(benchmark, path = NULL, limit = NULL, shuffle = FALSE,
                               check = NULL, version = NULL, versions = benchmark,
-                              sample = registration(versions)$sample,
+                              sample = benchmark_named(versions)$data$sample$table,
                               call = rlang::caller_env()) {
   check_limit(limit, call = call)
   check_shuffle(shuffle, call = call)
@@ -115,10 +102,9 @@ check_not_empty <- function(table, file = NULL, call = rlang::caller_env()) {
 
 is_sample <- function(version) identical(version, "sample")
 
-# A summary's grouping column: "default" is the benchmark's registered `by` (new_benchmark()),
-# the one statement of it.
+# A summary's grouping column: "default" is the benchmark's `by`, the one statement of it.
 summary_by <- function(by, benchmark) {
-  if (identical(by, "default")) registration(benchmark)$by else by
+  if (identical(by, "default")) benchmark_by(benchmark_named(benchmark)) else by
 }
 
 # The first `limit` rows, after an optional seeded shuffle.
@@ -144,18 +130,10 @@ check_shuffle <- function(shuffle, call = rlang::caller_env()) {
 
 # ---- Solvers that need dataset rows --------------------------------------------------------
 #
-# vitals calls a solver as `solver(inputs, ..., solver_chat)` with the `input` column only.
-# A benchmark whose solver needs other columns (probsem's queries, DSBench's folder, the
-# arena's models) or each sample's epoch wraps its solving function with dataset_solver():
-#
-#   dataset_solver(function(inputs, rows, ..., solver_chat) ...)
-#
-# `rows` has one row per input: the dataset row behind it (all its columns) plus `.row` (its
-# position in the dataset) and `.epoch` (1 for the first copy of a sample, 2 for the second
-# epoch, ...). benchmark_task() binds the task's dataset to the solver with bind_dataset(),
-# so users never pass a dataset to a solver. An unbound solver gets `rows` with only
-# `.row = NA` and `.epoch` counted over equal inputs; it can solve from `inputs` alone or
-# stop with unbound_solver_error(<benchmark>).
+# vitals hands a solver the `input` column only. A solver that needs other columns or the
+# epoch is `dataset_solver(function(inputs, rows, ..., solver_chat) ...)`: `rows` are the
+# dataset rows behind the inputs plus `.row` and `.epoch`, bound by benchmark_task(); unbound,
+# `.row` is NA.
 
 dataset_solver <- function(solve) {
   if (!is.function(solve)) abort_pb("{.arg solve} must be a function.", "argument")
@@ -189,12 +167,9 @@ unbound_solver_error <- function(benchmark) {
   )
 }
 
-# The dataset rows behind `inputs`. vitals passes the dataset's inputs in order with each
-# sample repeated `epochs` times in a row (`rep(id, each = epochs)`), so rows are taken by
-# position: two samples with the same input each keep their own row. The other layout (the
-# dataset repeated per epoch) is accepted when the texts say so. Matching by text is the
-# last resort, for inputs that are not the whole dataset, and refuses an input shared by
-# several rows, which it could not tell apart.
+# The dataset rows behind `inputs`, by position (vitals repeats each sample `epochs` times in
+# a row), so two samples with one input keep their own rows; by text only as a last resort,
+# refusing an input several rows share.
 solver_rows <- function(inputs, dataset, call = rlang::caller_env()) {
   inputs <- unname(as.character(inputs))
   if (is.null(dataset)) {
@@ -326,17 +301,10 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
 
 # ---- Steps a user brings ------------------------------------------------------------------
 #
-# A benchmark added as the vignette shows solves with `vitals::generate()`, which sends every
-# input through ellmer::parallel_chat(): no cache, no pool, no settings, no accounting of
-# cost. benchmark_task() gives that solver's work to the engine instead (generate_solver():
-# the cache, the pool and its settings, an evaluation set's overlap, the tokens and cost of
-# each request), so a user's benchmark is answered as the package's own are. It keeps what
-# generate() promised: the chat it was made with is the default, a zero-argument function
-# making a chat is called, `$eval(solver_chat = )` overrides it, and the answer is the text.
-# It is recognised by what it is, not by a name (which a user may rebind): a closure of
-# vitals' namespace with generate()'s own body and arguments. Anything else (a copy of that
-# code elsewhere, generate_structured(), a solver of the user's) is left as it is and sends
-# its own requests.
+# `vitals::generate()` sends through ellmer::parallel_chat(), without the cache, pool or cost
+# accounting; benchmark_task() hands its work to the engine (generate_solver()) keeping what
+# generate() promised. It is recognised by its body and arguments, not by a name a user may
+# rebind; any other solver sends its own requests.
 engine_generate <- function(solver) {
   if (!is_vitals_generate(solver)) return(solver)
   default_chat <- vitals_generate_chat(solver)
@@ -366,15 +334,9 @@ vitals_generate_chat <- function(solver) {
   eval(default, environment(solver))
 }
 
-# A request setting is the engine's. vitals hands every named argument of `$eval()` that no
-# step names to each step with `...`: a user's scorer would be handed the settings (and an
-# evaluation set's contexts: its run, its overlap) and may pass them on to something that
-# refuses them. Wrapped, it gets its own arguments and the rest of `...` without them; the
-# task then takes request settings by name (an evaluation set passes them, so its pool and
-# settings reach the task's solver). One context still reaches it: estimate_cost()'s dry
-# run, which it has always been given (the dry run promises that nothing is sent, and
-# answers whatever reaches httr2 itself). A step of the package, or one without `...`, is
-# left as it is.
+# vitals hands every unnamed `$eval()` argument to each step's `...`: a user's step would get
+# the request settings and pass them on to something that refuses them, so it is wrapped to
+# get `...` without them. A step of the package, or one without `...`, is left as it is.
 settings_blind <- function(step) {
   if (!is.function(step) || is.primitive(step) || !"..." %in% names(formals(step)) ||
       identical(topenv(environment(step)), topenv(environment(settings_blind)))) {
@@ -394,9 +356,7 @@ settings_blind <- function(step) {
   rlang::new_function(arguments, quote(forward(environment(), list(...))))
 }
 
-# Columns vitals writes into each sample: a task table's own column of that name would be
-# overwritten without a word (`result`, `score`), or, for `epoch`, split in two by vitals'
-# join when `epochs` > 1.
+# Columns vitals writes into each sample, which would silently overwrite a task table's own.
 vitals_columns <- c("epoch", "result", "solver_chat", "solver_metadata", "score",
                     "scorer_chat", "scorer_metadata")
 

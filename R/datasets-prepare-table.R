@@ -71,7 +71,7 @@
 #'          predictivebench_error_dependency = function(e) conditionMessage(e))
 prepare_task_table <- function(benchmark, source, out = NULL, ...) {
   check_string(benchmark)
-  preparers <- Filter(Negate(is.null), lapply(registrations(), function(e) e$prepare))
+  preparers <- Filter(Negate(is.null), lapply(indexed_benchmarks(), function(b) b$data$prepare))
   if (!benchmark %in% names(preparers)) {
     abort_pb(c("There is no benchmark {.val {benchmark}}.",
                i = "Use one of {.val {names(preparers)}}."), "argument", field = "benchmark")

@@ -2,9 +2,7 @@
 # The cached table is keyed by the files' checksums and the flattener's source, so a new
 # flattener (or a new pinned file) prepares again while the raw files are reused.
 
-# The task table of `benchmark` at `version` (NULL: the default). The first call fetches and
-# prepares under the version's lock: a process that waited for it reads the table the first
-# one cached.
+# Prepared under the version's lock: a process that waited reads the table the first cached.
 real_task_table <- function(benchmark, version = NULL, call = rlang::caller_env()) {
   rows <- version_files(benchmark, version, call = call)
   schema <- dataset_schema(benchmark)
@@ -40,10 +38,10 @@ prepare_real_table <- function(benchmark, rows, schema, limits, call) {
 prepare_accepted <- function(benchmark, rows, files) {
   unverified <- which(is.na(vapply(seq_len(nrow(rows)), function(i) expected_sha256(rows[i, ]), "")))
   table <- withCallingHandlers(
-    prepare_version(benchmark, rows, files),
+    benchmark_prepare(require_benchmark(benchmark), rows, files),
     error = function(e) {
       if (length(unverified) && !inherits(e, "predictivebench_error_dependency")) {
-        unpacked <- require_registration(rows$benchmark[[1]])$unpacked
+        unpacked <- require_benchmark(rows$benchmark[[1]])$data$unpacked
         unlink(c(files[unverified], if (!is.null(unpacked)) unpacked(rows)), recursive = TRUE)
       }
     }
@@ -52,10 +50,9 @@ prepare_accepted <- function(benchmark, rows, files) {
   table
 }
 
-# The schema a benchmark's tables use: its own name, or another's (DeltaBench's tables are
-# ProcessBench's), or a schema of its own (a data frame) named after the benchmark.
+# The schema's name: another's (DeltaBench's tables are ProcessBench's), else the benchmark's.
 dataset_schema <- function(benchmark) {
-  schema <- registration(benchmark)$schema
+  schema <- benchmark_named(benchmark)$data$schema
   if (rlang::is_string(schema)) schema else benchmark
 }
 
@@ -69,23 +66,14 @@ prepared_table_path <- function(rows) {
 }
 
 # What the prepared table depends on besides the raw files: the package version and the
-# source of the Python flattener that made it (a table read by R, as the arena's, depends on
-# the package version alone).
+# flattener's source.
 flattener_source <- function(benchmark) {
   version <- as.character(utils::packageVersion("predictivebench"))
-  module <- registration(benchmark)$flattener
+  module <- benchmark_named(benchmark)$data$flattener
   dir <- tryCatch(file.path(python_module_path(), "predictivebench"), error = function(e) NULL)
   if (is.null(dir) || is.null(module)) return(version)
   files <- file.path(dir, c(paste0(module, ".py"), "tables.py", "readers.py"))
   c(version, vapply(files[file.exists(files)], function(f) digest::digest(file = f), ""))
-}
-
-# The benchmark's recipe for its pinned files (see new_benchmark()'s `prepare_pinned`).
-prepare_version <- function(benchmark, rows, files) {
-  reg <- require_registration(benchmark)
-  if (!is.null(reg$prepare_pinned)) return(reg$prepare_pinned(rows, files))
-  if (is.null(reg$prepare)) abort_pb("No recipe prepares {.val {benchmark}}.", "argument")
-  reg$prepare(files[[1]])
 }
 
 # A zip's entries all land inside `exdir`: absolute names and `..` are refused before

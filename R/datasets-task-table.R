@@ -22,7 +22,7 @@ task_table_schema <- function(benchmark = NULL) {
     return(sort(sub("\\.json$", "", list.files(dir, pattern = "\\.json$"))))
   }
   check_string(benchmark)
-  own <- registration(benchmark)$schema
+  own <- benchmark_named(benchmark)$data$schema
   if (is.data.frame(own)) return(own)
   if (rlang::is_string(own)) benchmark <- own
   path <- file.path(dir, paste0(benchmark, ".json"))
@@ -142,7 +142,7 @@ raw_file_kind <- function(path, head) {
 # The call that makes a benchmark's task table from `path`, for messages; the file is named
 # after the schema (DeltaBench's raw files make ProcessBench-schema tables).
 prepare_call <- function(benchmark, path) {
-  schema <- registration(benchmark)$schema
+  schema <- benchmark_named(benchmark)$data$schema
   sprintf('prepare_task_table("%s", "%s", "%s.parquet")', benchmark, path,
           if (rlang::is_string(schema)) schema else benchmark)
 }
@@ -150,8 +150,8 @@ prepare_call <- function(benchmark, path) {
 # Other benchmarks whose raw files make tables in `benchmark`'s schema.
 same_schema_hint <- function(benchmark, path) {
   if (is.null(benchmark)) return(NULL)
-  others <- Filter(function(e) identical(e$schema, benchmark) && e$name != benchmark &&
-                     !is.null(e$prepare), registrations())
+  others <- Filter(function(b) identical(b$data$schema, benchmark) && b$name != benchmark &&
+                     !is.null(b$data$prepare), indexed_benchmarks())
   vapply(names(others), function(other) {
     call <- gsub("}", "}}", gsub("{", "{{", prepare_call(other, path), fixed = TRUE), fixed = TRUE)
     paste0("From ", other, "'s files, {.code ", call, "} makes the same kind of table.")

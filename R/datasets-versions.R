@@ -8,20 +8,17 @@
 
 no_licence <- function(repo) paste0("none declared (the ", repo, " repository has no licence)")
 
-# One row per file, from every registered benchmark's `versions` (see new_benchmark()).
-# `host` is "github" (raw.githubusercontent.com) or "hf" (a Hugging Face dataset); `role`
-# says what the benchmark's `prepare_pinned` does with the file.
+# One row per file, from every benchmark's `versions`.
 pinned_files <- function() {
-  rows <- lapply(data_benchmarks(), function(e) e$versions)
+  rows <- lapply(indexed_benchmarks(), function(b) b$data$versions)
   out <- do.call(rbind, unname(rows))
   out %||% pinned_file(character(), character(), logical(), character(), character(),
                        character(), character(), numeric(), character(), character(),
                        character(), integer())
 }
 
-# The table in use. The option `predictivebench.versions` replaces it (a data frame in the
-# layout of pinned_files()): how tests point the whole flow at fixtures with their own
-# checksums, and how a user can pin a version the package does not list.
+# The option `predictivebench.versions` replaces the table: how tests point the flow at
+# fixtures, and how a user pins a version the package does not list.
 versions_table <- function() {
   table <- getOption("predictivebench.versions")
   if (is.null(table)) return(pinned_files())
@@ -119,15 +116,14 @@ benchmark_versions <- function(benchmark = NULL) {
   out[order(match(out$benchmark, unique(c(pinned$benchmark, bundled$benchmark)))), ]
 }
 
-# A name that is neither registered nor in the table of versions is a typo until shown
-# otherwise: an error naming the closest benchmarks with data, not an empty table. (A
-# benchmark registered without data has no versions: its table is empty, and says so.)
+# A name neither registered nor in the table of versions is a typo until shown otherwise.
 check_known_benchmark <- function(benchmark, table = versions_table(),
                                  call = rlang::caller_env()) {
-  if (!is.null(registration(benchmark)) || benchmark %in% table$benchmark) {
+  if (!is.null(benchmark_named(benchmark)) || benchmark %in% table$benchmark) {
     return(invisible(benchmark))
   }
-  known <- sort(unique(c(names(data_benchmarks()), table$benchmark)))
+  known <- sort(unique(c(names(Filter(benchmark_has_data, indexed_benchmarks())),
+                         table$benchmark)))
   near <- nearest_name(benchmark, known)
   abort_pb(
     c("No benchmark {.val {benchmark}} is registered.",
@@ -145,20 +141,20 @@ nearest_name <- function(name, known) {
   known[order(distance)][sort(distance) <= max(2, nchar(name) %/% 3)]
 }
 
-# Each registered sample (`<bench>_dataset(version = "sample")`): its file inside the
-# installed package and its rows (tests/testthat/test-datasets-versions.R counts them), or,
-# for a data frame registered in the session, no file and the frame's rows.
+# Each bundled sample: its file inside the installed package (none for a data frame) and
+# its rows.
 sample_versions <- function() {
-  entries <- Filter(function(e) !is.null(e$sample), data_benchmarks())
-  in_package <- vapply(entries, function(e) rlang::is_string(e$sample), TRUE,
+  samples <- Filter(function(s) !is.null(s$table),
+                    lapply(indexed_benchmarks(), function(b) b$data$sample))
+  in_package <- vapply(samples, function(s) rlang::is_string(s$table), TRUE,
                        USE.NAMES = FALSE)
-  file <- vapply(entries, function(e) if (rlang::is_string(e$sample)) e$sample else
+  file <- vapply(samples, function(s) if (rlang::is_string(s$table)) s$table else
     NA_character_, "", USE.NAMES = FALSE)
-  items <- vapply(entries, function(e) {
-    as.integer(e$sample_items %||% if (is.data.frame(e$sample)) nrow(e$sample) else NA)
+  items <- vapply(samples, function(s) {
+    as.integer(s$items %||% if (is.data.frame(s$table)) nrow(s$table) else NA)
   }, 1L, USE.NAMES = FALSE)
   tibble::tibble(
-    benchmark = names(entries) %||% character(), file = file, items = items,
+    benchmark = names(samples) %||% character(), file = file, items = items,
     size = vapply(file, function(f) {
       if (is.na(f)) NA_real_ else file.size(system.file(f, package = "predictivebench"))
     }, 1, USE.NAMES = FALSE),

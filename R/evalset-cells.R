@@ -1,14 +1,10 @@
 # The cells of an evaluation set (one benchmark x one model) and their identity.
 #
-# A cell's identity is what changes its results: the benchmark, its version (the pinned
-# commit and checksum, or the dataset itself for a task object), the task's options (its
-# solver and scorer as configured, the judge), the model spec and the epochs. Transport
-# settings (max_active, rpm, timeout, retries, cache, batch) are not part of it: changing them
+# A cell's identity is what changes its results (benchmark, version, the task's steps, the
+# judge, the model, the epochs); transport settings are not part of it, so changing them
 # reruns nothing.
 
-# One per benchmark: list(name, label, version, task or NULL, identity). A name
-# ("futurex", or "futurex@sample" for a version) is built when the cell runs (in a worker,
-# from the judge's spec); a task object is copied for each model.
+# A name ("futurex@sample") is built when the cell runs, in a worker from the judge's spec.
 set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env()) {
   benchmarks <- as_set_list(benchmarks, "Task", c(
     "{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
@@ -40,10 +36,9 @@ as_set_list <- function(x, class, message, call) {
   x
 }
 
-# The benchmarks a set takes by name: the registrations that say how their task is built
-# (new_benchmark()'s `task`), the package's and those registered in the session alike.
+# The benchmarks a set takes by name: those that say how their task is built.
 set_benchmark_names <- function() {
-  names(Filter(function(e) is.function(e$task), registrations()))
+  names(Filter(function(b) is.function(b$task), indexed_benchmarks()))
 }
 
 named_benchmark <- function(x, judge, limit, call) {
@@ -56,7 +51,7 @@ named_benchmark <- function(x, judge, limit, call) {
                     {.val futurex@sample} (see {.fn benchmark_versions})."),
              "argument", field = "benchmarks", call = call)
   }
-  check <- registration(name)$check_by_name
+  check <- benchmark_named(name)$judging$check_by_name
   if (is.function(check)) check(x, version, call)
   takes_judge <- "judge" %in% names(formals(benchmark_function(name, "task")))
   check_set_judge(x, name, judge, call)
@@ -70,10 +65,10 @@ named_benchmark <- function(x, judge, limit, call) {
                        judge = if (!is.null(spec)) judge_spec_identity(spec)))
 }
 
-# A benchmark whose scorer needs a judge (its registration's `needs_judge`) in a set without
-# one would pay for every answer, then fail at scoring: refused here, before any request.
+# Without a judge, a benchmark that needs one would pay for every answer, then fail at
+# scoring: refused before any request.
 check_set_judge <- function(x, name, judge, call) {
-  if (!isTRUE(registration(name)$needs_judge) || !is.null(judge)) return(invisible())
+  if (!isTRUE(benchmark_named(name)$judging$needs_judge) || !is.null(judge)) return(invisible())
   what <- cli::format_inline("{.val {x}} is scored by a judge, and the set has none.")
   abort_no_judge(what, name, list(), call = call, before_set = TRUE)
 }
@@ -92,30 +87,27 @@ task_set_benchmark <- function(task, label, call) {
        limit = NULL, identity = identity, epochs = task_epochs(task))
 }
 
-# What a step declares changes its results beyond its code (data it judges by, such as
-# reference answers, hashed by content: arena_scorer()'s attribute
-# "predictivebench_identity").
+# What changes a step's results beyond its code (arena_scorer()'s reference answers).
 step_identity <- function(step) {
   if (!is.function(step)) return(NULL)
   attr(step, "predictivebench_identity", exact = TRUE)
 }
 
-# The pinned files of a named version (commit, path, checksum), or the registered sample's
-# content: a re-pinned version or a changed sample is another cell.
+# A re-pinned version or a changed sample is another cell.
 version_identity <- function(name, version) {
-  if (is_sample(version)) return(sample_identity(registration(name)))
+  if (is_sample(version)) return(sample_identity(benchmark_named(name)$data$sample))
   rows <- version_files(name, version)
   list(version = unique(rows$version), commit = rows$commit, path = rows$path,
        sha256 = rows$sha256)
 }
 
-# The registered sample (a data frame, or a file in the package) and the `sample_files` its
-# cells also read, by content.
-sample_identity <- function(reg) {
-  sample <- reg$sample
-  table <- if (is.data.frame(sample)) digest::digest(as.list(sample), algo = "md5") else
-    package_files_md5(sample)
-  list(version = "sample", table = table, files = package_files_md5(reg$sample_files))
+sample_identity <- function(sample) {
+  table <- if (is.data.frame(sample$table)) {
+    digest::digest(as.list(sample$table), algo = "md5")
+  } else {
+    package_files_md5(sample$table)
+  }
+  list(version = "sample", table = table, files = package_files_md5(sample$files))
 }
 
 # The md5 of each file in the installed package under `paths` (files or folders), by path.
@@ -130,12 +122,11 @@ package_files_md5 <- function(paths) {
   unlist(md5)
 }
 
-# The function a registration gives for a step of a named cell: its `task`, or its
-# `dataset` (by default the skeleton's, on its registered sample and versions).
+# A named cell's `task`, or its `dataset` (by default the skeleton's).
 benchmark_function <- function(name, what) {
-  reg <- registration(name)
-  if (what == "task") return(reg$task)
-  reg$dataset %||% function(version = NULL, limit = NULL) {
+  b <- benchmark_named(name)
+  if (what == "task") return(b$task)
+  b$data$dataset %||% function(version = NULL, limit = NULL) {
     benchmark_dataset(name, version = version, limit = limit)
   }
 }
@@ -147,10 +138,8 @@ task_dataset <- function(task) {
   samples[setdiff(names(samples), c(vitals_columns, "scorer_explanation"))]
 }
 
-# Every benchmark x model cell: its identity hash (`id`), the model spec and the epochs (the
-# set's, else a task object's own, so a task made with `epochs = 3` is not the cell of the
-# same task with one). `chats`: the models as given (used in this process; workers rebuild
-# them from `specs`).
+# Every benchmark x model cell. A task's own epochs count when the set gives none; `chats`
+# are used in this process, workers rebuild them from `specs`.
 set_cells <- function(benchmarks, specs, chats, epochs) {
   grid <- expand.grid(b = seq_along(benchmarks), m = seq_along(specs))
   lapply(seq_len(nrow(grid)), function(r) {
@@ -163,8 +152,7 @@ set_cells <- function(benchmarks, specs, chats, epochs) {
   })
 }
 
-# Epochs as a cell's identity holds them: one epoch is what a task runs when given none, so
-# `epochs = 1` is the cell of `epochs = NULL` (NULL, the identity such cells always had).
+# `epochs = 1` is the cell of `epochs = NULL`: one epoch is what a task runs given none.
 identity_epochs <- function(epochs) {
   if (is.null(epochs) || isTRUE(all.equal(as.double(epochs), 1))) NULL else epochs
 }

@@ -1,7 +1,6 @@
 # Scoring a finished run again with another judge or scorer: the answers come from the run's
 # log, never from a solver, and each new log is written beside the old one, naming what it
-# was rescored from and with what. A benchmark is reached through its registration only
-# (its `judge_scorer`, see new_benchmark()).
+# was rescored from and with what.
 
 #' Score a run again with another judge
 #'
@@ -175,9 +174,8 @@ rescore_sources <- function(x, call = rlang::caller_env()) {
   out[!duplicated(out$path), ]
 }
 
-# One log's rescore, ready to run: its header, registration, the task that replays its
-# answers through the new scorer, and the chat standing for its solver. NULL for a log of a
-# folder that is a rescore itself, or whose benchmark has no judge when `judge` is given.
+# One log's rescore, ready to run. NULL for a log of a folder that is a rescore itself, or
+# whose benchmark has no judge when `judge` is given.
 rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
                          call = rlang::caller_env()) {
   header <- read_log_header(path)
@@ -188,12 +186,12 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
     abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
              file = path, call = call)
   }
-  entry <- require_registration(benchmark, call = call)
-  if (!is.null(judge) && is.function(entry$rescore_run)) {
-    return(rescore_run_plan(path, header, entry, judge, with, dir))
+  b <- require_benchmark(benchmark, call = call)
+  if (!is.null(judge) && is.function(b$judging$rescore_run)) {
+    return(rescore_run_plan(path, header, b, judge, with, dir))
   }
   if (!is.null(judge)) {
-    if (!is.function(entry$judge_scorer)) {
+    if (!is.function(b$judging$scorer)) {
       if (in_folder) return(NULL)
       abort_pb(c("The benchmark {.val {benchmark}} registers no way to score with another
                   judge.",
@@ -201,7 +199,7 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
                       {.arg judge_scorer} (see {.fn new_benchmark})."), "no_judge",
                file = path, call = call)
     }
-    scorer <- entry$judge_scorer(judge)
+    scorer <- benchmark_rescore(b, judge)
   }
   samples <- log_samples(path)
   if (!nrow(samples)) abort_pb("The log has no samples.", "empty", file = path, call = call)
@@ -221,19 +219,17 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
        epochs = max(samples$epoch))
 }
 
-# A run judged as a whole (a registration's `rescore_run`, such as the arena's battles and
-# ratings): its files (a log in parts is read from its first file, the run's log, once),
-# and what the new log's header adds. NULL for a part after the first: its run is the
-# first's.
-rescore_run_plan <- function(path, header, reg, judge, with, dir) {
+# A run judged as a whole (the arena's battles and ratings), read once from its first part:
+# NULL for a later part.
+rescore_run_plan <- function(path, header, b, judge, with, dir) {
   meta <- header$eval$metadata
   # (every file: a run with one missing is refused while planning, before any request)
   paths <- log_part_paths(path, header)
   if (!is.null(meta$log_part) && !identical(as.integer(meta$log_part), 1L)) {
     return(structure(list(), part = TRUE))
   }
-  list(path = path, paths = paths, benchmark = reg$name,
-       model = as.character(header$eval$model %||% "unknown"), run = reg$rescore_run,
+  list(path = path, paths = paths, benchmark = b$name,
+       model = as.character(header$eval$model %||% "unknown"), run = b$judging$rescore_run,
        dir = dir %||% dirname(path), log_eval = rescore_log_eval(path, header, with))
 }
 
@@ -262,11 +258,8 @@ replay_dataset <- function(samples, fields) {
   tibble::as_tibble(first[c("id", "input", "target", intersect(fields, names(first)))])
 }
 
-# A solver that sends nothing: each sample's answer as its log has it, by its id and epoch,
-# in a conversation of its prompt and that answer. The samples' metadata are the log's
-# solver metadata without their usage: these answers cost nothing now. It is bound to the
-# task's rows as a benchmark's dataset solver is (see chunk_solver()), so two samples with
-# one prompt keep their own answers.
+# A solver that sends nothing: each sample's logged answer by id and epoch, without its
+# usage (it costs nothing now), bound to the rows so two samples with one prompt keep theirs.
 replay_solver <- function(samples) {
   key <- paste(samples$id, samples$epoch, sep = "\r")
   answers <- samples$result
@@ -301,9 +294,8 @@ replay_solver <- function(samples) {
             predictivebench_step = "Reading the answers from the log")
 }
 
-# The chat standing for the run's solver, labelled as the log labels its model
-# ("<provider>/<model>", so the new log's usage and plan name the run's model): a chat at an
-# address that resolves nowhere, never asked anything (its answers come from the log).
+# The chat standing for the run's solver, labelled as the log labels its model, at an
+# address that resolves nowhere: it is never asked anything.
 replay_chat <- function(model) {
   provider <- if (grepl("/", model, fixed = TRUE)) sub("/.*$", "", model) else "unknown"
   ellmer::chat_openai_compatible(
@@ -336,9 +328,8 @@ check_rescore_cost <- function(plans, judge, dots, max_cost, call = rlang::calle
   invisible(total)
 }
 
-# A whole run's judge requests priced: its rescore run inside a dry run (R/engine-dry-run.R),
-# every request answered by a placeholder where it would be sent, the caches only read, the
-# log written to a folder deleted after. NA when a price is unknown.
+# A whole run's judge requests priced in a dry run, its log in a folder deleted after; NA
+# when a price is unknown.
 rescore_run_cost <- function(plan, judge, settings) {
   dir <- tempfile("predictivebench-rescore-preview-")
   dir.create(dir)

@@ -27,12 +27,9 @@ benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, metho
                               title = NULL, by_label = NULL) {
   rows <- check_summary_rows(rows)
   check_string(benchmark)
-  reg <- registration(benchmark)
-  by <- by %||% reg$by %||% "group"
-  registered <- reg$interval %||% "95% confidence interval"
-  interval <- interval %||%
-    if (!is.null(method) && method %in% names(registered)) registered[[method]] else
-      registered[[1]]
+  b <- benchmark_named(benchmark)
+  by <- by %||% benchmark_by(b) %||% "group"
+  interval <- interval %||% benchmark_interval(b, method)
   check_string(by)
   check_string(interval)
   check_string(title, allow_null = TRUE)
@@ -46,10 +43,7 @@ benchmark_summary <- function(rows, benchmark, by = NULL, interval = NULL, metho
   rows
 }
 
-# A summary plot's title in words: the benchmark as its authors write it, what the numbers
-# are, and what the groups are ("ProcessBench: accuracy and F1 by task"; no groups when
-# `by` is NULL or "group", the overall rows only). `labels` names the benchmark's columns in
-# words (c(task_l1 = "task")); another column is named by itself, its underscores spaces.
+# "ProcessBench: accuracy and F1 by task"; `labels` names columns in words (task_l1 = "task").
 summary_title <- function(name, what, by = NULL, labels = character()) {
   label <- groups_label(by, labels)
   paste0(name, ": ", what, if (!is.null(label) && label != "group") paste(" by", label))
@@ -61,8 +55,6 @@ groups_label <- function(by, labels = character()) {
   gsub("_", " ", by, fixed = TRUE)
 }
 
-# Draws any summary tibble (columns `group`, `metric`, `estimate`, `lower`, `upper`, `n`); the
-# autoplot() methods below are its public face.
 autoplot_summary <- function(summary, title = NULL, by = "group",
                              interval = "95% confidence interval") {
   rlang::check_installed("ggplot2", "to plot a summary.")
@@ -81,10 +73,8 @@ autoplot_summary <- function(summary, title = NULL, by = "group",
 # A factor whose first level is drawn at the top of a vertical discrete axis.
 top_down <- function(x) factor(x, levels = rev(unique(as.character(x))))
 
-# One row per `y` value: the estimate as a point, `lower`-`upper` as whiskers, on a 0-1 axis
-# (rows whose `scale` is "Elo" on an axis of their own, fitted to their panel: facet with
-# free x scales); "n = " in a column right of each axis, apart from every whisker. The x
-# axis and subtitle say what the whiskers are.
+# Ratings (`scale` "Elo") get an axis of their own, fitted to their panel; "n =" stands in a
+# column right of each axis, clear of every whisker.
 interval_rows <- function(data, y, interval) {
   data$label <- paste0("n = ", data$n)
   data <- axis_columns(data)
@@ -129,9 +119,6 @@ interval_rows <- function(data, y, interval) {
     )
 }
 
-# Where each row's axis starts and ends, where its "n =" label stands and where "no
-# estimate" goes: 0-1 for proportions, and for ratings the span of their panel (`panel`,
-# when there is one), with the same share of room for the labels.
 axis_columns <- function(data) {
   if (is.null(data[["scale"]])) data$scale <- rep("0-1", nrow(data))
   panel <- if (is.null(data[["panel"]])) rep("all", nrow(data)) else as.character(data$panel)
@@ -155,16 +142,12 @@ axis_columns <- function(data) {
   data
 }
 
-# The lines at 0 and 1 of the 0-1 axes: in the panels of proportions only, when panels mix
-# scales.
 proportion_bounds <- function(data) {
   if (is.null(data[["panel"]])) return(data.frame(at = c(0, 1)))
   panels <- unique(data$panel[data$scale == "0-1"])
   data.frame(panel = rep(panels, each = 2), at = rep(c(0, 1), length(panels)))
 }
 
-# Breaks and labels of an axis: quarters for a 0-1 axis (its extent ends at 1.4), three or
-# so round numbers for ratings (four digits each).
 axis_breaks <- function(limits) {
   if (limits[[2]] <= 1.5) return(c(0, 0.25, 0.5, 0.75, 1))
   data_to <- limits[[1]] + (limits[[2]] - limits[[1]]) / 1.4
@@ -186,12 +169,8 @@ axis_labels <- function(breaks) {
 
 wrap_label <- function(text, width) paste(strwrap(text, width), collapse = "\n")
 
-# The size (points) of the subtitle and the x axis's title, and the characters a line of
-# them may hold: the narrowest plot they must fit is 6 inches wide (the vignettes';
-# ggsave()'s default is 7) less the plot's margins (5.5 pt each side), of which the panels
-# under the axis's title keep at least 4 inches beside the group names; a character of a
-# sans-serif font is at most about 0.6 of the size wide on average.
-# test-results-autoplot.R measures the lines drawn.
+# Lines must fit the narrowest plot, 6 inches (the vignettes'), with panels keeping 4 inches
+# beside the group names; a sans-serif character is about 0.6 of the size wide.
 note_size <- 9
 note_chars <- function(size = note_size, inches = 6) {
   floor((inches * 72 - 2 * 5.5) / (0.6 * size))
@@ -280,16 +259,12 @@ autoplot.benchmark_leaderboard <- function(object, metrics = c("primary", "all")
                    plot.subtitle = ggplot2::element_text(size = 8))
 }
 
-# Each benchmark's primary headline metric: the first the board lists for it (boards keep
-# each run's headline rows in their registered order, the viewer's primary metric first).
+# Each benchmark's primary headline metric: the first the board lists for it.
 primary_rows <- function(board) {
   first <- board$metric[!duplicated(board$benchmark)]
   board[board$metric == first[match(board$benchmark, unique(board$benchmark))], ]
 }
 
-# The board's rows as the plot draws them: one panel per benchmark and metric, its title
-# saying when lower is better and when the axis is a rating; one row per model (and run,
-# when a model has several runs of a benchmark), in the same order in every panel.
 board_plot_data <- function(board) {
   data <- as.data.frame(unclass(board))
   if (is.null(data[["better"]])) data$better <- rep("higher", nrow(data))
@@ -322,10 +297,8 @@ shared_provider <- function(model) {
   prefix
 }
 
-# A model's label, with its run when it has several runs of one benchmark metric, so re-runs
-# get rows of their own: by its judge where the runs differ by judge (a run and its
-# rescore, rescore()), "(judge: oracle)", numbered among that judge's runs only when it has
-# several; else numbered by `created`, "(run 2)". Long names wrap.
+# A model's label, with "(judge: oracle)" or "(run 2)" when it has several runs of one
+# benchmark metric, so re-runs get rows of their own.
 run_labels <- function(data, model) {
   run <- if (is.null(data[["run"]])) rep(NA_character_, nrow(data)) else data$run
   key <- paste(data$benchmark, data$metric, model, sep = "\r")

@@ -62,12 +62,10 @@ bind_summary_metrics <- function(metrics, task) {
 #' @noRd
 benchmark_metrics <- function(benchmark) {
   check_string(benchmark)
-  if (is.null(the_benchmarks[[benchmark]])) {
-    return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
-  }
-  reg <- require_registration(benchmark)
-  if (is.null(reg$headline)) return(NULL)
-  summary_metrics(reg$summary, reg$headline)
+  b <- benchmark_named(benchmark)
+  if (is.null(b)) return(list(mean = function(scores) mean(as_score(scores), na.rm = TRUE)))
+  if (is.null(benchmark_headline(b))) return(NULL)
+  summary_metrics(benchmark_summary_fn(b), benchmark_headline(b))
 }
 
 # The summary of the task whose scores are being measured, computed once per state of its
@@ -96,9 +94,8 @@ quiet_summary <- function(summary, x) {
   })
 }
 
-# A summary's note to the user who called it (items skipped, tiny groups, NA metrics): a
-# cli message of `class`, not even formatted inside quiet_summary(), which would muffle it
-# anyway (formatting is ~5 ms a note, paid for every cell a set measures).
+# A summary's note to its caller, not even formatted inside quiet_summary() (~5 ms a note,
+# paid for every cell a set measures).
 summary_note <- function(message, class, .envir = parent.frame()) {
   if (isTRUE(getOption("predictivebench.quiet_summary_notes"))) return(invisible())
   cli::cli_inform(message, class = class, .envir = .envir)
@@ -159,3 +156,38 @@ headline_rows <- function(rows, keys, call = rlang::caller_env()) {
   out
 }
 
+# The measured headline rows for the log's header (`eval.metadata.headline`), with what the
+# board shows beside each (board_labels()), so the board reads a log without its samples
+# or its benchmark registered. NULL for metrics that are not a summary's.
+headline_metadata <- function(metrics) {
+  state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
+  if (!is.environment(state) || is.null(state$rows)) return(NULL)
+  rows <- headline_rows(state$rows, names(metrics))
+  benchmark <- if (inherits(state$task, "ResultsTask")) state$task$benchmark
+  labels <- if (!is.null(benchmark_named(benchmark))) board_labels(benchmark, rows)
+  number <- function(x) if (is.na(x)) NULL else exact_json(as.double(x))
+  lapply(seq_len(nrow(rows)), function(i) {
+    row <- list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
+                metric = as.character(rows$metric[[i]]), estimate = number(rows$estimate[[i]]),
+                lower = number(rows$lower[[i]]), upper = number(rows$upper[[i]]),
+                n = as.integer(rows$n[[i]]))
+    if (!is.null(labels)) {
+      row[c("interval", "better", "scale")] <- list(labels$interval[[i]], labels$better[[i]],
+                                                    labels$scale[[i]])
+      if (!is.na(labels$model[[i]])) row$model <- labels$model[[i]]
+    }
+    row[!vapply(row, is.null, TRUE)]
+  })
+}
+
+# What the board shows beside each summary row: interval label, direction, scale, and the
+# row's model where each group is a model (NA otherwise).
+board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
+  b <- require_benchmark(benchmark, call = call)
+  n <- nrow(rows)
+  list(interval = rep(benchmark_interval(b), n),
+       better = ifelse(rows$metric %in% benchmark_lower_is_better(b), "lower", "higher"),
+       scale = ifelse(rows$metric %in% benchmark_elo_scale(b), "Elo", "0-1"),
+       model = if (identical(benchmark_by(b), "model")) as.character(rows$group) else
+         rep(NA_character_, n))
+}

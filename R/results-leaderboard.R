@@ -147,10 +147,8 @@ task_board_rows <- function(task, label, spec = NULL) {
   board_rows(benchmark, model, summary_headline(benchmark, task, spec), source, header)
 }
 
-# A log's rows come from its header: the headline rows the task logged (see
-# logged_headline()), so no sample is read. A log without them (written before they were
-# logged, or by plain vitals) is summarised from its samples, as is every log under an epoch
-# reducer (`spec`): the header holds the numbers without one.
+# A log's rows come from its header, so no sample is read; a log without them (plain vitals)
+# or under an epoch reducer (`spec`) is summarised from its samples.
 log_board_rows <- function(path, label, spec = NULL) {
   header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
@@ -167,9 +165,8 @@ log_board_rows <- function(path, label, spec = NULL) {
   board_rows(benchmark, header$eval$model %||% NA_character_, rows, source, header)
 }
 
-# Whether a log file ends as a whole log written at two spaces' indent does (the samples,
-# then the top-level object, closed): a file cut short (a damaged copy) is read whole
-# instead, which fails on it and names it, rather than trusting its header.
+# A file cut short is read whole instead, which fails naming it, rather than trusting its
+# header.
 ends_like_a_log <- function(path) {
   if (is_eval_log(path)) return(check_eval_finished(path))
   size <- file.size(path)
@@ -183,41 +180,11 @@ ends_like_a_log <- function(path) {
 # The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
 # under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
 summary_headline <- function(benchmark, x, spec = NULL) {
-  reg <- require_registration(benchmark)
+  headline <- benchmark_headline(require_benchmark(benchmark))
   rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
-  rows <- headline_rows(rows, reg$headline %||% summary_keys(rows))
+  rows <- headline_rows(rows, headline %||% summary_keys(rows))
   if (!is.null(spec)) rows$key <- paste(rows$key, spec$label)
   rows
-}
-
-# The headline rows a ResultsTask measured (`metrics` from summary_metrics(), named by
-# their keys), for the log's header (`eval.metadata.headline`): one object per row with
-# `key`, `group`, `metric`, `estimate`, `lower`, `upper` and `n`, numbers exact, a missing
-# one left out. NULL for metrics that are not a summary's. The board reads these, so a log
-# gives the numbers its task gave without reading a sample. Each row also says what the
-# board shows beside its number, as the benchmark's registration said when the log was
-# written (board_labels()): `interval`, `better`, `scale`, and `model` where each group is a
-# model (an arena run's competitors). A log is then on the board in a session where its
-# benchmark is not registered (a user's own benchmark, in a new R session).
-headline_metadata <- function(metrics) {
-  state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
-  if (!is.environment(state) || is.null(state$rows)) return(NULL)
-  rows <- headline_rows(state$rows, names(metrics))
-  benchmark <- if (inherits(state$task, "ResultsTask")) state$task$benchmark
-  labels <- if (!is.null(registration(benchmark))) board_labels(benchmark, rows)
-  number <- function(x) if (is.na(x)) NULL else exact_json(as.double(x))
-  lapply(seq_len(nrow(rows)), function(i) {
-    row <- list(key = rows$key[[i]], group = as.character(rows$group[[i]]),
-                metric = as.character(rows$metric[[i]]), estimate = number(rows$estimate[[i]]),
-                lower = number(rows$lower[[i]]), upper = number(rows$upper[[i]]),
-                n = as.integer(rows$n[[i]]))
-    if (!is.null(labels)) {
-      row[c("interval", "better", "scale")] <- list(labels$interval[[i]], labels$better[[i]],
-                                                    labels$scale[[i]])
-      if (!is.na(labels$model[[i]])) row$model <- labels$model[[i]]
-    }
-    row[!vapply(row, is.null, TRUE)]
-  })
 }
 
 # The headline rows logged in a header (headline_metadata()), as summary rows with keys and,
@@ -280,10 +247,7 @@ judge_consistency_of <- function(header) {
   as.double(counts$consistent) / as.double(counts$both)
 }
 
-# One board row per headline row. A benchmark whose groups are models (registered with
-# `by = "model"`, the competitors of an arena run) gives each group as a model, under the
-# summary's metric; the others give the run's model, under the headline key. Direction and
-# scale come from the registry.
+# One board row per headline row.
 board_rows <- function(benchmark, model, rows, source, header = NULL) {
   labels <- logged_labels(rows) %||% board_labels(benchmark, rows)
   # a benchmark whose groups are models gives each row as a model, under the summary's metric
@@ -304,9 +268,8 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  created = header$eval$created %||% NA_character_, source = source)
 }
 
-# The judge whose verdicts scored a run, from its log's header: as a rescore names it
-# (`eval.metadata.judge`), else the model of the scorer's chat, which the scorer's name
-# gives in parentheses ("dsbench_score (gpt-4o)"); NA without a header or a judge.
+# The judge that scored a run: as a rescore names it, else from the scorer's name
+# ("dsbench_score (gpt-4o)"); NA without one.
 log_judge <- function(header) {
   judge <- header$eval$metadata$judge
   if (rlang::is_string(judge)) return(judge)
@@ -318,23 +281,8 @@ log_judge <- function(header) {
   NA_character_
 }
 
-# What the board shows beside each summary row, from the benchmark's registration (an error
-# naming the registered ones when it has none): the interval's label (the default
-# method's), whether lower is better, the scale, and for a benchmark whose groups are
-# models, the row's model (NA otherwise).
-board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
-  reg <- require_registration(benchmark, call = call)
-  n <- nrow(rows)
-  list(interval = rep(reg$interval[[1]], n),
-       better = ifelse(rows$metric %in% reg$lower_is_better, "lower", "higher"),
-       scale = ifelse(rows$metric %in% reg$elo_scale, "Elo", "0-1"),
-       model = if (identical(reg$by, "model")) as.character(rows$group) else
-         rep(NA_character_, n))
-}
-
-# The same labels as a log's header holds them (headline_metadata()), or NULL for rows
-# without them (a live task's, a log written before the header held them): the log says
-# what its rows are, whatever is registered in this session.
+# The labels as the log's header holds them (NULL for a live task's rows): the log says what
+# its rows are, whatever is registered in this session.
 logged_labels <- function(rows) {
   needed <- c("interval", "better", "scale")
   if (!all(needed %in% names(rows)) || anyNA(unlist(rows[needed]))) return(NULL)
@@ -360,9 +308,7 @@ log_files <- function(paths, attempts = TRUE) {
   files
 }
 
-# The logs of `files` that are not attempts: a log in a set's folder (one with eval_set()'s
-# records, records_dir()) counts when a record names it, or when it is a rescore
-# (rescore()) of a log a record names; logs elsewhere all count.
+# In a set's folder, a log counts when a record names it or it rescores one a record names.
 completed_runs <- function(files) {
   folders <- dirname(files)
   keep <- rep(TRUE, length(files))

@@ -1,7 +1,5 @@
-# An epoch reducer as the summaries, leaderboard() and eval_set() are given it: the checked
-# spec (epoch_reducer()) and a benchmark's registered summary under it (reduced_summary()).
-# It sits in the results layer, below statistics, because the board reads logs under a
-# reducer; the reducing itself (reduce_epochs(), pass@k) is statistics (R/stats-epochs.R).
+# An epoch reducer as summaries, leaderboard() and eval_set() take it; below statistics
+# because the board reads logs under a reducer (the reducing is R/stats-epochs.R).
 
 reducers <- c("mean", "mode", "max", "pass_at_k", "pass_hat_k", "at_least_k")
 reducers_with_k <- c("pass_at_k", "pass_hat_k", "at_least_k")
@@ -39,25 +37,22 @@ epoch_reducer <- function(reducer, k = NULL, threshold = 1, call = rlang::caller
             class = "predictivebench_reducer")
 }
 
-# A benchmark whose summary can't reduce epochs, refused with `why` (a message without
-# interpolated values: it is formatted here).
 abort_no_reducer <- function(benchmark, why, call = rlang::caller_env()) {
   abort_pb(c("Epoch reducers don't apply to {.val {benchmark}}.", i = why), "reducer",
            field = "reducer", call = call)
 }
 
-# The registered summary of `benchmark`, under an epoch reducer when `spec` is one (a
-# function of the samples). A summary reduces epochs when it takes `reducer =`; one that
-# doesn't is refused, with a classed error, before anything is summarised.
+# A summary reduces epochs when it takes `reducer =`; one that doesn't is refused before
+# anything is summarised.
 reduced_summary <- function(benchmark, spec = NULL, call = rlang::caller_env()) {
-  summary <- require_registration(benchmark, call = call)$summary
+  summary <- benchmark_summary_fn(require_benchmark(benchmark, call = call))
   if (is.null(spec)) return(summary)
   check_reducible(benchmark, call = call)
   function(x) summary(x, reducer = spec$reducer, k = spec$k)
 }
 
 check_reducible <- function(benchmark, call = rlang::caller_env()) {
-  summary <- require_registration(benchmark, call = call)$summary
+  summary <- benchmark_summary_fn(require_benchmark(benchmark, call = call))
   if (is.function(summary) && "reducer" %in% names(formals(summary))) return(invisible())
   abort_no_reducer(
     benchmark,

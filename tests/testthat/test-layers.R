@@ -15,6 +15,7 @@ layer_of <- function(file) {
   name <- sub("[.]R$", "", basename(file))
   prefix <- sub("-.*$", "", name)
   fixed <- c(`benchmark-index` = "registry", `benchmark-object` = "registry",
+             `benchmark-accessors` = "registry",
              `benchmark-skeleton` = "skeleton",
              zzz = "package",
              `predictivebench-package` = "package", evalset = "evalset")

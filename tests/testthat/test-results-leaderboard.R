@@ -205,24 +205,6 @@ test_that("a log's header is read from the start of the file only, in any chunk 
   expect_identical(read_log_header(plain)$eval$model, "m")
 })
 
-test_that("headline rows without an estimate or interval are logged without them and read back as NA", {
-  rows <- tibble::tibble(group = c("a", "b"), metric = "rating", estimate = c(1010.5, NA),
-                         lower = c(NA_real_, NA), upper = c(1020.25, NA), n = c(3L, 0L))
-  metrics <- summary_metrics(function(x) rows, c("a", "b"))
-  state <- attr(metrics[[1]], "predictivebench_state")
-  state$rows <- rows
-  logged <- headline_metadata(metrics)
-  expect_named(logged[[2]], c("key", "group", "metric", "n"))
-  json <- yyjsonr::write_json_str(logged, opts = log_json_options())
-  back <- logged_headline(jsonlite::parse_json(json))
-  expect_identical(back$estimate, rows$estimate)
-  expect_identical(back$lower, rows$lower)
-  expect_identical(back$upper, rows$upper)
-  expect_identical(back$n, rows$n)
-  expect_identical(back$key, c("a", "b"))
-  expect_null(headline_metadata(list(mean = function(scores) mean(scores))))
-})
-
 test_that("a set's folder shows each cell's completed run; its failed attempts on request", {
   logs <- withr::local_tempdir()
   state <- new.env()
