@@ -1,12 +1,9 @@
-# Judging battles through the response cache, the one store of verdicts: a verdict is the
-# answer to its request (the judge, its parameters and the prompt version, the question and the
-# two answers in the judge's order), found by the request's cache key like any answer, never
-# recovered from the judge's text. Each battle's record keeps EloBench's columns, the key in
-# its `gpt_4_response` JSON (`request_sha256`), for the exported files (R/arena-elobench.R).
+# Judging through the response cache, the one store of verdicts: a verdict is found by its
+# request's cache key, never recovered from the judge's text. Records keep EloBench's columns
+# with the key in `gpt_4_response` (`request_sha256`) for the exported files.
 
-# Judge battles (a tibble from arena_battles()): judge_verdicts()' table, with each battle's
-# conversation with the judge as an ellmer chat (`chat`) and its usage as a list (`usage`),
-# for the judging Task and arena_task()'s scorer, which hand vitals a chat per sample.
+# Judge battles: judge_verdicts()' table plus each battle's chat and usage, for vitals, which
+# takes a chat per sample.
 judge_battles <- function(battles, chat, version = "231225", position_swap = FALSE,
                           temperature = 0, params = NULL, system_prompt = NULL,
                           settings = NULL) {
@@ -27,12 +24,9 @@ judge_battles <- function(battles, chat, version = "231225", position_swap = FAL
   out
 }
 
-# The verdicts of `battles` by `judge` (a chat from configured_judge(), or a panel of them)
-# as a table, one row a battle, vectors only: what arena_run() keeps of its rounds, at any
-# size. Every request goes through the engine as one table (run_requests()), which builds no
-# chat per answer (`chat_per`); a panel's members' requests too, in the same pool. `usage`:
-# the battle's tokens and cost (both orders with `position_swap`, every member of a panel),
-# none for a verdict read from the cache.
+# The verdicts of `battles` by `judge` (or a panel) as a table of vectors, one row a battle, so
+# arena_run() keeps its rounds at any size: no chat per answer (`chat_per`). `usage` is none
+# for a verdict read from the cache.
 judge_verdicts <- function(battles, judge, version = "231225", position_swap = FALSE,
                            settings = NULL) {
   settings <- settings %||% request_settings()
@@ -41,9 +35,8 @@ judge_verdicts <- function(battles, judge, version = "231225", position_swap = F
   panel_battle_verdicts(tables, judge_models(judge), judge_label(judge), version, judge)
 }
 
-# Each judge's own verdicts (a table each, as one judge's): every request of every judge in
-# one pool, each keyed as that judge's alone, so a judge's verdicts are shared by every
-# panel it sits on and by its runs alone.
+# Each judge's own verdicts, in one pool, each keyed as that judge's alone so a judge's
+# verdicts are shared by every panel it sits on.
 member_verdicts <- function(battles, judges, version, position_swap, settings) {
   n <- nrow(battles)
   k <- length(judges)
@@ -104,13 +97,10 @@ one_judge_verdicts <- function(battles, req, res, first, judge, version, positio
   )
 }
 
-# A panel's battles from its members' (one_judge_verdicts()): the verdict of more than half
-# the judges (with `position_swap`, of their combined verdicts), a tie when every judge gave
-# one and none has a majority, and no verdict (judged again next run) while a judge's missing
-# verdict could still make one (panel_majority()). Each judge's own verdicts and request key
-# are in `judges` (JSON) and in the record's `gpt_4_response`, whose own `request_sha256` is
-# null: a panel's verdict is no one request's answer, so it is never imported as one judge's
-# (R/arena-elobench.R). The judges' replies, errors and usage are the battle's, together.
+# A panel's battles: the verdict of more than half the judges, a tie when all gave one and none
+# has a majority, and no verdict (judged again next run) while a missing one could still decide
+# (panel_majority()). Its `gpt_4_response` has a null `request_sha256`: a panel's verdict is no
+# one request's answer, so it is never imported as one judge's (R/arena-elobench.R).
 panel_battle_verdicts <- function(tables, models, label, version, judge) {
   column <- function(name) do.call(cbind, lapply(tables, `[[`, name))
   out <- tables[[1]]
@@ -155,9 +145,8 @@ panel_battle_verdicts <- function(tables, models, label, version, judge) {
   out
 }
 
-# A panel's record in `gpt_4_response` (the JSON object response_json() writes, read by
-# record_fields() and arena_response_text()): its judges' replies together as the
-# response, no request key of its own, and each judge's verdicts (`judges`).
+# A panel's record in `gpt_4_response`: its judges' replies together, no request key of its
+# own, and each judge's verdicts (`judges`).
 panel_response_json <- function(out, version) {
   if (!nrow(out)) return(character())
   paste0(
@@ -228,9 +217,8 @@ report_verdict_failures <- function(judged, what) {
                            arena_unreadable_consequence)
 }
 
-# Each judge's battles without a readable verdict, from judged tables' `unreadable` column
-# (the judges named in a battle whose reply the prompt's format can't read, NA for none),
-# named by the judges (`members`, zeros kept; by default those named).
+# Each judge's battles without a readable verdict, from the `unreadable` column, named by the
+# judges (`members`, zeros kept).
 count_unreadable <- function(unreadable, members = NULL) {
   named <- unlist(strsplit(as.character(stats::na.omit(unreadable)), ", ", fixed = TRUE))
   members <- members %||% unique(named)
@@ -265,9 +253,8 @@ text_sha256 <- function(x) {
 
 judge_key_extra <- function(version) paste0("arena-judge-", version)
 
-# What this package wrote into each record's gpt_4_response (response_json()), read as
-# JSON: whether it is the package's (a JSON object with a prompt version), the prompt
-# version and the request key. Never read from the judge's text.
+# What this package wrote into a record's gpt_4_response: whether it is the package's, the
+# prompt version and the request key. Never read from the judge's text.
 record_fields <- function(response) {
   parsed <- lapply(as.character(response), record_json)
   field <- function(name) {
@@ -301,9 +288,8 @@ empty_records <- function() {
   out
 }
 
-# Each request's record as JSON text (`{"is_valid", "response", "prompt_version",
-# "request_sha256", "usage", "error"}`), written for all rows at once: the object jsonlite
-# writes per row (read back by record_json()), at a cost that does not count at full size.
+# Each request's record as JSON text, written for all rows at once (read back by
+# record_json()).
 response_json <- function(res, version, key) {
   if (!nrow(res)) return(character())
   number <- function(x) exact_number_json(x)
@@ -341,10 +327,8 @@ record_json <- function(record) {
   if (is.list(parsed) && !is.null(names(parsed))) parsed
 }
 
-# The records of the judge's requests in the battles' own order, for EloBench's
-# battle_records.csv: each names its request (the key in `gpt_4_response`), so its winner is
-# that request's verdict (`winner_ab`), not the one combined with the swapped order
-# (`position_swap`).
+# The judge's records in the battles' own order, for EloBench's battle_records.csv: each
+# names its request, so its winner is that request's verdict (`winner_ab`), not the swap's.
 own_order_records <- function(records, winner_ab) {
   records$winner <- winner_ab
   records$is_valid <- !failed_judgement(records$winner)
@@ -375,9 +359,8 @@ judged_records <- function(judged) {
   )
 }
 
-# Requests a pool takes at once in arena_run(): its rounds are sent in chunks of this many,
-# so memory holds one chunk's requests and answers, whatever the size of the arena. A
-# provider batch takes a round whole (each chunk would be a batch to wait for).
+# Requests a pool takes at once in arena_run(), so memory holds one chunk whatever the arena's
+# size; a provider batch takes a round whole (each chunk would be a batch to wait for).
 arena_chunk <- function(settings) if (isTRUE(settings$batch)) .Machine$integer.max else 8000L
 
 # `n` rows in consecutive chunks of at most `size` (at least one row each).
