@@ -1,13 +1,9 @@
-# The request side of estimate_cost()'s dry run (R/results-estimate-cost.R runs the task):
-# the mock that answers any HTTP request still reaching httr2, and the pricing of the
-# requests the engine answered where it would send them (R/engine-dry-run.R): tokens counted
-# in bulk over distinct texts, each request priced at its own chat's model, folded into
-# running totals a chunk of requests at a time.
+# The request side of estimate_cost()'s dry run: the mock answering what still reaches httr2,
+# and the pricing of the engine's answered requests (tokens counted in bulk over distinct texts,
+# each priced at its own chat's model, folded into running totals per chunk).
 
-# Evaluates `code` (quietly) with every HTTP request that still reaches httr2 answered by
-# fake_response() and recorded in the dry-run `context` (url, body), so nothing leaves the
-# machine: what estimate_cost() runs its task in, and what an evaluation set's closing arena
-# runs in for its preview (R/evalset-arena.R).
+# Evaluates `code` with every HTTP request that reaches httr2 answered by fake_response() and
+# recorded in `context`, so nothing leaves the machine (estimate_cost(), a set's arena preview).
 with_dry_run_mock <- function(context, code) {
   mock <- function(req) {
     body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
@@ -18,10 +14,8 @@ with_dry_run_mock <- function(context, code) {
   httr2::with_mocked_responses(mock, suppressMessages(suppressWarnings(code)))
 }
 
-# What the dry run's requests cost, over all of them: those answered since the last fold
-# priced (dry_run_fold()) and added to the totals of those before. `n` requests to send,
-# `input` tokens, the `output` bound, `cost` (NA when a price is unknown), `how` ("exact"
-# when every request's tokens are) and `all_batch` (every request at the batch price).
+# What the dry run's requests cost over all of them: `n`, `input` tokens, the `output` bound,
+# `cost` (NA when a price is unknown), `how` ("exact" or not) and `all_batch`.
 dry_run_costs <- function(context, chats, batch) {
   dry_run_fold(context, chats, batch)
   tally <- context$tally
@@ -30,11 +24,8 @@ dry_run_costs <- function(context, chats, batch) {
        all_batch = tally$all_batch)
 }
 
-# The requests answered since the last fold (`chunks`, the engine's; `requests`, the
-# mock's) priced, added to the context's running totals (`tally`), and dropped: a dry run
-# folded after each chunk of its task (R/results-estimate-cost.R) holds one chunk's texts,
-# not the run's. The keys of the requests answered stay (`answered`): a request asked again
-# in a later chunk is one the real run sends once.
+# Prices the requests answered since the last fold and drops them, so a dry run holds one
+# chunk's texts; their keys stay (`answered`): a request asked again the real run sends once.
 dry_run_fold <- function(context, chats, batch) {
   tally <- context$tally %||% list(n = 0L, input = 0, output = 0, cost = 0, exact = TRUE,
                                    all_batch = TRUE)
@@ -51,11 +42,8 @@ dry_run_fold <- function(context, chats, batch) {
   invisible(context)
 }
 
-# Input tokens, the bound on output tokens and its price over the requests in the context,
-# each counted and priced for its own chat's model: the engine's requests (a solver's, a
-# judge's, a grader's) for the chat that sends them, whatever was given here;
-# log-probability requests and those the mock saw for the chat given here of their body's
-# model (else the solver's). Tokens are counted once per distinct text and encoding, in bulk.
+# Input tokens, output bound and price of the context's requests, each for its own chat's model
+# (the mock's for their body's model, else the solver's), counted once per distinct text.
 request_costs <- function(context, chats, batch) {
   models <- vapply(chats, function(ch) ch$get_model(), "")
   chat_of <- function(chat, model) {
