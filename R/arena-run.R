@@ -237,10 +237,8 @@ logged_rating_options <- function(ratings) {
   flat[!vapply(flat, is.null, TRUE)]
 }
 
-# How an arena run sends its requests: the user's settings, or the defaults (the package's
-# one response cache, shared with arena_task() and every benchmark), always waiting for a
-# batch (the next round is arranged from this one's verdicts). A new settings object: the
-# one given is never changed.
+# How an arena run sends: the user's settings or the defaults (the one response cache), always
+# waiting for a batch (the next round is arranged from this one's verdicts). Never changes `settings`.
 arena_settings <- function(settings, call = rlang::caller_env()) {
   given <- as_request_settings(settings %||% request_settings(), call = call)
   settings_with_dots(given, wait = TRUE)
@@ -260,9 +258,8 @@ arena_questions <- function(paths, version, dataset, call = rlang::caller_env())
 
 arena_prompt_versions <- c("231225", "231113")
 
-# Before the first round: the answers known so far (those of `answers`, whose every model must
-# have some), EloBench's verdicts imported into the response cache, and nothing arranged or
-# judged.
+# Before the first round: the answers known so far and EloBench's verdicts imported into the
+# response cache.
 arena_start <- function(run, given, rating) {
   answers <- answers_for(given[given$question %in% run$questions, ], run$questions,
                          run$model_names)[c("question", run$model_names)]
@@ -419,9 +416,8 @@ warn_failed_judgements <- function(records) {
                 class = "predictivebench_warning_failed_requests")
 }
 
-# The run log's headline: every model's rating as summary rows (`estimate` is the rating,
-# on the Elo scale, not 0-1), by the run's own arena_ratings() options when the battles
-# carry them (an arena_run() log), else by arena_ratings()' defaults.
+# The run log's headline: every model's rating as summary rows (`estimate` on the Elo scale, not
+# 0-1), by the run's own rating options when the battles carry them.
 arena_rating_rows <- function(x) {
   samples <- benchmark_samples(x, character(), "an arena run's log or its battles.")
   # the run's options: in its log's header (each battle carried them in older logs)
