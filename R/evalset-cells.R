@@ -1,14 +1,9 @@
-# The cells of an evaluation set (one benchmark x one model) and their identity.
-#
-# A cell's identity is what changes its results: the benchmark, its version (the pinned
-# commit and checksum, or the dataset itself for a task object), the task's options (its
-# solver and scorer as configured, the judge), the model spec and the epochs. Transport
-# settings (max_active, rpm, timeout, retries, cache, batch) are not part of it: changing them
-# reruns nothing.
+# The cells of an evaluation set (one benchmark x one model) and their identity: what changes
+# results (benchmark, version, task options, judge, model spec, epochs); transport settings are
+# not part of it, so changing them reruns nothing.
 
-# One per benchmark: list(name, label, version, task or NULL, identity). A name
-# ("futurex", or "futurex@sample" for a version) is built when the cell runs (in a worker,
-# from the judge's spec); a task object is copied for each model.
+# One per benchmark: list(name, label, version, task or NULL, identity). A name is built into a
+# task when the cell runs (in a worker too); a task object is copied for each model.
 set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env()) {
   benchmarks <- as_set_list(benchmarks, "Task", c(
     "{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
@@ -92,9 +87,8 @@ task_set_benchmark <- function(task, label, call) {
        limit = NULL, identity = identity, epochs = task_epochs(task))
 }
 
-# What a step declares changes its results beyond its code (data it judges by, such as
-# reference answers, hashed by content: arena_scorer()'s attribute
-# "predictivebench_identity").
+# What a step declares changes its results beyond its code (e.g. arena_scorer()'s reference
+# answers, attribute "predictivebench_identity").
 step_identity <- function(step) {
   if (!is.function(step)) return(NULL)
   attr(step, "predictivebench_identity", exact = TRUE)
@@ -147,10 +141,8 @@ task_dataset <- function(task) {
   samples[setdiff(names(samples), c(vitals_columns, "scorer_explanation"))]
 }
 
-# Every benchmark x model cell: its identity hash (`id`), the model spec and the epochs (the
-# set's, else a task object's own, so a task made with `epochs = 3` is not the cell of the
-# same task with one). `chats`: the models as given (used in this process; workers rebuild
-# them from `specs`).
+# Every benchmark x model cell: its identity hash (`id`), the model spec and the epochs (a task
+# object's own when the set gives none). Workers rebuild `chats` from `specs`.
 set_cells <- function(benchmarks, specs, chats, epochs) {
   grid <- expand.grid(b = seq_along(benchmarks), m = seq_along(specs))
   lapply(seq_len(nrow(grid)), function(r) {
