@@ -150,9 +150,8 @@ warn_separated <- function(groups, models) {
   )
 }
 
-# The groups in one chain when each reaches the next, else each pair of groups one of which
-# scored against the other directly (not through a third): groups that never met are not
-# ordered, and the ratings the prior gives them may fall either way.
+# The groups in one chain when each reaches the next, else each directly ordered pair: groups
+# that never met are not ordered.
 separated_order <- function(labels, above) {
   n <- length(labels)
   if (n < 2 || is.null(above) || all(above[cbind(seq_len(n - 1), seq_len(n)[-1])])) {
@@ -185,9 +184,8 @@ rating_fitter <- function(scores, models, o) {
   k_models <- length(models)
   a <- match(scores$model_a, models)
   b <- match(scores$model_b, models)
-  # One replicate's rows, drawn when it is fitted (not all `times` of them first, which at
-  # 124,632 battles and 1,000 replicates would hold 500 MB of indices): the same draws in
-  # the same order, as fitting a replicate takes nothing from the random stream.
+  # One replicate's rows, drawn when it is fitted (all at once would hold 500 MB at 124,632
+  # battles x 1,000), in the same order: fitting takes nothing from the random stream.
   resampler <- function(by) {
     if (by == "battles") return(function() sample.int(nrow(scores), replace = TRUE))
     groups <- split(seq_len(nrow(scores)), scores$question)
