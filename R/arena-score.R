@@ -31,12 +31,10 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
     report_verdict_failures(judged, "judgement")
     arena_reference_scores(samples, battles, judged, model, invalid, scorer_chat)
   }
-  # what an evaluation set's cell identity reads besides the code (step_identity())
   attr(scorer, "predictivebench_identity") <- list(answers = answers_table_sha256(reference))
   with_judge(scorer, default_chat, no_judge, "arena")  # (refused before the run: no judge)
 }
 
-# The content of a table of answers (its column names and every cell), hashed.
 answers_table_sha256 <- function(answers) {
   columns <- lapply(unclass(answers), as.character)
   text_sha256(paste(c(text_sha256(names(columns)),
@@ -45,7 +43,6 @@ answers_table_sha256 <- function(answers) {
                     collapse = ""))
 }
 
-# The reference answers as a tibble `question` + one column per model.
 arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   if (is.null(answers)) {
     answers <- sample_store()$answers
@@ -77,8 +74,6 @@ warn_unreferenced <- function(samples, battles) {
   )
 }
 
-# The evaluated model's name in its battles: the solver chat's model, told apart from the
-# reference models' names.
 arena_model_name <- function(samples, references) {
   chat <- if ("solver_chat" %in% names(samples) && nrow(samples)) samples$solver_chat[[1]]
   name <- if (inherits(chat, "Chat")) tryCatch(chat$get_model(), error = function(e) NULL)
@@ -87,8 +82,7 @@ arena_model_name <- function(samples, references) {
   name
 }
 
-# One battle per sample and reference model that answered its question: the sample's answer
-# as model_a, the reference's as model_b; `.sample` is the sample's row.
+# One battle per sample and reference model that answered: the sample's answer as model_a.
 arena_reference_battles <- function(samples, reference, model, version) {
   row <- match(samples$input, reference$question)
   models <- setdiff(names(reference), "question")
@@ -106,7 +100,6 @@ arena_reference_battles <- function(samples, reference, model, version) {
   out
 }
 
-# Each sample's score (mean points over its battles), metadata and explanation.
 arena_reference_scores <- function(samples, battles, judged, model, invalid, judge) {
   points <- winner_points(judged$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
   by_sample <- split(seq_len(nrow(battles)), factor(battles$.sample, seq_len(nrow(samples))))
@@ -165,7 +158,6 @@ no_battle_chat <- function(judge) {
   ))
 }
 
-# The battles of an arena_task()'s samples, from the scorer's metadata.
 arena_reference_outcomes <- function(samples) {
   rows <- lapply(seq_len(nrow(samples)), function(i) {
     meta <- samples$scorer_metadata[[i]]
@@ -186,8 +178,6 @@ arena_reference_outcomes <- function(samples) {
                           answer_a = character(), .row = integer())
 }
 
-# Each sample's mean points over its battles (`sample_of`: the sample of each battle); NA
-# for a sample without a scored battle.
 sample_points <- function(points, sample_of, n) {
   vapply(seq_len(n), function(i) {
     p <- points[sample_of == i]
