@@ -238,7 +238,7 @@ logged_rating_options <- function(ratings) {
 }
 
 # How an arena run sends: the user's settings or the defaults (the one response cache), always
-# waiting for a batch (the next round is arranged from this one's verdicts). Never changes `settings`.
+# waiting for a batch (the next round is arranged from its verdicts). Never changes `settings`.
 arena_settings <- function(settings, call = rlang::caller_env()) {
   given <- as_request_settings(settings %||% request_settings(), call = call)
   settings_with_dots(given, wait = TRUE)
