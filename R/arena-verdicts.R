@@ -2,8 +2,7 @@
 # request's cache key, never recovered from the judge's text. Records keep EloBench's columns
 # with the key in `gpt_4_response` (`request_sha256`) for the exported files.
 
-# Judge battles: judge_verdicts()' table plus each battle's chat and usage, for vitals, which
-# takes a chat per sample.
+# Judge battles: judge_verdicts()' table plus a chat per battle (vitals takes one per sample).
 judge_battles <- function(battles, chat, version = "231225", position_swap = FALSE,
                           temperature = 0, params = NULL, system_prompt = NULL,
                           settings = NULL) {
@@ -62,7 +61,6 @@ member_verdicts <- function(battles, judges, version, position_swap, settings) {
   })
 }
 
-# One judge's verdicts from its responses `res` (one row per request `req`).
 one_judge_verdicts <- function(battles, req, res, first, judge, version, position_swap) {
   n <- nrow(battles)
   copy <- first != seq_along(first)
@@ -145,8 +143,7 @@ panel_battle_verdicts <- function(tables, models, label, version, judge) {
   out
 }
 
-# A panel's record in `gpt_4_response`: its judges' replies together, no request key of its
-# own, and each judge's verdicts (`judges`).
+# A panel's `gpt_4_response`: its judges' replies, no request key of its own, their verdicts.
 panel_response_json <- function(out, version) {
   if (!nrow(out)) return(character())
   paste0(
@@ -181,7 +178,6 @@ verdict_keys <- function(judge, prompts, version) {
                 judge_key_extra(version))
 }
 
-# The battle records (EloBench's columns) of judge requests `req` and their responses `res`.
 verdict_records <- function(req, res, judger, version, keys) {
   verdict <- arena_parse_verdict(res$result)
   tibble::tibble(
@@ -208,8 +204,7 @@ judge_requests <- function(battles, version, swapped) {
   req
 }
 
-# Battles without a verdict, told once with their errors, and each judge that gave
-# unreadable ones, named.
+# Battles without a verdict, told once with their errors, and the judges of unreadable ones.
 report_verdict_failures <- function(judged, what) {
   failed <- ifelse(is.na(judged$error), "no verdict", judged$error)
   report_failures(ifelse(is.na(judged$winner), failed, NA), what = what)
@@ -217,8 +212,7 @@ report_verdict_failures <- function(judged, what) {
                            arena_unreadable_consequence)
 }
 
-# Each judge's battles without a readable verdict, from the `unreadable` column, named by the
-# judges (`members`, zeros kept).
+# Each judge's count of battles without a readable verdict (`members`: zeros kept).
 count_unreadable <- function(unreadable, members = NULL) {
   named <- unlist(strsplit(as.character(stats::na.omit(unreadable)), ", ", fixed = TRUE))
   members <- members %||% unique(named)
@@ -230,8 +224,7 @@ unreadable_note <- function(unreadable) {
   ifelse(is.na(unreadable), NA_character_, paste(unreadable, "gave no readable verdict"))
 }
 
-# The same for a sample of several battles (arena_task()'s): its judges that gave none in one
-# of them, once each; NA for none.
+# The same for a sample of several battles (arena_task()'s); NA for none.
 unreadable_sample_note <- function(unreadable) {
   judges <- names(count_unreadable(unreadable))
   if (!length(judges)) NA_character_ else unreadable_note(paste(judges, collapse = ", "))
@@ -288,8 +281,7 @@ empty_records <- function() {
   out
 }
 
-# Each request's record as JSON text, written for all rows at once (read back by
-# record_json()).
+# Each request's record as JSON text, all rows at once (read back by record_json()).
 response_json <- function(res, version, key) {
   if (!nrow(res)) return(character())
   number <- function(x) exact_number_json(x)
@@ -319,8 +311,7 @@ arena_response_text <- function(record) {
     record
 }
 
-# A gpt_4_response as the JSON object this package writes (response_json()), or NULL (the
-# original writes Python dicts).
+# A gpt_4_response as the package's JSON object, or NULL (the original writes Python dicts).
 record_json <- function(record) {
   if (is.na(record) || !jsonlite::validate(record)) return(NULL)
   parsed <- jsonlite::parse_json(record)
@@ -335,7 +326,6 @@ own_order_records <- function(records, winner_ab) {
   records
 }
 
-# The battle records (EloBench's columns) of a judging task's samples.
 experiment_records <- function(samples, battles) {
   get <- function(field) metadata_field(samples$solver_metadata, field)
   tibble::tibble(
@@ -348,7 +338,6 @@ experiment_records <- function(samples, battles) {
   )
 }
 
-# The battle records (EloBench's columns) of judged battles (a table from judge_verdicts()).
 judged_records <- function(judged) {
   tibble::tibble(
     model_a = judged$model_a, model_b = judged$model_b, winner = judged$winner,

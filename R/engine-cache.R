@@ -247,8 +247,7 @@ write_cache_entry <- function(dir, path, bytes) {
   invisible(NULL)
 }
 
-# The temporary file an entry is written to before its rename; a function of its own so
-# that a test can put a device in its place.
+# The temporary file of an entry (a function so a test can put a device there).
 cache_temp_file <- function(path) default_temp_file(path)
 
 # Keeps what a request pool delivers: an answer into `records` and the cache at once (a killed

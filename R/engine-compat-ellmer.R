@@ -1,8 +1,7 @@
 # Every reach past ellmer's public API, in one file: each helper says why it exists and which
 # public hook would replace it.
 
-# ellmer's internal functions, looked up by name. `NULL` when this ellmer version has no such
-# function, so callers can fall back to the public API instead of failing.
+# ellmer's internal function `name`, or NULL when this ellmer lacks it (callers fall back).
 ellmer_internal <- function(name) {
   ns <- asNamespace("ellmer")
   if (exists(name, envir = ns, inherits = FALSE)) get(name, envir = ns) else NULL
@@ -128,8 +127,7 @@ ellmer_prices <- function() {
   if (is.function(prices_get)) tryCatch(prices_get(), error = function(e) NULL)
 }
 
-# The row of ellmer's price table get_token_cost() uses for a provider's model (the default
-# variant): its prices per million input, output and cached input tokens, NA when unknown.
+# ellmer's price row for a model (per million input, output, cached tokens; NA when unknown).
 ellmer_price <- function(provider_name, model_name) {
   prices <- ellmer_prices()
   row <- which(prices$provider == provider_name & prices$model == model_name &
@@ -184,8 +182,7 @@ no_redirect_class <- function(parent) {
     httr2::req_error(req, is_error = function(resp) httr2::resp_status(resp) >= 300,
                      body = function(resp) NULL)
   }
-  # Batch APIs (files, batches, polls, results; R/engine-batch.R) build their requests on
-  # base_request(): the same rule for them.
+  # Batch APIs (R/engine-batch.R) build on base_request(): the same rule for them.
   base_request <- ellmer_internal("base_request")
   if (!is.null(base_request)) {
     S7::method(base_request, class) <- function(provider) {
@@ -244,8 +241,7 @@ local_baseline_answers <- function(chats, frame = parent.frame()) {
   httr2::local_mocked_responses(mock, env = frame)
 }
 
-# An httr2 mock answering chat-completions requests to `chat`'s address with its responder;
-# other requests go to the mock that was set before, or to the network.
+# An httr2 mock answering `chat`'s address with its responder; other requests pass on.
 baseline_mock <- function(chat, previous = NULL) {
   force(previous)
   prefix <- paste0(chat$base_url, "/")
@@ -270,8 +266,7 @@ baseline_mock <- function(chat, previous = NULL) {
   mock
 }
 
-# The text of the last user message of a chat-completions request, as prompt_text() reads a
-# prompt: its text parts joined by newlines.
+# The last user message's text parts joined by newlines, as prompt_text() reads a prompt.
 request_prompt <- function(messages) {
   users <- Filter(function(m) identical(m$role, "user"), messages %||% list())
   if (!length(users)) return("")

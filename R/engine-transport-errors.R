@@ -22,8 +22,7 @@ deadline_error <- function(seconds) {
   ))
 }
 
-# A sample with tool-call rounds past its one deadline: its rounds were paid (`usage`,
-# counted in its usage), and it is not sent again.
+# A sample past its deadline after tool-call rounds: they were paid (`usage`), so it is not resent.
 sample_deadline_error <- function(seconds, rounds, usage = NULL) {
   structure(class = c("predictivebench_error_sample_deadline", "error", "condition"), list(
     message = paste0("Timed out: the sample took longer than its deadline of ",
@@ -52,7 +51,6 @@ connection_error <- function(message, deadline = request_deadline()) {
             list(message = message, call = NULL))
 }
 
-# The error for an HTTP response with a status of 300 or more.
 http_error <- function(resp) {
   status <- httr2::resp_status(resp)
   head <- paste0("HTTP ", status, " ", httr2::resp_status_desc(resp) %|NA|% "")
@@ -153,7 +151,6 @@ content_flagged <- function(json) {
           message, ignore.case = TRUE)
 }
 
-# The body of an error response as JSON, or NULL.
 error_body_json <- function(resp) {
   text <- tryCatch(httr2::resp_body_string(resp, encoding = "UTF-8"), error = function(e) "")
   if (!nzchar(text)) return(NULL)
@@ -190,8 +187,7 @@ no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALS
   )
 }
 
-# Why a parsed 200 response body (`json`) and the turn read from it hold no answer, as a
-# no_answer_error(); NULL when they hold one. `turn` may be NULL (before ellmer reads it).
+# Why a 200 body `json` (and its `turn`, maybe NULL) holds no answer (no_answer_error()), or NULL.
 answer_problem <- function(json, turn = NULL) {
   if (is.list(json) && !is.null(names(json))) {
     error <- json$error
@@ -258,8 +254,7 @@ filter_reason <- function(json) {
 # any extra header a gateway takes a key in.
 credential_header <- "auth|api[-_]?key|token|secret|signature|password|credential|cookie|^key$|-key$"
 
-# The credentials in `headers` and `url` (url_credentials()), plus `also` (e.g. httr2's
-# redacted headers).
+# The credentials in `headers` and `url` (url_credentials()), plus `also` (httr2's redacted).
 credential_values <- function(headers = NULL, url = NULL, also = NULL) {
   headers <- unlist(headers)
   values <- as.character(headers[grepl(credential_header, names(headers) %||% character(),

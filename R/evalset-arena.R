@@ -117,8 +117,7 @@ arena_fingerprint <- function(run) {
   rlang::hash(list(records = as.list(records), ratings = as.list(run$ratings)))
 }
 
-# The folder's recorded log of the arena `experiment` when it is whole and holds the run of
-# `fingerprint` (every file of a log in several, the run's log first), else NULL.
+# The folder's recorded, whole log of arena `experiment` holding run `fingerprint`, else NULL.
 recorded_arena_log <- function(dir, experiment, fingerprint) {
   path <- record_path(dir, paste0("arena-", experiment))
   if (!file.exists(path)) return(NULL)
@@ -190,8 +189,7 @@ longest_answer <- function(chats) {
   paste(rep("word", max(c(0, bound), na.rm = TRUE)), collapse = " ")
 }
 
-# The questions of an EloBench folder's data/<version>/questions.csv as a table, or NULL when
-# there is no such file (the version's own questions are then read as arena_run() reads them).
+# An EloBench folder's data/<version>/questions.csv as a table, or NULL when it has none.
 folder_questions <- function(elobench, version) {
   if (is.null(elobench) || is.null(version)) return(NULL)
   path <- questions_path(elobench, version)

@@ -67,8 +67,7 @@ final_error_classes <- c("predictivebench_error_logprobs_unsupported",
                          "predictivebench_error_logprobs_broken",
                          "predictivebench_error_credentials", "predictivebench_error_argument")
 
-# A cli error's lines as cli bullets again (its message and body, each with its bullet), to
-# be said as they were, not flattened into one line; their text is not read as cli markup.
+# A cli error's lines as cli bullets again, said as they were (their text not read as markup).
 error_bullets <- function(error) {
   lines <- c(error$message, error$body)
   if (!is.character(lines) || !length(lines)) lines <- conditionMessage(error)
@@ -122,8 +121,7 @@ takes_request_settings <- function(task) {
   }, TRUE))
 }
 
-# The evaluated task's log, headline (its registered summary's first headline row, as the
-# log header and leaderboard() show it) and cost, as the log's model usage has it.
+# The evaluated task's log, headline (as the log header and leaderboard() show it) and cost.
 cell_outcome <- function(task) {
   headline <- cell_headline(task)
   log_path <- task$log_path %||% NA_character_

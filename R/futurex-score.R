@@ -73,8 +73,7 @@ futurex_member_scores <- function(answers, table, number_rule, kind, numeric, no
   )
 }
 
-# Why each item scored what it did: the kind of item and the extracted answer vs the target
-# (with the values compared, for numeric items).
+# Why each item scored what it did: its kind, extracted answer vs target (values, if numeric).
 futurex_explanation <- function(scores, target) {
   values <- ifelse(
     scores$kind == "numeric" & !is.na(scores$normalization),

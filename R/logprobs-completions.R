@@ -1,5 +1,4 @@
-# The completions backend of query_logprobs(): echoed /v1/completions requests, cached, and
-# the query's span of tokens summed.
+# query_logprobs()'s completions backend: echoed /v1/completions requests, cached, spans summed.
 
 # Where to send completions requests, from the chat (base URL, credentials, extra headers,
 # model). The credentials stay a function so the key is never in a cache key, record or log.
@@ -16,8 +15,7 @@ completion_key <- function(endpoint, text, max_tokens) {
             body = completion_body(endpoint, text, max_tokens))
 }
 
-# The echoed prompt's tokens, log-probabilities and text offsets (`NULL` when the endpoint
-# gives none), without any generated tokens.
+# The echoed prompt's tokens, log-probabilities and offsets (NULL when none), no generated ones.
 parse_completion <- function(body, route = "echo") {
   if (identical(route, "prompt_logprobs")) return(parse_prompt_logprobs(body))
   choice <- body$choices[[1]]
@@ -96,8 +94,7 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
   found <- cache_get_many(dir, keys, settings$dry_run)
-  # a broken answer kept by an earlier version (which checked only all answers together) is
-  # asked again
+  # a broken answer an earlier version cached (it checked answers only together) is asked again
   found[vapply(found, function(r) !is.null(broken_echo(r)), TRUE)] <- list(NULL)
   kept <- cache_keeper(dir, keys, found, settings$dry_run)
   cached <- !vapply(kept$records, is.null, TRUE)
@@ -204,8 +201,7 @@ query_span <- function(full, alone, query, span_check) {
   f_tokens <- full$tokens
   tail_of <- function(k) if (k > 0 && k <= length(f_tokens)) utils::tail(f_tokens, k)
   matches <- function(k, toks) k > 0 && same_span(tail_of(k), toks, query)
-  # An endpoint that puts a BOS token before every text echoes it for the query alone too;
-  # it is not part of the query.
+  # a BOS token an endpoint puts before every text is echoed for the query alone too: not its own
   if (!matches(n, q_tokens) && n > 1 && is.na(alone$logprobs[[1]]) &&
       identical(q_tokens[[1]], f_tokens[[1]]) && matches(n - 1, q_tokens[-1])) {
     q_tokens <- q_tokens[-1]
