@@ -26,8 +26,7 @@ check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
   x
 }
 
-# One of `choices` (all of them, as a function's default, means the first), or a classed
-# error naming them.
+# One of `choices` (all of them, a function's default, means the first), else a classed error.
 match_choice <- function(x, choices, arg, call) {
   if (identical(x, choices)) return(choices[[1]])
   if (!rlang::is_string(x) || !x %in% choices) {
@@ -73,8 +72,7 @@ abort_no_questions <- function(version, path, call) {
   call = call)
 }
 
-# A folder the run writes (the log's, EloBench's): a folder, or a path where one can be made (its nearest existing parent a
-# folder this process may write in).
+# A folder the run writes: a folder, or a path whose nearest existing parent is a writable one.
 check_arena_dir <- function(dir, arg = "dir", call = rlang::caller_env()) {
   check_string(dir, arg = arg, call = call)
   path <- dir

@@ -34,11 +34,9 @@ elobench_layout <- function(folder, version, experiment) {
   )
 }
 
-# A data version's questions in the EloBench folder `folder`.
 questions_path <- function(folder, version) file.path(folder, "data", version, "questions.csv")
 
-# Whether the questions of `version` can be had without a folder: the bundled sample, or a
-# pinned EloBench version.
+# Whether `version`'s questions can be had without a folder (the sample or a pinned version).
 installable_version <- function(version) {
   pins <- versions_table()
   is_sample(version) || version %in% pins$version[pins$benchmark == "arena"]
@@ -247,8 +245,7 @@ arena_read_battles <- function(path) {
   read_battle_file(path, c("model_a", "model_b", "winner"), "battle file")
 }
 
-# Battles as the original writes them: winners normalized, `is_valid` (when present) logical
-# from pandas' `True`/`False`.
+# Battles as the original writes them: winners normalized, `is_valid` from pandas' True/False.
 read_battle_file <- function(path, required, what, call = rlang::caller_env()) {
   data <- read_arena_csv(path, required, what, call = call)
   for (field in c("model_a", "model_b")) {

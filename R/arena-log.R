@@ -18,8 +18,7 @@ arena_log_part_battles <- 20000L
 # Battles translated and written at a time: a part goes over its bound by at most this many.
 arena_log_slice <- 500L
 
-# A new run log (an environment). Its first part opens with the first battles judged: a run
-# that judges none writes no log.
+# A new run log (an environment); a run that judges no battle writes none.
 arena_log_open <- function(run) {
   log <- new.env(parent = emptyenv())
   log$name <- paste0("arena-", run$experiment)
@@ -50,8 +49,7 @@ arena_log_open <- function(run) {
   log
 }
 
-# Streams judged battles (a table from judge_verdicts()) as the log's next samples, a slice
-# at a time, each into the current part, or a new one when the current is full.
+# Streams judged battles as the log's next samples, a slice at a time, into the current part.
 arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
   n <- nrow(judged)
   done <- 0L
@@ -101,16 +99,14 @@ battle_identities <- function(judged, keys = TRUE) {
   vapply(text, rlang::hash, "", USE.NAMES = FALSE)
 }
 
-# The run's identity (`run_sha256`): two runs of one identity write the same log but for their
-# times and run id.
+# The run's identity (`run_sha256`): the same log but for its times and run id.
 arena_log_identity <- function(log, prompt_version, rating) {
   digest::digest(list(log$name, log$competitors, log$judger, log$judge_base_url,
                       isTRUE(log$position_swap), prompt_version, rating, log$log_eval,
                       log$battles), algo = "sha256")
 }
 
-# The log already in `dir` of a run of this identity, or NULL: a run that sent nothing writes
-# no second copy, so the board shows it once.
+# The log in `dir` of a run of this identity, or NULL: a rerun that sent nothing writes none.
 arena_same_log <- function(dir, log, prompt_version, rating) {
   identity <- arena_log_identity(log, prompt_version, rating)
   files <- sort(list.files(dir, pattern = "[.]json$"), decreasing = TRUE)
@@ -154,7 +150,6 @@ arena_log_abandon <- function(log) {
   invisible(log)
 }
 
-# The samples of judged battles, numbered `numbers` ("battle-<number>").
 arena_log_samples <- function(judged, numbers, log, rating, members = NULL) {
   winner <- judged$winner
   swapped <- isTRUE(log$position_swap)
@@ -228,8 +223,7 @@ arena_sample_usage <- function(judged, i, label) {
   stats::setNames(list(entry), label)
 }
 
-# Closes the log: each part with its header, the first part last. Returns the parts' paths,
-# the run's log first.
+# Closes the log, each part with its header, the first part last; returns the parts' paths.
 arena_log_finish <- function(log, ratings, prompt_version, rating) {
   rows <- arena_rating_summary(ratings)
   keys <- summary_keys(rows)
@@ -321,15 +315,13 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
     header$eval$metadata$unreadable_verdicts <- as.list(log$unreadable[log$unreadable > 0])
   }
   if (log$swapped[["both"]] > 0) {
-    # the run's judge's position consistency (every part's header), shown by leaderboard()
-    # beside the ratings
+    # the judge's position consistency, shown by leaderboard() beside the ratings
     header$eval$metadata$judge_consistency <- as.list(log$swapped)
   }
   header
 }
 
-# The run's ratings as the summary rows of its log's headline (arena_rating_rows() computes
-# the same from the log's battles).
+# The run's ratings as its log's headline summary rows (as arena_rating_rows() reads them).
 arena_rating_summary <- function(ratings) {
   summary_rows(ratings$model, "rating",
                list(mean = ratings$rating, lower = ratings$lower, upper = ratings$upper,

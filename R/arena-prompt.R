@@ -211,8 +211,7 @@ parse_one_verdict <- function(text) {
   list(winner = "invalid", score = NA_character_, format = NA_character_)
 }
 
-# The JSON object in a response: the whole text, else a fenced block, else the outermost
-# braces. NULL when there is none with a `winner` field.
+# The JSON object in a response (whole text, fenced block, outermost braces) with `winner`, or NULL.
 verdict_json <- function(text) {
   candidates <- c(text,
                   regmatches(text, regexec("```(?:json)?\\s*([\\s\\S]*?)```", text,

@@ -9,8 +9,7 @@ batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   path <- batch_state_path(dir, keys)
   # Redirects are followed on no route: the batch API's requests carry the key too.
   chat <- chat_without_redirects(chat$clone())
-  # what the provider says of the batch or an item is delivered without the key it was sent
-  # (some gateways repeat it), as every transport's errors are (R/engine-transport-errors.R)
+  # what the provider says is delivered without the key (some gateways repeat it)
   secrets <- chat_credentials(chat)
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   read_batch_state(path, length(prompts))
@@ -119,8 +118,7 @@ abort_batch <- function(e, path) {
   ), "batch", file = path, batch_id = id, parent = e)
 }
 
-# A batch that stopped without completing: OpenAI's "expired", "failed" (the whole batch
-# refused after upload), "cancelled".
+# A batch that stopped without completing: OpenAI's "expired", "failed" or "cancelled".
 check_batch_not_ended <- function(state, path, secrets = character()) {
   status <- state$batch$status
   if (!rlang::is_string(status) || !status %in% c("expired", "failed", "cancelled")) {
@@ -136,8 +134,7 @@ check_batch_not_ended <- function(state, path, secrets = character()) {
   ), "batch", file = path, batch_id = id)
 }
 
-# An OpenAI batch that expired: the requests it finished are in its output file, the rest
-# in its error file.
+# An expired OpenAI batch: finished requests are in its output file, the rest in its error file.
 openai_batch_expired <- function(chat, state) {
   identical(state$batch$status, "expired") &&
     inherits(chat$get_provider(), "ellmer::ProviderOpenAI") &&

@@ -165,8 +165,7 @@ cache_view <- function(dir, dry_run = NULL) {
   list(read = dir, write = if (is.null(dry_run)) dir)
 }
 
-# Entries of `keys`, NULL for a miss. Entries that can't be read or are of another layout
-# are misses too, with one warning for the call that names the first of them.
+# Entries of `keys`, NULL for a miss (unreadable or foreign entries too, warned about once).
 cache_get_many <- function(dir, keys, dry_run = NULL) {
   if (is.null(dir)) return(vector("list", length(keys)))
   bad <- character()

@@ -46,8 +46,7 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
       })
     },
     drive = function(timeout) {
-      # Both loops at once only when chats of both kinds are in flight (rare): then each
-      # waits briefly in turn.
+      # Both loops at once only with chats of both kinds in flight (rare): each then waits briefly.
       if (active[["curl"]] > 0L && active[["later"]] > 0L) timeout <- min(timeout, 0.01)
       if (active[["curl"]] > 0L) curl::multi_run(timeout = timeout, poll = TRUE, pool = pool)
       if (active[["later"]] > 0L) drive_later(timeout)
@@ -85,8 +84,7 @@ drive_later <- function(timeout) {
   later::run_now(0)
 }
 
-# A curl pool of at most `max_active` connections. curl takes an integer: a `max_active` of
-# no limit (`Inf`, or past R's integers) is curl's own "no limit", 0.
+# A curl pool of at most `max_active` connections (no limit, `Inf` or past integers, is curl's 0).
 connection_pool <- function(max_active) {
   limit <- connection_limit(max_active)
   curl::new_pool(total_con = limit, host_con = limit, multiplex = FALSE)
@@ -114,8 +112,7 @@ chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), ma
 fast_path_providers <- c("ellmer::ProviderOpenAICompatible", "ellmer::ProviderOpenAI",
                          "ellmer::ProviderAnthropic")
 
-# estimate_cost()'s dry run (the settings' `dry_run` context) sends without the fast path,
-# so that its requests all pass through httr2, where it answers them locally.
+# A dry run sends without the fast path, so all its requests pass through httr2's mock.
 uses_fast_path <- function(chat, settings = NULL) {
   is.null(settings$dry_run) &&
     class(chat$get_provider())[[1]] %in% fast_path_providers &&

@@ -26,8 +26,7 @@ set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env())
   benches
 }
 
-# A set's benchmarks or models as a non-empty list: one object of class `class`, or a
-# character vector, becomes one.
+# A set's benchmarks or models as a non-empty list (one object or a character vector becomes one).
 as_set_list <- function(x, class, message, call) {
   if (inherits(x, class)) x <- list(x)
   if (is.character(x)) x <- as.list(x)
@@ -35,8 +34,7 @@ as_set_list <- function(x, class, message, call) {
   x
 }
 
-# The benchmarks a set takes by name: the registrations that say how their task is built
-# (new_benchmark()'s `task`), the package's and those registered in the session alike.
+# The benchmarks a set takes by name: registrations with a `task`, the package's and the session's.
 set_benchmark_names <- function() {
   names(Filter(function(e) is.function(e$task), registrations()))
 }
@@ -103,8 +101,7 @@ version_identity <- function(name, version) {
        sha256 = rows$sha256)
 }
 
-# The registered sample (a data frame, or a file in the package) and the `sample_files` its
-# cells also read, by content.
+# The registered sample and its `sample_files`, by content.
 sample_identity <- function(reg) {
   sample <- reg$sample
   table <- if (is.data.frame(sample)) digest::digest(as.list(sample), algo = "md5") else

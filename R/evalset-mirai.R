@@ -26,8 +26,7 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
     tries[todo] <- tries[todo] + 1L
     groups <- split(todo, rep_len(seq_len(min(length(todo), daemon_count(length(todo)))),
                                   length(todo)))
-    # run_cell_group() travels as a reference to the package's namespace, which the worker
-    # loads
+    # run_cell_group() travels as a reference to the namespace, which the worker loads
     results <- await_map(mirai::mirai_map(unname(lapply(groups, function(g) portable[g])),
                                           run_cell_group,
                                           .args = list(log_dir = log_dir, settings = settings,
@@ -61,8 +60,7 @@ run_cell_group <- function(cells, log_dir, settings, run = NULL) {
   })
 }
 
-# The daemons connected now; with none yet (a cluster's jobs still starting), one group per
-# cell.
+# The daemons connected now; with none yet (a cluster still starting), one group per cell.
 daemon_count <- function(n_cells) {
   connections <- tryCatch(mirai::status()$connections, error = function(e) NULL)
   if (!is.numeric(connections) || length(connections) != 1 || connections < 1) return(n_cells)
@@ -166,8 +164,7 @@ free_names <- function(f) {
   setdiff(used, names(formals(f)))
 }
 
-# The environment on the global search path where `name` is bound, or NULL when it is not,
-# or only in base R (which every worker has).
+# Where `name` is bound on the search path; NULL when not, or only in base R (workers have it).
 global_binding <- function(name) {
   env <- globalenv()
   while (!identical(env, emptyenv())) {
@@ -178,8 +175,7 @@ global_binding <- function(name) {
   NULL
 }
 
-# The failure of a daemon (mirai's error value: the connection was reset, the daemon was
-# killed), of every daemon, or of the code it ran, as a failed attempt.
+# A daemon's failure (connection reset, killed), or its code's, as a failed attempt.
 remote_outcome <- function(result) {
   message <- if (is_daemons_gone(result)) {
     daemons_gone_text(result)
@@ -229,8 +225,7 @@ daemons_grace <- function() {
 daemons_gone <- function() {
   info <- tryCatch(mirai::info(), error = function(e) NULL)
   if (is.null(info)) return(TRUE)
-  # (daemons without dispatcher count no cumulative connections: then any daemon counts as
-  # having connected)
+  # (daemons without dispatcher count no cumulative connections: any daemon then counts)
   had <- info[["cumulative"]] > 0 || is.na(info[["cumulative"]])
   isTRUE(info[["connections"]] == 0 && had)
 }

@@ -13,8 +13,7 @@ overlap_hand_over <- function(overlap, attempt) {
     keys <- requests$keys
     dir <- requests$cache
     todo <- take_settled(overlap, keys, requests$todo, keep, attempt, dir)
-    # (again: a request another cell sent again after it failed there is waited for, one
-    # dropped from the overlap is added)
+    # (again: requests another cell resent are waited for, ones dropped are added)
     repeat {
       if (!length(todo)) return(todo)
       new <- todo[vapply(keys[todo], function(k) is.null(overlap$requests[[k]]), TRUE)]
@@ -163,8 +162,7 @@ run_overlapping <- function(cells, retries, attempt) {
   outcomes
 }
 
-# A cell's requests join the overlap's live pool for their cache folder and answer format,
-# and go out at once. FALSE when the overlap has stopped sending (the cell sends them itself).
+# A cell's requests join the overlap's live pool and go out at once; FALSE once it stopped.
 hand_to_overlap <- function(overlap, attempt, call) {
   if (overlap$off) return(FALSE)
   key <- paste(call$cache %||% "<none>", call$keep_json)
@@ -270,8 +268,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
     }
     value$run <- run
     used[[call_of[[i]]]][[row_of[[i]]]] <<- value[c("input_tokens", "output_tokens", "cost")]
-    # (kept first: an error writing it, a full disk, stops the pool, and the answer's cell
-    # writes it again)
+    # (kept first: if writing it fails the pool stops, and the cell writes it again)
     overlap$requests[[key]] <- list(state = "answered", value = value, pool = name,
                                  attempt = attempt, stored = FALSE)
     cache_set(dir, key, value)
@@ -304,8 +301,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
     uses_later = function() transport$uses_later(),
     close = function() {
       pool$close()
-      # as run_requests() does: ellmer logs what it sends itself, the curl fast path's usage
-      # here
+      # as run_requests() does: ellmer logs what it sends, the fast path's usage is logged here
       for (j in seq_along(calls)) {
         call <- calls[[j]]
         log_fast_path_usage(call$chats, call$chat_index, seq_along(call$prompts), used[[j]],

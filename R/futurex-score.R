@@ -333,8 +333,7 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
 
 futurex_predictions_table <- function(predictions, duplicate_ids) {
   if (is.data.frame(predictions)) {
-    # `answer` and `has_answer` are a questions table's optional columns, a predictions
-    # table's own: without `answer` there is nothing to score
+    # `answer` and `has_answer` are optional in a questions table: without `answer` nothing scores
     if (!"answer" %in% names(predictions)) {
       abort_pb(c("Missing column {.field answer}: the predictions to score.",
                  i = "Add the model's answer to each row (as the original's predictions file

@@ -87,8 +87,7 @@ probsem_compare_humans <- function(x, humans = NULL, permutations = 10000, seed 
   out
 }
 
-# The paper's comparison of each suite (see probsem_compare_humans()); NULL when no sentence has
-# judgements; `permutations = 0` leaves the p-values NA.
+# The paper's comparison per suite (probsem_compare_humans()); NULL without judgements.
 probsem_compare <- function(model, judgements, permutations = 10000, seed = 0) {
   groups <- split(model, factor(model$suite, levels = unique(model$suite)))
   rows <- with_seed(seed, lapply(unname(groups), probsem_compare_suite,
@@ -96,8 +95,7 @@ probsem_compare <- function(model, judgements, permutations = 10000, seed = 0) {
   do.call(rbind, rows)
 }
 
-# The human judgements a task's samples carry (`human_judgements`) in probsem_read_humans()'s
-# layout; a task without them is an error saying what to pass.
+# The human judgements the samples carry, laid out as probsem_read_humans(), else an error.
 probsem_sample_humans <- function(samples, call = rlang::caller_env()) {
   if (!"human_judgements" %in% names(samples)) {
     abort_pb(c("{.arg x} carries no human judgements: give {.arg humans}.",

@@ -1,5 +1,4 @@
-# The probsem Task: preparing a prompt and its suites, and the vitals Task that ranks each
-# context's queries by log-probability and judges the winner.
+# The probsem Task: a prompt and its suites, each context's queries ranked by log-probability.
 
 #' Flatten a probsem prompt and its test suites into a task table
 #'
@@ -363,8 +362,7 @@ probsem_chat <- function(template, prefix, answer, usage, shown = NULL) {
   chat
 }
 
-# The bundled sample dataset with made-up scores in place of a model's, shaped like the
-# samples of an evaluated probsem_task(): for tests of the summary and the results files.
+# The sample dataset with made-up scores, shaped like an evaluated task's samples (for tests).
 probsem_example_samples <- function() {
   samples <- probsem_dataset(version = "sample")
   samples$solver_metadata <- lapply(seq_len(nrow(samples)), function(i) {

@@ -97,15 +97,13 @@ check_csv_fields <- function(path, what, call) {
            "csv", file = path, row = bad[[1]], call = call)
 }
 
-# The number of fields of each record, the header first (blank lines are no records, as in
-# pandas; a quoted field spanning lines is one record).
+# Fields per record, the header first (blank lines no records; a quoted field may span lines).
 csv_field_counts <- function(path) {
   fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
                                 blank.lines.skip = TRUE)
   fields[!is.na(fields)]
 }
 
-# The data rows (1-based) whose field count differs from the header's.
 ragged_rows <- function(fields) which(fields[-1] != fields[1])
 
 # A copy of a CSV file without the records whose field count differs from the header's
