@@ -1,7 +1,6 @@
 # Bradley-Terry maximum likelihood on pair counts: battles aggregated to cells, fitted by Newton.
 
-# Battles aggregated to one row per (unordered pair, outcome) cell: the only thing a
-# Bradley-Terry fit needs, so a million battles become a few thousand numbers.
+# Battles as one row per (unordered pair, outcome) cell: all a BT fit needs, at any size.
 pair_counts <- function(scores, models = battle_models(scores)) {
   k <- length(models)
   cell <- battle_cells(scores, models)
@@ -116,8 +115,7 @@ separated_groups <- function(i, j, wins_i, total, k) {
   members
 }
 
-# Each battle's cell: its unordered pair (i < j) and the outcome seen from i (1 win, 2 loss,
-# 3 tie), numbered so that tabulate() counts a million battles in one pass.
+# Each battle's cell: its pair (i < j) and outcome from i (1 win, 2 loss, 3 tie), for tabulate().
 battle_cells <- function(scores, models) {
   k <- length(models)
   a <- match(scores$model_a, models)

@@ -1,5 +1,4 @@
-# Ratings from battle outcomes: arena_ratings() with bootstrap intervals and ranks (Elo,
-# Bradley-Terry fits and plots have their own files; the battles' vocabulary is arena-battles.R).
+# Ratings from battle outcomes: arena_ratings() with bootstrap intervals and ranks.
 
 #' Ratings with intervals and ranks from battle outcomes
 #'
@@ -133,8 +132,7 @@ arena_ratings <- function(battles, options = rating_options(), ...) {
   out
 }
 
-# Perfectly separated battles have no finite maximum-likelihood rating: say which groups
-# and what the fit did instead (see bt_from_cells()).
+# Separated battles have no finite maximum-likelihood rating: say which groups, and the fallback.
 warn_separated <- function(groups, models) {
   if (is.null(groups)) return(invisible())
   labels <- vapply(groups, function(g) paste0("{", paste(models[g], collapse = ", "), "}"), "")
@@ -178,8 +176,7 @@ battle_tallies <- function(scores, models) {
   )
 }
 
-# Each method as a pair of closures: the fit on all battles, and `times` bootstrap fits
-# (a times x models matrix).
+# Each method as two closures: the fit on all battles, and `times` bootstrap fits (times x models).
 rating_fitter <- function(scores, models, o) {
   k_models <- length(models)
   a <- match(scores$model_a, models)

@@ -90,8 +90,7 @@ dry_run_record_requests <- function(context, at, texts, keys) {
   context$answered <- c(context$answered, keys)
 }
 
-# The template of `chat` (made once per chat object of the run), its index; NA when this
-# ellmer can't build requests offline.
+# The index of `chat`'s template (made once per chat object); NA when ellmer can't build offline.
 dry_run_template_at <- function(context, chat) {
   for (at in seq_along(context$templates)) {
     if (identical(context$templates[[at]]$chat, chat)) return(at)
@@ -156,8 +155,7 @@ output_bound <- function(body) {
   if (is.null(limit)) NA_real_ else as.double(limit) * max(1, as.double(body$n %||% 1))
 }
 
-# A successful reply in the shape of the endpoint's API, with the placeholder text; NULL for
-# an API it does not know.
+# A successful reply in the endpoint's API shape with the placeholder text; NULL for an unknown API.
 fake_json <- function(url, body, answer) {
   n <- max(1L, as.integer(body$n %||% 1L))
   model <- body$model %||% "model"

@@ -73,8 +73,7 @@ request_costs <- function(context, chats, batch) {
        cost = sum(pick("cost")), exact = all(pick("exact")), all_batch = all(flags))
 }
 
-# A chat's tokenizer and its regular and batch prices, looked up once per provider and model
-# in a dry run (kept in its context as data: `prices`), not once per fold.
+# A chat's tokenizer and prices, looked up once per provider and model in a dry run, not per fold.
 chat_pricing <- function(context, chat, batch) {
   id <- paste(chat$get_provider()@name, chat$get_model(), sep = "\r")
   context$prices[[id]] <- context$prices[[id]] %||%
@@ -140,8 +139,7 @@ one_request <- function(body, encoding, price) {
     counts <- vapply(texts, function(t) {
       as.double(rtiktoken::get_token_count(enc2utf8(t), encoding))
     }, 1)
-    # chat messages: 3 tokens per message and 3 to start the reply; a completions prompt
-    # is its text alone
+    # chat: 3 tokens per message and 3 to start the reply; a completions prompt: its text alone
     if (is.null(body$prompt)) sum(counts) + 3 * length(texts) + 3 else sum(counts)
   } else {
     ceiling(sum(nchar(texts)) / 4)
@@ -151,8 +149,7 @@ one_request <- function(body, encoding, price) {
   list(input = input, output = output, cost = cost, exact = !is.null(encoding))
 }
 
-# The texts a request sends, one per message: its messages (chat completions, Anthropic),
-# input (Responses), system prompt, or prompt (completions).
+# The texts a request sends: messages (chat, Anthropic), input (Responses), system, or prompt.
 request_texts <- function(body) {
   if (is.null(body)) return(character())
   if (!is.null(body$prompt)) return(as.character(body$prompt))

@@ -1,5 +1,4 @@
-# Chat turns the package builds itself: a user turn from a prompt, and the empty assistant
-# turn that stands in for a failed request or an item a judge never saw.
+# Chat turns the package builds itself: a user turn from a prompt, and empty assistant turns.
 
 # vitals' log writer needs an assistant turn in every chat, so a failed request (or an item a
 # judge never saw) gets an empty one.
@@ -39,8 +38,7 @@ turn_prototype <- function(kind) {
   }
 }
 
-# ellmer::ContentText(text) for a string (length 1, not NA); anything else goes through
-# the constructor and its checks.
+# ellmer::ContentText(text) for a string (length 1, not NA); anything else gets ellmer's checks.
 text_content <- function(text) {
   if (is.character(text) && length(text) == 1 && !is.na(text)) {
     S7::set_props(turn_prototype("text"), text = text, .check = FALSE)
@@ -102,8 +100,7 @@ is_plain_text_content <- function(content) {
     identical(names(attributes(content)), names(attributes(turn_prototype("text"))))
 }
 
-# What ellmer's AssistantTurn() accepts as `tokens`, `cost` and `duration` (its properties'
-# validators): three numbers, and one double each that is not infinite (NA is accepted).
+# What ellmer's AssistantTurn() validators accept: three token numbers; cost, duration finite or NA.
 is_turn_usage <- function(tokens, cost, duration) {
   is.numeric(tokens) && length(tokens) == 3 &&
     is.double(cost) && length(cost) == 1 && !is.infinite(cost) &&

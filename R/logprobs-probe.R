@@ -76,8 +76,7 @@ chat_advice <- function(chat_ok) {
     i = "Use a server that echoes prompt log-probabilities, such as vLLM ({.fn ellmer::chat_vllm}) or llama-cpp-python's server with {.code --logits_all true}.")
 }
 
-# `n_sent`: the completions probes sent; `chat` what chat_has_logprobs() found, its request
-# counted when it was sent.
+# `n_sent`: the completions probes sent; `chat`: what chat_has_logprobs() found.
 abort_no_completions <- function(endpoint, why, chat, n_sent, call) {
   abort_pb(
     c("The server at {.url {shown_url(endpoint$base_url)}} has no completions endpoint, so it can't give the prompt log-probabilities the completions backend scores.",
