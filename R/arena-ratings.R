@@ -215,8 +215,7 @@ rating_fitter <- function(scores, models, o) {
   cells <- pair_counts(scores, models)
   # Bootstrap fits start from the full fit, which saves most Newton steps.
   start <- NULL
-  # A model with no battle among the drawn counts is NA (its fitted value would be the
-  # penalty's 0, i.e. `initial`, which is no rating).
+  # A model without battles among the drawn counts is NA (its fit would be `initial`, no rating).
   fit_counts <- function(n) {
     keep <- n > 0
     out <- bt_from_cells(cells[keep, ], n[keep], k_models, o, start = start)

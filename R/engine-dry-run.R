@@ -63,8 +63,7 @@ dry_run_answer <- function(context, state, chats, chat_index, prompts, keys, tod
   sort(left)
 }
 
-# echo_texts()'s hook (log-probability requests), as dry_run_answer() is run_requests()'s.
-# `read(body)`: the caller's record of a completions response body (the mock's).
+# echo_texts()'s hook, as dry_run_answer() is run_requests()'s; `read(body)` reads a mock body.
 dry_run_completions <- function(context, endpoint, texts, keys, todo, hits, keep, max_tokens,
                                 read) {
   if (is.null(context)) return(todo)

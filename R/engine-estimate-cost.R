@@ -82,8 +82,7 @@ chat_pricing <- function(context, chat, batch) {
   context$prices[[id]]
 }
 
-# The engine's requests, one list per chunk (its texts, encoding, fixed messages, style,
-# output bound and price): for each request the counts one_request() gives for its body.
+# The engine's requests, one list per chunk: per request the counts one_request() gives its body.
 engine_request_costs <- function(chunks) {
   texts <- unlist(lapply(chunks, function(x) unlist(x$texts)), use.names = FALSE)
   encodings <- unlist(lapply(chunks, function(x) {
@@ -164,8 +163,7 @@ request_texts <- function(body) {
   }, "")
 }
 
-# The tokenizer for an OpenAI model (by provider or by name), or NULL: other providers'
-# tokenizers are not public, and a model tiktoken does not know is estimated too.
+# The tokenizer for an OpenAI model, or NULL (other providers' are not public: estimated).
 openai_encoding <- function(chat) {
   openai <- chat$get_provider()@name == "OpenAI" ||
     grepl("^(gpt-|o[0-9]|chatgpt-|text-|davinci|babbage)", chat$get_model())

@@ -157,8 +157,7 @@ error_body_json <- function(resp) {
   tryCatch(jsonlite::parse_json(text), error = function(e) NULL)
 }
 
-# The one error a run ends with when the provider refuses its credentials (request_pool()
-# stopped sending at the first 401/403). `label` names the provider and its address.
+# The one error a run ends with when the provider refuses its credentials (the first 401/403).
 abort_auth <- function(halt, label, cached, call = rlang::caller_env()) {
   abort_pb(
     c("The provider refused the credentials: {halt$error$message}",
