@@ -31,8 +31,7 @@ winner_points <- function(winner, failed = 0.5) {
   score
 }
 
-# model_a's score per battle; failed judgements count as ties (as the original pipeline did)
-# or are dropped.
+# model_a's score per battle; failed judgements are ties (as the original pipeline did) or dropped.
 battle_scores <- function(battles, invalid = c("tie", "drop"), call = rlang::caller_env()) {
   invalid <- rlang::arg_match(invalid, call = call)
   if (!is.data.frame(battles)) {
@@ -112,8 +111,7 @@ arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
          na_as_empty(answer_b))
 }
 
-# A battle's outcome told from model_a's side, as its score is: "careful wins against
-# echo" (1), "careful loses to echo" (0), "careful ties with echo" (0.5).
+# A battle's outcome from model_a's side, as its score is: "careful wins against echo" (1), etc.
 battle_outcome_text <- function(model_a, model_b, winner) {
   outcome <- ifelse(winner %in% "model_a", "wins against",
                     ifelse(winner %in% "model_b", "loses to",

@@ -1,5 +1,4 @@
-# The arena task's scorer: the evaluated model's answer in a battle against each reference
-# model's answer, judged by EloBench's judge; win 1, tie 0.5, loss 0.
+# The arena task's scorer: the model's answer against each reference's; win 1, tie 0.5, loss 0.
 
 #' @rdname arena_task
 #' @export
@@ -149,8 +148,7 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
 
 no_battle_text <- "No battle: no reference model answered this question, or the model did not."
 
-# The scorer chat of a question without a battle: the judge was not asked, and the chat
-# says so (vitals reads a scorer chat's last turn, and an empty chat stops it).
+# A battle-less question's scorer chat says the judge was not asked (vitals reads its last turn).
 no_battle_chat <- function(judge) {
   judge_members(judge)[[1]]$clone()$set_turns(list(
     ellmer::UserTurn(contents = list(ellmer::ContentText(no_battle_text))),

@@ -1,5 +1,4 @@
-# The arena as a vitals Task: the evaluated model answers the questions and EloBench's judge
-# compares each answer with reference models' answers.
+# The arena as a vitals Task: EloBench's judge compares the model's answers with reference models'.
 
 arena_interval <- "95% confidence interval (a question's epochs clustered)"
 

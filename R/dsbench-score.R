@@ -43,8 +43,7 @@ dsbench_judge_explanation <- function(prediction, answer, judged) {
          dsbench_excerpt(answer), ".")
 }
 
-# A response or answer quoted for an explanation, its end kept when it is long (the
-# original's answers come last).
+# A text quoted for an explanation, its end kept when long (the original's answers come last).
 dsbench_excerpt <- function(text, max_chars = 300) {
   out <- ifelse(is.na(text), "none", text)
   long <- nchar(out) > max_chars

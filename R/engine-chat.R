@@ -44,8 +44,7 @@ overridden_values <- function(own, fixed) {
 # The chat's parameters (temperature, max_tokens, seed, ...) as a plain list.
 chat_params <- function(chat) chat_model_field(chat, "params")
 
-# A field ellmer keeps on the model object from 0.5 on (on the provider before: reading it
-# there now warns).
+# A field ellmer keeps on the model object from 0.5 on (reading it on the provider now warns).
 chat_model_field <- function(chat, name) {
   model <- tryCatch(chat$get_model_object(), error = function(e) NULL)
   value <- if (!is.null(model)) tryCatch(S7::prop(model, name), error = function(e) NULL) else

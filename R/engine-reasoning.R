@@ -71,8 +71,7 @@ entry_answer <- function(record) {
 
 token_limit_reasons <- c("max_tokens", "length", "MAX_TOKENS")
 
-# The turn a benchmark's chat keeps: reasoning as ContentThinking before the answer, so logs show
-# it apart (Inspect's reasoning content).
+# The turn a chat keeps: reasoning as ContentThinking before the answer, so logs show it apart.
 turn_with_reasoning <- function(turn, answer, reasoning) {
   if (is.na(reasoning) || !nzchar(reasoning)) return(turn)
   others <- Filter(function(x) {

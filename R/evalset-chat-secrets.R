@@ -14,8 +14,7 @@ chat_secrets <- function(chat) {
   secrets
 }
 
-# The secrets of a spec's chat: of `chat`, the one the user gave, or else of the chat the
-# spec makes here (a "provider/model" string, with this process's key).
+# The secrets of the chat the user gave, else of the one the spec makes here (this process's key).
 spec_secrets <- function(spec, chat = NULL) {
   if (is.null(spec) || identical(spec$provider, "baseline")) return(NULL)
   if (!inherits(chat, "Chat")) chat <- chat_from_spec(spec)

@@ -53,8 +53,7 @@ read_cell_record <- function(log_dir, id, set_aside = FALSE) {
               failed_samples = 0L, reused = TRUE)
 }
 
-# Whether `path` is a complete log, `bytes` long with `samples` samples when known (an older
-# package's record has neither).
+# Whether `path` is a complete log, of `bytes` and `samples` when known (older records lack them).
 complete_log <- function(path, bytes = NULL, samples = NULL) {
   if (!file.exists(path)) return(FALSE)
   if (is.numeric(bytes) && length(bytes) == 1 && file.size(path) != bytes) {

@@ -1,5 +1,4 @@
-# probsem summary: the paper's Jensen-Shannon distance to people (where contexts carry human
-# judgements), each suite's accuracy, and each context's distribution over its queries.
+# probsem summary: Jensen-Shannon distance to people, accuracy per suite, query distributions.
 
 # Logs and leaderboards show every row (the suites depend on the data): on a version with
 # human judgements the paper's mean Jensen-Shannon distance first, lower being better.

@@ -136,8 +136,7 @@ check_flag <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()
   invisible(x)
 }
 
-# How every chat argument is taken: an ellmer Chat, or a "provider/model" string as in
-# ellmer::chat(), turned into a chat.
+# How every chat argument is taken: an ellmer Chat, or a "provider/model" string as ellmer::chat().
 as_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
                     call = rlang::caller_env()) {
   if (allow_null && is.null(x)) return(x)
@@ -193,8 +192,7 @@ redact_text <- function(text, secrets) {
   out
 }
 
-# The forms a credential takes in a text, longest first (so that a form holding another is
-# replaced whole).
+# The forms a credential takes in a text, longest first (a form holding another is replaced whole).
 secret_forms <- function(secrets) {
   json <- function(s) {
     vapply(s, function(x) {
