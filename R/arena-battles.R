@@ -1,10 +1,8 @@
-# A battle's vocabulary, below every other arena file: its winners and scores, its models,
-# and its text as a run's log stores it (question and answers in one input).
+# A battle's vocabulary, below every other arena file: winners, scores, models, and its text.
 
 arena_winners <- c("model_a", "model_b", "tie", "tie(all bad)")
 
-# Winners as the original writes them, plus FastChat's spelling and the failed values
-# (`invalid`, empty, missing). Anything else is an error naming the row.
+# Winners as the original writes them, FastChat's spelling, and failed values; else an error.
 normalize_winner <- function(winner, file = NULL, call = rlang::caller_env()) {
   winner <- as.character(winner)
   winner[!is.na(winner) & winner %in% c("tie (bothbad)", "tie(bothbad)")] <- "tie(all bad)"

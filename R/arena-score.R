@@ -8,8 +8,7 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
   invalid <- rlang::arg_match(invalid)
   check_flag(position_swap)
   reference <- arena_reference_answers(answers)
-  # The scorer is its answers' content, not where they were read: the same answers at another
-  # path are the same scorer, and a changed file is another (an evaluation set's cells).
+  # The scorer is its answers' content, not their path (an evaluation set's cell identity).
   rm(answers)
   default_chat <- check_judge(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
@@ -60,8 +59,7 @@ arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   tibble::as_tibble(answers)
 }
 
-# Questions without a battle are unscored; say so when the reference answers are the cause
-# (the bundled sample's answers do not cover EloBench's real questions).
+# Unscored questions: say when the references are the cause (the sample's don't cover EloBench's).
 warn_unreferenced <- function(samples, battles) {
   none <- !seq_len(nrow(samples)) %in% battles$.sample & !is.na(samples$result)
   if (!any(none)) return(invisible())

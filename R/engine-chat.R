@@ -54,8 +54,7 @@ chat_model_field <- function(chat, name) {
 
 # ---- credentials, read before a run -------------------------------------------------------
 
-# `list(credentials = <value>)` as the chat's credentials function gives it here, or
-# `list(error = <one line>)` when it can't be read.
+# `list(credentials = <value>)` from the chat's credentials function here, or `list(error = <why>)`.
 read_credentials <- function(creds) {
   tryCatch(list(credentials = creds()),
            error = function(e) list(error = one_line(conditionMessage(e))))

@@ -57,8 +57,7 @@ turn_reasoning <- function(turn) {
   NA_character_
 }
 
-# A request's answer as a benchmark reads it: text without reasoning, the reasoning, and whether
-# it was truncated (ellmer's "max_tokens", a body's "length", or unfinished thinking).
+# A request's answer without reasoning, the reasoning, and whether it was truncated (or unfinished).
 entry_answer <- function(record) {
   if (is.null(record)) {
     return(list(answer = NA_character_, reasoning = NA_character_, truncated = NA))

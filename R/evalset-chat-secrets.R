@@ -70,8 +70,7 @@ fixed_credentials <- function(value) {
   function() value
 }
 
-# Whether the spec's address is its constructor's default here (where this process's key
-# is for). A constructor with no default address (an OpenAI-compatible server) has none.
+# Whether the spec's address is its constructor's default here (the one this process's key is for).
 at_default_address <- function(spec, fun) {
   url <- spec$args$base_url
   if (is.null(url)) return(TRUE)

@@ -32,8 +32,7 @@ write_record <- function(path, record) {
   write_atomic(path, function(tmp) writeLines(json, tmp))
 }
 
-# The finished cell's outcome from its record, or NULL when not done. With `set_aside`, a named
-# log no longer complete is renamed away (and the record removed) so nothing takes it as a log.
+# The finished cell's outcome from its record, or NULL; `set_aside` renames an incomplete log away.
 read_cell_record <- function(log_dir, id, set_aside = FALSE) {
   path <- record_path(log_dir, id)
   if (!file.exists(path)) return(NULL)

@@ -169,8 +169,7 @@ probsem_human_rows <- function(samples, method = "normal", cluster = "default") 
   do.call(rbind, c(list(overall), suites, list(sentences)))
 }
 
-# Each prompt and suite's group label: the suite, or "<prompt>_<suite>" when suites of different
-# prompts share a name (as the original names its results files).
+# A suite's label: the suite, or "<prompt>_<suite>" when prompts share its name (as the original).
 probsem_suite_labels <- function(samples) {
   groups <- unique(samples[c("prompt", "suite")])
   key <- paste0(groups$prompt, "_", groups$suite)

@@ -206,8 +206,7 @@ secret_forms <- function(secrets) {
   forms[order(-nchar(forms, "bytes"))]
 }
 
-# Every run of 8 or more bytes of `x` that begins `secret` (the whole of it, or the start of
-# it where a text cuts it off), replaced.
+# Every run of 8+ bytes of `x` that begins `secret` (a text may cut it off), replaced.
 redact_runs <- function(x, secret) {
   head <- substr(secret, 1, 8)
   secret_bytes <- charToRaw(secret)

@@ -23,8 +23,7 @@ is_within <- function(real, root) {
 # file.path() does not expand it.
 is_absolute <- function(name) grepl("^([/\\\\]|[A-Za-z]:)", name)
 
-# normalizePath() resolves links only in paths that exist: a missing file is resolved
-# through the nearest folder above it that exists.
+# normalizePath() resolves links only in existing paths: go through the nearest existing folder.
 real_path <- function(path) {
   if (file.exists(path)) return(normalizePath(path, winslash = "/", mustWork = TRUE))
   parent <- dirname(path)
