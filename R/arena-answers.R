@@ -29,8 +29,7 @@ arena_answers <- function(questions, models, settings = NULL, known = NULL) {
   answers <- answers_for(tibble::tibble(question = questions), questions, names(models))
   at <- match(questions, known$question)
   for (m in intersect(names(models), names(known))) answers[[m]] <- known[[m]][at]
-  # Every model's missing answers in one pool: prompt i goes to models[[chat_index[i]]] (with
-  # `batch`, one provider batch per model).
+  # Every model's missing answers in one pool (with `batch`, one provider batch per model).
   pending <- lapply(names(models), function(m) questions[is.na(answers[[m]])])
   asked <- unlist(pending, use.names = FALSE)
   if (!length(asked)) return(answers)
@@ -43,16 +42,14 @@ arena_answers <- function(questions, models, settings = NULL, known = NULL) {
     mine <- chat_index == k
     answers[[names(models)[[k]]]][match(asked[mine], questions)] <- res$result[mine]
   }
-  # the requests sent (not from the cache, nor a baseline's, which answers offline): a run
-  # that sent none writes no second log (arena_run())
+  # the requests actually sent: a run that sent none writes no second log (arena_run())
   offline <- vapply(models, inherits, TRUE, what = "BaselineChat")[chat_index]
   attr(answers, "sent") <- sum(!res$cached & !offline)
   answers
 }
 
-# A reasoning model that thinks past its token limit leaves an empty answer (the answer is
-# what follows the thinking: R/engine-reasoning.R), which the judge then rates as it is:
-# say how many, by model, so a low rating is not read as a weak model.
+# A reasoning model thinking past its token limit leaves an empty answer the judge rates as it
+# is: say how many, by model, so a low rating is not read as a weak model.
 note_cut_answers <- function(truncated, model) {
   cut <- tapply(truncated %in% TRUE, model, sum)
   cut <- cut[cut > 0]
@@ -98,14 +95,12 @@ arena_battles <- function(arrangement, answers, version = c("231225", "231113"),
   out <- tibble::tibble(question = arrangement$question[ok], model_a = arrangement$model_a[ok],
                         model_b = arrangement$model_b[ok], answer_a = answer_a[ok],
                         answer_b = answer_b[ok])
-  # without `prompts`, the judge's prompts are left to the caller (arena_run() builds them a
-  # chunk at a time: at full size they are most of a round's memory)
+  # without `prompts`: arena_run() builds them a chunk at a time (most of a round's memory)
   tibble::tibble(id = sprintf("battle-%d", seq_len(nrow(out))),
                  input = if (prompts) battle_prompts(out, version) else NA_character_,
                  target = "", out)
 }
 
-# The answer of `models[i]` to the question in row `rows[i]` of `answers` (NA for none).
 answers_at <- function(answers, rows, models) {
   out <- rep(NA_character_, length(rows))
   for (m in intersect(unique(models), names(answers))) {

@@ -1,10 +1,8 @@
-# A battle's vocabulary, below every other arena file: its winners and scores, its models,
-# and its text as a run's log stores it (question and answers in one input).
+# A battle's vocabulary, below every other arena file: winners, scores, models, and its text.
 
 arena_winners <- c("model_a", "model_b", "tie", "tie(all bad)")
 
-# Winners as the original writes them, plus FastChat's spelling and the failed values
-# (`invalid`, empty, missing). Anything else is an error naming the row.
+# Winners as the original writes them, FastChat's spelling, and failed values; else an error.
 normalize_winner <- function(winner, file = NULL, call = rlang::caller_env()) {
   winner <- as.character(winner)
   winner[!is.na(winner) & winner %in% c("tie (bothbad)", "tie(bothbad)")] <- "tie(all bad)"
@@ -22,19 +20,16 @@ normalize_winner <- function(winner, file = NULL, call = rlang::caller_env()) {
   winner
 }
 
-# A failed judgement: no verdict (missing) or an unreadable one (`invalid`).
 failed_judgement <- function(winner) is.na(winner) | winner == "invalid"
 
-# model_a's points for each winner: 1, 0, or 0.5 for a tie; failed judgements count as
-# `failed` (a tie, 0.5, or NA to leave them out).
+# model_a's points per winner; failed judgements count as `failed` (0.5, or NA to leave out).
 winner_points <- function(winner, failed = 0.5) {
   score <- ifelse(winner %in% "model_a", 1, ifelse(winner %in% "model_b", 0, 0.5))
   score[failed_judgement(winner)] <- failed
   score
 }
 
-# One row per battle with the score of model_a (1, 0 or 0.5); failed judgements
-# (`invalid`, empty) count as ties (as the original pipeline did) or are dropped.
+# model_a's score per battle; failed judgements are ties (as the original pipeline did) or dropped.
 battle_scores <- function(battles, invalid = c("tie", "drop"), call = rlang::caller_env()) {
   invalid <- rlang::arg_match(invalid, call = call)
   if (!is.data.frame(battles)) {
@@ -78,15 +73,12 @@ check_registered <- function(arrangement, models, file = NULL, call = rlang::cal
   invisible(arrangement)
 }
 
-# One field of each sample's solver metadata, as text (NA where absent).
 metadata_field <- function(meta, field) {
   vapply(meta, function(m) as.character(m[[field]] %||% NA_character_), "")
 }
 
-# The question and both answers of an arena_run() log's battles, which its samples store
-# once, in their input (see R/arena-log.R): read back out of it by their lengths (the
-# solver metadata's `question_chars` and `answer_a_chars`) and the models' names, which
-# arena_battle_text() puts between them. Other samples are returned as they are.
+# The question and answers of an arena_run() log's battles, stored once in the input
+# (R/arena-log.R): cut back out by their lengths (`question_chars`, `answer_a_chars`).
 battle_parts <- function(x) {
   if ("question" %in% names(x) || !all(c("input", "solver_metadata") %in% names(x))) {
     return(x)
@@ -111,15 +103,13 @@ battle_parts <- function(x) {
 
 na_as_empty <- function(x) ifelse(is.na(x), "", x)
 
-# A battle as a reader of the log sees it: the question, then each model's answer.
 arena_battle_text <- function(question, model_a, answer_a, model_b, answer_b) {
   paste0("Question:\n", question, "\n\n", "Answer of ", model_a, " (model_a):\n",
          na_as_empty(answer_a), "\n\n", "Answer of ", model_b, " (model_b):\n",
          na_as_empty(answer_b))
 }
 
-# A battle's outcome told from model_a's side, as its score is: "careful wins against
-# echo" (1), "careful loses to echo" (0), "careful ties with echo" (0.5).
+# A battle's outcome from model_a's side, as its score is: "careful wins against echo" (1), etc.
 battle_outcome_text <- function(model_a, model_b, winner) {
   outcome <- ifelse(winner %in% "model_a", "wins against",
                     ifelse(winner %in% "model_b", "loses to",

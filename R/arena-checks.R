@@ -1,6 +1,5 @@
-# The checks of an arena run made before anything is read, sent or paid: its options (shared
-# by arena_run() and eval_set()'s closing arena, so both refuse the same input), its
-# questions, its folder, and the models given by name only.
+# The checks of an arena run before anything is read, sent or paid, shared by arena_run() and
+# eval_set()'s closing arena so both refuse the same input.
 
 # arena_run()'s options, checked and with each choice matched, as a list: `x` names them as
 # eval_set(arena =) does (old_arena_arguments), and those not in it take the defaults.
@@ -27,8 +26,7 @@ check_arena_options <- function(x, arg = "", call = rlang::caller_env()) {
   x
 }
 
-# One of `choices` (all of them, as a function's default, means the first), or a classed
-# error naming them.
+# One of `choices` (all of them, a function's default, means the first), else a classed error.
 match_choice <- function(x, choices, arg, call) {
   if (identical(x, choices)) return(choices[[1]])
   if (!rlang::is_string(x) || !x %in% choices) {
@@ -38,9 +36,8 @@ match_choice <- function(x, choices, arg, call) {
   x
 }
 
-# Where the questions come from, or an error when there are none: `dataset` (checked),
-# `data/<version>/questions.csv` in the EloBench folder, the bundled sample, or a pinned
-# EloBench version (fetched when the run starts).
+# Where the questions come from (`dataset`, the folder's questions.csv, the sample, or a pinned
+# version fetched at start), or an error when there are none.
 check_arena_questions <- function(elobench, version, dataset, call = rlang::caller_env()) {
   if (!is.null(dataset)) return(invisible(dataset_questions(dataset, call = call)))
   if (is.null(version)) {
@@ -75,8 +72,7 @@ abort_no_questions <- function(version, path, call) {
   call = call)
 }
 
-# A folder the run writes (the log's, EloBench's): a folder, or a path where one can be made (its nearest existing parent a
-# folder this process may write in).
+# A folder the run writes: a folder, or a path whose nearest existing parent is a writable one.
 check_arena_dir <- function(dir, arg = "dir", call = rlang::caller_env()) {
   check_string(dir, arg = arg, call = call)
   path <- dir
@@ -92,9 +88,8 @@ check_arena_dir <- function(dir, arg = "dir", call = rlang::caller_env()) {
   invisible(dir)
 }
 
-# The models known only by their answers (`answers` of arena_run(): a table or its path, or
-# NULL for none), as an answer table; their names are checked as the chats' are, and none may
-# also be a chat's.
+# The models known only by their answers (`answers`, a table or path) as an answer table; their
+# names are checked as the chats' are, and none may also be a chat's.
 competitor_answers <- function(answers, chat_names, call = rlang::caller_env()) {
   if (is.null(answers)) return(tibble::tibble(question = character()))
   table <- arena_reference_answers(answers, call = call)
@@ -122,10 +117,8 @@ check_cached_answers <- function(models, answers, questions, file = NULL,
   invisible()
 }
 
-# A folder name the user gives (`dataset`, `experiment`): checked before anything is paid,
-# so a run never fails at its end writing a file it can't name. Besides no path separator,
-# it must fit a file name (at most `max_bytes` bytes, no control character), with room left
-# for the names the package makes from it (the log's: "arena-<experiment>").
+# A folder name the user gives, checked before anything is paid so a run never fails at its end
+# writing a file it can't name: no separator, no control character, room for "arena-<name>".
 check_path_name <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env(),
                             max_bytes = 200L) {
   check_string(x, arg = arg, call = call)

@@ -1,20 +1,9 @@
-# EloBench's folder as an import and export of the one store. The store of every answer and
-# verdict is the response cache (cache_dir()), keyed by its request like every other request
-# of the package; EloBench's files are never looked up for one. This module is the only one
-# that names them (test-arena-elobench.R fails when another R file does), and it reads and
-# writes them as pandas does, so the original tools and we share them:
-#
-#   data/<version>/questions.csv      read: the questions (a pinned version is fetched there)
-#   tempcache/<version>/battle_records.csv
-#                                     read: EloBench's own verdicts (and verdicts the package
-#                                     wrote, by the request key each holds) filed in the
-#                                     response cache under the judge's requests; then written:
-#                                     every verdict of the run merged in
-#   tempcache/<version>/q_and_as.csv  written: every answer of the run's chats merged in, by
-#                                     model name (read only when given as `answers`)
-#   results/<experiment>/             written: questions.csv, models.csv,
-#                                     battle_arrangement.csv, battle_records.csv,
-#                                     battle_outcomes.csv, elo_rating.csv
+# EloBench's folder as an import and export of the one store, the response cache; EloBench's
+# files are never looked up for an answer. Only this file names them (test-arena-elobench.R
+# checks) and it reads and writes them as pandas does, so the original tools share them:
+#   read: data/<version>/questions.csv, tempcache/<version>/battle_records.csv (verdicts);
+#   written: battle_records.csv and q_and_as.csv (merged), results/<experiment>/ (questions,
+#   models, battle_arrangement, battle_records, battle_outcomes, elo_rating .csv).
 
 elobench_answers_file <- "q_and_as.csv"
 elobench_records_file <- "battle_records.csv"
@@ -45,11 +34,9 @@ elobench_layout <- function(folder, version, experiment) {
   )
 }
 
-# A data version's questions in the EloBench folder `folder`.
 questions_path <- function(folder, version) file.path(folder, "data", version, "questions.csv")
 
-# Whether the questions of `version` can be had without a folder: the bundled sample, or a
-# pinned EloBench version.
+# Whether `version`'s questions can be had without a folder (the sample or a pinned version).
 installable_version <- function(version) {
   pins <- versions_table()
   is_sample(version) || version %in% pins$version[pins$benchmark == "arena"]
@@ -58,9 +45,8 @@ installable_version <- function(version) {
 # Whether the response cache is used (the settings' `cache`; FALSE: nothing is imported).
 store_caching <- function(settings) !isFALSE(settings$cache)
 
-# A pinned EloBench version not yet in the folder is fetched (verified, cached) and copied to
-# `dest` (data/<version>/questions.csv), the layout the original reads; `"sample"` copies
-# the bundled sample's questions, as arena_dataset(version = "sample") reads them.
+# A pinned version not yet in the folder is fetched (verified, cached) to `dest`, where the
+# original reads it; `"sample"` copies the bundled sample's questions.
 arena_install_questions <- function(dest, version, call = rlang::caller_env()) {
   if (file.exists(dest) || !installable_version(version)) return(invisible(dest))
   source <- if (is_sample(version)) sample_store()$questions else
@@ -72,11 +58,9 @@ arena_install_questions <- function(dest, version, call = rlang::caller_env()) {
 
 # ---- import ------------------------------------------------------------------------------
 
-# The verdicts of the folder's battle_records.csv that answer this judge's requests, filed in
-# the response cache (import_responses()): EloBench's own records (no request key) when their
-# `judger` is the judge's model and their format is the prompt version's, as the original
-# reused them; records the package wrote when the request key each holds is the judge's
-# request for that battle (the same server, parameters and prompt). Failed verdicts are not.
+# The folder's battle_records.csv verdicts that answer this judge's requests, filed in the
+# response cache: EloBench's own when `judger` and format match (as the original reused them),
+# the package's when their request key is this judge's. Failed verdicts are not.
 import_elobench_verdicts <- function(path, judge, version, settings) {
   if (is.null(path) || !file.exists(path) || !store_caching(settings)) return(invisible(0L))
   records <- read_battle_cache(path)
@@ -126,9 +110,8 @@ write_ratings_file <- function(paths, ratings) {
                                  rank = ratings$rank), paths$ratings)
 }
 
-# Under the file's lock (another run may write it too): the answers of `answers` (question +
-# one column per chat) merged into the folder's q_and_as.csv, by model name; a missing answer
-# (NA) never replaces one.
+# Under the file's lock (another run may write it too): the answers merged into q_and_as.csv
+# by model name; a missing answer (NA) never replaces one.
 export_answers <- function(paths, answers) {
   if (is.null(paths)) return(invisible())
   path <- paths$answers
@@ -165,10 +148,8 @@ write_answers <- function(answers, path) {
   write_arena_csv(out, path)
 }
 
-# Under the file's lock: the run's verdicts (`new`, battle records) merged into the folder's
-# battle_records.csv. Records are known by the request key each holds: a failed one is
-# replaced when the request is recorded again, a verdict already there is kept and never
-# recorded twice, and records without a key (EloBench's own) are kept as they are.
+# Under the file's lock: the run's verdicts merged into battle_records.csv by request key: a
+# failed one is replaced, a verdict there kept, keyless (EloBench's own) records kept as they are.
 export_verdicts <- function(paths, new) {
   if (is.null(paths) || !nrow(new)) return(invisible())
   path <- paths$verdicts
@@ -264,8 +245,7 @@ arena_read_battles <- function(path) {
   read_battle_file(path, c("model_a", "model_b", "winner"), "battle file")
 }
 
-# Battles as the original writes them: winners normalized, `is_valid` (when present) logical
-# from pandas' `True`/`False`.
+# Battles as the original writes them: winners normalized, `is_valid` from pandas' True/False.
 read_battle_file <- function(path, required, what, call = rlang::caller_env()) {
   data <- read_arena_csv(path, required, what, call = call)
   for (field in c("model_a", "model_b")) {
@@ -343,16 +323,10 @@ arena_read_questions <- function(path) {
   read_questions_table(path)$input
 }
 
-# The one reader of a `questions.csv`. R owns this file, not the Python flattener: it is part
-# of EloBench's working folder that arena_run() reads and writes at evaluation time, where
-# Python is optional (DESIGN.md), so the rule lives here once and prepare_arena() writes its
-# parquet from it. Unique questions in order of first appearance (an empty string is a
-# question), with how often each occurs and the 1-based data row of its first occurrence
-# (blank lines are no rows).
-#
-# With `on_error = "skip"`, rows with more or fewer fields than the header (the file's only
-# row-level fault) are left out with a warning naming them; `first_row` still counts the
-# file's own rows.
+# The one reader of a `questions.csv`. R owns it, not the Python flattener: arena_run() reads
+# it at evaluation time, where Python is optional (DESIGN.md). Unique questions in order, with
+# their counts and 1-based `first_row`. `on_error = "skip"` drops rows of the wrong field count
+# with a warning naming them.
 read_questions_table <- function(path, on_error = "error", call = rlang::caller_env()) {
   rows <- NULL
   if (on_error == "skip" && file.exists(path)) {

@@ -1,7 +1,5 @@
-# The arena's judging as a vitals Task, internal: each sample a battle between two models'
-# answers, judged by EloBench's judge. arena_run() judges its rounds with the same verdicts as
-# tables (judge_verdicts(), R/arena-verdicts.R); the user's arena_task() (R/arena-task.R)
-# judges one model's answers against reference answers with judge_battles().
+# The arena's judging as an internal vitals Task, each sample a battle judged by EloBench's judge.
+# arena_run() judges its rounds as tables (R/arena-verdicts.R); arena_task() uses judge_battles().
 
 arena_sample_battles <- function() {
   sample <- sample_store()
@@ -155,9 +153,8 @@ arena_verdict_scorer <- function(invalid = c("tie", "drop")) {
   }
 }
 
-# Why a battle scored what it did: the verdict in the battle's order (AB) and, with a
-# position swap, in the swapped order (BA, told in AB's terms), the winner they give
-# together, and whose points the score is (model_a's, named).
+# Why a battle scored what it did: the verdict in AB order and, with a swap, in BA (told in AB's
+# terms), the winner together, and whose points the score is.
 arena_explanation <- function(samples, score) {
   meta <- samples$solver_metadata
   said <- function(name) {
@@ -224,9 +221,8 @@ arena_win_rates <- function(x, invalid = c("tie", "drop"), times = 1000, seed = 
 
 arena_win_rate_interval <- "95% bootstrap interval (battles resampled)"
 
-# The battles behind `x`, one row each (`model_a`, `model_b`, `winner`, `question`, and the
-# answers when known): from battles as they are, a judging task's samples, or an
-# arena_task()'s samples (its model against each reference, from the scorer's metadata).
+# The battles behind `x`, one row each: from battles, a judging task's samples, or arena_task()'s
+# samples (its model against each reference).
 arena_outcomes <- function(x, call = rlang::caller_env()) {
   what <- "an evaluated arena task, its samples, its log file, or battles."
   x <- benchmark_samples(x, character(), what, call = call)

@@ -1,36 +1,11 @@
 # The log of one arena_run(), written as the run goes: each round's judged battles become
-# samples in Inspect's EvalSample shape, streamed to the log writer (R/results-log.R) a chunk
-# at a time, and the header (the run's ratings as headline) closes the file. Built here as
-# plain lists from the round's table of verdicts, without a vitals Task or a chat per
-# battle, so its cost and memory do not grow with the battles held.
-#
-# Each text is stored once in a sample, and what every battle of the run shares is in the
-# header, not in each sample: the battle (question and both answers) is the sample's
-# `input`; the judge's reply is the assistant message; the outcome, told from model_a's side,
-# is the score's answer, explained (arena_explanation()); the metadata holds
-# the models, the verdict and the request's key (`request_sha256`, the verdict's identity in
-# the response cache), and the lengths of the question and of model_a's answer
-# (`question_chars`, `answer_a_chars`), from which arena_outcomes() reads the question and
-# both answers back out of the input (battle_parts()). The judge's prompt is EloBench's
-# template around these texts (arena_judge_prompt(), its version in the header); the
-# ratings' options (`rating_options`), the judge (`judger`) and whether positions were
-# swapped are the run's, in the header. The verdicts of both orders (`winner_ab`,
-# `winner_ba`) are in a battle's metadata only when positions are swapped (else `winner` is
-# the one verdict), and EloBench's parsed `gpt_4_score` is left to its battle_records.csv (the
-# log holds the reply it was parsed from). An answer is in each of its battles' inputs (the
-# viewer shows a sample on its own: Inspect's samples share no text); the response cache
-# holds it once.
-#
-# The log in parts: a run of many battles writes them in several logs, each of at most
-# `arena_log_part_battles` battles and `arena_log_part_bytes` (and one slice of battles) on
-# disk, since vitals_view()'s server
-# sends a log over 100 MB without its samples (its viewer asks for the header alone above
-# that size), and a browser parses a whole log at once. Each part is a whole Inspect log of
-# some of the run's battles, headed by the run's ratings, with the same run id; the header
-# of each names every part in order (`eval.metadata.log_files`, and the part's place,
-# `log_part` of `log_parts`), so the readers read them as one run (log_part_paths(),
-# R/results-log-parts.R). The first part is the run's log (`run$paths$log`), finished last:
-# while it is missing, so is the run.
+# Inspect EvalSamples streamed a chunk at a time, built as plain lists (no Task or chat per
+# battle) so cost and memory don't grow with the battles. A battle's texts are its sample's
+# `input`; what the run shares (prompt version, rating options, judge) is in the header.
+# A long run is written in parts (`arena_log_part_battles`, `arena_log_part_bytes`):
+# vitals_view() sends a log over 100 MB without its samples and a browser parses a log whole.
+# Each part's header lists every part (`eval.metadata.log_files`); the first part, the run's
+# log, is finished last, so while it is missing so is the run.
 
 # Bytes on disk after which a run's log goes on in a new part (see above).
 arena_log_part_bytes <- 48 * 1024^2
@@ -43,9 +18,7 @@ arena_log_part_battles <- 20000L
 # Battles translated and written at a time: a part goes over its bound by at most this many.
 arena_log_slice <- 500L
 
-# A new run log (an environment: what the header needs, and the parts, each with its writer,
-# battles and the judge's usage). Its first part is opened with the first battles judged: a
-# run that judges none writes no log.
+# A new run log (an environment); a run that judges no battle writes none.
 arena_log_open <- function(run) {
   log <- new.env(parent = emptyenv())
   log$name <- paste0("arena-", run$experiment)
@@ -76,8 +49,7 @@ arena_log_open <- function(run) {
   log
 }
 
-# Streams judged battles (a table from judge_verdicts()) as the log's next samples, a slice
-# at a time, each into the current part, or a new one when the current is full.
+# Streams judged battles as the log's next samples, a slice at a time, into the current part.
 arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
   n <- nrow(judged)
   done <- 0L
@@ -114,10 +86,8 @@ arena_log_add <- function(log, run, judged, rating, slice = arena_log_slice) {
   invisible(log)
 }
 
-# Each judged battle's identity, hashed: its models, question and answers, the judge's reply
-# and verdicts, and the requests they answer (a verdict's request key holds the judge's
-# identity; a panel's keys are in its `judges`), but an offline judge's (`keys = FALSE`): a
-# baseline's key names its chat object, which differs each session.
+# Each judged battle's identity, hashed; an offline judge's request keys are left out
+# (`keys = FALSE`): a baseline's key names its chat object, which differs each session.
 battle_identities <- function(judged, keys = TRUE) {
   text <- paste(judged$model_a, judged$model_b, judged$question, judged$answer_a,
                 judged$answer_b, judged$gpt_4_response_text, judged$winner, judged$winner_ab,
@@ -129,18 +99,14 @@ battle_identities <- function(judged, keys = TRUE) {
   vapply(text, rlang::hash, "", USE.NAMES = FALSE)
 }
 
-# The run's identity, in its log's header (`run_sha256`): its log's name, competitors and
-# judge, its battles in order, and how they were rated; and for a rescore what rescored it.
-# Two runs of one identity write the same log but for its times and run id.
+# The run's identity (`run_sha256`): the same log but for its times and run id.
 arena_log_identity <- function(log, prompt_version, rating) {
   digest::digest(list(log$name, log$competitors, log$judger, log$judge_base_url,
                       isTRUE(log$position_swap), prompt_version, rating, log$log_eval,
                       log$battles), algo = "sha256")
 }
 
-# The log already in `dir` of a run of the log's identity, whole (all its files, the run's
-# log first), or NULL: a run that sent nothing and would write the same log again writes none
-# (as an evaluation set's finished cell is not written twice), so the board shows it once.
+# The log in `dir` of a run of this identity, or NULL: a rerun that sent nothing writes none.
 arena_same_log <- function(dir, log, prompt_version, rating) {
   identity <- arena_log_identity(log, prompt_version, rating)
   files <- sort(list.files(dir, pattern = "[.]json$"), decreasing = TRUE)
@@ -155,11 +121,8 @@ arena_same_log <- function(dir, log, prompt_version, rating) {
   NULL
 }
 
-# The part the next battles go to: the last one, or a new one when there is none or the last
-# is full (`arena_log_part_battles`, or `arena_log_part_bytes` on disk). The first part's
-# writer removes a crashed run's files of this arena (this run supersedes it): its part
-# files, and the later files it finished before it was killed closing its first
-# (remove_crashed_log_parts()); the others are named after the first, with "-part<k>".
+# The part the next battles go to: the last, or a new one when full. The first part's writer
+# removes a crashed run's part files of this arena (remove_crashed_log_parts()).
 arena_log_part <- function(log, run) {
   k <- length(log$parts)
   if (k && log$parts[[k]]$n < arena_log_part_battles &&
@@ -187,7 +150,6 @@ arena_log_abandon <- function(log) {
   invisible(log)
 }
 
-# The samples of judged battles, numbered `numbers` ("battle-<number>").
 arena_log_samples <- function(judged, numbers, log, rating, members = NULL) {
   winner <- judged$winner
   swapped <- isTRUE(log$position_swap)
@@ -252,8 +214,7 @@ arena_log_samples <- function(judged, numbers, log, rating, members = NULL) {
   })
 }
 
-# A battle's usage: the judge's tokens (and cost, when priced) of its verdict, under the
-# judge's label.
+# A battle's usage: the judge's tokens (and cost, when priced) under the judge's label.
 arena_sample_usage <- function(judged, i, label) {
   entry <- list(input_tokens = judged$input_tokens[[i]],
                 output_tokens = judged$output_tokens[[i]],
@@ -262,9 +223,7 @@ arena_sample_usage <- function(judged, i, label) {
   stats::setNames(list(entry), label)
 }
 
-# Closes the log: each part with its header (the run's ratings as the headline metrics, in
-# the ratings' order; the part's battles' ids, counts and the judge's usage summed over
-# them), the first part last. Returns the parts' paths, the run's log first.
+# Closes the log, each part with its header, the first part last; returns the parts' paths.
 arena_log_finish <- function(log, ratings, prompt_version, rating) {
   rows <- arena_rating_summary(ratings)
   keys <- summary_keys(rows)
@@ -356,15 +315,13 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
     header$eval$metadata$unreadable_verdicts <- as.list(log$unreadable[log$unreadable > 0])
   }
   if (log$swapped[["both"]] > 0) {
-    # the run's judge's position consistency (every part's header), shown by leaderboard()
-    # beside the ratings
+    # the judge's position consistency, shown by leaderboard() beside the ratings
     header$eval$metadata$judge_consistency <- as.list(log$swapped)
   }
   header
 }
 
-# The run's ratings as the summary rows of its log's headline (arena_rating_rows() computes
-# the same from the log's battles).
+# The run's ratings as its log's headline summary rows (as arena_rating_rows() reads them).
 arena_rating_summary <- function(ratings) {
   summary_rows(ratings$model, "rating",
                list(mean = ratings$rating, lower = ratings$lower, upper = ratings$upper,

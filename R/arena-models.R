@@ -1,10 +1,8 @@
 # The arena's models and battle arrangement: which models meet on which questions, how many
 # decisive battles each pair still needs, and the keys that name a pair.
 
-# Models: ellmer chats, or "provider/model" strings as ellmer::chat() and eval_set() take
-# them, in a list or a character vector; a model is named by its name in the list, else by
-# the string, else by the chat's model. Models known only by their answers are not here: they
-# are the columns of arena_run()'s `answers`.
+# Models: ellmer chats or "provider/model" strings, named by their list name, else the string,
+# else the chat's model. Answer-only models are arena_run()'s `answers` columns, not here.
 as_arena_models <- function(models, min = 2, call = rlang::caller_env()) {
   if (inherits(models, "Chat") || rlang::is_string(models)) models <- list(models)
   if (is.character(models)) models <- as.list(models)
@@ -39,9 +37,8 @@ as_arena_models <- function(models, min = 2, call = rlang::caller_env()) {
   models
 }
 
-# Names the arena's files give another meaning: `question` is the answer cache's question
-# column (q_and_as.csv has one column per model beside it), and a control character would
-# break a CSV line or the "\r" that joins a pair's key (pair_keys()).
+# Names the arena's files give another meaning: `question` (q_and_as.csv's question column), and
+# control characters (they break a CSV line or the "\r" of a pair's key).
 check_model_names <- function(nms, call = rlang::caller_env()) {
   if (any(is.na(nms) | !nzchar(nms))) {
     abort_pb("Model names must be non-empty.", "argument", call = call)

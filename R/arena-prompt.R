@@ -125,10 +125,8 @@ arena_judge_prompt <- function(question, answer_a, answer_b, version = c("231225
   values <- list(rep_len(as.character(question), n), rep_len(as.character(answer_a), n),
                  rep_len(as.character(answer_b), n))
   user <- character(n)
-  # Values that can't change the filling (no placeholder brace, no ChatML marker, no
-  # sentinel) are pasted between the template's pieces, which are what filling the
-  # template with sentinels leaves around them: the same text, without filling and
-  # splitting the template once per battle. Any other row is filled as the original fills it.
+  # Values that can't change the filling (no brace, ChatML marker or sentinel) are pasted between
+  # the template's pieces: the same text without filling the template per battle.
   plain <- Reduce(`&`, lapply(values, function(v) !grepl("[{\001]|<\\|im_", v, perl = TRUE)))
   if (any(plain)) {
     pieces <- template_pieces(version)
@@ -141,9 +139,8 @@ arena_judge_prompt <- function(question, answer_a, answer_b, version = c("231225
   list(system = fill_judge_template(version, c("", "", ""))$system, user = user)
 }
 
-# EloBench's template of `version` filled with three values (placeholders replaced in order,
-# then split on the ChatML markers and stripped, as the original does): the system prompt
-# and the user message.
+# EloBench's template of `version` filled with three values as the original does: the system
+# prompt and the user message.
 fill_judge_template <- function(version, values) {
   text <- arena_templates[[version]]
   keys <- arena_template_keys[[version]]
@@ -214,8 +211,7 @@ parse_one_verdict <- function(text) {
   list(winner = "invalid", score = NA_character_, format = NA_character_)
 }
 
-# The JSON object in a response: the whole text, else a fenced block, else the outermost
-# braces. NULL when there is none with a `winner` field.
+# The JSON object in a response (whole text, fenced block, outermost braces) with `winner`, or NULL.
 verdict_json <- function(text) {
   candidates <- c(text,
                   regmatches(text, regexec("```(?:json)?\\s*([\\s\\S]*?)```", text,

@@ -1,7 +1,6 @@
 # Bradley-Terry maximum likelihood on pair counts: battles aggregated to cells, fitted by Newton.
 
-# Battles aggregated to one row per (unordered pair, outcome) cell: the only thing a
-# Bradley-Terry fit needs, so a million battles become a few thousand numbers.
+# Battles as one row per (unordered pair, outcome) cell: all a BT fit needs, at any size.
 pair_counts <- function(scores, models = battle_models(scores)) {
   k <- length(models)
   cell <- battle_cells(scores, models)
@@ -65,10 +64,9 @@ bt_fit <- function(i, j, wins_i, total, k, options = rating_options(), ridge = 1
   options$scale * w + options$initial
 }
 
-# Fit BT to the cell counts `n` of `cells` (from pair_counts()). When the battles are
-# perfectly separated the maximum likelihood is at infinity (FastChat's tiny ridge then
-# gives ratings near +-5000): the fit uses a Gaussian prior toward equal strength instead,
-# and the result says so in its attribute "separated" (the groups, best first).
+# Fit BT to `cells`' counts `n`. Perfectly separated battles have their maximum likelihood at
+# infinity (FastChat's ridge gives ratings near +-5000), so a Gaussian prior toward equal
+# strength is used instead, said in attribute "separated" (the groups, best first).
 bt_from_cells <- function(cells, n, k, options, start = NULL) {
   wins_i <- n * ifelse(cells$outcome == 1L, 1, ifelse(cells$outcome == 2L, 0, 0.5))
   pair <- (cells$i - 1L) * k + cells$j
@@ -89,12 +87,10 @@ bt_from_cells <- function(cells, n, k, options, start = NULL) {
 # of `scale`, so a rating's prior standard deviation is `scale` (400) points around `initial`.
 separation_ridge <- 1
 
-# Bradley-Terry's maximum likelihood exists when, in every set of models linked by battles,
-# each model of a pair that met can reach the other through "scored against" links (a win
-# or a tie). Otherwise the battles are separated: NULL when they are not, else the strongly
-# linked groups of models (indices), ordered so that a group never scored against the
-# groups before it, with attribute "above": which group scored against which (a group's
-# row is TRUE under the groups it reaches), since groups that never met have no order.
+# BT's maximum likelihood exists when each model of a pair that met reaches the other through
+# "scored against" links: then NULL, else the separated, strongly linked groups, ordered
+# so a group never scored against those before it, with attribute "above" (which group reaches
+# which: groups that never met have no order).
 separated_groups <- function(i, j, wins_i, total, k) {
   scored <- diag(k) > 0
   scored[cbind(i, j)[wins_i > 0, , drop = FALSE]] <- TRUE
@@ -119,8 +115,7 @@ separated_groups <- function(i, j, wins_i, total, k) {
   members
 }
 
-# Each battle's cell: its unordered pair (i < j) and the outcome seen from i (1 win, 2 loss,
-# 3 tie), numbered so that tabulate() counts a million battles in one pass.
+# Each battle's cell: its pair (i < j) and outcome from i (1 win, 2 loss, 3 tie), for tabulate().
 battle_cells <- function(scores, models) {
   k <- length(models)
   a <- match(scores$model_a, models)

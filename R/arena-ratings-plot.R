@@ -40,8 +40,7 @@ autoplot.arena_ratings <- function(object, type = c("ratings", "winrate"), ...) 
                    panel.grid = ggplot2::element_blank())
 }
 
-# Best model at the top; each model's battle count is part of its label, so no text sits
-# among the whiskers.
+# Best model on top; battle counts in the labels, so no text sits among the whiskers.
 ratings_plot <- function(object) {
   data <- as.data.frame(unclass(object)[c("model", "rating", "lower", "upper", "battles")])
   labels <- paste0(object$model, "\n(", object$battles, " battles)")

@@ -1,6 +1,5 @@
-# Style-controlled Bradley-Terry ratings (arena_ratings(style_control = TRUE)): the model
-# strengths are fitted together with the effect of answer style (length and markdown), so a
-# model is not rewarded for writing longer or more heavily formatted answers.
+# Style-controlled Bradley-Terry ratings: strengths fitted with the effect of answer length and
+# markdown, so a model is not rewarded for longer or more formatted answers.
 
 #' Style features of answers
 #'
@@ -42,10 +41,8 @@ style_covariates <- function(answer_a, answer_b) {
   sweep(centred, 2, spread[keep], "/")
 }
 
-# Logistic regression of model_a's score (1, 0.5, 0) on model indicators (+1 for model_a,
-# -1 for model_b; the first model is the reference) and the style covariates, by Newton's
-# method with an L2 penalty of 1e-6 (as the plain fit, keeping a model that never lost
-# finite). Returns the model strengths (the reference at 0) and the style coefficients.
+# Logistic regression of model_a's score on model indicators (+1/-1, the first model the
+# reference) and the style covariates, by Newton's method with FastChat's L2 penalty of 1e-6.
 style_bt_fit <- function(a, b, score, covariates, k, weight = rep(1, length(score))) {
   n <- length(score)
   x <- matrix(0, n, k)
@@ -65,8 +62,7 @@ style_bt_fit <- function(a, b, score, covariates, k, weight = rep(1, length(scor
        style = stats::setNames(beta[-seq_len(k - 1)], colnames(covariates)))
 }
 
-# Style-controlled ratings on the plain scale (mean `initial`), with percentile-bootstrap
-# intervals from the same resampling as the plain ratings (battles or questions).
+# Style-controlled ratings on the plain scale, bootstrapped as the plain ratings are.
 style_ratings <- function(scores, models, options) {
   bootstrap <- options$bootstrap
   k <- length(models)
@@ -102,7 +98,6 @@ style_ratings <- function(scores, models, options) {
   list(rating = full$rating, lower = lower, upper = upper, style = full$style, draws = draws)
 }
 
-# The columns arena_ratings(style_control = TRUE) adds, in the rows' model order.
 add_style_columns <- function(out, fit, models) {
   at <- match(out$model, models)
   out$style_rating <- fit$rating[at]

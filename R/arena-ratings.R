@@ -1,5 +1,4 @@
-# Ratings from battle outcomes: arena_ratings() with bootstrap intervals and ranks (Elo,
-# Bradley-Terry fits and plots have their own files; the battles' vocabulary is arena-battles.R).
+# Ratings from battle outcomes: arena_ratings() with bootstrap intervals and ranks.
 
 #' Ratings with intervals and ranks from battle outcomes
 #'
@@ -133,8 +132,7 @@ arena_ratings <- function(battles, options = rating_options(), ...) {
   out
 }
 
-# Perfectly separated battles have no finite maximum-likelihood rating: say which groups
-# and what the fit did instead (see bt_from_cells()).
+# Separated battles have no finite maximum-likelihood rating: say which groups, and the fallback.
 warn_separated <- function(groups, models) {
   if (is.null(groups)) return(invisible())
   labels <- vapply(groups, function(g) paste0("{", paste(models[g], collapse = ", "), "}"), "")
@@ -150,9 +148,8 @@ warn_separated <- function(groups, models) {
   )
 }
 
-# The groups in one chain when each reaches the next, else each pair of groups one of which
-# scored against the other directly (not through a third): groups that never met are not
-# ordered, and the ratings the prior gives them may fall either way.
+# The groups in one chain when each reaches the next, else each directly ordered pair: groups
+# that never met are not ordered.
 separated_order <- function(labels, above) {
   n <- length(labels)
   if (n < 2 || is.null(above) || all(above[cbind(seq_len(n - 1), seq_len(n)[-1])])) {
@@ -179,15 +176,13 @@ battle_tallies <- function(scores, models) {
   )
 }
 
-# Each method as a pair of closures: the fit on all battles, and `times` bootstrap fits
-# (a times x models matrix).
+# Each method as two closures: the fit on all battles, and `times` bootstrap fits (times x models).
 rating_fitter <- function(scores, models, o) {
   k_models <- length(models)
   a <- match(scores$model_a, models)
   b <- match(scores$model_b, models)
-  # One replicate's rows, drawn when it is fitted (not all `times` of them first, which at
-  # 124,632 battles and 1,000 replicates would hold 500 MB of indices): the same draws in
-  # the same order, as fitting a replicate takes nothing from the random stream.
+  # One replicate's rows, drawn when it is fitted (all at once would hold 500 MB at 124,632
+  # battles x 1,000), in the same order: fitting takes nothing from the random stream.
   resampler <- function(by) {
     if (by == "battles") return(function() sample.int(nrow(scores), replace = TRUE))
     groups <- split(seq_len(nrow(scores)), scores$question)
@@ -220,8 +215,7 @@ rating_fitter <- function(scores, models, o) {
   cells <- pair_counts(scores, models)
   # Bootstrap fits start from the full fit, which saves most Newton steps.
   start <- NULL
-  # A model with no battle among the drawn counts is NA (its fitted value would be the
-  # penalty's 0, i.e. `initial`, which is no rating).
+  # A model without battles among the drawn counts is NA (its fit would be `initial`, no rating).
   fit_counts <- function(n) {
     keep <- n > 0
     out <- bt_from_cells(cells[keep, ], n[keep], k_models, o, start = start)

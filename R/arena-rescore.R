@@ -1,12 +1,6 @@
-# rescore() of an arena_run()'s log (its battles and ratings, in parts or not): the arena's
-# `rescore_run` (R/arena-benchmark.R), which the shared rescore() reaches through the
-# registration. The battles are read back from the log (each one's question and answers
-# from its input, battle_parts()), judged again by the new judge the way arena_run() judges
-# a round (judge_verdicts(), a chunk at a time, the run's prompt version and position swap),
-# rated with the run's own rating options (the header's `rating_options`) by the same
-# arena_ratings(), and written as a new run log through the run's log writer
-# (R/arena-log.R), its header adding what rescore() names (`log_eval`). No answer request is
-# sent: the answers are the log's.
+# rescore() of an arena_run()'s log: its battles are read back from the log, judged again by the
+# new judge as arena_run() judges a round, rated with the run's own rating options, and written
+# as a new run log (header adding `log_eval`). No answer request is sent.
 
 # The new log's path (the run's log first when in parts).
 arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
@@ -35,8 +29,7 @@ arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
   records <- do.call(rbind, records)
   warn_failed_judgements(records)
   warn_unreadable_verdicts(log$unreadable, nrow(records), "battle", arena_unreadable_consequence)
-  # no battle to rate (every verdict failed and failures are dropped, as in a cost preview's
-  # placeholder verdicts): a log of the battles without ratings, as the judge left them
+  # no battle to rate (every verdict failed and failures dropped): the battles without ratings
   rated <- if (rating$invalid == "drop") !failed_judgement(records$winner) else
     rep(TRUE, nrow(records))
   ratings <- if (any(rated)) {
@@ -49,8 +42,7 @@ arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
   paths[[1]]
 }
 
-# The battles of a run's log (every part), in the order the run judged them: each one's
-# models, question and both answers, as arena_battles() gives them (without prompts).
+# The battles of a run's log (every part), in the order judged, as arena_battles() gives them.
 arena_logged_battles <- function(path, call = rlang::caller_env()) {
   samples <- battle_parts(log_run_samples(path))
   needed <- c("question", "model_a", "model_b", "answer_a", "answer_b")
@@ -62,8 +54,7 @@ arena_logged_battles <- function(path, call = rlang::caller_env()) {
                  !!!lapply(samples[needed], as.character))
 }
 
-# The run's rating options, as its header carries them (arena_run()'s defaults for a
-# missing one): the ratings of the new log are computed as the run's were.
+# The run's rating options as its header carries them (arena_run()'s defaults for one missing).
 arena_logged_rating <- function(options) {
   given <- if (is.null(options)) list() else jsonlite::fromJSON(as.character(options))
   utils::modifyList(list(method = "elo", bootstrap = 1000, seed = 1, invalid = "tie"), given)

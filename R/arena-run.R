@@ -1,5 +1,4 @@
-# arena_run(): EloBench's whole pipeline in rounds (arrange, answer, judge, rate) and the
-# checks and warnings that keep it from stopping silently.
+# arena_run(): EloBench's pipeline in rounds (arrange, answer, judge, rate), never failing silently.
 
 #' Run an Elo arena: answers, judging in rounds, ratings
 #'
@@ -237,10 +236,8 @@ logged_rating_options <- function(ratings) {
   flat[!vapply(flat, is.null, TRUE)]
 }
 
-# How an arena run sends its requests: the user's settings, or the defaults (the package's
-# one response cache, shared with arena_task() and every benchmark), always waiting for a
-# batch (the next round is arranged from this one's verdicts). A new settings object: the
-# one given is never changed.
+# How an arena run sends: the user's settings or the defaults (the one response cache), always
+# waiting for a batch (the next round is arranged from its verdicts). Never changes `settings`.
 arena_settings <- function(settings, call = rlang::caller_env()) {
   given <- as_request_settings(settings %||% request_settings(), call = call)
   settings_with_dots(given, wait = TRUE)
@@ -260,9 +257,7 @@ arena_questions <- function(paths, version, dataset, call = rlang::caller_env())
 
 arena_prompt_versions <- c("231225", "231113")
 
-# Before the first round: the answers known so far (those of `answers`, whose every model must
-# have some), EloBench's verdicts imported into the response cache, and nothing arranged or
-# judged.
+# Before the first round: the answers known so far, EloBench's verdicts imported into the cache.
 arena_start <- function(run, given, rating) {
   answers <- answers_for(given[given$question %in% run$questions, ], run$questions,
                          run$model_names)[c("question", run$model_names)]
@@ -296,8 +291,7 @@ arena_arrange_round <- function(run, state, round) {
   list(arrangement = new, wanted = round_pairs(run, new, if (run$strategy == "pairs") need))
 }
 
-# The arrangement of strategy "reload": `arrangement` (a table or a file), else the one in
-# the EloBench results folder.
+# Strategy "reload"'s arrangement: `arrangement` (a table or file), else the results folder's.
 reload_arrangement <- function(run, call = rlang::caller_env()) {
   given <- run$arrangement %||% run$paths$arrangement
   if (is.null(given)) {
@@ -329,8 +323,7 @@ round_pairs <- function(run, new, need) {
          reload = unique(pair_keys(new$model_a, new$model_b, run$model_names)))
 }
 
-# Answer: the round's arrangement recorded, and each chat asked only for its answers still
-# missing, a chunk of questions at a time (arena_chunk()).
+# Answer: each chat asked only for its missing answers, a chunk of questions at a time.
 arena_answer_round <- function(run, state, new) {
   state$rounds <- state$rounds + 1L
   state$arranged <- rbind(state$arranged, new)
@@ -349,8 +342,7 @@ arena_answer_round <- function(run, state, new) {
   state
 }
 
-# Judge: the round's battles judged a chunk at a time (judge_verdicts(), a table), their
-# records added to the results and their samples streamed to the run's log.
+# Judge: the round's battles judged a chunk at a time, records kept, samples streamed to the log.
 arena_judge_round <- function(run, state, new, round) {
   battles <- arena_battles(new$arrangement, state$answers, run$prompt_version, prompts = FALSE)
   judged_pairs <- pair_keys(battles$model_a, battles$model_b, run$model_names)
@@ -419,9 +411,8 @@ warn_failed_judgements <- function(records) {
                 class = "predictivebench_warning_failed_requests")
 }
 
-# The run log's headline: every model's rating as summary rows (`estimate` is the rating,
-# on the Elo scale, not 0-1), by the run's own arena_ratings() options when the battles
-# carry them (an arena_run() log), else by arena_ratings()' defaults.
+# The run log's headline: every model's rating as summary rows (`estimate` on the Elo scale, not
+# 0-1), by the run's own rating options when the battles carry them.
 arena_rating_rows <- function(x) {
   samples <- benchmark_samples(x, character(), "an arena run's log or its battles.")
   # the run's options: in its log's header (each battle carried them in older logs)

@@ -1,5 +1,4 @@
-# The arena task's scorer: the evaluated model's answer in a battle against each reference
-# model's answer, judged by EloBench's judge; win 1, tie 0.5, loss 0.
+# The arena task's scorer: the model's answer against each reference's; win 1, tie 0.5, loss 0.
 
 #' @rdname arena_task
 #' @export
@@ -9,8 +8,7 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
   invalid <- rlang::arg_match(invalid)
   check_flag(position_swap)
   reference <- arena_reference_answers(answers)
-  # The scorer is its answers' content, not where they were read: the same answers at another
-  # path are the same scorer, and a changed file is another (an evaluation set's cells).
+  # The scorer is its answers' content, not their path (an evaluation set's cell identity).
   rm(answers)
   default_chat <- check_judge(scorer_chat, allow_null = TRUE)
   settings <- as_request_settings(settings)
@@ -31,12 +29,10 @@ arena_scorer <- function(answers = NULL, scorer_chat = NULL, version = c("231225
     report_verdict_failures(judged, "judgement")
     arena_reference_scores(samples, battles, judged, model, invalid, scorer_chat)
   }
-  # what an evaluation set's cell identity reads besides the code (step_identity())
   attr(scorer, "predictivebench_identity") <- list(answers = answers_table_sha256(reference))
   with_judge(scorer, default_chat, no_judge, "arena")  # (refused before the run: no judge)
 }
 
-# The content of a table of answers (its column names and every cell), hashed.
 answers_table_sha256 <- function(answers) {
   columns <- lapply(unclass(answers), as.character)
   text_sha256(paste(c(text_sha256(names(columns)),
@@ -45,7 +41,6 @@ answers_table_sha256 <- function(answers) {
                     collapse = ""))
 }
 
-# The reference answers as a tibble `question` + one column per model.
 arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   if (is.null(answers)) {
     answers <- sample_store()$answers
@@ -64,8 +59,7 @@ arena_reference_answers <- function(answers, call = rlang::caller_env()) {
   tibble::as_tibble(answers)
 }
 
-# Questions without a battle are unscored; say so when the reference answers are the cause
-# (the bundled sample's answers do not cover EloBench's real questions).
+# Unscored questions: say when the references are the cause (the sample's don't cover EloBench's).
 warn_unreferenced <- function(samples, battles) {
   none <- !seq_len(nrow(samples)) %in% battles$.sample & !is.na(samples$result)
   if (!any(none)) return(invisible())
@@ -77,8 +71,6 @@ warn_unreferenced <- function(samples, battles) {
   )
 }
 
-# The evaluated model's name in its battles: the solver chat's model, told apart from the
-# reference models' names.
 arena_model_name <- function(samples, references) {
   chat <- if ("solver_chat" %in% names(samples) && nrow(samples)) samples$solver_chat[[1]]
   name <- if (inherits(chat, "Chat")) tryCatch(chat$get_model(), error = function(e) NULL)
@@ -87,8 +79,7 @@ arena_model_name <- function(samples, references) {
   name
 }
 
-# One battle per sample and reference model that answered its question: the sample's answer
-# as model_a, the reference's as model_b; `.sample` is the sample's row.
+# One battle per sample and reference model that answered: the sample's answer as model_a.
 arena_reference_battles <- function(samples, reference, model, version) {
   row <- match(samples$input, reference$question)
   models <- setdiff(names(reference), "question")
@@ -106,7 +97,6 @@ arena_reference_battles <- function(samples, reference, model, version) {
   out
 }
 
-# Each sample's score (mean points over its battles), metadata and explanation.
 arena_reference_scores <- function(samples, battles, judged, model, invalid, judge) {
   points <- winner_points(judged$winner, failed = if (invalid == "tie") 0.5 else NA_real_)
   by_sample <- split(seq_len(nrow(battles)), factor(battles$.sample, seq_len(nrow(samples))))
@@ -156,8 +146,7 @@ arena_reference_scores <- function(samples, battles, judged, model, invalid, jud
 
 no_battle_text <- "No battle: no reference model answered this question, or the model did not."
 
-# The scorer chat of a question without a battle: the judge was not asked, and the chat
-# says so (vitals reads a scorer chat's last turn, and an empty chat stops it).
+# A battle-less question's scorer chat says the judge was not asked (vitals reads its last turn).
 no_battle_chat <- function(judge) {
   judge_members(judge)[[1]]$clone()$set_turns(list(
     ellmer::UserTurn(contents = list(ellmer::ContentText(no_battle_text))),
@@ -165,7 +154,6 @@ no_battle_chat <- function(judge) {
   ))
 }
 
-# The battles of an arena_task()'s samples, from the scorer's metadata.
 arena_reference_outcomes <- function(samples) {
   rows <- lapply(seq_len(nrow(samples)), function(i) {
     meta <- samples$scorer_metadata[[i]]
@@ -186,8 +174,6 @@ arena_reference_outcomes <- function(samples) {
                           answer_a = character(), .row = integer())
 }
 
-# Each sample's mean points over its battles (`sample_of`: the sample of each battle); NA
-# for a sample without a scored battle.
 sample_points <- function(points, sample_of, n) {
   vapply(seq_len(n), function(i) {
     p <- points[sample_of == i]

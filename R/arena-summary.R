@@ -1,5 +1,4 @@
-# The arena task's summary rows: overall win rate and the win rate against each reference
-# model (Elo ratings are arena_ratings(), R/arena-ratings.R).
+# The arena task's summary rows: win rates, overall and against each reference model.
 
 #' Arena summary: the evaluated model's win rates
 #'

@@ -1,6 +1,4 @@
-# The arena as a vitals Task: the questions (the dataset), the evaluated model answering
-# them (the solver), and EloBench's judge comparing each answer with reference models'
-# answers (the scorer); arena_summary() gives win rates as summary rows.
+# The arena as a vitals Task: EloBench's judge compares the model's answers with reference models'.
 
 arena_interval <- "95% confidence interval (a question's epochs clustered)"
 
@@ -38,11 +36,8 @@ arena_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle = F
   benchmark_dataset("arena", path, limit = limit, shuffle = shuffle, version = version)
 }
 
-# What prepare_task_table("arena", source, out) calls (a registration's `prepare`).
-# `source`: a `questions.csv` (column `question`); `out`: the parquet file to write, or
-# `NULL` to return the table; `on_error`: "error" (the default) stops at a row whose field
-# count differs from the header's, naming the row; "skip" leaves such rows out with a
-# warning naming them (`first_row` still counts the file's rows).
+# What prepare_task_table("arena", source, out) calls: `source` a `questions.csv`; `on_error =
+# "skip"` leaves rows of the wrong field count out with a warning naming them.
 prepare_arena <- function(source, out = NULL, on_error = c("error", "skip")) {
   check_string(source)
   check_string(out, allow_null = TRUE)
@@ -161,8 +156,8 @@ arena_task <- function(dataset = arena_dataset(), solver = arena_solver(),
                  benchmark = "arena")
 }
 
-# With the default scorer, a dataset none of whose questions has a reference answer could
-# only give unscored samples: stop before solving (nothing paid) and say what to pass.
+# With the default scorer, a dataset without any referenced question would give only unscored
+# samples: stop before solving (nothing paid) and say what to pass.
 check_reference_coverage <- function(questions, reference, bundled,
                                      call = rlang::caller_env()) {
   answered <- rowSums(!is.na(as.matrix(reference[setdiff(names(reference), "question")]))) > 0
@@ -192,8 +187,7 @@ arena_solver <- function(temperature = NULL, params = NULL, system_prompt = NULL
   settings <- as_request_settings(settings)
   function(inputs, ..., solver_chat) {
     s <- settings_with_dots(settings, ...)
-    # key_extra as arena_answers(): the first epoch of a question reuses an answer that
-    # arena_run() cached for the same chat, and the other way round.
+    # key_extra as arena_answers(), so arena_run()'s cached answers for this chat are reused.
     solve <- generate_solver(system_prompt = system_prompt, params = params, settings = s,
                              key_extra = "arena-answer-v1")
     solve(inputs, solver_chat = solver_chat)

@@ -1,12 +1,8 @@
-# Judging battles through the response cache, the one store of verdicts: a verdict is the
-# answer to its request (the judge, its parameters and the prompt version, the question and the
-# two answers in the judge's order), found by the request's cache key like any answer, never
-# recovered from the judge's text. Each battle's record keeps EloBench's columns, the key in
-# its `gpt_4_response` JSON (`request_sha256`), for the exported files (R/arena-elobench.R).
+# Judging through the response cache, the one store of verdicts: a verdict is found by its
+# request's cache key, never recovered from the judge's text. Records keep EloBench's columns
+# with the key in `gpt_4_response` (`request_sha256`) for the exported files.
 
-# Judge battles (a tibble from arena_battles()): judge_verdicts()' table, with each battle's
-# conversation with the judge as an ellmer chat (`chat`) and its usage as a list (`usage`),
-# for the judging Task and arena_task()'s scorer, which hand vitals a chat per sample.
+# Judge battles: judge_verdicts()' table plus a chat per battle (vitals takes one per sample).
 judge_battles <- function(battles, chat, version = "231225", position_swap = FALSE,
                           temperature = 0, params = NULL, system_prompt = NULL,
                           settings = NULL) {
@@ -27,12 +23,9 @@ judge_battles <- function(battles, chat, version = "231225", position_swap = FAL
   out
 }
 
-# The verdicts of `battles` by `judge` (a chat from configured_judge(), or a panel of them)
-# as a table, one row a battle, vectors only: what arena_run() keeps of its rounds, at any
-# size. Every request goes through the engine as one table (run_requests()), which builds no
-# chat per answer (`chat_per`); a panel's members' requests too, in the same pool. `usage`:
-# the battle's tokens and cost (both orders with `position_swap`, every member of a panel),
-# none for a verdict read from the cache.
+# The verdicts of `battles` by `judge` (or a panel) as a table of vectors, one row a battle, so
+# arena_run() keeps its rounds at any size: no chat per answer (`chat_per`). `usage` is none
+# for a verdict read from the cache.
 judge_verdicts <- function(battles, judge, version = "231225", position_swap = FALSE,
                            settings = NULL) {
   settings <- settings %||% request_settings()
@@ -41,9 +34,8 @@ judge_verdicts <- function(battles, judge, version = "231225", position_swap = F
   panel_battle_verdicts(tables, judge_models(judge), judge_label(judge), version, judge)
 }
 
-# Each judge's own verdicts (a table each, as one judge's): every request of every judge in
-# one pool, each keyed as that judge's alone, so a judge's verdicts are shared by every
-# panel it sits on and by its runs alone.
+# Each judge's own verdicts, in one pool, each keyed as that judge's alone so a judge's
+# verdicts are shared by every panel it sits on.
 member_verdicts <- function(battles, judges, version, position_swap, settings) {
   n <- nrow(battles)
   k <- length(judges)
@@ -69,7 +61,6 @@ member_verdicts <- function(battles, judges, version, position_swap, settings) {
   })
 }
 
-# One judge's verdicts from its responses `res` (one row per request `req`).
 one_judge_verdicts <- function(battles, req, res, first, judge, version, position_swap) {
   n <- nrow(battles)
   copy <- first != seq_along(first)
@@ -104,13 +95,10 @@ one_judge_verdicts <- function(battles, req, res, first, judge, version, positio
   )
 }
 
-# A panel's battles from its members' (one_judge_verdicts()): the verdict of more than half
-# the judges (with `position_swap`, of their combined verdicts), a tie when every judge gave
-# one and none has a majority, and no verdict (judged again next run) while a judge's missing
-# verdict could still make one (panel_majority()). Each judge's own verdicts and request key
-# are in `judges` (JSON) and in the record's `gpt_4_response`, whose own `request_sha256` is
-# null: a panel's verdict is no one request's answer, so it is never imported as one judge's
-# (R/arena-elobench.R). The judges' replies, errors and usage are the battle's, together.
+# A panel's battles: the verdict of more than half the judges, a tie when all gave one and none
+# has a majority, and no verdict (judged again next run) while a missing one could still decide
+# (panel_majority()). Its `gpt_4_response` has a null `request_sha256`: a panel's verdict is no
+# one request's answer, so it is never imported as one judge's (R/arena-elobench.R).
 panel_battle_verdicts <- function(tables, models, label, version, judge) {
   column <- function(name) do.call(cbind, lapply(tables, `[[`, name))
   out <- tables[[1]]
@@ -155,9 +143,7 @@ panel_battle_verdicts <- function(tables, models, label, version, judge) {
   out
 }
 
-# A panel's record in `gpt_4_response` (the JSON object response_json() writes, read by
-# record_fields() and arena_response_text()): its judges' replies together as the
-# response, no request key of its own, and each judge's verdicts (`judges`).
+# A panel's `gpt_4_response`: its judges' replies, no request key of its own, their verdicts.
 panel_response_json <- function(out, version) {
   if (!nrow(out)) return(character())
   paste0(
@@ -192,7 +178,6 @@ verdict_keys <- function(judge, prompts, version) {
                 judge_key_extra(version))
 }
 
-# The battle records (EloBench's columns) of judge requests `req` and their responses `res`.
 verdict_records <- function(req, res, judger, version, keys) {
   verdict <- arena_parse_verdict(res$result)
   tibble::tibble(
@@ -219,8 +204,7 @@ judge_requests <- function(battles, version, swapped) {
   req
 }
 
-# Battles without a verdict, told once with their errors, and each judge that gave
-# unreadable ones, named.
+# Battles without a verdict, told once with their errors, and the judges of unreadable ones.
 report_verdict_failures <- function(judged, what) {
   failed <- ifelse(is.na(judged$error), "no verdict", judged$error)
   report_failures(ifelse(is.na(judged$winner), failed, NA), what = what)
@@ -228,9 +212,7 @@ report_verdict_failures <- function(judged, what) {
                            arena_unreadable_consequence)
 }
 
-# Each judge's battles without a readable verdict, from judged tables' `unreadable` column
-# (the judges named in a battle whose reply the prompt's format can't read, NA for none),
-# named by the judges (`members`, zeros kept; by default those named).
+# Each judge's count of battles without a readable verdict (`members`: zeros kept).
 count_unreadable <- function(unreadable, members = NULL) {
   named <- unlist(strsplit(as.character(stats::na.omit(unreadable)), ", ", fixed = TRUE))
   members <- members %||% unique(named)
@@ -242,8 +224,7 @@ unreadable_note <- function(unreadable) {
   ifelse(is.na(unreadable), NA_character_, paste(unreadable, "gave no readable verdict"))
 }
 
-# The same for a sample of several battles (arena_task()'s): its judges that gave none in one
-# of them, once each; NA for none.
+# The same for a sample of several battles (arena_task()'s); NA for none.
 unreadable_sample_note <- function(unreadable) {
   judges <- names(count_unreadable(unreadable))
   if (!length(judges)) NA_character_ else unreadable_note(paste(judges, collapse = ", "))
@@ -265,9 +246,8 @@ text_sha256 <- function(x) {
 
 judge_key_extra <- function(version) paste0("arena-judge-", version)
 
-# What this package wrote into each record's gpt_4_response (response_json()), read as
-# JSON: whether it is the package's (a JSON object with a prompt version), the prompt
-# version and the request key. Never read from the judge's text.
+# What this package wrote into a record's gpt_4_response: whether it is the package's, the
+# prompt version and the request key. Never read from the judge's text.
 record_fields <- function(response) {
   parsed <- lapply(as.character(response), record_json)
   field <- function(name) {
@@ -301,9 +281,7 @@ empty_records <- function() {
   out
 }
 
-# Each request's record as JSON text (`{"is_valid", "response", "prompt_version",
-# "request_sha256", "usage", "error"}`), written for all rows at once: the object jsonlite
-# writes per row (read back by record_json()), at a cost that does not count at full size.
+# Each request's record as JSON text, all rows at once (read back by record_json()).
 response_json <- function(res, version, key) {
   if (!nrow(res)) return(character())
   number <- function(x) exact_number_json(x)
@@ -333,25 +311,21 @@ arena_response_text <- function(record) {
     record
 }
 
-# A gpt_4_response as the JSON object this package writes (response_json()), or NULL (the
-# original writes Python dicts).
+# A gpt_4_response as the package's JSON object, or NULL (the original writes Python dicts).
 record_json <- function(record) {
   if (is.na(record) || !jsonlite::validate(record)) return(NULL)
   parsed <- jsonlite::parse_json(record)
   if (is.list(parsed) && !is.null(names(parsed))) parsed
 }
 
-# The records of the judge's requests in the battles' own order, for EloBench's
-# battle_records.csv: each names its request (the key in `gpt_4_response`), so its winner is
-# that request's verdict (`winner_ab`), not the one combined with the swapped order
-# (`position_swap`).
+# The judge's records in the battles' own order, for EloBench's battle_records.csv: each
+# names its request, so its winner is that request's verdict (`winner_ab`), not the swap's.
 own_order_records <- function(records, winner_ab) {
   records$winner <- winner_ab
   records$is_valid <- !failed_judgement(records$winner)
   records
 }
 
-# The battle records (EloBench's columns) of a judging task's samples.
 experiment_records <- function(samples, battles) {
   get <- function(field) metadata_field(samples$solver_metadata, field)
   tibble::tibble(
@@ -364,7 +338,6 @@ experiment_records <- function(samples, battles) {
   )
 }
 
-# The battle records (EloBench's columns) of judged battles (a table from judge_verdicts()).
 judged_records <- function(judged) {
   tibble::tibble(
     model_a = judged$model_a, model_b = judged$model_b, winner = judged$winner,
@@ -375,9 +348,8 @@ judged_records <- function(judged) {
   )
 }
 
-# Requests a pool takes at once in arena_run(): its rounds are sent in chunks of this many,
-# so memory holds one chunk's requests and answers, whatever the size of the arena. A
-# provider batch takes a round whole (each chunk would be a batch to wait for).
+# Requests a pool takes at once in arena_run(), so memory holds one chunk whatever the arena's
+# size; a provider batch takes a round whole (each chunk would be a batch to wait for).
 arena_chunk <- function(settings) if (isTRUE(settings$batch)) .Machine$integer.max else 8000L
 
 # `n` rows in consecutive chunks of at most `size` (at least one row each).

@@ -1,5 +1,4 @@
-# DeltaBench summary: macro and micro precision, recall and F1 and accuracy by group, and
-# the benchmark's registration.
+# DeltaBench summary: macro and micro precision, recall, F1 and accuracy by group.
 
 deltabench_interval <- "95% normal interval (macro means and accuracies; none for micro)"
 

@@ -1,5 +1,4 @@
-# The DeltaBench Task: preparing and reading the task table, and the vitals Task with its
-# one-critique solver and section-set scorer.
+# The DeltaBench Task: the task table, and the one-critique solver and section-set scorer.
 
 #' Flatten DeltaBench or ProcessBench files into a task table
 #'

@@ -1,6 +1,4 @@
-# DSBench: a deterministic scorer without a judge (letters, numbers, text), not in the original.
-
-# A cheap run without a judge: letters, numbers (relative `tolerance`) and short strings.
+# DSBench without a judge (not in the original): letters, numbers (relative `tolerance`), text.
 dsbench_scorer_exact <- function(tolerance = 1e-6) {
   check_number(tolerance)
   function(samples, ...) {

@@ -1,12 +1,8 @@
-# DSBench: which files a task-table row may touch. The competition folder (`folder`) is
-# `competition_dir` directly inside the data folder; the image (`image_used`, written
-# "<competition_dir>/<file>") and the workbooks (`workbook_files`) are inside the competition
-# folder, all after links are resolved. The Python flattener makes tables that pass, but a
-# table may come from anywhere (a shared parquet, a data frame): the solver checks every row
-# it was given before it sends any request, since images are uploaded to the provider and
-# workbooks opened by the model's tools.
+# DSBench: which files a task-table row may touch: its competition folder directly inside the
+# data folder, its image and workbooks inside that, links resolved. A table may come from
+# anywhere, so every row is checked before any request: images are uploaded to the provider
+# and workbooks opened by the model's tools.
 
-# The real competition folder of each row (NA where `folder` is NA).
 dsbench_row_folders <- function(rows, call = rlang::caller_env()) {
   out <- rep(NA_character_, nrow(rows))
   for (i in which(!is.na(rows$folder))) {
@@ -30,7 +26,6 @@ dsbench_row_folders <- function(rows, call = rlang::caller_env()) {
   out
 }
 
-# The real path of each row's image (NA where it has none).
 dsbench_row_images <- function(rows, folders, call = rlang::caller_env()) {
   out <- rep(NA_character_, nrow(rows))
   for (i in which(!is.na(rows$image_used))) {
@@ -58,7 +53,6 @@ dsbench_row_images <- function(rows, folders, call = rlang::caller_env()) {
 # The image files ellmer::content_image_file() can send.
 dsbench_image_types <- c("png", "jpg", "jpeg", "webp", "gif")
 
-# Every listed workbook of each row is inside its competition folder.
 dsbench_check_workbooks <- function(rows, folders, call = rlang::caller_env()) {
   for (i in seq_len(nrow(rows))) {
     for (name in rows$workbook_files[[i]]) {

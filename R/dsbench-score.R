@@ -1,4 +1,4 @@
-# DSBench: the original LLM judge (decision rule, the scorer that sends judgements; its prompt is in dsbench-prompt.R).
+# DSBench: the original LLM judge (decision rule and scorer; its prompt is in dsbench-prompt.R).
 
 #' @rdname dsbench_task
 #' @order 4
@@ -31,7 +31,6 @@ dsbench_scorer <- function(scorer_chat = NULL, settings = NULL) {
   with_judge(scorer, default_chat, no_judge, "dsbench")  # (refused before the run: no judge)
 }
 
-# Why a question scored what it did: the judge's verdict, then the prediction and the answer.
 dsbench_judge_explanation <- function(prediction, answer, judged) {
   verdict <- if ("panel_said" %in% names(judged)) judged$panel_said else ifelse(
     !is.na(judged$reply),
@@ -44,8 +43,7 @@ dsbench_judge_explanation <- function(prediction, answer, judged) {
          dsbench_excerpt(answer), ".")
 }
 
-# A response or answer quoted for an explanation, its end kept when it is long (the
-# original's answers come last).
+# A text quoted for an explanation, its end kept when long (the original's answers come last).
 dsbench_excerpt <- function(text, max_chars = 300) {
   out <- ifelse(is.na(text), "none", text)
   long <- nchar(out) > max_chars
@@ -58,11 +56,9 @@ dsbench_judge_correct <- function(reply) {
   !is.na(reply) & grepl("true", tolower(reply), fixed = TRUE)
 }
 
-# The judge's verdicts (`scorer_chat` a chat, or a panel: check_judge()), one row per
-# question. A panel's members judge every question in one pool, each request keyed as that
-# member's alone (a member's verdicts are those it gives as a single judge, from the cache);
-# a question is correct when more than half the members say so (a failed judgement is a
-# member's "incorrect", as it is a single judge's; an even split is incorrect).
+# The judge's verdicts, one row per question. A panel's members judge in one pool, each request
+# keyed as that member's alone; correct when more than half say so (a failed judgement is an
+# "incorrect", an even split is incorrect).
 dsbench_judge <- function(question, answer, prediction, scorer_chat, settings = NULL) {
   if (!is_judge_panel(scorer_chat)) {
     return(dsbench_judge_members(question, answer, prediction, list(scorer_chat),
@@ -96,7 +92,6 @@ dsbench_judge_members <- function(question, answer, prediction, judges, settings
     )
   })
   if (length(send)) {
-    # every member's requests in one pool
     res <- run_requests(chats, rep(seq_len(k), each = length(send)),
                         as_prompt_list(rep(prompts[send], k)), settings,
                         key_extra = "dsbench-judge-v1")
@@ -132,9 +127,8 @@ dsbench_judge_members <- function(question, answer, prediction, judges, settings
   })
 }
 
-# A panel's rows from its members' (dsbench_judge_members()): the majority's verdict, each
-# judge's own in `judges` (JSON), the requests' usage summed, and the first member's
-# conversation for vitals, which wants one chat per question.
+# A panel's rows: the majority's verdict, each judge's own in `judges`, usage summed, and the
+# first member's conversation (vitals wants one chat per question).
 dsbench_panel_verdict <- function(members, models, judge) {
   column <- function(name) do.call(cbind, lapply(members, `[[`, name))
   correct <- column("correct")

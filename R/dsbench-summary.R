@@ -125,14 +125,12 @@ dsbench_note_judge_cuts <- function(x) {
   )
 }
 
-# One usage field of every sample's metadata (failed requests report no tokens, NA); none
-# for a task without that metadata.
+# One usage field of every sample's metadata (NA for failed requests); none without it.
 dsbench_usage <- function(x, column, field) {
   if (!column %in% names(x)) return(double())
   vapply(x[[column]], function(m) as.double(m[[field]] %||% NA), 1)
 }
 
-# How many samples have an error recorded in `field` of their metadata.
 dsbench_failures <- function(x, column, field) {
   if (!column %in% names(x)) return(NA_integer_)
   sum(vapply(x[[column]], function(m) !is.null(m[[field]]) && !is.na(m[[field]]), TRUE))

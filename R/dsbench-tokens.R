@@ -82,10 +82,8 @@ dsbench_has_tiktoken <- function() {
   FALSE
 }
 
-# tiktoken's encoding for a model, as the original's tiktoken.encoding_for_model() (an
-# encoding name stays as it is). For a model tiktoken does not know (the original ran OpenAI
-# models only), o200k_base, the fallback of OpenAI's cookbook ("How to count tokens with
-# tiktoken").
+# tiktoken's encoding for a model, as the original's tiktoken.encoding_for_model(); for a model
+# tiktoken does not know, o200k_base (OpenAI cookbook's fallback).
 dsbench_model_encoding <- function(model) {
   if (model %in% tiktoken_encodings) return(model)
   if (!tiktoken_installed()) return("o200k_base")
@@ -116,13 +114,10 @@ dsbench_truncate_tiktoken <- function(text, max_tokens, encoding) {
        tokenizer = encoding)
 }
 
-# Decode the kept tokens as tiktoken's decode() does (UTF-8 with errors = "replace"). Only
-# the start can be broken: when the cut fell inside a character, the kept bytes start with 1
-# to 3 of its continuation bytes, and Python writes one U+FFFD for each. rtiktoken refuses
-# invalid UTF-8, so the count is found by putting a lead byte in front: exactly one of the
-# lead bytes of a 2-, 3- and 4-byte character (0xC2, 0xE1, 0xF1, which take any continuation
-# byte) makes the bytes valid, and then that one extra character is dropped again. The
-# single-byte tokens have the same ids in cl100k_base and o200k_base (GPT-2's byte order).
+# Decode as tiktoken's decode() (errors = "replace"): only the start can be broken, 1-3
+# continuation bytes Python writes as one U+FFFD each. rtiktoken refuses invalid UTF-8, so the
+# one lead byte of 0xC2, 0xE1, 0xF1 that makes them valid is put in front and its character
+# dropped again (single-byte ids agree in cl100k_base and o200k_base).
 dsbench_decode_tail <- function(tokens, encoding) {
   decode <- function(x) tryCatch(rtiktoken::decode_tokens(x, encoding), error = function(e) NULL)
   text <- decode(tokens)

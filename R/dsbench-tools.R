@@ -1,11 +1,9 @@
 # ellmer tools over one competition's workbooks (DSBench's files mode), built on readxl.
 
-# Which files are workbooks is decided once, by the Python flattener
-# (inst/python/predictivebench/dsbench.py: is_workbook_name(), find_workbooks()), and recorded
-# in the task table's `workbook_files` column: R does not list the folder again, and the
-# tools open exactly the names they are given and refuse any other. A table may come from
-# anywhere, so every given name is checked to stay inside the folder (links resolved) when
-# the tools are made, and again when the model opens it (a link may appear in between).
+# Which files are workbooks is decided once, by the Python flattener (dsbench.py's
+# find_workbooks()), in the `workbook_files` column; the tools open only those names, each
+# checked to stay inside the folder when the tools are made and again when opened (a link may
+# appear in between).
 
 #' Tools that let a model read a folder's Excel workbooks
 #'
@@ -103,8 +101,8 @@ workbook_tools <- function(folder, files, max_cells = 2000) {
   )
 }
 
-# readxl is in Suggests: only DSBench's files mode reads workbooks in R (six packages that
-# nothing else needs). A function of its own so tests can pretend it is not installed.
+# readxl is in Suggests (only DSBench's files mode needs it); a function so tests can pretend
+# it is missing.
 readxl_installed <- function() requireNamespace("readxl", quietly = TRUE)
 
 check_readxl <- function(call = rlang::caller_env()) {

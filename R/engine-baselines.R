@@ -32,8 +32,8 @@ BaselineChat <- R6::R6Class(
       self$add_turn(user_turn_of(prompt), turn)
       turn@text
     },
-    # ellmer::parallel_chat(), vitals::generate() and vitals' model-graded scorers send a
-    # chat's requests over HTTP: inside `code` this baseline's are answered locally.
+    # parallel_chat(), vitals::generate() and vitals' graders send over HTTP: inside `code`
+    # this baseline's requests are answered locally.
     with_answers = function(code) {
       local_baseline_answers(list(self))  # R/engine-compat-ellmer.R
       code
@@ -148,7 +148,6 @@ baseline_random <- function(choices, template = "%s", seed = 1, name = NULL) {
   }, name = name %||% paste0("baseline-random-", seed))
 }
 
-# Short forms kept for the package's own tests and internals.
 baseline_constant <- function(answer) {
   check_string(answer)
   baseline_chat(answer)

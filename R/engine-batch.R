@@ -1,25 +1,20 @@
 # Provider batch APIs: prompts not in the cache go through ellmer::batch_chat().
 
-# Sends `prompts` (with cache keys `keys`) as one provider batch through
-# ellmer::batch_chat(), whose state file lives in the cache directory under a name made from
-# the keys: the same call made again (after quitting R) finds the file and resumes the same
-# batch instead of submitting a new one. Returns one value per prompt: a record, an error
-# (the provider's, for an item that failed), or NULL while the batch is still running
-# (`wait = FALSE`). Once the batch has ended, the values carry its state file as attribute
-# "done": the caller deletes it after caching the answers, so that items that failed go
-# into a new batch next time instead of being read back from the old one.
+# Sends `prompts` as one provider batch through ellmer::batch_chat(), its state file in the cache
+# named from the keys, so the same call after quitting R resumes the batch instead of paying for a
+# new one. Values: a record, an error, or NULL while running (`wait = FALSE`). Once ended they
+# carry the state file as attribute "done": the caller deletes it after caching, so failed items
+# go into a new batch next time.
 batch_requests <- function(chat, prompts, keys, dir, wait, keep_json) {
   path <- batch_state_path(dir, keys)
   # Redirects are followed on no route: the batch API's requests carry the key too.
   chat <- chat_without_redirects(chat$clone())
-  # what the provider says of the batch or an item is delivered without the key it was sent
-  # (some gateways repeat it), as every transport's errors are (R/engine-transport-errors.R)
+  # what the provider says is delivered without the key (some gateways repeat it)
   secrets <- chat_credentials(chat)
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   read_batch_state(path, length(prompts))
-  # ellmer is asked to check once per call (wait = FALSE) and the waiting is done here, so
-  # that a batch which ends without completing (an expired or failed OpenAI batch, which
-  # ellmer 0.5.0 would keep polling forever) ends the wait with an error.
+  # ellmer checks once per call and the waiting is here, so a batch that ends without completing
+  # (an expired OpenAI batch, which ellmer 0.5.0 would poll forever) ends the wait with an error.
   repeat {
     chats <- tryCatch(
       ellmer::batch_chat(chat, prompts, path = path, wait = FALSE),
@@ -57,9 +52,8 @@ batch_state_path <- function(dir, keys) {
   file.path(dir, "batches", paste0("batch-", substr(cache_key(keys), 1, 24), ".json"))
 }
 
-# The state ellmer keeps, or NULL before the batch is submitted. A file that is not JSON (a
-# write cut short) is an error that names it: deleting it submits the batch again, which
-# the provider bills again, so it is left to the user.
+# The state ellmer keeps, or NULL before submission. A file that is not JSON is an error naming
+# it: deleting it submits (and bills) the batch again, so that is left to the user.
 read_batch_state <- function(path, n = NULL, call = rlang::caller_env()) {
   if (!file.exists(path)) return(NULL)
   state <- tryCatch(jsonlite::read_json(path), error = function(e) {
@@ -71,9 +65,8 @@ read_batch_state <- function(path, n = NULL, call = rlang::caller_env()) {
   check_batch_state(state, path, n, call = call)
 }
 
-# ellmer 0.5.0's BatchJob writes {version, stage, batch, results, started_at, hash} and trusts
-# what it reads back: JSON of another shape makes it fail on an unrelated line, or (with no
-# batch) be reported as a batch the provider refused. Checked here, naming the field.
+# ellmer 0.5.0's BatchJob trusts the state it reads back: JSON of another shape fails on an
+# unrelated line, so it is checked here, naming the field.
 batch_stages <- c("submitting", "waiting", "retrieving", "done")
 
 check_batch_state <- function(state, path, n = NULL, call = rlang::caller_env()) {
@@ -125,8 +118,7 @@ abort_batch <- function(e, path) {
   ), "batch", file = path, batch_id = id, parent = e)
 }
 
-# A batch that stopped without completing: OpenAI's "expired", "failed" (the whole batch
-# refused after upload), "cancelled".
+# A batch that stopped without completing: OpenAI's "expired", "failed" or "cancelled".
 check_batch_not_ended <- function(state, path, secrets = character()) {
   status <- state$batch$status
   if (!rlang::is_string(status) || !status %in% c("expired", "failed", "cancelled")) {
@@ -142,8 +134,7 @@ check_batch_not_ended <- function(state, path, secrets = character()) {
   ), "batch", file = path, batch_id = id)
 }
 
-# An OpenAI batch that expired: the requests it finished are in its output file, the rest
-# in its error file.
+# An expired OpenAI batch: finished requests are in its output file, the rest in its error file.
 openai_batch_expired <- function(chat, state) {
   identical(state$batch$status, "expired") &&
     inherits(chat$get_provider(), "ellmer::ProviderOpenAI") &&

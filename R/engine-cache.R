@@ -136,12 +136,8 @@ key_json <- function(x) {
                                 force = TRUE))
 }
 
-# The keys of many requests, each `cache_key(identities[[chat_index[i]]], fingerprints[i],
-# epoch[i])`, byte for byte: the JSON of an unnamed list is its elements' JSON, joined by
-# commas in brackets, so each chat's identity (the same for all its requests, and the costly
-# part) is serialised once, not once per request.
-# Fingerprints (sha256 hex) and integer epochs are written as toJSON() writes them without
-# calling it: at ~0.15 ms a call, toJSON() was most of the keys' CPU over 27,200 requests.
+# The keys of many requests, byte for byte as cache_key() makes them, with each chat's identity
+# (the costly part) serialised once; toJSON() per request was most of the CPU over 27,200.
 request_keys <- function(identities, chat_index, fingerprints, epoch) {
   if (!length(chat_index)) return(character())
   identity_json <- vapply(identities, key_json, "")
@@ -163,16 +159,13 @@ cache_path <- function(dir, key) {
   file.path(dir, cache_entries_folder, substr(key, 1, 2), paste0(key, ".rds"))
 }
 
-# Where a cache directory is read and written. Inside estimate_cost()'s dry run (`dry_run`,
-# the settings' context from new_dry_run()) it is only read: the dry run keeps what it
-# answered in its context (R/engine-dry-run.R), so neither an error nor a kill can leave a
-# placeholder answer where a real run would read it.
+# Where a cache directory is read and written. Inside estimate_cost()'s dry run it is only read,
+# so neither an error nor a kill can leave a placeholder answer where a real run would read it.
 cache_view <- function(dir, dry_run = NULL) {
   list(read = dir, write = if (is.null(dry_run)) dir)
 }
 
-# Entries of `keys`, NULL for a miss. Entries that can't be read or are of another layout
-# are misses too, with one warning for the call that names the first of them.
+# Entries of `keys`, NULL for a miss (unreadable or foreign entries too, warned about once).
 cache_get_many <- function(dir, keys, dry_run = NULL) {
   if (is.null(dir)) return(vector("list", length(keys)))
   bad <- character()
@@ -199,10 +192,8 @@ cache_get_many <- function(dir, keys, dry_run = NULL) {
 
 cache_get <- function(dir, key) cache_get_many(dir, key)[[1]]
 
-# An entry whose answer turn has no content at all is no answer (a 200 that held none,
-# cached by a version before such a 200 was an error): a miss, sent again. Records checked
-# to be answers say so (`answered`), so an empty answer `""` (a turn without contents too)
-# stays a hit.
+# An entry whose answer turn has no content is a miss, sent again (cached before such a 200 was
+# an error); records checked to be answers (`answered`) keep an empty answer `""` a hit.
 holds_answer <- function(value) {
   if (!is.list(value)) return(FALSE)
   if (is.list(value$turn)) {
@@ -228,11 +219,9 @@ cache_set <- function(dir, key, value, dry_run = NULL) {
   write_cache_entry(dir, path, serialize(entry, NULL))
 }
 
-# An entry is in place whole or not at all: its write is checked before the rename. A disk
-# that is full stops the run with the classed disk error (the entries written before are in
-# the cache, this one is not). An entry whose temporary file or folder vanished before the
-# rename (a cache_clear() from another session) is written once more, and else left out
-# with a warning: the run keeps the answer, only a later run sends it again.
+# An entry is in place whole or not at all (checked before the rename). A full disk stops the
+# run with the classed disk error; an entry whose temporary file vanished (a cache_clear()
+# elsewhere) is written once more, else left out with a warning: the run keeps the answer.
 write_cache_entry <- function(dir, path, bytes) {
   for (attempt in 1:2) {
     done <- tryCatch(
@@ -257,14 +246,12 @@ write_cache_entry <- function(dir, path, bytes) {
   invisible(NULL)
 }
 
-# The temporary file an entry is written to before its rename; a function of its own so
-# that a test can put a device in its place.
+# The temporary file of an entry (a function so a test can put a device there).
 cache_temp_file <- function(path) default_temp_file(path)
 
-# Keeps what a request pool delivers: an answer into `records` and into the cache at once
-# (a killed run loses only what was in flight), an error's message into `errors` (a failure
-# is never cached). Returns an environment holding both and `keep(i, value)` for the pool.
-# `run`: the run paying for the answers (its request session's), stamped on each (see paid_by_run()).
+# Keeps what a request pool delivers: an answer into `records` and the cache at once (a killed
+# run loses only what was in flight), an error into `errors` (never cached). `run` is stamped on
+# each answer (paid_by_run()).
 cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_run = NULL,
                          run = NULL) {
   kept <- new.env(parent = emptyenv())
@@ -282,9 +269,8 @@ cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_
   kept
 }
 
-# `env[[name]][[i]] <- value` without copying the whole list: assigned in place, R copies
-# the list (it is bound in `env` and in the assignment at once), ~0.1 ms a request for the
-# 8,000 requests of a chunk. The list is taken out of `env`, set, and put back.
+# `env[[name]][[i]] <- value` without copying the whole list (~0.1 ms a request otherwise):
+# taken out of `env`, set, and put back.
 set_element <- function(env, name, i, value) {
   x <- env[[name]]
   env[[name]] <- NULL
@@ -293,9 +279,8 @@ set_element <- function(env, name, i, value) {
   invisible()
 }
 
-# Called before the first request is sent (not inside estimate_cost()'s dry run, which
-# writes nothing): makes the cache directory, writes its marker and a probe file, so that an
-# unwritable cache stops the run before anything is paid rather than after.
+# Before the first request (not in a dry run): make the cache and write a probe, so an
+# unwritable cache stops the run before anything is paid.
 cache_prepare <- function(dir, dry_run = NULL) {
   target <- cache_view(dir, dry_run)$write
   if (is.null(target)) return(invisible(NULL))

@@ -1,10 +1,8 @@
 # Chat configuration: what a benchmark fixes on the user's chat, on a clone.
 
-# A clone of `chat` with `system_prompt` (when not NULL), `params` merged into its parameters
-# and `api_args` into its extra request-body fields (ellmer's escape hatch, e.g. list(n = 8)),
-# so a benchmark can fix, e.g., temperature = 0 whatever chat the user passes. Internal: it
-# rests on a workaround (ellmer has no public setter for a chat's parameters; R/engine-compat-ellmer.R).
-# What it replaces of the chat's own settings is signalled (signal_overridden()).
+# A clone of `chat` with `system_prompt`, `params` and `api_args` (ellmer's escape hatch, e.g.
+# list(n = 8)) set, so a benchmark can fix e.g. temperature = 0 on any chat; it rests on the
+# workaround in R/engine-compat-ellmer.R. What it replaces is signalled (signal_overridden()).
 configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args = NULL) {
   chat <- as_chat(chat)
   chat <- chat$clone()
@@ -16,13 +14,10 @@ configure_chat <- function(chat, system_prompt = NULL, params = NULL, api_args =
   chat
 }
 
-# A setting the user made the chat with that the benchmark sends otherwise (ProcessBench's
-# temperature 0.7 over a chat's 0.5) is signalled, a condition of class
-# `predictivebench_setting_overridden` with `provider`, `model` and `overridden` (per
-# setting, the chat's value `own` and the one sent, `sent`), so that what names the chat
-# (an evaluation set's labels) does not claim a setting that was not sent. Nothing handles
-# it by default. A seed is not overridden: benchmarks derive their votes' seeds from the
-# chat's (ProcessBench's seed, seed + 1, ...).
+# A chat setting the benchmark sends otherwise (ProcessBench's temperature 0.7 over 0.5) is
+# signalled (`predictivebench_setting_overridden`, with each setting's `own` and `sent`), so a
+# set's labels don't claim a setting that was not sent. A seed is not overridden: benchmarks
+# derive their votes' seeds from the chat's.
 signal_overridden <- function(chat, system_prompt, params, api_args) {
   overridden <- c(
     overridden_values(chat_params(chat), params[setdiff(names(params), "seed")]),
@@ -49,8 +44,7 @@ overridden_values <- function(own, fixed) {
 # The chat's parameters (temperature, max_tokens, seed, ...) as a plain list.
 chat_params <- function(chat) chat_model_field(chat, "params")
 
-# A field ellmer keeps on the model object from 0.5 on (on the provider before: reading it
-# there now warns).
+# A field ellmer keeps on the model object from 0.5 on (reading it on the provider now warns).
 chat_model_field <- function(chat, name) {
   model <- tryCatch(chat$get_model_object(), error = function(e) NULL)
   value <- if (!is.null(model)) tryCatch(S7::prop(model, name), error = function(e) NULL) else
@@ -60,9 +54,7 @@ chat_model_field <- function(chat, name) {
 
 # ---- credentials, read before a run -------------------------------------------------------
 
-# The value a chat's credentials function gives in this process, `list(credentials =
-# <value>)`, or `list(error = <why, one line>)` when it can't be read here (ellmer's "Can't
-# find env var `OPENAI_API_KEY`.").
+# `list(credentials = <value>)` from the chat's credentials function here, or `list(error = <why>)`.
 read_credentials <- function(creds) {
   tryCatch(list(credentials = creds()),
            error = function(e) list(error = one_line(conditionMessage(e))))
@@ -70,10 +62,8 @@ read_credentials <- function(creds) {
 
 one_line <- function(text) trimws(gsub("\\s+", " ", paste(text, collapse = " ")))
 
-# A chat that can't read its credentials here stops a run before anything is sent, in one
-# line naming what is missing, where ellmer says so only while building the first request,
-# after the run began. `label` names the chat as the caller shows it. Offline baseline chats
-# have none.
+# A chat that can't read its credentials stops a run before anything is sent, in one line;
+# ellmer would say so only while building the first request. Offline baselines have none.
 check_chat_credentials <- function(chat, label, call = rlang::caller_env()) {
   if (!inherits(chat, "Chat") || inherits(chat, "BaselineChat")) return(invisible(chat))
   creds <- S7::prop(chat$get_provider(), "credentials")

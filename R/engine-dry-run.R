@@ -1,21 +1,13 @@
-# estimate_cost()'s dry run inside the engine: the requests a run would send are answered
-# where run_requests() and the log-probability path would send them, without a request,
-# a chat turn or a JSON body per request. What is kept of each request is what its price
-# needs: the chat it goes to (built once per chat into a template: its fixed messages, its
-# model, its bound on output tokens, the one placeholder answer every request gets) and the
-# text of the message that varies (the prompt). Counting tokens is left to the end, in bulk
-# over distinct texts (estimate_cost()), so a request costs a cache-key lookup and a few
-# vector appends (bench/dry-run.R: ProcessBench's 27,200 requests).
+# estimate_cost()'s dry run inside the engine: requests are answered where they would be sent,
+# without a request, a turn or a JSON body each. A request keeps only what its price needs (its
+# chat's template and the prompt's text); tokens are counted at the end in bulk over distinct
+# texts (bench/dry-run.R: ProcessBench's 27,200 requests).
 
-# The dry run's context, carried down in the settings (`settings$dry_run`), never in a
-# global option. `answer` is every request's placeholder reply. The context collects:
-# `hits` (requests answered by a real cache), `templates` (one per chat, dry_run_template()),
-# `chunks` (the requests answered here: their template, the varying texts, the batch price
-# flag) and `answered` (their cache keys: a request asked again later in the run is a cache
-# hit of this run's own placeholder, as it would be in a real run, and is not counted).
-# `batch` is set by dry_run_batch(). Requests the engine can't answer here (an ellmer
-# without the internals request templates need) and requests that bypass the engine (vitals'
-# own solvers and scorers) go to httr2, where estimate_cost()'s mock answers and records them.
+# The dry run's context, carried in the settings (`settings$dry_run`), never a global option.
+# It collects `hits` (real cache hits), `templates`, `chunks` (requests answered here) and
+# `answered` (their keys: a request asked again is a hit of this run, as in a real run).
+# Requests the engine can't answer here (no ellmer internals; vitals' own solvers and scorers)
+# go to httr2, where estimate_cost()'s mock answers and records them.
 new_dry_run <- function(answer = "") {
   context <- new.env(parent = emptyenv())
   context$answer <- answer
@@ -29,9 +21,8 @@ new_dry_run <- function(answer = "") {
   context
 }
 
-# Called by the engine (run_requests()) with its settings: inside estimate_cost()'s dry run,
-# a batch becomes requests sent one by one (which the mock answers), marked for the batch
-# price until the caller returns. Outside it, the settings' `batch` is returned unchanged.
+# Inside a dry run a batch becomes requests sent one by one (the mock answers), marked for the
+# batch price until the caller returns; outside, `batch` unchanged.
 dry_run_batch <- function(settings, frame = parent.frame()) {
   context <- settings$dry_run
   if (!settings$batch || is.null(context)) return(settings$batch)
@@ -40,11 +31,9 @@ dry_run_batch <- function(settings, frame = parent.frame()) {
   FALSE
 }
 
-# run_requests()'s hook: outside a dry run `todo` unchanged. Inside, counts the `hits` of the
-# real cache, gives every request of `todo` its chat's placeholder record (into `state`,
-# run_requests()'s records and errors), records it, and returns the requests it could not
-# answer (sent on, to the mock). Records are set a chat's rows at a time: one at a time, each
-# assignment into the environment's list copies the whole list (27,200 requests: ~6 s).
+# run_requests()'s hook: outside a dry run `todo` unchanged. Inside, gives every request its
+# chat's placeholder record and returns those it could not answer (sent on, to the mock).
+# Records are set a chat's rows at a time: one at a time copies the list (27,200 requests: ~6 s).
 dry_run_answer <- function(context, state, chats, chat_index, prompts, keys, todo, hits) {
   if (is.null(context)) return(todo)
   context$hits <- context$hits + as.integer(hits)
@@ -74,8 +63,7 @@ dry_run_answer <- function(context, state, chats, chat_index, prompts, keys, tod
   sort(left)
 }
 
-# echo_texts()'s hook (log-probability requests), as dry_run_answer() is run_requests()'s.
-# `read(body)`: the caller's record of a completions response body (the mock's).
+# echo_texts()'s hook, as dry_run_answer() is run_requests()'s; `read(body)` reads a mock body.
 dry_run_completions <- function(context, endpoint, texts, keys, todo, hits, keep, max_tokens,
                                 read) {
   if (is.null(context)) return(todo)
@@ -101,8 +89,7 @@ dry_run_record_requests <- function(context, at, texts, keys) {
   context$answered <- c(context$answered, keys)
 }
 
-# The template of `chat` (made once per chat object of the run), its index; NA when this
-# ellmer can't build requests offline.
+# The index of `chat`'s template (made once per chat object); NA when ellmer can't build offline.
 dry_run_template_at <- function(context, chat) {
   for (at in seq_along(context$templates)) {
     if (identical(context$templates[[at]]$chat, chat)) return(at)
@@ -114,10 +101,8 @@ dry_run_template_at <- function(context, chat) {
 
 dry_run_placeholder <- "predictivebench-dry-run-prompt-f3a9c71e"
 
-# What ellmer would send for `chat` with a prompt, built once (as the fast path's
-# request_template()): the texts of its fixed messages (system prompt, earlier turns), the
-# text around the prompt in its own message, the bound on output tokens (times `n`
-# choices), and the record of the placeholder answer, read by ellmer's own parser.
+# What ellmer would send for `chat`, built once (as request_template()): fixed messages, the text
+# around the prompt, the output bound (times `n`), and the placeholder read by ellmer's parser.
 dry_run_template <- function(chat, answer) {
   existing <- chat$get_turns(include_system_prompt = TRUE)
   offline <- chat_offline(chat)  # (nothing is sent: no key is read)
@@ -140,10 +125,8 @@ dry_run_template <- function(chat, answer) {
        output = output_bound(body), record = record)
 }
 
-# The texts a request sends that vary with its prompt: the prompt's message for a plain
-# prompt; else (images, several parts) the messages after the template's fixed ones in the
-# request ellmer builds for it (all of them for a template without one clean place for the
-# prompt, whose `fixed` is empty).
+# The texts a request sends that vary with its prompt: the prompt's message, or (images, several
+# parts) the messages after the template's fixed ones.
 varying_texts <- function(prompt, template, chat) {
   if (rlang::is_string(prompt) && !is.null(template$prefix)) {
     return(paste0(template$prefix, prompt, template$suffix))
@@ -171,8 +154,7 @@ output_bound <- function(body) {
   if (is.null(limit)) NA_real_ else as.double(limit) * max(1, as.double(body$n %||% 1))
 }
 
-# A successful reply in the shape of the endpoint's API, with the placeholder text; NULL for
-# an API it does not know.
+# A successful reply in the endpoint's API shape with the placeholder text; NULL for an unknown API.
 fake_json <- function(url, body, answer) {
   n <- max(1L, as.integer(body$n %||% 1L))
   model <- body$model %||% "model"

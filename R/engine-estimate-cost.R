@@ -1,13 +1,9 @@
-# The request side of estimate_cost()'s dry run (R/results-estimate-cost.R runs the task):
-# the mock that answers any HTTP request still reaching httr2, and the pricing of the
-# requests the engine answered where it would send them (R/engine-dry-run.R): tokens counted
-# in bulk over distinct texts, each request priced at its own chat's model, folded into
-# running totals a chunk of requests at a time.
+# The request side of estimate_cost()'s dry run: the mock answering what still reaches httr2,
+# and the pricing of the engine's answered requests (tokens counted in bulk over distinct texts,
+# each priced at its own chat's model, folded into running totals per chunk).
 
-# Evaluates `code` (quietly) with every HTTP request that still reaches httr2 answered by
-# fake_response() and recorded in the dry-run `context` (url, body), so nothing leaves the
-# machine: what estimate_cost() runs its task in, and what an evaluation set's closing arena
-# runs in for its preview (R/evalset-arena.R).
+# Evaluates `code` with every HTTP request that reaches httr2 answered by fake_response() and
+# recorded in `context`, so nothing leaves the machine (estimate_cost(), a set's arena preview).
 with_dry_run_mock <- function(context, code) {
   mock <- function(req) {
     body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
@@ -18,10 +14,8 @@ with_dry_run_mock <- function(context, code) {
   httr2::with_mocked_responses(mock, suppressMessages(suppressWarnings(code)))
 }
 
-# What the dry run's requests cost, over all of them: those answered since the last fold
-# priced (dry_run_fold()) and added to the totals of those before. `n` requests to send,
-# `input` tokens, the `output` bound, `cost` (NA when a price is unknown), `how` ("exact"
-# when every request's tokens are) and `all_batch` (every request at the batch price).
+# What the dry run's requests cost over all of them: `n`, `input` tokens, the `output` bound,
+# `cost` (NA when a price is unknown), `how` ("exact" or not) and `all_batch`.
 dry_run_costs <- function(context, chats, batch) {
   dry_run_fold(context, chats, batch)
   tally <- context$tally
@@ -30,11 +24,8 @@ dry_run_costs <- function(context, chats, batch) {
        all_batch = tally$all_batch)
 }
 
-# The requests answered since the last fold (`chunks`, the engine's; `requests`, the
-# mock's) priced, added to the context's running totals (`tally`), and dropped: a dry run
-# folded after each chunk of its task (R/results-estimate-cost.R) holds one chunk's texts,
-# not the run's. The keys of the requests answered stay (`answered`): a request asked again
-# in a later chunk is one the real run sends once.
+# Prices the requests answered since the last fold and drops them, so a dry run holds one
+# chunk's texts; their keys stay (`answered`): a request asked again the real run sends once.
 dry_run_fold <- function(context, chats, batch) {
   tally <- context$tally %||% list(n = 0L, input = 0, output = 0, cost = 0, exact = TRUE,
                                    all_batch = TRUE)
@@ -51,11 +42,8 @@ dry_run_fold <- function(context, chats, batch) {
   invisible(context)
 }
 
-# Input tokens, the bound on output tokens and its price over the requests in the context,
-# each counted and priced for its own chat's model: the engine's requests (a solver's, a
-# judge's, a grader's) for the chat that sends them, whatever was given here;
-# log-probability requests and those the mock saw for the chat given here of their body's
-# model (else the solver's). Tokens are counted once per distinct text and encoding, in bulk.
+# Input tokens, output bound and price of the context's requests, each for its own chat's model
+# (the mock's for their body's model, else the solver's), counted once per distinct text.
 request_costs <- function(context, chats, batch) {
   models <- vapply(chats, function(ch) ch$get_model(), "")
   chat_of <- function(chat, model) {
@@ -85,8 +73,7 @@ request_costs <- function(context, chats, batch) {
        cost = sum(pick("cost")), exact = all(pick("exact")), all_batch = all(flags))
 }
 
-# A chat's tokenizer and its regular and batch prices, looked up once per provider and model
-# in a dry run (kept in its context as data: `prices`), not once per fold.
+# A chat's tokenizer and prices, looked up once per provider and model in a dry run, not per fold.
 chat_pricing <- function(context, chat, batch) {
   id <- paste(chat$get_provider()@name, chat$get_model(), sep = "\r")
   context$prices[[id]] <- context$prices[[id]] %||%
@@ -95,8 +82,7 @@ chat_pricing <- function(context, chat, batch) {
   context$prices[[id]]
 }
 
-# The engine's requests, one list per chunk (its texts, encoding, fixed messages, style,
-# output bound and price): for each request the counts one_request() gives for its body.
+# The engine's requests, one list per chunk: per request the counts one_request() gives its body.
 engine_request_costs <- function(chunks) {
   texts <- unlist(lapply(chunks, function(x) unlist(x$texts)), use.names = FALSE)
   encodings <- unlist(lapply(chunks, function(x) {
@@ -152,8 +138,7 @@ one_request <- function(body, encoding, price) {
     counts <- vapply(texts, function(t) {
       as.double(rtiktoken::get_token_count(enc2utf8(t), encoding))
     }, 1)
-    # chat messages: 3 tokens per message and 3 to start the reply; a completions prompt
-    # is its text alone
+    # chat: 3 tokens per message and 3 to start the reply; a completions prompt: its text alone
     if (is.null(body$prompt)) sum(counts) + 3 * length(texts) + 3 else sum(counts)
   } else {
     ceiling(sum(nchar(texts)) / 4)
@@ -163,8 +148,7 @@ one_request <- function(body, encoding, price) {
   list(input = input, output = output, cost = cost, exact = !is.null(encoding))
 }
 
-# The texts a request sends, one per message: its messages (chat completions, Anthropic),
-# input (Responses), system prompt, or prompt (completions).
+# The texts a request sends: messages (chat, Anthropic), input (Responses), system, or prompt.
 request_texts <- function(body) {
   if (is.null(body)) return(character())
   if (!is.null(body$prompt)) return(as.character(body$prompt))
@@ -179,8 +163,7 @@ request_texts <- function(body) {
   }, "")
 }
 
-# The tokenizer for an OpenAI model (by provider or by name), or NULL: other providers'
-# tokenizers are not public, and a model tiktoken does not know is estimated too.
+# The tokenizer for an OpenAI model, or NULL (other providers' are not public: estimated).
 openai_encoding <- function(chat) {
   openai <- chat$get_provider()@name == "OpenAI" ||
     grepl("^(gpt-|o[0-9]|chatgpt-|text-|davinci|babbage)", chat$get_model())

@@ -1,9 +1,7 @@
 # What the engine says of requests that failed for good.
 
-# Requests of one step that failed for good: a warning that says how many and the first
-# error, and, when every request failed, the signal that the step failed as a whole
-# (fail_eval_step()). What report_failures() says of a vector of errors; the engine's solver
-# says it of its own requests.
+# Requests of one step that failed for good: a warning with their count and first error, and
+# when all failed, fail_eval_step().
 warn_failed_requests <- function(errors, what = "request", hint = NULL) {
   check_string(what)
   check_string(hint, allow_null = TRUE)
@@ -30,9 +28,8 @@ warn_failed_requests <- function(errors, what = "request", hint = NULL) {
   invisible(failed)
 }
 
-# Says that the step running (a solve or a score) failed as a whole: a ResultsTask's
-# `$solve()`/`$score()` catch this condition and mark `$eval()`'s step as failed ("x Solving",
-# see vitals_fail_step()). Outside a ResultsTask nothing listens, and nothing happens.
+# Marks the running step as failed as a whole: a ResultsTask's `$solve()`/`$score()` catch it
+# ("x Solving"); outside one nothing listens.
 fail_eval_step <- function() {
   rlang::signal("Every request of this step failed.", class = "predictivebench_step_failed")
   invisible()

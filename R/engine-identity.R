@@ -7,10 +7,9 @@ prompt_fingerprint <- function(prompt) {
   }), algo = "sha256")
 }
 
-# What identifies a request besides its messages: the provider's class and every property
-# of the provider and model, the system prompt, turns and tools; never the credentials.
-# Header values (gateway routing, but also keys some gateways take as headers) enter only
-# hashed, and the whole identity only ever as part of a hashed cache key.
+# What identifies a request besides its messages: the provider's class and properties, the
+# system prompt, turns and tools; never the credentials. Header values (which may hold keys)
+# enter only hashed.
 request_identity <- function(chat, key_extra = NULL) {
   provider <- chat$get_provider()
   list(
@@ -25,8 +24,8 @@ request_identity <- function(chat, key_extra = NULL) {
   )
 }
 
-# Every property of the provider except its credentials and those ellmer keeps on the model
-# object (reading them on the provider is deprecated).
+# Every provider property but its credentials and those ellmer keeps on the model (reading
+# them on the provider is deprecated).
 provider_properties <- function(provider) {
   names <- setdiff(S7::prop_names(provider), c("credentials", "model", "params", "extra_args"))
   props <- lapply(stats::setNames(names, names), function(name) {

@@ -1,17 +1,10 @@
-# A model's reasoning is kept, never scored. Reasoning models write their thinking before
-# the answer: inline, between `<think>` and `</think>` (DeepSeek-R1, Qwen3, QwQ through a
-# server that does not parse it), or in a field of its own (vLLM's `reasoning_content`,
-# newer servers' `reasoning`, ellmer's ContentThinking). A benchmark scores only the answer:
-# the text after the thinking. An answer that exists only in unfinished thinking (cut off
-# at the token limit before `</think>`) is no answer.
-#
-# The originals (FutureX's eval.py takes the first `\boxed{}` of the text) never saw visible
-# reasoning: their models' APIs kept it apart, as these rules do here.
+# A model's reasoning is kept, never scored: inline `<think>...</think>` (DeepSeek-R1, Qwen3) or
+# a field of its own (vLLM's `reasoning_content`, `reasoning`, ellmer's ContentThinking). A
+# benchmark scores the text after it; an answer only inside unfinished thinking is no answer.
+# The originals (e.g. FutureX's eval.py, first `\boxed{}`) never saw visible reasoning.
 
-# The answer part of `text` and the reasoning apart from it. `reasoning`: what the provider
-# gave in a field of its own (NA for none). Returns list(answer, reasoning, unfinished):
-# `unfinished` is TRUE when a `<think>` block never closes (its text is reasoning, and the
-# answer is what came before it: usually nothing).
+# The answer part of `text` and the reasoning apart. `unfinished` is TRUE when a `<think>` block
+# never closes (the answer is then what came before it, usually nothing).
 answer_parts <- function(text, reasoning = NA_character_) {
   if (is.na(text) || !grepl("</?think(ing)?>", text, ignore.case = TRUE)) {
     return(list(answer = text, reasoning = reasoning, unfinished = FALSE))
@@ -49,9 +42,8 @@ answer_parts <- function(text, reasoning = NA_character_) {
        reasoning = trimws(paste(thoughts, collapse = "\n\n")), unfinished = unfinished)
 }
 
-# The reasoning a provider returned in a field of its own: ellmer's ContentThinking, or, where
-# ellmer's parser of an OpenAI-compatible server left it out, the message's
-# `reasoning_content` (vLLM, DeepSeek, SGLang) or `reasoning` (vLLM >= 0.10, Ollama, OpenRouter).
+# Reasoning in a field of its own: ellmer's ContentThinking, or where ellmer's parser left it out,
+# the message's `reasoning_content` (vLLM, DeepSeek, SGLang) or `reasoning` (vLLM >= 0.10, Ollama).
 turn_reasoning <- function(turn) {
   thinking <- Filter(function(x) S7::S7_inherits(x, ellmer::ContentThinking), turn@contents)
   if (length(thinking)) {
@@ -65,10 +57,7 @@ turn_reasoning <- function(turn) {
   NA_character_
 }
 
-# A request's answer as a benchmark reads it: its text without reasoning, the reasoning, and
-# whether it was truncated (stopped at the token limit, or inside unfinished thinking).
-# `finish_reason`: the provider's, as ellmer normalises it ("max_tokens" at the token limit,
-# for OpenAI-compatible servers' "length" too), or as a body gives it ("length").
+# A request's answer without reasoning, the reasoning, and whether it was truncated (or unfinished).
 entry_answer <- function(record) {
   if (is.null(record)) {
     return(list(answer = NA_character_, reasoning = NA_character_, truncated = NA))
@@ -81,9 +70,7 @@ entry_answer <- function(record) {
 
 token_limit_reasons <- c("max_tokens", "length", "MAX_TOKENS")
 
-# The assistant turn a benchmark's chat keeps: the reasoning as ellmer's ContentThinking
-# before the answer text, so logs show it apart from the answer (vitals writes it as
-# Inspect's reasoning content). A turn without reasoning is returned as it is.
+# The turn a chat keeps: reasoning as ContentThinking before the answer, so logs show it apart.
 turn_with_reasoning <- function(turn, answer, reasoning) {
   if (is.na(reasoning) || !nzchar(reasoning)) return(turn)
   others <- Filter(function(x) {

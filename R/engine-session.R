@@ -1,8 +1,6 @@
-# What a run is, apart from what its user tunes (request_settings()): the run paying for its
-# requests (`run`, new_run(), stamped on every answer it pays for: paid_by_run()) and who
-# sends them (`collector`: an evaluation set's overlap, R/evalset-overlap.R). Scoped to a
-# frame as httr2's local_mocked_responses() is, so nothing a set installs outlives it or
-# travels in the settings a user gave; read through current_request_session() only.
+# What a run is, apart from what its user tunes: the `run` paying for its requests (stamped on
+# each answer) and the `collector` sending them (a set's overlap). Scoped to a frame as httr2's
+# local_mocked_responses() is, so nothing a set installs outlives it.
 the_session <- new.env(parent = emptyenv())
 
 new_request_session <- function(run = NULL, collector = NULL) {
@@ -16,10 +14,8 @@ new_request_session <- function(run = NULL, collector = NULL) {
   structure(list(run = run, collector = collector), class = "predictivebench_session")
 }
 
-# A collector takes over sending a call's requests: `take(requests, keep)` is handed what
-# run_requests() is about to send, keeps what it answers through `keep(i, value, stored)`
-# and returns the positions left for the call to send itself (or stops the call with a
-# condition).
+# A collector takes over sending a call's requests: `take(requests, keep)` keeps what it answers
+# through `keep(i, value, stored)` and returns the positions left for the call to send.
 new_request_collector <- function(take) {
   structure(list(take = take), class = "predictivebench_collector")
 }

@@ -1,15 +1,7 @@
-# The transport for log-probability requests: a raw JSON POST to an OpenAI-compatible
-# `<base_url>/completions` (echo with logprobs), for request_pool() (R/engine-pool.R).
-#
-# It has the interface of request_transport() (R/engine-transport.R) and sends on the same
-# curl sender as the chat fast path (post_sender()), so a completions request gets what every
-# other request gets from the pool: retries of 429/5xx/deadline after `retry-after` or the
-# backoff, the pool's deadline, no redirect followed, the provider's own error text, and a
-# 401/403 stopping the run. Each answer is read into a record by `read(resp)` (an httr2
-# response, status < 300), or becomes the error http_error() gives for the response.
-#
-# Inside estimate_cost()'s dry run (`dry_run`) requests go through httr2 one at a time instead, where
-# its mock answers them: the dry run must reach no server.
+# The transport for log-probability requests: a raw JSON POST to `<base_url>/completions`, with
+# request_transport()'s interface on the chat fast path's curl sender (post_sender()), so it gets
+# the pool's retries, deadline, refused redirects, provider error text and 401/403 stop. In a
+# dry run requests go through httr2 one at a time, where its mock answers: no server is reached.
 completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
                                   deadline = request_deadline(), dry_run = FALSE) {
   template <- completion_template(endpoint, max_tokens)

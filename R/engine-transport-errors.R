@@ -1,15 +1,9 @@
-# What a failed request becomes, the same on every transport (R/engine-transport.R): a condition
-# whose message says what the provider said, and whose class says what kind of failure it is.
-# * `predictivebench_error_deadline`: no answer within the deadline (request_deadline());
-#   transient, so the pool sends the request again.
-# * `predictivebench_error_redirect`: the provider answered 30x; never followed, never retried.
-# * `httr2_http_<status>` (with `status` and `resp`, as httr2's own): any other HTTP error,
-#   its message ending with the provider's own explanation (provider_error_text()).
+# What a failed request becomes, the same on every transport: `predictivebench_error_deadline`
+# (transient, sent again), `predictivebench_error_redirect` (never followed nor retried), or
+# `httr2_http_<status>` ending with the provider's own explanation (provider_error_text()).
 
-# Seconds a request may take: ellmer's own request timeout, which request_pool() enforces
-# itself on every path (ellmer's `$chat_async()` path does not: there, httr2 waits on the
-# connection's file descriptor with curl's millisecond timeout read as seconds, so a server
-# that accepts and never answers holds the request for hours).
+# Seconds a request may take, enforced by request_pool() on every path: on ellmer's path httr2
+# reads curl's ms timeout as seconds, so a server that never answers holds a request for hours.
 request_deadline <- function() {
   seconds <- getOption("ellmer_timeout_s", 5 * 60)
   if (!is.numeric(seconds) || length(seconds) != 1 || is.na(seconds) || seconds <= 0) {
@@ -28,8 +22,7 @@ deadline_error <- function(seconds) {
   ))
 }
 
-# A sample with tool-call rounds past its one deadline: its rounds were paid (`usage`,
-# counted in its usage), and it is not sent again.
+# A sample past its deadline after tool-call rounds: they were paid (`usage`), so it is not resent.
 sample_deadline_error <- function(seconds, rounds, usage = NULL) {
   structure(class = c("predictivebench_error_sample_deadline", "error", "condition"), list(
     message = paste0("Timed out: the sample took longer than its deadline of ",
@@ -58,7 +51,6 @@ connection_error <- function(message, deadline = request_deadline()) {
             list(message = message, call = NULL))
 }
 
-# The error for an HTTP response with a status of 300 or more.
 http_error <- function(resp) {
   status <- httr2::resp_status(resp)
   head <- paste0("HTTP ", status, " ", httr2::resp_status_desc(resp) %|NA|% "")
@@ -87,10 +79,8 @@ redirect_error <- function(resp, head) {
   ))
 }
 
-# The provider's own explanation of an error response, or NULL: the `message` of OpenAI's
-# {"error":{"message":...}}, Anthropic's {"type":"error","error":{"type":,"message":}} and
-# Gemini's {"error":{"code":,"message":,"status":}} (with the error's type), or a plain-text
-# body, whitespace collapsed and cut to 500 characters.
+# The provider's own explanation of an error response (OpenAI's, Anthropic's or Gemini's
+# `error.message`, or a plain-text body cut to 500 characters), or NULL.
 provider_error_text <- function(resp) {
   text <- tryCatch(httr2::resp_body_string(resp, encoding = "UTF-8"), error = function(e) "")
   text <- trimws(gsub("\\s+", " ", text))
@@ -111,9 +101,8 @@ truncate_text <- function(text, n) {
   if (nchar(text) <= n) text else paste0(substr(text, 1, n - 3), "...")
 }
 
-# A rejection from ellmer's `$chat_async()` (an httr2 error) as the same condition the fast
-# path gives for the same response, without the credentials its request carried (nor
-# `secrets`).
+# A rejection from ellmer's `$chat_async()` as the condition the fast path gives for the same
+# response, without the credentials its request carried.
 request_error <- function(e, secrets = character()) {
   req <- e$request %||% if (inherits(e$resp, "httr2_response")) e$resp$request
   secrets <- c(secrets, request_credentials(req))
@@ -127,26 +116,19 @@ request_error <- function(e, secrets = character()) {
   redact_error(out, secrets)
 }
 
-# A refusal of the credentials stops the run; a refusal of one prompt's content is that
-# sample's error and the run goes on. The rule, from the providers' documented bodies:
-# * 401 is always the credentials (OpenAI, Anthropic `authentication_error`, OpenRouter
-#   "Invalid credentials": https://openrouter.ai/docs/api/reference/errors-and-debugging).
-# * 403 is the credentials or their permissions (Anthropic `permission_error`, Gemini
-#   `PERMISSION_DENIED`, OpenAI's unsupported region), unless the body flags the content:
-#   OpenRouter's moderation 403 ("your input was flagged", with `error.metadata.reasons`
-#   and `flagged_input`, same page), or a content-filter / safety / policy code.
-# * 400 that flags content (Azure OpenAI's content filter, `"code": "content_filter"` with
-#   `innererror.code = "ResponsibleAIPolicyViolation"`: Azure OpenAI "Content filtering"
-#   docs) was never an auth failure; it is classed `predictivebench_error_refusal` too.
+# A refusal of the credentials stops the run; a refusal of a prompt's content is that sample's
+# error. From the providers' documented bodies: 401 is always the credentials; 403 too
+# (Anthropic `permission_error`, Gemini `PERMISSION_DENIED`) unless it flags the content
+# (OpenRouter's moderation 403: https://openrouter.ai/docs/api/reference/errors-and-debugging);
+# a 400 content filter (Azure's `ResponsibleAIPolicyViolation`) is a refusal too.
 is_auth_error <- function(e) {
   status <- error_status(e)
   if (isTRUE(status == 401L)) return(TRUE)
   isTRUE(status == 403L) && !isTRUE(e$content_flagged)
 }
 
-# Whether an error body says the provider refused this prompt's (or answer's) content. A
-# body whose type names the credentials (authentication_error, permission_error,
-# PERMISSION_DENIED, invalid_api_key) never counts as a content flag.
+# Whether an error body says the provider refused the content; a body whose type names the
+# credentials never counts.
 content_flagged <- function(json) {
   if (!is.list(json)) return(FALSE)
   if (is.null(names(json)) && length(json) && is.list(json[[1]])) json <- json[[1]]
@@ -169,15 +151,13 @@ content_flagged <- function(json) {
           message, ignore.case = TRUE)
 }
 
-# The body of an error response as JSON, or NULL.
 error_body_json <- function(resp) {
   text <- tryCatch(httr2::resp_body_string(resp, encoding = "UTF-8"), error = function(e) "")
   if (!nzchar(text)) return(NULL)
   tryCatch(jsonlite::parse_json(text), error = function(e) NULL)
 }
 
-# The one error a run ends with when the provider refuses its credentials (request_pool()
-# stopped sending at the first 401/403). `label` names the provider and its address.
+# The one error a run ends with when the provider refuses its credentials (the first 401/403).
 abort_auth <- function(halt, label, cached, call = rlang::caller_env()) {
   abort_pb(
     c("The provider refused the credentials: {halt$error$message}",
@@ -190,14 +170,10 @@ abort_auth <- function(halt, label, cached, call = rlang::caller_env()) {
   )
 }
 
-# A 200 that is not an answer is a failed request, never cached (R/engine-generate.R keeps
-# only records): a body that is an error object (OpenRouter documents errors met while the
-# model generates as HTTP 200 with `{"error": {"code": , "message": }}`:
-# https://openrouter.ai/docs/api/reference/errors-and-debugging), an empty `choices` list,
-# or an answer with no content at all. It is retried (transient) unless it says the
-# failure is for good: an error code that is not transient, or content the provider filtered
-# (Azure's `finish_reason: "content_filter"`, Anthropic's `stop_reason: "refusal"`).
-# `class` adds classes (a log-probability answer that can't be a model's, R/logprobs-probe.R).
+# A 200 that is not an answer is a failed request, never cached: an error object (OpenRouter
+# reports errors mid-generation as 200s, same page as above), empty `choices`, or no content.
+# Transient unless the code is not, or the provider filtered the content (Azure's
+# "content_filter", Anthropic's "refusal"). `class` adds classes (R/logprobs-probe.R).
 no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALSE,
                             class = NULL) {
   structure(
@@ -210,8 +186,7 @@ no_answer_error <- function(problem, code = NA, transient = TRUE, flagged = FALS
   )
 }
 
-# Why a parsed 200 response body (`json`) and the turn read from it hold no answer, as a
-# no_answer_error(); NULL when they hold one. `turn` may be NULL (before ellmer reads it).
+# Why a 200 body `json` (and its `turn`, maybe NULL) holds no answer (no_answer_error()), or NULL.
 answer_problem <- function(json, turn = NULL) {
   if (is.list(json) && !is.null(names(json))) {
     error <- json$error
@@ -241,9 +216,8 @@ answer_problem <- function(json, turn = NULL) {
   NULL
 }
 
-# Whether a response body holds no content at all: a chat-completions message whose
-# `content` is null with no tool call, an Anthropic message with an empty `content`, a
-# Responses API reply with an empty `output`. An empty string is content (an empty answer).
+# Whether a response body holds no content at all (null message content without tool calls,
+# empty Anthropic `content`, empty Responses `output`); an empty string is an empty answer.
 body_without_content <- function(json) {
   if (!is.list(json) || is.null(names(json))) return(FALSE)
   if (length(json$choices)) {
@@ -270,21 +244,16 @@ filter_reason <- function(json) {
 
 # ---- what a provider says, without the credentials it was sent ---------------------------
 
-# Some gateways repeat the request (its Authorization header among the rest) in their error
-# bodies. Every error a transport delivers is made here of what the provider said, so each
-# passes through redact_error() with the credentials its request carried before it is
-# delivered: its message (the samples' `error`, the log, report_failures(), an evaluation
-# set's error column), `provider_message` and the response it keeps (`resp`: body, headers,
-# URL). Answers are not redacted: a model's answer never saw the headers.
+# Some gateways echo the request's Authorization header in error bodies, so every error a
+# transport delivers passes through redact_error() first. Answers are not redacted: a model's
+# answer never saw the headers.
 
 # Header names whose values are credentials (a bearer token's scheme dropped): ellmer's
 # `Authorization`, `x-api-key` (Anthropic), `api-key` (Azure), `x-goog-api-key` (Gemini), and
 # any extra header a gateway takes a key in.
 credential_header <- "auth|api[-_]?key|token|secret|signature|password|credential|cookie|^key$|-key$"
 
-# The credentials in `headers` (a named list or character vector, values as sent) and `url`
-# (its userinfo and query values, url_credentials()), plus `also` (values known to be credentials, such as
-# httr2's redacted headers).
+# The credentials in `headers` and `url` (url_credentials()), plus `also` (httr2's redacted).
 credential_values <- function(headers = NULL, url = NULL, also = NULL) {
   headers <- unlist(headers)
   values <- as.character(headers[grepl(credential_header, names(headers) %||% character(),
@@ -306,9 +275,8 @@ request_credentials <- function(req) {
   credential_values(shown, req$url, also = shown[intersect(redacted, names(shown))])
 }
 
-# `e` (an error a transport delivers) with every credential in `secrets` taken out of what
-# it says and keeps. A condition not made here whose message held one becomes a plain error
-# of its classes (its other fields may hold the text again).
+# `e` with every credential in `secrets` taken out; a foreign condition whose message held one
+# becomes a plain error of its classes (its other fields may hold the text again).
 redact_error <- function(e, secrets) {
   if (!inherits(e, "condition") || !length(secrets)) return(e)
   if (inherits(e, "rlang_error")) {

@@ -1,30 +1,12 @@
-# How one request is sent: the transports request_pool() (R/engine-pool.R) drives.
-#
-# A transport has `start(i, finish)` (send request i; call `finish(i, value)` once, with a
-# record or an error), `drive(timeout)` (wait up to `timeout` seconds for answers, running
-# their callbacks), `cancel(i)` (abandon request i: its `finish` is never called),
-# `progress(i)` (a number that changes when request i makes progress: a tool-call round;
-# NULL when no request has rounds),
-# `label(i)` (the provider and address request i goes to, for error messages) and `close()`
-# (cancel whatever is still in flight). Each chat gets a sender of one of two kinds (offline
-# baseline chats never get here: run_requests() answers them at once):
-# * "curl": OpenAI-compatible chat completions, OpenAI Responses and Anthropic Messages (no
-#   tools), sent with curl's multi interface:
-#   ellmer builds the request once per chat (R/engine-compat-ellmer.R), each prompt is spliced into its
-#   JSON, and each response is read with ellmer's own parser. About a tenth of the CPU of a
-#   promise per request, which matters at 50 requests in flight.
-# * "later": every other provider (and chats with tools), through ellmer's public
-#   `$chat_async()`, whose promises run on the later event loop.
-# On both, redirects are never followed (a 30x is an error naming where it pointed: following
-# one would send the API key, and on a 307/308 the prompt, to wherever it points) and an HTTP
-# error carries the provider's own explanation (http_error()).
+# How one request is sent: the transports request_pool() (R/engine-pool.R) drives, with
+# `start(i, finish)`, `drive(timeout)`, `cancel(i)`, `progress(i)`, `label(i)` and `close()`.
+# "curl": OpenAI chat completions/Responses and Anthropic Messages without tools, on curl's multi
+# interface with ellmer's own request builder and parser (a tenth of a promise's CPU per
+# request); "later": every other provider, through ellmer's `$chat_async()`. On both, redirects
+# are refused: following one would send the API key (and the prompt) wherever it points.
 
-# `fast_path = FALSE` (estimate_cost()'s dry run) sends every request through httr2, where
-# its mock answers them.
-# `extend(chats, chat_index, prompts, max_active)` appends the requests of more chats
-# (`chat_index` indexes the new `chats`) and returns their ids, sent on the same curl pool
-# (whose connection limit becomes `max_active` when given): an evaluation set's overlap pool
-# grows with each cell's requests.
+# `fast_path = FALSE` (estimate_cost()'s dry run) sends all through httr2, where its mock
+# answers. `extend()` adds more chats' requests on the same curl pool (a set's overlap pool).
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
                               deadline = request_deadline(), max_turns = 20L,
                               fast_path = TRUE) {
@@ -64,8 +46,7 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
       })
     },
     drive = function(timeout) {
-      # Both loops at once only when chats of both kinds are in flight (rare): then each
-      # waits briefly in turn.
+      # Both loops at once only with chats of both kinds in flight (rare): each then waits briefly.
       if (active[["curl"]] > 0L && active[["later"]] > 0L) timeout <- min(timeout, 0.01)
       if (active[["curl"]] > 0L) curl::multi_run(timeout = timeout, poll = TRUE, pool = pool)
       if (active[["later"]] > 0L) drive_later(timeout)
@@ -93,12 +74,9 @@ request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
   )
 }
 
-# Runs the later event loop for ellmer's requests. httr2 drives them (curl's default pool)
-# from a later callback that waits only on the sockets that were in flight when it was
-# registered, with curl's millisecond timeout read as seconds: a request added meanwhile is
-# not even sent, and a timeout not noticed, until that callback wakes, which a server that
-# never answers postpones for hours. So whenever ellmer has requests in that pool they are
-# driven here, all of them, and the callbacks their answers resolve run at once.
+# Runs the later event loop for ellmer's requests: httr2's own later callback waits only on the
+# sockets in flight when it was registered (and reads curl's ms timeout as seconds), so a
+# stalled server would postpone newer requests for hours.
 drive_later <- function(timeout) {
   later::run_now(0)
   if (!length(curl::multi_list())) return(later::run_now(timeout))
@@ -106,9 +84,7 @@ drive_later <- function(timeout) {
   later::run_now(0)
 }
 
-# "OpenAI at https://api.openai.com/v1": who a request went to, for error messages.
-# A curl pool of at most `max_active` connections. curl takes an integer: a `max_active` of
-# no limit (`Inf`, or past R's integers) is curl's own "no limit", 0.
+# A curl pool of at most `max_active` connections (no limit, `Inf` or past integers, is curl's 0).
 connection_pool <- function(max_active) {
   limit <- connection_limit(max_active)
   curl::new_pool(total_con = limit, host_con = limit, multiplex = FALSE)
@@ -131,28 +107,21 @@ chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), ma
   later_sender(chat, keep_json, max_turns)
 }
 
-# The fast path: providers whose request is one JSON POST with fixed headers, checked side
-# by side with ellmer's own path (test-engine-generate.R): OpenAI-compatible chat completions,
-# OpenAI's Responses API and Anthropic's Messages API, without tools, with an ellmer that
-# still has the internals R/engine-compat-ellmer.R uses. (Subclasses are left out: they may sign or
-# refresh credentials per request, as AWS, Azure and Databricks do.)
+# The fast path's providers (checked against ellmer's path in test-engine-generate.R);
+# subclasses are left out: they may sign or refresh credentials per request (AWS, Azure).
 fast_path_providers <- c("ellmer::ProviderOpenAICompatible", "ellmer::ProviderOpenAI",
                          "ellmer::ProviderAnthropic")
 
-# estimate_cost()'s dry run (the settings' `dry_run` context) sends without the fast path,
-# so that its requests all pass through httr2, where it answers them locally.
+# A dry run sends without the fast path, so all its requests pass through httr2's mock.
 uses_fast_path <- function(chat, settings = NULL) {
   is.null(settings$dry_run) &&
     class(chat$get_provider())[[1]] %in% fast_path_providers &&
     !length(chat$get_tools()) && ellmer_fast_path_available()
 }
 
-# With tools, each tool-call round is one more paid turn: at most `max_turns` per request.
-# When the model asks for a tool after that many, the tool is not run and the request fails
-# with max_turns_error() carrying what its turns cost.
-# ellmer's clones share their callbacks (with each other and the chat they came from), so
-# each request's callback acts only on its own tool requests and is removed when the
-# request ends, is cancelled, or the transport closes: none is left on the user's chat.
+# With tools, at most `max_turns` paid rounds per request, then max_turns_error(). ellmer's
+# clones share callbacks, so each request's callback acts only on its own tool requests and is
+# removed when the request ends: none is left on the user's chat.
 later_sender <- function(chat, keep_json, max_turns = 20L) {
   n_before <- length(chat$get_turns(include_system_prompt = TRUE))
   clones <- list()  # by request, while in flight
@@ -268,12 +237,8 @@ post_sender <- function(pool, template, deadline, read) {
     start = function(i, prompt, finish) {
       key <- as.character(i)
       started <- now_seconds()
-      # request_pool() enforces the deadline; curl's own timeout at the same moment only
-      # wakes curl's wait then (it otherwise waits up to a second between checks), and
-      # fails the request with the same deadline error (connection_error()). Redirects
-      # are not followed (see the top of this file).
-      # All options in one call: each of curl's handle_setopt() calls rebuilds its table of
-      # options twice (~0.08 ms), and the header lines are made once per sender.
+      # curl's own timeout at request_pool()'s deadline only wakes curl's wait (else up to 1 s
+      # late). All options in one call: each handle_setopt() rebuilds curl's option table.
       handle <- curl::new_handle(url = template$url, useragent = template$useragent,
                                  timeout_ms = timeout_ms, followlocation = 0L,
                                  copypostfields = template$body(prompt),

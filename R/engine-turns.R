@@ -1,9 +1,7 @@
-# Chat turns the package builds itself: a user turn from a prompt, and the empty assistant
-# turn that stands in for a failed request or an item a judge never saw.
+# Chat turns the package builds itself: a user turn from a prompt, and empty assistant turns.
 
-# vitals' log writer needs an assistant turn in every chat, so a failed request (or an item
-# a judge never saw) gets an empty one; the sample's result is NA and its error is in the
-# metadata.
+# vitals' log writer needs an assistant turn in every chat, so a failed request (or an item a
+# judge never saw) gets an empty one.
 empty_turn <- function(finish_reason = "error") {
   if (!rlang::is_string(finish_reason)) {
     return(ellmer::AssistantTurn(contents = list(ellmer::ContentText("")), tokens = c(0, 0, 0),
@@ -26,11 +24,8 @@ user_turn_of <- function(prompt) {
   ellmer::UserTurn(contents = contents)
 }
 
-# ellmer's constructors validate every property (S7), ~0.3 ms a turn and ~0.1 ms a content,
-# and the engine builds a few turns per request. Turns and texts built from values known to
-# be valid (strings that are not NA, contents this package built, a recorded turn's own
-# properties) are copies of one prototype made by ellmer's constructor, their properties set
-# unchecked: the same objects as the constructor's (identical(), attributes in the same order).
+# ellmer's S7 constructors validate every property (~0.3 ms a turn), so turns built from values
+# known valid are copies of one prototype with properties set unchecked (identical() to ellmer's).
 turn_prototypes <- new.env(parent = emptyenv())
 
 turn_prototype <- function(kind) {
@@ -43,8 +38,7 @@ turn_prototype <- function(kind) {
   }
 }
 
-# ellmer::ContentText(text) for a string (length 1, not NA); anything else goes through
-# the constructor and its checks.
+# ellmer::ContentText(text) for a string (length 1, not NA); anything else gets ellmer's checks.
 text_content <- function(text) {
   if (is.character(text) && length(text) == 1 && !is.na(text)) {
     S7::set_props(turn_prototype("text"), text = text, .check = FALSE)
@@ -53,9 +47,7 @@ text_content <- function(text) {
   }
 }
 
-# ellmer::AssistantTurn() with `json = list()`, for values the caller knows valid (contents a
-# list of ellmer contents, tokens three numbers, cost and duration one number each,
-# finish_reason one string or NA).
+# ellmer::AssistantTurn() with `json = list()`, for values the caller knows valid.
 assistant_turn <- function(contents, tokens, cost, duration, finish_reason) {
   S7::set_props(turn_prototype("assistant"), contents = contents, tokens = tokens, cost = cost,
                 duration = duration, finish_reason = finish_reason, .check = FALSE)
@@ -67,10 +59,8 @@ without_usage <- function(turn) {
                  finish_reason = turn@finish_reason)
 }
 
-# ellmer::contents_replay() of a recorded assistant turn (as entry_from_turn() records it),
-# `without_usage()` when `zero_usage`. A turn of texts only (every answer but tool calls) is
-# built from prototypes, ~0.05 ms against ~0.5 ms for ellmer's replay; any other record is
-# replayed by ellmer.
+# ellmer::contents_replay() of a recorded turn; a turn of texts only is built from prototypes
+# (~0.05 ms against ~0.5 ms), any other is replayed by ellmer.
 replay_turn <- function(record, zero_usage = FALSE) {
   props <- record$props
   if (!is_text_turn_record(record)) {
@@ -87,11 +77,8 @@ replay_turn <- function(record, zero_usage = FALSE) {
                 finish_reason = props$finish_reason, .check = FALSE)
 }
 
-# ellmer::contents_record() of an assistant turn, the list ellmer makes (its props in the
-# order of the class's properties, each text a record of its own), built directly for a turn
-# of texts with the six stored properties and no json (every turn entry_from_turn() keeps
-# for a text answer): ~0.01 ms against ~0.2 ms for ellmer's walk over the S7 properties. Any
-# other turn is recorded by ellmer.
+# ellmer::contents_record() of a turn, the same list, built directly for a text-only turn
+# (~0.01 ms against ~0.2 ms); any other turn is recorded by ellmer.
 turn_record <- function(turn) {
   attrs <- attributes(turn)
   plain <- identical(class(turn), class(turn_prototype("assistant"))) &&
@@ -113,8 +100,7 @@ is_plain_text_content <- function(content) {
     identical(names(attributes(content)), names(attributes(turn_prototype("text"))))
 }
 
-# What ellmer's AssistantTurn() accepts as `tokens`, `cost` and `duration` (its properties'
-# validators): three numbers, and one double each that is not infinite (NA is accepted).
+# What ellmer's AssistantTurn() validators accept: three token numbers; cost, duration finite or NA.
 is_turn_usage <- function(tokens, cost, duration) {
   is.numeric(tokens) && length(tokens) == 3 &&
     is.double(cost) && length(cost) == 1 && !is.infinite(cost) &&
@@ -138,20 +124,16 @@ is_text_record <- function(content) {
     length(content$props$text) == 1 && !is.na(content$props$text)
 }
 
-# `chat$last_turn()` (its default, the assistant's turn: the last turn of a chat with more
-# than one, counting the system prompt's). ellmer's method validates its `role` with
-# rlang::arg_match(), which looks up its caller's formals by walking the call stack: ~7 ms a
-# call at the depth of a log written inside an evaluation set, per sample.
+# `chat$last_turn()`: ellmer's method checks `role` with rlang::arg_match(), which walks the
+# call stack (~7 ms a call per sample inside an evaluation set).
 last_turn_of <- function(chat) {
   turns <- chat$get_turns(include_system_prompt = TRUE)
   n <- length(turns)
   if (n > 1) turns[[n]]
 }
 
-# Counts requests sent outside ellmer (the engine's curl fast path, completions for
-# log-probabilities) in ellmer's session usage (ellmer::token_usage(), which vitals'
-# $get_cost() reads): one assistant turn carrying their summed tokens and cost, added to a
-# copy of `chat` through the public Chat$add_turn(), which logs it as ellmer logs its own.
+# Counts requests sent outside ellmer (curl fast path, completions) in ellmer's session usage,
+# which vitals' $get_cost() reads: one turn of their summed tokens via public Chat$add_turn().
 log_session_usage <- function(chat, input_tokens, output_tokens, cost) {
   if (!(input_tokens + output_tokens > 0)) return(invisible())
   record <- chat$clone()

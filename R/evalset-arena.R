@@ -1,11 +1,8 @@
-# The closing arena of an evaluation set: one arena_run() among the set's models, judged by
-# the set's judge. Its arguments are checked before the set's first request (an error there
-# costs nothing), and an error while it runs leaves the set's table whole (the cells are
-# paid for by then).
+# The closing arena of an evaluation set: one arena_run() among the set's models, checked before
+# the set's first request, and never losing the set's (paid) table when it fails.
 
-# The closing arena's arguments, checked as arena_run() checks them, with what the set adds:
-# no `models` (the set's models are the competitors, named by their labels, which must
-# therefore be arena model names), a judge, questions, and a folder the run can write.
+# The closing arena's arguments, checked as arena_run() checks them; no `models` (the set's
+# labels are the competitors, so they must be arena model names).
 check_set_arena <- function(arena, specs, judge, log_dir, call = rlang::caller_env()) {
   if (is.null(arena)) return(invisible())
   if (!is.list(arena) || !rlang::is_named(arena)) {
@@ -52,9 +49,8 @@ check_set_competitors <- function(labels, call) {
   invisible(labels)
 }
 
-# The set's table `result`, with the closing arena run as its attribute `"arena_run"`. An
-# error in the run (a refused key, a failed download) is kept as attribute `"arena_error"`
-# with a warning: the table of the cells already run is never lost.
+# The set's table with the arena run as attribute `"arena_run"`; an error in the run is kept as
+# `"arena_error"` with a warning: the cells' table is never lost.
 run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings) {
   run <- tryCatch(set_arena_run(arena, models, specs, judge, log_dir, settings),
                   error = function(e) e)
@@ -73,11 +69,8 @@ run_set_arena <- function(result, arena, models, specs, judge, log_dir, settings
   result
 }
 
-# The run writes its log in a folder of its own inside the records' folder (hidden from the
-# viewer and the board); then the log takes its place beside the cells', recorded, unless
-# the folder's recorded arena log is whole and holds the same run (the same battles and
-# verdicts, the same ratings: a rerun that sent nothing), which stays the arena's log: a
-# rerun writes no other.
+# The run writes its log in a hidden folder inside the records' folder, then moves it beside the
+# cells', unless the recorded arena log already holds the same run (a rerun that sent nothing).
 set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
   args <- set_arena_args(arena, models, specs, judge, log_dir, settings)
   dir <- args$dir
@@ -110,9 +103,8 @@ set_arena_run <- function(arena, models, specs, judge, log_dir, settings) {
   run
 }
 
-# What makes two arena runs the same run: their battles and verdicts (the answers, the
-# judge's replies and winners; not when a verdict was taken, what it cost, nor its request's
-# key, which an offline judge made again has anew) and their ratings.
+# What makes two arena runs the same: battles, verdicts and ratings; not when a verdict was taken,
+# its cost, nor its request key (an offline judge made again has a new one).
 arena_fingerprint <- function(run) {
   records <- run$records
   if (is.data.frame(records)) {
@@ -125,8 +117,7 @@ arena_fingerprint <- function(run) {
   rlang::hash(list(records = as.list(records), ratings = as.list(run$ratings)))
 }
 
-# The folder's recorded log of the arena `experiment` when it is whole and holds the run of
-# `fingerprint` (every file of a log in several, the run's log first), else NULL.
+# The folder's recorded, whole log of arena `experiment` holding run `fingerprint`, else NULL.
 recorded_arena_log <- function(dir, experiment, fingerprint) {
   path <- record_path(dir, paste0("arena-", experiment))
   if (!file.exists(path)) return(NULL)
@@ -147,9 +138,8 @@ recorded_arena_log <- function(dir, experiment, fingerprint) {
   log
 }
 
-# The closing arena's arena_run() arguments: the set's models named by their labels, its
-# judge, log folder and settings, then the arena's own arguments, which replace the set's
-# whole (a settings object is not merged).
+# The closing arena's arena_run() arguments; the arena's own replace the set's whole (a
+# settings object is not merged).
 set_arena_args <- function(arena, models, specs, judge, log_dir, settings) {
   chats <- lapply(seq_along(models), function(i) {
     if (inherits(models[[i]], "Chat")) models[[i]] else chat_from_spec(specs[[i]])
@@ -164,14 +154,10 @@ set_arena_args <- function(arena, models, specs, judge, log_dir, settings) {
   args
 }
 
-# The closing arena's row of the set's cost preview (R/evalset-cost.R): the run as it would
-# go, inside a dry run (R/engine-dry-run.R). Every request gets the placeholder answer,
-# which no judge reads as a decisive verdict, so the rounds go on as far as the run allows
-# (`max_rounds`, or no question left): its requests are the most it can send. The
-# placeholder is as long as the longest answer a model may give (its `max_tokens`), so each
-# judge request is counted with two answers of that length in it: a bound on the judge's
-# input too. Nothing is written: the questions of an EloBench folder are read, not
-# installed, the log goes to a temporary folder, and every cache is only read.
+# The closing arena's row of the set's cost preview, run inside a dry run. The placeholder answer
+# is no decisive verdict, so the rounds go as far as the run allows, and is as long as a model's
+# `max_tokens`: an upper bound on requests and judge input. Nothing is written (questions read,
+# not installed; the log in a temporary folder; caches only read).
 arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
   dir <- tempfile("predictivebench-arena-preview-")
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
@@ -203,17 +189,15 @@ longest_answer <- function(chats) {
   paste(rep("word", max(c(0, bound), na.rm = TRUE)), collapse = " ")
 }
 
-# The questions of an EloBench folder's data/<version>/questions.csv as a table, or NULL when
-# there is no such file (the version's own questions are then read as arena_run() reads them).
+# An EloBench folder's data/<version>/questions.csv as a table, or NULL when it has none.
 folder_questions <- function(elobench, version) {
   if (is.null(elobench) || is.null(version)) return(NULL)
   path <- questions_path(elobench, version)
   if (file.exists(path)) tibble::tibble(question = arena_read_questions(path))
 }
 
-# The closing arena's log is the set's completed run of it: a record beside the cells'
-# (R/evalset-records.R) names it, so leaderboard() counts it and an earlier arena log in the
-# folder as an attempt. Kept in the log's own folder (`arena$dir`, by default `log_dir`).
+# The closing arena's log as a record beside the cells' (R/evalset-records.R), so leaderboard()
+# counts it and an earlier arena log as an attempt.
 record_arena_log <- function(log, experiment, fingerprint = NULL) {
   if (is.null(log)) return(invisible())
   # `log`: the run's log, or every file of a log in several, the run's log first

@@ -1,16 +1,10 @@
-# A chat's credentials and extra headers, so that a mirai worker rebuilds the very chat the
-# user gave and sends its requests with the key that chat would send in this process, to
-# the host it points at: a chat does on a worker what it does here. They travel beside the
-# chat's spec in the mirai payload only (portable_cell() adds them as the spec's `secrets`
-# just before the cells are mapped over the daemons): a cell's identity, its record, its
-# log and the response cache are made from the spec without them.
+# A chat's credentials and extra headers, so a mirai worker rebuilds the very chat the user gave,
+# sending the key it would send here. They travel in the mirai payload only: a cell's identity,
+# record, log and cache are made from the spec without them.
 
-# What travels: `credentials`, the value the chat's credentials function gives HERE (a key,
-# a named list of headers, or a request-signing function), its own or its constructor's
-# default alike (ellmer's default reads the key from this process's environment: that key
-# is the one the chat sends here, wherever it points), or `error` when it can't be read
-# here; and `headers`, the chat's extra headers (they may hold keys as well). The worker's
-# own environment is never read for a chat: it may hold another key, for another host.
+# What travels: `credentials`, what the chat's credentials function gives HERE (or `error` when
+# unreadable), and `headers` (they may hold keys). The worker's own environment is never read
+# for a chat: it may hold another key, for another host.
 chat_secrets <- function(chat) {
   if (!inherits(chat, "Chat") || inherits(chat, "BaselineChat")) return(NULL)
   provider <- chat$get_provider()
@@ -20,18 +14,15 @@ chat_secrets <- function(chat) {
   secrets
 }
 
-# The secrets of a spec's chat: of `chat`, the one the user gave, or else of the chat the
-# spec makes here (a "provider/model" string, with this process's key).
+# The secrets of the chat the user gave, else of the one the spec makes here (this process's key).
 spec_secrets <- function(spec, chat = NULL) {
   if (is.null(spec) || identical(spec$provider, "baseline")) return(NULL)
   if (!inherits(chat, "Chat")) chat <- chat_from_spec(spec)
   chat_secrets(chat)
 }
 
-# The chats of a set's cells (their models and judges) can read their credentials here,
-# checked before anything is sent: a chat without its key (`OPENAI_API_KEY` unset) stops
-# the set at once, in one line naming what is missing, instead of failing each of its cells.
-# Only for a real run: a preview sends nothing and reads no key (chat_offline()).
+# Every chat of a real run must read its credentials here before anything is sent: a missing key
+# stops the set at once, in one line, instead of failing each cell. A preview reads no key.
 check_set_credentials <- function(cells, call = rlang::caller_env()) {
   pairs <- unlist(lapply(cells, function(cell) {
     c(list(list(cell$model, cell$chat)),
@@ -46,11 +37,9 @@ check_set_credentials <- function(cells, call = rlang::caller_env()) {
   invisible(cells)
 }
 
-# The constructor's arguments the secrets give: the chat's credentials and headers. In this
-# process a spec has no secrets (a "provider/model" string): the constructor's default
-# reads this process's key, as ellmer does. On a worker they came with it (portable_cell()),
-# and the worker's own key is never read: credentials that could not be read in the
-# calling process fail the cell there, saying why.
+# The constructor's arguments the secrets give. In this process a spec has none (the default
+# reads this process's key, as ellmer does); on a worker they came with it and the worker's own
+# key is never read.
 secret_args <- function(spec, fun, call = rlang::caller_env()) {
   secrets <- spec$secrets
   formals <- names(formals(fun))
@@ -81,8 +70,7 @@ fixed_credentials <- function(value) {
   function() value
 }
 
-# Whether the spec's address is its constructor's default here (where this process's key
-# is for). A constructor with no default address (an OpenAI-compatible server) has none.
+# Whether the spec's address is its constructor's default here (the one this process's key is for).
 at_default_address <- function(spec, fun) {
   url <- spec$args$base_url
   if (is.null(url)) return(TRUE)

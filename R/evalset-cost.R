@@ -23,8 +23,8 @@ set_cost_preview <- function(cells, outcomes, log_dir, settings) {
   do.call(rbind, rows)
 }
 
-# A preview row's counts, each of one type whatever they count (a sum over no request is
-# an integer): the numbers of requests as integers, tokens and dollars as doubles.
+# A preview row's counts, one type each whatever they count: requests integer, tokens and
+# dollars double.
 preview_counts <- function(requests, cached, to_send, input_tokens, output_tokens_max,
                            cost_max) {
   list(requests = as.integer(requests), cached = as.integer(cached),
@@ -64,9 +64,8 @@ check_max_cost <- function(preview, max_cost, call = rlang::caller_env()) {
   invisible(preview)
 }
 
-# An amount of money as a message shows it: in cents from a dollar up (as a log's usage
-# shows a price, "$0.12"), to 4 significant digits below a dollar, where cents would show
-# a set of small requests as $0.00 (trailing zeros dropped); never a long fraction.
+# Money as a message shows it: cents from a dollar up ("$0.12"), 4 significant digits below
+# (cents would show small requests as $0.00).
 format_dollars <- function(x) {
   x <- ifelse(abs(x) < 1, signif(x, 4), round(x, 2))
   small <- is.finite(x) & x > 0 & x < 1

@@ -1,13 +1,7 @@
-# One writer per cell. Two processes may run one set on one folder (two terminals, or a rerun
-# while a daemon job still runs): each cell is run only by the process holding its lock,
-# `<log_dir>/.eval-set/<cell id>.lock` (filelock, as the arena's files are locked), so nothing
-# is paid twice and each cell has one log. A process takes the locks it can, runs those
-# cells, then waits for the others' locks, and runs a cell itself only if its holder left it
-# unfinished. The operating system releases the locks of a process that dies (filelock:
-# fcntl), so a killed holder never blocks a cell.
-#
-# The locks are taken by the process that called eval_set(), also when the cells run on its
-# daemons: a worker is another process, and would find the caller's locks held.
+# One writer per cell: two processes running one set on one folder each run only the cells whose
+# lock (`<log_dir>/.eval-set/<cell id>.lock`, filelock) they hold, so nothing is paid twice. The
+# OS releases a dead process's locks (fcntl). The caller takes them, also for daemons: a worker
+# is another process, and would find the caller's locks held.
 
 cell_lock_path <- function(log_dir, id) {
   file.path(records_dir(log_dir), portable_file_name(id, ext = ".lock"))
@@ -18,11 +12,9 @@ lock_cell <- function(log_dir, id, wait_ms = 0) {
   filelock::lock(cell_lock_path(log_dir, id), timeout = wait_ms)
 }
 
-# Runs the cells none of whose locks another process holds; `run(cells)` returns their
-# outcomes. Cells another process is running are waited for, at most `wait_s` seconds (the
-# option `predictivebench.cell_wait_s`; by default as long as that process runs them): a
-# cell its holder finished is read from its record (done, not run here); one it left
-# unfinished is run here; one still held after `wait_s` is a failed attempt, skipped.
+# Runs the cells whose locks no other process holds, then waits (at most `wait_s`, option
+# `predictivebench.cell_wait_s`) for the others: finished ones are read from their records,
+# unfinished ones run here, ones still held are failed attempts.
 run_locked_cells <- function(cells, log_dir, run, poll_ms = 1000,
                              wait_s = getOption("predictivebench.cell_wait_s", Inf)) {
   outcomes <- vector("list", length(cells))

@@ -1,14 +1,8 @@
-# Cells on mirai daemons. The package never starts daemons: when the user has started them
-# (mirai::daemons(4), over SSH, or on a cluster through mirai::cluster_config()), the cells
-# are mapped over them; otherwise they run in this process (R/evalset-overlap.R).
-#
-# What a worker gets: the cell (a benchmark name or a task object, the model's spec without
-# secret, the epochs), the log folder and the request settings, and beside the spec the
-# credentials the chat would send in this process (in this payload only). It rebuilds the
-# chat from the spec with them, runs the cell and writes the log and the cell's record
-# itself. The response cache is files written atomically (R/engine-cache.R), so workers on
-# one file system share answers. When every daemon is gone, the cells still waiting fail
-# after a grace period (await_map()) instead of waiting for a daemon that will not come.
+# Cells on mirai daemons. The package never starts daemons: when the user has, the cells are
+# mapped over them; otherwise they run in this process (R/evalset-overlap.R). A worker gets the
+# cell, the model's spec and, in this payload only, the credentials the chat would send here;
+# it rebuilds the chat and writes the log and record itself. The cache is written atomically,
+# so workers on one file system share answers.
 
 daemons_running <- function() {
   if (!rlang::is_installed("mirai")) return(FALSE)
@@ -21,12 +15,8 @@ daemons_running <- function() {
   !is.null(connections) && length(connections) == 1 && connections > 0
 }
 
-# Runs the cells on the daemons: one group of cells per daemon, each group overlapping
-# inside its worker (as in this process), so a daemon's cells share its pool. A cell
-# that failed (an error in it, or its daemon died under it) or is partial (samples whose
-# requests failed for good) is tried again, in a new group,
-# while it has retries left; a cell the dead daemon had finished is done (its record says so).
-# With every daemon gone, no cell is tried again.
+# Runs the cells one group per daemon, overlapping inside each worker. A failed or partial cell
+# is tried again in a new group while it has retries left; with every daemon gone, none is.
 run_on_daemons <- function(cells, log_dir, settings, retries) {
   outcomes <- vector("list", length(cells))
   tries <- integer(length(cells))
@@ -36,8 +26,7 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
     tries[todo] <- tries[todo] + 1L
     groups <- split(todo, rep_len(seq_len(min(length(todo), daemon_count(length(todo)))),
                                   length(todo)))
-    # run_cell_group() travels as a reference to the package's namespace, which the worker
-    # loads
+    # run_cell_group() travels as a reference to the namespace, which the worker loads
     results <- await_map(mirai::mirai_map(unname(lapply(groups, function(g) portable[g])),
                                           run_cell_group,
                                           .args = list(log_dir = log_dir, settings = settings,
@@ -71,8 +60,7 @@ run_cell_group <- function(cells, log_dir, settings, run = NULL) {
   })
 }
 
-# The daemons connected now; with none yet (a cluster's jobs still starting), one group per
-# cell.
+# The daemons connected now; with none yet (a cluster still starting), one group per cell.
 daemon_count <- function(n_cells) {
   connections <- tryCatch(mirai::status()$connections, error = function(e) NULL)
   if (!is.numeric(connections) || length(connections) != 1 || connections < 1) return(n_cells)
@@ -89,9 +77,8 @@ group_outcome <- function(result, k, log_dir, cell) {
   read_cell_record(log_dir, cell$id) %||% remote_outcome(result)
 }
 
-# What a worker gets of a cell: no chat object (but a baseline's, offline and keyless); the
-# model's and the judge's specs with the credentials their chats would send here, read here
-# (R/evalset-chat-secrets.R), in this payload only.
+# What a worker gets of a cell: no chat object (but an offline baseline's); the specs with the
+# credentials their chats would send, in this payload only (R/evalset-chat-secrets.R).
 portable_cell <- function(cell) {
   cell$model$secrets <- spec_secrets(cell$model, cell$chat)
   if (!is.null(cell$benchmark$judge)) {
@@ -109,10 +96,8 @@ portable_cell <- function(cell) {
   cell
 }
 
-# A benchmark made in the session, ready for a worker, which loads the package but not the
-# session's globals: R serializes the global environment as a reference to the worker's own,
-# where the vignette's `toy_questions` is not found. Its functions travel with the globals
-# they read (portable_functions()).
+# A benchmark made in the session, ready for a worker: R serializes the global environment as a
+# reference to the worker's own, where e.g. the vignette's `toy_questions` is not found.
 portable_benchmark <- function(benchmark) {
   if (is.null(benchmark)) return(NULL)
   b <- unclass(benchmark)
@@ -139,10 +124,8 @@ portable_spec <- function(spec) {
   spec
 }
 
-# The functions with, in place of the global environment, one environment holding every
-# global they use (found by name, transitively through the global functions they call; base
-# R is the worker's own). The functions of a package namespace travel as they are: R
-# serializes a namespace by name and the worker loads it.
+# The functions with one environment of every global they use (transitively) in place of the
+# global environment; a namespace's functions travel as they are (R serializes it by name).
 portable_functions <- function(fns) {
   shared <- new.env(parent = globalenv())
   queue <- Filter(is_global_closure, fns)
@@ -173,17 +156,15 @@ is_global_closure <- function(x) {
   is.function(x) && !is.primitive(x) && identical(environment(x), globalenv())
 }
 
-# Every name a function's body and defaults mention but its arguments: a superset of its
-# free variables (a local variable that is also a global is copied needlessly, never
-# missed).
+# Every name a function mentions but its arguments: a superset of its free variables (a copy
+# too many, never one missed).
 free_names <- function(f) {
   defaults <- Filter(Negate(is.symbol), as.list(formals(f)))
   used <- unique(c(all.names(body(f)), unlist(lapply(defaults, all.names))))
   setdiff(used, names(formals(f)))
 }
 
-# The environment on the global search path where `name` is bound, or NULL when it is not,
-# or only in base R (which every worker has).
+# Where `name` is bound on the search path; NULL when not, or only in base R (workers have it).
 global_binding <- function(name) {
   env <- globalenv()
   while (!identical(env, emptyenv())) {
@@ -194,8 +175,7 @@ global_binding <- function(name) {
   NULL
 }
 
-# The failure of a daemon (mirai's error value: the connection was reset, the daemon was
-# killed), of every daemon, or of the code it ran, as a failed attempt.
+# A daemon's failure (connection reset, killed), or its code's, as a failed attempt.
 remote_outcome <- function(result) {
   message <- if (is_daemons_gone(result)) {
     daemons_gone_text(result)
@@ -215,12 +195,9 @@ failure_text <- function(x) {
   tryCatch(conditionMessage(x), error = function(e) paste(format(x), collapse = " "))
 }
 
-# The results of a map, waited for while a daemon is there to run them. mirai queues a task
-# until a daemon takes it, without limit: when every daemon that had connected is gone
-# (killed, its job ended) and none comes back within `grace` seconds, what is still queued
-# or running is stopped and comes back as a `daemons_gone` result, so that the set ends
-# with those cells failed and the cells done before kept. A cluster whose daemons have not
-# connected yet is waited for: none is gone.
+# The results of a map, waited for while a daemon is there: mirai queues a task without limit,
+# so when every daemon is gone for `grace` seconds what is left comes back `daemons_gone` (those
+# cells fail, those done are kept). A cluster not connected yet is waited for.
 await_map <- function(map, grace = daemons_grace()) {
   gone_since <- NULL
   while (mirai::unresolved(map)) {
@@ -248,8 +225,7 @@ daemons_grace <- function() {
 daemons_gone <- function() {
   info <- tryCatch(mirai::info(), error = function(e) NULL)
   if (is.null(info)) return(TRUE)
-  # (daemons without dispatcher count no cumulative connections: then any daemon counts as
-  # having connected)
+  # (daemons without dispatcher count no cumulative connections: any daemon then counts)
   had <- info[["cumulative"]] > 0 || is.na(info[["cumulative"]])
   isTRUE(info[["connections"]] == 0 && had)
 }

@@ -1,33 +1,19 @@
-# In one process, the cells of a set overlap their requests instead of running one after
-# another, each cell evaluated once, in one pass. A cell's engine call (run_requests()) hands
-# its requests to the overlap (overlap_hand_over(), the collector of its request session),
-# which adds them to its live pool (one per cache folder and answer format, holding every
-# cell's requests by their cache keys) and sends them at once; then the cell waits for ITS
-# requests while the pool turns (await_keys()). While it waits, the next cell not yet started
-# is evaluated inside that wait (at most `max_nesting` deep), so its requests join the pool
-# with the first's; a cell finished inside another's wait returns to it. What a nested cell
-# signals (a failed step, warnings) stays its own.
-#
-# The pool's `max_active` is the sum of the models' own, each model one group of the pool
-# with its own `max_active` as its limit. A request that failed in the pool (after its own
-# retries) is not sent again in the same attempt: the cell gets its error as if it had sent
-# it. A failed or partial cell is attempted again (while it has `retries` left), sending its
-# failed requests again. When a pool stops as a whole (a refused key or a full disk; never
-# inside the cell waiting, which only handed its requests over), the answers it had received
-# are still handed to their cells, and the cells send the rest themselves.
+# In one process, a set's cells overlap their requests: a cell's run_requests() hands them to a
+# live pool (one per cache folder and answer format), then waits for its own (await_keys());
+# meanwhile the next cell is evaluated inside that wait (at most `max_nesting` deep) so its
+# requests join the pool. What a nested cell signals stays its own. A request that failed in
+# the pool is not sent again in the same attempt; a failed or partial cell is attempted again
+# while it has `retries` left. When a pool stops (a refused key, a full disk), its answers are
+# still handed over and the cells send the rest themselves.
 
-# The collector of a cell's attempt (`attempt` names it: its requests that failed in an
-# earlier attempt are sent again): `$take()` is called by run_requests() with what it is
-# about to send (`requests$todo`, positions in `requests$prompts`) and `keep(i, value,
-# stored)`, waits for them and returns those left for the cell to send itself (none while
-# the pool takes them; those it could not answer once it has stopped).
+# The collector of a cell's attempt: run_requests() calls `$take()` with what it would send;
+# it returns those left for the cell to send itself (none while the pool takes them).
 overlap_hand_over <- function(overlap, attempt) {
   new_request_collector(function(requests, keep) {
     keys <- requests$keys
     dir <- requests$cache
     todo <- take_settled(overlap, keys, requests$todo, keep, attempt, dir)
-    # (again: a request another cell sent again after it failed there is waited for, one
-    # dropped from the overlap is added)
+    # (again: requests another cell resent are waited for, ones dropped are added)
     repeat {
       if (!length(todo)) return(todo)
       new <- todo[vapply(keys[todo], function(k) is.null(overlap$requests[[k]]), TRUE)]
@@ -49,11 +35,8 @@ overlap_hand_over <- function(overlap, attempt) {
   })
 }
 
-# Hands the cell (through `keep()`) what the overlap has settled of its requests `todo` (an
-# answer, held or read back from the cache `dir`, or the error of a request that failed in
-# this attempt), and returns the others. An answer stays known (another cell may wait for
-# it) but, once cached, not in memory; an error is forgotten; a request that failed in
-# another attempt is sent again.
+# Hands the cell what the overlap has settled of `todo` and returns the others. An answer stays
+# known (another cell may wait for it) but, once cached, not in memory; an error is forgotten.
 take_settled <- function(overlap, keys, todo, keep, attempt, dir) {
   left <- rep(TRUE, length(todo))
   for (j in seq_along(todo)) {
@@ -81,9 +64,8 @@ take_settled <- function(overlap, keys, todo, keep, attempt, dir) {
   todo[left]
 }
 
-# Turns the pools until every one of `keys` pending in the overlap is settled (or no pool is
-# busy: a stopped pool settles nothing more), starting the next cell meanwhile
-# (start_nested()). Each answer counts itself off its watchers as it arrives.
+# Turns the pools until every pending one of `keys` is settled (or no pool is busy), starting
+# the next cell meanwhile (start_nested()).
 await_keys <- function(overlap, keys) {
   pending <- unique(keys[vapply(keys, function(k) {
     identical(overlap$requests[[k]]$state, "pending")
@@ -103,9 +85,8 @@ await_keys <- function(overlap, keys) {
   invisible()
 }
 
-# Starts the next cell not yet started inside the wait of the cell being evaluated (at most
-# `max_nesting` deep), and evaluates it to its end. TRUE when it ran one. A failed step, its
-# warnings (given at the overlap's end) and messages never reach the cell it runs inside.
+# Starts and finishes the next cell inside the current cell's wait; TRUE when it ran one. Its
+# failures, warnings and messages never reach the cell it runs inside.
 start_nested <- function(overlap, max_nesting = 8L) {
   if (is.null(overlap$start) || !length(overlap$queue) || overlap$depth >= max_nesting) {
     return(FALSE)
@@ -144,10 +125,8 @@ new_overlap <- function() {
   overlap
 }
 
-# Evaluates the cells in one pass (above); `attempt(cell, collector)` runs one, its
-# requests handed over to the overlap (its request session's collector), and returns its
-# outcome ("done", "partial" or "failed"). A failed or partial cell is attempted again while
-# it has `retries` left, its failed requests sent again; each outcome's `attempts` counts them.
+# Evaluates the cells in one pass; `attempt(cell, collector)` runs one and returns "done",
+# "partial" or "failed".
 run_overlapping <- function(cells, retries, attempt) {
   overlap <- new_overlap()
   outcomes <- vector("list", length(cells))
@@ -183,8 +162,7 @@ run_overlapping <- function(cells, retries, attempt) {
   outcomes
 }
 
-# A cell's requests join the overlap's live pool for their cache folder and answer format,
-# and go out at once. FALSE when the overlap has stopped sending (the cell sends them itself).
+# A cell's requests join the overlap's live pool and go out at once; FALSE once it stopped.
 hand_to_overlap <- function(overlap, attempt, call) {
   if (overlap$off) return(FALSE)
   key <- paste(call$cache %||% "<none>", call$keep_json)
@@ -232,9 +210,8 @@ close_overlap_pool <- function(overlap, key) {
   if (!is.null(pool)) pool$close()
 }
 
-# Runs `f(pool)` on a live pool, whose warnings are held back for the overlap's end. An error
-# there (a refused key, a full disk) stops that pool, never the cell being evaluated: the
-# pool is closed, and the cells send their requests themselves from now on.
+# Runs `f(pool)` on a live pool, its warnings held for the overlap's end. An error there stops
+# that pool, never the cell being evaluated: the cells then send their own requests.
 in_overlap_pool <- function(overlap, key, f) {
   pool <- overlap$pools[[key]]
   if (is.null(pool)) return(FALSE)  # stopped earlier in this overlap
@@ -259,13 +236,9 @@ in_overlap_pool <- function(overlap, key, f) {
   ok
 }
 
-# A live pool of the set's overlap (R/engine-pool.R's new_request_pool() on one growing
-# transport), named `name` among the overlap's pools: `add(call, rows)` queues a cell's
-# requests (those of `rows`, by the cache keys the cell computed), each answer stamped with
-# the set's run and cached as it arrives, and filed with every outcome in the overlap's
-# requests (take_settled() hands them to the cell); `busy()` says whether anything is queued
-# or in flight. Its settings (rpm, tries, deadline) are the first cell's, as one call of
-# run_requests() has one settings object.
+# A live pool of the overlap on one growing transport: `add(call, rows)` queues a cell's
+# requests by their cache keys, each answer cached as it arrives; `busy()` says whether anything
+# is queued or in flight. Its settings are the first cell's (one run_requests() has one).
 overlap_pool <- function(overlap, name, settings, dir, keep_json) {
   deadline <- settings_deadline(settings)
   run <- current_request_session()$run  # the set's (a cell's session adds only its collector)
@@ -295,8 +268,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
     }
     value$run <- run
     used[[call_of[[i]]]][[row_of[[i]]]] <<- value[c("input_tokens", "output_tokens", "cost")]
-    # (kept first: an error writing it, a full disk, stops the pool, and the answer's cell
-    # writes it again)
+    # (kept first: if writing it fails the pool stops, and the cell writes it again)
     overlap$requests[[key]] <- list(state = "answered", value = value, pool = name,
                                  attempt = attempt, stored = FALSE)
     cache_set(dir, key, value)
@@ -329,8 +301,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
     uses_later = function() transport$uses_later(),
     close = function() {
       pool$close()
-      # as run_requests() does: ellmer logs what it sends itself, the curl fast path's usage
-      # here
+      # as run_requests() does: ellmer logs what it sends, the fast path's usage is logged here
       for (j in seq_along(calls)) {
         call <- calls[[j]]
         log_fast_path_usage(call$chats, call$chat_index, seq_along(call$prompts), used[[j]],

@@ -1,17 +1,9 @@
-# What an evaluation set has done: one small record per finished cell in
-# `<log_dir>/.eval-set/<cell id>.json`, written atomically after the cell's log, so a record
-# exists only for a cell whose log is complete. A cell is done when its record is there and
-# the log it names is complete (complete_log()); anything else (no record, a record whose
-# log was deleted, cut short or changed) runs again. One file per cell: workers on other
-# machines finish cells at the same time without sharing a file.
-#
-# A record names a log that is whole when it is written: the log was just written (in one
-# atomic step) and its samples are counted then. So a later look only has to see that the
-# file is still that log: the same size, JSON to its end, its header "success" with the same
-# number of samples. That costs ~0.1 s of CPU for a 100 MB log (yyjson validates it without
-# building R objects; reading it whole takes 0.3 s), where a log cut short at any point
-# fails the size (and the parse). A log that is not complete is set aside (set_aside_log()),
-# never deleted.
+# What an evaluation set has done: one record per finished cell in
+# `<log_dir>/.eval-set/<cell id>.json` (one file per cell, so workers on other machines never
+# share one), written atomically after its log. A cell is done when its record is there and the
+# log it names is still that log (size, JSON to its end, "success", sample count: ~0.1 s for a
+# 100 MB log with yyjson); anything else runs again, and an incomplete log is set aside, never
+# deleted.
 
 record_path <- function(log_dir, id) {
   file.path(records_dir(log_dir), portable_file_name(id, ext = ".json"))
@@ -40,9 +32,7 @@ write_record <- function(path, record) {
   write_atomic(path, function(tmp) writeLines(json, tmp))
 }
 
-# The finished cell's outcome from its record, or NULL when the cell is not done. With
-# `set_aside`, a log its record names that is no longer complete is renamed out of the way
-# (and the record removed), so that neither the set nor leaderboard() takes it as a log.
+# The finished cell's outcome from its record, or NULL; `set_aside` renames an incomplete log away.
 read_cell_record <- function(log_dir, id, set_aside = FALSE) {
   path <- record_path(log_dir, id)
   if (!file.exists(path)) return(NULL)
@@ -62,9 +52,7 @@ read_cell_record <- function(log_dir, id, set_aside = FALSE) {
               failed_samples = 0L, reused = TRUE)
 }
 
-# Whether `path` is a complete log: JSON to its end, its header's status "success"; and, as
-# its record says it was when written, `bytes` long with `samples` samples (each checked
-# when known: a record of an earlier version of the package has neither).
+# Whether `path` is a complete log, of `bytes` and `samples` when known (older records lack them).
 complete_log <- function(path, bytes = NULL, samples = NULL) {
   if (!file.exists(path)) return(FALSE)
   if (is.numeric(bytes) && length(bytes) == 1 && file.size(path) != bytes) {
@@ -77,10 +65,8 @@ complete_log <- function(path, bytes = NULL, samples = NULL) {
   !(is.numeric(samples) && length(samples) == 1 && is.numeric(logged) && logged != samples)
 }
 
-# The number of samples a log holds (counted once, when its record is written), or NA when it
-# is not a whole log, or its header counts other samples than it holds. A log of the
-# package's writer is validated (yyjson, no R objects) and its sample lines counted, so a
-# 20,000-sample log is never held in memory; any other log is read whole.
+# The number of samples a whole log holds, else NA. The package's own logs are validated with
+# yyjson and their sample lines counted, so a 20,000-sample log is never held in memory.
 log_sample_count <- function(path) {
   if (!log_file_valid(path)) return(NA_integer_)
   header <- tryCatch(read_log_header(path), error = function(e) NULL)

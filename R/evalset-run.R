@@ -1,10 +1,7 @@
-# Running one cell, in this process or in a mirai worker: build the chat from its spec and the
-# task, evaluate, then record the outcome (the benchmark's registered headline, the cost)
-# beside the log. An error, or a step whose every request failed, is a failed attempt; a run
-# with samples whose requests failed for good (past their tries) is a partial one. Neither
-# writes a record, so the cell is not done: it is tried again, and its answered requests
-# come from the cache, its failed ones are sent again. Its `error` is the requests' own
-# error (the provider's message), the most common one first.
+# Running one cell, in this process or a mirai worker: build the chat, evaluate, record the
+# outcome beside the log. An error or an all-failed step is a failed attempt, samples failed for
+# good a partial one; neither writes a record, so the cell is tried again (answers from the
+# cache). Its `error` is the requests' most common error.
 
 run_cell <- function(cell, log_dir, settings, collector = NULL) {
   local_request_session(collector = collector)  # its requests go to the set's overlap
@@ -64,16 +61,13 @@ run_cell <- function(cell, log_dir, settings, collector = NULL) {
   outcome
 }
 
-# Errors that another attempt in the same call would only meet again, at a price: a server
-# that can't give the log-probabilities asked for, or gives ones that can't be a model's; a
-# chat with no key for its host; arguments that are wrong. The cell fails at once; the next
-# call tries it again (the user may have changed what was wrong).
+# Errors another attempt in the same call would only meet again, at a price (no log-probs, no
+# key, wrong arguments): the cell fails at once; the next call tries it again.
 final_error_classes <- c("predictivebench_error_logprobs_unsupported",
                          "predictivebench_error_logprobs_broken",
                          "predictivebench_error_credentials", "predictivebench_error_argument")
 
-# A cli error's lines as cli bullets again (its message and body, each with its bullet), to
-# be said as they were, not flattened into one line; their text is not read as cli markup.
+# A cli error's lines as cli bullets again, said as they were (their text not read as markup).
 error_bullets <- function(error) {
   lines <- c(error$message, error$body)
   if (!is.character(lines) || !length(lines)) lines <- conditionMessage(error)
@@ -81,10 +75,8 @@ error_bullets <- function(error) {
   gsub("}", "}}", gsub("{", "{{", lines, fixed = TRUE), fixed = TRUE)
 }
 
-# Each sample's request error (its solver's or its scorer's: a request that failed for good,
-# a vote, a judge call), NA for a sample whose requests were answered. An answer that was
-# received but could not be scored is no error here: asking again would bring the same one
-# from the cache.
+# Each sample's request error, NA when answered. An answer that could not be scored is no error
+# here: asking again would bring the same one from the cache.
 sample_errors <- function(task) {
   samples <- tryCatch(task$get_samples(), error = function(e) NULL)
   n <- NROW(samples)
@@ -95,9 +87,8 @@ sample_errors <- function(task) {
   ifelse(is.na(solve), score, solve)
 }
 
-# What the `error` column says of failed samples: how many failed, and the requests' most
-# common error (the provider's own message, such as "HTTP 404 Not Found: The model 'x' does
-# not exist"). NA when no sample has an error.
+# The `error` column: how many samples failed, and the requests' most common error (the
+# provider's own message). NA when none.
 failure_cause <- function(errors) {
   failed <- errors[!is.na(errors)]
   if (!length(failed)) return(NA_character_)
@@ -106,10 +97,9 @@ failure_cause <- function(errors) {
          " failed: ", names(counts)[[which.max(counts)]])
 }
 
-# The settings that differ from request_settings()'s defaults, as `$eval()` takes them: only
-# those are named, so a task whose solver is not the package's (vitals::generate() in a
-# plain vitals Task, which hands every other argument to the chat; benchmark_task() sends it
-# through the engine) runs with the defaults and is not handed names it cannot take.
+# The settings that differ from request_settings()'s defaults: only those are named, so a plain
+# vitals Task (vitals::generate() hands every argument to the chat) is not handed names it
+# cannot take.
 changed_settings <- function(settings) {
   if (is.null(settings)) return(list())
   given <- settings_fields(settings)
@@ -120,10 +110,9 @@ changed_settings <- function(settings) {
   changed
 }
 
-# Whether the task's solver and scorer are the package's (made by its functions), which take
-# request settings by name. vitals hands `$eval()`'s other arguments to every step that has
-# `...`, and vitals::generate() in a plain vitals Task would pass `max_active = ` on to the
-# model as a parameter: a task with such a step runs with its own settings.
+# Whether the task's solver and scorer are the package's: vitals hands `$eval()`'s other
+# arguments to every step with `...`, and vitals::generate() would pass `max_active` to the
+# model as a parameter.
 takes_request_settings <- function(task) {
   steps <- lapply(task_steps(task), `[[`, "fn")
   all(vapply(steps, function(f) {
@@ -132,8 +121,7 @@ takes_request_settings <- function(task) {
   }, TRUE))
 }
 
-# The evaluated task's log, headline (its registered summary's first headline row, as the
-# log header and leaderboard() show it) and cost, as the log's model usage has it.
+# The evaluated task's log, headline (as the log header and leaderboard() show it) and cost.
 cell_outcome <- function(task) {
   headline <- cell_headline(task)
   log_path <- task$log_path %||% NA_character_
@@ -150,10 +138,8 @@ logged_cost <- function(log_path) {
   sum(ifelse(sent, usage$total_cost, 0))
 }
 
-# The headline as the task measured it for its log (the metrics ResultsTask computed from
-# the registered summary; not computed again): the registered headline's first key, or for
-# a benchmark whose groups depend on the data, its summary's first row (the log's first
-# metric). Never another metric when the headline is undefined: its estimate is then NA.
+# The headline as the task measured it for its log (not computed again): the registered
+# headline's first key, or the summary's first row. Never another metric when it is undefined.
 cell_headline <- function(task) {
   results <- vitals_log_state(task)$metric_results
   values <- vapply(results, function(m) as.double(m$value)[1], 1)

@@ -1,6 +1,5 @@
-# FutureX's prompts: the questions' own prompts come from the task table; the one prompt
-# built here asks the optional normalization judge to put a numeric prediction in the
-# ground truth's unit, as the reference's eval.py does.
+# FutureX's prompts: the questions' own come from the task table; the one built here asks the
+# optional normalization judge to put a prediction in the ground truth's unit, as eval.py does.
 
 futurex_normalize_prompt <- function(truth, pred) {
   paste0(

@@ -55,9 +55,8 @@ futurex_member_scores <- function(answers, table, number_rule, kind, numeric, no
     judge_usage[numeric] <- normalized$usage
   }
   if (!is.null(scorer_chat)) {
-    # vitals wants a Chat per item whenever there is a judge, and reads the last turn of
-    # each: items the judge never saw (or whose request failed) get a conversation that says
-    # so, not NULL (a set whose items have no numeric answer sent none at all).
+    # vitals wants a Chat per item whenever there is a judge: items the judge never saw get a
+    # conversation that says so, not NULL.
     chats <- lapply(kind, function(k) unjudged_chat(scorer_chat, k))
     sent <- if (is.null(normalized)) list() else normalized$chat
     got <- !vapply(sent, is.null, TRUE)
@@ -74,8 +73,7 @@ futurex_member_scores <- function(answers, table, number_rule, kind, numeric, no
   )
 }
 
-# Why each item scored what it did: the kind of item and the extracted answer vs the target
-# (with the values compared, for numeric items).
+# Why each item scored what it did: its kind, extracted answer vs target (values, if numeric).
 futurex_explanation <- function(scores, target) {
   values <- ifelse(
     scores$kind == "numeric" & !is.na(scores$normalization),
@@ -208,9 +206,8 @@ futurex_normalized <- function(res) {
   truth <- parse_value("GROUND_TRUTH_VALUE")
   pred <- parse_value("PREDICTION_VALUE")
   ok <- !is.na(truth) & !is.na(pred)
-  # A reply without the two numbers is an answer, read as the reference reads it (the plain
-  # parse scores the item): a note on the sample, not a failed request. Sending it again
-  # would bring the same reply from the cache, so it must not make a set's cell partial.
+  # A reply without the two numbers is read as the reference reads it: a note, not a failed
+  # request (sending it again brings the same reply), so it never makes a cell partial.
   note <- ifelse(!ok & is.na(res$error), futurex_judge_note, NA_character_)
   list(pred = ifelse(ok, pred, NA_real_), truth = ifelse(ok, truth, NA_real_),
        chat = res$chat, error = res$error, note = note,
@@ -222,11 +219,9 @@ futurex_judge_note <- paste(
   "the plain parse scored the item."
 )
 
-# A panel's items from its members' (futurex_member_scores()): the mean of the members'
-# scores (each judge's two values are read in one unit, its own: a median of values taken
-# from different judges could compare numbers in two units), the median of their values
-# for display, each judge's own values and score in `judges` (JSON), their errors and notes
-# named by judge, their usage summed, and the first member's conversations for vitals.
+# A panel's items: the mean of the members' scores (each judge's values are in its own unit, so a
+# median of mixed values could compare two units), the median value for display, and each
+# judge's values, errors and notes; usage summed, the first member's conversations for vitals.
 futurex_panel_scores <- function(members, models, judge) {
   column <- function(name) do.call(cbind, lapply(members, `[[`, name))
   named <- function(values) {
@@ -338,8 +333,7 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
 
 futurex_predictions_table <- function(predictions, duplicate_ids) {
   if (is.data.frame(predictions)) {
-    # `answer` and `has_answer` are a questions table's optional columns, a predictions
-    # table's own: without `answer` there is nothing to score
+    # `answer` and `has_answer` are optional in a questions table: without `answer` nothing scores
     if (!"answer" %in% names(predictions)) {
       abort_pb(c("Missing column {.field answer}: the predictions to score.",
                  i = "Add the model's answer to each row (as the original's predictions file

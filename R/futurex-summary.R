@@ -125,8 +125,8 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
     var_terms <- vapply(which(present), function(l) {
       keep <- items$level == l & !is.na(items$score)
       s <- items$score[keep]
-      # a level whose scores are all 0 or all 1 (one item included) has a Wilson interval
-      # (see mean_ci()): its width stands in for the standard error var() would put at zero
+      # an all-0 or all-1 level has a Wilson interval (mean_ci()): its width stands in for the
+      # standard error var() would put at zero
       se <- if (length(s) > 1 && stats::var(s) > 0) clustered_se(s, items$cluster[keep]) else
         (by_level$upper[[l]] - by_level$lower[[l]]) / (2 * z)
       if (is.na(se)) return(0)
@@ -148,8 +148,8 @@ futurex_overall_interval <- function(items, by_level, method, times, seed) {
       mean(unlist(g[sample.int(length(g), length(g), replace = TRUE)])) * weights[[k]]
     }, 1))
   }, 1))
-  # every level all right (or all wrong) resamples to one value: the levels' own intervals,
-  # combined as the normal method does, say what the data allow instead of a point
+  # every level all right (or wrong) resamples to one value: combine the levels' own intervals
+  # as the normal method does instead of a point
   if (all(draws == draws[[1]])) return(futurex_overall_interval(items, by_level, "normal"))
   clip_to_limits(unname(stats::quantile(draws, c(0.025, 0.975))), c(0, 1))
 }

@@ -1,5 +1,4 @@
-# The FutureX Task: preparing and reading the task table, and the vitals Task with its
-# solver and scorer.
+# The FutureX Task: preparing and reading the task table, and the vitals Task.
 
 #' Flatten FutureX files into a task table
 #'
@@ -201,7 +200,6 @@ futurex_scorer <- function(number_rule = c("reference", "strict"), scorer_chat =
                      judge_error = scores$judge_error[[i]])
         # (only where there is one: a log without notes reads as it did)
         if (!is.na(scores$judge_note[[i]])) meta$judge_note <- scores$judge_note[[i]]
-        # the judge's requests for this item (none for items it never saw)
         if (!is.null(scorer_chat)) meta <- c(meta, scores$judge_usage[[i]])
         # a panel's numeric item: each judge's own values and score (R/judges-panel.R)
         if ("judges" %in% names(scores) && !is.na(scores$judges[[i]])) {

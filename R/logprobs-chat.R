@@ -46,10 +46,8 @@ logprob_chat_configured <- function(chat, top_logprobs, system_prompt) {
   )
 }
 
-# The first prompt's request alone, then the others: a chat endpoint that answers without
-# log-probabilities (Ollama's OpenAI endpoint long ignored `logprobs`) stops the call after
-# that one request, instead of each prompt failing the same way. An answer that could not be
-# had (an HTTP error) fails its prompt only, as before.
+# The first prompt's request alone, then the others: an endpoint that ignores `logprobs` (as
+# Ollama's long did) stops the call after one request; an HTTP error fails its prompt only.
 chat_logprob_responses <- function(chat, prompts, settings, call = rlang::caller_env()) {
   first <- without_max_tokens_warning(logprob_chat_requests(chat, prompts[1], settings))
   if (is.na(first$error[[1]]) && is.null(settings$dry_run) &&
@@ -71,9 +69,8 @@ chat_logprob_responses <- function(chat, prompts, settings, call = rlang::caller
   rbind(first, rest)
 }
 
-# One request per prompt through the engine's pool (run_requests(): its retries, deadline,
-# cache and 401/403 stop), keeping the response JSON the alternatives are read from. Never
-# batched: a provider batch gives no log-probabilities back the same way.
+# One request per prompt through the engine's pool, keeping the JSON the alternatives are read
+# from. Never batched: a batch gives no log-probabilities back the same way.
 logprob_chat_requests <- function(chat, prompts, settings) {
   # never batched: a batch returns no log-probabilities (a new object, the original unchanged)
   settings <- settings_with_dots(settings, batch = FALSE)
@@ -83,8 +80,7 @@ logprob_chat_requests <- function(chat, prompts, settings) {
 }
 
 # The answers stop at `max_tokens` on purpose (only the first token is read), so ellmer's
-# warning that a response "was truncated because it hit the max_tokens limit", given for
-# every such run, reports the design, not a problem: it is muffled here and nowhere else.
+# truncation warning reports the design: muffled here and nowhere else.
 without_max_tokens_warning <- function(expr) {
   withCallingHandlers(expr, warning = function(w) {
     message <- cli::ansi_strip(conditionMessage(w))
@@ -94,9 +90,7 @@ without_max_tokens_warning <- function(expr) {
   })
 }
 
-# The alternatives for the first answer token: a data frame of token and logprob, from a
-# chat-completions (`choices[[1]]$logprobs$content`) or responses (`output[[]]$content[[]]
-# $logprobs`) body.
+# The first answer token's alternatives (token, logprob) from a chat-completions or responses body.
 top_alternatives <- function(json) {
   first <- json$choices[[1]]$logprobs$content[[1]]
   if (is.null(first)) {

@@ -1,10 +1,7 @@
-# The completions backend of query_logprobs(): echoed /v1/completions requests, cached, and
-# the query's span of tokens summed.
+# query_logprobs()'s completions backend: echoed /v1/completions requests, cached, spans summed.
 
-# Where to send completions requests: what the chat exposes, as every other request takes
-# it (its provider's base URL, credentials and extra headers, its model name). The
-# credentials stay a function, called when the requests of a call are built
-# (completion_template()), so the key is never stored in a cache key, a record or a log.
+# Where to send completions requests, from the chat (base URL, credentials, extra headers,
+# model). The credentials stay a function so the key is never in a cache key, record or log.
 logprob_endpoint <- function(chat) {
   provider <- chat$get_provider()
   list(base_url = sub("/+$", "", provider@base_url), model = chat$get_model(),
@@ -18,8 +15,7 @@ completion_key <- function(endpoint, text, max_tokens) {
             body = completion_body(endpoint, text, max_tokens))
 }
 
-# The echoed prompt's tokens, log-probabilities and text offsets (`NULL` when the endpoint
-# gives none), without any generated tokens.
+# The echoed prompt's tokens, log-probabilities and offsets (NULL when none), no generated ones.
 parse_completion <- function(body, route = "echo") {
   if (identical(route, "prompt_logprobs")) return(parse_prompt_logprobs(body))
   choice <- body$choices[[1]]
@@ -87,11 +83,9 @@ parse_prompt_logprobs <- function(body) {
   )
 }
 
-# One echo request per distinct text, cached, through the one request pool (request_pool(),
-# completions_transport()); a record or an error message each. Each answer is cached the
-# moment it arrives. A refused key (401/403) stops the call with one error of class
-# `predictivebench_error_auth`.
-# `conditions` keeps each failed request's error itself (its HTTP status), for the probe.
+# One echo request per distinct text, cached on arrival, through the one request pool. A refused
+# key stops the call (`predictivebench_error_auth`); `conditions` keeps each failure's error
+# (its HTTP status) for the probe.
 echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   if (!length(texts)) {
     return(list(records = list(), errors = character(), cached = logical(),
@@ -100,8 +94,7 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
   found <- cache_get_many(dir, keys, settings$dry_run)
-  # a broken answer kept by an earlier version (which checked only all answers together) is
-  # asked again
+  # a broken answer an earlier version cached (it checked answers only together) is asked again
   found[vapply(found, function(r) !is.null(broken_echo(r)), TRUE)] <- list(NULL)
   kept <- cache_keeper(dir, keys, found, settings$dry_run)
   cached <- !vapply(kept$records, is.null, TRUE)
@@ -154,9 +147,8 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
                 list(endpoint_chat(endpoint)))
 }
 
-# The first text is the probe (probe_completions()): it learns the endpoint's route, or stops
-# the call before the other texts are sent. Every answer is checked (check_echoed()) before
-# any query is scored.
+# The first text is the probe (probe_completions()); every answer is checked (check_echoed())
+# before any query is scored.
 completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,
                                settings,
                                chat_probe = function() list(logprobs = FALSE, sent = 0L)) {
@@ -209,8 +201,7 @@ query_span <- function(full, alone, query, span_check) {
   f_tokens <- full$tokens
   tail_of <- function(k) if (k > 0 && k <= length(f_tokens)) utils::tail(f_tokens, k)
   matches <- function(k, toks) k > 0 && same_span(tail_of(k), toks, query)
-  # An endpoint that puts a BOS token before every text echoes it for the query alone too;
-  # it is not part of the query.
+  # a BOS token an endpoint puts before every text is echoed for the query alone too: not its own
   if (!matches(n, q_tokens) && n > 1 && is.na(alone$logprobs[[1]]) &&
       identical(q_tokens[[1]], f_tokens[[1]]) && matches(n - 1, q_tokens[-1])) {
     q_tokens <- q_tokens[-1]
@@ -240,9 +231,8 @@ query_span <- function(full, alone, query, span_check) {
        error = if (span_check) NA_character_ else error)
 }
 
-# The endpoint answered, but the text it echoed for context + query is no longer than the
-# query's own: the context's tokens, which the query's log-probability is conditioned on, are
-# not there. Say so, and what to do, rather than compare two token counts.
+# The echo for context + query is no longer than the query's own: the context the query is
+# conditioned on is missing. Say so, and what to do.
 missing_context_error <- function(query, n_query, n_full) {
   quoted <- encodeString(query, quote = "\"")
   if (n_query == 0) {
@@ -256,12 +246,9 @@ missing_context_error <- function(query, n_query, n_full) {
   ), n_full, n_query, quoted)
 }
 
-# Whether the full text's last tokens `span` are the query's tokens `alone`: the same
-# tokens, or, for a tokenizer that marks a word start only at the beginning of a text
-# (SentencePiece's "\u2581True" alone but "True" after a newline; or " True" and "True"),
-# the same text once the one leading "\u2581" or space added to the query alone is dropped.
-# A space that is the query's own is never dropped, and the span never loses one: " True"
-# in the text for "True" alone is the text's space merged with the query.
+# Whether the text's last tokens `span` are the query's tokens `alone`, or the same text once the
+# one word-start mark ("\u2581" or a space) a tokenizer adds to the query alone is dropped; a
+# space that is the query's own is never dropped.
 same_span <- function(span, alone, query) {
   if (identical(span, alone)) return(TRUE)
   if (length(span) != length(alone) || anyNA(span) || anyNA(alone)) return(FALSE)

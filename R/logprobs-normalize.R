@@ -1,5 +1,4 @@
-# Post-processing query scores: the softmax over one context's queries, and length
-# normalization and temperature.
+# Query scores: softmax over a context's queries, length normalization and temperature.
 
 #' Turn query scores into a distribution
 #'

@@ -1,16 +1,10 @@
-# Knowing the server before paying for it: the completions backend's first request is a
-# probe that learns which log-probabilities the endpoint gives, and answers that cannot be a
-# model's are refused before anything is scored.
+# Knowing the server before paying for it: the first request probes which log-probabilities the
+# endpoint gives, and answers that cannot be a model's are refused before scoring.
 
-# The route of the completions backend at `endpoint`, learned from the answer to `text`, the
-# first request the backend sends anyway (the same cache key, so a cached answer is used and
-# a fresh one kept): "echo" when the endpoint echoes the prompt's log-probabilities (OpenAI's
-# legacy completions, vLLM, llama-cpp-python), "prompt_logprobs" when only vLLM's
-# `prompt_logprobs` gives them. At most 3 requests: an endpoint with neither stops the call
-# with an error saying what it lacks and what to do, `chat_probe()` (one chat request,
-# chat_has_logprobs()) telling whether the chat backend would work there, and how many
-# requests were sent (the refused probes are never cached; the chat's answer may be).
-# Returns the endpoint with its route and the answer to `text` (echo_texts()'s fields).
+# The completions route at `endpoint`, learned from the answer to `text` (the backend's first
+# request anyway, same cache key): "echo" (OpenAI's legacy completions, vLLM, llama-cpp-python)
+# or vLLM's "prompt_logprobs". At most 3 requests; an endpoint with neither stops with an error
+# saying what it lacks and whether the chat backend would work there (chat_probe()).
 probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_check,
                               chat_probe, call = rlang::caller_env()) {
   endpoint$route <- "echo"
@@ -60,11 +54,9 @@ note_logprob_route <- function(endpoint) {
               id = paste("logprobs_route", url, endpoint$model, endpoint$route))
 }
 
-# Whether the chat backend would get log-probabilities at `chat` (`logprobs`), and whether
-# asking sent a request (`sent`, 0 when its answer was cached): one first-token request for
-# `prefix`, the one chat_scores() would send first (the same cache key). Sent by the run
-# itself, never handed over to an evaluation set's overlap: the probes before it were sent
-# here, and a cell stopped at this one would send them again when it goes on.
+# Whether the chat backend gets log-probabilities at `chat`, from the first request
+# chat_scores() would send (same cache key). Never handed to a set's overlap: a cell stopped
+# here would send the earlier probes again.
 chat_has_logprobs <- function(chat, prefix, settings, top_logprobs, system_prompt) {
   local_request_session(collector = NULL)
   res <- without_max_tokens_warning(
@@ -84,8 +76,7 @@ chat_advice <- function(chat_ok) {
     i = "Use a server that echoes prompt log-probabilities, such as vLLM ({.fn ellmer::chat_vllm}) or llama-cpp-python's server with {.code --logits_all true}.")
 }
 
-# `n_sent`: the completions probes sent; `chat` what chat_has_logprobs() found, its request
-# counted when it was sent.
+# `n_sent`: the completions probes sent; `chat`: what chat_has_logprobs() found.
 abort_no_completions <- function(endpoint, why, chat, n_sent, call) {
   abort_pb(
     c("The server at {.url {shown_url(endpoint$base_url)}} has no completions endpoint, so it can't give the prompt log-probabilities the completions backend scores.",
@@ -116,13 +107,10 @@ probes_sent <- function(n) {
 
 # ---- answers that can't be a model's --------------------------------------------------------
 
-# Refuses echoed answers that cannot be a model's log-probabilities: every scored token of
-# `records` at the same value (the reported broken echo of llama.cpp-style servers gives 0.0
-# for each; at least 4 tokens, as a short text of near-certain tokens can share a value),
-# then, per record, text offsets given but incomplete or out of order, or tokens that do not
-# spell the text sent (with `span_check`, which `span_check = FALSE` turns off for a
-# tokenizer whose token texts are not its text). Scoring any of them would give numbers
-# that look valid: every query at chance, or the wrong text's span.
+# Refuses echoed answers that cannot be a model's: every scored token at one value (llama.cpp
+# style servers' reported broken echo gives 0.0 each; at least 4 tokens), text offsets
+# incomplete or out of order, or tokens that don't spell the text (`span_check`). Scoring them
+# would give valid-looking numbers: every query at chance, or the wrong span.
 check_echoed <- function(records, texts, endpoint, span_check = TRUE,
                          call = rlang::caller_env()) {
   url <- shown_url(endpoint$base_url)
@@ -146,14 +134,10 @@ abort_broken_echo <- function(endpoint, value, call) {
   )
 }
 
-# One answer that can't be a model's: every scored token of the prompt at exactly 0.0 (the
-# broken echo above), as one replica of a load-balanced server gives while the others are
-# right. Checked per answer on arrival (send_completions()), where it becomes a failed request
-# (a transient no-answer error, of class `predictivebench_error_logprobs_broken`) that the
-# pool sends again and, if it stays broken, reports: a check of all answers together would
-# let every second answer through. Two scored tokens at least: a model gives one token
-# probability 1 to float precision now and then, never every token of a text. Returns the
-# error, or NULL for an answer that may be a model's.
+# One answer at exactly 0.0 for every scored token (the broken echo above), as one replica of a
+# load-balanced server gives: checked per answer on arrival, so it is a transient failed request
+# the pool sends again (a check of all answers together would let every second one through).
+# Two tokens at least: a model gives one token probability 1 now and then. NULL if plausible.
 broken_echo <- function(record) {
   if (is.null(record) || inherits(record, "error")) return(NULL)
   lp <- record$logprobs
@@ -195,10 +179,8 @@ check_echoed_tokens <- function(record, text, url, span_check, call) {
   invisible(record)
 }
 
-# Whether echoed tokens spell `text`: joined, once a leading special token without a
-# log-probability (BOS) is dropped if need be, and with the spellings tokenizers give their
-# token texts (SentencePiece's "\u2581" for a space and the leading one it adds; byte-level
-# BPE's "\u0120" and "\u010a" for a space and a newline; "<0x0A>" byte tokens).
+# Whether echoed tokens spell `text`, a leading BOS dropped if need be, with the tokenizers'
+# spellings (SentencePiece's "\u2581", byte-level BPE's "\u0120"/"\u010a", "<0x0A>" bytes).
 spells_text <- function(tokens, text) {
   if (!length(tokens)) return(!nzchar(text))
   tokens[is.na(tokens)] <- ""

@@ -162,9 +162,8 @@ query_logprobs <- function(chat, prefix, query, backend = c("completions", "chat
   }
 }
 
-# Log-probabilities are not batched (no provider batch echoes prompt log-probabilities), but
-# `batch = TRUE` may be set for a whole run, other benchmarks' requests batched:
-# rather than fail, the requests are sent through the pool, and that is said once.
+# No provider batch echoes prompt log-probabilities, so with `batch = TRUE` for a whole run these
+# requests go through the pool instead, said once.
 note_logprobs_unbatched <- function(settings) {
   if (!isTRUE(settings$batch)) return(invisible(FALSE))
   inform_once(c(
@@ -212,9 +211,8 @@ check_logprob_chat <- function(chat, backend = c("completions", "chat")) {
 
 # ---- baselines (offline) ------------------------------------------------------------------
 
-# A baseline scores the queries of each prefix with its answer to that prefix: the query it
-# names gets log-probability 0 and the others -Inf; when it names none of them, every query
-# gets 0 (a uniform distribution). One token per query; nothing is sent or cached.
+# A baseline's answer to a prefix names a query: it gets log-probability 0, the others -Inf
+# (every query 0 when it names none). Nothing is sent or cached.
 baseline_scores <- function(chat, prefix, query) {
   answers <- vapply(unique(prefix), function(p) chat$respond(p)@text, "", USE.NAMES = FALSE)
   answer <- trimws(answers[match(prefix, unique(prefix))])
@@ -234,9 +232,8 @@ baseline_scores <- function(chat, prefix, query) {
 
 # ---- usage ----------------------------------------------------------------------------
 
-# The usage of each request, summed onto the first pair that needs it, so that summing over
-# pairs counts every request once. `owner` is that pair for each request; `usage` has one
-# row per request (`input_tokens`, `output_tokens`, `cost`).
+# The usage of each request, summed onto the first pair that needs it, so summing over pairs
+# counts every request once.
 pair_usage <- function(n, owner, usage) {
   out <- tibble::tibble(input_tokens = rep(0, n), output_tokens = rep(0, n),
                         cost = rep(0, n))
@@ -247,8 +244,7 @@ pair_usage <- function(n, owner, usage) {
   out
 }
 
-# A chat naming a completions endpoint, for the pace note (note_rpm_pace()), which reads
-# where requests went from chats.
+# A chat naming a completions endpoint, for note_rpm_pace(), which reads chats.
 endpoint_chat <- function(endpoint) {
   ellmer::chat_openai_compatible(base_url = endpoint$base_url, model = endpoint$model,
                                  credentials = function() "")

@@ -87,9 +87,7 @@ probsem_compare_humans <- function(x, humans = NULL, permutations = 10000, seed 
   out
 }
 
-# The paper's comparison of each suite (see probsem_compare_humans()): `model` as
-# probsem_model_weights() gives it, `judgements` as probsem_read_humans(); NULL when no
-# sentence has judgements. `permutations = 0` leaves the p-values NA.
+# The paper's comparison per suite (probsem_compare_humans()); NULL without judgements.
 probsem_compare <- function(model, judgements, permutations = 10000, seed = 0) {
   groups <- split(model, factor(model$suite, levels = unique(model$suite)))
   rows <- with_seed(seed, lapply(unname(groups), probsem_compare_suite,
@@ -97,9 +95,7 @@ probsem_compare <- function(model, judgements, permutations = 10000, seed = 0) {
   do.call(rbind, rows)
 }
 
-# The human judgements a task's samples carry (the column `human_judgements` that
-# probsem_dataset() adds for a version with the paper's human results), in the long layout
-# of probsem_read_humans(); a task without them is an error saying what to pass.
+# The human judgements the samples carry, laid out as probsem_read_humans(), else an error.
 probsem_sample_humans <- function(samples, call = rlang::caller_env()) {
   if (!"human_judgements" %in% names(samples)) {
     abort_pb(c("{.arg x} carries no human judgements: give {.arg humans}.",
@@ -307,12 +303,9 @@ js_distance <- function(p, q) {
   sqrt(pmax(colSums(rel(p) + rel(q)) / 2, 0))
 }
 
-# The paper's comparison for a task's own samples (one per context): for every suite whose
-# contexts all carry human judgements (column `human_judgements`) and were all scored, each
-# sentence's Jensen-Shannon distance and fitted temperature, without p-values (the scorer
-# and probsem_summary() need the distances; probsem_compare_humans() adds p-values). A tibble
-# with one row per such context: `id`, `label` ("<prompt>_<suite>"), `text`, `js_distance`,
-# `temperature`, `n_people`, `threshold`, `model_prob`, `human_prob`; NULL when there is none.
+# The paper's comparison for a task's own samples, without p-values (probsem_compare_humans()
+# adds them): per fully judged and scored suite, each sentence's Jensen-Shannon distance and
+# fitted temperature, one row per context; NULL when there is none.
 probsem_human_fits <- function(samples) {
   if (!"human_judgements" %in% names(samples)) return(NULL)
   samples <- samples[!duplicated(samples$id), , drop = FALSE]

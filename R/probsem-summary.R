@@ -1,6 +1,4 @@
-# probsem summary: the paper's Jensen-Shannon distance to people where contexts carry human
-# judgements, each suite's accuracy (the summary rows), each context's distribution over its
-# queries (probsem_distributions()), and the benchmark's registration.
+# probsem summary: Jensen-Shannon distance to people, accuracy per suite, query distributions.
 
 # Logs and leaderboards show every row (the suites depend on the data): on a version with
 # human judgements the paper's mean Jensen-Shannon distance first, lower being better.
@@ -132,8 +130,7 @@ probsem_summary <- function(x, method = c("normal", "bootstrap"), cluster = "def
                                           "suite"))
 }
 
-# Whether the whole result is one tie: every scored context (at least one) gives each of its
-# queries (two or more) the same probability.
+# Whether the whole result is one tie: every scored context gives all its queries one probability.
 probsem_all_tied <- function(samples) {
   tied <- vapply(samples$solver_metadata, function(m) {
     prob <- as.double(m$prob)
@@ -143,8 +140,6 @@ probsem_all_tied <- function(samples) {
   any(!is.na(tied)) && all(tied, na.rm = TRUE)
 }
 
-# The js_distance rows of probsem_summary(): overall, per suite, per sentence; NULL without
-# human judgements.
 probsem_human_rows <- function(samples, method = "normal", cluster = "default") {
   fits <- probsem_human_fits(samples)
   if (is.null(fits)) return(NULL)
@@ -174,9 +169,7 @@ probsem_human_rows <- function(samples, method = "normal", cluster = "default") 
   do.call(rbind, c(list(overall), suites, list(sentences)))
 }
 
-# Each prompt and suite's group label: the suite, or "<prompt>_<suite>" when suites of
-# different prompts share a name (as the original names its results files); `key` is
-# always "<prompt>_<suite>".
+# A suite's label: the suite, or "<prompt>_<suite>" when prompts share its name (as the original).
 probsem_suite_labels <- function(samples) {
   groups <- unique(samples[c("prompt", "suite")])
   key <- paste0(groups$prompt, "_", groups$suite)
@@ -184,7 +177,6 @@ probsem_suite_labels <- function(samples) {
   tibble::tibble(prompt = groups$prompt, suite = groups$suite, key = key, label = label)
 }
 
-# The accuracy rows of probsem_summary(), one per suite, without its notes.
 probsem_accuracy <- function(x, method = "normal", cluster = "default") {
   samples <- probsem_samples(x)
   cl <- resolve_cluster(samples, cluster, benchmark_cluster("probsem", samples))

@@ -1,5 +1,4 @@
-# The probsem Task: preparing a prompt and its suites, and the vitals Task that ranks each
-# context's queries by log-probability and judges the winner.
+# The probsem Task: a prompt and its suites, each context's queries ranked by log-probability.
 
 #' Flatten a probsem prompt and its test suites into a task table
 #'
@@ -212,11 +211,9 @@ probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(),
                  name = name, benchmark = "probsem", metadata_fields = fields)
 }
 
-# vitals needs a string target; a context without ground truth gets "" (it is scored NA).
-# The viewer lists samples by their `input`, and every scored text starts with the same
-# prompt: the input vitals shows is the context's own text and its queries, and the text
-# scored before each query moves to `scored_text`, which the solver reads (the conversation
-# of each sample still shows it in full).
+# vitals needs a string target: a context without ground truth gets "" (scored NA). Every scored
+# text starts with the same prompt, so the viewer's `input` is the context's own text and queries
+# and the scored text moves to `scored_text`.
 probsem_vitals_dataset <- function(dataset) {
   dataset$target[is.na(dataset$target)] <- ""
   dataset$scored_text <- dataset$input
@@ -238,9 +235,8 @@ probsem_dataset <- function(path = NULL, version = NULL, limit = NULL, shuffle =
 }
 
 # The paper's human judgements of each context's sentence, for a version that pins them
-# (files of role "humans", named `<prompt>_<experiment>_human_results.csv`): the list
-# column `human_judgements`, each the thresholds the subjects chose for that sentence
-# (empty where nobody judged it). The log keeps it, so the summary of a log is the task's.
+# (`<prompt>_<experiment>_human_results.csv`), as list column `human_judgements`; the log keeps
+# it, so a log's summary is the task's.
 probsem_add_humans <- function(table, version = NULL) {
   rows <- version_files("probsem", version)
   rows <- rows[rows$role == "humans", , drop = FALSE]
@@ -349,11 +345,9 @@ check_probsem_inputs <- function(dataset, call = rlang::caller_env()) {
   invisible(dataset)
 }
 
-# vitals logs every sample's conversation: the scored prefix and the winning query, with the
-# tokens and cost of the sample's log-probability requests (already counted in ellmer's
-# session usage by query_logprobs(), so set here, not added). vitals takes a sample's input
-# in the log from the first user turn: `shown` (the context's own text and queries) goes
-# first, so that samples that share a prompt can be told apart in the viewer.
+# vitals logs every sample's conversation, with the tokens of its log-probability requests set
+# here (query_logprobs() already counted them in session usage). `shown` goes first: vitals takes
+# the log's input from the first user turn, which tells samples that share a prompt apart.
 probsem_chat <- function(template, prefix, answer, usage, shown = NULL) {
   chat <- template$clone()
   contents <- list(ellmer::ContentText(prefix))
@@ -368,8 +362,7 @@ probsem_chat <- function(template, prefix, answer, usage, shown = NULL) {
   chat
 }
 
-# The bundled sample dataset with made-up scores in place of a model's, shaped like the
-# samples of an evaluated probsem_task(): for tests of the summary and the results files.
+# The sample dataset with made-up scores, shaped like an evaluated task's samples (for tests).
 probsem_example_samples <- function() {
   samples <- probsem_dataset(version = "sample")
   samples$solver_metadata <- lapply(seq_len(nrow(samples)), function(i) {

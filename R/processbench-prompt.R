@@ -1,5 +1,4 @@
-# ProcessBench critique prompts and votes: the templates, the tagged prompt, and the
-# majority vote over the index each critique boxes.
+# ProcessBench critique prompts and the majority vote over the index each critique boxes.
 
 processbench_templates <- list(
   generic = paste0(

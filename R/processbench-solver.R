@@ -31,9 +31,8 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
                             api_args = api_args, settings = run_settings,
                             keep_json = keep_json, chat_per = chat_per)
     }
-    # vitals epochs repeat inputs: the k-th epoch of a sample gets new votes. Vote v of
-    # epoch k is vote (k - 1) * n_votes + v overall: its epoch (so every vote is its own
-    # request and cache entry) and its seed offset.
+    # vitals epochs repeat inputs, so vote v of epoch k is vote (k - 1) * n_votes + v: its own
+    # request, cache entry and seed offset.
     copy <- bound$.epoch
     first <- (copy - 1L) * n_votes
     if (n_per_request && n_votes > 1) {
@@ -104,9 +103,8 @@ processbench_solver <- function(n_votes = 8, n_per_request = FALSE, temperature 
   })
 }
 
-# Sends prompts[i] with epoch[i]. Without a seed one chat sends them all. With a seed, vote j
-# is sent with seed + j - 1, so votes differ but a re-run draws the same ones: one chat per
-# distinct vote number, all in one request pool (so a provider's warning shows once).
+# Sends prompts[i] with epoch[i]. With a seed, vote j is sent with seed + j - 1 (votes differ, a
+# re-run draws the same): one chat per vote number, all in one request pool.
 processbench_requests <- function(solver_chat, request_params, prompts, vote, epoch, seed,
                                   api_args = NULL, settings = NULL, keep_json = FALSE,
                                   chat_per = NULL) {
@@ -151,9 +149,8 @@ bind_requests <- function(parts, index) {
   }), columns))
 }
 
-# The answers of every choice in an OpenAI-style response, each without its reasoning (as
-# the engine reads one answer: R/engine-reasoning.R), so a vote's thinking is never counted;
-# the parsed answer when there is no JSON (an offline baseline) and NA for a failed request.
+# The answers of every choice in an OpenAI-style response, without reasoning (R/engine-reasoning.R),
+# so a vote's thinking is never counted; NA for a failed request.
 processbench_choices <- function(json, text) {
   choices <- json$choices
   if (!length(choices) && length(json$output)) return(responses_texts(json$output, text))
@@ -172,9 +169,8 @@ processbench_choice_cuts <- function(json, truncated) {
   vapply(choices, function(ch) choice_answer(ch)$truncated, TRUE)
 }
 
-# One chat-completions choice read as entry_answer() reads a request: its text, the
-# reasoning a server gave in a field of its own (vLLM's `reasoning_content`, `reasoning`),
-# and its own finish reason.
+# One choice read as entry_answer() reads a request: text, reasoning in a field of its own
+# (vLLM's `reasoning_content`, `reasoning`), finish reason.
 choice_answer <- function(choice) {
   message <- choice$message
   content <- message$content

@@ -1,14 +1,12 @@
-# ProcessBench summary: error and correct accuracies and F1 by group, with intervals, and
-# the benchmark's registration.
+# ProcessBench summary: error and correct accuracies and F1 by group, with intervals.
 
 processbench_interval <- c(
   normal = "95% normal (or Wilson) interval (accuracies), 95% exact binomial interval (F1)",
   bootstrap = "95% bootstrap (or Wilson) interval (accuracies), 95% exact binomial interval (F1)"
 )
 
-# The grouping columns in words, for the plot (summary_title()): `task_l1` holds
-# ProcessBench's split (gsm8k, math, ...) or, on DeltaBench's records, its task (math, code,
-# ...): "task" reads right for both.
+# The grouping columns in words for the plot: `task_l1` is ProcessBench's split or DeltaBench's
+# task, so "task" reads right for both.
 processbench_by_labels <- c(task_l1 = "task", task_l2 = "subtask")
 
 #' ProcessBench headline numbers
@@ -181,12 +179,10 @@ processbench_group_row <- function(group, items, method, times, seed, notes) {
 }
 
 
-# The 95% interval of F1 from the two sides' exact binomial (Clopper-Pearson) confidence
-# distributions: F1 grows with each accuracy, so its lower bound is the 2.5% quantile of F1
-# with each side's accuracy drawn from Beta(k, n - k + 1) (k right of n), its upper the 97.5%
-# quantile with each drawn from Beta(k + 1, n - k). Unlike resampling a side, this stays
-# honest when a side is all right or all wrong (a resample of ten 1s is always 1); coverage
-# in bench/stats-coverage.R.
+# The 95% interval of F1 from each side's Clopper-Pearson distribution: F1 grows with each
+# accuracy, so its bounds are F1's 2.5% quantile with sides drawn from Beta(k, n - k + 1) and
+# 97.5% from Beta(k + 1, n - k). Unlike resampling, honest when a side is all right or all
+# wrong (coverage: bench/stats-coverage.R).
 processbench_f1_interval <- function(err, cor, times = 1000, seed = 1, level = 0.95) {
   k <- c(sum(err), sum(cor))
   n <- c(length(err), length(cor))

@@ -2,10 +2,8 @@
 # file, row and field: read.csv() alone drops rows after a NUL byte or a bad byte and pads or
 # wraps ragged rows with at most a warning.
 
-# `path` as a tibble of text columns (no value is taken as missing: an empty field is ""),
-# after the checks below; `what` names the file in errors ("arena answer file"), which name
-# its row and field. A file without the `required` columns, or with two columns of one name,
-# is an error.
+# `path` as a tibble of text columns (an empty field is "", never missing); `what` names the file
+# in errors. Missing `required` columns or duplicated names are errors.
 read_csv_checked <- function(path, required, what = "file", call = rlang::caller_env()) {
   if (!file.exists(path)) {
     abort_pb("The {what} does not exist.", "missing_file", file = path, call = call)
@@ -88,9 +86,8 @@ check_csv_utf8 <- function(path, what, call) {
   )
 }
 
-# read.csv() pads a short row and wraps a long one into the next without a word, so every
-# record must have as many fields as the header (blank lines are no records, as in pandas;
-# a quoted field spanning lines is one record).
+# read.csv() pads a short row and wraps a long one silently, so every record must have the
+# header's field count (blank lines are no records, as in pandas).
 check_csv_fields <- function(path, what, call) {
   fields <- csv_field_counts(path)
   bad <- ragged_rows(fields)
@@ -100,15 +97,13 @@ check_csv_fields <- function(path, what, call) {
            "csv", file = path, row = bad[[1]], call = call)
 }
 
-# The number of fields of each record, the header first (blank lines are no records, as in
-# pandas; a quoted field spanning lines is one record).
+# Fields per record, the header first (blank lines no records; a quoted field may span lines).
 csv_field_counts <- function(path) {
   fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
                                 blank.lines.skip = TRUE)
   fields[!is.na(fields)]
 }
 
-# The data rows (1-based) whose field count differs from the header's.
 ragged_rows <- function(fields) which(fields[-1] != fields[1])
 
 # A copy of a CSV file without the records whose field count differs from the header's

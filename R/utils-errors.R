@@ -27,9 +27,8 @@
 #' )
 NULL
 
-# Messages already given in this session, by id. cli's `.frequency = "once"` footer says
-# "displayed once per session" whatever the id, which misleads when the id names a model
-# (the message then shows once per model); inform_once() says how often itself, if at all.
+# Messages already given this session, by id: cli's `.frequency = "once"` footer says "once per
+# session" even when the id names a model, so inform_once() says how often itself.
 the_informed <- new.env(parent = emptyenv())
 
 inform_once <- function(message, id, .envir = parent.frame()) {
@@ -59,15 +58,10 @@ abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
   )
 }
 
-# The frame of the function the user called: the outermost call on the stack of a
-# predictivebench function by its name (prepare_futurex(), not prepare_task_table(), an
-# internal helper or a tryCatch() handler). A solver or scorer closure that vitals calls as
-# `fn(...)` is not a name the user knows: with only closures on the stack the header names
-# no function. Nor is a helper the package calls itself: a function counts only when it was
-# called from outside the package (by the user, or a test), so an error inside `$eval()`
-# does not name the plumbing around the step (catch_step_failure()). `call` when no
-# predictivebench function is on the stack, when it is NULL, or when it is a call written
-# out by the caller (it already says what the user called).
+# The frame of the function the user called: the outermost predictivebench function on the
+# stack that was called from outside the package (not a vitals-called closure, helper or
+# handler), so an error names what the user typed; `call` when there is none, it is NULL, or it
+# is a call written out by the caller.
 user_call <- function(call) {
   if (is.null(call) || !is.environment(call)) return(call)
   ns <- topenv(environment(user_call))
@@ -142,9 +136,7 @@ check_flag <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()
   invisible(x)
 }
 
-# How every chat argument is taken (solver_chat, scorer_chat, a judge): an ellmer Chat, or a
-# "provider/model" string as in ellmer::chat() ("openai/gpt-4.1"), turned into a chat.
-# Callers keep the result: `solver_chat <- as_chat(solver_chat)`.
+# How every chat argument is taken: an ellmer Chat, or a "provider/model" string as ellmer::chat().
 as_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
                     call = rlang::caller_env()) {
   if (allow_null && is.null(x)) return(x)
@@ -173,16 +165,11 @@ check_chat <- as_chat
 
 # ---- credentials kept out of text -------------------------------------------------------
 
-# `text` with every credential in `secrets` replaced by "[redacted]", and every URL in it as
-# shown_url() shows it: what a provider said
-# (some gateways repeat the request's Authorization header in their error body) is shown
-# and stored only so. Each secret is looked for as sent, JSON-escaped (once and twice: a
-# body quoting another body), and URL-encoded; one of 8 characters or more also when cut
-# short (a run of 8 or more characters that begins it: a gateway that truncates what it
-# repeats, or a text cut at its length limit). One of 6 or 7 characters is redacted only
-# where it stands alone, so that it does not eat the words around it; one of fewer is a
-# placeholder that local servers take for any key ("EMPTY", "none", "test"), not a secret,
-# and is left alone (it would turn every such word of a message into "[redacted]").
+# `text` with every credential in `secrets` as "[redacted]" and URLs as shown_url() shows them
+# (gateways echo the Authorization header in error bodies). Each secret is sought as sent,
+# JSON-escaped (once and twice) and URL-encoded; one of 8+ characters also cut short (gateways
+# truncate); one of 6-7 only standing alone; shorter ones ("EMPTY", "none") are placeholders
+# local servers take for any key, left alone.
 redact_text <- function(text, secrets) {
   secrets <- unique(as.character(secrets[!is.na(secrets)]))
   secrets <- secrets[nchar(trimws(secrets), "bytes") >= 6]
@@ -205,8 +192,7 @@ redact_text <- function(text, secrets) {
   out
 }
 
-# The forms a credential takes in a text, longest first (so that a form holding another is
-# replaced whole).
+# The forms a credential takes in a text, longest first (a form holding another is replaced whole).
 secret_forms <- function(secrets) {
   json <- function(s) {
     vapply(s, function(x) {
@@ -220,8 +206,7 @@ secret_forms <- function(secrets) {
   forms[order(-nchar(forms, "bytes"))]
 }
 
-# Every run of 8 or more bytes of `x` that begins `secret` (the whole of it, or the start of
-# it where a text cuts it off), replaced.
+# Every run of 8+ bytes of `x` that begins `secret` (a text may cut it off), replaced.
 redact_runs <- function(x, secret) {
   head <- substr(secret, 1, 8)
   secret_bytes <- charToRaw(secret)

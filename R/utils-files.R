@@ -1,8 +1,7 @@
 # Writing files so that a reader never sees half of one.
 
-# Write to a unique temporary file beside `path`, then rename: readers see the old file or
-# the new one, never half of one, and two writers of the same key cannot interleave.
-# `temp` names the temporary file (a test puts a device there: see log_temp_file()).
+# Write to a unique temporary file beside `path`, then rename: readers see the old or the new
+# file, and two writers of one key cannot interleave. `temp` lets a test put a device there.
 write_atomic <- function(path, writer, temp = default_temp_file) {
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   tmp <- temp(path)
@@ -14,10 +13,8 @@ write_atomic <- function(path, writer, temp = default_temp_file) {
   invisible(path)
 }
 
-# Writes `bytes` to `path` whole, or fails saying why in the system's words: R reports a
-# refused write (a full disk) as an error, a warning, or, where the write was buffered, only
-# as a warning when the file is closed ("Problem closing connection: No space left on
-# device"), and a file cut short is still a file, so its size is checked too.
+# Writes `bytes` to `path` whole, or fails in the system's words: R may report a full disk only
+# as a warning on close, and a file cut short is still a file, so its size is checked too.
 write_bytes <- function(path, bytes) {
   why <- character()
   note <- function(c) {
@@ -42,8 +39,7 @@ disk_is_full <- function(text) {
   any(grepl("No space left|ENOSPC|disk full|quota", text, ignore.case = TRUE))
 }
 
-# A unique hidden name beside `path`. (The temporary name adds ~14 bytes: a long name is
-# shortened so that it stays a valid file name, at most 255 bytes.)
+# A unique hidden name beside `path`, shortened to stay at most 255 bytes.
 default_temp_file <- function(path) {
   base <- basename(path)
   if (nchar(base, type = "bytes") > 200L) {
@@ -52,9 +48,8 @@ default_temp_file <- function(path) {
   tempfile(paste0(".", base, "-"), tmpdir = dirname(path))
 }
 
-# Runs `expr` holding an exclusive lock on `path` (the hidden file `.<name>.lock` beside it), so that
-# processes sharing a file (two arena runs on one folder) read-merge-write it in turn
-# instead of overwriting each other's updates.
+# Runs `expr` holding an exclusive lock on `.<name>.lock` beside `path`, so processes sharing a
+# file (two arena runs on one folder) read-merge-write it in turn.
 with_file_lock <- function(path, expr, timeout = getOption("predictivebench.lock_timeout_s", 600)) {
   dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
   lock_file <- file.path(dirname(path), paste0(".", basename(path), ".lock"))

@@ -1,5 +1,4 @@
-# Small rules shared by the layers that reach the network (the request engine, the dataset
-# downloads) and by those that add up what they cost.
+# Small rules shared by the layers that reach the network and those that add up its cost.
 
 now_seconds <- function() proc.time()[["elapsed"]]
 
@@ -9,9 +8,8 @@ url_origin <- function(url) {
   paste0(url$scheme, "://", url$hostname, if (!is.null(url$port)) paste0(":", url$port))
 }
 
-# `text` with every URL in it as it may be shown (a model's name, a message, a log): the
-# userinfo of a URL ("https://team:<password>@gateway", "https://<token>@host") and the values
-# of its query ("?key=...") are credentials, each shown as "****".
+# `text` with every URL as it may be shown: a URL's userinfo and query values are credentials,
+# each shown as "****".
 shown_url <- function(text) {
   ok <- !is.na(text)
   out <- gsub("(://)[^/?#\\s]*@", "\\1****@", text[ok], perl = TRUE)
@@ -36,6 +34,6 @@ zero_na <- function(x) {
   x
 }
 
-# The longest wait a server's Retry-After gets (seconds), in the request engine's retries and
-# in the dataset downloads: a server asking for longer is told when to come back instead.
+# The longest Retry-After wait (seconds) in the engine's retries and dataset downloads; a
+# server asking for longer is told when to come back instead.
 retry_after_cap_s <- 60

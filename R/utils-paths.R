@@ -2,9 +2,8 @@
 # the user gave, after links are resolved (as Python's readers.safe_join() does). Checked
 # where the path is used, so a table made anywhere gets the same checks as a prepared one.
 
-# The real path of `name` under `root`, or NULL when it would leave `root`: an absolute
-# path, a `..` part (refused even when it would come back inside, as in Python), or a link
-# that resolves outside. `name` need not exist.
+# The real path of `name` under `root`, or NULL when it would leave it: absolute, a `..` part
+# (refused even coming back inside, as in Python), or a link resolving outside.
 path_inside <- function(root, name) {
   if (!rlang::is_string(name) || is.na(name) || !nzchar(name) || is_absolute(name)) {
     return(NULL)
@@ -24,8 +23,7 @@ is_within <- function(real, root) {
 # file.path() does not expand it.
 is_absolute <- function(name) grepl("^([/\\\\]|[A-Za-z]:)", name)
 
-# normalizePath() resolves links only in paths that exist: a missing file is resolved
-# through the nearest folder above it that exists.
+# normalizePath() resolves links only in existing paths: go through the nearest existing folder.
 real_path <- function(path) {
   if (file.exists(path)) return(normalizePath(path, winslash = "/", mustWork = TRUE))
   parent <- dirname(path)
@@ -51,12 +49,9 @@ abort_path_outside <- function(root, name, what, file = NULL, row = NULL, field 
   )
 }
 
-# A file or folder name the package makes (a log, an arena folder, a cache or batch-state
-# file): portable on every file system the package runs on and at most `max_bytes` bytes.
-# Each part keeps only ASCII letters, digits, `.`, `+`, `-` and `_` (anything else becomes `-`, so no
-# space and no path separator survives); a part longer than `max_part` bytes, and the whole
-# name when it is still too long, keeps its head and ends in a short hash of the original,
-# so two different long names never meet. Same input, same name.
+# A file name the package makes, portable and at most `max_bytes` bytes: only ASCII letters,
+# digits, `.+-_` survive (else `-`); an over-long part, or name, keeps its head and a short hash
+# of the original, so two long names never meet.
 portable_file_name <- function(parts, ext = "", sep = "_", max_bytes = 255L, max_part = 64L) {
   parts <- as.character(parts)
   clean <- vapply(parts, portable_part, "", max_part = max_part, USE.NAMES = FALSE)

@@ -5,10 +5,8 @@
 # str.strip(): Unicode whitespace on both ends, not only R's default [ \t\r\n].
 py_strip <- function(x) trimws(x, whitespace = "[\\h\\v]")
 
-# The iteration order of a CPython 3.11+ set of single capital letters built with
-# PYTHONHASHSEED=0. FutureX's reference picks `next(iter(set_of_letters))`; with this order
-# the pick is the one `PYTHONHASHSEED=0 python3 eval.py` makes, instead of one that changes
-# with every run's hash seed.
+# The iteration order of a CPython 3.11+ set of capital letters under PYTHONHASHSEED=0, so
+# FutureX's `next(iter(set_of_letters))` picks what `PYTHONHASHSEED=0 python3 eval.py` picks.
 
 # hash(letter) & (2^64 - 1) under PYTHONHASHSEED=0 (SipHash-1-3, CPython >= 3.11), as hex.
 python_letter_hash <- c(
@@ -23,7 +21,6 @@ python_letter_hash <- c(
   Y = "8743009a87fcb00f", Z = "dc98b0b04f4c7758"
 )
 
-# 64 bits, least significant first.
 hex_bits <- function(hex) {
   digits <- strtoi(strsplit(hex, "")[[1]], 16L)
   bits <- unlist(lapply(rev(digits), function(d) bitwAnd(d, c(1L, 2L, 4L, 8L)) > 0))
@@ -89,10 +86,9 @@ csv_field <- function(x) {
   x
 }
 
-# Python's repr() of a float (shortest round-trip digits; scientific below 1e-4 and from
-# 1e16), which is how pandas writes float columns; NA is written as an empty field. The
-# round trip is checked with jsonlite's parser (the C library's correctly rounded strtod):
-# R's own as.double() is off by one unit in the last place for some 15-16 digit strings.
+# Python's repr() of a float (how pandas writes floats; NA an empty field). The round trip is
+# checked with jsonlite's correctly rounded strtod: R's as.double() is off by one ulp for some
+# 15-16 digit strings.
 py_float_repr <- function(x) {
   x <- as.double(x)
   out <- rep("", length(x))
