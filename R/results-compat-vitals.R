@@ -203,14 +203,6 @@ is_plain_language <- function(x) {
 # Public hook that would replace it: `Task$eval()` taking a chunk size (or a
 # `Task$eval_chunk()`), or a `Task$set_state()`.
 
-# vitals' split of `$eval()`'s named arguments between the solver and the scorer (by their
-# formals; an argument neither takes is an error).
-vitals_split_dots <- function(task, dots) {
-  private <- vitals_private(task)
-  if (!is.function(private$split_dots)) vitals_changed("Task private method `split_dots()`")
-  private$split_dots(dots)
-}
-
 # The epochs given to `Task$new()`.
 vitals_epochs <- function(task) vitals_private(task)$epochs
 

@@ -30,7 +30,7 @@ chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) 
   dots <- local_log_format(dots, call = call)
   # before anything is paid: a folder the log can't go in fails now, not after the run
   check_log_dir(task$dir, call = call)
-  steps <- vitals_split_dots(task, dots)
+  steps <- split_eval_args(dots, task$steps()$solver$fn, task$steps()$scorer$fn, call = call)
   withr::local_envvar(IN_VITALS_EVAL = "true")
   dataset <- task$dataset()
   epochs <- as.integer(epochs %||% task$default_epochs() %||% 1L)
@@ -208,6 +208,24 @@ check_run_chats <- function(scorer, steps, call = rlang::caller_env()) {
     if (inherits(chat, "Chat")) check_chat_credentials(chat, chat_model_label(chat), call)
   }
   invisible()
+}
+
+# `$eval()`'s named arguments split between the solver and the scorer, as vitals documents
+# it: each argument goes to every step whose formals name it; one neither names goes to each
+# step that has `...`, and is an error when neither has.
+split_eval_args <- function(dots, solver, scorer, call = rlang::caller_env()) {
+  formals_of <- list(solver = names(formals(solver)), scorer = names(formals(scorer)))
+  split <- list(solver = list(), scorer = list())
+  for (name in names(dots)) {
+    named <- vapply(formals_of, function(f) name %in% f, TRUE)
+    takes <- if (any(named)) named else vapply(formals_of, function(f) "..." %in% f, TRUE)
+    if (!any(takes)) {
+      abort_pb("Argument {.arg {name}} does not match any parameter in the solver or scorer
+                functions.", "argument", field = name, call = call)
+    }
+    for (step in names(split)[takes]) split[[step]][[name]] <- dots[[name]]
+  }
+  split
 }
 
 # vitals' check of `$eval()`'s arguments: every one named.

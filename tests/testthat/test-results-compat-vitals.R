@@ -122,10 +122,6 @@ test_that("canary: the state a chunked $eval() leaves is the state vitals' $eval
          "vitals changed: private `solved`/`scored` no longer say a Task was evaluated")
   expect(is.function(private$stash_last_task),
          "vitals changed: Task has no private method `stash_last_task()`")
-  split <- vitals_split_dots(tsk, list(solver_chat = "a", max_active = 2))
-  expect(identical(names(split), c("solver", "scorer")) &&
-           identical(split$solver$solver_chat, "a"),
-         "vitals changed: private `split_dots()` no longer splits $eval()'s arguments by step")
   step <- vitals_step(tsk, "solver")
   expect(is.function(step$fn) && is.character(step$name),
          "vitals changed: a Task's steps no longer keep `fn` and `fn_name` (logged())")
