@@ -156,8 +156,7 @@ logged_cost <- function(log_path) {
 # a benchmark whose groups depend on the data, its summary's first row (the log's first
 # metric). Never another metric when the headline is undefined: its estimate is then NA.
 cell_headline <- function(task) {
-  results <- vitals_log_state(task)$metric_results
-  values <- vapply(results, function(m) as.double(m$value)[1], 1)
+  values <- task$metrics %||% double()  # vitals' public field, set by `$measure()`
   if (!length(values)) return(list(key = NA_character_, estimate = NA_real_))
   name <- task$benchmark
   registered <- rlang::is_string(name) && !is.null(the_benchmarks[[name]])
