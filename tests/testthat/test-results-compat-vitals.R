@@ -8,29 +8,6 @@ scored_arith_task <- function() {
   tsk
 }
 
-test_that("the step records are those vitals' logged() makes, field for field", {
-  steps <- list(solver = function(inputs, ..., solver_chat) inputs, metric = function(scores) 1)
-  self <- list(get_samples = function() list(input = "q", score = 1))
-  solver_chat <- "chat"
-  expect_identical(fast_logged(steps$solver, "my_solver")(self$get_samples()$input, solver_chat = solver_chat),
-                   vitals:::logged(steps$solver, "my_solver")(self$get_samples()$input, solver_chat = solver_chat))
-  expect_identical(measure_metrics(list(n = steps$metric), 1),
-                   list(n = vitals:::logged(steps$metric, "n")(self$get_samples()$score)))
-})
-
-test_that("deparse_step_argument() is rlang's deparse, remembered for plain expressions", {
-  exprs <- list(quote(self$get_samples()$score), quote(x[, 1]), quote(f(a = 1L, b = "q\"\n")),
-                quote(solver_chat), 1.5, NA, quote(-x), quote(function(y) y + 1),
-                rlang::expr(g(!!list(a = 1, b = "two"))), rlang::expr(h(!!new.env())))
-  for (e in exprs) {
-    expect_identical(deparse_step_argument(e), rlang::expr_deparse(e))
-    expect_identical(deparse_step_argument(e), rlang::expr_deparse(e))  # from memory
-  }
-  expect_true(is_plain_language(quote(x[, 1])))
-  expect_false(is_plain_language(rlang::expr(g(!!list(a = 1)))))
-  expect_false(is_plain_language(rlang::expr(g(!!c(1, 2)))))
-})
-
 test_that("a ResultsTask records its steps in its own run state", {
   tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir())
   suppressMessages(tsk$eval(solver_chat = baseline_constant("\\boxed{A}"), view = FALSE))
