@@ -141,8 +141,7 @@ logged_cost <- function(log_path) {
 # The headline as the task measured it for its log (not computed again): the registered
 # headline's first key, or the summary's first row. Never another metric when it is undefined.
 cell_headline <- function(task) {
-  results <- vitals_log_state(task)$metric_results
-  values <- vapply(results, function(m) as.double(m$value)[1], 1)
+  values <- task$metrics %||% double()  # vitals' public field, set by `$measure()`
   if (!length(values)) return(list(key = NA_character_, estimate = NA_real_))
   name <- task$benchmark
   registered <- rlang::is_string(name) && !is.null(the_benchmarks[[name]])

@@ -30,7 +30,7 @@ chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) 
   dots <- local_log_format(dots, call = call)
   # before anything is paid: a folder the log can't go in fails now, not after the run
   check_log_dir(task$dir, call = call)
-  steps <- vitals_split_dots(task, dots)
+  steps <- split_eval_args(dots, task$steps()$solver$fn, task$steps()$scorer$fn, call = call)
   withr::local_envvar(IN_VITALS_EVAL = "true")
   dataset <- task$dataset()
   epochs <- as.integer(epochs %||% task$default_epochs() %||% 1L)
@@ -43,11 +43,13 @@ chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) 
   # chunk's requests wait in the set's shared pool as the first chunk's did.
   chunks <- eval_chunks(dataset, attr(scorer$fn, "predictivebench_chunk_by"),
                         max(1L, size %/% epochs), call = call)
-  vitals_start_eval(task, dataset)
   run_id <- unique_id()
   state$run_id <- run_id
   state$solver_args <- describe_arguments(steps$solver)
-  state$compact <- length(chunks) > 1
+  # write_log = FALSE (a step of a larger run, arena_run()'s rounds): no log, so the samples
+  # keep their chats
+  logging <- isTRUE(task$write_log)
+  state$compact <- logging && length(chunks) > 1
   created <- log_timestamp()
 
   writer <- NULL
@@ -72,34 +74,17 @@ chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) 
                                   label))
     started <- Sys.time()
     before <- session_tokens()
-    step <- fast_logged(chunk_solver(solver$fn, chunks[[k]], epochs), solver$name)
-    solutions <- NULL
-    failed <- catch_step_failure(
-      solutions <- call_step(step, rows, quote(self$get_samples()$input), steps$solver,
-                             "solve")
-    )
-    if (failed) cli::cli_progress_done(result = "failed")
-    check_solver_output(solutions$value, nrow(rows), call = call)
+    solve <- solve_rows(solver, rows, chunks[[k]], epochs, steps$solver, call)
+    if (solve$failed) cli::cli_progress_done(result = "failed")
     after <- session_tokens()
     tokens$solver <- add_tokens(tokens$solver, before, after)
     solved <- Sys.time()
-    rows$result <- solutions$value$result
-    rows$solver_chat <- solutions$value$solver_chat
-    if ("solver_metadata" %in% names(solutions$value)) {
-      rows$solver_metadata <- solutions$value$solver_metadata
-    }
     # ---- score
     cli::cli_progress_step(paste0("Scoring", label))
-    rows$score <- NA
-    scores <- NULL
-    failed <- catch_step_failure(
-      scores <- call_step(fast_logged(scorer$fn, scorer$name), rows,
-                          quote(self$get_samples()), steps$scorer, "score")
-    )
-    if (failed) cli::cli_progress_done(result = "failed")
-    check_scorer_output(scores$value, nrow(rows), call = call)
+    score <- score_rows(scorer, solve$rows, steps$scorer, call)
+    if (score$failed) cli::cli_progress_done(result = "failed")
     tokens$scorer <- add_tokens(tokens$scorer, after, session_tokens())
-    rows <- bind_scores(rows, scores)
+    rows <- score$rows
     chunk_times <- list(solve = list(started_at = started, completed_at = solved),
                         score = list(started_at = solved, completed_at = Sys.time()))
     times <- list(solve = list(started_at = times$solve$started_at %||% started,
@@ -107,25 +92,29 @@ chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) 
                   score = list(started_at = times$score$started_at %||% solved,
                                completed_at = chunk_times$score$completed_at))
     # ---- log
-    vitals_set_steps(task, solutions, scores, chunk_times, run_id)
-    if (is.null(writer)) {
-      task_id <- log_task_id(vitals_log_state(task), rows$solver_chat[[1]]$get_model(), run_id)
+    state$solutions <- solve$record
+    state$scores <- score$record
+    state$timestamps <- chunk_times
+    if (logging && is.null(writer)) {
+      task_id <- log_task_id(run_log_state(task), rows$solver_chat[[1]]$get_model(), run_id)
       # a crashed run of this task and model left its part file: this run supersedes it
       writer <- log_writer(task$dir, task_id, created = created, stale = "remove")
     }
     # translated and written a slice at a time (a translated sample is several times the
     # size of its row), a field JSON text in any sample of the chunk JSON in all of them
-    before <- json
-    json <- list(solver = union(json$solver, json_fields(rows[["solver_metadata"]])),
-                 scorer = union(json$scorer, json_fields(rows[["scorer_metadata"]])))
-    json_from <- json_turned(json_from, before, json, writer$n + 1L)
-    for (slice in split(seq_len(nrow(rows)), ceiling(seq_len(nrow(rows)) / log_slice_rows))) {
-      part <- results_log_chunk(task, rows[slice, , drop = FALSE], state$fields, json)
-      json_from <- json_turned(json_from, json, part$json, writer$n + 1L)
-      log_writer_add(writer, part$samples)
-      usage <- add_usage(usage, part$usage)
-      json <- part$json
-      rm(part)
+    if (logging) {
+      before <- json
+      json <- list(solver = union(json$solver, json_fields(rows[["solver_metadata"]])),
+                   scorer = union(json$scorer, json_fields(rows[["scorer_metadata"]])))
+      json_from <- json_turned(json_from, before, json, writer$n + 1L)
+      for (slice in split(seq_len(nrow(rows)), ceiling(seq_len(nrow(rows)) / log_slice_rows))) {
+        part <- results_log_chunk(task, rows[slice, , drop = FALSE], state$fields, json)
+        json_from <- json_turned(json_from, json, part$json, writer$n + 1L)
+        log_writer_add(writer, part$samples)
+        usage <- add_usage(usage, part$usage)
+        json <- part$json
+        rm(part)
+      }
     }
     if (state$compact) {
       light$solver <- light$solver %||% light_chat(rows$solver_chat[[1]])
@@ -137,16 +126,23 @@ chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) 
     }
     rows$.order <- (rep(chunks[[k]], each = epochs) - 1L) * epochs + seq_len(epochs)
     parts[[k]] <- lapply(rows[setdiff(names(rows), names(dataset))], pack_metadata)
-    rm(rows, solutions, scores)
+    rm(rows, solve, score)
     # a finished chunk's chats and log samples are garbage now: collected here, the next
     # chunk reuses their memory, where R would grow its heap (peak RSS would grow with the
     # number of chunks, issue 37)
     if (length(chunks) > 1) invisible(gc(verbose = FALSE))
   }
 
-  samples <- compact_samples(dataset, parts, epochs)
-  vitals_finish_eval(task, samples, times, tokens)
+  state$samples <- compact_samples(dataset, parts, epochs)
+  state$timestamps <- times
+  state$tokens <- tokens
   task$measure()
+  if (!logging) {
+    vitals_stash_task(task)
+    cli::cli_progress_done()
+    return(invisible(NULL))
+  }
+  samples <- state$samples
   header <- results_log_header(task, samples, state$fields, run_id, usage, json,
                                created = created, task_id = task_id)
   header$eval$metadata$headline <- headline_metadata(state$metrics)
@@ -165,6 +161,74 @@ chunked_eval <- function(task, state, dots, epochs, call = rlang::caller_env()) 
   cli::cli_progress_done()
   invisible(path)
 }
+
+# `$solve()` and `$score()` by hand: every sample in one step, the run's state as
+# `$eval()` leaves it.
+solve_run <- function(task, state, args, epochs, call = rlang::caller_env()) {
+  withr::local_envvar(IN_VITALS_EVAL = "true")
+  dataset <- task$dataset()
+  all <- seq_len(nrow(dataset))
+  state$run_id <- unique_id()
+  state$solver_args <- describe_arguments(args)
+  started <- Sys.time()
+  before <- session_tokens()
+  solve <- solve_rows(task$steps()$solver, epoch_rows(dataset, all, epochs), all, epochs,
+                      args, call)
+  state$tokens$solver <- add_tokens(NULL, before, session_tokens())
+  state$samples <- solve$rows
+  state$solutions <- solve$record
+  state$timestamps$solve <- list(started_at = started, completed_at = Sys.time())
+  invisible(state)
+}
+
+score_run <- function(task, state, args, call = rlang::caller_env()) {
+  withr::local_envvar(IN_VITALS_EVAL = "true")
+  started <- Sys.time()
+  before <- session_tokens()
+  score <- score_rows(task$steps()$scorer, state$samples, args, call)
+  state$tokens$scorer <- add_tokens(NULL, before, session_tokens())
+  state$samples <- score$rows
+  state$scores <- score$record
+  state$timestamps$score <- list(started_at = started, completed_at = Sys.time())
+  invisible(state)
+}
+
+# A chunk's rows solved (as vitals' `$solve()` does, the step's record its own): the rows
+# with the solver's columns, the step's `record` (its name and arguments as text, for the
+# log's plan and task id) and whether the solver said the step `failed` as a whole.
+solve_rows <- function(solver, rows, chunk, epochs, args, call) {
+  step <- fast_logged(chunk_solver(solver$fn, chunk, epochs), solver$name)
+  solutions <- NULL
+  failed <- catch_step_failure(
+    solutions <- call_step(step, rows, quote(self$get_samples()$input), args, "solve")
+  )
+  check_solver_output(solutions$value, nrow(rows), call = call)
+  rows$result <- solutions$value$result
+  rows$solver_chat <- solutions$value$solver_chat
+  if ("solver_metadata" %in% names(solutions$value)) {
+    rows$solver_metadata <- solutions$value$solver_metadata
+  }
+  list(rows = rows, record = step_record(solutions), failed = failed)
+}
+
+# Solved rows scored (as vitals' `$score()` does), as solve_rows() returns them; a score
+# of an earlier scoring goes.
+score_rows <- function(scorer, rows, args, call) {
+  rows[intersect(names(rows), scored_columns)] <- NULL
+  rows$score <- NA
+  scores <- NULL
+  failed <- catch_step_failure(
+    scores <- call_step(fast_logged(scorer$fn, scorer$name), rows,
+                        quote(self$get_samples()), args, "score")
+  )
+  check_scorer_output(scores$value, nrow(rows), call = call)
+  list(rows = bind_scores(rows, scores), record = step_record(scores), failed = failed)
+}
+
+scored_columns <- c("score", "scorer_chat", "scorer_metadata", "scorer_explanation", "scorer")
+
+# A step's record without its value (the chunk's, kept in the rows).
+step_record <- function(logged) list(name = logged$name, arguments = logged$arguments)
 
 # The metadata fields flat_metadata() writes as JSON text in any of `metas` (one list per
 # sample): those holding other than one value.
@@ -418,37 +482,4 @@ catch_step_failure <- function(expr) {
   failed <- FALSE
   withCallingHandlers(expr, predictivebench_step_failed = function(c) failed <<- TRUE)
   failed
-}
-
-# `fn(name = name, ...)`: each argument passed as a variable of its own name (an unnamed one
-# as `.arg<position>`), never as its value. vitals' `$eval()` hands the solver and scorer
-# their arguments through do.call(), values inlined, and deparses the expressions it is
-# given (for the log's plan): a chat deparsed that way costs ~15 ms of CPU a step. The
-# log's plan shows describe_arguments() instead.
-# The call's head is a name (`.name`, the Task method the user knows: `solve()`) bound to
-# `fn` in the call's own environment, dotted until no argument has it, so a traceback shows
-# the method, not the function's code.
-call_with_names <- function(fn, args, ..., .name = "fn") {
-  keys <- rlang::names2(args)
-  vars <- keys
-  vars[!nzchar(vars)] <- paste0(".arg", which(!nzchar(vars)))
-  vars <- make.unique(vars)
-  while (.name %in% vars) .name <- paste0(".", .name)
-  env <- list2env(stats::setNames(args, vars), parent = emptyenv())
-  assign(.name, fn, envir = env)
-  call <- as.call(c(list(as.name(.name)), stats::setNames(lapply(vars, as.name), keys),
-                    list(...)))
-  eval(call, env)
-}
-
-# What the log's plan shows of each argument the solver got: a short value as R code, an
-# object by its class (`"<Chat>"`), never its contents (a chat holds credentials).
-describe_arguments <- function(args) {
-  lapply(args, function(x) {
-    if (is.null(x)) return("NULL")
-    if (is.atomic(x) && length(x) <= 5 && is.null(attributes(x))) {
-      return(paste(deparse(x), collapse = " "))
-    }
-    paste0("<", class(x)[[1]], ">")
-  })
 }

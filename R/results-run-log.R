@@ -31,7 +31,7 @@ results_log_chunk <- function(task, samples, fields,
 
   bare <- samples
   bare$solver_chat <- usage$solver_chats
-  state <- vitals_log_state(task)
+  state <- run_log_state(task)
   translated <- log_samples_of(bare, state$scores$name, state$timestamps)
   explanations <- if (all(c("scorer_chat", "scorer_explanation") %in% names(samples))) {
     as.character(samples$scorer_explanation)
@@ -76,7 +76,7 @@ add_usage <- function(total, usage) {
 # (results_log_chunk()), the task's run id and the log's creation time.
 results_log_header <- function(task, samples, fields, run_id, usage, json,
                                created = log_timestamp(), task_id = NULL) {
-  state <- vitals_log_state(task)
+  state <- run_log_state(task)
   n <- nrow(samples)
   scores <- as.double(samples$score)
   model <- task$model_label %||% chat_model_label(samples$solver_chat[[1]])
@@ -141,6 +141,21 @@ results_log_header <- function(task, samples, fields, run_id, usage, json,
       model_usage = usage
     )
   )
+}
+
+# What the log reads of a ResultsTask's run (its `$run_state()`): the steps' records, the
+# solver's arguments as the run described them (describe_arguments()) in place of their
+# text, the timestamps, metric results, run id and dataset name.
+run_log_state <- function(task) {
+  state <- task$run_state()
+  arguments <- state$solutions$arguments
+  described <- state$solver_args
+  keys <- intersect(rlang::names2(arguments), setdiff(names(described), ""))
+  arguments[keys] <- described[keys]
+  list(scores = state$scores, timestamps = state$timestamps,
+       metric_results = state$metric_results, run_id = state$run_id,
+       solver_name = state$solutions$name, solver_args = arguments,
+       dataset_name = state$dataset_name)
 }
 
 # The log's task id, as vitals makes it: "<dataset>/<model>/<hash of the steps>", the run id

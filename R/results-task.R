@@ -140,12 +140,13 @@ ResultsTask <- R6::R6Class(
                         scorer = as.name(scorer_name), metrics = quote(args$metrics),
                         epochs = quote(args$epochs), name = quote(args$name),
                         dir = quote(args$dir)), env)
-      vitals_fast_steps(self)  # R/results-compat-vitals.R
       private$pb_dataset <- dataset
+      # the log's dataset name, as vitals makes it of `name`
+      private$pb_dataset_name <- gsub("[^[:alnum:]\\-]", "", gsub("_| ", "-", name))
       private$pb_steps <- list(solver = list(fn = solver, name = solver_name),
                                scorer = list(fn = scorer, name = scorer_name))
       private$pb_epochs <- epochs
-      private$run <- run_state(private$pb_fields, metrics)
+      private$run <- self$new_run_state()
       invisible(self)
     },
 
@@ -162,9 +163,31 @@ ResultsTask <- R6::R6Class(
     default_epochs = function() private$pb_epochs,
 
     #' @description The state of the last run (an environment of the task's own: the
-    #'   logged `fields`, the `metrics`, `run_id`, `solver_args`, and `compact`, whether
-    #'   its samples' chats are only in its log).
+    #'   logged `fields`, the `metrics`, `run_id`, `solver_args`, `compact` (whether its
+    #'   samples' chats are only in its log), the `samples`, the steps' records `solutions`
+    #'   and `scores` (each its `name` and `arguments`), `timestamps`, `metric_results` and
+    #'   each step's token usage `tokens`).
     run_state = function() private$run,
+
+    #' @description A new run's state (see `$run_state()`), empty: each `$eval()` and
+    #'   `$solve()` starts one, so a task's copy never writes into the task's.
+    new_run_state = function() {
+      run_state(private$pb_fields, private$pb_metrics, private$pb_dataset_name)
+    },
+
+    #' @description The samples of the last run (as [vitals::Task]: the dataset with each
+    #'   step's columns), or the dataset before any.
+    get_samples = function() private$run$samples %||% private$pb_dataset,
+
+    #' @description The tokens the last run's solver and scorer used (as [vitals::Task]:
+    #'   one row per step, provider and model, the price as text).
+    get_cost = function() {
+      tokens <- private$run$tokens
+      rbind(tibble::add_column(token_table(tokens$solver), source = "solver", .before = 1),
+            if (!is.null(tokens$scorer)) {
+              tibble::add_column(token_table(tokens$scorer), source = "scorer", .before = 1)
+            })
+    },
 
     #' @description Set the solver (as [vitals::Task]).
     #' @param solver As for [vitals::Task].
@@ -189,9 +212,7 @@ ResultsTask <- R6::R6Class(
     eval = function(..., epochs = NULL, view = interactive()) {
       # a baseline answers a solver's own ellmer::parallel_chat() (R/engine-compat-ellmer.R)
       local_baseline_answers(list(...))
-      # a step of a larger run (arena_run()'s rounds) keeps vitals' own, all in memory
-      if (!isTRUE(self$write_log)) return(super$eval(..., epochs = epochs, view = view))
-      private$run <- run_state(private$pb_fields, private$pb_metrics)
+      private$run <- self$new_run_state()
       chunked_eval(self, private$run, list(...), epochs)
       if (view) self$view()
       invisible(self)
@@ -200,26 +221,20 @@ ResultsTask <- R6::R6Class(
     #' @description Solve the task (as [vitals::Task]), with a run id of its own.
     #' @param ...,epochs As for [vitals::Task].
     solve = function(..., epochs = NULL) {
-      step <- parent.frame()
-      args <- list(...)
-      private$run <- run_state(private$pb_fields, private$pb_metrics)
-      private$run$solver_args <- describe_arguments(args)
-      failed <- catch_step_failure(call_with_names(super$solve, args, epochs = epochs,
-                                                   .name = "solve"))
-      if (failed) vitals_fail_step(step)
-      # vitals draws its run id from R's random stream: after set.seed() two runs share it.
-      private$run$run_id <- unique_id()
+      if (!is.null(epochs)) check_count(epochs)
+      private$run <- self$new_run_state()
+      solve_run(self, private$run, list(...), as.integer(epochs %||% private$pb_epochs %||% 1L))
       invisible(self)
     },
 
     #' @description Score the task (as [vitals::Task]); scores become numbers in `[0, 1]`.
     #' @param ... As for [vitals::Task].
     score = function(...) {
-      step <- parent.frame()
-      failed <- catch_step_failure(call_with_names(super$score, list(...), .name = "score"))
-      if (failed) vitals_fail_step(step)
-      samples <- self$get_samples()
-      if ("score" %in% names(samples)) vitals_set_scores(self, as_score(samples$score))
+      if (is.null(private$run$solutions)) {
+        cli::cli_alert_warning("Task has not been solved yet. Run task$solve() first.")
+        return(invisible(self))
+      }
+      score_run(self, private$run, list(...))
       invisible(self)
     },
 
@@ -229,15 +244,19 @@ ResultsTask <- R6::R6Class(
     #' metric), also when it has no number.
     measure = function() {
       samples <- self$get_samples()
-      if (private$pb_all_groups && "score" %in% names(samples)) {
+      if (!"score" %in% names(samples)) {
+        abort_pb("Task has not been scored yet. Run {.code $score()} first.", "argument")
+      }
+      if (private$pb_all_groups) {
         summary <- require_registration(self$benchmark)$summary
         rows <- check_summary_rows(quiet_summary(summary, self))
-        keys <- summary_keys(rows)
-        private$run$metrics <- summary_metrics(summary, keys)
-        vitals_set_metric_fns(self, private$run$metrics)
+        private$run$metrics <- summary_metrics(summary, summary_keys(rows))
       }
       bind_summary_metrics(private$run$metrics, self)
-      super$measure()
+      private$run$metric_results <- measure_metrics(private$run$metrics, samples$score)
+      self$metrics <- vapply(private$run$metric_results,
+                             function(m) as.double(m$value)[1], 1)
+      invisible(self)
     },
 
     #' @description Write the log: one file in Inspect AI's log format (which vitals' viewer
@@ -246,7 +265,9 @@ ResultsTask <- R6::R6Class(
     log = function(dir = self$dir) {
       if (!isTRUE(self$write_log)) return(invisible(NULL))
       if (isTRUE(private$run$compact)) return(log_again(self, dir))
-      if (!"score" %in% names(self$get_samples())) return(super$log(dir))
+      if (!"score" %in% names(self$get_samples())) {
+        abort_pb("Task has not been scored yet. Run {.code $score()} first.", "argument")
+      }
       log <- results_log(self, private$pb_fields, private$run$run_id)
       log$eval$metadata$headline <- headline_metadata(private$run$metrics)
       flags <- run_flags(private$run$metrics)  # answers cut off, ties (the board's columns)
@@ -260,6 +281,7 @@ ResultsTask <- R6::R6Class(
   ),
   private = list(
     pb_dataset = NULL,
+    pb_dataset_name = NULL,
     pb_steps = NULL,
     pb_epochs = NULL,
     pb_fields = character(),
@@ -271,26 +293,45 @@ ResultsTask <- R6::R6Class(
       if (identical(name, "run")) return(rlang::env_clone(value))
       if (R6::is.R6(value)) return(value$clone(deep = TRUE))
       value
-    },
-    # vitals' own, but the metrics' record of their argument is deparsed once per session
-    # (R/results-compat-vitals.R)
-    apply_metrics = function() {
-      if (vitals_logged_known()) vitals_apply_metrics(self) else super$apply_metrics()
     }
   )
 )
 
-# A new run's state (see `$run_state()`): each `$eval()` and `$solve()` starts one, so a
-# task's copy never writes into the task's.
-run_state <- function(fields, metrics) {
+# A new run's state (see `$run_state()` and `$new_run_state()`).
+run_state <- function(fields, metrics, dataset_name) {
   state <- new.env(parent = emptyenv())
   state$fields <- fields
   state$metrics <- metrics
+  state$dataset_name <- dataset_name
   state$run_id <- NULL
   state$solver_args <- NULL
   state$compact <- FALSE
+  state$samples <- NULL
+  state$solutions <- NULL
+  state$scores <- NULL
+  state$timestamps <- list()
+  state$metric_results <- NULL
+  state$tokens <- list(solver = NULL, scorer = NULL)
   state
 }
+
+# Each metric applied to the scores, recorded as vitals records a metric (its name, value
+# and its argument as text, vitals' own).
+measure_metrics <- function(metrics, scores, call = rlang::caller_env()) {
+  results <- Map(function(metric, name) {
+    list(name = name, value = metric(scores), arguments = metric_arguments)
+  }, metrics, names(metrics))
+  for (result in results) {
+    if (!is.numeric(result$value)) {
+      abort_pb(c("Each metric function must return a single numeric value.",
+                 i = "{.fun {result$name}} returned {.obj_type_friendly {result$value}}."),
+               "argument", call = call)
+    }
+  }
+  results
+}
+
+metric_arguments <- stats::setNames(list("self$get_samples()$score"), "")
 
 # `$set_solver()`/`$set_scorer()`: vitals' own, given the step as a variable named by the
 # caller's expression (vitals names the step after it); returns the task's own copy of the

@@ -69,4 +69,13 @@ test_that("oracle: an evaluated ResultsTask's samples, cost and vitals_bind() ar
     timeless(do.call(rbind, b$metadata))[setdiff(names(b$metadata[[1]]), c("solver_chat", "scorer"))]
   })
   expect_equal(metadata$mine, metadata$theirs)
+
+  # print() as vitals prints an evaluated Task (but for the task's name: the benchmark's)
+  printed <- lapply(list(mine = ours, theirs = plain), function(tsk) {
+    cli::ansi_strip(utils::capture.output(print(tsk)))
+  })
+  expect_length(printed$mine, 2)
+  expect_identical(printed$mine[[2]], printed$theirs[[2]])
+  expect_identical(printed$mine[[1]], "An evaluation task arith.")
+  expect_identical(sub("task \\S+[.]$", "task arith.", printed$theirs[[1]]), printed$mine[[1]])
 })
