@@ -14,7 +14,7 @@ eval_writer_open <- function(w) {
   w$batches <- 0L
   w$reductions <- character()  # scorer name -> its reductions' text file
   start <- list(version = 2L, eval = list(task_id = w$task_id, created = w$created))
-  eval_entry_text(w, "_journal/start.json", eval_json(start))
+  eval_stage_text(w, "_journal/start.json", eval_json(start))
   eval_zip(w, "_journal/start.json", new = TRUE)
   invisible(w)
 }
@@ -27,12 +27,12 @@ eval_writer_add <- function(w, samples, texts = NULL) {
   w$state <- "broken by a failed write"
   for (k in seq_along(samples)) {
     text <- if (is.null(texts)) sample_json(samples[[k]], opts = opts) else texts[[k]]
-    eval_entry_text(w, entries[[k]], text)
+    eval_stage_text(w, entries[[k]], text)
   }
   w$batches <- w$batches + 1L
   journal <- sprintf("_journal/summaries/%d.json", w$batches)
   summaries <- vapply(samples, function(s) eval_json(eval_sample_summary(s)), "")
-  eval_entry_text(w, journal, paste0("[", paste(summaries, collapse = ","), "]"))
+  eval_stage_text(w, journal, paste0("[", paste(summaries, collapse = ","), "]"))
   eval_append_lines(w, "summaries", summaries)
   eval_add_reductions(w, samples)
   eval_zip(w, c(entries, journal))
@@ -43,7 +43,9 @@ eval_writer_add <- function(w, samples, texts = NULL) {
 }
 
 eval_writer_finish <- function(w, header) {
-  header$samples <- NULL
+  # a header given as JSON text (a log converted) is written as it is
+  text <- if (is.character(header)) header else eval_json(nulls_as_objects(header))
+  if (is.character(header)) header <- parse_log_json(header)
   eval_close_array(w, "summaries", "summaries.json")
   reductions <- vapply(names(w$reductions), function(scorer) {
     sprintf('{"scorer":%s,"samples":[%s]}', eval_json(scorer),
@@ -51,9 +53,9 @@ eval_writer_finish <- function(w, header) {
   }, "")
   # with several epochs a sample's reduction is its reducer's, which the header does not name
   if (!identical(as.integer(header$eval$config$epochs %||% 1L), 1L)) reductions <- character()
-  eval_entry_text(w, "reductions.json", paste0("[", paste(reductions, collapse = ","), "]"))
+  eval_stage_text(w, "reductions.json", paste0("[", paste(reductions, collapse = ","), "]"))
   eval_zip(w, c("summaries.json", "reductions.json"))
-  eval_entry_text(w, "header.json", eval_json(nulls_as_objects(header)))
+  eval_stage_text(w, "header.json", text)
   eval_zip(w, "header.json")
   if (!file.rename(w$part, w$path)) {
     disk_error(w$dir, simpleError("moving the finished log into place failed"))
@@ -108,12 +110,12 @@ eval_append_lines <- function(w, name, lines) {
 
 eval_close_array <- function(w, name, entry) {
   part <- file.path(w$stage, paste0(name, ".part"))
-  eval_entry_text(w, entry, "[")
+  eval_stage_text(w, entry, "[")
   if (file.exists(part)) file.append(file.path(w$stage, entry), part)
   eval_append_text(w, file.path(w$stage, entry), "]")
 }
 
-eval_entry_text <- function(w, entry, text) {
+eval_stage_text <- function(w, entry, text) {
   write_log_text(file.path(w$stage, entry), text, append = FALSE, dir = w$dir)
 }
 
@@ -139,7 +141,8 @@ eval_zip <- function(w, entries, new = FALSE) {
 
 # JSON log -> `.eval`, streaming: the header read without the samples, the samples' lines a
 # batch at a time into the writer, their text kept. A log whose samples are not a line each
-# (vitals' own) is read whole. The reverse, and the exported converter, come with the reader.
+# (vitals' own) is read whole. The header's text is kept too (log_convert(): a log converted
+# there and back is the original).
 log_convert_to_eval <- function(path, dest, lines = 1000L) {
   header <- read_log_header(path)
   withr::local_options(predictivebench.log_format = "eval")
@@ -163,7 +166,7 @@ log_convert_to_eval <- function(path, dest, lines = 1000L) {
     samples <- read_log_json(path)$samples
     if (length(samples)) log_writer_add(w, samples)
   }
-  written <- log_writer_finish(w, header)
+  written <- log_writer_finish(w, read_log_header_text(path))
   if (!file.rename(written, dest)) disk_error(dirname(dest), simpleError("renaming failed"))
   invisible(dest)
 }

@@ -1,0 +1,37 @@
+test_that("a JSON log converted to .eval and back is the original, byte for byte", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{A}", dir)
+  evals <- log_convert(tsk$log_path, to = "eval", dest = file.path(dir, "eval"))
+  expect_equal(basename(evals), sub("[.]json$", ".eval", basename(tsk$log_path)))
+  expect_inspect_valid(evals, "validate_eval.py")
+  back <- log_convert(evals, to = "json", dest = file.path(dir, "json"))
+  expect_identical(readBin(back, "raw", file.size(back)),
+                   readBin(tsk$log_path, "raw", file.size(tsk$log_path)))
+  # the .eval reads as its JSON does
+  expect_identical(suppressMessages(futurex_summary(evals)),
+                   suppressMessages(futurex_summary(tsk$log_path)))
+  # a folder: every log of the other format, nothing outside dest, nothing overwritten
+  expect_equal(log_convert(dir, to = "eval", dest = file.path(dir, "eval2")),
+               file.path(dir, "eval2", basename(evals)))
+  expect_error(log_convert(dir, to = "eval", dest = file.path(dir, "eval")),
+               class = "predictivebench_error_argument")
+  expect_error(log_convert(tsk$log_path, to = "json", dest = dir),
+               class = "predictivebench_error_argument")
+})
+
+test_that("an Inspect-made .eval converted to JSON reads on the board as the .eval does", {
+  dir <- withr::local_tempdir()
+  made <- file.path(dir, "made.eval")
+  write_eval_zip(made, inspect_eval_entries("made_zstd", c("C", "I", "C", "I"), 0.5), "zstd")
+  json <- log_convert(made, to = "json", dest = file.path(dir, "json"))
+  cols <- c("benchmark", "model", "metric", "estimate", "n")
+  expect_equal(suppressMessages(leaderboard(json))[cols],
+               suppressMessages(leaderboard(made))[cols])
+  expect_equal(log_samples(json)$score, c(1, 0, 1, 0))
+  expect_equal(log_samples(json)$result, log_samples(made)$result)
+  # unfinished: refused, naming the file
+  write_eval_zip(file.path(dir, "half.eval"),
+                 inspect_eval_entries("half", c("C", "I"), 0.5, finished = FALSE), "deflate")
+  expect_error(log_convert(file.path(dir, "half.eval"), to = "json", dest = file.path(dir, "h")),
+               class = "predictivebench_error_unfinished_log")
+})
