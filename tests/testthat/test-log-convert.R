@@ -35,3 +35,35 @@ test_that("an Inspect-made .eval converted to JSON reads on the board as the .ev
   expect_error(log_convert(file.path(dir, "half.eval"), to = "json", dest = file.path(dir, "h")),
                class = "predictivebench_error_unfinished_log")
 })
+
+test_that("a set run with .eval logs counts them done as JSON ones: rerun sends nothing", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- set_chats(server, "m1")
+  withr::local_options(predictivebench.log_format = "eval")
+  set <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = settings,
+                   limit = 2)
+  expect_equal(set$status, rep("done", 2), info = set$error)
+  expect_match(set$log_path, "[.]eval$")
+  sent <- server$count()
+  again <- quiet_set(set_benchmarks_sample, chats, log_dir = logs, settings = settings,
+                     limit = 2)
+  expect_equal(server$count(), sent)
+  expect_true(all(again$reused))
+  expect_equal(again[c("cell_id", "status", "log_path", "headline")],
+               set[c("cell_id", "status", "log_path", "headline")])
+  # the board counts the same cells
+  board <- suppressMessages(leaderboard(logs))
+  expect_setequal(unique(board$source), set$log_path)
+})
+
+test_that("on daemons, a set honours predictivebench.log_format of the calling process", {
+  server <- local_set_server()
+  local_daemons(1)
+  withr::local_options(predictivebench.log_format = "eval")
+  set <- quiet_set("futurex@sample", set_chats(server, "m1"), log_dir = withr::local_tempdir(),
+                   settings = set_settings(withr::local_tempdir()), limit = 2)
+  expect_equal(set$status, "done", info = set$error)
+  expect_match(set$log_path, "[.]eval$")
+})
