@@ -67,3 +67,47 @@ test_that("on daemons, a set honours predictivebench.log_format of the calling p
   expect_equal(set$status, "done", info = set$error)
   expect_match(set$log_path, "[.]eval$")
 })
+
+test_that("arena_run() honours predictivebench.log_format: an .eval log, its identical rerun writes none", {
+  withr::local_options(predictivebench.log_format = "eval")
+  offline <- withr::local_tempdir()
+  models <- list(a = named_constant("aaa", "a"), b = named_constant("b", "b"))
+  opts <- arena_options(ratings = rating_options(method = "elo", bootstrap = 0))
+  one <- arena_run(models, arena_baseline_judge(), version = "sample", dir = offline,
+                   options = opts)
+  expect_match(one$paths$log, "[.]eval$")
+  expect_message(two <- arena_run(models, arena_baseline_judge(), version = "sample",
+                                  dir = offline, options = opts),
+                 class = "predictivebench_message_same_run")
+  expect_equal(two$paths$log, one$paths$log)
+  expect_equal(list.files(offline, pattern = "[.](json|eval)$", full.names = TRUE),
+               one$paths$log)
+  expect_equal(nrow(suppressMessages(leaderboard(offline))), nrow(suppressMessages(
+    leaderboard(log_convert(one$paths$log, to = "json", dest = withr::local_tempdir())))))
+})
+
+test_that("the same run written as JSON and as .eval gives identical summaries (FutureX, a judged DSBench)", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  run_both <- function(make, chat) {
+    lapply(c(json = "json", eval = "eval"), function(format) {
+      tsk <- make(withr::local_tempdir(.local_envir = parent.frame(3)))
+      suppressMessages(tsk$eval(solver_chat = chat, view = FALSE, log_format = format))
+      tsk$log_path
+    })
+  }
+  fx <- run_both(function(dir) futurex_task(futurex_dataset(version = "sample"), dir = dir),
+                 baseline_chat("\\boxed{A}"))
+  expect_match(fx$eval, "[.]eval$")
+  expect_identical(suppressMessages(futurex_summary(fx$eval)),
+                   suppressMessages(futurex_summary(fx$json)))
+  ds <- run_both(function(dir) {
+    dsbench_task(dsbench_dataset(version = "sample"),
+                 judge = baseline_chat("True", name = "lenient-judge"), dir = dir)
+  }, baseline_chat("42", name = "answers-42"))
+  expect_identical(suppressMessages(dsbench_summary(ds$eval)),
+                   suppressMessages(dsbench_summary(ds$json)))
+  cols <- c("benchmark", "model", "metric", "estimate", "lower", "upper", "n")
+  board <- function(path) suppressMessages(leaderboard(path))[cols]
+  expect_identical(board(ds$eval), board(ds$json))
+  expect_identical(board(fx$eval), board(fx$json))
+})
