@@ -11,6 +11,9 @@
 #' sample's JSON text is kept as it is: a package JSON log converted to `.eval` and back is
 #' the original, byte for byte.
 #'
+#' `vitals::vitals_view()` (vitals 0.4.0) lists only `.json` logs: to see an `.eval` there,
+#' convert it to JSON into the folder it shows.
+#'
 #' @param path A log file, or a folder of logs (every finished log in it of the other
 #'   format is converted; unfinished and hidden part files are skipped).
 #' @param to The format to write: `"eval"` or `"json"`.

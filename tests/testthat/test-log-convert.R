@@ -111,3 +111,26 @@ test_that("the same run written as JSON and as .eval gives identical summaries (
   expect_identical(board(ds$eval), board(ds$json))
   expect_identical(board(fx$eval), board(fx$json))
 })
+
+# vitals 0.4.0's viewer lists `*.json` only (get_log_files_metadata()) and serves a log as
+# JSON: an .eval is not on its list; converted to JSON, it is.
+test_that("vitals_view() lists a .eval log once it is converted to JSON (its /api/logs)", {
+  skip_if_not_installed("httpuv")
+  dir <- withr::local_tempdir()
+  withr::local_options(predictivebench.log_format = "eval")
+  tsk <- futurex_task(futurex_dataset(version = "sample"), dir = dir)
+  suppressMessages(tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE))
+  port <- httpuv::randomPort()
+  server <- suppressMessages(vitals::vitals_view(dir, port = port))
+  withr::defer(httpuv::stopServer(server))
+  listed <- function() {
+    url <- sprintf("http://127.0.0.1:%d/api/logs", port)
+    fetch <- callr::r_bg(function(url) jsonlite::fromJSON(url, simplifyVector = FALSE),
+                         args = list(url = url))
+    while (fetch$is_alive()) httpuv::service(50)
+    basename(vapply(fetch$get_result()$files, function(f) f$name, ""))
+  }
+  expect_equal(listed(), character())
+  json <- log_convert(tsk$log_path, to = "json", dest = dir)
+  expect_equal(listed(), basename(json))
+})
