@@ -63,6 +63,38 @@ log_files_of_format <- function(dir, format) {
   files[!dir.exists(files)]
 }
 
+# JSON log -> `.eval`, streaming: the header read without the samples, the samples' lines a
+# batch at a time into the writer, their text kept. A log whose samples are not a line each
+# (vitals' own) is read whole. The header's text is kept too (log_convert(): a log converted
+# there and back is the original).
+log_convert_to_eval <- function(path, dest, lines = 1000L) {
+  header <- read_log_header(path)
+  withr::local_options(predictivebench.log_format = "eval")
+  w <- log_writer(dirname(dest), header$eval$task_id %||% "log", created = header$eval$created)
+  on.exit(log_writer_abandon(w), add = TRUE)
+  one_a_line <- !is.null(log_sample_line_count(path))
+  con <- if (one_a_line) open_sample_lines(path)
+  if (inherits(con, "connection")) {
+    on.exit(close(con), add = TRUE)
+    repeat {
+      chunk <- readLines(con, n = lines, warn = FALSE, encoding = "UTF-8")
+      end <- match("  ]", chunk)
+      if (!is.na(end)) chunk <- chunk[seq_len(end - 1L)]
+      chunk <- sub(",$", "", chunk)
+      if (length(chunk)) {
+        eval_writer_add(w, lapply(chunk, parse_log_json), texts = chunk)
+      }
+      if (!is.na(end) || !length(chunk)) break
+    }
+  } else if (!one_a_line) {
+    samples <- read_log_json(path)$samples
+    if (length(samples)) log_writer_add(w, samples)
+  }
+  written <- log_writer_finish(w, read_log_header_text(path))
+  if (!file.rename(written, dest)) disk_error(dirname(dest), simpleError("renaming failed"))
+  invisible(dest)
+}
+
 # `.eval` -> JSON log, streaming: `header.json` as written (not the board's reading of it),
 # the samples' entries a batch at a time into the JSON writer, their text kept.
 log_convert_to_json <- function(path, dest, batch = 100L) {
