@@ -109,7 +109,7 @@ arena_log_identity <- function(log, prompt_version, rating) {
 # The log in `dir` of a run of this identity, or NULL: a rerun that sent nothing writes none.
 arena_same_log <- function(dir, log, prompt_version, rating) {
   identity <- arena_log_identity(log, prompt_version, rating)
-  files <- sort(list.files(dir, pattern = "[.]json$"), decreasing = TRUE)
+  files <- sort(list.files(dir, pattern = "[.](json|eval)$"), decreasing = TRUE)
   files <- files[same_task_log(sub("^[^_]*_", "", files), log$task_id)]
   for (file in file.path(dir, files)) {
     header <- tryCatch(read_log_header(file), predictivebench_error = function(e) NULL)

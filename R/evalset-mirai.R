@@ -30,7 +30,8 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
     results <- await_map(mirai::mirai_map(unname(lapply(groups, function(g) portable[g])),
                                           run_cell_group,
                                           .args = list(log_dir = log_dir, settings = settings,
-                                                       run = current_request_session()$run)))
+                                                       run = current_request_session()$run,
+                                                       log_format = log_format())))
     for (j in seq_along(groups)) {
       for (k in seq_along(groups[[j]])) {
         i <- groups[[j]][[k]]
@@ -52,8 +53,9 @@ run_on_daemons <- function(cells, log_dir, settings, retries) {
 
 # What a daemon runs: its cells, overlapping, each attempted once (retries are the caller's),
 # with the benchmark objects they brought indexed, paid by the set's run.
-run_cell_group <- function(cells, log_dir, settings, run = NULL) {
+run_cell_group <- function(cells, log_dir, settings, run = NULL, log_format = "json") {
   local_request_session(run = run)
+  withr::local_options(predictivebench.log_format = log_format)  # this process's, not the worker's
   local_benchmarks(lapply(cells, function(cell) cell$benchmark$object))
   run_overlapping(cells, 0L, function(cell, collector) {
     run_cell(cell, log_dir, settings, collector)

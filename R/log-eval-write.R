@@ -14,7 +14,7 @@ eval_writer_open <- function(w) {
   w$batches <- 0L
   w$reductions <- character()  # scorer name -> its reductions' text file
   start <- list(version = 2L, eval = list(task_id = w$task_id, created = w$created))
-  eval_entry_text(w, "_journal/start.json", eval_json(start))
+  eval_stage_text(w, "_journal/start.json", eval_json(start))
   eval_zip(w, "_journal/start.json", new = TRUE)
   invisible(w)
 }
@@ -25,16 +25,15 @@ eval_writer_add <- function(w, samples, texts = NULL) {
   entries <- vapply(samples, eval_sample_entry, "")
   # a write that fails leaves a zip half appended: the writer takes nothing more
   w$state <- "broken by a failed write"
-  for (k in seq_along(samples)) {
-    text <- if (is.null(texts)) sample_json(samples[[k]], opts = opts) else texts[[k]]
-    eval_entry_text(w, entries[[k]], text)
-  }
+  texts <- texts %||% vapply(samples, sample_json, "", opts = opts)
+  eval_stage_texts(w, entries, texts)
   w$batches <- w$batches + 1L
   journal <- sprintf("_journal/summaries/%d.json", w$batches)
-  summaries <- vapply(samples, function(s) eval_json(eval_sample_summary(s)), "")
-  eval_entry_text(w, journal, paste0("[", paste(summaries, collapse = ","), "]"))
+  json_opts <- eval_json_options()
+  summaries <- vapply(samples, function(s) eval_json(eval_sample_summary(s), json_opts), "")
+  eval_stage_text(w, journal, paste0("[", paste(summaries, collapse = ","), "]"))
   eval_append_lines(w, "summaries", summaries)
-  eval_add_reductions(w, samples)
+  eval_add_reductions(w, samples, json_opts)
   eval_zip(w, c(entries, journal))
   unlink(file.path(w$stage, c(entries, journal)))
   w$state <- "open"
@@ -43,7 +42,9 @@ eval_writer_add <- function(w, samples, texts = NULL) {
 }
 
 eval_writer_finish <- function(w, header) {
-  header$samples <- NULL
+  # a header given as JSON text (a log converted) is written as it is
+  text <- if (is.character(header)) header else eval_json(nulls_as_objects(header))
+  if (is.character(header)) header <- parse_log_json(header)
   eval_close_array(w, "summaries", "summaries.json")
   reductions <- vapply(names(w$reductions), function(scorer) {
     sprintf('{"scorer":%s,"samples":[%s]}', eval_json(scorer),
@@ -51,9 +52,9 @@ eval_writer_finish <- function(w, header) {
   }, "")
   # with several epochs a sample's reduction is its reducer's, which the header does not name
   if (!identical(as.integer(header$eval$config$epochs %||% 1L), 1L)) reductions <- character()
-  eval_entry_text(w, "reductions.json", paste0("[", paste(reductions, collapse = ","), "]"))
+  eval_stage_text(w, "reductions.json", paste0("[", paste(reductions, collapse = ","), "]"))
   eval_zip(w, c("summaries.json", "reductions.json"))
-  eval_entry_text(w, "header.json", eval_json(nulls_as_objects(header)))
+  eval_stage_text(w, "header.json", text)
   eval_zip(w, "header.json")
   if (!file.rename(w$part, w$path)) {
     disk_error(w$dir, simpleError("moving the finished log into place failed"))
@@ -86,17 +87,23 @@ eval_sample_summary <- function(s) {
 }
 
 # Each sample's scores as Inspect reduces them with one epoch: the score itself, by scorer.
-eval_add_reductions <- function(w, samples) {
+# A batch's reductions are appended once a scorer (a file opened a sample was a tenth of the
+# writer's time).
+eval_add_reductions <- function(w, samples, json_opts = eval_json_options()) {
+  lines <- list()  # scorer -> the batch's reduction lines
   for (s in samples) {
     for (scorer in names(s$scores)) {
       score <- s$scores[[scorer]]
       entry <- c(score[intersect(names(score), c("value", "answer", "explanation"))],
                  list(history = list(), sample_id = s$id))
-      if (is.na(w$reductions[scorer])) {
-        w$reductions[[scorer]] <- file.path(w$stage, paste0("reductions-", length(w$reductions)))
-      }
-      eval_append_text(w, w$reductions[[scorer]], paste0(eval_json(entry), "\n"))
+      lines[[scorer]] <- c(lines[[scorer]], eval_json(entry, json_opts))
     }
+  }
+  for (scorer in names(lines)) {
+    if (is.na(w$reductions[scorer])) {
+      w$reductions[[scorer]] <- file.path(w$stage, paste0("reductions-", length(w$reductions)))
+    }
+    eval_append_text(w, w$reductions[[scorer]], paste0(lines[[scorer]], "\n", collapse = ""))
   }
 }
 
@@ -108,12 +115,26 @@ eval_append_lines <- function(w, name, lines) {
 
 eval_close_array <- function(w, name, entry) {
   part <- file.path(w$stage, paste0(name, ".part"))
-  eval_entry_text(w, entry, "[")
+  eval_stage_text(w, entry, "[")
   if (file.exists(part)) file.append(file.path(w$stage, entry), part)
   eval_append_text(w, file.path(w$stage, entry), "]")
 }
 
-eval_entry_text <- function(w, entry, text) {
+# A batch's samples into the stage, a file each: writeBin() without a connection of R's
+# (write_log_text()'s checks cost half a millisecond a file, a fifth of the writer's time),
+# the sizes checked once for the batch, so a full disk is the writer's classed disk error.
+eval_stage_texts <- function(w, entries, texts) {
+  paths <- file.path(w$stage, entries)
+  tryCatch(
+    for (k in seq_along(paths)) writeBin(charToRaw(texts[[k]]), paths[[k]]),
+    error = function(e) disk_error(w$dir, e), warning = function(e) disk_error(w$dir, e)
+  )
+  if (!identical(unname(file.size(paths)), as.double(nchar(texts, type = "bytes")))) {
+    disk_error(w$dir, simpleError("writing the samples' entries failed"))
+  }
+}
+
+eval_stage_text <- function(w, entry, text) {
   write_log_text(file.path(w$stage, entry), text, append = FALSE, dir = w$dir)
 }
 
@@ -121,8 +142,11 @@ eval_append_text <- function(w, path, text) {
   write_log_text(path, text, append = TRUE, dir = w$dir)
 }
 
-eval_json <- function(x) {
-  json_text(x, opts = yyjsonr::opts_write_json(auto_unbox = TRUE, json_verbatim = TRUE))
+# (the options made once a batch: opts_write_json() made a sample was a twelfth of the time)
+eval_json <- function(x, opts = eval_json_options()) json_text(x, opts = opts)
+
+eval_json_options <- function() {
+  yyjsonr::opts_write_json(auto_unbox = TRUE, json_verbatim = TRUE)
 }
 
 # Entries (paths in the stage) into the part file, deflated; a zip that can't be written
@@ -135,35 +159,4 @@ eval_zip <- function(w, entries, new = FALSE) {
     error = function(e) disk_error(w$dir, e, why = probe_write(w$part))
   )
   invisible(w)
-}
-
-# JSON log -> `.eval`, streaming: the header read without the samples, the samples' lines a
-# batch at a time into the writer, their text kept. A log whose samples are not a line each
-# (vitals' own) is read whole. The reverse, and the exported converter, come with the reader.
-log_convert_to_eval <- function(path, dest, lines = 1000L) {
-  header <- read_log_header(path)
-  withr::local_options(predictivebench.log_format = "eval")
-  w <- log_writer(dirname(dest), header$eval$task_id %||% "log", created = header$eval$created)
-  on.exit(log_writer_abandon(w), add = TRUE)
-  one_a_line <- !is.null(log_sample_line_count(path))
-  con <- if (one_a_line) open_sample_lines(path)
-  if (inherits(con, "connection")) {
-    on.exit(close(con), add = TRUE)
-    repeat {
-      chunk <- readLines(con, n = lines, warn = FALSE, encoding = "UTF-8")
-      end <- match("  ]", chunk)
-      if (!is.na(end)) chunk <- chunk[seq_len(end - 1L)]
-      chunk <- sub(",$", "", chunk)
-      if (length(chunk)) {
-        eval_writer_add(w, lapply(chunk, parse_log_json), texts = chunk)
-      }
-      if (!is.na(end) || !length(chunk)) break
-    }
-  } else if (!one_a_line) {
-    samples <- read_log_json(path)$samples
-    if (length(samples)) log_writer_add(w, samples)
-  }
-  written <- log_writer_finish(w, header)
-  if (!file.rename(written, dest)) disk_error(dirname(dest), simpleError("renaming failed"))
-  invisible(dest)
 }

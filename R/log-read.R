@@ -8,10 +8,7 @@
 read_log_header <- function(path) {
   if (!file.exists(path)) abort_pb("Can't find the log.", "missing_file", file = path)
   if (is_eval_log(path)) return(eval_log_header(path))
-  text <- read_log_prefix(path)
-  at <- regexpr("\n  \"samples\": ", text, fixed = TRUE)
-  json <- if (at > 0) paste0(sub(",\\s*$", "", substr(text, 1, at - 1)), "\n}") else text
-  header <- tryCatch(parse_log_json(json),
+  header <- tryCatch(parse_log_json(read_log_header_text(path)),
                      error = function(e) {
                        abort_pb("The log is not valid JSON (a truncated or unfinished file?).",
                                 "json", file = path, parent = e)
@@ -21,6 +18,13 @@ read_log_header <- function(path) {
   }
   header$samples <- NULL
   header
+}
+
+# The header's JSON text as the log holds it, without its samples (log_convert() keeps it).
+read_log_header_text <- function(path) {
+  text <- read_log_prefix(path)
+  at <- regexpr("\n  \"samples\": ", text, fixed = TRUE)
+  if (at > 0) paste0(sub(",\\s*$", "", substr(text, 1, at - 1)), "\n}") else text
 }
 
 # The start of a log, up to and including its top-level `"samples"` key (the whole file when

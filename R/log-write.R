@@ -130,12 +130,17 @@ log_writer <- function(dir, task_id, created = log_timestamp(), stale = c("keep"
 }
 
 #' @noRd
-log_writer_add <- function(w, samples) {
+log_writer_add <- function(w, samples, texts = NULL) {
   check_writer_open(w)
-  if (!length(samples)) return(invisible(w))
-  if (w$format == "eval") return(eval_writer_add(w, samples))
+  # `texts`: the samples' JSON text when the caller has it (a log converted keeps its text)
+  if (is.null(texts) && !length(samples)) return(invisible(w))
+  if (w$format == "eval") {
+    if (missing(samples)) samples <- lapply(texts, parse_log_json)
+    return(eval_writer_add(w, samples, texts))
+  }
   opts <- sample_json_options()
-  lines <- vapply(samples, sample_json, "", opts = opts)
+  lines <- texts %||% vapply(samples, sample_json, "", opts = opts)
+  if (!length(lines)) return(invisible(w))
   # the part file is the log's samples array as it will stand, a sample a line, the commas
   # between them written as they come: finished, it is copied into the log as it is
   # (copy_log(): by the system, so that copying a log of 20,000 samples costs R no memory)
@@ -145,20 +150,23 @@ log_writer_add <- function(w, samples) {
   write_log_text(w$part, paste0(separator, paste(lines, collapse = ",\n")), append = TRUE,
                  dir = w$dir)
   w$state <- "open"
-  w$n <- w$n + length(samples)
+  w$n <- w$n + length(lines)
   invisible(w)
 }
 
 #' @noRd
 log_writer_finish <- function(w, header) {
   check_writer_open(w)
-  header$samples <- NULL
+  # a header given as JSON text (a log converted) is written as it is
+  if (is.list(header)) header$samples <- NULL
   if (w$format == "eval") {
     path <- eval_writer_finish(w, header)
     log_writer_close(w, "finished")
     return(path)
   }
-  json <- json_text(nulls_as_objects(header), opts = log_json_options())
+  json <- if (is.character(header)) header else {
+    json_text(nulls_as_objects(header), opts = log_json_options())
+  }
   # the header's closing brace is replaced by the samples, at two spaces' indent as vitals
   # writes them (its header reader looks for that key)
   json <- sub("\\s*\\}\\s*$", "", json)

@@ -57,7 +57,7 @@ log_run_samples <- function(path) {
 remove_crashed_log_parts <- function(dir, task_id) {
   stale <- basename(stale_log_parts(dir, task_id))
   if (!length(stale)) return(invisible(character()))
-  files <- list.files(dir, pattern = "[.]json$")
+  files <- list.files(dir, pattern = "[.](json|eval)$")
   files <- files[same_task_log(sub("^[^_]*_", "", files), task_id)]
   crashed <- vapply(files, function(file) {
     header <- tryCatch(read_log_header(file.path(dir, file)),

@@ -1,0 +1,128 @@
+# Converting a log between the package's JSON and Inspect AI's `.eval` (issue 46), as
+# `inspect log convert` does: streaming, the samples' text kept, so a log converted and
+# converted back is the original.
+
+#' Convert logs between JSON and Inspect AI's `.eval`
+#'
+#' Turns logs into the other format, as `inspect log convert` does: a JSON log (the
+#' package's, or vitals') into Inspect AI's `.eval` zip, or an `.eval` (the package's, or one
+#' Inspect wrote) into a JSON log. The header is read without the samples and the samples
+#' are converted a batch at a time, so a log of any size converts in bounded memory. Each
+#' sample's JSON text is kept as it is: a package JSON log converted to `.eval` and back is
+#' the original, byte for byte.
+#'
+#' `vitals::vitals_view()` (vitals 0.4.0) lists only `.json` logs: to see an `.eval` there,
+#' convert it to JSON into the folder it shows.
+#'
+#' @param path A log file, or a folder of logs (every finished log in it of the other
+#'   format is converted; unfinished and hidden part files are skipped).
+#' @param to The format to write: `"eval"` or `"json"`.
+#' @param dest The folder the converted logs are written in (created if missing). Each keeps
+#'   its file name with the new extension; nothing is written outside `dest`, and a file
+#'   already there is not overwritten.
+#' @return The paths of the converted logs, invisibly.
+#' @seealso [leaderboard()], which reads both formats, and the option
+#'   `predictivebench.log_format` (or `log_format =` of a run) to write `.eval` directly.
+#' @examples
+#' dir <- tempfile()
+#' tsk <- futurex_task(futurex_dataset(version = "sample"), dir = dir)
+#' tsk$eval(solver_chat = baseline_chat("\\boxed{A}"), view = FALSE)
+#' evals <- log_convert(tsk$log_path, to = "eval", dest = file.path(dir, "eval"))
+#' back <- log_convert(evals, to = "json", dest = file.path(dir, "json"))
+#' identical(readLines(back), readLines(tsk$log_path))
+#' @export
+log_convert <- function(path, to = c("eval", "json"), dest) {
+  check_string(path)
+  to <- rlang::arg_match(to)
+  check_string(dest)
+  if (!file.exists(path)) {
+    abort_pb("There is no log at {.file {path}}.", "argument", file = path, field = "path")
+  }
+  from <- if (to == "eval") "json" else "eval"
+  files <- if (dir.exists(path)) log_files_of_format(path, from) else path
+  if (!dir.exists(path) && !identical(tolower(tools::file_ext(path)), from)) {
+    abort_pb("{.arg path} must be a {.file .{from}} log to convert to {.val {to}}.",
+             "argument", file = path, field = "path")
+  }
+  check_log_dir(dest)
+  out <- file.path(dest, paste0(tools::file_path_sans_ext(basename(files)), ".", to))
+  there <- file.exists(out)
+  if (any(there)) {
+    abort_pb("{.file {out[there]}} exists already: convert into another {.arg dest}.",
+             "argument", file = out[there][[1]], field = "dest")
+  }
+  convert <- if (to == "eval") log_convert_to_eval else log_convert_to_json
+  for (k in seq_along(files)) convert(files[[k]], out[[k]])
+  invisible(out)
+}
+
+# The finished logs of a folder in one format (a part file is hidden, so not listed).
+log_files_of_format <- function(dir, format) {
+  files <- list.files(dir, pattern = paste0("[.]", format, "$"), full.names = TRUE,
+                      ignore.case = TRUE)
+  files[!dir.exists(files)]
+}
+
+# JSON log -> `.eval`, streaming: the header read without the samples, the samples' lines a
+# batch at a time into the writer, their text kept. A log whose samples are not a line each
+# (vitals' own) is read whole. The header's text is kept too (log_convert(): a log converted
+# there and back is the original).
+log_convert_to_eval <- function(path, dest, lines = 1000L) {
+  header <- read_log_header(path)
+  withr::local_options(predictivebench.log_format = "eval")
+  w <- log_writer(dirname(dest), header$eval$task_id %||% "log", created = header$eval$created)
+  on.exit(log_writer_abandon(w), add = TRUE)
+  one_a_line <- !is.null(log_sample_line_count(path))
+  con <- if (one_a_line) open_sample_lines(path)
+  if (inherits(con, "connection")) {
+    on.exit(close(con), add = TRUE)
+    repeat {
+      chunk <- readLines(con, n = lines, warn = FALSE, encoding = "UTF-8")
+      end <- match("  ]", chunk)
+      if (!is.na(end)) chunk <- chunk[seq_len(end - 1L)]
+      chunk <- sub(",$", "", chunk)
+      if (length(chunk)) {
+        eval_writer_add(w, lapply(chunk, parse_log_json), texts = chunk)
+      }
+      if (!is.na(end) || !length(chunk)) break
+    }
+  } else if (!one_a_line) {
+    samples <- read_log_json(path)$samples
+    if (length(samples)) log_writer_add(w, samples)
+  }
+  written <- log_writer_finish(w, read_log_header_text(path))
+  if (!file.rename(written, dest)) disk_error(dirname(dest), simpleError("renaming failed"))
+  invisible(dest)
+}
+
+# `.eval` -> JSON log, streaming: `header.json` as written (not the board's reading of it),
+# the samples' entries a batch at a time into the JSON writer, their text kept.
+log_convert_to_json <- function(path, dest, batch = 100L) {
+  check_eval_finished(path)
+  entries <- eval_entries(path)
+  # a header this package wrote from a JSON log is that log's text, kept; any other is the
+  # header as the board reads it (an Inspect task's benchmark and headline in its metadata)
+  text <- eval_entry_text(path, "header.json", entries)
+  header <- eval_log_header(path)
+  w <- log_writer(dirname(dest), header$eval$task_id %||% "log",
+                  created = header$eval$created %||% log_timestamp(), format = "json")
+  on.exit(log_writer_abandon(w), add = TRUE)
+  con <- file(path, open = "rb")
+  on.exit(close(con), add = TRUE)
+  names <- eval_sample_names(entries)
+  for (chunk in split(names, ceiling(seq_along(names) / batch))) {
+    texts <- vapply(chunk, eval_entry_text, "", path = path, entries = entries, con = con,
+                    USE.NAMES = FALSE)
+    # a JSON log holds a sample a line (its readers stream it by line): an entry Inspect
+    # wrote indented is written again on one line
+    wrapped <- grepl("\n", texts, fixed = TRUE)
+    texts[wrapped] <- vapply(texts[wrapped], function(text) {
+      sample_json(parse_log_json(text), opts = sample_json_options())
+    }, "", USE.NAMES = FALSE)
+    log_writer_add(w, texts = texts)
+  }
+  kept <- grepl("\n", text, fixed = TRUE) && !is.null(header$eval$metadata$predictivebench)
+  written <- log_writer_finish(w, if (kept) text else header)
+  if (!file.rename(written, dest)) disk_error(dirname(dest), simpleError("renaming failed"))
+  invisible(dest)
+}
