@@ -12,11 +12,12 @@
 #' @param rpm Requests started per minute at most. The default, 500, suits hosted
 #'   providers; when it, rather than the server, sets the pace of most of a run (a local
 #'   server such as vLLM or a mock), a message says so once per session. `Inf` for none.
-#' @param max_tries Attempts per request, the first included. Transient failures (HTTP 408,
-#'   409, 425, 429, 5xx, timeouts, dropped or reset connections, a 200 without an answer)
-#'   are retried; others are not.
-#' @param backoff Seconds before the first retry (doubling with each retry), unless the
-#'   provider says when to retry (`retry-after`).
+#' @param retry How failed requests are tried again, as httr2's `req_retry()` has it: a list
+#'   of `max_tries` (attempts per request, the first included; default 3) and `backoff`
+#'   (seconds before the first retry, doubling with each retry, unless the provider says
+#'   when to retry with `retry-after`; default 1). Transient failures (HTTP 408, 409, 425,
+#'   429, 5xx, timeouts, dropped or reset connections, a 200 without an answer) are
+#'   retried; others are not.
 #' @param timeout Seconds a request may take before the pool cancels it (a transient
 #'   failure). `NULL` uses ellmer's own `getOption("ellmer_timeout_s", 300)`. With tools
 #'   (DSBench's `mode = "files"`) it is the sample's one deadline, over all its tool-call
@@ -29,11 +30,14 @@
 #' @param cache `TRUE` (the default directory, see [cache_dir()]), `FALSE` (no cache) or a
 #'   directory.
 #' @param batch `TRUE` sends the requests not in the cache as one provider batch (half the
-#'   price, answers in minutes to hours, resumable across sessions); log-probability requests
-#'   cannot be batched. Like every request, the batch API's follow no redirect (a 30x is an
-#'   error), so the key goes nowhere else.
-#' @param wait With `batch = TRUE`: `TRUE` waits for the batch to end; `FALSE` submits it
-#'   and returns at once, saying how to collect the answers.
+#'   price, answers in minutes to hours, resumable across sessions) and waits for it to end;
+#'   `"submit"` submits it (or checks on it) and returns at once, saying how to collect the
+#'   answers; `FALSE` (the default) sends no batch. Log-probability requests cannot be
+#'   batched. Like every request, the batch API's follow no redirect (a 30x is an error), so
+#'   the key goes nowhere else.
+#' @param ... Deprecated: `max_tries` and `backoff` (now `retry = list(...)`) and `wait`
+#'   (`wait = FALSE` is now `batch = "submit"`), taken for one release with a warning of
+#'   class `predictivebench_warning_deprecated`.
 #' @section What every request gets:
 #' Each prompt is sent as a fresh conversation (the chat's system prompt and earlier turns
 #' are kept), with what vitals' `generate()` lacks:
@@ -119,25 +123,53 @@
 #' @export
 #' @examples
 #' request_settings(max_active = 50, rpm = Inf)
-request_settings <- function(max_active = 10, rpm = 500, max_tries = 3, backoff = 1,
-                             timeout = NULL, max_turns = 20L, cache = TRUE,
-                             batch = FALSE, wait = TRUE) {
-  check_count(max_active)
-  check_rpm(rpm)
-  check_count(max_tries)
-  check_number(backoff)
-  check_number(timeout, allow_null = TRUE)
-  if (!is.null(timeout) && timeout <= 0) {
-    abort_pb("{.arg timeout} must be a positive number of seconds, not {timeout}.",
-             "argument")
+#' request_settings(retry = list(max_tries = 5, backoff = 2), batch = "submit")
+request_settings <- function(max_active = 10, rpm = 500, retry = list(),
+                             timeout = NULL, max_turns = 20L, cache = TRUE, batch = FALSE,
+                             ...) {
+  old <- deprecated_dots(list(...), "request_settings", c("max_tries", "backoff", "wait"),
+                         'retry = list(max_tries, backoff)` or `batch = "submit"')
+  retry <- retry_fields(retry)
+  if (!(isTRUE(batch) || isFALSE(batch) || identical(batch, "submit"))) {
+    abort_pb('{.arg batch} must be {.code TRUE}, {.code FALSE} or {.val submit}.', "argument",
+             field = "batch")
   }
-  check_count(max_turns)
-  check_cache_arg(cache)
-  check_flag(batch)
-  check_flag(wait)
-  new_request_settings(list(max_active = max_active, rpm = rpm, max_tries = max_tries,
-                            backoff = backoff, timeout = timeout, max_turns = max_turns,
-                            cache = cache, batch = batch, wait = wait))
+  fields <- list(max_active = max_active, rpm = rpm, max_tries = retry$max_tries,
+                 backoff = retry$backoff, timeout = timeout, max_turns = max_turns,
+                 cache = cache, batch = !isFALSE(batch), wait = !identical(batch, "submit"))
+  fields[names(old)] <- old
+  settings_of(fields)
+}
+
+# The retry part of request_settings(), in httr2's req_retry() shape: the fields not given
+# keep their defaults. (A list, not an exported constructor: the NAMESPACE cap has no name left.)
+retry_fields <- function(retry, call = rlang::caller_env()) {
+  defaults <- list(max_tries = 3, backoff = 1)
+  if (!is.list(retry) || (length(retry) && !rlang::is_named(retry)) ||
+      !all(names(retry) %in% names(defaults))) {
+    abort_pb(c("{.arg retry} must be a list of {.field max_tries} and {.field backoff}.",
+               i = "For example {.code retry = list(max_tries = 5, backoff = 2)}."),
+             "argument", field = "retry", call = call)
+  }
+  utils::modifyList(defaults, retry)
+}
+
+# Every field of the object, validated: request_settings()'s arguments as the engine reads them.
+settings_of <- function(fields, call = rlang::caller_env()) {
+  check_count(fields$max_active, "max_active", call = call)
+  check_rpm(fields$rpm, call = call)
+  check_count(fields$max_tries, "max_tries", call = call)
+  check_number(fields$backoff, "backoff", call = call)
+  check_number(fields$timeout, "timeout", allow_null = TRUE, call = call)
+  if (!is.null(fields$timeout) && fields$timeout <= 0) {
+    abort_pb("{.arg timeout} must be a positive number of seconds, not {fields$timeout}.",
+             "argument", call = call)
+  }
+  check_count(fields$max_turns, "max_turns", call = call)
+  check_cache_arg(fields$cache, call = call)
+  check_flag(fields$batch, "batch", call = call)
+  check_flag(fields$wait, "wait", call = call)
+  new_request_settings(fields[request_setting_names()])
 }
 
 # The object every downstream function reads. One field request_settings() does not take is a
@@ -210,7 +242,8 @@ as_request_settings <- function(settings = NULL, call = rlang::caller_env()) {
                i = "Fields: {.field {request_setting_names()}}."),
              "argument", call = call)
   }
-  rlang::exec(request_settings, !!!settings)
+  settings_of(utils::modifyList(settings_fields(request_settings()), settings,
+                                keep.null = TRUE), call = call)
 }
 
 settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
@@ -235,7 +268,7 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
                      "estimate_cost")
   updates[settings_contexts] <- NULL
   fields <- utils::modifyList(settings_fields(settings), updates, keep.null = TRUE)
-  new_request_settings(settings_fields(rlang::exec(request_settings, !!!fields)), dry_run)
+  new_request_settings(settings_fields(settings_of(fields, call = call)), dry_run)
 }
 
 settings_fields <- function(settings) unclass(settings)[request_setting_names()]
@@ -248,7 +281,10 @@ check_settings_object <- function(settings, call = rlang::caller_env()) {
   }
 }
 
-request_setting_names <- function() names(formals(request_settings))
+request_setting_names <- function() {
+  c("max_active", "rpm", "max_tries", "backoff", "timeout", "max_turns", "cache", "batch",
+    "wait")
+}
 
 # The pool's deadline: the settings' timeout, else ellmer's.
 settings_deadline <- function(settings) settings$timeout %||% request_deadline()

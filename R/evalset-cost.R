@@ -58,7 +58,7 @@ check_max_cost <- function(preview, max_cost, call = rlang::caller_env()) {
     limit <- format_dollars(max_cost)
     abort_pb(c("The set may cost up to {most}, above {.arg max_cost} = {limit}: nothing was
                 sent.",
-               i = "See {.code eval_set(..., dry_run = TRUE)} for the cost of each cell."),
+               i = "See {.code eval_set(..., options = set_options(dry_run = TRUE))} for the cost of each cell."),
              "cost", call = call)
   }
   invisible(preview)

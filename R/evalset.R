@@ -132,32 +132,8 @@
 #'   through the engine); a task object whose solver or scorer is not the package's (such
 #'   as [vitals::generate()] in a plain [vitals::Task], which would pass them on to the
 #'   model as parameters) runs with its own.
-#' @param epochs Epochs of every cell, as for `$eval()`; `NULL` for each task's own. Part
-#'   of the cells' identity (a task object's own epochs too, when `epochs` is `NULL`): a
-#'   set with `epochs = 3` never takes the cells of one with `epochs = 1`. One epoch is what
-#'   a task runs when given none, so `epochs = 1` takes the cells of `epochs = NULL`.
-#' @param reducer,k `NULL` (the default: each cell's headline as its log's header has it),
-#'   or an epoch reducer of [reduce_epochs()] and its `k`: the `metric` and `headline`
-#'   columns give each cell's headline with every sample's epochs reduced to one score
-#'   (its summary with `reducer =`; the metric names the reducer, as
-#'   `"overall pass_at_2"`). Not part of a cell's identity: it is read from the logs, so a
-#'   set run again with another reducer sends nothing. Every benchmark of the set must reduce
-#'   epochs (see [reduce_epochs()]) and `k` must be at most the epochs, else nothing runs
-#'   (an error of class `predictivebench_error_reducer`).
-#' @param limit For benchmarks given by name: run only the first `limit` samples (as
-#'   `<benchmark>_dataset(limit = )`). Part of the cells' identity. Task objects run the
-#'   dataset they were built with.
-#' @param retries How many more times a failed or partial cell is tried in this call
-#'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
-#'   requests. The next call tries failed and partial cells again, as many times. A cell
-#'   whose error another attempt would only meet again (a server without the
-#'   log-probabilities a benchmark needs, a chat without its key, a wrong argument) is
-#'   tried once, and its error is said whole, as what to change.
-#' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell (and of the
-#'   closing `arena`).
-#' @param max_cost `NULL`, or the most (in dollars) the cells still to run and the closing
-#'   `arena` may cost, as [estimate_cost()] bounds it; above it, or when a cell's cost
-#'   can't be bounded, nothing is sent.
+#' @param options What every cell runs and how the set runs them: a [set_options()] object
+#'   (epochs, limit, retries, dry run, cost cap, epoch reducer).
 #' @param arena `NULL`, or a list of [arena_run()] arguments (the questions, `dataset` or
 #'   `version`, then `n`, `experiment`, `elobench`, ...; not `models`) to end the set with
 #'   one arena run among its models, named by their labels (the `model` column), judged by
@@ -166,6 +142,9 @@
 #'   arguments, the judge, the labels as arena model names (unique), the questions and
 #'   writable folders are checked before the set's first request (errors of class
 #'   `predictivebench_error_argument` or `predictivebench_error_path`).
+#' @param ... Deprecated: `epochs`, `limit`, `retries`, `dry_run`, `max_cost`, `reducer`
+#'   and `k` given by name (now `options = set_options(...)`), taken for one release with a
+#'   warning of class `predictivebench_warning_deprecated`; they win over `options`.
 #' @returns A tibble with one row per cell: `benchmark`, `model`, `cell_id`, `status`
 #'   (`"done"`: its log is complete and every sample was answered; `"partial"`: its log is
 #'   written, but some samples failed for good, and the next call asks them again;
@@ -189,28 +168,30 @@
 #' old <- options(predictivebench.cache_dir = tempfile())
 #' models <- list(baseline_chat("0", name = "zero"), baseline_chat("1", name = "one"))
 #' logs <- tempfile()
-#' set <- eval_set(c("futurex@sample", "processbench@sample"), models, log_dir = logs)
+#' set <- eval_set(c("futurex@sample", "processbench@sample"), models, log_dir = logs,
+#'                 options = set_options(limit = 2))
 #' set[c("benchmark", "model", "status", "metric", "headline")]
 #' # Again: every cell is done, nothing runs
-#' eval_set(c("futurex@sample", "processbench@sample"), models, log_dir = logs)$reused
+#' eval_set(c("futurex@sample", "processbench@sample"), models, log_dir = logs,
+#'          options = set_options(limit = 2))$reused
 #' \dontrun{
 #' # The same cells in parallel on four local daemons
 #' mirai::daemons(4)
 #' eval_set(c("futurex", "processbench"), c("openai/gpt-4.1", "anthropic/claude-sonnet-4-0"),
-#'          log_dir = "logs/set", max_cost = 20)
+#'          log_dir = "logs/set", options = set_options(max_cost = 20))
 #' mirai::daemons(0)
 #' }
 #' options(old)
 eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
-                     epochs = NULL, limit = NULL, retries = 1, dry_run = FALSE,
-                     max_cost = NULL, arena = NULL, reducer = NULL, k = NULL) {
+                     options = set_options(), arena = NULL, ...) {
   check_string(log_dir)
-  if (!is.null(epochs)) check_count(epochs)
-  spec <- epoch_reducer(reducer, k)
-  check_limit(limit)
-  check_count(retries, min = 0)
-  check_flag(dry_run)
-  check_number(max_cost, allow_null = TRUE)
+  options <- set_options_with_dots(options, list(...))
+  epochs <- options$epochs
+  limit <- options$limit
+  retries <- options$retries
+  dry_run <- options$dry_run
+  max_cost <- options$max_cost
+  spec <- options$reducer
   if (!is.null(arena) && (!is.list(arena) || !rlang::is_named(arena))) {
     abort_pb("{.arg arena} must be {.code NULL} or a named list of {.fn arena_run} arguments.",
              "argument")
@@ -252,6 +233,69 @@ eval_set <- function(benchmarks, models, log_dir, judge = NULL, settings = NULL,
     result <- run_set_arena(result, arena, models, specs, judge, log_dir, settings)
   }
   result
+}
+
+#' What an evaluation set runs
+#'
+#' The options of [eval_set()] that say what every cell runs (its epochs, its samples, how
+#' its epochs are reduced) and how the set runs them (retries, a dry run, a cost cap),
+#' validated once here.
+#'
+#' @param epochs Epochs of every cell, as for `$eval()`; `NULL` for each task's own. Part
+#'   of the cells' identity (a task object's own epochs too, when `epochs` is `NULL`): a
+#'   set with `epochs = 3` never takes the cells of one with `epochs = 1`. One epoch is what
+#'   a task runs when given none, so `epochs = 1` takes the cells of `epochs = NULL`.
+#' @param reducer,k `NULL` (the default: each cell's headline as its log's header has it),
+#'   or an epoch reducer of [reduce_epochs()] and its `k`: the `metric` and `headline`
+#'   columns give each cell's headline with every sample's epochs reduced to one score
+#'   (its summary with `reducer =`; the metric names the reducer, as
+#'   `"overall pass_at_2"`). Not part of a cell's identity: it is read from the logs, so a
+#'   set run again with another reducer sends nothing. Every benchmark of the set must reduce
+#'   epochs (see [reduce_epochs()]) and `k` must be at most the epochs, else nothing runs
+#'   (an error of class `predictivebench_error_reducer`).
+#' @param limit For benchmarks given by name: run only the first `limit` samples (as
+#'   `<benchmark>_dataset(limit = )`). Part of the cells' identity. Task objects run the
+#'   dataset they were built with.
+#' @param retries How many more times a failed or partial cell is tried in this call
+#'   (default 1: two attempts); a partial cell's attempts send only its failed samples'
+#'   requests. The next call tries failed and partial cells again, as many times. A cell
+#'   whose error another attempt would only meet again (a server without the
+#'   log-probabilities a benchmark needs, a chat without its key, a wrong argument) is
+#'   tried once, and its error is said whole, as what to change.
+#' @param dry_run `TRUE` sends nothing and returns the cost preview of each cell (and of the
+#'   closing `arena`).
+#' @param max_cost `NULL`, or the most (in dollars) the cells still to run and the closing
+#'   `arena` may cost, as [estimate_cost()] bounds it; above it, or when a cell's cost
+#'   can't be bounded, nothing is sent.
+#' @returns A `set_options` object (a list with these fields; `reducer` holds the reducer
+#'   with its `k`).
+#' @seealso [eval_set()]
+#' @export
+#' @examples
+#' set_options(epochs = 3, limit = 20, max_cost = 5)
+#' set_options(epochs = 3, reducer = "pass_at_k", k = 2)
+set_options <- function(epochs = NULL, limit = NULL, retries = 1, dry_run = FALSE,
+                        max_cost = NULL, reducer = NULL, k = NULL) {
+  if (!is.null(epochs)) check_count(epochs)
+  check_limit(limit)
+  check_count(retries, min = 0)
+  check_flag(dry_run)
+  check_number(max_cost, allow_null = TRUE)
+  structure(list(epochs = epochs, limit = limit, retries = retries, dry_run = dry_run,
+                 max_cost = max_cost, reducer = epoch_reducer(reducer, k), k = k),
+            class = "set_options")
+}
+
+# The options eval_set() took by name before 0.2.0, through `...`: they win over `options`.
+set_options_with_dots <- function(options, dots, call = rlang::caller_env()) {
+  check_options(options, "set_options", call = call)
+  old_names <- names(formals(set_options))
+  dots <- deprecated_dots(dots, "eval_set", old_names, "options = set_options()", call = call)
+  if (!length(dots)) return(options)
+  fields <- unclass(options)
+  fields$reducer <- fields$reducer$reducer
+  fields[names(dots)] <- dots
+  rlang::exec(set_options, !!!fields[intersect(old_names, names(fields))])
 }
 
 check_set_models <- function(models, call = rlang::caller_env()) {

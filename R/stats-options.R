@@ -131,17 +131,8 @@ check_options <- function(options, class, arg = "options", call = rlang::caller_
 # warning; they win over the same fields of `options`.
 options_with_dots <- function(options, dots, fun, old_names, call = rlang::caller_env()) {
   if (!length(dots)) return(options)
-  unknown <- setdiff(names(dots), old_names)
-  if (is.null(names(dots)) || any(!nzchar(names(dots))) || length(unknown)) {
-    unknown <- unknown %||% "(unnamed)"
-    abort_pb("{.fn {fun}} takes no argument {.arg {unknown}}.", "argument",
-             field = unknown[[1]], call = call)
-  }
-  cli::cli_warn(
-    c("{.fn {fun}}'s {.arg {names(dots)}} {?is/are} deprecated as of predictivebench 0.2.0.",
-      i = "Give {.code options = {class(options)[[1]]}()} instead."),
-    class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated")
-  )
+  deprecated_dots(dots, fun, old_names, paste0("options = ", class(options)[[1]], "()"),
+                  call = call)
   if (inherits(options, "power_options")) power_options_with(options, dots)
   else comparison_options_with(options, dots)
 }

@@ -237,3 +237,21 @@ redact_runs <- function(x, secret) {
     rawToChar(out)
   }, "", USE.NAMES = FALSE)
 }
+
+# Arguments given by their names before 0.2.0, through `...`: refused when unknown, else taken
+# for one release with one warning saying what replaces them.
+deprecated_dots <- function(dots, fun, old_names, instead, call = rlang::caller_env()) {
+  if (!length(dots)) return(dots)
+  unknown <- setdiff(names(dots), old_names)
+  if (is.null(names(dots)) || any(!nzchar(names(dots))) || length(unknown)) {
+    unknown <- unknown %||% "(unnamed)"
+    abort_pb("{.fn {fun}} takes no argument {.arg {unknown}}.", "argument",
+             field = unknown[[1]], call = call)
+  }
+  cli::cli_warn(
+    c("{.fn {fun}}'s {.arg {names(dots)}} {?is/are} deprecated as of predictivebench 0.2.0.",
+      i = "Give {.code {instead}} instead."),
+    class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated")
+  )
+  dots
+}

@@ -57,7 +57,8 @@ processbench_shaped <- function(n) {
 
 measure <- function(data, server) {
   cache <- tempfile("bench-cache-")
-  settings <- request_settings(cache = cache, max_active = 50, rpm = Inf, max_tries = 1)
+  settings <- request_settings(cache = cache, max_active = 50, rpm = Inf,
+                               retry = list(max_tries = 1))
   task <- processbench_task(data, dir = tempfile("bench-logs-"),
                             solver = processbench_solver(n_votes = n_votes, settings = settings))
   chat <- fast_fake_chat(server, model = "gpt-4.1")

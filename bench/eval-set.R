@@ -116,8 +116,7 @@ run_set <- function(benchmarks, models, limit = NULL, log_dir = tempfile("logs-"
   server$reset()
   cpu <- proc.time()
   seconds <- wall(set <- suppressMessages(eval_set(benchmarks, models, log_dir = log_dir,
-                                                   settings = settings_in(cache),
-                                                   limit = limit)))
+                                                   settings = settings_in(cache), options = set_options(limit = limit))))
   cpu <- proc.time() - cpu  # this process's own CPU (not the server's, nor daemons')
   list(seconds = seconds, requests = server$count(), set = set,
        cpu = cpu[["user.self"]] + cpu[["sys.self"]])

@@ -15,7 +15,7 @@ set_chats <- function(server, models) {
 
 # Settings of a quick set: its own cache, one try per request, no rate limit.
 set_settings <- function(cache, ...) {
-  request_settings(cache = cache, max_tries = 1, backoff = 0, rpm = Inf, ...)
+  request_settings(cache = cache, rpm = Inf, ..., retry = list(max_tries = 1, backoff = 0))
 }
 
 # The benchmarks of most set tests: two bundled samples, cut to 3 samples each.

@@ -14,7 +14,7 @@ answer_server <- function(named = FALSE, .local_envir = parent.frame()) {
 
 test_that("answers: failures stay NA and are asked again, answers are not", {
   server <- answer_server()
-  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, rpm = Inf)
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf, retry = list(max_tries = 1))
   models <- list(flaky = fake_chat(server, model = "flaky"))
   questions <- c("one", "two", "please fail")
   answers <- suppressWarnings(arena_answers(questions, models, settings))
@@ -34,7 +34,7 @@ test_that("answers: failures stay NA and are asked again, answers are not", {
 
 test_that("a real empty answer is kept, and one model is enough to generate answers", {
   server <- answer_server()
-  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, rpm = Inf)
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf, retry = list(max_tries = 1))
   solo <- list(solo = fake_chat(server, model = "solo"))
   answers <- arena_answers(c("empty", "q2"), solo, settings)
   expect_equal(answers$solo, c("", "A: q2"))  # "" is an answer, not NA

@@ -673,7 +673,7 @@ test_that("each chat is asked for an answer once per question over the rounds, a
   run <- suppressWarnings(arena_run(models, fake_chat(server, "judge"),
                                     dataset = data.frame(question = paste("Q", 1:6)),
                                     dir = withr::local_tempdir(),
-                                    settings = request_settings(cache = FALSE, max_tries = 1),
+                                    settings = request_settings(cache = FALSE, retry = list(max_tries = 1)),
                                     options = arena_options(n = 1, max_rounds = 3,
                                                             ratings = rating_options(method = "elo", bootstrap = 0))))
   expect_equal(run$rounds, 3L)

@@ -470,7 +470,7 @@ test_that("an arena run with one model's new answers judges that model's battles
     paste(body$model, if (brief) "in brief:" else "answers", last_user_text(body))
   })
   questions <- data.frame(question = paste("Question", 1:3))
-  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, rpm = Inf)
+  settings <- request_settings(cache = withr::local_tempdir(), rpm = Inf, retry = list(max_tries = 1))
   logs <- withr::local_tempdir()
   run <- function(experiment, m3 = fake_chat(answer_server, model = "m3")) {
     models <- list(m1 = fake_chat(answer_server, model = "m1"),
@@ -589,7 +589,7 @@ test_that("an arena panel without a majority: a tie when every judge spoke, none
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   server <- local_panel_server()
   battles <- sample_battles(2, c("m1", "m2"))
-  settings <- request_settings(max_tries = 1)
+  settings <- request_settings(retry = list(max_tries = 1))
   judge <- function(...) {
     configured_judge(check_judge(lapply(c(...), function(m) fake_chat(server, m))), "231225")
   }

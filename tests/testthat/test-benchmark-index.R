@@ -240,8 +240,7 @@ test_that("a seventh benchmark registered in a test runs dataset, task, eval, su
   expect_equal(by_name$status, c("done", "done"))
   expect_equal(by_name$metric, c("worst", "worst"))
   expect_equal(by_name$headline, c(1, 0))
-  limited <- suppressMessages(eval_set("toyqa@sample", models[1], log_dir = set_dir,
-                                       limit = 2))
+  limited <- suppressMessages(eval_set("toyqa@sample", models[1], log_dir = set_dir, options = set_options(limit = 2)))
   expect_false(limited$cell_id %in% by_name$cell_id)
   expect_equal(limited$headline, 1)
   # benchmark_versions() lists its sample, a data frame of 6 rows

@@ -308,7 +308,7 @@ test_that("an evaluation set runs a user's benchmark with its settings, and reru
   server <- local_counting_server()
   local_user_benchmark("pbt-user-set")
   cache <- withr::local_tempdir()
-  settings <- request_settings(cache = cache, max_tries = 1, backoff = 0, rpm = Inf)
+  settings <- request_settings(cache = cache, rpm = Inf, retry = list(max_tries = 1, backoff = 0))
   run <- function() {
     suppressMessages(eval_set("pbt-user-set@sample", list(fake_chat(server)),
                               log_dir = withr::local_tempdir(.local_envir = parent.frame(2)),
@@ -369,8 +369,8 @@ test_that("a user's benchmark whose request failed is retried in its set for tha
     list(text = "2", usage = list(prompt_tokens = 7, completion_tokens = 1))
   })
   local_user_benchmark("pbt-user-retry")
-  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, backoff = 0,
-                               rpm = Inf)
+  settings <- request_settings(cache = withr::local_tempdir(),
+                               rpm = Inf, retry = list(max_tries = 1, backoff = 0))
   logs <- withr::local_tempdir()
   run <- function() {
     suppressWarnings(suppressMessages(eval_set("pbt-user-retry@sample",

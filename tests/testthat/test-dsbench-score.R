@@ -28,9 +28,8 @@ test_that("without a judge, DSBench names only what the user can call, in the wo
   exported <- getNamespaceExports("predictivebench")
   # a set takes `judge =`: refused before any answer is paid for (eval_set()'s check)
   err <- expect_error(suppressMessages(eval_set(
-    "dsbench@sample", list(fake_chat(server)), log_dir = withr::local_tempdir(), limit = 2,
-    settings = request_settings(cache = withr::local_tempdir(), rpm = Inf)
-  )), class = "predictivebench_error_argument")
+    "dsbench@sample", list(fake_chat(server)), log_dir = withr::local_tempdir(),
+    settings = request_settings(cache = withr::local_tempdir(), rpm = Inf), options = set_options(limit = 2))), class = "predictivebench_error_argument")
   said <- conditionMessage(err)
   expect_equal(server$count(), 0)
   expect_match(said, "eval_set(..., judge = )", fixed = TRUE)
@@ -79,7 +78,7 @@ test_that("a panel of judges: the majority's verdict, each judge's own in the lo
     )
   })
   cache <- withr::local_tempdir()
-  settings <- request_settings(cache = cache, max_tries = 1)
+  settings <- request_settings(cache = cache, retry = list(max_tries = 1))
   data <- dsbench_dataset(version = "sample")
   judges <- list(fake_chat(server, "judge-a"), fake_chat(server, "judge-b"),
                  fake_chat(server, "judge-c"))

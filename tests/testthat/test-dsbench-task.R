@@ -13,8 +13,8 @@ test_that("solver and judge send the original requests; judgements are cached", 
   cache <- withr::local_tempdir()
   data <- dsbench_dataset(version = "sample")
   tsk <- dsbench_task(
-    data, solver = dsbench_solver(settings = request_settings(cache = cache, max_tries = 1)),
-    scorer = dsbench_scorer(settings = request_settings(cache = cache, max_tries = 1)), dir = withr::local_tempdir()
+    data, solver = dsbench_solver(settings = request_settings(cache = cache, retry = list(max_tries = 1))),
+    scorer = dsbench_scorer(settings = request_settings(cache = cache, retry = list(max_tries = 1))), dir = withr::local_tempdir()
   )
   expect_warning(
     tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
@@ -102,7 +102,7 @@ test_that("a failed solver request is not judged and counts as incorrect", {
     "ok"
   })
   tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver( images = FALSE,
-                                                                                   settings = request_settings(cache = FALSE, max_tries = 1)),
+                                                                                   settings = request_settings(cache = FALSE, retry = list(max_tries = 1))),
                       scorer = dsbench_scorer(settings = request_settings(cache = FALSE)), dir = withr::local_tempdir())
   expect_warning(
     tsk$eval(solver_chat = fake_chat(server), scorer_chat = fake_chat(server, "judge"),
@@ -268,7 +268,7 @@ test_that("when every judgement fails, Scoring is not marked a success", {
   })
   tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver( images = FALSE,
                                                                                    settings = request_settings(cache = FALSE)),
-                      scorer = dsbench_scorer(settings = request_settings(cache = FALSE, max_tries = 1)),
+                      scorer = dsbench_scorer(settings = request_settings(cache = FALSE, retry = list(max_tries = 1))),
                       dir = withr::local_tempdir())
   messages <- character()
   expect_warning(

@@ -149,8 +149,7 @@ test_that("files mode: max_turns caps a model that always calls a tool; paid tur
 test_that("files mode: one deadline covers every tool round; past it the sample fails", {
   # each round takes 0.4 s and the sample may take 1.5 s: a few rounds, then its deadline
   server <- always_tool_server(delay = 0.4)
-  tsk <- files_mode_task(request_settings(cache = FALSE, timeout = 1.5, max_turns = 100,
-                                          max_tries = 3, rpm = Inf))
+  tsk <- files_mode_task(request_settings(cache = FALSE, timeout = 1.5, max_turns = 100, rpm = Inf, retry = list(max_tries = 3)))
   suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
   meta <- tsk$get_samples()$solver_metadata[[1]]
   expect_match(meta$error, "took longer than its deadline of 1.5 s")

@@ -338,7 +338,7 @@ test_that("with chat_per, only each group's kept chat is built: its first answer
   })
   prompts <- as.list(c("a1", "a2", "a3", "b1", "b2", "c1", "c2"))
   res <- suppressWarnings(run_requests(list(fake_chat(server)), rep(1L, 7), prompts,
-                                       request_settings(cache = FALSE, max_tries = 1),
+                                       request_settings(cache = FALSE, retry = list(max_tries = 1)),
                                        chat_per = c(1, 1, 1, 2, 2, 3, 3)))
   built <- !vapply(res$chat, is.null, TRUE)
   # a: a1 failed, so a2's; b: b1's; c: every request failed, so c1's (as the caller keeps)

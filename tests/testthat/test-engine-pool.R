@@ -179,8 +179,7 @@ test_that("DSBench's request groups (system prompts, images) share one pool and 
   tsk <- dsbench_task(data, dir = withr::local_tempdir(), scorer = dsbench_scorer_exact(),
                       solver = dsbench_solver(count_tokens = function(x) nchar(x) %/% 4,
                                               settings = request_settings(cache = FALSE,
-                                                                          backoff = 0,
-                                                                          rpm = Inf)))
+                                                                          rpm = Inf, retry = list(backoff = 0))))
   suppressWarnings(tsk$eval(solver_chat = fake_chat(server, model = "gpt-4o"), view = FALSE))
   result <- tsk$get_samples()$result
   expect_false(anyNA(result))
@@ -198,8 +197,7 @@ test_that("arena answers of every model go into one pool, not chunks of 20, with
   questions <- paste("Question", 1:15)
   models <- list(m1 = fake_chat(server, model = "m1"), m2 = fake_chat(server, model = "m2"))
   answers <- arena_answers(questions, models,
-                           request_settings(cache = FALSE, max_active = 40, rpm = Inf,
-                                            backoff = 0))
+                           request_settings(cache = FALSE, max_active = 40, rpm = Inf, retry = list(backoff = 0)))
   expect_equal(names(answers), c("question", "m1", "m2"))
   expect_equal(answers$question, questions)
   expect_false(anyNA(c(answers$m1, answers$m2)))
@@ -216,8 +214,7 @@ test_that("arena judging sends every battle in one pool, not chunks of 20, with 
   tsk <- arena_judge_task(battles,
                           solver = arena_judge_solver(settings = request_settings(cache = FALSE,
                                                                                   max_active = 40,
-                                                                                  rpm = Inf,
-                                                                                  backoff = 0)),
+                                                                                  rpm = Inf, retry = list(backoff = 0))),
                           dir = withr::local_tempdir())
   tsk$eval(solver_chat = fake_chat(server, model = "judge-lm"), view = FALSE)
   samples <- tsk$get_samples()

@@ -1,6 +1,30 @@
 # request_settings(): one object for how requests are sent, threaded through every solver,
 # judge and the engine, and overridden by $eval()'s named arguments.
 
+test_that("request_settings() groups retries in `retry` and batch waiting in `batch`", {
+  s <- request_settings(retry = list(max_tries = 5, backoff = 0), batch = "submit")
+  expect_equal(c(s$max_tries, s$backoff), c(5, 0))
+  expect_true(s$batch)
+  expect_false(s$wait)
+  expect_equal(request_settings(retry = list(backoff = 0))$max_tries, 3)
+  expect_true(request_settings(batch = TRUE)$wait)
+  expect_false(request_settings()$batch)
+  expect_error(request_settings(retry = list(tries = 2)), "max_tries",
+               class = "predictivebench_error_argument")
+  expect_error(request_settings(retry = list(max_tries = 0)), "max_tries",
+               class = "predictivebench_error_argument")
+  expect_error(request_settings(batch = "later"), class = "predictivebench_error_argument")
+  expect_lte(length(formals(request_settings)), 8)
+  # the old names keep working for one release, with the package's deprecation warning
+  expect_warning(old <- request_settings(max_tries = 2, backoff = 0, batch = TRUE, wait = FALSE),
+                 "retry", class = "predictivebench_warning_deprecated")
+  expect_equal(unclass(old), unclass(request_settings(retry = list(max_tries = 2, backoff = 0),
+                                                      batch = "submit")))
+  expect_error(request_settings(tries = 2), "tries", class = "predictivebench_error_argument")
+  # the engine's fields stay what $eval() and a list of fields name
+  expect_equal(as_request_settings(list(max_tries = 1, wait = FALSE))$max_tries, 1)
+})
+
 test_that("request_settings() checks its fields; settings_with_dots() merges overrides", {
   s <- request_settings(max_active = 50, rpm = Inf)
   expect_s3_class(s, "predictivebench_settings")
@@ -42,11 +66,11 @@ test_that("request_settings() checks its fields; settings_with_dots() merges ove
 test_that("generate_responses() takes settings, and refuses a misspelt one in ...", {
   server <- local_fake_openai(function(body, n) list(status = 500))
   res <- generate_responses(fake_chat(server), "q",
-                            request_settings(cache = FALSE, max_tries = 2, backoff = 0))
+                            request_settings(cache = FALSE, retry = list(max_tries = 2, backoff = 0)))
   expect_equal(server$count(), 2)
   expect_match(res$error, "Gave up after 2 tries")
   # `...` overrides the object
-  generate_responses(fake_chat(server), "q", request_settings(cache = FALSE, backoff = 0),
+  generate_responses(fake_chat(server), "q", request_settings(cache = FALSE, retry = list(backoff = 0)),
                      max_tries = 1)
   expect_equal(server$count(), 3)
   expect_error(generate_responses(fake_chat(server), "q", max_activ = 2),
@@ -68,7 +92,7 @@ test_that("the timeout setting is the pool's deadline", {
   skip_on_cran()
   server <- local_fake_openai(function(body, n) list(text = "late", delay = 5))
   res <- generate_responses(fake_chat(server), "q",
-                            request_settings(cache = FALSE, max_tries = 1, timeout = 0.5))
+                            request_settings(cache = FALSE, timeout = 0.5, retry = list(max_tries = 1)))
   expect_true(is.na(res$result))
   expect_match(res$error, "deadline of 0.5 s")
 })
@@ -77,9 +101,7 @@ test_that("$eval()'s named settings reach the solver and the judge", {
   server <- local_fake_openai(function(body, n) list(status = 500))
   data <- futurex_dataset(version = "sample")
   tsk <- futurex_task(data, dir = withr::local_tempdir(),
-                      solver = futurex_solver(settings = request_settings(cache = FALSE,
-                                                                          max_tries = 3,
-                                                                          backoff = 0)))
+                      solver = futurex_solver(settings = request_settings(cache = FALSE, retry = list(max_tries = 3, backoff = 0))))
   suppressWarnings(try(tsk$eval(solver_chat = fake_chat(server), max_tries = 1, view = FALSE),
                        silent = TRUE))
   expect_equal(server$count(), nrow(data))  # one try each, not three
@@ -93,8 +115,7 @@ test_that("$eval()'s named settings reach the solver and the judge", {
   judge <- local_fake_openai(function(body, n) list(status = 503))
   tsk <- dsbench_task(dsbench_dataset(version = "sample"), dir = withr::local_tempdir(),
                       solver = dsbench_solver(settings = request_settings(cache = FALSE)),
-                      scorer = dsbench_scorer(settings = request_settings(max_tries = 3,
-                                                                         backoff = 0)))
+                      scorer = dsbench_scorer(settings = request_settings(retry = list(max_tries = 3, backoff = 0))))
   suppressWarnings(try(tsk$eval(solver_chat = baseline_constant("42"),
                                 scorer_chat = fake_chat(judge), max_tries = 1, cache = FALSE,
                                 view = FALSE), silent = TRUE))

@@ -4,7 +4,7 @@ test_that("generate_solver runs in a vitals Task and records failures per sample
   server <- local_fake_openai(echo_reply)
   ds <- tibble::tibble(input = c("a", "reject", "c"), target = "x")
   tsk <- vitals::Task$new(
-    dataset = ds, solver = generate_solver(settings = request_settings(cache = FALSE, backoff = 0)),
+    dataset = ds, solver = generate_solver(settings = request_settings(cache = FALSE, retry = list(backoff = 0))),
     scorer = function(samples, ...) {
       list(score = factor(ifelse(is.na(samples$result), "I", "C"), c("I", "C"), ordered = TRUE))
     },

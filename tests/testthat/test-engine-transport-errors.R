@@ -217,7 +217,7 @@ test_that("a gateway repeating the Authorization header: the key is in no error,
 
 test_that("a refused key repeated in the 401 body, a 200 error object, a retried 5xx: the key is in no error", {
   key <- "sk-test-ECHOED-KEY-0123456789abcdef"
-  settings <- request_settings(cache = FALSE, max_tries = 2, backoff = 0)
+  settings <- request_settings(cache = FALSE, retry = list(max_tries = 2, backoff = 0))
   refused <- local_fake_gateway(401L)
   err <- expect_error(generate_responses(fake_chat(refused, key = key), c("a", "b"),
                                          settings = settings),
@@ -260,9 +260,9 @@ test_that("an evaluation set at a gateway repeating the key: its error column an
   cache <- withr::local_tempdir()
   chats <- list(fake_chat(gateway, model = "m1", key = key),
                 fake_chat(gateway, model = "m2", key = key))
-  run <- caught_texts(eval_set("futurex@sample", chats, log_dir = logs, limit = 2,
-                               settings = request_settings(cache = cache, max_tries = 1,
-                                                           rpm = Inf)))
+  run <- caught_texts(eval_set("futurex@sample", chats, log_dir = logs,
+                               settings = request_settings(cache = cache,
+                                                           rpm = Inf, retry = list(max_tries = 1)), options = set_options(limit = 2)))
   set <- run$value
   expect_equal(nrow(set), 2)
   expect_true(all(grepl("upstream rejected", set$error, fixed = TRUE)))

@@ -116,8 +116,8 @@ test_that("an eval on ellmer's own path returns when the server stalls, each sam
   withr::local_options(ellmer_timeout_s = 5)
   tsk <- vitals::Task$new(
     dataset = tibble::tibble(input = c("answer this", "stall here"), target = c("fine", "x")),
-    solver = generate_solver(settings = request_settings(cache = FALSE, max_tries = 1,
-                                                         max_active = 1)),
+    solver = generate_solver(settings = request_settings(cache = FALSE,
+                                                         max_active = 1, retry = list(max_tries = 1))),
     scorer = function(samples, ...) list(score = as.double(samples$result == samples$target)),
     dir = withr::local_tempdir()
   )

@@ -79,8 +79,8 @@ test_that("a closing arena's bad arguments are refused before the first request"
   a_file <- withr::local_tempfile(lines = "not a folder")
   refused <- function(arena, class = "predictivebench_error_argument", judge_chat = judge,
                       regexp = NULL) {
-    expect_error(eval_set("futurex@sample", models, log_dir = logs, limit = 1,
-                          settings = settings, judge = judge_chat, arena = arena),
+    expect_error(eval_set("futurex@sample", models, log_dir = logs,
+                          settings = settings, judge = judge_chat, arena = arena, options = set_options(limit = 1)),
                  class = class, regexp = regexp)
   }
   ok <- list(version = "sample")
@@ -129,10 +129,10 @@ test_that("the closing arena's competitors must have names the arena can take, c
                 fake_chat(server, model = "m1", params = ellmer::params(temperature = 0.5)))
   labels <- vapply(lapply(twins, chat_spec), spec_label, "")
   skip_if(!anyDuplicated(labels), "labels are unique: the closing arena has nothing to refuse")
-  expect_error(eval_set("futurex@sample", twins, log_dir = logs, limit = 1,
+  expect_error(eval_set("futurex@sample", twins, log_dir = logs,
                         settings = set_settings(withr::local_tempdir()),
                         judge = arena_baseline_judge("longer"),
-                        arena = list(version = "sample", experiment = "x")),
+                        arena = list(version = "sample", experiment = "x"), options = set_options(limit = 1)),
                class = "predictivebench_error_argument")
   expect_equal(server$count(), 0)
 })
@@ -224,10 +224,9 @@ test_that("an error in the closing arena keeps the set's table, with the error",
   models <- set_chats(server, c("m1", "m2"))
   expect_warning(
     set <- suppressMessages(eval_set(
-      "futurex@sample", models, log_dir = logs, limit = 2,
+      "futurex@sample", models, log_dir = logs,
       settings = set_settings(withr::local_tempdir()), judge = fake_chat(server, model = "judge"),
-      arena = list(version = "sample", experiment = "set", n = 1, times = 0)
-    )),
+      arena = list(version = "sample", experiment = "set", n = 1, times = 0), options = set_options(limit = 2))),
     class = "predictivebench_warning_arena"
   )
   expect_s3_class(set, "tbl_df")
@@ -287,8 +286,8 @@ test_that("a closing arena judged by the set's panel: every judge counted in the
   questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
   arena <- list(dataset = questions, n = 1, max_rounds = 2, times = 0)
   models <- set_chats(server, c("m1", "m2"))
-  preview <- eval_set("futurex@sample", models, log_dir = logs, limit = 1,
-                      settings = settings, judge = judges, arena = arena, dry_run = TRUE)
+  preview <- eval_set("futurex@sample", models, log_dir = logs,
+                      settings = settings, judge = judges, arena = arena, options = set_options(limit = 1, dry_run = TRUE))
   # two rounds in full (no placeholder verdict is decisive): 4 answers, 2 battles x 3 judges
   expect_equal(preview$to_send[preview$benchmark == "arena_run"], 4L + 2L * 3L)
   expect_equal(server$count(), 0)

@@ -1,13 +1,13 @@
 test_that("a cell's identity holds the benchmark and model, not how requests are sent", {
   dir <- withr::local_tempdir()
   a <- suppressMessages(eval_set("futurex@sample", list(baseline_chat("\\boxed{Yes}")),
-                                 log_dir = dir, limit = 2, dry_run = TRUE))
+                                 log_dir = dir, options = set_options(limit = 2, dry_run = TRUE)))
   b <- suppressMessages(eval_set("futurex@sample", list(baseline_chat("\\boxed{Yes}")),
-                                 log_dir = dir, limit = 2, dry_run = TRUE,
-                                 settings = request_settings(max_active = 2, rpm = 10)))
+                                 log_dir = dir,
+                                 settings = request_settings(max_active = 2, rpm = 10), options = set_options(limit = 2, dry_run = TRUE)))
   expect_equal(a$cell_id, b$cell_id)
   c <- suppressMessages(eval_set("futurex@sample", list(baseline_chat("\\boxed{No}")),
-                                 log_dir = dir, limit = 2, dry_run = TRUE))
+                                 log_dir = dir, options = set_options(limit = 2, dry_run = TRUE)))
   expect_false(identical(a$cell_id, c$cell_id))
   expect_error(eval_set("nonesuch", list(baseline_chat("x")), log_dir = dir),
                class = "predictivebench_error_argument")
@@ -44,7 +44,7 @@ test_that("a benchmark registered as needing a judge, in a set without one, is r
     for (dry_run in c(FALSE, TRUE)) {
       err <- expect_error(
         eval_set(c("futurex@sample", b), set_chats(server, "m1"), log_dir = logs,
-                 settings = settings, limit = 2, dry_run = dry_run),
+                 settings = settings, options = set_options(limit = 2, dry_run = dry_run)),
         class = "predictivebench_error_argument"
       )
       # the shared missing-judge message, in the set's words
@@ -105,7 +105,7 @@ test_that("a set with a panel judge: each judge's verdicts in the cells' logs, m
   }
   # the preview counts every judge: 3 answers and 3 judges x 3 verdicts, nothing sent
   preview <- eval_set("dsbench@sample", set_chats(server, "m1"), log_dir = logs,
-                      judge = judges, settings = settings, limit = 3, dry_run = TRUE)
+                      judge = judges, settings = settings, options = set_options(limit = 3, dry_run = TRUE))
   expect_equal(preview$to_send, 3L + 3L * 3L)
   expect_equal(server$count(), 0)
   set <- run()
@@ -150,7 +150,7 @@ test_that("a set with epochs = 1 takes the cells of the same set with none, payi
   settings <- request_settings(cache = withr::local_tempdir())
   run <- function(epochs) {
     suppressMessages(eval_set(list(futurex = futurex_task(data, dir = logs)), list(chat),
-                              log_dir = logs, epochs = epochs, settings = settings))
+                              log_dir = logs, settings = settings, options = set_options(epochs = epochs)))
   }
   first <- run(NULL)
   sent <- server$count()

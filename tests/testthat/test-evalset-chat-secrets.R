@@ -78,7 +78,7 @@ test_that("without a key, a preview works and a real run stops in one line, send
   expect_equal(server$count(), 0)
   # a real run: one classed line naming the variable, before any request
   for (model in list("openai/gpt-4.1", keyless)) {
-    err <- expect_error(eval_set("futurex@sample", list(model), log_dir = logs, limit = 2),
+    err <- expect_error(eval_set("futurex@sample", list(model), log_dir = logs, options = set_options(limit = 2)),
                         class = "predictivebench_error_credentials")
     expect_match(conditionMessage(err), "OPENAI_API_KEY", fixed = TRUE)
     expect_length(strsplit(cli::ansi_strip(conditionMessage(err)), "\n")[[1]], 1)

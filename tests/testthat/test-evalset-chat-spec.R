@@ -195,7 +195,7 @@ test_that("a cell's label does not claim a setting its benchmark sends otherwise
     msgs <- character()
     set <- withCallingHandlers(
       suppressWarnings(eval_set(set_benchmarks_sample, chats, log_dir = logs,
-                                settings = settings, limit = 2)),
+                                settings = settings, options = set_options(limit = 2))),
       predictivebench_message_setting_overridden = function(m) {
         msgs <<- c(msgs, conditionMessage(m))
       },

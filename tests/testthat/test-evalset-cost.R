@@ -55,8 +55,7 @@ test_that("the preview prices each role at its own model: a cheap solver, an exp
               judge_in * dear$input + 3 * 20 * dear$output) / 1e6
   wrong <- ((solver_in + judge_in) * cheap$input + 3 * (50 + 20) * cheap$output) / 1e6
 
-  preview <- eval_set(list(qa = task), list(solver), log_dir = logs, settings = settings,
-                      dry_run = TRUE)
+  preview <- eval_set(list(qa = task), list(solver), log_dir = logs, settings = settings, options = set_options(dry_run = TRUE))
   expect_equal(preview$to_send, 6L)
   expect_equal(preview$input_tokens, solver_in + judge_in)
   expect_equal(preview$cost_max, right)
@@ -101,8 +100,7 @@ test_that("a set's cost column, its logs' model usage and the estimate agree; a 
                               params = ellmer::params(max_tokens = 40))
   skip_if(is.null(model_price(chat)), "ellmer has no price for gpt-4.1-nano")
   logs <- withr::local_tempdir()
-  preview <- eval_set("futurex@sample", list(chat), log_dir = logs, settings = settings,
-                      limit = 3, dry_run = TRUE)
+  preview <- eval_set("futurex@sample", list(chat), log_dir = logs, settings = settings, options = set_options(limit = 3, dry_run = TRUE))
   expect_equal(preview$to_send, 3L)
   set <- quiet_set("futurex@sample", list(chat), log_dir = logs, settings = settings, limit = 3)
   expect_equal(server$count(), 3)
@@ -115,8 +113,7 @@ test_that("a set's cost column, its logs' model usage and the estimate agree; a 
 
   # the same cell in another folder, every answer cached: nothing to pay, and nothing paid
   again_logs <- withr::local_tempdir()
-  warm <- eval_set("futurex@sample", list(chat), log_dir = again_logs, settings = settings,
-                   limit = 3, dry_run = TRUE)
+  warm <- eval_set("futurex@sample", list(chat), log_dir = again_logs, settings = settings, options = set_options(limit = 3, dry_run = TRUE))
   expect_equal(c(warm$to_send, warm$cached, warm$cost_max), c(0, 3, 0))
   again <- quiet_set("futurex@sample", list(chat), log_dir = again_logs, settings = settings,
                      limit = 3)
@@ -132,8 +129,7 @@ test_that("a model without a price: the estimate and the set's cost are NA, not 
   settings <- set_settings(withr::local_tempdir())
   chats <- set_chats(server, "unpriced-model")
   logs <- withr::local_tempdir()
-  preview <- eval_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2,
-                      dry_run = TRUE)
+  preview <- eval_set("futurex@sample", chats, log_dir = logs, settings = settings, options = set_options(limit = 2, dry_run = TRUE))
   expect_true(is.na(preview$cost_max))
   set <- quiet_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2)
   expect_equal(set$status, "done")
@@ -156,8 +152,8 @@ test_that("the closing arena is in the preview and under max_cost: its most requ
           "ellmer has no price for o1 or gpt-4.1-nano")
   questions <- data.frame(question = c("Name a fruit.", "Name a colour.", "Say hello."))
   arena <- list(dataset = questions, n = 1, max_rounds = 2, times = 0)
-  preview <- eval_set("futurex@sample", models, log_dir = logs, limit = 1, settings = settings,
-                      judge = judge, arena = arena, dry_run = TRUE)
+  preview <- eval_set("futurex@sample", models, log_dir = logs, settings = settings,
+                      judge = judge, arena = arena, options = set_options(limit = 1, dry_run = TRUE))
   expect_equal(server$count(), 0)
   row <- preview[preview$benchmark == "arena_run", ]
   expect_equal(nrow(row), 1L)
@@ -172,8 +168,8 @@ test_that("the closing arena is in the preview and under max_cost: its most requ
   # each verdict's input holds two answers of the longest a model may give (50 tokens each)
   expect_gte(row$input_tokens, 2 * 2 * 50)
   terse <- list(priced("gpt-4.1-nano", 10), priced("gpt-4.1-mini", 10))
-  shorter <- eval_set("futurex@sample", terse, log_dir = logs, limit = 1, settings = settings,
-                      judge = judge, arena = arena, dry_run = TRUE)
+  shorter <- eval_set("futurex@sample", terse, log_dir = logs, settings = settings,
+                      judge = judge, arena = arena, options = set_options(limit = 1, dry_run = TRUE))
   expect_equal(row$input_tokens - shorter$input_tokens[shorter$benchmark == "arena_run"],
                2 * 2 * (50 - 10))
   cells <- sum(preview$cost_max[preview$benchmark != "arena_run"])

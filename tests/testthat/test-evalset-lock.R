@@ -10,11 +10,11 @@ set_child <- function(pkg, logs, cache, url, models, ready, go) {
       ellmer::chat_openai_compatible(base_url = url, model = m,
                                      credentials = function() "sk-test-child")
     })
-    settings <- request_settings(cache = cache, max_tries = 1, backoff = 0, rpm = Inf)
+    settings <- request_settings(cache = cache, rpm = Inf, retry = list(max_tries = 1, backoff = 0))
     writeLines("", file.path(ready, Sys.getpid()))
     while (!file.exists(go)) Sys.sleep(0.02)
     set <- suppressMessages(suppressWarnings(
-      eval_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2)
+      eval_set("futurex@sample", chats, log_dir = logs, settings = settings, options = set_options(limit = 2))
     ))
     as.data.frame(set[c("cell_id", "status", "reused", "log_path", "error")])
   }, args = list(pkg, logs, cache, url, models, ready, go),
@@ -76,15 +76,14 @@ test_that("a held cell is waited for, skipped past the wait, and free once its h
   logs <- withr::local_tempdir()
   settings <- set_settings(withr::local_tempdir())
   chats <- set_chats(server, c("m1", "m2"))
-  ids <- eval_set("futurex@sample", chats, log_dir = logs, settings = settings, limit = 2,
-                  dry_run = TRUE)$cell_id
+  ids <- eval_set("futurex@sample", chats, log_dir = logs, settings = settings, options = set_options(limit = 2, dry_run = TRUE))$cell_id
   holder <- lock_holder(cell_lock_path(logs, ids[[2]]))
   withr::defer(holder$kill())
   expect_true(holder$is_alive())
   withr::local_options(predictivebench.cell_wait_s = 1.5)
   expect_message(
     set <- suppressWarnings(eval_set("futurex@sample", chats, log_dir = logs,
-                                     settings = settings, limit = 2)),
+                                     settings = settings, options = set_options(limit = 2))),
     class = "predictivebench_message_eval_set_waits"
   )
   expect_equal(set$status, c("done", "failed"))

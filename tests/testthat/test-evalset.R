@@ -130,27 +130,24 @@ test_that("the cost preview covers the cells to run; max_cost refuses to start a
                                 credentials = function() "sk-test")
   task <- futurex_task(futurex_dataset(version = "sample", limit = 3), dir = logs,
                        solver = futurex_solver(params = ellmer::params(max_tokens = 100)))
-  preview <- eval_set(list(task), list(priced), log_dir = logs, settings = settings,
-                      dry_run = TRUE)
+  preview <- eval_set(list(task), list(priced), log_dir = logs, settings = settings, options = set_options(dry_run = TRUE))
   expect_equal(preview$status, "to run")
   expect_equal(preview$to_send, 3L)
   expect_gt(preview$cost_max, 0)
   expect_equal(server$count(), 0)
-  expect_error(eval_set(list(task), list(priced), log_dir = logs, settings = settings,
-                        max_cost = preview$cost_max / 2),
+  expect_error(eval_set(list(task), list(priced), log_dir = logs, settings = settings, options = set_options(max_cost = preview$cost_max / 2)),
                class = "predictivebench_error_cost")
   expect_equal(server$count(), 0)
   expect_length(list.files(logs), 0)
   # a model without a price can't be kept under a budget
   expect_error(eval_set(list(task), set_chats(server, "m1"), log_dir = logs,
-                        settings = settings, max_cost = 1),
+                        settings = settings, options = set_options(max_cost = 1)),
                class = "predictivebench_error_cost")
   set <- quiet_set(list(task), list(priced), log_dir = logs, settings = settings,
                    max_cost = preview$cost_max * 2)
   expect_equal(set$status, "done")
   expect_equal(server$count(), 3)
-  done <- eval_set(list(task), list(priced), log_dir = logs, settings = settings,
-                   dry_run = TRUE)
+  done <- eval_set(list(task), list(priced), log_dir = logs, settings = settings, options = set_options(dry_run = TRUE))
   expect_equal(done$status, "done")
   expect_equal(done$to_send, 0L)
 })
@@ -179,7 +176,7 @@ test_that("bad input is refused up front, with classed errors", {
   expect_error(eval_set(3, list(chat), log_dir = logs), class = "predictivebench_error_argument")
   expect_error(eval_set("futurex@sample", 42, log_dir = logs),
                class = "predictivebench_error_argument")
-  expect_error(eval_set("futurex@sample", list(chat), log_dir = logs, retries = -1),
+  expect_error(eval_set("futurex@sample", list(chat), log_dir = logs, options = set_options(retries = -1)),
                class = "predictivebench_error_argument")
   expect_error(eval_set(c("futurex@sample", "futurex@sample"), list(chat), log_dir = logs),
                class = "predictivebench_error_argument")
@@ -293,7 +290,7 @@ test_that("a cell whose log was cut off inside its samples is set aside and runs
   expect_equal(read_log_header(cut)$status, "success")
   expect_message(
     again <- suppressWarnings(eval_set("futurex@sample", chats, log_dir = logs,
-                                       settings = settings, limit = 3)),
+                                       settings = settings, options = set_options(limit = 3))),
     class = "predictivebench_message_log_set_aside"
   )
   expect_equal(again$status, c("done", "done"))
@@ -329,7 +326,7 @@ test_that("samples lost to an outage make a partial cell; the next call asks onl
   chats <- set_chats(server, "m1")
   expect_message(
     set <- suppressWarnings(eval_set("futurex@sample", chats, log_dir = logs,
-                                     settings = settings, limit = 3)),
+                                     settings = settings, options = set_options(limit = 3))),
     "1 partial.*1 failed"
   )
   expect_equal(set$status, "partial")
@@ -389,13 +386,12 @@ test_that("a log_dir that is a file, or can't be made, is refused before any req
   writeLines("not a folder", file)
   chats <- set_chats(server, "m1")
   settings <- set_settings(withr::local_tempdir())
-  err <- expect_error(eval_set("futurex@sample", chats, log_dir = file, settings = settings,
-                               limit = 2),
+  err <- expect_error(eval_set("futurex@sample", chats, log_dir = file, settings = settings, options = set_options(limit = 2)),
                       class = "predictivebench_error_argument")
   expect_match(conditionMessage(err), "is a file", fixed = TRUE)
   expect_match(cli::ansi_strip(conditionMessage(err)), basename(file), fixed = TRUE)
   err <- expect_error(eval_set("futurex@sample", chats, log_dir = file.path(file, "logs"),
-                               settings = settings, limit = 2),
+                               settings = settings, options = set_options(limit = 2)),
                       class = "predictivebench_error_argument")
   expect_match(cli::ansi_strip(conditionMessage(err)), "Can't write", fixed = TRUE)
   expect_equal(server$count(), 0)
@@ -500,7 +496,7 @@ test_that("a cell whose server lacks a capability fails once, its error said who
   said <- NULL
   set <- withCallingHandlers(
     eval_set("probsem@sample", set_chats(server, c("m1", "m2")), log_dir = logs,
-             settings = set_settings(withr::local_tempdir()), retries = 2),
+             settings = set_settings(withr::local_tempdir()), options = set_options(retries = 2)),
     predictivebench_message_eval_set = function(m) {
       said <<- cli::ansi_strip(conditionMessage(m))
       invokeRestart("muffleMessage")
@@ -518,4 +514,27 @@ test_that("a cell whose server lacks a capability fails once, its error said who
   expect_true(any(startsWith(lines, "i 2 probe requests sent, no query.")))
   expect_equal(sum(grepl("has no completions endpoint", lines, fixed = TRUE)), 1)
   expect_no_match(said, "call `eval_set()` again", fixed = TRUE)
+})
+
+test_that("eval_set() takes its run options as set_options(); the old names warn for a release", {
+  expect_lte(length(formals(eval_set)), 8)
+  o <- set_options(epochs = 2, limit = 3, reducer = "pass_at_k", k = 2)
+  expect_equal(c(o$epochs, o$limit), c(2, 3))
+  expect_equal(o$reducer$label, "pass_at_2")
+  expect_error(set_options(retries = -1), class = "predictivebench_error_argument")
+  expect_error(eval_set("futurex@sample", "openai/gpt-4.1", tempfile(), options = list()),
+               "set_options", class = "predictivebench_error_argument")
+  # the old names keep working for one release and win over `options`
+  expect_warning(old <- set_options_with_dots(o, list(limit = 1, k = 1)), "set_options",
+                 class = "predictivebench_warning_deprecated")
+  expect_equal(c(old$limit, old$reducer$k), c(1, 1))
+  expect_equal(old$epochs, 2)
+  expect_error(eval_set("futurex@sample", "openai/gpt-4.1", tempfile(), limt = 1), "limt",
+               class = "predictivebench_error_argument")
+  models <- list(baseline_chat("0", name = "zero"))
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  expect_warning(preview <- eval_set("futurex@sample", models, withr::local_tempdir(),
+                                     dry_run = TRUE),
+                 class = "predictivebench_warning_deprecated")
+  expect_true("cost_max" %in% names(preview))
 })

@@ -64,7 +64,7 @@ test_that("20% flaky requests (429 with and without retry-after, 500, timeouts):
   data <- faults_dataset(n)
   task <- function() {
     futurex_task(dataset = data,
-                 solver = generate_solver(settings = request_settings(cache = dir, max_active = 8, max_tries = 2, backoff = 0)),
+                 solver = generate_solver(settings = request_settings(cache = dir, max_active = 8, retry = list(max_tries = 2, backoff = 0))),
                  dir = withr::local_tempdir(.local_envir = parent.frame(2)))
   }
   tsk <- task()
@@ -117,7 +117,7 @@ test_that("a request that keeps timing out is marked failed with its error, the 
   })
   withr::local_options(ellmer_timeout_s = 0.5)
   tsk <- futurex_task(dataset = faults_dataset(4),
-                      solver = generate_solver(settings = request_settings(cache = FALSE, max_tries = 2, backoff = 0)),
+                      solver = generate_solver(settings = request_settings(cache = FALSE, retry = list(max_tries = 2, backoff = 0))),
                       dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
                  class = "predictivebench_warning_failed_requests")
@@ -140,7 +140,7 @@ eval_script <- function(data, cache, log_dir, out, server_url, max_active = 1) {
     sprintf("chat <- ellmer::chat_openai_compatible(base_url = %s, model = 'fake-model',
              credentials = function() 'sk-child-key')", deparse(server_url)),
     sprintf("data <- read_task_table(%s, 'futurex')", deparse(data)),
-    sprintf("solver <- generate_solver(settings = request_settings(cache = %s, max_active = %d, backoff = 0))",
+    sprintf("solver <- generate_solver(settings = request_settings(cache = %s, max_active = %d, retry = list(backoff = 0)))",
             deparse(cache), max_active),
     sprintf("tsk <- futurex_task(dataset = data, solver = solver, dir = %s)", deparse(log_dir)),
     "tsk$eval(solver_chat = chat, view = FALSE)",
@@ -399,7 +399,7 @@ test_that("a failing DSBench judge is retried, then recorded as an incorrect sco
   judge <- local_fake_openai(function(body, n) list(status = 500))
   tsk <- dsbench_task(dsbench_dataset(version = "sample"), solver = dsbench_solver(settings = request_settings(cache = FALSE)),
                       scorer = dsbench_scorer(scorer_chat = fake_chat(judge),
-                                              settings = request_settings(cache = FALSE, max_tries = 2)),
+                                              settings = request_settings(cache = FALSE, retry = list(max_tries = 2))),
                       dir = withr::local_tempdir())
   expect_no_error(suppressWarnings(
     tsk$eval(solver_chat = baseline_constant("The answer is B."), view = FALSE)
@@ -418,7 +418,7 @@ test_that("a failing DSBench judge is retried, then recorded as an incorrect sco
 test_that("a failing arena judge is retried, then each battle is recorded as failed, never a crash", {
   skip_on_cran()
   judge <- local_fake_openai(function(body, n) list(status = 500))
-  tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE, max_tries = 2)),
+  tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE, retry = list(max_tries = 2))),
                     dir = withr::local_tempdir())
   expect_no_error(suppressWarnings(
     tsk$eval(solver_chat = fake_chat(judge), view = FALSE)
@@ -498,7 +498,7 @@ test_that("a 200 whose body is an error object is a failed request: retried, nev
     paste("answer to", text)
   })
   cache <- withr::local_tempdir()
-  settings <- request_settings(cache = cache, max_tries = 2, backoff = 0, rpm = Inf)
+  settings <- request_settings(cache = cache, rpm = Inf, retry = list(max_tries = 2, backoff = 0))
   prompts <- c("always", "once", "no choices", "fine")
   res <- generate_responses(fake_chat(server), prompts, settings)
   expect_equal(res$result, c(NA, "answer to once", NA, "answer to fine"))
@@ -523,7 +523,7 @@ test_that("an answer with no content at all is a failed request, never cached", 
                   usage = list(prompt_tokens = 3L, completion_tokens = 0L, total_tokens = 3L))
   server <- local_fake_openai(function(body, n) list(json = nothing))
   cache <- withr::local_tempdir()
-  settings <- request_settings(cache = cache, max_tries = 1, rpm = Inf)
+  settings <- request_settings(cache = cache, rpm = Inf, retry = list(max_tries = 1))
   res <- generate_responses(fake_chat(server), "hello", settings)
   expect_true(is.na(res$result))
   expect_match(res$error, "no content")
@@ -577,7 +577,7 @@ test_that("a 408 (and a 409) is retried", {
       "ok"
     })
     res <- generate_responses(fake_chat(server), "x",
-                              request_settings(cache = FALSE, backoff = 0, rpm = Inf))
+                              request_settings(cache = FALSE, rpm = Inf, retry = list(backoff = 0)))
     expect_equal(res$result, "ok", label = status)
     expect_equal(server$count(), 2, label = status)
   }

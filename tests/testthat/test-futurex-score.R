@@ -245,7 +245,7 @@ test_that("a FutureX task with a panel logs each judge's values; its rerun sends
     "GROUND_TRUTH_VALUE: 12.5\nPREDICTION_VALUE: 12"
   })
   cache <- withr::local_tempdir()
-  settings <- request_settings(cache = cache, max_tries = 1)
+  settings <- request_settings(cache = cache, retry = list(max_tries = 1))
   built <- futurex_panel_task(server, settings)
   data <- built$data
   judged <- built$judged

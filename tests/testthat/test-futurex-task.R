@@ -137,7 +137,7 @@ test_that("batch = TRUE, wait = FALSE: $eval() submits and says how to collect; 
   server <- local_fake_openai(function(body, n) "\\boxed{Yes}", batch = list(polls = 1))
   cache <- withr::local_tempdir()
   chat <- fake_anthropic_chat(server)
-  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache, batch = TRUE, wait = FALSE)),
+  tsk <- futurex_task(futurex_dataset(version = "sample"), solver = futurex_solver(settings = request_settings(cache = cache, batch = "submit")),
                       dir = withr::local_tempdir())
   expect_message(
     suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE),

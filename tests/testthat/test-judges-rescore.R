@@ -181,14 +181,13 @@ test_that("a benchmark without a judge is rescored with a scorer, or refused a j
 test_that("a set's folder rescored gives a board with both judges", {
   server <- local_judge_server()
   logs <- withr::local_tempdir()
-  settings <- request_settings(cache = withr::local_tempdir(), max_tries = 1, backoff = 0,
-                               rpm = Inf)
+  settings <- request_settings(cache = withr::local_tempdir(),
+                               rpm = Inf, retry = list(max_tries = 1, backoff = 0))
   set <- suppressMessages(suppressWarnings(eval_set(
     c("dsbench@sample", "futurex@sample", "processbench@sample"),
     list(fake_chat(server, model = "m1"), fake_chat(server, model = "m2")),
-    log_dir = logs, judge = fake_chat(server, model = "judge-true"), limit = 3,
-    settings = settings
-  )))
+    log_dir = logs, judge = fake_chat(server, model = "judge-true"),
+    settings = settings, options = set_options(limit = 3))))
   expect_equal(set$status, rep("done", 6))
   before <- md5(set$log_path)
   sent <- server$count()

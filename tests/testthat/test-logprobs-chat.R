@@ -125,7 +125,7 @@ test_that("the chat backend's requests go through the pool: retries, deadline, 4
     list(text = "True", logprobs = alternatives)
   }
   server <- local_fake_openai(reply)
-  settings <- request_settings(cache = FALSE, max_tries = 3, backoff = 0, timeout = 1)
+  settings <- request_settings(cache = FALSE, timeout = 1, retry = list(max_tries = 3, backoff = 0))
   out <- query_logprobs(fake_chat(server), "Q:\n", "True", backend = "chat",
                         settings = settings)
   expect_equal(out$logp, -0.5)

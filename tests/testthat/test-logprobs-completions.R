@@ -100,8 +100,7 @@ test_that("a failed request leaves NA and its error; the other pairs are kept", 
   server <- local_fake_openai(fail_reply)
   dir <- withr::local_tempdir()
   out <- query_logprobs(fake_chat(server), c("fine\n", "broken\n"), "yes",
-                        settings = request_settings(cache = dir,
-                        max_tries = 1))
+                        settings = request_settings(cache = dir, retry = list(max_tries = 1)))
   expect_equal(out$logp[[1]], -1.5)
   expect_true(is.na(out$logp[[2]]))
   expect_match(out$error[[2]], "400|fake error")
@@ -253,7 +252,7 @@ test_that("a 429 is sent again after the server's retry-after, and scored", {
   }
   server <- local_fake_openai(flaky_reply)
   # backoff = 60: a retry that ignored the server's retry-after would wait a minute.
-  settings <- request_settings(cache = FALSE, max_active = 1, backoff = 60)
+  settings <- request_settings(cache = FALSE, max_active = 1, retry = list(backoff = 60))
   out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = settings)
   expect_equal(out$logp, -1.5)
   expect_equal(server$count(), 3)
@@ -267,7 +266,7 @@ test_that("a 5xx is retried up to max_tries; a 400 is sent once, with the provid
     echo_completion(body$prompt)
   }
   server <- local_fake_openai(reply)
-  settings <- request_settings(cache = FALSE, max_active = 1, max_tries = 2, backoff = 0)
+  settings <- request_settings(cache = FALSE, max_active = 1, retry = list(max_tries = 2, backoff = 0))
   out <- query_logprobs(fake_chat(server), "fine\n", "yes", settings = settings)
   expect_equal(out$logp, -1.5)
   expect_equal(server$count(), 3)  # the 502, its retry, the query alone
@@ -291,15 +290,15 @@ test_that("a request that never answers is cut at the settings' deadline, and re
     echo_completion(body$prompt)
   }
   server <- local_fake_openai(reply)
-  settings <- request_settings(cache = FALSE, max_active = 1, max_tries = 2, backoff = 0,
-                               timeout = 1)
+  settings <- request_settings(cache = FALSE, max_active = 1,
+                               timeout = 1, retry = list(max_tries = 2, backoff = 0))
   out <- query_logprobs(fake_chat(server), "Q\n", "yes", settings = settings)
   expect_equal(out$logp, -1.5)
   expect_equal(server$count(), 3)
   # With one try the first request (the probe) fails with the deadline's message, and the
   # call stops there: a server that does not answer is sent nothing else.
   server <- local_fake_openai(function(body, n) list(delay = 60))
-  one <- request_settings(cache = FALSE, max_tries = 1, timeout = 1)
+  one <- request_settings(cache = FALSE, timeout = 1, retry = list(max_tries = 1))
   err <- expect_error(query_logprobs(fake_chat(server), c("Q\n", "R\n"), "yes", settings = one),
                       class = "predictivebench_error_logprobs_probe")
   expect_match(conditionMessage(err), "Timed out: no answer within the deadline of 1 s",
@@ -314,7 +313,7 @@ test_that("a redirect is not followed and not retried: the other origin gets not
     chat <- ellmer::chat_openai_compatible(base_url = redirect$url, model = "fake-model",
                                            credentials = function() "secret-key")
     err <- expect_error(query_logprobs(chat, "The secret text\n", "yes",
-                                       settings = request_settings(cache = FALSE, backoff = 0)),
+                                       settings = request_settings(cache = FALSE, retry = list(backoff = 0))),
                         class = "predictivebench_error_logprobs_probe")
     expect_match(conditionMessage(err),
                  paste0("HTTP ", status, " [A-Za-z ]+ to http://127.0.0.1:[0-9]+: ",

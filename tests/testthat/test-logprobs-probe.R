@@ -92,7 +92,7 @@ local_fake_balanced <- function(.local_envir = parent.frame()) {
 }
 
 test_that("a load-balanced server with one broken replica: each broken answer is sent again, and the scores are right", {
-  settings <- request_settings(cache = FALSE, backoff = 0)
+  settings <- request_settings(cache = FALSE, retry = list(backoff = 0))
   right <- local_fake_openai(function(body, n) echo_completion(body$prompt))
   balanced <- local_fake_balanced()
   runs <- lapply(list(right, balanced), function(server) {
@@ -110,7 +110,7 @@ test_that("a load-balanced server with one broken replica: each broken answer is
 
 test_that("an answer that stays broken is a failed request: NA with its error, never cached", {
   cache <- withr::local_tempdir()
-  settings <- request_settings(cache = cache, backoff = 0, max_tries = 2)
+  settings <- request_settings(cache = cache, retry = list(backoff = 0, max_tries = 2))
   server <- local_fake_openai(function(body, n) {
     echo_completion(body$prompt, logprobs = if (grepl("^Bad", body$prompt)) 0 else
       -nchar(echo_tokenize(body$prompt)) / 2)

@@ -200,7 +200,7 @@ test_that("a failed request gives NA for that context only and is counted", {
   }
   server <- local_fake_openai(reply)
   d <- hint_table()[1:2, ]
-  one_try <- request_settings(cache = FALSE, max_tries = 1)
+  one_try <- request_settings(cache = FALSE, retry = list(max_tries = 1))
   tsk <- probsem_task(d, solver = probsem_solver(settings = one_try),
                       dir = withr::local_tempdir())
   expect_warning(tsk$eval(solver_chat = fake_chat(server), view = FALSE),
@@ -364,7 +364,7 @@ test_that("the solver's settings apply, and $eval()'s named settings override th
   d <- hint_table()[1, ]
   run <- function(...) {
     tsk <- probsem_task(d, solver = probsem_solver(
-      settings = request_settings(cache = FALSE, max_tries = 2, backoff = 0)
+      settings = request_settings(cache = FALSE, retry = list(max_tries = 2, backoff = 0))
     ), dir = withr::local_tempdir())
     before <- server$count()
     # the first request (the probe) fails, and the run stops there

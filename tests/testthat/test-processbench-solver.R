@@ -218,7 +218,7 @@ test_that("batch = TRUE, wait = FALSE: the votes are collected by a second $eval
   chat <- fake_anthropic_chat(server)
   tsk <- processbench_task(pb_table(), dir = withr::local_tempdir(),
                            solver = processbench_solver(n_votes = 2,
-                                                        settings = request_settings(cache = cache, batch = TRUE, wait = FALSE)))
+                                                        settings = request_settings(cache = cache, batch = "submit")))
   expect_message(
     suppressWarnings(tsk$eval(solver_chat = chat, view = FALSE),
                      classes = "predictivebench_warning_failed_requests"),

@@ -377,8 +377,7 @@ test_that("a chat without its key stops $eval() before anything, as eval_set() d
   expect_equal(server$count(), 0)
   expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
   # the same error eval_set() gives
-  set_err <- expect_error(eval_set("futurex@sample", list(keyless), log_dir = withr::local_tempdir(),
-                                   limit = 2),
+  set_err <- expect_error(eval_set("futurex@sample", list(keyless), log_dir = withr::local_tempdir(), options = set_options(limit = 2)),
                           class = "predictivebench_error_credentials")
   expect_equal(sub(":.*$", "", conditionMessage(set_err)), sub(":.*$", "", conditionMessage(err)))
 })

@@ -57,7 +57,7 @@ test_that("after a run, report_failures() lists failed samples of a task, a log 
   })
   ds <- futurex_dataset(version = "sample", limit = 4)
   ds$input[[2]] <- paste(ds$input[[2]], "(reject)")
-  settings <- request_settings(cache = FALSE, max_tries = 1)
+  settings <- request_settings(cache = FALSE, retry = list(max_tries = 1))
   tsk <- futurex_task(ds, solver = futurex_solver(settings = settings), dir = dir)
   suppressWarnings(tsk$eval(solver_chat = fake_chat(server), view = FALSE))
 
@@ -99,7 +99,7 @@ test_that("report_failures() tells failed requests from answers it could not sco
     if (grepl(pb$problem[[2]], prompt, fixed = TRUE)) return("I can't tell.")
     "\\boxed{-1}"
   })
-  settings <- request_settings(cache = FALSE, max_tries = 1)
+  settings <- request_settings(cache = FALSE, retry = list(max_tries = 1))
   tsk <- processbench_task(pb, solver = processbench_solver(settings = settings), dir = dir)
   suppressWarnings(suppressMessages(tsk$eval(solver_chat = chat, view = FALSE)))
   msg <- expect_message(out <- report_failures(tsk), class = "predictivebench_message_failures")
@@ -128,8 +128,7 @@ test_that("report_failures(<folder>) skips a log it did not write, with a warnin
   dir <- withr::local_tempdir()
   failing <- baseline_chat(function(prompt) stop("HTTP 500 Internal Server Error"))
   tsk <- futurex_task(futurex_dataset(version = "sample", limit = 2), dir = dir,
-                      solver = futurex_solver(settings = request_settings(cache = FALSE,
-                                                                          max_tries = 1)))
+                      solver = futurex_solver(settings = request_settings(cache = FALSE, retry = list(max_tries = 1))))
   suppressWarnings(suppressMessages(tsk$eval(solver_chat = failing, view = FALSE)))
   # an Inspect AI log, as Inspect writes it (a NaN metric included)
   writeLines(c(
@@ -156,7 +155,7 @@ test_that("a judge's note is shown as a note, not as a failed request", {
   server <- local_fake_openai(function(body, n) "I am not sure")
   dir <- withr::local_tempdir()
   ds <- futurex_dataset(version = "sample")
-  settings <- request_settings(cache = FALSE, max_tries = 1)
+  settings <- request_settings(cache = FALSE, retry = list(max_tries = 1))
   tsk <- futurex_task(ds, solver = futurex_solver(settings = settings),
                       scorer = futurex_scorer(scorer_chat = fake_chat(server, "judge"),
                                               settings = settings), dir = dir)

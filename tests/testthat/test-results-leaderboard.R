@@ -216,9 +216,8 @@ test_that("a set's folder shows each cell's completed run; its failed attempts o
   chats <- list(flaky = flaky, steady = baseline_chat("\\boxed{No}", name = "steady"))
   run <- function() {
     suppressWarnings(suppressMessages(eval_set(
-      "futurex@sample", chats, log_dir = logs, retries = 1,
-      settings = request_settings(cache = FALSE, max_tries = 1)
-    )))
+      "futurex@sample", chats, log_dir = logs,
+      settings = request_settings(cache = FALSE, retry = list(max_tries = 1)), options = set_options(retries = 1))))
   }
   first <- run()
   expect_equal(first$status, c("failed", "done"))

@@ -234,8 +234,7 @@ test_that("a set with epochs reports the reducer's headline from its logs, sendi
   logs <- withr::local_tempdir()
   tsk <- futurex_task(epoch_table(), dir = withr::local_tempdir())
   set <- function(...) {
-    suppressMessages(eval_set(list(futurex = tsk), list(fake_chat(server)), log_dir = logs,
-                              epochs = 3, ...))
+    suppressMessages(eval_set(list(futurex = tsk), list(fake_chat(server)), log_dir = logs, ..., options = set_options(epochs = 3)))
   }
   reduced <- set(reducer = "pass_at_k", k = 2)
   expect_equal(server$count(), 12)
@@ -262,14 +261,11 @@ test_that("a set refuses a reducer a benchmark can't take, or a k above its epoc
   server <- local_set_server()
   logs <- withr::local_tempdir()
   chats <- set_chats(server, "m1")
-  expect_error(eval_set(c("futurex@sample", "processbench@sample"), chats, log_dir = logs,
-                        epochs = 2, reducer = "mean"),
+  expect_error(eval_set(c("futurex@sample", "processbench@sample"), chats, log_dir = logs, options = set_options(epochs = 2, reducer = "mean")),
                class = "predictivebench_error_reducer")
-  expect_error(eval_set("futurex@sample", chats, log_dir = logs, epochs = 2,
-                        reducer = "pass_at_k", k = 3),
+  expect_error(eval_set("futurex@sample", chats, log_dir = logs, options = set_options(epochs = 2, reducer = "pass_at_k", k = 3)),
                class = "predictivebench_error_reducer")
-  expect_error(eval_set("futurex@sample", chats, log_dir = logs, reducer = "at_least_k",
-                        k = 2),
+  expect_error(eval_set("futurex@sample", chats, log_dir = logs, options = set_options(reducer = "at_least_k", k = 2)),
                class = "predictivebench_error_reducer")
   expect_equal(server$count(), 0)
 })
