@@ -131,7 +131,6 @@
 #'   then its battles, are sent as provider batches, waiting for each (`wait` is ignored):
 #'   the next round is arranged from the verdicts of this one. The object given is never
 #'   changed.
-#' @inheritParams arena_task
 #' @returns An object of class `arena_run`: a list with `ratings` ([arena_ratings()]),
 #'   `records` (this experiment's battle records), `arrangement`, `answers`, `rounds` and
 #'   `paths` (`log`; `log_parts`, every part of a log in parts, `log` first; and with
