@@ -45,15 +45,12 @@ generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL
 # one pool, and provider warnings are shown once for the whole call.
 # `chat_keys` (one per chat) replaces `key_extra` when the chats differ by more than their
 # identity shows (DSBench's workbook tools, whose folder is in their closure).
-# `chat_group` (one name per chat) and `group_max_active` (a limit by group name): each
-# group's requests in flight stay within its own limit (an evaluation set's models, one pool).
 # `chat_per` (a group per prompt): the caller keeps one chat per group, its first answered
 # row's (else its first row's), and only those are built; the others' `chat` is NULL
 # (rebuilding a chat from an answer is most of the CPU of reading it back from the cache).
 run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
                          key_extra = NULL, keep_json = FALSE, progress = interactive(),
-                         chat_keys = NULL, chat_group = NULL, group_max_active = NULL,
-                         chat_per = NULL) {
+                         chat_keys = NULL, chat_per = NULL) {
   settings <- settings %||% request_settings()
   check_settings_object(settings)
   session <- current_request_session()  # R/engine-session.R: the one place it is read
@@ -118,7 +115,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     # here, also when the run is interrupted.
     on.exit(log_fast_path_usage(chats, chat_index, todo, state$records, settings), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
-              cached = !is.null(dir), group = chat_group[chat_index], group_max_active)
+              cached = !is.null(dir))
   }
   # Answers this run paid for already (an evaluation set's overlap sent them, then the cell read
   # them back from the cache) are this run's, with their usage, not earlier runs' answers.
@@ -202,7 +199,7 @@ answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
 }
 
 send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
-                      cached, group = NULL, group_max_active = NULL) {
+                      cached) {
   max_active <- settings$max_active
   rpm <- settings$rpm
   deadline <- settings_deadline(settings)
@@ -219,7 +216,7 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = settings$max_tries, backoff = settings$backoff,
-                   deadline = deadline, group = group, group_max_active = group_max_active)
+                   deadline = deadline)
     }
     started <- Sys.time()
     # Refused credentials stop the run with one error (the pool sent nothing more).

@@ -441,3 +441,9 @@ test_that("import_responses() files nothing for a baseline chat, with cache = FA
   expect_equal(generate_responses(chat, "q", request_settings())$result, "an answer")
   expect_equal(server$count(), 0)
 })
+
+test_that("the engine's senders take at most 10 arguments (no unused group limits)", {
+  expect_lte(length(formals(run_requests)), 10)
+  expect_lte(length(formals(send_pool)), 10)
+  expect_false(any(c("chat_group", "group_max_active") %in% names(formals(run_requests))))
+})
