@@ -45,15 +45,12 @@ generate_responses <- function(chat, prompts, settings = NULL, ..., epoch = NULL
 # one pool, and provider warnings are shown once for the whole call.
 # `chat_keys` (one per chat) replaces `key_extra` when the chats differ by more than their
 # identity shows (DSBench's workbook tools, whose folder is in their closure).
-# `chat_group` (one name per chat) and `group_max_active` (a limit by group name): each
-# group's requests in flight stay within its own limit (an evaluation set's models, one pool).
 # `chat_per` (a group per prompt): the caller keeps one chat per group, its first answered
 # row's (else its first row's), and only those are built; the others' `chat` is NULL
 # (rebuilding a chat from an answer is most of the CPU of reading it back from the cache).
 run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NULL,
                          key_extra = NULL, keep_json = FALSE, progress = interactive(),
-                         chat_keys = NULL, chat_group = NULL, group_max_active = NULL,
-                         chat_per = NULL) {
+                         chat_keys = NULL, chat_per = NULL) {
   settings <- settings %||% request_settings()
   check_settings_object(settings)
   session <- current_request_session()  # R/engine-session.R: the one place it is read
@@ -118,7 +115,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     # here, also when the run is interrupted.
     on.exit(log_fast_path_usage(chats, chat_index, todo, state$records, settings), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
-              cached = !is.null(dir), group = chat_group[chat_index], group_max_active)
+              cached = !is.null(dir))
   }
   # Answers this run paid for already (an evaluation set's overlap sent them, then the cell read
   # them back from the cache) are this run's, with their usage, not earlier runs' answers.
@@ -183,17 +180,6 @@ with_paid_failures <- function(out, paid) {
   out
 }
 
-# `error` carrying the usage (request_usage()) of the rounds its request was paid for.
-with_usage <- function(error, usage) {
-  if (!is.null(usage) && length(usage$tokens) >= 2) error$usage <- usage
-  error
-}
-
-error_usage <- function(error) {
-  usage <- error$usage %||% error$parent$usage
-  if (is.list(usage) && length(usage$tokens) >= 2) usage else NULL
-}
-
 log_fast_path_usage <- function(chats, chat_index, rows, records, settings) {
   for (k in unique(chat_index[rows])) {
     if (!uses_fast_path(chats[[k]], settings)) next
@@ -213,7 +199,7 @@ answer_offline <- function(chats, chat_index, prompts, rows, keep, keep_json) {
 }
 
 send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
-                      cached, group = NULL, group_max_active = NULL) {
+                      cached) {
   max_active <- settings$max_active
   rpm <- settings$rpm
   deadline <- settings_deadline(settings)
@@ -230,7 +216,7 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = settings$max_tries, backoff = settings$backoff,
-                   deadline = deadline, group = group, group_max_active = group_max_active)
+                   deadline = deadline)
     }
     started <- Sys.time()
     # Refused credentials stop the run with one error (the pool sent nothing more).
@@ -323,56 +309,6 @@ as_prompt_list <- function(prompts) {
 occurrence_index <- function(prompts, group = rep(1L, length(prompts))) {
   fingerprints <- paste(group, vapply(prompts, prompt_fingerprint, ""))
   stats::ave(seq_along(fingerprints), fingerprints, FUN = seq_along)
-}
-
-# Tokens and cost of every assistant turn this request added (with tools, one per round),
-# not only the last; the chat's earlier turns (`n_before`, counting the system prompt) are
-# not this request's.
-request_usage <- function(x, n_before) {
-  turns <- x$get_turns(include_system_prompt = TRUE)
-  new <- turns[setdiff(seq_along(turns), seq_len(n_before))]
-  new <- Filter(function(t) identical(t@role, "assistant"), new)
-  if (!length(new)) new <- list(last_turn_of(x))
-  tokens <- Reduce(`+`, lapply(new, function(t) t@tokens))
-  # Added as they are (not sum()), so the cost keeps ellmer's class.
-  list(tokens = tokens, cost = Reduce(`+`, lapply(new, function(t) t@cost)))
-}
-
-`%|NA|%` <- function(x, y) if (length(x) != 1 || is.na(x)) y else x
-
-# `tokens`/`cost` override the turn's own (the sum over a request's tool-call rounds).
-entry_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cost = turn@cost) {
-  list(
-    # what a benchmark reads apart from the text (R/engine-reasoning.R): records cached before
-    # these fields were kept have neither, and read as a finished answer without reasoning
-    finish_reason = turn@finish_reason %||% NA_character_,
-    reasoning = turn_reasoning(turn),
-    turn = turn_record(recorded_turn(turn, seconds, tokens, cost)),  # R/engine-turns.R
-    text = turn@text,
-    json = if (keep_json) turn@json else NULL,
-    input_tokens = tokens[[1]],
-    output_tokens = tokens[[2]],
-    cost = cost,
-    seconds = seconds,
-    # checked to be an answer (answer_problem()), even when empty: see holds_answer()
-    answered = TRUE
-  )
-}
-
-# The turn a record keeps: the answer's contents with the request's usage and time (ellmer's
-# AssistantTurn() of them). A turn that already says so (an offline answer: no tokens, cost or
-# time) is kept as it is; valid usage goes on a prototype unchecked (R/engine-turns.R).
-recorded_turn <- function(turn, seconds, tokens, cost) {
-  if (identical(class(turn), class(turn_prototype("assistant"))) &&
-      is_turn_usage(tokens, cost, seconds)) {
-    same <- !length(turn@json) && identical(turn@tokens, tokens) &&
-      identical(turn@cost, cost) && identical(turn@duration, seconds)
-    if (same) return(turn)
-    return(assistant_turn(turn@contents, tokens = tokens, cost = cost, duration = seconds,
-                          finish_reason = turn@finish_reason))
-  }
-  ellmer::AssistantTurn(contents = turn@contents, tokens = tokens, cost = cost,
-                        duration = seconds, finish_reason = turn@finish_reason)
 }
 
 # Which records were paid for by `run` (an evaluation set's run: R/evalset.R), as keep()

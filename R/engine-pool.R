@@ -277,13 +277,6 @@ gave_up_error <- function(error, tries) {
   ))
 }
 
-# HTTP status of a failed request (NA when it never got an answer).
-error_status <- function(e) {
-  if (!is.null(e$status)) return(as.integer(e$status))
-  if (!is.null(e$resp)) return(tryCatch(httr2::resp_status(e$resp), error = function(e2) NA_integer_))
-  NA_integer_
-}
-
 error_retry_after <- function(e) {
   if (!is.null(e$retry_after)) return(e$retry_after)
   if (!is.null(e$resp)) {

@@ -304,3 +304,14 @@ check_cache_arg <- function(cache, call = rlang::caller_env()) {
              call = call)
   }
 }
+
+# Seconds a request may take, enforced by request_pool() on every path: on ellmer's path httr2
+# reads curl's ms timeout as seconds, so a server that never answers holds a request for hours.
+request_deadline <- function() {
+  seconds <- getOption("ellmer_timeout_s", 5 * 60)
+  if (!is.numeric(seconds) || length(seconds) != 1 || is.na(seconds) || seconds <= 0) {
+    abort_pb("Option {.code ellmer_timeout_s} must be a positive number of seconds.",
+             "argument")
+  }
+  seconds
+}

@@ -2,17 +2,6 @@
 # (transient, sent again), `predictivebench_error_redirect` (never followed nor retried), or
 # `httr2_http_<status>` ending with the provider's own explanation (provider_error_text()).
 
-# Seconds a request may take, enforced by request_pool() on every path: on ellmer's path httr2
-# reads curl's ms timeout as seconds, so a server that never answers holds a request for hours.
-request_deadline <- function() {
-  seconds <- getOption("ellmer_timeout_s", 5 * 60)
-  if (!is.numeric(seconds) || length(seconds) != 1 || is.na(seconds) || seconds <= 0) {
-    abort_pb("Option {.code ellmer_timeout_s} must be a positive number of seconds.",
-             "argument")
-  }
-  seconds
-}
-
 deadline_error <- function(seconds) {
   structure(class = c("predictivebench_error_deadline", "error", "condition"), list(
     message = paste0("Timed out: no answer within the deadline of ", format(seconds),
@@ -307,4 +296,22 @@ redact_response <- function(resp, secrets) {
   headers <- lapply(as.list(resp$headers), redact_text, secrets = secrets)
   httr2::response(status_code = resp$status_code, url = redact_text(resp$url %||% "", secrets),
                   headers = headers, body = body)
+}
+
+# HTTP status of a failed request (NA when it never got an answer).
+error_status <- function(e) {
+  if (!is.null(e$status)) return(as.integer(e$status))
+  if (!is.null(e$resp)) return(tryCatch(httr2::resp_status(e$resp), error = function(e2) NA_integer_))
+  NA_integer_
+}
+
+# `error` carrying the usage (request_usage()) of the rounds its request was paid for.
+with_usage <- function(error, usage) {
+  if (!is.null(usage) && length(usage$tokens) >= 2) error$usage <- usage
+  error
+}
+
+error_usage <- function(error) {
+  usage <- error$usage %||% error$parent$usage
+  if (is.list(usage) && length(usage$tokens) >= 2) usage else NULL
 }

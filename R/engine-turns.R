@@ -145,3 +145,51 @@ log_session_usage <- function(chat, input_tokens, output_tokens, cost) {
   )
   invisible()
 }
+
+# Tokens and cost of every assistant turn this request added (with tools, one per round),
+# not only the last; the chat's earlier turns (`n_before`, counting the system prompt) are
+# not this request's.
+request_usage <- function(x, n_before) {
+  turns <- x$get_turns(include_system_prompt = TRUE)
+  new <- turns[setdiff(seq_along(turns), seq_len(n_before))]
+  new <- Filter(function(t) identical(t@role, "assistant"), new)
+  if (!length(new)) new <- list(last_turn_of(x))
+  tokens <- Reduce(`+`, lapply(new, function(t) t@tokens))
+  # Added as they are (not sum()), so the cost keeps ellmer's class.
+  list(tokens = tokens, cost = Reduce(`+`, lapply(new, function(t) t@cost)))
+}
+
+# `tokens`/`cost` override the turn's own (the sum over a request's tool-call rounds).
+entry_from_turn <- function(turn, seconds, keep_json, tokens = turn@tokens, cost = turn@cost) {
+  list(
+    # what a benchmark reads apart from the text (R/engine-reasoning.R): records cached before
+    # these fields were kept have neither, and read as a finished answer without reasoning
+    finish_reason = turn@finish_reason %||% NA_character_,
+    reasoning = turn_reasoning(turn),
+    turn = turn_record(recorded_turn(turn, seconds, tokens, cost)),  # R/engine-turns.R
+    text = turn@text,
+    json = if (keep_json) turn@json else NULL,
+    input_tokens = tokens[[1]],
+    output_tokens = tokens[[2]],
+    cost = cost,
+    seconds = seconds,
+    # checked to be an answer (answer_problem()), even when empty: see holds_answer()
+    answered = TRUE
+  )
+}
+
+# The turn a record keeps: the answer's contents with the request's usage and time (ellmer's
+# AssistantTurn() of them). A turn that already says so (an offline answer: no tokens, cost or
+# time) is kept as it is; valid usage goes on a prototype unchecked (R/engine-turns.R).
+recorded_turn <- function(turn, seconds, tokens, cost) {
+  if (identical(class(turn), class(turn_prototype("assistant"))) &&
+      is_turn_usage(tokens, cost, seconds)) {
+    same <- !length(turn@json) && identical(turn@tokens, tokens) &&
+      identical(turn@cost, cost) && identical(turn@duration, seconds)
+    if (same) return(turn)
+    return(assistant_turn(turn@contents, tokens = tokens, cost = cost, duration = seconds,
+                          finish_reason = turn@finish_reason))
+  }
+  ellmer::AssistantTurn(contents = turn@contents, tokens = tokens, cost = cost,
+                        duration = seconds, finish_reason = turn@finish_reason)
+}

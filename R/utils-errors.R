@@ -255,3 +255,5 @@ deprecated_dots <- function(dots, fun, old_names, instead, call = rlang::caller_
   )
   dots
 }
+
+`%|NA|%` <- function(x, y) if (length(x) != 1 || is.na(x)) y else x

@@ -153,23 +153,6 @@ test_that("tokens are summed over a request's tool-call rounds, not earlier turn
   expect_equal(res$output_tokens, c(3 + 5, 1))
   # The logged answer turn carries the request's total, so vitals' usage agrees.
   expect_equal(unname(res$chat[[1]]$last_turn()@tokens[1:2]), c(18, 8))
-
-  # Cost: the sum over the request's assistant turns; the earlier turn's cost is left out.
-  turns <- list(
-    ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
-    ellmer::AssistantTurn(contents = list(ellmer::ContentText("a")), tokens = c(100, 100, 0),
-                          cost = 1),
-    ellmer::UserTurn(contents = list(ellmer::ContentText("now"))),
-    ellmer::AssistantTurn(contents = list(ellmer::ContentText("calls a tool")),
-                          tokens = c(7, 3, 0), cost = 0.25),
-    ellmer::UserTurn(contents = list(ellmer::ContentText("tool result"))),
-    ellmer::AssistantTurn(contents = list(ellmer::ContentText("done")), tokens = c(11, 5, 2),
-                          cost = 0.5)
-  )
-  x <- fake_chat(server, system_prompt = "Be brief.")$set_turns(turns)
-  usage <- request_usage(x, n_before = 3)  # the system prompt and the earlier exchange
-  expect_equal(unname(usage$tokens), c(18, 8, 2))
-  expect_equal(usage$cost, 0.75)
 })
 
 test_that("a provider warning reaches the user once per call, not once per request", {
@@ -457,4 +440,10 @@ test_that("import_responses() files nothing for a baseline chat, with cache = FA
   expect_length(entries(), 1)
   expect_equal(generate_responses(chat, "q", request_settings())$result, "an answer")
   expect_equal(server$count(), 0)
+})
+
+test_that("the engine's senders take at most 10 arguments (no unused group limits)", {
+  expect_lte(length(formals(run_requests)), 10)
+  expect_lte(length(formals(send_pool)), 10)
+  expect_false(any(c("chat_group", "group_max_active") %in% names(formals(run_requests))))
 })

@@ -184,3 +184,10 @@ test_that("system_prompt and params of the ProcessBench, DeltaBench and arena so
   expect_equal(c(bodies[[3]]$temperature, bodies[[3]]$seed), c(0, 3))
   expect_equal(bodies[[3]]$max_tokens %||% bodies[[3]]$max_completion_tokens, 800)
 })
+
+test_that("request_deadline() is option ellmer_timeout_s, refused unless a positive number", {
+  withr::local_options(ellmer_timeout_s = 7)
+  expect_equal(request_deadline(), 7)
+  withr::local_options(ellmer_timeout_s = -1)
+  expect_error(request_deadline(), class = "predictivebench_error_argument")
+})

@@ -97,3 +97,22 @@ test_that("turn_record() is ellmer's contents_record() for every turn, built dir
   )
   for (turn in turns) expect_identical(turn_record(turn), ellmer::contents_record(turn))
 })
+
+test_that("request_usage() sums tokens and cost over the request's assistant turns, not earlier ones", {
+  turns <- list(
+    ellmer::UserTurn(contents = list(ellmer::ContentText("earlier"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("a")), tokens = c(100, 100, 0),
+                          cost = 1),
+    ellmer::UserTurn(contents = list(ellmer::ContentText("now"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("calls a tool")),
+                          tokens = c(7, 3, 0), cost = 0.25),
+    ellmer::UserTurn(contents = list(ellmer::ContentText("tool result"))),
+    ellmer::AssistantTurn(contents = list(ellmer::ContentText("done")), tokens = c(11, 5, 2),
+                          cost = 0.5)
+  )
+  x <- ellmer::chat_openai(system_prompt = "Be brief.", credentials = function() "not used")
+  x$set_turns(turns)
+  usage <- request_usage(x, n_before = 3)  # the system prompt and the earlier exchange
+  expect_equal(unname(usage$tokens), c(18, 8, 2))
+  expect_equal(usage$cost, 0.75)
+})

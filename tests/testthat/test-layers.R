@@ -360,3 +360,43 @@ test_that("the engine calls no Task method: what runs a task is above it", {
   expect_equal(task_method_uses(file.path(dir, "engine-dry-run.R")),
                c("engine-dry-run.R: $solve", "engine-dry-run.R: $score"))
 })
+
+# The engine's files in circles of three or more (each file calling the next, round to the
+# first), each circle as its sorted files joined by " -> "; two files calling each other are a
+# pair, allowed.
+engine_circles <- function(files) {
+  defs <- defined_functions(files)
+  edges <- lapply(stats::setNames(files, basename(files)), function(f) {
+    used <- intersect(referenced_names(parse(f, keep.source = FALSE)), names(defs))
+    setdiff(unique(basename(unname(defs[used]))), basename(f))
+  })
+  reach <- lapply(edges, function(to) {
+    seen <- character()
+    while (length(to)) {
+      seen <- c(seen, to)
+      to <- setdiff(unique(unlist(edges[to])), seen)
+    }
+    seen
+  })
+  circles <- lapply(names(edges), function(f) {
+    sort(unique(c(f, Filter(function(g) f %in% reach[[g]], reach[[f]]))))
+  })
+  circles <- unique(Filter(function(x) length(x) >= 3, circles))
+  vapply(circles, paste, "", collapse = " -> ")
+}
+
+test_that("the engine's files call one way: no circle of three or more", {
+  root <- skip_if_no_source_tree()
+  files <- list.files(file.path(root, "R"), pattern = "^engine-.*[.]R$", full.names = TRUE)
+  expect_equal(engine_circles(files), character())
+  # the check sees a circle through three files, not a pair
+  dir <- withr::local_tempdir()
+  writeLines("a <- function() b()", file.path(dir, "engine-a.R"))
+  writeLines("b <- function() c()", file.path(dir, "engine-b.R"))
+  writeLines("c <- function() a()", file.path(dir, "engine-c.R"))
+  writeLines("d <- function() a()", file.path(dir, "engine-d.R"))
+  expect_equal(engine_circles(list.files(dir, full.names = TRUE)),
+               "engine-a.R -> engine-b.R -> engine-c.R")
+  writeLines("c <- function() b()", file.path(dir, "engine-c.R"))
+  expect_equal(engine_circles(list.files(dir, full.names = TRUE)), character())
+})
