@@ -18,7 +18,7 @@
 #' * **Explanations.** A scorer's `explanation` is logged as the score's explanation, also
 #'   when the scorer used a chat (a judge), where vitals would show the judge's last reply
 #'   instead; the judge's conversation stays in the score's `grading` metadata.
-#' * **Named steps.** The solver and scorer are logged as `solver_name` and `scorer_name`
+#' * **Named steps.** The solver and scorer are logged by the names in `step_names`
 #'   (by default `<benchmark>_solver` and `<benchmark>_score`) instead of the argument names
 #'   vitals would see ("solver", "scorer").
 #' * **Key-value metadata.** Each sample's metadata shows the dataset columns in
@@ -73,7 +73,8 @@
 #' @param benchmark The benchmark's name, as registered with [new_benchmark()].
 #' @param metrics A named list of metric functions; `NULL` uses `benchmark_metrics()`.
 #' @param name The task's name in logs; by default `benchmark`.
-#' @param solver_name,scorer_name Names of the solver and scorer in the log.
+#' @param step_names The names of the solver and scorer in the log: a character vector
+#'   with elements `solver` and `scorer`.
 #' @param metadata_fields Dataset columns to log with every sample (and restore with
 #'   `log_samples()`); by default every column holding one value per row (not lists)
 #'   besides `input`, `target` and `id`. The column the benchmark's summary clusters its
@@ -107,11 +108,13 @@ ResultsTask <- R6::R6Class(
     #' @description Create the task.
     initialize = function(dataset, solver, scorer, benchmark, metrics = NULL, epochs = NULL,
                           name = benchmark, dir = vitals::vitals_log_dir(),
-                          solver_name = paste0(benchmark, "_solver"),
-                          scorer_name = paste0(benchmark, "_score"), metadata_fields = NULL) {
+                          step_names = c(solver = paste0(benchmark, "_solver"),
+                                         scorer = paste0(benchmark, "_score")),
+                          metadata_fields = NULL) {
       check_string(benchmark)
-      check_string(solver_name)
-      check_string(scorer_name)
+      check_step_names(step_names)
+      solver_name <- step_names[["solver"]]
+      scorer_name <- step_names[["scorer"]]
       dir <- resolve_log_dir(dir)
       if (!is.data.frame(dataset)) abort_pb("{.arg dataset} must be a data frame.", "argument")
       dataset <- tibble::as_tibble(dataset)
@@ -296,6 +299,16 @@ ResultsTask <- R6::R6Class(
     }
   )
 )
+
+# `step_names`: one name for the solver and one for the scorer.
+check_step_names <- function(step_names, call = rlang::caller_env()) {
+  if (!is.character(step_names) || !setequal(names(step_names) %||% "", c("solver", "scorer")) ||
+      length(step_names) != 2 || anyNA(step_names) || !all(nzchar(step_names))) {
+    abort_pb("{.arg step_names} must be two names, {.field solver} and {.field scorer}.",
+             "argument", field = "step_names", call = call)
+  }
+  invisible(step_names)
+}
 
 # A new run's state (see `$run_state()` and `$new_run_state()`).
 run_state <- function(fields, metrics, dataset_name) {

@@ -292,3 +292,18 @@ test_that("a copy of a task runs on its own state, not the task's", {
   }
   expect_identical(read_log_header(tsk$log_path)$eval$run_id, run_id)
 })
+
+test_that("ResultsTask$new() takes at most 10 arguments, the steps' log names as one", {
+  local_arith_benchmark()
+  expect_lte(length(formals(ResultsTask$public_methods$initialize)), 10)
+  tsk <- arith_task(dir = withr::local_tempdir(),
+                    step_names = c(solver = "my_solver", scorer = "my_score"))
+  expect_identical(tsk$steps()$solver$name, "my_solver")
+  expect_identical(tsk$steps()$scorer$name, "my_score")
+  suppressMessages(tsk$eval(solver_chat = baseline_constant("4"), view = FALSE))
+  header <- read_log_header(tsk$log_path)
+  expect_match(header$plan$steps[[1]]$solver, "^my_solver ")
+  expect_identical(header$results$scores[[1]]$name, "my_score")
+  expect_error(arith_task(dir = withr::local_tempdir(), step_names = c(solver = "s")),
+               class = "predictivebench_error_argument")
+})
