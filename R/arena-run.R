@@ -160,7 +160,10 @@
 arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = NULL,
                       dir = vitals::vitals_log_dir(), elobench = NULL,
                       options = arena_options(), settings = NULL, ...) {
-  options <- arena_run_options(options, list(...))
+  # old argument names, through `...`: taken for one release, with a warning
+  options <- arena_options_with(options, deprecated_dots(list(...), "arena_run",
+                                                         old_arena_arguments,
+                                                         "options = arena_options()"))
   dir <- resolve_log_dir(dir)
   check_arena_dir(dir)
   if (!is.null(elobench)) check_arena_dir(elobench, arg = "elobench")
@@ -207,20 +210,6 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
     if (run$strategy != "pairs") break
   }
   arena_rate(run, state, rating, options$max_rounds)
-}
-
-# Options given the old way, through `...`: still taken for one release, with a warning.
-arena_run_options <- function(options, old, call = rlang::caller_env()) {
-  if (!length(old)) return(arena_options_with(options, list()))
-  unknown <- setdiff(names(old), old_arena_arguments)
-  if (is.null(names(old)) || any(!nzchar(names(old))) || length(unknown)) {
-    abort_pb("{.fn arena_run} takes no argument {.arg {unknown %||% '(unnamed)'}}.",
-             "argument", field = unknown[1], call = call)
-  }
-  cli::cli_warn(c("{.fn arena_run}'s {.arg {names(old)}} {?is/are} deprecated.",
-                  i = "Use {.code options = arena_options()}."),
-                class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated"))
-  arena_options_with(options, old)
 }
 
 # The ratings' options as a run's log header keeps them: EloBench's four always, any other
