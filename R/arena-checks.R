@@ -182,10 +182,7 @@ arena_options <- function(experiment = "run", n = 1, strategy = c("pairs", "all"
                           arrangement = NULL, prompt_version = c("231225", "231113"),
                           position_swap = FALSE, max_rounds = 10, seed = 1,
                           ratings = rating_options(method = "elo")) {
-  if (!inherits(ratings, "rating_options")) {
-    abort_pb("{.arg ratings} must be made by {.fn rating_options}.", "argument",
-             field = "ratings")
-  }
+  check_options(ratings, "rating_options", "ratings")
   x <- check_arena_options(list(experiment = experiment, n = n, strategy = strategy,
                                 prompt_version = prompt_version,
                                 position_swap = position_swap, max_rounds = max_rounds,
@@ -203,19 +200,10 @@ old_arena_arguments <- c("experiment", "n", "strategy", "arrangement", "prompt_v
                          "position_swap", "max_rounds", "invalid", "method", "times", "seed")
 
 arena_options_with <- function(options, old) {
-  if (!inherits(options, "arena_options")) {
-    abort_pb("{.arg options} must be made by {.fn arena_options}.", "argument",
-             field = "options")
-  }
+  check_options(options, "arena_options")
   rating <- old[intersect(names(old), c("method", "invalid", "seed"))]
   if (!is.null(old$times)) rating$bootstrap <- old$times
-  ratings <- options$ratings
-  if (length(rating)) {
-    ratings <- unclass(ratings)
-    ratings$anchor_rating <- if (is.null(ratings$anchor)) NULL else ratings$anchor_rating
-    ratings <- rating_options_of(utils::modifyList(ratings[!vapply(ratings, is.null, TRUE)],
-                                                   rating))
-  }
+  ratings <- rating_options_with(options$ratings, rating)
   given <- unclass(options)
   for (name in setdiff(names(old), c("method", "invalid", "times"))) {
     given[name] <- list(old[[name]])

@@ -275,7 +275,8 @@ arena_log_header <- function(log, part, metrics, headline, prompt_version, ratin
                       vitals = as.character(utils::packageVersion("vitals")),
                       predictivebench = version),
       metadata = list(
-        benchmark = "arena_ratings", predictivebench = version,
+        benchmark = "arena_ratings", predictivebench_kind = "ratings",
+        predictivebench = version,
         dataset_fields = list("model_a", "model_b"),
         solver_json = list(), scorer_json = list(), not_computed = list(),
         judge_prompt_version = prompt_version, judger = log$judger,

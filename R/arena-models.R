@@ -75,8 +75,8 @@ check_model_names <- function(nms, call = rlang::caller_env()) {
 #'   answered (see `available`) and that the pair has not met on before (`existing`), drawn
 #'   with weights `1 / (1 + uses)` so questions used less often are preferred.
 #' * `"all"`: every pair on every question.
-#' * `"reload"`: the arrangement in `path`; every model in it must be registered and every
-#'   question known.
+#' * `arena_reload_arrangement()`: the arrangement in `path` (strategy `"reload"`); every
+#'   model in it must be registered and every question known.
 #'
 #' With `shuffle`, model A and B are swapped at random in each battle, so neither model
 #' always comes first. Everything random depends only on `seed`.
@@ -91,18 +91,17 @@ check_model_names <- function(nms, call = rlang::caller_env()) {
 #' @param models Model names (character), or a list as given to [arena_run()].
 #' @param n Questions per pair for `"pairs"`: a count, or a named integer vector keyed
 #'   `"model_a\rmodel_b"` (models in registration order) giving each pair's count.
-#' @param strategy `"pairs"`, `"all"` or `"reload"`.
+#' @param strategy `"pairs"` or `"all"`.
 #' @param available `NULL` (every model can answer every question) or a logical matrix with
 #'   one row per question and one column per model.
 #' @param existing An earlier arrangement whose pair-question combinations are not repeated.
-#' @param path For `"reload"`, the `battle_arrangement.csv` to read.
+#' @param path The `battle_arrangement.csv` to read.
 #' @param shuffle Swap A and B at random per battle.
 #' @param seed Random seed; the global random stream is left untouched.
 #' @returns A tibble with `question`, `model_a`, `model_b`.
 #' @noRd
-arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all", "reload"),
-                          available = NULL, existing = NULL, path = NULL, shuffle = TRUE,
-                          seed = 1) {
+arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all"),
+                          available = NULL, existing = NULL, shuffle = TRUE, seed = 1) {
   strategy <- rlang::arg_match(strategy)
   if (is.list(models)) models <- names(as_arena_models(models, min = 0))
   if (!is.character(models) || length(models) < 2) {
@@ -111,17 +110,6 @@ arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all",
   check_model_names(models)
   questions <- unique(as.character(questions))
   check_flag(shuffle)
-  if (strategy == "reload") {
-    check_string(path)
-    out <- arena_read_arrangement(path, models)
-    unknown <- setdiff(out$question, questions)
-    if (length(unknown)) {
-      abort_pb("The arrangement has {length(unknown)} question{?s} that {?is/are} not registered.",
-               "question", file = path, row = match(unknown[[1]], out$question),
-               field = "question")
-    }
-    return(out)
-  }
   pairs <- utils::combn(models, 2)
   with_seed(seed, {
     if (strategy == "all") {
@@ -168,6 +156,19 @@ arena_arrange <- function(questions, models, n = 1, strategy = c("pairs", "all",
     }
     out
   })
+}
+
+# Strategy "reload": the arrangement in `path`, of registered models and known questions.
+arena_reload_arrangement <- function(path, questions, models) {
+  check_string(path)
+  out <- arena_read_arrangement(path, models)
+  unknown <- setdiff(out$question, unique(as.character(questions)))
+  if (length(unknown)) {
+    abort_pb("The arrangement has {length(unknown)} question{?s} that {?is/are} not registered.",
+             "question", file = path, row = match(unknown[[1]], out$question),
+             field = "question")
+  }
+  out
 }
 
 empty_arrangement <- function() {

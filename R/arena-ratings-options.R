@@ -91,20 +91,15 @@ rating_options_of <- function(old) {
 # Options given the old way, through `...`: still taken for one release, with a warning.
 # Given with `options` too, the old names win.
 rating_options_with_dots <- function(options, dots, fun, call = rlang::caller_env()) {
-  if (!inherits(options, "rating_options")) {
-    abort_pb("{.arg options} must be made by {.fn rating_options}.", "argument",
-             field = "options", call = call)
-  }
-  if (!length(dots)) return(options)
-  unknown <- setdiff(names(dots), old_rating_arguments)
-  if (is.null(names(dots)) || any(!nzchar(names(dots))) || length(unknown)) {
-    abort_pb("{.fn {fun}} takes no argument {.arg {unknown %||% '(unnamed)'}}.", "argument",
-             field = unknown[1], call = call)
-  }
-  cli::cli_warn(c("{.fn {fun}}'s {.arg {names(dots)}} {?is/are} deprecated.",
-                  i = "Use {.code options = rating_options()}."),
-                class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated"))
-  old <- unclass(options)
-  old$anchor_rating <- if (is.null(old$anchor)) NULL else old$anchor_rating
-  rating_options_of(utils::modifyList(old[!vapply(old, is.null, TRUE)], dots))
+  check_options(options, "rating_options", call = call)
+  rating_options_with(options, deprecated_dots(dots, fun, old_rating_arguments,
+                                               "options = rating_options()", call = call))
+}
+
+# `options` with the fields `old` gives by their old names (as rating_options_of() reads them).
+rating_options_with <- function(options, old) {
+  if (!length(old)) return(options)
+  flat <- unclass(options)
+  flat$anchor_rating <- if (is.null(flat$anchor)) NULL else flat$anchor_rating
+  rating_options_of(utils::modifyList(flat[!vapply(flat, is.null, TRUE)], old))
 }

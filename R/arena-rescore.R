@@ -16,17 +16,7 @@ arena_rescore_run <- function(log_paths, judge, dir, settings, log_eval) {
   log <- arena_log_open(run)
   log$log_eval <- log_eval
   on.exit(arena_log_abandon(log), add = TRUE)
-  configured <- configured_judge(judge, version)
-  step <- arena_chunk(settings) %/% if (run$position_swap) 2L else 1L
-  records <- list()
-  for (part in arena_chunks(nrow(battles), step)) {
-    chunk <- battles[part, ]
-    chunk$input <- battle_prompts(chunk, version)
-    judged <- judge_verdicts(chunk, configured, version, run$position_swap, settings)
-    arena_log_add(log, run, judged, rating)
-    records[[length(records) + 1L]] <- judged_records(judged)
-  }
-  records <- do.call(rbind, records)
+  records <- arena_judge_chunks(battles, run, log, rating, settings)$records
   warn_failed_judgements(records)
   warn_unreadable_verdicts(log$unreadable, nrow(records), "battle", arena_unreadable_consequence)
   # no battle to rate (every verdict failed and failures dropped): the battles without ratings

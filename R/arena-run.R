@@ -160,7 +160,10 @@
 arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = NULL,
                       dir = vitals::vitals_log_dir(), elobench = NULL,
                       options = arena_options(), settings = NULL, ...) {
-  options <- arena_run_options(options, list(...))
+  # old argument names, through `...`: taken for one release, with a warning
+  options <- arena_options_with(options, deprecated_dots(list(...), "arena_run",
+                                                         old_arena_arguments,
+                                                         "options = arena_options()"))
   dir <- resolve_log_dir(dir)
   check_arena_dir(dir)
   if (!is.null(elobench)) check_arena_dir(elobench, arg = "elobench")
@@ -207,20 +210,6 @@ arena_run <- function(models, judge, dataset = NULL, version = NULL, answers = N
     if (run$strategy != "pairs") break
   }
   arena_rate(run, state, rating, options$max_rounds)
-}
-
-# Options given the old way, through `...`: still taken for one release, with a warning.
-arena_run_options <- function(options, old, call = rlang::caller_env()) {
-  if (!length(old)) return(arena_options_with(options, list()))
-  unknown <- setdiff(names(old), old_arena_arguments)
-  if (is.null(names(old)) || any(!nzchar(names(old))) || length(unknown)) {
-    abort_pb("{.fn arena_run} takes no argument {.arg {unknown %||% '(unnamed)'}}.",
-             "argument", field = unknown[1], call = call)
-  }
-  cli::cli_warn(c("{.fn arena_run}'s {.arg {names(old)}} {?is/are} deprecated.",
-                  i = "Use {.code options = arena_options()}."),
-                class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated"))
-  arena_options_with(options, old)
 }
 
 # The ratings' options as a run's log header keeps them: EloBench's four always, any other
@@ -301,7 +290,7 @@ reload_arrangement <- function(run, call = rlang::caller_env()) {
     check_registered(given, run$model_names)
     return(tibble::as_tibble(given[c("question", "model_a", "model_b")]))
   }
-  arena_arrange(run$questions, run$model_names, strategy = "reload", path = given)
+  arena_reload_arrangement(given, run$questions, run$model_names)
 }
 
 # Which model can answer which question: a chat any, a name only those it has answers to.
@@ -347,25 +336,33 @@ arena_judge_round <- function(run, state, new, round) {
   judged_pairs <- pair_keys(battles$model_a, battles$model_b, run$model_names)
   warn_pairs_without_battles(setdiff(new$wanted, judged_pairs), round)
   if (!nrow(battles)) return(state)
+  judged <- arena_judge_chunks(battles, run, state$log, state$rating, run$settings)
+  # (an offline judge sends nothing; its verdicts are never cached)
+  if (!state$log$offline) state$sent <- state$sent + judged$sent
+  records <- judged$records
+  state$records <- rbind(state$records, records)
+  write_round_results(run$paths, state$arranged, state$records)
+  export_verdicts(run$paths, own_order_records(records, judged$own))
+  state
+}
+
+# The battles judged a chunk at a time (a round's, or a rescore's), each chunk streamed to
+# the log: their records, each battle's own-order verdict and the requests sent.
+arena_judge_chunks <- function(battles, run, log, rating, settings) {
   judge <- configured_judge(run$judge, run$prompt_version)
-  step <- arena_chunk(run$settings) %/% if (run$position_swap) 2L else 1L
-  records <- list()
-  own <- list()
+  step <- arena_chunk(settings) %/% if (run$position_swap) 2L else 1L
+  records <- own <- list()
+  sent <- 0
   for (part in arena_chunks(nrow(battles), step)) {
     chunk <- battles[part, ]
     chunk$input <- battle_prompts(chunk, run$prompt_version)
-    judged <- judge_verdicts(chunk, judge, run$prompt_version, run$position_swap, run$settings)
-    # (an offline judge sends nothing; its verdicts are never cached)
-    if (!state$log$offline) state$sent <- state$sent + sum(!judged$cached)
-    arena_log_add(state$log, run, judged, state$rating)
+    judged <- judge_verdicts(chunk, judge, run$prompt_version, run$position_swap, settings)
+    sent <- sent + sum(!judged$cached)
+    arena_log_add(log, run, judged, rating)
     records[[length(records) + 1L]] <- judged_records(judged)
     own[[length(own) + 1L]] <- judged$winner_ab
   }
-  records <- do.call(rbind, records)
-  state$records <- rbind(state$records, records)
-  write_round_results(run$paths, state$arranged, state$records)
-  export_verdicts(run$paths, own_order_records(records, unlist(own)))
-  state
+  list(records = do.call(rbind, records), own = unlist(own), sent = sent)
 }
 
 # Rate: warnings for what is missing, the ratings (elo_rating.csv) and the run's log closed.
@@ -421,10 +418,8 @@ arena_rating_rows <- function(x) {
   }
   if (!is.null(options)) options <- jsonlite::fromJSON(as.character(options))
   ratings <- arena_ratings(samples, rating_options_of(as.list(options)))
-  rows <- summary_rows(ratings$model, "rating",
-                       list(mean = ratings$rating, lower = ratings$lower,
-                            upper = ratings$upper, n = ratings$battles))
-  benchmark_summary(rows, "arena_ratings", title = "Arena: rating by model")
+  benchmark_summary(arena_rating_summary(ratings), "arena_ratings",
+                    title = "Arena: rating by model")
 }
 
 arena_rating_interval <- "95% bootstrap interval of the rating (battles resampled)"

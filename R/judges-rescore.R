@@ -187,7 +187,7 @@ rescore_plan <- function(path, judge, scorer, with, dir, in_folder,
              file = path, call = call)
   }
   b <- require_benchmark(benchmark, call = call)
-  if (!is.null(judge) && is.function(b$judging$rescore_run)) {
+  if (!is.null(judge) && identical(log_kind(header), "ratings")) {
     return(rescore_run_plan(path, header, b, judge, with, dir))
   }
   if (!is.null(judge)) {

@@ -352,7 +352,7 @@ folder_runs <- function(paths) {
         abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
                  file = path)
       }
-      if (identical(require_registration(bench)$by, "model")) return(NULL)
+      if (!identical(log_kind(header), "samples")) return(NULL)
       tibble::tibble(benchmark = bench, model = as.character(header$eval$model %||% NA),
                      judge = log_judge(header),
                      created = as.character(header$eval$created %||% NA),

@@ -106,6 +106,7 @@ test_that("arena_run() takes arena_options(); the old names still work, with a w
     old <- arena_run(models, arena_baseline_judge("longer"), dataset = questions,
                      dir = withr::local_tempdir(), strategy = "all", method = "bt",
                      times = 20, seed = 2),
+    "deprecated as of predictivebench 0.2.0.*options = arena_options\\(\\)",
     class = "predictivebench_warning_deprecated"
   )
   expect_identical(old$ratings, new$ratings)

@@ -28,16 +28,16 @@ test_that("arrangements: N distinct answerable questions per pair, seeded, A/B s
   expect_equal(nrow(all), 3 * 6)
   path <- withr::local_tempfile(fileext = ".csv")
   predictivebench:::write_arena_csv(arr, path)
-  expect_equal(arena_arrange(questions, models, strategy = "reload", path = path), arr)
+  expect_equal(arena_reload_arrangement(path, questions, models), arr)
 })
 
 test_that("a reloaded arrangement must use registered models and questions", {
   dir <- withr::local_tempdir()
   arr <- file.path(dir, "battle_arrangement.csv")
   writeLines(c(",question,model_a,model_b", "0,q1,m1,m2", "1,q1,m1,ghost"), arr)
-  expect_error(arena_arrange("q1", c("m1", "m2"), strategy = "reload", path = arr),
+  expect_error(arena_reload_arrangement(arr, "q1", c("m1", "m2")),
                class = "predictivebench_error_model")
-  expect_error(arena_arrange("q2", c("m1", "m2", "ghost"), strategy = "reload", path = arr),
+  expect_error(arena_reload_arrangement(arr, "q2", c("m1", "m2", "ghost")),
                class = "predictivebench_error_question")
 })
 

@@ -26,6 +26,7 @@ test_that("the old argument names still work for one release, with a deprecation
   expect_warning(
     old <- arena_ratings(battles, method = "elo", bootstrap = 20, seed = 3, by = "questions",
                          anchor = "a", anchor_rating = 1200, k = 8, initial = 1500),
+    "deprecated as of predictivebench 0.2.0.*options = rating_options\\(\\)",
     class = "predictivebench_warning_deprecated"
   )
   expect_identical(old, new)

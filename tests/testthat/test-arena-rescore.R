@@ -274,3 +274,37 @@ test_that("a panel's arena log counts each judge's tokens under its own model, a
   expect_equal(header$stats$model_usage[[longer]]$input_tokens, 10 * asked[["longer"]])
   expect_match(header$results$scores[[1]]$name, "(panel(oracle, longer))", fixed = TRUE)
 })
+
+test_that("a log's kind is its header's field; a log written before the field reads the same", {
+  server <- local_rescore_server()
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  dir <- withr::local_tempdir()
+  run <- rescore_arena(server, fake_chat(server, "longer"), dir)
+  header <- read_log_header(run$paths$log)
+  expect_identical(header$eval$metadata$predictivebench_kind, "ratings")
+  expect_identical(log_kind(header), "ratings")
+  # as main's writer wrote it: the kind only in the benchmark's name
+  old_dir <- withr::local_tempdir()
+  old <- file.path(old_dir, basename(run$paths$log))
+  log <- jsonlite::read_json(run$paths$log)
+  log$eval$metadata$predictivebench_kind <- NULL
+  jsonlite::write_json(log, old, auto_unbox = TRUE, null = "null", digits = NA, pretty = TRUE)
+  old_header <- read_log_header(old)
+  expect_null(old_header$eval$metadata$predictivebench_kind)
+  expect_identical(log_kind(old_header), "ratings")
+  expect_identical(log_kind(list(eval = list(metadata = list(benchmark = "futurex")))),
+                   "samples")
+  # the rescore path reads the kind: the old log is judged again as a whole run
+  out <- suppressMessages(rescore(old, judge = fake_chat(server, "oracle"), dir = old_dir))
+  expect_identical(log_kind(read_log_header(out$log)), "ratings")
+  expect_equal(out$benchmark, "arena_ratings")
+  # and a folder's comparison leaves both kinds of arena log out, the old one too
+  expect_equal(nrow(folder_runs(c(run$paths$log, old))), 0L)
+})
+
+test_that("an arena judging task's log says it holds battles", {
+  tsk <- arena_judge_task(solver = arena_judge_solver(settings = request_settings(cache = FALSE)),
+                          dir = withr::local_tempdir())
+  tsk$eval(solver_chat = arena_baseline_judge("longer"), view = FALSE)
+  expect_identical(log_kind(read_log_header(tsk$log_path)), "battles")
+})
