@@ -3,10 +3,8 @@
 download_status <- c(301L, 302L, 303L, 307L, 308L)
 
 # Downloads `url` into `path`, following up to five redirects by hand, to http(s) only: the
-# token goes only to the origin it was meant for. At most `size` bytes (the pinned size, else the
-# size the server announced, else the limit for files of unknown size). Returns what the
-# server said about the file (X-Linked-Etag and X-Linked-Size, sent by Hugging Face for
-# files in Git LFS, and the content type).
+# token goes only to the origin it was meant for. At most `size` bytes. Returns the server's
+# X-Linked-Etag, X-Linked-Size (Hugging Face's for Git LFS files) and content type.
 download_to <- function(url, path, token = NULL, size = NA, limits = download_limits(call),
                         label = basename(path), call = rlang::caller_env()) {
   origin <- url_origin(url)
@@ -56,8 +54,7 @@ check_download_scheme <- function(url, hop, call) {
            "redirect", file = shown, call = call)
 }
 
-# One address, tried up to `limits$tries` times while the deadline allows. Returns the last
-# response (with the number of `tries`); a transfer that never completed is an error.
+# One address, tried up to `limits$tries` times while the deadline allows.
 download_retrying <- function(url, path, token, max_bytes, limits, deadline, label, call) {
   for (try in seq_len(limits$tries)) {
     resp <- download_once(url, path, token, max_bytes, limits, deadline, label, call)
@@ -80,9 +77,8 @@ is_transient_download <- function(resp) {
   resp$status %in% c(408L, 429L, 500:599)
 }
 
-# Seconds to wait before the next try: as the server said (Retry-After), at most the
-# request engine's cap (retry_after_cap_s; a server asking for longer is told when to come
-# back), else the backoff.
+# Seconds to wait: the server's Retry-After up to the engine's cap (retry_after_cap_s), else
+# the backoff.
 retry_wait <- function(resp, try, limits, call) {
   after <- download_retry_after(resp)
   if (is.na(after)) return(download_backoff(limits, try))
@@ -91,7 +87,6 @@ retry_wait <- function(resp, try, limits, call) {
   wait
 }
 
-# Seconds before retry number `try` when the server did not say.
 download_backoff <- function(limits, try) limits$backoff %||% min(2^try, 60)
 
 abort_retry_later <- function(resp, after, cap, call) {
@@ -104,8 +99,6 @@ abort_retry_later <- function(resp, after, cap, call) {
   )
 }
 
-# Seconds the server asked to wait (Retry-After, in seconds or as an HTTP date), NA when it
-# did not say.
 download_retry_after <- function(resp) {
   value <- if (!inherits(resp, "error")) resp$headers[["retry-after"]]
   if (is.null(value)) return(NA_real_)
@@ -123,15 +116,11 @@ linked_header <- function(resp, name) {
   gsub('^(W/)?"|"$', "", value)
 }
 
-# One request into `path`, run by curl's multi interface one step at a time (a tenth of a
-# second apart while no byte comes; curl's own waits last a second), so that the limits
-# are checked between steps: curl enforces the time left before the
-# deadline, a body announced longer than `max_bytes`, and a transfer slower than
-# `download_low_speed` (averaged over a few seconds); the loop stops a transfer when no
-# byte arrived for `limits$stall` seconds (curl's average would first wait out an earlier
-# burst), and the writer stops it before a byte past `max_bytes` is written. Returns
-# list(status, headers, url), or the failure as a condition (its `limit` says which limit
-# ended it, if one did).
+# One request, run by curl's multi interface a step at a time so the limits are checked in
+# between: curl enforces the deadline, an announced body over `max_bytes` and a low speed;
+# the loop stops a transfer with no byte for `limits$stall` seconds (curl's average would
+# first wait out an earlier burst), and the writer stops before a byte past `max_bytes`.
+# Returns list(status, headers, url), or the failure as a condition (`limit` says which).
 download_once <- function(url, path, token, max_bytes, limits, deadline, label, call) {
   left <- deadline - now_seconds()
   if (left <= 0) abort_deadline(url, "deadline", limits, call)
@@ -192,8 +181,8 @@ download_handle <- function(url, token, max_bytes, limits, left) {
   handle
 }
 
-# A failed transfer as a condition; `limit` is the limit that ended it ("stall",
-# "deadline", "too_big"), read from curl's message when not given.
+# A failed transfer as a condition; `limit` ("stall", "deadline", "too_big") is read from
+# curl's message when not given.
 download_failure <- function(message, limit = NULL) {
   limit <- limit %||% if (grepl("too slow", message, ignore.case = TRUE)) {
     "stall"
@@ -242,7 +231,6 @@ abort_unreachable <- function(url, path, e, call) {
   )
 }
 
-# The name a partial file stands for.
 download_name <- function(path) {
   sub(paste0("^[.]", partial_prefix, "[^_]+_"), "", basename(path))
 }

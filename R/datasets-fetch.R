@@ -1,21 +1,14 @@
 # Downloading pinned files: once, verified, into the datasets cache. No other network call
 # is made (no Hub API: those are the rate-limited kind).
 #
-#   fetch_version()      every file of a version in the cache, under the version's lock
-#   fetch_files()        the same, for a caller that holds the lock; says the licence once
-#   fetch_file()         one file: reuse (verified) or download to a partial file, check size,
-#                        HTML, X-Linked-Etag and sha256, then rename into place
-#   R/datasets-download.R, the HTTP transfer:
-#   download_to()        redirects by hand, to http(s) only, so the Hugging Face token never
-#                        leaves its origin
-#   download_retrying()  one address: retries on 408/429/5xx and broken transfers, honouring
-#                        Retry-After up to the request engine's cap
-#   download_once()      one request, with a deadline, a stall limit and a size cap
+#   fetch_version()  every file of a version in the cache, under the version's lock
+#   fetch_file()     one file: reuse (verified) or download to a partial file, check size,
+#                    HTML, X-Linked-Etag and sha256, then rename into place
+#   R/datasets-download.R, the HTTP transfer (redirects by hand, so the Hugging Face token
+#                    never leaves its origin; retries honouring Retry-After)
 #
-# Nothing unverified counts. A download is written to a partial file whose name only the
-# package makes (`.predictivebench-partial_*`), removed by the next call; a file with no
-# pinned sha256 has its sha256 recorded only once the flattener accepted it
-# (real_task_table()). Every URL shown to the user goes through redact_url().
+# Nothing unverified counts: a file with no pinned sha256 has it recorded only once the
+# flattener accepted it (real_task_table()). Every URL shown goes through redact_url().
 
 #' Where the real benchmarks are cached, and fetching them
 #'
@@ -107,8 +100,7 @@ datasets_dir <- function() {
 
 version_dir <- function(benchmark, version) file.path(datasets_dir(), benchmark, version)
 
-# Where each pinned file is kept. A path from the versions table must stay inside its
-# version's folder.
+# Where each pinned file is kept; a path from the versions table must stay in its folder.
 raw_file_path <- function(rows) {
   bad <- grepl("^(/|[A-Za-z]:|~)", rows$path) |
     vapply(strsplit(rows$path, "[/\\\\]"), function(p) any(p %in% c("..", "")), TRUE)
@@ -135,10 +127,9 @@ fetch_files <- function(rows, limits = download_limits(call), call = rlang::call
 
 # ---- the version's lock and partial files -------------------------------------------------
 
-# Runs `expr` holding the lock of the version of `rows` (`.<version>.lock` in the
-# benchmark's folder), after removing the partial files a killed process left there: with
-# the lock held, no other process is writing them. A waiting process waits as long as the
-# holder may take to download every file, plus the usual lock timeout.
+# Runs `expr` holding the version's lock, after removing the partial files a killed process
+# left (with the lock held, no one else writes them). A waiter waits as long as the holder may
+# take to download every file, plus the usual lock timeout.
 with_version_lock <- function(rows, limits, expr) {
   dir <- version_dir(rows$benchmark[[1]], rows$version[[1]])
   wait <- limits$timeout * nrow(rows) + getOption("predictivebench.lock_timeout_s", 600)
@@ -150,7 +141,6 @@ with_version_lock <- function(rows, limits, expr) {
 
 partial_prefix <- "predictivebench-partial_"
 
-# A name beside `path` that only the package makes, for the file (or folder) being written.
 partial_path <- function(path) {
   name <- portable_file_name(c(sub("_$", "", partial_prefix), basename(tempfile("")),
                                basename(path)), max_bytes = 254L)
@@ -168,7 +158,6 @@ remove_partial_files <- function(dir) {
 
 download_low_speed <- 1000  # bytes per second; slower than this for `stall` s is a stall
 
-# The download limits in force, read from their options and checked once.
 download_limits <- function(call = rlang::caller_env()) {
   limits <- list(
     timeout = getOption("predictivebench.download_timeout", 3600),
@@ -215,8 +204,8 @@ say_licence <- function(row) {
   ))
 }
 
-# One file in place and checked. A file already there is checked against the pinned or
-# recorded sha256; a download goes through a partial file, renamed only once it passed.
+# One file in place and checked against the pinned or recorded sha256; a download goes
+# through a partial file, renamed only once it passed.
 fetch_file <- function(row, dest, limits = download_limits(call), call = rlang::caller_env()) {
   if (file.exists(dest)) {
     check_sha256(row, dest, expected_sha256(row), call = call)
@@ -266,8 +255,7 @@ check_download <- function(row, tmp, headers, call) {
   check_sha256(row, tmp, expected, call = call)
 }
 
-# An HTML document: served as text/html, or starting (after a byte-order mark and blanks)
-# with a doctype or an <html>/<head>/<body> tag. No benchmark file is one.
+# An HTML document (text/html, or a doctype or <html>/<head>/<body> first): no benchmark file is one.
 looks_like_html <- function(path, type = NULL) {
   if (!is.null(type) && grepl("^\\s*text/html", type, ignore.case = TRUE)) return(TRUE)
   head <- readBin(path, "raw", 512)
@@ -304,10 +292,8 @@ first_use_note <- function(row) {
   }
 }
 
-# A file pinned without a sha256 (trusted on first use) gets its sha256 and size in the
-# version's sha256.json once the flattener accepted it (record_sha256(), from
-# real_task_table()), and every later copy is verified against them. (Records written before
-# sizes were kept hold the sha256 alone.)
+# A file pinned without a sha256 (trusted on first use) gets its sha256 and size recorded once
+# the flattener accepted it (record_sha256()); every later copy is verified against them.
 sha256_record_path <- function(row) file.path(version_dir(row$benchmark, row$version), "sha256.json")
 
 recorded_file <- function(row) {

@@ -1,6 +1,5 @@
-# A real benchmark's task table: fetched, prepared once, and cached next to its raw files.
-# The cached table is keyed by the files' checksums and the flattener's source, so a new
-# flattener (or a new pinned file) prepares again while the raw files are reused.
+# A real benchmark's task table: fetched, prepared once, and cached next to its raw files,
+# keyed by the files' checksums and the flattener's source.
 
 # Prepared under the version's lock: a process that waited reads the table the first cached.
 real_task_table <- function(benchmark, version = NULL, call = rlang::caller_env()) {
@@ -50,7 +49,6 @@ prepare_accepted <- function(benchmark, rows, files) {
   table
 }
 
-# The schema's name: another's (DeltaBench's tables are ProcessBench's), else the benchmark's.
 dataset_schema <- function(benchmark) {
   schema <- benchmark_named(benchmark)$data$schema
   if (rlang::is_string(schema)) schema else benchmark
@@ -65,8 +63,7 @@ prepared_table_path <- function(rows) {
             paste0("table-", substr(key, 1, 16), ".parquet"))
 }
 
-# What the prepared table depends on besides the raw files: the package version and the
-# flattener's source.
+# What the table depends on besides the raw files: the package version and flattener source.
 flattener_source <- function(benchmark) {
   version <- as.character(utils::packageVersion("predictivebench"))
   module <- benchmark_named(benchmark)$data$flattener
@@ -100,7 +97,6 @@ unzip_safely <- function(zip, exdir) {
   invisible(exdir)
 }
 
-# A folder built under a temporary name and renamed into place when complete.
 write_atomic_dir <- function(dir, writer) {
   dir.create(dirname(dir), recursive = TRUE, showWarnings = FALSE)
   tmp <- partial_path(dir)

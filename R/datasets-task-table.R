@@ -42,8 +42,8 @@ task_table_schema <- function(benchmark = NULL) {
   )
 }
 
-# A column the schema marks optional came after the schema's first tables: tables written
-# before it (and data frames built by hand) lack it, and read as all missing.
+# A column the schema marks optional came later: older tables (and hand-made data frames)
+# lack it, and read it as all missing.
 add_optional_columns <- function(x, schema) {
   for (name in schema$name[schema$optional & !schema$name %in% names(x)]) {
     type <- schema$type[schema$name == name]
@@ -98,8 +98,8 @@ read_task_table <- function(path, benchmark = NULL) {
   validate_task_table(table, benchmark, file = path)
 }
 
-# A raw benchmark file (or a folder of them) where a parquet task table belongs: say which
-# prepare_*() makes the table. Parquet files start with the magic bytes "PAR1".
+# A raw benchmark file where a parquet task table belongs (parquet starts with "PAR1"): say
+# which prepare_*() makes the table.
 check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
   if (dir.exists(path)) {
     kind <- "a folder"
@@ -109,7 +109,6 @@ check_parquet_file <- function(path, benchmark, call = rlang::caller_env()) {
     close(con)
     if (length(head) >= 4 && identical(rawToChar(head[1:4]), "PAR1")) return(invisible())
     kind <- raw_file_kind(path, head)
-    # Anything else is left to the parquet reader's own error.
     if (is.null(kind)) return(invisible())
   }
   prepare <- prepare_call(benchmark %||% "<benchmark>", path)
@@ -139,15 +138,14 @@ raw_file_kind <- function(path, head) {
   NULL
 }
 
-# The call that makes a benchmark's task table from `path`, for messages; the file is named
-# after the schema (DeltaBench's raw files make ProcessBench-schema tables).
+# The call that makes a benchmark's task table, for messages; named after the schema
+# (DeltaBench's raw files make ProcessBench-schema tables).
 prepare_call <- function(benchmark, path) {
   schema <- benchmark_named(benchmark)$data$schema
   sprintf('prepare_task_table("%s", "%s", "%s.parquet")', benchmark, path,
           if (rlang::is_string(schema)) schema else benchmark)
 }
 
-# Other benchmarks whose raw files make tables in `benchmark`'s schema.
 same_schema_hint <- function(benchmark, path) {
   if (is.null(benchmark)) return(NULL)
   others <- Filter(function(b) identical(b$data$schema, benchmark) && b$name != benchmark &&
@@ -158,7 +156,6 @@ same_schema_hint <- function(benchmark, path) {
   }, "", USE.NAMES = FALSE) |> rlang::set_names("i")
 }
 
-# A task table of another benchmark: its metadata says which.
 check_table_benchmark <- function(found, benchmark, path, call = rlang::caller_env()) {
   if (is.null(found) || is.null(benchmark) || identical(found, benchmark)) return(invisible())
   abort_pb(
@@ -173,11 +170,9 @@ task_table_metadata <- function(path) {
   as.list(rlang::set_names(meta$value, meta$key))
 }
 
-# nanoparquet (0.5.2) infers a list column's element type from its first non-empty element:
-# a column that is empty in every row can't be written, and one of character(0) only crashes
-# R when read back. Such a column is written as all missing, with its element type and a row
-# mask in the metadata ("integer:10": "1" = an empty vector, "0" = missing), from which the
-# reader restores the empty vectors.
+# nanoparquet (0.5.2) infers a list column's type from its first non-empty element: an
+# all-empty column can't be written, and one of character(0) crashes R when read back. So it
+# is written as all missing, with its type and a row mask in the metadata ("integer:10").
 empty_list_key <- function(name) paste0("predictivebench.empty_rows.", name)
 
 stash_empty_lists <- function(x) {
@@ -209,16 +204,14 @@ restore_empty_lists <- function(table, meta) {
   table
 }
 
-# Checks a data frame against `benchmark`'s schema and writes it atomically with nanoparquet,
-# recording the benchmark in the file's metadata; returns `path`, invisibly.
+# Checks `x` against the schema and writes it atomically, the benchmark in its metadata.
 write_task_table <- function(x, path, benchmark) {
   check_string(path)
   write_parquet_table(validate_task_table(x, benchmark), path, benchmark)
 }
 
-# Writes a table already checked against `benchmark`'s schema: by validate_task_table(), or
-# by the Python flattener, which owns the checks of the tables it makes (one pass: raw files
-# -> Python -> parquet), so prepare_*() does not check them again.
+# Writes a table already checked: by validate_task_table(), or by the Python flattener, which
+# owns its tables' checks (one pass), so prepare_*() does not check them again.
 write_parquet_table <- function(x, path, benchmark, metadata = character()) {
   stashed <- stash_empty_lists(as.data.frame(x))
   write_atomic(path, function(tmp) {
@@ -235,9 +228,7 @@ write_parquet_table <- function(x, path, benchmark, metadata = character()) {
   })
 }
 
-# The schema check alone: `x` a data frame (extra columns kept; a column the schema marks
-# optional, such as ProcessBench's `split`, may be absent and is added as missing); `file`
-# names where it came from in errors.
+# The schema check alone (extra columns kept; a missing optional column added as missing).
 validate_task_table <- function(x, benchmark, file = "<data frame>") {
   check_string(benchmark)
   if (!is.data.frame(x)) {
@@ -306,12 +297,9 @@ check_column <- function(values, type, nullable, file, field) {
   values
 }
 
-# Every text of the table (schema columns and the others, list columns too) as UTF-8: prompts
-# are sent as JSON and logs written as JSON, and a byte that is not UTF-8 in a question was
-# sent and paid for, then failed the cell as its log was written ("invalid multibyte
-# string"). Text marked as Latin-1 (R knows what it says) is converted and carried through;
-# bytes that are not UTF-8 are refused here, before anything is sent, naming the file, the
-# row and the column.
+# Every text of the table as UTF-8: prompts and logs are JSON, and a non-UTF-8 byte in a
+# question was sent and paid for, then failed the cell as its log was written. Latin-1 text
+# is converted; other bad bytes are refused before anything is sent.
 check_text <- function(x, file, call = rlang::caller_env()) {
   for (name in names(x)) {
     col <- x[[name]]
@@ -326,7 +314,6 @@ check_text <- function(x, file, call = rlang::caller_env()) {
   x
 }
 
-# `values` (of rows `rows`, or all of row `rows` for a list column's element) in UTF-8.
 utf8_text <- function(values, rows, file, field, call) {
   latin1 <- Encoding(values) == "latin1"
   if (any(latin1)) values[latin1] <- enc2utf8(values[latin1])
@@ -376,8 +363,7 @@ table_from_columns <- function(json, benchmark) {
   })
   names(out) <- schema$name[present]
   out <- add_optional_columns(tibble::as_tibble(out), schema)[schema$name]
-  # Python validated the table before sending it (tables.py, table_columns()); json_column()
-  # only gives each column its R type.
+  # Python validated the table (tables.py); json_column() only gives each column its R type.
   tibble::as_tibble(out)
 }
 
@@ -400,11 +386,9 @@ json_column <- function(values, type) {
   scalar(values, type)
 }
 
-# The row checks of a table of step-by-step solutions (the `processbench` schema, which
-# ProcessBench and DeltaBench share), as their flattener makes them, for tables that
-# bypassed it (a data frame, a parquet file written elsewhere): at least one step, no
-# missing or blank step, a label in [-1, number of steps), and section numbers (DeltaBench's
-# error and unuseful sections) within the steps.
+# The row checks of a `processbench`-schema table (ProcessBench and DeltaBench) that bypassed
+# the flattener: at least one step, none blank, a label in [-1, steps), and DeltaBench's
+# section numbers within the steps.
 check_solution_steps <- function(x, file = "<data frame>") {
   n_steps <- lengths(x$steps)
   for (row in seq_len(nrow(x))) {

@@ -1,14 +1,11 @@
 # The real benchmarks: every named version pinned to an immutable commit, one row per file.
 #
-# Sizes and sha256 were computed from the bytes at the pinned commits (the GitHub files) or
-# read from the Git LFS pointer (DeltaBench). An NA sha256 means the bytes were not available
-# when the table was written: what is pinned is still the commit, the size and the server's
-# X-Linked-Etag are checked when known, and the sha256 is recorded at the first download and
-# verified on every later use (see fetch_version()).
+# Sizes and sha256 come from the bytes at the pinned commits or the Git LFS pointer. An NA
+# sha256 (bytes not available when the table was written) is recorded at the first download
+# and verified on every later use (see fetch_version()).
 
 no_licence <- function(repo) paste0("none declared (the ", repo, " repository has no licence)")
 
-# One row per file, from every benchmark's `versions`.
 pinned_files <- function() {
   rows <- lapply(indexed_benchmarks(), function(b) b$data$versions)
   out <- do.call(rbind, unname(rows))
@@ -30,7 +27,6 @@ versions_table <- function() {
   tibble::as_tibble(table[needed])
 }
 
-# The rows of one benchmark's version (its default when `version` is NULL).
 version_files <- function(benchmark, version = NULL, call = rlang::caller_env()) {
   table <- versions_table()
   check_known_benchmark(benchmark, table, call)
@@ -141,8 +137,6 @@ nearest_name <- function(name, known) {
   known[order(distance)][sort(distance) <= max(2, nchar(name) %/% 3)]
 }
 
-# Each bundled sample: its file inside the installed package (none for a data frame) and
-# its rows.
 sample_versions <- function() {
   samples <- Filter(function(s) !is.null(s$table),
                     lapply(indexed_benchmarks(), function(b) b$data$sample))

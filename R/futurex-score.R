@@ -55,8 +55,7 @@ futurex_member_scores <- function(answers, table, number_rule, kind, numeric, no
     judge_usage[numeric] <- normalized$usage
   }
   if (!is.null(scorer_chat)) {
-    # vitals wants a Chat per item whenever there is a judge: items the judge never saw get a
-    # conversation that says so, not NULL.
+    # vitals wants a Chat per item when there is a judge: unjudged items get one saying so.
     chats <- lapply(kind, function(k) unjudged_chat(scorer_chat, k))
     sent <- if (is.null(normalized)) list() else normalized$chat
     got <- !vapply(sent, is.null, TRUE)
@@ -89,7 +88,6 @@ futurex_explanation <- function(scores, target) {
          paste0(scores$kind, ": extracted ", scores$extracted, " vs ", target, values))
 }
 
-# A panel's numeric item: each judge's values and score, then their mean.
 futurex_panel_explanation <- function(judges) {
   each <- panel_judges(judges)
   said <- paste0(each$judge, ": values ", format_value(each$pred_value), " vs ",
@@ -100,8 +98,8 @@ futurex_panel_explanation <- function(judges) {
          "", USE.NAMES = FALSE)
 }
 
-# Each value on its own: format() of a vector gives every value the decimals of the longest,
-# which made a sample's explanation depend on the samples scored with it ("7.0" beside 12.5).
+# Each value on its own: format() of a vector gives every value the longest one's decimals
+# ("7.0" beside 12.5), so an explanation depended on the samples scored with it.
 format_value <- function(x) {
   vapply(x, function(v) if (is.na(v)) "none" else format(v, digits = 15, trim = TRUE), "",
          USE.NAMES = FALSE)
@@ -173,8 +171,8 @@ futurex_numeric <- function(pred, truth, std) {
   max(0, 1 - ((truth - pred) / std)^2)
 }
 
-# The judges' normalized values of numeric items, one list per judge (none without a judge
-# or a numeric item); every judge's requests in one pool, each keyed as that judge's alone.
+# The judges' normalized values of numeric items, one list per judge; every judge's requests
+# in one pool, each keyed as that judge's alone.
 futurex_normalize <- function(answers, truths, judges, settings = NULL) {
   if (!length(judges) || !length(answers)) return(list(NULL))
   k <- length(judges)
@@ -189,7 +187,6 @@ futurex_normalize <- function(answers, truths, judges, settings = NULL) {
   out <- lapply(seq_len(k), function(j) {
     futurex_normalized(all[(j - 1L) * length(prompts) + seq_along(prompts), ])
   })
-  # a judge whose replies have no values, named (each item keeps its note)
   unread <- vapply(out, function(o) sum(!is.na(o$note)), 1L)
   warn_unreadable_verdicts(stats::setNames(unread, judge_member_labels(judges)),
                            length(prompts), "numeric item",
@@ -197,7 +194,6 @@ futurex_normalize <- function(answers, truths, judges, settings = NULL) {
   out
 }
 
-# One judge's replies (`res`, from the engine) read as the reference reads them.
 futurex_normalized <- function(res) {
   parse_value <- function(label) {
     m <- regmatches(res$result, regexec(paste0(label, ":\\s*([0-9.]+)"), res$result))
@@ -206,7 +202,7 @@ futurex_normalized <- function(res) {
   truth <- parse_value("GROUND_TRUTH_VALUE")
   pred <- parse_value("PREDICTION_VALUE")
   ok <- !is.na(truth) & !is.na(pred)
-  # A reply without the two numbers is read as the reference reads it: a note, not a failed
+  # A reply without the two numbers is a note, as the reference reads it, not a failed
   # request (sending it again brings the same reply), so it never makes a cell partial.
   note <- ifelse(!ok & is.na(res$error), futurex_judge_note, NA_character_)
   list(pred = ifelse(ok, pred, NA_real_), truth = ifelse(ok, truth, NA_real_),
@@ -219,9 +215,8 @@ futurex_judge_note <- paste(
   "the plain parse scored the item."
 )
 
-# A panel's items: the mean of the members' scores (each judge's values are in its own unit, so a
-# median of mixed values could compare two units), the median value for display, and each
-# judge's values, errors and notes; usage summed, the first member's conversations for vitals.
+# A panel's items: the mean of the members' scores (each judge's values are in its own unit,
+# so a median of mixed values could compare two units), the median value for display.
 futurex_panel_scores <- function(members, models, judge) {
   column <- function(name) do.call(cbind, lapply(members, `[[`, name))
   named <- function(values) {
@@ -323,7 +318,6 @@ futurex_score <- function(predictions, number_rule = c("reference", "strict"),
     normalization = scores$normalization, judge_error = scores$judge_error,
     judge_note = scores$judge_note
   )
-  # a panel's: each judge's own values and score, as JSON (NA for items no judge saw)
   if ("judges" %in% names(scores)) items$judges <- scores$judges
   out <- structure(list(summary = NULL, items = items), class = "futurex_scores",
                    benchmark = "futurex")

@@ -1,10 +1,8 @@
-# Chats into log samples: the one translator.
-# Inspect's EvalSample from each scored row and its chats, condensed as condense_sample()
-# leaves vitals' (what differs from vitals' own log: test-log-samples.R). Ids come from
-# message_ids(), so writing a log never draws from R's random stream.
+# Chats into log samples: the one translator, to Inspect's EvalSample condensed as
+# condense_sample() leaves vitals'. Ids come from message_ids(), so writing a log never draws
+# from R's random stream.
 
-# The samples of `rows` (scored samples with `solver_chat`, maybe `scorer_chat`), `scorer`
-# the scorer's name, `timestamps` the chunk's solve and score times.
+# The samples of `rows` (scored, with `solver_chat`, maybe `scorer_chat`).
 log_samples_of <- function(rows, scorer, timestamps) {
   chats <- rows$solver_chat
   models <- chat_models(chats)
@@ -53,7 +51,6 @@ log_samples_of <- function(rows, scorer, timestamps) {
   })
 }
 
-# `id()` gives the next of a run-wide stem's ids (22 characters, as Inspect's).
 id_counter <- function() {
   stem <- substr(unique_id(), 1, 13)
   n <- 0L
@@ -63,7 +60,6 @@ id_counter <- function() {
   }
 }
 
-# The sample's input: the first turn's text, or its content blocks as a user message.
 sample_input <- function(turn, refer) {
   content <- user_content(turn, refer = identity)
   if (is.character(content)) return(content)
@@ -71,8 +67,8 @@ sample_input <- function(turn, refer) {
             role = "user"))
 }
 
-# The chat's messages as Inspect's ChatMessage list: the system prompt, then each turn (a
-# turn of tool results one `tool` message per result).
+# The chat's messages as Inspect's ChatMessage list (a turn of tool results: one `tool`
+# message per result).
 chat_messages <- function(chat, turns, model, refer, ids) {
   system <- chat$get_system_prompt()
   out <- if (!is.null(system)) list(list(id = ids(), content = refer(system), role = "system"))
@@ -95,7 +91,6 @@ turn_messages <- function(turn, model, refer, ids) {
   list(list(id = ids(), content = user_content(turn, refer), source = "input", role = role))
 }
 
-# A user turn's content: its text, or (with other than text) its blocks.
 user_content <- function(turn, refer) {
   contents <- S7::prop(turn, "contents")
   if (!length(contents) || all(vapply(contents, is_text_content, TRUE))) {
@@ -104,8 +99,8 @@ user_content <- function(turn, refer) {
   lapply(contents, function(content) refer_block(content_block(content), refer))
 }
 
-# An assistant turn's content: reasoning and text blocks (tool requests are its
-# `tool_calls`), one text written as the text itself, as Inspect writes a plain reply.
+# An assistant turn's content (tool requests are its `tool_calls`), one text as the text
+# itself, as Inspect writes a plain reply.
 assistant_content <- function(turn, refer) {
   blocks <- list()
   for (content in S7::prop(turn, "contents")) {
@@ -125,8 +120,7 @@ assistant_content <- function(turn, refer) {
   one_text(blocks)
 }
 
-# One content as Inspect's content block: text, an image (inline as a data URI), or any
-# other content as the text ellmer prints for it.
+# One content as Inspect's block: text, an image (as a data URI), else ellmer's printed text.
 content_block <- function(content) {
   if (is_text_content(content)) return(list(type = "text", text = S7::prop(content, "text")))
   if (inherits(content, "ellmer::ContentImageInline")) {
@@ -188,10 +182,8 @@ tool_result_text <- function(result) {
   paste(utils::capture.output(print(value)), collapse = "\n")
 }
 
-# A model event for each assistant turn of the solver's chat (its input the messages before
-# it, content and role only) and a tool event for each tool result; `start` is where the
-# chunk's answers before this sample ended (vitals' working times). Returns the events and
-# where this sample's answers end.
+# A model event per assistant turn of the solver's chat and a tool event per tool result;
+# `start` is where the chunk's earlier answers ended (vitals' working times).
 model_events <- function(turns, models, i, stamp, start, refer) {
   events <- list()
   before <- list()
@@ -234,8 +226,7 @@ model_event <- function(turn, input, label, model, config, stamp, start, took, r
   )
 }
 
-# The judge's step, as vitals' reader splits a sample's chats at it: the scorer's begin, a
-# model event for its last answer, the score, its end.
+# The judge's step, where vitals' reader splits a sample's chats.
 judge_events <- function(judge, turns, stamp, start, refer, scored) {
   models <- chat_models(list(judge))
   last <- turns[[length(turns)]]
@@ -269,7 +260,6 @@ turn_seconds <- function(turn) {
   if (length(took) == 1 && !is.na(took)) took else 0
 }
 
-# Inspect's stop reason of an answer, from ellmer's finish reason.
 stop_reason <- function(turn) {
   reason <- S7::prop(turn, "finish_reason")
   if (length(reason) == 1 && !is.na(reason)) {
@@ -281,8 +271,7 @@ stop_reason <- function(turn) {
   if (length(tool_calls_of(turn))) "tool_calls" else "stop"
 }
 
-# Each chat's model, its label and the model event's `config` (the request's max_tokens,
-# when set), worked out once per provider and model.
+# Each chat's model, label and event `config`, worked out once per provider and model.
 chat_models <- function(chats) {
   model <- vapply(chats, function(chat) chat$get_model(), "")
   provider <- vapply(chats, function(chat) S7::prop(chat$get_provider(), "name"), "")
@@ -297,8 +286,7 @@ chat_models <- function(chats) {
   list(model = model, label = labels[at], config = configs[at])
 }
 
-# A model's name in a log, as vitals writes it: "<provider>/<model>", the provider's name
-# lower-cased with non-alphanumerics as "_".
+# A model's name in a log, as vitals writes it: "<provider>/<model>".
 chat_model_label <- function(chat) {
   paste0(provider_label(chat$get_provider()@name), "/", chat$get_model())
 }

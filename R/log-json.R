@@ -36,14 +36,12 @@ flat_metadata <- function(x) {
   out
 }
 
-# JSON text of a metadata value that reads back as the same R value: numbers exactly (see
-# exact_number_json()), Inf, -Inf and NaN as the strings jsonlite reads back as numbers, NA
-# as null. jsonlite's toJSON(digits = NA) keeps 15 significant digits and writes -Inf as null.
+# JSON text of a metadata value that reads back as the same R value (jsonlite's toJSON(digits
+# = NA) keeps 15 digits and writes -Inf as null): Inf, -Inf and NaN as strings, NA as null.
 metadata_json <- function(value) {
   if (is.numeric(value) && is.null(dim(value)) && !is.object(value)) {
     text <- exact_number_json(value)
     odd <- is.infinite(value) | is.nan(value)
-    # "Inf", "-Inf" and "NaN" need no escaping; jsonlite reads them back as numbers
     text[odd] <- paste0("\"", as.character(value[odd]), "\"")
     return(paste0("[", paste(text, collapse = ","), "]"))
   }
@@ -65,11 +63,8 @@ restore_metadata <- function(flat, json = attr(flat, "json")) {
   out
 }
 
-# Numbers as JSON text that reads back as the same double: 15 significant digits when that
-# is exact, 17 otherwise; NA is null. jsonlite's `digits = NA` stops at 15 digits (1/3 would
-# read back as another double), so numbers whose value matters to the last digit (scores,
-# headline metrics, numeric metadata) are handed to the serializer as this text, marked as JSON
-# for its `json_verbatim` option.
+# Numbers as JSON text that reads back as the same double (15 significant digits when exact,
+# else 17; jsonlite's 15 would read 1/3 back as another double); NA is null.
 exact_number_json <- function(x) {
   x <- as.double(x)
   out <- rep("null", length(x))
@@ -83,27 +78,19 @@ exact_number_json <- function(x) {
 
 exact_json <- function(x) structure(exact_number_json(x), class = "json")
 
-# A metric's value for the log: exact, and the string "NaN" when undefined, so the metric
-# keeps its place (the viewer shows the first metric as the log's number) with no number.
-# Why a string and not the literal `NaN` Inspect writes: vitals_view()'s server parses log
-# headers with jsonlite, which can't read `NaN`; one such log blanks the log list of the whole
-# folder (model, score, status of every log), and vitals_log_read() fails on it. The string
-# is read by jsonlite, shown as "-" in the log list, and read by Inspect's reader as NaN
-# (pydantic takes a number's text for a float field); only vitals' log page (which calls
-# toFixed() on every metric) fails on it, so it is written for the headline only. Not
-# `null`: Inspect rejects a null metric.
+# A metric's value for the log, "NaN" (a string) when undefined so the metric keeps its place.
+# Not Inspect's literal `NaN`: vitals_view()'s server parses headers with jsonlite, which can't
+# read it, and one such log blanks the whole folder's log list. Not `null`: Inspect rejects it.
 metric_json <- function(x) {
   text <- exact_number_json(x)
   text[is.na(x)] <- "\"NaN\""
   structure(text, class = "json")
 }
 
-# A metric's `"value": NaN` as Inspect itself writes it (a log from Inspect AI in a folder).
 nan_metric <- "\"value\": NaN"
 
-# Log text parsed with jsonlite, which can't read `NaN`: a metric's `"value": NaN` (an
-# Inspect AI log's) is read as the string "NaN" (as.double() gives NaN). A `"value": NaN`
-# inside a string can't match: a quote inside a JSON string is escaped.
+# Log text parsed with jsonlite, which can't read `NaN`: an Inspect log's `"value": NaN` is
+# read as the string "NaN" (inside a JSON string the quote would be escaped, so no false match).
 parse_log_json <- function(text, ...) {
   if (grepl(nan_metric, text, fixed = TRUE)) {
     text <- gsub(nan_metric, "\"value\": \"NaN\"", text, fixed = TRUE)
@@ -111,8 +98,7 @@ parse_log_json <- function(text, ...) {
   jsonlite::parse_json(text, ...)
 }
 
-# A flat metadata list (see flat_metadata()) ready for the log: every double that 15 digits
-# would not give back exactly becomes exact JSON text; an empty list stays a JSON object.
+# Flat metadata for the log: doubles that 15 digits would not give back become exact JSON text.
 exact_fields <- function(flat) {
   attr(flat, "json") <- NULL
   if (!length(flat)) return(empty_object())
@@ -128,9 +114,8 @@ exact_fields <- function(flat) {
 
 empty_object <- function() structure(list(), names = character())
 
-# yyjson's JSON text of `x`, marked as the UTF-8 it is. (yyjsonr returns its bytes unmarked:
-# enc2utf8() would then read them in the session's encoding, and in a C locale, as in a
-# container or a cron job without LANG, write "<e3><80><81>" for each "\u3001".)
+# yyjson's JSON text marked as UTF-8: yyjsonr returns its bytes unmarked, and enc2utf8() in a C
+# locale would write "<e3><80><81>" for "\u3001".
 json_text <- function(x, opts) {
   json <- yyjsonr::write_json_str(x, opts = opts)
   Encoding(json) <- "UTF-8"
@@ -141,13 +126,11 @@ log_json_options <- function() {
   yyjsonr::opts_write_json(auto_unbox = TRUE, pretty = TRUE, json_verbatim = TRUE)
 }
 
-# A NULL inside the log becomes an empty object, as jsonlite (and so vitals) writes it: the
-# fields vitals leaves NULL (a sample's `store`, a message's `metadata`) are objects in
-# Inspect's schema, and yyjson would write null.
+# NULL becomes an empty object, as jsonlite (and so vitals) writes it: Inspect's schema wants
+# objects for the fields vitals leaves NULL, and yyjson would write null.
 nulls_as_objects <- function(x) {
   if (!is.list(x) || is.data.frame(x) || !length(x)) return(x)
-  # (a loop over the elements that have a length: twice as fast as vapply() over all of
-  # them, and this walks every sample of a log)
+  # (a loop over the elements with a length: twice as fast as vapply() over all of them)
   len <- lengths(x, use.names = FALSE)
   for (k in which(len == 0L)) if (is.null(x[[k]])) x[k] <- list(empty_object())
   for (k in which(len > 0L)) {
@@ -157,10 +140,8 @@ nulls_as_objects <- function(x) {
   x
 }
 
-# A time as Inspect writes it: ISO 8601 to the microsecond, the offset as +hh:mm. To the
-# second only (as vitals writes it), a run under a second started and completed at the same
-# time: the viewer, which takes a log's duration from `stats.started_at` and
-# `stats.completed_at`, showed 0.0 s for every set cell (issue 36).
+# A time as Inspect writes it, to the microsecond: to the second only (as vitals writes it),
+# the viewer showed 0.0 s for every set cell run under a second (issue 36).
 log_timestamp <- function(time = Sys.time()) {
   stamp <- format(time, "%Y-%m-%dT%H:%M:%OS6%z")
   sub("([+-][0-9]{2})([0-9]{2})$", "\\1:\\2", stamp)

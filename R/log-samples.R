@@ -1,11 +1,8 @@
 # A log's samples: one line of JSON each, condensed (each long text once, in the sample's
-# attachments), translated from their chats by log_samples_of(). What differs from vitals'
-# log: exact numbers, flat metadata, every request's usage (log_sample()), the samples' own
-# ids, times to the microsecond; test-log-samples.R lists the rest.
+# attachments), translated from their chats by log_samples_of(); test-log-samples.R lists
+# what differs from vitals' log.
 
-# One sample as one line of compact JSON (a newline inside a string is escaped), condensed.
-# A sample log_samples_of() wrote is condensed already (but for the usage log_sample() set)
-# and holds no NULL (written as {}).
+# One sample as one line of compact JSON, condensed (unless log_samples_of() condensed it).
 sample_json <- function(sample, opts = sample_json_options()) {
   if (!isTRUE(attr(sample, "predictivebench_direct"))) {
     sample <- nulls_as_objects(condense_sample(sample))
@@ -15,16 +12,12 @@ sample_json <- function(sample, opts = sample_json_options()) {
   json_text(sample, opts = opts)
 }
 
-# A sample without the texts and events it holds twice (issue 37):
-# * `messages`: a text of more than 100 characters becomes an `attachment://<key>` reference
-#   with vitals' key (rlang::hash()), so the prompt's attachment is the one vitals' events
-#   refer to. `input` and the score's `answer` stay plain: the viewer's sample list and score
-#   panel show them without resolving references.
-# * Model events lose `call` (vitals' made-up provider request and response); `output`, the
-#   `sample_init` event, its "init" step and the solver's steps are left out (restated
-#   elsewhere). The scorer's step stays: vitals' reader splits the chats there.
-# * Usage counts that are 0, and a `completed` equal to the `timestamp`, are left out; times
-#   are to the microsecond; the epoch is an integer, as Inspect writes them.
+# A sample without the texts and events it holds twice (issue 37): a message text over 100
+# characters becomes an `attachment://<key>` with vitals' key (rlang::hash()), so vitals'
+# events refer to the same attachment; model events lose `call` (vitals' made-up request);
+# `output`, `sample_init` and the solver's steps go (restated elsewhere), the scorer's step
+# stays (vitals' reader splits the chats there); zero usage counts and a `completed` equal
+# to the `timestamp` go.
 condense_sample <- function(sample) {
   attachments <- attachment_pool(sample$attachments, referred = TRUE)
   refer <- attachments$refer
@@ -75,8 +68,7 @@ one_text <- function(content) {
   content
 }
 
-# A model event's messages are the sample's messages again: their ids, sources and model
-# (optional in Inspect's schema) are said once, in `messages`.
+# A model event's messages repeat the sample's: their ids, sources and model are said once.
 event_message <- function(message) {
   if (!is.list(message)) return(message)
   message$id <- NULL
@@ -86,7 +78,6 @@ event_message <- function(message) {
   message
 }
 
-# Attachment references cut to attachment_key()'s length, at any depth.
 shorter_keys <- function(x) {
   if (is.character(x) && length(x) == 1 && !is.na(x) && startsWith(x, "attachment://")) {
     return(substr(x, 1, nchar("attachment://") + attachment_key_chars))
@@ -140,16 +131,14 @@ sample_json_options <- function() {
   yyjsonr::opts_write_json(auto_unbox = TRUE, pretty = FALSE, json_verbatim = TRUE)
 }
 
-# The key of a sample's attachment: 64 bits of the text's hash are plenty within one sample
-# (its own attachments), and each key is written three times or more
+# 64 bits of the text's hash are plenty within one sample, and each key is written 3+ times.
 attachment_key <- function(text) substr(rlang::hash(text), 1, attachment_key_chars)
 
 attachment_key_chars <- 16L
 
-# A sample's attachments as its texts are condensed: `refer(text)` gives a text of more than
-# 100 characters as an "attachment://<key>" reference to the pool (which starts as `pool`),
-# any other value as it is; `texts()` is the pool. With `referred = TRUE` a text that is a
-# reference already (vitals' events) stays one; a model's own text is always referred to.
+# A sample's attachments: `refer(text)` gives a text over 100 characters as an
+# "attachment://<key>", anything else as it is; `texts()` is the pool. With `referred = TRUE`
+# a reference already (vitals' events) stays one.
 attachment_pool <- function(pool = NULL, referred = FALSE) {
   pool <- pool %||% list()
   refer <- function(text) {
@@ -164,14 +153,12 @@ attachment_pool <- function(pool = NULL, referred = FALSE) {
   list(refer = refer, texts = function() pool)
 }
 
-# Attachments in the order of their keys (a log is the same text whatever the order its
-# texts were met in); none is an empty object.
+# Attachments in key order: a log is the same text whatever order its texts were met in.
 sorted_attachments <- function(pool) {
   if (length(pool)) pool[order(names(pool))] else empty_object()
 }
 
-# Inspect's ModelUsage of one answer (vitals' turn_tokens(), the counts of cache reads and
-# writes left out when 0 as lean_usage() leaves them).
+# Inspect's ModelUsage of one answer (cache counts left out when 0, as lean_usage() does).
 event_usage <- function(tokens) {
   tokens <- as.integer(zero_na(c(tokens, 0, 0, 0)[1:3]))
   usage <- list(input_tokens = tokens[[1]])
@@ -220,9 +207,8 @@ as_score <- function(x) {
   score_values(x)
 }
 
-# The one way a scorer of the package makes its scores: correct/incorrect (TRUE/FALSE) or a
-# grade in [0, 1] becomes a double in [0, 1]; NA (or `unscored`) is a sample that could not
-# be scored. A value outside [0, 1] is a bug in the scorer, so it stops here.
+# The one way a scorer of the package makes its scores: TRUE/FALSE or a grade in [0, 1] becomes
+# a double in [0, 1]; NA (or `unscored`) could not be scored; outside [0, 1] is a scorer's bug.
 score_values <- function(x, unscored = NULL, call = rlang::caller_env()) {
   if (!is.logical(x) && !is.numeric(x)) {
     abort_pb("Scores must be numbers or logicals, not {.obj_type_friendly {x}}.", "argument",

@@ -95,7 +95,6 @@ probsem_compare <- function(model, judgements, permutations = 10000, seed = 0) {
   do.call(rbind, rows)
 }
 
-# The human judgements the samples carry, laid out as probsem_read_humans(), else an error.
 probsem_sample_humans <- function(samples, call = rlang::caller_env()) {
   if (!"human_judgements" %in% names(samples)) {
     abort_pb(c("{.arg x} carries no human judgements: give {.arg humans}.",
@@ -116,7 +115,6 @@ probsem_is_task_like <- function(x) {
     (is.data.frame(x) && "solver_metadata" %in% names(x))
 }
 
-# The model's side as the paper's results table: suite, text, program, weights, threshold.
 probsem_model_weights <- function(x, call = rlang::caller_env()) {
   if (probsem_is_task_like(x)) {
     dist <- probsem_distributions(probsem_samples(x, call = call))
@@ -157,13 +155,12 @@ probsem_threshold <- function(program, call = rlang::caller_env()) {
   threshold
 }
 
-# Human judgements as a long table: text (the sentence as the suites write it) and value.
+# Human judgements as a long table: text (as the suites write it) and value.
 probsem_read_humans <- function(humans, call = rlang::caller_env()) {
   file <- "<data frame>"
   if (rlang::is_string(humans)) {
     file <- humans
     humans <- read_csv_checked(file, character(), "human results file", call = call)
-    # read.csv()'s missing values in a numeric column: an empty field or NA
     humans[] <- lapply(humans, function(x) replace(x, x %in% c("", "NA"), NA_character_))
   }
   if (!is.data.frame(humans)) {
@@ -248,9 +245,8 @@ probsem_compare_suite <- function(model, judgements, permutations, call = rlang:
   )
 }
 
-# One sentence: the model's weights ordered by threshold and the human distribution over
-# the same thresholds. A judgement at no program's threshold is an error (the paper would
-# have dropped it silently).
+# One sentence: the model's weights by threshold and the human distribution over them. A
+# judgement at no program's threshold is an error (the paper dropped it silently).
 probsem_sentence_pair <- function(text, model, judgements, call) {
   rows <- model[model$text == text, ]
   rows <- rows[order(rows$threshold), ]
@@ -303,9 +299,8 @@ js_distance <- function(p, q) {
   sqrt(pmax(colSums(rel(p) + rel(q)) / 2, 0))
 }
 
-# The paper's comparison for a task's own samples, without p-values (probsem_compare_humans()
-# adds them): per fully judged and scored suite, each sentence's Jensen-Shannon distance and
-# fitted temperature, one row per context; NULL when there is none.
+# The paper's comparison for a task's own samples, without p-values: per judged and scored
+# suite, each sentence's distance and fitted temperature, one row per context.
 probsem_human_fits <- function(samples) {
   if (!"human_judgements" %in% names(samples)) return(NULL)
   samples <- samples[!duplicated(samples$id), , drop = FALSE]
@@ -331,7 +326,6 @@ probsem_human_fits <- function(samples) {
          "model_prob", "human_prob")]
 }
 
-# The scorer's explanation of a sentence's distance: both distributions over the thresholds.
 probsem_human_why <- function(fit) {
   shares <- function(p) paste(sprintf("%g: %.3f", fit$threshold[[1]], p[[1]]), collapse = ", ")
   sprintf(paste("Jensen-Shannon distance to %d people's judgements: %.4f (0 is the same",

@@ -70,11 +70,10 @@ autoplot_summary <- function(summary, title = NULL, by = "group",
   plot
 }
 
-# A factor whose first level is drawn at the top of a vertical discrete axis.
 top_down <- function(x) factor(x, levels = rev(unique(as.character(x))))
 
-# Ratings (`scale` "Elo") get an axis of their own, fitted to their panel; "n =" stands in a
-# column right of each axis, clear of every whisker.
+# Ratings (`scale` "Elo") get an axis of their own; "n =" stands right of each axis, clear of
+# every whisker.
 interval_rows <- function(data, y, interval) {
   data$label <- paste0("n = ", data$n)
   data <- axis_columns(data)
@@ -83,7 +82,6 @@ interval_rows <- function(data, y, interval) {
   ggplot2::ggplot(data, ggplot2::aes(x = .data$estimate, y = .data[[y]])) +
     ggplot2::geom_vline(data = proportion_bounds(data), ggplot2::aes(xintercept = .data$at),
                         colour = "grey80") +
-    # each axis's extent: 0 to the "n =" column for 0-1 axes, the panel's own for ratings
     ggplot2::geom_blank(ggplot2::aes(x = .data$axis_from)) +
     ggplot2::geom_blank(ggplot2::aes(x = .data$axis_to)) +
     ggplot2::geom_errorbar(ggplot2::aes(xmin = .data$lower, xmax = .data$upper),
@@ -91,8 +89,7 @@ interval_rows <- function(data, y, interval) {
     ggplot2::geom_point(size = 2, na.rm = TRUE) +
     ggplot2::geom_text(ggplot2::aes(x = .data$label_at, label = .data$label), hjust = 1,
                        size = 2.5, colour = "grey30") +
-    # where there is no estimate (an F1 of groups without errors, a suite without ground
-    # truth) the row says so, rather than showing nothing or a zero
+    # no estimate (an F1 of groups without errors) is said, rather than shown as nothing or 0
     ggplot2::geom_text(data = missing, label = "no estimate", size = 2.6, colour = "grey45",
                        fontface = "italic") +
     ggplot2::scale_x_continuous(breaks = axis_breaks, labels = axis_labels,
@@ -151,7 +148,6 @@ proportion_bounds <- function(data) {
 axis_breaks <- function(limits) {
   if (limits[[2]] <= 1.5) return(c(0, 0.25, 0.5, 0.75, 1))
   data_to <- limits[[1]] + (limits[[2]] - limits[[1]]) / 1.4
-  # the finest round step that gives at most four breaks
   steps <- c(1, 2, 2.5, 5) * rep(10^(0:4), each = 4)
   for (step in steps) {
     breaks <- seq(ceiling(limits[[1]] / step) * step, data_to, by = step)
@@ -231,7 +227,6 @@ autoplot.benchmark_leaderboard <- function(object, metrics = c("primary", "all")
   intervals <- unique(data[c("benchmark", "interval")])
   interval <- if (length(unique(intervals$interval)) == 1) intervals$interval[[1]] else
     "the interval each benchmark reports (see the caption)"
-  # one caption line per interval, naming its benchmarks
   caption <- if (nrow(intervals) > 1 && length(unique(intervals$interval)) > 1) {
     kinds <- unique(intervals$interval)
     paste(vapply(kinds, function(k) {
@@ -259,7 +254,6 @@ autoplot.benchmark_leaderboard <- function(object, metrics = c("primary", "all")
                    plot.subtitle = ggplot2::element_text(size = 8))
 }
 
-# Each benchmark's primary headline metric: the first the board lists for it.
 primary_rows <- function(board) {
   first <- board$metric[!duplicated(board$benchmark)]
   board[board$metric == first[match(board$benchmark, unique(board$benchmark))], ]
@@ -281,14 +275,12 @@ board_plot_data <- function(board) {
   # long names wrap where the rows have room for two lines
   if (length(unique(model)) <= 8) model <- wrap_model(model)
   data$model <- run_labels(data, model)
-  # the same model order, alphabetical from the top, in every panel
   data$model <- factor(data$model, levels = rev(sort(unique(data$model))))
   attr(data, "provider") <- provider
   data
 }
 
-# The provider every model label starts with ("openai/..."), when all share one and the
-# names stay distinct without it: said once in the caption rather than on every row.
+# The provider every model label starts with, when all share one: said once in the caption.
 shared_provider <- function(model) {
   if (!length(model) || !all(grepl("/", model, fixed = TRUE))) return(NULL)
   prefix <- unique(sub("/.*$", "", model))
@@ -319,7 +311,6 @@ run_labels <- function(data, model) {
   ifelse(by_judge, judged, ifelse(several, paste0(model, " (run ", number, ")"), model))
 }
 
-# Each row's run numbered by when it ran (`created`) among the runs of its `group`.
 run_numbers <- function(group, created, run) {
   stats::ave(seq_along(group), group, FUN = function(i) {
     match(paste(created[i], run[i]), sort(unique(paste(created[i], run[i]))))

@@ -95,12 +95,11 @@ report_failures <- function(x, what = "request", hint = NULL) {
   warn_failed_requests(x, what, hint)
 }
 
-# A finished run: a task, or a string naming an existing log file or folder.
 is_run_record <- function(x) {
   inherits(x, "Task") || (rlang::is_string(x) && (file.exists(x) || dir.exists(x)))
 }
 
-# The failed samples of a task, a log, or every log in a folder (see report_failures()).
+# The failed samples of a task, a log, or every log in a folder.
 failed_samples <- function(x) {
   runs <- if (inherits(x, "Task")) {
     list(run_failures(x$get_samples(), NA_character_, x$benchmark %||% NA_character_,
@@ -119,12 +118,9 @@ failed_samples <- function(x) {
   out
 }
 
-# Every run of a folder that predictivebench wrote, each once: the files of a run whose log
-# is in several (an arena run's parts, R/results-log-parts.R) are read as that one run. Other
-# JSON files (not logs) are passed over, and logs it did not write or can't read (a run with
-# a file missing among them) are skipped with one warning. Of an evaluation set's cell
-# (a log's `cell_id`), only its last attempt counts: the earlier ones' samples are that
-# attempt's, asked again.
+# Every run of a folder that predictivebench wrote, each once (a run in several files is one
+# run, R/results-log-parts.R); other JSON is passed over, unreadable logs skipped with one
+# warning. Of a set's cell only its last attempt counts: earlier samples were asked again.
 folder_failures <- function(dir) {
   # newest first: a cell's last attempt is the first of its logs met
   paths <- sort(log_files_in(dir), decreasing = TRUE)
@@ -166,8 +162,7 @@ folder_failures <- function(dir) {
   rev(Filter(Negate(is.null), runs))
 }
 
-# One run's failures, from any of its files: every sample of the run (all its files), named
-# by the run's log (its first file, as the board's `source`).
+# One run's failures, from any of its files, named by the run's log (the board's `source`).
 log_failures <- function(path) {
   samples <- log_run_samples(path)
   header <- attr(samples, "log") %||% read_log_header(path)
@@ -185,11 +180,9 @@ task_model <- function(task) {
   chat_model_label(samples$solver_chat[[1]])
 }
 
-# One row per failed sample of one run: an error in the solver's or scorer's metadata
-# (fields `error`, `errors` and `*_error` holding text: kind "request"), or else no result
-# (every request answered, no answer scored: kind "answer"), or else an answer cut off at
-# the token limit or inside unfinished reasoning (kind "truncated": scored, but on what the
-# model had room to write).
+# One row per failed sample of one run: an error in the solver's or scorer's metadata (kind
+# "request"), else no result (kind "answer"), else an answer cut off at the token limit or in
+# unfinished reasoning (kind "truncated": scored, but on what the model had room to write).
 run_failures <- function(samples, log, benchmark, model) {
   n <- nrow(samples)
   solve_error <- metadata_errors(samples$solver_metadata, n)
@@ -217,8 +210,7 @@ run_failures <- function(samples, log, benchmark, model) {
   out
 }
 
-# One row per sample with a note (a field `note` or `*_note` of its solver's or scorer's
-# metadata): scored, nothing failed, so not a failed sample.
+# One row per sample with a note (`note`, `*_note`): scored, so not a failed sample.
 run_notes <- function(samples, log, benchmark, model) {
   n <- nrow(samples)
   solve <- metadata_notes(samples$solver_metadata, n)
@@ -233,15 +225,12 @@ run_notes <- function(samples, log, benchmark, model) {
   )
 }
 
-# The first error of each sample's metadata (fields `error`, `errors` and `*_error`), NA
-# when it has none.
 metadata_errors <- function(metadata, n) {
   metadata_texts(metadata, n, function(fields) {
     fields %in% c("error", "errors") | endsWith(fields, "_error")
   })
 }
 
-# The first note of each sample's metadata (fields `note` and `*_note`), NA when it has none.
 metadata_notes <- function(metadata, n) {
   metadata_texts(metadata, n, function(fields) fields == "note" | endsWith(fields, "_note"))
 }
@@ -257,8 +246,7 @@ metadata_texts <- function(metadata, n, which_fields) {
   }, "")
 }
 
-# The notes told by what they say, most frequent first, each with its count (such as a
-# judge named in "judge-ds gave no readable verdict (18)"); three at most.
+# The notes by what they say, most frequent first, with counts; three at most.
 note_counts <- function(note) {
   counts <- sort(table(note), decreasing = TRUE)
   shown <- utils::head(counts, 3)
@@ -279,9 +267,8 @@ no_failures <- function() {
                  error = character())
 }
 
-# Each kind of failure with the advice that fits it: a failed request is worth sending again
-# (after checking the key and the model), an unscorable answer is cached and would come back
-# the same.
+# Each kind of failure with its advice: a failed request is worth sending again (after
+# checking the key and model), an unscorable answer is cached and would come back the same.
 say_failures <- function(out, runs, notes = no_notes()) {
   total <- sum(vapply(runs, function(r) attr(r, "samples") %||% 0L, 1))
   noted <- if (nrow(notes)) {

@@ -49,8 +49,6 @@ summary_metrics <- function(summary, headline = "overall", task = NULL) {
   metrics
 }
 
-# Tells summary metrics (from summary_metrics()) which task they measure; other metric
-# functions are left alone.
 bind_summary_metrics <- function(metrics, task) {
   for (fn in metrics) {
     state <- attr(fn, "predictivebench_state")
@@ -68,8 +66,7 @@ benchmark_metrics <- function(benchmark) {
   summary_metrics(benchmark_summary_fn(b), benchmark_headline(b))
 }
 
-# The summary of the task whose scores are being measured, computed once per state of its
-# samples.
+# The summary of the task being measured, computed once per state of its samples.
 measured_summary <- function(state, summary, scores) {
   task <- state$task
   if (is.null(task) || !identical(task$get_samples()$score, scores)) {
@@ -101,8 +98,7 @@ summary_note <- function(message, class, .envir = parent.frame()) {
   cli::cli_inform(message, class = class, .envir = .envir)
 }
 
-# A summary in the shape every <bench>_summary() returns (see summary_rows()): the columns
-# `group`, `metric`, `estimate`, `lower`, `upper` and `n`, then the benchmark's own.
+# A summary in the shape every <bench>_summary() returns (see summary_rows()).
 check_summary_rows <- function(rows, call = rlang::caller_env()) {
   if (!is.data.frame(rows)) {
     abort_pb("A summary must return a data frame.", "argument", call = call)
@@ -141,8 +137,6 @@ summary_keys <- function(rows) {
   keys
 }
 
-# The rows of `rows` with the headline keys `keys`, in that order; a key the summary lacks is
-# an error naming the keys it has.
 headline_rows <- function(rows, keys, call = rlang::caller_env()) {
   all_keys <- summary_keys(rows)
   at <- match(keys, all_keys)
@@ -156,9 +150,8 @@ headline_rows <- function(rows, keys, call = rlang::caller_env()) {
   out
 }
 
-# The measured headline rows for the log's header (`eval.metadata.headline`), with what the
-# board shows beside each (board_labels()), so the board reads a log without its samples
-# or its benchmark registered. NULL for metrics that are not a summary's.
+# The measured headline rows for the header, with the board's labels, so the board reads a
+# log without its samples or its benchmark registered.
 headline_metadata <- function(metrics) {
   state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
   if (!is.environment(state) || is.null(state$rows)) return(NULL)
@@ -180,8 +173,7 @@ headline_metadata <- function(metrics) {
   })
 }
 
-# What the board shows beside each summary row: interval label, direction, scale, and the
-# row's model where each group is a model (NA otherwise).
+# What the board shows beside each row: interval label, direction, scale, and its model.
 board_labels <- function(benchmark, rows, call = rlang::caller_env()) {
   b <- require_benchmark(benchmark, call = call)
   n <- nrow(rows)

@@ -147,8 +147,8 @@ task_board_rows <- function(task, label, spec = NULL) {
   board_rows(benchmark, model, summary_headline(benchmark, task, spec), source, header)
 }
 
-# A log's rows come from its header, so no sample is read; a log without them (plain vitals)
-# or under an epoch reducer (`spec`) is summarised from its samples.
+# A log's rows come from its header, so no sample is read; a plain vitals log, or one under
+# an epoch reducer (`spec`), is summarised from its samples.
 log_board_rows <- function(path, label, spec = NULL) {
   header <- read_log_header(path)
   benchmark <- header$eval$metadata$benchmark %||% label
@@ -165,8 +165,7 @@ log_board_rows <- function(path, label, spec = NULL) {
   board_rows(benchmark, header$eval$model %||% NA_character_, rows, source, header)
 }
 
-# A file cut short is read whole instead, which fails naming it, rather than trusting its
-# header.
+# A file cut short is read whole instead (failing, naming it) rather than trusting its header.
 ends_like_a_log <- function(path) {
   if (is_eval_log(path)) return(check_eval_finished(path))
   size <- file.size(path)
@@ -177,8 +176,8 @@ ends_like_a_log <- function(path) {
   grepl("\n  ]\n}\\s*$", tail, useBytes = TRUE)
 }
 
-# The headline rows of a benchmark's summary of `x` (a task, samples), with their keys;
-# under an epoch reducer (`spec`, R/stats-epochs.R) each key names it ("overall pass_at_2").
+# The headline rows of a benchmark's summary of `x`; under an epoch reducer (`spec`) each key
+# names it ("overall pass_at_2").
 summary_headline <- function(benchmark, x, spec = NULL) {
   headline <- benchmark_headline(require_benchmark(benchmark))
   rows <- check_summary_rows(quiet_summary(reduced_summary(benchmark, spec), x))
@@ -187,8 +186,7 @@ summary_headline <- function(benchmark, x, spec = NULL) {
   rows
 }
 
-# The headline rows logged in a header (headline_metadata()), as summary rows with keys and,
-# from logs that have them, their board labels (NA in older logs).
+# The headline rows logged in a header, with their board labels (NA in older logs).
 logged_headline <- function(logged) {
   if (!length(logged)) return(NULL)
   field <- function(name, as) {
@@ -206,7 +204,6 @@ logged_headline <- function(logged) {
                  model = field("model", as.character))
 }
 
-# Logs that could not be read or placed, in one warning.
 warn_skipped_logs <- function(skipped) {
   if (!length(skipped)) return(invisible())
   reasons <- vapply(strsplit(skipped, "\n"), `[[`, "", 1)
@@ -218,8 +215,7 @@ warn_skipped_logs <- function(skipped) {
   )
 }
 
-# Each benchmark, model and judge's rows from its latest run (by `created`; runs without a
-# log come after every logged one).
+# Each benchmark, model and judge's rows from its latest run (unlogged runs come last).
 latest_runs <- function(board) {
   key <- paste(board$benchmark, board$model, board$judge, sep = "\r")
   run <- paste(board$run, board$source, board$created, sep = "\r")
@@ -238,16 +234,14 @@ empty_board <- function() {
                  source = character())
 }
 
-# The share of battles whose verdict survived swapping the answers, as a run judged in both
-# orders logs it in its header (`judge_consistency`: consistent and judged-in-both counts);
-# NA for a run that judged one order (judge_audit() judges the other) or has no such judge.
+# The share of battles whose verdict survived swapping the answers (`judge_consistency`); NA
+# for a run judged in one order (judge_audit() judges the other) or with no such judge.
 judge_consistency_of <- function(header) {
   counts <- header$eval$metadata$judge_consistency
   if (is.null(counts$both) || !isTRUE(counts$both > 0)) return(NA_real_)
   as.double(counts$consistent) / as.double(counts$both)
 }
 
-# One board row per headline row.
 board_rows <- function(benchmark, model, rows, source, header = NULL) {
   labels <- logged_labels(rows) %||% board_labels(benchmark, rows)
   # a benchmark whose groups are models gives each row as a model, under the summary's metric
@@ -268,8 +262,7 @@ board_rows <- function(benchmark, model, rows, source, header = NULL) {
                  created = header$eval$created %||% NA_character_, source = source)
 }
 
-# The judge that scored a run: as a rescore names it, else from the scorer's name
-# ("dsbench_score (gpt-4o)"); NA without one.
+# The judge that scored a run: as a rescore names it, else from the scorer's name.
 log_judge <- function(header) {
   judge <- header$eval$metadata$judge
   if (rlang::is_string(judge)) return(judge)
@@ -281,8 +274,7 @@ log_judge <- function(header) {
   NA_character_
 }
 
-# The labels as the log's header holds them (NULL for a live task's rows): the log says what
-# its rows are, whatever is registered in this session.
+# The labels the log's header holds: the log says what its rows are, whatever is registered.
 logged_labels <- function(rows) {
   needed <- c("interval", "better", "scale")
   if (!all(needed %in% names(rows)) || anyNA(unlist(rows[needed]))) return(NULL)
@@ -290,9 +282,8 @@ logged_labels <- function(rows) {
        model = rows$model %||% rep(NA_character_, nrow(rows)))
 }
 
-# Log files named, and the .json logs inside directories named (newest first). In the folder
-# of an evaluation set, only the logs its records name (each cell's completed run) unless
-# `attempts`; the others are counted in a message.
+# Log files named, and the .json logs in folders named (newest first); in a set's folder only
+# the logs its records name (completed runs) unless `attempts`.
 log_files <- function(paths, attempts = TRUE) {
   files <- unlist(lapply(paths, function(p) {
     if (dir.exists(p)) {
@@ -340,6 +331,5 @@ completed_runs <- function(files) {
   files[keep]
 }
 
-# Where a folder records its completed runs: an evaluation set's record per finished cell
-# (written by R/evalset-records.R), read here to tell completed runs from attempts.
+# Where a set's folder records its completed runs (R/evalset-records.R).
 records_dir <- function(log_dir) file.path(log_dir, ".eval-set")

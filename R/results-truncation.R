@@ -1,12 +1,8 @@
 # Answers cut off at the token limit, counted per run: a low score from a too-small
-# `max_tokens` (or a reasoning model that thinks past it) must not read as a weak model.
-# The engine marks each answer (`truncated` in a solver's metadata: R/engine-reasoning.R);
-# every benchmark's summary counts them here, says so, and keeps the count on its rows.
+# `max_tokens` (or a reasoning model thinking past it) must not read as a weak model.
 
-# How many of each sample's answers were cut off, and how many answers it had. A sample's
-# solver metadata `truncated` is TRUE/FALSE, or a count of its answers cut off when it has
-# several (ProcessBench's votes: `n_votes` answers). Samples without it (logs written before
-# it was kept, solvers that do not record it) count as answers not cut off.
+# How many of each sample's answers were cut off (`truncated`: TRUE/FALSE, or a count when it
+# has several, as ProcessBench's votes), of how many; samples without it count as not cut off.
 answer_cuts <- function(samples) {
   n <- if (is.data.frame(samples)) nrow(samples) else 0L
   metadata <- if (n && "solver_metadata" %in% names(samples)) samples$solver_metadata else
@@ -19,9 +15,7 @@ answer_cuts <- function(samples) {
        answers = vapply(metadata, field, 1, name = "n_votes", default = 1))
 }
 
-# `rows` (a summary) with the count of answers cut off as its attribute `truncated`:
-# c(truncated = , answers = ), what a board or report reads; a summary note says it when
-# any was cut off.
+# `rows` with attribute `truncated` = c(truncated = , answers = ); a note says it when any was.
 with_truncation <- function(rows, cut, answers) {
   truncated <- sum(cut)
   total <- sum(answers)
@@ -38,10 +32,8 @@ with_truncation <- function(rows, cut, answers) {
   rows
 }
 
-# What a run's summary flags beside its numbers, for the log's header (eval.metadata) and
-# the board: the answers cut off (`truncated` of `answers`, from with_truncation()), and
-# `all_tied` where a summary has it (probsem: every query of every context tied, a server's
-# broken log-probabilities). `metrics`: a ResultsTask's summary metrics, measured.
+# What a run's summary flags for the header and the board: the answers cut off, and
+# `all_tied` (probsem: every query tied, a server's broken log-probabilities).
 run_flags <- function(metrics) {
   state <- if (length(metrics)) attr(metrics[[1]], "predictivebench_state")
   rows <- if (is.environment(state)) state$rows

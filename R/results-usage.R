@@ -48,10 +48,8 @@ set_chat_usage <- function(chat, input_tokens, output_tokens, cost = NA_real_) {
   chat$clone()$set_turns(turns)
 }
 
-# input tokens, output tokens and cost summed over assistant turns. A turn that was paid
-# for (it has tokens) at no known price (ellmer's cost is NA for a model it has no price
-# for) has no known cost: the sum is NA, never 0, as the engine's is. A turn without tokens
-# (a cached answer replayed, an offline one) cost nothing.
+# Tokens and cost summed over assistant turns. A paid turn (with tokens) at no known price
+# makes the sum NA, never 0, as the engine's; a turn without tokens (replayed) cost nothing.
 turn_usage <- function(turns) {
   if (!length(turns)) return(c(0, 0, 0))
   rowSums(vapply(turns, function(t) {
@@ -67,8 +65,7 @@ chat_usage <- function(chat) {
   turn_usage(turns)
 }
 
-# Per-sample usage (input, output, cost) from metadata, or from the chat when the metadata
-# has no token counts; `from_meta` says which.
+# Per-sample usage from metadata, or from the chat when it has no token counts (`from_meta`).
 sample_usage <- function(meta, chats) {
   n <- length(chats)
   out <- matrix(0, n, 3)
@@ -89,8 +86,7 @@ sample_usage <- function(meta, chats) {
   list(usage = out, from_meta = from_meta)
 }
 
-# The solver chats to log (each carrying its sample's summed usage), each sample's model usage
-# (its solver's and scorer's requests, per model) and the header's: the sum over samples,
+# The solver chats to log, each sample's model usage and the header's (the sum over samples),
 # so Inspect's per-sample and per-log totals agree.
 run_usage <- function(samples, solver_meta, scorer_meta) {
   chats <- samples$solver_chat
@@ -130,9 +126,8 @@ run_usage <- function(samples, solver_meta, scorer_meta) {
   list(solver_chats = chats, samples = per_sample, header = usage_entries(usage, models))
 }
 
-# A panel's samples' usage, each judge's under its own model (the scorer metadata's
-# `judges_usage`, see panel_usage_fields()): one row per sample and model, with the sample
-# it belongs to (`owner`). Their JSON texts are read in one parse.
+# A panel's samples' usage, each judge's under its own model (`judges_usage`): one row per
+# sample and model, with its sample (`owner`); their JSON texts are read in one parse.
 members_usage <- function(meta) {
   judges_usage_rows(vapply(meta, function(m) {
     text <- if (is.list(m)) m$judges_usage
@@ -140,7 +135,6 @@ members_usage <- function(meta) {
   }, ""))
 }
 
-# members_usage() of the `judges_usage` texts themselves, one a sample (NA: none).
 judges_usage_rows <- function(texts) {
   at <- which(!is.na(texts))
   empty <- list(owner = integer(), models = character(), usage = matrix(0, 0, 3))
@@ -156,9 +150,7 @@ judges_usage_rows <- function(texts) {
        usage = matrix(t(usage), ncol = 3))
 }
 
-# The scorer's judge as the log's header names it ("dsbench_score (<judge>)"): a panel's
-# label, as its samples' metadata give it (panel_usage_fields()), else the model of the
-# scorer's chat; NULL for a scorer without a judge.
+# The scorer's judge as the header names it: a panel's label, else the scorer chat's model.
 scorer_judge_name <- function(samples) {
   if (!"scorer_chat" %in% names(samples) || is.null(samples$scorer_chat[[1]])) return(NULL)
   meta <- if ("scorer_metadata" %in% names(samples)) samples$scorer_metadata[[1]]
@@ -166,10 +158,8 @@ scorer_judge_name <- function(samples) {
   samples$scorer_chat[[1]]$get_model()
 }
 
-# Inspect's ModelUsage per model, from rows of (input tokens, output tokens, cost). The
-# total cost is left out (unknown) when a request with tokens has no known cost: a model
-# without a price costs NA, not the sum of its free (cached) answers. Rows without tokens
-# and without a cost (a scorer that sent nothing) add nothing.
+# Inspect's ModelUsage per model, from rows of (input, output, cost); the total cost is left
+# out when a request with tokens has no known cost (see known_cost()).
 usage_entries <- function(usage, models) {
   keys <- unique(models)
   out <- lapply(keys, function(k) {
@@ -184,10 +174,8 @@ usage_entries <- function(usage, models) {
   out
 }
 
-# The dollars of requests with these costs and token counts: NA (unknown) when one was paid
-# (it has tokens) at no known price, whatever the others cost; NA when none has a price;
-# else the sum, requests without tokens (cached, failed, not sent) adding their 0 or nothing.
-# Every total of cost (summaries, logs, a set's table) is this one.
+# Every total of cost is this one: NA when a request was paid (has tokens) at no known price,
+# or when none has a price; else the sum.
 known_cost <- function(cost, tokens) {
   cost <- as.double(cost)
   if (any(is.na(cost) & zero_na(tokens) > 0) || (length(cost) && all(is.na(cost)))) {

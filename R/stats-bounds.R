@@ -9,18 +9,15 @@ clip_to_limits <- function(bounds, limits) {
   bounds
 }
 
-# Scores with no spread to measure, inside known `limits`: all equal, at a limit or (from
-# `n` of two or more scores or clusters) inside. Neither the normal interval nor a bootstrap
-# can vary there.
+# Scores with no spread, inside known `limits`: all equal, at a limit or (n >= 2) inside.
+# Neither the normal interval nor a bootstrap can vary there.
 is_constant <- function(x, limits, n = length(x)) {
   !is.null(limits) && length(x) > 0 && all(x == x[[1]]) && (n > 1 || x[[1]] %in% limits)
 }
 
-# The interval of a mean whose `n` scores (or clusters) all equal `m`: another value, anywhere
-# in `limits`, may hold for up to the share w = z^2 / (n + z^2) of items (the Wilson upper
-# bound of a proportion seen 0 times in n), so the mean lies between m pulled that share
-# towards each limit. At a limit this is the Wilson score interval of a proportion that is 0
-# or 1 (ten 0s on c(0, 1): 0 to 0.278).
+# The interval of a mean whose `n` scores all equal `m`: another value may hold for up to the
+# share z^2 / (n + z^2) of items (Wilson's upper bound of a proportion seen 0 times in n), so
+# the mean lies between m pulled that share towards each limit (ten 0s on c(0, 1): 0 to 0.278).
 constant_bounds <- function(m, limits, n, z) {
   p <- (m - limits[[1]]) / (limits[[2]] - limits[[1]])
   w <- z^2 / (n + z^2)

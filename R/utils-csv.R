@@ -2,8 +2,7 @@
 # file, row and field: read.csv() alone drops rows after a NUL byte or a bad byte and pads or
 # wraps ragged rows with at most a warning.
 
-# `path` as a tibble of text columns (an empty field is "", never missing); `what` names the file
-# in errors. Missing `required` columns or duplicated names are errors.
+# `path` as a tibble of text columns (an empty field is "", never missing).
 read_csv_checked <- function(path, required, what = "file", call = rlang::caller_env()) {
   if (!file.exists(path)) {
     abort_pb("The {what} does not exist.", "missing_file", file = path, call = call)
@@ -52,8 +51,7 @@ check_csv_nul <- function(path, what, call) {
   )
 }
 
-# Which record (0 = the header) and field (1-based) the byte after `prefix` falls in, quotes
-# respected: a quoted field may hold commas and line breaks.
+# Which record (0 = the header) and field the byte after `prefix` falls in, quotes respected.
 csv_place <- function(prefix) {
   quote <- prefix == charToRaw('"')
   outside <- (cumsum(quote) %% 2 == 0) & !quote
@@ -97,7 +95,6 @@ check_csv_fields <- function(path, what, call) {
            "csv", file = path, row = bad[[1]], call = call)
 }
 
-# Fields per record, the header first (blank lines no records; a quoted field may span lines).
 csv_field_counts <- function(path) {
   fields <- utils::count.fields(path, sep = ",", quote = "\"", comment.char = "",
                                 blank.lines.skip = TRUE)
@@ -106,8 +103,7 @@ csv_field_counts <- function(path) {
 
 ragged_rows <- function(fields) which(fields[-1] != fields[1])
 
-# A copy of a CSV file without the records whose field count differs from the header's
-# (warned about, by data row), and the data rows of the original that the copy keeps.
+# A copy of a CSV file without its ragged records (warned about), and the data rows it keeps.
 csv_without_ragged_rows <- function(path) {
   fields <- csv_field_counts(path)
   bad <- ragged_rows(fields)
@@ -125,8 +121,7 @@ csv_without_ragged_rows <- function(path) {
   list(path = copy, rows = rows)
 }
 
-# The record each line belongs to (0 = the header, so a data row's number; NA = a blank line
-# between records), quotes respected: a quoted field may span lines.
+# The record of each line (0 = the header; NA = a blank line), quotes respected.
 csv_line_records <- function(lines) {
   quotes <- vapply(gregexpr('"', lines, useBytes = TRUE), function(m) sum(m > 0), 1)
   record <- rep(NA_integer_, length(lines))

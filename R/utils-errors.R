@@ -58,10 +58,9 @@ abort_pb <- function(message, kind, file = NULL, row = NULL, field = NULL,
   )
 }
 
-# The frame of the function the user called: the outermost predictivebench function on the
-# stack that was called from outside the package (not a vitals-called closure, helper or
-# handler), so an error names what the user typed; `call` when there is none, it is NULL, or it
-# is a call written out by the caller.
+# The frame of the function the user called: the outermost predictivebench function called
+# from outside the package (not a vitals-called closure or handler), so an error names what
+# the user typed; else `call`.
 user_call <- function(call) {
   if (is.null(call) || !is.environment(call)) return(call)
   ns <- topenv(environment(user_call))
@@ -158,7 +157,6 @@ as_chat <- function(x, arg = rlang::caller_arg(x), allow_null = FALSE,
   )
 }
 
-# The argument-check name for the same thing.
 check_chat <- as_chat
 
 `%||%` <- function(x, y) if (is.null(x)) y else x
@@ -192,7 +190,7 @@ redact_text <- function(text, secrets) {
   out
 }
 
-# The forms a credential takes in a text, longest first (a form holding another is replaced whole).
+# The forms a credential takes in a text, longest first (one holding another replaced whole).
 secret_forms <- function(secrets) {
   json <- function(s) {
     vapply(s, function(x) {
@@ -238,8 +236,8 @@ redact_runs <- function(x, secret) {
   }, "", USE.NAMES = FALSE)
 }
 
-# Arguments given by their names before 0.2.0, through `...`: refused when unknown, else taken
-# for one release with one warning saying what replaces them.
+# Arguments given by their pre-0.2.0 names through `...`: refused when unknown, else taken for
+# one release with one warning.
 deprecated_dots <- function(dots, fun, old_names, instead, call = rlang::caller_env()) {
   if (!length(dots)) return(dots)
   unknown <- setdiff(names(dots), old_names)

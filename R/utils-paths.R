@@ -13,7 +13,6 @@ path_inside <- function(root, name) {
   if (is_within(real, real_path(root))) real else NULL
 }
 
-# Whether the real path `real` is `root` itself or below it (both already resolved).
 is_within <- function(real, root) {
   root <- sub("/+$", "", root)
   identical(real, root) || startsWith(real, paste0(root, "/"))
@@ -31,8 +30,7 @@ real_path <- function(path) {
   file.path(real_path(parent), basename(path))
 }
 
-# The real path of `name` under `root`, or a `predictivebench_error_path` naming where the
-# name came from (`file`, `row`, `field`) and the folder it must stay in.
+# The real path of `name` under `root`, or a `predictivebench_error_path` naming where it came from.
 check_path_inside <- function(root, name, what, file = NULL, row = NULL, field = NULL,
                               call = rlang::caller_env()) {
   path_inside(root, name) %||%
@@ -49,9 +47,8 @@ abort_path_outside <- function(root, name, what, file = NULL, row = NULL, field 
   )
 }
 
-# A file name the package makes, portable and at most `max_bytes` bytes: only ASCII letters,
-# digits, `.+-_` survive (else `-`); an over-long part, or name, keeps its head and a short hash
-# of the original, so two long names never meet.
+# A portable file name of at most `max_bytes` bytes; an over-long part keeps its head and a
+# short hash of the original, so two long names never meet.
 portable_file_name <- function(parts, ext = "", sep = "_", max_bytes = 255L, max_part = 64L) {
   parts <- as.character(parts)
   clean <- vapply(parts, portable_part, "", max_part = max_part, USE.NAMES = FALSE)

@@ -24,8 +24,9 @@
 #   `logged()` closure (`environment(step)$fn`);
 # * the compat file of a dependency is `R/*-compat-<dependency>.R`.
 
+# tests/testthat/test-house.R sources this file with `house_root` set and reads its figures.
 args <- commandArgs(trailingOnly = TRUE)
-root <- if (length(args)) args[[1]] else "."
+root <- if (exists("house_root", inherits = FALSE)) house_root else if (length(args)) args[[1]] else "."
 if (!file.exists(file.path(root, "DESCRIPTION")) || !dir.exists(file.path(root, "R"))) {
   stop("Run from the package's folder (or give it): no DESCRIPTION and R/ in ", root)
 }
@@ -682,14 +683,19 @@ for (c in circles) {
               paste(sub("[.][Rr]$", "", c$files), collapse = ", ")))
 }
 
-cat("\nPrivate state and unexported functions of vitals and ellmer\n")
-for (d in deps) {
+# Each dependency's reaches: those inside and outside its compat file, and the distinct names
+# reached (not the means, a computed name or the env handed on).
+dep_reaches <- function(d) {
   r <- reaches[reaches$dep %in% d & !reaches$dynamic, ]
   inside <- r[r$compat, ]
-  outside <- r[!r$compat, ]
-  # distinct names reached (not the means, a computed name or the env handed on)
-  named_inside <- grep("^<", setdiff(unique(inside$name), mechanism), value = TRUE, invert = TRUE)
-  named <- grep("^<", setdiff(unique(r$name), mechanism), value = TRUE, invert = TRUE)
+  list(r = r, inside = inside, outside = r[!r$compat, ],
+       named_inside = grep("^<", setdiff(unique(inside$name), mechanism), value = TRUE, invert = TRUE),
+       named = grep("^<", setdiff(unique(r$name), mechanism), value = TRUE, invert = TRUE))
+}
+
+cat("\nPrivate state and unexported functions of vitals and ellmer\n")
+for (d in deps) {
+  list2env(dep_reaches(d), environment())
   functions <- unique(r$name[grepl("^unexported", r$kind)])
   compat <- if (length(compat_files[[d]])) paste(compat_files[[d]], collapse = ", ") else "none"
   row(sprintf("%s: uses outside its compat file", d),
