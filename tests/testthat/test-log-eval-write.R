@@ -101,6 +101,26 @@ test_that("$eval(log_format = 'eval') writes the JSON run's log as .eval, valid 
                class = "predictivebench_error_argument")
 })
 
+test_that("the .eval writer appends batches together, at most a tenth of the log unzipped", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc", created = "2026-01-02T03:04:05.123456+00:00",
+                  format = "eval")
+  appends <- 0L
+  zipped <- 0L
+  for (k in 0:59) {
+    log_writer_add(w, lapply(k * 10 + 1:10, eval_sample))
+    now <- sum(startsWith(zip::zip_list(w$part)$filename, "samples/"))
+    appends <- appends + (now > zipped)
+    zipped <- now
+    expect_gte(zipped, (k + 1) * 10 / 1.1 - 10)
+  }
+  path <- log_writer_finish(w, eval_header(600))
+  # one append a batch would be 60; each rewrites the zip's central directory
+  expect_lt(appends, 35)
+  expect_equal(sum(startsWith(zip::zip_list(path)$filename, "samples/")), 600)
+  expect_equal(sum(startsWith(zip::zip_list(path)$filename, "_journal/summaries/")), 60)
+})
+
 test_that("a JSON log converted to .eval keeps every sample's text and its header", {
   server <- local_fake_openai(function(body, n) "\\boxed{A}")
   tsk <- futurex_task(futurex_dataset(version = "sample"), dir = withr::local_tempdir())
