@@ -129,24 +129,15 @@
 #'   when you give your own `solver`).
 #' @param images Attach each competition's first image, as the original does for vision
 #'   models. Set `FALSE` for models without vision.
-#' @param context_limit The model's context window in tokens. The original used 128,000
-#'   for GPT-4 class models and 16,385 for `gpt-3.5-turbo-0125`.
-#' @param reserve_tokens Tokens kept free for the answer (the original's 6,000).
-#' @param encoding The tiktoken encoding that counts and cuts the prompt (`"cl100k_base"`,
-#'   `"o200k_base"`) or an OpenAI model name; `NULL` (the default) takes the solver chat's
-#'   model, as the original's `tiktoken.encoding_for_model(model)`.
-#' @param count_tokens `NULL` (the default: tiktoken's count through rtiktoken, as in
-#'   "Truncation") or a function of one string returning its token count, used
-#'   instead to cut the prompt.
 #' @param system_prompt `NULL` (the original's system prompt, see "Solver") or a string to
 #'   use instead.
 #' @param temperature The original's 0; `NULL` leaves the chat's own.
 #' @param params Other request parameters (see [ellmer::params()]), such as
 #'   `list(max_tokens = 4096)`.
 #' @inheritParams settings-args
-#' @param image_max_tokens `max_tokens` for requests with an image (the original's 2256);
-#'   `NULL` leaves it unset.
-#' @param max_cells In the files mode, the most cells a tool reads from a range at once.
+#' @param options A [dsbench_options()] object: the prompt's token budget and the files
+#'   mode's cells.
+#' @param ... Deprecated: the fields of [dsbench_options()] by their names (before 0.2.0).
 #' @param scorer_chat The judge, an ellmer chat (the original used `gpt-4o-2024-05-13`),
 #'   given here or through `$eval(scorer_chat = )`; a list of chats is a panel of judges
 #'   (see "Judge panels").
@@ -288,34 +279,24 @@ dsbench_is_relative_inside <- function(relative) {
 #' @rdname dsbench_task
 #' @order 3
 #' @export
-dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
-                           context_limit = 128000, reserve_tokens = 6000,
-                           encoding = NULL, count_tokens = NULL, image_max_tokens = 2256,
-                           max_cells = 2000, temperature = 0, params = NULL,
-                           system_prompt = NULL, settings = NULL) {
+dsbench_solver <- function(mode = c("inline", "files"), images = TRUE, temperature = 0,
+                           params = NULL, system_prompt = NULL, settings = NULL,
+                           options = dsbench_options(), ...) {
   mode <- rlang::arg_match(mode)
   check_flag(images)
-  check_count(context_limit)
-  check_count(reserve_tokens, min = 0)
-  if (reserve_tokens >= context_limit) {
-    abort_pb("{.arg reserve_tokens} must be smaller than {.arg context_limit}.", "argument")
-  }
-  check_string(encoding, allow_null = TRUE)
-  if (identical(count_tokens, dsbench_count_tokens)) count_tokens <- NULL
-  if (!is.null(count_tokens) && !is.function(count_tokens)) {
-    abort_pb("{.arg count_tokens} must be a function or {.code NULL}.", "argument")
-  }
+  check_options(options, "dsbench_options")
+  options <- dsbench_options_with_dots(options, list(...))
   check_string(system_prompt, allow_null = TRUE)
-  check_count(image_max_tokens %||% 1)
   check_number(temperature, allow_null = TRUE)
   if (!is.null(temperature)) {
     params <- utils::modifyList(list(temperature = temperature), as.list(params))
   }
   settings <- as_request_settings(settings)
-  config <- list(mode = mode, images = images, budget = context_limit - reserve_tokens,
-                 encoding = encoding, count_tokens = count_tokens,
+  config <- list(mode = mode, images = images,
+                 budget = options$context_limit - options$reserve_tokens,
+                 encoding = options$encoding, count_tokens = options$count_tokens,
                  system_prompt = system_prompt, params = params,
-                 image_max_tokens = image_max_tokens, max_cells = max_cells,
+                 image_max_tokens = options$image_max_tokens, max_cells = options$max_cells,
                  settings = settings)
   # Each input's folder, image and workbook list come from the task's dataset, which
   # dsbench_task() binds; unbound, the inline mode answers from the prompts alone.
@@ -324,6 +305,65 @@ dsbench_solver <- function(mode = c("inline", "files"), images = TRUE,
     config$settings <- settings_with_dots(settings, ...)
     dsbench_solve(inputs, rows, solver_chat, config)
   })
+}
+
+#' How the DSBench solver fits a prompt
+#'
+#' `dsbench_options()` gathers what [dsbench_solver()] is told about the model's context:
+#' the token budget the prompt is cut to (see "Truncation" in [dsbench_task()]), the
+#' tokenizer that counts it, the answer's tokens for a request with an image, and the cells
+#' a tool reads in the files mode, each checked once here.
+#'
+#' @param context_limit The model's context window in tokens. The original used 128,000
+#'   for GPT-4 class models and 16,385 for `gpt-3.5-turbo-0125`.
+#' @param reserve_tokens Tokens kept free for the answer (the original's 6,000).
+#' @param encoding The tiktoken encoding that counts and cuts the prompt (`"cl100k_base"`,
+#'   `"o200k_base"`) or an OpenAI model name; `NULL` (the default) takes the solver chat's
+#'   model, as the original's `tiktoken.encoding_for_model(model)`.
+#' @param count_tokens `NULL` (the default: tiktoken's count through rtiktoken, as in
+#'   "Truncation") or a function of one string returning its token count, used
+#'   instead to cut the prompt.
+#' @param image_max_tokens `max_tokens` for requests with an image (the original's 2256);
+#'   `NULL` leaves it unset.
+#' @param max_cells In the files mode, the most cells a tool reads from a range at once.
+#' @returns An object of class `dsbench_options`.
+#' @seealso [dsbench_solver()]
+#' @family dsbench
+#' @export
+#' @examples
+#' # A gpt-3.5-turbo-0125 sized context, as in the original's runs of that model
+#' dsbench_solver(options = dsbench_options(context_limit = 16385))
+dsbench_options <- function(context_limit = 128000, reserve_tokens = 6000, encoding = NULL,
+                            count_tokens = NULL, image_max_tokens = 2256, max_cells = 2000) {
+  check_count(context_limit)
+  check_count(reserve_tokens, min = 0)
+  if (reserve_tokens >= context_limit) {
+    abort_pb("{.arg reserve_tokens} must be smaller than {.arg context_limit}.", "argument",
+             field = "reserve_tokens")
+  }
+  check_string(encoding, allow_null = TRUE)
+  if (identical(count_tokens, dsbench_count_tokens)) count_tokens <- NULL
+  if (!is.null(count_tokens) && !is.function(count_tokens)) {
+    abort_pb("{.arg count_tokens} must be a function or {.code NULL}.", "argument",
+             field = "count_tokens")
+  }
+  check_count(image_max_tokens %||% 1)
+  check_count(max_cells)
+  structure(list(context_limit = context_limit, reserve_tokens = reserve_tokens,
+                 encoding = encoding, count_tokens = count_tokens,
+                 image_max_tokens = image_max_tokens, max_cells = max_cells),
+            class = "dsbench_options")
+}
+
+# The options dsbench_solver() took by their names before 0.2.0: one release, with a
+# warning; they win over the same fields of `options`.
+dsbench_options_with_dots <- function(options, dots, call = rlang::caller_env()) {
+  if (!length(dots)) return(options)
+  deprecated_dots(dots, "dsbench_solver", names(formals(dsbench_options)),
+                  "options = dsbench_options()", call = call)
+  fields <- unclass(options)
+  fields[names(dots)] <- dots
+  rlang::exec(dsbench_options, !!!fields)
 }
 
 dsbench_solve <- function(inputs, rows, solver_chat, config,

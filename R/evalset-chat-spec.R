@@ -235,7 +235,8 @@ env_fingerprint <- function(env, depth, seen) {
   id <- format(env)  # its address: unique while the environment lives
   if (!is.null(seen[[id]])) return("<seen>")
   seen[[id]] <- TRUE
-  names <- sort(ls(env, all.names = TRUE))
+  # `...` is the frame's promises, already read into the values beside it
+  names <- setdiff(sort(ls(env, all.names = TRUE)), "...")
   lapply(stats::setNames(names, names), function(n) {
     closure_fingerprint(get(n, envir = env), depth + 1L, seen)
   })

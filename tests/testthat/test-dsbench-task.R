@@ -119,13 +119,16 @@ test_that("a failed solver request is not judged and counts as incorrect", {
   expect_equal(dsbench_summary(tsk)$solver_failures[[1]], 1)
 })
 
+# A 100-token budget: a 6100-token context, 6000 of it reserved.
+budget_100 <- function(...) dsbench_options(context_limit = 6100, reserve_tokens = 6000, ...)
+
 # Runs the sample with a 100-token budget (context 6100, 6000 reserved) against a fake
 # server; returns the evaluated task and the user texts the server received.
 run_with_budget_100 <- function(...) {
   server <- local_fake_openai(function(body, n) "ok", .local_envir = parent.frame())
   tsk <- dsbench_task(
     dsbench_dataset(version = "sample"),
-    solver = dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE, ...,
+    solver = dsbench_solver(images = FALSE, options = budget_100(), ...,
                             settings = request_settings(cache = FALSE)),
     scorer = dsbench_scorer_exact(), dir = withr::local_tempdir(.local_envir = parent.frame())
   )
@@ -154,7 +157,7 @@ test_that("the solver truncates long prompts from the front", {
   expect_equal(vapply(meta, `[[`, 1, "prompt_tokens"), unname(pmin(counts, 100)))
   expect_true(all(vapply(meta, `[[`, "", "tokenizer") == "o200k_base"))
   # The encoding follows the chat's model: gpt-4-turbo counts with cl100k_base.
-  solver <- dsbench_solver(context_limit = 6100, reserve_tokens = 6000, images = FALSE, encoding = "gpt-4-turbo-2024-04-09",
+  solver <- dsbench_solver(images = FALSE, options = budget_100(encoding = "gpt-4-turbo-2024-04-09"),
                            settings = request_settings(cache = FALSE))
   out <- solver(data$input[1:2], solver_chat = fake_chat(run$server))
   expect_identical(out$solver_metadata[[1]]$tokenizer, "cl100k_base")
@@ -217,8 +220,30 @@ test_that("files mode sends no workbook text and answers through confined tools"
   expect_equal(summ$output_tokens[[1]], 3 * 6 + 2 * 5)
 })
 
+test_that("dsbench_solver()'s old option names warn, and cut the prompt as options = does", {
+  data <- dsbench_dataset(version = "sample")
+  prompts <- function(solver) {
+    server <- local_fake_openai(function(body, n) "ok")
+    solver(data$input[1:2], solver_chat = fake_chat(server))
+    vapply(server$requests(), last_user_text, "")
+  }
+  no_cache <- request_settings(cache = FALSE)
+  new <- prompts(dsbench_solver(images = FALSE, options = budget_100(), settings = no_cache))
+  expect_warning(
+    old <- dsbench_solver(images = FALSE, context_limit = 6100, reserve_tokens = 6000,
+                          settings = no_cache),
+    class = "predictivebench_warning_deprecated"
+  )
+  expect_identical(prompts(old), new)
+  expect_true(any(nchar(new) < nchar(data$input[1:2])))
+  expect_error(dsbench_solver(contxt_limit = 10), class = "predictivebench_error_argument")
+  expect_error(dsbench_solver(options = list(context_limit = 10)),
+               class = "predictivebench_error_argument")
+  expect_lte(length(formals(dsbench_solver)), 8)
+})
+
 test_that("dataset and solver check their inputs", {
-  expect_error(dsbench_solver(context_limit = 100, reserve_tokens = 200),
+  expect_error(dsbench_options(context_limit = 100, reserve_tokens = 200),
                class = "predictivebench_error_argument")
   expect_error(dsbench_dataset(version = "sample", data_dir = tempfile()),
                class = "predictivebench_error_missing_file")

@@ -177,7 +177,7 @@ test_that("DSBench's request groups (system prompts, images) share one pool and 
   with_image <- !is.na(data$image_used)
   expect_true(any(with_image) && any(!with_image))  # two groups: with and without an image
   tsk <- dsbench_task(data, dir = withr::local_tempdir(), scorer = dsbench_scorer_exact(),
-                      solver = dsbench_solver(count_tokens = function(x) nchar(x) %/% 4,
+                      solver = dsbench_solver(options = dsbench_options(count_tokens = function(x) nchar(x) %/% 4),
                                               settings = request_settings(cache = FALSE,
                                                                           rpm = Inf, retry = list(backoff = 0))))
   suppressWarnings(tsk$eval(solver_chat = fake_chat(server, model = "gpt-4o"), view = FALSE))
