@@ -56,16 +56,46 @@ index_package_benchmarks <- function() {
   for (benchmark in package_benchmarks()) {
     data <- benchmark$data
     has_data <- !is.null(data$prepare) || !is.null(data$sample$table) || !is.null(data$versions)
-    register_benchmark(benchmark, internal = is.null(benchmark$task) && !has_data)
+    index_benchmark(benchmark, internal = is.null(benchmark$task) && !has_data)
   }
 }
 
 rlang::on_load(index_package_benchmarks())
 
-# Indexes a benchmark under its name: the index's only side effect. Returns the previous
-# registration as new_benchmark()'s arguments (or NULL), which put it back.
-register_benchmark <- function(benchmark, replace = FALSE, internal = FALSE,
-                               call = rlang::caller_env()) {
+#' Register a benchmark: run it by name, list it, read its logs
+#'
+#' `register_benchmark()` indexes a benchmark made by [new_benchmark()] under its name, the
+#' index's one side effect: [eval_set()] then runs it by name (`"toy@sample"`, also on mirai
+#' daemons, where the registration travels with its cells), [registered_benchmarks()] and
+#' [benchmark_versions()] list it, and [leaderboard()] and [compare_models()] read its
+#' headline and statistic. Registering is the caller's explicit step: [new_benchmark()]
+#' given its parts returns the object only.
+#'
+#' @param b A benchmark, made by [new_benchmark()] from its parts.
+#' @param replace `FALSE` (the default): registering a name that is registered already (the
+#'   package's own, or one of yours) is an error of class `predictivebench_error_registered`,
+#'   unless it is the same benchmark. `TRUE` replaces it.
+#' @returns The benchmark registered under that name before (`register_benchmark(old,
+#'   replace = TRUE)` puts it back), or `NULL`, invisibly.
+#' @family adding a benchmark
+#' @export
+#' @examples
+#' toy <- new_benchmark("toy", summary = list(fn = function(x) grouped_summary(1)),
+#'                      data = list(sample = data.frame(id = "a", input = "1 + 1?",
+#'                                                      target = "2")))
+#' register_benchmark(toy)
+#' "toy" %in% registered_benchmarks()$name
+#' unregister_benchmark("toy")
+register_benchmark <- function(b, replace = FALSE) {
+  old <- if (is_benchmark(b)) the_benchmarks[[b$name]]
+  index_benchmark(b, replace = replace, call = rlang::current_env())
+  invisible(old)
+}
+
+# Indexes a benchmark under its name, listed or (`internal`) not. Returns the previous
+# registration as new_benchmark()'s flat arguments (or NULL), which put it back.
+index_benchmark <- function(benchmark, replace = FALSE, internal = FALSE,
+                            call = rlang::caller_env()) {
   if (!is_benchmark(benchmark)) {
     abort_pb("{.arg benchmark} must be a benchmark made by {.fn new_benchmark}.", "argument",
              field = "benchmark", call = call)
@@ -105,7 +135,7 @@ local_benchmarks <- function(benchmarks, env = parent.frame()) {
   benchmarks <- benchmarks[!duplicated(vapply(benchmarks, `[[`, "", "name"))]
   for (benchmark in benchmarks) {
     defer_restore(benchmark$name, env)
-    register_benchmark(benchmark, replace = TRUE)
+    index_benchmark(benchmark, replace = TRUE)
   }
   invisible(benchmarks)
 }
@@ -116,7 +146,7 @@ defer_restore <- function(name, env) {
   unlisted <- isTRUE(unlisted_benchmarks[[name]])
   withr::defer({
     if (is.null(old)) unregister_benchmark(name) else
-      register_benchmark(old, replace = TRUE, internal = unlisted)
+      index_benchmark(old, replace = TRUE, internal = unlisted)
   }, envir = env)
 }
 

@@ -22,6 +22,19 @@ test_that("new_benchmark() checks what makes a benchmark one", {
   expect_null(registration("x"))
 })
 
+test_that("flat fields still register for one release, with a deprecation warning", {
+  withr::defer(unregister_benchmark("x-flat"))
+  expect_warning(new_benchmark("x-flat", identity, headline = "a"),
+                 class = "predictivebench_warning_deprecated")
+  expect_identical(registration("x-flat")$headline, "a")
+  # given its parts: the object only, no warning; registering is the verb's
+  expect_no_warning(b <- new_benchmark("x-parts", list(fn = identity)))
+  expect_null(registration("x-parts"))
+  withr::defer(unregister_benchmark("x-parts"))
+  expect_null(register_benchmark(b))
+  expect_identical(registration("x-parts"), benchmark_fields(b))
+})
+
 test_that("a missing field is a classed error naming it", {
   err <- expect_error(new_benchmark("x"), class = "predictivebench_error_argument")
   expect_equal(err$field, "summary")
