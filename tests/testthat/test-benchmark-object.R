@@ -177,7 +177,9 @@ test_that("the legacy mapping covers every old field, each landing in its part",
   values <- flat_values("obj-flat")
   expect_length(values, 28)
   expect_setequal(c(names(legacy_fields), "internal", "replace"), names(values))
-  old <- do.call(new_benchmark, values)
+  # the old way keeps working for a release, and says it is deprecated
+  expect_warning(old <- do.call(new_benchmark, values),
+                 class = "predictivebench_warning_deprecated")
   withr::defer(unregister_benchmark("obj-flat"))
   expect_null(old)
   b <- the_benchmarks[["obj-flat"]]
@@ -220,7 +222,8 @@ test_that("the legacy mapping covers every old field, each landing in its part",
   expect_identical(parts, b)
   expect_identical(benchmark_fields(parts, internal = TRUE), registration("obj-flat"))
   # and the flat registration makes it again: what new_benchmark() returns restores it
-  old <- do.call(new_benchmark, c(registration("obj-flat"), replace = TRUE))
+  expect_warning(old <- do.call(new_benchmark, c(registration("obj-flat"), replace = TRUE)),
+                 class = "predictivebench_warning_deprecated")
   expect_identical(the_benchmarks[["obj-flat"]], b)
   expect_identical(old, c(registration("obj-flat"), replace = TRUE))
 })
