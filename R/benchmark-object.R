@@ -451,6 +451,13 @@ benchmark_verdicts <- function(benchmark, run) UseMethod("benchmark_verdicts")
 #' @export
 benchmark_verdicts.default <- function(benchmark, run) NULL
 
+# A panel's verdicts of a run, samples x members; NULL where the benchmark does not say which
+# is its verdict (the default).
+benchmark_panel_verdicts <- function(benchmark, run) UseMethod("benchmark_panel_verdicts")
+
+#' @export
+benchmark_panel_verdicts.default <- function(benchmark, run) NULL
+
 # A pinned version's task table from its `rows` and their downloaded `files`.
 benchmark_prepare <- function(benchmark, rows, files) UseMethod("benchmark_prepare")
 
