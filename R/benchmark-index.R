@@ -318,7 +318,7 @@ check_interval <- function(interval, call = rlang::caller_env()) {
 
 check_versions <- function(versions, name = NULL, call = rlang::caller_env()) {
   if (is.null(versions)) return(invisible())
-  needed <- names(pinned_file("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
+  needed <- names(no_pinned_files())
   if (!is.data.frame(versions) || !all(needed %in% names(versions)) ||
       (!is.null(name) && !all(versions$benchmark == name))) {
     abort_pb(c("{.arg versions} must be a table of the benchmark's pinned files, one row per
@@ -332,13 +332,24 @@ check_versions <- function(versions, name = NULL, call = rlang::caller_env()) {
 # unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
 # counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
 # ../shared/reference).
-pinned_file <- function(benchmark, version, default, host, repo, commit, path, size, sha256,
-                        licence, citation, items, role = "data") {
+# `pin`: where the files are, `c(host = , repo = , commit = )`; `files`: `list(path = , size
+# = , sha256 = )`, one element per file; `about`: `list(licence = , citation = , items = )`.
+pinned_file <- function(benchmark, version, default, pin, files, about, role = "data") {
   tibble::tibble(
-    benchmark = benchmark, version = version, default = default, host = host, repo = repo,
-    commit = commit, path = path, size = as.numeric(size), sha256 = as.character(sha256),
-    licence = licence, citation = citation, items = as.integer(items), role = role
+    benchmark = benchmark, version = version, default = default, host = pin[["host"]],
+    repo = pin[["repo"]], commit = pin[["commit"]], path = files[["path"]],
+    size = as.numeric(files[["size"]]), sha256 = as.character(files[["sha256"]]),
+    licence = about[["licence"]], citation = about[["citation"]],
+    items = as.integer(about[["items"]]), role = role
   )
+}
+
+# The table of no pinned file, in pinned_file()'s columns.
+no_pinned_files <- function() {
+  pinned_file(character(), character(), logical(),
+              list(host = character(), repo = character(), commit = character()),
+              list(path = character(), size = numeric(), sha256 = character()),
+              list(licence = character(), citation = character(), items = integer()))
 }
 
 check_headline <- function(headline, allow_null = FALSE, call = rlang::caller_env()) {

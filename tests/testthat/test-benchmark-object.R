@@ -145,7 +145,9 @@ test_that("the validator refuses what new_benchmark() did not make", {
     expect_identical(err$field, "benchmark")
   }
   # versions of another benchmark: the object is checked across its parts
-  rows <- pinned_file("other", "v1", TRUE, "github", "o/r", "c", "p.json", 1, NA, "l", "c", 1)
+  rows <- pinned_file("other", "v1", TRUE, c(host = "github", repo = "o/r", commit = "c"),
+                      list(path = "p.json", size = 1, sha256 = NA),
+                      list(licence = "l", citation = "c", items = 1))
   err <- expect_error(new_benchmark("obj-valid", list(fn = identity),
                                     data = list(versions = rows)),
                       class = "predictivebench_error_argument")
@@ -163,7 +165,8 @@ flat_values <- function(name) {
     elo_scale = "rating", schema = check_schema_table(data.frame(name = "id", type = "string")),
     sample = toy,
     sample_items = 2L, sample_files = "extdata/obj", versions = pinned_file(
-      name, "v1", TRUE, "github", "o/r", "c", "p.json", 1, NA, "l", "c", 1),
+      name, "v1", TRUE, c(host = "github", repo = "o/r", commit = "c"),
+      list(path = "p.json", size = 1, sha256 = NA), list(licence = "l", citation = "c", items = 1)),
     prepare = function(source, out = NULL) "prepare", prepare_pinned = function(rows, files) 1,
     flattener = "objmod", unpacked = function(rows) "dir", statistic = function(items) 0.5,
     statistic_metric = "h2", statistic_columns = "topic", cluster = function(samples) "topic",
