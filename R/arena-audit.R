@@ -12,7 +12,7 @@ judged_runs.arena_run <- function(x) {
 }
 
 #' @export
-audit_judged.judged_arena_ratings <- function(run, opts) {
+benchmark_audit.arena_ratings_benchmark <- function(benchmark, run, opts) {
   battles <- arena_audit_battles(run)
   battles <- judge_missing_orders(battles, run, opts)
   own <- arena_own_contestants(unique(c(battles$model_a, battles$model_b)), run$label,
@@ -47,14 +47,14 @@ unreadable_audit_rows <- function(run, battles, opts) {
 # Verdicts for agreement: an unreadable one (`invalid`) is no label, left out as a failed
 # request's is.
 #' @export
-panel_verdicts.judged_arena_ratings <- function(run) {
+benchmark_panel_verdicts.arena_ratings_benchmark <- function(benchmark, run) {
   verdicts <- panel_matrix(run$samples, "winner_ab")
   if (!is.null(verdicts)) verdicts[failed_judgement(verdicts)] <- NA_character_
   verdicts
 }
 
 #' @export
-judged_verdicts.judged_arena_ratings <- function(run) {
+benchmark_verdicts.arena_ratings_benchmark <- function(benchmark, run) {
   battles <- arena_audit_battles(run)
   samples <- run$samples
   verdict <- ifelse(failed_judgement(battles$winner_ab), NA_character_, battles$winner_ab)

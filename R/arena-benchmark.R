@@ -6,17 +6,19 @@ elobench_citation <- "EloBench, https://github.com/v-xchen-v/EloBench (commit 8b
 arena_versions <- function() {
   elo <- "v-xchen-v/EloBench"
   commit <- "8b4c13097bb95b5c461df76fe3d4d0cd95a53c59"
+  pin <- c(host = "github", repo = elo, commit = commit)
+  about <- function(items) {
+    list(licence = no_licence(elo), citation = elobench_citation, items = items)
+  }
   rbind(
-    pinned_file("arena", "rwq", TRUE, "github", elo, commit, "data/rwq/questions.csv",
-        4022374, "c71be292f2ed6cf27ca79d9267e351c3ca192a5bb290c36b4d8b093d6a4f461d",
-        no_licence(elo), elobench_citation, 20772),
-    pinned_file("arena", "rwq_200", FALSE, "github", elo, commit, "data/rwq_200/questions.csv",
-        35650, "d1d304bf43adcb18e8d7f06b970793d0444f56d0bb9f121889cccc26383abf8e",
-        no_licence(elo), elobench_citation, 200),
-    pinned_file("arena", "quora_100", FALSE, "github", elo, commit,
-        "data/quora_100/questions.csv", 8846,
-        "692119fbe31b297ccb74a6894ed3cd905fdb20728b769cd149c6b58397946edb", no_licence(elo),
-        elobench_citation, 99)
+    pinned_file("arena", "rwq", TRUE, pin, list(path = "data/rwq/questions.csv", size = 4022374,
+        sha256 = "c71be292f2ed6cf27ca79d9267e351c3ca192a5bb290c36b4d8b093d6a4f461d"), about(20772)),
+    pinned_file("arena", "rwq_200", FALSE, pin,
+        list(path = "data/rwq_200/questions.csv", size = 35650,
+        sha256 = "d1d304bf43adcb18e8d7f06b970793d0444f56d0bb9f121889cccc26383abf8e"), about(200)),
+    pinned_file("arena", "quora_100", FALSE, pin,
+        list(path = "data/quora_100/questions.csv", size = 8846,
+        sha256 = "692119fbe31b297ccb74a6894ed3cd905fdb20728b769cd149c6b58397946edb"), about(99))
   )
 }
 

@@ -56,16 +56,46 @@ index_package_benchmarks <- function() {
   for (benchmark in package_benchmarks()) {
     data <- benchmark$data
     has_data <- !is.null(data$prepare) || !is.null(data$sample$table) || !is.null(data$versions)
-    register_benchmark(benchmark, internal = is.null(benchmark$task) && !has_data)
+    index_benchmark(benchmark, internal = is.null(benchmark$task) && !has_data)
   }
 }
 
 rlang::on_load(index_package_benchmarks())
 
-# Indexes a benchmark under its name: the index's only side effect. Returns the previous
-# registration as new_benchmark()'s arguments (or NULL), which put it back.
-register_benchmark <- function(benchmark, replace = FALSE, internal = FALSE,
-                               call = rlang::caller_env()) {
+#' Register a benchmark: run it by name, list it, read its logs
+#'
+#' `register_benchmark()` indexes a benchmark made by [new_benchmark()] under its name, the
+#' index's one side effect: [eval_set()] then runs it by name (`"toy@sample"`, also on mirai
+#' daemons, where the registration travels with its cells), [registered_benchmarks()] and
+#' [benchmark_versions()] list it, and [leaderboard()] and [compare_models()] read its
+#' headline and statistic. Registering is the caller's explicit step: [new_benchmark()]
+#' given its parts returns the object only.
+#'
+#' @param b A benchmark, made by [new_benchmark()] from its parts.
+#' @param replace `FALSE` (the default): registering a name that is registered already (the
+#'   package's own, or one of yours) is an error of class `predictivebench_error_registered`,
+#'   unless it is the same benchmark. `TRUE` replaces it.
+#' @returns The benchmark registered under that name before (`register_benchmark(old,
+#'   replace = TRUE)` puts it back), or `NULL`, invisibly.
+#' @family adding a benchmark
+#' @export
+#' @examples
+#' toy <- new_benchmark("toy", summary = list(fn = function(x) grouped_summary(1)),
+#'                      data = list(sample = data.frame(id = "a", input = "1 + 1?",
+#'                                                      target = "2")))
+#' register_benchmark(toy)
+#' "toy" %in% registered_benchmarks()$name
+#' unregister_benchmark("toy")
+register_benchmark <- function(b, replace = FALSE) {
+  old <- if (is_benchmark(b)) the_benchmarks[[b$name]]
+  index_benchmark(b, replace = replace, call = rlang::current_env())
+  invisible(old)
+}
+
+# Indexes a benchmark under its name, listed or (`internal`) not. Returns the previous
+# registration as new_benchmark()'s flat arguments (or NULL), which put it back.
+index_benchmark <- function(benchmark, replace = FALSE, internal = FALSE,
+                            call = rlang::caller_env()) {
   if (!is_benchmark(benchmark)) {
     abort_pb("{.arg benchmark} must be a benchmark made by {.fn new_benchmark}.", "argument",
              field = "benchmark", call = call)
@@ -105,7 +135,7 @@ local_benchmarks <- function(benchmarks, env = parent.frame()) {
   benchmarks <- benchmarks[!duplicated(vapply(benchmarks, `[[`, "", "name"))]
   for (benchmark in benchmarks) {
     defer_restore(benchmark$name, env)
-    register_benchmark(benchmark, replace = TRUE)
+    index_benchmark(benchmark, replace = TRUE)
   }
   invisible(benchmarks)
 }
@@ -116,7 +146,7 @@ defer_restore <- function(name, env) {
   unlisted <- isTRUE(unlisted_benchmarks[[name]])
   withr::defer({
     if (is.null(old)) unregister_benchmark(name) else
-      register_benchmark(old, replace = TRUE, internal = unlisted)
+      index_benchmark(old, replace = TRUE, internal = unlisted)
   }, envir = env)
 }
 
@@ -288,7 +318,7 @@ check_interval <- function(interval, call = rlang::caller_env()) {
 
 check_versions <- function(versions, name = NULL, call = rlang::caller_env()) {
   if (is.null(versions)) return(invisible())
-  needed <- names(pinned_file("x", "x", TRUE, "github", "x", "x", "x", 0, NA, "x", "x", 0))
+  needed <- names(no_pinned_files())
   if (!is.data.frame(versions) || !all(needed %in% names(versions)) ||
       (!is.null(name) && !all(versions$benchmark == name))) {
     abort_pb(c("{.arg versions} must be a table of the benchmark's pinned files, one row per
@@ -302,13 +332,24 @@ check_versions <- function(versions, name = NULL, call = rlang::caller_env()) {
 # unique questions for the arena: EloBench's quora_100 asks one of its 100 questions twice),
 # counted on the pinned bytes (tests/testthat/test-datasets-versions.R checks those in
 # ../shared/reference).
-pinned_file <- function(benchmark, version, default, host, repo, commit, path, size, sha256,
-                        licence, citation, items, role = "data") {
+# `pin`: where the files are, `c(host = , repo = , commit = )`; `files`: `list(path = , size
+# = , sha256 = )`, one element per file; `about`: `list(licence = , citation = , items = )`.
+pinned_file <- function(benchmark, version, default, pin, files, about, role = "data") {
   tibble::tibble(
-    benchmark = benchmark, version = version, default = default, host = host, repo = repo,
-    commit = commit, path = path, size = as.numeric(size), sha256 = as.character(sha256),
-    licence = licence, citation = citation, items = as.integer(items), role = role
+    benchmark = benchmark, version = version, default = default, host = pin[["host"]],
+    repo = pin[["repo"]], commit = pin[["commit"]], path = files[["path"]],
+    size = as.numeric(files[["size"]]), sha256 = as.character(files[["sha256"]]),
+    licence = about[["licence"]], citation = about[["citation"]],
+    items = as.integer(about[["items"]]), role = role
   )
+}
+
+# The table of no pinned file, in pinned_file()'s columns.
+no_pinned_files <- function() {
+  pinned_file(character(), character(), logical(),
+              list(host = character(), repo = character(), commit = character()),
+              list(path = character(), size = numeric(), sha256 = character()),
+              list(licence = character(), citation = character(), items = integer()))
 }
 
 check_headline <- function(headline, allow_null = FALSE, call = rlang::caller_env()) {

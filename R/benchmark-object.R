@@ -164,9 +164,10 @@
 #' part is `b[["summary"]]`).
 #' @returns `new_benchmark()` given its parts as lists: the benchmark, an object of class
 #'   `c("<name>_benchmark", "predictivebench_benchmark")` (a list of `name`, `task`,
-#'   `data`, `summary`, `comparison` and `judging`), registering nothing. Given `summary` as
-#'   a function or a name, or any flat field in `...` (the way every benchmark is made
-#'   today), it also registers the benchmark and returns the previous registration of
+#'   `data`, `summary`, `comparison` and `judging`), registering nothing:
+#'   [register_benchmark()] registers it. Given `summary` as a function or a name, or any
+#'   flat field in `...` (deprecated in 0.2.0, with a warning of class
+#'   `predictivebench_warning_deprecated`), it also registers the benchmark and returns the previous registration of
 #'   `name` (its flat fields with `replace = TRUE`, so `do.call(new_benchmark, old)`
 #'   restores it) or `NULL`, invisibly. `unregister_benchmark()`: the same, removing it.
 #'   `registered_benchmarks()`: a tibble with one row per registration (but those made
@@ -195,17 +196,16 @@
 #'                                data = list(schema = toy_schema, sample = toy))
 #' toy_benchmark
 #' toy_benchmark[["summary"]]$headline
-#' # made from flat fields, it is registered too
-#' new_benchmark("toy", toy_summary, task = toy_task,
-#'               schema = data.frame(name = c("id", "input", "target"), type = "string"),
-#'               sample = toy)
+#' # registering is a step of its own: then eval_set() and benchmark_versions() know "toy"
+#' register_benchmark(toy_benchmark)
 #' benchmark_versions("toy")
 #' tsk <- toy_task()
 #' tsk$eval(solver_chat = baseline_chat(function(p) toy$target[toy$input == p]), view = FALSE)
 #' toy_summary(tsk)
-#' # registering "toy" again is an error unless it replaces the first
-#' try(new_benchmark("toy", toy_summary, sample = toy[1, ],
-#'                   schema = data.frame(name = c("id", "input", "target"), type = "string")))
+#' # registering another "toy" is an error unless it replaces the first
+#' other <- new_benchmark("toy", summary = list(fn = toy_summary),
+#'                        data = list(schema = toy_schema, sample = toy[1, ]))
+#' try(register_benchmark(other))
 #' unregister_benchmark("toy")
 new_benchmark <- function(name, summary, task = NULL, data = NULL, comparison = NULL,
                           judging = NULL, ...) {
@@ -233,7 +233,14 @@ new_benchmark <- function(name, summary, task = NULL, data = NULL, comparison = 
     class = c(paste0(name, "_benchmark"), "predictivebench_benchmark")
   ))
   if (!registers) return(benchmark)
-  register_benchmark(benchmark, replace = index$replace %||% FALSE,
+  cli::cli_warn(
+    c("{.fn new_benchmark} given flat fields, or {.arg summary} as a function, is deprecated as
+       of predictivebench 0.2.0: it registers the benchmark as a side effect.",
+      i = "Give its parts ({.code summary = list(fn = ...)}, {.code data = list(...)}) and
+           call {.code register_benchmark(b)}."),
+    class = c("predictivebench_warning_deprecated", "lifecycle_warning_deprecated")
+  )
+  index_benchmark(benchmark, replace = index$replace %||% FALSE,
                      internal = index$internal %||% FALSE)
 }
 
@@ -443,6 +450,13 @@ benchmark_verdicts <- function(benchmark, run) UseMethod("benchmark_verdicts")
 
 #' @export
 benchmark_verdicts.default <- function(benchmark, run) NULL
+
+# A panel's verdicts of a run, samples x members; NULL where the benchmark does not say which
+# is its verdict (the default).
+benchmark_panel_verdicts <- function(benchmark, run) UseMethod("benchmark_panel_verdicts")
+
+#' @export
+benchmark_panel_verdicts.default <- function(benchmark, run) NULL
 
 # A pinned version's task table from its `rows` and their downloaded `files`.
 benchmark_prepare <- function(benchmark, rows, files) UseMethod("benchmark_prepare")

@@ -9,9 +9,7 @@ no_licence <- function(repo) paste0("none declared (the ", repo, " repository ha
 pinned_files <- function() {
   rows <- lapply(indexed_benchmarks(), function(b) b$data$versions)
   out <- do.call(rbind, unname(rows))
-  out %||% pinned_file(character(), character(), logical(), character(), character(),
-                       character(), character(), numeric(), character(), character(),
-                       character(), integer())
+  out %||% no_pinned_files()
 }
 
 # The option `predictivebench.versions` replaces the table: how tests point the flow at

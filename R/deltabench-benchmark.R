@@ -4,10 +4,13 @@
 deltabench_citation <- "He et al. (2025). Can Large Language Models Detect Errors in Long Chain-of-Thought Reasoning? arXiv:2502.19361."
 
 deltabench_versions <- function() {
-  pinned_file("deltabench", "v1", TRUE, "hf", "OpenStellarTeam/DeltaBench",
-      "0952360c055990b828a8d27f6a4916f6a174dd67", "Deltabench_v1.jsonl", 65296034,
-      "d8d36e95e37f2f0a4fd607ff2f47ab852cc70dc2306cecfc08af0378212b0648",
-      "none declared (the dataset card names no licence)", deltabench_citation, 1236)
+  pinned_file("deltabench", "v1", TRUE,
+      c(host = "hf", repo = "OpenStellarTeam/DeltaBench",
+        commit = "0952360c055990b828a8d27f6a4916f6a174dd67"),
+      list(path = "Deltabench_v1.jsonl", size = 65296034,
+           sha256 = "d8d36e95e37f2f0a4fd607ff2f47ab852cc70dc2306cecfc08af0378212b0648"),
+      list(licence = "none declared (the dataset card names no licence)",
+           citation = deltabench_citation, items = 1236))
 }
 
 # DeltaBench's macro F1: the mean score (each critique's F1) over solutions with an error.

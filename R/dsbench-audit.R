@@ -3,7 +3,7 @@
 # is a number, where the exact match can be trusted to decide.
 
 #' @export
-judged_verdicts.judged_dsbench <- function(run) {
+benchmark_verdicts.dsbench_benchmark <- function(benchmark, run) {
   samples <- run$samples
   judged <- vapply(samples$scorer_metadata, function(m) isTRUE(as.logical(m$judged)), TRUE)
   score <- suppressWarnings(as.double(samples$score))
@@ -12,14 +12,16 @@ judged_verdicts.judged_dsbench <- function(run) {
 }
 
 #' @export
-panel_verdicts.judged_dsbench <- function(run) panel_matrix(run$samples, "correct")
+benchmark_panel_verdicts.dsbench_benchmark <- function(benchmark, run) {
+  panel_matrix(run$samples, "correct")
+}
 
 #' @export
-audit_judged.judged_dsbench <- function(run, opts) {
+benchmark_audit.dsbench_benchmark <- function(benchmark, run, opts) {
   samples <- run$samples
   exact <- dsbench_exact_labels(samples$result, samples$target, samples$target_type)
   if (all(is.na(exact))) return(empty_audit())
-  agreement_rows(run, judged_verdicts(run), exact, "exact match (numbers)", opts)
+  agreement_rows(run, benchmark_verdicts(benchmark, run), exact, "exact match (numbers)", opts)
 }
 
 # The exact match's verdict ("correct", "incorrect") where the answer is a number; NA for

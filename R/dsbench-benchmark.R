@@ -3,14 +3,18 @@
 dsbench_citation <- "Jing et al. (2024). DSBench: How Far Are Data Science Agents to Becoming Data Science Experts? arXiv:2409.07703."
 
 dsbench_versions <- function() {
+  about <- list(licence = "non-commercial use only", citation = dsbench_citation, items = 466)
   rbind(
-    pinned_file("dsbench", "v1", TRUE, "hf", "liqiang888/DSBench",
-        "1196d6553ec200e1262841efc89cda5954ffe89f", "data_analysis/data.zip", NA, NA,
-        "non-commercial use only", dsbench_citation, 466, role = "zip"),
-    pinned_file("dsbench", "v1", TRUE, "github", "LiqiangJing/DSBench",
-        "ba786096137a5108af11c016ad3f09cdb97beefd", "data_analysis/data.json", 19407,
-        "ff822b69d46e08b384fa9b93ff39762c33b9887d315a5653bb536aeaba7572ea",
-        "non-commercial use only", dsbench_citation, 466, role = "answers")
+    pinned_file("dsbench", "v1", TRUE,
+        c(host = "hf", repo = "liqiang888/DSBench",
+          commit = "1196d6553ec200e1262841efc89cda5954ffe89f"),
+        list(path = "data_analysis/data.zip", size = NA, sha256 = NA), about, role = "zip"),
+    pinned_file("dsbench", "v1", TRUE,
+        c(host = "github", repo = "LiqiangJing/DSBench",
+          commit = "ba786096137a5108af11c016ad3f09cdb97beefd"),
+        list(path = "data_analysis/data.json", size = 19407,
+             sha256 = "ff822b69d46e08b384fa9b93ff39762c33b9887d315a5653bb536aeaba7572ea"),
+        about, role = "answers")
   )
 }
 

@@ -4,7 +4,7 @@
 # items. Other items are scored by rule, without the judge, and are left out.
 
 #' @export
-judged_verdicts.judged_futurex <- function(run) {
+benchmark_verdicts.futurex_benchmark <- function(benchmark, run) {
   samples <- run$samples
   normalization <- futurex_metadata(samples, "normalization")
   score <- suppressWarnings(as.double(samples$score))
@@ -14,7 +14,7 @@ judged_verdicts.judged_futurex <- function(run) {
 }
 
 #' @export
-panel_verdicts.judged_futurex <- function(run) {
+benchmark_panel_verdicts.futurex_benchmark <- function(benchmark, run) {
   scores <- panel_matrix(run$samples, "score")
   if (is.null(scores)) return(NULL)
   labels <- futurex_score_label(suppressWarnings(as.double(scores)))
@@ -22,12 +22,12 @@ panel_verdicts.judged_futurex <- function(run) {
 }
 
 #' @export
-audit_judged.judged_futurex <- function(run, opts) {
+benchmark_audit.futurex_benchmark <- function(benchmark, run, opts) {
   samples <- run$samples
   plain <- futurex_plain_scores(samples$result, samples$target, samples$std,
                                 futurex_metadata(samples, "kind"))
   if (all(is.na(plain))) return(empty_audit())
-  agreement_rows(run, judged_verdicts(run), plain, "plain parse (numbers)", opts)
+  agreement_rows(run, benchmark_verdicts(benchmark, run), plain, "plain parse (numbers)", opts)
 }
 
 # One field of each sample's scorer metadata, as text (NA where absent).

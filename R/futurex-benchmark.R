@@ -5,13 +5,15 @@ futurex_citation <- "Zeng et al. (2025). FutureX: An Advanced Live Benchmark for
 futurex_versions <- function() {
   repo <- "LanLanLan-Ian/Prediction"
   commit <- "8b20fc87116c5ebe14d90552ac894e2b6c25ec20"
+  pin <- c(host = "github", repo = repo, commit = commit)
+  about <- function(items) {
+    list(licence = no_licence(repo), citation = futurex_citation, items = items)
+  }
   rbind(
-    pinned_file("futurex", "250915", TRUE, "github", repo, commit, "dataset/250915.json",
-        55723, "602ab824d07acef7b48d0137a8ff9ceb2b6e763b82172d3181c1bd8744298403",
-        no_licence(repo), futurex_citation, 53),
-    pinned_file("futurex", "sp500", FALSE, "github", repo, commit, "dataset/25sp500.json",
-        35820, "b7f29d1639d362d5b7699b528eebbbd07f6501c6912b8d781e399cf237c31288",
-        no_licence(repo), futurex_citation, 50)
+    pinned_file("futurex", "250915", TRUE, pin, list(path = "dataset/250915.json", size = 55723,
+        sha256 = "602ab824d07acef7b48d0137a8ff9ceb2b6e763b82172d3181c1bd8744298403"), about(53)),
+    pinned_file("futurex", "sp500", FALSE, pin, list(path = "dataset/25sp500.json", size = 35820,
+        sha256 = "b7f29d1639d362d5b7699b528eebbbd07f6501c6912b8d781e399cf237c31288"), about(50))
   )
 }
 

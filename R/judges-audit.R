@@ -1,5 +1,6 @@
-# A benchmark takes part in an audit through its S3 methods on "judged_<benchmark>"
-# (audit_judged(), judged_verdicts()): this file names none.
+# A benchmark takes part in an audit through its S3 methods on its object's class,
+# "<benchmark>_benchmark" (benchmark_audit(), benchmark_verdicts(),
+# benchmark_panel_verdicts(), generics of R/benchmark-object.R): this file names none.
 
 #' Audit a judge: biases and agreement, with intervals
 #'
@@ -231,7 +232,7 @@ new_judged_run <- function(samples, benchmark, header, source, label) {
   label <- panel_label(samples) %||% label
   structure(list(samples = samples, benchmark = benchmark, header = header, source = source,
                  label = label),
-            class = c(paste0("judged_", benchmark), "judged_run"))
+            class = "judged_run")
 }
 
 # "provider/model", from the scorer's chat, else the model its name gives ("<scorer>
@@ -278,29 +279,23 @@ keepable_url <- function(url) {
 
 # ---- What a benchmark says about its judge ---------------------------------------------------
 
-#' A benchmark's audit of its judge
-#'
-#' `audit_judged()` gives the rows a benchmark computes about its own judge (the arena:
-#' position, length and self-preference), none by default. `judged_verdicts()` gives each
-#' run's verdicts for agreement: a tibble with `id` (the sample, as logged), `epoch`, `key`
-#' (what matches the same item in another judge's run), `verdict` (a label, `NA` where the
-#' judge gave none) and `cluster`; by default each sample's score as text.
-#' @param run A judged run.
-#' @param opts `judge_audit()`'s options.
-#' @keywords internal
-#' @noRd
-audit_judged <- function(run, opts) UseMethod("audit_judged")
+# A benchmark's part of an audit, dispatched on the run's benchmark object (NULL for one not
+# registered in this session: the defaults). audit_judged(): the rows it computes about its
+# own judge (the arena: position, length and self-preference), none by default.
+# judged_verdicts(): the run's verdicts for agreement, a tibble with `id` (the sample, as
+# logged), `epoch`, `key` (what matches the same item in another judge's run), `verdict` (a
+# label, NA where the judge gave none) and `cluster`; by default each sample's score as text.
+# panel_verdicts(): samples x members labels, or NULL where the benchmark does not say which
+# is its verdict.
+audit_judged <- function(run, opts) {
+  benchmark_audit(benchmark_named(run$benchmark), run, opts) %||% empty_audit()
+}
 
-#' @export
-audit_judged.default <- function(run, opts) empty_audit()
+judged_verdicts <- function(run) {
+  benchmark_verdicts(benchmark_named(run$benchmark), run) %||% score_verdicts(run)
+}
 
-judged_verdicts <- function(run) UseMethod("judged_verdicts")
-
-# samples x members labels, or NULL where the benchmark does not say which is its verdict.
-panel_verdicts <- function(run) UseMethod("panel_verdicts")
-
-#' @export
-panel_verdicts.default <- function(run) NULL
+panel_verdicts <- function(run) benchmark_panel_verdicts(benchmark_named(run$benchmark), run)
 
 panel_label <- function(samples) {
   if (!nrow(samples)) return(NULL)
@@ -351,8 +346,7 @@ panel_agreement_rows <- function(run, opts) {
   do.call(rbind, rows)
 }
 
-#' @export
-judged_verdicts.default <- function(run) {
+score_verdicts <- function(run) {
   samples <- run$samples
   score <- suppressWarnings(as.double(samples$score))
   verdicts_table(samples$id, samples[["epoch"]] %||% rep(1L, nrow(samples)),

@@ -5,19 +5,25 @@ processbench_citation <- "Zheng et al. (2024). ProcessBench: Identifying Process
 processbench_versions <- function() {
   splits <- c("gsm8k", "math", "olympiadbench", "omnimath")
   rbind(
-    pinned_file("processbench", "hf", TRUE, "hf", "Qwen/ProcessBench",
-        "3bdcd5371ed567559a78f559c01c13a6deee7604",
-        paste0(splits, ".json"), NA, NA, "apache-2.0", processbench_citation, 3400,
+    pinned_file("processbench", "hf", TRUE,
+        c(host = "hf", repo = "Qwen/ProcessBench",
+          commit = "3bdcd5371ed567559a78f559c01c13a6deee7604"),
+        list(path = paste0(splits, ".json"), size = NA, sha256 = NA),
+        list(licence = "apache-2.0", citation = processbench_citation, items = 3400),
         role = "split"),
-    pinned_file("processbench", "2f2fd8ae", FALSE, "github", "QwenLM/ProcessBench",
-        "2f2fd8ae590aeb949f7be265478b05280f93db68",
-        paste0("dataset/", splits, ".json"), c(574343, 1938778, 2808955, 2842872),
-        c("fb1c59dfd1e83e1c5a48dbe598db27e4bc0b8bc524a09445f2d4b69178f61349",
+    pinned_file("processbench", "2f2fd8ae", FALSE,
+        c(host = "github", repo = "QwenLM/ProcessBench",
+          commit = "2f2fd8ae590aeb949f7be265478b05280f93db68"),
+        list(path = paste0("dataset/", splits, ".json"),
+             size = c(574343, 1938778, 2808955, 2842872),
+             sha256 = c("fb1c59dfd1e83e1c5a48dbe598db27e4bc0b8bc524a09445f2d4b69178f61349",
           "520ae64463d6ceb4bf13af31693389a5d5b14934cdad3468193dea4a5ceb0414",
           "e9d801c9f3c03f949adbfa08e90cb21ad85c0b9224bc5e98326f8215c218aa55",
-          "e8d7cf4512c82168dae2fe48b1718069a3002e7910af1d180a27ee0d9948ba47"),
-        paste(no_licence("QwenLM/ProcessBench"), "at this commit; its Hugging Face copy is apache-2.0"),
-        processbench_citation, 3400, role = "split")
+          "e8d7cf4512c82168dae2fe48b1718069a3002e7910af1d180a27ee0d9948ba47")),
+        list(licence = paste(no_licence("QwenLM/ProcessBench"),
+                             "at this commit; its Hugging Face copy is apache-2.0"),
+             citation = processbench_citation, items = 3400),
+        role = "split")
   )
 }
 

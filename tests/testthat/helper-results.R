@@ -23,10 +23,9 @@ arith_summary <- function(x) {
 }
 
 local_arith_benchmark <- function(name = "arith", .env = parent.frame()) {
-  old <- new_benchmark(name, arith_summary, headline = c("weighted", "level 1"),
-                            by = "level")
-  withr::defer(if (is.null(old)) unregister_benchmark(name) else
-    do.call(new_benchmark, old), envir = .env)
+  local_benchmarks(list(new_benchmark(
+    name, list(fn = arith_summary, headline = c("weighted", "level 1"), by = "level"))),
+    env = .env)
   invisible(name)
 }
 

@@ -2,8 +2,8 @@ test_that("benchmarks register, list and unregister", {
   # A summary given by name is looked up in the package namespace when used: a function the
   # tests define (arith_summary(), helper-results.R) is not there when the tests run on the
   # installed package (R CMD check), so the name is one of the package's own summaries.
-  old <- new_benchmark("reg-test", "futurex_summary", headline = c("weighted"), by = "level",
-                            interval = "90% interval")
+  old <- register_benchmark(new_benchmark("reg-test", list(
+    fn = "futurex_summary", headline = "weighted", by = "level", interval = "90% interval")))
   withr::defer(unregister_benchmark("reg-test"))
   expect_null(old)
   listed <- registered_benchmarks()
@@ -28,32 +28,36 @@ test_that("registered_benchmarks() lists what a user can run or ask for, not the
   err <- expect_error(require_registration("nope"), "No benchmark")
   expect_no_match(conditionMessage(err), "arena_ratings")
   # a user's own internal registration is read, and left out too; the flag is checked
-  old <- new_benchmark("reg-inner", identity, internal = TRUE)
+  inner <- new_benchmark("reg-inner", list(fn = identity))
+  old <- index_benchmark(inner, internal = TRUE)
   withr::defer(unregister_benchmark("reg-inner"))
   expect_false("reg-inner" %in% registered_benchmarks()$name)
   expect_identical(require_registration("reg-inner")$summary, identity)
   expect_true(unregister_benchmark("reg-inner")$internal)
-  expect_error(new_benchmark("reg-inner", identity, internal = NA),
-               class = "predictivebench_error_argument")
+  expect_error(index_benchmark(inner, internal = NA), class = "predictivebench_error_argument")
+  # listed or not is the index's: the verb lists what it registers
+  index_benchmark(inner, internal = TRUE)
+  register_benchmark(inner, replace = TRUE)
+  expect_true("reg-inner" %in% registered_benchmarks()$name)
 })
 
 test_that("registering a name again is a classed error unless it says it replaces it", {
-  err <- expect_error(new_benchmark("futurex", identity),
+  err <- expect_error(register_benchmark(new_benchmark("futurex", list(fn = identity))),
                       class = "predictivebench_error_registered")
   expect_equal(err$field, "name")
   expect_match(conditionMessage(err), "replace = TRUE", fixed = TRUE)
   expect_equal(registration("futurex")$summary, "futurex_summary")
   # a registration of the session, the same way
-  new_benchmark("reg-twice", identity, headline = "a")
+  twice <- function(headline) new_benchmark("reg-twice", list(fn = identity, headline = headline))
+  register_benchmark(twice("a"))
   withr::defer(unregister_benchmark("reg-twice"))
-  expect_error(new_benchmark("reg-twice", identity, headline = "b"),
-               class = "predictivebench_error_registered")
+  expect_error(register_benchmark(twice("b")), class = "predictivebench_error_registered")
   # the same registration again (hooks run twice) is no error
-  expect_no_error(new_benchmark("reg-twice", identity, headline = "a"))
-  old <- new_benchmark("reg-twice", identity, headline = "b", replace = TRUE)
+  expect_no_error(register_benchmark(twice("a")))
+  old <- register_benchmark(twice("b"), replace = TRUE)
   expect_equal(registration("reg-twice")$headline, "b")
   # what it returns puts the old one back
-  do.call(new_benchmark, old)
+  register_benchmark(old, replace = TRUE)
   expect_equal(registration("reg-twice")$headline, "a")
 })
 
@@ -68,9 +72,9 @@ test_that("the benchmarks carry their data, headline statistic and cluster", {
   expect_equal(headline_statistic("processbench")$metric, "overall f1")
   expect_equal(headline_statistic("deltabench")$metric, "overall f1_macro")
   expect_true(headline_statistic("dsbench")$is_mean)
-  new_benchmark("stat-test", identity, headline = c("overall", "worst"), statistic = min,
-                statistic_metric = "worst")
-  withr::defer(unregister_benchmark("stat-test"))
+  local_benchmarks(list(new_benchmark("stat-test", list(fn = identity,
+                                                        headline = c("overall", "worst")),
+                                      comparison = list(statistic = min, metric = "worst"))))
   expect_equal(headline_statistic("stat-test")$metric, "worst")
   expect_equal(benchmark_cluster("dsbench", data.frame(competition_id = 1)), "competition_id")
   shared <- data.frame(id = c("a", "b"), problem = c("p", "p"))
@@ -143,15 +147,13 @@ toyqa_task <- function(dataset = toyqa_dataset(version = "sample"), dir) {
 }
 
 local_toyqa <- function(versions = NULL, env = parent.frame()) {
-  old <- new_benchmark(
-    "toyqa", toyqa_summary, task = toyqa_task, dataset = toyqa_dataset,
-    headline = c("worst", "overall"), by = "topic",
-    schema = toyqa_schema, sample = toyqa_sample, versions = versions,
-    prepare = prepare_toyqa, statistic = toyqa_worst_topic, statistic_columns = "topic",
-    cluster = "topic"
-  )
-  withr::defer(if (is.null(old)) unregister_benchmark("toyqa") else
-    do.call(new_benchmark, old), envir = env)
+  local_benchmarks(list(new_benchmark(
+    "toyqa", task = toyqa_task,
+    summary = list(fn = toyqa_summary, headline = c("worst", "overall"), by = "topic"),
+    data = list(dataset = toyqa_dataset, schema = toyqa_schema, sample = toyqa_sample,
+                versions = versions, prepare = prepare_toyqa),
+    comparison = list(statistic = toyqa_worst_topic, columns = "topic", cluster = "topic")
+  )), env = env)
 }
 
 # Knows sums and capitals; answers "no idea" on colours.
@@ -256,8 +258,9 @@ test_that("a sample's identity is its registered content: a changed sample is a 
   expect_equal(version_identity("toyqa", "sample"), first)
   changed <- toyqa_sample
   changed$target[[1]] <- "3"
-  new_benchmark("toyqa", toyqa_summary, task = toyqa_task, schema = toyqa_schema,
-                sample = changed, replace = TRUE)
+  register_benchmark(new_benchmark("toyqa", list(fn = toyqa_summary), task = toyqa_task,
+                                   data = list(schema = toyqa_schema, sample = changed)),
+                     replace = TRUE)
   expect_false(identical(version_identity("toyqa", "sample"), first))
   # a sample in the package: its own file (ProcessBench's is deltabench-sample.parquet), and
   # the files its cells read beside it
@@ -311,10 +314,10 @@ test_that("a summary's by, interval and cluster are its registration's, stated o
   boot <- suppressMessages(processbench_summary(samples, method = "bootstrap", times = 20))
   expect_equal(attr(boot, "interval"), pb$interval[["bootstrap"]])
   # a registration changed in one place changes the summary
-  old <- new_benchmark("processbench", "processbench_summary", task = processbench_task,
-                       by = "label", interval = c(normal = "N", bootstrap = "B"),
-                       headline = pb$headline, replace = TRUE)
-  withr::defer(do.call(new_benchmark, old))
+  local_benchmarks(list(new_benchmark(
+    "processbench", task = processbench_task,
+    summary = list(fn = "processbench_summary", by = "label",
+                   interval = c(normal = "N", bootstrap = "B"), headline = pb$headline))))
   s <- suppressMessages(processbench_summary(samples))
   expect_equal(attr(s, "by"), "label")
   expect_setequal(s$group, c("overall", "-1", "0", "2", "3", "mean of groups"))
@@ -344,14 +347,9 @@ test_that("register_benchmark() indexes an object under its name, the index's on
   other <- new_benchmark("idx-obj", list(fn = identity, headline = "b"))
   expect_error(register_benchmark(other), class = "predictivebench_error_registered")
   old <- register_benchmark(other, replace = TRUE)
-  expect_identical(old, c(benchmark_fields(b), replace = TRUE))
-  do.call(new_benchmark, old)
+  expect_identical(old, b)
+  register_benchmark(old, replace = TRUE)
   expect_identical(the_benchmarks[["idx-obj"]], b)
-  # listed or not is the index's
-  register_benchmark(b, replace = TRUE, internal = TRUE)
-  expect_false("idx-obj" %in% registered_benchmarks()$name)
-  expect_true(registration("idx-obj")$internal)
-  register_benchmark(b, replace = TRUE)
   expect_true("idx-obj" %in% registered_benchmarks()$name)
   # only an object is indexed, and its flags are checked
   err <- expect_error(register_benchmark(benchmark_fields(b)),

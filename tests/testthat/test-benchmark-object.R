@@ -22,6 +22,19 @@ test_that("new_benchmark() checks what makes a benchmark one", {
   expect_null(registration("x"))
 })
 
+test_that("flat fields still register for one release, with a deprecation warning", {
+  withr::defer(unregister_benchmark("x-flat"))
+  expect_warning(new_benchmark("x-flat", identity, headline = "a"),
+                 class = "predictivebench_warning_deprecated")
+  expect_identical(registration("x-flat")$headline, "a")
+  # given its parts: the object only, no warning; registering is the verb's
+  expect_no_warning(b <- new_benchmark("x-parts", list(fn = identity)))
+  expect_null(registration("x-parts"))
+  withr::defer(unregister_benchmark("x-parts"))
+  expect_null(register_benchmark(b))
+  expect_identical(registration("x-parts"), benchmark_fields(b))
+})
+
 test_that("a missing field is a classed error naming it", {
   err <- expect_error(new_benchmark("x"), class = "predictivebench_error_argument")
   expect_equal(err$field, "summary")
@@ -132,7 +145,9 @@ test_that("the validator refuses what new_benchmark() did not make", {
     expect_identical(err$field, "benchmark")
   }
   # versions of another benchmark: the object is checked across its parts
-  rows <- pinned_file("other", "v1", TRUE, "github", "o/r", "c", "p.json", 1, NA, "l", "c", 1)
+  rows <- pinned_file("other", "v1", TRUE, c(host = "github", repo = "o/r", commit = "c"),
+                      list(path = "p.json", size = 1, sha256 = NA),
+                      list(licence = "l", citation = "c", items = 1))
   err <- expect_error(new_benchmark("obj-valid", list(fn = identity),
                                     data = list(versions = rows)),
                       class = "predictivebench_error_argument")
@@ -150,7 +165,8 @@ flat_values <- function(name) {
     elo_scale = "rating", schema = check_schema_table(data.frame(name = "id", type = "string")),
     sample = toy,
     sample_items = 2L, sample_files = "extdata/obj", versions = pinned_file(
-      name, "v1", TRUE, "github", "o/r", "c", "p.json", 1, NA, "l", "c", 1),
+      name, "v1", TRUE, c(host = "github", repo = "o/r", commit = "c"),
+      list(path = "p.json", size = 1, sha256 = NA), list(licence = "l", citation = "c", items = 1)),
     prepare = function(source, out = NULL) "prepare", prepare_pinned = function(rows, files) 1,
     flattener = "objmod", unpacked = function(rows) "dir", statistic = function(items) 0.5,
     statistic_metric = "h2", statistic_columns = "topic", cluster = function(samples) "topic",
@@ -164,7 +180,9 @@ test_that("the legacy mapping covers every old field, each landing in its part",
   values <- flat_values("obj-flat")
   expect_length(values, 28)
   expect_setequal(c(names(legacy_fields), "internal", "replace"), names(values))
-  old <- do.call(new_benchmark, values)
+  # the old way keeps working for a release, and says it is deprecated
+  expect_warning(old <- do.call(new_benchmark, values),
+                 class = "predictivebench_warning_deprecated")
   withr::defer(unregister_benchmark("obj-flat"))
   expect_null(old)
   b <- the_benchmarks[["obj-flat"]]
@@ -207,7 +225,8 @@ test_that("the legacy mapping covers every old field, each landing in its part",
   expect_identical(parts, b)
   expect_identical(benchmark_fields(parts, internal = TRUE), registration("obj-flat"))
   # and the flat registration makes it again: what new_benchmark() returns restores it
-  old <- do.call(new_benchmark, c(registration("obj-flat"), replace = TRUE))
+  expect_warning(old <- do.call(new_benchmark, c(registration("obj-flat"), replace = TRUE)),
+                 class = "predictivebench_warning_deprecated")
   expect_identical(the_benchmarks[["obj-flat"]], b)
   expect_identical(old, c(registration("obj-flat"), replace = TRUE))
 })

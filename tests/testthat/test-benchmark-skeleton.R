@@ -225,11 +225,10 @@ local_user_benchmark <- function(name = "pbt-user", env = parent.frame()) {
     }
     benchmark_task(dataset, solver, scorer, dir = dir, name = name, benchmark = name)
   }
-  new_benchmark(name, summary, task = task, headline = c("overall", "b"), by = "topic",
-                schema = data.frame(name = c("id", "input", "target", "topic"),
-                                    type = "string"),
-                sample = questions)
-  withr::defer(unregister_benchmark(name), envir = env)
+  local_benchmarks(list(new_benchmark(
+    name, list(fn = summary, headline = c("overall", "b"), by = "topic"), task = task,
+    data = list(schema = data.frame(name = c("id", "input", "target", "topic"), type = "string"),
+                sample = questions))), env = env)
   task
 }
 

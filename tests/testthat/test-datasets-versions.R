@@ -141,8 +141,8 @@ test_that("a misspelt benchmark is an error saying which was meant, not an empty
   err <- expect_error(benchmark_versions("zzzzzzzzzz"), class = "predictivebench_error_argument")
   expect_no_match(conditionMessage(err), "Did you mean")
   # a registered benchmark without data has no versions, and says so with an empty table
-  new_benchmark("nodata_bench", task = function(...) NULL, summary = function(x, ...) NULL,
-                headline = "accuracy")
-  withr::defer(unregister_benchmark("nodata_bench"))
+  local_benchmarks(list(new_benchmark("nodata_bench", task = function(...) NULL,
+                                      summary = list(fn = function(x, ...) NULL,
+                                                     headline = "accuracy"))))
   expect_equal(nrow(benchmark_versions("nodata_bench")), 0)
 })

@@ -19,7 +19,8 @@ test_that("the names a set takes come from the registry; a registration can refu
   expect_setequal(set_benchmark_names(), names(tasks)[tasks])
   expect_false("arena_battles" %in% set_benchmark_names())
   # one registered in the session joins them, and leaves with it
-  new_benchmark("cells-toy", identity, task = function(dataset, dir) NULL)
+  register_benchmark(new_benchmark("cells-toy", list(fn = identity),
+                                   task = function(dataset, dir) NULL))
   expect_true("cells-toy" %in% set_benchmark_names())
   unregister_benchmark("cells-toy")
   expect_false("cells-toy" %in% set_benchmark_names())
@@ -56,10 +57,10 @@ test_that("a benchmark registered as needing a judge, in a set without one, is r
   expect_length(list.files(logs, recursive = TRUE, all.files = TRUE), 0)
   # the registration says it, not the name: a benchmark of the session's own
   toy_task <- function(dataset, dir, judge = NULL) stop("not reached")
-  new_benchmark("cells-judged", identity, task = toy_task, needs_judge = TRUE,
-                schema = data.frame(name = c("id", "input", "target"), type = "string"),
-                sample = data.frame(id = "a", input = "q", target = "t"))
-  withr::defer(unregister_benchmark("cells-judged"))
+  local_benchmarks(list(new_benchmark(
+    "cells-judged", list(fn = identity), task = toy_task, judging = list(needs_judge = TRUE),
+    data = list(schema = data.frame(name = c("id", "input", "target"), type = "string"),
+                sample = data.frame(id = "a", input = "q", target = "t")))))
   expect_error(eval_set("cells-judged@sample", set_chats(server, "m1"), log_dir = logs),
                class = "predictivebench_error_argument")
   expect_equal(server$count(), 0)

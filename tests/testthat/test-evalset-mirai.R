@@ -366,6 +366,8 @@ test_that("the vignette's toy, with library(predictivebench) only, runs by name 
   skip_if_not_installed("mirai")
   code <- adding_a_benchmark_code(root)
   expect_true(any(grepl("new_benchmark(", code, fixed = TRUE)))
+  # the toy is an object, registered by the verb, the deprecated flat way nowhere
+  expect_true(any(grepl("register_benchmark(toy)", code, fixed = TRUE)))
   expect_false(any(grepl("asNamespace|:::", code)))
   # The package as a user has it: installed (R CMD check, or a scratch library named in
   # PREDICTIVEBENCH_TEST_LIB), else this source tree's exports, as library() attaches them.
@@ -384,7 +386,10 @@ test_that("the vignette's toy, with library(predictivebench) only, runs by name 
       library(predictivebench)
     }
     # the vignette's code, as a user runs it: at top level, in the global environment
-    utils::capture.output(suppressMessages(eval(parse(text = code), envir = globalenv())))
+    deprecated <- function(w) stop("the vignette's code is deprecated: ", conditionMessage(w))
+    utils::capture.output(suppressMessages(withCallingHandlers(
+      eval(parse(text = code), envir = globalenv()),
+      predictivebench_warning_deprecated = deprecated)))
     here <- get("set", envir = globalenv())
     mirai::daemons(2)
     on.exit(mirai::daemons(0))
@@ -460,7 +465,10 @@ test_that("the vignette's toy is answered from the cache in a set, and is on the
     Sys.setenv(PREDICTIVEBENCH_CACHE_DIR = file.path(work, "cache"),
                VITALS_LOG_DIR = file.path(work, "logs"))
     load_package(root, dev)
-    utils::capture.output(suppressMessages(eval(parse(text = code), envir = globalenv())))
+    deprecated <- function(w) stop("the vignette's code is deprecated: ", conditionMessage(w))
+    utils::capture.output(suppressMessages(withCallingHandlers(
+      eval(parse(text = code), envir = globalenv()),
+      predictivebench_warning_deprecated = deprecated)))
     chat <- ellmer::chat_openai_compatible(base_url = url, model = "toy-model",
                                            credentials = function() "sk-test-FAKEKEY-0123")
     set <- suppressMessages(eval_set("toy@sample", list(chat), log_dir = log_dir))

@@ -22,10 +22,30 @@ test_that("another judge of the same items is compared verdict by verdict", {
                audit$estimate)
 })
 
+test_that("a run's verdicts and audit are methods on its benchmark object's class", {
+  samples <- tibble::tibble(id = c("a", "b"), epoch = 1L, score = c(1, 0))
+  methods <- asNamespace("predictivebench")[[".__S3MethodsTable__."]]
+  registerS3method("benchmark_verdicts", "auditoy_benchmark", envir = asNamespace("predictivebench"),
+                   function(benchmark, run) {
+                     verdicts_table(run$samples$id, 1L, paste(benchmark$name, run$samples$score))
+                   })
+  registerS3method("benchmark_audit", "auditoy_benchmark", envir = asNamespace("predictivebench"),
+                   function(benchmark, run, opts) audit_judged(list(benchmark = "none"), opts))
+  withr::defer(rm(list = c("benchmark_verdicts.auditoy_benchmark",
+                           "benchmark_audit.auditoy_benchmark"), envir = methods))
+  run <- new_judged_run(samples, "auditoy", NULL, NA_character_, "p/judge")
+  # not registered in this session: the defaults, its scores
+  expect_equal(judged_verdicts(run)$verdict, c("1", "0"))
+  local_benchmarks(list(new_benchmark("auditoy", list(fn = identity))))
+  expect_equal(judged_verdicts(run)$verdict, c("auditoy 1", "auditoy 0"))
+  expect_equal(nrow(audit_judged(run, list())), 0)
+  expect_null(panel_verdicts(run))
+})
+
 test_that("a benchmark without verdicts of its own gives its scores; nothing to audit: error", {
   samples <- tibble::tibble(id = c("a", "b", "c"), epoch = 1L, score = c(1, 0.5, NA))
   run <- new_judged_run(samples, "unknown", NULL, NA_character_, "p/judge")
-  expect_s3_class(run, "judged_unknown")
+  expect_s3_class(run, "judged_run")
   verdicts <- judged_verdicts(run)
   expect_equal(verdicts$verdict, c("1", "0.5", NA))
   expect_equal(verdicts$key, c("a\r1", "b\r1", "c\r1"))

@@ -146,9 +146,8 @@ test_that("a benchmark without a judge is rescored with a scorer, or refused a j
   dir <- withr::local_tempdir()
   toy <- data.frame(id = c("a", "b", "c"), input = c("1 + 1?", "2 + 2?", "3 + 3?"),
                     target = c("2", "4", "6"), topic = c("x", "x", "y"))
-  withr::defer(unregister_benchmark("rescore_toy"))
-  new_benchmark("rescore_toy", toy_summary, sample = toy,
-                schema = data.frame(name = names(toy), type = "string"))
+  local_benchmarks(list(new_benchmark("rescore_toy", list(fn = toy_summary), data = list(
+    sample = toy, schema = data.frame(name = names(toy), type = "string")))))
   exact <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
   tsk <- benchmark_task(toy, vitals::generate(), exact, dir = dir, name = "rescore_toy",
                         benchmark = "rescore_toy")
@@ -256,12 +255,12 @@ test_that("a benchmark of your own is rescored through its judge_scorer", {
       list(score = as.numeric(verdicts == "yes"))
     }
   }
-  expect_error(new_benchmark("rescore_judged", toy_summary, judge_scorer = "judged_by",
-                             sample = toy, schema = data.frame(name = names(toy), type = "string")),
-               class = "predictivebench_error_argument")
-  withr::defer(unregister_benchmark("rescore_judged"))
-  new_benchmark("rescore_judged", toy_summary, judge_scorer = judged_by, sample = toy,
-                schema = data.frame(name = names(toy), type = "string"))
+  judged <- function(scorer) {
+    new_benchmark("rescore_judged", list(fn = toy_summary), judging = list(scorer = scorer),
+                  data = list(sample = toy, schema = data.frame(name = names(toy), type = "string")))
+  }
+  expect_error(judged("judged_by"), class = "predictivebench_error_argument")
+  local_benchmarks(list(judged(judged_by)))
   expect_true(registered_benchmarks()$judged[registered_benchmarks()$name == "rescore_judged"])
   yes_judge <- baseline_chat("yes", name = "yes-judge")
   tsk <- benchmark_task(toy, vitals::generate(), judged_by(yes_judge),
@@ -277,9 +276,8 @@ test_that("each epoch of a sample keeps its own answer", {
   withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
   dir <- withr::local_tempdir()
   toy <- data.frame(id = c("a", "b"), input = c("same?", "same?"), target = c("1", "2"))
-  withr::defer(unregister_benchmark("rescore_epochs"))
-  new_benchmark("rescore_epochs", toy_summary, sample = toy,
-                schema = data.frame(name = names(toy), type = "string"))
+  local_benchmarks(list(new_benchmark("rescore_epochs", list(fn = toy_summary), data = list(
+    sample = toy, schema = data.frame(name = names(toy), type = "string")))))
   exact <- function(samples, ...) list(score = as.numeric(samples$result %in% samples$target))
   # two samples with one prompt, two epochs: each answer numbered as it was asked
   asked <- 0

@@ -40,7 +40,8 @@ public_topics <- function() {
 # a handful of names. 0.1.0 has 27 (the 20 of 0.1.0's first cut and the 7 of "Adding a
 # benchmark"); the 3 left are the budget for a new idea, to be argued when spent.
 # 31: log_convert(), converting logs is a new idea users need for Inspect interop (issue 46).
-other_exports_cap <- 31
+# 32: registering is an explicit verb, register_benchmark(), no more new_benchmark()'s side effect
+other_exports_cap <- 32
 
 # An options object belongs to the function it configures, as ellmer's `params()` to its chats:
 # `<x>_options()` counts as part of `<x>()` when an exported function takes it as the default of

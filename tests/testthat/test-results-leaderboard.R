@@ -53,9 +53,8 @@ test_that("leaderboard() names what it can't place", {
 })
 
 test_that("a benchmark registered without a headline reports every group", {
-  old <- new_benchmark("arith", arith_summary, headline = NULL, by = "level")
-  withr::defer(if (is.null(old)) unregister_benchmark("arith") else
-    do.call(new_benchmark, old))
+  local_benchmarks(list(new_benchmark("arith", list(fn = arith_summary, headline = NULL,
+                                                   by = "level"))))
   listed <- registered_benchmarks()
   expect_length(listed$headline[[match("arith", listed$name)]], 0)
   tsk <- arith_task(dir = withr::local_tempdir())
@@ -170,18 +169,18 @@ test_that("a log's rows come from its header alone, as its task gave them", {
 })
 
 test_that("the board says which metrics are lower-is-better and on the Elo scale, from the registry", {
-  old <- new_benchmark("arith", arith_summary, headline = c("weighted", "level 1"),
-                            by = "level", lower_is_better = "score")
-  withr::defer(if (is.null(old)) unregister_benchmark("arith") else
-    do.call(new_benchmark, old))
+  local_benchmarks(list(new_benchmark("arith", list(
+    fn = arith_summary, headline = c("weighted", "level 1"), by = "level",
+    lower_is_better = "score"))))
   tsk <- arith_task(dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_constant("4"), view = FALSE)
   board <- leaderboard(tsk)
   expect_equal(board$better, c("lower", "lower"))
   expect_equal(board$scale, c("0-1", "0-1"))
   # the same benchmark registered as a board of ratings of models: each group is a model
-  new_benchmark("arith", arith_summary, headline = NULL, by = "model",
-                     elo_scale = "score", replace = TRUE)
+  register_benchmark(new_benchmark("arith", list(fn = arith_summary, headline = NULL,
+                                                 by = "model", elo_scale = "score")),
+                     replace = TRUE)
   board <- leaderboard(tsk)
   expect_equal(board$model, sort(c("weighted", "overall", "level 1", "level 2")))
   expect_equal(unique(board$metric), "score")
@@ -252,10 +251,9 @@ test_that("a set's folder shows each cell's completed run; its failed attempts o
 
 test_that("a log is on the board where its benchmark is not registered, from its header alone", {
   # registered as "lower is better" and on the Elo scale, to see the labels travel
-  old <- new_benchmark("arith-gone", arith_summary, headline = c("weighted", "level 1"),
-                            by = "level", interval = "90% made-up interval",
-                            lower_is_better = "score")
-  withr::defer(unregister_benchmark("arith-gone"))
+  local_benchmarks(list(new_benchmark("arith-gone", list(
+    fn = arith_summary, headline = c("weighted", "level 1"), by = "level",
+    interval = "90% made-up interval", lower_is_better = "score"))))
   dir <- withr::local_tempdir()
   tsk <- ResultsTask$new(dataset = arith_dataset(), solver = arith_solver(),
                          scorer = arith_scorer(), benchmark = "arith-gone", dir = dir)
@@ -288,9 +286,9 @@ test_that("a benchmark whose groups are models logs each row's model, for any se
                    estimate = 1000 + 100 * as.double(means), lower = NA_real_,
                    upper = NA_real_, n = as.integer(table(x$level)))
   }
-  new_benchmark("arith-models", rates, headline = NULL, by = "model",
-                     elo_scale = "rating")
-  withr::defer(unregister_benchmark("arith-models"))
+  local_benchmarks(list(new_benchmark("arith-models", list(fn = rates, headline = NULL,
+                                                          by = "model",
+                                                          elo_scale = "rating"))))
   dir <- withr::local_tempdir()
   tsk <- ResultsTask$new(dataset = arith_dataset(), solver = arith_solver(),
                          scorer = arith_scorer(), benchmark = "arith-models", dir = dir)

@@ -165,9 +165,8 @@ test_that("a solver without metadata (vitals' generate()) is logged from its cha
 
 test_that("a benchmark without a fixed headline logs every summary row, read back alike", {
   summary <- function(x) arith_summary(benchmark_samples(x, c("score", "level"), "a task."))
-  old <- new_benchmark("arith", summary, headline = NULL, by = "level")
-  withr::defer(if (is.null(old)) unregister_benchmark("arith") else
-    do.call(new_benchmark, old))
+  local_benchmarks(list(new_benchmark("arith", list(fn = summary, headline = NULL,
+                                                   by = "level"))))
   tsk <- arith_task(dir = withr::local_tempdir())
   tsk$eval(solver_chat = baseline_random(c("2", "4", "6"), seed = 3), view = FALSE)
   log <- expect_results_log(tsk, summary, "level")

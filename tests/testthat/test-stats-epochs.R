@@ -281,10 +281,9 @@ test_that("a benchmark of your own reduces epochs through grouped_summary(), on 
                                       limits = c(0, 1), reducer = reducer, k = k, id = x$id),
                       "epochtoy")
   }
-  new_benchmark("epochtoy", summary, sample = questions,
-                schema = data.frame(name = c("id", "input", "target", "topic"),
-                                    type = "string"))
-  withr::defer(unregister_benchmark("epochtoy"))
+  local_benchmarks(list(new_benchmark("epochtoy", list(fn = summary), data = list(
+    sample = questions,
+    schema = data.frame(name = c("id", "input", "target", "topic"), type = "string")))))
   scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
   tsk <- benchmark_task(benchmark_dataset("epochtoy", version = "sample"), vitals::generate(),
                         scorer, epochs = 2, dir = withr::local_tempdir(), name = "epochtoy",
