@@ -215,7 +215,6 @@ new_benchmark <- function(name, summary, task = NULL, data = NULL, comparison = 
   flat <- check_flat_fields(list(...))
   index <- flat[intersect(names(flat), c("internal", "replace"))]
   flat <- flat[setdiff(names(flat), names(index))]
-  # the flat way also registers, as every benchmark is made until issue 45's step B2
   registers <- !is_field_list(summary) || length(flat) > 0 || length(index) > 0
   if (!is_field_list(summary)) summary <- list(fn = summary)
   parts <- list(data = data %||% list(), summary = summary, comparison = comparison %||% list(),
@@ -244,7 +243,6 @@ new_benchmark <- function(name, summary, task = NULL, data = NULL, comparison = 
                      internal = index$internal %||% FALSE)
 }
 
-# A required argument of new_benchmark() not given: a classed error naming it.
 abort_missing_field <- function(field, what, call = rlang::caller_env()) {
   abort_pb(c("{.arg {field}} is missing: a benchmark needs {what}.",
              i = "See {.fn new_benchmark}."), "argument", field = field, call = call)
@@ -305,11 +303,8 @@ with_field <- function(fields, field, value, part, call) {
   fields
 }
 
-# The call a part's refusals name: parts are made by new_benchmark() only.
 part_call <- quote(new_benchmark())
 
-# A part from its fields as a list, by its constructor; a name that is not one of its fields
-# is refused by name.
 build_part <- function(constructor, fields, part, call = rlang::caller_env()) {
   known <- names(formals(constructor))
   given <- names(fields) %||% rep("", length(fields))
@@ -396,7 +391,6 @@ benchmark_judging_part <- function(needs_judge = FALSE, scorer = NULL, rescore_r
                  check_by_name = check_by_name), class = "predictivebench_judging_part")
 }
 
-# What holds across the parts: the object's shape, its name, its task, the versions its own.
 validate_benchmark <- function(benchmark, call = rlang::caller_env()) {
   parts <- c(data = "predictivebench_data_part", summary = "predictivebench_summary_part",
              comparison = "predictivebench_comparison_part",
@@ -415,9 +409,7 @@ validate_benchmark <- function(benchmark, call = rlang::caller_env()) {
   benchmark
 }
 
-# ---- behaviour: generics whose defaults read the parts ---------------------------------------
 
-# The summary rows of `x` (a task, its samples or its log).
 benchmark_summarise <- function(benchmark, x, ...) UseMethod("benchmark_summarise")
 
 #' @export
@@ -425,7 +417,6 @@ benchmark_summarise.default <- function(benchmark, x, ...) {
   summary_function(benchmark[["summary"]]$fn)(x, ...)
 }
 
-# The scorer that scores the benchmark's samples again with another `judge`.
 benchmark_rescore <- function(benchmark, judge, ...) UseMethod("benchmark_rescore")
 
 #' @export
@@ -439,20 +430,16 @@ benchmark_rescore.default <- function(benchmark, judge, ...) {
   scorer(judge)
 }
 
-# The rows a benchmark computes about its own judge of a run (none by default: NULL).
 benchmark_audit <- function(benchmark, run, opts) UseMethod("benchmark_audit")
 
 #' @export
 benchmark_audit.default <- function(benchmark, run, opts) NULL
 
-# A run's verdicts for agreement; NULL by default (the judges layer then reads the scores).
 benchmark_verdicts <- function(benchmark, run) UseMethod("benchmark_verdicts")
 
 #' @export
 benchmark_verdicts.default <- function(benchmark, run) NULL
 
-# A panel's verdicts of a run, samples x members; NULL where the benchmark does not say which
-# is its verdict (the default).
 benchmark_panel_verdicts <- function(benchmark, run) UseMethod("benchmark_panel_verdicts")
 
 #' @export
