@@ -409,7 +409,6 @@ validate_benchmark <- function(benchmark, call = rlang::caller_env()) {
   benchmark
 }
 
-
 benchmark_summarise <- function(benchmark, x, ...) UseMethod("benchmark_summarise")
 
 #' @export
