@@ -71,7 +71,7 @@ rlang::on_load(index_package_benchmarks())
 #' headline and statistic. Registering is the caller's explicit step: [new_benchmark()]
 #' given its parts returns the object only.
 #'
-#' @param b A benchmark, made by [new_benchmark()] from its parts.
+#' @param benchmark A benchmark, made by [new_benchmark()] from its parts.
 #' @param replace `FALSE` (the default): registering a name that is registered already (the
 #'   package's own, or one of yours) is an error of class `predictivebench_error_registered`,
 #'   unless it is the same benchmark. `TRUE` replaces it.
@@ -86,9 +86,9 @@ rlang::on_load(index_package_benchmarks())
 #' register_benchmark(toy)
 #' "toy" %in% registered_benchmarks()$name
 #' unregister_benchmark("toy")
-register_benchmark <- function(b, replace = FALSE) {
-  old <- if (is_benchmark(b)) the_benchmarks[[b$name]]
-  index_benchmark(b, replace = replace, call = rlang::current_env())
+register_benchmark <- function(benchmark, replace = FALSE) {
+  old <- if (is_benchmark(benchmark)) the_benchmarks[[benchmark$name]]
+  index_benchmark(benchmark, replace = replace, call = rlang::current_env())
   invisible(old)
 }
 

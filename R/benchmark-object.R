@@ -167,11 +167,11 @@
 #'   `data`, `summary`, `comparison` and `judging`), registering nothing:
 #'   [register_benchmark()] registers it. Given `summary` as a function or a name, or any
 #'   flat field in `...` (deprecated in 0.2.0, with a warning of class
-#'   `predictivebench_warning_deprecated`), it also registers the benchmark and returns the previous registration of
-#'   `name` (its flat fields with `replace = TRUE`, so `do.call(new_benchmark, old)`
-#'   restores it) or `NULL`, invisibly. `unregister_benchmark()`: the same, removing it.
-#'   `registered_benchmarks()`: a tibble with one row per registration (but those made
-#'   with `internal = TRUE`): `name`,
+#'   `predictivebench_warning_deprecated`), it also registers the benchmark and returns
+#'   the previous registration of `name` (its flat fields with `replace = TRUE`, so
+#'   `do.call(new_benchmark, old)` restores it) or `NULL`, invisibly.
+#'   `unregister_benchmark()`: the same, removing it. `registered_benchmarks()`: a tibble
+#'   with one row per registration (but the package's internal ones): `name`,
 #'   `headline`, `by`, `interval` (the default method's), `lower_is_better`, `elo_scale`,
 #'   `schema` (its name, or `"<own>"` for a data frame), `has_data` (a sample or preparer)
 #'   `by_name` (it has a `task`: [eval_set()] takes it by name) and `judged` (it has a

@@ -385,3 +385,10 @@ test_that("the package's benchmarks are objects of their own constructors, index
                                           "statistic"))
   expect_false(any(grepl(paste0("\\b(", paste(flat, collapse = "|"), ")\\s*="), code)))
 })
+
+test_that("register_benchmark() refuses what new_benchmark() did not make, naming its argument", {
+  err <- expect_error(register_benchmark(list(name = "x")),
+                      class = "predictivebench_error_argument")
+  expect_match(conditionMessage(err), "`benchmark` must be a benchmark", fixed = TRUE)
+  expect_identical(err$field, "benchmark")
+})
