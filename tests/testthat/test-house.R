@@ -9,10 +9,17 @@ house_figures <- local({
     script <- file.path(root, "bench", "house.R")
     # bench/ is not in the built package; a source tree without it has nothing to measure
     skip_if_not(file.exists(script), "needs bench/house.R of the source tree")
+    skip_if_not_installed("callr")
+    # In a fresh R: house.R walks every parse tree in many small allocations, and in a session
+    # whose heap holds the suite so far every collection scans it all (over 13 minutes at the
+    # end of R CMD check's tests, against 7 s in a fresh R).
     if (is.null(figures)) {
-      figures <<- new.env()
-      assign("house_root", root, envir = figures)
-      utils::capture.output(sys.source(script, envir = figures))
+      figures <<- callr::r(function(script, root) {
+        figures <- new.env()
+        assign("house_root", root, envir = figures)
+        utils::capture.output(sys.source(script, envir = figures))
+        figures
+      }, args = list(script, root))
     }
     figures
   }
