@@ -3,7 +3,7 @@
 # chat's template and the prompt's text); tokens are counted at the end in bulk over distinct
 # texts (bench/dry-run.R: ProcessBench's 27,200 requests).
 
-# The dry run's context, carried in the settings (`settings$dry_run`), never a global option.
+# The dry run's context, the request session's `price` (R/engine-session.R), never a setting.
 # It collects `hits` (real cache hits), `templates`, `chunks` (requests answered here) and
 # `answered` (their keys: a request asked again is a hit of this run, as in a real run).
 # Requests the engine can't answer here (no ellmer internals; vitals' own solvers and scorers)
@@ -21,11 +21,10 @@ new_dry_run <- function(answer = "") {
   context
 }
 
-# Inside a dry run a batch becomes requests sent one by one (the mock answers), marked for the
-# batch price until the caller returns; outside, `batch` unchanged.
-dry_run_batch <- function(settings, frame = parent.frame()) {
-  context <- settings$dry_run
-  if (!settings$batch || is.null(context)) return(settings$batch)
+# Inside a dry run (`context`) a batch becomes requests sent one by one (the mock answers),
+# marked for the batch price until the caller returns; outside, `batch` unchanged.
+dry_run_batch <- function(batch, context, frame = parent.frame()) {
+  if (!batch || is.null(context)) return(batch)
   context$batch <- TRUE
   withr::defer(context$batch <- FALSE, envir = frame)
   FALSE

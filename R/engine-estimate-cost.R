@@ -2,9 +2,11 @@
 # and the pricing of the engine's answered requests (tokens counted in bulk over distinct texts,
 # each priced at its own chat's model, folded into running totals per chunk).
 
-# Evaluates `code` with every HTTP request that reaches httr2 answered by fake_response() and
-# recorded in `context`, so nothing leaves the machine (estimate_cost(), a set's arena preview).
+# Evaluates `code` inside the dry run `context`: the request session's `price` (the engine
+# answers its requests there, no collector takes them), and every HTTP request that still
+# reaches httr2 answered by fake_response() and recorded, so nothing leaves the machine.
 with_dry_run_mock <- function(context, code) {
+  local_request_session(collector = NULL, price = context)
   mock <- function(req) {
     body <- tryCatch(httr2::req_get_body(req), error = function(e) NULL)
     context$requests[[length(context$requests) + 1]] <- list(url = req$url, body = body,

@@ -166,7 +166,7 @@ arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
   args$dir <- dir
   args$dataset <- args$dataset %||% folder_questions(arena$elobench, arena$version)
   args$elobench <- NULL
-  args$settings <- settings_with_dots(arena_settings(args$settings), dry_run = context)
+  args$settings <- arena_settings(args$settings)
   with_dry_run_mock(context, do.call(arena_run, args))
   chats <- c(unname(args$models), judge_members(check_judge(args$judge)))
   counts <- dry_run_costs(context, chats, isTRUE(args$settings$batch))

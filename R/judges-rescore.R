@@ -335,8 +335,7 @@ rescore_run_cost <- function(plan, judge, settings) {
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
   context <- new_dry_run()
-  given <- rlang::exec(settings_with_dots, request_settings(), !!!settings,
-                       dry_run = context)
+  given <- rlang::exec(settings_with_dots, request_settings(), !!!settings)
   with_dry_run_mock(context, plan$run(plan$paths, judge, dir, given, plan$log_eval))
   counts <- dry_run_costs(context, judge_members(judge), isTRUE(given$batch))
   if (counts$n > 0) counts$cost else 0

@@ -143,11 +143,10 @@ chats_in <- function(x) {
 # and scorers) is answered by fake_response() and recorded (url, body). Every cache is only
 # read.
 dry_run_task <- function(task, chat, dots, epochs, context, fold = function() NULL) {
-  # As $eval() splits them: request settings go to the solver and the scorer, and so does
-  # the dry-run context, a setting only this function gives (R/engine-settings.R).
-  dots$dry_run <- context
+  # As $eval() splits them: request settings go to the solver and the scorer; the dry run is
+  # the request session's, around them (with_dry_run_mock()).
   names <- rlang::names2(dots)
-  settings <- names %in% c(request_setting_names(), "dry_run")
+  settings <- names %in% request_setting_names()
   solver_args <- c(list(solver_chat = chat), dots[startsWith(names, "solver_") | settings])
   scorer_args <- dots[!startsWith(names, "solver_")]
   dataset <- if (inherits(task, "ResultsTask")) task$dataset()

@@ -4,9 +4,11 @@
 test_that("a dry run answers run_requests() where it would send, and sends nothing", {
   server <- local_set_server()
   context <- new_dry_run(answer = "\\boxed{Z}")
-  settings <- settings_with_dots(request_settings(cache = FALSE), dry_run = context)
-  res <- run_requests(list(fake_chat(server)), c(1L, 1L, 1L), list("a", "b", "a"), settings,
-                      progress = FALSE)
+  res <- with_request_session(
+    new_request_session(price = context),
+    run_requests(list(fake_chat(server)), c(1L, 1L, 1L), list("a", "b", "a"),
+                 request_settings(cache = FALSE), progress = FALSE)
+  )
   expect_equal(server$count(), 0)
   expect_equal(res$result, rep("\\boxed{Z}", 3))
   # one template for the one chat; each prompt's text kept for counting in bulk

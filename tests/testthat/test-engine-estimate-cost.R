@@ -8,8 +8,8 @@ test_that("folding a dry run's requests chunk by chunk gives the totals of prici
                                          credentials = function() "unused")
   prompts <- sprintf("Question %d: what is %d + %d?", 1:6, 1:6, 6:1)
   send <- function(context, at) {
-    settings <- settings_with_dots(request_settings(cache = FALSE), dry_run = context)
-    with_dry_run_mock(context, generate_responses(chat, prompts[at], settings = settings))
+    with_dry_run_mock(context, generate_responses(chat, prompts[at],
+                                                  settings = request_settings(cache = FALSE)))
   }
   once <- new_dry_run()
   send(once, 1:6)
