@@ -54,7 +54,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   settings <- settings %||% request_settings()
   check_settings_object(settings)
   session <- current_request_session()  # R/engine-session.R: the one place it is read
-  batch <- dry_run_batch(settings$batch, session$price)  # R/engine-dry-run.R: one by one, at the batch price
+  batch <- dry_run_batch(settings$batch, session$price)  # R/engine-price.R: one by one
   check_flag(keep_json)
   n <- length(prompts)
   epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
@@ -88,7 +88,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   todo <- which(!cached)
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
-  # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
+  # R/engine-price.R: inside estimate_cost() they are answered here, and nothing is sent
   todo <- dry_run_answer(session$price, state, chats, chat_index, prompts, keys, todo,
                          hits = sum(cached & !local))
   # The session's collector may take over sending them (an evaluation set's overlap sends them

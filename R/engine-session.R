@@ -1,6 +1,6 @@
 # What a run is, apart from what its user tunes: the `run` paying for its requests (stamped on
 # each answer), the `collector` sending them (a set's overlap), and `price`, the dry run that
-# answers them here and prices them instead (estimate_cost(); R/engine-dry-run.R). Scoped to a
+# answers them here and prices them instead (estimate_cost(); R/engine-price.R). Scoped to a
 # frame as httr2's local_mocked_responses() is, so nothing a set installs outlives it.
 the_session <- new.env(parent = emptyenv())
 

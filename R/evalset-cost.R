@@ -1,4 +1,4 @@
-# One cost preview for a whole evaluation set: estimate_cost() (R/engine-estimate-cost.R) on
+# One cost preview for a whole evaluation set: estimate_cost() (R/engine-price.R) on
 # every cell still to run, as the set would run it, offline.
 
 set_cost_preview <- function(cells, outcomes, log_dir, settings) {

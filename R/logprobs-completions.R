@@ -104,7 +104,7 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
     kept$keep(i, value)
   }
   todo <- which(!cached)
-  # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
+  # R/engine-price.R: inside estimate_cost() they are answered here, and nothing is sent
   todo <- dry_run_completions(pricing_collector(), endpoint, texts, keys, todo, sum(cached),
                               kept$keep, max_tokens,
                               read = function(body) parse_completion(body, endpoint$route))

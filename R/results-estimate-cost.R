@@ -1,8 +1,8 @@
 # estimate_cost(): what a run will cost, before any request is sent. The task is run here,
 # above the engine: solved and scored offline a chunk of samples at a time, as $eval() runs
 # it (R/results-eval.R), inside a dry-run context that the engine answers where it would
-# send each request (R/engine-dry-run.R); any other HTTP request is answered by httr2's mock.
-# The engine prices the requests (R/engine-estimate-cost.R), a chunk at a time.
+# send each request (R/engine-price.R); any other HTTP request is answered by httr2's mock.
+# The engine prices the requests (R/engine-price.R), a chunk at a time.
 
 #' What will this run cost?
 #'
@@ -97,10 +97,10 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
   chat <- chat_offline(chat)
   dots <- lapply(dots, offline_chats)
   chats <- c(list(chat), unlist(lapply(dots, chats_in), recursive = FALSE, use.names = FALSE))
-  context <- new_dry_run(answer)  # R/engine-dry-run.R
+  context <- new_dry_run(answer)  # R/engine-price.R
   fold <- function() dry_run_fold(context, chats, batch)
   dry_run_task(task, chat, dots, epochs, context, fold)
-  counts <- dry_run_costs(context, chats, batch)  # R/engine-estimate-cost.R
+  counts <- dry_run_costs(context, chats, batch)  # R/engine-price.R
   # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
   batch <- batch || (counts$n > 0 && counts$all_batch)
   # one type per column however many requests there are (a sum over none is an integer)
