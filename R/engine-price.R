@@ -10,9 +10,13 @@
 # `answered` (their keys: a request asked again is a hit of this run, as in a real run).
 # Requests the engine can't answer here (no ellmer internals; vitals' own solvers and scorers)
 # go to httr2, where estimate_cost()'s mock answers and records them.
-new_dry_run <- function(answer = "") {
+# `chats` price the requests (each at its own chat's model; the first for a request of no known
+# model), at the batch price when `batch`.
+new_dry_run <- function(answer = "", chats = list(), batch = FALSE) {
   context <- new.env(parent = emptyenv())
   context$answer <- answer
+  context$chats <- chats
+  context$batch_price <- batch
   context$hits <- 0L
   context$templates <- list()
   context$chunks <- list()
@@ -195,6 +199,14 @@ fake_response <- function(url, body, answer) {
   httr2::response_json(status_code = 200L, url = url, body = json)
 }
 
+# The cost preview's one entry: `code` run inside a dry run whose every request answers
+# `answer`, priced for `chats` (new_dry_run()): a row of price_row().
+with_pricing <- function(chats, code, batch = FALSE, answer = "") {
+  context <- new_dry_run(answer, chats, batch)
+  with_dry_run_mock(context, code)
+  dry_run_row(context)
+}
+
 # Evaluates `code` inside the dry run `context`: the request session's `price` (the engine
 # answers its requests there, no collector takes them), and every HTTP request that still
 # reaches httr2 answered by fake_response() and recorded, so nothing leaves the machine.
@@ -209,23 +221,39 @@ with_dry_run_mock <- function(context, code) {
   httr2::with_mocked_responses(mock, suppressMessages(suppressWarnings(code)))
 }
 
-# What the dry run's requests cost over all of them: `n`, `input` tokens, the `output` bound,
-# `cost` (NA when a price is unknown), `how` ("exact" or not) and `all_batch`.
-dry_run_costs <- function(context, chats, batch) {
-  dry_run_fold(context, chats, batch)
+# What the dry run's requests cost over all of them, as a row of price_row(): priced at the
+# batch price throughout when asked for, or when every request to send is a batch's (a solver
+# with `batch = TRUE`).
+dry_run_row <- function(context) {
+  dry_run_fold(context)
   tally <- context$tally
-  list(n = tally$n, input = tally$input, output = tally$output, cost = tally$cost,
-       how = if (tally$n > 0 && tally$exact) "exact" else "estimate",
-       all_batch = tally$all_batch)
+  price_row(context$hits, tally$n, tally$input, tally$output, tally$cost,
+            tokens = if (tally$n > 0 && tally$exact) "exact" else "estimate",
+            batch = context$batch_price || (tally$n > 0 && tally$all_batch))
 }
+
+# The one row shape of a cost preview, one type per column however many requests there are:
+# `requests` (`cached` of them answered in the cache, `to_send` the others), `input_tokens`,
+# `output_tokens_max`, `cost_max` (NA when a price is unknown), `tokens` ("exact" or
+# "estimate") and `batch`. A set's preview shows the counts (`price_count_names`) of each cell.
+price_row <- function(cached = 0L, to_send = 0L, input_tokens = 0, output_tokens_max = 0,
+                      cost_max = 0, tokens = "estimate", batch = FALSE) {
+  tibble::tibble(requests = as.integer(cached + to_send), cached = as.integer(cached),
+                 to_send = as.integer(to_send), input_tokens = as.double(input_tokens),
+                 output_tokens_max = as.double(output_tokens_max),
+                 cost_max = as.double(cost_max), tokens = tokens, batch = batch)
+}
+
+price_count_names <- c("requests", "cached", "to_send", "input_tokens", "output_tokens_max",
+                       "cost_max")
 
 # Prices the requests answered since the last fold and drops them, so a dry run holds one
 # chunk's texts; their keys stay (`answered`): a request asked again the real run sends once.
-dry_run_fold <- function(context, chats, batch) {
+dry_run_fold <- function(context) {
   tally <- context$tally %||% list(n = 0L, input = 0, output = 0, cost = 0, exact = TRUE,
                                    all_batch = TRUE)
   if (length(context$chunks) || length(context$requests)) {
-    counts <- request_costs(context, chats, batch)
+    counts <- request_costs(context, context$chats, context$batch_price)
     tally <- list(n = tally$n + counts$n, input = tally$input + counts$input,
                   output = tally$output + counts$output, cost = tally$cost + counts$cost,
                   exact = tally$exact && counts$exact,

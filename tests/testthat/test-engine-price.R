@@ -43,17 +43,17 @@ test_that("folding a dry run's requests chunk by chunk gives the totals of prici
     with_dry_run_mock(context, generate_responses(chat, prompts[at],
                                                   settings = request_settings(cache = FALSE)))
   }
-  once <- new_dry_run()
+  once <- new_dry_run(chats = list(chat))
   send(once, 1:6)
-  whole <- dry_run_costs(once, list(chat), FALSE)
-  folded <- new_dry_run()
+  whole <- dry_run_row(once)
+  folded <- new_dry_run(chats = list(chat))
   send(folded, 1:3)
-  dry_run_fold(folded, list(chat), FALSE)
+  dry_run_fold(folded)
   # a folded chunk's texts leave the context; what it cost stays in the totals
   expect_length(folded$chunks, 0)
   expect_equal(folded$tally$n, 3L)
   send(folded, c(4:6, 1))  # a request asked again in a later chunk is sent once
-  expect_equal(dry_run_costs(folded, list(chat), FALSE), whole)
-  expect_equal(whole$n, 6L)
-  expect_equal(whole$how, "exact")
+  expect_equal(dry_run_row(folded), whole)
+  expect_equal(whole$to_send, 6L)
+  expect_equal(whole$tokens, "exact")
 })
