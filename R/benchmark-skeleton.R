@@ -344,7 +344,7 @@ settings_blind <- function(step) {
   }
   arguments <- formals(step)
   named <- setdiff(names(arguments), "...")
-  engine_names <- setdiff(c(request_setting_names(), settings_contexts), "dry_run")
+  engine_names <- request_setting_names()
   # only what the caller gave is passed on (`step` fills in its own defaults)
   forward <- function(frame, dots) {
     given <- named[!vapply(named, function(name) {

@@ -159,17 +159,18 @@ cache_path <- function(dir, key) {
   file.path(dir, cache_entries_folder, substr(key, 1, 2), paste0(key, ".rds"))
 }
 
-# Where a cache directory is read and written. Inside estimate_cost()'s dry run it is only read,
-# so neither an error nor a kill can leave a placeholder answer where a real run would read it.
-cache_view <- function(dir, dry_run = NULL) {
-  list(read = dir, write = if (is.null(dry_run)) dir)
+# Where a cache directory is read and written. Inside estimate_cost()'s dry run (a pricing
+# session) it is only read, so neither an error nor a kill can leave a placeholder answer where a
+# real run would read it.
+cache_view <- function(dir) {
+  list(read = dir, write = if (is.null(pricing_collector())) dir)
 }
 
 # Entries of `keys`, NULL for a miss (unreadable or foreign entries too, warned about once).
-cache_get_many <- function(dir, keys, dry_run = NULL) {
+cache_get_many <- function(dir, keys) {
   if (is.null(dir)) return(vector("list", length(keys)))
   bad <- character()
-  read <- cache_view(dir, dry_run)$read
+  read <- cache_view(dir)$read
   out <- lapply(keys, function(key) {
     for (d in read) {
       path <- cache_path(d, key)
@@ -209,8 +210,8 @@ read_cache_entry <- function(path, key) {
   if (ok) entry$value else structure(list(), class = "cache_miss")
 }
 
-cache_set <- function(dir, key, value, dry_run = NULL) {
-  dir <- cache_view(dir, dry_run)$write
+cache_set <- function(dir, key, value) {
+  dir <- cache_view(dir)$write
   if (is.null(dir)) return(invisible(NULL))
   path <- cache_path(dir, key)
   entry <- list(format = cache_format, version = cache_layout_version, key = key,
@@ -252,8 +253,7 @@ cache_temp_file <- function(path) default_temp_file(path)
 # Keeps what a request pool delivers: an answer into `records` and the cache at once (a killed
 # run loses only what was in flight), an error into `errors` (never cached). `run` is stamped on
 # each answer (paid_by_run()).
-cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_run = NULL,
-                         run = NULL) {
+cache_keeper <- function(dir, keys, records = vector("list", length(keys)), run = NULL) {
   kept <- new.env(parent = emptyenv())
   kept$records <- records
   kept$errors <- rep(NA_character_, length(keys))
@@ -263,7 +263,7 @@ cache_keeper <- function(dir, keys, records = vector("list", length(keys)), dry_
     } else {
       value$run <- run
       set_element(kept, "records", i, value)
-      cache_set(dir, keys[[i]], value, dry_run)
+      cache_set(dir, keys[[i]], value)
     }
   }
   kept
@@ -281,8 +281,8 @@ set_element <- function(env, name, i, value) {
 
 # Before the first request (not in a dry run): make the cache and write a probe, so an
 # unwritable cache stops the run before anything is paid.
-cache_prepare <- function(dir, dry_run = NULL) {
-  target <- cache_view(dir, dry_run)$write
+cache_prepare <- function(dir) {
+  target <- cache_view(dir)$write
   if (is.null(target)) return(invisible(NULL))
   read_cache_marker(target)
   done <- tryCatch({

@@ -54,7 +54,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   settings <- settings %||% request_settings()
   check_settings_object(settings)
   session <- current_request_session()  # R/engine-session.R: the one place it is read
-  batch <- dry_run_batch(settings)  # R/engine-dry-run.R: counted one by one, at the batch price
+  batch <- dry_run_batch(settings$batch, session$price)  # R/engine-price.R: one by one
   check_flag(keep_json)
   n <- length(prompts)
   epoch <- if (is.null(epoch)) occurrence_index(prompts, chat_index) else
@@ -67,7 +67,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
 
   state <- new.env(parent = emptyenv())
   local <- vapply(chats, inherits, TRUE, what = "BaselineChat")[chat_index]
-  state$records <- cache_get_many(dir, keys, settings$dry_run)
+  state$records <- cache_get_many(dir, keys)
   state$records[local] <- list(NULL)  # (a baseline among real chats: see `offline`)
   state$errors <- rep(NA_character_, n)
   state$paid <- vector("list", n)  # usage of failed requests that were paid (tool rounds)
@@ -82,19 +82,19 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
     } else {
       value$run <- session$run
       set_element(state, "records", i, value)  # R/engine-cache.R: in place
-      if (!local[[i]] && !stored) cache_set(dir, keys[[i]], value, settings$dry_run)
+      if (!local[[i]] && !stored) cache_set(dir, keys[[i]], value)
     }
   }
   todo <- which(!cached)
   answer_offline(chats, chat_index, prompts, todo[local[todo]], keep, keep_json)
   todo <- todo[!local[todo]]
-  # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
-  todo <- dry_run_answer(settings$dry_run, state, chats, chat_index, prompts, keys, todo,
+  # R/engine-price.R: inside estimate_cost() they are answered here, and nothing is sent
+  todo <- dry_run_answer(session$price, state, chats, chat_index, prompts, keys, todo,
                          hits = sum(cached & !local))
   # The session's collector may take over sending them (an evaluation set's overlap sends them
   # with its other cells'): it keeps what it answers (`keep(i, value, stored = TRUE)`: cached
   # already) and hands back what is left to send here; or it stops the caller (a condition).
-  if (length(todo) && !batch && !is.null(session$collector) && is.null(settings$dry_run)) {
+  if (length(todo) && !batch && !is.null(session$collector)) {
     todo <- session$collector$take(list(
       chats = chats, chat_index = chat_index, prompts = prompts, epoch = epoch, keys = keys,
       todo = todo, settings = settings, keep_json = keep_json, cache = dir,
@@ -103,7 +103,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
       })
     ), keep)
   }
-  if (length(todo)) cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
+  if (length(todo)) cache_prepare(dir)  # an unwritable cache stops the run before it pays
   if (length(todo) && batch) {
     if (is.null(dir)) {
       abort_pb("{.code batch = TRUE} needs the cache: the batch's state file is kept there.",
@@ -113,7 +113,7 @@ run_requests <- function(chats, chat_index, prompts, settings = NULL, epoch = NU
   } else if (length(todo)) {
     # ellmer logs the usage of what it sends itself; what the curl fast path sent is logged
     # here, also when the run is interrupted.
-    on.exit(log_fast_path_usage(chats, chat_index, todo, state$records, settings), add = TRUE)
+    on.exit(log_fast_path_usage(chats, chat_index, todo, state$records), add = TRUE)
     send_pool(chats, chat_index, prompts, todo, keep, settings, keep_json, progress,
               cached = !is.null(dir))
   }
@@ -149,7 +149,7 @@ import_responses <- function(chat, prompts, texts, settings, key_extra = NULL, s
   check_settings_object(settings)
   dir <- if (inherits(chat, "BaselineChat")) NULL else cache_dir(settings$cache)
   ok <- !is.na(texts)
-  if (is.null(dir) || !is.null(settings$dry_run) || !any(ok)) return(invisible(0L))
+  if (is.null(dir) || !is.null(pricing_collector()) || !any(ok)) return(invisible(0L))
   prompts <- as_prompt_list(prompts)[ok]
   keys <- response_keys(list(chat), rep(1L, length(prompts)), prompts, 1L, key_extra)
   new <- vapply(cache_get_many(dir, keys), is.null, TRUE) & !duplicated(keys)
@@ -180,9 +180,9 @@ with_paid_failures <- function(out, paid) {
   out
 }
 
-log_fast_path_usage <- function(chats, chat_index, rows, records, settings) {
+log_fast_path_usage <- function(chats, chat_index, rows, records) {
   for (k in unique(chat_index[rows])) {
-    if (!uses_fast_path(chats[[k]], settings)) next
+    if (!uses_fast_path(chats[[k]])) next
     answered <- Filter(Negate(is.null), records[rows[chat_index[rows] == k]])
     if (!length(answered)) next
     total <- function(field) sum(vapply(answered, function(r) as.double(r[[field]]), 1))
@@ -211,8 +211,7 @@ send_pool <- function(chats, chat_index, prompts, todo, keep, settings, keep_jso
   }
   with_warnings_once({
     transport <- request_transport(chats, chat_index, prompts, keep_json, max_active,
-                                   deadline, settings$max_turns,
-                                   fast_path = is.null(settings$dry_run))
+                                   deadline, settings$max_turns)
     send <- function() {
       request_pool(todo, transport, deliver, max_active = max_active, rpm = rpm,
                    max_tries = settings$max_tries, backoff = settings$backoff,

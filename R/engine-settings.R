@@ -172,16 +172,11 @@ settings_of <- function(fields, call = rlang::caller_env()) {
   new_request_settings(fields[request_setting_names()])
 }
 
-# The object every downstream function reads. One field request_settings() does not take is a
-# context, NULL unless set by its one maker, and carried through every door: `dry_run`, made
-# by new_dry_run() (R/engine-dry-run.R), set only by estimate_cost(), which steers the engine
-# through it (requests answered where they would be sent, no batch, the cache only read).
-# What a run is otherwise (its run, an evaluation set's overlap) is its request session
+# The object every downstream function reads: what a user tunes, nothing else. What a run is
+# (its run, a set's overlap, estimate_cost()'s dry run) is its request session
 # (R/engine-session.R), not a setting.
-settings_contexts <- "dry_run"
-
-new_request_settings <- function(fields, dry_run = NULL) {
-  structure(c(fields, list(dry_run = dry_run)), class = "predictivebench_settings")
+new_request_settings <- function(fields) {
+  structure(fields, class = "predictivebench_settings")
 }
 
 # A run's identity: unique across processes and machines (workers of one set share it).
@@ -190,12 +185,6 @@ new_run <- function() {
   structure(paste0(format(Sys.time(), "%Y%m%dT%H%M%OS6"), "-", Sys.getpid(), "-",
                    basename(tempfile(""))),
             class = "predictivebench_run")
-}
-
-# The contexts as named arguments of `$eval()` (those that are set), so that a cell's task
-# passes them on to its solver and scorer.
-settings_context_args <- function(settings) {
-  Filter(Negate(is.null), unclass(settings)[settings_contexts])
 }
 
 #' @export
@@ -250,25 +239,15 @@ settings_with_dots <- function(settings, ..., call = rlang::caller_env()) {
   check_settings_object(settings)
   updates <- list(...)
   if (!length(updates)) return(settings)
-  unknown <- setdiff(rlang::names2(updates), c(request_setting_names(), settings_contexts))
+  unknown <- setdiff(rlang::names2(updates), request_setting_names())
   if (length(unknown)) {
     abort_pb(c("Unknown request setting{?s} {.arg {unknown}}.",
                i = "Named arguments of {.code $eval()} that the solver or scorer does not
                     take by name must be settings: {.field {request_setting_names()}}."),
              "argument", call = call)
   }
-  context <- function(name, valid, maker) {
-    value <- if (name %in% names(updates)) updates[[name]] else settings[[name]]
-    if (!is.null(value) && !valid(value)) {
-      abort_pb("{.arg {name}} is set by {.fn {maker}} only.", "argument", call = call)
-    }
-    value
-  }
-  dry_run <- context("dry_run", function(x) inherits(x, "predictivebench_dry_run"),
-                     "estimate_cost")
-  updates[settings_contexts] <- NULL
   fields <- utils::modifyList(settings_fields(settings), updates, keep.null = TRUE)
-  new_request_settings(settings_fields(settings_of(fields, call = call)), dry_run)
+  settings_of(fields, call = call)
 }
 
 settings_fields <- function(settings) unclass(settings)[request_setting_names()]

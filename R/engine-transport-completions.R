@@ -1,16 +1,17 @@
 # The transport for log-probability requests: a raw JSON POST to `<base_url>/completions`, with
 # request_transport()'s interface on the chat fast path's curl sender (post_sender()), so it gets
 # the pool's retries, deadline, refused redirects, provider error text and 401/403 stop. In a
-# dry run requests go through httr2 one at a time, where its mock answers: no server is reached.
+# dry run (a pricing session) requests go through httr2 one at a time, where its mock answers:
+# no server is reached.
 completions_transport <- function(endpoint, texts, max_tokens, read, max_active,
-                                  deadline = request_deadline(), dry_run = FALSE) {
+                                  deadline = request_deadline()) {
   template <- completion_template(endpoint, max_tokens)
   read_response <- function(resp) {
     if (httr2::resp_status(resp) >= 300) return(http_error(resp))
     read(resp)
   }
   label <- function(i) paste("OpenAI-compatible completions at", shown_url(endpoint$base_url))
-  if (dry_run) {
+  if (!is.null(pricing_collector())) {
     return(httr2_transport(template, texts, read_response, label))
   }
   pool <- connection_pool(max_active)

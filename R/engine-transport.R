@@ -5,15 +5,14 @@
 # request); "later": every other provider, through ellmer's `$chat_async()`. On both, redirects
 # are refused: following one would send the API key (and the prompt) wherever it points.
 
-# `fast_path = FALSE` (estimate_cost()'s dry run) sends all through httr2, where its mock
-# answers. `extend()` adds more chats' requests on the same curl pool (a set's overlap pool).
+# A dry run (the session's `price`) sends all through httr2, where its mock answers
+# (uses_fast_path()). `extend()` adds more chats' requests on the same curl pool (a set's overlap).
 request_transport <- function(chats, chat_index, prompts, keep_json, max_active,
-                              deadline = request_deadline(), max_turns = 20L,
-                              fast_path = TRUE) {
+                              deadline = request_deadline(), max_turns = 20L) {
   pool <- connection_pool(max_active)
   new_senders <- function(chats) {
     lapply(chats, chat_sender, pool = pool, keep_json = keep_json, deadline = deadline,
-           max_turns = max_turns, fast_path = fast_path)
+           max_turns = max_turns)
   }
   senders <- new_senders(chats)
   chat_index <- as.integer(chat_index)
@@ -101,9 +100,8 @@ chat_label <- function(chat) {
   paste(provider@name, "at", shown_url(url))
 }
 
-chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), max_turns = 20L,
-                        fast_path = TRUE) {
-  if (fast_path && uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json, deadline))
+chat_sender <- function(chat, pool, keep_json, deadline = request_deadline(), max_turns = 20L) {
+  if (uses_fast_path(chat)) return(curl_sender(chat, pool, keep_json, deadline))
   later_sender(chat, keep_json, max_turns)
 }
 
@@ -113,8 +111,8 @@ fast_path_providers <- c("ellmer::ProviderOpenAICompatible", "ellmer::ProviderOp
                          "ellmer::ProviderAnthropic")
 
 # A dry run sends without the fast path, so all its requests pass through httr2's mock.
-uses_fast_path <- function(chat, settings = NULL) {
-  is.null(settings$dry_run) &&
+uses_fast_path <- function(chat) {
+  is.null(pricing_collector()) &&
     class(chat$get_provider())[[1]] %in% fast_path_providers &&
     !length(chat$get_tools()) && ellmer_fast_path_available()
 }

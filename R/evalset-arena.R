@@ -162,20 +162,17 @@ arena_cost_preview <- function(arena, models, specs, judge, log_dir, settings) {
   dir <- tempfile("predictivebench-arena-preview-")
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
   args <- set_arena_args(arena, models, specs, judge, dir, settings)
-  context <- new_dry_run(longest_answer(args$models))
   args$dir <- dir
   args$dataset <- args$dataset %||% folder_questions(arena$elobench, arena$version)
   args$elobench <- NULL
-  args$settings <- settings_with_dots(arena_settings(args$settings), dry_run = context)
-  with_dry_run_mock(context, do.call(arena_run, args))
+  args$settings <- arena_settings(args$settings)
   chats <- c(unname(args$models), judge_members(check_judge(args$judge)))
-  counts <- dry_run_costs(context, chats, isTRUE(args$settings$batch))
+  priced <- with_pricing(chats, do.call(arena_run, args), batch = isTRUE(args$settings$batch),
+                         answer = longest_answer(args$models))
   tibble::tibble(
     benchmark = "arena_run", model = paste(names(args$models), collapse = " vs "),
     cell_id = paste0("arena-", arena$experiment %||% arena$options$experiment %||% "run"),
-    status = "to run",
-    !!!preview_counts(context$hits + counts$n, context$hits, counts$n, counts$input,
-                      counts$output, counts$cost)
+    status = "to run", priced[price_count_names]
   )
 }
 

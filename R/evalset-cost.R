@@ -1,5 +1,5 @@
-# One cost preview for a whole evaluation set: estimate_cost() (R/engine-estimate-cost.R) on
-# every cell still to run, as the set would run it, offline.
+# One cost preview for a whole evaluation set: estimate_cost() (R/results-estimate-cost.R) on
+# every cell still to run, as the set would run it, offline; a row of its counts each.
 
 set_cost_preview <- function(cells, outcomes, log_dir, settings) {
   dir <- tempfile("predictivebench-preview-")
@@ -7,29 +7,15 @@ set_cost_preview <- function(cells, outcomes, log_dir, settings) {
   rows <- lapply(seq_along(cells), function(i) {
     cell <- cells[[i]]
     done <- !is.null(outcomes[[i]])
-    estimate <- if (!done) {
+    estimate <- if (done) price_row() else {
       task <- cell_task(cell, dir)
       chat <- cell$chat %||% chat_from_spec(cell$model)
       do.call(estimate_cost, c(list(task, chat, epochs = cell$epochs), preview_settings(settings)))
     }
-    tibble::tibble(
-      benchmark = cell$benchmark$label, model = cell$label, cell_id = cell$id,
-      status = if (done) "done" else "to run",
-      !!!preview_counts(estimate$requests %||% 0L, estimate$cached %||% 0L,
-                        estimate$to_send %||% 0L, estimate$input_tokens %||% 0,
-                        estimate$output_tokens_max %||% 0, estimate$cost_max %||% 0)
-    )
+    tibble::tibble(benchmark = cell$benchmark$label, model = cell$label, cell_id = cell$id,
+                   status = if (done) "done" else "to run", estimate[price_count_names])
   })
   do.call(rbind, rows)
-}
-
-# A preview row's counts, one type each whatever they count: requests integer, tokens and
-# dollars double.
-preview_counts <- function(requests, cached, to_send, input_tokens, output_tokens_max,
-                           cost_max) {
-  list(requests = as.integer(requests), cached = as.integer(cached),
-       to_send = as.integer(to_send), input_tokens = as.double(input_tokens),
-       output_tokens_max = as.double(output_tokens_max), cost_max = as.double(cost_max))
 }
 
 # The request settings as $eval() takes them (a setting left to its default is not passed),

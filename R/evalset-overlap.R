@@ -304,8 +304,7 @@ overlap_pool <- function(overlap, name, settings, dir, keep_json) {
       # as run_requests() does: ellmer logs what it sends, the fast path's usage is logged here
       for (j in seq_along(calls)) {
         call <- calls[[j]]
-        log_fast_path_usage(call$chats, call$chat_index, seq_along(call$prompts), used[[j]],
-                            settings)
+        log_fast_path_usage(call$chats, call$chat_index, seq_along(call$prompts), used[[j]])
       }
       if (length(calls)) {
         note_rpm_pace(length(call_of), settings$rpm, sum(model_max_active(calls)),

@@ -104,10 +104,7 @@ changed_settings <- function(settings) {
   if (is.null(settings)) return(list())
   given <- settings_fields(settings)
   defaults <- settings_fields(request_settings())
-  changed <- given[!mapply(identical, given, defaults[names(given)])]
-  contexts <- settings_context_args(settings)
-  changed[names(contexts)] <- contexts
-  changed
+  given[!mapply(identical, given, defaults[names(given)])]
 }
 
 # Whether the task's solver and scorer are the package's: vitals hands `$eval()`'s other

@@ -334,12 +334,11 @@ rescore_run_cost <- function(plan, judge, settings) {
   dir <- tempfile("predictivebench-rescore-preview-")
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
-  context <- new_dry_run()
-  given <- rlang::exec(settings_with_dots, request_settings(), !!!settings,
-                       dry_run = context)
-  with_dry_run_mock(context, plan$run(plan$paths, judge, dir, given, plan$log_eval))
-  counts <- dry_run_costs(context, judge_members(judge), isTRUE(given$batch))
-  if (counts$n > 0) counts$cost else 0
+  given <- rlang::exec(settings_with_dots, request_settings(), !!!settings)
+  priced <- with_pricing(judge_members(judge),
+                         plan$run(plan$paths, judge, dir, given, plan$log_eval),
+                         batch = isTRUE(given$batch))
+  if (priced$to_send > 0) priced$cost_max else 0
 }
 
 rescore_one <- function(plan, judge, dots) {

@@ -50,7 +50,7 @@ logprob_chat_configured <- function(chat, top_logprobs, system_prompt) {
 # Ollama's long did) stops the call after one request; an HTTP error fails its prompt only.
 chat_logprob_responses <- function(chat, prompts, settings, call = rlang::caller_env()) {
   first <- without_max_tokens_warning(logprob_chat_requests(chat, prompts[1], settings))
-  if (is.na(first$error[[1]]) && is.null(settings$dry_run) &&
+  if (is.na(first$error[[1]]) && is.null(pricing_collector()) &&
       inherits(try(top_alternatives(first$json[[1]]), silent = TRUE), "try-error")) {
     url <- shown_url(chat$get_provider()@base_url)
     abort_pb(

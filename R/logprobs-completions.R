@@ -93,10 +93,10 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
   }
   keys <- vapply(texts, function(t) completion_key(endpoint, t, max_tokens), "",
                  USE.NAMES = FALSE)
-  found <- cache_get_many(dir, keys, settings$dry_run)
+  found <- cache_get_many(dir, keys)
   # a broken answer an earlier version cached (it checked answers only together) is asked again
   found[vapply(found, function(r) !is.null(broken_echo(r)), TRUE)] <- list(NULL)
-  kept <- cache_keeper(dir, keys, found, settings$dry_run)
+  kept <- cache_keeper(dir, keys, found)
   cached <- !vapply(kept$records, is.null, TRUE)
   conditions <- vector("list", length(texts))
   keep <- function(i, value) {
@@ -104,12 +104,12 @@ echo_texts <- function(endpoint, texts, dir, max_tokens, settings) {
     kept$keep(i, value)
   }
   todo <- which(!cached)
-  # R/engine-dry-run.R: inside estimate_cost() they are answered here, and nothing is sent
-  todo <- dry_run_completions(settings$dry_run, endpoint, texts, keys, todo, sum(cached),
+  # R/engine-price.R: inside estimate_cost() they are answered here, and nothing is sent
+  todo <- dry_run_completions(pricing_collector(), endpoint, texts, keys, todo, sum(cached),
                               kept$keep, max_tokens,
                               read = function(body) parse_completion(body, endpoint$route))
   if (length(todo)) {
-    cache_prepare(dir, settings$dry_run)  # an unwritable cache stops the run before it pays
+    cache_prepare(dir)  # an unwritable cache stops the run before it pays
     send_completions(endpoint, texts, todo, keep, max_tokens, settings,
                      cached = !is.null(dir))
   }
@@ -133,7 +133,7 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
     broken_echo(record) %||% record
   }
   transport <- completions_transport(endpoint, texts, max_tokens, read, settings$max_active,
-                                     deadline, dry_run = !is.null(settings$dry_run))
+                                     deadline)
   started <- now_seconds()
   tryCatch(
     request_pool(todo, transport, keep, max_active = settings$max_active, rpm = settings$rpm,
@@ -158,7 +158,7 @@ completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tok
                              chat_probe)
   echoed <- bind_echoed(probe$echoed,
                         echo_texts(probe$endpoint, texts[-1], dir, max_tokens, settings))
-  if (is.null(settings$dry_run)) {
+  if (is.null(pricing_collector())) {
     check_echoed(echoed$records, texts, probe$endpoint, span_check)
   }
   at <- function(text) match(text, texts)

@@ -10,7 +10,7 @@ probe_completions <- function(endpoint, text, dir, max_tokens, settings, span_ch
   endpoint$route <- "echo"
   first <- echo_texts(endpoint, text, dir, max_tokens, settings)
   # estimate_cost()'s dry run answers with made-up log-probabilities: nothing to learn
-  if (!is.null(settings$dry_run)) return(list(endpoint = endpoint, echoed = first))
+  if (!is.null(pricing_collector())) return(list(endpoint = endpoint, echoed = first))
   if (!is.null(first$records[[1]])) {
     check_echoed(first$records, text, endpoint, span_check, call = call)
     note_logprob_route(endpoint)

@@ -1,8 +1,7 @@
 # estimate_cost(): what a run will cost, before any request is sent. The task is run here,
 # above the engine: solved and scored offline a chunk of samples at a time, as $eval() runs
-# it (R/results-eval.R), inside a dry-run context that the engine answers where it would
-# send each request (R/engine-dry-run.R); any other HTTP request is answered by httr2's mock.
-# The engine prices the requests (R/engine-estimate-cost.R), a chunk at a time.
+# it (R/results-eval.R), inside the engine's one cost preview, with_pricing() (R/engine-price.R),
+# which answers each request where it would be sent and prices them a chunk at a time.
 
 #' What will this run cost?
 #'
@@ -97,21 +96,10 @@ estimate_cost <- function(task, chat, ..., epochs = NULL, answer = "") {
   chat <- chat_offline(chat)
   dots <- lapply(dots, offline_chats)
   chats <- c(list(chat), unlist(lapply(dots, chats_in), recursive = FALSE, use.names = FALSE))
-  context <- new_dry_run(answer)  # R/engine-dry-run.R
-  fold <- function() dry_run_fold(context, chats, batch)
-  dry_run_task(task, chat, dots, epochs, context, fold)
-  counts <- dry_run_costs(context, chats, batch)  # R/engine-estimate-cost.R
-  # priced at the batch price throughout: asked for, or every request of a batch = TRUE solver
-  batch <- batch || (counts$n > 0 && counts$all_batch)
-  # one type per column however many requests there are (a sum over none is an integer)
-  tibble::tibble(
-    requests = as.integer(context$hits + counts$n), cached = as.integer(context$hits),
-    to_send = as.integer(counts$n), input_tokens = as.double(counts$input),
-    output_tokens_max = as.double(counts$output), cost_max = as.double(counts$cost),
-    tokens = counts$how,
-    provider = chat$get_provider()@name, model = chat$get_model(),
-    batch = batch
-  )
+  priced <- with_pricing(chats, dry_run_task(task, chat, dots, epochs), batch = batch,
+                         answer = answer)
+  tibble::tibble(priced[setdiff(names(priced), "batch")], provider = chat$get_provider()@name,
+                 model = chat$get_model(), batch = priced$batch)
 }
 
 # An argument of `$eval()` with its chats offline (chat_offline()): a chat, or each chat of a
@@ -133,45 +121,37 @@ chats_in <- function(x) {
   Filter(function(m) inherits(m, "Chat"), unclass(x))
 }
 
-# Solves and scores `task` inside the dry-run `context`, a chunk of samples at a time as
+# Solves and scores `task` inside a dry run (with_pricing()), a chunk of samples at a time as
 # $eval() does (R/results-eval.R: the same chunks, each sample with its epochs, the rows a
-# scorer reads together in one chunk; the same steps, called as vitals calls them), calling
-# `fold()` after each chunk so its requests are priced and its texts dropped: memory holds
-# one chunk's solutions and requests. The task is not changed. A plain vitals Task (no
-# dataset of its own to chunk) is solved and scored whole, on a copy. The engine answers its
-# own requests in the context; any request that still reaches httr2 (vitals' own solvers
-# and scorers) is answered by fake_response() and recorded (url, body). Every cache is only
-# read.
-dry_run_task <- function(task, chat, dots, epochs, context, fold = function() NULL) {
-  # As $eval() splits them: request settings go to the solver and the scorer, and so does
-  # the dry-run context, a setting only this function gives (R/engine-settings.R).
-  dots$dry_run <- context
+# scorer reads together in one chunk; the same steps, called as vitals calls them), each
+# chunk's requests priced and its texts dropped as it ends: memory holds one chunk's
+# solutions and requests. The task is not changed. A plain vitals Task (no dataset of its
+# own to chunk) is solved and scored whole, on a copy. Every cache is only read.
+dry_run_task <- function(task, chat, dots, epochs) {
+  # As $eval() splits them: request settings go to the solver and the scorer; the dry run is
+  # the request session's, around them.
   names <- rlang::names2(dots)
-  settings <- names %in% c(request_setting_names(), "dry_run")
+  settings <- names %in% request_setting_names()
   solver_args <- c(list(solver_chat = chat), dots[startsWith(names, "solver_") | settings])
   scorer_args <- dots[!startsWith(names, "solver_")]
   dataset <- if (inherits(task, "ResultsTask")) task$dataset()
-  with_dry_run_mock(context, {
-    if (is.data.frame(dataset)) {
-      dry_run_task_chunks(task, dataset, solver_args, scorer_args, epochs, fold)
-    } else {
-      copy <- task$clone(deep = TRUE)
-      do.call(copy$solve, c(solver_args, list(epochs = epochs)))
-      do.call(copy$score, scorer_args)
-    }
-    fold()
-  })
-  invisible(context)
+  if (is.data.frame(dataset)) {
+    return(dry_run_task_chunks(task, dataset, solver_args, scorer_args, epochs))
+  }
+  copy <- task$clone(deep = TRUE)
+  do.call(copy$solve, c(solver_args, list(epochs = epochs)))
+  do.call(copy$score, scorer_args)
+  invisible()
 }
 
 # A ResultsTask's dry run, chunk by chunk: each chunk's rows (with their epochs) solved, then
 # scored, then dropped.
-dry_run_task_chunks <- function(task, dataset, solver_args, scorer_args, epochs, fold) {
+dry_run_task_chunks <- function(task, dataset, solver_args, scorer_args, epochs) {
   # as vitals' $solve() and $score() run their steps (and $eval()'s chunks)
   withr::local_envvar(IN_VITALS_EVAL = "true")
-  epochs <- as.integer(epochs %||% vitals_epochs(task) %||% 1L)
-  solver <- vitals_step(task, "solver")
-  scorer <- vitals_step(task, "scorer")
+  epochs <- as.integer(epochs %||% task$default_epochs() %||% 1L)
+  solver <- task$steps()$solver
+  scorer <- task$steps()$scorer
   size <- task$chunk_size %||% chunk_rows_default(solver_args)
   chunks <- eval_chunks(dataset, attr(scorer$fn, "predictivebench_chunk_by"),
                         max(1L, size %/% epochs))
@@ -184,7 +164,7 @@ dry_run_task_chunks <- function(task, dataset, solver_args, scorer_args, epochs,
     if ("solver_metadata" %in% names(solved)) rows$solver_metadata <- solved$solver_metadata
     call_step(scorer$fn, rows, quote(self$get_samples()), scorer_args, "score")
     rm(rows, solved)
-    fold()
+    dry_run_fold(pricing_collector())  # R/engine-price.R
   }
   invisible()
 }

@@ -265,7 +265,7 @@ json_turned <- function(from, before, after, position) {
 check_run_chats <- function(scorer, steps, call = rlang::caller_env()) {
   judge_of <- attr(scorer, "predictivebench_judge", exact = TRUE)
   judges <- if (is.function(judge_of)) rlang::exec(judge_of, !!!steps$scorer)
-  if (!is.null(steps$solver$dry_run) || !is.null(steps$scorer$dry_run)) return(invisible())
+  if (!is.null(pricing_collector())) return(invisible())
   solver_chat <- steps$solver$solver_chat
   if (rlang::is_string(solver_chat)) solver_chat <- as_chat(solver_chat, call = call)
   for (chat in c(list(solver_chat), judges)) {

@@ -205,8 +205,8 @@ test_that("import_elobench_verdicts() files nothing without a cache, for a basel
                                         request_settings(cache = cache)), 0L)
   expect_length(entries(), 0)
   # estimate_cost()'s dry run reads the cache, never writes it
-  dry <- settings_with_dots(request_settings(cache = cache), dry_run = new_dry_run())
-  expect_equal(import_elobench_verdicts(path, judge, "231225", dry), 0L)
+  expect_equal(with_request_session(new_request_session(price = new_dry_run()),
+    import_elobench_verdicts(path, judge, "231225", request_settings(cache = cache))), 0L)
   expect_length(entries(), 0)
   # the same call outside the dry run files it (the default cache: the option's folder)
   expect_equal(import_elobench_verdicts(path, judge, "231225", request_settings()), 1L)

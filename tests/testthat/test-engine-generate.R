@@ -427,8 +427,8 @@ test_that("import_responses() files nothing for a baseline chat, with cache = FA
   withr::local_options(predictivebench.cache_dir = dir)
   expect_equal(import_responses(chat, "q", "an answer", request_settings(cache = FALSE)), 0L)
   # estimate_cost()'s dry run never writes the cache
-  dry <- settings_with_dots(request_settings(cache = dir), dry_run = new_dry_run())
-  expect_equal(import_responses(chat, "q", "an answer", dry), 0L)
+  expect_equal(with_request_session(new_request_session(price = new_dry_run()),
+    import_responses(chat, "q", "an answer", request_settings(cache = dir))), 0L)
   expect_length(entries(), 0)
   # only NA: nothing to file
   expect_equal(import_responses(chat, "q", NA_character_, request_settings(cache = dir)), 0L)

@@ -58,3 +58,28 @@ test_that("run_requests() hands its requests to the session's collector and stam
   expect_error(settings_with_dots(settings, hand_over = function(...) NULL), "hand_over",
                class = "predictivebench_error_argument")
 })
+
+test_that("estimate_cost()'s dry run is the session's price: read in one place, never a setting", {
+  server <- local_fake_openai()
+  chat <- fake_chat(server)
+  context <- new_dry_run()
+  inside <- function() {
+    nested <- function() {
+      local_request_session(collector = NULL)  # a field not given is the enclosing session's
+      pricing_collector()
+    }
+    list(price = pricing_collector(), nested = nested(),
+         sent = run_requests(list(chat), 1L, list("a"), request_settings(cache = FALSE)))
+  }
+  got <- with_dry_run_mock(context, inside())
+  expect_identical(got$price, context)
+  expect_identical(got$nested, context)
+  expect_equal(server$count(), 0)
+  expect_length(context$chunks, 1)
+  # gone with its frame: the same request is sent
+  expect_null(pricing_collector())
+  expect_equal(run_requests(list(chat), 1L, list("a"), request_settings(cache = FALSE))$result,
+               "ok")
+  expect_equal(server$count(), 1)
+  expect_error(new_request_session(price = list()), "Internal error")
+})

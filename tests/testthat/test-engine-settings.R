@@ -40,15 +40,12 @@ test_that("request_settings() checks its fields; settings_with_dots() merges ove
   expect_error(settings_with_dots(s, max_tries = 1, solver_chat = "not a setting"),
                "solver_chat", class = "predictivebench_error_argument")
   expect_error(settings_with_dots(s, max_tries = 0), class = "predictivebench_error_argument")
-  # the dry-run context is estimate_cost()'s only
-  expect_error(settings_with_dots(s, dry_run = TRUE), class = "predictivebench_error_argument")
-  context <- new_dry_run()
-  expect_identical(settings_with_dots(s, dry_run = context)$dry_run, context)
-  expect_identical(settings_with_dots(settings_with_dots(s, dry_run = context), rpm = 1)$dry_run,
-                   context)
-  expect_null(s$dry_run)
-  # what a run is (its run, a set's overlap) is its request session's, not a setting
-  expect_setequal(names(s), c(request_setting_names(), "dry_run"))
+  # what a run is (its run, a set's overlap, estimate_cost()'s dry run) is its request
+  # session's, not a setting: the object holds what a user tunes and nothing else
+  expect_setequal(names(s), request_setting_names())
+  expect_setequal(names(settings_with_dots(s, rpm = 1)), request_setting_names())
+  expect_error(settings_with_dots(s, dry_run = new_dry_run()), "dry_run",
+               class = "predictivebench_error_argument")
   expect_error(settings_with_dots(s, run = new_run()), class = "predictivebench_error_argument")
   expect_error(settings_with_dots(s, hand_over = function(requests, keep) requests$todo),
                class = "predictivebench_error_argument")

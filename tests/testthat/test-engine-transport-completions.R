@@ -1,9 +1,8 @@
 # One completions request sent by the transport alone, outside the pool: the value it
 # delivers for request 1 of `texts`.
-transport_value <- function(endpoint, texts = "Q\nyes", read = identity, dry_run = FALSE) {
+transport_value <- function(endpoint, texts = "Q\nyes", read = identity) {
   got <- NULL
-  transport <- completions_transport(endpoint, texts, 0, read, max_active = 1,
-                                     dry_run = dry_run)
+  transport <- completions_transport(endpoint, texts, 0, read, max_active = 1)
   on.exit(transport$close())
   transport$start(1L, function(i, value) got <<- value)
   while (is.null(got)) transport$drive(1)
@@ -49,7 +48,8 @@ test_that("inside estimate_cost()'s dry run requests go to httr2's mock, never t
     httr2::response(status_code = 503L, url = req$url)
   }
   got <- httr2::with_mocked_responses(
-    mock, transport_value(logprob_endpoint(fake_chat(server)), dry_run = TRUE)
+    mock, with_request_session(new_request_session(price = new_dry_run()),
+                               transport_value(logprob_endpoint(fake_chat(server))))
   )
   expect_equal(server$count(), 0)
   expect_equal(seen[[1]]$prompt, "Q\nyes")

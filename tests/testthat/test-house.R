@@ -62,5 +62,5 @@ test_that("the lines not yet met get no worse", {
   over8 <- h$funs$name[h$funs$args > 8]
   expect_lte(sum(grepl("^new_|_(task|solver|scorer|settings|chat)$", over8) & over8 %in% h$exports), 2)
   # target 20,000 lines in R/ (27,795)
-  expect_lte(sum(h$line_count), 27795)
+  expect_lte(sum(h$line_count), 27689)
 })
