@@ -1,8 +1,5 @@
-# What log-probability requests cost, shared by both backends of query_logprobs(): each
-# request's usage is counted on one pair only.
-
-# The usage of each request, summed onto the first pair that needs it, so summing over pairs
-# counts every request once.
+# What log-probability requests cost, for both backends of query_logprobs(): each request's
+# usage summed onto the first pair that needs it, so summing over pairs counts it once.
 pair_usage <- function(n, owner, usage) {
   out <- tibble::tibble(input_tokens = rep(0, n), output_tokens = rep(0, n),
                         cost = rep(0, n))
