@@ -5,17 +5,22 @@
 # reruns nothing.
 
 # A name ("futurex@sample") is built when the cell runs, in a worker from the judge's spec.
+# A benchmark object runs as its name: indexed until the set's call (`call`) returns.
 set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env()) {
+  if (is_benchmark(benchmarks)) benchmarks <- list(benchmarks)
   benchmarks <- as_set_list(benchmarks, "Task", c(
-    "{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
+    "{.arg benchmarks} must be benchmark names, benchmark objects or {.fn <bench>_task} objects.",
     i = "For example {.code c(\"futurex\", \"processbench\")}."
   ), call)
+  index_set_objects(Filter(is_benchmark, benchmarks), call)
   benches <- lapply(seq_along(benchmarks), function(i) {
     b <- benchmarks[[i]]
+    label <- rlang::names2(benchmarks)[[i]]
+    if (is_benchmark(b)) b <- object_benchmark_name(b, label)
     if (rlang::is_string(b)) return(named_benchmark(b, judge, limit, call))
-    if (inherits(b, "Task")) return(task_set_benchmark(b, rlang::names2(benchmarks)[[i]], call))
-    abort_pb("{.arg benchmarks} element {i} is {.obj_type_friendly {b}}, not a name or a Task.",
-             "argument", field = "benchmarks", call = call)
+    if (inherits(b, "Task")) return(task_set_benchmark(b, label, call))
+    abort_pb("{.arg benchmarks} element {i} is {.obj_type_friendly {b}}, not a name, a
+              benchmark or a Task.", "argument", field = "benchmarks", call = call)
   })
   labels <- vapply(benches, `[[`, "", "label")
   if (anyDuplicated(labels)) {
@@ -34,6 +39,22 @@ as_set_list <- function(x, class, message, call) {
   if (is.character(x)) x <- as.list(x)
   if (!is.list(x) || !length(x)) abort_pb(message, "argument", call = call)
   x
+}
+
+# The name a benchmark object runs by: its own, with the version its element's name gives
+# after `@` (`list("toy@sample" = toy)`). Without a task, named_benchmark() refuses it.
+object_benchmark_name <- function(benchmark, label) {
+  paste0(benchmark$name, if (grepl("@", label)) sub("^[^@]*@", "@", label))
+}
+
+# Two different benchmarks under one name would run as one: refused.
+index_set_objects <- function(objects, call) {
+  names <- vapply(unique(objects), `[[`, "", "name")
+  if (anyDuplicated(names)) {
+    abort_pb("{.arg benchmarks} holds two benchmarks named {.val {names[anyDuplicated(names)]}}.",
+             "argument", field = "benchmarks", call = call)
+  }
+  local_benchmarks(objects, env = call)
 }
 
 # The benchmarks a set takes by name: those that say how their task is built.

@@ -232,3 +232,33 @@ test_that("the settings a benchmark replaces are found offline, for every model 
   # the cells are the same cells: their identities do not move
   expect_equal(vapply(labelled, `[[`, "", "id"), vapply(cells, `[[`, "", "id"))
 })
+
+test_that("a set takes a benchmark object where it takes a name, registering nothing", {
+  toy <- toy_set_benchmark()
+  fours <- baseline_chat("4", name = "fours")
+  dir <- withr::local_tempdir()
+  set <- quiet_set(list("toy@sample" = toy), list(fours), log_dir = dir)
+  expect_equal(set$benchmark, "pbt-toyobj@sample")
+  expect_equal(set$status, "done")
+  expect_equal(set$headline, 0.5)
+  # nothing is left in the index; the same object again is the same cell, reused
+  expect_null(benchmark_named("pbt-toyobj"))
+  again <- quiet_set(list("toy@sample" = toy), list(fours), log_dir = dir)
+  expect_true(again$reused)
+  expect_equal(again$cell_id, set$cell_id)
+  # registered, its name runs the same cell
+  local_benchmarks(list(toy))
+  by_name <- quiet_set("pbt-toyobj@sample", list(fours), log_dir = dir)
+  expect_equal(by_name$cell_id, set$cell_id)
+})
+
+test_that("a set refuses a benchmark object it can't run, and two benchmarks under one name", {
+  toy <- toy_set_benchmark()
+  no_task <- new_benchmark("pbt-toyobj", list(fn = identity))
+  dir <- withr::local_tempdir()
+  chat <- list(baseline_chat("4"))
+  expect_error(eval_set(list(no_task), chat, log_dir = dir), class = "predictivebench_error_argument")
+  expect_error(eval_set(list(toy, no_task), chat, log_dir = dir),
+               class = "predictivebench_error_argument")
+  expect_null(benchmark_named("pbt-toyobj"))
+})
