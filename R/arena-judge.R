@@ -94,8 +94,9 @@ arena_judge_task <- function(dataset = arena_sample_battles(), solver = arena_ju
     abort_pb("{.arg dataset} must be battles from {.fn arena_battles}.", "argument")
   }
   if (!"target" %in% names(dataset)) dataset$target <- rep("", nrow(dataset))
-  tsk <- benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                        benchmark = benchmark, metadata_fields = c(battle_fields, fields))
+  tsk <- benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir,
+                        benchmark = benchmark,
+                        options = task_options(name, metadata_fields = c(battle_fields, fields)))
   tsk$log_eval <- list(metadata = list(predictivebench_kind = "battles"))
   tsk
 }

@@ -152,8 +152,8 @@ arena_task <- function(dataset = arena_dataset(), solver = arena_solver(),
     scorer <- arena_scorer(answers = reference, scorer_chat = judge)
   }
   dataset$target <- rep("", nrow(dataset))
-  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 benchmark = "arena")
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, benchmark = "arena",
+                 options = task_options(name))
 }
 
 # With the default scorer, a dataset without any referenced question would give only unscored

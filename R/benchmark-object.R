@@ -184,8 +184,7 @@
 #' toy_task <- function(dataset = benchmark_dataset("toy", version = "sample"),
 #'                      dir = tempfile()) {
 #'   scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
-#'   benchmark_task(dataset, vitals::generate(), scorer, dir = dir, name = "toy",
-#'                  benchmark = "toy")
+#'   benchmark_task(dataset, vitals::generate(), scorer, dir = dir, benchmark = "toy")
 #' }
 #' toy_summary <- function(x) {
 #'   grouped_summary(benchmark_samples(x, "score", "a toy task.")$score, metric = "accuracy")

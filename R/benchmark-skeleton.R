@@ -258,12 +258,13 @@ NULL
 #' @param solver,scorer A solver and scorer for [vitals::Task], such as
 #'   `vitals::generate()` (sent through the engine, see above); the scorer returns
 #'   `list(score = )` with numbers in `[0, 1]` (or `I`/`P`/`C` factors).
-#' @param benchmark The benchmark's registered name.
-#' @param metrics `NULL` (the default) for the registered headline; or a named list of
-#'   vitals metric functions.
-#' @param metadata_fields The dataset columns logged with each sample (and read back by the
-#'   summaries from the log); `NULL` (the default): every column with one value per row.
-#' @param call The caller named in errors.
+#' @param benchmark The benchmark's registered name, or a benchmark object ([new_benchmark()]),
+#'   registered or not: its name, headline and cluster (logged with each sample) are read from
+#'   it. Unregistered, it needs a `headline` (a summary of every row is found by name).
+#' @param options How the task is logged: a [task_options()] object (its name in logs, its
+#'   metrics, the dataset columns logged with each sample).
+#' @param ... `name`, `metrics`, `metadata_fields` and `call` by their names: deprecated in
+#'   0.2.0 (a warning of class `predictivebench_warning_deprecated`) for [task_options()].
 #' @returns A [vitals::Task]; `$eval(solver_chat = )` runs it, `$log_path` is its last log.
 #' @family adding a benchmark
 #' @export
@@ -274,13 +275,23 @@ NULL
 #'               sample = toy)
 #' scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
 #' tsk <- benchmark_task(benchmark_dataset("toy", version = "sample"), vitals::generate(),
-#'                       scorer, dir = tempfile(), name = "toy", benchmark = "toy")
+#'                       scorer, dir = tempfile(), benchmark = "toy")
 #' tsk$eval(solver_chat = baseline_chat("2"), view = FALSE)
 #' tsk$get_samples()[c("input", "result", "score")]
 #' unregister_benchmark("toy")
 benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
-                           dir = vitals::vitals_log_dir(), name, benchmark, metrics = NULL,
-                           metadata_fields = NULL, call = rlang::caller_env()) {
+                           dir = vitals::vitals_log_dir(), benchmark, options = task_options(),
+                           ...) {
+  old <- deprecated_dots(list(...), "benchmark_task", c(old_task_names, "call"),
+                         "options = task_options()")
+  call <- old$call %||% rlang::caller_env()
+  old$call <- NULL
+  check_options(options, "task_options", call = call)
+  options <- rlang::exec(task_options, !!!replace(unclass(options), names(old), old))
+  if (is_benchmark(benchmark)) {
+    options <- object_task_options(benchmark, options, dataset, call)
+    benchmark <- benchmark$name
+  }
   if (!is.data.frame(dataset) || !all(c("input", "target") %in% names(dataset))) {
     abort_pb("{.arg dataset} must be a task table with {.field input} and {.field target}.",
              "argument", call = call)
@@ -288,15 +299,61 @@ benchmark_task <- function(dataset, solver, scorer, epochs = NULL,
   if (!is.function(solver)) abort_pb("{.arg solver} must be a function.", "argument", call = call)
   if (!is.function(scorer)) abort_pb("{.arg scorer} must be a function.", "argument", call = call)
   if (!is.null(epochs)) check_count(epochs, call = call)
-  check_string(name, call = call)
   check_string(benchmark, call = call)
   check_not_empty(dataset, call = call)
   check_vitals_columns(dataset, call = call)
   solver <- bind_dataset(engine_generate(solver), dataset)
   scorer <- settings_blind(scorer)
   ResultsTask$new(dataset = dataset, solver = solver, scorer = scorer, benchmark = benchmark,
-                  metrics = metrics, epochs = epochs, name = name, dir = dir,
-                  metadata_fields = metadata_fields)
+                  metrics = options$metrics, epochs = epochs,
+                  name = options$name %||% benchmark, dir = dir,
+                  metadata_fields = options$metadata_fields)
+}
+
+#' How a benchmark's task is logged
+#'
+#' `task_options()` gathers what [benchmark_task()]'s log shows, each checked once here.
+#'
+#' @param name The task's name in logs; `NULL` (the default): the benchmark's name.
+#' @param metrics `NULL` (the default) for the registered headline; or a named list of
+#'   vitals metric functions.
+#' @param metadata_fields The dataset columns logged with each sample (and read back by the
+#'   summaries from the log); `NULL` (the default): every column with one value per row.
+#' @returns An object of class `task_options`.
+#' @family adding a benchmark
+#' @export
+#' @examples
+#' task_options(name = "toy, first try", metadata_fields = "topic")
+task_options <- function(name = NULL, metrics = NULL, metadata_fields = NULL) {
+  check_string(name, allow_null = TRUE)
+  if (!is.null(metrics) && !(rlang::is_named(metrics) && all(vapply(metrics, is.function, TRUE)))) {
+    abort_pb("{.arg metrics} must be a named list of metric functions.", "argument")
+  }
+  if (!is.null(metadata_fields) && (!is.character(metadata_fields) || anyNA(metadata_fields))) {
+    abort_pb("{.arg metadata_fields} must be column names.", "argument")
+  }
+  structure(list(name = name, metrics = metrics, metadata_fields = metadata_fields),
+            class = "task_options")
+}
+
+old_task_names <- names(formals(task_options))
+
+# What a task reads of its benchmark by name (headline, cluster), from an object not indexed.
+object_task_options <- function(benchmark, options, dataset, call) {
+  if (identical(benchmark_named(benchmark$name), benchmark)) return(options)
+  headline <- benchmark_headline(benchmark)
+  if (is.null(options$metrics) && is.null(headline)) {
+    abort_pb(c("Unregistered, {.val {benchmark$name}}'s summary of every row can't be logged.",
+               i = "Register it ({.code register_benchmark(b)}), or give it a headline."),
+             "argument", field = "benchmark", call = call)
+  }
+  options$metrics <- options$metrics %||% summary_metrics(benchmark_summary_fn(benchmark), headline)
+  cluster <- benchmark$comparison$cluster %||% "id"
+  if (!is.data.frame(dataset)) return(options)  # (refused by the caller)
+  if (is.function(cluster)) cluster <- cluster(dataset)
+  options$metadata_fields <- union(options$metadata_fields %||% default_metadata_fields(dataset),
+                                   setdiff(intersect(cluster, names(dataset)), "id"))
+  options
 }
 
 # ---- Steps a user brings ------------------------------------------------------------------

@@ -138,10 +138,10 @@ deltabench_task <- function(dataset = deltabench_dataset(), solver = deltabench_
                             scorer = deltabench_scorer(), epochs = NULL,
                             dir = vitals::vitals_log_dir(), name = "deltabench") {
   dataset <- deltabench_with_prompts(dataset)
-  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 benchmark = "deltabench",
-                 metadata_fields = c("label", "task_l1", "task_l2", "error_sections",
-                                     "unuseful_sections"))
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir,
+                 benchmark = "deltabench", options = task_options(
+                   name, metadata_fields = c("label", "task_l1", "task_l2", "error_sections",
+                                             "unuseful_sections")))
 }
 
 deltabench_with_prompts <- function(dataset) {

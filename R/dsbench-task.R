@@ -180,8 +180,8 @@ dsbench_task <- function(dataset = dsbench_dataset(), solver = dsbench_solver(mo
   mode <- rlang::arg_match(mode)
   dataset <- validate_task_table(dataset, "dsbench")
   if (!"folder" %in% names(dataset)) dataset$folder <- NA_character_
-  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 benchmark = "dsbench", metadata_fields = dsbench_log_fields)
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, benchmark = "dsbench",
+                 options = task_options(name, metadata_fields = dsbench_log_fields))
 }
 
 # The dataset columns each sample's log entry shows (and log_samples() restores for

@@ -5,17 +5,22 @@
 # reruns nothing.
 
 # A name ("futurex@sample") is built when the cell runs, in a worker from the judge's spec.
+# A benchmark object runs as its name: indexed until the set's call (`call`) returns.
 set_benchmarks <- function(benchmarks, judge, limit, call = rlang::caller_env()) {
+  if (is_benchmark(benchmarks)) benchmarks <- list(benchmarks)
   benchmarks <- as_set_list(benchmarks, "Task", c(
-    "{.arg benchmarks} must be benchmark names or {.fn <bench>_task} objects.",
+    "{.arg benchmarks} must be benchmark names, benchmark objects or {.fn <bench>_task} objects.",
     i = "For example {.code c(\"futurex\", \"processbench\")}."
   ), call)
+  index_set_objects(Filter(is_benchmark, benchmarks), call)
   benches <- lapply(seq_along(benchmarks), function(i) {
     b <- benchmarks[[i]]
+    label <- rlang::names2(benchmarks)[[i]]
+    if (is_benchmark(b)) b <- object_benchmark_name(b, label)
     if (rlang::is_string(b)) return(named_benchmark(b, judge, limit, call))
-    if (inherits(b, "Task")) return(task_set_benchmark(b, rlang::names2(benchmarks)[[i]], call))
-    abort_pb("{.arg benchmarks} element {i} is {.obj_type_friendly {b}}, not a name or a Task.",
-             "argument", field = "benchmarks", call = call)
+    if (inherits(b, "Task")) return(task_set_benchmark(b, label, call))
+    abort_pb("{.arg benchmarks} element {i} is {.obj_type_friendly {b}}, not a name, a
+              benchmark or a Task.", "argument", field = "benchmarks", call = call)
   })
   labels <- vapply(benches, `[[`, "", "label")
   if (anyDuplicated(labels)) {
@@ -34,6 +39,22 @@ as_set_list <- function(x, class, message, call) {
   if (is.character(x)) x <- as.list(x)
   if (!is.list(x) || !length(x)) abort_pb(message, "argument", call = call)
   x
+}
+
+# The name a benchmark object runs by: its own, with the version its element's name gives
+# after `@` (`list("toy@sample" = toy)`). Without a task, named_benchmark() refuses it.
+object_benchmark_name <- function(benchmark, label) {
+  paste0(benchmark$name, if (grepl("@", label)) sub("^[^@]*@", "@", label))
+}
+
+# Two different benchmarks under one name would run as one: refused.
+index_set_objects <- function(objects, call) {
+  names <- vapply(unique(objects), `[[`, "", "name")
+  if (anyDuplicated(names)) {
+    abort_pb("{.arg benchmarks} holds two benchmarks named {.val {names[anyDuplicated(names)]}}.",
+             "argument", field = "benchmarks", call = call)
+  }
+  local_benchmarks(objects, env = call)
 }
 
 # The benchmarks a set takes by name: those that say how their task is built.
@@ -170,4 +191,82 @@ cell_task <- function(cell, log_dir) {
   args <- list(dataset = dataset, dir = log_dir)
   if (!is.null(b$judge)) args$judge <- b$judge_chat %||% judge_from_spec(b$judge)
   do.call(benchmark_function(b$name, "task"), args)
+}
+
+# Cells whose benchmark sends a setting of the chat otherwise (ProcessBench sends its own
+# temperature 0.7, whatever the chat's) are labelled with what was sent: that cell of a chat
+# made with `temperature = 0.5` is "<model> [temperature=0.5 sent as 0.7]", not
+# "<model> [temperature=0.5]", which would claim a setting the benchmark replaced (its
+# requests are those of the plain chat). The user is told, in one message. Found before
+# anything is sent (cell_overridden()), so the set's table, the cell's log and a rerun name
+# the cell alike; the cell's identity is its model's, as before.
+label_overridden_cells <- function(cells) {
+  told <- character()
+  # what a benchmark replaces depends on the settings, not on the model: one probe each
+  probed <- list()
+  for (i in seq_along(cells)) {
+    spec <- cells[[i]]$model
+    key <- digest::digest(list(cells[[i]]$benchmark$label, spec$params, spec$args$api_args,
+                               spec$system_prompt, is.null(cells[[i]]$benchmark$task)),
+                          algo = "sha256")
+    probed[[key]] <- probed[[key]] %||% list(cell_overridden(cells[[i]]))
+    overridden <- probed[[key]][[1]]
+    if (!length(overridden)) next
+    label <- cell_label(cells[[i]]$model, overridden)
+    sent <- vapply(names(overridden), function(n) {
+      if (n == "system_prompt") "its own system prompt" else
+        paste0(n, " = ", label_text(overridden[[n]]$sent))
+    }, "")
+    told[[length(told) + 1]] <- cli::format_inline(
+      "{cells[[i]]$benchmark$label} sends {paste(sent, collapse = ', ')} whatever the chat's:
+       its cell of {.val {cells[[i]]$label}} is {.val {label}}."
+    )
+    cells[[i]]$label <- label
+  }
+  if (length(told)) {
+    cli::cli_inform(c("!" = "A benchmark replaces settings the chat was made with:",
+                      stats::setNames(told, rep("*", length(told)))),
+                    class = "predictivebench_message_setting_overridden")
+  }
+  cells
+}
+
+# The model's label with the settings in `overridden` shown as sent.
+cell_label <- function(spec, overridden) {
+  fun <- ellmer_chat_constructor(spec$provider)
+  paste0(spec$name %||% paste0(spec$provider, "/", spec$model),
+         spec_label_suffix(spec, fun, overridden))
+}
+
+# The settings of the cell's chat (its parameters, `api_args`, system prompt) that its
+# benchmark sends otherwise, as configure_chat() signals them (R/engine-chat.R): the
+# benchmark's task is solved and scored offline on one sample of its bundled sample
+# (estimate_cost(): nothing is sent, no key is read, nothing written). Only for a chat made
+# with such settings and a benchmark given by name (a task object's dataset is not cut
+# down, and its solver is the user's own); an empty list when it can't be told.
+cell_overridden <- function(cell) {
+  spec <- cell$model
+  own <- length(spec$params) || length(spec$args$api_args) || !is.null(spec$system_prompt)
+  if (!own || identical(spec$provider, "baseline") || !is.null(cell$benchmark$task)) {
+    return(list())
+  }
+  probe <- cell
+  probe$benchmark$version <- "sample"
+  probe$benchmark$limit <- 1L
+  dir <- tempfile("predictivebench-probe-")
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  found <- list()
+  keep <- function(c) {
+    if (!identical(c$model, spec$model)) return()  # (a judge's)
+    new <- setdiff(names(c$overridden), names(found))
+    found[new] <<- c$overridden[new]
+  }
+  # (what the probe says of itself is not the run's: the run says it again)
+  tryCatch(withCallingHandlers(
+    suppressMessages(suppressWarnings(
+      estimate_cost(cell_task(probe, dir), cell$chat %||% chat_from_spec(spec), epochs = 1L)
+    )),
+    predictivebench_setting_overridden = keep
+  ), error = function(e) NULL)
+  found
 }

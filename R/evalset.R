@@ -104,7 +104,10 @@
 #'   `"probsem"`, `"dsbench"`, `"arena"`) for their default real versions, optionally with a
 #'   version after `@` (`"futurex@sample"`, see [benchmark_versions()]), and/or
 #'   `<benchmark>_task()` objects (a list; name its elements to run one benchmark with two
-#'   configurations). The arena takes part as any benchmark does: each model's answers are
+#'   configurations), and/or benchmark objects made by [new_benchmark()] with a `task`, run
+#'   as their name is and registering nothing (`list(toy = toy_benchmark)`; a version after
+#'   `@` in the element's name, `list("toy@sample" = toy_benchmark)`), also on mirai daemons,
+#'   where each cell carries its benchmark. The arena takes part as any benchmark does: each model's answers are
 #'   judged against the reference answers ([arena_task()]). By name, only `"arena@sample"`
 #'   has them (the bundled ones): `"arena"` and its other versions are refused before any
 #'   cell runs (an error of class `predictivebench_error_answers`); give

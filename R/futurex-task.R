@@ -149,9 +149,9 @@ futurex_task <- function(dataset = futurex_dataset(), solver = futurex_solver(),
                          scorer = futurex_scorer(scorer_chat = judge), epochs = NULL,
                          dir = vitals::vitals_log_dir(), name = "futurex", judge = NULL) {
   dataset <- validate_task_table(dataset, "futurex")
-  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir,
                  benchmark = "futurex",
-                 metadata_fields = c("level", "std", "end_time"))
+                 options = task_options(name, metadata_fields = c("level", "std", "end_time")))
 }
 
 #' @rdname futurex_task

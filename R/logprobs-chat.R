@@ -69,6 +69,20 @@ chat_logprob_responses <- function(chat, prompts, settings, call = rlang::caller
   rbind(first, rest)
 }
 
+# Whether the chat backend gets log-probabilities at `chat`, from the first request
+# chat_scores() would send (same cache key). Never handed to a set's overlap: a cell stopped
+# here would send the earlier probes again.
+chat_has_logprobs <- function(chat, prefix, settings, top_logprobs, system_prompt) {
+  local_request_session(collector = NULL)
+  res <- without_max_tokens_warning(
+    logprob_chat_requests(logprob_chat_configured(chat, top_logprobs, system_prompt),
+                          prefix, settings)
+  )
+  ok <- is.na(res$error[[1]]) &&
+    !inherits(try(top_alternatives(res$json[[1]]), silent = TRUE), "try-error")
+  list(logprobs = ok, sent = as.integer(!isTRUE(res$cached[[1]])))
+}
+
 # One request per prompt through the engine's pool, keeping the JSON the alternatives are read
 # from. Never batched: a batch gives no log-probabilities back the same way.
 logprob_chat_requests <- function(chat, prompts, settings) {

@@ -147,6 +147,12 @@ send_completions <- function(endpoint, texts, todo, keep, max_tokens, settings, 
                 list(endpoint_chat(endpoint)))
 }
 
+# A chat naming a completions endpoint, for note_rpm_pace(), which reads chats.
+endpoint_chat <- function(endpoint) {
+  ellmer::chat_openai_compatible(base_url = endpoint$base_url, model = endpoint$model,
+                                 credentials = function() "")
+}
+
 # The first text is the probe (probe_completions()); every answer is checked (check_echoed())
 # before any query is scored.
 completions_scores <- function(endpoint, prefix, query, dir, span_check, max_tokens,

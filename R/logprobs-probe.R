@@ -54,20 +54,6 @@ note_logprob_route <- function(endpoint) {
               id = paste("logprobs_route", url, endpoint$model, endpoint$route))
 }
 
-# Whether the chat backend gets log-probabilities at `chat`, from the first request
-# chat_scores() would send (same cache key). Never handed to a set's overlap: a cell stopped
-# here would send the earlier probes again.
-chat_has_logprobs <- function(chat, prefix, settings, top_logprobs, system_prompt) {
-  local_request_session(collector = NULL)
-  res <- without_max_tokens_warning(
-    logprob_chat_requests(logprob_chat_configured(chat, top_logprobs, system_prompt),
-                          prefix, settings)
-  )
-  ok <- is.na(res$error[[1]]) &&
-    !inherits(try(top_alternatives(res$json[[1]]), silent = TRUE), "try-error")
-  list(logprobs = ok, sent = as.integer(!isTRUE(res$cached[[1]])))
-}
-
 chat_advice <- function(chat_ok) {
   if (chat_ok) {
     return(c(i = "Its chat endpoint gives first-token log-probabilities: use {.code backend = \"chat\"} (an approximation, see {.code ?probsem_task}), or a server that echoes prompt log-probabilities (vLLM, or llama-cpp-python's server with {.code --logits_all true}) for the faithful scores."))

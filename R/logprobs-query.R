@@ -229,23 +229,3 @@ baseline_scores <- function(chat, prefix, query) {
     input_tokens = 0, output_tokens = 0, cost = 0
   )
 }
-
-# ---- usage ----------------------------------------------------------------------------
-
-# The usage of each request, summed onto the first pair that needs it, so summing over pairs
-# counts every request once.
-pair_usage <- function(n, owner, usage) {
-  out <- tibble::tibble(input_tokens = rep(0, n), output_tokens = rep(0, n),
-                        cost = rep(0, n))
-  for (field in names(out)) {
-    sums <- as.vector(tapply(usage[[field]], factor(owner, levels = seq_len(n)), sum))
-    out[[field]] <- ifelse(seq_len(n) %in% owner, as.double(sums), 0)
-  }
-  out
-}
-
-# A chat naming a completions endpoint, for note_rpm_pace(), which reads chats.
-endpoint_chat <- function(endpoint) {
-  ellmer::chat_openai_compatible(base_url = endpoint$base_url, model = endpoint$model,
-                                 credentials = function() "")
-}

@@ -208,7 +208,7 @@ probsem_task <- function(dataset = probsem_dataset(), solver = probsem_solver(),
   fields <- c("prompt", "suite", "context_index", "text", "expected",
               intersect("human_judgements", names(dataset)))
   benchmark_task(probsem_vitals_dataset(dataset), solver, scorer, epochs = epochs, dir = dir,
-                 name = name, benchmark = "probsem", metadata_fields = fields)
+                 benchmark = "probsem", options = task_options(name, metadata_fields = fields))
 }
 
 # vitals needs a string target: a context without ground truth gets "" (scored NA). Every scored

@@ -164,10 +164,10 @@ processbench_task <- function(dataset = processbench_dataset(), solver = process
                               template = c("generic", "processbench")) {
   template <- rlang::arg_match(template)
   dataset <- processbench_with_prompts(dataset, template)
-  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir, name = name,
-                 benchmark = "processbench",
-                 metadata_fields = c("label", "task_l1", "split", "task_l2", "generator",
-                                     "final_answer_correct"))
+  benchmark_task(dataset, solver, scorer, epochs = epochs, dir = dir,
+                 benchmark = "processbench", options = task_options(
+                   name, metadata_fields = c("label", "task_l1", "split", "task_l2",
+                                             "generator", "final_answer_correct")))
 }
 
 processbench_with_prompts <- function(dataset, template) {

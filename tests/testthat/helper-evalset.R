@@ -22,3 +22,19 @@ set_settings <- function(cache, ...) {
 set_benchmarks_sample <- c("futurex@sample", "processbench@sample")
 
 quiet_set <- function(...) suppressMessages(suppressWarnings(eval_set(...)))
+
+# A benchmark object built from its parts and never registered: two sums, scored exactly.
+toy_set_benchmark <- function(name = "pbt-toyobj") {
+  questions <- data.frame(id = c("q1", "q2"), input = c("1 + 1?", "2 + 2?"), target = c("2", "4"))
+  summary <- function(x) {
+    grouped_summary(as.numeric(benchmark_samples(x, "score", "a toy task.")$score),
+                    metric = "accuracy")
+  }
+  task <- function(dataset, dir) {
+    scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
+    benchmark_task(dataset, vitals::generate(), scorer, dir = dir, benchmark = name)
+  }
+  new_benchmark(name, list(fn = summary), task = task,
+                data = list(schema = data.frame(name = c("id", "input", "target"),
+                                                type = "string"), sample = questions))
+}

@@ -142,8 +142,7 @@ toyqa_task <- function(dataset = toyqa_dataset(version = "sample"), dir) {
   scorer <- function(samples, ...) {
     list(score = as.numeric(trimws(samples$result) == samples$target))
   }
-  benchmark_task(dataset, vitals::generate(), scorer, dir = dir, name = "toyqa",
-                 benchmark = "toyqa")
+  benchmark_task(dataset, vitals::generate(), scorer, dir = dir, benchmark = "toyqa")
 }
 
 local_toyqa <- function(versions = NULL, env = parent.frame()) {

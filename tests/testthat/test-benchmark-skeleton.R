@@ -135,16 +135,15 @@ test_that("benchmark_task() checks the core arguments and binds the solver", {
     list(result = rows$target, solver_chat = answered_chats(solver_chat, inputs))
   })
   scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
-  tsk <- benchmark_task(dataset[1:2, ], solver, scorer, dir = tempfile(), name = "skeleton",
-                        benchmark = "skeleton")
+  tsk <- benchmark_task(dataset[1:2, ], solver, scorer, dir = tempfile(), benchmark = "skeleton")
   expect_equal(tsk$get_samples()$id, c("x", "y"))
   tsk$eval(solver_chat = baseline_constant("x"), view = FALSE)
   expect_equal(tsk$get_samples()$result, c("1", "2"))
   expect_equal(tsk$get_samples()$score, c(1, 1))
-  expect_snapshot(benchmark_task(dataset["id"], solver, scorer, name = "x", benchmark = "x"), error = TRUE)
-  expect_error(benchmark_task(dataset, solver, scorer, name = "x", benchmark = "x", epochs = 0),
+  expect_snapshot(benchmark_task(dataset["id"], solver, scorer, benchmark = "x"), error = TRUE)
+  expect_error(benchmark_task(dataset, solver, scorer, benchmark = "x", epochs = 0),
                class = "predictivebench_error_argument")
-  expect_error(benchmark_task(dataset, "solver", scorer, name = "x", benchmark = "x"),
+  expect_error(benchmark_task(dataset, "solver", scorer, benchmark = "x"),
                class = "predictivebench_error_argument")
 })
 
@@ -152,8 +151,7 @@ test_that("benchmark_samples() takes a Task or its samples, and says what it nee
   dataset <- tibble::tibble(input = "a", target = "1", id = "x")
   tsk <- benchmark_task(dataset, function(inputs, ..., solver_chat) {
     list(result = "1", solver_chat = answered_chats(solver_chat, inputs))
-  }, function(samples, ...) list(score = 1), dir = tempfile(), name = "skeleton",
-  benchmark = "skeleton")
+  }, function(samples, ...) list(score = 1), dir = tempfile(), benchmark = "skeleton")
   tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
   from_task <- benchmark_samples(tsk, c("result", "score"), "a task.")
   expect_equal(from_task, tsk$get_samples())
@@ -174,8 +172,8 @@ test_that("benchmark_task() with a benchmark name builds a ResultsTask that logs
                         levels = c("I", "C")))
   }
   tsk <- benchmark_task(dataset, generate_solver(settings = request_settings(cache = FALSE)), scorer,
-                        dir = withr::local_tempdir(), name = "run 1", benchmark = "skeleton",
-                        metadata_fields = "level")
+                        dir = withr::local_tempdir(), benchmark = "skeleton",
+                        options = task_options(name = "run 1", metadata_fields = "level"))
   expect_s3_class(tsk, "ResultsTask")
   tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
   expect_identical(tsk$get_samples()$score, c(1, 0))
@@ -185,16 +183,94 @@ test_that("benchmark_task() with a benchmark name builds a ResultsTask that logs
   expect_named(log$results$scores[[1]]$metrics, "mean")
   expect_equal(log$samples[[2]]$metadata$level, 2L)
   expect_null(log$samples[[2]]$metadata$note)
-  expect_error(benchmark_task(dataset, generate_solver(), scorer, name = "x"),
+  expect_error(benchmark_task(dataset, generate_solver(), scorer),
                "benchmark")
+})
+
+test_that("benchmark_task()'s old names of its options warn and make the same task", {
+  dataset <- tibble::tibble(input = c("a", "b"), target = c("1", "2"), id = c("x", "y"),
+                            level = 1:2, note = c("p", "q"))
+  scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
+  metrics <- list(share = function(scores) mean(scores))
+  run <- function(...) {
+    tsk <- benchmark_task(dataset, generate_solver(settings = request_settings(cache = FALSE)),
+                          scorer, dir = withr::local_tempdir(),
+                          benchmark = "skeleton", ...)
+    tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
+    log <- jsonlite::read_json(tsk$log_path)
+    # the task's name in logs, before the run's own part
+    list(name = sub("/.*$", "", log$eval$task), metrics = names(log$results$scores[[1]]$metrics),
+         value = log$results$scores[[1]]$metrics$share$value,
+         fields = names(log$samples[[1]]$metadata), scores = tsk$get_samples()$score)
+  }
+  new <- run(options = task_options(name = "run 1", metrics = metrics, metadata_fields = "level"))
+  expect_warning(
+    old <- run(name = "run 1", metrics = metrics, metadata_fields = "level"),
+    class = "predictivebench_warning_deprecated"
+  )
+  expect_equal(old, new)
+  expect_equal(new$name, "run-1")
+  expect_equal(new$metrics, "share")
+  expect_true("level" %in% new$fields)
+  expect_false("note" %in% new$fields)
+  # an old name wins over the same field of `options`, as the other options objects' do
+  expect_warning(both <- run(options = task_options(name = "a"), name = "b"),
+                 class = "predictivebench_warning_deprecated")
+  expect_equal(both$name, "b")
+  # options are checked once, where they are made; anything else is refused
+  expect_error(benchmark_task(dataset, scorer, scorer, benchmark = "x", options = list()),
+               class = "predictivebench_error_argument")
+  expect_error(benchmark_task(dataset, scorer, scorer, benchmark = "x", nonesuch = 1),
+               class = "predictivebench_error_argument")
+  expect_error(task_options(metrics = mean), class = "predictivebench_error_argument")
+  expect_error(task_options(metadata_fields = 1), class = "predictivebench_error_argument")
+  expect_error(task_options(name = c("a", "b")), class = "predictivebench_error_argument")
+})
+
+test_that("benchmark_task() takes a benchmark object, registering nothing", {
+  questions <- data.frame(id = c("q1", "q2", "q3"), input = c("1 + 1?", "2 + 2?", "3 + 3?"),
+                          target = c("2", "4", "6"), topic = c("a", "a", "b"))
+  summary <- function(x) {
+    x <- benchmark_samples(x, c("score", "topic"), "a task.")
+    grouped_summary(as.numeric(x$score), by = x$topic, metric = "accuracy")
+  }
+  toy <- new_benchmark("pbt-object", list(fn = summary, headline = c("overall", "a")),
+                       comparison = list(cluster = "topic"),
+                       data = list(sample = questions, schema = data.frame(
+                         name = c("id", "input", "target", "topic"), type = "string")))
+  scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
+  run <- function(benchmark) {
+    tsk <- benchmark_task(questions, vitals::generate(), scorer, dir = withr::local_tempdir(),
+                          benchmark = benchmark,
+                          options = task_options(metadata_fields = character()))
+    tsk$eval(solver_chat = baseline_chat("4"), view = FALSE)
+    log <- jsonlite::read_json(tsk$log_path)
+    list(metrics = vapply(log$results$scores[[1]]$metrics, function(m) m$value, 1),
+         fields = names(log$samples[[1]]$metadata), of_log = summary(tsk$log_path)$estimate,
+         of_task = summary(tsk)$estimate)
+  }
+  object <- run(toy)
+  expect_null(benchmark_named("pbt-object"))
+  # its headline, from the object; its cluster column logged, so its log has its summary
+  expect_equal(unname(object$metrics), c(1 / 3, 1 / 2), tolerance = 1e-12)
+  expect_equal(names(object$metrics), c("overall", "a"))
+  expect_true("topic" %in% object$fields)
+  expect_equal(object$of_log, object$of_task)
+  # registered, its name makes the same task
+  local_benchmarks(list(toy))
+  expect_equal(run("pbt-object"), object)
+  expect_equal(run(toy), object)
+  # unregistered, a summary of every row can't be found by its name: refused when built
+  every_row <- new_benchmark("pbt-every-row", list(fn = summary, headline = NULL))
+  expect_error(benchmark_task(questions, scorer, scorer, benchmark = every_row),
+               class = "predictivebench_error_argument")
 })
 
 test_that("benchmark_samples() reads a log file and vitals_log_read() output", {
   dataset <- tibble::tibble(input = c("a", "b"), target = c("1", "2"), level = 1:2)
   scorer <- function(samples, ...) list(score = as.double(samples$result == samples$target))
   tsk <- benchmark_task(dataset, generate_solver(settings = request_settings(cache = FALSE)), scorer,
-                        dir = withr::local_tempdir(), name = "skeleton",
-                        benchmark = "skeleton")
+                        dir = withr::local_tempdir(), benchmark = "skeleton")
   tsk$eval(solver_chat = baseline_constant("1"), view = FALSE)
   from_file <- benchmark_samples(tsk$log_path, c("level", "score"), "a task.")
   expect_identical(from_file$level, 1:2)
@@ -223,7 +299,7 @@ local_user_benchmark <- function(name = "pbt-user", env = parent.frame()) {
     scorer <- scorer %||% function(samples, ...) {
       list(score = as.numeric(samples$result == samples$target))
     }
-    benchmark_task(dataset, solver, scorer, dir = dir, name = name, benchmark = name)
+    benchmark_task(dataset, solver, scorer, dir = dir, benchmark = name)
   }
   local_benchmarks(list(new_benchmark(
     name, list(fn = summary, headline = c("overall", "b"), by = "topic"), task = task,

@@ -161,3 +161,104 @@ test_that("a set with epochs = 1 takes the cells of the same set with none, payi
   expect_equal(again$cell_id, first$cell_id)
   expect_equal(server$count(), sent)
 })
+
+test_that("a cell's label does not claim a setting its benchmark sends otherwise, and says so", {
+  server <- local_set_server()
+  logs <- withr::local_tempdir()
+  settings <- set_settings(withr::local_tempdir())
+  chats <- list(fake_chat(server, model = "m1"),
+                fake_chat(server, model = "m1", params = ellmer::params(temperature = 0.5)))
+  run <- function() {
+    msgs <- character()
+    set <- withCallingHandlers(
+      suppressWarnings(eval_set(set_benchmarks_sample, chats, log_dir = logs,
+                                settings = settings, options = set_options(limit = 2))),
+      predictivebench_message_setting_overridden = function(m) {
+        msgs <<- c(msgs, conditionMessage(m))
+      },
+      message = function(m) invokeRestart("muffleMessage"))
+    list(set = set, msgs = msgs)
+  }
+  first <- run()
+  set <- first$set
+  expect_equal(set$status, rep("done", 4))
+  # FutureX sends the chat's temperature; ProcessBench its own 0.7, whatever the chat's
+  expect_equal(set$model[set$benchmark == "futurex@sample"],
+               c("openai_compatible/m1", "openai_compatible/m1 [temperature=0.5]"))
+  expect_equal(set$model[set$benchmark == "processbench@sample"],
+               c("openai_compatible/m1", "openai_compatible/m1 [temperature=0.5 sent as 0.7]"))
+  expect_length(first$msgs, 1)
+  expect_match(first$msgs, "processbench@sample sends temperature = 0.7", fixed = TRUE)
+  # what ProcessBench sent at 0.7 was the plain chat's: no request of its own
+  bodies <- server$requests()
+  temperature <- vapply(bodies, function(b) b$temperature %||% NA_real_, 1)
+  expect_equal(sum(is.na(temperature)), 2)   # FutureX, the plain chat
+  expect_equal(sum(temperature == 0.5, na.rm = TRUE), 2)  # FutureX, at the chat's 0.5
+  # ProcessBench: the same two prompts at 0.7 for both chats (the two cells may overlap in
+  # flight, so a request may go twice)
+  at_07 <- bodies[which(temperature == 0.7)]
+  expect_gte(length(at_07), 2 * 8)
+  expect_length(unique(lapply(at_07, function(b) b$messages)), 2)
+  # the cell's log names the model as the table does, and a rerun names the cell alike
+  pb <- set[set$benchmark == "processbench@sample", ][2, ]
+  expect_equal(jsonlite::read_json(pb$log_path)$eval$model, pb$model)
+  again <- run()
+  expect_equal(again$set$model, set$model)
+  expect_true(all(again$set$reused))
+  expect_equal(again$set$cell_id, set$cell_id)
+})
+
+test_that("the settings a benchmark replaces are found offline, for every model made with them", {
+  withr::local_options(predictivebench.cache_dir = withr::local_tempdir())
+  chat <- function(model, ...) {
+    ellmer::chat_openai_compatible(base_url = "http://127.0.0.1:9/v1", model = model,
+                                   credentials = function() "k", ...)
+  }
+  models <- list(chat("m1", params = ellmer::params(temperature = 0.5)),
+                 chat("m2", params = ellmer::params(temperature = 0.5)),
+                 chat("m3"), chat("m4", params = ellmer::params(temperature = 0.7)))
+  cells <- set_cells(set_benchmarks(c("futurex@sample", "processbench@sample"), NULL, NULL),
+                     lapply(models, chat_spec), models, NULL)
+  expect_message(labelled <- label_overridden_cells(cells),
+                 class = "predictivebench_message_setting_overridden")
+  labels <- vapply(labelled, `[[`, "", "label")
+  expect_equal(labels[vapply(cells, function(x) x$benchmark$label, "") == "processbench@sample"],
+               c("openai_compatible/m1 [temperature=0.5 sent as 0.7]",
+                 "openai_compatible/m2 [temperature=0.5 sent as 0.7]",
+                 "openai_compatible/m3", "openai_compatible/m4 [temperature=0.7]"))
+  # FutureX sends the chat's own: its cells keep their models' names
+  expect_equal(labels[vapply(cells, function(x) x$benchmark$label, "") == "futurex@sample"],
+               vapply(cells[1:4 * 2 - 1], `[[`, "", "label"))
+  # the cells are the same cells: their identities do not move
+  expect_equal(vapply(labelled, `[[`, "", "id"), vapply(cells, `[[`, "", "id"))
+})
+
+test_that("a set takes a benchmark object where it takes a name, registering nothing", {
+  toy <- toy_set_benchmark()
+  fours <- baseline_chat("4", name = "fours")
+  dir <- withr::local_tempdir()
+  set <- quiet_set(list("toy@sample" = toy), list(fours), log_dir = dir)
+  expect_equal(set$benchmark, "pbt-toyobj@sample")
+  expect_equal(set$status, "done")
+  expect_equal(set$headline, 0.5)
+  # nothing is left in the index; the same object again is the same cell, reused
+  expect_null(benchmark_named("pbt-toyobj"))
+  again <- quiet_set(list("toy@sample" = toy), list(fours), log_dir = dir)
+  expect_true(again$reused)
+  expect_equal(again$cell_id, set$cell_id)
+  # registered, its name runs the same cell
+  local_benchmarks(list(toy))
+  by_name <- quiet_set("pbt-toyobj@sample", list(fours), log_dir = dir)
+  expect_equal(by_name$cell_id, set$cell_id)
+})
+
+test_that("a set refuses a benchmark object it can't run, and two benchmarks under one name", {
+  toy <- toy_set_benchmark()
+  no_task <- new_benchmark("pbt-toyobj", list(fn = identity))
+  dir <- withr::local_tempdir()
+  chat <- list(baseline_chat("4"))
+  expect_error(eval_set(list(no_task), chat, log_dir = dir), class = "predictivebench_error_argument")
+  expect_error(eval_set(list(toy, no_task), chat, log_dir = dir),
+               class = "predictivebench_error_argument")
+  expect_null(benchmark_named("pbt-toyobj"))
+})

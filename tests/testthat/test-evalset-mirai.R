@@ -318,6 +318,27 @@ test_that("a worker indexes the benchmarks its cells bring, and puts back its ow
   expect_true(registration("arena_ratings")$internal)
 })
 
+test_that("a set's cell carries its benchmark object to a worker, which runs it unregistered", {
+  toy <- toy_set_benchmark()
+  fours <- baseline_chat("4", name = "fours")
+  # what eval_set() sends a daemon: the cells, their object indexed only while they are made
+  ship <- function() {
+    cells <- set_cells(set_benchmarks(list("toy@sample" = toy), NULL, NULL),
+                       list(chat_spec(fours)), list(fours), NULL)
+    unserialize(serialize(lapply(cells, portable_cell), NULL))
+  }
+  shipped <- ship()
+  expect_null(benchmark_named("pbt-toyobj"))
+  expect_equal(shipped[[1]]$benchmark$object$name, "pbt-toyobj")
+  # what the daemon runs, here without the object indexed, as a worker has it
+  dir <- withr::local_tempdir()
+  out <- suppressMessages(run_cell_group(shipped, dir, request_settings(cache = FALSE)))
+  expect_equal(out[[1]]$status, "done")
+  log <- jsonlite::read_json(out[[1]]$log_path)
+  expect_equal(log$results$scores[[1]]$metrics[[1]]$value, 0.5)
+  expect_null(benchmark_named("pbt-toyobj"))
+})
+
 test_that("a benchmark object travels with the globals its functions read, through serialization", {
   local_global("pbt_table", data.frame(id = "a", input = "x", target = "y"))
   local_global("pbt_title", "toy rows")

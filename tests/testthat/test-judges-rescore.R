@@ -149,8 +149,7 @@ test_that("a benchmark without a judge is rescored with a scorer, or refused a j
   local_benchmarks(list(new_benchmark("rescore_toy", list(fn = toy_summary), data = list(
     sample = toy, schema = data.frame(name = names(toy), type = "string")))))
   exact <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
-  tsk <- benchmark_task(toy, vitals::generate(), exact, dir = dir, name = "rescore_toy",
-                        benchmark = "rescore_toy")
+  tsk <- benchmark_task(toy, vitals::generate(), exact, dir = dir, benchmark = "rescore_toy")
   tsk$eval(solver_chat = baseline_chat(function(p) "4", name = "fours"), view = FALSE)
   expect_false(registered_benchmarks()$judged[registered_benchmarks()$name == "rescore_toy"])
   expect_error(rescore(tsk, judge = baseline_chat("True")),
@@ -264,7 +263,7 @@ test_that("a benchmark of your own is rescored through its judge_scorer", {
   expect_true(registered_benchmarks()$judged[registered_benchmarks()$name == "rescore_judged"])
   yes_judge <- baseline_chat("yes", name = "yes-judge")
   tsk <- benchmark_task(toy, vitals::generate(), judged_by(yes_judge),
-                        dir = dir, name = "rescore_judged", benchmark = "rescore_judged")
+                        dir = dir, benchmark = "rescore_judged")
   tsk$eval(solver_chat = baseline_chat("4", name = "fours"), view = FALSE)
   out <- suppressMessages(rescore(tsk, judge = baseline_chat("no", name = "no-judge")))
   expect_equal(toy_summary(tsk)$estimate, 1)
@@ -286,7 +285,7 @@ test_that("each epoch of a sample keeps its own answer", {
     as.character(asked)
   }, name = "counter")
   tsk <- benchmark_task(toy, generate_solver(settings = request_settings(cache = FALSE)), exact,
-                        dir = dir, name = "rescore_epochs", benchmark = "rescore_epochs",
+                        dir = dir, benchmark = "rescore_epochs",
                         epochs = 2)
   tsk$eval(solver_chat = counter, view = FALSE)
   first <- log_samples(tsk$log_path)

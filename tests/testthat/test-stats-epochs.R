@@ -286,8 +286,7 @@ test_that("a benchmark of your own reduces epochs through grouped_summary(), on 
     schema = data.frame(name = c("id", "input", "target", "topic"), type = "string")))))
   scorer <- function(samples, ...) list(score = as.numeric(samples$result == samples$target))
   tsk <- benchmark_task(benchmark_dataset("epochtoy", version = "sample"), vitals::generate(),
-                        scorer, epochs = 2, dir = withr::local_tempdir(), name = "epochtoy",
-                        benchmark = "epochtoy")
+                        scorer, epochs = 2, dir = withr::local_tempdir(), benchmark = "epochtoy")
   suppressMessages(tsk$eval(solver_chat = baseline_chat("yes"), view = FALSE))
   board <- leaderboard(tsk$log_path, reducer = "at_least_k", k = 2)
   # every epoch answers "yes": q1, q2 correct twice (1), q3, q4 never (0); the headline is
