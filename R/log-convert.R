@@ -11,8 +11,11 @@
 #' sample's JSON text is kept as it is: a package JSON log converted to `.eval` and back is
 #' the original, byte for byte.
 #'
-#' `vitals::vitals_view()` (vitals 0.4.0) lists only `.json` logs: to see an `.eval` there,
-#' convert it to JSON into the folder it shows.
+#' `vitals::vitals_view()` lists only `.json` logs (vitals 0.4.0, the newest on CRAN in
+#' December 2026): to see `.eval` logs there, yours or Inspect's, convert their folder into
+#' a JSON view folder and view that, `log_convert("logs", to = "json", dest = "logs-view")`
+#' then `vitals::vitals_view("logs-view")`. Inspect AI's own viewer (`inspect view`) opens
+#' `.eval` logs as they are.
 #'
 #' @param path A log file, or a folder of logs (every finished log in it of the other
 #'   format is converted; unfinished and hidden part files are skipped).
