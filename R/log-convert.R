@@ -11,22 +11,17 @@
 #' sample's JSON text is kept as it is: a package JSON log converted to `.eval` and back is
 #' the original, byte for byte.
 #'
-#' `vitals::vitals_view()` lists only `.json` logs (vitals 0.4.0, the newest on CRAN in
-#' December 2026): to see `.eval` logs there, yours or Inspect's, convert their folder into
-#' a JSON view folder and view that, `log_convert("logs", to = "json", dest = "logs-view")`
-#' then `vitals::vitals_view("logs-view")`. Inspect AI's own viewer (`inspect view`) opens
-#' `.eval` logs as they are.
+#' `vitals::vitals_view()` lists only `.json` logs (vitals 0.4.0, CRAN's newest in December
+#' 2026): convert a folder of `.eval` logs into a JSON view folder and view that,
+#' `log_convert("logs", to = "json", dest = "logs-view"); vitals::vitals_view("logs-view")`.
 #'
 #' @param path A log file, or a folder of logs (every finished log in it of the other
 #'   format is converted; unfinished and hidden part files are skipped).
 #' @section Log formats:
-#' A log's format is `"json"` (the package's default, vitals' own) or `"eval"` (Inspect AI's
-#' zip). A run writes the format of its `log_format` argument (`tsk$eval(log_format =
-#' "eval")`), else of the option `predictivebench.log_format`, in every writer: `$eval()`,
-#' [eval_set()] and [arena_run()]. Where a log's file path is named (`dest` here), its
-#' extension, `.eval` or `.json`, chooses the format; a format asked for that differs (`to`)
-#' is an error of class `predictivebench_error_log_format` naming both. Every reader takes
-#' both formats, told apart by the extension.
+#' `"json"` (the default) or `"eval"`: a run's `log_format` (`tsk$eval(log_format = "eval")`),
+#' else the option `predictivebench.log_format`, for `$eval()`, [eval_set()] and [arena_run()].
+#' A log path's extension (`dest` here) chooses the format; a format that differs (`to`) is
+#' an error of class `predictivebench_error_log_format` naming both. Readers take both.
 #'
 #' @param to The format to write: `"eval"` or `"json"`; by default the extension of `dest`
 #'   when it names a file, else `"eval"`.
@@ -62,13 +57,11 @@ log_convert <- function(path, to = c("eval", "json"), dest) {
              "argument", file = path, field = "path")
   }
   if (named && dir.exists(path)) {
-    abort_pb("{.arg dest} names one log's file: to convert a folder, give a folder.",
-             "argument", file = dest, field = "dest")
+    abort_pb("{.arg dest} names a file: give a folder for a folder.", "argument", file = dest)
   }
   check_log_dir(if (named) dirname(dest) else dest)
-  out <- if (named) dest else {
-    file.path(dest, paste0(tools::file_path_sans_ext(basename(files)), ".", to))
-  }
+  out <- if (named) dest else file.path(dest, paste0(tools::file_path_sans_ext(basename(files)),
+                                                     ".", to))
   there <- file.exists(out)
   if (any(there)) {
     abort_pb("{.file {out[there]}} exists already: convert into another {.arg dest}.",

@@ -46,10 +46,8 @@ eval_entry_json <- function(path, name, ...) {
 }
 
 # The header: `header.json`, or for a log still being written (or killed) only
-# `_journal/start.json`, whose status is "started". A log the package did not write (no
-# `predictivebench` in its metadata: Inspect's, for a task of its own) is named by its task,
-# marked `inspect_task` (a task named like a package benchmark is still not that benchmark:
-# log_benchmark()), its scorers' metrics its headline rows (eval_headline()).
+# `_journal/start.json`, whose status is "started". A log without the package's metadata is an
+# Inspect task's (`inspect_task`, see log_benchmark()), its scorers' metrics its headline rows.
 eval_log_header <- function(path) {
   entries <- eval_entries(path)
   header <- eval_entry_json(path, "header.json", entries)
@@ -77,7 +75,7 @@ eval_log_header <- function(path) {
 eval_headline <- function(results) {
   rows <- lapply(results$scores, function(score) {
     lapply(score$metrics, function(metric) {
-      spread <- metric$name %in% inspect_spread_metrics
+      spread <- metric$name %in% c("stderr", "std", "var", "bootstrap_stderr")
       list(key = paste(score$name, metric$name), group = score$name, metric = metric$name,
            estimate = metric$value,
            n = as.integer(score$scored_samples %||% results$completed_samples %||% NA),
@@ -88,10 +86,7 @@ eval_headline <- function(results) {
   unname(unlist(rows, recursive = FALSE))
 }
 
-# Inspect's metrics of a score's spread, not of the score (inspect_ai.scorer._metrics).
-inspect_spread_metrics <- c("stderr", "std", "var", "bootstrap_stderr")
-
-# Whether a log's header is of a log Inspect wrote for a task of its own (eval_log_header()).
+# Whether a header is of a log Inspect wrote for a task of its own (eval_log_header()).
 is_inspect_task <- function(header) isTRUE(header$eval$metadata$inspect_task)
 
 # Whether an .eval log is finished (it has `header.json`); an unfinished one is refused.

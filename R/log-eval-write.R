@@ -61,9 +61,8 @@ eval_flush <- function(w) {
 eval_writer_finish <- function(w, header) {
   eval_flush(w)
   # a header given as JSON text (a log converted) is written as it is
-  if (is.list(header) && is.list(header$stats$model_usage)) {
-    header$stats$model_usage <- json_object(header$stats$model_usage)
-  }
+  usage <- if (is.list(header)) header$stats$model_usage
+  if (is.list(usage)) header$stats$model_usage <- json_object(usage)
   text <- if (is.character(header)) header else eval_json(nulls_as_objects(header))
   if (is.character(header)) header <- parse_log_json(header)
   eval_close_array(w, "summaries", "summaries.json")
@@ -107,8 +106,7 @@ eval_sample_summary <- function(s) {
   summary[lengths(summary) > 0 | vapply(summary, is.list, TRUE)]
 }
 
-# A field Inspect's schema wants as an object, `{}` when empty (an empty list is `[]`: a
-# sample without usage, lapply() of nothing).
+# A field Inspect's schema wants an object of: `{}` when empty (not `[]`: a sample without usage).
 json_object <- function(x) if (length(x)) x else empty_object()
 
 # Each sample's scores as Inspect reduces them with one epoch: the score itself, by scorer.

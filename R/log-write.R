@@ -34,20 +34,14 @@ log_format <- function(format = getOption("predictivebench.log_format", "json"),
   format
 }
 
-# The format a log's path names by its extension ("json" or "eval"; NULL for another), and
-# the same refusal wherever a path is named: a `format` asked for that differs.
-log_path_format <- function(path, format = NULL, field = "log_format",
-                            call = rlang::caller_env()) {
+# The format a log's path names ("json", "eval"; else NULL); a `format` that differs is refused.
+log_path_format <- function(path, format = NULL, field = "log_format", call = rlang::caller_env()) {
   ext <- tolower(tools::file_ext(path))
-  if (!ext %in% c("json", "eval")) return(NULL)
-  if (!is.null(format) && !identical(format, ext)) {
-    abort_pb(c("The log's path ends {.file .{ext}}, but its format is asked to be
-               {.val {format}}.",
-               i = "The extension chooses the format: drop {.arg {field}}, or name a
-                    {.file .{format}} file."),
-             "log_format", file = path, field = field, call = call)
+  if (ext %in% c("json", "eval") && !is.null(format) && !identical(format, ext)) {
+    abort_pb("The path ends {.file .{ext}}, which chooses the format, but {.arg {field}} is
+              {.val {format}}.", "log_format", file = path, field = field, call = call)
   }
-  ext
+  if (ext %in% c("json", "eval")) ext
 }
 
 # A run's `...` without `log_format`, which becomes the format of the logs written in the

@@ -18,8 +18,7 @@
 #' An `.eval` log Inspect AI wrote for a task of its own is named by its task and gives one
 #' row per scorer and metric of its `results` (`"includes accuracy"`, `"includes stderr"`),
 #' Inspect's own numbers, with no interval; an unfinished one (no `header.json`) is skipped.
-#' Such a task named like a package benchmark is not that benchmark: it is on the board as
-#' `"<task> (Inspect)"` (`"futurex (Inspect)"`).
+#' Named like a package benchmark, it is `"<task> (Inspect)"` (`"futurex (Inspect)"`).
 #'
 #' A log of the package holds its headline rows (estimates and intervals, as its task's
 #' summary gave them, with the interval's label, the direction and the scale its
@@ -167,14 +166,11 @@ log_board_rows <- function(path, label, spec = NULL) {
   board_rows(benchmark, header$eval$model %||% NA_character_, rows, source, header)
 }
 
-# The benchmark a log names. A log Inspect wrote for a task of its own (is_inspect_task()) is
-# that task, never the package's benchmark of the same name: "<task> (Inspect)" then.
+# The benchmark a log names; an Inspect task's (is_inspect_task()) is never a package benchmark.
 log_benchmark <- function(header) {
   benchmark <- header$eval$metadata$benchmark
-  if (is_inspect_task(header) && !is.null(registration(benchmark))) {
-    benchmark <- paste(benchmark, "(Inspect)")
-  }
-  benchmark
+  clash <- is_inspect_task(header) && !is.null(registration(benchmark))
+  if (clash) paste(benchmark, "(Inspect)") else benchmark
 }
 
 # A file cut short is read whole instead (failing, naming it) rather than trusting its header.

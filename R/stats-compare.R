@@ -54,13 +54,10 @@
 #' (an [arena_run()] of many battles) is one run: any of its files, given as `x` or `y`,
 #' reads all its samples.
 #'
-#' **Inspect's own tasks.** An `.eval` log Inspect AI wrote for a task the package does not
-#' know (named by its task, as on the board, `"<task> (Inspect)"` when a package benchmark
-#' has that name) is compared on its first scorer's first metric (`"includes accuracy"`)
-#' when the other run's log has that scorer and metric too, and the metric is a mean of the
-#' samples' scores (Inspect's `accuracy` or `mean`). Otherwise it is refused, in a folder as
-#' between two logs, with an error of class `predictivebench_error_incomparable` naming the
-#' file and why. Under an epoch reducer such a task is left out, with a message.
+#' An `.eval` log Inspect AI wrote for a task of its own (named as on the board) is compared
+#' on its first scorer's first metric (`"includes accuracy"`) if the other log has it and it
+#' is a mean (`accuracy`, `mean`), else refused (`predictivebench_error_incomparable`, naming
+#' the file and why); under an epoch reducer it is left out, with a message.
 #'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
 #'   tibbles, their log files, [futurex_score()] results (a predictions file scored without
@@ -128,10 +125,6 @@ compare_models <- function(x, y = NULL, benchmark = NULL, options = comparison_o
   if (!is.null(spec) && !is.null(benchmark) && is.null(inspect)) check_reducible(benchmark)
   head <- inspect %||% headline_statistic(benchmark, o$statistic)
   head$metric <- if (is.null(spec)) head$metric else paste(head$metric, spec$label)
-  if (!is.null(inspect)) {
-    x <- inspect_scored_samples(x, inspect$scorer)
-    y <- inspect_scored_samples(y, inspect$scorer)
-  }
   items_x <- comparison_items(x, o$cluster, benchmark, "x", spec = spec)
   items_y <- comparison_items(y, o$cluster, benchmark, "y", spec = spec)
   if (is.null(benchmark) && is.null(o$statistic)) hint_benchmark(items_x, items_y)
@@ -185,62 +178,30 @@ print.model_comparison <- function(x, ...) {
   invisible(x)
 }
 
-# The headline two runs are compared on when a log among them is one Inspect wrote for a task
-# of its own (is_inspect_task()): the first metric of its first scorer (the board's first row
-# of it), which every such log of the two must have, and which must be a mean of the samples'
-# scores to pair them item by item; NULL when neither is such a log. A log that can't be
-# compared so is refused, naming it and why.
+# A log Inspect wrote for a task of its own (is_inspect_task()) is compared on its first
+# headline (its first scorer's first metric, not a spread; a sample's first score is that
+# scorer's, as Inspect orders them), if the other log has it too and it is a mean of the
+# samples' scores; NULL when neither run is such a log.
 inspect_headline <- function(runs, call = rlang::caller_env()) {
   logs <- Filter(function(x) rlang::is_string(x) && file.exists(x) && !dir.exists(x), runs)
-  headers <- lapply(logs, read_log_header)
-  inspect <- vapply(headers, is_inspect_task, TRUE)
-  if (!any(inspect)) return(NULL)
-  logs <- logs[inspect]
-  metrics <- lapply(headers[inspect], inspect_metrics)
-  refuse <- function(k, why) {
-    abort_pb(c("Can't compare {.arg {names(logs)[[k]]}}'s log, an Inspect task's, on its own
-               scorer's metric.", x = why), "incomparable", file = logs[[k]], call = call)
+  keys <- Filter(Negate(is.null), lapply(logs, function(path) {
+    meta <- read_log_header(path)$eval$metadata
+    rows <- Filter(function(r) identical(r$better, "higher"), meta$headline)
+    if (isTRUE(meta$inspect_task)) vapply(rows, function(r) r$key, "")
+  }))
+  if (!length(keys)) return(NULL)
+  key <- keys[[1]][1]
+  lacking <- names(keys)[!vapply(keys, function(k) key %in% k, TRUE)]
+  why <- c("Its header's results give no metric of a scorer." = is.na(key),
+           "It has no {.val {key}}, the metric of the other run's log." = length(lacking) > 0,
+           "Its {.val {key}} is not a mean of the samples' scores: they can't be paired." =
+             !sub("^.* ", "", key) %in% c("accuracy", "mean"))
+  file <- logs[[c(lacking, names(keys))[[1]]]]
+  if (any(why)) {
+    abort_pb(c("Can't compare an Inspect task's log on its scorer's metric.",
+               x = names(why)[why][[1]]), "incomparable", file = file, call = call)
   }
-  if (!nrow(metrics[[1]])) refuse(1, "Its header's results give no metric of a scorer.")
-  head <- metrics[[1]][1, ]
-  label <- paste(head$scorer, head$metric)
-  for (k in seq_along(logs)[-1]) {
-    if (!any(metrics[[k]]$scorer == head$scorer & metrics[[k]]$metric == head$metric)) {
-      refuse(k, "The other run is compared on {.val {label}}, which it has not (it has
-                 {.val {paste(metrics[[k]]$scorer, metrics[[k]]$metric)}}).")
-    }
-  }
-  if (!head$metric %in% c("accuracy", "mean")) {
-    refuse(1, "Its metric {.val {label}} is not a mean of the samples' scores, so it can't be
-               paired item by item; compare the two runs on the board instead.")
-  }
-  list(fn = function(items) mean(items$score), metric = label, is_mean = TRUE,
-       scorer = head$scorer)
-}
-
-# An Inspect log's scorers and their metrics (not their spreads), in its results' order.
-inspect_metrics <- function(header) {
-  rows <- lapply(header$results$scores, function(score) {
-    metric <- vapply(score$metrics, function(m) as.character(m$name %||% NA), "")
-    data.frame(scorer = rep(as.character(score$name %||% NA), length(metric)),
-               metric = unname(metric))
-  })
-  out <- do.call(rbind, c(list(data.frame(scorer = character(), metric = character())), rows))
-  out[!out$metric %in% inspect_spread_metrics, ]
-}
-
-# A log's samples when they are scored by `scorer` (the package reads a sample's first
-# score); any other run as it is.
-inspect_scored_samples <- function(x, scorer, call = rlang::caller_env()) {
-  if (!rlang::is_string(x)) return(x)
-  samples <- log_run_samples(x)
-  other <- setdiff(samples$scorer, scorer)
-  if (length(other)) {
-    abort_pb(c("Can't compare the log on {.val {scorer}}'s metric.",
-               x = "Its samples are scored first by {.val {other[[1]]}}."),
-             "incomparable", file = x, call = call)
-  }
-  samples
+  list(fn = function(items) mean(items$score), metric = key, is_mean = TRUE)
 }
 
 # Plain samples are compared on the mean: name a benchmark whose columns they have.
