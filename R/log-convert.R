@@ -11,15 +11,24 @@
 #' sample's JSON text is kept as it is: a package JSON log converted to `.eval` and back is
 #' the original, byte for byte.
 #'
-#' `vitals::vitals_view()` (vitals 0.4.0) lists only `.json` logs: to see an `.eval` there,
-#' convert it to JSON into the folder it shows.
+#' `vitals::vitals_view()` lists only `.json` logs (vitals 0.4.0, CRAN's newest in December
+#' 2026): convert a folder of `.eval` logs into a JSON view folder and view that,
+#' `log_convert("logs", to = "json", dest = "logs-view"); vitals::vitals_view("logs-view")`.
 #'
 #' @param path A log file, or a folder of logs (every finished log in it of the other
 #'   format is converted; unfinished and hidden part files are skipped).
-#' @param to The format to write: `"eval"` or `"json"`.
-#' @param dest The folder the converted logs are written in (created if missing). Each keeps
-#'   its file name with the new extension; nothing is written outside `dest`, and a file
-#'   already there is not overwritten.
+#' @section Log formats:
+#' `"json"` (the default) or `"eval"`: a run's `log_format` (`tsk$eval(log_format = "eval")`),
+#' else the option `predictivebench.log_format`, for `$eval()`, [eval_set()] and [arena_run()].
+#' A log path's extension (`dest` here) chooses the format; a format that differs (`to`) is
+#' an error of class `predictivebench_error_log_format` naming both. Readers take both.
+#'
+#' @param to The format to write: `"eval"` or `"json"`; by default the extension of `dest`
+#'   when it names a file, else `"eval"`.
+#' @param dest The folder the converted logs are written in (created if missing); each keeps
+#'   its file name with the new extension. Or, for one log, the converted file's path, ending
+#'   `.eval` or `.json`. Nothing is written outside `dest`, and a file already there is not
+#'   overwritten.
 #' @return The paths of the converted logs, invisibly.
 #' @seealso [leaderboard()], which reads both formats, and the option
 #'   `predictivebench.log_format` (or `log_format =` of a run) to write `.eval` directly.
@@ -33,8 +42,11 @@
 #' @export
 log_convert <- function(path, to = c("eval", "json"), dest) {
   check_string(path)
-  to <- rlang::arg_match(to)
   check_string(dest)
+  # `dest` a file's path (not a folder there already): its extension is the format
+  to <- if (missing(to)) NULL else rlang::arg_match(to)
+  named <- !dir.exists(dest) && !is.null(log_path_format(dest))
+  to <- if (named) log_path_format(dest, to, field = "to") else to %||% "eval"
   if (!file.exists(path)) {
     abort_pb("There is no log at {.file {path}}.", "argument", file = path, field = "path")
   }
@@ -44,8 +56,12 @@ log_convert <- function(path, to = c("eval", "json"), dest) {
     abort_pb("{.arg path} must be a {.file .{from}} log to convert to {.val {to}}.",
              "argument", file = path, field = "path")
   }
-  check_log_dir(dest)
-  out <- file.path(dest, paste0(tools::file_path_sans_ext(basename(files)), ".", to))
+  if (named && dir.exists(path)) {
+    abort_pb("{.arg dest} names a file: give a folder for a folder.", "argument", file = dest)
+  }
+  check_log_dir(if (named) dirname(dest) else dest)
+  out <- if (named) dest else file.path(dest, paste0(tools::file_path_sans_ext(basename(files)),
+                                                     ".", to))
   there <- file.exists(out)
   if (any(there)) {
     abort_pb("{.file {out[there]}} exists already: convert into another {.arg dest}.",

@@ -46,8 +46,8 @@ eval_entry_json <- function(path, name, ...) {
 }
 
 # The header: `header.json`, or for a log still being written (or killed) only
-# `_journal/start.json`, whose status is "started". A log Inspect wrote for a task of its own
-# is named by its task, its scorers' metrics its headline rows (eval_headline()).
+# `_journal/start.json`, whose status is "started". A log without the package's metadata is an
+# Inspect task's (`inspect_task`, see log_benchmark()), its scorers' metrics its headline rows.
 eval_log_header <- function(path) {
   entries <- eval_entries(path)
   header <- eval_entry_json(path, "header.json", entries)
@@ -59,9 +59,10 @@ eval_log_header <- function(path) {
     header$status <- "started"
   }
   meta <- header$eval$metadata
-  if (is.null(meta$predictivebench) && is.null(meta$benchmark)) {
+  if (is.null(meta$predictivebench)) {
     meta <- if (is.list(meta)) meta else list()
     meta$benchmark <- header$eval$task
+    meta$inspect_task <- TRUE
     if (length(header$results$scores)) meta$headline <- eval_headline(header$results)
     header$eval$metadata <- meta
   }
@@ -84,6 +85,9 @@ eval_headline <- function(results) {
   })
   unname(unlist(rows, recursive = FALSE))
 }
+
+# Whether a header is of a log Inspect wrote for a task of its own (eval_log_header()).
+is_inspect_task <- function(header) isTRUE(header$eval$metadata$inspect_task)
 
 # Whether an .eval log is finished (it has `header.json`); an unfinished one is refused.
 check_eval_finished <- function(path) {

@@ -61,6 +61,8 @@ eval_flush <- function(w) {
 eval_writer_finish <- function(w, header) {
   eval_flush(w)
   # a header given as JSON text (a log converted) is written as it is
+  usage <- if (is.list(header)) header$stats$model_usage
+  if (is.list(usage)) header$stats$model_usage <- json_object(usage)
   text <- if (is.character(header)) header else eval_json(nulls_as_objects(header))
   if (is.character(header)) header <- parse_log_json(header)
   eval_close_array(w, "summaries", "summaries.json")
@@ -92,9 +94,9 @@ eval_sample_summary <- function(s) {
   scores <- lapply(s$scores, function(score) score[intersect(names(score),
     c("value", "answer", "explanation", "history"))])
   summary <- list(id = s$id, epoch = as.integer(s$epoch %||% 1L), input = s$input,
-                  target = s$target %||% "", metadata = s$metadata %||% empty_object(),
+                  target = s$target %||% "", metadata = json_object(s$metadata),
                   scores = scores,
-                  model_usage = lapply(s$model_usage, lean_usage) %||% empty_object(),
+                  model_usage = json_object(lapply(s$model_usage, lean_usage)),
                   role_usage = empty_object(), started_at = s$started_at,
                   completed_at = s$completed_at, total_time = s$total_time,
                   working_time = s$working_time, uuid = s$uuid,
@@ -103,6 +105,9 @@ eval_sample_summary <- function(s) {
   if (!length(summary$scores)) summary$scores <- NULL
   summary[lengths(summary) > 0 | vapply(summary, is.list, TRUE)]
 }
+
+# A field Inspect's schema wants an object of: `{}` when empty (not `[]`: a sample without usage).
+json_object <- function(x) if (length(x)) x else empty_object()
 
 # Each sample's scores as Inspect reduces them with one epoch: the score itself, by scorer.
 # A batch's reductions are appended once a scorer (a file opened a sample was a tenth of the

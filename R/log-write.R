@@ -34,6 +34,16 @@ log_format <- function(format = getOption("predictivebench.log_format", "json"),
   format
 }
 
+# The format a log's path names ("json", "eval"; else NULL); a `format` that differs is refused.
+log_path_format <- function(path, format = NULL, field = "log_format", call = rlang::caller_env()) {
+  ext <- tolower(tools::file_ext(path))
+  if (ext %in% c("json", "eval") && !is.null(format) && !identical(format, ext)) {
+    abort_pb("The path ends {.file .{ext}}, which chooses the format, but {.arg {field}} is
+              {.val {format}}.", "log_format", file = path, field = field, call = call)
+  }
+  if (ext %in% c("json", "eval")) ext
+}
+
 # A run's `...` without `log_format`, which becomes the format of the logs written in the
 # caller's frame.
 local_log_format <- function(dots, .env = parent.frame(), call = rlang::caller_env()) {

@@ -18,6 +18,7 @@
 #' An `.eval` log Inspect AI wrote for a task of its own is named by its task and gives one
 #' row per scorer and metric of its `results` (`"includes accuracy"`, `"includes stderr"`),
 #' Inspect's own numbers, with no interval; an unfinished one (no `header.json`) is skipped.
+#' Named like a package benchmark, it is `"<task> (Inspect)"` (`"futurex (Inspect)"`).
 #'
 #' A log of the package holds its headline rows (estimates and intervals, as its task's
 #' summary gave them, with the interval's label, the direction and the scale its
@@ -151,7 +152,7 @@ task_board_rows <- function(task, label, spec = NULL) {
 # an epoch reducer (`spec`), is summarised from its samples.
 log_board_rows <- function(path, label, spec = NULL) {
   header <- read_log_header(path)
-  benchmark <- header$eval$metadata$benchmark %||% label
+  benchmark <- log_benchmark(header) %||% label
   if (is.null(benchmark)) {
     abort_pb("The log names no benchmark: name the argument, as in {.code <benchmark> = path}.",
              "argument", file = path)
@@ -163,6 +164,13 @@ log_board_rows <- function(path, label, spec = NULL) {
   # a file of a run in several: the run's rows, from its log (R/results-log-parts.R)
   source <- log_part_paths(path, header)[[1]]
   board_rows(benchmark, header$eval$model %||% NA_character_, rows, source, header)
+}
+
+# The benchmark a log names; an Inspect task's (is_inspect_task()) is never a package benchmark.
+log_benchmark <- function(header) {
+  benchmark <- header$eval$metadata$benchmark
+  clash <- is_inspect_task(header) && !is.null(registration(benchmark))
+  if (clash) paste(benchmark, "(Inspect)") else benchmark
 }
 
 # A file cut short is read whole instead (failing, naming it) rather than trusting its header.

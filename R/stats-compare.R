@@ -54,6 +54,11 @@
 #' (an [arena_run()] of many battles) is one run: any of its files, given as `x` or `y`,
 #' reads all its samples.
 #'
+#' An `.eval` log Inspect AI wrote for a task of its own (named as on the board) is compared
+#' on its first scorer's first metric (`"includes accuracy"`) if the other log has it and it
+#' is a mean (`accuracy`, `mean`), else refused (`predictivebench_error_incomparable`, naming
+#' the file and why); under an epoch reducer it is left out, with a message.
+#'
 #' @param x,y The two runs: evaluated tasks of the same benchmark, their `$get_samples()`
 #'   tibbles, their log files, [futurex_score()] results (a predictions file scored without
 #'   a model), or data frames with `id`, `score` (numbers, logicals or I/P/C) and optionally
@@ -116,8 +121,9 @@ compare_models <- function(x, y = NULL, benchmark = NULL, options = comparison_o
   benchmark <- benchmark %||% runs_benchmark(task_benchmark(x), task_benchmark(y))
   spec <- o$reducer
   method <- o$method
-  if (!is.null(spec) && !is.null(benchmark)) check_reducible(benchmark)
-  head <- headline_statistic(benchmark, o$statistic)
+  inspect <- if (is.null(o$statistic)) inspect_headline(list(x = x, y = y))
+  if (!is.null(spec) && !is.null(benchmark) && is.null(inspect)) check_reducible(benchmark)
+  head <- inspect %||% headline_statistic(benchmark, o$statistic)
   head$metric <- if (is.null(spec)) head$metric else paste(head$metric, spec$label)
   items_x <- comparison_items(x, o$cluster, benchmark, "x", spec = spec)
   items_y <- comparison_items(y, o$cluster, benchmark, "y", spec = spec)
@@ -170,6 +176,32 @@ print.model_comparison <- function(x, ...) {
   }
   print(structure(x, unpaired = NULL, class = setdiff(class(x), "model_comparison")), ...)
   invisible(x)
+}
+
+# A log Inspect wrote for a task of its own (is_inspect_task()) is compared on its first
+# headline (its first scorer's first metric, not a spread; a sample's first score is that
+# scorer's, as Inspect orders them), if the other log has it too and it is a mean of the
+# samples' scores; NULL when neither run is such a log.
+inspect_headline <- function(runs, call = rlang::caller_env()) {
+  logs <- Filter(function(x) rlang::is_string(x) && file.exists(x) && !dir.exists(x), runs)
+  keys <- Filter(Negate(is.null), lapply(logs, function(path) {
+    meta <- read_log_header(path)$eval$metadata
+    rows <- Filter(function(r) identical(r$better, "higher"), meta$headline)
+    if (isTRUE(meta$inspect_task)) vapply(rows, function(r) r$key, "")
+  }))
+  if (!length(keys)) return(NULL)
+  key <- keys[[1]][1]
+  lacking <- names(keys)[!vapply(keys, function(k) key %in% k, TRUE)]
+  why <- c("Its header's results give no metric of a scorer." = is.na(key),
+           "It has no {.val {key}}, the metric of the other run's log." = length(lacking) > 0,
+           "Its {.val {key}} is not a mean of the samples' scores: they can't be paired." =
+             !sub("^.* ", "", key) %in% c("accuracy", "mean"))
+  file <- logs[[c(lacking, names(keys))[[1]]]]
+  if (any(why)) {
+    abort_pb(c("Can't compare an Inspect task's log on its scorer's metric.",
+               x = names(why)[why][[1]]), "incomparable", file = file, call = call)
+  }
+  list(fn = function(items) mean(items$score), metric = key, is_mean = TRUE)
 }
 
 # Plain samples are compared on the mean: name a benchmark whose columns they have.
@@ -329,7 +361,8 @@ compare_folder <- function(paths, benchmark, options) {
 reducible_runs <- function(runs, reducer) {
   if (is.null(reducer) || !nrow(runs)) return(runs)
   ok <- vapply(runs$benchmark, function(bench) {
-    summary <- require_registration(bench)$summary
+    # a task of Inspect's own has no summary to reduce under
+    summary <- if (!is.null(registration(bench))) require_registration(bench)$summary
     is.function(summary) && "reducer" %in% names(formals(summary))
   }, TRUE)
   if (any(!ok)) {
@@ -347,7 +380,7 @@ folder_runs <- function(paths) {
   rows <- lapply(log_files(paths, attempts = FALSE), function(path) {
     tryCatch({
       header <- read_log_header(path)
-      bench <- header$eval$metadata$benchmark
+      bench <- log_benchmark(header)
       if (!rlang::is_string(bench)) {
         abort_pb("The log names no benchmark (not written by predictivebench).", "argument",
                  file = path)

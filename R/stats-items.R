@@ -5,8 +5,8 @@ task_benchmark <- function(x) {
   if (inherits(x, "ResultsTask")) return(x$benchmark)
   if (is_scores_object(x)) return(x$benchmark %||% attr(x, "benchmark"))
   if (rlang::is_string(x) && file.exists(x) && !dir.exists(x)) {
-    meta <- tryCatch(read_log_header(x)$eval$metadata, error = function(e) NULL)
-    if (rlang::is_string(meta$benchmark)) return(meta$benchmark)
+    benchmark <- tryCatch(log_benchmark(read_log_header(x)), error = function(e) NULL)
+    if (rlang::is_string(benchmark)) return(benchmark)
   }
   NULL
 }

@@ -19,6 +19,32 @@ test_that("a JSON log converted to .eval and back is the original, byte for byte
                class = "predictivebench_error_argument")
 })
 
+test_that("a dest named as a file: its extension chooses the format, a differing `to` refused", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{A}", dir)
+  one <- log_convert(tsk$log_path, dest = file.path(dir, "out", "one.eval"))
+  expect_equal(one, file.path(dir, "out", "one.eval"))
+  expect_equal(zip::zip_list(one)$filename[[length(zip::zip_list(one)$filename)]],
+               "header.json")
+  back <- log_convert(one, dest = file.path(dir, "back", "one.JSON"))
+  expect_identical(readBin(back, "raw", file.size(back)),
+                   readBin(tsk$log_path, "raw", file.size(tsk$log_path)))
+  err <- expect_error(log_convert(tsk$log_path, to = "json", dest = file.path(dir, "two.eval")),
+                      class = "predictivebench_error_log_format")
+  expect_match(conditionMessage(err), ".eval", fixed = TRUE)
+  expect_match(conditionMessage(err), '"json"', fixed = TRUE)
+  expect_equal(err$field, "to")
+  expect_error(log_convert(one, to = "eval", dest = file.path(dir, "two.json")),
+               class = "predictivebench_error_log_format")
+  expect_false(any(file.exists(file.path(dir, c("two.eval", "two.json")))))
+  # a folder converts into a folder; an existing one is a folder whatever its name
+  expect_error(log_convert(dir, dest = file.path(dir, "all.eval")),
+               class = "predictivebench_error_argument")
+  dir.create(file.path(dir, "logs.eval"))
+  expect_equal(log_convert(tsk$log_path, to = "eval", dest = file.path(dir, "logs.eval")),
+               file.path(dir, "logs.eval", sub("json$", "eval", basename(tsk$log_path))))
+})
+
 test_that("an Inspect-made .eval converted to JSON reads on the board as the .eval does", {
   dir <- withr::local_tempdir()
   made <- file.path(dir, "made.eval")

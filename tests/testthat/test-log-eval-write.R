@@ -61,6 +61,25 @@ test_that("an .eval log is written as it goes: samples as they come, header.json
   expect_error(log_writer_add(w, list(eval_sample(6))), class = "predictivebench_error_argument")
 })
 
+test_that("samples without usage write {} where Inspect wants an object, valid for Inspect", {
+  dir <- withr::local_tempdir()
+  w <- log_writer(dir, "bench/model/abc", format = "eval")
+  bare <- eval_sample(1)  # no model_usage at all
+  empty <- eval_sample(2)
+  empty$model_usage <- empty_object()  # as log_samples_of() makes one
+  log_writer_add(w, list(bare, empty))
+  # an Inspect header whose run used no model: its stats' model_usage an empty list too
+  header <- jsonlite::parse_json(inspect_eval_entries("bench", c("C", "I"), 0.5)$header.json)
+  expect_identical(header$stats$model_usage, list())
+  path <- log_writer_finish(w, header)
+  expect_inspect_valid_eval(path)
+  for (entry in c("_journal/summaries/1.json", "summaries.json")) {
+    expect_match(entry_text(path, entry), '"model_usage":{}', fixed = TRUE)
+    expect_no_match(entry_text(path, entry), '"model_usage":[]', fixed = TRUE)
+  }
+  expect_match(entry_text(path, "header.json"), '"model_usage": ?[{]')
+})
+
 test_that("an abandoned .eval log leaves nothing; a format other than json or eval is refused", {
   dir <- withr::local_tempdir()
   w <- log_writer(dir, "bench/model/abc", format = "eval")

@@ -300,3 +300,18 @@ test_that("a benchmark whose groups are models logs each row's model, for any se
   unregister_benchmark("arith-models")
   expect_identical(suppressMessages(leaderboard(dir)), registered)
 })
+
+test_that("an Inspect log of a task named like a package benchmark is its own task on the board", {
+  dir <- withr::local_tempdir()
+  tsk <- futurex_run("\\boxed{A}", dir)
+  model <- read_log_header(tsk$log_path)$eval$model
+  entries <- inspect_eval_entries("futurex", c("C", "I"), 0.5)
+  entries <- lapply(entries, gsub, pattern = '"openai/m"', replacement = deparse(model),
+                    fixed = TRUE)
+  made <- write_eval_zip(file.path(dir, "made.eval"), entries, "deflate")
+  board <- suppressMessages(leaderboard(dir, runs = "latest"))
+  expect_setequal(unique(board$benchmark), c("futurex", "futurex (Inspect)"))
+  expect_equal(board$source[board$benchmark == "futurex (Inspect)"], rep(made, 2))
+  expect_equal(board$estimate[board$metric == "includes accuracy"], 0.5)
+  expect_true("overall" %in% board$metric[board$benchmark == "futurex"])
+})

@@ -341,3 +341,46 @@ test_that("a paired bootstrap whose draws can't vary gives NA with a note, not a
   expect_equal(out$difference, 1)
   expect_true(is.na(out$lower) && is.na(out$upper) && is.na(out$p_value))
 })
+
+# An Inspect-made `.eval` (helper-eval-zip.R) of `task` by `model`, its scorer and metric renamed.
+inspect_log <- function(dir, file, task, values, model, scorer = "includes",
+                        metric = "accuracy") {
+  entries <- inspect_eval_entries(task, values, mean(values == "C"))
+  entries <- lapply(entries, function(text) {
+    text <- gsub('"openai/m"', deparse(model), text, fixed = TRUE)
+    text <- gsub('"includes"', deparse(scorer), text, fixed = TRUE)
+    gsub('"accuracy"', deparse(metric), text, fixed = TRUE)
+  })
+  write_eval_zip(file.path(dir, file), entries, "deflate")
+}
+
+test_that("compare_models(<folder>) compares Inspect tasks on their scorer's metric, never as a package benchmark", {
+  dir <- withr::local_tempdir()
+  a <- inspect_log(dir, "a.eval", "mytask", c("C", "I", "C", "C"), "openai/a")
+  b <- inspect_log(dir, "b.eval", "mytask", c("C", "I", "I", "I"), "openai/b")
+  # named like a package benchmark, but Inspect's (no package metadata): not futurex
+  inspect_log(dir, "fa.eval", "futurex", c("C", "C", "I", "I"), "openai/a")
+  inspect_log(dir, "fb.eval", "futurex", c("C", "I", "I", "I"), "openai/b")
+  futurex_run("\\boxed{A}", dir)
+  out <- suppressMessages(compare_models(dir))
+  expect_equal(out$benchmark, c("futurex (Inspect)", "mytask"))
+  expect_equal(out$metric, c("includes accuracy", "includes accuracy"))
+  expect_equal(out$difference, c(0.25, 0.5))
+  expect_equal(out$method, rep("paired differences", 2))
+  expect_equal(out$log_x[[2]], a)
+  # the same as the two runs alone
+  expect_equal(suppressMessages(compare_models(a, b))$difference, 0.5)
+  # a task's run on another scorer, or on a metric that is no mean, is refused, naming it
+  other <- withr::local_tempdir()
+  inspect_log(other, "a.eval", "mytask", c("C", "I", "C", "C"), "openai/a")
+  c <- inspect_log(other, "c.eval", "mytask", c("C", "I", "I", "I"), "openai/c",
+                   scorer = "match")
+  err <- expect_error(compare_models(other), class = "predictivebench_error_incomparable")
+  expect_equal(err$file, c)
+  expect_match(conditionMessage(err), "includes accuracy", fixed = TRUE)
+  f1 <- withr::local_tempdir()
+  d <- inspect_log(f1, "d.eval", "mytask", c("C", "I"), "openai/d", metric = "f1")
+  inspect_log(f1, "e.eval", "mytask", c("C", "C"), "openai/e", metric = "f1")
+  err <- expect_error(compare_models(f1), class = "predictivebench_error_incomparable")
+  expect_match(conditionMessage(err), "not a mean", fixed = TRUE)
+})
