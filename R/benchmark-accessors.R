@@ -11,8 +11,8 @@ indexed_benchmarks <- function() {
   Filter(Negate(is.null), stats::setNames(lapply(names, benchmark_named), names))
 }
 
-# A benchmark with data of its own (a sample, pinned versions or a preparer), unlike the
-# arena's log kinds, registered for their summaries only.
+# A benchmark with data of its own (a sample, pinned versions or a preparer), unlike one
+# registered for its summary only.
 benchmark_has_data <- function(benchmark) {
   data <- benchmark$data
   !is.null(data$prepare) || !is.null(data$sample$table) || !is.null(data$versions)

@@ -2,7 +2,8 @@
 # (datasets-*, results-*, stats-*, engine-*) read it and never name a benchmark.
 
 the_benchmarks <- new.env(parent = emptyenv())
-# the names registered with `internal = TRUE` (the arena's log kinds), left out of listings
+# the names registered with `internal = TRUE` (new_benchmark()'s deprecated flat field, kept
+# for a release), left out of listings
 unlisted_benchmarks <- new.env(parent = emptyenv())
 
 # Where each flat field of a registration is in the object: the one mapping of the names
@@ -50,14 +51,9 @@ package_benchmarks <- function() {
   unname(lapply(makers, function(make) make()))
 }
 
-# Indexed once at load. One with neither task nor data (the arena's log kinds) is read for
-# its logs only: left out of listings.
+# Indexed once at load.
 index_package_benchmarks <- function() {
-  for (benchmark in package_benchmarks()) {
-    data <- benchmark$data
-    has_data <- !is.null(data$prepare) || !is.null(data$sample$table) || !is.null(data$versions)
-    index_benchmark(benchmark, internal = is.null(benchmark$task) && !has_data)
-  }
+  for (benchmark in package_benchmarks()) index_benchmark(benchmark)
 }
 
 rlang::on_load(index_package_benchmarks())
@@ -206,8 +202,17 @@ registration <- function(name) {
 # The benchmark a name gives, "futurex" or "futurex@sample" (its version aside), or NULL.
 benchmark_named <- function(x) {
   if (!rlang::is_string(x)) return(NULL)
-  entry <- the_benchmarks[[sub("@.*$", "", x)]]
+  entry <- the_benchmarks[[sub("@.*$", "", x)]] %||% log_kind_named(x)
   if (is_benchmark(entry)) entry
+}
+
+# A kind of log a benchmark writes itself names what reads it in its header's `benchmark`
+# (the arena's ratings, "arena_ratings"): one of the `kinds` its benchmark carries, found
+# there, never an entry of the index.
+log_kind_named <- function(name) {
+  for (benchmark in mget(ls(the_benchmarks), envir = the_benchmarks)) {
+    for (kind in .subset2(benchmark, "kinds")) if (identical(kind$name, name)) return(kind)
+  }
 }
 
 # The default cluster column of a benchmark's samples (see resolve_cluster()): its
@@ -224,7 +229,7 @@ registrations <- function() {
 }
 
 # The registrations with data of their own (a sample, pinned versions or a preparer), as
-# opposed to summaries registered for logs only (the arena's battles and ratings).
+# opposed to summaries registered for logs only.
 data_benchmarks <- function() {
   Filter(function(e) !is.null(e$prepare) || !is.null(e$sample) || !is.null(e$versions),
          registrations())

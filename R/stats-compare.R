@@ -329,7 +329,7 @@ compare_folder <- function(paths, benchmark, options) {
 reducible_runs <- function(runs, reducer) {
   if (is.null(reducer) || !nrow(runs)) return(runs)
   ok <- vapply(runs$benchmark, function(bench) {
-    summary <- require_registration(bench)$summary
+    summary <- benchmark_summary_fn(require_benchmark(bench))
     is.function(summary) && "reducer" %in% names(formals(summary))
   }, TRUE)
   if (any(!ok)) {
