@@ -40,6 +40,10 @@ benchmark_lower_is_better <- function(benchmark) {
 
 benchmark_elo_scale <- function(benchmark) .subset2(benchmark, "summary")$elo_scale
 
+# What compare_models() compares: the headline `statistic` of the items (NULL: their mean
+# score), its `metric`, the item `columns` it reads, and the default `cluster`.
+benchmark_comparison <- function(benchmark) .subset2(benchmark, "comparison")
+
 # A benchmark from its flat registration (what a daemon is shipped, R/benchmark-portable.R).
 as_benchmark <- function(x) {
   if (is.null(x) || is_benchmark(x)) return(x)

@@ -192,6 +192,9 @@ require_registration <- function(name, call = rlang::caller_env()) {
 }
 
 # The registration of `name` as its flat fields, or NULL (an unregistered name, or NULL).
+# Only the index reads these, for what still speaks new_benchmark()'s deprecated flat fields:
+# the previous registration it returns (restorable()), and registered_benchmarks()' columns.
+# The other layers read the object's parts (benchmark-accessors.R).
 registration <- function(name) {
   if (!rlang::is_string(name)) return(NULL)
   entry <- the_benchmarks[[name]]
@@ -218,7 +221,7 @@ log_kind_named <- function(name) {
 # The default cluster column of a benchmark's samples (see resolve_cluster()): its
 # registered `cluster`, a column or a function of the samples.
 benchmark_cluster <- function(benchmark, samples) {
-  cluster <- registration(benchmark)$cluster %||% "id"
+  cluster <- .subset2(benchmark_named(benchmark), "comparison")$cluster %||% "id"
   if (is.function(cluster)) cluster(samples) else cluster
 }
 
@@ -245,7 +248,9 @@ schema_label <- function(schema) if (rlang::is_string(schema)) schema else "<own
 
 # Every column a registered headline statistic reads.
 statistic_columns <- function() {
-  unique(unlist(lapply(registrations(), function(e) e$statistic_columns), use.names = FALSE))
+  benchmarks <- mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
+  columns <- lapply(benchmarks, function(b) .subset2(b, "comparison")$columns)
+  unique(unlist(columns, use.names = FALSE))
 }
 
 # ---- checks of a registration --------------------------------------------------------------
