@@ -2,8 +2,7 @@
 # (datasets-*, results-*, stats-*, engine-*) read it and never name a benchmark.
 
 the_benchmarks <- new.env(parent = emptyenv())
-# the names registered with `internal = TRUE` (new_benchmark()'s deprecated flat field, kept
-# for a release), left out of listings
+# the names registered with new_benchmark()'s deprecated `internal = TRUE`: not listed
 unlisted_benchmarks <- new.env(parent = emptyenv())
 
 # Where each flat field of a registration is in the object: the one mapping of the names
@@ -192,9 +191,8 @@ require_registration <- function(name, call = rlang::caller_env()) {
 }
 
 # The registration of `name` as its flat fields, or NULL (an unregistered name, or NULL).
-# Only the index reads these, for what still speaks new_benchmark()'s deprecated flat fields:
-# the previous registration it returns (restorable()), and registered_benchmarks()' columns.
-# The other layers read the object's parts (benchmark-accessors.R).
+# Read only here, where new_benchmark()'s deprecated flat fields are still spoken (restorable(),
+# registered_benchmarks()); the other layers read the parts (benchmark-accessors.R).
 registration <- function(name) {
   if (!rlang::is_string(name)) return(NULL)
   entry <- the_benchmarks[[name]]
@@ -209,9 +207,8 @@ benchmark_named <- function(x) {
   if (is_benchmark(entry)) entry
 }
 
-# A kind of log a benchmark writes itself names what reads it in its header's `benchmark`
-# (the arena's ratings, "arena_ratings"): one of the `kinds` its benchmark carries, found
-# there, never an entry of the index.
+# A kind of log a benchmark writes itself (the arena's "arena_ratings") is read by one of the
+# `kinds` its benchmark carries, never an entry of the index.
 log_kind_named <- function(name) {
   for (benchmark in mget(ls(the_benchmarks), envir = the_benchmarks)) {
     for (kind in .subset2(benchmark, "kinds")) if (identical(kind$name, name)) return(kind)
