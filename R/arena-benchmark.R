@@ -1,5 +1,5 @@
-# The arena as benchmark objects: the arena itself, and its two kinds of log. Its questions.csv
-# is read by R (no Python flattener).
+# The arena as a benchmark object, carrying the two kinds of log it writes itself. Its
+# questions.csv is read by R (no Python flattener).
 
 elobench_citation <- "EloBench, https://github.com/v-xchen-v/EloBench (commit 8b4c130)."
 
@@ -23,7 +23,7 @@ arena_versions <- function() {
 }
 
 arena_benchmark <- function() {
-  new_benchmark(
+  arena <- new_benchmark(
     "arena", task = arena_task,
     summary = list(fn = "arena_summary", headline = NULL, by = "opponent",
                    interval = arena_interval),
@@ -35,6 +35,9 @@ arena_benchmark <- function() {
     # EloBench's judge scores: a set without one is refused before it pays
     judging = list(needs_judge = TRUE, check_by_name = check_arena_by_name)
   )
+  # read by the name their logs' headers give (benchmark_named()); not in the index
+  arena$kinds <- arena_log_kinds()
+  arena
 }
 
 # rescore(): the pairwise judge, against the reference answers arena_task() bundles
@@ -45,20 +48,19 @@ benchmark_rescore.arena_benchmark <- function(benchmark, judge, ...) {
 
 # The arena's two other kinds of log: a judging task's (arena_judge_task(), each model's win
 # rate; the models depend on the data) and an arena_run()'s (each competitor's rating, on the
-# Elo scale). With neither task nor data, the index leaves them out of listings.
-arena_battles_benchmark <- function() {
-  new_benchmark("arena_battles", summary = list(fn = "arena_win_rates", headline = NULL,
-                                                by = "model",
-                                                interval = arena_win_rate_interval))
-}
-
-arena_ratings_benchmark <- function() {
-  new_benchmark(
-    "arena_ratings",
-    summary = list(fn = "arena_rating_rows", headline = NULL, by = "model",
-                   interval = arena_rating_interval, elo_scale = "rating"),
-    # rescore(): the run's battles judged again, rated as the run rated them (arena-rescore.R)
-    judging = list(rescore_run = arena_rescore_run)
+# Elo scale), by kind (the header's `predictivebench_kind`, log_kind()).
+arena_log_kinds <- function() {
+  list(
+    battles = new_benchmark("arena_battles",
+                            summary = list(fn = "arena_win_rates", headline = NULL, by = "model",
+                                           interval = arena_win_rate_interval)),
+    ratings = new_benchmark(
+      "arena_ratings",
+      summary = list(fn = "arena_rating_rows", headline = NULL, by = "model",
+                     interval = arena_rating_interval, elo_scale = "rating"),
+      # rescore(): the run's battles judged again, rated as the run rated them (arena-rescore.R)
+      judging = list(rescore_run = arena_rescore_run)
+    )
   )
 }
 

@@ -11,8 +11,8 @@ indexed_benchmarks <- function() {
   Filter(Negate(is.null), stats::setNames(lapply(names, benchmark_named), names))
 }
 
-# A benchmark with data of its own (a sample, pinned versions or a preparer), unlike the
-# arena's log kinds, registered for their summaries only.
+# A benchmark with data of its own (a sample, pinned versions or a preparer), unlike one
+# registered for its summary only.
 benchmark_has_data <- function(benchmark) {
   data <- benchmark$data
   !is.null(data$prepare) || !is.null(data$sample$table) || !is.null(data$versions)
@@ -39,6 +39,10 @@ benchmark_lower_is_better <- function(benchmark) {
 }
 
 benchmark_elo_scale <- function(benchmark) .subset2(benchmark, "summary")$elo_scale
+
+# What compare_models() compares: the headline `statistic` of the items (NULL: their mean
+# score), its `metric`, the item `columns` it reads, and the default `cluster`.
+benchmark_comparison <- function(benchmark) .subset2(benchmark, "comparison")
 
 # A benchmark from its flat registration (what a daemon is shipped, R/benchmark-portable.R).
 as_benchmark <- function(x) {

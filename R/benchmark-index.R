@@ -2,7 +2,7 @@
 # (datasets-*, results-*, stats-*, engine-*) read it and never name a benchmark.
 
 the_benchmarks <- new.env(parent = emptyenv())
-# the names registered with `internal = TRUE` (the arena's log kinds), left out of listings
+# the names registered with new_benchmark()'s deprecated `internal = TRUE`: not listed
 unlisted_benchmarks <- new.env(parent = emptyenv())
 
 # Where each flat field of a registration is in the object: the one mapping of the names
@@ -50,14 +50,9 @@ package_benchmarks <- function() {
   unname(lapply(makers, function(make) make()))
 }
 
-# Indexed once at load. One with neither task nor data (the arena's log kinds) is read for
-# its logs only: left out of listings.
+# Indexed once at load.
 index_package_benchmarks <- function() {
-  for (benchmark in package_benchmarks()) {
-    data <- benchmark$data
-    has_data <- !is.null(data$prepare) || !is.null(data$sample$table) || !is.null(data$versions)
-    index_benchmark(benchmark, internal = is.null(benchmark$task) && !has_data)
-  }
+  for (benchmark in package_benchmarks()) index_benchmark(benchmark)
 }
 
 rlang::on_load(index_package_benchmarks())
@@ -196,6 +191,8 @@ require_registration <- function(name, call = rlang::caller_env()) {
 }
 
 # The registration of `name` as its flat fields, or NULL (an unregistered name, or NULL).
+# Read only here, where new_benchmark()'s deprecated flat fields are still spoken (restorable(),
+# registered_benchmarks()); the other layers read the parts (benchmark-accessors.R).
 registration <- function(name) {
   if (!rlang::is_string(name)) return(NULL)
   entry <- the_benchmarks[[name]]
@@ -206,14 +203,22 @@ registration <- function(name) {
 # The benchmark a name gives, "futurex" or "futurex@sample" (its version aside), or NULL.
 benchmark_named <- function(x) {
   if (!rlang::is_string(x)) return(NULL)
-  entry <- the_benchmarks[[sub("@.*$", "", x)]]
+  entry <- the_benchmarks[[sub("@.*$", "", x)]] %||% log_kind_named(x)
   if (is_benchmark(entry)) entry
+}
+
+# A kind of log a benchmark writes itself (the arena's "arena_ratings") is read by one of the
+# `kinds` its benchmark carries, never an entry of the index.
+log_kind_named <- function(name) {
+  for (benchmark in mget(ls(the_benchmarks), envir = the_benchmarks)) {
+    for (kind in .subset2(benchmark, "kinds")) if (identical(kind$name, name)) return(kind)
+  }
 }
 
 # The default cluster column of a benchmark's samples (see resolve_cluster()): its
 # registered `cluster`, a column or a function of the samples.
 benchmark_cluster <- function(benchmark, samples) {
-  cluster <- registration(benchmark)$cluster %||% "id"
+  cluster <- .subset2(benchmark_named(benchmark), "comparison")$cluster %||% "id"
   if (is.function(cluster)) cluster(samples) else cluster
 }
 
@@ -224,7 +229,7 @@ registrations <- function() {
 }
 
 # The registrations with data of their own (a sample, pinned versions or a preparer), as
-# opposed to summaries registered for logs only (the arena's battles and ratings).
+# opposed to summaries registered for logs only.
 data_benchmarks <- function() {
   Filter(function(e) !is.null(e$prepare) || !is.null(e$sample) || !is.null(e$versions),
          registrations())
@@ -240,7 +245,9 @@ schema_label <- function(schema) if (rlang::is_string(schema)) schema else "<own
 
 # Every column a registered headline statistic reads.
 statistic_columns <- function() {
-  unique(unlist(lapply(registrations(), function(e) e$statistic_columns), use.names = FALSE))
+  benchmarks <- mget(sort(ls(the_benchmarks)), envir = the_benchmarks)
+  columns <- lapply(benchmarks, function(b) .subset2(b, "comparison")$columns)
+  unique(unlist(columns, use.names = FALSE))
 }
 
 # ---- checks of a registration --------------------------------------------------------------

@@ -152,8 +152,8 @@
 #'
 #' `internal`: `FALSE` (the default): the benchmark is listed by [registered_benchmarks()].
 #' `TRUE` registers what the shared layers read of logs a benchmark writes besides its
-#' task's (the arena's battles and ratings, read by [leaderboard()]), which a user neither
-#' runs nor asks for by name: it is left out of that list.
+#' task's (read by [leaderboard()]), which a user neither runs nor asks for by name: it is
+#' left out of that list.
 #'
 #' `replace`: `FALSE` (the default): registering a name that is registered already (the
 #' package's own, or one of yours) is an error of class `predictivebench_error_registered`,

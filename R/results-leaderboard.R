@@ -169,7 +169,7 @@ log_board_rows <- function(path, label, spec = NULL) {
 # The benchmark a log names; an Inspect task's (is_inspect_task()) is never a package benchmark.
 log_benchmark <- function(header) {
   benchmark <- header$eval$metadata$benchmark
-  clash <- is_inspect_task(header) && !is.null(registration(benchmark))
+  clash <- is_inspect_task(header) && !is.null(benchmark_named(benchmark))
   if (clash) paste(benchmark, "(Inspect)") else benchmark
 }
 

@@ -251,7 +251,7 @@ ResultsTask <- R6::R6Class(
         abort_pb("Task has not been scored yet. Run {.code $score()} first.", "argument")
       }
       if (private$pb_all_groups) {
-        summary <- require_registration(self$benchmark)$summary
+        summary <- benchmark_summary_fn(require_benchmark(self$benchmark))
         rows <- check_summary_rows(quiet_summary(summary, self))
         private$run$metrics <- summary_metrics(summary, summary_keys(rows))
       }

@@ -207,8 +207,9 @@ inspect_headline <- function(runs, call = rlang::caller_env()) {
 # Plain samples are compared on the mean: name a benchmark whose columns they have.
 hint_benchmark <- function(items_x, items_y) {
   common <- intersect(names(items_x), names(items_y))
-  present <- Filter(function(e) !is.null(e$statistic) && length(e$statistic_columns) &&
-                      all(e$statistic_columns %in% common), registrations())
+  present <- Filter(function(b) !is.null(benchmark_comparison(b)$statistic) &&
+                      length(benchmark_comparison(b)$columns) &&
+                      all(benchmark_comparison(b)$columns %in% common), indexed_benchmarks())
   if (!length(present)) return(invisible(NULL))
   bench <- names(present)[[1]]
   cli::cli_inform(
@@ -231,15 +232,16 @@ headline_statistic <- function(benchmark, statistic = NULL) {
   if (!is.null(statistic)) {
     return(list(fn = function(items) statistic(items), metric = "statistic", is_mean = FALSE))
   }
-  reg <- registration(benchmark)
-  if (is.null(reg$statistic)) {
+  b <- benchmark_named(benchmark)
+  comparison <- benchmark_comparison(b)
+  if (is.null(comparison$statistic)) {
     return(list(fn = function(items) mean(items$score), metric = "mean score", is_mean = TRUE))
   }
-  needed <- reg$statistic_columns
+  needed <- comparison$columns
   list(fn = function(items) {
-    check_item_columns(items, needed, reg$name)
-    reg$statistic(items)
-  }, metric = reg$statistic_metric %||% reg$headline[[1]] %||% "statistic",
+    check_item_columns(items, needed, b$name)
+    comparison$statistic(items)
+  }, metric = comparison$metric %||% benchmark_headline(b)[[1]] %||% "statistic",
   is_mean = FALSE)
 }
 
@@ -362,7 +364,7 @@ reducible_runs <- function(runs, reducer) {
   if (is.null(reducer) || !nrow(runs)) return(runs)
   ok <- vapply(runs$benchmark, function(bench) {
     # a task of Inspect's own has no summary to reduce under
-    summary <- if (!is.null(registration(bench))) require_registration(bench)$summary
+    summary <- if (!is.null(benchmark_named(bench))) benchmark_summary_fn(require_benchmark(bench))
     is.function(summary) && "reducer" %in% names(formals(summary))
   }, TRUE)
   if (any(!ok)) {

@@ -185,8 +185,8 @@ test_that("a run is rescored by a panel of judges, each judge's verdicts kept", 
   expect_equal(headline_ratings(out$log), headline_ratings(fair$log))
 })
 
-test_that("the arena's ratings log registers how a whole run is rescored", {
-  expect_true(is.function(registration("arena_ratings")$rescore_run))
+test_that("the arena's ratings log says how a whole run is rescored", {
+  expect_identical(benchmark_named("arena_ratings")$judging$rescore_run, arena_rescore_run)
   expect_error(new_benchmark("toy-rescore", function(x) x, rescore_run = "no",
                              schema = "futurex"),
                class = "predictivebench_error_argument")

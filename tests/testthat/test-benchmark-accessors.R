@@ -66,3 +66,29 @@ test_that("the shared layers read the benchmark object, not its flat registratio
   expect_silent(check_reducible("obj-read"))
   expect_true(is.function(reduced_summary("obj-read")))
 })
+
+test_that("comparisons, clusters and reducers read the object's parts, not a flat registration", {
+  summary_fn <- function(x, reducer = NULL, k = 1) grouped_summary(x$score, metric = "accuracy")
+  doubled <- function(items) 2 * mean(items$score)
+  b <- new_benchmark("obj-compare", list(fn = summary_fn),
+                     comparison = list(statistic = doubled, metric = "doubled",
+                                       columns = c("score", "obj_weight"), cluster = "level"))
+  register_benchmark(b)
+  withr::defer(unregister_benchmark("obj-compare"))
+  flat_read <- function(...) stop("a flat registration was read")
+  for (name in c("registration", "require_registration", "registrations", "data_benchmarks")) {
+    local_replace_internal(name, flat_read)
+  }
+  statistic <- headline_statistic("obj-compare")
+  expect_equal(statistic$metric, "doubled")
+  expect_equal(statistic$fn(data.frame(score = c(1, 0), obj_weight = 1)), 1)
+  expect_error(statistic$fn(data.frame(score = 1)), class = "predictivebench_error_argument")
+  expect_true(headline_statistic("obj-unknown")$is_mean)
+  expect_equal(benchmark_cluster("obj-compare", data.frame()), "level")
+  expect_true("obj_weight" %in% statistic_columns())
+  runs <- tibble::tibble(benchmark = "obj-compare")
+  expect_identical(reducible_runs(runs, epoch_reducer("mean")), runs)
+  expect_message(hint_benchmark(data.frame(score = 1, obj_weight = 1),
+                                data.frame(score = 1, obj_weight = 1)),
+                 class = "predictivebench_message_benchmark")
+})

@@ -20,14 +20,15 @@ test_that("benchmarks register, list and unregister", {
 test_that("registered_benchmarks() lists what a user can run or ask for, not the arena's inner logs", {
   listed <- registered_benchmarks()$name
   expect_true(all(c("futurex", "processbench", "arena") %in% listed))
-  # the arena's battle and rating logs are registered for the shared layers, not listed
+  # the arena's battle and rating logs are parts of the arena, neither indexed nor listed
   expect_false(any(c("arena_battles", "arena_ratings") %in% listed))
-  expect_true(registration("arena_ratings")$internal)
-  expect_identical(require_registration("arena_battles")$by, "model")
+  expect_null(registration("arena_ratings"))
+  expect_identical(benchmark_by(require_benchmark("arena_battles")), "model")
   # the unknown name's error names only what a user can ask for
   err <- expect_error(require_registration("nope"), "No benchmark")
   expect_no_match(conditionMessage(err), "arena_ratings")
-  # a user's own internal registration is read, and left out too; the flag is checked
+  # a user's own internal registration (the deprecated flat field) is read, and left out
+  # too; the flag is checked
   inner <- new_benchmark("reg-inner", list(fn = identity))
   old <- index_benchmark(inner, internal = TRUE)
   withr::defer(unregister_benchmark("reg-inner"))
@@ -362,14 +363,14 @@ test_that("the package's benchmarks are objects of their own constructors, index
   made <- package_benchmarks()
   names <- vapply(made, `[[`, "", "name")
   expect_setequal(names, c("futurex", "processbench", "deltabench", "dsbench", "probsem",
-                           "arena", "arena_battles", "arena_ratings"))
+                           "arena"))
   for (b in made) {
     # each is what the index holds under its name, of its own class
     expect_identical(the_benchmarks[[b$name]], b)
     expect_s3_class(b, paste0(b$name, "_benchmark"))
   }
-  # only the log kinds, with neither task nor data, are left out of listings
-  expect_setequal(setdiff(names, registered_benchmarks()$name), c("arena_battles", "arena_ratings"))
+  # every one is listed
+  expect_true(all(names %in% registered_benchmarks()$name))
   # each file says what it is in parts: no flat field, no load hook of its own
   dir <- test_path("..", "..", "R")
   skip_if_not(dir.exists(dir), "the package's R/ sources are not here (an installed copy)")

@@ -313,9 +313,12 @@ test_that("a worker indexes the benchmarks its cells bring, and puts back its ow
   expect_null(registration("pbt-ship"))
   expect_identical(the_benchmarks[["futurex"]], own)
   # an unlisted one is put back unlisted
-  run_ratings <- function() local_benchmarks(list(benchmark_named("arena_ratings")))
-  run_ratings()
-  expect_true(registration("arena_ratings")$internal)
+  inner <- new_benchmark("pbt-inner", list(fn = identity))
+  index_benchmark(inner, internal = TRUE)
+  withr::defer(unregister_benchmark("pbt-inner"))
+  run_inner <- function() local_benchmarks(list(inner))
+  run_inner()
+  expect_true(registration("pbt-inner")$internal)
 })
 
 test_that("a set's cell carries its benchmark object to a worker, which runs it unregistered", {
