@@ -38,8 +38,9 @@ run_child <- function(lines, server) {
     child_preamble(load_line),
     sprintf("server_url <- %s", deparse(server$url)),
     "chat <- ellmer::chat_openai_compatible(base_url = server_url, model = 'fake-model', credentials = function() 'k')",
+    run_cached_line,
     "result <- local({", lines, "})",
-    "result$peak <- hwm()",
+    "result$peak <- result$peak %||% hwm()",
     sprintf("saveRDS(result, %s)", deparse(out))
   ), script)
   errors <- tempfile()
@@ -62,23 +63,40 @@ curl_floor <- function(server, n) {
   ), server)
 }
 
-futurex_eval_lines <- function(n, chat = "chat", cache = "tempfile('cache-')", rerun = FALSE) {
+# `first`: evaluate only the data's first rows (the floor's one chunk), `n` rows loaded.
+futurex_eval_lines <- function(n, chat = "chat", cache = "tempfile('cache-')", rerun = FALSE,
+                               first = n) {
   c(
     sprintf("data <- futurex_shaped(%d)", n),
+    sprintf("evaluated <- data[seq_len(%d), ]", first),
     sprintf("cache <- %s", cache),
     "log <- tempfile('log-')",
     "loaded <- hwm()",
     sprintf("settings <- request_settings(cache = cache, max_active = %d, rpm = 1e6)", concurrency),
-    "run <- function() { tsk <- futurex_task(dataset = data, solver = futurex_solver(settings = settings), dir = log)",
+    "run <- function() { tsk <- futurex_task(dataset = evaluated, solver = futurex_solver(settings = settings), dir = log)",
     sprintf("  t <- system.time(suppressMessages(tsk$eval(solver_chat = %s, view = FALSE))); list(tsk = tsk, t = t) }", chat),
     if (rerun) "first <- run(); unlink(log, recursive = TRUE)",
     "r <- run()",
-    "samples <- r$tsk$get_samples()",
-    "list(cpu = cpu(r$t), wall = r$t[['elapsed']], n = nrow(samples), loaded = loaded,",
-    "     failed = sum(is.na(samples$result)), log_mb = file.size(r$tsk$log_path) / 1024^2,",
-    "     cached = sum(vapply(samples$solver_metadata, function(m) isTRUE(m$cached), TRUE)))"
+    # the run's peak, and its counts from the run's own state: $get_samples() would build
+    # every sample's metadata lists, the read-back, not the run
+    "peak <- hwm()",
+    "state <- r$tsk$run_state()",
+    "list(cpu = cpu(r$t), wall = r$t[['elapsed']], n = nrow(state$samples), loaded = loaded,",
+    "     failed = sum(is.na(state$samples$result)), log_mb = file.size(r$tsk$log_path) / 1024^2,",
+    "     cached = run_cached(state), peak = peak)"
   )
 }
+
+# The samples answered from the cache, counted in the run's state: its solver metadata
+# packed (pack_metadata()), or lists.
+run_cached_line <- paste(
+  "run_cached <- function(state) { m <- state$packed$solver_metadata %||% state$samples$solver_metadata;",
+  "if (inherits(m, 'predictivebench_packed')) return(sum(m$columns$cached %||% 0L));",
+  "sum(vapply(m, function(x) isTRUE(x$cached), TRUE)) }"
+)
+
+# One chunk of samples (20 a request slot, at least 1,000: chunk_rows_default())
+chunk_rows <- max(1000L, 20L * concurrency)
 
 report <- function(label, r, requests) {
   cat(sprintf(paste0("%-34s n = %6d: CPU %7.1f s (%.2f ms a request), wall %6.1f s, ",
@@ -96,8 +114,16 @@ if (what == "futurex") {
   for (n in sizes) {
     floor <- curl_floor(server, n)
     report(sprintf("floor: plain curl, %d requests", n), floor, n)
+    # the memory floor: R, the package and the n rows loaded, one chunk in flight
+    one <- min(n, chunk_rows)
+    chunk <- run_child(futurex_eval_lines(n, first = one), server)
+    report(sprintf("floor: $eval() of one chunk, %d", one), chunk, one)
     r <- run_child(futurex_eval_lines(n), server)
     report("FutureX-shaped $eval()", r, n)
+    if (n > one) {
+      cat(sprintf("  peak RSS %.0f MB beside its floor %.0f MB: %.2fx, %+.2f KB a sample past the chunk\n",
+                  r$peak, chunk$peak, r$peak / chunk$peak, 1024 * (r$peak - chunk$peak) / (n - one)))
+    }
     peaks[[as.character(n)]] <- r$peak
   }
   if (length(peaks) > 1) {
