@@ -5,6 +5,7 @@
 # same server (its CPU time in a child too), and the package loaded with the data.
 #
 #   Rscript bench/eval-size.R futurex 2000 20000   # FutureX-shaped $eval() at each size
+#                                                  # (PREDICTIVEBENCH_BENCH_CURL=false: no curl floor)
 #   Rscript bench/eval-size.R cpu 2000             # CPU a request: paid, cached, baseline
 #                                                  # (baseline twice: first and second run)
 #   Rscript bench/eval-size.R processbench 3400    # ProcessBench x 8 votes
@@ -27,6 +28,8 @@ load_line <- if (load_all) {
 } else {
   sprintf("suppressMessages(library(predictivebench, lib.loc = %s))", deparse(install_checkout()))
 }
+# PREDICTIVEBENCH_BENCH_CURL=false: futurex's memory alone, without the curl floor of its CPU
+curl <- !identical(Sys.getenv("PREDICTIVEBENCH_BENCH_CURL"), "false")
 cat("the package:", if (load_all) "load_all() of the checkout" else "the checkout, installed", "\n")
 
 # Runs `lines` (R code; `chat`, `server_url` and `hwm()` defined) in a child R process with
@@ -112,8 +115,10 @@ if (what == "futurex") {
   server <- fast_fake_server(latency = 0)
   peaks <- c()
   for (n in sizes) {
-    floor <- curl_floor(server, n)
-    report(sprintf("floor: plain curl, %d requests", n), floor, n)
+    if (curl) {
+      floor <- curl_floor(server, n)
+      report(sprintf("floor: plain curl, %d requests", n), floor, n)
+    }
     # the memory floor: R, the package and the n rows loaded, one chunk in flight
     one <- min(n, chunk_rows)
     chunk <- run_child(futurex_eval_lines(n, first = one), server)
