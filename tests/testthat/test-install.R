@@ -2,32 +2,53 @@
 # into a temporary library, and runs it from a fresh R process with none of the project's
 # environment variables: the Python module must come from the installed package and Python
 # must be found without RETICULATE_PYTHON.
+# Under R CMD check (CI) that install is the check's own: the tests run on the installed
+# tarball, whose files the check unpacked into <pkg>.Rcheck/00_pkg_src. The test uses them
+# rather than building and installing the package a second time.
 
-test_that("the installed tarball prepares every benchmark's raw files and runs an offline eval", {
-  skip_on_cran()
+# The library holding the installed tarball, and the tarball's file names.
+installed_tarball <- function(work) {
+  checked <- checked_install()
+  if (!is.null(checked)) return(checked)
   root <- skip_if_no_source_tree()
-  skip_if_not_installed("callr")
-  skip_if_not_installed("processx")
-
-  work <- withr::local_tempdir()
   r <- file.path(R.home("bin"), "R")
   built <- processx::run(r, c("CMD", "build", "--no-build-vignettes", "--no-manual", root),
                          wd = work, error_on_status = FALSE)
   expect_equal(built$status, 0, info = built$stderr)
   tarball <- list.files(work, "^predictivebench_.*\\.tar\\.gz$", full.names = TRUE)
   expect_length(tarball, 1)
-  # The tarball carries the Python module and its schemas, and no python/ project folder.
-  files <- utils::untar(tarball, list = TRUE)
-  expect_true("predictivebench/inst/python/predictivebench/__init__.py" %in% files)
-  expect_true(any(grepl("^predictivebench/inst/python/predictivebench/schemas/.*\\.json$", files)))
-  expect_false(any(startsWith(files, "predictivebench/python/")))
-
   lib <- file.path(work, "lib")
   dir.create(lib)
   installed <- processx::run(r, c("CMD", "INSTALL", "--no-test-load", paste0("--library=", lib),
                                   tarball),
                              wd = work, error_on_status = FALSE)
   expect_equal(installed$status, 0, info = installed$stderr)
+  list(lib = lib, files = utils::untar(tarball, list = TRUE))
+}
+
+# Under R CMD check: the check's library and the tarball's files it unpacked; else NULL.
+checked_install <- function() {
+  if (!nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) return(NULL)
+  lib <- dirname(find.package("predictivebench"))
+  unpacked <- file.path(lib, "00_pkg_src")
+  if (!dir.exists(file.path(unpacked, "predictivebench"))) return(NULL)
+  files <- list.files(unpacked, recursive = TRUE, all.files = TRUE)
+  list(lib = lib, files = files[startsWith(files, "predictivebench/")])
+}
+
+test_that("the installed tarball prepares every benchmark's raw files and runs an offline eval", {
+  skip_on_cran()
+  skip_if_not_installed("callr")
+  skip_if_not_installed("processx")
+
+  work <- withr::local_tempdir()
+  install <- installed_tarball(work)
+  lib <- install$lib
+  # The tarball carries the Python module and its schemas, and no python/ project folder.
+  files <- install$files
+  expect_true("predictivebench/inst/python/predictivebench/__init__.py" %in% files)
+  expect_true(any(grepl("^predictivebench/inst/python/predictivebench/schemas/.*\\.json$", files)))
+  expect_false(any(startsWith(files, "predictivebench/python/")))
 
   out <- callr::r(function(lib, work) {
     Sys.unsetenv(c("RETICULATE_PYTHON", "PREDICTIVEBENCH_PYTHON_PATH",
